@@ -1,0 +1,112 @@
+/**
+ * WordPress-style errors: `{code, message, data: {status, ...}}`, with the HTTP status equal to
+ * `data.status`. Every code and message the API can send is written once, here.
+ *
+ * @example
+ *   throw apiError('event-is-in-trash');
+ *   throw invalidParams({ page: 'Invalid parameter.' });
+ */
+
+export class ApiError extends Error {
+  constructor(
+    readonly code: string,
+    message: string,
+    readonly status: number,
+    readonly data: Record<string, unknown> = {},
+    /** extra top-level keys of the body (WordPress' `additional_data`) */
+    readonly extra: Record<string, unknown> = {},
+  ) {
+    super(message);
+  }
+
+  toJSON(): Record<string, unknown> {
+    return { code: this.code, message: this.message, data: { status: this.status, ...this.data }, ...this.extra };
+  }
+}
+
+/** The catalogue: code → [status, message]. `%d`/`%s` are filled by apiError's args. */
+export const ERRORS = {
+  rest_no_route: [404, 'No route was found matching the URL and request method.'],
+  rest_invalid_json: [400, 'Invalid JSON body passed.'],
+  rest_forbidden: [401, 'Sorry, you are not allowed to do that.'],
+  rest_invalid_namespace: [404, 'The specified namespace could not be found.'],
+  'rest-event-not-found': [404, 'Event with ID %d does not exist.'],
+  'rest-invalid-event-id': [400, 'The specified ID is not a valid event.'],
+  'event-no-longer-available': [403, 'This event is no longer available'],
+  'event-not-accessible': [403, 'The requested event is not accessible'],
+  'event-archive-page-not-found': [404, 'The requested event archive page does not exist'],
+  'event-is-in-trash': [410, 'The event is already trashed'],
+  'could-not-delete-event': [500, 'The event could not be deleted'],
+  'could-not-update-event': [403, 'The event could not be updated'],
+  'venue-not-accessible': [403, 'The requested venue is not accessible'],
+  'organizer-not-accessible': [403, 'The requested organizer is not accessible'],
+  'could-not-create-venue': [400, 'The venue could not be created from the provided data'],
+  'could-not-create-organizer': [400, 'The organizer could not be created from the provided data'],
+  'invalid-linked-post-id': [400, 'The provided linked post ID is not valid'],
+  'could-not-update-venue': [400, 'The venue could not be updated'],
+  'could-not-update-organizer': [400, 'The organizer could not be updated'],
+  'venue-is-in-trash': [410, 'The venue is already trashed'],
+  'organizer-is-in-trash': [410, 'The organizer is already trashed'],
+  'could-not-delete-venue': [500, 'The venue could not be deleted'],
+  'could-not-delete-organizer': [500, 'The organizer could not be deleted'],
+  'venue-archive-page-not-found': [404, 'The requested venue archive page does not exist'],
+  'organizer-archive-page-not-found': [404, 'The requested organizer archive page does not exist'],
+  term_exists: [400, 'A term with the name provided already exists with this parent.'],
+  term_exists_tag: [400, 'A term with the name provided already exists in this taxonomy.'],
+  rest_term_invalid: [400, 'Parent term does not exist.'],
+  rest_taxonomy_not_hierarchical: [400, 'Cannot set parent term, taxonomy is not hierarchical.'],
+  duplicate_term_slug: [400, 'The slug “%s” is already in use by another term.'],
+  internal_server_error: [500, 'There has been a critical error on this website.'],
+} as const satisfies Record<string, readonly [number, string]>;
+
+export type ErrorCode = keyof typeof ERRORS;
+
+/**
+ * Build a catalogued error; `args` fill `%d`/`%s` in order.
+ *
+ * @example apiError('rest-event-not-found', { args: [99] }) // message "Event with ID 99 does not exist."
+ */
+export function apiError(code: ErrorCode, options: { args?: (string | number)[]; status?: number; data?: Record<string, unknown>; extra?: Record<string, unknown> } = {}): ApiError {
+  const [status, template] = ERRORS[code];
+  let i = 0;
+  const message = template.replace(/%[ds]/g, () => String(options.args?.[i++] ?? ''));
+  const wireCode = code === 'term_exists_tag' ? 'term_exists' : code;
+  return new ApiError(wireCode, message, options.status ?? status, options.data ?? {}, options.extra ?? {});
+}
+
+/** 401 for anonymous callers, 403 for authenticated ones (`rest_authorization_required_code()`). */
+export function forbidden(authenticated: boolean): ApiError {
+  return apiError('rest_forbidden', { status: authenticated ? 403 : 401 });
+}
+
+/** `rest_missing_callback_param` naming the missing parameters in declaration order. */
+export function missingParams(names: string[]): ApiError {
+  return new ApiError('rest_missing_callback_param', `Missing parameter(s): ${names.join(', ')}`, 400, { params: names });
+}
+
+/** One failed parameter: the message WordPress reports, plus its `details` entry when it has one. */
+export interface ParamFailure {
+  message: string;
+  detail?: { code: string; message: string; data: Record<string, unknown> };
+}
+
+/**
+ * `rest_invalid_param` listing every failed parameter. `details` is `[]` when every failure was a
+ * plain "Invalid parameter." (as WordPress serialises an empty PHP array).
+ */
+export function invalidParams(failures: Record<string, ParamFailure | string>): ApiError {
+  const params: Record<string, string> = {};
+  const details: Record<string, unknown> = {};
+  for (const [name, f] of Object.entries(failures)) {
+    const failure = typeof f === 'string' ? { message: f } : f;
+    params[name] = failure.message;
+    if (failure.detail) details[name] = failure.detail;
+  }
+  return new ApiError('rest_invalid_param', `Invalid parameter(s): ${Object.keys(params).join(', ')}`, 400, {
+    params,
+    details: Object.keys(details).length ? details : [],
+  });
+}
+
+/** The message of a plain failed validator. */
+export const INVALID_PARAMETER = 'Invalid parameter.';

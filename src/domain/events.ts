@@ -1,0 +1,480 @@
+/**
+ * Events: what a write does (dates and time zones per COMPAT decision 5, cost, linked venue and
+ * organizers, terms, image, slug, status), partial updates (COMPAT decision 1), trash, the list's
+ * semantics (behavior.md §10.1) and batch representation (no query per row).
+ *
+ * @example
+ *   const event = await services.events.create(viewer, { title: 'Jazz', start_date: 'tomorrow 8pm', end_date: 'tomorrow 11pm' });
+ *   const [json] = await services.events.represent([event], viewer, 'single');
+ */
+import { DateTime } from 'luxon';
+import type { Store } from '../store/db.js';
+import * as eventsStore from '../store/events.js';
+import type { EventListFilter, EventRecord } from '../store/events.js';
+import * as postsStore from '../store/posts.js';
+import * as termsStore from '../store/terms.js';
+import type { Executor, TermRow } from '../store/schema.js';
+import type { OrganizerRecord, VenueRecord } from '../store/linked-posts.js';
+import { parseCostInput } from './cost.js';
+import { endOfDay, parseDateInput, startOfDay, toWallTime, wallToUtc, isValidTimezone } from './dates.js';
+import { apiError, invalidParams } from './errors.js';
+import type { ImageService } from './images.js';
+import type { Clock, LinkedPostService } from './linked-posts.js';
+import { can, canAssignTerms, canReadPost, typeCan, type Viewer } from './permissions.js';
+import { toEventJson, type EventRelated } from './representations/event.js';
+import type { RepresentationContext } from './representations/venue.js';
+import type { Links } from './links.js';
+import { sanitizeSlug, uniqueSlug } from './slugs.js';
+import { applyScheduling, defaultListStatuses, scaleBackStatus } from './statuses.js';
+import type { TermService } from './terms.js';
+import { sanitizePostHtml } from './text.js';
+import { isEmptyValue, isTruthy, listToArray } from './values.js';
+
+export const ZERO_DATE = '0000-00-00 00:00:00';
+
+/** The write fields of an event, as validated by the route (absent = not sent). */
+export interface EventInput {
+  author?: number;
+  date?: string;
+  date_utc?: string;
+  title?: string;
+  description?: string;
+  slug?: string;
+  excerpt?: string;
+  status?: string;
+  timezone?: string;
+  all_day?: boolean;
+  start_date?: string;
+  end_date?: string;
+  image?: unknown;
+  cost?: unknown;
+  website?: unknown;
+  show_map?: boolean;
+  show_map_link?: boolean;
+  hide_from_listings?: boolean;
+  sticky?: boolean;
+  featured?: boolean;
+  categories?: unknown;
+  tags?: unknown;
+  venue?: unknown;
+  organizer?: unknown;
+}
+
+/** The list parameters, validated. */
+export interface EventListArgs {
+  page: number;
+  per_page: number;
+  start_date?: string;
+  end_date?: string;
+  search?: string;
+  categories?: unknown;
+  tags?: unknown;
+  venue?: unknown;
+  organizer?: unknown;
+  featured?: boolean;
+  status?: string[];
+  geoloc?: boolean;
+  geoloc_lat?: number;
+  geoloc_lng?: number;
+  include?: number[];
+  post_parent?: number;
+}
+
+/** What the list route needs to answer: the page, the totals, and the effective query for rest_url. */
+export interface EventPage {
+  events: Record<string, unknown>[];
+  total: number;
+  totalPages: number;
+  /** the effective query, in the original's rest_url order */
+  query: Array<[string, string]>;
+}
+
+/**
+ * Split a search string like WordPress: words, "quoted phrases", and -excluded words.
+ */
+export function searchWords(search: string): string[] {
+  const out: string[] = [];
+  const re = /(-?)"([^"]+)"|(\S+)/g;
+  let m: RegExpExecArray | null;
+  while ((m = re.exec(search))) {
+    if (m[2] !== undefined) out.push(m[1] + m[2]);
+    else out.push(m[3]);
+  }
+  return out.filter((w) => w !== '' && w !== '-');
+}
+
+export interface EventServiceDeps {
+  store: Store;
+  links: Links;
+  siteTimezone: string;
+  maxPerPage: number;
+  clock: Clock;
+  images: ImageService;
+  venues: LinkedPostService;
+  organizers: LinkedPostService;
+  categories: TermService;
+  tags: TermService;
+}
+
+export interface EventService {
+  findById(id: number): Promise<EventRecord | undefined>;
+  findIdBySlug(slug: string): Promise<number | undefined>;
+  /** Whether this id is some other kind of post (→ rest-invalid-event-id). */
+  isOtherPostType(id: number): Promise<boolean>;
+  represent(records: EventRecord[], viewer: Viewer, context: RepresentationContext): Promise<Record<string, unknown>[]>;
+  create(viewer: Viewer, input: EventInput): Promise<EventRecord>;
+  update(viewer: Viewer, record: EventRecord, input: EventInput): Promise<EventRecord>;
+  trash(record: EventRecord): Promise<EventRecord>;
+  list(viewer: Viewer, args: EventListArgs): Promise<EventPage>;
+  /** The declared defaults of the list's date window, computed now (for args and the index). */
+  defaultWindow(): { start: string; end: string };
+}
+
+export function createEventService(deps: EventServiceDeps): EventService {
+  const { store, links, siteTimezone, clock } = deps;
+  const db = store.db;
+
+  async function relatedFor(trx: Executor, records: EventRecord[], viewer: Viewer): Promise<Map<number, EventRelated>> {
+    const ids = records.map((r) => Number(r.id));
+    const venueIds = records.map((r) => r.venue_id).filter((v): v is number => v !== null).map(Number);
+    const [organizerLinks, termLinks] = await Promise.all([eventsStore.organizerLinksOf(trx, ids), eventsStore.termLinksOf(trx, ids)]);
+    const [venues, organizers, terms] = await Promise.all([
+      deps.venues.load(trx, venueIds),
+      deps.organizers.load(trx, organizerLinks.map((l) => Number(l.organizer_id))),
+      termsStore.findTermsByIds(trx, [...new Set(termLinks.map((l) => Number(l.term_id)))]),
+    ]);
+    const imageIds: number[] = [];
+    for (const r of records) if (r.image_id !== null) imageIds.push(Number(r.image_id));
+    for (const v of venues.values()) if (v.image_id !== null) imageIds.push(Number(v.image_id));
+    for (const o of organizers.values()) if (o.image_id !== null) imageIds.push(Number(o.image_id));
+    const images = await deps.images.load(trx, imageIds);
+    const termById = new Map<number, TermRow>(terms.map((t) => [Number(t.id), t]));
+    const out = new Map<number, EventRelated>();
+    for (const r of records) {
+      const id = Number(r.id);
+      const venue = r.venue_id !== null ? venues.get(Number(r.venue_id)) : undefined;
+      const rel: EventRelated = {
+        venue: venue && deps.venues.visibleTo(venue, viewer) ? (venue as VenueRecord) : null,
+        organizers: [],
+        categories: [],
+        tags: [],
+        images,
+      };
+      out.set(id, rel);
+    }
+    for (const l of organizerLinks) {
+      const o = organizers.get(Number(l.organizer_id));
+      if (o && deps.organizers.visibleTo(o, viewer)) out.get(Number(l.event_id))?.organizers.push(o as OrganizerRecord);
+    }
+    for (const l of termLinks) {
+      const t = termById.get(Number(l.term_id));
+      const rel = out.get(Number(l.event_id));
+      if (!t || !rel) continue;
+      (t.taxonomy === 'tribe_events_cat' ? rel.categories : rel.tags).push(t);
+    }
+    return out;
+  }
+
+  async function reload(trx: Executor, id: number): Promise<EventRecord> {
+    const [row] = await eventsStore.findEventsByIds(trx, [id]);
+    if (!row) throw apiError('rest-event-not-found', { args: [id] });
+    return row;
+  }
+
+  /** Parse a date input in a zone; the route validated it, so failure here is a 400 on that field. */
+  function parseIn(name: string, value: string, tz: string): DateTime {
+    const d = parseDateInput(value, tz, DateTime.utc());
+    if (!d) throw invalidParams({ [name]: 'Invalid parameter.' });
+    return d;
+  }
+
+  /** Schedule fields from the input, merged over the stored values on update. */
+  function schedule(input: EventInput, existing: EventRecord | null) {
+    const tzChanged = !isEmptyValue(input.timezone);
+    const tz = tzChanged ? (input.timezone as string) : (existing?.timezone ?? siteTimezone);
+    const allDay = input.all_day !== undefined ? input.all_day : Boolean(existing?.all_day ?? 0);
+    let start = input.start_date !== undefined ? toWallTime(parseIn('start_date', input.start_date, tz)) : existing?.start_local;
+    let end = input.end_date !== undefined ? toWallTime(parseIn('end_date', input.end_date, tz)) : existing?.end_local;
+    if (start === undefined || end === undefined) throw invalidParams({ start_date: 'Invalid parameter.' });
+    if (allDay) {
+      start = startOfDay(start);
+      end = endOfDay(end);
+    }
+    if (end < start) throw invalidParams({ end_date: 'The end date must not be before the start date.' });
+    return {
+      timezone: tz,
+      all_day: allDay ? 1 : 0,
+      start_local: start,
+      end_local: end,
+      start_utc: wallToUtc(start, tz),
+      end_utc: wallToUtc(end, tz),
+    };
+  }
+
+  function publicationDate(input: EventInput, tz: string): { date_local: string; date_gmt: string } | null {
+    if (!isEmptyValue(input.date)) {
+      const d = parseIn('date', input.date as string, tz);
+      return { date_gmt: toWallTime(d.toUTC()), date_local: toWallTime(d.setZone(siteTimezone)) };
+    }
+    if (!isEmptyValue(input.date_utc)) {
+      const d = parseIn('date_utc', input.date_utc as string, 'UTC');
+      return { date_gmt: toWallTime(d.toUTC()), date_local: toWallTime(d.setZone(siteTimezone)) };
+    }
+    return null;
+  }
+
+  function html(viewer: Viewer, value: string): string {
+    return can(viewer, 'unfiltered_html') ? value : sanitizePostHtml(value);
+  }
+
+  function costColumns(value: unknown) {
+    const parsed = parseCostInput(value);
+    return parsed
+      ? { cost: JSON.stringify(parsed.raw), currency_symbol: parsed.symbol, currency_position: parsed.position }
+      : { cost: null, currency_symbol: '', currency_position: '' };
+  }
+
+  async function assignTerms(trx: Executor, viewer: Viewer, eventId: number, input: EventInput): Promise<number[]> {
+    const changed: number[] = [];
+    for (const [arg, service] of [
+      ['categories', deps.categories],
+      ['tags', deps.tags],
+    ] as const) {
+      const value = input[arg];
+      if (value === undefined || value === null) continue;
+      if (!canAssignTerms(viewer, service.taxonomy)) continue;
+      const ids = await service.idsForWrite(trx, value, viewer, arg);
+      changed.push(...(await eventsStore.setEventTerms(trx, eventId, service.taxonomy, ids)));
+    }
+    return changed;
+  }
+
+  async function linkedIds(trx: Executor, viewer: Viewer, input: EventInput) {
+    const venue = input.venue === undefined || input.venue === null ? undefined : await deps.venues.idsForEventWrite(trx, input.venue, viewer);
+    const organizers =
+      input.organizer === undefined || input.organizer === null ? undefined : await deps.organizers.idsForEventWrite(trx, input.organizer, viewer);
+    return { venue, organizers };
+  }
+
+  const service: EventService = {
+    async findById(id) {
+      return (await eventsStore.findEventsByIds(db, [id]))[0];
+    },
+
+    async findIdBySlug(slug) {
+      return postsStore.findPostIdBySlug(db, 'tribe_events', sanitizeSlug(slug) || slug);
+    },
+
+    async isOtherPostType(id) {
+      const type = await postsStore.postTypeOf(db, id);
+      return type !== undefined && type !== 'tribe_events';
+    },
+
+    async represent(records, viewer, context) {
+      if (records.length === 0) return [];
+      const related = await relatedFor(db, records, viewer);
+      return records.map((r) => toEventJson(r, related.get(Number(r.id))!, links, context));
+    },
+
+    async create(viewer, input) {
+      return db.transaction().execute(async (trx) => {
+        const sched = schedule(input, null);
+        const nowGmt = clock.nowGmt();
+        const nowLocal = clock.nowLocal();
+        const pub = publicationDate(input, sched.timezone);
+        let status = scaleBackStatus(viewer, input.status);
+        if (pub) status = applyScheduling(status, pub.date_gmt, nowGmt);
+        const unpublished = status === 'draft' || status === 'pending' || status === 'auto-draft';
+        const title = html(viewer, input.title ?? '');
+        const base = sanitizeSlug(isEmptyValue(input.slug) ? title : (input.slug as string)) || 'event';
+        const slug = await uniqueSlug(base, (c) => postsStore.isSlugTaken(trx, 'tribe_events', c));
+        const { venue, organizers } = await linkedIds(trx, viewer, input);
+        const id = await postsStore.insertPost(trx, {
+          type: 'tribe_events',
+          author_id: input.author ?? viewer.id,
+          status,
+          title,
+          content: html(viewer, input.description ?? ''),
+          excerpt: html(viewer, input.excerpt ?? ''),
+          slug,
+          date_local: pub?.date_local ?? nowLocal,
+          date_gmt: pub?.date_gmt ?? (unpublished ? ZERO_DATE : nowGmt),
+          modified_local: nowLocal,
+          modified_gmt: nowGmt,
+          image_id: await deps.images.idFor(trx, input.image, viewer),
+        });
+        await eventsStore.insertEventDetails(trx, {
+          post_id: id,
+          ...sched,
+          ...costColumns(input.cost),
+          website: isEmptyValue(input.website) ? null : String(input.website).trim(),
+          show_map: input.show_map ? 1 : 0,
+          show_map_link: input.show_map_link ? 1 : 0,
+          hide_from_listings: input.hide_from_listings ? 1 : 0,
+          sticky: input.sticky ? 1 : 0,
+          featured: input.featured ? 1 : 0,
+          venue_id: venue?.[0] ?? null,
+        });
+        if (organizers?.length) await eventsStore.setEventOrganizers(trx, id, organizers);
+        const changedTerms = await assignTerms(trx, viewer, id, input);
+        await termsStore.recountTerms(trx, changedTerms);
+        return reload(trx, id);
+      });
+    },
+
+    async update(viewer, record, input) {
+      return db.transaction().execute(async (trx) => {
+        const id = Number(record.id);
+        const nowGmt = clock.nowGmt();
+        const nowLocal = clock.nowLocal();
+        const schedTouched = input.start_date !== undefined || input.end_date !== undefined || input.all_day !== undefined || !isEmptyValue(input.timezone);
+        const sched = schedTouched ? schedule(input, record) : {};
+        const tz = (sched as { timezone?: string }).timezone ?? record.timezone;
+        const post: Record<string, unknown> = { modified_local: nowLocal, modified_gmt: nowGmt };
+        if (input.title !== undefined) post.title = html(viewer, input.title);
+        if (input.description !== undefined) post.content = html(viewer, input.description);
+        if (input.excerpt !== undefined) post.excerpt = html(viewer, input.excerpt);
+        if (input.author !== undefined) post.author_id = input.author;
+        if (input.slug !== undefined && !isEmptyValue(input.slug)) {
+          const base = sanitizeSlug(input.slug) || record.slug;
+          post.slug = await uniqueSlug(base, (c) => postsStore.isSlugTaken(trx, 'tribe_events', c, id));
+        }
+        const pub = publicationDate(input, tz);
+        if (pub) Object.assign(post, pub);
+        let status = record.status;
+        if (input.status !== undefined && input.status !== '') status = scaleBackStatus(viewer, input.status);
+        const dateGmt = (post.date_gmt as string | undefined) ?? record.date_gmt;
+        if (status !== record.status || pub) status = applyScheduling(status, dateGmt === ZERO_DATE ? nowGmt : dateGmt, nowGmt);
+        if (status !== record.status) {
+          post.status = status;
+          if (record.status === 'trash') post.pre_trash_status = '';
+          if ((status === 'publish' || status === 'future' || status === 'private') && record.date_gmt === ZERO_DATE && !pub) {
+            post.date_gmt = nowGmt;
+            post.date_local = nowLocal;
+          }
+        }
+        if (input.image !== undefined) post.image_id = await deps.images.idFor(trx, input.image, viewer);
+        await postsStore.updatePost(trx, id, post);
+
+        const details: Record<string, unknown> = { ...sched };
+        if (input.cost !== undefined) Object.assign(details, costColumns(input.cost));
+        if (input.website !== undefined) details.website = isEmptyValue(input.website) ? '' : String(input.website).trim();
+        for (const flag of ['show_map', 'show_map_link', 'hide_from_listings', 'sticky', 'featured'] as const) {
+          if (input[flag] !== undefined) details[flag] = input[flag] ? 1 : 0;
+        }
+        const { venue, organizers } = await linkedIds(trx, viewer, input);
+        if (input.venue !== undefined && input.venue !== null) details.venue_id = venue?.[0] ?? null;
+        await eventsStore.updateEventDetails(trx, id, details);
+        if (organizers !== undefined) await eventsStore.setEventOrganizers(trx, id, organizers);
+
+        const changedTerms = await assignTerms(trx, viewer, id, input);
+        if (status !== record.status) {
+          for (const l of await eventsStore.termLinksOf(trx, [id])) changedTerms.push(Number(l.term_id));
+        }
+        await termsStore.recountTerms(trx, changedTerms);
+        return reload(trx, id);
+      });
+    },
+
+    async trash(record) {
+      return db.transaction().execute(async (trx) => {
+        const id = Number(record.id);
+        await postsStore.updatePost(trx, id, {
+          status: 'trash',
+          pre_trash_status: record.status,
+          modified_local: clock.nowLocal(),
+          modified_gmt: clock.nowGmt(),
+        });
+        await termsStore.recountTerms(
+          trx,
+          (await eventsStore.termLinksOf(trx, [id])).map((l) => Number(l.term_id)),
+        );
+        return reload(trx, id);
+      });
+    },
+
+    defaultWindow() {
+      const nowUtc = DateTime.utc();
+      // "yesterday 23:59" in UTC, seen in the site zone; end: now + 24 months (UTC clock).
+      const start = nowUtc.minus({ days: 1 }).set({ hour: 23, minute: 59, second: 0, millisecond: 0 }).setZone(siteTimezone);
+      const end = nowUtc.plus({ months: 24 });
+      return { start: toWallTime(start), end: toWallTime(end) };
+    },
+
+    async list(viewer, args) {
+      const perPage = Math.min(args.per_page, deps.maxPerPage);
+      const page = args.page;
+      const defaults = defaultListStatuses(viewer, 'tribe_events');
+      const statuses = args.status ?? defaults.statuses;
+      const statusLabel = args.status ? args.status.join(',') : defaults.label;
+      const filter: EventListFilter = { statuses, order: 'start' };
+      const fullAccess = typeCan(viewer, 'edit_others', 'tribe_events') && typeCan(viewer, 'read_private', 'tribe_events');
+      if (!fullAccess && statuses.some((s) => s !== 'publish')) filter.onlyPublishedOrAuthor = viewer.id;
+
+      const window = service.defaultWindow();
+      let startLabel: string;
+      let endLabel: string;
+      if (args.include) {
+        filter.include = args.include;
+        filter.order = 'date';
+        startLabel = window.start;
+        endLabel = window.end;
+      } else {
+        const startWall = args.start_date !== undefined ? toWallTime(parseIn('start_date', args.start_date, siteTimezone)) : window.start;
+        const endWall = args.end_date !== undefined ? toWallTime(parseIn('end_date', args.end_date, siteTimezone)) : window.end;
+        filter.startFrom = startOfDay(startWall);
+        filter.endUntil = endOfDay(endWall);
+        startLabel = filter.startFrom;
+        endLabel = filter.endUntil;
+      }
+      if (args.search !== undefined) filter.searchWords = searchWords(args.search);
+      if (args.categories !== undefined) filter.categoryIds = await deps.categories.filterIds(args.categories);
+      if (args.tags !== undefined) filter.tagIds = await deps.tags.filterIds(args.tags);
+      if (args.venue !== undefined) filter.venueIds = listToArray(args.venue).map(Number);
+      if (args.organizer !== undefined) filter.organizerIds = listToArray(args.organizer).map(Number);
+      if (args.featured !== undefined) filter.featured = args.featured;
+      if (args.post_parent !== undefined) filter.postParent = args.post_parent;
+
+      const { rows, total } = await eventsStore.findEventPage(db, store.dialect, filter, { limit: perPage, offset: (page - 1) * perPage });
+      if (rows.length === 0 && page > 1) throw apiError('event-archive-page-not-found');
+      const query: Array<[string, string]> = [
+        ['page', String(page)],
+        ['per_page', String(perPage)],
+        ['start_date', startLabel],
+        ['end_date', endLabel],
+      ];
+      if (args.search !== undefined) query.push(['search', args.search]);
+      if (args.geoloc !== undefined) query.push(['geoloc', args.geoloc ? '1' : '']);
+      if (args.geoloc_lat !== undefined) query.push(['geoloc_lat', String(args.geoloc_lat)]);
+      if (args.geoloc_lng !== undefined) query.push(['geoloc_lng', String(args.geoloc_lng)]);
+      query.push(['status', statusLabel]);
+      if (args.post_parent !== undefined) query.push(['post_parent', String(args.post_parent)]);
+      if (args.include) query.push(['include', args.include.join(',')]);
+      return {
+        events: await service.represent(rows, viewer, 'list'),
+        total,
+        totalPages: Math.ceil(total / perPage),
+        query,
+      };
+    },
+  };
+  return service;
+}
+
+/** Validators the event routes use (WordPress' is_time, is_timezone_or_empty, …). */
+export const eventValidators = {
+  /** is_time: a Unix timestamp or something strtotime understands. */
+  isTime(value: unknown, tz: string): boolean {
+    if (typeof value !== 'string' && typeof value !== 'number') return false;
+    return parseDateInput(value, tz) !== null;
+  },
+  isTimezoneOrEmpty(value: unknown): boolean {
+    return isEmptyValue(value) || (typeof value === 'string' && isValidTimezone(value));
+  },
+  truthy: isTruthy,
+};
+
+/** Whether the viewer may read this event (COMPAT decision 11). */
+export function canReadEvent(viewer: Viewer, record: EventRecord): boolean {
+  return canReadPost(viewer, 'tribe_events', record);
+}

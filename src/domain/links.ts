@@ -1,0 +1,50 @@
+/**
+ * Every URL the API writes: public permalinks under SITE_URL (COMPAT decision 7), our REST URLs
+ * under REST_ROOT, and the original's `global_id` form.
+ *
+ * @example
+ *   const links = createLinks('http://example.com', '/api', 'calendar/events/v1');
+ *   links.rest('events/8')        // 'http://example.com/api/calendar/events/v1/events/8'
+ *   links.eventPermalink('jazz')  // 'http://example.com/event/jazz/'
+ *   links.globalId(8)             // 'example.com?id=8'
+ */
+
+export interface Links {
+  siteUrl: string;
+  /** '{SITE_URL}{REST_ROOT}/' */
+  restRoot: string;
+  /** '{SITE_URL}{REST_ROOT}/{namespace}/' */
+  namespaceRoot: string;
+  /** Absolute URL of a path under the namespace, e.g. 'events/8'. */
+  rest(path: string): string;
+  eventPermalink(slug: string): string;
+  venuePermalink(slug: string): string;
+  organizerPermalink(slug: string): string;
+  categoryPermalink(slug: string): string;
+  tagPermalink(slug: string): string;
+  /** The link of a trashed post (WordPress' `?post_type=…&p=…`). */
+  trashedPermalink(postType: string, id: number): string;
+  globalId(id: number): string;
+}
+
+export function createLinks(siteUrl: string, restRoot: string, namespace: string): Links {
+  const site = siteUrl.replace(/\/+$/, '');
+  const root = `${site}${restRoot}/`;
+  const ns = `${root}${namespace}/`;
+  const url = new URL(site);
+  const origin = `${url.hostname}${url.pathname.replace(/\/+$/, '')}`;
+  const enc = (slug: string) => encodeURIComponent(slug);
+  return {
+    siteUrl: site,
+    restRoot: root,
+    namespaceRoot: ns,
+    rest: (path) => ns + path.replace(/^\/+/, ''),
+    eventPermalink: (slug) => `${site}/event/${enc(slug)}/`,
+    venuePermalink: (slug) => `${site}/venue/${enc(slug)}/`,
+    organizerPermalink: (slug) => `${site}/organizer/${enc(slug)}/`,
+    categoryPermalink: (slug) => `${site}/events/category/${enc(slug)}/`,
+    tagPermalink: (slug) => `${site}/events/tag/${enc(slug)}/`,
+    trashedPermalink: (postType, id) => `${site}/?post_type=${postType}&p=${id}`,
+    globalId: (id) => `${origin}?id=${id}`,
+  };
+}

@@ -1,0 +1,126 @@
+/**
+ * The event object (shapes.md §2), every key in the original's order. The same function builds
+ * single, list, create, update and delete answers; `json_ld` only in the 'single' context (and then
+ * also on the embedded venue and organizers).
+ *
+ * @example toEventJson(record, related, links, 'list')
+ */
+import type { EventRecord } from '../../store/events.js';
+import type { OrganizerRecord, VenueRecord } from '../../store/linked-posts.js';
+import type { ImageRow, TermRow } from '../../store/schema.js';
+import { formatCost } from '../cost.js';
+import { dateDetails, isoWithOffset, timezoneAbbr } from '../dates.js';
+import type { Links } from '../links.js';
+import { autop, escHtml, jsonLdDescription } from '../text.js';
+import { toImageJson } from './image.js';
+import { organizerJsonLd, toOrganizerJson } from './organizer.js';
+import { permalinkOf, wireSlug } from './post.js';
+import { toEmbeddedTermJson } from './term.js';
+import { toVenueJson, venueJsonLd, type RepresentationContext } from './venue.js';
+
+/** Everything an event links to, loaded in batches by the domain before representing. */
+export interface EventRelated {
+  venue: VenueRecord | null;
+  organizers: OrganizerRecord[];
+  categories: TermRow[];
+  tags: TermRow[];
+  /** images by id (the event's, its venue's and its organizers') */
+  images: ReadonlyMap<number, ImageRow>;
+}
+
+function imageOf(related: EventRelated, id: number | null): ImageRow | null {
+  return id === null ? null : (related.images.get(Number(id)) ?? null);
+}
+
+/** Stored raw cost values of an event. */
+export function storedCost(e: Pick<EventRecord, 'cost'>): string[] {
+  if (e.cost === null || e.cost === '') return [];
+  try {
+    const v = JSON.parse(e.cost);
+    return Array.isArray(v) ? v.map(String) : [String(v)];
+  } catch {
+    return [e.cost];
+  }
+}
+
+function eventJsonLd(e: EventRecord, related: EventRelated, url: string, cost: { cost: string; values: string[] }): Record<string, unknown> {
+  const image = imageOf(related, e.image_id);
+  const out: Record<string, unknown> = {
+    '@context': 'http://schema.org',
+    '@type': 'Event',
+    name: escHtml(e.title),
+    description: jsonLdDescription(autop(e.excerpt || e.content)),
+  };
+  if (image) out.image = image.url;
+  out.url = url;
+  out.eventAttendanceMode = 'https://schema.org/OfflineEventAttendanceMode';
+  out.startDate = isoWithOffset(e.start_local, e.timezone);
+  out.endDate = isoWithOffset(e.end_local, e.timezone);
+  if (related.venue) out.location = venueJsonLd(related.venue, imageOf(related, related.venue.image_id));
+  if (related.organizers[0]) out.organizer = organizerJsonLd(related.organizers[0], imageOf(related, related.organizers[0].image_id));
+  if (cost.values.length) {
+    out.offers = {
+      '@type': 'Offer',
+      price: cost.values.length > 1 ? `${cost.values[0]} – ${cost.values[cost.values.length - 1]}` : cost.values[0],
+      priceCurrency: 'USD',
+      url,
+      category: 'primary',
+      availability: 'inStock',
+      validFrom: `${e.date_gmt.slice(0, 10)}T00:00:00+00:00`,
+    };
+  }
+  out.performer = 'Organization';
+  return out;
+}
+
+export function toEventJson(e: EventRecord, related: EventRelated, links: Links, context: RepresentationContext): Record<string, unknown> {
+  const id = Number(e.id);
+  const globalId = links.globalId(id);
+  const url = permalinkOf(e, links);
+  const image = imageOf(related, e.image_id);
+  const cost = formatCost(storedCost(e), e.currency_symbol, e.currency_position as '' | 'prefix' | 'postfix');
+  const byName = (a: TermRow, b: TermRow) => a.name.localeCompare(b.name, 'en', { sensitivity: 'base' }) || Number(a.id) - Number(b.id);
+  const out: Record<string, unknown> = {
+    id,
+    global_id: globalId,
+    global_id_lineage: [globalId],
+    author: String(e.author_id),
+    status: e.status,
+    date: e.date_local,
+    date_utc: e.date_gmt,
+    modified: e.modified_local,
+    modified_utc: e.modified_gmt,
+    url,
+    rest_url: links.rest(`events/${id}`),
+    title: e.title.trim(),
+    description: autop(e.content),
+    excerpt: autop(e.excerpt),
+    slug: wireSlug(e),
+    image: image ? toImageJson(image) : false,
+    all_day: Boolean(e.all_day),
+    start_date: e.start_local,
+    start_date_details: dateDetails(e.start_local),
+    end_date: e.end_local,
+    end_date_details: dateDetails(e.end_local),
+    utc_start_date: e.start_utc,
+    utc_start_date_details: dateDetails(e.start_utc),
+    utc_end_date: e.end_utc,
+    utc_end_date_details: dateDetails(e.end_utc),
+    timezone: e.timezone,
+    timezone_abbr: e.timezone ? timezoneAbbr(e.timezone, e.start_local) : '',
+    cost: cost.cost,
+    cost_details: cost.cost_details,
+    website: e.website === null ? url : escHtml(e.website),
+    show_map: Boolean(e.show_map),
+    show_map_link: Boolean(e.show_map_link),
+    hide_from_listings: Boolean(e.hide_from_listings),
+    sticky: Boolean(e.sticky),
+    featured: Boolean(e.featured),
+    categories: [...related.categories].sort(byName).map((t) => toEmbeddedTermJson(t, links)),
+    tags: [...related.tags].sort(byName).map((t) => toEmbeddedTermJson(t, links)),
+    venue: related.venue ? toVenueJson(related.venue, imageOf(related, related.venue.image_id), links, context) : [],
+    organizer: related.organizers.map((o) => toOrganizerJson(o, imageOf(related, o.image_id), links, context)),
+  };
+  if (context === 'single') out.json_ld = eventJsonLd(e, related, url, { cost: cost.cost, values: cost.cost_details.values });
+  return out;
+}

@@ -1,0 +1,58 @@
+/**
+ * The domain services, built once per application over one store. The HTTP layer and the CLI
+ * reach the domain only through this bundle.
+ *
+ * @example
+ *   const services = createServices(config, store);
+ *   const viewer = await services.users.authenticate(request.headers.authorization);
+ */
+import type { Config } from '../config.js';
+import { NAMESPACE } from '../config.js';
+import type { Store } from '../store/db.js';
+import { nowWall } from './dates.js';
+import { createEventService, type EventService } from './events.js';
+import { createImageService, type ImageService } from './images.js';
+import { createLinkedPostService, type Clock, type LinkedPostService } from './linked-posts.js';
+import { createLinks, type Links } from './links.js';
+import { createTermService, type TermService } from './terms.js';
+import { createUserService, type UserService } from './users.js';
+
+export interface Services {
+  config: Config;
+  store: Store;
+  links: Links;
+  clock: Clock;
+  users: UserService;
+  images: ImageService;
+  venues: LinkedPostService;
+  organizers: LinkedPostService;
+  categories: TermService;
+  tags: TermService;
+  events: EventService;
+}
+
+export function createServices(config: Config, store: Store): Services {
+  const links = createLinks(config.siteUrl, config.restRoot, NAMESPACE);
+  const clock: Clock = {
+    nowGmt: () => nowWall('UTC'),
+    nowLocal: () => nowWall(config.timezone),
+  };
+  const images = createImageService(store.db);
+  const venues = createLinkedPostService(store.db, 'venue', images, config.timezone, clock);
+  const organizers = createLinkedPostService(store.db, 'organizer', images, config.timezone, clock);
+  const categories = createTermService(store.db, 'tribe_events_cat');
+  const tags = createTermService(store.db, 'post_tag');
+  const events = createEventService({
+    store,
+    links,
+    siteTimezone: config.timezone,
+    maxPerPage: config.maxPerPage,
+    clock,
+    images,
+    venues,
+    organizers,
+    categories,
+    tags,
+  });
+  return { config, store, links, clock, users: createUserService(store), images, venues, organizers, categories, tags, events };
+}

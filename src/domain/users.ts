@@ -1,0 +1,215 @@
+/**
+ * Users, application passwords and authentication (HTTP Basic with a user's password or one of
+ * their application passwords, COMPAT decision 10).
+ *
+ * Passwords are hashed with scrypt (memory-hard, from Node's own crypto; N=2^15, r=8, p=1,
+ * 32 MiB). Verifying a hash on every request would cap throughput at a few dozen requests per
+ * second, so a successful verification is remembered in memory under a key derived from the
+ * *stored hash* and a SHA-256 of the presented password: a password change, a revoked
+ * application password or a removed user (all read from the database on each request) stops
+ * matching at once, also when the change was made by the CLI in another process.
+ *
+ * @example
+ *   const users = createUserService(store);
+ *   await users.add({ login: 'ann', role: 'editor', password: 's3cret' });
+ *   const viewer = await users.authenticate('Basic ' + btoa('ann:s3cret'));
+ */
+import { createHash, randomBytes, randomUUID, scrypt as scryptCb, timingSafeEqual } from 'node:crypto';
+import { promisify } from 'node:util';
+import type { Store } from '../store/db.js';
+import type { UserRow } from '../store/schema.js';
+import * as usersStore from '../store/users.js';
+import { ANONYMOUS, isRole, viewerOf, type Role, type Viewer } from './permissions.js';
+
+const scrypt = promisify(scryptCb) as (pw: string | Buffer, salt: Buffer, keylen: number, opts: object) => Promise<Buffer>;
+const SCRYPT = { N: 32768, r: 8, p: 1, maxmem: 64 * 1024 * 1024 };
+
+/** Hash a password: `scrypt$N$r$p$salt$hash` (base64). */
+export async function hashPassword(password: string): Promise<string> {
+  const salt = randomBytes(16);
+  const hash = await scrypt(password, salt, 32, SCRYPT);
+  return `scrypt$${SCRYPT.N}$${SCRYPT.r}$${SCRYPT.p}$${salt.toString('base64')}$${hash.toString('base64')}`;
+}
+
+/** Check a password against a stored hash. */
+export async function verifyPassword(password: string, stored: string): Promise<boolean> {
+  const parts = stored.split('$');
+  if (parts.length !== 6 || parts[0] !== 'scrypt') return false;
+  const [, n, r, p, saltB64, hashB64] = parts;
+  const expected = Buffer.from(hashB64, 'base64');
+  const actual = await scrypt(password, Buffer.from(saltB64, 'base64'), expected.length, {
+    N: Number(n),
+    r: Number(r),
+    p: Number(p),
+    maxmem: 256 * 1024 * 1024,
+  });
+  return actual.length === expected.length && timingSafeEqual(actual, expected);
+}
+
+/** Raised by user operations with a message meant for the CLI user. */
+export class UserError extends Error {}
+
+function nowGmt(): string {
+  return new Date().toISOString().slice(0, 19).replace('T', ' ');
+}
+
+/** A new application password in WordPress' format: 24 characters shown in groups of four. */
+function generateAppPassword(): string {
+  const alphabet = 'abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789';
+  const bytes = randomBytes(24);
+  let out = '';
+  for (let i = 0; i < 24; i++) out += alphabet[bytes[i] % alphabet.length];
+  return out.replace(/(.{4})(?!$)/g, '$1 ');
+}
+
+export interface UserService {
+  /** The viewer for an Authorization header; anonymous when absent or wrong. */
+  authenticate(header: string | undefined): Promise<Viewer>;
+  add(input: { login: string; role: string; password: string; email?: string; name?: string }): Promise<UserRow>;
+  list(): Promise<UserRow[]>;
+  setPassword(login: string, password: string): Promise<void>;
+  setRole(login: string, role: string): Promise<void>;
+  remove(login: string): Promise<void>;
+  /** Create an application password; returns the plain password (shown once). */
+  addAppPassword(login: string, name: string): Promise<{ uuid: string; password: string }>;
+  listAppPasswords(login: string): Promise<Array<{ uuid: string; name: string; created: string; lastUsed: string | null }>>;
+  revokeAppPassword(login: string, uuidOrName: string): Promise<void>;
+  /** Make sure an administrator with these credentials exists (created, or its password reset). */
+  ensureAdmin(login: string, password: string): Promise<'created' | 'updated' | 'unchanged'>;
+  exists(id: number): Promise<boolean>;
+}
+
+export function createUserService(store: Store): UserService {
+  const db = store.db;
+  /** key: stored hash + sha256(password) → true. Bounded. */
+  const verified = new Map<string, true>();
+  const rememberVerified = (key: string) => {
+    if (verified.size > 10_000) verified.clear();
+    verified.set(key, true);
+  };
+  const digest = (password: string) => createHash('sha256').update(password).digest('base64');
+
+  async function check(password: string, storedHash: string): Promise<boolean> {
+    const key = storedHash + '|' + digest(password);
+    if (verified.has(key)) return true;
+    const ok = await verifyPassword(password, storedHash);
+    if (ok) rememberVerified(key);
+    return ok;
+  }
+
+  async function mustFind(login: string): Promise<UserRow> {
+    const user = await usersStore.findUserByLogin(db, login);
+    if (!user) throw new UserError(`no user with login "${login}"`);
+    return user;
+  }
+
+  function checkRole(role: string): Role {
+    if (!isRole(role)) throw new UserError(`unknown role "${role}" (administrator, editor, author, contributor or subscriber)`);
+    return role;
+  }
+
+  function checkPassword(password: string): void {
+    if (!password) throw new UserError('the password must not be empty');
+  }
+
+  return {
+    async authenticate(header) {
+      if (!header || !header.startsWith('Basic ')) return ANONYMOUS;
+      let decoded: string;
+      try {
+        decoded = Buffer.from(header.slice(6).trim(), 'base64').toString('utf8');
+      } catch {
+        return ANONYMOUS;
+      }
+      const colon = decoded.indexOf(':');
+      if (colon <= 0) return ANONYMOUS;
+      const login = decoded.slice(0, colon);
+      const password = decoded.slice(colon + 1);
+      const user = (await usersStore.findUserByLogin(db, login)) ?? (login.includes('@') ? await usersStore.findUserByEmail(db, login) : undefined);
+      if (!user) return ANONYMOUS;
+      if (await check(password, user.password_hash)) return viewerOf(user);
+      // Application passwords are sent with or without their spaces.
+      const appPassword = password.replace(/\s+/g, '');
+      for (const app of await usersStore.appPasswordsOf(db, user.id)) {
+        if (await check(appPassword, app.password_hash)) return viewerOf(user);
+      }
+      return ANONYMOUS;
+    },
+
+    async add({ login, role, password, email = '', name = '' }) {
+      if (!/^[A-Za-z0-9_.@ -]{1,60}$/.test(login)) throw new UserError('a login is 1 to 60 letters, digits, spaces or _ . @ -');
+      checkPassword(password);
+      const r = checkRole(role);
+      if (await usersStore.findUserByLogin(db, login)) throw new UserError(`a user "${login}" already exists`);
+      const id = await usersStore.insertUser(db, {
+        login,
+        role: r,
+        email,
+        display_name: name || login,
+        password_hash: await hashPassword(password),
+        registered_gmt: nowGmt(),
+      });
+      return (await usersStore.findUserById(db, id))!;
+    },
+
+    list: () => usersStore.listUsers(db),
+
+    async setPassword(login, password) {
+      checkPassword(password);
+      const user = await mustFind(login);
+      await usersStore.updateUser(db, user.id, { password_hash: await hashPassword(password) });
+    },
+
+    async setRole(login, role) {
+      const user = await mustFind(login);
+      await usersStore.updateUser(db, user.id, { role: checkRole(role) });
+    },
+
+    async remove(login) {
+      const user = await mustFind(login);
+      await usersStore.deleteUser(db, user.id);
+    },
+
+    async addAppPassword(login, name) {
+      const user = await mustFind(login);
+      const password = generateAppPassword();
+      const uuid = randomUUID();
+      await usersStore.insertAppPassword(db, {
+        user_id: user.id,
+        uuid,
+        name,
+        password_hash: await hashPassword(password.replace(/\s+/g, '')),
+        created_gmt: nowGmt(),
+        last_used_gmt: null,
+      });
+      return { uuid, password };
+    },
+
+    async listAppPasswords(login) {
+      const user = await mustFind(login);
+      return (await usersStore.appPasswordsOf(db, user.id)).map((a) => ({ uuid: a.uuid, name: a.name, created: a.created_gmt, lastUsed: a.last_used_gmt }));
+    },
+
+    async revokeAppPassword(login, uuidOrName) {
+      const user = await mustFind(login);
+      const n = await usersStore.deleteAppPassword(db, user.id, uuidOrName);
+      if (n === 0) throw new UserError(`user "${login}" has no application password "${uuidOrName}"`);
+    },
+
+    async ensureAdmin(login, password) {
+      const user = await usersStore.findUserByLogin(db, login);
+      if (!user) {
+        await this.add({ login, role: 'administrator', password });
+        return 'created';
+      }
+      const same = user.role === 'administrator' && (await check(password, user.password_hash));
+      if (same) return 'unchanged';
+      await usersStore.updateUser(db, user.id, { role: 'administrator', password_hash: await hashPassword(password) });
+      return 'updated';
+    },
+
+    async exists(id) {
+      return (await usersStore.findUserById(db, id)) !== undefined;
+    },
+  };
+}

@@ -1,0 +1,47 @@
+/**
+ * List envelopes and their URLs (shapes.md §6): `rest_url` echoes the effective query with raw
+ * values; `next_rest_url`/`previous_rest_url` move `page` to the end and percent-encode the rest
+ * like PHP's urlencode (WordPress' add_query_arg).
+ *
+ * @example
+ *   listUrls('http://x/api/calendar/events/v1/events/', [['page','2'],['per_page','2']], null, 2, 3)
+ *   // { rest_url: '…?page=2&per_page=2', next_rest_url: '…?per_page=2&page=3', previous_rest_url: '…?per_page=2' }
+ */
+
+/** PHP urlencode: space as '+', everything but A-Z a-z 0-9 - _ . percent-encoded. */
+export function phpUrlencode(value: string): string {
+  return encodeURIComponent(value)
+    .replace(/[!'()*~]/g, (c) => '%' + c.charCodeAt(0).toString(16).toUpperCase())
+    .replace(/%20/g, '+');
+}
+
+function join(pairs: Array<[string, string]>, encode: boolean): string {
+  return pairs.map(([k, v]) => `${k}=${encode ? phpUrlencode(v) : v}`).join('&');
+}
+
+export interface ListUrls {
+  rest_url: string;
+  next_rest_url?: string;
+  previous_rest_url?: string;
+}
+
+/**
+ * URLs of a list page. `query` is the effective query in the original's order (with `page`);
+ * `appended` (events: venue, organizer, featured) is null when the request had none of those
+ * keys; otherwise the first part comes out encoded and the appended pairs stay raw.
+ */
+export function listUrls(base: string, query: Array<[string, string]>, appended: Array<[string, string]> | null, page: number, totalPages: number): ListUrls {
+  let rest = `${base}?${join(query, appended !== null)}`;
+  if (appended && appended.length) rest += `&${join(appended, false)}`;
+  const out: ListUrls = { rest_url: rest };
+  const withoutPage = [...query, ...(appended ?? [])].filter(([k]) => k !== 'page');
+  const encoded = join(withoutPage, true);
+  if (page < totalPages) out.next_rest_url = `${base}?${encoded}${encoded ? '&' : ''}page=${page + 1}`;
+  if (page > 1 && page - 1 <= totalPages) out.previous_rest_url = page === 2 ? `${base}?${encoded}` : `${base}?${encoded}${encoded ? '&' : ''}page=${page - 1}`;
+  return out;
+}
+
+/** X-TEC-Total / X-TEC-TotalPages. */
+export function totalHeaders(total: number, totalPages: number): Record<string, string> {
+  return { 'X-TEC-Total': String(total), 'X-TEC-TotalPages': String(totalPages) };
+}

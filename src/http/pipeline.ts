@@ -1,0 +1,181 @@
+/**
+ * The one request pipeline every route goes through, in WordPress' order:
+ * route match → method override → authentication → parameters (JSON body > form body > query,
+ * path params apart) → required check (400 rest_missing_callback_param) → validation of every
+ * present arg, all failures at once (400 rest_invalid_param) → coercion → load the addressed
+ * record → permission (401 anonymous / 403 authenticated) → handler → response headers.
+ *
+ * @example registerRoutes(app, ROUTES, services, '/api/calendar/events/v1')
+ */
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { Services } from '../domain/services.js';
+import { ApiError, forbidden, invalidParams, missingParams, type ParamFailure } from '../domain/errors.js';
+import { ANONYMOUS, isAuthenticated, type Viewer } from '../domain/permissions.js';
+import { coerceType } from './coerce.js';
+import { defaultValue, fastifyPattern, routeMethods, type Endpoint, type EndpointContext, type Method, type RouteDecl } from './route.js';
+import { routeIndexEntry } from './self-description.js';
+
+declare module 'fastify' {
+  interface FastifyRequest {
+    /** The authenticated viewer, once known. */
+    viewer?: Viewer;
+    /** The route that matched (for the Allow header of error answers). */
+    apiRoute?: RouteDecl;
+  }
+}
+
+const METHODS: readonly Method[] = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE'];
+
+/** Validate and coerce the declared args; throws the WordPress error that wins. */
+export async function parseArgs(
+  endpoint: Endpoint,
+  input: Record<string, unknown>,
+  path: Record<string, string>,
+  ctx: { viewer: Viewer; services: Services },
+): Promise<{ args: Record<string, unknown>; sent: Set<string> }> {
+  const args: Record<string, unknown> = {};
+  const sent = new Set<string>();
+  const missing: string[] = [];
+  for (const [name, spec] of Object.entries(endpoint.args)) {
+    let value = spec.in === 'path' ? path[name] : input[name];
+    if (value === undefined || value === null) {
+      value = spec.default === undefined ? undefined : defaultValue(spec);
+      if ((value === undefined || value === null) && spec.required) missing.push(name);
+    } else sent.add(name);
+    if (value !== undefined && value !== null) args[name] = value;
+  }
+  if (missing.length) throw missingParams(missing);
+
+  const failures: Record<string, ParamFailure | string> = {};
+  for (const [name, spec] of Object.entries(endpoint.args)) {
+    if (!(name in args)) continue;
+    let value = args[name];
+    if (spec.validate) {
+      const result = await spec.validate(value, ctx);
+      if (result !== true) {
+        failures[name] = result === false ? 'Invalid parameter.' : result;
+        continue;
+      }
+    }
+    if (spec.type) {
+      const coerced = coerceType(name, value, spec.type);
+      if (!coerced.ok) {
+        failures[name] = coerced.failure;
+        continue;
+      }
+      value = coerced.value;
+    }
+    args[name] = spec.sanitize ? await spec.sanitize(value, ctx) : value;
+  }
+  if (Object.keys(failures).length) throw invalidParams(failures);
+  return { args, sent };
+}
+
+/** The methods of the route whose permission check the viewer passes (WordPress' Allow header). */
+export async function allowedMethods(decl: RouteDecl, ctx: EndpointContext): Promise<string> {
+  const out: string[] = [];
+  for (const e of decl.endpoints) {
+    let ok = false;
+    try {
+      ok = await e.permission(ctx);
+    } catch {
+      ok = false;
+    }
+    if (ok) for (const m of e.methods) if (!out.includes(m)) out.push(m);
+  }
+  return out.join(', ');
+}
+
+/** The method the request asks for: POST may be overridden by `_method` or X-HTTP-Method-Override. */
+function effectiveMethod(req: FastifyRequest): string {
+  const method = req.method === 'HEAD' ? 'GET' : req.method;
+  if (method !== 'POST') return method;
+  const override = (req.headers['x-http-method-override'] as string | undefined) ?? ((req.query as Record<string, unknown>)?._method as string | undefined);
+  return typeof override === 'string' && override ? override.toUpperCase() : method;
+}
+
+/** Request parameters: JSON or form body over the query string (path params are kept apart). */
+function requestInput(req: FastifyRequest): Record<string, unknown> {
+  const query = (req.query ?? {}) as Record<string, unknown>;
+  const body = req.body;
+  if (body && typeof body === 'object' && !Array.isArray(body) && !Buffer.isBuffer(body)) return { ...query, ...(body as Record<string, unknown>) };
+  return query;
+}
+
+function rawQueryOf(req: FastifyRequest): string {
+  const i = req.url.indexOf('?');
+  return i === -1 ? '' : req.url.slice(i + 1);
+}
+
+/** WordPress' global `_fields` (top-level keys) and `_envelope` parameters. */
+function applyGlobalParams(req: FastifyRequest, status: number, headers: Record<string, string>, body: unknown): { status: number; body: unknown } {
+  const query = (req.query ?? {}) as Record<string, unknown>;
+  let out = body;
+  const fields = query._fields;
+  if (typeof fields === 'string' && fields !== '' && out && typeof out === 'object') {
+    const wanted = new Set(fields.split(',').map((f) => f.trim().split('.')[0]));
+    const pick = (o: Record<string, unknown>) => Object.fromEntries(Object.entries(o).filter(([k]) => wanted.has(k)));
+    out = Array.isArray(out) ? out.map((o) => pick(o as Record<string, unknown>)) : pick(out as Record<string, unknown>);
+  }
+  if (query._envelope !== undefined) return { status: 200, body: { body: out, status, headers } };
+  return { status, body: out };
+}
+
+/** Send a JSON body with the API's content type. */
+export function sendJson(reply: FastifyReply, status: number, body: unknown): FastifyReply {
+  return reply.code(status).header('content-type', 'application/json; charset=UTF-8').send(JSON.stringify(body));
+}
+
+/**
+ * Register every declared route under `base` (e.g. '/api/calendar/events/v1').
+ */
+export function registerRoutes(app: FastifyInstance, routes: RouteDecl[], services: Services, base: string): void {
+  for (const decl of routes) {
+    const url = base + fastifyPattern(decl.path);
+    const methods = routeMethods(decl);
+    const registered = new Set<string>(methods);
+    if (methods.includes('GET') || methods.some((m) => m !== 'POST')) registered.add('POST');
+
+    const handle = async (req: FastifyRequest, reply: FastifyReply) => {
+      req.apiRoute = decl;
+      const method = effectiveMethod(req);
+      const endpoint = decl.endpoints.find((e) => e.methods.includes(method as Method));
+      if (!endpoint) throw new ApiError('rest_no_route', 'No route was found matching the URL and request method.', 404);
+      const viewer = (req.viewer = await services.users.authenticate(req.headers.authorization));
+      const path = (req.params ?? {}) as Record<string, string>;
+      const { args, sent } = await parseArgs(endpoint, requestInput(req), path, { viewer, services });
+      const base = { args, sent, path, viewer, services, rawQuery: rawQueryOf(req) };
+      const record = endpoint.load ? await endpoint.load(base) : null;
+      const ctx: EndpointContext = { ...base, record };
+      if (!(await endpoint.permission(ctx))) throw forbidden(isAuthenticated(viewer));
+      const result = await endpoint.handler(ctx);
+      const headers: Record<string, string> = { ...(result.headers ?? {}), allow: await allowedMethods(decl, ctx) };
+      const { status, body } = applyGlobalParams(req, result.status ?? 200, headers, result.body);
+      reply.headers(headers);
+      return sendJson(reply, status, body);
+    };
+
+    for (const method of registered) {
+      if (!METHODS.includes(method as Method)) continue;
+      app.route({ method: method as Method, url, handler: handle });
+    }
+    app.route({
+      method: 'OPTIONS',
+      url,
+      handler: async (req, reply) => {
+        req.apiRoute = decl;
+        const viewer = (req.viewer = await services.users.authenticate(req.headers.authorization));
+        const ctx: EndpointContext = { args: {}, sent: new Set(), path: {}, viewer, services, record: null, rawQuery: '' };
+        reply.header('allow', await allowedMethods(decl, ctx));
+        return sendJson(reply, 200, routeIndexEntry(decl, services, false));
+      },
+    });
+  }
+}
+
+/** Allow header for an error answer of a matched route (permissions checked without a record). */
+export async function allowForError(req: FastifyRequest, services: Services): Promise<string | undefined> {
+  if (!req.apiRoute) return undefined;
+  const ctx: EndpointContext = { args: {}, sent: new Set(), path: {}, viewer: req.viewer ?? ANONYMOUS, services, record: null, rawQuery: '' };
+  return allowedMethods(req.apiRoute, ctx);
+}

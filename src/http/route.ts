@@ -1,0 +1,154 @@
+/**
+ * Route declarations: one object per route holds its whole contract (path, endpoints, methods,
+ * every argument with type/default/description/validation, the permission check, the handler and
+ * the documentation). The same declarations drive request validation, the namespace index
+ * (`GET {ns}`), the REST root index and the OpenAPI document (`GET {ns}/doc`).
+ *
+ * @example
+ *   export const listThings = route('/things', [
+ *     endpoint({ methods: ['GET'], args: { page: pageArg() }, permission: anyone, handler: async (ctx) => ({ body: [] }) }),
+ *   ]);
+ */
+import type { Viewer } from '../domain/permissions.js';
+import type { Services } from '../domain/services.js';
+import type { ParamFailure } from '../domain/errors.js';
+
+export type Method = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
+export type JsonType = 'integer' | 'number' | 'string' | 'boolean' | 'array' | 'object';
+
+/** What a validator sees besides the value. */
+export interface ArgContext {
+  viewer: Viewer;
+  services: Services;
+}
+
+/** A validator answers true (valid), false ("Invalid parameter."), or a message / failure. */
+export type ValidationResult = boolean | string | ParamFailure;
+
+export interface ArgSpec {
+  description?: string;
+  /** JSON-schema type: shown in the index and enforced/coerced like WordPress' rest_parse_request_arg. */
+  type?: JsonType;
+  /** Shown in the index (e.g. 'double' for geoloc_lat, 'string' for list status). */
+  format?: string;
+  /** Shown in the index for list-like args, e.g. { type: 'integer' }. */
+  items?: { type: JsonType };
+  enum?: readonly string[];
+  /** Declared default (a function is evaluated per request and per index/doc render). */
+  default?: unknown;
+  required?: boolean;
+  /** Where the value comes from; 'path' args are taken from the URL only. */
+  in?: 'path' | 'query' | 'body';
+  /** Documentation type when it differs from `type` (the original's swagger_type), e.g. 'array'. */
+  docType?: JsonType;
+  /** Runs when the value is present (not null/undefined), before type coercion. */
+  validate?: (value: unknown, ctx: ArgContext) => ValidationResult | Promise<ValidationResult>;
+  /** Runs after validation and type coercion; its result is what the handler sees. */
+  sanitize?: (value: unknown, ctx: ArgContext) => unknown | Promise<unknown>;
+}
+
+export type Args = Record<string, ArgSpec>;
+
+/** What the permission check and the handler receive. */
+export interface EndpointContext<R = unknown> {
+  /** Validated, coerced values of the declared args (absent args are undefined unless they have a default). */
+  args: Record<string, any>;
+  /** Names of the args the caller actually sent. */
+  sent: ReadonlySet<string>;
+  /** Raw path parameters (`id`, `slug`). */
+  path: Record<string, string>;
+  viewer: Viewer;
+  services: Services;
+  /** What `load` returned (the addressed record), or null. */
+  record: R | null;
+  /** The request URL's query string, raw (without '?'). */
+  rawQuery: string;
+}
+
+export interface Reply {
+  status?: number;
+  body: unknown;
+  headers?: Record<string, string>;
+}
+
+/** Documentation of one endpoint for the OpenAPI document. */
+export interface EndpointDocs {
+  summary?: string;
+  /** status → description, optionally with a schema reference name ('Event') or list ('Event[]' with title) */
+  responses: Record<string, { description: string; schema?: string; listTitle?: string }>;
+}
+
+export interface Endpoint<R = any> {
+  methods: Method[];
+  args: Args;
+  /**
+   * Load the addressed record after the args are valid (before the permission check). Return null
+   * when there is none; throw an ApiError for answers decided here (e.g. 400 on an unknown id).
+   */
+  load?: (ctx: Omit<EndpointContext<R>, 'record'>) => Promise<R | null>;
+  /** Required: public endpoints say `anyone`. */
+  permission: (ctx: EndpointContext<R>) => boolean | Promise<boolean>;
+  handler: (ctx: EndpointContext<R>) => Promise<Reply>;
+  docs?: EndpointDocs;
+}
+
+export interface RouteDecl {
+  /** Path relative to the namespace, with `{id}` (digits) or `{slug}` (no slash) placeholders; '' is the namespace itself. */
+  path: string;
+  endpoints: Endpoint[];
+}
+
+/** Declare a route. */
+export function route(path: string, endpoints: Endpoint[]): RouteDecl {
+  return { path, endpoints };
+}
+
+/** Declare an endpoint (identity function that types the declaration). */
+export function endpoint<R = any>(e: Endpoint<R>): Endpoint<R> {
+  return e;
+}
+
+/** The permission of public endpoints. */
+export const anyone = (): boolean => true;
+
+/** Placeholder patterns, as WordPress registers them. */
+export const PLACEHOLDERS: Record<string, { regex: string; fastify: string }> = {
+  id: { regex: '\\d+', fastify: '(^\\d+$)' },
+  slug: { regex: '[^/]+', fastify: '' },
+};
+
+/** '/events/{id}' → '/events/(?P<id>\d+)' (the namespace index key form). */
+export function wordpressPattern(path: string): string {
+  return path.replace(/\{(\w+)\}/g, (_, name: string) => `(?P<${name}>${PLACEHOLDERS[name]?.regex ?? '[^/]+'})`);
+}
+
+/** '/events/{id}' → '/events/:id(^\d+$)' (the Fastify form). */
+export function fastifyPattern(path: string): string {
+  return path.replace(/\{(\w+)\}/g, (_, name: string) => `:${name}${PLACEHOLDERS[name]?.fastify ?? ''}`);
+}
+
+/** Union of the route's methods in endpoint order. */
+export function routeMethods(decl: RouteDecl): Method[] {
+  const out: Method[] = [];
+  for (const e of decl.endpoints) for (const m of e.methods) if (!out.includes(m)) out.push(m);
+  return out;
+}
+
+/** Evaluate a declared default (functions are computed now). */
+export function defaultValue(spec: ArgSpec): unknown {
+  return typeof spec.default === 'function' ? (spec.default as () => unknown)() : spec.default;
+}
+
+/**
+ * Make every arg optional and drop defaults that would write a value: the update form of a create
+ * declaration (true partial updates, COMPAT decision 1). `null` defaults stay, for the index, as
+ * they mean "not sent" anyway.
+ */
+export function optionalArgs(args: Args): Args {
+  const out: Args = {};
+  for (const [name, spec] of Object.entries(args)) {
+    const { default: d, ...rest } = spec;
+    out[name] = d === null ? { ...rest, default: null, required: false } : { ...rest, required: false };
+  }
+  return out;
+}

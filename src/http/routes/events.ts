@@ -1,0 +1,321 @@
+/**
+ * Event routes: the list, create, and the item routes by id and by slug. Each is declared once;
+ * the declarations drive validation, the index and the docs.
+ *
+ * Choices where the original is silent or superseded (see README "Compatibility choices"):
+ * unknown ids answer 404 `rest-event-not-found` (COMPAT 6); a trashed event answers 403
+ * `event-not-accessible` to callers who may not read it and `event-no-longer-available` to those
+ * who may; by-slug writes check the same per-record permissions as id routes (COMPAT 3).
+ */
+import type { Services } from '../../domain/services.js';
+import { apiError, invalidParams } from '../../domain/errors.js';
+import { canReadEvent, eventValidators, type EventInput, type EventListArgs } from '../../domain/events.js';
+import type { EventRecord } from '../../store/events.js';
+import { canDeletePost, canEditPost, typeCan } from '../../domain/permissions.js';
+import { isPostStatus, listStatusFilter } from '../../domain/statuses.js';
+import { isEmptyValue, isNumeric, isPositiveInt, listToArray } from '../../domain/values.js';
+import { isHttpUrl } from '../../domain/images.js';
+import * as postsStore from '../../store/posts.js';
+import { anyone, endpoint, optionalArgs, route, type Args, type EndpointContext, type EndpointDocs, type RouteDecl } from '../route.js';
+import { listUrls, totalHeaders } from '../paging.js';
+import { idArg, isNonEmptyString, isStringValue, pageArg, perPageArg, slugArg } from './common.js';
+
+/** The create args of an event, in the original's order. */
+export function eventWriteArgs(services: Services): Args {
+  const tz = services.config.timezone;
+  const time = (v: unknown) => eventValidators.isTime(v, tz);
+  return {
+    author: { type: 'integer', description: 'The event author ID', validate: async (v) => isNumeric(v) && (await services.users.exists(Number(v))) },
+    date: { type: 'string', description: 'The event publication date', validate: time },
+    date_utc: { type: 'string', description: 'The event publication date (UTC time zone)', validate: (v) => eventValidators.isTime(v, 'UTC') },
+    title: { type: 'string', description: 'The event title', required: true, validate: isNonEmptyString },
+    description: { type: 'string', description: 'The event description', validate: isStringValue },
+    slug: { type: 'string', description: 'The event slug', validate: isStringValue },
+    excerpt: { type: 'string', description: 'The event excerpt', validate: isStringValue },
+    status: { type: 'string', description: 'The event post status', validate: isPostStatus },
+    timezone: { type: 'string', description: 'The event time zone', validate: eventValidators.isTimezoneOrEmpty },
+    all_day: { default: false, type: 'boolean', description: 'Whether the event lasts the whole day or not' },
+    start_date: { type: 'string', description: 'The event start date and time', required: true, validate: time },
+    end_date: { type: 'string', description: 'The event end date and time', required: true, validate: time },
+    image: { type: 'string', description: 'The event featured image ID or URL', validate: (v, ctx) => services.images.validateRef(v, ctx.viewer, true) },
+    cost: {
+      description: 'The event cost',
+      validate: (v) => ['string', 'number'].includes(typeof v) || (Array.isArray(v) && v.every((x) => ['string', 'number'].includes(typeof x))),
+    },
+    website: { default: null, description: 'The event website URL', validate: (v) => isEmptyValue(v) || isHttpUrl(v) },
+    show_map: { type: 'boolean', description: 'Whether the event should show a map or not' },
+    show_map_link: { type: 'boolean', description: 'Whether the event should show a map link or not' },
+    hide_from_listings: { type: 'boolean', description: 'Whether events should be hidden in the calendar view or not' },
+    sticky: { type: 'boolean', description: 'Whether the event should be sticky in the calendar view or not' },
+    featured: { type: 'boolean', description: 'Whether the event should be featured on the site or not' },
+    categories: { default: null, description: 'The event category ID or name', items: { type: 'integer' }, validate: (v) => services.categories.validateWriteRefs(v) },
+    tags: { default: null, description: 'The event tag ID or name', items: { type: 'integer' }, validate: (v) => services.tags.validateWriteRefs(v) },
+    venue: { default: null, description: 'The event venue ID or data', items: { type: 'integer' }, validate: (v, ctx) => services.venues.validateEventRef(v, ctx.viewer) },
+    organizer: {
+      default: null,
+      description: 'The event organizer IDs or data',
+      items: { type: 'integer' },
+      validate: (v, ctx) => services.organizers.validateEventRef(v, ctx.viewer),
+    },
+  };
+}
+
+/** The list args, in the original's order. */
+function eventListArgs(services: Services): Args {
+  const tz = services.config.timezone;
+  const linkedIds = (type: 'tribe_venue' | 'tribe_organizer') => async (v: unknown) => {
+    const ids = listToArray(v);
+    if (ids.length === 0 || !ids.every(isPositiveInt)) return false;
+    const known = await postsStore.existingIdsOfType(services.store.db, type, ids.map(Number));
+    return ids.every((id) => known.has(Number(id)));
+  };
+  return {
+    page: pageArg(),
+    per_page: perPageArg(services.config.defaultPerPage, 'events'),
+    start_date: {
+      default: () => services.events.defaultWindow().start,
+      description: 'Events should start after the specified date',
+      validate: (v) => eventValidators.isTime(v, tz),
+    },
+    end_date: {
+      default: () => services.events.defaultWindow().end,
+      description: 'Events should start before the specified date',
+      validate: (v) => eventValidators.isTime(v, tz),
+    },
+    search: { type: 'string', description: 'Events should contain the specified string in the title or description', validate: isNonEmptyString },
+    categories: {
+      description: 'Events should be assigned one of the specified categories slugs or IDs',
+      items: { type: 'integer' },
+      docType: 'array',
+      validate: (v) => services.categories.validateRefs(v),
+    },
+    tags: {
+      description: 'Events should be assigned one of the specified tags slugs or IDs',
+      items: { type: 'integer' },
+      docType: 'array',
+      validate: (v) => services.tags.validateRefs(v),
+    },
+    venue: { description: 'Events should be assigned one of the specified venue IDs', items: { type: 'integer' }, docType: 'array', validate: linkedIds('tribe_venue') },
+    organizer: {
+      description: 'Events should be assigned one of the specified organizer IDs',
+      items: { type: 'integer' },
+      docType: 'array',
+      validate: linkedIds('tribe_organizer'),
+    },
+    featured: { type: 'boolean', description: 'Events should be filtered by their featured status' },
+    status: {
+      format: 'string',
+      description: 'The event post status',
+      docType: 'string',
+      validate: (v, ctx) => listStatusFilter(ctx.viewer, 'tribe_events', v) !== null,
+      sanitize: (v, ctx) => listStatusFilter(ctx.viewer, 'tribe_events', v),
+    },
+    geoloc: { type: 'boolean', description: 'Requires Events Calendar Pro. Events should be filtered by whether their venue has geolocation data' },
+    geoloc_lat: {
+      format: 'double',
+      docType: 'number',
+      description: 'Requires Events Calendar Pro. Events should be filtered by their venue latitude location, must also provide geoloc_lng',
+      validate: (v) => isNumeric(v) && Math.abs(Number(v)) <= 90,
+      sanitize: (v) => Number(v),
+    },
+    geoloc_lng: {
+      format: 'double',
+      docType: 'number',
+      description: 'Requires Events Calendar Pro. Events should be filtered by their venue longitude location, must also provide geoloc_lat',
+      validate: (v) => isNumeric(v) && Math.abs(Number(v)) <= 180,
+      sanitize: (v) => Number(v),
+    },
+    include: {
+      description: 'Include events with one of the post IDs specified in the array of CSV list, date filters will be ignored.',
+      items: { type: 'integer' },
+      docType: 'array',
+      validate: (v) => {
+        const ids = listToArray(v);
+        return ids.length > 0 && ids.every(isPositiveInt);
+      },
+      sanitize: (v) => listToArray(v).map(Number),
+    },
+    post_parent: {
+      type: 'integer',
+      description: 'Events should be filtered by their post_parent being the specified one.',
+      validate: async (v) => isPositiveInt(v) && (await postsStore.postTypeOf(services.store.db, Number(v))) === 'tribe_events',
+    },
+  };
+}
+
+/** The list's venue/organizer/featured echo (appended to rest_url only when sent). */
+function appendedQuery(ctx: EndpointContext): Array<[string, string]> | null {
+  const { args, sent } = ctx;
+  if (!sent.has('venue') && !sent.has('organizer') && !sent.has('featured')) return null;
+  const out: Array<[string, string]> = [];
+  if (sent.has('venue')) out.push(['venue', listToArray(args.venue).join(',')]);
+  if (sent.has('organizer')) out.push(['organizer', listToArray(args.organizer).join(',')]);
+  if (sent.has('featured') && args.featured) out.push(['featured', '1']);
+  return out;
+}
+
+/** 404 for an unknown id, 400 when the id is another kind of record. */
+async function missingEvent(services: Services, id: number): Promise<never> {
+  if (await services.events.isOtherPostType(id)) throw apiError('rest-invalid-event-id');
+  throw apiError('rest-event-not-found', { args: [id] });
+}
+
+function writeInput(args: Record<string, unknown>, sent: ReadonlySet<string>): EventInput {
+  const input: Record<string, unknown> = {};
+  for (const [k, v] of Object.entries(args)) if (sent.has(k) || (v !== null && v !== undefined && k === 'all_day')) input[k] = v;
+  return input as EventInput;
+}
+
+const SINGLE_DOCS: Record<'get' | 'post' | 'delete', EndpointDocs> = {
+  get: {
+    responses: {
+      '200': { description: 'Returns the data of the event with the specified post ID', schema: 'Event' },
+      '400': { description: 'The event post ID is missing.' },
+      '403': { description: 'The event with the specified ID is not accessible.' },
+      '404': { description: 'An event with the specified ID does not exist.' },
+    },
+  },
+  post: {
+    responses: {
+      '200': { description: 'Returns the data of the updated event', schema: 'Event' },
+      '201': { description: 'Returns the data of the created event', schema: 'Event' },
+      '400': { description: 'A required parameter is missing or an input parameter is in the wrong format' },
+      '403': { description: 'The user is not authorized to create events' },
+    },
+  },
+  delete: {
+    responses: {
+      '200': { description: 'Deletes an event and returns its data', schema: 'Event' },
+      '400': { description: 'The event post ID is missing or does not exist.' },
+      '403': { description: 'The current user cannot delete the event with the specified ID.' },
+      '410': { description: 'The event with the specified ID has been deleted already.' },
+      '500': { description: 'The event with the specified ID could not be deleted.' },
+    },
+  },
+};
+
+/** GET / update / DELETE handlers shared by the id and slug routes. */
+function itemEndpoints(services: Services, addressing: { read: Args; write: Args; notFound: (ctx: EndpointContext) => Promise<never> }) {
+  const { events } = services;
+  const mustHave = async (ctx: EndpointContext<EventRecord>): Promise<EventRecord> => ctx.record ?? (await addressing.notFound(ctx));
+  return {
+    get: endpoint<EventRecord>({
+      methods: ['GET'],
+      args: addressing.read,
+      permission: anyone,
+      docs: SINGLE_DOCS.get,
+      handler: async (ctx) => {
+        const record = await mustHave(ctx);
+        if (!canReadEvent(ctx.viewer, record)) throw apiError('event-not-accessible');
+        if (record.status === 'trash') throw apiError('event-no-longer-available');
+        const [json] = await events.represent([record], ctx.viewer, 'single');
+        return { body: json };
+      },
+    }),
+    remove: endpoint<EventRecord>({
+      methods: ['DELETE'],
+      args: addressing.read,
+      permission: (ctx) => (ctx.record ? canDeletePost(ctx.viewer, 'tribe_events', ctx.record) : typeCan(ctx.viewer, 'delete', 'tribe_events')),
+      docs: SINGLE_DOCS.delete,
+      handler: async (ctx) => {
+        const record = await mustHave(ctx);
+        if (record.status === 'trash') throw apiError('event-is-in-trash');
+        const trashed = await events.trash(record);
+        const [json] = await events.represent([trashed], ctx.viewer, 'list');
+        return { body: json };
+      },
+    }),
+    update: endpoint<EventRecord>({
+      methods: ['POST', 'PUT', 'PATCH'],
+      args: addressing.write,
+      permission: (ctx) => (ctx.record ? canEditPost(ctx.viewer, 'tribe_events', ctx.record) : typeCan(ctx.viewer, 'edit', 'tribe_events')),
+      docs: SINGLE_DOCS.post,
+      handler: async (ctx) => {
+        const record = await mustHave(ctx);
+        const updated = await events.update(ctx.viewer, record, writeInput(ctx.args, ctx.sent));
+        const [json] = await events.represent([updated], ctx.viewer, 'list');
+        return { body: json };
+      },
+    }),
+  };
+}
+
+export function eventRoutes(services: Services): RouteDecl[] {
+  const { events } = services;
+  const writeArgs = eventWriteArgs(services);
+  const { slug: slugWriteArg, ...writeArgsWithoutSlug } = optionalArgs(writeArgs);
+
+  const list = route('/events', [
+    endpoint({
+      methods: ['GET'],
+      args: eventListArgs(services),
+      permission: anyone,
+      docs: {
+        responses: {
+          '200': { description: 'Returns all the upcoming events matching the search criteria', schema: 'Event', listTitle: 'events' },
+          '400': { description: 'One or more of the specified query variables has a bad format' },
+          '404': { description: 'The requested page was not found.' },
+        },
+      },
+      handler: async (ctx) => {
+        const a = ctx.args as EventListArgs;
+        if ((a.geoloc_lat === undefined) !== (a.geoloc_lng === undefined)) {
+          const missing = a.geoloc_lat === undefined ? 'geoloc_lat' : 'geoloc_lng';
+          throw invalidParams({ [missing]: `${missing} must be given together with ${missing === 'geoloc_lat' ? 'geoloc_lng' : 'geoloc_lat'}.` });
+        }
+        const page = await events.list(ctx.viewer, a);
+        const urls = listUrls(services.links.rest('events/'), page.query, appendedQuery(ctx), a.page, page.totalPages);
+        return {
+          body: { events: page.events, ...urls, total: page.total, total_pages: page.totalPages },
+          headers: totalHeaders(page.total, page.totalPages),
+        };
+      },
+    }),
+    endpoint({
+      methods: ['POST'],
+      args: writeArgs,
+      permission: (ctx) => typeCan(ctx.viewer, 'edit', 'tribe_events'),
+      docs: SINGLE_DOCS.post,
+      handler: async (ctx) => {
+        const created = await events.create(ctx.viewer, writeInput(ctx.args, ctx.sent));
+        const [json] = await events.represent([created], ctx.viewer, 'list');
+        return { status: 201, body: json };
+      },
+    }),
+  ]);
+
+  const byId = itemEndpoints(services, {
+    read: { id: idArg('the event post ID') },
+    write: { id: idArg('the event post ID'), ...optionalArgs(writeArgs) },
+    notFound: (ctx) => missingEvent(services, Number(ctx.path.id)),
+  });
+  const loadById = async (ctx: Omit<EndpointContext, 'record'>) => (await events.findById(Number(ctx.path.id))) ?? null;
+  for (const e of Object.values(byId)) e.load = loadById;
+
+  const bySlug = itemEndpoints(services, {
+    read: { slug: slugArg('the event post name') },
+    write: { slug: slugWriteArg, ...writeArgsWithoutSlug },
+    notFound: async () => {
+      throw apiError('rest-event-not-found', { args: [0] });
+    },
+  });
+  const loadBySlug = async (ctx: Omit<EndpointContext, 'record'>) => {
+    const id = await events.findIdBySlug(ctx.path.slug);
+    return id === undefined ? null : ((await events.findById(id)) ?? null);
+  };
+  for (const e of Object.values(bySlug)) e.load = loadBySlug;
+  // Unknown slugs on GET/DELETE are a parameter error, as in the original (is_event_slug).
+  for (const e of [bySlug.get, bySlug.remove]) {
+    e.load = async (ctx) => {
+      const record = await loadBySlug(ctx);
+      if (!record) throw invalidParams({ slug: 'Invalid parameter.' });
+      return record;
+    };
+  }
+
+  return [
+    list,
+    route('/events/{id}', [byId.get, byId.remove, byId.update]),
+    route('/events/by-slug/{slug}', [bySlug.get, bySlug.remove, bySlug.update]),
+  ];
+}

@@ -1,0 +1,17 @@
+/**
+ * The one explicit list of routes, in the original's registration order (which is also the order
+ * of the namespace index and of the OpenAPI paths).
+ *
+ * @example const routes = apiRoutes(services);
+ */
+import type { Services } from '../../domain/services.js';
+import type { RouteDecl } from '../route.js';
+import { eventRoutes } from './events.js';
+import { namespaceRoutes } from './namespace.js';
+
+export function apiRoutes(services: Services): RouteDecl[] {
+  const routes: RouteDecl[] = [];
+  routes.push(...namespaceRoutes(services, () => routes));
+  routes.push(...eventRoutes(services));
+  return routes;
+}

@@ -1,0 +1,145 @@
+/**
+ * Opening the database: SQLite through better-sqlite3 (default) or PostgreSQL through `pg`,
+ * both behind one Kysely instance. Migrations run here, at start-up.
+ *
+ * @example
+ *   const store = await openStore('sqlite::memory:');
+ *   await store.db.selectFrom('users').selectAll().execute();
+ *   await store.close();
+ */
+import { mkdirSync } from 'node:fs';
+import { dirname, resolve } from 'node:path';
+import SQLite from 'better-sqlite3';
+import pg from 'pg';
+import { Kysely, Migrator, PostgresDialect, SqliteDialect, sql, type Migration, type MigrationProvider } from 'kysely';
+import type { Database } from './schema.js';
+import { initialMigration } from './migrations/001_initial.js';
+
+export type DialectName = 'sqlite' | 'postgres';
+
+export interface Store {
+  db: Kysely<Database>;
+  dialect: DialectName;
+  /** Human-readable location, for logs (never includes a password). */
+  describe: string;
+  close(): Promise<void>;
+}
+
+export interface OpenOptions {
+  /** PostgreSQL only: use (and create) this schema instead of `public`. Tests give each run its own. */
+  schema?: string;
+  /** PostgreSQL only: drop `schema` when the store closes. */
+  dropSchemaOnClose?: boolean;
+  /** Skip migrations (the caller runs them). */
+  skipMigrations?: boolean;
+  /** Largest number of pooled PostgreSQL connections. */
+  poolSize?: number;
+}
+
+/** Raised for a DATABASE_URL that names no supported database. */
+export class StoreUrlError extends Error {}
+
+/** The migrations, in order. New ones are appended with a sortable name. */
+function migrations(dialect: DialectName): Record<string, Migration> {
+  return { '001_initial': initialMigration(dialect) };
+}
+
+class InlineMigrations implements MigrationProvider {
+  constructor(private readonly dialect: DialectName) {}
+  async getMigrations(): Promise<Record<string, Migration>> {
+    return migrations(this.dialect);
+  }
+}
+
+/** Apply pending migrations; returns the names applied. */
+export async function migrate(store: Store): Promise<string[]> {
+  const migrator = new Migrator({ db: store.db, provider: new InlineMigrations(store.dialect) });
+  const { error, results } = await migrator.migrateToLatest();
+  if (error) throw error instanceof Error ? error : new Error(String(error));
+  return (results ?? []).filter((r) => r.status === 'Success').map((r) => r.migrationName);
+}
+
+function sqliteStore(path: string): Store {
+  const file = path === ':memory:' ? ':memory:' : resolve(path);
+  if (file !== ':memory:') mkdirSync(dirname(file), { recursive: true });
+  const database = new SQLite(file);
+  database.pragma('journal_mode = WAL');
+  database.pragma('synchronous = NORMAL');
+  database.pragma('foreign_keys = ON');
+  database.pragma('busy_timeout = 5000');
+  database.pragma('cache_size = -65536');
+  const db = new Kysely<Database>({ dialect: new SqliteDialect({ database }) });
+  return {
+    db,
+    dialect: 'sqlite',
+    describe: `sqlite:${file}`,
+    close: () => db.destroy(),
+  };
+}
+
+async function postgresStore(url: string, options: OpenOptions): Promise<Store> {
+  const schema = options.schema;
+  if (schema !== undefined && !/^[a-z_][a-z0-9_]*$/.test(schema)) throw new StoreUrlError(`invalid schema name "${schema}"`);
+  if (schema) {
+    const admin = new pg.Client({ connectionString: url });
+    await admin.connect();
+    try {
+      await admin.query(`CREATE SCHEMA IF NOT EXISTS ${schema}`);
+    } finally {
+      await admin.end();
+    }
+  }
+  const pool = new pg.Pool({
+    connectionString: url,
+    max: options.poolSize ?? 10,
+    ...(schema ? { options: `-c search_path=${schema}` } : {}),
+  });
+  // COUNT(*) and other bigints arrive as strings; ids and counts fit in a JS number.
+  pg.types.setTypeParser(20, (v) => Number(v));
+  const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
+  const safeUrl = (() => {
+    try {
+      const u = new URL(url);
+      u.password = '';
+      return u.toString();
+    } catch {
+      return 'postgres://…';
+    }
+  })();
+  return {
+    db,
+    dialect: 'postgres',
+    describe: schema ? `${safeUrl} (schema ${schema})` : safeUrl,
+    close: async () => {
+      if (schema && options.dropSchemaOnClose) await sql.raw(`DROP SCHEMA IF EXISTS ${schema} CASCADE`).execute(db);
+      await db.destroy();
+    },
+  };
+}
+
+/**
+ * Open (and migrate) the store named by a DATABASE_URL.
+ *
+ * @example await openStore('postgres://postgres@127.0.0.1:5432/test', { schema: 'run_42', dropSchemaOnClose: true })
+ */
+export async function openStore(url: string, options: OpenOptions = {}): Promise<Store> {
+  let store: Store;
+  if (url.startsWith('sqlite:')) {
+    const path = url.slice('sqlite:'.length).replace(/^\/\/(?=\/)/, '');
+    if (!path) throw new StoreUrlError('DATABASE_URL sqlite: needs a path, e.g. sqlite:./data/calendar.db or sqlite::memory:');
+    store = sqliteStore(path);
+  } else if (url.startsWith('postgres://') || url.startsWith('postgresql://')) {
+    store = await postgresStore(url, options);
+  } else {
+    throw new StoreUrlError(`DATABASE_URL must start with sqlite: or postgres:// (got "${url.split(':')[0]}:…")`);
+  }
+  if (!options.skipMigrations) {
+    try {
+      await migrate(store);
+    } catch (e) {
+      await store.close().catch(() => {});
+      throw e;
+    }
+  }
+  return store;
+}

@@ -1,0 +1,217 @@
+/**
+ * Event queries: rows joined with their post, links to organizers and terms, and the filtered,
+ * paged list. Dialect differences (case-insensitive LIKE) stay here.
+ *
+ * @example
+ *   const page = await findEventPage(db, 'sqlite', { statuses: ['publish'], order: 'start' }, { limit: 10, offset: 0 });
+ */
+import { sql, type ExpressionBuilder, type SelectQueryBuilder } from 'kysely';
+import type { Database, EventsTable, Executor, PostRow, EventRow } from './schema.js';
+import type { DialectName } from './db.js';
+import type { Insertable, Updateable } from 'kysely';
+
+/** A post row with its event fields. */
+export type EventRecord = PostRow & Omit<EventRow, 'post_id'>;
+
+/** What the list can filter on (already resolved to ids by the domain). */
+export interface EventListFilter {
+  statuses: readonly string[];
+  /** Non-editors: records not published are only listed when this user wrote them. */
+  onlyPublishedOrAuthor?: number;
+  /** start_local >= startFrom */
+  startFrom?: string;
+  /** end_local <= endUntil */
+  endUntil?: string;
+  /** every word must appear in title, excerpt or content; words starting with '-' must not */
+  searchWords?: string[];
+  categoryIds?: number[];
+  tagIds?: number[];
+  venueIds?: number[];
+  organizerIds?: number[];
+  featured?: boolean;
+  include?: number[];
+  postParent?: number;
+  /** 'start': by start date then id; 'date': by publication date then id (with include) */
+  order: 'start' | 'date';
+}
+
+type EventQuery = SelectQueryBuilder<Database, 'posts' | 'events', object>;
+
+const EVENT_COLUMNS = [
+  'posts.id',
+  'posts.type',
+  'posts.author_id',
+  'posts.status',
+  'posts.pre_trash_status',
+  'posts.title',
+  'posts.content',
+  'posts.excerpt',
+  'posts.slug',
+  'posts.date_local',
+  'posts.date_gmt',
+  'posts.modified_local',
+  'posts.modified_gmt',
+  'posts.parent_id',
+  'posts.image_id',
+  'events.start_local',
+  'events.end_local',
+  'events.start_utc',
+  'events.end_utc',
+  'events.timezone',
+  'events.all_day',
+  'events.cost',
+  'events.currency_symbol',
+  'events.currency_position',
+  'events.website',
+  'events.show_map',
+  'events.show_map_link',
+  'events.hide_from_listings',
+  'events.sticky',
+  'events.featured',
+  'events.venue_id',
+] as const;
+
+function baseQuery(db: Executor): EventQuery {
+  return db.selectFrom('posts').innerJoin('events', 'events.post_id', 'posts.id') as EventQuery;
+}
+
+/** Event records for these ids (any status), in no particular order. */
+export async function findEventsByIds(db: Executor, ids: number[]): Promise<EventRecord[]> {
+  if (ids.length === 0) return [];
+  const rows = await baseQuery(db).select(EVENT_COLUMNS).where('posts.id', 'in', ids).execute();
+  return rows as EventRecord[];
+}
+
+export async function insertEventDetails(db: Executor, details: Insertable<EventsTable>): Promise<void> {
+  await db.insertInto('events').values(details).execute();
+}
+
+export async function updateEventDetails(db: Executor, id: number, patch: Updateable<EventsTable>): Promise<void> {
+  if (Object.keys(patch).length === 0) return;
+  await db.updateTable('events').set(patch).where('post_id', '=', id).execute();
+}
+
+/** Replace the event's organizers, keeping the given order. */
+export async function setEventOrganizers(db: Executor, eventId: number, organizerIds: number[]): Promise<void> {
+  await db.deleteFrom('event_organizers').where('event_id', '=', eventId).execute();
+  const unique = [...new Set(organizerIds)];
+  if (unique.length === 0) return;
+  await db
+    .insertInto('event_organizers')
+    .values(unique.map((organizer_id, position) => ({ event_id: eventId, organizer_id, position })))
+    .execute();
+}
+
+/** Organizer links of these events, ordered by event then position. */
+export async function organizerLinksOf(db: Executor, eventIds: number[]): Promise<Array<{ event_id: number; organizer_id: number }>> {
+  if (eventIds.length === 0) return [];
+  return db
+    .selectFrom('event_organizers')
+    .select(['event_id', 'organizer_id'])
+    .where('event_id', 'in', eventIds)
+    .orderBy('event_id')
+    .orderBy('position')
+    .execute();
+}
+
+/** Term links of these events. */
+export async function termLinksOf(db: Executor, eventIds: number[]): Promise<Array<{ event_id: number; term_id: number }>> {
+  if (eventIds.length === 0) return [];
+  return db.selectFrom('event_terms').select(['event_id', 'term_id']).where('event_id', 'in', eventIds).execute();
+}
+
+/** Term ids of one taxonomy linked to an event. */
+export async function eventTermIds(db: Executor, eventId: number, taxonomy: string): Promise<number[]> {
+  const rows = await db
+    .selectFrom('event_terms')
+    .innerJoin('terms', 'terms.id', 'event_terms.term_id')
+    .select('terms.id')
+    .where('event_terms.event_id', '=', eventId)
+    .where('terms.taxonomy', '=', taxonomy as never)
+    .execute();
+  return rows.map((r) => Number(r.id));
+}
+
+/** Replace the event's terms of one taxonomy. Returns the ids whose link changed (for recounting). */
+export async function setEventTerms(db: Executor, eventId: number, taxonomy: string, termIds: number[]): Promise<number[]> {
+  const before = await eventTermIds(db, eventId, taxonomy);
+  const wanted = [...new Set(termIds)];
+  const removed = before.filter((id) => !wanted.includes(id));
+  const added = wanted.filter((id) => !before.includes(id));
+  if (removed.length) await db.deleteFrom('event_terms').where('event_id', '=', eventId).where('term_id', 'in', removed).execute();
+  if (added.length) await db.insertInto('event_terms').values(added.map((term_id) => ({ event_id: eventId, term_id }))).execute();
+  return [...removed, ...added];
+}
+
+function likeAny(dialect: DialectName, word: string) {
+  const pattern = `%${word.replace(/[\\%_]/g, (c) => '\\' + c)}%`;
+  return (eb: ExpressionBuilder<Database, 'posts' | 'events'>) => {
+    const op = dialect === 'postgres' ? sql`ILIKE` : sql`LIKE`;
+    const cols = ['posts.title', 'posts.excerpt', 'posts.content'] as const;
+    return eb.or(cols.map((c) => eb(sql`${sql.ref(c)}`, op as never, sql`${pattern} ESCAPE '\\'`)));
+  };
+}
+
+function applyFilter(q: EventQuery, dialect: DialectName, f: EventListFilter): EventQuery {
+  q = q.where('posts.type', '=', 'tribe_events').where('events.hide_from_listings', '=', 0);
+  if (f.statuses.length === 1) q = q.where('posts.status', '=', f.statuses[0]);
+  else q = q.where('posts.status', 'in', [...f.statuses]);
+  if (f.onlyPublishedOrAuthor !== undefined) {
+    const author = f.onlyPublishedOrAuthor;
+    q = q.where((eb) => eb.or([eb('posts.status', '=', 'publish'), eb('posts.author_id', '=', author)]));
+  }
+  if (f.startFrom !== undefined) q = q.where('events.start_local', '>=', f.startFrom);
+  if (f.endUntil !== undefined) q = q.where('events.end_local', '<=', f.endUntil);
+  for (const raw of f.searchWords ?? []) {
+    if (raw.startsWith('-') && raw.length > 1) {
+      const like = likeAny(dialect, raw.slice(1));
+      q = q.where((eb) => eb.not(like(eb)));
+    } else q = q.where(likeAny(dialect, raw));
+  }
+  if (f.categoryIds) {
+    const ids = f.categoryIds;
+    q = q.where('posts.id', 'in', (eb) => eb.selectFrom('event_terms').select('event_id').where('term_id', 'in', ids.length ? ids : [0]));
+  }
+  if (f.tagIds) {
+    const ids = f.tagIds;
+    q = q.where('posts.id', 'in', (eb) => eb.selectFrom('event_terms').select('event_id').where('term_id', 'in', ids.length ? ids : [0]));
+  }
+  if (f.venueIds) q = q.where('events.venue_id', 'in', f.venueIds.length ? f.venueIds : [0]);
+  if (f.organizerIds) {
+    const ids = f.organizerIds;
+    q = q.where('posts.id', 'in', (eb) => eb.selectFrom('event_organizers').select('event_id').where('organizer_id', 'in', ids.length ? ids : [0]));
+  }
+  if (f.featured !== undefined) q = q.where('events.featured', '=', f.featured ? 1 : 0);
+  if (f.include) q = q.where('posts.id', 'in', f.include.length ? f.include : [0]);
+  if (f.postParent !== undefined) q = q.where('posts.parent_id', '=', f.postParent);
+  return q;
+}
+
+/**
+ * One page of event records matching the filter, plus the total number of matches.
+ */
+export async function findEventPage(
+  db: Executor,
+  dialect: DialectName,
+  filter: EventListFilter,
+  page: { limit: number; offset: number },
+): Promise<{ rows: EventRecord[]; total: number }> {
+  let q = applyFilter(baseQuery(db), dialect, filter).select(EVENT_COLUMNS);
+  q = filter.order === 'date' ? q.orderBy('posts.date_gmt').orderBy('posts.id') : q.orderBy('events.start_local').orderBy('posts.id');
+  const rows = (await q.limit(page.limit).offset(page.offset).execute()) as EventRecord[];
+  let total: number;
+  if (page.offset === 0 && rows.length < page.limit) total = rows.length;
+  else {
+    const c = await applyFilter(baseQuery(db), dialect, filter)
+      .select((eb) => eb.fn.countAll<number>().as('n'))
+      .executeTakeFirstOrThrow();
+    total = Number(c.n);
+  }
+  return { rows, total };
+}
+
+/** Ids of events linked to a venue (any status). */
+export async function eventIdsOfVenue(db: Executor, venueId: number): Promise<number[]> {
+  const rows = await db.selectFrom('events').select('post_id').where('venue_id', '=', venueId).execute();
+  return rows.map((r) => Number(r.post_id));
+}

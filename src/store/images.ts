@@ -1,0 +1,23 @@
+/**
+ * Image records: a featured image is an id of a known image, or a URL that creates a record
+ * pointing at it (COMPAT decision 9; nothing is downloaded).
+ *
+ * @example
+ *   const id = await insertImage(db, { url: 'https://x/y.png', extension: 'png', mime_type: 'image/png', width: null, height: null, author_id: 1, created_gmt: '…' });
+ */
+import type { Insertable } from 'kysely';
+import type { Executor, ImageRow, ImagesTable } from './schema.js';
+
+export async function findImagesByIds(db: Executor, ids: number[]): Promise<ImageRow[]> {
+  if (ids.length === 0) return [];
+  return db.selectFrom('images').selectAll().where('id', 'in', ids).execute();
+}
+
+export async function findImageByUrl(db: Executor, url: string): Promise<ImageRow | undefined> {
+  return db.selectFrom('images').selectAll().where('url', '=', url).orderBy('id').limit(1).executeTakeFirst();
+}
+
+export async function insertImage(db: Executor, image: Insertable<ImagesTable>): Promise<number> {
+  const row = await db.insertInto('images').values(image).returning('id').executeTakeFirstOrThrow();
+  return Number(row.id);
+}

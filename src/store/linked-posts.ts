@@ -1,0 +1,194 @@
+/**
+ * Venue and organizer queries. Both are "linked posts": a post row plus a detail table; one
+ * implementation serves both, with the differences as data (`LINKED_KINDS`).
+ *
+ * @example
+ *   const rows = await findLinkedByIds(db, 'venue', [4, 5]);
+ */
+import { sql, type ExpressionBuilder } from 'kysely';
+import type { Database, Executor, OrganizerRow, PostRow, PostType, VenueRow } from './schema.js';
+import type { DialectName } from './db.js';
+
+export type LinkedKind = 'venue' | 'organizer';
+
+export interface LinkedKindInfo {
+  postType: PostType;
+  table: 'venues' | 'organizers';
+  /** detail columns, in storage order */
+  columns: readonly string[];
+  /** detail columns the list `search` looks in (besides title, content and excerpt) */
+  searchColumns: readonly string[];
+}
+
+export const LINKED_KINDS: Record<LinkedKind, LinkedKindInfo> = {
+  venue: {
+    postType: 'tribe_venue',
+    table: 'venues',
+    columns: ['address', 'city', 'country', 'province', 'state', 'zip', 'phone', 'website', 'stateprovince', 'show_map', 'show_map_link', 'geo_lat', 'geo_lng'],
+    searchColumns: ['address', 'city', 'province', 'state', 'stateprovince', 'zip', 'phone'],
+  },
+  organizer: {
+    postType: 'tribe_organizer',
+    table: 'organizers',
+    columns: ['phone', 'website', 'email'],
+    searchColumns: ['phone', 'email', 'website'],
+  },
+};
+
+export type VenueRecord = PostRow & Omit<VenueRow, 'post_id'>;
+export type OrganizerRecord = PostRow & Omit<OrganizerRow, 'post_id'>;
+export type LinkedRecord = VenueRecord | OrganizerRecord;
+
+/** Records of this kind for these ids (any status). */
+export async function findLinkedByIds(db: Executor, kind: LinkedKind, ids: number[]): Promise<LinkedRecord[]> {
+  if (ids.length === 0) return [];
+  const info = LINKED_KINDS[kind];
+  const rows = await db
+    .selectFrom('posts')
+    .innerJoin(info.table as 'venues', `${info.table}.post_id` as 'venues.post_id', 'posts.id')
+    .selectAll('posts')
+    .select(info.columns.map((c) => `${info.table}.${c}`) as never[])
+    .where('posts.id', 'in', ids)
+    .where('posts.type', '=', info.postType)
+    .execute();
+  return rows as unknown as LinkedRecord[];
+}
+
+/** Insert the detail row of a linked post. */
+export async function insertLinkedDetails(db: Executor, kind: LinkedKind, postId: number, details: Record<string, unknown>): Promise<void> {
+  const info = LINKED_KINDS[kind];
+  await db
+    .insertInto(info.table as 'venues')
+    .values({ post_id: postId, ...details } as never)
+    .execute();
+}
+
+/** Change detail columns of a linked post. */
+export async function updateLinkedDetails(db: Executor, kind: LinkedKind, postId: number, details: Record<string, unknown>): Promise<void> {
+  if (Object.keys(details).length === 0) return;
+  const info = LINKED_KINDS[kind];
+  await db
+    .updateTable(info.table as 'venues')
+    .set(details as never)
+    .where('post_id', '=', postId)
+    .execute();
+}
+
+/** Remove every link from events to this venue or organizer (when it is trashed). */
+export async function unlinkFromEvents(db: Executor, kind: LinkedKind, postId: number): Promise<number[]> {
+  if (kind === 'venue') {
+    const rows = await db.selectFrom('events').select('post_id').where('venue_id', '=', postId).execute();
+    await db.updateTable('events').set({ venue_id: null }).where('venue_id', '=', postId).execute();
+    return rows.map((r) => Number(r.post_id));
+  }
+  const rows = await db.selectFrom('event_organizers').select('event_id').where('organizer_id', '=', postId).execute();
+  await db.deleteFrom('event_organizers').where('organizer_id', '=', postId).execute();
+  return rows.map((r) => Number(r.event_id));
+}
+
+/** Linked-post list filter (resolved by the domain). */
+export interface LinkedListFilter {
+  statuses: readonly string[];
+  onlyPublishedOrAuthor?: number;
+  /** fragments that must all occur in one of the searched fields */
+  searchFragments?: string[];
+  /** only those linked to this event */
+  eventId?: number;
+  /** true: linked to some event whose status is in `eventStatuses`; false: to none */
+  hasEvents?: boolean;
+  /** statuses of the events that count for hasEvents / upcoming */
+  eventStatuses?: readonly string[];
+  /** only those linked to an event starting at or after this UTC wall time */
+  upcomingFromUtc?: string;
+}
+
+function linkedEventIds(kind: LinkedKind, eb: ExpressionBuilder<Database, 'posts'>, f: LinkedListFilter, extra?: (q: any) => any) {
+  const statuses = f.eventStatuses ?? ['publish'];
+  if (kind === 'venue') {
+    let q: any = eb
+      .selectFrom('events')
+      .innerJoin('posts as ep', 'ep.id', 'events.post_id')
+      .select('events.venue_id')
+      .where('ep.status', 'in', [...statuses])
+      .where('events.venue_id', 'is not', null);
+    if (extra) q = extra(q);
+    return q;
+  }
+  let q: any = eb
+    .selectFrom('event_organizers')
+    .innerJoin('events', 'events.post_id', 'event_organizers.event_id')
+    .innerJoin('posts as ep', 'ep.id', 'event_organizers.event_id')
+    .select('event_organizers.organizer_id')
+    .where('ep.status', 'in', [...statuses]);
+  if (extra) q = extra(q);
+  return q;
+}
+
+function applyLinkedFilter(kind: LinkedKind, dialect: DialectName, q: any, f: LinkedListFilter, withSearch: boolean): any {
+  const info = LINKED_KINDS[kind];
+  q = q.where('posts.type', '=', info.postType).where('posts.status', 'in', [...f.statuses]);
+  if (f.onlyPublishedOrAuthor !== undefined) {
+    const author = f.onlyPublishedOrAuthor;
+    q = q.where((eb: any) => eb.or([eb('posts.status', '=', 'publish'), eb('posts.author_id', '=', author)]));
+  }
+  if (withSearch && f.searchFragments && f.searchFragments.length) {
+    const fields = ['posts.title', 'posts.content', 'posts.excerpt', ...info.searchColumns.map((c) => `${info.table}.${c}`)];
+    const op = dialect === 'postgres' ? sql`ILIKE` : sql`LIKE`;
+    const frags = f.searchFragments;
+    q = q.where((eb: any) =>
+      eb.or(
+        fields.map((field) =>
+          eb.and(frags.map((frag) => eb(sql.ref(field), op, sql`${'%' + frag.replace(/[\\%_]/g, (c) => '\\' + c) + '%'} ESCAPE '\\'`))),
+        ),
+      ),
+    );
+  }
+  if (f.eventId !== undefined) {
+    const eventId = f.eventId;
+    if (kind === 'venue') q = q.where('posts.id', 'in', (eb: any) => eb.selectFrom('events').select('venue_id').where('post_id', '=', eventId));
+    else q = q.where('posts.id', 'in', (eb: any) => eb.selectFrom('event_organizers').select('organizer_id').where('event_id', '=', eventId));
+  }
+  if (f.hasEvents !== undefined) {
+    const has = f.hasEvents;
+    q = q.where((eb: any) => (has ? eb('posts.id', 'in', linkedEventIds(kind, eb, f)) : eb('posts.id', 'not in', linkedEventIds(kind, eb, f))));
+  }
+  if (f.upcomingFromUtc !== undefined) {
+    const from = f.upcomingFromUtc;
+    q = q.where('posts.id', 'in', (eb: any) =>
+      linkedEventIds(kind, eb, f, (sub) => sub.where('events.start_utc', '>=', from).where('events.hide_from_listings', '=', 0)),
+    );
+  }
+  return q;
+}
+
+/**
+ * One page of venues or organizers, newest publication first, and the total. When `search`
+ * matches nothing, `total` counts the list without the search, as the original does.
+ */
+export async function findLinkedPage(
+  db: Executor,
+  dialect: DialectName,
+  kind: LinkedKind,
+  filter: LinkedListFilter,
+  page: { limit: number; offset: number },
+): Promise<{ rows: LinkedRecord[]; total: number }> {
+  const info = LINKED_KINDS[kind];
+  const base = () => db.selectFrom('posts').innerJoin(info.table as 'venues', `${info.table}.post_id` as 'venues.post_id', 'posts.id');
+  const rows = (await applyLinkedFilter(kind, dialect, base(), filter, true)
+    .selectAll('posts')
+    .select(info.columns.map((c) => `${info.table}.${c}`))
+    .orderBy('posts.date_gmt', 'desc')
+    .orderBy('posts.id', 'desc')
+    .limit(page.limit)
+    .offset(page.offset)
+    .execute()) as LinkedRecord[];
+  const countWithSearch = async (withSearch: boolean) => {
+    const c = await applyLinkedFilter(kind, dialect, base(), filter, withSearch)
+      .select((eb: any) => eb.fn.countAll().as('n'))
+      .executeTakeFirstOrThrow();
+    return Number(c.n);
+  };
+  let total = page.offset === 0 && rows.length < page.limit ? rows.length : await countWithSearch(true);
+  if (total === 0 && filter.searchFragments?.length) total = await countWithSearch(false);
+  return { rows, total };
+}

@@ -1,0 +1,70 @@
+/**
+ * Queries on the shared `posts` table (the common part of events, venues and organizers).
+ *
+ * @example
+ *   const id = await insertPost(db, { type: 'tribe_venue', status: 'publish', title: 'Hall', … });
+ *   await isSlugTaken(db, 'tribe_venue', 'hall', id) // false
+ */
+import type { Executor, NewPost, PostRow, PostType, PostUpdate } from './schema.js';
+
+/** Insert a post row and return its id. */
+export async function insertPost(db: Executor, post: NewPost): Promise<number> {
+  const row = await db.insertInto('posts').values(post).returning('id').executeTakeFirstOrThrow();
+  return Number(row.id);
+}
+
+/** Change some columns of a post. */
+export async function updatePost(db: Executor, id: number, patch: PostUpdate): Promise<void> {
+  if (Object.keys(patch).length === 0) return;
+  await db.updateTable('posts').set(patch).where('id', '=', id).execute();
+}
+
+/** The post with this id whatever its type, or undefined. */
+export async function findPost(db: Executor, id: number): Promise<PostRow | undefined> {
+  return db.selectFrom('posts').selectAll().where('id', '=', id).executeTakeFirst();
+}
+
+/** The type of the post with this id, or undefined. */
+export async function postTypeOf(db: Executor, id: number): Promise<PostType | undefined> {
+  const row = await db.selectFrom('posts').select('type').where('id', '=', id).executeTakeFirst();
+  return row?.type;
+}
+
+/** Ids among `ids` that are posts of `type` (any status). */
+export async function existingIdsOfType(db: Executor, type: PostType, ids: number[]): Promise<Set<number>> {
+  if (ids.length === 0) return new Set();
+  const rows = await db.selectFrom('posts').select('id').where('type', '=', type).where('id', 'in', ids).execute();
+  return new Set(rows.map((r) => Number(r.id)));
+}
+
+/** Id of the post of `type` with this slug (any status), or undefined. */
+export async function findPostIdBySlug(db: Executor, type: PostType, slug: string): Promise<number | undefined> {
+  const row = await db
+    .selectFrom('posts')
+    .select('id')
+    .where('type', '=', type)
+    .where('slug', '=', slug)
+    .orderBy('id')
+    .limit(1)
+    .executeTakeFirst();
+  return row ? Number(row.id) : undefined;
+}
+
+/** Whether another post of the type already uses the slug. */
+export async function isSlugTaken(db: Executor, type: PostType, slug: string, exceptId?: number): Promise<boolean> {
+  let q = db.selectFrom('posts').select('id').where('type', '=', type).where('slug', '=', slug);
+  if (exceptId !== undefined) q = q.where('id', '!=', exceptId);
+  return (await q.limit(1).executeTakeFirst()) !== undefined;
+}
+
+/** Ids of the posts of `type` whose title equals `title` case-insensitively, not trashed. */
+export async function findPostIdsByTitle(db: Executor, type: PostType, title: string): Promise<PostRow[]> {
+  return db
+    .selectFrom('posts')
+    .selectAll()
+    .where('type', '=', type)
+    .where('status', 'not in', ['trash', 'auto-draft'])
+    .where((eb) => eb(eb.fn('lower', ['title']), '=', title.toLowerCase()))
+    .orderBy('id')
+    .execute();
+}

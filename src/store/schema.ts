@@ -1,0 +1,161 @@
+/**
+ * Table types for Kysely. One schema serves SQLite and PostgreSQL: dates are stored as
+ * 'YYYY-MM-DD HH:MM:SS' text (sortable, identical on both), flags as 0/1 integers.
+ *
+ * Events, venues and organizers share one id space (`posts`), as WordPress posts do, so an id
+ * names exactly one record across the three types; each type keeps its own fields in a
+ * detail table keyed by the post id.
+ */
+import type { ColumnType, Generated, Insertable, Kysely, Selectable, Updateable } from 'kysely';
+
+/** WordPress post type names, kept so that stored data reads like the original. */
+export type PostType = 'tribe_events' | 'tribe_venue' | 'tribe_organizer';
+/** WordPress taxonomy names of the two term kinds. */
+export type Taxonomy = 'tribe_events_cat' | 'post_tag';
+
+export interface PostsTable {
+  id: Generated<number>;
+  type: PostType;
+  author_id: number;
+  status: string;
+  /** status before it was trashed (WordPress' _wp_trash_meta_status), '' otherwise */
+  pre_trash_status: ColumnType<string, string | undefined, string>;
+  title: string;
+  content: string;
+  excerpt: string;
+  slug: string;
+  /** publication date, site time */
+  date_local: string;
+  /** publication date, UTC; '0000-00-00 00:00:00' for never-published drafts */
+  date_gmt: string;
+  modified_local: string;
+  modified_gmt: string;
+  parent_id: ColumnType<number, number | undefined, number>;
+  image_id: ColumnType<number | null, number | null | undefined, number | null>;
+}
+
+export interface EventsTable {
+  post_id: number;
+  start_local: string;
+  end_local: string;
+  start_utc: string;
+  end_utc: string;
+  timezone: string;
+  all_day: number;
+  /** JSON array of the raw cost values, null when the event has no cost */
+  cost: string | null;
+  currency_symbol: string;
+  currency_position: string;
+  /** null: never set (output falls back to the permalink); '' : set empty */
+  website: string | null;
+  show_map: number;
+  show_map_link: number;
+  hide_from_listings: number;
+  sticky: number;
+  featured: number;
+  venue_id: number | null;
+}
+
+export interface VenuesTable {
+  post_id: number;
+  address: string;
+  city: string;
+  country: string;
+  province: string;
+  state: string;
+  zip: string;
+  phone: string;
+  website: string;
+  stateprovince: string;
+  show_map: number;
+  show_map_link: number;
+  geo_lat: number | null;
+  geo_lng: number | null;
+}
+
+export interface OrganizersTable {
+  post_id: number;
+  phone: string;
+  website: string;
+  email: string;
+}
+
+export interface EventOrganizersTable {
+  event_id: number;
+  organizer_id: number;
+  position: number;
+}
+
+export interface TermsTable {
+  id: Generated<number>;
+  taxonomy: Taxonomy;
+  name: string;
+  slug: string;
+  description: string;
+  parent_id: number;
+  /** published events using the term, maintained by every event write */
+  count: number;
+}
+
+export interface EventTermsTable {
+  event_id: number;
+  term_id: number;
+}
+
+export interface ImagesTable {
+  id: Generated<number>;
+  url: string;
+  extension: string;
+  mime_type: string;
+  width: number | null;
+  height: number | null;
+  author_id: number;
+  created_gmt: string;
+}
+
+export interface UsersTable {
+  id: Generated<number>;
+  login: string;
+  email: string;
+  display_name: string;
+  role: string;
+  password_hash: string;
+  registered_gmt: string;
+}
+
+export interface AppPasswordsTable {
+  id: Generated<number>;
+  user_id: number;
+  uuid: string;
+  name: string;
+  password_hash: string;
+  created_gmt: string;
+  last_used_gmt: string | null;
+}
+
+export interface Database {
+  posts: PostsTable;
+  events: EventsTable;
+  venues: VenuesTable;
+  organizers: OrganizersTable;
+  event_organizers: EventOrganizersTable;
+  terms: TermsTable;
+  event_terms: EventTermsTable;
+  images: ImagesTable;
+  users: UsersTable;
+  app_passwords: AppPasswordsTable;
+}
+
+/** A database handle or an open transaction: store functions take either. */
+export type Executor = Kysely<Database>;
+
+export type PostRow = Selectable<PostsTable>;
+export type NewPost = Insertable<PostsTable>;
+export type PostUpdate = Updateable<PostsTable>;
+export type EventRow = Selectable<EventsTable>;
+export type VenueRow = Selectable<VenuesTable>;
+export type OrganizerRow = Selectable<OrganizersTable>;
+export type TermRow = Selectable<TermsTable>;
+export type ImageRow = Selectable<ImagesTable>;
+export type UserRow = Selectable<UsersTable>;
+export type AppPasswordRow = Selectable<AppPasswordsTable>;

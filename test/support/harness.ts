@@ -1,0 +1,230 @@
+/**
+ * Black-box test harness: a real server on a random port over a fresh store, on SQLite and (when
+ * TEST_POSTGRES_URL is set) on PostgreSQL in a schema of its own that is dropped afterwards.
+ *
+ * @example
+ *   forEachStore('events list', (t) => {
+ *     it('is empty', async () => {
+ *       const res = await t.api.get('/events');
+ *       assert.equal(res.status, 200);
+ *     });
+ *   });
+ */
+import { after, before, describe } from 'node:test';
+import { randomBytes } from 'node:crypto';
+import { loadConfig, type Config } from '../../src/config.js';
+import { buildApp, type BuiltApp } from '../../src/http/app.js';
+import { openStore } from '../../src/store/db.js';
+import type { Role } from '../../src/domain/permissions.js';
+
+export interface StoreKind {
+  name: 'sqlite' | 'postgres';
+  url: string;
+}
+
+/** The stores every HTTP test runs against. */
+export const STORES: StoreKind[] = [
+  { name: 'sqlite', url: 'sqlite::memory:' },
+  ...(process.env.TEST_POSTGRES_URL ? [{ name: 'postgres' as const, url: process.env.TEST_POSTGRES_URL }] : []),
+];
+
+export interface ApiResponse {
+  status: number;
+  headers: Headers;
+  /** parsed JSON (or the raw text when the body is not JSON) */
+  body: any;
+  text: string;
+}
+
+export interface RequestOptions {
+  /** JSON body */
+  json?: unknown;
+  /** form body: a string (already encoded) or an object (qs-encoded with PHP brackets) */
+  form?: string | Record<string, unknown>;
+  /** query string (string or object) */
+  query?: string | Record<string, string | number | boolean | Array<string | number>>;
+  /** 'admin', a role name created by `user()`, a login:password pair, or null for anonymous */
+  as?: string | null;
+  headers?: Record<string, string>;
+}
+
+export interface Client {
+  request(method: string, path: string, options?: RequestOptions): Promise<ApiResponse>;
+  get(path: string, options?: RequestOptions): Promise<ApiResponse>;
+  post(path: string, options?: RequestOptions): Promise<ApiResponse>;
+  put(path: string, options?: RequestOptions): Promise<ApiResponse>;
+  patch(path: string, options?: RequestOptions): Promise<ApiResponse>;
+  delete(path: string, options?: RequestOptions): Promise<ApiResponse>;
+}
+
+export interface TestServer {
+  built: BuiltApp;
+  config: Config;
+  /** 'http://127.0.0.1:PORT' */
+  origin: string;
+  /** '{origin}/api/calendar/events/v1' */
+  base: string;
+  api: Client;
+  /** Create a user of this role (login = role unless given); returns its login:password. */
+  user(role: Role, login?: string): Promise<{ id: number; credentials: string }>;
+  close(): Promise<void>;
+}
+
+export const ADMIN = { login: 'admin', password: 'admin-password' };
+
+function encodeForm(value: Record<string, unknown>): string {
+  const parts: string[] = [];
+  const walk = (prefix: string, v: unknown) => {
+    if (Array.isArray(v)) v.forEach((item, i) => walk(`${prefix}[${typeof item === 'object' && item !== null ? i : ''}]`, item));
+    else if (v !== null && typeof v === 'object') for (const [k, x] of Object.entries(v)) walk(`${prefix}[${k}]`, x);
+    else parts.push(`${encodeURIComponent(prefix)}=${encodeURIComponent(String(v ?? ''))}`);
+  };
+  for (const [k, v] of Object.entries(value)) walk(k, v);
+  return parts.join('&').replace(/%5B/g, '[').replace(/%5D/g, ']');
+}
+
+function encodeQuery(q: RequestOptions['query']): string {
+  if (q === undefined) return '';
+  if (typeof q === 'string') return q;
+  const parts: string[] = [];
+  for (const [k, v] of Object.entries(q)) {
+    if (Array.isArray(v)) for (const item of v) parts.push(`${encodeURIComponent(k)}[]=${encodeURIComponent(String(item))}`);
+    else parts.push(`${encodeURIComponent(k)}=${encodeURIComponent(String(v))}`);
+  }
+  return parts.join('&');
+}
+
+let counter = 0;
+
+/** A TCP port nobody listens on right now. */
+async function freePort(): Promise<number> {
+  const { createServer } = await import('node:net');
+  return new Promise((resolve, reject) => {
+    const srv = createServer();
+    srv.on('error', reject);
+    srv.listen(0, '127.0.0.1', () => {
+      const addr = srv.address();
+      const port = typeof addr === 'object' && addr ? addr.port : 0;
+      srv.close(() => resolve(port));
+    });
+  });
+}
+
+/** Start a server on a fresh store. */
+export async function startServer(kind: StoreKind, env: Record<string, string> = {}): Promise<TestServer> {
+  const schema = kind.name === 'postgres' ? `t_${process.pid}_${++counter}_${randomBytes(3).toString('hex')}` : undefined;
+  const store = await openStore(kind.url, { schema, dropSchemaOnClose: true, poolSize: 4 });
+  const port = await freePort();
+  const config = loadConfig({
+    PORT: String(port),
+    HOST: '127.0.0.1',
+    DATABASE_URL: kind.url,
+    CALENDAR_ADMIN_USER: ADMIN.login,
+    CALENDAR_ADMIN_PASSWORD: ADMIN.password,
+    LOG_LEVEL: 'silent',
+    ...env,
+  });
+  const built = await buildApp(config, { store, logger: false });
+  await built.app.listen({ port, host: '127.0.0.1' });
+  const origin = `http://127.0.0.1:${port}`;
+  const base = `${origin}${config.restRoot}/calendar/events/v1`;
+  const credentials = new Map<string, string>([['admin', `${ADMIN.login}:${ADMIN.password}`]]);
+
+  const request = async (method: string, path: string, options: RequestOptions = {}): Promise<ApiResponse> => {
+    const headers: Record<string, string> = { ...(options.headers ?? {}) };
+    const who = options.as === undefined ? null : options.as;
+    if (who !== null) {
+      const cred = credentials.get(who) ?? who;
+      headers.authorization = 'Basic ' + Buffer.from(cred).toString('base64');
+    }
+    let body: string | undefined;
+    if (options.json !== undefined) {
+      headers['content-type'] = 'application/json';
+      body = JSON.stringify(options.json);
+    } else if (options.form !== undefined) {
+      headers['content-type'] = 'application/x-www-form-urlencoded';
+      body = typeof options.form === 'string' ? options.form : encodeForm(options.form);
+    }
+    const query = encodeQuery(options.query);
+    const url = (path.startsWith('http') ? path : path.startsWith('/api') || path.startsWith('/?') || path === '/' ? origin + path : base + path) + (query ? (path.includes('?') ? '&' : '?') + query : '');
+    const res = await fetch(url, { method, headers, body });
+    const text = await res.text();
+    let parsed: unknown = text;
+    try {
+      parsed = text ? JSON.parse(text) : undefined;
+    } catch {
+      /* not JSON */
+    }
+    return { status: res.status, headers: res.headers, body: parsed, text };
+  };
+
+  const api: Client = {
+    request,
+    get: (p, o) => request('GET', p, o),
+    post: (p, o) => request('POST', p, o),
+    put: (p, o) => request('PUT', p, o),
+    patch: (p, o) => request('PATCH', p, o),
+    delete: (p, o) => request('DELETE', p, o),
+  };
+
+  return {
+    built,
+    config,
+    origin,
+    base,
+    api,
+    async user(role, login = role) {
+      const password = `${login}-pw`;
+      const row = await built.services.users.add({ login, role, password });
+      credentials.set(login, `${login}:${password}`);
+      return { id: Number(row.id), credentials: `${login}:${password}` };
+    },
+    async close() {
+      await built.app.close();
+      await store.close();
+    },
+  };
+}
+
+/**
+ * Run a block of tests once per store, each with its own server started before and closed after.
+ * Tests inside use `t.api`, `t.user(…)`, `t.base`, … through the object passed in (filled once started).
+ */
+export function forEachStore(title: string, body: (t: TestServer) => void, env: Record<string, string> = {}): void {
+  for (const kind of STORES) {
+    describe(`${title} [${kind.name}]`, () => {
+      const holder = {} as TestServer;
+      before(async () => {
+        Object.assign(holder, await startServer(kind, env));
+      });
+      after(async () => {
+        await holder.close?.();
+      });
+      body(holder);
+    });
+  }
+}
+
+/** Top-level keys of an object, in order. */
+export function keysOf(o: unknown): string[] {
+  return o && typeof o === 'object' ? Object.keys(o as object) : [];
+}
+
+/** A recorded exchange from ../shared/spec/reference/examples. */
+export async function example(name: string): Promise<{ request: any; status: number; headers: Array<[string, string]>; body: any }> {
+  const { readFile } = await import('node:fs/promises');
+  const { fileURLToPath } = await import('node:url');
+  const path = fileURLToPath(new URL(`../../../shared/spec/reference/examples/${name}`, import.meta.url));
+  return JSON.parse(await readFile(path, 'utf8'));
+}
+
+/**
+ * The "shape" of a JSON value: same keys in the same order and the same types, recursively;
+ * values themselves (ids, dates, hosts) are ignored. Arrays compare their first element's shape.
+ */
+export function shapeOf(value: unknown): unknown {
+  if (Array.isArray(value)) return value.length ? [shapeOf(value[0])] : [];
+  if (value === null) return 'null';
+  if (typeof value === 'object') return Object.fromEntries(Object.entries(value as object).map(([k, v]) => [k, shapeOf(v)]));
+  return typeof value;
+}

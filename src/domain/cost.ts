@@ -14,8 +14,6 @@ export interface CostDetails {
   values: string[];
 }
 
-export type CurrencyPosition = '' | 'prefix' | 'postfix';
-
 /** TEC's cost-range separator (`_x( ' – ', 'Cost range separator' )`). */
 const RANGE_SEPARATOR = ' \u2013 ';
 

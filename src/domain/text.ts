@@ -27,6 +27,8 @@ function phpTrim(text: string, chars = ' \t\n\r\0\x0B'): string {
 /**
  * Removes PCRE `/<open>.+?<close>/` spans (`.` = anything but `\n`) in linear time, which a
  * backtracking regex cannot guarantee (e.g. thousands of `[` without `]`).
+ *
+ * @example removeLazySpans('a [gallery id="1"] b', '[', ']') // 'a  b'
  */
 export function removeLazySpans(text: string, open: string, close: string): string {
   const n = text.length;

@@ -126,6 +126,9 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
     }
     const allow = await allowForError(req, services).catch(() => undefined);
     if (allow !== undefined) reply.header('allow', allow);
+    if ((req.query as Record<string, unknown> | undefined)?._envelope !== undefined) {
+      return sendJson(reply, 200, { body: apiErr.toJSON(), status: apiErr.status, headers: allow !== undefined ? { Allow: allow } : {} });
+    }
     return sendJson(reply, apiErr.status, apiErr.toJSON());
   });
 

@@ -137,14 +137,15 @@ export function registerRoutes(app: FastifyInstance, routes: RouteDecl[], servic
     if (methods.includes('GET') || methods.some((m) => m !== 'POST')) registered.add('POST');
 
     const handle = async (req: FastifyRequest, reply: FastifyReply) => {
-      req.apiRoute = decl;
       const method = effectiveMethod(req);
       const endpoint = decl.endpoints.find((e) => e.methods.includes(method as Method));
       if (!endpoint) throw new ApiError('rest_no_route', 'No route was found matching the URL and request method.', 404);
+      req.apiRoute = decl;
       const viewer = (req.viewer = await services.users.authenticate(req.headers.authorization));
       const path = (req.params ?? {}) as Record<string, string>;
-      const { args, sent } = await parseArgs(endpoint, requestInput(req), path, { viewer, services });
-      const base = { args, sent, path, viewer, services, rawQuery: rawQueryOf(req) };
+      const input = requestInput(req);
+      const { args, sent } = await parseArgs(endpoint, input, path, { viewer, services });
+      const base = { args, sent, path, viewer, services, rawQuery: rawQueryOf(req), input };
       const record = endpoint.load ? await endpoint.load(base) : null;
       const ctx: EndpointContext = { ...base, record };
       if (!(await endpoint.permission(ctx))) throw forbidden(isAuthenticated(viewer));

@@ -1,15 +1,89 @@
 /**
- * `events-calendar seed --events N`: bulk-load a realistic dataset (benchmark issue).
+ * `events-calendar seed --events N`: bulk-load a realistic dataset (events with venues,
+ * organizers, categories, tags and images; dates spread over two years around today) into
+ * DATABASE_URL, with a progress bar. Used by the benchmark (`npm run bench`).
  *
- * @example registerSeedCommand(program, withSettings, overridesOf)
+ * @example
+ *   events-calendar seed --events 100000 --database-url sqlite:./data/bench.db
+ *   CALENDAR_ADMIN_USER=admin CALENDAR_ADMIN_PASSWORD=pw events-calendar seed --events 1000 --author admin
  */
 import type { Command } from 'commander';
-import type { Config } from '../config.js';
+import cliProgress from 'cli-progress';
+import { loadConfig, type Config } from '../config.js';
+import { createUserService } from '../domain/users.js';
+import { seedCalendar, seedPlan, type SeedProgress } from '../domain/seed.js';
+import { openStore } from '../store/db.js';
+
+const PHASE_LABEL: Record<SeedProgress['phase'], string> = {
+  images: 'images    ',
+  terms: 'terms     ',
+  venues: 'venues    ',
+  organizers: 'organizers',
+  events: 'events    ',
+  counts: 'counts    ',
+};
 
 export function registerSeedCommand(
-  _program: Command,
-  _withSettings: (cmd: Command, keys?: Array<keyof Config>) => Command,
-  _overridesOf: (opts: Record<string, unknown>) => Partial<Record<keyof Config, string>>,
+  program: Command,
+  withSettings: (cmd: Command, keys?: Array<keyof Config>) => Command,
+  overridesOf: (opts: Record<string, unknown>) => Partial<Record<keyof Config, string>>,
 ): void {
-  // Filled in by the performance work.
+  withSettings(
+    program
+      .command('seed')
+      .description('bulk-load a synthetic calendar (venues, organizers, categories, tags, images) for benchmarks and demos')
+      .requiredOption('--events <n>', 'number of events to add')
+      .option('--seed <n>', 'random seed (same seed, same data)', '1')
+      .option('--author <login>', 'author of the records (default: CALENDAR_ADMIN_USER, else the first administrator)')
+      .option('--batch <n>', 'events per transaction', '5000')
+      .option('--no-progress', 'no progress bar (one line per phase instead)'),
+    ['databaseUrl', 'timezone', 'adminUser', 'adminPassword'],
+  ).action(async (opts) => {
+    const events = Number(opts.events);
+    if (!Number.isInteger(events) || events < 0) throw new Error(`--events must be a non-negative integer, got "${opts.events}"`);
+    const config = loadConfig(process.env, overridesOf(opts));
+    const store = await openStore(config.databaseUrl);
+    try {
+      const users = createUserService(store);
+      if (config.adminUser && config.adminPassword) await users.ensureAdmin(config.adminUser, config.adminPassword);
+      const login = (opts.author as string | undefined) ?? config.adminUser;
+      const all = await users.list();
+      const author = login !== undefined ? all.find((u) => u.login === login) : all.find((u) => u.role === 'administrator');
+      if (login !== undefined && !author) throw new Error(`no user with login "${login}"`);
+      if (!author) console.error('warning: no administrator exists; records get author 0 (create one with `events-calendar users add`)');
+
+      const plan = seedPlan(events);
+      console.log(
+        `seeding ${store.describe}: ${plan.events} events, ${plan.venues} venues, ${plan.organizers} organizers, ${plan.tags} tags, ${plan.images} images`,
+      );
+      const interactive = opts.progress !== false && process.stderr.isTTY;
+      const bar = new cliProgress.SingleBar(
+        { format: '{phase} [{bar}] {percentage}% | {value}/{total} | {duration_formatted} (eta {eta_formatted})', hideCursor: true, noTTYOutput: false },
+        cliProgress.Presets.shades_classic,
+      );
+      let phase: SeedProgress['phase'] | undefined;
+      const result = await seedCalendar(store, {
+        events,
+        authorId: author ? Number(author.id) : 0,
+        timezone: config.timezone,
+        seed: Number(opts.seed),
+        batchSize: Number(opts.batch),
+        onProgress: (p) => {
+          if (p.phase !== phase) {
+            if (phase !== undefined && interactive) bar.stop();
+            phase = p.phase;
+            if (interactive) bar.start(p.total, p.done, { phase: PHASE_LABEL[p.phase] });
+            else console.log(`${PHASE_LABEL[p.phase]} ${p.total}`);
+          } else if (interactive) bar.update(p.done);
+        },
+      });
+      if (interactive && phase !== undefined) bar.stop();
+      console.log(
+        `done in ${(result.milliseconds / 1000).toFixed(1)} s: ${result.events} events, ${result.venues} venues, ${result.organizers} organizers, ` +
+          `${result.categories} categories, ${result.tags} tags, ${result.images} images, ${result.eventOrganizers} organizer links, ${result.eventTerms} term links`,
+      );
+    } finally {
+      await store.close();
+    }
+  });
 }

@@ -1,0 +1,164 @@
+/**
+ * Bulk loading for `events-calendar seed`: id ranges reserved up front, batched multi-row INSERTs
+ * inside explicit transactions on one connection, and a set-based recount of term counts. The
+ * rows themselves are built by the domain (`src/domain/seed.ts`) exactly as the API writes them;
+ * this module only moves them in fast.
+ *
+ * SQLite: `PRAGMA synchronous=OFF` for the duration of the load (restored afterwards), `BEGIN
+ * IMMEDIATE` so that reading the next free id and inserting happen under the write lock.
+ * PostgreSQL: ids come from the tables' own sequences (`nextval` over `generate_series`), so a
+ * running server can keep writing while a seed runs.
+ *
+ * @example
+ *   await bulkLoad(store, async (load) => {
+ *     await load.transaction(async (tx) => {
+ *       const ids = await tx.reserveIds('posts', 2);
+ *       await tx.insert('posts', ['id', 'type', …], [[ids[0], 'tribe_venue', …], …]);
+ *     });
+ *   });
+ */
+import { CompiledQuery, sql, type Kysely } from 'kysely';
+import type { Database, PostType, Taxonomy } from './schema.js';
+import type { DialectName, Store } from './db.js';
+
+type Row = ReadonlyArray<string | number | null>;
+type Table = 'posts' | 'events' | 'venues' | 'organizers' | 'event_organizers' | 'terms' | 'event_terms' | 'images';
+
+/** Largest number of bound parameters per statement (SQLite's default limit is 32766, PostgreSQL's 65535). */
+const MAX_PARAMS = 30_000;
+/** Largest number of rows per statement (keeps statements small enough to prepare quickly). */
+const MAX_ROWS = 500;
+
+export interface BulkTransaction {
+  /** `n` fresh ids of the table's primary key, ascending. */
+  reserveIds(table: 'posts' | 'images' | 'terms', n: number): Promise<number[]>;
+  /** Insert rows (arrays in `columns` order), split into multi-row statements. */
+  insert(table: Table, columns: readonly string[], rows: readonly Row[]): Promise<void>;
+}
+
+export interface BulkLoader {
+  dialect: DialectName;
+  /** Run `fn` in one transaction on the loader's connection. */
+  transaction<T>(fn: (tx: BulkTransaction) => Promise<T>): Promise<T>;
+  /** Slugs already used by posts of this type (to keep new slugs unique). */
+  existingSlugs(type: PostType): Promise<Set<string>>;
+  /** Number of posts of this type (to continue numbering generated names). */
+  countPosts(type: PostType): Promise<number>;
+  /** Set `count` of these terms to their number of published events, in one statement. */
+  recountTerms(termIds: number[]): Promise<void>;
+  /** Ids of the terms of a taxonomy by slug. */
+  termIdsBySlug(taxonomy: Taxonomy): Promise<Map<string, number>>;
+  /** Refresh planner statistics (PostgreSQL ANALYZE; SQLite PRAGMA optimize). */
+  analyze(): Promise<void>;
+  /** The connection, for the domain's own (non-bulk) writes such as creating terms. */
+  db: Kysely<Database>;
+}
+
+function placeholders(dialect: DialectName, columns: number, rows: number): string {
+  const out: string[] = [];
+  let n = 1;
+  for (let r = 0; r < rows; r++) {
+    const cells: string[] = [];
+    for (let c = 0; c < columns; c++) cells.push(dialect === 'postgres' ? `$${n++}` : '?');
+    out.push(`(${cells.join(', ')})`);
+  }
+  return out.join(', ');
+}
+
+/**
+ * Open one connection for a bulk load, run `fn`, and restore the connection's settings.
+ */
+export async function bulkLoad<T>(store: Store, fn: (loader: BulkLoader) => Promise<T>): Promise<T> {
+  const dialect = store.dialect;
+  return store.db.connection().execute(async (conn) => {
+    const statements = new Map<string, string>();
+    const statementFor = (table: Table, columns: readonly string[], rows: number): string => {
+      const key = `${table}|${columns.join(',')}|${rows}`;
+      let text = statements.get(key);
+      if (!text) {
+        text = `insert into ${table} (${columns.join(', ')}) values ${placeholders(dialect, columns.length, rows)}`;
+        statements.set(key, text);
+      }
+      return text;
+    };
+
+    const tx: BulkTransaction = {
+      async reserveIds(table, n) {
+        if (n <= 0) return [];
+        if (dialect === 'postgres') {
+          const r = await sql<{ id: number }>`select nextval(pg_get_serial_sequence(${table}, 'id'))::int as id from generate_series(1, ${n})`.execute(conn);
+          return r.rows.map((row) => Number(row.id)).sort((a, b) => a - b);
+        }
+        // AUTOINCREMENT never reuses ids: continue after the larger of max(id) and the sequence.
+        const r = await sql<{ next: number }>`select max(coalesce((select max(id) from ${sql.table(table)}), 0), coalesce((select seq from sqlite_sequence where name = ${table}), 0)) + 1 as next`.execute(conn);
+        const first = Number(r.rows[0]!.next);
+        return Array.from({ length: n }, (_, i) => first + i);
+      },
+      async insert(table, columns, rows) {
+        const perStatement = Math.max(1, Math.min(MAX_ROWS, Math.floor(MAX_PARAMS / columns.length)));
+        for (let i = 0; i < rows.length; i += perStatement) {
+          const chunk = rows.slice(i, i + perStatement);
+          const params: Array<string | number | null> = [];
+          for (const row of chunk) for (const v of row) params.push(v);
+          await conn.executeQuery(CompiledQuery.raw(statementFor(table, columns, chunk.length), params));
+        }
+      },
+    };
+
+    const loader: BulkLoader = {
+      dialect,
+      db: conn,
+      async transaction(body) {
+        await sql.raw(dialect === 'sqlite' ? 'begin immediate' : 'begin').execute(conn);
+        try {
+          const out = await body(tx);
+          await sql.raw('commit').execute(conn);
+          return out;
+        } catch (e) {
+          await sql.raw('rollback').execute(conn).catch(() => {});
+          throw e;
+        }
+      },
+      async existingSlugs(type) {
+        const rows = await conn.selectFrom('posts').select('slug').where('type', '=', type).execute();
+        return new Set(rows.map((r) => r.slug));
+      },
+      async countPosts(type) {
+        const r = await conn
+          .selectFrom('posts')
+          .select((eb) => eb.fn.countAll<number>().as('n'))
+          .where('type', '=', type)
+          .executeTakeFirstOrThrow();
+        return Number(r.n);
+      },
+      async recountTerms(termIds) {
+        const ids = [...new Set(termIds)];
+        for (let i = 0; i < ids.length; i += 500) {
+          const chunk = ids.slice(i, i + 500);
+          await sql`update terms set count = (
+              select count(*) from event_terms inner join posts on posts.id = event_terms.event_id
+              where event_terms.term_id = terms.id and posts.status = 'publish')
+            where id in (${sql.join(chunk)})`.execute(conn);
+        }
+      },
+      async termIdsBySlug(taxonomy) {
+        const rows = await conn.selectFrom('terms').select(['id', 'slug']).where('taxonomy', '=', taxonomy).execute();
+        return new Map(rows.map((r) => [r.slug, Number(r.id)]));
+      },
+      async analyze() {
+        if (dialect === 'postgres') await sql.raw('analyze').execute(conn);
+        else await sql.raw('pragma optimize').execute(conn);
+      },
+    };
+
+    if (dialect !== 'sqlite') return fn(loader);
+    const previous = await sql<{ synchronous: number }>`pragma synchronous`.execute(conn);
+    await sql.raw('pragma synchronous = OFF').execute(conn);
+    try {
+      return await fn(loader);
+    } finally {
+      await sql.raw(`pragma synchronous = ${Number(previous.rows[0]?.synchronous ?? 1)}`).execute(conn);
+      await sql.raw('pragma wal_checkpoint(TRUNCATE)').execute(conn).catch(() => {});
+    }
+  });
+}

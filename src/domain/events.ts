@@ -25,7 +25,7 @@ import { toEventJson, type EventRelated } from './representations/event.js';
 import type { RepresentationContext } from './representations/venue.js';
 import type { Links } from './links.js';
 import { sanitizeSlug, uniqueSlug } from './slugs.js';
-import { applyScheduling, defaultListStatuses, scaleBackStatus } from './statuses.js';
+import { applyScheduling, listScope, scaleBackStatus } from './statuses.js';
 import type { TermService } from './terms.js';
 import { sanitizePostHtml } from './text.js';
 import { isEmptyValue, isTruthy, listToArray } from './values.js';
@@ -282,8 +282,8 @@ export function createEventService(deps: EventServiceDeps): EventService {
         const nowGmt = clock.nowGmt();
         const nowLocal = clock.nowLocal();
         const pub = publicationDate(input, sched.timezone);
-        let status = scaleBackStatus(viewer, input.status);
-        if (pub) status = applyScheduling(status, pub.date_gmt, nowGmt);
+        // `future` without a date publishes now, as in WordPress (applyScheduling against now).
+        const status = applyScheduling(scaleBackStatus(viewer, input.status), pub?.date_gmt ?? nowGmt, nowGmt);
         const unpublished = status === 'draft' || status === 'pending' || status === 'auto-draft';
         const title = html(viewer, input.title ?? '');
         const base = sanitizeSlug(isEmptyValue(input.slug) ? title : (input.slug as string)) || 'event';
@@ -404,12 +404,10 @@ export function createEventService(deps: EventServiceDeps): EventService {
     async list(viewer, args) {
       const perPage = Math.min(args.per_page, deps.maxPerPage);
       const page = args.page;
-      const defaults = defaultListStatuses(viewer, 'tribe_events');
-      const statuses = args.status ?? defaults.statuses;
-      const statusLabel = args.status ? args.status.join(',') : defaults.label;
-      const filter: EventListFilter = { statuses, order: 'start' };
-      const fullAccess = typeCan(viewer, 'edit_others', 'tribe_events') && typeCan(viewer, 'read_private', 'tribe_events');
-      if (!fullAccess && statuses.some((s) => s !== 'publish')) filter.onlyPublishedOrAuthor = viewer.id;
+      const scope = listScope(viewer, 'tribe_events', args.status);
+      const statusLabel = scope.label;
+      const filter: EventListFilter = { statuses: scope.statuses, order: 'start' };
+      if (scope.onlyPublishedOrAuthor !== undefined) filter.onlyPublishedOrAuthor = scope.onlyPublishedOrAuthor;
 
       const window = service.defaultWindow();
       let startLabel: string;

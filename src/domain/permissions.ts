@@ -100,6 +100,13 @@ export interface OwnedRecord {
 
 const PUBLIC_STATUSES = new Set(['publish']);
 
+/**
+ * WordPress' `map_meta_cap` for `edit_post` / `delete_post` (behavior.md §3.2): the primitive
+ * capabilities needed, all of them. Own records: `*_published_*` when published or scheduled (or
+ * trashed from there), else `edit_*`/`delete_*` (core asks nothing more for one's own private
+ * record). Other users' records: `*_others_*`, plus `*_published_*` when published or scheduled,
+ * or `*_private_*` when private.
+ */
 function mapEditLike(viewer: Viewer, verb: 'edit' | 'delete', type: PostType, post: OwnedRecord): string[] {
   const t = CAPABILITY_TYPE[type];
   const published = post.status === 'publish' || post.status === 'future';
@@ -139,6 +146,21 @@ export function canReadPost(viewer: Viewer, type: PostType, post: OwnedRecord): 
   if (post.author_id === viewer.id) return true;
   if (post.status === 'private') return typeCan(viewer, 'read_private', type);
   return canEditPost(viewer, type, post);
+}
+
+/**
+ * Whether the viewer may attribute a record of this type to the user `authorId` (the `author`
+ * write field). Our choice, stricter than the original (which lets anyone who passes the route
+ * check name any existing user, behavior.md §3.3): naming yourself, or sending nothing, is always
+ * fine; naming someone else needs `edit_others_*` of the type, as WordPress core's own posts
+ * controller requires. Routes answer 403 `rest_forbidden` otherwise (README "Compatibility choices").
+ *
+ * @example canAssignAuthor(author, 'tribe_events', otherUserId) // false
+ */
+export function canAssignAuthor(viewer: Viewer, type: PostType, authorId: number | null | undefined): boolean {
+  if (authorId === null || authorId === undefined) return true;
+  if (viewer.id > 0 && Number(authorId) === viewer.id) return true;
+  return typeCan(viewer, 'edit_others', type);
 }
 
 /** The taxonomy capabilities of the original (behavior.md §3.2). */

@@ -6,7 +6,7 @@
  *   scaleBackStatus(contributor, 'publish') // 'pending'
  *   listStatusFilter(anonymous, 'tribe_events', 'publish,draft') // null (not allowed → 400)
  */
-import { typeCan, type Viewer } from './permissions.js';
+import { canReadPost, typeCan, type Viewer } from './permissions.js';
 import type { PostType } from '../store/schema.js';
 
 /** Statuses a record can have (WordPress' registered post statuses that matter here). */
@@ -35,12 +35,17 @@ export function scaleBackStatus(viewer: Viewer, requested: string | undefined | 
 }
 
 /**
- * WordPress' date rule: `publish` with a date more than a minute ahead becomes `future`, and
- * `future` with a past date becomes `publish`.
+ * WordPress' date rule (`wp_insert_post`): `publish` with a date at least a minute ahead becomes
+ * `future`, and `future` with a date less than a minute ahead (or past) becomes `publish`. Other
+ * statuses are kept. Dates are UTC wall times (`YYYY-MM-DD HH:MM:SS`); call it with the record's
+ * publication date, or now when it has none (so `future` without a date publishes at once).
+ *
+ * @example applyScheduling('publish', '2030-01-01 00:00:00', '2026-01-01 00:00:00') // 'future'
  */
 export function applyScheduling(status: string, dateGmt: string, nowGmt: string): string {
-  if (status === 'publish' && dateGmt > plusOneMinute(nowGmt)) return 'future';
-  if (status === 'future' && dateGmt <= nowGmt) return 'publish';
+  const ahead = dateGmt >= plusOneMinute(nowGmt);
+  if (status === 'publish' && ahead) return 'future';
+  if (status === 'future' && !ahead) return 'publish';
   return status;
 }
 
@@ -71,4 +76,31 @@ export function listStatusFilter(viewer: Viewer, type: PostType, value: unknown)
 /** The statuses a list shows when no `status` is given: `any` for editors of the type, else publish. */
 export function defaultListStatuses(viewer: Viewer, type: PostType): { statuses: readonly string[]; label: string } {
   return typeCan(viewer, 'edit', type) ? { statuses: ANY_STATUSES, label: 'any' } : { statuses: ['publish'], label: 'publish' };
+}
+
+/** What a list shows a viewer: the statuses, the label echoed in `rest_url`, and an author limit. */
+export interface ListScope {
+  statuses: readonly string[];
+  /** `any` for the default of editors, else the statuses joined with ',' */
+  label: string;
+  /**
+   * When set, only records that are published or written by this user id may be listed: the
+   * viewer may not read other users' records in some of the requested statuses (COMPAT 11).
+   */
+  onlyPublishedOrAuthor?: number;
+}
+
+/**
+ * The visibility of a list (COMPAT decision 11): the statuses asked for (validated by
+ * `listStatusFilter`) or the default (`any` for users with the type's edit capability, else
+ * `publish`); and, unless the viewer may read other users' records in every one of those statuses
+ * (`canReadPost`: editors and administrators), only published records plus the viewer's own. The
+ * original showed other users' drafts to contributors (behavior.md §3.4); we do not.
+ *
+ * @example listScope(contributor, 'tribe_events') // { statuses: ANY_STATUSES, label: 'any', onlyPublishedOrAuthor: contributor.id }
+ */
+export function listScope(viewer: Viewer, type: PostType, requested?: readonly string[] | null): ListScope {
+  const base = requested && requested.length ? { statuses: requested, label: requested.join(',') } : defaultListStatuses(viewer, type);
+  const othersReadable = base.statuses.every((status) => canReadPost(viewer, type, { author_id: -1, status }));
+  return othersReadable ? base : { ...base, onlyPublishedOrAuthor: viewer.id };
 }

@@ -8,19 +8,73 @@
  *   const venues = createLinkedPostService(db, 'venue', images, siteTimezone);
  *   const id = await venues.create(trx, { venue: 'Town Hall', city: 'Springfield' }, viewer);
  */
-import type { Executor, ImageRow } from '../store/schema.js';
+import type { DialectName } from '../store/db.js';
+import type { Executor, ImageRow, PostRow } from '../store/schema.js';
 import * as linkedStore from '../store/linked-posts.js';
-import type { LinkedKind, LinkedRecord } from '../store/linked-posts.js';
+import type { LinkedKind, LinkedListFilter, LinkedRecord, OrganizerRecord, VenueRecord } from '../store/linked-posts.js';
 import * as postsStore from '../store/posts.js';
 import { parseDateInput, toWallTime } from './dates.js';
 import { apiError } from './errors.js';
 import type { ImageService } from './images.js';
 import { isHttpUrl } from './images.js';
-import { can, canReadPost, type Viewer } from './permissions.js';
+import type { Links } from './links.js';
+import { can, canEditPost, canReadPost, typeCan, type Viewer } from './permissions.js';
+import { toOrganizerJson } from './representations/organizer.js';
+import { toVenueJson, type RepresentationContext } from './representations/venue.js';
 import { sanitizeSlug, uniqueSlug } from './slugs.js';
-import { scaleBackStatus } from './statuses.js';
+import { applyScheduling, defaultListStatuses, POST_STATUSES, scaleBackStatus } from './statuses.js';
 import { sanitizePostHtml, stripTags } from './text.js';
 import { isEmptyValue, isNumeric, isTruthy } from './values.js';
+
+/** WordPress' publication date of a never-published draft. */
+const ZERO_DATE = '0000-00-00 00:00:00';
+
+/** Suffix the original gives the slug of a trashed post. */
+const TRASHED_SUFFIX = '__trashed';
+
+/**
+ * Event statuses that make a venue/organizer "have events" (behavior.md §10.2): every status but
+ * draft and pending (and auto-draft); trashed, private and future events count.
+ */
+const HAS_EVENTS_STATUSES: readonly string[] = POST_STATUSES.filter((s) => s !== 'draft' && s !== 'pending' && s !== 'auto-draft');
+
+/** The list parameters, validated (absent = not sent). */
+export interface LinkedListArgs {
+  page: number;
+  per_page: number;
+  search?: string;
+  event?: number;
+  has_events?: unknown;
+  only_with_upcoming?: unknown;
+  status?: string[];
+}
+
+/** A list page: the records, the totals, and the effective query for rest_url. */
+export interface LinkedPage {
+  records: LinkedRecord[];
+  total: number;
+  totalPages: number;
+  /** the effective query, in the original's rest_url order */
+  query: Array<[string, string]>;
+}
+
+/**
+ * Split a list `search` like the original's find_like: fragments separated by anything other
+ * than letters, digits and `-`.
+ *
+ * @example searchFragments('france, ile de') // ['france', 'ile', 'de']
+ */
+export function searchFragments(search: string): string[] {
+  return search.split(/[^\p{L}\p{N}-]+/u).filter((f) => f !== '');
+}
+
+/** How a list echoes `has_events` (PHP's add_query_arg: true → 1, false → 0). */
+function queryValue(value: unknown): string {
+  if (value === true) return '1';
+  if (value === false) return '0';
+  if (Array.isArray(value)) return value.map(String).join(',');
+  return String(value);
+}
 
 /** The write fields of each kind beyond the shared post fields. */
 export const LINKED_FIELDS: Record<LinkedKind, { nameField: string; textFields: readonly string[]; urlFields: readonly string[]; flagFields: readonly string[] }> = {
@@ -63,8 +117,21 @@ export interface LinkedPostService {
   /** Move to trash and unlink from events; returns the ids of the events that lost the link. */
   trash(db: Executor, record: LinkedRecord): Promise<number[]>;
   findById(db: Executor, id: number): Promise<LinkedRecord | undefined>;
+  /**
+   * The record with this slug. A trashed record answers only to its wire slug (`slug__trashed`),
+   * as the original renames the slug when trashing; others to their slug.
+   */
   findBySlug(db: Executor, slug: string): Promise<LinkedRecord | undefined>;
   load(db: Executor, ids: number[]): Promise<Map<number, LinkedRecord>>;
+  /**
+   * One page of the list (behavior.md §10.2), with COMPAT decision 11's visibility.
+   * `env` gives the store dialect (for the search) and the per_page cap.
+   */
+  list(viewer: Viewer, args: LinkedListArgs, env: { dialect: DialectName; maxPerPage: number }): Promise<LinkedPage>;
+  /** The wire objects of records (shapes.md §3/§4), images loaded in one batch. */
+  represent(records: LinkedRecord[], links: Links, context: RepresentationContext): Promise<Record<string, unknown>[]>;
+  /** Whether the viewer may read the record on its own route (WordPress read_post; trashed ones too). */
+  readableBy(record: LinkedRecord, viewer: Viewer): boolean;
   /** Validator of an event write's `venue`/`organizer` value (is_*_id_or_entry_or_empty). */
   validateEventRef(value: unknown, viewer: Viewer): Promise<boolean>;
   /**
@@ -77,6 +144,7 @@ export interface LinkedPostService {
 }
 
 export function createLinkedPostService(db: Executor, kind: LinkedKind, images: ImageService, siteTimezone: string, clock: Clock): LinkedPostService {
+  // `db` is the store's handle: validators and reads that run outside a write transaction use it.
   const info = linkedStore.LINKED_KINDS[kind];
   const fields = LINKED_FIELDS[kind];
 
@@ -105,10 +173,11 @@ export function createLinkedPostService(db: Executor, kind: LinkedKind, images: 
 
   async function createNew(trx: Executor, input: Record<string, unknown>, viewer: Viewer): Promise<number> {
     const name = text(input[fields.nameField]);
-    const status = scaleBackStatus(viewer, (input.status as string | undefined) ?? '');
     const nowGmt = clock.nowGmt();
     const nowLocal = clock.nowLocal();
     const dates = publicationDates(input);
+    let status = scaleBackStatus(viewer, (input.status as string | undefined) ?? '');
+    if (dates.date_gmt) status = applyScheduling(status, dates.date_gmt, nowGmt);
     const slug = await uniqueSlug(sanitizeSlug(name) || `${kind}`, (c) => postsStore.isSlugTaken(trx, info.postType, c));
     const content = String(input.description ?? '');
     const id = await postsStore.insertPost(trx, {
@@ -120,7 +189,7 @@ export function createLinkedPostService(db: Executor, kind: LinkedKind, images: 
       excerpt: '',
       slug,
       date_local: dates.date_local ?? nowLocal,
-      date_gmt: dates.date_gmt ?? (status === 'draft' || status === 'pending' ? '0000-00-00 00:00:00' : nowGmt),
+      date_gmt: dates.date_gmt ?? (status === 'draft' || status === 'pending' ? ZERO_DATE : nowGmt),
       modified_local: nowLocal,
       modified_gmt: nowGmt,
       image_id: await images.idFor(trx, input.image, viewer),
@@ -141,12 +210,17 @@ export function createLinkedPostService(db: Executor, kind: LinkedKind, images: 
     async create(trx, input, viewer) {
       const name = text(input[fields.nameField]);
       const description = String(input.description ?? '');
-      // Duplicate avoidance (behavior.md §7.1): same name, case-insensitively, and same description when one is given.
+      // Duplicate avoidance (behavior.md §7.1): same name, case-insensitively, and same description
+      // when one is given. Unlike the original, only a record the viewer may read counts as a
+      // duplicate, and its fields are overwritten only when the viewer may edit it (otherwise a
+      // contributor could rewrite anyone's venue by posting its name).
       const candidates = await postsStore.findPostIdsByTitle(trx, info.postType, name);
-      const duplicate = candidates.find((p) => description === '' || p.content === description);
+      const duplicate = candidates.find((p: PostRow) => (description === '' || p.content === description) && canReadPost(viewer, info.postType, p));
       if (duplicate) {
-        const { status: _s, date: _d, date_utc: _du, author: _a, description: _desc, [fields.nameField]: _n, ...rest } = input;
-        await service.update(trx, (await service.findById(trx, Number(duplicate.id)))!, rest, viewer);
+        if (canEditPost(viewer, info.postType, duplicate)) {
+          const { status: _s, date: _d, date_utc: _du, author: _a, description: _desc, [fields.nameField]: _n, ...rest } = input;
+          await service.update(trx, (await service.findById(trx, Number(duplicate.id)))!, rest, viewer);
+        }
         return Number(duplicate.id);
       }
       return createNew(trx, input, viewer);
@@ -159,12 +233,29 @@ export function createLinkedPostService(db: Executor, kind: LinkedKind, images: 
         const content = String(input.description);
         patch.content = can(viewer, 'unfiltered_html') ? content : sanitizePostHtml(content);
       }
-      if ('status' in input && input.status != null) patch.status = scaleBackStatus(viewer, input.status as string);
       if ('author' in input && !isEmptyValue(input.author)) patch.author_id = Number(input.author);
-      Object.assign(patch, publicationDates(input));
+      const nowGmt = clock.nowGmt();
+      const nowLocal = clock.nowLocal();
+      const dates = publicationDates(input);
+      Object.assign(patch, dates);
+      let status = record.status;
+      if (typeof input.status === 'string' && input.status !== '') status = scaleBackStatus(viewer, input.status);
+      const dateGmt = dates.date_gmt ?? record.date_gmt;
+      if (status !== record.status || dates.date_gmt) status = applyScheduling(status, dateGmt === ZERO_DATE ? nowGmt : dateGmt, nowGmt);
+      if (status !== record.status) {
+        patch.status = status;
+        if (record.status === 'trash') patch.pre_trash_status = '';
+        // First publication of a draft: it gets its publication date now (WordPress).
+        if ((status === 'publish' || status === 'future' || status === 'private') && record.date_gmt === ZERO_DATE && !dates.date_gmt) {
+          patch.date_gmt = nowGmt;
+          patch.date_local = nowLocal;
+        }
+      }
       if ('image' in input && input.image != null) patch.image_id = await images.idFor(trx, input.image, viewer);
       const details = detailsFrom(input);
-      if (kind === 'venue' && !('stateprovince' in details) && ('state' in details || 'province' in details || 'country' in details)) {
+      // stateprovince: derived when sent empty, or when not sent and what it derives from changes (§7.2).
+      const spSent = 'stateprovince' in details;
+      if (kind === 'venue' && ((spSent && details.stateprovince === '') || (!spSent && ('state' in details || 'province' in details || 'country' in details)))) {
         const current = record as linkedStore.VenueRecord;
         details.stateprovince = deriveStateProvince({
           state: (details.state as string | undefined) ?? current.state,
@@ -172,8 +263,8 @@ export function createLinkedPostService(db: Executor, kind: LinkedKind, images: 
           country: (details.country as string | undefined) ?? current.country,
         });
       }
-      patch.modified_local = clock.nowLocal();
-      patch.modified_gmt = clock.nowGmt();
+      patch.modified_local = nowLocal;
+      patch.modified_gmt = nowGmt;
       await postsStore.updatePost(trx, Number(record.id), patch);
       await linkedStore.updateLinkedDetails(trx, kind, Number(record.id), details);
     },
@@ -193,8 +284,65 @@ export function createLinkedPostService(db: Executor, kind: LinkedKind, images: 
     },
 
     async findBySlug(trx, slug) {
-      const id = await postsStore.findPostIdBySlug(trx, info.postType, sanitizeSlug(slug) || slug);
+      const trashed = slug.endsWith(TRASHED_SUFFIX) && slug.length > TRASHED_SUFFIX.length;
+      const base = trashed ? slug.slice(0, -TRASHED_SUFFIX.length) : slug;
+      const id = await linkedStore.findLinkedIdBySlug(trx, kind, sanitizeSlug(base) || base, trashed);
       return id === undefined ? undefined : service.findById(trx, id);
+    },
+
+    async list(viewer, args, env) {
+      const perPage = Math.min(args.per_page, env.maxPerPage);
+      const page = args.page;
+      const defaults = defaultListStatuses(viewer, info.postType);
+      const statuses = args.status ?? defaults.statuses;
+      const filter: LinkedListFilter = { statuses };
+      // Non-editors see others' published records and their own (COMPAT decision 11).
+      const fullAccess = typeCan(viewer, 'edit_others', info.postType) && typeCan(viewer, 'read_private', info.postType);
+      if (!fullAccess && statuses.some((s) => s !== 'publish')) filter.onlyPublishedOrAuthor = viewer.id;
+      if (args.search !== undefined) {
+        const fragments = searchFragments(args.search);
+        if (fragments.length) filter.searchFragments = fragments;
+      }
+      if (args.event !== undefined) filter.eventId = args.event;
+      if (args.has_events !== undefined && args.has_events !== null) {
+        filter.hasEvents = { value: isTruthy(args.has_events), events: { statuses: HAS_EVENTS_STATUSES } };
+      }
+      if (isTruthy(args.only_with_upcoming)) {
+        // The events that count are those of the list's statuses the viewer may see, that have not
+        // ended yet (the issue's rule; the original looks at the start) and are not hidden.
+        const eventsFullAccess = typeCan(viewer, 'edit_others', 'tribe_events') && typeCan(viewer, 'read_private', 'tribe_events');
+        const eventStatuses = typeCan(viewer, 'edit', 'tribe_events') ? statuses : ['publish'];
+        filter.upcoming = {
+          fromUtc: clock.nowGmt(),
+          events: {
+            statuses: eventStatuses,
+            ...(!eventsFullAccess && eventStatuses.some((s) => s !== 'publish') ? { onlyPublishedOrAuthor: viewer.id } : {}),
+          },
+        };
+      }
+      const { rows, total } = await linkedStore.findLinkedPage(db, env.dialect, kind, filter, { limit: perPage, offset: (page - 1) * perPage });
+      if (rows.length === 0 && page > 1) throw apiError(kind === 'venue' ? 'venue-archive-page-not-found' : 'organizer-archive-page-not-found');
+      const query: Array<[string, string]> = [
+        ['page', String(page)],
+        ['per_page', String(perPage)],
+      ];
+      if (args.event !== undefined) query.push(['event', String(args.event)]);
+      if (args.has_events !== undefined && args.has_events !== null) query.push(['has_events', queryValue(args.has_events)]);
+      query.push(['status', args.status ? args.status.join(',') : defaults.label]);
+      return { records: rows, total, totalPages: Math.ceil(total / perPage), query };
+    },
+
+    async represent(records, links, context) {
+      const imageIds = records.map((r) => r.image_id).filter((id): id is number => id !== null).map(Number);
+      const byId = await images.load(db, imageIds);
+      return records.map((r) => {
+        const image = r.image_id === null ? null : (byId.get(Number(r.image_id)) ?? null);
+        return kind === 'venue' ? toVenueJson(r as VenueRecord, image, links, context) : toOrganizerJson(r as OrganizerRecord, image, links, context);
+      });
+    },
+
+    readableBy(record, viewer) {
+      return canReadPost(viewer, info.postType, record);
     },
 
     async load(trx, ids) {

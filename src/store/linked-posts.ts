@@ -86,42 +86,61 @@ export async function unlinkFromEvents(db: Executor, kind: LinkedKind, postId: n
   return rows.map((r) => Number(r.event_id));
 }
 
+/** Id of the record of this kind with this slug, among trashed or among not-trashed records. */
+export async function findLinkedIdBySlug(db: Executor, kind: LinkedKind, slug: string, trashed: boolean): Promise<number | undefined> {
+  const row = await db
+    .selectFrom('posts')
+    .select('id')
+    .where('type', '=', LINKED_KINDS[kind].postType)
+    .where('slug', '=', slug)
+    .where('status', trashed ? '=' : '!=', 'trash')
+    .orderBy('id')
+    .limit(1)
+    .executeTakeFirst();
+  return row ? Number(row.id) : undefined;
+}
+
+/** Which linked events count for a filter: their statuses, and optionally "published or by this author". */
+export interface LinkedEventScope {
+  statuses: readonly string[];
+  onlyPublishedOrAuthor?: number;
+}
+
 /** Linked-post list filter (resolved by the domain). */
 export interface LinkedListFilter {
   statuses: readonly string[];
+  /** non-editors: only published records and their own (COMPAT decision 11) */
   onlyPublishedOrAuthor?: number;
   /** fragments that must all occur in one of the searched fields */
   searchFragments?: string[];
-  /** only those linked to this event */
+  /** only those linked to this event (whatever its status) */
   eventId?: number;
-  /** true: linked to some event whose status is in `eventStatuses`; false: to none */
-  hasEvents?: boolean;
-  /** statuses of the events that count for hasEvents / upcoming */
-  eventStatuses?: readonly string[];
-  /** only those linked to an event starting at or after this UTC wall time */
-  upcomingFromUtc?: string;
+  /** true: linked to some event in scope; false: to none */
+  hasEvents?: { value: boolean; events: LinkedEventScope };
+  /** only those linked to an event in scope, not hidden from listings, that ends at or after this UTC wall time */
+  upcoming?: { fromUtc: string; events: LinkedEventScope };
 }
 
-function linkedEventIds(kind: LinkedKind, eb: ExpressionBuilder<Database, 'posts'>, f: LinkedListFilter, extra?: (q: any) => any) {
-  const statuses = f.eventStatuses ?? ['publish'];
-  if (kind === 'venue') {
-    let q: any = eb
-      .selectFrom('events')
-      .innerJoin('posts as ep', 'ep.id', 'events.post_id')
-      .select('events.venue_id')
-      .where('ep.status', 'in', [...statuses])
-      .where('events.venue_id', 'is not', null);
-    if (extra) q = extra(q);
-    return q;
+/** Ids of the linked posts of this kind that some event in scope links to. */
+function linkedIdsOfEvents(kind: LinkedKind, eb: ExpressionBuilder<Database, 'posts'>, scope: LinkedEventScope, extra?: (q: any) => any) {
+  let q: any =
+    kind === 'venue'
+      ? eb
+          .selectFrom('events')
+          .innerJoin('posts as ep', 'ep.id', 'events.post_id')
+          .select('events.venue_id')
+          .where('events.venue_id', 'is not', null)
+      : eb
+          .selectFrom('event_organizers')
+          .innerJoin('events', 'events.post_id', 'event_organizers.event_id')
+          .innerJoin('posts as ep', 'ep.id', 'event_organizers.event_id')
+          .select('event_organizers.organizer_id');
+  q = q.where('ep.status', 'in', [...scope.statuses]);
+  if (scope.onlyPublishedOrAuthor !== undefined) {
+    const author = scope.onlyPublishedOrAuthor;
+    q = q.where((w: any) => w.or([w('ep.status', '=', 'publish'), w('ep.author_id', '=', author)]));
   }
-  let q: any = eb
-    .selectFrom('event_organizers')
-    .innerJoin('events', 'events.post_id', 'event_organizers.event_id')
-    .innerJoin('posts as ep', 'ep.id', 'event_organizers.event_id')
-    .select('event_organizers.organizer_id')
-    .where('ep.status', 'in', [...statuses]);
-  if (extra) q = extra(q);
-  return q;
+  return extra ? extra(q) : q;
 }
 
 function applyLinkedFilter(kind: LinkedKind, dialect: DialectName, q: any, f: LinkedListFilter, withSearch: boolean): any {
@@ -149,21 +168,22 @@ function applyLinkedFilter(kind: LinkedKind, dialect: DialectName, q: any, f: Li
     else q = q.where('posts.id', 'in', (eb: any) => eb.selectFrom('event_organizers').select('organizer_id').where('event_id', '=', eventId));
   }
   if (f.hasEvents !== undefined) {
-    const has = f.hasEvents;
-    q = q.where((eb: any) => (has ? eb('posts.id', 'in', linkedEventIds(kind, eb, f)) : eb('posts.id', 'not in', linkedEventIds(kind, eb, f))));
+    const { value, events } = f.hasEvents;
+    q = q.where((eb: any) => eb('posts.id', value ? 'in' : 'not in', linkedIdsOfEvents(kind, eb, events)));
   }
-  if (f.upcomingFromUtc !== undefined) {
-    const from = f.upcomingFromUtc;
+  if (f.upcoming !== undefined) {
+    const { fromUtc, events } = f.upcoming;
     q = q.where('posts.id', 'in', (eb: any) =>
-      linkedEventIds(kind, eb, f, (sub) => sub.where('events.start_utc', '>=', from).where('events.hide_from_listings', '=', 0)),
+      linkedIdsOfEvents(kind, eb, events, (sub) => sub.where('events.end_utc', '>=', fromUtc).where('events.hide_from_listings', '=', 0)),
     );
   }
   return q;
 }
 
 /**
- * One page of venues or organizers, newest publication first, and the total. When `search`
- * matches nothing, `total` counts the list without the search, as the original does.
+ * One page of venues or organizers, newest publication first (WordPress' default order, by the
+ * site-time publication date), and the total. When `search` matches nothing, `total` counts the
+ * list without the search, as the original does.
  */
 export async function findLinkedPage(
   db: Executor,
@@ -177,7 +197,7 @@ export async function findLinkedPage(
   const rows = (await applyLinkedFilter(kind, dialect, base(), filter, true)
     .selectAll('posts')
     .select(info.columns.map((c) => `${info.table}.${c}`))
-    .orderBy('posts.date_gmt', 'desc')
+    .orderBy('posts.date_local', 'desc')
     .orderBy('posts.id', 'desc')
     .limit(page.limit)
     .offset(page.offset)

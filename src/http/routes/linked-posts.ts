@@ -1,0 +1,318 @@
+/**
+ * Venue and organizer routes: the list, create, and the item routes by id and by slug. One factory
+ * serves both kinds; their differences (names, write fields, descriptions, error codes) are data.
+ *
+ * Choices where the original is silent or superseded (see README "Compatibility choices"):
+ * unknown ids and slugs answer 400 `rest_invalid_param` as the original (validation runs before
+ * the permission check, so also for anonymous callers); updates are partial (COMPAT 1); by-slug
+ * writes check the same per-record permissions as id routes (COMPAT 3); lists apply COMPAT 11's
+ * visibility (non-editors see others' published records and their own).
+ *
+ * @example
+ *   routes.push(...venueRoutes(services), ...organizerRoutes(services));
+ */
+import type { Services } from '../../domain/services.js';
+import { apiError, invalidParams, type ErrorCode } from '../../domain/errors.js';
+import { eventValidators } from '../../domain/events.js';
+import type { LinkedListArgs, LinkedPostService } from '../../domain/linked-posts.js';
+import { isHttpUrl } from '../../domain/images.js';
+import { canDeletePost, canEditPost, typeCan, type Viewer } from '../../domain/permissions.js';
+import { isPostStatus, listStatusFilter } from '../../domain/statuses.js';
+import { isEmptyValue, isNumeric, isPositiveInt } from '../../domain/values.js';
+import { LINKED_KINDS, type LinkedKind, type LinkedRecord } from '../../store/linked-posts.js';
+import type { PostType } from '../../store/schema.js';
+import * as postsStore from '../../store/posts.js';
+import { anyone, endpoint, optionalArgs, route, type ArgSpec, type Args, type EndpointContext, type EndpointDocs, type RouteDecl } from '../route.js';
+import { listUrls, totalHeaders } from '../paging.js';
+import { idArg, isNonEmptyString, isStringValue, pageArg, perPageArg, slugArg } from './common.js';
+
+/** What differs between venues and organizers. */
+interface KindSpec {
+  kind: LinkedKind;
+  /** path segment and list envelope key */
+  plural: 'venues' | 'organizers';
+  /** 'Venue' / 'Organizer': the doc schema name */
+  schema: string;
+  /** 'a venue' / 'an organizer', for docs */
+  article: string;
+  service: (services: Services) => LinkedPostService;
+  /** the create args, in the original's order and key order */
+  writeArgs: (services: Services) => Args;
+  notAccessible: ErrorCode;
+  inTrash: ErrorCode;
+}
+
+/** Shared validators of the write args. */
+function writeValidators(services: Services) {
+  return {
+    author: async (v: unknown) => isNumeric(v) && (await services.users.exists(Number(v))),
+    date: (v: unknown) => eventValidators.isTime(v, services.config.timezone),
+    dateUtc: (v: unknown) => eventValidators.isTime(v, 'UTC'),
+    url: (v: unknown) => isEmptyValue(v) || isHttpUrl(v),
+    image: (v: unknown, ctx: { viewer: Viewer }) => services.images.validateRef(v, ctx.viewer, true),
+  };
+}
+
+/** Venue CREATE_args (behavior.md §4.4; names, types, defaults and descriptions as the index lists them). */
+function venueWriteArgs(services: Services): Args {
+  const v = writeValidators(services);
+  const text = (description: string): ArgSpec => ({ type: 'string', default: null, description, validate: isStringValue });
+  return {
+    author: { type: 'integer', description: 'The venue author ID', validate: v.author },
+    date: { type: 'string', description: 'The venue publication date', validate: v.date },
+    date_utc: { type: 'string', description: 'The venue publication date (UTC time zone)', validate: v.dateUtc },
+    venue: { type: 'string', description: 'The venue name', required: true, validate: isNonEmptyString },
+    description: text('The venue description'),
+    status: { type: 'string', description: 'The venue post status', validate: isPostStatus },
+    // Strings, no validator (a JSON boolean is rejected by the type check, as in the original).
+    show_map: { type: 'string', default: null, description: 'Whether events linked to the venue should show a map or not' },
+    show_map_link: { type: 'string', default: null, description: 'Whether events linked to the venue should show a map link or not' },
+    address: text('The venue address'),
+    city: text('The venue city'),
+    country: text('The venue country'),
+    province: text('The venue province'),
+    state: text('The venue state'),
+    zip: text('The venue ZIP code'),
+    phone: text('The venue phone number'),
+    stateprovince: text('The venue state and province'),
+    website: { type: 'string', default: null, description: 'The venue website URL', validate: v.url },
+    // The original's description says "organizer" here too.
+    image: { type: 'string', default: null, description: 'The organizer featured image ID or URL', validate: v.image },
+  };
+}
+
+/** Organizer CREATE_args: every arg declares `default: null` in the reference. */
+function organizerWriteArgs(services: Services): Args {
+  const v = writeValidators(services);
+  const text = (description: string): ArgSpec => ({ type: 'string', default: null, description, validate: isStringValue });
+  return {
+    author: { type: 'integer', default: null, description: 'The organizer author ID', validate: v.author },
+    date: { type: 'string', default: null, description: 'The organizer publication date', validate: v.date },
+    date_utc: { type: 'string', default: null, description: 'The organizer publication date (UTC time zone)', validate: v.dateUtc },
+    organizer: { type: 'string', default: null, description: 'The organizer name', required: true, validate: isNonEmptyString },
+    description: text('The organizer description'),
+    status: { type: 'string', default: null, description: 'The organizer post status', validate: isPostStatus },
+    phone: text('The organizer phone number'),
+    website: { type: 'string', default: null, description: 'The organizer website', validate: v.url },
+    // No e-mail format check, as in the original.
+    email: text('The organizer e-mail address'),
+    image: { type: 'string', default: null, description: 'The organizer featured image ID or URL', validate: v.image },
+  };
+}
+
+const KINDS: Record<LinkedKind, KindSpec> = {
+  venue: {
+    kind: 'venue',
+    plural: 'venues',
+    schema: 'Venue',
+    article: 'a venue',
+    service: (s) => s.venues,
+    writeArgs: venueWriteArgs,
+    notAccessible: 'venue-not-accessible',
+    inTrash: 'venue-is-in-trash',
+  },
+  organizer: {
+    kind: 'organizer',
+    plural: 'organizers',
+    schema: 'Organizer',
+    article: 'an organizer',
+    service: (s) => s.organizers,
+    writeArgs: organizerWriteArgs,
+    notAccessible: 'organizer-not-accessible',
+    inTrash: 'organizer-is-in-trash',
+  },
+};
+
+const capitalize = (s: string) => s.charAt(0).toUpperCase() + s.slice(1);
+
+/** The list args, in the original's order (`status`'s description says "organizer" for both, as in the original). */
+function listArgs(services: Services, spec: KindSpec, postType: PostType): Args {
+  const Plural = capitalize(spec.plural);
+  return {
+    page: pageArg(),
+    per_page: perPageArg(services.config.defaultPerPage, spec.plural),
+    search: { description: `${Plural} should contain the specified string in the title, description or custom fields`, type: 'string', validate: isNonEmptyString },
+    event: {
+      description: `${Plural} should be related to this event`,
+      type: 'integer',
+      validate: async (v) => isPositiveInt(v) && (await postsStore.postTypeOf(services.store.db, Number(v))) === 'tribe_events',
+    },
+    has_events: { description: `${Plural} should have events associated to them` },
+    only_with_upcoming: { description: `${Plural} should have upcoming events associated to them`, default: false },
+    status: {
+      format: 'string',
+      description: 'The organizer post status',
+      docType: 'string',
+      validate: (v, ctx) => listStatusFilter(ctx.viewer, postType, v) !== null,
+      sanitize: (v, ctx) => listStatusFilter(ctx.viewer, postType, v),
+    },
+  };
+}
+
+function docs(spec: KindSpec): Record<'list' | 'create' | 'get' | 'post' | 'delete', EndpointDocs> {
+  const { kind, schema, plural, article } = spec;
+  const item = {} as Record<'list' | 'create' | 'get' | 'post' | 'delete', EndpointDocs>;
+  item.list = {
+    responses: {
+      '200': { description: `Returns all the ${plural} matching the search criteria`, schema, listTitle: plural },
+      '400': { description: 'One or more of the specified query variables has a bad format' },
+      '404': { description: 'The requested page was not found.' },
+    },
+  };
+  item.create = {
+    responses: {
+      '201': { description: `Returns the data of the created ${kind}`, schema },
+      '400': { description: 'A required parameter is missing or an input parameter is in the wrong format' },
+      '403': { description: `The user is not authorized to create ${plural}` },
+    },
+  };
+  item.get = {
+    responses: {
+      '200': { description: `Returns the data of the ${kind} with the specified post ID`, schema },
+      '400': { description: `The ${kind} post ID is missing.` },
+      '403': { description: `The ${kind} with the specified ID is not accessible.` },
+      '404': { description: `${capitalize(article)} with the specified post ID does not exist.` },
+    },
+  };
+  item.post = {
+    responses: {
+      '200': { description: `Returns the data of the updated ${kind}`, schema },
+      '400': { description: 'A required parameter is missing or an input parameter is in the wrong format' },
+      '403': { description: `The user is not authorized to update this ${kind}` },
+    },
+  };
+  item.delete = {
+    responses: {
+      '200': { description: `Deletes ${article} and returns its data`, schema },
+      '400': { description: `The ${kind} post ID is missing or does not exist.` },
+      '403': { description: `The current user cannot delete the ${kind} with the specified ID.` },
+      '410': { description: `The ${kind} with the specified ID has been deleted already.` },
+      '500': { description: `The ${kind} with the specified ID could not be deleted.` },
+    },
+  };
+  return item;
+}
+
+/** The write fields the caller sent (partial updates, COMPAT 1); path args left out. */
+function writeInput(args: Record<string, unknown>, sent: ReadonlySet<string>, pathArg: string): Record<string, unknown> {
+  const input: Record<string, unknown> = {};
+  for (const [k, v] of Object.entries(args)) if (sent.has(k) && k !== pathArg) input[k] = v;
+  return input;
+}
+
+/** The routes of one kind: list + create, by id, by slug (the original's registration order). */
+function linkedPostRoutes(services: Services, spec: KindSpec): RouteDecl[] {
+  const { kind, plural } = spec;
+  const postType = LINKED_KINDS[kind].postType;
+  const service = spec.service(services);
+  const db = services.store.db;
+  const writeArgs = spec.writeArgs(services);
+  const d = docs(spec);
+
+  const represent = async (record: LinkedRecord, context: 'single' | 'list') => (await service.represent([record], services.links, context))[0];
+  const reload = async (id: number) => (await service.findById(db, id))!;
+
+  const list = route(`/${plural}`, [
+    endpoint({
+      methods: ['GET'],
+      args: listArgs(services, spec, postType),
+      permission: anyone,
+      docs: d.list,
+      handler: async (ctx) => {
+        const a = ctx.args as LinkedListArgs;
+        const page = await service.list(ctx.viewer, a, { dialect: services.store.dialect, maxPerPage: services.config.maxPerPage });
+        const items = await service.represent(page.records, services.links, 'list');
+        const urls = listUrls(services.links.rest(`${plural}/`), page.query, null, a.page, page.totalPages);
+        return {
+          body: { [plural]: items, ...urls, total: page.total, total_pages: page.totalPages },
+          headers: totalHeaders(page.total, page.totalPages),
+        };
+      },
+    }),
+    endpoint({
+      methods: ['POST'],
+      args: writeArgs,
+      permission: (ctx) => typeCan(ctx.viewer, 'edit', postType),
+      docs: d.create,
+      handler: async (ctx) => {
+        const input = writeInput(ctx.args, ctx.sent, '');
+        const id = await db.transaction().execute((trx) => service.create(trx, input, ctx.viewer));
+        return { status: 201, body: await represent(await reload(id), 'list') };
+      },
+    }),
+  ]);
+
+  /** GET / DELETE / update endpoints of an item route; `pathArg` names the addressing arg. */
+  const itemEndpoints = (pathArg: 'id' | 'slug', addressing: ArgSpec, load: (ctx: Omit<EndpointContext, 'record'>) => Promise<LinkedRecord | null>) => {
+    const mustHave = (ctx: EndpointContext<LinkedRecord>): LinkedRecord => {
+      // The path arg's validator saw the record; it can only be gone after a concurrent change.
+      if (!ctx.record) throw invalidParams({ [pathArg]: 'Invalid parameter.' });
+      return ctx.record;
+    };
+    return [
+      endpoint<LinkedRecord>({
+        methods: ['GET'],
+        args: { [pathArg]: addressing },
+        load,
+        permission: anyone,
+        docs: d.get,
+        handler: async (ctx) => {
+          const record = mustHave(ctx);
+          if (!service.readableBy(record, ctx.viewer)) throw apiError(spec.notAccessible);
+          return { body: await represent(record, 'single') };
+        },
+      }),
+      endpoint<LinkedRecord>({
+        methods: ['DELETE'],
+        args: { [pathArg]: addressing },
+        load,
+        permission: (ctx) => (ctx.record ? canDeletePost(ctx.viewer, postType, ctx.record) : typeCan(ctx.viewer, 'delete', postType)),
+        docs: d.delete,
+        handler: async (ctx) => {
+          const record = mustHave(ctx);
+          if (record.status === 'trash') throw apiError(spec.inTrash);
+          await db.transaction().execute((trx) => service.trash(trx, record));
+          return { body: await represent(await reload(Number(record.id)), 'list') };
+        },
+      }),
+      endpoint<LinkedRecord>({
+        methods: ['POST', 'PUT', 'PATCH'],
+        args: { [pathArg]: addressing, ...optionalArgs(writeArgs) },
+        load,
+        permission: (ctx) => (ctx.record ? canEditPost(ctx.viewer, postType, ctx.record) : typeCan(ctx.viewer, 'edit', postType)),
+        docs: d.post,
+        handler: async (ctx) => {
+          const record = mustHave(ctx);
+          const input = writeInput(ctx.args, ctx.sent, pathArg);
+          await db.transaction().execute((trx) => service.update(trx, record, input, ctx.viewer));
+          return { body: await represent(await reload(Number(record.id)), 'list') };
+        },
+      }),
+    ];
+  };
+
+  // is_venue_id / is_organizer_id: an id of this kind, any status (unknown → 400 before permissions).
+  const idSpec: ArgSpec = {
+    ...idArg(`the ${kind} post ID`),
+    validate: async (v) => isPositiveInt(v) && (await postsStore.existingIdsOfType(db, postType, [Number(v)])).has(Number(v)),
+  };
+  // is_venue_slug / is_organizer_slug.
+  const slugSpec: ArgSpec = {
+    ...slugArg(`the ${kind} post name`),
+    validate: async (v) => typeof v === 'string' && v !== '' && (await service.findBySlug(db, v)) !== undefined,
+  };
+  const byId = itemEndpoints('id', idSpec, async (ctx) => (await service.findById(db, Number(ctx.path.id))) ?? null);
+  const bySlug = itemEndpoints('slug', slugSpec, async (ctx) => (await service.findBySlug(db, ctx.path.slug)) ?? null);
+
+  return [list, route(`/${plural}/{id}`, byId), route(`/${plural}/by-slug/{slug}`, bySlug)];
+}
+
+/** `/venues`, `/venues/{id}`, `/venues/by-slug/{slug}`. */
+export function venueRoutes(services: Services): RouteDecl[] {
+  return linkedPostRoutes(services, KINDS.venue);
+}
+
+/** `/organizers`, `/organizers/{id}`, `/organizers/by-slug/{slug}`. */
+export function organizerRoutes(services: Services): RouteDecl[] {
+  return linkedPostRoutes(services, KINDS.organizer);
+}

@@ -56,6 +56,8 @@ export const ERRORS = {
   rest_term_invalid: [400, 'Parent term does not exist.'],
   rest_taxonomy_not_hierarchical: [400, 'Cannot set parent term, taxonomy is not hierarchical.'],
   duplicate_term_slug: [400, 'The slug “%s” is already in use by another term.'],
+  /** WordPress sent it without a status (so as 500); a bad name is the client's error here. */
+  empty_term_name: [400, 'A name is required for this term.'],
   internal_server_error: [500, 'There has been a critical error on this website.'],
 } as const satisfies Record<string, readonly [number, string]>;
 

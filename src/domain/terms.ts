@@ -3,18 +3,108 @@
  * filters and for writes (COMPAT decision 4), and keeping `count` right. One service per taxonomy,
  * the differences as data.
  *
+ * The `/categories` and `/tags` routes use the same service for their list, create, update and
+ * delete; what differs between the taxonomies is in {@link TAXONOMY_TRAITS}.
+ *
+ * Choices (see the route module for the wire-level ones): updates are partial and `""` clears the
+ * description (COMPAT decision 1); a slug sent on update that another term of the taxonomy has is
+ * 400 `duplicate_term_slug` (WordPress answered 500); a category cannot be moved under itself or
+ * one of its descendants (400 `rest_invalid_param`, WordPress silently made it top-level); a name
+ * that is empty once stored (e.g. only tags) is 400 `empty_term_name` (WordPress: 500).
+ *
  * @example
  *   const categories = createTermService(db, 'tribe_events_cat');
  *   await categories.filterIds('jazz,2')           // [3, 2, …children]
  *   await categories.idsForWrite(trx, ['Concerts'], viewer) // creates "Concerts" when the viewer may
+ *   await categories.list({ page: 1, perPage: 10, hideEmpty: true }) // { terms, total, totalPages }
+ *   await categories.update(term, { description: '' })            // clears the description
  */
-import type { Executor, Taxonomy, TermRow } from '../store/schema.js';
+import type { Updateable } from 'kysely';
+import type { Executor, Taxonomy, TermRow, TermsTable } from '../store/schema.js';
+import * as postsStore from '../store/posts.js';
 import * as termsStore from '../store/terms.js';
+import type { TermOrderBy } from '../store/terms.js';
 import { apiError, invalidParams } from './errors.js';
 import { canManageTerms, type Viewer } from './permissions.js';
 import { sanitizeSlug, uniqueSlug } from './slugs.js';
 import { termText } from './text.js';
-import { isEmptyValue, isNumeric, listToArray } from './values.js';
+import { isEmptyValue, isNumeric, isPositiveInt, listToArray } from './values.js';
+
+/** What differs between categories and tags. */
+export interface TaxonomyTraits {
+  /** categories nest (`parent`), tags do not */
+  hierarchical: boolean;
+  /** the catalogue entry of a duplicate name (same wire code, different message) */
+  existsCode: 'term_exists' | 'term_exists_tag';
+}
+
+export const TAXONOMY_TRAITS: Record<Taxonomy, TaxonomyTraits> = {
+  tribe_events_cat: { hierarchical: true, existsCode: 'term_exists' },
+  post_tag: { hierarchical: false, existsCode: 'term_exists_tag' },
+};
+
+/**
+ * The accepted `orderby` values (lower-cased) and what they sort by: WordPress' term query keys
+ * after the REST mappings (`id` → term_id, `include_slugs` → slug__in). `include_slugs` needs a
+ * list of slugs, and the `slug` filter here is one string, so WordPress falls back to the name,
+ * as it does for `include` without an `include` list.
+ */
+export const TERM_ORDERBY: Readonly<Record<string, TermOrderBy>> = {
+  id: 'id',
+  term_id: 'id',
+  name: 'name',
+  slug: 'slug',
+  term_group: 'term_group',
+  count: 'count',
+  description: 'description',
+  parent: 'parent',
+  include: 'include',
+  include_slugs: 'name',
+  none: 'none',
+};
+
+/** The sort key of an `orderby` value (any case), or undefined when it is not one we accept. */
+export function termOrderBy(value: unknown): TermOrderBy | undefined {
+  return typeof value === 'string' ? TERM_ORDERBY[value.toLowerCase()] : undefined;
+}
+
+/** `order`: `asc` or `desc`, any case. */
+export function isTermOrder(value: unknown): boolean {
+  return typeof value === 'string' && /^(asc|desc)$/i.test(value);
+}
+
+/** The list query, as validated by the route. */
+export interface TermListArgs {
+  page: number;
+  /** already capped at the configured maximum */
+  perPage: number;
+  search?: string;
+  include?: number[];
+  exclude?: number[];
+  order?: string;
+  orderby?: string;
+  hideEmpty: boolean;
+  /** categories only; 0 lists top-level terms */
+  parent?: number;
+  /** event id */
+  post?: number;
+  slug?: string;
+}
+
+export interface TermPage {
+  terms: TermRow[];
+  total: number;
+  totalPages: number;
+}
+
+/** Fields of a term write; absent fields keep their value on update. */
+export interface TermInput {
+  name?: string;
+  description?: string;
+  slug?: string;
+  /** 0 is top level */
+  parent?: number;
+}
 
 export interface TermService {
   taxonomy: Taxonomy;
@@ -31,6 +121,20 @@ export interface TermService {
   /** Create a term (name is stored WordPress-style); throws ApiError term_exists on a duplicate sibling. */
   create(db: Executor, input: { name: string; slug?: string; description?: string; parent?: number }): Promise<number>;
   load(db: Executor, ids: number[]): Promise<TermRow[]>;
+  /** The term of this taxonomy with this id. */
+  get(id: number): Promise<TermRow | undefined>;
+  /** Ids of the terms a list value names (ids, slugs or names); unknown entries are left out. */
+  refIds(value: unknown): Promise<number[]>;
+  /** Whether the value is the id of an event (any status), as the `post`/`event` filters need. */
+  isEventRef(value: unknown): Promise<boolean>;
+  /** A page of terms; `count` 0 terms are hidden with `hideEmpty` (categories keep used descendants' ancestors). */
+  list(args: TermListArgs): Promise<TermPage>;
+  /** Create a term in a transaction of its own and return it. */
+  add(input: TermInput & { name: string }): Promise<TermRow>;
+  /** Change the fields given; returns the updated term. */
+  update(term: TermRow, input: TermInput): Promise<TermRow>;
+  /** Delete for good (children move to the term's parent, event links go); returns the term as it was. */
+  remove(term: TermRow): Promise<TermRow>;
 }
 
 /** Split a write value (CSV string or array) into entries; '' and [] give no entries. */
@@ -48,6 +152,23 @@ export function termEntries(value: unknown): Array<string | number> {
 }
 
 export function createTermService(db: Executor, taxonomy: Taxonomy): TermService {
+  const traits = TAXONOMY_TRAITS[taxonomy];
+
+  /** The stored form of a name; a name with nothing left (e.g. only markup) is refused. */
+  const storedName = (name: string): string => {
+    const stored = termText(name);
+    if (stored.trim() === '') throw apiError('empty_term_name');
+    return stored;
+  };
+
+  /** Parent checks shared by create and update: hierarchy, existence. */
+  const checkParent = async (trx: Executor, parent: number | undefined): Promise<number> => {
+    if (parent === undefined) return 0;
+    if (!traits.hierarchical) throw apiError('rest_taxonomy_not_hierarchical');
+    if (parent !== 0 && !(await termsStore.findTerm(trx, taxonomy, parent))) throw apiError('rest_term_invalid');
+    return parent;
+  };
+
   const service: TermService = {
     taxonomy,
 
@@ -108,29 +229,104 @@ export function createTermService(db: Executor, taxonomy: Taxonomy): TermService
     },
 
     async create(trx, input) {
-      const name = termText(input.name);
-      const parent = taxonomy === 'tribe_events_cat' ? (input.parent ?? 0) : 0;
+      const name = storedName(input.name);
+      const parent = await checkParent(trx, input.parent);
       const siblings = await termsStore.findTermsByName(trx, taxonomy, name, parent);
       if (siblings.length) {
         const termId = Number(siblings[0].id);
-        throw apiError(taxonomy === 'tribe_events_cat' ? 'term_exists' : 'term_exists_tag', {
+        throw apiError(traits.existsCode, {
           data: { term_id: termId },
           extra: { additional_data: [termId, termId] },
         });
       }
-      const base = sanitizeSlug(input.slug || name) || sanitizeSlug(String(Date.now()));
+      const base = sanitizeSlug(input.slug ?? '') || sanitizeSlug(name) || sanitizeSlug(String(Date.now()));
       const slug = await uniqueSlug(base, (candidate) => termsStore.isTermSlugTaken(trx, taxonomy, candidate));
       return termsStore.insertTerm(trx, {
         taxonomy,
         name,
         slug,
-        description: input.description ? termText(input.description) : '',
+        description: input.description ? termText(input.description, 'description') : '',
         parent_id: parent,
         count: 0,
       });
     },
 
     load: (trx, ids) => termsStore.findTermsByIds(trx, ids),
+
+    get: (id) => termsStore.findTerm(db, taxonomy, id),
+
+    async refIds(value) {
+      const ids: number[] = [];
+      for (const ref of listToArray(value)) {
+        const term = await service.find(db, ref);
+        if (term) ids.push(Number(term.id));
+      }
+      return [...new Set(ids)];
+    },
+
+    async isEventRef(value) {
+      return isPositiveInt(value) && (await postsStore.postTypeOf(db, Number(value))) === 'tribe_events';
+    },
+
+    async list(args) {
+      const perPage = Math.max(1, args.perPage);
+      const { rows, total } = await termsStore.listTerms(db, {
+        taxonomy,
+        search: args.search,
+        include: args.include,
+        exclude: args.exclude,
+        parentId: traits.hierarchical ? args.parent : undefined,
+        eventId: args.post,
+        slug: args.slug === undefined ? undefined : sanitizeSlug(args.slug),
+        hideEmpty: args.hideEmpty,
+        keepAncestors: traits.hierarchical,
+        orderBy: (args.orderby !== undefined && termOrderBy(args.orderby)) || 'name',
+        order: args.order !== undefined && args.order.toLowerCase() === 'desc' ? 'desc' : 'asc',
+        limit: perPage,
+        offset: (args.page - 1) * perPage,
+      });
+      return { terms: rows, total, totalPages: Math.ceil(total / perPage) };
+    },
+
+    async add(input) {
+      return db.transaction().execute(async (trx) => {
+        const id = await service.create(trx, input);
+        return (await termsStore.findTerm(trx, taxonomy, id))!;
+      });
+    },
+
+    async update(term, input) {
+      return db.transaction().execute(async (trx) => {
+        const id = Number(term.id);
+        const patch: Updateable<TermsTable> = {};
+        if (input.name !== undefined) patch.name = storedName(input.name);
+        if (input.description !== undefined) patch.description = termText(input.description, 'description');
+        if (input.parent !== undefined) {
+          const parent = await checkParent(trx, input.parent);
+          if (parent !== 0 && (parent === id || (await termsStore.descendantTermIds(trx, taxonomy, [id])).includes(parent))) {
+            throw invalidParams({ parent: 'A category cannot be moved under itself or one of its descendants.' });
+          }
+          patch.parent_id = parent;
+        }
+        if (input.slug !== undefined) {
+          const wanted = sanitizeSlug(input.slug);
+          if (wanted === '') {
+            // WordPress: an empty slug is made from the name, unique.
+            const base = sanitizeSlug(patch.name ?? term.name) || term.slug;
+            patch.slug = await uniqueSlug(base, (c) => termsStore.isTermSlugTaken(trx, taxonomy, c, id));
+          } else if (await termsStore.isTermSlugTaken(trx, taxonomy, wanted, id)) {
+            throw apiError('duplicate_term_slug', { args: [wanted] });
+          } else patch.slug = wanted;
+        }
+        await termsStore.updateTerm(trx, id, patch);
+        return (await termsStore.findTerm(trx, taxonomy, id))!;
+      });
+    },
+
+    async remove(term) {
+      await db.transaction().execute((trx) => termsStore.deleteTerm(trx, term));
+      return term;
+    },
   };
   return service;
 }

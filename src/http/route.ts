@@ -63,6 +63,11 @@ export interface EndpointContext<R = unknown> {
   record: R | null;
   /** The request URL's query string, raw (without '?'). */
   rawQuery: string;
+  /**
+   * Every request parameter as received (body over query), declared or not; set by the pipeline.
+   * For the few checks WordPress makes on undeclared params (a `parent` sent to `/tags`).
+   */
+  input?: Readonly<Record<string, unknown>>;
 }
 
 export interface Reply {

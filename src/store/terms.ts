@@ -5,7 +5,7 @@
  *   const id = await insertTerm(db, { taxonomy: 'post_tag', name: 'jazz', slug: 'jazz', description: '', parent_id: 0, count: 0 });
  *   await recountTerms(db, [id]);
  */
-import type { Insertable, Updateable } from 'kysely';
+import { sql, type Insertable, type Updateable } from 'kysely';
 import type { Executor, Taxonomy, TermRow, TermsTable } from './schema.js';
 
 export async function findTermsByIds(db: Executor, ids: number[]): Promise<TermRow[]> {
@@ -76,4 +76,114 @@ export async function recountTerms(db: Executor, termIds: number[]): Promise<voi
       .executeTakeFirstOrThrow();
     await db.updateTable('terms').set({ count: Number(c.n) }).where('id', '=', id).execute();
   }
+}
+
+/** The sort keys of the term list (WordPress' term query `orderby`, after the REST mappings). */
+export type TermOrderBy = 'id' | 'name' | 'slug' | 'term_group' | 'count' | 'description' | 'parent' | 'include' | 'none';
+
+/** What the term list can filter on; absent keys do not filter. */
+export interface TermListFilter {
+  taxonomy: Taxonomy;
+  /** substring of the name or the slug, case-insensitive */
+  search?: string;
+  include?: number[];
+  exclude?: number[];
+  parentId?: number;
+  /** terms linked to this event */
+  eventId?: number;
+  slug?: string;
+  /**
+   * Hide terms no published event uses (`count` 0). With `keepAncestors`, an empty term stays
+   * when one of its descendants is used (WordPress' hierarchical `hide_empty`).
+   */
+  hideEmpty: boolean;
+  keepAncestors: boolean;
+  orderBy: TermOrderBy;
+  order: 'asc' | 'desc';
+  limit: number;
+  offset: number;
+}
+
+/** Ids of the used terms of the taxonomy and of all their ancestors (a recursive query). */
+function usedTermsAndAncestors(db: Executor, taxonomy: Taxonomy) {
+  return db
+    .withRecursive('used(id, parent_id)', (qb) =>
+      qb
+        .selectFrom('terms')
+        .select(['terms.id', 'terms.parent_id'])
+        .where('terms.taxonomy', '=', taxonomy)
+        .where('terms.count', '>', 0)
+        .union(
+          qb
+            .selectFrom('terms as t')
+            .innerJoin('used', 'used.parent_id', 't.id')
+            .select(['t.id', 't.parent_id'])
+            .where('t.taxonomy', '=', taxonomy),
+        ),
+    )
+    .selectFrom('used')
+    .select('used.id');
+}
+
+/**
+ * One page of terms and the number of all matches. Names, slugs and descriptions sort
+ * case-insensitively (as MySQL's collation does for WordPress); ties are broken by id, ascending.
+ */
+export async function listTerms(db: Executor, f: TermListFilter): Promise<{ rows: TermRow[]; total: number }> {
+  let q = db.selectFrom('terms').where('terms.taxonomy', '=', f.taxonomy);
+  if (f.search !== undefined && f.search !== '') {
+    const pattern = `%${f.search.toLowerCase().replace(/[\\%_]/g, (c) => '\\' + c)}%`;
+    q = q.where((eb) =>
+      eb.or([
+        eb(eb.fn('lower', ['terms.name']), 'like', sql<string>`${pattern} ESCAPE '\\'`),
+        eb(eb.fn('lower', ['terms.slug']), 'like', sql<string>`${pattern} ESCAPE '\\'`),
+      ]),
+    );
+  }
+  if (f.include) q = q.where('terms.id', 'in', f.include.length ? f.include : [0]);
+  if (f.exclude?.length) q = q.where('terms.id', 'not in', f.exclude);
+  if (f.parentId !== undefined) q = q.where('terms.parent_id', '=', f.parentId);
+  if (f.slug !== undefined) q = q.where('terms.slug', '=', f.slug);
+  if (f.eventId !== undefined) {
+    const eventId = f.eventId;
+    q = q.where('terms.id', 'in', (eb) => eb.selectFrom('event_terms').select('event_terms.term_id').where('event_terms.event_id', '=', eventId));
+  }
+  if (f.hideEmpty) {
+    q = f.keepAncestors ? q.where('terms.id', 'in', usedTermsAndAncestors(db, f.taxonomy)) : q.where('terms.count', '>', 0);
+  }
+
+  const counted = await q.select((eb) => eb.fn.countAll<number | string>().as('n')).executeTakeFirstOrThrow();
+  const total = Number(counted.n);
+  if (total === 0 || f.offset >= total) return { rows: [], total };
+
+  let page = q.selectAll('terms');
+  const dir = f.order;
+  switch (f.orderBy) {
+    case 'id':
+    case 'term_group': // every term's group is 0: ties only
+      page = page.orderBy('terms.id', f.orderBy === 'id' ? dir : 'asc');
+      break;
+    case 'name':
+    case 'slug':
+    case 'description':
+      page = page.orderBy(sql`lower(${sql.ref(`terms.${f.orderBy}`)})`, dir);
+      break;
+    case 'count':
+      page = page.orderBy('terms.count', dir);
+      break;
+    case 'parent':
+      page = page.orderBy('terms.parent_id', dir);
+      break;
+    case 'include': {
+      const ids = f.include ?? [];
+      if (ids.length) page = page.orderBy(sql`case ${sql.join(ids.map((id, i) => sql`when terms.id = ${sql.lit(id)} then ${sql.lit(i)}`), sql` `)} else ${sql.lit(ids.length)} end`, dir);
+      else page = page.orderBy(sql`lower(terms.name)`, dir);
+      break;
+    }
+    case 'none':
+      break;
+  }
+  page = page.orderBy('terms.id', 'asc');
+  const rows = await page.limit(f.limit).offset(f.offset).execute();
+  return { rows, total };
 }

@@ -22,6 +22,8 @@ export interface Store {
   dialect: DialectName;
   /** Human-readable location, for logs (never includes a password). */
   describe: string;
+  /** PostgreSQL: the schema the store lives in, when not the default one. */
+  schema?: string;
   close(): Promise<void>;
 }
 
@@ -53,7 +55,13 @@ class InlineMigrations implements MigrationProvider {
 
 /** Apply pending migrations; returns the names applied. */
 export async function migrate(store: Store): Promise<string[]> {
-  const migrator = new Migrator({ db: store.db, provider: new InlineMigrations(store.dialect) });
+  // Kysely looks for its migration tables in every schema unless told which one: with several
+  // schemas in one database (parallel test runs) it would find another run's and skip creating its own.
+  const migrator = new Migrator({
+    db: store.db,
+    provider: new InlineMigrations(store.dialect),
+    ...(store.schema ? { migrationTableSchema: store.schema } : {}),
+  });
   const { error, results } = await migrator.migrateToLatest();
   if (error) throw error instanceof Error ? error : new Error(String(error));
   return (results ?? []).filter((r) => r.status === 'Success').map((r) => r.migrationName);
@@ -110,6 +118,7 @@ async function postgresStore(url: string, options: OpenOptions): Promise<Store> 
     db,
     dialect: 'postgres',
     describe: schema ? `${safeUrl} (schema ${schema})` : safeUrl,
+    ...(schema ? { schema } : {}),
     close: async () => {
       if (schema && options.dropSchemaOnClose) await sql.raw(`DROP SCHEMA IF EXISTS ${schema} CASCADE`).execute(db);
       await db.destroy();

@@ -22,7 +22,7 @@ import { can, canEditPost, canReadPost, typeCan, type Viewer } from './permissio
 import { toOrganizerJson } from './representations/organizer.js';
 import { toVenueJson, type RepresentationContext } from './representations/venue.js';
 import { sanitizeSlug, uniqueSlug } from './slugs.js';
-import { applyScheduling, defaultListStatuses, POST_STATUSES, scaleBackStatus } from './statuses.js';
+import { applyScheduling, listScope, POST_STATUSES, scaleBackStatus } from './statuses.js';
 import { sanitizePostHtml, stripTags } from './text.js';
 import { isEmptyValue, isNumeric, isTruthy } from './values.js';
 
@@ -176,8 +176,8 @@ export function createLinkedPostService(db: Executor, kind: LinkedKind, images: 
     const nowGmt = clock.nowGmt();
     const nowLocal = clock.nowLocal();
     const dates = publicationDates(input);
-    let status = scaleBackStatus(viewer, (input.status as string | undefined) ?? '');
-    if (dates.date_gmt) status = applyScheduling(status, dates.date_gmt, nowGmt);
+    // `future` without a date publishes now, as in WordPress (applyScheduling against now).
+    const status = applyScheduling(scaleBackStatus(viewer, (input.status as string | undefined) ?? ''), dates.date_gmt ?? nowGmt, nowGmt);
     const slug = await uniqueSlug(sanitizeSlug(name) || `${kind}`, (c) => postsStore.isSlugTaken(trx, info.postType, c));
     const content = String(input.description ?? '');
     const id = await postsStore.insertPost(trx, {
@@ -293,12 +293,10 @@ export function createLinkedPostService(db: Executor, kind: LinkedKind, images: 
     async list(viewer, args, env) {
       const perPage = Math.min(args.per_page, env.maxPerPage);
       const page = args.page;
-      const defaults = defaultListStatuses(viewer, info.postType);
-      const statuses = args.status ?? defaults.statuses;
-      const filter: LinkedListFilter = { statuses };
-      // Non-editors see others' published records and their own (COMPAT decision 11).
-      const fullAccess = typeCan(viewer, 'edit_others', info.postType) && typeCan(viewer, 'read_private', info.postType);
-      if (!fullAccess && statuses.some((s) => s !== 'publish')) filter.onlyPublishedOrAuthor = viewer.id;
+      // COMPAT 11: non-editors see others' published records and their own.
+      const scope = listScope(viewer, info.postType, args.status);
+      const filter: LinkedListFilter = { statuses: scope.statuses };
+      if (scope.onlyPublishedOrAuthor !== undefined) filter.onlyPublishedOrAuthor = scope.onlyPublishedOrAuthor;
       if (args.search !== undefined) {
         const fragments = searchFragments(args.search);
         if (fragments.length) filter.searchFragments = fragments;
@@ -310,14 +308,10 @@ export function createLinkedPostService(db: Executor, kind: LinkedKind, images: 
       if (isTruthy(args.only_with_upcoming)) {
         // The events that count are those of the list's statuses the viewer may see, that have not
         // ended yet (the issue's rule; the original looks at the start) and are not hidden.
-        const eventsFullAccess = typeCan(viewer, 'edit_others', 'tribe_events') && typeCan(viewer, 'read_private', 'tribe_events');
-        const eventStatuses = typeCan(viewer, 'edit', 'tribe_events') ? statuses : ['publish'];
+        const events = listScope(viewer, 'tribe_events', typeCan(viewer, 'edit', 'tribe_events') ? scope.statuses : ['publish']);
         filter.upcoming = {
           fromUtc: clock.nowGmt(),
-          events: {
-            statuses: eventStatuses,
-            ...(!eventsFullAccess && eventStatuses.some((s) => s !== 'publish') ? { onlyPublishedOrAuthor: viewer.id } : {}),
-          },
+          events: { statuses: events.statuses, ...(events.onlyPublishedOrAuthor !== undefined ? { onlyPublishedOrAuthor: events.onlyPublishedOrAuthor } : {}) },
         };
       }
       const { rows, total } = await linkedStore.findLinkedPage(db, env.dialect, kind, filter, { limit: perPage, offset: (page - 1) * perPage });
@@ -328,7 +322,7 @@ export function createLinkedPostService(db: Executor, kind: LinkedKind, images: 
       ];
       if (args.event !== undefined) query.push(['event', String(args.event)]);
       if (args.has_events !== undefined && args.has_events !== null) query.push(['has_events', queryValue(args.has_events)]);
-      query.push(['status', args.status ? args.status.join(',') : defaults.label]);
+      query.push(['status', scope.label]);
       return { records: rows, total, totalPages: Math.ceil(total / perPage), query };
     },
 

@@ -16,7 +16,7 @@ import { apiError, invalidParams, type ErrorCode } from '../../domain/errors.js'
 import { eventValidators } from '../../domain/events.js';
 import type { LinkedListArgs, LinkedPostService } from '../../domain/linked-posts.js';
 import { isHttpUrl } from '../../domain/images.js';
-import { canDeletePost, canEditPost, typeCan, type Viewer } from '../../domain/permissions.js';
+import { canAssignAuthor, canDeletePost, canEditPost, typeCan, type Viewer } from '../../domain/permissions.js';
 import { isPostStatus, listStatusFilter } from '../../domain/statuses.js';
 import { isEmptyValue, isNumeric, isPositiveInt } from '../../domain/values.js';
 import { LINKED_KINDS, type LinkedKind, type LinkedRecord } from '../../store/linked-posts.js';
@@ -232,7 +232,8 @@ function linkedPostRoutes(services: Services, spec: KindSpec): RouteDecl[] {
     endpoint({
       methods: ['POST'],
       args: writeArgs,
-      permission: (ctx) => typeCan(ctx.viewer, 'edit', postType),
+      // Naming another user as author needs edit_others_* (canAssignAuthor, README "Compatibility choices").
+      permission: (ctx) => typeCan(ctx.viewer, 'edit', postType) && canAssignAuthor(ctx.viewer, postType, ctx.args.author),
       docs: d.create,
       handler: async (ctx) => {
         const input = writeInput(ctx.args, ctx.sent, '');
@@ -279,7 +280,8 @@ function linkedPostRoutes(services: Services, spec: KindSpec): RouteDecl[] {
         methods: ['POST', 'PUT', 'PATCH'],
         args: { [pathArg]: addressing, ...optionalArgs(writeArgs) },
         load,
-        permission: (ctx) => (ctx.record ? canEditPost(ctx.viewer, postType, ctx.record) : typeCan(ctx.viewer, 'edit', postType)),
+        permission: (ctx) =>
+          (ctx.record ? canEditPost(ctx.viewer, postType, ctx.record) : typeCan(ctx.viewer, 'edit', postType)) && canAssignAuthor(ctx.viewer, postType, ctx.args.author),
         docs: d.post,
         handler: async (ctx) => {
           const record = mustHave(ctx);

@@ -14,6 +14,7 @@ import { isValidTimezone } from '../domain/dates.js';
 import { ApiError, apiError } from '../domain/errors.js';
 import { createServices, type Services } from '../domain/services.js';
 import { openStore, type OpenOptions, type Store } from '../store/db.js';
+import { registerDocsPage } from './docs-page.js';
 import { allowForError, registerRoutes, sendJson } from './pipeline.js';
 import { apiRoutes } from './routes/index.js';
 import { rootIndex } from './self-description.js';
@@ -137,6 +138,8 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
   const routes = apiRoutes(services);
   registerRoutes(app, routes, services, nsBase);
   app.get(restRoot === '' ? '/' : restRoot, async (_req, reply) => sendJson(reply.header('allow', 'GET'), 200, rootIndex(routes, services)));
+  // The human-readable API documentation (Swagger UI over `{ns}/doc`), outside the REST root.
+  registerDocsPage(app, `${nsBase}/doc`);
 
   return {
     app,

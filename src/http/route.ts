@@ -152,8 +152,13 @@ export function defaultValue(spec: ArgSpec): unknown {
 export function optionalArgs(args: Args): Args {
   const out: Args = {};
   for (const [name, spec] of Object.entries(args)) {
-    const { default: d, ...rest } = spec;
-    out[name] = d === null ? { ...rest, default: null, required: false } : { ...rest, required: false };
+    // Keys stay in declaration order: the namespace index shows them in that order.
+    const copy: Record<string, unknown> = {};
+    for (const [key, value] of Object.entries(spec)) {
+      if (key === 'required' || (key === 'default' && value !== null)) continue;
+      copy[key] = value;
+    }
+    out[name] = { ...(copy as ArgSpec), required: false };
   }
   return out;
 }

@@ -5,18 +5,28 @@
  * @example namespaceIndex(ROUTES, services) // { namespace, routes: { '/calendar/events/v1/events': {…} }, _links }
  */
 import { NAMESPACE } from '../config.js';
+import { zoneOf } from '../domain/dates.js';
 import type { Services } from '../domain/services.js';
 import { defaultValue, routeMethods, wordpressPattern, type ArgSpec, type RouteDecl } from './route.js';
 
-/** One arg as WordPress lists it: its schema keywords, then `required`. */
+/**
+ * The JSON-schema keywords WordPress copies from an arg into the index
+ * (`rest_get_allowed_schema_keywords()` plus `default`); plugin keys such as validators, `in`
+ * and the doc type are dropped.
+ */
+const INDEX_KEYWORDS: ReadonlySet<string> = new Set(['default', 'description', 'type', 'format', 'items', 'enum']);
+
+/**
+ * One arg as WordPress lists it: its schema keywords in declaration order (`array_intersect_key`
+ * keeps the arg's own order), then `required`. A `null` default is shown; a function default is
+ * evaluated now.
+ */
 export function indexArg(spec: ArgSpec): Record<string, unknown> {
   const out: Record<string, unknown> = {};
-  if (spec.default !== undefined) out.default = defaultValue(spec);
-  if (spec.description !== undefined) out.description = spec.description;
-  if (spec.type !== undefined) out.type = spec.type;
-  if (spec.format !== undefined) out.format = spec.format;
-  if (spec.items !== undefined) out.items = spec.items;
-  if (spec.enum !== undefined) out.enum = spec.enum;
+  for (const key of Object.keys(spec) as Array<keyof ArgSpec>) {
+    if (!INDEX_KEYWORDS.has(key) || spec[key] === undefined) continue;
+    out[key] = key === 'default' ? defaultValue(spec) : spec[key];
+  }
   out.required = Boolean(spec.required);
   return out;
 }
@@ -60,7 +70,7 @@ export function rootIndex(routes: RouteDecl[], services: Services): Record<strin
     description: 'A headless events calendar speaking The Events Calendar REST API',
     url: services.links.siteUrl,
     home: services.links.siteUrl,
-    gmt_offset: 0,
+    gmt_offset: gmtOffsetHours(services.config.timezone),
     timezone_string: services.config.timezone,
     namespaces: [NAMESPACE],
     authentication: { basic: { description: 'HTTP Basic with a user password or an application password' } },
@@ -75,4 +85,9 @@ export function rootIndex(routes: RouteDecl[], services: Services): Record<strin
     },
     _links: { help: [{ href: services.links.rest('doc') }] },
   };
+}
+
+/** WordPress' `gmt_offset` option: the site zone's current offset from UTC, in hours (e.g. 5.5). */
+export function gmtOffsetHours(timezone: string): number {
+  return zoneOf(timezone).offset(Date.now()) / 60;
 }

@@ -6,6 +6,7 @@
  */
 import type { Services } from '../../domain/services.js';
 import type { RouteDecl } from '../route.js';
+import { docRoutes } from './doc.js';
 import { eventRoutes } from './events.js';
 import { organizerRoutes, venueRoutes } from './linked-posts.js';
 import { namespaceRoutes } from './namespace.js';
@@ -14,6 +15,7 @@ import { categoryRoutes, tagRoutes } from './terms.js';
 export function apiRoutes(services: Services): RouteDecl[] {
   const routes: RouteDecl[] = [];
   routes.push(...namespaceRoutes(services, () => routes));
+  routes.push(...docRoutes(services, () => routes));
   routes.push(...eventRoutes(services));
   routes.push(...venueRoutes(services), ...organizerRoutes(services));
   routes.push(...categoryRoutes(services), ...tagRoutes(services));

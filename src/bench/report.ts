@@ -1,0 +1,227 @@
+/**
+ * The benchmark's report: Markdown tables of every run, the targets of issue 6 checked against
+ * them (met, or missed by how much), written into bench/RESULTS.md between markers so that the
+ * hand-written analysis around them survives a re-run.
+ *
+ * @example await writeReport('bench/RESULTS.md', renderReport(run));
+ */
+import { mkdir, readFile, writeFile } from 'node:fs/promises';
+import { dirname } from 'node:path';
+import type { Machine } from './machine.js';
+import type { LoadResult } from './load.js';
+
+export type StoreName = 'sqlite' | 'postgres';
+
+export interface ScenarioResult {
+  key: string;
+  label: string;
+  kind: 'read' | 'write';
+  store: StoreName;
+  status: 'ok' | 'n/a' | 'error';
+  note?: string;
+  service?: LoadResult;
+  baseline?: LoadResult;
+  /** bytes of the measured response body */
+  bodyBytes?: number;
+  /** CPU the server used during the measured run, in cores (1.0 = one core busy) */
+  serverCores?: number;
+}
+
+export interface Dataset {
+  events: number;
+  venues: number;
+  organizers: number;
+  categories: number;
+  tags: number;
+  images: number;
+  eventOrganizers: number;
+  eventTerms: number;
+}
+
+export interface SizeRun {
+  events: number;
+  dataset?: Dataset;
+  /** seconds per store; null when an existing database was reused */
+  seedSeconds: Partial<Record<StoreName, number | null>>;
+  /** server RSS in bytes: after start-up, and the peak while loaded */
+  rss: Partial<Record<StoreName, { idle: number | null; peak: number | null }>>;
+  results: ScenarioResult[];
+}
+
+export interface BenchRun {
+  startedAt: string;
+  finishedAt: string;
+  command: string;
+  machine: Machine;
+  connections: number;
+  seconds: number;
+  warmupSeconds: number;
+  serverNote: string;
+  sizes: SizeRun[];
+}
+
+const fmt = (n: number | undefined, digits = 0) => (n === undefined || Number.isNaN(n) ? '–' : n.toLocaleString('en-US', { maximumFractionDigits: digits, minimumFractionDigits: digits }));
+const ms = (n: number | undefined) => (n === undefined || Number.isNaN(n) ? '–' : n < 10 ? n.toFixed(2) : n.toFixed(1));
+const mb = (n: number | null | undefined) => (n === null || n === undefined ? '–' : `${(n / 1024 / 1024).toFixed(0)} MB`);
+const ratio = (a: number | undefined, b: number | undefined) => (a === undefined || b === undefined || !b ? '–' : `${(a / b).toFixed(2)}×`);
+
+function resultTable(size: SizeRun): string {
+  const lines = [
+    '| scenario | store | req/s | p50 ms | p99 ms | baseline req/s | baseline p50 | baseline p99 | req/s vs baseline | p50 vs baseline | p99 vs baseline | server CPU | body |',
+    '|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|',
+  ];
+  for (const r of size.results) {
+    if (r.status !== 'ok') {
+      lines.push(`| ${r.label} | ${r.store} | ${r.status}${r.note ? ` (${r.note})` : ''} | | | | | | | | | | |`);
+      continue;
+    }
+    const s = r.service!;
+    const b = r.baseline;
+    lines.push(
+      `| ${r.label} | ${r.store} | ${fmt(s.rps)} | ${ms(s.p50)} | ${ms(s.p99)} | ${fmt(b?.rps)} | ${ms(b?.p50)} | ${ms(b?.p99)} | ${ratio(s.rps, b?.rps)} | ${ratio(s.p50, b?.p50)} | ${ratio(s.p99, b?.p99)} | ${r.serverCores === undefined ? '–' : r.serverCores.toFixed(2)} | ${r.bodyBytes === undefined ? '–' : `${(r.bodyBytes / 1024).toFixed(1)} KB`} |`,
+    );
+  }
+  return lines.join('\n');
+}
+
+function find(run: BenchRun, events: number | undefined, store: StoreName, key: string): ScenarioResult | undefined {
+  const size = run.sizes.find((s) => s.events === events);
+  const r = size?.results.find((x) => x.store === store && x.key === key);
+  return r && r.status === 'ok' ? r : undefined;
+}
+
+/** The issue's targets, each with a verdict line. */
+export function checkTargets(run: BenchRun): string[] {
+  const out: string[] = [];
+  const sizes = run.sizes.map((s) => s.events).sort((a, b) => a - b);
+  const smallest = sizes[0];
+  const largest = sizes[sizes.length - 1];
+  const verdict = (ok: boolean, text: string) => `- ${ok ? '**met**' : '**missed**'}: ${text}`;
+
+  for (const events of sizes) {
+    const single = find(run, events, 'sqlite', 'single');
+    if (single) {
+      const rps = single.service!.rps;
+      const base = single.baseline?.rps;
+      const ok = rps >= 10_000 && (base === undefined || rps >= base / 3);
+      out.push(
+        verdict(
+          ok,
+          `single event ≥ 10,000 req/s and ≥ 1/3 of the baseline (${events.toLocaleString('en-US')} events, SQLite): ${fmt(rps)} req/s = ${ratio(rps, base)} of ${fmt(base)}` +
+            (ok ? '' : ` — short by ${fmt(Math.max(10_000, (base ?? 0) / 3) - rps)} req/s (${(((Math.max(10_000, (base ?? 0) / 3) - rps) / Math.max(10_000, (base ?? 0) / 3)) * 100).toFixed(0)}%)`),
+        ),
+      );
+    }
+    const list = find(run, events, 'sqlite', 'list');
+    if (list) {
+      const rps = list.service!.rps;
+      out.push(verdict(rps >= 5_000, `list of 10 ≥ 5,000 req/s (${events.toLocaleString('en-US')} events, SQLite): ${fmt(rps)} req/s` + (rps >= 5_000 ? '' : ` — short by ${fmt(5_000 - rps)} (${(((5_000 - rps) / 5_000) * 100).toFixed(0)}%)`)));
+    }
+    const reads = run.sizes.find((s) => s.events === events)!.results.filter((r) => r.store === 'sqlite' && r.kind === 'read' && r.status === 'ok');
+    if (reads.length) {
+      const worst = reads.reduce((a, b) => (b.service!.p99 > a.service!.p99 ? b : a));
+      const ok = worst.service!.p99 <= 10;
+      out.push(verdict(ok, `p99 ≤ 10 ms for reads (${events.toLocaleString('en-US')} events, SQLite): worst is ${worst.key} at ${ms(worst.service!.p99)} ms` + (ok ? '' : ` — over by ${ms(worst.service!.p99 - 10)} ms`)));
+    }
+  }
+
+  if (largest !== undefined && smallest !== undefined && largest !== smallest) {
+    for (const key of ['list', 'filtered']) {
+      for (const store of ['sqlite', 'postgres'] as const) {
+        const big = find(run, largest, store, key);
+        const small = find(run, smallest, store, key);
+        if (!big || !small) continue;
+        const p50 = big.service!.p50 / small.service!.p50;
+        const p99 = big.service!.p99 / small.service!.p99;
+        const ok = p50 <= 1.5 && p99 <= 1.5;
+        out.push(
+          verdict(
+            ok,
+            `${key} latency at ${largest.toLocaleString('en-US')} events within 1.5× of ${smallest.toLocaleString('en-US')} events (${store}): p50 ${ms(big.service!.p50)} vs ${ms(small.service!.p50)} ms (${p50.toFixed(2)}×), p99 ${ms(big.service!.p99)} vs ${ms(small.service!.p99)} ms (${p99.toFixed(2)}×)`,
+          ),
+        );
+      }
+    }
+  }
+
+  for (const events of sizes) {
+    const size = run.sizes.find((s) => s.events === events)!;
+    for (const pg of size.results.filter((r) => r.store === 'postgres' && r.kind === 'read' && r.status === 'ok')) {
+      const lite = find(run, events, 'sqlite', pg.key);
+      if (!lite) continue;
+      const f = lite.service!.rps / pg.service!.rps;
+      out.push(verdict(f <= 2, `PostgreSQL within 2× of SQLite, ${pg.key} (${events.toLocaleString('en-US')} events): ${fmt(pg.service!.rps)} vs ${fmt(lite.service!.rps)} req/s (SQLite ${f.toFixed(2)}× faster)`));
+    }
+  }
+
+  if (largest !== undefined) {
+    const size = run.sizes.find((s) => s.events === largest)!;
+    for (const store of ['sqlite', 'postgres'] as const) {
+      const rss = size.rss[store];
+      if (!rss || rss.peak === null) continue;
+      const ok = rss.peak < 300 * 1024 * 1024;
+      out.push(verdict(ok, `RSS under 300 MB while serving ${largest.toLocaleString('en-US')} events (${store}): peak ${mb(rss.peak)} (after start-up ${mb(rss.idle)})`));
+    }
+  }
+  return out;
+}
+
+export function renderReport(run: BenchRun): string {
+  const m = run.machine;
+  const parts: string[] = [];
+  parts.push(`Generated by \`npm run bench\` (src/bench/run.ts); started ${run.startedAt}, finished ${run.finishedAt}.`);
+  parts.push('');
+  parts.push('```sh');
+  parts.push(run.command);
+  parts.push('```');
+  parts.push('');
+  parts.push(`**Machine**: ${m.cpu}, ${m.cores} cores (shared by the server, the baseline and the load generator), ${m.memoryGb} GB memory, ${m.os}, Node ${m.node}.`);
+  parts.push('');
+  parts.push(
+    `**Load**: autocannon, ${run.connections} connections, ${run.seconds} s per measurement after a ${run.warmupSeconds} s warm-up (discarded), from the benchmark process. ` +
+      `Latencies are computed from every 2xx response time. The server runs in a child process: ${run.serverNote}. ` +
+      `The baseline is a bare Fastify route in another child process answering the exact body the service answered, serialized per request (for the create row: a POST route, same 201 body).`,
+  );
+  parts.push('');
+  parts.push('### Targets');
+  parts.push('');
+  parts.push(...checkTargets(run));
+  for (const size of run.sizes) {
+    parts.push('');
+    parts.push(`### ${size.events.toLocaleString('en-US')} events`);
+    parts.push('');
+    const d = size.dataset;
+    if (d) {
+      parts.push(
+        `Dataset: ${fmt(d.events)} events, ${fmt(d.venues)} venues, ${fmt(d.organizers)} organizers, ${fmt(d.categories)} categories, ${fmt(d.tags)} tags, ${fmt(d.images)} images, ` +
+          `${fmt(d.eventOrganizers)} event–organizer links, ${fmt(d.eventTerms)} event–term links.`,
+      );
+    }
+    const seeds = Object.entries(size.seedSeconds).map(([store, s]) => `${store} ${s === null || s === undefined ? 'reused an existing database' : `${s.toFixed(1)} s`}`);
+    if (seeds.length) parts.push(`Seeding (\`events-calendar seed --events ${size.events}\`): ${seeds.join(', ')}.`);
+    const rss = Object.entries(size.rss).map(([store, r]) => `${store} ${mb(r?.idle)} after start-up, peak ${mb(r?.peak)} under load`);
+    if (rss.length) parts.push(`Server RSS: ${rss.join('; ')}.`);
+    parts.push('');
+    parts.push(resultTable(size));
+  }
+  return parts.join('\n');
+}
+
+const BEGIN = '<!-- bench:begin (generated by npm run bench; edit outside these markers) -->';
+const END = '<!-- bench:end -->';
+
+/** Replace the generated part of the file (or create it with a short preamble). */
+export async function writeReport(path: string, generated: string): Promise<void> {
+  let text: string;
+  try {
+    text = await readFile(path, 'utf8');
+  } catch {
+    text = `# Benchmark results\n\n${BEGIN}\n${END}\n`;
+  }
+  const start = text.indexOf(BEGIN);
+  const end = text.indexOf(END);
+  const block = `${BEGIN}\n${generated}\n${END}`;
+  text = start === -1 || end === -1 ? `${text.trimEnd()}\n\n${block}\n` : text.slice(0, start) + block + text.slice(end + END.length);
+  await mkdir(dirname(path), { recursive: true });
+  await writeFile(path, text);
+}

@@ -1,0 +1,109 @@
+/**
+ * What the benchmark measures: one read or write per scenario, addressed against a seeded
+ * database. Routes that do not exist yet (404 `rest_no_route`) are reported as "n/a".
+ *
+ * @example
+ *   const ctx = await discover(origin, credentials);
+ *   for (const s of SCENARIOS) s.path(ctx)
+ */
+
+export interface ScenarioContext {
+  /** '{origin}/api/calendar/events/v1' */
+  base: string;
+  /** 'Basic …' of the benchmark administrator */
+  authorization: string;
+  /** a published event with a venue, organizers and terms */
+  eventId: number;
+  venueId: number | null;
+  organizerId: number | null;
+  categoryId: number | null;
+  tagId: number | null;
+  /** YYYY-MM-DD of today and of today + 90 days (the filtered list's window) */
+  today: string;
+  in90Days: string;
+}
+
+export interface Scenario {
+  key: string;
+  label: string;
+  kind: 'read' | 'write';
+  method: 'GET' | 'POST';
+  /** path under the namespace, with query */
+  path(ctx: ScenarioContext): string;
+  headers?(ctx: ScenarioContext): Record<string, string>;
+  /** a body per request */
+  body?(ctx: ScenarioContext): () => string;
+}
+
+export const FILTER = { category: 'music', search: 'jazz' } as const;
+
+export const SCENARIOS: Scenario[] = [
+  { key: 'single', label: 'single event by id', kind: 'read', method: 'GET', path: (c) => `/events/${c.eventId}` },
+  { key: 'list', label: 'event list (10, embedded venue/organizers)', kind: 'read', method: 'GET', path: () => '/events' },
+  {
+    key: 'filtered',
+    label: `filtered list (category ${FILTER.category} + 90-day window + search "${FILTER.search}")`,
+    kind: 'read',
+    method: 'GET',
+    path: (c) => `/events?categories=${FILTER.category}&start_date=${c.today}&end_date=${c.in90Days}&search=${FILTER.search}`,
+  },
+  { key: 'venues', label: 'venue list', kind: 'read', method: 'GET', path: () => '/venues' },
+  { key: 'organizers', label: 'organizer list', kind: 'read', method: 'GET', path: () => '/organizers' },
+  { key: 'categories', label: 'category list', kind: 'read', method: 'GET', path: () => '/categories' },
+  {
+    key: 'create',
+    label: 'event create (HTTP Basic admin)',
+    kind: 'write',
+    method: 'POST',
+    path: () => '/events',
+    headers: (c) => ({ authorization: c.authorization, 'content-type': 'application/json' }),
+    body: (c) => {
+      let n = 0;
+      const run = Date.now().toString(36);
+      return () => {
+        n++;
+        // Titles differ per request, as real clients' do (the same title would make every create
+        // walk the slug numbering: title, title-2, … title-N).
+        const day = 1 + (n % 28);
+        const input: Record<string, unknown> = {
+          title: `Benchmark concert ${run}-${n}`,
+          description: 'An evening of <strong>live jazz</strong>.\n\nDoors at 19:00.',
+          start_date: `2027-03-${String(day).padStart(2, '0')} 20:00:00`,
+          end_date: `2027-03-${String(day).padStart(2, '0')} 22:30:00`,
+          cost: '15',
+        };
+        if (c.venueId !== null) input.venue = c.venueId;
+        if (c.organizerId !== null) input.organizer = [c.organizerId];
+        if (c.categoryId !== null) input.categories = [c.categoryId];
+        if (c.tagId !== null) input.tags = [c.tagId];
+        return JSON.stringify(input);
+      };
+    },
+  },
+];
+
+const ymd = (d: Date) => d.toISOString().slice(0, 10);
+
+/** Find the records the scenarios address, through the API itself. */
+export async function discover(base: string, authorization: string): Promise<ScenarioContext> {
+  const res = await fetch(`${base}/events?per_page=50`);
+  if (res.status !== 200) throw new Error(`GET /events answered ${res.status}: ${await res.text()}`);
+  const list = (await res.json()) as { events: Array<Record<string, any>> };
+  if (list.events.length === 0) throw new Error('the seeded database lists no upcoming events');
+  const rich =
+    list.events.find((e) => !Array.isArray(e.venue) && e.organizer.length > 0 && e.categories.length > 0 && e.tags.length > 0) ??
+    list.events.find((e) => !Array.isArray(e.venue) && e.organizer.length > 0) ??
+    list.events[0]!;
+  const now = new Date();
+  return {
+    base,
+    authorization,
+    eventId: rich.id,
+    venueId: Array.isArray(rich.venue) ? null : rich.venue.id,
+    organizerId: rich.organizer[0]?.id ?? null,
+    categoryId: rich.categories[0]?.id ?? null,
+    tagId: rich.tags[0]?.id ?? null,
+    today: ymd(now),
+    in90Days: ymd(new Date(now.getTime() + 90 * 86_400_000)),
+  };
+}

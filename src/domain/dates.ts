@@ -58,7 +58,23 @@ export function manualOffsetMinutes(tz: string): number | null {
 export function isValidTimezone(tz: string): boolean {
   if (typeof tz !== 'string' || tz.length === 0) return false;
   if (/^utc./i.test(tz)) return manualOffsetMinutes(tz) !== null;
-  return IANA_NAME_RE.test(tz) && IANAZone.isValidZone(tz);
+  return IANA_NAME_RE.test(tz) && isKnownIanaZone(tz);
+}
+
+/**
+ * Luxon's `IANAZone.isValidZone`, remembered: Luxon builds an `Intl.DateTimeFormat` on every call
+ * (tens of microseconds), and zone names are checked on every date computation. Bounded, since
+ * names can come from requests.
+ */
+const knownZones = new Map<string, boolean>();
+function isKnownIanaZone(name: string): boolean {
+  let known = knownZones.get(name);
+  if (known === undefined) {
+    known = IANAZone.isValidZone(name);
+    if (knownZones.size >= 1000) knownZones.clear();
+    knownZones.set(name, known);
+  }
+  return known;
 }
 
 /**
@@ -70,7 +86,7 @@ export function zoneOf(tz: string): Zone {
   if (typeof tz === 'string' && /^utc./i.test(tz)) {
     const minutes = manualOffsetMinutes(tz);
     if (minutes !== null) return FixedOffsetZone.instance(minutes);
-  } else if (typeof tz === 'string' && IANA_NAME_RE.test(tz) && IANAZone.isValidZone(tz)) {
+  } else if (typeof tz === 'string' && IANA_NAME_RE.test(tz) && isKnownIanaZone(tz)) {
     return IANAZone.create(tz);
   }
   throw new RangeError(`Invalid timezone: ${String(tz)}`);
@@ -766,7 +782,7 @@ const RULES: Rule[] = [
   {
     name: 'tzidentifier', // America/New_York
     re: /([a-z]+(?:\/[a-z0-9_+-]+)+)/y,
-    apply: (m, st) => (IANAZone.isValidZone(m[1]!) ? setZone(st, IANAZone.create(m[1]!)) : false),
+    apply: (m, st) => (isKnownIanaZone(m[1]!) ? setZone(st, IANAZone.create(m[1]!)) : false),
   },
 ];
 

@@ -11,7 +11,7 @@ import { mkdirSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import SQLite from 'better-sqlite3';
 import pg from 'pg';
-import { Kysely, Migrator, PostgresDialect, SqliteDialect, sql, type Migration, type MigrationProvider } from 'kysely';
+import { Kysely, Migrator, PostgresDialect, SqliteDialect, sql, type Migration, type MigrationProvider, type SqliteDatabase } from 'kysely';
 import type { Database } from './schema.js';
 import { initialMigration } from './migrations/001_initial.js';
 
@@ -67,6 +67,33 @@ export async function migrate(store: Store): Promise<string[]> {
   return (results ?? []).filter((r) => r.status === 'Success').map((r) => r.migrationName);
 }
 
+/**
+ * Kysely's SQLite driver prepares every query anew; parsing and planning the SQL is a good part
+ * of a small query's cost. Keep the most recently used prepared statements (by SQL text) instead.
+ * Safe with one connection: Kysely runs one query at a time on it, and better-sqlite3 executes a
+ * statement to completion (or, streaming, holds the connection until the iterator is done).
+ */
+function withStatementCache(database: SQLite.Database, size = 500): SqliteDatabase {
+  const statements = new Map<string, SQLite.Statement>();
+  return {
+    prepare(text: string) {
+      let stmt = statements.get(text);
+      if (stmt) {
+        statements.delete(text);
+      } else {
+        stmt = database.prepare(text);
+        if (statements.size >= size) statements.delete(statements.keys().next().value!);
+      }
+      statements.set(text, stmt);
+      return stmt;
+    },
+    close() {
+      statements.clear();
+      database.close();
+    },
+  };
+}
+
 function sqliteStore(path: string): Store {
   const file = path === ':memory:' ? ':memory:' : resolve(path);
   if (file !== ':memory:') mkdirSync(dirname(file), { recursive: true });
@@ -76,7 +103,7 @@ function sqliteStore(path: string): Store {
   database.pragma('foreign_keys = ON');
   database.pragma('busy_timeout = 5000');
   database.pragma('cache_size = -65536');
-  const db = new Kysely<Database>({ dialect: new SqliteDialect({ database }) });
+  const db = new Kysely<Database>({ dialect: new SqliteDialect({ database: withStatementCache(database) }) });
   return {
     db,
     dialect: 'sqlite',

@@ -225,7 +225,7 @@ export function endOfDay(wall: WallTime): WallTime {
  * @example isoWithOffset('2027-06-15 19:00:00', 'America/New_York') // '2027-06-15T19:00:00-04:00'
  */
 export function isoWithOffset(wall: WallTime, tz: string): string {
-  return fromWallTime(wall, tz).toFormat("yyyy-MM-dd'T'HH:mm:ssZZ");
+  return memoized(isoMemo, tz, wall, (zone, w) => fromWallTime(w, zone).toFormat("yyyy-MM-dd'T'HH:mm:ssZZ"));
 }
 
 /**
@@ -391,6 +391,28 @@ function numericAbbr(offsetMinutes: number): string {
  * @example timezoneAbbr('UTC+2', '2026-01-15 12:00:00') // 'UTC+2'
  */
 export function timezoneAbbr(tz: string, wallInZone: WallTime): string {
+  return memoized(abbrMemo, tz, wallInZone, computeTimezoneAbbr);
+}
+
+/**
+ * Recent results of the offset computations of representations ({@link timezoneAbbr},
+ * {@link isoWithOffset}): pure functions of (zone, wall time), each a few `Intl` calls in Luxon,
+ * made for every event answered. Bounded; errors are not remembered.
+ */
+const abbrMemo = new Map<string, string>();
+const isoMemo = new Map<string, string>();
+function memoized(memo: Map<string, string>, tz: string, wall: WallTime, compute: (tz: string, wall: WallTime) => string): string {
+  const key = `${tz}|${wall}`;
+  let out = memo.get(key);
+  if (out === undefined) {
+    out = compute(tz, wall);
+    if (memo.size >= 20_000) memo.clear();
+    memo.set(key, out);
+  }
+  return out;
+}
+
+function computeTimezoneAbbr(tz: string, wallInZone: WallTime): string {
   const zone = zoneOf(tz);
   if (zone instanceof FixedOffsetZone) return tz;
   const dt = fromWallTime(wallInZone, tz);

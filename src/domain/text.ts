@@ -245,7 +245,17 @@ function replaceInHtmlTags(haystack: string, needle: string, replacement: string
   return changed ? parts.join('') : haystack;
 }
 
-const re = (source: string, flags = 'g'): RegExp => new RegExp(source, flags);
+/**
+ * The pattern as a RegExp, compiled once (wpautop runs some thirty of them per call). Only used
+ * with `replace` and `split`, which start from index 0 whatever `lastIndex` says.
+ */
+const compiled = new Map<string, RegExp>();
+const re = (source: string, flags = 'g'): RegExp => {
+  const key = `${flags}/${source}`;
+  let regexp = compiled.get(key);
+  if (!regexp) compiled.set(key, (regexp = new RegExp(source, flags)));
+  return regexp;
+};
 
 /**
  * wpautop's `preg_replace('|(?<!<br />)\s*\n|', "<br />\n", $text)` in linear time: in every
@@ -362,8 +372,23 @@ export function wpautop(input: string, br = true): string {
  * @example autop('Jazz under the stars') // '<p>Jazz under the stars</p>'
  */
 export function autop(text: string): string {
-  return phpTrim(wpautop(text));
+  if (text.length > AUTOP_MEMO_MAX_LENGTH) return phpTrim(wpautop(text));
+  let out = autopMemo.get(text);
+  if (out === undefined) {
+    out = phpTrim(wpautop(text));
+    if (autopMemo.size >= AUTOP_MEMO_ENTRIES) autopMemo.clear();
+    autopMemo.set(text, out);
+  }
+  return out;
 }
+
+/**
+ * Recent results of {@link autop} (a pure function, called for every description and excerpt of
+ * every record answered, each call some thirty regex passes). Bounded in entries and text size.
+ */
+const autopMemo = new Map<string, string>();
+const AUTOP_MEMO_ENTRIES = 2000;
+const AUTOP_MEMO_MAX_LENGTH = 8000;
 
 // ---------------------------------------------------------------------------
 // kses

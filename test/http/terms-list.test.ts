@@ -206,7 +206,7 @@ forEachStore('terms: list paging', (t) => {
   });
 
   it('rejects bad page and per_page values', async () => {
-    for (const query of [{ page: 0 }, { page: 'foo' }, { per_page: -1 }, { per_page: 'foo bar' }]) {
+    for (const query of [{ page: 0 }, { page: 'foo' }, { per_page: -1 }, { per_page: 'foo bar' }] as Array<Record<string, string | number>>) {
       const res = await t.api.get('/categories', { query });
       assert.equal(res.status, 400, JSON.stringify(query));
       assert.equal(res.body.code, 'rest_invalid_param');
@@ -407,7 +407,7 @@ forEachStore('terms: ordering', (t) => {
   });
 
   it('rejects other order and orderby values', async () => {
-    for (const query of [{ orderby: 'bogus' }, { orderby: '' }, { order: 'sideways' }, { order: '' }, { orderby: 'name', order: 'up' }]) {
+    for (const query of [{ orderby: 'bogus' }, { orderby: '' }, { order: 'sideways' }, { order: '' }, { orderby: 'name', order: 'up' }] as Array<Record<string, string>>) {
       const res = await t.api.get('/tags', { query });
       assert.equal(res.status, 400, JSON.stringify(query));
       assert.equal(res.body.code, 'rest_invalid_param');

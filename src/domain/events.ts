@@ -32,6 +32,9 @@ import { isEmptyValue, isTruthy, listToArray } from './values.js';
 
 export const ZERO_DATE = '0000-00-00 00:00:00';
 
+/** The suffix of a trashed post's wire slug. */
+const TRASHED_SUFFIX = '__trashed';
+
 /** The write fields of an event, as validated by the route (absent = not sent). */
 export interface EventInput {
   author?: number;
@@ -262,7 +265,14 @@ export function createEventService(deps: EventServiceDeps): EventService {
     },
 
     async findIdBySlug(slug) {
-      return postsStore.findPostIdBySlug(db, 'tribe_events', sanitizeSlug(slug) || slug);
+      // A trashed event answers only to its wire slug (`slug__trashed`, as WordPress renames it),
+      // like venues and organizers; a live one only to its own slug.
+      const trashed = slug.endsWith(TRASHED_SUFFIX) && slug.length > TRASHED_SUFFIX.length;
+      const base = trashed ? slug.slice(0, -TRASHED_SUFFIX.length) : slug;
+      const id = await postsStore.findPostIdBySlug(db, 'tribe_events', sanitizeSlug(base) || base);
+      if (id === undefined) return undefined;
+      const [row] = await eventsStore.findEventsByIds(db, [id]);
+      return row && (row.status === 'trash') === trashed ? id : undefined;
     },
 
     async isOtherPostType(id) {

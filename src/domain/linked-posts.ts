@@ -1,6 +1,7 @@
 /**
  * Venues and organizers ("linked posts"): their write fields, creation with the original's
- * duplicate avoidance, partial updates, trash, loading, and the event-write references
+ * duplicate avoidance, partial updates, trash, loading, the list (search, event, has_events,
+ * only_with_upcoming, status visibility), their representation, and the event-write references
  * (`venue`: id or object; `organizer`: list of ids or objects). One implementation for both,
  * the differences as data (`LINKED_FIELDS`).
  *

@@ -481,3 +481,22 @@ forEachStore('venues and organizers: delete', (t) => {
     assert.equal(restored.body.status, 'publish');
   });
 });
+
+forEachStore(
+  'venues and organizers: links under SITE_URL',
+  (t) => {
+    it('url, global_id and the list URLs follow SITE_URL', async () => {
+      const v = await create(t, 'venues', { venue: 'Site Hall', date_utc: '2026-03-04 05:06:07' });
+      assert.equal(v.url, 'http://example.com/blog/venue/site-hall/');
+      assert.equal(v.global_id, `example.com/blog?id=${v.id}`);
+      assert.equal(v.date_utc, '2026-03-04 05:06:07');
+      const o = await create(t, 'organizers', { organizer: 'Site Org' });
+      assert.equal(o.url, 'http://example.com/blog/organizer/site-org/');
+      const list = await t.api.get('/organizers');
+      assert.equal(list.body.rest_url, 'http://example.com/blog/api/calendar/events/v1/organizers/?page=1&per_page=10&status=publish');
+      const trashed = await t.api.delete(`/organizers/${o.id}`, { as: 'admin' });
+      assert.equal(trashed.body.url, `http://example.com/blog/?post_type=tribe_organizer&p=${o.id}`);
+    });
+  },
+  { SITE_URL: 'http://example.com/blog' },
+);

@@ -14,6 +14,7 @@ import pg from 'pg';
 import { Kysely, Migrator, PostgresDialect, SqliteDialect, sql, type Migration, type MigrationProvider, type SqliteDatabase } from 'kysely';
 import type { Database } from './schema.js';
 import { initialMigration } from './migrations/001_initial.js';
+import { listingIndexMigration } from './migrations/002_listing_index_and_change_counter.js';
 
 export type DialectName = 'sqlite' | 'postgres';
 
@@ -43,7 +44,7 @@ export class StoreUrlError extends Error {}
 
 /** The migrations, in order. New ones are appended with a sortable name. */
 function migrations(dialect: DialectName): Record<string, Migration> {
-  return { '001_initial': initialMigration(dialect) };
+  return { '001_initial': initialMigration(dialect), '002_listing_index_and_change_counter': listingIndexMigration(dialect) };
 }
 
 class InlineMigrations implements MigrationProvider {

@@ -8,6 +8,7 @@
 import { sql, type ExpressionBuilder, type SelectQueryBuilder } from 'kysely';
 import type { Database, EventsTable, Executor, PostRow, EventRow } from './schema.js';
 import type { DialectName } from './db.js';
+import { dataRevision } from './revision.js';
 import type { Insertable, Updateable } from 'kysely';
 
 /** A post row with its event fields. */
@@ -168,23 +169,48 @@ function applyFilter(q: EventQuery, dialect: DialectName, f: EventListFilter): E
       q = q.where((eb) => eb.not(like(eb)));
     } else q = q.where(likeAny(dialect, raw));
   }
+  // Link filters are correlated EXISTS (a primary-key probe per candidate row) rather than
+  // `id IN (subquery)`, which SQLite materializes in full (every event of a popular category).
   if (f.categoryIds) {
     const ids = f.categoryIds;
-    q = q.where('posts.id', 'in', (eb) => eb.selectFrom('event_terms').select('event_id').where('term_id', 'in', ids.length ? ids : [0]));
+    q = q.where((eb) => eb.exists(eb.selectFrom('event_terms').select('event_terms.event_id').whereRef('event_terms.event_id', '=', 'posts.id').where('event_terms.term_id', 'in', ids.length ? ids : [0])));
   }
   if (f.tagIds) {
     const ids = f.tagIds;
-    q = q.where('posts.id', 'in', (eb) => eb.selectFrom('event_terms').select('event_id').where('term_id', 'in', ids.length ? ids : [0]));
+    q = q.where((eb) => eb.exists(eb.selectFrom('event_terms').select('event_terms.event_id').whereRef('event_terms.event_id', '=', 'posts.id').where('event_terms.term_id', 'in', ids.length ? ids : [0])));
   }
   if (f.venueIds) q = q.where('events.venue_id', 'in', f.venueIds.length ? f.venueIds : [0]);
   if (f.organizerIds) {
     const ids = f.organizerIds;
-    q = q.where('posts.id', 'in', (eb) => eb.selectFrom('event_organizers').select('event_id').where('organizer_id', 'in', ids.length ? ids : [0]));
+    q = q.where((eb) =>
+      eb.exists(
+        eb
+          .selectFrom('event_organizers')
+          .select('event_organizers.event_id')
+          .whereRef('event_organizers.event_id', '=', 'posts.id')
+          .where('event_organizers.organizer_id', 'in', ids.length ? ids : [0]),
+      ),
+    );
   }
   if (f.featured !== undefined) q = q.where('events.featured', '=', f.featured ? 1 : 0);
   if (f.include) q = q.where('posts.id', 'in', f.include.length ? f.include : [0]);
   if (f.postParent !== undefined) q = q.where('posts.parent_id', '=', f.postParent);
   return q;
+}
+
+/**
+ * Totals of recent list filters per database, valid for one data revision (see `revision.ts`):
+ * counting a wide window of a large calendar reads every matching row, the page itself only a
+ * few index entries.
+ */
+const totalsByDb = new WeakMap<object, Map<string, { revision: string; total: number }>>();
+const TOTALS_KEPT = 1000;
+
+async function countMatches(db: Executor, dialect: DialectName, filter: EventListFilter): Promise<number> {
+  const c = await applyFilter(baseQuery(db), dialect, filter)
+    .select((eb) => eb.fn.countAll<number>().as('n'))
+    .executeTakeFirstOrThrow();
+  return Number(c.n);
 }
 
 /**
@@ -197,16 +223,23 @@ export async function findEventPage(
   page: { limit: number; offset: number },
 ): Promise<{ rows: EventRecord[]; total: number }> {
   let q = applyFilter(baseQuery(db), dialect, filter).select(EVENT_COLUMNS);
-  q = filter.order === 'date' ? q.orderBy('posts.date_gmt').orderBy('posts.id') : q.orderBy('events.start_local').orderBy('posts.id');
-  const rows = (await q.limit(page.limit).offset(page.offset).execute()) as EventRecord[];
-  let total: number;
-  if (page.offset === 0 && rows.length < page.limit) total = rows.length;
-  else {
-    const c = await applyFilter(baseQuery(db), dialect, filter)
-      .select((eb) => eb.fn.countAll<number>().as('n'))
-      .executeTakeFirstOrThrow();
-    total = Number(c.n);
+  // By start, ties by id: `events.post_id` (= posts.id) so that the events_listing index gives this order.
+  q = filter.order === 'date' ? q.orderBy('posts.date_gmt').orderBy('posts.id') : q.orderBy('events.start_local').orderBy('events.post_id');
+  q = q.limit(page.limit).offset(page.offset);
+  if (db.isTransaction) {
+    const rows = (await q.execute()) as EventRecord[];
+    return { rows, total: page.offset === 0 && rows.length < page.limit ? rows.length : await countMatches(db, dialect, filter) };
   }
+  const [rows, revision] = await Promise.all([q.execute() as Promise<EventRecord[]>, dataRevision(db, dialect)]);
+  if (page.offset === 0 && rows.length < page.limit) return { rows, total: rows.length };
+  let totals = totalsByDb.get(db);
+  if (!totals) totalsByDb.set(db, (totals = new Map()));
+  const key = JSON.stringify(filter);
+  const cached = totals.get(key);
+  if (cached && cached.revision === revision) return { rows, total: cached.total };
+  const total = await countMatches(db, dialect, filter);
+  if (totals.size >= TOTALS_KEPT) totals.clear();
+  totals.set(key, { revision, total });
   return { rows, total };
 }
 

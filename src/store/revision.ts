@@ -1,0 +1,29 @@
+/**
+ * A revision of the data the event list reads: a value that changes whenever a write to posts,
+ * events or their term/organizer links is committed, by this process or any other. Caches keyed
+ * by it (the list totals) are never served stale.
+ *
+ * - SQLite: `PRAGMA data_version` changes when another connection commits; `total_changes()`
+ *   counts this connection's own changed rows (the server has one connection). Both are read in
+ *   one statement.
+ * - PostgreSQL: `change_counter.value`, bumped by statement triggers in each writing transaction
+ *   (migration 002), visible once that transaction commits.
+ *
+ * Read the revision *before* computing what is cached under it: a write committed in between
+ * changes the revision, so the result is only ever cached under an older one and never reused.
+ *
+ * @example const rev = await dataRevision(db, 'sqlite') // '2:1043'
+ */
+import { sql } from 'kysely';
+import type { Executor } from './schema.js';
+import type { DialectName } from './db.js';
+
+export async function dataRevision(db: Executor, dialect: DialectName): Promise<string> {
+  if (dialect === 'postgres') {
+    const r = await sql<{ value: string | number }>`select value from change_counter where id = 1`.execute(db);
+    return String(r.rows[0]?.value ?? '');
+  }
+  const r = await sql<{ v: number; c: number }>`select (select data_version from pragma_data_version) as v, total_changes() as c`.execute(db);
+  const row = r.rows[0]!;
+  return `${row.v}:${row.c}`;
+}

@@ -1,0 +1,66 @@
+import { after, before, describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { sql } from 'kysely';
+import { STORES, startServer, type TestServer } from '../support/harness.js';
+import { openStore, type Store } from '../../src/store/db.js';
+
+/**
+ * The list's total is cached per filter and data revision: every write, through the API or by
+ * another process on the same database, must show in the next total.
+ */
+for (const kind of STORES) {
+  describe(`list totals follow writes [${kind.name}]`, () => {
+    let t: TestServer;
+    let other: Store;
+    let dir: string | undefined;
+    before(async () => {
+      if (kind.name === 'sqlite') {
+        dir = mkdtempSync(join(tmpdir(), 'totals-'));
+        t = await startServer({ name: 'sqlite', url: `sqlite:${join(dir, 'calendar.db')}` });
+        other = await openStore(`sqlite:${join(dir, 'calendar.db')}`);
+      } else {
+        t = await startServer(kind);
+        // A second pool on the same schema stands for another process.
+        const schema = (t.built.store as Store & { schema?: string }).schema;
+        other = await openStore(kind.url, { schema, skipMigrations: true, poolSize: 1 });
+      }
+    });
+    after(async () => {
+      await other?.close();
+      await t?.close();
+      if (dir) rmSync(dir, { recursive: true, force: true });
+    });
+
+    const total = async () => {
+      const res = await t.api.get('/events', { query: { start_date: '2030-01-01', end_date: '2030-12-31', per_page: 2 } });
+      assert.equal(res.status, 200);
+      return res.body.total as number;
+    };
+
+    it('counts creates, trashes and other processes’ writes', async () => {
+      const ids: number[] = [];
+      for (let i = 0; i < 5; i++) {
+        const res = await t.api.post('/events', { as: 'admin', json: { title: `Totals ${i}`, start_date: `2030-03-0${i + 1} 10:00`, end_date: `2030-03-0${i + 1} 11:00` } });
+        assert.equal(res.status, 201);
+        ids.push(res.body.id);
+      }
+      assert.equal(await total(), 5);
+      assert.equal(await total(), 5);
+
+      await t.api.post('/events', { as: 'admin', json: { title: 'Totals 6', start_date: '2030-04-01 10:00', end_date: '2030-04-01 11:00' } });
+      assert.equal(await total(), 6);
+
+      assert.equal((await t.api.delete(`/events/${ids[0]}`, { as: 'admin' })).status, 200);
+      assert.equal(await total(), 5);
+
+      // Another connection hides one event from listings, then moves one out of the window.
+      await sql`update events set hide_from_listings = 1 where post_id = ${ids[1]}`.execute(other.db);
+      assert.equal(await total(), 4);
+      await sql`update events set start_local = '2031-01-01 10:00:00', end_local = '2031-01-01 11:00:00' where post_id = ${ids[2]}`.execute(other.db);
+      assert.equal(await total(), 3);
+    });
+  });
+}

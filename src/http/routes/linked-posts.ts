@@ -137,8 +137,9 @@ function listArgs(services: Services, spec: KindSpec, postType: PostType): Args 
       type: 'integer',
       validate: async (v) => isPositiveInt(v) && (await postsStore.postTypeOf(services.store.db, Number(v))) === 'tribe_events',
     },
-    has_events: { description: `${Plural} should have events associated to them` },
-    only_with_upcoming: { description: `${Plural} should have upcoming events associated to them`, default: false },
+    // Untyped here (no `type`, so not in the index), boolean in the original's /doc (swagger_type).
+    has_events: { description: `${Plural} should have events associated to them`, docType: 'boolean' },
+    only_with_upcoming: { description: `${Plural} should have upcoming events associated to them`, default: false, docType: 'boolean' },
     status: {
       format: 'string',
       description: 'The organizer post status',

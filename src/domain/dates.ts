@@ -877,6 +877,25 @@ function businessDayDelta(count: number, y: number, m: number, d: number): numbe
  * @example parseDateInput('2026-12-01 10:00', 'America/New_York')?.toUTC().toISO() // '2026-12-01T15:00:00.000Z'
  * @example parseDateInput('before my birthday', 'UTC') // null
  */
+const PLAIN_WALL_RE = /^(\d{4})-(\d{2})-(\d{2})(?: (\d{2}):(\d{2})(?::(\d{2}))?)?$/;
+
+/** The parts of a plain, valid 'YYYY-MM-DD[ HH:MM[:SS]]' (years 1000-9999), else null. */
+function plainWallTime(text: string): WallParts | null {
+  const m = PLAIN_WALL_RE.exec(text);
+  if (!m) return null;
+  const p: WallParts = {
+    year: Number(m[1]),
+    month: Number(m[2]),
+    day: Number(m[3]),
+    hour: m[4] === undefined ? 0 : Number(m[4]),
+    minute: m[5] === undefined ? 0 : Number(m[5]),
+    second: m[6] === undefined ? 0 : Number(m[6]),
+  };
+  if (p.year < 1000 || p.month < 1 || p.month > 12 || p.day < 1 || p.day > daysInMonth(p.year, p.month)) return null;
+  if (p.hour > 23 || p.minute > 59 || p.second > 59) return null;
+  return p;
+}
+
 export function parseDateInput(input: string | number, tz: string, now?: DateTime): DateTime | null {
   const zone = zoneOf(tz);
 
@@ -892,6 +911,13 @@ export function parseDateInput(input: string | number, tz: string, now?: DateTim
   if (/^\d+$/.test(text)) {
     const dt = DateTime.fromSeconds(Number(text), { zone });
     return dt.isValid ? dt : null;
+  }
+  const plain = plainWallTime(text);
+  if (plain) {
+    // 'YYYY-MM-DD[ HH:MM[:SS]]', a valid calendar date and time: what the grammar below yields for
+    // it, without running the scanner (list requests validate and parse their dates every time).
+    const dt = DateTime.fromObject(plain, { zone });
+    if (dt.isValid) return dt;
   }
 
   const st: ParseState = {

@@ -73,13 +73,16 @@ function eventJsonLd(e: EventRecord, related: EventRelated, url: string, cost: {
   return out;
 }
 
+/** `localeCompare(b, 'en', { sensitivity: 'base' })` with the collator built once (it is built per call otherwise). */
+const termNameCollator = new Intl.Collator('en', { sensitivity: 'base' });
+const byTermName = (a: TermRow, b: TermRow) => termNameCollator.compare(a.name, b.name) || Number(a.id) - Number(b.id);
+
 export function toEventJson(e: EventRecord, related: EventRelated, links: Links, context: RepresentationContext): Record<string, unknown> {
   const id = Number(e.id);
   const globalId = links.globalId(id);
   const url = permalinkOf(e, links);
   const image = imageOf(related, e.image_id);
   const cost = formatCost(storedCost(e), e.currency_symbol, e.currency_position as '' | 'prefix' | 'postfix');
-  const byName = (a: TermRow, b: TermRow) => a.name.localeCompare(b.name, 'en', { sensitivity: 'base' }) || Number(a.id) - Number(b.id);
   const out: Record<string, unknown> = {
     id,
     global_id: globalId,
@@ -116,8 +119,8 @@ export function toEventJson(e: EventRecord, related: EventRelated, links: Links,
     hide_from_listings: Boolean(e.hide_from_listings),
     sticky: Boolean(e.sticky),
     featured: Boolean(e.featured),
-    categories: [...related.categories].sort(byName).map((t) => toEmbeddedTermJson(t, links)),
-    tags: [...related.tags].sort(byName).map((t) => toEmbeddedTermJson(t, links)),
+    categories: [...related.categories].sort(byTermName).map((t) => toEmbeddedTermJson(t, links)),
+    tags: [...related.tags].sort(byTermName).map((t) => toEmbeddedTermJson(t, links)),
     venue: related.venue ? toVenueJson(related.venue, imageOf(related, related.venue.image_id), links, context) : [],
     organizer: related.organizers.map((o) => toOrganizerJson(o, imageOf(related, o.image_id), links, context)),
   };

@@ -10,7 +10,7 @@
  *   const id = await venues.create(trx, { venue: 'Town Hall', city: 'Springfield' }, viewer);
  */
 import type { DialectName } from '../store/db.js';
-import type { Executor, ImageRow, PostRow } from '../store/schema.js';
+import type { Executor, ImageRow, PostRow, PostType } from '../store/schema.js';
 import * as linkedStore from '../store/linked-posts.js';
 import type { LinkedKind, LinkedListFilter, LinkedRecord, OrganizerRecord, VenueRecord } from '../store/linked-posts.js';
 import * as postsStore from '../store/posts.js';
@@ -111,6 +111,8 @@ export function deriveStateProvince(fields: { state?: string; province?: string;
 
 export interface LinkedPostService {
   kind: LinkedKind;
+  /** The stored post type ('tribe_venue' / 'tribe_organizer'), which names its capabilities. */
+  postType: PostType;
   /** Create from write fields (validated); returns the id (an existing one when it is a duplicate). */
   create(db: Executor, input: Record<string, unknown>, viewer: Viewer): Promise<number>;
   /** Apply the fields present in `input` (partial update). */
@@ -118,6 +120,8 @@ export interface LinkedPostService {
   /** Move to trash and unlink from events; returns the ids of the events that lost the link. */
   trash(db: Executor, record: LinkedRecord): Promise<number[]>;
   findById(db: Executor, id: number): Promise<LinkedRecord | undefined>;
+  /** Which of these ids are records of this kind (any status): is_venue_id / is_organizer_id. */
+  existingIds(ids: number[]): Promise<Set<number>>;
   /**
    * The record with this slug. A trashed record answers only to its wire slug (`slug__trashed`),
    * as the original renames the slug when trashing; others to their slug.
@@ -207,6 +211,9 @@ export function createLinkedPostService(db: Executor, kind: LinkedKind, images: 
 
   const service: LinkedPostService = {
     kind,
+    postType: info.postType,
+
+    existingIds: (ids) => postsStore.existingIdsOfType(db, info.postType, ids),
 
     async create(trx, input, viewer) {
       const name = text(input[fields.nameField]);

@@ -65,10 +65,10 @@ export function eventWriteArgs(services: Services): Args {
 /** The list args, in the original's order. */
 function eventListArgs(services: Services): Args {
   const tz = services.config.timezone;
-  const linkedIds = (type: 'tribe_venue' | 'tribe_organizer') => async (v: unknown) => {
+  const linkedIds = (service: Services['venues']) => async (v: unknown) => {
     const ids = listToArray(v);
     if (ids.length === 0 || !ids.every(isPositiveInt)) return false;
-    const known = await postsStore.existingIdsOfType(services.store.db, type, ids.map(Number));
+    const known = await service.existingIds(ids.map(Number));
     return ids.every((id) => known.has(Number(id)));
   };
   return {
@@ -97,12 +97,12 @@ function eventListArgs(services: Services): Args {
       docType: 'array',
       validate: (v) => services.tags.validateRefs(v),
     },
-    venue: { description: 'Events should be assigned one of the specified venue IDs', items: { type: 'integer' }, docType: 'array', validate: linkedIds('tribe_venue') },
+    venue: { description: 'Events should be assigned one of the specified venue IDs', items: { type: 'integer' }, docType: 'array', validate: linkedIds(services.venues) },
     organizer: {
       description: 'Events should be assigned one of the specified organizer IDs',
       items: { type: 'integer' },
       docType: 'array',
-      validate: linkedIds('tribe_organizer'),
+      validate: linkedIds(services.organizers),
     },
     featured: { type: 'boolean', description: 'Events should be filtered by their featured status' },
     status: {

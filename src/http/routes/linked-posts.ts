@@ -19,7 +19,7 @@ import { isHttpUrl } from '../../domain/images.js';
 import { canAssignAuthor, canDeletePost, canEditPost, typeCan, type Viewer } from '../../domain/permissions.js';
 import { isPostStatus, listStatusFilter } from '../../domain/statuses.js';
 import { isEmptyValue, isNumeric, isPositiveInt } from '../../domain/values.js';
-import { LINKED_KINDS, type LinkedKind, type LinkedRecord } from '../../store/linked-posts.js';
+import type { LinkedKind, LinkedRecord } from '../../store/linked-posts.js';
 import type { PostType } from '../../store/schema.js';
 import * as postsStore from '../../store/posts.js';
 import { anyone, endpoint, optionalArgs, route, type ArgSpec, type Args, type EndpointContext, type EndpointDocs, type RouteDecl } from '../route.js';
@@ -204,8 +204,8 @@ function writeInput(args: Record<string, unknown>, sent: ReadonlySet<string>, pa
 /** The routes of one kind: list + create, by id, by slug (the original's registration order). */
 function linkedPostRoutes(services: Services, spec: KindSpec): RouteDecl[] {
   const { kind, plural } = spec;
-  const postType = LINKED_KINDS[kind].postType;
   const service = spec.service(services);
+  const postType = service.postType;
   const db = services.store.db;
   const writeArgs = spec.writeArgs(services);
   const d = docs(spec);
@@ -297,7 +297,7 @@ function linkedPostRoutes(services: Services, spec: KindSpec): RouteDecl[] {
   // is_venue_id / is_organizer_id: an id of this kind, any status (unknown → 400 before permissions).
   const idSpec: ArgSpec = {
     ...idArg(`the ${kind} post ID`),
-    validate: async (v) => isPositiveInt(v) && (await postsStore.existingIdsOfType(db, postType, [Number(v)])).has(Number(v)),
+    validate: async (v) => isPositiveInt(v) && (await service.existingIds([Number(v)])).has(Number(v)),
   };
   // is_venue_slug / is_organizer_slug.
   const slugSpec: ArgSpec = {

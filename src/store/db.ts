@@ -15,6 +15,7 @@ import { Kysely, Migrator, PostgresDialect, SqliteDialect, sql, type Migration, 
 import type { Database } from './schema.js';
 import { initialMigration } from './migrations/001_initial.js';
 import { listingIndexMigration } from './migrations/002_listing_index_and_change_counter.js';
+import { changeCounterAllTablesMigration } from './migrations/003_change_counter_all_tables.js';
 
 export type DialectName = 'sqlite' | 'postgres';
 
@@ -44,7 +45,11 @@ export class StoreUrlError extends Error {}
 
 /** The migrations, in order. New ones are appended with a sortable name. */
 function migrations(dialect: DialectName): Record<string, Migration> {
-  return { '001_initial': initialMigration(dialect), '002_listing_index_and_change_counter': listingIndexMigration(dialect) };
+  return {
+    '001_initial': initialMigration(dialect),
+    '002_listing_index_and_change_counter': listingIndexMigration(dialect),
+    '003_change_counter_all_tables': changeCounterAllTablesMigration(dialect),
+  };
 }
 
 class InlineMigrations implements MigrationProvider {

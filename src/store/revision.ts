@@ -1,13 +1,13 @@
 /**
- * A revision of the data the event list reads: a value that changes whenever a write to posts,
- * events or their term/organizer links is committed, by this process or any other. Caches keyed
- * by it (the list totals) are never served stale.
+ * A revision of the calendar's data: a value that changes whenever a write to events, venues,
+ * organizers, their links, terms or images is committed, by this process or any other. Caches
+ * keyed by it (list totals, public event representations) are never served stale.
  *
  * - SQLite: `PRAGMA data_version` changes when another connection commits; `total_changes()`
  *   counts this connection's own changed rows (the server has one connection). Both are read in
  *   one statement.
  * - PostgreSQL: `change_counter.value`, bumped by statement triggers in each writing transaction
- *   (migration 002), visible once that transaction commits.
+ *   (migrations 002 and 003), visible once that transaction commits.
  *
  * Read the revision *before* computing what is cached under it: a write committed in between
  * changes the revision, so the result is only ever cached under an older one and never reused.

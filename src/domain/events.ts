@@ -20,13 +20,15 @@ import { endOfDay, parseDateInput, startOfDay, toWallTime, wallToUtc, isValidTim
 import { apiError, invalidParams } from './errors.js';
 import type { ImageService } from './images.js';
 import type { Clock, LinkedPostService } from './linked-posts.js';
-import { can, canAssignTerms, canReadPost, typeCan, type Viewer } from './permissions.js';
+import { ANONYMOUS, can, canAssignTerms, canReadPost, isAuthenticated, typeCan, type Viewer } from './permissions.js';
 import { toEventJson, type EventRelated } from './representations/event.js';
 import type { RepresentationContext } from './representations/venue.js';
 import type { Links } from './links.js';
 import { sanitizeSlug, uniqueSlug } from './slugs.js';
 import { applyScheduling, listScope, scaleBackStatus } from './statuses.js';
 import type { TermService } from './terms.js';
+import { createRevisionCache } from './revision-cache.js';
+import { dataRevision } from '../store/revision.js';
 import { sanitizePostHtml } from './text.js';
 import { isEmptyValue, isTruthy, listToArray } from './values.js';
 
@@ -136,6 +138,41 @@ export interface EventService {
 export function createEventService(deps: EventServiceDeps): EventService {
   const { store, links, siteTimezone, clock } = deps;
   const db = store.db;
+
+  let windowMemo: { second: number; start: string; end: string } | undefined;
+
+  /** Public (anonymous) event representations of the current data revision. */
+  const publicRepresentations = createRevisionCache<Record<string, unknown>>(5000);
+
+  async function build(records: EventRecord[], viewer: Viewer, context: RepresentationContext): Promise<Record<string, unknown>[]> {
+    if (records.length === 0) return [];
+    const related = await relatedFor(db, records, viewer);
+    return records.map((r) => toEventJson(r, related.get(Number(r.id))!, links, context));
+  }
+
+  /**
+   * Anonymous callers all see the same thing: their representations are cached per data revision,
+   * built from the records as they are after the revision was read. Events gone meanwhile are
+   * represented from `known` records when given, else left out.
+   */
+  async function publicById(ids: number[], context: RepresentationContext, known: EventRecord[] = []): Promise<Record<string, unknown>[]> {
+    const cache = publicRepresentations.at(await dataRevision(db, store.dialect));
+    const out = ids.map((id) => cache.get(`${context}:${id}`));
+    const missing = ids.filter((_, i) => out[i] === undefined);
+    if (missing.length === 0) return out as Record<string, unknown>[];
+    const fresh = await eventsStore.findEventsByIds(db, missing);
+    const built = new Map<number, Record<string, unknown>>();
+    (await build(fresh, ANONYMOUS, context)).forEach((json, i) => built.set(Number(fresh[i]!.id), json));
+    for (const [id, json] of built) cache.set(`${context}:${id}`, json);
+    const gone = known.filter((r) => !built.has(Number(r.id)) && missing.includes(Number(r.id)));
+    if (gone.length) (await build(gone, ANONYMOUS, context)).forEach((json, i) => built.set(Number(gone[i]!.id), json));
+    const result: Record<string, unknown>[] = [];
+    ids.forEach((id, i) => {
+      const json = out[i] ?? built.get(id);
+      if (json) result.push(json);
+    });
+    return result;
+  }
 
   async function relatedFor(trx: Executor, records: EventRecord[], viewer: Viewer): Promise<Map<number, EventRelated>> {
     const ids = records.map((r) => Number(r.id));
@@ -282,8 +319,8 @@ export function createEventService(deps: EventServiceDeps): EventService {
 
     async represent(records, viewer, context) {
       if (records.length === 0) return [];
-      const related = await relatedFor(db, records, viewer);
-      return records.map((r) => toEventJson(r, related.get(Number(r.id))!, links, context));
+      if (isAuthenticated(viewer)) return build(records, viewer, context);
+      return publicById(records.map((r) => Number(r.id)), context, records);
     },
 
     async create(viewer, input) {
@@ -404,11 +441,16 @@ export function createEventService(deps: EventServiceDeps): EventService {
     },
 
     defaultWindow() {
-      const nowUtc = DateTime.utc();
-      // "yesterday 23:59" in UTC, seen in the site zone; end: now + 24 months (UTC clock).
-      const start = nowUtc.minus({ days: 1 }).set({ hour: 23, minute: 59, second: 0, millisecond: 0 }).setZone(siteTimezone);
-      const end = nowUtc.plus({ months: 24 });
-      return { start: toWallTime(start), end: toWallTime(end) };
+      // Both ends have a precision of one second: computed once per second (a list asks three times).
+      const second = Math.floor(Date.now() / 1000);
+      if (windowMemo?.second !== second) {
+        const nowUtc = DateTime.fromMillis(second * 1000, { zone: 'utc' });
+        // "yesterday 23:59" in UTC, seen in the site zone; end: now + 24 months (UTC clock).
+        const start = nowUtc.minus({ days: 1 }).set({ hour: 23, minute: 59, second: 0, millisecond: 0 }).setZone(siteTimezone);
+        const end = nowUtc.plus({ months: 24 });
+        windowMemo = { second, start: toWallTime(start), end: toWallTime(end) };
+      }
+      return { start: windowMemo.start, end: windowMemo.end };
     },
 
     async list(viewer, args) {
@@ -443,8 +485,8 @@ export function createEventService(deps: EventServiceDeps): EventService {
       if (args.featured !== undefined) filter.featured = args.featured;
       if (args.post_parent !== undefined) filter.postParent = args.post_parent;
 
-      const { rows, total } = await eventsStore.findEventPage(db, store.dialect, filter, { limit: perPage, offset: (page - 1) * perPage });
-      if (rows.length === 0 && page > 1) throw apiError('event-archive-page-not-found');
+      const { ids, total } = await eventsStore.findEventPageIds(db, store.dialect, filter, { limit: perPage, offset: (page - 1) * perPage });
+      if (ids.length === 0 && page > 1) throw apiError('event-archive-page-not-found');
       const query: Array<[string, string]> = [
         ['page', String(page)],
         ['per_page', String(perPage)],
@@ -459,7 +501,9 @@ export function createEventService(deps: EventServiceDeps): EventService {
       if (args.post_parent !== undefined) query.push(['post_parent', String(args.post_parent)]);
       if (args.include) query.push(['include', args.include.join(',')]);
       return {
-        events: await service.represent(rows, viewer, 'list'),
+        events: isAuthenticated(viewer)
+          ? await service.represent(await eventsStore.findEventsInOrder(db, ids), viewer, 'list')
+          : await publicById(ids, 'list'),
         total,
         totalPages: Math.ceil(total / perPage),
         query,

@@ -877,6 +877,7 @@ function businessDayDelta(count: number, y: number, m: number, d: number): numbe
  * @example parseDateInput('2026-12-01 10:00', 'America/New_York')?.toUTC().toISO() // '2026-12-01T15:00:00.000Z'
  * @example parseDateInput('before my birthday', 'UTC') // null
  */
+const plainMemo = new Map<string, DateTime>();
 const PLAIN_WALL_RE = /^(\d{4})-(\d{2})-(\d{2})(?: (\d{2}):(\d{2})(?::(\d{2}))?)?$/;
 
 /** The parts of a plain, valid 'YYYY-MM-DD[ HH:MM[:SS]]' (years 1000-9999), else null. */
@@ -916,8 +917,16 @@ export function parseDateInput(input: string | number, tz: string, now?: DateTim
   if (plain) {
     // 'YYYY-MM-DD[ HH:MM[:SS]]', a valid calendar date and time: what the grammar below yields for
     // it, without running the scanner (list requests validate and parse their dates every time).
+    // It does not depend on `now`, so recent results are kept (DateTimes are immutable).
+    const key = `${tz}|${text}`;
+    const known = plainMemo.get(key);
+    if (known) return known;
     const dt = DateTime.fromObject(plain, { zone });
-    if (dt.isValid) return dt;
+    if (dt.isValid) {
+      if (plainMemo.size >= 5000) plainMemo.clear();
+      plainMemo.set(key, dt);
+      return dt;
+    }
   }
 
   const st: ParseState = {

@@ -28,6 +28,7 @@ import { sanitizeSlug, uniqueSlug } from './slugs.js';
 import { applyScheduling, listScope, scaleBackStatus } from './statuses.js';
 import type { TermService } from './terms.js';
 import { createRevisionCache } from './revision-cache.js';
+import { withSerialized } from './serialized.js';
 import { dataRevision } from '../store/revision.js';
 import { sanitizePostHtml } from './text.js';
 import { isEmptyValue, isTruthy, listToArray } from './values.js';
@@ -163,7 +164,7 @@ export function createEventService(deps: EventServiceDeps): EventService {
     const fresh = await eventsStore.findEventsByIds(db, missing);
     const built = new Map<number, Record<string, unknown>>();
     (await build(fresh, ANONYMOUS, context)).forEach((json, i) => built.set(Number(fresh[i]!.id), json));
-    for (const [id, json] of built) cache.set(`${context}:${id}`, json);
+    for (const [id, json] of built) cache.set(`${context}:${id}`, withSerialized(json));
     const gone = known.filter((r) => !built.has(Number(r.id)) && missing.includes(Number(r.id)));
     if (gone.length) (await build(gone, ANONYMOUS, context)).forEach((json, i) => built.set(Number(gone[i]!.id), json));
     const result: Record<string, unknown>[] = [];

@@ -11,6 +11,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Services } from '../domain/services.js';
 import { ApiError, forbidden, invalidParams, missingParams, type ParamFailure } from '../domain/errors.js';
 import { ANONYMOUS, isAuthenticated, type Viewer } from '../domain/permissions.js';
+import { jsonBody } from '../domain/serialized.js';
 import { coerceType } from './coerce.js';
 import { defaultValue, fastifyPattern, routeMethods, type Endpoint, type EndpointContext, type Method, type RouteDecl } from './route.js';
 import { routeIndexEntry } from './self-description.js';
@@ -121,9 +122,9 @@ function applyGlobalParams(req: FastifyRequest, status: number, headers: Record<
   return { status, body: out };
 }
 
-/** Send a JSON body with the API's content type. */
+/** Send a JSON body with the API's content type (cached representations bring their own text). */
 export function sendJson(reply: FastifyReply, status: number, body: unknown): FastifyReply {
-  return reply.code(status).header('content-type', 'application/json; charset=UTF-8').send(JSON.stringify(body));
+  return reply.code(status).header('content-type', 'application/json; charset=UTF-8').send(jsonBody(body));
 }
 
 /**

@@ -127,6 +127,8 @@ export interface EventService {
   findIdBySlug(slug: string): Promise<number | undefined>;
   /** Whether this id is some other kind of post (→ rest-invalid-event-id). */
   isOtherPostType(id: number): Promise<boolean>;
+  /** Whether this id is an event, any status (the original's is_event_id). */
+  isEventId(id: number): Promise<boolean>;
   represent(records: EventRecord[], viewer: Viewer, context: RepresentationContext): Promise<Record<string, unknown>[]>;
   create(viewer: Viewer, input: EventInput): Promise<EventRecord>;
   update(viewer: Viewer, record: EventRecord, input: EventInput): Promise<EventRecord>;
@@ -316,6 +318,10 @@ export function createEventService(deps: EventServiceDeps): EventService {
     async isOtherPostType(id) {
       const type = await postsStore.postTypeOf(db, id);
       return type !== undefined && type !== 'tribe_events';
+    },
+
+    async isEventId(id) {
+      return (await postsStore.postTypeOf(db, id)) === 'tribe_events';
     },
 
     async represent(records, viewer, context) {

@@ -16,7 +16,6 @@ import { canAssignAuthor, canDeletePost, canEditPost, typeCan } from '../../doma
 import { isPostStatus, listStatusFilter } from '../../domain/statuses.js';
 import { isEmptyValue, isNumeric, isPositiveInt, isTruthy, listToArray } from '../../domain/values.js';
 import { isHttpUrl } from '../../domain/images.js';
-import * as postsStore from '../../store/posts.js';
 import { anyone, endpoint, optionalArgs, route, type Args, type EndpointContext, type EndpointDocs, type RouteDecl } from '../route.js';
 import { listUrls, totalHeaders } from '../paging.js';
 import { idArg, isNonEmptyString, isStringValue, pageArg, perPageArg, slugArg } from './common.js';
@@ -140,7 +139,7 @@ function eventListArgs(services: Services): Args {
     post_parent: {
       type: 'integer',
       description: 'Events should be filtered by their post_parent being the specified one.',
-      validate: async (v) => isPositiveInt(v) && (await postsStore.postTypeOf(services.store.db, Number(v))) === 'tribe_events',
+      validate: async (v) => isPositiveInt(v) && (await services.events.isEventId(Number(v))),
     },
     // Beyond the spec, in the recorded index (TEC 5.16.4+): filtering by tickets needs a ticketing
     // plugin we do not have, so a truthy value is the original's 400 without Event Tickets.

@@ -21,7 +21,6 @@ import { isPostStatus, listStatusFilter } from '../../domain/statuses.js';
 import { isEmptyValue, isNumeric, isPositiveInt } from '../../domain/values.js';
 import type { LinkedKind, LinkedRecord } from '../../store/linked-posts.js';
 import type { PostType } from '../../store/schema.js';
-import * as postsStore from '../../store/posts.js';
 import { anyone, endpoint, optionalArgs, route, type ArgSpec, type Args, type EndpointContext, type EndpointDocs, type RouteDecl } from '../route.js';
 import { listUrls, totalHeaders } from '../paging.js';
 import { idArg, isNonEmptyString, isStringValue, pageArg, perPageArg, slugArg } from './common.js';
@@ -135,7 +134,7 @@ function listArgs(services: Services, spec: KindSpec, postType: PostType): Args 
     event: {
       description: `${Plural} should be related to this event`,
       type: 'integer',
-      validate: async (v) => isPositiveInt(v) && (await postsStore.postTypeOf(services.store.db, Number(v))) === 'tribe_events',
+      validate: async (v) => isPositiveInt(v) && (await services.events.isEventId(Number(v))),
     },
     // Untyped here (no `type`, so not in the index), boolean in the original's /doc (swagger_type).
     has_events: { description: `${Plural} should have events associated to them`, docType: 'boolean' },

@@ -24,10 +24,19 @@ import type { DialectName, Store } from './db.js';
 type Row = ReadonlyArray<string | number | null>;
 type Table = 'posts' | 'events' | 'venues' | 'organizers' | 'event_organizers' | 'terms' | 'event_terms' | 'images';
 
-/** Largest number of bound parameters per statement (SQLite's default limit is 32766, PostgreSQL's 65535). */
+/** SQLite: largest number of bound parameters per statement (its default limit is 32766). */
 const MAX_PARAMS = 30_000;
-/** Largest number of rows per statement (keeps statements small enough to prepare quickly). */
+/** SQLite: largest number of rows per statement (keeps statements small enough to prepare quickly). */
 const MAX_ROWS = 500;
+/** PostgreSQL: rows per statement (one array parameter per column, so no parameter limit). */
+const PG_ROWS = 5000;
+
+/** PostgreSQL element types of the columns the seed writes (for `unnest($1::int[], …)`). */
+const PG_TYPES: Record<string, string> = {
+  id: 'int', author_id: 'int', parent_id: 'int', image_id: 'int', post_id: 'int', all_day: 'int', show_map: 'int',
+  show_map_link: 'int', hide_from_listings: 'int', sticky: 'int', featured: 'int', venue_id: 'int', event_id: 'int',
+  organizer_id: 'int', position: 'int', term_id: 'int', width: 'int', height: 'int', geo_lat: 'float8', geo_lng: 'float8',
+};
 
 export interface BulkTransaction {
   /** `n` fresh ids of the table's primary key, ascending. */
@@ -95,6 +104,15 @@ export async function bulkLoad<T>(store: Store, fn: (loader: BulkLoader) => Prom
         return Array.from({ length: n }, (_, i) => first + i);
       },
       async insert(table, columns, rows) {
+        if (dialect === 'postgres') {
+          // One array per column: the statement text and parameter count do not grow with the rows.
+          const text = `insert into ${table} (${columns.join(', ')}) select * from unnest(${columns.map((c, i) => `$${i + 1}::${PG_TYPES[c] ?? 'text'}[]`).join(', ')})`;
+          for (let i = 0; i < rows.length; i += PG_ROWS) {
+            const chunk = rows.slice(i, i + PG_ROWS);
+            await conn.executeQuery(CompiledQuery.raw(text, columns.map((_, c) => chunk.map((row) => row[c]))));
+          }
+          return;
+        }
         const perStatement = Math.max(1, Math.min(MAX_ROWS, Math.floor(MAX_PARAMS / columns.length)));
         for (let i = 0; i < rows.length; i += perStatement) {
           const chunk = rows.slice(i, i + perStatement);
@@ -132,13 +150,28 @@ export async function bulkLoad<T>(store: Store, fn: (loader: BulkLoader) => Prom
         return Number(r.n);
       },
       async recountTerms(termIds) {
+        // One pass over the links (a correlated count per term can end up scanning them per term).
         const ids = [...new Set(termIds)];
+        if (ids.length === 0) return;
+        const counts = new Map<number, number>();
         for (let i = 0; i < ids.length; i += 500) {
-          const chunk = ids.slice(i, i + 500);
-          await sql`update terms set count = (
-              select count(*) from event_terms inner join posts on posts.id = event_terms.event_id
-              where event_terms.term_id = terms.id and posts.status = 'publish')
-            where id in (${sql.join(chunk)})`.execute(conn);
+          const rows = await conn
+            .selectFrom('event_terms')
+            .innerJoin('posts', 'posts.id', 'event_terms.event_id')
+            .select(['event_terms.term_id', (eb) => eb.fn.countAll<number>().as('n')])
+            .where('posts.status', '=', 'publish')
+            .where('event_terms.term_id', 'in', ids.slice(i, i + 500))
+            .groupBy('event_terms.term_id')
+            .execute();
+          for (const r of rows) counts.set(Number(r.term_id), Number(r.n));
+        }
+        await sql.raw('begin').execute(conn);
+        try {
+          for (const id of ids) await conn.updateTable('terms').set({ count: counts.get(id) ?? 0 }).where('id', '=', id).execute();
+          await sql.raw('commit').execute(conn);
+        } catch (e) {
+          await sql.raw('rollback').execute(conn).catch(() => {});
+          throw e;
         }
       },
       async termIdsBySlug(taxonomy) {
@@ -151,7 +184,15 @@ export async function bulkLoad<T>(store: Store, fn: (loader: BulkLoader) => Prom
       },
     };
 
-    if (dialect !== 'sqlite') return fn(loader);
+    if (dialect !== 'sqlite') {
+      // Commits need not wait for the WAL flush during a bulk load (a crash loses the last batches only).
+      await sql.raw('set synchronous_commit = off').execute(conn);
+      try {
+        return await fn(loader);
+      } finally {
+        await sql.raw('reset synchronous_commit').execute(conn).catch(() => {});
+      }
+    }
     const previous = await sql<{ synchronous: number }>`pragma synchronous`.execute(conn);
     await sql.raw('pragma synchronous = OFF').execute(conn);
     try {

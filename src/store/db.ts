@@ -7,6 +7,7 @@
  *   await store.db.selectFrom('users').selectAll().execute();
  *   await store.close();
  */
+import { createHash } from 'node:crypto';
 import { mkdirSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import SQLite from 'better-sqlite3';
@@ -118,6 +119,40 @@ function sqliteStore(path: string): Store {
   };
 }
 
+/**
+ * PostgreSQL parses and plans every unnamed statement it receives, which costs more than running
+ * the small queries of this API. Give each distinct query text a name, so that node-postgres
+ * prepares it once per connection and afterwards only binds and executes it. (A prepared `select *`
+ * whose table gained a column answers 0A000 "cached plan must not change result type": that text
+ * then gets a new name and the query is run unnamed once.)
+ */
+function preparedStatements(pool: pg.Pool): void {
+  const names = new Map<string, string>();
+  let generation = 0;
+  const nameOf = (text: string): string | undefined => {
+    let name = names.get(text);
+    if (name === undefined) {
+      if (names.size >= 5000 || text.length > 20_000 || !/^\s*(select|insert|update|delete|with)\b/i.test(text)) return undefined;
+      name = `q${generation}_${createHash('sha1').update(text).digest('base64url').slice(0, 22)}`;
+      names.set(text, name);
+    }
+    return name;
+  };
+  pool.on('connect', (client) => {
+    const query = client.query.bind(client) as (config: unknown, values?: unknown) => Promise<unknown>;
+    (client as unknown as { query: unknown }).query = (text: unknown, values?: unknown) => {
+      const name = typeof text === 'string' ? nameOf(text) : undefined;
+      if (name === undefined) return query(text, values);
+      return query({ name, text, values }).catch((err: { code?: string }) => {
+        if (err?.code !== '0A000') throw err;
+        names.delete(text as string);
+        generation++;
+        return query(text, values);
+      });
+    };
+  });
+}
+
 async function postgresStore(url: string, options: OpenOptions): Promise<Store> {
   const schema = options.schema;
   if (schema !== undefined && !/^[a-z_][a-z0-9_]*$/.test(schema)) throw new StoreUrlError(`invalid schema name "${schema}"`);
@@ -135,6 +170,7 @@ async function postgresStore(url: string, options: OpenOptions): Promise<Store> 
     max: options.poolSize ?? 10,
     ...(schema ? { options: `-c search_path=${schema}` } : {}),
   });
+  preparedStatements(pool);
   // COUNT(*) and other bigints arrive as strings; ids and counts fit in a JS number.
   pg.types.setTypeParser(20, (v) => Number(v));
   const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });

@@ -29,7 +29,7 @@ import { applyScheduling, listScope, scaleBackStatus } from './statuses.js';
 import type { TermService } from './terms.js';
 import { createRevisionCache } from './revision-cache.js';
 import { withSerialized } from './serialized.js';
-import { dataRevision } from '../store/revision.js';
+import { dataRevision, revisionOf } from '../store/revision.js';
 import { sanitizePostHtml } from './text.js';
 import { isEmptyValue, isTruthy, listToArray } from './values.js';
 
@@ -158,8 +158,8 @@ export function createEventService(deps: EventServiceDeps): EventService {
    * built from the records as they are after the revision was read. Events gone meanwhile are
    * represented from `known` records when given, else left out.
    */
-  async function publicById(ids: number[], context: RepresentationContext, known: EventRecord[] = []): Promise<Record<string, unknown>[]> {
-    const cache = publicRepresentations.at(await dataRevision(db, store.dialect));
+  async function publicById(ids: number[], context: RepresentationContext, known: EventRecord[] = [], revision?: string): Promise<Record<string, unknown>[]> {
+    const cache = publicRepresentations.at(revision ?? (await dataRevision(db, store.dialect)));
     const out = ids.map((id) => cache.get(`${context}:${id}`));
     const missing = ids.filter((_, i) => out[i] === undefined);
     if (missing.length === 0) return out as Record<string, unknown>[];
@@ -301,7 +301,7 @@ export function createEventService(deps: EventServiceDeps): EventService {
 
   const service: EventService = {
     async findById(id) {
-      return (await eventsStore.findEventsByIds(db, [id]))[0];
+      return (await eventsStore.findEventsByIds(db, [id], store.dialect))[0];
     },
 
     async findIdBySlug(slug) {
@@ -327,7 +327,10 @@ export function createEventService(deps: EventServiceDeps): EventService {
     async represent(records, viewer, context) {
       if (records.length === 0) return [];
       if (isAuthenticated(viewer)) return build(records, viewer, context);
-      return publicById(records.map((r) => Number(r.id)), context, records);
+      // Records read together with the revision (PostgreSQL) are looked up at that revision.
+      const stamp = revisionOf(records[0]!);
+      const revision = stamp !== undefined && records.every((r) => revisionOf(r) === stamp) ? stamp : undefined;
+      return publicById(records.map((r) => Number(r.id)), context, records, revision);
     },
 
     async create(viewer, input) {
@@ -492,7 +495,7 @@ export function createEventService(deps: EventServiceDeps): EventService {
       if (args.featured !== undefined) filter.featured = args.featured;
       if (args.post_parent !== undefined) filter.postParent = args.post_parent;
 
-      const { ids, total } = await eventsStore.findEventPageIds(db, store.dialect, filter, { limit: perPage, offset: (page - 1) * perPage });
+      const { ids, total, revision } = await eventsStore.findEventPageIds(db, store.dialect, filter, { limit: perPage, offset: (page - 1) * perPage });
       if (ids.length === 0 && page > 1) throw apiError('event-archive-page-not-found');
       const query: Array<[string, string]> = [
         ['page', String(page)],
@@ -510,7 +513,7 @@ export function createEventService(deps: EventServiceDeps): EventService {
       return {
         events: isAuthenticated(viewer)
           ? await service.represent(await eventsStore.findEventsInOrder(db, ids), viewer, 'list')
-          : await publicById(ids, 'list'),
+          : await publicById(ids, 'list', [], revision),
         total,
         totalPages: Math.ceil(total / perPage),
         query,

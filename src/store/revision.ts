@@ -27,3 +27,15 @@ export async function dataRevision(db: Executor, dialect: DialectName): Promise<
   const row = r.rows[0]!;
   return `${row.v}:${row.c}`;
 }
+
+/** Rows read in the same statement as a revision (PostgreSQL), with that revision. */
+const stamps = new WeakMap<object, string>();
+
+export function stampRevision(row: object, revision: string): void {
+  stamps.set(row, revision);
+}
+
+/** The revision a row was read at, when it was read together with one. */
+export function revisionOf(row: object): string | undefined {
+  return stamps.get(row);
+}

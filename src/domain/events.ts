@@ -144,6 +144,9 @@ export function createEventService(deps: EventServiceDeps): EventService {
 
   let windowMemo: { second: number; start: string; end: string } | undefined;
 
+  /** Ids of list term filters (categories / tags references), per data revision. */
+  const termFilters = createRevisionCache<number[]>(1000);
+
   /** Public (anonymous) event representations of the current data revision. */
   const publicRepresentations = createRevisionCache<Record<string, unknown>>(5000);
 
@@ -488,14 +491,23 @@ export function createEventService(deps: EventServiceDeps): EventService {
         endLabel = filter.endUntil;
       }
       if (args.search !== undefined) filter.searchWords = searchWords(args.search);
-      if (args.categories !== undefined) filter.categoryIds = await deps.categories.filterIds(args.categories);
-      if (args.tags !== undefined) filter.tagIds = await deps.tags.filterIds(args.tags);
+      // Term references resolve to the same ids until the data changes: kept per revision.
+      const revision = await dataRevision(db, store.dialect);
+      const termIds = termFilters.at(revision);
+      const resolve = async (terms: TermService, value: unknown) => {
+        const key = `${terms.taxonomy}:${JSON.stringify(value)}`;
+        let ids = termIds.get(key);
+        if (ids === undefined) termIds.set(key, (ids = await terms.filterIds(value)));
+        return [...ids];
+      };
+      if (args.categories !== undefined) filter.categoryIds = await resolve(deps.categories, args.categories);
+      if (args.tags !== undefined) filter.tagIds = await resolve(deps.tags, args.tags);
       if (args.venue !== undefined) filter.venueIds = listToArray(args.venue).map(Number);
       if (args.organizer !== undefined) filter.organizerIds = listToArray(args.organizer).map(Number);
       if (args.featured !== undefined) filter.featured = args.featured;
       if (args.post_parent !== undefined) filter.postParent = args.post_parent;
 
-      const { ids, total, revision } = await eventsStore.findEventPageIds(db, store.dialect, filter, { limit: perPage, offset: (page - 1) * perPage });
+      const { ids, total } = await eventsStore.findEventPageIds(db, store.dialect, filter, { limit: perPage, offset: (page - 1) * perPage }, revision);
       if (ids.length === 0 && page > 1) throw apiError('event-archive-page-not-found');
       const query: Array<[string, string]> = [
         ['page', String(page)],

@@ -262,6 +262,8 @@ export async function findEventPageIds(
   dialect: DialectName,
   filter: EventListFilter,
   page: { limit: number; offset: number },
+  /** the data revision, when the caller has just read it (before anything it computed for this list) */
+  knownRevision?: string,
 ): Promise<{ ids: number[]; total: number; revision?: string }> {
   let q = applyFilter(baseQuery(db), dialect, filter).select('posts.id');
   // By start, ties by id: `events.post_id` (= posts.id) so that the events_listing index gives this order.
@@ -272,7 +274,7 @@ export async function findEventPageIds(
     const ids = await pageIds();
     return { ids, total: page.offset === 0 && ids.length < page.limit ? ids.length : await countMatches(db, dialect, filter) };
   }
-  const revision = await dataRevision(db, dialect);
+  const revision = knownRevision ?? (await dataRevision(db, dialect));
   const key = JSON.stringify(filter);
   const pageKey = `${page.limit}:${page.offset}:${key}`;
   let ids = resultsAt(db, revision).pages.get(pageKey);

@@ -57,7 +57,7 @@ export interface BulkLoader {
   recountTerms(termIds: number[]): Promise<void>;
   /** Ids of the terms of a taxonomy by slug. */
   termIdsBySlug(taxonomy: Taxonomy): Promise<Map<string, number>>;
-  /** Refresh planner statistics (PostgreSQL ANALYZE; SQLite PRAGMA optimize). */
+  /** Refresh planner statistics and, on PostgreSQL, the visibility map (VACUUM ANALYZE; SQLite PRAGMA optimize). */
   analyze(): Promise<void>;
   /** The connection, for the domain's own (non-bulk) writes such as creating terms. */
   db: Kysely<Database>;
@@ -179,7 +179,7 @@ export async function bulkLoad<T>(store: Store, fn: (loader: BulkLoader) => Prom
         return new Map(rows.map((r) => [r.slug, Number(r.id)]));
       },
       async analyze() {
-        if (dialect === 'postgres') await sql.raw('analyze').execute(conn);
+        if (dialect === 'postgres') await sql.raw('vacuum analyze').execute(conn);
         else await sql.raw('pragma optimize').execute(conn);
       },
     };

@@ -17,6 +17,7 @@ import type { Database } from './schema.js';
 import { initialMigration } from './migrations/001_initial.js';
 import { listingIndexMigration } from './migrations/002_listing_index_and_change_counter.js';
 import { changeCounterAllTablesMigration } from './migrations/003_change_counter_all_tables.js';
+import { linkedListIndexMigration } from './migrations/004_linked_list_index.js';
 
 export type DialectName = 'sqlite' | 'postgres';
 
@@ -50,6 +51,7 @@ function migrations(dialect: DialectName): Record<string, Migration> {
     '001_initial': initialMigration(dialect),
     '002_listing_index_and_change_counter': listingIndexMigration(dialect),
     '003_change_counter_all_tables': changeCounterAllTablesMigration(dialect),
+    '004_linked_list_index': linkedListIndexMigration(),
   };
 }
 

@@ -8,6 +8,7 @@
 import { sql, type ExpressionBuilder } from 'kysely';
 import type { Database, Executor, OrganizerRow, PostRow, PostType, VenueRow } from './schema.js';
 import type { DialectName } from './db.js';
+import { dataRevision, revisionMemo } from './revision.js';
 
 export type LinkedKind = 'venue' | 'organizer';
 
@@ -180,6 +181,8 @@ function applyLinkedFilter(kind: LinkedKind, dialect: DialectName, q: any, f: Li
   return q;
 }
 
+const linkedTotals = revisionMemo<number>();
+
 /**
  * One page of venues or organizers, newest publication first (WordPress' default order, by the
  * site-time publication date), and the total. When `search` matches nothing, `total` counts the
@@ -193,6 +196,9 @@ export async function findLinkedPage(
   page: { limit: number; offset: number },
 ): Promise<{ rows: LinkedRecord[]; total: number }> {
   const info = LINKED_KINDS[kind];
+  // Totals are kept for the data revision, read before anything is counted (every venue or
+  // organizer of a large calendar is read to count them).
+  const revision = db.isTransaction ? undefined : await dataRevision(db, dialect);
   const base = () => db.selectFrom('posts').innerJoin(info.table as 'venues', `${info.table}.post_id` as 'venues.post_id', 'posts.id');
   const rows = (await applyLinkedFilter(kind, dialect, base(), filter, true)
     .selectAll('posts')
@@ -203,9 +209,13 @@ export async function findLinkedPage(
     .offset(page.offset)
     .execute()) as LinkedRecord[];
   const countWithSearch = async (withSearch: boolean) => {
+    const key = `${kind}:${withSearch}:${JSON.stringify(filter)}`;
+    const kept = revision === undefined ? undefined : linkedTotals.at(db, revision).get(key);
+    if (kept !== undefined) return kept;
     const c = await applyLinkedFilter(kind, dialect, base(), filter, withSearch)
       .select((eb: any) => eb.fn.countAll().as('n'))
       .executeTakeFirstOrThrow();
+    if (revision !== undefined) linkedTotals.at(db, revision).set(key, Number(c.n));
     return Number(c.n);
   };
   let total = page.offset === 0 && rows.length < page.limit ? rows.length : await countWithSearch(true);

@@ -39,3 +39,24 @@ export function stampRevision(row: object, revision: string): void {
 export function revisionOf(row: object): string | undefined {
   return stamps.get(row);
 }
+
+/**
+ * Values kept per database for one data revision (all dropped when the revision changes), e.g.
+ * list totals. Read the revision before computing a value you store here.
+ *
+ * @example
+ *   const totals = revisionMemo<number>();
+ *   const kept = totals.at(db, await dataRevision(db, dialect));
+ *   const n = kept.get(key) ?? (await count());
+ */
+export function revisionMemo<V>(maxEntries = 1000): { at(db: object, revision: string): Map<string, V> } {
+  const byDb = new WeakMap<object, { revision: string; values: Map<string, V> }>();
+  return {
+    at(db, revision) {
+      let entry = byDb.get(db);
+      if (!entry || entry.revision !== revision) byDb.set(db, (entry = { revision, values: new Map() }));
+      if (entry.values.size >= maxEntries) entry.values.clear();
+      return entry.values;
+    },
+  };
+}

@@ -376,8 +376,9 @@ export function createEventService(deps: EventServiceDeps): EventService {
           venue_id: venue?.[0] ?? null,
         });
         if (organizers?.length) await eventsStore.setEventOrganizers(trx, id, organizers);
-        const changedTerms = await assignTerms(trx, viewer, id, input);
-        await termsStore.recountTerms(trx, changedTerms);
+        // A new event only adds links: a published one adds one to each of its terms' counts.
+        const linkedTerms = await assignTerms(trx, viewer, id, input);
+        if (status === 'publish') await termsStore.adjustTermCounts(trx, linkedTerms, 1);
         return reload(trx, id);
       });
     },

@@ -63,6 +63,20 @@ export async function descendantTermIds(db: Executor, taxonomy: Taxonomy, ids: n
   return [...out];
 }
 
+/**
+ * Add `delta` to the count of these terms: a new published event linked to them (counting every
+ * published link of a popular term again is proportional to its size).
+ */
+export async function adjustTermCounts(db: Executor, termIds: number[], delta: number): Promise<void> {
+  const ids = [...new Set(termIds)];
+  if (ids.length === 0 || delta === 0) return;
+  await db
+    .updateTable('terms')
+    .set((eb) => ({ count: eb('count', '+', delta) }))
+    .where('id', 'in', ids)
+    .execute();
+}
+
 /** Set `count` of the terms to the number of published events linked to each. */
 export async function recountTerms(db: Executor, termIds: number[]): Promise<void> {
   const unique = [...new Set(termIds)];

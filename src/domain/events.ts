@@ -144,6 +144,9 @@ export function createEventService(deps: EventServiceDeps): EventService {
 
   let windowMemo: { second: number; start: string; end: string } | undefined;
 
+  /** Event records by id, per data revision (records are not changed once read). */
+  const recordsByRevision = createRevisionCache<EventRecord>(5000);
+
   /** Ids of list term filters (categories / tags references), per data revision. */
   const termFilters = createRevisionCache<number[]>(1000);
 
@@ -304,7 +307,14 @@ export function createEventService(deps: EventServiceDeps): EventService {
 
   const service: EventService = {
     async findById(id) {
-      return (await eventsStore.findEventsByIds(db, [id], store.dialect))[0];
+      // The record as of the current data revision: kept for that revision (read the revision
+      // first, then the record), so a hot event costs one small query, not a row of every column.
+      const view = recordsByRevision.at(await dataRevision(db, store.dialect));
+      const kept = view.get(String(id));
+      if (kept) return kept;
+      const [row] = await eventsStore.findEventsByIds(db, [id], store.dialect);
+      if (row) view.set(String(id), row);
+      return row;
     },
 
     async findIdBySlug(slug) {
@@ -330,7 +340,7 @@ export function createEventService(deps: EventServiceDeps): EventService {
     async represent(records, viewer, context) {
       if (records.length === 0) return [];
       if (isAuthenticated(viewer)) return build(records, viewer, context);
-      // Records read together with the revision (PostgreSQL) are looked up at that revision.
+      // Records read together with the revision (findById) are looked up at that revision.
       const stamp = revisionOf(records[0]!);
       const revision = stamp !== undefined && records.every((r) => revisionOf(r) === stamp) ? stamp : undefined;
       return publicById(records.map((r) => Number(r.id)), context, records, revision);

@@ -18,17 +18,20 @@ import { sql } from 'kysely';
 import type { Executor } from './schema.js';
 import type { DialectName } from './db.js';
 
-export async function dataRevision(db: Executor, dialect: DialectName): Promise<string> {
-  if (dialect === 'postgres') {
-    const r = await sql<{ value: string | number }>`select value from change_counter where id = 1`.execute(db);
-    return String(r.rows[0]?.value ?? '');
-  }
-  const r = await sql<{ v: number; c: number }>`select (select data_version from pragma_data_version) as v, total_changes() as c`.execute(db);
-  const row = r.rows[0]!;
-  return `${row.v}:${row.c}`;
+const SQLITE_REVISION = sql<string>`((select data_version from pragma_data_version) || ':' || total_changes())`;
+const POSTGRES_REVISION = sql<string>`(select "value" from "change_counter" where "id" = 1)::text`;
+
+/** The revision as an SQL expression (text), to read it in the same statement as data. */
+export function revisionExpression(dialect: DialectName) {
+  return dialect === 'postgres' ? POSTGRES_REVISION : SQLITE_REVISION;
 }
 
-/** Rows read in the same statement as a revision (PostgreSQL), with that revision. */
+export async function dataRevision(db: Executor, dialect: DialectName): Promise<string> {
+  const r = await sql<{ revision: string | null }>`select ${revisionExpression(dialect)} as "revision"`.execute(db);
+  return String(r.rows[0]?.revision ?? '');
+}
+
+/** Rows read in the same statement as a revision, with that revision. */
 const stamps = new WeakMap<object, string>();
 
 export function stampRevision(row: object, revision: string): void {

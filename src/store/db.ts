@@ -14,6 +14,7 @@ import SQLite from 'better-sqlite3';
 import pg from 'pg';
 import { Kysely, Migrator, PostgresDialect, SqliteDialect, sql, type Migration, type MigrationProvider, type SqliteDatabase } from 'kysely';
 import type { Database } from './schema.js';
+import { registerDirectRevision } from './revision.js';
 import { initialMigration } from './migrations/001_initial.js';
 import { listingIndexMigration } from './migrations/002_listing_index_and_change_counter.js';
 import { changeCounterAllTablesMigration } from './migrations/003_change_counter_all_tables.js';
@@ -113,6 +114,8 @@ function sqliteStore(path: string): Store {
   database.pragma('busy_timeout = 5000');
   database.pragma('cache_size = -65536');
   const db = new Kysely<Database>({ dialect: new SqliteDialect({ database: withStatementCache(database) }) });
+  const revision = database.prepare("select (select data_version from pragma_data_version) || ':' || total_changes()").pluck();
+  registerDirectRevision(db, () => String(revision.get()));
   return {
     db,
     dialect: 'sqlite',

@@ -26,7 +26,22 @@ export function revisionExpression(dialect: DialectName) {
   return dialect === 'postgres' ? POSTGRES_REVISION : SQLITE_REVISION;
 }
 
+/** Synchronous revision readers of SQLite databases, by their Kysely instance (see `db.ts`). */
+const directReaders = new WeakMap<object, () => string>();
+
+/**
+ * Read the revision of this (SQLite) database straight from its connection, without a query
+ * through Kysely. Safe even while a transaction of another request is open on the connection: a
+ * value taken mid-transaction is new (its changes are counted), so nothing is found under it,
+ * and what is computed under it is read after that transaction ended.
+ */
+export function registerDirectRevision(db: object, read: () => string): void {
+  directReaders.set(db, read);
+}
+
 export async function dataRevision(db: Executor, dialect: DialectName): Promise<string> {
+  const direct = directReaders.get(db);
+  if (direct) return direct();
   const r = await sql<{ revision: string | null }>`select ${revisionExpression(dialect)} as "revision"`.execute(db);
   return String(r.rows[0]?.revision ?? '');
 }

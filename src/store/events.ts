@@ -265,11 +265,12 @@ export async function findEventPageIds(
   /** the data revision, when the caller has just read it (before anything it computed for this list) */
   knownRevision?: string,
 ): Promise<{ ids: number[]; total: number; revision?: string }> {
-  let q = applyFilter(baseQuery(db), dialect, filter).select('posts.id');
-  // By start, ties by id: `events.post_id` (= posts.id) so that the events_listing index gives this order.
-  q = filter.order === 'date' ? q.orderBy('posts.date_gmt').orderBy('posts.id') : q.orderBy('events.start_local').orderBy('events.post_id');
-  q = q.limit(page.limit).offset(page.offset);
-  const pageIds = async () => (await q.execute()).map((r) => Number(r.id));
+  const pageIds = async () => {
+    let q = applyFilter(baseQuery(db), dialect, filter).select('posts.id');
+    // By start, ties by id: `events.post_id` (= posts.id) so that the events_listing index gives this order.
+    q = filter.order === 'date' ? q.orderBy('posts.date_gmt').orderBy('posts.id') : q.orderBy('events.start_local').orderBy('events.post_id');
+    return (await q.limit(page.limit).offset(page.offset).execute()).map((r) => Number(r.id));
+  };
   if (db.isTransaction) {
     const ids = await pageIds();
     return { ids, total: page.offset === 0 && ids.length < page.limit ? ids.length : await countMatches(db, dialect, filter) };

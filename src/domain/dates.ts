@@ -148,9 +148,17 @@ function formatWall(p: WallParts): WallTime {
  * @example toWallTime(DateTime.fromISO('2026-12-01T10:00:00', { zone: 'UTC' })) // '2026-12-01 10:00:00'
  */
 export function toWallTime(dt: DateTime): WallTime {
-  if (!dt.isValid) throw new RangeError(`Invalid DateTime: ${String(dt.invalidReason)}`);
-  return dt.toFormat('yyyy-MM-dd HH:mm:ss');
+  let wall = wallTimes.get(dt);
+  if (wall === undefined) {
+    if (!dt.isValid) throw new RangeError(`Invalid DateTime: ${String(dt.invalidReason)}`);
+    wall = dt.toFormat('yyyy-MM-dd HH:mm:ss');
+    wallTimes.set(dt, wall);
+  }
+  return wall;
 }
+
+/** Formatted DateTimes (immutable; remembered parses come back as the same objects). */
+const wallTimes = new WeakMap<DateTime, WallTime>();
 
 /**
  * Interpret a WallTime in zone tz (a wall time inside a DST gap shifts forward, as Luxon does). Throws on malformed input.

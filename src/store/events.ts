@@ -226,6 +226,8 @@ interface ListResults {
   pages: Map<string, number[]>;
 }
 const resultsByDb = new WeakMap<object, ListResults>();
+/** Counts running now, per database, by revision and filter. */
+const countsInFlightByDb = new WeakMap<object, Map<string, Promise<number>>>();
 const RESULTS_KEPT = 1000;
 
 function resultsAt(db: Executor, revision: string): ListResults {
@@ -286,7 +288,17 @@ export async function findEventPageIds(
   if (page.offset === 0 && ids.length < page.limit) return { ids, total: ids.length, revision };
   let total = resultsAt(db, revision).totals.get(key);
   if (total === undefined) {
-    total = await countMatches(db, dialect, filter);
+    // Requests arriving while this total is being counted wait for the same count.
+    const flightKey = `${revision}|${key}`;
+    let countsInFlight = countsInFlightByDb.get(db);
+    if (!countsInFlight) countsInFlightByDb.set(db, (countsInFlight = new Map()));
+    const inFlight = countsInFlight;
+    let flight = inFlight.get(flightKey);
+    if (!flight) {
+      flight = countMatches(db, dialect, filter).finally(() => inFlight.delete(flightKey));
+      inFlight.set(flightKey, flight);
+    }
+    total = await flight;
     resultsAt(db, revision).totals.set(key, total);
   }
   return { ids, total, revision };

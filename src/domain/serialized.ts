@@ -67,6 +67,20 @@ function walk(value: unknown, depth: number, out: Array<string | Buffer>): boole
   return found;
 }
 
+/** Whether a serialized part is within the walked depth (looks, builds nothing). */
+function hasSerialized(value: unknown, depth: number): boolean {
+  if (value === null || typeof value !== 'object') return false;
+  if ((value as Serialized)[SERIALIZED] !== undefined) return true;
+  if (depth >= MAX_DEPTH) return false;
+  if (Array.isArray(value)) {
+    for (const item of value) if (hasSerialized(item, depth + 1)) return true;
+    return false;
+  }
+  if (!isPlainObject(value)) return false;
+  for (const key in value) if (hasSerialized((value as Record<string, unknown>)[key], depth + 1)) return true;
+  return false;
+}
+
 /**
  * The bytes of JSON.stringify(value), using the serialized parts' bytes (top-level value, array
  * elements, property values) instead of serializing them again: a Buffer when there were such
@@ -75,6 +89,7 @@ function walk(value: unknown, depth: number, out: Array<string | Buffer>): boole
 export function jsonBody(value: unknown): string | Buffer {
   const own = value !== null && typeof value === 'object' ? (value as Serialized)[SERIALIZED] : undefined;
   if (own !== undefined) return own;
+  if (!hasSerialized(value, 0)) return JSON.stringify(value);
   const parts: Array<string | Buffer> = [];
   if (!walk(value, 0, parts)) return JSON.stringify(value);
   const chunks: Buffer[] = [];

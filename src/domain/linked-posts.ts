@@ -26,6 +26,9 @@ import { sanitizeSlug, uniqueSlug } from './slugs.js';
 import { applyScheduling, listScope, POST_STATUSES, scaleBackStatus } from './statuses.js';
 import { sanitizePostHtml, stripTags } from './text.js';
 import { isEmptyValue, isNumeric, isTruthy } from './values.js';
+import { createRevisionCache, type RevisionCache } from './revision-cache.js';
+import { withSerialized } from './serialized.js';
+import { revisionOf } from '../store/revision.js';
 
 /** WordPress' publication date of a never-published draft. */
 const ZERO_DATE = '0000-00-00 00:00:00';
@@ -151,6 +154,13 @@ export interface LinkedPostService {
 export function createLinkedPostService(db: Executor, kind: LinkedKind, images: ImageService, siteTimezone: string, clock: Clock): LinkedPostService {
   // `db` is the store's handle: validators and reads that run outside a write transaction use it.
   const info = linkedStore.LINKED_KINDS[kind];
+  /** Representations of list records, per links (one per app) and data revision. */
+  const representationsByLinks = new WeakMap<Links, RevisionCache<Record<string, unknown>>>();
+  const representationsFor = (links: Links) => {
+    let cache = representationsByLinks.get(links);
+    if (!cache) representationsByLinks.set(links, (cache = createRevisionCache<Record<string, unknown>>(2000)));
+    return cache;
+  };
   const fields = LINKED_FIELDS[kind];
 
   const text = (value: unknown) => stripTags(String(value ?? ''));
@@ -335,12 +345,24 @@ export function createLinkedPostService(db: Executor, kind: LinkedKind, images: 
     },
 
     async represent(records, links, context) {
-      const imageIds = records.map((r) => r.image_id).filter((id): id is number => id !== null).map(Number);
+      // Records of a list page carry the data revision they were read at: their representations
+      // (the same for every caller) are kept for it.
+      const revision = records.length ? revisionOf(records[0]!) : undefined;
+      const kept = revision !== undefined && records.every((r) => revisionOf(r) === revision) ? representationsFor(links).at(revision) : undefined;
+      const key = (r: LinkedRecord) => `${context}:${r.id}`;
+      const out = records.map((r) => kept?.get(key(r)));
+      const missing = records.filter((_, i) => out[i] === undefined);
+      if (missing.length === 0) return out as Record<string, unknown>[];
+      const imageIds = missing.map((r) => r.image_id).filter((id): id is number => id !== null).map(Number);
       const byId = await images.load(db, imageIds);
-      return records.map((r) => {
+      const built = new Map<LinkedRecord, Record<string, unknown>>();
+      for (const r of missing) {
         const image = r.image_id === null ? null : (byId.get(Number(r.image_id)) ?? null);
-        return kind === 'venue' ? toVenueJson(r as VenueRecord, image, links, context) : toOrganizerJson(r as OrganizerRecord, image, links, context);
-      });
+        const json = kind === 'venue' ? toVenueJson(r as VenueRecord, image, links, context) : toOrganizerJson(r as OrganizerRecord, image, links, context);
+        built.set(r, json);
+        if (kept) kept.set(key(r), withSerialized(json));
+      }
+      return records.map((r, i) => out[i] ?? built.get(r)!);
     },
 
     readableBy(record, viewer) {

@@ -8,7 +8,7 @@
 import { sql, type ExpressionBuilder } from 'kysely';
 import type { Database, Executor, OrganizerRow, PostRow, PostType, VenueRow } from './schema.js';
 import type { DialectName } from './db.js';
-import { dataRevision, revisionMemo } from './revision.js';
+import { dataRevision, revisionMemo, stampRevision } from './revision.js';
 
 export type LinkedKind = 'venue' | 'organizer';
 
@@ -182,6 +182,7 @@ function applyLinkedFilter(kind: LinkedKind, dialect: DialectName, q: any, f: Li
 }
 
 const linkedTotals = revisionMemo<number>();
+const linkedPages = revisionMemo<LinkedRecord[]>();
 
 /**
  * One page of venues or organizers, newest publication first (WordPress' default order, by the
@@ -200,14 +201,23 @@ export async function findLinkedPage(
   // organizer of a large calendar is read to count them).
   const revision = db.isTransaction ? undefined : await dataRevision(db, dialect);
   const base = () => db.selectFrom('posts').innerJoin(info.table as 'venues', `${info.table}.post_id` as 'venues.post_id', 'posts.id');
-  const rows = (await applyLinkedFilter(kind, dialect, base(), filter, true)
-    .selectAll('posts')
-    .select(info.columns.map((c) => `${info.table}.${c}`))
-    .orderBy('posts.date_local', 'desc')
-    .orderBy('posts.id', 'desc')
-    .limit(page.limit)
-    .offset(page.offset)
-    .execute()) as LinkedRecord[];
+  // The page's records are kept for the revision too, stamped with it (see `revisionOf`).
+  const pageKey = `${kind}:${page.limit}:${page.offset}:${JSON.stringify(filter)}`;
+  let rows = revision === undefined ? undefined : linkedPages.at(db, revision).get(pageKey);
+  if (rows === undefined) {
+    rows = (await applyLinkedFilter(kind, dialect, base(), filter, true)
+      .selectAll('posts')
+      .select(info.columns.map((c) => `${info.table}.${c}`))
+      .orderBy('posts.date_local', 'desc')
+      .orderBy('posts.id', 'desc')
+      .limit(page.limit)
+      .offset(page.offset)
+      .execute()) as LinkedRecord[];
+    if (revision !== undefined) {
+      for (const row of rows) stampRevision(row, revision);
+      linkedPages.at(db, revision).set(pageKey, rows);
+    }
+  }
   const countWithSearch = async (withSearch: boolean) => {
     const key = `${kind}:${withSearch}:${JSON.stringify(filter)}`;
     const kept = revision === undefined ? undefined : linkedTotals.at(db, revision).get(key);
@@ -220,5 +230,5 @@ export async function findLinkedPage(
   };
   let total = page.offset === 0 && rows.length < page.limit ? rows.length : await countWithSearch(true);
   if (total === 0 && filter.searchFragments?.length) total = await countWithSearch(false);
-  return { rows, total };
+  return { rows: [...rows], total };
 }

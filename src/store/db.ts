@@ -14,7 +14,7 @@ import SQLite from 'better-sqlite3';
 import pg from 'pg';
 import { Kysely, Migrator, PostgresDialect, SqliteDialect, sql, type Migration, type MigrationProvider, type SqliteDatabase } from 'kysely';
 import type { Database } from './schema.js';
-import { registerDirectRevision } from './revision.js';
+import { registerDirectRevision, registerStoreDialect } from './revision.js';
 import { initialMigration } from './migrations/001_initial.js';
 import { listingIndexMigration } from './migrations/002_listing_index_and_change_counter.js';
 import { changeCounterAllTablesMigration } from './migrations/003_change_counter_all_tables.js';
@@ -116,6 +116,7 @@ function sqliteStore(path: string): Store {
   const db = new Kysely<Database>({ dialect: new SqliteDialect({ database: withStatementCache(database) }) });
   const revision = database.prepare("select (select data_version from pragma_data_version) || ':' || total_changes()").pluck();
   registerDirectRevision(db, () => String(revision.get()));
+  registerStoreDialect(db, 'sqlite');
   return {
     db,
     dialect: 'sqlite',
@@ -179,6 +180,7 @@ async function postgresStore(url: string, options: OpenOptions): Promise<Store> 
   // COUNT(*) and other bigints arrive as strings; ids and counts fit in a JS number.
   pg.types.setTypeParser(20, (v) => Number(v));
   const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
+  registerStoreDialect(db, 'postgres');
   const safeUrl = (() => {
     try {
       const u = new URL(url);

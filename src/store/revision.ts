@@ -39,6 +39,22 @@ export function registerDirectRevision(db: object, read: () => string): void {
   directReaders.set(db, read);
 }
 
+/** Dialects of open stores, by their Kysely instance (transactions are not registered). */
+const dialects = new WeakMap<object, DialectName>();
+
+export function registerStoreDialect(db: object, dialect: DialectName): void {
+  dialects.set(db, dialect);
+}
+
+/**
+ * The revision of a store's handle, for code that gets only the handle: undefined for a
+ * transaction (or anything not opened by `openStore`), which then caches nothing.
+ */
+export async function revisionOfHandle(db: Executor): Promise<string | undefined> {
+  const dialect = dialects.get(db);
+  return dialect === undefined ? undefined : dataRevision(db, dialect);
+}
+
 export async function dataRevision(db: Executor, dialect: DialectName): Promise<string> {
   const direct = directReaders.get(db);
   if (direct) return direct();

@@ -7,6 +7,7 @@
  */
 import { sql, type Insertable, type Updateable } from 'kysely';
 import type { Executor, Taxonomy, TermRow, TermsTable } from './schema.js';
+import { revisionMemo, revisionOfHandle } from './revision.js';
 
 export async function findTermsByIds(db: Executor, ids: number[]): Promise<TermRow[]> {
   if (ids.length === 0) return [];
@@ -144,6 +145,19 @@ function usedTermsAndAncestors(db: Executor, taxonomy: Taxonomy) {
  * case-insensitively (as MySQL's collation does for WordPress); ties are broken by id, ascending.
  */
 export async function listTerms(db: Executor, f: TermListFilter): Promise<{ rows: TermRow[]; total: number }> {
+  // Kept for the data revision (read first): the page and total only change with the data.
+  const revision = await revisionOfHandle(db);
+  const key = JSON.stringify(f);
+  const kept = revision === undefined ? undefined : termPages.at(db, revision).get(key);
+  if (kept) return { rows: [...kept.rows], total: kept.total };
+  const result = await queryTerms(db, f);
+  if (revision !== undefined) termPages.at(db, revision).set(key, { rows: [...result.rows], total: result.total });
+  return result;
+}
+
+const termPages = revisionMemo<{ rows: TermRow[]; total: number }>();
+
+async function queryTerms(db: Executor, f: TermListFilter): Promise<{ rows: TermRow[]; total: number }> {
   let q = db.selectFrom('terms').where('terms.taxonomy', '=', f.taxonomy);
   if (f.search !== undefined && f.search !== '') {
     const pattern = `%${f.search.toLowerCase().replace(/[\\%_]/g, (c) => '\\' + c)}%`;

@@ -23,6 +23,7 @@ import type { Updateable } from 'kysely';
 import type { Executor, Taxonomy, TermRow, TermsTable } from '../store/schema.js';
 import * as postsStore from '../store/posts.js';
 import * as termsStore from '../store/terms.js';
+import { revisionMemo, revisionOfHandle } from '../store/revision.js';
 import type { TermOrderBy } from '../store/terms.js';
 import { apiError, invalidParams } from './errors.js';
 import { canManageTerms, type Viewer } from './permissions.js';
@@ -151,6 +152,12 @@ export function termEntries(value: unknown): Array<string | number> {
   return out;
 }
 
+/** Answers of `validateRefs`, per store handle, taxonomy service and data revision. */
+const knownRefsByTaxonomy: Record<Taxonomy, ReturnType<typeof revisionMemo<boolean>>> = {
+  tribe_events_cat: revisionMemo<boolean>(),
+  post_tag: revisionMemo<boolean>(),
+};
+
 export function createTermService(db: Executor, taxonomy: Taxonomy): TermService {
   const traits = TAXONOMY_TRAITS[taxonomy];
 
@@ -169,6 +176,7 @@ export function createTermService(db: Executor, taxonomy: Taxonomy): TermService
     return parent;
   };
 
+  const knownRefs = knownRefsByTaxonomy[taxonomy];
   const service: TermService = {
     taxonomy,
 
@@ -187,8 +195,20 @@ export function createTermService(db: Executor, taxonomy: Taxonomy): TermService
     async validateRefs(value) {
       const refs = listToArray(value);
       if (refs.length === 0) return false;
-      for (const ref of refs) if (!(await service.find(db, ref))) return false;
-      return true;
+      // The answer only changes with the data: kept per data revision (read first).
+      const revision = await revisionOfHandle(db);
+      const key = JSON.stringify(refs);
+      const kept = revision === undefined ? undefined : knownRefs.at(db, revision).get(key);
+      if (kept !== undefined) return kept;
+      let valid = true;
+      for (const ref of refs) {
+        if (!(await service.find(db, ref))) {
+          valid = false;
+          break;
+        }
+      }
+      if (revision !== undefined) knownRefs.at(db, revision).set(key, valid);
+      return valid;
     },
 
     async filterIds(value) {

@@ -176,7 +176,7 @@ export function fromWallTime(wall: WallTime, tz: string): DateTime {
  * @example wallToUtc('2027-06-15 19:00:00', 'America/New_York') // '2027-06-15 23:00:00'
  */
 export function wallToUtc(wall: WallTime, tz: string): WallTime {
-  return toWallTime(fromWallTime(wall, tz).setZone('UTC'));
+  return memoized(utcMemo, tz, wall, (zone, w) => toWallTime(fromWallTime(w, zone).setZone('UTC')));
 }
 
 /**
@@ -403,11 +403,12 @@ export function timezoneAbbr(tz: string, wallInZone: WallTime): string {
 }
 
 /**
- * Recent results of the offset computations of representations ({@link timezoneAbbr},
- * {@link isoWithOffset}): pure functions of (zone, wall time), each a few `Intl` calls in Luxon,
- * made for every event answered. Bounded; errors are not remembered.
+ * Recent results of the offset computations of representations and writes ({@link timezoneAbbr},
+ * {@link isoWithOffset}, {@link wallToUtc}): pure functions of (zone, wall time), each a few `Intl`
+ * calls in Luxon, made for every event answered or written. Bounded; errors are not remembered.
  */
 const abbrMemo = new Map<string, string>();
+const utcMemo = new Map<string, string>();
 const isoMemo = new Map<string, string>();
 function memoized(memo: Map<string, string>, tz: string, wall: WallTime, compute: (tz: string, wall: WallTime) => string): string {
   const key = `${tz}|${wall}`;

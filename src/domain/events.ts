@@ -232,7 +232,7 @@ export function createEventService(deps: EventServiceDeps): EventService {
 
   /** Parse a date input in a zone; the route validated it, so failure here is a 400 on that field. */
   function parseIn(name: string, value: string, tz: string): DateTime {
-    const d = parseDateInput(value, tz, DateTime.utc());
+    const d = parseDateInput(value, tz); // relative to now (not built for plain dates)
     if (!d) throw invalidParams({ [name]: 'Invalid parameter.' });
     return d;
   }

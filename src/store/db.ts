@@ -15,6 +15,7 @@ import pg from 'pg';
 import { Kysely, Migrator, PostgresDialect, SqliteDialect, sql, type Migration, type MigrationProvider, type SqliteDatabase } from 'kysely';
 import type { Database } from './schema.js';
 import { registerDirectRevision, registerStoreDialect } from './revision.js';
+import { createBackgroundReader, registerBackgroundReader } from './background-reader.js';
 import { initialMigration } from './migrations/001_initial.js';
 import { listingIndexMigration } from './migrations/002_listing_index_and_change_counter.js';
 import { changeCounterAllTablesMigration } from './migrations/003_change_counter_all_tables.js';
@@ -120,11 +121,17 @@ function sqliteStore(path: string): Store {
   const totalChanges = database.prepare('select total_changes()').pluck();
   registerDirectRevision(db, () => `${dataVersion.get()}:${totalChanges.get()}`);
   registerStoreDialect(db, 'sqlite');
+  // Long counts run beside the event loop, on a connection of their own (files only).
+  const reader = file === ':memory:' ? null : createBackgroundReader(file);
+  if (reader) registerBackgroundReader(db, reader);
   return {
     db,
     dialect: 'sqlite',
     describe: `sqlite:${file}`,
-    close: () => db.destroy(),
+    close: async () => {
+      await reader?.close();
+      await db.destroy();
+    },
   };
 }
 

@@ -9,6 +9,7 @@ import { sql, type ExpressionBuilder, type SelectQueryBuilder } from 'kysely';
 import type { Database, EventsTable, Executor, PostRow, EventRow } from './schema.js';
 import type { DialectName } from './db.js';
 import { dataRevision, revisionExpression, stampRevision } from './revision.js';
+import { backgroundReaderOf } from './background-reader.js';
 import type { Insertable, Updateable } from 'kysely';
 
 /** A post row with its event fields. */
@@ -242,10 +243,18 @@ function resultsAt(db: Executor, revision: string): ListResults {
 }
 
 async function countMatches(db: Executor, dialect: DialectName, filter: EventListFilter): Promise<number> {
-  const c = await applyFilter(baseQuery(db), dialect, filter)
-    .select((eb) => eb.fn.countAll<number>().as('n'))
-    .executeTakeFirstOrThrow();
-  return Number(c.n);
+  const q = applyFilter(baseQuery(db), dialect, filter).select((eb) => eb.fn.countAll<number>().as('n'));
+  const reader = backgroundReaderOf(db);
+  if (reader) {
+    try {
+      const compiled = q.compile();
+      const [row] = await reader.all<{ n: number }>(compiled.sql, compiled.parameters);
+      return Number(row?.n ?? 0);
+    } catch {
+      // The worker is gone or failed: count here.
+    }
+  }
+  return Number((await q.executeTakeFirstOrThrow()).n);
 }
 
 /** Event records for these ids, in this order (ids without a record are left out). */

@@ -1,0 +1,126 @@
+/**
+ * Long read-only queries of a SQLite database file — the list totals, which count every matching
+ * row of a wide window (a second or more at a million events) — run on a worker thread with a
+ * connection of its own. better-sqlite3 is synchronous: on the main connection such a count
+ * would stop every other request for as long as it runs.
+ *
+ * The worker is started on first use and stopped after a while without work. It reads committed
+ * data only (WAL snapshots), which is what the callers need: they read the data revision before
+ * asking, so the answer is never older than the revision it is kept under.
+ *
+ * @example
+ *   const reader = createBackgroundReader('/srv/calendar.db');
+ *   const [{ n }] = await reader.all<{ n: number }>('select count(*) as n from events', []);
+ *   await reader.close();
+ */
+import { createRequire } from 'node:module';
+import { Worker } from 'node:worker_threads';
+
+export interface BackgroundReader {
+  all<T>(sql: string, params: readonly unknown[]): Promise<T[]>;
+  close(): Promise<void>;
+}
+
+/** The worker, as CommonJS source (runs the same under tsx and from dist/). */
+const WORKER_SOURCE = `
+const { parentPort, workerData } = require('node:worker_threads');
+const Database = require(workerData.driver);
+const db = new Database(workerData.file, { fileMustExist: true });
+db.pragma('busy_timeout = 5000');
+db.pragma('cache_size = -16384');
+db.pragma('query_only = 1');
+const statements = new Map();
+parentPort.on('message', ({ id, sql, params }) => {
+  try {
+    let stmt = statements.get(sql);
+    if (!stmt) {
+      if (statements.size >= 200) statements.clear();
+      stmt = db.prepare(sql);
+      statements.set(sql, stmt);
+    }
+    parentPort.postMessage({ id, rows: stmt.all(params) });
+  } catch (e) {
+    parentPort.postMessage({ id, error: String((e && e.message) || e) });
+  }
+});
+`;
+
+const IDLE_MS = 60_000;
+
+export function createBackgroundReader(file: string): BackgroundReader {
+  const driver = createRequire(import.meta.url).resolve('better-sqlite3');
+  let worker: Worker | null = null;
+  let nextId = 1;
+  let idle: NodeJS.Timeout | null = null;
+  const pending = new Map<number, { resolve(rows: unknown[]): void; reject(err: Error): void }>();
+
+  const failAll = (err: Error) => {
+    for (const p of pending.values()) p.reject(err);
+    pending.clear();
+  };
+
+  const start = (): Worker => {
+    const w = new Worker(WORKER_SOURCE, { eval: true, workerData: { file, driver }, resourceLimits: { maxOldGenerationSizeMb: 64 } });
+    w.unref();
+    w.on('message', (msg: { id: number; rows?: unknown[]; error?: string }) => {
+      const p = pending.get(msg.id);
+      if (!p) return;
+      pending.delete(msg.id);
+      if (msg.error !== undefined) p.reject(new Error(msg.error));
+      else p.resolve(msg.rows ?? []);
+      if (pending.size === 0) armIdle();
+    });
+    w.on('error', (err) => {
+      if (worker === w) worker = null;
+      failAll(err);
+    });
+    w.on('exit', () => {
+      if (worker === w) worker = null;
+      failAll(new Error('background reader stopped'));
+    });
+    return w;
+  };
+
+  const armIdle = () => {
+    if (idle) clearTimeout(idle);
+    idle = setTimeout(() => {
+      if (pending.size === 0 && worker) {
+        const w = worker;
+        worker = null;
+        void w.terminate();
+      }
+    }, IDLE_MS);
+    idle.unref();
+  };
+
+  return {
+    all<T>(sql: string, params: readonly unknown[]): Promise<T[]> {
+      if (idle) clearTimeout(idle);
+      worker ??= start();
+      const id = nextId++;
+      const w = worker;
+      return new Promise<T[]>((resolve, reject) => {
+        pending.set(id, { resolve: resolve as (rows: unknown[]) => void, reject });
+        w.postMessage({ id, sql, params });
+      });
+    },
+    async close() {
+      if (idle) clearTimeout(idle);
+      const w = worker;
+      worker = null;
+      if (w) await w.terminate();
+    },
+  };
+}
+
+/** Background readers of open SQLite stores, by their Kysely instance (see `db.ts`). */
+const readers = new WeakMap<object, BackgroundReader>();
+
+export function registerBackgroundReader(db: object, reader: BackgroundReader): void {
+  readers.set(db, reader);
+}
+
+/** The background reader of a store's handle (SQLite files; not transactions, not :memory:). */
+export function backgroundReaderOf(db: object): BackgroundReader | undefined {
+  return readers.get(db);
+}

@@ -55,11 +55,30 @@ export async function revisionOfHandle(db: Executor): Promise<string | undefined
   return dialect === undefined ? undefined : dataRevision(db, dialect);
 }
 
+/** Revision queries about to be sent, per store handle (see `dataRevision`). */
+const batches = new WeakMap<object, Promise<string>>();
+
+async function queryRevision(db: Executor, dialect: DialectName): Promise<string> {
+  const r = await sql<{ revision: string | null }>`select ${revisionExpression(dialect)} as "revision"`.execute(db);
+  return String(r.rows[0]?.revision ?? '');
+}
+
 export async function dataRevision(db: Executor, dialect: DialectName): Promise<string> {
   const direct = directReaders.get(db);
   if (direct) return direct();
-  const r = await sql<{ revision: string | null }>`select ${revisionExpression(dialect)} as "revision"`.execute(db);
-  return String(r.rows[0]?.revision ?? '');
+  if (db.isTransaction) return queryRevision(db, dialect);
+  // Requests that ask during the same turn of the event loop share one query, sent after all of
+  // them asked (so its answer is never older than any of them): under load, one round trip serves
+  // many requests.
+  let batch = batches.get(db);
+  if (!batch) {
+    batch = new Promise<void>((resolve) => setImmediate(resolve)).then(() => {
+      batches.delete(db);
+      return queryRevision(db, dialect);
+    });
+    batches.set(db, batch);
+  }
+  return batch;
 }
 
 /** Rows read in the same statement as a revision, with that revision. */

@@ -46,6 +46,8 @@ export interface SizeRun {
   /** server RSS in bytes: after start-up, and the peak while loaded */
   rss: Partial<Record<StoreName, { idle: number | null; peak: number | null }>>;
   results: ScenarioResult[];
+  /** one request right after a write (every cached result invalidated), then the next one: ms */
+  cold: Partial<Record<StoreName, Record<string, { first: number; next: number }>>>;
 }
 
 export interface BenchRun {
@@ -203,6 +205,18 @@ export function renderReport(run: BenchRun): string {
     if (rss.length) parts.push(`Server RSS: ${rss.join('; ')}.`);
     parts.push('');
     parts.push(resultTable(size));
+    const stores = Object.keys(size.cold) as StoreName[];
+    if (stores.length) {
+      const keys = [...new Set(stores.flatMap((st) => Object.keys(size.cold[st] ?? {})))];
+      parts.push('');
+      parts.push('Cold path: one request right after an event was created (every cached result invalidated), then the next request (ms):');
+      parts.push('');
+      parts.push(`| scenario | ${stores.map((st) => `${st} first | ${st} next`).join(' | ')} |`);
+      parts.push(`|---|${stores.map(() => '---:|---:').join('|')}|`);
+      for (const key of keys) {
+        parts.push(`| ${key} | ${stores.map((st) => { const c = size.cold[st]?.[key]; return c ? `${ms(c.first)} | ${ms(c.next)}` : '– | –'; }).join(' | ')} |`);
+      }
+    }
   }
   return parts.join('\n');
 }

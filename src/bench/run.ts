@@ -132,10 +132,43 @@ function serviceSpec(s: Scenario, ctx: ScenarioContext): Omit<LoadSpec, 'connect
   return { url: ctx.base + s.path(ctx), method: s.method, headers: s.headers?.(ctx), body: s.body?.(ctx) };
 }
 
+/** Time one GET, in ms (status must be 2xx). */
+async function timeGet(url: string): Promise<number | null> {
+  const started = performance.now();
+  const res = await fetch(url);
+  await res.arrayBuffer();
+  return res.status < 300 ? performance.now() - started : null;
+}
+
+/**
+ * The cost of the uncached path: for each read scenario, create an event (a write invalidates
+ * every cached result), then time the first request and the next one.
+ */
+async function measureCold(store: StoreName, ctx: ScenarioContext, size: SizeRun): Promise<void> {
+  const create = SCENARIOS.find((s) => s.key === 'create')!;
+  const body = create.body!(ctx);
+  const cold: Record<string, { first: number; next: number }> = {};
+  for (const s of scenarios.filter((x) => x.kind === 'read')) {
+    const write = await fetch(ctx.base + create.path(ctx), { method: 'POST', headers: create.headers!(ctx), body: body() });
+    await write.arrayBuffer();
+    if (write.status !== 201) return;
+    const first = await timeGet(ctx.base + s.path(ctx));
+    const next = await timeGet(ctx.base + s.path(ctx));
+    if (first !== null && next !== null) cold[s.key] = { first, next };
+  }
+  size.cold[store] = cold;
+  log(`  ${store} cold (first request after a write / next, ms): ${Object.entries(cold).map(([k, c]) => `${k} ${c.first.toFixed(1)}/${c.next.toFixed(1)}`).join(', ')}`);
+}
+
 async function runScenarios(store: StoreName, server: Child, baseline: Child | null, baselines: Map<string, LoadResult>, size: SizeRun): Promise<void> {
   const authorization = 'Basic ' + Buffer.from(`${ADMIN.login}:${ADMIN.password}`).toString('base64');
   const ctx = await discover(`${server.origin}/api/calendar/events/v1`, authorization);
+  let coldDone = false;
   for (const s of scenarios) {
+    if (s.kind === 'write' && !coldDone) {
+      coldDone = true;
+      await measureCold(store, ctx, size);
+    }
     const result: ScenarioResult = { key: s.key, label: s.label, kind: s.kind, store, status: 'ok' };
     size.results.push(result);
     const spec = serviceSpec(s, ctx);
@@ -213,7 +246,7 @@ async function main(): Promise<void> {
   const baselines = new Map<string, LoadResult>();
   try {
     for (const events of SIZES) {
-      const size: SizeRun = { events, seedSeconds: {}, rss: {}, results: [] };
+      const size: SizeRun = { events, seedSeconds: {}, rss: {}, results: [], cold: {} };
       run.sizes.push(size);
       for (const store of STORES) {
         log(`\n== ${events.toLocaleString('en-US')} events on ${store}`);

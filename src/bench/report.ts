@@ -48,6 +48,8 @@ export interface SizeRun {
   results: ScenarioResult[];
   /** one request right after a write (every cached result invalidated), then the next one: ms */
   cold: Partial<Record<StoreName, Record<string, { first: number; next: number }>>>;
+  /** the machine's 1-minute load average when this size started and ended (other work on it shows here) */
+  load?: { start: number; end: number };
 }
 
 export interface BenchRun {
@@ -203,6 +205,7 @@ export function renderReport(run: BenchRun): string {
     if (seeds.length) parts.push(`Seeding (\`events-calendar seed --events ${size.events}\`): ${seeds.join(', ')}.`);
     const rss = Object.entries(size.rss).map(([store, r]) => `${store} ${mb(r?.idle)} after start-up, peak ${mb(r?.peak)} under load`);
     if (rss.length) parts.push(`Server RSS: ${rss.join('; ')}.`);
+    if (size.load) parts.push(`Machine load average (1 min) at the start / end of this size: ${size.load.start.toFixed(2)} / ${size.load.end.toFixed(2)} (2 cores; the benchmark itself keeps about 2 busy).`);
     parts.push('');
     parts.push(resultTable(size));
     const stores = Object.keys(size.cold) as StoreName[];

@@ -19,6 +19,7 @@
  * @example BENCH_SIZES=100,100000,1000000 BENCH_POSTGRES_URL=postgres://postgres@127.0.0.1:5432/test npm run bench
  */
 import { existsSync, rmSync, mkdirSync } from 'node:fs';
+import { loadavg } from 'node:os';
 import { resolve } from 'node:path';
 import pg from 'pg';
 import { openStore } from '../store/db.js';
@@ -246,7 +247,7 @@ async function main(): Promise<void> {
   const baselines = new Map<string, LoadResult>();
   try {
     for (const events of SIZES) {
-      const size: SizeRun = { events, seedSeconds: {}, rss: {}, results: [], cold: {} };
+      const size: SizeRun = { events, seedSeconds: {}, rss: {}, results: [], cold: {}, load: { start: loadavg()[0]!, end: 0 } };
       run.sizes.push(size);
       for (const store of STORES) {
         log(`\n== ${events.toLocaleString('en-US')} events on ${store}`);
@@ -264,6 +265,7 @@ async function main(): Promise<void> {
         }
         if (store === 'postgres' && env.BENCH_KEEP !== '1') await adminQuery(`drop database if exists ${PG_DATABASE} with (force)`);
       }
+      size.load!.end = loadavg()[0]!;
     }
   } finally {
     await baseline.stop();

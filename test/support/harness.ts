@@ -16,6 +16,7 @@ import { loadConfig, type Config } from '../../src/config.js';
 import { buildApp, type BuiltApp } from '../../src/http/app.js';
 import { openStore } from '../../src/store/db.js';
 import type { Role } from '../../src/domain/permissions.js';
+import { freePort } from '../../src/bench/processes.js';
 
 export interface StoreKind {
   name: 'sqlite' | 'postgres';
@@ -95,20 +96,6 @@ function encodeQuery(q: RequestOptions['query']): string {
 }
 
 let counter = 0;
-
-/** A TCP port nobody listens on right now. */
-async function freePort(): Promise<number> {
-  const { createServer } = await import('node:net');
-  return new Promise((resolve, reject) => {
-    const srv = createServer();
-    srv.on('error', reject);
-    srv.listen(0, '127.0.0.1', () => {
-      const addr = srv.address();
-      const port = typeof addr === 'object' && addr ? addr.port : 0;
-      srv.close(() => resolve(port));
-    });
-  });
-}
 
 /** Start a server on a fresh store. */
 export async function startServer(kind: StoreKind, env: Record<string, string> = {}): Promise<TestServer> {

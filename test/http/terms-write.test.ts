@@ -6,20 +6,9 @@
 import { it } from 'node:test';
 import assert from 'node:assert/strict';
 import { example, forEachStore, keysOf, shapeOf, type TestServer } from '../support/harness.js';
+import { createEvent as event, createTerm as term } from '../support/fixtures.js';
 
 type Base = 'categories' | 'tags';
-
-async function term(t: TestServer, base: Base, json: Record<string, unknown>): Promise<number> {
-  const res = await t.api.post(`/${base}`, { as: 'admin', json });
-  assert.equal(res.status, 201, JSON.stringify(res.body));
-  return res.body.id;
-}
-
-async function event(t: TestServer, json: Record<string, unknown>): Promise<number> {
-  const res = await t.api.post('/events', { as: 'admin', json: { title: 'E', start_date: '2027-05-01 10:00', end_date: '2027-05-01 11:00', ...json } });
-  assert.equal(res.status, 201, JSON.stringify(res.body));
-  return res.body.id;
-}
 
 async function countOf(t: TestServer, base: Base, id: number): Promise<number> {
   const res = await t.api.get(`/${base}/${id}`);

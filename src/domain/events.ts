@@ -31,7 +31,7 @@ import { createRevisionCache } from './revision-cache.js';
 import { withSerialized } from './serialized.js';
 import { dataRevision, revisionOf } from '../store/revision.js';
 import { sanitizePostHtml } from './text.js';
-import { isEmptyValue, isTruthy, listToArray } from './values.js';
+import { isEmptyValue, listToArray } from './values.js';
 
 export const ZERO_DATE = '0000-00-00 00:00:00';
 
@@ -556,7 +556,6 @@ export const eventValidators = {
   isTimezoneOrEmpty(value: unknown): boolean {
     return isEmptyValue(value) || (typeof value === 'string' && isValidTimezone(value));
   },
-  truthy: isTruthy,
 };
 
 /** Whether the viewer may read this event (COMPAT decision 11). */

@@ -10,7 +10,7 @@
  *   const id = await venues.create(trx, { venue: 'Town Hall', city: 'Springfield' }, viewer);
  */
 import type { DialectName } from '../store/db.js';
-import type { Executor, ImageRow, PostRow, PostType } from '../store/schema.js';
+import type { Executor, PostRow, PostType } from '../store/schema.js';
 import * as linkedStore from '../store/linked-posts.js';
 import type { LinkedKind, LinkedListFilter, LinkedRecord, OrganizerRecord, VenueRecord } from '../store/linked-posts.js';
 import * as postsStore from '../store/posts.js';
@@ -435,4 +435,3 @@ export function createLinkedPostService(db: Executor, kind: LinkedKind, images: 
   return service;
 }
 
-export type { LinkedRecord, ImageRow };

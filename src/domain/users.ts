@@ -131,7 +131,11 @@ export function createUserService(store: Store): UserService {
       // Application passwords are sent with or without their spaces.
       const appPassword = password.replace(/\s+/g, '');
       for (const app of await usersStore.appPasswordsOf(db, user.id)) {
-        if (await check(appPassword, app.password_hash)) return viewerOf(user);
+        if (!(await check(appPassword, app.password_hash))) continue;
+        // Remember when it was last used (shown by `app-passwords list`), at most once a minute.
+        const now = nowGmt();
+        if (app.last_used_gmt === null || app.last_used_gmt.slice(0, 16) !== now.slice(0, 16)) await usersStore.touchAppPassword(db, app.id, now);
+        return viewerOf(user);
       }
       return ANONYMOUS;
     },

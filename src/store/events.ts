@@ -325,9 +325,3 @@ export async function findEventPage(
   const { ids, total } = await findEventPageIds(db, dialect, filter, page);
   return { rows: await findEventsInOrder(db, ids), total };
 }
-
-/** Ids of events linked to a venue (any status). */
-export async function eventIdsOfVenue(db: Executor, venueId: number): Promise<number[]> {
-  const rows = await db.selectFrom('events').select('post_id').where('venue_id', '=', venueId).execute();
-  return rows.map((r) => Number(r.post_id));
-}

@@ -107,6 +107,7 @@ describe('CLI and authentication [sqlite file]', () => {
     assert.equal((await t.api.post('/events', { as: `ann:${password.replace(/ /g, '')}`, json: EVENT })).status, 201, 'without spaces');
     const list = await cli(['app-passwords', 'list', 'ann'], env);
     assert.match(list.stdout, /mobile/);
+    assert.match(list.stdout, /last used \d{4}-\d{2}-\d{2} /, 'use of an application password is recorded');
     assert.equal((await cli(['app-passwords', 'revoke', 'ann', 'mobile'], env)).code, 0);
     assert.equal((await t.api.post('/events', { as: `ann:${password}`, json: EVENT })).status, 401);
     const again = await cli(['app-passwords', 'revoke', 'ann', 'mobile'], env);

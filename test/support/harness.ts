@@ -197,11 +197,11 @@ export function keysOf(o: unknown): string[] {
   return o && typeof o === 'object' ? Object.keys(o as object) : [];
 }
 
-/** A recorded exchange from ../shared/spec/reference/examples. */
+/** A recorded exchange of the original plugin, from test/fixtures/reference/examples. */
 export async function example(name: string): Promise<{ request: any; status: number; headers: Array<[string, string]>; body: any }> {
   const { readFile } = await import('node:fs/promises');
   const { fileURLToPath } = await import('node:url');
-  const path = fileURLToPath(new URL(`../../../shared/spec/reference/examples/${name}`, import.meta.url));
+  const path = fileURLToPath(new URL(`../fixtures/reference/examples/${name}`, import.meta.url));
   return JSON.parse(await readFile(path, 'utf8'));
 }
 

@@ -27,11 +27,13 @@ import type { Links } from './links.js';
 import { sanitizeSlug, uniqueSlug } from './slugs.js';
 import { applyScheduling, listScope, scaleBackStatus } from './statuses.js';
 import type { TermService } from './terms.js';
-import { createRevisionCache } from './revision-cache.js';
+import { createKeptMap } from './kept.js';
+import { feedOf } from '../store/change-feed.js';
 import { withSerialized } from './serialized.js';
-import { dataRevision, revisionOf } from '../store/revision.js';
+import { revisionOf, stampRevision } from '../store/revision.js';
 import { sanitizePostHtml } from './text.js';
 import { isEmptyValue, listToArray } from './values.js';
+import { writeTransaction } from '../store/changes.js';
 
 export const ZERO_DATE = '0000-00-00 00:00:00';
 
@@ -144,19 +146,32 @@ export function createEventService(deps: EventServiceDeps): EventService {
 
   let windowMemo: { second: number; start: string; end: string } | undefined;
 
-  /** Event records by id, per data revision (records are not changed once read). */
-  const recordsByRevision = createRevisionCache<EventRecord>(5000);
+  // What is kept across requests, each entry until a change touches what it was built from
+  // (kept.ts, fed by the store's change log).
+  const feed = feedOf(db)!;
+  /** Event records by id. */
+  const records = createKeptMap<EventRecord>(feed, 5000);
+  /** Ids of list term filters (categories / tags references): until any term changes. */
+  const termFilters = createKeptMap<number[]>(feed, 1000);
+  /** Public (anonymous) event representations, by context and id. */
+  const publicRepresentations = createKeptMap<Record<string, unknown>>(feed, 5000);
 
-  /** Ids of list term filters (categories / tags references), per data revision. */
-  const termFilters = createRevisionCache<number[]>(1000);
-
-  /** Public (anonymous) event representations of the current data revision. */
-  const publicRepresentations = createRevisionCache<Record<string, unknown>>(5000);
+  /** The sequence number kept values reflect, brought up to date. */
+  const current = (): Promise<number> => feed.sync();
 
   async function build(records: EventRecord[], viewer: Viewer, context: RepresentationContext): Promise<Record<string, unknown>[]> {
+    return (await buildWithDeps(records, viewer, context)).map((b) => b.json);
+  }
+
+  /** Representations, each with the records it was built from (for `publicRepresentations`). */
+  async function buildWithDeps(records: EventRecord[], viewer: Viewer, context: RepresentationContext): Promise<Array<{ json: Record<string, unknown>; deps: string[] }>> {
     if (records.length === 0) return [];
     const related = await relatedFor(db, records, viewer);
-    return records.map((r) => toEventJson(r, related.get(Number(r.id))!, links, context));
+    return records.map((r) => {
+      const id = Number(r.id);
+      const rel = related.get(id)!;
+      return { json: toEventJson(r, rel, links, context), deps: rel.deps };
+    });
   }
 
   /**
@@ -164,15 +179,19 @@ export function createEventService(deps: EventServiceDeps): EventService {
    * built from the records as they are after the revision was read. Events gone meanwhile are
    * represented from `known` records when given, else left out.
    */
-  async function publicById(ids: number[], context: RepresentationContext, known: EventRecord[] = [], revision?: string): Promise<Record<string, unknown>[]> {
-    const cache = publicRepresentations.at(revision ?? (await dataRevision(db, store.dialect)));
-    const out = ids.map((id) => cache.get(`${context}:${id}`));
+  async function publicById(ids: number[], context: RepresentationContext, known: EventRecord[] = [], seq?: number): Promise<Record<string, unknown>[]> {
+    const at = seq ?? (await current());
+    const out = ids.map((id) => publicRepresentations.get(`${context}:${id}`));
     const missing = ids.filter((_, i) => out[i] === undefined);
     if (missing.length === 0) return out as Record<string, unknown>[];
     const fresh = await eventsStore.findEventsByIds(db, missing);
     const built = new Map<number, Record<string, unknown>>();
-    (await build(fresh, ANONYMOUS, context)).forEach((json, i) => built.set(Number(fresh[i]!.id), json));
-    for (const [id, json] of built) cache.set(`${context}:${id}`, withSerialized(json));
+    (await buildWithDeps(fresh, ANONYMOUS, context)).forEach(({ json, deps }, i) => {
+      const id = Number(fresh[i]!.id);
+      const kept = withSerialized(json);
+      built.set(id, kept);
+      publicRepresentations.set(`${context}:${id}`, kept, at, deps);
+    });
     const gone = known.filter((r) => !built.has(Number(r.id)) && missing.includes(Number(r.id)));
     if (gone.length) (await build(gone, ANONYMOUS, context)).forEach((json, i) => built.set(Number(gone[i]!.id), json));
     const result: Record<string, unknown>[] = [];
@@ -183,7 +202,7 @@ export function createEventService(deps: EventServiceDeps): EventService {
     return result;
   }
 
-  async function relatedFor(trx: Executor, records: EventRecord[], viewer: Viewer): Promise<Map<number, EventRelated>> {
+  async function relatedFor(trx: Executor, records: EventRecord[], viewer: Viewer): Promise<Map<number, EventRelated & { deps: string[] }>> {
     const ids = records.map((r) => Number(r.id));
     const venueIds = records.map((r) => r.venue_id).filter((v): v is number => v !== null).map(Number);
     const [organizerLinks, termLinks] = await Promise.all([eventsStore.organizerLinksOf(trx, ids), eventsStore.termLinksOf(trx, ids)]);
@@ -198,26 +217,30 @@ export function createEventService(deps: EventServiceDeps): EventService {
     for (const o of organizers.values()) if (o.image_id !== null) imageIds.push(Number(o.image_id));
     const images = await deps.images.load(trx, imageIds);
     const termById = new Map<number, TermRow>(terms.map((t) => [Number(t.id), t]));
-    const out = new Map<number, EventRelated>();
+    const out = new Map<number, EventRelated & { deps: string[] }>();
     for (const r of records) {
       const id = Number(r.id);
       const venue = r.venue_id !== null ? venues.get(Number(r.venue_id)) : undefined;
-      const rel: EventRelated = {
+      const rel = {
         venue: venue && deps.venues.visibleTo(venue, viewer) ? (venue as VenueRecord) : null,
-        organizers: [],
-        categories: [],
-        tags: [],
+        organizers: [] as OrganizerRecord[],
+        categories: [] as TermRow[],
+        tags: [] as TermRow[],
         images,
+        // What the representation is built from, visible or not (a change may make it visible).
+        deps: r.venue_id !== null ? [`event:${id}`, `venue:${r.venue_id}`] : [`event:${id}`],
       };
       out.set(id, rel);
     }
     for (const l of organizerLinks) {
       const o = organizers.get(Number(l.organizer_id));
+      out.get(Number(l.event_id))?.deps.push(`organizer:${l.organizer_id}`);
       if (o && deps.organizers.visibleTo(o, viewer)) out.get(Number(l.event_id))?.organizers.push(o as OrganizerRecord);
     }
     for (const l of termLinks) {
       const t = termById.get(Number(l.term_id));
       const rel = out.get(Number(l.event_id));
+      rel?.deps.push(`term:${l.term_id}`);
       if (!t || !rel) continue;
       (t.taxonomy === 'tribe_events_cat' ? rel.categories : rel.tags).push(t);
     }
@@ -309,11 +332,17 @@ export function createEventService(deps: EventServiceDeps): EventService {
     async findById(id) {
       // The record as of the current data revision: kept for that revision (read the revision
       // first, then the record), so a hot event costs one small query, not a row of every column.
-      const view = recordsByRevision.at(await dataRevision(db, store.dialect));
-      const kept = view.get(String(id));
-      if (kept) return kept;
-      const [row] = await eventsStore.findEventsByIds(db, [id], store.dialect);
-      if (row) view.set(String(id), row);
+      const seq = await current();
+      const kept = records.get(String(id));
+      if (kept) {
+        stampRevision(kept, String(seq));
+        return kept;
+      }
+      const [row] = await eventsStore.findEventsByIds(db, [id]);
+      if (row) {
+        records.set(String(id), row, seq, [`event:${id}`]);
+        stampRevision(row, String(seq));
+      }
       return row;
     },
 
@@ -340,14 +369,14 @@ export function createEventService(deps: EventServiceDeps): EventService {
     async represent(records, viewer, context) {
       if (records.length === 0) return [];
       if (isAuthenticated(viewer)) return build(records, viewer, context);
-      // Records read together with the revision (findById) are looked up at that revision.
+      // Records read just now (findById) were read with the feed at this number: no need to look again.
       const stamp = revisionOf(records[0]!);
-      const revision = stamp !== undefined && records.every((r) => revisionOf(r) === stamp) ? stamp : undefined;
-      return publicById(records.map((r) => Number(r.id)), context, records, revision);
+      const seq = stamp !== undefined && Number(stamp) === feed.seq() && records.every((r) => revisionOf(r) === stamp) ? Number(stamp) : undefined;
+      return publicById(records.map((r) => Number(r.id)), context, records, seq);
     },
 
     async create(viewer, input) {
-      return db.transaction().execute(async (trx) => {
+      return writeTransaction(db, async (trx) => {
         const sched = schedule(input, null);
         const nowGmt = clock.nowGmt();
         const nowLocal = clock.nowLocal();
@@ -394,7 +423,7 @@ export function createEventService(deps: EventServiceDeps): EventService {
     },
 
     async update(viewer, record, input) {
-      return db.transaction().execute(async (trx) => {
+      return writeTransaction(db, async (trx) => {
         const id = Number(record.id);
         const nowGmt = clock.nowGmt();
         const nowLocal = clock.nowLocal();
@@ -448,7 +477,7 @@ export function createEventService(deps: EventServiceDeps): EventService {
     },
 
     async trash(record) {
-      return db.transaction().execute(async (trx) => {
+      return writeTransaction(db, async (trx) => {
         const id = Number(record.id);
         await postsStore.updatePost(trx, id, {
           status: 'trash',
@@ -503,12 +532,12 @@ export function createEventService(deps: EventServiceDeps): EventService {
       }
       if (args.search !== undefined) filter.searchWords = searchWords(args.search);
       // Term references resolve to the same ids until the data changes: kept per revision.
-      const revision = await dataRevision(db, store.dialect);
-      const termIds = termFilters.at(revision);
+      const seq = await current();
+      const revision = feed.revision();
       const resolve = async (terms: TermService, value: unknown) => {
         const key = `${terms.taxonomy}:${JSON.stringify(value)}`;
-        let ids = termIds.get(key);
-        if (ids === undefined) termIds.set(key, (ids = await terms.filterIds(value)));
+        let ids = termFilters.get(key);
+        if (ids === undefined) termFilters.set(key, (ids = await terms.filterIds(value)), seq, ['term:*']);
         return [...ids];
       };
       if (args.categories !== undefined) filter.categoryIds = await resolve(deps.categories, args.categories);
@@ -536,7 +565,7 @@ export function createEventService(deps: EventServiceDeps): EventService {
       return {
         events: isAuthenticated(viewer)
           ? await service.represent(await eventsStore.findEventsInOrder(db, ids), viewer, 'list')
-          : await publicById(ids, 'list', [], revision),
+          : await publicById(ids, 'list', [], seq),
         total,
         totalPages: Math.ceil(total / perPage),
         query,

@@ -30,6 +30,7 @@ import { canManageTerms, type Viewer } from './permissions.js';
 import { sanitizeSlug, uniqueSlug } from './slugs.js';
 import { termText } from './text.js';
 import { isEmptyValue, isNumeric, isPositiveInt, listToArray } from './values.js';
+import { writeTransaction } from '../store/changes.js';
 
 /** What differs between categories and tags. */
 export interface TaxonomyTraits {
@@ -309,14 +310,14 @@ export function createTermService(db: Executor, taxonomy: Taxonomy): TermService
     },
 
     async add(input) {
-      return db.transaction().execute(async (trx) => {
+      return writeTransaction(db, async (trx) => {
         const id = await service.create(trx, input);
         return (await termsStore.findTerm(trx, taxonomy, id))!;
       });
     },
 
     async update(term, input) {
-      return db.transaction().execute(async (trx) => {
+      return writeTransaction(db, async (trx) => {
         const id = Number(term.id);
         const patch: Updateable<TermsTable> = {};
         if (input.name !== undefined) patch.name = storedName(input.name);
@@ -344,7 +345,7 @@ export function createTermService(db: Executor, taxonomy: Taxonomy): TermService
     },
 
     async remove(term) {
-      await db.transaction().execute((trx) => termsStore.deleteTerm(trx, term));
+      await writeTransaction(db, (trx) => termsStore.deleteTerm(trx, term));
       return term;
     },
   };

@@ -14,12 +14,14 @@ import SQLite from 'better-sqlite3';
 import pg from 'pg';
 import { Kysely, Migrator, PostgresDialect, SqliteDialect, sql, type Migration, type MigrationProvider, type SqliteDatabase } from 'kysely';
 import type { Database } from './schema.js';
-import { registerDirectRevision, registerStoreDialect } from './revision.js';
+import { registerStoreDialect } from './revision.js';
+import { createPostgresFeed, createSqliteFeed, registerChangeFeed } from './change-feed.js';
 import { createBackgroundReader, registerBackgroundReader } from './background-reader.js';
 import { initialMigration } from './migrations/001_initial.js';
 import { listingIndexMigration } from './migrations/002_listing_index_and_change_counter.js';
 import { changeCounterAllTablesMigration } from './migrations/003_change_counter_all_tables.js';
 import { linkedListIndexMigration } from './migrations/004_linked_list_index.js';
+import { changeLogMigration } from './migrations/005_change_log.js';
 
 export type DialectName = 'sqlite' | 'postgres';
 
@@ -54,6 +56,7 @@ function migrations(dialect: DialectName): Record<string, Migration> {
     '002_listing_index_and_change_counter': listingIndexMigration(dialect),
     '003_change_counter_all_tables': changeCounterAllTablesMigration(dialect),
     '004_linked_list_index': linkedListIndexMigration(),
+    '005_change_log': changeLogMigration(dialect),
   };
 }
 
@@ -115,11 +118,8 @@ function sqliteStore(path: string): Store {
   database.pragma('busy_timeout = 5000');
   database.pragma('cache_size = -65536');
   const db = new Kysely<Database>({ dialect: new SqliteDialect({ database: withStatementCache(database) }) });
-  // Same value as the revision query (revision.ts), as two statements: the PRAGMA statement costs
-  // less than the pragma table-valued function.
-  const dataVersion = database.prepare('pragma data_version').pluck();
-  const totalChanges = database.prepare('select total_changes()').pluck();
-  registerDirectRevision(db, () => `${dataVersion.get()}:${totalChanges.get()}`);
+  // The change feed reads on this connection directly (change-feed.ts).
+  registerChangeFeed(db, createSqliteFeed(database));
   registerStoreDialect(db, 'sqlite');
   // Long counts run beside the event loop, on a connection of their own (files only).
   const reader = file === ':memory:' ? null : createBackgroundReader(file);
@@ -191,6 +191,7 @@ async function postgresStore(url: string, options: OpenOptions): Promise<Store> 
   pg.types.setTypeParser(20, (v) => Number(v));
   const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
   registerStoreDialect(db, 'postgres');
+  registerChangeFeed(db, createPostgresFeed(db));
   const safeUrl = (() => {
     try {
       const u = new URL(url);

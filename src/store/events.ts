@@ -8,9 +8,12 @@
 import { sql, type ExpressionBuilder, type SelectQueryBuilder } from 'kysely';
 import type { Database, EventsTable, Executor, PostRow, EventRow } from './schema.js';
 import type { DialectName } from './db.js';
-import { dataRevision, revisionExpression, stampRevision } from './revision.js';
+import { revisionExpression, stampRevision } from './revision.js';
+import { feedOf, type ChangeFeed, type EventText, type EventTransition } from './change-feed.js';
+import type { ListingState } from './changes.js';
 import { backgroundReaderOf } from './background-reader.js';
 import type { Insertable, Updateable } from 'kysely';
+import { noteEventBefore } from './changes.js';
 
 /** A post row with its event fields. */
 export type EventRecord = PostRow & Omit<EventRow, 'post_id'>;
@@ -102,16 +105,19 @@ export async function findEventsByIds(db: Executor, ids: number[], stamp?: Diale
 }
 
 export async function insertEventDetails(db: Executor, details: Insertable<EventsTable>): Promise<void> {
+  await noteEventBefore(db, Number(details.post_id));
   await db.insertInto('events').values(details).execute();
 }
 
 export async function updateEventDetails(db: Executor, id: number, patch: Updateable<EventsTable>): Promise<void> {
   if (Object.keys(patch).length === 0) return;
+  await noteEventBefore(db, id);
   await db.updateTable('events').set(patch).where('post_id', '=', id).execute();
 }
 
 /** Replace the event's organizers, keeping the given order. */
 export async function setEventOrganizers(db: Executor, eventId: number, organizerIds: number[]): Promise<void> {
+  await noteEventBefore(db, eventId);
   await db.deleteFrom('event_organizers').where('event_id', '=', eventId).execute();
   const unique = [...new Set(organizerIds)];
   if (unique.length === 0) return;
@@ -157,6 +163,7 @@ export async function setEventTerms(db: Executor, eventId: number, taxonomy: str
   const wanted = [...new Set(termIds)];
   const removed = before.filter((id) => !wanted.includes(id));
   const added = wanted.filter((id) => !before.includes(id));
+  if (removed.length || added.length) await noteEventBefore(db, eventId);
   if (removed.length) await db.deleteFrom('event_terms').where('event_id', '=', eventId).where('term_id', 'in', removed).execute();
   if (added.length) await db.insertInto('event_terms').values(added.map((term_id) => ({ event_id: eventId, term_id }))).execute();
   return [...removed, ...added];
@@ -217,44 +224,146 @@ function applyFilter(q: EventQuery, dialect: DialectName, f: EventListFilter): E
 }
 
 /**
- * Recent list results per database, valid for one data revision (see `revision.ts`): the total
- * of a filter (counting a wide window of a large calendar reads every matching row) and its pages'
- * ids (a text search reads rows until a page is full).
+ * Whether an event in this listing state (with this text) matches a list filter, exactly as
+ * `applyFilter` decides in SQL; undefined when it cannot be told (state or needed text unknown).
+ * Search words follow the dialect's LIKE: SQLite folds ASCII letters only; PostgreSQL's ILIKE
+ * folds through `lower()`, which JavaScript's `toLowerCase` matches for ASCII words (other words
+ * answer undefined).
  */
+export function matchesFilter(filter: EventListFilter, state: ListingState | null | undefined, text: EventText | undefined, dialect: DialectName): boolean | undefined {
+  if (state === undefined) return undefined;
+  if (state === null) return false;
+  if (state.hide_from_listings !== 0) return false;
+  if (!filter.statuses.includes(state.status)) return false;
+  if (filter.onlyPublishedOrAuthor !== undefined && state.status !== 'publish' && state.author_id !== filter.onlyPublishedOrAuthor) return false;
+  if (filter.startFrom !== undefined && !(state.start_local >= filter.startFrom)) return false;
+  if (filter.endUntil !== undefined && !(state.end_local <= filter.endUntil)) return false;
+  const anyOf = (ids: number[] | undefined, have: number[]) => ids === undefined || have.some((id) => ids.includes(id));
+  if (!anyOf(filter.categoryIds, state.terms) || !anyOf(filter.tagIds, state.terms)) return false;
+  if (filter.venueIds && (state.venue_id === null || !filter.venueIds.includes(state.venue_id))) return false;
+  if (!anyOf(filter.organizerIds, state.organizers)) return false;
+  if (filter.featured !== undefined && state.featured !== (filter.featured ? 1 : 0)) return false;
+  if (filter.include && !filter.include.includes(state.id)) return false;
+  if (filter.postParent !== undefined && state.parent_id !== filter.postParent) return false;
+  if (filter.searchWords?.length) {
+    if (!text) return undefined;
+    const fold = dialect === 'sqlite' ? (v: string) => v.replace(/[A-Z]+/g, (c) => c.toLowerCase()) : (v: string) => v.toLowerCase();
+    const fields = [fold(text.title), fold(text.excerpt), fold(text.content)];
+    for (const raw of filter.searchWords) {
+      const exclude = raw.startsWith('-') && raw.length > 1;
+      const word = exclude ? raw.slice(1) : raw;
+      if (dialect !== 'sqlite' && /[^\x00-\x7f]/.test(word)) return undefined;
+      const found = fields.some((f) => f.includes(fold(word)));
+      if (found === exclude) return false;
+    }
+  }
+  return true;
+}
+
+/** The list order's key of an event: by start (or publication date with `include`), then id. */
+type SortKey = [string, number];
+function sortKeyOf(filter: EventListFilter, state: ListingState): SortKey {
+  return [filter.order === 'date' ? state.date_gmt : state.start_local, state.id];
+}
+function keyAtOrBefore(a: SortKey, b: SortKey): boolean {
+  return a[0] < b[0] || (a[0] === b[0] && a[1] <= b[1]);
+}
+
+/**
+ * List results kept per database (issue 9): the total of each filter and the ids of its pages,
+ * each valid at the change feed's sequence number. A change to an event adjusts the totals it
+ * affects (+1 when it starts matching a filter, -1 when it stops) and drops only the pages whose
+ * range it falls in; nothing else is recomputed.
+ */
+interface KeptPage {
+  filter: EventListFilter;
+  limit: number;
+  ids: number[];
+  /** the order key of the page's last event, when the page is full */
+  last: SortKey | undefined;
+}
 interface ListResults {
-  revision: string;
-  totals: Map<string, number>;
-  pages: Map<string, number[]>;
+  dialect: DialectName;
+  totals: Map<string, { filter: EventListFilter; total: number }>;
+  pages: Map<string, KeptPage>;
 }
 const resultsByDb = new WeakMap<object, ListResults>();
-/** Counts running now, per database, by revision and filter. */
-const countsInFlightByDb = new WeakMap<object, Map<string, Promise<number>>>();
-const RESULTS_KEPT = 1000;
+/** Counts running now, per database, by filter. */
+const countsInFlightByDb = new WeakMap<object, Map<string, Promise<{ n: number; seq: number | undefined }>>>();
+const RESULTS_KEPT = 2000;
 
-function resultsAt(db: Executor, revision: string): ListResults {
-  let results = resultsByDb.get(db);
-  if (!results || results.revision !== revision) {
-    results = { revision, totals: new Map(), pages: new Map() };
-    resultsByDb.set(db, results);
+/** The total after these transitions, or undefined when one of them cannot be told. */
+function adjustedTotal(total: number, filter: EventListFilter, transitions: readonly EventTransition[], dialect: DialectName): number | undefined {
+  for (const t of transitions) {
+    const before = matchesFilter(filter, t.before, t.beforeText, dialect);
+    const after = matchesFilter(filter, t.after, t.afterText, dialect);
+    if (before === undefined || after === undefined) return undefined;
+    total += (after ? 1 : 0) - (before ? 1 : 0);
   }
-  if (results.totals.size >= RESULTS_KEPT) results.totals.clear();
-  if (results.pages.size >= RESULTS_KEPT) results.pages.clear();
+  return total;
+}
+
+/** Whether these transitions may change the page's ids. */
+function pageTouched(page: KeptPage, transitions: readonly EventTransition[], dialect: DialectName): boolean {
+  for (const t of transitions) {
+    for (const [state, text] of [[t.before, t.beforeText], [t.after, t.afterText]] as const) {
+      const m = matchesFilter(page.filter, state, text, dialect);
+      if (m === undefined) return true;
+      if (m && (page.last === undefined || keyAtOrBefore(sortKeyOf(page.filter, state!), page.last))) return true;
+    }
+  }
+  return false;
+}
+
+function resultsOf(db: Executor, dialect: DialectName): ListResults {
+  let results = resultsByDb.get(db);
+  if (results) return results;
+  const kept: ListResults = { dialect, totals: new Map(), pages: new Map() };
+  results = kept;
+  resultsByDb.set(db, results);
+  feedOf(db)?.subscribe((batch) => {
+    if (batch.reset || batch.listsReset) {
+      kept.totals.clear();
+      kept.pages.clear();
+      return;
+    }
+    if (batch.events.length === 0) return;
+    for (const [key, entry] of kept.totals) {
+      const total = adjustedTotal(entry.total, entry.filter, batch.events, dialect);
+      if (total === undefined) kept.totals.delete(key);
+      else entry.total = total;
+    }
+    for (const [key, page] of kept.pages) if (pageTouched(page, batch.events, dialect)) kept.pages.delete(key);
+  });
   return results;
 }
 
-async function countMatches(db: Executor, dialect: DialectName, filter: EventListFilter): Promise<number> {
-  const q = applyFilter(baseQuery(db), dialect, filter).select((eb) => eb.fn.countAll<number>().as('n'));
+/**
+ * A result computed at sequence number `at`, made current: the feed's transitions since `at` are
+ * applied (or, when `at` is ahead of the feed, the feed is brought up first). Undefined when that
+ * cannot be done; then the result is used once and not kept.
+ */
+async function transitionsSince(feed: ChangeFeed, at: number | undefined): Promise<readonly EventTransition[] | undefined> {
+  if (at === undefined) return undefined;
+  if (at > feed.seq()) await feed.sync();
+  return feed.transitionsBetween(at, feed.seq());
+}
+
+async function countMatches(db: Executor, dialect: DialectName, filter: EventListFilter): Promise<{ n: number; seq: number | undefined }> {
+  // The change log's number in the same statement: the count's own snapshot (see transitionsSince).
+  const q = applyFilter(baseQuery(db), dialect, filter).select((eb) => [eb.fn.countAll<number>().as('n'), revisionExpression(dialect).as('__seq')]);
   const reader = backgroundReaderOf(db);
   if (reader) {
     try {
       const compiled = q.compile();
-      const [row] = await reader.all<{ n: number }>(compiled.sql, compiled.parameters);
-      return Number(row?.n ?? 0);
+      const [row] = await reader.all<{ n: number; __seq: string | null }>(compiled.sql, compiled.parameters);
+      return { n: Number(row?.n ?? 0), seq: row?.__seq == null ? undefined : Number(row.__seq) };
     } catch {
       // The worker is gone or failed: count here.
     }
   }
-  return Number((await q.executeTakeFirstOrThrow()).n);
+  const row = await q.executeTakeFirstOrThrow();
+  return { n: Number(row.n), seq: row.__seq == null ? undefined : Number(row.__seq) };
 }
 
 /** Event records for these ids, in this order (ids without a record are left out). */
@@ -265,8 +374,8 @@ export async function findEventsInOrder(db: Executor, ids: number[]): Promise<Ev
 
 /**
  * The ids of one page of events matching the filter, in list order, plus the total number of
- * matches, and the data revision they belong to (outside transactions). Both are kept for that
- * revision: the revision is read first, so nothing is kept under a revision older than its data.
+ * matches, and the data revision they belong to (outside transactions). Both are kept (see
+ * `ListResults`) and brought up to date by the change feed.
  */
 export async function findEventPageIds(
   db: Executor,
@@ -276,39 +385,60 @@ export async function findEventPageIds(
   /** the data revision, when the caller has just read it (before anything it computed for this list) */
   knownRevision?: string,
 ): Promise<{ ids: number[]; total: number; revision?: string }> {
-  const pageIds = async () => {
-    let q = applyFilter(baseQuery(db), dialect, filter).select('posts.id');
+  const pageRows = async () => {
+    let q = applyFilter(baseQuery(db), dialect, filter).select(['posts.id', 'events.start_local', 'posts.date_gmt', revisionExpression(dialect).as('__seq')]);
     // By start, ties by id: `events.post_id` (= posts.id) so that the events_listing index gives this order.
     q = filter.order === 'date' ? q.orderBy('posts.date_gmt').orderBy('posts.id') : q.orderBy('events.start_local').orderBy('events.post_id');
-    return (await q.limit(page.limit).offset(page.offset).execute()).map((r) => Number(r.id));
+    const rows = await q.limit(page.limit).offset(page.offset).execute();
+    const lastRow = rows.length === page.limit ? rows[rows.length - 1] : undefined;
+    return {
+      ids: rows.map((r) => Number(r.id)),
+      last: lastRow ? ([filter.order === 'date' ? lastRow.date_gmt : lastRow.start_local, Number(lastRow.id)] as SortKey) : undefined,
+      seq: rows.length && rows[0]!.__seq != null ? Number(rows[0]!.__seq) : undefined,
+    };
   };
-  if (db.isTransaction) {
-    const ids = await pageIds();
-    return { ids, total: page.offset === 0 && ids.length < page.limit ? ids.length : await countMatches(db, dialect, filter) };
+  const feed = db.isTransaction ? undefined : feedOf(db);
+  if (!feed) {
+    const { ids } = await pageRows();
+    return { ids, total: page.offset === 0 && ids.length < page.limit ? ids.length : (await countMatches(db, dialect, filter)).n };
   }
-  const revision = knownRevision ?? (await dataRevision(db, dialect));
+  const revision = knownRevision ?? (await feed.sync(), feed.revision());
+  const results = resultsOf(db, dialect);
   const key = JSON.stringify(filter);
   const pageKey = `${page.limit}:${page.offset}:${key}`;
-  let ids = resultsAt(db, revision).pages.get(pageKey);
+  let ids = results.pages.get(pageKey)?.ids;
   if (ids === undefined) {
-    ids = await pageIds();
-    resultsAt(db, revision).pages.set(pageKey, ids);
+    const fresh = await pageRows();
+    ids = fresh.ids;
+    const kept: KeptPage = { filter, limit: page.limit, ids, last: fresh.last };
+    const since = await transitionsSince(feed, fresh.seq);
+    if (since && !pageTouched(kept, since, dialect)) {
+      if (results.pages.size >= RESULTS_KEPT) results.pages.clear();
+      results.pages.set(pageKey, kept);
+    }
   }
   if (page.offset === 0 && ids.length < page.limit) return { ids, total: ids.length, revision };
-  let total = resultsAt(db, revision).totals.get(key);
+  let total = results.totals.get(key)?.total;
   if (total === undefined) {
     // Requests arriving while this total is being counted wait for the same count.
-    const flightKey = `${revision}|${key}`;
     let countsInFlight = countsInFlightByDb.get(db);
     if (!countsInFlight) countsInFlightByDb.set(db, (countsInFlight = new Map()));
     const inFlight = countsInFlight;
-    let flight = inFlight.get(flightKey);
+    let flight = inFlight.get(key);
     if (!flight) {
-      flight = countMatches(db, dialect, filter).finally(() => inFlight.delete(flightKey));
-      inFlight.set(flightKey, flight);
+      flight = countMatches(db, dialect, filter).finally(() => inFlight.delete(key));
+      inFlight.set(key, flight);
     }
-    total = await flight;
-    resultsAt(db, revision).totals.set(key, total);
+    const counted = await flight;
+    total = counted.n;
+    const since = await transitionsSince(feed, counted.seq);
+    const adjusted = since && adjustedTotal(counted.n, filter, since, dialect);
+    if (adjusted !== undefined) {
+      // Another request may have kept it meanwhile (from the same count): keep one.
+      total = results.totals.get(key)?.total ?? adjusted;
+      if (results.totals.size >= RESULTS_KEPT) results.totals.clear();
+      results.totals.set(key, { filter, total });
+    }
   }
   return { ids, total, revision };
 }

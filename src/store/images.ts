@@ -7,6 +7,7 @@
  */
 import type { Insertable } from 'kysely';
 import type { Executor, ImageRow, ImagesTable } from './schema.js';
+import { noteChange } from './changes.js';
 
 export async function findImagesByIds(db: Executor, ids: number[]): Promise<ImageRow[]> {
   if (ids.length === 0) return [];
@@ -19,5 +20,6 @@ export async function findImageByUrl(db: Executor, url: string): Promise<ImageRo
 
 export async function insertImage(db: Executor, image: Insertable<ImagesTable>): Promise<number> {
   const row = await db.insertInto('images').values(image).returning('id').executeTakeFirstOrThrow();
+  await noteChange(db, 'image', Number(row.id), 'create');
   return Number(row.id);
 }

@@ -9,6 +9,7 @@ import { sql, type ExpressionBuilder } from 'kysely';
 import type { Database, Executor, OrganizerRow, PostRow, PostType, VenueRow } from './schema.js';
 import type { DialectName } from './db.js';
 import { dataRevision, revisionMemo, stampRevision } from './revision.js';
+import { noteChange, noteChanges } from './changes.js';
 
 export type LinkedKind = 'venue' | 'organizer';
 
@@ -58,6 +59,7 @@ export async function findLinkedByIds(db: Executor, kind: LinkedKind, ids: numbe
 /** Insert the detail row of a linked post. */
 export async function insertLinkedDetails(db: Executor, kind: LinkedKind, postId: number, details: Record<string, unknown>): Promise<void> {
   const info = LINKED_KINDS[kind];
+  await noteChange(db, kind, postId, 'update');
   await db
     .insertInto(info.table as 'venues')
     .values({ post_id: postId, ...details } as never)
@@ -68,6 +70,7 @@ export async function insertLinkedDetails(db: Executor, kind: LinkedKind, postId
 export async function updateLinkedDetails(db: Executor, kind: LinkedKind, postId: number, details: Record<string, unknown>): Promise<void> {
   if (Object.keys(details).length === 0) return;
   const info = LINKED_KINDS[kind];
+  await noteChange(db, kind, postId, 'update');
   await db
     .updateTable(info.table as 'venues')
     .set(details as never)
@@ -77,13 +80,17 @@ export async function updateLinkedDetails(db: Executor, kind: LinkedKind, postId
 
 /** Remove every link from events to this venue or organizer (when it is trashed). */
 export async function unlinkFromEvents(db: Executor, kind: LinkedKind, postId: number): Promise<number[]> {
+  // Any number of events lose a link: their representations change, event lists are recomputed.
+  await noteChange(db, 'lists', 0, 'reset');
   if (kind === 'venue') {
     const rows = await db.selectFrom('events').select('post_id').where('venue_id', '=', postId).execute();
     await db.updateTable('events').set({ venue_id: null }).where('venue_id', '=', postId).execute();
+    await noteChanges(db, 'event', rows.map((r) => Number(r.post_id)), 'update');
     return rows.map((r) => Number(r.post_id));
   }
   const rows = await db.selectFrom('event_organizers').select('event_id').where('organizer_id', '=', postId).execute();
   await db.deleteFrom('event_organizers').where('organizer_id', '=', postId).execute();
+  await noteChanges(db, 'event', rows.map((r) => Number(r.event_id)), 'update');
   return rows.map((r) => Number(r.event_id));
 }
 

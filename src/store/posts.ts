@@ -6,16 +6,20 @@
  *   await isSlugTaken(db, 'tribe_venue', 'hall', id) // false
  */
 import type { Executor, NewPost, PostRow, PostType, PostUpdate } from './schema.js';
+import { noteChange, notePostBefore, recordTypeOfPost } from './changes.js';
 
 /** Insert a post row and return its id. */
 export async function insertPost(db: Executor, post: NewPost): Promise<number> {
   const row = await db.insertInto('posts').values(post).returning('id').executeTakeFirstOrThrow();
+  await noteChange(db, recordTypeOfPost(post.type), Number(row.id), 'create');
   return Number(row.id);
 }
 
 /** Change some columns of a post. */
 export async function updatePost(db: Executor, id: number, patch: PostUpdate): Promise<void> {
   if (Object.keys(patch).length === 0) return;
+  const text = patch.title !== undefined || patch.content !== undefined || patch.excerpt !== undefined;
+  await notePostBefore(db, id, text, patch.status === 'trash' ? 'trash' : 'update');
   await db.updateTable('posts').set(patch).where('id', '=', id).execute();
 }
 

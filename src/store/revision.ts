@@ -1,42 +1,24 @@
 /**
- * A revision of the calendar's data: a value that changes whenever a write to events, venues,
- * organizers, their links, terms or images is committed, by this process or any other. Caches
- * keyed by it (list totals, public event representations) are never served stale.
- *
- * - SQLite: `PRAGMA data_version` changes when another connection commits; `total_changes()`
- *   counts this connection's own changed rows (the server has one connection). Both are read in
- *   one statement.
- * - PostgreSQL: `change_counter.value`, bumped by statement triggers in each writing transaction
- *   (migrations 002 and 003), visible once that transaction commits.
+ * A revision of the calendar's data: the sequence number of the change log (migration 005,
+ * `changes.ts`), which every write to events, venues, organizers, their links, terms or images
+ * advances in its own transaction, by this process or any other. Caches keyed by it are never
+ * served stale; the change feed (`change-feed.ts`) tells finer-grained caches what changed.
  *
  * Read the revision *before* computing what is cached under it: a write committed in between
  * changes the revision, so the result is only ever cached under an older one and never reused.
  *
- * @example const rev = await dataRevision(db, 'sqlite') // '2:1043'
+ * @example const rev = await dataRevision(db, 'sqlite') // '1043'
  */
 import { sql } from 'kysely';
 import type { Executor } from './schema.js';
 import type { DialectName } from './db.js';
+import { feedOf } from './change-feed.js';
 
-const SQLITE_REVISION = sql<string>`((select data_version from pragma_data_version) || ':' || total_changes())`;
-const POSTGRES_REVISION = sql<string>`(select "value" from "change_counter" where "id" = 1)::text`;
+const REVISION = sql<string>`(select cast("value" as text) from "change_counter" where "id" = 1)`;
 
 /** The revision as an SQL expression (text), to read it in the same statement as data. */
-export function revisionExpression(dialect: DialectName) {
-  return dialect === 'postgres' ? POSTGRES_REVISION : SQLITE_REVISION;
-}
-
-/** Synchronous revision readers of SQLite databases, by their Kysely instance (see `db.ts`). */
-const directReaders = new WeakMap<object, () => string>();
-
-/**
- * Read the revision of this (SQLite) database straight from its connection, without a query
- * through Kysely. Safe even while a transaction of another request is open on the connection: a
- * value taken mid-transaction is new (its changes are counted), so nothing is found under it,
- * and what is computed under it is read after that transaction ended.
- */
-export function registerDirectRevision(db: object, read: () => string): void {
-  directReaders.set(db, read);
+export function revisionExpression(_dialect: DialectName) {
+  return REVISION;
 }
 
 /** Dialects of open stores, by their Kysely instance (transactions are not registered). */
@@ -55,30 +37,22 @@ export async function revisionOfHandle(db: Executor): Promise<string | undefined
   return dialect === undefined ? undefined : dataRevision(db, dialect);
 }
 
-/** Revision queries about to be sent, per store handle (see `dataRevision`). */
-const batches = new WeakMap<object, Promise<string>>();
-
-async function queryRevision(db: Executor, dialect: DialectName): Promise<string> {
-  const r = await sql<{ revision: string | null }>`select ${revisionExpression(dialect)} as "revision"`.execute(db);
+async function queryRevision(db: Executor): Promise<string> {
+  const r = await sql<{ revision: string | null }>`select ${REVISION} as "revision"`.execute(db);
   return String(r.rows[0]?.revision ?? '');
 }
 
-export async function dataRevision(db: Executor, dialect: DialectName): Promise<string> {
-  const direct = directReaders.get(db);
-  if (direct) return direct();
-  if (db.isTransaction) return queryRevision(db, dialect);
-  // Requests that ask during the same turn of the event loop share one query, sent after all of
-  // them asked (so its answer is never older than any of them): under load, one round trip serves
-  // many requests.
-  let batch = batches.get(db);
-  if (!batch) {
-    batch = new Promise<void>((resolve) => setImmediate(resolve)).then(() => {
-      batches.delete(db);
-      return queryRevision(db, dialect);
-    });
-    batches.set(db, batch);
+/**
+ * The current revision. On a store's handle this brings its change feed up to date first (so the
+ * finer-grained caches have applied every committed change); on a transaction it is read there.
+ */
+export async function dataRevision(db: Executor, _dialect: DialectName): Promise<string> {
+  const feed = db.isTransaction ? undefined : feedOf(db);
+  if (feed) {
+    await feed.sync();
+    return feed.revision();
   }
-  return batch;
+  return queryRevision(db);
 }
 
 /** Rows read in the same statement as a revision, with that revision. */

@@ -133,6 +133,24 @@ export interface AppPasswordsTable {
   last_used_gmt: string | null;
 }
 
+/** The sequence number of the last committed write (one row, id 1): see migration 005. */
+export interface ChangeCounterTable {
+  id: number;
+  value: number;
+}
+
+/** The change log: the records each write touched, in commit order (see `changes.ts`). */
+export interface ChangesTable {
+  seq: number;
+  idx: number;
+  record_type: string;
+  record_id: number;
+  action: string;
+  /** JSON: what a reader cannot read back afterwards (an event's listing fields before the write) */
+  detail: string | null;
+  created_gmt: string;
+}
+
 export interface Database {
   posts: PostsTable;
   events: EventsTable;
@@ -144,6 +162,8 @@ export interface Database {
   images: ImagesTable;
   users: UsersTable;
   app_passwords: AppPasswordsTable;
+  change_counter: ChangeCounterTable;
+  changes: ChangesTable;
 }
 
 /** A database handle or an open transaction: store functions take either. */

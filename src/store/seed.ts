@@ -20,6 +20,7 @@
 import { CompiledQuery, sql, type Kysely } from 'kysely';
 import type { Database, PostType, Taxonomy } from './schema.js';
 import type { DialectName, Store } from './db.js';
+import { noteChange } from './changes.js';
 
 type Row = ReadonlyArray<string | number | null>;
 type Table = 'posts' | 'events' | 'venues' | 'organizers' | 'event_organizers' | 'terms' | 'event_terms' | 'images';
@@ -184,11 +185,18 @@ export async function bulkLoad<T>(store: Store, fn: (loader: BulkLoader) => Prom
       },
     };
 
+    // A bulk load touches too much to follow record by record: readers drop what they keep.
+    const run = async () => {
+      const out = await fn(loader);
+      await noteChange(conn, 'all', 0, 'reset');
+      return out;
+    };
+
     if (dialect !== 'sqlite') {
       // Commits need not wait for the WAL flush during a bulk load (a crash loses the last batches only).
       await sql.raw('set synchronous_commit = off').execute(conn);
       try {
-        return await fn(loader);
+        return await run();
       } finally {
         await sql.raw('reset synchronous_commit').execute(conn).catch(() => {});
       }
@@ -196,7 +204,7 @@ export async function bulkLoad<T>(store: Store, fn: (loader: BulkLoader) => Prom
     const previous = await sql<{ synchronous: number }>`pragma synchronous`.execute(conn);
     await sql.raw('pragma synchronous = OFF').execute(conn);
     try {
-      return await fn(loader);
+      return await run();
     } finally {
       await sql.raw(`pragma synchronous = ${Number(previous.rows[0]?.synchronous ?? 1)}`).execute(conn);
       await sql.raw('pragma wal_checkpoint(TRUNCATE)').execute(conn).catch(() => {});

@@ -8,6 +8,7 @@
 import { sql, type Insertable, type Updateable } from 'kysely';
 import type { Executor, Taxonomy, TermRow, TermsTable } from './schema.js';
 import { revisionMemo, revisionOfHandle } from './revision.js';
+import { noteChange, noteChanges } from './changes.js';
 
 export async function findTermsByIds(db: Executor, ids: number[]): Promise<TermRow[]> {
   if (ids.length === 0) return [];
@@ -37,11 +38,13 @@ export async function isTermSlugTaken(db: Executor, taxonomy: Taxonomy, slug: st
 
 export async function insertTerm(db: Executor, term: Insertable<TermsTable>): Promise<number> {
   const row = await db.insertInto('terms').values(term).returning('id').executeTakeFirstOrThrow();
+  await noteChange(db, 'term', Number(row.id), 'create');
   return Number(row.id);
 }
 
 export async function updateTerm(db: Executor, id: number, patch: Updateable<TermsTable>): Promise<void> {
   if (Object.keys(patch).length === 0) return;
+  await noteChange(db, 'term', id, 'update');
   await db.updateTable('terms').set(patch).where('id', '=', id).execute();
 }
 
@@ -50,6 +53,9 @@ export async function deleteTerm(db: Executor, term: TermRow): Promise<void> {
   await db.updateTable('terms').set({ parent_id: term.parent_id }).where('parent_id', '=', term.id).where('taxonomy', '=', term.taxonomy).execute();
   await db.deleteFrom('event_terms').where('term_id', '=', term.id).execute();
   await db.deleteFrom('terms').where('id', '=', term.id).execute();
+  // Its events lost a link (any number of them): event lists are recomputed.
+  await noteChange(db, 'term', Number(term.id), 'delete');
+  await noteChange(db, 'lists', 0, 'reset');
 }
 
 /** Ids of all descendants of the given categories (children, grandchildren, …). */
@@ -71,6 +77,7 @@ export async function descendantTermIds(db: Executor, taxonomy: Taxonomy, ids: n
 export async function adjustTermCounts(db: Executor, termIds: number[], delta: number): Promise<void> {
   const ids = [...new Set(termIds)];
   if (ids.length === 0 || delta === 0) return;
+  await noteChanges(db, 'term', ids, 'update');
   await db
     .updateTable('terms')
     .set((eb) => ({ count: eb('count', '+', delta) }))
@@ -81,6 +88,7 @@ export async function adjustTermCounts(db: Executor, termIds: number[], delta: n
 /** Set `count` of the terms to the number of published events linked to each. */
 export async function recountTerms(db: Executor, termIds: number[]): Promise<void> {
   const unique = [...new Set(termIds)];
+  await noteChanges(db, 'term', unique, 'update');
   for (const id of unique) {
     const c = await db
       .selectFrom('event_terms')

@@ -24,6 +24,7 @@ import type { PostType } from '../../store/schema.js';
 import { anyone, endpoint, optionalArgs, route, type ArgSpec, type Args, type EndpointContext, type EndpointDocs, type RouteDecl } from '../route.js';
 import { listUrls, totalHeaders } from '../paging.js';
 import { idArg, isNonEmptyString, isStringValue, pageArg, perPageArg, slugArg } from './common.js';
+import { writeTransaction } from '../../store/changes.js';
 
 /** What differs between venues and organizers. */
 interface KindSpec {
@@ -237,7 +238,7 @@ function linkedPostRoutes(services: Services, spec: KindSpec): RouteDecl[] {
       docs: d.create,
       handler: async (ctx) => {
         const input = writeInput(ctx.args, ctx.sent, '');
-        const id = await db.transaction().execute((trx) => service.create(trx, input, ctx.viewer));
+        const id = await writeTransaction(db, (trx) => service.create(trx, input, ctx.viewer));
         return { status: 201, body: await represent(await reload(id), 'list') };
       },
     }),
@@ -272,7 +273,7 @@ function linkedPostRoutes(services: Services, spec: KindSpec): RouteDecl[] {
         handler: async (ctx) => {
           const record = mustHave(ctx);
           if (record.status === 'trash') throw apiError(spec.inTrash);
-          await db.transaction().execute((trx) => service.trash(trx, record));
+          await writeTransaction(db, (trx) => service.trash(trx, record));
           return { body: await represent(await reload(Number(record.id)), 'list') };
         },
       }),
@@ -286,7 +287,7 @@ function linkedPostRoutes(services: Services, spec: KindSpec): RouteDecl[] {
         handler: async (ctx) => {
           const record = mustHave(ctx);
           const input = writeInput(ctx.args, ctx.sent, pathArg);
-          await db.transaction().execute((trx) => service.update(trx, record, input, ctx.viewer));
+          await writeTransaction(db, (trx) => service.update(trx, record, input, ctx.viewer));
           return { body: await represent(await reload(Number(record.id)), 'list') };
         },
       }),

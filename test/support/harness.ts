@@ -97,10 +97,14 @@ function encodeQuery(q: RequestOptions['query']): string {
 
 let counter = 0;
 
-/** Start a server on a fresh store. */
-export async function startServer(kind: StoreKind, env: Record<string, string> = {}): Promise<TestServer> {
-  const schema = kind.name === 'postgres' ? `t_${process.pid}_${++counter}_${randomBytes(3).toString('hex')}` : undefined;
-  const store = await openStore(kind.url, { schema, dropSchemaOnClose: true, poolSize: 4 });
+/**
+ * Start a server on a fresh store, or, with `peerOf`, a second instance on the same database as
+ * that server (SQLite: give a file URL to both; PostgreSQL: the same schema, left to the first to drop).
+ */
+export async function startServer(kind: StoreKind, env: Record<string, string> = {}, peerOf?: TestServer): Promise<TestServer> {
+  const shared = peerOf?.built.store.schema;
+  const schema = kind.name === 'postgres' ? (shared ?? `t_${process.pid}_${++counter}_${randomBytes(3).toString('hex')}`) : undefined;
+  const store = await openStore(kind.url, { schema, dropSchemaOnClose: !peerOf, poolSize: 4 });
   const port = await freePort();
   const config = loadConfig({
     PORT: String(port),

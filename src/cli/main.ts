@@ -1,6 +1,6 @@
 #!/usr/bin/env node
 /**
- * The `events-calendar` command: serve, migrate, users, app-passwords, seed.
+ * The `events-calendar` command: serve, migrate, refresh, users, app-passwords, seed.
  * Every command works on the database named by DATABASE_URL (or --database-url); changes to users
  * and application passwords take effect on a running server at once (it reads them per request).
  *
@@ -14,6 +14,7 @@ import { ConfigError, SETTINGS, loadConfig, type Config } from '../config.js';
 import { createUserService, UserError } from '../domain/users.js';
 import { openStore, migrate, StoreUrlError } from '../store/db.js';
 import { serve } from '../server.js';
+import { lastSeq, noteChange } from '../store/changes.js';
 import { registerSeedCommand } from './seed.js';
 
 type Overrides = Partial<Record<keyof Config, string>>;
@@ -75,6 +76,22 @@ withSettings(program.command('migrate').description('create or upgrade the datab
   try {
     const applied = await migrate(store);
     console.log(applied.length ? `applied: ${applied.join(', ')}` : 'database is up to date');
+  } finally {
+    await store.close();
+  }
+});
+
+withSettings(
+  program
+    .command('refresh')
+    .description('tell running servers that data changed outside the service (plain SQL, a restored backup): they drop what they keep'),
+  ['databaseUrl'],
+).action(async (opts) => {
+  const config = loadConfig(process.env, overridesOf(opts));
+  const store = await openStore(config.databaseUrl);
+  try {
+    await noteChange(store.db, 'all', 0, 'reset');
+    console.log(`change ${await lastSeq(store.db)} logged: servers on ${store.describe} drop what they keep on their next request`);
   } finally {
     await store.close();
   }

@@ -8,7 +8,7 @@
 import { sql, type ExpressionBuilder, type SelectQueryBuilder } from 'kysely';
 import type { Database, EventsTable, Executor, PostRow, EventRow } from './schema.js';
 import type { DialectName } from './db.js';
-import { revisionExpression, stampRevision } from './revision.js';
+import { revisionExpression } from './revision.js';
 import { feedOf, type ChangeFeed, type EventText, type EventTransition } from './change-feed.js';
 import type { ListingState } from './changes.js';
 import { backgroundReaderOf } from './background-reader.js';
@@ -86,20 +86,9 @@ function baseQuery(db: Executor): EventQuery {
  */
 const EVENT_SELECT = sql.raw(EVENT_COLUMNS.map((c) => c.split('.').map((part) => `"${part}"`).join('.')).join(', '));
 
-/**
- * Event records for these ids (any status), in no particular order. With `stamp` (the dialect),
- * outside transactions, the data revision is read in the same statement and remembered with each
- * row (`revisionOf`), which saves the domain reading it again.
- */
-export async function findEventsByIds(db: Executor, ids: number[], stamp?: DialectName): Promise<EventRecord[]> {
+/** Event records for these ids (any status), in no particular order. */
+export async function findEventsByIds(db: Executor, ids: number[]): Promise<EventRecord[]> {
   if (ids.length === 0) return [];
-  if (stamp !== undefined && !db.isTransaction) {
-    const r = await sql<EventRecord & { __revision: string | number }>`select ${EVENT_SELECT}, ${revisionExpression(stamp)} as "__revision" from "posts" inner join "events" on "events"."post_id" = "posts"."id" where "posts"."id" in (${sql.join(ids)})`.execute(db);
-    return r.rows.map(({ __revision, ...row }) => {
-      stampRevision(row, String(__revision));
-      return row;
-    });
-  }
   const r = await sql<EventRecord>`select ${EVENT_SELECT} from "posts" inner join "events" on "events"."post_id" = "posts"."id" where "posts"."id" in (${sql.join(ids)})`.execute(db);
   return r.rows;
 }

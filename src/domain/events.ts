@@ -5,7 +5,7 @@
  *
  * @example
  *   const event = await services.events.create(viewer, { title: 'Jazz', start_date: 'tomorrow 8pm', end_date: 'tomorrow 11pm' });
- *   const [json] = await services.events.represent([event], viewer, 'single');
+ *   const [json] = await services.events.represent([event], viewer, 'single', ctx.links);
  */
 import { DateTime } from 'luxon';
 import type { Store } from '../store/db.js';
@@ -27,7 +27,7 @@ import type { Links } from './links.js';
 import { sanitizeSlug, uniqueSlug } from './slugs.js';
 import { applyScheduling, listScope, scaleBackStatus } from './statuses.js';
 import type { TermService } from './terms.js';
-import { createRevisionCache } from './revision-cache.js';
+import { createRevisionCache, type RevisionCache } from './revision-cache.js';
 import { withSerialized } from './serialized.js';
 import { dataRevision, revisionOf } from '../store/revision.js';
 import { sanitizePostHtml } from './text.js';
@@ -111,7 +111,6 @@ export function searchWords(search: string): string[] {
 
 export interface EventServiceDeps {
   store: Store;
-  links: Links;
   siteTimezone: string;
   maxPerPage: number;
   clock: Clock;
@@ -129,17 +128,18 @@ export interface EventService {
   isOtherPostType(id: number): Promise<boolean>;
   /** Whether this id is an event, any status (the original's is_event_id). */
   isEventId(id: number): Promise<boolean>;
-  represent(records: EventRecord[], viewer: Viewer, context: RepresentationContext): Promise<Record<string, unknown>[]>;
+  /** Representations with REST URLs from `links` (the REST root and namespace of the request). */
+  represent(records: EventRecord[], viewer: Viewer, context: RepresentationContext, links: Links): Promise<Record<string, unknown>[]>;
   create(viewer: Viewer, input: EventInput): Promise<EventRecord>;
   update(viewer: Viewer, record: EventRecord, input: EventInput): Promise<EventRecord>;
   trash(record: EventRecord): Promise<EventRecord>;
-  list(viewer: Viewer, args: EventListArgs): Promise<EventPage>;
+  list(viewer: Viewer, args: EventListArgs, links: Links): Promise<EventPage>;
   /** The declared defaults of the list's date window, computed now (for args and the index). */
   defaultWindow(): { start: string; end: string };
 }
 
 export function createEventService(deps: EventServiceDeps): EventService {
-  const { store, links, siteTimezone, clock } = deps;
+  const { store, siteTimezone, clock } = deps;
   const db = store.db;
 
   let windowMemo: { second: number; start: string; end: string } | undefined;
@@ -150,10 +150,15 @@ export function createEventService(deps: EventServiceDeps): EventService {
   /** Ids of list term filters (categories / tags references), per data revision. */
   const termFilters = createRevisionCache<number[]>(1000);
 
-  /** Public (anonymous) event representations of the current data revision. */
-  const publicRepresentations = createRevisionCache<Record<string, unknown>>(5000);
+  /** Public (anonymous) event representations of the current data revision, per links (REST root and namespace). */
+  const publicRepresentationsByLinks = new WeakMap<Links, RevisionCache<Record<string, unknown>>>();
+  const publicRepresentations = (links: Links) => {
+    let cache = publicRepresentationsByLinks.get(links);
+    if (!cache) publicRepresentationsByLinks.set(links, (cache = createRevisionCache<Record<string, unknown>>(5000)));
+    return cache;
+  };
 
-  async function build(records: EventRecord[], viewer: Viewer, context: RepresentationContext): Promise<Record<string, unknown>[]> {
+  async function build(records: EventRecord[], viewer: Viewer, context: RepresentationContext, links: Links): Promise<Record<string, unknown>[]> {
     if (records.length === 0) return [];
     const related = await relatedFor(db, records, viewer);
     return records.map((r) => toEventJson(r, related.get(Number(r.id))!, links, context));
@@ -164,17 +169,17 @@ export function createEventService(deps: EventServiceDeps): EventService {
    * built from the records as they are after the revision was read. Events gone meanwhile are
    * represented from `known` records when given, else left out.
    */
-  async function publicById(ids: number[], context: RepresentationContext, known: EventRecord[] = [], revision?: string): Promise<Record<string, unknown>[]> {
-    const cache = publicRepresentations.at(revision ?? (await dataRevision(db, store.dialect)));
+  async function publicById(ids: number[], context: RepresentationContext, links: Links, known: EventRecord[] = [], revision?: string): Promise<Record<string, unknown>[]> {
+    const cache = publicRepresentations(links).at(revision ?? (await dataRevision(db, store.dialect)));
     const out = ids.map((id) => cache.get(`${context}:${id}`));
     const missing = ids.filter((_, i) => out[i] === undefined);
     if (missing.length === 0) return out as Record<string, unknown>[];
     const fresh = await eventsStore.findEventsByIds(db, missing);
     const built = new Map<number, Record<string, unknown>>();
-    (await build(fresh, ANONYMOUS, context)).forEach((json, i) => built.set(Number(fresh[i]!.id), json));
+    (await build(fresh, ANONYMOUS, context, links)).forEach((json, i) => built.set(Number(fresh[i]!.id), json));
     for (const [id, json] of built) cache.set(`${context}:${id}`, withSerialized(json));
     const gone = known.filter((r) => !built.has(Number(r.id)) && missing.includes(Number(r.id)));
-    if (gone.length) (await build(gone, ANONYMOUS, context)).forEach((json, i) => built.set(Number(gone[i]!.id), json));
+    if (gone.length) (await build(gone, ANONYMOUS, context, links)).forEach((json, i) => built.set(Number(gone[i]!.id), json));
     const result: Record<string, unknown>[] = [];
     ids.forEach((id, i) => {
       const json = out[i] ?? built.get(id);
@@ -337,13 +342,13 @@ export function createEventService(deps: EventServiceDeps): EventService {
       return (await postsStore.postTypeOf(db, id)) === 'tribe_events';
     },
 
-    async represent(records, viewer, context) {
+    async represent(records, viewer, context, links) {
       if (records.length === 0) return [];
-      if (isAuthenticated(viewer)) return build(records, viewer, context);
+      if (isAuthenticated(viewer)) return build(records, viewer, context, links);
       // Records read together with the revision (findById) are looked up at that revision.
       const stamp = revisionOf(records[0]!);
       const revision = stamp !== undefined && records.every((r) => revisionOf(r) === stamp) ? stamp : undefined;
-      return publicById(records.map((r) => Number(r.id)), context, records, revision);
+      return publicById(records.map((r) => Number(r.id)), context, links, records, revision);
     },
 
     async create(viewer, input) {
@@ -477,7 +482,7 @@ export function createEventService(deps: EventServiceDeps): EventService {
       return { start: windowMemo.start, end: windowMemo.end };
     },
 
-    async list(viewer, args) {
+    async list(viewer, args, links) {
       const perPage = Math.min(args.per_page, deps.maxPerPage);
       const page = args.page;
       const scope = listScope(viewer, 'tribe_events', args.status);
@@ -535,8 +540,8 @@ export function createEventService(deps: EventServiceDeps): EventService {
       if (args.include) query.push(['include', args.include.join(',')]);
       return {
         events: isAuthenticated(viewer)
-          ? await service.represent(await eventsStore.findEventsInOrder(db, ids), viewer, 'list')
-          : await publicById(ids, 'list', [], revision),
+          ? await service.represent(await eventsStore.findEventsInOrder(db, ids), viewer, 'list', links)
+          : await publicById(ids, 'list', links, [], revision),
         total,
         totalPages: Math.ceil(total / perPage),
         query,

@@ -127,7 +127,11 @@ function rawQueryOf(req: FastifyRequest): string {
   return i === -1 ? '' : req.url.slice(i + 1);
 }
 
-/** WordPress' global `_fields` (top-level keys) and `_envelope` parameters. */
+/**
+ * WordPress' global `_fields` (top-level keys) and `_envelope` parameters. The other globals are
+ * handled where they act: `_method` in effectiveMethod, `_jsonp` around every answer under a REST
+ * root, errors and the indexes included (jsonp.ts, hooked in app.ts).
+ */
 function applyGlobalParams(req: FastifyRequest, status: number, headers: Record<string, string>, body: unknown): { status: number; body: unknown } {
   const query = (req.query ?? {}) as Record<string, unknown>;
   let out = body;

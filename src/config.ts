@@ -24,10 +24,23 @@ export interface Config {
   /** Default `per_page` of every list (the WordPress `posts_per_page` option) */
   defaultPerPage: number;
   logLevel: string;
+  /**
+   * Other namespaces every route also answers under (the original's `tribe/events/v1` by default),
+   * with URLs in answers under the namespace of the request.
+   */
+  namespaceAliases: string[];
+  /** Whether `_jsonp=callback` wraps answers as JavaScript (WordPress' `rest_jsonp_enabled`). */
+  jsonp: boolean;
 }
 
 /** The namespace every route lives under. */
 export const NAMESPACE = 'calendar/events/v1';
+
+/** The original's namespace, the default alias. */
+export const ORIGINAL_NAMESPACE = 'tribe/events/v1';
+
+/** WordPress' REST root, always answering as a REST root beside REST_ROOT. */
+export const WORDPRESS_REST_ROOT = '/wp-json';
 
 /** One documented setting: its environment variable, CLI flag, default and meaning. */
 export interface Setting {
@@ -56,7 +69,38 @@ export const SETTINGS: Setting[] = [
   { env: 'CALENDAR_ADMIN_PASSWORD', flag: '--admin-password', key: 'adminPassword', defaultText: 'unset', description: 'password of CALENDAR_ADMIN_USER' },
   { env: 'MAX_PER_PAGE', flag: '--max-per-page', key: 'maxPerPage', defaultText: '50', description: 'upper bound of per_page on every list' },
   { env: 'LOG_LEVEL', flag: '--log-level', key: 'logLevel', defaultText: 'info', description: 'fatal, error, warn, info, debug, trace or silent' },
+  {
+    env: 'NAMESPACE_ALIASES',
+    flag: '--namespace-aliases',
+    key: 'namespaceAliases',
+    defaultText: 'tribe/events/v1',
+    description: 'comma-separated namespaces every route also answers under ("" for none)',
+  },
+  { env: 'JSONP', flag: '--jsonp', key: 'jsonp', defaultText: 'true', description: 'whether ?_jsonp=callback is answered (true/false)' },
 ];
+
+/** A namespace as WordPress registers them: `vendor/name/v1` style segments, no leading or trailing slash. */
+const NAMESPACE_PATTERN = /^[A-Za-z0-9_-]+(\/[A-Za-z0-9_.-]+)*$/;
+
+function namespaceAliases(raw: string | undefined): string[] {
+  if (raw === undefined) return [ORIGINAL_NAMESPACE];
+  const out: string[] = [];
+  for (const part of raw.split(',')) {
+    const ns = part.trim().replace(/^\/+|\/+$/g, '');
+    if (ns === '') continue;
+    if (!NAMESPACE_PATTERN.test(ns)) throw new ConfigError(`NAMESPACE_ALIASES: "${part.trim()}" is not a namespace like tribe/events/v1`);
+    if (ns !== NAMESPACE && !out.includes(ns)) out.push(ns);
+  }
+  return out;
+}
+
+function flag(name: string, raw: string | undefined, fallback: boolean): boolean {
+  if (raw === undefined) return fallback;
+  const v = raw.trim().toLowerCase();
+  if (['1', 'true', 'yes', 'on'].includes(v)) return true;
+  if (['0', 'false', 'no', 'off'].includes(v)) return false;
+  throw new ConfigError(`${name} must be true or false, got "${raw}"`);
+}
 
 /** Raised for a setting that cannot be used; the CLI prints it and exits 2. */
 export class ConfigError extends Error {}
@@ -106,5 +150,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Part
     maxPerPage,
     defaultPerPage: Math.min(10, maxPerPage),
     logLevel: pick('logLevel', 'LOG_LEVEL') ?? 'info',
+    // An empty NAMESPACE_ALIASES turns the aliases off, so it is read apart from `pick` (which treats '' as unset).
+    namespaceAliases: namespaceAliases(overrides.namespaceAliases ?? env.NAMESPACE_ALIASES),
+    jsonp: flag('JSONP', pick('jsonp', 'JSONP'), true),
   };
 }

@@ -30,6 +30,8 @@ export const ERRORS = {
   rest_invalid_json: [400, 'Invalid JSON body passed.'],
   rest_forbidden: [401, 'Sorry, you are not allowed to do that.'],
   rest_invalid_namespace: [404, 'The specified namespace could not be found.'],
+  rest_callback_invalid: [400, 'Invalid JSONP callback function.'],
+  rest_callback_disabled: [400, 'JSONP support is disabled on this site.'],
   'rest-event-not-found': [404, 'Event with ID %d does not exist.'],
   'rest-invalid-event-id': [400, 'The specified ID is not a valid event.'],
   'event-no-longer-available': [403, 'This event is no longer available'],

@@ -5,7 +5,7 @@
  *
  * @example
  *   const event = await services.events.create(viewer, { title: 'Jazz', start_date: 'tomorrow 8pm', end_date: 'tomorrow 11pm' });
- *   const [json] = await services.events.represent([event], viewer, 'single');
+ *   const [json] = await services.events.represent([event], viewer, 'single', ctx.links);
  */
 import { DateTime } from 'luxon';
 import type { Store } from '../store/db.js';
@@ -27,7 +27,7 @@ import type { Links } from './links.js';
 import { sanitizeSlug, uniqueSlug } from './slugs.js';
 import { applyScheduling, listScope, scaleBackStatus } from './statuses.js';
 import type { TermService } from './terms.js';
-import { createKeptMap } from './kept.js';
+import { createKeptMap, type KeptMap } from './kept.js';
 import { feedOf } from '../store/change-feed.js';
 import { withSerialized } from './serialized.js';
 import { revisionOf, stampRevision } from '../store/revision.js';
@@ -113,7 +113,6 @@ export function searchWords(search: string): string[] {
 
 export interface EventServiceDeps {
   store: Store;
-  links: Links;
   siteTimezone: string;
   maxPerPage: number;
   clock: Clock;
@@ -131,17 +130,18 @@ export interface EventService {
   isOtherPostType(id: number): Promise<boolean>;
   /** Whether this id is an event, any status (the original's is_event_id). */
   isEventId(id: number): Promise<boolean>;
-  represent(records: EventRecord[], viewer: Viewer, context: RepresentationContext): Promise<Record<string, unknown>[]>;
+  /** Representations with REST URLs from `links` (the REST root and namespace of the request). */
+  represent(records: EventRecord[], viewer: Viewer, context: RepresentationContext, links: Links): Promise<Record<string, unknown>[]>;
   create(viewer: Viewer, input: EventInput): Promise<EventRecord>;
   update(viewer: Viewer, record: EventRecord, input: EventInput): Promise<EventRecord>;
   trash(record: EventRecord): Promise<EventRecord>;
-  list(viewer: Viewer, args: EventListArgs): Promise<EventPage>;
+  list(viewer: Viewer, args: EventListArgs, links: Links): Promise<EventPage>;
   /** The declared defaults of the list's date window, computed now (for args and the index). */
   defaultWindow(): { start: string; end: string };
 }
 
 export function createEventService(deps: EventServiceDeps): EventService {
-  const { store, links, siteTimezone, clock } = deps;
+  const { store, siteTimezone, clock } = deps;
   const db = store.db;
 
   let windowMemo: { second: number; start: string; end: string } | undefined;
@@ -153,18 +153,23 @@ export function createEventService(deps: EventServiceDeps): EventService {
   const records = createKeptMap<EventRecord>(feed, 5000);
   /** Ids of list term filters (categories / tags references): until any term changes. */
   const termFilters = createKeptMap<number[]>(feed, 1000);
-  /** Public (anonymous) event representations, by context and id. */
-  const publicRepresentations = createKeptMap<Record<string, unknown>>(feed, 5000);
+  /** Public (anonymous) event representations, by context and id, per links (REST root and namespace). */
+  const publicRepresentationsByLinks = new WeakMap<Links, KeptMap<Record<string, unknown>>>();
+  const publicRepresentations = (links: Links) => {
+    let kept = publicRepresentationsByLinks.get(links);
+    if (!kept) publicRepresentationsByLinks.set(links, (kept = createKeptMap<Record<string, unknown>>(feed, 5000)));
+    return kept;
+  };
 
   /** The sequence number kept values reflect, brought up to date. */
   const current = (): Promise<number> => feed.sync();
 
-  async function build(records: EventRecord[], viewer: Viewer, context: RepresentationContext): Promise<Record<string, unknown>[]> {
-    return (await buildWithDeps(records, viewer, context)).map((b) => b.json);
+  async function build(records: EventRecord[], viewer: Viewer, context: RepresentationContext, links: Links): Promise<Record<string, unknown>[]> {
+    return (await buildWithDeps(records, viewer, context, links)).map((b) => b.json);
   }
 
   /** Representations, each with the records it was built from (for `publicRepresentations`). */
-  async function buildWithDeps(records: EventRecord[], viewer: Viewer, context: RepresentationContext): Promise<Array<{ json: Record<string, unknown>; deps: string[] }>> {
+  async function buildWithDeps(records: EventRecord[], viewer: Viewer, context: RepresentationContext, links: Links): Promise<Array<{ json: Record<string, unknown>; deps: string[] }>> {
     if (records.length === 0) return [];
     const related = await relatedFor(db, records, viewer);
     return records.map((r) => {
@@ -179,21 +184,22 @@ export function createEventService(deps: EventServiceDeps): EventService {
    * built from the records as they are after the revision was read. Events gone meanwhile are
    * represented from `known` records when given, else left out.
    */
-  async function publicById(ids: number[], context: RepresentationContext, known: EventRecord[] = [], seq?: number): Promise<Record<string, unknown>[]> {
+  async function publicById(ids: number[], context: RepresentationContext, links: Links, known: EventRecord[] = [], seq?: number): Promise<Record<string, unknown>[]> {
     const at = seq ?? (await current());
-    const out = ids.map((id) => publicRepresentations.get(`${context}:${id}`));
+    const kept = publicRepresentations(links);
+    const out = ids.map((id) => kept.get(`${context}:${id}`));
     const missing = ids.filter((_, i) => out[i] === undefined);
     if (missing.length === 0) return out as Record<string, unknown>[];
     const fresh = await eventsStore.findEventsByIds(db, missing);
     const built = new Map<number, Record<string, unknown>>();
-    (await buildWithDeps(fresh, ANONYMOUS, context)).forEach(({ json, deps }, i) => {
+    (await buildWithDeps(fresh, ANONYMOUS, context, links)).forEach(({ json, deps }, i) => {
       const id = Number(fresh[i]!.id);
-      const kept = withSerialized(json);
-      built.set(id, kept);
-      publicRepresentations.set(`${context}:${id}`, kept, at, deps);
+      const serialized = withSerialized(json);
+      built.set(id, serialized);
+      kept.set(`${context}:${id}`, serialized, at, deps);
     });
     const gone = known.filter((r) => !built.has(Number(r.id)) && missing.includes(Number(r.id)));
-    if (gone.length) (await build(gone, ANONYMOUS, context)).forEach((json, i) => built.set(Number(gone[i]!.id), json));
+    if (gone.length) (await build(gone, ANONYMOUS, context, links)).forEach((json, i) => built.set(Number(gone[i]!.id), json));
     const result: Record<string, unknown>[] = [];
     ids.forEach((id, i) => {
       const json = out[i] ?? built.get(id);
@@ -366,13 +372,13 @@ export function createEventService(deps: EventServiceDeps): EventService {
       return (await postsStore.postTypeOf(db, id)) === 'tribe_events';
     },
 
-    async represent(records, viewer, context) {
+    async represent(records, viewer, context, links) {
       if (records.length === 0) return [];
-      if (isAuthenticated(viewer)) return build(records, viewer, context);
+      if (isAuthenticated(viewer)) return build(records, viewer, context, links);
       // Records read just now (findById) were read with the feed at this number: no need to look again.
       const stamp = revisionOf(records[0]!);
       const seq = stamp !== undefined && Number(stamp) === feed.seq() && records.every((r) => revisionOf(r) === stamp) ? Number(stamp) : undefined;
-      return publicById(records.map((r) => Number(r.id)), context, records, seq);
+      return publicById(records.map((r) => Number(r.id)), context, links, records, seq);
     },
 
     async create(viewer, input) {
@@ -506,7 +512,7 @@ export function createEventService(deps: EventServiceDeps): EventService {
       return { start: windowMemo.start, end: windowMemo.end };
     },
 
-    async list(viewer, args) {
+    async list(viewer, args, links) {
       const perPage = Math.min(args.per_page, deps.maxPerPage);
       const page = args.page;
       const scope = listScope(viewer, 'tribe_events', args.status);
@@ -564,8 +570,8 @@ export function createEventService(deps: EventServiceDeps): EventService {
       if (args.include) query.push(['include', args.include.join(',')]);
       return {
         events: isAuthenticated(viewer)
-          ? await service.represent(await eventsStore.findEventsInOrder(db, ids), viewer, 'list')
-          : await publicById(ids, 'list', [], seq),
+          ? await service.represent(await eventsStore.findEventsInOrder(db, ids), viewer, 'list', links)
+          : await publicById(ids, 'list', links, [], seq),
         total,
         totalPages: Math.ceil(total / perPage),
         query,

@@ -2,6 +2,10 @@
  * Every URL the API writes: public permalinks under SITE_URL (COMPAT decision 7), our REST URLs
  * under REST_ROOT, and the original's `global_id` form.
  *
+ * One `Links` exists per REST root and namespace a route is served under (REST_ROOT and `/wp-json`,
+ * our namespace and its aliases): REST URLs in an answer use the root and namespace the request
+ * came in on, public permalinks stay the same for all.
+ *
  * @example
  *   const links = createLinks('http://example.com', '/api', 'calendar/events/v1');
  *   links.rest('events/8')        // 'http://example.com/api/calendar/events/v1/events/8'
@@ -10,6 +14,10 @@
  */
 
 export interface Links {
+  /** The namespace these REST URLs are under, e.g. 'calendar/events/v1' or an alias such as 'tribe/events/v1'. */
+  namespace: string;
+  /** The REST root path these URLs are under, e.g. '/api' or '/wp-json' ('' for the site root). */
+  restRootPath: string;
   siteUrl: string;
   /** '{SITE_URL}{REST_ROOT}/' */
   restRoot: string;
@@ -35,6 +43,8 @@ export function createLinks(siteUrl: string, restRoot: string, namespace: string
   const origin = `${url.hostname}${url.pathname.replace(/\/+$/, '')}`;
   const enc = (slug: string) => encodeURIComponent(slug);
   return {
+    namespace,
+    restRootPath: restRoot,
     siteUrl: site,
     restRoot: root,
     namespaceRoot: ns,

@@ -20,7 +20,13 @@ import { createUserService, type UserService } from './users.js';
 export interface Services {
   config: Config;
   store: Store;
+  /** REST URLs of our namespace under REST_ROOT (the canonical ones: discovery, `/docs`). */
   links: Links;
+  /**
+   * REST URLs under another REST root and namespace (`/wp-json`, `tribe/events/v1`), one object per
+   * pair, so caches kept per `Links` stay per pair.
+   */
+  linksFor(restRoot: string, namespace: string): Links;
   clock: Clock;
   users: UserService;
   images: ImageService;
@@ -33,6 +39,13 @@ export interface Services {
 
 export function createServices(config: Config, store: Store): Services {
   const links = createLinks(config.siteUrl, config.restRoot, NAMESPACE);
+  const linksByBase = new Map<string, Links>([[`${config.restRoot}/${NAMESPACE}`, links]]);
+  const linksFor = (restRoot: string, namespace: string): Links => {
+    const key = `${restRoot}/${namespace}`;
+    let out = linksByBase.get(key);
+    if (!out) linksByBase.set(key, (out = createLinks(config.siteUrl, restRoot, namespace)));
+    return out;
+  };
   const clock: Clock = {
     nowGmt: () => nowWall('UTC'),
     nowLocal: () => nowWall(config.timezone),
@@ -44,7 +57,6 @@ export function createServices(config: Config, store: Store): Services {
   const tags = createTermService(store.db, 'post_tag');
   const events = createEventService({
     store,
-    links,
     siteTimezone: config.timezone,
     maxPerPage: config.maxPerPage,
     clock,
@@ -54,5 +66,5 @@ export function createServices(config: Config, store: Store): Services {
     categories,
     tags,
   });
-  return { config, store, links, clock, users: createUserService(store), images, venues, organizers, categories, tags, events };
+  return { config, store, links, linksFor, clock, users: createUserService(store), images, venues, organizers, categories, tags, events };
 }

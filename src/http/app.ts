@@ -9,15 +9,25 @@
 import Fastify, { type FastifyInstance, type FastifyRequest, type FastifyServerOptions } from 'fastify';
 import type { IncomingMessage } from 'node:http';
 import qs from 'qs';
-import { NAMESPACE, type Config } from '../config.js';
+import { NAMESPACE, WORDPRESS_REST_ROOT, type Config } from '../config.js';
 import { isValidTimezone } from '../domain/dates.js';
 import { ApiError, apiError } from '../domain/errors.js';
 import { createServices, type Services } from '../domain/services.js';
 import { openStore, type OpenOptions, type Store } from '../store/db.js';
-import { registerDocsPage } from './docs-page.js';
-import { allowForError, registerRoutes, sendJson } from './pipeline.js';
+import type { Links } from '../domain/links.js';
+import { DOCS_PAGE_PATH, registerDocsPage } from './docs-page.js';
+import { JSONP_CONTENT_TYPE, jsonpCallbackOf, wrapJsonp } from './jsonp.js';
+import { allowForError, basePath, registerRoutes, sendJson } from './pipeline.js';
 import { apiRoutes } from './routes/index.js';
-import { rootIndex } from './self-description.js';
+import { rootIndex, SITE_NAME } from './self-description.js';
+import { sitePageHtml } from './site-page.js';
+
+declare module 'fastify' {
+  interface FastifyRequest {
+    /** The answer is the site page (not an API answer: no `X-Robots-Tag: noindex`). */
+    sitePage?: boolean;
+  }
+}
 
 export interface BuiltApp {
   app: FastifyInstance;
@@ -41,10 +51,39 @@ function parseQuery(str: string): Record<string, unknown> {
   return qs.parse(str, QS_OPTIONS) as Record<string, unknown>;
 }
 
-/** Headers WordPress sends on every REST response (shapes.md §1.3). */
-function commonHeaders(services: Services, req: FastifyRequest): Record<string, string> {
+/**
+ * The REST roots the API answers under: REST_ROOT, and WordPress' `/wp-json` (unless that is
+ * REST_ROOT), so clients that hard-code it work.
+ */
+export function restRoots(config: Config): string[] {
+  return config.restRoot === WORDPRESS_REST_ROOT ? [config.restRoot] : [config.restRoot, WORDPRESS_REST_ROOT];
+}
+
+/** The namespaces every route answers under: ours, then the aliases (NAMESPACE_ALIASES). */
+export function namespaces(config: Config): string[] {
+  return [NAMESPACE, ...config.namespaceAliases.filter((ns) => ns !== NAMESPACE)];
+}
+
+/** The REST root a URL path is under ('/api/…' → '/api'), or undefined outside every root. */
+function restRootOf(roots: string[], url: string): string | undefined {
+  const q = url.indexOf('?');
+  const path = q === -1 ? url : url.slice(0, q);
+  let found: string | undefined;
+  for (const root of roots) {
+    if (root === '' || path === root || path.startsWith(root + '/')) if (found === undefined || root.length > found.length) found = root;
+  }
+  return found;
+}
+
+/**
+ * Headers WordPress sends on every REST response (shapes.md §1.3). `discovery` is the REST root
+ * of the request (the one it came in on; REST_ROOT outside the API); a `Link` the route set
+ * (list paging) follows the discovery relation in the same header.
+ */
+function commonHeaders(req: FastifyRequest, discovery: Links, routeLink: unknown): Record<string, string> {
+  const link = `<${discovery.restRoot}>; rel="https://api.w.org/"`;
   const headers: Record<string, string> = {
-    link: `<${services.links.restRoot}>; rel="https://api.w.org/"`,
+    link: typeof routeLink === 'string' && routeLink !== '' && !routeLink.includes('rel="https://api.w.org/"') ? `${link}, ${routeLink}` : link,
     'x-robots-tag': 'noindex',
     'x-content-type-options': 'nosniff',
     'access-control-expose-headers': 'X-WP-Total, X-WP-TotalPages, Link, X-TEC-Total, X-TEC-TotalPages',
@@ -71,7 +110,8 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
   if (config.adminUser && config.adminPassword) await services.users.ensureAdmin(config.adminUser, config.adminPassword);
 
   const restRoot = config.restRoot;
-  const nsBase = `${restRoot}/${NAMESPACE}`;
+  const roots = restRoots(config);
+  const served = namespaces(config);
   const serverOptions: FastifyServerOptions = {
     logger: options.logger ?? { level: config.logLevel },
     routerOptions: { ignoreTrailingSlash: true, ignoreDuplicateSlashes: true, querystringParser: parseQuery },
@@ -108,8 +148,21 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
   // Other bodies are not parameters (WordPress ignores them); accept and drop them.
   app.addContentTypeParser('*', { parseAs: 'buffer' }, (_req, _body, done) => done(null, undefined));
 
+  // `_jsonp` (jsonp.ts): checked before routing for every request under a REST root.
+  app.addHook('onRequest', async (req) => {
+    if (restRootOf(roots, req.url) === undefined) return;
+    const callback = jsonpCallbackOf(req.query as Record<string, unknown> | undefined, config.jsonp);
+    if (callback !== undefined) req.jsonpCallback = callback;
+  });
+
   app.addHook('onSend', async (req, reply, payload) => {
-    reply.headers(commonHeaders(services, req));
+    const root = req.apiLinks?.restRootPath ?? restRootOf(roots, req.url) ?? restRoot;
+    reply.headers(commonHeaders(req, services.linksFor(root, NAMESPACE), reply.getHeader('link')));
+    if (req.sitePage) reply.removeHeader('x-robots-tag');
+    if (req.jsonpCallback !== undefined && String(reply.getHeader('content-type') ?? '').startsWith('application/json')) {
+      reply.header('content-type', JSONP_CONTENT_TYPE);
+      if (typeof payload === 'string' || Buffer.isBuffer(payload)) return wrapJsonp(req.jsonpCallback, payload);
+    }
     return payload;
   });
 
@@ -135,11 +188,26 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
 
   app.setNotFoundHandler(async (_req, reply) => sendJson(reply, 404, apiError('rest_no_route').toJSON()));
 
+  // One set of declarations, registered under every REST root and namespace: each registration
+  // carries its Links, so the answers' REST URLs follow the root and namespace of the request.
   const routes = apiRoutes(services);
-  registerRoutes(app, routes, services, nsBase);
-  app.get(restRoot === '' ? '/' : restRoot, async (_req, reply) => sendJson(reply.header('allow', 'GET'), 200, rootIndex(routes, services)));
+  for (const root of roots) {
+    const linksOfRoot = served.map((ns) => services.linksFor(root, ns));
+    for (const links of linksOfRoot) registerRoutes(app, routes, services, links);
+    app.get(root === '' ? '/' : root, async (req, reply) => {
+      req.apiLinks = linksOfRoot[0];
+      return sendJson(reply.header('allow', 'GET'), 200, rootIndex(routes, services, linksOfRoot));
+    });
+  }
+  // The site root: discovery (the Link header and <link>), unless the REST root is the site root.
+  if (!roots.includes('')) {
+    app.get('/', async (req, reply) => {
+      req.sitePage = true;
+      return reply.code(200).header('content-type', 'text/html; charset=UTF-8').send(sitePageHtml(SITE_NAME, services.links.restRoot, DOCS_PAGE_PATH));
+    });
+  }
   // The human-readable API documentation (Swagger UI over `{ns}/doc`), outside the REST root.
-  registerDocsPage(app, `${nsBase}/doc`);
+  registerDocsPage(app, `${basePath(services.links)}/doc`);
 
   return {
     app,

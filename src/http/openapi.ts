@@ -9,18 +9,22 @@
  *   collection creates, and PUT/PATCH); create endpoints keep their `required` fields;
  * - request bodies are offered as `application/x-www-form-urlencoded` and `application/json`;
  * - list answers are described as the envelopes they are (`EventsList`, …, with the
- *   `X-TEC-Total`/`X-TEC-TotalPages` headers) rather than as bare arrays, errors as `Error`;
+ *   `X-TEC-Total`/`X-TEC-TotalPages` headers, and WordPress' `X-WP-Total`/`X-WP-TotalPages`/`Link`
+ *   we send beside them) rather than as bare arrays, errors as `Error`;
  * - static defaults, formats and enums of parameters are kept in their schemas;
- * - `servers[0].url` is our namespace root without the trailing slash (paths start with '/');
+ * - `servers[0].url` is the namespace root of the request (REST root and namespace it came in on,
+ *   e.g. `/wp-json/tribe/events/v1`) without the trailing slash (paths start with '/');
+ * - WordPress' global parameters (`_fields`, `_envelope`, `_jsonp`, `_method`) are not listed per
+ *   operation, as WordPress' own index does not list them;
  * - HTTP Basic authentication is declared (optional on public endpoints, required elsewhere).
  * The eight object schemas are the recorded ones, verbatim.
  *
  * @example
- *   const doc = openApiDocument(apiRoutes(services), services);
+ *   const doc = openApiDocument(apiRoutes(services), services.links);
  *   doc.paths['/events'].get.parameters[0] // { in: 'query', schema: { type: 'integer', default: 1 }, description: 'The archive page to return', required: false, name: 'page' }
  */
-import type { Services } from '../domain/services.js';
-import { anyone, type ArgSpec, type Endpoint, type EndpointDocs, type JsonType, type RouteDecl } from './route.js';
+import type { Links } from '../domain/links.js';
+import { anyone, defaultValue, type ArgSpec, type Endpoint, type EndpointDocs, type JsonType, type RouteDecl } from './route.js';
 
 type Json = Record<string, unknown>;
 
@@ -224,6 +228,13 @@ const ERROR_SCHEMA: Json = {
 const TOTAL_HEADERS: Json = {
   'X-TEC-Total': { description: 'The number of records matching the query, on all pages', schema: { type: 'integer' } },
   'X-TEC-TotalPages': { description: 'The number of pages', schema: { type: 'integer' } },
+  'X-WP-Total': { description: 'The same as X-TEC-Total, for generic WordPress clients', schema: { type: 'integer' } },
+  'X-WP-TotalPages': { description: 'The same as X-TEC-TotalPages, for generic WordPress clients', schema: { type: 'integer' } },
+  Link: {
+    description:
+      'The REST root (rel="https://api.w.org/"), and the previous (rel="prev") and next (rel="next") pages when they exist, keeping every query argument',
+    schema: { type: 'string' },
+  },
 };
 
 /** '/events/{id}' stays; '' (the namespace itself) becomes '/'. */
@@ -242,8 +253,8 @@ export function docTypeOf(spec: ArgSpec): JsonType {
 }
 
 /** A static default in the schema's type, or undefined (computed, null, or not convertible). */
-function docDefault(spec: ArgSpec, type: JsonType): unknown {
-  const d = spec.default;
+function docDefault(spec: ArgSpec, type: JsonType, links: Links): unknown {
+  const d = spec.documentDefault ? defaultValue(spec, links) : spec.default;
   if (d === undefined || d === null || typeof d === 'function') return undefined;
   if (type === 'integer' || type === 'number') {
     const n = Number(d);
@@ -260,13 +271,13 @@ function docDefault(spec: ArgSpec, type: JsonType): unknown {
 }
 
 /** The JSON schema of one arg (type, items, format, enum, default). */
-function argSchema(spec: ArgSpec): Json {
+function argSchema(spec: ArgSpec, links: Links): Json {
   const type = docTypeOf(spec);
   const schema: Json = { type };
   if (type === 'array') schema.items = spec.items ?? { type: 'string' };
   if (spec.format !== undefined && spec.format !== type) schema.format = spec.format;
   if (spec.enum !== undefined) schema.enum = [...spec.enum];
-  const d = docDefault(spec, type);
+  const d = docDefault(spec, type, links);
   if (d !== undefined) schema.default = d;
   return schema;
 }
@@ -274,8 +285,8 @@ function argSchema(spec: ArgSpec): Json {
 const NO_DESCRIPTION = 'No description provided';
 
 /** A query or path parameter, in the original's key order (in, schema, description, required, name, style). */
-function parameter(name: string, spec: ArgSpec, where: 'query' | 'path'): Json {
-  const schema = argSchema(spec);
+function parameter(name: string, spec: ArgSpec, where: 'query' | 'path', links: Links): Json {
+  const schema = argSchema(spec, links);
   const p: Json = { in: where, schema, description: spec.description ?? NO_DESCRIPTION, required: where === 'path' ? true : Boolean(spec.required), name };
   if (where === 'query' && schema.type === 'array') p.style = 'form';
   return p;
@@ -291,11 +302,11 @@ function pathParamSpec(decl: RouteDecl, name: string): ArgSpec {
 }
 
 /** The request body of a write endpoint: one object schema, offered form-encoded and as JSON. */
-function requestBody(args: Array<[string, ArgSpec]>): Json {
+function requestBody(args: Array<[string, ArgSpec]>, links: Links): Json {
   const properties: Json = {};
   const required: string[] = [];
   for (const [name, spec] of args) {
-    const { type, ...rest } = argSchema(spec);
+    const { type, ...rest } = argSchema(spec, links);
     properties[name] = { description: spec.description ?? NO_DESCRIPTION, type, ...rest };
     if (spec.required) required.push(name);
   }
@@ -329,20 +340,20 @@ function responses(docs: EndpointDocs | undefined, isPublic: boolean): Json {
 const WRITE_METHODS: ReadonlySet<string> = new Set(['POST', 'PUT', 'PATCH']);
 
 /** One operation (a method of an endpoint). */
-function operation(decl: RouteDecl, e: Endpoint, method: string): Json {
+function operation(decl: RouteDecl, e: Endpoint, method: string, links: Links): Json {
   const isPublic = e.permission === anyone;
   const op: Json = {};
   const tag = decl.path.split('/')[1] || 'index';
   op.tags = [tag];
   if (e.docs?.summary) op.summary = e.docs.summary;
   const params = pathParams(decl.path);
-  const parameters: Json[] = params.map((name) => parameter(name, pathParamSpec(decl, name), 'path'));
+  const parameters: Json[] = params.map((name) => parameter(name, pathParamSpec(decl, name), 'path', links));
   const rest = Object.entries(e.args).filter(([name, spec]) => !(spec.in === 'path' && params.includes(name)));
   if (WRITE_METHODS.has(method)) {
     if (parameters.length) op.parameters = parameters;
-    if (rest.length) op.requestBody = requestBody(rest);
+    if (rest.length) op.requestBody = requestBody(rest, links);
   } else {
-    parameters.push(...rest.map(([name, spec]) => parameter(name, spec, 'query')));
+    parameters.push(...rest.map(([name, spec]) => parameter(name, spec, 'query', links)));
     if (parameters.length) op.parameters = parameters;
   }
   op.responses = responses(e.docs, isPublic);
@@ -359,12 +370,12 @@ function envelopes(routes: RouteDecl[]): Json {
   return out;
 }
 
-/** The whole document. */
-export function openApiDocument(routes: RouteDecl[], services: Services): Json {
+/** The whole document, for the REST root and namespace of the request (`servers`). */
+export function openApiDocument(routes: RouteDecl[], links: Links): Json {
   const paths: Json = {};
   for (const decl of routes) {
     const item: Json = {};
-    for (const e of decl.endpoints) for (const m of e.methods) item[m.toLowerCase()] = operation(decl, e, m);
+    for (const e of decl.endpoints) for (const m of e.methods) item[m.toLowerCase()] = operation(decl, e, m, links);
     paths[openApiPath(decl.path)] = item;
   }
   return {
@@ -380,7 +391,7 @@ export function openApiDocument(routes: RouteDecl[], services: Services): Json {
         basic: { type: 'http', scheme: 'basic', description: "HTTP Basic with a user's password or one of their application passwords" },
       },
     },
-    servers: [{ url: services.links.namespaceRoot.replace(/\/+$/, '') }],
+    servers: [{ url: links.namespaceRoot.replace(/\/+$/, '') }],
     paths,
   };
 }

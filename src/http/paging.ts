@@ -41,7 +41,48 @@ export function listUrls(base: string, query: Array<[string, string]>, appended:
   return out;
 }
 
-/** X-TEC-Total / X-TEC-TotalPages. */
-export function totalHeaders(total: number, totalPages: number): Record<string, string> {
-  return { 'X-TEC-Total': String(total), 'X-TEC-TotalPages': String(totalPages) };
+/** Where the previous and next pages of a list are, when they exist. */
+export interface PageLinks {
+  previous_rest_url?: string;
+  next_rest_url?: string;
+}
+
+/**
+ * The headers of a list page: the original's X-TEC-Total / X-TEC-TotalPages, and what generic
+ * WordPress clients page with: X-WP-Total / X-WP-TotalPages (the same numbers) and a `Link` with
+ * `rel="prev"` / `rel="next"` (WordPress core's order). The discovery relation is added beside
+ * them for every answer (app.ts), so the `Link` header carries all three.
+ */
+export function listHeaders(total: number, totalPages: number, pages: PageLinks = {}): Record<string, string> {
+  const headers: Record<string, string> = {
+    'X-TEC-Total': String(total),
+    'X-TEC-TotalPages': String(totalPages),
+    'X-WP-Total': String(total),
+    'X-WP-TotalPages': String(totalPages),
+  };
+  const link: string[] = [];
+  if (pages.previous_rest_url) link.push(`<${pages.previous_rest_url}>; rel="prev"`);
+  if (pages.next_rest_url) link.push(`<${pages.next_rest_url}>; rel="next"`);
+  if (link.length) headers.Link = link.join(', ');
+  return headers;
+}
+
+/**
+ * Previous/next page URLs that keep every query argument of the request (WordPress core's
+ * `add_query_arg( $request->get_query_params(), … )` then `page`), for lists whose
+ * next_rest_url/previous_rest_url do not (categories and tags, as the original).
+ */
+export function requestPageLinks(base: string, rawQuery: string, page: number, totalPages: number): PageLinks {
+  const params = new URLSearchParams(rawQuery);
+  params.delete('page');
+  const at = (n: number) => {
+    const q = new URLSearchParams(params);
+    if (n > 1) q.set('page', String(n));
+    const text = q.toString();
+    return text ? `${base}?${text}` : base;
+  };
+  const out: PageLinks = {};
+  if (page > 1 && page - 1 <= totalPages) out.previous_rest_url = at(page - 1);
+  if (page < totalPages) out.next_rest_url = at(page + 1);
+  return out;
 }

@@ -5,9 +5,14 @@
  * present arg, all failures at once (400 rest_invalid_param) → coercion → load the addressed
  * record → permission (401 anonymous / 403 authenticated) → handler → response headers.
  *
- * @example registerRoutes(app, ROUTES, services, '/api/calendar/events/v1')
+ * The same declarations are registered once per REST root and namespace (REST_ROOT and
+ * `/wp-json`, ours and the aliases); each registration carries its `Links`, which reach the
+ * handlers as `ctx.links`, so REST URLs follow the root and namespace of the request.
+ *
+ * @example registerRoutes(app, ROUTES, services, createLinks(siteUrl, '/api', 'calendar/events/v1'))
  */
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { Links } from '../domain/links.js';
 import type { Services } from '../domain/services.js';
 import { ApiError, forbidden, invalidParams, missingParams, type ParamFailure } from '../domain/errors.js';
 import { ANONYMOUS, isAuthenticated, type Viewer } from '../domain/permissions.js';
@@ -22,6 +27,10 @@ declare module 'fastify' {
     viewer?: Viewer;
     /** The route that matched (for the Allow header of error answers). */
     apiRoute?: RouteDecl;
+    /** The REST root and namespace the request came in on, once a route matched. */
+    apiLinks?: Links;
+    /** The JSONP callback of a `_jsonp` request, once checked (see jsonp.ts). */
+    jsonpCallback?: string;
   }
 }
 
@@ -32,7 +41,7 @@ export async function parseArgs(
   endpoint: Endpoint,
   input: Record<string, unknown>,
   path: Record<string, string>,
-  ctx: { viewer: Viewer; services: Services },
+  ctx: { viewer: Viewer; services: Services; links: Links },
 ): Promise<{ args: Record<string, unknown>; sent: Set<string> }> {
   const args: Record<string, unknown> = {};
   const sent = new Set<string>();
@@ -40,7 +49,7 @@ export async function parseArgs(
   for (const [name, spec] of Object.entries(endpoint.args)) {
     let value = spec.in === 'path' ? path[name] : input[name];
     if (value === undefined || value === null) {
-      value = spec.default === undefined ? undefined : defaultValue(spec);
+      value = spec.default === undefined ? undefined : defaultValue(spec, ctx.links);
       if ((value === undefined || value === null) && spec.required) missing.push(name);
     } else sent.add(name);
     if (value !== undefined && value !== null) args[name] = value;
@@ -87,6 +96,16 @@ export async function allowedMethods(decl: RouteDecl, ctx: EndpointContext): Pro
   return out.join(', ');
 }
 
+/**
+ * The viewer of a request. JSONP requests (`_jsonp`, see app.ts) are anonymous whatever they send:
+ * a script tag carries no credentials a site could check, and WordPress does not trust cookies
+ * without a nonce; so a JSONP answer never shows what only a logged-in user may see.
+ */
+function authenticate(req: FastifyRequest, services: Services): Promise<Viewer> {
+  if (req.jsonpCallback !== undefined) return Promise.resolve(ANONYMOUS);
+  return services.users.authenticate(req.headers.authorization);
+}
+
 /** The method the request asks for: POST may be overridden by `_method` or X-HTTP-Method-Override. */
 function effectiveMethod(req: FastifyRequest): string {
   const method = req.method === 'HEAD' ? 'GET' : req.method;
@@ -108,7 +127,11 @@ function rawQueryOf(req: FastifyRequest): string {
   return i === -1 ? '' : req.url.slice(i + 1);
 }
 
-/** WordPress' global `_fields` (top-level keys) and `_envelope` parameters. */
+/**
+ * WordPress' global `_fields` (top-level keys) and `_envelope` parameters. The other globals are
+ * handled where they act: `_method` in effectiveMethod, `_jsonp` around every answer under a REST
+ * root, errors and the indexes included (jsonp.ts, hooked in app.ts).
+ */
 function applyGlobalParams(req: FastifyRequest, status: number, headers: Record<string, string>, body: unknown): { status: number; body: unknown } {
   const query = (req.query ?? {}) as Record<string, unknown>;
   let out = body;
@@ -127,10 +150,17 @@ export function sendJson(reply: FastifyReply, status: number, body: unknown): Fa
   return reply.code(status).header('content-type', 'application/json; charset=UTF-8').send(jsonBody(body));
 }
 
+/** The path a `Links` serves under: '/api/calendar/events/v1'. */
+export function basePath(links: Links): string {
+  return `${links.restRootPath}/${links.namespace}`;
+}
+
 /**
- * Register every declared route under `base` (e.g. '/api/calendar/events/v1').
+ * Register every declared route under the REST root and namespace of `links`
+ * (e.g. '/api/calendar/events/v1').
  */
-export function registerRoutes(app: FastifyInstance, routes: RouteDecl[], services: Services, base: string): void {
+export function registerRoutes(app: FastifyInstance, routes: RouteDecl[], services: Services, links: Links): void {
+  const base = basePath(links);
   for (const decl of routes) {
     const url = base + fastifyPattern(decl.path);
     const methods = routeMethods(decl);
@@ -142,11 +172,12 @@ export function registerRoutes(app: FastifyInstance, routes: RouteDecl[], servic
       const endpoint = decl.endpoints.find((e) => e.methods.includes(method as Method));
       if (!endpoint) throw new ApiError('rest_no_route', 'No route was found matching the URL and request method.', 404);
       req.apiRoute = decl;
-      const viewer = (req.viewer = await services.users.authenticate(req.headers.authorization));
+      req.apiLinks = links;
+      const viewer = (req.viewer = await authenticate(req, services));
       const path = (req.params ?? {}) as Record<string, string>;
       const input = requestInput(req);
-      const { args, sent } = await parseArgs(endpoint, input, path, { viewer, services });
-      const base = { args, sent, path, viewer, services, rawQuery: rawQueryOf(req), input };
+      const { args, sent } = await parseArgs(endpoint, input, path, { viewer, services, links });
+      const base = { args, sent, path, viewer, services, links, rawQuery: rawQueryOf(req), input };
       const record = endpoint.load ? await endpoint.load(base) : null;
       const ctx: EndpointContext = { ...base, record };
       if (!(await endpoint.permission(ctx))) throw forbidden(isAuthenticated(viewer));
@@ -166,10 +197,11 @@ export function registerRoutes(app: FastifyInstance, routes: RouteDecl[], servic
       url,
       handler: async (req, reply) => {
         req.apiRoute = decl;
-        const viewer = (req.viewer = await services.users.authenticate(req.headers.authorization));
-        const ctx: EndpointContext = { args: {}, sent: new Set(), path: {}, viewer, services, record: null, rawQuery: '' };
+        req.apiLinks = links;
+        const viewer = (req.viewer = await authenticate(req, services));
+        const ctx: EndpointContext = { args: {}, sent: new Set(), path: {}, viewer, services, links, record: null, rawQuery: '' };
         reply.header('allow', await allowedMethods(decl, ctx));
-        return sendJson(reply, 200, routeIndexEntry(decl, services, false));
+        return sendJson(reply, 200, routeIndexEntry(decl, links, false));
       },
     });
   }
@@ -177,7 +209,7 @@ export function registerRoutes(app: FastifyInstance, routes: RouteDecl[], servic
 
 /** Allow header for an error answer of a matched route (permissions checked without a record). */
 export async function allowForError(req: FastifyRequest, services: Services): Promise<string | undefined> {
-  if (!req.apiRoute) return undefined;
-  const ctx: EndpointContext = { args: {}, sent: new Set(), path: {}, viewer: req.viewer ?? ANONYMOUS, services, record: null, rawQuery: '' };
+  if (!req.apiRoute || !req.apiLinks) return undefined;
+  const ctx: EndpointContext = { args: {}, sent: new Set(), path: {}, viewer: req.viewer ?? ANONYMOUS, services, links: req.apiLinks, record: null, rawQuery: '' };
   return allowedMethods(req.apiRoute, ctx);
 }

@@ -9,6 +9,7 @@
  *     endpoint({ methods: ['GET'], args: { page: pageArg() }, permission: anyone, handler: async (ctx) => ({ body: [] }) }),
  *   ]);
  */
+import type { Links } from '../domain/links.js';
 import type { Viewer } from '../domain/permissions.js';
 import type { Services } from '../domain/services.js';
 import type { ParamFailure } from '../domain/errors.js';
@@ -20,6 +21,8 @@ export type JsonType = 'integer' | 'number' | 'string' | 'boolean' | 'array' | '
 export interface ArgContext {
   viewer: Viewer;
   services: Services;
+  /** REST URLs of the request's root and namespace (see EndpointContext.links). */
+  links: Links;
 }
 
 /** A validator answers true (valid), false ("Invalid parameter."), or a message / failure. */
@@ -34,8 +37,16 @@ export interface ArgSpec {
   /** Shown in the index for list-like args, e.g. { type: 'integer' }. */
   items?: { type: JsonType };
   enum?: readonly string[];
-  /** Declared default (a function is evaluated per request and per index/doc render). */
+  /**
+   * Declared default. A function is evaluated per request and per index/doc render, and gets the
+   * links of the request's REST root and namespace (e.g. the namespace route's `namespace`).
+   */
   default?: unknown;
+  /**
+   * The default is a function of the request's links only (not of the clock), so /doc shows it
+   * as a static default: the namespace route's `namespace`.
+   */
+  documentDefault?: boolean;
   required?: boolean;
   /** Where the value comes from; 'path' args are taken from the URL only. */
   in?: 'path' | 'query' | 'body';
@@ -59,6 +70,11 @@ export interface EndpointContext<R = unknown> {
   path: Record<string, string>;
   viewer: Viewer;
   services: Services;
+  /**
+   * REST URLs under the root and namespace the request came in on (REST_ROOT or `/wp-json`, our
+   * namespace or an alias); handlers build every REST URL with these, never `services.links`.
+   */
+  links: Links;
   /** What `load` returned (the addressed record), or null. */
   record: R | null;
   /** The request URL's query string, raw (without '?'). */
@@ -139,9 +155,9 @@ export function routeMethods(decl: RouteDecl): Method[] {
   return out;
 }
 
-/** Evaluate a declared default (functions are computed now). */
-export function defaultValue(spec: ArgSpec): unknown {
-  return typeof spec.default === 'function' ? (spec.default as () => unknown)() : spec.default;
+/** Evaluate a declared default (functions are computed now, for the request's links). */
+export function defaultValue(spec: ArgSpec, links: Links): unknown {
+  return typeof spec.default === 'function' ? (spec.default as (links: Links) => unknown)(links) : spec.default;
 }
 
 /**

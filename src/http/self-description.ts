@@ -2,10 +2,14 @@
  * The API describes itself from the route declarations: the namespace index (`GET {ns}`, also the
  * body of OPTIONS on any route) and the REST root index (`GET {REST_ROOT}`), in WordPress' format.
  *
- * @example namespaceIndex(ROUTES, services) // { namespace, routes: { '/calendar/events/v1/events': {…} }, _links }
+ * Each is rendered for the links of the request (REST root and namespace it came in on): an alias
+ * namespace (`tribe/events/v1`) lists the same routes under its own name and URLs.
+ *
+ * @example namespaceIndex(ROUTES, links) // { namespace, routes: { '/calendar/events/v1/events': {…} }, _links }
  */
 import { NAMESPACE } from '../config.js';
 import { zoneOf } from '../domain/dates.js';
+import type { Links } from '../domain/links.js';
 import type { Services } from '../domain/services.js';
 import { defaultValue, routeMethods, wordpressPattern, type ArgSpec, type RouteDecl } from './route.js';
 
@@ -21,69 +25,81 @@ const INDEX_KEYWORDS: ReadonlySet<string> = new Set(['default', 'description', '
  * keeps the arg's own order), then `required`. A `null` default is shown; a function default is
  * evaluated now.
  */
-export function indexArg(spec: ArgSpec): Record<string, unknown> {
+export function indexArg(spec: ArgSpec, links: Links): Record<string, unknown> {
   const out: Record<string, unknown> = {};
   for (const key of Object.keys(spec) as Array<keyof ArgSpec>) {
     if (!INDEX_KEYWORDS.has(key) || spec[key] === undefined) continue;
-    out[key] = key === 'default' ? defaultValue(spec) : spec[key];
+    out[key] = key === 'default' ? defaultValue(spec, links) : spec[key];
   }
   out.required = Boolean(spec.required);
   return out;
 }
 
-/** The index key of a route: '/calendar/events/v1/events/(?P<id>\d+)'. */
-export function routeKey(decl: RouteDecl): string {
-  return `/${NAMESPACE}${wordpressPattern(decl.path)}`;
+/** The index key of a route in a namespace: '/calendar/events/v1/events/(?P<id>\d+)'. */
+export function routeKey(decl: RouteDecl, namespace: string = NAMESPACE): string {
+  return `/${namespace}${wordpressPattern(decl.path)}`;
 }
 
 /** A route's entry: namespace, methods, endpoints (and `_links.self` for routes without placeholders). */
-export function routeIndexEntry(decl: RouteDecl, services: Services, withLinks = true): Record<string, unknown> {
+export function routeIndexEntry(decl: RouteDecl, links: Links, withLinks = true): Record<string, unknown> {
   const entry: Record<string, unknown> = {
-    namespace: NAMESPACE,
+    namespace: links.namespace,
     methods: routeMethods(decl),
     endpoints: decl.endpoints.map((e) => {
       const names = Object.keys(e.args);
       return {
         methods: e.methods,
-        args: names.length ? Object.fromEntries(names.map((n) => [n, indexArg(e.args[n])])) : [],
+        args: names.length ? Object.fromEntries(names.map((n) => [n, indexArg(e.args[n], links)])) : [],
       };
     }),
   };
-  if (withLinks && !decl.path.includes('{')) entry._links = { self: [{ href: services.links.rest(decl.path.replace(/^\//, '')).replace(/\/$/, '') }] };
+  if (withLinks && !decl.path.includes('{')) entry._links = { self: [{ href: links.rest(decl.path.replace(/^\//, '')).replace(/\/$/, '') }] };
   return entry;
 }
 
-/** `GET {ns}`. */
-export function namespaceIndex(routes: RouteDecl[], services: Services): Record<string, unknown> {
+/** The site's name in the root index (and on the site page). */
+export const SITE_NAME = 'Events Calendar';
+
+/** `GET {ns}`, for the request's namespace. */
+export function namespaceIndex(routes: RouteDecl[], links: Links): Record<string, unknown> {
   return {
-    namespace: NAMESPACE,
-    routes: Object.fromEntries(routes.map((r) => [routeKey(r), routeIndexEntry(r, services)])),
-    _links: { up: [{ href: services.links.restRoot }] },
+    namespace: links.namespace,
+    routes: Object.fromEntries(routes.map((r) => [routeKey(r, links.namespace), routeIndexEntry(r, links)])),
+    _links: { up: [{ href: links.restRoot }] },
   };
 }
 
-/** `GET {REST_ROOT}`: WordPress' root index (name, description, url, home, namespaces, routes). */
-export function rootIndex(routes: RouteDecl[], services: Services): Record<string, unknown> {
-  const nsRoutes = Object.fromEntries(routes.map((r) => [routeKey(r), routeIndexEntry(r, services)]));
+/**
+ * `GET {REST_ROOT}`: WordPress' root index (name, description, url, home, namespaces, routes).
+ * `namespaces` holds one `Links` per namespace served (ours first, then the aliases), all under
+ * the REST root the request came in on; each namespace lists its routes, as WordPress does.
+ */
+export function rootIndex(routes: RouteDecl[], services: Services, namespaces: Links[]): Record<string, unknown> {
+  const [primary] = namespaces;
+  if (!primary) throw new Error('rootIndex needs at least one namespace');
+  const nsRoutes: Record<string, unknown> = {};
+  for (const links of namespaces) {
+    for (const r of routes) nsRoutes[routeKey(r, links.namespace)] = routeIndexEntry(r, links);
+  }
   return {
-    name: 'Events Calendar',
+    name: SITE_NAME,
     description: 'A headless events calendar speaking The Events Calendar REST API',
-    url: services.links.siteUrl,
-    home: services.links.siteUrl,
+    url: primary.siteUrl,
+    home: primary.siteUrl,
     gmt_offset: gmtOffsetHours(services.config.timezone),
     timezone_string: services.config.timezone,
-    namespaces: [NAMESPACE],
+    namespaces: namespaces.map((l) => l.namespace),
     authentication: { basic: { description: 'HTTP Basic with a user password or an application password' } },
     routes: {
       '/': {
         namespace: '',
         methods: ['GET'],
         endpoints: [{ methods: ['GET'], args: { context: { default: 'view', required: false } } }],
-        _links: { self: [{ href: services.links.restRoot }] },
+        _links: { self: [{ href: primary.restRoot }] },
       },
       ...nsRoutes,
     },
-    _links: { help: [{ href: services.links.rest('doc') }] },
+    _links: { help: [{ href: primary.rest('doc') }] },
   };
 }
 

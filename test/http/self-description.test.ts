@@ -68,8 +68,10 @@ forEachStore('self-description: namespace and root index', (t) => {
     const res = await t.api.get('/api/');
     assert.equal(res.status, 200);
     const index = (await t.api.get('')).body;
-    assert.deepEqual(res.body.namespaces, [NS]);
-    assert.deepEqual(Object.keys(res.body.routes), ['/', ...Object.keys(index.routes)]);
+    // Our namespace first, then the original's as an alias (NAMESPACE_ALIASES), each with its routes.
+    assert.deepEqual(res.body.namespaces, [NS, 'tribe/events/v1']);
+    const aliasKeys = Object.keys(index.routes).map((key) => key.replace(`/${NS}`, '/tribe/events/v1'));
+    assert.deepEqual(Object.keys(res.body.routes), ['/', ...Object.keys(index.routes), ...aliasKeys]);
     for (const [key, entry] of Object.entries<any>(index.routes)) {
       const rootEntry = res.body.routes[key];
       assert.deepEqual(rootEntry.methods, entry.methods, key);
@@ -171,7 +173,8 @@ forEachStore('self-description: the OpenAPI document', (t) => {
             // Lists: the envelope they really are, with the recorded items under the recorded title.
             const envelope = doc.components.schemas[schema.$ref.split('/').pop()];
             assert.deepEqual(envelope.properties[recSchema.title].items, recSchema.items, `${where} ${code}: list items`);
-            assert.deepEqual(Object.keys(got.responses[code].headers), ['X-TEC-Total', 'X-TEC-TotalPages']);
+            // The original's totals, then what we send beyond it for generic WordPress clients (issue 17).
+            assert.deepEqual(Object.keys(got.responses[code].headers), ['X-TEC-Total', 'X-TEC-TotalPages', 'X-WP-Total', 'X-WP-TotalPages', 'Link']);
           } else assert.deepEqual(schema, recSchema, `${where} ${code}: schema`);
         }
       }

@@ -31,8 +31,24 @@ describe('configuration', () => {
     assert.equal(c.logLevel, 'warn');
     assert.deepEqual(
       SETTINGS.map((s) => s.env),
-      ['PORT', 'HOST', 'DATABASE_URL', 'REST_ROOT', 'SITE_URL', 'CALENDAR_TIMEZONE', 'CALENDAR_ADMIN_USER', 'CALENDAR_ADMIN_PASSWORD', 'MAX_PER_PAGE', 'LOG_LEVEL'],
+      ['PORT', 'HOST', 'DATABASE_URL', 'REST_ROOT', 'SITE_URL', 'CALENDAR_TIMEZONE', 'CALENDAR_ADMIN_USER', 'CALENDAR_ADMIN_PASSWORD', 'MAX_PER_PAGE', 'LOG_LEVEL', 'NAMESPACE_ALIASES', 'JSONP'],
     );
+  });
+  it('reads NAMESPACE_ALIASES (default the original namespace, "" none, comma-separated) and JSONP, flags winning', () => {
+    assert.deepEqual(loadConfig({}).namespaceAliases, ['tribe/events/v1']);
+    assert.deepEqual(loadConfig({ NAMESPACE_ALIASES: '' }).namespaceAliases, []);
+    assert.deepEqual(loadConfig({ NAMESPACE_ALIASES: ' /tribe/events/v1/ , old/v2,tribe/events/v1,calendar/events/v1' }).namespaceAliases, ['tribe/events/v1', 'old/v2']);
+    assert.deepEqual(loadConfig({ NAMESPACE_ALIASES: 'old/v2' }, { namespaceAliases: '' }).namespaceAliases, []);
+    assert.deepEqual(loadConfig({}, { namespaceAliases: 'old/v2' }).namespaceAliases, ['old/v2']);
+    assert.equal(loadConfig({}).jsonp, true);
+    assert.equal(loadConfig({ JSONP: 'false' }).jsonp, false);
+    assert.equal(loadConfig({ JSONP: '0' }).jsonp, false);
+    assert.equal(loadConfig({ JSONP: 'false' }, { jsonp: 'true' }).jsonp, true);
+    const flags = Object.fromEntries(SETTINGS.map((s) => [s.env, s.flag]));
+    assert.equal(flags.NAMESPACE_ALIASES, '--namespace-aliases');
+    assert.equal(flags.JSONP, '--jsonp');
+    assert.throws(() => loadConfig({ NAMESPACE_ALIASES: 'bad namespace!' }), ConfigError);
+    assert.throws(() => loadConfig({ JSONP: 'maybe' }), ConfigError);
   });
   it('rejects unusable values', () => {
     assert.throws(() => loadConfig({ PORT: 'eighty' }), ConfigError);

@@ -8,7 +8,7 @@ import type { Services } from '../../domain/services.js';
 import { anyone, endpoint, route, type RouteDecl } from '../route.js';
 import { openApiDocument } from '../openapi.js';
 
-export function docRoutes(services: Services, allRoutes: () => RouteDecl[]): RouteDecl[] {
+export function docRoutes(_services: Services, allRoutes: () => RouteDecl[]): RouteDecl[] {
   return [
     route('/doc', [
       endpoint({
@@ -16,7 +16,7 @@ export function docRoutes(services: Services, allRoutes: () => RouteDecl[]): Rou
         args: {},
         permission: anyone,
         docs: { responses: { '200': { description: 'Returns the documentation for The Events Calendar REST API in Swagger consumable format.' } } },
-        handler: async () => ({ body: openApiDocument(allRoutes(), services) }),
+        handler: async (ctx) => ({ body: openApiDocument(allRoutes(), ctx.links) }),
       }),
     ]),
   ];

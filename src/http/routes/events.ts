@@ -17,7 +17,7 @@ import { isPostStatus, listStatusFilter } from '../../domain/statuses.js';
 import { isEmptyValue, isNumeric, isPositiveInt, isTruthy, listToArray } from '../../domain/values.js';
 import { isHttpUrl } from '../../domain/images.js';
 import { anyone, endpoint, optionalArgs, route, type Args, type EndpointContext, type EndpointDocs, type RouteDecl } from '../route.js';
-import { listUrls, totalHeaders } from '../paging.js';
+import { listUrls, listHeaders } from '../paging.js';
 import { idArg, isNonEmptyString, isStringValue, pageArg, perPageArg, slugArg } from './common.js';
 
 /** The create args of an event, in the original's order. */
@@ -220,7 +220,7 @@ function itemEndpoints(services: Services, addressing: { read: Args; write: Args
         const record = await mustHave(ctx);
         if (!canReadEvent(ctx.viewer, record)) throw apiError('event-not-accessible');
         if (record.status === 'trash') throw apiError('event-no-longer-available');
-        const [json] = await events.represent([record], ctx.viewer, 'single');
+        const [json] = await events.represent([record], ctx.viewer, 'single', ctx.links);
         return { body: json };
       },
     }),
@@ -233,7 +233,7 @@ function itemEndpoints(services: Services, addressing: { read: Args; write: Args
         const record = await mustHave(ctx);
         if (record.status === 'trash') throw apiError('event-is-in-trash');
         const trashed = await events.trash(record);
-        const [json] = await events.represent([trashed], ctx.viewer, 'list');
+        const [json] = await events.represent([trashed], ctx.viewer, 'list', ctx.links);
         return { body: json };
       },
     }),
@@ -247,7 +247,7 @@ function itemEndpoints(services: Services, addressing: { read: Args; write: Args
       handler: async (ctx) => {
         const record = await mustHave(ctx);
         const updated = await events.update(ctx.viewer, record, writeInput(ctx.args, ctx.sent));
-        const [json] = await events.represent([updated], ctx.viewer, 'list');
+        const [json] = await events.represent([updated], ctx.viewer, 'list', ctx.links);
         return { body: json };
       },
     }),
@@ -277,11 +277,11 @@ export function eventRoutes(services: Services): RouteDecl[] {
           const missing = a.geoloc_lat === undefined ? 'geoloc_lat' : 'geoloc_lng';
           throw invalidParams({ [missing]: `${missing} must be given together with ${missing === 'geoloc_lat' ? 'geoloc_lng' : 'geoloc_lat'}.` });
         }
-        const page = await events.list(ctx.viewer, a);
-        const urls = listUrls(services.links.rest('events/'), page.query, appendedQuery(ctx), a.page, page.totalPages);
+        const page = await events.list(ctx.viewer, a, ctx.links);
+        const urls = listUrls(ctx.links.rest('events/'), page.query, appendedQuery(ctx), a.page, page.totalPages);
         return {
           body: { events: page.events, ...urls, total: page.total, total_pages: page.totalPages },
-          headers: totalHeaders(page.total, page.totalPages),
+          headers: listHeaders(page.total, page.totalPages, urls),
         };
       },
     }),
@@ -293,7 +293,7 @@ export function eventRoutes(services: Services): RouteDecl[] {
       docs: SINGLE_DOCS.post,
       handler: async (ctx) => {
         const created = await events.create(ctx.viewer, writeInput(ctx.args, ctx.sent));
-        const [json] = await events.represent([created], ctx.viewer, 'list');
+        const [json] = await events.represent([created], ctx.viewer, 'list', ctx.links);
         return { status: 201, body: json };
       },
     }),

@@ -22,7 +22,7 @@ import { isEmptyValue, isNumeric, isPositiveInt } from '../../domain/values.js';
 import type { LinkedKind, LinkedRecord } from '../../store/linked-posts.js';
 import type { PostType } from '../../store/schema.js';
 import { anyone, endpoint, optionalArgs, route, type ArgSpec, type Args, type EndpointContext, type EndpointDocs, type RouteDecl } from '../route.js';
-import { listUrls, totalHeaders } from '../paging.js';
+import { listUrls, listHeaders } from '../paging.js';
 import { idArg, isNonEmptyString, isStringValue, pageArg, perPageArg, slugArg } from './common.js';
 import { writeTransaction } from '../../store/changes.js';
 
@@ -210,7 +210,7 @@ function linkedPostRoutes(services: Services, spec: KindSpec): RouteDecl[] {
   const writeArgs = spec.writeArgs(services);
   const d = docs(spec);
 
-  const represent = async (record: LinkedRecord, context: 'single' | 'list') => (await service.represent([record], services.links, context))[0];
+  const represent = async (ctx: EndpointContext, record: LinkedRecord, context: 'single' | 'list') => (await service.represent([record], ctx.links, context))[0];
   const reload = async (id: number) => (await service.findById(db, id))!;
 
   const list = route(`/${plural}`, [
@@ -222,11 +222,11 @@ function linkedPostRoutes(services: Services, spec: KindSpec): RouteDecl[] {
       handler: async (ctx) => {
         const a = ctx.args as LinkedListArgs;
         const page = await service.list(ctx.viewer, a, { dialect: services.store.dialect, maxPerPage: services.config.maxPerPage });
-        const items = await service.represent(page.records, services.links, 'list');
-        const urls = listUrls(services.links.rest(`${plural}/`), page.query, null, a.page, page.totalPages);
+        const items = await service.represent(page.records, ctx.links, 'list');
+        const urls = listUrls(ctx.links.rest(`${plural}/`), page.query, null, a.page, page.totalPages);
         return {
           body: { [plural]: items, ...urls, total: page.total, total_pages: page.totalPages },
-          headers: totalHeaders(page.total, page.totalPages),
+          headers: listHeaders(page.total, page.totalPages, urls),
         };
       },
     }),
@@ -239,7 +239,7 @@ function linkedPostRoutes(services: Services, spec: KindSpec): RouteDecl[] {
       handler: async (ctx) => {
         const input = writeInput(ctx.args, ctx.sent, '');
         const id = await writeTransaction(db, (trx) => service.create(trx, input, ctx.viewer));
-        return { status: 201, body: await represent(await reload(id), 'list') };
+        return { status: 201, body: await represent(ctx, await reload(id), 'list') };
       },
     }),
   ]);
@@ -261,7 +261,7 @@ function linkedPostRoutes(services: Services, spec: KindSpec): RouteDecl[] {
         handler: async (ctx) => {
           const record = mustHave(ctx);
           if (!service.readableBy(record, ctx.viewer)) throw apiError(spec.notAccessible);
-          return { body: await represent(record, 'single') };
+          return { body: await represent(ctx, record, 'single') };
         },
       }),
       endpoint<LinkedRecord>({
@@ -274,7 +274,7 @@ function linkedPostRoutes(services: Services, spec: KindSpec): RouteDecl[] {
           const record = mustHave(ctx);
           if (record.status === 'trash') throw apiError(spec.inTrash);
           await writeTransaction(db, (trx) => service.trash(trx, record));
-          return { body: await represent(await reload(Number(record.id)), 'list') };
+          return { body: await represent(ctx, await reload(Number(record.id)), 'list') };
         },
       }),
       endpoint<LinkedRecord>({
@@ -288,7 +288,7 @@ function linkedPostRoutes(services: Services, spec: KindSpec): RouteDecl[] {
           const record = mustHave(ctx);
           const input = writeInput(ctx.args, ctx.sent, pathArg);
           await writeTransaction(db, (trx) => service.update(trx, record, input, ctx.viewer));
-          return { body: await represent(await reload(Number(record.id)), 'list') };
+          return { body: await represent(ctx, await reload(Number(record.id)), 'list') };
         },
       }),
     ];

@@ -38,7 +38,7 @@ import { termLinks, toTermJson } from '../../domain/representations/term.js';
 import { isTermOrder, TAXONOMY_TRAITS, TERM_ORDERBY, termOrderBy, type TermInput, type TermService } from '../../domain/terms.js';
 import { isPositiveInt } from '../../domain/values.js';
 import type { Taxonomy, TermRow } from '../../store/schema.js';
-import { totalHeaders } from '../paging.js';
+import { listHeaders, requestPageLinks } from '../paging.js';
 import { anyone, endpoint, optionalArgs, route, type Args, type EndpointContext, type EndpointDocs, type RouteDecl } from '../route.js';
 import { idArg, isNonEmptyString, isStringValue, pageArg, perPageArg } from './common.js';
 
@@ -124,7 +124,6 @@ function docs(spec: TaxonomyRoutes): Record<'list' | 'get' | 'post' | 'delete', 
 
 function termRoutes(services: Services, spec: TaxonomyRoutes): RouteDecl[] {
   const service = spec.service(services);
-  const { links } = services;
   const { hierarchical } = TAXONOMY_TRAITS[spec.taxonomy];
   const d = docs(spec);
 
@@ -169,7 +168,7 @@ function termRoutes(services: Services, spec: TaxonomyRoutes): RouteDecl[] {
   };
 
   const mayManage = (ctx: EndpointContext) => canManageTerms(ctx.viewer, spec.taxonomy);
-  const single = (term: TermRow) => ({ ...toTermJson(term, links), _links: termLinks(term, links) });
+  const single = (ctx: EndpointContext, term: TermRow) => ({ ...toTermJson(term, ctx.links), _links: termLinks(term, ctx.links) });
   /** WordPress reads `parent` on tag writes although tags do not declare it, and refuses it. */
   const refuseUndeclaredParent = (ctx: EndpointContext) => {
     const parent = ctx.input?.parent;
@@ -208,16 +207,17 @@ function termRoutes(services: Services, spec: TaxonomyRoutes): RouteDecl[] {
           post: a.event ?? a.post,
           slug: a.slug,
         });
-        const restUrl = links.rest(`${spec.base}/`);
+        const restUrl = ctx.links.rest(`${spec.base}/`);
         const body: Record<string, unknown> = {
           rest_url: restUrl,
           total: result.total,
           total_pages: result.totalPages,
-          [spec.base]: result.terms.map((t) => toTermJson(t, links)),
+          [spec.base]: result.terms.map((t) => toTermJson(t, ctx.links)),
         };
         if (page < result.totalPages) body.next_rest_url = `${restUrl}?page=${page + 1}`;
         if (page > 1) body.previous_rest_url = page === 2 ? restUrl : `${restUrl}?page=${page - 1}`;
-        return { body, headers: totalHeaders(result.total, result.totalPages) };
+        // next/previous_rest_url drop the query (as the original); the Link header keeps it, as WordPress core does.
+        return { body, headers: listHeaders(result.total, result.totalPages, requestPageLinks(restUrl, ctx.rawQuery, page, result.totalPages)) };
       },
     }),
     endpoint({
@@ -228,7 +228,7 @@ function termRoutes(services: Services, spec: TaxonomyRoutes): RouteDecl[] {
       handler: async (ctx) => {
         refuseUndeclaredParent(ctx);
         const term = await service.add({ ...writeInput(ctx), name: ctx.args.name });
-        return { status: 201, body: single(term), headers: { location: links.rest(`${spec.base}/${term.id}`) } };
+        return { status: 201, body: single(ctx, term), headers: { location: ctx.links.rest(`${spec.base}/${term.id}`) } };
       },
     }),
   ]);
@@ -240,7 +240,7 @@ function termRoutes(services: Services, spec: TaxonomyRoutes): RouteDecl[] {
       load,
       permission: anyone,
       docs: d.get,
-      handler: async (ctx) => ({ body: single(mustHave(ctx)) }),
+      handler: async (ctx) => ({ body: single(ctx, mustHave(ctx)) }),
     }),
     endpoint<TermRow>({
       methods: ['POST', 'PUT', 'PATCH'],
@@ -251,7 +251,7 @@ function termRoutes(services: Services, spec: TaxonomyRoutes): RouteDecl[] {
       handler: async (ctx) => {
         const term = mustHave(ctx);
         refuseUndeclaredParent(ctx);
-        return { body: single(await service.update(term, writeInput(ctx))) };
+        return { body: single(ctx, await service.update(term, writeInput(ctx))) };
       },
     }),
     endpoint<TermRow>({
@@ -260,7 +260,7 @@ function termRoutes(services: Services, spec: TaxonomyRoutes): RouteDecl[] {
       load,
       permission: mayManage,
       docs: d.delete,
-      handler: async (ctx) => ({ body: toTermJson(await service.remove(mustHave(ctx)), links) }),
+      handler: async (ctx) => ({ body: toTermJson(await service.remove(mustHave(ctx)), ctx.links) }),
     }),
   ]);
 

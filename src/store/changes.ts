@@ -130,9 +130,9 @@ export async function notePostBefore(db: Executor, id: number, text: boolean, ac
   else await noteChange(db, type, id, action);
 }
 
-/** Whether a change to this event is already noted in the transaction (created or captured). */
-export function isNoted(db: Executor, type: RecordType, id: number): boolean {
-  return pendingByTrx.get(db)?.has(`${type}:${id}`) ?? false;
+/** Whether this record was created in this transaction (it has no links yet, nothing to replace). */
+export function isCreatedHere(db: Executor, type: RecordType, id: number): boolean {
+  return pendingByTrx.get(db)?.get(`${type}:${id}`)?.action === 'create';
 }
 
 /**

@@ -13,7 +13,7 @@ import { feedOf, type ChangeFeed, type EventText, type EventTransition } from '.
 import type { ListingState } from './changes.js';
 import { backgroundReaderOf } from './background-reader.js';
 import type { Insertable, Updateable } from 'kysely';
-import { noteEventBefore } from './changes.js';
+import { isCreatedHere, noteEventBefore } from './changes.js';
 
 /** A post row with its event fields. */
 export type EventRecord = PostRow & Omit<EventRow, 'post_id'>;
@@ -106,8 +106,11 @@ export async function updateEventDetails(db: Executor, id: number, patch: Update
 
 /** Replace the event's organizers, keeping the given order. */
 export async function setEventOrganizers(db: Executor, eventId: number, organizerIds: number[]): Promise<void> {
-  await noteEventBefore(db, eventId);
-  await db.deleteFrom('event_organizers').where('event_id', '=', eventId).execute();
+  // A new event has no links yet: nothing to note or delete.
+  if (!isCreatedHere(db, 'event', eventId)) {
+    await noteEventBefore(db, eventId);
+    await db.deleteFrom('event_organizers').where('event_id', '=', eventId).execute();
+  }
   const unique = [...new Set(organizerIds)];
   if (unique.length === 0) return;
   await db
@@ -148,7 +151,7 @@ export async function eventTermIds(db: Executor, eventId: number, taxonomy: stri
 
 /** Replace the event's terms of one taxonomy. Returns the ids whose link changed (for recounting). */
 export async function setEventTerms(db: Executor, eventId: number, taxonomy: string, termIds: number[]): Promise<number[]> {
-  const before = await eventTermIds(db, eventId, taxonomy);
+  const before = isCreatedHere(db, 'event', eventId) ? [] : await eventTermIds(db, eventId, taxonomy);
   const wanted = [...new Set(termIds)];
   const removed = before.filter((id) => !wanted.includes(id));
   const added = wanted.filter((id) => !before.includes(id));

@@ -209,10 +209,15 @@ function feedCore() {
     subscribe(listener: ChangeListener) {
       listeners.push(listener);
     },
-    /** First sync: the kept results (none yet) reflect this number. */
+    /**
+     * First sync: from now on kept results reflect this number. Anything kept before it (a result
+     * built before the feed knew its number) is dropped.
+     */
     start(value: number) {
       seq = value;
       historyFloor = value;
+      const batch = buildBatch(value, value, [], new Map(), new Map(), true);
+      for (const l of listeners) l(batch);
     },
     apply(batch: ChangeBatch) {
       if (batch.reset) resets++;

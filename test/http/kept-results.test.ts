@@ -164,8 +164,7 @@ for (const kind of STORES) {
       // Warm both instances first, so every write lands on kept results.
       await verify(a, 'start a');
       await verify(b, 'start b');
-      for (let step = 0; step < 45; step++) {
-        const writer = step % 2 === 0 ? a : b;
+      const write = async (writer: TestServer): Promise<string> => {
         const live = [...model.values()].filter((e) => e.status !== 'trash');
         const r = rnd();
         let what: string;
@@ -196,6 +195,16 @@ for (const kind of STORES) {
           e.status = 'trash';
           what = `trash ${e.id}`;
         }
+        return what;
+      };
+      for (let step = 0; step < 45; step++) {
+        const writer = step % 2 === 0 ? a : b;
+        // Every fifth step writes a burst before anyone reads: one refresh then applies several
+        // changes, some to the same event.
+        const burst = step % 5 === 4 ? 3 : 1;
+        const done: string[] = [];
+        for (let i = 0; i < burst; i++) done.push(await write(writer));
+        const what = done.join('; ');
         // The writer sees its own write at once; the other instance on its next request.
         await verify(writer, `step ${step} (${what}) on the writer`);
         await verify(writer === a ? b : a, `step ${step} (${what}) on the other instance`);

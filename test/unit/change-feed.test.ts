@@ -1,0 +1,112 @@
+/**
+ * The change feed's pure parts: turning log rows into per-event transitions (`buildBatch`) and the
+ * list filter's JavaScript mirror (`matchesFilter`), whose answers the kept totals rely on.
+ */
+import { describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+import { buildBatch } from '../../src/store/change-feed.js';
+import { matchesFilter, type EventListFilter } from '../../src/store/events.js';
+import type { ChangeRow, ListingState } from '../../src/store/changes.js';
+
+const state = (over: Partial<ListingState> = {}): ListingState => ({
+  id: 1,
+  status: 'publish',
+  author_id: 1,
+  parent_id: 0,
+  date_gmt: '2031-01-01 00:00:00',
+  start_local: '2031-02-01 10:00:00',
+  end_local: '2031-02-01 12:00:00',
+  hide_from_listings: 0,
+  featured: 0,
+  venue_id: null,
+  terms: [],
+  organizers: [],
+  ...over,
+});
+const text = (title: string) => ({ title, excerpt: '', content: '' });
+
+describe('buildBatch', () => {
+  it('chains several changes of one event: each after is the next before, the last is the state read', () => {
+    const s1 = state({ status: 'draft' });
+    const s2 = state({ status: 'publish' });
+    const now = state({ status: 'publish', featured: 1 });
+    const rows: ChangeRow[] = [
+      { seq: 5, type: 'event', id: 1, action: 'create', detail: null },
+      { seq: 6, type: 'term', id: 9, action: 'update', detail: null },
+      { seq: 6, type: 'event', id: 1, action: 'update', detail: { before: s1, text: false } },
+      { seq: 7, type: 'event', id: 1, action: 'update', detail: { before: s2, text: true } },
+    ];
+    const batch = buildBatch(4, 7, rows, new Map([[1, now]]), new Map([[1, text('Jazz')]]), false);
+    assert.equal(batch.reset, false);
+    assert.equal(batch.listsReset, false);
+    assert.deepEqual([...batch.terms], [9]);
+    assert.deepEqual(
+      batch.events.map((t) => [t.seq, t.before, t.after]),
+      [
+        [5, null, s1],
+        [6, s1, s2],
+        [7, s2, now],
+      ],
+    );
+    // Text: known after the last change only (the one at 7 changed it); before it, unknown.
+    assert.deepEqual(
+      batch.events.map((t) => [t.beforeText?.title, t.afterText?.title]),
+      [
+        [undefined, undefined],
+        [undefined, undefined],
+        [undefined, 'Jazz'],
+      ],
+    );
+  });
+
+  it('knows the text on both sides of a change that did not touch it', () => {
+    const batch = buildBatch(1, 2, [{ seq: 2, type: 'event', id: 1, action: 'update', detail: { before: state(), text: false } }], new Map([[1, state()]]), new Map([[1, text('Folk')]]), false);
+    assert.equal(batch.events[0]!.beforeText?.title, 'Folk');
+    assert.equal(batch.events[0]!.afterText?.title, 'Folk');
+  });
+
+  it('marks lists for reset when a before state is unknown, and resets on a bulk load or truncation', () => {
+    assert.equal(buildBatch(1, 2, [{ seq: 2, type: 'event', id: 1, action: 'update', detail: null }], new Map(), new Map(), false).listsReset, true);
+    assert.equal(buildBatch(1, 2, [{ seq: 2, type: 'all', id: 0, action: 'reset', detail: null }], new Map(), new Map(), false).reset, true);
+    assert.equal(buildBatch(1, 2, [{ seq: 2, type: 'lists', id: 0, action: 'reset', detail: null }], new Map(), new Map(), false).listsReset, true);
+    assert.equal(buildBatch(1, 99_999, [], new Map(), new Map(), true).reset, true);
+  });
+});
+
+describe('matchesFilter', () => {
+  const base: EventListFilter = { statuses: ['publish'], order: 'start', startFrom: '2031-01-01 00:00:00', endUntil: '2031-12-31 23:59:59' };
+
+  it('follows status, author, window, hidden, links, flags, include and parent', () => {
+    assert.equal(matchesFilter(base, state(), undefined, 'sqlite'), true);
+    assert.equal(matchesFilter(base, null, undefined, 'sqlite'), false);
+    assert.equal(matchesFilter(base, undefined, undefined, 'sqlite'), undefined);
+    assert.equal(matchesFilter(base, state({ status: 'draft' }), undefined, 'sqlite'), false);
+    assert.equal(matchesFilter({ ...base, statuses: ['publish', 'draft'], onlyPublishedOrAuthor: 2 }, state({ status: 'draft', author_id: 2 }), undefined, 'sqlite'), true);
+    assert.equal(matchesFilter({ ...base, statuses: ['publish', 'draft'], onlyPublishedOrAuthor: 2 }, state({ status: 'draft', author_id: 3 }), undefined, 'sqlite'), false);
+    assert.equal(matchesFilter(base, state({ hide_from_listings: 1 }), undefined, 'sqlite'), false);
+    assert.equal(matchesFilter(base, state({ start_local: '2030-12-31 23:59:59' }), undefined, 'sqlite'), false);
+    assert.equal(matchesFilter(base, state({ end_local: '2032-01-01 00:00:00' }), undefined, 'sqlite'), false);
+    assert.equal(matchesFilter({ ...base, categoryIds: [3, 4] }, state({ terms: [4] }), undefined, 'sqlite'), true);
+    assert.equal(matchesFilter({ ...base, categoryIds: [] }, state({ terms: [4] }), undefined, 'sqlite'), false);
+    assert.equal(matchesFilter({ ...base, venueIds: [7] }, state({ venue_id: null }), undefined, 'sqlite'), false);
+    assert.equal(matchesFilter({ ...base, organizerIds: [8] }, state({ organizers: [8, 9] }), undefined, 'sqlite'), true);
+    assert.equal(matchesFilter({ ...base, featured: false }, state({ featured: 1 }), undefined, 'sqlite'), false);
+    assert.equal(matchesFilter({ ...base, include: [2] }, state({ id: 1 }), undefined, 'sqlite'), false);
+    assert.equal(matchesFilter({ ...base, postParent: 5 }, state({ parent_id: 5 }), undefined, 'sqlite'), true);
+  });
+
+  it('searches like the dialect: words in any field, exclusions, ASCII folding on SQLite', () => {
+    const f = { ...base, searchWords: ['jazz', '-rock'] };
+    assert.equal(matchesFilter(f, state(), undefined, 'sqlite'), undefined, 'text needed');
+    assert.equal(matchesFilter(f, state(), text('JAZZ night'), 'sqlite'), true);
+    assert.equal(matchesFilter(f, state(), { title: 'x', excerpt: '', content: '<p>Jazz</p>' }, 'postgres'), true);
+    assert.equal(matchesFilter(f, state(), text('Jazz Rock'), 'sqlite'), false);
+    // SQLite's LIKE folds ASCII only: É and é differ there, not in PostgreSQL's ILIKE.
+    const accent = { ...base, searchWords: ['é'] };
+    assert.equal(matchesFilter(accent, state(), text('CAFÉ'), 'sqlite'), false);
+    assert.equal(matchesFilter(accent, state(), text('CAFé'), 'sqlite'), true);
+    assert.equal(matchesFilter(accent, state(), text('CAFÉ'), 'postgres'), undefined, 'non-ASCII words are left to the database');
+    // % and _ are literal.
+    assert.equal(matchesFilter({ ...base, searchWords: ['50%'] }, state(), text('500 seats'), 'sqlite'), false);
+  });
+});

@@ -240,7 +240,8 @@ function feedCore() {
     },
     transitionsBetween(from: number, to: number): EventTransition[] | undefined {
       if (from === to) return [];
-      if (from < historyFloor || to > seq) return undefined;
+      // A result from ahead of the feed cannot be kept: the feed would apply those changes again.
+      if (from > to || from < historyFloor || to > seq) return undefined;
       return history.filter((t) => t.seq > from && t.seq <= to);
     },
   };

@@ -110,3 +110,20 @@ describe('matchesFilter', () => {
     assert.equal(matchesFilter({ ...base, searchWords: ['50%'] }, state(), text('500 seats'), 'sqlite'), false);
   });
 });
+
+describe('transitionsBetween', () => {
+  it('refuses a range from ahead of the feed, and one older than its history', async () => {
+    const { openStore } = await import('../../src/store/db.js');
+    const { feedOf } = await import('../../src/store/change-feed.js');
+    const store = await openStore('sqlite::memory:');
+    try {
+      const feed = feedOf(store.db)!;
+      const seq = await feed.sync();
+      assert.deepEqual(feed.transitionsBetween(seq, seq), []);
+      assert.equal(feed.transitionsBetween(seq + 1, seq), undefined, 'from ahead of the feed');
+      assert.equal(feed.transitionsBetween(seq - 1, seq), undefined, 'older than the history');
+    } finally {
+      await store.close();
+    }
+  });
+});

@@ -249,8 +249,10 @@ function resultTable(size: SizeRun): string {
     }
     const s = r.service!;
     const b = r.baseline;
+    // Issue 9: the create row carries its target and verdict.
+    const target = r.key === 'create' ? ` — target ≥ ${fmt(TARGETS.create[r.store])} req/s: ${s.rps >= TARGETS.create[r.store] ? 'met' : '**missed**'}` : '';
     lines.push(
-      `| ${r.label} | ${r.store} | ${fmt(s.rps)} | ${ms(s.p50)} | ${ms(s.p99)} | ${fmt(b?.rps)} | ${ms(b?.p50)} | ${ms(b?.p99)} | ${ratio(s.rps, b?.rps)} | ${ratio(s.p50, b?.p50)} | ${ratio(s.p99, b?.p99)} | ${r.serverCores === undefined ? '–' : r.serverCores.toFixed(2)} | ${r.bodyBytes === undefined ? '–' : `${(r.bodyBytes / 1024).toFixed(1)} KB`} |`,
+      `| ${r.label}${target} | ${r.store} | ${fmt(s.rps)} | ${ms(s.p50)} | ${ms(s.p99)} | ${fmt(b?.rps)} | ${ms(b?.p50)} | ${ms(b?.p99)} | ${ratio(s.rps, b?.rps)} | ${ratio(s.p50, b?.p50)} | ${ratio(s.p99, b?.p99)} | ${r.serverCores === undefined ? '–' : r.serverCores.toFixed(2)} | ${r.bodyBytes === undefined ? '–' : `${(r.bodyBytes / 1024).toFixed(1)} KB`} |`,
     );
   }
   return lines.join('\n');
@@ -442,7 +444,7 @@ export function renderReport(run: BenchRun): string {
       parts.push(
         `Reads under writes (issue 9): the read loaded as above while one more client creates ${size.writeRate ?? 20} events per second through the API (HTTP Basic administrator; published, category ${FILTER.category}, ` +
           `starting 1-89 days from today, "${FILTER.search}" in title and description, so the default and the filtered list both show them). ` +
-          `"vs read-only" compares with the same read without writes in this run; "B" rows read from a second server process on the same PostgreSQL database while the writer writes to the first.`,
+          `"vs read-only" compares with the same read without writes in this run (the table above; for the B rows, on instance A); "B" rows read from a second server process on the same PostgreSQL database while the writer writes to the first.`,
       );
       parts.push('');
       parts.push(underWritesTable(size));

@@ -19,6 +19,9 @@ import { loadOnce, measure, type LoadResult } from './load.js';
 import type { AfterWriteRun, ColdPair, PropagationRun, WriterStats } from './report.js';
 import { SCENARIOS, matchingEventBody, type ScenarioContext } from './scenarios.js';
 
+/** No single request of these measurements waits longer (as autocannon's time-out). */
+const REQUEST_TIMEOUT_MS = 30_000;
+
 /** The three reads issue 9 watches, as paths under the namespace. */
 export function readPath(read: 'single' | 'list' | 'filtered' | 'page100', ctx: ScenarioContext): string {
   if (read === 'page100') return '/events?page=100';
@@ -63,7 +66,7 @@ export function startWriter(options: { url: string; headers: Record<string, stri
       const sentAt = performance.now();
       let status = 0;
       try {
-        const res = await fetch(options.url, { method: 'POST', headers: options.headers, body: options.body() });
+        const res = await fetch(options.url, { method: 'POST', headers: options.headers, body: options.body(), signal: AbortSignal.timeout(REQUEST_TIMEOUT_MS) });
         await res.arrayBuffer();
         status = res.status;
       } catch {
@@ -149,15 +152,31 @@ interface Timed {
 
 async function timedGet(url: string): Promise<Timed> {
   const started = performance.now();
-  const res = await fetch(url);
-  const body = await res.text();
-  const total = res.headers.get('x-tec-total');
-  return { ms: performance.now() - started, status: res.status, total: total === null ? null : Number(total), body };
+  try {
+    const res = await fetch(url, { signal: AbortSignal.timeout(REQUEST_TIMEOUT_MS) });
+    const body = await res.text();
+    const total = res.headers.get('x-tec-total');
+    return { ms: performance.now() - started, status: res.status, total: total === null ? null : Number(total), body };
+  } catch (err) {
+    // time-out or connection error: status 0
+    return { ms: performance.now() - started, status: 0, total: null, body: String(err) };
+  }
 }
 
 async function createMatching(base: string, ctx: ScenarioContext, body: () => string): Promise<{ id: number } | { error: string }> {
-  const res = await fetch(`${base}/events`, { method: 'POST', headers: { authorization: ctx.authorization, 'content-type': 'application/json' }, body: body() });
-  const text = await res.text();
+  let res: Response;
+  let text: string;
+  try {
+    res = await fetch(`${base}/events`, {
+      method: 'POST',
+      headers: { authorization: ctx.authorization, 'content-type': 'application/json' },
+      body: body(),
+      signal: AbortSignal.timeout(REQUEST_TIMEOUT_MS),
+    });
+    text = await res.text();
+  } catch (err) {
+    return { error: String(err) };
+  }
   if (res.status !== 201) return { error: `HTTP ${res.status} ${text.slice(0, 200)}` };
   return { id: (JSON.parse(text) as { id: number }).id };
 }
@@ -177,7 +196,7 @@ export async function coldPairs(ctx: ScenarioContext, readKeys: string[]): Promi
     if (write.status !== 201) break;
     const first = await timedGet(ctx.base + s.path(ctx));
     const next = await timedGet(ctx.base + s.path(ctx));
-    if (first.status < 300 && next.status < 300) cold[key] = { first: first.ms, next: next.ms };
+    if (first.status === 200 && next.status === 200) cold[key] = { first: first.ms, next: next.ms };
   }
   return cold;
 }
@@ -210,7 +229,7 @@ export async function firstReadAfterWrite(ctx: ScenarioContext, rounds: number, 
       const r = out.reads[read]!;
       if (r.status !== 'ok') continue;
       const t = await timedGet(ctx.base + readPath(read, ctx));
-      if (t.status >= 300) {
+      if (t.status === 0 || t.status >= 300) {
         r.status = 'error';
         r.note = `HTTP ${t.status} ${t.body.slice(0, 200)}`;
         continue;

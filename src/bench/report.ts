@@ -38,7 +38,7 @@ export interface WriterStats {
   failed: number;
   failedStatuses: number[];
   achievedRate: number;
-  /** acknowledged at least 95 % of rate × seconds */
+  /** acknowledged at least 95 % of rate × seconds (less one, for the window's edges) */
   keptRate: boolean;
   /** create latency, ms */
   p50: number;

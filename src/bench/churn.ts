@@ -139,6 +139,24 @@ export async function readsUnderWrites(options: {
   }
 }
 
+/**
+ * Wait until the work a measurement left behind is done (e.g. list totals still being counted
+ * for revisions the writer made): until each URL answers twice in a row within `fastMs`, or
+ * `maxSeconds` passed. Returns the seconds waited.
+ */
+export async function settle(urls: string[], fastMs = 50, maxSeconds = 30): Promise<number> {
+  const started = performance.now();
+  for (const url of urls) {
+    let fast = 0;
+    while (fast < 2 && performance.now() - started < maxSeconds * 1000) {
+      const t = await timedGet(url);
+      fast = t.status === 200 && t.ms <= fastMs ? fast + 1 : 0;
+      if (fast < 2) await sleep(fast ? 0 : 100);
+    }
+  }
+  return (performance.now() - started) / 1000;
+}
+
 /** A read-only figure of `url` when the load scenarios did not measure one in this run. */
 export async function readOnly(url: string, connections: number, seconds: number, warmupSeconds: number): Promise<LoadResult> {
   return measure({ url, connections, seconds, warmupSeconds });

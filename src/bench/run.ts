@@ -35,7 +35,7 @@ import { measure, type LoadResult, type LoadSpec } from './load.js';
 import { BASELINE_PATH, CLI_PATH, runNode, sampleProcess, startChild, rssOf, type Child } from './processes.js';
 import { renderReport, writeReport, type BenchRun, type ChurnResult, type Dataset, type ScenarioResult, type SizeRun, type StoreName } from './report.js';
 import { AFTER_WRITE_KEY, CHURN_SCENARIOS, PROPAGATION_KEY, SCENARIOS, discover, selectKeys, type ChurnScenario, type Scenario, type ScenarioContext } from './scenarios.js';
-import { coldPairs, firstReadAfterWrite, propagation, quantile, readOnly, readPath, readsUnderWrites } from './churn.js';
+import { coldPairs, firstReadAfterWrite, propagation, quantile, readOnly, readPath, readsUnderWrites, settle } from './churn.js';
 
 const env = process.env;
 const SIZES = (env.BENCH_SIZES ?? '100,100000').split(',').map((s) => Number(s.trim().replace(/_/g, ''))).filter((n) => Number.isInteger(n) && n > 0);
@@ -226,6 +226,9 @@ async function runUnderWrites(c: ChurnScenario, store: StoreName, ctx: ScenarioC
   const { service, writer } = await readsUnderWrites({ readUrl, writeBase: ctx.base, ctx, rate: WRITE_RATE, connections: CONNECTIONS, seconds: SECONDS, warmupSeconds: WARMUP });
   result.service = service;
   result.writer = writer;
+  // Let the service finish what the writes left (so the next measurement starts calm).
+  const waited = await settle([...new Set([readUrl, ctx.base + readPath('list', ctx), ctx.base + readPath('filtered', ctx)])]);
+  if (waited > 1) log(`  ${store} ${c.key}: waited ${waited.toFixed(1)} s for the service to settle`);
   if (service.non2xx || service.errors) result.note = `${service.non2xx} non-2xx, ${service.errors} errors`;
   if (writer.failed) result.note = `${result.note ? result.note + '; ' : ''}${writer.failed} creates failed (${writer.failedStatuses.join(', ')})`;
   log(

@@ -56,10 +56,13 @@ export function startWriter(options: { url: string; headers: Record<string, stri
   const records: Array<{ ackAt: number; status: number; latency: number; lag: number }> = [];
   let stopping = false;
   let markAt = performance.now();
+  // The schedule: request i is due at base + i × interval; mark() starts it again (creates
+  // missed during the warm-up are not made up inside the measured run).
+  let base = markAt;
+  let i = 0;
   const loop = (async () => {
-    const start = performance.now();
-    for (let i = 0; !stopping; i++) {
-      const due = start + i * interval;
+    while (!stopping) {
+      const due = base + i++ * interval;
       const wait = due - performance.now();
       if (wait > 0) await sleep(wait);
       if (stopping) break;
@@ -79,6 +82,8 @@ export function startWriter(options: { url: string; headers: Record<string, stri
   return {
     mark() {
       markAt = performance.now();
+      base = markAt;
+      i = 0;
     },
     async stop() {
       const endAt = performance.now();

@@ -198,7 +198,7 @@ function underWritesTable(size: SizeRun): string {
     const w = r.writer;
     const [ok] = underWritesVerdict(r);
     lines.push(
-      `| ${r.label} | ${r.store} | ${fmt(s.rps)} | ${ms(s.p50)} | ${ms(s.p99)} | ${fmt(r.readOnly?.rps)}${r.readOnlySource === 'measured for this comparison' ? ' (measured for this)' : ''} | ${pct(s.rps, r.readOnly?.rps)} | ` +
+      `| ${r.label} | ${r.store} | ${fmt(s.rps)} | ${ms(s.p50)} | ${ms(s.p99)} | ${fmt(r.readOnly?.rps)} | ${pct(s.rps, r.readOnly?.rps)} | ` +
         `${w ? `${w.acknowledged}${w.failed ? ` (+${w.failed} failed)` : ''}` : '–'} | ${w ? `${w.achievedRate.toFixed(1)}/s${w.keptRate ? '' : ' (fell behind)'}` : '–'} | ${w ? `${ms(w.p50)} / ${ms(w.p99)}` : '–'} | ${ok ? 'met' : '**missed**'} |`,
     );
   }
@@ -444,7 +444,7 @@ export function renderReport(run: BenchRun): string {
       parts.push(
         `Reads under writes (issue 9): the read loaded as above while one more client creates ${size.writeRate ?? 20} events per second through the API (HTTP Basic administrator; published, category ${FILTER.category}, ` +
           `starting 1-89 days from today, "${FILTER.search}" in title and description, so the default and the filtered list both show them). ` +
-          `"vs read-only" compares with the same read without writes in this run (the table above; for the B rows, on instance A); "B" rows read from a second server process on the same PostgreSQL database while the writer writes to the first.`,
+          `"vs read-only" compares with the same read without writes ${size.underWrites[0]?.readOnlySource === 'measured right before' ? 'measured right before on the same instance' : 'in this run (the table above; for the B rows, on instance A)'}; "B" rows read from a second server process on the same PostgreSQL database while the writer writes to the first.`,
       );
       parts.push('');
       parts.push(underWritesTable(size));

@@ -17,6 +17,8 @@
  *   BENCH_WRITE_RATE     creates per second of the writer in the reads-under-writes scenarios (20)
  *   BENCH_ROUNDS         repetitions of after-write and propagation (30; each also stops after BENCH_DURATION s, at least 3)
  *   BENCH_POLL_MS        propagation: pause between polls of instance B (2 ms)
+ *   BENCH_PAIRED=0       reads under writes: compare with the read-only scenario's figure instead of a
+ *                        read-only run right before on the same instance (saves one measurement each)
  *   BENCH_STORES         sqlite,postgres (default: sqlite, plus postgres when its URL is set)
  *   BENCH_DATA_DIR       where the SQLite databases go (./data/bench)
  *   BENCH_REUSE=1        reuse a SQLite database already seeded with the same size
@@ -48,6 +50,7 @@ const ONLY = selectKeys(env.BENCH_SCENARIOS);
 const WRITE_RATE = Number(env.BENCH_WRITE_RATE ?? 20);
 const ROUNDS = Number(env.BENCH_ROUNDS ?? 30);
 const POLL_MS = Number(env.BENCH_POLL_MS ?? 2);
+const PAIRED = env.BENCH_PAIRED !== '0';
 const DATA_DIR = resolve(env.BENCH_DATA_DIR ?? 'data/bench');
 const NODE_ARGS = (env.BENCH_NODE_ARGS ?? '').split(' ').filter(Boolean);
 const OUT = env.BENCH_OUT ?? 'bench/RESULTS.md';
@@ -219,10 +222,13 @@ async function runUnderWrites(c: ChurnScenario, store: StoreName, ctx: ScenarioC
     log(`  ${store} ${c.key}: HTTP ${probe.status}`);
     return;
   }
-  const measured = size.results.find((r) => r.store === store && r.key === c.read && r.status === 'ok' && r.service)?.service;
+  // The reference: the same read without writes, measured right before on the same instance
+  // (other work on a shared machine moves figures by minutes); BENCH_PAIRED=0 takes the read-only
+  // scenario's figure of this run instead (instance A's for the B rows) and saves the time.
+  const measured = PAIRED ? undefined : size.results.find((r) => r.store === store && r.key === c.read && r.status === 'ok' && r.service)?.service;
   const reference = measured ?? (await readOnly(readUrl, CONNECTIONS, SECONDS, WARMUP));
   result.readOnly = reference;
-  result.readOnlySource = measured ? (c.instance === 'other' ? 'instance A, read-only scenario' : 'read-only scenario') : 'measured for this comparison';
+  result.readOnlySource = measured ? (c.instance === 'other' ? 'instance A, read-only scenario' : 'read-only scenario') : 'measured right before';
   const { service, writer } = await readsUnderWrites({ readUrl, writeBase: ctx.base, ctx, rate: WRITE_RATE, connections: CONNECTIONS, seconds: SECONDS, warmupSeconds: WARMUP });
   result.service = service;
   result.writer = writer;

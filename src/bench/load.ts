@@ -38,7 +38,8 @@ function percentile(sorted: Float64Array, q: number): number {
   return sorted[i]!;
 }
 
-async function once(spec: LoadSpec, seconds: number): Promise<LoadResult> {
+/** One run without warm-up (for callers that warm up themselves, e.g. with a writer running). */
+export async function loadOnce(spec: Omit<LoadSpec, 'seconds' | 'warmupSeconds'>, seconds: number): Promise<LoadResult> {
   const { body } = spec;
   const request: AutocannonRequest = { method: spec.method ?? 'GET', headers: spec.headers };
   if (typeof body === 'string') request.body = body;
@@ -63,6 +64,6 @@ async function once(spec: LoadSpec, seconds: number): Promise<LoadResult> {
 }
 
 export async function measure(spec: LoadSpec): Promise<LoadResult> {
-  if (spec.warmupSeconds > 0) await once(spec, spec.warmupSeconds);
-  return once(spec, spec.seconds);
+  if (spec.warmupSeconds > 0) await loadOnce(spec, spec.warmupSeconds);
+  return loadOnce(spec, spec.seconds);
 }

@@ -1,5 +1,5 @@
 /**
- * The benchmark's report: Markdown tables of every run, the targets of issue 6 checked against
+ * The benchmark's report: Markdown tables of every run, the targets of issues 6 and 9 checked against
  * them (met, or missed by how much), written into bench/RESULTS.md between markers so that the
  * hand-written analysis around them survives a re-run.
  *
@@ -9,6 +9,7 @@ import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import type { Machine } from './machine.js';
 import type { LoadResult } from './load.js';
+import { FILTER } from './scenarios.js';
 
 export type StoreName = 'sqlite' | 'postgres';
 
@@ -25,6 +26,69 @@ export interface ScenarioResult {
   bodyBytes?: number;
   /** CPU the server used during the measured run, in cores (1.0 = one core busy) */
   serverCores?: number;
+}
+
+/** The one writer of a reads-under-writes measurement, over the measured run. */
+export interface WriterStats {
+  /** creates per second asked for */
+  rate: number;
+  seconds: number;
+  /** creates answered 201 during the measured run */
+  acknowledged: number;
+  failed: number;
+  failedStatuses: number[];
+  achievedRate: number;
+  /** acknowledged at least 95 % of rate × seconds (less one, for the window's edges) */
+  keptRate: boolean;
+  /** create latency, ms */
+  p50: number;
+  p99: number;
+  max: number;
+  /** how late the writer sent its latest request against its schedule, ms */
+  maxLag: number;
+}
+
+/** Reads under writes (issue 9): one read scenario loaded while the writer creates events. */
+export interface ChurnResult {
+  key: string;
+  label: string;
+  read: 'single' | 'list' | 'filtered';
+  /** 'same': reads and writes on one instance; 'other': reads on instance B, writes on A */
+  instance: 'same' | 'other';
+  store: StoreName;
+  status: 'ok' | 'n/a' | 'error';
+  note?: string;
+  service?: LoadResult;
+  /** the same read without writes, in this run */
+  readOnly?: LoadResult;
+  /** where readOnly comes from */
+  readOnlySource?: string;
+  writer?: WriterStats;
+}
+
+export interface ColdPair {
+  first: number;
+  next: number;
+}
+
+/** First read after a write (issue 9), repeated. */
+export interface AfterWriteRun {
+  rounds: number;
+  seconds: number;
+  writeError?: string;
+  /** list, filtered, page100: ms of each first request after a write */
+  reads: Record<string, { times: number[]; status: 'ok' | 'n/a' | 'error'; note?: string }>;
+}
+
+/** Visibility on instance B of events created on instance A (issue 9). */
+export interface PropagationRun {
+  rounds: number;
+  seconds: number;
+  pollMs: number;
+  timeoutMs: number;
+  writeError?: string;
+  /** single, list, filtered: delays (ms) from A's 201 to B's first answer showing the event */
+  reads: Record<string, { delays: number[]; notVisible: number }>;
 }
 
 export interface Dataset {
@@ -47,7 +111,13 @@ export interface SizeRun {
   rss: Partial<Record<StoreName, { idle: number | null; peak: number | null }>>;
   results: ScenarioResult[];
   /** one request right after a write (every cached result invalidated), then the next one: ms */
-  cold: Partial<Record<StoreName, Record<string, { first: number; next: number }>>>;
+  cold: Partial<Record<StoreName, Record<string, ColdPair>>>;
+  /** issue 9: reads under writes, first reads after a write, two instances */
+  underWrites: ChurnResult[];
+  afterWrite: Partial<Record<StoreName, AfterWriteRun>>;
+  propagation: Partial<Record<StoreName, PropagationRun>>;
+  /** the writers' rate (creates per second) */
+  writeRate?: number;
   /** the machine's 1-minute load average when this size started and ended (other work on it shows here) */
   load?: { start: number; end: number };
 }
@@ -69,6 +139,104 @@ const ms = (n: number | undefined) => (n === undefined || Number.isNaN(n) ? '–
 const mb = (n: number | null | undefined) => (n === null || n === undefined ? '–' : `${(n / 1024 / 1024).toFixed(0)} MB`);
 const ratio = (a: number | undefined, b: number | undefined) => (a === undefined || b === undefined || !b ? '–' : `${(a / b).toFixed(2)}×`);
 
+const pct = (a: number | undefined, b: number | undefined) => (a === undefined || b === undefined || !b ? '–' : `${((a / b) * 100).toFixed(0)} %`);
+
+function quantile(values: number[], q: number): number {
+  if (values.length === 0) return NaN;
+  const s = [...values].sort((a, b) => a - b);
+  return s[Math.min(s.length - 1, Math.max(0, Math.ceil(q * s.length) - 1))]!;
+}
+const maxOf = (values: number[]) => (values.length ? Math.max(...values) : NaN);
+
+/** Issue 9's targets (see checkTargets). */
+export const TARGETS = {
+  /** reads under writes: share of the same read's read-only throughput; the single event should be unaffected */
+  underWritesShare: 0.5,
+  underWritesShareSingle: 0.8,
+  underWritesP99: 50,
+  /** first read after a write, median ms (set for 1,000,000 events; checked at every size) */
+  afterWrite: { list: 25, filtered: 25, page100: 50 } as Record<string, number>,
+  /** visibility on instance B, ms (every create: the maximum) */
+  propagation: 100,
+  /** event creates per second */
+  create: { sqlite: 2000, postgres: 800 } as Record<StoreName, number>,
+};
+
+const AFTER_WRITE_LABEL: Record<string, string> = { list: 'default list (/events)', filtered: 'filtered list', page100: 'page 100 of the default list' };
+const PROPAGATION_LABEL: Record<string, string> = { single: 'GET /events/{id} answers 200', list: 'default list total counts it', filtered: 'filtered list total counts it' };
+
+/** A reads-under-writes result against its targets: [met, explanation]. */
+function underWritesVerdict(r: ChurnResult): [boolean, string] {
+  const s = r.service!;
+  const share = r.readOnly ? s.rps / r.readOnly.rps : NaN;
+  const want = r.read === 'single' ? TARGETS.underWritesShareSingle : TARGETS.underWritesShare;
+  const okShare = share >= want;
+  const okP99 = s.p99 <= TARGETS.underWritesP99;
+  const w = r.writer;
+  const okWriter = !!w && w.keptRate && w.failed === 0;
+  const misses = [!okShare && 'throughput', !okP99 && 'p99', !okWriter && 'writer rate'].filter(Boolean);
+  return [
+    okShare && okP99 && okWriter,
+    `${fmt(s.rps)} req/s = ${pct(s.rps, r.readOnly?.rps)} of read-only ${fmt(r.readOnly?.rps)} (target ≥ ${want * 100} %${r.read === 'single' ? ', "unaffected"' : ''}), ` +
+      `p99 ${ms(s.p99)} ms (target ≤ ${TARGETS.underWritesP99} ms); ` +
+      (w ? `writer ${w.acknowledged} creates acknowledged (201) in ${w.seconds.toFixed(1)} s = ${w.achievedRate.toFixed(1)}/s of ${w.rate}/s${w.failed ? `, ${w.failed} failed` : ''}` : 'no writer figures') +
+      (misses.length ? ` — missed: ${misses.join(', ')}` : ''),
+  ];
+}
+
+function underWritesTable(size: SizeRun): string {
+  const lines = [
+    `| scenario | store | req/s | p50 ms | p99 ms | read-only req/s | vs read-only | creates acknowledged (201) | writer rate (asked ${size.writeRate ?? 20}/s) | create p50 / p99 ms | verdict |`,
+    '|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---|',
+  ];
+  for (const r of size.underWrites) {
+    if (r.status !== 'ok' || !r.service) {
+      lines.push(`| ${r.label} | ${r.store} | ${r.status}${r.note ? ` (${r.note})` : ''} | | | | | | | | |`);
+      continue;
+    }
+    const s = r.service;
+    const w = r.writer;
+    const [ok] = underWritesVerdict(r);
+    lines.push(
+      `| ${r.label} | ${r.store} | ${fmt(s.rps)} | ${ms(s.p50)} | ${ms(s.p99)} | ${fmt(r.readOnly?.rps)} | ${pct(s.rps, r.readOnly?.rps)} | ` +
+        `${w ? `${w.acknowledged}${w.failed ? ` (+${w.failed} failed)` : ''}` : '–'} | ${w ? `${w.achievedRate.toFixed(1)}/s${w.keptRate ? '' : ' (fell behind)'}` : '–'} | ${w ? `${ms(w.p50)} / ${ms(w.p99)}` : '–'} | ${ok ? 'met' : '**missed**'} |`,
+    );
+  }
+  return lines.join('\n');
+}
+
+function afterWriteTable(size: SizeRun): string {
+  const stores = Object.keys(size.afterWrite) as StoreName[];
+  const lines = ['| read (first request after a create) | store | rounds | median ms | p90 ms | max ms | target (median) | verdict |', '|---|---|---:|---:|---:|---:|---:|---|'];
+  for (const store of stores) {
+    const aw = size.afterWrite[store]!;
+    for (const [key, r] of Object.entries(aw.reads)) {
+      const target = TARGETS.afterWrite[key]!;
+      if (r.status !== 'ok' || r.times.length === 0) {
+        lines.push(`| ${AFTER_WRITE_LABEL[key] ?? key} | ${store} | ${r.status === 'ok' ? 'n/a' : r.status}${r.note ? ` (${r.note})` : ''}${aw.writeError ? ` (create failed: ${aw.writeError})` : ''} | | | | ≤ ${target} ms | – |`);
+        continue;
+      }
+      const med = quantile(r.times, 0.5);
+      lines.push(`| ${AFTER_WRITE_LABEL[key] ?? key} | ${store} | ${r.times.length} | ${ms(med)} | ${ms(quantile(r.times, 0.9))} | ${ms(maxOf(r.times))} | ≤ ${target} ms | ${med <= target ? 'met' : '**missed**'} |`);
+    }
+  }
+  return lines.join('\n');
+}
+
+function propagationTable(size: SizeRun): string {
+  const lines = ['| visible on instance B | store | creates on A | median ms | p90 ms | max ms | not visible within the time-out | target (max) | verdict |', '|---|---|---:|---:|---:|---:|---:|---:|---|'];
+  for (const [store, p] of Object.entries(size.propagation) as Array<[StoreName, PropagationRun]>) {
+    for (const [key, r] of Object.entries(p.reads)) {
+      const max = maxOf(r.delays);
+      const ok = r.notVisible === 0 && r.delays.length > 0 && max <= TARGETS.propagation;
+      lines.push(
+        `| ${PROPAGATION_LABEL[key] ?? key} | ${store} | ${p.rounds} | ${ms(quantile(r.delays, 0.5))} | ${ms(quantile(r.delays, 0.9))} | ${ms(max)} | ${r.notVisible} (${p.timeoutMs} ms) | ≤ ${TARGETS.propagation} ms | ${ok ? 'met' : '**missed**'} |`,
+      );
+    }
+  }
+  return lines.join('\n');
+}
+
 function resultTable(size: SizeRun): string {
   const lines = [
     '| scenario | store | req/s | p50 ms | p99 ms | baseline req/s | baseline p50 | baseline p99 | req/s vs baseline | p50 vs baseline | p99 vs baseline | server CPU | body |',
@@ -81,8 +249,10 @@ function resultTable(size: SizeRun): string {
     }
     const s = r.service!;
     const b = r.baseline;
+    // Issue 9: the create row carries its target and verdict.
+    const target = r.key === 'create' ? ` — target ≥ ${fmt(TARGETS.create[r.store])} req/s: ${s.rps >= TARGETS.create[r.store] ? 'met' : '**missed**'}` : '';
     lines.push(
-      `| ${r.label} | ${r.store} | ${fmt(s.rps)} | ${ms(s.p50)} | ${ms(s.p99)} | ${fmt(b?.rps)} | ${ms(b?.p50)} | ${ms(b?.p99)} | ${ratio(s.rps, b?.rps)} | ${ratio(s.p50, b?.p50)} | ${ratio(s.p99, b?.p99)} | ${r.serverCores === undefined ? '–' : r.serverCores.toFixed(2)} | ${r.bodyBytes === undefined ? '–' : `${(r.bodyBytes / 1024).toFixed(1)} KB`} |`,
+      `| ${r.label}${target} | ${r.store} | ${fmt(s.rps)} | ${ms(s.p50)} | ${ms(s.p99)} | ${fmt(b?.rps)} | ${ms(b?.p50)} | ${ms(b?.p99)} | ${ratio(s.rps, b?.rps)} | ${ratio(s.p50, b?.p50)} | ${ratio(s.p99, b?.p99)} | ${r.serverCores === undefined ? '–' : r.serverCores.toFixed(2)} | ${r.bodyBytes === undefined ? '–' : `${(r.bodyBytes / 1024).toFixed(1)} KB`} |`,
     );
   }
   return lines.join('\n');
@@ -158,6 +328,55 @@ export function checkTargets(run: BenchRun): string[] {
     }
   }
 
+  // Issue 9: fast while the calendar changes.
+  for (const events of sizes) {
+    const size = run.sizes.find((s) => s.events === events)!;
+    const n = events.toLocaleString('en-US');
+    for (const store of ['sqlite', 'postgres'] as const) {
+      const create = find(run, events, store, 'create');
+      if (create) {
+        const want = TARGETS.create[store];
+        const rps = create.service!.rps;
+        out.push(verdict(rps >= want, `event create ≥ ${fmt(want)} req/s (${n} events, ${store}, ${run.connections} connections): ${fmt(rps)} req/s, p99 ${ms(create.service!.p99)} ms` + (rps >= want ? '' : ` — short by ${fmt(want - rps)} (${(((want - rps) / want) * 100).toFixed(0)}%)`)));
+      }
+    }
+    for (const r of size.underWrites.filter((x) => x.status === 'ok' && x.service)) {
+      const [ok, text] = underWritesVerdict(r);
+      out.push(verdict(ok, `${r.label} (${n} events, ${r.store}): ${text}`));
+    }
+    for (const [store, aw] of Object.entries(size.afterWrite) as Array<[StoreName, AfterWriteRun]>) {
+      for (const [key, r] of Object.entries(aw.reads)) {
+        const target = TARGETS.afterWrite[key]!;
+        if (r.status !== 'ok' || r.times.length === 0) {
+          out.push(`- n/a: first ${AFTER_WRITE_LABEL[key] ?? key} after a write ≤ ${target} ms median (${n} events, ${store}): ${r.note ?? r.status}`);
+          continue;
+        }
+        const med = quantile(r.times, 0.5);
+        out.push(
+          verdict(
+            med <= target,
+            `first ${AFTER_WRITE_LABEL[key] ?? key} after a write ≤ ${target} ms median (target set for 1,000,000 events; ${n} events, ${store}, ${r.times.length} rounds): median ${ms(med)} ms, p90 ${ms(quantile(r.times, 0.9))}, max ${ms(maxOf(r.times))}` +
+              (med <= target ? '' : ` — over by ${ms(med - target)} ms`),
+          ),
+        );
+      }
+    }
+    for (const [store, p] of Object.entries(size.propagation) as Array<[StoreName, PropagationRun]>) {
+      const all = Object.values(p.reads).flatMap((r) => r.delays);
+      const notVisible = Object.values(p.reads).reduce((a, r) => a + r.notVisible, 0);
+      const max = maxOf(all);
+      const ok = notVisible === 0 && all.length > 0 && max <= TARGETS.propagation;
+      out.push(
+        verdict(
+          ok,
+          `a create on instance A visible on instance B within ${TARGETS.propagation} ms (${n} events, ${store}, ${p.rounds} creates; by id, default list, filtered list): ` +
+            Object.entries(p.reads).map(([k, r]) => `${k} median ${ms(quantile(r.delays, 0.5))} / max ${ms(maxOf(r.delays))} ms${r.notVisible ? ` (${r.notVisible} not visible within ${p.timeoutMs} ms)` : ''}`).join(', ') +
+            (ok ? '' : ` — worst ${ms(max)} ms`),
+        ),
+      );
+    }
+  }
+
   if (largest !== undefined) {
     const size = run.sizes.find((s) => s.events === largest)!;
     for (const store of ['sqlite', 'postgres'] as const) {
@@ -219,6 +438,32 @@ export function renderReport(run: BenchRun): string {
       for (const key of keys) {
         parts.push(`| ${key} | ${stores.map((st) => { const c = size.cold[st]?.[key]; return c ? `${ms(c.first)} | ${ms(c.next)}` : '– | –'; }).join(' | ')} |`);
       }
+    }
+    if (size.underWrites.length) {
+      parts.push('');
+      parts.push(
+        `Reads under writes (issue 9): the read loaded as above while one more client creates ${size.writeRate ?? 20} events per second through the API (HTTP Basic administrator; published, category ${FILTER.category}, ` +
+          `starting 1-89 days from today, "${FILTER.search}" in title and description, so the default and the filtered list both show them). ` +
+          `"vs read-only" compares with the same read without writes ${size.underWrites[0]?.readOnlySource === 'measured right before' ? 'measured right before on the same instance' : 'in this run (the table above; for the B rows, on instance A)'}; "B" rows read from a second server process on the same PostgreSQL database while the writer writes to the first.`,
+      );
+      parts.push('');
+      parts.push(underWritesTable(size));
+    }
+    if (Object.keys(size.afterWrite).length) {
+      parts.push('');
+      parts.push('First read after a write (issue 9): per round, one event created (as above), then one request each of the default list, the filtered list and `/events?page=100`, one after the other (ms):');
+      parts.push('');
+      parts.push(afterWriteTable(size));
+    }
+    if (Object.keys(size.propagation).length) {
+      const p = Object.values(size.propagation)[0]!;
+      parts.push('');
+      parts.push(
+        `Two instances on one database (issue 9): per round, an event created on instance A, then instance B polled (a pause of ${p.pollMs} ms between answers) until it shows it; ` +
+          `delay from A's 201 to B's first answer showing it (ms):`,
+      );
+      parts.push('');
+      parts.push(propagationTable(size));
     }
   }
   return parts.join('\n');

@@ -6,10 +6,19 @@
  *
  * Settings (environment):
  *   BENCH_SIZES          event counts, default "100,100000" (add 1000000 for the large run)
- *   BENCH_POSTGRES_URL   also run on PostgreSQL; a database `events_bench` is created there and dropped after
+ *   BENCH_POSTGRES_URL   also run on PostgreSQL; a database `events_bench_<pid>` is created there and dropped after
  *   BENCH_DURATION       seconds per measurement (10); BENCH_WARMUP seconds of warm-up (3)
  *   BENCH_CONNECTIONS    concurrent connections (10)
- *   BENCH_SCENARIOS      only these scenario keys (comma-separated; default all)
+ *   BENCH_SCENARIOS      only these scenario keys (comma-separated; default all): single, list, filtered,
+ *                        venues, organizers, categories, create; issue 9's single-under-writes,
+ *                        list-under-writes, filtered-under-writes, after-write, and on PostgreSQL
+ *                        propagation, single-under-writes-b, list-under-writes-b, filtered-under-writes-b;
+ *                        groups: under-writes, two-instances, issue9
+ *   BENCH_WRITE_RATE     creates per second of the writer in the reads-under-writes scenarios (20)
+ *   BENCH_ROUNDS         repetitions of after-write and propagation (30; each also stops after BENCH_DURATION s, at least 3)
+ *   BENCH_POLL_MS        propagation: pause between polls of instance B (2 ms)
+ *   BENCH_PAIRED=0       reads under writes: compare with the read-only scenario's figure instead of a
+ *                        read-only run right before on the same instance (saves one measurement each)
  *   BENCH_STORES         sqlite,postgres (default: sqlite, plus postgres when its URL is set)
  *   BENCH_DATA_DIR       where the SQLite databases go (./data/bench)
  *   BENCH_REUSE=1        reuse a SQLite database already seeded with the same size
@@ -26,8 +35,9 @@ import { openStore } from '../store/db.js';
 import { describeMachine } from './machine.js';
 import { measure, type LoadResult, type LoadSpec } from './load.js';
 import { BASELINE_PATH, CLI_PATH, runNode, sampleProcess, startChild, rssOf, type Child } from './processes.js';
-import { renderReport, writeReport, type BenchRun, type Dataset, type ScenarioResult, type SizeRun, type StoreName } from './report.js';
-import { SCENARIOS, discover, type Scenario, type ScenarioContext } from './scenarios.js';
+import { renderReport, writeReport, type BenchRun, type ChurnResult, type Dataset, type ScenarioResult, type SizeRun, type StoreName } from './report.js';
+import { AFTER_WRITE_KEY, CHURN_SCENARIOS, PROPAGATION_KEY, SCENARIOS, discover, selectKeys, type ChurnScenario, type Scenario, type ScenarioContext } from './scenarios.js';
+import { coldPairs, firstReadAfterWrite, propagation, quantile, readOnly, readPath, readsUnderWrites, settle } from './churn.js';
 
 const env = process.env;
 const SIZES = (env.BENCH_SIZES ?? '100,100000').split(',').map((s) => Number(s.trim().replace(/_/g, ''))).filter((n) => Number.isInteger(n) && n > 0);
@@ -36,15 +46,20 @@ const WARMUP = Number(env.BENCH_WARMUP ?? 3);
 const CONNECTIONS = Number(env.BENCH_CONNECTIONS ?? 10);
 const PG_URL = env.BENCH_POSTGRES_URL;
 const STORES: StoreName[] = (env.BENCH_STORES ?? (PG_URL ? 'sqlite,postgres' : 'sqlite')).split(',').map((s) => s.trim()) as StoreName[];
-const ONLY = env.BENCH_SCENARIOS ? new Set(env.BENCH_SCENARIOS.split(',').map((s) => s.trim())) : null;
+const ONLY = selectKeys(env.BENCH_SCENARIOS);
+const WRITE_RATE = Number(env.BENCH_WRITE_RATE ?? 20);
+const ROUNDS = Number(env.BENCH_ROUNDS ?? 30);
+const POLL_MS = Number(env.BENCH_POLL_MS ?? 2);
+const PAIRED = env.BENCH_PAIRED !== '0';
 const DATA_DIR = resolve(env.BENCH_DATA_DIR ?? 'data/bench');
 const NODE_ARGS = (env.BENCH_NODE_ARGS ?? '').split(' ').filter(Boolean);
 const OUT = env.BENCH_OUT ?? 'bench/RESULTS.md';
 const ADMIN = { login: 'bench-admin', password: 'bench-admin-password' };
-const PG_DATABASE = 'events_bench';
+/** unique per run: two benchmarks may share one PostgreSQL server */
+const PG_DATABASE = `events_bench_${process.pid}`;
 const SERVER_ENV = { LOG_LEVEL: 'warn', CALENDAR_TIMEZONE: 'UTC', CALENDAR_ADMIN_USER: ADMIN.login, CALENDAR_ADMIN_PASSWORD: ADMIN.password };
 
-const scenarios = SCENARIOS.filter((s) => !ONLY || ONLY.has(s.key));
+const scenarios = SCENARIOS.filter((s) => ONLY.has(s.key));
 const log = (line: string) => console.log(line);
 
 function commandLine(): string {
@@ -133,97 +148,159 @@ function serviceSpec(s: Scenario, ctx: ScenarioContext): Omit<LoadSpec, 'connect
   return { url: ctx.base + s.path(ctx), method: s.method, headers: s.headers?.(ctx), body: s.body?.(ctx) };
 }
 
-/** Time one GET, in ms (status must be 2xx). */
-async function timeGet(url: string): Promise<number | null> {
-  const started = performance.now();
-  const res = await fetch(url);
-  await res.arrayBuffer();
-  return res.status < 300 ? performance.now() - started : null;
-}
-
-/**
- * The cost of the uncached path: for each read scenario, create an event (a write invalidates
- * every cached result), then time the first request and the next one.
- */
-async function measureCold(store: StoreName, ctx: ScenarioContext, size: SizeRun): Promise<void> {
-  const create = SCENARIOS.find((s) => s.key === 'create')!;
-  const body = create.body!(ctx);
-  const cold: Record<string, { first: number; next: number }> = {};
-  for (const s of scenarios.filter((x) => x.kind === 'read')) {
-    const write = await fetch(ctx.base + create.path(ctx), { method: 'POST', headers: create.headers!(ctx), body: body() });
-    await write.arrayBuffer();
-    if (write.status !== 201) return;
-    const first = await timeGet(ctx.base + s.path(ctx));
-    const next = await timeGet(ctx.base + s.path(ctx));
-    if (first !== null && next !== null) cold[s.key] = { first, next };
+/** One load scenario: probe, measure with autocannon, and the baseline with the same body. */
+async function runLoadScenario(s: Scenario, ctx: ScenarioContext, store: StoreName, server: Child, baseline: Child | null, baselines: Map<string, LoadResult>, size: SizeRun): Promise<void> {
+  const result: ScenarioResult = { key: s.key, label: s.label, kind: s.kind, store, status: 'ok' };
+  size.results.push(result);
+  const spec = serviceSpec(s, ctx);
+  // Probe once: does the route exist, and what does it answer?
+  const bodyOf = typeof spec.body === 'function' ? spec.body() : spec.body;
+  const probe = await fetch(spec.url, { method: spec.method, headers: spec.headers, body: bodyOf });
+  const text = await probe.text();
+  if (probe.status === 404 && text.includes('rest_no_route')) {
+    result.status = 'n/a';
+    result.note = 'route not implemented yet';
+    log(`  ${store} ${s.key}: n/a (404 rest_no_route)`);
+    return;
   }
-  size.cold[store] = cold;
-  log(`  ${store} cold (first request after a write / next, ms): ${Object.entries(cold).map(([k, c]) => `${k} ${c.first.toFixed(1)}/${c.next.toFixed(1)}`).join(', ')}`);
-}
+  if (probe.status >= 300) {
+    result.status = 'error';
+    result.note = `HTTP ${probe.status}`;
+    log(`  ${store} ${s.key}: HTTP ${probe.status} ${text.slice(0, 300)}`);
+    return;
+  }
+  result.bodyBytes = Buffer.byteLength(text);
+  const sampler = sampleProcess(server.pid);
+  const started = process.hrtime.bigint();
+  result.service = await measure({ ...spec, connections: CONNECTIONS, seconds: SECONDS, warmupSeconds: WARMUP });
+  const cpu = sampler.stop();
+  const peak = cpu.peakRss;
+  const rss = (size.rss[store] ??= { idle: null, peak: null });
+  if (peak !== null && (rss.peak === null || peak > rss.peak)) rss.peak = peak;
+  const wall = Number(process.hrtime.bigint() - started) / 1e9;
+  // CPU is measured over warm-up + run; so is the wall time.
+  if (cpu.cpuSeconds !== null) result.serverCores = cpu.cpuSeconds / wall;
+  if (result.service.non2xx || result.service.errors) result.note = `${result.service.non2xx} non-2xx, ${result.service.errors} errors`;
 
-async function runScenarios(store: StoreName, server: Child, baseline: Child | null, baselines: Map<string, LoadResult>, size: SizeRun): Promise<void> {
-  const authorization = 'Basic ' + Buffer.from(`${ADMIN.login}:${ADMIN.password}`).toString('base64');
-  const ctx = await discover(`${server.origin}/api/calendar/events/v1`, authorization);
-  let coldDone = false;
-  for (const s of scenarios) {
-    if (s.kind === 'write' && !coldDone) {
-      coldDone = true;
-      await measureCold(store, ctx, size);
-    }
-    const result: ScenarioResult = { key: s.key, label: s.label, kind: s.kind, store, status: 'ok' };
-    size.results.push(result);
-    const spec = serviceSpec(s, ctx);
-    // Probe once: does the route exist, and what does it answer?
-    const bodyOf = typeof spec.body === 'function' ? spec.body() : spec.body;
-    const probe = await fetch(spec.url, { method: spec.method, headers: spec.headers, body: bodyOf });
-    const text = await probe.text();
-    if (probe.status === 404 && text.includes('rest_no_route')) {
-      result.status = 'n/a';
-      result.note = 'route not implemented yet';
-      log(`  ${store} ${s.key}: n/a (404 rest_no_route)`);
-      continue;
-    }
-    if (probe.status >= 300) {
-      result.status = 'error';
-      result.note = `HTTP ${probe.status}`;
-      log(`  ${store} ${s.key}: HTTP ${probe.status} ${text.slice(0, 300)}`);
-      continue;
-    }
-    result.bodyBytes = Buffer.byteLength(text);
-    const sampler = sampleProcess(server.pid);
-    const started = process.hrtime.bigint();
-    result.service = await measure({ ...spec, connections: CONNECTIONS, seconds: SECONDS, warmupSeconds: WARMUP });
-    const cpu = sampler.stop();
-    const peak = cpu.peakRss;
-    const rss = (size.rss[store] ??= { idle: null, peak: null });
-    if (peak !== null && (rss.peak === null || peak > rss.peak)) rss.peak = peak;
-    const wall = Number(process.hrtime.bigint() - started) / 1e9;
-    // CPU is measured over warm-up + run; so is the wall time.
-    if (cpu.cpuSeconds !== null) result.serverCores = cpu.cpuSeconds / wall;
-    if (result.service.non2xx || result.service.errors) result.note = `${result.service.non2xx} non-2xx, ${result.service.errors} errors`;
-
-    const key = `${size.events}:${s.key}`;
-    if (baseline) {
-      const put = await fetch(`${baseline.origin}/__body/${s.key}`, {
-        method: 'PUT',
-        headers: { 'content-type': 'application/json' },
-        body: JSON.stringify({ status: probe.status, body: JSON.parse(text) }),
-      });
-      if (put.status !== 200) throw new Error(`baseline refused the body: ${put.status}`);
-      baselines.set(
-        key,
-        await measure({ url: `${baseline.origin}/b/${s.key}`, method: s.method, headers: spec.headers, body: spec.body, connections: CONNECTIONS, seconds: SECONDS, warmupSeconds: WARMUP }),
-      );
-    }
-    result.baseline = baselines.get(key);
-    const r = result.service;
-    const b = result.baseline;
-    log(
-      `  ${store} ${s.key.padEnd(10)} ${r.rps.toFixed(0).padStart(7)} req/s  p50 ${r.p50.toFixed(2)} ms  p99 ${r.p99.toFixed(2)} ms` +
-        (b ? `   | baseline ${b.rps.toFixed(0)} req/s p50 ${b.p50.toFixed(2)} p99 ${b.p99.toFixed(2)}  (${(r.rps / b.rps).toFixed(2)}×)` : '') +
-        (result.note ? `  [${result.note}]` : ''),
+  const key = `${size.events}:${s.key}`;
+  if (baseline) {
+    const put = await fetch(`${baseline.origin}/__body/${s.key}`, {
+      method: 'PUT',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ status: probe.status, body: JSON.parse(text) }),
+    });
+    if (put.status !== 200) throw new Error(`baseline refused the body: ${put.status}`);
+    baselines.set(
+      key,
+      await measure({ url: `${baseline.origin}/b/${s.key}`, method: s.method, headers: spec.headers, body: spec.body, connections: CONNECTIONS, seconds: SECONDS, warmupSeconds: WARMUP }),
     );
   }
+  result.baseline = baselines.get(key);
+  const r = result.service;
+  const b = result.baseline;
+  log(
+    `  ${store} ${s.key.padEnd(10)} ${r.rps.toFixed(0).padStart(7)} req/s  p50 ${r.p50.toFixed(2)} ms  p99 ${r.p99.toFixed(2)} ms` +
+      (b ? `   | baseline ${b.rps.toFixed(0)} req/s p50 ${b.p50.toFixed(2)} p99 ${b.p99.toFixed(2)}  (${(r.rps / b.rps).toFixed(2)}×)` : '') +
+      (result.note ? `  [${result.note}]` : ''),
+  );
+}
+
+const authorization = 'Basic ' + Buffer.from(`${ADMIN.login}:${ADMIN.password}`).toString('base64');
+const fmtMs = (n: number) => (Number.isNaN(n) ? '–' : n.toFixed(1));
+const median = (v: number[]) => quantile(v, 0.5);
+
+/** Reads under writes on one instance, or reads on `reader` while the writer writes to `writerCtx`. */
+async function runUnderWrites(c: ChurnScenario, store: StoreName, ctx: ScenarioContext, readBase: string, size: SizeRun): Promise<void> {
+  const result: ChurnResult = { key: c.key, label: c.label, read: c.read, instance: c.instance, store, status: 'ok' };
+  size.underWrites.push(result);
+  const readUrl = readBase + readPath(c.read, ctx);
+  const probe = await fetch(readUrl);
+  await probe.arrayBuffer();
+  if (probe.status >= 300) {
+    result.status = 'error';
+    result.note = `HTTP ${probe.status}`;
+    log(`  ${store} ${c.key}: HTTP ${probe.status}`);
+    return;
+  }
+  // The reference: the same read without writes, measured right before on the same instance
+  // (other work on a shared machine moves figures by minutes); BENCH_PAIRED=0 takes the read-only
+  // scenario's figure of this run instead (instance A's for the B rows) and saves the time.
+  const measured = PAIRED ? undefined : size.results.find((r) => r.store === store && r.key === c.read && r.status === 'ok' && r.service)?.service;
+  const reference = measured ?? (await readOnly(readUrl, CONNECTIONS, SECONDS, WARMUP));
+  result.readOnly = reference;
+  result.readOnlySource = measured ? (c.instance === 'other' ? 'instance A, read-only scenario' : 'read-only scenario') : 'measured right before';
+  const { service, writer } = await readsUnderWrites({ readUrl, writeBase: ctx.base, ctx, rate: WRITE_RATE, connections: CONNECTIONS, seconds: SECONDS, warmupSeconds: WARMUP });
+  result.service = service;
+  result.writer = writer;
+  // Let the service finish what the writes left (so the next measurement starts calm).
+  const waited = await settle([...new Set([readUrl, ctx.base + readPath('list', ctx), ctx.base + readPath('filtered', ctx)])]);
+  if (waited > 1) log(`  ${store} ${c.key}: waited ${waited.toFixed(1)} s for the service to settle`);
+  if (service.non2xx || service.errors) result.note = `${service.non2xx} non-2xx, ${service.errors} errors`;
+  if (writer.failed) result.note = `${result.note ? result.note + '; ' : ''}${writer.failed} creates failed (${writer.failedStatuses.join(', ')})`;
+  log(
+    `  ${store} ${c.key.padEnd(23)} ${service.rps.toFixed(0).padStart(6)} req/s  p50 ${service.p50.toFixed(2)} ms  p99 ${service.p99.toFixed(2)} ms  ` +
+      `(${((service.rps / reference.rps) * 100).toFixed(0)}% of read-only ${reference.rps.toFixed(0)})  ` +
+      `writer: ${writer.acknowledged} created, ${writer.achievedRate.toFixed(1)}/s, create p50 ${fmtMs(writer.p50)} p99 ${fmtMs(writer.p99)} ms` +
+      (result.note ? `  [${result.note}]` : ''),
+  );
+}
+
+async function runScenarios(
+  store: StoreName,
+  server: Child,
+  baseline: Child | null,
+  baselines: Map<string, LoadResult>,
+  size: SizeRun,
+  startOther: (() => Promise<Child>) | null,
+): Promise<void> {
+  const ctx = await discover(`${server.origin}/api/calendar/events/v1`, authorization);
+  // Read-only load first (the reference of the reads under writes), then issue 9's
+  // measurements, then the writes (they add thousands of events).
+  for (const s of scenarios.filter((x) => x.kind === 'read')) await runLoadScenario(s, ctx, store, server, baseline, baselines, size);
+
+  for (const c of CHURN_SCENARIOS.filter((x) => x.instance === 'same' && ONLY.has(x.key))) await runUnderWrites(c, store, ctx, ctx.base, size);
+
+  if (ONLY.has(AFTER_WRITE_KEY)) {
+    const cold = await coldPairs(ctx, SCENARIOS.filter((x) => x.kind === 'read').map((x) => x.key));
+    size.cold[store] = cold;
+    log(`  ${store} cold (first request after a write / next, ms): ${Object.entries(cold).map(([k, c]) => `${k} ${c.first.toFixed(1)}/${c.next.toFixed(1)}`).join(', ')}`);
+    const aw = await firstReadAfterWrite({ ...ctx, listTotal: await listTotal(ctx) }, ROUNDS, SECONDS);
+    size.afterWrite[store] = aw;
+    log(
+      `  ${store} after-write (${aw.rounds} rounds, ${aw.seconds.toFixed(1)} s; median / p90 / max ms): ` +
+        Object.entries(aw.reads).map(([k, r]) => (r.status === 'ok' ? `${k} ${fmtMs(median(r.times))} / ${fmtMs(quantile(r.times, 0.9))} / ${fmtMs(Math.max(...r.times))}` : `${k} ${r.status}${r.note ? ` (${r.note})` : ''}`)).join(', ') +
+        (aw.writeError ? `  [create failed: ${aw.writeError}]` : ''),
+    );
+  }
+
+  const twoInstanceKeys = [PROPAGATION_KEY, ...CHURN_SCENARIOS.filter((x) => x.instance === 'other').map((x) => x.key)];
+  if (startOther && twoInstanceKeys.some((k) => ONLY.has(k))) {
+    const other = await startOther();
+    try {
+      const baseB = `${other.origin}/api/calendar/events/v1`;
+      if (ONLY.has(PROPAGATION_KEY)) {
+        const p = await propagation({ ctx, baseA: ctx.base, baseB, rounds: ROUNDS, seconds: SECONDS, pollMs: POLL_MS, timeoutMs: 5000 });
+        size.propagation[store] = p;
+        log(
+          `  ${store} propagation A -> B (${p.rounds} rounds; median / max ms, not visible within ${p.timeoutMs} ms): ` +
+            Object.entries(p.reads).map(([k, r]) => `${k} ${fmtMs(median(r.delays))} / ${fmtMs(r.delays.length ? Math.max(...r.delays) : NaN)}${r.notVisible ? `, ${r.notVisible} not visible` : ''}`).join('; ') +
+            (p.writeError ? `  [create failed: ${p.writeError}]` : ''),
+        );
+      }
+      for (const c of CHURN_SCENARIOS.filter((x) => x.instance === 'other' && ONLY.has(x.key))) await runUnderWrites(c, store, ctx, baseB, size);
+    } finally {
+      await other.stop();
+    }
+  }
+
+  for (const s of scenarios.filter((x) => x.kind === 'write')) await runLoadScenario(s, ctx, store, server, baseline, baselines, size);
+}
+
+/** Events in the default list now (X-TEC-Total). */
+async function listTotal(ctx: ScenarioContext): Promise<number> {
+  const res = await fetch(`${ctx.base}/events`);
+  await res.arrayBuffer();
+  return Number(res.headers.get('x-tec-total') ?? 0);
 }
 
 async function main(): Promise<void> {
@@ -247,7 +324,7 @@ async function main(): Promise<void> {
   const baselines = new Map<string, LoadResult>();
   try {
     for (const events of SIZES) {
-      const size: SizeRun = { events, seedSeconds: {}, rss: {}, results: [], cold: {}, load: { start: loadavg()[0]!, end: 0 } };
+      const size: SizeRun = { events, seedSeconds: {}, rss: {}, results: [], cold: {}, underWrites: [], afterWrite: {}, propagation: {}, writeRate: WRITE_RATE, load: { start: loadavg()[0]!, end: 0 } };
       run.sizes.push(size);
       for (const store of STORES) {
         log(`\n== ${events.toLocaleString('en-US')} events on ${store}`);
@@ -255,15 +332,23 @@ async function main(): Promise<void> {
         size.seedSeconds[store] = seconds;
         if (seconds !== null) log(`  seeded in ${seconds.toFixed(1)} s`);
         if (!size.dataset) size.dataset = await countDataset(url);
-        const server = await startChild(`server (${store})`, [CLI_PATH, 'serve'], { ...SERVER_ENV, DATABASE_URL: url }, { nodeArgs: NODE_ARGS, readyPath: '/api/' });
         try {
-          size.rss[store] = { idle: rssOf(server.pid), peak: null };
-          // The baseline is measured once per size and scenario (with the first store's body).
-          await runScenarios(store, server, baselines.size && [...baselines.keys()].some((k) => k.startsWith(`${events}:`)) ? null : baseline, baselines, size);
+          const server = await startChild(`server (${store})`, [CLI_PATH, 'serve'], { ...SERVER_ENV, DATABASE_URL: url }, { nodeArgs: NODE_ARGS, readyPath: '/api/' });
+          // A second instance on the same database (PostgreSQL only: SQLite is one machine's file).
+          const startOther =
+            store === 'postgres'
+              ? () => startChild(`server B (${store})`, [CLI_PATH, 'serve'], { ...SERVER_ENV, DATABASE_URL: url }, { nodeArgs: NODE_ARGS, readyPath: '/api/' })
+              : null;
+          try {
+            size.rss[store] = { idle: rssOf(server.pid), peak: null };
+            // The baseline is measured once per size and scenario (with the first store's body).
+            await runScenarios(store, server, baselines.size && [...baselines.keys()].some((k) => k.startsWith(`${events}:`)) ? null : baseline, baselines, size, startOther);
+          } finally {
+            await server.stop();
+          }
         } finally {
-          await server.stop();
+          if (store === 'postgres' && env.BENCH_KEEP !== '1') await adminQuery(`drop database if exists ${PG_DATABASE} with (force)`);
         }
-        if (store === 'postgres' && env.BENCH_KEEP !== '1') await adminQuery(`drop database if exists ${PG_DATABASE} with (force)`);
       }
       size.load!.end = loadavg()[0]!;
     }

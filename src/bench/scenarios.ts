@@ -21,6 +21,10 @@ export interface ScenarioContext {
   /** YYYY-MM-DD of today and of today + 90 days (the filtered list's window) */
   today: string;
   in90Days: string;
+  /** id of the category FILTER.category (null when the dataset has none) */
+  filterCategoryId: number | null;
+  /** events in the default list when discovered (X-TEC-Total) */
+  listTotal: number;
 }
 
 export interface Scenario {
@@ -82,6 +86,76 @@ export const SCENARIOS: Scenario[] = [
   },
 ];
 
+/**
+ * The measurements of issue 9 ("fast while the calendar changes"), run by src/bench/churn.ts
+ * after the load scenarios above. Selected with BENCH_SCENARIOS like them; a group name selects
+ * all of its keys.
+ */
+export const CHURN_SCENARIOS = [
+  { key: 'single-under-writes', read: 'single', instance: 'same', label: 'single event under writes (20 creates/s)' },
+  { key: 'list-under-writes', read: 'list', instance: 'same', label: 'event list under writes (20 creates/s)' },
+  { key: 'filtered-under-writes', read: 'filtered', instance: 'same', label: 'filtered list under writes (20 creates/s)' },
+  { key: 'single-under-writes-b', read: 'single', instance: 'other', label: 'single event on instance B, writes on A' },
+  { key: 'list-under-writes-b', read: 'list', instance: 'other', label: 'event list on instance B, writes on A' },
+  { key: 'filtered-under-writes-b', read: 'filtered', instance: 'other', label: 'filtered list on instance B, writes on A' },
+] as const;
+export type ChurnScenario = (typeof CHURN_SCENARIOS)[number];
+
+/** first read after a write (repeated), and the visibility delay between two instances */
+export const AFTER_WRITE_KEY = 'after-write';
+export const PROPAGATION_KEY = 'propagation';
+
+export const SCENARIO_GROUPS: Record<string, string[]> = {
+  'under-writes': ['single-under-writes', 'list-under-writes', 'filtered-under-writes'],
+  'two-instances': [PROPAGATION_KEY, 'single-under-writes-b', 'list-under-writes-b', 'filtered-under-writes-b'],
+  issue9: [...CHURN_SCENARIOS.map((c) => c.key), AFTER_WRITE_KEY, PROPAGATION_KEY, 'create'],
+};
+
+/** Every key BENCH_SCENARIOS accepts. */
+export const ALL_KEYS = [...SCENARIOS.map((s) => s.key), ...CHURN_SCENARIOS.map((c) => c.key), AFTER_WRITE_KEY, PROPAGATION_KEY];
+
+/** Expand BENCH_SCENARIOS (keys and group names) to keys; unknown names are an error. */
+export function selectKeys(spec: string | undefined): Set<string> {
+  if (!spec) return new Set(ALL_KEYS);
+  const out = new Set<string>();
+  for (const name of spec.split(',').map((s) => s.trim()).filter(Boolean)) {
+    const keys = SCENARIO_GROUPS[name] ?? (ALL_KEYS.includes(name) ? [name] : null);
+    if (!keys) throw new Error(`BENCH_SCENARIOS: unknown scenario "${name}" (known: ${[...ALL_KEYS, ...Object.keys(SCENARIO_GROUPS)].join(', ')})`);
+    for (const k of keys) out.add(k);
+  }
+  return out;
+}
+
+/**
+ * Bodies of events that the filtered list must show: published (an administrator's default),
+ * in category FILTER.category, starting 1-89 days from today at 20:00 UTC (inside the default
+ * list's two-year window and the filtered list's 90-day window), with the search word in the
+ * title and the description. Titles are unique per call.
+ */
+export function matchingEventBody(c: ScenarioContext, tag: string): (options?: { startsToday?: boolean }) => string {
+  let n = 0;
+  const run = `${Date.now().toString(36)}-${tag}`;
+  return (options = {}) => {
+    n++;
+    const day = options.startsToday ? 0 : 1 + (n % 89);
+    const start = new Date(Date.parse(`${c.today}T20:00:00Z`) + day * 86_400_000);
+    const date = ymd(start);
+    const input: Record<string, unknown> = {
+      title: `Benchmark ${FILTER.search} night ${run}-${n}`,
+      description: `An evening of <strong>live ${FILTER.search}</strong>.\n\nDoors at 19:00.`,
+      status: 'publish',
+      start_date: `${date} 20:00:00`,
+      end_date: `${date} 22:30:00`,
+      cost: '15',
+    };
+    if (c.filterCategoryId !== null) input.categories = [c.filterCategoryId];
+    if (c.venueId !== null) input.venue = c.venueId;
+    if (c.organizerId !== null) input.organizer = [c.organizerId];
+    if (c.tagId !== null) input.tags = [c.tagId];
+    return JSON.stringify(input);
+  };
+}
+
 const ymd = (d: Date) => d.toISOString().slice(0, 10);
 
 /** Find the records the scenarios address, through the API itself. */
@@ -95,6 +169,9 @@ export async function discover(base: string, authorization: string): Promise<Sce
     list.events.find((e) => !Array.isArray(e.venue) && e.organizer.length > 0) ??
     list.events[0]!;
   const now = new Date();
+  const cats = await fetch(`${base}/categories?per_page=100`);
+  const catList = cats.status === 200 ? ((await cats.json()) as { categories?: Array<{ id: number; slug: string }> }).categories ?? [] : [];
+  const filterCategory = catList.find((t) => t.slug === FILTER.category);
   return {
     base,
     authorization,
@@ -105,5 +182,7 @@ export async function discover(base: string, authorization: string): Promise<Sce
     tagId: rich.tags[0]?.id ?? null,
     today: ymd(now),
     in90Days: ymd(new Date(now.getTime() + 90 * 86_400_000)),
+    filterCategoryId: filterCategory?.id ?? null,
+    listTotal: Number(res.headers.get('x-tec-total') ?? 0),
   };
 }

@@ -94,7 +94,8 @@ function commonHeaders(req: FastifyRequest, discovery: Links, routeLink: unknown
     'x-content-type-options': 'nosniff',
     'access-control-expose-headers': 'X-WP-Total, X-WP-TotalPages, Link, X-TEC-Total, X-TEC-TotalPages',
     'access-control-allow-headers': 'Authorization, X-WP-Nonce, Content-Disposition, Content-MD5, Content-Type',
-    vary: 'Origin',
+    // Answers may be compressed (gzip/brotli by Accept-Encoding), HEAD and small ones included in the rule.
+    vary: 'Origin, accept-encoding',
   };
   if (req.viewer && req.viewer.id > 0) {
     headers.expires = 'Wed, 11 Jan 1984 05:00:00 GMT';

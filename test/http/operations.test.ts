@@ -151,6 +151,7 @@ forEachStore('compression', (t) => {
     const head = await raw(`${t.base}/events`, { 'accept-encoding': 'br' }, 'HEAD');
     assert.equal(head.status, 200);
     assert.equal(head.body.length, 0);
+    assert.match(String(head.headers.vary), /accept-encoding/i);
     const small = await raw(`${t.base}/events/987654`, { 'accept-encoding': 'gzip, br' });
     assert.equal(small.status, 404);
     assert.equal(small.headers['content-encoding'], undefined, 'bodies under 1 KB are sent as they are');

@@ -258,7 +258,10 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
     return sendJson(reply, apiErr.status, apiErr.toJSON());
   });
 
-  app.setNotFoundHandler(async (_req, reply) => sendJson(reply, 404, apiError('rest_no_route').toJSON()));
+  // Unknown URLs count against the rate limit too (the plugin hooks only declared routes).
+  app.setNotFoundHandler(config.rateLimitMax > 0 ? { preHandler: app.rateLimit() } : {}, async (_req, reply) =>
+    sendJson(reply, 404, apiError('rest_no_route').toJSON()),
+  );
 
   // One set of declarations, registered under every REST root and namespace: each registration
   // carries its Links, so the answers' REST URLs follow the root and namespace of the request.

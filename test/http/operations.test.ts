@@ -176,7 +176,7 @@ forEachStore(
       assert.equal(first.headers.get('ratelimit-policy'), '"default";q=3;w=60');
       assert.match(first.headers.get('ratelimit') ?? '', /^"default";r=2;t=\d+$/);
       await t.api.get('/events');
-      await t.api.get('/venues');
+      assert.equal((await t.api.get('/no-such-route')).status, 404, 'unknown URLs count too');
       const over = await t.api.get('/events');
       assert.equal(over.status, 429);
       assert.deepEqual(Object.keys(over.body), ['code', 'message', 'data']);

@@ -1,3 +1,6 @@
+import { isIP } from 'node:net';
+import { isValidTimezone } from './domain/dates.js';
+
 /**
  * Service configuration: every variable of COMPAT.md's table, read from the environment and
  * overridable by command-line flags (see `events-calendar serve --help`).
@@ -31,6 +34,20 @@ export interface Config {
   namespaceAliases: string[];
   /** Whether `_jsonp=callback` wraps answers as JavaScript (WordPress' `rest_jsonp_enabled`). */
   jsonp: boolean;
+  /** Whether `GET /metrics` answers (Prometheus text format). */
+  metrics: boolean;
+  /** When set, `/metrics` needs `Authorization: Bearer TOKEN`. */
+  metricsToken?: string;
+  /** Requests per client (IP, or user when authenticated) per `rateLimitWindow`; 0 turns rate limiting off. */
+  rateLimitMax: number;
+  /** The rate-limit window, in seconds. */
+  rateLimitWindow: number;
+  /** Failed logins (per login; 4× that per IP) after which further attempts are refused for a while; 0 turns it off. */
+  loginMaxFailures: number;
+  /** Fastify's `trustProxy`: false, true, a hop count, or addresses/CIDRs of the trusted proxies. */
+  trustProxy: boolean | number | string[];
+  /** Origins allowed by CORS; undefined means any origin (reflected, with credentials). */
+  corsOrigins?: string[];
 }
 
 /** The namespace every route lives under. */
@@ -77,7 +94,66 @@ export const SETTINGS: Setting[] = [
     description: 'comma-separated namespaces every route also answers under ("" for none)',
   },
   { env: 'JSONP', flag: '--jsonp', key: 'jsonp', defaultText: 'true', description: 'whether ?_jsonp=callback is answered (true/false)' },
+  { env: 'METRICS', flag: '--metrics', key: 'metrics', defaultText: 'true', description: 'whether GET /metrics answers (Prometheus text format; true/false)' },
+  { env: 'METRICS_TOKEN', flag: '--metrics-token', key: 'metricsToken', defaultText: 'unset', description: 'when set, /metrics needs Authorization: Bearer TOKEN' },
+  { env: 'RATE_LIMIT_MAX', flag: '--rate-limit-max', key: 'rateLimitMax', defaultText: '1200', description: 'requests per client (IP, or user when authenticated) per window; 0 turns it off' },
+  { env: 'RATE_LIMIT_WINDOW', flag: '--rate-limit-window', key: 'rateLimitWindow', defaultText: '60', description: 'rate-limit window: seconds, or 30s, 1m, 1h' },
+  { env: 'LOGIN_MAX_FAILURES', flag: '--login-max-failures', key: 'loginMaxFailures', defaultText: '5', description: 'failed logins per login (4x per IP) before attempts are refused for a growing time; 0 turns it off' },
+  { env: 'TRUST_PROXY', flag: '--trust-proxy', key: 'trustProxy', defaultText: 'false', description: 'trust X-Forwarded-For/-Proto/-Host: true, a hop count, or comma-separated proxy addresses/CIDRs' },
+  { env: 'CORS_ORIGINS', flag: '--cors-origins', key: 'corsOrigins', defaultText: '*', description: 'comma-separated origins allowed by CORS, or * for any' },
 ];
+
+/** pino's levels, and `silent`. */
+export const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'];
+
+/** `60`, `30s`, `5m`, `1h` → seconds. */
+function durationSeconds(name: string, raw: string): number {
+  const m = /^\s*(\d+)\s*(s|m|h)?\s*$/i.exec(raw);
+  const n = m ? Number(m[1]) * ({ s: 1, m: 60, h: 3600 } as Record<string, number>)[(m[2] ?? 's').toLowerCase()]! : NaN;
+  if (!Number.isInteger(n) || n < 1) throw new ConfigError(`${name} must be a duration such as 60, 30s, 5m or 1h, got "${raw}"`);
+  return n;
+}
+
+/** TRUST_PROXY: true/false, a hop count, or a comma-separated list of addresses and CIDRs. */
+function trustProxy(raw: string | undefined): boolean | number | string[] {
+  if (raw === undefined) return false;
+  const v = raw.trim().toLowerCase();
+  if (['1', 'true', 'yes', 'on'].includes(v)) return true;
+  if (['0', 'false', 'no', 'off'].includes(v)) return false;
+  if (/^\d+$/.test(v)) return Number(v);
+  const list = raw.split(',').map((p) => p.trim()).filter((p) => p !== '');
+  for (const item of list) {
+    const [address, bits, extra] = item.split('/');
+    const family = isIP(address ?? '');
+    const maxBits = family === 4 ? 32 : 128;
+    if (!family || extra !== undefined || (bits !== undefined && !(/^\d+$/.test(bits) && Number(bits) <= maxBits))) {
+      throw new ConfigError(`TRUST_PROXY must be true, false, a hop count or comma-separated addresses/CIDRs, got "${item}"`);
+    }
+  }
+  return list;
+}
+
+/** CORS_ORIGINS: `*` (or unset) for any origin, else a list of `scheme://host[:port]` origins. */
+function corsOrigins(raw: string | undefined): string[] | undefined {
+  if (raw === undefined || raw.trim() === '*') return undefined;
+  const out: string[] = [];
+  for (const part of raw.split(',')) {
+    const item = part.trim();
+    if (item === '') continue;
+    let url: URL | undefined;
+    try {
+      url = new URL(item);
+    } catch {
+      url = undefined;
+    }
+    if (!url || url.origin === 'null' || url.pathname !== '/' || url.search !== '' || url.hash !== '' || url.username !== '') {
+      throw new ConfigError(`CORS_ORIGINS must be * or comma-separated origins like https://example.org, got "${item}"`);
+    }
+    const origin = url.origin;
+    if (!out.includes(origin)) out.push(origin);
+  }
+  return out;
+}
 
 /** A namespace as WordPress registers them: `vendor/name/v1` style segments, no leading or trailing slash. */
 const NAMESPACE_PATTERN = /^[A-Za-z0-9_-]+(\/[A-Za-z0-9_.-]+)*$/;
@@ -138,20 +214,33 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Part
   if (maxPerPage < 1) throw new ConfigError('MAX_PER_PAGE must be at least 1');
   const adminUser = pick('adminUser', 'CALENDAR_ADMIN_USER');
   const adminPassword = pick('adminPassword', 'CALENDAR_ADMIN_PASSWORD');
+  if (adminUser !== undefined && adminPassword === undefined) throw new ConfigError('CALENDAR_ADMIN_USER is set but CALENDAR_ADMIN_PASSWORD is not');
+  if (adminPassword !== undefined && adminUser === undefined) throw new ConfigError('CALENDAR_ADMIN_PASSWORD is set but CALENDAR_ADMIN_USER is not');
+  const timezone = pick('timezone', 'CALENDAR_TIMEZONE') ?? 'UTC';
+  if (!isValidTimezone(timezone)) throw new ConfigError(`CALENDAR_TIMEZONE "${timezone}" is not a known time zone (an IANA name such as Europe/Rome, or UTC+2)`);
+  const logLevel = (pick('logLevel', 'LOG_LEVEL') ?? 'info').toLowerCase();
+  if (!LOG_LEVELS.includes(logLevel)) throw new ConfigError(`LOG_LEVEL must be one of ${LOG_LEVELS.join(', ')}, got "${logLevel}"`);
   return {
     port,
     host,
     databaseUrl: pick('databaseUrl', 'DATABASE_URL') ?? 'sqlite:./data/calendar.db',
     restRoot,
     siteUrl,
-    timezone: pick('timezone', 'CALENDAR_TIMEZONE') ?? 'UTC',
+    timezone,
     adminUser,
     adminPassword,
     maxPerPage,
     defaultPerPage: Math.min(10, maxPerPage),
-    logLevel: pick('logLevel', 'LOG_LEVEL') ?? 'info',
+    logLevel,
     // An empty NAMESPACE_ALIASES turns the aliases off, so it is read apart from `pick` (which treats '' as unset).
     namespaceAliases: namespaceAliases(overrides.namespaceAliases ?? env.NAMESPACE_ALIASES),
     jsonp: flag('JSONP', pick('jsonp', 'JSONP'), true),
+    metrics: flag('METRICS', pick('metrics', 'METRICS'), true),
+    metricsToken: pick('metricsToken', 'METRICS_TOKEN'),
+    rateLimitMax: positiveInt('RATE_LIMIT_MAX', pick('rateLimitMax', 'RATE_LIMIT_MAX') ?? '1200'),
+    rateLimitWindow: durationSeconds('RATE_LIMIT_WINDOW', pick('rateLimitWindow', 'RATE_LIMIT_WINDOW') ?? '60'),
+    loginMaxFailures: positiveInt('LOGIN_MAX_FAILURES', pick('loginMaxFailures', 'LOGIN_MAX_FAILURES') ?? '5'),
+    trustProxy: trustProxy(pick('trustProxy', 'TRUST_PROXY')),
+    corsOrigins: corsOrigins(pick('corsOrigins', 'CORS_ORIGINS')),
   };
 }

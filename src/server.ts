@@ -4,11 +4,44 @@
  *
  * @example await serve(loadConfig());
  */
-import type { Config } from './config.js';
-import { buildApp } from './http/app.js';
+import { ConfigError, type Config } from './config.js';
+import { buildApp, type BuiltApp } from './http/app.js';
+import { StoreUrlError } from './store/db.js';
+
+/** The first line of an error's message (startup errors are printed as one line). */
+function oneLine(err: unknown): string {
+  const e = err as { message?: unknown; code?: unknown };
+  const message = typeof e?.message === 'string' && e.message !== '' ? e.message : String(err);
+  const first = message.split('\n')[0]!.trim();
+  return typeof e?.code === 'string' && !first.includes(e.code) ? `${first} (${e.code})` : first;
+}
+
+/** The database named for humans: no password. */
+function safeDatabaseUrl(url: string): string {
+  try {
+    const u = new URL(url);
+    if (u.password) u.password = '***';
+    return u.protocol === 'sqlite:' ? url : u.toString();
+  } catch {
+    return url.split(':')[0] + ':…';
+  }
+}
+
+/**
+ * Build the app, or fail with a ConfigError (one line; the CLI prints it and exits 2) when the
+ * database cannot be opened or the settings cannot be used.
+ */
+async function buildOrExplain(config: Config): Promise<BuiltApp> {
+  try {
+    return await buildApp(config);
+  } catch (err) {
+    if (err instanceof ConfigError || err instanceof StoreUrlError) throw err;
+    throw new ConfigError(`cannot start on DATABASE_URL ${safeDatabaseUrl(config.databaseUrl)}: ${oneLine(err)}`);
+  }
+}
 
 export async function serve(config: Config): Promise<void> {
-  const built = await buildApp(config);
+  const built = await buildOrExplain(config);
   const { app, store } = built;
   let closing = false;
   const shutdown = async (signal: string) => {
@@ -30,7 +63,14 @@ export async function serve(config: Config): Promise<void> {
   };
   process.on('SIGINT', () => void shutdown('SIGINT'));
   process.on('SIGTERM', () => void shutdown('SIGTERM'));
-  await app.listen({ port: config.port, host: config.host });
+  try {
+    await app.listen({ port: config.port, host: config.host });
+  } catch (err) {
+    await built.close().catch(() => undefined);
+    const code = (err as { code?: string }).code;
+    const why = code === 'EADDRINUSE' ? 'the address is already in use' : code === 'EADDRNOTAVAIL' ? 'the address is not available on this machine' : code === 'EACCES' ? 'permission denied' : oneLine(err);
+    throw new ConfigError(`cannot listen on ${config.host}:${config.port}: ${why}`);
+  }
   app.log.info(
     { database: store.describe, restRoot: `${config.siteUrl}${config.restRoot}/`, timezone: config.timezone },
     `events calendar API at ${config.siteUrl}${config.restRoot}/calendar/events/v1`,

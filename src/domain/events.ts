@@ -34,6 +34,7 @@ import { revisionOf, stampRevision } from '../store/revision.js';
 import { sanitizePostHtml } from './text.js';
 import { isEmptyValue, listToArray } from './values.js';
 import { writeTransaction } from '../store/changes.js';
+import { keptCountersOf } from '../metrics.js';
 
 export const ZERO_DATE = '0000-00-00 00:00:00';
 
@@ -189,6 +190,9 @@ export function createEventService(deps: EventServiceDeps): EventService {
     const kept = publicRepresentations(links);
     const out = ids.map((id) => kept.get(`${context}:${id}`));
     const missing = ids.filter((_, i) => out[i] === undefined);
+    const counters = keptCountersOf(db);
+    counters.publicEvents.hits += ids.length - missing.length;
+    counters.publicEvents.misses += missing.length;
     if (missing.length === 0) return out as Record<string, unknown>[];
     const fresh = await eventsStore.findEventsByIds(db, missing);
     const built = new Map<number, Record<string, unknown>>();

@@ -6,8 +6,12 @@
  *   const { app, close } = await buildApp(loadConfig({ DATABASE_URL: 'sqlite::memory:' }));
  *   await app.listen({ port: 0 });
  */
+import compress from '@fastify/compress';
+import rateLimit from '@fastify/rate-limit';
 import Fastify, { type FastifyInstance, type FastifyRequest, type FastifyServerOptions } from 'fastify';
+import { randomUUID } from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
+import { constants as zlibConstants } from 'node:zlib';
 import qs from 'qs';
 import { NAMESPACE, WORDPRESS_REST_ROOT, type Config } from '../config.js';
 import { isValidTimezone } from '../domain/dates.js';
@@ -17,6 +21,8 @@ import { openStore, type OpenOptions, type Store } from '../store/db.js';
 import type { Links } from '../domain/links.js';
 import { DOCS_PAGE_PATH, registerDocsPage } from './docs-page.js';
 import { JSONP_CONTENT_TYPE, jsonpCallbackOf, wrapJsonp } from './jsonp.js';
+import { createLoginThrottle, throttledAuthenticate } from './login-throttle.js';
+import { METRICS_PATH, registerMetrics } from './metrics.js';
 import { allowForError, basePath, registerRoutes, sendJson } from './pipeline.js';
 import { apiRoutes } from './routes/index.js';
 import { rootIndex, SITE_NAME } from './self-description.js';
@@ -80,7 +86,7 @@ function restRootOf(roots: string[], url: string): string | undefined {
  * of the request (the one it came in on; REST_ROOT outside the API); a `Link` the route set
  * (list paging) follows the discovery relation in the same header.
  */
-function commonHeaders(req: FastifyRequest, discovery: Links, routeLink: unknown): Record<string, string> {
+function commonHeaders(req: FastifyRequest, discovery: Links, routeLink: unknown, corsOrigins: string[] | undefined): Record<string, string> {
   const link = `<${discovery.restRoot}>; rel="https://api.w.org/"`;
   const headers: Record<string, string> = {
     link: typeof routeLink === 'string' && routeLink !== '' && !routeLink.includes('rel="https://api.w.org/"') ? `${link}, ${routeLink}` : link,
@@ -88,20 +94,34 @@ function commonHeaders(req: FastifyRequest, discovery: Links, routeLink: unknown
     'x-content-type-options': 'nosniff',
     'access-control-expose-headers': 'X-WP-Total, X-WP-TotalPages, Link, X-TEC-Total, X-TEC-TotalPages',
     'access-control-allow-headers': 'Authorization, X-WP-Nonce, Content-Disposition, Content-MD5, Content-Type',
-    vary: 'Origin',
+    // Answers may be compressed (gzip/brotli by Accept-Encoding), HEAD and small ones included in the rule.
+    vary: 'Origin, accept-encoding',
   };
   if (req.viewer && req.viewer.id > 0) {
     headers.expires = 'Wed, 11 Jan 1984 05:00:00 GMT';
     headers['cache-control'] = 'no-cache, must-revalidate, max-age=0';
   }
   const origin = req.headers.origin;
-  if (typeof origin === 'string' && origin !== '') {
+  // CORS_ORIGINS: any origin by default (reflected, with credentials, as WordPress does), else only those listed.
+  if (typeof origin === 'string' && origin !== '' && (corsOrigins === undefined || corsOrigins.includes(origin))) {
     headers['access-control-allow-origin'] = origin;
     headers['access-control-allow-methods'] = 'OPTIONS, GET, POST, PUT, PATCH, DELETE';
     headers['access-control-allow-credentials'] = 'true';
   }
   return headers;
 }
+
+/** A client's `X-Request-Id` is used when it is at most 128 safe characters. */
+const REQUEST_ID_PATTERN = /^[A-Za-z0-9._:@\/+=-]{1,128}$/;
+
+/** The request id: the client's `X-Request-Id` when sane, else a fresh UUID. */
+export function requestIdOf(req: IncomingMessage): string {
+  const sent = req.headers['x-request-id'];
+  return typeof sent === 'string' && REQUEST_ID_PATTERN.test(sent) ? sent : randomUUID();
+}
+
+/** Paths never rate-limited: health checks and metrics (scrapers and orchestrators poll them). */
+const RATE_LIMIT_EXEMPT = new Set([METRICS_PATH, '/livez', '/healthz', '/readyz']);
 
 export async function buildApp(config: Config, options: BuildOptions = {}): Promise<BuiltApp> {
   if (!isValidTimezone(config.timezone)) throw new Error(`CALENDAR_TIMEZONE "${config.timezone}" is not a known time zone`);
@@ -116,6 +136,11 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
     logger: options.logger ?? { level: config.logLevel },
     routerOptions: { ignoreTrailingSlash: true, ignoreDuplicateSlashes: true, querystringParser: parseQuery },
     bodyLimit: 2 * 1024 * 1024,
+    // TRUST_PROXY: req.ip, req.protocol and req.host from X-Forwarded-For/-Proto/-Host.
+    trustProxy: config.trustProxy as FastifyServerOptions['trustProxy'],
+    // X-Request-Id: the client's when sane, else generated; `reqId` in every log line of the request.
+    requestIdHeader: false,
+    genReqId: requestIdOf,
     // Plain permalinks: `/?rest_route=/calendar/events/v1/events` (and `/index.php?rest_route=…`).
     rewriteUrl: (req: IncomingMessage) => {
       const url = req.url ?? '/';
@@ -131,6 +156,19 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
     },
   };
   const app: FastifyInstance = Fastify(serverOptions);
+  app.addHook('onRequest', async (req, reply) => {
+    reply.header('x-request-id', req.id);
+  });
+
+  // Compression (gzip, brotli at a moderate quality) of answers over 1 KB, negotiated by
+  // Accept-Encoding; registered before the routes (it hooks each route as it is added).
+  await app.register(compress, {
+    global: true,
+    threshold: 1024,
+    encodings: ['br', 'gzip'],
+    brotliOptions: { params: { [zlibConstants.BROTLI_PARAM_QUALITY]: 4 } },
+    zlibOptions: { level: 6 },
+  });
 
   app.removeAllContentTypeParsers();
   app.addContentTypeParser(['application/json', 'application/*+json'], { parseAs: 'string' }, (_req, body, done) => {
@@ -155,9 +193,43 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
     if (callback !== undefined) req.jsonpCallback = callback;
   });
 
+  // Credentials are checked here, before rate limiting (whose key is the user when they are
+  // valid), through the failed-login throttle; the pipeline uses the viewer found here.
+  const loginThrottle = createLoginThrottle(config.loginMaxFailures);
+  app.addHook('onRequest', async (req, reply) => {
+    if (req.jsonpCallback !== undefined || req.headers.authorization === undefined || restRootOf(roots, req.url) === undefined) return;
+    try {
+      req.viewer = await throttledAuthenticate(loginThrottle, req.headers.authorization, req.ip, (h) => services.users.authenticate(h));
+    } catch (err) {
+      const retryAfter = (err as { retryAfter?: number }).retryAfter;
+      if (retryAfter !== undefined) reply.header('retry-after', String(retryAfter));
+      throw err;
+    }
+  });
+
+  if (config.rateLimitMax > 0) {
+    await app.register(rateLimit, {
+      global: true,
+      max: config.rateLimitMax,
+      timeWindow: config.rateLimitWindow * 1000,
+      hook: 'onRequest',
+      keyGenerator: (req) => (req.viewer && req.viewer.id > 0 ? `user:${req.viewer.id}` : `ip:${req.ip}`),
+      allowList: (req) => RATE_LIMIT_EXEMPT.has(req.url.split('?')[0]!),
+      errorResponseBuilder: (_req, ctx) =>
+        new ApiError('rest_too_many_requests', `Too many requests. Try again in ${Math.max(1, Math.ceil(ctx.ttl / 1000))} seconds.`, 429),
+    });
+  }
+  registerMetrics(app, config, store);
+
   app.addHook('onSend', async (req, reply, payload) => {
     const root = req.apiLinks?.restRootPath ?? restRootOf(roots, req.url) ?? restRoot;
-    reply.headers(commonHeaders(req, services.linksFor(root, NAMESPACE), reply.getHeader('link')));
+    reply.headers(commonHeaders(req, services.linksFor(root, NAMESPACE), reply.getHeader('link'), config.corsOrigins));
+    // The IETF draft's fields (draft-ietf-httpapi-ratelimit-headers-08 and later) beside X-RateLimit-*.
+    const remaining = reply.getHeader('x-ratelimit-remaining');
+    if (remaining !== undefined) {
+      reply.header('ratelimit-policy', `"default";q=${config.rateLimitMax};w=${config.rateLimitWindow}`);
+      reply.header('ratelimit', `"default";r=${remaining};t=${reply.getHeader('x-ratelimit-reset') ?? 0}`);
+    }
     if (req.sitePage) reply.removeHeader('x-robots-tag');
     if (req.jsonpCallback !== undefined && String(reply.getHeader('content-type') ?? '').startsWith('application/json')) {
       reply.header('content-type', JSONP_CONTENT_TYPE);
@@ -186,7 +258,10 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
     return sendJson(reply, apiErr.status, apiErr.toJSON());
   });
 
-  app.setNotFoundHandler(async (_req, reply) => sendJson(reply, 404, apiError('rest_no_route').toJSON()));
+  // Unknown URLs count against the rate limit too (the plugin hooks only declared routes).
+  app.setNotFoundHandler(config.rateLimitMax > 0 ? { preHandler: app.rateLimit() } : {}, async (_req, reply) =>
+    sendJson(reply, 404, apiError('rest_no_route').toJSON()),
+  );
 
   // One set of declarations, registered under every REST root and namespace: each registration
   // carries its Links, so the answers' REST URLs follow the root and namespace of the request.

@@ -103,6 +103,8 @@ export async function allowedMethods(decl: RouteDecl, ctx: EndpointContext): Pro
  */
 function authenticate(req: FastifyRequest, services: Services): Promise<Viewer> {
   if (req.jsonpCallback !== undefined) return Promise.resolve(ANONYMOUS);
+  // Credentials sent were checked (through the failed-login throttle) before rate limiting, in app.ts.
+  if (req.viewer !== undefined) return Promise.resolve(req.viewer);
   return services.users.authenticate(req.headers.authorization);
 }
 

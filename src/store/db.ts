@@ -32,6 +32,8 @@ export interface Store {
   describe: string;
   /** PostgreSQL: the schema the store lives in, when not the default one. */
   schema?: string;
+  /** PostgreSQL: the connection pool (its counts feed /metrics). */
+  pool?: Pick<pg.Pool, 'totalCount' | 'idleCount' | 'waitingCount'>;
   close(): Promise<void>;
 }
 
@@ -204,6 +206,7 @@ async function postgresStore(url: string, options: OpenOptions): Promise<Store> 
   return {
     db,
     dialect: 'postgres',
+    pool,
     describe: schema ? `${safeUrl} (schema ${schema})` : safeUrl,
     ...(schema ? { schema } : {}),
     close: async () => {

@@ -14,6 +14,7 @@ import type { ListingState } from './changes.js';
 import { backgroundReaderOf } from './background-reader.js';
 import type { Insertable, Updateable } from 'kysely';
 import { isCreatedHere, noteEventBefore } from './changes.js';
+import { keptCountersOf } from '../metrics.js';
 
 /** A post row with its event fields. */
 export type EventRecord = PostRow & Omit<EventRow, 'post_id'>;
@@ -398,8 +399,11 @@ export async function findEventPageIds(
   const results = resultsOf(db, dialect);
   const key = JSON.stringify(filter);
   const pageKey = `${page.limit}:${page.offset}:${key}`;
+  const counters = keptCountersOf(db);
   let ids = results.pages.get(pageKey)?.ids;
-  if (ids === undefined) {
+  if (ids !== undefined) counters.eventPages.hits++;
+  else {
+    counters.eventPages.misses++;
     const fresh = await pageRows();
     ids = fresh.ids;
     const kept: KeptPage = { filter, limit: page.limit, ids, last: fresh.last };
@@ -411,7 +415,9 @@ export async function findEventPageIds(
   }
   if (page.offset === 0 && ids.length < page.limit) return { ids, total: ids.length, revision };
   let total = results.totals.get(key)?.total;
-  if (total === undefined) {
+  if (total !== undefined) counters.eventTotals.hits++;
+  else {
+    counters.eventTotals.misses++;
     // Requests arriving while this total is being counted wait for the same count.
     let countsInFlight = countsInFlightByDb.get(db);
     if (!countsInFlight) countsInFlightByDb.set(db, (countsInFlight = new Map()));

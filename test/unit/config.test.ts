@@ -31,7 +31,7 @@ describe('configuration', () => {
     assert.equal(c.logLevel, 'warn');
     assert.deepEqual(
       SETTINGS.map((s) => s.env),
-      ['PORT', 'HOST', 'DATABASE_URL', 'REST_ROOT', 'SITE_URL', 'CALENDAR_TIMEZONE', 'CALENDAR_ADMIN_USER', 'CALENDAR_ADMIN_PASSWORD', 'MAX_PER_PAGE', 'LOG_LEVEL', 'NAMESPACE_ALIASES', 'JSONP'],
+      ['PORT', 'HOST', 'DATABASE_URL', 'REST_ROOT', 'SITE_URL', 'CALENDAR_TIMEZONE', 'CALENDAR_ADMIN_USER', 'CALENDAR_ADMIN_PASSWORD', 'MAX_PER_PAGE', 'LOG_LEVEL', 'NAMESPACE_ALIASES', 'JSONP', 'METRICS', 'METRICS_TOKEN', 'RATE_LIMIT_MAX', 'RATE_LIMIT_WINDOW', 'LOGIN_MAX_FAILURES', 'TRUST_PROXY', 'CORS_ORIGINS'],
     );
   });
   it('reads NAMESPACE_ALIASES (default the original namespace, "" none, comma-separated) and JSONP, flags winning', () => {
@@ -50,7 +50,42 @@ describe('configuration', () => {
     assert.throws(() => loadConfig({ NAMESPACE_ALIASES: 'bad namespace!' }), ConfigError);
     assert.throws(() => loadConfig({ JSONP: 'maybe' }), ConfigError);
   });
+  it('reads the operations settings (metrics, rate limits, login throttle, proxy, CORS)', () => {
+    const d = loadConfig({});
+    assert.equal(d.metrics, true);
+    assert.equal(d.metricsToken, undefined);
+    assert.equal(d.rateLimitMax, 1200);
+    assert.equal(d.rateLimitWindow, 60);
+    assert.equal(d.loginMaxFailures, 5);
+    assert.equal(d.trustProxy, false);
+    assert.equal(d.corsOrigins, undefined);
+    const c = loadConfig(
+      { METRICS: 'false', METRICS_TOKEN: 'tok', RATE_LIMIT_MAX: '10', RATE_LIMIT_WINDOW: '5m', LOGIN_MAX_FAILURES: '0', TRUST_PROXY: '10.0.0.0/8, 127.0.0.1', CORS_ORIGINS: 'https://a.example, http://localhost:3000/' },
+      { rateLimitWindow: '30s' },
+    );
+    assert.equal(c.metrics, false);
+    assert.equal(c.metricsToken, 'tok');
+    assert.equal(c.rateLimitMax, 10);
+    assert.equal(c.rateLimitWindow, 30);
+    assert.equal(c.loginMaxFailures, 0);
+    assert.deepEqual(c.trustProxy, ['10.0.0.0/8', '127.0.0.1']);
+    assert.deepEqual(c.corsOrigins, ['https://a.example', 'http://localhost:3000']);
+    assert.equal(loadConfig({ TRUST_PROXY: 'true' }).trustProxy, true);
+    assert.equal(loadConfig({ TRUST_PROXY: '2' }).trustProxy, 2);
+    assert.equal(loadConfig({ RATE_LIMIT_WINDOW: '1h' }).rateLimitWindow, 3600);
+    assert.equal(loadConfig({ CORS_ORIGINS: '*' }).corsOrigins, undefined);
+    const flags = Object.fromEntries(SETTINGS.map((s) => [s.env, s.flag]));
+    assert.equal(flags.TRUST_PROXY, '--trust-proxy');
+    assert.equal(flags.CORS_ORIGINS, '--cors-origins');
+    for (const bad of [{ METRICS: 'perhaps' }, { RATE_LIMIT_MAX: '-1' }, { RATE_LIMIT_WINDOW: 'soon' }, { RATE_LIMIT_WINDOW: '0' }, { LOGIN_MAX_FAILURES: 'x' }, { TRUST_PROXY: 'proxy.example' }, { TRUST_PROXY: '10.0.0.0/40' }, { CORS_ORIGINS: 'https://a.example/path' }, { CORS_ORIGINS: 'not an origin' }]) {
+      assert.throws(() => loadConfig(bad), ConfigError, JSON.stringify(bad));
+    }
+  });
   it('rejects unusable values', () => {
+    assert.throws(() => loadConfig({ CALENDAR_TIMEZONE: 'Mars/Olympus' }), ConfigError);
+    assert.throws(() => loadConfig({ LOG_LEVEL: 'loud' }), ConfigError);
+    assert.throws(() => loadConfig({ CALENDAR_ADMIN_USER: 'a' }), ConfigError);
+    assert.throws(() => loadConfig({ CALENDAR_ADMIN_PASSWORD: 'b' }), ConfigError);
     assert.throws(() => loadConfig({ PORT: 'eighty' }), ConfigError);
     assert.throws(() => loadConfig({ PORT: '70000' }), ConfigError);
     assert.throws(() => loadConfig({ MAX_PER_PAGE: '0' }), ConfigError);

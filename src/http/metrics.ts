@@ -1,0 +1,98 @@
+/**
+ * `GET /metrics`: Prometheus text format (prom-client), one Registry per app (several apps in one
+ * process count apart; the global registry is not used):
+ *
+ * * `http_requests_total{method,route,status}` and `http_request_duration_seconds{…}`: by route
+ *   pattern (`/api/calendar/events/v1/events/:id`, `(unmatched)` for 404s without a route), so the
+ *   number of series is bounded whatever URLs clients send;
+ * * `calendar_db_connections{state}`: PostgreSQL pool `total`, `idle`, `waiting`; SQLite `total` 1;
+ * * `calendar_kept_results_total{kind,result}`: hits and misses of kept results (src/metrics.ts);
+ * * Node's process metrics (`collectDefaultMetrics`).
+ *
+ * `METRICS=false`: no route (404). `METRICS_TOKEN`: `Authorization: Bearer TOKEN` or 401.
+ *
+ * @example registerMetrics(app, config, store)
+ */
+import { timingSafeEqual } from 'node:crypto';
+import type { FastifyInstance } from 'fastify';
+import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
+import type { Config } from '../config.js';
+import { ApiError } from '../domain/errors.js';
+import { keptCountersOf, type KeptCounters } from '../metrics.js';
+import type { Store } from '../store/db.js';
+
+export const METRICS_PATH = '/metrics';
+
+function sameToken(sent: string, expected: string): boolean {
+  const a = Buffer.from(sent);
+  const b = Buffer.from(expected);
+  return a.length === b.length && timingSafeEqual(a, b);
+}
+
+export function registerMetrics(app: FastifyInstance, config: Config, store: Store): Registry | undefined {
+  if (!config.metrics) return undefined;
+  const registry = new Registry();
+  collectDefaultMetrics({ register: registry });
+  const labelNames = ['method', 'route', 'status'] as const;
+  const requests = new Counter({ name: 'http_requests_total', help: 'HTTP requests answered, by method, route pattern and status', labelNames, registers: [registry] });
+  const duration = new Histogram({
+    name: 'http_request_duration_seconds',
+    help: 'Time to answer HTTP requests, by method, route pattern and status',
+    labelNames,
+    buckets: [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5],
+    registers: [registry],
+  });
+  new Gauge({
+    name: 'calendar_db_connections',
+    help: 'Database connections: PostgreSQL pool total/idle/waiting (clients waiting for one); SQLite: one connection',
+    labelNames: ['state'],
+    registers: [registry],
+    collect() {
+      this.reset();
+      const pool = store.pool;
+      if (pool) {
+        this.set({ state: 'total' }, pool.totalCount);
+        this.set({ state: 'idle' }, pool.idleCount);
+        this.set({ state: 'waiting' }, pool.waitingCount);
+      } else this.set({ state: 'total' }, 1);
+    },
+  });
+  const kept = keptCountersOf(store.db);
+  new Counter({
+    name: 'calendar_kept_results_total',
+    help: 'Lookups of results kept across requests, by kind (event_pages, event_totals, public_events) and result (hit, miss)',
+    labelNames: ['kind', 'result'],
+    registers: [registry],
+    collect() {
+      this.reset();
+      const kinds: Array<[string, keyof KeptCounters]> = [
+        ['event_pages', 'eventPages'],
+        ['event_totals', 'eventTotals'],
+        ['public_events', 'publicEvents'],
+      ];
+      for (const [kind, key] of kinds) {
+        this.inc({ kind, result: 'hit' }, kept[key].hits);
+        this.inc({ kind, result: 'miss' }, kept[key].misses);
+      }
+    },
+  });
+
+  app.addHook('onResponse', async (req, reply) => {
+    const labels = { method: req.method, route: req.routeOptions.url ?? '(unmatched)', status: String(reply.statusCode) };
+    requests.inc(labels);
+    duration.observe(labels, reply.elapsedTime / 1000);
+  });
+
+  app.get(METRICS_PATH, async (req, reply) => {
+    if (config.metricsToken !== undefined) {
+      const auth = req.headers.authorization ?? '';
+      if (!auth.startsWith('Bearer ') || !sameToken(auth.slice(7).trim(), config.metricsToken)) {
+        reply.header('www-authenticate', 'Bearer realm="metrics"');
+        throw new ApiError('rest_forbidden', 'Sorry, you are not allowed to do that.', 401);
+      }
+    }
+    const text = await registry.metrics();
+    return reply.header('content-type', registry.contentType).header('cache-control', 'no-store').send(text);
+  });
+  return registry;
+}

@@ -1,0 +1,38 @@
+/**
+ * Hit and miss counters of the results the service keeps across requests, kept per store (per
+ * Kysely instance, so several apps in one process count apart). Plain numbers: the store and the
+ * domain count without knowing about Prometheus; `src/http/metrics.ts` reads them on a scrape.
+ *
+ * @example
+ *   keptCountersOf(store.db).eventPages.hits++;
+ *   keptCountersOf(store.db).eventPages // { hits: 1, misses: 0 }
+ */
+
+/** Hits and misses of one kind of kept result. */
+export interface HitMiss {
+  hits: number;
+  misses: number;
+}
+
+/** The kinds of kept results that are counted. */
+export interface KeptCounters {
+  /** Event list pages (ids of one page of a filter), `findEventPageIds`. */
+  eventPages: HitMiss;
+  /** Event list totals per filter, `findEventPageIds`. */
+  eventTotals: HitMiss;
+  /** Public (anonymous) event representations, `publicById` (counted per event). */
+  publicEvents: HitMiss;
+}
+
+const byOwner = new WeakMap<object, KeptCounters>();
+
+function fresh(): KeptCounters {
+  return { eventPages: { hits: 0, misses: 0 }, eventTotals: { hits: 0, misses: 0 }, publicEvents: { hits: 0, misses: 0 } };
+}
+
+/** The counters of a store (its Kysely instance, `store.db`), created on first use. */
+export function keptCountersOf(owner: object): KeptCounters {
+  let counters = byOwner.get(owner);
+  if (!counters) byOwner.set(owner, (counters = fresh()));
+  return counters;
+}

@@ -119,14 +119,14 @@ export interface BackupProgress {
 
 /**
  * SQLite only: copy the database into `file` with SQLite's online backup API, consistent while
- * other connections (a running server) read and write. `progress` is called between steps and
- * returns how many pages to copy in the next one. Writes by another connection make SQLite restart
- * the copy; after two restarts the rest is copied in one step (one read snapshot, which WAL writers
- * do not wait for), so a busy database still finishes.
+ * other connections (a running server) read and write. It copies `pagesPerStep` pages per step
+ * (other work runs between steps) and calls `progress` after each. Writes by another connection
+ * make SQLite restart the copy; after two restarts the rest is copied in one step (one read
+ * snapshot, which WAL writers do not wait for), so a busy database still finishes.
  *
  * @example await backupSqlite(store, '/backups/calendar.db')
  */
-export async function backupSqlite(store: Store, file: string, progress?: (p: BackupProgress) => void): Promise<BackupProgress> {
+export async function backupSqlite(store: Store, file: string, progress?: (p: BackupProgress) => void, { pagesPerStep = 4096 } = {}): Promise<BackupProgress & { restarts: number }> {
   const database = sqliteConnections.get(store.db);
   if (!database) throw new StoreUrlError(`${store.describe} is not a SQLite database`);
   let restarts = 0;
@@ -136,10 +136,10 @@ export async function backupSqlite(store: Store, file: string, progress?: (p: Ba
       if (p.remainingPages > lastRemaining) restarts++;
       lastRemaining = p.remainingPages;
       progress?.(p);
-      return restarts >= 2 ? 0x7fffffff : 4096;
+      return restarts >= 2 ? 0x7fffffff : pagesPerStep;
     },
   });
-  return result;
+  return { ...result, restarts };
 }
 
 function sqliteStore(path: string): Store {

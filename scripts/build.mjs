@@ -11,7 +11,7 @@
  * TypeScript (an install without devDependencies) an existing dist/ is used as it is.
  */
 import { spawnSync } from 'node:child_process';
-import { existsSync, readdirSync, statSync, writeFileSync } from 'node:fs';
+import { existsSync, readdirSync, statSync, utimesSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -48,7 +48,10 @@ try {
   process.exit(1);
 }
 
+// The stamp gets the time the build started: a file saved while tsc runs is newer than it.
+const started = new Date();
 if (ifStale) console.error('build: compiling src/ to dist/ (sources changed since the last build)');
 const result = spawnSync(process.execPath, [tsc, '-p', join(root, 'tsconfig.json')], { stdio: 'inherit', cwd: root });
 if (result.status !== 0) process.exit(result.status ?? 1);
-writeFileSync(stamp, `${new Date().toISOString()}\n`);
+writeFileSync(stamp, `${started.toISOString()}\n`);
+utimesSync(stamp, started, started);

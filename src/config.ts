@@ -9,6 +9,7 @@ import { isValidTimezone } from './domain/dates.js';
  *   const config = loadConfig(process.env, { port: '9000' });
  *   config.restRoot // '/api'
  */
+import { readFileSync } from 'node:fs';
 
 export interface Config {
   port: number;
@@ -83,7 +84,7 @@ export const SETTINGS: Setting[] = [
   { env: 'SITE_URL', flag: '--site-url', key: 'siteUrl', defaultText: 'http://HOST:PORT', description: 'base of public permalinks and REST URLs in responses' },
   { env: 'CALENDAR_TIMEZONE', flag: '--timezone', key: 'timezone', defaultText: 'UTC', description: 'site time zone (IANA name, or UTC+N)' },
   { env: 'CALENDAR_ADMIN_USER', flag: '--admin-user', key: 'adminUser', defaultText: 'unset', description: 'with CALENDAR_ADMIN_PASSWORD: administrator created (or password reset) at start-up' },
-  { env: 'CALENDAR_ADMIN_PASSWORD', flag: '--admin-password', key: 'adminPassword', defaultText: 'unset', description: 'password of CALENDAR_ADMIN_USER' },
+  { env: 'CALENDAR_ADMIN_PASSWORD', flag: '--admin-password', key: 'adminPassword', defaultText: 'unset', description: 'password of CALENDAR_ADMIN_USER (or CALENDAR_ADMIN_PASSWORD_FILE: a file holding it)' },
   { env: 'MAX_PER_PAGE', flag: '--max-per-page', key: 'maxPerPage', defaultText: '50', description: 'upper bound of per_page on every list' },
   { env: 'LOG_LEVEL', flag: '--log-level', key: 'logLevel', defaultText: 'info', description: 'fatal, error, warn, info, debug, trace or silent' },
   {
@@ -188,6 +189,24 @@ function positiveInt(name: string, raw: string): number {
 }
 
 /**
+ * CALENDAR_ADMIN_PASSWORD_FILE: the administrator password read from a file (a container secret),
+ * so that it is not in the environment; one trailing newline is dropped.
+ */
+function passwordFile(env: NodeJS.ProcessEnv): string {
+  const file = env.CALENDAR_ADMIN_PASSWORD_FILE!;
+  if (env.CALENDAR_ADMIN_PASSWORD) throw new ConfigError('set CALENDAR_ADMIN_PASSWORD or CALENDAR_ADMIN_PASSWORD_FILE, not both');
+  let text: string;
+  try {
+    text = readFileSync(file, 'utf8');
+  } catch (e) {
+    throw new ConfigError(`CALENDAR_ADMIN_PASSWORD_FILE: cannot read ${file} (${(e as NodeJS.ErrnoException).code ?? String(e)})`);
+  }
+  const password = text.replace(/\r?\n$/, '');
+  if (!password) throw new ConfigError(`CALENDAR_ADMIN_PASSWORD_FILE: ${file} is empty`);
+  return password;
+}
+
+/**
  * Build the configuration from environment variables, with `overrides` (from flags, keyed by
  * Config key, as strings) taking precedence.
  *
@@ -213,7 +232,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Part
   const maxPerPage = positiveInt('MAX_PER_PAGE', pick('maxPerPage', 'MAX_PER_PAGE') ?? '50');
   if (maxPerPage < 1) throw new ConfigError('MAX_PER_PAGE must be at least 1');
   const adminUser = pick('adminUser', 'CALENDAR_ADMIN_USER');
-  const adminPassword = pick('adminPassword', 'CALENDAR_ADMIN_PASSWORD');
+  const adminPassword = overrides.adminPassword || env.CALENDAR_ADMIN_PASSWORD_FILE === undefined || env.CALENDAR_ADMIN_PASSWORD_FILE === '' ? pick('adminPassword', 'CALENDAR_ADMIN_PASSWORD') : passwordFile(env);
   if (adminUser !== undefined && adminPassword === undefined) throw new ConfigError('CALENDAR_ADMIN_USER is set but CALENDAR_ADMIN_PASSWORD is not');
   if (adminPassword !== undefined && adminUser === undefined) throw new ConfigError('CALENDAR_ADMIN_PASSWORD is set but CALENDAR_ADMIN_USER is not');
   const timezone = pick('timezone', 'CALENDAR_TIMEZONE') ?? 'UTC';

@@ -11,11 +11,13 @@
  */
 import { Command, Option } from 'commander';
 import { ConfigError, SETTINGS, loadConfig, type Config } from '../config.js';
-import { createUserService, UserError } from '../domain/users.js';
+import { createUserService, UserError, UserRefusal } from '../domain/users.js';
 import { openStore, migrate, StoreUrlError } from '../store/db.js';
 import { serve } from '../server.js';
 import { lastSeq, noteChange } from '../store/changes.js';
 import { registerSeedCommand } from './seed.js';
+import { registerBackupCommand } from './backup.js';
+import { passwordFrom } from './password-input.js';
 
 type Overrides = Partial<Record<keyof Config, string>>;
 
@@ -103,12 +105,14 @@ withSettings(
     .command('add <login>')
     .description('create a user')
     .requiredOption('--role <role>', 'administrator, editor, author, contributor or subscriber')
-    .requiredOption('--password <password>', 'the password (stored hashed)')
+    .option('--password-stdin', 'read the password from standard input (without --password and --password-stdin, a terminal asks for it)')
+    .option('--password <password>', 'the password (stored hashed); visible to other users in `ps` and kept in shell history: prefer --password-stdin or the prompt')
     .option('--email <email>', 'e-mail address')
     .option('--name <name>', 'display name'),
   ['databaseUrl'],
 ).action(async (login: string, opts) => {
-  const user = await withUsers(opts, (u) => u.add({ login, role: opts.role, password: opts.password, email: opts.email, name: opts.name }));
+  const password = await passwordFrom(opts);
+  const user = await withUsers(opts, (u) => u.add({ login, role: opts.role, password, email: opts.email, name: opts.name }));
   console.log(`created user ${user.login} (id ${user.id}, ${user.role})`);
 });
 withSettings(users.command('list').description('list users'), ['databaseUrl']).action(async (opts) => {
@@ -116,10 +120,16 @@ withSettings(users.command('list').description('list users'), ['databaseUrl']).a
   if (!rows.length) console.log('no users');
   for (const r of rows) console.log(`${String(r.id).padStart(5)}  ${r.login.padEnd(24)} ${r.role.padEnd(14)} ${r.email}`);
 });
-withSettings(users.command('set-password <login>').description("change a user's password").requiredOption('--password <password>', 'the new password'), [
-  'databaseUrl',
-]).action(async (login: string, opts) => {
-  await withUsers(opts, (u) => u.setPassword(login, opts.password));
+withSettings(
+  users
+    .command('set-password <login>')
+    .description("change a user's password")
+    .option('--password-stdin', 'read the new password from standard input (without --password and --password-stdin, a terminal asks for it)')
+    .option('--password <password>', 'the new password; visible to other users in `ps` and kept in shell history: prefer --password-stdin or the prompt'),
+  ['databaseUrl'],
+).action(async (login: string, opts) => {
+  const password = await passwordFrom(opts);
+  await withUsers(opts, (u) => u.setPassword(login, password));
   console.log(`password of ${login} changed`);
 });
 withSettings(users.command('set-role <login>').description("change a user's role").requiredOption('--role <role>', 'the new role'), ['databaseUrl']).action(
@@ -128,9 +138,21 @@ withSettings(users.command('set-role <login>').description("change a user's role
     console.log(`${login} is now ${opts.role}`);
   },
 );
-withSettings(users.command('remove <login>').description('delete a user and their application passwords'), ['databaseUrl']).action(async (login: string, opts) => {
-  await withUsers(opts, (u) => u.remove(login));
-  console.log(`removed ${login}`);
+withSettings(
+  users
+    .command('remove <login>')
+    .description('delete a user and their application passwords; refused while they are the author of records, unless --reassign')
+    .option('--reassign <login>', 'make this user the author of every event, venue, organizer and image of the removed one (same transaction)'),
+  ['databaseUrl'],
+).action(async (login: string, opts) => {
+  try {
+    const { reassigned } = await withUsers(opts, (u) => u.remove(login, { reassignTo: opts.reassign }));
+    console.log(reassigned ? `removed ${login}; ${reassigned} record${reassigned === 1 ? '' : 's'} now authored by ${opts.reassign}` : `removed ${login}`);
+  } catch (err) {
+    if (!(err instanceof UserRefusal)) throw err;
+    console.error(`error: ${err.message}`);
+    process.exitCode = 1;
+  }
 });
 
 const apps = program.command('app-passwords').description("manage users' application passwords (HTTP Basic credentials for API clients)");
@@ -155,6 +177,7 @@ withSettings(apps.command('revoke <login> <uuid-or-name>').description('revoke a
 );
 
 registerSeedCommand(program, withSettings, overridesOf);
+registerBackupCommand(program, withSettings, overridesOf);
 
 program.parseAsync(process.argv).catch((err: unknown) => {
   if (err instanceof UserError || err instanceof ConfigError || err instanceof StoreUrlError) {

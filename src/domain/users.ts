@@ -9,6 +9,13 @@
  * application password or a removed user (all read from the database on each request) stops
  * matching at once, also when the change was made by the CLI in another process.
  *
+ * Failed checks cost the same whether the login exists or not, so timing does not tell which
+ * logins exist: an unknown login is verified against a dummy hash with the same scrypt parameters
+ * (once for the password, and once more when the password has the shape of an application
+ * password, as for a user with one application password). Only successes are remembered, so a
+ * repeated failure is never cheap. (A user with several application passwords still costs one
+ * verification per application password, as in WordPress.)
+ *
  * @example
  *   const users = createUserService(store);
  *   await users.add({ login: 'ann', role: 'editor', password: 's3cret' });
@@ -18,6 +25,7 @@ import { createHash, randomBytes, randomUUID, scrypt as scryptCb, timingSafeEqua
 import { promisify } from 'node:util';
 import type { Store } from '../store/db.js';
 import type { UserRow } from '../store/schema.js';
+import { writeTransaction } from '../store/changes.js';
 import * as usersStore from '../store/users.js';
 import { ANONYMOUS, isRole, viewerOf, type Role, type Viewer } from './permissions.js';
 
@@ -29,6 +37,20 @@ export async function hashPassword(password: string): Promise<string> {
   const salt = randomBytes(16);
   const hash = await scrypt(password, salt, 32, SCRYPT);
   return `scrypt$${SCRYPT.N}$${SCRYPT.r}$${SCRYPT.p}$${salt.toString('base64')}$${hash.toString('base64')}`;
+}
+
+/**
+ * A hash no password matches in practice (random hash, fixed salt), with the parameters of real
+ * ones: verifying against it costs what verifying against a user's hash costs.
+ */
+const DUMMY_HASH = `scrypt$${SCRYPT.N}$${SCRYPT.r}$${SCRYPT.p}$${Buffer.alloc(16).toString('base64')}$${randomBytes(32).toString('base64')}`;
+
+/** Application passwords are 24 letters and digits (spaces removed); nothing else is checked against them. */
+const APP_PASSWORD_SHAPE = /^[A-Za-z0-9]{24}$/;
+
+/** A reasonable e-mail address check: one @, a dot in the domain, no spaces, at most 100 characters. */
+export function isEmail(email: string): boolean {
+  return email.length <= 100 && /^[^\s@]+@[^\s@.]+(\.[^\s@.]+)+$/.test(email);
 }
 
 /** Check a password against a stored hash. */
@@ -49,6 +71,9 @@ export async function verifyPassword(password: string, stored: string): Promise<
 /** Raised by user operations with a message meant for the CLI user. */
 export class UserError extends Error {}
 
+/** An operation refused in the current state (a user who still owns records): the CLI exits 1. */
+export class UserRefusal extends UserError {}
+
 function nowGmt(): string {
   return new Date().toISOString().slice(0, 19).replace('T', ' ');
 }
@@ -62,6 +87,19 @@ function generateAppPassword(): string {
   return out.replace(/(.{4})(?!$)/g, '$1 ');
 }
 
+function refuseIfOwning(login: string, owned: usersStore.OwnedCounts): void {
+  const total = owned.events + owned.venues + owned.organizers + owned.images;
+  if (total === 0) return;
+  const plural = (n: number, one: string, many: string) => `${n} ${n === 1 ? one : many}`;
+  const parts = [
+    plural(owned.events, 'event', 'events'),
+    plural(owned.venues, 'venue', 'venues'),
+    plural(owned.organizers, 'organizer', 'organizers'),
+    plural(owned.images, 'image', 'images'),
+  ];
+  throw new UserRefusal(`${login} is the author of ${total} record${total === 1 ? '' : 's'} (${parts.join(', ')}): give --reassign LOGIN to move them to another user`);
+}
+
 export interface UserService {
   /** The viewer for an Authorization header; anonymous when absent or wrong. */
   authenticate(header: string | undefined): Promise<Viewer>;
@@ -69,7 +107,12 @@ export interface UserService {
   list(): Promise<UserRow[]>;
   setPassword(login: string, password: string): Promise<void>;
   setRole(login: string, role: string): Promise<void>;
-  remove(login: string): Promise<void>;
+  /**
+   * Delete a user and their application passwords. A user who authored records is refused
+   * (`UserRefusal`) unless `reassignTo` names the user who becomes their author (in the same
+   * transaction). Returns how many records moved.
+   */
+  remove(login: string, options?: { reassignTo?: string }): Promise<{ reassigned: number }>;
   /** Create an application password; returns the plain password (shown once). */
   addAppPassword(login: string, name: string): Promise<{ uuid: string; password: string }>;
   listAppPasswords(login: string): Promise<Array<{ uuid: string; name: string; created: string; lastUsed: string | null }>>;
@@ -126,11 +169,20 @@ export function createUserService(store: Store): UserService {
       const login = decoded.slice(0, colon);
       const password = decoded.slice(colon + 1);
       const user = (await usersStore.findUserByLogin(db, login)) ?? (login.includes('@') ? await usersStore.findUserByEmail(db, login) : undefined);
-      if (!user) return ANONYMOUS;
-      if (await check(password, user.password_hash)) return viewerOf(user);
       // Application passwords are sent with or without their spaces.
       const appPassword = password.replace(/\s+/g, '');
-      for (const app of await usersStore.appPasswordsOf(db, user.id)) {
+      const appShaped = APP_PASSWORD_SHAPE.test(appPassword);
+      if (!user) {
+        // Cost what a failure for an existing login (with one application password) costs.
+        await verifyPassword(password, DUMMY_HASH);
+        if (appShaped) await verifyPassword(appPassword, DUMMY_HASH);
+        return ANONYMOUS;
+      }
+      if (await check(password, user.password_hash)) return viewerOf(user);
+      if (!appShaped) return ANONYMOUS;
+      const apps = await usersStore.appPasswordsOf(db, user.id);
+      if (apps.length === 0) await verifyPassword(appPassword, DUMMY_HASH);
+      for (const app of apps) {
         if (!(await check(appPassword, app.password_hash))) continue;
         // Remember when it was last used (shown by `app-passwords list`), at most once a minute.
         const now = nowGmt();
@@ -142,6 +194,7 @@ export function createUserService(store: Store): UserService {
 
     async add({ login, role, password, email = '', name = '' }) {
       if (!/^[A-Za-z0-9_.@ -]{1,60}$/.test(login)) throw new UserError('a login is 1 to 60 letters, digits, spaces or _ . @ -');
+      if (email !== '' && !isEmail(email)) throw new UserError(`"${email}" is not an e-mail address (like ann@example.com)`);
       checkPassword(password);
       const r = checkRole(role);
       if (await usersStore.findUserByLogin(db, login)) throw new UserError(`a user "${login}" already exists`);
@@ -169,9 +222,19 @@ export function createUserService(store: Store): UserService {
       await usersStore.updateUser(db, user.id, { role: checkRole(role) });
     },
 
-    async remove(login) {
+    async remove(login, { reassignTo } = {}) {
       const user = await mustFind(login);
-      await usersStore.deleteUser(db, user.id);
+      const heir = reassignTo === undefined ? undefined : await mustFind(reassignTo);
+      if (heir && heir.id === user.id) throw new UserError(`cannot reassign ${login}'s records to ${login}`);
+      let reassigned = 0;
+      await writeTransaction(db, async (trx) => {
+        if (heir) reassigned = await usersStore.reassignOwned(trx, user.id, heir.id);
+        else refuseIfOwning(login, await usersStore.countOwned(trx, user.id));
+        await usersStore.deleteUser(trx, user.id);
+      });
+      // A request authenticated just before the removal may still have written a record for it.
+      if (heir) reassigned += await writeTransaction(db, (trx) => usersStore.reassignOwned(trx, user.id, heir.id));
+      return { reassigned };
     },
 
     async addAppPassword(login, name) {

@@ -110,6 +110,40 @@ function withStatementCache(database: SQLite.Database, size = 500): SqliteDataba
   };
 }
 
+/** The SQLite connection of each SQLite store (for `backupSqlite`). */
+const sqliteConnections = new WeakMap<object, SQLite.Database>();
+
+/** Progress of a backup: pages of the source database, and how many are still to copy. */
+export interface BackupProgress {
+  totalPages: number;
+  remainingPages: number;
+}
+
+/**
+ * SQLite only: copy the database into `file` with SQLite's online backup API, consistent while
+ * other connections (a running server) read and write. It copies `pagesPerStep` pages per step
+ * (other work runs between steps) and calls `progress` after each. Writes by another connection
+ * make SQLite restart the copy; after two restarts the rest is copied in one step (one read
+ * snapshot, which WAL writers do not wait for), so a busy database still finishes.
+ *
+ * @example await backupSqlite(store, '/backups/calendar.db')
+ */
+export async function backupSqlite(store: Store, file: string, progress?: (p: BackupProgress) => void, { pagesPerStep = 4096 } = {}): Promise<BackupProgress & { restarts: number }> {
+  const database = sqliteConnections.get(store.db);
+  if (!database) throw new StoreUrlError(`${store.describe} is not a SQLite database`);
+  let restarts = 0;
+  let lastRemaining = Infinity;
+  const result = await database.backup(file, {
+    progress(p) {
+      if (p.remainingPages > lastRemaining) restarts++;
+      lastRemaining = p.remainingPages;
+      progress?.(p);
+      return restarts >= 2 ? 0x7fffffff : pagesPerStep;
+    },
+  });
+  return { ...result, restarts };
+}
+
 function sqliteStore(path: string): Store {
   const file = path === ':memory:' ? ':memory:' : resolve(path);
   if (file !== ':memory:') mkdirSync(dirname(file), { recursive: true });
@@ -120,6 +154,7 @@ function sqliteStore(path: string): Store {
   database.pragma('busy_timeout = 5000');
   database.pragma('cache_size = -65536');
   const db = new Kysely<Database>({ dialect: new SqliteDialect({ database: withStatementCache(database) }) });
+  sqliteConnections.set(db, database);
   // The change feed reads on this connection directly (change-feed.ts).
   registerChangeFeed(db, createSqliteFeed(database));
   registerStoreDialect(db, 'sqlite');

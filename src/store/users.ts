@@ -5,6 +5,7 @@
  *   const user = await findUserByLogin(db, 'admin');
  */
 import type { Insertable, Updateable } from 'kysely';
+import { noteChange, noteChanges, noteEventBefore, recordTypeOfPost } from './changes.js';
 import type { AppPasswordRow, AppPasswordsTable, Executor, UserRow, UsersTable } from './schema.js';
 
 export async function findUserByLogin(db: Executor, login: string): Promise<UserRow | undefined> {
@@ -57,4 +58,51 @@ export async function deleteAppPassword(db: Executor, userId: number, uuidOrName
 
 export async function touchAppPassword(db: Executor, id: number, when: string): Promise<void> {
   await db.updateTable('app_passwords').set({ last_used_gmt: when }).where('id', '=', id).execute();
+}
+
+/** How many records a user is the author of, by kind (trashed ones included). */
+export interface OwnedCounts {
+  events: number;
+  venues: number;
+  organizers: number;
+  images: number;
+}
+
+export async function countOwned(db: Executor, userId: number): Promise<OwnedCounts> {
+  const posts = await db.selectFrom('posts').select(['type', (eb) => eb.fn.countAll<number | string>().as('n')]).where('author_id', '=', userId).groupBy('type').execute();
+  const images = await db.selectFrom('images').select((eb) => eb.fn.countAll<number | string>().as('n')).where('author_id', '=', userId).executeTakeFirst();
+  const of = (type: string) => Number(posts.find((p) => p.type === type)?.n ?? 0);
+  return { events: of('tribe_events'), venues: of('tribe_venue'), organizers: of('tribe_organizer'), images: Number(images?.n ?? 0) };
+}
+
+/** Above this many records a reassignment logs one `all`/`reset` instead of a note per record. */
+const NOTE_EACH_UP_TO = 1000;
+
+/**
+ * Make `to` the author of everything `from` authored (posts of every type, images). Call it in a
+ * `writeTransaction`: each changed record is noted in the change log (events with their listing
+ * state before, since list filters look at the author), or, for more than 1,000 records, one
+ * `all`/`reset`. Returns how many records moved.
+ */
+export async function reassignOwned(db: Executor, from: number, to: number): Promise<number> {
+  const posts = await db.selectFrom('posts').select(['id', 'type']).where('author_id', '=', from).orderBy('id').execute();
+  const images = await db.selectFrom('images').select('id').where('author_id', '=', from).orderBy('id').execute();
+  if (posts.length + images.length > NOTE_EACH_UP_TO) {
+    await noteChange(db, 'all', 0, 'reset');
+  } else {
+    for (const p of posts) {
+      const type = recordTypeOfPost(p.type);
+      if (type === 'event') await noteEventBefore(db, Number(p.id));
+      else await noteChange(db, type, Number(p.id), 'update');
+    }
+    await noteChanges(
+      db,
+      'image',
+      images.map((i) => Number(i.id)),
+      'update',
+    );
+  }
+  await db.updateTable('posts').set({ author_id: to }).where('author_id', '=', from).execute();
+  await db.updateTable('images').set({ author_id: to }).where('author_id', '=', from).execute();
+  return posts.length + images.length;
 }

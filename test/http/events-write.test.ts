@@ -344,7 +344,7 @@ forEachStore('event writes', (t) => {
   });
 
   it('leaves no partial record when a write fails halfway (transactions)', async () => {
-    await t.user('contributor2', 'contrib2').catch(() => undefined);
+    await t.user('contributor2' as never, 'contrib2').catch(() => undefined);
     await t.user('contributor', 'contrib-tx');
     const res = await t.api.post('/events', {
       as: 'contrib-tx',

@@ -7,10 +7,14 @@
 import { after, before, it } from 'node:test';
 import assert from 'node:assert/strict';
 import WPAPI from 'wpapi';
-import apiFetch from '@wordpress/api-fetch';
+import apiFetchImport from '@wordpress/api-fetch';
 import { ADMIN, forEachStore, type TestServer } from '../support/harness.js';
 
 type Json = Record<string, any>;
+
+// The package's types are ES module declarations in a package without "type": "module", so
+// TypeScript sees the default import as the whole module; at run time it is the function.
+const apiFetch = apiFetchImport as unknown as typeof apiFetchImport.default;
 
 const WINDOW = { start_date: '2028-01-01', end_date: '2028-12-31' };
 

@@ -43,7 +43,7 @@ export interface RequestOptions {
   /** form body: a string (already encoded) or an object (qs-encoded with PHP brackets) */
   form?: string | Record<string, unknown>;
   /** query string (string or object) */
-  query?: string | Record<string, string | number | boolean | Array<string | number>>;
+  query?: string | Record<string, string | number | boolean | Array<string | number> | undefined>;
   /** 'admin', a role name created by `user()`, a login:password pair, or null for anonymous */
   as?: string | null;
   headers?: Record<string, string>;
@@ -89,6 +89,7 @@ function encodeQuery(q: RequestOptions['query']): string {
   if (typeof q === 'string') return q;
   const parts: string[] = [];
   for (const [k, v] of Object.entries(q)) {
+    if (v === undefined) continue;
     if (Array.isArray(v)) for (const item of v) parts.push(`${encodeURIComponent(k)}[]=${encodeURIComponent(String(item))}`);
     else parts.push(`${encodeURIComponent(k)}=${encodeURIComponent(String(v))}`);
   }

@@ -1,5 +1,8 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { ConfigError, loadConfig, SETTINGS } from '../../src/config.js';
 
 describe('configuration', () => {
@@ -90,5 +93,20 @@ describe('configuration', () => {
     assert.throws(() => loadConfig({ PORT: '70000' }), ConfigError);
     assert.throws(() => loadConfig({ MAX_PER_PAGE: '0' }), ConfigError);
     assert.throws(() => loadConfig({ SITE_URL: 'not a url' }), ConfigError);
+  });
+  it('reads the administrator password from CALENDAR_ADMIN_PASSWORD_FILE', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'config-'));
+    try {
+      const file = join(dir, 'admin-password');
+      writeFileSync(file, 's3cret with spaces\n');
+      assert.equal(loadConfig({ CALENDAR_ADMIN_USER: 'a', CALENDAR_ADMIN_PASSWORD_FILE: file }).adminPassword, 's3cret with spaces');
+      assert.equal(loadConfig({ CALENDAR_ADMIN_PASSWORD_FILE: file }, { adminPassword: 'flag' }).adminPassword, 'flag', 'the flag wins');
+      assert.throws(() => loadConfig({ CALENDAR_ADMIN_PASSWORD: 'b', CALENDAR_ADMIN_PASSWORD_FILE: file }), /not both/);
+      assert.throws(() => loadConfig({ CALENDAR_ADMIN_PASSWORD_FILE: join(dir, 'none') }), ConfigError);
+      writeFileSync(file, '\n');
+      assert.throws(() => loadConfig({ CALENDAR_ADMIN_PASSWORD_FILE: file }), /is empty/);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });

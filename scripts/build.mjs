@@ -1,0 +1,57 @@
+#!/usr/bin/env node
+/**
+ * Compile src/ to dist/ with TypeScript, and stamp dist/ when it succeeds.
+ *
+ *   node scripts/build.mjs             always compile (`npm run build`)
+ *   node scripts/build.mjs --if-stale  compile only when a file under src/, tsconfig.json or
+ *                                      package.json is newer than the last successful build
+ *                                      (`npm start`, `npm test`, and `prepare` on `npm ci`)
+ *
+ * Plain Node, no dependencies: it runs before anything else is known to be installed. Without
+ * TypeScript (an install without devDependencies) an existing dist/ is used as it is.
+ */
+import { spawnSync } from 'node:child_process';
+import { existsSync, readdirSync, statSync, utimesSync, writeFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const root = join(dirname(fileURLToPath(import.meta.url)), '..');
+const stamp = join(root, 'dist', '.build-stamp');
+const ifStale = process.argv.includes('--if-stale');
+
+/** Newest modification time (ms) of a file or of the files under a directory. */
+function newest(path) {
+  const st = statSync(path, { throwIfNoEntry: false });
+  if (!st) return 0;
+  if (!st.isDirectory()) return st.mtimeMs;
+  let max = st.mtimeMs; // a deleted or renamed file moves its directory's time
+  for (const entry of readdirSync(path)) max = Math.max(max, newest(join(path, entry)));
+  return max;
+}
+
+if (ifStale && existsSync(stamp)) {
+  const built = statSync(stamp).mtimeMs;
+  const sources = Math.max(newest(join(root, 'src')), newest(join(root, 'tsconfig.json')), newest(join(root, 'package.json')));
+  if (sources <= built) process.exit(0);
+}
+
+let tsc;
+try {
+  tsc = createRequire(import.meta.url).resolve('typescript/bin/tsc');
+} catch {
+  if (existsSync(join(root, 'dist', 'cli', 'main.js'))) {
+    console.error('build: TypeScript is not installed (no devDependencies); using the existing dist/');
+    process.exit(0);
+  }
+  console.error('build: dist/ is missing and TypeScript is not installed: run `npm ci` (with devDependencies), then `npm run build`');
+  process.exit(1);
+}
+
+// The stamp gets the time the build started: a file saved while tsc runs is newer than it.
+const started = new Date();
+if (ifStale) console.error('build: compiling src/ to dist/ (sources changed since the last build)');
+const result = spawnSync(process.execPath, [tsc, '-p', join(root, 'tsconfig.json')], { stdio: 'inherit', cwd: root });
+if (result.status !== 0) process.exit(result.status ?? 1);
+writeFileSync(stamp, `${started.toISOString()}\n`);
+utimesSync(stamp, started, started);

@@ -13,8 +13,8 @@
  *   const [{ n }] = await reader.all<{ n: number }>('select count(*) as n from events', []);
  *   await reader.close();
  */
-import { createRequire } from 'node:module';
 import { Worker } from 'node:worker_threads';
+import { sqliteDriverPath } from './sqlite-binding.js';
 
 export interface BackgroundReader {
   all<T>(sql: string, params: readonly unknown[]): Promise<T[]>;
@@ -48,7 +48,7 @@ parentPort.on('message', ({ id, sql, params }) => {
 const IDLE_MS = 60_000;
 
 export function createBackgroundReader(file: string): BackgroundReader {
-  const driver = createRequire(import.meta.url).resolve('better-sqlite3');
+  const driver = sqliteDriverPath();
   let worker: Worker | null = null;
   let nextId = 1;
   let idle: NodeJS.Timeout | null = null;

@@ -13,8 +13,8 @@
  *   const [{ n }] = await reader.all<{ n: number }>('select count(*) as n from events', []);
  *   await reader.close();
  */
-import { createRequire } from 'node:module';
 import { Worker } from 'node:worker_threads';
+import { sqliteDriverPath } from './sqlite-binding.js';
 
 export interface BackgroundReader {
   all<T>(sql: string, params: readonly unknown[]): Promise<T[]>;
@@ -48,7 +48,7 @@ parentPort.on('message', ({ id, sql, params }) => {
 const IDLE_MS = 60_000;
 
 export function createBackgroundReader(file: string): BackgroundReader {
-  const driver = createRequire(import.meta.url).resolve('better-sqlite3');
+  const driver = sqliteDriverPath();
   let worker: Worker | null = null;
   let nextId = 1;
   let idle: NodeJS.Timeout | null = null;
@@ -61,14 +61,16 @@ export function createBackgroundReader(file: string): BackgroundReader {
 
   const start = (): Worker => {
     const w = new Worker(WORKER_SOURCE, { eval: true, workerData: { file, driver }, resourceLimits: { maxOldGenerationSizeMb: 64 } });
-    w.unref();
     w.on('message', (msg: { id: number; rows?: unknown[]; error?: string }) => {
       const p = pending.get(msg.id);
       if (!p) return;
       pending.delete(msg.id);
       if (msg.error !== undefined) p.reject(new Error(msg.error));
       else p.resolve(msg.rows ?? []);
-      if (pending.size === 0) armIdle();
+      if (pending.size === 0) {
+        w.unref();
+        armIdle();
+      }
     });
     w.on('error', (err) => {
       if (worker === w) worker = null;
@@ -78,6 +80,9 @@ export function createBackgroundReader(file: string): BackgroundReader {
       if (worker === w) worker = null;
       failAll(new Error('background reader stopped'));
     });
+    // An idle worker does not keep the process alive; one with questions pending does (`all`).
+    // After the listeners: adding a 'message' listener refs the worker's port again.
+    w.unref();
     return w;
   };
 
@@ -100,6 +105,7 @@ export function createBackgroundReader(file: string): BackgroundReader {
       const id = nextId++;
       const w = worker;
       return new Promise<T[]>((resolve, reject) => {
+        if (pending.size === 0) w.ref();
         pending.set(id, { resolve: resolve as (rows: unknown[]) => void, reject });
         w.postMessage({ id, sql, params });
       });

@@ -1,5 +1,6 @@
 /**
- * Opening the database: SQLite through better-sqlite3 (default) or PostgreSQL through `pg`,
+ * Opening the database: SQLite through better-sqlite3 (default; `sqlite-binding.ts` picks the
+ * build for the running Node.js) or PostgreSQL through `pg`,
  * both behind one Kysely instance. Migrations run here, at start-up.
  *
  * @example
@@ -10,13 +11,13 @@
 import { createHash } from 'node:crypto';
 import { mkdirSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
-import SQLite from 'better-sqlite3';
 import pg from 'pg';
 import { Kysely, Migrator, PostgresDialect, SqliteDialect, sql, type Migration, type MigrationProvider, type SqliteDatabase } from 'kysely';
 import type { Database } from './schema.js';
 import { registerStoreDialect } from './revision.js';
 import { createPostgresFeed, createSqliteFeed, registerChangeFeed } from './change-feed.js';
 import { createBackgroundReader, registerBackgroundReader } from './background-reader.js';
+import { openSqlite, type SqliteConnection, type SqliteStatement } from './sqlite-binding.js';
 import { initialMigration } from './migrations/001_initial.js';
 import { listingIndexMigration } from './migrations/002_listing_index_and_change_counter.js';
 import { changeCounterAllTablesMigration } from './migrations/003_change_counter_all_tables.js';
@@ -89,8 +90,8 @@ export async function migrate(store: Store): Promise<string[]> {
  * Safe with one connection: Kysely runs one query at a time on it, and better-sqlite3 executes a
  * statement to completion (or, streaming, holds the connection until the iterator is done).
  */
-function withStatementCache(database: SQLite.Database, size = 500): SqliteDatabase {
-  const statements = new Map<string, SQLite.Statement>();
+function withStatementCache(database: SqliteConnection, size = 500): SqliteDatabase {
+  const statements = new Map<string, SqliteStatement>();
   return {
     prepare(text: string) {
       let stmt = statements.get(text);
@@ -111,7 +112,7 @@ function withStatementCache(database: SQLite.Database, size = 500): SqliteDataba
 }
 
 /** The SQLite connection of each SQLite store (for `backupSqlite`). */
-const sqliteConnections = new WeakMap<object, SQLite.Database>();
+const sqliteConnections = new WeakMap<object, SqliteConnection>();
 
 /** Progress of a backup: pages of the source database, and how many are still to copy. */
 export interface BackupProgress {
@@ -147,7 +148,7 @@ export async function backupSqlite(store: Store, file: string, progress?: (p: Ba
 function sqliteStore(path: string): Store {
   const file = path === ':memory:' ? ':memory:' : resolve(path);
   if (file !== ':memory:') mkdirSync(dirname(file), { recursive: true });
-  const database = new SQLite(file);
+  const database = openSqlite(file);
   database.pragma('journal_mode = WAL');
   database.pragma('synchronous = NORMAL');
   database.pragma('foreign_keys = ON');

@@ -1,0 +1,189 @@
+/**
+ * The `events-calendar` command: serve, migrate, refresh, users, app-passwords, seed, backup (loaded
+ * by `main.ts` once the Node.js version is known to be supported).
+ * Every command works on the database named by DATABASE_URL (or --database-url); changes to users
+ * and application passwords take effect on a running server at once (it reads them per request).
+ *
+ * @example
+ *   events-calendar serve --port 9000
+ *   events-calendar users add ann --role editor --password 's3cret'
+ *   events-calendar app-passwords add ann --name "mobile app"
+ */
+import { Command, Option } from 'commander';
+import { ConfigError, SETTINGS, loadConfig, type Config } from '../config.js';
+import { createUserService, UserError, UserRefusal } from '../domain/users.js';
+import { openStore, migrate, StoreUrlError } from '../store/db.js';
+import { serve } from '../server.js';
+import { lastSeq, noteChange } from '../store/changes.js';
+import { registerSeedCommand } from './seed.js';
+import { registerBackupCommand } from './backup.js';
+import { passwordFrom } from './password-input.js';
+
+type Overrides = Partial<Record<keyof Config, string>>;
+
+/** Flags of the settings table, added to a command. */
+function withSettings(cmd: Command, keys?: Array<keyof Config>): Command {
+  for (const s of SETTINGS) {
+    if (keys && !keys.includes(s.key)) continue;
+    cmd.addOption(new Option(`${s.flag} <value>`, `${s.description} [env ${s.env}, default ${s.defaultText}]`));
+  }
+  return cmd;
+}
+
+/** Commander option names (camelCase of the flag) → Config overrides. */
+function overridesOf(opts: Record<string, unknown>): Overrides {
+  const out: Overrides = {};
+  for (const s of SETTINGS) {
+    const name = s.flag.replace(/^--/, '').replace(/-([a-z])/g, (_, c: string) => c.toUpperCase());
+    if (typeof opts[name] === 'string') out[s.key] = opts[name] as string;
+  }
+  return out;
+}
+
+async function withUsers<T>(opts: Record<string, unknown>, fn: (users: ReturnType<typeof createUserService>) => Promise<T>): Promise<T> {
+  const config = loadConfig(process.env, overridesOf(opts));
+  const store = await openStore(config.databaseUrl);
+  try {
+    return await fn(createUserService(store));
+  } finally {
+    await store.close();
+  }
+}
+
+const program = new Command();
+program
+  .name('events-calendar')
+  .description('Headless events calendar speaking The Events Calendar REST API (namespace calendar/events/v1).')
+  .showHelpAfterError()
+  .addHelpText(
+    'after',
+    `
+Settings (environment variable, or the flag on serve/migrate/users/app-passwords):
+${SETTINGS.map((s) => `  ${s.env.padEnd(24)} ${s.flag.padEnd(18)} ${s.description} (default ${s.defaultText})`).join('\n')}
+
+Examples:
+  npm start                                        # serve on http://127.0.0.1:8080/api/
+  DATABASE_URL=postgres://postgres@127.0.0.1/test events-calendar serve
+  events-calendar users add ann --role editor --password 's3cret'
+  events-calendar app-passwords add ann --name "mobile app"`,
+  );
+
+withSettings(program.command('serve').description('start the HTTP server (migrates the database first)')).action(async (opts) => {
+  await serve(loadConfig(process.env, overridesOf(opts)));
+});
+
+withSettings(program.command('migrate').description('create or upgrade the database schema and exit'), ['databaseUrl']).action(async (opts) => {
+  const config = loadConfig(process.env, overridesOf(opts));
+  const store = await openStore(config.databaseUrl, { skipMigrations: true });
+  try {
+    const applied = await migrate(store);
+    console.log(applied.length ? `applied: ${applied.join(', ')}` : 'database is up to date');
+  } finally {
+    await store.close();
+  }
+});
+
+withSettings(
+  program
+    .command('refresh')
+    .description('tell running servers that data changed outside the service (plain SQL, a restored backup): they drop what they keep'),
+  ['databaseUrl'],
+).action(async (opts) => {
+  const config = loadConfig(process.env, overridesOf(opts));
+  const store = await openStore(config.databaseUrl);
+  try {
+    await noteChange(store.db, 'all', 0, 'reset');
+    console.log(`change ${await lastSeq(store.db)} logged: servers on ${store.describe} drop what they keep on their next request`);
+  } finally {
+    await store.close();
+  }
+});
+
+const users = program.command('users').description('manage users (roles: administrator, editor, author, contributor, subscriber)');
+withSettings(
+  users
+    .command('add <login>')
+    .description('create a user')
+    .requiredOption('--role <role>', 'administrator, editor, author, contributor or subscriber')
+    .option('--password-stdin', 'read the password from standard input (without --password and --password-stdin, a terminal asks for it)')
+    .option('--password <password>', 'the password (stored hashed); visible to other users in `ps` and kept in shell history: prefer --password-stdin or the prompt')
+    .option('--email <email>', 'e-mail address')
+    .option('--name <name>', 'display name'),
+  ['databaseUrl'],
+).action(async (login: string, opts) => {
+  const password = await passwordFrom(opts);
+  const user = await withUsers(opts, (u) => u.add({ login, role: opts.role, password, email: opts.email, name: opts.name }));
+  console.log(`created user ${user.login} (id ${user.id}, ${user.role})`);
+});
+withSettings(users.command('list').description('list users'), ['databaseUrl']).action(async (opts) => {
+  const rows = await withUsers(opts, (u) => u.list());
+  if (!rows.length) console.log('no users');
+  for (const r of rows) console.log(`${String(r.id).padStart(5)}  ${r.login.padEnd(24)} ${r.role.padEnd(14)} ${r.email}`);
+});
+withSettings(
+  users
+    .command('set-password <login>')
+    .description("change a user's password")
+    .option('--password-stdin', 'read the new password from standard input (without --password and --password-stdin, a terminal asks for it)')
+    .option('--password <password>', 'the new password; visible to other users in `ps` and kept in shell history: prefer --password-stdin or the prompt'),
+  ['databaseUrl'],
+).action(async (login: string, opts) => {
+  const password = await passwordFrom(opts);
+  await withUsers(opts, (u) => u.setPassword(login, password));
+  console.log(`password of ${login} changed`);
+});
+withSettings(users.command('set-role <login>').description("change a user's role").requiredOption('--role <role>', 'the new role'), ['databaseUrl']).action(
+  async (login: string, opts) => {
+    await withUsers(opts, (u) => u.setRole(login, opts.role));
+    console.log(`${login} is now ${opts.role}`);
+  },
+);
+withSettings(
+  users
+    .command('remove <login>')
+    .description('delete a user and their application passwords; refused while they are the author of records, unless --reassign')
+    .option('--reassign <login>', 'make this user the author of every event, venue, organizer and image of the removed one (same transaction)'),
+  ['databaseUrl'],
+).action(async (login: string, opts) => {
+  try {
+    const { reassigned } = await withUsers(opts, (u) => u.remove(login, { reassignTo: opts.reassign }));
+    console.log(reassigned ? `removed ${login}; ${reassigned} record${reassigned === 1 ? '' : 's'} now authored by ${opts.reassign}` : `removed ${login}`);
+  } catch (err) {
+    if (!(err instanceof UserRefusal)) throw err;
+    console.error(`error: ${err.message}`);
+    process.exitCode = 1;
+  }
+});
+
+const apps = program.command('app-passwords').description("manage users' application passwords (HTTP Basic credentials for API clients)");
+withSettings(apps.command('add <login>').description('create an application password and print it (shown once)').option('--name <name>', 'a label', 'default'), [
+  'databaseUrl',
+]).action(async (login: string, opts) => {
+  const created = await withUsers(opts, (u) => u.addAppPassword(login, opts.name));
+  console.log(`application password for ${login} (${opts.name}, uuid ${created.uuid}):`);
+  console.log(created.password);
+  console.log('It is shown only now; it is stored hashed.');
+});
+withSettings(apps.command('list <login>').description("list a user's application passwords"), ['databaseUrl']).action(async (login: string, opts) => {
+  const rows = await withUsers(opts, (u) => u.listAppPasswords(login));
+  if (!rows.length) console.log('no application passwords');
+  for (const r of rows) console.log(`${r.uuid}  ${r.name.padEnd(20)} created ${r.created}  last used ${r.lastUsed ?? 'never'}`);
+});
+withSettings(apps.command('revoke <login> <uuid-or-name>').description('revoke an application password'), ['databaseUrl']).action(
+  async (login: string, which: string, opts) => {
+    await withUsers(opts, (u) => u.revokeAppPassword(login, which));
+    console.log(`revoked ${which}`);
+  },
+);
+
+registerSeedCommand(program, withSettings, overridesOf);
+registerBackupCommand(program, withSettings, overridesOf);
+
+program.parseAsync(process.argv).catch((err: unknown) => {
+  if (err instanceof UserError || err instanceof ConfigError || err instanceof StoreUrlError) {
+    console.error(`error: ${err.message}`);
+    process.exit(2);
+  }
+  console.error(err);
+  process.exit(1);
+});

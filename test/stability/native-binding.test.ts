@@ -1,0 +1,75 @@
+/**
+ * The SQLite binding does not abort the process on any supported Node.js line (issue 18).
+ *
+ * better-sqlite3 12.x aborts on Node 24.19+ when a statement is finalised by the garbage collector
+ * outside JavaScript (`Assertion failed: (env) != nullptr`, SIGABRT); 13.x segfaults on Node 20.
+ * These tests do, in child processes, what triggers it: evicted cached statements and forced GC,
+ * the totals worker started and stopped, a database closed and reopened, every CLI command. Each
+ * child must end with exit code 0 and no signal. (With `SQLITE_BINDING=better-sqlite3` on Node
+ * 24.21, i.e. 12.x forced, the churn dies by SIGABRT every time, CLI commands now and then.)
+ */
+import { after, describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { SQLITE_PACKAGE, sqlitePackageFor } from '../../src/store/sqlite-binding.js';
+import { unsupportedNodeMessage } from '../../src/cli/node-support.js';
+import { describeExit, runNode } from '../support/child.js';
+
+const TSX = ['--import', 'tsx'];
+
+describe('SQLite binding per Node.js line', () => {
+  it('is 13.x (Node-API) from Node 22 on and 12.x on Node 20', () => {
+    assert.equal(sqlitePackageFor(20), 'better-sqlite3');
+    assert.equal(sqlitePackageFor(22), 'better-sqlite3-napi');
+    assert.equal(sqlitePackageFor(24), 'better-sqlite3-napi');
+    assert.equal(sqlitePackageFor(26), 'better-sqlite3-napi');
+    if (!process.env.SQLITE_BINDING) assert.equal(SQLITE_PACKAGE, sqlitePackageFor(Number(process.versions.node.split('.')[0])));
+  });
+
+  it('refuses Node < 20 with one line', () => {
+    assert.equal(unsupportedNodeMessage('20.20.2'), undefined);
+    assert.equal(unsupportedNodeMessage('22.23.3'), undefined);
+    assert.equal(unsupportedNodeMessage('24.21.0'), undefined);
+    const msg = unsupportedNodeMessage('18.20.8');
+    assert.ok(msg && !msg.includes('\n'));
+    assert.match(msg, /Node\.js 18\.20\.8 is not supported/);
+  });
+});
+
+describe(`no abort on Node ${process.versions.node} (${SQLITE_PACKAGE})`, () => {
+  const dir = mkdtempSync(join(tmpdir(), 'calendar-binding-'));
+  after(() => rmSync(dir, { recursive: true, force: true }));
+
+  it('survives statement eviction, forced and idle GC, the totals worker stopping, close and reopen, exit', async () => {
+    const r = await runNode(['--expose-gc', ...TSX, 'test/support/statement-churn.ts', dir]);
+    assert.equal(r.signal, null, describeExit(r));
+    assert.equal(r.code, 0, describeExit(r));
+    assert.match(r.stdout, /^ok$/m);
+  });
+
+  it('runs every CLI command to exit code 0, no signal', async () => {
+    const env = { DATABASE_URL: `sqlite:${join(dir, 'cli.db')}`, CALENDAR_ADMIN_USER: 'admin', CALENDAR_ADMIN_PASSWORD: 'admin-pw' };
+    const commands: Array<[string[], RegExp]> = [
+      [['migrate'], /applied: 001_initial/],
+      [['users', 'add', 'ann', '--role', 'editor', '--password', 'pw-1', '--email', 'ann@example.com'], /created user ann/],
+      [['users', 'list'], /ann\s+editor/],
+      [['users', 'set-password', 'ann', '--password', 'pw-2'], /password of ann changed/],
+      [['users', 'set-role', 'ann', '--role', 'author'], /ann is now author/],
+      [['app-passwords', 'add', 'ann', '--name', 'phone'], /application password for ann \(phone/],
+      [['app-passwords', 'list', 'ann'], /phone/],
+      [['app-passwords', 'revoke', 'ann', 'phone'], /revoked phone/],
+      [['users', 'remove', 'ann'], /removed ann/],
+      [['seed', '--events', '300', '--no-progress'], /done in .*300 events/],
+      [['migrate'], /up to date/],
+    ];
+    for (const [args, expected] of commands) {
+      const r = await runNode([...TSX, 'src/cli/main.ts', ...args], env);
+      const what = `events-calendar ${args.join(' ')}: ${describeExit(r)}`;
+      assert.equal(r.signal, null, what);
+      assert.equal(r.code, 0, what);
+      assert.match(r.stdout, expected, what);
+    }
+  });
+});

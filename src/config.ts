@@ -24,6 +24,8 @@ export interface Config {
   /** Default `per_page` of every list (the WordPress `posts_per_page` option) */
   defaultPerPage: number;
   logLevel: string;
+  /** How long to wait for the database: a PostgreSQL connection attempt, a SQLite lock (ms). */
+  databaseTimeoutMs: number;
 }
 
 /** The namespace every route lives under. */
@@ -56,6 +58,13 @@ export const SETTINGS: Setting[] = [
   { env: 'CALENDAR_ADMIN_PASSWORD', flag: '--admin-password', key: 'adminPassword', defaultText: 'unset', description: 'password of CALENDAR_ADMIN_USER' },
   { env: 'MAX_PER_PAGE', flag: '--max-per-page', key: 'maxPerPage', defaultText: '50', description: 'upper bound of per_page on every list' },
   { env: 'LOG_LEVEL', flag: '--log-level', key: 'logLevel', defaultText: 'info', description: 'fatal, error, warn, info, debug, trace or silent' },
+  {
+    env: 'DATABASE_TIMEOUT_MS',
+    flag: '--database-timeout-ms',
+    key: 'databaseTimeoutMs',
+    defaultText: '3000',
+    description: 'how long to wait for the database (PostgreSQL connection attempt, SQLite lock) before answering 503',
+  },
 ];
 
 /** Raised for a setting that cannot be used; the CLI prints it and exits 2. */
@@ -92,6 +101,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Part
   }
   const maxPerPage = positiveInt('MAX_PER_PAGE', pick('maxPerPage', 'MAX_PER_PAGE') ?? '50');
   if (maxPerPage < 1) throw new ConfigError('MAX_PER_PAGE must be at least 1');
+  const databaseTimeoutMs = positiveInt('DATABASE_TIMEOUT_MS', pick('databaseTimeoutMs', 'DATABASE_TIMEOUT_MS') ?? '3000');
+  if (databaseTimeoutMs < 1) throw new ConfigError('DATABASE_TIMEOUT_MS must be at least 1');
   const adminUser = pick('adminUser', 'CALENDAR_ADMIN_USER');
   const adminPassword = pick('adminPassword', 'CALENDAR_ADMIN_PASSWORD');
   return {
@@ -106,5 +117,6 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Part
     maxPerPage,
     defaultPerPage: Math.min(10, maxPerPage),
     logLevel: pick('logLevel', 'LOG_LEVEL') ?? 'info',
+    databaseTimeoutMs,
   };
 }

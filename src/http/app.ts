@@ -11,10 +11,12 @@ import type { IncomingMessage } from 'node:http';
 import qs from 'qs';
 import { NAMESPACE, type Config } from '../config.js';
 import { isValidTimezone } from '../domain/dates.js';
-import { ApiError, apiError } from '../domain/errors.js';
+import { ApiError, apiError, faultError } from '../domain/errors.js';
 import { createServices, type Services } from '../domain/services.js';
 import { openStore, type OpenOptions, type Store } from '../store/db.js';
+import { storeFault } from '../store/faults.js';
 import { registerDocsPage } from './docs-page.js';
+import { registerHealthRoutes } from './health.js';
 import { allowForError, registerRoutes, sendJson } from './pipeline.js';
 import { apiRoutes } from './routes/index.js';
 import { rootIndex } from './self-description.js';
@@ -66,7 +68,7 @@ function commonHeaders(services: Services, req: FastifyRequest): Record<string, 
 
 export async function buildApp(config: Config, options: BuildOptions = {}): Promise<BuiltApp> {
   if (!isValidTimezone(config.timezone)) throw new Error(`CALENDAR_TIMEZONE "${config.timezone}" is not a known time zone`);
-  const store = options.store ?? (await openStore(config.databaseUrl, options.storeOptions));
+  const store = options.store ?? (await openStore(config.databaseUrl, { timeoutMs: config.databaseTimeoutMs, ...options.storeOptions }));
   const services = createServices(config, store);
   if (config.adminUser && config.adminPassword) await services.users.ensureAdmin(config.adminUser, config.adminPassword);
 
@@ -91,6 +93,7 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
     },
   };
   const app: FastifyInstance = Fastify(serverOptions);
+  store.setLogger(app.log);
 
   app.removeAllContentTypeParsers();
   app.addContentTypeParser(['application/json', 'application/*+json'], { parseAs: 'string' }, (_req, body, done) => {
@@ -121,14 +124,20 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
     else if (typeof (error as { statusCode?: number }).statusCode === 'number' && (error as { statusCode: number }).statusCode < 500) {
       const e = error as { statusCode: number; message: string };
       apiErr = new ApiError('rest_bad_request', e.message, e.statusCode);
+    } else if (storeFault(error) !== undefined) {
+      // The database is down, busy, full or read-only: a clear, retryable answer instead of a 500.
+      const fault = storeFault(error)!;
+      req.log.warn({ fault, error: (error as Error).message, code: (error as { code?: string }).code }, 'database fault');
+      apiErr = faultError(fault);
     } else {
       req.log.error({ err: error }, 'unhandled error');
       apiErr = apiError('internal_server_error');
     }
     const allow = await allowForError(req, services).catch(() => undefined);
     if (allow !== undefined) reply.header('allow', allow);
+    reply.headers(apiErr.headers);
     if ((req.query as Record<string, unknown> | undefined)?._envelope !== undefined) {
-      return sendJson(reply, 200, { body: apiErr.toJSON(), status: apiErr.status, headers: allow !== undefined ? { Allow: allow } : {} });
+      return sendJson(reply, 200, { body: apiErr.toJSON(), status: apiErr.status, headers: { ...(allow !== undefined ? { Allow: allow } : {}), ...apiErr.headers } });
     }
     return sendJson(reply, apiErr.status, apiErr.toJSON());
   });
@@ -140,6 +149,8 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
   app.get(restRoot === '' ? '/' : restRoot, async (_req, reply) => sendJson(reply.header('allow', 'GET'), 200, rootIndex(routes, services)));
   // The human-readable API documentation (Swagger UI over `{ns}/doc`), outside the REST root.
   registerDocsPage(app, `${nsBase}/doc`);
+  // Liveness and readiness probes, outside the REST root too.
+  registerHealthRoutes(app, store);
 
   return {
     app,

@@ -31,7 +31,7 @@ describe('configuration', () => {
     assert.equal(c.logLevel, 'warn');
     assert.deepEqual(
       SETTINGS.map((s) => s.env),
-      ['PORT', 'HOST', 'DATABASE_URL', 'REST_ROOT', 'SITE_URL', 'CALENDAR_TIMEZONE', 'CALENDAR_ADMIN_USER', 'CALENDAR_ADMIN_PASSWORD', 'MAX_PER_PAGE', 'LOG_LEVEL'],
+      ['PORT', 'HOST', 'DATABASE_URL', 'REST_ROOT', 'SITE_URL', 'CALENDAR_TIMEZONE', 'CALENDAR_ADMIN_USER', 'CALENDAR_ADMIN_PASSWORD', 'MAX_PER_PAGE', 'LOG_LEVEL', 'DATABASE_TIMEOUT_MS'],
     );
   });
   it('rejects unusable values', () => {

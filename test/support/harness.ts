@@ -14,7 +14,7 @@ import { after, before, describe } from 'node:test';
 import { randomBytes } from 'node:crypto';
 import { loadConfig, type Config } from '../../src/config.js';
 import { buildApp, type BuiltApp } from '../../src/http/app.js';
-import { openStore } from '../../src/store/db.js';
+import { openStore, type OpenOptions } from '../../src/store/db.js';
 import type { Role } from '../../src/domain/permissions.js';
 import { freePort } from '../../src/bench/processes.js';
 
@@ -97,10 +97,10 @@ function encodeQuery(q: RequestOptions['query']): string {
 
 let counter = 0;
 
-/** Start a server on a fresh store. */
-export async function startServer(kind: StoreKind, env: Record<string, string> = {}): Promise<TestServer> {
+/** Start a server on a fresh store (`storeOptions` add to or override the harness' own). */
+export async function startServer(kind: StoreKind, env: Record<string, string> = {}, storeOptions: OpenOptions = {}): Promise<TestServer> {
   const schema = kind.name === 'postgres' ? `t_${process.pid}_${++counter}_${randomBytes(3).toString('hex')}` : undefined;
-  const store = await openStore(kind.url, { schema, dropSchemaOnClose: true, poolSize: 4 });
+  const store = await openStore(kind.url, { schema, dropSchemaOnClose: true, poolSize: 4, ...storeOptions });
   const port = await freePort();
   const config = loadConfig({
     PORT: String(port),

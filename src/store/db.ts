@@ -104,7 +104,12 @@ export async function migrate(store: Store): Promise<string[]> {
 function withStatementCache(database: SQLite.Database, size = 500): SqliteDatabase {
   const statements = new Map<string, SQLite.Statement>();
   return {
-    prepare(text: string) {
+    prepare(sqlText: string) {
+      // Transactions take the write lock when they begin: a deferred one that reads first and
+      // then meets another process' lock fails at once with SQLITE_BUSY (SQLite does not wait
+      // there, to avoid a deadlock), whereas BEGIN IMMEDIATE waits `busy_timeout` for it. The
+      // server has one connection, whose transactions run one after the other anyway.
+      const text = sqlText === 'begin' ? 'begin immediate' : sqlText;
       let stmt = statements.get(text);
       if (stmt) {
         statements.delete(text);

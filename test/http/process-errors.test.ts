@@ -15,12 +15,12 @@ describe('unhandled errors in the serving process', () => {
   const lines: Array<Record<string, unknown>> = [];
   const waiters: Array<{ test: (l: Record<string, unknown>) => boolean; resolve: (l: Record<string, unknown>) => void }> = [];
 
-  /** The first log line (past or future) that passes `test`; fails after 10 s. */
-  const logLine = (test: (l: Record<string, unknown>) => boolean): Promise<Record<string, unknown>> => {
+  /** The first log line (past or future) that passes `test`; fails after `ms`. */
+  const logLine = (test: (l: Record<string, unknown>) => boolean, ms = 15_000): Promise<Record<string, unknown>> => {
     const seen = lines.find(test);
     if (seen) return Promise.resolve(seen);
     return new Promise((resolve, reject) => {
-      const timer = setTimeout(() => reject(new Error(`no such log line; got ${JSON.stringify(lines)}`)), 10_000);
+      const timer = setTimeout(() => reject(new Error(`no such log line; got ${JSON.stringify(lines)}`)), ms);
       waiters.push({ test, resolve: (l) => (clearTimeout(timer), resolve(l)) });
     });
   };
@@ -62,7 +62,8 @@ describe('unhandled errors in the serving process', () => {
         }
       }
     });
-    await logLine((l) => /events calendar API at/.test(String(l.msg)));
+    // Compiling the application in the child (tsx) takes a while on a busy machine.
+    await logLine((l) => /events calendar API at/.test(String(l.msg)), 90_000);
   });
   after(() => {
     if (child.exitCode === null) child.kill('SIGKILL');

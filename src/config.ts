@@ -49,6 +49,8 @@ export interface Config {
   trustProxy: boolean | number | string[];
   /** Origins allowed by CORS; undefined means any origin (reflected, with credentials). */
   corsOrigins?: string[];
+  /** How long to wait for the database: a PostgreSQL connection attempt, a SQLite lock (ms). */
+  databaseTimeoutMs: number;
 }
 
 /** The namespace every route lives under. */
@@ -102,6 +104,13 @@ export const SETTINGS: Setting[] = [
   { env: 'LOGIN_MAX_FAILURES', flag: '--login-max-failures', key: 'loginMaxFailures', defaultText: '5', description: 'failed logins per login (4x per IP) before attempts are refused for a growing time; 0 turns it off' },
   { env: 'TRUST_PROXY', flag: '--trust-proxy', key: 'trustProxy', defaultText: 'false', description: 'trust X-Forwarded-For/-Proto/-Host: true, a hop count, or comma-separated proxy addresses/CIDRs' },
   { env: 'CORS_ORIGINS', flag: '--cors-origins', key: 'corsOrigins', defaultText: '*', description: 'comma-separated origins allowed by CORS, or * for any' },
+  {
+    env: 'DATABASE_TIMEOUT_MS',
+    flag: '--database-timeout-ms',
+    key: 'databaseTimeoutMs',
+    defaultText: '3000',
+    description: 'how long to wait for the database (PostgreSQL connection attempt, SQLite lock) before answering 503',
+  },
 ];
 
 /** pino's levels, and `silent`. */
@@ -231,6 +240,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Part
   }
   const maxPerPage = positiveInt('MAX_PER_PAGE', pick('maxPerPage', 'MAX_PER_PAGE') ?? '50');
   if (maxPerPage < 1) throw new ConfigError('MAX_PER_PAGE must be at least 1');
+  const databaseTimeoutMs = positiveInt('DATABASE_TIMEOUT_MS', pick('databaseTimeoutMs', 'DATABASE_TIMEOUT_MS') ?? '3000');
+  if (databaseTimeoutMs < 1) throw new ConfigError('DATABASE_TIMEOUT_MS must be at least 1');
   const adminUser = pick('adminUser', 'CALENDAR_ADMIN_USER');
   const adminPassword = overrides.adminPassword || env.CALENDAR_ADMIN_PASSWORD_FILE === undefined || env.CALENDAR_ADMIN_PASSWORD_FILE === '' ? pick('adminPassword', 'CALENDAR_ADMIN_PASSWORD') : passwordFile(env);
   if (adminUser !== undefined && adminPassword === undefined) throw new ConfigError('CALENDAR_ADMIN_USER is set but CALENDAR_ADMIN_PASSWORD is not');
@@ -261,5 +272,6 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Part
     loginMaxFailures: positiveInt('LOGIN_MAX_FAILURES', pick('loginMaxFailures', 'LOGIN_MAX_FAILURES') ?? '5'),
     trustProxy: trustProxy(pick('trustProxy', 'TRUST_PROXY')),
     corsOrigins: corsOrigins(pick('corsOrigins', 'CORS_ORIGINS')),
+    databaseTimeoutMs,
   };
 }

@@ -2,6 +2,14 @@
  * Run the service: build the app, listen, log where, and shut down gracefully on SIGINT/SIGTERM
  * (stop accepting, finish in-flight requests, close the database).
  *
+ * Errors that escape a request: Fastify answers any error thrown or rejected inside a handler or
+ * hook (the app's error handler turns it into a JSON error), so these are errors of work started
+ * outside one. A promise rejection nobody handled is logged and the service keeps serving: it
+ * leaves no state half-changed (writes are transactions; caches never keep a rejected promise).
+ * An uncaught exception is different: it unwound a stack at an unknown point, so the process may
+ * be inconsistent; it is logged, then the server shuts down gracefully (in-flight requests
+ * finish) and exits 1, for the supervisor (systemd, Kubernetes, …) to start a fresh one.
+ *
  * @example await serve(loadConfig());
  */
 import { ConfigError, type Config } from './config.js';
@@ -55,7 +63,7 @@ export async function serve(config: Config): Promise<void> {
     timer.unref();
     try {
       await built.close();
-      process.exit(0);
+      process.exit(signal === 'uncaughtException' ? 1 : 0);
     } catch (err) {
       app.log.error({ err }, 'error during shutdown');
       process.exit(1);
@@ -63,6 +71,13 @@ export async function serve(config: Config): Promise<void> {
   };
   process.on('SIGINT', () => void shutdown('SIGINT'));
   process.on('SIGTERM', () => void shutdown('SIGTERM'));
+  process.on('unhandledRejection', (reason) => {
+    app.log.error({ err: reason }, 'unhandled promise rejection (the service keeps running)');
+  });
+  process.on('uncaughtException', (err, origin) => {
+    app.log.fatal({ err, origin }, 'uncaught exception; shutting down');
+    void shutdown('uncaughtException');
+  });
   try {
     await app.listen({ port: config.port, host: config.host });
   } catch (err) {

@@ -6,6 +6,7 @@
  *   throw apiError('event-is-in-trash');
  *   throw invalidParams({ page: 'Invalid parameter.' });
  */
+import type { StoreFault } from '../store/faults.js';
 
 export class ApiError extends Error {
   constructor(
@@ -18,6 +19,9 @@ export class ApiError extends Error {
   ) {
     super(message);
   }
+
+  /** HTTP headers sent with this error (e.g. `Retry-After`). */
+  headers: Record<string, string> = {};
 
   toJSON(): Record<string, unknown> {
     return { code: this.code, message: this.message, data: { status: this.status, ...this.data }, ...this.extra };
@@ -61,6 +65,12 @@ export const ERRORS = {
   /** WordPress sent it without a status (so as 500); a bad name is the client's error here. */
   empty_term_name: [400, 'A name is required for this term.'],
   internal_server_error: [500, 'There has been a critical error on this website.'],
+  // Not in the original (WordPress answers a database outage with an HTML "Error establishing a
+  // database connection" page); ours, so that clients get the usual JSON error and can retry.
+  rest_database_unavailable: [503, 'The database is not available at the moment. Please try again shortly.'],
+  rest_database_busy: [503, 'The database is busy. Please try again shortly.'],
+  rest_database_read_only: [503, 'The database is read-only at the moment; nothing was changed.'],
+  rest_database_full: [507, 'The database has run out of space; nothing was changed.'],
 } as const satisfies Record<string, readonly [number, string]>;
 
 export type ErrorCode = keyof typeof ERRORS;
@@ -70,12 +80,37 @@ export type ErrorCode = keyof typeof ERRORS;
  *
  * @example apiError('rest-event-not-found', { args: [99] }) // message "Event with ID 99 does not exist."
  */
-export function apiError(code: ErrorCode, options: { args?: (string | number)[]; status?: number; data?: Record<string, unknown>; extra?: Record<string, unknown> } = {}): ApiError {
+export function apiError(
+  code: ErrorCode,
+  options: { args?: (string | number)[]; status?: number; data?: Record<string, unknown>; extra?: Record<string, unknown>; headers?: Record<string, string> } = {},
+): ApiError {
   const [status, template] = ERRORS[code];
   let i = 0;
   const message = template.replace(/%[ds]/g, () => String(options.args?.[i++] ?? ''));
   const wireCode = code === 'term_exists_tag' ? 'term_exists' : code;
-  return new ApiError(wireCode, message, options.status ?? status, options.data ?? {}, options.extra ?? {});
+  const error = new ApiError(wireCode, message, options.status ?? status, options.data ?? {}, options.extra ?? {});
+  if (options.headers) error.headers = options.headers;
+  return error;
+}
+
+/**
+ * The answer to a database fault (`src/store/faults.ts`): 503 with `Retry-After` (seconds) while
+ * the database is unreachable, busy or read-only; 507 Insufficient Storage when it is full (no
+ * `Retry-After`: space has to be freed first). Writes are transactions, so a failed one changed nothing.
+ *
+ * @example faultError('busy') // 503 rest_database_busy, Retry-After: 1
+ */
+export function faultError(fault: StoreFault): ApiError {
+  switch (fault) {
+    case 'unavailable':
+      return apiError('rest_database_unavailable', { headers: { 'retry-after': '5' } });
+    case 'busy':
+      return apiError('rest_database_busy', { headers: { 'retry-after': '1' } });
+    case 'read-only':
+      return apiError('rest_database_read_only', { headers: { 'retry-after': '30' } });
+    case 'full':
+      return apiError('rest_database_full');
+  }
 }
 
 /** 401 for anonymous callers, 403 for authenticated ones (`rest_authorization_required_code()`). */

@@ -186,7 +186,9 @@ export function createUserService(store: Store): UserService {
         if (!(await check(appPassword, app.password_hash))) continue;
         // Remember when it was last used (shown by `app-passwords list`), at most once a minute.
         const now = nowGmt();
-        if (app.last_used_gmt === null || app.last_used_gmt.slice(0, 16) !== now.slice(0, 16)) await usersStore.touchAppPassword(db, app.id, now);
+        // Best effort: a database that cannot be written to right now (busy, read-only, full)
+        // must not turn a read into a failure.
+        if (app.last_used_gmt === null || app.last_used_gmt.slice(0, 16) !== now.slice(0, 16)) await usersStore.touchAppPassword(db, app.id, now).catch(() => {});
         return viewerOf(user);
       }
       return ANONYMOUS;

@@ -15,7 +15,7 @@ import { constants as zlibConstants } from 'node:zlib';
 import qs from 'qs';
 import { NAMESPACE, WORDPRESS_REST_ROOT, type Config } from '../config.js';
 import { isValidTimezone } from '../domain/dates.js';
-import { ApiError, apiError } from '../domain/errors.js';
+import { ApiError, apiError, faultError } from '../domain/errors.js';
 import { createServices, type Services } from '../domain/services.js';
 import { openStore, type OpenOptions, type Store } from '../store/db.js';
 import type { Links } from '../domain/links.js';
@@ -24,6 +24,8 @@ import { JSONP_CONTENT_TYPE, jsonpCallbackOf, wrapJsonp } from './jsonp.js';
 import { createLoginThrottle, throttledAuthenticate } from './login-throttle.js';
 import { METRICS_PATH, registerMetrics } from './metrics.js';
 import { allowForError, basePath, registerRoutes, sendJson } from './pipeline.js';
+import { storeFault } from '../store/faults.js';
+import { registerHealthRoutes } from './health.js';
 import { apiRoutes } from './routes/index.js';
 import { rootIndex, SITE_NAME } from './self-description.js';
 import { sitePageHtml } from './site-page.js';
@@ -125,7 +127,7 @@ const RATE_LIMIT_EXEMPT = new Set([METRICS_PATH, '/livez', '/healthz', '/readyz'
 
 export async function buildApp(config: Config, options: BuildOptions = {}): Promise<BuiltApp> {
   if (!isValidTimezone(config.timezone)) throw new Error(`CALENDAR_TIMEZONE "${config.timezone}" is not a known time zone`);
-  const store = options.store ?? (await openStore(config.databaseUrl, options.storeOptions));
+  const store = options.store ?? (await openStore(config.databaseUrl, { timeoutMs: config.databaseTimeoutMs, ...options.storeOptions }));
   const services = createServices(config, store);
   if (config.adminUser && config.adminPassword) await services.users.ensureAdmin(config.adminUser, config.adminPassword);
 
@@ -169,6 +171,8 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
     brotliOptions: { params: { [zlibConstants.BROTLI_PARAM_QUALITY]: 4 } },
     zlibOptions: { level: 6 },
   });
+
+  store.setLogger(app.log);
 
   app.removeAllContentTypeParsers();
   app.addContentTypeParser(['application/json', 'application/*+json'], { parseAs: 'string' }, (_req, body, done) => {
@@ -246,14 +250,20 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
     else if (typeof (error as { statusCode?: number }).statusCode === 'number' && (error as { statusCode: number }).statusCode < 500) {
       const e = error as { statusCode: number; message: string };
       apiErr = new ApiError('rest_bad_request', e.message, e.statusCode);
+    } else if (storeFault(error) !== undefined) {
+      // The database is down, busy, full or read-only: a clear, retryable answer instead of a 500.
+      const fault = storeFault(error)!;
+      req.log.warn({ fault, error: (error as Error).message, code: (error as { code?: string }).code }, 'database fault');
+      apiErr = faultError(fault);
     } else {
       req.log.error({ err: error }, 'unhandled error');
       apiErr = apiError('internal_server_error');
     }
     const allow = await allowForError(req, services).catch(() => undefined);
     if (allow !== undefined) reply.header('allow', allow);
+    reply.headers(apiErr.headers);
     if ((req.query as Record<string, unknown> | undefined)?._envelope !== undefined) {
-      return sendJson(reply, 200, { body: apiErr.toJSON(), status: apiErr.status, headers: allow !== undefined ? { Allow: allow } : {} });
+      return sendJson(reply, 200, { body: apiErr.toJSON(), status: apiErr.status, headers: { ...(allow !== undefined ? { Allow: allow } : {}), ...apiErr.headers } });
     }
     return sendJson(reply, apiErr.status, apiErr.toJSON());
   });
@@ -283,6 +293,8 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
   }
   // The human-readable API documentation (Swagger UI over `{ns}/doc`), outside the REST root.
   registerDocsPage(app, `${basePath(services.links)}/doc`);
+  // Liveness and readiness probes, outside the REST root too.
+  registerHealthRoutes(app, store);
 
   return {
     app,

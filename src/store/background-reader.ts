@@ -40,7 +40,7 @@ parentPort.on('message', ({ id, sql, params }) => {
     }
     parentPort.postMessage({ id, rows: stmt.all(params) });
   } catch (e) {
-    parentPort.postMessage({ id, error: String((e && e.message) || e) });
+    parentPort.postMessage({ id, error: String((e && e.message) || e), code: e && typeof e.code === 'string' ? e.code : undefined });
   }
 });
 `;
@@ -61,11 +61,12 @@ export function createBackgroundReader(file: string): BackgroundReader {
 
   const start = (): Worker => {
     const w = new Worker(WORKER_SOURCE, { eval: true, workerData: { file, driver }, resourceLimits: { maxOldGenerationSizeMb: 64 } });
-    w.on('message', (msg: { id: number; rows?: unknown[]; error?: string }) => {
+    w.on('message', (msg: { id: number; rows?: unknown[]; error?: string; code?: string }) => {
       const p = pending.get(msg.id);
       if (!p) return;
       pending.delete(msg.id);
-      if (msg.error !== undefined) p.reject(new Error(msg.error));
+      // The SQLite code (SQLITE_BUSY, …) travels along, so callers can tell faults apart.
+      if (msg.error !== undefined) p.reject(Object.assign(new Error(msg.error), msg.code ? { code: msg.code } : {}));
       else p.resolve(msg.rows ?? []);
       if (pending.size === 0) {
         w.unref();

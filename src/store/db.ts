@@ -12,12 +12,13 @@ import { createHash } from 'node:crypto';
 import { mkdirSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import pg from 'pg';
-import { Kysely, Migrator, PostgresDialect, SqliteDialect, sql, type Migration, type MigrationProvider, type SqliteDatabase } from 'kysely';
+import { DEFAULT_MIGRATION_TABLE, Kysely, Migrator, PostgresDialect, SqliteDialect, sql, type Migration, type MigrationProvider, type SqliteDatabase } from 'kysely';
 import type { Database } from './schema.js';
 import { registerStoreDialect } from './revision.js';
 import { createPostgresFeed, createSqliteFeed, registerChangeFeed } from './change-feed.js';
 import { createBackgroundReader, registerBackgroundReader } from './background-reader.js';
 import { openSqlite, type SqliteConnection, type SqliteStatement } from './sqlite-binding.js';
+import { isLostConnection, storeFault } from './faults.js';
 import { initialMigration } from './migrations/001_initial.js';
 import { listingIndexMigration } from './migrations/002_listing_index_and_change_counter.js';
 import { changeCounterAllTablesMigration } from './migrations/003_change_counter_all_tables.js';
@@ -35,8 +36,18 @@ export interface Store {
   schema?: string;
   /** PostgreSQL: the connection pool (its counts feed /metrics). */
   pool?: Pick<pg.Pool, 'totalCount' | 'idleCount' | 'waitingCount'>;
+  /** Where connection failures noticed outside any request (idle connections lost) are reported. */
+  setLogger(logger: StoreLogger): void;
   close(): Promise<void>;
 }
+
+/** The part of a pino/Fastify logger the store uses. */
+export interface StoreLogger {
+  warn(obj: object, msg: string): void;
+}
+
+/** How long to wait for the database by default: a PostgreSQL connection attempt, a SQLite lock. */
+export const DEFAULT_DATABASE_TIMEOUT_MS = 3000;
 
 export interface OpenOptions {
   /** PostgreSQL only: use (and create) this schema instead of `public`. Tests give each run its own. */
@@ -47,6 +58,12 @@ export interface OpenOptions {
   skipMigrations?: boolean;
   /** Largest number of pooled PostgreSQL connections. */
   poolSize?: number;
+  /**
+   * How long to wait for the database (default 3000 ms): PostgreSQL, for a new connection (a
+   * request then fails with 503 instead of hanging while the server is down); SQLite, for a lock
+   * held by another process (`busy_timeout`; the wait blocks the event loop, so keep it short).
+   */
+  timeoutMs?: number;
 }
 
 /** Raised for a DATABASE_URL that names no supported database. */
@@ -79,7 +96,15 @@ export async function migrate(store: Store): Promise<string[]> {
     provider: new InlineMigrations(store.dialect),
     ...(store.schema ? { migrationTableSchema: store.schema } : {}),
   });
-  const { error, results } = await migrator.migrateToLatest();
+  // Kysely looks for its tables with a query over every schema of the database; another schema
+  // dropped meanwhile (a parallel test run's, another application's) fails it with 3F000
+  // ("schema does not exist"), which says nothing about ours: ask again.
+  let outcome = await migrator.migrateToLatest();
+  for (let attempt = 1; attempt < 5 && (outcome.error as { code?: string } | undefined)?.code === '3F000'; attempt++) {
+    await new Promise((r) => setTimeout(r, 50 * attempt));
+    outcome = await migrator.migrateToLatest();
+  }
+  const { error, results } = outcome;
   if (error) throw error instanceof Error ? error : new Error(String(error));
   return (results ?? []).filter((r) => r.status === 'Success').map((r) => r.migrationName);
 }
@@ -93,7 +118,12 @@ export async function migrate(store: Store): Promise<string[]> {
 function withStatementCache(database: SqliteConnection, size = 500): SqliteDatabase {
   const statements = new Map<string, SqliteStatement>();
   return {
-    prepare(text: string) {
+    prepare(sqlText: string) {
+      // Transactions take the write lock when they begin: a deferred one that reads first and
+      // then meets another process' lock fails at once with SQLITE_BUSY (SQLite does not wait
+      // there, to avoid a deadlock), whereas BEGIN IMMEDIATE waits `busy_timeout` for it. The
+      // server has one connection, whose transactions run one after the other anyway.
+      const text = sqlText === 'begin' ? 'begin immediate' : sqlText;
       let stmt = statements.get(text);
       if (stmt) {
         statements.delete(text);
@@ -145,14 +175,14 @@ export async function backupSqlite(store: Store, file: string, progress?: (p: Ba
   return { ...result, restarts };
 }
 
-function sqliteStore(path: string): Store {
+function sqliteStore(path: string, options: OpenOptions): Store {
   const file = path === ':memory:' ? ':memory:' : resolve(path);
   if (file !== ':memory:') mkdirSync(dirname(file), { recursive: true });
   const database = openSqlite(file);
   database.pragma('journal_mode = WAL');
   database.pragma('synchronous = NORMAL');
   database.pragma('foreign_keys = ON');
-  database.pragma('busy_timeout = 5000');
+  database.pragma(`busy_timeout = ${Math.floor(options.timeoutMs ?? DEFAULT_DATABASE_TIMEOUT_MS)}`);
   database.pragma('cache_size = -65536');
   const db = new Kysely<Database>({ dialect: new SqliteDialect({ database: withStatementCache(database) }) });
   sqliteConnections.set(db, database);
@@ -166,12 +196,15 @@ function sqliteStore(path: string): Store {
     db,
     dialect: 'sqlite',
     describe: `sqlite:${file}`,
+    setLogger: () => {},
     close: async () => {
       await reader?.close();
       await db.destroy();
     },
   };
 }
+
+type QueryFn = (text: unknown, values?: unknown) => Promise<unknown>;
 
 /**
  * PostgreSQL parses and plans every unnamed statement it receives, which costs more than running
@@ -180,7 +213,7 @@ function sqliteStore(path: string): Store {
  * whose table gained a column answers 0A000 "cached plan must not change result type": that text
  * then gets a new name and the query is run unnamed once.)
  */
-function preparedStatements(pool: pg.Pool): void {
+function preparedStatements(): (query: QueryFn) => QueryFn {
   const names = new Map<string, string>();
   let generation = 0;
   const nameOf = (text: string): string | undefined => {
@@ -192,19 +225,74 @@ function preparedStatements(pool: pg.Pool): void {
     }
     return name;
   };
+  return (query) => (text, values) => {
+    const name = typeof text === 'string' ? nameOf(text) : undefined;
+    if (name === undefined) return query(text, values);
+    return query({ name, text, values }).catch((err: { code?: string }) => {
+      if (err?.code !== '0A000') throw err;
+      names.delete(text as string);
+      generation++;
+      return query(text, values);
+    });
+  };
+}
+
+/**
+ * Connections that die must not take the process with them, and a read that meets a connection
+ * the server has just closed (restart, failover, `pg_terminate_backend`) should not fail for it:
+ *
+ * - every client gets an 'error' listener for as long as it lives (pg-pool listens only while a
+ *   client is idle; an error on a checked-out client without a listener would be thrown);
+ * - a `select` sent outside a transaction whose connection turns out to be lost is sent again on
+ *   another connection of the pool (statements inside a transaction are not: the transaction is
+ *   gone with its connection, and the error reaches the caller as a 503). Failures to connect are
+ *   not retried: the server is down, and the caller gets its 503 at once.
+ */
+function resilientClients(pool: pg.Pool, wrap: (query: QueryFn) => QueryFn, report: (err: unknown, context: string) => void): void {
+  const maxConnections = pool.options.max ?? 10;
+  /** Each client's query function without the retry, for the retry itself. */
+  const plain = new WeakMap<object, QueryFn>();
   pool.on('connect', (client) => {
-    const query = client.query.bind(client) as (config: unknown, values?: unknown) => Promise<unknown>;
-    (client as unknown as { query: unknown }).query = (text: unknown, values?: unknown) => {
-      const name = typeof text === 'string' ? nameOf(text) : undefined;
-      if (name === undefined) return query(text, values);
-      return query({ name, text, values }).catch((err: { code?: string }) => {
-        if (err?.code !== '0A000') throw err;
-        names.delete(text as string);
-        generation++;
-        return query(text, values);
+    client.on('error', (err) => report(err, 'database connection lost'));
+    const raw = client.query.bind(client) as QueryFn;
+    const query = wrap(raw);
+    plain.set(client, query);
+    let inTransaction = false;
+    (client as unknown as { query: unknown }).query = (text: unknown, values?: unknown, callback?: unknown) => {
+      // Callers that pass a callback or a query object (none in this code base) get pg's own query.
+      if (callback !== undefined || typeof values === 'function' || typeof text !== 'string') return (raw as (...a: unknown[]) => unknown)(text, values, callback);
+      if (/^\s*(begin|start\s+transaction)\b/i.test(text)) inTransaction = true;
+      else if (/^\s*(commit|end|rollback)\s*;?\s*$/i.test(text)) inTransaction = false;
+      const retriable = !inTransaction && /^\s*select\b/i.test(text);
+      const first = query(text, values);
+      if (!retriable) return first;
+      return first.catch(async (err: unknown) => {
+        if (!isLostConnection(err)) throw err;
+        report(err, 'database connection lost during a read; retrying it on another connection');
+        // The pool may hand out other connections killed at the same moment (a restart closes
+        // them all) that it has not noticed yet: each fails at once and leaves the pool, so
+        // trying at most once per pooled connection, plus a new one, ends with a live one.
+        let lastError = err;
+        for (let attempt = 0; attempt <= maxConnections; attempt++) {
+          const other = await pool.connect();
+          let lost = false;
+          try {
+            return await plain.get(other)!(text, values);
+          } catch (e) {
+            lost = isLostConnection(e);
+            if (!lost) throw e;
+            lastError = e;
+          } finally {
+            other.release(lost ? (lastError as Error) : undefined);
+          }
+        }
+        throw lastError;
       });
     };
   });
+  // An idle client that fails (the server closed it) is dropped by the pool, which then emits
+  // 'error': without a listener that would end the process.
+  pool.on('error', (err) => report(err, 'idle database connection lost'));
 }
 
 async function postgresStore(url: string, options: OpenOptions): Promise<Store> {
@@ -222,9 +310,26 @@ async function postgresStore(url: string, options: OpenOptions): Promise<Store> 
   const pool = new pg.Pool({
     connectionString: url,
     max: options.poolSize ?? 10,
+    // Fail fast while the server is down or unreachable; the pool reconnects once it is back.
+    connectionTimeoutMillis: options.timeoutMs ?? DEFAULT_DATABASE_TIMEOUT_MS,
+    keepAlive: true,
+    // Names our sessions in pg_stat_activity (an `application_name` in the URL takes precedence).
+    application_name: 'events-calendar',
     ...(schema ? { options: `-c search_path=${schema}` } : {}),
   });
-  preparedStatements(pool);
+  let logger: StoreLogger | undefined;
+  // One line per kind of failure and second at most: a restart closes every pooled connection at once.
+  let lastReport = '';
+  let lastReportAt = 0;
+  const report = (err: unknown, context: string) => {
+    const key = `${context}:${(err as Error)?.message}`;
+    const now = Date.now();
+    if (key === lastReport && now - lastReportAt < 1000) return;
+    lastReport = key;
+    lastReportAt = now;
+    logger?.warn({ err }, context);
+  };
+  resilientClients(pool, preparedStatements(), report);
   // COUNT(*) and other bigints arrive as strings; ids and counts fit in a JS number.
   pg.types.setTypeParser(20, (v) => Number(v));
   const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
@@ -245,6 +350,9 @@ async function postgresStore(url: string, options: OpenOptions): Promise<Store> 
     pool,
     describe: schema ? `${safeUrl} (schema ${schema})` : safeUrl,
     ...(schema ? { schema } : {}),
+    setLogger: (l) => {
+      logger = l;
+    },
     close: async () => {
       if (schema && options.dropSchemaOnClose) await sql.raw(`DROP SCHEMA IF EXISTS ${schema} CASCADE`).execute(db);
       await db.destroy();
@@ -262,7 +370,7 @@ export async function openStore(url: string, options: OpenOptions = {}): Promise
   if (url.startsWith('sqlite:')) {
     const path = url.slice('sqlite:'.length).replace(/^\/\/(?=\/)/, '');
     if (!path) throw new StoreUrlError('DATABASE_URL sqlite: needs a path, e.g. sqlite:./data/calendar.db or sqlite::memory:');
-    store = sqliteStore(path);
+    store = sqliteStore(path, options);
   } else if (url.startsWith('postgres://') || url.startsWith('postgresql://')) {
     store = await postgresStore(url, options);
   } else {
@@ -277,4 +385,55 @@ export async function openStore(url: string, options: OpenOptions = {}): Promise
     }
   }
   return store;
+}
+
+/** What `/readyz` reports about the store. */
+export interface Readiness {
+  ready: boolean;
+  database: { status: 'ok' | 'unavailable' | 'error'; message?: string; latency_ms?: number };
+  migrations: { status: 'ok' | 'pending' | 'unknown'; expected: number; applied?: number; pending?: string[] };
+}
+
+class ReadinessTimeout extends Error {}
+
+/**
+ * Is the store usable: does the database answer a cheap query within `timeoutMs`, and are all
+ * migrations of this version applied? One query does both (it reads Kysely's migration table).
+ *
+ * @example (await checkReadiness(store, 2000)).ready
+ */
+export async function checkReadiness(store: Store, timeoutMs = 2000): Promise<Readiness> {
+  const expected = Object.keys(migrations(store.dialect));
+  const started = performance.now();
+  const query = sql<{ name: string }>`select ${sql.ref('name')} from ${sql.table(DEFAULT_MIGRATION_TABLE)}`.execute(store.db);
+  query.catch(() => {}); // when the timeout wins, the query's own failure is of no interest
+  let timer: NodeJS.Timeout | undefined;
+  const deadline = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new ReadinessTimeout(`the database did not answer within ${timeoutMs} ms`)), timeoutMs);
+  });
+  let applied: string[];
+  try {
+    applied = (await Promise.race([query, deadline])).rows.map((r) => r.name);
+  } catch (e) {
+    const message = (e as Error)?.message ?? String(e);
+    const missingTable = (e as { code?: string })?.code === '42P01' || /no such table/.test(message);
+    if (!missingTable) {
+      const unavailable = e instanceof ReadinessTimeout || storeFault(e) !== undefined;
+      return {
+        ready: false,
+        database: { status: unavailable ? 'unavailable' : 'error', message },
+        migrations: { status: 'unknown', expected: expected.length },
+      };
+    }
+    applied = [];
+  } finally {
+    clearTimeout(timer);
+  }
+  const latency = Math.round((performance.now() - started) * 10) / 10;
+  const pending = expected.filter((name) => !applied.includes(name));
+  return {
+    ready: pending.length === 0,
+    database: { status: 'ok', latency_ms: latency },
+    migrations: { status: pending.length ? 'pending' : 'ok', expected: expected.length, applied: applied.filter((n) => expected.includes(n)).length, ...(pending.length ? { pending } : {}) },
+  };
 }

@@ -56,7 +56,7 @@ for (const kind of STORES) {
         shared = { name: 'sqlite', url: `sqlite:${join(dir, 'calendar.db')}` };
       }
       a = await startServer(shared);
-      b = await startServer(shared, {}, a);
+      b = await startServer(shared, {}, { peerOf: a });
       const make = async (path: string, json: Record<string, unknown>) => {
         const res = await a.api.post(path, { as: 'admin', json });
         assert.equal(res.status, 201, JSON.stringify(res.body));

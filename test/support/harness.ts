@@ -14,7 +14,7 @@ import { after, before, describe } from 'node:test';
 import { randomBytes } from 'node:crypto';
 import { loadConfig, type Config } from '../../src/config.js';
 import { buildApp, type BuiltApp } from '../../src/http/app.js';
-import { openStore } from '../../src/store/db.js';
+import { openStore, type OpenOptions } from '../../src/store/db.js';
 import type { Role } from '../../src/domain/permissions.js';
 import { freePort } from '../../src/bench/processes.js';
 
@@ -99,13 +99,14 @@ function encodeQuery(q: RequestOptions['query']): string {
 let counter = 0;
 
 /**
- * Start a server on a fresh store, or, with `peerOf`, a second instance on the same database as
- * that server (SQLite: give a file URL to both; PostgreSQL: the same schema, left to the first to drop).
+ * Start a server on a fresh store (`storeOptions` add to or override the harness' own), or, with
+ * `peerOf`, a second instance on the same database as that server (SQLite: give a file URL to
+ * both; PostgreSQL: the same schema, left to the first to drop).
  */
-export async function startServer(kind: StoreKind, env: Record<string, string> = {}, peerOf?: TestServer): Promise<TestServer> {
+export async function startServer(kind: StoreKind, env: Record<string, string> = {}, { peerOf, ...storeOptions }: OpenOptions & { peerOf?: TestServer } = {}): Promise<TestServer> {
   const shared = peerOf?.built.store.schema;
   const schema = kind.name === 'postgres' ? (shared ?? `t_${process.pid}_${++counter}_${randomBytes(3).toString('hex')}`) : undefined;
-  const store = await openStore(kind.url, { schema, dropSchemaOnClose: !peerOf, poolSize: 4 });
+  const store = await openStore(kind.url, { schema, dropSchemaOnClose: !peerOf, poolSize: 4, ...storeOptions });
   const port = await freePort();
   const config = loadConfig({
     PORT: String(port),

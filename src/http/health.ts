@@ -1,0 +1,33 @@
+/**
+ * Health endpoints for load balancers and orchestrators, outside the REST root:
+ *
+ * - `GET /livez` (alias `/healthz`): the process is alive and serving; 200 `{"status":"ok"}`
+ *   always. It does not touch the database, so an outage does not get the process restarted.
+ * - `GET /readyz`: the database answers a cheap query within 2 s and every migration of this
+ *   version is applied; 200 `{"status":"ok","checks":{…}}`, otherwise 503 with
+ *   `{"status":"unavailable","checks":{…}}` saying which check failed.
+ *
+ * HEAD works on each (Fastify answers it from the GET route, without the body).
+ *
+ * @example curl -i http://127.0.0.1:8080/readyz
+ */
+import type { FastifyInstance, FastifyReply } from 'fastify';
+import { checkReadiness, type Store } from '../store/db.js';
+
+/** How long `/readyz` waits for the database. */
+export const READINESS_TIMEOUT_MS = 2000;
+
+function sendHealth(reply: FastifyReply, status: number, body: unknown): FastifyReply {
+  return reply.code(status).header('content-type', 'application/json; charset=UTF-8').header('cache-control', 'no-store').send(JSON.stringify(body));
+}
+
+export function registerHealthRoutes(app: FastifyInstance, store: Store): void {
+  const live = async (_req: unknown, reply: FastifyReply) => sendHealth(reply, 200, { status: 'ok' });
+  app.get('/livez', live);
+  app.get('/healthz', live);
+  app.get('/readyz', async (_req, reply) => {
+    const r = await checkReadiness(store, READINESS_TIMEOUT_MS);
+    if (!r.ready) reply.header('retry-after', '5');
+    return sendHealth(reply, r.ready ? 200 : 503, { status: r.ready ? 'ok' : 'unavailable', checks: { database: r.database, migrations: r.migrations } });
+  });
+}

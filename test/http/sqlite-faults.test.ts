@@ -7,11 +7,10 @@ import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import { once } from 'node:events';
-import { createRequire } from 'node:module';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import SQLite from 'better-sqlite3';
+import { openSqlite, sqliteDriverPath } from '../../src/store/sqlite-binding.js';
 import { sql } from 'kysely';
 import { startServer, type TestServer } from '../support/harness.js';
 
@@ -38,7 +37,7 @@ describe('SQLite faults [sqlite file]', () => {
 
   it('answers 503 rest_database_busy with Retry-After while another connection holds the write lock', async () => {
     const before = await postCount();
-    const other = new SQLite(file);
+    const other = openSqlite(file);
     other.exec('begin exclusive');
     try {
       const started = performance.now();
@@ -129,18 +128,16 @@ describe('SQLite: a write waits for a lock held briefly by another process [sqli
       db.exec('begin exclusive');
       process.stdout.write('locked\\n');
       setTimeout(() => { db.exec('commit'); db.close(); }, 600);`;
-    const child = spawn(process.execPath, ['-e', script], { env: { ...process.env, FILE: file, DRIVER: resolveModule('better-sqlite3') }, stdio: ['ignore', 'pipe', 'inherit'] });
+    const child = spawn(process.execPath, ['-e', script], { env: { ...process.env, FILE: file, DRIVER: sqliteDriverPath() }, stdio: ['ignore', 'pipe', 'inherit'] });
+    // Listen for the exit now: the child may be gone before the answer arrives.
+    const exited = once(child, 'exit');
     await once(child.stdout!, 'data');
     const started = performance.now();
     const res = await t.api.post('/events', { as: 'admin', json: { ...EVENT, title: 'Waited' } });
     const ms = performance.now() - started;
-    await once(child, 'exit');
+    await exited;
     assert.equal(res.status, 201, JSON.stringify(res.body));
     assert.ok(ms >= 300, `the write waited for the lock (${ms} ms)`);
     assert.deepEqual((await t.api.get('/events')).body.events.map((e: { title: string }) => e.title), ['Waited']);
   });
 });
-
-function resolveModule(name: string): string {
-  return createRequire(import.meta.url).resolve(name);
-}

@@ -41,8 +41,10 @@ describe(`server under ${SECONDS} s of mixed load with statement churn`, () => {
         CALENDAR_ADMIN_PASSWORD: 'admin-pw',
         LOG_LEVEL: 'warn',
       },
-      stdio: ['ignore', 'ignore', 'pipe'],
+      stdio: ['ignore', 'pipe', 'pipe'],
     });
+    // Logs (warnings and errors: LOG_LEVEL=warn) go to stdout; both streams explain an exit.
+    child.stdout!.setEncoding('utf8').on('data', (d: string) => (stderr += d));
     child.stderr!.setEncoding('utf8').on('data', (d: string) => (stderr += d));
     const deadline = Date.now() + 60_000;
     for (;;) {

@@ -100,11 +100,11 @@ describe('configuration', () => {
       const file = join(dir, 'admin-password');
       writeFileSync(file, 's3cret with spaces\n');
       assert.equal(loadConfig({ CALENDAR_ADMIN_USER: 'a', CALENDAR_ADMIN_PASSWORD_FILE: file }).adminPassword, 's3cret with spaces');
-      assert.equal(loadConfig({ CALENDAR_ADMIN_PASSWORD_FILE: file }, { adminPassword: 'flag' }).adminPassword, 'flag', 'the flag wins');
-      assert.throws(() => loadConfig({ CALENDAR_ADMIN_PASSWORD: 'b', CALENDAR_ADMIN_PASSWORD_FILE: file }), /not both/);
-      assert.throws(() => loadConfig({ CALENDAR_ADMIN_PASSWORD_FILE: join(dir, 'none') }), ConfigError);
+      assert.equal(loadConfig({ CALENDAR_ADMIN_USER: 'a', CALENDAR_ADMIN_PASSWORD_FILE: file }, { adminPassword: 'flag' }).adminPassword, 'flag', 'the flag wins');
+      assert.throws(() => loadConfig({ CALENDAR_ADMIN_USER: 'a', CALENDAR_ADMIN_PASSWORD: 'b', CALENDAR_ADMIN_PASSWORD_FILE: file }), /not both/);
+      assert.throws(() => loadConfig({ CALENDAR_ADMIN_USER: 'a', CALENDAR_ADMIN_PASSWORD_FILE: join(dir, 'none') }), ConfigError);
       writeFileSync(file, '\n');
-      assert.throws(() => loadConfig({ CALENDAR_ADMIN_PASSWORD_FILE: file }), /is empty/);
+      assert.throws(() => loadConfig({ CALENDAR_ADMIN_USER: 'a', CALENDAR_ADMIN_PASSWORD_FILE: file }), /is empty/);
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }

@@ -24,7 +24,7 @@
  */
 import { sql } from 'kysely';
 import type { Executor } from './schema.js';
-import { readListingStates, toChangeRow, type ChangeRow, type ListingState } from './changes.js';
+import { listingStateOf, readListingStates, toChangeRow, type ChangeRow, type ListingRow, type ListingState } from './changes.js';
 
 /** The text the event list searches (title, excerpt, description). */
 export interface EventText {
@@ -91,18 +91,8 @@ const HISTORY = 5_000;
 /** Texts longer than this are not kept (the list's search over them is then recounted). */
 const MAX_TEXT = 256 * 1024;
 
-/** Raw event row as the feed reads it: listing state columns, links as JSON or arrays, text. */
-interface StateRow {
-  id: number | string;
-  status: string;
-  author_id: number | string;
-  parent_id: number | string;
-  date_gmt: string;
-  start_local: string;
-  end_local: string;
-  hide_from_listings: number | string;
-  featured: number | string;
-  venue_id: number | string | null;
+/** Raw event row as the feed reads it: listing state columns and text. */
+interface StateRow extends ListingRow {
   title: string;
   excerpt: string;
   content: string;
@@ -178,22 +168,6 @@ export function buildBatch(from: number, to: number, rows: ChangeRow[], states: 
   return batch;
 }
 
-function stateFromRow(r: StateRow, terms: number[], organizers: number[]): ListingState {
-  return {
-    id: Number(r.id),
-    status: r.status,
-    author_id: Number(r.author_id),
-    parent_id: Number(r.parent_id),
-    date_gmt: r.date_gmt,
-    start_local: r.start_local,
-    end_local: r.end_local,
-    hide_from_listings: Number(r.hide_from_listings),
-    featured: Number(r.featured),
-    venue_id: r.venue_id === null ? null : Number(r.venue_id),
-    terms,
-    organizers,
-  };
-}
 
 /** The machinery both dialects share: subscribers, history, applying a batch. */
 function feedCore() {
@@ -301,7 +275,7 @@ export function createSqliteFeed(connection: {
       for (let i = 0; i < ids.length; i += 500) {
         const found = st.states.all(JSON.stringify(ids.slice(i, i + 500))) as Array<StateRow & { terms: string; organizers: string }>;
         for (const r of found) {
-          states.set(Number(r.id), stateFromRow(r, (JSON.parse(r.terms) as number[]).map(Number), (JSON.parse(r.organizers) as number[]).map(Number)));
+          states.set(Number(r.id), listingStateOf(r, (JSON.parse(r.terms) as number[]).map(Number), (JSON.parse(r.organizers) as number[]).map(Number)));
           texts.set(Number(r.id), textOf(r));
         }
       }

@@ -135,6 +135,38 @@ export function isCreatedHere(db: Executor, type: RecordType, id: number): boole
   return pendingByTrx.get(db)?.get(`${type}:${id}`)?.action === 'create';
 }
 
+/** The columns a listing state is read from (numbers may arrive as strings from PostgreSQL). */
+export interface ListingRow {
+  id: number | string;
+  status: string;
+  author_id: number | string;
+  parent_id: number | string;
+  date_gmt: string;
+  start_local: string;
+  end_local: string;
+  hide_from_listings: number | string;
+  featured: number | string;
+  venue_id: number | string | null;
+}
+
+/** A listing state from its row and the event's term and organizer ids. */
+export function listingStateOf(r: ListingRow, terms: number[], organizers: number[]): ListingState {
+  return {
+    id: Number(r.id),
+    status: r.status,
+    author_id: Number(r.author_id),
+    parent_id: Number(r.parent_id),
+    date_gmt: r.date_gmt,
+    start_local: r.start_local,
+    end_local: r.end_local,
+    hide_from_listings: Number(r.hide_from_listings),
+    featured: Number(r.featured),
+    venue_id: r.venue_id === null ? null : Number(r.venue_id),
+    terms,
+    organizers,
+  };
+}
+
 /**
  * The listing states of these events (events only; other ids are left out), read on `db`.
  *
@@ -157,20 +189,7 @@ export async function readListingStates(db: Executor, ids: number[]): Promise<Li
     ]);
     const byId = new Map<number, ListingState>();
     for (const r of rows) {
-      const state: ListingState = {
-        id: Number(r.id),
-        status: r.status,
-        author_id: Number(r.author_id),
-        parent_id: Number(r.parent_id),
-        date_gmt: r.date_gmt,
-        start_local: r.start_local,
-        end_local: r.end_local,
-        hide_from_listings: Number(r.hide_from_listings),
-        featured: Number(r.featured),
-        venue_id: r.venue_id === null ? null : Number(r.venue_id),
-        terms: [],
-        organizers: [],
-      };
+      const state = listingStateOf(r, [], []);
       byId.set(state.id, state);
       out.push(state);
     }

@@ -24,7 +24,7 @@
  */
 import { sql } from 'kysely';
 import type { Executor } from './schema.js';
-import { listingStateOf, readListingStates, toChangeRow, type ChangeRow, type ListingRow, type ListingState } from './changes.js';
+import { lastSeq, listingStateOf, readChangesSince, readListingStates, toChangeRow, type ChangeRow, type ListingRow, type ListingState } from './changes.js';
 
 /** The text the event list searches (title, excerpt, description). */
 export interface EventText {
@@ -300,17 +300,12 @@ export function createPostgresFeed(db: Executor): ChangeFeed {
   let counterRead: Promise<number> | undefined;
   let refreshing: Promise<void> | undefined;
 
-  const readCounter = async (ex: Executor): Promise<number> => {
-    const r = await sql<{ value: number | string }>`select "value" from "change_counter" where "id" = 1`.execute(ex);
-    return Number(r.rows[0]?.value ?? 0);
-  };
-
   // Requests asking during the same turn of the event loop share one read, sent after all of them
   // asked (so its answer is never older than any of them).
   const sharedCounter = (): Promise<number> => {
     counterRead ??= new Promise<void>((resolve) => setImmediate(resolve)).then(() => {
       counterRead = undefined;
-      return readCounter(db);
+      return lastSeq(db);
     });
     return counterRead;
   };
@@ -320,24 +315,16 @@ export function createPostgresFeed(db: Executor): ChangeFeed {
       .transaction()
       .setIsolationLevel('repeatable read')
       .execute(async (trx) => {
-        const value = await readCounter(trx);
+        const value = await lastSeq(trx);
         const from = core.seq();
         if (from < 0) {
           core.start(value);
           return;
         }
         if (value === from) return;
-        const raw = await trx
-          .selectFrom('changes')
-          .select(['seq', 'idx', 'record_type', 'record_id', 'action', 'detail'])
-          .where('seq', '>', from)
-          .where('seq', '<=', value)
-          .orderBy('seq')
-          .orderBy('idx')
-          .limit(MAX_ROWS + 1)
-          .execute();
-        const truncated = raw.length > MAX_ROWS || value < from;
-        const rows = truncated ? [] : raw.map(toChangeRow);
+        const read = await readChangesSince(trx, from, value, MAX_ROWS + 1);
+        const truncated = read.length > MAX_ROWS || value < from;
+        const rows = truncated ? [] : read;
         const ids = [...new Set(rows.filter((r) => r.type === 'event').map((r) => r.id))];
         const states = new Map((await readListingStates(trx, ids)).map((s) => [s.id, s]));
         const texts = new Map<number, EventText | undefined>();

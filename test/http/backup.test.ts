@@ -5,27 +5,14 @@
  */
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { execFile } from 'node:child_process';
 import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { promisify } from 'node:util';
 import { sql } from 'kysely';
 import { backupSqlite, openStore } from '../../src/store/db.js';
+import { cli } from '../support/cli.js';
 import { startServer, type TestServer } from '../support/harness.js';
 
-const run = promisify(execFile);
-const CLI = ['--import', 'tsx', 'src/cli/main.ts'];
-
-async function cli(args: string[], env: Record<string, string>): Promise<{ code: number; stdout: string; stderr: string }> {
-  try {
-    const { stdout, stderr } = await run(process.execPath, [...CLI, ...args], { env: { ...process.env, ...env }, cwd: process.cwd() });
-    return { code: 0, stdout, stderr };
-  } catch (e) {
-    const err = e as { code: number; stdout: string; stderr: string };
-    return { code: err.code, stdout: err.stdout, stderr: err.stderr };
-  }
-}
 
 const event = (n: number) => ({ title: `Event ${n}`, start_date: '2027-05-01 10:00', end_date: '2027-05-01 11:00', status: 'publish', venue: { venue: `Hall ${n % 5}` } });
 

@@ -5,30 +5,15 @@
  */
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { UserError, UserRefusal } from '../../src/domain/users.js';
 import { insertImage } from '../../src/store/images.js';
 import { lastSeq, writeTransaction } from '../../src/store/changes.js';
+import { cli } from '../support/cli.js';
 import { forEachStore, startServer, type TestServer } from '../support/harness.js';
 
-const CLI = ['--import', 'tsx', 'src/cli/main.ts'];
-
-/** Run the CLI with `input` on its standard input (a pipe, not a terminal). */
-function cli(args: string[], env: Record<string, string>, input = ''): Promise<{ code: number; stdout: string; stderr: string }> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [...CLI, ...args], { env: { ...process.env, ...env }, cwd: process.cwd(), stdio: ['pipe', 'pipe', 'pipe'] });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (d) => (stdout += d));
-    child.stderr.on('data', (d) => (stderr += d));
-    child.on('error', reject);
-    child.on('close', (code) => resolve({ code: code ?? -1, stdout, stderr }));
-    child.stdin.end(input);
-  });
-}
 
 const EVENT = { title: 'Owned', start_date: '2027-05-01 10:00', end_date: '2027-05-01 11:00', status: 'publish' };
 

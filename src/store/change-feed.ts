@@ -22,7 +22,6 @@
  *   feed.subscribe((batch) => { for (const t of batch.events) cache.delete(t.id); });
  *   await feed.sync(); // now the kept results reflect every committed write
  */
-import { sql } from 'kysely';
 import type { Executor } from './schema.js';
 import { lastSeq, listingStateOf, readChangesSince, readListingStates, toChangeRow, type ChangeRow, type ListingRow, type ListingState } from './changes.js';
 

@@ -10,6 +10,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { sql } from 'kysely';
 import { backupSqlite, openStore } from '../../src/store/db.js';
+import { openSqlite } from '../../src/store/sqlite-binding.js';
 import { cli } from '../support/cli.js';
 import { startServer, type TestServer } from '../support/harness.js';
 
@@ -94,7 +95,15 @@ describe('backup [sqlite file, server writing]', () => {
     try {
       startWriting();
       let steps = 0;
-      const result = await backupSqlite(store, file, () => void steps++, { pagesPerStep: 1 });
+      // Another connection also commits during the first steps, so the copy surely meets writes
+      // (the server's own may land after a fast copy has finished).
+      const other = openSqlite(url.slice('sqlite:'.length));
+      other.exec('create table if not exists backup_probe (x integer)');
+      const probe = other.prepare('insert into backup_probe values (1)');
+      const result = await backupSqlite(store, file, () => {
+        if (steps++ < 3) probe.run();
+      }, { pagesPerStep: 1 });
+      other.close();
       const written = await stopWriting();
       assert.ok(written > 0);
       assert.ok(steps > 1, `${steps} steps`);

@@ -51,6 +51,8 @@ export interface Config {
   corsOrigins?: string[];
   /** How long to wait for the database: a PostgreSQL connection attempt, a SQLite lock (ms). */
   databaseTimeoutMs: number;
+  /** how long a graceful shutdown may take before the process exits with 1 */
+  shutdownTimeoutMs: number;
 }
 
 /** The namespace every route lives under. */
@@ -110,6 +112,13 @@ export const SETTINGS: Setting[] = [
     key: 'databaseTimeoutMs',
     defaultText: '3000',
     description: 'how long to wait for the database (PostgreSQL connection attempt, SQLite lock) before answering 503',
+  },
+  {
+    env: 'SHUTDOWN_TIMEOUT_MS',
+    flag: '--shutdown-timeout-ms',
+    key: 'shutdownTimeoutMs',
+    defaultText: '10000',
+    description: 'on SIGTERM/SIGINT: how long to finish in-flight requests and close the database before exiting with 1',
   },
 ];
 
@@ -273,5 +282,6 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Part
     trustProxy: trustProxy(pick('trustProxy', 'TRUST_PROXY')),
     corsOrigins: corsOrigins(pick('corsOrigins', 'CORS_ORIGINS')),
     databaseTimeoutMs,
+    shutdownTimeoutMs: positiveInt('SHUTDOWN_TIMEOUT_MS', pick('shutdownTimeoutMs', 'SHUTDOWN_TIMEOUT_MS') ?? '10000'),
   };
 }

@@ -98,6 +98,8 @@ export function registerCalendarPages(app: FastifyInstance, services: Services):
   /** A list page (upcoming or past), its feed, or 404 past the last page. */
   async function listAnswer(format: Format, q: Query, pageParam: unknown, base: { path: string; filter?: EventFilter; heading?: string; intro?: string; title?: string; feedName?: string }): Promise<Answer> {
     const filter = filterOf(q, base.filter);
+    /** What the request added to the page's own filter: carried by its links. */
+    const asked = filterOf(q);
     const past = first(q.eventDisplay) === 'past';
     const name = base.feedName ?? config.siteName;
     if (format !== 'html') {
@@ -108,14 +110,14 @@ export function registerCalendarPages(app: FastifyInstance, services: Services):
     if (page === undefined) return { kind: 'not-found' };
     const result = past ? await calendar.past(filter, page) : await calendar.upcoming(filter, page);
     const keep: Array<[string, string]> = past ? [['eventDisplay', 'past']] : [];
-    const pageUrl = (n: number) => url(`${base.path}${n > 1 ? `page/${n}/` : ''}`) + filterQuery(filter, keep);
+    const pageUrl = (n: number) => url(`${base.path}${n > 1 ? `page/${n}/` : ''}`) + filterQuery(asked, keep);
     const heading = base.heading ?? (past ? 'Past events' : filter.search ? 'Search results' : 'Upcoming events');
     const title = base.title ?? heading;
     const meta: PageMeta = {
       title: page > 1 ? `${title} – page ${page}` : title,
       description: base.intro ? plainText(base.intro).slice(0, 300) : `${past ? 'Past' : 'Upcoming'} events of ${config.siteName}.`,
       canonical: pageUrl(page),
-      ics: withIcal(url(base.path) + filterQuery(filter, keep)),
+      ics: withIcal(url(base.path) + filterQuery(asked, keep)),
       noindex: filter.search !== undefined,
     };
     return html(
@@ -127,7 +129,7 @@ export function registerCalendarPages(app: FastifyInstance, services: Services):
         ...(base.intro ? { intro: base.intro } : {}),
         meta,
         pageUrl,
-        otherUrl: url(base.path) + filterQuery(filter, past ? [] : [['eventDisplay', 'past']]),
+        otherUrl: url(base.path) + filterQuery(asked, past ? [] : [['eventDisplay', 'past']]),
         searchAction: url(base.path),
         subscription: subscription(name, filter),
       }),
@@ -326,6 +328,7 @@ export function registerCalendarPages(app: FastifyInstance, services: Services):
   // Anything else under the calendar's paths: the HTML 404 page, never a JSON error.
   for (const prefix of ['/events', '/event', '/venue', '/organizer']) {
     app.get(`${prefix}/*`, async (req, reply) => send(req, reply, async () => ({ kind: 'not-found' })));
+    if (prefix !== '/events') app.get(prefix, async (req, reply) => send(req, reply, async () => ({ kind: 'not-found' })));
   }
 
   app.get(STYLESHEET_PATH, async (req, reply) => {

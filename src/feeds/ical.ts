@@ -119,5 +119,7 @@ export function icalendar(events: PublicEvent[], options: FeedOptions): string {
     });
   }
   // X-WR-TIMEZONE among the calendar's properties (before its components, as RFC 5545 orders them).
-  return cal.toString().replace(/(\r\nX-WR-CALNAME:[^\r]*(?:\r\n [^\r]*)*)/, `$1\r\nX-WR-TIMEZONE:${options.timezone}`);
+  const text = cal.toString().replace(/(\r\nX-WR-CALNAME:[^\r]*(?:\r\n [^\r]*)*)/, `$1\r\nX-WR-TIMEZONE:${options.timezone}`);
+  // Every line ends with CRLF, the last one too (RFC 5545 §3.1).
+  return text.endsWith('\r\n') ? text : `${text}\r\n`;
 }

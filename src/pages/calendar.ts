@@ -149,6 +149,8 @@ export function createCalendar(services: Services): Calendar {
   const { config, events } = services;
   const links = services.links;
   const max = config.icalMaxEvents;
+  /** Event ids by slug, checked on every use (see `event`). */
+  const eventIdBySlug = new Map<string, number>();
 
   const filterArgs = (f: EventFilter): Partial<EventListArgs> => {
     const out: Partial<EventListArgs> = {};
@@ -202,9 +204,20 @@ export function createCalendar(services: Services): Calendar {
     },
 
     async event(slug) {
-      const id = await events.findIdBySlug(slug);
-      if (id === undefined) return undefined;
-      const record = await events.findById(id);
+      // Slugs are unique among live events: the id found last time is checked against the (kept)
+      // record, and looked up again only when that record no longer has the slug or is trashed.
+      const wanted = sanitizeSlug(slug) || slug;
+      const knownId = eventIdBySlug.get(wanted);
+      let record = knownId === undefined ? undefined : await events.findById(knownId);
+      if (!record || record.slug !== wanted || record.status === 'trash') {
+        const id = await events.findIdBySlug(slug);
+        if (id === undefined) return undefined;
+        record = await events.findById(id);
+        if (record) {
+          if (eventIdBySlug.size >= 5000) eventIdBySlug.clear();
+          eventIdBySlug.set(wanted, id);
+        }
+      }
       if (!record || record.status === 'trash' || !canReadEvent(ANONYMOUS, record)) return undefined;
       const [json] = await events.represent([record], ANONYMOUS, 'single', links);
       return json as unknown as PublicEvent | undefined;

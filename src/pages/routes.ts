@@ -8,8 +8,8 @@
  *   — iCalendar; /events.ics (the REST list's filters) — iCalendar for subscriptions;
  *   /events-calendar.css — the stylesheet.
  *
- * Each request is answered from one `Answer` computed by `answerFor` (one read of the calendar),
- * then sent as HTML or iCalendar. Unknown, trashed and unpublished records get the HTML 404 page.
+ * Each request's handler computes one `Answer` from the calendar (`calendar.ts`), which `send` then
+ * renders as HTML or iCalendar (the one place a response version could later be attached). Unknown, trashed and unpublished records get the HTML 404 page.
  *
  * @example registerCalendarPages(app, services)
  */
@@ -58,6 +58,8 @@ export function registerCalendarPages(app: FastifyInstance, services: Services):
   const site = links.siteUrl;
   const url = (path: string) => `${site}${path}`;
   const siteFile = slugFile(config.siteName);
+  /** Event pages by the representation they were rendered from (see eventAnswer). */
+  const eventPages = new WeakMap<PublicEvent, string>();
 
   /** The query of a filter, as page links carry it. */
   function filterQuery(f: EventFilter, extra: Array<[string, string]> = []): string {
@@ -184,6 +186,9 @@ export function registerCalendarPages(app: FastifyInstance, services: Services):
     const e = await calendar.event(slug);
     if (!e) return { kind: 'not-found' };
     if (format !== 'html') return { kind: 'ical', events: [e], name: config.siteName, filename: `${slugFile(e.slug)}.ics` };
+    // The page depends on the representation alone: kept per (kept) representation object.
+    const kept = eventPages.get(e);
+    if (kept !== undefined) return html(kept);
     const title = plainText(e.title);
     const text = plainText(e.excerpt || e.description);
     const meta: PageMeta = {
@@ -194,7 +199,9 @@ export function registerCalendarPages(app: FastifyInstance, services: Services):
       ...(e.image ? { image: e.image.url } : {}),
       ics: withIcal(e.url),
     };
-    return html(views.event(e, meta));
+    const body = views.event(e, meta);
+    eventPages.set(e, body);
+    return html(body);
   }
 
   async function linkedAnswer(format: Format, kind: 'venue' | 'organizer', slug: string, q: Query, pageParam: unknown): Promise<Answer> {

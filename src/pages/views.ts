@@ -53,27 +53,43 @@ function safeDescription(markup: string): SafeHtml {
   return trusted(out);
 }
 
-function zoned(wall: string, tz: string): DateTime {
-  const d = DateTime.fromSQL(wall, { zone: tz });
-  return d.isValid ? d : DateTime.fromSQL(wall, { zone: 'utc' });
+const WEEKDAYS = ['Sunday', 'Monday', 'Tuesday', 'Wednesday', 'Thursday', 'Friday', 'Saturday'];
+const MONTHS = ['January', 'February', 'March', 'April', 'May', 'June', 'July', 'August', 'September', 'October', 'November', 'December'];
+
+/**
+ * Dates are formatted from the wall times the representation holds (already in the event's
+ * zone), with plain string arithmetic: no time zone database on the page's hot path.
+ */
+const ms = (wall: string) => Date.UTC(+wall.slice(0, 4), +wall.slice(5, 7) - 1, +wall.slice(8, 10), +wall.slice(11, 13) || 0, +wall.slice(14, 16) || 0, +wall.slice(17, 19) || 0);
+
+/** "Saturday 27 March 2027" */
+export function dayText(wall: string): string {
+  return `${WEEKDAYS[new Date(ms(wall.slice(0, 10))).getUTCDay()]} ${+wall.slice(8, 10)} ${MONTHS[+wall.slice(5, 7) - 1]} ${wall.slice(0, 4)}`;
 }
 
-const DAY_FORMAT = 'cccc d LLLL yyyy';
-const TIME_FORMAT = 'h:mm a';
+/** "9:00 AM" */
+export function timeText(wall: string): string {
+  const h = +wall.slice(11, 13);
+  return `${h % 12 === 0 ? 12 : h % 12}:${wall.slice(14, 16)} ${h < 12 ? 'AM' : 'PM'}`;
+}
 
 /** "Saturday 27 March 2027, 9:00 AM – 10:00 AM EDT" and the other shapes of a schedule. */
 export function whenText(e: PublicEvent): string {
-  const s = zoned(e.start_date, e.timezone);
-  const end = zoned(e.end_date, e.timezone);
   const sameDay = e.start_date.slice(0, 10) === e.end_date.slice(0, 10);
-  if (e.all_day) return sameDay ? `${s.toFormat(DAY_FORMAT)} (all day)` : `${s.toFormat(DAY_FORMAT)} – ${end.toFormat(DAY_FORMAT)} (all day)`;
+  if (e.all_day) return sameDay ? `${dayText(e.start_date)} (all day)` : `${dayText(e.start_date)} – ${dayText(e.end_date)} (all day)`;
   const zone = e.timezone_abbr || e.timezone;
-  if (sameDay) return `${s.toFormat(DAY_FORMAT)}, ${s.toFormat(TIME_FORMAT)} – ${end.toFormat(TIME_FORMAT)} ${zone}`;
-  return `${s.toFormat(DAY_FORMAT)}, ${s.toFormat(TIME_FORMAT)} – ${end.toFormat(DAY_FORMAT)}, ${end.toFormat(TIME_FORMAT)} ${zone}`;
+  if (sameDay) return `${dayText(e.start_date)}, ${timeText(e.start_date)} – ${timeText(e.end_date)} ${zone}`;
+  return `${dayText(e.start_date)}, ${timeText(e.start_date)} – ${dayText(e.end_date)}, ${timeText(e.end_date)} ${zone}`;
 }
 
-function isoOf(wall: string, tz: string, allDay: boolean): string {
-  return allDay ? wall.slice(0, 10) : (zoned(wall, tz).toISO({ suppressMilliseconds: true }) ?? wall);
+/** ISO 8601 with the offset (the local wall time minus the UTC one), or the date of an all-day event. */
+function isoOf(wall: string, utcWall: string, allDay: boolean): string {
+  if (allDay) return wall.slice(0, 10);
+  const minutes = Math.round((ms(wall) - ms(utcWall)) / 60000);
+  const sign = minutes < 0 ? '-' : '+';
+  const abs = Math.abs(minutes);
+  const offset = minutes === 0 ? 'Z' : `${sign}${String(Math.floor(abs / 60)).padStart(2, '0')}:${String(abs % 60).padStart(2, '0')}`;
+  return `${wall.slice(0, 10)}T${wall.slice(11, 19)}${offset}`;
 }
 
 /** The local days (`YYYY-MM-DD`) an event covers: an end at midnight does not cover its day. */
@@ -242,12 +258,23 @@ ${main}
     )}</ul>`;
   }
 
+  /**
+   * Cards are kept per representation object: the domain hands out the same kept object until the
+   * event (or what it embeds) changes, so an unchanged event is rendered once.
+   */
+  const cards = { 2: new WeakMap<PublicEvent, SafeHtml>(), 3: new WeakMap<PublicEvent, SafeHtml>() };
   function eventCard(e: PublicEvent, headingLevel: 2 | 3 = 2): SafeHtml {
+    let card = cards[headingLevel].get(e);
+    if (!card) cards[headingLevel].set(e, (card = renderCard(e, headingLevel)));
+    return card;
+  }
+
+  function renderCard(e: PublicEvent, headingLevel: 2 | 3): SafeHtml {
     const venue = Array.isArray(e.venue) ? undefined : e.venue;
     const title = html`<a href="${e.url}">${plainText(e.title)}</a>`;
     return html`<article class="event${e.featured ? ' featured' : ''}">
 ${headingLevel === 2 ? html`<h2>${title}</h2>` : html`<h3>${title}</h3>`}
-<p class="when"><time datetime="${isoOf(e.start_date, e.timezone, e.all_day)}">${whenText(e)}</time></p>
+<p class="when"><time datetime="${isoOf(e.start_date, e.utc_start_date, e.all_day)}">${whenText(e)}</time></p>
 ${venue ? html`<p class="where"><a href="${venue.url}">${plainText(venue.venue)}</a>${venue.city ? html`, ${venue.city}` : ''}</p>` : ''}
 ${e.cost ? html`<p class="cost">${plainText(e.cost)}</p>` : ''}
 ${termLinks(e.categories, 'category')}
@@ -316,8 +343,8 @@ ${subscribeBlock(v.subscription, v.meta.ics)}`;
           const more = events.length - shown.length;
           const classes = ['day', d.month !== first.month ? 'other-month' : '', day === v.today ? 'today' : '', events.length ? 'has-events' : ''].filter(Boolean).join(' ');
           cells.push(html`<td class="${classes}"${day === v.today ? html` aria-current="date"` : ''}>
-<a class="day-number" href="${v.dayUrl(day)}" aria-label="${d.toFormat(DAY_FORMAT)}${events.length ? `, ${events.length} ${events.length === 1 ? 'event' : 'events'}` : ''}">${d.day}</a>
-${shown.length ? html`<ul>${shown.map((e) => html`<li><a href="${e.url}">${e.all_day ? '' : html`<span class="time">${zoned(e.start_date, e.timezone).toFormat(TIME_FORMAT)}</span> `}${plainText(e.title)}</a></li>`)}</ul>` : ''}
+<a class="day-number" href="${v.dayUrl(day)}" aria-label="${dayText(day)}${events.length ? `, ${events.length} ${events.length === 1 ? 'event' : 'events'}` : ''}">${d.day}</a>
+${shown.length ? html`<ul>${shown.map((e) => html`<li><a href="${e.url}">${e.all_day ? '' : html`<span class="time">${timeText(e.start_date)}</span> `}${plainText(e.title)}</a></li>`)}</ul>` : ''}
 ${more > 0 || (v.truncated && events.length) ? html`<a class="more" href="${v.dayUrl(day)}">${more > 0 ? `+ ${more} more` : 'more'}</a>` : ''}
 </td>`);
         }
@@ -344,7 +371,7 @@ ${subscribeBlock(v.subscription, v.meta.ics)}`;
       const d = DateTime.fromISO(v.day, { zone: 'utc' });
       const prev = d.minus({ days: 1 }).toISODate()!;
       const next = d.plus({ days: 1 }).toISODate()!;
-      const main = html`<h1>Events on ${d.toFormat(DAY_FORMAT)}</h1>
+      const main = html`<h1>Events on ${dayText(v.day)}</h1>
 ${pager('Days', v.dayUrl(prev), v.dayUrl(next), `‹ ${d.minus({ days: 1 }).toFormat('cccc d LLLL')}`, `${d.plus({ days: 1 }).toFormat('cccc d LLLL')} ›`)}
 ${v.events.length ? html`<div class="events">${v.events.map((e) => eventCard(e))}</div>` : html`<p class="empty">No events on this day.</p>`}
 ${subscribeBlock(v.subscription, v.meta.ics)}`;
@@ -358,14 +385,14 @@ ${subscribeBlock(v.subscription, v.meta.ics)}`;
       const main = html`<article class="event-single" itemscope>
 <p class="back"><a href="${url('/events/')}">« All events</a></p>
 <h1>${plainText(e.title)}</h1>
-<p class="when"><time datetime="${isoOf(e.start_date, e.timezone, e.all_day)}">${whenText(e)}</time>${e.all_day ? '' : html` <span class="zone">(${e.timezone})</span>`}</p>
+<p class="when"><time datetime="${isoOf(e.start_date, e.utc_start_date, e.all_day)}">${whenText(e)}</time>${e.all_day ? '' : html` <span class="zone">(${e.timezone})</span>`}</p>
 ${image ? html`<figure class="image"><img src="${image.url}" alt="${plainText(e.title)}"${image.width ? html` width="${image.width}"` : ''}${image.height ? html` height="${image.height}"` : ''}></figure>` : ''}
 <div class="description">${safeDescription(e.description)}</div>
 <section class="details" aria-labelledby="details-heading">
 <h2 id="details-heading">Details</h2>
 <dl>
-<dt>Start</dt><dd><time datetime="${isoOf(e.start_date, e.timezone, e.all_day)}">${zoned(e.start_date, e.timezone).toFormat(e.all_day ? DAY_FORMAT : `${DAY_FORMAT}, ${TIME_FORMAT}`)}</time></dd>
-<dt>End</dt><dd><time datetime="${isoOf(e.end_date, e.timezone, e.all_day)}">${zoned(e.end_date, e.timezone).toFormat(e.all_day ? DAY_FORMAT : `${DAY_FORMAT}, ${TIME_FORMAT}`)}</time></dd>
+<dt>Start</dt><dd><time datetime="${isoOf(e.start_date, e.utc_start_date, e.all_day)}">${e.all_day ? dayText(e.start_date) : `${dayText(e.start_date)}, ${timeText(e.start_date)}`}</time></dd>
+<dt>End</dt><dd><time datetime="${isoOf(e.end_date, e.utc_end_date, e.all_day)}">${e.all_day ? dayText(e.end_date) : `${dayText(e.end_date)}, ${timeText(e.end_date)}`}</time></dd>
 ${e.all_day ? '' : html`<dt>Time zone</dt><dd>${e.timezone}${e.timezone_abbr ? ` (${e.timezone_abbr})` : ''}</dd>`}
 ${e.cost ? html`<dt>Cost</dt><dd>${plainText(e.cost)}</dd>` : ''}
 ${e.website && e.website !== e.url ? html`<dt>Website</dt><dd><a href="${plainText(e.website)}" rel="nofollow">${plainText(e.website)}</a></dd>` : ''}

@@ -308,6 +308,27 @@ forEachStore(
       assert.match(css.text, /@media/);
     });
 
+    it('follows changes: a new title shows at once, a renamed slug moves the page, a trashed event leaves', async () => {
+      const res = await t.api.post('/events', { as: 'admin', json: { title: 'Changing Show', start_date: '2031-06-02 10:00', end_date: '2031-06-02 11:00' } });
+      assert.equal(res.status, 201);
+      const id = res.body.id;
+      assert.match((await get('/event/changing-show/')).text, /<h1>Changing Show<\/h1>/);
+      assert.match((await get('/events/2031-06-02/')).text, /Changing Show/);
+      assert.equal((await t.api.post(`/events/${id}`, { as: 'admin', json: { title: 'Changed Show' } })).status, 200);
+      assert.match((await get('/event/changing-show/')).text, /<h1>Changed Show<\/h1>/);
+      assert.match((await get('/events/2031-06-02/')).text, /Changed Show/);
+      assert.equal((await t.api.post(`/events/${id}`, { as: 'admin', json: { slug: 'renamed-show' } })).status, 200);
+      assert.equal((await get('/event/changing-show/')).status, 404);
+      assert.equal((await get('/event/renamed-show/')).status, 200);
+      assert.equal((await t.api.post(`/events/${id}`, { as: 'admin', json: { status: 'draft' } })).status, 200);
+      assert.equal((await get('/event/renamed-show/')).status, 404, 'unpublished');
+      assert.doesNotMatch((await get('/events/2031-06-02/')).text, /Changed Show/);
+      assert.equal((await t.api.post(`/events/${id}`, { as: 'admin', json: { status: 'publish' } })).status, 200);
+      assert.equal((await get('/event/renamed-show/')).status, 200);
+      assert.equal((await t.api.delete(`/events/${id}`, { as: 'admin' })).status, 200);
+      assert.equal((await get('/event/renamed-show/')).status, 404, 'trashed');
+    });
+
     it('escapes what it shows', async () => {
       const res = await t.api.post('/events', { as: 'admin', json: { title: 'Tags <b>&</b> "quotes"', description: '<p>ok</p><script>alert(1)</script><img src=x onerror="alert(2)">', start_date: '2031-06-01 10:00', end_date: '2031-06-01 11:00' } });
       assert.equal(res.status, 201);

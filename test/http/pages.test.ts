@@ -302,6 +302,10 @@ forEachStore(
       assert.equal((await get('/wp-json/tribe/events/v1/events')).status, 200);
       assert.equal((await get('/?rest_route=/tribe/events/v1/events&start_date=2031-01-01&end_date=2031-12-31')).body.total, 14);
       assert.equal((await get('/livez')).status, 200);
+      const head = await t.api.request('HEAD', `${t.origin}/events/`);
+      assert.equal(head.status, 200);
+      assert.equal(head.text, '');
+      assert.match(head.headers.get('content-type') ?? '', /^text\/html/);
       const css = await get('/events-calendar.css');
       assert.equal(css.status, 200);
       assert.match(css.headers.get('content-type') ?? '', /^text\/css/);

@@ -106,6 +106,15 @@ export function daysCovered(e: Pick<PublicEvent, 'start_date' | 'end_date'>): st
   return out;
 }
 
+/**
+ * A link target from stored data, only when it is an http(s) URL: escaping keeps a value inside its
+ * attribute, but a `javascript:` URL would still run when followed.
+ */
+export function safeUrl(value: string | undefined): string | undefined {
+  const v = value?.trim();
+  return v && /^https?:\/\/[^\s]+$/i.test(v) ? v : undefined;
+}
+
 /** OpenStreetMap: the coordinates when known, else a search for the address. */
 export function mapUrl(v: PublicVenue): string | undefined {
   if (v.geo_lat !== undefined && v.geo_lng !== undefined) return `https://www.openstreetmap.org/?mlat=${v.geo_lat}&mlon=${v.geo_lng}#map=16/${v.geo_lat}/${v.geo_lng}`;
@@ -386,7 +395,7 @@ ${subscribeBlock(v.subscription, v.meta.ics)}`;
 <p class="back"><a href="${url('/events/')}">« All events</a></p>
 <h1>${plainText(e.title)}</h1>
 <p class="when"><time datetime="${isoOf(e.start_date, e.utc_start_date, e.all_day)}">${whenText(e)}</time>${e.all_day ? '' : html` <span class="zone">(${e.timezone})</span>`}</p>
-${image ? html`<figure class="image"><img src="${image.url}" alt="${plainText(e.title)}"${image.width ? html` width="${image.width}"` : ''}${image.height ? html` height="${image.height}"` : ''}></figure>` : ''}
+${image && safeUrl(image.url) ? html`<figure class="image"><img src="${safeUrl(image.url)}" alt="${plainText(e.title)}"${image.width ? html` width="${image.width}"` : ''}${image.height ? html` height="${image.height}"` : ''}></figure>` : ''}
 <div class="description">${safeDescription(e.description)}</div>
 <section class="details" aria-labelledby="details-heading">
 <h2 id="details-heading">Details</h2>
@@ -395,7 +404,7 @@ ${image ? html`<figure class="image"><img src="${image.url}" alt="${plainText(e.
 <dt>End</dt><dd><time datetime="${isoOf(e.end_date, e.utc_end_date, e.all_day)}">${e.all_day ? dayText(e.end_date) : `${dayText(e.end_date)}, ${timeText(e.end_date)}`}</time></dd>
 ${e.all_day ? '' : html`<dt>Time zone</dt><dd>${e.timezone}${e.timezone_abbr ? ` (${e.timezone_abbr})` : ''}</dd>`}
 ${e.cost ? html`<dt>Cost</dt><dd>${plainText(e.cost)}</dd>` : ''}
-${e.website && e.website !== e.url ? html`<dt>Website</dt><dd><a href="${plainText(e.website)}" rel="nofollow">${plainText(e.website)}</a></dd>` : ''}
+${e.website && e.website !== e.url && safeUrl(plainText(e.website)) ? html`<dt>Website</dt><dd><a href="${safeUrl(plainText(e.website))}" rel="nofollow">${plainText(e.website)}</a></dd>` : ''}
 ${e.categories.length ? html`<dt>Categories</dt><dd>${termLinks(e.categories, 'category')}</dd>` : ''}
 ${e.tags.length ? html`<dt>Tags</dt><dd>${termLinks(e.tags, 'tag')}</dd>` : ''}
 </dl>
@@ -405,7 +414,7 @@ ${venue ? html`<section class="venue" aria-labelledby="venue-heading">
 <p class="venue-name"><a href="${venue.url}">${plainText(venue.venue)}</a></p>
 ${venueAddress(venue) ? html`<address>${venueAddress(venue)}</address>` : ''}
 ${venue.phone ? html`<p>Phone: <a href="tel:${venue.phone.replace(/[^+\d]/g, '')}">${venue.phone}</a></p>` : ''}
-${venue.website ? html`<p><a href="${venue.website}" rel="nofollow">Venue website</a></p>` : ''}
+${safeUrl(venue.website) ? html`<p><a href="${safeUrl(venue.website)}" rel="nofollow">Venue website</a></p>` : ''}
 ${map ? html`<p><a class="map" href="${map}">Map (OpenStreetMap)</a></p>` : ''}
 </section>` : ''}
 ${e.organizer.length ? html`<section class="organizers" aria-labelledby="organizers-heading">
@@ -422,7 +431,9 @@ ${e.organizer.map((o) => organizerBlock(o))}
 </ul>
 </section>
 </article>`;
-      return layout(meta, main, e.json_ld ? html`${jsonLdScript(e.json_ld)}\n` : '');
+      // The API's json_ld object, plus the eventStatus search engines' event results ask for
+      // (a published event is scheduled: the calendar has no cancelled or postponed state).
+      return layout(meta, main, e.json_ld ? html`${jsonLdScript({ ...e.json_ld, eventStatus: 'https://schema.org/EventScheduled' })}\n` : '');
     },
 
     linked(kind: 'venue' | 'organizer', record: PublicVenue | PublicOrganizer, page: EventsPage, meta: PageMeta, pageUrl: (n: number) => string, subscription: Subscription): string {
@@ -436,7 +447,7 @@ ${e.organizer.map((o) => organizerBlock(o))}
 <h1>${name}</h1>
 ${v ? html`${venueAddress(v) ? html`<address>${venueAddress(v)}</address>` : ''}
 ${v.phone ? html`<p>Phone: <a href="tel:${v.phone.replace(/[^+\d]/g, '')}">${v.phone}</a></p>` : ''}
-${v.website ? html`<p><a href="${v.website}" rel="nofollow">Website</a></p>` : ''}
+${safeUrl(v.website) ? html`<p><a href="${safeUrl(v.website)}" rel="nofollow">Website</a></p>` : ''}
 ${map ? html`<p><a class="map" href="${map}">Map (OpenStreetMap)</a></p>` : ''}` : organizerContacts(record as PublicOrganizer)}
 ${record.description ? html`<div class="description">${safeDescription(record.description)}</div>` : ''}
 <section class="upcoming" aria-labelledby="upcoming-heading">
@@ -466,7 +477,7 @@ ${subscribeBlock(subscription, meta.ics)}
   function organizerContacts(o: PublicOrganizer): SafeHtml {
     return html`${o.phone ? html`<p>Phone: <a href="tel:${o.phone.replace(/[^+\d]/g, '')}">${o.phone}</a></p>` : ''}
 ${o.email ? html`<p>E-mail: <a href="mailto:${o.email}">${o.email}</a></p>` : ''}
-${o.website ? html`<p><a href="${o.website}" rel="nofollow">Website</a></p>` : ''}`;
+${safeUrl(o.website) ? html`<p><a href="${safeUrl(o.website)}" rel="nofollow">Website</a></p>` : ''}`;
   }
 
   function organizerBlock(o: PublicOrganizer): SafeHtml {

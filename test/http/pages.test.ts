@@ -189,10 +189,10 @@ forEachStore(
       assert.match(page, /<meta property="og:title" content="Spring Concert">/);
       assert.match(page, /<meta property="og:type" content="article">/);
       assert.match(page, new RegExp(`<meta property="og:url" content="${concert.url}">`));
-      // JSON-LD: the API's json_ld object.
+      // JSON-LD: the API's json_ld object, with eventStatus.
       const ld = JSON.parse(/<script type="application\/ld\+json">(.*?)<\/script>/s.exec(page)![1]!);
       const api = (await t.api.get(`/events/${ids.concert}`)).body;
-      assert.deepEqual(ld, api.json_ld);
+      assert.deepEqual(ld, { ...api.json_ld, eventStatus: 'https://schema.org/EventScheduled' }, "the API's json_ld, with eventStatus");
       assert.equal(ld['@type'], 'Event');
       assert.equal(ld.startDate, '2031-03-10T19:00:00+01:00');
       assert.equal(ld.location.address.addressLocality, 'Springfield');
@@ -334,7 +334,10 @@ forEachStore(
     });
 
     it('escapes what it shows', async () => {
-      const res = await t.api.post('/events', { as: 'admin', json: { title: 'Tags <b>&</b> "quotes"', description: '<p>ok</p><script>alert(1)</script><img src=x onerror="alert(2)">', start_date: '2031-06-01 10:00', end_date: '2031-06-01 11:00' } });
+      const res = await t.api.post('/events', {
+        as: 'admin',
+        json: { title: 'Tags <b>&</b> "quotes"', description: '<p>ok</p><script>alert(1)</script><img src=x onerror="alert(2)">', start_date: '2031-06-01 10:00', end_date: '2031-06-01 11:00' },
+      });
       assert.equal(res.status, 201);
       const page = (await t.api.get(res.body.url)).text;
       assert.doesNotMatch(page, /<script>alert|onerror=/);

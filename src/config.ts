@@ -53,6 +53,10 @@ export interface Config {
   databaseTimeoutMs: number;
   /** how long a graceful shutdown may take before the process exits with 1 */
   shutdownTimeoutMs: number;
+  /** The site's name: page titles, the calendar feeds' X-WR-CALNAME, the REST root index's `name`. */
+  siteName: string;
+  /** The most events one iCalendar feed (and one month or day page) holds. */
+  icalMaxEvents: number;
 }
 
 /** The namespace every route lives under. */
@@ -120,6 +124,8 @@ export const SETTINGS: Setting[] = [
     defaultText: '10000',
     description: 'on SIGTERM/SIGINT: how long to finish in-flight requests and close the database before exiting with 1',
   },
+  { env: 'SITE_NAME', flag: '--site-name', key: 'siteName', defaultText: 'Events Calendar', description: "the site's name on the calendar pages, in feeds (X-WR-CALNAME) and in the REST root index" },
+  { env: 'ICAL_MAX_EVENTS', flag: '--ical-max-events', key: 'icalMaxEvents', defaultText: '1000', description: 'the most events one iCalendar feed (and one month or day page) holds' },
 ];
 
 /** pino's levels, and `silent`. */
@@ -249,6 +255,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Part
   }
   const maxPerPage = positiveInt('MAX_PER_PAGE', pick('maxPerPage', 'MAX_PER_PAGE') ?? '50');
   if (maxPerPage < 1) throw new ConfigError('MAX_PER_PAGE must be at least 1');
+  const icalMaxEvents = positiveInt('ICAL_MAX_EVENTS', pick('icalMaxEvents', 'ICAL_MAX_EVENTS') ?? '1000');
+  if (icalMaxEvents < 1) throw new ConfigError('ICAL_MAX_EVENTS must be at least 1');
   const databaseTimeoutMs = positiveInt('DATABASE_TIMEOUT_MS', pick('databaseTimeoutMs', 'DATABASE_TIMEOUT_MS') ?? '3000');
   if (databaseTimeoutMs < 1) throw new ConfigError('DATABASE_TIMEOUT_MS must be at least 1');
   const adminUser = pick('adminUser', 'CALENDAR_ADMIN_USER');
@@ -283,5 +291,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Part
     corsOrigins: corsOrigins(pick('corsOrigins', 'CORS_ORIGINS')),
     databaseTimeoutMs,
     shutdownTimeoutMs: positiveInt('SHUTDOWN_TIMEOUT_MS', pick('shutdownTimeoutMs', 'SHUTDOWN_TIMEOUT_MS') ?? '10000'),
+    siteName: (pick('siteName', 'SITE_NAME') ?? 'Events Calendar').trim() || 'Events Calendar',
+    icalMaxEvents,
   };
 }

@@ -15,6 +15,7 @@
  */
 import { sql } from 'kysely';
 import type { Executor } from './schema.js';
+import { runImportHook } from './import-context.js';
 
 /** Kinds of records in the log. `all` (action `reset`): anything may have changed (bulk loads). */
 export type RecordType = 'event' | 'venue' | 'organizer' | 'term' | 'image' | 'all' | 'lists';
@@ -244,6 +245,8 @@ export async function writeTransaction<T>(db: Executor, fn: (trx: Executor) => P
   if (db.isTransaction) return fn(db);
   return db.transaction().execute(async (trx) => {
     const out = await fn(trx);
+    // An import's bookkeeping (the import map) commits with the record it wrote (import-context.ts).
+    await runImportHook(trx, out);
     await flushChanges(trx);
     return out;
   });

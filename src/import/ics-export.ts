@@ -2,7 +2,7 @@
  * `events-calendar export --format ics`: every event not in the trash as an iCalendar file
  * (ical-generator): UID `event-ID@HOST` (stable, so calendars that subscribe or re-import update
  * instead of duplicating), times in UTC (all-day events as dates), the venue as `LOCATION`,
- * categories as `CATEGORIES`, the first organizer as `ORGANIZER`, the website (or permalink) as
+ * categories as `CATEGORIES`, the first organizer with an e-mail address as `ORGANIZER`, the website (or permalink) as
  * `URL`, the description as plain text. Drafts and other unpublished events carry
  * `STATUS:TENTATIVE`.
  *
@@ -55,7 +55,8 @@ export async function exportIcs(services: Services): Promise<string> {
         lastModified: asUtc(e.modified_gmt),
         location,
         categories,
-        ...(organizer && organizer.status !== 'trash' ? { organizer: (organizer as { email?: string }).email ? { name: organizer.title, email: (organizer as { email: string }).email } : { name: organizer.title } } : {}),
+        // ORGANIZER is an address (a CN alone is not one): organizers without an e-mail are left out.
+        ...(organizer && organizer.status !== 'trash' && (organizer as { email?: string }).email ? { organizer: { name: organizer.title, email: (organizer as { email: string }).email } } : {}),
         url: e.website || `${services.config.siteUrl.replace(/\/$/, '')}/event/${e.slug}/`,
         ...(e.status === 'publish' ? {} : { status: 'TENTATIVE' as never }),
       });

@@ -334,7 +334,10 @@ export async function importTec(services: Services, admin: Viewer, options: TecI
   function costInput(e: Json): unknown {
     const d = e.cost_details as Json | undefined;
     const values: string[] = Array.isArray(d?.values) ? d!.values.map(String) : [];
-    if (values.length === 0) return String(e.cost ?? '');
+    // Labels come slugged in `values` ("Free" → "free"): then the displayed cost is the input.
+    if (values.length === 0 || values.some((v) => !/^-?\d+(\.\d+)?$/.test(v))) {
+      return String(e.cost ?? '').replace(/&amp;/g, '&').replace(/&lt;/g, '<').replace(/&gt;/g, '>').replace(/&quot;/g, '"').replace(/&#0?39;/g, "'");
+    }
     const symbol = String(d?.currency_symbol ?? '');
     return values.map((v) => (d?.currency_position === 'postfix' ? `${v}${symbol}` : `${symbol}${v}`));
   }

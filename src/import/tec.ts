@@ -114,26 +114,32 @@ export async function importTec(services: Services, admin: Viewer, options: TecI
   };
   const noted = (kind: Kind, sourceId: string, local: number, print: string) => mapped.set(`${kind}:${sourceId}`, { local, fingerprint: print });
 
-  /** Every record of a list, page by page (`concurrency` pages at once), with progress. */
-  async function readAll(phase: string, path: string, key: string, query: Record<string, string>): Promise<Json[]> {
+  /**
+   * Every record of a list, page by page: `concurrency` pages are read at once and handed to
+   * `each` in order before the next ones are read, so an interrupted import has written whole
+   * pages (and memory stays bounded).
+   */
+  async function forEachPage(path: string, key: string, query: Record<string, string>, each: (records: Json[], total: number) => Promise<void>): Promise<void> {
     const url = (page: number) => `${ns}/${path}?${new URLSearchParams({ ...query, per_page: String(perPage), page: String(page) })}`;
-    const first = await source.getJson(url(1), [400, 404]);
-    if (first.status !== 200) return []; // past the last page (an empty calendar answers 404 on some versions)
-    const body = first.body as Json;
-    if (!Array.isArray(body[key])) throw new ImportError(`${url(1)} did not answer a list of ${key} (is this a The Events Calendar API?)`);
-    const totalPages = Number(body.total_pages ?? first.headers.get('x-wp-totalpages') ?? 1) || 1;
-    const total = Number(body.total ?? body[key].length);
-    const out: Json[] = [...body[key]];
-    hooks.onProgress?.({ phase: `read ${key}`, done: out.length, total });
-    const rest = Array.from({ length: totalPages - 1 }, (_, i) => i + 2);
-    const pages = await mapLimit(rest, options.concurrency, async (page) => {
+    const read = async (page: number): Promise<{ records: Json[]; totalPages: number; total: number }> => {
       const res = await source.getJson(url(page), [400, 404]);
-      const records = res.status === 200 ? ((res.body as Json)[key] as Json[]) : [];
-      hooks.onProgress?.({ phase: `read ${key}`, done: Math.min(total, out.length + records.length), total });
-      return records ?? [];
-    });
-    for (const p of pages) out.push(...p);
-    void phase;
+      if (res.status !== 200) return { records: [], totalPages: 0, total: 0 }; // past the last page
+      const body = res.body as Json;
+      if (!Array.isArray(body[key])) throw new ImportError(`${url(page)} did not answer a list of ${key} (is this a The Events Calendar API?)`);
+      return { records: body[key], totalPages: Number(body.total_pages ?? res.headers.get('x-wp-totalpages') ?? 1) || 1, total: Number(body.total ?? body[key].length) };
+    };
+    const first = await read(1);
+    await each(first.records, first.total);
+    for (let page = 2; page <= first.totalPages; page += options.concurrency) {
+      const batch = Array.from({ length: Math.min(options.concurrency, first.totalPages - page + 1) }, (_, i) => page + i);
+      for (const p of await mapLimit(batch, options.concurrency, read)) await each(p.records, first.total);
+    }
+  }
+
+  /** Every record of a list (small lists: terms). */
+  async function readAll(path: string, key: string, query: Record<string, string>): Promise<Json[]> {
+    const out: Json[] = [];
+    await forEachPage(path, key, query, async (records) => void out.push(...records));
     return out;
   }
 
@@ -418,7 +424,7 @@ export async function importTec(services: Services, admin: Viewer, options: TecI
   }
 
   // ---- the phases ------------------------------------------------------------------------------
-  const categories = await readAll('categories', 'categories', 'categories', { hide_empty: 'false' });
+  const categories = await readAll('categories', 'categories', { hide_empty: 'false' });
   // Parents first.
   const byId = new Map(categories.map((c) => [Number(c.id), c]));
   const depth = (c: Json, seen = new Set<number>()): number => {
@@ -433,22 +439,30 @@ export async function importTec(services: Services, admin: Viewer, options: TecI
     await importTerm('category', c);
     hooks.onProgress?.({ phase: 'categories', done: ++done, total: categories.length });
   }
-  const tags = await readAll('tags', 'tags', 'tags', { hide_empty: 'false' });
+  const tags = await readAll('tags', 'tags', { hide_empty: 'false' });
   done = 0;
   for (const t of tags) {
     await importTerm('tag', t);
     hooks.onProgress?.({ phase: 'tags', done: ++done, total: tags.length });
   }
   for (const kind of ['venue', 'organizer'] as const) {
-    const records = await readAll(`${kind}s`, `${kind}s`, `${kind}s`, {});
     done = 0;
-    for (const r of records) {
-      await importLinked(kind, r);
-      hooks.onProgress?.({ phase: `${kind}s`, done: ++done, total: records.length });
-    }
+    await forEachPage(`${kind}s`, `${kind}s`, {}, async (records, total) => {
+      for (const r of records) {
+        await importLinked(kind, r);
+        hooks.onProgress?.({ phase: `${kind}s`, done: ++done, total });
+      }
+    });
   }
-  const events = await readAll('events', 'events', 'events', ALL_DATES);
-  const seen = new Set(events.map((e) => Number(e.id)));
+  const seen = new Set<number>();
+  done = 0;
+  await forEachPage('events', 'events', ALL_DATES, async (records, total) => {
+    for (const e of records) {
+      seen.add(Number(e.id));
+      await importEvent(e);
+      hooks.onProgress?.({ phase: 'events', done: ++done, total });
+    }
+  });
   // Events hidden from listings never appear in the lists: WordPress' own API names their ids.
   const hidden: number[] = [];
   const wpUrl = (page: number) => `${root}/wp/v2/tribe_events?${new URLSearchParams({ status: source.authenticated ? 'any' : 'publish', per_page: '100', page: String(page), _fields: 'id' })}`;
@@ -461,15 +475,16 @@ export async function importTec(services: Services, admin: Viewer, options: TecI
   } else {
     warn(`${root}/wp/v2/tribe_events did not list event ids (${first.status || String(first.body)}): events hidden from listings (hide_from_listings) cannot be found and were not imported`);
   }
-  const extra = await mapLimit(hidden, options.concurrency, async (id) => {
-    const res = await source.getJson(`${ns}/events/${id}`, [400, 403, 404]);
-    return res.status === 200 ? (res.body as Json) : undefined;
-  });
-  for (const e of extra) if (e) events.push(e);
   done = 0;
-  for (const e of events) {
-    await importEvent(e);
-    hooks.onProgress?.({ phase: 'events', done: ++done, total: events.length });
+  for (let i = 0; i < hidden.length; i += options.concurrency) {
+    const batch = await mapLimit(hidden.slice(i, i + options.concurrency), options.concurrency, async (id) => {
+      const res = await source.getJson(`${ns}/events/${id}`, [400, 403, 404]);
+      return res.status === 200 ? (res.body as Json) : undefined;
+    });
+    for (const e of batch) {
+      if (e) await importEvent(e);
+      hooks.onProgress?.({ phase: 'hidden events', done: ++done, total: hidden.length });
+    }
   }
   return report;
 }

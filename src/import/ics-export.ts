@@ -36,8 +36,11 @@ export async function exportIcs(services: Services): Promise<string> {
     for (const e of records) {
       const id = Number(e.id);
       const venue = e.venue_id === null ? undefined : venues.get(Number(e.venue_id));
-      const organizerLink = organizerLinks.find((l) => Number(l.event_id) === id);
-      const organizer = organizerLink ? organizers.get(Number(organizerLink.organizer_id)) : undefined;
+      // ORGANIZER is an address (a CN alone is not one): the first organizer with an e-mail address.
+      const organizer = organizerLinks
+        .filter((l) => Number(l.event_id) === id)
+        .map((l) => organizers.get(Number(l.organizer_id)))
+        .find((o) => o && o.status !== 'trash' && (o as { email?: string }).email);
       const categories = termLinks
         .filter((l) => Number(l.event_id) === id)
         .map((l) => terms.get(Number(l.term_id)))
@@ -55,8 +58,7 @@ export async function exportIcs(services: Services): Promise<string> {
         lastModified: asUtc(e.modified_gmt),
         location,
         categories,
-        // ORGANIZER is an address (a CN alone is not one): organizers without an e-mail are left out.
-        ...(organizer && organizer.status !== 'trash' && (organizer as { email?: string }).email ? { organizer: { name: organizer.title, email: (organizer as { email: string }).email } } : {}),
+        ...(organizer ? { organizer: { name: organizer.title, email: (organizer as { email: string }).email } } : {}),
         url: e.website || `${services.config.siteUrl.replace(/\/$/, '')}/event/${e.slug}/`,
         ...(e.status === 'publish' ? {} : { status: 'TENTATIVE' as never }),
       });

@@ -134,6 +134,52 @@ for (const kind of STORES) {
       assert.equal(ev.title, sourceEv.title);
     });
 
+    it("finds events hidden from listings and names authors through WordPress' /wp/v2 when it answers", async () => {
+      const { server, url } = await target(kind, dir, 'wpv2');
+      servers.push(server);
+      // In front of the source, answer what WordPress' core API would: the ids of every event, and authors.
+      const p = await proxy(source.origin, () => 'pass');
+      const wp = createServer(async (req, res) => {
+        if (req.url!.startsWith('/api/wp/v2/tribe_events?')) {
+          assert.match(req.url!, /status=any/);
+          const ids = [...built.eventIds, built.hiddenId].map((id) => ({ id }));
+          res.writeHead(200, { 'content-type': 'application/json', 'x-wp-total': String(ids.length), 'x-wp-totalpages': '1' }).end(JSON.stringify(ids));
+          return;
+        }
+        const user = /^\/api\/wp\/v2\/users\/(\d+)$/.exec(req.url!);
+        if (user) {
+          res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ id: Number(user[1]), name: `Writer ${user[1]}`, slug: `writer-${user[1]}` }));
+          return;
+        }
+        const upstream = await fetch(p.origin + req.url, { headers: { authorization: req.headers.authorization ?? '' } });
+        const headers: Record<string, string> = {};
+        upstream.headers.forEach((v, k) => {
+          if (!['content-encoding', 'content-length', 'transfer-encoding', 'connection'].includes(k)) headers[k] = v;
+        });
+        res.writeHead(upstream.status, headers).end(Buffer.from(await upstream.arrayBuffer()));
+      });
+      await new Promise<void>((r) => wp.listen(0, '127.0.0.1', r));
+      try {
+        const origin = `http://127.0.0.1:${(wp.address() as { port: number }).port}`;
+        const run = await cli(['import', 'tec', '--from', `${origin}/api`, '--namespace', 'calendar/events/v1', '--user', ADMIN.login, '--app-password', ADMIN.password, '--no-progress'], env(url));
+        assert.equal(run.code, 0, run.stderr);
+        assert.doesNotMatch(run.stderr, /hidden from listings/);
+        assert.match(run.stdout, /events: 10 created/);
+        assert.match(run.stdout, /users: 2 created/);
+        const hidden = await server.api.get(`/events/${built.hiddenId}`, { as: 'admin' });
+        assert.equal(hidden.status, 200);
+        assert.equal(hidden.body.hide_from_listings, true);
+        const users = await cli(['users', 'list'], env(url));
+        assert.match(users.stdout, /writer-1\s+subscriber/);
+        assert.match(users.stdout, /writer-2\s+subscriber/);
+      } finally {
+        wp.closeAllConnections();
+        wp.close();
+        p.server.closeAllConnections();
+        p.server.close();
+      }
+    });
+
     it('--dry-run reports and writes nothing', async () => {
       const { server, url } = await target(kind, dir, 'dry');
       servers.push(server);

@@ -221,7 +221,7 @@ Examples:
         const text = opts.format === 'json' ? JSON.stringify(await exportCalendar(services)) + '\n' : await exportIcs(services);
         if (opts.out) {
           writeFileSync(opts.out, text);
-          console.error(`exported to ${opts.out}`);
+          console.log(`exported to ${opts.out}`);
         } else process.stdout.write(text);
       });
     } catch (err) {

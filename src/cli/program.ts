@@ -1,5 +1,5 @@
 /**
- * The `events-calendar` command: serve, migrate, refresh, users, app-passwords, seed, backup (loaded
+ * The `events-calendar` command: serve, migrate, refresh, users, app-passwords, seed, backup, import, export (loaded
  * by `main.ts` once the Node.js version is known to be supported).
  * Every command works on the database named by DATABASE_URL (or --database-url); changes to users
  * and application passwords take effect on a running server at once (it reads them per request).
@@ -17,6 +17,7 @@ import { serve } from '../server.js';
 import { lastSeq, noteChange } from '../store/changes.js';
 import { registerSeedCommand } from './seed.js';
 import { registerBackupCommand } from './backup.js';
+import { registerImportCommands } from './import.js';
 import { passwordFrom } from './password-input.js';
 
 type Overrides = Partial<Record<keyof Config, string>>;
@@ -178,6 +179,7 @@ withSettings(apps.command('revoke <login> <uuid-or-name>').description('revoke a
 
 registerSeedCommand(program, withSettings, overridesOf);
 registerBackupCommand(program, withSettings, overridesOf);
+registerImportCommands(program, withSettings, overridesOf);
 
 program.parseAsync(process.argv).catch((err: unknown) => {
   if (err instanceof UserError || err instanceof ConfigError || err instanceof StoreUrlError) {

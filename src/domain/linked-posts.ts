@@ -116,8 +116,11 @@ export interface LinkedPostService {
   kind: LinkedKind;
   /** The stored post type ('tribe_venue' / 'tribe_organizer'), which names its capabilities. */
   postType: PostType;
-  /** Create from write fields (validated); returns the id (an existing one when it is a duplicate). */
-  create(db: Executor, input: Record<string, unknown>, viewer: Viewer): Promise<number>;
+  /**
+   * Create from write fields (validated); returns the id (an existing one when it is a duplicate).
+   * `exact` (imports): no duplicate avoidance, and `input.slug` is the slug's base.
+   */
+  create(db: Executor, input: Record<string, unknown>, viewer: Viewer, options?: { exact?: boolean }): Promise<number>;
   /** Apply the fields present in `input` (partial update). */
   update(db: Executor, record: LinkedRecord, input: Record<string, unknown>, viewer: Viewer): Promise<void>;
   /** Move to trash and unlink from events; returns the ids of the events that lost the link. */
@@ -186,14 +189,14 @@ export function createLinkedPostService(db: Executor, kind: LinkedKind, images: 
     return out;
   }
 
-  async function createNew(trx: Executor, input: Record<string, unknown>, viewer: Viewer): Promise<number> {
+  async function createNew(trx: Executor, input: Record<string, unknown>, viewer: Viewer, slugBase?: string): Promise<number> {
     const name = text(input[fields.nameField]);
     const nowGmt = clock.nowGmt();
     const nowLocal = clock.nowLocal();
     const dates = publicationDates(input);
     // `future` without a date publishes now, as in WordPress (applyScheduling against now).
     const status = applyScheduling(scaleBackStatus(viewer, (input.status as string | undefined) ?? ''), dates.date_gmt ?? nowGmt, nowGmt);
-    const slug = await uniqueSlug(sanitizeSlug(name) || `${kind}`, (c) => postsStore.isSlugTaken(trx, info.postType, c));
+    const slug = await uniqueSlug(sanitizeSlug(slugBase ?? '') || sanitizeSlug(name) || `${kind}`, (c) => postsStore.isSlugTaken(trx, info.postType, c));
     const content = String(input.description ?? '');
     const id = await postsStore.insertPost(trx, {
       type: info.postType,
@@ -225,7 +228,8 @@ export function createLinkedPostService(db: Executor, kind: LinkedKind, images: 
 
     existingIds: (ids) => postsStore.existingIdsOfType(db, info.postType, ids),
 
-    async create(trx, input, viewer) {
+    async create(trx, input, viewer, options) {
+      if (options?.exact) return createNew(trx, input, viewer, typeof input.slug === 'string' ? input.slug : undefined);
       const name = text(input[fields.nameField]);
       const description = String(input.description ?? '');
       // Duplicate avoidance (behavior.md §7.1): same name, case-insensitively, and same description

@@ -103,7 +103,11 @@ function refuseIfOwning(login: string, owned: usersStore.OwnedCounts): void {
 export interface UserService {
   /** The viewer for an Authorization header; anonymous when absent or wrong. */
   authenticate(header: string | undefined): Promise<Viewer>;
-  add(input: { login: string; role: string; password: string; email?: string; name?: string }): Promise<UserRow>;
+  /**
+   * `noPassword`: a user nobody can log in as until `users set-password` (imported authors);
+   * `password` is then ignored.
+   */
+  add(input: { login: string; role: string; password: string; email?: string; name?: string; noPassword?: boolean }): Promise<UserRow>;
   list(): Promise<UserRow[]>;
   setPassword(login: string, password: string): Promise<void>;
   setRole(login: string, role: string): Promise<void>;
@@ -194,10 +198,10 @@ export function createUserService(store: Store): UserService {
       return ANONYMOUS;
     },
 
-    async add({ login, role, password, email = '', name = '' }) {
+    async add({ login, role, password, email = '', name = '', noPassword = false }) {
       if (!/^[A-Za-z0-9_.@ -]{1,60}$/.test(login)) throw new UserError('a login is 1 to 60 letters, digits, spaces or _ . @ -');
       if (email !== '' && !isEmail(email)) throw new UserError(`"${email}" is not an e-mail address (like ann@example.com)`);
-      checkPassword(password);
+      if (!noPassword) checkPassword(password);
       const r = checkRole(role);
       if (await usersStore.findUserByLogin(db, login)) throw new UserError(`a user "${login}" already exists`);
       const id = await usersStore.insertUser(db, {
@@ -205,7 +209,8 @@ export function createUserService(store: Store): UserService {
         role: r,
         email,
         display_name: name || login,
-        password_hash: await hashPassword(password),
+        // No password: an empty hash, which no password matches (verifyPassword).
+        password_hash: noPassword ? '' : await hashPassword(password),
         registered_gmt: nowGmt(),
       });
       return (await usersStore.findUserById(db, id))!;

@@ -13,10 +13,12 @@
  *     await updatePost(trx, 42, { title: 'New' }); // notes ('event', 42, 'update') with its before state
  *   });
  */
+import { AsyncResource } from 'node:async_hooks';
 import { PostgresAdapter, sql } from 'kysely';
 import type { Executor } from './schema.js';
 import { dialectOfHandle } from './revision.js';
 import { writeCommitCountersOf } from '../metrics.js';
+import { runImportHook } from './import-context.js';
 
 /** Kinds of records in the log. `all` (action `reset`): anything may have changed (bulk loads). */
 export type RecordType = 'event' | 'venue' | 'organizer' | 'term' | 'image' | 'all' | 'lists';
@@ -316,13 +318,22 @@ async function appendChangesPostgres(db: Executor, notes: Pending[], counts: Arr
  */
 export async function writeTransaction<T>(db: Executor, fn: (trx: Executor) => Promise<T>): Promise<T> {
   if (db.isTransaction) return fn(db);
-  if (dialectOfHandle(db) === 'sqlite') return groupCommitOf(db).run(fn as (trx: Executor) => Promise<unknown>) as Promise<T>;
-  return ownTransaction(db, fn);
+  // The write with what runs inside its transaction on its behalf, in the caller's asynchronous
+  // context (AsyncLocalStorage: an import's wanted ids and bookkeeping), wherever it runs: a
+  // group commit runs it from the group's own turn of the event loop.
+  const work = AsyncResource.bind(async (trx: Executor): Promise<T> => {
+    const out = await fn(trx);
+    // An import's bookkeeping (the import map) commits with the record it wrote (import-context.ts).
+    await runImportHook(trx, out);
+    return out;
+  });
+  if (dialectOfHandle(db) === 'sqlite') return groupCommitOf(db).run(work as (trx: Executor) => Promise<unknown>) as Promise<T>;
+  return ownTransaction(db, work);
 }
 
-async function ownTransaction<T>(db: Executor, fn: (trx: Executor) => Promise<T>): Promise<T> {
+async function ownTransaction<T>(db: Executor, work: (trx: Executor) => Promise<T>): Promise<T> {
   const out = await db.transaction().execute(async (trx) => {
-    const out = await fn(trx);
+    const out = await work(trx);
     await flushChanges(trx);
     return out;
   });

@@ -8,6 +8,7 @@
 import type { Insertable } from 'kysely';
 import type { Executor, ImageRow, ImagesTable } from './schema.js';
 import { noteChange } from './changes.js';
+import { afterExplicitId, takeWantedId } from './import-context.js';
 
 export async function findImagesByIds(db: Executor, ids: number[]): Promise<ImageRow[]> {
   if (ids.length === 0) return [];
@@ -19,7 +20,9 @@ export async function findImageByUrl(db: Executor, url: string): Promise<ImageRo
 }
 
 export async function insertImage(db: Executor, image: Insertable<ImagesTable>): Promise<number> {
-  const row = await db.insertInto('images').values(image).returning('id').executeTakeFirstOrThrow();
+  const wanted = await takeWantedId(db, 'image');
+  const row = await db.insertInto('images').values(wanted === undefined ? image : { ...image, id: wanted }).returning('id').executeTakeFirstOrThrow();
+  if (wanted !== undefined) await afterExplicitId(db, 'image');
   await noteChange(db, 'image', Number(row.id), 'create');
   return Number(row.id);
 }

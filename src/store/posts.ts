@@ -7,10 +7,14 @@
  */
 import type { Executor, NewPost, PostRow, PostType, PostUpdate } from './schema.js';
 import { noteChange, notePostBefore, recordTypeOfPost } from './changes.js';
+import { afterExplicitId, takeWantedId } from './import-context.js';
 
 /** Insert a post row and return its id. */
 export async function insertPost(db: Executor, post: NewPost): Promise<number> {
-  const row = await db.insertInto('posts').values(post).returning('id').executeTakeFirstOrThrow();
+  // An import may ask for the id the record had at its source (import-context.ts).
+  const wanted = await takeWantedId(db, 'post');
+  const row = await db.insertInto('posts').values(wanted === undefined ? post : { ...post, id: wanted }).returning('id').executeTakeFirstOrThrow();
+  if (wanted !== undefined) await afterExplicitId(db, 'post');
   await noteChange(db, recordTypeOfPost(post.type), Number(row.id), 'create');
   return Number(row.id);
 }

@@ -151,6 +151,16 @@ export interface ChangesTable {
   created_gmt: string;
 }
 
+/** Which local record each imported source record became (migration 008, `src/store/import-map.ts`). */
+export interface ImportMapTable {
+  source: string;
+  kind: string;
+  source_id: string;
+  local_id: number;
+  fingerprint: string;
+  updated_gmt: string;
+}
+
 export interface Database {
   posts: PostsTable;
   events: EventsTable;
@@ -164,6 +174,7 @@ export interface Database {
   app_passwords: AppPasswordsTable;
   change_counter: ChangeCounterTable;
   changes: ChangesTable;
+  import_map: ImportMapTable;
 }
 
 /** A database handle or an open transaction: store functions take either. */

@@ -9,6 +9,7 @@ import { sql, type Insertable, type Updateable } from 'kysely';
 import type { Executor, Taxonomy, TermRow, TermsTable } from './schema.js';
 import { revisionMemo, revisionOfHandle } from './revision.js';
 import { addTermCounts, noteChange, noteChanges } from './changes.js';
+import { afterExplicitId, takeWantedId } from './import-context.js';
 
 export async function findTermsByIds(db: Executor, ids: number[]): Promise<TermRow[]> {
   if (ids.length === 0) return [];
@@ -37,7 +38,9 @@ export async function isTermSlugTaken(db: Executor, taxonomy: Taxonomy, slug: st
 }
 
 export async function insertTerm(db: Executor, term: Insertable<TermsTable>): Promise<number> {
-  const row = await db.insertInto('terms').values(term).returning('id').executeTakeFirstOrThrow();
+  const wanted = await takeWantedId(db, 'term');
+  const row = await db.insertInto('terms').values(wanted === undefined ? term : { ...term, id: wanted }).returning('id').executeTakeFirstOrThrow();
+  if (wanted !== undefined) await afterExplicitId(db, 'term');
   await noteChange(db, 'term', Number(row.id), 'create');
   return Number(row.id);
 }

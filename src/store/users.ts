@@ -7,6 +7,7 @@
 import type { Insertable, Updateable } from 'kysely';
 import { noteChange, noteChanges, noteEventBefore, recordTypeOfPost } from './changes.js';
 import type { AppPasswordRow, AppPasswordsTable, Executor, UserRow, UsersTable } from './schema.js';
+import { afterExplicitId, takeWantedId } from './import-context.js';
 
 export async function findUserByLogin(db: Executor, login: string): Promise<UserRow | undefined> {
   return db.selectFrom('users').selectAll().where('login', '=', login).executeTakeFirst();
@@ -25,7 +26,9 @@ export async function listUsers(db: Executor): Promise<UserRow[]> {
 }
 
 export async function insertUser(db: Executor, user: Insertable<UsersTable>): Promise<number> {
-  const row = await db.insertInto('users').values(user).returning('id').executeTakeFirstOrThrow();
+  const wanted = await takeWantedId(db, 'user');
+  const row = await db.insertInto('users').values(wanted === undefined ? user : { ...user, id: wanted }).returning('id').executeTakeFirstOrThrow();
+  if (wanted !== undefined) await afterExplicitId(db, 'user');
   return Number(row.id);
 }
 

@@ -62,6 +62,9 @@ describe(`no abort on Node ${process.versions.node} (${SQLITE_PACKAGE})`, () => 
       [['app-passwords', 'revoke', 'ann', 'phone'], /revoked phone/],
       [['users', 'remove', 'ann'], /removed ann/],
       [['seed', '--events', '300', '--no-progress'], /done in .*300 events/],
+      [['import', 'ics', 'test/fixtures/ics/calendar.ics', '--no-progress'], /events: 6 created/],
+      [['export', '--out', join(dir, 'cli.json')], /exported to/],
+      [['export', '--format', 'ics', '--out', join(dir, 'cli.ics')], /exported to/],
       [['migrate'], /up to date/],
     ];
     for (const [args, expected] of commands) {

@@ -15,6 +15,7 @@ import { writeCommitCountersOf } from '../../src/metrics.js';
 import { lastSeq, noteChange, readChangesSince, writeTransaction } from '../../src/store/changes.js';
 import { openStore, type Store } from '../../src/store/db.js';
 import { insertPost } from '../../src/store/posts.js';
+import { withImportContext } from '../../src/store/import-context.js';
 
 describe('SQLite group commit', () => {
   let dir: string;
@@ -67,6 +68,17 @@ describe('SQLite group commit', () => {
     assert.equal(new Set(created.map((c) => c.seq)).size, 4, 'each write has its own sequence number');
     const ids = (results.filter((r) => r.status === 'fulfilled') as Array<PromiseFulfilledResult<{ id: number }>>).map((r) => Number(r.value.id));
     assert.deepEqual(created.map((c) => c.id), ids, 'in the order they were answered');
+  });
+
+  it("runs each write of a group in its caller's asynchronous context (an import's wanted ids)", async () => {
+    const counters = writeCommitCountersOf(store.db);
+    const before = { ...counters };
+    const [a, b] = await Promise.all([
+      withImportContext({ wanted: { post: 5000 } }, () => services.events.create(admin, event('Wants 5000'))),
+      withImportContext({ wanted: { post: 6000 } }, () => services.events.create(admin, event('Wants 6000'))),
+    ]);
+    assert.equal(counters.commits - before.commits, 1, 'one group');
+    assert.deepEqual([Number(a.id), Number(b.id)], [5000, 6000]);
   });
 
   it('runs a write alone in a transaction of its own, as before', async () => {

@@ -1,0 +1,123 @@
+/**
+ * `events-calendar export --format json` and `events-calendar import json FILE`: the whole
+ * calendar as one JSON document (every record in every status, trashed ones included, links,
+ * images, terms with their counts, users without password hashes or application passwords), and
+ * its exact restore into an empty database: the same rows with the same ids, so every API answer
+ * is the same byte for byte (modulo host).
+ *
+ * The restore writes rows as they were exported (it restores this service's own data, already
+ * validated when it was written), in one write transaction that logs an `all` reset in the change
+ * log, so running servers drop what they keep; restored users have no password
+ * (`events-calendar users set-password`).
+ *
+ * @example
+ *   const doc = await exportCalendar(services); await restoreCalendar(otherServices, file);
+ */
+import { readFileSync } from 'node:fs';
+import type { Services } from '../domain/services.js';
+import type { Database, Executor } from '../store/schema.js';
+import { noteChange, writeTransaction } from '../store/changes.js';
+import { bumpIdSequence } from '../store/import-context.js';
+import { ImportError } from './source.js';
+
+export const EXPORT_FORMAT = 'events-calendar-export';
+export const EXPORT_VERSION = 1;
+
+/** Tables of the export, in an order that satisfies foreign keys on restore, and their sort keys. */
+const TABLES: Array<{ table: keyof Database; order: string[] }> = [
+  { table: 'users', order: ['id'] },
+  { table: 'images', order: ['id'] },
+  { table: 'terms', order: ['id'] },
+  { table: 'posts', order: ['id'] },
+  { table: 'events', order: ['post_id'] },
+  { table: 'venues', order: ['post_id'] },
+  { table: 'organizers', order: ['post_id'] },
+  { table: 'event_organizers', order: ['event_id', 'position'] },
+  { table: 'event_terms', order: ['event_id', 'term_id'] },
+];
+
+/** Columns that hold numbers (PostgreSQL answers some aggregates and numerics as text). */
+const NUMERIC = new Set(['id', 'post_id', 'author_id', 'parent_id', 'image_id', 'venue_id', 'event_id', 'organizer_id', 'term_id', 'position', 'count', 'width', 'height', 'all_day', 'show_map', 'show_map_link', 'hide_from_listings', 'sticky', 'featured', 'geo_lat', 'geo_lng']);
+
+export interface CalendarExport {
+  format: typeof EXPORT_FORMAT;
+  version: number;
+  exported_gmt: string;
+  tables: Record<string, Array<Record<string, unknown>>>;
+}
+
+export async function exportCalendar(services: Services): Promise<CalendarExport> {
+  const db = services.store.db;
+  // One snapshot: all tables read in one transaction.
+  const tables = await db.transaction().execute(async (trx) => {
+    const out: Record<string, Array<Record<string, unknown>>> = {};
+    for (const { table, order } of TABLES) {
+      let q = trx.selectFrom(table as 'posts').selectAll();
+      for (const c of order) q = q.orderBy(c as 'id');
+      const rows = (await q.execute()) as Array<Record<string, unknown>>;
+      out[table] = rows.map((r) => {
+        const row: Record<string, unknown> = {};
+        for (const [k, v] of Object.entries(r)) row[k] = NUMERIC.has(k) && v !== null && typeof v === 'string' ? Number(v) : v;
+        if (table === 'users') delete row.password_hash; // no secrets
+        return row;
+      });
+    }
+    return out;
+  });
+  return { format: EXPORT_FORMAT, version: EXPORT_VERSION, exported_gmt: new Date().toISOString().slice(0, 19).replace('T', ' '), tables };
+}
+
+/** Read and check an export file. */
+function readExport(file: string): CalendarExport {
+  let doc: CalendarExport;
+  try {
+    doc = JSON.parse(readFileSync(file, 'utf8'));
+  } catch (err) {
+    throw new ImportError(`${file}: ${(err as NodeJS.ErrnoException).code === 'ENOENT' ? 'no such file' : `not JSON (${(err as Error).message})`}`);
+  }
+  if (doc?.format !== EXPORT_FORMAT || typeof doc.tables !== 'object') throw new ImportError(`${file} is not an export of this service (events-calendar export --format json)`);
+  if (doc.version !== EXPORT_VERSION) throw new ImportError(`${file} is export version ${doc.version}; this version reads ${EXPORT_VERSION}`);
+  for (const { table } of TABLES) if (!Array.isArray(doc.tables[table])) throw new ImportError(`${file} has no ${table} table`);
+  return doc;
+}
+
+/** Restore an export into a database without calendar records; returns row counts per table. */
+export async function restoreCalendar(services: Services, file: string): Promise<Record<string, number>> {
+  const doc = readExport(file);
+  const db = services.store.db;
+  return writeTransaction(db, async (trx) => {
+    for (const table of ['posts', 'terms', 'images'] as const) {
+      const row = await trx.selectFrom(table).select('id').limit(1).executeTakeFirst();
+      if (row) throw new ImportError(`the database is not empty (it has ${table}); import json restores into an empty database (a new DATABASE_URL, after events-calendar migrate)`);
+    }
+    const counts: Record<string, number> = {};
+    for (const { table } of TABLES) {
+      let rows = doc.tables[table]!;
+      if (table === 'users') rows = await usersToInsert(trx, rows);
+      for (let i = 0; i < rows.length; i += 200) await trx.insertInto(table as 'posts').values(rows.slice(i, i + 200) as never).execute();
+      counts[table] = doc.tables[table]!.length;
+    }
+    for (const table of ['users', 'images', 'terms', 'posts'] as const) await bumpIdSequence(trx, table);
+    // Every record is new to running servers: one reset instead of a note per row.
+    await noteChange(trx, 'all', 0, 'reset');
+    return counts;
+  });
+}
+
+/**
+ * The exported users to insert: without a password (none was exported). A user already here with
+ * the same id and login (the administrator of CALENDAR_ADMIN_USER) is kept as it is; an id held by
+ * another login is refused, since records name their author by id.
+ */
+async function usersToInsert(trx: Executor, users: Array<Record<string, unknown>>): Promise<Array<Record<string, unknown>>> {
+  const out: Array<Record<string, unknown>> = [];
+  for (const u of users) {
+    const here = await trx.selectFrom('users').selectAll().where('id', '=', Number(u.id)).executeTakeFirst();
+    if (here && here.login === u.login) continue;
+    if (here) throw new ImportError(`user id ${u.id} is ${here.login} here but ${u.login} in the export: restore into a database without users (unset CALENDAR_ADMIN_USER for the restore)`);
+    const byLogin = await trx.selectFrom('users').select('id').where('login', '=', String(u.login)).executeTakeFirst();
+    if (byLogin) throw new ImportError(`user ${u.login} is id ${byLogin.id} here but ${u.id} in the export: restore into a database without users`);
+    out.push({ ...u, password_hash: '' });
+  }
+  return out;
+}

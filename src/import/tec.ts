@@ -1,0 +1,505 @@
+/**
+ * `events-calendar import tec --from URL`: a whole calendar through The Events Calendar's REST API
+ * (or this service's, which speaks the same): categories and tags (parents first), venues,
+ * organizers, then events in every status the credentials can read, over all dates. Ids and
+ * slugs are kept when free and mapped otherwise; authors become users without a password (or
+ * `--author`); statuses, publication and modification dates, time zones, costs, flags, links and
+ * images (as URL records) are kept.
+ *
+ * Every write goes through the domain services as an administrator (validation, permissions,
+ * change log); the ids wanted are handed to the store through the import context, and the import
+ * map row of each record is written in the record's own transaction, so an interrupted import
+ * resumes by skipping what it already wrote (unchanged fingerprint) and a later run updates what
+ * changed at the source (upsert by source and source id).
+ *
+ * @example
+ *   const report = await importTec(services, admin, { from: 'https://site/wp-json', namespace: 'tribe/events/v1', … });
+ */
+import { createHash } from 'node:crypto';
+import type { Services } from '../domain/services.js';
+import type { Viewer } from '../domain/permissions.js';
+import { ApiError } from '../domain/errors.js';
+import type { EventInput } from '../domain/events.js';
+import type { Executor } from '../store/schema.js';
+import { writeTransaction } from '../store/changes.js';
+import { withImportContext } from '../store/import-context.js';
+import { findMapping, mappingsOf, putMapping } from '../store/import-map.js';
+import * as postsStore from '../store/posts.js';
+import * as linkedStore from '../store/linked-posts.js';
+import * as termsStore from '../store/terms.js';
+import * as usersStore from '../store/users.js';
+import { checkUrl, createSource, ImportError, mapLimit, type Source } from './source.js';
+import { ImportReport, type ImportHooks } from './report.js';
+
+export interface TecImportOptions {
+  /** the source's REST root (https://site/wp-json) */
+  from: string;
+  /** the calendar's namespace there */
+  namespace: string;
+  user?: string;
+  password?: string;
+  /** map every author to this local login instead of creating users */
+  author?: string;
+  /** role of the users created for authors */
+  authorRole: string;
+  dryRun: boolean;
+  /** pages fetched at once */
+  concurrency: number;
+  retries: number;
+  retryDelayMs: number;
+  perPage?: number;
+}
+
+type Json = Record<string, any>;
+type Kind = 'category' | 'tag' | 'venue' | 'organizer' | 'event' | 'user';
+
+const ZERO_DATE = '0000-00-00 00:00:00';
+/** The list window: all dates (the default window ends 24 months ahead). */
+const ALL_DATES = { start_date: '1900-01-01 00:00:00', end_date: '2200-12-31 23:59:59' };
+
+const fingerprint = (value: unknown) => createHash('sha256').update(JSON.stringify(value)).digest('hex').slice(0, 32);
+const reason = (err: unknown) => (err instanceof ApiError ? `${err.code}: ${err.message}${(err.data as Json).params ? ' ' + JSON.stringify((err.data as Json).params) : ''}` : (err as Error).message);
+
+/** Find the namespace index under the URL given (or under its /wp-json); throws when it is not a TEC API. */
+async function locateApi(source: Source, from: string, namespace: string): Promise<string> {
+  const root = checkUrl(from, '--from').href.replace(/\/+$/, '');
+  const tried: string[] = [];
+  for (const candidate of [root, `${root}/wp-json`]) {
+    const url = `${candidate}/${namespace}`;
+    try {
+      const res = await source.getJson(url, [400, 403, 404, 405, 410]);
+      const body = res.body as Json;
+      const routes = body && typeof body === 'object' ? Object.keys(body.routes ?? {}) : [];
+      if (res.status === 200 && (body.namespace === namespace || routes.some((r) => r.includes(`/${namespace}/events`)))) return candidate;
+      tried.push(`${url} answered ${res.status}${res.status === 200 ? ' without the namespace index' : ''}`);
+    } catch (err) {
+      if (!(err instanceof ImportError) || /credentials/.test(err.message)) throw err;
+      tried.push(err.message);
+    }
+  }
+  throw new ImportError(
+    `${from} is not a The Events Calendar REST API: ${tried.join('; ')}. Give the REST root (e.g. https://example.org/wp-json), and --namespace when the calendar's namespace is not ${namespace}.`,
+  );
+}
+
+export async function importTec(services: Services, admin: Viewer, options: TecImportOptions, hooks: ImportHooks = {}): Promise<ImportReport> {
+  const report = new ImportReport();
+  const warn = (m: string) => {
+    report.warnings.push(m);
+    hooks.onWarning?.(m);
+  };
+  const source = createSource({ user: options.user, password: options.password, retries: options.retries, retryDelayMs: options.retryDelayMs });
+  const root = await locateApi(source, options.from, options.namespace);
+  const ns = `${root}/${options.namespace}`;
+  const sourceKey = `tec:${ns}`;
+  report.source = sourceKey;
+  const perPage = options.perPage ?? 50;
+  const db = services.store.db;
+
+  // Credentials: WordPress answers 401 to wrong ones; this service (like the original's recorded
+  // behaviour) treats them as anonymous, which the `Allow` header of the event list shows.
+  const probe = await source.getJson(`${ns}/events?per_page=1`);
+  if (source.authenticated && !(probe.headers.get('allow') ?? '').includes('POST')) {
+    throw new ImportError(
+      `${ns}/events answered as if no credentials were sent (its Allow header has no POST): the login or application password is wrong, the user may not edit events, or the host strips the Authorization header before it reaches WordPress. Without credentials, leave out --user and --app-password (only public records are imported).`,
+    );
+  }
+
+  // What earlier runs imported from this source.
+  const mapped = new Map<string, { local: number; fingerprint: string }>();
+  for (const m of await mappingsOf(db, sourceKey)) mapped.set(`${m.kind}:${m.source_id}`, { local: Number(m.local_id), fingerprint: m.fingerprint });
+  const localOf = (kind: Kind, id: unknown) => mapped.get(`${kind}:${id}`)?.local;
+  const remember = async (trx: Executor, kind: Kind, sourceId: string, local: number, print: string) => {
+    await putMapping(trx, { source: sourceKey, kind, source_id: sourceId, local_id: local, fingerprint: print });
+  };
+  const noted = (kind: Kind, sourceId: string, local: number, print: string) => mapped.set(`${kind}:${sourceId}`, { local, fingerprint: print });
+
+  /**
+   * Every record of a list, page by page: `concurrency` pages are read at once and handed to
+   * `each` in order before the next ones are read, so an interrupted import has written whole
+   * pages (and memory stays bounded).
+   */
+  async function forEachPage(path: string, key: string, query: Record<string, string>, each: (records: Json[], total: number) => Promise<void>): Promise<void> {
+    const url = (page: number) => `${ns}/${path}?${new URLSearchParams({ ...query, per_page: String(perPage), page: String(page) })}`;
+    const read = async (page: number): Promise<{ records: Json[]; totalPages: number; total: number }> => {
+      const res = await source.getJson(url(page), [400, 404]);
+      if (res.status !== 200) return { records: [], totalPages: 0, total: 0 }; // past the last page
+      const body = res.body as Json;
+      if (!Array.isArray(body[key])) throw new ImportError(`${url(page)} did not answer a list of ${key} (is this a The Events Calendar API?)`);
+      return { records: body[key], totalPages: Number(body.total_pages ?? res.headers.get('x-wp-totalpages') ?? 1) || 1, total: Number(body.total ?? body[key].length) };
+    };
+    const first = await read(1);
+    await each(first.records, first.total);
+    for (let page = 2; page <= first.totalPages; page += options.concurrency) {
+      const batch = Array.from({ length: Math.min(options.concurrency, first.totalPages - page + 1) }, (_, i) => page + i);
+      for (const p of await mapLimit(batch, options.concurrency, read)) await each(p.records, first.total);
+    }
+  }
+
+  /** Every record of a list (small lists: terms). */
+  async function readAll(path: string, key: string, query: Record<string, string>): Promise<Json[]> {
+    const out: Json[] = [];
+    await forEachPage(path, key, query, async (records) => void out.push(...records));
+    return out;
+  }
+
+  /**
+   * Create or update one record: skipped when the fingerprint matches what was imported last and
+   * the local record still exists.
+   */
+  async function upsert(kind: Kind, record: Json, exists: (local: number) => Promise<boolean>, create: (print: string) => Promise<number | undefined>, update: (local: number, print: string) => Promise<void>): Promise<number | undefined> {
+    const sourceId = String(record.id);
+    const print = fingerprint(record);
+    const known = mapped.get(`${kind}:${sourceId}`);
+    try {
+      const present = known !== undefined && (await exists(known.local));
+      if (present && known.fingerprint === print) {
+        report.count(kind, 'skipped');
+        return known.local;
+      }
+      if (options.dryRun) {
+        report.count(kind, present ? 'updated' : 'created');
+        return known?.local;
+      }
+      if (present) {
+        await update(known.local, print);
+        noted(kind, sourceId, known.local, print);
+        report.count(kind, 'updated');
+        return known.local;
+      }
+      const local = await create(print);
+      if (local === undefined) return undefined;
+      noted(kind, sourceId, local, print);
+      report.count(kind, 'created');
+      if (local !== Number(record.id)) report.remap(kind, sourceId, local, 'the id is taken here');
+      return local;
+    } catch (err) {
+      if (err instanceof ImportError && !(err as { recordLevel?: boolean }).recordLevel) throw err;
+      report.fail(kind, sourceId, reason(err));
+      return undefined;
+    }
+  }
+
+  /** A record-level failure (the record is reported failed, the import goes on). */
+  const recordFailure = (message: string) => Object.assign(new ImportError(message), { recordLevel: true });
+
+  // ---- authors -------------------------------------------------------------------------------
+  let authorOverride: number | undefined;
+  if (options.author !== undefined) {
+    const user = await usersStore.findUserByLogin(db, options.author);
+    if (!user) throw new ImportError(`--author ${options.author}: no such user here (create it with events-calendar users add)`);
+    authorOverride = Number(user.id);
+  }
+  const authorsDone = new Map<string, number>();
+  async function authorOf(sourceAuthor: unknown): Promise<number> {
+    if (authorOverride !== undefined) return authorOverride;
+    const sid = String(sourceAuthor ?? '0');
+    if (sid === '0' || sid === '') return admin.id;
+    const done = authorsDone.get(sid) ?? localOf('user', sid);
+    if (done !== undefined && (await usersStore.findUserById(db, done))) return done;
+    if (options.dryRun) {
+      report.count('user', 'created');
+      authorsDone.set(sid, admin.id);
+      return admin.id;
+    }
+    // WordPress names its authors at /wp/v2/users/ID (public for authors of published posts).
+    let login = `author-${sid}`;
+    let name = login;
+    const who = await source.getJson(`${root}/wp/v2/users/${encodeURIComponent(sid)}`, [400, 401, 403, 404]).catch(() => undefined);
+    if (who?.status === 200 && typeof (who.body as Json).slug === 'string') {
+      login = String((who.body as Json).slug).replace(/[^A-Za-z0-9_.@ -]/g, '-').slice(0, 60) || login;
+      name = String((who.body as Json).name ?? login);
+    }
+    const existing = await usersStore.findUserByLogin(db, login);
+    let local: number;
+    if (existing) {
+      local = Number(existing.id);
+      report.count('user', 'skipped');
+      if (local !== Number(sid)) report.remap('user', sid, local, `user ${login} exists here`);
+    } else {
+      const user = await withImportContext({ wanted: { user: Number(sid) } }, () => services.users.add({ login, role: options.authorRole, password: '', noPassword: true, name }));
+      local = Number(user.id);
+      report.count('user', 'created');
+      if (local !== Number(sid)) report.remap('user', sid, local, 'the id is taken here');
+    }
+    await writeTransaction(db, (trx) => remember(trx, 'user', sid, local, ''));
+    authorsDone.set(sid, local);
+    return local;
+  }
+
+  /** Publication and modification dates (and what the services do not write) as at the source. */
+  async function keepMeta(trx: Executor, id: number, r: Json, extra: Record<string, unknown> = {}) {
+    const patch: Record<string, unknown> = { ...extra };
+    if (typeof r.date === 'string' && r.date) patch.date_local = r.date;
+    if (typeof r.date_utc === 'string' && r.date_utc) patch.date_gmt = r.date_utc;
+    if (typeof r.modified === 'string' && r.modified) patch.modified_local = r.modified;
+    if (typeof r.modified_utc === 'string' && r.modified_utc) patch.modified_gmt = r.modified_utc;
+    await postsStore.updatePost(trx, id, patch);
+  }
+
+  // ---- terms ---------------------------------------------------------------------------------
+  async function importTerm(kind: 'category' | 'tag', t: Json): Promise<number | undefined> {
+    const service = kind === 'category' ? services.categories : services.tags;
+    const parentOf = () => (kind === 'category' && Number(t.parent) > 0 ? (localOf('category', t.parent) ?? 0) : undefined);
+    return upsert(
+      kind,
+      t,
+      async (local) => (await termsStore.findTerm(db, service.taxonomy, local)) !== undefined,
+      async (print) => {
+        try {
+          return await withImportContext({ wanted: { term: Number(t.id) } }, () =>
+            writeTransaction(db, async (trx) => {
+              const id = await service.create(trx, { name: String(t.name), slug: String(t.slug ?? ''), description: String(t.description ?? ''), ...(parentOf() !== undefined ? { parent: parentOf() } : {}) });
+              await remember(trx, kind, String(t.id), id, print);
+              return id;
+            }),
+          );
+        } catch (err) {
+          // A term of that name exists here under the same parent: the source's maps to it.
+          if (!(err instanceof ApiError) || !/^term_exists/.test(err.code)) throw err;
+          const existing = Number((err.data as Json).term_id);
+          await writeTransaction(db, (trx) => remember(trx, kind, String(t.id), existing, print));
+          noted(kind, String(t.id), existing, print);
+          report.count(kind, 'skipped');
+          report.remap(kind, String(t.id), existing, `a ${kind} named "${t.name}" exists here`);
+          return undefined;
+        }
+      },
+      async (local, print) => {
+        const term = (await termsStore.findTerm(db, service.taxonomy, local))!;
+        const input: Record<string, unknown> = { name: String(t.name), description: String(t.description ?? '') };
+        if (term.slug !== t.slug && !(await termsStore.isTermSlugTaken(db, service.taxonomy, String(t.slug), local))) input.slug = String(t.slug);
+        const parent = parentOf();
+        if (parent !== undefined && parent !== local) input.parent = parent;
+        await withImportContext({ wanted: {}, inTransaction: (trx) => remember(trx, kind, String(t.id), local, print) }, () => service.update(term, input));
+      },
+    );
+  }
+
+  // ---- venues and organizers -----------------------------------------------------------------
+  async function importLinked(kind: 'venue' | 'organizer', v: Json): Promise<number | undefined> {
+    const service = kind === 'venue' ? services.venues : services.organizers;
+    const input = async (): Promise<Record<string, unknown>> => {
+      const out: Record<string, unknown> = { [kind]: String(v[kind] ?? ''), description: String(v.description ?? ''), status: String(v.status ?? 'publish') };
+      const fields = kind === 'venue' ? ['address', 'city', 'country', 'province', 'state', 'zip', 'phone', 'website', 'stateprovince'] : ['phone', 'website', 'email'];
+      for (const f of fields) out[f] = String(v[f] ?? '');
+      if (kind === 'venue') {
+        out.show_map = Boolean(v.show_map);
+        out.show_map_link = Boolean(v.show_map_link);
+      }
+      out.image = v.image && typeof v.image === 'object' && v.image.url ? String(v.image.url) : '';
+      out.author = await authorOf(v.author);
+      return out;
+    };
+    const extra = () => ({ excerpt: stripAutop(String(v.excerpt ?? '')) });
+    const details = () => (kind === 'venue' ? { geo_lat: v.geo_lat ?? null, geo_lng: v.geo_lng ?? null } : {});
+    return upsert(
+      kind,
+      v,
+      async (local) => (await service.findById(db, local)) !== undefined,
+      async (print) => {
+        const fields = { ...(await input()), slug: String(v.slug ?? '').replace(/__trashed$/, '') };
+        return withImportContext({ wanted: { post: Number(v.id), ...(v.image?.id ? { image: Number(v.image.id) } : {}) } }, () =>
+          writeTransaction(db, async (trx) => {
+            const id = await service.create(trx, fields, admin, { exact: true });
+            await keepMeta(trx, id, v, extra());
+            await linkedStore.updateLinkedDetails(trx, kind, id, details());
+            await remember(trx, kind, String(v.id), id, print);
+            return id;
+          }),
+        );
+      },
+      async (local, print) => {
+        const fields = await input();
+        await withImportContext({ wanted: v.image?.id ? { image: Number(v.image.id) } : {} }, () =>
+          writeTransaction(db, async (trx) => {
+            const record = (await service.findById(trx, local))!;
+            await service.update(trx, record, fields, admin);
+            const slug = String(v.slug ?? '').replace(/__trashed$/, '');
+            const slugPatch = slug && slug !== record.slug && !(await postsStore.isSlugTaken(trx, service.postType, slug, local)) ? { slug } : {};
+            await keepMeta(trx, local, v, { ...extra(), ...slugPatch });
+            await linkedStore.updateLinkedDetails(trx, kind, local, details());
+            await remember(trx, kind, String(v.id), local, print);
+          }),
+        );
+      },
+    );
+  }
+
+  // ---- events --------------------------------------------------------------------------------
+  async function refOf(kind: 'venue' | 'organizer' | 'category' | 'tag', embedded: Json): Promise<number> {
+    const local = localOf(kind, embedded.id);
+    if (local !== undefined) return local;
+    // Not in the lists read before (e.g. not visible there): import it from the embedded copy.
+    const created = kind === 'venue' || kind === 'organizer' ? await importLinked(kind, embedded) : await importTerm(kind, embedded);
+    const now = created ?? localOf(kind, embedded.id);
+    if (now === undefined) throw recordFailure(`its ${kind} ${embedded.id} could not be imported`);
+    return now;
+  }
+
+  function costInput(e: Json): unknown {
+    const d = e.cost_details as Json | undefined;
+    const values: string[] = Array.isArray(d?.values) ? d!.values.map(String) : [];
+    // Labels come slugged in `values` ("Free" → "free"): then the displayed cost is the input.
+    if (values.length === 0 || values.some((v) => !/^-?\d+(\.\d+)?$/.test(v))) {
+      return String(e.cost ?? '').replace(/&amp;/g, '&').replace(/&lt;/g, '<').replace(/&gt;/g, '>').replace(/&quot;/g, '"').replace(/&#0?39;/g, "'");
+    }
+    const symbol = String(d?.currency_symbol ?? '');
+    return values.map((v) => (d?.currency_position === 'postfix' ? `${v}${symbol}` : `${symbol}${v}`));
+  }
+
+  async function eventInput(e: Json): Promise<EventInput> {
+    const venue = e.venue && typeof e.venue === 'object' && !Array.isArray(e.venue) && e.venue.id ? await refOf('venue', e.venue) : 0;
+    const organizers: number[] = [];
+    for (const o of Array.isArray(e.organizer) ? e.organizer : []) organizers.push(await refOf('organizer', o));
+    const categories: number[] = [];
+    for (const c of Array.isArray(e.categories) ? e.categories : []) categories.push(await refOf('category', c));
+    const tags: number[] = [];
+    for (const t of Array.isArray(e.tags) ? e.tags : []) tags.push(await refOf('tag', t));
+    const input: EventInput = {
+      author: await authorOf(e.author),
+      title: String(e.title ?? ''),
+      description: String(e.description ?? ''),
+      excerpt: String(e.excerpt ?? ''),
+      slug: String(e.slug ?? '').replace(/__trashed$/, ''),
+      status: String(e.status ?? 'publish'),
+      timezone: String(e.timezone ?? ''),
+      all_day: Boolean(e.all_day),
+      start_date: String(e.start_date),
+      end_date: String(e.end_date),
+      image: e.image && typeof e.image === 'object' && e.image.url ? String(e.image.url) : '',
+      cost: costInput(e),
+      show_map: Boolean(e.show_map),
+      show_map_link: Boolean(e.show_map_link),
+      hide_from_listings: Boolean(e.hide_from_listings),
+      sticky: Boolean(e.sticky),
+      featured: Boolean(e.featured),
+      venue,
+      organizer: organizers,
+      categories,
+      tags,
+    };
+    // A website equal to the permalink is the original's fallback for "none".
+    if (typeof e.website === 'string' && e.website !== e.url) input.website = e.website;
+    if (typeof e.date_utc === 'string' && e.date_utc !== ZERO_DATE) input.date_utc = e.date_utc;
+    return input;
+  }
+
+  async function importEvent(e: Json): Promise<void> {
+    await upsert(
+      'event',
+      e,
+      async (local) => (await services.events.isEventId(local)),
+      async (print) => {
+        const input = await eventInput(e);
+        const created = await withImportContext(
+          {
+            wanted: { post: Number(e.id), ...(e.image?.id ? { image: Number(e.image.id) } : {}) },
+            inTransaction: async (trx, record) => {
+              const id = Number((record as Json).id);
+              await keepMeta(trx, id, e);
+              await remember(trx, 'event', String(e.id), id, print);
+            },
+          },
+          () => services.events.create(admin, input),
+        );
+        return Number(created.id);
+      },
+      async (local, print) => {
+        const input = await eventInput(e);
+        const record = (await services.events.findById(local))!;
+        if (input.website === undefined && record.website !== null) input.website = '';
+        await withImportContext(
+          {
+            wanted: e.image?.id ? { image: Number(e.image.id) } : {},
+            inTransaction: async (trx) => {
+              await keepMeta(trx, local, e);
+              await remember(trx, 'event', String(e.id), local, print);
+            },
+          },
+          () => services.events.update(admin, record, input),
+        );
+      },
+    );
+  }
+
+  // ---- the phases ------------------------------------------------------------------------------
+  const categories = await readAll('categories', 'categories', { hide_empty: 'false' });
+  // Parents first.
+  const byId = new Map(categories.map((c) => [Number(c.id), c]));
+  const depth = (c: Json, seen = new Set<number>()): number => {
+    const parent = byId.get(Number(c.parent));
+    if (!parent || seen.has(Number(c.id))) return 0;
+    seen.add(Number(c.id));
+    return 1 + depth(parent, seen);
+  };
+  categories.sort((a, b) => depth(a) - depth(b) || Number(a.id) - Number(b.id));
+  let done = 0;
+  for (const c of categories) {
+    await importTerm('category', c);
+    hooks.onProgress?.({ phase: 'categories', done: ++done, total: categories.length });
+  }
+  const tags = await readAll('tags', 'tags', { hide_empty: 'false' });
+  done = 0;
+  for (const t of tags) {
+    await importTerm('tag', t);
+    hooks.onProgress?.({ phase: 'tags', done: ++done, total: tags.length });
+  }
+  for (const kind of ['venue', 'organizer'] as const) {
+    done = 0;
+    await forEachPage(`${kind}s`, `${kind}s`, {}, async (records, total) => {
+      for (const r of records) {
+        await importLinked(kind, r);
+        hooks.onProgress?.({ phase: `${kind}s`, done: ++done, total });
+      }
+    });
+  }
+  const seen = new Set<number>();
+  done = 0;
+  await forEachPage('events', 'events', ALL_DATES, async (records, total) => {
+    for (const e of records) {
+      seen.add(Number(e.id));
+      await importEvent(e);
+      hooks.onProgress?.({ phase: 'events', done: ++done, total });
+    }
+  });
+  // Events hidden from listings never appear in the lists: WordPress' own API names their ids.
+  const hidden: number[] = [];
+  const wpUrl = (page: number) => `${root}/wp/v2/tribe_events?${new URLSearchParams({ status: source.authenticated ? 'any' : 'publish', per_page: '100', page: String(page), _fields: 'id' })}`;
+  const first = await source.getJson(wpUrl(1), [400, 401, 403, 404]).catch((err: Error) => ({ status: 0, headers: new Headers(), body: err.message }));
+  if (first.status === 200 && Array.isArray(first.body)) {
+    const pages = Number(first.headers.get('x-wp-totalpages') ?? 1) || 1;
+    const all = [...(first.body as Json[])];
+    for (let page = 2; page <= pages; page++) all.push(...((await source.getJson(wpUrl(page))).body as Json[]));
+    for (const r of all) if (!seen.has(Number(r.id))) hidden.push(Number(r.id));
+  } else {
+    warn(`${root}/wp/v2/tribe_events did not list event ids (${first.status || String(first.body)}): events hidden from listings (hide_from_listings) cannot be found and were not imported`);
+  }
+  done = 0;
+  for (let i = 0; i < hidden.length; i += options.concurrency) {
+    const batch = await mapLimit(hidden.slice(i, i + options.concurrency), options.concurrency, async (id) => {
+      const res = await source.getJson(`${ns}/events/${id}`, [400, 403, 404]);
+      return res.status === 200 ? (res.body as Json) : undefined;
+    });
+    for (const e of batch) {
+      if (e) await importEvent(e);
+      hooks.onProgress?.({ phase: 'hidden events', done: ++done, total: hidden.length });
+    }
+  }
+  return report;
+}
+
+/** The stored form of an excerpt from its wire form (wpautop's `<p>…</p>` wrapping removed when it is the whole text). */
+function stripAutop(value: string): string {
+  const m = /^<p>([\s\S]*)<\/p>\s*$/.exec(value);
+  return m && !m[1]!.includes('<p>') ? m[1]!.replace(/<br \/>\n/g, '\n') : value;
+}
+
+/** The import map of a source, for `--mapping FILE`: kind → source id → local id. */
+export async function mappingOf(services: Services, sourceKey: string): Promise<Record<string, Record<string, number>>> {
+  const out: Record<string, Record<string, number>> = {};
+  for (const m of await mappingsOf(services.store.db, sourceKey)) (out[m.kind] ??= {})[m.source_id] = Number(m.local_id);
+  return out;
+}
+
+export { findMapping };

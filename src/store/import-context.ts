@@ -1,0 +1,73 @@
+/**
+ * Imports keep the ids records had at their source (apps and widgets keep event ids). The domain
+ * services allocate ids themselves; an importer runs a service call inside `withImportContext`
+ * with the ids it wants, and the store's insert functions take them when they are free (else
+ * they allocate as usual and the importer maps the id). `inTransaction` runs inside the write
+ * transaction the service opens, after its write and before the change log is flushed, so the
+ * importer's own bookkeeping (the import map) commits or rolls back with the record.
+ *
+ * @example
+ *   await withImportContext({ wanted: { post: 42 }, inTransaction: (trx, e) => putMapping(trx, …) }, () =>
+ *     services.events.create(admin, input));
+ */
+import { AsyncLocalStorage } from 'node:async_hooks';
+import { sql } from 'kysely';
+import type { Executor } from './schema.js';
+
+export type WantedIdKind = 'post' | 'term' | 'image' | 'user';
+
+export interface ImportContext {
+  /** the id wanted for the next insert of each kind (taken once) */
+  wanted: Partial<Record<WantedIdKind, number>>;
+  /** bookkeeping to run inside the write's own transaction (once), given the write's result */
+  inTransaction?: (trx: Executor, result: unknown) => Promise<void>;
+}
+
+const storage = new AsyncLocalStorage<ImportContext>();
+
+export function withImportContext<T>(context: ImportContext, fn: () => Promise<T>): Promise<T> {
+  return storage.run(context, fn);
+}
+
+const TABLE_OF: Record<WantedIdKind, 'posts' | 'terms' | 'images' | 'users'> = { post: 'posts', term: 'terms', image: 'images', user: 'users' };
+
+/**
+ * The id wanted for this insert when one was asked for and is free; undefined otherwise (the
+ * database allocates one).
+ */
+export async function takeWantedId(db: Executor, kind: WantedIdKind): Promise<number | undefined> {
+  const context = storage.getStore();
+  const id = context?.wanted[kind];
+  if (id === undefined || !context) return undefined;
+  delete context.wanted[kind];
+  if (!Number.isSafeInteger(id) || id <= 0) return undefined;
+  const taken = await db.selectFrom(TABLE_OF[kind]).select('id').where('id', '=', id).executeTakeFirst();
+  return taken ? undefined : id;
+}
+
+/**
+ * After inserting an explicit id: PostgreSQL's serial sequence does not know it, so move it past
+ * the largest id (SQLite's AUTOINCREMENT follows explicit ids by itself).
+ */
+export async function afterExplicitId(db: Executor, kind: WantedIdKind): Promise<void> {
+  await bumpIdSequence(db, TABLE_OF[kind]);
+}
+
+/** Move the table's id sequence past its largest id (PostgreSQL only; a no-op on SQLite). */
+export async function bumpIdSequence(db: Executor, table: 'posts' | 'terms' | 'images' | 'users' | 'app_passwords'): Promise<void> {
+  if (!isPostgres(db)) return;
+  await sql`select setval(pg_get_serial_sequence(${table}, 'id'), greatest((select coalesce(max(id), 0) from ${sql.table(table)}), 1), (select count(*) > 0 from ${sql.table(table)}))`.execute(db);
+}
+
+function isPostgres(db: Executor): boolean {
+  return db.getExecutor().adapter.constructor.name.toLowerCase().includes('postgres');
+}
+
+/** Run the pending in-transaction hook of the current import context, if any (writeTransaction calls it). */
+export async function runImportHook(trx: Executor, result: unknown): Promise<void> {
+  const context = storage.getStore();
+  const hook = context?.inTransaction;
+  if (!hook || !context) return;
+  delete context.inTransaction;
+  await hook(trx, result);
+}

@@ -1,0 +1,32 @@
+/**
+ * The import map (migration 008): source record → local record, with a fingerprint of what was
+ * imported, for upserts by source id and for resuming.
+ *
+ * @example
+ *   await putMapping(trx, { source: 'ics', kind: 'event', source_id: 'abc@google.com', local_id: 42, fingerprint: 'f00' });
+ *   (await findMapping(db, 'ics', 'event', 'abc@google.com'))?.local_id // 42
+ */
+import type { Executor, ImportMapTable } from './schema.js';
+
+export type Mapping = ImportMapTable;
+
+export async function findMapping(db: Executor, source: string, kind: string, sourceId: string): Promise<Mapping | undefined> {
+  return db.selectFrom('import_map').selectAll().where('source', '=', source).where('kind', '=', kind).where('source_id', '=', sourceId).executeTakeFirst();
+}
+
+/** Every mapping of a source (and kind), by source id. */
+export async function mappingsOf(db: Executor, source: string, kind?: string): Promise<Mapping[]> {
+  let q = db.selectFrom('import_map').selectAll().where('source', '=', source);
+  if (kind !== undefined) q = q.where('kind', '=', kind);
+  return q.orderBy('kind').orderBy('source_id').execute();
+}
+
+/** Insert or replace the mapping of a source record. */
+export async function putMapping(db: Executor, m: Omit<Mapping, 'updated_gmt'>): Promise<void> {
+  const updated_gmt = new Date().toISOString().slice(0, 19).replace('T', ' ');
+  await db
+    .insertInto('import_map')
+    .values({ ...m, updated_gmt })
+    .onConflict((oc) => oc.columns(['source', 'kind', 'source_id']).doUpdateSet({ local_id: m.local_id, fingerprint: m.fingerprint, updated_gmt }))
+    .execute();
+}

@@ -1,0 +1,132 @@
+/**
+ * `events-calendar import ics FILE|URL` (issue 12) with fixtures written for the tests
+ * (test/fixtures/ics): IANA and Outlook (VTIMEZONE-only) zones, UTC, all-day dates, a DST change,
+ * escaping and folding, LOCATION → one venue reused by name, CATEGORIES, ORGANIZER, URL, a
+ * recurring event (first occurrence and a warning), upsert by UID, and a malformed file.
+ */
+import { after, before, describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+import { createServer } from 'node:http';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { cli } from '../support/cli.js';
+import { ADMIN, STORES, startServer, type StoreKind, type TestServer } from '../support/harness.js';
+
+const FIXTURE = 'test/fixtures/ics/calendar.ics';
+const MALFORMED = 'test/fixtures/ics/malformed.ics';
+
+async function target(kind: StoreKind, dir: string, name: string): Promise<{ server: TestServer; url: string }> {
+  if (kind.name === 'sqlite') {
+    const url = `sqlite:${join(dir, `${name}.db`)}`;
+    return { server: await startServer({ name: 'sqlite', url }), url };
+  }
+  const server = await startServer(kind);
+  return { server, url: `${kind.url}${kind.url.includes('?') ? '&' : '?'}options=${encodeURIComponent(`-c search_path=${server.built.store.schema}`)}` };
+}
+const env = (url: string) => ({ DATABASE_URL: url, CALENDAR_ADMIN_USER: ADMIN.login, CALENDAR_ADMIN_PASSWORD: ADMIN.password });
+
+async function allEvents(t: TestServer): Promise<any[]> {
+  const res = await t.api.get('/events', { as: 'admin', query: { start_date: '1900-01-01', end_date: '2200-12-31', per_page: 50 } });
+  assert.equal(res.status, 200);
+  return res.body.events;
+}
+
+for (const kind of STORES) {
+  describe(`import ics [${kind.name}]`, () => {
+    const dir = mkdtempSync(join(tmpdir(), 'calendar-ics-'));
+    const servers: TestServer[] = [];
+    let t: TestServer;
+    let url: string;
+    before(async () => {
+      ({ server: t, url } = await target(kind, dir, 'ics'));
+      servers.push(t);
+    });
+    after(async () => {
+      for (const s of servers) await s.close();
+      rmSync(dir, { recursive: true, force: true });
+    });
+
+    it('imports zones, all-day dates, DST, escaping, folding, venues, categories, organizers and URLs', async () => {
+      const run = await cli(['import', 'ics', FIXTURE, '--no-progress'], env(url));
+      assert.equal(run.code, 0, run.stderr + run.stdout);
+      assert.match(run.stdout, /events: 6 created, 0 updated, 0 skipped, 0 failed/);
+      assert.match(run.stderr, /warning: .*weekly-1@example\.org \("Weekly standup"\) repeats; only its first occurrence was imported/);
+      const events = await allEvents(t);
+      assert.equal(events.length, 6);
+      const byTitle = (title: string) => events.find((e) => e.title === title);
+
+      const jazz = byTitle('Jazz, Blues &amp; more; tonight');
+      assert.ok(jazz, 'escaped commas and semicolons are unescaped; & is stored as HTML');
+      assert.equal(jazz.timezone, 'America/New_York');
+      assert.equal(jazz.start_date, '2027-06-01 19:00:00');
+      assert.equal(jazz.utc_start_date, '2027-06-01 23:00:00');
+      assert.equal(jazz.utc_end_date, '2027-06-02 02:00:00');
+      assert.match(jazz.description, /folded at seventy-five octets, with an escaped comma<br \/>\nand a second line\./);
+      assert.equal(jazz.venue.venue, 'Town Hall, Springfield');
+      assert.deepEqual(jazz.categories.map((c: any) => c.name), ['Music', 'Outdoor']);
+      assert.equal(jazz.organizer[0].organizer, 'Ann Smith');
+      assert.equal(jazz.organizer[0].email, 'ann@example.org');
+      assert.equal(jazz.website, 'https://example.org/jazz');
+
+      const dst = byTitle('Right after the DST change');
+      assert.equal(dst.start_date, '2027-03-14 03:30:00');
+      assert.equal(dst.utc_start_date, '2027-03-14 07:30:00', 'EDT (-4) from the second Sunday of March');
+      assert.equal(dst.venue.id, jazz.venue.id, 'LOCATION reuses the venue of the same name');
+
+      const outlook = byTitle('Outlook meeting');
+      assert.equal(outlook.timezone, 'UTC', 'a zone known only by its VTIMEZONE is converted to the site zone');
+      assert.equal(outlook.utc_start_date, '2027-07-10 08:00:00');
+
+      const fair = byTitle('Two-day fair');
+      assert.equal(fair.all_day, true);
+      assert.equal(fair.start_date, '2027-03-10 00:00:00');
+      assert.equal(fair.end_date, '2027-03-11 23:59:59', 'DTEND of a DATE is exclusive');
+
+      assert.equal(byTitle('In UTC').utc_start_date, '2027-11-05 18:00:00');
+      const weekly = byTitle('Weekly standup');
+      assert.equal(weekly.start_date, '2027-11-08 09:00:00');
+      assert.equal(weekly.utc_start_date, '2027-11-08 14:00:00', 'EST (-5) after the first Sunday of November');
+
+      assert.equal((await t.api.get('/venues', { as: 'admin' })).body.total, 1);
+      assert.equal((await t.api.get('/categories', { as: 'admin', query: { hide_empty: false } })).body.total, 2);
+    });
+
+    it('a second import updates by UID and duplicates nothing; a URL works like a file', async () => {
+      const again = await cli(['import', 'ics', FIXTURE, '--no-progress'], env(url));
+      assert.equal(again.code, 0, again.stderr);
+      assert.match(again.stdout, /events: 0 created, 0 updated, 6 skipped, 0 failed/);
+      const changed = readFileSync(FIXTURE, 'utf8').replace('SUMMARY:In UTC', 'SUMMARY:In UTC (moved)').replace('DTSTART:20271105T180000Z', 'DTSTART:20271105T190000Z');
+      const http = createServer((_, res) => res.writeHead(200, { 'content-type': 'text/calendar' }).end(changed));
+      await new Promise<void>((r) => http.listen(0, '127.0.0.1', r));
+      try {
+        const fromUrl = await cli(['import', 'ics', `http://127.0.0.1:${(http.address() as { port: number }).port}/calendar.ics`, '--no-progress'], env(url));
+        assert.equal(fromUrl.code, 0, fromUrl.stderr);
+        assert.match(fromUrl.stdout, /events: 0 created, 1 updated, 5 skipped, 0 failed/);
+      } finally {
+        http.close();
+      }
+      const events = await allEvents(t);
+      assert.equal(events.length, 6);
+      const moved = events.find((e) => e.title === 'In UTC (moved)');
+      assert.equal(moved.utc_start_date, '2027-11-05 19:00:00');
+    });
+
+    it('a malformed file is refused with a clear message and nothing written', async () => {
+      const fresh = await target(kind, dir, 'malformed');
+      servers.push(fresh.server);
+      const run = await cli(['import', 'ics', MALFORMED, '--no-progress'], env(fresh.url));
+      assert.equal(run.code, 1);
+      assert.match(run.stderr, /malformed\.ics is not a valid iCalendar file/);
+      const missing = await cli(['import', 'ics', join(dir, 'nope.ics'), '--no-progress'], env(fresh.url));
+      assert.equal(missing.code, 1);
+      assert.match(missing.stderr, /no such file/);
+      const notCalendar = join(dir, 'card.vcf');
+      writeFileSync(notCalendar, 'BEGIN:VCARD\r\nVERSION:4.0\r\nFN:Ann\r\nEND:VCARD\r\n');
+      const vcard = await cli(['import', 'ics', notCalendar, '--no-progress'], env(fresh.url));
+      assert.equal(vcard.code, 1);
+      assert.match(vcard.stderr, /not an iCalendar file/);
+      assert.equal((await allEvents(fresh.server)).length, 0);
+    });
+  });
+}

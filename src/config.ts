@@ -51,6 +51,8 @@ export interface Config {
   corsOrigins?: string[];
   /** How long to wait for the database: a PostgreSQL connection attempt, a SQLite lock (ms). */
   databaseTimeoutMs: number;
+  /** how long a graceful shutdown may take before the process exits with 1 */
+  shutdownTimeoutMs: number;
   /** The site's name: page titles, the calendar feeds' X-WR-CALNAME, the REST root index's `name`. */
   siteName: string;
   /** The most events one iCalendar feed (and one month or day page) holds. */
@@ -114,6 +116,13 @@ export const SETTINGS: Setting[] = [
     key: 'databaseTimeoutMs',
     defaultText: '3000',
     description: 'how long to wait for the database (PostgreSQL connection attempt, SQLite lock) before answering 503',
+  },
+  {
+    env: 'SHUTDOWN_TIMEOUT_MS',
+    flag: '--shutdown-timeout-ms',
+    key: 'shutdownTimeoutMs',
+    defaultText: '10000',
+    description: 'on SIGTERM/SIGINT: how long to finish in-flight requests and close the database before exiting with 1',
   },
   { env: 'SITE_NAME', flag: '--site-name', key: 'siteName', defaultText: 'Events Calendar', description: "the site's name on the calendar pages, in feeds (X-WR-CALNAME) and in the REST root index" },
   { env: 'ICAL_MAX_EVENTS', flag: '--ical-max-events', key: 'icalMaxEvents', defaultText: '1000', description: 'the most events one iCalendar feed (and one month or day page) holds' },
@@ -281,6 +290,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Part
     trustProxy: trustProxy(pick('trustProxy', 'TRUST_PROXY')),
     corsOrigins: corsOrigins(pick('corsOrigins', 'CORS_ORIGINS')),
     databaseTimeoutMs,
+    shutdownTimeoutMs: positiveInt('SHUTDOWN_TIMEOUT_MS', pick('shutdownTimeoutMs', 'SHUTDOWN_TIMEOUT_MS') ?? '10000'),
     siteName: (pick('siteName', 'SITE_NAME') ?? 'Events Calendar').trim() || 'Events Calendar',
     icalMaxEvents,
   };

@@ -42,8 +42,8 @@ export interface BuiltApp {
   app: FastifyInstance;
   services: Services;
   store: Store;
-  /** Close the server and the store. */
-  close(): Promise<void>;
+  /** Stop the server, then close the store; `progress` hears each step as it starts. */
+  close(progress?: (step: string) => void): Promise<void>;
 }
 
 export interface BuildOptions {
@@ -303,8 +303,9 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
     app,
     services,
     store,
-    async close() {
+    async close(progress?: (step: string) => void) {
       await app.close();
+      progress?.('closing the database');
       await store.close();
     },
   };

@@ -123,6 +123,21 @@ forEachStore(
       assert.match(res.text, /<h1>Past events<\/h1>/);
       assert.doesNotMatch(res.text, /Spring Concert/);
       assert.ok(hrefs(res.text).includes(`${t.origin}/events/list/`), 'a link to upcoming events');
+      // Latest first, and a kept page follows a new event that falls into it.
+      const made: number[] = [];
+      for (const [title, day] of [['Old Fair', '2020-01-10'], ['Older Fair', '2019-05-01']] as const) {
+        const r = await t.api.post('/events', { as: 'admin', json: { title, start_date: `${day} 10:00`, end_date: `${day} 12:00` } });
+        assert.equal(r.status, 201);
+        made.push(r.body.id);
+      }
+      const before = (await get('/events/list/?eventDisplay=past')).text;
+      assert.ok(before.indexOf('Old Fair') < before.indexOf('Older Fair'), 'latest first');
+      const r = await t.api.post('/events', { as: 'admin', json: { title: 'Recent Fair', start_date: '2024-02-01 10:00', end_date: '2024-02-01 12:00' } });
+      made.push(r.body.id);
+      const after = (await get('/events/list/?eventDisplay=past')).text;
+      assert.ok(after.includes('Recent Fair') && after.indexOf('Recent Fair') < after.indexOf('Old Fair'), 'the new past event first');
+      for (const id of made) assert.equal((await t.api.delete(`/events/${id}?force=true`, { as: 'admin' })).status, 200);
+      assert.doesNotMatch((await get('/events/list/?eventDisplay=past')).text, /Recent Fair|Old Fair/);
     });
 
     it('draws a month grid with multi-day events on every day they cover, and month links', async () => {

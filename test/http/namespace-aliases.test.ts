@@ -75,7 +75,10 @@ forEachStore('the original namespace and /wp-json as aliases', (t) => {
         assert.equal(alias.status, ours.status, `${root}/${ns}${path}`);
         if (ns !== 'calendar/events/v1') assert.ok(!aliasText.includes('/calendar/events/v1'), `${root}/${ns}${path} names no URL of ours`);
         // Organizer e-mails are obfuscated at random (WordPress' antispambot): compared decoded.
-        assert.equal(decodeNumericEntities(asOurs(aliasText, root, ns)), decodeNumericEntities(ourText), `${root}/${ns}${path}`);
+        // The indexes declare the date window's defaults, computed from the clock at each request:
+        // the two requests may fall in different seconds.
+        const clockFree = (text: string) => (path === '' || path === '/doc' ? text.replace(/\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2}/g, 'YYYY-MM-DD HH:MM:SS') : text);
+        assert.equal(clockFree(decodeNumericEntities(asOurs(aliasText, root, ns))), clockFree(decodeNumericEntities(ourText)), `${root}/${ns}${path}`);
         assert.equal(asOurs(alias.headers.get('link') ?? '', root, ns), ours.headers.get('link'), `${root}/${ns}${path}: Link`);
         assert.equal(alias.headers.get('link')?.startsWith(`<${t.origin}${root}/>; rel="https://api.w.org/"`), true, `${root}/${ns}${path}: discovery under the request's root`);
         for (const h of ['x-tec-total', 'x-tec-totalpages', 'x-wp-total', 'x-wp-totalpages', 'allow', 'content-type']) assert.equal(alias.headers.get(h), ours.headers.get(h), `${path} ${h}`);

@@ -52,6 +52,11 @@ export interface ArgSpec {
   in?: 'path' | 'query' | 'body';
   /** Documentation type when it differs from `type` (the original's swagger_type), e.g. 'array'. */
   docType?: JsonType;
+  /**
+   * `integer` args are refused (400 `rest_out_of_bounds`) outside the range of an `integer`
+   * column (−2³¹ … 2³¹ − 1) unless `unbounded`: the handler caps them itself (`per_page`).
+   */
+  unbounded?: boolean;
   /** Runs when the value is present (not null/undefined), before type coercion. */
   validate?: (value: unknown, ctx: ArgContext) => ValidationResult | Promise<ValidationResult>;
   /** Runs after validation and type coercion; its result is what the handler sees. */

@@ -235,18 +235,42 @@ export async function flushChanges(trx: Executor): Promise<number | undefined> {
   return appendChanges(trx, [...pending.values()]);
 }
 
+/** How often a write that lost a race is run again before its error is let through. */
+const WRITE_ATTEMPTS = 5;
+
 /**
- * Run a write in a transaction and log what it touched, in the same transaction.
+ * Whether an error is a race lost to a concurrent transaction, after which running the whole
+ * write again gives the answer a sequential run gives: a unique constraint met (two creates took
+ * the same slug: the retry finds it taken and numbers it), a deadlock or a serialization failure
+ * (PostgreSQL 23505, 40P01, 40001; SQLite, which runs writers one at a time, meets none of these).
+ */
+export function isLostRace(err: unknown): boolean {
+  const code = (err as { code?: unknown } | null)?.code;
+  return code === '23505' || code === '40P01' || code === '40001';
+}
+
+/**
+ * Run a write in a transaction and log what it touched, in the same transaction. A write that
+ * lost a race with a concurrent one (`isLostRace`) was rolled back whole; it is run again, up to
+ * five times, so that concurrent requests get the answers sequential ones get (`fn` must not have
+ * effects outside the transaction).
  *
  * @example const id = await writeTransaction(db, (trx) => insertPost(trx, post));
  */
 export async function writeTransaction<T>(db: Executor, fn: (trx: Executor) => Promise<T>): Promise<T> {
   if (db.isTransaction) return fn(db);
-  return db.transaction().execute(async (trx) => {
-    const out = await fn(trx);
-    await flushChanges(trx);
-    return out;
-  });
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await db.transaction().execute(async (trx) => {
+        const out = await fn(trx);
+        await flushChanges(trx);
+        return out;
+      });
+    } catch (err) {
+      if (attempt >= WRITE_ATTEMPTS || !isLostRace(err)) throw err;
+      await new Promise((r) => setTimeout(r, Math.random() * 5 * attempt));
+    }
+  }
 }
 
 /** A change as read back from the log. */

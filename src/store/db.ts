@@ -24,6 +24,7 @@ import { listingIndexMigration } from './migrations/002_listing_index_and_change
 import { changeCounterAllTablesMigration } from './migrations/003_change_counter_all_tables.js';
 import { linkedListIndexMigration } from './migrations/004_linked_list_index.js';
 import { changeLogMigration } from './migrations/005_change_log.js';
+import { uniqueSlugsMigration } from './migrations/006_unique_slugs.js';
 
 export type DialectName = 'sqlite' | 'postgres';
 
@@ -77,6 +78,7 @@ function migrations(dialect: DialectName): Record<string, Migration> {
     '003_change_counter_all_tables': changeCounterAllTablesMigration(dialect),
     '004_linked_list_index': linkedListIndexMigration(),
     '005_change_log': changeLogMigration(dialect),
+    '006_unique_slugs': uniqueSlugsMigration(dialect),
   };
 }
 

@@ -7,6 +7,7 @@
  */
 import type { Executor, NewPost, PostRow, PostType, PostUpdate } from './schema.js';
 import { noteChange, notePostBefore, recordTypeOfPost } from './changes.js';
+import { storedIds } from './ranges.js';
 
 /** Insert a post row and return its id. */
 export async function insertPost(db: Executor, post: NewPost): Promise<number> {
@@ -25,17 +26,20 @@ export async function updatePost(db: Executor, id: number, patch: PostUpdate): P
 
 /** The post with this id whatever its type, or undefined. */
 export async function findPost(db: Executor, id: number): Promise<PostRow | undefined> {
+  if (storedIds([id]).length === 0) return undefined;
   return db.selectFrom('posts').selectAll().where('id', '=', id).executeTakeFirst();
 }
 
 /** The type of the post with this id, or undefined. */
 export async function postTypeOf(db: Executor, id: number): Promise<PostType | undefined> {
+  if (storedIds([id]).length === 0) return undefined;
   const row = await db.selectFrom('posts').select('type').where('id', '=', id).executeTakeFirst();
   return row?.type;
 }
 
 /** Ids among `ids` that are posts of `type` (any status). */
 export async function existingIdsOfType(db: Executor, type: PostType, ids: number[]): Promise<Set<number>> {
+  ids = storedIds(ids);
   if (ids.length === 0) return new Set();
   const rows = await db.selectFrom('posts').select('id').where('type', '=', type).where('id', 'in', ids).execute();
   return new Set(rows.map((r) => Number(r.id)));

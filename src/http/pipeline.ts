@@ -60,6 +60,9 @@ export async function parseArgs(
   const args: Record<string, unknown> = {};
   const sent = new Set<string>();
   const missing: string[] = [];
+  // Path parameters reach look-ups (by-slug routes) whether declared or not: no NUL there either.
+  const badPath = Object.keys(path).filter((name) => containsNul(path[name]));
+  if (badPath.length) throw invalidParams(Object.fromEntries(badPath.map((name) => [name, nulFailure(name)])));
   for (const [name, spec] of Object.entries(endpoint.args)) {
     let value = spec.in === 'path' ? path[name] : input[name];
     if (value === undefined || value === null) {

@@ -159,6 +159,7 @@ forEachStore(
       invalidParam(await t.api.get('/events/by-slug/a%00b'), 'slug');
       invalidParam(await t.api.get('/venues/by-slug/%00'), 'slug');
       invalidParam(await t.api.post('/organizers/by-slug/%00', { as: 'admin', json: {} }), 'slug');
+      invalidParam(await t.api.post('/events/by-slug/%00', { as: 'admin', form: 'author=1' }), 'slug');
       // Credentials with a NUL byte are bad credentials: the request is anonymous.
       const anon = await t.api.post('/events', { headers: { authorization: 'Basic ' + Buffer.from('ad\u0000min:x').toString('base64') }, json: { title: 'T', start_date: '2030-01-01', end_date: '2030-01-02' } });
       assertWpError(anon, 401, 'rest_forbidden');

@@ -35,8 +35,12 @@ import { sanitizePostHtml } from './text.js';
 import { isEmptyValue, listToArray } from './values.js';
 import { writeTransaction } from '../store/changes.js';
 import { keptCountersOf } from '../metrics.js';
+import { postTextLength } from '../store/sizes.js';
 
 export const ZERO_DATE = '0000-00-00 00:00:00';
+
+/** What an event's answer holds besides its text (dates, venue, organizers, terms, URLs), roughly. */
+const ANSWER_BYTES_PER_EVENT = 4096;
 
 /** The suffix of a trashed post's wire slug. */
 const TRASHED_SUFFIX = '__trashed';
@@ -136,7 +140,8 @@ export interface EventService {
   create(viewer: Viewer, input: EventInput): Promise<EventRecord>;
   update(viewer: Viewer, record: EventRecord, input: EventInput): Promise<EventRecord>;
   trash(record: EventRecord): Promise<EventRecord>;
-  list(viewer: Viewer, args: EventListArgs, links: Links): Promise<EventPage>;
+  /** `reserve`: called with the answer's estimated size before its records are loaded (answer-budget.ts). */
+  list(viewer: Viewer, args: EventListArgs, links: Links, reserve?: (bytes: number) => Promise<void>): Promise<EventPage>;
   /** The declared defaults of the list's date window, computed now (for args and the index). */
   defaultWindow(): { start: string; end: string };
 }
@@ -516,7 +521,7 @@ export function createEventService(deps: EventServiceDeps): EventService {
       return { start: windowMemo.start, end: windowMemo.end };
     },
 
-    async list(viewer, args, links) {
+    async list(viewer, args, links, reserve) {
       const perPage = Math.min(args.per_page, deps.maxPerPage);
       const page = args.page;
       const scope = listScope(viewer, 'tribe_events', args.status);
@@ -559,6 +564,8 @@ export function createEventService(deps: EventServiceDeps): EventService {
 
       const { ids, total } = await eventsStore.findEventPageIds(db, store.dialect, filter, { limit: perPage, offset: (page - 1) * perPage }, revision);
       if (ids.length === 0 && page > 1) throw apiError('event-archive-page-not-found');
+      // The records, their representations and the JSON text each hold about the page's text.
+      if (reserve && ids.length) await reserve(3 * (await postTextLength(db, ids)) + ANSWER_BYTES_PER_EVENT * ids.length);
       const query: Array<[string, string]> = [
         ['page', String(page)],
         ['per_page', String(perPage)],

@@ -202,7 +202,13 @@ export function registerRoutes(app: FastifyInstance, routes: RouteDecl[], servic
       const path = (req.params ?? {}) as Record<string, string>;
       const input = requestInput(req);
       const { args, sent } = await parseArgs(endpoint, input, path, { viewer, services, links });
-      const base = { args, sent, path, viewer, services, links, rawQuery: rawQueryOf(req), input };
+      // Memory reserved for this answer (answer-budget.ts) goes back once the response is done.
+      const releases: Array<() => void> = [];
+      reply.raw.once('close', () => releases.forEach((release) => release()));
+      const reserve = async (bytes: number) => {
+        releases.push(await services.answers.acquire(bytes));
+      };
+      const base = { args, sent, path, viewer, services, links, rawQuery: rawQueryOf(req), input, reserve };
       const record = endpoint.load ? await endpoint.load(base) : null;
       const ctx: EndpointContext = { ...base, record };
       if (!(await endpoint.permission(ctx))) throw forbidden(isAuthenticated(viewer));

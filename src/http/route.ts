@@ -85,6 +85,11 @@ export interface EndpointContext<R = unknown> {
   /** The request URL's query string, raw (without '?'). */
   rawQuery: string;
   /**
+   * Reserve memory for the answer being built (the answer budget, RESPONSE_MEMORY_MB): waits while
+   * other large answers hold it; given back when the response has been sent. Set by the pipeline.
+   */
+  reserve?: (bytes: number) => Promise<void>;
+  /**
    * Every request parameter as received (body over query), declared or not; set by the pipeline.
    * For the few checks WordPress makes on undeclared params (a `parent` sent to `/tags`).
    */

@@ -20,7 +20,7 @@ import { endOfDay, parseDateInput, startOfDay, toWallTime, wallToUtc, isValidTim
 import { apiError, invalidParams } from './errors.js';
 import type { ImageService } from './images.js';
 import type { Clock, LinkedPostService } from './linked-posts.js';
-import { ANONYMOUS, can, canAssignTerms, canReadPost, isAuthenticated, typeCan, type Viewer } from './permissions.js';
+import { ANONYMOUS, can, canAssignTerms, canReadPost, isAuthenticated, type Viewer } from './permissions.js';
 import { toEventJson, type EventRelated } from './representations/event.js';
 import type { RepresentationContext } from './representations/venue.js';
 import type { Links } from './links.js';

@@ -115,7 +115,7 @@ function commonHeaders(req: FastifyRequest, discovery: Links, routeLink: unknown
 }
 
 /** A client's `X-Request-Id` is used when it is at most 128 safe characters. */
-const REQUEST_ID_PATTERN = /^[A-Za-z0-9._:@\/+=-]{1,128}$/;
+const REQUEST_ID_PATTERN = /^[A-Za-z0-9._:@/+=-]{1,128}$/;
 
 /** The request id: the client's `X-Request-Id` when sane, else a fresh UUID. */
 export function requestIdOf(req: IncomingMessage): string {

@@ -288,13 +288,17 @@ export function createEventService(deps: EventServiceDeps): EventService {
       end = endOfDay(end);
     }
     if (end < start) throw invalidParams({ end_date: 'The end date must not be before the start date.' });
+    const startUtc = wallToUtc(start, tz);
+    const endUtc = wallToUtc(end, tz);
+    // The event's zone may move a date of the year 9999 past it (validation used the site zone).
+    if (startUtc.length !== 19 || endUtc.length !== 19) throw invalidParams({ [startUtc.length !== 19 ? 'start_date' : 'end_date']: 'Invalid parameter.' });
     return {
       timezone: tz,
       all_day: allDay ? 1 : 0,
       start_local: start,
       end_local: end,
-      start_utc: wallToUtc(start, tz),
-      end_utc: wallToUtc(end, tz),
+      start_utc: startUtc,
+      end_utc: endUtc,
     };
   }
 
@@ -594,15 +598,24 @@ export function createEventService(deps: EventServiceDeps): EventService {
 
 /** Validators the event routes use (WordPress' is_time, is_timezone_or_empty, …). */
 export const eventValidators = {
-  /** is_time: a Unix timestamp or something strtotime understands. */
+  /**
+   * is_time: a Unix timestamp or something strtotime understands, within the years 1 to 9999 in
+   * its zone and in UTC (dates are stored as `YYYY-MM-DD HH:MM:SS`; `+10000 years` is refused).
+   */
   isTime(value: unknown, tz: string): boolean {
     if (typeof value !== 'string' && typeof value !== 'number') return false;
-    return parseDateInput(value, tz) !== null;
+    const d = parseDateInput(value, tz);
+    return d !== null && isStorableYear(d.year) && isStorableYear(d.toUTC().year);
   },
   isTimezoneOrEmpty(value: unknown): boolean {
     return isEmptyValue(value) || (typeof value === 'string' && isValidTimezone(value));
   },
 };
+
+/** A year a stored `YYYY-MM-DD HH:MM:SS` date can have. */
+function isStorableYear(year: number): boolean {
+  return year >= 1 && year <= 9999;
+}
 
 /** Whether the viewer may read this event (COMPAT decision 11). */
 export function canReadEvent(viewer: Viewer, record: EventRecord): boolean {

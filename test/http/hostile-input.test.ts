@@ -166,6 +166,17 @@ forEachStore(
       assert.equal(await writeState(t), before);
     });
 
+    it('refuses dates beyond the year 9999 (stored as YYYY-MM-DD) with 400', async () => {
+      const before = await writeState(t);
+      for (const d of ['+10000 years', '9999-12-31 23:59:59 +20000 days']) {
+        invalidParam(await t.api.post('/events', { as: 'admin', json: { title: 'D', start_date: d, end_date: d } }), 'start_date');
+        invalidParam(await t.api.get('/events', { query: { start_date: d } }), 'start_date');
+        invalidParam(await t.api.post('/venues', { as: 'admin', json: { venue: 'Dated', date: d } }), 'date');
+      }
+      invalidParam(await t.api.post('/events', { as: 'admin', json: { title: 'D', start_date: '9999-12-31 22:00', end_date: '9999-12-31 23:00', timezone: 'UTC-12' } }), 'start_date');
+      assert.equal(await writeState(t), before);
+    });
+
     it('matches % and _ in every search literally', async () => {
       for (const [path, body] of [
         ['/events', { title: 'Sale 100% off', start_date: '2030-02-01', end_date: '2030-02-01 23:00' }],

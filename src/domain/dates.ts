@@ -241,8 +241,18 @@ export function isoWithOffset(wall: WallTime, tz: string): string {
  * @example nowWall('UTC', DateTime.fromISO('2026-11-21T10:59:55Z')) // '2026-11-21 10:59:55'
  */
 export function nowWall(tz: string, now?: DateTime): WallTime {
-  return toWallTime((now ?? DateTime.now()).setZone(zoneOf(tz)));
+  if (now) return toWallTime(now.setZone(zoneOf(tz)));
+  // The wall clock changes once a second: every write asks for it twice, and Luxon's zone
+  // conversion is a good part of a small write's cost.
+  const second = Math.floor(Date.now() / 1000);
+  const kept = nowMemo.get(tz);
+  if (kept && kept.second === second) return kept.wall;
+  const wall = toWallTime(DateTime.fromMillis(second * 1000).setZone(zoneOf(tz)));
+  if (nowMemo.size >= 100) nowMemo.clear();
+  nowMemo.set(tz, { second, wall });
+  return wall;
 }
+const nowMemo = new Map<string, { second: number; wall: WallTime }>();
 
 /* ------------------------------------------------------------------ */
 /* Time zone abbreviations (PHP date('T'))                             */

@@ -33,7 +33,7 @@ import { withSerialized } from './serialized.js';
 import { revisionOf, stampRevision } from '../store/revision.js';
 import { sanitizePostHtml } from './text.js';
 import { isEmptyValue, listToArray } from './values.js';
-import { writeTransaction } from '../store/changes.js';
+import { isCreatedHere, writeTransaction } from '../store/changes.js';
 import { keptCountersOf } from '../metrics.js';
 import { postTextLength } from '../store/sizes.js';
 
@@ -161,6 +161,18 @@ export function createEventService(deps: EventServiceDeps): EventService {
   const termFilters = createKeptMap<number[]>(feed, 1000);
   /** Public (anonymous) event representations, by context and id, per links (REST root and namespace). */
   const publicRepresentationsByLinks = new WeakMap<Links, KeptMap<Record<string, unknown>>>();
+  /**
+   * The organizer and term ids of event records this instance has just created (in the order
+   * written), so that the answer to the create is built without reading them back.
+   */
+  const linksWritten = new WeakMap<EventRecord, { organizers: number[]; terms: number[] }>();
+  /** Builds of public representations under way, by `context:id@seq`, per links. */
+  const buildingByLinks = new WeakMap<Links, Map<string, Promise<Record<string, unknown> | undefined>>>();
+  const buildingByLinksOf = (links: Links) => {
+    let building = buildingByLinks.get(links);
+    if (!building) buildingByLinks.set(links, (building = new Map()));
+    return building;
+  };
   const publicRepresentations = (links: Links) => {
     let kept = publicRepresentationsByLinks.get(links);
     if (!kept) publicRepresentationsByLinks.set(links, (kept = createKeptMap<Record<string, unknown>>(feed, 5000)));
@@ -199,14 +211,44 @@ export function createEventService(deps: EventServiceDeps): EventService {
     counters.publicEvents.hits += ids.length - missing.length;
     counters.publicEvents.misses += missing.length;
     if (missing.length === 0) return out as Record<string, unknown>[];
-    const fresh = await eventsStore.findEventsByIds(db, missing);
     const built = new Map<number, Record<string, unknown>>();
-    (await buildWithDeps(fresh, ANONYMOUS, context, links)).forEach(({ json, deps }, i) => {
-      const id = Number(fresh[i]!.id);
-      const serialized = withSerialized(json);
-      built.set(id, serialized);
-      kept.set(`${context}:${id}`, serialized, at, deps);
-    });
+    // Requests that miss the same representation at the same sequence number (all readers of a
+    // popular event right after a write touched it) share one build instead of each making its own.
+    const building = buildingByLinksOf(links);
+    const waits: Array<Promise<void>> = [];
+    const own: number[] = [];
+    for (const id of missing) {
+      const pending = building.get(`${context}:${id}@${at}`);
+      if (pending) waits.push(pending.then((json) => void (json && built.set(id, json))));
+      else own.push(id);
+    }
+    // A reader that joined another's build found its answer without building: a hit.
+    counters.publicEvents.hits += missing.length - own.length;
+    counters.publicEvents.misses -= missing.length - own.length;
+    if (own.length) {
+      let settle!: (byId: Map<number, Record<string, unknown>> | undefined) => void;
+      const mine = new Promise<Map<number, Record<string, unknown>> | undefined>((resolve) => (settle = resolve));
+      const keys = own.map((id) => `${context}:${id}@${at}`);
+      own.forEach((id, i) => building.set(keys[i]!, mine.then((byId) => byId?.get(id))));
+      const byId = new Map<number, Record<string, unknown>>();
+      try {
+        const fresh = await eventsStore.findEventsByIds(db, own);
+        (await buildWithDeps(fresh, ANONYMOUS, context, links)).forEach(({ json, deps }, i) => {
+          const id = Number(fresh[i]!.id);
+          const serialized = withSerialized(json);
+          byId.set(id, serialized);
+          built.set(id, serialized);
+          kept.set(`${context}:${id}`, serialized, at, deps);
+        });
+        settle(byId);
+      } catch (err) {
+        settle(undefined); // the others build their own (and meet the error themselves)
+        throw err;
+      } finally {
+        for (const key of keys) building.delete(key);
+      }
+    }
+    if (waits.length) await Promise.all(waits);
     const gone = known.filter((r) => !built.has(Number(r.id)) && missing.includes(Number(r.id)));
     if (gone.length) (await build(gone, ANONYMOUS, context, links)).forEach((json, i) => built.set(Number(gone[i]!.id), json));
     const result: Record<string, unknown>[] = [];
@@ -220,7 +262,14 @@ export function createEventService(deps: EventServiceDeps): EventService {
   async function relatedFor(trx: Executor, records: EventRecord[], viewer: Viewer): Promise<Map<number, EventRelated & { deps: string[] }>> {
     const ids = records.map((r) => Number(r.id));
     const venueIds = records.map((r) => r.venue_id).filter((v): v is number => v !== null).map(Number);
-    const [organizerLinks, termLinks] = await Promise.all([eventsStore.organizerLinksOf(trx, ids), eventsStore.termLinksOf(trx, ids)]);
+    // An event this instance has just written carries its links: no need to read them back.
+    const known = records.map((r) => linksWritten.get(r));
+    const [organizerLinks, termLinks] = known.every((k) => k !== undefined)
+      ? [
+          known.flatMap((k, i) => k!.organizers.map((organizer_id) => ({ event_id: ids[i]!, organizer_id }))),
+          known.flatMap((k, i) => k!.terms.map((term_id) => ({ event_id: ids[i]!, term_id }))),
+        ]
+      : await Promise.all([eventsStore.organizerLinksOf(trx, ids), eventsStore.termLinksOf(trx, ids)]);
     const [venues, organizers, terms] = await Promise.all([
       deps.venues.load(trx, venueIds),
       deps.organizers.load(trx, organizerLinks.map((l) => Number(l.organizer_id))),
@@ -326,7 +375,7 @@ export function createEventService(deps: EventServiceDeps): EventService {
   }
 
   async function assignTerms(trx: Executor, viewer: Viewer, eventId: number, input: EventInput): Promise<number[]> {
-    const changed: number[] = [];
+    const wanted: Array<[string, number[]]> = [];
     for (const [arg, service] of [
       ['categories', deps.categories],
       ['tags', deps.tags],
@@ -334,9 +383,12 @@ export function createEventService(deps: EventServiceDeps): EventService {
       const value = input[arg];
       if (value === undefined || value === null) continue;
       if (!canAssignTerms(viewer, service.taxonomy)) continue;
-      const ids = await service.idsForWrite(trx, value, viewer, arg);
-      changed.push(...(await eventsStore.setEventTerms(trx, eventId, service.taxonomy, ids)));
+      wanted.push([service.taxonomy, await service.idsForWrite(trx, value, viewer, arg)]);
     }
+    // A new event has no links yet: every taxonomy's in one statement.
+    if (isCreatedHere(trx, 'event', eventId)) return eventsStore.addEventTerms(trx, eventId, wanted.flatMap(([, ids]) => ids));
+    const changed: number[] = [];
+    for (const [taxonomy, ids] of wanted) changed.push(...(await eventsStore.setEventTerms(trx, eventId, taxonomy, ids)));
     return changed;
   }
 
@@ -437,7 +489,9 @@ export function createEventService(deps: EventServiceDeps): EventService {
         // A new event only adds links: a published one adds one to each of its terms' counts.
         const linkedTerms = await assignTerms(trx, viewer, id, input);
         if (status === 'publish') await termsStore.adjustTermCounts(trx, linkedTerms, 1);
-        return reload(trx, id);
+        const created = await reload(trx, id);
+        linksWritten.set(created, { organizers: organizers ?? [], terms: linkedTerms });
+        return created;
       });
     },
 

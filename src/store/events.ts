@@ -162,6 +162,13 @@ export async function setEventTerms(db: Executor, eventId: number, taxonomy: str
   return [...removed, ...added];
 }
 
+/** Links a new event (no links yet) to these terms; returns the ids linked. */
+export async function addEventTerms(db: Executor, eventId: number, termIds: number[]): Promise<number[]> {
+  const added = [...new Set(termIds)];
+  if (added.length) await db.insertInto('event_terms').values(added.map((term_id) => ({ event_id: eventId, term_id }))).execute();
+  return added;
+}
+
 function likeAny(dialect: DialectName, word: string) {
   const pattern = `%${word.replace(/[\\%_]/g, (c) => '\\' + c)}%`;
   return (eb: ExpressionBuilder<Database, 'posts' | 'events'>) => {

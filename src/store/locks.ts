@@ -8,7 +8,9 @@
  *
  * Keys are coarse (one per post type or taxonomy), and every write takes them in one order
  * (venue, organizer, categories, tags: the order an event write resolves them), so two writers
- * never wait for each other in a cycle.
+ * never wait for each other in a cycle. Slug candidates are locked one by one as they are checked
+ * (`isSlugTaken`), so creates of one title take their numbers in turn; should two writers ever wait
+ * for each other, PostgreSQL ends one (40P01) and `writeTransaction` runs it again.
  *
  * @example await lockForWrite(trx, 'tribe_venue'); // then look up and insert
  */

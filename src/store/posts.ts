@@ -8,6 +8,7 @@
 import type { Executor, NewPost, PostRow, PostType, PostUpdate } from './schema.js';
 import { noteChange, notePostBefore, recordTypeOfPost } from './changes.js';
 import { storedIds } from './ranges.js';
+import { lockForWrite } from './locks.js';
 
 /** Insert a post row and return its id. */
 export async function insertPost(db: Executor, post: NewPost): Promise<number> {
@@ -58,8 +59,13 @@ export async function findPostIdBySlug(db: Executor, type: PostType, slug: strin
   return row ? Number(row.id) : undefined;
 }
 
-/** Whether another post of the type already uses the slug. */
+/**
+ * Whether another post of the type already uses the slug. In a write transaction on PostgreSQL the
+ * slug is locked first (store/locks.ts), so concurrent creates of one title number their slugs one
+ * after the other instead of colliding on the unique index and running again.
+ */
 export async function isSlugTaken(db: Executor, type: PostType, slug: string, exceptId?: number): Promise<boolean> {
+  if (db.isTransaction) await lockForWrite(db, `slug:${type}:${slug}`);
   let q = db.selectFrom('posts').select('id').where('type', '=', type).where('slug', '=', slug);
   if (exceptId !== undefined) q = q.where('id', '!=', exceptId);
   return (await q.limit(1).executeTakeFirst()) !== undefined;

@@ -12,8 +12,9 @@ import { randomBytes } from 'node:crypto';
 import { sql } from 'kysely';
 import { openStore, migrate, type Store } from '../../src/store/db.js';
 import { STORES } from '../support/harness.js';
+import type { PostType } from '../../src/store/schema.js';
 
-const post = (id: number, type: string, slug: string) => ({
+const post = (id: number, type: PostType, slug: string) => ({
   id,
   type,
   author_id: 1,

@@ -57,6 +57,12 @@ export interface Config {
   siteName: string;
   /** The most events one iCalendar feed (and one month or day page) holds. */
   icalMaxEvents: number;
+  /** A request whose headers have not all arrived after this long is answered 408 and closed (ms). */
+  headersTimeoutMs: number;
+  /** A request (headers and body) not received completely after this long is answered 408 and closed (ms). */
+  requestTimeoutMs: number;
+  /** Memory that list answers being built and sent may hold together (bytes); more waits its turn. */
+  responseMemoryBytes: number;
 }
 
 /** The namespace every route lives under. */
@@ -126,6 +132,21 @@ export const SETTINGS: Setting[] = [
   },
   { env: 'SITE_NAME', flag: '--site-name', key: 'siteName', defaultText: 'Events Calendar', description: "the site's name on the calendar pages, in feeds (X-WR-CALNAME) and in the REST root index" },
   { env: 'ICAL_MAX_EVENTS', flag: '--ical-max-events', key: 'icalMaxEvents', defaultText: '1000', description: 'the most events one iCalendar feed (and one month or day page) holds' },
+  { env: 'HEADERS_TIMEOUT_MS', flag: '--headers-timeout-ms', key: 'headersTimeoutMs', defaultText: '10000', description: 'a request whose headers are not complete after this long gets 408 and is closed' },
+  {
+    env: 'REQUEST_TIMEOUT_MS',
+    flag: '--request-timeout-ms',
+    key: 'requestTimeoutMs',
+    defaultText: '30000',
+    description: 'a request (headers and body) not received completely after this long gets 408 and is closed',
+  },
+  {
+    env: 'RESPONSE_MEMORY_MB',
+    flag: '--response-memory-mb',
+    key: 'responseMemoryBytes',
+    defaultText: '256',
+    description: 'memory (MiB) that list answers being built and sent may hold together; further large lists wait their turn',
+  },
 ];
 
 /** pino's levels, and `silent`. */
@@ -259,6 +280,12 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Part
   if (icalMaxEvents < 1) throw new ConfigError('ICAL_MAX_EVENTS must be at least 1');
   const databaseTimeoutMs = positiveInt('DATABASE_TIMEOUT_MS', pick('databaseTimeoutMs', 'DATABASE_TIMEOUT_MS') ?? '3000');
   if (databaseTimeoutMs < 1) throw new ConfigError('DATABASE_TIMEOUT_MS must be at least 1');
+  const headersTimeoutMs = positiveInt('HEADERS_TIMEOUT_MS', pick('headersTimeoutMs', 'HEADERS_TIMEOUT_MS') ?? '10000');
+  const requestTimeoutMs = positiveInt('REQUEST_TIMEOUT_MS', pick('requestTimeoutMs', 'REQUEST_TIMEOUT_MS') ?? '30000');
+  if (headersTimeoutMs < 1 || requestTimeoutMs < 1) throw new ConfigError('HEADERS_TIMEOUT_MS and REQUEST_TIMEOUT_MS must be at least 1');
+  if (headersTimeoutMs > requestTimeoutMs) throw new ConfigError(`HEADERS_TIMEOUT_MS (${headersTimeoutMs}) must not be larger than REQUEST_TIMEOUT_MS (${requestTimeoutMs})`);
+  const responseMemoryMb = positiveInt('RESPONSE_MEMORY_MB', pick('responseMemoryBytes', 'RESPONSE_MEMORY_MB') ?? '256');
+  if (responseMemoryMb < 1) throw new ConfigError('RESPONSE_MEMORY_MB must be at least 1');
   const adminUser = pick('adminUser', 'CALENDAR_ADMIN_USER');
   const adminPassword = overrides.adminPassword || env.CALENDAR_ADMIN_PASSWORD_FILE === undefined || env.CALENDAR_ADMIN_PASSWORD_FILE === '' ? pick('adminPassword', 'CALENDAR_ADMIN_PASSWORD') : passwordFile(env);
   if (adminUser !== undefined && adminPassword === undefined) throw new ConfigError('CALENDAR_ADMIN_USER is set but CALENDAR_ADMIN_PASSWORD is not');
@@ -293,5 +320,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Part
     shutdownTimeoutMs: positiveInt('SHUTDOWN_TIMEOUT_MS', pick('shutdownTimeoutMs', 'SHUTDOWN_TIMEOUT_MS') ?? '10000'),
     siteName: (pick('siteName', 'SITE_NAME') ?? 'Events Calendar').trim() || 'Events Calendar',
     icalMaxEvents,
+    headersTimeoutMs,
+    requestTimeoutMs,
+    responseMemoryBytes: responseMemoryMb * 1024 * 1024,
   };
 }

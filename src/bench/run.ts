@@ -140,11 +140,6 @@ async function prepare(store: StoreName, events: number): Promise<{ url: string;
   return { url, seconds: await seed(url, events) };
 }
 
-interface Target {
-  origin: string;
-  spec: (s: Scenario, ctx: ScenarioContext) => Omit<LoadSpec, 'connections' | 'seconds' | 'warmupSeconds'>;
-}
-
 function serviceSpec(s: Scenario, ctx: ScenarioContext): Omit<LoadSpec, 'connections' | 'seconds' | 'warmupSeconds'> {
   return { url: scenarioUrl(s.path(ctx), ctx), method: s.method, headers: s.headers?.(ctx), body: s.body?.(ctx) };
 }

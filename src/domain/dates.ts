@@ -464,7 +464,6 @@ const TZ_ABBR_OFFSETS: Readonly<Record<string, number>> = {
   jst: 540, kst: 540, hkt: 480, aest: 600, aedt: 660, acst: 570, acdt: 630, awst: 480, nzst: 720, nzdt: 780,
 };
 
-const B = '(?![a-z0-9])'; // end-of-word guard
 const MONTH_RE = '(january|february|march|april|june|july|august|september|october|november|december|sept|jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)(?![a-z])';
 const DAY_RE = '(\\d{1,2})(?:st|nd|rd|th)?';
 const WEEKDAY_RE = '(sunday|monday|tuesday|wednesday|thursday|friday|saturday|wednes|thurs|tues|thur|sun|mon|tue|wed|thu|fri|sat)';

@@ -20,7 +20,7 @@ import { endOfDay, parseDateInput, startOfDay, toWallTime, wallToUtc, isValidTim
 import { apiError, invalidParams } from './errors.js';
 import type { ImageService } from './images.js';
 import type { Clock, LinkedPostService } from './linked-posts.js';
-import { ANONYMOUS, can, canAssignTerms, canReadPost, isAuthenticated, typeCan, type Viewer } from './permissions.js';
+import { ANONYMOUS, can, canAssignTerms, canReadPost, isAuthenticated, type Viewer } from './permissions.js';
 import { toEventJson, type EventRelated } from './representations/event.js';
 import type { RepresentationContext } from './representations/venue.js';
 import type { Links } from './links.js';
@@ -35,8 +35,12 @@ import { sanitizePostHtml } from './text.js';
 import { isEmptyValue, listToArray } from './values.js';
 import { isCreatedHere, writeTransaction } from '../store/changes.js';
 import { keptCountersOf } from '../metrics.js';
+import { postTextLength } from '../store/sizes.js';
 
 export const ZERO_DATE = '0000-00-00 00:00:00';
+
+/** What an event's answer holds besides its text (dates, venue, organizers, terms, URLs), roughly. */
+const ANSWER_BYTES_PER_EVENT = 4096;
 
 /** The suffix of a trashed post's wire slug. */
 const TRASHED_SUFFIX = '__trashed';
@@ -155,7 +159,8 @@ export interface EventService {
   create(viewer: Viewer, input: EventInput): Promise<EventRecord>;
   update(viewer: Viewer, record: EventRecord, input: EventInput): Promise<EventRecord>;
   trash(record: EventRecord): Promise<EventRecord>;
-  list(viewer: Viewer, args: EventListArgs, links: Links): Promise<EventPage>;
+  /** `reserve`: called with the answer's estimated size before its records are loaded (answer-budget.ts). */
+  list(viewer: Viewer, args: EventListArgs, links: Links, reserve?: (bytes: number) => Promise<void>): Promise<EventPage>;
   /** The declared defaults of the list's date window, computed now (for args and the index). */
   defaultWindow(): { start: string; end: string };
 }
@@ -351,13 +356,17 @@ export function createEventService(deps: EventServiceDeps): EventService {
       end = endOfDay(end);
     }
     if (end < start) throw invalidParams({ end_date: 'The end date must not be before the start date.' });
+    const startUtc = wallToUtc(start, tz);
+    const endUtc = wallToUtc(end, tz);
+    // The event's zone may move a date of the year 9999 past it (validation used the site zone).
+    if (startUtc.length !== 19 || endUtc.length !== 19) throw invalidParams({ [startUtc.length !== 19 ? 'start_date' : 'end_date']: 'Invalid parameter.' });
     return {
       timezone: tz,
       all_day: allDay ? 1 : 0,
       start_local: start,
       end_local: end,
-      start_utc: wallToUtc(start, tz),
-      end_utc: wallToUtc(end, tz),
+      start_utc: startUtc,
+      end_utc: endUtc,
     };
   }
 
@@ -589,7 +598,7 @@ export function createEventService(deps: EventServiceDeps): EventService {
       return { start: windowMemo.start, end: windowMemo.end };
     },
 
-    async list(viewer, args, links) {
+    async list(viewer, args, links, reserve) {
       const perPage = args.range ? args.per_page : Math.min(args.per_page, deps.maxPerPage);
       const page = args.page;
       const scope = listScope(viewer, 'tribe_events', args.status);
@@ -641,6 +650,8 @@ export function createEventService(deps: EventServiceDeps): EventService {
 
       const { ids, total } = await eventsStore.findEventPageIds(db, store.dialect, filter, { limit: perPage, offset: (page - 1) * perPage }, revision);
       if (ids.length === 0 && page > 1) throw apiError('event-archive-page-not-found');
+      // The records, their representations and the JSON text each hold about the page's text.
+      if (reserve && ids.length) await reserve(3 * (await postTextLength(db, ids)) + ANSWER_BYTES_PER_EVENT * ids.length);
       const query: Array<[string, string]> = [
         ['page', String(page)],
         ['per_page', String(perPage)],
@@ -669,15 +680,24 @@ export function createEventService(deps: EventServiceDeps): EventService {
 
 /** Validators the event routes use (WordPress' is_time, is_timezone_or_empty, …). */
 export const eventValidators = {
-  /** is_time: a Unix timestamp or something strtotime understands. */
+  /**
+   * is_time: a Unix timestamp or something strtotime understands, within the years 1 to 9999 in
+   * its zone and in UTC (dates are stored as `YYYY-MM-DD HH:MM:SS`; `+10000 years` is refused).
+   */
   isTime(value: unknown, tz: string): boolean {
     if (typeof value !== 'string' && typeof value !== 'number') return false;
-    return parseDateInput(value, tz) !== null;
+    const d = parseDateInput(value, tz);
+    return d !== null && isStorableYear(d.year) && isStorableYear(d.toUTC().year);
   },
   isTimezoneOrEmpty(value: unknown): boolean {
     return isEmptyValue(value) || (typeof value === 'string' && isValidTimezone(value));
   },
 };
+
+/** A year a stored `YYYY-MM-DD HH:MM:SS` date can have. */
+function isStorableYear(year: number): boolean {
+  return year >= 1 && year <= 9999;
+}
 
 /** Whether the viewer may read this event (COMPAT decision 11). */
 export function canReadEvent(viewer: Viewer, record: EventRecord): boolean {

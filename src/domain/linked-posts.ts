@@ -14,6 +14,7 @@ import type { Executor, PostRow, PostType } from '../store/schema.js';
 import * as linkedStore from '../store/linked-posts.js';
 import type { LinkedKind, LinkedListFilter, LinkedRecord, OrganizerRecord, VenueRecord } from '../store/linked-posts.js';
 import * as postsStore from '../store/posts.js';
+import { lockForWrite } from '../store/locks.js';
 import { parseDateInput, toWallTime } from './dates.js';
 import { apiError } from './errors.js';
 import type { ImageService } from './images.js';
@@ -236,6 +237,8 @@ export function createLinkedPostService(db: Executor, kind: LinkedKind, images: 
       // when one is given. Unlike the original, only a record the viewer may read counts as a
       // duplicate, and its fields are overwritten only when the viewer may edit it (otherwise a
       // contributor could rewrite anyone's venue by posting its name).
+      // Look-up and insert must not race with another create (store/locks.ts).
+      await lockForWrite(trx, info.postType);
       const candidates = await postsStore.findPostIdsByTitle(trx, info.postType, name);
       const duplicate = candidates.find((p: PostRow) => (description === '' || p.content === description) && canReadPost(viewer, info.postType, p));
       if (duplicate) {

@@ -11,6 +11,7 @@ import { NAMESPACE } from '../config.js';
 import type { Store } from '../store/db.js';
 import { nowWall } from './dates.js';
 import { createEventService, type EventService } from './events.js';
+import { createAnswerBudget, type AnswerBudget } from './answer-budget.js';
 import { createImageService, type ImageService } from './images.js';
 import { createLinkedPostService, type Clock, type LinkedPostService } from './linked-posts.js';
 import { createLinks, type Links } from './links.js';
@@ -35,6 +36,8 @@ export interface Services {
   categories: TermService;
   tags: TermService;
   events: EventService;
+  /** The memory bound of list answers being built and sent (RESPONSE_MEMORY_MB). */
+  answers: AnswerBudget;
 }
 
 export function createServices(config: Config, store: Store): Services {
@@ -66,5 +69,6 @@ export function createServices(config: Config, store: Store): Services {
     categories,
     tags,
   });
-  return { config, store, links, linksFor, clock, users: createUserService(store), images, venues, organizers, categories, tags, events };
+  const answers = createAnswerBudget(config.responseMemoryBytes);
+  return { config, store, links, linksFor, clock, users: createUserService(store), images, venues, organizers, categories, tags, events, answers };
 }

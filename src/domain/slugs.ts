@@ -95,7 +95,8 @@ function truncateSlug(slug: string, length: number): string {
 
 /**
  * WordPress `wp_unique_post_slug()` numbering: `base` if it is free, else `base-2`, `base-3`, …
- * (the base is truncated so the result stays within `maxLength`, default 200). An empty base stays
+ * (the base is truncated so the result stays within `maxLength`, default 200; a longer base is cut
+ * to it first). An empty base stays
  * empty. `reserved` slugs (e.g. {@link RESERVED_POST_SLUGS}) count as taken for the bare base.
  *
  * @example await uniqueSlug('jazz-night', (s) => s === 'jazz-night') // 'jazz-night-2'
@@ -107,6 +108,8 @@ export async function uniqueSlug(
 ): Promise<string> {
   if (base === '') return '';
   const maxLength = options.maxLength ?? 200;
+  // The slug column holds 200 characters: a longer base (a long title) is cut, as WordPress' is.
+  if (base.length > maxLength) base = truncateSlug(base, maxLength);
   if (!(options.reserved ?? []).includes(base) && !(await taken(base))) return base;
   for (let suffix = 2; ; suffix++) {
     const candidate = `${truncateSlug(base, maxLength - (String(suffix).length + 1))}-${suffix}`;

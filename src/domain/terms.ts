@@ -23,6 +23,7 @@ import type { Updateable } from 'kysely';
 import type { Executor, Taxonomy, TermRow, TermsTable } from '../store/schema.js';
 import * as postsStore from '../store/posts.js';
 import * as termsStore from '../store/terms.js';
+import { lockForWrite } from '../store/locks.js';
 import { revisionMemo, revisionOfHandle } from '../store/revision.js';
 import type { TermOrderBy } from '../store/terms.js';
 import { apiError, invalidParams } from './errors.js';
@@ -121,7 +122,7 @@ export interface TermService {
   /** Resolve a write value to ids, creating missing names (if the viewer may manage terms). */
   idsForWrite(db: Executor, value: unknown, viewer: Viewer, argName: string): Promise<number[]>;
   /** Create a term (name is stored WordPress-style); throws ApiError term_exists on a duplicate sibling. */
-  create(db: Executor, input: { name: string; slug?: string; description?: string; parent?: number }): Promise<number>;
+  create(db: Executor, input: { name: string; slug?: string; description?: string; parent?: number }, param?: string): Promise<number>;
   load(db: Executor, ids: number[]): Promise<TermRow[]>;
   /** The term of this taxonomy with this id. */
   get(id: number): Promise<TermRow | undefined>;
@@ -137,6 +138,14 @@ export interface TermService {
   update(term: TermRow, input: TermInput): Promise<TermRow>;
   /** Delete for good (children move to the term's parent, event links go); returns the term as it was. */
   remove(term: TermRow): Promise<TermRow>;
+}
+
+/** The longest term name or slug stored (the columns' size, as WordPress' `varchar(200)`). */
+export const TERM_NAME_MAX = 200;
+
+/** The message of a term name over {@link TERM_NAME_MAX} characters. */
+export function termNameTooLong(param: string): string {
+  return `${param} must be at most ${TERM_NAME_MAX} characters long.`;
 }
 
 /** Split a write value (CSV string or array) into entries; '' and [] give no entries. */
@@ -162,10 +171,11 @@ const knownRefsByTaxonomy: Record<Taxonomy, ReturnType<typeof revisionMemo<boole
 export function createTermService(db: Executor, taxonomy: Taxonomy): TermService {
   const traits = TAXONOMY_TRAITS[taxonomy];
 
-  /** The stored form of a name; a name with nothing left (e.g. only markup) is refused. */
-  const storedName = (name: string): string => {
+  /** The stored form of a name; a name with nothing left (e.g. only markup) or too long is refused. */
+  const storedName = (name: string, param = 'name'): string => {
     const stored = termText(name);
     if (stored.trim() === '') throw apiError('empty_term_name');
+    if (stored.length > TERM_NAME_MAX) throw invalidParams({ [param]: termNameTooLong(param) });
     return stored;
   };
 
@@ -225,6 +235,8 @@ export function createTermService(db: Executor, taxonomy: Taxonomy): TermService
     async validateWriteRefs(value) {
       for (const entry of termEntries(value)) {
         if (typeof entry === 'number' && !(await termsStore.findTerm(db, taxonomy, entry))) return false;
+        // A name that would be created must fit the column.
+        if (typeof entry === 'string' && termText(entry).length > TERM_NAME_MAX) return false;
       }
       return true;
     },
@@ -244,14 +256,16 @@ export function createTermService(db: Executor, taxonomy: Taxonomy): TermService
         if (!canManageTerms(viewer, taxonomy)) {
           throw invalidParams({ [argName]: `The term "${entry}" does not exist and you are not allowed to create it.` });
         }
-        ids.push(await service.create(trx, { name: entry }));
+        ids.push(await service.create(trx, { name: entry }, argName));
       }
       return [...new Set(ids)];
     },
 
-    async create(trx, input) {
-      const name = storedName(input.name);
+    async create(trx, input, param = 'name') {
+      const name = storedName(input.name, param);
       const parent = await checkParent(trx, input.parent);
+      // Look-up and insert must not race with another create of the taxonomy (store/locks.ts).
+      await lockForWrite(trx, `term:${taxonomy}`);
       const siblings = await termsStore.findTermsByName(trx, taxonomy, name, parent);
       if (siblings.length) {
         const termId = Number(siblings[0].id);
@@ -330,7 +344,7 @@ export function createTermService(db: Executor, taxonomy: Taxonomy): TermService
           patch.parent_id = parent;
         }
         if (input.slug !== undefined) {
-          const wanted = sanitizeSlug(input.slug);
+          const wanted = sanitizeSlug(input.slug).slice(0, TERM_NAME_MAX).replace(/-+$/, '');
           if (wanted === '') {
             // WordPress: an empty slug is made from the name, unique.
             const base = sanitizeSlug(patch.name ?? term.name) || term.slug;

@@ -21,6 +21,7 @@
  *   await users.add({ login: 'ann', role: 'editor', password: 's3cret' });
  *   const viewer = await users.authenticate('Basic ' + btoa('ann:s3cret'));
  */
+import { fitsInteger } from '../store/ranges.js';
 import { createHash, randomBytes, randomUUID, scrypt as scryptCb, timingSafeEqual } from 'node:crypto';
 import { promisify } from 'node:util';
 import type { Store } from '../store/db.js';
@@ -172,7 +173,8 @@ export function createUserService(store: Store): UserService {
       if (colon <= 0) return ANONYMOUS;
       const login = decoded.slice(0, colon);
       const password = decoded.slice(colon + 1);
-      const user = (await usersStore.findUserByLogin(db, login)) ?? (login.includes('@') ? await usersStore.findUserByEmail(db, login) : undefined);
+      // A login with a NUL byte names no user (and PostgreSQL refuses NUL in text): unknown.
+      const user = login.includes('\u0000') ? undefined : (await usersStore.findUserByLogin(db, login)) ?? (login.includes('@') ? await usersStore.findUserByEmail(db, login) : undefined);
       // Application passwords are sent with or without their spaces.
       const appPassword = password.replace(/\s+/g, '');
       const appShaped = APP_PASSWORD_SHAPE.test(appPassword);
@@ -283,7 +285,7 @@ export function createUserService(store: Store): UserService {
     },
 
     async exists(id) {
-      return (await usersStore.findUserById(db, id)) !== undefined;
+      return fitsInteger(id) && (await usersStore.findUserById(db, id)) !== undefined;
     },
   };
 }

@@ -6,6 +6,8 @@
  *   isTruthy('yes')        // true
  */
 
+import { INTEGER_MAX } from '../store/ranges.js';
+
 /** PHP is_numeric for the values a request can carry. */
 export function isNumeric(value: unknown): boolean {
   if (typeof value === 'number') return Number.isFinite(value);
@@ -61,8 +63,17 @@ export function listToArray(value: unknown): Array<string | number> {
   return out;
 }
 
-/** is_positive_int: numeric, integral and > 0. */
+/**
+ * is_positive_int: numeric, integral and > 0; and at most the largest id a column holds (2³¹ − 1):
+ * a larger number can be no record's id or page (`1e20`, `99999999999`) and must not reach SQL,
+ * where PostgreSQL refuses it. (One argument only: it is passed to `Array.every`.)
+ */
 export function isPositiveInt(value: unknown): boolean {
+  return isPositiveIntegral(value) && Number(value) <= INTEGER_MAX;
+}
+
+/** Numeric, integral and > 0, of any size (`per_page`, which lists cap themselves). */
+export function isPositiveIntegral(value: unknown): boolean {
   if (!isNumeric(value)) return false;
   const n = Number(value);
   return Number.isInteger(n) && n > 0;

@@ -10,7 +10,7 @@ import compress from '@fastify/compress';
 import rateLimit from '@fastify/rate-limit';
 import Fastify, { type FastifyInstance, type FastifyRequest, type FastifyServerOptions } from 'fastify';
 import { randomUUID } from 'node:crypto';
-import type { IncomingMessage } from 'node:http';
+import type { IncomingMessage, ServerOptions } from 'node:http';
 import { constants as zlibConstants } from 'node:zlib';
 import qs from 'qs';
 import { NAMESPACE, WORDPRESS_REST_ROOT, type Config } from '../config.js';
@@ -26,6 +26,7 @@ import { METRICS_PATH, registerMetrics } from './metrics.js';
 import { allowForError, basePath, registerRoutes, sendJson } from './pipeline.js';
 import { storeFault } from '../store/faults.js';
 import { registerHealthRoutes } from './health.js';
+import { BODY_LIMIT, clientErrorHandler, frameworkErrorHandler, MAX_PARAM_LENGTH, requestErrorOf } from './hostile-input.js';
 import { apiRoutes } from './routes/index.js';
 import { rootIndex } from './self-description.js';
 import { sitePageHtml } from './site-page.js';
@@ -115,7 +116,7 @@ function commonHeaders(req: FastifyRequest, discovery: Links, routeLink: unknown
 }
 
 /** A client's `X-Request-Id` is used when it is at most 128 safe characters. */
-const REQUEST_ID_PATTERN = /^[A-Za-z0-9._:@\/+=-]{1,128}$/;
+const REQUEST_ID_PATTERN = /^[A-Za-z0-9._:@/+=-]{1,128}$/;
 
 /** The request id: the client's `X-Request-Id` when sane, else a fresh UUID. */
 export function requestIdOf(req: IncomingMessage): string {
@@ -135,10 +136,18 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
   const restRoot = config.restRoot;
   const roots = restRoots(config);
   const served = namespaces(config);
-  const serverOptions: FastifyServerOptions = {
+  const serverOptions: FastifyServerOptions & { http?: ServerOptions } = {
     logger: options.logger ?? { level: config.logLevel },
-    routerOptions: { ignoreTrailingSlash: true, ignoreDuplicateSlashes: true, querystringParser: parseQuery },
-    bodyLimit: 2 * 1024 * 1024,
+    // Path parameters (slugs) up to 1000 characters: a stored slug has up to 200 (plus `__trashed`).
+    routerOptions: { ignoreTrailingSlash: true, ignoreDuplicateSlashes: true, querystringParser: parseQuery, maxParamLength: MAX_PARAM_LENGTH },
+    bodyLimit: BODY_LIMIT,
+    // Stalled clients (slow headers, a body that stops coming) get 408 and are closed; Node checks
+    // every second instead of its default 30 s.
+    requestTimeout: config.requestTimeoutMs,
+    http: { headersTimeout: config.headersTimeoutMs, requestTimeout: config.requestTimeoutMs, connectionsCheckingInterval: 1000 },
+    // Errors raised before a route runs, in the API's shape (hostile-input.ts).
+    clientErrorHandler: clientErrorHandler,
+    frameworkErrors: frameworkErrorHandler,
     // TRUST_PROXY: req.ip, req.protocol and req.host from X-Forwarded-For/-Proto/-Host.
     trustProxy: config.trustProxy as FastifyServerOptions['trustProxy'],
     // X-Request-Id: the client's when sane, else generated; `reqId` in every log line of the request.
@@ -246,8 +255,7 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
   app.setErrorHandler(async (error, req, reply) => {
     let apiErr: ApiError;
     if (error instanceof ApiError) apiErr = error;
-    else if ((error as { code?: string }).code === 'FST_ERR_CTP_BODY_TOO_LARGE') apiErr = new ApiError('rest_payload_too_large', 'The request body is too large.', 413);
-    else if ((error as { code?: string }).code === 'FST_ERR_CTP_INVALID_MEDIA_TYPE') apiErr = new ApiError('rest_invalid_content_type', 'Unsupported content type.', 415);
+    else if (requestErrorOf(error) !== undefined) apiErr = requestErrorOf(error)!;
     else if (typeof (error as { statusCode?: number }).statusCode === 'number' && (error as { statusCode: number }).statusCode < 500) {
       const e = error as { statusCode: number; message: string };
       apiErr = new ApiError('rest_bad_request', e.message, e.statusCode);

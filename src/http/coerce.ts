@@ -9,6 +9,7 @@
 import type { ParamFailure } from '../domain/errors.js';
 import type { JsonType } from './route.js';
 import { isNumeric } from '../domain/values.js';
+import { fitsInteger, INTEGER_MAX, INTEGER_MIN } from '../store/ranges.js';
 
 export type Coerced = { ok: true; value: unknown } | { ok: false; failure: ParamFailure };
 
@@ -17,17 +18,27 @@ function typeFailure(name: string, type: string): Coerced {
   return { ok: false, failure: { message, detail: { code: 'rest_invalid_type', message, data: { param: name } } } };
 }
 
-/** Check `value` against `type` and return it coerced. */
-export function coerceType(name: string, value: unknown, type: JsonType): Coerced {
+/** WordPress' `rest_out_of_bounds` (an integer beyond the schema's minimum/maximum). */
+function outOfBounds(name: string, min: number, max: number): Coerced {
+  const message = `${name} must be between ${min} (inclusive) and ${max} (inclusive)`;
+  return { ok: false, failure: { message, detail: { code: 'rest_out_of_bounds', message, data: { param: name } } } };
+}
+
+/**
+ * Check `value` against `type` and return it coerced. Integers must fit an `integer` column
+ * (−2³¹ … 2³¹ − 1) unless `unbounded`; numbers must be finite (`1e400` is not).
+ */
+export function coerceType(name: string, value: unknown, type: JsonType, unbounded = false): Coerced {
   switch (type) {
     case 'integer': {
       if (typeof value === 'boolean' || !isNumeric(value)) return typeFailure(name, 'integer');
       const n = Number(value);
       if (!Number.isInteger(n)) return typeFailure(name, 'integer');
+      if (!unbounded && !fitsInteger(n)) return outOfBounds(name, INTEGER_MIN, INTEGER_MAX);
       return { ok: true, value: n };
     }
     case 'number': {
-      if (typeof value === 'boolean' || !isNumeric(value)) return typeFailure(name, 'number');
+      if (typeof value === 'boolean' || !isNumeric(value) || !Number.isFinite(Number(value))) return typeFailure(name, 'number');
       return { ok: true, value: Number(value) };
     }
     case 'boolean': {

@@ -36,6 +36,20 @@ declare module 'fastify' {
 
 const METHODS: readonly Method[] = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE'];
 
+/** Whether a value (a string, or one inside arrays and objects, keys included) holds a NUL byte. */
+export function containsNul(value: unknown, depth = 0): boolean {
+  if (typeof value === 'string') return value.includes('\u0000');
+  if (value === null || typeof value !== 'object' || depth > 32) return false;
+  if (Array.isArray(value)) return value.some((v) => containsNul(v, depth + 1));
+  return Object.entries(value as Record<string, unknown>).some(([k, v]) => k.includes('\u0000') || containsNul(v, depth + 1));
+}
+
+/** The failure of an argument holding a NUL byte (400 `rest_invalid_param`). */
+function nulFailure(name: string): ParamFailure {
+  const message = `${name} must not contain NUL characters.`;
+  return { message, detail: { code: 'rest_invalid_characters', message, data: { param: name } } };
+}
+
 /** Validate and coerce the declared args; throws the WordPress error that wins. */
 export async function parseArgs(
   endpoint: Endpoint,
@@ -46,6 +60,9 @@ export async function parseArgs(
   const args: Record<string, unknown> = {};
   const sent = new Set<string>();
   const missing: string[] = [];
+  // Path parameters reach look-ups (by-slug routes) whether declared or not: no NUL there either.
+  const badPath = Object.keys(path).filter((name) => containsNul(path[name]));
+  if (badPath.length) throw invalidParams(Object.fromEntries(badPath.map((name) => [name, nulFailure(name)])));
   for (const [name, spec] of Object.entries(endpoint.args)) {
     let value = spec.in === 'path' ? path[name] : input[name];
     if (value === undefined || value === null) {
@@ -60,6 +77,12 @@ export async function parseArgs(
   for (const [name, spec] of Object.entries(endpoint.args)) {
     if (!(name in args)) continue;
     let value = args[name];
+    // NUL bytes are refused in every argument (PostgreSQL cannot store them in text, and no field
+    // of the calendar has a use for them), before any validator looks the value up.
+    if (containsNul(value)) {
+      failures[name] = nulFailure(name);
+      continue;
+    }
     if (spec.validate) {
       const result = await spec.validate(value, ctx);
       if (result !== true) {
@@ -68,7 +91,7 @@ export async function parseArgs(
       }
     }
     if (spec.type) {
-      const coerced = coerceType(name, value, spec.type);
+      const coerced = coerceType(name, value, spec.type, spec.unbounded === true);
       if (!coerced.ok) {
         failures[name] = coerced.failure;
         continue;
@@ -179,7 +202,13 @@ export function registerRoutes(app: FastifyInstance, routes: RouteDecl[], servic
       const path = (req.params ?? {}) as Record<string, string>;
       const input = requestInput(req);
       const { args, sent } = await parseArgs(endpoint, input, path, { viewer, services, links });
-      const base = { args, sent, path, viewer, services, links, rawQuery: rawQueryOf(req), input };
+      // Memory reserved for this answer (answer-budget.ts) goes back once the response is done.
+      const releases: Array<() => void> = [];
+      reply.raw.once('close', () => releases.forEach((release) => release()));
+      const reserve = async (bytes: number) => {
+        releases.push(await services.answers.acquire(bytes));
+      };
+      const base = { args, sent, path, viewer, services, links, rawQuery: rawQueryOf(req), input, reserve };
       const record = endpoint.load ? await endpoint.load(base) : null;
       const ctx: EndpointContext = { ...base, record };
       if (!(await endpoint.permission(ctx))) throw forbidden(isAuthenticated(viewer));

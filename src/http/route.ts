@@ -52,6 +52,11 @@ export interface ArgSpec {
   in?: 'path' | 'query' | 'body';
   /** Documentation type when it differs from `type` (the original's swagger_type), e.g. 'array'. */
   docType?: JsonType;
+  /**
+   * `integer` args are refused (400 `rest_out_of_bounds`) outside the range of an `integer`
+   * column (−2³¹ … 2³¹ − 1) unless `unbounded`: the handler caps them itself (`per_page`).
+   */
+  unbounded?: boolean;
   /** Runs when the value is present (not null/undefined), before type coercion. */
   validate?: (value: unknown, ctx: ArgContext) => ValidationResult | Promise<ValidationResult>;
   /** Runs after validation and type coercion; its result is what the handler sees. */
@@ -79,6 +84,11 @@ export interface EndpointContext<R = unknown> {
   record: R | null;
   /** The request URL's query string, raw (without '?'). */
   rawQuery: string;
+  /**
+   * Reserve memory for the answer being built (the answer budget, RESPONSE_MEMORY_MB): waits while
+   * other large answers hold it; given back when the response has been sent. Set by the pipeline.
+   */
+  reserve?: (bytes: number) => Promise<void>;
   /**
    * Every request parameter as received (body over query), declared or not; set by the pipeline.
    * For the few checks WordPress makes on undeclared params (a `parent` sent to `/tags`).

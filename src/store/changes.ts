@@ -18,7 +18,7 @@ import { PostgresAdapter, sql } from 'kysely';
 import type { Executor } from './schema.js';
 import { dialectOfHandle } from './revision.js';
 import { writeCommitCountersOf } from '../metrics.js';
-import { runImportHook } from './import-context.js';
+import { importContextRestorer, runImportHook } from './import-context.js';
 
 /** Kinds of records in the log. `all` (action `reset`): anything may have changed (bulk loads). */
 export type RecordType = 'event' | 'venue' | 'organizer' | 'term' | 'image' | 'all' | 'lists';
@@ -311,8 +311,25 @@ async function appendChangesPostgres(db: Executor, notes: Pending[], counts: Arr
   return Number(r.rows[0]!.seq);
 }
 
+/** How often a write that lost a race is run again before its error is let through. */
+const WRITE_ATTEMPTS = 5;
+
 /**
- * Run a write in a transaction and log what it touched, in the same transaction.
+ * Whether an error is a race lost to a concurrent transaction, after which running the whole
+ * write again gives the answer a sequential run gives: a unique constraint met (two creates took
+ * the same slug: the retry finds it taken and numbers it), a deadlock or a serialization failure
+ * (PostgreSQL 23505, 40P01, 40001; SQLite, which runs writers one at a time, meets none of these).
+ */
+export function isLostRace(err: unknown): boolean {
+  const code = (err as { code?: unknown } | null)?.code;
+  return code === '23505' || code === '40P01' || code === '40001';
+}
+
+/**
+ * Run a write in a transaction and log what it touched, in the same transaction. A write that
+ * lost a race with a concurrent one (`isLostRace`) was rolled back whole; it is run again, up to
+ * five times, so that concurrent requests get the answers sequential ones get (`fn` must not have
+ * effects outside the transaction).
  *
  * @example const id = await writeTransaction(db, (trx) => insertPost(trx, post));
  */
@@ -327,8 +344,19 @@ export async function writeTransaction<T>(db: Executor, fn: (trx: Executor) => P
     await runImportHook(trx, out);
     return out;
   });
+  // SQLite runs one write at a time (group commit below): no races to lose there.
   if (dialectOfHandle(db) === 'sqlite') return groupCommitOf(db).run(work as (trx: Executor) => Promise<unknown>) as Promise<T>;
-  return ownTransaction(db, work);
+  // A write run again takes its import context's ids and bookkeeping again.
+  const restoreImportContext = importContextRestorer();
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await ownTransaction(db, work);
+    } catch (err) {
+      if (attempt >= WRITE_ATTEMPTS || !isLostRace(err)) throw err;
+      restoreImportContext();
+      await new Promise((r) => setTimeout(r, Math.random() * 5 * attempt));
+    }
+  }
 }
 
 async function ownTransaction<T>(db: Executor, work: (trx: Executor) => Promise<T>): Promise<T> {

@@ -25,6 +25,7 @@ import { changeCounterAllTablesMigration } from './migrations/003_change_counter
 import { linkedListIndexMigration } from './migrations/004_linked_list_index.js';
 import { changeLogMigration } from './migrations/005_change_log.js';
 import { importMapMigration } from './migrations/008_import_map.js';
+import { uniqueSlugsMigration } from './migrations/006_unique_slugs.js';
 
 export type DialectName = 'sqlite' | 'postgres';
 
@@ -79,6 +80,7 @@ function migrations(dialect: DialectName): Record<string, Migration> {
     '004_linked_list_index': linkedListIndexMigration(),
     '005_change_log': changeLogMigration(dialect),
     '008_import_map': importMapMigration(),
+    '006_unique_slugs': uniqueSlugsMigration(dialect),
   };
 }
 

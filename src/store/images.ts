@@ -9,8 +9,10 @@ import type { Insertable } from 'kysely';
 import type { Executor, ImageRow, ImagesTable } from './schema.js';
 import { noteChange } from './changes.js';
 import { afterExplicitId, takeWantedId } from './import-context.js';
+import { storedIds } from './ranges.js';
 
 export async function findImagesByIds(db: Executor, ids: number[]): Promise<ImageRow[]> {
+  ids = storedIds(ids);
   if (ids.length === 0) return [];
   return db.selectFrom('images').selectAll().where('id', 'in', ids).execute();
 }

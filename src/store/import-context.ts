@@ -63,6 +63,22 @@ function isPostgres(db: Executor): boolean {
   return db.getExecutor().adapter.constructor.name.toLowerCase().includes('postgres');
 }
 
+/**
+ * A function that puts the current import context back as it is now: a write run again after it
+ * lost a race (writeTransaction) takes its wanted ids and runs its bookkeeping again.
+ */
+export function importContextRestorer(): () => void {
+  const context = storage.getStore();
+  if (!context) return () => {};
+  const wanted = { ...context.wanted };
+  const hook = context.inTransaction;
+  return () => {
+    context.wanted = { ...wanted };
+    if (hook) context.inTransaction = hook;
+    else delete context.inTransaction;
+  };
+}
+
 /** Run the pending in-transaction hook of the current import context, if any (writeTransaction calls it). */
 export async function runImportHook(trx: Executor, result: unknown): Promise<void> {
   const context = storage.getStore();

@@ -10,6 +10,7 @@ import type { Database, Executor, OrganizerRow, PostRow, PostType, VenueRow } fr
 import type { DialectName } from './db.js';
 import { dataRevision, revisionMemo, stampRevision } from './revision.js';
 import { noteChange, noteChanges } from './changes.js';
+import { storedIds } from './ranges.js';
 
 export type LinkedKind = 'venue' | 'organizer';
 
@@ -43,6 +44,7 @@ export type LinkedRecord = VenueRecord | OrganizerRecord;
 
 /** Records of this kind for these ids (any status). */
 export async function findLinkedByIds(db: Executor, kind: LinkedKind, ids: number[]): Promise<LinkedRecord[]> {
+  ids = storedIds(ids);
   if (ids.length === 0) return [];
   const info = LINKED_KINDS[kind];
   const rows = await db

@@ -8,6 +8,8 @@
 import type { Executor, NewPost, PostRow, PostType, PostUpdate } from './schema.js';
 import { noteChange, notePostBefore, recordTypeOfPost } from './changes.js';
 import { afterExplicitId, takeWantedId } from './import-context.js';
+import { storedIds } from './ranges.js';
+import { lockForWrite } from './locks.js';
 
 /** Insert a post row and return its id. */
 export async function insertPost(db: Executor, post: NewPost): Promise<number> {
@@ -29,17 +31,20 @@ export async function updatePost(db: Executor, id: number, patch: PostUpdate): P
 
 /** The post with this id whatever its type, or undefined. */
 export async function findPost(db: Executor, id: number): Promise<PostRow | undefined> {
+  if (storedIds([id]).length === 0) return undefined;
   return db.selectFrom('posts').selectAll().where('id', '=', id).executeTakeFirst();
 }
 
 /** The type of the post with this id, or undefined. */
 export async function postTypeOf(db: Executor, id: number): Promise<PostType | undefined> {
+  if (storedIds([id]).length === 0) return undefined;
   const row = await db.selectFrom('posts').select('type').where('id', '=', id).executeTakeFirst();
   return row?.type;
 }
 
 /** Ids among `ids` that are posts of `type` (any status). */
 export async function existingIdsOfType(db: Executor, type: PostType, ids: number[]): Promise<Set<number>> {
+  ids = storedIds(ids);
   if (ids.length === 0) return new Set();
   const rows = await db.selectFrom('posts').select('id').where('type', '=', type).where('id', 'in', ids).execute();
   return new Set(rows.map((r) => Number(r.id)));
@@ -58,8 +63,13 @@ export async function findPostIdBySlug(db: Executor, type: PostType, slug: strin
   return row ? Number(row.id) : undefined;
 }
 
-/** Whether another post of the type already uses the slug. */
+/**
+ * Whether another post of the type already uses the slug. In a write transaction on PostgreSQL the
+ * slug is locked first (store/locks.ts), so concurrent creates of one title number their slugs one
+ * after the other instead of colliding on the unique index and running again.
+ */
 export async function isSlugTaken(db: Executor, type: PostType, slug: string, exceptId?: number): Promise<boolean> {
+  if (db.isTransaction) await lockForWrite(db, `slug:${type}:${slug}`);
   let q = db.selectFrom('posts').select('id').where('type', '=', type).where('slug', '=', slug);
   if (exceptId !== undefined) q = q.where('id', '!=', exceptId);
   return (await q.limit(1).executeTakeFirst()) !== undefined;

@@ -10,13 +10,16 @@ import type { Executor, Taxonomy, TermRow, TermsTable } from './schema.js';
 import { revisionMemo, revisionOfHandle } from './revision.js';
 import { addTermCounts, noteChange, noteChanges } from './changes.js';
 import { afterExplicitId, takeWantedId } from './import-context.js';
+import { storedIds } from './ranges.js';
 
 export async function findTermsByIds(db: Executor, ids: number[]): Promise<TermRow[]> {
+  ids = storedIds(ids);
   if (ids.length === 0) return [];
   return db.selectFrom('terms').selectAll().where('id', 'in', ids).execute();
 }
 
 export async function findTerm(db: Executor, taxonomy: Taxonomy, id: number): Promise<TermRow | undefined> {
+  if (storedIds([id]).length === 0) return undefined;
   return db.selectFrom('terms').selectAll().where('id', '=', id).where('taxonomy', '=', taxonomy).executeTakeFirst();
 }
 

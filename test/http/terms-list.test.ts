@@ -5,10 +5,8 @@
  */
 import { it } from 'node:test';
 import assert from 'node:assert/strict';
-import { example, forEachStore, keysOf, shapeOf, type TestServer } from '../support/harness.js';
+import { example, forEachStore, keysOf, shapeOf } from '../support/harness.js';
 import { createEvent as event, createTerm as term } from '../support/fixtures.js';
-
-type Base = 'categories' | 'tags';
 
 const names = (list: Array<{ name: string }>) => list.map((x) => x.name);
 

@@ -34,7 +34,7 @@ describe('configuration', () => {
     assert.equal(c.logLevel, 'warn');
     assert.deepEqual(
       SETTINGS.map((s) => s.env),
-      ['PORT', 'HOST', 'DATABASE_URL', 'REST_ROOT', 'SITE_URL', 'CALENDAR_TIMEZONE', 'CALENDAR_ADMIN_USER', 'CALENDAR_ADMIN_PASSWORD', 'MAX_PER_PAGE', 'LOG_LEVEL', 'NAMESPACE_ALIASES', 'JSONP', 'METRICS', 'METRICS_TOKEN', 'RATE_LIMIT_MAX', 'RATE_LIMIT_WINDOW', 'LOGIN_MAX_FAILURES', 'TRUST_PROXY', 'CORS_ORIGINS', 'DATABASE_TIMEOUT_MS', 'SHUTDOWN_TIMEOUT_MS', 'SITE_NAME', 'ICAL_MAX_EVENTS'],
+      ['PORT', 'HOST', 'DATABASE_URL', 'REST_ROOT', 'SITE_URL', 'CALENDAR_TIMEZONE', 'CALENDAR_ADMIN_USER', 'CALENDAR_ADMIN_PASSWORD', 'MAX_PER_PAGE', 'LOG_LEVEL', 'NAMESPACE_ALIASES', 'JSONP', 'METRICS', 'METRICS_TOKEN', 'RATE_LIMIT_MAX', 'RATE_LIMIT_WINDOW', 'LOGIN_MAX_FAILURES', 'TRUST_PROXY', 'CORS_ORIGINS', 'DATABASE_TIMEOUT_MS', 'SHUTDOWN_TIMEOUT_MS', 'SITE_NAME', 'ICAL_MAX_EVENTS', 'HEADERS_TIMEOUT_MS', 'REQUEST_TIMEOUT_MS', 'RESPONSE_MEMORY_MB'],
     );
   });
   it('reads NAMESPACE_ALIASES (default the original namespace, "" none, comma-separated) and JSONP, flags winning', () => {
@@ -95,6 +95,19 @@ describe('configuration', () => {
     assert.equal(flags.ICAL_MAX_EVENTS, '--ical-max-events');
     assert.throws(() => loadConfig({ ICAL_MAX_EVENTS: '0' }), ConfigError);
     assert.throws(() => loadConfig({ ICAL_MAX_EVENTS: 'many' }), ConfigError);
+  });
+  it('reads the request timeouts and the answer memory budget (hostile clients)', () => {
+    const d = loadConfig({});
+    assert.equal(d.headersTimeoutMs, 10_000);
+    assert.equal(d.requestTimeoutMs, 30_000);
+    assert.equal(d.responseMemoryBytes, 256 * 1024 * 1024);
+    const c = loadConfig({ HEADERS_TIMEOUT_MS: '500', REQUEST_TIMEOUT_MS: '2000', RESPONSE_MEMORY_MB: '64' }, { requestTimeoutMs: '3000' });
+    assert.equal(c.headersTimeoutMs, 500);
+    assert.equal(c.requestTimeoutMs, 3000);
+    assert.equal(c.responseMemoryBytes, 64 * 1024 * 1024);
+    for (const bad of [{ HEADERS_TIMEOUT_MS: '0' }, { REQUEST_TIMEOUT_MS: 'soon' }, { HEADERS_TIMEOUT_MS: '5000', REQUEST_TIMEOUT_MS: '1000' }, { RESPONSE_MEMORY_MB: '0' }]) {
+      assert.throws(() => loadConfig(bad), ConfigError, JSON.stringify(bad));
+    }
   });
   it('rejects unusable values', () => {
     assert.throws(() => loadConfig({ CALENDAR_TIMEZONE: 'Mars/Olympus' }), ConfigError);

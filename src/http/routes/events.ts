@@ -277,7 +277,7 @@ export function eventRoutes(services: Services): RouteDecl[] {
           const missing = a.geoloc_lat === undefined ? 'geoloc_lat' : 'geoloc_lng';
           throw invalidParams({ [missing]: `${missing} must be given together with ${missing === 'geoloc_lat' ? 'geoloc_lng' : 'geoloc_lat'}.` });
         }
-        const page = await events.list(ctx.viewer, a, ctx.links);
+        const page = await events.list(ctx.viewer, a, ctx.links, ctx.reserve);
         const urls = listUrls(ctx.links.rest('events/'), page.query, appendedQuery(ctx), a.page, page.totalPages);
         return {
           body: { events: page.events, ...urls, total: page.total, total_pages: page.totalPages },

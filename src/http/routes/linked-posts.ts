@@ -222,6 +222,8 @@ function linkedPostRoutes(services: Services, spec: KindSpec): RouteDecl[] {
       handler: async (ctx) => {
         const a = ctx.args as LinkedListArgs;
         const page = await service.list(ctx.viewer, a, { dialect: services.store.dialect, maxPerPage: services.config.maxPerPage });
+        // The page's records are loaded (and kept); their representations and the JSON text are not yet.
+        await ctx.reserve?.(2 * page.records.reduce((n, r) => n + r.title.length + r.content.length + r.excerpt.length, 0));
         const items = await service.represent(page.records, ctx.links, 'list');
         const urls = listUrls(ctx.links.rest(`${plural}/`), page.query, null, a.page, page.totalPages);
         return {

@@ -16,6 +16,7 @@ import { createLinkedPostService, type Clock, type LinkedPostService } from './l
 import { createLinks, type Links } from './links.js';
 import { createTermService, type TermService } from './terms.js';
 import { createUserService, type UserService } from './users.js';
+import { createVersionService, type VersionService } from './versions.js';
 
 export interface Services {
   config: Config;
@@ -35,6 +36,8 @@ export interface Services {
   categories: TermService;
   tags: TermService;
   events: EventService;
+  /** Versions of records and of the data (ETags, sync tokens; issue 11). */
+  versions: VersionService;
 }
 
 export function createServices(config: Config, store: Store): Services {
@@ -66,5 +69,5 @@ export function createServices(config: Config, store: Store): Services {
     categories,
     tags,
   });
-  return { config, store, links, linksFor, clock, users: createUserService(store), images, venues, organizers, categories, tags, events };
+  return { config, store, links, linksFor, clock, users: createUserService(store), images, venues, organizers, categories, tags, events, versions: createVersionService(store) };
 }

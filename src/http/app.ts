@@ -28,6 +28,8 @@ import { storeFault } from '../store/faults.js';
 import { registerHealthRoutes } from './health.js';
 import { apiRoutes } from './routes/index.js';
 import { rootIndex, SITE_NAME } from './self-description.js';
+import { answerConditional, etagOfBody, registerConditional } from './conditional.js';
+import { jsonBody } from '../domain/serialized.js';
 import { sitePageHtml } from './site-page.js';
 
 declare module 'fastify' {
@@ -96,12 +98,13 @@ function commonHeaders(req: FastifyRequest, discovery: Links, routeLink: unknown
     'x-content-type-options': 'nosniff',
     'access-control-expose-headers': 'X-WP-Total, X-WP-TotalPages, Link, X-TEC-Total, X-TEC-TotalPages',
     'access-control-allow-headers': 'Authorization, X-WP-Nonce, Content-Disposition, Content-MD5, Content-Type',
-    // Answers may be compressed (gzip/brotli by Accept-Encoding), HEAD and small ones included in the rule.
-    vary: 'Origin, accept-encoding',
+    // Answers may be compressed (gzip/brotli by Accept-Encoding), HEAD and small ones included in
+    // the rule; API answers depend on the credentials sent (issue 11: shared caches keep them apart).
+    vary: 'Origin, accept-encoding, Authorization',
   };
   if (req.viewer && req.viewer.id > 0) {
     headers.expires = 'Wed, 11 Jan 1984 05:00:00 GMT';
-    headers['cache-control'] = 'no-cache, must-revalidate, max-age=0';
+    headers['cache-control'] = 'private, no-cache, must-revalidate, max-age=0';
   }
   const origin = req.headers.origin;
   // CORS_ORIGINS: any origin by default (reflected, with credentials, as WordPress does), else only those listed.
@@ -158,6 +161,8 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
     },
   };
   const app: FastifyInstance = Fastify(serverOptions);
+  // CACHE_MAX_AGE for the conditional-request helpers (conditional.ts), plugins included.
+  registerConditional(app, config.cacheMaxAge);
   app.addHook('onRequest', async (req, reply) => {
     reply.header('x-request-id', req.id);
   });
@@ -281,7 +286,9 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
     for (const links of linksOfRoot) registerRoutes(app, routes, services, links);
     app.get(root === '' ? '/' : root, async (req, reply) => {
       req.apiLinks = linksOfRoot[0];
-      return sendJson(reply.header('allow', 'GET'), 200, rootIndex(routes, services, linksOfRoot));
+      const text = jsonBody(rootIndex(routes, services, linksOfRoot));
+      if (answerConditional(req, reply.header('allow', 'GET'), { etag: etagOfBody(text), private: req.viewer !== undefined && req.viewer.id > 0 })) return reply;
+      return reply.code(200).header('content-type', 'application/json; charset=UTF-8').send(text);
     });
   }
   // The site root: discovery (the Link header and <link>), unless the REST root is the site root.

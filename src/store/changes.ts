@@ -13,6 +13,7 @@
  *     await updatePost(trx, 42, { title: 'New' }); // notes ('event', 42, 'update') with its before state
  *   });
  */
+import { AsyncLocalStorage } from 'node:async_hooks';
 import { sql } from 'kysely';
 import type { Executor } from './schema.js';
 
@@ -235,6 +236,20 @@ export async function flushChanges(trx: Executor): Promise<number | undefined> {
   return appendChanges(trx, [...pending.values()]);
 }
 
+/** A check run as the first statement of the next write transaction (see `withWriteGuard`). */
+const guards = new AsyncLocalStorage<{ check: (trx: Executor) => Promise<void>; done: boolean }>();
+
+/**
+ * Run `fn` so that the first write transaction it opens first runs `check` inside that
+ * transaction (before any write): a precondition (`If-Match`) that holds atomically with the
+ * write. A check that throws rolls the transaction back, so nothing is written.
+ *
+ * @example await withWriteGuard(async (trx) => assertVersion(trx, 42), () => events.update(viewer, record, input));
+ */
+export function withWriteGuard<T>(check: (trx: Executor) => Promise<void>, fn: () => Promise<T>): Promise<T> {
+  return guards.run({ check, done: false }, fn);
+}
+
 /**
  * Run a write in a transaction and log what it touched, in the same transaction.
  *
@@ -243,6 +258,11 @@ export async function flushChanges(trx: Executor): Promise<number | undefined> {
 export async function writeTransaction<T>(db: Executor, fn: (trx: Executor) => Promise<T>): Promise<T> {
   if (db.isTransaction) return fn(db);
   return db.transaction().execute(async (trx) => {
+    const guard = guards.getStore();
+    if (guard && !guard.done) {
+      guard.done = true;
+      await guard.check(trx);
+    }
     const out = await fn(trx);
     await flushChanges(trx);
     return out;

@@ -24,6 +24,7 @@ import { listingIndexMigration } from './migrations/002_listing_index_and_change
 import { changeCounterAllTablesMigration } from './migrations/003_change_counter_all_tables.js';
 import { linkedListIndexMigration } from './migrations/004_linked_list_index.js';
 import { changeLogMigration } from './migrations/005_change_log.js';
+import { syncAndWebhooksMigration } from './migrations/007_sync_and_webhooks.js';
 
 export type DialectName = 'sqlite' | 'postgres';
 
@@ -77,6 +78,7 @@ function migrations(dialect: DialectName): Record<string, Migration> {
     '003_change_counter_all_tables': changeCounterAllTablesMigration(dialect),
     '004_linked_list_index': linkedListIndexMigration(),
     '005_change_log': changeLogMigration(dialect),
+    '007_sync_and_webhooks': syncAndWebhooksMigration(dialect),
   };
 }
 
@@ -94,6 +96,8 @@ export async function migrate(store: Store): Promise<string[]> {
   const migrator = new Migrator({
     db: store.db,
     provider: new InlineMigrations(store.dialect),
+    // Migrations written in parallel branches (006 and 007) may be applied in either order.
+    allowUnorderedMigrations: true,
     ...(store.schema ? { migrationTableSchema: store.schema } : {}),
   });
   // Kysely looks for its tables with a query over every schema of the database; another schema

@@ -216,6 +216,7 @@ function itemEndpoints(services: Services, addressing: { read: Args; write: Args
       args: addressing.read,
       permission: anyone,
       docs: SINGLE_DOCS.get,
+      versioning: { kind: 'item', type: 'event', readable: (ctx) => ctx.record !== null && canReadEvent(ctx.viewer, ctx.record) && ctx.record.status !== 'trash' },
       handler: async (ctx) => {
         const record = await mustHave(ctx);
         if (!canReadEvent(ctx.viewer, record)) throw apiError('event-not-accessible');
@@ -229,6 +230,7 @@ function itemEndpoints(services: Services, addressing: { read: Args; write: Args
       args: addressing.read,
       permission: (ctx) => (ctx.record ? canDeletePost(ctx.viewer, 'tribe_events', ctx.record) : typeCan(ctx.viewer, 'delete', 'tribe_events')),
       docs: SINGLE_DOCS.delete,
+      precondition: { type: 'event' },
       handler: async (ctx) => {
         const record = await mustHave(ctx);
         if (record.status === 'trash') throw apiError('event-is-in-trash');
@@ -244,6 +246,7 @@ function itemEndpoints(services: Services, addressing: { read: Args; write: Args
         (ctx.record ? canEditPost(ctx.viewer, 'tribe_events', ctx.record) : typeCan(ctx.viewer, 'edit', 'tribe_events')) &&
         canAssignAuthor(ctx.viewer, 'tribe_events', ctx.args.author),
       docs: SINGLE_DOCS.post,
+      precondition: { type: 'event' },
       handler: async (ctx) => {
         const record = await mustHave(ctx);
         const updated = await events.update(ctx.viewer, record, writeInput(ctx.args, ctx.sent));
@@ -271,6 +274,7 @@ export function eventRoutes(services: Services): RouteDecl[] {
           '404': { description: 'The requested page was not found.' },
         },
       },
+      versioning: { kind: 'list' },
       handler: async (ctx) => {
         const a = ctx.args as EventListArgs;
         if ((a.geoloc_lat === undefined) !== (a.geoloc_lng === undefined)) {

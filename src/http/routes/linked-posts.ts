@@ -219,6 +219,7 @@ function linkedPostRoutes(services: Services, spec: KindSpec): RouteDecl[] {
       args: listArgs(services, spec, postType),
       permission: anyone,
       docs: d.list,
+      versioning: { kind: 'list' },
       handler: async (ctx) => {
         const a = ctx.args as LinkedListArgs;
         const page = await service.list(ctx.viewer, a, { dialect: services.store.dialect, maxPerPage: services.config.maxPerPage });
@@ -258,6 +259,7 @@ function linkedPostRoutes(services: Services, spec: KindSpec): RouteDecl[] {
         load,
         permission: anyone,
         docs: d.get,
+        versioning: { kind: 'item', type: kind, readable: (ctx) => ctx.record !== null && service.readableBy(ctx.record, ctx.viewer) },
         handler: async (ctx) => {
           const record = mustHave(ctx);
           if (!service.readableBy(record, ctx.viewer)) throw apiError(spec.notAccessible);
@@ -270,6 +272,7 @@ function linkedPostRoutes(services: Services, spec: KindSpec): RouteDecl[] {
         load,
         permission: (ctx) => (ctx.record ? canDeletePost(ctx.viewer, postType, ctx.record) : typeCan(ctx.viewer, 'delete', postType)),
         docs: d.delete,
+        precondition: { type: kind },
         handler: async (ctx) => {
           const record = mustHave(ctx);
           if (record.status === 'trash') throw apiError(spec.inTrash);
@@ -284,6 +287,7 @@ function linkedPostRoutes(services: Services, spec: KindSpec): RouteDecl[] {
         permission: (ctx) =>
           (ctx.record ? canEditPost(ctx.viewer, postType, ctx.record) : typeCan(ctx.viewer, 'edit', postType)) && canAssignAuthor(ctx.viewer, postType, ctx.args.author),
         docs: d.post,
+        precondition: { type: kind },
         handler: async (ctx) => {
           const record = mustHave(ctx);
           const input = writeInput(ctx.args, ctx.sent, pathArg);

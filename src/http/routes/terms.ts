@@ -191,6 +191,7 @@ function termRoutes(services: Services, spec: TaxonomyRoutes): RouteDecl[] {
       args: listArgs,
       permission: anyone,
       docs: d.list,
+      versioning: { kind: 'list' },
       handler: async (ctx) => {
         const a = ctx.args;
         const page = Number(a.page);
@@ -240,6 +241,7 @@ function termRoutes(services: Services, spec: TaxonomyRoutes): RouteDecl[] {
       load,
       permission: anyone,
       docs: d.get,
+      versioning: { kind: 'item', type: 'term', readable: (ctx) => ctx.record !== null },
       handler: async (ctx) => ({ body: single(ctx, mustHave(ctx)) }),
     }),
     endpoint<TermRow>({
@@ -248,6 +250,7 @@ function termRoutes(services: Services, spec: TaxonomyRoutes): RouteDecl[] {
       load,
       permission: mayManage,
       docs: d.post,
+      precondition: { type: 'term' },
       handler: async (ctx) => {
         const term = mustHave(ctx);
         refuseUndeclaredParent(ctx);
@@ -260,6 +263,7 @@ function termRoutes(services: Services, spec: TaxonomyRoutes): RouteDecl[] {
       load,
       permission: mayManage,
       docs: d.delete,
+      precondition: { type: 'term' },
       handler: async (ctx) => ({ body: toTermJson(await service.remove(mustHave(ctx)), ctx.links) }),
     }),
   ]);

@@ -96,7 +96,7 @@ function commonHeaders(req: FastifyRequest, discovery: Links, routeLink: unknown
     link: typeof routeLink === 'string' && routeLink !== '' && !routeLink.includes('rel="https://api.w.org/"') ? `${link}, ${routeLink}` : link,
     'x-robots-tag': 'noindex',
     'x-content-type-options': 'nosniff',
-    'access-control-expose-headers': 'X-WP-Total, X-WP-TotalPages, Link, X-TEC-Total, X-TEC-TotalPages',
+    'access-control-expose-headers': 'X-WP-Total, X-WP-TotalPages, Link, X-TEC-Total, X-TEC-TotalPages, X-Sync-Token, ETag',
     'access-control-allow-headers': 'Authorization, X-WP-Nonce, Content-Disposition, Content-MD5, Content-Type',
     // Answers may be compressed (gzip/brotli by Accept-Encoding), HEAD and small ones included in
     // the rule; API answers depend on the credentials sent (issue 11: shared caches keep them apart).

@@ -44,11 +44,20 @@ export interface EventChangeDetail {
   text: boolean;
 }
 
+/**
+ * The detail of a venue, organizer or term change (issue 11's sync tokens): a post's status and
+ * author before the write (null: it did not exist), a deleted term's taxonomy.
+ */
+export interface RecordChangeDetail {
+  before?: { status: string; author_id: number } | null;
+  taxonomy?: string;
+}
+
 interface Pending {
   type: RecordType;
   id: number;
   action: ChangeAction;
-  detail?: EventChangeDetail;
+  detail?: EventChangeDetail | RecordChangeDetail;
 }
 
 const pendingByTrx = new WeakMap<object, Map<string, Pending>>();
@@ -73,7 +82,7 @@ function pendingOf(db: Executor): Map<string, Pending> | undefined {
  * Note that a write touched a record. Outside a transaction the note is written at once (its own
  * sequence number); inside one it waits for `flushChanges`.
  */
-export async function noteChange(db: Executor, type: RecordType, id: number, action: ChangeAction, detail?: EventChangeDetail): Promise<void> {
+export async function noteChange(db: Executor, type: RecordType, id: number, action: ChangeAction, detail?: EventChangeDetail | RecordChangeDetail): Promise<void> {
   const pending = pendingOf(db);
   if (!pending) {
     await appendChanges(db, [{ type, id, action, ...(detail ? { detail } : {}) }]);
@@ -82,6 +91,8 @@ export async function noteChange(db: Executor, type: RecordType, id: number, act
   const key = `${type}:${id}`;
   const known = pending.get(key);
   if (!known) pending.set(key, { type, id, action, ...(detail ? { detail } : {}) });
+  // Venues, organizers, terms: a later note may bring the detail a first one lacked.
+  else if (!known.detail && detail && type !== 'event') known.detail = detail;
   // A record created in this transaction stays a create (unless deleted again); otherwise the
   // strongest action wins (update < trash < delete).
   else if (known.action === 'create' ? action === 'delete' : RANK[action] > RANK[known.action]) known.action = action;
@@ -100,7 +111,7 @@ export async function noteEventBefore(db: Executor, id: number, text = false, ac
   const pending = pendingOf(db);
   const known = pending?.get(`event:${id}`);
   if (known) {
-    if (text && known.detail) known.detail.text = true;
+    if (text && known.detail) (known.detail as EventChangeDetail).text = true;
     await noteChange(db, 'event', id, action);
     return;
   }
@@ -118,17 +129,21 @@ export async function notePostBefore(db: Executor, id: number, text: boolean, ac
     for (const type of ['event', 'venue', 'organizer'] as const) {
       const known = pending.get(`${type}:${id}`);
       if (known) {
-        if (text && known.detail) known.detail.text = true;
+        if (type === 'event' && text && known.detail) (known.detail as EventChangeDetail).text = true;
+        if (type !== 'event' && !known.detail && known.action !== 'create') {
+          const row = await db.selectFrom('posts').select(['status', 'author_id']).where('id', '=', id).executeTakeFirst();
+          if (row) known.detail = { before: { status: row.status, author_id: Number(row.author_id) } };
+        }
         await noteChange(db, type, id, action);
         return;
       }
     }
   }
-  const row = await db.selectFrom('posts').select('type').where('id', '=', id).executeTakeFirst();
+  const row = await db.selectFrom('posts').select(['type', 'status', 'author_id']).where('id', '=', id).executeTakeFirst();
   if (!row) return;
   const type = recordTypeOfPost(row.type);
   if (type === 'event') await noteEventBefore(db, id, text, action);
-  else await noteChange(db, type, id, action);
+  else await noteChange(db, type, id, action, { before: { status: row.status, author_id: Number(row.author_id) } });
 }
 
 /** Whether this record was created in this transaction (it has no links yet, nothing to replace). */

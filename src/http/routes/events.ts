@@ -19,6 +19,7 @@ import { isHttpUrl } from '../../domain/images.js';
 import { anyone, endpoint, optionalArgs, route, type Args, type EndpointContext, type EndpointDocs, type RouteDecl } from '../route.js';
 import { listUrls, listHeaders } from '../paging.js';
 import { idArg, isNonEmptyString, isStringValue, pageArg, perPageArg, slugArg } from './common.js';
+import { postTombstones, syncAnswer, syncTokenArg, syncTokenNow } from '../sync.js';
 
 /** The create args of an event, in the original's order. */
 export function eventWriteArgs(services: Services): Args {
@@ -152,6 +153,8 @@ function eventListArgs(services: Services): Args {
           detail: { code: 'event-tickets-not-active', message: 'Event Tickets plugin is not activated.', data: { status: 400 } },
         },
     },
+    // Ours (issue 11): incremental sync.
+    sync_token: syncTokenArg(),
   };
 }
 
@@ -281,11 +284,30 @@ export function eventRoutes(services: Services): RouteDecl[] {
           const missing = a.geoloc_lat === undefined ? 'geoloc_lat' : 'geoloc_lng';
           throw invalidParams({ [missing]: `${missing} must be given together with ${missing === 'geoloc_lat' ? 'geoloc_lng' : 'geoloc_lat'}.` });
         }
+        if (ctx.args.sync_token !== undefined) {
+          const filter = await events.syncFilter(ctx.viewer, a, ctx.sent);
+          return syncAnswer(ctx, {
+            type: 'event',
+            matching: filter.matching,
+            listed: filter.listed,
+            unknownShown: false,
+            tombstones: (ids) => postTombstones(services, ids),
+            represent: async (ids) => {
+              const records = (await Promise.all(ids.map((id) => events.findById(id)))).filter((r): r is EventRecord => r !== undefined);
+              const json = await events.represent(records, ctx.viewer, 'list', ctx.links);
+              return new Map(records.map((r, i) => [Number(r.id), json[i]!]));
+            },
+            body: (items, urls, total, totalPages) => ({ events: items, ...urls, total, total_pages: totalPages }),
+            restUrl: ctx.links.rest('events/'),
+            pageNotFound: 'event-archive-page-not-found',
+          });
+        }
+        const token = await syncTokenNow(services);
         const page = await events.list(ctx.viewer, a, ctx.links);
         const urls = listUrls(ctx.links.rest('events/'), page.query, appendedQuery(ctx), a.page, page.totalPages);
         return {
           body: { events: page.events, ...urls, total: page.total, total_pages: page.totalPages },
-          headers: listHeaders(page.total, page.totalPages, urls),
+          headers: { ...listHeaders(page.total, page.totalPages, urls), 'X-Sync-Token': token },
         };
       },
     }),

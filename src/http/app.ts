@@ -29,6 +29,9 @@ import { registerHealthRoutes } from './health.js';
 import { apiRoutes } from './routes/index.js';
 import { rootIndex, SITE_NAME } from './self-description.js';
 import { answerConditional, etagOfBody, registerConditional } from './conditional.js';
+import { ADMIN_NAMESPACE, adminRoutes } from './routes/admin-webhooks.js';
+import { createWebhookService, type WebhookService } from '../webhooks/service.js';
+import { pollIntervalMs, startWebhookWorker, type WebhookWorker } from '../webhooks/worker.js';
 import { jsonBody } from '../domain/serialized.js';
 import { sitePageHtml } from './site-page.js';
 
@@ -43,6 +46,10 @@ export interface BuiltApp {
   app: FastifyInstance;
   services: Services;
   store: Store;
+  /** Webhook endpoints and deliveries (issue 11). */
+  webhooks: WebhookService;
+  /** The background webhook worker (undefined when `webhooks: false`). */
+  webhookWorker?: WebhookWorker;
   /** Close the server and the store. */
   close(): Promise<void>;
 }
@@ -53,6 +60,8 @@ export interface BuildOptions {
   storeOptions?: OpenOptions;
   /** Fastify logger: true/false or options. */
   logger?: boolean | object;
+  /** Run the webhook worker (default true). */
+  webhooks?: boolean;
 }
 
 const QS_OPTIONS = { depth: 5, arrayLimit: 200, parameterLimit: 2000, allowDots: false } as const;
@@ -163,6 +172,16 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
   const app: FastifyInstance = Fastify(serverOptions);
   // CACHE_MAX_AGE for the conditional-request helpers (conditional.ts), plugins included.
   registerConditional(app, config.cacheMaxAge);
+  // Webhooks (issue 11): the service, and the background worker that delivers.
+  const webhooks = createWebhookService(services, config);
+  const webhookWorker = options.webhooks === false ? undefined : startWebhookWorker(webhooks, app.log, { pollMs: pollIntervalMs(config.webhooksRetrySchedule) });
+  if (webhookWorker) {
+    // A write answered here: deliver soon instead of at the next poll.
+    app.addHook('onResponse', async (req, reply) => {
+      if (req.method !== 'GET' && req.method !== 'HEAD' && req.method !== 'OPTIONS' && reply.statusCode < 400) webhookWorker.nudge();
+    });
+    app.addHook('onClose', async () => webhookWorker.stop());
+  }
   app.addHook('onRequest', async (req, reply) => {
     reply.header('x-request-id', req.id);
   });
@@ -291,6 +310,10 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
       return reply.code(200).header('content-type', 'application/json; charset=UTF-8').send(text);
     });
   }
+  // This service's own administration namespace (webhooks, issue 11), under every REST root.
+  const admin = adminRoutes(services, webhooks);
+  for (const root of roots) registerRoutes(app, admin, services, services.linksFor(root, ADMIN_NAMESPACE));
+
   // The site root: discovery (the Link header and <link>), unless the REST root is the site root.
   if (!roots.includes('')) {
     app.get('/', async (req, reply) => {
@@ -307,6 +330,8 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
     app,
     services,
     store,
+    webhooks,
+    ...(webhookWorker ? { webhookWorker } : {}),
     async close() {
       await app.close();
       await store.close();

@@ -12,10 +12,9 @@
  */
 import type { Services } from '../../domain/services.js';
 import { apiError } from '../../domain/errors.js';
-import { isPositiveInt, listToArray } from '../../domain/values.js';
+import { isPositiveInt } from '../../domain/values.js';
 import { EVENT_TYPES, type WebhookService } from '../../webhooks/service.js';
-import { isSecret } from '../../webhooks/send.js';
-import { checkTarget } from '../../webhooks/ssrf.js';
+import { checkEvents, checkSecret, checkUrl, eventList } from '../../webhooks/validate.js';
 import { endpoint, route, type ArgSpec, type EndpointContext, type RouteDecl } from '../route.js';
 import { listHeaders } from '../paging.js';
 import { docRoutes } from './doc.js';
@@ -27,49 +26,25 @@ export const ADMIN_NAMESPACE = 'calendar/admin/v1';
 
 const isAdministrator = (ctx: EndpointContext) => ctx.viewer.role === 'administrator';
 
-function eventsOf(value: unknown): string[] {
-  return listToArray(value).map((v) => String(v).trim()).filter((v) => v !== '');
-}
-
 export function adminRoutes(services: Services, webhooks: WebhookService): RouteDecl[] {
   const allowPrivate = services.config.webhooksAllowPrivate;
   const urlArg = (required: boolean): ArgSpec => ({
     type: 'string',
     description: 'Where deliveries are POSTed (http or https). Loopback, private and link-local targets are refused unless WEBHOOKS_ALLOW_PRIVATE=true.',
     required,
-    validate: async (v) => {
-      let url: URL;
-      try {
-        url = new URL(String(v));
-      } catch {
-        return 'Not an absolute URL.';
-      }
-      if (url.protocol !== 'http:' && url.protocol !== 'https:') return 'Only http and https URLs are allowed.';
-      if (url.username || url.password) return 'Credentials in the URL are not allowed.';
-      try {
-        await checkTarget(url, allowPrivate);
-      } catch (err) {
-        if ((err as { code?: string }).code === 'EWEBHOOKTARGET') return (err as Error).message;
-        // The name does not resolve now: accepted; every delivery checks again.
-      }
-      return true;
-    },
+    validate: (v) => checkUrl(v, allowPrivate),
   });
   const eventsArg: ArgSpec = {
     type: 'array',
     items: { type: 'string' },
     description: `Event types to deliver (${EVENT_TYPES.join(', ')}), or * (the default) for all`,
-    validate: (v) => {
-      const list = eventsOf(v);
-      const bad = list.filter((e) => e !== '*' && !EVENT_TYPES.includes(e));
-      return bad.length === 0 || `Unknown event types: ${bad.join(', ')}.`;
-    },
-    sanitize: (v) => eventsOf(v),
+    validate: checkEvents,
+    sanitize: eventList,
   };
   const secretArg: ArgSpec = {
     type: 'string',
     description: 'The signing secret in Standard Webhooks form (whsec_ and base64 of 24 to 64 bytes); generated when not given',
-    validate: (v) => isSecret(v) || 'The secret must be whsec_ followed by base64 of 24 to 64 bytes.',
+    validate: checkSecret,
   };
   const descriptionArg: ArgSpec = { type: 'string', description: 'A note for administrators' };
   const idArg: ArgSpec = { type: 'integer', description: 'The webhook endpoint ID', required: true, in: 'path' };

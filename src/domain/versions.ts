@@ -30,12 +30,16 @@ export interface DataPosition {
 export interface VersionService {
   /** This database's id (migration 007). */
   databaseId(): Promise<string>;
-  /** A record's version, kept until something it covers changes. */
-  of(type: VersionedType, id: number): Promise<RecordVersion>;
+  /**
+   * A record's version, kept until something it covers changes. `sync` (default): bring the change
+   * feed up to the database first; without, the version as the feed knows it (never newer than
+   * the database; cheaper on PostgreSQL, where a sync reads the counter).
+   */
+  of(type: VersionedType, id: number, sync?: boolean): Promise<RecordVersion>;
   /** Inside a write transaction: lock the record, then read its version. */
   locked(trx: Executor, type: VersionedType, id: number): Promise<RecordVersion>;
-  /** The position of the data as a whole (lists): brought up to date first. */
-  position(): Promise<DataPosition>;
+  /** The position of the data as a whole (lists): brought up to date first unless `sync` is false. */
+  position(sync?: boolean): Promise<DataPosition>;
 }
 
 export function createVersionService(store: Store): VersionService {
@@ -52,8 +56,8 @@ export function createVersionService(store: Store): VersionService {
       });
       return dbId;
     },
-    async of(type, id) {
-      const seq = await feed.sync();
+    async of(type, id, sync = true) {
+      const seq = sync || feed.seq() < 0 ? await feed.sync() : feed.seq();
       const key = `${type}:${id}`;
       const known = kept.get(key);
       if (known) return known;
@@ -68,8 +72,9 @@ export function createVersionService(store: Store): VersionService {
       }
       return recordVersion(trx, type, id);
     },
-    async position() {
-      const seq = await feed.sync();
+    async position(sync = true) {
+      // A feed that never synced has no number yet (PostgreSQL, first request): sync once.
+      const seq = sync || feed.seq() < 0 ? await feed.sync() : feed.seq();
       const revision = feed.revision();
       if (lastTime?.seq !== seq) lastTime = { seq, gmt: await changeTime(db, seq) };
       return { seq, revision, gmt: lastTime.gmt };

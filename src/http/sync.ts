@@ -24,9 +24,12 @@ export function syncTokenArg(): ArgSpec {
   };
 }
 
-/** The token of the data as it is now (read before the list's data). */
+/**
+ * The token of the data as the change feed knows it, read before the list's data: never newer than
+ * what the answer holds (a change between the two is reported again by the next sync, never lost).
+ */
 export async function syncTokenNow(services: Services): Promise<string> {
-  const [dbId, position] = await Promise.all([services.versions.databaseId(), services.versions.position()]);
+  const [dbId, position] = await Promise.all([services.versions.databaseId(), services.versions.position(false)]);
   return encodeSyncToken(dbId, position.seq, Date.now());
 }
 

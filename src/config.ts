@@ -63,6 +63,18 @@ export interface Config {
   requestTimeoutMs: number;
   /** Memory that list answers being built and sent may hold together (bytes); more waits its turn. */
   responseMemoryBytes: number;
+  /** `max-age` (seconds) of `Cache-Control: public` on anonymous GET answers (issue 11). */
+  cacheMaxAge: number;
+  /** How long sync tokens stay valid, in days (the change log keeps at least this much). */
+  syncHistoryDays: number;
+  /** Whether webhook targets may be on loopback, private or link-local addresses. */
+  webhooksAllowPrivate: boolean;
+  /** Delays (ms) before each retry of a failed webhook delivery. */
+  webhooksRetrySchedule: number[];
+  /** An endpoint failing this long (ms) without a success is disabled. */
+  webhooksDisableAfterMs: number;
+  /** Time limit (ms) of one webhook delivery attempt. */
+  webhooksTimeoutMs: number;
 }
 
 /** The namespace every route lives under. */
@@ -147,7 +159,34 @@ export const SETTINGS: Setting[] = [
     defaultText: '256',
     description: 'memory (MiB) that list answers being built and sent may hold together; further large lists wait their turn',
   },
+  { env: 'CACHE_MAX_AGE', flag: '--cache-max-age', key: 'cacheMaxAge', defaultText: '10', description: 'seconds anonymous GET answers may be cached (Cache-Control: public, max-age); 0 for revalidation every time' },
+  { env: 'SYNC_HISTORY_DAYS', flag: '--sync-history-days', key: 'syncHistoryDays', defaultText: '30', description: 'days a sync token stays valid (older ones answer 410 rest_sync_token_expired)' },
+  { env: 'WEBHOOKS_ALLOW_PRIVATE', flag: '--webhooks-allow-private', key: 'webhooksAllowPrivate', defaultText: 'false', description: 'allow webhook targets on loopback, private or link-local addresses (true/false)' },
+  {
+    env: 'WEBHOOKS_RETRY_SCHEDULE',
+    flag: '--webhooks-retry-schedule',
+    key: 'webhooksRetrySchedule',
+    defaultText: '5s,5m,30m,2h,5h,10h,10h',
+    description: 'delays before each retry of a failed webhook delivery (ms, s, m, h), comma-separated',
+  },
+  { env: 'WEBHOOKS_DISABLE_AFTER', flag: '--webhooks-disable-after', key: 'webhooksDisableAfterMs', defaultText: '24h', description: 'an endpoint failing this long without a success is disabled (ms, s, m, h)' },
+  { env: 'WEBHOOKS_TIMEOUT', flag: '--webhooks-timeout', key: 'webhooksTimeoutMs', defaultText: '10s', description: 'time limit of one webhook delivery attempt (ms, s, m, h)' },
 ];
+
+/** `500ms`, `5s`, `1.5m`, `2h` (a bare number is seconds) → milliseconds. */
+function durationMs(name: string, raw: string): number {
+  const m = /^\s*(\d+(?:\.\d+)?)\s*(ms|s|m|h)?\s*$/i.exec(raw);
+  const n = m ? Math.round(Number(m[1]) * ({ ms: 1, s: 1000, m: 60_000, h: 3_600_000 } as Record<string, number>)[(m[2] ?? 's').toLowerCase()]!) : NaN;
+  if (!Number.isFinite(n) || n < 1) throw new ConfigError(`${name} must be a duration such as 500ms, 5s, 5m or 2h, got "${raw}"`);
+  return n;
+}
+
+/** A positive decimal number (SYNC_HISTORY_DAYS). */
+function positiveNumber(name: string, raw: string): number {
+  const n = Number(raw);
+  if (!Number.isFinite(n) || n <= 0) throw new ConfigError(`${name} must be a positive number, got "${raw}"`);
+  return n;
+}
 
 /** pino's levels, and `silent`. */
 export const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'];
@@ -323,5 +362,15 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Part
     headersTimeoutMs,
     requestTimeoutMs,
     responseMemoryBytes: responseMemoryMb * 1024 * 1024,
+    cacheMaxAge: positiveInt('CACHE_MAX_AGE', pick('cacheMaxAge', 'CACHE_MAX_AGE') ?? '10'),
+    syncHistoryDays: positiveNumber('SYNC_HISTORY_DAYS', pick('syncHistoryDays', 'SYNC_HISTORY_DAYS') ?? '30'),
+    webhooksAllowPrivate: flag('WEBHOOKS_ALLOW_PRIVATE', pick('webhooksAllowPrivate', 'WEBHOOKS_ALLOW_PRIVATE'), false),
+    webhooksRetrySchedule: (pick('webhooksRetrySchedule', 'WEBHOOKS_RETRY_SCHEDULE') ?? '5s,5m,30m,2h,5h,10h,10h')
+      .split(',')
+      .map((p) => p.trim())
+      .filter((p) => p !== '')
+      .map((p) => durationMs('WEBHOOKS_RETRY_SCHEDULE', p)),
+    webhooksDisableAfterMs: durationMs('WEBHOOKS_DISABLE_AFTER', pick('webhooksDisableAfterMs', 'WEBHOOKS_DISABLE_AFTER') ?? '24h'),
+    webhooksTimeoutMs: durationMs('WEBHOOKS_TIMEOUT', pick('webhooksTimeoutMs', 'WEBHOOKS_TIMEOUT') ?? '10s'),
   };
 }

@@ -5,6 +5,7 @@
  *
  * @example await writeReport('bench/RESULTS.md', renderReport(run));
  */
+import type { WebhookRateRun } from './webhooks.js';
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import type { Machine } from './machine.js';
@@ -116,6 +117,8 @@ export interface SizeRun {
   underWrites: ChurnResult[];
   afterWrite: Partial<Record<StoreName, AfterWriteRun>>;
   propagation: Partial<Record<StoreName, PropagationRun>>;
+  /** issue 11: webhook deliveries per second */
+  webhooks?: Partial<Record<StoreName, WebhookRateRun>>;
   /** the writers' rate (creates per second) */
   writeRate?: number;
   /** the machine's 1-minute load average when this size started and ended (other work on it shows here) */
@@ -477,6 +480,16 @@ export function renderReport(run: BenchRun): string {
       );
       parts.push('');
       parts.push(propagationTable(size));
+    }
+    if (size.webhooks && Object.keys(size.webhooks).length) {
+      parts.push('');
+      parts.push('Webhook deliveries (issue 11): one endpoint (a local receiver answering 204) for `event.created`; events created by four clients as fast as the API answers; deliveries per second from the first create to the last delivery, and the delay from a create\'s 201 to its delivery (ms):');
+      parts.push('');
+      parts.push('| store | events | delivered | seconds | deliveries/s | p50 | p90 | max | note |');
+      parts.push('|---|---|---|---|---|---|---|---|---|');
+      for (const [store, w] of Object.entries(size.webhooks) as Array<[StoreName, WebhookRateRun]>) {
+        parts.push(`| ${store} | ${w.events} | ${w.deliveries} | ${w.seconds.toFixed(1)} | ${w.rate.toFixed(1)} | ${ms(w.p50)} | ${ms(w.p90)} | ${ms(w.max)} | ${w.error ?? ''} |`);
+      }
     }
   }
   return parts.join('\n');

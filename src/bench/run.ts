@@ -17,6 +17,7 @@
  *   BENCH_WRITE_RATE     creates per second of the writer in the reads-under-writes scenarios (20)
  *   BENCH_ROUNDS         repetitions of after-write and propagation (30; each also stops after BENCH_DURATION s, at least 3)
  *   BENCH_POLL_MS        propagation: pause between polls of instance B (2 ms)
+ *   BENCH_WEBHOOK_EVENTS webhooks: events created (one delivery each) to measure the delivery rate (500)
  *   BENCH_PAIRED=0       reads under writes: compare with the read-only scenario's figure instead of a
  *                        read-only run right before on the same instance (saves one measurement each)
  *   BENCH_STORES         sqlite,postgres (default: sqlite, plus postgres when its URL is set)
@@ -36,7 +37,8 @@ import { describeMachine } from './machine.js';
 import { measure, type LoadResult, type LoadSpec } from './load.js';
 import { BASELINE_PATH, CLI_PATH, runNode, sampleProcess, startChild, rssOf, type Child } from './processes.js';
 import { renderReport, writeReport, type BenchRun, type ChurnResult, type Dataset, type ScenarioResult, type SizeRun, type StoreName } from './report.js';
-import { AFTER_WRITE_KEY, CHURN_SCENARIOS, PROPAGATION_KEY, SCENARIOS, discover, scenarioUrl, selectKeys, type ChurnScenario, type Scenario, type ScenarioContext } from './scenarios.js';
+import { AFTER_WRITE_KEY, CHURN_SCENARIOS, PROPAGATION_KEY, SCENARIOS, WEBHOOKS_KEY, discover, scenarioUrl, selectKeys, type ChurnScenario, type Scenario, type ScenarioContext } from './scenarios.js';
+import { webhookRate } from './webhooks.js';
 import { coldPairs, firstReadAfterWrite, propagation, quantile, readOnly, readPath, readsUnderWrites, settle } from './churn.js';
 
 const env = process.env;
@@ -50,6 +52,7 @@ const ONLY = selectKeys(env.BENCH_SCENARIOS);
 const WRITE_RATE = Number(env.BENCH_WRITE_RATE ?? 20);
 const ROUNDS = Number(env.BENCH_ROUNDS ?? 30);
 const POLL_MS = Number(env.BENCH_POLL_MS ?? 2);
+const WEBHOOK_EVENTS = Number(env.BENCH_WEBHOOK_EVENTS ?? 500);
 const PAIRED = env.BENCH_PAIRED !== '0';
 const DATA_DIR = resolve(env.BENCH_DATA_DIR ?? 'data/bench');
 const NODE_ARGS = (env.BENCH_NODE_ARGS ?? '').split(' ').filter(Boolean);
@@ -58,7 +61,8 @@ const ADMIN = { login: 'bench-admin', password: 'bench-admin-password' };
 /** unique per run: two benchmarks may share one PostgreSQL server */
 const PG_DATABASE = `events_bench_${process.pid}`;
 // Rate limiting off: the load comes from one address, far above any per-client limit.
-const SERVER_ENV = { LOG_LEVEL: 'warn', RATE_LIMIT_MAX: '0', CALENDAR_TIMEZONE: 'UTC', CALENDAR_ADMIN_USER: ADMIN.login, CALENDAR_ADMIN_PASSWORD: ADMIN.password };
+// WEBHOOKS_ALLOW_PRIVATE: the webhook measurement's receiver listens on 127.0.0.1.
+const SERVER_ENV = { LOG_LEVEL: 'warn', RATE_LIMIT_MAX: '0', CALENDAR_TIMEZONE: 'UTC', CALENDAR_ADMIN_USER: ADMIN.login, CALENDAR_ADMIN_PASSWORD: ADMIN.password, WEBHOOKS_ALLOW_PRIVATE: 'true' };
 
 const scenarios = SCENARIOS.filter((s) => ONLY.has(s.key));
 const log = (line: string) => console.log(line);
@@ -141,7 +145,7 @@ async function prepare(store: StoreName, events: number): Promise<{ url: string;
 }
 
 function serviceSpec(s: Scenario, ctx: ScenarioContext): Omit<LoadSpec, 'connections' | 'seconds' | 'warmupSeconds'> {
-  return { url: scenarioUrl(s.path(ctx), ctx), method: s.method, headers: s.headers?.(ctx), body: s.body?.(ctx) };
+  return { url: scenarioUrl(s.path(ctx), ctx), method: s.method, headers: s.headers?.(ctx), body: s.body?.(ctx), ...(s.expectStatus !== undefined ? { expectStatus: s.expectStatus } : {}) };
 }
 
 /** One load scenario: probe, measure with autocannon, and the baseline with the same body. */
@@ -159,7 +163,7 @@ async function runLoadScenario(s: Scenario, ctx: ScenarioContext, store: StoreNa
     log(`  ${store} ${s.key}: n/a (404 rest_no_route)`);
     return;
   }
-  if (probe.status >= 300) {
+  if (probe.status >= 300 && probe.status !== s.expectStatus) {
     result.status = 'error';
     result.note = `HTTP ${probe.status}`;
     log(`  ${store} ${s.key}: HTTP ${probe.status} ${text.slice(0, 300)}`);
@@ -177,10 +181,12 @@ async function runLoadScenario(s: Scenario, ctx: ScenarioContext, store: StoreNa
   // CPU is measured over warm-up + run; so is the wall time.
   if (cpu.cpuSeconds !== null) result.serverCores = cpu.cpuSeconds / wall;
   if (result.service.non2xx || result.service.errors) result.note = `${result.service.non2xx} non-2xx, ${result.service.errors} errors`;
+  if (s.expectStatus !== undefined) result.note = `answers ${s.expectStatus}${result.note ? `; ${result.note}` : ''}`;
 
   const key = `${size.events}:${s.key}`;
-  // The baseline answers JSON: HTML pages are compared with the API's answers instead (report.ts).
-  if (baseline && String(probe.headers.get('content-type')).startsWith('application/json')) {
+  // The baseline answers JSON: HTML pages are compared with the API's answers instead (report.ts);
+  // 304 scenarios have no body to compare.
+  if (baseline && s.expectStatus === undefined && String(probe.headers.get('content-type')).startsWith('application/json')) {
     const put = await fetch(`${baseline.origin}/__body/${s.key}`, {
       method: 'PUT',
       headers: { 'content-type': 'application/json' },
@@ -291,6 +297,15 @@ async function runScenarios(
   }
 
   for (const s of scenarios.filter((x) => x.kind === 'write')) await runLoadScenario(s, ctx, store, server, baseline, baselines, size);
+
+  if (ONLY.has(WEBHOOKS_KEY)) {
+    const w = await webhookRate(ctx, WEBHOOK_EVENTS, Math.max(SECONDS * 3, 10));
+    (size.webhooks ??= {})[store] = w;
+    log(
+      `  ${store} webhooks: ${w.deliveries}/${w.events} deliveries in ${w.seconds.toFixed(1)} s = ${w.rate.toFixed(1)}/s; create -> delivery p50 ${fmtMs(w.p50)} p90 ${fmtMs(w.p90)} max ${fmtMs(w.max)} ms` +
+        (w.error ? `  [${w.error}]` : ''),
+    );
+  }
 }
 
 /** Events in the default list now (X-TEC-Total). */

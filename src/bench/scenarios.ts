@@ -29,6 +29,9 @@ export interface ScenarioContext {
   filterCategoryId: number | null;
   /** events in the default list when discovered (X-TEC-Total) */
   listTotal: number;
+  /** ETags of the single event and of the default list when discovered (issue 11) */
+  singleEtag: string | null;
+  listEtag: string | null;
 }
 
 export interface Scenario {
@@ -41,6 +44,8 @@ export interface Scenario {
   headers?(ctx: ScenarioContext): Record<string, string>;
   /** a body per request */
   body?(ctx: ScenarioContext): () => string;
+  /** the answer expected when it is not a 2xx (conditional GETs: 304; no baseline then) */
+  expectStatus?: number;
 }
 
 export const FILTER = { category: 'music', search: 'jazz' } as const;
@@ -58,6 +63,9 @@ export const SCENARIOS: Scenario[] = [
   // Issue 10: the pages against the API's single event and list of the same run (target: within 2x).
   { key: 'page-event', label: 'event page (HTML, /event/{slug}/)', kind: 'read', method: 'GET', path: (c) => `${c.origin}/event/${encodeURIComponent(c.eventSlug)}/` },
   { key: 'page-list', label: 'list page (HTML, /events/, 10 events)', kind: 'read', method: 'GET', path: (c) => `${c.origin}/events/` },
+  // Issue 11: a conditional GET answered 304 (the client has the current version).
+  { key: 'single-304', label: 'single event, If-None-Match current (304)', kind: 'read', method: 'GET', path: (c) => `/events/${c.eventId}`, headers: (c) => ({ 'if-none-match': c.singleEtag ?? '' }), expectStatus: 304 },
+  { key: 'list-304', label: 'event list, If-None-Match current (304)', kind: 'read', method: 'GET', path: () => '/events', headers: (c) => ({ 'if-none-match': c.listEtag ?? '' }), expectStatus: 304 },
   { key: 'venues', label: 'venue list', kind: 'read', method: 'GET', path: () => '/venues' },
   { key: 'organizers', label: 'organizer list', kind: 'read', method: 'GET', path: () => '/organizers' },
   { key: 'categories', label: 'category list', kind: 'read', method: 'GET', path: () => '/categories' },
@@ -111,12 +119,15 @@ export type ChurnScenario = (typeof CHURN_SCENARIOS)[number];
 /** first read after a write (repeated), and the visibility delay between two instances */
 export const AFTER_WRITE_KEY = 'after-write';
 export const PROPAGATION_KEY = 'propagation';
+/** issue 11: webhook deliveries per second */
+export const WEBHOOKS_KEY = 'webhooks';
 
 export const SCENARIO_GROUPS: Record<string, string[]> = {
   pages: ['single', 'list', 'page-event', 'page-list'],
   'under-writes': ['single-under-writes', 'list-under-writes', 'filtered-under-writes'],
   'two-instances': [PROPAGATION_KEY, 'single-under-writes-b', 'list-under-writes-b', 'filtered-under-writes-b'],
   issue9: [...CHURN_SCENARIOS.map((c) => c.key), AFTER_WRITE_KEY, PROPAGATION_KEY, 'create'],
+  issue11: ['single', 'list', 'single-304', 'list-304', WEBHOOKS_KEY],
 };
 
 /** The URL of a scenario's path: under the namespace, unless it is absolute (the pages). */
@@ -125,7 +136,7 @@ export function scenarioUrl(path: string, ctx: ScenarioContext): string {
 }
 
 /** Every key BENCH_SCENARIOS accepts. */
-export const ALL_KEYS = [...SCENARIOS.map((s) => s.key), ...CHURN_SCENARIOS.map((c) => c.key), AFTER_WRITE_KEY, PROPAGATION_KEY];
+export const ALL_KEYS = [...SCENARIOS.map((s) => s.key), ...CHURN_SCENARIOS.map((c) => c.key), AFTER_WRITE_KEY, PROPAGATION_KEY, WEBHOOKS_KEY];
 
 /** Expand BENCH_SCENARIOS (keys and group names) to keys; unknown names are an error. */
 export function selectKeys(spec: string | undefined): Set<string> {
@@ -185,6 +196,10 @@ export async function discover(base: string, authorization: string): Promise<Sce
   const cats = await fetch(`${base}/categories?per_page=100`);
   const catList = cats.status === 200 ? ((await cats.json()) as { categories?: Array<{ id: number; slug: string }> }).categories ?? [] : [];
   const filterCategory = catList.find((t) => t.slug === FILTER.category);
+  const single = await fetch(`${base}/events/${rich.id}`);
+  await single.arrayBuffer();
+  const listAgain = await fetch(`${base}/events`);
+  await listAgain.arrayBuffer();
   return {
     base,
     origin: new URL(base).origin,
@@ -199,5 +214,7 @@ export async function discover(base: string, authorization: string): Promise<Sce
     in90Days: ymd(new Date(now.getTime() + 90 * 86_400_000)),
     filterCategoryId: filterCategory?.id ?? null,
     listTotal: Number(res.headers.get('x-tec-total') ?? 0),
+    singleEtag: single.headers.get('etag'),
+    listEtag: listAgain.headers.get('etag'),
   };
 }

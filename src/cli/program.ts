@@ -1,5 +1,5 @@
 /**
- * The `events-calendar` command: serve, migrate, refresh, users, app-passwords, seed, backup, import, export (loaded
+ * The `events-calendar` command: serve, migrate, refresh, users, app-passwords, webhooks, seed, backup, import, export (loaded
  * by `main.ts` once the Node.js version is known to be supported).
  * Every command works on the database named by DATABASE_URL (or --database-url); changes to users
  * and application passwords take effect on a running server at once (it reads them per request).
@@ -19,6 +19,9 @@ import { registerSeedCommand } from './seed.js';
 import { registerBackupCommand } from './backup.js';
 import { registerImportCommands } from './import.js';
 import { passwordFrom } from './password-input.js';
+import { createServices } from '../domain/services.js';
+import { createWebhookService, type WebhookService } from '../webhooks/service.js';
+import { checkEvents, checkSecret, checkUrl, eventList } from '../webhooks/validate.js';
 
 type Overrides = Partial<Record<keyof Config, string>>;
 
@@ -174,6 +177,74 @@ withSettings(apps.command('revoke <login> <uuid-or-name>').description('revoke a
   async (login: string, which: string, opts) => {
     await withUsers(opts, (u) => u.revokeAppPassword(login, which));
     console.log(`revoked ${which}`);
+  },
+);
+
+const hooks = program.command('webhooks').description('manage webhook endpoints and their deliveries (a running server delivers; see the README)');
+async function withWebhooks<T>(opts: Record<string, unknown>, fn: (webhooks: WebhookService, config: Config) => Promise<T>): Promise<T> {
+  const config = loadConfig(process.env, overridesOf(opts));
+  const store = await openStore(config.databaseUrl);
+  try {
+    return await fn(createWebhookService(createServices(config, store), config), config);
+  } finally {
+    await store.close();
+  }
+}
+/** Refuse an input problem (exit code 2). */
+function refuse(check: true | string, what: string): void {
+  if (check !== true) throw new UserError(`${what}: ${check}`);
+}
+withSettings(
+  hooks
+    .command('add <url>')
+    .description('add an endpoint; prints its id and secret')
+    .option('--events <types>', 'comma-separated event types (event.created, venue.updated, tag.deleted, …) or * (default)')
+    .option('--secret <whsec>', 'the signing secret (whsec_…); generated when not given')
+    .option('--description <text>', 'a note'),
+  ['databaseUrl', 'webhooksAllowPrivate'],
+).action(async (url: string, opts) => {
+  const made = await withWebhooks(opts, async (webhooks, config) => {
+    refuse(await checkUrl(url, config.webhooksAllowPrivate), 'url');
+    if (opts.events !== undefined) refuse(checkEvents(opts.events), '--events');
+    if (opts.secret !== undefined) refuse(checkSecret(opts.secret), '--secret');
+    return webhooks.create({ url, events: opts.events === undefined ? undefined : eventList(opts.events), secret: opts.secret, description: opts.description });
+  });
+  console.log(`added endpoint ${made.id}: ${made.url} (${made.events.join(',')})`);
+  console.log(`secret: ${made.secret}`);
+});
+withSettings(hooks.command('list').description('list endpoints'), ['databaseUrl']).action(async (opts) => {
+  const rows = await withWebhooks(opts, (w) => w.list());
+  if (!rows.length) console.log('no webhook endpoints');
+  for (const r of rows) console.log(`${String(r.id).padStart(5)}  ${r.enabled ? 'enabled ' : 'disabled'}  ${r.url}  ${r.events.join(',')}${r.description ? `  (${r.description})` : ''}${r.disabled_reason ? `  [${r.disabled_reason}]` : ''}`);
+});
+withSettings(hooks.command('remove <id>').description('remove an endpoint, its deliveries and their log'), ['databaseUrl']).action(async (id: string, opts) => {
+  const gone = await withWebhooks(opts, (w) => w.remove(Number(id)));
+  if (!gone) throw new UserError(`no webhook endpoint ${id}`);
+  console.log(`removed endpoint ${id}`);
+});
+withSettings(
+  hooks
+    .command('deliveries <id>')
+    .description("an endpoint's deliveries, newest first, with every attempt")
+    .option('--status <status>', 'pending, succeeded or failed')
+    .option('--limit <n>', 'how many', '20'),
+  ['databaseUrl'],
+).action(async (id: string, opts) => {
+  const { items, total } = await withWebhooks(opts, async (w) => {
+    if (!(await w.get(Number(id)))) throw new UserError(`no webhook endpoint ${id}`);
+    return w.deliveries(Number(id), { status: opts.status, limit: Number(opts.limit) || 20 });
+  });
+  console.log(`${total} deliveries`);
+  for (const d of items) {
+    console.log(`${d.id}  ${d.type.padEnd(18)} ${d.status.padEnd(9)} attempts ${d.attempts}${d.next_attempt ? `  next ${d.next_attempt}` : ''}`);
+    for (const a of d.log) console.log(`    ${a.time}  ${a.outcome.padEnd(9)} ${a.response_code ?? '-'}  ${a.duration_ms} ms${a.error ? `  ${a.error}` : ''}`);
+  }
+});
+withSettings(hooks.command('redeliver <id> <delivery>').description('send a delivery again (a running server sends it at once)'), ['databaseUrl']).action(
+  async (id: string, delivery: string, opts) => {
+    const again = await withWebhooks(opts, (w) => w.redeliver(Number(id), delivery));
+    if (!again) throw new UserError(`no delivery ${delivery} for endpoint ${id}`);
+    console.log(`delivery ${delivery} is pending again`);
   },
 );
 

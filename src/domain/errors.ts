@@ -71,6 +71,11 @@ export const ERRORS = {
   rest_database_busy: [503, 'The database is busy. Please try again shortly.'],
   rest_database_read_only: [503, 'The database is read-only at the moment; nothing was changed.'],
   rest_database_full: [507, 'The database has run out of space; nothing was changed.'],
+  // Issue 11 (ours): conditional writes and sync tokens.
+  rest_precondition_failed: [412, 'The record has changed since the version given in If-Match or If-Unmodified-Since; nothing was changed. Read it again.'],
+  rest_sync_token_expired: [410, 'The sync token is invalid, from another database, or older than the kept history; do a full sync without sync_token.'],
+  rest_webhook_not_found: [404, 'No webhook endpoint with this ID.'],
+  rest_webhook_delivery_not_found: [404, 'No delivery with this ID for this webhook endpoint.'],
 } as const satisfies Record<string, readonly [number, string]>;
 
 export type ErrorCode = keyof typeof ERRORS;

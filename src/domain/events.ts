@@ -36,6 +36,7 @@ import { isEmptyValue, listToArray } from './values.js';
 import { isCreatedHere, writeTransaction } from '../store/changes.js';
 import { keptCountersOf } from '../metrics.js';
 import { postTextLength } from '../store/sizes.js';
+import type { ListingState } from '../store/changes.js';
 
 export const ZERO_DATE = '0000-00-00 00:00:00';
 
@@ -163,6 +164,12 @@ export interface EventService {
   list(viewer: Viewer, args: EventListArgs, links: Links, reserve?: (bytes: number) => Promise<void>): Promise<EventPage>;
   /** The declared defaults of the list's date window, computed now (for args and the index). */
   defaultWindow(): { start: string; end: string };
+  /**
+   * Sync tokens (issue 11): the list's filter for these arguments without the default date window
+   * (explicit `start_date`/`end_date` still apply), as the ids of `ids` it shows now, and a test of
+   * an earlier listing state (undefined: cannot tell, e.g. a search over text not kept).
+   */
+  syncFilter(viewer: Viewer, args: EventListArgs, sent: ReadonlySet<string>): Promise<{ matching(ids: number[]): Promise<Set<number>>; listed(state: ListingState): boolean | undefined }>;
 }
 
 export function createEventService(deps: EventServiceDeps): EventService {
@@ -596,6 +603,35 @@ export function createEventService(deps: EventServiceDeps): EventService {
         windowMemo = { second, start: toWallTime(start), end: toWallTime(end) };
       }
       return { start: windowMemo.start, end: windowMemo.end };
+    },
+
+    async syncFilter(viewer, args, sent) {
+      const scope = listScope(viewer, 'tribe_events', args.status);
+      const filter: EventListFilter = { statuses: scope.statuses, order: 'date' };
+      if (scope.onlyPublishedOrAuthor !== undefined) filter.onlyPublishedOrAuthor = scope.onlyPublishedOrAuthor;
+      if (sent.has('start_date') && args.start_date !== undefined) filter.startFrom = startOfDay(toWallTime(parseIn('start_date', args.start_date, siteTimezone)));
+      if (sent.has('end_date') && args.end_date !== undefined) filter.endUntil = endOfDay(toWallTime(parseIn('end_date', args.end_date, siteTimezone)));
+      if (args.search !== undefined) filter.searchWords = searchWords(args.search);
+      if (args.categories !== undefined) filter.categoryIds = await deps.categories.filterIds(args.categories);
+      if (args.tags !== undefined) filter.tagIds = await deps.tags.filterIds(args.tags);
+      if (args.venue !== undefined) filter.venueIds = listToArray(args.venue).map(Number);
+      if (args.organizer !== undefined) filter.organizerIds = listToArray(args.organizer).map(Number);
+      if (args.featured !== undefined) filter.featured = args.featured;
+      if (args.post_parent !== undefined) filter.postParent = args.post_parent;
+      if (args.include) filter.include = args.include;
+      return {
+        async matching(ids) {
+          const wanted = args.include ? ids.filter((id) => args.include!.includes(id)) : ids;
+          const out = new Set<number>();
+          for (let i = 0; i < wanted.length; i += 500) {
+            const chunk = wanted.slice(i, i + 500);
+            const found = await eventsStore.findEventPageIds(db, store.dialect, { ...filter, include: chunk }, { limit: chunk.length, offset: 0 });
+            for (const id of found.ids) out.add(Number(id));
+          }
+          return out;
+        },
+        listed: (state) => eventsStore.matchesFilter(filter, state, undefined, store.dialect),
+      };
     },
 
     async list(viewer, args, links, reserve) {

@@ -52,6 +52,8 @@ export interface LinkedListArgs {
   has_events?: unknown;
   only_with_upcoming?: unknown;
   status?: string[];
+  /** only these ids (not a request argument: sync tokens, issue 11) */
+  ids?: number[];
 }
 
 /** A list page: the records, the totals, and the effective query for rest_url. */
@@ -327,6 +329,7 @@ export function createLinkedPostService(db: Executor, kind: LinkedKind, images: 
         if (fragments.length) filter.searchFragments = fragments;
       }
       if (args.event !== undefined) filter.eventId = args.event;
+      if (args.ids !== undefined) filter.ids = args.ids;
       if (args.has_events !== undefined && args.has_events !== null) {
         filter.hasEvents = { value: isTruthy(args.has_events), events: { statuses: HAS_EVENTS_STATUSES } };
       }

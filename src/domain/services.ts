@@ -17,6 +17,7 @@ import { createLinkedPostService, type Clock, type LinkedPostService } from './l
 import { createLinks, type Links } from './links.js';
 import { createTermService, type TermService } from './terms.js';
 import { createUserService, type UserService } from './users.js';
+import { createVersionService, type VersionService } from './versions.js';
 
 export interface Services {
   config: Config;
@@ -38,6 +39,8 @@ export interface Services {
   events: EventService;
   /** The memory bound of list answers being built and sent (RESPONSE_MEMORY_MB). */
   answers: AnswerBudget;
+  /** Versions of records and of the data (ETags, sync tokens; issue 11). */
+  versions: VersionService;
 }
 
 export function createServices(config: Config, store: Store): Services {
@@ -70,5 +73,5 @@ export function createServices(config: Config, store: Store): Services {
     tags,
   });
   const answers = createAnswerBudget(config.responseMemoryBytes);
-  return { config, store, links, linksFor, clock, users: createUserService(store), images, venues, organizers, categories, tags, events, answers };
+  return { config, store, links, linksFor, clock, users: createUserService(store), images, venues, organizers, categories, tags, events, answers, versions: createVersionService(store) };
 }

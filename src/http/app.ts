@@ -29,6 +29,11 @@ import { registerHealthRoutes } from './health.js';
 import { BODY_LIMIT, clientErrorHandler, frameworkErrorHandler, MAX_PARAM_LENGTH, requestErrorOf } from './hostile-input.js';
 import { apiRoutes } from './routes/index.js';
 import { rootIndex } from './self-description.js';
+import { answerConditional, etagOfBody, registerConditional } from './conditional.js';
+import { ADMIN_NAMESPACE, adminRoutes } from './routes/admin-webhooks.js';
+import { createWebhookService, type WebhookService } from '../webhooks/service.js';
+import { pollIntervalMs, startWebhookWorker, type WebhookWorker } from '../webhooks/worker.js';
+import { jsonBody } from '../domain/serialized.js';
 import { sitePageHtml } from './site-page.js';
 import { registerCalendarPages } from '../pages/routes.js';
 
@@ -43,6 +48,10 @@ export interface BuiltApp {
   app: FastifyInstance;
   services: Services;
   store: Store;
+  /** Webhook endpoints and deliveries (issue 11). */
+  webhooks: WebhookService;
+  /** The background webhook worker (undefined when `webhooks: false`). */
+  webhookWorker?: WebhookWorker;
   /** Stop the server, then close the store; `progress` hears each step as it starts. */
   close(progress?: (step: string) => void): Promise<void>;
 }
@@ -53,6 +62,8 @@ export interface BuildOptions {
   storeOptions?: OpenOptions;
   /** Fastify logger: true/false or options. */
   logger?: boolean | object;
+  /** Run the webhook worker (default true). */
+  webhooks?: boolean;
 }
 
 const QS_OPTIONS = { depth: 5, arrayLimit: 200, parameterLimit: 2000, allowDots: false } as const;
@@ -96,14 +107,15 @@ function commonHeaders(req: FastifyRequest, discovery: Links, routeLink: unknown
     link: typeof routeLink === 'string' && routeLink !== '' && !routeLink.includes('rel="https://api.w.org/"') ? `${link}, ${routeLink}` : link,
     'x-robots-tag': 'noindex',
     'x-content-type-options': 'nosniff',
-    'access-control-expose-headers': 'X-WP-Total, X-WP-TotalPages, Link, X-TEC-Total, X-TEC-TotalPages',
+    'access-control-expose-headers': 'X-WP-Total, X-WP-TotalPages, Link, X-TEC-Total, X-TEC-TotalPages, X-Sync-Token, ETag',
     'access-control-allow-headers': 'Authorization, X-WP-Nonce, Content-Disposition, Content-MD5, Content-Type',
-    // Answers may be compressed (gzip/brotli by Accept-Encoding), HEAD and small ones included in the rule.
-    vary: 'Origin, accept-encoding',
+    // Answers may be compressed (gzip/brotli by Accept-Encoding), HEAD and small ones included in
+    // the rule; API answers depend on the credentials sent (issue 11: shared caches keep them apart).
+    vary: 'Origin, accept-encoding, Authorization',
   };
   if (req.viewer && req.viewer.id > 0) {
     headers.expires = 'Wed, 11 Jan 1984 05:00:00 GMT';
-    headers['cache-control'] = 'no-cache, must-revalidate, max-age=0';
+    headers['cache-control'] = 'private, no-cache, must-revalidate, max-age=0';
   }
   const origin = req.headers.origin;
   // CORS_ORIGINS: any origin by default (reflected, with credentials, as WordPress does), else only those listed.
@@ -168,6 +180,18 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
     },
   };
   const app: FastifyInstance = Fastify(serverOptions);
+  // CACHE_MAX_AGE for the conditional-request helpers (conditional.ts), plugins included.
+  registerConditional(app, config.cacheMaxAge);
+  // Webhooks (issue 11): the service, and the background worker that delivers.
+  const webhooks = createWebhookService(services, config);
+  const webhookWorker = options.webhooks === false ? undefined : startWebhookWorker(webhooks, app.log, { pollMs: pollIntervalMs(config.webhooksRetrySchedule) });
+  if (webhookWorker) {
+    // A write answered here: deliver soon instead of at the next poll.
+    app.addHook('onResponse', async (req, reply) => {
+      if (req.method !== 'GET' && req.method !== 'HEAD' && req.method !== 'OPTIONS' && reply.statusCode < 400) webhookWorker.nudge();
+    });
+    app.addHook('onClose', async () => webhookWorker.stop());
+  }
   app.addHook('onRequest', async (req, reply) => {
     reply.header('x-request-id', req.id);
   });
@@ -290,9 +314,15 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
     for (const links of linksOfRoot) registerRoutes(app, routes, services, links);
     app.get(root === '' ? '/' : root, async (req, reply) => {
       req.apiLinks = linksOfRoot[0];
-      return sendJson(reply.header('allow', 'GET'), 200, rootIndex(routes, services, linksOfRoot));
+      const text = jsonBody(rootIndex(routes, services, linksOfRoot));
+      if (answerConditional(req, reply.header('allow', 'GET'), { etag: etagOfBody(text), private: req.viewer !== undefined && req.viewer.id > 0 })) return reply;
+      return reply.code(200).header('content-type', 'application/json; charset=UTF-8').send(text);
     });
   }
+  // This service's own administration namespace (webhooks, issue 11), under every REST root.
+  const admin = adminRoutes(services, webhooks);
+  for (const root of roots) registerRoutes(app, admin, services, services.linksFor(root, ADMIN_NAMESPACE));
+
   // The site root: discovery (the Link header and <link>), unless the REST root is the site root.
   if (!roots.includes('')) {
     app.get('/', async (req, reply) => {
@@ -311,6 +341,8 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
     app,
     services,
     store,
+    webhooks,
+    ...(webhookWorker ? { webhookWorker } : {}),
     async close(progress?: (step: string) => void) {
       await app.close();
       progress?.('closing the database');

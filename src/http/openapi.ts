@@ -235,6 +235,10 @@ const TOTAL_HEADERS: Json = {
       'The REST root (rel="https://api.w.org/"), and the previous (rel="prev") and next (rel="next") pages when they exist, keeping every query argument',
     schema: { type: 'string' },
   },
+  'X-Sync-Token': {
+    description: 'The position in the change log at the moment of the read: pass it as sync_token to get only what changed since (ours, issue 11)',
+    schema: { type: 'string' },
+  },
 };
 
 /** '/events/{id}' stays; '' (the namespace itself) becomes '/'. */

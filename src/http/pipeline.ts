@@ -14,10 +14,14 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Links } from '../domain/links.js';
 import type { Services } from '../domain/services.js';
-import { ApiError, forbidden, invalidParams, missingParams, type ParamFailure } from '../domain/errors.js';
+import { ApiError, apiError, forbidden, invalidParams, missingParams, type ParamFailure } from '../domain/errors.js';
 import { ANONYMOUS, isAuthenticated, type Viewer } from '../domain/permissions.js';
 import { jsonBody } from '../domain/serialized.js';
 import { coerceType } from './coerce.js';
+import { answerConditional, etagOfBody, hasPreconditions, isNotModified, preconditionsHold, type Validators } from './conditional.js';
+import { itemValidators, listValidators, recordIdOf, tagNamesVersion } from './versioning.js';
+import { withWriteGuard } from '../store/changes.js';
+import type { Executor } from '../store/schema.js';
 import { defaultValue, fastifyPattern, routeMethods, type Endpoint, type EndpointContext, type Method, type RouteDecl } from './route.js';
 import { routeIndexEntry } from './self-description.js';
 
@@ -209,13 +213,34 @@ export function registerRoutes(app: FastifyInstance, routes: RouteDecl[], servic
         releases.push(await services.answers.acquire(bytes));
       };
       const base = { args, sent, path, viewer, services, links, rawQuery: rawQueryOf(req), input, reserve };
+      const versioning = method === 'GET' ? endpoint.versioning : undefined;
+      // Items: the log's number before the record is loaded (see itemValidators).
+      const before = versioning?.kind === 'item' ? (await services.versions.position()).seq : 0;
       const record = endpoint.load ? await endpoint.load(base) : null;
       const ctx: EndpointContext = { ...base, record };
       if (!(await endpoint.permission(ctx))) throw forbidden(isAuthenticated(viewer));
-      const result = await endpoint.handler(ctx);
+      // Conditional GET (issue 11): validators from versions, and a 304 before any representation is built.
+      let validators: Validators | undefined;
+      if (versioning?.kind === 'list') validators = await listValidators(services, req, ctx, decl);
+      else if (versioning?.kind === 'item' && versioning.readable(ctx)) validators = await itemValidators(services, req, ctx, versioning.type, before);
+      if (validators && isNotModified(req, validators)) {
+        reply.header('allow', await allowedMethods(decl, ctx));
+        answerConditional(req, reply, validators);
+        return reply;
+      }
+      const result = endpoint.precondition && hasPreconditions(req.headers) ? await guardedHandler(req, endpoint, ctx, services) : await endpoint.handler(ctx);
       const headers: Record<string, string> = { ...(result.headers ?? {}), allow: await allowedMethods(decl, ctx) };
       const { status, body } = applyGlobalParams(req, result.status ?? 200, headers, result.body);
       reply.headers(headers);
+      if (method === 'GET' && status === 200) {
+        if (validators) answerConditional(req, reply, validators);
+        else {
+          // No version to derive a tag from (indexes, /doc): a hash of the body.
+          const text = jsonBody(body);
+          if (answerConditional(req, reply, { etag: etagOfBody(text), private: isAuthenticated(viewer) })) return reply;
+          return reply.code(status).header('content-type', 'application/json; charset=UTF-8').send(text);
+        }
+      }
       return sendJson(reply, status, body);
     };
 
@@ -236,6 +261,29 @@ export function registerRoutes(app: FastifyInstance, routes: RouteDecl[], servic
       },
     });
   }
+}
+
+/**
+ * Run an item write whose request carries `If-Match` / `If-Unmodified-Since`: the precondition is
+ * checked as the first statement of the write's transaction, after locking the record, so no
+ * other write can slip in between the check and this one; a failed check is 412
+ * `rest_precondition_failed` and rolls back (nothing changed). A handler that writes nothing is
+ * checked afterwards.
+ */
+async function guardedHandler(req: FastifyRequest, endpoint: Endpoint, ctx: EndpointContext, services: Services) {
+  const type = endpoint.precondition!.type;
+  const id = recordIdOf(ctx);
+  if (id === undefined) return endpoint.handler(ctx);
+  const dbId = await services.versions.databaseId();
+  let checked = false;
+  const check = async (trx: Executor) => {
+    checked = true;
+    const v = await services.versions.locked(trx, type, id);
+    if (!preconditionsHold(req.headers, { matches: (tag) => tagNamesVersion(tag, dbId, type, id, v.seq), lastModified: v.gmt })) throw apiError('rest_precondition_failed');
+  };
+  const result = await withWriteGuard(check, () => endpoint.handler(ctx));
+  if (!checked) await check(services.store.db);
+  return result;
 }
 
 /** Allow header for an error answer of a matched route (permissions checked without a record). */

@@ -13,6 +13,7 @@ import type { Links } from '../domain/links.js';
 import type { Viewer } from '../domain/permissions.js';
 import type { Services } from '../domain/services.js';
 import type { ParamFailure } from '../domain/errors.js';
+import type { VersionedType } from '../domain/versions.js';
 
 export type Method = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
 export type JsonType = 'integer' | 'number' | 'string' | 'boolean' | 'array' | 'object';
@@ -121,6 +122,13 @@ export interface Endpoint<R = any> {
   permission: (ctx: EndpointContext<R>) => boolean | Promise<boolean>;
   handler: (ctx: EndpointContext<R>) => Promise<Reply>;
   docs?: EndpointDocs;
+  /**
+   * GET: how the answer's validators (issue 11) derive from versions: an item's record, or the
+   * list's data revision. Without it a GET's ETag is a hash of its body (`conditional.ts`).
+   */
+  versioning?: { kind: 'list' } | { kind: 'item'; type: VersionedType; readable: (ctx: EndpointContext<R>) => boolean };
+  /** Item writes: the record `If-Match` / `If-Unmodified-Since` are checked against, in the write's transaction. */
+  precondition?: { type: VersionedType };
 }
 
 export interface RouteDecl {

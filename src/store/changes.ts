@@ -13,7 +13,7 @@
  *     await updatePost(trx, 42, { title: 'New' }); // notes ('event', 42, 'update') with its before state
  *   });
  */
-import { AsyncResource } from 'node:async_hooks';
+import { AsyncLocalStorage, AsyncResource } from 'node:async_hooks';
 import { PostgresAdapter, sql } from 'kysely';
 import type { Executor } from './schema.js';
 import { dialectOfHandle } from './revision.js';
@@ -47,11 +47,20 @@ export interface EventChangeDetail {
   text: boolean;
 }
 
+/**
+ * The detail of a venue, organizer or term change (issue 11's sync tokens): a post's status and
+ * author before the write (null: it did not exist), a deleted term's taxonomy.
+ */
+export interface RecordChangeDetail {
+  before?: { status: string; author_id: number } | null;
+  taxonomy?: string;
+}
+
 interface Pending {
   type: RecordType;
   id: number;
   action: ChangeAction;
-  detail?: EventChangeDetail;
+  detail?: EventChangeDetail | RecordChangeDetail;
 }
 
 const pendingByTrx = new WeakMap<object, Map<string, Pending>>();
@@ -122,7 +131,7 @@ function pendingOf(db: Executor): Map<string, Pending> | undefined {
  * Note that a write touched a record. Outside a transaction the note is written at once (its own
  * sequence number); inside one it waits for `flushChanges`.
  */
-export async function noteChange(db: Executor, type: RecordType, id: number, action: ChangeAction, detail?: EventChangeDetail): Promise<void> {
+export async function noteChange(db: Executor, type: RecordType, id: number, action: ChangeAction, detail?: EventChangeDetail | RecordChangeDetail): Promise<void> {
   const pending = pendingOf(db);
   if (!pending) {
     await appendChanges(db, [{ type, id, action, ...(detail ? { detail } : {}) }]);
@@ -131,6 +140,8 @@ export async function noteChange(db: Executor, type: RecordType, id: number, act
   const key = `${type}:${id}`;
   const known = pending.get(key);
   if (!known) pending.set(key, { type, id, action, ...(detail ? { detail } : {}) });
+  // Venues, organizers, terms: a later note may bring the detail a first one lacked.
+  else if (!known.detail && detail && type !== 'event') known.detail = detail;
   // A record created in this transaction stays a create (unless deleted again); otherwise the
   // strongest action wins (update < trash < delete).
   else if (known.action === 'create' ? action === 'delete' : RANK[action] > RANK[known.action]) known.action = action;
@@ -149,7 +160,7 @@ export async function noteEventBefore(db: Executor, id: number, text = false, ac
   const pending = pendingOf(db);
   const known = pending?.get(`event:${id}`);
   if (known) {
-    if (text && known.detail) known.detail.text = true;
+    if (text && known.detail) (known.detail as EventChangeDetail).text = true;
     await noteChange(db, 'event', id, action);
     return;
   }
@@ -167,17 +178,21 @@ export async function notePostBefore(db: Executor, id: number, text: boolean, ac
     for (const type of ['event', 'venue', 'organizer'] as const) {
       const known = pending.get(`${type}:${id}`);
       if (known) {
-        if (text && known.detail) known.detail.text = true;
+        if (type === 'event' && text && known.detail) (known.detail as EventChangeDetail).text = true;
+        if (type !== 'event' && !known.detail && known.action !== 'create') {
+          const row = await db.selectFrom('posts').select(['status', 'author_id']).where('id', '=', id).executeTakeFirst();
+          if (row) known.detail = { before: { status: row.status, author_id: Number(row.author_id) } };
+        }
         await noteChange(db, type, id, action);
         return;
       }
     }
   }
-  const row = await db.selectFrom('posts').select('type').where('id', '=', id).executeTakeFirst();
+  const row = await db.selectFrom('posts').select(['type', 'status', 'author_id']).where('id', '=', id).executeTakeFirst();
   if (!row) return;
   const type = recordTypeOfPost(row.type);
   if (type === 'event') await noteEventBefore(db, id, text, action);
-  else await noteChange(db, type, id, action);
+  else await noteChange(db, type, id, action, { before: { status: row.status, author_id: Number(row.author_id) } });
 }
 
 /** Whether this record was created in this transaction (it has no links yet, nothing to replace). */
@@ -325,6 +340,20 @@ export function isLostRace(err: unknown): boolean {
   return code === '23505' || code === '40P01' || code === '40001';
 }
 
+/** A check run as the first statement of the next write transaction (see `withWriteGuard`). */
+const guards = new AsyncLocalStorage<{ check: (trx: Executor) => Promise<void>; done: boolean }>();
+
+/**
+ * Run `fn` so that the first write transaction it opens first runs `check` inside that
+ * transaction (before any write): a precondition (`If-Match`) that holds atomically with the
+ * write. A check that throws rolls the transaction back, so nothing is written.
+ *
+ * @example await withWriteGuard(async (trx) => assertVersion(trx, 42), () => events.update(viewer, record, input));
+ */
+export function withWriteGuard<T>(check: (trx: Executor) => Promise<void>, fn: () => Promise<T>): Promise<T> {
+  return guards.run({ check, done: false }, fn);
+}
+
 /**
  * Run a write in a transaction and log what it touched, in the same transaction. A write that
  * lost a race with a concurrent one (`isLostRace`) was rolled back whole; it is run again, up to
@@ -335,10 +364,16 @@ export function isLostRace(err: unknown): boolean {
  */
 export async function writeTransaction<T>(db: Executor, fn: (trx: Executor) => Promise<T>): Promise<T> {
   if (db.isTransaction) return fn(db);
+  // A precondition of the caller (`withWriteGuard`: If-Match) is checked by the first write
+  // transaction it opens, as that transaction's first statement, on every attempt.
+  const guard = guards.getStore();
+  const checks = guard !== undefined && !guard.done;
+  if (guard) guard.done = true;
   // The write with what runs inside its transaction on its behalf, in the caller's asynchronous
   // context (AsyncLocalStorage: an import's wanted ids and bookkeeping), wherever it runs: a
   // group commit runs it from the group's own turn of the event loop.
   const work = AsyncResource.bind(async (trx: Executor): Promise<T> => {
+    if (checks) await guard!.check(trx);
     const out = await fn(trx);
     // An import's bookkeeping (the import map) commits with the record it wrote (import-context.ts).
     await runImportHook(trx, out);

@@ -24,8 +24,9 @@ import { listingIndexMigration } from './migrations/002_listing_index_and_change
 import { changeCounterAllTablesMigration } from './migrations/003_change_counter_all_tables.js';
 import { linkedListIndexMigration } from './migrations/004_linked_list_index.js';
 import { changeLogMigration } from './migrations/005_change_log.js';
-import { importMapMigration } from './migrations/008_import_map.js';
 import { uniqueSlugsMigration } from './migrations/006_unique_slugs.js';
+import { syncAndWebhooksMigration } from './migrations/007_sync_and_webhooks.js';
+import { importMapMigration } from './migrations/008_import_map.js';
 
 export type DialectName = 'sqlite' | 'postgres';
 
@@ -79,8 +80,9 @@ function migrations(dialect: DialectName): Record<string, Migration> {
     '003_change_counter_all_tables': changeCounterAllTablesMigration(dialect),
     '004_linked_list_index': linkedListIndexMigration(),
     '005_change_log': changeLogMigration(dialect),
-    '008_import_map': importMapMigration(),
     '006_unique_slugs': uniqueSlugsMigration(dialect),
+    '007_sync_and_webhooks': syncAndWebhooksMigration(dialect),
+    '008_import_map': importMapMigration(),
   };
 }
 

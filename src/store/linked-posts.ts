@@ -129,6 +129,8 @@ export interface LinkedListFilter {
   hasEvents?: { value: boolean; events: LinkedEventScope };
   /** only those linked to an event in scope, not hidden from listings, that ends at or after this UTC wall time */
   upcoming?: { fromUtc: string; events: LinkedEventScope };
+  /** only these ids (sync tokens, issue 11) */
+  ids?: number[];
 }
 
 /** Ids of the linked posts of this kind that some event in scope links to. */
@@ -156,6 +158,7 @@ function linkedIdsOfEvents(kind: LinkedKind, eb: ExpressionBuilder<Database, 'po
 function applyLinkedFilter(kind: LinkedKind, dialect: DialectName, q: any, f: LinkedListFilter, withSearch: boolean): any {
   const info = LINKED_KINDS[kind];
   q = q.where('posts.type', '=', info.postType).where('posts.status', 'in', [...f.statuses]);
+  if (f.ids) q = q.where('posts.id', 'in', f.ids.length ? f.ids : [0]);
   if (f.onlyPublishedOrAuthor !== undefined) {
     const author = f.onlyPublishedOrAuthor;
     q = q.where((eb: any) => eb.or([eb('posts.status', '=', 'publish'), eb('posts.author_id', '=', author)]));

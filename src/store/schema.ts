@@ -175,6 +175,62 @@ export interface Database {
   change_counter: ChangeCounterTable;
   changes: ChangesTable;
   import_map: ImportMapTable;
+  sync_state: SyncStateTable;
+  webhook_endpoints: WebhookEndpointsTable;
+  webhook_deliveries: WebhookDeliveriesTable;
+  webhook_attempts: WebhookAttemptsTable;
+}
+
+/** This database's id (one row, id 1): see migration 007. */
+export interface SyncStateTable {
+  id: number;
+  database_id: string;
+}
+
+/** Webhook endpoints (migration 007, `src/webhooks/`). */
+export interface WebhookEndpointsTable {
+  id: Generated<number>;
+  url: string;
+  secret: string;
+  /** JSON array of event types, or ["*"] */
+  events: string;
+  description: string;
+  enabled: number;
+  disabled_reason: string | null;
+  /** every change up to this sequence number has been turned into deliveries */
+  cursor_seq: number;
+  /** ms since the epoch of the first failure since the last success */
+  failing_since: number | null;
+  created_gmt: string;
+}
+
+export interface WebhookDeliveriesTable {
+  id: string;
+  endpoint_id: number;
+  seq: number;
+  idx: number;
+  /** 'event:42': deliveries of one record go out in order */
+  record_key: string;
+  type: string;
+  payload: string;
+  /** pending, succeeded, failed */
+  status: string;
+  attempts: number;
+  next_attempt_ms: number;
+  lease_until_ms: number;
+  first_attempt_ms: number | null;
+  last_response_code: number | null;
+  created_gmt: string;
+}
+
+export interface WebhookAttemptsTable {
+  id: Generated<number>;
+  delivery_id: string;
+  attempted_gmt: string;
+  outcome: string;
+  response_code: number | null;
+  duration_ms: number;
+  error: string | null;
 }
 
 /** A database handle or an open transaction: store functions take either. */

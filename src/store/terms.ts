@@ -60,7 +60,7 @@ export async function deleteTerm(db: Executor, term: TermRow): Promise<void> {
   await db.deleteFrom('event_terms').where('term_id', '=', term.id).execute();
   await db.deleteFrom('terms').where('id', '=', term.id).execute();
   // Its events lost a link (any number of them): event lists are recomputed.
-  await noteChange(db, 'term', Number(term.id), 'delete');
+  await noteChange(db, 'term', Number(term.id), 'delete', { taxonomy: term.taxonomy });
   await noteChange(db, 'lists', 0, 'reset');
 }
 

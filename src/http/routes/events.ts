@@ -19,6 +19,7 @@ import { isHttpUrl } from '../../domain/images.js';
 import { anyone, endpoint, optionalArgs, route, type Args, type EndpointContext, type EndpointDocs, type RouteDecl } from '../route.js';
 import { listUrls, listHeaders } from '../paging.js';
 import { idArg, isNonEmptyString, isStringValue, pageArg, perPageArg, slugArg } from './common.js';
+import { postTombstones, syncAnswer, syncTokenArg, syncTokenNow } from '../sync.js';
 
 /** The create args of an event, in the original's order. */
 export function eventWriteArgs(services: Services): Args {
@@ -152,6 +153,8 @@ function eventListArgs(services: Services): Args {
           detail: { code: 'event-tickets-not-active', message: 'Event Tickets plugin is not activated.', data: { status: 400 } },
         },
     },
+    // Ours (issue 11): incremental sync.
+    sync_token: syncTokenArg(),
   };
 }
 
@@ -216,6 +219,7 @@ function itemEndpoints(services: Services, addressing: { read: Args; write: Args
       args: addressing.read,
       permission: anyone,
       docs: SINGLE_DOCS.get,
+      versioning: { kind: 'item', type: 'event', readable: (ctx) => ctx.record !== null && canReadEvent(ctx.viewer, ctx.record) && ctx.record.status !== 'trash' },
       handler: async (ctx) => {
         const record = await mustHave(ctx);
         if (!canReadEvent(ctx.viewer, record)) throw apiError('event-not-accessible');
@@ -229,6 +233,7 @@ function itemEndpoints(services: Services, addressing: { read: Args; write: Args
       args: addressing.read,
       permission: (ctx) => (ctx.record ? canDeletePost(ctx.viewer, 'tribe_events', ctx.record) : typeCan(ctx.viewer, 'delete', 'tribe_events')),
       docs: SINGLE_DOCS.delete,
+      precondition: { type: 'event' },
       handler: async (ctx) => {
         const record = await mustHave(ctx);
         if (record.status === 'trash') throw apiError('event-is-in-trash');
@@ -244,6 +249,7 @@ function itemEndpoints(services: Services, addressing: { read: Args; write: Args
         (ctx.record ? canEditPost(ctx.viewer, 'tribe_events', ctx.record) : typeCan(ctx.viewer, 'edit', 'tribe_events')) &&
         canAssignAuthor(ctx.viewer, 'tribe_events', ctx.args.author),
       docs: SINGLE_DOCS.post,
+      precondition: { type: 'event' },
       handler: async (ctx) => {
         const record = await mustHave(ctx);
         const updated = await events.update(ctx.viewer, record, writeInput(ctx.args, ctx.sent));
@@ -271,17 +277,37 @@ export function eventRoutes(services: Services): RouteDecl[] {
           '404': { description: 'The requested page was not found.' },
         },
       },
+      versioning: { kind: 'list' },
       handler: async (ctx) => {
         const a = ctx.args as EventListArgs;
         if ((a.geoloc_lat === undefined) !== (a.geoloc_lng === undefined)) {
           const missing = a.geoloc_lat === undefined ? 'geoloc_lat' : 'geoloc_lng';
           throw invalidParams({ [missing]: `${missing} must be given together with ${missing === 'geoloc_lat' ? 'geoloc_lng' : 'geoloc_lat'}.` });
         }
+        if (ctx.args.sync_token !== undefined) {
+          const filter = await events.syncFilter(ctx.viewer, a, ctx.sent);
+          return syncAnswer(ctx, {
+            type: 'event',
+            matching: filter.matching,
+            listed: filter.listed,
+            unknownShown: false,
+            tombstones: (ids) => postTombstones(services, ids),
+            represent: async (ids) => {
+              const records = (await Promise.all(ids.map((id) => events.findById(id)))).filter((r): r is EventRecord => r !== undefined);
+              const json = await events.represent(records, ctx.viewer, 'list', ctx.links);
+              return new Map(records.map((r, i) => [Number(r.id), json[i]!]));
+            },
+            body: (items, urls, total, totalPages) => ({ events: items, ...urls, total, total_pages: totalPages }),
+            restUrl: ctx.links.rest('events/'),
+            pageNotFound: 'event-archive-page-not-found',
+          });
+        }
+        const token = await syncTokenNow(services);
         const page = await events.list(ctx.viewer, a, ctx.links, ctx.reserve);
         const urls = listUrls(ctx.links.rest('events/'), page.query, appendedQuery(ctx), a.page, page.totalPages);
         return {
           body: { events: page.events, ...urls, total: page.total, total_pages: page.totalPages },
-          headers: listHeaders(page.total, page.totalPages, urls),
+          headers: { ...listHeaders(page.total, page.totalPages, urls), 'X-Sync-Token': token },
         };
       },
     }),

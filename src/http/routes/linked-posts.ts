@@ -17,7 +17,8 @@ import { eventValidators } from '../../domain/events.js';
 import type { LinkedListArgs, LinkedPostService } from '../../domain/linked-posts.js';
 import { isHttpUrl } from '../../domain/images.js';
 import { canAssignAuthor, canDeletePost, canEditPost, typeCan, type Viewer } from '../../domain/permissions.js';
-import { isPostStatus, listStatusFilter } from '../../domain/statuses.js';
+import { isPostStatus, listScope, listStatusFilter } from '../../domain/statuses.js';
+import { postTombstones, syncAnswer, syncTokenArg, syncTokenNow } from '../sync.js';
 import { isEmptyValue, isNumeric, isPositiveInt } from '../../domain/values.js';
 import type { LinkedKind, LinkedRecord } from '../../store/linked-posts.js';
 import type { PostType } from '../../store/schema.js';
@@ -147,6 +148,8 @@ function listArgs(services: Services, spec: KindSpec, postType: PostType): Args 
       validate: (v, ctx) => listStatusFilter(ctx.viewer, postType, v) !== null,
       sanitize: (v, ctx) => listStatusFilter(ctx.viewer, postType, v),
     },
+    // Ours (issue 11): incremental sync.
+    sync_token: syncTokenArg(),
   };
 }
 
@@ -219,8 +222,34 @@ function linkedPostRoutes(services: Services, spec: KindSpec): RouteDecl[] {
       args: listArgs(services, spec, postType),
       permission: anyone,
       docs: d.list,
+      versioning: { kind: 'list' },
       handler: async (ctx) => {
         const a = ctx.args as LinkedListArgs;
+        if (ctx.args.sync_token !== undefined) {
+          const scope = listScope(ctx.viewer, postType, a.status);
+          return syncAnswer(ctx, {
+            type: kind,
+            matching: async (ids) => {
+              if (ids.length === 0) return new Set();
+              const now = await service.list(ctx.viewer, { ...a, page: 1, per_page: ids.length, ids }, { dialect: services.store.dialect, maxPerPage: ids.length });
+              return new Set(now.records.map((r) => Number(r.id)));
+            },
+            listed: (before: { status: string; author_id: number }) =>
+              scope.statuses.includes(before.status) && (scope.onlyPublishedOrAuthor === undefined || before.status === 'publish' || before.author_id === scope.onlyPublishedOrAuthor),
+            unknownShown: false,
+            tombstones: (ids) => postTombstones(services, ids),
+            represent: async (ids) => {
+              const records = (await service.load(db, ids)) as Map<number, LinkedRecord>;
+              const ordered = ids.map((id) => records.get(id)).filter((r): r is LinkedRecord => r !== undefined);
+              const json = await service.represent(ordered, ctx.links, 'list');
+              return new Map(ordered.map((r, i) => [Number(r.id), json[i]!]));
+            },
+            body: (items, urls, total, totalPages) => ({ [plural]: items, ...urls, total, total_pages: totalPages }),
+            restUrl: ctx.links.rest(`${plural}/`),
+            pageNotFound: kind === 'venue' ? 'venue-archive-page-not-found' : 'organizer-archive-page-not-found',
+          });
+        }
+        const token = await syncTokenNow(services);
         const page = await service.list(ctx.viewer, a, { dialect: services.store.dialect, maxPerPage: services.config.maxPerPage });
         // The page's records are loaded (and kept); their representations and the JSON text are not yet.
         await ctx.reserve?.(2 * page.records.reduce((n, r) => n + r.title.length + r.content.length + r.excerpt.length, 0));
@@ -228,7 +257,7 @@ function linkedPostRoutes(services: Services, spec: KindSpec): RouteDecl[] {
         const urls = listUrls(ctx.links.rest(`${plural}/`), page.query, null, a.page, page.totalPages);
         return {
           body: { [plural]: items, ...urls, total: page.total, total_pages: page.totalPages },
-          headers: listHeaders(page.total, page.totalPages, urls),
+          headers: { ...listHeaders(page.total, page.totalPages, urls), 'X-Sync-Token': token },
         };
       },
     }),
@@ -260,6 +289,7 @@ function linkedPostRoutes(services: Services, spec: KindSpec): RouteDecl[] {
         load,
         permission: anyone,
         docs: d.get,
+        versioning: { kind: 'item', type: kind, readable: (ctx) => ctx.record !== null && service.readableBy(ctx.record, ctx.viewer) },
         handler: async (ctx) => {
           const record = mustHave(ctx);
           if (!service.readableBy(record, ctx.viewer)) throw apiError(spec.notAccessible);
@@ -272,6 +302,7 @@ function linkedPostRoutes(services: Services, spec: KindSpec): RouteDecl[] {
         load,
         permission: (ctx) => (ctx.record ? canDeletePost(ctx.viewer, postType, ctx.record) : typeCan(ctx.viewer, 'delete', postType)),
         docs: d.delete,
+        precondition: { type: kind },
         handler: async (ctx) => {
           const record = mustHave(ctx);
           if (record.status === 'trash') throw apiError(spec.inTrash);
@@ -286,6 +317,7 @@ function linkedPostRoutes(services: Services, spec: KindSpec): RouteDecl[] {
         permission: (ctx) =>
           (ctx.record ? canEditPost(ctx.viewer, postType, ctx.record) : typeCan(ctx.viewer, 'edit', postType)) && canAssignAuthor(ctx.viewer, postType, ctx.args.author),
         docs: d.post,
+        precondition: { type: kind },
         handler: async (ctx) => {
           const record = mustHave(ctx);
           const input = writeInput(ctx.args, ctx.sent, pathArg);

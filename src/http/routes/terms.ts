@@ -41,6 +41,7 @@ import type { Taxonomy, TermRow } from '../../store/schema.js';
 import { listHeaders, requestPageLinks } from '../paging.js';
 import { anyone, endpoint, optionalArgs, route, type Args, type EndpointContext, type EndpointDocs, type RouteDecl } from '../route.js';
 import { idArg, isNonEmptyString, isStringValue, pageArg, perPageArg } from './common.js';
+import { syncAnswer, syncTokenArg, syncTokenNow } from '../sync.js';
 
 /** What the routes of one taxonomy need to know about it. */
 interface TaxonomyRoutes {
@@ -146,6 +147,8 @@ function termRoutes(services: Services, spec: TaxonomyRoutes): RouteDecl[] {
     post: { description: 'Limit result set to terms assigned to a specific post', type: 'integer', validate: eventRef },
     event: { description: 'Limit result set to terms assigned to a specific event (an alias of the "post" parameter)', type: 'integer', validate: eventRef },
     slug: { description: 'Limit result set to terms with a specific slug', type: 'string', validate: isNonEmptyString },
+    // Ours (issue 11): incremental sync.
+    sync_token: syncTokenArg(),
   };
 
   const createArgs: Args = {
@@ -191,9 +194,50 @@ function termRoutes(services: Services, spec: TaxonomyRoutes): RouteDecl[] {
       args: listArgs,
       permission: anyone,
       docs: d.list,
+      versioning: { kind: 'list' },
       handler: async (ctx) => {
         const a = ctx.args;
         const page = Number(a.page);
+        const filters = {
+          search: a.search,
+          exclude: a.exclude,
+          order: a.order,
+          orderby: a.orderby,
+          hideEmpty: a.hide_empty !== false,
+          parent: a.parent,
+          post: a.event ?? a.post,
+          slug: a.slug,
+        };
+        if (a.sync_token !== undefined) {
+          return syncAnswer(ctx, {
+            type: 'term',
+            matching: async (ids) => {
+              const wanted = a.include ? ids.filter((id) => (a.include as number[]).includes(id)) : ids;
+              if (wanted.length === 0) return new Set();
+              const now = await service.list({ ...filters, page: 1, perPage: wanted.length, include: wanted });
+              return new Set(now.terms.map((t) => Number(t.id)));
+            },
+            listed: () => true,
+            unknownShown: true,
+            tombstones: async (ids, details) => {
+              const out = new Map<number, 'trash' | 'deleted' | null>();
+              const rows = ids.length ? await services.store.db.selectFrom('terms').select(['id', 'taxonomy']).where('id', 'in', ids).execute() : [];
+              const taxonomyOf = new Map(rows.map((r) => [Number(r.id), r.taxonomy]));
+              for (const id of ids) {
+                const taxonomy = taxonomyOf.get(id) ?? details.get(id)?.find((d) => d?.taxonomy)?.taxonomy;
+                out.set(id, taxonomy !== undefined && taxonomy !== spec.taxonomy ? null : taxonomyOf.has(id) ? 'trash' : 'deleted');
+              }
+              return out;
+            },
+            represent: async (ids) => {
+              const terms = await Promise.all(ids.map((id) => service.get(id)));
+              return new Map(terms.filter((t): t is TermRow => t !== undefined).map((t) => [Number(t.id), toTermJson(t, ctx.links)]));
+            },
+            body: (items, urls, total, totalPages) => ({ rest_url: urls.rest_url, total, total_pages: totalPages, [spec.base]: items, ...(urls.next_rest_url ? { next_rest_url: urls.next_rest_url } : {}), ...(urls.previous_rest_url ? { previous_rest_url: urls.previous_rest_url } : {}) }),
+            restUrl: ctx.links.rest(`${spec.base}/`),
+          });
+        }
+        const token = await syncTokenNow(services);
         const result = await service.list({
           page,
           perPage: Math.min(Number(a.per_page), services.config.maxPerPage),
@@ -217,7 +261,7 @@ function termRoutes(services: Services, spec: TaxonomyRoutes): RouteDecl[] {
         if (page < result.totalPages) body.next_rest_url = `${restUrl}?page=${page + 1}`;
         if (page > 1) body.previous_rest_url = page === 2 ? restUrl : `${restUrl}?page=${page - 1}`;
         // next/previous_rest_url drop the query (as the original); the Link header keeps it, as WordPress core does.
-        return { body, headers: listHeaders(result.total, result.totalPages, requestPageLinks(restUrl, ctx.rawQuery, page, result.totalPages)) };
+        return { body, headers: { ...listHeaders(result.total, result.totalPages, requestPageLinks(restUrl, ctx.rawQuery, page, result.totalPages)), 'X-Sync-Token': token } };
       },
     }),
     endpoint({
@@ -240,6 +284,7 @@ function termRoutes(services: Services, spec: TaxonomyRoutes): RouteDecl[] {
       load,
       permission: anyone,
       docs: d.get,
+      versioning: { kind: 'item', type: 'term', readable: (ctx) => ctx.record !== null },
       handler: async (ctx) => ({ body: single(ctx, mustHave(ctx)) }),
     }),
     endpoint<TermRow>({
@@ -248,6 +293,7 @@ function termRoutes(services: Services, spec: TaxonomyRoutes): RouteDecl[] {
       load,
       permission: mayManage,
       docs: d.post,
+      precondition: { type: 'term' },
       handler: async (ctx) => {
         const term = mustHave(ctx);
         refuseUndeclaredParent(ctx);
@@ -260,6 +306,7 @@ function termRoutes(services: Services, spec: TaxonomyRoutes): RouteDecl[] {
       load,
       permission: mayManage,
       docs: d.delete,
+      precondition: { type: 'term' },
       handler: async (ctx) => ({ body: toTermJson(await service.remove(mustHave(ctx)), ctx.links) }),
     }),
   ]);

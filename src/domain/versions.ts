@@ -1,0 +1,83 @@
+/**
+ * Versions of records and of the data as a whole, for ETags, `Last-Modified`, `If-Match` and sync
+ * tokens (issue 11), read from the change log (`src/store/versions.ts`). A record's version is
+ * kept until the change feed reports a change to something it covers (`kept.ts`), so a hot record
+ * costs no query; inside a write transaction it is read fresh, after locking the record
+ * (PostgreSQL: `select … for update`; SQLite's write transactions hold the database lock already),
+ * so a precondition checked there holds until the write commits.
+ *
+ * @example
+ *   const v = await services.versions.of('event', 42); // { seq: 1043, gmt: '2026-11-23 19:40:12', … }
+ */
+import { sql } from 'kysely';
+import type { Store } from '../store/db.js';
+import { feedOf } from '../store/change-feed.js';
+import type { Executor } from '../store/schema.js';
+import { changeTime, databaseId, recordVersion, type RecordVersion, type VersionedType } from '../store/versions.js';
+import { createKeptMap } from './kept.js';
+
+export type { RecordVersion, VersionedType };
+
+export interface DataPosition {
+  /** the change log's sequence number the kept results reflect */
+  seq: number;
+  /** the data revision (`ChangeFeed.revision()`: the number, and resets the feed saw) */
+  revision: string;
+  /** when that change was committed (undefined: not logged) */
+  gmt: string | undefined;
+}
+
+export interface VersionService {
+  /** This database's id (migration 007). */
+  databaseId(): Promise<string>;
+  /**
+   * A record's version, kept until something it covers changes. `sync` (default): bring the change
+   * feed up to the database first; without, the version as the feed knows it (never newer than
+   * the database; cheaper on PostgreSQL, where a sync reads the counter).
+   */
+  of(type: VersionedType, id: number, sync?: boolean): Promise<RecordVersion>;
+  /** Inside a write transaction: lock the record, then read its version. */
+  locked(trx: Executor, type: VersionedType, id: number): Promise<RecordVersion>;
+  /** The position of the data as a whole (lists): brought up to date first unless `sync` is false. */
+  position(sync?: boolean): Promise<DataPosition>;
+}
+
+export function createVersionService(store: Store): VersionService {
+  const db = store.db;
+  const feed = feedOf(db)!;
+  const kept = createKeptMap<RecordVersion>(feed, 10_000);
+  let dbId: Promise<string> | undefined;
+  let lastTime: { seq: number; gmt: string | undefined } | undefined;
+  return {
+    databaseId() {
+      dbId ??= databaseId(db).catch((e) => {
+        dbId = undefined;
+        throw e;
+      });
+      return dbId;
+    },
+    async of(type, id, sync = true) {
+      const seq = sync || feed.seq() < 0 ? await feed.sync() : feed.seq();
+      const key = `${type}:${id}`;
+      const known = kept.get(key);
+      if (known) return known;
+      const version = await recordVersion(db, type, id);
+      kept.set(key, version, seq, version.deps);
+      return version;
+    },
+    async locked(trx, type, id) {
+      if (store.dialect === 'postgres') {
+        if (type === 'term') await sql`select "id" from "terms" where "id" = ${id} for update`.execute(trx);
+        else await sql`select "id" from "posts" where "id" = ${id} for update`.execute(trx);
+      }
+      return recordVersion(trx, type, id);
+    },
+    async position(sync = true) {
+      // A feed that never synced has no number yet (PostgreSQL, first request): sync once.
+      const seq = sync || feed.seq() < 0 ? await feed.sync() : feed.seq();
+      const revision = feed.revision();
+      if (lastTime?.seq !== seq) lastTime = { seq, gmt: await changeTime(db, seq) };
+      return { seq, revision, gmt: lastTime.gmt };
+    },
+  };
+}

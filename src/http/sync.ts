@@ -1,0 +1,97 @@
+/**
+ * `?sync_token=` on the five lists (issue 11; the rules are in `src/domain/sync.ts`): one
+ * implementation, each list giving what differs (how it filters now and before, how it represents
+ * records, its envelope).
+ *
+ * @example
+ *   if (ctx.args.sync_token !== undefined) return syncAnswer(ctx, spec);
+ *   return { body, headers: { ...listHeaders(…), 'X-Sync-Token': await syncTokenNow(ctx.services) } };
+ */
+import type { Services } from '../domain/services.js';
+import { apiError, type ErrorCode } from '../domain/errors.js';
+import { changedRecords, decodeSyncToken, encodeSyncToken, everListed } from '../domain/sync.js';
+import type { ArgSpec, EndpointContext, Reply } from './route.js';
+import { listHeaders, requestPageLinks, type PageLinks } from './paging.js';
+
+/** The `sync_token` argument of the five lists. */
+export function syncTokenArg(): ArgSpec {
+  return {
+    type: 'string',
+    description:
+      'Only the records changed after this token (the X-Sync-Token header of an earlier list answer), in change order, ignoring the default date window: ' +
+      'records the list shows in full, records removed from it (trashed, deleted, hidden from the caller, no longer matching) as {"id": N, "status": "trash"} or {"id": N, "status": "deleted"}. ' +
+      'A token that is invalid, from another database or older than the kept history answers 410 rest_sync_token_expired: do a full sync.',
+  };
+}
+
+/**
+ * The token of the data as the change feed knows it, read before the list's data: never newer than
+ * what the answer holds (a change between the two is reported again by the next sync, never lost).
+ */
+export async function syncTokenNow(services: Services): Promise<string> {
+  const [dbId, position] = await Promise.all([services.versions.databaseId(), services.versions.position(false)]);
+  return encodeSyncToken(dbId, position.seq, Date.now());
+}
+
+export interface SyncSpec {
+  type: 'event' | 'venue' | 'organizer' | 'term';
+  /** which of these ids the caller's list (with its other arguments) shows now */
+  matching(ids: number[]): Promise<Set<number>>;
+  /** whether the list showed a record in this earlier state (the log's `detail.before`) */
+  listed(before: any): boolean | undefined;
+  /** whether a change with no logged state counts as shown (terms: public) */
+  unknownShown: boolean;
+  /** tombstone status of records not shown now: 'trash' (it exists), 'deleted', or null (not this list's: another taxonomy) */
+  tombstones(ids: number[], details: Map<number, Array<Record<string, any> | null>>): Promise<Map<number, 'trash' | 'deleted' | null>>;
+  /** representations of the records shown now, by id */
+  represent(ids: number[]): Promise<Map<number, Record<string, unknown>>>;
+  /** the list envelope */
+  body(items: unknown[], urls: { rest_url: string } & PageLinks, total: number, totalPages: number): Record<string, unknown>;
+  /** the list's REST URL (`…/events/`) */
+  restUrl: string;
+  /** the answer to a page past the end, when the list has one */
+  pageNotFound?: ErrorCode;
+}
+
+/** Answer a list request that carries `sync_token`. */
+export async function syncAnswer(ctx: EndpointContext, spec: SyncSpec): Promise<Reply> {
+  const { services } = ctx;
+  const [dbId, position] = await Promise.all([services.versions.databaseId(), services.versions.position()]);
+  const now = Date.now();
+  const from = decodeSyncToken(ctx.args.sync_token, { databaseId: dbId, seq: position.seq, historyDays: services.config.syncHistoryDays, now });
+  const records = await changedRecords(services.store.db, spec.type, from, position.seq);
+  if (!records) throw apiError('rest_sync_token_expired');
+  const shownNow = await spec.matching(records.map((r) => r.id));
+  let members = records.filter((r) => shownNow.has(r.id) || everListed(r, spec.listed, spec.unknownShown));
+  const gone = members.filter((r) => !shownNow.has(r.id));
+  const statuses = await spec.tombstones(
+    gone.map((r) => r.id),
+    new Map(gone.map((r) => [r.id, r.details])),
+  );
+  members = members.filter((r) => shownNow.has(r.id) || statuses.get(r.id) !== null);
+
+  const perPage = Math.min(Number(ctx.args.per_page), services.config.maxPerPage);
+  const page = Number(ctx.args.page);
+  const total = members.length;
+  const totalPages = Math.ceil(total / perPage);
+  if (page > 1 && page > totalPages && spec.pageNotFound) throw apiError(spec.pageNotFound);
+  const slice = members.slice((page - 1) * perPage, page * perPage);
+  const reps = await spec.represent(slice.filter((r) => shownNow.has(r.id)).map((r) => r.id));
+  const items = slice.map((r) => reps.get(r.id) ?? { id: r.id, status: shownNow.has(r.id) ? 'deleted' : (statuses.get(r.id) ?? 'deleted') });
+  const restUrl = ctx.rawQuery ? `${spec.restUrl}?${ctx.rawQuery}` : spec.restUrl;
+  const links = requestPageLinks(spec.restUrl, ctx.rawQuery, page, totalPages);
+  return {
+    body: spec.body(items, { rest_url: restUrl, ...links }, total, totalPages),
+    headers: { ...listHeaders(total, totalPages, links), 'X-Sync-Token': encodeSyncToken(dbId, position.seq, now) },
+  };
+}
+
+/** Tombstones of posts: 'trash' while the row exists (trashed, or hidden from the caller), else 'deleted'. */
+export async function postTombstones(services: Services, ids: number[]): Promise<Map<number, 'trash' | 'deleted' | null>> {
+  const out = new Map<number, 'trash' | 'deleted' | null>(ids.map((id) => [id, 'deleted']));
+  for (let i = 0; i < ids.length; i += 500) {
+    const rows = await services.store.db.selectFrom('posts').select('id').where('id', 'in', ids.slice(i, i + 500)).execute();
+    for (const r of rows) out.set(Number(r.id), 'trash');
+  }
+  return out;
+}

@@ -1,0 +1,92 @@
+/**
+ * ETags of API answers derived from versions (issue 11), for the pipeline:
+ *
+ * - an item (`/events/42`, `/venues/by-slug/x`, `/tags/5`): `"<database id>.<type><id>.<seq>.<variant>"`,
+ *   where `seq` is the record's version (`services.versions.of`: the last change of it, its venue,
+ *   organizers and terms) and `variant` a short hash of what else decides the body (who asks, the
+ *   REST root and namespace, `_fields`, `_envelope`, `_jsonp`). `If-Match` on a write compares the
+ *   database id, record and version, so a tag read under any namespace or by any caller is current
+ *   as long as the record has not changed.
+ * - a list: `"<database id>.L<revision>.<hash>"`: the data revision (the change log's number) and a
+ *   hash of the route, the request's arguments (canonical: sorted), who asks, and the day of the
+ *   default date window (the event list's default window moves daily).
+ */
+import { createHash } from 'node:crypto';
+import type { FastifyRequest } from 'fastify';
+import { isAuthenticated, type Viewer } from '../domain/permissions.js';
+import type { Services } from '../domain/services.js';
+import type { VersionedType } from '../domain/versions.js';
+import type { Validators } from './conditional.js';
+import type { EndpointContext, RouteDecl } from './route.js';
+
+const TYPE_LETTER: Record<VersionedType, string> = { event: 'e', venue: 'v', organizer: 'o', term: 't' };
+
+function viewerKey(viewer: Viewer): string {
+  return isAuthenticated(viewer) ? `${viewer.id}:${viewer.role}` : 'anon';
+}
+
+/** JSON with object keys sorted (canonical form of the request's arguments). */
+function canonical(value: unknown): string {
+  if (Array.isArray(value)) return `[${value.map(canonical).join(',')}]`;
+  if (value && typeof value === 'object') {
+    return `{${Object.keys(value as object)
+      .sort()
+      .map((k) => `${JSON.stringify(k)}:${canonical((value as Record<string, unknown>)[k])}`)
+      .join(',')}}`;
+  }
+  return JSON.stringify(value) ?? 'null';
+}
+
+function shortHash(parts: ReadonlyArray<string | number | undefined>): string {
+  return createHash('sha1').update(parts.join('\u0000')).digest('base64url').slice(0, 16);
+}
+
+/** What decides an answer's body besides the data: who asks, where, and the global parameters. */
+function variantParts(req: FastifyRequest, ctx: EndpointContext): Array<string | undefined> {
+  const q = (req.query ?? {}) as Record<string, unknown>;
+  return [`${ctx.links.restRootPath}/${ctx.links.namespace}`, viewerKey(ctx.viewer), canonical(q._fields), canonical(q._envelope), req.jsonpCallback];
+}
+
+/** Whether the request carried credentials (the answer is then private). */
+function isPrivate(req: FastifyRequest, ctx: EndpointContext): boolean {
+  return req.headers.authorization !== undefined || isAuthenticated(ctx.viewer);
+}
+
+export function itemEtag(databaseId: string, type: VersionedType, id: number, seq: number, variant: string): string {
+  return `"${databaseId}.${TYPE_LETTER[type]}${id}.${seq}.${variant}"`;
+}
+
+/** Whether an entity tag names this record at this version (any variant). */
+export function tagNamesVersion(tag: string, databaseId: string, type: VersionedType, id: number, seq: number): boolean {
+  const m = /^"([^.]+)\.([a-z])(\d+)\.(\d+)\.[^"]*"$/.exec(tag);
+  return !!m && m[1] === databaseId && m[2] === TYPE_LETTER[type] && Number(m[3]) === id && Number(m[4]) === seq;
+}
+
+/** The id of the addressed record (loaded by the route's `load`). */
+export function recordIdOf(ctx: EndpointContext): number | undefined {
+  const r = ctx.record as { id?: unknown } | null;
+  return r && r.id !== undefined ? Number(r.id) : undefined;
+}
+
+/**
+ * Validators of an item GET. `before` is the change log's number read (the feed brought up to the
+ * database) before the record was loaded: when the record changed since (its version is newer),
+ * the loaded record may be older than that version, so no version validators are given (the
+ * pipeline then tags the body). The version is read from the feed as it is (synced for `before`,
+ * in this request), so it costs no further round trip.
+ */
+export async function itemValidators(services: Services, req: FastifyRequest, ctx: EndpointContext, type: VersionedType, before: number): Promise<Validators | undefined> {
+  const id = recordIdOf(ctx);
+  if (id === undefined) return undefined;
+  const [dbId, v] = await Promise.all([services.versions.databaseId(), services.versions.of(type, id, false)]);
+  if (v.seq > before) return undefined;
+  return { etag: itemEtag(dbId, type, id, v.seq, shortHash(variantParts(req, ctx))), lastModified: v.gmt, private: isPrivate(req, ctx) };
+}
+
+/** Validators of a list GET: the data revision, the canonical arguments and who asks. */
+export async function listValidators(services: Services, req: FastifyRequest, ctx: EndpointContext, decl: RouteDecl): Promise<Validators> {
+  const [dbId, position] = await Promise.all([services.versions.databaseId(), services.versions.position()]);
+  const window = services.events.defaultWindow();
+  const hash = shortHash([decl.path, canonical(ctx.input ?? {}), window.start.slice(0, 10), window.end.slice(0, 10), ...variantParts(req, ctx)]);
+  return { etag: `"${dbId}.L${position.revision}.${hash}"`, lastModified: position.gmt, private: isPrivate(req, ctx) };
+}

@@ -1,0 +1,123 @@
+/**
+ * Issue 11's pure parts: the SSRF address checks, Standard Webhooks signatures (checked against
+ * the `standardwebhooks` package), entity tag parsing and conditional evaluation, sync tokens, and
+ * the new settings.
+ */
+import { describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+import { Webhook } from 'standardwebhooks';
+import { isForbiddenAddress } from '../../src/webhooks/ssrf.js';
+import { isSecret, newSecret, sign } from '../../src/webhooks/send.js';
+import { wants } from '../../src/webhooks/service.js';
+import { pollIntervalMs } from '../../src/webhooks/worker.js';
+import { etagOf, parseEtags, preconditionsHold } from '../../src/http/conditional.js';
+import { tagNamesVersion, itemEtag } from '../../src/http/versioning.js';
+import { decodeSyncToken, encodeSyncToken, everListed } from '../../src/domain/sync.js';
+import { ApiError } from '../../src/domain/errors.js';
+import { ConfigError, loadConfig } from '../../src/config.js';
+
+describe('SSRF guard', () => {
+  it('refuses loopback, private, link-local, shared, reserved and multicast addresses, IPv4 and IPv6', () => {
+    for (const a of ['127.0.0.1', '127.8.9.10', '10.1.2.3', '172.16.0.1', '172.31.255.255', '192.168.1.1', '169.254.169.254', '100.64.0.1', '0.0.0.0', '224.0.0.1', '255.255.255.255', '198.18.0.1']) {
+      assert.equal(isForbiddenAddress(a), true, a);
+    }
+    for (const a of ['::1', '::', 'fe80::1', 'fc00::1', 'fd12:3456::1', 'ff02::1', '::ffff:127.0.0.1', '::ffff:10.0.0.1', '::ffff:7f00:1', '2001:db8::1']) {
+      assert.equal(isForbiddenAddress(a), true, a);
+    }
+    for (const a of ['93.184.216.34', '8.8.8.8', '172.32.0.1', '2606:4700:4700::1111', '::ffff:8.8.8.8']) assert.equal(isForbiddenAddress(a), false, a);
+    assert.equal(isForbiddenAddress('not-an-ip'), true);
+  });
+});
+
+describe('Standard Webhooks signatures', () => {
+  it('are verified by the standardwebhooks package', () => {
+    const secret = newSecret();
+    assert.ok(isSecret(secret));
+    const body = JSON.stringify({ type: 'event.created', timestamp: '2026-01-01T00:00:00Z', data: { id: 1 } });
+    const ts = Math.floor(Date.now() / 1000);
+    const headers = { 'webhook-id': 'msg_1_2_0', 'webhook-timestamp': String(ts), 'webhook-signature': sign(secret, 'msg_1_2_0', ts, body) };
+    assert.deepEqual(new Webhook(secret).verify(body, headers), JSON.parse(body));
+    assert.throws(() => new Webhook(newSecret()).verify(body, headers));
+    assert.throws(() => new Webhook(secret).verify(body + ' ', headers));
+  });
+  it('secrets have the whsec_ form', () => {
+    assert.equal(isSecret('whsec_' + Buffer.alloc(24).toString('base64')), true);
+    assert.equal(isSecret('whsec_short'), false);
+    assert.equal(isSecret('secret'), false);
+  });
+  it('event filters and polling', () => {
+    assert.equal(wants(['*'], 'tag.deleted'), true);
+    assert.equal(wants(['event.created'], 'event.updated'), false);
+    assert.equal(pollIntervalMs([5000, 300000]), 1000);
+    assert.equal(pollIntervalMs([150]), 75);
+  });
+});
+
+describe('entity tags', () => {
+  it('parses If-Match / If-None-Match lists', () => {
+    assert.deepEqual(parseEtags('"a", W/"b" ,"c,d"'), ['"a"', 'W/"b"', '"c,d"']);
+    assert.deepEqual(parseEtags('*'), ['*']);
+    assert.deepEqual(parseEtags(undefined), []);
+  });
+  it('strong tags from versions; If-Match names the record and version, any variant', () => {
+    assert.match(etagOf(['x', 1]), /^"[A-Za-z0-9_-]{27}"$/);
+    assert.notEqual(etagOf(['x', 1]), etagOf(['x', 2]));
+    const tag = itemEtag('abc', 'event', 42, 7, 'v1');
+    assert.equal(tagNamesVersion(tag, 'abc', 'event', 42, 7), true);
+    assert.equal(tagNamesVersion(itemEtag('abc', 'event', 42, 7, 'other'), 'abc', 'event', 42, 7), true);
+    assert.equal(tagNamesVersion(tag, 'abc', 'event', 42, 8), false);
+    assert.equal(tagNamesVersion(tag, 'abd', 'event', 42, 7), false);
+    assert.equal(tagNamesVersion(tag, 'abc', 'venue', 42, 7), false);
+    const current = { matches: (t: string) => t === tag, lastModified: '2026-01-01 10:00:00' };
+    assert.equal(preconditionsHold({ 'if-match': tag }, current), true);
+    assert.equal(preconditionsHold({ 'if-match': `W/${tag}` }, current), false);
+    assert.equal(preconditionsHold({ 'if-match': '"x", *' }, current), true);
+    assert.equal(preconditionsHold({ 'if-unmodified-since': 'Thu, 01 Jan 2026 10:00:00 GMT' }, current), true);
+    assert.equal(preconditionsHold({ 'if-unmodified-since': 'Thu, 01 Jan 2026 09:59:59 GMT' }, current), false);
+    assert.equal(preconditionsHold({}, current), true);
+  });
+});
+
+describe('sync tokens', () => {
+  const now = Date.now();
+  it('round-trip; refuse other databases, the future, old tokens and garbage with 410', () => {
+    const tok = encodeSyncToken('abc123', 10, now);
+    assert.equal(decodeSyncToken(tok, { databaseId: 'abc123', seq: 12, historyDays: 30, now }), 10);
+    const expired = (fn: () => unknown) => assert.throws(fn, (e: unknown) => e instanceof ApiError && e.status === 410 && e.code === 'rest_sync_token_expired');
+    expired(() => decodeSyncToken(tok, { databaseId: 'abc124', seq: 12, historyDays: 30, now }));
+    expired(() => decodeSyncToken(tok, { databaseId: 'abc123', seq: 9, historyDays: 30, now }));
+    expired(() => decodeSyncToken(encodeSyncToken('abc123', 10, now - 31 * 86_400_000), { databaseId: 'abc123', seq: 12, historyDays: 30, now }));
+    expired(() => decodeSyncToken('%%%', { databaseId: 'abc123', seq: 12, historyDays: 30, now }));
+    expired(() => decodeSyncToken(42, { databaseId: 'abc123', seq: 12, historyDays: 30, now }));
+  });
+  it('a record counts as seen when one of its logged earlier states was listed', () => {
+    const listed = (b: { status: string }) => b.status === 'publish';
+    assert.equal(everListed({ id: 1, seq: 1, idx: 0, actions: ['create', 'update'], details: [{ before: null }, { before: { status: 'draft' } }] }, listed, false), false);
+    assert.equal(everListed({ id: 1, seq: 1, idx: 0, actions: ['update'], details: [{ before: { status: 'publish' } }] }, listed, false), true);
+    assert.equal(everListed({ id: 1, seq: 1, idx: 0, actions: ['update'], details: [null] }, listed, false), false);
+    assert.equal(everListed({ id: 1, seq: 1, idx: 0, actions: ['delete'], details: [null] }, listed, true), true);
+  });
+});
+
+describe('issue 11 settings', () => {
+  it('have defaults, parse durations and refuse bad values', () => {
+    const d = loadConfig({});
+    assert.equal(d.cacheMaxAge, 10);
+    assert.equal(d.syncHistoryDays, 30);
+    assert.equal(d.webhooksAllowPrivate, false);
+    assert.deepEqual(d.webhooksRetrySchedule, [5000, 300000, 1800000, 7200000, 18000000, 36000000, 36000000]);
+    assert.ok(d.webhooksRetrySchedule.reduce((a, b) => a + b, 0) >= 24 * 3_600_000, 'retries cover at least 24 h');
+    assert.equal(d.webhooksDisableAfterMs, 86_400_000);
+    assert.equal(d.webhooksTimeoutMs, 10_000);
+    const c = loadConfig({ CACHE_MAX_AGE: '0', SYNC_HISTORY_DAYS: '0.5', WEBHOOKS_ALLOW_PRIVATE: 'true', WEBHOOKS_RETRY_SCHEDULE: '200ms, 1s,1.5m', WEBHOOKS_DISABLE_AFTER: '2h', WEBHOOKS_TIMEOUT: '500ms' });
+    assert.equal(c.cacheMaxAge, 0);
+    assert.equal(c.syncHistoryDays, 0.5);
+    assert.equal(c.webhooksAllowPrivate, true);
+    assert.deepEqual(c.webhooksRetrySchedule, [200, 1000, 90000]);
+    assert.equal(c.webhooksDisableAfterMs, 7_200_000);
+    assert.equal(c.webhooksTimeoutMs, 500);
+    for (const bad of [{ CACHE_MAX_AGE: '-1' }, { SYNC_HISTORY_DAYS: '0' }, { WEBHOOKS_RETRY_SCHEDULE: '5 parsecs' }, { WEBHOOKS_TIMEOUT: '0' }, { WEBHOOKS_ALLOW_PRIVATE: 'maybe' }]) {
+      assert.throws(() => loadConfig(bad), ConfigError, JSON.stringify(bad));
+    }
+  });
+});

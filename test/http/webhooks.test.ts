@@ -86,6 +86,9 @@ forEachStore(
       r.respond = () => 200;
       const endpoint = await addEndpoint(t, r);
       const created = (await t.api.post('/events', { as: 'admin', json: { ...ev('Hooked'), venue: { venue: 'Hook Hall' }, categories: ['HookCat'], tags: ['hooktag'] } })).body;
+      // A delivery carries the record as it is when the delivery is prepared (moments after the
+      // commit): the update waits for the first one, so that each payload is known.
+      await r.waitFor((m) => endpoint.mine(m) && m.body?.type === 'event.created' && m.body?.data?.id === created.id, 1);
       await t.api.post(`/events/${created.id}`, { as: 'admin', json: { title: 'Hooked 2' } });
       await t.api.delete(`/events/${created.id}`, { as: 'admin' });
       const all = await r.waitFor((m) => endpoint.mine(m) && m.body?.type.startsWith('event.') && m.body?.data?.id === created.id, 3);

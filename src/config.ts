@@ -51,6 +51,10 @@ export interface Config {
   corsOrigins?: string[];
   /** How long to wait for the database: a PostgreSQL connection attempt, a SQLite lock (ms). */
   databaseTimeoutMs: number;
+  /** Default radius of the geolocation filters (`geoloc_lat`/`geoloc_lng` without `geoloc_radius`), in `geolocUnit`. */
+  geolocRadius: number;
+  /** Unit of `geolocRadius` and the default of `geoloc_unit`: miles or kilometres. */
+  geolocUnit: 'mi' | 'km';
 }
 
 /** The namespace every route lives under. */
@@ -111,6 +115,8 @@ export const SETTINGS: Setting[] = [
     defaultText: '3000',
     description: 'how long to wait for the database (PostgreSQL connection attempt, SQLite lock) before answering 503',
   },
+  { env: 'GEOLOC_RADIUS', flag: '--geoloc-radius', key: 'geolocRadius', defaultText: '25', description: 'default radius of the geoloc_lat/geoloc_lng filters (a positive number, in GEOLOC_UNIT)' },
+  { env: 'GEOLOC_UNIT', flag: '--geoloc-unit', key: 'geolocUnit', defaultText: 'mi', description: 'unit of GEOLOC_RADIUS and default of geoloc_unit: mi or km' },
 ];
 
 /** pino's levels, and `silent`. */
@@ -242,6 +248,11 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Part
   if (maxPerPage < 1) throw new ConfigError('MAX_PER_PAGE must be at least 1');
   const databaseTimeoutMs = positiveInt('DATABASE_TIMEOUT_MS', pick('databaseTimeoutMs', 'DATABASE_TIMEOUT_MS') ?? '3000');
   if (databaseTimeoutMs < 1) throw new ConfigError('DATABASE_TIMEOUT_MS must be at least 1');
+  const geolocRadiusText = pick('geolocRadius', 'GEOLOC_RADIUS') ?? '25';
+  const geolocRadius = /^\s*(\d+(\.\d*)?|\.\d+)\s*$/.test(geolocRadiusText) ? Number(geolocRadiusText) : NaN;
+  if (!(geolocRadius > 0) || !Number.isFinite(geolocRadius)) throw new ConfigError(`GEOLOC_RADIUS must be a positive number, got "${geolocRadiusText}"`);
+  const geolocUnit = (pick('geolocUnit', 'GEOLOC_UNIT') ?? 'mi').trim().toLowerCase();
+  if (geolocUnit !== 'mi' && geolocUnit !== 'km') throw new ConfigError(`GEOLOC_UNIT must be mi or km, got "${geolocUnit}"`);
   const adminUser = pick('adminUser', 'CALENDAR_ADMIN_USER');
   const adminPassword = overrides.adminPassword || env.CALENDAR_ADMIN_PASSWORD_FILE === undefined || env.CALENDAR_ADMIN_PASSWORD_FILE === '' ? pick('adminPassword', 'CALENDAR_ADMIN_PASSWORD') : passwordFile(env);
   if (adminUser !== undefined && adminPassword === undefined) throw new ConfigError('CALENDAR_ADMIN_USER is set but CALENDAR_ADMIN_PASSWORD is not');
@@ -273,5 +284,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Part
     trustProxy: trustProxy(pick('trustProxy', 'TRUST_PROXY')),
     corsOrigins: corsOrigins(pick('corsOrigins', 'CORS_ORIGINS')),
     databaseTimeoutMs,
+    geolocRadius,
+    geolocUnit,
   };
 }

@@ -35,6 +35,7 @@ import { sanitizePostHtml } from './text.js';
 import { isEmptyValue, listToArray } from './values.js';
 import { isCreatedHere, writeTransaction } from '../store/changes.js';
 import { keptCountersOf } from '../metrics.js';
+import { DEFAULT_GEOLOC, geoFilterOf } from './geo.js';
 
 export const ZERO_DATE = '0000-00-00 00:00:00';
 
@@ -85,6 +86,9 @@ export interface EventListArgs {
   geoloc?: boolean;
   geoloc_lat?: number;
   geoloc_lng?: number;
+  /** radius around geoloc_lat/geoloc_lng, in geoloc_unit (default GEOLOC_RADIUS) */
+  geoloc_radius?: number;
+  geoloc_unit?: 'mi' | 'km';
   include?: number[];
   post_parent?: number;
 }
@@ -116,6 +120,8 @@ export interface EventServiceDeps {
   store: Store;
   siteTimezone: string;
   maxPerPage: number;
+  /** default radius of the geolocation filters (GEOLOC_RADIUS, GEOLOC_UNIT) */
+  geoloc?: { radius: number; unit: 'mi' | 'km' };
   clock: Clock;
   images: ImageService;
   venues: LinkedPostService;
@@ -610,6 +616,8 @@ export function createEventService(deps: EventServiceDeps): EventService {
       if (args.organizer !== undefined) filter.organizerIds = listToArray(args.organizer).map(Number);
       if (args.featured !== undefined) filter.featured = args.featured;
       if (args.post_parent !== undefined) filter.postParent = args.post_parent;
+      const geo = geoFilterOf(args, deps.geoloc ?? DEFAULT_GEOLOC);
+      if (geo) filter.geo = geo;
 
       const { ids, total } = await eventsStore.findEventPageIds(db, store.dialect, filter, { limit: perPage, offset: (page - 1) * perPage }, revision);
       if (ids.length === 0 && page > 1) throw apiError('event-archive-page-not-found');
@@ -623,6 +631,8 @@ export function createEventService(deps: EventServiceDeps): EventService {
       if (args.geoloc !== undefined) query.push(['geoloc', args.geoloc ? '1' : '']);
       if (args.geoloc_lat !== undefined) query.push(['geoloc_lat', String(args.geoloc_lat)]);
       if (args.geoloc_lng !== undefined) query.push(['geoloc_lng', String(args.geoloc_lng)]);
+      if (args.geoloc_radius !== undefined) query.push(['geoloc_radius', String(args.geoloc_radius)]);
+      if (args.geoloc_unit !== undefined) query.push(['geoloc_unit', args.geoloc_unit]);
       query.push(['status', statusLabel]);
       if (args.post_parent !== undefined) query.push(['post_parent', String(args.post_parent)]);
       if (args.include) query.push(['include', args.include.join(',')]);

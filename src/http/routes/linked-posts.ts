@@ -14,7 +14,7 @@
 import type { Services } from '../../domain/services.js';
 import { apiError, invalidParams, type ErrorCode } from '../../domain/errors.js';
 import { eventValidators } from '../../domain/events.js';
-import type { LinkedListArgs, LinkedPostService } from '../../domain/linked-posts.js';
+import { isCoordinate, type LinkedListArgs, type LinkedPostService } from '../../domain/linked-posts.js';
 import { isHttpUrl } from '../../domain/images.js';
 import { canAssignAuthor, canDeletePost, canEditPost, typeCan, type Viewer } from '../../domain/permissions.js';
 import { isPostStatus, listStatusFilter } from '../../domain/statuses.js';
@@ -23,7 +23,7 @@ import type { LinkedKind, LinkedRecord } from '../../store/linked-posts.js';
 import type { PostType } from '../../store/schema.js';
 import { anyone, endpoint, optionalArgs, route, type ArgSpec, type Args, type EndpointContext, type EndpointDocs, type RouteDecl } from '../route.js';
 import { listUrls, listHeaders } from '../paging.js';
-import { idArg, isNonEmptyString, isStringValue, pageArg, perPageArg, slugArg } from './common.js';
+import { checkGeolocArgs, geolocCoordinateArg, geolocRadiusArgs, idArg, isNonEmptyString, isStringValue, pageArg, perPageArg, slugArg } from './common.js';
 import { writeTransaction } from '../../store/changes.js';
 
 /** What differs between venues and organizers. */
@@ -76,6 +76,19 @@ function venueWriteArgs(services: Services): Args {
     phone: text('The venue phone number'),
     stateprovince: text('The venue state and province'),
     website: { type: 'string', default: null, description: 'The venue website URL', validate: v.url },
+    // Issue 14 (as the original's Pro add-on): coordinates; "" or null clears both.
+    geo_lat: {
+      format: 'double',
+      docType: 'number',
+      description: 'The venue geo latitude (-90 to 90; "" or null clears the coordinates)',
+      validate: (x) => isCoordinate(x, 90),
+    },
+    geo_lng: {
+      format: 'double',
+      docType: 'number',
+      description: 'The venue geo longitude (-180 to 180; "" or null clears the coordinates)',
+      validate: (x) => isCoordinate(x, 180),
+    },
     // The original's description says "organizer" here too.
     image: { type: 'string', default: null, description: 'The organizer featured image ID or URL', validate: v.image },
   };
@@ -147,7 +160,16 @@ function listArgs(services: Services, spec: KindSpec, postType: PostType): Args 
       validate: (v, ctx) => listStatusFilter(ctx.viewer, postType, v) !== null,
       sanitize: (v, ctx) => listStatusFilter(ctx.viewer, postType, v),
     },
-  };
+    // Issue 14: the event list's geolocation filters, on the venues themselves.
+    ...(spec.kind === 'venue'
+      ? {
+          geoloc: { type: 'boolean', description: 'Venues should be filtered by whether they have geolocation data' },
+          geoloc_lat: geolocCoordinateArg('lat', 'Venues should be filtered by their latitude location, must also provide geoloc_lng'),
+          geoloc_lng: geolocCoordinateArg('lng', 'Venues should be filtered by their longitude location, must also provide geoloc_lat'),
+          ...geolocRadiusArgs({ radius: services.config.geolocRadius, unit: services.config.geolocUnit }),
+        }
+      : {}),
+  } as Args;
 }
 
 function docs(spec: KindSpec): Record<'list' | 'create' | 'get' | 'post' | 'delete', EndpointDocs> {
@@ -221,6 +243,7 @@ function linkedPostRoutes(services: Services, spec: KindSpec): RouteDecl[] {
       docs: d.list,
       handler: async (ctx) => {
         const a = ctx.args as LinkedListArgs;
+        checkGeolocArgs(a);
         const page = await service.list(ctx.viewer, a, { dialect: services.store.dialect, maxPerPage: services.config.maxPerPage });
         const items = await service.represent(page.records, ctx.links, 'list');
         const urls = listUrls(ctx.links.rest(`${plural}/`), page.query, null, a.page, page.totalPages);

@@ -217,9 +217,11 @@ function docs(spec: KindSpec): Record<'list' | 'create' | 'get' | 'post' | 'dele
 }
 
 /** The write fields the caller sent (partial updates, COMPAT 1); path args left out. */
-function writeInput(args: Record<string, unknown>, sent: ReadonlySet<string>, pathArg: string): Record<string, unknown> {
+function writeInput(args: Record<string, unknown>, sent: ReadonlySet<string>, pathArg: string, raw?: Readonly<Record<string, unknown>>): Record<string, unknown> {
   const input: Record<string, unknown> = {};
   for (const [k, v] of Object.entries(args)) if (sent.has(k) && k !== pathArg) input[k] = v;
+  // A JSON `null` is "not sent" for every other field (WordPress), but clears venue coordinates (issue 14).
+  for (const k of ['geo_lat', 'geo_lng']) if (k in args === false && raw?.[k] === null) input[k] = null;
   return input;
 }
 
@@ -260,7 +262,7 @@ function linkedPostRoutes(services: Services, spec: KindSpec): RouteDecl[] {
       permission: (ctx) => typeCan(ctx.viewer, 'edit', postType) && canAssignAuthor(ctx.viewer, postType, ctx.args.author),
       docs: d.create,
       handler: async (ctx) => {
-        const input = writeInput(ctx.args, ctx.sent, '');
+        const input = writeInput(ctx.args, ctx.sent, '', ctx.input);
         const id = await writeTransaction(db, (trx) => service.create(trx, input, ctx.viewer));
         return { status: 201, body: await represent(ctx, await reload(id), 'list') };
       },
@@ -309,7 +311,7 @@ function linkedPostRoutes(services: Services, spec: KindSpec): RouteDecl[] {
         docs: d.post,
         handler: async (ctx) => {
           const record = mustHave(ctx);
-          const input = writeInput(ctx.args, ctx.sent, pathArg);
+          const input = writeInput(ctx.args, ctx.sent, pathArg, ctx.input);
           await writeTransaction(db, (trx) => service.update(trx, record, input, ctx.viewer));
           return { body: await represent(ctx, await reload(Number(record.id)), 'list') };
         },

@@ -348,9 +348,14 @@ export function createEventService(deps: EventServiceDeps): EventService {
     };
   }
 
-  function publicationDate(input: EventInput, tz: string): { date_local: string; date_gmt: string } | null {
+  /**
+   * The publication date (WordPress' post_date / post_date_gmt): `date` is in the site time zone,
+   * whatever the event's own `timezone` (which applies to start_date/end_date only); `date_utc` in
+   * UTC. When both are sent, `date` wins and `date_utc` is derived from it, as WordPress does.
+   */
+  function publicationDate(input: EventInput): { date_local: string; date_gmt: string } | null {
     if (!isEmptyValue(input.date)) {
-      const d = parseIn('date', input.date as string, tz);
+      const d = parseIn('date', input.date as string, siteTimezone);
       return { date_gmt: toWallTime(d.toUTC()), date_local: toWallTime(d.setZone(siteTimezone)) };
     }
     if (!isEmptyValue(input.date_utc)) {
@@ -448,7 +453,7 @@ export function createEventService(deps: EventServiceDeps): EventService {
         const sched = schedule(input, null);
         const nowGmt = clock.nowGmt();
         const nowLocal = clock.nowLocal();
-        const pub = publicationDate(input, sched.timezone);
+        const pub = publicationDate(input);
         // `future` without a date publishes now, as in WordPress (applyScheduling against now).
         const status = applyScheduling(scaleBackStatus(viewer, input.status), pub?.date_gmt ?? nowGmt, nowGmt);
         const unpublished = status === 'draft' || status === 'pending' || status === 'auto-draft';
@@ -499,7 +504,6 @@ export function createEventService(deps: EventServiceDeps): EventService {
         const nowLocal = clock.nowLocal();
         const schedTouched = input.start_date !== undefined || input.end_date !== undefined || input.all_day !== undefined || !isEmptyValue(input.timezone);
         const sched = schedTouched ? schedule(input, record) : {};
-        const tz = (sched as { timezone?: string }).timezone ?? record.timezone;
         const post: Record<string, unknown> = { modified_local: nowLocal, modified_gmt: nowGmt };
         if (input.title !== undefined) post.title = html(viewer, input.title);
         if (input.description !== undefined) post.content = html(viewer, input.description);
@@ -509,7 +513,7 @@ export function createEventService(deps: EventServiceDeps): EventService {
           const base = sanitizeSlug(input.slug) || record.slug;
           post.slug = await uniqueSlug(base, (c) => postsStore.isSlugTaken(trx, 'tribe_events', c, id));
         }
-        const pub = publicationDate(input, tz);
+        const pub = publicationDate(input);
         if (pub) Object.assign(post, pub);
         let status = record.status;
         if (input.status !== undefined && input.status !== '') status = scaleBackStatus(viewer, input.status);

@@ -276,7 +276,9 @@ export function createLinkedPostService(
       // duplicate, and its fields are overwritten only when the viewer may edit it (otherwise a
       // contributor could rewrite anyone's venue by posting its name).
       const candidates = await postsStore.findPostIdsByTitle(trx, info.postType, name);
-      const duplicate = candidates.find((p: PostRow) => (description === '' || p.content === description) && canReadPost(viewer, info.postType, p));
+      // Both compared case-insensitively, as the original's database collation does.
+      const folded = description.toLowerCase();
+      const duplicate = candidates.find((p: PostRow) => (description === '' || p.content.toLowerCase() === folded) && canReadPost(viewer, info.postType, p));
       if (duplicate) {
         if (canEditPost(viewer, info.postType, duplicate)) {
           const { status: _s, date: _d, date_utc: _du, author: _a, description: _desc, [fields.nameField]: _n, ...rest } = input;

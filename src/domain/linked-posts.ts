@@ -453,7 +453,6 @@ export function createLinkedPostService(
         if (typeof name !== 'string' || name.trim() === '') return false;
         for (const f of fields.urlFields) if (!isEmptyValue(obj[f]) && !isHttpUrl(obj[f])) return false;
         if (kind === 'venue' && (!isCoordinate(obj.geo_lat, 90) || !isCoordinate(obj.geo_lng, 180))) return false;
-        if (kind === 'venue' && (obj.geo_lat === undefined) !== (obj.geo_lng === undefined) && !isEmptyValue(obj.geo_lat ?? obj.geo_lng)) return false;
         if (!isEmptyValue(obj.image) && !(await images.validateRef(obj.image, viewer, true))) return false;
       }
       if (ids.length) {

@@ -51,6 +51,12 @@ export interface Config {
   corsOrigins?: string[];
   /** How long to wait for the database: a PostgreSQL connection attempt, a SQLite lock (ms). */
   databaseTimeoutMs: number;
+  /** how long a graceful shutdown may take before the process exits with 1 */
+  shutdownTimeoutMs: number;
+  /** The site's name: page titles, the calendar feeds' X-WR-CALNAME, the REST root index's `name`. */
+  siteName: string;
+  /** The most events one iCalendar feed (and one month or day page) holds. */
+  icalMaxEvents: number;
   /** Default radius of the geolocation filters (`geoloc_lat`/`geoloc_lng` without `geoloc_radius`), in `geolocUnit`. */
   geolocRadius: number;
   /** Unit of `geolocRadius` and the default of `geoloc_unit`: miles or kilometres. */
@@ -115,6 +121,15 @@ export const SETTINGS: Setting[] = [
     defaultText: '3000',
     description: 'how long to wait for the database (PostgreSQL connection attempt, SQLite lock) before answering 503',
   },
+  {
+    env: 'SHUTDOWN_TIMEOUT_MS',
+    flag: '--shutdown-timeout-ms',
+    key: 'shutdownTimeoutMs',
+    defaultText: '10000',
+    description: 'on SIGTERM/SIGINT: how long to finish in-flight requests and close the database before exiting with 1',
+  },
+  { env: 'SITE_NAME', flag: '--site-name', key: 'siteName', defaultText: 'Events Calendar', description: "the site's name on the calendar pages, in feeds (X-WR-CALNAME) and in the REST root index" },
+  { env: 'ICAL_MAX_EVENTS', flag: '--ical-max-events', key: 'icalMaxEvents', defaultText: '1000', description: 'the most events one iCalendar feed (and one month or day page) holds' },
   { env: 'GEOLOC_RADIUS', flag: '--geoloc-radius', key: 'geolocRadius', defaultText: '25', description: 'default radius of the geoloc_lat/geoloc_lng filters (a positive number, in GEOLOC_UNIT)' },
   { env: 'GEOLOC_UNIT', flag: '--geoloc-unit', key: 'geolocUnit', defaultText: 'mi', description: 'unit of GEOLOC_RADIUS and default of geoloc_unit: mi or km' },
 ];
@@ -246,6 +261,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Part
   }
   const maxPerPage = positiveInt('MAX_PER_PAGE', pick('maxPerPage', 'MAX_PER_PAGE') ?? '50');
   if (maxPerPage < 1) throw new ConfigError('MAX_PER_PAGE must be at least 1');
+  const icalMaxEvents = positiveInt('ICAL_MAX_EVENTS', pick('icalMaxEvents', 'ICAL_MAX_EVENTS') ?? '1000');
+  if (icalMaxEvents < 1) throw new ConfigError('ICAL_MAX_EVENTS must be at least 1');
   const databaseTimeoutMs = positiveInt('DATABASE_TIMEOUT_MS', pick('databaseTimeoutMs', 'DATABASE_TIMEOUT_MS') ?? '3000');
   if (databaseTimeoutMs < 1) throw new ConfigError('DATABASE_TIMEOUT_MS must be at least 1');
   const geolocRadiusText = pick('geolocRadius', 'GEOLOC_RADIUS') ?? '25';
@@ -284,6 +301,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Part
     trustProxy: trustProxy(pick('trustProxy', 'TRUST_PROXY')),
     corsOrigins: corsOrigins(pick('corsOrigins', 'CORS_ORIGINS')),
     databaseTimeoutMs,
+    shutdownTimeoutMs: positiveInt('SHUTDOWN_TIMEOUT_MS', pick('shutdownTimeoutMs', 'SHUTDOWN_TIMEOUT_MS') ?? '10000'),
+    siteName: (pick('siteName', 'SITE_NAME') ?? 'Events Calendar').trim() || 'Events Calendar',
+    icalMaxEvents,
     geolocRadius,
     geolocUnit,
   };

@@ -36,3 +36,20 @@ export function keptCountersOf(owner: object): KeptCounters {
   if (!counters) byOwner.set(owner, (counters = fresh()));
   return counters;
 }
+
+/** Write transactions committed and the writes they carried (SQLite group commit, `writeTransaction`). */
+export interface WriteCommitCounters {
+  /** transactions committed (a group of writes, or a write alone) */
+  commits: number;
+  /** writes answered after those commits */
+  writes: number;
+}
+
+const commitsByOwner = new WeakMap<object, WriteCommitCounters>();
+
+/** The commit counters of a store (its Kysely instance), created on first use. */
+export function writeCommitCountersOf(owner: object): WriteCommitCounters {
+  let counters = commitsByOwner.get(owner);
+  if (!counters) commitsByOwner.set(owner, (counters = { commits: 0, writes: 0 }));
+  return counters;
+}

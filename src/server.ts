@@ -56,13 +56,18 @@ export async function serve(config: Config): Promise<void> {
     if (closing) return;
     closing = true;
     app.log.info({ signal }, 'shutting down');
+    let step = 'finishing in-flight requests';
+    const started = Date.now();
     const timer = setTimeout(() => {
-      app.log.error('shutdown took longer than 10 s; exiting');
+      app.log.error({ step }, `shutdown took longer than ${config.shutdownTimeoutMs} ms (still ${step}); exiting`);
       process.exit(1);
-    }, 10_000);
+    }, config.shutdownTimeoutMs);
     timer.unref();
     try {
-      await built.close();
+      await built.close((next) => {
+        step = next;
+        app.log.info({ step, ms: Date.now() - started }, 'shutting down');
+      });
       process.exit(signal === 'uncaughtException' ? 1 : 0);
     } catch (err) {
       app.log.error({ err }, 'error during shutdown');

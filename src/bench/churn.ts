@@ -17,7 +17,7 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { loadOnce, measure, type LoadResult } from './load.js';
 import type { AfterWriteRun, ColdPair, PropagationRun, WriterStats } from './report.js';
-import { SCENARIOS, matchingEventBody, type ScenarioContext } from './scenarios.js';
+import { SCENARIOS, matchingEventBody, scenarioUrl, type ScenarioContext } from './scenarios.js';
 
 /** No single request of these measurements waits longer (as autocannon's time-out). */
 const REQUEST_TIMEOUT_MS = 30_000;
@@ -218,8 +218,8 @@ export async function coldPairs(ctx: ScenarioContext, readKeys: string[]): Promi
     const write = await fetch(ctx.base + create.path(ctx), { method: 'POST', headers: create.headers!(ctx), body: body() });
     await write.arrayBuffer();
     if (write.status !== 201) break;
-    const first = await timedGet(ctx.base + s.path(ctx));
-    const next = await timedGet(ctx.base + s.path(ctx));
+    const first = await timedGet(scenarioUrl(s.path(ctx), ctx));
+    const next = await timedGet(scenarioUrl(s.path(ctx), ctx));
     if (first.status === 200 && next.status === 200) cold[key] = { first: first.ms, next: next.ms };
   }
   return cold;

@@ -291,6 +291,19 @@ export function checkTargets(run: BenchRun): string[] {
       const rps = list.service!.rps;
       out.push(verdict(rps >= 5_000, `list of 10 ≥ 5,000 req/s (${events.toLocaleString('en-US')} events, SQLite): ${fmt(rps)} req/s` + (rps >= 5_000 ? '' : ` — short by ${fmt(5_000 - rps)} (${(((5_000 - rps) / 5_000) * 100).toFixed(0)}%)`)));
     }
+    // Issue 10: each page within 2x of the API answer it shows (the same run, each store).
+    for (const store of ['sqlite', 'postgres'] as const) {
+      for (const [pageKey, apiKey, what] of [
+        ['page-event', 'single', 'event page'],
+        ['page-list', 'list', 'list page'],
+      ] as const) {
+        const page = find(run, events, store, pageKey);
+        const api = find(run, events, store, apiKey);
+        if (!page || !api) continue;
+        const ok = page.service!.rps * 2 >= api.service!.rps;
+        out.push(verdict(ok, `${what} within 2× of the API's ${apiKey === 'single' ? 'single event' : 'list'} (${events.toLocaleString('en-US')} events, ${store}): ${fmt(page.service!.rps)} vs ${fmt(api.service!.rps)} req/s (${ratio(page.service!.rps, api.service!.rps)}), p50 ${ms(page.service!.p50)} vs ${ms(api.service!.p50)} ms`));
+      }
+    }
     const reads = run.sizes.find((s) => s.events === events)!.results.filter((r) => r.store === 'sqlite' && r.kind === 'read' && r.status === 'ok');
     if (reads.length) {
       const worst = reads.reduce((a, b) => (b.service!.p99 > a.service!.p99 ? b : a));

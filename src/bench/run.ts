@@ -10,10 +10,10 @@
  *   BENCH_DURATION       seconds per measurement (10); BENCH_WARMUP seconds of warm-up (3)
  *   BENCH_CONNECTIONS    concurrent connections (10)
  *   BENCH_SCENARIOS      only these scenario keys (comma-separated; default all): single, list, filtered,
- *                        geo, venues, organizers, categories, create; issue 9's single-under-writes,
+ *                        page-event, page-list (issue 10's pages), geo, venues, organizers, categories, create; issue 9's single-under-writes,
  *                        list-under-writes, filtered-under-writes, after-write, and on PostgreSQL
  *                        propagation, single-under-writes-b, list-under-writes-b, filtered-under-writes-b;
- *                        groups: under-writes, two-instances, issue9
+ *                        groups: under-writes, two-instances, issue9, pages (single, list and the two pages)
  *   BENCH_WRITE_RATE     creates per second of the writer in the reads-under-writes scenarios (20)
  *   BENCH_ROUNDS         repetitions of after-write and propagation (30; each also stops after BENCH_DURATION s, at least 3)
  *   BENCH_POLL_MS        propagation: pause between polls of instance B (2 ms)
@@ -36,7 +36,7 @@ import { describeMachine } from './machine.js';
 import { measure, type LoadResult, type LoadSpec } from './load.js';
 import { BASELINE_PATH, CLI_PATH, runNode, sampleProcess, startChild, rssOf, type Child } from './processes.js';
 import { renderReport, writeReport, type BenchRun, type ChurnResult, type Dataset, type ScenarioResult, type SizeRun, type StoreName } from './report.js';
-import { AFTER_WRITE_KEY, CHURN_SCENARIOS, PROPAGATION_KEY, SCENARIOS, discover, selectKeys, type ChurnScenario, type Scenario, type ScenarioContext } from './scenarios.js';
+import { AFTER_WRITE_KEY, CHURN_SCENARIOS, PROPAGATION_KEY, SCENARIOS, discover, scenarioUrl, selectKeys, type ChurnScenario, type Scenario, type ScenarioContext } from './scenarios.js';
 import { coldPairs, firstReadAfterWrite, propagation, quantile, readOnly, readPath, readsUnderWrites, settle } from './churn.js';
 
 const env = process.env;
@@ -146,7 +146,7 @@ interface Target {
 }
 
 function serviceSpec(s: Scenario, ctx: ScenarioContext): Omit<LoadSpec, 'connections' | 'seconds' | 'warmupSeconds'> {
-  return { url: ctx.base + s.path(ctx), method: s.method, headers: s.headers?.(ctx), body: s.body?.(ctx) };
+  return { url: scenarioUrl(s.path(ctx), ctx), method: s.method, headers: s.headers?.(ctx), body: s.body?.(ctx) };
 }
 
 /** One load scenario: probe, measure with autocannon, and the baseline with the same body. */
@@ -184,7 +184,8 @@ async function runLoadScenario(s: Scenario, ctx: ScenarioContext, store: StoreNa
   if (result.service.non2xx || result.service.errors) result.note = `${result.service.non2xx} non-2xx, ${result.service.errors} errors`;
 
   const key = `${size.events}:${s.key}`;
-  if (baseline) {
+  // The baseline answers JSON: HTML pages are compared with the API's answers instead (report.ts).
+  if (baseline && String(probe.headers.get('content-type')).startsWith('application/json')) {
     const put = await fetch(`${baseline.origin}/__body/${s.key}`, {
       method: 'PUT',
       headers: { 'content-type': 'application/json' },

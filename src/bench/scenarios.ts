@@ -10,10 +10,14 @@
 export interface ScenarioContext {
   /** '{origin}/api/calendar/events/v1' */
   base: string;
+  /** '{origin}': the site, where the calendar pages are */
+  origin: string;
   /** 'Basic …' of the benchmark administrator */
   authorization: string;
   /** a published event with a venue, organizers and terms */
   eventId: number;
+  /** its slug (the event page `/event/{slug}/`) */
+  eventSlug: string;
   venueId: number | null;
   organizerId: number | null;
   categoryId: number | null;
@@ -32,7 +36,7 @@ export interface Scenario {
   label: string;
   kind: 'read' | 'write';
   method: 'GET' | 'POST';
-  /** path under the namespace, with query */
+  /** path under the namespace, with query, or an absolute URL (pages outside the REST root) */
   path(ctx: ScenarioContext): string;
   headers?(ctx: ScenarioContext): Record<string, string>;
   /** a body per request */
@@ -62,6 +66,9 @@ export const SCENARIOS: Scenario[] = [
     method: 'GET',
     path: () => `/events?geoloc_lat=${GEO_POINT.lat}&geoloc_lng=${GEO_POINT.lng}&geoloc_radius=${GEO_POINT.radiusKm}&geoloc_unit=km`,
   },
+  // Issue 10: the pages against the API's single event and list of the same run (target: within 2x).
+  { key: 'page-event', label: 'event page (HTML, /event/{slug}/)', kind: 'read', method: 'GET', path: (c) => `${c.origin}/event/${encodeURIComponent(c.eventSlug)}/` },
+  { key: 'page-list', label: 'list page (HTML, /events/, 10 events)', kind: 'read', method: 'GET', path: (c) => `${c.origin}/events/` },
   { key: 'venues', label: 'venue list', kind: 'read', method: 'GET', path: () => '/venues' },
   { key: 'organizers', label: 'organizer list', kind: 'read', method: 'GET', path: () => '/organizers' },
   { key: 'categories', label: 'category list', kind: 'read', method: 'GET', path: () => '/categories' },
@@ -117,10 +124,16 @@ export const AFTER_WRITE_KEY = 'after-write';
 export const PROPAGATION_KEY = 'propagation';
 
 export const SCENARIO_GROUPS: Record<string, string[]> = {
+  pages: ['single', 'list', 'page-event', 'page-list'],
   'under-writes': ['single-under-writes', 'list-under-writes', 'filtered-under-writes'],
   'two-instances': [PROPAGATION_KEY, 'single-under-writes-b', 'list-under-writes-b', 'filtered-under-writes-b'],
   issue9: [...CHURN_SCENARIOS.map((c) => c.key), AFTER_WRITE_KEY, PROPAGATION_KEY, 'create'],
 };
+
+/** The URL of a scenario's path: under the namespace, unless it is absolute (the pages). */
+export function scenarioUrl(path: string, ctx: ScenarioContext): string {
+  return /^https?:\/\//.test(path) ? path : ctx.base + path;
+}
 
 /** Every key BENCH_SCENARIOS accepts. */
 export const ALL_KEYS = [...SCENARIOS.map((s) => s.key), ...CHURN_SCENARIOS.map((c) => c.key), AFTER_WRITE_KEY, PROPAGATION_KEY];
@@ -185,8 +198,10 @@ export async function discover(base: string, authorization: string): Promise<Sce
   const filterCategory = catList.find((t) => t.slug === FILTER.category);
   return {
     base,
+    origin: new URL(base).origin,
     authorization,
     eventId: rich.id,
+    eventSlug: rich.slug,
     venueId: Array.isArray(rich.venue) ? null : rich.venue.id,
     organizerId: rich.organizer[0]?.id ?? null,
     categoryId: rich.categories[0]?.id ?? null,

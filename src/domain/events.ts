@@ -91,6 +91,25 @@ export interface EventListArgs {
   geoloc_unit?: 'mi' | 'km';
   include?: number[];
   post_parent?: number;
+  /**
+   * Pages and feeds (src/pages, src/feeds) only, never a REST argument: a window of any shape
+   * instead of the REST list's start/end window (e.g. the events overlapping a month), latest
+   * first when `descending`. `per_page` is then not capped by MAX_PER_PAGE: the caller bounds it.
+   */
+  range?: EventRange;
+}
+
+/** The window of `EventListArgs.range`: bounds on the local start and end (wall times), each optional. */
+export interface EventRange {
+  /** start at or after */
+  startsFrom?: string;
+  /** start at or before */
+  startsUntil?: string;
+  /** end at or after */
+  endsFrom?: string;
+  /** end at or before */
+  endsUntil?: string;
+  descending?: boolean;
 }
 
 /** What the list route needs to answer: the page, the totals, and the effective query for rest_url. */
@@ -581,7 +600,7 @@ export function createEventService(deps: EventServiceDeps): EventService {
     },
 
     async list(viewer, args, links) {
-      const perPage = Math.min(args.per_page, deps.maxPerPage);
+      const perPage = args.range ? args.per_page : Math.min(args.per_page, deps.maxPerPage);
       const page = args.page;
       const scope = listScope(viewer, 'tribe_events', args.status);
       const statusLabel = scope.label;
@@ -596,6 +615,15 @@ export function createEventService(deps: EventServiceDeps): EventService {
         filter.order = 'date';
         startLabel = window.start;
         endLabel = window.end;
+      } else if (args.range) {
+        const r = args.range;
+        if (r.startsFrom !== undefined) filter.startFrom = r.startsFrom;
+        if (r.startsUntil !== undefined) filter.startUntil = r.startsUntil;
+        if (r.endsFrom !== undefined) filter.endFrom = r.endsFrom;
+        if (r.endsUntil !== undefined) filter.endUntil = r.endsUntil;
+        if (r.descending) filter.order = 'start_desc';
+        startLabel = r.startsFrom ?? r.endsFrom ?? '';
+        endLabel = r.endsUntil ?? r.startsUntil ?? '';
       } else {
         const startWall = args.start_date !== undefined ? toWallTime(parseIn('start_date', args.start_date, siteTimezone)) : window.start;
         const endWall = args.end_date !== undefined ? toWallTime(parseIn('end_date', args.end_date, siteTimezone)) : window.end;

@@ -27,12 +27,13 @@ import { allowForError, basePath, registerRoutes, sendJson } from './pipeline.js
 import { storeFault } from '../store/faults.js';
 import { registerHealthRoutes } from './health.js';
 import { apiRoutes } from './routes/index.js';
-import { rootIndex, SITE_NAME } from './self-description.js';
+import { rootIndex } from './self-description.js';
 import { sitePageHtml } from './site-page.js';
+import { registerCalendarPages } from '../pages/routes.js';
 
 declare module 'fastify' {
   interface FastifyRequest {
-    /** The answer is the site page (not an API answer: no `X-Robots-Tag: noindex`). */
+    /** The answer is the site page or a calendar page or feed (not an API answer: no `X-Robots-Tag: noindex`). */
     sitePage?: boolean;
   }
 }
@@ -41,8 +42,8 @@ export interface BuiltApp {
   app: FastifyInstance;
   services: Services;
   store: Store;
-  /** Close the server and the store. */
-  close(): Promise<void>;
+  /** Stop the server, then close the store; `progress` hears each step as it starts. */
+  close(progress?: (step: string) => void): Promise<void>;
 }
 
 export interface BuildOptions {
@@ -288,20 +289,23 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
   if (!roots.includes('')) {
     app.get('/', async (req, reply) => {
       req.sitePage = true;
-      return reply.code(200).header('content-type', 'text/html; charset=UTF-8').send(sitePageHtml(SITE_NAME, services.links.restRoot, DOCS_PAGE_PATH));
+      return reply.code(200).header('content-type', 'text/html; charset=UTF-8').send(sitePageHtml(config.siteName, services.links.restRoot, DOCS_PAGE_PATH, `${services.links.siteUrl}/events/`));
     });
   }
   // The human-readable API documentation (Swagger UI over `{ns}/doc`), outside the REST root.
   registerDocsPage(app, `${basePath(services.links)}/doc`);
   // Liveness and readiness probes, outside the REST root too.
   registerHealthRoutes(app, store);
+  // The calendar's pages and iCalendar feeds at the permalinks (src/pages, src/feeds).
+  registerCalendarPages(app, services);
 
   return {
     app,
     services,
     store,
-    async close() {
+    async close(progress?: (step: string) => void) {
       await app.close();
+      progress?.('closing the database');
       await store.close();
     },
   };

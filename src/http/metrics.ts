@@ -18,7 +18,7 @@ import type { FastifyInstance } from 'fastify';
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
 import type { Config } from '../config.js';
 import { ApiError } from '../domain/errors.js';
-import { keptCountersOf, type KeptCounters } from '../metrics.js';
+import { keptCountersOf, writeCommitCountersOf, type KeptCounters } from '../metrics.js';
 import type { Store } from '../store/db.js';
 
 export const METRICS_PATH = '/metrics';
@@ -74,6 +74,26 @@ export function registerMetrics(app: FastifyInstance, config: Config, store: Sto
         this.inc({ kind, result: 'hit' }, kept[key].hits);
         this.inc({ kind, result: 'miss' }, kept[key].misses);
       }
+    },
+  });
+
+  const commits = writeCommitCountersOf(store.db);
+  new Counter({
+    name: 'calendar_write_commits_total',
+    help: 'Write transactions committed (on SQLite, writes waiting together share one commit)',
+    registers: [registry],
+    collect() {
+      this.reset();
+      this.inc(commits.commits);
+    },
+  });
+  new Counter({
+    name: 'calendar_writes_committed_total',
+    help: 'Writes committed (divided by calendar_write_commits_total: writes per commit)',
+    registers: [registry],
+    collect() {
+      this.reset();
+      this.inc(commits.writes);
     },
   });
 

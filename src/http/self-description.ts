@@ -57,7 +57,7 @@ export function routeIndexEntry(decl: RouteDecl, links: Links, withLinks = true)
   return entry;
 }
 
-/** The site's name in the root index (and on the site page). */
+/** The site's name by default (SITE_NAME): in the root index, on the site page and the calendar pages. */
 export const SITE_NAME = 'Events Calendar';
 
 /** `GET {ns}`, for the request's namespace. */
@@ -82,7 +82,7 @@ export function rootIndex(routes: RouteDecl[], services: Services, namespaces: L
     for (const r of routes) nsRoutes[routeKey(r, links.namespace)] = routeIndexEntry(r, links);
   }
   return {
-    name: SITE_NAME,
+    name: services.config.siteName,
     description: 'A headless events calendar speaking The Events Calendar REST API',
     url: primary.siteUrl,
     home: primary.siteUrl,

@@ -13,8 +13,10 @@
  *     await updatePost(trx, 42, { title: 'New' }); // notes ('event', 42, 'update') with its before state
  *   });
  */
-import { sql } from 'kysely';
+import { PostgresAdapter, sql } from 'kysely';
 import type { Executor } from './schema.js';
+import { dialectOfHandle } from './revision.js';
+import { writeCommitCountersOf } from '../metrics.js';
 
 /** Kinds of records in the log. `all` (action `reset`): anything may have changed (bulk loads). */
 export type RecordType = 'event' | 'venue' | 'organizer' | 'term' | 'image' | 'all' | 'lists';
@@ -57,6 +59,52 @@ interface Pending {
 }
 
 const pendingByTrx = new WeakMap<object, Map<string, Pending>>();
+/** Term count changes of a transaction, by term id, applied with its notes (see `addTermCounts`). */
+const countsByTrx = new WeakMap<object, Map<number, number>>();
+
+/**
+ * Add `delta` to the `count` of these terms. Inside a transaction the change waits for the
+ * transaction's last statements (`flushChanges`): popular terms' rows are locked by every write
+ * that links to them, and on PostgreSQL a row lock is held until the commit, so they are taken as
+ * late as possible (in one statement with the change log's counter). The transaction's own reads
+ * of these counts, if any, would see them unchanged until then (no write reads them back).
+ */
+export async function addTermCounts(db: Executor, termIds: number[], delta: number): Promise<void> {
+  const ids = [...new Set(termIds)];
+  if (ids.length === 0 || delta === 0) return;
+  await noteChanges(db, 'term', ids, 'update');
+  if (!db.isTransaction) {
+    await applyTermCounts(db, new Map(ids.map((id) => [id, delta])));
+    return;
+  }
+  let counts = countsByTrx.get(db);
+  if (!counts) countsByTrx.set(db, (counts = new Map()));
+  for (const id of ids) counts.set(id, (counts.get(id) ?? 0) + delta);
+}
+
+/** Term ids grouped by the delta they get, in id order (every writer locks them in the same order). */
+function byDelta(counts: Map<number, number>): Array<[number, number[]]> {
+  const groups = new Map<number, number[]>();
+  for (const [id, delta] of [...counts].sort((a, b) => a[0] - b[0])) {
+    if (delta === 0) continue;
+    let ids = groups.get(delta);
+    if (!ids) groups.set(delta, (ids = []));
+    ids.push(id);
+  }
+  return [...groups];
+}
+
+async function applyTermCounts(db: Executor, counts: Map<number, number>): Promise<void> {
+  for (const [delta, ids] of byDelta(counts)) {
+    await db
+      .updateTable('terms')
+      .set((eb) => ({ count: eb('count', '+', delta) }))
+      .where('id', 'in', ids)
+      .execute();
+  }
+}
+
+const isPostgres = (db: Executor) => db.getExecutor().adapter instanceof PostgresAdapter;
 
 const POST_TYPES: Record<string, RecordType> = { tribe_events: 'event', tribe_venue: 'venue', tribe_organizer: 'organizer' };
 
@@ -239,12 +287,38 @@ async function appendChanges(db: Executor, notes: Pending[]): Promise<number> {
   return seq;
 }
 
-/** Write the notes of a transaction to the log (its last statements). Nothing noted: nothing written. */
+/**
+ * Write the notes of a transaction to the log, with its term count changes (its last statements).
+ * Nothing noted: nothing written. On PostgreSQL this is one statement, so that the rows every
+ * writer updates (the log's counter, popular terms) stay locked only for it and the commit.
+ */
 export async function flushChanges(trx: Executor): Promise<number | undefined> {
   const pending = pendingByTrx.get(trx);
-  if (!pending || pending.size === 0) return undefined;
+  const counts = countsByTrx.get(trx);
   pendingByTrx.delete(trx);
-  return appendChanges(trx, [...pending.values()]);
+  countsByTrx.delete(trx);
+  if (!pending || pending.size === 0) {
+    if (counts) await applyTermCounts(trx, counts);
+    return undefined;
+  }
+  const notes = [...pending.values()];
+  if (isPostgres(trx)) return appendChangesPostgres(trx, notes, counts ? byDelta(counts) : []);
+  if (counts) await applyTermCounts(trx, counts);
+  return appendChanges(trx, notes);
+}
+
+/** PostgreSQL: term counts, the counter and every note in one statement; returns the sequence number. */
+async function appendChangesPostgres(db: Executor, notes: Pending[], counts: Array<[number, number[]]>): Promise<number> {
+  const updates = counts.map(
+    ([delta, ids], i) => sql`${sql.raw(`t${i}`)} as (update "terms" set "count" = "count" + ${delta} where "id" = any(${ids}::int[]) returning "id"), `,
+  );
+  const r = await sql<{ seq: number | string }>`with ${sql.join(updates, sql``)}c as (update "change_counter" set "value" = "value" + 1 where "id" = 1 returning "value")
+    insert into "changes" ("seq", "idx", "record_type", "record_id", "action", "detail", "created_gmt")
+    select c."value", v."idx", v."record_type", v."record_id", v."action", v."detail", ${nowGmt()}
+    from c, unnest(${notes.map((_, i) => i)}::int[], ${notes.map((n) => n.type)}::text[], ${notes.map((n) => n.id)}::int[], ${notes.map((n) => n.action)}::text[], ${notes.map((n) => (n.detail ? JSON.stringify(n.detail) : null))}::text[])
+      as v("idx", "record_type", "record_id", "action", "detail")
+    returning "seq"`.execute(db);
+  return Number(r.rows[0]!.seq);
 }
 
 /**
@@ -254,11 +328,117 @@ export async function flushChanges(trx: Executor): Promise<number | undefined> {
  */
 export async function writeTransaction<T>(db: Executor, fn: (trx: Executor) => Promise<T>): Promise<T> {
   if (db.isTransaction) return fn(db);
-  return db.transaction().execute(async (trx) => {
+  if (dialectOfHandle(db) === 'sqlite') return groupCommitOf(db).run(fn as (trx: Executor) => Promise<unknown>) as Promise<T>;
+  return ownTransaction(db, fn);
+}
+
+async function ownTransaction<T>(db: Executor, fn: (trx: Executor) => Promise<T>): Promise<T> {
+  const out = await db.transaction().execute(async (trx) => {
     const out = await fn(trx);
     await flushChanges(trx);
     return out;
   });
+  const counters = writeCommitCountersOf(db);
+  counters.commits++;
+  counters.writes++;
+  return out;
+}
+
+/** Writes committed together at most (a bound on how long the first of them waits for its answer). */
+const GROUP_MAX = 32;
+
+interface QueuedWrite {
+  fn: (trx: Executor) => Promise<unknown>;
+  resolve: (value: unknown) => void;
+  reject: (error: unknown) => void;
+}
+
+const groupCommits = new WeakMap<object, { run(fn: (trx: Executor) => Promise<unknown>): Promise<unknown> }>();
+
+/**
+ * SQLite group commit. A SQLite store has one connection, so writes that arrive while another runs
+ * wait for it anyway; instead of one transaction each, the writes waiting when the connection
+ * frees up run in one transaction, each in a savepoint of its own: a write that fails is rolled
+ * back to its savepoint and answers its error alone, the others go on. One commit (its WAL
+ * append, its page writes) then serves them all. Each write still gets its own change log entry
+ * (its own sequence number), and none is answered before the commit: nothing acknowledged is
+ * lost, and a failed commit fails every write of the group. A write alone runs as before.
+ */
+function groupCommitOf(db: Executor) {
+  let group = groupCommits.get(db);
+  if (group) return group;
+  const queue: QueuedWrite[] = [];
+  let draining = false;
+
+  async function runGroup(batch: QueuedWrite[]): Promise<void> {
+    if (batch.length === 1) {
+      const [only] = batch as [QueuedWrite];
+      await ownTransaction(db, only.fn).then(only.resolve, only.reject);
+      return;
+    }
+    const done: Array<{ write: QueuedWrite; out: unknown }> = [];
+    let trx;
+    try {
+      trx = await db.startTransaction().execute();
+    } catch (error) {
+      for (const write of batch) write.reject(error);
+      return;
+    }
+    try {
+      for (const write of batch) {
+        const point = await trx.savepoint('w').execute();
+        try {
+          const out = await write.fn(point);
+          await flushChanges(point);
+          await point.releaseSavepoint('w').execute();
+          done.push({ write, out });
+        } catch (error) {
+          pendingByTrx.delete(point);
+          countsByTrx.delete(point);
+          // A statement error leaves the transaction usable: undo this write only. An error that
+          // ended the transaction (SQLite rolls back by itself on some) fails the rest too.
+          await point.rollbackToSavepoint('w').execute();
+          await point.releaseSavepoint('w').execute();
+          write.reject(error);
+        }
+      }
+      await trx.commit().execute();
+      const counters = writeCommitCountersOf(db);
+      counters.commits++;
+      counters.writes += done.length;
+    } catch (error) {
+      await trx.rollback().execute().catch(() => {});
+      for (const { write } of done) write.reject(error);
+      for (const write of batch) if (!done.some((d) => d.write === write)) write.reject(error);
+      return;
+    }
+    for (const { write, out } of done) write.resolve(out);
+  }
+
+  async function drain(): Promise<void> {
+    draining = true;
+    try {
+      while (queue.length) await runGroup(queue.splice(0, GROUP_MAX));
+    } finally {
+      draining = false;
+    }
+  }
+
+  group = {
+    run(fn) {
+      return new Promise((resolve, reject) => {
+        queue.push({ fn, resolve, reject });
+        // Start on the next turn of the event loop: requests whose reads are queued on the
+        // connection now reach their write meanwhile and join the group.
+        if (!draining) {
+          draining = true;
+          setImmediate(() => void drain());
+        }
+      });
+    },
+  };
+  groupCommits.set(db, group);
+  return group;
 }
 
 /** A change as read back from the log. */

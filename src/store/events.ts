@@ -29,6 +29,10 @@ export interface EventListFilter {
   startFrom?: string;
   /** end_local <= endUntil */
   endUntil?: string;
+  /** end_local >= endFrom (pages: events still running at or after this time) */
+  endFrom?: string;
+  /** start_local <= startUntil (pages: events begun at or before this time) */
+  startUntil?: string;
   /** every word must appear in title, excerpt or content; words starting with '-' must not */
   searchWords?: string[];
   categoryIds?: number[];
@@ -43,8 +47,11 @@ export interface EventListFilter {
    * lies inside that circle (bounding box on the indexed coordinates, then the great-circle cut).
    */
   geo?: { near?: NearFilter };
-  /** 'start': by start date then id; 'date': by publication date then id (with include) */
-  order: 'start' | 'date';
+  /**
+   * 'start': by start date then id; 'date': by publication date then id (with include);
+   * 'start_desc': by start date then id, latest first (the pages' past events)
+   */
+  order: 'start' | 'date' | 'start_desc';
 }
 
 type EventQuery = SelectQueryBuilder<Database, 'posts' | 'events', object>;
@@ -194,6 +201,8 @@ function applyFilter(q: EventQuery, dialect: DialectName, f: EventListFilter): E
   }
   if (f.startFrom !== undefined) q = q.where('events.start_local', '>=', f.startFrom);
   if (f.endUntil !== undefined) q = q.where('events.end_local', '<=', f.endUntil);
+  if (f.endFrom !== undefined) q = q.where('events.end_local', '>=', f.endFrom);
+  if (f.startUntil !== undefined) q = q.where('events.start_local', '<=', f.startUntil);
   for (const raw of f.searchWords ?? []) {
     if (raw.startsWith('-') && raw.length > 1) {
       const like = likeAny(dialect, raw.slice(1));
@@ -253,6 +262,8 @@ export function matchesFilter(filter: EventListFilter, state: ListingState | nul
   if (filter.onlyPublishedOrAuthor !== undefined && state.status !== 'publish' && state.author_id !== filter.onlyPublishedOrAuthor) return false;
   if (filter.startFrom !== undefined && !(state.start_local >= filter.startFrom)) return false;
   if (filter.endUntil !== undefined && !(state.end_local <= filter.endUntil)) return false;
+  if (filter.endFrom !== undefined && !(state.end_local >= filter.endFrom)) return false;
+  if (filter.startUntil !== undefined && !(state.start_local <= filter.startUntil)) return false;
   const anyOf = (ids: number[] | undefined, have: number[]) => ids === undefined || have.some((id) => ids.includes(id));
   if (!anyOf(filter.categoryIds, state.terms) || !anyOf(filter.tagIds, state.terms)) return false;
   if (filter.venueIds && (state.venue_id === null || !filter.venueIds.includes(state.venue_id))) return false;
@@ -287,7 +298,9 @@ type SortKey = [string, number];
 function sortKeyOf(filter: EventListFilter, state: ListingState): SortKey {
   return [filter.order === 'date' ? state.date_gmt : state.start_local, state.id];
 }
-function keyAtOrBefore(a: SortKey, b: SortKey): boolean {
+/** Whether key `a` comes at or before key `b` in the filter's order. */
+function keyAtOrBefore(filter: EventListFilter, a: SortKey, b: SortKey): boolean {
+  if (filter.order === 'start_desc') [a, b] = [b, a];
   return a[0] < b[0] || (a[0] === b[0] && a[1] <= b[1]);
 }
 
@@ -337,7 +350,7 @@ function pageTouched(page: KeptPage, transitions: readonly EventTransition[], di
     for (const [state, text] of [[t.before, t.beforeText], [t.after, t.afterText]] as const) {
       const m = matchesFilter(page.filter, state, text, dialect);
       if (m === undefined) return true;
-      if (m && (page.last === undefined || keyAtOrBefore(sortKeyOf(page.filter, state!), page.last))) return true;
+      if (m && (page.last === undefined || keyAtOrBefore(page.filter, sortKeyOf(page.filter, state!), page.last))) return true;
     }
   }
   return false;
@@ -422,7 +435,9 @@ export async function findEventPageIds(
   const pageRows = async () => {
     let q = applyFilter(baseQuery(db), dialect, filter).select(['posts.id', 'events.start_local', 'posts.date_gmt', revisionExpression(dialect).as('__seq')]);
     // By start, ties by id: `events.post_id` (= posts.id) so that the events_listing index gives this order.
-    q = filter.order === 'date' ? q.orderBy('posts.date_gmt').orderBy('posts.id') : q.orderBy('events.start_local').orderBy('events.post_id');
+    if (filter.order === 'date') q = q.orderBy('posts.date_gmt').orderBy('posts.id');
+    else if (filter.order === 'start_desc') q = q.orderBy('events.start_local', 'desc').orderBy('events.post_id', 'desc');
+    else q = q.orderBy('events.start_local').orderBy('events.post_id');
     const rows = await q.limit(page.limit).offset(page.offset).execute();
     const lastRow = rows.length === page.limit ? rows[rows.length - 1] : undefined;
     return {

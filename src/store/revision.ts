@@ -28,6 +28,11 @@ export function registerStoreDialect(db: object, dialect: DialectName): void {
   dialects.set(db, dialect);
 }
 
+/** The dialect of a store's handle (undefined for a transaction or a handle not opened by `openStore`). */
+export function dialectOfHandle(db: object): DialectName | undefined {
+  return dialects.get(db);
+}
+
 /**
  * The revision of a store's handle, for code that gets only the handle: undefined for a
  * transaction (or anything not opened by `openStore`), which then caches nothing.

@@ -8,7 +8,7 @@
 import { sql, type Insertable, type Updateable } from 'kysely';
 import type { Executor, Taxonomy, TermRow, TermsTable } from './schema.js';
 import { revisionMemo, revisionOfHandle } from './revision.js';
-import { noteChange, noteChanges } from './changes.js';
+import { addTermCounts, noteChange, noteChanges } from './changes.js';
 
 export async function findTermsByIds(db: Executor, ids: number[]): Promise<TermRow[]> {
   if (ids.length === 0) return [];
@@ -75,14 +75,7 @@ export async function descendantTermIds(db: Executor, taxonomy: Taxonomy, ids: n
  * published link of a popular term again is proportional to its size).
  */
 export async function adjustTermCounts(db: Executor, termIds: number[], delta: number): Promise<void> {
-  const ids = [...new Set(termIds)];
-  if (ids.length === 0 || delta === 0) return;
-  await noteChanges(db, 'term', ids, 'update');
-  await db
-    .updateTable('terms')
-    .set((eb) => ({ count: eb('count', '+', delta) }))
-    .where('id', 'in', ids)
-    .execute();
+  await addTermCounts(db, termIds, delta);
 }
 
 /** Set `count` of the terms to the number of published events linked to each. */

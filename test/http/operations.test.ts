@@ -70,6 +70,10 @@ forEachStore('metrics', (t) => {
     assert.ok(metric(text, 'calendar_kept_results_total', 'kind="public_events",result="hit"')! >= 3);
     assert.ok(metric(text, 'calendar_kept_results_total', 'kind="public_events",result="miss"')! >= 3);
     assert.ok(metric(text, 'calendar_kept_results_total', 'kind="event_totals",result="hit"') !== undefined);
+    // Commits and the writes they carried (the three creates above, sequential: one commit each at least).
+    const commits = Number(/^calendar_write_commits_total (\d+)$/m.exec(text)?.[1]);
+    const writes = Number(/^calendar_writes_committed_total (\d+)$/m.exec(text)?.[1]);
+    assert.ok(writes >= 3 && commits >= 1 && commits <= writes, `${commits} commits, ${writes} writes`);
     assert.match(text, /^process_cpu_user_seconds_total /m);
     assert.match(text, /^nodejs_heap_size_used_bytes /m);
   });

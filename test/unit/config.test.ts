@@ -38,7 +38,7 @@ describe('configuration', () => {
     assert.equal(c.logLevel, 'warn');
     assert.deepEqual(
       SETTINGS.map((s) => s.env),
-      ['PORT', 'HOST', 'DATABASE_URL', 'REST_ROOT', 'SITE_URL', 'CALENDAR_TIMEZONE', 'CALENDAR_ADMIN_USER', 'CALENDAR_ADMIN_PASSWORD', 'MAX_PER_PAGE', 'LOG_LEVEL', 'NAMESPACE_ALIASES', 'JSONP', 'METRICS', 'METRICS_TOKEN', 'RATE_LIMIT_MAX', 'RATE_LIMIT_WINDOW', 'LOGIN_MAX_FAILURES', 'TRUST_PROXY', 'CORS_ORIGINS', 'DATABASE_TIMEOUT_MS', 'GEOLOC_RADIUS', 'GEOLOC_UNIT'],
+      ['PORT', 'HOST', 'DATABASE_URL', 'REST_ROOT', 'SITE_URL', 'CALENDAR_TIMEZONE', 'CALENDAR_ADMIN_USER', 'CALENDAR_ADMIN_PASSWORD', 'MAX_PER_PAGE', 'LOG_LEVEL', 'NAMESPACE_ALIASES', 'JSONP', 'METRICS', 'METRICS_TOKEN', 'RATE_LIMIT_MAX', 'RATE_LIMIT_WINDOW', 'LOGIN_MAX_FAILURES', 'TRUST_PROXY', 'CORS_ORIGINS', 'DATABASE_TIMEOUT_MS', 'SHUTDOWN_TIMEOUT_MS', 'SITE_NAME', 'ICAL_MAX_EVENTS', 'GEOLOC_RADIUS', 'GEOLOC_UNIT'],
     );
   });
   it('reads NAMESPACE_ALIASES (default the original namespace, "" none, comma-separated) and JSONP, flags winning', () => {
@@ -87,6 +87,18 @@ describe('configuration', () => {
     for (const bad of [{ METRICS: 'perhaps' }, { RATE_LIMIT_MAX: '-1' }, { RATE_LIMIT_WINDOW: 'soon' }, { RATE_LIMIT_WINDOW: '0' }, { LOGIN_MAX_FAILURES: 'x' }, { TRUST_PROXY: 'proxy.example' }, { TRUST_PROXY: '10.0.0.0/40' }, { CORS_ORIGINS: 'https://a.example/path' }, { CORS_ORIGINS: 'not an origin' }]) {
       assert.throws(() => loadConfig(bad), ConfigError, JSON.stringify(bad));
     }
+  });
+  it('reads SITE_NAME and ICAL_MAX_EVENTS (pages and feeds)', () => {
+    assert.equal(loadConfig({}).siteName, 'Events Calendar');
+    assert.equal(loadConfig({}).icalMaxEvents, 1000);
+    const c = loadConfig({ SITE_NAME: ' Springfield Events ', ICAL_MAX_EVENTS: '30' }, { icalMaxEvents: '40' });
+    assert.equal(c.siteName, 'Springfield Events');
+    assert.equal(c.icalMaxEvents, 40);
+    const flags = Object.fromEntries(SETTINGS.map((s) => [s.env, s.flag]));
+    assert.equal(flags.SITE_NAME, '--site-name');
+    assert.equal(flags.ICAL_MAX_EVENTS, '--ical-max-events');
+    assert.throws(() => loadConfig({ ICAL_MAX_EVENTS: '0' }), ConfigError);
+    assert.throws(() => loadConfig({ ICAL_MAX_EVENTS: 'many' }), ConfigError);
   });
   it('rejects unusable values', () => {
     assert.throws(() => loadConfig({ CALENDAR_TIMEZONE: 'Mars/Olympus' }), ConfigError);

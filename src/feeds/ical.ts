@@ -1,0 +1,125 @@
+/**
+ * iCalendar (RFC 5545) feeds of public events, generated with `ical-generator` and VTIMEZONE
+ * components from `@touch4it/ical-timezones` (one per time zone the events use).
+ *
+ * Per event: `UID` `{id}@{site host}` (the record id never changes, so the UID is the same across
+ * fetches, instances and edits); `SEQUENCE` the seconds from 2000-01-01T00:00Z to the event's last
+ * modification (`modified_utc`), so it grows with every change saved a second or more after the
+ * last; `DTSTART`/`DTEND` in the event's zone with `TZID` (events in `UTC` or a manual offset such
+ * as `UTC+2`, which have no VTIMEZONE, in UTC), all-day events as `VALUE=DATE` with the exclusive
+ * end date; plain-text `DESCRIPTION`, `LOCATION` (venue name and address), `GEO`, `CATEGORIES`,
+ * `ORGANIZER` (the first organizer that has an e-mail address), `URL`, `LAST-MODIFIED`.
+ *
+ * @example
+ *   const text = icalendar(events, { name: 'Events Calendar', timezone: 'Europe/Rome', siteUrl: 'https://x' });
+ */
+import ical, { ICalCalendarMethod } from 'ical-generator';
+import { getVtimezoneComponent } from '@touch4it/ical-timezones';
+import { DateTime } from 'luxon';
+import type { PublicEvent, PublicVenue } from '../pages/calendar.js';
+import { plainText } from '../pages/html.js';
+
+export const ICAL_CONTENT_TYPE = 'text/calendar; charset=utf-8';
+
+/** How often calendar clients should fetch a subscribed feed again (REFRESH-INTERVAL, X-PUBLISHED-TTL). */
+export const REFRESH_SECONDS = 3600;
+
+/** SEQUENCE counts seconds from here (fits a 32-bit integer until 2068). */
+const SEQUENCE_EPOCH = Date.UTC(2000, 0, 1) / 1000;
+
+export interface FeedOptions {
+  /** X-WR-CALNAME */
+  name: string;
+  /** X-WR-TIMEZONE: the site zone */
+  timezone: string;
+  /** SITE_URL: the host part of UIDs, the PRODID */
+  siteUrl: string;
+  /** X-WR-CALDESC */
+  description?: string;
+}
+
+/** Which zones have a VTIMEZONE (kept: the answer never changes while the process runs). */
+const vtimezoneKnown = new Map<string, boolean>();
+function hasVtimezone(tz: string): boolean {
+  let known = vtimezoneKnown.get(tz);
+  if (known === undefined) {
+    // 'UTC' maps to Etc/UTC there (another TZID): UTC times are written as UTC instead.
+    known = tz !== '' && tz !== 'UTC' && !/^UTC[+-]/.test(tz) && getVtimezoneComponent(tz) !== null;
+    vtimezoneKnown.set(tz, known);
+  }
+  return known;
+}
+
+function utc(wall: string): DateTime {
+  return DateTime.fromSQL(wall, { zone: 'utc' });
+}
+
+/** The venue's address as one line: street, city, region and postal code, country. */
+export function venueAddress(v: PublicVenue): string {
+  const region = [v.stateprovince || v.state || v.province, v.zip].filter(Boolean).join(' ');
+  return [v.address, v.city, region, v.country].filter((s) => s !== undefined && s !== '').join(', ');
+}
+
+/** The UID of an event: `{id}@{site host}`. */
+export function eventUid(id: number, siteUrl: string): string {
+  return `${id}@${new URL(siteUrl).hostname}`;
+}
+
+/** SEQUENCE: seconds from 2000-01-01T00:00Z to the last modification. */
+export function eventSequence(modifiedUtc: string): number {
+  const t = utc(modifiedUtc);
+  return t.isValid ? Math.max(0, Math.floor(t.toSeconds() - SEQUENCE_EPOCH)) : 0;
+}
+
+/** The calendar text of these events. */
+export function icalendar(events: PublicEvent[], options: FeedOptions): string {
+  const host = new URL(options.siteUrl).hostname;
+  const cal = ical({
+    name: options.name,
+    description: options.description ?? options.name,
+    prodId: { company: host, product: 'events-calendar', language: 'EN' },
+    method: ICalCalendarMethod.PUBLISH,
+    // No calendar zone (it would write DTSTAMP without its Z): each event's zone gets its VTIMEZONE.
+    timezone: { name: null, generator: getVtimezoneComponent },
+    ttl: REFRESH_SECONDS,
+  });
+  const stamp = new Date();
+  for (const e of events) {
+    const venue = Array.isArray(e.venue) ? undefined : e.venue;
+    const organizer = e.organizer.find((o) => o.email);
+    const inZone = !e.all_day && hasVtimezone(e.timezone);
+    const start = e.all_day ? DateTime.fromISO(e.start_date.slice(0, 10), { zone: 'utc' }) : utc(e.utc_start_date);
+    // All-day: DTEND is the day after the last day (exclusive).
+    const end = e.all_day ? DateTime.fromISO(e.end_date.slice(0, 10), { zone: 'utc' }).plus({ days: 1 }) : utc(e.utc_end_date);
+    const address = venue ? venueAddress(venue) : '';
+    cal.createEvent({
+      id: eventUid(e.id, options.siteUrl),
+      sequence: eventSequence(e.modified_utc),
+      stamp,
+      start,
+      end,
+      allDay: e.all_day,
+      ...(inZone ? { timezone: e.timezone } : {}),
+      summary: plainText(e.title),
+      description: plainText(e.description),
+      url: e.url,
+      lastModified: utc(e.modified_utc),
+      ...(venue
+        ? {
+            location: {
+              title: plainText(venue.venue),
+              ...(address ? { address } : {}),
+              ...(venue.geo_lat !== undefined && venue.geo_lng !== undefined ? { geo: { lat: venue.geo_lat, lon: venue.geo_lng } } : {}),
+            },
+          }
+        : {}),
+      categories: e.categories.map((c) => ({ name: plainText(c.name) })),
+      // ORGANIZER is a calendar user address: written for an organizer with an e-mail address.
+      ...(organizer?.email ? { organizer: { name: plainText(organizer.organizer), email: organizer.email } } : {}),
+    });
+  }
+  // X-WR-TIMEZONE among the calendar's properties (before its components, as RFC 5545 orders them).
+  const text = cal.toString().replace(/(\r\nX-WR-CALNAME:[^\r]*(?:\r\n [^\r]*)*)/, `$1\r\nX-WR-TIMEZONE:${options.timezone}`);
+  // Every line ends with CRLF, the last one too (RFC 5545 §3.1).
+  return text.endsWith('\r\n') ? text : `${text}\r\n`;
+}

@@ -1,0 +1,272 @@
+/**
+ * What the pages (src/pages) and feeds (src/feeds) show, read in one place through the domain
+ * services with an anonymous caller's visibility: published records only, exactly what the API
+ * shows an anonymous client (the same public representations, kept by the domain). Every page
+ * and feed is computed from one `Calendar` call, so a later response version (ETag) can be
+ * attached where the call is made.
+ *
+ * Windows are wall times in the events' own zones, compared as the REST list compares them.
+ *
+ * @example
+ *   const calendar = createCalendar(services);
+ *   const page = await calendar.upcoming({ category: 'concerts' }, 2);
+ */
+import { DateTime } from 'luxon';
+import { ApiError } from '../domain/errors.js';
+import { canReadEvent, type EventListArgs, type EventRange } from '../domain/events.js';
+import { eventValidators } from '../domain/events.js';
+import { ANONYMOUS } from '../domain/permissions.js';
+import type { Services } from '../domain/services.js';
+import { sanitizeSlug } from '../domain/slugs.js';
+
+/** An event as the API's public representation holds it (the fields the pages and feeds read). */
+export interface PublicEvent {
+  id: number;
+  url: string;
+  title: string;
+  description: string;
+  excerpt: string;
+  slug: string;
+  status: string;
+  date_utc: string;
+  modified_utc: string;
+  image: false | { url: string; alt?: string; width?: number; height?: number };
+  all_day: boolean;
+  start_date: string;
+  end_date: string;
+  utc_start_date: string;
+  utc_end_date: string;
+  timezone: string;
+  timezone_abbr: string;
+  cost: string;
+  website: string;
+  featured: boolean;
+  categories: PublicTerm[];
+  tags: PublicTerm[];
+  venue: PublicVenue | [];
+  organizer: PublicOrganizer[];
+  json_ld?: Record<string, unknown>;
+}
+
+export interface PublicTerm {
+  id: number;
+  name: string;
+  slug: string;
+  description?: string;
+  count?: number;
+}
+
+export interface PublicVenue {
+  id: number;
+  url: string;
+  venue: string;
+  slug: string;
+  description?: string;
+  address?: string;
+  city?: string;
+  country?: string;
+  province?: string;
+  state?: string;
+  zip?: string;
+  phone?: string;
+  website?: string;
+  stateprovince?: string;
+  geo_lat?: number;
+  geo_lng?: number;
+  image?: false | { url: string };
+  json_ld?: Record<string, unknown>;
+}
+
+export interface PublicOrganizer {
+  id: number;
+  url: string;
+  organizer: string;
+  slug: string;
+  description?: string;
+  phone?: string;
+  website?: string;
+  email?: string;
+  image?: false | { url: string };
+  json_ld?: Record<string, unknown>;
+}
+
+/** The list filters the pages and `/events.ics` accept (the REST list's, by slug or id). */
+export interface EventFilter {
+  categories?: string[];
+  tags?: string[];
+  search?: string;
+  venue?: number[];
+  organizer?: number[];
+  featured?: boolean;
+}
+
+export interface EventsPage {
+  events: PublicEvent[];
+  total: number;
+  totalPages: number;
+  page: number;
+}
+
+/** Events listed per page on the list views (WordPress' default posts_per_page). */
+export const PAGE_SIZE = 10;
+
+/**
+ * How long before a month or day a multi-day event may have begun and still be shown in it: the
+ * window is read through the start-date index, so its lower bound keeps the read short.
+ */
+export const LOOKBACK_DAYS = 31;
+
+export interface Calendar {
+  /** The site zone's current wall time. */
+  now(): string;
+  /** The site zone's today, `YYYY-MM-DD`. */
+  today(): string;
+  /** Upcoming events: starting today or later and not yet ended, one page. */
+  upcoming(filter: EventFilter, page: number, perPage?: number): Promise<EventsPage>;
+  /** Events that have ended, latest first, one page. */
+  past(filter: EventFilter, page: number): Promise<EventsPage>;
+  /** Events overlapping the days `from`..`until` (`YYYY-MM-DD`, inclusive), in start order, at most ICAL_MAX_EVENTS. */
+  between(from: string, until: string, filter?: EventFilter): Promise<{ events: PublicEvent[]; total: number }>;
+  /** Events with these ids (published ones only), at most ICAL_MAX_EVENTS. */
+  byIds(ids: number[]): Promise<PublicEvent[]>;
+  /** The published event with this slug, with its JSON-LD, or undefined. */
+  event(slug: string): Promise<PublicEvent | undefined>;
+  venue(slug: string): Promise<PublicVenue | undefined>;
+  organizer(slug: string): Promise<PublicOrganizer | undefined>;
+  term(taxonomy: 'category' | 'tag', slug: string): Promise<PublicTerm | undefined>;
+  /** Events of the REST list's window and filters (`/events.ics`), at most ICAL_MAX_EVENTS. */
+  window(filter: EventFilter, startDate?: string, endDate?: string): Promise<{ events: PublicEvent[]; total: number }>;
+  /** Whether a REST-style date (`start_date`/`end_date` of `/events.ics`) can be read. */
+  isDateInput(value: string): boolean;
+}
+
+/** A page past the last one (the list's `event-archive-page-not-found`). */
+export function isPageNotFound(err: unknown): boolean {
+  return err instanceof ApiError && err.code === 'event-archive-page-not-found';
+}
+
+export function createCalendar(services: Services): Calendar {
+  const { config, events } = services;
+  const links = services.links;
+  const max = config.icalMaxEvents;
+  /** Event ids by slug, checked on every use (see `event`). */
+  const eventIdBySlug = new Map<string, number>();
+
+  const filterArgs = (f: EventFilter): Partial<EventListArgs> => {
+    const out: Partial<EventListArgs> = {};
+    if (f.categories?.length) out.categories = f.categories;
+    if (f.tags?.length) out.tags = f.tags;
+    if (f.search !== undefined && f.search.trim() !== '') out.search = f.search.trim();
+    if (f.venue?.length) out.venue = f.venue;
+    if (f.organizer?.length) out.organizer = f.organizer;
+    if (f.featured !== undefined) out.featured = f.featured;
+    return out;
+  };
+
+  async function list(args: EventListArgs): Promise<EventsPage> {
+    const r = await events.list(ANONYMOUS, args, links);
+    return { events: r.events as unknown as PublicEvent[], total: r.total, totalPages: r.totalPages, page: args.page };
+  }
+
+  const ranged = (range: EventRange, f: EventFilter, page: number, perPage: number) => list({ page, per_page: perPage, range, ...filterArgs(f) });
+
+  const minute = (wall: string) => `${wall.slice(0, 16)}:00`;
+  const dayStart = (day: string) => `${day} 00:00:00`;
+  const dayEnd = (day: string) => `${day} 23:59:59`;
+  const minusDays = (day: string, n: number) => DateTime.fromISO(day, { zone: 'utc' }).minus({ days: n }).toFormat('yyyy-MM-dd');
+
+  return {
+    now: () => services.clock.nowLocal(),
+    today: () => services.clock.nowLocal().slice(0, 10),
+
+    async upcoming(f, page, perPage = PAGE_SIZE) {
+      // From today's start (read through the start-date index), not yet ended; `now` to the minute,
+      // so the kept pages and totals of this window last a minute.
+      const now = minute(services.clock.nowLocal());
+      return ranged({ startsFrom: dayStart(now.slice(0, 10)), endsFrom: now }, f, page, perPage);
+    },
+
+    async past(f, page) {
+      const now = minute(services.clock.nowLocal());
+      return ranged({ startsUntil: now, endsUntil: now, descending: true }, f, page, PAGE_SIZE);
+    },
+
+    async between(from, until, f = {}) {
+      const r = await ranged({ startsFrom: dayStart(minusDays(from, LOOKBACK_DAYS)), startsUntil: dayEnd(until), endsFrom: dayStart(from) }, f, 1, max);
+      return { events: r.events, total: r.total };
+    },
+
+    async byIds(ids) {
+      const unique = [...new Set(ids)].slice(0, max);
+      if (unique.length === 0) return [];
+      const r = await events.list(ANONYMOUS, { page: 1, per_page: unique.length, include: unique, range: {} }, links);
+      return r.events as unknown as PublicEvent[];
+    },
+
+    async event(slug) {
+      // Slugs are unique among live events: the id found last time is checked against the (kept)
+      // record, and looked up again only when that record no longer has the slug or is trashed.
+      const wanted = sanitizeSlug(slug) || slug;
+      const knownId = eventIdBySlug.get(wanted);
+      let record = knownId === undefined ? undefined : await events.findById(knownId);
+      if (!record || record.slug !== wanted || record.status === 'trash') {
+        const id = await events.findIdBySlug(slug);
+        if (id === undefined) return undefined;
+        record = await events.findById(id);
+        if (record) {
+          if (eventIdBySlug.size >= 5000) eventIdBySlug.clear();
+          eventIdBySlug.set(wanted, id);
+        }
+      }
+      if (!record || record.status === 'trash' || !canReadEvent(ANONYMOUS, record)) return undefined;
+      const [json] = await events.represent([record], ANONYMOUS, 'single', links);
+      return json as unknown as PublicEvent | undefined;
+    },
+
+    async venue(slug) {
+      const record = await services.venues.findBySlug(services.store.db, slug);
+      if (!record || !services.venues.visibleTo(record, ANONYMOUS)) return undefined;
+      const [json] = await services.venues.represent([record], links, 'single');
+      return json as unknown as PublicVenue | undefined;
+    },
+
+    async organizer(slug) {
+      const record = await services.organizers.findBySlug(services.store.db, slug);
+      if (!record || !services.organizers.visibleTo(record, ANONYMOUS)) return undefined;
+      const [json] = await services.organizers.represent([record], links, 'single');
+      return json as unknown as PublicOrganizer | undefined;
+    },
+
+    async term(taxonomy, slug) {
+      const terms = taxonomy === 'category' ? services.categories : services.tags;
+      const wanted = sanitizeSlug(slug) || slug;
+      const row = await terms.find(services.store.db, wanted);
+      if (!row || row.slug !== wanted) return undefined;
+      return { id: Number(row.id), name: row.name, slug: row.slug, description: row.description ?? '', count: Number(row.count ?? 0) };
+    },
+
+    async window(f, startDate, endDate) {
+      if (startDate === undefined && endDate === undefined) {
+        const r = await this.upcoming(f, 1, max);
+        return { events: r.events, total: r.total };
+      }
+      // The REST list's own window: its dates read as the list reads them (strtotime-style, site zone).
+      const w = events.defaultWindow();
+      const r = await events.list(
+        ANONYMOUS,
+        { page: 1, per_page: config.maxPerPage, ...filterArgs(f), start_date: startDate ?? w.start, end_date: endDate ?? w.end },
+        links,
+      );
+      if (r.total <= r.events.length) return { events: r.events as unknown as PublicEvent[], total: r.total };
+      // More than one API page: read the same window as a range (no MAX_PER_PAGE cap), bounded by ICAL_MAX_EVENTS.
+      const [, start] = r.query.find(([k]) => k === 'start_date')!;
+      const [, end] = r.query.find(([k]) => k === 'end_date')!;
+      const all = await ranged({ startsFrom: start, endsUntil: end }, f, 1, max);
+      return { events: all.events, total: all.total };
+    },
+
+    isDateInput(value) {
+      return eventValidators.isTime(value, config.timezone);
+    },
+  };
+}

@@ -1,0 +1,81 @@
+/**
+ * HTML templates: a tagged template that escapes every interpolated value, unless the value is
+ * already `SafeHtml` (the result of another `html` template, or markup the caller vouches for with
+ * `trusted`, e.g. the stored description after sanitising). Arrays are joined, `null`, `undefined`
+ * and `false` render nothing.
+ *
+ * @example
+ *   html`<a href="${url}">${title}</a>`            // both escaped
+ *   html`<ul>${items.map((i) => html`<li>${i}</li>`)}</ul>`
+ */
+
+/** Markup that is inserted as it is. */
+export class SafeHtml {
+  constructor(readonly value: string) {}
+  toString(): string {
+    return this.value;
+  }
+}
+
+const ESCAPES: Record<string, string> = { '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' };
+
+/** Text for an element or a quoted attribute: `& < > " '` escaped. */
+export function escapeHtml(value: string): string {
+  return value.replace(/[&<>"']/g, (c) => ESCAPES[c]!);
+}
+
+/** Markup vouched for by the caller (sanitised HTML, JSON-LD made safe by `jsonLdScript`). */
+export function trusted(markup: string): SafeHtml {
+  return new SafeHtml(markup);
+}
+
+function render(value: unknown): string {
+  if (value === null || value === undefined || value === false) return '';
+  if (value instanceof SafeHtml) return value.value;
+  if (Array.isArray(value)) return value.map(render).join('');
+  return escapeHtml(String(value));
+}
+
+export function html(strings: TemplateStringsArray, ...values: unknown[]): SafeHtml {
+  let out = strings[0]!;
+  for (let i = 0; i < values.length; i++) out += render(values[i]) + strings[i + 1]!;
+  return new SafeHtml(out);
+}
+
+/**
+ * A JSON object as the body of `<script type="application/ld+json">`: `<`, `>` and `&` as JSON
+ * escapes, so no value can close the script element.
+ */
+export function jsonLdScript(value: unknown): SafeHtml {
+  const json = JSON.stringify(value).replace(/[<>&\u2028\u2029]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
+  return html`<script type="application/ld+json">${trusted(json)}</script>`;
+}
+
+const ENTITIES: Record<string, string> = { amp: '&', lt: '<', gt: '>', quot: '"', apos: "'", nbsp: '\u00a0', hellip: '\u2026', ndash: '\u2013', mdash: '\u2014', lsquo: '\u2018', rsquo: '\u2019', ldquo: '\u201c', rdquo: '\u201d' };
+
+/** Character references decoded (`&amp;` → `&`, `&#8217;` → `’`); unknown named ones stay. */
+export function decodeEntities(text: string): string {
+  return text.replace(/&(#x[0-9a-f]+|#[0-9]+|[a-z]+);/gi, (whole, ref: string) => {
+    if (ref[0] === '#') {
+      const code = ref[1] === 'x' || ref[1] === 'X' ? parseInt(ref.slice(2), 16) : parseInt(ref.slice(1), 10);
+      return Number.isFinite(code) && code > 0 && code <= 0x10ffff ? String.fromCodePoint(code) : whole;
+    }
+    return ENTITIES[ref.toLowerCase()] ?? whole;
+  });
+}
+
+/**
+ * Plain text of stored HTML (titles, names, descriptions): tags dropped, block ends as line
+ * breaks, entities decoded, runs of blank lines collapsed.
+ */
+export function plainText(markup: string): string {
+  const text = markup
+    .replace(/<(script|style)\b[^>]*>[\s\S]*?<\/\1\s*>/gi, '')
+    .replace(/<br\s*\/?>/gi, '\n')
+    .replace(/<\/(p|div|li|h[1-6]|blockquote|tr)\s*>/gi, '\n')
+    .replace(/<[^>]*>/g, '');
+  return decodeEntities(text)
+    .replace(/[ \t\u00a0]+\n/g, '\n')
+    .replace(/\n{3,}/g, '\n\n')
+    .trim();
+}

@@ -292,3 +292,24 @@ for (const kind of STORES) {
     });
   });
 }
+
+forEachStore('geolocation: pages and feeds use the coordinates', (t) => {
+  it('map links on the event and venue pages, GEO in the event feed', async () => {
+    const v = await venue(t, { venue: 'Page Geo Hall', address: '1 Quay', city: 'Oslo', geo_lat: 59.9139, geo_lng: 10.7522 });
+    const e = await event(t, 'Page geo night', v.id);
+    const eventPage = await t.api.get(`${t.origin}/event/${e.slug}/`);
+    assert.equal(eventPage.status, 200);
+    assert.match(eventPage.text, /openstreetmap\.org\/\?mlat=59\.9139&(amp;)?mlon=10\.7522/);
+    const venuePage = await t.api.get(`${t.origin}/venue/${v.slug}/`);
+    assert.equal(venuePage.status, 200);
+    assert.match(venuePage.text, /openstreetmap\.org\/\?mlat=59\.9139&(amp;)?mlon=10\.7522/);
+    const feed = await t.api.get(`${t.origin}/event/${e.slug}/ical/`);
+    assert.equal(feed.status, 200);
+    assert.match(feed.text, /\r\nGEO:59\.9139;10\.7522\r\n/);
+    // Without coordinates: an address search, and no GEO.
+    await t.api.post(`/venues/${v.id}`, { as: 'admin', json: { geo_lat: '' } });
+    const after = await t.api.get(`${t.origin}/event/${e.slug}/ical/`);
+    assert.doesNotMatch(after.text, /\r\nGEO:/);
+    assert.doesNotMatch((await t.api.get(`${t.origin}/venue/${v.slug}/`)).text, /mlat=/);
+  });
+});

@@ -140,7 +140,7 @@ const VENUE_KIND = ['Hall', 'Theatre', 'Club', 'Pavilion', 'Arts Centre', 'Brewe
 const STREETS = ['Main', 'High', 'Station', 'Church', 'Mill', 'Park', 'Victoria', 'Market', 'Bridge', 'King', 'Queen', 'Elm', 'Oak', 'Maple', 'River'];
 const STREET_KIND = ['Street', 'Road', 'Avenue', 'Lane', 'Boulevard'];
 /** [city, state, province, country, zip prefix, latitude, longitude of the centre] */
-export const CITIES: ReadonlyArray<readonly [string, string, string, string, string, number, number]> = [
+const CITIES: ReadonlyArray<readonly [string, string, string, string, string, number, number]> = [
   ['Springfield', 'IL', '', 'United States', '627', 39.7817, -89.6501],
   ['Portland', 'OR', '', 'United States', '972', 45.5152, -122.6784],
   ['Austin', 'TX', '', 'United States', '787', 30.2672, -97.7431],

@@ -75,6 +75,10 @@ export interface Config {
   webhooksDisableAfterMs: number;
   /** Time limit (ms) of one webhook delivery attempt. */
   webhooksTimeoutMs: number;
+  /** Default radius of the geolocation filters (`geoloc_lat`/`geoloc_lng` without `geoloc_radius`), in `geolocUnit`. */
+  geolocRadius: number;
+  /** Unit of `geolocRadius` and the default of `geoloc_unit`: miles or kilometres. */
+  geolocUnit: 'mi' | 'km';
 }
 
 /** The namespace every route lives under. */
@@ -171,6 +175,8 @@ export const SETTINGS: Setting[] = [
   },
   { env: 'WEBHOOKS_DISABLE_AFTER', flag: '--webhooks-disable-after', key: 'webhooksDisableAfterMs', defaultText: '24h', description: 'an endpoint failing this long without a success is disabled (ms, s, m, h)' },
   { env: 'WEBHOOKS_TIMEOUT', flag: '--webhooks-timeout', key: 'webhooksTimeoutMs', defaultText: '10s', description: 'time limit of one webhook delivery attempt (ms, s, m, h)' },
+  { env: 'GEOLOC_RADIUS', flag: '--geoloc-radius', key: 'geolocRadius', defaultText: '25', description: 'default radius of the geoloc_lat/geoloc_lng filters (a positive number, in GEOLOC_UNIT)' },
+  { env: 'GEOLOC_UNIT', flag: '--geoloc-unit', key: 'geolocUnit', defaultText: 'mi', description: 'unit of GEOLOC_RADIUS and default of geoloc_unit: mi or km' },
 ];
 
 /** `500ms`, `5s`, `1.5m`, `2h` (a bare number is seconds) → milliseconds. */
@@ -325,6 +331,11 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Part
   if (headersTimeoutMs > requestTimeoutMs) throw new ConfigError(`HEADERS_TIMEOUT_MS (${headersTimeoutMs}) must not be larger than REQUEST_TIMEOUT_MS (${requestTimeoutMs})`);
   const responseMemoryMb = positiveInt('RESPONSE_MEMORY_MB', pick('responseMemoryBytes', 'RESPONSE_MEMORY_MB') ?? '256');
   if (responseMemoryMb < 1) throw new ConfigError('RESPONSE_MEMORY_MB must be at least 1');
+  const geolocRadiusText = pick('geolocRadius', 'GEOLOC_RADIUS') ?? '25';
+  const geolocRadius = /^\s*(\d+(\.\d*)?|\.\d+)\s*$/.test(geolocRadiusText) ? Number(geolocRadiusText) : NaN;
+  if (!(geolocRadius > 0) || !Number.isFinite(geolocRadius)) throw new ConfigError(`GEOLOC_RADIUS must be a positive number, got "${geolocRadiusText}"`);
+  const geolocUnit = (pick('geolocUnit', 'GEOLOC_UNIT') ?? 'mi').trim().toLowerCase();
+  if (geolocUnit !== 'mi' && geolocUnit !== 'km') throw new ConfigError(`GEOLOC_UNIT must be mi or km, got "${geolocUnit}"`);
   const adminUser = pick('adminUser', 'CALENDAR_ADMIN_USER');
   const adminPassword = overrides.adminPassword || env.CALENDAR_ADMIN_PASSWORD_FILE === undefined || env.CALENDAR_ADMIN_PASSWORD_FILE === '' ? pick('adminPassword', 'CALENDAR_ADMIN_PASSWORD') : passwordFile(env);
   if (adminUser !== undefined && adminPassword === undefined) throw new ConfigError('CALENDAR_ADMIN_USER is set but CALENDAR_ADMIN_PASSWORD is not');
@@ -372,5 +383,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Part
       .map((p) => durationMs('WEBHOOKS_RETRY_SCHEDULE', p)),
     webhooksDisableAfterMs: durationMs('WEBHOOKS_DISABLE_AFTER', pick('webhooksDisableAfterMs', 'WEBHOOKS_DISABLE_AFTER') ?? '24h'),
     webhooksTimeoutMs: durationMs('WEBHOOKS_TIMEOUT', pick('webhooksTimeoutMs', 'WEBHOOKS_TIMEOUT') ?? '10s'),
+    geolocRadius,
+    geolocUnit,
   };
 }

@@ -334,6 +334,23 @@ export function checkTargets(run: BenchRun): string[] {
     }
   }
 
+  // Issue 14: the geo-filtered list within 2x of the category-filtered list (p50 and req/s).
+  for (const events of sizes) {
+    for (const store of ['sqlite', 'postgres'] as const) {
+      const geo = find(run, events, store, 'geo');
+      const filtered = find(run, events, store, 'filtered');
+      if (!geo || !filtered) continue;
+      const slower = filtered.service!.rps / geo.service!.rps;
+      const p50 = geo.service!.p50 / filtered.service!.p50;
+      out.push(
+        verdict(
+          slower <= 2 && p50 <= 2,
+          `geo-filtered list within 2× of the filtered list (${events.toLocaleString('en-US')} events, ${store}): ${fmt(geo.service!.rps)} vs ${fmt(filtered.service!.rps)} req/s (${slower.toFixed(2)}×), p50 ${ms(geo.service!.p50)} vs ${ms(filtered.service!.p50)} ms`,
+        ),
+      );
+    }
+  }
+
   for (const events of sizes) {
     const size = run.sizes.find((s) => s.events === events)!;
     for (const pg of size.results.filter((r) => r.store === 'postgres' && r.kind === 'read' && r.status === 'ok')) {

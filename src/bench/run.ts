@@ -10,7 +10,7 @@
  *   BENCH_DURATION       seconds per measurement (10); BENCH_WARMUP seconds of warm-up (3)
  *   BENCH_CONNECTIONS    concurrent connections (10)
  *   BENCH_SCENARIOS      only these scenario keys (comma-separated; default all): single, list, filtered,
- *                        page-event, page-list (issue 10's pages), venues, organizers, categories, create; issue 9's single-under-writes,
+ *                        page-event, page-list (issue 10's pages), geo, venues, organizers, categories, create; issue 9's single-under-writes,
  *                        list-under-writes, filtered-under-writes, after-write, and on PostgreSQL
  *                        propagation, single-under-writes-b, list-under-writes-b, filtered-under-writes-b;
  *                        groups: under-writes, two-instances, issue9, pages (single, list and the two pages)

@@ -50,6 +50,9 @@ export interface Scenario {
 
 export const FILTER = { category: 'music', search: 'jazz' } as const;
 
+/** The geo scenario's circle: around one of the seed's cities. */
+export const GEO_POINT = { city: 'Berlin', lat: 52.52, lng: 13.405, radiusKm: 10 } as const;
+
 export const SCENARIOS: Scenario[] = [
   { key: 'single', label: 'single event by id', kind: 'read', method: 'GET', path: (c) => `/events/${c.eventId}` },
   { key: 'list', label: 'event list (10, embedded venue/organizers)', kind: 'read', method: 'GET', path: () => '/events' },
@@ -59,6 +62,14 @@ export const SCENARIOS: Scenario[] = [
     kind: 'read',
     method: 'GET',
     path: (c) => `/events?categories=${FILTER.category}&start_date=${c.today}&end_date=${c.in90Days}&search=${FILTER.search}`,
+  },
+  {
+    // Issue 14: the seed puts a twelfth of the venues around each of its cities (src/domain/seed.ts).
+    key: 'geo',
+    label: `geo-filtered list (within ${GEO_POINT.radiusKm} km of ${GEO_POINT.city}, default window)`,
+    kind: 'read',
+    method: 'GET',
+    path: () => `/events?geoloc_lat=${GEO_POINT.lat}&geoloc_lng=${GEO_POINT.lng}&geoloc_radius=${GEO_POINT.radiusKm}&geoloc_unit=km`,
   },
   // Issue 10: the pages against the API's single event and list of the same run (target: within 2x).
   { key: 'page-event', label: 'event page (HTML, /event/{slug}/)', kind: 'read', method: 'GET', path: (c) => `${c.origin}/event/${encodeURIComponent(c.eventSlug)}/` },

@@ -486,6 +486,8 @@ interface ParseState {
   weekday?: number; // relative weekday (timelib semantics, may be negative after 'ago')
   weekdayBehavior: number;
   firstLastDayOf?: 'first' | 'last';
+  /** 'first monday of …' ('nth') / 'last friday of …' ('last'): counted from the month's first day */
+  weekdayOfMonth?: 'nth' | 'last';
   businessDays?: number;
   /** the time of day was reset to midnight by 'today', 'tomorrow', a weekday name… */
   timeReset: boolean;
@@ -608,10 +610,18 @@ function setRelative(st: ParseState, amount: number, unit: string, behavior: num
   }
 }
 
-/** 'next' → (1, 0), 'last'/'previous' → (-1, 0), 'this' → (0, 1) */
+/** timelib's ordinal words ('reltextnumber'): 'first' → 1 … 'twelfth' → 12 ('eight' too, as timelib). */
+const ORDINALS: Readonly<Record<string, number>> = {
+  first: 1, second: 2, third: 3, fourth: 4, fifth: 5, sixth: 6, seventh: 7, eight: 8, eighth: 8, ninth: 9, tenth: 10, eleventh: 11, twelfth: 12,
+};
+const RELTEXT_RE = '(next|last|previous|this|first|second|third|fourth|fifth|sixth|seventh|eighth|eight|ninth|tenth|eleventh|twelfth)';
+
+/** 'next'/'first' → (1, 0), 'second' → (2, 0) …, 'last'/'previous' → (-1, 0), 'this' → (0, 1) */
 function relativeText(word: string): [number, number] {
   if (word === 'next') return [1, 0];
   if (word === 'this') return [0, 1];
+  const ordinal = ORDINALS[word];
+  if (ordinal !== undefined) return [ordinal, 0];
   return [-1, 0];
 }
 
@@ -697,8 +707,25 @@ const RULES: Rule[] = [
     },
   },
   {
+    // 'first monday of', 'last friday of', 'second tuesday of' (timelib's weekdayof): the
+    // weekday's occurrence in the month the rest of the input names (this month by default).
+    name: 'weekdayof',
+    re: new RegExp(`${RELTEXT_RE}\\s+${WEEKDAY_RE}\\s+of(?![a-z])`, 'y'),
+    apply: (m, st) => {
+      const [amount, behavior] = relativeText(m[1]!);
+      if (amount > 0) {
+        st.weekdayOfMonth = 'nth';
+        setRelative(st, amount, m[2]!, 1, false);
+      } else {
+        st.weekdayOfMonth = 'last';
+        setRelative(st, amount, m[2]!, behavior, false);
+      }
+      return true;
+    },
+  },
+  {
     name: 'relativetext',
-    re: new RegExp(`(next|last|previous|this)\\s+${UNIT_RE}`, 'y'),
+    re: new RegExp(`${RELTEXT_RE}\\s+${UNIT_RE}`, 'y'),
     apply: (m, st) => {
       const [amount, behavior] = relativeText(m[1]!);
       setRelative(st, amount, m[2]!, behavior, false);
@@ -993,7 +1020,12 @@ export function parseDateInput(input: string | number, tz: string, now?: DateTim
     ({ hour: h, minute: i, second: s } = base);
   }
 
-  // timelib_update_ts(): first/last day of, weekday, relative offsets, business days.
+  // timelib_update_ts(): the weekday of a month (do_adjust_special_early), first/last day of,
+  // weekday, relative offsets, business days.
+  if (st.weekdayOfMonth) {
+    ({ y, m, d } = normalize(y, m + st.rel.m + (st.weekdayOfMonth === 'last' ? 1 : 0), 1));
+    st.rel.m = 0;
+  }
   if (st.firstLastDayOf) ({ y, m, d } = normalize(y, st.firstLastDayOf === 'first' ? m : m + 1, st.firstLastDayOf === 'first' ? 1 : 0));
   if (st.weekday !== undefined) d += weekdayDelta(st, y, m, d);
   ({ y, m, d, h, i, s } = normalize(y, m, d, h, i, s));

@@ -37,6 +37,7 @@ import { isCreatedHere, writeTransaction } from '../store/changes.js';
 import { keptCountersOf } from '../metrics.js';
 import { postTextLength } from '../store/sizes.js';
 import type { ListingState } from '../store/changes.js';
+import { DEFAULT_GEOLOC, geoFilterOf } from './geo.js';
 
 export const ZERO_DATE = '0000-00-00 00:00:00';
 
@@ -90,6 +91,9 @@ export interface EventListArgs {
   geoloc?: boolean;
   geoloc_lat?: number;
   geoloc_lng?: number;
+  /** radius around geoloc_lat/geoloc_lng, in geoloc_unit (default GEOLOC_RADIUS) */
+  geoloc_radius?: number;
+  geoloc_unit?: 'mi' | 'km';
   include?: number[];
   post_parent?: number;
   /**
@@ -140,6 +144,8 @@ export interface EventServiceDeps {
   store: Store;
   siteTimezone: string;
   maxPerPage: number;
+  /** default radius of the geolocation filters (GEOLOC_RADIUS, GEOLOC_UNIT) */
+  geoloc?: { radius: number; unit: 'mi' | 'km' };
   clock: Clock;
   images: ImageService;
   venues: LinkedPostService;
@@ -377,9 +383,14 @@ export function createEventService(deps: EventServiceDeps): EventService {
     };
   }
 
-  function publicationDate(input: EventInput, tz: string): { date_local: string; date_gmt: string } | null {
+  /**
+   * The publication date (WordPress' post_date / post_date_gmt): `date` is in the site time zone,
+   * whatever the event's own `timezone` (which applies to start_date/end_date only); `date_utc` in
+   * UTC. When both are sent, `date` wins and `date_utc` is derived from it, as WordPress does.
+   */
+  function publicationDate(input: EventInput): { date_local: string; date_gmt: string } | null {
     if (!isEmptyValue(input.date)) {
-      const d = parseIn('date', input.date as string, tz);
+      const d = parseIn('date', input.date as string, siteTimezone);
       return { date_gmt: toWallTime(d.toUTC()), date_local: toWallTime(d.setZone(siteTimezone)) };
     }
     if (!isEmptyValue(input.date_utc)) {
@@ -477,7 +488,7 @@ export function createEventService(deps: EventServiceDeps): EventService {
         const sched = schedule(input, null);
         const nowGmt = clock.nowGmt();
         const nowLocal = clock.nowLocal();
-        const pub = publicationDate(input, sched.timezone);
+        const pub = publicationDate(input);
         // `future` without a date publishes now, as in WordPress (applyScheduling against now).
         const status = applyScheduling(scaleBackStatus(viewer, input.status), pub?.date_gmt ?? nowGmt, nowGmt);
         const unpublished = status === 'draft' || status === 'pending' || status === 'auto-draft';
@@ -528,7 +539,6 @@ export function createEventService(deps: EventServiceDeps): EventService {
         const nowLocal = clock.nowLocal();
         const schedTouched = input.start_date !== undefined || input.end_date !== undefined || input.all_day !== undefined || !isEmptyValue(input.timezone);
         const sched = schedTouched ? schedule(input, record) : {};
-        const tz = (sched as { timezone?: string }).timezone ?? record.timezone;
         const post: Record<string, unknown> = { modified_local: nowLocal, modified_gmt: nowGmt };
         if (input.title !== undefined) post.title = html(viewer, input.title);
         if (input.description !== undefined) post.content = html(viewer, input.description);
@@ -538,7 +548,7 @@ export function createEventService(deps: EventServiceDeps): EventService {
           const base = sanitizeSlug(input.slug) || record.slug;
           post.slug = await uniqueSlug(base, (c) => postsStore.isSlugTaken(trx, 'tribe_events', c, id));
         }
-        const pub = publicationDate(input, tz);
+        const pub = publicationDate(input);
         if (pub) Object.assign(post, pub);
         let status = record.status;
         if (input.status !== undefined && input.status !== '') status = scaleBackStatus(viewer, input.status);
@@ -683,6 +693,8 @@ export function createEventService(deps: EventServiceDeps): EventService {
       if (args.organizer !== undefined) filter.organizerIds = listToArray(args.organizer).map(Number);
       if (args.featured !== undefined) filter.featured = args.featured;
       if (args.post_parent !== undefined) filter.postParent = args.post_parent;
+      const geo = geoFilterOf(args, deps.geoloc ?? DEFAULT_GEOLOC);
+      if (geo) filter.geo = geo;
 
       const { ids, total } = await eventsStore.findEventPageIds(db, store.dialect, filter, { limit: perPage, offset: (page - 1) * perPage }, revision);
       if (ids.length === 0 && page > 1) throw apiError('event-archive-page-not-found');
@@ -698,6 +710,8 @@ export function createEventService(deps: EventServiceDeps): EventService {
       if (args.geoloc !== undefined) query.push(['geoloc', args.geoloc ? '1' : '']);
       if (args.geoloc_lat !== undefined) query.push(['geoloc_lat', String(args.geoloc_lat)]);
       if (args.geoloc_lng !== undefined) query.push(['geoloc_lng', String(args.geoloc_lng)]);
+      if (args.geoloc_radius !== undefined) query.push(['geoloc_radius', String(args.geoloc_radius)]);
+      if (args.geoloc_unit !== undefined) query.push(['geoloc_unit', args.geoloc_unit]);
       query.push(['status', statusLabel]);
       if (args.post_parent !== undefined) query.push(['post_parent', String(args.post_parent)]);
       if (args.include) query.push(['include', args.include.join(',')]);

@@ -16,7 +16,7 @@ import type { LinkedKind, LinkedListFilter, LinkedRecord, OrganizerRecord, Venue
 import * as postsStore from '../store/posts.js';
 import { lockForWrite } from '../store/locks.js';
 import { parseDateInput, toWallTime } from './dates.js';
-import { apiError } from './errors.js';
+import { apiError, invalidParams } from './errors.js';
 import type { ImageService } from './images.js';
 import { isHttpUrl } from './images.js';
 import type { Links } from './links.js';
@@ -30,6 +30,7 @@ import { isEmptyValue, isNumeric, isTruthy } from './values.js';
 import { createRevisionCache, type RevisionCache } from './revision-cache.js';
 import { withSerialized } from './serialized.js';
 import { revisionOf } from '../store/revision.js';
+import { DEFAULT_GEOLOC, geoFilterOf } from './geo.js';
 
 /** WordPress' publication date of a never-published draft. */
 const ZERO_DATE = '0000-00-00 00:00:00';
@@ -54,6 +55,12 @@ export interface LinkedListArgs {
   status?: string[];
   /** only these ids (not a request argument: sync tokens, issue 11) */
   ids?: number[];
+  /** venues only (issue 14): as on the event list */
+  geoloc?: boolean;
+  geoloc_lat?: number;
+  geoloc_lng?: number;
+  geoloc_radius?: number;
+  geoloc_unit?: 'mi' | 'km';
 }
 
 /** A list page: the records, the totals, and the effective query for rest_url. */
@@ -98,6 +105,16 @@ export const LINKED_FIELDS: Record<LinkedKind, { nameField: string; textFields: 
     flagFields: [],
   },
 };
+
+/**
+ * A venue coordinate as written: absent, `""`/`null` (clears), or a number within ±limit (0 is one).
+ *
+ * @example isCoordinate('-33.86', 90) // true
+ */
+export function isCoordinate(value: unknown, limit: number): boolean {
+  if (value === undefined || value === null || value === '') return true;
+  return isNumeric(value) && Math.abs(Number(value)) <= limit;
+}
 
 /** Current UTC and site-local wall times. */
 export interface Clock {
@@ -157,7 +174,14 @@ export interface LinkedPostService {
   visibleTo(record: LinkedRecord, viewer: Viewer): boolean;
 }
 
-export function createLinkedPostService(db: Executor, kind: LinkedKind, images: ImageService, siteTimezone: string, clock: Clock): LinkedPostService {
+export function createLinkedPostService(
+  db: Executor,
+  kind: LinkedKind,
+  images: ImageService,
+  siteTimezone: string,
+  clock: Clock,
+  geoDefaults: { radius: number; unit: 'mi' | 'km' } = DEFAULT_GEOLOC,
+): LinkedPostService {
   // `db` is the store's handle: validators and reads that run outside a write transaction use it.
   const info = linkedStore.LINKED_KINDS[kind];
   /** Representations of list records, per links (one per app) and data revision. */
@@ -184,12 +208,31 @@ export function createLinkedPostService(db: Executor, kind: LinkedKind, images: 
   }
 
   /** Detail columns from the fields present in input. */
-  function detailsFrom(input: Record<string, unknown>): Record<string, unknown> {
+  function detailsFrom(input: Record<string, unknown>, current?: LinkedRecord): Record<string, unknown> {
     const out: Record<string, unknown> = {};
     for (const f of fields.textFields) if (f in input && input[f] !== null && input[f] !== undefined) out[f] = text(input[f]);
     for (const f of fields.urlFields) if (f in input && input[f] !== null && input[f] !== undefined) out[f] = isEmptyValue(input[f]) ? '' : String(input[f]).trim();
     for (const f of fields.flagFields) if (f in input && input[f] !== null && input[f] !== undefined) out[f] = isTruthy(input[f]) ? 1 : 0;
+    if (kind === 'venue') Object.assign(out, coordinatesFrom(input, current as linkedStore.VenueRecord | undefined));
     return out;
+  }
+
+  /**
+   * Venue coordinates (issue 14): `geo_lat`/`geo_lng` numbers (0 included) set them; `""` or
+   * `null` in either clears both. Only one of them sent changes that one (the other must exist).
+   */
+  function coordinatesFrom(input: Record<string, unknown>, current?: { geo_lat: number | null; geo_lng: number | null }): Record<string, unknown> {
+    const sent = (f: string) => f in input && input[f] !== undefined;
+    if (!sent('geo_lat') && !sent('geo_lng')) return {};
+    const clears = (f: string) => sent(f) && (input[f] === null || input[f] === '');
+    if (clears('geo_lat') || clears('geo_lng')) return { geo_lat: null, geo_lng: null };
+    const lat = sent('geo_lat') ? Number(input.geo_lat) : current?.geo_lat ?? null;
+    const lng = sent('geo_lng') ? Number(input.geo_lng) : current?.geo_lng ?? null;
+    if (lat === null || lng === null) {
+      const missing = lat === null ? 'geo_lat' : 'geo_lng';
+      throw invalidParams({ [missing]: `${missing} must be given together with ${missing === 'geo_lat' ? 'geo_lng' : 'geo_lat'}.` });
+    }
+    return { geo_lat: lat, geo_lng: lng };
   }
 
   async function createNew(trx: Executor, input: Record<string, unknown>, viewer: Viewer, slugBase?: string): Promise<number> {
@@ -242,7 +285,9 @@ export function createLinkedPostService(db: Executor, kind: LinkedKind, images: 
       // Look-up and insert must not race with another create (store/locks.ts).
       await lockForWrite(trx, info.postType);
       const candidates = await postsStore.findPostIdsByTitle(trx, info.postType, name);
-      const duplicate = candidates.find((p: PostRow) => (description === '' || p.content === description) && canReadPost(viewer, info.postType, p));
+      // Both compared case-insensitively, as the original's database collation does.
+      const folded = description.toLowerCase();
+      const duplicate = candidates.find((p: PostRow) => (description === '' || p.content.toLowerCase() === folded) && canReadPost(viewer, info.postType, p));
       if (duplicate) {
         if (canEditPost(viewer, info.postType, duplicate)) {
           const { status: _s, date: _d, date_utc: _du, author: _a, description: _desc, [fields.nameField]: _n, ...rest } = input;
@@ -279,7 +324,7 @@ export function createLinkedPostService(db: Executor, kind: LinkedKind, images: 
         }
       }
       if ('image' in input && input.image != null) patch.image_id = await images.idFor(trx, input.image, viewer);
-      const details = detailsFrom(input);
+      const details = detailsFrom(input, record);
       // stateprovince: derived when sent empty, or when not sent and what it derives from changes (§7.2).
       const spSent = 'stateprovince' in details;
       if (kind === 'venue' && ((spSent && details.stateprovince === '') || (!spSent && ('state' in details || 'province' in details || 'country' in details)))) {
@@ -330,6 +375,10 @@ export function createLinkedPostService(db: Executor, kind: LinkedKind, images: 
       }
       if (args.event !== undefined) filter.eventId = args.event;
       if (args.ids !== undefined) filter.ids = args.ids;
+      if (kind === 'venue') {
+        const geo = geoFilterOf(args, geoDefaults);
+        if (geo) filter.geo = geo;
+      }
       if (args.has_events !== undefined && args.has_events !== null) {
         filter.hasEvents = { value: isTruthy(args.has_events), events: { statuses: HAS_EVENTS_STATUSES } };
       }
@@ -350,6 +399,8 @@ export function createLinkedPostService(db: Executor, kind: LinkedKind, images: 
       ];
       if (args.event !== undefined) query.push(['event', String(args.event)]);
       if (args.has_events !== undefined && args.has_events !== null) query.push(['has_events', queryValue(args.has_events)]);
+      if (args.geoloc !== undefined) query.push(['geoloc', args.geoloc ? '1' : '']);
+      for (const k of ['geoloc_lat', 'geoloc_lng', 'geoloc_radius', 'geoloc_unit'] as const) if (args[k] !== undefined) query.push([k, String(args[k])]);
       query.push(['status', scope.label]);
       return { records: rows, total, totalPages: Math.ceil(total / perPage), query };
     },
@@ -411,6 +462,7 @@ export function createLinkedPostService(db: Executor, kind: LinkedKind, images: 
         const name = obj[fields.nameField];
         if (typeof name !== 'string' || name.trim() === '') return false;
         for (const f of fields.urlFields) if (!isEmptyValue(obj[f]) && !isHttpUrl(obj[f])) return false;
+        if (kind === 'venue' && (!isCoordinate(obj.geo_lat, 90) || !isCoordinate(obj.geo_lng, 180))) return false;
         if (!isEmptyValue(obj.image) && !(await images.validateRef(obj.image, viewer, true))) return false;
       }
       if (ids.length) {

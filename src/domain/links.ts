@@ -41,7 +41,9 @@ export function createLinks(siteUrl: string, restRoot: string, namespace: string
   const ns = `${root}${namespace}/`;
   const url = new URL(site);
   const origin = `${url.hostname}${url.pathname.replace(/\/+$/, '')}`;
-  const enc = (slug: string) => encodeURIComponent(slug);
+  // Slugs of non-Latin titles are already percent-encoded (WordPress keeps them so): their octets
+  // go into the URL as they are, as in WordPress permalinks.
+  const enc = (slug: string) => encodeURIComponent(slug).replace(/%25([0-9a-fA-F]{2})/g, '%$1');
   return {
     namespace,
     restRootPath: restRoot,

@@ -139,20 +139,20 @@ const VENUE_FIRST = [
 const VENUE_KIND = ['Hall', 'Theatre', 'Club', 'Pavilion', 'Arts Centre', 'Brewery', 'Gallery', 'Studio', 'Park', 'Community Centre', 'Library', 'Arena'];
 const STREETS = ['Main', 'High', 'Station', 'Church', 'Mill', 'Park', 'Victoria', 'Market', 'Bridge', 'King', 'Queen', 'Elm', 'Oak', 'Maple', 'River'];
 const STREET_KIND = ['Street', 'Road', 'Avenue', 'Lane', 'Boulevard'];
-/** [city, state, province, country, zip prefix] */
-const CITIES: ReadonlyArray<readonly [string, string, string, string, string]> = [
-  ['Springfield', 'IL', '', 'United States', '627'],
-  ['Portland', 'OR', '', 'United States', '972'],
-  ['Austin', 'TX', '', 'United States', '787'],
-  ['Boston', 'MA', '', 'United States', '021'],
-  ['Denver', 'CO', '', 'United States', '802'],
-  ['Toronto', '', 'Ontario', 'Canada', 'M5V'],
-  ['Vancouver', '', 'British Columbia', 'Canada', 'V6B'],
-  ['Manchester', '', 'Greater Manchester', 'United Kingdom', 'M1'],
-  ['Bristol', '', '', 'United Kingdom', 'BS1'],
-  ['Berlin', '', 'Berlin', 'Germany', '101'],
-  ['Lyon', '', 'Auvergne-Rhône-Alpes', 'France', '690'],
-  ['Melbourne', '', 'Victoria', 'Australia', '300'],
+/** [city, state, province, country, zip prefix, latitude, longitude of the centre] */
+const CITIES: ReadonlyArray<readonly [string, string, string, string, string, number, number]> = [
+  ['Springfield', 'IL', '', 'United States', '627', 39.7817, -89.6501],
+  ['Portland', 'OR', '', 'United States', '972', 45.5152, -122.6784],
+  ['Austin', 'TX', '', 'United States', '787', 30.2672, -97.7431],
+  ['Boston', 'MA', '', 'United States', '021', 42.3601, -71.0589],
+  ['Denver', 'CO', '', 'United States', '802', 39.7392, -104.9903],
+  ['Toronto', '', 'Ontario', 'Canada', 'M5V', 43.6532, -79.3832],
+  ['Vancouver', '', 'British Columbia', 'Canada', 'V6B', 49.2827, -123.1207],
+  ['Manchester', '', 'Greater Manchester', 'United Kingdom', 'M1', 53.4808, -2.2426],
+  ['Bristol', '', '', 'United Kingdom', 'BS1', 51.4545, -2.5879],
+  ['Berlin', '', 'Berlin', 'Germany', '101', 52.52, 13.405],
+  ['Lyon', '', 'Auvergne-Rhône-Alpes', 'France', '690', 45.764, 4.8357],
+  ['Melbourne', '', 'Victoria', 'Australia', '300', -37.8136, 144.9631],
 ];
 const ORGANIZER_FIRST = ['Friends of', 'Society for', 'Collective of', 'Guild of', 'Club for', 'Association of', 'Network of', 'Circle of'];
 const ORGANIZER_TOPIC = [
@@ -226,7 +226,7 @@ const EVENT_COLUMNS = [
   'post_id', 'start_local', 'end_local', 'start_utc', 'end_utc', 'timezone', 'all_day', 'cost', 'currency_symbol',
   'currency_position', 'website', 'show_map', 'show_map_link', 'hide_from_listings', 'sticky', 'featured', 'venue_id',
 ] as const;
-const VENUE_COLUMNS = ['post_id', 'address', 'city', 'country', 'province', 'state', 'zip', 'phone', 'website', 'stateprovince', 'show_map', 'show_map_link'] as const;
+const VENUE_COLUMNS = ['post_id', 'address', 'city', 'country', 'province', 'state', 'zip', 'phone', 'website', 'stateprovince', 'show_map', 'show_map_link', 'geo_lat', 'geo_lng'] as const;
 const ORGANIZER_COLUMNS = ['post_id', 'phone', 'website', 'email'] as const;
 const IMAGE_COLUMNS = ['id', 'url', 'extension', 'mime_type', 'width', 'height', 'author_id', 'created_gmt'] as const;
 
@@ -364,8 +364,14 @@ export async function seedCalendar(store: Store, options: SeedOptions): Promise<
       return round === 0 ? base : `${base} ${round + 1}`;
     };
 
+    // Coordinates from a generator of their own, so the rest of the dataset stays as it was:
+    // 90 % of venues have some, scattered up to about 15 km around their city's centre.
+    const geoRand = prng((options.seed ?? 1) + 0x9e0);
     const venueIds = await linked('tribe_venue', plan.venues, (i, id) => {
-      const [city, state, province, country, zip] = CITIES[i % CITIES.length]!;
+      const [city, state, province, country, zip, lat, lng] = CITIES[i % CITIES.length]!;
+      const located = geoRand() < 0.9;
+      const dLat = (geoRand() - 0.5) * 0.27;
+      const dLng = ((geoRand() - 0.5) * 0.27) / Math.cos((lat * Math.PI) / 180);
       const website = rand() < 0.6 ? `https://venues.example.com/${id}` : '';
       return [
         id,
@@ -380,6 +386,8 @@ export async function seedCalendar(store: Store, options: SeedOptions): Promise<
         deriveStateProvince({ state, province, country }),
         1,
         1,
+        located ? Math.round((lat + dLat) * 1e6) / 1e6 : null,
+        located ? Math.round((lng + dLng) * 1e6) / 1e6 : null,
       ];
     });
     const organizerIds = await linked('tribe_organizer', plan.organizers, (i, id, title) => [

@@ -57,7 +57,7 @@ export function createServices(config: Config, store: Store): Services {
     nowLocal: () => nowWall(config.timezone),
   };
   const images = createImageService(store.db);
-  const venues = createLinkedPostService(store.db, 'venue', images, config.timezone, clock);
+  const venues = createLinkedPostService(store.db, 'venue', images, config.timezone, clock, { radius: config.geolocRadius, unit: config.geolocUnit });
   const organizers = createLinkedPostService(store.db, 'organizer', images, config.timezone, clock);
   const categories = createTermService(store.db, 'tribe_events_cat');
   const tags = createTermService(store.db, 'post_tag');
@@ -65,6 +65,7 @@ export function createServices(config: Config, store: Store): Services {
     store,
     siteTimezone: config.timezone,
     maxPerPage: config.maxPerPage,
+    geoloc: { radius: config.geolocRadius, unit: config.geolocUnit },
     clock,
     images,
     venues,

@@ -29,6 +29,11 @@ const db = new Database(workerData.file, { fileMustExist: true });
 db.pragma('busy_timeout = 5000');
 db.pragma('cache_size = -16384');
 db.pragma('query_only = 1');
+// The geolocation filters' sin/cos, as on the main connection (db.ts ensureMathFunctions).
+try { db.prepare('select sin(1), cos(1)').get(); } catch {
+  db.function('sin', { deterministic: true }, (x) => (x === null ? null : Math.sin(Number(x))));
+  db.function('cos', { deterministic: true }, (x) => (x === null ? null : Math.cos(Number(x))));
+}
 const statements = new Map();
 parentPort.on('message', ({ id, sql, params }) => {
   try {

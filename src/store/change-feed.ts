@@ -243,10 +243,10 @@ export function createSqliteFeed(connection: {
       counter: (connection.prepare('select "value" from "change_counter" where "id" = 1') as unknown as { pluck(): Stmt }).pluck(),
       since: connection.prepare('select "seq", "idx", "record_type", "record_id", "action", "detail" from "changes" where "seq" > ? and "seq" <= ? order by "seq", "idx" limit ?') as Stmt,
       states: connection.prepare(
-        `select p."id", p."status", p."author_id", p."parent_id", p."date_gmt", e."start_local", e."end_local", e."hide_from_listings", e."featured", e."venue_id", p."title", p."excerpt", p."content",
+        `select p."id", p."status", p."author_id", p."parent_id", p."date_gmt", e."start_local", e."end_local", e."hide_from_listings", e."featured", e."venue_id", v."geo_lat" as "venue_lat", v."geo_lng" as "venue_lng", p."title", p."excerpt", p."content",
            (select json_group_array("term_id") from "event_terms" t where t."event_id" = p."id") as "terms",
            (select json_group_array("organizer_id") from (select "organizer_id" from "event_organizers" o where o."event_id" = p."id" order by o."position")) as "organizers"
-         from "posts" p inner join "events" e on e."post_id" = p."id" where p."id" in (select "value" from json_each(?))`,
+         from "posts" p inner join "events" e on e."post_id" = p."id" left join "venues" v on v."post_id" = e."venue_id" where p."id" in (select "value" from json_each(?))`,
       ) as Stmt,
     };
   };

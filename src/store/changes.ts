@@ -36,6 +36,12 @@ export interface ListingState {
   hide_from_listings: number;
   featured: number;
   venue_id: number | null;
+  /**
+   * The venue's coordinates (null: none, or no venue), for the geolocation filters. Undefined in
+   * states logged before they were kept (migration 009): then a geo-filtered list cannot tell.
+   */
+  venue_lat?: number | null;
+  venue_lng?: number | null;
   terms: number[];
   organizers: number[];
 }
@@ -212,6 +218,8 @@ export interface ListingRow {
   hide_from_listings: number | string;
   featured: number | string;
   venue_id: number | string | null;
+  venue_lat: number | string | null;
+  venue_lng: number | string | null;
 }
 
 /** A listing state from its row and the event's term and organizer ids. */
@@ -227,6 +235,8 @@ export function listingStateOf(r: ListingRow, terms: number[], organizers: numbe
     hide_from_listings: Number(r.hide_from_listings),
     featured: Number(r.featured),
     venue_id: r.venue_id === null ? null : Number(r.venue_id),
+    venue_lat: r.venue_id === null || r.venue_lat === null || r.venue_lat === undefined ? null : Number(r.venue_lat),
+    venue_lng: r.venue_id === null || r.venue_lng === null || r.venue_lng === undefined ? null : Number(r.venue_lng),
     terms,
     organizers,
   };
@@ -246,7 +256,9 @@ export async function readListingStates(db: Executor, ids: number[]): Promise<Li
       db
         .selectFrom('posts')
         .innerJoin('events', 'events.post_id', 'posts.id')
+        .leftJoin('venues', 'venues.post_id', 'events.venue_id')
         .select(['posts.id', 'posts.status', 'posts.author_id', 'posts.parent_id', 'posts.date_gmt', 'events.start_local', 'events.end_local', 'events.hide_from_listings', 'events.featured', 'events.venue_id'])
+        .select(['venues.geo_lat as venue_lat', 'venues.geo_lng as venue_lng'])
         .where('posts.id', 'in', chunk)
         .execute(),
       db.selectFrom('event_terms').select(['event_id', 'term_id']).where('event_id', 'in', chunk).execute(),

@@ -27,6 +27,7 @@ import { changeLogMigration } from './migrations/005_change_log.js';
 import { uniqueSlugsMigration } from './migrations/006_unique_slugs.js';
 import { syncAndWebhooksMigration } from './migrations/007_sync_and_webhooks.js';
 import { importMapMigration } from './migrations/008_import_map.js';
+import { venueGeoIndexMigration } from './migrations/009_venue_geo_index.js';
 
 export type DialectName = 'sqlite' | 'postgres';
 
@@ -83,6 +84,7 @@ function migrations(dialect: DialectName): Record<string, Migration> {
     '006_unique_slugs': uniqueSlugsMigration(dialect),
     '007_sync_and_webhooks': syncAndWebhooksMigration(dialect),
     '008_import_map': importMapMigration(),
+    '009_venue_geo_index': venueGeoIndexMigration(),
   };
 }
 
@@ -100,7 +102,8 @@ export async function migrate(store: Store): Promise<string[]> {
   const migrator = new Migrator({
     db: store.db,
     provider: new InlineMigrations(store.dialect),
-    // Migrations numbered by parallel work may land in any order (a database that has 008 gets 006 later).
+    // Migrations numbered in parallel may land in any order: a database that already has a later
+    // one still gets an earlier one added afterwards.
     allowUnorderedMigrations: true,
     ...(store.schema ? { migrationTableSchema: store.schema } : {}),
   });
@@ -183,6 +186,22 @@ export async function backupSqlite(store: Store, file: string, progress?: (p: Ba
   return { ...result, restarts };
 }
 
+/**
+ * The geolocation filters compute `sin` and `cos` in SQL (`geo.ts`). SQLite has them when built
+ * with its math functions (both bindings' builds are); a build without them gets the same
+ * functions from JavaScript, registered as deterministic.
+ */
+export function ensureMathFunctions(database: SqliteConnection): 'native' | 'javascript' {
+  try {
+    database.prepare('select sin(1), cos(1)').get();
+    return 'native';
+  } catch {
+    database.function('sin', { deterministic: true }, (x: unknown) => (x === null ? null : Math.sin(Number(x))));
+    database.function('cos', { deterministic: true }, (x: unknown) => (x === null ? null : Math.cos(Number(x))));
+    return 'javascript';
+  }
+}
+
 function sqliteStore(path: string, options: OpenOptions): Store {
   const file = path === ':memory:' ? ':memory:' : resolve(path);
   if (file !== ':memory:') mkdirSync(dirname(file), { recursive: true });
@@ -192,6 +211,7 @@ function sqliteStore(path: string, options: OpenOptions): Store {
   database.pragma('foreign_keys = ON');
   database.pragma(`busy_timeout = ${Math.floor(options.timeoutMs ?? DEFAULT_DATABASE_TIMEOUT_MS)}`);
   database.pragma('cache_size = -65536');
+  ensureMathFunctions(database);
   const db = new Kysely<Database>({ dialect: new SqliteDialect({ database: withStatementCache(database) }) });
   sqliteConnections.set(db, database);
   // The change feed reads on this connection directly (change-feed.ts).

@@ -15,6 +15,7 @@ import { backgroundReaderOf } from './background-reader.js';
 import type { Insertable, Updateable } from 'kysely';
 import { isCreatedHere, noteEventBefore } from './changes.js';
 import { keptCountersOf } from '../metrics.js';
+import { nearCondition, withinRadius, type NearFilter } from './geo.js';
 
 /** A post row with its event fields. */
 export type EventRecord = PostRow & Omit<EventRow, 'post_id'>;
@@ -41,6 +42,11 @@ export interface EventListFilter {
   featured?: boolean;
   include?: number[];
   postParent?: number;
+  /**
+   * Geolocation (issue 14): only events whose venue has coordinates, and with `near`, whose venue
+   * lies inside that circle (bounding box on the indexed coordinates, then the great-circle cut).
+   */
+  geo?: { near?: NearFilter };
   /**
    * 'start': by start date then id; 'date': by publication date then id (with include);
    * 'start_desc': by start date then id, latest first (the pages' past events)
@@ -229,6 +235,15 @@ function applyFilter(q: EventQuery, dialect: DialectName, f: EventListFilter): E
   if (f.featured !== undefined) q = q.where('events.featured', '=', f.featured ? 1 : 0);
   if (f.include) q = q.where('posts.id', 'in', f.include.length ? f.include : [0]);
   if (f.postParent !== undefined) q = q.where('posts.parent_id', '=', f.postParent);
+  if (f.geo) {
+    // The venues inside the box and circle (a few, read through the venues_geo index), then a
+    // probe per event; venues without coordinates never match.
+    const near = f.geo.near;
+    q = q.where('events.venue_id', 'in', (eb) => {
+      const venues = eb.selectFrom('venues').select('venues.post_id').where('venues.geo_lat', 'is not', null).where('venues.geo_lng', 'is not', null);
+      return near ? venues.where(nearCondition(near, 'venues.geo_lat', 'venues.geo_lng')) : venues;
+    });
+  }
   return q;
 }
 
@@ -256,6 +271,13 @@ export function matchesFilter(filter: EventListFilter, state: ListingState | nul
   if (filter.featured !== undefined && state.featured !== (filter.featured ? 1 : 0)) return false;
   if (filter.include && !filter.include.includes(state.id)) return false;
   if (filter.postParent !== undefined && state.parent_id !== filter.postParent) return false;
+  if (filter.geo) {
+    if (state.venue_id === null) return false;
+    // States logged before venue coordinates were kept in them: cannot tell.
+    if (state.venue_lat === undefined || state.venue_lng === undefined) return undefined;
+    if (state.venue_lat === null || state.venue_lng === null) return false;
+    if (filter.geo.near && !withinRadius(filter.geo.near, state.venue_lat, state.venue_lng)) return false;
+  }
   if (filter.searchWords?.length) {
     if (!text) return undefined;
     const fold = dialect === 'sqlite' ? (v: string) => v.replace(/[A-Z]+/g, (c) => c.toLowerCase()) : (v: string) => v.toLowerCase();
@@ -297,6 +319,12 @@ interface KeptPage {
 }
 interface ListResults {
   dialect: DialectName;
+  /**
+   * The feed's number after the last batch that changed a venue. A venue's coordinates decide
+   * which events a geo-filtered list holds without any event changing: such a change drops the
+   * kept geo-filtered results, and one computed before it is not kept.
+   */
+  venuesChangedAt: number;
   totals: Map<string, { filter: EventListFilter; total: number }>;
   pages: Map<string, KeptPage>;
 }
@@ -331,14 +359,20 @@ function pageTouched(page: KeptPage, transitions: readonly EventTransition[], di
 function resultsOf(db: Executor, dialect: DialectName): ListResults {
   let results = resultsByDb.get(db);
   if (results) return results;
-  const kept: ListResults = { dialect, totals: new Map(), pages: new Map() };
+  const kept: ListResults = { dialect, venuesChangedAt: -1, totals: new Map(), pages: new Map() };
   results = kept;
   resultsByDb.set(db, results);
   feedOf(db)?.subscribe((batch) => {
     if (batch.reset || batch.listsReset) {
       kept.totals.clear();
       kept.pages.clear();
+      kept.venuesChangedAt = batch.to;
       return;
+    }
+    if (batch.venues.size > 0) {
+      kept.venuesChangedAt = batch.to;
+      for (const [key, entry] of kept.totals) if (entry.filter.geo) kept.totals.delete(key);
+      for (const [key, page] of kept.pages) if (page.filter.geo) kept.pages.delete(key);
     }
     if (batch.events.length === 0) return;
     for (const [key, entry] of kept.totals) {
@@ -430,7 +464,7 @@ export async function findEventPageIds(
     ids = fresh.ids;
     const kept: KeptPage = { filter, limit: page.limit, ids, last: fresh.last };
     const since = await transitionsSince(feed, fresh.seq);
-    if (since && !pageTouched(kept, since, dialect)) {
+    if (since && !pageTouched(kept, since, dialect) && !(filter.geo && (fresh.seq === undefined || fresh.seq < results.venuesChangedAt))) {
       if (results.pages.size >= RESULTS_KEPT) results.pages.clear();
       results.pages.set(pageKey, kept);
     }
@@ -453,7 +487,8 @@ export async function findEventPageIds(
     total = counted.n;
     const since = await transitionsSince(feed, counted.seq);
     const adjusted = since && adjustedTotal(counted.n, filter, since, dialect);
-    if (adjusted !== undefined) {
+    const venuesMoved = filter.geo !== undefined && (counted.seq === undefined || counted.seq < results.venuesChangedAt);
+    if (adjusted !== undefined && !venuesMoved) {
       // Another request may have kept it meanwhile (from the same count): keep one.
       total = results.totals.get(key)?.total ?? adjusted;
       if (results.totals.size >= RESULTS_KEPT) results.totals.clear();

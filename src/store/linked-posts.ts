@@ -11,6 +11,7 @@ import type { DialectName } from './db.js';
 import { dataRevision, revisionMemo, stampRevision } from './revision.js';
 import { noteChange, noteChanges } from './changes.js';
 import { storedIds } from './ranges.js';
+import { nearCondition, type NearFilter } from './geo.js';
 
 export type LinkedKind = 'venue' | 'organizer';
 
@@ -131,6 +132,8 @@ export interface LinkedListFilter {
   upcoming?: { fromUtc: string; events: LinkedEventScope };
   /** only these ids (sync tokens, issue 11) */
   ids?: number[];
+  /** venues: with coordinates, and with `near` inside that circle (issue 14; box, then distance) */
+  geo?: { near?: NearFilter };
 }
 
 /** Ids of the linked posts of this kind that some event in scope links to. */
@@ -183,6 +186,10 @@ function applyLinkedFilter(kind: LinkedKind, dialect: DialectName, q: any, f: Li
   if (f.hasEvents !== undefined) {
     const { value, events } = f.hasEvents;
     q = q.where((eb: any) => eb('posts.id', value ? 'in' : 'not in', linkedIdsOfEvents(kind, eb, events)));
+  }
+  if (f.geo !== undefined && kind === 'venue') {
+    q = q.where('venues.geo_lat', 'is not', null).where('venues.geo_lng', 'is not', null);
+    if (f.geo.near) q = q.where(nearCondition(f.geo.near, 'venues.geo_lat', 'venues.geo_lng'));
   }
   if (f.upcoming !== undefined) {
     const { fromUtc, events } = f.upcoming;

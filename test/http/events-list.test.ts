@@ -212,10 +212,11 @@ forEachStore('event list', (t) => {
     assert.ok(!titles.includes('Draft one'), "others' drafts are not (COMPAT 11)");
   });
 
-  it('validates geoloc parameters (no effect without geolocation data)', async () => {
+  it('validates geoloc parameters (issue 14: they filter; no venue here has coordinates)', async () => {
     const ok = await t.api.get('/events', { query: { geoloc: 1, geoloc_lat: 40.7, geoloc_lng: -74 } });
     assert.equal(ok.status, 200);
-    assert.equal(ok.body.total, 8);
+    assert.equal(ok.body.total, 0);
+    assert.equal((await t.api.get('/events', { query: { geoloc: 0 } })).body.total, 8);
     assert.match(ok.body.rest_url, /&geoloc=1&geoloc_lat=40.7&geoloc_lng=-74&status=publish$/);
     assert.equal((await t.api.get('/events', { query: { geoloc: 'maybe' } })).status, 400);
     const lonely = await t.api.get('/events', { query: { geoloc_lat: 40.7 } });

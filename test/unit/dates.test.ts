@@ -198,6 +198,29 @@ describe('parseDateInput: relative forms (now = Saturday 2026-11-21 10:59:55Z)',
     ['midnight last day of next month', '2026-12-31 00:00:00'],
     ['2026-01-31 +1 month', '2026-03-03 00:00:00'], // PHP overflow semantics
     ['2026-12-01 10:00 +1 day', '2026-12-02 10:00:00'],
+    // Issue 14: the weekday of a month and ordinals, each with PHP 8.2's strtotime answer.
+    ['first monday of next month', '2026-12-07 00:00:00'],
+    ['last friday of this month', '2026-11-27 00:00:00'],
+    ['second tuesday of january 2027', '2027-01-12 00:00:00'],
+    ['third wednesday of next month 7pm', '2026-12-16 19:00:00'],
+    ['first saturday of december', '2026-12-05 00:00:00'],
+    ['last sunday of march 2027', '2027-03-28 00:00:00'],
+    ['third thursday of november', '2026-11-19 00:00:00'],
+    ['first monday of january', '2026-01-05 00:00:00'], // this year's, as PHP
+    ['first monday of', '2026-11-02 00:00:00'], // this month
+    ['last monday of', '2026-11-30 00:00:00'],
+    ['fifth friday of next month', '2027-01-01 00:00:00'], // December has four: PHP overflows
+    ['twelfth friday of next month', '2027-02-19 00:00:00'],
+    ['first mon of next month', '2026-12-07 00:00:00'],
+    ['last fri of dec 2026', '2026-12-25 00:00:00'],
+    ['second tue of jan', '2026-01-13 00:00:00'],
+    ['first monday', '2026-11-23 00:00:00'], // without "of": the next Monday
+    ['second friday', '2026-12-04 00:00:00'],
+    ['last day of this month', '2026-11-30 10:59:55'],
+    ['last day of february 2028', '2028-02-29 00:00:00'],
+    ['tuesday this week', '2026-11-17 00:00:00'],
+    ['sunday this week', '2026-11-22 00:00:00'],
+    ['this friday', '2026-11-27 00:00:00'],
   ];
   for (const [input, expected] of utcCases) {
     it(`'${input}' in UTC`, () => {
@@ -229,6 +252,25 @@ describe('parseDateInput: relative forms (now = Saturday 2026-11-21 10:59:55Z)',
     assert.equal(wall('next monday', 'UTC', monday), '2026-11-30 00:00:00');
     assert.equal(wall('monday', 'UTC', monday), '2026-11-23 00:00:00');
     assert.equal(wall('last monday', 'UTC', monday), '2026-11-16 00:00:00');
+  });
+
+  it("'<ordinal> <weekday> of <month>' from other days, as PHP 8.2 answers", () => {
+    // [now, input, PHP's strtotime answer in UTC]
+    const cases: Array<[string, string, string]> = [
+      ['2026-12-01T12:00:00Z', 'first tuesday of next month', '2027-01-05 00:00:00'],
+      ['2026-12-01T12:00:00Z', 'first tuesday of this month', '2026-12-01 00:00:00'], // the 1st itself
+      ['2026-12-01T12:00:00Z', 'last tuesday of next month', '2027-01-26 00:00:00'],
+      ['2026-12-01T12:00:00Z', 'last friday of previous month', '2026-11-27 00:00:00'],
+      ['2026-12-01T12:00:00Z', 'first friday of next month +1 week', '2027-01-08 00:00:00'],
+      ['2027-02-28T23:30:00Z', 'last sunday of this month', '2027-02-28 00:00:00'],
+      ['2027-02-28T23:30:00Z', 'second saturday of next month 10am', '2027-03-13 10:00:00'],
+      ['2027-02-28T23:30:00Z', 'fifth monday of february 2027', '2027-03-01 00:00:00'],
+      ['2026-09-07T08:00:00Z', 'fourth thursday of november 2026', '2026-11-26 00:00:00'],
+      ['2026-09-07T08:00:00Z', 'first monday of next year', '2027-09-07 00:00:00'],
+    ];
+    for (const [now, input, php] of cases) assert.equal(wall(input, 'UTC', DateTime.fromISO(now)), php, `${input} at ${now}`);
+    // Evaluated in the zone given: in Tokyo it is already December.
+    assert.equal(wall('first monday of next month', 'Asia/Tokyo', DateTime.fromISO('2026-11-30T16:00:00Z')), '2027-01-04 00:00:00');
   });
 
   it("'monday next week' uses Monday-Sunday weeks", () => {
@@ -273,6 +315,13 @@ describe('parseDateInput: rejects garbage', () => {
     'dec 1 2026 and then some',
     '+9999999999999 days',
     '@99999999999999999999',
+    // PHP rejects these too (strtotime answers false).
+    'this weekend',
+    'next weekend',
+    'weekend',
+    'first weekend of next month',
+    'every monday',
+    'last weekday of this month',
   ];
   for (const input of bad) {
     it(`returns null for ${JSON.stringify(input)}`, () => {

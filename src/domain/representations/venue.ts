@@ -15,6 +15,11 @@ import { permalinkOf, wireSlug } from './post.js';
 
 export type RepresentationContext = 'single' | 'list';
 
+/** Whether the venue has both coordinates (issue 14: set through `geo_lat`/`geo_lng`). */
+export function hasCoordinates(v: Pick<VenueRecord, 'geo_lat' | 'geo_lng'>): boolean {
+  return v.geo_lat !== null && v.geo_lat !== undefined && v.geo_lng !== null && v.geo_lng !== undefined;
+}
+
 /** Schema.org Place of a venue (its `json_ld`, also the event's `location`). */
 export function venueJsonLd(v: VenueRecord, image: ImageRow | null): Record<string, unknown> {
   const out: Record<string, unknown> = {
@@ -31,7 +36,7 @@ export function venueJsonLd(v: VenueRecord, image: ImageRow | null): Record<stri
   if (v.zip) address.postalCode = v.zip;
   if (v.country) address.addressCountry = v.country;
   if (Object.keys(address).length > 1) out.address = address;
-  if (v.geo_lat && v.geo_lng) out.geo = { '@type': 'GeoCoordinates', latitude: v.geo_lat, longitude: v.geo_lng };
+  if (hasCoordinates(v)) out.geo = { '@type': 'GeoCoordinates', latitude: Number(v.geo_lat), longitude: Number(v.geo_lng) };
   out.telephone = v.phone;
   out.sameAs = v.website;
   return out;
@@ -62,13 +67,14 @@ export function toVenueJson(v: VenueRecord, image: ImageRow | null, links: Links
     website: v.website,
     stateprovince: v.stateprovince,
   };
-  if (v.geo_lat && v.geo_lng) {
+  // Set coordinates are shown even when 0 (a valid coordinate), unlike the add-on, which drops a 0.
+  if (hasCoordinates(v)) {
     filled.geo_lat = Number(v.geo_lat);
     filled.geo_lng = Number(v.geo_lng);
   }
   if (context === 'single') filled.json_ld = venueJsonLd(v, image);
   const out: Record<string, unknown> = {};
-  for (const [k, val] of Object.entries(filled)) if (!isEmptyValue(val)) out[k] = val;
+  for (const [k, val] of Object.entries(filled)) if (!isEmptyValue(val) || k === 'geo_lat' || k === 'geo_lng') out[k] = val;
   out.show_map = Boolean(v.show_map);
   out.show_map_link = Boolean(v.show_map_link);
   out.global_id = links.globalId(Number(v.id));

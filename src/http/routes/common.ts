@@ -3,8 +3,9 @@
  *
  * @example args: { page: pageArg(), per_page: perPageArg(services, 'events') }
  */
-import type { ArgSpec } from '../route.js';
-import { isPositiveInt, isPositiveIntegral } from '../../domain/values.js';
+import type { ArgSpec, Args } from '../route.js';
+import { isNumeric, isPositiveInt, isPositiveIntegral } from '../../domain/values.js';
+import { invalidParams } from '../../domain/errors.js';
 
 /** `page`: default 1, a positive integer. */
 export function pageArg(): ArgSpec {
@@ -41,4 +42,50 @@ export function idArg(description: string): ArgSpec {
 /** The path `slug` of by-slug routes. */
 export function slugArg(description: string): ArgSpec {
   return { type: 'string', description, required: true, in: 'path' };
+}
+
+/**
+ * `geoloc_radius` and `geoloc_unit` (issue 14, beyond the original): the circle around
+ * `geoloc_lat`/`geoloc_lng`, default GEOLOC_RADIUS in GEOLOC_UNIT.
+ */
+export function geolocRadiusArgs(defaults: { radius: number; unit: 'mi' | 'km' }): Args {
+  return {
+    geoloc_radius: {
+      format: 'double',
+      docType: 'number',
+      description: `The radius around geoloc_lat and geoloc_lng, in geoloc_unit (default ${defaults.radius} ${defaults.unit}); needs geoloc_lat and geoloc_lng`,
+      validate: (v) => (isNumeric(v) && Number(v) > 0 && Number(v) <= 40075) || 'geoloc_radius must be a positive number (at most 40075).',
+      sanitize: (v) => Number(v),
+    },
+    geoloc_unit: {
+      type: 'string',
+      enum: ['mi', 'km'],
+      description: `The unit of geoloc_radius: mi (miles) or km (kilometres); default ${defaults.unit}`,
+      validate: (v) => (typeof v === 'string' && ['mi', 'km'].includes(v.toLowerCase())) || 'geoloc_unit must be mi or km.',
+      sanitize: (v) => String(v).toLowerCase(),
+    },
+  };
+}
+
+/** A latitude (-90..90) or longitude (-180..180) argument of a list's geolocation filter. */
+export function geolocCoordinateArg(axis: 'lat' | 'lng', description: string): ArgSpec {
+  const limit = axis === 'lat' ? 90 : 180;
+  return {
+    format: 'double',
+    docType: 'number',
+    description,
+    validate: (v) => isNumeric(v) && Math.abs(Number(v)) <= limit,
+    sanitize: (v) => Number(v),
+  };
+}
+
+/** 400 when only one of geoloc_lat/geoloc_lng is given, or a radius without the point. */
+export function checkGeolocArgs(a: { geoloc_lat?: number; geoloc_lng?: number; geoloc_radius?: number }): void {
+  if ((a.geoloc_lat === undefined) !== (a.geoloc_lng === undefined)) {
+    const missing = a.geoloc_lat === undefined ? 'geoloc_lat' : 'geoloc_lng';
+    throw invalidParams({ [missing]: `${missing} must be given together with ${missing === 'geoloc_lat' ? 'geoloc_lng' : 'geoloc_lat'}.` });
+  }
+  if (a.geoloc_radius !== undefined && a.geoloc_lat === undefined) {
+    throw invalidParams({ geoloc_radius: 'geoloc_radius needs geoloc_lat and geoloc_lng.' });
+  }
 }

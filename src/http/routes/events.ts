@@ -18,7 +18,7 @@ import { isEmptyValue, isNumeric, isPositiveInt, isTruthy, listToArray } from '.
 import { isHttpUrl } from '../../domain/images.js';
 import { anyone, endpoint, optionalArgs, route, type Args, type EndpointContext, type EndpointDocs, type RouteDecl } from '../route.js';
 import { listUrls, listHeaders } from '../paging.js';
-import { idArg, isNonEmptyString, isStringValue, pageArg, perPageArg, slugArg } from './common.js';
+import { checkGeolocArgs, geolocCoordinateArg, geolocRadiusArgs, idArg, isNonEmptyString, isStringValue, pageArg, perPageArg, slugArg } from './common.js';
 import { postTombstones, syncAnswer, syncTokenArg, syncTokenNow } from '../sync.js';
 
 /** The create args of an event, in the original's order. */
@@ -113,20 +113,9 @@ function eventListArgs(services: Services): Args {
       sanitize: (v, ctx) => listStatusFilter(ctx.viewer, 'tribe_events', v),
     },
     geoloc: { type: 'boolean', description: 'Requires Events Calendar Pro. Events should be filtered by whether their venue has geolocation data' },
-    geoloc_lat: {
-      format: 'double',
-      docType: 'number',
-      description: 'Requires Events Calendar Pro. Events should be filtered by their venue latitude location, must also provide geoloc_lng',
-      validate: (v) => isNumeric(v) && Math.abs(Number(v)) <= 90,
-      sanitize: (v) => Number(v),
-    },
-    geoloc_lng: {
-      format: 'double',
-      docType: 'number',
-      description: 'Requires Events Calendar Pro. Events should be filtered by their venue longitude location, must also provide geoloc_lat',
-      validate: (v) => isNumeric(v) && Math.abs(Number(v)) <= 180,
-      sanitize: (v) => Number(v),
-    },
+    geoloc_lat: geolocCoordinateArg('lat', 'Requires Events Calendar Pro. Events should be filtered by their venue latitude location, must also provide geoloc_lng'),
+    geoloc_lng: geolocCoordinateArg('lng', 'Requires Events Calendar Pro. Events should be filtered by their venue longitude location, must also provide geoloc_lat'),
+    ...geolocRadiusArgs({ radius: services.config.geolocRadius, unit: services.config.geolocUnit }),
     include: {
       description: 'Include events with one of the post IDs specified in the array of CSV list, date filters will be ignored.',
       items: { type: 'integer' },
@@ -280,10 +269,7 @@ export function eventRoutes(services: Services): RouteDecl[] {
       versioning: { kind: 'list' },
       handler: async (ctx) => {
         const a = ctx.args as EventListArgs;
-        if ((a.geoloc_lat === undefined) !== (a.geoloc_lng === undefined)) {
-          const missing = a.geoloc_lat === undefined ? 'geoloc_lat' : 'geoloc_lng';
-          throw invalidParams({ [missing]: `${missing} must be given together with ${missing === 'geoloc_lat' ? 'geoloc_lng' : 'geoloc_lat'}.` });
-        }
+        checkGeolocArgs(a);
         if (ctx.args.sync_token !== undefined) {
           const filter = await events.syncFilter(ctx.viewer, a, ctx.sent);
           return syncAnswer(ctx, {

@@ -14,7 +14,7 @@
 import type { Services } from '../../domain/services.js';
 import { apiError, invalidParams, type ErrorCode } from '../../domain/errors.js';
 import { eventValidators } from '../../domain/events.js';
-import type { LinkedListArgs, LinkedPostService } from '../../domain/linked-posts.js';
+import { isCoordinate, type LinkedListArgs, type LinkedPostService } from '../../domain/linked-posts.js';
 import { isHttpUrl } from '../../domain/images.js';
 import { canAssignAuthor, canDeletePost, canEditPost, typeCan, type Viewer } from '../../domain/permissions.js';
 import { isPostStatus, listScope, listStatusFilter } from '../../domain/statuses.js';
@@ -24,7 +24,7 @@ import type { LinkedKind, LinkedRecord } from '../../store/linked-posts.js';
 import type { PostType } from '../../store/schema.js';
 import { anyone, endpoint, optionalArgs, route, type ArgSpec, type Args, type EndpointContext, type EndpointDocs, type RouteDecl } from '../route.js';
 import { listUrls, listHeaders } from '../paging.js';
-import { idArg, isNonEmptyString, isStringValue, pageArg, perPageArg, slugArg } from './common.js';
+import { checkGeolocArgs, geolocCoordinateArg, geolocRadiusArgs, idArg, isNonEmptyString, isStringValue, pageArg, perPageArg, slugArg } from './common.js';
 import { writeTransaction } from '../../store/changes.js';
 
 /** What differs between venues and organizers. */
@@ -77,6 +77,19 @@ function venueWriteArgs(services: Services): Args {
     phone: text('The venue phone number'),
     stateprovince: text('The venue state and province'),
     website: { type: 'string', default: null, description: 'The venue website URL', validate: v.url },
+    // Issue 14 (as the original's Pro add-on): coordinates; "" or null clears both.
+    geo_lat: {
+      format: 'double',
+      docType: 'number',
+      description: 'The venue geo latitude (-90 to 90; "" or null clears the coordinates)',
+      validate: (x) => isCoordinate(x, 90),
+    },
+    geo_lng: {
+      format: 'double',
+      docType: 'number',
+      description: 'The venue geo longitude (-180 to 180; "" or null clears the coordinates)',
+      validate: (x) => isCoordinate(x, 180),
+    },
     // The original's description says "organizer" here too.
     image: { type: 'string', default: null, description: 'The organizer featured image ID or URL', validate: v.image },
   };
@@ -148,9 +161,18 @@ function listArgs(services: Services, spec: KindSpec, postType: PostType): Args 
       validate: (v, ctx) => listStatusFilter(ctx.viewer, postType, v) !== null,
       sanitize: (v, ctx) => listStatusFilter(ctx.viewer, postType, v),
     },
+    // Issue 14: the event list's geolocation filters, on the venues themselves.
+    ...(spec.kind === 'venue'
+      ? {
+          geoloc: { type: 'boolean', description: 'Venues should be filtered by whether they have geolocation data' },
+          geoloc_lat: geolocCoordinateArg('lat', 'Venues should be filtered by their latitude location, must also provide geoloc_lng'),
+          geoloc_lng: geolocCoordinateArg('lng', 'Venues should be filtered by their longitude location, must also provide geoloc_lat'),
+          ...geolocRadiusArgs({ radius: services.config.geolocRadius, unit: services.config.geolocUnit }),
+        }
+      : {}),
     // Ours (issue 11): incremental sync.
     sync_token: syncTokenArg(),
-  };
+  } as Args;
 }
 
 function docs(spec: KindSpec): Record<'list' | 'create' | 'get' | 'post' | 'delete', EndpointDocs> {
@@ -198,9 +220,11 @@ function docs(spec: KindSpec): Record<'list' | 'create' | 'get' | 'post' | 'dele
 }
 
 /** The write fields the caller sent (partial updates, COMPAT 1); path args left out. */
-function writeInput(args: Record<string, unknown>, sent: ReadonlySet<string>, pathArg: string): Record<string, unknown> {
+function writeInput(args: Record<string, unknown>, sent: ReadonlySet<string>, pathArg: string, raw?: Readonly<Record<string, unknown>>): Record<string, unknown> {
   const input: Record<string, unknown> = {};
   for (const [k, v] of Object.entries(args)) if (sent.has(k) && k !== pathArg) input[k] = v;
+  // A JSON `null` is "not sent" for every other field (WordPress), but clears venue coordinates (issue 14).
+  for (const k of ['geo_lat', 'geo_lng']) if (k in args === false && raw?.[k] === null) input[k] = null;
   return input;
 }
 
@@ -225,6 +249,7 @@ function linkedPostRoutes(services: Services, spec: KindSpec): RouteDecl[] {
       versioning: { kind: 'list' },
       handler: async (ctx) => {
         const a = ctx.args as LinkedListArgs;
+        checkGeolocArgs(a);
         if (ctx.args.sync_token !== undefined) {
           const scope = listScope(ctx.viewer, postType, a.status);
           return syncAnswer(ctx, {
@@ -268,7 +293,7 @@ function linkedPostRoutes(services: Services, spec: KindSpec): RouteDecl[] {
       permission: (ctx) => typeCan(ctx.viewer, 'edit', postType) && canAssignAuthor(ctx.viewer, postType, ctx.args.author),
       docs: d.create,
       handler: async (ctx) => {
-        const input = writeInput(ctx.args, ctx.sent, '');
+        const input = writeInput(ctx.args, ctx.sent, '', ctx.input);
         const id = await writeTransaction(db, (trx) => service.create(trx, input, ctx.viewer));
         return { status: 201, body: await represent(ctx, await reload(id), 'list') };
       },
@@ -320,7 +345,7 @@ function linkedPostRoutes(services: Services, spec: KindSpec): RouteDecl[] {
         precondition: { type: kind },
         handler: async (ctx) => {
           const record = mustHave(ctx);
-          const input = writeInput(ctx.args, ctx.sent, pathArg);
+          const input = writeInput(ctx.args, ctx.sent, pathArg, ctx.input);
           await writeTransaction(db, (trx) => service.update(trx, record, input, ctx.viewer));
           return { body: await represent(ctx, await reload(Number(record.id)), 'list') };
         },

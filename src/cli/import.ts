@@ -63,7 +63,10 @@ function progressHooks(enabled: boolean): ImportHooks & { stop(): void } {
       }
     },
     onWarning(message: string) {
-      if (interactive && phase !== undefined) bar.stop(), (phase = undefined);
+      if (interactive && phase !== undefined) {
+        bar.stop();
+        phase = undefined;
+      }
       process.stderr.write(`warning: ${message}\n`);
     },
     stop() {

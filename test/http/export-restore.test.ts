@@ -10,7 +10,7 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { cli } from '../support/cli.js';
-import { ADMIN, STORES, startServer, type StoreKind, type TestServer } from '../support/harness.js';
+import { STORES, startServer, type StoreKind, type TestServer } from '../support/harness.js';
 import { buildCalendar, snapshot, type BuiltCalendar } from '../support/calendar-fixture.js';
 import { parseIcs } from '../../src/import/ics.js';
 

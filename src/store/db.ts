@@ -177,7 +177,9 @@ export async function backupSqlite(store: Store, file: string, progress?: (p: Ba
   let lastRemaining = Infinity;
   const result = await database.backup(file, {
     progress(p) {
-      if (p.remainingPages > lastRemaining) restarts++;
+      // A step that copied nothing new started over (a write by another connection restarts the
+      // copy at its next step): with as much or more left than after the step before.
+      if (p.remainingPages >= lastRemaining) restarts++;
       lastRemaining = p.remainingPages;
       progress?.(p);
       return restarts >= 2 ? 0x7fffffff : pagesPerStep;

@@ -16,6 +16,8 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { DateTime } from 'luxon';
 import { faultError } from '../domain/errors.js';
+import { wallToUtc } from '../domain/dates.js';
+import { answerConditional, etagOf, isNotModified, type Validators } from '../http/conditional.js';
 import type { Services } from '../domain/services.js';
 import { storeFault } from '../store/faults.js';
 import { icalendar, ICAL_CONTENT_TYPE } from '../feeds/ical.js';
@@ -261,10 +263,28 @@ export function registerCalendarPages(app: FastifyInstance, services: Services):
     return { kind: 'ical', events, name: config.siteName, filename: `${siteFile}.ics` };
   }
 
+  /**
+   * The validators of a page or feed (issue 11): what it shows depends on the data (the change
+   * log's position), on the day (upcoming events, today's view) and on the URL; the tag is made of
+   * those, so a conditional GET is answered 304 before anything is read. `Last-Modified` is the
+   * later of the last change and the start of the site's day.
+   */
+  async function validatorsOf(req: FastifyRequest): Promise<Validators> {
+    const [position, databaseId] = await Promise.all([services.versions.position(), services.versions.databaseId()]);
+    const today = calendar.today();
+    const dayStart = wallToUtc(`${today} 00:00:00`, config.timezone);
+    const lastModified = position.gmt !== undefined && position.gmt > dayStart ? position.gmt : dayStart;
+    return { etag: etagOf(['page', databaseId, position.revision, today, req.url]), lastModified };
+  }
+
   async function send(req: FastifyRequest, reply: FastifyReply, compute: () => Promise<Answer | { kind: 'bad-request'; message: string }>) {
     req.sitePage = true;
     let answer: Answer | { kind: 'bad-request'; message: string };
+    let validators: Validators | undefined;
     try {
+      validators = await validatorsOf(req);
+      // Only a 200 carries these validators, so a client that has them had a 200 for this URL.
+      if (isNotModified(req, validators) && answerConditional(req, reply, validators)) return reply;
       answer = await compute();
     } catch (err) {
       if (isPageNotFound(err)) answer = { kind: 'not-found' };
@@ -278,7 +298,11 @@ export function registerCalendarPages(app: FastifyInstance, services: Services):
     }
     if (answer.kind === 'not-found') return reply.code(404).header('content-type', 'text/html; charset=utf-8').send(views.notFound(url(req.url.split('?')[0]!)));
     if (answer.kind === 'bad-request') return reply.code(400).header('content-type', 'text/plain; charset=utf-8').send(`${answer.message}\n`);
-    if (answer.kind === 'html') return reply.code(answer.status).header('content-type', 'text/html; charset=utf-8').send(answer.body);
+    if (answer.kind === 'html') {
+      if (answer.status === 200 && validators) answerConditional(req, reply, validators);
+      return reply.code(answer.status).header('content-type', 'text/html; charset=utf-8').send(answer.body);
+    }
+    if (validators) answerConditional(req, reply, validators);
     // A feed: never negotiated (calendar clients send no Accept), always text/calendar.
     const text = icalendar(answer.events, { name: answer.name, timezone: config.timezone, siteUrl: site, description: `Events of ${config.siteName}` });
     return reply

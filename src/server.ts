@@ -63,6 +63,15 @@ export async function serve(config: Config): Promise<void> {
       process.exit(1);
     }, config.shutdownTimeoutMs);
     timer.unref();
+    // Connections still open halfway (a client that stopped reading its answer, or a kept-alive
+    // connection whose request was still running when closing began) are cut then, so that they
+    // cannot hold the shutdown until the time-out.
+    const cut = setTimeout(() => {
+      if (step !== 'finishing in-flight requests') return;
+      app.log.warn({ step, ms: Date.now() - started }, 'shutting down: closing the connections still open');
+      app.server.closeAllConnections();
+    }, Math.floor(config.shutdownTimeoutMs / 2));
+    cut.unref();
     try {
       await built.close((next) => {
         step = next;

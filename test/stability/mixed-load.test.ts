@@ -153,6 +153,7 @@ describe(`server under ${SECONDS} s of mixed load with statement churn`, () => {
     assert.deepEqual(failures, [], 'no request failed or answered 5xx');
     const list = await fetch(`${base}/events`);
     assert.equal(list.status, 200, 'still answering');
+    await list.arrayBuffer(); // an answer left unread keeps its request in flight
 
     const done = new Promise<void>((resolve) => child.once('exit', () => resolve()));
     child.kill('SIGTERM');

@@ -238,19 +238,7 @@ function termRoutes(services: Services, spec: TaxonomyRoutes): RouteDecl[] {
           });
         }
         const token = await syncTokenNow(services);
-        const result = await service.list({
-          page,
-          perPage: Math.min(Number(a.per_page), services.config.maxPerPage),
-          search: a.search,
-          include: a.include,
-          exclude: a.exclude,
-          order: a.order,
-          orderby: a.orderby,
-          hideEmpty: a.hide_empty !== false,
-          parent: a.parent,
-          post: a.event ?? a.post,
-          slug: a.slug,
-        });
+        const result = await service.list({ ...filters, page, perPage: Math.min(Number(a.per_page), services.config.maxPerPage), include: a.include });
         const restUrl = ctx.links.rest(`${spec.base}/`);
         const body: Record<string, unknown> = {
           rest_url: restUrl,

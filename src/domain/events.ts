@@ -29,7 +29,7 @@ import { applyScheduling, listScope, scaleBackStatus } from './statuses.js';
 import type { TermService } from './terms.js';
 import { createKeptMap, type KeptMap } from './kept.js';
 import { feedOf } from '../store/change-feed.js';
-import { withSerialized } from './serialized.js';
+import { serializedLength, withSerialized } from './serialized.js';
 import { revisionOf, stampRevision } from '../store/revision.js';
 import { sanitizePostHtml } from './text.js';
 import { isEmptyValue, listToArray } from './values.js';
@@ -289,6 +289,22 @@ export function createEventService(deps: EventServiceDeps): EventService {
       if (json) result.push(json);
     });
     return result;
+  }
+
+  /**
+   * When every one of these public representations is kept, what an answer made of them adds to
+   * memory: their JSON once more (the kept objects exist already). Undefined when one is not kept.
+   */
+  function keptBytes(ids: number[], context: RepresentationContext, links: Links): number | undefined {
+    const kept = publicRepresentations(links);
+    let bytes = 0;
+    for (const id of ids) {
+      const json = kept.get(`${context}:${id}`);
+      const length = json && serializedLength(json);
+      if (length === undefined) return undefined;
+      bytes += length;
+    }
+    return bytes;
   }
 
   async function relatedFor(trx: Executor, records: EventRecord[], viewer: Viewer): Promise<Map<number, EventRelated & { deps: string[] }>> {
@@ -699,7 +715,7 @@ export function createEventService(deps: EventServiceDeps): EventService {
       const { ids, total } = await eventsStore.findEventPageIds(db, store.dialect, filter, { limit: perPage, offset: (page - 1) * perPage }, revision);
       if (ids.length === 0 && page > 1) throw apiError('event-archive-page-not-found');
       // The records, their representations and the JSON text each hold about the page's text.
-      if (reserve && ids.length) await reserve(3 * (await postTextLength(db, ids)) + ANSWER_BYTES_PER_EVENT * ids.length);
+      if (reserve && ids.length) await reserve((isAuthenticated(viewer) ? undefined : keptBytes(ids, 'list', links)) ?? 3 * (await postTextLength(db, ids)) + ANSWER_BYTES_PER_EVENT * ids.length);
       const query: Array<[string, string]> = [
         ['page', String(page)],
         ['per_page', String(perPage)],
@@ -737,7 +753,9 @@ export const eventValidators = {
   isTime(value: unknown, tz: string): boolean {
     if (typeof value !== 'string' && typeof value !== 'number') return false;
     const d = parseDateInput(value, tz);
-    return d !== null && isStorableYear(d.year) && isStorableYear(d.toUTC().year);
+    // The UTC year differs from the local one by at most one, at the turn of a year: only the
+    // first and last storable years need the conversion (Luxon's is comparatively slow).
+    return d !== null && isStorableYear(d.year) && (d.year > 1 && d.year < 9999 ? true : isStorableYear(d.toUTC().year));
   },
   isTimezoneOrEmpty(value: unknown): boolean {
     return isEmptyValue(value) || (typeof value === 'string' && isValidTimezone(value));

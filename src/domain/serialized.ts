@@ -19,6 +19,11 @@ export function withSerialized<T extends object>(value: T): T {
   return value;
 }
 
+/** The size in bytes of an object's attached JSON (undefined: none attached). */
+export function serializedLength(value: object): number | undefined {
+  return (value as Serialized)[SERIALIZED]?.length;
+}
+
 /** Plain objects and arrays are walked this deep looking for serialized parts; below, JSON.stringify. */
 const MAX_DEPTH = 3;
 

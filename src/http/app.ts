@@ -25,6 +25,7 @@ import { createLoginThrottle, throttledAuthenticate } from './login-throttle.js'
 import { METRICS_PATH, registerMetrics } from './metrics.js';
 import { allowForError, basePath, registerRoutes, sendJson } from './pipeline.js';
 import { storeFault } from '../store/faults.js';
+import { feedOf } from '../store/change-feed.js';
 import { registerHealthRoutes } from './health.js';
 import { BODY_LIMIT, clientErrorHandler, frameworkErrorHandler, MAX_PARAM_LENGTH, requestErrorOf } from './hostile-input.js';
 import { apiRoutes } from './routes/index.js';
@@ -192,7 +193,11 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
     });
     app.addHook('onClose', async () => webhookWorker.stop());
   }
+  // A request that arrives must see every write acknowledged before it, by this process or another
+  // (SQLite: the feed looks for other connections' commits once per request; change-feed.ts).
+  const feed = feedOf(store.db);
   app.addHook('onRequest', async (req, reply) => {
+    feed?.expectOthers();
     reply.header('x-request-id', req.id);
   });
 

@@ -58,6 +58,22 @@ export function toDate(value: Date | string | undefined): Date | undefined {
   return Number.isNaN(d.getTime()) ? undefined : d;
 }
 
+/** The last stored time seen, parsed: versions repeat from one request to the next. */
+let lastStoredTime: { text: string; date: Date | undefined; http: string | undefined } | undefined;
+
+/** A validator's time as a Date and as an HTTP date (undefined when unusable). */
+function timeOf(value: Date | string | undefined): { date: Date | undefined; http: string | undefined } {
+  if (typeof value !== 'string') {
+    const date = toDate(value);
+    return { date, http: date?.toUTCString() };
+  }
+  if (lastStoredTime?.text !== value) {
+    const date = toDate(value);
+    lastStoredTime = { text: value, date, http: date?.toUTCString() };
+  }
+  return lastStoredTime;
+}
+
 /** The entity tags of an `If-Match` / `If-None-Match` header (`*` as itself). */
 export function parseEtags(header: string | undefined): string[] {
   if (header === undefined) return [];
@@ -74,7 +90,12 @@ function weakMatch(tags: string[], etag: string): boolean {
 }
 
 function addVary(reply: FastifyReply, field: string): void {
-  const current = String(reply.getHeader('vary') ?? '');
+  const header = reply.getHeader('vary');
+  if (header === undefined || header === '') {
+    reply.header('vary', field);
+    return;
+  }
+  const current = String(header);
   const fields = current.split(',').map((f) => f.trim()).filter((f) => f !== '');
   if (!fields.some((f) => f.toLowerCase() === field.toLowerCase() || f === '*')) fields.push(field);
   reply.header('vary', fields.join(', '));
@@ -87,9 +108,9 @@ function addVary(reply: FastifyReply, field: string): void {
  */
 export function answerConditional(req: FastifyRequest, reply: FastifyReply, v: Validators): boolean {
   const maxAge = req.server.cacheMaxAge ?? DEFAULT_MAX_AGE;
-  const lastModified = toDate(v.lastModified);
+  const lastModified = timeOf(v.lastModified).http;
   if (v.etag) reply.header('etag', v.etag);
-  if (lastModified) reply.header('last-modified', lastModified.toUTCString());
+  if (lastModified) reply.header('last-modified', lastModified);
   reply.header('cache-control', v.private || req.headers.authorization !== undefined ? 'private, no-cache' : `public, max-age=${maxAge}`);
   addVary(reply, 'Authorization');
   if (isNotModified(req, v)) {
@@ -108,8 +129,9 @@ export function isNotModified(req: FastifyRequest, v: Validators): boolean {
   const inm = req.headers['if-none-match'];
   if (inm !== undefined) return v.etag !== undefined && weakMatch(parseEtags(inm), v.etag);
   const ims = req.headers['if-modified-since'];
-  const since = typeof ims === 'string' ? toDate(new Date(ims)) : undefined;
-  const lastModified = toDate(v.lastModified);
+  if (typeof ims !== 'string') return false;
+  const since = toDate(new Date(ims));
+  const lastModified = timeOf(v.lastModified).date;
   // HTTP dates have whole seconds: compare at that precision.
   return since !== undefined && lastModified !== undefined && Math.floor(lastModified.getTime() / 1000) <= Math.floor(since.getTime() / 1000);
 }

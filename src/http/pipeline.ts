@@ -17,6 +17,7 @@ import type { Services } from '../domain/services.js';
 import { ApiError, apiError, forbidden, invalidParams, missingParams, type ParamFailure } from '../domain/errors.js';
 import { ANONYMOUS, isAuthenticated, type Viewer } from '../domain/permissions.js';
 import { jsonBody } from '../domain/serialized.js';
+import { SMALL_ANSWER_BYTES } from '../domain/answer-budget.js';
 import { coerceType } from './coerce.js';
 import { answerConditional, etagOfBody, hasPreconditions, isNotModified, preconditionsHold, type Validators } from './conditional.js';
 import { itemValidators, listValidators, recordIdOf, tagNamesVersion } from './versioning.js';
@@ -207,10 +208,11 @@ export function registerRoutes(app: FastifyInstance, routes: RouteDecl[], servic
       const input = requestInput(req);
       const { args, sent } = await parseArgs(endpoint, input, path, { viewer, services, links });
       // Memory reserved for this answer (answer-budget.ts) goes back once the response is done.
-      const releases: Array<() => void> = [];
-      reply.raw.once('close', () => releases.forEach((release) => release()));
       const reserve = async (bytes: number) => {
-        releases.push(await services.answers.acquire(bytes));
+        if (bytes < SMALL_ANSWER_BYTES) return; // not counted (answer-budget.ts)
+        const release = await services.answers.acquire(bytes);
+        if (reply.raw.destroyed || reply.raw.writableFinished) release();
+        else reply.raw.once('close', release);
       };
       const base = { args, sent, path, viewer, services, links, rawQuery: rawQueryOf(req), input, reserve };
       const versioning = method === 'GET' ? endpoint.versioning : undefined;

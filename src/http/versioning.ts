@@ -37,8 +37,18 @@ function canonical(value: unknown): string {
   return JSON.stringify(value) ?? 'null';
 }
 
+/** Hashes of recent inputs: most requests repeat a few argument sets (cleared when full). */
+const hashes = new Map<string, string>();
+
 function shortHash(parts: ReadonlyArray<string | number | undefined>): string {
-  return createHash('sha1').update(parts.join('\u0000')).digest('base64url').slice(0, 16);
+  const text = parts.join('\u0000');
+  let hash = hashes.get(text);
+  if (hash === undefined) {
+    hash = createHash('sha1').update(text).digest('base64url').slice(0, 16);
+    if (hashes.size >= 10_000) hashes.clear();
+    hashes.set(text, hash);
+  }
+  return hash;
 }
 
 /** What decides an answer's body besides the data: who asks, where, and the global parameters. */

@@ -77,6 +77,14 @@ export interface ChangeFeed {
   sync(): Promise<number>;
   subscribe(listener: ChangeListener): void;
   /**
+   * Writes by other connections may have committed since the last look (a request arrived): the
+   * next `sync()` must look for them. SQLite looks for other connections' commits (`PRAGMA
+   * data_version`, about 5 µs) at most once per request and once per turn of the event loop, and for
+   * this connection's own writes (`total_changes()`) every time; PostgreSQL reads its counter
+   * once per turn anyway (no-op).
+   */
+  expectOthers(): void;
+  /**
    * The event transitions in (from, to], or undefined when they are not all known (a reset, or
    * older than the kept history): then a result computed at `from` cannot be brought to `to`.
    */
@@ -234,6 +242,16 @@ export function createSqliteFeed(connection: {
   let statements: { dataVersion: Stmt; totalChanges: Stmt; counter: Stmt; since: Stmt; states: Stmt } | undefined;
   let lastDataVersion = -1;
   let lastTotalChanges = -1;
+  // Whether other connections' commits were looked for since the last request arrived and in this
+  // turn of the event loop. A commit by another process that was acknowledged before a request
+  // arrived is seen by that request; one that lands while requests are being answered is seen by
+  // the next request or turn (as if it had committed a moment later).
+  let othersChecked = false;
+  let resetScheduled = false;
+  const resetOthersChecked = () => {
+    othersChecked = false;
+    resetScheduled = false;
+  };
   const prepare = () => {
     const dataVersion = connection.prepare('pragma data_version') as unknown as { pluck(): Stmt };
     const totalChanges = connection.prepare('select total_changes()') as unknown as { pluck(): Stmt };
@@ -254,8 +272,17 @@ export function createSqliteFeed(connection: {
     statements ??= prepare();
     const st = statements;
     if (connection.inTransaction) return core.seq();
-    const dataVersion = Number(st.dataVersion.get());
     const totalChanges = Number(st.totalChanges.get());
+    if (othersChecked && totalChanges === lastTotalChanges) return core.seq();
+    let dataVersion = lastDataVersion;
+    if (!othersChecked) {
+      dataVersion = Number(st.dataVersion.get());
+      othersChecked = true;
+      if (!resetScheduled) {
+        resetScheduled = true;
+        setImmediate(resetOthersChecked);
+      }
+    }
     if (dataVersion === lastDataVersion && totalChanges === lastTotalChanges) return core.seq();
     const value = Number(st.counter.get() ?? 0);
     if (core.seq() < 0) core.start(value);
@@ -288,6 +315,9 @@ export function createSqliteFeed(connection: {
     seq: () => (core.seq() < 0 ? syncNow() : core.seq()),
     revision: core.revision,
     sync: async () => syncNow(),
+    expectOthers: () => {
+      othersChecked = false;
+    },
     subscribe: core.subscribe,
     transitionsBetween: core.transitionsBetween,
   };
@@ -349,7 +379,7 @@ export function createPostgresFeed(db: Executor): ChangeFeed {
     return core.seq();
   };
 
-  return { seq: core.seq, revision: core.revision, sync, subscribe: core.subscribe, transitionsBetween: core.transitionsBetween };
+  return { seq: core.seq, revision: core.revision, sync, expectOthers: () => {}, subscribe: core.subscribe, transitionsBetween: core.transitionsBetween };
 }
 
 /** Feeds of open stores, by their Kysely instance. */

@@ -127,3 +127,63 @@ describe('transitionsBetween', () => {
     }
   });
 });
+
+describe('the SQLite feed looks for other connections at most once per request and turn', () => {
+  /** A connection double: what the feed's statements answer, and how often it asked each. */
+  function fakeConnection() {
+    const db = { dataVersion: 1, totalChanges: 0, counter: 10, inTransaction: false, asked: { dataVersion: 0, totalChanges: 0, since: 0 }, rows: [] as unknown[] };
+    const stmt = (get: () => unknown, all: () => unknown[] = () => []) => ({ get, all, pluck: () => ({ get, all }) });
+    return {
+      db,
+      connection: {
+        get inTransaction() {
+          return db.inTransaction;
+        },
+        prepare(text: string) {
+          if (text.startsWith('pragma data_version')) return stmt(() => (db.asked.dataVersion++, db.dataVersion));
+          if (text.startsWith('select total_changes()')) return stmt(() => (db.asked.totalChanges++, db.totalChanges));
+          if (text.includes('"change_counter"')) return stmt(() => db.counter);
+          if (text.includes('from "changes"')) return stmt(() => undefined, () => (db.asked.since++, db.rows));
+          return stmt(() => undefined);
+        },
+      },
+    };
+  }
+  const nextTurn = () => new Promise((resolve) => setImmediate(resolve));
+
+  it('sees another connection after expectOthers() or in the next turn, and its own writes at once', async () => {
+    const { createSqliteFeed } = await import('../../src/store/change-feed.js');
+    const { db, connection } = fakeConnection();
+    const feed = createSqliteFeed(connection);
+    const terms: number[][] = [];
+    feed.subscribe((batch) => terms.push([...batch.terms]));
+    assert.equal(await feed.sync(), 10);
+    assert.equal(db.asked.dataVersion, 1);
+    // Another connection commits (seq 11): the same request, in the same turn, keeps what it saw.
+    db.dataVersion = 2;
+    db.counter = 11;
+    db.rows = [{ seq: 11, idx: 0, record_type: 'term', record_id: 7, action: 'update', detail: null }];
+    assert.equal(await feed.sync(), 10);
+    assert.equal(db.asked.dataVersion, 1, 'looked once in this request and turn');
+    // A new request arrives: it must see every write acknowledged before it.
+    feed.expectOthers();
+    assert.equal(await feed.sync(), 11);
+    assert.equal(db.asked.dataVersion, 2);
+    assert.deepEqual(terms.at(-1), [7]);
+    // This connection writes (seq 12): seen at once, without asking for other connections.
+    db.totalChanges = 3;
+    db.counter = 12;
+    db.rows = [{ seq: 12, idx: 0, record_type: 'term', record_id: 8, action: 'update', detail: null }];
+    assert.equal(await feed.sync(), 12);
+    assert.equal(db.asked.dataVersion, 2);
+    // Another connection again (seq 13): the next turn of the event loop looks.
+    db.dataVersion = 3;
+    db.counter = 13;
+    db.rows = [{ seq: 13, idx: 0, record_type: 'term', record_id: 9, action: 'update', detail: null }];
+    assert.equal(await feed.sync(), 12);
+    await nextTurn();
+    assert.equal(await feed.sync(), 13);
+    assert.equal(db.asked.dataVersion, 3);
+    assert.deepEqual(terms.slice(1), [[7], [8], [9]]);
+  });
+});

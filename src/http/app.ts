@@ -197,7 +197,7 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
   // (SQLite: the feed looks for other connections' commits once per request; change-feed.ts).
   const feed = feedOf(store.db);
   app.addHook('onRequest', async (req, reply) => {
-    feed?.expectOthers();
+    feed?.expectChanges();
     reply.header('x-request-id', req.id);
   });
 

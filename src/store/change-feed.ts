@@ -77,13 +77,15 @@ export interface ChangeFeed {
   sync(): Promise<number>;
   subscribe(listener: ChangeListener): void;
   /**
-   * Writes by other connections may have committed since the last look (a request arrived): the
-   * next `sync()` must look for them. SQLite looks for other connections' commits (`PRAGMA
-   * data_version`, about 5 µs) at most once per request and once per turn of the event loop, and for
-   * this connection's own writes (`total_changes()`) every time; PostgreSQL reads its counter
-   * once per turn anyway (no-op).
+   * Writes may have been committed since the last look (a request arrived; on PostgreSQL, this
+   * process committed one): the next `sync()` must look. Between two such calls, a feed looks at
+   * most once per turn of the event loop: SQLite for other connections' commits (`PRAGMA
+   * data_version`, about 5 µs; this connection's own writes are seen at once through
+   * `total_changes()`), PostgreSQL by reading its counter (a round trip), so the several reads of
+   * one request cost one look. A commit that lands while a request is being answered is seen by the
+   * next request or turn, as if it had committed a moment later.
    */
-  expectOthers(): void;
+  expectChanges(): void;
   /**
    * The event transitions in (from, to], or undefined when they are not all known (a reset, or
    * older than the kept history): then a result computed at `from` cannot be brought to `to`.
@@ -315,7 +317,7 @@ export function createSqliteFeed(connection: {
     seq: () => (core.seq() < 0 ? syncNow() : core.seq()),
     revision: core.revision,
     sync: async () => syncNow(),
-    expectOthers: () => {
+    expectChanges: () => {
       othersChecked = false;
     },
     subscribe: core.subscribe,
@@ -326,15 +328,25 @@ export function createSqliteFeed(connection: {
 /** The feed of a PostgreSQL database, over its Kysely handle. */
 export function createPostgresFeed(db: Executor): ChangeFeed {
   const core = feedCore();
-  let counterRead: Promise<number> | undefined;
+  let counterRead: Promise<{ value: number; sentAt: number }> | undefined;
   let refreshing: Promise<void> | undefined;
+  // Bumped whenever changes may have been committed since the last look (`expectChanges`, and each
+  // turn of the event loop after a look); a look answers for the epoch in which its read was sent.
+  let epoch = 0;
+  let lookedEpoch = -1;
+  let turnEndScheduled = false;
+  const endTurn = () => {
+    turnEndScheduled = false;
+    epoch++;
+  };
 
   // Requests asking during the same turn of the event loop share one read, sent after all of them
   // asked (so its answer is never older than any of them).
-  const sharedCounter = (): Promise<number> => {
-    counterRead ??= new Promise<void>((resolve) => setImmediate(resolve)).then(() => {
+  const sharedCounter = (): Promise<{ value: number; sentAt: number }> => {
+    counterRead ??= new Promise<void>((resolve) => setImmediate(resolve)).then(async () => {
       counterRead = undefined;
-      return lastSeq(db);
+      const sentAt = epoch;
+      return { value: await lastSeq(db), sentAt };
     });
     return counterRead;
   };
@@ -366,7 +378,8 @@ export function createPostgresFeed(db: Executor): ChangeFeed {
   };
 
   const sync = async (): Promise<number> => {
-    const value = await sharedCounter();
+    if (lookedEpoch === epoch && core.seq() >= 0) return core.seq();
+    const { value, sentAt } = await sharedCounter();
     while (value > core.seq() || core.seq() < 0) {
       if (!refreshing) {
         refreshing = refresh().finally(() => {
@@ -374,12 +387,26 @@ export function createPostgresFeed(db: Executor): ChangeFeed {
         });
       }
       await refreshing;
-      if (core.seq() < 0) break;
+      if (core.seq() < 0) return core.seq();
+    }
+    if (sentAt > lookedEpoch) lookedEpoch = sentAt;
+    if (!turnEndScheduled) {
+      turnEndScheduled = true;
+      setImmediate(endTurn);
     }
     return core.seq();
   };
 
-  return { seq: core.seq, revision: core.revision, sync, expectOthers: () => {}, subscribe: core.subscribe, transitionsBetween: core.transitionsBetween };
+  return {
+    seq: core.seq,
+    revision: core.revision,
+    sync,
+    expectChanges: () => {
+      epoch++;
+    },
+    subscribe: core.subscribe,
+    transitionsBetween: core.transitionsBetween,
+  };
 }
 
 /** Feeds of open stores, by their Kysely instance. */

@@ -15,7 +15,7 @@ import pg from 'pg';
 import { DEFAULT_MIGRATION_TABLE, Kysely, Migrator, PostgresDialect, SqliteDialect, sql, type Migration, type MigrationProvider, type SqliteDatabase } from 'kysely';
 import type { Database } from './schema.js';
 import { registerStoreDialect } from './revision.js';
-import { createPostgresFeed, createSqliteFeed, registerChangeFeed } from './change-feed.js';
+import { createPostgresFeed, createSqliteFeed, registerChangeFeed, type ChangeFeed } from './change-feed.js';
 import { createBackgroundReader, registerBackgroundReader } from './background-reader.js';
 import { openSqlite, type SqliteConnection, type SqliteStatement } from './sqlite-binding.js';
 import { isLostConnection, storeFault } from './faults.js';
@@ -204,6 +204,15 @@ export function ensureMathFunctions(database: SqliteConnection): 'native' | 'jav
   }
 }
 
+/**
+ * `fold_case(text)`: lower case as JavaScript (and PostgreSQL's lower() under a UTF-8 locale)
+ * folds it, for names compared case-insensitively (duplicate avoidance); SQLite's own lower()
+ * folds ASCII letters only.
+ */
+export function registerFoldCase(database: SqliteConnection): void {
+  database.function('fold_case', { deterministic: true }, (x: unknown) => (x === null ? null : String(x).toLowerCase()));
+}
+
 function sqliteStore(path: string, options: OpenOptions): Store {
   const file = path === ':memory:' ? ':memory:' : resolve(path);
   if (file !== ':memory:') mkdirSync(dirname(file), { recursive: true });
@@ -214,6 +223,7 @@ function sqliteStore(path: string, options: OpenOptions): Store {
   database.pragma(`busy_timeout = ${Math.floor(options.timeoutMs ?? DEFAULT_DATABASE_TIMEOUT_MS)}`);
   database.pragma('cache_size = -65536');
   ensureMathFunctions(database);
+  registerFoldCase(database);
   const db = new Kysely<Database>({ dialect: new SqliteDialect({ database: withStatementCache(database) }) });
   sqliteConnections.set(db, database);
   // The change feed reads on this connection directly (change-feed.ts).
@@ -278,7 +288,14 @@ function preparedStatements(): (query: QueryFn) => QueryFn {
  *   gone with its connection, and the error reaches the caller as a 503). Failures to connect are
  *   not retried: the server is down, and the caller gets its 503 at once.
  */
-function resilientClients(pool: pg.Pool, wrap: (query: QueryFn) => QueryFn, report: (err: unknown, context: string) => void): void {
+/** Whether a statement may change data (reads answer false; a false "true" only costs a look). */
+function isWrite(text: string): boolean {
+  if (/^\s*select\b/i.test(text)) return false;
+  if (/^\s*with\b/i.test(text)) return /\b(insert\s+into|update|delete\s+from)\b/i.test(text);
+  return true;
+}
+
+function resilientClients(pool: pg.Pool, wrap: (query: QueryFn) => QueryFn, report: (err: unknown, context: string) => void, committed: () => void): void {
   const maxConnections = pool.options.max ?? 10;
   /** Each client's query function without the retry, for the retry itself. */
   const plain = new WeakMap<object, QueryFn>();
@@ -291,10 +308,17 @@ function resilientClients(pool: pg.Pool, wrap: (query: QueryFn) => QueryFn, repo
     (client as unknown as { query: unknown }).query = (text: unknown, values?: unknown, callback?: unknown) => {
       // Callers that pass a callback or a query object (none in this code base) get pg's own query.
       if (callback !== undefined || typeof values === 'function' || typeof text !== 'string') return (raw as (...a: unknown[]) => unknown)(text, values, callback);
+      let commits = false;
       if (/^\s*(begin|start\s+transaction)\b/i.test(text)) inTransaction = true;
-      else if (/^\s*(commit|end|rollback)\s*;?\s*$/i.test(text)) inTransaction = false;
+      else if (/^\s*(commit|end|rollback)\s*;?\s*$/i.test(text)) {
+        inTransaction = false;
+        commits = !/^\s*rollback/i.test(text);
+      } else commits = !inTransaction && isWrite(text);
       const retriable = !inTransaction && /^\s*select\b/i.test(text);
       const first = query(text, values);
+      // A commit, or a write outside a transaction: the change feed must look again (a look in
+      // the meantime may have come before it). Attached before the caller awaits the statement.
+      if (commits) void first.then(committed, committed);
       if (!retriable) return first;
       return first.catch(async (err: unknown) => {
         if (!isLostConnection(err)) throw err;
@@ -359,12 +383,14 @@ async function postgresStore(url: string, options: OpenOptions): Promise<Store> 
     lastReportAt = now;
     logger?.warn({ err }, context);
   };
-  resilientClients(pool, preparedStatements(), report);
+  let feed: ChangeFeed | undefined;
+  resilientClients(pool, preparedStatements(), report, () => feed?.expectChanges());
   // COUNT(*) and other bigints arrive as strings; ids and counts fit in a JS number.
   pg.types.setTypeParser(20, (v) => Number(v));
   const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
   registerStoreDialect(db, 'postgres');
-  registerChangeFeed(db, createPostgresFeed(db));
+  feed = createPostgresFeed(db);
+  registerChangeFeed(db, feed);
   const safeUrl = (() => {
     try {
       const u = new URL(url);

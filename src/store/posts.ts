@@ -5,6 +5,7 @@
  *   const id = await insertPost(db, { type: 'tribe_venue', status: 'publish', title: 'Hall', … });
  *   await isSlugTaken(db, 'tribe_venue', 'hall', id) // false
  */
+import { PostgresAdapter } from 'kysely';
 import type { Executor, NewPost, PostRow, PostType, PostUpdate } from './schema.js';
 import { noteChange, notePostBefore, recordTypeOfPost } from './changes.js';
 import { afterExplicitId, takeWantedId } from './import-context.js';
@@ -82,7 +83,12 @@ export async function findPostIdsByTitle(db: Executor, type: PostType, title: st
     .selectAll()
     .where('type', '=', type)
     .where('status', 'not in', ['trash', 'auto-draft'])
-    .where((eb) => eb(eb.fn('lower', ['title']), '=', title.toLowerCase()))
+    // SQLite's lower() folds ASCII letters only: its connections have fold_case (db.ts), which
+    // folds like JavaScript and PostgreSQL's lower() under a UTF-8 locale (É = é).
+    .where((eb) => {
+      const fold = db.getExecutor().adapter instanceof PostgresAdapter ? 'lower' : 'fold_case';
+      return eb(eb.fn(fold, ['title']), '=', eb.fn(fold, [eb.val(title)]));
+    })
     .orderBy('id')
     .execute();
 }

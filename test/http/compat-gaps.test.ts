@@ -56,6 +56,16 @@ forEachStore('duplicate avoidance ignores case (MySQL collation)', (t) => {
     assert.notEqual(other.body.id, first.body.id);
   });
 
+  it('beyond ASCII too: École Ünïon is école ünïon', async () => {
+    const first = await t.api.post('/venues', { as: 'admin', json: { venue: 'École Ünïon', description: 'Salle Élysée' } });
+    assert.equal(first.status, 201);
+    const second = await t.api.post('/venues', { as: 'admin', json: { venue: 'école ünïon', description: 'salle élysée' } });
+    assert.equal(second.body.id, first.body.id);
+    const third = await t.api.post('/organizers', { as: 'admin', json: { organizer: 'МУЗЕЙ Города' } });
+    const fourth = await t.api.post('/organizers', { as: 'admin', json: { organizer: 'музей города' } });
+    assert.equal(fourth.body.id, third.body.id);
+  });
+
   it('organizers and inline entries on events too', async () => {
     const first = await t.api.post('/organizers', { as: 'admin', json: { organizer: 'Jazz Society', description: 'Friends Of Jazz' } });
     const again = await t.api.post('/organizers', { as: 'admin', json: { organizer: 'JAZZ SOCIETY', description: 'friends of jazz' } });

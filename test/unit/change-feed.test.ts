@@ -151,7 +151,7 @@ describe('the SQLite feed looks for other connections at most once per request a
   }
   const nextTurn = () => new Promise((resolve) => setImmediate(resolve));
 
-  it('sees another connection after expectOthers() or in the next turn, and its own writes at once', async () => {
+  it('sees another connection after expectChanges() or in the next turn, and its own writes at once', async () => {
     const { createSqliteFeed } = await import('../../src/store/change-feed.js');
     const { db, connection } = fakeConnection();
     const feed = createSqliteFeed(connection);
@@ -166,7 +166,7 @@ describe('the SQLite feed looks for other connections at most once per request a
     assert.equal(await feed.sync(), 10);
     assert.equal(db.asked.dataVersion, 1, 'looked once in this request and turn');
     // A new request arrives: it must see every write acknowledged before it.
-    feed.expectOthers();
+    feed.expectChanges();
     assert.equal(await feed.sync(), 11);
     assert.equal(db.asked.dataVersion, 2);
     assert.deepEqual(terms.at(-1), [7]);

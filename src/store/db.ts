@@ -277,6 +277,13 @@ function preparedStatements(): (query: QueryFn) => QueryFn {
   };
 }
 
+/** Whether a statement may change data (reads answer false; a false "true" only costs a look). */
+function isWrite(text: string): boolean {
+  if (/^\s*select\b/i.test(text)) return false;
+  if (/^\s*with\b/i.test(text)) return /\b(insert\s+into|update|delete\s+from)\b/i.test(text);
+  return true;
+}
+
 /**
  * Connections that die must not take the process with them, and a read that meets a connection
  * the server has just closed (restart, failover, `pg_terminate_backend`) should not fail for it:
@@ -288,13 +295,6 @@ function preparedStatements(): (query: QueryFn) => QueryFn {
  *   gone with its connection, and the error reaches the caller as a 503). Failures to connect are
  *   not retried: the server is down, and the caller gets its 503 at once.
  */
-/** Whether a statement may change data (reads answer false; a false "true" only costs a look). */
-function isWrite(text: string): boolean {
-  if (/^\s*select\b/i.test(text)) return false;
-  if (/^\s*with\b/i.test(text)) return /\b(insert\s+into|update|delete\s+from)\b/i.test(text);
-  return true;
-}
-
 function resilientClients(pool: pg.Pool, wrap: (query: QueryFn) => QueryFn, report: (err: unknown, context: string) => void, committed: () => void): void {
   const maxConnections = pool.options.max ?? 10;
   /** Each client's query function without the retry, for the retry itself. */

@@ -33,6 +33,7 @@ import { answerConditional, etagOfBody, registerConditional } from './conditiona
 import { ADMIN_NAMESPACE, adminRoutes } from './routes/admin-webhooks.js';
 import { createWebhookService, type WebhookService } from '../webhooks/service.js';
 import { pollIntervalMs, startWebhookWorker, type WebhookWorker } from '../webhooks/worker.js';
+import { startHorizonJob, type HorizonJob } from '../recurrence/horizon.js';
 import { jsonBody } from '../domain/serialized.js';
 import { sitePageHtml } from './site-page.js';
 import { registerCalendarPages } from '../pages/routes.js';
@@ -52,6 +53,8 @@ export interface BuiltApp {
   webhooks: WebhookService;
   /** The background webhook worker (undefined when `webhooks: false`). */
   webhookWorker?: WebhookWorker;
+  /** The job extending recurring events' occurrences (issue 15). */
+  horizonJob: HorizonJob;
   /** Stop the server, then close the store; `progress` hears each step as it starts. */
   close(progress?: (step: string) => void): Promise<void>;
 }
@@ -192,6 +195,9 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
     });
     app.addHook('onClose', async () => webhookWorker.stop());
   }
+  // Recurring events (issue 15): occurrences are kept generated RECURRENCE_HORIZON_MONTHS ahead.
+  const horizonJob = startHorizonJob(services, app.log);
+  app.addHook('onClose', async () => horizonJob.stop());
   app.addHook('onRequest', async (req, reply) => {
     reply.header('x-request-id', req.id);
   });
@@ -342,6 +348,7 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
     services,
     store,
     webhooks,
+    horizonJob,
     ...(webhookWorker ? { webhookWorker } : {}),
     async close(progress?: (step: string) => void) {
       await app.close();

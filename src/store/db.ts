@@ -28,6 +28,7 @@ import { uniqueSlugsMigration } from './migrations/006_unique_slugs.js';
 import { syncAndWebhooksMigration } from './migrations/007_sync_and_webhooks.js';
 import { importMapMigration } from './migrations/008_import_map.js';
 import { venueGeoIndexMigration } from './migrations/009_venue_geo_index.js';
+import { recurrenceMigration } from './migrations/010_recurrence.js';
 
 export type DialectName = 'sqlite' | 'postgres';
 
@@ -85,6 +86,7 @@ function migrations(dialect: DialectName): Record<string, Migration> {
     '007_sync_and_webhooks': syncAndWebhooksMigration(dialect),
     '008_import_map': importMapMigration(),
     '009_venue_geo_index': venueGeoIndexMigration(),
+    '010_recurrence': recurrenceMigration(),
   };
 }
 

@@ -192,6 +192,13 @@ export interface EventService {
   update(viewer: Viewer, record: EventRecord, input: EventInput): Promise<EventRecord>;
   /** `scope` applies to occurrences of recurring events (default `this`). */
   trash(record: EventRecord, scope?: RecurrenceScope): Promise<EventRecord>;
+  /** Recurring events (issue 15): the occurrence of a series generated on a day (`YYYY-MM-DD`). */
+  occurrenceOn(seriesId: number, day: string): Promise<number | undefined>;
+  /**
+   * Recurring events (issue 15), for feeds: the series' rules and first occurrence, how far its
+   * occurrences are generated, and its occurrences edited or deleted one by one (with their status).
+   */
+  seriesDetails(seriesId: number): Promise<{ rules: string[]; horizon: string; exceptions: Array<{ id: number; original_start: string; status: string }> } | undefined>;
   /** `reserve`: called with the answer's estimated size before its records are loaded (answer-budget.ts). */
   list(viewer: Viewer, args: EventListArgs, links: Links, reserve?: (bytes: number) => Promise<void>): Promise<EventPage>;
   /** The declared defaults of the list's date window, computed now (for args and the index). */
@@ -895,6 +902,17 @@ export function createEventService(deps: EventServiceDeps): EventService {
         await recurrenceStore.markExceptions(trx, [Number(record.id)]);
         return trashRecord(trx, record);
       });
+    },
+
+    occurrenceOn(seriesId, day) {
+      return recurrenceStore.occurrenceIdOn(db, seriesId, day);
+    },
+
+    async seriesDetails(seriesId) {
+      const row = (await recurrenceStore.findSeries(db, [seriesId])).get(seriesId);
+      if (!row) return undefined;
+      const exceptions = (await recurrenceStore.occurrencesOf(db, seriesId)).filter((o) => o.exception).map((o) => ({ id: o.post_id, original_start: o.original_start, status: o.status }));
+      return { rules: row.rules, horizon: row.horizon_local, exceptions };
     },
 
     defaultWindow() {

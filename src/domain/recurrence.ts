@@ -343,8 +343,8 @@ export function expandOccurrences(rec: Recurrence, first: SeriesStart, horizon: 
   else {
     const [date, time] = first.start_local.split(' ') as [string, string];
     const dtstart = Temporal.ZonedDateTime.from(`${date}T${time}[UTC]`);
-    const rule = new RRuleTemporal({ rruleString: rec.rule, dtstart, includeDtstart: true, maxIterations: 20_000 });
     try {
+      const rule = new RRuleTemporal({ rruleString: rec.rule, dtstart, includeDtstart: true, maxIterations: 20_000 });
       rule.all((z) => {
         const wall = wallOf(z);
         if (wall >= horizon || walls.length >= MAX_OCCURRENCES) return false;
@@ -354,8 +354,12 @@ export function expandOccurrences(rec: Recurrence, first: SeriesStart, horizon: 
         return true;
       });
     } catch (err) {
-      // A rule that finds no further date within its iteration bound (e.g. February 30th) ends there.
-      if (!(err instanceof Error) || !/Maximum iterations|Maximum candidate/i.test(err.message)) throw err;
+      // A rule that finds no further date within its iteration bound (e.g. February 30th) ends there;
+      // any other refusal of the library is the rule's fault (400, nothing written).
+      if (!(err instanceof Error)) throw err;
+      if (!/Maximum iterations|Maximum candidate/i.test(err.message)) {
+        throw invalidParams({ recurrence: `The rules cannot be expanded from the event's start: ${err.message}` });
+      }
     }
   }
   const starts = new Set<string>();
@@ -406,4 +410,48 @@ export function expandOccurrences(rec: Recurrence, first: SeriesStart, horizon: 
  */
 export function horizonWall(tz: string, months: number, now: DateTime = DateTime.utc()): string {
   return now.setZone(zoneOf(tz)).plus({ months }).startOf('day').toFormat('yyyy-MM-dd HH:mm:ss');
+}
+
+/** `YYYYMMDDTHHMMSS` of a wall time. */
+function icsWall(wall: string): string {
+  return wall.replace(/[-:]/g, '').replace(' ', 'T');
+}
+
+/**
+ * The series' recurrence as iCalendar property lines for a VEVENT whose DTSTART is the first
+ * occurrence (issue 15 feeds): the RRULE with UNTIL in UTC (a date for all-day series), RDATE
+ * lines in the event's zone, and one EXDATE per start the rules generate (up to `horizon`) that is
+ * not an occurrence any more: EXDATE lines of the rules (a date: every start that day) and
+ * `removed` starts (occurrences deleted or hidden one by one). `zoned` says whether DTSTART is
+ * written with the zone's TZID (else times are written in UTC).
+ *
+ * @example icsRecurrenceLines(parseRecurrence(['RRULE:FREQ=DAILY;COUNT=3', 'EXDATE:20270303T190000']), first, horizon, [], true)
+ *   // ['RRULE:FREQ=DAILY;COUNT=3', 'EXDATE;TZID=America/New_York:20270303T190000']
+ */
+export function icsRecurrenceLines(rec: Recurrence, first: SeriesStart, horizon: string, removed: readonly string[], zoned: boolean): string[] {
+  const tz = first.timezone;
+  const value = (wall: string): string => {
+    if (first.all_day) return `;VALUE=DATE:${wall.slice(0, 10).replace(/-/g, '')}`;
+    return zoned ? `;TZID=${tz}:${icsWall(wall)}` : `:${icsWall(wallToUtc(wall, tz))}Z`;
+  };
+  const out: string[] = [];
+  if (rec.rule !== undefined) {
+    let until = '';
+    if (rec.until) {
+      if (first.all_day) until = `;UNTIL=${(rec.until.kind === 'date' ? rec.until.date : rec.until.kind === 'utc' ? utcToWall(rec.until.wall, tz) : rec.until.wall).slice(0, 10).replace(/-/g, '')}`;
+      else {
+        const utcWall = rec.until.kind === 'utc' ? rec.until.wall : rec.until.kind === 'date' ? wallToUtc(`${rec.until.date} 23:59:59`, tz) : wallToUtc(rec.until.wall, rec.until.tzid ?? tz);
+        until = `;UNTIL=${icsWall(utcWall)}Z`;
+      }
+    }
+    out.push(`RRULE:${rec.rule}${until}`);
+  }
+  const timeOfDay = first.start_local.slice(11);
+  for (const d of rec.rdates) out.push(`RDATE${value(wallInZone(d, tz, timeOfDay))}`);
+  // What the EXDATE lines remove, as explicit starts: the expansion without them, less the one with them.
+  const kept = new Set(expandOccurrences(rec, first, horizon).map((o) => o.start_local));
+  const exdates = new Set<string>(removed);
+  if (rec.exdates.length) for (const o of expandOccurrences({ ...rec, exdates: [] }, first, horizon)) if (!kept.has(o.start_local)) exdates.add(o.start_local);
+  for (const wall of [...exdates].sort()) out.push(`EXDATE${value(wall)}`);
+  return out;
 }

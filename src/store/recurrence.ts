@@ -370,3 +370,58 @@ export async function seriesDue(db: Executor, before: string, limit: number): Pr
     .execute();
   return rows.map((r) => Number(r.post_id));
 }
+
+/**
+ * Webhooks (issue 15): of one write's log rows, those of occurrences whose series is logged in the
+ * same write (generated, rewritten, deleted or trashed with it). The series' own message stands for
+ * them, so a change to a series is delivered once. Rows are `(seq, idx, record_type, record_id,
+ * detail)` as read from `changes`; the answer holds `seq:idx` keys.
+ */
+export async function rowsCoveredBySeries(
+  db: Executor,
+  rows: ReadonlyArray<{ seq: number | string; idx: number | string; record_type: string; record_id: number | string; detail: string | null }>,
+): Promise<Set<string>> {
+  const out = new Set<string>();
+  const eventRows = rows.filter((r) => r.record_type === 'event');
+  if (eventRows.length < 2) return out;
+  const idsBySeq = new Map<string, Set<number>>();
+  for (const r of eventRows) {
+    const seq = String(r.seq);
+    let ids = idsBySeq.get(seq);
+    if (!ids) idsBySeq.set(seq, (ids = new Set()));
+    ids.add(Number(r.record_id));
+  }
+  // The parent: from the state logged before the write, else the post as it is now.
+  const parentOf = new Map<string, number>();
+  const unknown: number[] = [];
+  for (const r of eventRows) {
+    const before = r.detail ? (JSON.parse(r.detail) as { before?: { parent_id?: number } | null }).before : undefined;
+    if (before && before.parent_id !== undefined) parentOf.set(`${r.seq}:${r.idx}`, Number(before.parent_id));
+    else unknown.push(Number(r.record_id));
+  }
+  const current = new Map<number, number>();
+  for (const chunk of chunks([...new Set(unknown)], 500)) {
+    const found = await db.selectFrom('posts').select(['id', 'parent_id']).where('id', 'in', chunk).where('parent_id', '!=', 0).execute();
+    for (const p of found) current.set(Number(p.id), Number(p.parent_id));
+  }
+  for (const r of eventRows) {
+    const key = `${r.seq}:${r.idx}`;
+    const parent = parentOf.get(key) ?? current.get(Number(r.record_id)) ?? 0;
+    if (parent !== 0 && idsBySeq.get(String(r.seq))!.has(parent)) out.add(key);
+  }
+  return out;
+}
+
+/** The id of the series' occurrence generated on this day (`YYYY-MM-DD`), the first if several. */
+export async function occurrenceIdOn(db: Executor, seriesId: number, day: string): Promise<number | undefined> {
+  const r = await db
+    .selectFrom('event_occurrences')
+    .select('post_id')
+    .where('series_id', '=', seriesId)
+    .where('original_start', '>=', `${day} 00:00:00`)
+    .where('original_start', '<=', `${day} 23:59:59`)
+    .orderBy('original_start')
+    .limit(1)
+    .executeTakeFirst();
+  return r ? Number(r.post_id) : undefined;
+}

@@ -306,3 +306,26 @@ for (const kind of STORES) {
     });
   });
 }
+
+forEachStore(
+  'recurring events: webhooks see a series change once',
+  (t) => {
+    it('creating and changing a series makes one delivery each; an occurrence edited alone makes its own', async () => {
+      const ADMIN_BASE = '/api/calendar/admin/v1';
+      // Nothing listens there: deliveries are made (and fail), which is all this test reads.
+      const hook = await t.api.post(`${ADMIN_BASE}/webhooks`, { as: 'admin', json: { url: 'http://127.0.0.1:9/hook', events: ['event.created', 'event.updated', 'event.trashed', 'event.deleted'] } });
+      assert.equal(hook.status, 201, hook.text);
+      const series = await createSeries(t, { title: 'Hooked Series', recurrence: ['RRULE:FREQ=WEEKLY;COUNT=4'] });
+      const occ = await occurrences(t, series.id);
+      assert.equal(occ.length, 4);
+      await t.api.post(`/events/${series.id}`, { as: 'admin', json: { title: 'Hooked Series v2', recurrence: ['RRULE:FREQ=WEEKLY;COUNT=3'] } });
+      await t.api.post(`/events/${occ[0]!.id}`, { as: 'admin', json: { title: 'Hooked alone' } });
+      await t.built.webhooks.materialize();
+      const log = await t.api.get(`${ADMIN_BASE}/webhooks/${hook.body.id}/deliveries`, { as: 'admin', query: { per_page: 100 } });
+      assert.equal(log.status, 200, log.text);
+      const seen = (log.body as Array<{ type: string; payload: { data: { id: number } } }>).map((d) => `${d.type}:${d.payload.data.id}`).sort();
+      assert.deepEqual(seen, [`event.created:${series.id}`, `event.updated:${occ[0]!.id}`, `event.updated:${series.id}`].sort());
+    });
+  },
+  { WEBHOOKS_ALLOW_PRIVATE: 'true', WEBHOOKS_RETRY_SCHEDULE: '1h' },
+);

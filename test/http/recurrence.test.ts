@@ -329,3 +329,24 @@ forEachStore(
   },
   { WEBHOOKS_ALLOW_PRIVATE: 'true', WEBHOOKS_RETRY_SCHEDULE: '1h' },
 );
+
+forEachStore('recurring events: seed --series', (t) => {
+  it('adds weekly series bounded by the horizon and monthly series of 24, as the API writes them', async () => {
+    const { seedSeries } = await import('../../src/domain/seed-series.js');
+    const admin = (await t.built.services.users.list()).find((u) => u.login === 'admin')!;
+    const made = await seedSeries(t.built.services, { series: 4, authorId: Number(admin.id), seed: 3 });
+    assert.equal(made.series, 4);
+    const list = await t.api.get('/events', { query: { start_date: 'now', end_date: '+6 years', per_page: 1 } });
+    assert.equal(list.body.total, made.occurrences);
+    const seriesIds = [...new Set((await t.api.get('/events', { query: { start_date: 'now', end_date: '+6 years', per_page: 50 } })).body.events.map((e: any) => e.recurring_event_id))];
+    const counts: number[] = [];
+    for (const id of seriesIds) {
+      const s = await t.api.get(`/events/${id}`);
+      const n = (await t.api.get('/events', { query: { post_parent: id as number, start_date: 'now', end_date: '+6 years', per_page: 1 } })).body.total as number;
+      if (String(s.body.recurrence[0]).includes('MONTHLY')) assert.equal(n, 24);
+      else assert.ok(n >= 250 && n <= 262, `weekly over 60 months: ${n}`);
+      counts.push(n);
+    }
+    assert.equal(counts.reduce((a, b) => a + b, 0), made.occurrences);
+  });
+});

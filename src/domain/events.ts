@@ -20,7 +20,7 @@ import { endOfDay, parseDateInput, startOfDay, toWallTime, wallToUtc, isValidTim
 import { apiError, forbidden, invalidParams } from './errors.js';
 import type { ImageService } from './images.js';
 import type { Clock, LinkedPostService } from './linked-posts.js';
-import { ANONYMOUS, can, canAssignTerms, canEditPost, canReadPost, isAuthenticated, type Viewer } from './permissions.js';
+import { ANONYMOUS, can, canAssignTerms, canDeletePost, canEditPost, canReadPost, isAuthenticated, type Viewer } from './permissions.js';
 import { toEventJson, type EventRelated } from './representations/event.js';
 import type { RepresentationContext } from './representations/venue.js';
 import type { Links } from './links.js';
@@ -191,7 +191,7 @@ export interface EventService {
   create(viewer: Viewer, input: EventInput): Promise<EventRecord>;
   update(viewer: Viewer, record: EventRecord, input: EventInput): Promise<EventRecord>;
   /** `scope` applies to occurrences of recurring events (default `this`). */
-  trash(record: EventRecord, scope?: RecurrenceScope): Promise<EventRecord>;
+  trash(record: EventRecord, scope?: RecurrenceScope, viewer?: Viewer): Promise<EventRecord>;
   /** Recurring events (issue 15): the occurrence of a series generated on a day (`YYYY-MM-DD`). */
   occurrenceOn(seriesId: number, day: string): Promise<number | undefined>;
   /**
@@ -866,7 +866,7 @@ export function createEventService(deps: EventServiceDeps): EventService {
       });
     },
 
-    async trash(record, scope) {
+    async trash(record, scope, viewer) {
       return writeTransaction(db, async (trx) => {
         if (record.type === SERIES_TYPE) {
           if (scope !== undefined && scope !== 'all') throw invalidParams({ recurrence_scope: SCOPE_ON_OCCURRENCES });
@@ -877,6 +877,8 @@ export function createEventService(deps: EventServiceDeps): EventService {
           if (scope !== undefined && scope !== 'all') throw invalidParams({ recurrence_scope: SCOPE_ON_OCCURRENCES });
           return trashRecord(trx, record);
         }
+        // The whole series or its end: the caller must be allowed to delete the series itself.
+        if (scope !== undefined && scope !== 'this' && viewer && !canDeletePost(viewer, 'tribe_events', await reload(trx, occurrence.series_id))) throw forbidden(true);
         if (scope === 'all') {
           await trashSeries(trx, await reload(trx, occurrence.series_id));
           return reload(trx, Number(record.id));

@@ -254,6 +254,16 @@ forEachStore('recurring events: series and occurrences', (t) => {
     assert.equal(forbidden.status, 403);
     const forbiddenSeries = await t.api.delete(`/events/${series.id}`, { as: contributor.credentials });
     assert.equal(forbiddenSeries.status, 403);
+    // An author given one occurrence may delete it, but not the series through it.
+    const author = await t.user('author');
+    const given = await t.api.post(`/events/${occ[2]!.id}`, { as: 'admin', json: { author: author.id } });
+    assert.equal(given.status, 200, given.text);
+    const all = await t.api.delete(`/events/${occ[2]!.id}`, { as: author.credentials, query: { recurrence_scope: 'all' } });
+    assert.equal(all.status, 403);
+    assert.equal((await occurrences(t, series.id)).length, 2);
+    const own = await t.api.delete(`/events/${occ[2]!.id}`, { as: author.credentials });
+    assert.equal(own.status, 200, own.text);
+    assert.equal((await occurrences(t, series.id)).length, 1);
   });
 
   it('the namespace index declares recurrence and recurrence_scope', async () => {

@@ -258,7 +258,7 @@ function itemEndpoints(services: Services, addressing: { read: Args; write: Args
       handler: async (ctx) => {
         const record = await mustHave(ctx);
         if (record.status === 'trash') throw apiError('event-is-in-trash');
-        const trashed = await events.trash(record, ctx.args.recurrence_scope as RecurrenceScope | undefined);
+        const trashed = await events.trash(record, ctx.args.recurrence_scope as RecurrenceScope | undefined, ctx.viewer);
         const [json] = await events.represent([trashed], ctx.viewer, 'list', ctx.links);
         return { body: json };
       },

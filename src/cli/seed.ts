@@ -6,6 +6,7 @@
  * @example
  *   events-calendar seed --events 100000 --database-url sqlite:./data/bench.db
  *   CALENDAR_ADMIN_USER=admin CALENDAR_ADMIN_PASSWORD=pw events-calendar seed --events 1000 --author admin
+ *   events-calendar seed --events 100000 --series 10000   # plus weekly and monthly recurring events (issue 15)
  */
 import type { Command } from 'commander';
 import cliProgress from 'cli-progress';

@@ -391,23 +391,22 @@ export async function rowsCoveredBySeries(
     if (!ids) idsBySeq.set(seq, (ids = new Set()));
     ids.add(Number(r.record_id));
   }
-  // The parent: from the state logged before the write, else the post as it is now.
-  const parentOf = new Map<string, number>();
-  const unknown: number[] = [];
-  for (const r of eventRows) {
-    const before = r.detail ? (JSON.parse(r.detail) as { before?: { parent_id?: number } | null }).before : undefined;
-    if (before && before.parent_id !== undefined) parentOf.set(`${r.seq}:${r.idx}`, Number(before.parent_id));
-    else unknown.push(Number(r.record_id));
+  // The posts as they are now (type and parent) and, where logged, the parent before the write.
+  const current = new Map<number, { type: string; parent: number }>();
+  for (const chunk of chunks([...new Set(eventRows.map((r) => Number(r.record_id)))], 500)) {
+    const found = await db.selectFrom('posts').select(['id', 'type', 'parent_id']).where('id', 'in', chunk).execute();
+    for (const p of found) current.set(Number(p.id), { type: p.type, parent: Number(p.parent_id) });
   }
-  const current = new Map<number, number>();
-  for (const chunk of chunks([...new Set(unknown)], 500)) {
-    const found = await db.selectFrom('posts').select(['id', 'parent_id']).where('id', 'in', chunk).where('parent_id', '!=', 0).execute();
-    for (const p of found) current.set(Number(p.id), Number(p.parent_id));
-  }
+  const seriesInSeq = new Map<string, boolean>();
+  for (const r of eventRows) if (current.get(Number(r.record_id))?.type === 'tribe_event_series') seriesInSeq.set(String(r.seq), true);
   for (const r of eventRows) {
     const key = `${r.seq}:${r.idx}`;
-    const parent = parentOf.get(key) ?? current.get(Number(r.record_id)) ?? 0;
+    const before = r.detail ? (JSON.parse(r.detail) as { before?: { parent_id?: number } | null }).before : undefined;
+    const now = current.get(Number(r.record_id));
+    const parent = before?.parent_id ?? now?.parent ?? 0;
     if (parent !== 0 && idsBySeq.get(String(r.seq))!.has(parent)) out.add(key);
+    // Created with a series' write and deleted since (a later rule change): it was an occurrence.
+    else if (now === undefined && !before && seriesInSeq.get(String(r.seq))) out.add(key);
   }
   return out;
 }

@@ -79,6 +79,8 @@ export interface Config {
   geolocRadius: number;
   /** Unit of `geolocRadius` and the default of `geoloc_unit`: miles or kilometres. */
   geolocUnit: 'mi' | 'km';
+  /** How far ahead (months) occurrences of recurring events are materialised (issue 15). */
+  recurrenceHorizonMonths: number;
 }
 
 /** The namespace every route lives under. */
@@ -177,6 +179,13 @@ export const SETTINGS: Setting[] = [
   { env: 'WEBHOOKS_TIMEOUT', flag: '--webhooks-timeout', key: 'webhooksTimeoutMs', defaultText: '10s', description: 'time limit of one webhook delivery attempt (ms, s, m, h)' },
   { env: 'GEOLOC_RADIUS', flag: '--geoloc-radius', key: 'geolocRadius', defaultText: '25', description: 'default radius of the geoloc_lat/geoloc_lng filters (a positive number, in GEOLOC_UNIT)' },
   { env: 'GEOLOC_UNIT', flag: '--geoloc-unit', key: 'geolocUnit', defaultText: 'mi', description: 'unit of GEOLOC_RADIUS and default of geoloc_unit: mi or km' },
+  {
+    env: 'RECURRENCE_HORIZON_MONTHS',
+    flag: '--recurrence-horizon-months',
+    key: 'recurrenceHorizonMonths',
+    defaultText: '60',
+    description: 'months ahead that occurrences of recurring events are generated (1 to 240); a background job keeps extending them',
+  },
 ];
 
 /** `500ms`, `5s`, `1.5m`, `2h` (a bare number is seconds) → milliseconds. */
@@ -336,6 +345,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Part
   if (!(geolocRadius > 0) || !Number.isFinite(geolocRadius)) throw new ConfigError(`GEOLOC_RADIUS must be a positive number, got "${geolocRadiusText}"`);
   const geolocUnit = (pick('geolocUnit', 'GEOLOC_UNIT') ?? 'mi').trim().toLowerCase();
   if (geolocUnit !== 'mi' && geolocUnit !== 'km') throw new ConfigError(`GEOLOC_UNIT must be mi or km, got "${geolocUnit}"`);
+  const recurrenceHorizonMonths = positiveInt('RECURRENCE_HORIZON_MONTHS', pick('recurrenceHorizonMonths', 'RECURRENCE_HORIZON_MONTHS') ?? '60');
+  if (recurrenceHorizonMonths < 1 || recurrenceHorizonMonths > 240) throw new ConfigError(`RECURRENCE_HORIZON_MONTHS must be between 1 and 240, got "${recurrenceHorizonMonths}"`);
   const adminUser = pick('adminUser', 'CALENDAR_ADMIN_USER');
   const adminPassword = overrides.adminPassword || env.CALENDAR_ADMIN_PASSWORD_FILE === undefined || env.CALENDAR_ADMIN_PASSWORD_FILE === '' ? pick('adminPassword', 'CALENDAR_ADMIN_PASSWORD') : passwordFile(env);
   if (adminUser !== undefined && adminPassword === undefined) throw new ConfigError('CALENDAR_ADMIN_USER is set but CALENDAR_ADMIN_PASSWORD is not');
@@ -385,5 +396,6 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Part
     webhooksTimeoutMs: durationMs('WEBHOOKS_TIMEOUT', pick('webhooksTimeoutMs', 'WEBHOOKS_TIMEOUT') ?? '10s'),
     geolocRadius,
     geolocUnit,
+    recurrenceHorizonMonths,
   };
 }

@@ -6,6 +6,7 @@
  * @example
  *   events-calendar seed --events 100000 --database-url sqlite:./data/bench.db
  *   CALENDAR_ADMIN_USER=admin CALENDAR_ADMIN_PASSWORD=pw events-calendar seed --events 1000 --author admin
+ *   events-calendar seed --events 100000 --series 10000   # plus weekly and monthly recurring events (issue 15)
  */
 import type { Command } from 'commander';
 import cliProgress from 'cli-progress';
@@ -13,6 +14,8 @@ import { loadConfig, type Config } from '../config.js';
 import { createUserService } from '../domain/users.js';
 import { seedCalendar, seedPlan, type SeedProgress } from '../domain/seed.js';
 import { openStore } from '../store/db.js';
+import { seedSeries } from '../domain/seed-series.js';
+import { createServices } from '../domain/services.js';
 
 const PHASE_LABEL: Record<SeedProgress['phase'], string> = {
   images: 'images    ',
@@ -33,14 +36,17 @@ export function registerSeedCommand(
       .command('seed')
       .description('bulk-load a synthetic calendar (venues, organizers, categories, tags, images) for benchmarks and demos')
       .requiredOption('--events <n>', 'number of events to add')
+      .option('--series <n>', 'recurring events to add after them (half weekly, half monthly; issue 15)', '0')
       .option('--seed <n>', 'random seed (same seed, same data)', '1')
       .option('--author <login>', 'author of the records (default: CALENDAR_ADMIN_USER, else the first administrator)')
       .option('--batch <n>', 'events per transaction', '5000')
       .option('--no-progress', 'no progress bar (one line per phase instead)'),
-    ['databaseUrl', 'timezone', 'adminUser', 'adminPassword'],
+    ['databaseUrl', 'timezone', 'adminUser', 'adminPassword', 'recurrenceHorizonMonths'],
   ).action(async (opts) => {
     const events = Number(opts.events);
     if (!Number.isInteger(events) || events < 0) throw new Error(`--events must be a non-negative integer, got "${opts.events}"`);
+    const series = Number(opts.series);
+    if (!Number.isInteger(series) || series < 0) throw new Error(`--series must be a non-negative integer, got "${opts.series}"`);
     const config = loadConfig(process.env, overridesOf(opts));
     const store = await openStore(config.databaseUrl);
     try {
@@ -82,6 +88,19 @@ export function registerSeedCommand(
         `done in ${(result.milliseconds / 1000).toFixed(1)} s: ${result.events} events, ${result.venues} venues, ${result.organizers} organizers, ` +
           `${result.categories} categories, ${result.tags} tags, ${result.images} images, ${result.eventOrganizers} organizer links, ${result.eventTerms} term links`,
       );
+      if (series > 0) {
+        // Through the event service, as the API writes them (series, occurrences, change log).
+        if (interactive) bar.start(series, 0, { phase: 'series    ' });
+        else console.log(`series     ${series}`);
+        const made = await seedSeries(createServices(config, store), {
+          series,
+          authorId: author ? Number(author.id) : 0,
+          seed: Number(opts.seed),
+          onProgress: (done) => interactive && bar.update(done),
+        });
+        if (interactive) bar.stop();
+        console.log(`series done in ${(made.milliseconds / 1000).toFixed(1)} s: ${made.series} series, ${made.occurrences} occurrences`);
+      }
     } finally {
       await store.close();
     }

@@ -17,10 +17,10 @@ import type { Executor, TermRow } from '../store/schema.js';
 import type { OrganizerRecord, VenueRecord } from '../store/linked-posts.js';
 import { parseCostInput } from './cost.js';
 import { endOfDay, parseDateInput, startOfDay, toWallTime, wallToUtc, isValidTimezone } from './dates.js';
-import { apiError, invalidParams } from './errors.js';
+import { apiError, forbidden, invalidParams } from './errors.js';
 import type { ImageService } from './images.js';
 import type { Clock, LinkedPostService } from './linked-posts.js';
-import { ANONYMOUS, can, canAssignTerms, canReadPost, isAuthenticated, type Viewer } from './permissions.js';
+import { ANONYMOUS, can, canAssignTerms, canDeletePost, canEditPost, canReadPost, isAuthenticated, type Viewer } from './permissions.js';
 import { toEventJson, type EventRelated } from './representations/event.js';
 import type { RepresentationContext } from './representations/venue.js';
 import type { Links } from './links.js';
@@ -38,6 +38,12 @@ import { keptCountersOf } from '../metrics.js';
 import { postTextLength } from '../store/sizes.js';
 import type { ListingState } from '../store/changes.js';
 import { DEFAULT_GEOLOC, geoFilterOf } from './geo.js';
+import * as recurrenceStore from '../store/recurrence.js';
+import { isClearingRecurrence, parseRecurrence, type Recurrence } from './recurrence.js';
+import { materialise, rulesContinuingFrom, rulesEndingBefore, type SeriesDeps } from './series.js';
+import type { EventRecurrence } from './representations/event.js';
+import { expandOccurrences } from './recurrence.js';
+import { recountTerms } from '../store/terms.js';
 
 export const ZERO_DATE = '0000-00-00 00:00:00';
 
@@ -73,7 +79,24 @@ export interface EventInput {
   tags?: unknown;
   venue?: unknown;
   organizer?: unknown;
+  /** Recurring events (issue 15): RRULE/RDATE/EXDATE lines; `[]` or `""` make the event single again. */
+  recurrence?: unknown;
+  /** On an occurrence: `this` (default), `following` (split the series) or `all` (the series). */
+  recurrence_scope?: RecurrenceScope;
 }
+
+/** Which occurrences an update or delete of an occurrence applies to (issue 15). */
+export type RecurrenceScope = 'this' | 'following' | 'all';
+
+const SCOPE_ON_OCCURRENCES = 'recurrence_scope this and following apply to occurrences of recurring events only.';
+const RULES_NEED_SCOPE = 'recurrence cannot be set on one occurrence: send recurrence_scope=following or all.';
+const MOVE_NEEDS_SERIES = (seriesId: number) =>
+  `recurrence_scope=all cannot move the series from one occurrence: update the series (id ${seriesId}) or use recurrence_scope=following.`;
+
+/** The post type of a recurring event's series (issue 15). */
+export const SERIES_TYPE = 'tribe_event_series';
+/** Slugs of events and series are one space (by-slug routes address either). */
+const EVENT_SLUG_TYPES = ['tribe_events', SERIES_TYPE] as const;
 
 /** The list parameters, validated. */
 export interface EventListArgs {
@@ -152,6 +175,8 @@ export interface EventServiceDeps {
   organizers: LinkedPostService;
   categories: TermService;
   tags: TermService;
+  /** RECURRENCE_HORIZON_MONTHS (default 60) */
+  recurrenceHorizonMonths?: number;
 }
 
 export interface EventService {
@@ -165,7 +190,15 @@ export interface EventService {
   represent(records: EventRecord[], viewer: Viewer, context: RepresentationContext, links: Links): Promise<Record<string, unknown>[]>;
   create(viewer: Viewer, input: EventInput): Promise<EventRecord>;
   update(viewer: Viewer, record: EventRecord, input: EventInput): Promise<EventRecord>;
-  trash(record: EventRecord): Promise<EventRecord>;
+  /** `scope` applies to occurrences of recurring events (default `this`). */
+  trash(record: EventRecord, scope?: RecurrenceScope, viewer?: Viewer): Promise<EventRecord>;
+  /** Recurring events (issue 15): the occurrence of a series generated on a day (`YYYY-MM-DD`). */
+  occurrenceOn(seriesId: number, day: string): Promise<number | undefined>;
+  /**
+   * Recurring events (issue 15), for feeds: the series' rules and first occurrence, how far its
+   * occurrences are generated, and its occurrences edited or deleted one by one (with their status).
+   */
+  seriesDetails(seriesId: number): Promise<{ rules: string[]; horizon: string; exceptions: Array<{ id: number; original_start: string; status: string }> } | undefined>;
   /** `reserve`: called with the answer's estimated size before its records are loaded (answer-budget.ts). */
   list(viewer: Viewer, args: EventListArgs, links: Links, reserve?: (bytes: number) => Promise<void>): Promise<EventPage>;
   /** The declared defaults of the list's date window, computed now (for args and the index). */
@@ -181,6 +214,7 @@ export interface EventService {
 export function createEventService(deps: EventServiceDeps): EventService {
   const { store, siteTimezone, clock } = deps;
   const db = store.db;
+  const seriesDeps: SeriesDeps = { horizonMonths: deps.recurrenceHorizonMonths ?? 60, clock };
 
   let windowMemo: { second: number; start: string; end: string } | undefined;
 
@@ -328,6 +362,15 @@ export function createEventService(deps: EventServiceDeps): EventService {
     for (const v of venues.values()) if (v.image_id !== null) imageIds.push(Number(v.image_id));
     for (const o of organizers.values()) if (o.image_id !== null) imageIds.push(Number(o.image_id));
     const images = await deps.images.load(trx, imageIds);
+    // Recurring events (issue 15): only records that are a series or have a parent cost a query.
+    const recurrence = new Map<number, EventRecurrence>();
+    const occurrenceIds = records.filter((r) => Number(r.parent_id) !== 0).map((r) => Number(r.id));
+    const seriesIds = records.filter((r) => r.type === SERIES_TYPE).map((r) => Number(r.id));
+    if (occurrenceIds.length || seriesIds.length) {
+      const [infos, series] = await Promise.all([recurrenceStore.occurrenceInfoOf(trx, occurrenceIds), recurrenceStore.findSeries(trx, seriesIds)]);
+      for (const [id, i] of infos) recurrence.set(id, { kind: 'occurrence', lines: i.rules, seriesId: i.series_id, seriesSlug: i.series_slug, originalStart: i.original_start });
+      for (const [id, row] of series) recurrence.set(id, { kind: 'series', lines: row.rules, hideFromListings: row.hide_from_listings });
+    }
     const termById = new Map<number, TermRow>(terms.map((t) => [Number(t.id), t]));
     const out = new Map<number, EventRelated & { deps: string[] }>();
     for (const r of records) {
@@ -341,7 +384,13 @@ export function createEventService(deps: EventServiceDeps): EventService {
         images,
         // What the representation is built from, visible or not (a change may make it visible).
         deps: r.venue_id !== null ? [`event:${id}`, `venue:${r.venue_id}`] : [`event:${id}`],
-      };
+      } as EventRelated & { deps: string[] };
+      const rec = recurrence.get(id);
+      if (rec) {
+        rel.recurrence = rec;
+        // An occurrence shows its series' lines and slug.
+        if (rec.kind === 'occurrence') rel.deps.push(`event:${rec.seriesId}`);
+      }
       out.set(id, rel);
     }
     for (const l of organizerLinks) {
@@ -452,6 +501,265 @@ export function createEventService(deps: EventServiceDeps): EventService {
     return { venue, organizers };
   }
 
+  /** The update of one event or series record (partial, COMPAT 1), inside the caller's transaction. */
+  async function updateRecord(trx: Executor, viewer: Viewer, record: EventRecord, input: EventInput): Promise<EventRecord> {
+    const id = Number(record.id);
+    const nowGmt = clock.nowGmt();
+    const nowLocal = clock.nowLocal();
+    const schedTouched = input.start_date !== undefined || input.end_date !== undefined || input.all_day !== undefined || !isEmptyValue(input.timezone);
+    const sched = schedTouched ? schedule(input, record) : {};
+    const post: Record<string, unknown> = { modified_local: nowLocal, modified_gmt: nowGmt };
+    if (input.title !== undefined) post.title = html(viewer, input.title);
+    if (input.description !== undefined) post.content = html(viewer, input.description);
+    if (input.excerpt !== undefined) post.excerpt = html(viewer, input.excerpt);
+    if (input.author !== undefined) post.author_id = input.author;
+    if (input.slug !== undefined && !isEmptyValue(input.slug)) {
+      const base = sanitizeSlug(input.slug) || record.slug;
+      post.slug = await uniqueSlug(base, (c) => postsStore.isSlugTaken(trx, EVENT_SLUG_TYPES, c, id));
+    }
+    const pub = publicationDate(input);
+    if (pub) Object.assign(post, pub);
+    let status = record.status;
+    if (input.status !== undefined && input.status !== '') status = scaleBackStatus(viewer, input.status);
+    const dateGmt = (post.date_gmt as string | undefined) ?? record.date_gmt;
+    if (status !== record.status || pub) status = applyScheduling(status, dateGmt === ZERO_DATE ? nowGmt : dateGmt, nowGmt);
+    if (status !== record.status) {
+      post.status = status;
+      if (record.status === 'trash') post.pre_trash_status = '';
+      if ((status === 'publish' || status === 'future' || status === 'private') && record.date_gmt === ZERO_DATE && !pub) {
+        post.date_gmt = nowGmt;
+        post.date_local = nowLocal;
+      }
+    }
+    if (input.image !== undefined) post.image_id = await deps.images.idFor(trx, input.image, viewer);
+    await postsStore.updatePost(trx, id, post);
+
+    const details: Record<string, unknown> = { ...sched };
+    if (input.cost !== undefined) Object.assign(details, costColumns(input.cost));
+    if (input.website !== undefined) details.website = isEmptyValue(input.website) ? '' : String(input.website).trim();
+    for (const flag of ['show_map', 'show_map_link', 'hide_from_listings', 'sticky', 'featured'] as const) {
+      if (input[flag] !== undefined) details[flag] = input[flag] ? 1 : 0;
+    }
+    // A series stays out of lists (its own flag is kept with its rules, `updateSeriesRecord`).
+    if (record.type === SERIES_TYPE) delete details.hide_from_listings;
+    const { venue, organizers } = await linkedIds(trx, viewer, input);
+    if (input.venue !== undefined && input.venue !== null) details.venue_id = venue?.[0] ?? null;
+    await eventsStore.updateEventDetails(trx, id, details);
+    if (organizers !== undefined) await eventsStore.setEventOrganizers(trx, id, organizers);
+
+    const changedTerms = await assignTerms(trx, viewer, id, input);
+    if (status !== record.status && record.type !== SERIES_TYPE) {
+      for (const l of await eventsStore.termLinksOf(trx, [id])) changedTerms.push(Number(l.term_id));
+    }
+    await termsStore.recountTerms(trx, changedTerms);
+    return reload(trx, id);
+  }
+
+  // ---- Recurring events (issue 15) ----
+
+  /** The series row of a series record (it always has one). */
+  async function seriesRowOf(trx: Executor, id: number): Promise<recurrenceStore.SeriesRow> {
+    const row = (await recurrenceStore.findSeries(trx, [id])).get(id);
+    if (!row) throw apiError('rest-event-not-found', { args: [id] });
+    return row;
+  }
+
+  function scheduleSent(input: EventInput): boolean {
+    return input.start_date !== undefined || input.end_date !== undefined || input.all_day !== undefined || !isEmptyValue(input.timezone);
+  }
+
+  /** The input without what only recurring events read (for `updateRecord`). */
+  function plainInput(input: EventInput): EventInput {
+    const { recurrence: _r, recurrence_scope: _s, ...rest } = input;
+    return rest;
+  }
+
+  /** Terms of a record, for recounting when it starts or stops being counted (a series is not). */
+  async function termIdsOf(trx: Executor, id: number): Promise<number[]> {
+    return (await eventsStore.termLinksOf(trx, [id])).map((l) => Number(l.term_id));
+  }
+
+  /** A single event given rules: it becomes a series (same id), its occurrences are generated. */
+  async function convertToSeries(trx: Executor, record: EventRecord, rec: Recurrence): Promise<EventRecord> {
+    const id = Number(record.id);
+    await postsStore.updatePost(trx, id, { type: SERIES_TYPE });
+    await eventsStore.updateEventDetails(trx, id, { hide_from_listings: 1 });
+    await recurrenceStore.insertSeries(trx, { post_id: id, rules: rec.lines, horizon_local: record.start_local, complete: false, hide_from_listings: Number(record.hide_from_listings) });
+    await recountTerms(trx, await termIdsOf(trx, id));
+    await materialise(trx, id, seriesDeps, { rewrite: false });
+    return reload(trx, id);
+  }
+
+  /**
+   * `recurrence: []` on a series: it becomes a single event again (same id). Occurrences edited or
+   * deleted one by one stay as single events; the others are deleted.
+   */
+  async function makeSingle(trx: Executor, series: EventRecord): Promise<EventRecord> {
+    const id = Number(series.id);
+    const row = await seriesRowOf(trx, id);
+    const occurrences = await recurrenceStore.occurrencesOf(trx, id);
+    await recurrenceStore.detachOccurrences(trx, occurrences.filter((o) => o.exception).map((o) => o.post_id));
+    await recurrenceStore.deleteOccurrences(trx, occurrences.filter((o) => !o.exception).map((o) => o.post_id));
+    await recurrenceStore.deleteSeriesRow(trx, id);
+    await postsStore.updatePost(trx, id, { type: 'tribe_events' });
+    await eventsStore.updateEventDetails(trx, id, { hide_from_listings: row.hide_from_listings });
+    await recountTerms(trx, await termIdsOf(trx, id));
+    return reload(trx, id);
+  }
+
+  /** An update of a series (scope `all`): its record, its rules, then every occurrence not edited alone. */
+  async function updateSeriesRecord(trx: Executor, viewer: Viewer, series: EventRecord, input: EventInput, rec: Recurrence | undefined): Promise<EventRecord> {
+    if (input.recurrence_scope !== undefined && input.recurrence_scope !== 'all') throw invalidParams({ recurrence_scope: SCOPE_ON_OCCURRENCES });
+    const id = Number(series.id);
+    let record = series;
+    if (input.recurrence !== undefined && isClearingRecurrence(input.recurrence)) record = await makeSingle(trx, series);
+    const updated = await updateRecord(trx, viewer, record, plainInput(input));
+    if (record.type !== SERIES_TYPE) return updated;
+    const patch: { rules?: string[]; hide_from_listings?: number } = {};
+    if (rec) patch.rules = rec.lines;
+    if (input.hide_from_listings !== undefined) patch.hide_from_listings = input.hide_from_listings ? 1 : 0;
+    await recurrenceStore.updateSeries(trx, id, patch);
+    await materialise(trx, id, seriesDeps, { rewrite: true, scheduleChanged: scheduleSent(input) });
+    return reload(trx, id);
+  }
+
+  /** The occurrence after a change to its series, or the series when the occurrence is gone. */
+  async function occurrenceOrSeries(trx: Executor, id: number, seriesId: number): Promise<EventRecord> {
+    const [row] = await eventsStore.findEventsByIds(trx, [id]);
+    return row ?? reload(trx, seriesId);
+  }
+
+  /** An update of an occurrence: this one (an exception), the following ones (a split), or all. */
+  async function updateOccurrence(
+    trx: Executor,
+    viewer: Viewer,
+    record: EventRecord,
+    occurrence: recurrenceStore.OccurrenceRow,
+    input: EventInput,
+    rec: Recurrence | undefined,
+  ): Promise<EventRecord> {
+    const id = Number(record.id);
+    const scope = input.recurrence_scope ?? 'this';
+    if (scope === 'this') {
+      if (input.recurrence !== undefined) throw invalidParams({ recurrence: RULES_NEED_SCOPE });
+      const updated = await updateRecord(trx, viewer, record, plainInput(input));
+      await recurrenceStore.markExceptions(trx, [id]);
+      return updated;
+    }
+    const series = await reload(trx, occurrence.series_id);
+    if (!canEditPost(viewer, 'tribe_events', series)) throw forbidden(true);
+    if (scope === 'all') {
+      if (scheduleSent(input)) throw invalidParams({ recurrence_scope: MOVE_NEEDS_SERIES(occurrence.series_id) });
+      await updateSeriesRecord(trx, viewer, series, { ...input, recurrence_scope: 'all' }, rec);
+      return occurrenceOrSeries(trx, id, occurrence.series_id);
+    }
+    // following: the first occurrence's "following" is the whole series.
+    if (occurrence.original_start <= series.start_local) {
+      await updateSeriesRecord(trx, viewer, series, { ...input, recurrence_scope: 'all' }, rec);
+      return occurrenceOrSeries(trx, id, occurrence.series_id);
+    }
+    if (input.recurrence !== undefined && isClearingRecurrence(input.recurrence)) throw invalidParams({ recurrence: 'A split series needs rules: send recurrence lines, or none to keep the rules.' });
+    const newId = await split(trx, series, occurrence.original_start, rec);
+    const [created] = await eventsStore.findEventsByIds(trx, [newId]);
+    // The changes sent apply to the new series (the occurrence's own id stays with it).
+    const withDates = scheduleSent(input) ? input : { ...input, start_date: undefined, end_date: undefined };
+    await updateSeriesRecord(trx, viewer, created!, { ...withDates, recurrence: undefined, recurrence_scope: 'all' }, undefined);
+    return occurrenceOrSeries(trx, id, newId);
+  }
+
+  /**
+   * Split a series at a generated start `at`: the old series ends before it, a new series (a copy,
+   * starting at that occurrence) continues with the same rules (COUNT reduced) or `rec`, and the
+   * occurrences from `at` on move to it with their ids. Returns the new series' id.
+   */
+  async function split(trx: Executor, series: EventRecord, at: string, rec: Recurrence | undefined): Promise<number> {
+    const seriesId = Number(series.id);
+    const row = await seriesRowOf(trx, seriesId);
+    const old = parseRecurrence(row.rules);
+    const first = { start_local: series.start_local, end_local: series.end_local, timezone: series.timezone, all_day: Number(series.all_day) === 1 };
+    const generated = expandOccurrences(old, first, `${at.slice(0, 10)} 23:59:59`).find((o) => o.start_local === at);
+    const sched = generated ?? { start_local: at, end_local: at, start_utc: series.start_utc, end_utc: series.start_utc };
+    const nowLocal = clock.nowLocal();
+    const nowGmt = clock.nowGmt();
+    const slug = await uniqueSlug(series.slug || 'event', (c) => postsStore.isSlugTaken(trx, EVENT_SLUG_TYPES, c));
+    const newId = await postsStore.insertPost(trx, {
+      type: SERIES_TYPE,
+      author_id: Number(series.author_id),
+      status: series.status,
+      title: series.title,
+      content: series.content,
+      excerpt: series.excerpt,
+      slug,
+      date_local: series.date_local,
+      date_gmt: series.date_gmt,
+      modified_local: nowLocal,
+      modified_gmt: nowGmt,
+      image_id: series.image_id === null ? null : Number(series.image_id),
+    });
+    await eventsStore.insertEventDetails(trx, {
+      post_id: newId,
+      start_local: sched.start_local,
+      end_local: sched.end_local,
+      start_utc: sched.start_utc,
+      end_utc: sched.end_utc,
+      timezone: series.timezone,
+      all_day: Number(series.all_day),
+      cost: series.cost,
+      currency_symbol: series.currency_symbol,
+      currency_position: series.currency_position,
+      website: series.website,
+      show_map: Number(series.show_map),
+      show_map_link: Number(series.show_map_link),
+      hide_from_listings: 1,
+      sticky: Number(series.sticky),
+      featured: Number(series.featured),
+      venue_id: series.venue_id === null ? null : Number(series.venue_id),
+    });
+    const organizers = (await eventsStore.organizerLinksOf(trx, [seriesId])).map((l) => Number(l.organizer_id));
+    if (organizers.length) await eventsStore.setEventOrganizers(trx, newId, organizers);
+    await eventsStore.addEventTerms(trx, newId, await termIdsOf(trx, seriesId));
+    await recurrenceStore.insertSeries(trx, {
+      post_id: newId,
+      rules: rec ? rec.lines : rulesContinuingFrom(old, first, at),
+      horizon_local: at,
+      complete: false,
+      hide_from_listings: row.hide_from_listings,
+    });
+    await recurrenceStore.updateSeries(trx, seriesId, { rules: rulesEndingBefore(old, at, series.timezone, first.all_day) });
+    const moving = (await recurrenceStore.occurrencesOf(trx, seriesId)).filter((o) => o.original_start >= at).map((o) => o.post_id);
+    await recurrenceStore.moveOccurrences(trx, moving, newId);
+    await postsStore.updatePost(trx, seriesId, { modified_local: nowLocal, modified_gmt: nowGmt });
+    await materialise(trx, seriesId, seriesDeps, { rewrite: false });
+    return newId;
+  }
+
+  /** Trash a series with all its occurrences. */
+  async function trashSeries(trx: Executor, series: EventRecord): Promise<EventRecord> {
+    const id = Number(series.id);
+    if (series.status !== 'trash') {
+      await postsStore.updatePost(trx, id, { status: 'trash', pre_trash_status: series.status, modified_local: clock.nowLocal(), modified_gmt: clock.nowGmt() });
+    }
+    const occurrences = await recurrenceStore.occurrencesOf(trx, id);
+    await recurrenceStore.trashOccurrences(trx, occurrences.filter((o) => o.status !== 'trash').map((o) => o.post_id), clock.nowLocal(), clock.nowGmt());
+    return reload(trx, id);
+  }
+
+  /** Trash one event record (the original's DELETE). */
+  async function trashRecord(trx: Executor, record: EventRecord): Promise<EventRecord> {
+    const id = Number(record.id);
+    await postsStore.updatePost(trx, id, {
+      status: 'trash',
+      pre_trash_status: record.status,
+      modified_local: clock.nowLocal(),
+      modified_gmt: clock.nowGmt(),
+    });
+    await termsStore.recountTerms(
+      trx,
+      (await eventsStore.termLinksOf(trx, [id])).map((l) => Number(l.term_id)),
+    );
+    return reload(trx, id);
+  }
+
   const service: EventService = {
     async findById(id) {
       // The record as of the current data revision: kept for that revision (read the revision
@@ -475,7 +783,9 @@ export function createEventService(deps: EventServiceDeps): EventService {
       // like venues and organizers; a live one only to its own slug.
       const trashed = slug.endsWith(TRASHED_SUFFIX) && slug.length > TRASHED_SUFFIX.length;
       const base = trashed ? slug.slice(0, -TRASHED_SUFFIX.length) : slug;
-      const id = await postsStore.findPostIdBySlug(db, 'tribe_events', sanitizeSlug(base) || base);
+      const wanted = sanitizeSlug(base) || base;
+      // A recurring event's series answers to its slug too (issue 15).
+      const id = (await postsStore.findPostIdBySlug(db, 'tribe_events', wanted)) ?? (await postsStore.findPostIdBySlug(db, SERIES_TYPE, wanted));
       if (id === undefined) return undefined;
       const [row] = await eventsStore.findEventsByIds(db, [id]);
       return row && (row.status === 'trash') === trashed ? id : undefined;
@@ -483,11 +793,12 @@ export function createEventService(deps: EventServiceDeps): EventService {
 
     async isOtherPostType(id) {
       const type = await postsStore.postTypeOf(db, id);
-      return type !== undefined && type !== 'tribe_events';
+      return type !== undefined && type !== 'tribe_events' && type !== SERIES_TYPE;
     },
 
     async isEventId(id) {
-      return (await postsStore.postTypeOf(db, id)) === 'tribe_events';
+      const type = await postsStore.postTypeOf(db, id);
+      return type === 'tribe_events' || type === SERIES_TYPE;
     },
 
     async represent(records, viewer, context, links) {
@@ -500,6 +811,8 @@ export function createEventService(deps: EventServiceDeps): EventService {
     },
 
     async create(viewer, input) {
+      // A recurring event (issue 15): a series post, and its occurrences as events.
+      const rec = input.recurrence === undefined || isClearingRecurrence(input.recurrence) ? undefined : parseRecurrence(input.recurrence);
       return writeTransaction(db, async (trx) => {
         const sched = schedule(input, null);
         const nowGmt = clock.nowGmt();
@@ -510,10 +823,10 @@ export function createEventService(deps: EventServiceDeps): EventService {
         const unpublished = status === 'draft' || status === 'pending' || status === 'auto-draft';
         const title = html(viewer, input.title ?? '');
         const base = sanitizeSlug(isEmptyValue(input.slug) ? title : (input.slug as string)) || 'event';
-        const slug = await uniqueSlug(base, (c) => postsStore.isSlugTaken(trx, 'tribe_events', c));
+        const slug = await uniqueSlug(base, (c) => postsStore.isSlugTaken(trx, EVENT_SLUG_TYPES, c));
         const { venue, organizers } = await linkedIds(trx, viewer, input);
         const id = await postsStore.insertPost(trx, {
-          type: 'tribe_events',
+          type: rec ? SERIES_TYPE : 'tribe_events',
           author_id: input.author ?? viewer.id,
           status,
           title,
@@ -533,7 +846,8 @@ export function createEventService(deps: EventServiceDeps): EventService {
           website: isEmptyValue(input.website) ? null : String(input.website).trim(),
           show_map: input.show_map ? 1 : 0,
           show_map_link: input.show_map_link ? 1 : 0,
-          hide_from_listings: input.hide_from_listings ? 1 : 0,
+          // A series is never listed itself (its occurrences are): its own flag is kept with its rules.
+          hide_from_listings: rec || input.hide_from_listings ? 1 : 0,
           sticky: input.sticky ? 1 : 0,
           featured: input.featured ? 1 : 0,
           venue_id: venue?.[0] ?? null,
@@ -541,6 +855,11 @@ export function createEventService(deps: EventServiceDeps): EventService {
         if (organizers?.length) await eventsStore.setEventOrganizers(trx, id, organizers);
         // A new event only adds links: a published one adds one to each of its terms' counts.
         const linkedTerms = await assignTerms(trx, viewer, id, input);
+        if (rec) {
+          await recurrenceStore.insertSeries(trx, { post_id: id, rules: rec.lines, horizon_local: sched.start_local, complete: false, hide_from_listings: input.hide_from_listings ? 1 : 0 });
+          await materialise(trx, id, seriesDeps, { rewrite: false });
+          return reload(trx, id);
+        }
         if (status === 'publish') await termsStore.adjustTermCounts(trx, linkedTerms, 1);
         const created = await reload(trx, id);
         linksWritten.set(created, { organizers: organizers ?? [], terms: linkedTerms });
@@ -549,73 +868,69 @@ export function createEventService(deps: EventServiceDeps): EventService {
     },
 
     async update(viewer, record, input) {
+      const rec = input.recurrence === undefined || isClearingRecurrence(input.recurrence) ? undefined : parseRecurrence(input.recurrence);
       return writeTransaction(db, async (trx) => {
-        const id = Number(record.id);
-        const nowGmt = clock.nowGmt();
-        const nowLocal = clock.nowLocal();
-        const schedTouched = input.start_date !== undefined || input.end_date !== undefined || input.all_day !== undefined || !isEmptyValue(input.timezone);
-        const sched = schedTouched ? schedule(input, record) : {};
-        const post: Record<string, unknown> = { modified_local: nowLocal, modified_gmt: nowGmt };
-        if (input.title !== undefined) post.title = html(viewer, input.title);
-        if (input.description !== undefined) post.content = html(viewer, input.description);
-        if (input.excerpt !== undefined) post.excerpt = html(viewer, input.excerpt);
-        if (input.author !== undefined) post.author_id = input.author;
-        if (input.slug !== undefined && !isEmptyValue(input.slug)) {
-          const base = sanitizeSlug(input.slug) || record.slug;
-          post.slug = await uniqueSlug(base, (c) => postsStore.isSlugTaken(trx, 'tribe_events', c, id));
+        if (record.type === SERIES_TYPE) return updateSeriesRecord(trx, viewer, record, input, rec);
+        // Only records with a parent can be occurrences: single events cost nothing more.
+        if (Number(record.parent_id) !== 0) {
+          const occurrence = await recurrenceStore.occurrenceOf(trx, Number(record.id));
+          if (occurrence) return updateOccurrence(trx, viewer, record, occurrence, input, rec);
         }
-        const pub = publicationDate(input);
-        if (pub) Object.assign(post, pub);
-        let status = record.status;
-        if (input.status !== undefined && input.status !== '') status = scaleBackStatus(viewer, input.status);
-        const dateGmt = (post.date_gmt as string | undefined) ?? record.date_gmt;
-        if (status !== record.status || pub) status = applyScheduling(status, dateGmt === ZERO_DATE ? nowGmt : dateGmt, nowGmt);
-        if (status !== record.status) {
-          post.status = status;
-          if (record.status === 'trash') post.pre_trash_status = '';
-          if ((status === 'publish' || status === 'future' || status === 'private') && record.date_gmt === ZERO_DATE && !pub) {
-            post.date_gmt = nowGmt;
-            post.date_local = nowLocal;
-          }
-        }
-        if (input.image !== undefined) post.image_id = await deps.images.idFor(trx, input.image, viewer);
-        await postsStore.updatePost(trx, id, post);
-
-        const details: Record<string, unknown> = { ...sched };
-        if (input.cost !== undefined) Object.assign(details, costColumns(input.cost));
-        if (input.website !== undefined) details.website = isEmptyValue(input.website) ? '' : String(input.website).trim();
-        for (const flag of ['show_map', 'show_map_link', 'hide_from_listings', 'sticky', 'featured'] as const) {
-          if (input[flag] !== undefined) details[flag] = input[flag] ? 1 : 0;
-        }
-        const { venue, organizers } = await linkedIds(trx, viewer, input);
-        if (input.venue !== undefined && input.venue !== null) details.venue_id = venue?.[0] ?? null;
-        await eventsStore.updateEventDetails(trx, id, details);
-        if (organizers !== undefined) await eventsStore.setEventOrganizers(trx, id, organizers);
-
-        const changedTerms = await assignTerms(trx, viewer, id, input);
-        if (status !== record.status) {
-          for (const l of await eventsStore.termLinksOf(trx, [id])) changedTerms.push(Number(l.term_id));
-        }
-        await termsStore.recountTerms(trx, changedTerms);
-        return reload(trx, id);
+        if (input.recurrence_scope !== undefined && input.recurrence_scope !== 'all') throw invalidParams({ recurrence_scope: SCOPE_ON_OCCURRENCES });
+        const updated = await updateRecord(trx, viewer, record, input);
+        return rec ? convertToSeries(trx, updated, rec) : updated;
       });
     },
 
-    async trash(record) {
+    async trash(record, scope, viewer) {
       return writeTransaction(db, async (trx) => {
-        const id = Number(record.id);
-        await postsStore.updatePost(trx, id, {
-          status: 'trash',
-          pre_trash_status: record.status,
-          modified_local: clock.nowLocal(),
-          modified_gmt: clock.nowGmt(),
-        });
-        await termsStore.recountTerms(
-          trx,
-          (await eventsStore.termLinksOf(trx, [id])).map((l) => Number(l.term_id)),
-        );
-        return reload(trx, id);
+        if (record.type === SERIES_TYPE) {
+          if (scope !== undefined && scope !== 'all') throw invalidParams({ recurrence_scope: SCOPE_ON_OCCURRENCES });
+          return trashSeries(trx, record);
+        }
+        const occurrence = Number(record.parent_id) !== 0 ? await recurrenceStore.occurrenceOf(trx, Number(record.id)) : undefined;
+        if (!occurrence) {
+          if (scope !== undefined && scope !== 'all') throw invalidParams({ recurrence_scope: SCOPE_ON_OCCURRENCES });
+          return trashRecord(trx, record);
+        }
+        // The whole series or its end: the caller must be allowed to delete the series itself.
+        if (scope !== undefined && scope !== 'this' && viewer && !canDeletePost(viewer, 'tribe_events', await reload(trx, occurrence.series_id))) throw forbidden(true);
+        if (scope === 'all') {
+          await trashSeries(trx, await reload(trx, occurrence.series_id));
+          return reload(trx, Number(record.id));
+        }
+        if (scope === 'following') {
+          const series = await reload(trx, occurrence.series_id);
+          if (occurrence.original_start <= series.start_local) {
+            await trashSeries(trx, series);
+            return reload(trx, Number(record.id));
+          }
+          const row = await seriesRowOf(trx, occurrence.series_id);
+          const rec = parseRecurrence(row.rules);
+          await recurrenceStore.updateSeries(trx, occurrence.series_id, { rules: rulesEndingBefore(rec, occurrence.original_start, series.timezone, Number(series.all_day) === 1) });
+          const following = (await recurrenceStore.occurrencesOf(trx, occurrence.series_id)).filter((o) => o.original_start >= occurrence.original_start);
+          // Kept as trashed exceptions (not deleted): their ids answer 403 "no longer available".
+          await recurrenceStore.markExceptions(trx, following.map((o) => o.post_id));
+          await recurrenceStore.trashOccurrences(trx, following.filter((o) => o.status !== 'trash').map((o) => o.post_id), clock.nowLocal(), clock.nowGmt());
+          await postsStore.updatePost(trx, occurrence.series_id, { modified_local: clock.nowLocal(), modified_gmt: clock.nowGmt() });
+          await materialise(trx, occurrence.series_id, seriesDeps, { rewrite: false });
+          return reload(trx, Number(record.id));
+        }
+        // this (default): an exception, never generated again.
+        await recurrenceStore.markExceptions(trx, [Number(record.id)]);
+        return trashRecord(trx, record);
       });
+    },
+
+    occurrenceOn(seriesId, day) {
+      return recurrenceStore.occurrenceIdOn(db, seriesId, day);
+    },
+
+    async seriesDetails(seriesId) {
+      const row = (await recurrenceStore.findSeries(db, [seriesId])).get(seriesId);
+      if (!row) return undefined;
+      const exceptions = (await recurrenceStore.occurrencesOf(db, seriesId)).filter((o) => o.exception).map((o) => ({ id: o.post_id, original_start: o.original_start, status: o.status }));
+      return { rules: row.rules, horizon: row.horizon_local, exceptions };
     },
 
     defaultWindow() {

@@ -72,6 +72,7 @@ export function createServices(config: Config, store: Store): Services {
     organizers,
     categories,
     tags,
+    recurrenceHorizonMonths: config.recurrenceHorizonMonths,
   });
   const answers = createAnswerBudget(config.responseMemoryBytes);
   return { config, store, links, linksFor, clock, users: createUserService(store), images, venues, organizers, categories, tags, events, answers, versions: createVersionService(store) };

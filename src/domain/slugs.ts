@@ -151,7 +151,7 @@ export const RESERVED_POST_SLUGS: readonly string[] = ['feed', 'rdf', 'rss', 'rs
  * WordPress `_truncate_post_slug()`: an ASCII slug is cut at `length`; an encoded one is decoded
  * and encoded again within `length` bytes, so no character is cut.
  */
-function truncateSlug(slug: string, length: number): string {
+export function truncateSlug(slug: string, length: number): string {
   let out = slug;
   if (slug.length > length) {
     let decoded = slug;

@@ -36,11 +36,32 @@ export interface FeedOptions {
   siteUrl: string;
   /** X-WR-CALDESC */
   description?: string;
+  /**
+   * Recurring events (issue 15) by series id: occurrences of these series are written as their
+   * series' one VEVENT (RRULE/RDATE/EXDATE) plus an override per occurrence edited alone.
+   */
+  series?: ReadonlyMap<number, SeriesFeed>;
+}
+
+/** A series as a feed writes it (issue 15). */
+export interface SeriesFeed {
+  /** the series' representation (its first occurrence's schedule) */
+  series: PublicEvent;
+  /** RRULE, RDATE and EXDATE lines for it (`icsRecurrenceLines`) */
+  lines: string[];
+  /** occurrences edited one by one, with their generated start (RECURRENCE-ID) */
+  overrides: Array<{ event: PublicEvent; originalStart: string }>;
+}
+
+/** An occurrence's series id, when the event is one (its representation says so). */
+function seriesIdOf(e: PublicEvent): number | undefined {
+  const id = (e as PublicEvent & { recurring_event_id?: number }).recurring_event_id;
+  return typeof id === 'number' ? id : undefined;
 }
 
 /** Which zones have a VTIMEZONE (kept: the answer never changes while the process runs). */
 const vtimezoneKnown = new Map<string, boolean>();
-function hasVtimezone(tz: string): boolean {
+export function hasVtimezone(tz: string): boolean {
   let known = vtimezoneKnown.get(tz);
   if (known === undefined) {
     // 'UTC' maps to Etc/UTC there (another TZID): UTC times are written as UTC instead.
@@ -84,7 +105,8 @@ export function icalendar(events: PublicEvent[], options: FeedOptions): string {
     ttl: REFRESH_SECONDS,
   });
   const stamp = new Date();
-  for (const e of events) {
+  const written = new Set<number>();
+  const addEvent = (e: PublicEvent, extra: { uidId?: number; repeating?: string; recurrenceId?: string } = {}) => {
     const venue = Array.isArray(e.venue) ? undefined : e.venue;
     const organizer = e.organizer.find((o) => o.email);
     const inZone = !e.all_day && hasVtimezone(e.timezone);
@@ -93,7 +115,17 @@ export function icalendar(events: PublicEvent[], options: FeedOptions): string {
     const end = e.all_day ? DateTime.fromISO(e.end_date.slice(0, 10), { zone: 'utc' }).plus({ days: 1 }) : utc(e.utc_end_date);
     const address = venue ? venueAddress(venue) : '';
     cal.createEvent({
-      id: eventUid(e.id, options.siteUrl),
+      id: eventUid(extra.uidId ?? e.id, options.siteUrl),
+      ...(extra.repeating ? { repeating: extra.repeating } : {}),
+      ...(extra.recurrenceId
+        ? {
+            recurrenceId: e.all_day
+              ? DateTime.fromISO(extra.recurrenceId.slice(0, 10), { zone: 'utc' })
+              : inZone
+                ? DateTime.fromSQL(extra.recurrenceId, { zone: e.timezone })
+                : DateTime.fromSQL(extra.recurrenceId, { zone: e.timezone || 'utc' }).toUTC(),
+          }
+        : {}),
       sequence: eventSequence(e.modified_utc),
       stamp,
       start,
@@ -117,6 +149,19 @@ export function icalendar(events: PublicEvent[], options: FeedOptions): string {
       // ORGANIZER is a calendar user address: written for an organizer with an e-mail address.
       ...(organizer?.email ? { organizer: { name: plainText(organizer.organizer), email: organizer.email } } : {}),
     });
+  };
+  for (const e of events) {
+    const seriesId = seriesIdOf(e);
+    const feed = seriesId === undefined ? undefined : options.series?.get(seriesId);
+    if (!feed) {
+      addEvent(e);
+      continue;
+    }
+    // The series once (UID of the series id), with its overrides: the occurrence is among them.
+    if (written.has(seriesId!)) continue;
+    written.add(seriesId!);
+    addEvent(feed.series, { repeating: `${feed.lines.join('\r\n')}\r\n` });
+    for (const o of feed.overrides) addEvent(o.event, { uidId: seriesId!, recurrenceId: o.originalStart });
   }
   // X-WR-TIMEZONE among the calendar's properties (before its components, as RFC 5545 orders them).
   const text = cal.toString().replace(/(\r\nX-WR-CALNAME:[^\r]*(?:\r\n [^\r]*)*)/, `$1\r\nX-WR-TIMEZONE:${options.timezone}`);

@@ -34,6 +34,7 @@ import { answerConditional, etagOfBody, registerConditional } from './conditiona
 import { ADMIN_NAMESPACE, adminRoutes } from './routes/admin-webhooks.js';
 import { createWebhookService, type WebhookService } from '../webhooks/service.js';
 import { pollIntervalMs, startWebhookWorker, type WebhookWorker } from '../webhooks/worker.js';
+import { startHorizonJob, type HorizonJob } from '../recurrence/horizon.js';
 import { jsonBody } from '../domain/serialized.js';
 import { sitePageHtml } from './site-page.js';
 import { registerCalendarPages } from '../pages/routes.js';
@@ -53,6 +54,8 @@ export interface BuiltApp {
   webhooks: WebhookService;
   /** The background webhook worker (undefined when `webhooks: false`). */
   webhookWorker?: WebhookWorker;
+  /** The job extending recurring events' occurrences (issue 15). */
+  horizonJob: HorizonJob;
   /** Stop the server, then close the store; `progress` hears each step as it starts. */
   close(progress?: (step: string) => void): Promise<void>;
 }
@@ -193,6 +196,9 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
     });
     app.addHook('onClose', async () => webhookWorker.stop());
   }
+  // Recurring events (issue 15): occurrences are kept generated RECURRENCE_HORIZON_MONTHS ahead.
+  const horizonJob = startHorizonJob(services, app.log);
+  app.addHook('onClose', async () => horizonJob.stop());
   // A request that arrives must see every write acknowledged before it, by this process or another
   // (SQLite: the feed looks for other connections' commits once per request; change-feed.ts).
   const feed = feedOf(store.db);
@@ -347,6 +353,7 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
     services,
     store,
     webhooks,
+    horizonJob,
     ...(webhookWorker ? { webhookWorker } : {}),
     async close(progress?: (step: string) => void) {
       await app.close();

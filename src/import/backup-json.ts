@@ -24,7 +24,7 @@ export const EXPORT_FORMAT = 'events-calendar-export';
 export const EXPORT_VERSION = 1;
 
 /** Tables of the export, in an order that satisfies foreign keys on restore, and their sort keys. */
-const TABLES: Array<{ table: keyof Database; order: string[] }> = [
+const TABLES: Array<{ table: keyof Database; order: string[]; optional?: true }> = [
   { table: 'users', order: ['id'] },
   { table: 'images', order: ['id'] },
   { table: 'terms', order: ['id'] },
@@ -34,10 +34,13 @@ const TABLES: Array<{ table: keyof Database; order: string[] }> = [
   { table: 'organizers', order: ['post_id'] },
   { table: 'event_organizers', order: ['event_id', 'position'] },
   { table: 'event_terms', order: ['event_id', 'term_id'] },
+  // Recurring events (issue 15); exports made before them have none.
+  { table: 'event_series', order: ['post_id'], optional: true },
+  { table: 'event_occurrences', order: ['post_id'], optional: true },
 ];
 
 /** Columns that hold numbers (PostgreSQL answers some aggregates and numerics as text). */
-const NUMERIC = new Set(['id', 'post_id', 'author_id', 'parent_id', 'image_id', 'venue_id', 'event_id', 'organizer_id', 'term_id', 'position', 'count', 'width', 'height', 'all_day', 'show_map', 'show_map_link', 'hide_from_listings', 'sticky', 'featured', 'geo_lat', 'geo_lng']);
+const NUMERIC = new Set(['id', 'post_id', 'author_id', 'parent_id', 'image_id', 'venue_id', 'event_id', 'organizer_id', 'term_id', 'position', 'count', 'width', 'height', 'all_day', 'show_map', 'show_map_link', 'hide_from_listings', 'sticky', 'featured', 'geo_lat', 'geo_lng', 'series_id', 'complete', 'exception']);
 
 export interface CalendarExport {
   format: typeof EXPORT_FORMAT;
@@ -67,8 +70,8 @@ export async function exportCalendar(services: Services): Promise<CalendarExport
   return { format: EXPORT_FORMAT, version: EXPORT_VERSION, exported_gmt: new Date().toISOString().slice(0, 19).replace('T', ' '), tables };
 }
 
-/** Read and check an export file. */
-function readExport(file: string): CalendarExport {
+/** Read and check an export file (exports made before recurring events lack their two tables). */
+export function readExport(file: string): CalendarExport {
   let doc: CalendarExport;
   try {
     doc = JSON.parse(readFileSync(file, 'utf8'));
@@ -77,7 +80,7 @@ function readExport(file: string): CalendarExport {
   }
   if (doc?.format !== EXPORT_FORMAT || typeof doc.tables !== 'object') throw new ImportError(`${file} is not an export of this service (events-calendar export --format json)`);
   if (doc.version !== EXPORT_VERSION) throw new ImportError(`${file} is export version ${doc.version}; this version reads ${EXPORT_VERSION}`);
-  for (const { table } of TABLES) if (!Array.isArray(doc.tables[table])) throw new ImportError(`${file} has no ${table} table`);
+  for (const { table, optional } of TABLES) if (!optional && !Array.isArray(doc.tables[table])) throw new ImportError(`${file} has no ${table} table`);
   return doc;
 }
 
@@ -92,10 +95,12 @@ export async function restoreCalendar(services: Services, file: string): Promise
     }
     const counts: Record<string, number> = {};
     for (const { table } of TABLES) {
-      let rows = doc.tables[table]!;
+      const given = doc.tables[table];
+      if (given === undefined) continue;
+      let rows = given;
       if (table === 'users') rows = await usersToInsert(trx, rows);
       for (let i = 0; i < rows.length; i += 200) await trx.insertInto(table as 'posts').values(rows.slice(i, i + 200) as never).execute();
-      counts[table] = doc.tables[table]!.length;
+      counts[table] = given.length;
     }
     for (const table of ['users', 'images', 'terms', 'posts'] as const) await bumpIdSequence(trx, table);
     // Every record is new to running servers: one reset instead of a note per row.

@@ -18,6 +18,9 @@ import { eventValidators } from '../domain/events.js';
 import { ANONYMOUS } from '../domain/permissions.js';
 import type { Services } from '../domain/services.js';
 import { sanitizeSlug } from '../domain/slugs.js';
+import { SERIES_TYPE } from '../domain/events.js';
+import { icsRecurrenceLines, parseRecurrence } from '../domain/recurrence.js';
+import { hasVtimezone, type SeriesFeed } from '../feeds/ical.js';
 
 /** An event as the API's public representation holds it (the fields the pages and feeds read). */
 export interface PublicEvent {
@@ -98,6 +101,8 @@ export interface EventFilter {
   venue?: number[];
   organizer?: number[];
   featured?: boolean;
+  /** the occurrences of this recurring event's series (issue 15) */
+  series?: number;
 }
 
 export interface EventsPage {
@@ -131,6 +136,12 @@ export interface Calendar {
   byIds(ids: number[]): Promise<PublicEvent[]>;
   /** The published event with this slug, with its JSON-LD, or undefined. */
   event(slug: string): Promise<PublicEvent | undefined>;
+  /** Recurring events (issue 15): the published occurrence of the series with this slug on this day. */
+  occurrence(slug: string, day: string): Promise<PublicEvent | undefined>;
+  /** Recurring events (issue 15): the published series with this slug (its representation). */
+  series(slug: string): Promise<PublicEvent | undefined>;
+  /** Recurring events (issue 15): how feeds write the series of these occurrences (public ones only). */
+  seriesFeeds(events: PublicEvent[]): Promise<Map<number, SeriesFeed>>;
   venue(slug: string): Promise<PublicVenue | undefined>;
   organizer(slug: string): Promise<PublicOrganizer | undefined>;
   term(taxonomy: 'category' | 'tag', slug: string): Promise<PublicTerm | undefined>;
@@ -160,6 +171,7 @@ export function createCalendar(services: Services): Calendar {
     if (f.venue?.length) out.venue = f.venue;
     if (f.organizer?.length) out.organizer = f.organizer;
     if (f.featured !== undefined) out.featured = f.featured;
+    if (f.series !== undefined) out.post_parent = f.series;
     return out;
   };
 
@@ -221,6 +233,55 @@ export function createCalendar(services: Services): Calendar {
       if (!record || record.status === 'trash' || !canReadEvent(ANONYMOUS, record)) return undefined;
       const [json] = await events.represent([record], ANONYMOUS, 'single', links);
       return json as unknown as PublicEvent | undefined;
+    },
+
+    async series(slug) {
+      const id = await events.findIdBySlug(slug);
+      const record = id === undefined ? undefined : await events.findById(id);
+      if (!record || record.type !== SERIES_TYPE || record.status === 'trash' || !canReadEvent(ANONYMOUS, record)) return undefined;
+      const [json] = await events.represent([record], ANONYMOUS, 'single', links);
+      return json as unknown as PublicEvent | undefined;
+    },
+
+    async occurrence(slug, day) {
+      const seriesId = await events.findIdBySlug(slug);
+      const series = seriesId === undefined ? undefined : await events.findById(seriesId);
+      if (!series || series.type !== SERIES_TYPE) return undefined;
+      const id = await events.occurrenceOn(seriesId!, day);
+      const record = id === undefined ? undefined : await events.findById(id);
+      if (!record || record.status === 'trash' || !canReadEvent(ANONYMOUS, record)) return undefined;
+      const [json] = await events.represent([record], ANONYMOUS, 'single', links);
+      return json as unknown as PublicEvent | undefined;
+    },
+
+    async seriesFeeds(list) {
+      const out = new Map<number, SeriesFeed>();
+      const ids = new Set<number>();
+      for (const e of list) {
+        const id = (e as PublicEvent & { recurring_event_id?: number }).recurring_event_id;
+        if (typeof id === 'number') ids.add(id);
+      }
+      for (const id of ids) {
+        const record = await events.findById(id);
+        const details = await events.seriesDetails(id);
+        // A series anonymous visitors may not read: its occurrences are written one by one.
+        if (!record || !details || record.status === 'trash' || !canReadEvent(ANONYMOUS, record)) continue;
+        const [json] = await events.represent([record], ANONYMOUS, 'list', links);
+        const shown = details.exceptions.filter((x) => x.status === 'publish').map((x) => x.id);
+        const shownJson = shown.length ? ((await events.list(ANONYMOUS, { page: 1, per_page: shown.length, include: shown, range: {} }, links)).events as unknown as PublicEvent[]) : [];
+        const byId = new Map(shownJson.map((e) => [e.id, e]));
+        const overrides: SeriesFeed['overrides'] = [];
+        const removed: string[] = [];
+        for (const x of details.exceptions) {
+          const event = byId.get(x.id);
+          if (event) overrides.push({ event, originalStart: x.original_start });
+          else removed.push(x.original_start);
+        }
+        const first = { start_local: record.start_local, end_local: record.end_local, timezone: record.timezone, all_day: Number(record.all_day) === 1 };
+        const lines = icsRecurrenceLines(parseRecurrence(details.rules), first, details.horizon, removed, !first.all_day && hasVtimezone(record.timezone));
+        out.set(id, { series: json as unknown as PublicEvent, lines, overrides });
+      }
+      return out;
     },
 
     async venue(slug) {

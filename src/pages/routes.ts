@@ -20,7 +20,7 @@ import { wallToUtc } from '../domain/dates.js';
 import { answerConditional, etagOf, isNotModified, type Validators } from '../http/conditional.js';
 import type { Services } from '../domain/services.js';
 import { storeFault } from '../store/faults.js';
-import { icalendar, ICAL_CONTENT_TYPE } from '../feeds/ical.js';
+import { icalendar, ICAL_CONTENT_TYPE, type SeriesFeed } from '../feeds/ical.js';
 import { createCalendar, isPageNotFound, type EventFilter, type PublicEvent } from './calendar.js';
 import { plainText } from './html.js';
 import { createViews, STYLESHEET, STYLESHEET_PATH, type PageMeta, type Subscription } from './views.js';
@@ -28,7 +28,16 @@ import { createViews, STYLESHEET, STYLESHEET_PATH, type PageMeta, type Subscript
 /** What a page or feed request answers: a page, a feed, or not found. */
 export type Answer =
   | { kind: 'html'; status: number; body: string }
-  | { kind: 'ical'; events: PublicEvent[]; name: string; filename: string }
+  | {
+      kind: 'ical';
+      events: PublicEvent[];
+      name: string;
+      filename: string;
+      /** one event's own .ics: an occurrence stays that occurrence (no series, issue 15) */
+      single?: boolean;
+      /** the series of recurring events' occurrences, filled in before writing (issue 15) */
+      series?: Map<number, SeriesFeed>;
+    }
   | { kind: 'not-found' };
 
 type Query = Record<string, unknown>;
@@ -184,10 +193,12 @@ export function registerCalendarPages(app: FastifyInstance, services: Services):
     );
   }
 
-  async function eventAnswer(format: Format, slug: string): Promise<Answer> {
-    const e = await calendar.event(slug);
+  async function eventAnswer(format: Format, slug: string, day?: string): Promise<Answer> {
+    // `/event/{slug}/{YYYY-MM-DD}/`: an occurrence of a recurring event (issue 15).
+    if (day !== undefined && !/^\d{4}-\d{2}-\d{2}$/.test(day)) return { kind: 'not-found' };
+    const e = day === undefined ? await calendar.event(slug) : await calendar.occurrence(slug, day);
     if (!e) return { kind: 'not-found' };
-    if (format !== 'html') return { kind: 'ical', events: [e], name: config.siteName, filename: `${slugFile(e.slug)}.ics` };
+    if (format !== 'html') return { kind: 'ical', events: [e], name: config.siteName, filename: `${slugFile(e.slug)}.ics`, single: true };
     // The page depends on the representation alone: kept per (kept) representation object.
     const kept = eventPages.get(e);
     if (kept !== undefined) return html(kept);
@@ -286,6 +297,8 @@ export function registerCalendarPages(app: FastifyInstance, services: Services):
       // Only a 200 carries these validators, so a client that has them had a 200 for this URL.
       if (isNotModified(req, validators) && answerConditional(req, reply, validators)) return reply;
       answer = await compute();
+      // Recurring events (issue 15): a feed writes each series once, with its exceptions.
+      if (answer.kind === 'ical' && !answer.single) answer = { ...answer, series: await calendar.seriesFeeds(answer.events) };
     } catch (err) {
       if (isPageNotFound(err)) answer = { kind: 'not-found' };
       else {
@@ -304,7 +317,13 @@ export function registerCalendarPages(app: FastifyInstance, services: Services):
     }
     if (validators) answerConditional(req, reply, validators);
     // A feed: never negotiated (calendar clients send no Accept), always text/calendar.
-    const text = icalendar(answer.events, { name: answer.name, timezone: config.timezone, siteUrl: site, description: `Events of ${config.siteName}` });
+    const text = icalendar(answer.events, {
+      name: answer.name,
+      timezone: config.timezone,
+      siteUrl: site,
+      description: `Events of ${config.siteName}`,
+      ...(answer.series ? { series: answer.series } : {}),
+    });
     return reply
       .code(200)
       .header('content-type', ICAL_CONTENT_TYPE)
@@ -351,6 +370,23 @@ export function registerCalendarPages(app: FastifyInstance, services: Services):
   page('/events/tag/:slug', (f, p, q) => termAnswer(f, 'tag', p.slug!, q, undefined));
   page('/events/tag/:slug/page/:page', (f, p, q) => termAnswer(f, 'tag', p.slug!, q, p.page));
   page('/event/:slug', (f, p) => eventAnswer(f, p.slug!));
+  // Recurring events (issue 15): one occurrence, and the series (its upcoming occurrences, its feed).
+  page('/event/:slug/:day', (f, p) => eventAnswer(f, p.slug!, p.day!));
+  const seriesPage: Handler = async (f, p, q) => {
+    const series = await calendar.series(p.slug!);
+    if (!series) return { kind: 'not-found' };
+    const title = plainText(series.title);
+    return listAnswer(f, q, p.page, {
+      path: `/event/${series.slug}/all/`,
+      filter: { series: series.id },
+      heading: title,
+      title,
+      intro: series.excerpt || series.description,
+      feedName: `${config.siteName} – ${title}`,
+    });
+  };
+  page('/event/:slug/all', seriesPage);
+  page('/event/:slug/all/page/:page', seriesPage);
   page('/venue/:slug', (f, p, q) => linkedAnswer(f, 'venue', p.slug!, q, undefined));
   page('/organizer/:slug', (f, p, q) => linkedAnswer(f, 'organizer', p.slug!, q, undefined));
 

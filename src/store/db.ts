@@ -15,7 +15,7 @@ import pg from 'pg';
 import { DEFAULT_MIGRATION_TABLE, Kysely, Migrator, PostgresDialect, SqliteDialect, sql, type Migration, type MigrationProvider, type SqliteDatabase } from 'kysely';
 import type { Database } from './schema.js';
 import { registerStoreDialect } from './revision.js';
-import { createPostgresFeed, createSqliteFeed, registerChangeFeed, type ChangeFeed } from './change-feed.js';
+import { createPostgresFeed, createSqliteFeed, registerChangeFeed } from './change-feed.js';
 import { createBackgroundReader, registerBackgroundReader } from './background-reader.js';
 import { openSqlite, type SqliteConnection, type SqliteStatement } from './sqlite-binding.js';
 import { isLostConnection, storeFault } from './faults.js';
@@ -28,6 +28,7 @@ import { uniqueSlugsMigration } from './migrations/006_unique_slugs.js';
 import { syncAndWebhooksMigration } from './migrations/007_sync_and_webhooks.js';
 import { importMapMigration } from './migrations/008_import_map.js';
 import { venueGeoIndexMigration } from './migrations/009_venue_geo_index.js';
+import { recurrenceMigration } from './migrations/010_recurrence.js';
 
 export type DialectName = 'sqlite' | 'postgres';
 
@@ -85,6 +86,7 @@ function migrations(dialect: DialectName): Record<string, Migration> {
     '007_sync_and_webhooks': syncAndWebhooksMigration(dialect),
     '008_import_map': importMapMigration(),
     '009_venue_geo_index': venueGeoIndexMigration(),
+    '010_recurrence': recurrenceMigration(),
   };
 }
 
@@ -383,14 +385,14 @@ async function postgresStore(url: string, options: OpenOptions): Promise<Store> 
     lastReportAt = now;
     logger?.warn({ err }, context);
   };
-  let feed: ChangeFeed | undefined;
-  resilientClients(pool, preparedStatements(), report, () => feed?.expectChanges());
   // COUNT(*) and other bigints arrive as strings; ids and counts fit in a JS number.
   pg.types.setTypeParser(20, (v) => Number(v));
   const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
   registerStoreDialect(db, 'postgres');
-  feed = createPostgresFeed(db);
+  const feed = createPostgresFeed(db);
   registerChangeFeed(db, feed);
+  // Before the first connection (Kysely and the feed connect on their first query).
+  resilientClients(pool, preparedStatements(), report, () => feed.expectChanges());
   const safeUrl = (() => {
     try {
       const u = new URL(url);

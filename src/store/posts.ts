@@ -6,7 +6,7 @@
  *   await isSlugTaken(db, 'tribe_venue', 'hall', id) // false
  */
 import { PostgresAdapter } from 'kysely';
-import type { Executor, NewPost, PostRow, PostType, PostUpdate } from './schema.js';
+import type { Executor, NewPost, PostRow, PostType, PostUpdate, StoredPostType } from './schema.js';
 import { noteChange, notePostBefore, recordTypeOfPost } from './changes.js';
 import { afterExplicitId, takeWantedId } from './import-context.js';
 import { storedIds } from './ranges.js';
@@ -37,7 +37,7 @@ export async function findPost(db: Executor, id: number): Promise<PostRow | unde
 }
 
 /** The type of the post with this id, or undefined. */
-export async function postTypeOf(db: Executor, id: number): Promise<PostType | undefined> {
+export async function postTypeOf(db: Executor, id: number): Promise<StoredPostType | undefined> {
   if (storedIds([id]).length === 0) return undefined;
   const row = await db.selectFrom('posts').select('type').where('id', '=', id).executeTakeFirst();
   return row?.type;
@@ -52,7 +52,7 @@ export async function existingIdsOfType(db: Executor, type: PostType, ids: numbe
 }
 
 /** Id of the post of `type` with this slug (any status), or undefined. */
-export async function findPostIdBySlug(db: Executor, type: PostType, slug: string): Promise<number | undefined> {
+export async function findPostIdBySlug(db: Executor, type: StoredPostType, slug: string): Promise<number | undefined> {
   const row = await db
     .selectFrom('posts')
     .select('id')
@@ -69,9 +69,13 @@ export async function findPostIdBySlug(db: Executor, type: PostType, slug: strin
  * slug is locked first (store/locks.ts), so concurrent creates of one title number their slugs one
  * after the other instead of colliding on the unique index and running again.
  */
-export async function isSlugTaken(db: Executor, type: PostType, slug: string, exceptId?: number): Promise<boolean> {
-  if (db.isTransaction) await lockForWrite(db, `slug:${type}:${slug}`);
-  let q = db.selectFrom('posts').select('id').where('type', '=', type).where('slug', '=', slug);
+export async function isSlugTaken(db: Executor, type: StoredPostType | readonly StoredPostType[], slug: string, exceptId?: number): Promise<boolean> {
+  // Events and recurring events' series share one slug space (by-slug routes find either): the
+  // lock names the first type.
+  const types = typeof type === 'string' ? [type] : type;
+  if (db.isTransaction) await lockForWrite(db, `slug:${types[0]}:${slug}`);
+  let q = db.selectFrom('posts').select('id').where('slug', '=', slug);
+  q = types.length === 1 ? q.where('type', '=', types[0]!) : q.where('type', 'in', [...types]);
   if (exceptId !== undefined) q = q.where('id', '!=', exceptId);
   return (await q.limit(1).executeTakeFirst()) !== undefined;
 }

@@ -10,12 +10,14 @@ import type { ColumnType, Generated, Insertable, Kysely, Selectable, Updateable 
 
 /** WordPress post type names, kept so that stored data reads like the original. */
 export type PostType = 'tribe_events' | 'tribe_venue' | 'tribe_organizer';
+/** Every type a post row may have: also a recurring event's series (issue 15), an event for every right. */
+export type StoredPostType = PostType | 'tribe_event_series';
 /** WordPress taxonomy names of the two term kinds. */
 export type Taxonomy = 'tribe_events_cat' | 'post_tag';
 
 export interface PostsTable {
   id: Generated<number>;
-  type: PostType;
+  type: StoredPostType;
   author_id: number;
   status: string;
   /** status before it was trashed (WordPress' _wp_trash_meta_status), '' otherwise */
@@ -179,6 +181,27 @@ export interface Database {
   webhook_endpoints: WebhookEndpointsTable;
   webhook_deliveries: WebhookDeliveriesTable;
   webhook_attempts: WebhookAttemptsTable;
+  event_series: EventSeriesTable;
+  event_occurrences: EventOccurrencesTable;
+}
+
+/** A recurring event's rules (migration 010; the series is a `tribe_event_series` post). */
+export interface EventSeriesTable {
+  post_id: number;
+  /** JSON array of the normalised recurrence lines */
+  rules: string;
+  /** occurrences exist for starts before this wall time (the event's zone) */
+  horizon_local: string;
+  complete: number;
+  hide_from_listings: number;
+}
+
+/** An occurrence of a series (migration 010): an event post keyed by its series and generated start. */
+export interface EventOccurrencesTable {
+  post_id: number;
+  series_id: number;
+  original_start: string;
+  exception: number;
 }
 
 /** This database's id (one row, id 1): see migration 007. */

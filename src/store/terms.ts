@@ -95,6 +95,8 @@ export async function recountTerms(db: Executor, termIds: number[]): Promise<voi
       .select((eb) => eb.fn.countAll<number>().as('n'))
       .where('event_terms.term_id', '=', id)
       .where('posts.status', '=', 'publish')
+      // A recurring event's series is not counted: its occurrences are (issue 15).
+      .where('posts.type', '=', 'tribe_events')
       .executeTakeFirstOrThrow();
     await db.updateTable('terms').set({ count: Number(c.n) }).where('id', '=', id).execute();
   }

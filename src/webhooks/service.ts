@@ -17,6 +17,7 @@
  * endpoint failing for WEBHOOKS_DISABLE_AFTER (24 h) without a success is disabled until an
  * administrator enables it again.
  */
+import { rowsCoveredBySeries } from '../store/recurrence.js';
 import { sql } from 'kysely';
 import type { Config } from '../config.js';
 import type { Services } from '../domain/services.js';
@@ -216,8 +217,11 @@ export function createWebhookService(services: Services, config: Pick<Config, 'w
     const endpointId = Number(ep.id);
     const deliveries: Array<Record<string, unknown>> = [];
     const created = gmtNow();
+    // A change to a recurring event's series is delivered once, as the series (issue 15).
+    const covered = await rowsCoveredBySeries(db, rows);
     for (const r of rows) {
       const key = `${r.seq}:${r.idx}`;
+      if (covered.has(key)) continue;
       let message = cache.get(key);
       if (message === undefined) {
         const m = await messageOf(r);

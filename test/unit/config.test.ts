@@ -18,6 +18,8 @@ describe('configuration', () => {
     assert.equal(c.logLevel, 'info');
     assert.equal(c.adminUser, undefined);
     assert.equal(c.geolocRadius, 25);
+    assert.equal(c.recurrenceHorizonMonths, 60);
+    assert.equal(loadConfig({ RECURRENCE_HORIZON_MONTHS: '12' }).recurrenceHorizonMonths, 12);
     assert.equal(c.geolocUnit, 'mi');
     assert.equal(loadConfig({ GEOLOC_RADIUS: '40.5', GEOLOC_UNIT: 'KM' }).geolocRadius, 40.5);
     assert.equal(loadConfig({ GEOLOC_RADIUS: '40.5', GEOLOC_UNIT: 'KM' }).geolocUnit, 'km');
@@ -38,7 +40,7 @@ describe('configuration', () => {
     assert.equal(c.logLevel, 'warn');
     assert.deepEqual(
       SETTINGS.map((s) => s.env),
-      ['PORT', 'HOST', 'DATABASE_URL', 'REST_ROOT', 'SITE_URL', 'CALENDAR_TIMEZONE', 'CALENDAR_ADMIN_USER', 'CALENDAR_ADMIN_PASSWORD', 'MAX_PER_PAGE', 'LOG_LEVEL', 'NAMESPACE_ALIASES', 'JSONP', 'METRICS', 'METRICS_TOKEN', 'RATE_LIMIT_MAX', 'RATE_LIMIT_WINDOW', 'LOGIN_MAX_FAILURES', 'TRUST_PROXY', 'CORS_ORIGINS', 'DATABASE_TIMEOUT_MS', 'SHUTDOWN_TIMEOUT_MS', 'SITE_NAME', 'ICAL_MAX_EVENTS', 'HEADERS_TIMEOUT_MS', 'REQUEST_TIMEOUT_MS', 'RESPONSE_MEMORY_MB', 'CACHE_MAX_AGE', 'SYNC_HISTORY_DAYS', 'WEBHOOKS_ALLOW_PRIVATE', 'WEBHOOKS_RETRY_SCHEDULE', 'WEBHOOKS_DISABLE_AFTER', 'WEBHOOKS_TIMEOUT', 'GEOLOC_RADIUS', 'GEOLOC_UNIT'],
+      ['PORT', 'HOST', 'DATABASE_URL', 'REST_ROOT', 'SITE_URL', 'CALENDAR_TIMEZONE', 'CALENDAR_ADMIN_USER', 'CALENDAR_ADMIN_PASSWORD', 'MAX_PER_PAGE', 'LOG_LEVEL', 'NAMESPACE_ALIASES', 'JSONP', 'METRICS', 'METRICS_TOKEN', 'RATE_LIMIT_MAX', 'RATE_LIMIT_WINDOW', 'LOGIN_MAX_FAILURES', 'TRUST_PROXY', 'CORS_ORIGINS', 'DATABASE_TIMEOUT_MS', 'SHUTDOWN_TIMEOUT_MS', 'SITE_NAME', 'ICAL_MAX_EVENTS', 'HEADERS_TIMEOUT_MS', 'REQUEST_TIMEOUT_MS', 'RESPONSE_MEMORY_MB', 'CACHE_MAX_AGE', 'SYNC_HISTORY_DAYS', 'WEBHOOKS_ALLOW_PRIVATE', 'WEBHOOKS_RETRY_SCHEDULE', 'WEBHOOKS_DISABLE_AFTER', 'WEBHOOKS_TIMEOUT', 'GEOLOC_RADIUS', 'GEOLOC_UNIT', 'RECURRENCE_HORIZON_MONTHS'],
     );
   });
   it('reads NAMESPACE_ALIASES (default the original namespace, "" none, comma-separated) and JSONP, flags winning', () => {
@@ -122,6 +124,9 @@ describe('configuration', () => {
     assert.throws(() => loadConfig({ PORT: '70000' }), ConfigError);
     assert.throws(() => loadConfig({ MAX_PER_PAGE: '0' }), ConfigError);
     assert.throws(() => loadConfig({ GEOLOC_RADIUS: '0' }), ConfigError);
+    assert.throws(() => loadConfig({ RECURRENCE_HORIZON_MONTHS: '0' }), ConfigError);
+    assert.throws(() => loadConfig({ RECURRENCE_HORIZON_MONTHS: '241' }), ConfigError);
+    assert.throws(() => loadConfig({ RECURRENCE_HORIZON_MONTHS: 'soon' }), ConfigError);
     assert.throws(() => loadConfig({ GEOLOC_RADIUS: 'far' }), ConfigError);
     assert.throws(() => loadConfig({ GEOLOC_UNIT: 'furlong' }), ConfigError);
     assert.throws(() => loadConfig({ SITE_URL: 'not a url' }), ConfigError);

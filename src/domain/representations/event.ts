@@ -26,7 +26,14 @@ export interface EventRelated {
   tags: TermRow[];
   /** images by id (the event's, its venue's and its organizers') */
   images: ReadonlyMap<number, ImageRow>;
+  /** Recurring events (issue 15): set for a series and for its occurrences only. */
+  recurrence?: EventRecurrence;
 }
+
+/** What a series or an occurrence adds to the event object (issue 15). */
+export type EventRecurrence =
+  | { kind: 'series'; lines: string[]; hideFromListings: number }
+  | { kind: 'occurrence'; lines: string[]; seriesId: number; seriesSlug: string; originalStart: string };
 
 function imageOf(related: EventRelated, id: number | null): ImageRow | null {
   return id === null ? null : (related.images.get(Number(id)) ?? null);
@@ -80,7 +87,9 @@ const byTermName = (a: TermRow, b: TermRow) => termNameCollator.compare(a.name, 
 export function toEventJson(e: EventRecord, related: EventRelated, links: Links, context: RepresentationContext): Record<string, unknown> {
   const id = Number(e.id);
   const globalId = links.globalId(id);
-  const url = permalinkOf(e, links);
+  const rec = related.recurrence;
+  // An occurrence's page is its series' slug and its generated date (the original Pro add-on's form).
+  const url = rec?.kind === 'occurrence' && e.status !== 'trash' ? `${links.eventPermalink(rec.seriesSlug)}${rec.originalStart.slice(0, 10)}/` : permalinkOf(e, links);
   const image = imageOf(related, e.image_id);
   const cost = formatCost(storedCost(e), e.currency_symbol, e.currency_position as '' | 'prefix' | 'postfix');
   const out: Record<string, unknown> = {
@@ -116,7 +125,7 @@ export function toEventJson(e: EventRecord, related: EventRelated, links: Links,
     website: e.website === null ? url : escHtml(e.website),
     show_map: Boolean(e.show_map),
     show_map_link: Boolean(e.show_map_link),
-    hide_from_listings: Boolean(e.hide_from_listings),
+    hide_from_listings: Boolean(rec?.kind === 'series' ? rec.hideFromListings : e.hide_from_listings),
     sticky: Boolean(e.sticky),
     featured: Boolean(e.featured),
     categories: [...related.categories].sort(byTermName).map((t) => toEmbeddedTermJson(t, links)),
@@ -124,6 +133,13 @@ export function toEventJson(e: EventRecord, related: EventRelated, links: Links,
     venue: related.venue ? toVenueJson(related.venue, imageOf(related, related.venue.image_id), links, context) : [],
     organizer: related.organizers.map((o) => toOrganizerJson(o, imageOf(related, o.image_id), links, context)),
   };
+  if (rec) {
+    out.recurrence = rec.lines;
+    if (rec.kind === 'occurrence') {
+      out.recurring_event_id = rec.seriesId;
+      out.original_start_date = rec.originalStart;
+    }
+  }
   if (context === 'single') out.json_ld = eventJsonLd(e, related, url, { cost: cost.cost, values: cost.cost_details.values });
   return out;
 }

@@ -20,6 +20,37 @@ import { anyone, endpoint, optionalArgs, route, type Args, type EndpointContext,
 import { listUrls, listHeaders } from '../paging.js';
 import { checkGeolocArgs, geolocCoordinateArg, geolocRadiusArgs, idArg, isNonEmptyString, isStringValue, pageArg, perPageArg, slugArg } from './common.js';
 import { postTombstones, syncAnswer, syncTokenArg, syncTokenNow } from '../sync.js';
+import { isClearingRecurrence, parseRecurrence } from '../../domain/recurrence.js';
+import { ApiError, type ParamFailure } from '../../domain/errors.js';
+import type { RecurrenceScope } from '../../domain/events.js';
+
+/** Ours (issue 15): the rules of a recurring event; the failure names the bad line and its problem. */
+const recurrenceArg = {
+  items: { type: 'string' as const },
+  docType: 'array' as const,
+  description: 'Recurrence rules of a recurring event: RFC 5545 RRULE, RDATE and EXDATE lines (no DTSTART). An empty list or string makes the event single again',
+  validate: (v: unknown): boolean | ParamFailure => {
+    if (isClearingRecurrence(v)) return true;
+    try {
+      parseRecurrence(v);
+      return true;
+    } catch (err) {
+      if (!(err instanceof ApiError)) throw err;
+      const data = err.data as { params: Record<string, string>; details: Record<string, ParamFailure['detail']> | [] };
+      const detail = Array.isArray(data.details) ? undefined : data.details.recurrence;
+      return detail ? { message: data.params.recurrence!, detail } : { message: data.params.recurrence! };
+    }
+  },
+};
+
+const SCOPES: readonly RecurrenceScope[] = ['this', 'following', 'all'];
+/** Ours (issue 15): which occurrences an update or delete of an occurrence applies to. */
+const recurrenceScopeArg = {
+  type: 'string' as const,
+  enum: SCOPES,
+  description: 'On an occurrence of a recurring event: this occurrence only (default), this and the following ones (splits the series), or all of them',
+  validate: (v: unknown) => typeof v === 'string' && (SCOPES as readonly string[]).includes(v),
+};
 
 /** The create args of an event, in the original's order. */
 export function eventWriteArgs(services: Services): Args {
@@ -59,6 +90,7 @@ export function eventWriteArgs(services: Services): Args {
       description: 'The event organizer IDs or data',
       validate: (v, ctx) => services.organizers.validateEventRef(v, ctx.viewer),
     },
+    recurrence: recurrenceArg,
   };
 }
 
@@ -219,14 +251,14 @@ function itemEndpoints(services: Services, addressing: { read: Args; write: Args
     }),
     remove: endpoint<EventRecord>({
       methods: ['DELETE'],
-      args: addressing.read,
+      args: { ...addressing.read, recurrence_scope: recurrenceScopeArg },
       permission: (ctx) => (ctx.record ? canDeletePost(ctx.viewer, 'tribe_events', ctx.record) : typeCan(ctx.viewer, 'delete', 'tribe_events')),
       docs: SINGLE_DOCS.delete,
       precondition: { type: 'event' },
       handler: async (ctx) => {
         const record = await mustHave(ctx);
         if (record.status === 'trash') throw apiError('event-is-in-trash');
-        const trashed = await events.trash(record);
+        const trashed = await events.trash(record, ctx.args.recurrence_scope as RecurrenceScope | undefined, ctx.viewer);
         const [json] = await events.represent([trashed], ctx.viewer, 'list', ctx.links);
         return { body: json };
       },
@@ -313,7 +345,7 @@ export function eventRoutes(services: Services): RouteDecl[] {
 
   const byId = itemEndpoints(services, {
     read: { id: idArg('the event post ID') },
-    write: { id: idArg('the event post ID'), ...optionalArgs(writeArgs) },
+    write: { id: idArg('the event post ID'), ...optionalArgs(writeArgs), recurrence_scope: recurrenceScopeArg },
     notFound: (ctx) => missingEvent(services, Number(ctx.path.id)),
   });
   const loadById = async (ctx: Omit<EndpointContext, 'record'>) => (await events.findById(Number(ctx.path.id))) ?? null;
@@ -321,7 +353,7 @@ export function eventRoutes(services: Services): RouteDecl[] {
 
   const bySlug = itemEndpoints(services, {
     read: { slug: slugArg('the event post name') },
-    write: { slug: slugWriteArg, ...writeArgsWithoutSlug },
+    write: { slug: slugWriteArg, ...writeArgsWithoutSlug, recurrence_scope: recurrenceScopeArg },
     notFound: async () => {
       throw apiError('rest-event-not-found', { args: [0] });
     },

@@ -3,47 +3,42 @@
 import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
 
-export default tseslint.config(
-  { ignores: ['dist/', 'node_modules/', 'data/', 'coverage/'] },
-  js.configs.recommended,
-  ...tseslint.configs.recommended,
-  {
-    languageOptions: {
-      ecmaVersion: 2023,
-      sourceType: 'module',
-      globals: {
-        // Node.js globals used by the sources, tests and scripts.
-        process: 'readonly',
-        Buffer: 'readonly',
-        console: 'readonly',
-        setTimeout: 'readonly',
-        clearTimeout: 'readonly',
-        setInterval: 'readonly',
-        clearInterval: 'readonly',
-        setImmediate: 'readonly',
-        URL: 'readonly',
-        URLSearchParams: 'readonly',
-        fetch: 'readonly',
-        Response: 'readonly',
-        Headers: 'readonly',
-        AbortController: 'readonly',
-        AbortSignal: 'readonly',
-        TextEncoder: 'readonly',
-        TextDecoder: 'readonly',
-        structuredClone: 'readonly',
-        performance: 'readonly',
-        queueMicrotask: 'readonly',
-      },
-    },
-    rules: {
-      // Style choice: `any` is used on purpose at boundaries (Kysely's dynamic queries, raw JSON in
-      // tests); 57 findings, left to the type checker's strict mode elsewhere.
-      '@typescript-eslint/no-explicit-any': 'off',
-      // Unused names are errors, except the `_`-prefixed ones and the siblings of a rest pattern
-      // (`const { omitted, ...rest } = o` drops keys on purpose).
-      '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_', caughtErrors: 'none', ignoreRestSiblings: true }],
-      // Text processing matches control characters on purpose (NUL, vertical tab: PHP's trim set).
-      'no-control-regex': 'off',
+export default tseslint.config({ ignores: ['dist/', 'node_modules/', 'data/', 'coverage/'] }, js.configs.recommended, ...tseslint.configs.recommended, {
+  languageOptions: {
+    ecmaVersion: 2023,
+    sourceType: 'module',
+    globals: {
+      // Node.js globals used by the sources, tests and scripts.
+      process: 'readonly',
+      Buffer: 'readonly',
+      console: 'readonly',
+      setTimeout: 'readonly',
+      clearTimeout: 'readonly',
+      setInterval: 'readonly',
+      clearInterval: 'readonly',
+      setImmediate: 'readonly',
+      URL: 'readonly',
+      URLSearchParams: 'readonly',
+      fetch: 'readonly',
+      Response: 'readonly',
+      Headers: 'readonly',
+      AbortController: 'readonly',
+      AbortSignal: 'readonly',
+      TextEncoder: 'readonly',
+      TextDecoder: 'readonly',
+      structuredClone: 'readonly',
+      performance: 'readonly',
+      queueMicrotask: 'readonly',
     },
   },
-);
+  rules: {
+    // Style choice: `any` is used on purpose at boundaries (Kysely's dynamic queries, raw JSON in
+    // tests); 57 findings, left to the type checker's strict mode elsewhere.
+    '@typescript-eslint/no-explicit-any': 'off',
+    // Unused names are errors, except the `_`-prefixed ones and the siblings of a rest pattern
+    // (`const { omitted, ...rest } = o` drops keys on purpose).
+    '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_', caughtErrors: 'none', ignoreRestSiblings: true }],
+    // Text processing matches control characters on purpose (NUL, vertical tab: PHP's trim set).
+    'no-control-regex': 'off',
+  },
+});

@@ -116,7 +116,13 @@ export const SETTINGS: Setting[] = [
   { env: 'SITE_URL', flag: '--site-url', key: 'siteUrl', defaultText: 'http://HOST:PORT', description: 'base of public permalinks and REST URLs in responses' },
   { env: 'CALENDAR_TIMEZONE', flag: '--timezone', key: 'timezone', defaultText: 'UTC', description: 'site time zone (IANA name, or UTC+N)' },
   { env: 'CALENDAR_ADMIN_USER', flag: '--admin-user', key: 'adminUser', defaultText: 'unset', description: 'with CALENDAR_ADMIN_PASSWORD: administrator created (or password reset) at start-up' },
-  { env: 'CALENDAR_ADMIN_PASSWORD', flag: '--admin-password', key: 'adminPassword', defaultText: 'unset', description: 'password of CALENDAR_ADMIN_USER (or CALENDAR_ADMIN_PASSWORD_FILE: a file holding it)' },
+  {
+    env: 'CALENDAR_ADMIN_PASSWORD',
+    flag: '--admin-password',
+    key: 'adminPassword',
+    defaultText: 'unset',
+    description: 'password of CALENDAR_ADMIN_USER (or CALENDAR_ADMIN_PASSWORD_FILE: a file holding it)',
+  },
   { env: 'MAX_PER_PAGE', flag: '--max-per-page', key: 'maxPerPage', defaultText: '50', description: 'upper bound of per_page on every list' },
   { env: 'LOG_LEVEL', flag: '--log-level', key: 'logLevel', defaultText: 'info', description: 'fatal, error, warn, info, debug, trace or silent' },
   {
@@ -131,8 +137,20 @@ export const SETTINGS: Setting[] = [
   { env: 'METRICS_TOKEN', flag: '--metrics-token', key: 'metricsToken', defaultText: 'unset', description: 'when set, /metrics needs Authorization: Bearer TOKEN' },
   { env: 'RATE_LIMIT_MAX', flag: '--rate-limit-max', key: 'rateLimitMax', defaultText: '1200', description: 'requests per client (IP, or user when authenticated) per window; 0 turns it off' },
   { env: 'RATE_LIMIT_WINDOW', flag: '--rate-limit-window', key: 'rateLimitWindow', defaultText: '60', description: 'rate-limit window: seconds, or 30s, 1m, 1h' },
-  { env: 'LOGIN_MAX_FAILURES', flag: '--login-max-failures', key: 'loginMaxFailures', defaultText: '5', description: 'failed logins per login (4x per IP) before attempts are refused for a growing time; 0 turns it off' },
-  { env: 'TRUST_PROXY', flag: '--trust-proxy', key: 'trustProxy', defaultText: 'false', description: 'trust X-Forwarded-For/-Proto/-Host: true, a hop count, or comma-separated proxy addresses/CIDRs' },
+  {
+    env: 'LOGIN_MAX_FAILURES',
+    flag: '--login-max-failures',
+    key: 'loginMaxFailures',
+    defaultText: '5',
+    description: 'failed logins per login (4x per IP) before attempts are refused for a growing time; 0 turns it off',
+  },
+  {
+    env: 'TRUST_PROXY',
+    flag: '--trust-proxy',
+    key: 'trustProxy',
+    defaultText: 'false',
+    description: 'trust X-Forwarded-For/-Proto/-Host: true, a hop count, or comma-separated proxy addresses/CIDRs',
+  },
   { env: 'CORS_ORIGINS', flag: '--cors-origins', key: 'corsOrigins', defaultText: '*', description: 'comma-separated origins allowed by CORS, or * for any' },
   {
     env: 'DATABASE_TIMEOUT_MS',
@@ -150,7 +168,13 @@ export const SETTINGS: Setting[] = [
   },
   { env: 'SITE_NAME', flag: '--site-name', key: 'siteName', defaultText: 'Events Calendar', description: "the site's name on the calendar pages, in feeds (X-WR-CALNAME) and in the REST root index" },
   { env: 'ICAL_MAX_EVENTS', flag: '--ical-max-events', key: 'icalMaxEvents', defaultText: '1000', description: 'the most events one iCalendar feed (and one month or day page) holds' },
-  { env: 'HEADERS_TIMEOUT_MS', flag: '--headers-timeout-ms', key: 'headersTimeoutMs', defaultText: '10000', description: 'a request whose headers are not complete after this long gets 408 and is closed' },
+  {
+    env: 'HEADERS_TIMEOUT_MS',
+    flag: '--headers-timeout-ms',
+    key: 'headersTimeoutMs',
+    defaultText: '10000',
+    description: 'a request whose headers are not complete after this long gets 408 and is closed',
+  },
   {
     env: 'REQUEST_TIMEOUT_MS',
     flag: '--request-timeout-ms',
@@ -165,9 +189,21 @@ export const SETTINGS: Setting[] = [
     defaultText: '256',
     description: 'memory (MiB) that list answers being built and sent may hold together; further large lists wait their turn',
   },
-  { env: 'CACHE_MAX_AGE', flag: '--cache-max-age', key: 'cacheMaxAge', defaultText: '10', description: 'seconds anonymous GET answers may be cached (Cache-Control: public, max-age); 0 for revalidation every time' },
+  {
+    env: 'CACHE_MAX_AGE',
+    flag: '--cache-max-age',
+    key: 'cacheMaxAge',
+    defaultText: '10',
+    description: 'seconds anonymous GET answers may be cached (Cache-Control: public, max-age); 0 for revalidation every time',
+  },
   { env: 'SYNC_HISTORY_DAYS', flag: '--sync-history-days', key: 'syncHistoryDays', defaultText: '30', description: 'days a sync token stays valid (older ones answer 410 rest_sync_token_expired)' },
-  { env: 'WEBHOOKS_ALLOW_PRIVATE', flag: '--webhooks-allow-private', key: 'webhooksAllowPrivate', defaultText: 'false', description: 'allow webhook targets on loopback, private or link-local addresses (true/false)' },
+  {
+    env: 'WEBHOOKS_ALLOW_PRIVATE',
+    flag: '--webhooks-allow-private',
+    key: 'webhooksAllowPrivate',
+    defaultText: 'false',
+    description: 'allow webhook targets on loopback, private or link-local addresses (true/false)',
+  },
   {
     env: 'WEBHOOKS_RETRY_SCHEDULE',
     flag: '--webhooks-retry-schedule',
@@ -175,7 +211,13 @@ export const SETTINGS: Setting[] = [
     defaultText: '5s,5m,30m,2h,5h,10h,10h',
     description: 'delays before each retry of a failed webhook delivery (ms, s, m, h), comma-separated',
   },
-  { env: 'WEBHOOKS_DISABLE_AFTER', flag: '--webhooks-disable-after', key: 'webhooksDisableAfterMs', defaultText: '24h', description: 'an endpoint failing this long without a success is disabled (ms, s, m, h)' },
+  {
+    env: 'WEBHOOKS_DISABLE_AFTER',
+    flag: '--webhooks-disable-after',
+    key: 'webhooksDisableAfterMs',
+    defaultText: '24h',
+    description: 'an endpoint failing this long without a success is disabled (ms, s, m, h)',
+  },
   { env: 'WEBHOOKS_TIMEOUT', flag: '--webhooks-timeout', key: 'webhooksTimeoutMs', defaultText: '10s', description: 'time limit of one webhook delivery attempt (ms, s, m, h)' },
   { env: 'GEOLOC_RADIUS', flag: '--geoloc-radius', key: 'geolocRadius', defaultText: '25', description: 'default radius of the geoloc_lat/geoloc_lng filters (a positive number, in GEOLOC_UNIT)' },
   { env: 'GEOLOC_UNIT', flag: '--geoloc-unit', key: 'geolocUnit', defaultText: 'mi', description: 'unit of GEOLOC_RADIUS and default of geoloc_unit: mi or km' },
@@ -221,7 +263,10 @@ function trustProxy(raw: string | undefined): boolean | number | string[] {
   if (['1', 'true', 'yes', 'on'].includes(v)) return true;
   if (['0', 'false', 'no', 'off'].includes(v)) return false;
   if (/^\d+$/.test(v)) return Number(v);
-  const list = raw.split(',').map((p) => p.trim()).filter((p) => p !== '');
+  const list = raw
+    .split(',')
+    .map((p) => p.trim())
+    .filter((p) => p !== '');
   for (const item of list) {
     const [address, bits, extra] = item.split('/');
     const family = isIP(address ?? '');
@@ -348,7 +393,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Part
   const recurrenceHorizonMonths = positiveInt('RECURRENCE_HORIZON_MONTHS', pick('recurrenceHorizonMonths', 'RECURRENCE_HORIZON_MONTHS') ?? '60');
   if (recurrenceHorizonMonths < 1 || recurrenceHorizonMonths > 240) throw new ConfigError(`RECURRENCE_HORIZON_MONTHS must be between 1 and 240, got "${recurrenceHorizonMonths}"`);
   const adminUser = pick('adminUser', 'CALENDAR_ADMIN_USER');
-  const adminPassword = overrides.adminPassword || env.CALENDAR_ADMIN_PASSWORD_FILE === undefined || env.CALENDAR_ADMIN_PASSWORD_FILE === '' ? pick('adminPassword', 'CALENDAR_ADMIN_PASSWORD') : passwordFile(env);
+  const adminPassword =
+    overrides.adminPassword || env.CALENDAR_ADMIN_PASSWORD_FILE === undefined || env.CALENDAR_ADMIN_PASSWORD_FILE === '' ? pick('adminPassword', 'CALENDAR_ADMIN_PASSWORD') : passwordFile(env);
   if (adminUser !== undefined && adminPassword === undefined) throw new ConfigError('CALENDAR_ADMIN_USER is set but CALENDAR_ADMIN_PASSWORD is not');
   if (adminPassword !== undefined && adminUser === undefined) throw new ConfigError('CALENDAR_ADMIN_PASSWORD is set but CALENDAR_ADMIN_USER is not');
   const timezone = pick('timezone', 'CALENDAR_TIMEZONE') ?? 'UTC';

@@ -66,11 +66,14 @@ export async function serve(config: Config): Promise<void> {
     // Connections still open halfway (a client that stopped reading its answer, or a kept-alive
     // connection whose request was still running when closing began) are cut then, so that they
     // cannot hold the shutdown until the time-out.
-    const cut = setTimeout(() => {
-      if (step !== 'finishing in-flight requests') return;
-      app.log.warn({ step, ms: Date.now() - started }, 'shutting down: closing the connections still open');
-      app.server.closeAllConnections();
-    }, Math.floor(config.shutdownTimeoutMs / 2));
+    const cut = setTimeout(
+      () => {
+        if (step !== 'finishing in-flight requests') return;
+        app.log.warn({ step, ms: Date.now() - started }, 'shutting down: closing the connections still open');
+        app.server.closeAllConnections();
+      },
+      Math.floor(config.shutdownTimeoutMs / 2),
+    );
     cut.unref();
     try {
       await built.close((next) => {
@@ -97,7 +100,8 @@ export async function serve(config: Config): Promise<void> {
   } catch (err) {
     await built.close().catch(() => undefined);
     const code = (err as { code?: string }).code;
-    const why = code === 'EADDRINUSE' ? 'the address is already in use' : code === 'EADDRNOTAVAIL' ? 'the address is not available on this machine' : code === 'EACCES' ? 'permission denied' : oneLine(err);
+    const why =
+      code === 'EADDRINUSE' ? 'the address is already in use' : code === 'EADDRNOTAVAIL' ? 'the address is not available on this machine' : code === 'EACCES' ? 'permission denied' : oneLine(err);
     throw new ConfigError(`cannot listen on ${config.host}:${config.port}: ${why}`);
   }
   app.log.info(

@@ -274,15 +274,7 @@ const PROPAGATION_READS = ['single', 'list', 'filtered'] as const;
  * The delay runs from A's 201 to the answer on B that shows the event; a read not showing it
  * within `timeoutMs` counts as not visible.
  */
-export async function propagation(options: {
-  ctx: ScenarioContext;
-  baseA: string;
-  baseB: string;
-  rounds: number;
-  seconds: number;
-  pollMs: number;
-  timeoutMs: number;
-}): Promise<PropagationRun> {
+export async function propagation(options: { ctx: ScenarioContext; baseA: string; baseB: string; rounds: number; seconds: number; pollMs: number; timeoutMs: number }): Promise<PropagationRun> {
   const { ctx, baseA, baseB } = options;
   const body = matchingEventBody(ctx, 'pr');
   const out: PropagationRun = { rounds: 0, seconds: 0, pollMs: options.pollMs, timeoutMs: options.timeoutMs, reads: {} };
@@ -308,8 +300,7 @@ export async function propagation(options: {
         const url = read === 'single' ? `${baseB}/events/${created.id}` : baseB + readPath(read, ctx);
         for (;;) {
           const t = await timedGet(url);
-          const seen =
-            read === 'single' ? t.status === 200 : t.status === 200 && t.total !== null && before[read] !== null && t.total > before[read]!;
+          const seen = read === 'single' ? t.status === 200 : t.status === 200 && t.total !== null && before[read] !== null && t.total > before[read]!;
           const now = performance.now();
           if (seen) {
             r.delays.push(now - ackAt);

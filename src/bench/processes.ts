@@ -43,12 +43,7 @@ export interface Child {
 /**
  * Start a Node child listening on a free port (passed as PORT) and wait until `readyPath` answers.
  */
-export async function startChild(
-  name: string,
-  args: string[],
-  env: Record<string, string>,
-  options: { nodeArgs?: string[]; readyPath?: string; timeoutMs?: number } = {},
-): Promise<Child> {
+export async function startChild(name: string, args: string[], env: Record<string, string>, options: { nodeArgs?: string[]; readyPath?: string; timeoutMs?: number } = {}): Promise<Child> {
   const port = await freePort();
   const child: ChildProcess = spawn(process.execPath, [...(options.nodeArgs ?? []), ...args], {
     env: { ...process.env, ...env, PORT: String(port), HOST: '127.0.0.1' },

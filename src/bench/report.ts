@@ -182,7 +182,9 @@ function underWritesVerdict(r: ChurnResult): [boolean, string] {
     okShare && okP99 && okWriter,
     `${fmt(s.rps)} req/s = ${pct(s.rps, r.readOnly?.rps)} of read-only ${fmt(r.readOnly?.rps)} (target ≥ ${want * 100} %${r.read === 'single' ? ', "unaffected"' : ''}), ` +
       `p99 ${ms(s.p99)} ms (target ≤ ${TARGETS.underWritesP99} ms); ` +
-      (w ? `writer ${w.acknowledged} creates acknowledged (201) in ${w.seconds.toFixed(1)} s = ${w.achievedRate.toFixed(1)}/s of ${w.rate}/s${w.failed ? `, ${w.failed} failed` : ''}` : 'no writer figures') +
+      (w
+        ? `writer ${w.acknowledged} creates acknowledged (201) in ${w.seconds.toFixed(1)} s = ${w.achievedRate.toFixed(1)}/s of ${w.rate}/s${w.failed ? `, ${w.failed} failed` : ''}`
+        : 'no writer figures') +
       (misses.length ? ` — missed: ${misses.join(', ')}` : ''),
   ];
 }
@@ -216,18 +218,25 @@ function afterWriteTable(size: SizeRun): string {
     for (const [key, r] of Object.entries(aw.reads)) {
       const target = TARGETS.afterWrite[key]!;
       if (r.status !== 'ok' || r.times.length === 0) {
-        lines.push(`| ${AFTER_WRITE_LABEL[key] ?? key} | ${store} | ${r.status === 'ok' ? 'n/a' : r.status}${r.note ? ` (${r.note})` : ''}${aw.writeError ? ` (create failed: ${aw.writeError})` : ''} | | | | ≤ ${target} ms | – |`);
+        lines.push(
+          `| ${AFTER_WRITE_LABEL[key] ?? key} | ${store} | ${r.status === 'ok' ? 'n/a' : r.status}${r.note ? ` (${r.note})` : ''}${aw.writeError ? ` (create failed: ${aw.writeError})` : ''} | | | | ≤ ${target} ms | – |`,
+        );
         continue;
       }
       const med = quantile(r.times, 0.5);
-      lines.push(`| ${AFTER_WRITE_LABEL[key] ?? key} | ${store} | ${r.times.length} | ${ms(med)} | ${ms(quantile(r.times, 0.9))} | ${ms(maxOf(r.times))} | ≤ ${target} ms | ${med <= target ? 'met' : '**missed**'} |`);
+      lines.push(
+        `| ${AFTER_WRITE_LABEL[key] ?? key} | ${store} | ${r.times.length} | ${ms(med)} | ${ms(quantile(r.times, 0.9))} | ${ms(maxOf(r.times))} | ≤ ${target} ms | ${med <= target ? 'met' : '**missed**'} |`,
+      );
     }
   }
   return lines.join('\n');
 }
 
 function propagationTable(size: SizeRun): string {
-  const lines = ['| visible on instance B | store | creates on A | median ms | p90 ms | max ms | not visible within the time-out | target (max) | verdict |', '|---|---|---:|---:|---:|---:|---:|---:|---|'];
+  const lines = [
+    '| visible on instance B | store | creates on A | median ms | p90 ms | max ms | not visible within the time-out | target (max) | verdict |',
+    '|---|---|---:|---:|---:|---:|---:|---:|---|',
+  ];
   for (const [store, p] of Object.entries(size.propagation) as Array<[StoreName, PropagationRun]>) {
     for (const [key, r] of Object.entries(p.reads)) {
       const max = maxOf(r.delays);
@@ -292,7 +301,13 @@ export function checkTargets(run: BenchRun): string[] {
     const list = find(run, events, 'sqlite', 'list');
     if (list) {
       const rps = list.service!.rps;
-      out.push(verdict(rps >= 5_000, `list of 10 ≥ 5,000 req/s (${events.toLocaleString('en-US')} events, SQLite): ${fmt(rps)} req/s` + (rps >= 5_000 ? '' : ` — short by ${fmt(5_000 - rps)} (${(((5_000 - rps) / 5_000) * 100).toFixed(0)}%)`)));
+      out.push(
+        verdict(
+          rps >= 5_000,
+          `list of 10 ≥ 5,000 req/s (${events.toLocaleString('en-US')} events, SQLite): ${fmt(rps)} req/s` +
+            (rps >= 5_000 ? '' : ` — short by ${fmt(5_000 - rps)} (${(((5_000 - rps) / 5_000) * 100).toFixed(0)}%)`),
+        ),
+      );
     }
     // Issue 10: each page within 2x of the API answer it shows (the same run, each store).
     for (const store of ['sqlite', 'postgres'] as const) {
@@ -304,14 +319,25 @@ export function checkTargets(run: BenchRun): string[] {
         const api = find(run, events, store, apiKey);
         if (!page || !api) continue;
         const ok = page.service!.rps * 2 >= api.service!.rps;
-        out.push(verdict(ok, `${what} within 2× of the API's ${apiKey === 'single' ? 'single event' : 'list'} (${events.toLocaleString('en-US')} events, ${store}): ${fmt(page.service!.rps)} vs ${fmt(api.service!.rps)} req/s (${ratio(page.service!.rps, api.service!.rps)}), p50 ${ms(page.service!.p50)} vs ${ms(api.service!.p50)} ms`));
+        out.push(
+          verdict(
+            ok,
+            `${what} within 2× of the API's ${apiKey === 'single' ? 'single event' : 'list'} (${events.toLocaleString('en-US')} events, ${store}): ${fmt(page.service!.rps)} vs ${fmt(api.service!.rps)} req/s (${ratio(page.service!.rps, api.service!.rps)}), p50 ${ms(page.service!.p50)} vs ${ms(api.service!.p50)} ms`,
+          ),
+        );
       }
     }
     const reads = run.sizes.find((s) => s.events === events)!.results.filter((r) => r.store === 'sqlite' && r.kind === 'read' && r.status === 'ok');
     if (reads.length) {
       const worst = reads.reduce((a, b) => (b.service!.p99 > a.service!.p99 ? b : a));
       const ok = worst.service!.p99 <= 10;
-      out.push(verdict(ok, `p99 ≤ 10 ms for reads (${events.toLocaleString('en-US')} events, SQLite): worst is ${worst.key} at ${ms(worst.service!.p99)} ms` + (ok ? '' : ` — over by ${ms(worst.service!.p99 - 10)} ms`)));
+      out.push(
+        verdict(
+          ok,
+          `p99 ≤ 10 ms for reads (${events.toLocaleString('en-US')} events, SQLite): worst is ${worst.key} at ${ms(worst.service!.p99)} ms` +
+            (ok ? '' : ` — over by ${ms(worst.service!.p99 - 10)} ms`),
+        ),
+      );
     }
   }
 
@@ -357,7 +383,12 @@ export function checkTargets(run: BenchRun): string[] {
       const lite = find(run, events, 'sqlite', pg.key);
       if (!lite) continue;
       const f = lite.service!.rps / pg.service!.rps;
-      out.push(verdict(f <= 2, `PostgreSQL within 2× of SQLite, ${pg.key} (${events.toLocaleString('en-US')} events): ${fmt(pg.service!.rps)} vs ${fmt(lite.service!.rps)} req/s (SQLite ${f.toFixed(2)}× faster)`));
+      out.push(
+        verdict(
+          f <= 2,
+          `PostgreSQL within 2× of SQLite, ${pg.key} (${events.toLocaleString('en-US')} events): ${fmt(pg.service!.rps)} vs ${fmt(lite.service!.rps)} req/s (SQLite ${f.toFixed(2)}× faster)`,
+        ),
+      );
     }
   }
 
@@ -370,7 +401,13 @@ export function checkTargets(run: BenchRun): string[] {
       if (create) {
         const want = TARGETS.create[store];
         const rps = create.service!.rps;
-        out.push(verdict(rps >= want, `event create ≥ ${fmt(want)} req/s (${n} events, ${store}, ${run.connections} connections): ${fmt(rps)} req/s, p99 ${ms(create.service!.p99)} ms` + (rps >= want ? '' : ` — short by ${fmt(want - rps)} (${(((want - rps) / want) * 100).toFixed(0)}%)`)));
+        out.push(
+          verdict(
+            rps >= want,
+            `event create ≥ ${fmt(want)} req/s (${n} events, ${store}, ${run.connections} connections): ${fmt(rps)} req/s, p99 ${ms(create.service!.p99)} ms` +
+              (rps >= want ? '' : ` — short by ${fmt(want - rps)} (${(((want - rps) / want) * 100).toFixed(0)}%)`),
+          ),
+        );
       }
     }
     for (const r of size.underWrites.filter((x) => x.status === 'ok' && x.service)) {
@@ -403,7 +440,9 @@ export function checkTargets(run: BenchRun): string[] {
         verdict(
           ok,
           `a create on instance A visible on instance B within ${TARGETS.propagation} ms (${n} events, ${store}, ${p.rounds} creates; by id, default list, filtered list): ` +
-            Object.entries(p.reads).map(([k, r]) => `${k} median ${ms(quantile(r.delays, 0.5))} / max ${ms(maxOf(r.delays))} ms${r.notVisible ? ` (${r.notVisible} not visible within ${p.timeoutMs} ms)` : ''}`).join(', ') +
+            Object.entries(p.reads)
+              .map(([k, r]) => `${k} median ${ms(quantile(r.delays, 0.5))} / max ${ms(maxOf(r.delays))} ms${r.notVisible ? ` (${r.notVisible} not visible within ${p.timeoutMs} ms)` : ''}`)
+              .join(', ') +
             (ok ? '' : ` — worst ${ms(max)} ms`),
         ),
       );
@@ -457,7 +496,8 @@ export function renderReport(run: BenchRun): string {
     if (seeds.length) parts.push(`Seeding (\`events-calendar seed --events ${size.events}\`): ${seeds.join(', ')}.`);
     const rss = Object.entries(size.rss).map(([store, r]) => `${store} ${mb(r?.idle)} after start-up, peak ${mb(r?.peak)} under load`);
     if (rss.length) parts.push(`Server RSS: ${rss.join('; ')}.`);
-    if (size.load) parts.push(`Machine load average (1 min) at the start / end of this size: ${size.load.start.toFixed(2)} / ${size.load.end.toFixed(2)} (2 cores; the benchmark itself keeps about 2 busy).`);
+    if (size.load)
+      parts.push(`Machine load average (1 min) at the start / end of this size: ${size.load.start.toFixed(2)} / ${size.load.end.toFixed(2)} (2 cores; the benchmark itself keeps about 2 busy).`);
     parts.push('');
     parts.push(resultTable(size));
     const stores = Object.keys(size.cold) as StoreName[];
@@ -469,7 +509,14 @@ export function renderReport(run: BenchRun): string {
       parts.push(`| scenario | ${stores.map((st) => `${st} first | ${st} next`).join(' | ')} |`);
       parts.push(`|---|${stores.map(() => '---:|---:').join('|')}|`);
       for (const key of keys) {
-        parts.push(`| ${key} | ${stores.map((st) => { const c = size.cold[st]?.[key]; return c ? `${ms(c.first)} | ${ms(c.next)}` : '– | –'; }).join(' | ')} |`);
+        parts.push(
+          `| ${key} | ${stores
+            .map((st) => {
+              const c = size.cold[st]?.[key];
+              return c ? `${ms(c.first)} | ${ms(c.next)}` : '– | –';
+            })
+            .join(' | ')} |`,
+        );
       }
     }
     if (size.underWrites.length) {
@@ -484,7 +531,9 @@ export function renderReport(run: BenchRun): string {
     }
     if (Object.keys(size.afterWrite).length) {
       parts.push('');
-      parts.push('First read after a write (issue 9): per round, one event created (as above), then one request each of the default list, the filtered list and `/events?page=100`, one after the other (ms):');
+      parts.push(
+        'First read after a write (issue 9): per round, one event created (as above), then one request each of the default list, the filtered list and `/events?page=100`, one after the other (ms):',
+      );
       parts.push('');
       parts.push(afterWriteTable(size));
     }
@@ -500,7 +549,9 @@ export function renderReport(run: BenchRun): string {
     }
     if (size.webhooks && Object.keys(size.webhooks).length) {
       parts.push('');
-      parts.push('Webhook deliveries (issue 11): one endpoint (a local receiver answering 204) for `event.created`; events created by four clients as fast as the API answers; deliveries per second from the first create to the last delivery, and the delay from a create\'s 201 to its delivery (ms):');
+      parts.push(
+        "Webhook deliveries (issue 11): one endpoint (a local receiver answering 204) for `event.created`; events created by four clients as fast as the API answers; deliveries per second from the first create to the last delivery, and the delay from a create's 201 to its delivery (ms):",
+      );
       parts.push('');
       parts.push('| store | events | delivered | seconds | deliveries/s | p50 | p90 | max | note |');
       parts.push('|---|---|---|---|---|---|---|---|---|');

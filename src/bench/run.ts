@@ -42,7 +42,10 @@ import { webhookRate } from './webhooks.js';
 import { coldPairs, firstReadAfterWrite, propagation, quantile, readOnly, readPath, readsUnderWrites, settle } from './churn.js';
 
 const env = process.env;
-const SIZES = (env.BENCH_SIZES ?? '100,100000').split(',').map((s) => Number(s.trim().replace(/_/g, ''))).filter((n) => Number.isInteger(n) && n > 0);
+const SIZES = (env.BENCH_SIZES ?? '100,100000')
+  .split(',')
+  .map((s) => Number(s.trim().replace(/_/g, '')))
+  .filter((n) => Number.isInteger(n) && n > 0);
 const SECONDS = Number(env.BENCH_DURATION ?? 10);
 const WARMUP = Number(env.BENCH_WARMUP ?? 3);
 const CONNECTIONS = Number(env.BENCH_CONNECTIONS ?? 10);
@@ -97,9 +100,24 @@ async function countDataset(url: string): Promise<Dataset> {
   try {
     const db = store.db;
     const count = async (table: 'event_organizers' | 'event_terms' | 'images') =>
-      Number((await db.selectFrom(table).select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow()).n);
-    const posts = await db.selectFrom('posts').select(['type', (eb) => eb.fn.countAll<number>().as('n')]).groupBy('type').execute();
-    const terms = await db.selectFrom('terms').select(['taxonomy', (eb) => eb.fn.countAll<number>().as('n')]).groupBy('taxonomy').execute();
+      Number(
+        (
+          await db
+            .selectFrom(table)
+            .select((eb) => eb.fn.countAll<number>().as('n'))
+            .executeTakeFirstOrThrow()
+        ).n,
+      );
+    const posts = await db
+      .selectFrom('posts')
+      .select(['type', (eb) => eb.fn.countAll<number>().as('n')])
+      .groupBy('type')
+      .execute();
+    const terms = await db
+      .selectFrom('terms')
+      .select(['taxonomy', (eb) => eb.fn.countAll<number>().as('n')])
+      .groupBy('taxonomy')
+      .execute();
     const of = (rows: Array<Record<string, unknown>>, key: string, value: string) => Number(rows.find((r) => r[key] === value)?.n ?? 0);
     return {
       events: of(posts, 'type', 'tribe_events'),
@@ -248,14 +266,7 @@ async function runUnderWrites(c: ChurnScenario, store: StoreName, ctx: ScenarioC
   );
 }
 
-async function runScenarios(
-  store: StoreName,
-  server: Child,
-  baseline: Child | null,
-  baselines: Map<string, LoadResult>,
-  size: SizeRun,
-  startOther: (() => Promise<Child>) | null,
-): Promise<void> {
+async function runScenarios(store: StoreName, server: Child, baseline: Child | null, baselines: Map<string, LoadResult>, size: SizeRun, startOther: (() => Promise<Child>) | null): Promise<void> {
   const ctx = await discover(`${server.origin}/api/calendar/events/v1`, authorization);
   // Read-only load first (the reference of the reads under writes), then issue 9's
   // measurements, then the writes (they add thousands of events).
@@ -264,14 +275,25 @@ async function runScenarios(
   for (const c of CHURN_SCENARIOS.filter((x) => x.instance === 'same' && ONLY.has(x.key))) await runUnderWrites(c, store, ctx, ctx.base, size);
 
   if (ONLY.has(AFTER_WRITE_KEY)) {
-    const cold = await coldPairs(ctx, SCENARIOS.filter((x) => x.kind === 'read').map((x) => x.key));
+    const cold = await coldPairs(
+      ctx,
+      SCENARIOS.filter((x) => x.kind === 'read').map((x) => x.key),
+    );
     size.cold[store] = cold;
-    log(`  ${store} cold (first request after a write / next, ms): ${Object.entries(cold).map(([k, c]) => `${k} ${c.first.toFixed(1)}/${c.next.toFixed(1)}`).join(', ')}`);
+    log(
+      `  ${store} cold (first request after a write / next, ms): ${Object.entries(cold)
+        .map(([k, c]) => `${k} ${c.first.toFixed(1)}/${c.next.toFixed(1)}`)
+        .join(', ')}`,
+    );
     const aw = await firstReadAfterWrite({ ...ctx, listTotal: await listTotal(ctx) }, ROUNDS, SECONDS);
     size.afterWrite[store] = aw;
     log(
       `  ${store} after-write (${aw.rounds} rounds, ${aw.seconds.toFixed(1)} s; median / p90 / max ms): ` +
-        Object.entries(aw.reads).map(([k, r]) => (r.status === 'ok' ? `${k} ${fmtMs(median(r.times))} / ${fmtMs(quantile(r.times, 0.9))} / ${fmtMs(Math.max(...r.times))}` : `${k} ${r.status}${r.note ? ` (${r.note})` : ''}`)).join(', ') +
+        Object.entries(aw.reads)
+          .map(([k, r]) =>
+            r.status === 'ok' ? `${k} ${fmtMs(median(r.times))} / ${fmtMs(quantile(r.times, 0.9))} / ${fmtMs(Math.max(...r.times))}` : `${k} ${r.status}${r.note ? ` (${r.note})` : ''}`,
+          )
+          .join(', ') +
         (aw.writeError ? `  [create failed: ${aw.writeError}]` : ''),
     );
   }
@@ -286,7 +308,9 @@ async function runScenarios(
         size.propagation[store] = p;
         log(
           `  ${store} propagation A -> B (${p.rounds} rounds; median / max ms, not visible within ${p.timeoutMs} ms): ` +
-            Object.entries(p.reads).map(([k, r]) => `${k} ${fmtMs(median(r.delays))} / ${fmtMs(r.delays.length ? Math.max(...r.delays) : NaN)}${r.notVisible ? `, ${r.notVisible} not visible` : ''}`).join('; ') +
+            Object.entries(p.reads)
+              .map(([k, r]) => `${k} ${fmtMs(median(r.delays))} / ${fmtMs(r.delays.length ? Math.max(...r.delays) : NaN)}${r.notVisible ? `, ${r.notVisible} not visible` : ''}`)
+              .join('; ') +
             (p.writeError ? `  [create failed: ${p.writeError}]` : ''),
         );
       }
@@ -336,7 +360,18 @@ async function main(): Promise<void> {
   const baselines = new Map<string, LoadResult>();
   try {
     for (const events of SIZES) {
-      const size: SizeRun = { events, seedSeconds: {}, rss: {}, results: [], cold: {}, underWrites: [], afterWrite: {}, propagation: {}, writeRate: WRITE_RATE, load: { start: loadavg()[0]!, end: 0 } };
+      const size: SizeRun = {
+        events,
+        seedSeconds: {},
+        rss: {},
+        results: [],
+        cold: {},
+        underWrites: [],
+        afterWrite: {},
+        propagation: {},
+        writeRate: WRITE_RATE,
+        load: { start: loadavg()[0]!, end: 0 },
+      };
       run.sizes.push(size);
       for (const store of STORES) {
         log(`\n== ${events.toLocaleString('en-US')} events on ${store}`);
@@ -348,9 +383,7 @@ async function main(): Promise<void> {
           const server = await startChild(`server (${store})`, [CLI_PATH, 'serve'], { ...SERVER_ENV, DATABASE_URL: url }, { nodeArgs: NODE_ARGS, readyPath: '/api/' });
           // A second instance on the same database (PostgreSQL only: SQLite is one machine's file).
           const startOther =
-            store === 'postgres'
-              ? () => startChild(`server B (${store})`, [CLI_PATH, 'serve'], { ...SERVER_ENV, DATABASE_URL: url }, { nodeArgs: NODE_ARGS, readyPath: '/api/' })
-              : null;
+            store === 'postgres' ? () => startChild(`server B (${store})`, [CLI_PATH, 'serve'], { ...SERVER_ENV, DATABASE_URL: url }, { nodeArgs: NODE_ARGS, readyPath: '/api/' }) : null;
           try {
             size.rss[store] = { idle: rssOf(server.pid), peak: null };
             // The baseline is measured once per size and scenario (with the first store's body).

@@ -75,7 +75,15 @@ export const SCENARIOS: Scenario[] = [
   { key: 'page-event', label: 'event page (HTML, /event/{slug}/)', kind: 'read', method: 'GET', path: (c) => `${c.origin}/event/${encodeURIComponent(c.eventSlug)}/` },
   { key: 'page-list', label: 'list page (HTML, /events/, 10 events)', kind: 'read', method: 'GET', path: (c) => `${c.origin}/events/` },
   // Issue 11: a conditional GET answered 304 (the client has the current version).
-  { key: 'single-304', label: 'single event, If-None-Match current (304)', kind: 'read', method: 'GET', path: (c) => `/events/${c.eventId}`, headers: (c) => ({ 'if-none-match': c.singleEtag ?? '' }), expectStatus: 304 },
+  {
+    key: 'single-304',
+    label: 'single event, If-None-Match current (304)',
+    kind: 'read',
+    method: 'GET',
+    path: (c) => `/events/${c.eventId}`,
+    headers: (c) => ({ 'if-none-match': c.singleEtag ?? '' }),
+    expectStatus: 304,
+  },
   { key: 'list-304', label: 'event list, If-None-Match current (304)', kind: 'read', method: 'GET', path: () => '/events', headers: (c) => ({ 'if-none-match': c.listEtag ?? '' }), expectStatus: 304 },
   { key: 'venues', label: 'venue list', kind: 'read', method: 'GET', path: () => '/venues' },
   { key: 'organizers', label: 'organizer list', kind: 'read', method: 'GET', path: () => '/organizers' },
@@ -153,7 +161,10 @@ export const ALL_KEYS = [...SCENARIOS.map((s) => s.key), ...CHURN_SCENARIOS.map(
 export function selectKeys(spec: string | undefined): Set<string> {
   if (!spec) return new Set(ALL_KEYS);
   const out = new Set<string>();
-  for (const name of spec.split(',').map((s) => s.trim()).filter(Boolean)) {
+  for (const name of spec
+    .split(',')
+    .map((s) => s.trim())
+    .filter(Boolean)) {
     const keys = SCENARIO_GROUPS[name] ?? (ALL_KEYS.includes(name) ? [name] : null);
     if (!keys) throw new Error(`BENCH_SCENARIOS: unknown scenario "${name}" (known: ${[...ALL_KEYS, ...Object.keys(SCENARIO_GROUPS)].join(', ')})`);
     for (const k of keys) out.add(k);
@@ -205,7 +216,7 @@ export async function discover(base: string, authorization: string): Promise<Sce
     list.events[0]!;
   const now = new Date();
   const cats = await fetch(`${base}/categories?per_page=100`);
-  const catList = cats.status === 200 ? ((await cats.json()) as { categories?: Array<{ id: number; slug: string }> }).categories ?? [] : [];
+  const catList = cats.status === 200 ? (((await cats.json()) as { categories?: Array<{ id: number; slug: string }> }).categories ?? []) : [];
   const filterCategory = catList.find((t) => t.slug === FILTER.category);
   const single = await fetch(`${base}/events/${rich.id}`);
   await single.arrayBuffer();

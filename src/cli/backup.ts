@@ -29,10 +29,7 @@ export function registerBackupCommand(
   overridesOf: (opts: Record<string, unknown>) => Partial<Record<keyof Config, string>>,
 ): void {
   withSettings(
-    program
-      .command('backup <file>')
-      .description('copy a SQLite database to FILE, consistently, while servers run (PostgreSQL: use pg_dump)')
-      .option('--force', 'overwrite FILE if it exists'),
+    program.command('backup <file>').description('copy a SQLite database to FILE, consistently, while servers run (PostgreSQL: use pg_dump)').option('--force', 'overwrite FILE if it exists'),
     ['databaseUrl'],
   ).action(async (file: string, opts) => {
     const config = loadConfig(process.env, overridesOf(opts));

@@ -41,7 +41,8 @@ async function administrator(services: Services, config: Config): Promise<Viewer
   if (config.adminUser && config.adminPassword) await services.users.ensureAdmin(config.adminUser, config.adminPassword);
   const users = await usersStore.listUsers(services.store.db);
   const admin = config.adminUser ? users.find((u) => u.login === config.adminUser) : users.find((u) => u.role === 'administrator');
-  if (!admin || admin.role !== 'administrator') throw new ImportError('no administrator to import as: create one (events-calendar users add LOGIN --role administrator) or set CALENDAR_ADMIN_USER and CALENDAR_ADMIN_PASSWORD');
+  if (!admin || admin.role !== 'administrator')
+    throw new ImportError('no administrator to import as: create one (events-calendar users add LOGIN --role administrator) or set CALENDAR_ADMIN_USER and CALENDAR_ADMIN_PASSWORD');
   return viewerOf({ id: Number(admin.id), login: admin.login, role: admin.role });
 }
 
@@ -183,7 +184,12 @@ Examples:
         const hooks = progressHooks(opts.progress !== false);
         let report: ImportReport;
         try {
-          report = await importIcs(services, admin, { input: fileOrUrl, status: opts.status, dryRun: Boolean(opts.dryRun), retries: positiveInt('--retries', opts.retries), retryDelayMs: positiveInt('--retry-delay', opts.retryDelay) }, hooks);
+          report = await importIcs(
+            services,
+            admin,
+            { input: fileOrUrl, status: opts.status, dryRun: Boolean(opts.dryRun), retries: positiveInt('--retries', opts.retries), retryDelayMs: positiveInt('--retry-delay', opts.retryDelay) },
+            hooks,
+          );
         } finally {
           hooks.stop();
         }
@@ -194,16 +200,17 @@ Examples:
     }
   });
 
-  withSettings(
-    imports
-      .command('json <file>')
-      .description('restore a calendar exported with `events-calendar export --format json` into an empty database, exactly (same ids)'),
-    ['databaseUrl'],
-  ).action(async (file: string, opts) => {
+  withSettings(imports.command('json <file>').description('restore a calendar exported with `events-calendar export --format json` into an empty database, exactly (same ids)'), [
+    'databaseUrl',
+  ]).action(async (file: string, opts) => {
     try {
       await withServices(opts, overridesOf, async (services) => {
         const counts = await restoreCalendar(services, file);
-        console.log(`restored ${Object.entries(counts).map(([k, n]) => `${n} ${k}`).join(', ')}`);
+        console.log(
+          `restored ${Object.entries(counts)
+            .map(([k, n]) => `${n} ${k}`)
+            .join(', ')}`,
+        );
       });
     } catch (err) {
       failWith(err);

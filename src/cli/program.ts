@@ -87,21 +87,18 @@ withSettings(program.command('migrate').description('create or upgrade the datab
   }
 });
 
-withSettings(
-  program
-    .command('refresh')
-    .description('tell running servers that data changed outside the service (plain SQL, a restored backup): they drop what they keep'),
-  ['databaseUrl'],
-).action(async (opts) => {
-  const config = loadConfig(process.env, overridesOf(opts));
-  const store = await openStore(config.databaseUrl);
-  try {
-    await noteChange(store.db, 'all', 0, 'reset');
-    console.log(`change ${await lastSeq(store.db)} logged: servers on ${store.describe} drop what they keep on their next request`);
-  } finally {
-    await store.close();
-  }
-});
+withSettings(program.command('refresh').description('tell running servers that data changed outside the service (plain SQL, a restored backup): they drop what they keep'), ['databaseUrl']).action(
+  async (opts) => {
+    const config = loadConfig(process.env, overridesOf(opts));
+    const store = await openStore(config.databaseUrl);
+    try {
+      await noteChange(store.db, 'all', 0, 'reset');
+      console.log(`change ${await lastSeq(store.db)} logged: servers on ${store.describe} drop what they keep on their next request`);
+    } finally {
+      await store.close();
+    }
+  },
+);
 
 const users = program.command('users').description('manage users (roles: administrator, editor, author, contributor, subscriber)');
 withSettings(
@@ -136,12 +133,10 @@ withSettings(
   await withUsers(opts, (u) => u.setPassword(login, password));
   console.log(`password of ${login} changed`);
 });
-withSettings(users.command('set-role <login>').description("change a user's role").requiredOption('--role <role>', 'the new role'), ['databaseUrl']).action(
-  async (login: string, opts) => {
-    await withUsers(opts, (u) => u.setRole(login, opts.role));
-    console.log(`${login} is now ${opts.role}`);
-  },
-);
+withSettings(users.command('set-role <login>').description("change a user's role").requiredOption('--role <role>', 'the new role'), ['databaseUrl']).action(async (login: string, opts) => {
+  await withUsers(opts, (u) => u.setRole(login, opts.role));
+  console.log(`${login} is now ${opts.role}`);
+});
 withSettings(
   users
     .command('remove <login>')
@@ -160,25 +155,23 @@ withSettings(
 });
 
 const apps = program.command('app-passwords').description("manage users' application passwords (HTTP Basic credentials for API clients)");
-withSettings(apps.command('add <login>').description('create an application password and print it (shown once)').option('--name <name>', 'a label', 'default'), [
-  'databaseUrl',
-]).action(async (login: string, opts) => {
-  const created = await withUsers(opts, (u) => u.addAppPassword(login, opts.name));
-  console.log(`application password for ${login} (${opts.name}, uuid ${created.uuid}):`);
-  console.log(created.password);
-  console.log('It is shown only now; it is stored hashed.');
-});
+withSettings(apps.command('add <login>').description('create an application password and print it (shown once)').option('--name <name>', 'a label', 'default'), ['databaseUrl']).action(
+  async (login: string, opts) => {
+    const created = await withUsers(opts, (u) => u.addAppPassword(login, opts.name));
+    console.log(`application password for ${login} (${opts.name}, uuid ${created.uuid}):`);
+    console.log(created.password);
+    console.log('It is shown only now; it is stored hashed.');
+  },
+);
 withSettings(apps.command('list <login>').description("list a user's application passwords"), ['databaseUrl']).action(async (login: string, opts) => {
   const rows = await withUsers(opts, (u) => u.listAppPasswords(login));
   if (!rows.length) console.log('no application passwords');
   for (const r of rows) console.log(`${r.uuid}  ${r.name.padEnd(20)} created ${r.created}  last used ${r.lastUsed ?? 'never'}`);
 });
-withSettings(apps.command('revoke <login> <uuid-or-name>').description('revoke an application password'), ['databaseUrl']).action(
-  async (login: string, which: string, opts) => {
-    await withUsers(opts, (u) => u.revokeAppPassword(login, which));
-    console.log(`revoked ${which}`);
-  },
-);
+withSettings(apps.command('revoke <login> <uuid-or-name>').description('revoke an application password'), ['databaseUrl']).action(async (login: string, which: string, opts) => {
+  await withUsers(opts, (u) => u.revokeAppPassword(login, which));
+  console.log(`revoked ${which}`);
+});
 
 const hooks = program.command('webhooks').description('manage webhook endpoints and their deliveries (a running server delivers; see the README)');
 async function withWebhooks<T>(opts: Record<string, unknown>, fn: (webhooks: WebhookService, config: Config) => Promise<T>): Promise<T> {
@@ -215,7 +208,10 @@ withSettings(
 withSettings(hooks.command('list').description('list endpoints'), ['databaseUrl']).action(async (opts) => {
   const rows = await withWebhooks(opts, (w) => w.list());
   if (!rows.length) console.log('no webhook endpoints');
-  for (const r of rows) console.log(`${String(r.id).padStart(5)}  ${r.enabled ? 'enabled ' : 'disabled'}  ${r.url}  ${r.events.join(',')}${r.description ? `  (${r.description})` : ''}${r.disabled_reason ? `  [${r.disabled_reason}]` : ''}`);
+  for (const r of rows)
+    console.log(
+      `${String(r.id).padStart(5)}  ${r.enabled ? 'enabled ' : 'disabled'}  ${r.url}  ${r.events.join(',')}${r.description ? `  (${r.description})` : ''}${r.disabled_reason ? `  [${r.disabled_reason}]` : ''}`,
+    );
 });
 withSettings(hooks.command('remove <id>').description('remove an endpoint, its deliveries and their log'), ['databaseUrl']).action(async (id: string, opts) => {
   const gone = await withWebhooks(opts, (w) => w.remove(Number(id)));

@@ -59,9 +59,7 @@ export function registerSeedCommand(
       if (!author) console.error('warning: no administrator exists; records get author 0 (create one with `events-calendar users add`)');
 
       const plan = seedPlan(events);
-      console.log(
-        `seeding ${store.describe}: ${plan.events} events, ${plan.venues} venues, ${plan.organizers} organizers, ${plan.tags} tags, ${plan.images} images`,
-      );
+      console.log(`seeding ${store.describe}: ${plan.events} events, ${plan.venues} venues, ${plan.organizers} organizers, ${plan.tags} tags, ${plan.images} images`);
       const interactive = opts.progress !== false && process.stderr.isTTY;
       const bar = new cliProgress.SingleBar(
         { format: '{phase} [{bar}] {percentage}% | {value}/{total} | {duration_formatted} (eta {eta_formatted})', hideCursor: true, noTTYOutput: false },

@@ -121,9 +121,7 @@ function scalarToString(value: unknown): string | undefined {
  *
  * @example parseCostInput('€15.50') // { raw: ['€15.50'], symbol: '€', position: 'prefix' }
  */
-export function parseCostInput(
-  input: unknown,
-): { raw: string[]; symbol: string; position: '' | 'prefix' | 'postfix' } | null {
+export function parseCostInput(input: unknown): { raw: string[]; symbol: string; position: '' | 'prefix' | 'postfix' } | null {
   let original: string[];
   let raw: string[];
   if (Array.isArray(input)) {
@@ -170,12 +168,7 @@ function looseEquals(a: string, b: string): boolean {
  *
  * @example formatCost(['0$', '20$', '30$'], '$', 'postfix').cost // 'Free – 30$'
  */
-export function formatCost(
-  raw: string[],
-  symbol: string,
-  position: '' | 'prefix' | 'postfix',
-  defaultSymbol = '$',
-): { cost: string; cost_details: CostDetails } {
+export function formatCost(raw: string[], symbol: string, position: '' | 'prefix' | 'postfix', defaultSymbol = '$'): { cost: string; cost_details: CostDetails } {
   // Tribe__Events__Cost_Utils::get_event_costs(): one parse per stored value, first key wins.
   const costs = new Map<string, string>();
   for (const value of raw) {

@@ -90,8 +90,7 @@ export type RecurrenceScope = 'this' | 'following' | 'all';
 
 const SCOPE_ON_OCCURRENCES = 'recurrence_scope this and following apply to occurrences of recurring events only.';
 const RULES_NEED_SCOPE = 'recurrence cannot be set on one occurrence: send recurrence_scope=following or all.';
-const MOVE_NEEDS_SERIES = (seriesId: number) =>
-  `recurrence_scope=all cannot move the series from one occurrence: update the series (id ${seriesId}) or use recurrence_scope=following.`;
+const MOVE_NEEDS_SERIES = (seriesId: number) => `recurrence_scope=all cannot move the series from one occurrence: update the series (id ${seriesId}) or use recurrence_scope=following.`;
 
 /** The post type of a recurring event's series (issue 15). */
 export const SERIES_TYPE = 'tribe_event_series';
@@ -295,7 +294,12 @@ export function createEventService(deps: EventServiceDeps): EventService {
       let settle!: (byId: Map<number, Record<string, unknown>> | undefined) => void;
       const mine = new Promise<Map<number, Record<string, unknown>> | undefined>((resolve) => (settle = resolve));
       const keys = own.map((id) => `${context}:${id}@${at}`);
-      own.forEach((id, i) => building.set(keys[i]!, mine.then((byId) => byId?.get(id))));
+      own.forEach((id, i) =>
+        building.set(
+          keys[i]!,
+          mine.then((byId) => byId?.get(id)),
+        ),
+      );
       const byId = new Map<number, Record<string, unknown>>();
       try {
         const fresh = await eventsStore.findEventsByIds(db, own);
@@ -343,18 +347,21 @@ export function createEventService(deps: EventServiceDeps): EventService {
 
   async function relatedFor(trx: Executor, records: EventRecord[], viewer: Viewer): Promise<Map<number, EventRelated & { deps: string[] }>> {
     const ids = records.map((r) => Number(r.id));
-    const venueIds = records.map((r) => r.venue_id).filter((v): v is number => v !== null).map(Number);
+    const venueIds = records
+      .map((r) => r.venue_id)
+      .filter((v): v is number => v !== null)
+      .map(Number);
     // An event this instance has just written carries its links: no need to read them back.
     const known = records.map((r) => linksWritten.get(r));
     const [organizerLinks, termLinks] = known.every((k) => k !== undefined)
-      ? [
-          known.flatMap((k, i) => k!.organizers.map((organizer_id) => ({ event_id: ids[i]!, organizer_id }))),
-          known.flatMap((k, i) => k!.terms.map((term_id) => ({ event_id: ids[i]!, term_id }))),
-        ]
+      ? [known.flatMap((k, i) => k!.organizers.map((organizer_id) => ({ event_id: ids[i]!, organizer_id }))), known.flatMap((k, i) => k!.terms.map((term_id) => ({ event_id: ids[i]!, term_id })))]
       : await Promise.all([eventsStore.organizerLinksOf(trx, ids), eventsStore.termLinksOf(trx, ids)]);
     const [venues, organizers, terms] = await Promise.all([
       deps.venues.load(trx, venueIds),
-      deps.organizers.load(trx, organizerLinks.map((l) => Number(l.organizer_id))),
+      deps.organizers.load(
+        trx,
+        organizerLinks.map((l) => Number(l.organizer_id)),
+      ),
       termsStore.findTermsByIds(trx, [...new Set(termLinks.map((l) => Number(l.term_id)))]),
     ]);
     const imageIds: number[] = [];
@@ -471,9 +478,7 @@ export function createEventService(deps: EventServiceDeps): EventService {
 
   function costColumns(value: unknown) {
     const parsed = parseCostInput(value);
-    return parsed
-      ? { cost: JSON.stringify(parsed.raw), currency_symbol: parsed.symbol, currency_position: parsed.position }
-      : { cost: null, currency_symbol: '', currency_position: '' };
+    return parsed ? { cost: JSON.stringify(parsed.raw), currency_symbol: parsed.symbol, currency_position: parsed.position } : { cost: null, currency_symbol: '', currency_position: '' };
   }
 
   async function assignTerms(trx: Executor, viewer: Viewer, eventId: number, input: EventInput): Promise<number[]> {
@@ -488,7 +493,12 @@ export function createEventService(deps: EventServiceDeps): EventService {
       wanted.push([service.taxonomy, await service.idsForWrite(trx, value, viewer, arg)]);
     }
     // A new event has no links yet: every taxonomy's in one statement.
-    if (isCreatedHere(trx, 'event', eventId)) return eventsStore.addEventTerms(trx, eventId, wanted.flatMap(([, ids]) => ids));
+    if (isCreatedHere(trx, 'event', eventId))
+      return eventsStore.addEventTerms(
+        trx,
+        eventId,
+        wanted.flatMap(([, ids]) => ids),
+      );
     const changed: number[] = [];
     for (const [taxonomy, ids] of wanted) changed.push(...(await eventsStore.setEventTerms(trx, eventId, taxonomy, ids)));
     return changed;
@@ -496,8 +506,7 @@ export function createEventService(deps: EventServiceDeps): EventService {
 
   async function linkedIds(trx: Executor, viewer: Viewer, input: EventInput) {
     const venue = input.venue === undefined || input.venue === null ? undefined : await deps.venues.idsForEventWrite(trx, input.venue, viewer);
-    const organizers =
-      input.organizer === undefined || input.organizer === null ? undefined : await deps.organizers.idsForEventWrite(trx, input.organizer, viewer);
+    const organizers = input.organizer === undefined || input.organizer === null ? undefined : await deps.organizers.idsForEventWrite(trx, input.organizer, viewer);
     return { venue, organizers };
   }
 
@@ -598,8 +607,14 @@ export function createEventService(deps: EventServiceDeps): EventService {
     const id = Number(series.id);
     const row = await seriesRowOf(trx, id);
     const occurrences = await recurrenceStore.occurrencesOf(trx, id);
-    await recurrenceStore.detachOccurrences(trx, occurrences.filter((o) => o.exception).map((o) => o.post_id));
-    await recurrenceStore.deleteOccurrences(trx, occurrences.filter((o) => !o.exception).map((o) => o.post_id));
+    await recurrenceStore.detachOccurrences(
+      trx,
+      occurrences.filter((o) => o.exception).map((o) => o.post_id),
+    );
+    await recurrenceStore.deleteOccurrences(
+      trx,
+      occurrences.filter((o) => !o.exception).map((o) => o.post_id),
+    );
     await recurrenceStore.deleteSeriesRow(trx, id);
     await postsStore.updatePost(trx, id, { type: 'tribe_events' });
     await eventsStore.updateEventDetails(trx, id, { hide_from_listings: row.hide_from_listings });
@@ -630,14 +645,7 @@ export function createEventService(deps: EventServiceDeps): EventService {
   }
 
   /** An update of an occurrence: this one (an exception), the following ones (a split), or all. */
-  async function updateOccurrence(
-    trx: Executor,
-    viewer: Viewer,
-    record: EventRecord,
-    occurrence: recurrenceStore.OccurrenceRow,
-    input: EventInput,
-    rec: Recurrence | undefined,
-  ): Promise<EventRecord> {
+  async function updateOccurrence(trx: Executor, viewer: Viewer, record: EventRecord, occurrence: recurrenceStore.OccurrenceRow, input: EventInput, rec: Recurrence | undefined): Promise<EventRecord> {
     const id = Number(record.id);
     const scope = input.recurrence_scope ?? 'this';
     if (scope === 'this') {
@@ -740,7 +748,12 @@ export function createEventService(deps: EventServiceDeps): EventService {
       await postsStore.updatePost(trx, id, { status: 'trash', pre_trash_status: series.status, modified_local: clock.nowLocal(), modified_gmt: clock.nowGmt() });
     }
     const occurrences = await recurrenceStore.occurrencesOf(trx, id);
-    await recurrenceStore.trashOccurrences(trx, occurrences.filter((o) => o.status !== 'trash').map((o) => o.post_id), clock.nowLocal(), clock.nowGmt());
+    await recurrenceStore.trashOccurrences(
+      trx,
+      occurrences.filter((o) => o.status !== 'trash').map((o) => o.post_id),
+      clock.nowLocal(),
+      clock.nowGmt(),
+    );
     return reload(trx, id);
   }
 
@@ -807,7 +820,13 @@ export function createEventService(deps: EventServiceDeps): EventService {
       // Records read just now (findById) were read with the feed at this number: no need to look again.
       const stamp = revisionOf(records[0]!);
       const seq = stamp !== undefined && Number(stamp) === feed.seq() && records.every((r) => revisionOf(r) === stamp) ? Number(stamp) : undefined;
-      return publicById(records.map((r) => Number(r.id)), context, links, records, seq);
+      return publicById(
+        records.map((r) => Number(r.id)),
+        context,
+        links,
+        records,
+        seq,
+      );
     },
 
     async create(viewer, input) {
@@ -910,8 +929,16 @@ export function createEventService(deps: EventServiceDeps): EventService {
           await recurrenceStore.updateSeries(trx, occurrence.series_id, { rules: rulesEndingBefore(rec, occurrence.original_start, series.timezone, Number(series.all_day) === 1) });
           const following = (await recurrenceStore.occurrencesOf(trx, occurrence.series_id)).filter((o) => o.original_start >= occurrence.original_start);
           // Kept as trashed exceptions (not deleted): their ids answer 403 "no longer available".
-          await recurrenceStore.markExceptions(trx, following.map((o) => o.post_id));
-          await recurrenceStore.trashOccurrences(trx, following.filter((o) => o.status !== 'trash').map((o) => o.post_id), clock.nowLocal(), clock.nowGmt());
+          await recurrenceStore.markExceptions(
+            trx,
+            following.map((o) => o.post_id),
+          );
+          await recurrenceStore.trashOccurrences(
+            trx,
+            following.filter((o) => o.status !== 'trash').map((o) => o.post_id),
+            clock.nowLocal(),
+            clock.nowGmt(),
+          );
           await postsStore.updatePost(trx, occurrence.series_id, { modified_local: clock.nowLocal(), modified_gmt: clock.nowGmt() });
           await materialise(trx, occurrence.series_id, seriesDeps, { rewrite: false });
           return reload(trx, Number(record.id));
@@ -1047,9 +1074,7 @@ export function createEventService(deps: EventServiceDeps): EventService {
       if (args.post_parent !== undefined) query.push(['post_parent', String(args.post_parent)]);
       if (args.include) query.push(['include', args.include.join(',')]);
       return {
-        events: isAuthenticated(viewer)
-          ? await service.represent(await eventsStore.findEventsInOrder(db, ids), viewer, 'list', links)
-          : await publicById(ids, 'list', links, [], seq),
+        events: isAuthenticated(viewer) ? await service.represent(await eventsStore.findEventsInOrder(db, ids), viewer, 'list', links) : await publicById(ids, 'list', links, [], seq),
         total,
         totalPages: Math.ceil(total / perPage),
         query,

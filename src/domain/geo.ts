@@ -29,4 +29,3 @@ export function geoFilterOf(
   if (args.geoloc) return {};
   return undefined;
 }
-

@@ -226,8 +226,8 @@ export function createLinkedPostService(
     if (!sent('geo_lat') && !sent('geo_lng')) return {};
     const clears = (f: string) => sent(f) && (input[f] === null || input[f] === '');
     if (clears('geo_lat') || clears('geo_lng')) return { geo_lat: null, geo_lng: null };
-    const lat = sent('geo_lat') ? Number(input.geo_lat) : current?.geo_lat ?? null;
-    const lng = sent('geo_lng') ? Number(input.geo_lng) : current?.geo_lng ?? null;
+    const lat = sent('geo_lat') ? Number(input.geo_lat) : (current?.geo_lat ?? null);
+    const lng = sent('geo_lng') ? Number(input.geo_lng) : (current?.geo_lng ?? null);
     if (lat === null || lng === null) {
       const missing = lat === null ? 'geo_lat' : 'geo_lng';
       throw invalidParams({ [missing]: `${missing} must be given together with ${missing === 'geo_lat' ? 'geo_lng' : 'geo_lat'}.` });
@@ -414,7 +414,10 @@ export function createLinkedPostService(
       const out = records.map((r) => kept?.get(key(r)));
       const missing = records.filter((_, i) => out[i] === undefined);
       if (missing.length === 0) return out as Record<string, unknown>[];
-      const imageIds = missing.map((r) => r.image_id).filter((id): id is number => id !== null).map(Number);
+      const imageIds = missing
+        .map((r) => r.image_id)
+        .filter((id): id is number => id !== null)
+        .map(Number);
       const byId = await images.load(db, imageIds);
       const built = new Map<LinkedRecord, Record<string, unknown>>();
       for (const r of missing) {
@@ -439,7 +442,10 @@ export function createLinkedPostService(
       if (isEmptyValue(value)) return true;
       if (Array.isArray(value) && value.every(isEmptyValue)) return true;
       let entries: unknown[];
-      if (typeof value === 'string' || typeof value === 'number') entries = String(value).split(',').map((s) => s.trim());
+      if (typeof value === 'string' || typeof value === 'number')
+        entries = String(value)
+          .split(',')
+          .map((s) => s.trim());
       else if (Array.isArray(value)) entries = value;
       else if (typeof value === 'object') {
         // A bare object is one venue; organizers must come as a list (examples/10d).
@@ -475,7 +481,11 @@ export function createLinkedPostService(
     async idsForEventWrite(trx, value, viewer) {
       if (isEmptyValue(value)) return [];
       let entries: unknown[];
-      if (typeof value === 'string' || typeof value === 'number') entries = String(value).split(',').map((s) => s.trim()).filter((s) => s !== '');
+      if (typeof value === 'string' || typeof value === 'number')
+        entries = String(value)
+          .split(',')
+          .map((s) => s.trim())
+          .filter((s) => s !== '');
       else if (Array.isArray(value)) entries = value.filter((v) => !isEmptyValue(v));
       else entries = [value];
       if (kind === 'venue' && entries.length > 1) throw apiError('could-not-create-venue');
@@ -496,4 +506,3 @@ export function createLinkedPostService(
   };
   return service;
 }
-

@@ -19,18 +19,7 @@ export const CAPABILITY_TYPE: Record<PostType, string> = {
   tribe_organizer: 'tribe_organizers',
 };
 
-const FULL_POST_CAPS = [
-  'read_private_',
-  'edit_',
-  'edit_others_',
-  'edit_private_',
-  'edit_published_',
-  'delete_',
-  'delete_others_',
-  'delete_private_',
-  'delete_published_',
-  'publish_',
-];
+const FULL_POST_CAPS = ['read_private_', 'edit_', 'edit_others_', 'edit_private_', 'edit_published_', 'delete_', 'delete_others_', 'delete_private_', 'delete_published_', 'publish_'];
 const AUTHOR_POST_CAPS = ['edit_', 'edit_published_', 'delete_', 'delete_published_', 'publish_'];
 const CONTRIBUTOR_POST_CAPS = ['edit_', 'delete_'];
 

@@ -241,10 +241,7 @@ function parseDateValue(v: string, tzid: string | undefined, what: string): Recu
   const m = /^(\d{4})(\d{2})(\d{2})(?:T(\d{2})(\d{2})(\d{2})(Z)?)?$/.exec(v);
   if (!m) throw new LineError(`${what} value ${JSON.stringify(v)} is not a date (YYYYMMDD) or date-time (YYYYMMDDTHHMMSS, optionally ending in Z).`);
   const [, y, mo, d, h, mi, s, z] = m;
-  const dt = DateTime.fromObject(
-    { year: Number(y), month: Number(mo), day: Number(d), hour: Number(h ?? 0), minute: Number(mi ?? 0), second: Number(s ?? 0) },
-    { zone: 'UTC' },
-  );
+  const dt = DateTime.fromObject({ year: Number(y), month: Number(mo), day: Number(d), hour: Number(h ?? 0), minute: Number(mi ?? 0), second: Number(s ?? 0) }, { zone: 'UTC' });
   if (!dt.isValid || dt.year < 1) throw new LineError(`${what} value ${v} is not a valid date.`);
   const date = `${y}-${mo}-${d}`;
   if (h === undefined) return { kind: 'date', date };

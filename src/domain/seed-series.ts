@@ -53,7 +53,15 @@ export async function seedSeries(services: Services, options: SeriesSeedOptions)
       ...(categories.length ? { categories: [categories[Math.floor(random() * categories.length)]] } : {}),
       recurrence: [rule],
     });
-    occurrences += Number((await db.selectFrom('event_occurrences').select((eb) => eb.fn.countAll<number>().as('n')).where('series_id', '=', Number(created.id)).executeTakeFirstOrThrow()).n);
+    occurrences += Number(
+      (
+        await db
+          .selectFrom('event_occurrences')
+          .select((eb) => eb.fn.countAll<number>().as('n'))
+          .where('series_id', '=', Number(created.id))
+          .executeTakeFirstOrThrow()
+      ).n,
+    );
     options.onProgress?.(i + 1, options.series);
   }
   return { series: options.series, occurrences, milliseconds: Date.now() - started };

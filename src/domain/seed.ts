@@ -76,65 +76,168 @@ export function seedPlan(events: number): SeedPlan {
 
 /** [category, [subcategory, title phrases][]] */
 export const CATEGORY_TREE: ReadonlyArray<readonly [string, ReadonlyArray<readonly [string, readonly string[]]>]> = [
-  ['Music', [
-    ['Jazz', ['Jazz Night', 'Jazz Quartet', 'Jazz Brunch', 'Late-Night Jazz Session']],
-    ['Rock', ['Rock Show', 'Garage Rock Night', 'Rock Revival']],
-    ['Classical', ['String Quartet', 'Symphony Evening', 'Piano Recital', 'Chamber Music Matinee']],
-    ['Folk', ['Folk Session', 'Singer-Songwriter Night', 'Bluegrass Jam']],
-    ['Electronic', ['DJ Night', 'Techno Showcase', 'Ambient Listening Session']],
-  ]],
-  ['Arts & Culture', [
-    ['Theatre', ['Theatre Premiere', 'Improv Comedy', 'Shakespeare in the Park']],
-    ['Film', ['Film Screening', 'Documentary Night', 'Short Film Festival']],
-    ['Exhibitions', ['Gallery Opening', 'Photography Exhibition', 'Sculpture Walk']],
-    ['Dance', ['Salsa Social', 'Ballet Performance', 'Tango Milonga']],
-  ]],
-  ['Sports', [
-    ['Running', ['5K Fun Run', 'Trail Run', 'Marathon Training Run']],
-    ['Cycling', ['Group Ride', 'Gravel Ride', 'Bike Repair Clinic']],
-    ['Football', ['Five-a-Side Tournament', 'Match Screening']],
-  ]],
-  ['Food & Drink', [
-    ['Tastings', ['Wine Tasting', 'Craft Beer Tasting', 'Cheese & Wine Evening']],
-    ['Markets', ['Farmers Market', 'Night Market', 'Street Food Market']],
-  ]],
-  ['Education', [
-    ['Workshops', ['Pottery Workshop', 'Watercolour Workshop', 'Bread Baking Class']],
-    ['Lectures', ['Public Lecture', 'Author Talk', 'History Talk']],
-  ]],
-  ['Community', [
-    ['Volunteering', ['Park Clean-Up', 'Food Bank Shift', 'Tree Planting']],
-    ['Meetups', ['Book Club', 'Language Exchange', 'Board Game Night']],
-  ]],
-  ['Business', [
-    ['Networking', ['Founders Breakfast', 'Networking Mixer']],
-    ['Conferences', ['Industry Conference', 'Startup Pitch Night']],
-  ]],
+  [
+    'Music',
+    [
+      ['Jazz', ['Jazz Night', 'Jazz Quartet', 'Jazz Brunch', 'Late-Night Jazz Session']],
+      ['Rock', ['Rock Show', 'Garage Rock Night', 'Rock Revival']],
+      ['Classical', ['String Quartet', 'Symphony Evening', 'Piano Recital', 'Chamber Music Matinee']],
+      ['Folk', ['Folk Session', 'Singer-Songwriter Night', 'Bluegrass Jam']],
+      ['Electronic', ['DJ Night', 'Techno Showcase', 'Ambient Listening Session']],
+    ],
+  ],
+  [
+    'Arts & Culture',
+    [
+      ['Theatre', ['Theatre Premiere', 'Improv Comedy', 'Shakespeare in the Park']],
+      ['Film', ['Film Screening', 'Documentary Night', 'Short Film Festival']],
+      ['Exhibitions', ['Gallery Opening', 'Photography Exhibition', 'Sculpture Walk']],
+      ['Dance', ['Salsa Social', 'Ballet Performance', 'Tango Milonga']],
+    ],
+  ],
+  [
+    'Sports',
+    [
+      ['Running', ['5K Fun Run', 'Trail Run', 'Marathon Training Run']],
+      ['Cycling', ['Group Ride', 'Gravel Ride', 'Bike Repair Clinic']],
+      ['Football', ['Five-a-Side Tournament', 'Match Screening']],
+    ],
+  ],
+  [
+    'Food & Drink',
+    [
+      ['Tastings', ['Wine Tasting', 'Craft Beer Tasting', 'Cheese & Wine Evening']],
+      ['Markets', ['Farmers Market', 'Night Market', 'Street Food Market']],
+    ],
+  ],
+  [
+    'Education',
+    [
+      ['Workshops', ['Pottery Workshop', 'Watercolour Workshop', 'Bread Baking Class']],
+      ['Lectures', ['Public Lecture', 'Author Talk', 'History Talk']],
+    ],
+  ],
+  [
+    'Community',
+    [
+      ['Volunteering', ['Park Clean-Up', 'Food Bank Shift', 'Tree Planting']],
+      ['Meetups', ['Book Club', 'Language Exchange', 'Board Game Night']],
+    ],
+  ],
+  [
+    'Business',
+    [
+      ['Networking', ['Founders Breakfast', 'Networking Mixer']],
+      ['Conferences', ['Industry Conference', 'Startup Pitch Night']],
+    ],
+  ],
   ['Family', [['Kids', ['Story Time', 'Family Science Day', 'Puppet Show']]]],
   ['Health & Wellness', [['Yoga', ['Sunrise Yoga', 'Yoga in the Park', 'Meditation Circle']]]],
   ['Technology', [['Hackathons', ['Weekend Hackathon', 'Code Retreat', 'Open Source Sprint']]]],
 ];
 
 const BASE_TAGS = [
-  'Free', 'Outdoor', 'Indoor', 'Family Friendly', 'Weekend', 'Evening', 'All Ages', '18+', 'Live', 'Online Tickets',
-  'Wheelchair Accessible', 'Dog Friendly', 'Beginners', 'Advanced', 'Summer', 'Winter', 'Festival', 'Charity', 'Local',
-  'International', 'Workshop', 'Series', 'Premiere', 'Sold Out Soon', 'Members Only', 'Student Discount', 'Seniors',
-  'Drop-In', 'Booking Required', 'Bring Your Own',
+  'Free',
+  'Outdoor',
+  'Indoor',
+  'Family Friendly',
+  'Weekend',
+  'Evening',
+  'All Ages',
+  '18+',
+  'Live',
+  'Online Tickets',
+  'Wheelchair Accessible',
+  'Dog Friendly',
+  'Beginners',
+  'Advanced',
+  'Summer',
+  'Winter',
+  'Festival',
+  'Charity',
+  'Local',
+  'International',
+  'Workshop',
+  'Series',
+  'Premiere',
+  'Sold Out Soon',
+  'Members Only',
+  'Student Discount',
+  'Seniors',
+  'Drop-In',
+  'Booking Required',
+  'Bring Your Own',
 ];
 
 const ADJECTIVES = [
-  'Midsummer', 'Autumn', 'Winter', 'Spring', 'Sunday', 'Friday', 'Moonlight', 'Open-Air', 'Rooftop', 'Riverside', 'Harbour',
-  'Downtown', 'Neighbourhood', 'Annual', 'Grand', 'Intimate', 'Candlelight', 'Twilight', 'Morning', 'Lakeside', 'Garden',
-  'Community', 'Secret', 'Pop-Up',
+  'Midsummer',
+  'Autumn',
+  'Winter',
+  'Spring',
+  'Sunday',
+  'Friday',
+  'Moonlight',
+  'Open-Air',
+  'Rooftop',
+  'Riverside',
+  'Harbour',
+  'Downtown',
+  'Neighbourhood',
+  'Annual',
+  'Grand',
+  'Intimate',
+  'Candlelight',
+  'Twilight',
+  'Morning',
+  'Lakeside',
+  'Garden',
+  'Community',
+  'Secret',
+  'Pop-Up',
 ];
 const PERFORMERS = [
-  'The Blue Lanterns', 'Maria Okafor', 'The Night Owls', 'Kenji Watanabe', 'Orchestra Nova', 'The Paper Boats', 'Lena Fischer',
-  'The Quiet Hours', 'Samuel Adeyemi', 'Copper & Pine', 'The Velvet Static', 'Ana Lucía Torres', 'North Quarter', 'Ibrahim Haddad',
-  'The Long Weekend', 'Priya Raman', 'Saltwater Choir', 'Tomás Novak', 'The Lighthouse Keepers', 'Grace Whitfield',
+  'The Blue Lanterns',
+  'Maria Okafor',
+  'The Night Owls',
+  'Kenji Watanabe',
+  'Orchestra Nova',
+  'The Paper Boats',
+  'Lena Fischer',
+  'The Quiet Hours',
+  'Samuel Adeyemi',
+  'Copper & Pine',
+  'The Velvet Static',
+  'Ana Lucía Torres',
+  'North Quarter',
+  'Ibrahim Haddad',
+  'The Long Weekend',
+  'Priya Raman',
+  'Saltwater Choir',
+  'Tomás Novak',
+  'The Lighthouse Keepers',
+  'Grace Whitfield',
 ];
 const VENUE_FIRST = [
-  'Blue Note', 'Old Mill', 'Riverside', 'Union', 'Harbour', 'Crown', 'Granary', 'Foundry', 'Orchard', 'Library', 'Market',
-  'Station', 'Lantern', 'Copperfield', 'Meridian', 'Parkside', 'Westgate', 'Northlight', 'Elmwood', 'Kingsway',
+  'Blue Note',
+  'Old Mill',
+  'Riverside',
+  'Union',
+  'Harbour',
+  'Crown',
+  'Granary',
+  'Foundry',
+  'Orchard',
+  'Library',
+  'Market',
+  'Station',
+  'Lantern',
+  'Copperfield',
+  'Meridian',
+  'Parkside',
+  'Westgate',
+  'Northlight',
+  'Elmwood',
+  'Kingsway',
 ];
 const VENUE_KIND = ['Hall', 'Theatre', 'Club', 'Pavilion', 'Arts Centre', 'Brewery', 'Gallery', 'Studio', 'Park', 'Community Centre', 'Library', 'Arena'];
 const STREETS = ['Main', 'High', 'Station', 'Church', 'Mill', 'Park', 'Victoria', 'Market', 'Bridge', 'King', 'Queen', 'Elm', 'Oak', 'Maple', 'River'];
@@ -156,8 +259,21 @@ const CITIES: ReadonlyArray<readonly [string, string, string, string, string, nu
 ];
 const ORGANIZER_FIRST = ['Friends of', 'Society for', 'Collective of', 'Guild of', 'Club for', 'Association of', 'Network of', 'Circle of'];
 const ORGANIZER_TOPIC = [
-  'Live Music', 'Modern Art', 'Urban Running', 'Slow Food', 'Lifelong Learning', 'Neighbourhood Action', 'Small Business', 'Young Families',
-  'Mindful Living', 'Open Technology', 'Independent Film', 'Folk Traditions', 'Craft Beer', 'Community Gardens', 'Street Dance',
+  'Live Music',
+  'Modern Art',
+  'Urban Running',
+  'Slow Food',
+  'Lifelong Learning',
+  'Neighbourhood Action',
+  'Small Business',
+  'Young Families',
+  'Mindful Living',
+  'Open Technology',
+  'Independent Film',
+  'Folk Traditions',
+  'Craft Beer',
+  'Community Gardens',
+  'Street Dance',
 ];
 const COSTS = ['', '', '', '', '5', '10', '15', '$20', '$25', '10 - 25', 'Free', '€12', '8.50', '$5 - $15'];
 
@@ -219,12 +335,40 @@ const DAY = 86_400_000;
 const QUARTER_HOUR = 900_000;
 
 const POST_COLUMNS = [
-  'id', 'type', 'author_id', 'status', 'pre_trash_status', 'title', 'content', 'excerpt', 'slug',
-  'date_local', 'date_gmt', 'modified_local', 'modified_gmt', 'parent_id', 'image_id',
+  'id',
+  'type',
+  'author_id',
+  'status',
+  'pre_trash_status',
+  'title',
+  'content',
+  'excerpt',
+  'slug',
+  'date_local',
+  'date_gmt',
+  'modified_local',
+  'modified_gmt',
+  'parent_id',
+  'image_id',
 ] as const;
 const EVENT_COLUMNS = [
-  'post_id', 'start_local', 'end_local', 'start_utc', 'end_utc', 'timezone', 'all_day', 'cost', 'currency_symbol',
-  'currency_position', 'website', 'show_map', 'show_map_link', 'hide_from_listings', 'sticky', 'featured', 'venue_id',
+  'post_id',
+  'start_local',
+  'end_local',
+  'start_utc',
+  'end_utc',
+  'timezone',
+  'all_day',
+  'cost',
+  'currency_symbol',
+  'currency_position',
+  'website',
+  'show_map',
+  'show_map_link',
+  'hide_from_listings',
+  'sticky',
+  'featured',
+  'venue_id',
 ] as const;
 const VENUE_COLUMNS = ['post_id', 'address', 'city', 'country', 'province', 'state', 'zip', 'phone', 'website', 'stateprovince', 'show_map', 'show_map_link', 'geo_lat', 'geo_lng'] as const;
 const ORGANIZER_COLUMNS = ['post_id', 'phone', 'website', 'email'] as const;
@@ -338,9 +482,10 @@ export async function seedCalendar(store: Store, options: SeedOptions): Promise<
             const title = type === 'tribe_venue' ? venueName(i) : organizerName(i);
             const dates = postDates(nowMs - Math.floor(rand() * 900) * DAY - Math.floor(rand() * 96) * QUARTER_HOUR, true);
             const image = rand() < (type === 'tribe_venue' ? 0.2 : 0.1) ? imageIds[skewed(imageIds.length)]! : null;
-            const description = type === 'tribe_venue'
-              ? `${title} hosts concerts, talks and community events.\n\nStep-free access, bar and cloakroom.`
-              : `${title} organizes events for everyone who cares about ${ORGANIZER_TOPIC[i % ORGANIZER_TOPIC.length]!.toLowerCase()}.`;
+            const description =
+              type === 'tribe_venue'
+                ? `${title} hosts concerts, talks and community events.\n\nStep-free access, bar and cloakroom.`
+                : `${title} organizes events for everyone who cares about ${ORGANIZER_TOPIC[i % ORGANIZER_TOPIC.length]!.toLowerCase()}.`;
             posts.push([id, type, author, 'publish', '', title, description, '', slugOf(title), dates.date_local, dates.date_gmt, dates.modified_local, dates.modified_gmt, 0, image]);
             details.push(build(i, id, title));
             ids.push(id);
@@ -448,9 +593,23 @@ export async function seedCalendar(store: Store, options: SeedOptions): Promise<
           const excerpt = rand() < 0.3 ? `A ${what} not to miss.` : '';
           posts.push([id, 'tribe_events', author, status, '', title, content, excerpt, slug, dates.date_local, dates.date_gmt, dates.modified_local, dates.modified_gmt, 0, image]);
           events.push([
-            id, startLocal, endLocal, toUtc(startLocal), toUtc(endLocal), tz, allDay, cost.cost, cost.symbol, cost.position,
+            id,
+            startLocal,
+            endLocal,
+            toUtc(startLocal),
+            toUtc(endLocal),
+            tz,
+            allDay,
+            cost.cost,
+            cost.symbol,
+            cost.position,
             rand() < 0.2 ? `https://tickets.example.com/e/${slug}` : null,
-            rand() < 0.7 ? 1 : 0, rand() < 0.7 ? 1 : 0, rand() < 0.01 ? 1 : 0, rand() < 0.01 ? 1 : 0, rand() < 0.05 ? 1 : 0, venue,
+            rand() < 0.7 ? 1 : 0,
+            rand() < 0.7 ? 1 : 0,
+            rand() < 0.01 ? 1 : 0,
+            rand() < 0.01 ? 1 : 0,
+            rand() < 0.05 ? 1 : 0,
+            venue,
           ]);
 
           const o = rand();

@@ -71,7 +71,11 @@ export async function materialise(trx: Executor, seriesId: number, deps: SeriesD
   const byKey = new Map(existing.map((o) => [o.original_start, o]));
   const wanted = new Set(occurrences.map((o) => o.start_local));
   const missing = occurrences.filter((o) => !byKey.has(o.start_local));
-  const slugs = await occurrenceSlugs(trx, series.slug, missing.map((o) => o.start_local));
+  const slugs = await occurrenceSlugs(
+    trx,
+    series.slug,
+    missing.map((o) => o.start_local),
+  );
   const linkRows = await Promise.all([eventsStore.organizerLinksOf(trx, [seriesId]), eventsStore.termLinksOf(trx, [seriesId])]);
   const copy: recurrenceStore.SeriesCopy = {
     series,
@@ -92,7 +96,12 @@ export async function materialise(trx: Executor, seriesId: number, deps: SeriesD
     const kept = occurrences.filter((o) => byKey.has(o.start_local) && !byKey.get(o.start_local)!.exception);
     const schedules = new Map<number, Omit<recurrenceStore.NewOccurrence, 'slug'>>();
     if (options.scheduleChanged) for (const o of kept) schedules.set(byKey.get(o.start_local)!.post_id, o);
-    await recurrenceStore.rewriteOccurrences(trx, copy, kept.map((o) => byKey.get(o.start_local)!.post_id), schedules);
+    await recurrenceStore.rewriteOccurrences(
+      trx,
+      copy,
+      kept.map((o) => byKey.get(o.start_local)!.post_id),
+      schedules,
+    );
   }
   await recurrenceStore.updateSeries(trx, seriesId, { horizon_local: horizon, complete });
   return inserted;
@@ -109,7 +118,10 @@ export function rulesEndingBefore(rec: Recurrence, at: string, tz: string, allDa
     : DateTime.fromSQL(wallToUtc(at, tz), { zone: 'utc' }).minus({ seconds: 1 }).toFormat("yyyyMMdd'T'HHmmss'Z'");
   return rec.lines.flatMap((line) => {
     if (line.startsWith('RRULE:')) {
-      const parts = line.slice(6).split(';').filter((p) => !p.startsWith('COUNT=') && !p.startsWith('UNTIL='));
+      const parts = line
+        .slice(6)
+        .split(';')
+        .filter((p) => !p.startsWith('COUNT=') && !p.startsWith('UNTIL='));
       return [`RRULE:${[...parts, `UNTIL=${until}`].join(';')}`];
     }
     return [line];

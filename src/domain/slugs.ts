@@ -10,9 +10,40 @@ import { removeLazySpans } from './text.js';
  * (digraphs, strokes, ordinal indicators, …), default (en_US) locale.
  */
 const ACCENT_OVERRIDES: Record<string, string> = {
-  ª: 'a', º: 'o', Æ: 'AE', æ: 'ae', Ð: 'D', ð: 'd', Þ: 'TH', þ: 'th', ß: 's', Ø: 'O', ø: 'o',
-  Đ: 'D', đ: 'd', Ħ: 'H', ħ: 'h', ı: 'i', Ĳ: 'IJ', ĳ: 'ij', ĸ: 'k', Ŀ: 'L', ŀ: 'l', Ł: 'L', ł: 'l',
-  ŉ: 'n', Ŋ: 'N', ŋ: 'n', Œ: 'OE', œ: 'oe', Ŧ: 'T', ŧ: 't', ſ: 's', ɑ: 'a', '€': 'E', '£': '',
+  ª: 'a',
+  º: 'o',
+  Æ: 'AE',
+  æ: 'ae',
+  Ð: 'D',
+  ð: 'd',
+  Þ: 'TH',
+  þ: 'th',
+  ß: 's',
+  Ø: 'O',
+  ø: 'o',
+  Đ: 'D',
+  đ: 'd',
+  Ħ: 'H',
+  ħ: 'h',
+  ı: 'i',
+  Ĳ: 'IJ',
+  ĳ: 'ij',
+  ĸ: 'k',
+  Ŀ: 'L',
+  ŀ: 'l',
+  Ł: 'L',
+  ł: 'l',
+  ŉ: 'n',
+  Ŋ: 'N',
+  ŋ: 'n',
+  Œ: 'OE',
+  œ: 'oe',
+  Ŧ: 'T',
+  ŧ: 't',
+  ſ: 's',
+  ɑ: 'a',
+  '€': 'E',
+  '£': '',
 };
 
 /** Locale-specific `remove_accents()` rules (WordPress: de_*, da_DK, ca, sr_RS, bs_BA). */
@@ -61,18 +92,66 @@ function stripTagsForSlug(text: string): string {
 
 /** Encoded characters WordPress' "save" context strips (soft hyphen, quotes, marks, zero-width characters, …). */
 const STRIPPED_OCTETS = [
-  '%c2%ad', '%c2%a1', '%c2%bf', '%c2%ab', '%c2%bb', '%e2%80%b9', '%e2%80%ba',
-  '%e2%80%98', '%e2%80%99', '%e2%80%9c', '%e2%80%9d', '%e2%80%9a', '%e2%80%9b', '%e2%80%9e', '%e2%80%9f',
-  '%e2%80%a2', '%c2%a9', '%c2%ae', '%c2%b0', '%e2%80%a6', '%e2%84%a2',
-  '%c2%b4', '%cb%8a', '%cc%81', '%cd%81', '%cc%80', '%cc%84', '%cc%8c',
-  '%e2%80%8b', '%e2%80%8c', '%e2%80%8d', '%e2%80%8e', '%e2%80%8f', '%e2%80%aa', '%e2%80%ab', '%e2%80%ac', '%e2%80%ad', '%e2%80%ae',
-  '%ef%bb%bf', '%ef%bf%bc',
+  '%c2%ad',
+  '%c2%a1',
+  '%c2%bf',
+  '%c2%ab',
+  '%c2%bb',
+  '%e2%80%b9',
+  '%e2%80%ba',
+  '%e2%80%98',
+  '%e2%80%99',
+  '%e2%80%9c',
+  '%e2%80%9d',
+  '%e2%80%9a',
+  '%e2%80%9b',
+  '%e2%80%9e',
+  '%e2%80%9f',
+  '%e2%80%a2',
+  '%c2%a9',
+  '%c2%ae',
+  '%c2%b0',
+  '%e2%80%a6',
+  '%e2%84%a2',
+  '%c2%b4',
+  '%cb%8a',
+  '%cc%81',
+  '%cd%81',
+  '%cc%80',
+  '%cc%84',
+  '%cc%8c',
+  '%e2%80%8b',
+  '%e2%80%8c',
+  '%e2%80%8d',
+  '%e2%80%8e',
+  '%e2%80%8f',
+  '%e2%80%aa',
+  '%e2%80%ab',
+  '%e2%80%ac',
+  '%e2%80%ad',
+  '%e2%80%ae',
+  '%ef%bb%bf',
+  '%ef%bf%bc',
 ];
 /** Encoded spaces of some width (and nbsp, en and em dashes), which become `-`. */
 const DASHED_OCTETS = [
-  '%c2%a0', '%e2%80%93', '%e2%80%94',
-  '%e2%80%80', '%e2%80%81', '%e2%80%82', '%e2%80%83', '%e2%80%84', '%e2%80%85', '%e2%80%86', '%e2%80%87', '%e2%80%88',
-  '%e2%80%89', '%e2%80%8a', '%e2%80%a8', '%e2%80%a9', '%e2%80%af',
+  '%c2%a0',
+  '%e2%80%93',
+  '%e2%80%94',
+  '%e2%80%80',
+  '%e2%80%81',
+  '%e2%80%82',
+  '%e2%80%83',
+  '%e2%80%84',
+  '%e2%80%85',
+  '%e2%80%86',
+  '%e2%80%87',
+  '%e2%80%88',
+  '%e2%80%89',
+  '%e2%80%8a',
+  '%e2%80%a8',
+  '%e2%80%a9',
+  '%e2%80%af',
 ];
 
 function replaceEach(text: string, needles: readonly string[], by: string): string {
@@ -118,7 +197,10 @@ export function utf8UriEncode(text: string, maxLength = 0, encodeAscii = false):
 export function sanitizeSlug(text: string, options: { locale?: string } = {}): string {
   let title = removeAccents(stripTagsForSlug(text), options.locale ?? 'en_US');
   // Keep escaped octets, drop other percent signs.
-  title = title.replace(/%([a-fA-F0-9]{2})/g, '---$1---').replace(/%/g, '').replace(/---([a-fA-F0-9]{2})---/g, '%$1');
+  title = title
+    .replace(/%([a-fA-F0-9]{2})/g, '---$1---')
+    .replace(/%/g, '')
+    .replace(/---([a-fA-F0-9]{2})---/g, '%$1');
   title = utf8UriEncode(title.toLowerCase(), 200).toLowerCase();
   title = replaceEach(title, DASHED_OCTETS, '-');
   title = replaceEach(title, ['&nbsp;', '&#160;', '&ndash;', '&#8211;', '&mdash;', '&#8212;'], '-');
@@ -173,11 +255,7 @@ export function truncateSlug(slug: string, length: number): string {
  *
  * @example await uniqueSlug('jazz-night', (s) => s === 'jazz-night') // 'jazz-night-2'
  */
-export async function uniqueSlug(
-  base: string,
-  taken: (candidate: string) => boolean | Promise<boolean>,
-  options: { reserved?: readonly string[]; maxLength?: number } = {},
-): Promise<string> {
+export async function uniqueSlug(base: string, taken: (candidate: string) => boolean | Promise<boolean>, options: { reserved?: readonly string[]; maxLength?: number } = {}): Promise<string> {
   if (base === '') return '';
   const maxLength = options.maxLength ?? 200;
   // The slug column holds 200 characters: a longer base (a long title) is cut, as WordPress' is.

@@ -84,14 +84,7 @@ const ENTITY_NAMES = new Set(
 
 /** WordPress `valid_unicode()`. */
 function validUnicode(cp: number): boolean {
-  return (
-    cp === 0x9 ||
-    cp === 0xa ||
-    cp === 0xd ||
-    (cp >= 0x20 && cp <= 0xd7ff) ||
-    (cp >= 0xe000 && cp <= 0xfffd) ||
-    (cp >= 0x10000 && cp <= 0x10ffff)
-  );
+  return cp === 0x9 || cp === 0xa || cp === 0xd || (cp >= 0x20 && cp <= 0xd7ff) || (cp >= 0xe000 && cp <= 0xfffd) || (cp >= 0x10000 && cp <= 0x10ffff);
 }
 
 /**
@@ -103,17 +96,9 @@ function validUnicode(cp: number): boolean {
 export function normalizeEntities(text: string): string {
   return text
     .replace(/&/g, '&amp;')
-    .replace(/&amp;([A-Za-z]{2,8}[0-9]{0,2});/g, (_m, name: string) =>
-      ENTITY_NAMES.has(name) ? `&${name};` : `&amp;${name};`,
-    )
-    .replace(/&amp;#(0*[0-9]{1,7});/g, (_m, digits: string) =>
-      validUnicode(parseInt(digits, 10))
-        ? `&#${digits.replace(/^0+/, '').padStart(3, '0')};`
-        : `&amp;#${digits};`,
-    )
-    .replace(/&amp;#[Xx](0*[0-9A-Fa-f]{1,6});/g, (_m, hex: string) =>
-      validUnicode(parseInt(hex, 16)) ? `&#x${hex.replace(/^0+/, '')};` : `&amp;#x${hex};`,
-    );
+    .replace(/&amp;([A-Za-z]{2,8}[0-9]{0,2});/g, (_m, name: string) => (ENTITY_NAMES.has(name) ? `&${name};` : `&amp;${name};`))
+    .replace(/&amp;#(0*[0-9]{1,7});/g, (_m, digits: string) => (validUnicode(parseInt(digits, 10)) ? `&#${digits.replace(/^0+/, '').padStart(3, '0')};` : `&amp;#${digits};`))
+    .replace(/&amp;#[Xx](0*[0-9A-Fa-f]{1,6});/g, (_m, hex: string) => (validUnicode(parseInt(hex, 16)) ? `&#x${hex.replace(/^0+/, '')};` : `&amp;#x${hex};`));
 }
 
 /**
@@ -191,12 +176,7 @@ function sanitizeTextField(text: string): string {
  * @example escHtml(`Tom & "Jerry's" <b>`) // 'Tom &amp; &quot;Jerry&#039;s&quot; &lt;b&gt;'
  */
 export function escHtml(text: string): string {
-  return text
-    .replace(/&/g, '&amp;')
-    .replace(/</g, '&lt;')
-    .replace(/>/g, '&gt;')
-    .replace(/"/g, '&quot;')
-    .replace(/'/g, '&#039;');
+  return text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;').replace(/'/g, '&#039;');
 }
 
 /**
@@ -395,10 +375,7 @@ const AUTOP_MEMO_MAX_LENGTH = 8000;
 // ---------------------------------------------------------------------------
 
 /** `wp_allowed_protocols()`. */
-const WP_PROTOCOLS = [
-  'http', 'https', 'ftp', 'ftps', 'mailto', 'news', 'irc', 'irc6', 'ircs', 'gopher', 'nntp', 'feed',
-  'telnet', 'mms', 'rtsp', 'sms', 'svn', 'tel', 'fax', 'xmpp', 'webcal', 'urn',
-];
+const WP_PROTOCOLS = ['http', 'https', 'ftp', 'ftps', 'mailto', 'news', 'irc', 'irc6', 'ircs', 'gopher', 'nntp', 'feed', 'telnet', 'mms', 'rtsp', 'sms', 'svn', 'tel', 'fax', 'xmpp', 'webcal', 'urn'];
 
 const GLOBAL_ATTRIBUTES = ['class', 'id', 'title', 'lang', 'dir', 'role', 'hidden', 'aria-*', 'data-*'];
 const CELL_ATTRIBUTES = ['align', 'valign', 'colspan', 'rowspan', 'headers', 'scope', 'abbr', 'width', 'height'];
@@ -406,12 +383,76 @@ const CELL_ATTRIBUTES = ['align', 'valign', 'colspan', 'rowspan', 'headers', 'sc
 /** Close to WordPress `$allowedposttags` (minus `style` attributes and form controls). */
 const POST_KSES: sanitizeHtml.IOptions = {
   allowedTags: [
-    'a', 'abbr', 'acronym', 'address', 'article', 'aside', 'b', 'bdo', 'big', 'blockquote', 'br',
-    'caption', 'cite', 'code', 'col', 'colgroup', 'dd', 'del', 'details', 'dfn', 'div', 'dl', 'dt',
-    'em', 'figcaption', 'figure', 'footer', 'h1', 'h2', 'h3', 'h4', 'h5', 'h6', 'header', 'hgroup',
-    'hr', 'i', 'img', 'ins', 'kbd', 'li', 'main', 'mark', 'nav', 'ol', 'p', 'pre', 'q', 's', 'samp',
-    'section', 'small', 'span', 'strike', 'strong', 'sub', 'summary', 'sup', 'table', 'tbody', 'td',
-    'tfoot', 'th', 'thead', 'time', 'tr', 'tt', 'u', 'ul', 'var',
+    'a',
+    'abbr',
+    'acronym',
+    'address',
+    'article',
+    'aside',
+    'b',
+    'bdo',
+    'big',
+    'blockquote',
+    'br',
+    'caption',
+    'cite',
+    'code',
+    'col',
+    'colgroup',
+    'dd',
+    'del',
+    'details',
+    'dfn',
+    'div',
+    'dl',
+    'dt',
+    'em',
+    'figcaption',
+    'figure',
+    'footer',
+    'h1',
+    'h2',
+    'h3',
+    'h4',
+    'h5',
+    'h6',
+    'header',
+    'hgroup',
+    'hr',
+    'i',
+    'img',
+    'ins',
+    'kbd',
+    'li',
+    'main',
+    'mark',
+    'nav',
+    'ol',
+    'p',
+    'pre',
+    'q',
+    's',
+    'samp',
+    'section',
+    'small',
+    'span',
+    'strike',
+    'strong',
+    'sub',
+    'summary',
+    'sup',
+    'table',
+    'tbody',
+    'td',
+    'tfoot',
+    'th',
+    'thead',
+    'time',
+    'tr',
+    'tt',
+    'u',
+    'ul',
+    'var',
   ],
   allowedAttributes: {
     '*': GLOBAL_ATTRIBUTES,
@@ -432,7 +473,12 @@ const POST_KSES: sanitizeHtml.IOptions = {
     colgroup: ['align', 'valign', 'span', 'width'],
     div: ['align'],
     p: ['align'],
-    h1: ['align'], h2: ['align'], h3: ['align'], h4: ['align'], h5: ['align'], h6: ['align'],
+    h1: ['align'],
+    h2: ['align'],
+    h3: ['align'],
+    h4: ['align'],
+    h5: ['align'],
+    h6: ['align'],
     details: ['open'],
   },
   allowedSchemes: WP_PROTOCOLS,
@@ -530,9 +576,7 @@ export function trimWords(text: string, numWords = 55, more = '&hellip;'): strin
  */
 export function jsonLdDescription(html: string, options: { excerpt?: boolean } = {}): string {
   const withoutShortcodes = removeLazySpans(html, '[', ']');
-  const body = options.excerpt
-    ? sanitizeHtml(withoutShortcodes, EXCERPT_KSES)
-    : trimWords(normalizeEntities(withoutShortcodes), 55, ' [&hellip;]');
+  const body = options.excerpt ? sanitizeHtml(withoutShortcodes, EXCERPT_KSES) : trimWords(normalizeEntities(withoutShortcodes), 55, ' [&hellip;]');
   return escJs(wpautop(body));
 }
 

@@ -92,12 +92,7 @@ function refuseIfOwning(login: string, owned: usersStore.OwnedCounts): void {
   const total = owned.events + owned.venues + owned.organizers + owned.images;
   if (total === 0) return;
   const plural = (n: number, one: string, many: string) => `${n} ${n === 1 ? one : many}`;
-  const parts = [
-    plural(owned.events, 'event', 'events'),
-    plural(owned.venues, 'venue', 'venues'),
-    plural(owned.organizers, 'organizer', 'organizers'),
-    plural(owned.images, 'image', 'images'),
-  ];
+  const parts = [plural(owned.events, 'event', 'events'), plural(owned.venues, 'venue', 'venues'), plural(owned.organizers, 'organizer', 'organizers'), plural(owned.images, 'image', 'images')];
   throw new UserRefusal(`${login} is the author of ${total} record${total === 1 ? '' : 's'} (${parts.join(', ')}): give --reassign LOGIN to move them to another user`);
 }
 
@@ -174,7 +169,7 @@ export function createUserService(store: Store): UserService {
       const login = decoded.slice(0, colon);
       const password = decoded.slice(colon + 1);
       // A login with a NUL byte names no user (and PostgreSQL refuses NUL in text): unknown.
-      const user = login.includes('\u0000') ? undefined : (await usersStore.findUserByLogin(db, login)) ?? (login.includes('@') ? await usersStore.findUserByEmail(db, login) : undefined);
+      const user = login.includes('\u0000') ? undefined : ((await usersStore.findUserByLogin(db, login)) ?? (login.includes('@') ? await usersStore.findUserByEmail(db, login) : undefined));
       // Application passwords are sent with or without their spaces.
       const appPassword = password.replace(/\s+/g, '');
       const appShaped = APP_PASSWORD_SHAPE.test(appPassword);

@@ -264,8 +264,7 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
       hook: 'onRequest',
       keyGenerator: (req) => (req.viewer && req.viewer.id > 0 ? `user:${req.viewer.id}` : `ip:${req.ip}`),
       allowList: (req) => RATE_LIMIT_EXEMPT.has(req.url.split('?')[0]!),
-      errorResponseBuilder: (_req, ctx) =>
-        new ApiError('rest_too_many_requests', `Too many requests. Try again in ${Math.max(1, Math.ceil(ctx.ttl / 1000))} seconds.`, 429),
+      errorResponseBuilder: (_req, ctx) => new ApiError('rest_too_many_requests', `Too many requests. Try again in ${Math.max(1, Math.ceil(ctx.ttl / 1000))} seconds.`, 429),
     });
   }
   registerMetrics(app, config, store);
@@ -313,9 +312,7 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
   });
 
   // Unknown URLs count against the rate limit too (the plugin hooks only declared routes).
-  app.setNotFoundHandler(config.rateLimitMax > 0 ? { preHandler: app.rateLimit() } : {}, async (_req, reply) =>
-    sendJson(reply, 404, apiError('rest_no_route').toJSON()),
-  );
+  app.setNotFoundHandler(config.rateLimitMax > 0 ? { preHandler: app.rateLimit() } : {}, async (_req, reply) => sendJson(reply, 404, apiError('rest_no_route').toJSON()));
 
   // One set of declarations, registered under every REST root and namespace: each registration
   // carries its Links, so the answers' REST URLs follow the root and namespace of the request.
@@ -338,7 +335,10 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
   if (!roots.includes('')) {
     app.get('/', async (req, reply) => {
       req.sitePage = true;
-      return reply.code(200).header('content-type', 'text/html; charset=UTF-8').send(sitePageHtml(config.siteName, services.links.restRoot, DOCS_PAGE_PATH, `${services.links.siteUrl}/events/`));
+      return reply
+        .code(200)
+        .header('content-type', 'text/html; charset=UTF-8')
+        .send(sitePageHtml(config.siteName, services.links.restRoot, DOCS_PAGE_PATH, `${services.links.siteUrl}/events/`));
     });
   }
   // The human-readable API documentation (Swagger UI over `{ns}/doc`), outside the REST root.

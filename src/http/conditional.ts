@@ -96,7 +96,10 @@ function addVary(reply: FastifyReply, field: string): void {
     return;
   }
   const current = String(header);
-  const fields = current.split(',').map((f) => f.trim()).filter((f) => f !== '');
+  const fields = current
+    .split(',')
+    .map((f) => f.trim())
+    .filter((f) => f !== '');
   if (!fields.some((f) => f.toLowerCase() === field.toLowerCase() || f === '*')) fields.push(field);
   reply.header('vary', fields.join(', '));
 }

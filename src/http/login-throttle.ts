@@ -102,12 +102,7 @@ export function tooManyLogins(seconds: number): ApiError {
  * Authenticate through the throttle: a blocked login/IP throws the 429 error (with `retryAfter`
  * seconds), else the credentials are checked and the outcome counted.
  */
-export async function throttledAuthenticate(
-  throttle: LoginThrottle,
-  header: string | undefined,
-  ip: string,
-  authenticate: (header: string | undefined) => Promise<Viewer>,
-): Promise<Viewer> {
+export async function throttledAuthenticate(throttle: LoginThrottle, header: string | undefined, ip: string, authenticate: (header: string | undefined) => Promise<Viewer>): Promise<Viewer> {
   const login = basicLogin(header);
   if (login === undefined) return authenticate(header);
   const wait = throttle.blockedFor(login, ip);

@@ -88,7 +88,11 @@ export const REFERENCE_SCHEMAS: Record<string, Json> = {
     properties: {
       id: { type: 'integer', description: 'The event WordPress post ID' },
       global_id: { type: 'string', description: 'The event ID used to globally identify in Event Aggregator' },
-      global_id_lineage: { type: 'array', items: { type: 'string' }, description: 'An Array containing the lineage of where this event comes from, this should not change after the event is created.' },
+      global_id_lineage: {
+        type: 'array',
+        items: { type: 'string' },
+        description: 'An Array containing the lineage of where this event comes from, this should not change after the event is created.',
+      },
       author: { type: 'integer', description: 'The event author WordPress post ID' },
       date: { type: 'string', description: 'The event creation date in the site time zone' },
       date_utc: { type: 'string', description: 'The event creation date in UTC time' },
@@ -132,7 +136,11 @@ export const REFERENCE_SCHEMAS: Record<string, Json> = {
     properties: {
       id: { type: 'integer', description: 'The venue WordPress post ID' },
       global_id: { type: 'string', description: 'The venue ID used to globally identify in Event Aggregator' },
-      global_id_lineage: { type: 'array', items: { type: 'string' }, description: 'An Array containing the lineage of where this organizer comes from, this should not change after the organizer is created.' },
+      global_id_lineage: {
+        type: 'array',
+        items: { type: 'string' },
+        description: 'An Array containing the lineage of where this organizer comes from, this should not change after the organizer is created.',
+      },
       author: { type: 'integer', description: 'The venue author WordPress post ID' },
       date: { type: 'string', description: 'The venue creation date in the site time zone' },
       date_utc: { type: 'string', description: 'The venue creation date in UTC time' },
@@ -165,7 +173,11 @@ export const REFERENCE_SCHEMAS: Record<string, Json> = {
     properties: {
       id: { type: 'integer', description: 'The organizer WordPress post ID' },
       global_id: { type: 'string', description: 'The organizer ID used to globally identify in Event Aggregator' },
-      global_id_lineage: { type: 'array', items: { type: 'string' }, description: 'An Array containing the lineage of where this organizer comes from, this should not change after the organizer is created.' },
+      global_id_lineage: {
+        type: 'array',
+        items: { type: 'string' },
+        description: 'An Array containing the lineage of where this organizer comes from, this should not change after the organizer is created.',
+      },
       author: { type: 'integer', description: 'The organizer author WordPress post ID' },
       date: { type: 'string', description: 'The organizer creation date in the site time zone' },
       date_utc: { type: 'string', description: 'The organizer creation date in UTC time' },
@@ -231,8 +243,7 @@ const TOTAL_HEADERS: Json = {
   'X-WP-Total': { description: 'The same as X-TEC-Total, for generic WordPress clients', schema: { type: 'integer' } },
   'X-WP-TotalPages': { description: 'The same as X-TEC-TotalPages, for generic WordPress clients', schema: { type: 'integer' } },
   Link: {
-    description:
-      'The REST root (rel="https://api.w.org/"), and the previous (rel="prev") and next (rel="next") pages when they exist, keeping every query argument',
+    description: 'The REST root (rel="https://api.w.org/"), and the previous (rel="prev") and next (rel="next") pages when they exist, keeping every query argument',
     schema: { type: 'string' },
   },
   'X-Sync-Token': {
@@ -369,8 +380,7 @@ function operation(decl: RouteDecl, e: Endpoint, method: string, links: Links): 
 function envelopes(routes: RouteDecl[]): Json {
   const out: Json = {};
   for (const decl of routes)
-    for (const e of decl.endpoints)
-      for (const r of Object.values(e.docs?.responses ?? {})) if (r.listTitle && r.schema) out[envelopeName(r.listTitle)] = envelopeSchema(r.listTitle, r.schema);
+    for (const e of decl.endpoints) for (const r of Object.values(e.docs?.responses ?? {})) if (r.listTitle && r.schema) out[envelopeName(r.listTitle)] = envelopeSchema(r.listTitle, r.schema);
   return out;
 }
 

@@ -90,7 +90,11 @@ export async function syncAnswer(ctx: EndpointContext, spec: SyncSpec): Promise<
 export async function postTombstones(services: Services, ids: number[]): Promise<Map<number, 'trash' | 'deleted' | null>> {
   const out = new Map<number, 'trash' | 'deleted' | null>(ids.map((id) => [id, 'deleted']));
   for (let i = 0; i < ids.length; i += 500) {
-    const rows = await services.store.db.selectFrom('posts').select('id').where('id', 'in', ids.slice(i, i + 500)).execute();
+    const rows = await services.store.db
+      .selectFrom('posts')
+      .select('id')
+      .where('id', 'in', ids.slice(i, i + 500))
+      .execute();
     for (const r of rows) out.set(Number(r.id), 'trash');
   }
   return out;

@@ -40,7 +40,32 @@ const TABLES: Array<{ table: keyof Database; order: string[]; optional?: true }>
 ];
 
 /** Columns that hold numbers (PostgreSQL answers some aggregates and numerics as text). */
-const NUMERIC = new Set(['id', 'post_id', 'author_id', 'parent_id', 'image_id', 'venue_id', 'event_id', 'organizer_id', 'term_id', 'position', 'count', 'width', 'height', 'all_day', 'show_map', 'show_map_link', 'hide_from_listings', 'sticky', 'featured', 'geo_lat', 'geo_lng', 'series_id', 'complete', 'exception']);
+const NUMERIC = new Set([
+  'id',
+  'post_id',
+  'author_id',
+  'parent_id',
+  'image_id',
+  'venue_id',
+  'event_id',
+  'organizer_id',
+  'term_id',
+  'position',
+  'count',
+  'width',
+  'height',
+  'all_day',
+  'show_map',
+  'show_map_link',
+  'hide_from_listings',
+  'sticky',
+  'featured',
+  'geo_lat',
+  'geo_lng',
+  'series_id',
+  'complete',
+  'exception',
+]);
 
 export interface CalendarExport {
   format: typeof EXPORT_FORMAT;
@@ -99,7 +124,11 @@ export async function restoreCalendar(services: Services, file: string): Promise
       if (given === undefined) continue;
       let rows = given;
       if (table === 'users') rows = await usersToInsert(trx, rows);
-      for (let i = 0; i < rows.length; i += 200) await trx.insertInto(table as 'posts').values(rows.slice(i, i + 200) as never).execute();
+      for (let i = 0; i < rows.length; i += 200)
+        await trx
+          .insertInto(table as 'posts')
+          .values(rows.slice(i, i + 200) as never)
+          .execute();
       counts[table] = given.length;
     }
     for (const table of ['users', 'images', 'terms', 'posts'] as const) await bumpIdSequence(trx, table);

@@ -27,11 +27,22 @@ export async function exportIcs(services: Services): Promise<string> {
     const records = await eventsStore.findEventsByIds(db, ids.slice(i, i + 500));
     records.sort((a, b) => Number(a.id) - Number(b.id));
     const eventIds = records.map((r) => Number(r.id));
-    const venueIds = records.map((r) => r.venue_id).filter((v): v is number => v !== null).map(Number);
+    const venueIds = records
+      .map((r) => r.venue_id)
+      .filter((v): v is number => v !== null)
+      .map(Number);
     const [organizerLinks, termLinks] = await Promise.all([eventsStore.organizerLinksOf(db, eventIds), eventsStore.termLinksOf(db, eventIds)]);
     const linked = await linkedStore.findLinkedByIds(db, 'venue', venueIds);
     const venues = new Map(linked.map((v) => [Number(v.id), v as VenueRecord]));
-    const organizers = new Map((await linkedStore.findLinkedByIds(db, 'organizer', organizerLinks.map((l) => Number(l.organizer_id)))).map((o) => [Number(o.id), o]));
+    const organizers = new Map(
+      (
+        await linkedStore.findLinkedByIds(
+          db,
+          'organizer',
+          organizerLinks.map((l) => Number(l.organizer_id)),
+        )
+      ).map((o) => [Number(o.id), o]),
+    );
     const terms = new Map((await termsStore.findTermsByIds(db, [...new Set(termLinks.map((l) => Number(l.term_id)))])).map((t) => [Number(t.id), t]));
     for (const e of records) {
       const id = Number(e.id);

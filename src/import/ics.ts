@@ -110,7 +110,11 @@ export function parseIcs(text: string, siteTimezone: string, status: string, whe
     } catch (err) {
       throw new ImportError(`${where}: event ${uid} has unusable dates (${(err as Error).message})`);
     }
-    const categories = vevent.getAllProperties('categories').flatMap((p) => p.getValues().map(String)).map((c) => c.trim()).filter((c) => c !== '');
+    const categories = vevent
+      .getAllProperties('categories')
+      .flatMap((p) => p.getValues().map(String))
+      .map((c) => c.trim())
+      .filter((c) => c !== '');
     const organizerProp = vevent.getFirstProperty('organizer');
     const organizers: Array<Record<string, string>> = [];
     if (organizerProp) {

@@ -147,7 +147,13 @@ export async function importTec(services: Services, admin: Viewer, options: TecI
    * Create or update one record: skipped when the fingerprint matches what was imported last and
    * the local record still exists.
    */
-  async function upsert(kind: Kind, record: Json, exists: (local: number) => Promise<boolean>, create: (print: string) => Promise<number | undefined>, update: (local: number, print: string) => Promise<void>): Promise<number | undefined> {
+  async function upsert(
+    kind: Kind,
+    record: Json,
+    exists: (local: number) => Promise<boolean>,
+    create: (print: string) => Promise<number | undefined>,
+    update: (local: number, print: string) => Promise<void>,
+  ): Promise<number | undefined> {
     const sourceId = String(record.id);
     const print = fingerprint(record);
     const known = mapped.get(`${kind}:${sourceId}`);
@@ -207,7 +213,10 @@ export async function importTec(services: Services, admin: Viewer, options: TecI
     let name = login;
     const who = await source.getJson(`${root}/wp/v2/users/${encodeURIComponent(sid)}`, [400, 401, 403, 404]).catch(() => undefined);
     if (who?.status === 200 && typeof (who.body as Json).slug === 'string') {
-      login = String((who.body as Json).slug).replace(/[^A-Za-z0-9_.@ -]/g, '-').slice(0, 60) || login;
+      login =
+        String((who.body as Json).slug)
+          .replace(/[^A-Za-z0-9_.@ -]/g, '-')
+          .slice(0, 60) || login;
       name = String((who.body as Json).name ?? login);
     }
     const existing = await usersStore.findUserByLogin(db, login);
@@ -249,7 +258,12 @@ export async function importTec(services: Services, admin: Viewer, options: TecI
         try {
           return await withImportContext({ wanted: { term: Number(t.id) } }, () =>
             writeTransaction(db, async (trx) => {
-              const id = await service.create(trx, { name: String(t.name), slug: String(t.slug ?? ''), description: String(t.description ?? ''), ...(parentOf() !== undefined ? { parent: parentOf() } : {}) });
+              const id = await service.create(trx, {
+                name: String(t.name),
+                slug: String(t.slug ?? ''),
+                description: String(t.description ?? ''),
+                ...(parentOf() !== undefined ? { parent: parentOf() } : {}),
+              });
               await remember(trx, kind, String(t.id), id, print);
               return id;
             }),
@@ -342,7 +356,12 @@ export async function importTec(services: Services, admin: Viewer, options: TecI
     const values: string[] = Array.isArray(d?.values) ? d!.values.map(String) : [];
     // Labels come slugged in `values` ("Free" → "free"): then the displayed cost is the input.
     if (values.length === 0 || values.some((v) => !/^-?\d+(\.\d+)?$/.test(v))) {
-      return String(e.cost ?? '').replace(/&amp;/g, '&').replace(/&lt;/g, '<').replace(/&gt;/g, '>').replace(/&quot;/g, '"').replace(/&#0?39;/g, "'");
+      return String(e.cost ?? '')
+        .replace(/&amp;/g, '&')
+        .replace(/&lt;/g, '<')
+        .replace(/&gt;/g, '>')
+        .replace(/&quot;/g, '"')
+        .replace(/&#0?39;/g, "'");
     }
     const symbol = String(d?.currency_symbol ?? '');
     return values.map((v) => (d?.currency_position === 'postfix' ? `${v}${symbol}` : `${symbol}${v}`));
@@ -389,7 +408,7 @@ export async function importTec(services: Services, admin: Viewer, options: TecI
     await upsert(
       'event',
       e,
-      async (local) => (await services.events.isEventId(local)),
+      async (local) => await services.events.isEventId(local),
       async (print) => {
         const input = await eventInput(e);
         const created = await withImportContext(

@@ -313,11 +313,7 @@ export function createCalendar(services: Services): Calendar {
       }
       // The REST list's own window: its dates read as the list reads them (strtotime-style, site zone).
       const w = events.defaultWindow();
-      const r = await events.list(
-        ANONYMOUS,
-        { page: 1, per_page: config.maxPerPage, ...filterArgs(f), start_date: startDate ?? w.start, end_date: endDate ?? w.end },
-        links,
-      );
+      const r = await events.list(ANONYMOUS, { page: 1, per_page: config.maxPerPage, ...filterArgs(f), start_date: startDate ?? w.start, end_date: endDate ?? w.end }, links);
       if (r.total <= r.events.length) return { events: r.events as unknown as PublicEvent[], total: r.total };
       // More than one API page: read the same window as a range (no MAX_PER_PAGE cap), bounded by ICAL_MAX_EVENTS.
       const [, start] = r.query.find(([k]) => k === 'start_date')!;

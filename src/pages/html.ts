@@ -48,10 +48,26 @@ export function html(strings: TemplateStringsArray, ...values: unknown[]): SafeH
  */
 export function jsonLdScript(value: unknown): SafeHtml {
   const json = JSON.stringify(value).replace(/[<>&\u2028\u2029]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
-  return html`<script type="application/ld+json">${trusted(json)}</script>`;
+  return html`<script type="application/ld+json">
+    ${trusted(json)}
+  </script>`;
 }
 
-const ENTITIES: Record<string, string> = { amp: '&', lt: '<', gt: '>', quot: '"', apos: "'", nbsp: '\u00a0', hellip: '\u2026', ndash: '\u2013', mdash: '\u2014', lsquo: '\u2018', rsquo: '\u2019', ldquo: '\u201c', rdquo: '\u201d' };
+const ENTITIES: Record<string, string> = {
+  amp: '&',
+  lt: '<',
+  gt: '>',
+  quot: '"',
+  apos: "'",
+  nbsp: '\u00a0',
+  hellip: '\u2026',
+  ndash: '\u2013',
+  mdash: '\u2014',
+  lsquo: '\u2018',
+  rsquo: '\u2019',
+  ldquo: '\u201c',
+  rdquo: '\u201d',
+};
 
 /** Character references decoded (`&amp;` → `&`, `&#8217;` → `’`); unknown named ones stay. */
 export function decodeEntities(text: string): string {

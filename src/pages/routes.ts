@@ -53,14 +53,24 @@ const truthy = (v: unknown) => {
 /** A list argument: `a,b`, `a[]=x&a[]=y`. */
 function listOf(v: unknown): string[] {
   const items = Array.isArray(v) ? v : v === undefined || v === null ? [] : [v];
-  return items.flatMap((x) => (typeof x === 'string' || typeof x === 'number' ? String(x).split(',') : [])).map((s) => s.trim()).filter(Boolean);
+  return items
+    .flatMap((x) => (typeof x === 'string' || typeof x === 'number' ? String(x).split(',') : []))
+    .map((s) => s.trim())
+    .filter(Boolean);
 }
-const idsOf = (v: unknown) => listOf(v).map(Number).filter((n) => Number.isInteger(n) && n > 0);
+const idsOf = (v: unknown) =>
+  listOf(v)
+    .map(Number)
+    .filter((n) => Number.isInteger(n) && n > 0);
 const pageOf = (v: unknown) => {
   const n = Number(first(v) ?? '1');
   return Number.isInteger(n) && n >= 1 ? n : undefined;
 };
-const slugFile = (s: string) => s.toLowerCase().replace(/[^a-z0-9]+/g, '-').replace(/^-+|-+$/g, '') || 'events';
+const slugFile = (s: string) =>
+  s
+    .toLowerCase()
+    .replace(/[^a-z0-9]+/g, '-')
+    .replace(/^-+|-+$/g, '') || 'events';
 
 export function registerCalendarPages(app: FastifyInstance, services: Services): void {
   const calendar = createCalendar(services);
@@ -109,7 +119,12 @@ export function registerCalendarPages(app: FastifyInstance, services: Services):
   const html = (body: string, status = 200): Answer => ({ kind: 'html', status, body });
 
   /** A list page (upcoming or past), its feed, or 404 past the last page. */
-  async function listAnswer(format: Format, q: Query, pageParam: unknown, base: { path: string; filter?: EventFilter; heading?: string; intro?: string; title?: string; feedName?: string }): Promise<Answer> {
+  async function listAnswer(
+    format: Format,
+    q: Query,
+    pageParam: unknown,
+    base: { path: string; filter?: EventFilter; heading?: string; intro?: string; title?: string; feedName?: string },
+  ): Promise<Answer> {
     const filter = filterOf(q, base.filter);
     /** What the request added to the page's own filter: carried by its links. */
     const asked = filterOf(q);
@@ -167,7 +182,12 @@ export function registerCalendarPages(app: FastifyInstance, services: Services):
         events,
         truncated: total > events.length,
         filter,
-        meta: { title: `Events in ${firstDay.toFormat('LLLL yyyy')}`, description: `Events of ${config.siteName} in ${firstDay.toFormat('LLLL yyyy')}.`, canonical: url(path) + filterQuery(filter), ics: withIcal(url(path) + filterQuery(filter)) },
+        meta: {
+          title: `Events in ${firstDay.toFormat('LLLL yyyy')}`,
+          description: `Events of ${config.siteName} in ${firstDay.toFormat('LLLL yyyy')}.`,
+          canonical: url(path) + filterQuery(filter),
+          ics: withIcal(url(path) + filterQuery(filter)),
+        },
         monthUrl: (mm) => url(`/events/month/${mm}/`) + filterQuery(filter),
         dayUrl: (d) => url(`/events/${d}/`),
         subscription: subscription(config.siteName, filter),
@@ -222,7 +242,8 @@ export function registerCalendarPages(app: FastifyInstance, services: Services):
     if (!record) return { kind: 'not-found' };
     const filter: EventFilter = kind === 'venue' ? { venue: [record.id] } : { organizer: [record.id] };
     const name = plainText(kind === 'venue' ? (record as { venue: string }).venue : (record as { organizer: string }).organizer);
-    if (format !== 'html') return { kind: 'ical', events: (await calendar.upcoming(filter, 1, config.icalMaxEvents)).events, name: `${config.siteName} – ${name}`, filename: `${slugFile(record.slug)}.ics` };
+    if (format !== 'html')
+      return { kind: 'ical', events: (await calendar.upcoming(filter, 1, config.icalMaxEvents)).events, name: `${config.siteName} – ${name}`, filename: `${slugFile(record.slug)}.ics` };
     const page = pageOf(pageParam ?? q.page);
     if (page === undefined) return { kind: 'not-found' };
     const result = await calendar.upcoming(filter, page);
@@ -267,7 +288,10 @@ export function registerCalendarPages(app: FastifyInstance, services: Services):
     if (q.featured !== undefined) f.featured = truthy(q.featured);
     const start = first(q.start_date);
     const end = first(q.end_date);
-    for (const [name, value] of [['start_date', start], ['end_date', end]] as const) {
+    for (const [name, value] of [
+      ['start_date', start],
+      ['end_date', end],
+    ] as const) {
       if (value !== undefined && !calendar.isDateInput(value)) return { kind: 'bad-request', message: `Invalid parameter: ${name}` };
     }
     const { events } = await calendar.window(f, start, end);
@@ -309,7 +333,11 @@ export function registerCalendarPages(app: FastifyInstance, services: Services):
         return reply.code(e.status).headers(e.headers).header('content-type', 'text/html; charset=utf-8').header('cache-control', 'no-store').send(views.unavailable());
       }
     }
-    if (answer.kind === 'not-found') return reply.code(404).header('content-type', 'text/html; charset=utf-8').send(views.notFound(url(req.url.split('?')[0]!)));
+    if (answer.kind === 'not-found')
+      return reply
+        .code(404)
+        .header('content-type', 'text/html; charset=utf-8')
+        .send(views.notFound(url(req.url.split('?')[0]!)));
     if (answer.kind === 'bad-request') return reply.code(400).header('content-type', 'text/plain; charset=utf-8').send(`${answer.message}\n`);
     if (answer.kind === 'html') {
       if (answer.status === 200 && validators) answerConditional(req, reply, validators);
@@ -324,11 +352,7 @@ export function registerCalendarPages(app: FastifyInstance, services: Services):
       description: `Events of ${config.siteName}`,
       ...(answer.series ? { series: answer.series } : {}),
     });
-    return reply
-      .code(200)
-      .header('content-type', ICAL_CONTENT_TYPE)
-      .header('content-disposition', `attachment; filename="${answer.filename}"`)
-      .send(text);
+    return reply.code(200).header('content-type', ICAL_CONTENT_TYPE).header('content-disposition', `attachment; filename="${answer.filename}"`).send(text);
   }
 
   /** The format a request asks for (the path's `/ical` suffix is given by the route). */

@@ -177,7 +177,6 @@ export function buildBatch(from: number, to: number, rows: ChangeRow[], states: 
   return batch;
 }
 
-
 /** The machinery both dialects share: subscribers, history, applying a batch. */
 function feedCore() {
   let seq = -1;
@@ -370,7 +369,11 @@ export function createPostgresFeed(db: Executor): ChangeFeed {
         const states = new Map((await readListingStates(trx, ids)).map((s) => [s.id, s]));
         const texts = new Map<number, EventText | undefined>();
         for (let i = 0; i < ids.length; i += 500) {
-          const found = await trx.selectFrom('posts').select(['id', 'title', 'excerpt', 'content']).where('id', 'in', ids.slice(i, i + 500)).execute();
+          const found = await trx
+            .selectFrom('posts')
+            .select(['id', 'title', 'excerpt', 'content'])
+            .where('id', 'in', ids.slice(i, i + 500))
+            .execute();
           for (const r of found) texts.set(Number(r.id), textOf(r));
         }
         core.apply(buildBatch(from, value, rows, states, texts, truncated));

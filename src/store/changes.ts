@@ -257,7 +257,18 @@ export async function readListingStates(db: Executor, ids: number[]): Promise<Li
         .selectFrom('posts')
         .innerJoin('events', 'events.post_id', 'posts.id')
         .leftJoin('venues', 'venues.post_id', 'events.venue_id')
-        .select(['posts.id', 'posts.status', 'posts.author_id', 'posts.parent_id', 'posts.date_gmt', 'events.start_local', 'events.end_local', 'events.hide_from_listings', 'events.featured', 'events.venue_id'])
+        .select([
+          'posts.id',
+          'posts.status',
+          'posts.author_id',
+          'posts.parent_id',
+          'posts.date_gmt',
+          'events.start_local',
+          'events.end_local',
+          'events.hide_from_listings',
+          'events.featured',
+          'events.venue_id',
+        ])
         .select(['venues.geo_lat as venue_lat', 'venues.geo_lng as venue_lng'])
         .where('posts.id', 'in', chunk)
         .execute(),
@@ -326,9 +337,7 @@ export async function flushChanges(trx: Executor): Promise<number | undefined> {
 
 /** PostgreSQL: term counts, the counter and every note in one statement; returns the sequence number. */
 async function appendChangesPostgres(db: Executor, notes: Pending[], counts: Array<[number, number[]]>): Promise<number> {
-  const updates = counts.map(
-    ([delta, ids], i) => sql`${sql.raw(`t${i}`)} as (update "terms" set "count" = "count" + ${delta} where "id" = any(${ids}::int[]) returning "id"), `,
-  );
+  const updates = counts.map(([delta, ids], i) => sql`${sql.raw(`t${i}`)} as (update "terms" set "count" = "count" + ${delta} where "id" = any(${ids}::int[]) returning "id"), `);
   const r = await sql<{ seq: number | string }>`with ${sql.join(updates, sql``)}c as (update "change_counter" set "value" = "value" + 1 where "id" = 1 returning "value")
     insert into "changes" ("seq", "idx", "record_type", "record_id", "action", "detail", "created_gmt")
     select c."value", v."idx", v."record_type", v."record_id", v."action", v."detail", ${nowGmt()}
@@ -481,7 +490,10 @@ function groupCommitOf(db: Executor) {
       counters.commits++;
       counters.writes += done.length;
     } catch (error) {
-      await trx.rollback().execute().catch(() => {});
+      await trx
+        .rollback()
+        .execute()
+        .catch(() => {});
       for (const { write } of done) write.reject(error);
       for (const write of batch) if (!done.some((d) => d.write === write)) write.reject(error);
       return;

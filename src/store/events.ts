@@ -98,7 +98,14 @@ function baseQuery(db: Executor): EventQuery {
  * EVENT_COLUMNS as SQL, quoted once: selecting thirty-one columns through the query builder
  * (parsing each reference, then compiling) costs more than running the query.
  */
-const EVENT_SELECT = sql.raw(EVENT_COLUMNS.map((c) => c.split('.').map((part) => `"${part}"`).join('.')).join(', '));
+const EVENT_SELECT = sql.raw(
+  EVENT_COLUMNS.map((c) =>
+    c
+      .split('.')
+      .map((part) => `"${part}"`)
+      .join('.'),
+  ).join(', '),
+);
 
 /** Event records for these ids (any status), in no particular order. */
 export async function findEventsByIds(db: Executor, ids: number[]): Promise<EventRecord[]> {
@@ -136,13 +143,7 @@ export async function setEventOrganizers(db: Executor, eventId: number, organize
 /** Organizer links of these events, ordered by event then position. */
 export async function organizerLinksOf(db: Executor, eventIds: number[]): Promise<Array<{ event_id: number; organizer_id: number }>> {
   if (eventIds.length === 0) return [];
-  return db
-    .selectFrom('event_organizers')
-    .select(['event_id', 'organizer_id'])
-    .where('event_id', 'in', eventIds)
-    .orderBy('event_id')
-    .orderBy('position')
-    .execute();
+  return db.selectFrom('event_organizers').select(['event_id', 'organizer_id']).where('event_id', 'in', eventIds).orderBy('event_id').orderBy('position').execute();
 }
 
 /** Term links of these events. */
@@ -171,14 +172,22 @@ export async function setEventTerms(db: Executor, eventId: number, taxonomy: str
   const added = wanted.filter((id) => !before.includes(id));
   if (removed.length || added.length) await noteEventBefore(db, eventId);
   if (removed.length) await db.deleteFrom('event_terms').where('event_id', '=', eventId).where('term_id', 'in', removed).execute();
-  if (added.length) await db.insertInto('event_terms').values(added.map((term_id) => ({ event_id: eventId, term_id }))).execute();
+  if (added.length)
+    await db
+      .insertInto('event_terms')
+      .values(added.map((term_id) => ({ event_id: eventId, term_id })))
+      .execute();
   return [...removed, ...added];
 }
 
 /** Links a new event (no links yet) to these terms; returns the ids linked. */
 export async function addEventTerms(db: Executor, eventId: number, termIds: number[]): Promise<number[]> {
   const added = [...new Set(termIds)];
-  if (added.length) await db.insertInto('event_terms').values(added.map((term_id) => ({ event_id: eventId, term_id }))).execute();
+  if (added.length)
+    await db
+      .insertInto('event_terms')
+      .values(added.map((term_id) => ({ event_id: eventId, term_id })))
+      .execute();
   return added;
 }
 
@@ -213,11 +222,27 @@ function applyFilter(q: EventQuery, dialect: DialectName, f: EventListFilter): E
   // `id IN (subquery)`, which SQLite materializes in full (every event of a popular category).
   if (f.categoryIds) {
     const ids = f.categoryIds;
-    q = q.where((eb) => eb.exists(eb.selectFrom('event_terms').select('event_terms.event_id').whereRef('event_terms.event_id', '=', 'posts.id').where('event_terms.term_id', 'in', ids.length ? ids : [0])));
+    q = q.where((eb) =>
+      eb.exists(
+        eb
+          .selectFrom('event_terms')
+          .select('event_terms.event_id')
+          .whereRef('event_terms.event_id', '=', 'posts.id')
+          .where('event_terms.term_id', 'in', ids.length ? ids : [0]),
+      ),
+    );
   }
   if (f.tagIds) {
     const ids = f.tagIds;
-    q = q.where((eb) => eb.exists(eb.selectFrom('event_terms').select('event_terms.event_id').whereRef('event_terms.event_id', '=', 'posts.id').where('event_terms.term_id', 'in', ids.length ? ids : [0])));
+    q = q.where((eb) =>
+      eb.exists(
+        eb
+          .selectFrom('event_terms')
+          .select('event_terms.event_id')
+          .whereRef('event_terms.event_id', '=', 'posts.id')
+          .where('event_terms.term_id', 'in', ids.length ? ids : [0]),
+      ),
+    );
   }
   if (f.venueIds) q = q.where('events.venue_id', 'in', f.venueIds.length ? f.venueIds : [0]);
   if (f.organizerIds) {
@@ -347,7 +372,10 @@ function adjustedTotal(total: number, filter: EventListFilter, transitions: read
 /** Whether these transitions may change the page's ids. */
 function pageTouched(page: KeptPage, transitions: readonly EventTransition[], dialect: DialectName): boolean {
   for (const t of transitions) {
-    for (const [state, text] of [[t.before, t.beforeText], [t.after, t.afterText]] as const) {
+    for (const [state, text] of [
+      [t.before, t.beforeText],
+      [t.after, t.afterText],
+    ] as const) {
       const m = matchesFilter(page.filter, state, text, dialect);
       if (m === undefined) return true;
       if (m && (page.last === undefined || keyAtOrBefore(page.filter, sortKeyOf(page.filter, state!), page.last))) return true;
@@ -501,12 +529,7 @@ export async function findEventPageIds(
 /**
  * One page of event records matching the filter, plus the total number of matches.
  */
-export async function findEventPage(
-  db: Executor,
-  dialect: DialectName,
-  filter: EventListFilter,
-  page: { limit: number; offset: number },
-): Promise<{ rows: EventRecord[]; total: number }> {
+export async function findEventPage(db: Executor, dialect: DialectName, filter: EventListFilter, page: { limit: number; offset: number }): Promise<{ rows: EventRecord[]; total: number }> {
   const { ids, total } = await findEventPageIds(db, dialect, filter, page);
   return { rows: await findEventsInOrder(db, ids), total };
 }

@@ -64,8 +64,16 @@ export function nearFilter(lat: number, lng: number, radiusKm: number): NearFilt
     const from = lng - dLng;
     const to = lng + dLng;
     if (dLng >= 180) lngRanges = [[-180, 180]];
-    else if (from < -180) lngRanges = [[wrapLng(from), 180], [-180, to]];
-    else if (to > 180) lngRanges = [[from, 180], [-180, wrapLng(to)]];
+    else if (from < -180)
+      lngRanges = [
+        [wrapLng(from), 180],
+        [-180, to],
+      ];
+    else if (to > 180)
+      lngRanges = [
+        [from, 180],
+        [-180, wrapLng(to)],
+      ];
     else lngRanges = [[from, to]];
   }
   return { lat, lng, radiusKm, maxHav, box: { latMin: Math.max(-90, latMin), latMax: Math.min(90, latMax), lngRanges } };

@@ -23,7 +23,11 @@ export async function findImageByUrl(db: Executor, url: string): Promise<ImageRo
 
 export async function insertImage(db: Executor, image: Insertable<ImagesTable>): Promise<number> {
   const wanted = await takeWantedId(db, 'image');
-  const row = await db.insertInto('images').values(wanted === undefined ? image : { ...image, id: wanted }).returning('id').executeTakeFirstOrThrow();
+  const row = await db
+    .insertInto('images')
+    .values(wanted === undefined ? image : { ...image, id: wanted })
+    .returning('id')
+    .executeTakeFirstOrThrow();
   if (wanted !== undefined) await afterExplicitId(db, 'image');
   await noteChange(db, 'image', Number(row.id), 'create');
   return Number(row.id);

@@ -88,12 +88,22 @@ export async function unlinkFromEvents(db: Executor, kind: LinkedKind, postId: n
   if (kind === 'venue') {
     const rows = await db.selectFrom('events').select('post_id').where('venue_id', '=', postId).execute();
     await db.updateTable('events').set({ venue_id: null }).where('venue_id', '=', postId).execute();
-    await noteChanges(db, 'event', rows.map((r) => Number(r.post_id)), 'update');
+    await noteChanges(
+      db,
+      'event',
+      rows.map((r) => Number(r.post_id)),
+      'update',
+    );
     return rows.map((r) => Number(r.post_id));
   }
   const rows = await db.selectFrom('event_organizers').select('event_id').where('organizer_id', '=', postId).execute();
   await db.deleteFrom('event_organizers').where('organizer_id', '=', postId).execute();
-  await noteChanges(db, 'event', rows.map((r) => Number(r.event_id)), 'update');
+  await noteChanges(
+    db,
+    'event',
+    rows.map((r) => Number(r.event_id)),
+    'update',
+  );
   return rows.map((r) => Number(r.event_id));
 }
 
@@ -140,11 +150,7 @@ export interface LinkedListFilter {
 function linkedIdsOfEvents(kind: LinkedKind, eb: ExpressionBuilder<Database, 'posts'>, scope: LinkedEventScope, extra?: (q: any) => any) {
   let q: any =
     kind === 'venue'
-      ? eb
-          .selectFrom('events')
-          .innerJoin('posts as ep', 'ep.id', 'events.post_id')
-          .select('events.venue_id')
-          .where('events.venue_id', 'is not', null)
+      ? eb.selectFrom('events').innerJoin('posts as ep', 'ep.id', 'events.post_id').select('events.venue_id').where('events.venue_id', 'is not', null)
       : eb
           .selectFrom('event_organizers')
           .innerJoin('events', 'events.post_id', 'event_organizers.event_id')
@@ -170,13 +176,7 @@ function applyLinkedFilter(kind: LinkedKind, dialect: DialectName, q: any, f: Li
     const fields = ['posts.title', 'posts.content', 'posts.excerpt', ...info.searchColumns.map((c) => `${info.table}.${c}`)];
     const op = dialect === 'postgres' ? sql`ILIKE` : sql`LIKE`;
     const frags = f.searchFragments;
-    q = q.where((eb: any) =>
-      eb.or(
-        fields.map((field) =>
-          eb.and(frags.map((frag) => eb(sql.ref(field), op, sql`${'%' + frag.replace(/[\\%_]/g, (c) => '\\' + c) + '%'} ESCAPE '\\'`))),
-        ),
-      ),
-    );
+    q = q.where((eb: any) => eb.or(fields.map((field) => eb.and(frags.map((frag) => eb(sql.ref(field), op, sql`${'%' + frag.replace(/[\\%_]/g, (c) => '\\' + c) + '%'} ESCAPE '\\'`))))));
   }
   if (f.eventId !== undefined) {
     const eventId = f.eventId;
@@ -193,9 +193,7 @@ function applyLinkedFilter(kind: LinkedKind, dialect: DialectName, q: any, f: Li
   }
   if (f.upcoming !== undefined) {
     const { fromUtc, events } = f.upcoming;
-    q = q.where('posts.id', 'in', (eb: any) =>
-      linkedIdsOfEvents(kind, eb, events, (sub) => sub.where('events.end_utc', '>=', fromUtc).where('events.hide_from_listings', '=', 0)),
-    );
+    q = q.where('posts.id', 'in', (eb: any) => linkedIdsOfEvents(kind, eb, events, (sub) => sub.where('events.end_utc', '>=', fromUtc).where('events.hide_from_listings', '=', 0)));
   }
   return q;
 }

@@ -16,7 +16,11 @@ import { lockForWrite } from './locks.js';
 export async function insertPost(db: Executor, post: NewPost): Promise<number> {
   // An import may ask for the id the record had at its source (import-context.ts).
   const wanted = await takeWantedId(db, 'post');
-  const row = await db.insertInto('posts').values(wanted === undefined ? post : { ...post, id: wanted }).returning('id').executeTakeFirstOrThrow();
+  const row = await db
+    .insertInto('posts')
+    .values(wanted === undefined ? post : { ...post, id: wanted })
+    .returning('id')
+    .executeTakeFirstOrThrow();
   if (wanted !== undefined) await afterExplicitId(db, 'post');
   await noteChange(db, recordTypeOfPost(post.type), Number(row.id), 'create');
   return Number(row.id);
@@ -53,14 +57,7 @@ export async function existingIdsOfType(db: Executor, type: PostType, ids: numbe
 
 /** Id of the post of `type` with this slug (any status), or undefined. */
 export async function findPostIdBySlug(db: Executor, type: StoredPostType, slug: string): Promise<number | undefined> {
-  const row = await db
-    .selectFrom('posts')
-    .select('id')
-    .where('type', '=', type)
-    .where('slug', '=', slug)
-    .orderBy('id')
-    .limit(1)
-    .executeTakeFirst();
+  const row = await db.selectFrom('posts').select('id').where('type', '=', type).where('slug', '=', slug).orderBy('id').limit(1).executeTakeFirst();
   return row ? Number(row.id) : undefined;
 }
 
@@ -82,17 +79,19 @@ export async function isSlugTaken(db: Executor, type: StoredPostType | readonly 
 
 /** Ids of the posts of `type` whose title equals `title` case-insensitively, not trashed. */
 export async function findPostIdsByTitle(db: Executor, type: PostType, title: string): Promise<PostRow[]> {
-  return db
-    .selectFrom('posts')
-    .selectAll()
-    .where('type', '=', type)
-    .where('status', 'not in', ['trash', 'auto-draft'])
-    // SQLite's lower() folds ASCII letters only: its connections have fold_case (db.ts), which
-    // folds like JavaScript and PostgreSQL's lower() under a UTF-8 locale (É = é).
-    .where((eb) => {
-      const fold = db.getExecutor().adapter instanceof PostgresAdapter ? 'lower' : 'fold_case';
-      return eb(eb.fn(fold, ['title']), '=', eb.fn(fold, [eb.val(title)]));
-    })
-    .orderBy('id')
-    .execute();
+  return (
+    db
+      .selectFrom('posts')
+      .selectAll()
+      .where('type', '=', type)
+      .where('status', 'not in', ['trash', 'auto-draft'])
+      // SQLite's lower() folds ASCII letters only: its connections have fold_case (db.ts), which
+      // folds like JavaScript and PostgreSQL's lower() under a UTF-8 locale (É = é).
+      .where((eb) => {
+        const fold = db.getExecutor().adapter instanceof PostgresAdapter ? 'lower' : 'fold_case';
+        return eb(eb.fn(fold, ['title']), '=', eb.fn(fold, [eb.val(title)]));
+      })
+      .orderBy('id')
+      .execute()
+  );
 }

@@ -315,7 +315,11 @@ export async function rewriteOccurrences(db: Executor, copy: SeriesCopy, ids: nu
         .values(chunk.flatMap((event_id) => copy.organizers.map((organizer_id, position) => ({ event_id, organizer_id, position }))))
         .execute();
     }
-    if (copy.terms.length) await db.insertInto('event_terms').values(chunk.flatMap((event_id) => copy.terms.map((term_id) => ({ event_id, term_id })))).execute();
+    if (copy.terms.length)
+      await db
+        .insertInto('event_terms')
+        .values(chunk.flatMap((event_id) => copy.terms.map((term_id) => ({ event_id, term_id }))))
+        .execute();
   }
   for (const [id, sched] of schedules) {
     await db.updateTable('events').set(sched).where('post_id', '=', id).execute();

@@ -34,9 +34,26 @@ const PG_ROWS = 5000;
 
 /** PostgreSQL element types of the columns the seed writes (for `unnest($1::int[], …)`). */
 const PG_TYPES: Record<string, string> = {
-  id: 'int', author_id: 'int', parent_id: 'int', image_id: 'int', post_id: 'int', all_day: 'int', show_map: 'int',
-  show_map_link: 'int', hide_from_listings: 'int', sticky: 'int', featured: 'int', venue_id: 'int', event_id: 'int',
-  organizer_id: 'int', position: 'int', term_id: 'int', width: 'int', height: 'int', geo_lat: 'float8', geo_lng: 'float8',
+  id: 'int',
+  author_id: 'int',
+  parent_id: 'int',
+  image_id: 'int',
+  post_id: 'int',
+  all_day: 'int',
+  show_map: 'int',
+  show_map_link: 'int',
+  hide_from_listings: 'int',
+  sticky: 'int',
+  featured: 'int',
+  venue_id: 'int',
+  event_id: 'int',
+  organizer_id: 'int',
+  position: 'int',
+  term_id: 'int',
+  width: 'int',
+  height: 'int',
+  geo_lat: 'float8',
+  geo_lng: 'float8',
 };
 
 export interface BulkTransaction {
@@ -100,7 +117,9 @@ export async function bulkLoad<T>(store: Store, fn: (loader: BulkLoader) => Prom
           return r.rows.map((row) => Number(row.id)).sort((a, b) => a - b);
         }
         // AUTOINCREMENT never reuses ids: continue after the larger of max(id) and the sequence.
-        const r = await sql<{ next: number }>`select max(coalesce((select max(id) from ${sql.table(table)}), 0), coalesce((select seq from sqlite_sequence where name = ${table}), 0)) + 1 as next`.execute(conn);
+        const r = await sql<{
+          next: number;
+        }>`select max(coalesce((select max(id) from ${sql.table(table)}), 0), coalesce((select seq from sqlite_sequence where name = ${table}), 0)) + 1 as next`.execute(conn);
         const first = Number(r.rows[0]!.next);
         return Array.from({ length: n }, (_, i) => first + i);
       },
@@ -110,7 +129,12 @@ export async function bulkLoad<T>(store: Store, fn: (loader: BulkLoader) => Prom
           const text = `insert into ${table} (${columns.join(', ')}) select * from unnest(${columns.map((c, i) => `$${i + 1}::${PG_TYPES[c] ?? 'text'}[]`).join(', ')})`;
           for (let i = 0; i < rows.length; i += PG_ROWS) {
             const chunk = rows.slice(i, i + PG_ROWS);
-            await conn.executeQuery(CompiledQuery.raw(text, columns.map((_, c) => chunk.map((row) => row[c]))));
+            await conn.executeQuery(
+              CompiledQuery.raw(
+                text,
+                columns.map((_, c) => chunk.map((row) => row[c])),
+              ),
+            );
           }
           return;
         }
@@ -134,7 +158,10 @@ export async function bulkLoad<T>(store: Store, fn: (loader: BulkLoader) => Prom
           await sql.raw('commit').execute(conn);
           return out;
         } catch (e) {
-          await sql.raw('rollback').execute(conn).catch(() => {});
+          await sql
+            .raw('rollback')
+            .execute(conn)
+            .catch(() => {});
           throw e;
         }
       },
@@ -168,10 +195,18 @@ export async function bulkLoad<T>(store: Store, fn: (loader: BulkLoader) => Prom
         }
         await sql.raw('begin').execute(conn);
         try {
-          for (const id of ids) await conn.updateTable('terms').set({ count: counts.get(id) ?? 0 }).where('id', '=', id).execute();
+          for (const id of ids)
+            await conn
+              .updateTable('terms')
+              .set({ count: counts.get(id) ?? 0 })
+              .where('id', '=', id)
+              .execute();
           await sql.raw('commit').execute(conn);
         } catch (e) {
-          await sql.raw('rollback').execute(conn).catch(() => {});
+          await sql
+            .raw('rollback')
+            .execute(conn)
+            .catch(() => {});
           throw e;
         }
       },
@@ -198,7 +233,10 @@ export async function bulkLoad<T>(store: Store, fn: (loader: BulkLoader) => Prom
       try {
         return await run();
       } finally {
-        await sql.raw('reset synchronous_commit').execute(conn).catch(() => {});
+        await sql
+          .raw('reset synchronous_commit')
+          .execute(conn)
+          .catch(() => {});
       }
     }
     const previous = await sql<{ synchronous: number }>`pragma synchronous`.execute(conn);
@@ -207,7 +245,10 @@ export async function bulkLoad<T>(store: Store, fn: (loader: BulkLoader) => Prom
       return await run();
     } finally {
       await sql.raw(`pragma synchronous = ${Number(previous.rows[0]?.synchronous ?? 1)}`).execute(conn);
-      await sql.raw('pragma wal_checkpoint(TRUNCATE)').execute(conn).catch(() => {});
+      await sql
+        .raw('pragma wal_checkpoint(TRUNCATE)')
+        .execute(conn)
+        .catch(() => {});
     }
   });
 }

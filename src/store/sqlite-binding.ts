@@ -37,9 +37,7 @@ export function sqliteDriverPath(): string {
   try {
     return require.resolve(SQLITE_PACKAGE);
   } catch {
-    throw new Error(
-      `the SQLite binding ${SQLITE_PACKAGE} for Node ${process.versions.node} is not installed (run npm ci with this Node version)`,
-    );
+    throw new Error(`the SQLite binding ${SQLITE_PACKAGE} for Node ${process.versions.node} is not installed (run npm ci with this Node version)`);
   }
 }
 

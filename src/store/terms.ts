@@ -42,7 +42,11 @@ export async function isTermSlugTaken(db: Executor, taxonomy: Taxonomy, slug: st
 
 export async function insertTerm(db: Executor, term: Insertable<TermsTable>): Promise<number> {
   const wanted = await takeWantedId(db, 'term');
-  const row = await db.insertInto('terms').values(wanted === undefined ? term : { ...term, id: wanted }).returning('id').executeTakeFirstOrThrow();
+  const row = await db
+    .insertInto('terms')
+    .values(wanted === undefined ? term : { ...term, id: wanted })
+    .returning('id')
+    .executeTakeFirstOrThrow();
   if (wanted !== undefined) await afterExplicitId(db, 'term');
   await noteChange(db, 'term', Number(row.id), 'create');
   return Number(row.id);
@@ -98,7 +102,11 @@ export async function recountTerms(db: Executor, termIds: number[]): Promise<voi
       // A recurring event's series is not counted: its occurrences are (issue 15).
       .where('posts.type', '=', 'tribe_events')
       .executeTakeFirstOrThrow();
-    await db.updateTable('terms').set({ count: Number(c.n) }).where('id', '=', id).execute();
+    await db
+      .updateTable('terms')
+      .set({ count: Number(c.n) })
+      .where('id', '=', id)
+      .execute();
   }
 }
 
@@ -137,13 +145,7 @@ function usedTermsAndAncestors(db: Executor, taxonomy: Taxonomy) {
         .select(['terms.id', 'terms.parent_id'])
         .where('terms.taxonomy', '=', taxonomy)
         .where('terms.count', '>', 0)
-        .union(
-          qb
-            .selectFrom('terms as t')
-            .innerJoin('used', 'used.parent_id', 't.id')
-            .select(['t.id', 't.parent_id'])
-            .where('t.taxonomy', '=', taxonomy),
-        ),
+        .union(qb.selectFrom('terms as t').innerJoin('used', 'used.parent_id', 't.id').select(['t.id', 't.parent_id']).where('t.taxonomy', '=', taxonomy)),
     )
     .selectFrom('used')
     .select('used.id');
@@ -170,12 +172,7 @@ async function queryTerms(db: Executor, f: TermListFilter): Promise<{ rows: Term
   let q = db.selectFrom('terms').where('terms.taxonomy', '=', f.taxonomy);
   if (f.search !== undefined && f.search !== '') {
     const pattern = `%${f.search.toLowerCase().replace(/[\\%_]/g, (c) => '\\' + c)}%`;
-    q = q.where((eb) =>
-      eb.or([
-        eb(eb.fn('lower', ['terms.name']), 'like', sql<string>`${pattern} ESCAPE '\\'`),
-        eb(eb.fn('lower', ['terms.slug']), 'like', sql<string>`${pattern} ESCAPE '\\'`),
-      ]),
-    );
+    q = q.where((eb) => eb.or([eb(eb.fn('lower', ['terms.name']), 'like', sql<string>`${pattern} ESCAPE '\\'`), eb(eb.fn('lower', ['terms.slug']), 'like', sql<string>`${pattern} ESCAPE '\\'`)]));
   }
   if (f.include) q = q.where('terms.id', 'in', f.include.length ? f.include : [0]);
   if (f.exclude?.length) q = q.where('terms.id', 'not in', f.exclude);
@@ -213,7 +210,14 @@ async function queryTerms(db: Executor, f: TermListFilter): Promise<{ rows: Term
       break;
     case 'include': {
       const ids = f.include ?? [];
-      if (ids.length) page = page.orderBy(sql`case ${sql.join(ids.map((id, i) => sql`when terms.id = ${sql.lit(id)} then ${sql.lit(i)}`), sql` `)} else ${sql.lit(ids.length)} end`, dir);
+      if (ids.length)
+        page = page.orderBy(
+          sql`case ${sql.join(
+            ids.map((id, i) => sql`when terms.id = ${sql.lit(id)} then ${sql.lit(i)}`),
+            sql` `,
+          )} else ${sql.lit(ids.length)} end`,
+          dir,
+        );
       else page = page.orderBy(sql`lower(terms.name)`, dir);
       break;
     }

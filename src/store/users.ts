@@ -27,7 +27,11 @@ export async function listUsers(db: Executor): Promise<UserRow[]> {
 
 export async function insertUser(db: Executor, user: Insertable<UsersTable>): Promise<number> {
   const wanted = await takeWantedId(db, 'user');
-  const row = await db.insertInto('users').values(wanted === undefined ? user : { ...user, id: wanted }).returning('id').executeTakeFirstOrThrow();
+  const row = await db
+    .insertInto('users')
+    .values(wanted === undefined ? user : { ...user, id: wanted })
+    .returning('id')
+    .executeTakeFirstOrThrow();
   if (wanted !== undefined) await afterExplicitId(db, 'user');
   return Number(row.id);
 }
@@ -72,8 +76,17 @@ export interface OwnedCounts {
 }
 
 export async function countOwned(db: Executor, userId: number): Promise<OwnedCounts> {
-  const posts = await db.selectFrom('posts').select(['type', (eb) => eb.fn.countAll<number | string>().as('n')]).where('author_id', '=', userId).groupBy('type').execute();
-  const images = await db.selectFrom('images').select((eb) => eb.fn.countAll<number | string>().as('n')).where('author_id', '=', userId).executeTakeFirst();
+  const posts = await db
+    .selectFrom('posts')
+    .select(['type', (eb) => eb.fn.countAll<number | string>().as('n')])
+    .where('author_id', '=', userId)
+    .groupBy('type')
+    .execute();
+  const images = await db
+    .selectFrom('images')
+    .select((eb) => eb.fn.countAll<number | string>().as('n'))
+    .where('author_id', '=', userId)
+    .executeTakeFirst();
   const of = (type: string) => Number(posts.find((p) => p.type === type)?.n ?? 0);
   return { events: of('tribe_events'), venues: of('tribe_venue'), organizers: of('tribe_organizer'), images: Number(images?.n ?? 0) };
 }

@@ -128,7 +128,11 @@ export function createWebhookService(services: Services, config: Pick<Config, 'w
     const attempts = await db
       .selectFrom('webhook_attempts')
       .selectAll()
-      .where('delivery_id', 'in', rows.map((r) => r.id))
+      .where(
+        'delivery_id',
+        'in',
+        rows.map((r) => r.id),
+      )
       .orderBy('id')
       .execute();
     const byDelivery = new Map<string, AttemptJson[]>();
@@ -188,7 +192,11 @@ export function createWebhookService(services: Services, config: Pick<Config, 'w
     }
   }
 
-  async function materializeEndpoint(ep: { id: number | string; cursor_seq: number | string; events: string }, to: number, cache: Map<string, { type: string; data: unknown; time: string } | null>): Promise<number> {
+  async function materializeEndpoint(
+    ep: { id: number | string; cursor_seq: number | string; events: string },
+    to: number,
+    cache: Map<string, { type: string; data: unknown; time: string } | null>,
+  ): Promise<number> {
     const from = Number(ep.cursor_seq);
     if (from >= to) return 0;
     let rows = await db
@@ -248,7 +256,11 @@ export function createWebhookService(services: Services, config: Pick<Config, 'w
       // Compare-and-set: another instance that got here first moved the cursor; then nothing is made.
       const moved = await trx.updateTable('webhook_endpoints').set({ cursor_seq: cursor }).where('id', '=', endpointId).where('cursor_seq', '=', from).executeTakeFirst();
       if (Number(moved.numUpdatedRows) !== 1) return 0;
-      for (let i = 0; i < deliveries.length; i += 100) await trx.insertInto('webhook_deliveries').values(deliveries.slice(i, i + 100) as never).execute();
+      for (let i = 0; i < deliveries.length; i += 100)
+        await trx
+          .insertInto('webhook_deliveries')
+          .values(deliveries.slice(i, i + 100) as never)
+          .execute();
       return deliveries.length;
     });
   }
@@ -267,7 +279,11 @@ export function createWebhookService(services: Services, config: Pick<Config, 'w
         ${postgres ? sql`for update of d skip locked` : sql``}`.execute(trx);
       const ids = due.rows.map((r) => r.id);
       if (ids.length === 0) return [];
-      await trx.updateTable('webhook_deliveries').set({ lease_until_ms: now + 2 * config.webhooksTimeoutMs + 1000 }).where('id', 'in', ids).execute();
+      await trx
+        .updateTable('webhook_deliveries')
+        .set({ lease_until_ms: now + 2 * config.webhooksTimeoutMs + 1000 })
+        .where('id', 'in', ids)
+        .execute();
       return trx
         .selectFrom('webhook_deliveries as d')
         .innerJoin('webhook_endpoints as e', 'e.id', 'd.endpoint_id')
@@ -373,7 +389,10 @@ export function createWebhookService(services: Services, config: Pick<Config, 'w
       const found = await service.get(id);
       if (!found) return undefined;
       await db.transaction().execute(async (trx) => {
-        await trx.deleteFrom('webhook_attempts').where('delivery_id', 'in', trx.selectFrom('webhook_deliveries').select('id').where('endpoint_id', '=', id)).execute();
+        await trx
+          .deleteFrom('webhook_attempts')
+          .where('delivery_id', 'in', trx.selectFrom('webhook_deliveries').select('id').where('endpoint_id', '=', id))
+          .execute();
         await trx.deleteFrom('webhook_deliveries').where('endpoint_id', '=', id).execute();
         await trx.deleteFrom('webhook_endpoints').where('id', '=', id).execute();
       });

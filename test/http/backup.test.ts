@@ -14,7 +14,6 @@ import { openSqlite } from '../../src/store/sqlite-binding.js';
 import { cli } from '../support/cli.js';
 import { startServer, type TestServer } from '../support/harness.js';
 
-
 const event = (n: number) => ({ title: `Event ${n}`, start_date: '2027-05-01 10:00', end_date: '2027-05-01 11:00', status: 'publish', venue: { venue: `Hall ${n % 5}` } });
 
 /** Check a backup: SQLite finds it intact, and it holds these events whole (post, event row, change log). */
@@ -100,9 +99,14 @@ describe('backup [sqlite file, server writing]', () => {
       const other = openSqlite(url.slice('sqlite:'.length));
       other.exec('create table if not exists backup_probe (x integer)');
       const probe = other.prepare('insert into backup_probe values (1)');
-      const result = await backupSqlite(store, file, () => {
-        if (steps++ < 3) probe.run();
-      }, { pagesPerStep: 1 });
+      const result = await backupSqlite(
+        store,
+        file,
+        () => {
+          if (steps++ < 3) probe.run();
+        },
+        { pagesPerStep: 1 },
+      );
       other.close();
       const written = await stopWriting();
       assert.ok(written > 0);

@@ -82,7 +82,10 @@ forEachStore('change log', (t) => {
       rows.map((r) => r.seq),
       Array.from({ length: 16 }, (_, i) => start + 1 + i),
     );
-    assert.deepEqual(rows.map((r) => r.id).sort((x, y) => x - y), results.map((r) => r.body.id as number).sort((x, y) => x - y));
+    assert.deepEqual(
+      rows.map((r) => r.id).sort((x, y) => x - y),
+      results.map((r) => r.body.id as number).sort((x, y) => x - y),
+    );
   });
 
   it('reads nothing when nothing was written', async () => {

@@ -10,7 +10,6 @@ import { join } from 'node:path';
 import { cli } from '../support/cli.js';
 import { startServer, type TestServer } from '../support/harness.js';
 
-
 const EVENT = { title: 'From CLI user', start_date: '2027-05-01 10:00', end_date: '2027-05-01 11:00' };
 
 describe('CLI and authentication [sqlite file]', () => {

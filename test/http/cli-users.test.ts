@@ -14,7 +14,6 @@ import { lastSeq, writeTransaction } from '../../src/store/changes.js';
 import { cli } from '../support/cli.js';
 import { forEachStore, startServer, type TestServer } from '../support/harness.js';
 
-
 const EVENT = { title: 'Owned', start_date: '2027-05-01 10:00', end_date: '2027-05-01 11:00', status: 'publish' };
 
 /** Give `login` one event, venue, organizer and image; returns their ids. */

@@ -25,24 +25,28 @@ forEachStore('publication date on a UTC site', (t) => {
   });
 });
 
-forEachStore('publication date on a Europe/Rome site', (t) => {
-  it('date is Rome time, date_utc derived; with both, date wins (as WordPress)', async () => {
-    const base = { title: 'Rome dated', timezone: 'America/New_York', start_date: '2027-01-05 20:00:00', end_date: '2027-01-05 21:00:00' };
-    const res = await t.api.post('/events', { as: 'admin', json: { ...base, date: '2017-01-05 14:23:36' } });
-    assert.equal(res.body.date, '2017-01-05 14:23:36');
-    assert.equal(res.body.date_utc, '2017-01-05 13:23:36');
-    const both = await t.api.post('/events', { as: 'admin', json: { ...base, title: 'Both', date: '2017-07-05 14:23:36', date_utc: '2001-01-01 00:00:00' } });
-    assert.equal(both.body.date, '2017-07-05 14:23:36');
-    assert.equal(both.body.date_utc, '2017-07-05 12:23:36');
-    const utcOnly = await t.api.post('/events', { as: 'admin', json: { ...base, title: 'UTC only', date_utc: '2017-01-05 14:23:36' } });
-    assert.equal(utcOnly.body.date, '2017-01-05 15:23:36');
-    assert.equal(utcOnly.body.date_utc, '2017-01-05 14:23:36');
-    // On update too, and a change of the event's zone does not move it.
-    const updated = await t.api.post(`/events/${res.body.id}`, { as: 'admin', json: { date: '2018-03-01 09:00:00', timezone: 'Asia/Tokyo' } });
-    assert.equal(updated.body.date, '2018-03-01 09:00:00');
-    assert.equal(updated.body.date_utc, '2018-03-01 08:00:00');
-  });
-}, { CALENDAR_TIMEZONE: 'Europe/Rome' });
+forEachStore(
+  'publication date on a Europe/Rome site',
+  (t) => {
+    it('date is Rome time, date_utc derived; with both, date wins (as WordPress)', async () => {
+      const base = { title: 'Rome dated', timezone: 'America/New_York', start_date: '2027-01-05 20:00:00', end_date: '2027-01-05 21:00:00' };
+      const res = await t.api.post('/events', { as: 'admin', json: { ...base, date: '2017-01-05 14:23:36' } });
+      assert.equal(res.body.date, '2017-01-05 14:23:36');
+      assert.equal(res.body.date_utc, '2017-01-05 13:23:36');
+      const both = await t.api.post('/events', { as: 'admin', json: { ...base, title: 'Both', date: '2017-07-05 14:23:36', date_utc: '2001-01-01 00:00:00' } });
+      assert.equal(both.body.date, '2017-07-05 14:23:36');
+      assert.equal(both.body.date_utc, '2017-07-05 12:23:36');
+      const utcOnly = await t.api.post('/events', { as: 'admin', json: { ...base, title: 'UTC only', date_utc: '2017-01-05 14:23:36' } });
+      assert.equal(utcOnly.body.date, '2017-01-05 15:23:36');
+      assert.equal(utcOnly.body.date_utc, '2017-01-05 14:23:36');
+      // On update too, and a change of the event's zone does not move it.
+      const updated = await t.api.post(`/events/${res.body.id}`, { as: 'admin', json: { date: '2018-03-01 09:00:00', timezone: 'Asia/Tokyo' } });
+      assert.equal(updated.body.date, '2018-03-01 09:00:00');
+      assert.equal(updated.body.date_utc, '2018-03-01 08:00:00');
+    });
+  },
+  { CALENDAR_TIMEZONE: 'Europe/Rome' },
+);
 
 forEachStore('duplicate avoidance ignores case (MySQL collation)', (t) => {
   it('a venue with a venue description is A venue with A venue description', async () => {
@@ -86,7 +90,12 @@ forEachStore('slugs of non-Latin titles (WordPress sanitize_title)', (t) => {
     assert.equal(first.body.url, `${t.origin}/event/${KONTSERT}/`);
     const second = await mk();
     assert.equal(second.body.slug, `${KONTSERT}-2`);
-    for (const path of [`/events/by-slug/${KONTSERT}`, `/events/by-slug/${KONTSERT.toUpperCase()}`, `/events/by-slug/${encodeURIComponent('Концерт')}`, `/events/by-slug/${encodeURIComponent(KONTSERT)}`]) {
+    for (const path of [
+      `/events/by-slug/${KONTSERT}`,
+      `/events/by-slug/${KONTSERT.toUpperCase()}`,
+      `/events/by-slug/${encodeURIComponent('Концерт')}`,
+      `/events/by-slug/${encodeURIComponent(KONTSERT)}`,
+    ]) {
       const res = await t.api.get(path);
       assert.equal(res.status, 200, path);
       assert.equal(res.body.id, first.body.id, path);
@@ -121,9 +130,16 @@ forEachStore('slugs of non-Latin titles (WordPress sanitize_title)', (t) => {
     for (const ref of [KONTSERT, 'концерт']) {
       const list = await t.api.get('/events', { query: { categories: ref, start_date: '2027-03-01', end_date: '2027-03-03' } });
       assert.equal(list.status, 200, ref);
-      assert.deepEqual((list.body.events as any[]).map((x) => x.id), [e.body.id], ref);
+      assert.deepEqual(
+        (list.body.events as any[]).map((x) => x.id),
+        [e.body.id],
+        ref,
+      );
     }
     const bySlug = await t.api.get('/categories', { query: { slug: 'Концерт' } });
-    assert.deepEqual((bySlug.body.categories as any[]).map((x) => x.id), [c.body.id]);
+    assert.deepEqual(
+      (bySlug.body.categories as any[]).map((x) => x.id),
+      [c.body.id],
+    );
   });
 });

@@ -22,7 +22,10 @@ function statuses(responses: ApiResponse[]): string {
     const key = r.status < 300 ? String(r.status) : `${r.status} ${r.body?.code}`;
     counts.set(key, (counts.get(key) ?? 0) + 1);
   }
-  return [...counts.entries()].sort().map(([k, v]) => `${k}×${v}`).join(', ');
+  return [...counts.entries()]
+    .sort()
+    .map(([k, v]) => `${k}×${v}`)
+    .join(', ');
 }
 
 forEachStore(

@@ -39,11 +39,9 @@ forEachStore('event list (empty)', (t) => {
     const admin = await t.api.get('/events', { as: 'admin' });
     assert.match(admin.body.rest_url, /&status=any$/);
   });
-
 });
 
 forEachStore('event list', (t) => {
-
   const ids: Record<string, number> = {};
   let catJazz = 0;
   let catMusic = 0;
@@ -51,7 +49,10 @@ forEachStore('event list', (t) => {
   before(async () => {
     // Six published events, 1..6 days ahead, at 10:00; plus fixtures for the filters.
     for (let i = 1; i <= 6; i++) ids[`e${i}`] = (await create(t, { title: `Bulk Event ${i}`, start_date: `${day(i)} 10:00`, end_date: `${day(i)} 12:00` })).id;
-    const music = await t.api.post('/events', { as: 'admin', json: { title: 'Music night', start_date: `${day(7)} 20:00`, end_date: `${day(7)} 23:00`, categories: ['Music'], tags: ['loud'], featured: true } });
+    const music = await t.api.post('/events', {
+      as: 'admin',
+      json: { title: 'Music night', start_date: `${day(7)} 20:00`, end_date: `${day(7)} 23:00`, categories: ['Music'], tags: ['loud'], featured: true },
+    });
     catMusic = music.body.categories[0].id;
     ids.music = music.body.id;
     const jazzCat = await t.built.services.store.db
@@ -60,7 +61,17 @@ forEachStore('event list', (t) => {
       .returning('id')
       .executeTakeFirstOrThrow();
     catJazz = Number(jazzCat.id);
-    ids.jazz = (await create(t, { title: 'Jazz evening', description: 'Smooth saxophone', start_date: `${day(8)} 20:00`, end_date: `${day(8)} 22:00`, categories: [String(catJazz)], venue: { venue: 'Blue Note' }, organizer: [{ organizer: 'Org A' }, { organizer: 'Org B' }] })).id;
+    ids.jazz = (
+      await create(t, {
+        title: 'Jazz evening',
+        description: 'Smooth saxophone',
+        start_date: `${day(8)} 20:00`,
+        end_date: `${day(8)} 22:00`,
+        categories: [String(catJazz)],
+        venue: { venue: 'Blue Note' },
+        organizer: [{ organizer: 'Org A' }, { organizer: 'Org B' }],
+      })
+    ).id;
     ids.hidden = (await create(t, { title: 'Hidden one', start_date: `${day(9)} 10:00`, end_date: `${day(9)} 11:00`, hide_from_listings: true })).id;
     ids.draft = (await create(t, { title: 'Draft one', status: 'draft', start_date: `${day(9)} 10:00`, end_date: `${day(9)} 11:00` })).id;
     ids.past = (await create(t, { title: 'Long ago', start_date: '2020-03-01 10:00', end_date: '2020-03-01 11:00' })).id;
@@ -102,7 +113,10 @@ forEachStore('event list', (t) => {
     assert.equal(last.body.next_rest_url, undefined);
     const follow = await t.api.get(res.body.next_rest_url);
     assert.equal(follow.status, 200);
-    assert.deepEqual(follow.body.events.map((e: { id: number }) => e.id), third.body.events.map((e: { id: number }) => e.id));
+    assert.deepEqual(
+      follow.body.events.map((e: { id: number }) => e.id),
+      third.body.events.map((e: { id: number }) => e.id),
+    );
   });
 
   it('answers 404 past the last page (examples/05e) and validates page and per_page', async () => {
@@ -123,12 +137,21 @@ forEachStore('event list', (t) => {
 
   it('filters by date window, widened to whole days, on start and end', async () => {
     const res = await t.api.get('/events', { query: { start_date: `${day(2)} 12:00:00`, end_date: day(3) } });
-    assert.deepEqual(res.body.events.map((e: { title: string }) => e.title), ['Bulk Event 2', 'Bulk Event 3']);
+    assert.deepEqual(
+      res.body.events.map((e: { title: string }) => e.title),
+      ['Bulk Event 2', 'Bulk Event 3'],
+    );
     assert.match(res.body.rest_url, new RegExp(`start_date=${day(2)} 00:00:00&end_date=${day(3)} 23:59:59`));
     const old = await t.api.get('/events', { query: { start_date: '2020-01-01', end_date: '2020-12-31' } });
-    assert.deepEqual(old.body.events.map((e: { title: string }) => e.title), ['Long ago']);
+    assert.deepEqual(
+      old.body.events.map((e: { title: string }) => e.title),
+      ['Long ago'],
+    );
     const natural = await t.api.get('/events', { query: { start_date: 'tomorrow', end_date: '+2 days' } });
-    assert.deepEqual(natural.body.events.map((e: { title: string }) => e.title), ['Bulk Event 1', 'Bulk Event 2']);
+    assert.deepEqual(
+      natural.body.events.map((e: { title: string }) => e.title),
+      ['Bulk Event 1', 'Bulk Event 2'],
+    );
     const bad = await t.api.get('/events', { query: { start_date: 'before my birthday' } });
     assert.equal(bad.status, 400);
     assert.deepEqual(Object.keys(bad.body.data.params), ['start_date']);
@@ -136,7 +159,10 @@ forEachStore('event list', (t) => {
 
   it('searches title and description word by word', async () => {
     const res = await t.api.get('/events', { query: { search: 'jazz' } });
-    assert.deepEqual(res.body.events.map((e: { title: string }) => e.title), ['Jazz evening']);
+    assert.deepEqual(
+      res.body.events.map((e: { title: string }) => e.title),
+      ['Jazz evening'],
+    );
     assert.match(res.body.rest_url, /&search=jazz&status=publish$/);
     const desc = await t.api.get('/events', { query: { search: 'SAXOPHONE smooth' } });
     assert.equal(desc.body.total, 1);
@@ -147,14 +173,23 @@ forEachStore('event list', (t) => {
 
   it('filters by categories (ids, slugs, children included) and tags; unknown terms are 400 (examples/05d)', async () => {
     const bySlug = await t.api.get('/events', { query: { categories: 'music' } });
-    assert.deepEqual(bySlug.body.events.map((e: { title: string }) => e.title), ['Music night', 'Jazz evening']);
+    assert.deepEqual(
+      bySlug.body.events.map((e: { title: string }) => e.title),
+      ['Music night', 'Jazz evening'],
+    );
     assert.doesNotMatch(bySlug.body.rest_url, /categories/);
     const byId = await t.api.get('/events', { query: { categories: [catJazz] } });
-    assert.deepEqual(byId.body.events.map((e: { title: string }) => e.title), ['Jazz evening']);
+    assert.deepEqual(
+      byId.body.events.map((e: { title: string }) => e.title),
+      ['Jazz evening'],
+    );
     const csv = await t.api.get(`/events?categories=${catJazz},music`);
     assert.equal(csv.body.total, 2);
     const tags = await t.api.get('/events', { query: { tags: 'loud' } });
-    assert.deepEqual(tags.body.events.map((e: { title: string }) => e.title), ['Music night']);
+    assert.deepEqual(
+      tags.body.events.map((e: { title: string }) => e.title),
+      ['Music night'],
+    );
     const both = await t.api.get('/events', { query: { tags: 'loud', categories: String(catJazz) } });
     assert.equal(both.body.total, 0, 'categories AND tags');
     const unknown = await t.api.get('/events', { query: { categories: 'no-such-category' } });
@@ -169,7 +204,10 @@ forEachStore('event list', (t) => {
     const [orgA, orgB] = jazz.organizer.map((o: { id: number }) => o.id);
     const res = await t.api.get(`/events?venue=${venueId}&organizer=${orgA},${orgB}&featured=false`);
     assert.equal(res.status, 200);
-    assert.deepEqual(res.body.events.map((e: { title: string }) => e.title), ['Jazz evening']);
+    assert.deepEqual(
+      res.body.events.map((e: { title: string }) => e.title),
+      ['Jazz evening'],
+    );
     const { start, end } = defaultWindow();
     const enc = (s: string) => s.replace(/ /g, '+').replace(/:/g, '%3A');
     assert.equal(res.body.rest_url, `${t.base}/events/?page=1&per_page=10&start_date=${enc(start)}&end_date=${enc(end)}&status=publish&venue=${venueId}&organizer=${orgA},${orgB}`);
@@ -183,7 +221,10 @@ forEachStore('event list', (t) => {
 
   it('filters by featured', async () => {
     const yes = await t.api.get('/events', { query: { featured: 'true' } });
-    assert.deepEqual(yes.body.events.map((e: { title: string }) => e.title), ['Music night']);
+    assert.deepEqual(
+      yes.body.events.map((e: { title: string }) => e.title),
+      ['Music night'],
+    );
     assert.match(yes.body.rest_url, /&featured=1$/);
     const no = await t.api.get('/events', { query: { featured: '0' } });
     assert.equal(no.body.total, 7);
@@ -200,7 +241,10 @@ forEachStore('event list', (t) => {
     assert.ok(adminDrafts.body.events.some((e: { title: string }) => e.title === 'Draft one'));
     assert.match(adminDrafts.body.rest_url, /&status=publish,draft$/);
     const adminDefault = await t.api.get('/events', { as: 'admin' });
-    assert.ok(adminDefault.body.events.some((e: { title: string }) => e.title === 'Draft one'), 'status any');
+    assert.ok(
+      adminDefault.body.events.some((e: { title: string }) => e.title === 'Draft one'),
+      'status any',
+    );
     assert.equal((await t.api.get('/events', { as: 'admin', query: { status: 'foo' } })).status, 400);
     assert.equal((await t.api.get('/events', { as: 'admin', query: { status: 'any' } })).status, 400);
     await t.user('contributor');
@@ -243,7 +287,10 @@ forEachStore('event list', (t) => {
     await db.updateTable('posts').set({ parent_id: ids.e1 }).where('id', 'in', [ids.e2, ids.e3]).execute();
     const res = await t.api.get('/events', { query: { post_parent: ids.e1 } });
     assert.equal(res.status, 200);
-    assert.deepEqual(res.body.events.map((e: { id: number }) => e.id), [ids.e2, ids.e3]);
+    assert.deepEqual(
+      res.body.events.map((e: { id: number }) => e.id),
+      [ids.e2, ids.e3],
+    );
     assert.equal(res.body.total, 2);
     assert.match(res.body.rest_url, new RegExp(`&status=publish&post_parent=${ids.e1}$`));
     assert.equal((await t.api.get('/events', { query: { post_parent: 'foo-bar' } })).status, 400);

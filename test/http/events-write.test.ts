@@ -18,7 +18,16 @@ const FULL = {
   show_map: true,
   show_map_link: true,
   featured: true,
-  venue: { venue: 'Riverside Park Bandstand', address: '1 River Rd', city: 'Springfield', country: 'United States', state: 'IL', zip: '62701', phone: '+1 555 0100', website: 'https://example.com/riverside' },
+  venue: {
+    venue: 'Riverside Park Bandstand',
+    address: '1 River Rd',
+    city: 'Springfield',
+    country: 'United States',
+    state: 'IL',
+    zip: '62701',
+    phone: '+1 555 0100',
+    website: 'https://example.com/riverside',
+  },
   organizer: [{ organizer: 'Springfield Jazz Society', email: 'info@example.com', phone: '+1 555 0111', website: 'https://example.com/sjs' }],
   categories: ['Concerts'],
   tags: ['outdoor', 'jazz'],
@@ -48,9 +57,18 @@ forEachStore('event writes', (t) => {
     assert.equal(e.global_id, `127.0.0.1?id=${e.id}`);
     assert.equal(e.venue.venue, 'Riverside Park Bandstand');
     assert.equal(e.venue.stateprovince, 'IL');
-    assert.deepEqual(e.organizer.map((o: { organizer: string }) => o.organizer), ['Springfield Jazz Society']);
-    assert.deepEqual(e.categories.map((c: { name: string }) => c.name), ['Concerts']);
-    assert.deepEqual(e.tags.map((c: { name: string }) => c.name), ['jazz', 'outdoor']);
+    assert.deepEqual(
+      e.organizer.map((o: { organizer: string }) => o.organizer),
+      ['Springfield Jazz Society'],
+    );
+    assert.deepEqual(
+      e.categories.map((c: { name: string }) => c.name),
+      ['Concerts'],
+    );
+    assert.deepEqual(
+      e.tags.map((c: { name: string }) => c.name),
+      ['jazz', 'outdoor'],
+    );
     assert.equal(e.categories[0].count, 1);
     assert.equal(e.json_ld, undefined, 'no json_ld outside single GET');
     assert.equal(res.headers.get('expires'), 'Wed, 11 Jan 1984 05:00:00 GMT');
@@ -112,8 +130,14 @@ forEachStore('event writes', (t) => {
     assert.equal(res.status, 201);
     assert.equal(res.body.venue.venue, 'Hall');
     assert.equal(res.body.venue.city, 'Paris');
-    assert.deepEqual(res.body.organizer.map((o: { organizer: string }) => o.organizer), ['Ann', 'Bob']);
-    assert.deepEqual(res.body.categories.map((c: { name: string }) => c.name), ['Brackets Cat']);
+    assert.deepEqual(
+      res.body.organizer.map((o: { organizer: string }) => o.organizer),
+      ['Ann', 'Bob'],
+    );
+    assert.deepEqual(
+      res.body.categories.map((c: { name: string }) => c.name),
+      ['Brackets Cat'],
+    );
   });
 
   it('reads write parameters from the query string, with the body taking precedence', async () => {

@@ -50,7 +50,10 @@ for (const kind of STORES) {
       assert.equal(out.code, 0, out.stderr);
       const doc = JSON.parse(readFileSync(file, 'utf8'));
       assert.equal(doc.format, 'events-calendar-export');
-      assert.ok(doc.tables.users.every((u: any) => !('password_hash' in u)), 'no password hashes');
+      assert.ok(
+        doc.tables.users.every((u: any) => !('password_hash' in u)),
+        'no password hashes',
+      );
       assert.ok(!('app_passwords' in doc.tables), 'no application passwords');
       assert.equal(doc.tables.posts.filter((p: any) => p.type === 'tribe_events').length, built.eventIds.length + 1);
 

@@ -79,7 +79,12 @@ forEachStore('geolocation: venue coordinates', (t) => {
   });
 
   it('rejects coordinates out of range, non-numbers, and one coordinate alone on create', async () => {
-    for (const json of [{ geo_lat: 90.5, geo_lng: 0 }, { geo_lat: 0, geo_lng: -180.01 }, { geo_lat: 'north', geo_lng: 1 }, { geo_lat: true, geo_lng: 1 }]) {
+    for (const json of [
+      { geo_lat: 90.5, geo_lng: 0 },
+      { geo_lat: 0, geo_lng: -180.01 },
+      { geo_lat: 'north', geo_lng: 1 },
+      { geo_lat: true, geo_lng: 1 },
+    ]) {
       const res = await t.api.post('/venues', { as: 'admin', json: { venue: 'Bad Geo', ...json } });
       assert.equal(res.status, 400, JSON.stringify(json));
       assert.equal(res.body.code, 'rest_invalid_param');
@@ -195,7 +200,14 @@ forEachStore('geolocation: list filters', (t) => {
   });
 
   it('400 for one coordinate alone, a radius without a point, bad units and radii', async () => {
-    for (const query of [{ geoloc_lat: 10 }, { geoloc_lng: 10 }, { geoloc_radius: 5 }, { geoloc_lat: 1, geoloc_lng: 1, geoloc_unit: 'furlong' }, { geoloc_lat: 1, geoloc_lng: 1, geoloc_radius: -1 }, { geoloc_lat: 91, geoloc_lng: 1 }]) {
+    for (const query of [
+      { geoloc_lat: 10 },
+      { geoloc_lng: 10 },
+      { geoloc_radius: 5 },
+      { geoloc_lat: 1, geoloc_lng: 1, geoloc_unit: 'furlong' },
+      { geoloc_lat: 1, geoloc_lng: 1, geoloc_radius: -1 },
+      { geoloc_lat: 91, geoloc_lng: 1 },
+    ]) {
       for (const path of ['/events', '/venues']) {
         const res = await t.api.get(path, { query });
         assert.equal(res.status, 400, `${path} ${JSON.stringify(query)}`);
@@ -218,19 +230,23 @@ forEachStore('geolocation: list filters', (t) => {
   });
 });
 
-forEachStore('geolocation: radius settings', (t) => {
-  it('GEOLOC_RADIUS and GEOLOC_UNIT set the default circle', async () => {
-    const a = await venue(t, { venue: 'Milano Duomo', geo_lat: 45.4642, geo_lng: 9.19 });
-    const b = await venue(t, { venue: 'Monza', geo_lat: 45.5845, geo_lng: 9.2744 }); // 14.9 km
-    await event(t, 'Duomo night', a.id);
-    await event(t, 'Monza night', b.id);
-    const res = await titles(t, { geoloc_lat: 45.4642, geoloc_lng: 9.19 });
-    assert.deepEqual(res.titles, ['Duomo night']);
-    // A radius without a unit is in GEOLOC_UNIT; a unit without a radius converts the default.
-    assert.deepEqual((await titles(t, { geoloc_lat: 45.4642, geoloc_lng: 9.19, geoloc_radius: 16 })).titles, ['Duomo night', 'Monza night']);
-    assert.deepEqual((await titles(t, { geoloc_lat: 45.4642, geoloc_lng: 9.19, geoloc_unit: 'mi' })).titles, ['Duomo night']);
-  });
-}, { GEOLOC_RADIUS: '10', GEOLOC_UNIT: 'km' });
+forEachStore(
+  'geolocation: radius settings',
+  (t) => {
+    it('GEOLOC_RADIUS and GEOLOC_UNIT set the default circle', async () => {
+      const a = await venue(t, { venue: 'Milano Duomo', geo_lat: 45.4642, geo_lng: 9.19 });
+      const b = await venue(t, { venue: 'Monza', geo_lat: 45.5845, geo_lng: 9.2744 }); // 14.9 km
+      await event(t, 'Duomo night', a.id);
+      await event(t, 'Monza night', b.id);
+      const res = await titles(t, { geoloc_lat: 45.4642, geoloc_lng: 9.19 });
+      assert.deepEqual(res.titles, ['Duomo night']);
+      // A radius without a unit is in GEOLOC_UNIT; a unit without a radius converts the default.
+      assert.deepEqual((await titles(t, { geoloc_lat: 45.4642, geoloc_lng: 9.19, geoloc_radius: 16 })).titles, ['Duomo night', 'Monza night']);
+      assert.deepEqual((await titles(t, { geoloc_lat: 45.4642, geoloc_lng: 9.19, geoloc_unit: 'mi' })).titles, ['Duomo night']);
+    });
+  },
+  { GEOLOC_RADIUS: '10', GEOLOC_UNIT: 'km' },
+);
 
 for (const kind of STORES) {
   describe(`geolocation: kept geo-filtered lists follow venue moves [${kind.name}]`, () => {

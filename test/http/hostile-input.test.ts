@@ -66,7 +66,9 @@ function assertWpError(res: { status: number; body: any }, status: number, code?
 }
 
 async function writeState(t: TestServer): Promise<string> {
-  const r = await sql<Record<string, unknown>>`select (select value from change_counter where id = 1) as seq, (select count(*) from posts) as posts, (select count(*) from terms) as terms`.execute(t.built.store.db);
+  const r = await sql<Record<string, unknown>>`select (select value from change_counter where id = 1) as seq, (select count(*) from posts) as posts, (select count(*) from terms) as terms`.execute(
+    t.built.store.db,
+  );
   return JSON.stringify(Object.fromEntries(Object.entries(r.rows[0]!).map(([k, v]) => [k, Number(v)])));
 }
 
@@ -161,7 +163,10 @@ forEachStore(
       invalidParam(await t.api.post('/organizers/by-slug/%00', { as: 'admin', json: {} }), 'slug');
       invalidParam(await t.api.post('/events/by-slug/%00', { as: 'admin', form: 'author=1' }), 'slug');
       // Credentials with a NUL byte are bad credentials: the request is anonymous.
-      const anon = await t.api.post('/events', { headers: { authorization: 'Basic ' + Buffer.from('ad\u0000min:x').toString('base64') }, json: { title: 'T', start_date: '2030-01-01', end_date: '2030-01-02' } });
+      const anon = await t.api.post('/events', {
+        headers: { authorization: 'Basic ' + Buffer.from('ad\u0000min:x').toString('base64') },
+        json: { title: 'T', start_date: '2030-01-01', end_date: '2030-01-02' },
+      });
       assertWpError(anon, 401, 'rest_forbidden');
       assert.equal(await writeState(t), before);
     });
@@ -198,16 +203,34 @@ forEachStore(
         assert.equal(res.status, 201, res.text);
       }
       const titles = (res: ApiResponse, key: string, field: (x: any) => string) => (res.body[key] as any[]).map(field).sort();
-      assert.deepEqual(titles(await t.api.get('/events', { query: { search: '100%', start_date: '2030-01-01', end_date: '2031-01-01' } }), 'events', (e) => e.title), ['Sale 100% off']);
-      assert.deepEqual(titles(await t.api.get('/events', { query: { search: 'snake_case', start_date: '2030-01-01', end_date: '2031-01-01' } }), 'events', (e) => e.title), ['snake_case night']);
+      assert.deepEqual(
+        titles(await t.api.get('/events', { query: { search: '100%', start_date: '2030-01-01', end_date: '2031-01-01' } }), 'events', (e) => e.title),
+        ['Sale 100% off'],
+      );
+      assert.deepEqual(
+        titles(await t.api.get('/events', { query: { search: 'snake_case', start_date: '2030-01-01', end_date: '2031-01-01' } }), 'events', (e) => e.title),
+        ['snake_case night'],
+      );
       // Venues and organizers search like the original's find_like: words separated by anything
       // but letters, digits and `-`, so `%` and `_` separate words (never wildcards).
-      assert.deepEqual(titles(await t.api.get('/venues', { query: { search: 'snake_pit' } }), 'venues', (v) => v.venue), ['snakeXpit', 'snake_pit']);
-      assert.deepEqual(titles(await t.api.get('/organizers', { query: { search: 'Org%100' } }), 'organizers', (o) => o.organizer), ['Org 100%', 'Org 1000']);
+      assert.deepEqual(
+        titles(await t.api.get('/venues', { query: { search: 'snake_pit' } }), 'venues', (v) => v.venue),
+        ['snakeXpit', 'snake_pit'],
+      );
+      assert.deepEqual(
+        titles(await t.api.get('/organizers', { query: { search: 'Org%100' } }), 'organizers', (o) => o.organizer),
+        ['Org 100%', 'Org 1000'],
+      );
       const all = await t.api.get('/venues', { query: { per_page: 50 } });
       assert.equal((await t.api.get('/venues', { query: { search: '%_%', per_page: 50 } })).body.total, all.body.total);
-      assert.deepEqual(titles(await t.api.get('/categories', { query: { search: 'cat_one', hide_empty: 'false' } }), 'categories', (c) => c.name), ['cat_one']);
-      assert.deepEqual(titles(await t.api.get('/tags', { query: { search: '50%', hide_empty: 'false' } }), 'tags', (c) => c.name), ['50% tag']);
+      assert.deepEqual(
+        titles(await t.api.get('/categories', { query: { search: 'cat_one', hide_empty: 'false' } }), 'categories', (c) => c.name),
+        ['cat_one'],
+      );
+      assert.deepEqual(
+        titles(await t.api.get('/tags', { query: { search: '50%', hide_empty: 'false' } }), 'tags', (c) => c.name),
+        ['50% tag'],
+      );
     });
 
     it('answers over-long strings for limited columns with 400, not a database error', async () => {

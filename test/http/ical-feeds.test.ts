@@ -122,7 +122,7 @@ forEachStore(
     it('raises SEQUENCE when the event changes, keeping its UID', async () => {
       const before = new ICAL.Event(parse(await feed('/event/craft-fair/ical/')).events[0]!);
       await new Promise((r) => setTimeout(r, 1100)); // modified times have a precision of one second
-      const res = await t.api.post(`/events/${ids.allday}`, { as: 'admin', json: { title: 'Craft Fair' , end_date: '2031-04-07' } });
+      const res = await t.api.post(`/events/${ids.allday}`, { as: 'admin', json: { title: 'Craft Fair', end_date: '2031-04-07' } });
       assert.equal(res.status, 200);
       const after = new ICAL.Event(parse(await feed('/event/craft-fair/ical/')).events[0]!);
       assert.equal(after.uid, before.uid);
@@ -147,7 +147,11 @@ describe('ICAL_MAX_EVENTS bounds a feed', () => {
   it('holds at most ICAL_MAX_EVENTS events, the first ones', async () => {
     for (const path of ['/events.ics', '/events/?ical=1', '/events/month/2031-07/?ical=1']) {
       const { events } = parse((await t.api.get(t.origin + path)).text);
-      assert.deepEqual(events.map((e) => e.getFirstPropertyValue('summary')), ['Bounded 1', 'Bounded 2', 'Bounded 3'], path);
+      assert.deepEqual(
+        events.map((e) => e.getFirstPropertyValue('summary')),
+        ['Bounded 1', 'Bounded 2', 'Bounded 3'],
+        path,
+      );
     }
   });
 });

@@ -64,7 +64,10 @@ for (const kind of STORES) {
       assert.equal(jazz.utc_end_date, '2027-06-02 02:00:00');
       assert.match(jazz.description, /folded at seventy-five octets, with an escaped comma<br \/>\nand a second line\./);
       assert.equal(jazz.venue.venue, 'Town Hall, Springfield');
-      assert.deepEqual(jazz.categories.map((c: any) => c.name), ['Music', 'Outdoor']);
+      assert.deepEqual(
+        jazz.categories.map((c: any) => c.name),
+        ['Music', 'Outdoor'],
+      );
       assert.equal(jazz.organizer[0].organizer, 'Ann Smith');
       assert.equal(jazz.organizer[0].email, 'ann@example.org');
       assert.equal(jazz.website, 'https://example.org/jazz');

@@ -30,7 +30,22 @@ async function target(kind: StoreKind, dir: string, name: string): Promise<{ ser
 const env = (url: string) => ({ DATABASE_URL: url, CALENDAR_ADMIN_USER: ADMIN.login, CALENDAR_ADMIN_PASSWORD: ADMIN.password, LOG_LEVEL: 'silent' });
 
 function tecArgs(source: TestServer, ...more: string[]): string[] {
-  return ['import', 'tec', '--from', `${source.origin}/api`, '--namespace', 'calendar/events/v1', '--user', ADMIN.login, '--app-password', ADMIN.password, '--no-progress', '--retry-delay', '5', ...more];
+  return [
+    'import',
+    'tec',
+    '--from',
+    `${source.origin}/api`,
+    '--namespace',
+    'calendar/events/v1',
+    '--user',
+    ADMIN.login,
+    '--app-password',
+    ADMIN.password,
+    '--no-progress',
+    '--retry-delay',
+    '5',
+    ...more,
+  ];
 }
 
 /** A proxy in front of the source; `intercept` may answer a request itself. */
@@ -50,7 +65,12 @@ async function proxy(to: string, intercept: (url: string) => 'pass' | 'fail' | '
     upstream.headers.forEach((v, k) => {
       if (!['content-encoding', 'content-length', 'transfer-encoding', 'connection'].includes(k)) headers[k] = v;
     });
-    res.writeHead(upstream.status, headers).end(body.toString('utf8').split(new URL(to).host).join(`127.0.0.1:${(server.address() as { port: number }).port}`));
+    res.writeHead(upstream.status, headers).end(
+      body
+        .toString('utf8')
+        .split(new URL(to).host)
+        .join(`127.0.0.1:${(server.address() as { port: number }).port}`),
+    );
   });
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
   return { origin: `http://127.0.0.1:${(server.address() as { port: number }).port}`, server, requests };
@@ -102,7 +122,10 @@ for (const kind of STORES) {
 
       // Changes at the source arrive; new records are added; nothing is duplicated.
       const first = built.eventIds[0]!;
-      assert.equal((await source.api.post(`/events/${first}`, { as: 'admin', json: { title: 'Full event (moved)', start_date: '2027-06-02 19:00:00', end_date: '2027-06-02 23:00:00', tags: [] } })).status, 200);
+      assert.equal(
+        (await source.api.post(`/events/${first}`, { as: 'admin', json: { title: 'Full event (moved)', start_date: '2027-06-02 19:00:00', end_date: '2027-06-02 23:00:00', tags: [] } })).status,
+        200,
+      );
       const venueId = (await source.api.get('/venues', { as: 'admin' })).body.venues.find((v: any) => v.venue === 'Town Hall').id;
       assert.equal((await source.api.post(`/venues/${venueId}`, { as: 'admin', json: { city: 'Shelbyville' } })).status, 200);
       const newTag = (await source.api.post('/tags', { as: 'admin', json: { name: 'late addition' } })).body;
@@ -218,7 +241,25 @@ for (const kind of STORES) {
       let failing = true;
       const p = await proxy(big.origin, (u) => (failing && u.includes('/events?') && u.includes('page=2') ? 'fail' : 'pass'));
       try {
-        const args = ['import', 'tec', '--from', `${p.origin}/api`, '--namespace', 'calendar/events/v1', '--user', ADMIN.login, '--app-password', ADMIN.password, '--author', ADMIN.login, '--no-progress', '--retries', '2', '--retry-delay', '5'];
+        const args = [
+          'import',
+          'tec',
+          '--from',
+          `${p.origin}/api`,
+          '--namespace',
+          'calendar/events/v1',
+          '--user',
+          ADMIN.login,
+          '--app-password',
+          ADMIN.password,
+          '--author',
+          ADMIN.login,
+          '--no-progress',
+          '--retries',
+          '2',
+          '--retry-delay',
+          '5',
+        ];
         const broken = await cli(args, env(url));
         assert.equal(broken.code, 1);
         assert.match(broken.stderr, /page=2 answered 500 \(3 attempts\).*Run the same command again to resume/);
@@ -252,7 +293,23 @@ for (const kind of STORES) {
         return 'pass';
       });
       try {
-        const args = ['import', 'tec', '--from', `${p.origin}/api`, '--namespace', 'calendar/events/v1', '--user', ADMIN.login, '--app-password', ADMIN.password, '--author', ADMIN.login, '--no-progress', '--concurrency', '1'];
+        const args = [
+          'import',
+          'tec',
+          '--from',
+          `${p.origin}/api`,
+          '--namespace',
+          'calendar/events/v1',
+          '--user',
+          ADMIN.login,
+          '--app-password',
+          ADMIN.password,
+          '--author',
+          ADMIN.login,
+          '--no-progress',
+          '--concurrency',
+          '1',
+        ];
         // Page 1 of events is read before page 2; kill the command while page 2 hangs, then run it again.
         const child = spawn(process.execPath, ['--import', 'tsx', 'src/cli/main.ts', ...args], { env: { ...process.env, ...env(url) }, stdio: 'ignore' });
         const exited = new Promise<number | null>((r) => child.on('exit', (code) => r(code)));

@@ -18,7 +18,16 @@ async function seed(t: TestServer): Promise<{ event: number; venue: number; orga
   const tag = await createTerm(t, 'tags', { name: 'Outdoor' });
   const venue = (await t.api.post('/venues', { as: 'admin', json: { venue: 'Blue Hall', city: 'Rome', country: 'Italy' } })).body.id;
   const organizer = (await t.api.post('/organizers', { as: 'admin', json: { organizer: 'Ann Org', email: 'ann@example.com' } })).body.id;
-  const event = await createEvent(t, { title: 'Alias Concert', start_date: '2027-05-01 20:00', end_date: '2027-05-01 22:00', venue, organizer: [organizer], categories: [category], tags: [tag], description: 'Hello <b>world</b>' });
+  const event = await createEvent(t, {
+    title: 'Alias Concert',
+    start_date: '2027-05-01 20:00',
+    end_date: '2027-05-01 22:00',
+    venue,
+    organizer: [organizer],
+    categories: [category],
+    tags: [tag],
+    description: 'Hello <b>world</b>',
+  });
   await createEvent(t, { title: 'Second', start_date: '2027-06-01 20:00', end_date: '2027-06-01 22:00' });
   await createEvent(t, { title: 'Third', start_date: '2027-07-01 20:00', end_date: '2027-07-01 22:00' });
   const slug = (await t.api.get(`/events/${event}`)).body.slug;
@@ -114,7 +123,11 @@ forEachStore('the original namespace and /wp-json as aliases', (t) => {
     assert.equal(created.status, 201);
     const tag = await created.json();
     assert.equal(created.headers.get('location'), `${base}/tags/${tag.id}`);
-    const event = await get('/wp-json/tribe/events/v1/events', { method: 'POST', headers: auth, body: JSON.stringify({ title: 'Via alias', start_date: '2027-09-01 10:00', end_date: '2027-09-01 11:00' }) });
+    const event = await get('/wp-json/tribe/events/v1/events', {
+      method: 'POST',
+      headers: auth,
+      body: JSON.stringify({ title: 'Via alias', start_date: '2027-09-01 10:00', end_date: '2027-09-01 11:00' }),
+    });
     assert.equal(event.status, 201);
     assert.equal((await event.json()).rest_url.startsWith(`${base}/events/`), true);
     // OPTIONS gives the route's entry in the request's namespace
@@ -237,7 +250,10 @@ forEachStore(
       assert.equal((await fetch(`${t.origin}/wp-json/tribe/events/v1/events`)).status, 404);
       const root = await (await fetch(`${t.origin}/api/`)).json();
       assert.deepEqual(root.namespaces, ['calendar/events/v1']);
-      assert.equal(Object.keys(root.routes).some((k) => k.startsWith('/tribe/')), false);
+      assert.equal(
+        Object.keys(root.routes).some((k) => k.startsWith('/tribe/')),
+        false,
+      );
       assert.equal((await fetch(`${t.origin}/wp-json/calendar/events/v1/events`)).status, 200);
     });
   },

@@ -277,8 +277,7 @@ describe('CORS_ORIGINS [sqlite]', () => {
     const evil = await t.api.get('/events', { headers: { origin: 'https://evil.example' } });
     assert.equal(evil.status, 200);
     for (const h of ['access-control-allow-origin', 'access-control-allow-methods', 'access-control-allow-credentials']) assert.equal(evil.headers.get(h), null, h);
-    const preflight = (origin: string) =>
-      t.api.request('OPTIONS', '/events', { headers: { origin, 'access-control-request-method': 'POST', 'access-control-request-headers': 'authorization' } });
+    const preflight = (origin: string) => t.api.request('OPTIONS', '/events', { headers: { origin, 'access-control-request-method': 'POST', 'access-control-request-headers': 'authorization' } });
     const okPre = await preflight('https://good.example');
     assert.equal(okPre.headers.get('access-control-allow-origin'), 'https://good.example');
     assert.match(okPre.headers.get('access-control-allow-methods') ?? '', /POST/);

@@ -125,7 +125,10 @@ forEachStore(
       assert.ok(hrefs(res.text).includes(`${t.origin}/events/list/`), 'a link to upcoming events');
       // Latest first, and a kept page follows a new event that falls into it.
       const made: number[] = [];
-      for (const [title, day] of [['Old Fair', '2020-01-10'], ['Older Fair', '2019-05-01']] as const) {
+      for (const [title, day] of [
+        ['Old Fair', '2020-01-10'],
+        ['Older Fair', '2019-05-01'],
+      ] as const) {
         const r = await t.api.post('/events', { as: 'admin', json: { title, start_date: `${day} 10:00`, end_date: `${day} 12:00` } });
         assert.equal(r.status, 201);
         made.push(r.body.id);
@@ -215,7 +218,16 @@ forEachStore(
     });
 
     it('answers unknown, draft and trashed records with the HTML 404 page', async () => {
-      for (const path of ['/event/secret-draft/', '/event/trashed-gig/', '/event/trashed-gig__trashed/', '/event/nothing-here/', '/venue/nowhere/', '/organizer/nobody/', '/events/not/a/page/', '/event/']) {
+      for (const path of [
+        '/event/secret-draft/',
+        '/event/trashed-gig/',
+        '/event/trashed-gig__trashed/',
+        '/event/nothing-here/',
+        '/venue/nowhere/',
+        '/organizer/nobody/',
+        '/events/not/a/page/',
+        '/event/',
+      ]) {
         const res = await get(path);
         assert.equal(res.status, 404, path);
         assert.match(res.headers.get('content-type') ?? '', /^text\/html/, path);
@@ -241,7 +253,16 @@ forEachStore(
     });
 
     it('every page offers its .ics and the subscribe links', async () => {
-      for (const path of ['/events/', '/events/month/2031-03/', '/events/2031-03-10/', '/event/spring-concert/', '/venue/town-hall/', '/organizer/music-society/', '/events/category/concerts/', '/events/tag/jazz/']) {
+      for (const path of [
+        '/events/',
+        '/events/month/2031-03/',
+        '/events/2031-03-10/',
+        '/event/spring-concert/',
+        '/venue/town-hall/',
+        '/organizer/music-society/',
+        '/events/category/concerts/',
+        '/events/tag/jazz/',
+      ]) {
         const res = await get(path);
         const ics = /<link rel="alternate" type="text\/calendar" [^>]*href="([^"]+)"/.exec(res.text)?.[1]?.replace(/&amp;/g, '&');
         assert.ok(ics, path);

@@ -172,7 +172,10 @@ export function postMatrix(t: TestServer, r: PostResource): void {
     /** The read-set records of the answer, as 'owner:status' keys, sorted. */
     const keysOf = (res: ApiResponse): string[] => {
       const byId = new Map([...records].map(([k, v]) => [v.id, k]));
-      return (res.body[r.plural] as Array<{ id: number }>).map((x) => byId.get(x.id)).filter((k): k is string => k !== undefined).sort();
+      return (res.body[r.plural] as Array<{ id: number }>)
+        .map((x) => byId.get(x.id))
+        .filter((k): k is string => k !== undefined)
+        .sort();
     };
     const expectedKeys = (caller: Caller, asked?: string[]): string[] => {
       const out: string[] = [];

@@ -123,7 +123,10 @@ export function expectListed(caller: Caller, own: boolean, status: string, asked
 
 /** A list's `status` parameter: without the edit cap only exactly `publish`; `any` and unknown statuses are 400. */
 export function expectListStatusParam(caller: Caller, value: string): Expected {
-  const list = value.split(',').map((s) => s.trim()).filter(Boolean);
+  const list = value
+    .split(',')
+    .map((s) => s.trim())
+    .filter(Boolean);
   if (!has(caller, 'edit')) return list.length === 1 && list[0] === 'publish' ? { status: 200 } : { status: 400, code: 'rest_invalid_param' };
   const known = ['publish', 'future', 'draft', 'pending', 'private', 'trash'];
   return list.length > 0 && list.every((s) => known.includes(s)) ? { status: 200 } : { status: 400, code: 'rest_invalid_param' };

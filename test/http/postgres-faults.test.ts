@@ -87,7 +87,10 @@ describe('PostgreSQL: killed connections [postgres]', { skip: !PG_URL }, () => {
     assert.equal((await t.api.post('/events', { as: 'admin', json: EVENT })).status, 201);
     // Several requests at once, so that the pool holds several connections.
     const warm = await Promise.all([1, 2, 3, 4].map(() => t.api.get('/events')));
-    assert.deepEqual(warm.map((r) => r.status), [200, 200, 200, 200]);
+    assert.deepEqual(
+      warm.map((r) => r.status),
+      [200, 200, 200, 200],
+    );
     const killed = await terminate(applicationName);
     assert.ok(killed >= 1, `terminated ${killed} sessions`);
     for (let i = 0; i < 5; i++) {
@@ -139,7 +142,10 @@ describe('PostgreSQL: killed connections [postgres]', { skip: !PG_URL }, () => {
     assert.equal(storeFault(failure), 'unavailable', String(failure));
     const res = await t.api.get('/events');
     assert.equal(res.status, 200);
-    assert.ok(res.body.events.every((e: { title: string }) => e.title !== 'half-written'), 'nothing of the transaction was written');
+    assert.ok(
+      res.body.events.every((e: { title: string }) => e.title !== 'half-written'),
+      'nothing of the transaction was written',
+    );
   });
 });
 

@@ -63,7 +63,10 @@ forEachStore('recurring events: series and occurrences', (t) => {
     assert.deepEqual(keys.slice(-3), ['recurrence', 'recurring_event_id', 'original_start_date']);
 
     // ?post_parent lists the series; the series and every occurrence answer by id; by-slug is the series.
-    assert.deepEqual((await occurrences(t, series.id, null)).map((e) => e.id), events.map((e) => e.id));
+    assert.deepEqual(
+      (await occurrences(t, series.id, null)).map((e) => e.id),
+      events.map((e) => e.id),
+    );
     const one = await t.api.get(`/events/${events[2]!.id}`);
     assert.equal(one.status, 200);
     assert.equal(one.body.original_start_date, '2027-03-16 19:00:00');
@@ -110,7 +113,10 @@ forEachStore('recurring events: series and occurrences', (t) => {
       form: { title: 'Form Series', status: 'publish', start_date: '2027-05-03 09:00:00', end_date: '2027-05-03 10:00:00', recurrence: ['RRULE:FREQ=MONTHLY;BYDAY=-1FR;COUNT=2'] },
     });
     assert.equal(form.status, 201, JSON.stringify(form.body));
-    assert.deepEqual((await occurrences(t, form.body.id)).map((e) => e.start_date), ['2027-05-03 09:00:00', '2027-05-28 09:00:00']);
+    assert.deepEqual(
+      (await occurrences(t, form.body.id)).map((e) => e.start_date),
+      ['2027-05-03 09:00:00', '2027-05-28 09:00:00'],
+    );
   });
 
   it('one occurrence edited or deleted stays so when the rules change; the others keep their ids', async () => {
@@ -151,7 +157,10 @@ forEachStore('recurring events: series and occurrences', (t) => {
     // Fewer occurrences: the ones no longer generated go (the edited one stays).
     const fewer = await t.api.post(`/events/${series.id}`, { as: 'admin', json: { recurrence: ['RRULE:FREQ=WEEKLY;COUNT=2'] } });
     assert.equal(fewer.status, 200);
-    assert.deepEqual((await occurrences(t, series.id)).map((e) => e.id), [a!.id, b!.id]);
+    assert.deepEqual(
+      (await occurrences(t, series.id)).map((e) => e.id),
+      [a!.id, b!.id],
+    );
     assert.equal((await t.api.get(`/events/${d!.id}`, { as: 'admin' })).status, 404);
     // Rules on one occurrence need a scope.
     const noScope = await t.api.post(`/events/${a!.id}`, { as: 'admin', json: { recurrence: ['RRULE:FREQ=DAILY'] } });
@@ -170,9 +179,15 @@ forEachStore('recurring events: series and occurrences', (t) => {
     assert.deepEqual(split.body.recurrence, ['RRULE:FREQ=WEEKLY;COUNT=3']);
     const oldSeries = await t.api.get(`/events/${series.id}`);
     assert.deepEqual(oldSeries.body.recurrence, ['RRULE:FREQ=WEEKLY;UNTIL=20270316T225959Z']);
-    assert.deepEqual((await occurrences(t, series.id)).map((e) => e.id), [before[0]!.id, before[1]!.id]);
+    assert.deepEqual(
+      (await occurrences(t, series.id)).map((e) => e.id),
+      [before[0]!.id, before[1]!.id],
+    );
     const newer = await occurrences(t, split.body.recurring_event_id);
-    assert.deepEqual(newer.map((e) => e.id), [before[2]!.id, before[3]!.id, before[4]!.id]);
+    assert.deepEqual(
+      newer.map((e) => e.id),
+      [before[2]!.id, before[3]!.id, before[4]!.id],
+    );
     assert.ok(newer.every((e) => e.title === 'Splitting (new room)'));
     assert.ok((await occurrences(t, series.id)).every((e) => e.title === 'Splitting'));
 
@@ -205,7 +220,10 @@ forEachStore('recurring events: series and occurrences', (t) => {
     const four = await occurrences(t, other.id);
     const cut = await t.api.delete(`/events/${four[2]!.id}`, { as: 'admin', query: { recurrence_scope: 'following' } });
     assert.equal(cut.status, 200, JSON.stringify(cut.body));
-    assert.deepEqual((await occurrences(t, other.id)).map((e) => e.id), [four[0]!.id, four[1]!.id]);
+    assert.deepEqual(
+      (await occurrences(t, other.id)).map((e) => e.id),
+      [four[0]!.id, four[1]!.id],
+    );
     assert.deepEqual((await t.api.get(`/events/${other.id}`)).body.recurrence, ['RRULE:FREQ=DAILY;UNTIL=20270304T235959Z']);
   });
 
@@ -217,17 +235,23 @@ forEachStore('recurring events: series and occurrences', (t) => {
     assert.equal(single.status, 200, JSON.stringify(single.body));
     assert.equal('recurrence' in single.body, false);
     const list = await t.api.get('/events', { query: { ...WINDOW, search: 'Back To One' } });
-    assert.deepEqual(list.body.events.map((e: any) => [e.id, e.title]), [
-      [series.id, 'Back To One'],
-      [occ[1]!.id, 'Back To One (kept)'],
-    ]);
+    assert.deepEqual(
+      list.body.events.map((e: any) => [e.id, e.title]),
+      [
+        [series.id, 'Back To One'],
+        [occ[1]!.id, 'Back To One (kept)'],
+      ],
+    );
     assert.equal('recurring_event_id' in list.body.events[1], false);
 
     const plain = await t.api.post('/events', { as: 'admin', json: { title: 'Becomes Weekly', status: 'publish', start_date: '2027-06-01 08:00:00', end_date: '2027-06-01 09:00:00' } });
     const made = await t.api.post(`/events/${plain.body.id}`, { as: 'admin', json: { recurrence: ['RRULE:FREQ=WEEKLY;COUNT=2'] } });
     assert.equal(made.status, 200, JSON.stringify(made.body));
     assert.equal(made.body.id, plain.body.id);
-    assert.deepEqual((await occurrences(t, plain.body.id)).map((e) => e.start_date), ['2027-06-01 08:00:00', '2027-06-08 08:00:00']);
+    assert.deepEqual(
+      (await occurrences(t, plain.body.id)).map((e) => e.start_date),
+      ['2027-06-01 08:00:00', '2027-06-08 08:00:00'],
+    );
   });
 
   it('visibility, permissions and term counts apply to occurrences', async () => {
@@ -307,10 +331,13 @@ for (const kind of STORES) {
       const query = { post_parent: res.body.id, start_date: today, end_date: '+1 year', per_page: 50 };
       const first = (await a.api.get('/events', { query })).body.events as Array<Record<string, any>>;
       assert.ok(first.length >= 8 && first.length <= 10, `about 2 months of weeks: ${first.length}`);
-      assert.ok(await b.built.horizonJob.runOnce() >= 1);
+      assert.ok((await b.built.horizonJob.runOnce()) >= 1);
       const later = (await b.api.get('/events', { query })).body.events as Array<Record<string, any>>;
       assert.ok(later.length >= 17 && later.length <= 19, `about 4 months of weeks: ${later.length}`);
-      assert.deepEqual(later.slice(0, first.length).map((e) => e.id), first.map((e) => e.id));
+      assert.deepEqual(
+        later.slice(0, first.length).map((e) => e.id),
+        first.map((e) => e.id),
+      );
       // Nothing more is due: a second run extends nothing.
       assert.equal(await b.built.horizonJob.runOnce(), 0);
     });
@@ -361,7 +388,10 @@ forEachStore('recurring events: seed --series', (t) => {
       else assert.ok(n >= 250 && n <= 262, `weekly over 60 months: ${n}`);
       counts.push(n);
     }
-    assert.equal(counts.reduce((a, b) => a + b, 0), made.occurrences);
+    assert.equal(
+      counts.reduce((a, b) => a + b, 0),
+      made.occurrences,
+    );
   });
 });
 
@@ -394,12 +424,18 @@ for (const kind of STORES) {
       const counts = await restoreCalendar(b.built.services, file);
       assert.equal(counts.event_occurrences, 3);
       const restored = await occurrences(b, series.id);
-      assert.deepEqual(restored.map((e) => [e.id, e.title, e.original_start_date]), (await occurrences(a, series.id)).map((e) => [e.id, e.title, e.original_start_date]));
+      assert.deepEqual(
+        restored.map((e) => [e.id, e.title, e.original_start_date]),
+        (await occurrences(a, series.id)).map((e) => [e.id, e.title, e.original_start_date]),
+      );
       // A rule change on the restored copy keeps the ids and the edited occurrence.
       const grown = await b.api.post(`/events/${series.id}`, { as: 'admin', json: { recurrence: ['RRULE:FREQ=WEEKLY;COUNT=4'] } });
       assert.equal(grown.status, 200, grown.text);
       const after4 = await occurrences(b, series.id);
-      assert.deepEqual(after4.slice(0, 3).map((e) => e.id), restored.map((e) => e.id));
+      assert.deepEqual(
+        after4.slice(0, 3).map((e) => e.id),
+        restored.map((e) => e.id),
+      );
       assert.equal(after4[1]!.title, 'Exported (edited)');
       // An export of an older version (no recurrence tables) is still read.
       const older = { ...doc, tables: Object.fromEntries(Object.entries(doc.tables).filter(([k]) => !k.startsWith('event_series') && k !== 'event_occurrences')) };

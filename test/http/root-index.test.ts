@@ -28,11 +28,15 @@ forEachStore('REST root and namespace index', (t) => {
   });
 });
 
-forEachStore('custom REST root', (t) => {
-  it('serves routes under REST_ROOT with links under SITE_URL', async () => {
-    const res = await fetch(`${t.origin}/wp-json/calendar/events/v1/events`);
-    assert.equal(res.status, 200);
-    const body = await res.json();
-    assert.equal(body.rest_url.startsWith('https://cal.example/wp-json/calendar/events/v1/events/?'), true);
-  });
-}, { REST_ROOT: '/wp-json', SITE_URL: 'https://cal.example' });
+forEachStore(
+  'custom REST root',
+  (t) => {
+    it('serves routes under REST_ROOT with links under SITE_URL', async () => {
+      const res = await fetch(`${t.origin}/wp-json/calendar/events/v1/events`);
+      assert.equal(res.status, 200);
+      const body = await res.json();
+      assert.equal(body.rest_url.startsWith('https://cal.example/wp-json/calendar/events/v1/events/?'), true);
+    });
+  },
+  { REST_ROOT: '/wp-json', SITE_URL: 'https://cal.example' },
+);

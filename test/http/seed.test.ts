@@ -15,16 +15,28 @@ forEachStore('seed', (t) => {
     assert.equal(result.events, N);
 
     const db = store.db;
-    const byType = await db.selectFrom('posts').select(['type', (eb) => eb.fn.countAll<number>().as('n')]).groupBy('type').execute();
+    const byType = await db
+      .selectFrom('posts')
+      .select(['type', (eb) => eb.fn.countAll<number>().as('n')])
+      .groupBy('type')
+      .execute();
     const count = (type: string) => Number(byType.find((r) => r.type === type)?.n ?? 0);
     assert.equal(count('tribe_events'), N);
     assert.equal(count('tribe_venue'), plan.venues);
     assert.equal(count('tribe_organizer'), plan.organizers);
-    const details = await db.selectFrom('events').select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow();
+    const details = await db
+      .selectFrom('events')
+      .select((eb) => eb.fn.countAll<number>().as('n'))
+      .executeTakeFirstOrThrow();
     assert.equal(Number(details.n), N);
 
     // Slugs are unique per type, as wp_unique_post_slug makes them.
-    const dupes = await db.selectFrom('posts').select(['type', 'slug']).groupBy(['type', 'slug']).having((eb) => eb.fn.countAll(), '>', 1).execute();
+    const dupes = await db
+      .selectFrom('posts')
+      .select(['type', 'slug'])
+      .groupBy(['type', 'slug'])
+      .having((eb) => eb.fn.countAll(), '>', 1)
+      .execute();
     assert.deepEqual(dupes, []);
 
     // Term counts are the number of published events linked to each term.
@@ -33,7 +45,10 @@ forEachStore('seed', (t) => {
       where terms.count <> (select count(*) from event_terms inner join posts on posts.id = event_terms.event_id
                             where event_terms.term_id = terms.id and posts.status = 'publish')`.execute(db);
     assert.deepEqual(wrong.rows, []);
-    const used = await db.selectFrom('terms').select((eb) => eb.fn.sum<number>('count').as('n')).executeTakeFirstOrThrow();
+    const used = await db
+      .selectFrom('terms')
+      .select((eb) => eb.fn.sum<number>('count').as('n'))
+      .executeTakeFirstOrThrow();
     assert.ok(Number(used.n) > 0);
 
     // The API lists every event not hidden from listings (editors see every status but trash).
@@ -69,13 +84,28 @@ forEachStore('seed', (t) => {
     assert.equal(one.body.author, String(admin.id));
 
     // Seeding again adds N more and keeps slugs unique (terms are reused, not duplicated).
-    const termsBefore = await db.selectFrom('terms').select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow();
+    const termsBefore = await db
+      .selectFrom('terms')
+      .select((eb) => eb.fn.countAll<number>().as('n'))
+      .executeTakeFirstOrThrow();
     await seedCalendar(store, { events: 10, authorId: Number(admin.id), timezone: 'UTC', seed: 7 });
-    const again = await db.selectFrom('posts').select((eb) => eb.fn.countAll<number>().as('n')).where('type', '=', 'tribe_events').executeTakeFirstOrThrow();
+    const again = await db
+      .selectFrom('posts')
+      .select((eb) => eb.fn.countAll<number>().as('n'))
+      .where('type', '=', 'tribe_events')
+      .executeTakeFirstOrThrow();
     assert.equal(Number(again.n), N + 10);
-    const termsAfter = await db.selectFrom('terms').select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow();
+    const termsAfter = await db
+      .selectFrom('terms')
+      .select((eb) => eb.fn.countAll<number>().as('n'))
+      .executeTakeFirstOrThrow();
     assert.equal(Number(termsAfter.n), Number(termsBefore.n));
-    const dupesAfter = await db.selectFrom('posts').select(['type', 'slug']).groupBy(['type', 'slug']).having((eb) => eb.fn.countAll(), '>', 1).execute();
+    const dupesAfter = await db
+      .selectFrom('posts')
+      .select(['type', 'slug'])
+      .groupBy(['type', 'slug'])
+      .having((eb) => eb.fn.countAll(), '>', 1)
+      .execute();
     assert.deepEqual(dupesAfter, []);
 
     // Events created through the API afterwards get fresh ids (the id sequences moved on).

@@ -40,7 +40,11 @@ forEachStore('self-description: namespace and root index', (t) => {
       assert.deepEqual(keysOf(got), keysOf(rec), `${key}: entry keys`);
       assert.equal(got.namespace, NS);
       assert.deepEqual(got.methods, rec.methods, `${key}: methods`);
-      assert.deepEqual(got.endpoints.map((e: any) => e.methods), rec.endpoints.map((e: any) => e.methods), `${key}: endpoint order`);
+      assert.deepEqual(
+        got.endpoints.map((e: any) => e.methods),
+        rec.endpoints.map((e: any) => e.methods),
+        `${key}: endpoint order`,
+      );
       if (rec._links) assert.deepEqual(got._links, { self: [{ href: `${t.base}${key.replace('/tribe/events/v1', '')}` }] }, `${key}: _links`);
 
       rec.endpoints.forEach((recEndpoint: any, i: number) => {
@@ -133,7 +137,11 @@ forEachStore('self-description: the OpenAPI document', (t) => {
     const doc = (await t.api.get('/doc')).body;
     const paths = Object.keys(doc.paths);
     const recordedPaths = Object.keys(recorded.paths);
-    assert.deepEqual(paths.filter((p) => recordedPaths.includes(p)), recordedPaths, 'recorded paths, in order');
+    assert.deepEqual(
+      paths.filter((p) => recordedPaths.includes(p)),
+      recordedPaths,
+      'recorded paths, in order',
+    );
 
     for (const [path, item] of Object.entries<any>(recorded.paths)) {
       for (const [method, rec] of Object.entries<any>(item)) {
@@ -142,7 +150,15 @@ forEachStore('self-description: the OpenAPI document', (t) => {
         assert.ok(got, `${where} is documented`);
         const pathParams = (rec.parameters ?? []).filter((p: any) => p.in === 'path').map((p: any) => p.name);
         // `style` defaults to form for query parameters: the original spelled it out for CSV lists only.
-        const simplify = (p: any) => ({ in: p.in, name: p.name, required: p.required, description: p.description, type: p.schema.type, items: p.schema.items, style: p.style ?? (p.in === 'query' ? 'form' : undefined) });
+        const simplify = (p: any) => ({
+          in: p.in,
+          name: p.name,
+          required: p.required,
+          description: p.description,
+          type: p.schema.type,
+          items: p.schema.items,
+          style: p.style ?? (p.in === 'query' ? 'form' : undefined),
+        });
         const recordedNames = (rec.parameters ?? []).map((p: any) => p.name);
         const gotParameters = (got.parameters ?? []).filter((p: any) => recordedOnly([p.name], recordedNames).length === 1);
         assert.deepEqual(gotParameters.map(simplify), (rec.parameters ?? []).map(simplify), `${where}: parameters`);

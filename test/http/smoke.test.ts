@@ -8,6 +8,9 @@ forEachStore('smoke', (t) => {
     assert.equal(created.status, 201);
     const list = await t.api.get('/events', { query: { start_date: '2026-12-01' } });
     assert.equal(list.status, 200);
-    assert.deepEqual(list.body.events.map((e: { title: string }) => e.title), ['Smoke']);
+    assert.deepEqual(
+      list.body.events.map((e: { title: string }) => e.title),
+      ['Smoke'],
+    );
   });
 });

@@ -138,6 +138,9 @@ describe('SQLite: a write waits for a lock held briefly by another process [sqli
     await exited;
     assert.equal(res.status, 201, JSON.stringify(res.body));
     assert.ok(ms >= 300, `the write waited for the lock (${ms} ms)`);
-    assert.deepEqual((await t.api.get('/events')).body.events.map((e: { title: string }) => e.title), ['Waited']);
+    assert.deepEqual(
+      (await t.api.get('/events')).body.events.map((e: { title: string }) => e.title),
+      ['Waited'],
+    );
   });
 });

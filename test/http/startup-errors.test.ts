@@ -50,7 +50,11 @@ describe('startup errors: one line on stderr, exit code 2', () => {
     ['a bad CORS_ORIGINS', () => ({ CORS_ORIGINS: 'example.org/path' }), /CORS_ORIGINS/],
     ['a bad METRICS', () => ({ METRICS: 'sometimes' }), /METRICS must be true or false/],
     ['a bad LOGIN_MAX_FAILURES', () => ({ LOGIN_MAX_FAILURES: '-3' }), /LOGIN_MAX_FAILURES/],
-    ['an unreachable PostgreSQL', () => ({ DATABASE_URL: 'postgres://postgres:pw@127.0.0.1:1/nowhere' }), /cannot start on DATABASE_URL postgres:\/\/postgres:\*\*\*@127\.0\.0\.1:1\/nowhere: .*ECONNREFUSED/],
+    [
+      'an unreachable PostgreSQL',
+      () => ({ DATABASE_URL: 'postgres://postgres:pw@127.0.0.1:1/nowhere' }),
+      /cannot start on DATABASE_URL postgres:\/\/postgres:\*\*\*@127\.0\.0\.1:1\/nowhere: .*ECONNREFUSED/,
+    ],
     ['a SQLite file that is not a database', () => ({ DATABASE_URL: `sqlite:${join(dir, 'not-a-database.db')}` }), /cannot start on DATABASE_URL sqlite:.*not a database/],
     ['an unwritable SQLite path', () => ({ DATABASE_URL: `sqlite:${join(dir, 'a-file', 'calendar.db')}` }), /cannot start on DATABASE_URL sqlite:.*(EEXIST|ENOTDIR)/],
     ['CALENDAR_ADMIN_USER without CALENDAR_ADMIN_PASSWORD', () => ({ CALENDAR_ADMIN_USER: 'admin' }), /CALENDAR_ADMIN_USER is set but CALENDAR_ADMIN_PASSWORD is not/],

@@ -48,7 +48,11 @@ forEachStore('sync tokens', (t) => {
     await t.api.post(`/events/${a.id}`, { as: 'admin', json: { title: 'Sync A2' } });
     const res = await sync(t, '/events', t0);
     assert.equal(res.status, 200, res.text);
-    assert.deepEqual(res.body.events.map((e: any) => e.id), [a.id, b.id], 'each record once, at its first change');
+    assert.deepEqual(
+      res.body.events.map((e: any) => e.id),
+      [a.id, b.id],
+      'each record once, at its first change',
+    );
     assert.equal(res.body.events[0].title, 'Sync A2', 'its current representation');
     assert.equal(res.body.total, 2);
     assert.equal(res.headers.get('x-wp-total'), '2');
@@ -70,9 +74,15 @@ forEachStore('sync tokens', (t) => {
     const past = (await t.api.post('/events', { as: 'admin', json: ev('Long ago', { start_date: '2001-01-01 10:00:00', end_date: '2001-01-01 11:00:00', categories: ['Old'] }) })).body;
     const other = (await t.api.post('/events', { as: 'admin', json: ev('Uncategorised') })).body;
     const all = await sync(t, '/events', t0);
-    assert.deepEqual(all.body.events.map((e: any) => e.id), [past.id, other.id]);
+    assert.deepEqual(
+      all.body.events.map((e: any) => e.id),
+      [past.id, other.id],
+    );
     const old = await sync(t, '/events', t0, { query: { categories: 'old' } });
-    assert.deepEqual(old.body.events.map((e: any) => e.id), [past.id]);
+    assert.deepEqual(
+      old.body.events.map((e: any) => e.id),
+      [past.id],
+    );
     // Moving out of the filter: a tombstone for the filtered mirror.
     const t1 = old.headers.get('x-sync-token')!;
     await t.api.post(`/events/${past.id}`, { as: 'admin', json: { categories: [] } });
@@ -91,7 +101,10 @@ forEachStore('sync tokens', (t) => {
     const anon = await sync(t, '/events', anon0);
     assert.deepEqual(anon.body.events, [{ id: e.id, status: 'trash' }], 'never hears of the draft');
     const admin = await sync(t, '/events', admin0, { as: 'admin' });
-    assert.deepEqual(admin.body.events.map((x: any) => x.id), [e.id, draft.id]);
+    assert.deepEqual(
+      admin.body.events.map((x: any) => x.id),
+      [e.id, draft.id],
+    );
     assert.equal(admin.body.events[0].status, 'draft');
     assert.deepEqual(admin.body.events[1], { id: draft.id, status: 'trash' });
     // Published again: back in full for everyone.
@@ -109,7 +122,10 @@ forEachStore('sync tokens', (t) => {
     const p1 = await sync(t, '/events', t0, { query: { per_page: 2 } });
     const p2 = await sync(t, '/events', t0, { query: { per_page: 2, page: 2 } });
     const p3 = await sync(t, '/events', t0, { query: { per_page: 2, page: 3 } });
-    assert.deepEqual([...p1.body.events, ...p2.body.events, ...p3.body.events].map((e: any) => e.id), ids);
+    assert.deepEqual(
+      [...p1.body.events, ...p2.body.events, ...p3.body.events].map((e: any) => e.id),
+      ids,
+    );
     assert.equal(p1.body.total, 5);
     assert.equal(p1.body.total_pages, 3);
     assert.equal(p1.headers.get('x-wp-totalpages'), '3');
@@ -120,13 +136,20 @@ forEachStore('sync tokens', (t) => {
   });
 
   it('venues and organizers: create, update, trash; drafts stay hidden from anonymous callers', async () => {
-    for (const [path, field] of [['/venues', 'venue'], ['/organizers', 'organizer']] as const) {
+    for (const [path, field] of [
+      ['/venues', 'venue'],
+      ['/organizers', 'organizer'],
+    ] as const) {
       const t0 = await token(t, path);
       const a = (await t.api.post(path, { as: 'admin', json: { [field]: `${field} A`, status: 'publish' } })).body;
       const d = (await t.api.post(path, { as: 'admin', json: { [field]: `${field} draft`, status: 'draft' } })).body;
       await t.api.delete(`${path}/${d.id}`, { as: 'admin' });
       const first = await sync(t, path, t0);
-      assert.deepEqual(first.body[path.slice(1)].map((x: any) => x.id), [a.id], path);
+      assert.deepEqual(
+        first.body[path.slice(1)].map((x: any) => x.id),
+        [a.id],
+        path,
+      );
       const t1 = first.headers.get('x-sync-token')!;
       await t.api.post(`${path}/${a.id}`, { as: 'admin', json: { [field]: `${field} A2` } });
       const upd = await sync(t, path, t1);
@@ -135,7 +158,10 @@ forEachStore('sync tokens', (t) => {
       const gone = await sync(t, path, t1);
       assert.deepEqual(gone.body[path.slice(1)], [{ id: a.id, status: 'trash' }], path);
       const admin = await sync(t, path, t0, { as: 'admin', query: { status: 'publish,draft,trash' } });
-      assert.ok(admin.body[path.slice(1)].some((x: any) => x.id === d.id), `${path}: editors hear of the draft`);
+      assert.ok(
+        admin.body[path.slice(1)].some((x: any) => x.id === d.id),
+        `${path}: editors hear of the draft`,
+      );
     }
   });
 
@@ -146,14 +172,24 @@ forEachStore('sync tokens', (t) => {
     const tag = (await t.api.post('/tags', { as: 'admin', json: { name: 'Sync tag' } })).body;
     // Empty terms are hidden by default (hide_empty), as in the full list.
     const cats = await sync(t, '/categories', c0, { query: { hide_empty: 0 } });
-    assert.deepEqual(cats.body.categories.map((x: any) => x.id), [cat.id]);
+    assert.deepEqual(
+      cats.body.categories.map((x: any) => x.id),
+      [cat.id],
+    );
     const tags = await sync(t, '/tags', g0, { query: { hide_empty: 0 } });
-    assert.deepEqual(tags.body.tags.map((x: any) => x.id), [tag.id]);
+    assert.deepEqual(
+      tags.body.tags.map((x: any) => x.id),
+      [tag.id],
+    );
     const c1 = cats.headers.get('x-sync-token')!;
     await t.api.delete(`/tags/${tag.id}`, { as: 'admin' });
     await t.api.post(`/categories/${cat.id}`, { as: 'admin', json: { description: 'now described' } });
     const after = await sync(t, '/categories', c1, { query: { hide_empty: 0 } });
-    assert.deepEqual(after.body.categories.map((x: any) => x.id), [cat.id], 'the deleted tag is not a category');
+    assert.deepEqual(
+      after.body.categories.map((x: any) => x.id),
+      [cat.id],
+      'the deleted tag is not a category',
+    );
     assert.equal(after.body.categories[0].description, 'now described');
     const tagsAfter = await sync(t, '/tags', tags.headers.get('x-sync-token')!, { query: { hide_empty: 0 } });
     assert.deepEqual(tagsAfter.body.tags, [{ id: tag.id, status: 'deleted' }]);
@@ -173,7 +209,10 @@ forEachStore('sync tokens', (t) => {
 
   it('requests without sync_token see the list as before (besides the new headers)', async () => {
     const res = await t.api.get('/events');
-    assert.deepEqual(Object.keys(res.body), ['events', 'rest_url', 'total', 'total_pages'].filter((k) => k in res.body));
+    assert.deepEqual(
+      Object.keys(res.body),
+      ['events', 'rest_url', 'total', 'total_pages'].filter((k) => k in res.body),
+    );
     assert.ok(!String(res.body.rest_url).includes('sync_token'));
   });
 });

@@ -125,7 +125,11 @@ forEachStore('terms: single and list shapes', (t) => {
           const ref = theirs.endpoints[i];
           assert.deepEqual(e.methods, ref.methods);
           // Ours beyond the recorded ones: `sync_token` on the list (issue 11).
-          assert.deepEqual(Object.keys(e.args).filter((n) => n !== 'sync_token'), Object.keys(ref.args), `${base}${suffix} ${e.methods} arg names`);
+          assert.deepEqual(
+            Object.keys(e.args).filter((n) => n !== 'sync_token'),
+            Object.keys(ref.args),
+            `${base}${suffix} ${e.methods} arg names`,
+          );
           for (const [name, spec] of Object.entries(ref.args as Record<string, Record<string, unknown>>)) {
             const mine = Object.fromEntries(Object.entries(e.args[name]).sort(([a], [b]) => a.localeCompare(b)));
             const expected = Object.fromEntries(Object.entries(spec).sort(([a], [b]) => a.localeCompare(b)));

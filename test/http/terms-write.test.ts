@@ -27,19 +27,22 @@ forEachStore('terms: create', (t) => {
     assert.equal(res.headers.get('location'), `${t.base}/categories/${id}`);
     assert.equal(res.headers.get('allow'), 'GET, POST');
     assert.equal(res.headers.get('expires'), 'Wed, 11 Jan 1984 05:00:00 GMT');
-    assert.deepEqual({ ...res.body, _links: undefined }, {
-      id,
-      count: 0,
-      description: 'Hands-on sessions',
-      name: 'Workshops',
-      slug: 'workshops',
-      taxonomy: 'tribe_events_cat',
-      parent: 0,
-      meta: [],
-      url: `${t.origin}/events/category/workshops/`,
-      urls: { self: `${t.base}/categories/${id}`, collection: `${t.base}/categories` },
-      _links: undefined,
-    });
+    assert.deepEqual(
+      { ...res.body, _links: undefined },
+      {
+        id,
+        count: 0,
+        description: 'Hands-on sessions',
+        name: 'Workshops',
+        slug: 'workshops',
+        taxonomy: 'tribe_events_cat',
+        parent: 0,
+        meta: [],
+        url: `${t.origin}/events/category/workshops/`,
+        urls: { self: `${t.base}/categories/${id}`, collection: `${t.base}/categories` },
+        _links: undefined,
+      },
+    );
     const read = await t.api.get(`/categories/${id}`);
     assert.deepEqual(read.body, res.body);
   });
@@ -315,7 +318,10 @@ forEachStore('terms: delete', (t) => {
     const child = await t.api.get(`/categories/${bebop}`);
     assert.equal(child.body.parent, music, 'the child moved to the deleted term’s parent');
     const ev = await t.api.get(`/events/${eventId}`);
-    assert.deepEqual(ev.body.categories.map((c: { id: number }) => c.id), [bebop]);
+    assert.deepEqual(
+      ev.body.categories.map((c: { id: number }) => c.id),
+      [bebop],
+    );
 
     const again = await t.api.delete(`/categories/${jazz}`, { as: 'admin' });
     assert.equal(again.status, 400);
@@ -380,7 +386,13 @@ forEachStore('terms: count through event writes', (t) => {
     assert.equal((await t.api.delete(`/categories/${drop}`, { as: 'admin' })).status, 200);
     assert.equal(await countOf(t, 'categories', keep), 1);
     const byCategory = await t.api.get('/events', { query: { start_date: '2027-01-01', categories: String(keep) } });
-    assert.deepEqual(byCategory.body.events.map((e: { id: number }) => e.id), [eventId]);
-    assert.deepEqual((await t.api.get(`/events/${eventId}`)).body.categories.map((c: { name: string }) => c.name), ['Keep']);
+    assert.deepEqual(
+      byCategory.body.events.map((e: { id: number }) => e.id),
+      [eventId],
+    );
+    assert.deepEqual(
+      (await t.api.get(`/events/${eventId}`)).body.categories.map((c: { name: string }) => c.name),
+      ['Keep'],
+    );
   });
 });

@@ -40,8 +40,14 @@ for (const kind of STORES) {
       store = await openStore(url, { schema, dropSchemaOnClose: true });
       const db = store.db;
       await sql`drop index posts_type_slug_unique`.execute(db);
-      await db.deleteFrom('kysely_migration' as never).where('name' as never, '=', '006_unique_slugs' as never).execute();
-      await db.insertInto('posts').values([post(101, 'tribe_events', 'jazz'), post(102, 'tribe_events', 'jazz'), post(103, 'tribe_events', 'jazz'), post(104, 'tribe_events', 'jazz-2'), post(105, 'tribe_venue', 'jazz')]).execute();
+      await db
+        .deleteFrom('kysely_migration' as never)
+        .where('name' as never, '=', '006_unique_slugs' as never)
+        .execute();
+      await db
+        .insertInto('posts')
+        .values([post(101, 'tribe_events', 'jazz'), post(102, 'tribe_events', 'jazz'), post(103, 'tribe_events', 'jazz'), post(104, 'tribe_events', 'jazz-2'), post(105, 'tribe_venue', 'jazz')])
+        .execute();
       const before = Number((await sql<{ v: number }>`select value as v from change_counter where id = 1`.execute(db)).rows[0]!.v);
 
       assert.deepEqual(await migrate(store), ['006_unique_slugs']);
@@ -57,9 +63,21 @@ for (const kind of STORES) {
         ],
       );
       const log = await db.selectFrom('changes').select(['record_type', 'action']).where('seq', '>', before).execute();
-      assert.deepEqual(log.map((l) => `${l.record_type}:${l.action}`), ['all:reset']);
-      await assert.rejects(db.insertInto('posts').values(post(106, 'tribe_events', 'jazz')).execute(), /unique|UNIQUE/);
-      await db.insertInto('posts').values(post(107, 'tribe_organizer', 'jazz')).execute();
+      assert.deepEqual(
+        log.map((l) => `${l.record_type}:${l.action}`),
+        ['all:reset'],
+      );
+      await assert.rejects(
+        db
+          .insertInto('posts')
+          .values(post(106, 'tribe_events', 'jazz'))
+          .execute(),
+        /unique|UNIQUE/,
+      );
+      await db
+        .insertInto('posts')
+        .values(post(107, 'tribe_organizer', 'jazz'))
+        .execute();
     } finally {
       await store?.close();
       rmSync(dir, { recursive: true, force: true });

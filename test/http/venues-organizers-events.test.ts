@@ -46,8 +46,14 @@ forEachStore('venues and organizers embedded in events', (t) => {
   it('the event embeds the same venue and organizer objects as their own routes (list context)', async () => {
     const venues = await t.api.get('/venues');
     const organizers = await t.api.get('/organizers');
-    assert.deepEqual(event.venue, venues.body.venues.find((v: Json) => v.id === venue.id));
-    assert.deepEqual(event.organizer, [org1.id, org2.id].map((id) => organizers.body.organizers.find((o: Json) => o.id === id)));
+    assert.deepEqual(
+      event.venue,
+      venues.body.venues.find((v: Json) => v.id === venue.id),
+    );
+    assert.deepEqual(
+      event.organizer,
+      [org1.id, org2.id].map((id) => organizers.body.organizers.find((o: Json) => o.id === id)),
+    );
     const list = await t.api.get('/events', { query: { start_date: '2099-01-01', end_date: '2099-12-31' } });
     assert.deepEqual(list.body.events[0].venue, event.venue);
     assert.deepEqual(list.body.events[0].organizer, event.organizer);
@@ -81,10 +87,16 @@ forEachStore('venues and organizers embedded in events', (t) => {
     const ev = await create(t, 'events', { title: 'With Draft Links', start_date: '2099-07-01 10:00', end_date: '2099-07-01 12:00', venue: draftVenue.id, organizer: [org1.id, draftOrg.id] });
     const anon = await t.api.get(`/events/${ev.id}`);
     assert.deepEqual(anon.body.venue, []);
-    assert.deepEqual(anon.body.organizer.map((o: Json) => o.id), [org1.id]);
+    assert.deepEqual(
+      anon.body.organizer.map((o: Json) => o.id),
+      [org1.id],
+    );
     const admin = await t.api.get(`/events/${ev.id}`, { as: 'admin' });
     assert.equal(admin.body.venue.id, draftVenue.id);
-    assert.deepEqual(admin.body.organizer.map((o: Json) => o.id), [org1.id, draftOrg.id]);
+    assert.deepEqual(
+      admin.body.organizer.map((o: Json) => o.id),
+      [org1.id, draftOrg.id],
+    );
   });
 
   it('trashing a venue or an organizer unlinks it: the event shows it as absent', async () => {
@@ -98,19 +110,29 @@ forEachStore('venues and organizers embedded in events', (t) => {
     for (const as of [null, 'admin']) {
       const after = await t.api.get(`/events/${ev.id}`, { as });
       assert.deepEqual(after.body.venue, [], String(as));
-      assert.deepEqual(after.body.organizer.map((o: Json) => o.id), [keep.id], String(as));
+      assert.deepEqual(
+        after.body.organizer.map((o: Json) => o.id),
+        [keep.id],
+        String(as),
+      );
       assert.equal('location' in after.body.json_ld, false);
     }
     const venues = await t.api.get('/venues', { as: 'admin', query: { event: ev.id } });
     assert.deepEqual(venues.body.venues, []);
     const organizers = await t.api.get('/organizers', { as: 'admin', query: { event: ev.id } });
-    assert.deepEqual(organizers.body.organizers.map((o: Json) => o.id), [keep.id]);
+    assert.deepEqual(
+      organizers.body.organizers.map((o: Json) => o.id),
+      [keep.id],
+    );
   });
 
   it('an event created with an inline venue reuses an existing one by name (duplicate avoidance)', async () => {
     const ev = await create(t, 'events', { title: 'Inline', start_date: '2099-09-01 10:00', end_date: '2099-09-01 12:00', venue: { venue: 'embedded hall' }, organizer: [{ organizer: 'First Org' }] });
     assert.equal(ev.venue.id, venue.id);
-    assert.deepEqual(ev.organizer.map((o: Json) => o.id), [org1.id]);
+    assert.deepEqual(
+      ev.organizer.map((o: Json) => o.id),
+      [org1.id],
+    );
   });
 });
 

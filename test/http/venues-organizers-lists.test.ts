@@ -46,7 +46,10 @@ forEachStore('venue and organizer lists: envelope and paging', (t) => {
     assert.equal(res.headers.get('x-tec-total'), '3');
     assert.equal(res.headers.get('x-tec-totalpages'), '1');
     assert.equal(res.headers.get('allow'), 'GET');
-    assert.equal(res.body.venues.every((v: Json) => !('json_ld' in v)), true);
+    assert.equal(
+      res.body.venues.every((v: Json) => !('json_ld' in v)),
+      true,
+    );
   });
 
   it('orders by publication date, newest first', async () => {
@@ -148,7 +151,7 @@ forEachStore('venue and organizer lists: visibility and status', (t) => {
     }
   });
 
-  it('contributors see others\' published records and their own (COMPAT 11)', async () => {
+  it("contributors see others' published records and their own (COMPAT 11)", async () => {
     const res = await t.api.get('/venues', { as: 'contributor' });
     assert.deepEqual(ids(res.body.venues), sorted(v.pub.id, v.own.id));
     assert.equal(res.body.total, 2);

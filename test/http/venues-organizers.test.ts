@@ -159,9 +159,31 @@ forEachStore('venues and organizers: create', (t) => {
       show_map_link: '1',
     });
     assert.deepEqual(keysOf(body), [
-      'id', 'author', 'status', 'date', 'date_utc', 'modified', 'modified_utc', 'url', 'venue', 'description', 'slug', 'image',
-      'address', 'city', 'country', 'province', 'state', 'zip', 'phone', 'website', 'stateprovince',
-      'show_map', 'show_map_link', 'global_id', 'global_id_lineage',
+      'id',
+      'author',
+      'status',
+      'date',
+      'date_utc',
+      'modified',
+      'modified_utc',
+      'url',
+      'venue',
+      'description',
+      'slug',
+      'image',
+      'address',
+      'city',
+      'country',
+      'province',
+      'state',
+      'zip',
+      'phone',
+      'website',
+      'stateprovince',
+      'show_map',
+      'show_map_link',
+      'global_id',
+      'global_id_lineage',
     ]);
     assert.equal(body.description, '<p>A <b>big</b> hall</p>');
     assert.equal(body.stateprovince, 'Ontario', 'non-US: the province');
@@ -219,8 +241,23 @@ forEachStore('venues and organizers: create', (t) => {
       author: editor.id,
     });
     assert.deepEqual(keysOf(body), [
-      'id', 'author', 'status', 'date', 'date_utc', 'modified', 'modified_utc', 'url', 'organizer', 'description', 'slug', 'image',
-      'phone', 'website', 'email', 'global_id', 'global_id_lineage',
+      'id',
+      'author',
+      'status',
+      'date',
+      'date_utc',
+      'modified',
+      'modified_utc',
+      'url',
+      'organizer',
+      'description',
+      'slug',
+      'image',
+      'phone',
+      'website',
+      'email',
+      'global_id',
+      'global_id_lineage',
     ]);
     assert.equal(body.email, 'not-an-email');
     assert.equal(body.date, '2026-01-02 03:04:05');
@@ -468,7 +505,10 @@ forEachStore('venues and organizers: delete', (t) => {
     assert.equal((await t.api.get('/venues/by-slug/gone-venue', { as: 'admin' })).status, 400);
     assert.equal((await t.api.get('/venues/by-slug/gone-venue__trashed', { as: 'admin' })).status, 200);
     const listed = await t.api.get('/venues', { as: 'admin' });
-    assert.equal(listed.body.venues.some((x: { id: number }) => x.id === v.id), false);
+    assert.equal(
+      listed.body.venues.some((x: { id: number }) => x.id === v.id),
+      false,
+    );
   });
 
   it('a new record may reuse the name of a trashed one, and an update restores a trashed one', async () => {

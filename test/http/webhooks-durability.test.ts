@@ -24,7 +24,11 @@ const auth = { authorization: 'Basic ' + Buffer.from(ADMIN).toString('base64'), 
 const ev = (title: string) => ({ title, start_date: '2033-01-01 10:00:00', end_date: '2033-01-01 11:00:00', status: 'publish' });
 
 async function startChild(env: Record<string, string>, port: number): Promise<ChildProcess> {
-  const child = spawn(process.execPath, ['--import', 'tsx', 'src/cli/main.ts', 'serve'], { cwd: process.cwd(), env: { ...process.env, ...env, PORT: String(port), HOST: '127.0.0.1' }, stdio: ['ignore', 'ignore', 'pipe'] });
+  const child = spawn(process.execPath, ['--import', 'tsx', 'src/cli/main.ts', 'serve'], {
+    cwd: process.cwd(),
+    env: { ...process.env, ...env, PORT: String(port), HOST: '127.0.0.1' },
+    stdio: ['ignore', 'ignore', 'pipe'],
+  });
   let stderr = '';
   child.stderr!.on('data', (d) => (stderr += d));
   // Compiling in the child (tsx) takes a while on a busy machine.
@@ -131,7 +135,10 @@ describe('webhooks: two instances on one PostgreSQL deliver each change once [po
     const byId = new Map<string, number>();
     for (const m of receiver.received) byId.set(m.id, (byId.get(m.id) ?? 0) + 1);
     assert.equal(receiver.received.length, ids.length * 2, JSON.stringify([...byId]));
-    assert.ok([...byId.values()].every((n) => n === 1), JSON.stringify([...byId]));
+    assert.ok(
+      [...byId.values()].every((n) => n === 1),
+      JSON.stringify([...byId]),
+    );
     assert.ok(receiver.received.every((m) => m.verified));
     for (const id of ids) {
       const types = receiver.received.filter((m) => m.body.data.id === id).map((m) => m.body.type);

@@ -48,7 +48,12 @@ forEachStore(
       const index = await t.api.get(ADMIN_BASE);
       assert.equal(index.status, 200);
       assert.equal(index.body.namespace, 'calendar/admin/v1');
-      for (const route of ['/calendar/admin/v1/webhooks', '/calendar/admin/v1/webhooks/(?P<id>\\d+)', '/calendar/admin/v1/webhooks/(?P<id>\\d+)/deliveries', '/calendar/admin/v1/webhooks/(?P<id>\\d+)/deliveries/(?P<delivery>[^/]+)/redeliver']) {
+      for (const route of [
+        '/calendar/admin/v1/webhooks',
+        '/calendar/admin/v1/webhooks/(?P<id>\\d+)',
+        '/calendar/admin/v1/webhooks/(?P<id>\\d+)/deliveries',
+        '/calendar/admin/v1/webhooks/(?P<id>\\d+)/deliveries/(?P<delivery>[^/]+)/redeliver',
+      ]) {
         assert.ok(index.body.routes[route], route);
       }
       assert.ok('url' in index.body.routes['/calendar/admin/v1/webhooks'].endpoints[1].args);
@@ -68,7 +73,10 @@ forEachStore(
       assert.equal(second.secret, given);
       assert.deepEqual(second.events, ['*']);
       const list = await t.api.get(`${ADMIN_BASE}/webhooks`, { as: 'admin' });
-      assert.deepEqual(list.body.map((e: any) => e.id), [made.id, second.id]);
+      assert.deepEqual(
+        list.body.map((e: any) => e.id),
+        [made.id, second.id],
+      );
       const patched = await t.api.patch(`${ADMIN_BASE}/webhooks/${made.id}`, { as: 'admin', json: { description: 'crm2', events: ['event.updated', 'venue.created'] } });
       assert.equal(patched.body.description, 'crm2');
       assert.deepEqual(patched.body.events, ['event.updated', 'venue.created']);
@@ -92,8 +100,14 @@ forEachStore(
       await t.api.post(`/events/${created.id}`, { as: 'admin', json: { title: 'Hooked 2' } });
       await t.api.delete(`/events/${created.id}`, { as: 'admin' });
       const all = await r.waitFor((m) => endpoint.mine(m) && m.body?.type.startsWith('event.') && m.body?.data?.id === created.id, 3);
-      assert.ok(all.every((m) => m.verified), JSON.stringify(all.map((m) => m.verifyError)));
-      assert.deepEqual(all.map((m) => m.body.type), ['event.created', 'event.updated', 'event.trashed']);
+      assert.ok(
+        all.every((m) => m.verified),
+        JSON.stringify(all.map((m) => m.verifyError)),
+      );
+      assert.deepEqual(
+        all.map((m) => m.body.type),
+        ['event.created', 'event.updated', 'event.trashed'],
+      );
       assert.equal(all[0]!.body.data.title, 'Hooked');
       assert.equal(all[1]!.body.data.title, 'Hooked 2');
       assert.deepEqual(all[2]!.body.data, { id: created.id, status: 'trash' });
@@ -144,12 +158,22 @@ forEachStore(
       await t.api.post(`/events/${e.id}`, { as: 'admin', json: { title: 'Retry me 2' } });
       const got = await r.waitFor((m) => endpoint.mine(m) && m.body?.type.startsWith('event.') && m.body?.data?.id === e.id, 4);
       // The created message fails twice, then succeeds; the update waits for it (order per record).
-      assert.deepEqual(got.map((m) => m.body.type), ['event.created', 'event.created', 'event.created', 'event.updated']);
+      assert.deepEqual(
+        got.map((m) => m.body.type),
+        ['event.created', 'event.created', 'event.created', 'event.updated'],
+      );
       assert.equal(got[0]!.id, got[2]!.id, 'the same message id on every attempt');
       assert.ok(got[1]!.at - got[0]!.at >= 100, 'a delay between attempts');
       const log = await t.api.get(`${ADMIN_BASE}/webhooks/${endpoint.id}/deliveries`, { as: 'admin' });
       const first = log.body.find((x: any) => x.id === got[0]!.id);
-      assert.deepEqual(first.log.map((a: any) => [a.outcome, a.response_code]), [['failed', 500], ['failed', 500], ['succeeded', 200]]);
+      assert.deepEqual(
+        first.log.map((a: any) => [a.outcome, a.response_code]),
+        [
+          ['failed', 500],
+          ['failed', 500],
+          ['succeeded', 200],
+        ],
+      );
       assert.equal(first.attempts, 3);
 
       const again = await t.api.post(`${ADMIN_BASE}/webhooks/${endpoint.id}/deliveries/${first.id}/redeliver`, { as: 'admin' });

@@ -83,7 +83,10 @@ forEachStore('node-wpapi 1.2 as a client', (t) => {
       assert.equal(Boolean(body._paging.prev), page > 1, `prev on page ${page}`);
       seen.push(...body.events.map((e: Json) => e.id));
     }
-    assert.deepEqual([...seen].sort((a, b) => a - b), [...ids].sort((a, b) => a - b));
+    assert.deepEqual(
+      [...seen].sort((a, b) => a - b),
+      [...ids].sort((a, b) => a - b),
+    );
 
     // following _paging.next, as generic clients do
     const followed: number[] = [];
@@ -94,7 +97,10 @@ forEachStore('node-wpapi 1.2 as a client', (t) => {
       body = await body._paging.next.get();
     }
     assert.equal(new Set(followed).size, 7);
-    assert.deepEqual([...followed].sort((a, b) => a - b), [...ids].sort((a, b) => a - b));
+    assert.deepEqual(
+      [...followed].sort((a, b) => a - b),
+      [...ids].sort((a, b) => a - b),
+    );
 
     // the last page points back
     const last = await events().perPage(2).page(4).get();
@@ -123,7 +129,9 @@ forEachStore('node-wpapi 1.2 as a client', (t) => {
           const label = `${auth} ${ns} ${r.name}`;
           const created = await handler().create({ ...r.create, [r.field]: `${(r.create as Json)[r.field]} ${auth} ${ns}` });
           assert.ok(created.id > 0, label);
-          const updated = await handler().id(created.id).update({ [r.field]: `${(r.update as Json)[r.field]} ${auth} ${ns}` });
+          const updated = await handler()
+            .id(created.id)
+            .update({ [r.field]: `${(r.update as Json)[r.field]} ${auth} ${ns}` });
           assert.equal(updated[r.field], `${(r.update as Json)[r.field]} ${auth} ${ns}`, label);
           if (r.name === 'events') assert.equal(updated.rest_url, `${t.origin}/api/${ns}/events/${created.id}`);
           if (r.name === 'categories' || r.name === 'tags') assert.deepEqual(updated._links.self, [{ href: `${t.origin}/api/${ns}/${r.name}/${created.id}` }]);
@@ -133,7 +141,11 @@ forEachStore('node-wpapi 1.2 as a client', (t) => {
             assert.equal(bySlug.id, created.id, label);
           } else {
             const list = await handler().param({ slug: updated.slug, hide_empty: 0 }).get();
-            assert.deepEqual(list[r.name].map((x: Json) => x.id), [created.id], label);
+            assert.deepEqual(
+              list[r.name].map((x: Json) => x.id),
+              [created.id],
+              label,
+            );
           }
           const read = await handler().id(created.id).get();
           assert.equal(read.id, created.id);
@@ -173,7 +185,13 @@ forEachStore('node-wpapi 1.2 as a client', (t) => {
 
   it('gets the same bodies under tribe/events/v1 as under calendar/events/v1, URLs aside', async () => {
     const site = await WPAPI.discover(`${t.origin}/wp-json`);
-    const strip = (value: unknown) => JSON.stringify(value).split('/tribe/events/v1').join('/NS').split('/calendar/events/v1').join('/NS').replace(/&#\d+;/g, '');
+    const strip = (value: unknown) =>
+      JSON.stringify(value)
+        .split('/tribe/events/v1')
+        .join('/NS')
+        .split('/calendar/events/v1')
+        .join('/NS')
+        .replace(/&#\d+;/g, '');
     for (const resource of ['events', 'venues', 'organizers', 'categories', 'tags']) {
       const query = resource === 'events' ? WINDOW : { hide_empty: 0 };
       const tribe = await site.namespace('tribe/events/v1')[resource]().param(query).get();
@@ -225,7 +243,10 @@ forEachStore('@wordpress/api-fetch 7 as a client', (t) => {
       if (!next) break;
       response = (await apiFetch({ url: next, parse: false })) as Response;
     }
-    assert.deepEqual([...seen].sort((a, b) => a - b), [...ids].sort((a, b) => a - b));
+    assert.deepEqual(
+      [...seen].sort((a, b) => a - b),
+      [...ids].sort((a, b) => a - b),
+    );
   });
 
   for (const auth of ['password', 'application password'] as const) {

@@ -33,7 +33,16 @@ async function startServe(databaseUrl: string): Promise<Server> {
   const port = await freePort();
   const child = spawn(process.execPath, ['--import', 'tsx', 'src/cli/main.ts', 'serve'], {
     cwd: process.cwd(),
-    env: { ...process.env, PORT: String(port), HOST: '127.0.0.1', DATABASE_URL: databaseUrl, CALENDAR_ADMIN_USER: 'admin', CALENDAR_ADMIN_PASSWORD: 'admin-pw', LOG_LEVEL: 'warn', RATE_LIMIT_MAX: '0' },
+    env: {
+      ...process.env,
+      PORT: String(port),
+      HOST: '127.0.0.1',
+      DATABASE_URL: databaseUrl,
+      CALENDAR_ADMIN_USER: 'admin',
+      CALENDAR_ADMIN_PASSWORD: 'admin-pw',
+      LOG_LEVEL: 'warn',
+      RATE_LIMIT_MAX: '0',
+    },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let output = '';

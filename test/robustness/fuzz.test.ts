@@ -35,7 +35,29 @@ interface IndexedRoute {
 
 /** Numbers no column holds, fractions, signs, and what JSON turns them into. */
 const HOSTILE_NUMBERS = [0, -1, 1, 2, 1.5, -2.5, 2147483647, 2147483648, -2147483649, 2 ** 53 + 2, 1e20, 1e308, -1e308, 5e-324, Number.MAX_SAFE_INTEGER];
-const NUMERIC_STRINGS = ['1.5', '1e+308', '-1e308', 'Infinity', '-Infinity', 'NaN', '1e20', '0x10', ' 7 ', '-0', '1e-400', '99999999999999999999999', '2147483648', '-2147483649', '0', '-1', '00', '+3', '1,2', '1.0', '3e0'];
+const NUMERIC_STRINGS = [
+  '1.5',
+  '1e+308',
+  '-1e308',
+  'Infinity',
+  '-Infinity',
+  'NaN',
+  '1e20',
+  '0x10',
+  ' 7 ',
+  '-0',
+  '1e-400',
+  '99999999999999999999999',
+  '2147483648',
+  '-2147483649',
+  '0',
+  '-1',
+  '00',
+  '+3',
+  '1,2',
+  '1.0',
+  '3e0',
+];
 const INJECTIONS = [
   "' OR '1'='1",
   '1; DROP TABLE posts; --',
@@ -151,7 +173,11 @@ interface FuzzRequest {
 function validBase(path: string, n: number): Array<[string, unknown]> {
   switch (path) {
     case '/events':
-      return [['title', `Fuzz event ${n}`], ['start_date', '2030-02-03 10:00'], ['end_date', '2030-02-03 12:00']];
+      return [
+        ['title', `Fuzz event ${n}`],
+        ['start_date', '2030-02-03 10:00'],
+        ['end_date', '2030-02-03 12:00'],
+      ];
     case '/venues':
       return [['venue', `Fuzz venue ${n}`]];
     case '/organizers':
@@ -223,32 +249,45 @@ for (const kind of STORES) {
     it(`answers ${RUNS} random hostile requests without 5xx, in WordPress' error shape, writing nothing on 4xx`, { timeout: 600_000 }, async () => {
       const counts = { sent: 0, byStatus: new Map<number, number>() };
       collected.length = 0;
-      const requestArb: fc.Arbitrary<FuzzRequest> = fc
-        .integer({ min: 0, max: routes.length - 1 })
-        .chain((route) => {
-          const r = routes[route]!;
-          const declared = [...new Set(r.endpoints.flatMap((e) => e.args))];
-          const methods = [...new Set(r.endpoints.flatMap((e) => e.methods)), 'POST', 'PUT', 'PATCH', 'DELETE', 'GET'];
-          const keyArb = declared.length ? fc.oneof({ weight: 5, arbitrary: fc.constantFrom(...declared) }, { weight: 1, arbitrary: fc.constantFrom(...KEY_EXTRAS) }) : fc.constantFrom(...KEY_EXTRAS);
-          const pathArb = r.path.includes('{id}')
+      const requestArb: fc.Arbitrary<FuzzRequest> = fc.integer({ min: 0, max: routes.length - 1 }).chain((route) => {
+        const r = routes[route]!;
+        const declared = [...new Set(r.endpoints.flatMap((e) => e.args))];
+        const methods = [...new Set(r.endpoints.flatMap((e) => e.methods)), 'POST', 'PUT', 'PATCH', 'DELETE', 'GET'];
+        const keyArb = declared.length ? fc.oneof({ weight: 5, arbitrary: fc.constantFrom(...declared) }, { weight: 1, arbitrary: fc.constantFrom(...KEY_EXTRAS) }) : fc.constantFrom(...KEY_EXTRAS);
+        const pathArb = r.path.includes('{id}')
+          ? fc.oneof(fc.constantFrom(...Object.values(ids).map(String)), fc.constantFrom('0', '1', '2147483647', '2147483648', '99999999999', '1' + '0'.repeat(30), '007'), fc.nat().map(String))
+          : r.path.includes('{slug}')
             ? fc.oneof(
-                fc.constantFrom(...Object.values(ids).map(String)),
-                fc.constantFrom('0', '1', '2147483647', '2147483648', '99999999999', '1' + '0'.repeat(30), '007'),
-                fc.nat().map(String),
+                fc.constantFrom(...slugs),
+                fc.constantFrom(...INJECTIONS).map((s) => encodePart(s, false)),
+                fc.constantFrom('%zz', '%00', 'a%2Fb', 'x'.repeat(3000), '..'),
               )
-            : r.path.includes('{slug}')
-              ? fc.oneof(fc.constantFrom(...slugs), fc.constantFrom(...INJECTIONS).map((s) => encodePart(s, false)), fc.constantFrom('%zz', '%00', 'a%2Fb', 'x'.repeat(3000), '..'))
-              : fc.constant('');
-          return fc.record({
-            route: fc.constant(route),
-            method: fc.constantFrom(...methods),
-            pathValue: pathArb,
-            params: fc.array(fc.tuple(keyArb, valueArb), { maxLength: 6 }),
-            encoding: fc.constantFrom<Encoding>('query', 'query', 'json', 'json', 'form', 'form', 'malformed-json', 'text-plain', 'xml', 'multipart', 'json-array', 'json-scalar', 'raw-query', 'deep-brackets'),
-            auth: fc.constantFrom<Auth>('admin', 'admin', 'admin', 'editor', 'author', 'contributor', 'subscriber', 'anonymous', 'anonymous', 'bad'),
-            validBase: fc.boolean(),
-          });
+            : fc.constant('');
+        return fc.record({
+          route: fc.constant(route),
+          method: fc.constantFrom(...methods),
+          pathValue: pathArb,
+          params: fc.array(fc.tuple(keyArb, valueArb), { maxLength: 6 }),
+          encoding: fc.constantFrom<Encoding>(
+            'query',
+            'query',
+            'json',
+            'json',
+            'form',
+            'form',
+            'malformed-json',
+            'text-plain',
+            'xml',
+            'multipart',
+            'json-array',
+            'json-scalar',
+            'raw-query',
+            'deep-brackets',
+          ),
+          auth: fc.constantFrom<Auth>('admin', 'admin', 'admin', 'editor', 'author', 'contributor', 'subscriber', 'anonymous', 'anonymous', 'bad'),
+          validBase: fc.boolean(),
         });
+      });
 
       const send = async (request: FuzzRequest) => {
         let req = request;
@@ -333,24 +372,24 @@ for (const kind of STORES) {
           { seed: SEED, numRuns: RUNS, endOnFailure: true, includeErrorInReport: true },
         );
         async function check(before: string, res: Awaited<ReturnType<typeof send>>): Promise<void> {
-            counts.sent++;
-            counts.byStatus.set(res.status, (counts.byStatus.get(res.status) ?? 0) + 1);
-            const where = `${res.method} ${res.url.slice(0, 400)}${res.body ? ` body ${res.body.slice(0, 300)}` : ''}\n→ ${res.status} ${res.text.slice(0, 500)}`;
-            assert.ok(res.status < 500, `5xx answer: ${where}`);
-            assert.match(res.contentType, /^application\/json/, `not JSON: ${where}`);
-            let parsed: any;
-            assert.doesNotThrow(() => (parsed = JSON.parse(res.text)), `invalid JSON: ${where}`);
-            // `_envelope` wraps every answer in a 200: its status is inside.
-            const enveloped = res.status === 200 && parsed && typeof parsed === 'object' && 'status' in parsed && 'headers' in parsed && 'body' in parsed;
-            const status = enveloped ? Number(parsed.status) : res.status;
-            const payload = enveloped ? parsed.body : parsed;
-            assert.ok(status < 500, `5xx answer (enveloped): ${where}`);
-            if (status >= 400) {
-              assert.equal(typeof payload?.code, 'string', `error without code: ${where}`);
-              assert.equal(typeof payload?.message, 'string', `error without message: ${where}`);
-              assert.equal(payload?.data?.status, status, `error data.status differs: ${where}`);
-              assert.equal(await writeState(t), before, `a ${status} answer wrote: ${where}`);
-            }
+          counts.sent++;
+          counts.byStatus.set(res.status, (counts.byStatus.get(res.status) ?? 0) + 1);
+          const where = `${res.method} ${res.url.slice(0, 400)}${res.body ? ` body ${res.body.slice(0, 300)}` : ''}\n→ ${res.status} ${res.text.slice(0, 500)}`;
+          assert.ok(res.status < 500, `5xx answer: ${where}`);
+          assert.match(res.contentType, /^application\/json/, `not JSON: ${where}`);
+          let parsed: any;
+          assert.doesNotThrow(() => (parsed = JSON.parse(res.text)), `invalid JSON: ${where}`);
+          // `_envelope` wraps every answer in a 200: its status is inside.
+          const enveloped = res.status === 200 && parsed && typeof parsed === 'object' && 'status' in parsed && 'headers' in parsed && 'body' in parsed;
+          const status = enveloped ? Number(parsed.status) : res.status;
+          const payload = enveloped ? parsed.body : parsed;
+          assert.ok(status < 500, `5xx answer (enveloped): ${where}`);
+          if (status >= 400) {
+            assert.equal(typeof payload?.code, 'string', `error without code: ${where}`);
+            assert.equal(typeof payload?.message, 'string', `error without message: ${where}`);
+            assert.equal(payload?.data?.status, status, `error data.status differs: ${where}`);
+            assert.equal(await writeState(t), before, `a ${status} answer wrote: ${where}`);
+          }
         }
       } catch (err) {
         console.error(`robustness [${kind.name}]: failed with FUZZ_SEED=${SEED} FUZZ_RUNS=${RUNS} after ${counts.sent} requests`);
@@ -361,7 +400,10 @@ for (const kind of STORES) {
         for (const c of collected) console.log('  ' + c.slice(0, 700));
         assert.equal(collected.length, 0);
       }
-      const summary = [...counts.byStatus.entries()].sort((a, b) => a[0] - b[0]).map(([s, n]) => `${s}: ${n}`).join(', ');
+      const summary = [...counts.byStatus.entries()]
+        .sort((a, b) => a[0] - b[0])
+        .map(([s, n]) => `${s}: ${n}`)
+        .join(', ');
       console.log(`robustness [${kind.name}]: ${counts.sent} requests (seed ${SEED}), statuses ${summary}`);
       assert.equal(counts.sent, RUNS);
     });

@@ -79,7 +79,7 @@ describe(`server under ${SECONDS} s of mixed load with statement churn`, () => {
       });
       const text = await res.text();
       requests++;
-      statuses.set(`${method} ${path.split("?")[0].replace(/\d+/g, "N")} ${res.status}`, (statuses.get(`${method} ${path.split("?")[0].replace(/\d+/g, "N")} ${res.status}`) ?? 0) + 1);
+      statuses.set(`${method} ${path.split('?')[0].replace(/\d+/g, 'N')} ${res.status}`, (statuses.get(`${method} ${path.split('?')[0].replace(/\d+/g, 'N')} ${res.status}`) ?? 0) + 1);
       if (res.status >= 500 && failures.length < 10) failures.push(`${method} ${path}: ${res.status} ${text.slice(0, 200)}`);
       return { status: res.status, json: text ? JSON.parse(text) : undefined };
     };

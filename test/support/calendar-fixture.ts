@@ -29,12 +29,32 @@ export async function buildCalendar(t: TestServer): Promise<BuiltCalendar> {
   await ok(t.api.post('/categories', { as: 'admin', json: { name: 'Unused' } }));
   const tag = await ok(t.api.post('/tags', { as: 'admin', json: { name: 'outdoor', description: 'Fresh air' } }));
   await ok(t.api.post('/tags', { as: 'admin', json: { name: 'Free entry' } }));
-  const venue = await ok(t.api.post('/venues', {
-    as: 'admin',
-    json: { venue: 'Town Hall', description: 'The <b>old</b> hall', address: '1 Main St', city: 'Springfield', country: 'United States', state: 'IL', zip: '62701', phone: '555-0100', website: 'https://hall.example.org', show_map: 'false', show_map_link: 'true', image: 'https://img.example.org/hall.png' },
-  }));
+  const venue = await ok(
+    t.api.post('/venues', {
+      as: 'admin',
+      json: {
+        venue: 'Town Hall',
+        description: 'The <b>old</b> hall',
+        address: '1 Main St',
+        city: 'Springfield',
+        country: 'United States',
+        state: 'IL',
+        zip: '62701',
+        phone: '555-0100',
+        website: 'https://hall.example.org',
+        show_map: 'false',
+        show_map_link: 'true',
+        image: 'https://img.example.org/hall.png',
+      },
+    }),
+  );
   const venue2 = await ok(t.api.post('/venues', { as: eddie(editor), json: { venue: 'Park Stage', city: 'Lyon', country: 'France', province: 'Rhône', status: 'draft' } }));
-  const org1 = await ok(t.api.post('/organizers', { as: 'admin', json: { organizer: 'Ann Smith', email: 'ann@example.org', phone: '555-0101', website: 'https://ann.example.org', image: 'https://img.example.org/ann.jpg' } }));
+  const org1 = await ok(
+    t.api.post('/organizers', {
+      as: 'admin',
+      json: { organizer: 'Ann Smith', email: 'ann@example.org', phone: '555-0101', website: 'https://ann.example.org', image: 'https://img.example.org/ann.jpg' },
+    }),
+  );
   const org2 = await ok(t.api.post('/organizers', { as: 'admin', json: { organizer: 'Bob Jones', description: 'Promoter' } }));
   const events: any[] = [];
   const add = async (json: Record<string, unknown>, as = 'admin') => events.push(await ok(t.api.post('/events', { as, json })));
@@ -68,7 +88,9 @@ export async function buildCalendar(t: TestServer): Promise<BuiltCalendar> {
   await add({ title: 'Long ago', start_date: '2001-02-03 10:00', end_date: '2001-02-03 12:00', status: 'publish', timezone: 'UTC+5:30' });
   await add({ title: 'Far future', start_date: '2040-12-31 22:00', end_date: '2041-01-01 02:00', status: 'publish', timezone: 'America/New_York', tags: ['Free entry'] });
   await add({ title: 'By the editor', start_date: '2027-09-01 10:00', end_date: '2027-09-01 11:00', status: 'publish', venue: venue.id }, eddie(editor));
-  const hidden = await ok(t.api.post('/events', { as: 'admin', json: { title: 'Hidden one', start_date: '2027-10-01 10:00', end_date: '2027-10-01 11:00', status: 'publish', hide_from_listings: true } }));
+  const hidden = await ok(
+    t.api.post('/events', { as: 'admin', json: { title: 'Hidden one', start_date: '2027-10-01 10:00', end_date: '2027-10-01 11:00', status: 'publish', hide_from_listings: true } }),
+  );
   return { eventIds: events.map((e) => e.id), hiddenId: hidden.id };
 }
 
@@ -80,7 +102,12 @@ function eddie(editor: { credentials: string }): string {
 export async function addEvents(t: TestServer, n: number, prefix = 'Bulk'): Promise<number[]> {
   const ids: number[] = [];
   for (let i = 0; i < n; i++) {
-    const body = await ok(t.api.post('/events', { as: 'admin', json: { title: `${prefix} ${i}`, start_date: `2028-01-${String((i % 28) + 1).padStart(2, '0')} 10:00`, end_date: `2028-01-${String((i % 28) + 1).padStart(2, '0')} 11:00`, status: 'publish' } }));
+    const body = await ok(
+      t.api.post('/events', {
+        as: 'admin',
+        json: { title: `${prefix} ${i}`, start_date: `2028-01-${String((i % 28) + 1).padStart(2, '0')} 10:00`, end_date: `2028-01-${String((i % 28) + 1).padStart(2, '0')} 11:00`, status: 'publish' },
+      }),
+    );
     ids.push(body.id);
   }
   return ids;

@@ -24,10 +24,7 @@ export interface StoreKind {
 }
 
 /** The stores every HTTP test runs against. */
-export const STORES: StoreKind[] = [
-  { name: 'sqlite', url: 'sqlite::memory:' },
-  ...(process.env.TEST_POSTGRES_URL ? [{ name: 'postgres' as const, url: process.env.TEST_POSTGRES_URL }] : []),
-];
+export const STORES: StoreKind[] = [{ name: 'sqlite', url: 'sqlite::memory:' }, ...(process.env.TEST_POSTGRES_URL ? [{ name: 'postgres' as const, url: process.env.TEST_POSTGRES_URL }] : [])];
 
 export interface ApiResponse {
   status: number;
@@ -139,7 +136,8 @@ export async function startServer(kind: StoreKind, env: Record<string, string> =
       body = typeof options.form === 'string' ? options.form : encodeForm(options.form);
     }
     const query = encodeQuery(options.query);
-    const url = (path.startsWith('http') ? path : path.startsWith('/api') || path.startsWith('/?') || path === '/' ? origin + path : base + path) + (query ? (path.includes('?') ? '&' : '?') + query : '');
+    const url =
+      (path.startsWith('http') ? path : path.startsWith('/api') || path.startsWith('/?') || path === '/' ? origin + path : base + path) + (query ? (path.includes('?') ? '&' : '?') + query : '');
     const res = await fetch(url, { method, headers, body });
     const text = await res.text();
     let parsed: unknown = text;

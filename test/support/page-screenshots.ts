@@ -15,7 +15,15 @@ import { launchBrowser } from './browser.js';
 
 export async function takePageScreenshots(dir: string): Promise<string[]> {
   const port = await freePort();
-  const config = loadConfig({ DATABASE_URL: 'sqlite::memory:', PORT: String(port), LOG_LEVEL: 'silent', SITE_NAME: 'Springfield Events', CALENDAR_TIMEZONE: 'Europe/Rome', CALENDAR_ADMIN_USER: 'admin', CALENDAR_ADMIN_PASSWORD: 'demo-password' });
+  const config = loadConfig({
+    DATABASE_URL: 'sqlite::memory:',
+    PORT: String(port),
+    LOG_LEVEL: 'silent',
+    SITE_NAME: 'Springfield Events',
+    CALENDAR_TIMEZONE: 'Europe/Rome',
+    CALENDAR_ADMIN_USER: 'admin',
+    CALENDAR_ADMIN_PASSWORD: 'demo-password',
+  });
   const store = await openStore(config.databaseUrl);
   const built = await buildApp(config, { store, logger: false });
   const admin = (await built.services.users.list()).find((u) => u.login === 'admin')!;

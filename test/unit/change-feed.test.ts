@@ -143,7 +143,11 @@ describe('the SQLite feed looks for other connections at most once per request a
           if (text.startsWith('pragma data_version')) return stmt(() => (db.asked.dataVersion++, db.dataVersion));
           if (text.startsWith('select total_changes()')) return stmt(() => (db.asked.totalChanges++, db.totalChanges));
           if (text.includes('"change_counter"')) return stmt(() => db.counter);
-          if (text.includes('from "changes"')) return stmt(() => undefined, () => (db.asked.since++, db.rows));
+          if (text.includes('from "changes"'))
+            return stmt(
+              () => undefined,
+              () => (db.asked.since++, db.rows),
+            );
           return stmt(() => undefined);
         },
       },

@@ -26,7 +26,18 @@ describe('configuration', () => {
   });
   it('reads every variable of the COMPAT table, flags winning over the environment', () => {
     const c = loadConfig(
-      { PORT: '9000', HOST: '0.0.0.0', DATABASE_URL: 'sqlite::memory:', REST_ROOT: 'wp-json/', SITE_URL: 'https://cal.example/', CALENDAR_TIMEZONE: 'Europe/Rome', CALENDAR_ADMIN_USER: 'a', CALENDAR_ADMIN_PASSWORD: 'b', MAX_PER_PAGE: '20', LOG_LEVEL: 'warn' },
+      {
+        PORT: '9000',
+        HOST: '0.0.0.0',
+        DATABASE_URL: 'sqlite::memory:',
+        REST_ROOT: 'wp-json/',
+        SITE_URL: 'https://cal.example/',
+        CALENDAR_TIMEZONE: 'Europe/Rome',
+        CALENDAR_ADMIN_USER: 'a',
+        CALENDAR_ADMIN_PASSWORD: 'b',
+        MAX_PER_PAGE: '20',
+        LOG_LEVEL: 'warn',
+      },
       { port: '9100' },
     );
     assert.equal(c.port, 9100);
@@ -40,7 +51,43 @@ describe('configuration', () => {
     assert.equal(c.logLevel, 'warn');
     assert.deepEqual(
       SETTINGS.map((s) => s.env),
-      ['PORT', 'HOST', 'DATABASE_URL', 'REST_ROOT', 'SITE_URL', 'CALENDAR_TIMEZONE', 'CALENDAR_ADMIN_USER', 'CALENDAR_ADMIN_PASSWORD', 'MAX_PER_PAGE', 'LOG_LEVEL', 'NAMESPACE_ALIASES', 'JSONP', 'METRICS', 'METRICS_TOKEN', 'RATE_LIMIT_MAX', 'RATE_LIMIT_WINDOW', 'LOGIN_MAX_FAILURES', 'TRUST_PROXY', 'CORS_ORIGINS', 'DATABASE_TIMEOUT_MS', 'SHUTDOWN_TIMEOUT_MS', 'SITE_NAME', 'ICAL_MAX_EVENTS', 'HEADERS_TIMEOUT_MS', 'REQUEST_TIMEOUT_MS', 'RESPONSE_MEMORY_MB', 'CACHE_MAX_AGE', 'SYNC_HISTORY_DAYS', 'WEBHOOKS_ALLOW_PRIVATE', 'WEBHOOKS_RETRY_SCHEDULE', 'WEBHOOKS_DISABLE_AFTER', 'WEBHOOKS_TIMEOUT', 'GEOLOC_RADIUS', 'GEOLOC_UNIT', 'RECURRENCE_HORIZON_MONTHS'],
+      [
+        'PORT',
+        'HOST',
+        'DATABASE_URL',
+        'REST_ROOT',
+        'SITE_URL',
+        'CALENDAR_TIMEZONE',
+        'CALENDAR_ADMIN_USER',
+        'CALENDAR_ADMIN_PASSWORD',
+        'MAX_PER_PAGE',
+        'LOG_LEVEL',
+        'NAMESPACE_ALIASES',
+        'JSONP',
+        'METRICS',
+        'METRICS_TOKEN',
+        'RATE_LIMIT_MAX',
+        'RATE_LIMIT_WINDOW',
+        'LOGIN_MAX_FAILURES',
+        'TRUST_PROXY',
+        'CORS_ORIGINS',
+        'DATABASE_TIMEOUT_MS',
+        'SHUTDOWN_TIMEOUT_MS',
+        'SITE_NAME',
+        'ICAL_MAX_EVENTS',
+        'HEADERS_TIMEOUT_MS',
+        'REQUEST_TIMEOUT_MS',
+        'RESPONSE_MEMORY_MB',
+        'CACHE_MAX_AGE',
+        'SYNC_HISTORY_DAYS',
+        'WEBHOOKS_ALLOW_PRIVATE',
+        'WEBHOOKS_RETRY_SCHEDULE',
+        'WEBHOOKS_DISABLE_AFTER',
+        'WEBHOOKS_TIMEOUT',
+        'GEOLOC_RADIUS',
+        'GEOLOC_UNIT',
+        'RECURRENCE_HORIZON_MONTHS',
+      ],
     );
   });
   it('reads NAMESPACE_ALIASES (default the original namespace, "" none, comma-separated) and JSONP, flags winning', () => {
@@ -69,7 +116,15 @@ describe('configuration', () => {
     assert.equal(d.trustProxy, false);
     assert.equal(d.corsOrigins, undefined);
     const c = loadConfig(
-      { METRICS: 'false', METRICS_TOKEN: 'tok', RATE_LIMIT_MAX: '10', RATE_LIMIT_WINDOW: '5m', LOGIN_MAX_FAILURES: '0', TRUST_PROXY: '10.0.0.0/8, 127.0.0.1', CORS_ORIGINS: 'https://a.example, http://localhost:3000/' },
+      {
+        METRICS: 'false',
+        METRICS_TOKEN: 'tok',
+        RATE_LIMIT_MAX: '10',
+        RATE_LIMIT_WINDOW: '5m',
+        LOGIN_MAX_FAILURES: '0',
+        TRUST_PROXY: '10.0.0.0/8, 127.0.0.1',
+        CORS_ORIGINS: 'https://a.example, http://localhost:3000/',
+      },
       { rateLimitWindow: '30s' },
     );
     assert.equal(c.metrics, false);
@@ -86,7 +141,17 @@ describe('configuration', () => {
     const flags = Object.fromEntries(SETTINGS.map((s) => [s.env, s.flag]));
     assert.equal(flags.TRUST_PROXY, '--trust-proxy');
     assert.equal(flags.CORS_ORIGINS, '--cors-origins');
-    for (const bad of [{ METRICS: 'perhaps' }, { RATE_LIMIT_MAX: '-1' }, { RATE_LIMIT_WINDOW: 'soon' }, { RATE_LIMIT_WINDOW: '0' }, { LOGIN_MAX_FAILURES: 'x' }, { TRUST_PROXY: 'proxy.example' }, { TRUST_PROXY: '10.0.0.0/40' }, { CORS_ORIGINS: 'https://a.example/path' }, { CORS_ORIGINS: 'not an origin' }]) {
+    for (const bad of [
+      { METRICS: 'perhaps' },
+      { RATE_LIMIT_MAX: '-1' },
+      { RATE_LIMIT_WINDOW: 'soon' },
+      { RATE_LIMIT_WINDOW: '0' },
+      { LOGIN_MAX_FAILURES: 'x' },
+      { TRUST_PROXY: 'proxy.example' },
+      { TRUST_PROXY: '10.0.0.0/40' },
+      { CORS_ORIGINS: 'https://a.example/path' },
+      { CORS_ORIGINS: 'not an origin' },
+    ]) {
       assert.throws(() => loadConfig(bad), ConfigError, JSON.stringify(bad));
     }
   });

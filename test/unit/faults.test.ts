@@ -36,7 +36,18 @@ describe('storeFault', () => {
   });
 
   it('leaves every other error alone (answered as before)', () => {
-    for (const e of [new Error('boom'), withCode('23505'), withCode('42P01'), withCode('40P01'), withCode('SQLITE_CONSTRAINT_UNIQUE'), withCode('SQLITE_ERROR'), withCode('ERR_INVALID_ARG_TYPE'), null, 'text', 42]) {
+    for (const e of [
+      new Error('boom'),
+      withCode('23505'),
+      withCode('42P01'),
+      withCode('40P01'),
+      withCode('SQLITE_CONSTRAINT_UNIQUE'),
+      withCode('SQLITE_ERROR'),
+      withCode('ERR_INVALID_ARG_TYPE'),
+      null,
+      'text',
+      42,
+    ]) {
       assert.equal(storeFault(e), undefined, String((e as { code?: string })?.code ?? e));
     }
   });

@@ -54,7 +54,7 @@ describe('nearFilter: the bounding box', () => {
     // Points on the widest meridians of the circle (away from the equator) stay inside the box.
     const north = nearFilter(60, 30, 200);
     for (let bearing = 0; bearing < 360; bearing += 5) {
-      const d = (199.999 / EARTH_RADIUS_KM);
+      const d = 199.999 / EARTH_RADIUS_KM;
       const b = (bearing * Math.PI) / 180;
       const la1 = (60 * Math.PI) / 180;
       const la2 = Math.asin(Math.sin(la1) * Math.cos(d) + Math.cos(la1) * Math.sin(d) * Math.cos(b));

@@ -42,8 +42,17 @@ describe('SQLite group commit', () => {
     const seq0 = await lastSeq(store.db);
     const failing = writeTransaction(store.db, async (trx) => {
       const id = await insertPost(trx, {
-        type: 'tribe_events', author_id: 1, status: 'publish', title: 'Never written', content: '', excerpt: '', slug: 'never-written',
-        date_local: '2027-01-01 00:00:00', date_gmt: '2027-01-01 00:00:00', modified_local: '2027-01-01 00:00:00', modified_gmt: '2027-01-01 00:00:00',
+        type: 'tribe_events',
+        author_id: 1,
+        status: 'publish',
+        title: 'Never written',
+        content: '',
+        excerpt: '',
+        slug: 'never-written',
+        date_local: '2027-01-01 00:00:00',
+        date_gmt: '2027-01-01 00:00:00',
+        modified_local: '2027-01-01 00:00:00',
+        modified_gmt: '2027-01-01 00:00:00',
       });
       await noteChange(trx, 'event', id, 'create');
       throw new Error('boom');
@@ -55,7 +64,10 @@ describe('SQLite group commit', () => {
       services.events.create(admin, event('Third')),
       services.events.create(admin, event('Fourth')),
     ]);
-    assert.deepEqual(results.map((r) => r.status), ['fulfilled', 'fulfilled', 'rejected', 'fulfilled', 'fulfilled']);
+    assert.deepEqual(
+      results.map((r) => r.status),
+      ['fulfilled', 'fulfilled', 'rejected', 'fulfilled', 'fulfilled'],
+    );
     assert.match(String((results[2] as PromiseRejectedResult).reason), /boom/);
     assert.equal(counters.commits - before.commits, 1, 'one commit for the group');
     assert.equal(counters.writes - before.writes, 4, 'four writes answered by it');
@@ -67,7 +79,11 @@ describe('SQLite group commit', () => {
     assert.equal(created.length, 4);
     assert.equal(new Set(created.map((c) => c.seq)).size, 4, 'each write has its own sequence number');
     const ids = (results.filter((r) => r.status === 'fulfilled') as Array<PromiseFulfilledResult<{ id: number }>>).map((r) => Number(r.value.id));
-    assert.deepEqual(created.map((c) => c.id), ids, 'in the order they were answered');
+    assert.deepEqual(
+      created.map((c) => c.id),
+      ids,
+      'in the order they were answered',
+    );
   });
 
   it("runs each write of a group in its caller's asynchronous context (an import's wanted ids)", async () => {

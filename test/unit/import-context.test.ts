@@ -39,8 +39,9 @@ for (const kind of STORES) {
         assert.equal(noPassword.password_hash, '');
 
         // The hook writes in the record's transaction: a refused write leaves no mapping behind.
-        await withImportContext({ wanted: {}, inTransaction: (trx, r) => putMapping(trx, { source: 's', kind: 'event', source_id: 'a', local_id: Number((r as { id: number }).id), fingerprint: 'f' }) }, () =>
-          services.events.create(admin, input('mapped')),
+        await withImportContext(
+          { wanted: {}, inTransaction: (trx, r) => putMapping(trx, { source: 's', kind: 'event', source_id: 'a', local_id: Number((r as { id: number }).id), fingerprint: 'f' }) },
+          () => services.events.create(admin, input('mapped')),
         );
         assert.ok(await findMapping(store.db, 's', 'event', 'a'));
         await assert.rejects(

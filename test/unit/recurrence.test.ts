@@ -80,7 +80,11 @@ describe('recurrence expansion: fixed vectors', () => {
   });
 
   it('all-day series: whole days in the event zone, the same number of days each', () => {
-    const out = expandOccurrences(parseRecurrence(['RRULE:FREQ=WEEKLY;COUNT=3']), { start_local: '2026-03-07 00:00:00', end_local: '2026-03-08 23:59:59', timezone: 'America/New_York', all_day: true }, FAR);
+    const out = expandOccurrences(
+      parseRecurrence(['RRULE:FREQ=WEEKLY;COUNT=3']),
+      { start_local: '2026-03-07 00:00:00', end_local: '2026-03-08 23:59:59', timezone: 'America/New_York', all_day: true },
+      FAR,
+    );
     assert.deepEqual(
       out.map((o) => [o.start_local, o.end_local, o.start_utc]),
       [
@@ -115,14 +119,20 @@ describe('recurrence expansion: fixed vectors', () => {
   it('EXDATE removes (COUNT counts before it, RFC 5545); RDATE adds; both in any of their forms', () => {
     const first = timed('2026-03-03 19:00:00', '2026-03-03 20:00:00', 'Europe/London');
     assert.deepEqual(
-      starts(['RRULE:FREQ=WEEKLY;COUNT=5', 'EXDATE:20260310T190000', 'RDATE:20260312T190000', 'EXDATE:20260317T190000Z', 'EXDATE;VALUE=DATE:20260324', 'RDATE;TZID=America/New_York:20260401T140000'], first),
+      starts(
+        ['RRULE:FREQ=WEEKLY;COUNT=5', 'EXDATE:20260310T190000', 'RDATE:20260312T190000', 'EXDATE:20260317T190000Z', 'EXDATE;VALUE=DATE:20260324', 'RDATE;TZID=America/New_York:20260401T140000'],
+        first,
+      ),
       ['2026-03-03 19:00:00|2026-03-03 19:00:00', '2026-03-12 19:00:00|2026-03-12 19:00:00', '2026-03-31 19:00:00|2026-03-31 18:00:00', '2026-04-01 19:00:00|2026-04-01 18:00:00'],
     );
   });
 
   it('RDATE-only sets, and BYSETPOS (last weekday of the month)', () => {
     const first = timed('2026-03-03 19:00:00', '2026-03-03 20:00:00', 'UTC');
-    assert.deepEqual(starts(['RDATE;VALUE=DATE:20260305,20260301'], first).map((s) => s.slice(0, 16)), ['2026-03-01 19:00', '2026-03-03 19:00', '2026-03-05 19:00']);
+    assert.deepEqual(
+      starts(['RDATE;VALUE=DATE:20260305,20260301'], first).map((s) => s.slice(0, 16)),
+      ['2026-03-01 19:00', '2026-03-03 19:00', '2026-03-05 19:00'],
+    );
     assert.deepEqual(
       starts(['RRULE:FREQ=MONTHLY;BYDAY=MO,TU,WE,TH,FR;BYSETPOS=-1;COUNT=3'], timed('2026-03-31 19:00:00', '2026-03-31 20:00:00', 'UTC')).map((s) => s.slice(0, 10)),
       ['2026-03-31', '2026-04-30', '2026-05-29'],
@@ -131,28 +141,46 @@ describe('recurrence expansion: fixed vectors', () => {
 
   it('WKST changes which weeks INTERVAL=2 picks (RFC 5545 example)', () => {
     const first = timed('1997-08-05 09:00:00', '1997-08-05 10:00:00', 'UTC');
-    assert.deepEqual(starts(['RRULE:FREQ=WEEKLY;INTERVAL=2;COUNT=4;BYDAY=TU,SU;WKST=MO'], first).map((s) => s.slice(0, 10)), ['1997-08-05', '1997-08-10', '1997-08-19', '1997-08-24']);
-    assert.deepEqual(starts(['RRULE:FREQ=WEEKLY;INTERVAL=2;COUNT=4;BYDAY=TU,SU;WKST=SU'], first).map((s) => s.slice(0, 10)), ['1997-08-05', '1997-08-17', '1997-08-19', '1997-08-31']);
+    assert.deepEqual(
+      starts(['RRULE:FREQ=WEEKLY;INTERVAL=2;COUNT=4;BYDAY=TU,SU;WKST=MO'], first).map((s) => s.slice(0, 10)),
+      ['1997-08-05', '1997-08-10', '1997-08-19', '1997-08-24'],
+    );
+    assert.deepEqual(
+      starts(['RRULE:FREQ=WEEKLY;INTERVAL=2;COUNT=4;BYDAY=TU,SU;WKST=SU'], first).map((s) => s.slice(0, 10)),
+      ['1997-08-05', '1997-08-17', '1997-08-19', '1997-08-31'],
+    );
   });
 
   it('timed occurrences last as many seconds as the first, across a change', () => {
     const out = expandOccurrences(parseRecurrence(['RRULE:FREQ=WEEKLY;COUNT=2']), timed('2026-03-07 23:00:00', '2026-03-08 01:00:00', 'America/New_York'), FAR);
-    assert.deepEqual(out.map((o) => [o.start_local, o.end_local]), [
-      ['2026-03-07 23:00:00', '2026-03-08 01:00:00'],
-      ['2026-03-14 23:00:00', '2026-03-15 01:00:00'],
-    ]);
+    assert.deepEqual(
+      out.map((o) => [o.start_local, o.end_local]),
+      [
+        ['2026-03-07 23:00:00', '2026-03-08 01:00:00'],
+        ['2026-03-14 23:00:00', '2026-03-15 01:00:00'],
+      ],
+    );
     const across = expandOccurrences(parseRecurrence(['RRULE:FREQ=WEEKLY;COUNT=2']), timed('2026-02-28 01:00:00', '2026-02-28 04:00:00', 'America/New_York'), FAR);
-    assert.deepEqual(across.map((o) => o.end_local), ['2026-02-28 04:00:00', '2026-03-07 04:00:00']);
+    assert.deepEqual(
+      across.map((o) => o.end_local),
+      ['2026-02-28 04:00:00', '2026-03-07 04:00:00'],
+    );
     const gapNight = expandOccurrences(parseRecurrence(['RRULE:FREQ=DAILY;COUNT=2']), timed('2026-03-07 01:00:00', '2026-03-07 02:00:00', 'America/New_York'), FAR);
-    assert.deepEqual(gapNight.map((o) => [o.start_local, o.end_local]), [
-      ['2026-03-07 01:00:00', '2026-03-07 02:00:00'],
-      ['2026-03-08 01:00:00', '2026-03-08 03:00:00'],
-    ]);
+    assert.deepEqual(
+      gapNight.map((o) => [o.start_local, o.end_local]),
+      [
+        ['2026-03-07 01:00:00', '2026-03-07 02:00:00'],
+        ['2026-03-08 01:00:00', '2026-03-08 03:00:00'],
+      ],
+    );
   });
 
   it('rules without an end stop at the horizon (exclusive)', () => {
     const out = expandOccurrences(parseRecurrence(['RRULE:FREQ=WEEKLY']), timed('2026-03-03 19:00:00', '2026-03-03 20:00:00', 'UTC'), '2026-03-24 19:00:00');
-    assert.deepEqual(out.map((o) => o.start_local.slice(0, 10)), ['2026-03-03', '2026-03-10', '2026-03-17']);
+    assert.deepEqual(
+      out.map((o) => o.start_local.slice(0, 10)),
+      ['2026-03-03', '2026-03-10', '2026-03-17'],
+    );
     assert.equal(horizonWall('Europe/London', 60, DateTime.fromISO('2026-11-23T10:00:00Z')), '2031-11-23 00:00:00');
   });
 });

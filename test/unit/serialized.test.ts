@@ -5,12 +5,25 @@ import { stringifyJson, withSerialized } from '../../src/domain/serialized.js';
 describe('stringifyJson', () => {
   it('equals JSON.stringify on every kind of value', () => {
     const values: unknown[] = [
-      null, undefined, 0, -0, 1.5, NaN, Infinity, '', 'a"b\\c\n\u2028é', true, false,
-      [], {}, [undefined, () => 1, Symbol('s'), null, 1], { a: undefined, b: () => 1, c: Symbol('x'), d: null, e: 'x' },
+      null,
+      undefined,
+      0,
+      -0,
+      1.5,
+      NaN,
+      Infinity,
+      '',
+      'a"b\\c\n\u2028é',
+      true,
+      false,
+      [],
+      {},
+      [undefined, () => 1, Symbol('s'), null, 1],
+      { a: undefined, b: () => 1, c: Symbol('x'), d: null, e: 'x' },
       { 2: 'two', 1: 'one', b: 1, a: [1, { z: [1, [2, [3, [4, { deep: true }]]]] }] },
       { when: new Date(0), nested: { toJSON: () => 'custom' } },
       Object.assign(Object.create(null), { x: 1, y: [Object.create(null)] }),
-      { '"key"': 1, 'ü': 2, '': 3 },
+      { '"key"': 1, ü: 2, '': 3 },
       [[[[[['very deep']]]]]],
       { map: new Map([[1, 2]]), set: new Set([1]) },
     ];

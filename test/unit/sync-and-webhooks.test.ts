@@ -109,7 +109,14 @@ describe('issue 11 settings', () => {
     assert.ok(d.webhooksRetrySchedule.reduce((a, b) => a + b, 0) >= 24 * 3_600_000, 'retries cover at least 24 h');
     assert.equal(d.webhooksDisableAfterMs, 86_400_000);
     assert.equal(d.webhooksTimeoutMs, 10_000);
-    const c = loadConfig({ CACHE_MAX_AGE: '0', SYNC_HISTORY_DAYS: '0.5', WEBHOOKS_ALLOW_PRIVATE: 'true', WEBHOOKS_RETRY_SCHEDULE: '200ms, 1s,1.5m', WEBHOOKS_DISABLE_AFTER: '2h', WEBHOOKS_TIMEOUT: '500ms' });
+    const c = loadConfig({
+      CACHE_MAX_AGE: '0',
+      SYNC_HISTORY_DAYS: '0.5',
+      WEBHOOKS_ALLOW_PRIVATE: 'true',
+      WEBHOOKS_RETRY_SCHEDULE: '200ms, 1s,1.5m',
+      WEBHOOKS_DISABLE_AFTER: '2h',
+      WEBHOOKS_TIMEOUT: '500ms',
+    });
     assert.equal(c.cacheMaxAge, 0);
     assert.equal(c.syncHistoryDays, 0.5);
     assert.equal(c.webhooksAllowPrivate, true);

@@ -40,10 +40,7 @@ describe('autop', () => {
   });
 
   it('does not double-wrap an existing paragraph', () => {
-    assert.equal(
-      autop('<p>An evening of <strong>jazz</strong> under the stars.</p>'),
-      '<p>An evening of <strong>jazz</strong> under the stars.</p>',
-    );
+    assert.equal(autop('<p>An evening of <strong>jazz</strong> under the stars.</p>'), '<p>An evening of <strong>jazz</strong> under the stars.</p>');
   });
 
   it('splits paragraphs on blank lines and joins them with a newline', () => {
@@ -123,14 +120,8 @@ describe('sanitizePostHtml', () => {
   it('keeps formatting and safe links', () => {
     assert.equal(sanitizePostHtml('<strong>x</strong>'), '<strong>x</strong>');
     assert.equal(sanitizePostHtml('<a href="https://x">y</a>'), '<a href="https://x">y</a>');
-    assert.equal(
-      sanitizePostHtml('<a href="mailto:a@b.c" title="t" target="_blank" rel="noopener">m</a>'),
-      '<a href="mailto:a@b.c" title="t" target="_blank" rel="noopener">m</a>',
-    );
-    assert.equal(
-      sanitizePostHtml('<table><tbody><tr><td colspan="2">c</td></tr></tbody></table>'),
-      '<table><tbody><tr><td colspan="2">c</td></tr></tbody></table>',
-    );
+    assert.equal(sanitizePostHtml('<a href="mailto:a@b.c" title="t" target="_blank" rel="noopener">m</a>'), '<a href="mailto:a@b.c" title="t" target="_blank" rel="noopener">m</a>');
+    assert.equal(sanitizePostHtml('<table><tbody><tr><td colspan="2">c</td></tr></tbody></table>'), '<table><tbody><tr><td colspan="2">c</td></tr></tbody></table>');
     assert.equal(sanitizePostHtml('<h2 class="x">T</h2><ul><li>a</li></ul>'), '<h2 class="x">T</h2><ul><li>a</li></ul>');
   });
 
@@ -201,7 +192,7 @@ describe('normalizeEntities / wpSpecialchars / escJs', () => {
   });
 
   it('escJs escapes quotes and writes newlines as \\n', () => {
-    assert.equal(escJs(`<p>It's "ok"</p>\n`), '&lt;p&gt;It\\\'s &quot;ok&quot;&lt;/p&gt;\\n');
+    assert.equal(escJs(`<p>It's "ok"</p>\n`), "&lt;p&gt;It\\'s &quot;ok&quot;&lt;/p&gt;\\n");
     assert.equal(escJs('a\r\nb'), 'a\\nb');
   });
 });
@@ -273,7 +264,13 @@ describe('obfuscateEmail', () => {
   it('always writes @ as &#64;', () => {
     assert.ok(obfuscateEmail('a@b.c', () => 0.99).includes('&#64;'));
     assert.ok(!obfuscateEmail('a@b.c').includes('@'));
-    assert.equal(obfuscateEmail('a@b.c', () => 0), '&#97;&#64;&#98;&#46;&#99;');
-    assert.equal(obfuscateEmail('a@b.c', () => 0.99), 'a&#64;b.c');
+    assert.equal(
+      obfuscateEmail('a@b.c', () => 0),
+      '&#97;&#64;&#98;&#46;&#99;',
+    );
+    assert.equal(
+      obfuscateEmail('a@b.c', () => 0.99),
+      'a&#64;b.c',
+    );
   });
 });

@@ -31,9 +31,7 @@ export interface EventRelated {
 }
 
 /** What a series or an occurrence adds to the event object (issue 15). */
-export type EventRecurrence =
-  | { kind: 'series'; lines: string[]; hideFromListings: number }
-  | { kind: 'occurrence'; lines: string[]; seriesId: number; seriesSlug: string; originalStart: string };
+export type EventRecurrence = { kind: 'series'; lines: string[]; hideFromListings: number } | { kind: 'occurrence'; lines: string[]; seriesId: number; seriesSlug: string; originalStart: string };
 
 function imageOf(related: EventRelated, id: number | null): ImageRow | null {
   return id === null ? null : (related.images.get(Number(id)) ?? null);

@@ -267,8 +267,7 @@ function itemEndpoints(services: Services, addressing: { read: Args; write: Args
       methods: ['POST', 'PUT', 'PATCH'],
       args: addressing.write,
       permission: (ctx) =>
-        (ctx.record ? canEditPost(ctx.viewer, 'tribe_events', ctx.record) : typeCan(ctx.viewer, 'edit', 'tribe_events')) &&
-        canAssignAuthor(ctx.viewer, 'tribe_events', ctx.args.author),
+        (ctx.record ? canEditPost(ctx.viewer, 'tribe_events', ctx.record) : typeCan(ctx.viewer, 'edit', 'tribe_events')) && canAssignAuthor(ctx.viewer, 'tribe_events', ctx.args.author),
       docs: SINGLE_DOCS.post,
       precondition: { type: 'event' },
       handler: async (ctx) => {
@@ -372,9 +371,5 @@ export function eventRoutes(services: Services): RouteDecl[] {
     };
   }
 
-  return [
-    list,
-    route('/events/{id}', [byId.get, byId.remove, byId.update]),
-    route('/events/by-slug/{slug}', [bySlug.get, bySlug.remove, bySlug.update]),
-  ];
+  return [list, route('/events/{id}', [byId.get, byId.remove, byId.update]), route('/events/by-slug/{slug}', [bySlug.get, bySlug.remove, bySlug.update])];
 }

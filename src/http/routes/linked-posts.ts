@@ -339,8 +339,7 @@ function linkedPostRoutes(services: Services, spec: KindSpec): RouteDecl[] {
         methods: ['POST', 'PUT', 'PATCH'],
         args: { [pathArg]: addressing, ...optionalArgs(writeArgs) },
         load,
-        permission: (ctx) =>
-          (ctx.record ? canEditPost(ctx.viewer, postType, ctx.record) : typeCan(ctx.viewer, 'edit', postType)) && canAssignAuthor(ctx.viewer, postType, ctx.args.author),
+        permission: (ctx) => (ctx.record ? canEditPost(ctx.viewer, postType, ctx.record) : typeCan(ctx.viewer, 'edit', postType)) && canAssignAuthor(ctx.viewer, postType, ctx.args.author),
         docs: d.post,
         precondition: { type: kind },
         handler: async (ctx) => {

@@ -141,9 +141,7 @@ function termRoutes(services: Services, spec: TaxonomyRoutes): RouteDecl[] {
     order: { description: 'Order sort attribute ascending or descending', type: 'string', validate: (v) => isTermOrder(v) || notInEnum('order', ['asc', 'desc']) },
     orderby: { description: 'Sort collection by term attribute', type: 'string', validate: (v) => termOrderBy(v) !== undefined || notInEnum('orderby', orderbyValues) },
     hide_empty: { description: 'Whether to hide terms not assigned to any posts', type: 'boolean', default: '1' },
-    ...(hierarchical
-      ? { parent: { description: 'Limit result set to terms assigned to a specific parent', type: 'integer' as const, validate: (v: unknown) => isZero(v) || refs(v) } }
-      : {}),
+    ...(hierarchical ? { parent: { description: 'Limit result set to terms assigned to a specific parent', type: 'integer' as const, validate: (v: unknown) => isZero(v) || refs(v) } } : {}),
     post: { description: 'Limit result set to terms assigned to a specific post', type: 'integer', validate: eventRef },
     event: { description: 'Limit result set to terms assigned to a specific event (an alias of the "post" parameter)', type: 'integer', validate: eventRef },
     slug: { description: 'Limit result set to terms with a specific slug', type: 'string', validate: isNonEmptyString },
@@ -233,7 +231,14 @@ function termRoutes(services: Services, spec: TaxonomyRoutes): RouteDecl[] {
               const terms = await Promise.all(ids.map((id) => service.get(id)));
               return new Map(terms.filter((t): t is TermRow => t !== undefined).map((t) => [Number(t.id), toTermJson(t, ctx.links)]));
             },
-            body: (items, urls, total, totalPages) => ({ rest_url: urls.rest_url, total, total_pages: totalPages, [spec.base]: items, ...(urls.next_rest_url ? { next_rest_url: urls.next_rest_url } : {}), ...(urls.previous_rest_url ? { previous_rest_url: urls.previous_rest_url } : {}) }),
+            body: (items, urls, total, totalPages) => ({
+              rest_url: urls.rest_url,
+              total,
+              total_pages: totalPages,
+              [spec.base]: items,
+              ...(urls.next_rest_url ? { next_rest_url: urls.next_rest_url } : {}),
+              ...(urls.previous_rest_url ? { previous_rest_url: urls.previous_rest_url } : {}),
+            }),
             restUrl: ctx.links.rest(`${spec.base}/`),
           });
         }

@@ -18,11 +18,7 @@ const COUNTED_TABLES = ['posts', 'events', 'event_terms', 'event_organizers'] as
 export function listingIndexMigration(dialect: 'sqlite' | 'postgres') {
   return {
     async up(db: Kysely<any>): Promise<void> {
-      await db.schema
-        .createIndex('events_listing')
-        .on('events')
-        .columns(['hide_from_listings', 'start_local', 'post_id', 'end_local'])
-        .execute();
+      await db.schema.createIndex('events_listing').on('events').columns(['hide_from_listings', 'start_local', 'post_id', 'end_local']).execute();
       if (dialect !== 'postgres') return;
       await db.schema
         .createTable('change_counter')
@@ -38,12 +34,7 @@ export function listingIndexMigration(dialect: 'sqlite' | 'postgres') {
           return null;
         end $$`.execute(db);
       for (const table of COUNTED_TABLES) {
-        await sql
-          .raw(
-            `create trigger ${table}_changed after insert or update or delete or truncate on ${table} ` +
-              'for each statement execute function bump_change_counter()',
-          )
-          .execute(db);
+        await sql.raw(`create trigger ${table}_changed after insert or update or delete or truncate on ${table} ` + 'for each statement execute function bump_change_counter()').execute(db);
       }
     },
   };

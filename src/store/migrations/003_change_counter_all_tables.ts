@@ -13,12 +13,7 @@ export function changeCounterAllTablesMigration(dialect: 'sqlite' | 'postgres') 
     async up(db: Kysely<any>): Promise<void> {
       if (dialect !== 'postgres') return;
       for (const table of MORE_TABLES) {
-        await sql
-          .raw(
-            `create trigger ${table}_changed after insert or update or delete or truncate on ${table} ` +
-              'for each statement execute function bump_change_counter()',
-          )
-          .execute(db);
+        await sql.raw(`create trigger ${table}_changed after insert or update or delete or truncate on ${table} ` + 'for each statement execute function bump_change_counter()').execute(db);
       }
     },
   };

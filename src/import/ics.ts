@@ -3,9 +3,12 @@
  * Apple, other calendars' feeds), parsed with ical.js (RFC 5545: folding, escaping, `TZID` with
  * the file's `VTIMEZONE`s, all-day `DATE` values). `LOCATION` becomes a venue (reused by name),
  * `CATEGORIES` categories (found by name or created), `ORGANIZER` an organizer (its CN, else its
- * address), `URL` the website. Recurring events bring their first occurrence, with a warning
- * (recurrence does not exist here yet). An event is upserted by its `UID` (import map, source
- * `ics`), so importing the same calendar again updates it.
+ * address), `URL` the website. A recurring event becomes a series (issue 15): its `RRULE`,
+ * `RDATE`s and `EXDATE`s become the event's `recurrence` lines, and each override (a VEVENT with
+ * the same UID and a `RECURRENCE-ID`) changes that one occurrence, or trashes it when its `STATUS`
+ * is `CANCELLED`. Rules this service does not take (`FREQ=HOURLY`, `BYHOUR`, …) bring the first
+ * occurrence only, with a warning. An event is upserted by its `UID` (import map, source `ics`), so
+ * importing the same calendar again updates it (its overrides included).
  *
  * The whole file is parsed before anything is written: a malformed file changes nothing.
  *
@@ -23,6 +26,7 @@ import type { EventInput } from '../domain/events.js';
 import { isValidTimezone, toWallTime } from '../domain/dates.js';
 import { withImportContext } from '../store/import-context.js';
 import { findMapping, putMapping } from '../store/import-map.js';
+import { occurrencesOf } from '../store/recurrence.js';
 import { checkUrl, createSource, ImportError } from './source.js';
 import { ImportReport, type ImportHooks } from './report.js';
 
@@ -42,6 +46,16 @@ export interface IcsEvent {
   input: EventInput;
   fingerprint: string;
   recurring: boolean;
+  /** changed or cancelled occurrences of a recurring event (VEVENTs with its UID and a RECURRENCE-ID) */
+  overrides: IcsOverride[];
+}
+
+/** One occurrence of a recurring event changed (or cancelled) by a VEVENT with a `RECURRENCE-ID`. */
+export interface IcsOverride {
+  /** the occurrence's start as the series generates it: Unix seconds, or `YYYY-MM-DD` for a DATE */
+  recurrenceId: { seconds: number } | { day: string };
+  /** what the occurrence becomes (undefined: it is cancelled) */
+  input: EventInput | undefined;
 }
 
 const SOURCE = 'ics';
@@ -84,6 +98,36 @@ function scheduleOf(event: ICAL.Event, siteTimezone: string): Pick<EventInput, '
   return { all_day: false, timezone: siteTimezone, start_date: inSite(start), end_date: inSite(end) };
 }
 
+/** `YYYYMMDD` / `YYYYMMDDTHHMMSS(Z)` of an ical.js time: a DATE, a UTC time, or a floating one. */
+function icalValue(t: ICAL.Time): string {
+  const p = (n: number, w = 2) => String(n).padStart(w, '0');
+  if (t.isDate) return `${p(t.year, 4)}${p(t.month)}${p(t.day)}`;
+  const tzid = t.zone?.tzid ?? '';
+  if (tzid === 'floating' || tzid === '') return `${p(t.year, 4)}${p(t.month)}${p(t.day)}T${p(t.hour)}${p(t.minute)}${p(t.second)}`;
+  const utc = DateTime.fromSeconds(t.toUnixTime(), { zone: 'UTC' });
+  return utc.toFormat("yyyyMMdd'T'HHmmss'Z'");
+}
+
+/**
+ * The `recurrence` lines of a recurring VEVENT: its RRULEs as written, its RDATE and EXDATE values
+ * as DATEs, UTC times (a TZID is resolved through the file's zones, Outlook's included) or floating
+ * times (the event's zone). RDATE periods keep their start.
+ */
+function recurrenceLinesOf(vevent: ICAL.Component): string[] {
+  const lines: string[] = [];
+  for (const prop of vevent.getAllProperties('rrule')) lines.push(`RRULE:${String(prop.getFirstValue())}`);
+  for (const name of ['rdate', 'exdate']) {
+    for (const prop of vevent.getAllProperties(name)) {
+      for (const raw of prop.getValues() as unknown[]) {
+        const value = raw instanceof ICAL.Period ? raw.start : raw;
+        if (!(value instanceof ICAL.Time)) continue;
+        lines.push(`${name.toUpperCase()}${value.isDate ? ';VALUE=DATE' : ''}:${icalValue(value)}`);
+      }
+    }
+  }
+  return lines;
+}
+
 /** Parse a whole iCalendar text; throws ImportError with the reason when it is not one. */
 export function parseIcs(text: string, siteTimezone: string, status: string, where: string): { events: IcsEvent[]; warnings: string[] } {
   let root: ICAL.Component;
@@ -96,17 +140,16 @@ export function parseIcs(text: string, siteTimezone: string, status: string, whe
   for (const vtz of root.getAllSubcomponents('vtimezone')) ICAL.TimezoneService.register(vtz);
   const warnings: string[] = [];
   const events: IcsEvent[] = [];
+  const overrides = new Map<string, Array<{ override: IcsOverride; json: unknown }>>();
   for (const vevent of root.getAllSubcomponents('vevent')) {
-    if (vevent.hasProperty('recurrence-id')) {
-      warnings.push(`${where}: a changed occurrence of ${String(vevent.getFirstPropertyValue('uid'))} was left out (recurrence does not exist here yet)`);
-      continue;
-    }
     const event = new ICAL.Event(vevent);
     const uid = event.uid;
     if (!uid) throw new ImportError(`${where}: an event without UID ("${event.summary ?? ''}") cannot be updated by a later import; every VEVENT needs one`);
+    const recurrenceId = vevent.hasProperty('recurrence-id') ? (vevent.getFirstPropertyValue('recurrence-id') as ICAL.Time) : undefined;
+    const cancelled = String(vevent.getFirstPropertyValue('status') ?? '').toUpperCase() === 'CANCELLED';
     let schedule;
     try {
-      schedule = scheduleOf(event, siteTimezone);
+      schedule = recurrenceId && cancelled ? undefined : scheduleOf(event, siteTimezone);
     } catch (err) {
       throw new ImportError(`${where}: event ${uid} has unusable dates (${(err as Error).message})`);
     }
@@ -125,8 +168,6 @@ export function parseIcs(text: string, siteTimezone: string, status: string, whe
     const location = (event.location ?? '').trim();
     const url = String(vevent.getFirstPropertyValue('url') ?? '').trim();
     const description = (event.description ?? '').trim();
-    const recurring = event.isRecurring();
-    if (recurring) warnings.push(`${where}: ${uid} ("${event.summary}") repeats; only its first occurrence was imported (recurrence does not exist here yet)`);
     const input: EventInput = {
       title: escapeHtml(event.summary ?? ''),
       description: escapeHtml(description),
@@ -137,9 +178,67 @@ export function parseIcs(text: string, siteTimezone: string, status: string, whe
       categories,
       website: url,
     };
-    events.push({ uid, input, recurring, fingerprint: createHash('sha256').update(JSON.stringify(vevent.toJSON())).digest('hex').slice(0, 32) });
+    if (recurrenceId) {
+      const at = recurrenceId.isDate ? { day: wallOf(recurrenceId).slice(0, 10) } : { seconds: recurrenceId.toUnixTime() };
+      const list = overrides.get(uid) ?? [];
+      list.push({ override: { recurrenceId: at, input: cancelled ? undefined : input }, json: vevent.toJSON() });
+      overrides.set(uid, list);
+      continue;
+    }
+    const recurring = event.isRecurring();
+    if (recurring) input.recurrence = recurrenceLinesOf(vevent);
+    events.push({ uid, input, recurring, overrides: [], fingerprint: JSON.stringify(vevent.toJSON()) });
   }
+  for (const e of events) {
+    const mine = overrides.get(e.uid) ?? [];
+    overrides.delete(e.uid);
+    if (mine.length && !e.recurring) warnings.push(`${where}: ${e.uid} ("${e.input.title}") does not repeat; its ${mine.length} changed occurrence(s) were left out`);
+    else e.overrides = mine.map((m) => m.override);
+    // The fingerprint covers the overrides too: a changed occurrence updates the series on the next import.
+    e.fingerprint = createHash('sha256')
+      .update(mine.length ? e.fingerprint + JSON.stringify(mine.map((m) => m.json)) : e.fingerprint)
+      .digest('hex')
+      .slice(0, 32);
+  }
+  for (const uid of overrides.keys()) warnings.push(`${where}: changed occurrences of ${uid} were left out: the file has no recurring event with that UID`);
   return { events, warnings };
+}
+
+/** The wall time (`YYYY-MM-DD HH:MM:SS`, in `zone`) or day an override's RECURRENCE-ID names. */
+function overrideStart(o: IcsOverride, zone: string): string {
+  return 'day' in o.recurrenceId ? o.recurrenceId.day : toWallTime(DateTime.fromSeconds(o.recurrenceId.seconds, { zone }));
+}
+
+/**
+ * Apply a recurring event's overrides to the occurrences of its series: each changed occurrence is
+ * updated alone (`recurrence_scope=this`: it becomes an exception that keeps its id), each cancelled
+ * one trashed. An override naming no occurrence (outside the generated horizon, or a start the
+ * rules do not make) is a warning.
+ */
+async function applyOverrides(services: Services, admin: Viewer, seriesId: number, e: IcsEvent, warn: (w: string) => void): Promise<void> {
+  if (e.overrides.length === 0) return;
+  const series = await services.events.findById(seriesId);
+  if (!series) return;
+  const occurrences = await occurrencesOf(services.store.db, seriesId);
+  for (const o of e.overrides) {
+    const start = overrideStart(o, series.timezone);
+    const found = occurrences.find((c) => ('day' in o.recurrenceId ? c.original_start.slice(0, 10) === start : c.original_start === start));
+    if (!found) {
+      warn(`${e.uid}: no occurrence starts at ${start} (${series.timezone}); its changed occurrence was left out`);
+      continue;
+    }
+    const record = await services.events.findById(found.post_id);
+    if (!record) continue;
+    if (o.input === undefined) {
+      if (record.status !== 'trash') await services.events.trash(record, 'this', admin);
+    } else await services.events.update(admin, record, { ...o.input, recurrence_scope: 'this' });
+  }
+}
+
+/** What an invalid `recurrence` was told (the error's params). */
+function recurrenceProblem(err: ApiError): string {
+  const params = (err.toJSON() as { data?: { params?: Record<string, string> } }).data?.params;
+  return params?.recurrence ?? err.message;
 }
 
 export async function importIcs(services: Services, admin: Viewer, options: IcsImportOptions, hooks: ImportHooks = {}): Promise<ImportReport> {
@@ -172,13 +271,23 @@ export async function importIcs(services: Services, admin: Viewer, options: IcsI
       else {
         const remember = async (trx: Parameters<typeof putMapping>[0], result: unknown) =>
           putMapping(trx, { source: SOURCE, kind: 'event', source_id: e.uid, local_id: Number((result as { id: number }).id), fingerprint: e.fingerprint });
-        if (record) {
-          await withImportContext({ wanted: {}, inTransaction: remember }, () => services.events.update(admin, record, e.input));
-          report.count('event', 'updated');
-        } else {
-          await withImportContext({ wanted: {}, inTransaction: remember }, () => services.events.create(admin, e.input));
-          report.count('event', 'created');
+        const warn = (w: string) => {
+          report.warnings.push(w);
+          hooks.onWarning?.(w);
+        };
+        const write = async (input: EventInput) =>
+          (await withImportContext({ wanted: {}, inTransaction: remember }, () => (record ? services.events.update(admin, record, input) : services.events.create(admin, input)))) as { id: number };
+        let written;
+        try {
+          written = await write(e.input);
+        } catch (err) {
+          // Rules this service does not take: the first occurrence, as a single event.
+          if (!(err instanceof ApiError) || !e.recurring || !JSON.stringify(err.toJSON()).includes('"recurrence"')) throw err;
+          warn(`${options.input}: ${e.uid} ("${e.input.title}") repeats in a way not supported here (${err.message}: ${recurrenceProblem(err)}); only its first occurrence was imported`);
+          written = await write({ ...e.input, recurrence: [] });
         }
+        report.count('event', record ? 'updated' : 'created');
+        await applyOverrides(services, admin, Number(written.id), e, (w) => warn(`${options.input}: ${w}`));
       }
     } catch (err) {
       if (!(err instanceof ApiError)) throw err;

@@ -2,7 +2,9 @@
  * `events-calendar import ics FILE|URL` (issue 12) with fixtures written for the tests
  * (test/fixtures/ics): IANA and Outlook (VTIMEZONE-only) zones, UTC, all-day dates, a DST change,
  * escaping and folding, LOCATION → one venue reused by name, CATEGORIES, ORGANIZER, URL, a
- * recurring event (first occurrence and a warning), upsert by UID, and a malformed file.
+ * recurring event (a series), upsert by UID, and a malformed file; recurring.ics: a series with an
+ * EXDATE, a changed and a cancelled occurrence (RECURRENCE-ID), a rule not supported here (the first
+ * occurrence and a warning), and a change of an event the file does not have.
  */
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
@@ -15,6 +17,7 @@ import { ADMIN, STORES, startServer, type StoreKind, type TestServer } from '../
 
 const FIXTURE = 'test/fixtures/ics/calendar.ics';
 const MALFORMED = 'test/fixtures/ics/malformed.ics';
+const RECURRING = 'test/fixtures/ics/recurring.ics';
 
 async function target(kind: StoreKind, dir: string, name: string): Promise<{ server: TestServer; url: string }> {
   if (kind.name === 'sqlite') {
@@ -51,9 +54,9 @@ for (const kind of STORES) {
       const run = await cli(['import', 'ics', FIXTURE, '--no-progress'], env(url));
       assert.equal(run.code, 0, run.stderr + run.stdout);
       assert.match(run.stdout, /events: 6 created, 0 updated, 0 skipped, 0 failed/);
-      assert.match(run.stderr, /warning: .*weekly-1@example\.org \("Weekly standup"\) repeats; only its first occurrence was imported/);
+      assert.doesNotMatch(run.stderr, /weekly-1@example\.org/, 'a weekly RRULE is imported whole, without a warning');
       const events = await allEvents(t);
-      assert.equal(events.length, 6);
+      assert.equal(events.length, 10, 'five events and the five occurrences of the weekly series');
       const byTitle = (title: string) => events.find((e) => e.title === title);
 
       const jazz = byTitle('Jazz, Blues &amp; more; tonight');
@@ -90,6 +93,11 @@ for (const kind of STORES) {
       const weekly = byTitle('Weekly standup');
       assert.equal(weekly.start_date, '2027-11-08 09:00:00');
       assert.equal(weekly.utc_start_date, '2027-11-08 14:00:00', 'EST (-5) after the first Sunday of November');
+      assert.deepEqual(weekly.recurrence, ['RRULE:FREQ=WEEKLY;COUNT=5']);
+      assert.deepEqual(
+        events.filter((e) => e.title === 'Weekly standup').map((e) => e.start_date),
+        ['2027-11-08 09:00:00', '2027-11-15 09:00:00', '2027-11-22 09:00:00', '2027-11-29 09:00:00', '2027-12-06 09:00:00'],
+      );
 
       assert.equal((await t.api.get('/venues', { as: 'admin' })).body.total, 1);
       assert.equal((await t.api.get('/categories', { as: 'admin', query: { hide_empty: false } })).body.total, 2);
@@ -110,9 +118,65 @@ for (const kind of STORES) {
         http.close();
       }
       const events = await allEvents(t);
-      assert.equal(events.length, 6);
+      assert.equal(events.length, 10);
       const moved = events.find((e) => e.title === 'In UTC (moved)');
       assert.equal(moved.utc_start_date, '2027-11-05 19:00:00');
+    });
+
+    it('a recurring event becomes a series: EXDATE, changed and cancelled occurrences, rules not supported here', async () => {
+      const fresh = await target(kind, dir, 'recurring');
+      servers.push(fresh.server);
+      const run = await cli(['import', 'ics', RECURRING, '--no-progress'], env(fresh.url));
+      assert.equal(run.code, 0, run.stderr + run.stdout);
+      assert.match(run.stdout, /events: 2 created, 0 updated, 0 skipped, 0 failed/);
+      assert.match(run.stderr, /hourly-1@example\.org \("Hourly check"\) repeats in a way not supported here \(.*FREQ.*\); only its first occurrence was imported/);
+      assert.match(run.stderr, /changed occurrences of orphan-1@example\.org were left out: the file has no recurring event with that UID/);
+      const events = await allEvents(fresh.server);
+      const classes = events.filter((e) => e.title.startsWith('Evening class'));
+      // Mondays from 1 March to 5 April 2027: the 15th excluded, the 22nd moved to 19:00, the 29th
+      // (after Europe's change to summer time) cancelled.
+      assert.deepEqual(
+        classes.map((e) => [e.title, e.start_date, e.utc_start_date]),
+        [
+          ['Evening class', '2027-03-01 18:00:00', '2027-03-01 17:00:00'],
+          ['Evening class', '2027-03-08 18:00:00', '2027-03-08 17:00:00'],
+          ['Evening class (moved)', '2027-03-22 19:00:00', '2027-03-22 18:00:00'],
+          ['Evening class', '2027-04-05 18:00:00', '2027-04-05 16:00:00'],
+        ],
+      );
+      const moved = classes[2];
+      assert.equal(moved.original_start_date, '2027-03-22 18:00:00', 'the changed occurrence keeps its generated start');
+      assert.deepEqual(classes[0].recurrence, ['RRULE:FREQ=WEEKLY;UNTIL=20270405T170000Z;BYDAY=MO', 'EXDATE:20270315T170000Z']);
+      assert.equal(classes[0].venue.venue, 'Studio 4');
+      const series = await fresh.server.api.get(`/events/${classes[0].recurring_event_id}`, { as: 'admin' });
+      assert.equal(series.status, 200);
+      const all = await fresh.server.api.get('/events', { as: 'admin', query: { post_parent: classes[0].recurring_event_id, status: 'trash', start_date: '2027-01-01', end_date: '2027-12-31' } });
+      assert.deepEqual(
+        all.body.events.map((e: any) => e.start_date),
+        ['2027-03-29 18:00:00'],
+        'the cancelled occurrence is in the trash',
+      );
+      const hourly = events.filter((e) => e.title === 'Hourly check');
+      assert.equal(hourly.length, 1);
+      assert.equal(hourly[0].utc_start_date, '2027-06-01 08:00:00');
+      assert.equal(hourly[0].recurrence, undefined);
+
+      const again = await cli(['import', 'ics', RECURRING, '--no-progress'], env(fresh.url));
+      assert.equal(again.code, 0, again.stderr);
+      assert.match(again.stdout, /events: 0 created, 0 updated, 2 skipped, 0 failed/);
+      const changed = readFileSync(RECURRING, 'utf8').replace('SUMMARY:Evening class (moved)', 'SUMMARY:Evening class (moved again)');
+      const file = join(dir, 'recurring-changed.ics');
+      writeFileSync(file, changed);
+      const third = await cli(['import', 'ics', file, '--no-progress'], env(fresh.url));
+      assert.equal(third.code, 0, third.stderr);
+      assert.match(third.stdout, /events: 0 created, 1 updated, 1 skipped, 0 failed/);
+      const after = (await allEvents(fresh.server)).filter((e) => e.title.startsWith('Evening class'));
+      assert.deepEqual(
+        after.map((e) => e.id),
+        classes.map((e) => e.id),
+        'a second import keeps the occurrences and their ids',
+      );
+      assert.equal(after[2].title, 'Evening class (moved again)');
     });
 
     it('a malformed file is refused with a clear message and nothing written', async () => {

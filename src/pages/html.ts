@@ -48,9 +48,7 @@ export function html(strings: TemplateStringsArray, ...values: unknown[]): SafeH
  */
 export function jsonLdScript(value: unknown): SafeHtml {
   const json = JSON.stringify(value).replace(/[<>&\u2028\u2029]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
-  return html`<script type="application/ld+json">
-    ${trusted(json)}
-  </script>`;
+  return html`<script type="application/ld+json">${trusted(json)}</script>`;
 }
 
 const ENTITIES: Record<string, string> = {

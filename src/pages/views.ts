@@ -223,50 +223,49 @@ export function createViews(config: Config, links: Links) {
   function layout(meta: PageMeta, main: SafeHtml, extraHead: SafeHtml | string = ''): string {
     const title = meta.title === siteName ? siteName : `${meta.title} – ${siteName}`;
     return html`<!DOCTYPE html>
-      <html lang="en">
-        <head>
-          <meta charset="utf-8" />
-          <meta name="viewport" content="width=device-width, initial-scale=1" />
-          <title>${title}</title>
-          <meta name="description" content="${meta.description}" />
-          ${meta.noindex ? html`<meta name="robots" content="noindex" /> ` : ''}
-          <link rel="canonical" href="${meta.canonical}" />
-          <meta property="og:title" content="${meta.title}" />
-          <meta property="og:type" content="${meta.ogType ?? 'website'}" />
-          <meta property="og:url" content="${meta.canonical}" />
-          <meta property="og:site_name" content="${siteName}" />
-          <meta property="og:description" content="${meta.description}" />
-          ${meta.image ? html`<meta property="og:image" content="${meta.image}" /> ` : ''}
-          <link rel="stylesheet" href="${url(STYLESHEET_PATH)}" />
-          ${meta.ics ? html`<link rel="alternate" type="text/calendar" title="${siteName} (iCalendar)" href="${meta.ics}" /> ` : ''}
-          <link rel="https://api.w.org/" href="${links.restRoot}" />
-          ${extraHead}
-        </head>
-        <body>
-          <a class="skip" href="#main">Skip to content</a>
-          <header class="site-header">
-            <p class="site-name"><a href="${url('/events/')}">${siteName}</a></p>
-            <nav aria-label="Calendar views">
-              <ul>
-                <li><a href="${url('/events/list/')}">List</a></li>
-                <li><a href="${url('/events/month/')}">Month</a></li>
-                <li><a href="${url('/events/today/')}">Today</a></li>
-              </ul>
-            </nav>
-          </header>
-          <main id="main">${main}</main>
-          <footer class="site-footer">
-            <p>Times are shown in each event's own time zone. Site time zone: ${config.timezone}.</p>
-          </footer>
-        </body>
-      </html> `.value;
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<title>${title}</title>
+<meta name="description" content="${meta.description}">
+${meta.noindex ? html`<meta name="robots" content="noindex">\n` : ''}<link rel="canonical" href="${meta.canonical}">
+<meta property="og:title" content="${meta.title}">
+<meta property="og:type" content="${meta.ogType ?? 'website'}">
+<meta property="og:url" content="${meta.canonical}">
+<meta property="og:site_name" content="${siteName}">
+<meta property="og:description" content="${meta.description}">
+${meta.image ? html`<meta property="og:image" content="${meta.image}">\n` : ''}<link rel="stylesheet" href="${url(STYLESHEET_PATH)}">
+${meta.ics ? html`<link rel="alternate" type="text/calendar" title="${siteName} (iCalendar)" href="${meta.ics}">\n` : ''}<link rel="https://api.w.org/" href="${links.restRoot}">
+${extraHead}</head>
+<body>
+<a class="skip" href="#main">Skip to content</a>
+<header class="site-header">
+<p class="site-name"><a href="${url('/events/')}">${siteName}</a></p>
+<nav aria-label="Calendar views">
+<ul>
+<li><a href="${url('/events/list/')}">List</a></li>
+<li><a href="${url('/events/month/')}">Month</a></li>
+<li><a href="${url('/events/today/')}">Today</a></li>
+</ul>
+</nav>
+</header>
+<main id="main">
+${main}
+</main>
+<footer class="site-footer">
+<p>Times are shown in each event's own time zone. Site time zone: ${config.timezone}.</p>
+</footer>
+</body>
+</html>
+`.value;
   }
 
   function termLinks(terms: PublicTerm[], kind: 'category' | 'tag'): SafeHtml {
     if (!terms.length) return html``;
-    return html`<ul class="terms ${kind === 'category' ? 'categories' : 'tags'}" aria-label="${kind === 'category' ? 'Categories' : 'Tags'}">
-      ${terms.map((t) => html`<li><a href="${url(`/events/${kind}/${encodeURIComponent(t.slug)}/`)}" ${kind === 'tag' ? html` rel="tag"` : ''}>${plainText(t.name)}</a></li>`)}
-    </ul>`;
+    return html`<ul class="terms ${kind === 'category' ? 'categories' : 'tags'}" aria-label="${kind === 'category' ? 'Categories' : 'Tags'}">${terms.map(
+      (t) => html`<li><a href="${url(`/events/${kind}/${encodeURIComponent(t.slug)}/`)}"${kind === 'tag' ? html` rel="tag"` : ''}>${plainText(t.name)}</a></li>`,
+    )}</ul>`;
   }
 
   /**
@@ -284,39 +283,37 @@ export function createViews(config: Config, links: Links) {
     const venue = Array.isArray(e.venue) ? undefined : e.venue;
     const title = html`<a href="${e.url}">${plainText(e.title)}</a>`;
     return html`<article class="event${e.featured ? ' featured' : ''}">
-      ${headingLevel === 2 ? html`<h2>${title}</h2>` : html`<h3>${title}</h3>`}
-      <p class="when"><time datetime="${isoOf(e.start_date, e.utc_start_date, e.all_day)}">${whenText(e)}</time></p>
-      ${venue ? html`<p class="where"><a href="${venue.url}">${plainText(venue.venue)}</a>${venue.city ? html`, ${venue.city}` : ''}</p>` : ''}
-      ${e.cost ? html`<p class="cost">${plainText(e.cost)}</p>` : ''} ${termLinks(e.categories, 'category')}
-    </article>`;
+${headingLevel === 2 ? html`<h2>${title}</h2>` : html`<h3>${title}</h3>`}
+<p class="when"><time datetime="${isoOf(e.start_date, e.utc_start_date, e.all_day)}">${whenText(e)}</time></p>
+${venue ? html`<p class="where"><a href="${venue.url}">${plainText(venue.venue)}</a>${venue.city ? html`, ${venue.city}` : ''}</p>` : ''}
+${e.cost ? html`<p class="cost">${plainText(e.cost)}</p>` : ''}
+${termLinks(e.categories, 'category')}
+</article>`;
   }
 
   function subscribeBlock(sub: Subscription, exportUrl?: string): SafeHtml {
     const links = subscribeLinks(sub);
     if (exportUrl) links[links.length - 1] = { label: 'Export .ics file', href: exportUrl };
     return html`<section class="subscribe" aria-labelledby="subscribe-heading">
-      <h2 id="subscribe-heading">Subscribe to calendar</h2>
-      <ul>
-        ${links.map((l) => html`<li><a href="${l.href}" rel="nofollow">${l.label}</a></li>`)}
-      </ul>
-    </section>`;
+<h2 id="subscribe-heading">Subscribe to calendar</h2>
+<ul>${links.map((l) => html`<li><a href="${l.href}" rel="nofollow">${l.label}</a></li>`)}</ul>
+</section>`;
   }
 
   function searchForm(action: string, filter: EventFilter, past: boolean): SafeHtml {
     return html`<form class="search" role="search" method="get" action="${action}">
-      <label for="event-search">Search events</label>
-      <input id="event-search" type="search" name="search" value="${filter.search ?? ''}" />
-      ${past ? html`<input type="hidden" name="eventDisplay" value="past" />` : ''}<button type="submit">Find events</button>
-    </form>`;
+<label for="event-search">Search events</label>
+<input id="event-search" type="search" name="search" value="${filter.search ?? ''}">
+${past ? html`<input type="hidden" name="eventDisplay" value="past">` : ''}<button type="submit">Find events</button>
+</form>`;
   }
 
   function pager(label: string, prev: string | undefined, next: string | undefined, prevText: string, nextText: string): SafeHtml {
     if (!prev && !next) return html``;
-    return html`<nav class="pager" aria-label="${label}">
-      <ul>
-        ${prev ? html`<li class="prev"><a href="${prev}" rel="prev">${prevText}</a></li>` : ''} ${next ? html`<li class="next"><a href="${next}" rel="next">${nextText}</a></li>` : ''}
-      </ul>
-    </nav>`;
+    return html`<nav class="pager" aria-label="${label}"><ul>
+${prev ? html`<li class="prev"><a href="${prev}" rel="prev">${prevText}</a></li>` : ''}
+${next ? html`<li class="next"><a href="${next}" rel="next">${nextText}</a></li>` : ''}
+</ul></nav>`;
   }
 
   return {
@@ -328,12 +325,13 @@ export function createViews(config: Config, links: Links) {
       const prev = page.page > 1 ? v.pageUrl(page.page - 1) : undefined;
       const next = page.page < page.totalPages ? v.pageUrl(page.page + 1) : undefined;
       const main = html`<h1>${v.heading}</h1>
-        ${v.intro ? html`<p class="intro">${v.intro}</p>` : ''} ${searchForm(v.searchAction, v.filter, v.past)}
-        ${v.filter.search ? html`<p class="results" role="status">${page.total} ${page.total === 1 ? 'event' : 'events'} found for “${v.filter.search}”.</p>` : ''}
-        ${page.events.length ? html`<div class="events">${page.events.map((e) => eventCard(e))}</div>` : html`<p class="empty">${v.past ? 'No past events.' : 'There are no upcoming events.'}</p>`}
-        ${pager('Pages', prev, next, v.past ? 'Newer events' : 'Previous events', v.past ? 'Older events' : 'Next events')}
-        <p class="other"><a href="${v.otherUrl}">${v.past ? 'Upcoming events' : 'Past events'}</a></p>
-        ${subscribeBlock(v.subscription, v.meta.ics)}`;
+${v.intro ? html`<p class="intro">${v.intro}</p>` : ''}
+${searchForm(v.searchAction, v.filter, v.past)}
+${v.filter.search ? html`<p class="results" role="status">${page.total} ${page.total === 1 ? 'event' : 'events'} found for “${v.filter.search}”.</p>` : ''}
+${page.events.length ? html`<div class="events">${page.events.map((e) => eventCard(e))}</div>` : html`<p class="empty">${v.past ? 'No past events.' : 'There are no upcoming events.'}</p>`}
+${pager('Pages', prev, next, v.past ? 'Newer events' : 'Previous events', v.past ? 'Older events' : 'Next events')}
+<p class="other"><a href="${v.otherUrl}">${v.past ? 'Upcoming events' : 'Past events'}</a></p>
+${subscribeBlock(v.subscription, v.meta.ics)}`;
       return layout(v.meta, main);
     },
 
@@ -354,45 +352,28 @@ export function createViews(config: Config, links: Links) {
           const shown = events.slice(0, 3);
           const more = events.length - shown.length;
           const classes = ['day', d.month !== first.month ? 'other-month' : '', day === v.today ? 'today' : '', events.length ? 'has-events' : ''].filter(Boolean).join(' ');
-          cells.push(
-            html`<td class="${classes}" ${day === v.today ? html` aria-current="date"` : ''}>
-              <a class="day-number" href="${v.dayUrl(day)}" aria-label="${dayText(day)}${events.length ? `, ${events.length} ${events.length === 1 ? 'event' : 'events'}` : ''}">${d.day}</a>
-              ${
-                shown.length
-                  ? html`<ul>
-                      ${shown.map((e) => html`<li><a href="${e.url}">${e.all_day ? '' : html`<span class="time">${timeText(e.start_date)}</span> `}${plainText(e.title)}</a></li>`)}
-                    </ul>`
-                  : ''
-              }
-              ${more > 0 || (v.truncated && events.length) ? html`<a class="more" href="${v.dayUrl(day)}">${more > 0 ? `+ ${more} more` : 'more'}</a>` : ''}
-            </td>`,
-          );
+          cells.push(html`<td class="${classes}"${day === v.today ? html` aria-current="date"` : ''}>
+<a class="day-number" href="${v.dayUrl(day)}" aria-label="${dayText(day)}${events.length ? `, ${events.length} ${events.length === 1 ? 'event' : 'events'}` : ''}">${d.day}</a>
+${shown.length ? html`<ul>${shown.map((e) => html`<li><a href="${e.url}">${e.all_day ? '' : html`<span class="time">${timeText(e.start_date)}</span> `}${plainText(e.title)}</a></li>`)}</ul>` : ''}
+${more > 0 || (v.truncated && events.length) ? html`<a class="more" href="${v.dayUrl(day)}">${more > 0 ? `+ ${more} more` : 'more'}</a>` : ''}
+</td>`);
         }
-        weeks.push(
-          html`<tr>
-            ${cells}
-          </tr>`,
-        );
+        weeks.push(html`<tr>${cells}</tr>`);
       }
       const prevMonth = first.minus({ months: 1 }).toFormat('yyyy-LL');
       const nextMonth = first.plus({ months: 1 }).toFormat('yyyy-LL');
       const heading = first.toFormat('LLLL yyyy');
       const main = html`<h1>Events in ${heading}</h1>
-        ${pager('Months', v.monthUrl(prevMonth), v.monthUrl(nextMonth), `‹ ${first.minus({ months: 1 }).toFormat('LLLL yyyy')}`, `${first.plus({ months: 1 }).toFormat('LLLL yyyy')} ›`)}
-        <table class="month">
-          <caption>
-            ${heading}
-          </caption>
-          <thead>
-            <tr>
-              ${['Monday', 'Tuesday', 'Wednesday', 'Thursday', 'Friday', 'Saturday', 'Sunday'].map((d) => html`<th scope="col"><abbr title="${d}">${d.slice(0, 3)}</abbr></th>`)}
-            </tr>
-          </thead>
-          <tbody>
-            ${weeks}
-          </tbody>
-        </table>
-        ${v.events.length === 0 ? html`<p class="empty">No events this month.</p>` : ''} ${subscribeBlock(v.subscription, v.meta.ics)}`;
+${pager('Months', v.monthUrl(prevMonth), v.monthUrl(nextMonth), `‹ ${first.minus({ months: 1 }).toFormat('LLLL yyyy')}`, `${first.plus({ months: 1 }).toFormat('LLLL yyyy')} ›`)}
+<table class="month">
+<caption>${heading}</caption>
+<thead><tr>${['Monday', 'Tuesday', 'Wednesday', 'Thursday', 'Friday', 'Saturday', 'Sunday'].map((d) => html`<th scope="col"><abbr title="${d}">${d.slice(0, 3)}</abbr></th>`)}</tr></thead>
+<tbody>
+${weeks}
+</tbody>
+</table>
+${v.events.length === 0 ? html`<p class="empty">No events this month.</p>` : ''}
+${subscribeBlock(v.subscription, v.meta.ics)}`;
       return layout(v.meta, main);
     },
 
@@ -401,8 +382,9 @@ export function createViews(config: Config, links: Links) {
       const prev = d.minus({ days: 1 }).toISODate()!;
       const next = d.plus({ days: 1 }).toISODate()!;
       const main = html`<h1>Events on ${dayText(v.day)}</h1>
-        ${pager('Days', v.dayUrl(prev), v.dayUrl(next), `‹ ${d.minus({ days: 1 }).toFormat('cccc d LLLL')}`, `${d.plus({ days: 1 }).toFormat('cccc d LLLL')} ›`)}
-        ${v.events.length ? html`<div class="events">${v.events.map((e) => eventCard(e))}</div>` : html`<p class="empty">No events on this day.</p>`} ${subscribeBlock(v.subscription, v.meta.ics)}`;
+${pager('Days', v.dayUrl(prev), v.dayUrl(next), `‹ ${d.minus({ days: 1 }).toFormat('cccc d LLLL')}`, `${d.plus({ days: 1 }).toFormat('cccc d LLLL')} ›`)}
+${v.events.length ? html`<div class="events">${v.events.map((e) => eventCard(e))}</div>` : html`<p class="empty">No events on this day.</p>`}
+${subscribeBlock(v.subscription, v.meta.ics)}`;
       return layout(v.meta, main);
     },
 
@@ -411,83 +393,56 @@ export function createViews(config: Config, links: Links) {
       const map = venue ? mapUrl(venue) : undefined;
       const image = e.image ? e.image : undefined;
       const main = html`<article class="event-single" itemscope>
-        <p class="back"><a href="${url('/events/')}">« All events</a></p>
-        <h1>${plainText(e.title)}</h1>
-        <p class="when"><time datetime="${isoOf(e.start_date, e.utc_start_date, e.all_day)}">${whenText(e)}</time>${e.all_day ? '' : html` <span class="zone">(${e.timezone})</span>`}</p>
-        ${image && safeUrl(image.url) ? html`<figure class="image"><img src="${safeUrl(image.url)}" alt="${plainText(e.title)}" ${image.width ? html` width="${image.width}"` : ''}${image.height ? html` height="${image.height}"` : ''} /></figure>` : ''}
-        <div class="description">${safeDescription(e.description)}</div>
-        <section class="details" aria-labelledby="details-heading">
-          <h2 id="details-heading">Details</h2>
-          <dl>
-            <dt>Start</dt>
-            <dd><time datetime="${isoOf(e.start_date, e.utc_start_date, e.all_day)}">${e.all_day ? dayText(e.start_date) : `${dayText(e.start_date)}, ${timeText(e.start_date)}`}</time></dd>
-            <dt>End</dt>
-            <dd><time datetime="${isoOf(e.end_date, e.utc_end_date, e.all_day)}">${e.all_day ? dayText(e.end_date) : `${dayText(e.end_date)}, ${timeText(e.end_date)}`}</time></dd>
-            ${
-              e.all_day
-                ? ''
-                : html`<dt>Time zone</dt>
-                    <dd>${e.timezone}${e.timezone_abbr ? ` (${e.timezone_abbr})` : ''}</dd>`
-            }
-            ${
-              e.cost
-                ? html`<dt>Cost</dt>
-                    <dd>${plainText(e.cost)}</dd>`
-                : ''
-            }
-            ${
-              e.website && e.website !== e.url && safeUrl(plainText(e.website))
-                ? html`<dt>Website</dt>
-                    <dd><a href="${safeUrl(plainText(e.website))}" rel="nofollow">${plainText(e.website)}</a></dd>`
-                : ''
-            }
-            ${
-              e.categories.length
-                ? html`<dt>Categories</dt>
-                    <dd>${termLinks(e.categories, 'category')}</dd>`
-                : ''
-            }
-            ${
-              e.tags.length
-                ? html`<dt>Tags</dt>
-                    <dd>${termLinks(e.tags, 'tag')}</dd>`
-                : ''
-            }
-          </dl>
-        </section>
-        ${
-          venue
-            ? html`<section class="venue" aria-labelledby="venue-heading">
-                <h2 id="venue-heading">Venue</h2>
-                <p class="venue-name"><a href="${venue.url}">${plainText(venue.venue)}</a></p>
-                ${venueAddress(venue) ? html`<address>${venueAddress(venue)}</address>` : ''}
-                ${venue.phone ? html`<p>Phone: <a href="tel:${venue.phone.replace(/[^+\d]/g, '')}">${venue.phone}</a></p>` : ''}
-                ${safeUrl(venue.website) ? html`<p><a href="${safeUrl(venue.website)}" rel="nofollow">Venue website</a></p>` : ''}
-                ${map ? html`<p><a class="map" href="${map}">Map (OpenStreetMap)</a></p>` : ''}
-              </section>`
-            : ''
-        }
-        ${
-          e.organizer.length
-            ? html`<section class="organizers" aria-labelledby="organizers-heading">
-                <h2 id="organizers-heading">${e.organizer.length === 1 ? 'Organizer' : 'Organizers'}</h2>
-                ${e.organizer.map((o) => organizerBlock(o))}
-              </section>`
-            : ''
-        }
-        <section class="add-to-calendar" aria-labelledby="add-heading">
-          <h2 id="add-heading">Add to calendar</h2>
-          <ul>
-            <li><a href="${googleCalendarUrl(e)}" rel="nofollow">Google Calendar</a></li>
-            <li><a href="${outlookUrl(e)}" rel="nofollow">Outlook (web)</a></li>
-            <li><a href="${`${e.url}?ical=1`}" rel="nofollow">Download .ics (iCalendar)</a></li>
-            <li><a href="${`${e.url}?outlook-ical=1`}" rel="nofollow">Download .ics for Outlook</a></li>
-          </ul>
-        </section>
-      </article>`;
+<p class="back"><a href="${url('/events/')}">« All events</a></p>
+<h1>${plainText(e.title)}</h1>
+<p class="when"><time datetime="${isoOf(e.start_date, e.utc_start_date, e.all_day)}">${whenText(e)}</time>${e.all_day ? '' : html` <span class="zone">(${e.timezone})</span>`}</p>
+${image && safeUrl(image.url) ? html`<figure class="image"><img src="${safeUrl(image.url)}" alt="${plainText(e.title)}"${image.width ? html` width="${image.width}"` : ''}${image.height ? html` height="${image.height}"` : ''}></figure>` : ''}
+<div class="description">${safeDescription(e.description)}</div>
+<section class="details" aria-labelledby="details-heading">
+<h2 id="details-heading">Details</h2>
+<dl>
+<dt>Start</dt><dd><time datetime="${isoOf(e.start_date, e.utc_start_date, e.all_day)}">${e.all_day ? dayText(e.start_date) : `${dayText(e.start_date)}, ${timeText(e.start_date)}`}</time></dd>
+<dt>End</dt><dd><time datetime="${isoOf(e.end_date, e.utc_end_date, e.all_day)}">${e.all_day ? dayText(e.end_date) : `${dayText(e.end_date)}, ${timeText(e.end_date)}`}</time></dd>
+${e.all_day ? '' : html`<dt>Time zone</dt><dd>${e.timezone}${e.timezone_abbr ? ` (${e.timezone_abbr})` : ''}</dd>`}
+${e.cost ? html`<dt>Cost</dt><dd>${plainText(e.cost)}</dd>` : ''}
+${e.website && e.website !== e.url && safeUrl(plainText(e.website)) ? html`<dt>Website</dt><dd><a href="${safeUrl(plainText(e.website))}" rel="nofollow">${plainText(e.website)}</a></dd>` : ''}
+${e.categories.length ? html`<dt>Categories</dt><dd>${termLinks(e.categories, 'category')}</dd>` : ''}
+${e.tags.length ? html`<dt>Tags</dt><dd>${termLinks(e.tags, 'tag')}</dd>` : ''}
+</dl>
+</section>
+${
+  venue
+    ? html`<section class="venue" aria-labelledby="venue-heading">
+<h2 id="venue-heading">Venue</h2>
+<p class="venue-name"><a href="${venue.url}">${plainText(venue.venue)}</a></p>
+${venueAddress(venue) ? html`<address>${venueAddress(venue)}</address>` : ''}
+${venue.phone ? html`<p>Phone: <a href="tel:${venue.phone.replace(/[^+\d]/g, '')}">${venue.phone}</a></p>` : ''}
+${safeUrl(venue.website) ? html`<p><a href="${safeUrl(venue.website)}" rel="nofollow">Venue website</a></p>` : ''}
+${map ? html`<p><a class="map" href="${map}">Map (OpenStreetMap)</a></p>` : ''}
+</section>`
+    : ''
+}
+${
+  e.organizer.length
+    ? html`<section class="organizers" aria-labelledby="organizers-heading">
+<h2 id="organizers-heading">${e.organizer.length === 1 ? 'Organizer' : 'Organizers'}</h2>
+${e.organizer.map((o) => organizerBlock(o))}
+</section>`
+    : ''
+}
+<section class="add-to-calendar" aria-labelledby="add-heading">
+<h2 id="add-heading">Add to calendar</h2>
+<ul>
+<li><a href="${googleCalendarUrl(e)}" rel="nofollow">Google Calendar</a></li>
+<li><a href="${outlookUrl(e)}" rel="nofollow">Outlook (web)</a></li>
+<li><a href="${`${e.url}?ical=1`}" rel="nofollow">Download .ics (iCalendar)</a></li>
+<li><a href="${`${e.url}?outlook-ical=1`}" rel="nofollow">Download .ics for Outlook</a></li>
+</ul>
+</section>
+</article>`;
       // The API's json_ld object, plus the eventStatus search engines' event results ask for
       // (a published event is scheduled: the calendar has no cancelled or postponed state).
-      return layout(meta, main, e.json_ld ? html`${jsonLdScript({ ...e.json_ld, eventStatus: 'https://schema.org/EventScheduled' })} ` : '');
+      return layout(meta, main, e.json_ld ? html`${jsonLdScript({ ...e.json_ld, eventStatus: 'https://schema.org/EventScheduled' })}\n` : '');
     },
 
     linked(kind: 'venue' | 'organizer', record: PublicVenue | PublicOrganizer, page: EventsPage, meta: PageMeta, pageUrl: (n: number) => string, subscription: Subscription): string {
@@ -497,49 +452,52 @@ export function createViews(config: Config, links: Links) {
       const prev = page.page > 1 ? pageUrl(page.page - 1) : undefined;
       const next = page.page < page.totalPages ? pageUrl(page.page + 1) : undefined;
       const main = html`<article class="${kind}-single">
-        <p class="back"><a href="${url('/events/')}">« All events</a></p>
-        <h1>${name}</h1>
-        ${
-          v
-            ? html`${venueAddress(v) ? html`<address>${venueAddress(v)}</address>` : ''} ${v.phone ? html`<p>Phone: <a href="tel:${v.phone.replace(/[^+\d]/g, '')}">${v.phone}</a></p>` : ''}
-              ${safeUrl(v.website) ? html`<p><a href="${safeUrl(v.website)}" rel="nofollow">Website</a></p>` : ''} ${map ? html`<p><a class="map" href="${map}">Map (OpenStreetMap)</a></p>` : ''}`
-            : organizerContacts(record as PublicOrganizer)
-        }
-        ${record.description ? html`<div class="description">${safeDescription(record.description)}</div>` : ''}
-        <section class="upcoming" aria-labelledby="upcoming-heading">
-          <h2 id="upcoming-heading">Upcoming events</h2>
-          ${page.events.length ? html`<div class="events">${page.events.map((e) => eventCard(e, 3))}</div>` : html`<p class="empty">There are no upcoming events.</p>`}
-          ${pager('Pages', prev, next, 'Previous events', 'Next events')}
-        </section>
-        ${subscribeBlock(subscription, meta.ics)}
-      </article>`;
-      return layout(meta, main, record.json_ld ? html`${jsonLdScript({ '@context': 'http://schema.org', ...record.json_ld })} ` : '');
+<p class="back"><a href="${url('/events/')}">« All events</a></p>
+<h1>${name}</h1>
+${
+  v
+    ? html`${venueAddress(v) ? html`<address>${venueAddress(v)}</address>` : ''}
+${v.phone ? html`<p>Phone: <a href="tel:${v.phone.replace(/[^+\d]/g, '')}">${v.phone}</a></p>` : ''}
+${safeUrl(v.website) ? html`<p><a href="${safeUrl(v.website)}" rel="nofollow">Website</a></p>` : ''}
+${map ? html`<p><a class="map" href="${map}">Map (OpenStreetMap)</a></p>` : ''}`
+    : organizerContacts(record as PublicOrganizer)
+}
+${record.description ? html`<div class="description">${safeDescription(record.description)}</div>` : ''}
+<section class="upcoming" aria-labelledby="upcoming-heading">
+<h2 id="upcoming-heading">Upcoming events</h2>
+${page.events.length ? html`<div class="events">${page.events.map((e) => eventCard(e, 3))}</div>` : html`<p class="empty">There are no upcoming events.</p>`}
+${pager('Pages', prev, next, 'Previous events', 'Next events')}
+</section>
+${subscribeBlock(subscription, meta.ics)}
+</article>`;
+      return layout(meta, main, record.json_ld ? html`${jsonLdScript({ '@context': 'http://schema.org', ...record.json_ld })}\n` : '');
     },
 
     notFound(requested: string): string {
       const main = html`<h1>Page not found</h1>
-        <p>There is nothing at this address. The event may have been removed, or it is not published.</p>
-        <p><a href="${url('/events/')}">See the upcoming events</a></p>`;
+<p>There is nothing at this address. The event may have been removed, or it is not published.</p>
+<p><a href="${url('/events/')}">See the upcoming events</a></p>`;
       return layout({ title: 'Page not found', description: 'There is nothing at this address.', canonical: requested, noindex: true }, main);
     },
 
     unavailable(): string {
       const main = html`<h1>The calendar is unavailable</h1>
-        <p>The calendar cannot be read right now. Please try again in a moment.</p>`;
+<p>The calendar cannot be read right now. Please try again in a moment.</p>`;
       return layout({ title: 'Unavailable', description: 'The calendar cannot be read right now.', canonical: url('/events/'), noindex: true }, main);
     },
   };
 
   function organizerContacts(o: PublicOrganizer): SafeHtml {
-    return html`${o.phone ? html`<p>Phone: <a href="tel:${o.phone.replace(/[^+\d]/g, '')}">${o.phone}</a></p>` : ''} ${o.email ? html`<p>E-mail: <a href="mailto:${o.email}">${o.email}</a></p>` : ''}
-    ${safeUrl(o.website) ? html`<p><a href="${safeUrl(o.website)}" rel="nofollow">Website</a></p>` : ''}`;
+    return html`${o.phone ? html`<p>Phone: <a href="tel:${o.phone.replace(/[^+\d]/g, '')}">${o.phone}</a></p>` : ''}
+${o.email ? html`<p>E-mail: <a href="mailto:${o.email}">${o.email}</a></p>` : ''}
+${safeUrl(o.website) ? html`<p><a href="${safeUrl(o.website)}" rel="nofollow">Website</a></p>` : ''}`;
   }
 
   function organizerBlock(o: PublicOrganizer): SafeHtml {
     return html`<div class="organizer">
-      <p class="organizer-name"><a href="${o.url}">${plainText(o.organizer)}</a></p>
-      ${organizerContacts(o)}
-    </div>`;
+<p class="organizer-name"><a href="${o.url}">${plainText(o.organizer)}</a></p>
+${organizerContacts(o)}
+</div>`;
   }
 }
 

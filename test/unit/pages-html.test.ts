@@ -13,12 +13,7 @@ describe('page templates', () => {
   it('escapes every interpolated value, joins arrays, drops null/undefined/false, keeps trusted markup', () => {
     const evil = `<script>alert("x")</script>&'`;
     assert.equal(html`<p title="${evil}">${evil}</p>`.value, '<p title="&lt;script&gt;alert(&quot;x&quot;)&lt;/script&gt;&amp;&#39;">&lt;script&gt;alert(&quot;x&quot;)&lt;/script&gt;&amp;&#39;</p>');
-    assert.equal(
-      html`<ul>
-        ${['a<', 'b'].map((x) => html`<li>${x}</li>`)}
-      </ul>`.value,
-      '<ul><li>a&lt;</li><li>b</li></ul>',
-    );
+    assert.equal(html`<ul>${['a<', 'b'].map((x) => html`<li>${x}</li>`)}</ul>`.value, '<ul><li>a&lt;</li><li>b</li></ul>');
     assert.equal(html`${null}${undefined}${false}${0}`.value, '0');
     assert.equal(html`${trusted('<b>ok</b>')}`.value, '<b>ok</b>');
   });

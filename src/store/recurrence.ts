@@ -180,6 +180,25 @@ export interface SeriesCopy {
   nowGmt: string;
 }
 
+/** The `events` columns every occurrence copies from its series (all but its dates). */
+function eventColumnsOf(copy: SeriesCopy) {
+  const s = copy.series;
+  return {
+    timezone: s.timezone,
+    all_day: Number(s.all_day),
+    cost: s.cost,
+    currency_symbol: s.currency_symbol,
+    currency_position: s.currency_position,
+    website: s.website,
+    show_map: Number(s.show_map),
+    show_map_link: Number(s.show_map_link),
+    hide_from_listings: copy.hideFromListings,
+    sticky: Number(s.sticky),
+    featured: Number(s.featured),
+    venue_id: s.venue_id === null ? null : Number(s.venue_id),
+  };
+}
+
 /**
  * Insert occurrences of a series as event posts (one statement per table and chunk), with their
  * links, occurrence rows, change log notes and term counts.
@@ -224,18 +243,7 @@ export async function insertOccurrences(db: Executor, copy: SeriesCopy, occurren
           end_local: o.end_local,
           start_utc: o.start_utc,
           end_utc: o.end_utc,
-          timezone: s.timezone,
-          all_day: Number(s.all_day),
-          cost: s.cost,
-          currency_symbol: s.currency_symbol,
-          currency_position: s.currency_position,
-          website: s.website,
-          show_map: Number(s.show_map),
-          show_map_link: Number(s.show_map_link),
-          hide_from_listings: copy.hideFromListings,
-          sticky: Number(s.sticky),
-          featured: Number(s.featured),
-          venue_id: s.venue_id === null ? null : Number(s.venue_id),
+          ...eventColumnsOf(copy),
         })),
       )
       .execute();
@@ -292,18 +300,7 @@ export async function rewriteOccurrences(db: Executor, copy: SeriesCopy, ids: nu
     await db
       .updateTable('events')
       .set({
-        timezone: s.timezone,
-        all_day: Number(s.all_day),
-        cost: s.cost,
-        currency_symbol: s.currency_symbol,
-        currency_position: s.currency_position,
-        website: s.website,
-        show_map: Number(s.show_map),
-        show_map_link: Number(s.show_map_link),
-        hide_from_listings: copy.hideFromListings,
-        sticky: Number(s.sticky),
-        featured: Number(s.featured),
-        venue_id: s.venue_id === null ? null : Number(s.venue_id),
+        ...eventColumnsOf(copy),
       })
       .where('post_id', 'in', chunk)
       .execute();

@@ -200,6 +200,18 @@ function likeAny(dialect: DialectName, word: string) {
   };
 }
 
+/** The event is linked to one of these terms (a correlated EXISTS: a primary-key probe per row). */
+function hasTermIn(ids: number[]) {
+  return (eb: ExpressionBuilder<Database, 'posts' | 'events'>) =>
+    eb.exists(
+      eb
+        .selectFrom('event_terms')
+        .select('event_terms.event_id')
+        .whereRef('event_terms.event_id', '=', 'posts.id')
+        .where('event_terms.term_id', 'in', ids.length ? ids : [0]),
+    );
+}
+
 function applyFilter(q: EventQuery, dialect: DialectName, f: EventListFilter): EventQuery {
   q = q.where('posts.type', '=', 'tribe_events').where('events.hide_from_listings', '=', 0);
   if (f.statuses.length === 1) q = q.where('posts.status', '=', f.statuses[0]);
@@ -220,30 +232,8 @@ function applyFilter(q: EventQuery, dialect: DialectName, f: EventListFilter): E
   }
   // Link filters are correlated EXISTS (a primary-key probe per candidate row) rather than
   // `id IN (subquery)`, which SQLite materializes in full (every event of a popular category).
-  if (f.categoryIds) {
-    const ids = f.categoryIds;
-    q = q.where((eb) =>
-      eb.exists(
-        eb
-          .selectFrom('event_terms')
-          .select('event_terms.event_id')
-          .whereRef('event_terms.event_id', '=', 'posts.id')
-          .where('event_terms.term_id', 'in', ids.length ? ids : [0]),
-      ),
-    );
-  }
-  if (f.tagIds) {
-    const ids = f.tagIds;
-    q = q.where((eb) =>
-      eb.exists(
-        eb
-          .selectFrom('event_terms')
-          .select('event_terms.event_id')
-          .whereRef('event_terms.event_id', '=', 'posts.id')
-          .where('event_terms.term_id', 'in', ids.length ? ids : [0]),
-      ),
-    );
-  }
+  if (f.categoryIds) q = q.where(hasTermIn(f.categoryIds));
+  if (f.tagIds) q = q.where(hasTermIn(f.tagIds));
   if (f.venueIds) q = q.where('events.venue_id', 'in', f.venueIds.length ? f.venueIds : [0]);
   if (f.organizerIds) {
     const ids = f.organizerIds;

@@ -120,7 +120,11 @@ export function createBackgroundReader(file: string): BackgroundReader {
       if (idle) clearTimeout(idle);
       const w = worker;
       worker = null;
-      if (w) await w.terminate();
+      // Referenced until it has stopped (an idle worker is not), so that `close` is heard back.
+      if (w) {
+        w.ref();
+        await w.terminate();
+      }
     },
   };
 }

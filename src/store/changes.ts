@@ -19,6 +19,7 @@ import type { Executor } from './schema.js';
 import { dialectOfHandle } from './revision.js';
 import { writeCommitCountersOf } from '../metrics.js';
 import { importContextRestorer, runImportHook } from './import-context.js';
+import { directOf, enterDirect, leaveDirect } from './sqlite-direct.js';
 
 /** Kinds of records in the log. `all` (action `reset`): anything may have changed (bulk loads). */
 export type RecordType = 'event' | 'venue' | 'organizer' | 'term' | 'image' | 'all' | 'lists';
@@ -106,7 +107,12 @@ function byDelta(counts: Map<number, number>): Array<[number, number[]]> {
 }
 
 async function applyTermCounts(db: Executor, counts: Map<number, number>): Promise<void> {
+  const direct = directOf(db);
   for (const [delta, ids] of byDelta(counts)) {
+    if (direct) {
+      direct.run(`update "terms" set "count" = "count" + ? where "id" in (${ids.map(() => '?').join(', ')})`, [delta, ...ids]);
+      continue;
+    }
     await db
       .updateTable('terms')
       .set((eb) => ({ count: eb('count', '+', delta) }))
@@ -293,24 +299,25 @@ function nowGmt(): string {
 
 /** Take the next sequence number and write these notes under it. Returns the number. */
 async function appendChanges(db: Executor, notes: Pending[]): Promise<number> {
-  const r = await sql<{ value: number | string }>`update "change_counter" set "value" = "value" + 1 where "id" = 1 returning "value"`.execute(db);
-  const seq = Number(r.rows[0]!.value);
+  const direct = directOf(db);
+  const counter = `update "change_counter" set "value" = "value" + 1 where "id" = 1 returning "value"`;
+  const seq = Number(direct ? direct.get<{ value: number }>(counter, [])!.value : (await sql<{ value: number | string }>`${sql.raw(counter)}`.execute(db)).rows[0]!.value);
   const created = nowGmt();
   for (let i = 0; i < notes.length; i += 200) {
-    await db
-      .insertInto('changes')
-      .values(
-        notes.slice(i, i + 200).map((n, j) => ({
-          seq,
-          idx: i + j,
-          record_type: n.type,
-          record_id: n.id,
-          action: n.action,
-          detail: n.detail ? JSON.stringify(n.detail) : null,
-          created_gmt: created,
-        })),
-      )
-      .execute();
+    const rows = notes.slice(i, i + 200).map((n, j) => ({
+      seq,
+      idx: i + j,
+      record_type: n.type,
+      record_id: n.id,
+      action: n.action,
+      detail: n.detail ? JSON.stringify(n.detail) : null,
+      created_gmt: created,
+    }));
+    if (direct) {
+      direct.insertMany('changes', rows);
+      continue;
+    }
+    await db.insertInto('changes').values(rows).execute();
   }
   return seq;
 }
@@ -416,11 +423,27 @@ export async function writeTransaction<T>(db: Executor, fn: (trx: Executor) => P
 }
 
 async function ownTransaction<T>(db: Executor, work: (trx: Executor) => Promise<T>): Promise<T> {
-  const out = await db.transaction().execute(async (trx) => {
-    const out = await work(trx);
-    await flushChanges(trx);
-    return out;
-  });
+  // The write's own error is the one to answer with: after some errors (SQLITE_FULL, I/O errors)
+  // SQLite has already rolled the transaction back, and the ROLLBACK sent after it fails too.
+  let failure: { error: unknown } | undefined;
+  const out = await db
+    .transaction()
+    .execute(async (trx) => {
+      enterDirect(db, trx);
+      try {
+        const out = await work(trx);
+        await flushChanges(trx);
+        return out;
+      } catch (error) {
+        failure = { error };
+        throw error;
+      } finally {
+        leaveDirect(trx);
+      }
+    })
+    .catch((error: unknown) => {
+      throw failure ? failure.error : error;
+    });
   const counters = writeCommitCountersOf(db);
   counters.commits++;
   counters.writes++;
@@ -470,12 +493,15 @@ function groupCommitOf(db: Executor) {
     try {
       for (const write of batch) {
         const point = await trx.savepoint('w').execute();
+        enterDirect(db, point);
         try {
           const out = await write.fn(point);
           await flushChanges(point);
+          leaveDirect(point);
           await point.releaseSavepoint('w').execute();
           done.push({ write, out });
         } catch (error) {
+          leaveDirect(point);
           pendingByTrx.delete(point);
           countsByTrx.delete(point);
           // A statement error leaves the transaction usable: undo this write only. An error that

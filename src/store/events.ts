@@ -5,6 +5,7 @@
  * @example
  *   const page = await findEventPage(db, 'sqlite', { statuses: ['publish'], order: 'start' }, { limit: 10, offset: 0 });
  */
+import { directOf } from './sqlite-direct.js';
 import { sql, type ExpressionBuilder, type SelectQueryBuilder } from 'kysely';
 import type { Database, EventsTable, Executor, PostRow, EventRow } from './schema.js';
 import type { DialectName } from './db.js';
@@ -98,25 +99,29 @@ function baseQuery(db: Executor): EventQuery {
  * EVENT_COLUMNS as SQL, quoted once: selecting thirty-one columns through the query builder
  * (parsing each reference, then compiling) costs more than running the query.
  */
-const EVENT_SELECT = sql.raw(
-  EVENT_COLUMNS.map((c) =>
-    c
-      .split('.')
-      .map((part) => `"${part}"`)
-      .join('.'),
-  ).join(', '),
-);
+const EVENT_SELECT_TEXT = EVENT_COLUMNS.map((c) =>
+  c
+    .split('.')
+    .map((part) => `"${part}"`)
+    .join('.'),
+).join(', ');
+const EVENT_SELECT = sql.raw(EVENT_SELECT_TEXT);
 
 /** Event records for these ids (any status), in no particular order. */
 export async function findEventsByIds(db: Executor, ids: number[]): Promise<EventRecord[]> {
   if (ids.length === 0) return [];
+  const direct = directOf(db);
+  if (direct)
+    return direct.all<EventRecord>(`select ${EVENT_SELECT_TEXT} from "posts" inner join "events" on "events"."post_id" = "posts"."id" where "posts"."id" in (${ids.map(() => '?').join(', ')})`, ids);
   const r = await sql<EventRecord>`select ${EVENT_SELECT} from "posts" inner join "events" on "events"."post_id" = "posts"."id" where "posts"."id" in (${sql.join(ids)})`.execute(db);
   return r.rows;
 }
 
 export async function insertEventDetails(db: Executor, details: Insertable<EventsTable>): Promise<void> {
   await noteEventBefore(db, Number(details.post_id));
-  await db.insertInto('events').values(details).execute();
+  const direct = directOf(db);
+  if (direct) direct.insert('events', details);
+  else await db.insertInto('events').values(details).execute();
 }
 
 export async function updateEventDetails(db: Executor, id: number, patch: Updateable<EventsTable>): Promise<void> {
@@ -134,10 +139,10 @@ export async function setEventOrganizers(db: Executor, eventId: number, organize
   }
   const unique = [...new Set(organizerIds)];
   if (unique.length === 0) return;
-  await db
-    .insertInto('event_organizers')
-    .values(unique.map((organizer_id, position) => ({ event_id: eventId, organizer_id, position })))
-    .execute();
+  const rows = unique.map((organizer_id, position) => ({ event_id: eventId, organizer_id, position }));
+  const direct = directOf(db);
+  if (direct) direct.insertMany('event_organizers', rows);
+  else await db.insertInto('event_organizers').values(rows).execute();
 }
 
 /** Organizer links of these events, ordered by event then position. */
@@ -183,11 +188,11 @@ export async function setEventTerms(db: Executor, eventId: number, taxonomy: str
 /** Links a new event (no links yet) to these terms; returns the ids linked. */
 export async function addEventTerms(db: Executor, eventId: number, termIds: number[]): Promise<number[]> {
   const added = [...new Set(termIds)];
-  if (added.length)
-    await db
-      .insertInto('event_terms')
-      .values(added.map((term_id) => ({ event_id: eventId, term_id })))
-      .execute();
+  if (added.length === 0) return added;
+  const rows = added.map((term_id) => ({ event_id: eventId, term_id }));
+  const direct = directOf(db);
+  if (direct) direct.insertMany('event_terms', rows);
+  else await db.insertInto('event_terms').values(rows).execute();
   return added;
 }
 

@@ -11,19 +11,18 @@ import { noteChange, notePostBefore, recordTypeOfPost } from './changes.js';
 import { afterExplicitId, takeWantedId } from './import-context.js';
 import { storedIds } from './ranges.js';
 import { lockForWrite } from './locks.js';
+import { directOf } from './sqlite-direct.js';
 
 /** Insert a post row and return its id. */
 export async function insertPost(db: Executor, post: NewPost): Promise<number> {
   // An import may ask for the id the record had at its source (import-context.ts).
   const wanted = await takeWantedId(db, 'post');
-  const row = await db
-    .insertInto('posts')
-    .values(wanted === undefined ? post : { ...post, id: wanted })
-    .returning('id')
-    .executeTakeFirstOrThrow();
+  const values = wanted === undefined ? post : { ...post, id: wanted };
+  const direct = directOf(db);
+  const id = direct ? direct.insert('posts', values, 'id') : Number((await db.insertInto('posts').values(values).returning('id').executeTakeFirstOrThrow()).id);
   if (wanted !== undefined) await afterExplicitId(db, 'post');
-  await noteChange(db, recordTypeOfPost(post.type), Number(row.id), 'create');
-  return Number(row.id);
+  await noteChange(db, recordTypeOfPost(post.type), id, 'create');
+  return id;
 }
 
 /** Change some columns of a post. */
@@ -71,6 +70,13 @@ export async function isSlugTaken(db: Executor, type: StoredPostType | readonly 
   // lock names the first type.
   const types = typeof type === 'string' ? [type] : type;
   if (db.isTransaction) await lockForWrite(db, `slug:${types[0]}:${slug}`);
+  const direct = directOf(db);
+  if (direct) {
+    const params: unknown[] = [slug, ...types];
+    if (exceptId !== undefined) params.push(exceptId);
+    const text = `select "id" from "posts" where "slug" = ? and "type" in (${types.map(() => '?').join(', ')})${exceptId !== undefined ? ' and "id" != ?' : ''} limit 1`;
+    return direct.get(text, params) !== undefined;
+  }
   let q = db.selectFrom('posts').select('id').where('slug', '=', slug);
   q = types.length === 1 ? q.where('type', '=', types[0]!) : q.where('type', 'in', [...types]);
   if (exceptId !== undefined) q = q.where('id', '!=', exceptId);

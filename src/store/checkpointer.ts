@@ -1,0 +1,128 @@
+/**
+ * SQLite WAL checkpoints beside the event loop (issue 9). By default SQLite checkpoints on the
+ * connection whose commit makes the write-ahead log reach 1,000 pages: that commit copies the
+ * log's pages back into the database file and, with `synchronous = NORMAL`, syncs both files to
+ * disk, all on the server's only connection, so every request waits for two disk flushes every
+ * few dozen writes. Here the main connection never checkpoints (`wal_autocheckpoint = 0`); a
+ * worker thread with a connection of its own looks at the log's size a few times a second and runs
+ * a PASSIVE checkpoint (which never blocks the writer or the readers) once it has grown past the
+ * same 1,000 pages.
+ *
+ * The main connection hands over only once the worker has opened the file and checkpointed once;
+ * if the worker stops (an error, `close`), the main connection checkpoints by itself again. Writes
+ * are as durable as before: a commit is in the log when it is acknowledged, checkpointed or not.
+ *
+ * @example
+ *   const checkpointer = startCheckpointer('/srv/calendar.db', connection);
+ *   await checkpointer.close();
+ */
+import { Worker } from 'node:worker_threads';
+import { sqliteDriverPath, type SqliteConnection } from './sqlite-binding.js';
+
+export interface Checkpointer {
+  /** Resolves once the worker checkpoints for the main connection (false: it could not start). */
+  ready: Promise<boolean>;
+  /** Checkpoints run by the worker so far, and the log frames they copied. */
+  stats(): { checkpoints: number; frames: number };
+  close(): Promise<void>;
+}
+
+/** The log's size, in pages, past which the worker checkpoints (SQLite's own default). */
+export const CHECKPOINT_PAGES = 1000;
+/** How often the worker looks at the log's size. */
+const LOOK_MS = 200;
+
+/** The worker, as CommonJS source (runs the same under tsx and from dist/). */
+const WORKER_SOURCE = `
+const { parentPort, workerData } = require('node:worker_threads');
+const { statSync } = require('node:fs');
+const Database = require(workerData.driver);
+const db = new Database(workerData.file, { fileMustExist: true });
+db.pragma('busy_timeout = 1000');
+db.pragma('wal_autocheckpoint = 0');
+const pageSize = db.pragma('page_size', { simple: true });
+const limit = workerData.pages * pageSize;
+const checkpoint = () => {
+  const [r] = db.pragma('wal_checkpoint(PASSIVE)');
+  parentPort.postMessage({ checkpointed: r ? r.checkpointed : 0 });
+};
+checkpoint();
+parentPort.postMessage({ ready: true });
+setInterval(() => {
+  let size = 0;
+  try { size = statSync(workerData.file + '-wal').size; } catch { return; }
+  if (size > limit) {
+    try { checkpoint(); } catch (e) { parentPort.postMessage({ warning: String((e && e.message) || e) }); }
+  }
+}, workerData.lookMs);
+`;
+
+export function startCheckpointer(file: string, connection: SqliteConnection, options: { pages?: number; lookMs?: number } = {}): Checkpointer {
+  let checkpoints = 0;
+  let frames = 0;
+  let handedOver = false;
+  let closed = false;
+  const takeBack = () => {
+    if (!handedOver) return;
+    handedOver = false;
+    // The main connection checkpoints by itself again (SQLite's default).
+    if (connection.open) connection.pragma(`wal_autocheckpoint = ${CHECKPOINT_PAGES}`);
+  };
+  const worker = new Worker(WORKER_SOURCE, {
+    eval: true,
+    workerData: { file, driver: sqliteDriverPath(), pages: options.pages ?? CHECKPOINT_PAGES, lookMs: options.lookMs ?? LOOK_MS },
+    resourceLimits: { maxOldGenerationSizeMb: 16 },
+  });
+  let settle: (ok: boolean) => void = () => {};
+  const ready = new Promise<boolean>((resolve) => (settle = resolve));
+  worker.on('message', (msg: { ready?: boolean; checkpointed?: number }) => {
+    if (msg.ready) {
+      if (!closed && connection.open) {
+        connection.pragma('wal_autocheckpoint = 0');
+        handedOver = true;
+      }
+      settle(handedOver);
+    }
+    if (msg.checkpointed !== undefined) {
+      checkpoints++;
+      frames += Math.max(0, msg.checkpointed);
+    }
+  });
+  worker.on('error', () => {
+    takeBack();
+    settle(false);
+  });
+  worker.on('exit', () => {
+    takeBack();
+    settle(false);
+  });
+  // Never what keeps the process alive once started (until then, what waits for `ready` would
+  // see the process end first).
+  void ready.then(() => {
+    if (!closed) worker.unref();
+  });
+  return {
+    ready,
+    stats: () => ({ checkpoints, frames }),
+    async close() {
+      closed = true;
+      takeBack();
+      // Held until it has stopped: an unreferenced worker's exit would not keep the process
+      // running, and whoever awaits `close` would never hear back.
+      worker.ref();
+      await worker.terminate();
+    },
+  };
+}
+
+/** Checkpointers of open SQLite stores, by their Kysely instance (see `db.ts`). */
+const checkpointers = new WeakMap<object, Checkpointer>();
+
+export function registerCheckpointer(db: object, checkpointer: Checkpointer): void {
+  checkpointers.set(db, checkpointer);
+}
+
+/** The checkpointer of a store's handle (SQLite files only). */
+export function checkpointerOf(db: object): Checkpointer | undefined {
+  return checkpointers.get(db);
+}

@@ -1,0 +1,105 @@
+/**
+ * WAL checkpoints beside the event loop (issue 9): the main connection stops checkpointing once the
+ * worker has taken over, the worker checkpoints the log when it grows past its limit, and the main
+ * connection checkpoints by itself again when the worker stops or cannot start.
+ */
+import { after, describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+import { mkdtempSync, rmSync, statSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { openSqlite } from '../../src/store/sqlite-binding.js';
+import { checkpointerOf, startCheckpointer } from '../../src/store/checkpointer.js';
+import { openStore } from '../../src/store/db.js';
+
+/** Wait (polling) until `cond` holds; fails after 10 s. */
+async function until(cond: () => boolean, what: string): Promise<void> {
+  const end = Date.now() + 10_000;
+  while (!cond()) {
+    if (Date.now() > end) assert.fail(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 10));
+  }
+}
+
+describe('WAL checkpointer', () => {
+  const dir = mkdtempSync(join(tmpdir(), 'calendar-checkpoint-'));
+  after(() => rmSync(dir, { recursive: true, force: true }));
+
+  it('takes over from the main connection and checkpoints the log once it passes its limit', async () => {
+    const file = join(dir, 'grow.db');
+    const db = openSqlite(file);
+    db.pragma('journal_mode = WAL');
+    db.pragma('synchronous = NORMAL');
+    db.exec('create table t (x text)');
+    const checkpointer = startCheckpointer(file, db, { pages: 20, lookMs: 10 });
+    try {
+      assert.equal(await checkpointer.ready, true);
+      assert.equal(db.pragma('wal_autocheckpoint', { simple: true }), 0);
+      const before = checkpointer.stats().frames;
+      // About 100 pages of log, in many commits: the main connection does not checkpoint them.
+      const insert = db.prepare('insert into t values (?)');
+      for (let i = 0; i < 100; i++) insert.run('x'.repeat(4000));
+      await until(() => checkpointer.stats().frames > before, 'the worker to checkpoint');
+      assert.ok(statSync(file).size > 100 * 4000, 'the rows reached the database file');
+    } finally {
+      await checkpointer.close();
+    }
+    // Stopped: the main connection checkpoints by itself again.
+    assert.equal(db.pragma('wal_autocheckpoint', { simple: true }), 1000);
+    db.close();
+  });
+
+  it('closes when closed with its ready message still to be handled', async () => {
+    // Closed on the turn before the worker's first message was handled, it used to unreference the
+    // worker while it stopped: nothing kept the process running and `close` never answered (a CLI
+    // then exited 0 without its answer).
+    const file = join(dir, 'close.db');
+    const db = openSqlite(file);
+    db.pragma('journal_mode = WAL');
+    try {
+      for (let i = 0; i < 3; i++) {
+        const checkpointer = startCheckpointer(file, db);
+        // Hold the main thread while the worker starts and says it is ready.
+        const until = Date.now() + 400;
+        while (Date.now() < until);
+        await checkpointer.close();
+      }
+    } finally {
+      db.close();
+    }
+  });
+
+  it('leaves the main connection checkpointing when the worker cannot open the file', async () => {
+    const file = join(dir, 'main.db');
+    const db = openSqlite(file);
+    db.pragma('journal_mode = WAL');
+    const checkpointer = startCheckpointer(join(dir, 'missing.db'), db);
+    try {
+      assert.equal(await checkpointer.ready, false);
+      assert.equal(db.pragma('wal_autocheckpoint', { simple: true }), 1000);
+    } finally {
+      await checkpointer.close();
+      db.close();
+    }
+  });
+
+  it('is what a SQLite store on a file uses, with its temporary journals in memory', async () => {
+    const store = await openStore(`sqlite:${join(dir, 'store.db')}`);
+    try {
+      const checkpointer = checkpointerOf(store.db);
+      assert.ok(checkpointer, 'a file store has a checkpointer');
+      assert.equal(await checkpointer.ready, true);
+      // Savepoint journals (one per write of a group commit) in memory, not in a temporary file.
+      const { sql } = await import('kysely');
+      assert.deepEqual((await sql`pragma temp_store`.execute(store.db)).rows, [{ temp_store: 2 }]);
+    } finally {
+      await store.close();
+    }
+    const memory = await openStore('sqlite::memory:');
+    try {
+      assert.equal(checkpointerOf(memory.db), undefined);
+    } finally {
+      await memory.close();
+    }
+  });
+});

@@ -236,7 +236,14 @@ export async function bulkLoad<T>(store: Store, fn: (loader: BulkLoader) => Prom
       // Commits need not wait for the WAL flush during a bulk load (a crash loses the last batches only).
       await sql.raw('set synchronous_commit = off').execute(conn);
       try {
-        return await run();
+        const out = await run();
+        // Write the loaded pages out now rather than during the next minutes' reads (a load of
+        // millions of rows leaves gigabytes for the checkpointer). Needs superuser or pg_checkpoint: skipped otherwise.
+        await sql
+          .raw('checkpoint')
+          .execute(conn)
+          .catch(() => {});
+        return out;
       } finally {
         await sql
           .raw('reset synchronous_commit')

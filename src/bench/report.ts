@@ -101,10 +101,15 @@ export interface Dataset {
   images: number;
   eventOrganizers: number;
   eventTerms: number;
+  /** recurring events (issue 15): series, and occurrences among `events` */
+  series?: number;
+  occurrences?: number;
 }
 
 export interface SizeRun {
   events: number;
+  /** issue 15: recurring series seeded on top of the events (`seed --series N --series-kind K`) */
+  series?: { count: number; kind: string };
   dataset?: Dataset;
   /** seconds per store; null when an existing database was reused */
   seedSeconds: Partial<Record<StoreName, number | null>>;
@@ -271,7 +276,7 @@ function resultTable(size: SizeRun): string {
 }
 
 function find(run: BenchRun, events: number | undefined, store: StoreName, key: string): ScenarioResult | undefined {
-  const size = run.sizes.find((s) => s.events === events);
+  const size = run.sizes.find((s) => !s.series && s.events === events);
   const r = size?.results.find((x) => x.store === store && x.key === key);
   return r && r.status === 'ok' ? r : undefined;
 }
@@ -279,7 +284,10 @@ function find(run: BenchRun, events: number | undefined, store: StoreName, key: 
 /** The issue's targets, each with a verdict line. */
 export function checkTargets(run: BenchRun): string[] {
   const out: string[] = [];
-  const sizes = run.sizes.map((s) => s.events).sort((a, b) => a - b);
+  const sizes = run.sizes
+    .filter((s) => !s.series)
+    .map((s) => s.events)
+    .sort((a, b) => a - b);
   const smallest = sizes[0];
   const largest = sizes[sizes.length - 1];
   const verdict = (ok: boolean, text: string) => `- ${ok ? '**met**' : '**missed**'}: ${text}`;
@@ -327,7 +335,7 @@ export function checkTargets(run: BenchRun): string[] {
         );
       }
     }
-    const reads = run.sizes.find((s) => s.events === events)!.results.filter((r) => r.store === 'sqlite' && r.kind === 'read' && r.status === 'ok');
+    const reads = run.sizes.find((s) => !s.series && s.events === events)!.results.filter((r) => r.store === 'sqlite' && r.kind === 'read' && r.status === 'ok');
     if (reads.length) {
       const worst = reads.reduce((a, b) => (b.service!.p99 > a.service!.p99 ? b : a));
       const ok = worst.service!.p99 <= 10;
@@ -378,7 +386,7 @@ export function checkTargets(run: BenchRun): string[] {
   }
 
   for (const events of sizes) {
-    const size = run.sizes.find((s) => s.events === events)!;
+    const size = run.sizes.find((s) => !s.series && s.events === events)!;
     for (const pg of size.results.filter((r) => r.store === 'postgres' && r.kind === 'read' && r.status === 'ok')) {
       const lite = find(run, events, 'sqlite', pg.key);
       if (!lite) continue;
@@ -394,7 +402,7 @@ export function checkTargets(run: BenchRun): string[] {
 
   // Issue 9: fast while the calendar changes.
   for (const events of sizes) {
-    const size = run.sizes.find((s) => s.events === events)!;
+    const size = run.sizes.find((s) => !s.series && s.events === events)!;
     const n = events.toLocaleString('en-US');
     for (const store of ['sqlite', 'postgres'] as const) {
       const create = find(run, events, store, 'create');
@@ -450,13 +458,82 @@ export function checkTargets(run: BenchRun): string[] {
   }
 
   if (largest !== undefined) {
-    const size = run.sizes.find((s) => s.events === largest)!;
+    const size = run.sizes.find((s) => !s.series && s.events === largest)!;
     for (const store of ['sqlite', 'postgres'] as const) {
       const rss = size.rss[store];
       if (!rss || rss.peak === null) continue;
       const ok = rss.peak < 300 * 1024 * 1024;
       out.push(verdict(ok, `RSS under 300 MB while serving ${largest.toLocaleString('en-US')} events (${store}): peak ${mb(rss.peak)} (after start-up ${mb(rss.idle)})`));
     }
+  }
+  return out;
+}
+
+/** A size's heading: `100,000 events`, or `100,000 events + 10,000 weekly series`. */
+export function sizeLabel(size: Pick<SizeRun, 'events' | 'series'>): string {
+  const events = `${size.events.toLocaleString('en-US')} events`;
+  return size.series ? `${events} + ${size.series.count.toLocaleString('en-US')} ${size.series.kind} series` : events;
+}
+
+/** Issue 15's target: with series, each list target within this factor of the same list without. */
+export const SERIES_FACTOR = 1.5;
+const SERIES_READS: Array<[string, string]> = [
+  ['list', 'default list'],
+  ['filtered', 'filtered list'],
+  ['single', 'single event'],
+  ['page100', 'page 100 of the default list'],
+];
+
+/**
+ * Issue 15: each size seeded with series against the same number of events without, same run,
+ * same store: throughput ≥ 1/1.5 of it, median and p99 latency ≤ 1.5×; the first read after a
+ * write (median) ≤ 1.5× when measured.
+ */
+function seriesSection(run: BenchRun): string[] {
+  const out: string[] = [];
+  for (const withSeries of run.sizes.filter((s) => s.series)) {
+    const without = run.sizes.find((s) => !s.series && s.events === withSeries.events);
+    if (!without) continue;
+    if (out.length === 0) out.push('### Issue 15: recurring events at scale', '');
+    const d = withSeries.dataset;
+    const seeds = Object.entries(withSeries.seedSeconds)
+      .map(([store, sec]) => `${store} ${sec === null || sec === undefined ? 'reused' : `${sec.toFixed(1)} s`}`)
+      .join(', ');
+    const seedsWithout = Object.entries(without.seedSeconds)
+      .map(([store, sec]) => `${store} ${sec === null || sec === undefined ? 'reused' : `${sec.toFixed(1)} s`}`)
+      .join(', ');
+    out.push(
+      `${sizeLabel(withSeries)}${d?.occurrences !== undefined ? ` (${fmt(d.occurrences)} occurrences)` : ''} against ${sizeLabel(without)}, same run. ` +
+        `Target: within ${SERIES_FACTOR}× (req/s ≥ 1/${SERIES_FACTOR} of the list without series; median and p99 ≤ ${SERIES_FACTOR}×). ` +
+        `Seeding: with series ${seeds || '–'}; without ${seedsWithout || '–'}.`,
+      '',
+      '| read | store | req/s without | req/s with | ratio | p50 ms without | p50 ms with | ratio | p99 ms without | p99 ms with | ratio | verdict |',
+      '|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|',
+    );
+    const stores = [...new Set(withSeries.results.map((r) => r.store))];
+    for (const store of stores) {
+      for (const [key, label] of SERIES_READS) {
+        const a = without.results.find((r) => r.store === store && r.key === key && r.status === 'ok')?.service;
+        const b = withSeries.results.find((r) => r.store === store && r.key === key && r.status === 'ok')?.service;
+        if (!a || !b) continue;
+        const ok = b.rps >= a.rps / SERIES_FACTOR && b.p50 <= a.p50 * SERIES_FACTOR && b.p99 <= a.p99 * SERIES_FACTOR;
+        out.push(
+          `| ${label} | ${store} | ${fmt(a.rps)} | ${fmt(b.rps)} | ${ratio(b.rps, a.rps)} | ${ms(a.p50)} | ${ms(b.p50)} | ${ratio(b.p50, a.p50)} | ${ms(a.p99)} | ${ms(b.p99)} | ${ratio(b.p99, a.p99)} | ${ok ? 'met' : '**missed**'} |`,
+        );
+      }
+      const awA = without.afterWrite[store];
+      const awB = withSeries.afterWrite[store];
+      for (const key of Object.keys(awB?.reads ?? {})) {
+        const ta = awA?.reads[key]?.times ?? [];
+        const tb = awB?.reads[key]?.times ?? [];
+        if (!ta.length || !tb.length) continue;
+        const [ma, mb2] = [quantile(ta, 0.5), quantile(tb, 0.5)];
+        out.push(
+          `| first read after a write: ${AFTER_WRITE_LABEL[key] ?? key} (median of ${tb.length} rounds) | ${store} | | | | ${ms(ma)} | ${ms(mb2)} | ${ratio(mb2, ma)} | | | | ${mb2 <= ma * SERIES_FACTOR ? 'met' : '**missed**'} |`,
+        );
+      }
+    }
+    out.push('');
   }
   return out;
 }
@@ -481,19 +558,23 @@ export function renderReport(run: BenchRun): string {
   parts.push('### Targets');
   parts.push('');
   parts.push(...checkTargets(run));
+  const issue15 = seriesSection(run);
+  if (issue15.length) parts.push('', ...issue15);
   for (const size of run.sizes) {
     parts.push('');
-    parts.push(`### ${size.events.toLocaleString('en-US')} events`);
+    parts.push(`### ${sizeLabel(size)}`);
     parts.push('');
     const d = size.dataset;
     if (d) {
       parts.push(
         `Dataset: ${fmt(d.events)} events, ${fmt(d.venues)} venues, ${fmt(d.organizers)} organizers, ${fmt(d.categories)} categories, ${fmt(d.tags)} tags, ${fmt(d.images)} images, ` +
-          `${fmt(d.eventOrganizers)} event–organizer links, ${fmt(d.eventTerms)} event–term links.`,
+          `${fmt(d.eventOrganizers)} event–organizer links, ${fmt(d.eventTerms)} event–term links` +
+          (d.series ? `; ${fmt(d.series)} series with ${fmt(d.occurrences)} occurrences (counted among the events).` : '.'),
       );
     }
     const seeds = Object.entries(size.seedSeconds).map(([store, s]) => `${store} ${s === null || s === undefined ? 'reused an existing database' : `${s.toFixed(1)} s`}`);
-    if (seeds.length) parts.push(`Seeding (\`events-calendar seed --events ${size.events}\`): ${seeds.join(', ')}.`);
+    if (seeds.length)
+      parts.push(`Seeding (\`events-calendar seed --events ${size.events}${size.series ? ` --series ${size.series.count} --series-kind ${size.series.kind}` : ''}\`): ${seeds.join(', ')}.`);
     const rss = Object.entries(size.rss).map(([store, r]) => `${store} ${mb(r?.idle)} after start-up, peak ${mb(r?.peak)} under load`);
     if (rss.length) parts.push(`Server RSS: ${rss.join('; ')}.`);
     if (size.load)

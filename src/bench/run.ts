@@ -5,7 +5,12 @@
  * write bench/RESULTS.md.
  *
  * Settings (environment):
- *   BENCH_SIZES          event counts, default "100,100000" (add 1000000 for the large run)
+ *   BENCH_SIZES          event counts, default "100,100000" (add 1000000 for the large run); a size
+ *                        "100000+10000w" adds 10,000 recurring series (issue 15; w weekly, m monthly,
+ *                        x or nothing mixed) after the events
+ *   BENCH_SERIES         issue 15: after each size without series, the same size plus this many series
+ *                        (e.g. 10000), same run; the report compares the two (target: within 1.5x)
+ *   BENCH_SERIES_KIND    weekly, monthly or mixed (default weekly: issue 15's 10,000 weekly series)
  *   BENCH_POSTGRES_URL   also run on PostgreSQL; a database `events_bench_<pid>` is created there and dropped after
  *   BENCH_DURATION       seconds per measurement (10); BENCH_WARMUP seconds of warm-up (3)
  *   BENCH_CONNECTIONS    concurrent connections (10)
@@ -27,6 +32,7 @@
  *   BENCH_OUT            report file (bench/RESULTS.md); BENCH_OUT=- prints only
  *
  * @example BENCH_SIZES=100,100000,1000000 BENCH_POSTGRES_URL=postgres://postgres@127.0.0.1:5432/test npm run bench
+ * @example BENCH_SIZES=100000 BENCH_SERIES=10000 BENCH_SERIES_KIND=weekly npm run bench   # issue 15
  */
 import { existsSync, rmSync, mkdirSync } from 'node:fs';
 import { loadavg } from 'node:os';
@@ -36,16 +42,32 @@ import { openStore } from '../store/db.js';
 import { describeMachine } from './machine.js';
 import { measure, type LoadResult, type LoadSpec } from './load.js';
 import { BASELINE_PATH, CLI_PATH, runNode, sampleProcess, startChild, rssOf, type Child } from './processes.js';
-import { renderReport, writeReport, type BenchRun, type ChurnResult, type Dataset, type ScenarioResult, type SizeRun, type StoreName } from './report.js';
+import { SERIES_KINDS, type SeriesKind } from '../domain/seed-series.js';
+import { renderReport, sizeLabel, writeReport, type BenchRun, type ChurnResult, type Dataset, type ScenarioResult, type SizeRun, type StoreName } from './report.js';
 import { AFTER_WRITE_KEY, CHURN_SCENARIOS, PROPAGATION_KEY, SCENARIOS, WEBHOOKS_KEY, discover, scenarioUrl, selectKeys, type ChurnScenario, type Scenario, type ScenarioContext } from './scenarios.js';
 import { webhookRate } from './webhooks.js';
 import { coldPairs, firstReadAfterWrite, propagation, quantile, readOnly, readPath, readsUnderWrites, settle } from './churn.js';
 
 const env = process.env;
-const SIZES = (env.BENCH_SIZES ?? '100,100000')
-  .split(',')
-  .map((s) => Number(s.trim().replace(/_/g, '')))
-  .filter((n) => Number.isInteger(n) && n > 0);
+/** A dataset to seed: events, and (issue 15) recurring series on top. */
+interface SizeSpec {
+  events: number;
+  series?: { count: number; kind: SeriesKind };
+}
+const KIND_SUFFIX: Record<string, SeriesKind> = { w: 'weekly', m: 'monthly', x: 'mixed', '': 'mixed' };
+const SERIES_KIND = (env.BENCH_SERIES_KIND ?? 'weekly') as SeriesKind;
+if (!SERIES_KINDS.includes(SERIES_KIND)) throw new Error(`BENCH_SERIES_KIND must be one of ${SERIES_KINDS.join(', ')}`);
+const SERIES = Number(env.BENCH_SERIES ?? 0);
+const SIZES: SizeSpec[] = (env.BENCH_SIZES ?? '100,100000').split(',').flatMap((token): SizeSpec[] => {
+  const m = /^(\d+)(?:\+(\d+)([wmx]?))?$/.exec(token.trim().replace(/_/g, ''));
+  if (!m) throw new Error(`BENCH_SIZES: "${token}" is not a size (N, or N+Sw for N events and S weekly series)`);
+  const events = Number(m[1]);
+  if (m[2] !== undefined) return [{ events, series: { count: Number(m[2]), kind: KIND_SUFFIX[m[3] ?? '']! } }];
+  return SERIES > 0 ? [{ events }, { events, series: { count: SERIES, kind: SERIES_KIND } }] : [{ events }];
+});
+/** The file name part and log label of a size: `100000`, `100000+10000w`. */
+const sizeKey = (spec: { events: number; series?: { count: number; kind: string } }) =>
+  spec.series ? `${spec.events}+${spec.series.count}${spec.series.kind === 'mixed' ? 'x' : spec.series.kind[0]}` : String(spec.events);
 const SECONDS = Number(env.BENCH_DURATION ?? 10);
 const WARMUP = Number(env.BENCH_WARMUP ?? 3);
 const CONNECTIONS = Number(env.BENCH_CONNECTIONS ?? 10);
@@ -128,38 +150,48 @@ async function countDataset(url: string): Promise<Dataset> {
       images: await count('images'),
       eventOrganizers: await count('event_organizers'),
       eventTerms: await count('event_terms'),
+      series: of(posts, 'type', 'tribe_event_series'),
+      occurrences: Number(
+        (
+          await db
+            .selectFrom('event_occurrences')
+            .select((eb) => eb.fn.countAll<number>().as('n'))
+            .executeTakeFirstOrThrow()
+        ).n,
+      ),
     };
   } finally {
     await store.close();
   }
 }
 
-async function seed(url: string, events: number): Promise<number> {
+async function seed(url: string, spec: SizeSpec): Promise<number> {
   const started = Date.now();
-  await runNode([CLI_PATH, 'seed', '--events', String(events), '--database-url', url], { ...SERVER_ENV, LOG_LEVEL: 'warn' });
+  const series = spec.series ? ['--series', String(spec.series.count), '--series-kind', spec.series.kind] : [];
+  await runNode([CLI_PATH, 'seed', '--events', String(spec.events), ...series, '--database-url', url], { ...SERVER_ENV, LOG_LEVEL: 'warn' });
   return (Date.now() - started) / 1000;
 }
 
 /** Prepare the database of one size on one store; returns its URL and the seeding time. */
-async function prepare(store: StoreName, events: number): Promise<{ url: string; seconds: number | null }> {
+async function prepare(store: StoreName, spec: SizeSpec): Promise<{ url: string; seconds: number | null }> {
   if (store === 'sqlite') {
     mkdirSync(DATA_DIR, { recursive: true });
-    const file = resolve(DATA_DIR, `events-${events}.db`);
+    const file = resolve(DATA_DIR, `events-${sizeKey(spec)}.db`);
     const url = `sqlite:${file}`;
     if (env.BENCH_REUSE === '1' && existsSync(file)) {
       const d = await countDataset(url);
-      if (d.events === events) {
+      if (d.events - (d.occurrences ?? 0) === spec.events && (d.series ?? 0) === (spec.series?.count ?? 0)) {
         log(`  reusing ${file}`);
         return { url, seconds: null };
       }
     }
     for (const suffix of ['', '-wal', '-shm']) rmSync(file + suffix, { force: true });
-    return { url, seconds: await seed(url, events) };
+    return { url, seconds: await seed(url, spec) };
   }
   await adminQuery(`drop database if exists ${PG_DATABASE} with (force)`);
   await adminQuery(`create database ${PG_DATABASE}`);
   const url = postgresUrlFor(PG_DATABASE);
-  return { url, seconds: await seed(url, events) };
+  return { url, seconds: await seed(url, spec) };
 }
 
 function serviceSpec(s: Scenario, ctx: ScenarioContext): Omit<LoadSpec, 'connections' | 'seconds' | 'warmupSeconds'> {
@@ -201,7 +233,7 @@ async function runLoadScenario(s: Scenario, ctx: ScenarioContext, store: StoreNa
   if (result.service.non2xx || result.service.errors) result.note = `${result.service.non2xx} non-2xx, ${result.service.errors} errors`;
   if (s.expectStatus !== undefined) result.note = `answers ${s.expectStatus}${result.note ? `; ${result.note}` : ''}`;
 
-  const key = `${size.events}:${s.key}`;
+  const key = `${sizeKey(size)}:${s.key}`;
   // The baseline answers JSON: HTML pages are compared with the API's answers instead (report.ts);
   // 304 scenarios have no body to compare.
   if (baseline && s.expectStatus === undefined && String(probe.headers.get('content-type')).startsWith('application/json')) {
@@ -353,15 +385,17 @@ async function main(): Promise<void> {
     sizes: [],
   };
   log(`machine: ${run.machine.cpu}, ${run.machine.cores} cores, ${run.machine.memoryGb} GB, node ${run.machine.node}`);
-  log(`sizes ${SIZES.join(', ')}; stores ${STORES.join(', ')}; ${CONNECTIONS} connections, ${SECONDS} s (+${WARMUP} s warm-up)`);
+  log(`sizes ${SIZES.map(sizeKey).join(', ')}; stores ${STORES.join(', ')}; ${CONNECTIONS} connections, ${SECONDS} s (+${WARMUP} s warm-up)`);
   if (STORES.includes('postgres') && !PG_URL) throw new Error('BENCH_STORES includes postgres but BENCH_POSTGRES_URL is not set');
 
   const baseline = await startChild('baseline', [BASELINE_PATH], {}, { readyPath: '/' });
   const baselines = new Map<string, LoadResult>();
   try {
-    for (const events of SIZES) {
+    for (const spec of SIZES) {
+      const events = spec.events;
       const size: SizeRun = {
         events,
+        ...(spec.series ? { series: spec.series } : {}),
         seedSeconds: {},
         rss: {},
         results: [],
@@ -374,8 +408,8 @@ async function main(): Promise<void> {
       };
       run.sizes.push(size);
       for (const store of STORES) {
-        log(`\n== ${events.toLocaleString('en-US')} events on ${store}`);
-        const { url, seconds } = await prepare(store, events);
+        log(`\n== ${sizeLabel(size)} on ${store}`);
+        const { url, seconds } = await prepare(store, spec);
         size.seedSeconds[store] = seconds;
         if (seconds !== null) log(`  seeded in ${seconds.toFixed(1)} s`);
         if (!size.dataset) size.dataset = await countDataset(url);
@@ -387,7 +421,7 @@ async function main(): Promise<void> {
           try {
             size.rss[store] = { idle: rssOf(server.pid), peak: null };
             // The baseline is measured once per size and scenario (with the first store's body).
-            await runScenarios(store, server, baselines.size && [...baselines.keys()].some((k) => k.startsWith(`${events}:`)) ? null : baseline, baselines, size, startOther);
+            await runScenarios(store, server, baselines.size && [...baselines.keys()].some((k) => k.startsWith(`${sizeKey(size)}:`)) ? null : baseline, baselines, size, startOther);
           } finally {
             await server.stop();
           }

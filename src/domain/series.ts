@@ -15,7 +15,7 @@ import { DateTime } from 'luxon';
 import type { Executor } from '../store/schema.js';
 import * as eventsStore from '../store/events.js';
 import * as recurrenceStore from '../store/recurrence.js';
-import { expandOccurrences, horizonWall, parseRecurrence, type Recurrence, type SeriesStart } from './recurrence.js';
+import { expandOccurrences, horizonWall, parseRecurrence, type Occurrence, type Recurrence, type SeriesStart } from './recurrence.js';
 import type { Clock } from './linked-posts.js';
 import { truncateSlug } from './slugs.js';
 import * as postsStore from '../store/posts.js';
@@ -33,9 +33,27 @@ function firstOf(series: eventsStore.EventRecord): SeriesStart {
   return { start_local: series.start_local, end_local: series.end_local, timezone: series.timezone, all_day: Number(series.all_day) === 1 };
 }
 
+/** The slug an occurrence starting at `start` (wall time) is given before numbering: `{series-slug}-{YYYY-MM-DD}`. */
+export function occurrenceSlugBase(seriesSlug: string, start: string): string {
+  return `${truncateSlug(seriesSlug || 'event', 188)}-${start.slice(0, 10)}`;
+}
+
+/**
+ * The occurrences a series' rules generate up to the horizon (`horizonMonths` ahead of `nowGmt`, in
+ * the event's zone), the horizon, and whether the rules end before it (`complete`). Used by
+ * `materialise` and by the bulk seed (`seed --series`), so both write the same rows.
+ */
+export function plannedOccurrences(rec: Recurrence, first: SeriesStart, horizonMonths: number, nowGmt: string): { occurrences: Occurrence[]; horizon: string; complete: boolean } {
+  const horizon = horizonWall(first.timezone, horizonMonths, DateTime.fromSQL(nowGmt, { zone: 'utc' }));
+  const occurrences = expandOccurrences(rec, first, horizon);
+  const bounded = rec.rule === undefined || rec.count !== undefined || rec.until !== undefined;
+  const complete = bounded && expandOccurrences(rec, first, END_OF_TIME).length === occurrences.length;
+  return { occurrences, horizon, complete };
+}
+
 /** Slugs for new occurrences: `{series-slug}-{YYYY-MM-DD}`, numbered when taken. */
 async function occurrenceSlugs(trx: Executor, seriesSlug: string, starts: string[]): Promise<string[]> {
-  const bases = starts.map((s) => `${truncateSlug(seriesSlug || 'event', 188)}-${s.slice(0, 10)}`);
+  const bases = starts.map((s) => occurrenceSlugBase(seriesSlug, s));
   const taken = await recurrenceStore.takenEventSlugs(trx, [...new Set(bases)]);
   const used = new Set<string>();
   const out: string[] = [];
@@ -62,11 +80,7 @@ export async function materialise(trx: Executor, seriesId: number, deps: SeriesD
   const row = (await recurrenceStore.findSeries(trx, [seriesId])).get(seriesId);
   if (!series || !row) return [];
   const rec = parseRecurrence(row.rules);
-  const first = firstOf(series);
-  const horizon = horizonWall(series.timezone, deps.horizonMonths, DateTime.fromSQL(deps.clock.nowGmt(), { zone: 'utc' }));
-  const occurrences = expandOccurrences(rec, first, horizon);
-  const bounded = rec.rule === undefined || rec.count !== undefined || rec.until !== undefined;
-  const complete = bounded && expandOccurrences(rec, first, END_OF_TIME).length === occurrences.length;
+  const { occurrences, horizon, complete } = plannedOccurrences(rec, firstOf(series), deps.horizonMonths, deps.clock.nowGmt());
   const existing = await recurrenceStore.occurrencesOf(trx, seriesId);
   const byKey = new Map(existing.map((o) => [o.original_start, o]));
   const wanted = new Set(occurrences.map((o) => o.start_local));

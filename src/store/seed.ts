@@ -18,12 +18,12 @@
  *   });
  */
 import { CompiledQuery, sql, type Kysely } from 'kysely';
-import type { Database, PostType, Taxonomy } from './schema.js';
+import type { Database, StoredPostType, Taxonomy } from './schema.js';
 import type { DialectName, Store } from './db.js';
 import { noteChange } from './changes.js';
 
 type Row = ReadonlyArray<string | number | null>;
-type Table = 'posts' | 'events' | 'venues' | 'organizers' | 'event_organizers' | 'terms' | 'event_terms' | 'images';
+type Table = 'posts' | 'events' | 'venues' | 'organizers' | 'event_organizers' | 'terms' | 'event_terms' | 'images' | 'event_series' | 'event_occurrences';
 
 /** SQLite: largest number of bound parameters per statement (its default limit is 32766). */
 const MAX_PARAMS = 30_000;
@@ -50,6 +50,9 @@ const PG_TYPES: Record<string, string> = {
   organizer_id: 'int',
   position: 'int',
   term_id: 'int',
+  series_id: 'int',
+  complete: 'int',
+  exception: 'int',
   width: 'int',
   height: 'int',
   geo_lat: 'float8',
@@ -68,10 +71,10 @@ export interface BulkLoader {
   /** Run `fn` in one transaction on the loader's connection. */
   transaction<T>(fn: (tx: BulkTransaction) => Promise<T>): Promise<T>;
   /** Slugs already used by posts of this type (to keep new slugs unique). */
-  existingSlugs(type: PostType): Promise<Set<string>>;
+  existingSlugs(type: StoredPostType): Promise<Set<string>>;
   /** Number of posts of this type (to continue numbering generated names). */
-  countPosts(type: PostType): Promise<number>;
-  /** Set `count` of these terms to their number of published events, in one statement. */
+  countPosts(type: StoredPostType): Promise<number>;
+  /** Set `count` of these terms to their number of published events (series are not counted: their occurrences are). */
   recountTerms(termIds: number[]): Promise<void>;
   /** Ids of the terms of a taxonomy by slug. */
   termIdsBySlug(taxonomy: Taxonomy): Promise<Map<string, number>>;
@@ -188,6 +191,8 @@ export async function bulkLoad<T>(store: Store, fn: (loader: BulkLoader) => Prom
             .innerJoin('posts', 'posts.id', 'event_terms.event_id')
             .select(['event_terms.term_id', (eb) => eb.fn.countAll<number>().as('n')])
             .where('posts.status', '=', 'publish')
+            // A recurring event's series is not counted: its occurrences are (as store/terms.ts recounts).
+            .where('posts.type', '=', 'tribe_events')
             .where('event_terms.term_id', 'in', ids.slice(i, i + 500))
             .groupBy('event_terms.term_id')
             .execute();
@@ -231,7 +236,14 @@ export async function bulkLoad<T>(store: Store, fn: (loader: BulkLoader) => Prom
       // Commits need not wait for the WAL flush during a bulk load (a crash loses the last batches only).
       await sql.raw('set synchronous_commit = off').execute(conn);
       try {
-        return await run();
+        const out = await run();
+        // Write the loaded pages out now rather than during the next minutes' reads (a load of
+        // millions of rows leaves gigabytes for the checkpointer). Needs superuser or pg_checkpoint: skipped otherwise.
+        await sql
+          .raw('checkpoint')
+          .execute(conn)
+          .catch(() => {});
+        return out;
       } finally {
         await sql
           .raw('reset synchronous_commit')

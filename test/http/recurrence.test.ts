@@ -375,7 +375,7 @@ forEachStore('recurring events: seed --series', (t) => {
   it('adds weekly series bounded by the horizon and monthly series of 24, as the API writes them', async () => {
     const { seedSeries } = await import('../../src/domain/seed-series.js');
     const admin = (await t.built.services.users.list()).find((u) => u.login === 'admin')!;
-    const made = await seedSeries(t.built.services, { series: 4, authorId: Number(admin.id), seed: 3 });
+    const made = await seedSeries(t.built.store, { series: 4, authorId: Number(admin.id), seed: 3, timezone: t.config.timezone, horizonMonths: t.config.recurrenceHorizonMonths });
     assert.equal(made.series, 4);
     const list = await t.api.get('/events', { query: { start_date: 'now', end_date: '+6 years', per_page: 1 } });
     assert.equal(list.body.total, made.occurrences);

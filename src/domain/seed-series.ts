@@ -19,7 +19,7 @@
 import { DateTime } from 'luxon';
 import type { Store } from '../store/db.js';
 import { bulkLoad, type BulkLoader } from '../store/seed.js';
-import { prng } from './seed.js';
+import { EVENT_COLUMNS, POST_COLUMNS, prng } from './seed.js';
 import { parseDateInput, toWallTime, utcToWall, wallToUtc } from './dates.js';
 import { parseRecurrence, type Occurrence } from './recurrence.js';
 import { occurrenceSlugBase, plannedOccurrences } from './series.js';
@@ -112,43 +112,6 @@ export async function seriesLinkCandidates(db: BulkLoader['db']): Promise<{ venu
   const categories = (await db.selectFrom('terms').select('id').where('taxonomy', '=', 'tribe_events_cat').orderBy('id').limit(50).execute()).map((r) => Number(r.id));
   return { venues, categories };
 }
-
-const SERIES_POST_COLUMNS = [
-  'id',
-  'type',
-  'author_id',
-  'status',
-  'pre_trash_status',
-  'title',
-  'content',
-  'excerpt',
-  'slug',
-  'date_local',
-  'date_gmt',
-  'modified_local',
-  'modified_gmt',
-  'parent_id',
-  'image_id',
-] as const;
-const EVENT_COLUMNS = [
-  'post_id',
-  'start_local',
-  'end_local',
-  'start_utc',
-  'end_utc',
-  'timezone',
-  'all_day',
-  'cost',
-  'currency_symbol',
-  'currency_position',
-  'website',
-  'show_map',
-  'show_map_link',
-  'hide_from_listings',
-  'sticky',
-  'featured',
-  'venue_id',
-] as const;
 
 type Cell = string | number | null;
 
@@ -247,7 +210,7 @@ export async function seedSeries(store: Store, options: SeriesSeedOptions): Prom
           for (const t of terms) termIds.add(t);
           occurrenceCount += s.occurrences.length;
         }
-        await tx.insert('posts', SERIES_POST_COLUMNS, posts);
+        await tx.insert('posts', POST_COLUMNS, posts);
         await tx.insert('events', EVENT_COLUMNS, events);
         await tx.insert('event_series', ['post_id', 'rules', 'horizon_local', 'complete', 'hide_from_listings'], series);
         await tx.insert('event_occurrences', ['post_id', 'series_id', 'original_start', 'exception'], occurrences);

@@ -334,7 +334,8 @@ export function slugAllocator(taken: Set<string>, fallback: string): (title: str
 const DAY = 86_400_000;
 const QUARTER_HOUR = 900_000;
 
-const POST_COLUMNS = [
+/** The posts and events columns the bulk seed writes, in order (also `seed-series.ts`). */
+export const POST_COLUMNS = [
   'id',
   'type',
   'author_id',
@@ -351,7 +352,7 @@ const POST_COLUMNS = [
   'parent_id',
   'image_id',
 ] as const;
-const EVENT_COLUMNS = [
+export const EVENT_COLUMNS = [
   'post_id',
   'start_local',
   'end_local',

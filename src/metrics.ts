@@ -22,12 +22,25 @@ export interface KeptCounters {
   eventTotals: HitMiss;
   /** Public (anonymous) event representations, `publicById` (counted per event). */
   publicEvents: HitMiss;
+  /** Who an Authorization header authenticates (`domain/users.ts`): a hit reads no user row. */
+  viewers: HitMiss;
+  /** Venue and organizer records by id (`domain/linked-posts.ts`, counted per record). */
+  linkedRecords: HitMiss;
+  /** Term rows by id (`store/terms.ts`, counted per row). */
+  terms: HitMiss;
 }
 
 const byOwner = new WeakMap<object, KeptCounters>();
 
 function fresh(): KeptCounters {
-  return { eventPages: { hits: 0, misses: 0 }, eventTotals: { hits: 0, misses: 0 }, publicEvents: { hits: 0, misses: 0 } };
+  return {
+    eventPages: { hits: 0, misses: 0 },
+    eventTotals: { hits: 0, misses: 0 },
+    publicEvents: { hits: 0, misses: 0 },
+    viewers: { hits: 0, misses: 0 },
+    linkedRecords: { hits: 0, misses: 0 },
+    terms: { hits: 0, misses: 0 },
+  };
 }
 
 /** The counters of a store (its Kysely instance, `store.db`), created on first use. */

@@ -55,6 +55,9 @@ export function createKeptMap<V>(feed: ChangeFeed, maxEntries: number): KeptMap<
       dropDep('term:*');
       for (const id of batch.terms) dropDep(`term:${id}`);
     }
+    // What shows a term shows its count: a moved count drops it too (`term:*`, which stands for
+    // which terms exist and what they are called, stays).
+    for (const id of batch.termCounts.keys()) dropDep(`term:${id}`);
   });
 
   return {

@@ -30,6 +30,9 @@ import { isEmptyValue, isNumeric, isTruthy } from './values.js';
 import { createRevisionCache, type RevisionCache } from './revision-cache.js';
 import { withSerialized } from './serialized.js';
 import { revisionOf } from '../store/revision.js';
+import { feedOf } from '../store/change-feed.js';
+import { createKeptMap } from './kept.js';
+import { keptCountersOf } from '../metrics.js';
 import { DEFAULT_GEOLOC, geoFilterOf } from './geo.js';
 
 /** WordPress' publication date of a never-published draft. */
@@ -192,6 +195,35 @@ export function createLinkedPostService(
     return cache;
   };
   const fields = LINKED_FIELDS[kind];
+  /**
+   * Records by id (null: no record of this kind has that id), kept until the change log names
+   * them (issue 9): an event write's validation and answer, and the venues and organizers events
+   * embed, read no row. Only reads on the store's handle use them (a transaction sees its own writes).
+   */
+  const feed = feedOf(db);
+  const keptRecords = feed ? createKeptMap<LinkedRecord | null>(feed, 5000) : undefined;
+
+  /** Records of this kind for these ids, from what is kept where `trx` is the store's handle. */
+  async function recordsOf(trx: Executor, ids: number[]): Promise<Map<number, LinkedRecord>> {
+    const unique = [...new Set(ids)];
+    if (!keptRecords || trx !== db) return new Map((await linkedStore.findLinkedByIds(trx, kind, unique)).map((r) => [Number(r.id), r]));
+    const seq = await feed!.sync();
+    const out = new Map<number, LinkedRecord>();
+    const missing: number[] = [];
+    for (const id of unique) {
+      const kept = keptRecords.get(String(id));
+      if (kept === undefined) missing.push(id);
+      else if (kept) out.set(id, kept);
+    }
+    const counters = keptCountersOf(db).linkedRecords;
+    counters.hits += unique.length - missing.length;
+    counters.misses += missing.length;
+    if (missing.length === 0) return out;
+    const rows = await linkedStore.findLinkedByIds(db, kind, missing);
+    for (const r of rows) out.set(Number(r.id), r);
+    for (const id of missing) keptRecords.set(String(id), out.get(id) ?? null, seq, [`${kind}:${id}`]);
+    return out;
+  }
 
   const text = (value: unknown) => stripTags(String(value ?? ''));
 
@@ -272,7 +304,7 @@ export function createLinkedPostService(
     kind,
     postType: info.postType,
 
-    existingIds: (ids) => postsStore.existingIdsOfType(db, info.postType, ids),
+    existingIds: async (ids) => new Set((await recordsOf(db, ids)).keys()),
 
     async create(trx, input, viewer, options) {
       if (options?.exact) return createNew(trx, input, viewer, typeof input.slug === 'string' ? input.slug : undefined);
@@ -433,10 +465,7 @@ export function createLinkedPostService(
       return canReadPost(viewer, info.postType, record);
     },
 
-    async load(trx, ids) {
-      const rows = await linkedStore.findLinkedByIds(trx, kind, [...new Set(ids)]);
-      return new Map(rows.map((r) => [Number(r.id), r]));
-    },
+    load: recordsOf,
 
     async validateEventRef(value, viewer) {
       if (isEmptyValue(value)) return true;
@@ -472,7 +501,7 @@ export function createLinkedPostService(
         if (!isEmptyValue(obj.image) && !(await images.validateRef(obj.image, viewer, true))) return false;
       }
       if (ids.length) {
-        const known = await postsStore.existingIdsOfType(db, info.postType, ids);
+        const known = await recordsOf(db, ids);
         if (ids.some((id) => !known.has(id))) return false;
       }
       return true;

@@ -5,9 +5,13 @@
  * Passwords are hashed with scrypt (memory-hard, from Node's own crypto; N=2^15, r=8, p=1,
  * 32 MiB). Verifying a hash on every request would cap throughput at a few dozen requests per
  * second, so a successful verification is remembered in memory under a key derived from the
- * *stored hash* and a SHA-256 of the presented password: a password change, a revoked
- * application password or a removed user (all read from the database on each request) stops
- * matching at once, also when the change was made by the CLI in another process.
+ * *stored hash* and a SHA-256 of the presented password. Who a header authenticates is kept too
+ * (by a SHA-256 of the header), so an authenticated request reads no user row: every write to a
+ * user or their application passwords notes the user in the change log, and each server's change
+ * feed drops what it kept for that user before the next request is answered. A password change, a
+ * revoked application password or a removed user stops matching at once, also when the change
+ * was made by the CLI in another process or on another instance (plain SQL needs `events-calendar
+ * refresh`, as for any record).
  *
  * Failed checks cost the same whether the login exists or not, so timing does not tell which
  * logins exist: an unknown login is verified against a dummy hash with the same scrypt parameters
@@ -27,6 +31,8 @@ import { promisify } from 'node:util';
 import type { Store } from '../store/db.js';
 import type { UserRow } from '../store/schema.js';
 import { writeTransaction } from '../store/changes.js';
+import { feedOf } from '../store/change-feed.js';
+import { keptCountersOf } from '../metrics.js';
 import * as usersStore from '../store/users.js';
 import { ANONYMOUS, isRole, viewerOf, type Role, type Viewer } from './permissions.js';
 
@@ -122,6 +128,14 @@ export interface UserService {
   exists(id: number): Promise<boolean>;
 }
 
+/** A header that authenticated someone, kept by `authenticate`. */
+interface AuthenticatedEntry {
+  viewer: Viewer;
+  userId: number;
+  /** the application password it matched (its last use is written at most once a minute) */
+  app?: { id: number; lastUsed: string | null };
+}
+
 export function createUserService(store: Store): UserService {
   const db = store.db;
   /** key: stored hash + sha256(password) → true. Bounded. */
@@ -155,44 +169,92 @@ export function createUserService(store: Store): UserService {
     if (!password) throw new UserError('the password must not be empty');
   }
 
+  /**
+   * Who an Authorization header authenticated, by a SHA-256 of the header (never the header
+   * itself), so that a request does not read the user and their application passwords again. Kept
+   * until the change log names the user (a password, role or application password changed, the
+   * user was removed: `store/users.ts` notes each, also when the CLI writes from another process)
+   * or the feed resets. Only successes are kept: a failure always costs its verification.
+   */
+  const feed = feedOf(db);
+  const authenticated = new Map<string, AuthenticatedEntry>();
+  feed?.subscribe((batch) => {
+    if (batch.reset) return authenticated.clear();
+    if (batch.users.size === 0 || authenticated.size === 0) return;
+    for (const [key, entry] of authenticated) if (batch.users.has(entry.userId)) authenticated.delete(key);
+  });
+
+  /** Remember when an application password was last used (shown by `app-passwords list`), at most once a minute. */
+  function touchLater(app: { id: number; lastUsed: string | null }): void {
+    const now = nowGmt();
+    if (app.lastUsed !== null && app.lastUsed.slice(0, 16) === now.slice(0, 16)) return;
+    app.lastUsed = now;
+    // Best effort: a database that cannot be written to right now (busy, read-only, full) must not
+    // turn a read into a failure.
+    void usersStore.touchAppPassword(db, app.id, now).catch(() => {});
+  }
+
+  /** Check the header against the database: the viewer, and what to keep when it authenticated someone. */
+  async function authenticateNow(header: string): Promise<{ viewer: Viewer; entry?: AuthenticatedEntry }> {
+    let decoded: string;
+    try {
+      decoded = Buffer.from(header.slice(6).trim(), 'base64').toString('utf8');
+    } catch {
+      return { viewer: ANONYMOUS };
+    }
+    const colon = decoded.indexOf(':');
+    if (colon <= 0) return { viewer: ANONYMOUS };
+    const login = decoded.slice(0, colon);
+    const password = decoded.slice(colon + 1);
+    // A login with a NUL byte names no user (and PostgreSQL refuses NUL in text): unknown.
+    const user = login.includes('\u0000') ? undefined : ((await usersStore.findUserByLogin(db, login)) ?? (login.includes('@') ? await usersStore.findUserByEmail(db, login) : undefined));
+    // Application passwords are sent with or without their spaces.
+    const appPassword = password.replace(/\s+/g, '');
+    const appShaped = APP_PASSWORD_SHAPE.test(appPassword);
+    if (!user) {
+      // Cost what a failure for an existing login (with one application password) costs.
+      await verifyPassword(password, DUMMY_HASH);
+      if (appShaped) await verifyPassword(appPassword, DUMMY_HASH);
+      return { viewer: ANONYMOUS };
+    }
+    if (await check(password, user.password_hash)) {
+      const viewer = viewerOf(user);
+      return { viewer, entry: { viewer, userId: Number(user.id) } };
+    }
+    if (!appShaped) return { viewer: ANONYMOUS };
+    const apps = await usersStore.appPasswordsOf(db, user.id);
+    if (apps.length === 0) await verifyPassword(appPassword, DUMMY_HASH);
+    for (const app of apps) {
+      if (!(await check(appPassword, app.password_hash))) continue;
+      const used = { id: Number(app.id), lastUsed: app.last_used_gmt };
+      touchLater(used);
+      const viewer = viewerOf(user);
+      return { viewer, entry: { viewer, userId: Number(user.id), app: used } };
+    }
+    return { viewer: ANONYMOUS };
+  }
+
   return {
     async authenticate(header) {
       if (!header || !header.startsWith('Basic ')) return ANONYMOUS;
-      let decoded: string;
-      try {
-        decoded = Buffer.from(header.slice(6).trim(), 'base64').toString('utf8');
-      } catch {
-        return ANONYMOUS;
+      if (!feed) return (await authenticateNow(header)).viewer;
+      // Who a header authenticates is kept until the log says the user changed (see `authenticated`).
+      const seq = await feed.sync();
+      const key = digest(header);
+      const known = authenticated.get(key);
+      const counters = keptCountersOf(db).viewers;
+      if (known) {
+        counters.hits++;
+        if (known.app) touchLater(known.app);
+        return known.viewer;
       }
-      const colon = decoded.indexOf(':');
-      if (colon <= 0) return ANONYMOUS;
-      const login = decoded.slice(0, colon);
-      const password = decoded.slice(colon + 1);
-      // A login with a NUL byte names no user (and PostgreSQL refuses NUL in text): unknown.
-      const user = login.includes('\u0000') ? undefined : ((await usersStore.findUserByLogin(db, login)) ?? (login.includes('@') ? await usersStore.findUserByEmail(db, login) : undefined));
-      // Application passwords are sent with or without their spaces.
-      const appPassword = password.replace(/\s+/g, '');
-      const appShaped = APP_PASSWORD_SHAPE.test(appPassword);
-      if (!user) {
-        // Cost what a failure for an existing login (with one application password) costs.
-        await verifyPassword(password, DUMMY_HASH);
-        if (appShaped) await verifyPassword(appPassword, DUMMY_HASH);
-        return ANONYMOUS;
+      counters.misses++;
+      const found = await authenticateNow(header);
+      if (found.entry && feed.seq() === seq) {
+        if (authenticated.size >= 10_000) authenticated.clear();
+        authenticated.set(key, found.entry);
       }
-      if (await check(password, user.password_hash)) return viewerOf(user);
-      if (!appShaped) return ANONYMOUS;
-      const apps = await usersStore.appPasswordsOf(db, user.id);
-      if (apps.length === 0) await verifyPassword(appPassword, DUMMY_HASH);
-      for (const app of apps) {
-        if (!(await check(appPassword, app.password_hash))) continue;
-        // Remember when it was last used (shown by `app-passwords list`), at most once a minute.
-        const now = nowGmt();
-        // Best effort: a database that cannot be written to right now (busy, read-only, full)
-        // must not turn a read into a failure.
-        if (app.last_used_gmt === null || app.last_used_gmt.slice(0, 16) !== now.slice(0, 16)) await usersStore.touchAppPassword(db, app.id, now).catch(() => {});
-        return viewerOf(user);
-      }
-      return ANONYMOUS;
+      return found.viewer;
     },
 
     async add({ login, role, password, email = '', name = '', noPassword = false }) {
@@ -201,15 +263,18 @@ export function createUserService(store: Store): UserService {
       if (!noPassword) checkPassword(password);
       const r = checkRole(role);
       if (await usersStore.findUserByLogin(db, login)) throw new UserError(`a user "${login}" already exists`);
-      const id = await usersStore.insertUser(db, {
-        login,
-        role: r,
-        email,
-        display_name: name || login,
-        // No password: an empty hash, which no password matches (verifyPassword).
-        password_hash: noPassword ? '' : await hashPassword(password),
-        registered_gmt: nowGmt(),
-      });
+      // No password: an empty hash, which no password matches (verifyPassword).
+      const passwordHash = noPassword ? '' : await hashPassword(password);
+      const id = await writeTransaction(db, (trx) =>
+        usersStore.insertUser(trx, {
+          login,
+          role: r,
+          email,
+          display_name: name || login,
+          password_hash: passwordHash,
+          registered_gmt: nowGmt(),
+        }),
+      );
       return (await usersStore.findUserById(db, id))!;
     },
 
@@ -218,12 +283,14 @@ export function createUserService(store: Store): UserService {
     async setPassword(login, password) {
       checkPassword(password);
       const user = await mustFind(login);
-      await usersStore.updateUser(db, user.id, { password_hash: await hashPassword(password) });
+      const passwordHash = await hashPassword(password);
+      await writeTransaction(db, (trx) => usersStore.updateUser(trx, user.id, { password_hash: passwordHash }));
     },
 
     async setRole(login, role) {
       const user = await mustFind(login);
-      await usersStore.updateUser(db, user.id, { role: checkRole(role) });
+      const r = checkRole(role);
+      await writeTransaction(db, (trx) => usersStore.updateUser(trx, user.id, { role: r }));
     },
 
     async remove(login, { reassignTo } = {}) {
@@ -245,14 +312,17 @@ export function createUserService(store: Store): UserService {
       const user = await mustFind(login);
       const password = generateAppPassword();
       const uuid = randomUUID();
-      await usersStore.insertAppPassword(db, {
-        user_id: user.id,
-        uuid,
-        name,
-        password_hash: await hashPassword(password.replace(/\s+/g, '')),
-        created_gmt: nowGmt(),
-        last_used_gmt: null,
-      });
+      const passwordHash = await hashPassword(password.replace(/\s+/g, ''));
+      await writeTransaction(db, (trx) =>
+        usersStore.insertAppPassword(trx, {
+          user_id: user.id,
+          uuid,
+          name,
+          password_hash: passwordHash,
+          created_gmt: nowGmt(),
+          last_used_gmt: null,
+        }),
+      );
       return { uuid, password };
     },
 
@@ -263,7 +333,7 @@ export function createUserService(store: Store): UserService {
 
     async revokeAppPassword(login, uuidOrName) {
       const user = await mustFind(login);
-      const n = await usersStore.deleteAppPassword(db, user.id, uuidOrName);
+      const n = await writeTransaction(db, (trx) => usersStore.deleteAppPassword(trx, user.id, uuidOrName));
       if (n === 0) throw new UserError(`user "${login}" has no application password "${uuidOrName}"`);
     },
 
@@ -275,7 +345,8 @@ export function createUserService(store: Store): UserService {
       }
       const same = user.role === 'administrator' && (await check(password, user.password_hash));
       if (same) return 'unchanged';
-      await usersStore.updateUser(db, user.id, { role: 'administrator', password_hash: await hashPassword(password) });
+      const passwordHash = await hashPassword(password);
+      await writeTransaction(db, (trx) => usersStore.updateUser(trx, user.id, { role: 'administrator', password_hash: passwordHash }));
       return 'updated';
     },
 

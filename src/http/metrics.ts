@@ -60,7 +60,7 @@ export function registerMetrics(app: FastifyInstance, config: Config, store: Sto
   const kept = keptCountersOf(store.db);
   new Counter({
     name: 'calendar_kept_results_total',
-    help: 'Lookups of results kept across requests, by kind (event_pages, event_totals, public_events) and result (hit, miss)',
+    help: 'Lookups of results kept across requests, by kind (event_pages, event_totals, public_events, viewers, venues_organizers, terms) and result (hit, miss)',
     labelNames: ['kind', 'result'],
     registers: [registry],
     collect() {
@@ -69,6 +69,9 @@ export function registerMetrics(app: FastifyInstance, config: Config, store: Sto
         ['event_pages', 'eventPages'],
         ['event_totals', 'eventTotals'],
         ['public_events', 'publicEvents'],
+        ['viewers', 'viewers'],
+        ['venues_organizers', 'linkedRecords'],
+        ['terms', 'terms'],
       ];
       for (const [kind, key] of kinds) {
         this.inc({ kind, result: 'hit' }, kept[key].hits);

@@ -22,8 +22,9 @@
  *   feed.subscribe((batch) => { for (const t of batch.events) cache.delete(t.id); });
  *   await feed.sync(); // now the kept results reflect every committed write
  */
+import { sql } from 'kysely';
 import type { Executor } from './schema.js';
-import { lastSeq, listingStateOf, readChangesSince, readListingStates, toChangeRow, type ChangeRow, type ListingRow, type ListingState } from './changes.js';
+import { listingStateOf, toChangeRow, type ChangeRow, type ListingRow, type ListingState, type RecordChangeDetail } from './changes.js';
 
 /** The text the event list searches (title, excerpt, description). */
 export interface EventText {
@@ -59,8 +60,13 @@ export interface ChangeBatch {
   eventIds: Set<number>;
   venues: Set<number>;
   organizers: Set<number>;
+  /** terms that changed (anything but their count alone) */
   terms: Set<number>;
+  /** terms whose published-event count alone moved, by how much in all (none of them in `terms`) */
+  termCounts: Map<number, number>;
   images: Set<number>;
+  /** users whose row or application passwords changed */
+  users: Set<number>;
 }
 
 export type ChangeListener = (batch: ChangeBatch) => void;
@@ -125,7 +131,9 @@ export function buildBatch(from: number, to: number, rows: ChangeRow[], states: 
     venues: new Set(),
     organizers: new Set(),
     terms: new Set(),
+    termCounts: new Map(),
     images: new Set(),
+    users: new Set(),
   };
   const eventRows: ChangeRow[] = [];
   for (const r of rows) {
@@ -146,14 +154,22 @@ export function buildBatch(from: number, to: number, rows: ChangeRow[], states: 
       case 'organizer':
         batch.organizers.add(r.id);
         break;
-      case 'term':
-        batch.terms.add(r.id);
+      case 'term': {
+        const count = r.action === 'update' ? (r.detail as RecordChangeDetail | null)?.count : undefined;
+        if (typeof count === 'number') batch.termCounts.set(r.id, (batch.termCounts.get(r.id) ?? 0) + count);
+        else batch.terms.add(r.id);
         break;
+      }
       case 'image':
         batch.images.add(r.id);
         break;
+      case 'user':
+        batch.users.add(r.id);
+        break;
     }
   }
+  // A term that changed otherwise too is dropped by readers, not adjusted.
+  for (const id of batch.terms) batch.termCounts.delete(id);
   // Each event's transitions in order: the after state of one is the before state of the next; the
   // last one ends at the state read now. Text is known after a transition when no later one
   // changed it; before it, when that transition did not change it either.
@@ -324,11 +340,78 @@ export function createSqliteFeed(connection: {
   };
 }
 
-/** The feed of a PostgreSQL database, over its Kysely handle. */
+/** The listing state, text, terms and organizers of one event, as one look returns them. */
+type LookedState = ListingRow & { text: [string, string, string] | null; terms: number[]; organizers: number[] };
+
+/** What one look at a PostgreSQL database found. */
+interface Look {
+  /** the feed's number the look read from */
+  from: number;
+  /** the log's number at the look */
+  value: number;
+  rows: ChangeRow[];
+  truncated: boolean;
+  states: Map<number, ListingState>;
+  texts: Map<number, EventText | undefined>;
+}
+
+/**
+ * One look at a PostgreSQL database, in one statement (one snapshot, no transaction, one round
+ * trip): the log's counter, its rows after `from` (at most `MAX_ROWS + 1`), and the listing state
+ * and text of the events they name (not when there are more rows than that: the batch resets
+ * anyway). `from < 0` (the feed's first look) reads the counter only. Texts over `MAX_TEXT` come
+ * back as null (not kept, as `textOf` decides).
+ */
+export async function lookPostgres(db: Executor, from: number): Promise<Look> {
+  const limit = MAX_ROWS + 1;
+  const r = await sql<{
+    value: number | string;
+    changes: Array<[number | string, number, string, number, string, string | null]> | null;
+    states: LookedState[] | null;
+  }>`with "c" as (select "value" from "change_counter" where "id" = 1),
+  "ch" as (
+    select "seq", "idx", "record_type", "record_id", "action", "detail" from "changes"
+    where ${from}::bigint >= 0 and "seq" > ${from}::bigint and "seq" <= (select "value" from "c")
+    order by "seq", "idx" limit ${limit}::int
+  ),
+  "ev" as (select distinct "record_id" as "id" from "ch" where "record_type" = 'event' and (select count(*) from "ch") < ${limit}::int)
+select (select "value" from "c") as "value",
+  (select json_agg(json_build_array("seq", "idx", "record_type", "record_id", "action", "detail") order by "seq", "idx") from "ch") as "changes",
+  (select json_agg(json_build_object(
+      'id', p."id", 'status', p."status", 'author_id', p."author_id", 'parent_id', p."parent_id", 'date_gmt', p."date_gmt",
+      'start_local', e."start_local", 'end_local', e."end_local", 'hide_from_listings', e."hide_from_listings", 'featured', e."featured",
+      'venue_id', e."venue_id", 'venue_lat', v."geo_lat", 'venue_lng', v."geo_lng",
+      'text', case when length(p."title") + length(p."excerpt") + length(p."content") > ${MAX_TEXT}::int then null else json_build_array(p."title", p."excerpt", p."content") end,
+      'terms', (select coalesce(json_agg(t."term_id"), '[]') from "event_terms" t where t."event_id" = p."id"),
+      'organizers', (select coalesce(json_agg(o."organizer_id" order by o."position"), '[]') from "event_organizers" o where o."event_id" = p."id")))
+    from "posts" p inner join "events" e on e."post_id" = p."id" left join "venues" v on v."post_id" = e."venue_id"
+    where p."id" in (select "id" from "ev")) as "states"`.execute(db);
+  const row = r.rows[0];
+  const value = Number(row?.value ?? 0);
+  const raw = row?.changes ?? [];
+  const truncated = raw.length > MAX_ROWS || (from >= 0 && value < from);
+  const rows = truncated ? [] : raw.map(([seq, , record_type, record_id, action, detail]) => toChangeRow({ seq, record_type, record_id, action, detail }));
+  const states = new Map<number, ListingState>();
+  const texts = new Map<number, EventText | undefined>();
+  if (!truncated) {
+    for (const s of row?.states ?? []) {
+      const id = Number(s.id);
+      states.set(id, listingStateOf(s, s.terms.map(Number), s.organizers.map(Number)));
+      texts.set(id, s.text ? { title: s.text[0], excerpt: s.text[1], content: s.text[2] } : undefined);
+    }
+  }
+  return { from, value, rows, truncated, states, texts };
+}
+
+/**
+ * The feed of a PostgreSQL database, over its Kysely handle. A look is one statement
+ * ({@link lookPostgres}): requests asking during one turn of the event loop share it, and when it
+ * finds new log rows it brings their states along, so bringing kept results up to date costs one
+ * round trip whether or not anything changed.
+ */
 export function createPostgresFeed(db: Executor): ChangeFeed {
   const core = feedCore();
-  let counterRead: Promise<{ value: number; sentAt: number }> | undefined;
-  let refreshing: Promise<void> | undefined;
+  let shared: Promise<Look & { sentAt: number }> | undefined;
   // Bumped whenever changes may have been committed since the last look (`expectChanges`, and each
   // turn of the event loop after a look); a look answers for the epoch in which its read was sent.
   let epoch = 0;
@@ -339,60 +422,30 @@ export function createPostgresFeed(db: Executor): ChangeFeed {
     epoch++;
   };
 
-  // Requests asking during the same turn of the event loop share one read, sent after all of them
+  // Requests asking during the same turn of the event loop share one look, sent after all of them
   // asked (so its answer is never older than any of them).
-  const sharedCounter = (): Promise<{ value: number; sentAt: number }> => {
-    counterRead ??= new Promise<void>((resolve) => setImmediate(resolve)).then(async () => {
-      counterRead = undefined;
+  const sharedLook = (): Promise<Look & { sentAt: number }> => {
+    shared ??= new Promise<void>((resolve) => setImmediate(resolve)).then(async () => {
+      shared = undefined;
       const sentAt = epoch;
-      return { value: await lastSeq(db), sentAt };
+      return { ...(await lookPostgres(db, core.seq())), sentAt };
     });
-    return counterRead;
-  };
-
-  const refresh = async (): Promise<void> => {
-    await db
-      .transaction()
-      .setIsolationLevel('repeatable read')
-      .execute(async (trx) => {
-        const value = await lastSeq(trx);
-        const from = core.seq();
-        if (from < 0) {
-          core.start(value);
-          return;
-        }
-        if (value === from) return;
-        const read = await readChangesSince(trx, from, value, MAX_ROWS + 1);
-        const truncated = read.length > MAX_ROWS || value < from;
-        const rows = truncated ? [] : read;
-        const ids = [...new Set(rows.filter((r) => r.type === 'event').map((r) => r.id))];
-        const states = new Map((await readListingStates(trx, ids)).map((s) => [s.id, s]));
-        const texts = new Map<number, EventText | undefined>();
-        for (let i = 0; i < ids.length; i += 500) {
-          const found = await trx
-            .selectFrom('posts')
-            .select(['id', 'title', 'excerpt', 'content'])
-            .where('id', 'in', ids.slice(i, i + 500))
-            .execute();
-          for (const r of found) texts.set(Number(r.id), textOf(r));
-        }
-        core.apply(buildBatch(from, value, rows, states, texts, truncated));
-      });
+    return shared;
   };
 
   const sync = async (): Promise<number> => {
     if (lookedEpoch === epoch && core.seq() >= 0) return core.seq();
-    const { value, sentAt } = await sharedCounter();
-    while (value > core.seq() || core.seq() < 0) {
-      if (!refreshing) {
-        refreshing = refresh().finally(() => {
-          refreshing = undefined;
-        });
+    for (;;) {
+      const look = await sharedLook();
+      if (core.seq() < 0) core.start(look.value);
+      else if (look.value > core.seq() || look.truncated) {
+        // Another look applied meanwhile from an older number: this one's rows start elsewhere.
+        if (look.from !== core.seq()) continue;
+        core.apply(buildBatch(look.from, look.value, look.rows, look.states, look.texts, look.truncated));
       }
-      await refreshing;
-      if (core.seq() < 0) return core.seq();
+      if (look.sentAt > lookedEpoch) lookedEpoch = look.sentAt;
+      break;
     }
-    if (sentAt > lookedEpoch) lookedEpoch = sentAt;
     if (!turnEndScheduled) {
       turnEndScheduled = true;
       setImmediate(endTurn);

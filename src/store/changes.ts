@@ -21,8 +21,12 @@ import { writeCommitCountersOf } from '../metrics.js';
 import { importContextRestorer, runImportHook } from './import-context.js';
 import { directOf, enterDirect, leaveDirect } from './sqlite-direct.js';
 
-/** Kinds of records in the log. `all` (action `reset`): anything may have changed (bulk loads). */
-export type RecordType = 'event' | 'venue' | 'organizer' | 'term' | 'image' | 'all' | 'lists';
+/**
+ * Kinds of records in the log. `all` (action `reset`): anything may have changed (bulk loads).
+ * `user`: a user or their application passwords changed (servers drop who they keep authenticated;
+ * sync tokens and webhooks do not report users).
+ */
+export type RecordType = 'event' | 'venue' | 'organizer' | 'term' | 'image' | 'user' | 'all' | 'lists';
 export type ChangeAction = 'create' | 'update' | 'trash' | 'delete' | 'reset';
 
 /** What the event list filters and orders on, for one event. */
@@ -61,6 +65,11 @@ export interface EventChangeDetail {
 export interface RecordChangeDetail {
   before?: { status: string; author_id: number } | null;
   taxonomy?: string;
+  /**
+   * A term whose published-event count alone moved, by this much (an event linked or unlinked):
+   * readers that keep term rows adjust them instead of reading them again.
+   */
+  count?: number;
 }
 
 interface Pending {
@@ -68,6 +77,8 @@ interface Pending {
   id: number;
   action: ChangeAction;
   detail?: EventChangeDetail | RecordChangeDetail;
+  /** a term noted by `addTermCounts` only: its log row says the count's net move (`detail.count`) */
+  countOnly?: boolean;
 }
 
 const pendingByTrx = new WeakMap<object, Map<string, Pending>>();
@@ -84,11 +95,17 @@ const countsByTrx = new WeakMap<object, Map<number, number>>();
 export async function addTermCounts(db: Executor, termIds: number[], delta: number): Promise<void> {
   const ids = [...new Set(termIds)];
   if (ids.length === 0 || delta === 0) return;
-  await noteChanges(db, 'term', ids, 'update');
-  if (!db.isTransaction) {
+  const pending = pendingOf(db);
+  if (!pending) {
     await applyTermCounts(db, new Map(ids.map((id) => [id, delta])));
+    await appendChanges(
+      db,
+      ids.map((id) => ({ type: 'term', id, action: 'update', detail: { count: delta } })),
+    );
     return;
   }
+  // A term noted for its count only; any other note of it in this transaction makes it a change.
+  for (const id of ids) if (!pending.has(`term:${id}`)) pending.set(`term:${id}`, { type: 'term', id, action: 'update', countOnly: true });
   let counts = countsByTrx.get(db);
   if (!counts) countsByTrx.set(db, (counts = new Map()));
   for (const id of ids) counts.set(id, (counts.get(id) ?? 0) + delta);
@@ -151,6 +168,7 @@ export async function noteChange(db: Executor, type: RecordType, id: number, act
   }
   const key = `${type}:${id}`;
   const known = pending.get(key);
+  if (known?.countOnly) known.countOnly = false;
   if (!known) pending.set(key, { type, id, action, ...(detail ? { detail } : {}) });
   // Venues, organizers, terms: a later note may bring the detail a first one lacked.
   else if (!known.detail && detail && type !== 'event') known.detail = detail;
@@ -336,7 +354,8 @@ export async function flushChanges(trx: Executor): Promise<number | undefined> {
     if (counts) await applyTermCounts(trx, counts);
     return undefined;
   }
-  const notes = [...pending.values()];
+  // A term whose count alone moved says by how much (net of this transaction's links and unlinks).
+  const notes = [...pending.values()].map((n): Pending => (n.countOnly ? { type: n.type, id: n.id, action: n.action, detail: { count: counts?.get(n.id) ?? 0 } } : n));
   if (isPostgres(trx)) return appendChangesPostgres(trx, notes, counts ? byDelta(counts) : []);
   if (counts) await applyTermCounts(trx, counts);
   return appendChanges(trx, notes);

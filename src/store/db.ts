@@ -308,7 +308,7 @@ function isWrite(text: string): boolean {
  *
  * - every client gets an 'error' listener for as long as it lives (pg-pool listens only while a
  *   client is idle; an error on a checked-out client without a listener would be thrown);
- * - a `select` sent outside a transaction whose connection turns out to be lost is sent again on
+ * - a read (`select`, or a `with` that writes nothing) sent outside a transaction whose connection turns out to be lost is sent again on
  *   another connection of the pool (statements inside a transaction are not: the transaction is
  *   gone with its connection, and the error reaches the caller as a 503). Failures to connect are
  *   not retried: the server is down, and the caller gets its 503 at once.
@@ -332,7 +332,8 @@ function resilientClients(pool: pg.Pool, wrap: (query: QueryFn) => QueryFn, repo
         inTransaction = false;
         commits = !/^\s*rollback/i.test(text);
       } else commits = !inTransaction && isWrite(text);
-      const retriable = !inTransaction && /^\s*select\b/i.test(text);
+      // A read (a select, or a `with` that writes nothing: the change feed's look) may be sent again.
+      const retriable = !inTransaction && /^\s*(select|with)\b/i.test(text) && !isWrite(text);
       const first = query(text, values);
       // A commit, or a write outside a transaction: the change feed must look again (a look in
       // the meantime may have come before it). Attached before the caller awaits the statement.

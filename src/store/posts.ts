@@ -46,14 +46,6 @@ export async function postTypeOf(db: Executor, id: number): Promise<StoredPostTy
   return row?.type;
 }
 
-/** Ids among `ids` that are posts of `type` (any status). */
-export async function existingIdsOfType(db: Executor, type: PostType, ids: number[]): Promise<Set<number>> {
-  ids = storedIds(ids);
-  if (ids.length === 0) return new Set();
-  const rows = await db.selectFrom('posts').select('id').where('type', '=', type).where('id', 'in', ids).execute();
-  return new Set(rows.map((r) => Number(r.id)));
-}
-
 /** Id of the post of `type` with this slug (any status), or undefined. */
 export async function findPostIdBySlug(db: Executor, type: StoredPostType, slug: string): Promise<number | undefined> {
   const row = await db.selectFrom('posts').select('id').where('type', '=', type).where('slug', '=', slug).orderBy('id').limit(1).executeTakeFirst();

@@ -7,19 +7,97 @@
  */
 import { sql, type Insertable, type Updateable } from 'kysely';
 import type { Executor, Taxonomy, TermRow, TermsTable } from './schema.js';
-import { revisionMemo, revisionOfHandle } from './revision.js';
+import { revisionExpression, revisionMemo, revisionOfHandle } from './revision.js';
+import { feedOf, type ChangeFeed } from './change-feed.js';
+import { keptCountersOf } from '../metrics.js';
 import { addTermCounts, noteChange, noteChanges } from './changes.js';
 import { afterExplicitId, takeWantedId } from './import-context.js';
 import { storedIds } from './ranges.js';
 
+/**
+ * Term rows kept by id across requests, per store (issue 9): an event write's validation and its
+ * answer, and every representation that embeds terms, read them without a query. The change feed
+ * keeps them current: a term that changed is dropped (read again when next asked for), and a
+ * term whose published-event count alone moved (every event published, trashed or relinked moves
+ * one) is adjusted by the move the log states (`RecordChangeDetail.count`), as list totals are.
+ * `null`: no term has that id (dropped when one is created with it).
+ *
+ * A row is kept only when it was read in the same snapshot as the log's number the feed is at
+ * (the statement reads both), so an adjustment is never applied to a row that already has it.
+ */
+const keptTermsByDb = new WeakMap<object, Map<number, TermRow | null>>();
+const KEPT_TERMS = 20_000;
+
+function keptTermsOf(db: Executor, feed: ChangeFeed): Map<number, TermRow | null> {
+  let kept = keptTermsByDb.get(db);
+  if (kept) return kept;
+  const rows = new Map<number, TermRow | null>();
+  keptTermsByDb.set(db, (kept = rows));
+  feed.subscribe((batch) => {
+    if (batch.reset) return rows.clear();
+    for (const id of batch.terms) rows.delete(id);
+    for (const [id, delta] of batch.termCounts) {
+      const row = rows.get(id);
+      if (row) rows.set(id, { ...row, count: Number(row.count) + delta });
+      else rows.delete(id);
+    }
+  });
+  return kept;
+}
+
+/**
+ * The rows of these term ids (null: no such term) from what is kept, reading the rest in one
+ * statement; undefined on a transaction (which must see its own writes) or a handle without a feed.
+ */
+async function keptTermRows(db: Executor, ids: number[]): Promise<Map<number, TermRow | null> | undefined> {
+  const feed = db.isTransaction ? undefined : feedOf(db);
+  if (!feed) return undefined;
+  await feed.sync();
+  const kept = keptTermsOf(db, feed);
+  const out = new Map<number, TermRow | null>();
+  const missing: number[] = [];
+  for (const id of ids) {
+    const row = kept.get(id);
+    if (row === undefined) missing.push(id);
+    else out.set(id, row);
+  }
+  const counters = keptCountersOf(db).terms;
+  counters.hits += ids.length - missing.length;
+  counters.misses += missing.length;
+  if (missing.length === 0) return out;
+  const rows = await db.selectFrom('terms').selectAll().select(revisionExpression('sqlite').as('__seq')).where('id', 'in', missing).execute();
+  // Kept only when read at the feed's number (another write may have moved it meanwhile).
+  const keep = rows.length > 0 && Number(rows[0]!.__seq) === feed.seq();
+  if (keep && kept.size + missing.length > KEPT_TERMS) kept.clear();
+  for (const { __seq, ...row } of rows) {
+    void __seq;
+    out.set(Number(row.id), row);
+    if (keep) kept.set(Number(row.id), row);
+  }
+  for (const id of missing) {
+    if (out.has(id)) continue;
+    out.set(id, null);
+    if (keep) kept.set(id, null);
+  }
+  return out;
+}
+
+/** The terms with these ids (any taxonomy), in no particular order. */
 export async function findTermsByIds(db: Executor, ids: number[]): Promise<TermRow[]> {
   ids = storedIds(ids);
   if (ids.length === 0) return [];
+  const kept = await keptTermRows(db, [...new Set(ids)]);
+  if (kept) return [...kept.values()].filter((r): r is TermRow => r !== null);
   return db.selectFrom('terms').selectAll().where('id', 'in', ids).execute();
 }
 
 export async function findTerm(db: Executor, taxonomy: Taxonomy, id: number): Promise<TermRow | undefined> {
   if (storedIds([id]).length === 0) return undefined;
+  const kept = await keptTermRows(db, [id]);
+  if (kept) {
+    const row = kept.get(id);
+    return row && row.taxonomy === taxonomy ? row : undefined;
+  }
   return db.selectFrom('terms').selectAll().where('id', '=', id).where('taxonomy', '=', taxonomy).executeTakeFirst();
 }
 
@@ -60,6 +138,14 @@ export async function updateTerm(db: Executor, id: number, patch: Updateable<Ter
 
 /** Delete a term for good: its children move to its parent, its event links go (cascade). */
 export async function deleteTerm(db: Executor, term: TermRow): Promise<void> {
+  // Its children change parent: noted, so that servers drop the rows they keep of them.
+  const children = await db.selectFrom('terms').select('id').where('parent_id', '=', term.id).where('taxonomy', '=', term.taxonomy).execute();
+  await noteChanges(
+    db,
+    'term',
+    children.map((c) => Number(c.id)),
+    'update',
+  );
   await db.updateTable('terms').set({ parent_id: term.parent_id }).where('parent_id', '=', term.id).where('taxonomy', '=', term.taxonomy).execute();
   await db.deleteFrom('event_terms').where('term_id', '=', term.id).execute();
   await db.deleteFrom('terms').where('id', '=', term.id).execute();

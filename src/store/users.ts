@@ -1,5 +1,7 @@
 /**
- * Users and their application passwords. Only hashes are stored.
+ * Users and their application passwords. Only hashes are stored. Writes note the user in the
+ * change log (record type `user`), so that every server drops what it keeps about them (who an
+ * Authorization header authenticates, `domain/users.ts`); call them in a `writeTransaction`.
  *
  * @example
  *   const user = await findUserByLogin(db, 'admin');
@@ -33,16 +35,20 @@ export async function insertUser(db: Executor, user: Insertable<UsersTable>): Pr
     .returning('id')
     .executeTakeFirstOrThrow();
   if (wanted !== undefined) await afterExplicitId(db, 'user');
+  // Servers keep who is authenticated by an Authorization header: the log tells them what changed.
+  await noteChange(db, 'user', Number(row.id), 'create');
   return Number(row.id);
 }
 
 export async function updateUser(db: Executor, id: number, patch: Updateable<UsersTable>): Promise<void> {
   await db.updateTable('users').set(patch).where('id', '=', id).execute();
+  await noteChange(db, 'user', id, 'update');
 }
 
 export async function deleteUser(db: Executor, id: number): Promise<void> {
   await db.deleteFrom('app_passwords').where('user_id', '=', id).execute();
   await db.deleteFrom('users').where('id', '=', id).execute();
+  await noteChange(db, 'user', id, 'delete');
 }
 
 export async function appPasswordsOf(db: Executor, userId: number): Promise<AppPasswordRow[]> {
@@ -51,6 +57,7 @@ export async function appPasswordsOf(db: Executor, userId: number): Promise<AppP
 
 export async function insertAppPassword(db: Executor, row: Insertable<AppPasswordsTable>): Promise<number> {
   const r = await db.insertInto('app_passwords').values(row).returning('id').executeTakeFirstOrThrow();
+  await noteChange(db, 'user', Number(row.user_id), 'update');
   return Number(r.id);
 }
 
@@ -60,9 +67,11 @@ export async function deleteAppPassword(db: Executor, userId: number, uuidOrName
     .where('user_id', '=', userId)
     .where((eb) => eb.or([eb('uuid', '=', uuidOrName), eb('name', '=', uuidOrName)]))
     .executeTakeFirst();
+  if (Number(r.numDeletedRows) > 0) await noteChange(db, 'user', userId, 'update');
   return Number(r.numDeletedRows);
 }
 
+/** When an application password was last used (not logged: nothing kept depends on it). */
 export async function touchAppPassword(db: Executor, id: number, when: string): Promise<void> {
   await db.updateTable('app_passwords').set({ last_used_gmt: when }).where('id', '=', id).execute();
 }

@@ -56,6 +56,8 @@ export interface WriteCommitCounters {
   commits: number;
   /** writes answered after those commits */
   writes: number;
+  /** of those, writes committed as one statement, without BEGIN and COMMIT (PostgreSQL, `writeStatement`) */
+  statements: number;
 }
 
 const commitsByOwner = new WeakMap<object, WriteCommitCounters>();
@@ -63,6 +65,6 @@ const commitsByOwner = new WeakMap<object, WriteCommitCounters>();
 /** The commit counters of a store (its Kysely instance), created on first use. */
 export function writeCommitCountersOf(owner: object): WriteCommitCounters {
   let counters = commitsByOwner.get(owner);
-  if (!counters) commitsByOwner.set(owner, (counters = { commits: 0, writes: 0 }));
+  if (!counters) commitsByOwner.set(owner, (counters = { commits: 0, writes: 0, statements: 0 }));
   return counters;
 }

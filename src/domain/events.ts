@@ -33,7 +33,7 @@ import { serializedLength, withSerialized } from './serialized.js';
 import { revisionOf, stampRevision } from '../store/revision.js';
 import { sanitizePostHtml } from './text.js';
 import { isEmptyValue, listToArray } from './values.js';
-import { isCreatedHere, writeTransaction } from '../store/changes.js';
+import { isCreatedHere, writeStatement, writeTransaction } from '../store/changes.js';
 import { keptCountersOf } from '../metrics.js';
 import { postTextLength } from '../store/sizes.js';
 import type { ListingState } from '../store/changes.js';
@@ -481,7 +481,8 @@ export function createEventService(deps: EventServiceDeps): EventService {
     return parsed ? { cost: JSON.stringify(parsed.raw), currency_symbol: parsed.symbol, currency_position: parsed.position } : { cost: null, currency_symbol: '', currency_position: '' };
   }
 
-  async function assignTerms(trx: Executor, viewer: Viewer, eventId: number, input: EventInput): Promise<number[]> {
+  /** The term ids a write's `categories` and `tags` name, by taxonomy (named terms the viewer may create are created). */
+  async function termIdsForWrite(trx: Executor, viewer: Viewer, input: EventInput): Promise<Array<[string, number[]]>> {
     const wanted: Array<[string, number[]]> = [];
     for (const [arg, service] of [
       ['categories', deps.categories],
@@ -492,6 +493,11 @@ export function createEventService(deps: EventServiceDeps): EventService {
       if (!canAssignTerms(viewer, service.taxonomy)) continue;
       wanted.push([service.taxonomy, await service.idsForWrite(trx, value, viewer, arg)]);
     }
+    return wanted;
+  }
+
+  async function assignTerms(trx: Executor, viewer: Viewer, eventId: number, input: EventInput): Promise<number[]> {
+    const wanted = await termIdsForWrite(trx, viewer, input);
     // A new event has no links yet: every taxonomy's in one statement.
     if (isCreatedHere(trx, 'event', eventId))
       return eventsStore.addEventTerms(
@@ -832,7 +838,11 @@ export function createEventService(deps: EventServiceDeps): EventService {
     async create(viewer, input) {
       // A recurring event (issue 15): a series post, and its occurrences as events.
       const rec = input.recurrence === undefined || isClearingRecurrence(input.recurrence) ? undefined : parseRecurrence(input.recurrence);
-      return writeTransaction(db, async (trx) => {
+      // An event that only names existing records by id writes one statement on PostgreSQL
+      // (`writeStatement`); one that may create some (inline venues, named terms, an image URL)
+      // or a series with its occurrences is a transaction.
+      const plain = !rec && idsOnly(input.venue) && idsOnly(input.organizer) && idsOnly(input.categories) && idsOnly(input.tags) && idsOnly(input.image);
+      return (plain ? writeStatement : writeTransaction)(db, async (trx) => {
         const sched = schedule(input, null);
         const nowGmt = clock.nowGmt();
         const nowLocal = clock.nowLocal();
@@ -843,45 +853,50 @@ export function createEventService(deps: EventServiceDeps): EventService {
         const title = html(viewer, input.title ?? '');
         const base = sanitizeSlug(isEmptyValue(input.slug) ? title : (input.slug as string)) || 'event';
         const slug = await uniqueSlug(base, (c) => postsStore.isSlugTaken(trx, EVENT_SLUG_TYPES, c));
+        // Linked records and terms first (named ones may be created, in the store's lock order:
+        // venue, organizer, categories, tags), then the event with its links in one go.
         const { venue, organizers } = await linkedIds(trx, viewer, input);
-        const id = await postsStore.insertPost(trx, {
-          type: rec ? SERIES_TYPE : 'tribe_events',
-          author_id: input.author ?? viewer.id,
-          status,
-          title,
-          content: html(viewer, input.description ?? ''),
-          excerpt: html(viewer, input.excerpt ?? ''),
-          slug,
-          date_local: pub?.date_local ?? nowLocal,
-          date_gmt: pub?.date_gmt ?? (unpublished ? ZERO_DATE : nowGmt),
-          modified_local: nowLocal,
-          modified_gmt: nowGmt,
-          image_id: await deps.images.idFor(trx, input.image, viewer),
-        });
-        await eventsStore.insertEventDetails(trx, {
-          post_id: id,
-          ...sched,
-          ...costColumns(input.cost),
-          website: isEmptyValue(input.website) ? null : String(input.website).trim(),
-          show_map: input.show_map ? 1 : 0,
-          show_map_link: input.show_map_link ? 1 : 0,
-          // A series is never listed itself (its occurrences are): its own flag is kept with its rules.
-          hide_from_listings: rec || input.hide_from_listings ? 1 : 0,
-          sticky: input.sticky ? 1 : 0,
-          featured: input.featured ? 1 : 0,
-          venue_id: venue?.[0] ?? null,
-        });
-        if (organizers?.length) await eventsStore.setEventOrganizers(trx, id, organizers);
-        // A new event only adds links: a published one adds one to each of its terms' counts.
-        const linkedTerms = await assignTerms(trx, viewer, id, input);
+        const imageId = await deps.images.idFor(trx, input.image, viewer);
+        const termIds = [...new Set((await termIdsForWrite(trx, viewer, input)).flatMap(([, ids]) => ids))];
+        const organizerIds = [...new Set(organizers ?? [])];
+        const created = await eventsStore.insertEvent(
+          trx,
+          {
+            type: rec ? SERIES_TYPE : 'tribe_events',
+            author_id: input.author ?? viewer.id,
+            status,
+            title,
+            content: html(viewer, input.description ?? ''),
+            excerpt: html(viewer, input.excerpt ?? ''),
+            slug,
+            date_local: pub?.date_local ?? nowLocal,
+            date_gmt: pub?.date_gmt ?? (unpublished ? ZERO_DATE : nowGmt),
+            modified_local: nowLocal,
+            modified_gmt: nowGmt,
+            image_id: imageId,
+          },
+          {
+            ...sched,
+            ...costColumns(input.cost),
+            website: isEmptyValue(input.website) ? null : String(input.website).trim(),
+            show_map: input.show_map ? 1 : 0,
+            show_map_link: input.show_map_link ? 1 : 0,
+            // A series is never listed itself (its occurrences are): its own flag is kept with its rules.
+            hide_from_listings: rec || input.hide_from_listings ? 1 : 0,
+            sticky: input.sticky ? 1 : 0,
+            featured: input.featured ? 1 : 0,
+            venue_id: venue?.[0] ?? null,
+          },
+          organizerIds,
+          termIds,
+        );
+        const id = Number(created.id);
         if (rec) {
           await recurrenceStore.insertSeries(trx, { post_id: id, rules: rec.lines, horizon_local: sched.start_local, complete: false, hide_from_listings: input.hide_from_listings ? 1 : 0 });
           await materialise(trx, id, seriesDeps, { rewrite: false });
           return reload(trx, id);
         }
-        if (status === 'publish') await termsStore.adjustTermCounts(trx, linkedTerms, 1);
-        const created = await reload(trx, id);
-        linksWritten.set(created, { organizers: organizers ?? [], terms: linkedTerms });
+        linksWritten.set(created, { organizers: organizerIds, terms: termIds });
         return created;
       });
     },
@@ -1082,6 +1097,18 @@ export function createEventService(deps: EventServiceDeps): EventService {
     },
   };
   return service;
+}
+
+/**
+ * Whether a write's reference value (venue, organizer, categories, tags, image) names records by
+ * id only, so that resolving it creates nothing: empty, positive integers, or strings of digits
+ * (one, a list, or comma-separated). Anything else answers false, also what would resolve to ids
+ * all the same (`{ "id": 5 }`, `"007"`): the caller then takes the general path.
+ */
+function idsOnly(value: unknown): boolean {
+  if (value === undefined || value === null || value === '') return true;
+  const items = Array.isArray(value) ? value : typeof value === 'string' ? value.split(',').map((v) => v.trim()) : [value];
+  return items.every((v) => v === '' || (typeof v === 'number' && Number.isSafeInteger(v) && v > 0) || (typeof v === 'string' && /^[1-9][0-9]{0,14}$/.test(v)));
 }
 
 /** Validators the event routes use (WordPress' is_time, is_timezone_or_empty, …). */

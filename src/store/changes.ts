@@ -18,7 +18,7 @@ import { PostgresAdapter, sql } from 'kysely';
 import type { Executor } from './schema.js';
 import { dialectOfHandle } from './revision.js';
 import { writeCommitCountersOf } from '../metrics.js';
-import { importContextRestorer, runImportHook } from './import-context.js';
+import { importContextRestorer, inImportContext, runImportHook } from './import-context.js';
 import { directOf, enterDirect, leaveDirect } from './sqlite-direct.js';
 
 /**
@@ -150,7 +150,7 @@ export function recordTypeOfPost(postType: string): RecordType {
 const RANK: Record<ChangeAction, number> = { update: 0, create: 1, trash: 2, delete: 3, reset: 4 };
 
 function pendingOf(db: Executor): Map<string, Pending> | undefined {
-  if (!db.isTransaction) return undefined;
+  if (!db.isTransaction && !statementWrites.has(db)) return undefined;
   let pending = pendingByTrx.get(db);
   if (!pending) pendingByTrx.set(db, (pending = new Map()));
   return pending;
@@ -373,6 +373,83 @@ async function appendChangesPostgres(db: Executor, notes: Pending[], counts: Arr
   return Number(r.rows[0]!.seq);
 }
 
+/** Handles of PostgreSQL writes made of one statement (`writeStatement`). */
+const statementWrites = new WeakSet<object>();
+
+/** Whether `db` is the handle of a one-statement write (`writeStatement`): its last store write must write the log too. */
+export function isStatementWrite(db: Executor): boolean {
+  return statementWrites.has(db);
+}
+
+/**
+ * The change log's part of a one-statement write (PostgreSQL, `writeStatement`), to end a
+ * statement whose CTE `"p"` inserts the record noted here (its id comes from `"p"`): CTEs that move
+ * the term counts noted so far, take the next sequence number and insert the notes (the new record
+ * first, then the terms), in that order (each depends on the one before, so every writer locks the
+ * term rows, then the counter, as `flushChanges` does). The notes are taken: nothing is left for
+ * the write to flush. Only term count notes may be pending (anything else would have been written
+ * by a statement of its own, not atomically with this one): otherwise it throws.
+ */
+export function takeStatementLog(db: Executor, created: { type: RecordType; action: ChangeAction }) {
+  const pending = pendingByTrx.get(db);
+  const counts = countsByTrx.get(db);
+  pendingByTrx.delete(db);
+  countsByTrx.delete(db);
+  const notes = [...(pending?.values() ?? [])];
+  if (notes.some((n) => !n.countOnly)) throw new Error('a one-statement write wrote something before its statement (only term counts may wait for it)');
+  const groups = counts ? byDelta(counts) : [];
+  const rows = [
+    { type: created.type, id: null as number | null, action: created.action, detail: null as string | null },
+    ...notes.map((n) => ({ type: n.type, id: n.id, action: n.action, detail: JSON.stringify({ count: counts?.get(n.id) ?? 0 }) })),
+  ];
+  const termCtes = groups.map(
+    ([delta, ids], i) =>
+      sql`, ${sql.raw(`"tc${i}"`)} as (update "terms" set "count" = "count" + ${delta} where "id" = any(${ids}::int[])${i > 0 ? sql.raw(` and (select count(*) from "tc${i - 1}") >= 0`) : sql``} returning "id")`,
+  );
+  const afterTerms = groups.length ? sql.raw(` and (select count(*) from "tc${groups.length - 1}") >= 0`) : sql``;
+  return sql`${sql.join(termCtes, sql``)}, "c" as (update "change_counter" set "value" = "value" + 1 where "id" = 1${afterTerms} returning "value"),
+    "l" as (insert into "changes" ("seq", "idx", "record_type", "record_id", "action", "detail", "created_gmt")
+      select c."value", v."idx", v."record_type", coalesce(v."record_id", (select "id" from "p")), v."action", v."detail", ${nowGmt()}
+      from "c" c, unnest(${rows.map((_, i) => i)}::int[], ${rows.map((r) => r.type)}::text[], ${rows.map((r) => r.id)}::int[], ${rows.map((r) => r.action)}::text[], ${rows.map((r) => r.detail)}::text[])
+        as v("idx", "record_type", "record_id", "action", "detail"))`;
+}
+
+/**
+ * A write that is one statement on PostgreSQL (issue 9's event create): `fn` reads what it needs
+ * on a handle outside any transaction, notes term count moves, and ends with one store write that
+ * writes its records and the change log in one statement (`insertEvent`, with `takeStatementLog`),
+ * which PostgreSQL runs and commits alone. That saves the BEGIN and COMMIT round trips, and the
+ * log's counter row (which every writer locks, so commits keep the log's order) is held only while
+ * the statement runs and commits, never across a round trip to this process: under concurrent
+ * writes that hold, not the statements, bounded throughput. A write that lost a race (a slug taken
+ * meanwhile: the unique index refused it) is run again as a `writeTransaction`, which locks the
+ * slugs it looks at. On SQLite, within an import, or with a precondition to check first, it is a
+ * `writeTransaction`.
+ *
+ * @example const record = await writeStatement(db, async (w) => insertEvent(w, post, details, [], []));
+ */
+export async function writeStatement<T>(db: Executor, fn: (w: Executor) => Promise<T>): Promise<T> {
+  const guard = guards.getStore();
+  if (dialectOfHandle(db) !== 'postgres' || (guard !== undefined && !guard.done) || inImportContext()) return writeTransaction(db, fn);
+  const w = db.withoutPlugins();
+  statementWrites.add(w);
+  try {
+    const out = await fn(w);
+    if (pendingByTrx.get(w)?.size) throw new Error('a one-statement write left notes unwritten (it must end with the statement that writes them)');
+    const counters = writeCommitCountersOf(db);
+    counters.commits++;
+    counters.writes++;
+    counters.statements++;
+    return out;
+  } catch (err) {
+    if (!isLostRace(err)) throw err;
+  } finally {
+    pendingByTrx.delete(w);
+    countsByTrx.delete(w);
+  }
+  return writeTransaction(db, fn);
+}
+
 /** How often a write that lost a race is run again before its error is let through. */
 const WRITE_ATTEMPTS = 5;
 
@@ -432,7 +509,7 @@ export async function writeTransaction<T>(db: Executor, fn: (trx: Executor) => P
   const restoreImportContext = importContextRestorer();
   for (let attempt = 1; ; attempt++) {
     try {
-      return await ownTransaction(db, work);
+      return await ownTransaction(db, work, attempt > 1);
     } catch (err) {
       if (attempt >= WRITE_ATTEMPTS || !isLostRace(err)) throw err;
       restoreImportContext();
@@ -441,13 +518,26 @@ export async function writeTransaction<T>(db: Executor, fn: (trx: Executor) => P
   }
 }
 
-async function ownTransaction<T>(db: Executor, work: (trx: Executor) => Promise<T>): Promise<T> {
+/** Transactions that repeat a write which lost a race (see `isRepeatedWrite`). */
+const repeatedWrites = new WeakSet<object>();
+
+/**
+ * Whether this transaction runs a write again after it lost a race to a concurrent one: look-ups
+ * that may race take their lock then (`isSlugTaken`), so that writes contending for one slug take
+ * their numbers in turn instead of colliding again; a first attempt relies on the unique indexes.
+ */
+export function isRepeatedWrite(trx: Executor): boolean {
+  return repeatedWrites.has(trx);
+}
+
+async function ownTransaction<T>(db: Executor, work: (trx: Executor) => Promise<T>, repeated = false): Promise<T> {
   // The write's own error is the one to answer with: after some errors (SQLITE_FULL, I/O errors)
   // SQLite has already rolled the transaction back, and the ROLLBACK sent after it fails too.
   let failure: { error: unknown } | undefined;
   const out = await db
     .transaction()
     .execute(async (trx) => {
+      if (repeated) repeatedWrites.add(trx);
       enterDirect(db, trx);
       try {
         const out = await work(trx);

@@ -31,6 +31,7 @@ import { syncAndWebhooksMigration } from './migrations/007_sync_and_webhooks.js'
 import { importMapMigration } from './migrations/008_import_map.js';
 import { venueGeoIndexMigration } from './migrations/009_venue_geo_index.js';
 import { recurrenceMigration } from './migrations/010_recurrence.js';
+import { eventSlugSpaceMigration } from './migrations/011_event_slug_space.js';
 
 export type DialectName = 'sqlite' | 'postgres';
 
@@ -89,6 +90,7 @@ function migrations(dialect: DialectName): Record<string, Migration> {
     '008_import_map': importMapMigration(),
     '009_venue_geo_index': venueGeoIndexMigration(),
     '010_recurrence': recurrenceMigration(),
+    '011_event_slug_space': eventSlugSpaceMigration(),
   };
 }
 

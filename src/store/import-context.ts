@@ -29,6 +29,11 @@ export function withImportContext<T>(context: ImportContext, fn: () => Promise<T
   return storage.run(context, fn);
 }
 
+/** Whether the code running now is an import's service call (`withImportContext`). */
+export function inImportContext(): boolean {
+  return storage.getStore() !== undefined;
+}
+
 const TABLE_OF: Record<WantedIdKind, 'posts' | 'terms' | 'images' | 'users'> = { post: 'posts', term: 'terms', image: 'images', user: 'users' };
 
 /**

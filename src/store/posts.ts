@@ -7,7 +7,7 @@
  */
 import { PostgresAdapter } from 'kysely';
 import type { Executor, NewPost, PostRow, PostType, PostUpdate, StoredPostType } from './schema.js';
-import { noteChange, notePostBefore, recordTypeOfPost } from './changes.js';
+import { isRepeatedWrite, noteChange, notePostBefore, recordTypeOfPost } from './changes.js';
 import { afterExplicitId, takeWantedId } from './import-context.js';
 import { storedIds } from './ranges.js';
 import { lockForWrite } from './locks.js';
@@ -53,15 +53,18 @@ export async function findPostIdBySlug(db: Executor, type: StoredPostType, slug:
 }
 
 /**
- * Whether another post of the type already uses the slug. In a write transaction on PostgreSQL the
- * slug is locked first (store/locks.ts), so concurrent creates of one title number their slugs one
- * after the other instead of colliding on the unique index and running again.
+ * Whether another post of the type already uses the slug. Unique indexes guard each type's slugs
+ * (migration 006) and the space events and series share (011): two concurrent writes that pick the
+ * same slug meet them, and the loser runs again (`writeTransaction`). Run again, a write on
+ * PostgreSQL locks the slug before looking (store/locks.ts), so creates of one title then number
+ * their slugs one after the other instead of colliding again; a first attempt takes no lock (a
+ * statement less per create, issue 9).
  */
 export async function isSlugTaken(db: Executor, type: StoredPostType | readonly StoredPostType[], slug: string, exceptId?: number): Promise<boolean> {
   // Events and recurring events' series share one slug space (by-slug routes find either): the
   // lock names the first type.
   const types = typeof type === 'string' ? [type] : type;
-  if (db.isTransaction) await lockForWrite(db, `slug:${types[0]}:${slug}`);
+  if (db.isTransaction && isRepeatedWrite(db)) await lockForWrite(db, `slug:${types[0]}:${slug}`);
   const direct = directOf(db);
   if (direct) {
     const params: unknown[] = [slug, ...types];

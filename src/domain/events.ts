@@ -356,19 +356,32 @@ export function createEventService(deps: EventServiceDeps): EventService {
     const [organizerLinks, termLinks] = known.every((k) => k !== undefined)
       ? [known.flatMap((k, i) => k!.organizers.map((organizer_id) => ({ event_id: ids[i]!, organizer_id }))), known.flatMap((k, i) => k!.terms.map((term_id) => ({ event_id: ids[i]!, term_id })))]
       : await Promise.all([eventsStore.organizerLinksOf(trx, ids), eventsStore.termLinksOf(trx, ids)]);
-    const [venues, organizers, terms] = await Promise.all([
-      deps.venues.load(trx, venueIds),
+    // The answer to a one-statement create (PostgreSQL): its statement returned the counts it left
+    // on its terms, and it changed none of the linked records, so they are taken as this request
+    // found them (it validated against them), without another look at the change feed.
+    const countsLeft = records.map((r) => eventsStore.termCountsWrittenWith(r));
+    const justWritten = known.every((k) => k !== undefined) && countsLeft.every((c) => c !== undefined);
+    const options = { current: !justWritten };
+    const [venues, organizers, keptTerms] = await Promise.all([
+      deps.venues.load(trx, venueIds, options),
       deps.organizers.load(
         trx,
         organizerLinks.map((l) => Number(l.organizer_id)),
+        options,
       ),
-      termsStore.findTermsByIds(trx, [...new Set(termLinks.map((l) => Number(l.term_id)))]),
+      termsStore.findTermsByIds(trx, [...new Set(termLinks.map((l) => Number(l.term_id)))], options),
     ]);
+    const terms = justWritten
+      ? keptTerms.map((t) => {
+          const count = countsLeft.find((c) => c!.has(Number(t.id)))?.get(Number(t.id));
+          return count === undefined ? t : { ...t, count };
+        })
+      : keptTerms;
     const imageIds: number[] = [];
     for (const r of records) if (r.image_id !== null) imageIds.push(Number(r.image_id));
     for (const v of venues.values()) if (v.image_id !== null) imageIds.push(Number(v.image_id));
     for (const o of organizers.values()) if (o.image_id !== null) imageIds.push(Number(o.image_id));
-    const images = await deps.images.load(trx, imageIds);
+    const images = await deps.images.load(trx, imageIds, options);
     // Recurring events (issue 15): only records that are a series or have a parent cost a query.
     const recurrence = new Map<number, EventRecurrence>();
     const occurrenceIds = records.filter((r) => Number(r.parent_id) !== 0).map((r) => Number(r.id));

@@ -9,6 +9,7 @@
  */
 import type { Executor, ImageRow } from '../store/schema.js';
 import * as imagesStore from '../store/images.js';
+import { createKeptRecords } from './kept.js';
 import { can, type Viewer } from './permissions.js';
 import { isEmptyValue, isPositiveInt } from './values.js';
 
@@ -50,14 +51,17 @@ export interface ImageService {
   validateRef(value: unknown, viewer: Viewer, allowEmpty?: boolean): Promise<boolean>;
   /** The image id for a validated reference, creating a URL record if needed; null for empty. */
   idFor(db: Executor, value: unknown, viewer: Viewer): Promise<number | null>;
-  load(db: Executor, ids: number[]): Promise<Map<number, ImageRow>>;
+  /** Images by id (kept ones on the store's handle; `current: false`: without looking for changes first, see `KeptRecords`). */
+  load(db: Executor, ids: number[], options?: { current?: boolean }): Promise<Map<number, ImageRow>>;
 }
 
 export function createImageService(db: Executor): ImageService {
+  // Image rows by id, kept until the change log names them (the images events, venues and organizers show).
+  const kept = createKeptRecords<ImageRow>(db, 'image', (trx, ids) => imagesStore.findImagesByIds(trx, ids));
   return {
     async validateRef(value, viewer, allowEmpty = false) {
       if (isEmptyValue(value)) return allowEmpty;
-      if (isPositiveInt(value)) return (await imagesStore.findImagesByIds(db, [Number(value)])).length === 1;
+      if (isPositiveInt(value)) return (await kept.get(db, [Number(value)])).has(Number(value));
       if (!isHttpUrl(value)) return false;
       if (!can(viewer, 'upload_files')) return false;
       const ext = extensionOf(value);
@@ -82,9 +86,6 @@ export function createImageService(db: Executor): ImageService {
       });
     },
 
-    async load(trx, ids) {
-      const rows = await imagesStore.findImagesByIds(trx, [...new Set(ids)]);
-      return new Map(rows.map((r) => [Number(r.id), r]));
-    },
+    load: (trx, ids, options) => kept.get(trx, ids, options),
   };
 }

@@ -13,7 +13,8 @@
  *   const json = kept.get('list:42') ?? build(); // built from event 42 and venue 7
  *   kept.set('list:42', json, seq, ['event:42', 'venue:7']);
  */
-import type { ChangeBatch, ChangeFeed } from '../store/change-feed.js';
+import { feedOf, type ChangeBatch, type ChangeFeed } from '../store/change-feed.js';
+import type { Executor } from '../store/schema.js';
 
 export interface KeptMap<V> {
   get(key: string): V | undefined;
@@ -75,6 +76,58 @@ export function createKeptMap<V>(feed: ChangeFeed, maxEntries: number): KeptMap<
     },
     get size() {
       return entries.size;
+    },
+  };
+}
+
+/** Records by id from what is kept (`createKeptRecords`). */
+export interface KeptRecords<V> {
+  /**
+   * The records with these ids (ids without one are left out), read on `trx` when that is not
+   * the store's handle (a transaction sees its own writes). `current: false` answers from what
+   * is kept without bringing the change feed up to date first (what a request already looked at:
+   * a one-statement create's answer, which changed none of these records).
+   */
+  get(trx: Executor, ids: readonly number[], options?: { current?: boolean }): Promise<Map<number, V>>;
+}
+
+/**
+ * Records of one kind kept by id across requests (null: no record of this kind has that id),
+ * each until the change log names it (`${type}:${id}`): validations and the records events embed
+ * (venues, organizers, images) then read no row. Misses are read with `read`, in one query.
+ *
+ * @example
+ *   const venues = createKeptRecords(db, 'venue', (trx, ids) => findLinkedByIds(trx, 'venue', ids), counters.linkedRecords);
+ *   (await venues.get(db, [7])).get(7) // the venue, read once, then kept
+ */
+export function createKeptRecords<V extends { id: number | string }>(
+  db: Executor,
+  type: string,
+  read: (trx: Executor, ids: number[]) => Promise<V[]>,
+  counters?: { hits: number; misses: number },
+): KeptRecords<V> {
+  const feed = feedOf(db);
+  const kept = feed ? createKeptMap<V | null>(feed, 5000) : undefined;
+  return {
+    async get(trx, ids, { current = true } = {}) {
+      const unique = [...new Set(ids)];
+      if (!kept || !feed || trx !== db) return new Map((await read(trx, unique)).map((r) => [Number(r.id), r]));
+      const seq = current ? await feed.sync() : feed.seq();
+      const out = new Map<number, V>();
+      const missing: number[] = [];
+      for (const id of unique) {
+        const row = kept.get(String(id));
+        if (row === undefined) missing.push(id);
+        else if (row) out.set(id, row);
+      }
+      if (counters) {
+        counters.hits += unique.length - missing.length;
+        counters.misses += missing.length;
+      }
+      if (missing.length === 0) return out;
+      for (const r of await read(db, missing)) out.set(Number(r.id), r);
+      for (const id of missing) kept.set(String(id), out.get(id) ?? null, seq, [`${type}:${id}`]);
+      return out;
     },
   };
 }

@@ -30,8 +30,7 @@ import { isEmptyValue, isNumeric, isTruthy } from './values.js';
 import { createRevisionCache, type RevisionCache } from './revision-cache.js';
 import { withSerialized } from './serialized.js';
 import { revisionOf } from '../store/revision.js';
-import { feedOf } from '../store/change-feed.js';
-import { createKeptMap } from './kept.js';
+import { createKeptRecords } from './kept.js';
 import { keptCountersOf } from '../metrics.js';
 import { DEFAULT_GEOLOC, geoFilterOf } from './geo.js';
 
@@ -156,7 +155,8 @@ export interface LinkedPostService {
    * as the original renames the slug when trashing; others to their slug.
    */
   findBySlug(db: Executor, slug: string): Promise<LinkedRecord | undefined>;
-  load(db: Executor, ids: number[]): Promise<Map<number, LinkedRecord>>;
+  /** Records by id (kept ones on the store's handle; `current: false`: without looking for changes first, see `KeptRecords`). */
+  load(db: Executor, ids: number[], options?: { current?: boolean }): Promise<Map<number, LinkedRecord>>;
   /**
    * One page of the list (behavior.md §10.2), with COMPAT decision 11's visibility.
    * `env` gives the store dialect (for the search) and the per_page cap.
@@ -196,34 +196,12 @@ export function createLinkedPostService(
   };
   const fields = LINKED_FIELDS[kind];
   /**
-   * Records by id (null: no record of this kind has that id), kept until the change log names
-   * them (issue 9): an event write's validation and answer, and the venues and organizers events
-   * embed, read no row. Only reads on the store's handle use them (a transaction sees its own writes).
+   * Records by id, kept until the change log names them (issue 9): an event write's validation
+   * and answer, and the venues and organizers events embed, read no row. Only reads on the
+   * store's handle use them (a transaction sees its own writes).
    */
-  const feed = feedOf(db);
-  const keptRecords = feed ? createKeptMap<LinkedRecord | null>(feed, 5000) : undefined;
-
-  /** Records of this kind for these ids, from what is kept where `trx` is the store's handle. */
-  async function recordsOf(trx: Executor, ids: number[]): Promise<Map<number, LinkedRecord>> {
-    const unique = [...new Set(ids)];
-    if (!keptRecords || trx !== db) return new Map((await linkedStore.findLinkedByIds(trx, kind, unique)).map((r) => [Number(r.id), r]));
-    const seq = await feed!.sync();
-    const out = new Map<number, LinkedRecord>();
-    const missing: number[] = [];
-    for (const id of unique) {
-      const kept = keptRecords.get(String(id));
-      if (kept === undefined) missing.push(id);
-      else if (kept) out.set(id, kept);
-    }
-    const counters = keptCountersOf(db).linkedRecords;
-    counters.hits += unique.length - missing.length;
-    counters.misses += missing.length;
-    if (missing.length === 0) return out;
-    const rows = await linkedStore.findLinkedByIds(db, kind, missing);
-    for (const r of rows) out.set(Number(r.id), r);
-    for (const id of missing) keptRecords.set(String(id), out.get(id) ?? null, seq, [`${kind}:${id}`]);
-    return out;
-  }
+  const keptRecords = createKeptRecords<LinkedRecord>(db, kind, (trx, ids) => linkedStore.findLinkedByIds(trx, kind, ids), keptCountersOf(db).linkedRecords);
+  const recordsOf = (trx: Executor, ids: number[], options?: { current?: boolean }) => keptRecords.get(trx, ids, options);
 
   const text = (value: unknown) => stripTags(String(value ?? ''));
 

@@ -155,19 +155,26 @@ export async function insertEvent(db: Executor, post: NewPost, details: Omit<Ins
   } else if (db.getExecutor().adapter instanceof PostgresAdapter) {
     const statement = isStatementWrite(db);
     if (statement && counted) await addTermCounts(db, terms, 1);
-    const log = statement ? takeStatementLog(db, { type: recordTypeOfPost(post.type), action: 'create' }) : sql``;
+    const log = statement ? takeStatementLog(db, { type: recordTypeOfPost(post.type), action: 'create' }) : { ctes: sql``, counts: sql`null` };
     const postColumns = Object.keys(postValues).filter((k) => (postValues as Record<string, unknown>)[k] !== undefined);
     const detailColumns = Object.keys(details).filter((k) => (details as Record<string, unknown>)[k] !== undefined);
     const list = (columns: string[]) => sql.join(columns.map((c) => sql.ref(c)));
     const values = (row: object, columns: string[]) => sql.join(columns.map((c) => sql`${(row as Record<string, unknown>)[c]}`));
-    const r = await sql<{ id: number | string }>`with "p" as (insert into "posts" (${list(postColumns)}) values (${values(postValues, postColumns)}) returning "id"),
+    const r = await sql<{
+      id: number | string;
+      counts: Array<[number, number]> | null;
+    }>`with "p" as (insert into "posts" (${list(postColumns)}) values (${values(postValues, postColumns)}) returning "id"),
       "e" as (insert into "events" ("post_id", ${list(detailColumns)}) values ((select "id" from "p"), ${values(details, detailColumns)})),
       "o" as (insert into "event_organizers" ("event_id", "organizer_id", "position")
         select (select "id" from "p"), x."organizer_id", (x."n" - 1)::int from unnest(${organizers}::int[]) with ordinality as x("organizer_id", "n")),
-      "t" as (insert into "event_terms" ("event_id", "term_id") select (select "id" from "p"), x."term_id" from unnest(${terms}::int[]) as x("term_id"))${log}
-      select "id" from "p"`.execute(db);
+      "t" as (insert into "event_terms" ("event_id", "term_id") select (select "id" from "p"), x."term_id" from unnest(${terms}::int[]) as x("term_id"))${log.ctes}
+      select "id", ${log.counts} as "counts" from "p"`.execute(db);
     id = Number(r.rows[0]!.id);
-    if (statement) return storedEventRecord(id, postValues, details);
+    if (statement) {
+      const record = storedEventRecord(id, postValues, details);
+      countsWritten.set(record, new Map((r.rows[0]!.counts ?? []).map(([term, count]) => [Number(term), Number(count)])));
+      return record;
+    }
   } else {
     id = Number((await db.insertInto('posts').values(postValues).returning('id').executeTakeFirstOrThrow()).id);
     await db
@@ -189,6 +196,18 @@ export async function insertEvent(db: Executor, post: NewPost, details: Omit<Ins
   await noteChange(db, recordTypeOfPost(post.type), id, 'create');
   if (counted) await addTermCounts(db, terms, 1);
   return storedEventRecord(id, postValues, details);
+}
+
+/** The term counts a one-statement create left (by term id), by the record it answered with. */
+const countsWritten = new WeakMap<EventRecord, ReadonlyMap<number, number>>();
+
+/**
+ * The counts of the terms a one-statement create (`writeStatement`) moved, as its statement left
+ * them, when `record` is what that create answered with: its answer shows them without bringing
+ * the change feed up to date first (a round trip on PostgreSQL). Undefined for any other record.
+ */
+export function termCountsWrittenWith(record: EventRecord): ReadonlyMap<number, number> | undefined {
+  return countsWritten.get(record);
 }
 
 /**

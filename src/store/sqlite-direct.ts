@@ -87,6 +87,11 @@ export function registerSqliteRoot(db: object, direct: SqliteDirect): void {
   roots.set(db, direct);
 }
 
+/** The direct access of a SQLite store by its root handle (group commit: savepoints), else undefined. */
+export function storeDirectOf(db: object): SqliteDirect | undefined {
+  return roots.get(db);
+}
+
 /** Give a write transaction of the store `db` direct access (a SQLite store's; others: nothing). */
 export function enterDirect(db: object, trx: object): void {
   const direct = roots.get(db);

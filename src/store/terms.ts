@@ -49,10 +49,10 @@ function keptTermsOf(db: Executor, feed: ChangeFeed): Map<number, TermRow | null
  * The rows of these term ids (null: no such term) from what is kept, reading the rest in one
  * statement; undefined on a transaction (which must see its own writes) or a handle without a feed.
  */
-async function keptTermRows(db: Executor, ids: number[]): Promise<Map<number, TermRow | null> | undefined> {
+async function keptTermRows(db: Executor, ids: number[], current = true): Promise<Map<number, TermRow | null> | undefined> {
   const feed = db.isTransaction ? undefined : feedOf(db);
   if (!feed) return undefined;
-  await feed.sync();
+  if (current) await feed.sync();
   const kept = keptTermsOf(db, feed);
   const out = new Map<number, TermRow | null>();
   const missing: number[] = [];
@@ -82,11 +82,15 @@ async function keptTermRows(db: Executor, ids: number[]): Promise<Map<number, Te
   return out;
 }
 
-/** The terms with these ids (any taxonomy), in no particular order. */
-export async function findTermsByIds(db: Executor, ids: number[]): Promise<TermRow[]> {
+/**
+ * The terms with these ids (any taxonomy), in no particular order. On the store's handle from what
+ * is kept; `current: false` answers without bringing the change feed up to date first (see
+ * `KeptRecords` in domain/kept.ts).
+ */
+export async function findTermsByIds(db: Executor, ids: number[], { current = true }: { current?: boolean } = {}): Promise<TermRow[]> {
   ids = storedIds(ids);
   if (ids.length === 0) return [];
-  const kept = await keptTermRows(db, [...new Set(ids)]);
+  const kept = await keptTermRows(db, [...new Set(ids)], current);
   if (kept) return [...kept.values()].filter((r): r is TermRow => r !== null);
   return db.selectFrom('terms').selectAll().where('id', 'in', ids).execute();
 }

@@ -236,6 +236,22 @@ for (const kind of STORES) {
       );
     });
 
+    it('answers with the counts its write left on its terms, as a fresh read shows them', async () => {
+      // Another write moves the counts first (the feed has not seen it when the create answers).
+      await services.events.create(admin, input('Before'));
+      const created = await services.events.create(admin, input('Counted'));
+      const [json] = await services.events.represent([created], admin, 'list', services.links);
+      const stored = await counts();
+      const shown = [...(json!.categories as Array<{ id: number; count: number }>), ...(json!.tags as Array<{ id: number; count: number }>)];
+      assert.deepEqual(
+        shown.map((t) => [t.id, t.count]),
+        [
+          [ids.category, stored.get(ids.category)],
+          [ids.tag, stored.get(ids.tag)],
+        ],
+      );
+    });
+
     it('a draft moves no count; anything that may create a record is a transaction', async () => {
       const commits = writeCommitCountersOf(store.db);
       const before = { statements: commits.statements, counts: await counts() };

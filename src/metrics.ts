@@ -58,6 +58,8 @@ export interface WriteCommitCounters {
   writes: number;
   /** of those, writes committed as one statement, without BEGIN and COMMIT (PostgreSQL, `writeStatement`) */
   statements: number;
+  /** writes run again after losing a race, by PostgreSQL error code (23505 unique, 40P01 deadlock, 40001 serialization) */
+  retries: Record<string, number>;
 }
 
 const commitsByOwner = new WeakMap<object, WriteCommitCounters>();
@@ -65,6 +67,6 @@ const commitsByOwner = new WeakMap<object, WriteCommitCounters>();
 /** The commit counters of a store (its Kysely instance), created on first use. */
 export function writeCommitCountersOf(owner: object): WriteCommitCounters {
   let counters = commitsByOwner.get(owner);
-  if (!counters) commitsByOwner.set(owner, (counters = { commits: 0, writes: 0, statements: 0 }));
+  if (!counters) commitsByOwner.set(owner, (counters = { commits: 0, writes: 0, statements: 0, retries: {} }));
   return counters;
 }

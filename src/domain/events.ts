@@ -24,7 +24,7 @@ import { ANONYMOUS, can, canAssignTerms, canDeletePost, canEditPost, canReadPost
 import { toEventJson, type EventRelated } from './representations/event.js';
 import type { RepresentationContext } from './representations/venue.js';
 import type { Links } from './links.js';
-import { sanitizeSlug, uniqueSlug } from './slugs.js';
+import { firstSlugCandidate, sanitizeSlug, uniqueSlug } from './slugs.js';
 import { applyScheduling, listScope, scaleBackStatus } from './statuses.js';
 import type { TermService } from './terms.js';
 import { createKeptMap, type KeptMap } from './kept.js';
@@ -33,7 +33,7 @@ import { serializedLength, withSerialized } from './serialized.js';
 import { revisionOf, stampRevision } from '../store/revision.js';
 import { sanitizePostHtml } from './text.js';
 import { isEmptyValue, listToArray } from './values.js';
-import { isCreatedHere, writeStatement, writeTransaction } from '../store/changes.js';
+import { isCreatedHere, isStatementWrite, writeStatement, writeTransaction } from '../store/changes.js';
 import { keptCountersOf } from '../metrics.js';
 import { postTextLength } from '../store/sizes.js';
 import type { ListingState } from '../store/changes.js';
@@ -865,7 +865,11 @@ export function createEventService(deps: EventServiceDeps): EventService {
         const unpublished = status === 'draft' || status === 'pending' || status === 'auto-draft';
         const title = html(viewer, input.title ?? '');
         const base = sanitizeSlug(isEmptyValue(input.slug) ? title : (input.slug as string)) || 'event';
-        const slug = await uniqueSlug(base, (c) => postsStore.isSlugTaken(trx, EVENT_SLUG_TYPES, c));
+        // A one-statement write (PostgreSQL) tries the first candidate in its statement, which
+        // checks it; only when it is taken are the numbered ones looked at.
+        const slugTaken = (c: string) => postsStore.isSlugTaken(trx, EVENT_SLUG_TYPES, c);
+        const statement = isStatementWrite(trx);
+        const slug = statement ? firstSlugCandidate(base) : await uniqueSlug(base, slugTaken);
         // Linked records and terms first (named ones may be created, in the store's lock order:
         // venue, organizer, categories, tags), then the event with its links in one go.
         const { venue, organizers } = await linkedIds(trx, viewer, input);
@@ -902,6 +906,7 @@ export function createEventService(deps: EventServiceDeps): EventService {
           },
           organizerIds,
           termIds,
+          statement ? { types: EVENT_SLUG_TYPES, next: () => uniqueSlug(base, slugTaken) } : undefined,
         );
         const id = Number(created.id);
         if (rec) {

@@ -255,6 +255,11 @@ export function truncateSlug(slug: string, length: number): string {
  *
  * @example await uniqueSlug('jazz-night', (s) => s === 'jazz-night') // 'jazz-night-2'
  */
+/** The first slug `uniqueSlug` tries for this base (cut to `maxLength`, as a long title is). */
+export function firstSlugCandidate(base: string, maxLength = 200): string {
+  return base.length > maxLength ? truncateSlug(base, maxLength) : base;
+}
+
 export async function uniqueSlug(base: string, taken: (candidate: string) => boolean | Promise<boolean>, options: { reserved?: readonly string[]; maxLength?: number } = {}): Promise<string> {
   if (base === '') return '';
   const maxLength = options.maxLength ?? 200;

@@ -99,6 +99,16 @@ export function registerMetrics(app: FastifyInstance, config: Config, store: Sto
       this.inc(commits.writes);
     },
   });
+  new Counter({
+    name: 'calendar_write_retries_total',
+    help: 'Writes run again after losing a race to a concurrent write, by PostgreSQL error code (23505 unique key, 40P01 deadlock, 40001 serialization)',
+    labelNames: ['code'],
+    registers: [registry],
+    collect() {
+      this.reset();
+      for (const [code, n] of Object.entries(commits.retries)) this.inc({ code }, n);
+    },
+  });
 
   app.addHook('onResponse', async (req, reply) => {
     const labels = { method: req.method, route: req.routeOptions.url ?? '(unmatched)', status: String(reply.statusCode) };

@@ -362,9 +362,34 @@ export async function flushChanges(trx: Executor): Promise<number | undefined> {
 }
 
 /** PostgreSQL: term counts, the counter and every note in one statement; returns the sequence number. */
+/**
+ * CTEs (each `, "name" as (…)`) that move term counts on PostgreSQL, for statements that then take
+ * the log's counter: one update per term, in id order, each waiting for the one before, so every
+ * writer locks the terms it moves in the same order (and then the counter). One update of several
+ * rows (`where id = any(…)`) locks them in the order its scan meets them, which concurrent
+ * statements need not share once rows have moved: two writers moving two popular terms then
+ * deadlock. The first waits for the CTE `after` (when given), each runs only when `onlyIf` holds;
+ * `last` names the CTE the counter's update must wait for.
+ */
+function termCountCtes(groups: Array<[number, number[]]>, after: string | undefined, onlyIf?: string): { ctes: RawBuilder<unknown>; last: string | undefined; names: string[] } {
+  const deltas = new Map<number, number>();
+  for (const [delta, ids] of groups) for (const id of ids) deltas.set(id, (deltas.get(id) ?? 0) + delta);
+  const ids = [...deltas.keys()].sort((a, b) => a - b);
+  const names = ids.map((_, i) => `"tc${i}"`);
+  const parts = ids.map((id, i) => {
+    const before = i > 0 ? names[i - 1] : after;
+    const conditions = `${before ? ` and (select count(*) from ${before}) >= 0` : ''}${onlyIf ? ` and ${onlyIf}` : ''}`;
+    return sql`, ${sql.raw(names[i]!)} as (update "terms" set "count" = "count" + ${deltas.get(id)} where "id" = ${id}${sql.raw(conditions)} returning "id", "count")`;
+  });
+  return { ctes: sql.join(parts, sql``), last: names.length ? names[names.length - 1] : after, names };
+}
+
 async function appendChangesPostgres(db: Executor, notes: Pending[], counts: Array<[number, number[]]>): Promise<number> {
-  const updates = counts.map(([delta, ids], i) => sql`${sql.raw(`t${i}`)} as (update "terms" set "count" = "count" + ${delta} where "id" = any(${ids}::int[]) returning "id"), `);
-  const r = await sql<{ seq: number | string }>`with ${sql.join(updates, sql``)}c as (update "change_counter" set "value" = "value" + 1 where "id" = 1 returning "value")
+  // Term rows first (in id order), then the counter: every writer takes them in this order.
+  const terms = termCountCtes(counts, undefined);
+  const r = await sql<{
+    seq: number | string;
+  }>`with "start" as (select 1)${terms.ctes}, c as (update "change_counter" set "value" = "value" + 1 where "id" = 1${terms.last ? sql.raw(` and (select count(*) from ${terms.last}) >= 0`) : sql``} returning "value")
     insert into "changes" ("seq", "idx", "record_type", "record_id", "action", "detail", "created_gmt")
     select c."value", v."idx", v."record_type", v."record_id", v."action", v."detail", ${nowGmt()}
     from c, unnest(${notes.map((_, i) => i)}::int[], ${notes.map((n) => n.type)}::text[], ${notes.map((n) => n.id)}::int[], ${notes.map((n) => n.action)}::text[], ${notes.map((n) => (n.detail ? JSON.stringify(n.detail) : null))}::text[])
@@ -384,45 +409,45 @@ export function isStatementWrite(db: Executor): boolean {
 /**
  * The change log's part of a one-statement write (PostgreSQL, `writeStatement`), to end a
  * statement whose CTE `"p"` inserts the record noted here (its id comes from `"p"`): CTEs that move
- * the term counts noted so far, take the next sequence number and insert the notes (the new record
- * first, then the terms), in that order (each depends on the one before, so every writer locks the
- * term rows, then the counter, as `flushChanges` does). The notes are taken: nothing is left for
- * the write to flush. Only term count notes may be pending (anything else would have been written
- * by a statement of its own, not atomically with this one): otherwise it throws.
+ * the counts of `counts`' terms (+1 each), take the next sequence number and insert the notes (the
+ * new record first, then the terms, whose rows state their count's move), in that order, after the
+ * CTE `after` and only when `onlyIf` holds (each depends on the one before, so the rows every
+ * writer locks, the terms and then the counter as `flushChanges` takes them, are locked last and
+ * held only for the rest of the statement and its commit). The statement must select `counts` (the
+ * terms' counts as it left them) and `done` (which runs the log's insert). Nothing may have been
+ * noted on the handle before (it would have been written by a statement of its own, not
+ * atomically with this one): otherwise it throws.
  */
-export function takeStatementLog(db: Executor, created: { type: RecordType; action: ChangeAction }): { ctes: RawBuilder<unknown>; counts: RawBuilder<unknown> } {
-  const pending = pendingByTrx.get(db);
-  const counts = countsByTrx.get(db);
-  pendingByTrx.delete(db);
-  countsByTrx.delete(db);
-  const notes = [...(pending?.values() ?? [])];
-  if (notes.some((n) => !n.countOnly)) throw new Error('a one-statement write wrote something before its statement (only term counts may wait for it)');
-  const groups = counts ? byDelta(counts) : [];
+export function statementLog(
+  db: Executor,
+  created: { type: RecordType; action: ChangeAction },
+  options: { after: string; onlyIf: string; counts: readonly number[] },
+): { ctes: RawBuilder<unknown>; counts: RawBuilder<unknown>; done: RawBuilder<unknown> } {
+  if (pendingByTrx.get(db)?.size || countsByTrx.get(db)?.size) throw new Error('a one-statement write wrote something before its statement');
+  const termIds = [...new Set(options.counts)].sort((a, b) => a - b);
+  const groups: Array<[number, number[]]> = termIds.length ? [[1, termIds]] : [];
   const rows = [
     { type: created.type, id: null as number | null, action: created.action, detail: null as string | null },
-    ...notes.map((n) => ({ type: n.type, id: n.id, action: n.action, detail: JSON.stringify({ count: counts?.get(n.id) ?? 0 }) })),
+    ...termIds.map((id) => ({ type: 'term' as RecordType, id, action: 'update' as ChangeAction, detail: JSON.stringify({ count: 1 }) })),
   ];
-  const termCtes = groups.map(
-    ([delta, ids], i) =>
-      sql`, ${sql.raw(`"tc${i}"`)} as (update "terms" set "count" = "count" + ${delta} where "id" = any(${ids}::int[])${i > 0 ? sql.raw(` and (select count(*) from "tc${i - 1}") >= 0`) : sql``} returning "id", "count")`,
-  );
-  const afterTerms = groups.length ? sql.raw(` and (select count(*) from "tc${groups.length - 1}") >= 0`) : sql``;
+  const terms = termCountCtes(groups, options.after, options.onlyIf);
+  const afterTerms = sql.raw(` and (select count(*) from ${terms.last}) >= 0 and ${options.onlyIf}`);
   // The terms' counts as this write left them (the answer shows them without reading them again).
-  const countsLeft = groups.length
-    ? sql.raw(`(select json_agg(json_build_array(x."id", x."count")) from (${groups.map((_, i) => `select "id", "count" from "tc${i}"`).join(' union all ')}) x)`)
+  const countsLeft = terms.names.length
+    ? sql.raw(`(select json_agg(json_build_array(x."id", x."count")) from (${terms.names.map((n) => `select "id", "count" from ${n}`).join(' union all ')}) x)`)
     : sql.raw(`null`);
-  const ctes = sql`${sql.join(termCtes, sql``)}, "c" as (update "change_counter" set "value" = "value" + 1 where "id" = 1${afterTerms} returning "value"),
+  const ctes = sql`${terms.ctes}, "c" as (update "change_counter" set "value" = "value" + 1 where "id" = 1${afterTerms} returning "value"),
     "l" as (insert into "changes" ("seq", "idx", "record_type", "record_id", "action", "detail", "created_gmt")
       select c."value", v."idx", v."record_type", coalesce(v."record_id", (select "id" from "p")), v."action", v."detail", ${nowGmt()}
       from "c" c, unnest(${rows.map((_, i) => i)}::int[], ${rows.map((r) => r.type)}::text[], ${rows.map((r) => r.id)}::int[], ${rows.map((r) => r.action)}::text[], ${rows.map((r) => r.detail)}::text[])
-        as v("idx", "record_type", "record_id", "action", "detail"))`;
-  return { ctes, counts: countsLeft };
+        as v("idx", "record_type", "record_id", "action", "detail") returning 1)`;
+  return { ctes, counts: countsLeft, done: sql.raw(`(select count(*) from "l")`) };
 }
 
 /**
  * A write that is one statement on PostgreSQL (issue 9's event create): `fn` reads what it needs
  * on a handle outside any transaction, notes term count moves, and ends with one store write that
- * writes its records and the change log in one statement (`insertEvent`, with `takeStatementLog`),
+ * writes its records and the change log in one statement (`insertEvent`, with `statementLog`),
  * which PostgreSQL runs and commits alone. That saves the BEGIN and COMMIT round trips, and the
  * log's counter row (which every writer locks, so commits keep the log's order) is held only while
  * the statement runs and commits, never across a round trip to this process: under concurrent
@@ -448,6 +473,7 @@ export async function writeStatement<T>(db: Executor, fn: (w: Executor) => Promi
     return out;
   } catch (err) {
     if (!isLostRace(err)) throw err;
+    countRetry(db, err);
   } finally {
     pendingByTrx.delete(w);
     countsByTrx.delete(w);
@@ -467,6 +493,12 @@ const WRITE_ATTEMPTS = 5;
 export function isLostRace(err: unknown): boolean {
   const code = (err as { code?: unknown } | null)?.code;
   return code === '23505' || code === '40P01' || code === '40001';
+}
+
+function countRetry(db: Executor, err: unknown): void {
+  const retries = writeCommitCountersOf(db).retries;
+  const code = String((err as { code?: unknown }).code);
+  retries[code] = (retries[code] ?? 0) + 1;
 }
 
 /** A check run as the first statement of the next write transaction (see `withWriteGuard`). */
@@ -521,6 +553,7 @@ export async function writeTransaction<T>(db: Executor, fn: (trx: Executor) => P
       return await ownTransaction(db, work, attempt > 1);
     } catch (err) {
       if (attempt >= WRITE_ATTEMPTS || !isLostRace(err)) throw err;
+      countRetry(db, err);
       restoreImportContext();
       await new Promise((r) => setTimeout(r, Math.random() * 5 * attempt));
     }

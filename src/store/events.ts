@@ -7,14 +7,14 @@
  */
 import { directOf } from './sqlite-direct.js';
 import { PostgresAdapter, sql, type ExpressionBuilder, type SelectQueryBuilder } from 'kysely';
-import type { Database, EventsTable, Executor, NewPost, PostRow, EventRow } from './schema.js';
+import type { Database, EventsTable, Executor, NewPost, PostRow, EventRow, StoredPostType } from './schema.js';
 import type { DialectName } from './db.js';
 import { revisionExpression } from './revision.js';
 import { feedOf, type ChangeFeed, type EventText, type EventTransition } from './change-feed.js';
 import type { ListingState } from './changes.js';
 import { backgroundReaderOf } from './background-reader.js';
 import type { Insertable, Updateable } from 'kysely';
-import { addTermCounts, isCreatedHere, isStatementWrite, noteChange, noteEventBefore, recordTypeOfPost, takeStatementLog } from './changes.js';
+import { addTermCounts, isCreatedHere, isStatementWrite, noteChange, noteEventBefore, recordTypeOfPost, statementLog } from './changes.js';
 import { afterExplicitId, takeWantedId } from './import-context.js';
 import { keptCountersOf } from '../metrics.js';
 import { nearCondition, withinRadius, type NearFilter } from './geo.js';
@@ -130,7 +130,19 @@ export async function findEventsByIds(db: Executor, ids: number[]): Promise<Even
  *
  * @example const record = await insertEvent(trx, post, details, [organizerId], [categoryId, tagId]);
  */
-export async function insertEvent(db: Executor, post: NewPost, details: Omit<Insertable<EventsTable>, 'post_id'>, organizerIds: number[], termIds: number[]): Promise<EventRecord> {
+export async function insertEvent(
+  db: Executor,
+  post: NewPost,
+  details: Omit<Insertable<EventsTable>, 'post_id'>,
+  organizerIds: number[],
+  termIds: number[],
+  /**
+   * A one-statement write's slug (PostgreSQL, `writeStatement`): `post.slug` is the first candidate,
+   * not checked yet; the statement writes only if no post of `types` has it, else `next()` (the
+   * caller's numbering, which looks) picks one and the statement runs again.
+   */
+  slugSpace?: { types: readonly StoredPostType[]; next: () => Promise<string> },
+): Promise<EventRecord> {
   // An import may ask for the id the record had at its source (import-context.ts).
   const wanted = await takeWantedId(db, 'post');
   const postValues: NewPost = wanted === undefined ? post : { ...post, id: wanted };
@@ -154,26 +166,17 @@ export async function insertEvent(db: Executor, post: NewPost, details: Omit<Ins
       );
   } else if (db.getExecutor().adapter instanceof PostgresAdapter) {
     const statement = isStatementWrite(db);
-    if (statement && counted) await addTermCounts(db, terms, 1);
-    const log = statement ? takeStatementLog(db, { type: recordTypeOfPost(post.type), action: 'create' }) : { ctes: sql``, counts: sql`null` };
-    const postColumns = Object.keys(postValues).filter((k) => (postValues as Record<string, unknown>)[k] !== undefined);
-    const detailColumns = Object.keys(details).filter((k) => (details as Record<string, unknown>)[k] !== undefined);
-    const list = (columns: string[]) => sql.join(columns.map((c) => sql.ref(c)));
-    const values = (row: object, columns: string[]) => sql.join(columns.map((c) => sql`${(row as Record<string, unknown>)[c]}`));
-    const r = await sql<{
-      id: number | string;
-      counts: Array<[number, number]> | null;
-    }>`with "p" as (insert into "posts" (${list(postColumns)}) values (${values(postValues, postColumns)}) returning "id"),
-      "e" as (insert into "events" ("post_id", ${list(detailColumns)}) values ((select "id" from "p"), ${values(details, detailColumns)})),
-      "o" as (insert into "event_organizers" ("event_id", "organizer_id", "position")
-        select (select "id" from "p"), x."organizer_id", (x."n" - 1)::int from unnest(${organizers}::int[]) with ordinality as x("organizer_id", "n")),
-      "t" as (insert into "event_terms" ("event_id", "term_id") select (select "id" from "p"), x."term_id" from unnest(${terms}::int[]) as x("term_id"))${log.ctes}
-      select "id", ${log.counts} as "counts" from "p"`.execute(db);
-    id = Number(r.rows[0]!.id);
-    if (statement) {
-      const record = storedEventRecord(id, postValues, details);
-      countsWritten.set(record, new Map((r.rows[0]!.counts ?? []).map(([term, count]) => [Number(term), Number(count)])));
-      return record;
+    let values = postValues;
+    for (let attempt = 0; ; attempt++) {
+      const written = await insertEventPostgres(db, values, details, organizers, terms, statement ? { counted, slugSpace } : undefined);
+      if (written !== undefined) {
+        if (statement) return written;
+        id = Number(written.id);
+        break;
+      }
+      // The slug was taken (a one-statement write checks it in its statement): number it, once.
+      if (attempt > 0 || !slugSpace) throw Object.assign(new Error(`the slug ${values.slug} was taken meanwhile`), { code: '23505' });
+      values = { ...values, slug: await slugSpace.next() };
     }
   } else {
     id = Number((await db.insertInto('posts').values(postValues).returning('id').executeTakeFirstOrThrow()).id);
@@ -196,6 +199,47 @@ export async function insertEvent(db: Executor, post: NewPost, details: Omit<Ins
   await noteChange(db, recordTypeOfPost(post.type), id, 'create');
   if (counted) await addTermCounts(db, terms, 1);
   return storedEventRecord(id, postValues, details);
+}
+
+/**
+ * PostgreSQL: the inserts of `insertEvent` in one statement, in order (each waits for the one
+ * before). In a one-statement write (`statement`) the statement also checks the slug (it inserts
+ * nothing, and answers undefined, when a post of `slugSpace.types` has it), moves the terms'
+ * counts, takes the log's number and writes the log (`statementLog`): the rows every writer
+ * locks (popular terms, the counter) are taken last.
+ */
+async function insertEventPostgres(
+  db: Executor,
+  post: NewPost,
+  details: Omit<Insertable<EventsTable>, 'post_id'>,
+  organizers: number[],
+  terms: number[],
+  statement?: { counted: boolean; slugSpace?: { types: readonly StoredPostType[] } },
+): Promise<EventRecord | undefined> {
+  const postColumns = Object.keys(post).filter((k) => (post as Record<string, unknown>)[k] !== undefined);
+  const detailColumns = Object.keys(details).filter((k) => (details as Record<string, unknown>)[k] !== undefined);
+  const list = (columns: string[]) => sql.join(columns.map((c) => sql.ref(c)));
+  const values = (row: object, columns: string[]) => sql.join(columns.map((c) => sql`${(row as Record<string, unknown>)[c]}`));
+  const free = statement?.slugSpace
+    ? sql`select not exists (select 1 from "posts" where "slug" = ${post.slug} and "type" = any(${[...statement.slugSpace.types]}::text[])) as "ok"`
+    : sql`select true as "ok"`;
+  const log = statement
+    ? statementLog(db, { type: recordTypeOfPost(post.type), action: 'create' }, { after: '"t"', onlyIf: 'exists (select 1 from "p")', counts: statement.counted ? terms : [] })
+    : { ctes: sql``, counts: sql`null`, done: sql`null` };
+  const r = await sql<{ id: number | string | null; counts: Array<[number, number]> | null }>`with "free" as (${free}),
+    "p" as (insert into "posts" (${list(postColumns)}) select ${values(post, postColumns)} from "free" where "free"."ok" returning "id"),
+    "e" as (insert into "events" ("post_id", ${list(detailColumns)}) select "p"."id", ${values(details, detailColumns)} from "p" returning "post_id"),
+    "o" as (insert into "event_organizers" ("event_id", "organizer_id", "position")
+      select "p"."id", x."organizer_id", (x."n" - 1)::int from "p", unnest(${organizers}::int[]) with ordinality as x("organizer_id", "n")
+      where (select count(*) from "e") >= 0 returning "event_id"),
+    "t" as (insert into "event_terms" ("event_id", "term_id") select "p"."id", x."term_id" from "p", unnest(${terms}::int[]) as x("term_id")
+      where (select count(*) from "o") >= 0 returning "event_id")${log.ctes}
+    select (select "id" from "p") as "id", ${log.counts} as "counts", ${log.done} as "logged"`.execute(db);
+  const row = r.rows[0];
+  if (row?.id === null || row?.id === undefined) return undefined;
+  const record = storedEventRecord(Number(row.id), post, details);
+  if (statement) countsWritten.set(record, new Map((row.counts ?? []).map(([term, count]) => [Number(term), Number(count)])));
+  return record;
 }
 
 /** The term counts a one-statement create left (by term id), by the record it answered with. */

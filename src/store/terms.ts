@@ -180,7 +180,8 @@ export async function adjustTermCounts(db: Executor, termIds: number[], delta: n
 
 /** Set `count` of the terms to the number of published events linked to each. */
 export async function recountTerms(db: Executor, termIds: number[]): Promise<void> {
-  const unique = [...new Set(termIds)];
+  // In id order, as every writer locks terms (changes.ts).
+  const unique = [...new Set(termIds)].sort((a, b) => a - b);
   await noteChanges(db, 'term', unique, 'update');
   for (const id of unique) {
     const c = await db

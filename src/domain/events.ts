@@ -240,9 +240,50 @@ export function createEventService(deps: EventServiceDeps): EventService {
   };
   const publicRepresentations = (links: Links) => {
     let kept = publicRepresentationsByLinks.get(links);
-    if (!kept) publicRepresentationsByLinks.set(links, (kept = createKeptMap<Record<string, unknown>>(feed, 5000)));
+    if (!kept) publicRepresentationsByLinks.set(links, (kept = createKeptMap<Record<string, unknown>>(feed, 5000, { countsPatchedOnRead: true })));
     return kept;
   };
+  /** The term counts a kept public representation shows (its categories' and tags' `count`), by the representation. */
+  const shownCounts = new WeakMap<object, ReadonlyArray<readonly [number, number]>>();
+  const countsShownBy = (json: Record<string, unknown>): Array<[number, number]> =>
+    [...((json.categories as Array<{ id: number; count: number }> | undefined) ?? []), ...((json.tags as Array<{ id: number; count: number }> | undefined) ?? [])].map((t) => [t.id, t.count]);
+
+  /**
+   * A kept public representation with its terms' counts as they are now (issue 9: every published
+   * create moves the counts of its terms, and every event of a popular category shows that count).
+   * A count alone moving keeps the representation (`countsPatchedOnRead`); the first read after it
+   * copies the representation with the current counts from the kept term rows and serializes it
+   * again (no query, no rebuild). Undefined when it is not kept, or when one of its terms' rows is
+   * not kept (its count cannot be told without reading it: the representation is built again).
+   */
+  function keptRepresentation(kept: KeptMap<Record<string, unknown>>, key: string): Record<string, unknown> | undefined {
+    const json = kept.get(key);
+    const shown = json && shownCounts.get(json);
+    if (!json || !shown?.length) return json;
+    let moved: Map<number, number> | undefined;
+    for (const [id, count] of shown) {
+      const now = termsStore.keptTermCount(db, id);
+      if (now === undefined) return undefined;
+      if (now !== count) (moved ??= new Map()).set(id, now);
+    }
+    if (!moved) return json;
+    const current = moved;
+    const patch = (terms: unknown) =>
+      (terms as Array<{ id: number; count: number }>).map((t) => {
+        const now = current.get(t.id);
+        return now === undefined ? t : { ...t, count: now };
+      });
+    const copy: Record<string, unknown> = { ...json };
+    if (Array.isArray(copy.categories)) copy.categories = patch(copy.categories);
+    if (Array.isArray(copy.tags)) copy.tags = patch(copy.tags);
+    const patched = withSerialized(copy);
+    shownCounts.set(
+      patched,
+      shown.map(([id, count]) => [id, current.get(id) ?? count]),
+    );
+    kept.update(key, patched);
+    return patched;
+  }
 
   /** The sequence number kept values reflect, brought up to date. */
   const current = (): Promise<number> => feed.sync();
@@ -270,7 +311,7 @@ export function createEventService(deps: EventServiceDeps): EventService {
   async function publicById(ids: number[], context: RepresentationContext, links: Links, known: EventRecord[] = [], seq?: number): Promise<Record<string, unknown>[]> {
     const at = seq ?? (await current());
     const kept = publicRepresentations(links);
-    const out = ids.map((id) => kept.get(`${context}:${id}`));
+    const out = ids.map((id) => keptRepresentation(kept, `${context}:${id}`));
     const missing = ids.filter((_, i) => out[i] === undefined);
     const counters = keptCountersOf(db);
     counters.publicEvents.hits += ids.length - missing.length;
@@ -306,6 +347,7 @@ export function createEventService(deps: EventServiceDeps): EventService {
         (await buildWithDeps(fresh, ANONYMOUS, context, links)).forEach(({ json, deps }, i) => {
           const id = Number(fresh[i]!.id);
           const serialized = withSerialized(json);
+          shownCounts.set(serialized, countsShownBy(serialized));
           byId.set(id, serialized);
           built.set(id, serialized);
           kept.set(`${context}:${id}`, serialized, at, deps);

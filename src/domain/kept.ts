@@ -19,10 +19,21 @@ import type { Executor } from '../store/schema.js';
 export interface KeptMap<V> {
   get(key: string): V | undefined;
   set(key: string, value: V, seq: number, deps: readonly string[]): void;
+  /** Replace a kept value by one derived from it (same records, same deps); nothing when not kept. */
+  update(key: string, value: V): void;
   readonly size: number;
 }
 
-export function createKeptMap<V>(feed: ChangeFeed, maxEntries: number): KeptMap<V> {
+export interface KeptMapOptions {
+  /**
+   * A term whose count alone moved does not drop what depends on it (`term:ID`): the map's user
+   * brings the counts up to date when it reads a value (the public event representations patch
+   * the counts of their terms from the kept term rows, `domain/events.ts`).
+   */
+  countsPatchedOnRead?: boolean;
+}
+
+export function createKeptMap<V>(feed: ChangeFeed, maxEntries: number, options: KeptMapOptions = {}): KeptMap<V> {
   const entries = new Map<string, { value: V; deps: readonly string[] }>();
   const byDep = new Map<string, Set<string>>();
 
@@ -58,11 +69,15 @@ export function createKeptMap<V>(feed: ChangeFeed, maxEntries: number): KeptMap<
     }
     // What shows a term shows its count: a moved count drops it too (`term:*`, which stands for
     // which terms exist and what they are called, stays).
-    for (const id of batch.termCounts.keys()) dropDep(`term:${id}`);
+    if (!options.countsPatchedOnRead) for (const id of batch.termCounts.keys()) dropDep(`term:${id}`);
   });
 
   return {
     get: (key) => entries.get(key)?.value,
+    update(key, value) {
+      const entry = entries.get(key);
+      if (entry) entry.value = value;
+    },
     set(key, value, seq, deps) {
       if (feed.seq() !== seq) return;
       if (entries.has(key)) drop(key);

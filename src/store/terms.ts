@@ -83,6 +83,15 @@ async function keptTermRows(db: Executor, ids: number[], current = true): Promis
 }
 
 /**
+ * The count of a term as kept for the store's handle (current as of its change feed's number), or
+ * undefined when that term's row is not kept. Synchronous: for values patched when read.
+ */
+export function keptTermCount(db: Executor, id: number): number | undefined {
+  const row = keptTermsByDb.get(db)?.get(id);
+  return row ? Number(row.count) : undefined;
+}
+
+/**
  * The terms with these ids (any taxonomy), in no particular order. On the store's handle from what
  * is kept; `current: false` answers without bringing the change feed up to date first (see
  * `KeptRecords` in domain/kept.ts).

@@ -655,8 +655,9 @@ export async function writeReport(path: string, generated: string): Promise<void
   } catch {
     text = `# Benchmark results\n\n${BEGIN}\n${END}\n`;
   }
+  // The end marker after the begin marker (reports quoted elsewhere in the file may carry one).
   const start = text.indexOf(BEGIN);
-  const end = text.indexOf(END);
+  const end = start === -1 ? -1 : text.indexOf(END, start);
   const block = `${BEGIN}\n${generated}\n${END}`;
   text = start === -1 || end === -1 ? `${text.trimEnd()}\n\n${block}\n` : text.slice(0, start) + block + text.slice(end + END.length);
   await mkdir(dirname(path), { recursive: true });

@@ -24,7 +24,7 @@
  */
 import { sql } from 'kysely';
 import type { Executor } from './schema.js';
-import { listingStateOf, toChangeRow, type ChangeRow, type ListingRow, type ListingState, type RecordChangeDetail } from './changes.js';
+import { lastSeq, listingStateOf, toChangeRow, type ChangeRow, type ListingRow, type ListingState, type RecordChangeDetail } from './changes.js';
 
 /** The text the event list searches (title, excerpt, description). */
 export interface EventText {
@@ -92,6 +92,12 @@ export interface ChangeFeed {
    * next request or turn, as if it had committed a moment later.
    */
   expectChanges(): void;
+  /**
+   * This process committed a write (PostgreSQL: the pool's query wrapper says so): as
+   * `expectChanges`, and the next look will find log rows, so it reads them at once instead of
+   * first reading the counter alone.
+   */
+  expectOwnCommit(): void;
   /**
    * The event transitions in (from, to], or undefined when they are not all known (a reset, or
    * older than the kept history): then a result computed at `from` cannot be brought to `to`.
@@ -335,6 +341,9 @@ export function createSqliteFeed(connection: {
     expectChanges: () => {
       othersChecked = false;
     },
+    expectOwnCommit: () => {
+      othersChecked = false;
+    },
     subscribe: core.subscribe,
     transitionsBetween: core.transitionsBetween,
   };
@@ -359,8 +368,8 @@ interface Look {
  * One look at a PostgreSQL database, in one statement (one snapshot, no transaction, one round
  * trip): the log's counter, its rows after `from` (at most `MAX_ROWS + 1`), and the listing state
  * and text of the events they name (not when there are more rows than that: the batch resets
- * anyway). `from < 0` (the feed's first look) reads the counter only. Texts over `MAX_TEXT` come
- * back as null (not kept, as `textOf` decides).
+ * anyway). When the counter has not moved (or `from < 0`: the feed's first look) the rest is not
+ * evaluated. Texts over `MAX_TEXT` come back as null (not kept, as `textOf` decides).
  */
 export async function lookPostgres(db: Executor, from: number): Promise<Look> {
   const limit = MAX_ROWS + 1;
@@ -371,13 +380,13 @@ export async function lookPostgres(db: Executor, from: number): Promise<Look> {
   }>`with "c" as (select "value" from "change_counter" where "id" = 1),
   "ch" as (
     select "seq", "idx", "record_type", "record_id", "action", "detail" from "changes"
-    where ${from}::bigint >= 0 and "seq" > ${from}::bigint and "seq" <= (select "value" from "c")
+    where "seq" > ${from}::bigint and "seq" <= (select "value" from "c")
     order by "seq", "idx" limit ${limit}::int
   ),
   "ev" as (select distinct "record_id" as "id" from "ch" where "record_type" = 'event' and (select count(*) from "ch") < ${limit}::int)
-select (select "value" from "c") as "value",
-  (select json_agg(json_build_array("seq", "idx", "record_type", "record_id", "action", "detail") order by "seq", "idx") from "ch") as "changes",
-  (select json_agg(json_build_object(
+select "c"."value",
+  case when "c"."value" <> ${from}::bigint and ${from}::bigint >= 0 then (select json_agg(json_build_array("seq", "idx", "record_type", "record_id", "action", "detail") order by "seq", "idx") from "ch") end as "changes",
+  case when "c"."value" <> ${from}::bigint and ${from}::bigint >= 0 then (select json_agg(json_build_object(
       'id', p."id", 'status', p."status", 'author_id', p."author_id", 'parent_id', p."parent_id", 'date_gmt', p."date_gmt",
       'start_local', e."start_local", 'end_local', e."end_local", 'hide_from_listings', e."hide_from_listings", 'featured', e."featured",
       'venue_id', e."venue_id", 'venue_lat', v."geo_lat", 'venue_lng', v."geo_lng",
@@ -385,7 +394,8 @@ select (select "value" from "c") as "value",
       'terms', (select coalesce(json_agg(t."term_id"), '[]') from "event_terms" t where t."event_id" = p."id"),
       'organizers', (select coalesce(json_agg(o."organizer_id" order by o."position"), '[]') from "event_organizers" o where o."event_id" = p."id")))
     from "posts" p inner join "events" e on e."post_id" = p."id" left join "venues" v on v."post_id" = e."venue_id"
-    where p."id" in (select "id" from "ev")) as "states"`.execute(db);
+    where p."id" in (select "id" from "ev")) end as "states"
+from "c"`.execute(db);
   const row = r.rows[0];
   const value = Number(row?.value ?? 0);
   const raw = row?.changes ?? [];
@@ -404,10 +414,10 @@ select (select "value" from "c") as "value",
 }
 
 /**
- * The feed of a PostgreSQL database, over its Kysely handle. A look is one statement
- * ({@link lookPostgres}): requests asking during one turn of the event loop share it, and when it
- * finds new log rows it brings their states along, so bringing kept results up to date costs one
- * round trip whether or not anything changed.
+ * The feed of a PostgreSQL database, over its Kysely handle. Requests asking during one turn of
+ * the event loop share one look: the counter alone, and when it moved, one statement that reads
+ * the new log rows with the states of the events they name ({@link lookPostgres}); after a commit
+ * of this process, that statement at once.
  */
 export function createPostgresFeed(db: Executor): ChangeFeed {
   const core = feedCore();
@@ -424,11 +434,21 @@ export function createPostgresFeed(db: Executor): ChangeFeed {
 
   // Requests asking during the same turn of the event loop share one look, sent after all of them
   // asked (so its answer is never older than any of them).
+  // Whether this process committed since the last look (then the look reads the log at once).
+  let ownCommits = false;
   const sharedLook = (): Promise<Look & { sentAt: number }> => {
     shared ??= new Promise<void>((resolve) => setImmediate(resolve)).then(async () => {
       shared = undefined;
       const sentAt = epoch;
-      return { ...(await lookPostgres(db, core.seq())), sentAt };
+      const from = core.seq();
+      // Most looks find nothing new (every request looks once, for other instances' commits):
+      // the counter alone costs PostgreSQL about half of what the whole look's plan does.
+      if (!ownCommits && from >= 0) {
+        const value = await lastSeq(db);
+        if (value === from) return { from, value, rows: [], truncated: false, states: new Map(), texts: new Map(), sentAt };
+      }
+      ownCommits = false;
+      return { ...(await lookPostgres(db, from)), sentAt };
     });
     return shared;
   };
@@ -458,6 +478,10 @@ export function createPostgresFeed(db: Executor): ChangeFeed {
     revision: core.revision,
     sync,
     expectChanges: () => {
+      epoch++;
+    },
+    expectOwnCommit: () => {
+      ownCommits = true;
       epoch++;
     },
     subscribe: core.subscribe,

@@ -411,7 +411,7 @@ async function postgresStore(url: string, options: OpenOptions): Promise<Store> 
   const feed = createPostgresFeed(db);
   registerChangeFeed(db, feed);
   // Before the first connection (Kysely and the feed connect on their first query).
-  resilientClients(pool, preparedStatements(), report, () => feed.expectChanges());
+  resilientClients(pool, preparedStatements(), report, () => feed.expectOwnCommit());
   const safeUrl = (() => {
     try {
       const u = new URL(url);

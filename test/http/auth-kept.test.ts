@@ -6,10 +6,7 @@
  */
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { STORES, startServer, type StoreKind, type TestServer } from '../support/harness.js';
+import { STORES, startTwoInstances, type TestServer } from '../support/harness.js';
 import { keptCountersOf } from '../../src/metrics.js';
 
 const EVENT = { title: 'Kept viewer', start_date: '2027-05-01 10:00', end_date: '2027-05-01 11:00' };
@@ -18,21 +15,13 @@ for (const kind of STORES) {
   describe(`kept authentication, two instances [${kind.name}]`, () => {
     let a: TestServer;
     let b: TestServer;
-    let dir: string | undefined;
+    let closeBoth: (() => Promise<void>) | undefined;
 
     before(async () => {
-      let shared: StoreKind = kind;
-      if (kind.name === 'sqlite') {
-        dir = mkdtempSync(join(tmpdir(), 'auth-kept-'));
-        shared = { name: 'sqlite', url: `sqlite:${join(dir, 'calendar.db')}` };
-      }
-      a = await startServer(shared);
-      b = await startServer(shared, {}, { peerOf: a });
+      ({ a, b, close: closeBoth } = await startTwoInstances(kind, 'auth-kept'));
     });
     after(async () => {
-      await b?.close();
-      await a?.close();
-      if (dir) rmSync(dir, { recursive: true, force: true });
+      await closeBoth?.();
     });
 
     const create = (as: string) => a.api.post('/events', { as, json: EVENT });

@@ -6,10 +6,7 @@
  */
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { STORES, forEachStore, startServer, type StoreKind, type TestServer } from '../support/harness.js';
+import { STORES, forEachStore, startTwoInstances, type TestServer } from '../support/harness.js';
 
 const ymd = (d: Date) => d.toISOString().slice(0, 10);
 const inDays = (n: number) => ymd(new Date(Date.now() + n * 86_400_000));
@@ -252,20 +249,12 @@ for (const kind of STORES) {
   describe(`geolocation: kept geo-filtered lists follow venue moves [${kind.name}]`, () => {
     let a: TestServer;
     let b: TestServer;
-    let dir: string | undefined;
+    let closeBoth: (() => Promise<void>) | undefined;
     before(async () => {
-      let shared: StoreKind = kind;
-      if (kind.name === 'sqlite') {
-        dir = mkdtempSync(join(tmpdir(), 'geo-kept-'));
-        shared = { name: 'sqlite', url: `sqlite:${join(dir, 'calendar.db')}` };
-      }
-      a = await startServer(shared);
-      b = await startServer(shared, {}, { peerOf: a });
+      ({ a, b, close: closeBoth } = await startTwoInstances(kind, 'geo-kept'));
     });
     after(async () => {
-      await b?.close();
-      await a?.close();
-      if (dir) rmSync(dir, { recursive: true, force: true });
+      await closeBoth?.();
     });
 
     it('a venue moving into or out of the circle changes the next read on both instances', async () => {

@@ -9,10 +9,7 @@
  */
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { STORES, startServer, type StoreKind, type TestServer } from '../support/harness.js';
+import { STORES, startTwoInstances, type TestServer } from '../support/harness.js';
 import { keptCountersOf } from '../../src/metrics.js';
 
 interface ModelEvent {
@@ -47,18 +44,12 @@ for (const kind of STORES) {
   describe(`kept list results follow interleaved writes on two instances [${kind.name}]`, () => {
     let a: TestServer;
     let b: TestServer;
-    let dir: string | undefined;
+    let closeBoth: (() => Promise<void>) | undefined;
     const ids = { catA: 0, catChild: 0, catB: 0, tag1: 0, tag2: 0, venue1: 0, venue2: 0, org1: 0, org2: 0 };
 
     before(async () => {
-      let shared: StoreKind = kind;
-      if (kind.name === 'sqlite') {
-        dir = mkdtempSync(join(tmpdir(), 'kept-'));
-        shared = { name: 'sqlite', url: `sqlite:${join(dir, 'calendar.db')}` };
-      }
       // Every step reads lists, terms and events on both instances: more than the default rate limit allows a client.
-      a = await startServer(shared, { RATE_LIMIT_MAX: '0' });
-      b = await startServer(shared, { RATE_LIMIT_MAX: '0' }, { peerOf: a });
+      ({ a, b, close: closeBoth } = await startTwoInstances(kind, 'kept', { RATE_LIMIT_MAX: '0' }));
       const make = async (path: string, json: Record<string, unknown>) => {
         const res = await a.api.post(path, { as: 'admin', json });
         assert.equal(res.status, 201, JSON.stringify(res.body));
@@ -75,9 +66,7 @@ for (const kind of STORES) {
       ids.org2 = await make('/organizers', { organizer: 'Org Two' });
     });
     after(async () => {
-      await b?.close();
-      await a?.close();
-      if (dir) rmSync(dir, { recursive: true, force: true });
+      await closeBoth?.();
     });
 
     it('gives the model’s totals and pages after every write, on both instances', async () => {

@@ -10,7 +10,7 @@ import assert from 'node:assert/strict';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { STORES, forEachStore, startServer, type StoreKind, type TestServer } from '../support/harness.js';
+import { STORES, forEachStore, startServer, startTwoInstances, type TestServer } from '../support/harness.js';
 
 const WINDOW = { start_date: '2027-01-01', end_date: '2027-12-31', per_page: 50 };
 
@@ -305,20 +305,12 @@ for (const kind of STORES) {
   describe(`recurring events: the horizon job extends series [${kind.name}]`, () => {
     let a: TestServer;
     let b: TestServer;
-    let dir: string | undefined;
+    let closeBoth: (() => Promise<void>) | undefined;
     before(async () => {
-      let shared: StoreKind = kind;
-      if (kind.name === 'sqlite') {
-        dir = mkdtempSync(join(tmpdir(), 'recur-horizon-'));
-        shared = { name: 'sqlite', url: `sqlite:${join(dir, 'calendar.db')}` };
-      }
-      a = await startServer(shared, { RECURRENCE_HORIZON_MONTHS: '2' });
-      b = await startServer(shared, { RECURRENCE_HORIZON_MONTHS: '4' }, { peerOf: a });
+      ({ a, b, close: closeBoth } = await startTwoInstances(kind, 'recur-horizon', { RECURRENCE_HORIZON_MONTHS: '2' }, { RECURRENCE_HORIZON_MONTHS: '4' }));
     });
     after(async () => {
-      await b?.close();
-      await a?.close();
-      if (dir) rmSync(dir, { recursive: true, force: true });
+      await closeBoth?.();
     });
 
     it('rules without an end stop at the horizon; the job extends them, keeping the ids', async () => {

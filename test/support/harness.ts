@@ -12,6 +12,9 @@
  */
 import { after, before, describe } from 'node:test';
 import { randomBytes } from 'node:crypto';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { loadConfig, type Config } from '../../src/config.js';
 import { buildApp, type BuiltApp } from '../../src/http/app.js';
 import { openStore, type OpenOptions } from '../../src/store/db.js';
@@ -173,6 +176,36 @@ export async function startServer(kind: StoreKind, env: Record<string, string> =
     async close() {
       await built.app.close();
       await store.close();
+    },
+  };
+}
+
+/**
+ * Two instances of the service on one database (SQLite: a file in a temporary folder of its own,
+ * named after `prefix`; PostgreSQL: one schema), as two servers of a deployment share it; `envA`
+ * and `envB` add to each one's settings. `close` stops both and removes the folder.
+ */
+export async function startTwoInstances(
+  kind: StoreKind,
+  prefix: string,
+  envA: Record<string, string> = {},
+  envB: Record<string, string> = envA,
+): Promise<{ a: TestServer; b: TestServer; close(): Promise<void> }> {
+  let shared: StoreKind = kind;
+  let dir: string | undefined;
+  if (kind.name === 'sqlite') {
+    dir = mkdtempSync(join(tmpdir(), `${prefix}-`));
+    shared = { name: 'sqlite', url: `sqlite:${join(dir, 'calendar.db')}` };
+  }
+  const a = await startServer(shared, envA);
+  const b = await startServer(shared, envB, { peerOf: a });
+  return {
+    a,
+    b,
+    async close() {
+      await b.close();
+      await a.close();
+      if (dir) rmSync(dir, { recursive: true, force: true });
     },
   };
 }

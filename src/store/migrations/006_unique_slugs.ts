@@ -14,44 +14,16 @@
  *   enforce lengths).
  */
 import { sql, type Kysely } from 'kysely';
-import { flushChanges, noteChange } from '../changes.js';
-import type { Executor } from '../schema.js';
-
-/** The slug with a number, within 200 characters (as `uniqueSlug` truncates). */
-function numbered(slug: string, n: number): string {
-  const suffix = `-${n}`;
-  return `${slug.slice(0, 200 - suffix.length).replace(/-+$/, '')}${suffix}`;
-}
+import { numberDuplicateSlugs } from './slug-duplicates.js';
 
 export function uniqueSlugsMigration(dialect: 'sqlite' | 'postgres') {
   return {
     async up(db: Kysely<any>): Promise<void> {
-      const groups = await db
-        .selectFrom('posts')
-        .select(['type', 'slug'])
-        .where('slug', '<>', '')
-        .groupBy(['type', 'slug'])
-        .having((eb) => eb.fn.countAll(), '>', 1)
-        .execute();
-      for (const { type, slug } of groups as Array<{ type: string; slug: string }>) {
-        const rows = await db.selectFrom('posts').select('id').where('type', '=', type).where('slug', '=', slug).orderBy('id').execute();
-        let n = 2;
-        for (const { id } of rows.slice(1)) {
-          for (;;) {
-            const candidate = numbered(slug, n++);
-            const taken = await db.selectFrom('posts').select('id').where('type', '=', type).where('slug', '=', candidate).limit(1).executeTakeFirst();
-            if (taken) continue;
-            await db.updateTable('posts').set({ slug: candidate }).where('id', '=', id).execute();
-            break;
-          }
-        }
-      }
-      if (groups.length) {
-        // Servers keep representations by id: they must drop what they kept.
-        const log = db as unknown as Executor;
-        await noteChange(log, 'all', 0, 'reset');
-        if (log.isTransaction) await flushChanges(log);
-      }
+      const types = await db.selectFrom('posts').select('type').where('slug', '<>', '').groupBy('type').execute();
+      await numberDuplicateSlugs(
+        db,
+        (types as Array<{ type: string }>).map(({ type }) => [type]),
+      );
       await sql`create unique index posts_type_slug_unique on posts (type, slug) where slug <> ''`.execute(db);
       if (dialect === 'postgres') {
         await sql`alter table events alter column currency_symbol type text`.execute(db);

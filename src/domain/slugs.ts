@@ -247,6 +247,11 @@ export function truncateSlug(slug: string, length: number): string {
   return out.replace(/-+$/, '');
 }
 
+/** The first slug `uniqueSlug` tries for this base (cut to `maxLength`, as a long title is). */
+export function firstSlugCandidate(base: string, maxLength = 200): string {
+  return base.length > maxLength ? truncateSlug(base, maxLength) : base;
+}
+
 /**
  * WordPress `wp_unique_post_slug()` numbering: `base` if it is free, else `base-2`, `base-3`, …
  * (the base is truncated so the result stays within `maxLength`, default 200; a longer base is cut
@@ -255,16 +260,11 @@ export function truncateSlug(slug: string, length: number): string {
  *
  * @example await uniqueSlug('jazz-night', (s) => s === 'jazz-night') // 'jazz-night-2'
  */
-/** The first slug `uniqueSlug` tries for this base (cut to `maxLength`, as a long title is). */
-export function firstSlugCandidate(base: string, maxLength = 200): string {
-  return base.length > maxLength ? truncateSlug(base, maxLength) : base;
-}
-
 export async function uniqueSlug(base: string, taken: (candidate: string) => boolean | Promise<boolean>, options: { reserved?: readonly string[]; maxLength?: number } = {}): Promise<string> {
   if (base === '') return '';
   const maxLength = options.maxLength ?? 200;
   // The slug column holds 200 characters: a longer base (a long title) is cut, as WordPress' is.
-  if (base.length > maxLength) base = truncateSlug(base, maxLength);
+  base = firstSlugCandidate(base, maxLength);
   if (!(options.reserved ?? []).includes(base) && !(await taken(base))) return base;
   for (let suffix = 2; ; suffix++) {
     const candidate = `${truncateSlug(base, maxLength - (String(suffix).length + 1))}-${suffix}`;

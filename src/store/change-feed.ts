@@ -275,6 +275,9 @@ export function createSqliteFeed(connection: {
     othersChecked = false;
     resetScheduled = false;
   };
+  const lookAgain = () => {
+    othersChecked = false;
+  };
   const prepare = () => {
     const dataVersion = connection.prepare('pragma data_version') as unknown as { pluck(): Stmt };
     const totalChanges = connection.prepare('select total_changes()') as unknown as { pluck(): Stmt };
@@ -338,12 +341,9 @@ export function createSqliteFeed(connection: {
     seq: () => (core.seq() < 0 ? syncNow() : core.seq()),
     revision: core.revision,
     sync: async () => syncNow(),
-    expectChanges: () => {
-      othersChecked = false;
-    },
-    expectOwnCommit: () => {
-      othersChecked = false;
-    },
+    expectChanges: lookAgain,
+    // This connection's own commits show in `total_changes()`: nothing more to do than for others'.
+    expectOwnCommit: lookAgain,
     subscribe: core.subscribe,
     transitionsBetween: core.transitionsBetween,
   };

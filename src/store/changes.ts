@@ -361,7 +361,6 @@ export async function flushChanges(trx: Executor): Promise<number | undefined> {
   return appendChanges(trx, notes);
 }
 
-/** PostgreSQL: term counts, the counter and every note in one statement; returns the sequence number. */
 /**
  * CTEs (each `, "name" as (…)`) that move term counts on PostgreSQL, for statements that then take
  * the log's counter: one update per term, in id order, each waiting for the one before, so every
@@ -384,6 +383,7 @@ function termCountCtes(groups: Array<[number, number[]]>, after: string | undefi
   return { ctes: sql.join(parts, sql``), last: names.length ? names[names.length - 1] : after, names };
 }
 
+/** PostgreSQL: term counts, the counter and every note in one statement; returns the sequence number. */
 async function appendChangesPostgres(db: Executor, notes: Pending[], counts: Array<[number, number[]]>): Promise<number> {
   // Term rows first (in id order), then the counter: every writer takes them in this order.
   const terms = termCountCtes(counts, undefined);

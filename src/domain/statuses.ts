@@ -63,14 +63,27 @@ export function splitStatusList(value: unknown): string[] {
 
 /**
  * Validate a list's `status` parameter for this viewer: without the type's edit capability only
- * exactly `publish` is allowed; with it, every entry must be a known status. Returns the statuses,
- * or null when the value is not allowed (→ 400).
+ * exactly `publish` is allowed; with it, every entry must be a known status or `any`. Returns the
+ * statuses as sent (`any` kept, so `rest_url` echoes it; `listScope` expands it), or null when
+ * the value is not allowed (→ 400).
+ *
+ * `any` is an extension (COMPAT, README "Compatibility choices"): the original answers 400 to it,
+ * yet writes `status=any` into the `next_rest_url` it hands an editor, so the pages it links to
+ * could not be followed. Here `any` means what the editors' default means (WordPress' `any`:
+ * every status but trash and auto-draft), and any other status sent beside it is added.
  */
 export function listStatusFilter(viewer: Viewer, type: PostType, value: unknown): string[] | null {
   const list = splitStatusList(value);
   if (list.length === 0) return null;
   if (!typeCan(viewer, 'edit', type)) return list.length === 1 && list[0] === 'publish' ? list : null;
-  return list.every(isPostStatus) ? list : null;
+  return list.every((s) => s === 'any' || isPostStatus(s)) ? list : null;
+}
+
+/** The statuses a validated list stands for: `any` expanded to ANY_STATUSES, duplicates dropped. */
+export function expandStatuses(list: readonly string[]): string[] {
+  const out = new Set<string>();
+  for (const s of list) for (const status of s === 'any' ? ANY_STATUSES : [s]) out.add(status);
+  return [...out];
 }
 
 /** The statuses a list shows when no `status` is given: `any` for editors of the type, else publish. */
@@ -100,7 +113,7 @@ export interface ListScope {
  * @example listScope(contributor, 'tribe_events') // { statuses: ANY_STATUSES, label: 'any', onlyPublishedOrAuthor: contributor.id }
  */
 export function listScope(viewer: Viewer, type: PostType, requested?: readonly string[] | null): ListScope {
-  const base = requested && requested.length ? { statuses: requested, label: requested.join(',') } : defaultListStatuses(viewer, type);
+  const base = requested && requested.length ? { statuses: expandStatuses(requested), label: requested.join(',') } : defaultListStatuses(viewer, type);
   const othersReadable = base.statuses.every((status) => canReadPost(viewer, type, { author_id: -1, status }));
   return othersReadable ? base : { ...base, onlyPublishedOrAuthor: viewer.id };
 }

@@ -128,7 +128,7 @@ export function expectListStatusParam(caller: Caller, value: string): Expected {
     .map((s) => s.trim())
     .filter(Boolean);
   if (!has(caller, 'edit')) return list.length === 1 && list[0] === 'publish' ? { status: 200 } : { status: 400, code: 'rest_invalid_param' };
-  const known = ['publish', 'future', 'draft', 'pending', 'private', 'trash'];
+  const known = ['publish', 'future', 'draft', 'pending', 'private', 'trash', 'any'];
   return list.length > 0 && list.every((s) => known.includes(s)) ? { status: 200 } : { status: 400, code: 'rest_invalid_param' };
 }
 

@@ -117,6 +117,41 @@ forEachStore('node-wpapi 1.2 as a client', (t) => {
     assert.notEqual(second.venues[0].id, venues.venues[0].id);
   });
 
+  it('an authenticated client follows _paging.next and _paging.prev (Link carries status=any, which is accepted)', async () => {
+    const ids = await seedEvents(t, 5, 'Paged as admin');
+    const draft = await t.api.post('/events', { as: 'admin', json: { title: 'Paged draft', status: 'draft', start_date: '2028-05-20 10:00', end_date: '2028-05-20 11:00' } });
+    assert.equal(draft.status, 201);
+    const site = await WPAPI.discover(t.origin);
+    site.auth({ username: ADMIN.login, password: ADMIN.password });
+    const followed: number[] = [];
+    let body = await site.namespace('tribe/events/v1').events().param(WINDOW).perPage(2).get();
+    assert.match(body._paging.next.toString(), /status=any/);
+    let pages = 1;
+    for (;;) {
+      followed.push(...body.events.map((e: Json) => e.id));
+      if (!body._paging.next) break;
+      body = await body._paging.next.get();
+      pages++;
+    }
+    const all = await t.api.get('/events', { as: 'admin', query: { ...WINDOW, per_page: 50 } });
+    assert.equal(pages, Math.ceil(all.body.total / 2));
+    assert.equal(new Set(followed).size, followed.length, 'each event once');
+    assert.deepEqual(
+      [...followed].sort((a, b) => a - b),
+      all.body.events.map((e: Json) => e.id).sort((a: number, b: number) => a - b),
+    );
+    for (const id of [...ids, draft.body.id]) assert.ok(followed.includes(id), `event ${id} reached`);
+    const prev = await body._paging.prev.get();
+    assert.equal(prev.events.length, 2);
+    // venues page the same way for an editor
+    for (const name of ['Auth Hall A', 'Auth Hall B']) assert.equal((await t.api.post('/venues', { as: 'admin', json: { venue: name, status: 'draft' } })).status, 201);
+    const venues = await site.namespace('tribe/events/v1').venues().perPage(1).get();
+    assert.ok(venues._paging.next);
+    assert.match(venues._paging.next.toString(), /status=any/);
+    const second = await venues._paging.next.get();
+    assert.notEqual(second.venues[0].id, venues.venues[0].id);
+  });
+
   for (const auth of ['password', 'application password'] as const) {
     it(`creates, updates, reads by slug and deletes the five kinds with Basic auth (${auth})`, async () => {
       const password = auth === 'password' ? ADMIN.password : await appPassword(t, ADMIN.login);

@@ -83,13 +83,15 @@ describe('listStatusFilter (behavior.md §3.4)', () => {
       assert.equal(listStatusFilter(v, 'tribe_events', ''), null);
     }
   });
-  it('with it, known statuses only (any and unknown → 400)', () => {
+  it('with it, known statuses and `any` only (unknown → 400)', () => {
     for (const role of ['administrator', 'editor', 'author', 'contributor'] as Role[]) {
       const v = viewers[role];
       assert.deepEqual(listStatusFilter(v, 'tribe_events', 'publish,draft'), ['publish', 'draft']);
       assert.deepEqual(listStatusFilter(v, 'tribe_organizer', 'trash'), ['trash']);
-      assert.equal(listStatusFilter(v, 'tribe_events', 'any'), null);
+      assert.deepEqual(listStatusFilter(v, 'tribe_events', 'any'), ['any']);
+      assert.deepEqual(listStatusFilter(v, 'tribe_events', 'any, trash'), ['any', 'trash']);
       assert.equal(listStatusFilter(v, 'tribe_events', 'foo, bar, publish'), null);
+      assert.equal(listStatusFilter(v, 'tribe_events', 'any, foo'), null);
     }
   });
 });
@@ -108,6 +110,8 @@ describe('defaultListStatuses and listScope (COMPAT 11)', () => {
     for (const role of ['administrator', 'editor'] as Role[]) {
       assert.deepEqual(listScope(viewers[role], 'tribe_events'), { statuses: ANY_STATUSES, label: 'any' });
       assert.deepEqual(listScope(viewers[role], 'tribe_venue', ['trash', 'draft']), { statuses: ['trash', 'draft'], label: 'trash,draft' });
+      assert.deepEqual(listScope(viewers[role], 'tribe_events', ['any']), { statuses: ANY_STATUSES, label: 'any' });
+      assert.deepEqual(listScope(viewers[role], 'tribe_events', ['any', 'trash', 'draft']), { statuses: [...ANY_STATUSES, 'trash'], label: 'any,trash,draft' });
     }
   });
 

@@ -70,3 +70,16 @@ export function writeCommitCountersOf(owner: object): WriteCommitCounters {
   if (!counters) commitsByOwner.set(owner, (counters = { commits: 0, writes: 0, statements: 0, retries: {} }));
   return counters;
 }
+
+/** Log lines the server could not write to stdout (a stalled log pipe; `src/log-destination.ts`). Process-wide: one stdout. */
+export interface LogOutputCounters {
+  /** lines dropped since the process started */
+  droppedLines: number;
+  /** their bytes */
+  droppedBytes: number;
+  /** what stdout holds now, waiting for the pipe's reader (bytes) */
+  buffered(): number;
+}
+
+/** The process' log output counters (`calendar_log_*` in `/metrics`). */
+export const logOutputCounters: LogOutputCounters = { droppedLines: 0, droppedBytes: 0, buffered: () => 0 };

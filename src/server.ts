@@ -10,11 +10,21 @@
  * be inconsistent; it is logged, then the server shuts down gracefully (in-flight requests
  * finish) and exits 1, for the supervisor (systemd, Kubernetes, …) to start a fresh one.
  *
+ * Logging never blocks the process (src/log-destination.ts): a stdout nobody reads holds at most
+ * LOG_BUFFER_MAX_BYTES, later lines are dropped and counted. So SIGTERM always ends the process
+ * within SHUTDOWN_TIMEOUT_MS plus half a second: the shutdown timer can always fire, and exiting
+ * waits at most EXIT_LOG_DRAIN_MS for stdout to write out the last lines (never synchronously).
+ *
  * @example await serve(loadConfig());
  */
 import { ConfigError, type Config } from './config.js';
-import { buildApp, type BuiltApp } from './http/app.js';
+import { buildApp, type BuildOptions, type BuiltApp } from './http/app.js';
+import { createLogDestination } from './log-destination.js';
+import { logOutputCounters } from './metrics.js';
 import { StoreUrlError } from './store/db.js';
+
+/** How long exiting waits for stdout to write out the last log lines (a stalled pipe: lost after it). */
+export const EXIT_LOG_DRAIN_MS = 500;
 
 /** The first line of an error's message (startup errors are printed as one line). */
 function oneLine(err: unknown): string {
@@ -39,9 +49,9 @@ function safeDatabaseUrl(url: string): string {
  * Build the app, or fail with a ConfigError (one line; the CLI prints it and exits 2) when the
  * database cannot be opened or the settings cannot be used.
  */
-async function buildOrExplain(config: Config): Promise<BuiltApp> {
+async function buildOrExplain(config: Config, options: BuildOptions): Promise<BuiltApp> {
   try {
-    return await buildApp(config);
+    return await buildApp(config, options);
   } catch (err) {
     if (err instanceof ConfigError || err instanceof StoreUrlError) throw err;
     throw new ConfigError(`cannot start on DATABASE_URL ${safeDatabaseUrl(config.databaseUrl)}: ${oneLine(err)}`);
@@ -49,9 +59,19 @@ async function buildOrExplain(config: Config): Promise<BuiltApp> {
 }
 
 export async function serve(config: Config): Promise<void> {
-  const built = await buildOrExplain(config);
+  const destination = createLogDestination(process.stdout, { counters: logOutputCounters });
+  const built = await buildOrExplain(config, { logger: { level: config.logLevel, stream: destination } });
   const { app, store } = built;
+  destination.onResumed = ({ lines, bytes }) => app.log.warn({ droppedLines: lines, droppedBytes: bytes }, `log output was stalled: ${lines} log lines dropped`);
   let closing = false;
+  let exiting = false;
+  /** Exit with `code` once stdout has written out the last lines, or after EXIT_LOG_DRAIN_MS. */
+  const exit = (code: number) => {
+    if (exiting) return;
+    exiting = true;
+    process.exitCode = code;
+    void destination.drain(EXIT_LOG_DRAIN_MS).then(() => process.exit(code));
+  };
   const shutdown = async (signal: string) => {
     if (closing) return;
     closing = true;
@@ -60,7 +80,7 @@ export async function serve(config: Config): Promise<void> {
     const started = Date.now();
     const timer = setTimeout(() => {
       app.log.error({ step }, `shutdown took longer than ${config.shutdownTimeoutMs} ms (still ${step}); exiting`);
-      process.exit(1);
+      exit(1);
     }, config.shutdownTimeoutMs);
     timer.unref();
     // Connections still open halfway (a client that stopped reading its answer, or a kept-alive
@@ -80,10 +100,10 @@ export async function serve(config: Config): Promise<void> {
         step = next;
         app.log.info({ step, ms: Date.now() - started }, 'shutting down');
       });
-      process.exit(signal === 'uncaughtException' ? 1 : 0);
+      exit(signal === 'uncaughtException' ? 1 : 0);
     } catch (err) {
       app.log.error({ err }, 'error during shutdown');
-      process.exit(1);
+      exit(1);
     }
   };
   process.on('SIGINT', () => void shutdown('SIGINT'));

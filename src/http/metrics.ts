@@ -7,6 +7,8 @@
  *   number of series is bounded whatever URLs clients send;
  * * `calendar_db_connections{state}`: PostgreSQL pool `total`, `idle`, `waiting`; SQLite `total` 1;
  * * `calendar_kept_results_total{kind,result}`: hits and misses of kept results (src/metrics.ts);
+ * * `calendar_log_dropped_lines_total`, `calendar_log_dropped_bytes_total`, `calendar_log_buffered_bytes`:
+ *   log lines a stalled stdout made the server drop, and what stdout holds (src/log-destination.ts);
  * * Node's process metrics (`collectDefaultMetrics`).
  *
  * `METRICS=false`: no route (404). `METRICS_TOKEN`: `Authorization: Bearer TOKEN` or 401.
@@ -19,6 +21,7 @@ import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom
 import type { Config } from '../config.js';
 import { ApiError } from '../domain/errors.js';
 import { keptCountersOf, writeCommitCountersOf, type KeptCounters } from '../metrics.js';
+import { logOutputCounters } from '../metrics.js';
 import type { Store } from '../store/db.js';
 
 export const METRICS_PATH = '/metrics';
@@ -107,6 +110,34 @@ export function registerMetrics(app: FastifyInstance, config: Config, store: Sto
     collect() {
       this.reset();
       for (const [code, n] of Object.entries(commits.retries)) this.inc({ code }, n);
+    },
+  });
+
+  // Log output (src/log-destination.ts): process-wide, as stdout is.
+  new Counter({
+    name: 'calendar_log_dropped_lines_total',
+    help: 'Log lines dropped because stdout (a log pipe nobody read) already held the most it may',
+    registers: [registry],
+    collect() {
+      this.reset();
+      this.inc(logOutputCounters.droppedLines);
+    },
+  });
+  new Counter({
+    name: 'calendar_log_dropped_bytes_total',
+    help: 'Bytes of the log lines dropped (calendar_log_dropped_lines_total)',
+    registers: [registry],
+    collect() {
+      this.reset();
+      this.inc(logOutputCounters.droppedBytes);
+    },
+  });
+  new Gauge({
+    name: 'calendar_log_buffered_bytes',
+    help: 'Log output waiting in memory for stdout to take it (bounded: past the bound lines are dropped)',
+    registers: [registry],
+    collect() {
+      this.set(logOutputCounters.buffered());
     },
   });
 

@@ -20,6 +20,7 @@ import { dialectOfHandle } from './revision.js';
 import { writeCommitCountersOf } from '../metrics.js';
 import { importContextRestorer, inImportContext, runImportHook } from './import-context.js';
 import { directOf, enterDirect, leaveDirect, storeDirectOf } from './sqlite-direct.js';
+import { raisePrunedThrough } from './settings.js';
 
 /**
  * Kinds of records in the log. `all` (action `reset`): anything may have changed (bulk loads).
@@ -747,4 +748,94 @@ export function toChangeRow(r: { seq: number | string; record_type: string; reco
 export async function lastSeq(db: Executor): Promise<number> {
   const r = await sql<{ value: number | string }>`select "value" from "change_counter" where "id" = 1`.execute(db);
   return Number(r.rows[0]?.value ?? 0);
+}
+
+/** A log row as a sync answer reads it (`readChangeWindow`). */
+export interface WindowRow {
+  seq: number | string;
+  idx: number | string;
+  record_type: string;
+  record_id: number | string;
+  action: string;
+  detail: string | null;
+  created_gmt: string;
+}
+
+/**
+ * The log rows after `from` up to `to`, at most `limit` of them and whole writes only (a write's
+ * rows go together): `through` is the last sequence number read in full (`to` when everything
+ * was). A single write with more rows than `limit` is read whole, alone.
+ *
+ * @example await readChangeWindow(db, 1043, 1990, 1000) // { rows: [… 1000 rows at most], through: 1512 }
+ */
+export async function readChangeWindow(db: Executor, from: number, to: number, limit: number): Promise<{ rows: WindowRow[]; through: number }> {
+  if (to <= from) return { rows: [], through: from };
+  const columns = ['seq', 'idx', 'record_type', 'record_id', 'action', 'detail', 'created_gmt'] as const;
+  const rows = await db
+    .selectFrom('changes')
+    .select(columns)
+    .where('seq', '>', from)
+    .where('seq', '<=', to)
+    .orderBy('seq')
+    .orderBy('idx')
+    .limit(limit + 1)
+    .execute();
+  if (rows.length <= limit) return { rows, through: to };
+  const cut = Number(rows[limit]!.seq);
+  const whole = rows.filter((r) => Number(r.seq) < cut);
+  if (whole.length) return { rows: whole, through: cut - 1 };
+  return { rows: await db.selectFrom('changes').select(columns).where('seq', '=', cut).orderBy('idx').execute(), through: cut };
+}
+
+/**
+ * The lowest webhook endpoint cursor, enabled or not (a disabled endpoint delivers from its cursor
+ * once enabled again); undefined without endpoints. Log rows past it are still to be delivered.
+ */
+export async function lowestWebhookCursor(db: Executor): Promise<number | undefined> {
+  const r = await db
+    .selectFrom('webhook_endpoints')
+    .select((eb) => eb.fn.min('cursor_seq').as('low'))
+    .executeTakeFirst();
+  return r?.low === null || r?.low === undefined ? undefined : Number(r.low);
+}
+
+/** When the first change after `seq` was committed (undefined: none). */
+export async function firstChangeTimeAfter(db: Executor, seq: number): Promise<string | undefined> {
+  const r = await db.selectFrom('changes').select('created_gmt').where('seq', '>', seq).orderBy('seq').orderBy('idx').limit(1).executeTakeFirst();
+  return r?.created_gmt;
+}
+
+/**
+ * One batch of pruning: of the log rows after `after` (at most `limit`, in order, up to `upTo`),
+ * deletes those committed before `beforeGmt` that are not the newest row of their record (a
+ * record's version, its ETag and `Last-Modified`, is read from its newest row and the newest `all`
+ * row: they stay). Records the highest sequence number deleted (`settings.changes_pruned_seq`) in
+ * the same transaction. `next`: where the next batch starts; `done`: nothing older is left in range.
+ *
+ * @example
+ *   let at = 0;
+ *   for (;;) { const b = await pruneChangesBatch(db, { after: at, upTo: head, beforeGmt: '2026-10-27 00:00:00', limit: 1000 }); at = b.next; if (b.done) break; }
+ */
+export async function pruneChangesBatch(db: Executor, options: { after: number; upTo: number; beforeGmt: string; limit: number }): Promise<{ next: number; deleted: number; done: boolean }> {
+  const { after, upTo, beforeGmt, limit } = options;
+  if (upTo <= after) return { next: after, deleted: 0, done: true };
+  const rows = await db.selectFrom('changes').select(['seq', 'created_gmt']).where('seq', '>', after).where('seq', '<=', upTo).orderBy('seq').orderBy('idx').limit(limit).execute();
+  let old = 0;
+  while (old < rows.length && rows[old]!.created_gmt < beforeGmt) old++;
+  if (old === 0) return { next: after, deleted: 0, done: true };
+  const end = Number(rows[old - 1]!.seq);
+  const done = old < rows.length || rows.length < limit;
+  const deleted = await db.transaction().execute(async (trx) => {
+    const gone = await sql<{ seq: number | string }>`delete from "changes"
+      where "seq" > ${after} and "seq" <= ${end} and "created_gmt" < ${beforeGmt}
+        and exists (select 1 from "changes" "n" where "n"."record_type" = "changes"."record_type" and "n"."record_id" = "changes"."record_id" and "n"."seq" > "changes"."seq")
+      returning "seq"`.execute(trx);
+    if (gone.rows.length)
+      await raisePrunedThrough(
+        trx,
+        gone.rows.reduce((m, r) => Math.max(m, Number(r.seq)), 0),
+      );
+    return gone.rows.length;
+  });
+  return { next: end, deleted, done };
 }

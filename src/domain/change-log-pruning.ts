@@ -45,7 +45,7 @@ function gmtOf(ms: number): string {
 /** Delete the log rows older than SYNC_HISTORY_DAYS that nothing needs any more. */
 export async function pruneChangeLog(
   services: Pick<Services, 'store' | 'config'>,
-  options: { now?: number; isStopped?: () => boolean; logger?: PruneLogger } = {},
+  options: { now?: number; isStopped?: () => boolean; logger?: PruneLogger; batch?: number } = {},
 ): Promise<{ deleted: number; through: number }> {
   const db = services.store.db;
   const now = options.now ?? Date.now();
@@ -55,7 +55,7 @@ export async function pruneChangeLog(
   let at = 0;
   let deleted = 0;
   for (;;) {
-    const batch = await pruneChangesBatch(db, { after: at, upTo, beforeGmt, limit: BATCH });
+    const batch = await pruneChangesBatch(db, { after: at, upTo, beforeGmt, limit: options.batch ?? BATCH });
     deleted += batch.deleted;
     at = batch.next;
     if (batch.done || options.isStopped?.()) break;

@@ -12,6 +12,10 @@
  * - sync tokens: a token whose history was pruned answers 410 (the pruned sequence number is kept
  *   in `settings.changes_pruned_seq`), as a token that old does anyway.
  *
+ * - change feeds (`store/change-feed.ts`: what each server keeps across requests follows the log):
+ *   each run first brings this server's feed up to date, so a running server's feed is never more
+ *   than an hour behind, far from rows old enough to prune.
+ *
  * The import map (`import_map`) does not read the log. Several servers on one database may prune
  * at once: each deletion only removes rows that have a newer row of their record, so they never
  * take a record's newest row.
@@ -70,13 +74,15 @@ export async function pruneChangeLog(
   return { deleted, through: at };
 }
 
-export function startPruneJob(services: Pick<Services, 'store' | 'config'>, logger: PruneLogger, options: { firstMs?: number; everyMs?: number } = {}): PruneJob {
+export function startPruneJob(services: Pick<Services, 'store' | 'config' | 'versions'>, logger: PruneLogger, options: { firstMs?: number; everyMs?: number } = {}): PruneJob {
   let stopped = false;
   let running: Promise<number> | undefined;
   let timer: NodeJS.Timeout | undefined;
   const run = (): Promise<number> => {
     if (running) return running;
-    running = pruneChangeLog(services, { isStopped: () => stopped, logger })
+    running = services.versions
+      .position()
+      .then(() => pruneChangeLog(services, { isStopped: () => stopped, logger }))
       .then((r) => r.deleted)
       .catch((err: unknown) => {
         logger.warn({ err: (err as Error).message }, 'change log pruning: run failed (retried at the next run)');

@@ -799,6 +799,67 @@ export async function lowestWebhookCursor(db: Executor): Promise<number | undefi
   return r?.low === null || r?.low === undefined ? undefined : Number(r.low);
 }
 
+/**
+ * Delete the log rows matching `where` that have a newer row of their record (never a record's
+ * newest row, whoever else deletes meanwhile), raising `settings.changes_pruned_seq` to the
+ * highest deleted in the same transaction; returns how many went.
+ */
+async function deleteSuperseded(db: Executor, where: RawBuilder<unknown>): Promise<number> {
+  return db.transaction().execute(async (trx) => {
+    const gone = await sql<{ seq: number | string }>`delete from "changes" where ${where}
+        and exists (select 1 from "changes" "n" where "n"."record_type" = "changes"."record_type" and "n"."record_id" = "changes"."record_id" and "n"."seq" > "changes"."seq")
+      returning "seq"`.execute(trx);
+    if (gone.rows.length)
+      await raisePrunedThrough(
+        trx,
+        gone.rows.reduce((m, r) => Math.max(m, Number(r.seq)), 0),
+      );
+    return gone.rows.length;
+  });
+}
+
+/**
+ * Pruning after a first pass (`pruneChangesBatch`): of the records logged in the rows after
+ * `after` (at most `limit` rows, in order, up to `to`), delete their older rows at or below
+ * `below` committed before `beforeGmt` (rows a pass kept as their record's newest, superseded
+ * since). `next`: the position to go on from; `done`: no rows left up to `to`.
+ *
+ * @example await pruneSupersededBatch(db, { after: { seq: 5000, idx: -1 }, to: 5400, below: 4100, beforeGmt, limit: 1000 })
+ */
+export async function pruneSupersededBatch(
+  db: Executor,
+  options: { after: { seq: number; idx: number }; to: number; below: number; beforeGmt: string; limit: number },
+): Promise<{ next: { seq: number; idx: number }; deleted: number; done: boolean }> {
+  const { after, to, below, beforeGmt, limit } = options;
+  const rows = await db
+    .selectFrom('changes')
+    .select(['seq', 'idx', 'record_type', 'record_id'])
+    .where((eb) => eb.or([eb('seq', '>', after.seq), eb.and([eb('seq', '=', after.seq), eb('idx', '>', after.idx)])]))
+    .where('seq', '<=', to)
+    .orderBy('seq')
+    .orderBy('idx')
+    .limit(limit)
+    .execute();
+  if (rows.length === 0) return { next: after, deleted: 0, done: true };
+  const last = rows[rows.length - 1]!;
+  const next = { seq: Number(last.seq), idx: Number(last.idx) };
+  const byType = new Map<string, Set<number>>();
+  for (const r of rows) {
+    let ids = byType.get(r.record_type);
+    if (!ids) byType.set(r.record_type, (ids = new Set()));
+    ids.add(Number(r.record_id));
+  }
+  let deleted = 0;
+  for (const [type, ids] of byType) {
+    const list = [...ids];
+    for (let i = 0; i < list.length; i += 500) {
+      const chunk = list.slice(i, i + 500);
+      deleted += await deleteSuperseded(db, sql`"record_type" = ${type} and "record_id" in (${sql.join(chunk)}) and "seq" <= ${below} and "created_gmt" < ${beforeGmt}`);
+    }
+  }
+  return { next, deleted, done: rows.length < limit };
+}
+
 /** When the first change after `seq` was committed (undefined: none). */
 export async function firstChangeTimeAfter(db: Executor, seq: number): Promise<string | undefined> {
   const r = await db.selectFrom('changes').select('created_gmt').where('seq', '>', seq).orderBy('seq').orderBy('idx').limit(1).executeTakeFirst();
@@ -825,17 +886,6 @@ export async function pruneChangesBatch(db: Executor, options: { after: number; 
   if (old === 0) return { next: after, deleted: 0, done: true };
   const end = Number(rows[old - 1]!.seq);
   const done = old < rows.length || rows.length < limit;
-  const deleted = await db.transaction().execute(async (trx) => {
-    const gone = await sql<{ seq: number | string }>`delete from "changes"
-      where "seq" > ${after} and "seq" <= ${end} and "created_gmt" < ${beforeGmt}
-        and exists (select 1 from "changes" "n" where "n"."record_type" = "changes"."record_type" and "n"."record_id" = "changes"."record_id" and "n"."seq" > "changes"."seq")
-      returning "seq"`.execute(trx);
-    if (gone.rows.length)
-      await raisePrunedThrough(
-        trx,
-        gone.rows.reduce((m, r) => Math.max(m, Number(r.seq)), 0),
-      );
-    return gone.rows.length;
-  });
+  const deleted = await deleteSuperseded(db, sql`"seq" > ${after} and "seq" <= ${end} and "created_gmt" < ${beforeGmt}`);
   return { next: end, deleted, done };
 }

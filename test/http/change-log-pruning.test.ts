@@ -130,4 +130,32 @@ forEachStore('change log pruning', (t) => {
       .execute();
     assert.ok(perRecord.every((r) => Number(r.n) === 1));
   });
+
+  it('a later run goes on from the last one: it still deletes the kept rows of records logged again since', async () => {
+    const db = t.built.store.db;
+    const rowsOf = async (id: number) =>
+      (await db.selectFrom('changes').select('seq').where('record_type', '=', 'event').where('record_id', '=', id).orderBy('seq').execute()).map((r) => Number(r.seq));
+    const x = (await t.api.post('/events', { as: 'admin', json: ev('X') })).body;
+    const y = (await t.api.post('/events', { as: 'admin', json: ev('Y') })).body;
+    await t.api.post(`/events/${y.id}`, { as: 'admin', json: { title: 'Y2' } });
+    await db.updateTable('changes').set({ created_gmt: '2001-01-01 00:00:00' }).execute();
+    const first = await pruneChangeLog(t.built.services, { batch: 2 });
+    assert.equal((await rowsOf(x.id)).length, 1);
+    assert.equal((await rowsOf(y.id)).length, 1);
+    assert.ok(first.state.scanned >= (await rowsOf(y.id))[0]!);
+    // X is written again; then its rows are old too. The next run starts after the first one's end,
+    // yet X's older row goes; Y's stays (its newest).
+    await t.api.post(`/events/${x.id}`, { as: 'admin', json: { title: 'X2' } });
+    const z = (await t.api.post('/events', { as: 'admin', json: ev('Z') })).body;
+    await t.api.post(`/events/${z.id}`, { as: 'admin', json: { title: 'Z2' } });
+    const newestX = (await recordVersion(db, 'event', x.id)).seq;
+    await db.updateTable('changes').set({ created_gmt: '2001-01-01 00:00:00' }).execute();
+    const second = await pruneChangeLog(t.built.services, { batch: 2, since: first.state });
+    assert.ok(second.deleted >= 2, `${second.deleted}`);
+    assert.deepEqual(await rowsOf(x.id), [newestX]);
+    assert.equal((await rowsOf(y.id)).length, 1);
+    assert.equal((await rowsOf(z.id)).length, 1);
+    // As a run from the start finds: nothing left.
+    assert.equal((await pruneChangeLog(t.built.services, { batch: 2 })).deleted, 0);
+  });
 });

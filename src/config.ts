@@ -67,6 +67,8 @@ export interface Config {
   cacheMaxAge: number;
   /** How long sync tokens stay valid, in days (the change log keeps at least this much). */
   syncHistoryDays: number;
+  /** Log rows one sync answer reads at most (issue 24: more are paged with continuation tokens). */
+  syncMaxChanges: number;
   /** Whether webhook targets may be on loopback, private or link-local addresses. */
   webhooksAllowPrivate: boolean;
   /** Delays (ms) before each retry of a failed webhook delivery. */
@@ -197,6 +199,13 @@ export const SETTINGS: Setting[] = [
     description: 'seconds anonymous GET answers may be cached (Cache-Control: public, max-age); 0 for revalidation every time',
   },
   { env: 'SYNC_HISTORY_DAYS', flag: '--sync-history-days', key: 'syncHistoryDays', defaultText: '30', description: 'days a sync token stays valid (older ones answer 410 rest_sync_token_expired)' },
+  {
+    env: 'SYNC_MAX_CHANGES',
+    flag: '--sync-max-changes',
+    key: 'syncMaxChanges',
+    defaultText: '1000',
+    description: 'change log rows one sync answer reads at most (the rest follows with its X-Sync-Token)',
+  },
   {
     env: 'WEBHOOKS_ALLOW_PRIVATE',
     flag: '--webhooks-allow-private',
@@ -432,6 +441,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Part
     responseMemoryBytes: responseMemoryMb * 1024 * 1024,
     cacheMaxAge: positiveInt('CACHE_MAX_AGE', pick('cacheMaxAge', 'CACHE_MAX_AGE') ?? '10'),
     syncHistoryDays: positiveNumber('SYNC_HISTORY_DAYS', pick('syncHistoryDays', 'SYNC_HISTORY_DAYS') ?? '30'),
+    syncMaxChanges: Math.max(1, positiveInt('SYNC_MAX_CHANGES', pick('syncMaxChanges', 'SYNC_MAX_CHANGES') ?? '1000')),
     webhooksAllowPrivate: flag('WEBHOOKS_ALLOW_PRIVATE', pick('webhooksAllowPrivate', 'WEBHOOKS_ALLOW_PRIVATE'), false),
     webhooksRetrySchedule: (pick('webhooksRetrySchedule', 'WEBHOOKS_RETRY_SCHEDULE') ?? '5s,5m,30m,2h,5h,10h,10h')
       .split(',')

@@ -5,9 +5,18 @@
  * move between pages while a client pages through), from the change log (`changes`), never by
  * scanning `modified` columns.
  *
- * A token is `base64url("1.<database id>.<seq>.<issued, unix seconds>")`. It is refused (410
- * `rest_sync_token_expired`) when it does not parse, names another database, is ahead of this one,
- * is older than SYNC_HISTORY_DAYS, or when a bulk load (`all`) happened after it.
+ * A token (issue 24) is `base64url("2.<database id>.<seq>.<issued, unix seconds>.<mac>")`, `mac`
+ * being the first 16 bytes of HMAC-SHA256 of the text before it, base64url, keyed with a secret
+ * kept in the database (`settings.sync_token_secret`, migration 012: every instance on one
+ * database shares it). Clients treat it as opaque. It is refused (410 `rest_sync_token_expired`)
+ * when it does not parse or its MAC does not match (forged, altered, or a version 1 token of
+ * before), names another database, is ahead of this one, was issued more than SYNC_HISTORY_DAYS
+ * ago, when the first change after it was committed more than SYNC_HISTORY_DAYS ago by the log's
+ * own timestamps (`created_gmt`) or was pruned (`settings.changes_pruned_seq`), or when a bulk
+ * load (`all`) happened after it.
+ *
+ * One answer reads at most SYNC_MAX_CHANGES log rows (whole writes); when more are left, its token
+ * continues from the last write it read, and the answer says so (`X-Sync-More: true`).
  *
  * Who learns what: a record is listed in full when the caller's list shows it now; as a tombstone
  * (`{"id": N, "status": "trash" | "deleted"}`) when the list showed it to this caller at the
@@ -16,24 +25,55 @@
  * a record it could not read.
  *
  * @example
- *   const token = encodeSyncToken(dbId, 1043, Date.now()); // 'MS5hYmMxMjMuMTA0My4xNzk1…'
- *   decodeSyncToken(token, { databaseId: dbId, seq: 1050, historyDays: 30, now: Date.now() }) // 1043
+ *   const key = await syncKeyOf(db, services.versions.databaseId);
+ *   const token = encodeSyncToken(key, 1043, Date.now()); // 'Mi5hYmMxMjMuMTA0My4xNzk1…'
+ *   decodeSyncToken(token, { key, seq: 1050, historyDays: 30, now: Date.now() }) // 1043
  */
+import { createHmac, timingSafeEqual } from 'node:crypto';
 import type { Executor } from '../store/schema.js';
+import { readChangeWindow } from '../store/changes.js';
+import { prunedThrough, syncTokenSecret } from '../store/settings.js';
 import { apiError } from './errors.js';
 
-export function encodeSyncToken(databaseId: string, seq: number, nowMs: number): string {
-  return Buffer.from(`1.${databaseId}.${seq}.${Math.floor(nowMs / 1000)}`).toString('base64url');
+/** What signs a database's tokens: its id and its secret. */
+export interface SyncKey {
+  databaseId: string;
+  secret: Buffer;
+}
+
+const keys = new WeakMap<object, Promise<SyncKey>>();
+
+/** The key of a store's tokens (read once per store: neither part ever changes). */
+export function syncKeyOf(db: Executor, databaseId: () => Promise<string>): Promise<SyncKey> {
+  let key = keys.get(db);
+  if (!key) {
+    key = Promise.all([databaseId(), syncTokenSecret(db)]).then(([id, secret]) => ({ databaseId: id, secret: Buffer.from(secret, 'hex') }));
+    key.catch(() => keys.delete(db));
+    keys.set(db, key);
+  }
+  return key;
+}
+
+function macOf(secret: Buffer, payload: string): Buffer {
+  return createHmac('sha256', secret).update(payload).digest().subarray(0, 16);
+}
+
+export function encodeSyncToken(key: SyncKey, seq: number, nowMs: number): string {
+  const payload = `2.${key.databaseId}.${seq}.${Math.floor(nowMs / 1000)}`;
+  return Buffer.from(`${payload}.${macOf(key.secret, payload).toString('base64url')}`).toString('base64url');
 }
 
 /** The sequence number of a token, or a 410 `rest_sync_token_expired`. */
-export function decodeSyncToken(token: unknown, current: { databaseId: string; seq: number; historyDays: number; now: number }): number {
+export function decodeSyncToken(token: unknown, current: { key: SyncKey; seq: number; historyDays: number; now: number }): number {
   const expired = apiError('rest_sync_token_expired');
   if (typeof token !== 'string' || !/^[A-Za-z0-9_-]{1,200}$/.test(token)) throw expired;
-  const m = /^1\.([0-9a-f]+)\.(\d{1,15})\.(\d{1,12})$/.exec(Buffer.from(token, 'base64url').toString('latin1'));
-  if (!m || m[1] !== current.databaseId) throw expired;
-  const seq = Number(m[2]);
-  const issuedMs = Number(m[3]) * 1000;
+  const m = /^(2\.([0-9a-f]+)\.(\d{1,15})\.(\d{1,12}))\.([A-Za-z0-9_-]{22})$/.exec(Buffer.from(token, 'base64url').toString('latin1'));
+  if (!m) throw expired;
+  const mac = Buffer.from(m[5]!, 'base64url');
+  if (mac.length !== 16 || !timingSafeEqual(mac, macOf(current.key.secret, m[1]!))) throw expired;
+  if (m[2] !== current.key.databaseId) throw expired;
+  const seq = Number(m[3]);
+  const issuedMs = Number(m[4]) * 1000;
   if (seq > current.seq || issuedMs < current.now - current.historyDays * 86_400_000 || issuedMs > current.now + 86_400_000) throw expired;
   return seq;
 }
@@ -49,32 +89,47 @@ export interface ChangedRecord {
   details: Array<Record<string, any> | null>;
 }
 
+/** What one sync answer covers: the records changed in (from, through], `through` <= the position asked for. */
+export interface Delta {
+  records: ChangedRecord[];
+  through: number;
+}
+
+/** `YYYY-MM-DD HH:MM:SS` (UTC), as the log's `created_gmt`. */
+function gmtOf(ms: number): string {
+  return new Date(ms).toISOString().slice(0, 19).replace('T', ' ');
+}
+
 /**
- * The records of one type changed in (from, to], ordered by their first change; undefined when a
- * bulk load (`all`) happened in between (anything may have changed: a full sync is needed).
+ * The records of one type changed after `from`, ordered by their first change, from at most
+ * `limit` log rows (whole writes; `through` says how far they reach, `to` when they reach it).
+ * A 410 `rest_sync_token_expired` when the history after `from` is not all there: its first change
+ * is older than `historyDays` by the log's timestamps, rows after it were pruned, or a bulk load
+ * (`all`) happened in between (anything may have changed: a full sync is needed).
  */
-export async function changedRecords(db: Executor, type: 'event' | 'venue' | 'organizer' | 'term', from: number, to: number): Promise<ChangedRecord[] | undefined> {
-  if (to <= from) return [];
-  const reset = await db.selectFrom('changes').select('seq').where('record_type', '=', 'all').where('seq', '>', from).where('seq', '<=', to).limit(1).executeTakeFirst();
-  if (reset) return undefined;
-  const rows = await db
-    .selectFrom('changes')
-    .select(['seq', 'idx', 'record_id', 'action', 'detail'])
-    .where('seq', '>', from)
-    .where('seq', '<=', to)
-    .where('record_type', '=', type)
-    .orderBy('seq')
-    .orderBy('idx')
-    .execute();
+export async function changedRecords(
+  db: Executor,
+  type: 'event' | 'venue' | 'organizer' | 'term',
+  from: number,
+  to: number,
+  options: { limit: number; historyDays: number; now: number },
+): Promise<Delta> {
+  const expired = apiError('rest_sync_token_expired');
+  const { rows, through } = await readChangeWindow(db, from, to, options.limit);
+  if (rows.length && rows[0]!.created_gmt < gmtOf(options.now - options.historyDays * 86_400_000)) throw expired;
+  if (rows.some((r) => r.record_type === 'all')) throw expired;
+  // Read after the rows: rows pruned meanwhile have raised it by now.
+  if (from < (await prunedThrough(db))) throw expired;
   const byId = new Map<number, ChangedRecord>();
   for (const r of rows) {
+    if (r.record_type !== type) continue;
     const id = Number(r.record_id);
     let rec = byId.get(id);
     if (!rec) byId.set(id, (rec = { id, seq: Number(r.seq), idx: Number(r.idx), actions: [], details: [] }));
     rec.actions.push(r.action);
     rec.details.push(r.detail ? (JSON.parse(r.detail) as Record<string, any>) : null);
   }
-  return [...byId.values()];
+  return { records: [...byId.values()], through };
 }
 
 /**

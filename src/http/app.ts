@@ -35,6 +35,7 @@ import { ADMIN_NAMESPACE, adminRoutes } from './routes/admin-webhooks.js';
 import { createWebhookService, type WebhookService } from '../webhooks/service.js';
 import { pollIntervalMs, startWebhookWorker, type WebhookWorker } from '../webhooks/worker.js';
 import { startHorizonJob, type HorizonJob } from '../recurrence/horizon.js';
+import { startPruneJob, type PruneJob } from '../domain/change-log-pruning.js';
 import { jsonBody } from '../domain/serialized.js';
 import { sitePageHtml } from './site-page.js';
 import { registerCalendarPages } from '../pages/routes.js';
@@ -56,6 +57,8 @@ export interface BuiltApp {
   webhookWorker?: WebhookWorker;
   /** The job extending recurring events' occurrences (issue 15). */
   horizonJob: HorizonJob;
+  /** The job pruning the change log past SYNC_HISTORY_DAYS (issue 24). */
+  pruneJob: PruneJob;
   /** Stop the server, then close the store; `progress` hears each step as it starts. */
   close(progress?: (step: string) => void): Promise<void>;
 }
@@ -111,7 +114,7 @@ function commonHeaders(req: FastifyRequest, discovery: Links, routeLink: unknown
     link: typeof routeLink === 'string' && routeLink !== '' && !routeLink.includes('rel="https://api.w.org/"') ? `${link}, ${routeLink}` : link,
     'x-robots-tag': 'noindex',
     'x-content-type-options': 'nosniff',
-    'access-control-expose-headers': 'X-WP-Total, X-WP-TotalPages, Link, X-TEC-Total, X-TEC-TotalPages, X-Sync-Token, ETag',
+    'access-control-expose-headers': 'X-WP-Total, X-WP-TotalPages, Link, X-TEC-Total, X-TEC-TotalPages, X-Sync-Token, X-Sync-More, ETag',
     'access-control-allow-headers': 'Authorization, X-WP-Nonce, Content-Disposition, Content-MD5, Content-Type',
     // Answers may be compressed (gzip/brotli by Accept-Encoding), HEAD and small ones included in
     // the rule; API answers depend on the credentials sent (issue 11: shared caches keep them apart).
@@ -199,6 +202,9 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
   // Recurring events (issue 15): occurrences are kept generated RECURRENCE_HORIZON_MONTHS ahead.
   const horizonJob = startHorizonJob(services, app.log);
   app.addHook('onClose', async () => horizonJob.stop());
+  // The change log is pruned past SYNC_HISTORY_DAYS, keeping what its readers need (issue 24).
+  const pruneJob = startPruneJob(services, app.log);
+  app.addHook('onClose', async () => pruneJob.stop());
   // A request that arrives must see every write acknowledged before it, by this process or another
   // (SQLite: the feed looks for other connections' commits once per request; change-feed.ts).
   const feed = feedOf(store.db);
@@ -354,6 +360,7 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
     store,
     webhooks,
     horizonJob,
+    pruneJob,
     ...(webhookWorker ? { webhookWorker } : {}),
     async close(progress?: (step: string) => void) {
       await app.close();

@@ -250,6 +250,10 @@ const TOTAL_HEADERS: Json = {
     description: 'The position in the change log at the moment of the read: pass it as sync_token to get only what changed since (ours, issue 11)',
     schema: { type: 'string' },
   },
+  'X-Sync-More': {
+    description: 'On a sync_token answer: "true" when more changes follow than one answer covers (SYNC_MAX_CHANGES log rows); pass its X-Sync-Token to get them (ours, issue 24)',
+    schema: { type: 'string', enum: ['true'] },
+  },
 };
 
 /** '/events/{id}' stays; '' (the namespace itself) becomes '/'. */

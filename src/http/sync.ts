@@ -9,7 +9,7 @@
  */
 import type { Services } from '../domain/services.js';
 import { apiError, type ErrorCode } from '../domain/errors.js';
-import { changedRecords, decodeSyncToken, encodeSyncToken, everListed } from '../domain/sync.js';
+import { changedRecords, decodeSyncToken, encodeSyncToken, everListed, syncKeyOf, type SyncKey } from '../domain/sync.js';
 import type { ArgSpec, EndpointContext, Reply } from './route.js';
 import { listHeaders, requestPageLinks, type PageLinks } from './paging.js';
 
@@ -20,7 +20,8 @@ export function syncTokenArg(): ArgSpec {
     description:
       'Only the records changed after this token (the X-Sync-Token header of an earlier list answer), in change order, ignoring the default date window: ' +
       'records the list shows in full, records removed from it (trashed, deleted, hidden from the caller, no longer matching) as {"id": N, "status": "trash"} or {"id": N, "status": "deleted"}. ' +
-      'A token that is invalid, from another database or older than the kept history answers 410 rest_sync_token_expired: do a full sync.',
+      'A token that is invalid, from another database or older than the kept history answers 410 rest_sync_token_expired: do a full sync. ' +
+      'One answer covers at most SYNC_MAX_CHANGES change log rows: X-Sync-More: true says more changes follow, from its X-Sync-Token.',
   };
 }
 
@@ -29,8 +30,12 @@ export function syncTokenArg(): ArgSpec {
  * what the answer holds (a change between the two is reported again by the next sync, never lost).
  */
 export async function syncTokenNow(services: Services): Promise<string> {
-  const [dbId, position] = await Promise.all([services.versions.databaseId(), services.versions.position(false)]);
-  return encodeSyncToken(dbId, position.seq, Date.now());
+  const [key, position] = await Promise.all([keyOf(services), services.versions.position(false)]);
+  return encodeSyncToken(key, position.seq, Date.now());
+}
+
+function keyOf(services: Services): Promise<SyncKey> {
+  return syncKeyOf(services.store.db, () => services.versions.databaseId());
 }
 
 export interface SyncSpec {
@@ -56,11 +61,12 @@ export interface SyncSpec {
 /** Answer a list request that carries `sync_token`. */
 export async function syncAnswer(ctx: EndpointContext, spec: SyncSpec): Promise<Reply> {
   const { services } = ctx;
-  const [dbId, position] = await Promise.all([services.versions.databaseId(), services.versions.position()]);
+  const [key, position] = await Promise.all([keyOf(services), services.versions.position()]);
   const now = Date.now();
-  const from = decodeSyncToken(ctx.args.sync_token, { databaseId: dbId, seq: position.seq, historyDays: services.config.syncHistoryDays, now });
-  const records = await changedRecords(services.store.db, spec.type, from, position.seq);
-  if (!records) throw apiError('rest_sync_token_expired');
+  const historyDays = services.config.syncHistoryDays;
+  const from = decodeSyncToken(ctx.args.sync_token, { key, seq: position.seq, historyDays, now });
+  // At most SYNC_MAX_CHANGES log rows: `through` is where this answer stops (the position, when it fits).
+  const { records, through } = await changedRecords(services.store.db, spec.type, from, position.seq, { limit: services.config.syncMaxChanges, historyDays, now });
   const shownNow = await spec.matching(records.map((r) => r.id));
   let members = records.filter((r) => shownNow.has(r.id) || everListed(r, spec.listed, spec.unknownShown));
   const gone = members.filter((r) => !shownNow.has(r.id));
@@ -82,7 +88,12 @@ export async function syncAnswer(ctx: EndpointContext, spec: SyncSpec): Promise<
   const links = requestPageLinks(spec.restUrl, ctx.rawQuery, page, totalPages);
   return {
     body: spec.body(items, { rest_url: restUrl, ...links }, total, totalPages),
-    headers: { ...listHeaders(total, totalPages, links), 'X-Sync-Token': encodeSyncToken(dbId, position.seq, now) },
+    headers: {
+      ...listHeaders(total, totalPages, links),
+      'X-Sync-Token': encodeSyncToken(key, through, now),
+      // More changes after `through`: the token continues from there (absent when the answer reaches the position).
+      ...(through < position.seq ? { 'X-Sync-More': 'true' } : {}),
+    },
   };
 }
 

@@ -20,6 +20,7 @@ import { dialectOfHandle } from './revision.js';
 import { writeCommitCountersOf } from '../metrics.js';
 import { importContextRestorer, inImportContext, runImportHook } from './import-context.js';
 import { directOf, enterDirect, leaveDirect, storeDirectOf } from './sqlite-direct.js';
+import { raisePrunedThrough } from './settings.js';
 
 /**
  * Kinds of records in the log. `all` (action `reset`): anything may have changed (bulk loads).
@@ -747,4 +748,144 @@ export function toChangeRow(r: { seq: number | string; record_type: string; reco
 export async function lastSeq(db: Executor): Promise<number> {
   const r = await sql<{ value: number | string }>`select "value" from "change_counter" where "id" = 1`.execute(db);
   return Number(r.rows[0]?.value ?? 0);
+}
+
+/** A log row as a sync answer reads it (`readChangeWindow`). */
+export interface WindowRow {
+  seq: number | string;
+  idx: number | string;
+  record_type: string;
+  record_id: number | string;
+  action: string;
+  detail: string | null;
+  created_gmt: string;
+}
+
+/**
+ * The log rows after `from` up to `to`, at most `limit` of them and whole writes only (a write's
+ * rows go together): `through` is the last sequence number read in full (`to` when everything
+ * was). A single write with more rows than `limit` is read whole, alone.
+ *
+ * @example await readChangeWindow(db, 1043, 1990, 1000) // { rows: [… 1000 rows at most], through: 1512 }
+ */
+export async function readChangeWindow(db: Executor, from: number, to: number, limit: number): Promise<{ rows: WindowRow[]; through: number }> {
+  if (to <= from) return { rows: [], through: from };
+  const columns = ['seq', 'idx', 'record_type', 'record_id', 'action', 'detail', 'created_gmt'] as const;
+  const rows = await db
+    .selectFrom('changes')
+    .select(columns)
+    .where('seq', '>', from)
+    .where('seq', '<=', to)
+    .orderBy('seq')
+    .orderBy('idx')
+    .limit(limit + 1)
+    .execute();
+  if (rows.length <= limit) return { rows, through: to };
+  const cut = Number(rows[limit]!.seq);
+  const whole = rows.filter((r) => Number(r.seq) < cut);
+  if (whole.length) return { rows: whole, through: cut - 1 };
+  return { rows: await db.selectFrom('changes').select(columns).where('seq', '=', cut).orderBy('idx').execute(), through: cut };
+}
+
+/**
+ * The lowest webhook endpoint cursor, enabled or not (a disabled endpoint delivers from its cursor
+ * once enabled again); undefined without endpoints. Log rows past it are still to be delivered.
+ */
+export async function lowestWebhookCursor(db: Executor): Promise<number | undefined> {
+  const r = await db
+    .selectFrom('webhook_endpoints')
+    .select((eb) => eb.fn.min('cursor_seq').as('low'))
+    .executeTakeFirst();
+  return r?.low === null || r?.low === undefined ? undefined : Number(r.low);
+}
+
+/**
+ * Delete the log rows matching `where` that have a newer row of their record (never a record's
+ * newest row, whoever else deletes meanwhile), raising `settings.changes_pruned_seq` to the
+ * highest deleted in the same transaction; returns how many went.
+ */
+async function deleteSuperseded(db: Executor, where: RawBuilder<unknown>): Promise<number> {
+  return db.transaction().execute(async (trx) => {
+    const gone = await sql<{ seq: number | string }>`delete from "changes" where ${where}
+        and exists (select 1 from "changes" "n" where "n"."record_type" = "changes"."record_type" and "n"."record_id" = "changes"."record_id" and "n"."seq" > "changes"."seq")
+      returning "seq"`.execute(trx);
+    if (gone.rows.length)
+      await raisePrunedThrough(
+        trx,
+        gone.rows.reduce((m, r) => Math.max(m, Number(r.seq)), 0),
+      );
+    return gone.rows.length;
+  });
+}
+
+/**
+ * Pruning after a first pass (`pruneChangesBatch`): of the records logged in the rows after
+ * `after` (at most `limit` rows, in order, up to `to`), delete their older rows at or below
+ * `below` committed before `beforeGmt` (rows a pass kept as their record's newest, superseded
+ * since). `next`: the position to go on from; `done`: no rows left up to `to`.
+ *
+ * @example await pruneSupersededBatch(db, { after: { seq: 5000, idx: -1 }, to: 5400, below: 4100, beforeGmt, limit: 1000 })
+ */
+export async function pruneSupersededBatch(
+  db: Executor,
+  options: { after: { seq: number; idx: number }; to: number; below: number; beforeGmt: string; limit: number },
+): Promise<{ next: { seq: number; idx: number }; deleted: number; done: boolean }> {
+  const { after, to, below, beforeGmt, limit } = options;
+  const rows = await db
+    .selectFrom('changes')
+    .select(['seq', 'idx', 'record_type', 'record_id'])
+    .where((eb) => eb.or([eb('seq', '>', after.seq), eb.and([eb('seq', '=', after.seq), eb('idx', '>', after.idx)])]))
+    .where('seq', '<=', to)
+    .orderBy('seq')
+    .orderBy('idx')
+    .limit(limit)
+    .execute();
+  if (rows.length === 0) return { next: after, deleted: 0, done: true };
+  const last = rows[rows.length - 1]!;
+  const next = { seq: Number(last.seq), idx: Number(last.idx) };
+  const byType = new Map<string, Set<number>>();
+  for (const r of rows) {
+    let ids = byType.get(r.record_type);
+    if (!ids) byType.set(r.record_type, (ids = new Set()));
+    ids.add(Number(r.record_id));
+  }
+  let deleted = 0;
+  for (const [type, ids] of byType) {
+    const list = [...ids];
+    for (let i = 0; i < list.length; i += 500) {
+      const chunk = list.slice(i, i + 500);
+      deleted += await deleteSuperseded(db, sql`"record_type" = ${type} and "record_id" in (${sql.join(chunk)}) and "seq" <= ${below} and "created_gmt" < ${beforeGmt}`);
+    }
+  }
+  return { next, deleted, done: rows.length < limit };
+}
+
+/** When the first change after `seq` was committed (undefined: none). */
+export async function firstChangeTimeAfter(db: Executor, seq: number): Promise<string | undefined> {
+  const r = await db.selectFrom('changes').select('created_gmt').where('seq', '>', seq).orderBy('seq').orderBy('idx').limit(1).executeTakeFirst();
+  return r?.created_gmt;
+}
+
+/**
+ * One batch of pruning: of the log rows after `after` (at most `limit`, in order, up to `upTo`),
+ * deletes those committed before `beforeGmt` that are not the newest row of their record (a
+ * record's version, its ETag and `Last-Modified`, is read from its newest row and the newest `all`
+ * row: they stay). Records the highest sequence number deleted (`settings.changes_pruned_seq`) in
+ * the same transaction. `next`: where the next batch starts; `done`: nothing older is left in range.
+ *
+ * @example
+ *   let at = 0;
+ *   for (;;) { const b = await pruneChangesBatch(db, { after: at, upTo: head, beforeGmt: '2026-10-27 00:00:00', limit: 1000 }); at = b.next; if (b.done) break; }
+ */
+export async function pruneChangesBatch(db: Executor, options: { after: number; upTo: number; beforeGmt: string; limit: number }): Promise<{ next: number; deleted: number; done: boolean }> {
+  const { after, upTo, beforeGmt, limit } = options;
+  if (upTo <= after) return { next: after, deleted: 0, done: true };
+  const rows = await db.selectFrom('changes').select(['seq', 'created_gmt']).where('seq', '>', after).where('seq', '<=', upTo).orderBy('seq').orderBy('idx').limit(limit).execute();
+  let old = 0;
+  while (old < rows.length && rows[old]!.created_gmt < beforeGmt) old++;
+  if (old === 0) return { next: after, deleted: 0, done: true };
+  const end = Number(rows[old - 1]!.seq);
+  const done = old < rows.length || rows.length < limit;
+  const deleted = await deleteSuperseded(db, sql`"seq" > ${after} and "seq" <= ${end} and "created_gmt" < ${beforeGmt}`);
+  return { next: end, deleted, done };
 }

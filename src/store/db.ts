@@ -32,6 +32,7 @@ import { importMapMigration } from './migrations/008_import_map.js';
 import { venueGeoIndexMigration } from './migrations/009_venue_geo_index.js';
 import { recurrenceMigration } from './migrations/010_recurrence.js';
 import { eventSlugSpaceMigration } from './migrations/011_event_slug_space.js';
+import { settingsMigration } from './migrations/012_settings.js';
 
 export type DialectName = 'sqlite' | 'postgres';
 
@@ -91,6 +92,7 @@ function migrations(dialect: DialectName): Record<string, Migration> {
     '009_venue_geo_index': venueGeoIndexMigration(),
     '010_recurrence': recurrenceMigration(),
     '011_event_slug_space': eventSlugSpaceMigration(),
+    '012_settings': settingsMigration(),
   };
 }
 

@@ -235,7 +235,7 @@ forEachStore('WordPress paging headers on the five lists', (t) => {
     const doc = await (await get('/doc')).json();
     for (const path of ['/events', '/venues', '/organizers', '/categories', '/tags']) {
       const headers = doc.paths[path].get.responses['200'].headers;
-      assert.deepEqual(Object.keys(headers), ['X-TEC-Total', 'X-TEC-TotalPages', 'X-WP-Total', 'X-WP-TotalPages', 'Link', 'X-Sync-Token'], path);
+      assert.deepEqual(Object.keys(headers), ['X-TEC-Total', 'X-TEC-TotalPages', 'X-WP-Total', 'X-WP-TotalPages', 'Link', 'X-Sync-Token', 'X-Sync-More'], path);
     }
   });
 });

@@ -194,7 +194,7 @@ forEachStore('self-description: the OpenAPI document', (t) => {
             const envelope = doc.components.schemas[schema.$ref.split('/').pop()];
             assert.deepEqual(envelope.properties[recSchema.title].items, recSchema.items, `${where} ${code}: list items`);
             // The original's totals, then what we send beyond it for generic WordPress clients (issue 17).
-            assert.deepEqual(Object.keys(got.responses[code].headers), ['X-TEC-Total', 'X-TEC-TotalPages', 'X-WP-Total', 'X-WP-TotalPages', 'Link', 'X-Sync-Token']);
+            assert.deepEqual(Object.keys(got.responses[code].headers), ['X-TEC-Total', 'X-TEC-TotalPages', 'X-WP-Total', 'X-WP-TotalPages', 'Link', 'X-Sync-Token', 'X-Sync-More']);
           } else assert.deepEqual(schema, recSchema, `${where} ${code}: schema`);
         }
       }

@@ -3,10 +3,15 @@
  * changed after it (created/updated in full, trashed/deleted/hidden as tombstones), in change
  * order, paged like the list, filtered by the other arguments, never showing a caller a record it
  * could not read; 410 rest_sync_token_expired for a bad, foreign or too old token.
+ *
+ * Issue 24: tokens are signed (a forged or altered one is 410), their age is checked against the
+ * log's own timestamps, one answer reads at most SYNC_MAX_CHANGES log rows and continues with its
+ * token (X-Sync-More), and instances on one database share the key.
  */
 import { it } from 'node:test';
 import assert from 'node:assert/strict';
-import { forEachStore, startServer, STORES, type TestServer } from '../support/harness.js';
+import { forEachStore, startServer, startTwoInstances, STORES, type TestServer } from '../support/harness.js';
+import { syncTokenSecret } from '../../src/store/settings.js';
 import { describe, after, before } from 'node:test';
 
 const LISTS = ['/events', '/venues', '/organizers', '/categories', '/tags'];
@@ -207,6 +212,68 @@ forEachStore('sync tokens', (t) => {
     }
   });
 
+  it('issue 24: a forged token (any field changed, seq=0 with issued=now, the unsigned form) answers 410; the genuine one 200', async () => {
+    await t.api.post('/events', { as: 'admin', json: ev('Before the token') });
+    const genuine = await token(t, '/events');
+    await t.api.post('/events', { as: 'admin', json: ev('After the token') });
+    const [version, db, seq, issued, mac] = Buffer.from(genuine, 'base64url').toString('latin1').split('.');
+    assert.equal(version, '2');
+    assert.ok(Number(seq) > 0);
+    const now = String(Math.floor(Date.now() / 1000));
+    const forge = (...parts: string[]) => Buffer.from(parts.join('.')).toString('base64url');
+    const ok = await sync(t, '/events', forge(version!, db!, seq!, issued!, mac!));
+    assert.equal(ok.status, 200);
+    assert.deepEqual(
+      ok.body.events.map((e: any) => e.title),
+      ['After the token'],
+    );
+    const forged = [
+      forge(version!, db!, '0', now, mac!),
+      forge(version!, db!, '0', issued!, mac!),
+      forge(version!, db!, String(Number(seq) - 1), issued!, mac!),
+      forge(version!, db!, seq!, String(Number(issued) - 1), mac!),
+      forge(version!, db!, seq!, issued!, mac!.slice(0, -2) + (mac!.endsWith('AA') ? 'BA' : 'AA')),
+      forge(version!, db!, seq!, issued!),
+      forge('1', db!, '0', now),
+      forge('3', db!, seq!, issued!, mac!),
+    ];
+    for (const bad of forged) {
+      const res = await sync(t, '/events', bad);
+      assert.equal(res.status, 410, Buffer.from(bad, 'base64url').toString());
+      assert.equal(res.body.code, 'rest_sync_token_expired');
+    }
+  });
+
+  it('issue 24: a token whose next change is older than SYNC_HISTORY_DAYS by the log timestamps answers 410, though it was issued now', async () => {
+    const old = await token(t, '/events');
+    const e = (await t.api.post('/events', { as: 'admin', json: ev('Backdated') })).body;
+    const fresh = await token(t, '/events');
+    await t.api.post(`/events/${e.id}`, { as: 'admin', json: { title: 'Backdated 2' } });
+    const db = t.built.store.db;
+    const seqOf = (tok: string) => Number(Buffer.from(tok, 'base64url').toString().split('.')[2]);
+    const oldSeq = seqOf(old);
+    const freshSeq = seqOf(fresh);
+    assert.ok(freshSeq > oldSeq);
+    const restore = await db.selectFrom('changes').select(['seq', 'idx', 'created_gmt']).where('seq', '>', oldSeq).where('seq', '<=', freshSeq).execute();
+    // The create's rows, 40 days old by the log (the default history is 30 days).
+    await db.updateTable('changes').set({ created_gmt: '2001-01-01 00:00:00' }).where('seq', '>', oldSeq).where('seq', '<=', freshSeq).execute();
+    try {
+      const res = await sync(t, '/events', old);
+      assert.equal(res.status, 410, res.text);
+      assert.equal(res.body.code, 'rest_sync_token_expired');
+      // A token past them still has its whole history.
+      const later = await sync(t, '/events', fresh);
+      assert.equal(later.status, 200);
+      assert.deepEqual(
+        later.body.events.map((x: any) => x.title),
+        ['Backdated 2'],
+      );
+    } finally {
+      for (const r of restore) await db.updateTable('changes').set({ created_gmt: r.created_gmt }).where('seq', '=', r.seq).where('idx', '=', r.idx).execute();
+    }
+    assert.equal((await sync(t, '/events', old)).status, 200);
+  });
+
   it('requests without sync_token see the list as before (besides the new headers)', async () => {
     const res = await t.api.get('/events');
     assert.deepEqual(
@@ -215,6 +282,114 @@ forEachStore('sync tokens', (t) => {
     );
     assert.ok(!String(res.body.rest_url).includes('sync_token'));
   });
+});
+
+describe('issue 24: a delta larger than SYNC_MAX_CHANGES', () => {
+  for (const kind of STORES) {
+    describe(kind.name, () => {
+      let t: TestServer;
+      before(async () => {
+        t = await startServer(kind, { SYNC_MAX_CHANGES: '4' });
+      });
+      after(async () => {
+        await t?.close();
+      });
+      it('is answered in parts, each continuing from the token of the one before (X-Sync-More: true); their union is the whole delta', async () => {
+        const t0 = await token(t, '/events');
+        const created: number[] = [];
+        for (let i = 0; i < 11; i++) {
+          created.push((await t.api.post('/events', { as: 'admin', json: ev(`Part ${i}`) })).body.id);
+          // Other lists' changes in between count as log rows too.
+          if (i % 3 === 0) await t.api.post('/venues', { as: 'admin', json: { venue: `Venue ${i}`, status: 'publish' } });
+        }
+        await t.api.post(`/events/${created[0]}`, { as: 'admin', json: { title: 'Part 0 renamed' } });
+        await t.api.delete(`/events/${created[1]}`, { as: 'admin' });
+        // What one answer would hold: each record in its state now.
+        const got = new Map<number, any>();
+        let tok = t0;
+        let parts = 0;
+        for (;;) {
+          const res = await sync(t, '/events', tok, { query: { per_page: 50 } });
+          assert.equal(res.status, 200, res.text);
+          parts++;
+          assert.ok(parts < 30, 'ends');
+          assert.deepEqual(
+            Object.keys(res.body),
+            ['events', 'rest_url', 'total', 'total_pages'].filter((k) => k in res.body),
+          );
+          for (const e of res.body.events) got.set(e.id, e);
+          const next = res.headers.get('x-sync-token')!;
+          assert.ok(next);
+          const more = res.headers.get('x-sync-more');
+          if (more === 'true') assert.notEqual(next, tok, 'a part moves the token on');
+          else assert.equal(more, null);
+          tok = next;
+          if (!more) break;
+        }
+        assert.ok(parts >= 4, `${parts} parts`);
+        assert.deepEqual(
+          [...got.keys()].sort((a, b) => a - b),
+          [...created].sort((a, b) => a - b),
+        );
+        assert.equal(got.get(created[0]!).title, 'Part 0 renamed');
+        assert.deepEqual(got.get(created[1]!), { id: created[1], status: 'trash' });
+        // The last part's token is current: nothing more.
+        const empty = await sync(t, '/events', tok);
+        assert.equal(empty.status, 200);
+        assert.deepEqual(empty.body.events, []);
+        assert.equal(empty.headers.get('x-sync-more'), null);
+      });
+      it('a single write with more rows than the limit is answered whole', async () => {
+        const t0 = await token(t, '/events');
+        const e = (await t.api.post('/events', { as: 'admin', json: ev('Many terms', { categories: ['c1', 'c2', 'c3', 'c4', 'c5', 'c6'] }) })).body;
+        const seq = await t.built.store.db.selectFrom('changes').select('seq').where('record_type', '=', 'event').where('record_id', '=', e.id).executeTakeFirstOrThrow();
+        const rows = await t.built.store.db.selectFrom('changes').select('idx').where('seq', '=', seq.seq).execute();
+        assert.ok(rows.length > 4, `${rows.length} rows in one write`);
+        const res = await sync(t, '/events', t0);
+        assert.equal(res.status, 200);
+        assert.deepEqual(
+          res.body.events.map((x: any) => x.id),
+          [e.id],
+        );
+        assert.equal(res.headers.get('x-sync-more'), null);
+      });
+    });
+  }
+});
+
+describe('issue 24: instances on one database share the token key', () => {
+  for (const kind of STORES) {
+    it(kind.name, async () => {
+      const { a, b, close } = await startTwoInstances(kind, 'sync-key');
+      try {
+        const fromA = await token(a, '/events');
+        const e = (await b.api.post('/events', { as: 'admin', json: ev('Written on B') })).body;
+        const onB = await sync(b, '/events', fromA);
+        assert.equal(onB.status, 200, onB.text);
+        assert.deepEqual(
+          onB.body.events.map((x: any) => x.id),
+          [e.id],
+        );
+        const onA = await sync(a, '/events', onB.headers.get('x-sync-token')!);
+        assert.equal(onA.status, 200, onA.text);
+        // The key is made once, race-free: made again concurrently (the row gone), both read the same.
+        const dbA = a.built.store.db;
+        const dbB = b.built.store.db;
+        const before = await syncTokenSecret(dbA);
+        assert.equal(await syncTokenSecret(dbB), before);
+        await dbA
+          .deleteFrom('settings' as never)
+          .where('name' as never, '=', 'sync_token_secret' as never)
+          .execute();
+        const [x, y] = await Promise.all([syncTokenSecret(dbA), syncTokenSecret(dbB)]);
+        assert.equal(x, y);
+        assert.match(x, /^[0-9a-f]{64}$/);
+        assert.notEqual(x, before);
+      } finally {
+        await close();
+      }
+    });
+  }
 });
 
 describe('sync tokens expire', () => {

@@ -80,6 +80,7 @@ describe('configuration', () => {
         'RESPONSE_MEMORY_MB',
         'CACHE_MAX_AGE',
         'SYNC_HISTORY_DAYS',
+        'SYNC_MAX_CHANGES',
         'WEBHOOKS_ALLOW_PRIVATE',
         'WEBHOOKS_RETRY_SCHEDULE',
         'WEBHOOKS_DISABLE_AFTER',

@@ -80,15 +80,34 @@ describe('entity tags', () => {
 
 describe('sync tokens', () => {
   const now = Date.now();
+  const key = { databaseId: 'abc123', secret: Buffer.alloc(32, 7) };
+  const at = (seq: number) => ({ key, seq, historyDays: 30, now });
+  const expired = (fn: () => unknown) => assert.throws(fn, (e: unknown) => e instanceof ApiError && e.status === 410 && e.code === 'rest_sync_token_expired');
   it('round-trip; refuse other databases, the future, old tokens and garbage with 410', () => {
-    const tok = encodeSyncToken('abc123', 10, now);
-    assert.equal(decodeSyncToken(tok, { databaseId: 'abc123', seq: 12, historyDays: 30, now }), 10);
-    const expired = (fn: () => unknown) => assert.throws(fn, (e: unknown) => e instanceof ApiError && e.status === 410 && e.code === 'rest_sync_token_expired');
-    expired(() => decodeSyncToken(tok, { databaseId: 'abc124', seq: 12, historyDays: 30, now }));
-    expired(() => decodeSyncToken(tok, { databaseId: 'abc123', seq: 9, historyDays: 30, now }));
-    expired(() => decodeSyncToken(encodeSyncToken('abc123', 10, now - 31 * 86_400_000), { databaseId: 'abc123', seq: 12, historyDays: 30, now }));
-    expired(() => decodeSyncToken('%%%', { databaseId: 'abc123', seq: 12, historyDays: 30, now }));
-    expired(() => decodeSyncToken(42, { databaseId: 'abc123', seq: 12, historyDays: 30, now }));
+    const tok = encodeSyncToken(key, 10, now);
+    assert.equal(decodeSyncToken(tok, at(12)), 10);
+    expired(() => decodeSyncToken(tok, { ...at(12), key: { ...key, databaseId: 'abc124' } }));
+    expired(() => decodeSyncToken(tok, at(9)));
+    expired(() => decodeSyncToken(encodeSyncToken(key, 10, now - 31 * 86_400_000), at(12)));
+    expired(() => decodeSyncToken('%%%', at(12)));
+    expired(() => decodeSyncToken(42, at(12)));
+  });
+  it('issue 24: tokens are signed: any field changed, another key or the unsigned version 1 form answer 410', () => {
+    const tok = encodeSyncToken(key, 10, now);
+    const text = Buffer.from(tok, 'base64url').toString('latin1');
+    const [version, db, seq, issued, mac] = text.split('.');
+    assert.equal(version, '2');
+    assert.equal(mac!.length, 22, '16 bytes of HMAC-SHA256, base64url');
+    const forge = (parts: string[]) => Buffer.from(parts.join('.')).toString('base64url');
+    assert.equal(decodeSyncToken(forge([version!, db!, seq!, issued!, mac!]), at(12)), 10);
+    expired(() => decodeSyncToken(forge([version!, db!, '0', issued!, mac!]), at(12)));
+    expired(() => decodeSyncToken(forge([version!, db!, '9', issued!, mac!]), at(12)));
+    expired(() => decodeSyncToken(forge([version!, db!, seq!, String(Number(issued) + 1), mac!]), at(12)));
+    expired(() => decodeSyncToken(forge([version!, 'abc124', seq!, issued!, mac!]), { ...at(12), key: { ...key, databaseId: 'abc124' } }));
+    expired(() => decodeSyncToken(forge([version!, db!, seq!, issued!, (mac!.startsWith('A') ? 'B' : 'A') + mac!.slice(1)]), at(12)));
+    expired(() => decodeSyncToken(forge([version!, db!, seq!, issued!]), at(12)));
+    expired(() => decodeSyncToken(forge(['1', db!, '0', issued!]), at(12)));
+    expired(() => decodeSyncToken(tok, { ...at(12), key: { ...key, secret: Buffer.alloc(32, 8) } }));
   });
   it('a record counts as seen when one of its logged earlier states was listed', () => {
     const listed = (b: { status: string }) => b.status === 'publish';

@@ -1,0 +1,152 @@
+/**
+ * The change log's pruning job (issue 24): every running server, soon after start and then every
+ * hour, deletes the log rows committed more than SYNC_HISTORY_DAYS ago, in batches of 1,000 rows
+ * (each its own short transaction, yielding to requests in between), so the log stops growing
+ * forever. A server's first run (and one a day) goes over every old row; the others go on from
+ * where the last one stopped and revisit only the records logged since. It keeps what readers of
+ * the log still need:
+ *
+ * - every record's newest row, and the newest bulk-load (`all`) row: record versions (ETags,
+ *   `Last-Modified`, `If-Match`) are read from them (`store/versions.ts`), so they do not move;
+ * - every row after the lowest webhook endpoint cursor, enabled or disabled: those changes are
+ *   still to be turned into deliveries (a disabled endpoint holds the log until it is enabled
+ *   again or removed; the job says so in the log);
+ * - sync tokens: a token whose history was pruned answers 410 (the pruned sequence number is kept
+ *   in `settings.changes_pruned_seq`), as a token that old does anyway.
+ *
+ * - change feeds (`store/change-feed.ts`: what each server keeps across requests follows the log):
+ *   each run first brings this server's feed up to date, so a running server's feed is never more
+ *   than an hour behind, far from rows old enough to prune.
+ *
+ * The import map (`import_map`) does not read the log. Several servers on one database may prune
+ * at once: each deletion only removes rows that have a newer row of their record, so they never
+ * take a record's newest row.
+ *
+ * @example
+ *   const job = startPruneJob(services, app.log);
+ *   await job.runOnce(); // { deleted: 1200, through: 4410 }
+ *   await job.stop();
+ */
+import type { Services } from './services.js';
+import { firstChangeTimeAfter, lastSeq, lowestWebhookCursor, pruneChangesBatch, pruneSupersededBatch } from '../store/changes.js';
+
+export interface PruneJob {
+  /** Prune what is due now; resolves with how many rows were deleted. */
+  runOnce(): Promise<number>;
+  stop(): Promise<void>;
+}
+
+export interface PruneLogger {
+  info(obj: object, msg: string): void;
+  warn(obj: object, msg: string): void;
+}
+
+/** Log rows looked at per batch (each batch deletes at most these, plus the rest of its last write). */
+const BATCH = 1_000;
+
+function gmtOf(ms: number): string {
+  return new Date(ms).toISOString().slice(0, 19).replace('T', ' ');
+}
+
+/**
+ * Where a run left off, for the next run of the same server: `scanned`, the last row its first
+ * pass looked at (every row up to it was old and is gone or its record's newest); `head`, the log's
+ * number when it started.
+ */
+export interface PruneState {
+  scanned: number;
+  head: number;
+}
+
+/**
+ * Delete the log rows older than SYNC_HISTORY_DAYS that nothing needs any more. Without `since`, a
+ * first pass goes over the old rows from the start. With the state of an earlier run, it goes on
+ * from where that one stopped, and before that deletes the rows it kept (as their record's newest)
+ * whose record has been logged again since: the run then costs what changed, not the log's size.
+ */
+export async function pruneChangeLog(
+  services: Pick<Services, 'store' | 'config'>,
+  options: { now?: number; isStopped?: () => boolean; logger?: PruneLogger; batch?: number; since?: PruneState } = {},
+): Promise<{ deleted: number; through: number; state: PruneState }> {
+  const db = services.store.db;
+  const now = options.now ?? Date.now();
+  const limit = options.batch ?? BATCH;
+  const since = options.since;
+  const beforeGmt = gmtOf(now - services.config.syncHistoryDays * 86_400_000);
+  const [head, cursor] = await Promise.all([lastSeq(db), lowestWebhookCursor(db)]);
+  const upTo = cursor === undefined ? head : Math.min(head, cursor);
+  const pause = () => new Promise((resolve) => setImmediate(resolve));
+  let deleted = 0;
+  if (since && since.scanned > 0 && head > since.head) {
+    let after = { seq: since.head, idx: 2 ** 31 - 1 };
+    for (;;) {
+      const batch = await pruneSupersededBatch(db, { after, to: head, below: Math.min(since.scanned, upTo), beforeGmt, limit });
+      deleted += batch.deleted;
+      after = batch.next;
+      if (batch.done || options.isStopped?.()) break;
+      await pause();
+    }
+  }
+  let at = since?.scanned ?? 0;
+  for (;;) {
+    const batch = await pruneChangesBatch(db, { after: at, upTo, beforeGmt, limit });
+    deleted += batch.deleted;
+    at = batch.next;
+    if (batch.done || options.isStopped?.()) break;
+    await pause();
+  }
+  if (deleted > 0) options.logger?.info({ pruned: deleted, through: at }, 'change log: pruned rows older than SYNC_HISTORY_DAYS');
+  if (upTo < head && at >= upTo && !options.isStopped?.()) {
+    // Stopped at a webhook cursor with older rows after it: an endpoint holds the log.
+    const next = await firstChangeTimeAfter(db, upTo);
+    if (next !== undefined && next < beforeGmt) options.logger?.warn({ cursor: upTo }, 'change log pruning: held back by a webhook endpoint cursor (a disabled endpoint? enable or remove it)');
+  }
+  return { deleted, through: at, state: { scanned: at, head } };
+}
+
+export function startPruneJob(services: Pick<Services, 'store' | 'config' | 'versions'>, logger: PruneLogger, options: { firstMs?: number; everyMs?: number } = {}): PruneJob {
+  let stopped = false;
+  let running: Promise<number> | undefined;
+  // Where the last run left off; a run from the start once a day besides (a row committed with an
+  // earlier clock than the ones before it is then found too).
+  let state: PruneState | undefined;
+  let runs = 0;
+  let timer: NodeJS.Timeout | undefined;
+  const run = (): Promise<number> => {
+    if (running) return running;
+    const since = state && runs % 24 !== 0 ? state : undefined;
+    runs++;
+    running = services.versions
+      .position()
+      .then(() => pruneChangeLog(services, { isStopped: () => stopped, logger, ...(since ? { since } : {}) }))
+      .then((r) => {
+        if (!stopped) state = r.state;
+        return r.deleted;
+      })
+      .catch((err: unknown) => {
+        logger.warn({ err: (err as Error).message }, 'change log pruning: run failed (retried at the next run)');
+        return 0;
+      })
+      .finally(() => {
+        running = undefined;
+      });
+    return running;
+  };
+  const schedule = (delay: number) => {
+    if (stopped) return;
+    timer = setTimeout(() => void run().finally(() => schedule(options.everyMs ?? 3_600_000)), delay);
+    timer.unref();
+  };
+  schedule(options.firstMs ?? 60_000);
+  return {
+    async runOnce() {
+      await running;
+      return run();
+    },
+    async stop() {
+      stopped = true;
+      if (timer) clearTimeout(timer);
+      await running;
+    },
+  };
+}

@@ -278,7 +278,7 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
       timeWindow: config.rateLimitWindow * 1000,
       hook: 'onRequest',
       keyGenerator: (req) => (req.viewer && req.viewer.id > 0 ? `user:${req.viewer.id}` : `ip:${clientKeyOf(req.ip)}`),
-      allowList: (req) => RATE_LIMIT_EXEMPT.has(req.url.split('?')[0]!),
+      allowList: (req) => RATE_LIMIT_EXEMPT.has(req.routeOptions.url ?? req.url.split('?')[0]!),
       errorResponseBuilder: (_req, ctx) => new ApiError('rest_too_many_requests', `Too many requests. Try again in ${Math.max(1, Math.ceil(ctx.ttl / 1000))} seconds.`, 429),
     });
   }

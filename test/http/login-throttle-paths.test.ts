@@ -172,7 +172,7 @@ forEachStore(
 
     it('pages, /metrics and health routes are not API requests (no JSONP, no credential check)', async () => {
       const before = passwordWork.verifications;
-      for (const target of ['/events/?_jsonp=cb', '//events/?_jsonp=cb', '/livez?_jsonp=cb', '//healthz?_jsonp=cb']) {
+      for (const target of ['/events/?_jsonp=cb', '//events/?_jsonp=cb', '/livez?_jsonp=cb', '//healthz?_jsonp=cb', '/metrics?_jsonp=cb', '//metrics?_jsonp=cb']) {
         const res = await rawGet(t, target, { as: 'nobody:x', from: newClient() });
         assert.ok(!String(res.headers['content-type'] ?? '').startsWith('application/javascript'), target);
       }

@@ -270,7 +270,11 @@ export function createUserService(store: Store): UserService {
     if (!user) {
       // Cost what a failure for an existing login (with one application password) costs.
       await verifyPassword(password, DUMMY_HASH);
-      if (appShaped) await verifyPassword(appPassword, DUMMY_HASH);
+      if (appShaped) {
+        // The same reads too (no user has id 0).
+        await usersStore.appPasswordsOf(db, 0);
+        await verifyPassword(appPassword, DUMMY_HASH);
+      }
       return { viewer: ANONYMOUS };
     }
     // A user without a password (an empty hash) costs the same: verifyPassword checks the dummy hash.

@@ -144,7 +144,7 @@ export const SETTINGS: Setting[] = [
     flag: '--login-max-failures',
     key: 'loginMaxFailures',
     defaultText: '5',
-    description: 'failed logins per login (4x per IP) before attempts are refused for a growing time; 0 turns it off',
+    description: 'failed logins for a user from one client (4x from one client in all) before its attempts are refused for a growing time; 0 turns it off',
   },
   {
     env: 'TRUST_PROXY',

@@ -13,12 +13,19 @@
  * was made by the CLI in another process or on another instance (plain SQL needs `events-calendar
  * refresh`, as for any record).
  *
- * Failed checks cost the same whether the login exists or not, so timing does not tell which
- * logins exist: an unknown login is verified against a dummy hash with the same scrypt parameters
- * (once for the password, and once more when the password has the shape of an application
- * password, as for a user with one application password). Only successes are remembered, so a
- * repeated failure is never cheap. (A user with several application passwords still costs one
- * verification per application password, as in WordPress.)
+ * Failed checks cost the same whether the login exists or not, and whether the user has a
+ * password (imported authors have none), so timing does not tell which logins exist: an unknown
+ * login, or a user without a password, is verified against a dummy hash with the same scrypt
+ * parameters (once for the password, and once more when the password has the shape of an
+ * application password, as for a user with one application password). Only successes are
+ * remembered, so a repeated failure is never cheap. (A user with several application passwords
+ * still costs one verification per application password, as in WordPress.)
+ *
+ * Over HTTP every check goes through the failed-login throttle (`http/login-throttle.ts`), given
+ * as a `LoginGate`: it sees the subject (the user the login or e-mail names, so both share one
+ * count, or the unknown login) before any password is verified, may refuse (429) or make the
+ * check wait, and hears the outcome. Identical headers from one client checked at the same time
+ * share one verification (one guess, one count, one scrypt).
  *
  * @example
  *   const users = createUserService(store);
@@ -27,6 +34,7 @@
  */
 import { fitsInteger } from '../store/ranges.js';
 import { createHash, randomBytes, randomUUID, scrypt as scryptCb, timingSafeEqual } from 'node:crypto';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { promisify } from 'node:util';
 import type { Store } from '../store/db.js';
 import type { UserRow } from '../store/schema.js';
@@ -60,12 +68,22 @@ export function isEmail(email: string): boolean {
   return email.length <= 100 && /^[^\s@]+@[^\s@.]+(\.[^\s@.]+)+$/.test(email);
 }
 
-/** Check a password against a stored hash. */
+/** Password verifications run (scrypt work), for tests and diagnosis: a failure must never be cheap. */
+export const passwordWork = { verifications: 0 };
+
+/**
+ * Check a password against a stored hash. A stored hash that is no scrypt hash (a user without a
+ * password: empty) matches nothing, after the work of a real check (against the dummy hash).
+ */
 export async function verifyPassword(password: string, stored: string): Promise<boolean> {
   const parts = stored.split('$');
-  if (parts.length !== 6 || parts[0] !== 'scrypt') return false;
+  if (parts.length !== 6 || parts[0] !== 'scrypt') {
+    await verifyPassword(password, DUMMY_HASH);
+    return false;
+  }
   const [, n, r, p, saltB64, hashB64] = parts;
   const expected = Buffer.from(hashB64, 'base64');
+  passwordWork.verifications++;
   const actual = await scrypt(password, Buffer.from(saltB64, 'base64'), expected.length, {
     N: Number(n),
     r: Number(r),
@@ -102,9 +120,38 @@ function refuseIfOwning(login: string, owned: usersStore.OwnedCounts): void {
   throw new UserRefusal(`${login} is the author of ${total} record${total === 1 ? '' : 's'} (${parts.join(', ')}): give --reassign LOGIN to move them to another user`);
 }
 
+/** One password check let through by the throttle. */
+export interface LoginAttempt {
+  /** Wait this long before verifying the password. */
+  delayMs: number;
+  /** The outcome: `error` when the check itself failed (a database fault): neither success nor failure. */
+  end(outcome: 'ok' | 'failed' | 'error'): void;
+}
+
+/** The failed-login throttle for one client, as `authenticate` sees it (`http/login-throttle.ts`). */
+export interface LoginGate {
+  /** The client's key (one per IPv4 address or IPv6 /64). */
+  readonly client: string;
+  /** Before a check for this subject: throws (429) when this client may not try it now. */
+  attempt(subject: string): LoginAttempt;
+}
+
+/**
+ * The subject a login attempt counts against: `id:<n>` for the user a login (or e-mail) names,
+ * `login:<lowercased login>` for a login naming nobody (long ones by a SHA-256).
+ */
+export function subjectOf(user: { id: number | string } | undefined, login: string): string {
+  if (user) return `id:${Number(user.id)}`;
+  const lower = login.toLowerCase();
+  return lower.length <= 100 ? `login:${lower}` : `login:#${createHash('sha256').update(lower).digest('hex')}`;
+}
+
 export interface UserService {
-  /** The viewer for an Authorization header; anonymous when absent or wrong. */
-  authenticate(header: string | undefined): Promise<Viewer>;
+  /**
+   * The viewer for an Authorization header; anonymous when absent or wrong. With a gate (the
+   * failed-login throttle of the request's client), the check goes through it and may throw its 429.
+   */
+  authenticate(header: string | undefined, gate?: LoginGate): Promise<Viewer>;
   /**
    * `noPassword`: a user nobody can log in as until `users set-password` (imported authors);
    * `password` is then ignored.
@@ -194,29 +241,43 @@ export function createUserService(store: Store): UserService {
     void usersStore.touchAppPassword(db, app.id, now).catch(() => {});
   }
 
-  /** Check the header against the database: the viewer, and what to keep when it authenticated someone. */
-  async function authenticateNow(header: string): Promise<{ viewer: Viewer; entry?: AuthenticatedEntry }> {
-    let decoded: string;
-    try {
-      decoded = Buffer.from(header.slice(6).trim(), 'base64').toString('utf8');
-    } catch {
-      return { viewer: ANONYMOUS };
-    }
+  /** Check the header against the database (through the gate): the viewer, and what to keep when it authenticated someone. */
+  async function authenticateNow(header: string, gate: LoginGate | undefined): Promise<{ viewer: Viewer; entry?: AuthenticatedEntry }> {
+    const decoded = Buffer.from(header.slice(6).trim(), 'base64').toString('utf8');
     const colon = decoded.indexOf(':');
     if (colon <= 0) return { viewer: ANONYMOUS };
     const login = decoded.slice(0, colon);
     const password = decoded.slice(colon + 1);
     // A login with a NUL byte names no user (and PostgreSQL refuses NUL in text): unknown.
     const user = login.includes('\u0000') ? undefined : ((await usersStore.findUserByLogin(db, login)) ?? (login.includes('@') ? await usersStore.findUserByEmail(db, login) : undefined));
+    const attempt = gate?.attempt(subjectOf(user, login));
+    let outcome: 'ok' | 'failed' | 'error' = 'error';
+    try {
+      if (attempt && attempt.delayMs > 0) await sleep(attempt.delayMs);
+      const found = await verify(user, password);
+      outcome = found.entry ? 'ok' : 'failed';
+      return found;
+    } finally {
+      attempt?.end(outcome);
+    }
+  }
+
+  /** The password check proper: the same scrypt work for an unknown login, a user without a password, and a wrong password. */
+  async function verify(user: UserRow | undefined, password: string): Promise<{ viewer: Viewer; entry?: AuthenticatedEntry }> {
     // Application passwords are sent with or without their spaces.
     const appPassword = password.replace(/\s+/g, '');
     const appShaped = APP_PASSWORD_SHAPE.test(appPassword);
     if (!user) {
       // Cost what a failure for an existing login (with one application password) costs.
       await verifyPassword(password, DUMMY_HASH);
-      if (appShaped) await verifyPassword(appPassword, DUMMY_HASH);
+      if (appShaped) {
+        // The same reads too (no user has id 0).
+        await usersStore.appPasswordsOf(db, 0);
+        await verifyPassword(appPassword, DUMMY_HASH);
+      }
       return { viewer: ANONYMOUS };
     }
+    // A user without a password (an empty hash) costs the same: verifyPassword checks the dummy hash.
     if (await check(password, user.password_hash)) {
       const viewer = viewerOf(user);
       return { viewer, entry: { viewer, userId: Number(user.id) } };
@@ -234,22 +295,36 @@ export function createUserService(store: Store): UserService {
     return { viewer: ANONYMOUS };
   }
 
+  /** Checks under way, by header digest and client: identical ones share the first's outcome. */
+  const inFlight = new Map<string, Promise<{ viewer: Viewer; entry?: AuthenticatedEntry }>>();
+  function authenticateShared(header: string, key: string, gate: LoginGate | undefined): Promise<{ viewer: Viewer; entry?: AuthenticatedEntry }> {
+    const flightKey = `${key}|${gate?.client ?? ''}`;
+    const running = inFlight.get(flightKey);
+    if (running) return running;
+    const started = authenticateNow(header, gate).finally(() => inFlight.delete(flightKey));
+    inFlight.set(flightKey, started);
+    return started;
+  }
+
   return {
-    async authenticate(header) {
+    async authenticate(header, gate) {
       if (!header || !header.startsWith('Basic ')) return ANONYMOUS;
-      if (!feed) return (await authenticateNow(header)).viewer;
+      const key = digest(header);
+      if (!feed) return (await authenticateShared(header, key, gate)).viewer;
       // Who a header authenticates is kept until the log says the user changed (see `authenticated`).
       const seq = await feed.sync();
-      const key = digest(header);
       const known = authenticated.get(key);
       const counters = keptCountersOf(db).viewers;
       if (known) {
         counters.hits++;
+        // A remembered success is still refused while this client is blocked for the user (else a
+        // blocked client could keep guessing: a right guess would answer, a wrong one 429).
+        gate?.attempt(`id:${known.userId}`).end('ok');
         if (known.app) touchLater(known.app);
         return known.viewer;
       }
       counters.misses++;
-      const found = await authenticateNow(header);
+      const found = await authenticateShared(header, key, gate);
       if (found.entry && feed.seq() === seq) {
         if (authenticated.size >= 10_000) authenticated.clear();
         authenticated.set(key, found.entry);

@@ -21,7 +21,7 @@ import { openStore, type OpenOptions, type Store } from '../store/db.js';
 import type { Links } from '../domain/links.js';
 import { DOCS_PAGE_PATH, registerDocsPage } from './docs-page.js';
 import { JSONP_CONTENT_TYPE, jsonpCallbackOf, wrapJsonp } from './jsonp.js';
-import { createLoginThrottle, throttledAuthenticate } from './login-throttle.js';
+import { clientKeyOf, createLoginThrottle } from './login-throttle.js';
 import { METRICS_PATH, registerMetrics } from './metrics.js';
 import { allowForError, basePath, registerRoutes, sendJson } from './pipeline.js';
 import { storeFault } from '../store/faults.js';
@@ -90,6 +90,28 @@ export function restRoots(config: Config): string[] {
 /** The namespaces every route answers under: ours, then the aliases (NAMESPACE_ALIASES). */
 export function namespaces(config: Config): string[] {
   return [NAMESPACE, ...config.namespaceAliases.filter((ns) => ns !== NAMESPACE)];
+}
+
+/**
+ * The REST root a request came in under, decided from the route that matched (its pattern as
+ * registered: `/api/calendar/events/v1/events/:id`), whatever the spelling of the URL (duplicate
+ * slashes, percent-encoding, `rest_route`, which the router accepts); undefined outside every root.
+ * A request no route matched (a 404) is placed by its path with duplicate slashes collapsed and
+ * percent-decoded, as the router reads it; such a request runs no route, so nothing it may see
+ * depends on this (only whether its 404 is wrapped for `_jsonp`, and its credentials checked).
+ */
+function apiRootOf(roots: string[], req: FastifyRequest): string | undefined {
+  const route = req.routeOptions.url;
+  if (route !== undefined) return restRootOf(roots, route);
+  const q = req.url.indexOf('?');
+  const raw = (q === -1 ? req.url : req.url.slice(0, q)).replace(/\/{2,}/g, '/');
+  let path = raw;
+  try {
+    path = decodeURIComponent(raw);
+  } catch {
+    // Not valid percent-encoding: the router answers it as is.
+  }
+  return restRootOf(roots, path);
 }
 
 /** The REST root a URL path is under ('/api/…' → '/api'), or undefined outside every root. */
@@ -241,25 +263,18 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
   // Other bodies are not parameters (WordPress ignores them); accept and drop them.
   app.addContentTypeParser('*', { parseAs: 'buffer' }, (_req, _body, done) => done(null, undefined));
 
-  // `_jsonp` (jsonp.ts): checked before routing for every request under a REST root.
+  // `_jsonp` (jsonp.ts) and credentials, for every request under a REST root. onRequest hooks run
+  // once the router has matched the request, so both are decided from the route that matched
+  // (apiRootOf), not from the spelling of the URL.
+  // Credentials are checked here, before rate limiting (whose key is the user when they are
+  // valid), through the failed-login throttle: this is the only place a password is checked over
+  // HTTP (the pipeline uses the viewer found here, and anonymous when there is none).
+  const loginThrottle = createLoginThrottle(config.loginMaxFailures);
   app.addHook('onRequest', async (req) => {
-    if (restRootOf(roots, req.url) === undefined) return;
+    if (apiRootOf(roots, req) === undefined) return;
     const callback = jsonpCallbackOf(req.query as Record<string, unknown> | undefined, config.jsonp);
     if (callback !== undefined) req.jsonpCallback = callback;
-  });
-
-  // Credentials are checked here, before rate limiting (whose key is the user when they are
-  // valid), through the failed-login throttle; the pipeline uses the viewer found here.
-  const loginThrottle = createLoginThrottle(config.loginMaxFailures);
-  app.addHook('onRequest', async (req, reply) => {
-    if (req.jsonpCallback !== undefined || req.headers.authorization === undefined || restRootOf(roots, req.url) === undefined) return;
-    try {
-      req.viewer = await throttledAuthenticate(loginThrottle, req.headers.authorization, req.ip, (h) => services.users.authenticate(h));
-    } catch (err) {
-      const retryAfter = (err as { retryAfter?: number }).retryAfter;
-      if (retryAfter !== undefined) reply.header('retry-after', String(retryAfter));
-      throw err;
-    }
+    else if (req.headers.authorization !== undefined) req.viewer = await services.users.authenticate(req.headers.authorization, loginThrottle.forClient(req.ip));
   });
 
   if (config.rateLimitMax > 0) {
@@ -268,15 +283,15 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
       max: config.rateLimitMax,
       timeWindow: config.rateLimitWindow * 1000,
       hook: 'onRequest',
-      keyGenerator: (req) => (req.viewer && req.viewer.id > 0 ? `user:${req.viewer.id}` : `ip:${req.ip}`),
-      allowList: (req) => RATE_LIMIT_EXEMPT.has(req.url.split('?')[0]!),
+      keyGenerator: (req) => (req.viewer && req.viewer.id > 0 ? `user:${req.viewer.id}` : `ip:${clientKeyOf(req.ip)}`),
+      allowList: (req) => RATE_LIMIT_EXEMPT.has(req.routeOptions.url ?? req.url.split('?')[0]!),
       errorResponseBuilder: (_req, ctx) => new ApiError('rest_too_many_requests', `Too many requests. Try again in ${Math.max(1, Math.ceil(ctx.ttl / 1000))} seconds.`, 429),
     });
   }
   registerMetrics(app, config, store);
 
   app.addHook('onSend', async (req, reply, payload) => {
-    const root = req.apiLinks?.restRootPath ?? restRootOf(roots, req.url) ?? restRoot;
+    const root = req.apiLinks?.restRootPath ?? apiRootOf(roots, req) ?? restRoot;
     reply.headers(commonHeaders(req, services.linksFor(root, NAMESPACE), reply.getHeader('link'), config.corsOrigins));
     // The IETF draft's fields (draft-ietf-httpapi-ratelimit-headers-08 and later) beside X-RateLimit-*.
     const remaining = reply.getHeader('x-ratelimit-remaining');

@@ -8,9 +8,14 @@
  * JSONP turned off (`JSONP=false`, WordPress' `rest_jsonp_enabled` filter) any name is 400
  * `rest_callback_disabled`. Both errors are plain JSON, answered before the route runs.
  *
- * Our choice: JSONP requests are anonymous (pipeline.ts ignores their credentials), since a script
- * tag sends none a site could trust; WordPress gets the same result by not trusting cookies
- * without a nonce.
+ * Which requests are API requests (and so may be JSONP) is decided from the route that matched,
+ * whatever the spelling of the URL (app.ts `apiRootOf`): `//api/…?_jsonp=cb`, `/%61pi/…` and
+ * `?rest_route=…` are JSONP requests as `/api/…` is; pages, feeds, `/metrics` and the health
+ * routes never are.
+ *
+ * Our choice: JSONP requests are anonymous (their credentials are not even checked: app.ts skips
+ * them, pipeline.ts answers as anonymous), since a script tag sends none a site could trust;
+ * WordPress gets the same result by not trusting cookies without a nonce.
  *
  * @example
  *   jsonpCallbackOf({ _jsonp: 'cb' }, true)   // 'cb'

@@ -1,114 +1,224 @@
 /**
- * Failed logins slowed down, per login and per client IP. Bad credentials make a request anonymous
- * (the original's behaviour, kept); but after `maxFailures` failures for one login (or 4 × that
- * from one IP) within 15 minutes, further attempts with credentials for that login (from that IP)
- * are answered 429 `rest_too_many_requests` without checking the password, for 1 s after the
- * threshold is reached, then 2 s, 4 s, … up to 15 minutes per further failure. A success resets the
- * login's counter (not the IP's: an attacker could otherwise interleave an account of their own).
+ * The failed-login throttle (README "Login throttling"). Bad credentials make a request anonymous
+ * (the original's behaviour, kept), and every password check goes through this throttle: the only
+ * caller of `users.authenticate` over HTTP is app.ts' credential hook, which hands it the gate of
+ * the request's client (`forClient`).
  *
- * State is per app instance, in memory, bounded (oldest entries dropped beyond 10,000 per kind).
+ * Who is counted:
+ * - the **subject**: the user the login or e-mail names (`id:<n>`, so a login and its e-mail share
+ *   one count), or `login:<lowercased login>` when it names nobody (users.ts `subjectOf`);
+ * - the **client**: the IP address, IPv4-mapped IPv6 as IPv4, other IPv6 by its /64 prefix
+ *   (`clientKeyOf`: one host holds a whole /64, so rotating within it is the same client).
+ *
+ * The policy, with N = `LOGIN_MAX_FAILURES` (0 turns all of it off), failures forgotten 15 minutes
+ * after the last one:
+ * - **blocked per (subject, client)**: after N failures, attempts for that subject from that client
+ *   are answered 429 without checking the password, for 1 s, then 2 s, 4 s, … doubling with each
+ *   further failure, up to 15 minutes; a success from that client resets the pair;
+ * - **blocked per client**: after 4 N failures from one client (any subjects), likewise for every
+ *   subject from that client (a success does not reset it);
+ * - **slowed per subject**: once a subject has N failures from all clients together, each password
+ *   check for it (from any client, right or wrong) first waits 250 ms, doubling with each further
+ *   failure, at most 4 s; it is never refused for this reason, so a stranger cannot lock a user out;
+ *   a header already known to be right (users.ts remembers successes) is answered without waiting.
+ * Attempts in flight count as failures until they end (at most N − failures checks of a pair, or one
+ * once it reached N, run at once; 4 N likewise per client), so parallel guesses get no more than
+ * sequential ones; identical headers in flight share one check (users.ts).
+ *
+ * State is per app instance, in memory, bounded: at most 10,000 entries per kind (pairs, clients,
+ * subjects), the least recently failed dropped beyond that.
  *
  * @example
  *   const throttle = createLoginThrottle(5);
- *   throttle.blockedFor('ann', '10.0.0.1') // undefined, or seconds to wait
- *   throttle.failed('ann', '10.0.0.1'); throttle.succeeded('ann');
+ *   await users.authenticate(header, throttle.forClient(req.ip)); // may throw the 429
  */
+import { isIPv4, isIPv6 } from 'node:net';
 import { ApiError } from '../domain/errors.js';
-import { ANONYMOUS, type Viewer } from '../domain/permissions.js';
+import type { LoginAttempt, LoginGate } from '../domain/users.js';
 
 /** Failures are forgotten this long after the last one. */
 export const FAILURE_WINDOW_MS = 15 * 60_000;
 /** The longest an attempt is refused for. */
 export const MAX_BLOCK_MS = 15 * 60_000;
-/** The per-IP threshold is this many times the per-login one. */
-export const IP_FACTOR = 4;
-const MAX_ENTRIES = 10_000;
+/** The per-client threshold is this many times the per-pair one. */
+export const CLIENT_FACTOR = 4;
+/** The first wait of a slowed subject, and the longest. */
+export const SUBJECT_DELAY_MS = 250;
+export const MAX_SUBJECT_DELAY_MS = 4000;
+/** Entries kept per kind (pairs, clients, subjects). */
+export const MAX_ENTRIES = 10_000;
+/** Client keys longer than this (no address is) are cut. */
+const MAX_CLIENT_KEY = 64;
+
+/** The eight 16-bit groups of an IPv6 address (no zone), or undefined when it is not one. */
+function ipv6Groups(ip: string): number[] | undefined {
+  let text = ip;
+  // An IPv4 tail (`::ffff:1.2.3.4`) is two groups written in decimal.
+  const lastColon = text.lastIndexOf(':');
+  const dotted = text.slice(lastColon + 1);
+  if (dotted.includes('.')) {
+    if (!isIPv4(dotted)) return undefined;
+    const b = dotted.split('.').map(Number);
+    text = `${text.slice(0, lastColon + 1)}${((b[0]! << 8) | b[1]!).toString(16)}:${((b[2]! << 8) | b[3]!).toString(16)}`;
+  }
+  const parse = (part: string) => (part === '' ? [] : part.split(':').map((h) => parseInt(h, 16)));
+  const gap = text.indexOf('::');
+  let groups: number[];
+  if (gap === -1) groups = parse(text);
+  else {
+    const head = parse(text.slice(0, gap));
+    const rest = parse(text.slice(gap + 2));
+    groups = [...head, ...new Array<number>(Math.max(0, 8 - head.length - rest.length)).fill(0), ...rest];
+  }
+  return groups.length === 8 && groups.every((g) => Number.isInteger(g) && g >= 0 && g <= 0xffff) ? groups : undefined;
+}
+
+/**
+ * The throttle's key of a client address: IPv4 as is, IPv4-mapped IPv6 (`::ffff:a.b.c.d`) as the
+ * IPv4 address, other IPv6 by its /64 prefix (`2001:db8:1:2::/64`); anything else as given (cut).
+ *
+ * @example clientKeyOf('2001:db8:1:2:aaaa::1') // '2001:db8:1:2::/64'
+ */
+export function clientKeyOf(ip: string): string {
+  const bare = ip.startsWith('[') && ip.endsWith(']') ? ip.slice(1, -1) : ip;
+  const address = bare.includes('%') ? bare.slice(0, bare.indexOf('%')) : bare;
+  if (isIPv4(address)) return address;
+  if (isIPv6(address)) {
+    const g = ipv6Groups(address.toLowerCase());
+    if (g) {
+      if (g[0] === 0 && g[1] === 0 && g[2] === 0 && g[3] === 0 && g[4] === 0 && g[5] === 0xffff) return `${g[6]! >> 8}.${g[6]! & 255}.${g[7]! >> 8}.${g[7]! & 255}`;
+      return `${g
+        .slice(0, 4)
+        .map((x) => x.toString(16))
+        .join(':')}::/64`;
+    }
+  }
+  return ip.slice(0, MAX_CLIENT_KEY);
+}
 
 interface Entry {
   failures: number;
+  /** attempts being checked now */
+  pending: number;
   last: number;
   blockedUntil: number;
 }
 
-export interface LoginThrottle {
-  /** Seconds until an attempt for this login from this IP is allowed again; undefined when allowed. */
-  blockedFor(login: string, ip: string): number | undefined;
-  failed(login: string, ip: string): void;
-  succeeded(login: string): void;
-}
-
+/** Failures per key, blocking from `threshold` on; bounded (least recently failed dropped). */
 function createCounter(threshold: number, now: () => number) {
   const entries = new Map<string, Entry>();
   const current = (key: string): Entry | undefined => {
     const e = entries.get(key);
-    if (e && now() - e.last > FAILURE_WINDOW_MS && e.blockedUntil <= now()) {
+    if (e && e.pending === 0 && now() - e.last > FAILURE_WINDOW_MS && e.blockedUntil <= now()) {
       entries.delete(key);
       return undefined;
     }
     return e;
   };
+  const keep = (key: string, e: Entry) => {
+    entries.delete(key);
+    entries.set(key, e);
+    if (entries.size > MAX_ENTRIES) entries.delete(entries.keys().next().value!);
+  };
   return {
-    blockedUntil: (key: string) => current(key)?.blockedUntil ?? 0,
-    fail(key: string) {
-      const e = current(key) ?? { failures: 0, last: 0, blockedUntil: 0 };
-      e.failures++;
-      e.last = now();
-      if (e.failures >= threshold) e.blockedUntil = now() + Math.min(1000 * 2 ** Math.min(e.failures - threshold, 20), MAX_BLOCK_MS);
-      entries.delete(key);
-      entries.set(key, e);
-      if (entries.size > MAX_ENTRIES) entries.delete(entries.keys().next().value!);
+    /** Milliseconds this key is refused for now (0: allowed). In-flight attempts count as failures. */
+    refusedFor(key: string): number {
+      const e = current(key);
+      if (!e) return 0;
+      if (e.blockedUntil > now()) return e.blockedUntil - now();
+      // Below the threshold, the failures still allowed may run at once; past it, one at a time.
+      return e.pending >= Math.max(threshold - e.failures, 1) ? 1000 : 0;
     },
+    /** Count an attempt in flight; the returned function ends it (failed or not). */
+    reserve(key: string): (failed: boolean) => void {
+      const e = current(key) ?? { failures: 0, pending: 0, last: now(), blockedUntil: 0 };
+      e.pending++;
+      keep(key, e);
+      return (failed) => {
+        e.pending--;
+        if (!failed) return;
+        e.failures++;
+        e.last = now();
+        if (e.failures >= threshold) e.blockedUntil = now() + Math.min(1000 * 2 ** Math.min(e.failures - threshold, 20), MAX_BLOCK_MS);
+        keep(key, e);
+      };
+    },
+    /** Forget the failures (not the attempts in flight). */
     reset(key: string) {
-      entries.delete(key);
+      const e = entries.get(key);
+      if (!e) return;
+      if (e.pending === 0) entries.delete(key);
+      else Object.assign(e, { failures: 0, blockedUntil: 0 });
+    },
+    failuresOf: (key: string) => current(key)?.failures ?? 0,
+    get size() {
+      return entries.size;
     },
   };
+}
+
+export interface LoginThrottle {
+  /** The gate `users.authenticate` goes through for one client IP address. */
+  forClient(ip: string): LoginGate;
+  /** Seconds until this client may try this subject again; undefined when it may now. */
+  blockedFor(subject: string, client: string): number | undefined;
+  /** Entries kept, per kind (each at most MAX_ENTRIES). */
+  sizes(): { pairs: number; clients: number; subjects: number };
+}
+
+/** The 429 answer to a throttled login attempt, with `Retry-After`. */
+export function tooManyLogins(seconds: number): ApiError {
+  const error = new ApiError('rest_too_many_requests', `Too many failed login attempts. Try again in ${seconds} seconds.`, 429);
+  error.headers = { 'retry-after': String(seconds) };
+  return error;
+}
+
+/** How long a check for a subject with this many failures (from all clients) waits first. */
+export function subjectDelayMs(failures: number, maxFailures: number): number {
+  if (maxFailures <= 0 || failures < maxFailures) return 0;
+  return Math.min(SUBJECT_DELAY_MS * 2 ** Math.min(failures - maxFailures, 10), MAX_SUBJECT_DELAY_MS);
 }
 
 export function createLoginThrottle(maxFailures: number, now: () => number = Date.now): LoginThrottle {
-  const logins = createCounter(maxFailures, now);
-  const ips = createCounter(maxFailures * IP_FACTOR, now);
+  const pairs = createCounter(maxFailures, now);
+  const clients = createCounter(maxFailures * CLIENT_FACTOR, now);
+  // Subjects are never blocked: the threshold only starts their backoff bookkeeping.
+  const subjects = createCounter(Number.MAX_SAFE_INTEGER, now);
+  const pairKey = (subject: string, client: string) => `${subject}\n${client}`;
+  const refusedFor = (subject: string, client: string) => Math.max(pairs.refusedFor(pairKey(subject, client)), clients.refusedFor(client));
+
   return {
-    blockedFor(login, ip) {
-      if (maxFailures <= 0) return undefined;
-      const until = Math.max(logins.blockedUntil(login), ips.blockedUntil(ip));
-      const wait = until - now();
+    forClient(ip) {
+      const client = clientKeyOf(ip);
+      return {
+        client,
+        attempt(subject): LoginAttempt {
+          if (maxFailures <= 0) return { delayMs: 0, end() {} };
+          const wait = refusedFor(subject, client);
+          if (wait > 0) throw tooManyLogins(Math.ceil(wait / 1000));
+          const endPair = pairs.reserve(pairKey(subject, client));
+          const endClient = clients.reserve(client);
+          const endSubject = subjects.reserve(subject);
+          let ended = false;
+          return {
+            delayMs: subjectDelayMs(subjects.failuresOf(subject), maxFailures),
+            end(outcome) {
+              if (ended) return;
+              ended = true;
+              const failed = outcome === 'failed';
+              endPair(failed);
+              endClient(failed);
+              endSubject(failed);
+              if (outcome === 'ok') pairs.reset(pairKey(subject, client));
+            },
+          };
+        },
+      };
+    },
+    blockedFor(subject, client) {
+      const wait = maxFailures <= 0 ? 0 : refusedFor(subject, client);
       return wait > 0 ? Math.ceil(wait / 1000) : undefined;
     },
-    failed(login, ip) {
-      if (maxFailures <= 0) return;
-      logins.fail(login);
-      ips.fail(ip);
-    },
-    succeeded(login) {
-      logins.reset(login);
-    },
+    sizes: () => ({ pairs: pairs.size, clients: clients.size, subjects: subjects.size }),
   };
-}
-
-/** The login of an HTTP Basic header (as users.authenticate reads it), or undefined. */
-export function basicLogin(header: string | undefined): string | undefined {
-  if (!header || !header.startsWith('Basic ')) return undefined;
-  const decoded = Buffer.from(header.slice(6).trim(), 'base64').toString('utf8');
-  const colon = decoded.indexOf(':');
-  return colon <= 0 ? undefined : decoded.slice(0, colon);
-}
-
-/** The 429 answer to a throttled login attempt (the caller sets `Retry-After`). */
-export function tooManyLogins(seconds: number): ApiError {
-  return new ApiError('rest_too_many_requests', `Too many failed login attempts. Try again in ${seconds} seconds.`, 429);
-}
-
-/**
- * Authenticate through the throttle: a blocked login/IP throws the 429 error (with `retryAfter`
- * seconds), else the credentials are checked and the outcome counted.
- */
-export async function throttledAuthenticate(throttle: LoginThrottle, header: string | undefined, ip: string, authenticate: (header: string | undefined) => Promise<Viewer>): Promise<Viewer> {
-  const login = basicLogin(header);
-  if (login === undefined) return authenticate(header);
-  const wait = throttle.blockedFor(login, ip);
-  if (wait !== undefined) throw Object.assign(tooManyLogins(wait), { retryAfter: wait });
-  const viewer = await authenticate(header);
-  if (viewer === ANONYMOUS || viewer.id <= 0) throttle.failed(login, ip);
-  else throttle.succeeded(login);
-  return viewer;
 }

@@ -9,7 +9,6 @@ import { Writable } from 'node:stream';
 import { brotliDecompressSync, gunzipSync } from 'node:zlib';
 import { loadConfig } from '../../src/config.js';
 import { buildApp } from '../../src/http/app.js';
-import { createLoginThrottle } from '../../src/http/login-throttle.js';
 import { STORES, forEachStore, startServer, type TestServer } from '../support/harness.js';
 
 /** A GET (or other method) with node:http: the body as sent (no transparent decompression). */
@@ -356,40 +355,5 @@ forEachStore('failed logins', (t) => {
     // Once the wait is over, the right password works and resets the counter.
     await new Promise((r) => setTimeout(r, 1100 * Number(blocked.headers.get('retry-after'))));
     assert.equal((await t.api.post('/events', { as: 'ann', json: EVENT(1) })).status, 201);
-  });
-});
-
-describe('login throttle (unit)', () => {
-  it('refuses for an increasing time after the threshold, per login and per IP, and forgets after a success', () => {
-    let now = 1_000_000;
-    const th = createLoginThrottle(5, () => now);
-    for (let i = 0; i < 4; i++) th.failed('ann', '1.1.1.1');
-    assert.equal(th.blockedFor('ann', '1.1.1.1'), undefined);
-    th.failed('ann', '1.1.1.1');
-    assert.equal(th.blockedFor('ann', '1.1.1.1'), 1);
-    assert.equal(th.blockedFor('ann', '2.2.2.2'), 1, 'per login, from any IP');
-    assert.equal(th.blockedFor('bob', '1.1.1.1'), undefined);
-    now += 1000;
-    th.failed('ann', '1.1.1.1');
-    assert.equal(th.blockedFor('ann', '1.1.1.1'), 2);
-    now += 2000;
-    th.failed('ann', '1.1.1.1');
-    assert.equal(th.blockedFor('ann', '1.1.1.1'), 4);
-    now += 4000;
-    th.succeeded('ann');
-    assert.equal(th.blockedFor('ann', '3.3.3.3'), undefined);
-    // Per IP: 20 failures over many logins.
-    for (let i = 0; i < 13; i++) th.failed(`user${i}`, '1.1.1.1');
-    assert.equal(th.blockedFor('nobody', '1.1.1.1'), 1, '20 failures from one IP');
-    assert.equal(th.blockedFor('nobody', '4.4.4.4'), undefined);
-    // Failures are forgotten 15 minutes after the last one.
-    now += 16 * 60_000;
-    assert.equal(th.blockedFor('nobody', '1.1.1.1'), undefined);
-    th.failed('carl', '5.5.5.5');
-    assert.equal(th.blockedFor('carl', '5.5.5.5'), undefined);
-    // 0 turns it off.
-    const off = createLoginThrottle(0, () => now);
-    for (let i = 0; i < 50; i++) off.failed('ann', '1.1.1.1');
-    assert.equal(off.blockedFor('ann', '1.1.1.1'), undefined);
   });
 });

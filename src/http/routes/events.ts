@@ -6,7 +6,10 @@
  * unknown ids answer 404 `rest-event-not-found` (COMPAT 6); a trashed event answers 403
  * `event-not-accessible` to callers who may not read it and `event-no-longer-available` to those
  * who may; by-slug writes check the same per-record permissions as id routes (COMPAT 3); naming
- * another user as `author` needs `edit_others_tribe_events` (403 `rest_forbidden` otherwise).
+ * another user as `author` needs `edit_others_tribe_events` (403 `rest_forbidden` otherwise);
+ * inline venues and organizers pass their own create route's validators and permission, and
+ * `post_parent`, `venue`, `organizer` and the write references naming a record the caller may
+ * not read answer as unknown ids (issue 24, README "Who may do what").
  */
 import type { Services } from '../../domain/services.js';
 import { apiError, invalidParams } from '../../domain/errors.js';

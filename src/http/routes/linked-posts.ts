@@ -6,7 +6,10 @@
  * unknown ids and slugs answer 400 `rest_invalid_param` as the original (validation runs before
  * the permission check, so also for anonymous callers); updates are partial (COMPAT 1); by-slug
  * writes check the same per-record permissions as id routes (COMPAT 3); lists apply COMPAT 11's
- * visibility (non-editors see others' published records and their own).
+ * visibility (non-editors see others' published records and their own), and their `event` filter
+ * answers for an event the caller may not read as for an unknown one (issue 24). The create
+ * route's validators and permission also judge the inline entries of event writes
+ * ({@link inlineLinkedChecks}).
  *
  * @example
  *   routes.push(...venueRoutes(services), ...organizerRoutes(services));

@@ -32,7 +32,7 @@ import { feedOf } from '../store/change-feed.js';
 import { serializedLength, withSerialized } from './serialized.js';
 import { revisionOf, stampRevision } from '../store/revision.js';
 import { sanitizePostHtml } from './text.js';
-import { isEmptyValue, listToArray } from './values.js';
+import { isEmptyValue, isPositiveInt, listToArray } from './values.js';
 import { isCreatedHere, isStatementWrite, writeStatement, writeTransaction } from '../store/changes.js';
 import { keptCountersOf } from '../metrics.js';
 import { postTextLength } from '../store/sizes.js';
@@ -1197,4 +1197,18 @@ function isStorableYear(year: number): boolean {
 /** Whether the viewer may read this event (COMPAT decision 11). */
 export function canReadEvent(viewer: Viewer, record: EventRecord): boolean {
   return canReadPost(viewer, 'tribe_events', record);
+}
+
+/**
+ * Whether `value` names an event (or a recurring event's series) the viewer may read: what an
+ * argument naming an event (`event`, `post`, `post_parent`) accepts besides its id check. Other
+ * ids answer as unknown ones, so a filter never tells an unreadable event from a missing one
+ * (issue 24, README "Who may do what").
+ *
+ * @example await namesReadableEvent(services.events, ANONYMOUS, draftId) // false
+ */
+export async function namesReadableEvent(events: Pick<EventService, 'findById'>, viewer: Viewer, value: unknown): Promise<boolean> {
+  if (!isPositiveInt(value)) return false;
+  const record = await events.findById(Number(value));
+  return record !== undefined && canReadEvent(viewer, record);
 }

@@ -16,11 +16,11 @@ import type { LinkedKind, LinkedListFilter, LinkedRecord, OrganizerRecord, Venue
 import * as postsStore from '../store/posts.js';
 import { lockForWrite } from '../store/locks.js';
 import { parseDateInput, toWallTime } from './dates.js';
-import { apiError, invalidParams } from './errors.js';
+import { apiError, forbidden, invalidParams, type ParamFailure } from './errors.js';
 import type { ImageService } from './images.js';
 import { isHttpUrl } from './images.js';
 import type { Links } from './links.js';
-import { can, canEditPost, canReadPost, typeCan, type Viewer } from './permissions.js';
+import { can, canCreatePost, canEditPost, canReadPost, isAuthenticated, typeCan, type Viewer } from './permissions.js';
 import { toOrganizerJson } from './representations/organizer.js';
 import { toVenueJson, type RepresentationContext } from './representations/venue.js';
 import { sanitizeSlug, uniqueSlug } from './slugs.js';
@@ -134,6 +134,26 @@ export function deriveStateProvince(fields: { state?: string; province?: string;
   return fields.province ?? '';
 }
 
+/** A check of one inline entry (an object without an id) of an event write: true, or why not. */
+export type InlineEntryCheck = (entry: Record<string, unknown>) => Promise<true | ParamFailure>;
+
+/** The entries of an event write's `venue`/`organizer` value, empty ones left out. */
+function refEntries(value: unknown): unknown[] {
+  if (isEmptyValue(value)) return [];
+  if (typeof value === 'string' || typeof value === 'number')
+    return String(value)
+      .split(',')
+      .map((s) => s.trim())
+      .filter((s) => s !== '');
+  if (Array.isArray(value)) return value.filter((v) => !isEmptyValue(v));
+  return [value];
+}
+
+/** Whether an entry is a new record's fields (an object without an id), not a reference. */
+function isNewEntry(entry: unknown): entry is Record<string, unknown> {
+  return entry !== null && typeof entry === 'object' && !Array.isArray(entry) && isEmptyValue((entry as Record<string, unknown>).id);
+}
+
 export interface LinkedPostService {
   kind: LinkedKind;
   /** The stored post type ('tribe_venue' / 'tribe_organizer'), which names its capabilities. */
@@ -166,8 +186,14 @@ export interface LinkedPostService {
   represent(records: LinkedRecord[], links: Links, context: RepresentationContext): Promise<Record<string, unknown>[]>;
   /** Whether the viewer may read the record on its own route (WordPress read_post; trashed ones too). */
   readableBy(record: LinkedRecord, viewer: Viewer): boolean;
-  /** Validator of an event write's `venue`/`organizer` value (is_*_id_or_entry_or_empty). */
-  validateEventRef(value: unknown, viewer: Viewer): Promise<boolean>;
+  /**
+   * Validator of an event write's `venue`/`organizer` value (is_*_id_or_entry_or_empty). Ids must
+   * name records the viewer may read (others fail as unknown ones, README "Who may do what");
+   * each new entry must also pass `checkEntry`, the direct create route's validators (issue 24).
+   */
+  validateEventRef(value: unknown, viewer: Viewer, checkEntry?: InlineEntryCheck): Promise<boolean | ParamFailure>;
+  /** The new entries of an event write's value: the objects without an id, which the write creates. */
+  inlineEntries(value: unknown): Record<string, unknown>[];
   /**
    * Ids for an event write's value, creating inline entries. Venue: at most one (more → 400
    * could-not-create-venue). Organizer: a list.
@@ -445,7 +471,7 @@ export function createLinkedPostService(
 
     load: recordsOf,
 
-    async validateEventRef(value, viewer) {
+    async validateEventRef(value, viewer, checkEntry) {
       if (isEmptyValue(value)) return true;
       if (Array.isArray(value) && value.every(isEmptyValue)) return true;
       let entries: unknown[];
@@ -477,32 +503,33 @@ export function createLinkedPostService(
         for (const f of fields.urlFields) if (!isEmptyValue(obj[f]) && !isHttpUrl(obj[f])) return false;
         if (kind === 'venue' && (!isCoordinate(obj.geo_lat, 90) || !isCoordinate(obj.geo_lng, 180))) return false;
         if (!isEmptyValue(obj.image) && !(await images.validateRef(obj.image, viewer, true))) return false;
+        if (checkEntry) {
+          const checked = await checkEntry(obj);
+          if (checked !== true) return checked;
+        }
       }
       if (ids.length) {
+        // A record the viewer may not read is refused as an unknown one (issue 24).
         const known = await recordsOf(db, ids);
-        if (ids.some((id) => !known.has(id))) return false;
+        if (ids.some((id) => !known.has(id) || !service.readableBy(known.get(id)!, viewer))) return false;
       }
       return true;
     },
 
+    inlineEntries(value) {
+      return refEntries(value).filter(isNewEntry);
+    },
+
     async idsForEventWrite(trx, value, viewer) {
-      if (isEmptyValue(value)) return [];
-      let entries: unknown[];
-      if (typeof value === 'string' || typeof value === 'number')
-        entries = String(value)
-          .split(',')
-          .map((s) => s.trim())
-          .filter((s) => s !== '');
-      else if (Array.isArray(value)) entries = value.filter((v) => !isEmptyValue(v));
-      else entries = [value];
+      const entries = refEntries(value);
       if (kind === 'venue' && entries.length > 1) throw apiError('could-not-create-venue');
+      // The routes refused these already (the permission of POST /venues, /organizers); here too
+      // for any other caller.
+      if (entries.some((e) => isNewEntry(e) && !canCreatePost(viewer, info.postType, e.author))) throw forbidden(isAuthenticated(viewer));
       const ids: number[] = [];
       for (const entry of entries) {
         if (isNumeric(entry)) ids.push(Number(entry));
-        else {
-          const obj = entry as Record<string, unknown>;
-          ids.push(isEmptyValue(obj.id) ? await service.create(trx, obj, viewer) : Number(obj.id));
-        }
+        else ids.push(isNewEntry(entry) ? await service.create(trx, entry, viewer) : Number((entry as Record<string, unknown>).id));
       }
       return [...new Set(ids)];
     },

@@ -152,6 +152,18 @@ export function canAssignAuthor(viewer: Viewer, type: PostType, authorId: number
   return typeCan(viewer, 'edit_others', type);
 }
 
+/**
+ * Whether the viewer may create a record of this type attributed to `authorId` (the `author`
+ * write field; absent = the viewer): the type's `edit_*` capability and {@link canAssignAuthor}.
+ * The permission of `POST /events`, `/venues` and `/organizers`, and of every inline venue or
+ * organizer an event write creates (issue 24: the same rule, so the same 403 `rest_forbidden`).
+ *
+ * @example canCreatePost(author, 'tribe_venue', adminId) // false
+ */
+export function canCreatePost(viewer: Viewer, type: PostType, authorId: unknown): boolean {
+  return typeCan(viewer, 'edit', type) && canAssignAuthor(viewer, type, authorId === null || authorId === undefined ? authorId : Number(authorId));
+}
+
 /** The taxonomy capabilities of the original (behavior.md §3.2). */
 export function canManageTerms(viewer: Viewer, taxonomy: 'tribe_events_cat' | 'post_tag'): boolean {
   if (!typeCan(viewer, 'edit', 'tribe_events')) return false;

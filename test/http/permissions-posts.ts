@@ -23,6 +23,7 @@ import {
   expectStoredStatus,
   expectWrite,
   has,
+  mayRead,
   mayWrite,
   denied,
   type Caller,
@@ -306,6 +307,71 @@ export function postMatrix(t: TestServer, r: PostResource): void {
             });
           }
   });
+
+  // Issue 24: an argument naming a record the caller may not read answers as an unknown id.
+  describe('reads: filters naming a record', PARALLEL, () => {
+    /** The list queries that name a record of this type. */
+    const filters: Array<{ path: string; arg: string; query?: Record<string, string | number> }> =
+      r.kind === 'event'
+        ? [
+            { path: '/venues', arg: 'event' },
+            { path: '/organizers', arg: 'event' },
+            { path: '/categories', arg: 'post' },
+            { path: '/tags', arg: 'event' },
+            { path: '/events', arg: 'post_parent', query: EVENTS.listQuery },
+          ]
+        : [{ path: '/events', arg: r.kind, query: EVENTS.listQuery }];
+    for (const caller of CALLERS)
+      for (const whose of whoses(caller))
+        for (const status of STATUSES) {
+          const e: Expected = mayRead(caller, whose === 'own', status) ? { status: 200 } : { status: 400, code: 'rest_invalid_param' };
+          it(`${caller} ${filters.map((f) => `${f.path}?${f.arg}=`).join(', ')} (${whoseLabel(whose)} ${status}) → ${describeExpected(e)}`, async () => {
+            const x = rec(caller, whose, status);
+            for (const f of filters) {
+              const res = await t.api.get(f.path, { as: as(caller), query: { ...(f.query ?? {}), [f.arg]: x.id } });
+              check(res, e);
+              if (res.status === 400) assert.deepEqual(res.body.data.params, { [f.arg]: 'Invalid parameter.' }, 'as for an unknown id');
+            }
+          });
+        }
+  });
+
+  if (r.kind !== 'event') {
+    // Issue 24: an inline entry in an event write obeys the create route's rules.
+    describe(`writes: a new ${r.kind} inline in an event write`, PARALLEL, () => {
+      const inline = (fields: Record<string, unknown>) => ({ [r.kind]: r.kind === 'venue' ? fields : [fields] });
+      const linked = (event: any) => (r.kind === 'venue' ? event.venue : event.organizer[0]);
+      for (const caller of CALLERS)
+        for (const whom of caller === 'anonymous' ? (['others'] as Whose[]) : (['own', 'others'] as Whose[])) {
+          const e = expectCreate(caller, whom === 'others');
+          it(`${caller} POST /events with ${r.kind}.author=${whom === 'own' ? 'self' : 'another user'} → ${describeExpected(e)}`, async () => {
+            const author = whom === 'own' ? ids[caller as keyof typeof ids] : ids.owner;
+            const name = `Inline${++counter}x ${r.kind}`;
+            const res = await t.api.post('/events', { as: as(caller), json: { ...EVENTS.body(`Inline event ${counter}`), ...inline({ ...r.body(name), author }) } });
+            check(res, e);
+            if (res.status === 201) assert.equal(Number(linked(res.body).author), author);
+            else {
+              const found = await t.api.get(`/${r.plural}`, { as: 'admin', query: { search: name.split(' ')[0]!, status: 'publish,draft,pending,private,future' } });
+              // (`total` counts without the search when nothing matches, as in the original)
+              assert.deepEqual(found.body[r.plural], [], 'nothing created');
+            }
+          });
+        }
+      for (const caller of CALLERS) {
+        if (!has(caller, 'edit')) continue;
+        for (const sent of [undefined, 'publish', 'draft', 'pending', 'private']) {
+          const stored = expectStoredStatus(caller, sent);
+          it(`${caller} POST /events with ${r.kind}.status=${sent ?? '(none)'} → ${stored}, as POST /${r.plural}`, async () => {
+            const fields: Record<string, unknown> = { ...r.body(`Inline status ${r.kind} ${++counter}`) };
+            if (sent !== undefined) fields.status = sent;
+            const res = await t.api.post('/events', { as: as(caller), json: { ...EVENTS.body(`Inline status event ${counter}`), ...inline(fields) } });
+            check(res, { status: 201 });
+            assert.equal(linked(res.body).status, stored);
+          });
+        }
+      }
+    });
+  }
 
   describe('validation errors win over permission errors', PARALLEL, () => {
     it(`anonymous POST /${r.plural} without ${r.requiredField} → 400 rest_missing_callback_param`, async () => {

@@ -275,13 +275,17 @@ forEachStore('venue and organizer lists: event, has_events, only_with_upcoming',
     e.bare = await event('Bare', '2099-05-01 10:00', '2099-05-01 12:00');
   });
 
-  it('event: only the records linked to that event, whatever its status; echoed in rest_url', async () => {
+  it('event: only the records linked to that event, whatever its status, if the caller may read it; echoed in rest_url', async () => {
     const res = await t.api.get('/venues', { query: { event: e.future.id } });
     assert.equal(res.status, 200);
     assert.deepEqual(ids(res.body.venues), [v.future.id]);
     assert.equal(res.body.rest_url, `${t.base}/venues/?page=1&per_page=10&event=${e.future.id}&status=publish`);
-    const draftEvent = await t.api.get('/venues', { query: { event: e.draft.id } });
+    const draftEvent = await t.api.get('/venues', { as: 'admin', query: { event: e.draft.id } });
     assert.deepEqual(ids(draftEvent.body.venues), [v.draftOnly.id]);
+    // Issue 24: an event the caller may not read answers as an unknown one.
+    const hidden = await t.api.get('/venues', { query: { event: e.draft.id } });
+    assert.equal(hidden.status, 400);
+    assert.deepEqual(Object.keys(hidden.body.data.params), ['event']);
     const orgs = await t.api.get('/organizers', { query: { event: e.future.id } });
     assert.deepEqual(ids(orgs.body.organizers), sorted(o.a.id, o.b.id), 'a draft organizer stays hidden from anonymous users');
     const orgsAdmin = await t.api.get('/organizers', { as: 'admin', query: { event: e.future.id } });

@@ -6,13 +6,16 @@
  * unknown ids answer 404 `rest-event-not-found` (COMPAT 6); a trashed event answers 403
  * `event-not-accessible` to callers who may not read it and `event-no-longer-available` to those
  * who may; by-slug writes check the same per-record permissions as id routes (COMPAT 3); naming
- * another user as `author` needs `edit_others_tribe_events` (403 `rest_forbidden` otherwise).
+ * another user as `author` needs `edit_others_tribe_events` (403 `rest_forbidden` otherwise);
+ * inline venues and organizers pass their own create route's validators and permission, and
+ * `post_parent`, `venue`, `organizer` and the write references naming a record the caller may
+ * not read answer as unknown ids (issue 24, README "Who may do what").
  */
 import type { Services } from '../../domain/services.js';
 import { apiError, invalidParams } from '../../domain/errors.js';
-import { canReadEvent, eventValidators, type EventInput, type EventListArgs } from '../../domain/events.js';
+import { canReadEvent, eventValidators, namesReadableEvent, type EventInput, type EventListArgs } from '../../domain/events.js';
 import type { EventRecord } from '../../store/events.js';
-import { canAssignAuthor, canDeletePost, canEditPost, typeCan } from '../../domain/permissions.js';
+import { canAssignAuthor, canCreatePost, canDeletePost, canEditPost, typeCan, type Viewer } from '../../domain/permissions.js';
 import { isPostStatus, listStatusFilter } from '../../domain/statuses.js';
 import { isEmptyValue, isNumeric, isPositiveInt, isTruthy, listToArray } from '../../domain/values.js';
 import { isHttpUrl } from '../../domain/images.js';
@@ -23,6 +26,7 @@ import { postTombstones, syncAnswer, syncTokenArg, syncTokenNow } from '../sync.
 import { isClearingRecurrence, parseRecurrence } from '../../domain/recurrence.js';
 import { ApiError, type ParamFailure } from '../../domain/errors.js';
 import type { RecurrenceScope } from '../../domain/events.js';
+import { inlineLinkedChecks } from './linked-posts.js';
 
 /** Ours (issue 15): the rules of a recurring event; the failure names the bad line and its problem. */
 const recurrenceArg = {
@@ -52,9 +56,22 @@ const recurrenceScopeArg = {
   validate: (v: unknown) => typeof v === 'string' && (SCOPES as readonly string[]).includes(v),
 };
 
+/**
+ * Whether the viewer may create every inline venue and organizer of an event write: the
+ * permission of `POST /venues` and `/organizers` for each (issue 24), part of the write's permission.
+ */
+function inlineLinkedPermitted(services: Services): (viewer: Viewer, args: Record<string, unknown>) => boolean {
+  const venue = inlineLinkedChecks(services, 'venue');
+  const organizer = inlineLinkedChecks(services, 'organizer');
+  return (viewer, args) => venue.permitted(viewer, args.venue) && organizer.permitted(viewer, args.organizer);
+}
+
 /** The create args of an event, in the original's order. */
 export function eventWriteArgs(services: Services): Args {
   const tz = services.config.timezone;
+  // Inline venues and organizers pass the validators of their own create route (issue 24).
+  const inlineVenue = inlineLinkedChecks(services, 'venue');
+  const inlineOrganizer = inlineLinkedChecks(services, 'organizer');
   const time = (v: unknown) => eventValidators.isTime(v, tz);
   return {
     author: { type: 'integer', description: 'The event author ID', validate: async (v) => isNumeric(v) && (await services.users.exists(Number(v))) },
@@ -83,12 +100,17 @@ export function eventWriteArgs(services: Services): Args {
     // Key order is the original's (default, items, description): the namespace index shows it.
     categories: { default: null, items: { type: 'integer' }, description: 'The event category ID or name', validate: (v) => services.categories.validateWriteRefs(v) },
     tags: { default: null, items: { type: 'integer' }, description: 'The event tag ID or name', validate: (v) => services.tags.validateWriteRefs(v) },
-    venue: { default: null, items: { type: 'integer' }, description: 'The event venue ID or data', validate: (v, ctx) => services.venues.validateEventRef(v, ctx.viewer) },
+    venue: {
+      default: null,
+      items: { type: 'integer' },
+      description: 'The event venue ID or data',
+      validate: (v, ctx) => services.venues.validateEventRef(v, ctx.viewer, inlineVenue.check(ctx)),
+    },
     organizer: {
       default: null,
       items: { type: 'integer' },
       description: 'The event organizer IDs or data',
-      validate: (v, ctx) => services.organizers.validateEventRef(v, ctx.viewer),
+      validate: (v, ctx) => services.organizers.validateEventRef(v, ctx.viewer, inlineOrganizer.check(ctx)),
     },
     recurrence: recurrenceArg,
   };
@@ -97,11 +119,15 @@ export function eventWriteArgs(services: Services): Args {
 /** The list args, in the original's order. */
 function eventListArgs(services: Services): Args {
   const tz = services.config.timezone;
-  const linkedIds = (service: Services['venues']) => async (v: unknown) => {
+  // Records the caller may not read answer as unknown ones (README "Who may do what").
+  const linkedIds = (service: Services['venues']) => async (v: unknown, ctx: { viewer: Viewer }) => {
     const ids = listToArray(v);
     if (ids.length === 0 || !ids.every(isPositiveInt)) return false;
-    const known = await service.existingIds(ids.map(Number));
-    return ids.every((id) => known.has(Number(id)));
+    const known = await service.load(services.store.db, ids.map(Number));
+    return ids.every((id) => {
+      const record = known.get(Number(id));
+      return record !== undefined && service.readableBy(record, ctx.viewer);
+    });
   };
   return {
     page: pageArg(),
@@ -161,7 +187,7 @@ function eventListArgs(services: Services): Args {
     post_parent: {
       type: 'integer',
       description: 'Events should be filtered by their post_parent being the specified one.',
-      validate: async (v) => isPositiveInt(v) && (await services.events.isEventId(Number(v))),
+      validate: async (v, ctx) => isPositiveInt(v) && (await services.events.isEventId(Number(v))) && (await namesReadableEvent(services.events, ctx.viewer, v)),
     },
     // Beyond the spec, in the recorded index (TEC 5.16.4+): filtering by tickets needs a ticketing
     // plugin we do not have, so a truthy value is the original's 400 without Event Tickets.
@@ -233,6 +259,7 @@ const SINGLE_DOCS: Record<'get' | 'post' | 'delete', EndpointDocs> = {
 /** GET / update / DELETE handlers shared by the id and slug routes. */
 function itemEndpoints(services: Services, addressing: { read: Args; write: Args; notFound: (ctx: EndpointContext) => Promise<never> }) {
   const { events } = services;
+  const inlinePermitted = inlineLinkedPermitted(services);
   const mustHave = async (ctx: EndpointContext<EventRecord>): Promise<EventRecord> => ctx.record ?? (await addressing.notFound(ctx));
   return {
     get: endpoint<EventRecord>({
@@ -267,7 +294,9 @@ function itemEndpoints(services: Services, addressing: { read: Args; write: Args
       methods: ['POST', 'PUT', 'PATCH'],
       args: addressing.write,
       permission: (ctx) =>
-        (ctx.record ? canEditPost(ctx.viewer, 'tribe_events', ctx.record) : typeCan(ctx.viewer, 'edit', 'tribe_events')) && canAssignAuthor(ctx.viewer, 'tribe_events', ctx.args.author),
+        (ctx.record ? canEditPost(ctx.viewer, 'tribe_events', ctx.record) : typeCan(ctx.viewer, 'edit', 'tribe_events')) &&
+        canAssignAuthor(ctx.viewer, 'tribe_events', ctx.args.author) &&
+        inlinePermitted(ctx.viewer, ctx.args),
       docs: SINGLE_DOCS.post,
       precondition: { type: 'event' },
       handler: async (ctx) => {
@@ -282,6 +311,7 @@ function itemEndpoints(services: Services, addressing: { read: Args; write: Args
 
 export function eventRoutes(services: Services): RouteDecl[] {
   const { events } = services;
+  const inlinePermitted = inlineLinkedPermitted(services);
   const writeArgs = eventWriteArgs(services);
   const { slug: slugWriteArg, ...writeArgsWithoutSlug } = optionalArgs(writeArgs);
 
@@ -331,8 +361,9 @@ export function eventRoutes(services: Services): RouteDecl[] {
     endpoint({
       methods: ['POST'],
       args: writeArgs,
-      // Naming another user as `author` needs edit_others (our choice, README "Compatibility choices").
-      permission: (ctx) => typeCan(ctx.viewer, 'edit', 'tribe_events') && canAssignAuthor(ctx.viewer, 'tribe_events', ctx.args.author),
+      // Naming another user as `author` needs edit_others (our choice, README "Compatibility choices");
+      // inline venues and organizers need what their own create route needs (issue 24).
+      permission: (ctx) => canCreatePost(ctx.viewer, 'tribe_events', ctx.args.author) && inlinePermitted(ctx.viewer, ctx.args),
       docs: SINGLE_DOCS.post,
       handler: async (ctx) => {
         const created = await events.create(ctx.viewer, writeInput(ctx.args, ctx.sent));

@@ -6,23 +6,26 @@
  * unknown ids and slugs answer 400 `rest_invalid_param` as the original (validation runs before
  * the permission check, so also for anonymous callers); updates are partial (COMPAT 1); by-slug
  * writes check the same per-record permissions as id routes (COMPAT 3); lists apply COMPAT 11's
- * visibility (non-editors see others' published records and their own).
+ * visibility (non-editors see others' published records and their own), and their `event` filter
+ * answers for an event the caller may not read as for an unknown one (issue 24). The create
+ * route's validators and permission also judge the inline entries of event writes
+ * ({@link inlineLinkedChecks}).
  *
  * @example
  *   routes.push(...venueRoutes(services), ...organizerRoutes(services));
  */
 import type { Services } from '../../domain/services.js';
-import { apiError, invalidParams, type ErrorCode } from '../../domain/errors.js';
-import { eventValidators } from '../../domain/events.js';
-import { isCoordinate, type LinkedListArgs, type LinkedPostService } from '../../domain/linked-posts.js';
+import { apiError, INVALID_PARAMETER, invalidParams, type ErrorCode, type ParamFailure } from '../../domain/errors.js';
+import { eventValidators, namesReadableEvent } from '../../domain/events.js';
+import { isCoordinate, type InlineEntryCheck, type LinkedListArgs, type LinkedPostService } from '../../domain/linked-posts.js';
 import { isHttpUrl } from '../../domain/images.js';
-import { canAssignAuthor, canDeletePost, canEditPost, typeCan, type Viewer } from '../../domain/permissions.js';
+import { canAssignAuthor, canCreatePost, canDeletePost, canEditPost, typeCan, type Viewer } from '../../domain/permissions.js';
 import { isPostStatus, listScope, listStatusFilter } from '../../domain/statuses.js';
 import { postTombstones, syncAnswer, syncTokenArg, syncTokenNow } from '../sync.js';
 import { isEmptyValue, isNumeric, isPositiveInt } from '../../domain/values.js';
 import type { LinkedKind, LinkedRecord } from '../../store/linked-posts.js';
 import type { PostType } from '../../store/schema.js';
-import { anyone, endpoint, optionalArgs, route, type ArgSpec, type Args, type EndpointContext, type EndpointDocs, type RouteDecl } from '../route.js';
+import { anyone, endpoint, optionalArgs, route, type ArgContext, type ArgSpec, type Args, type EndpointContext, type EndpointDocs, type RouteDecl } from '../route.js';
 import { listUrls, listHeaders } from '../paging.js';
 import { checkGeolocArgs, geolocCoordinateArg, geolocRadiusArgs, idArg, isNonEmptyString, isStringValue, pageArg, perPageArg, slugArg } from './common.js';
 import { writeTransaction } from '../../store/changes.js';
@@ -146,10 +149,11 @@ function listArgs(services: Services, spec: KindSpec, postType: PostType): Args 
     page: pageArg(),
     per_page: perPageArg(services.config.defaultPerPage, spec.plural),
     search: { description: `${Plural} should contain the specified string in the title, description or custom fields`, type: 'string', validate: isNonEmptyString },
+    // An event the caller may not read answers as an unknown one (README "Who may do what").
     event: {
       description: `${Plural} should be related to this event`,
       type: 'integer',
-      validate: async (v) => isPositiveInt(v) && (await services.events.isEventId(Number(v))),
+      validate: async (v, ctx) => isPositiveInt(v) && (await services.events.isEventId(Number(v))) && (await namesReadableEvent(services.events, ctx.viewer, v)),
     },
     // Untyped here (no `type`, so not in the index), boolean in the original's /doc (swagger_type).
     has_events: { description: `${Plural} should have events associated to them`, docType: 'boolean' },
@@ -290,7 +294,8 @@ function linkedPostRoutes(services: Services, spec: KindSpec): RouteDecl[] {
       methods: ['POST'],
       args: writeArgs,
       // Naming another user as author needs edit_others_* (canAssignAuthor, README "Compatibility choices").
-      permission: (ctx) => typeCan(ctx.viewer, 'edit', postType) && canAssignAuthor(ctx.viewer, postType, ctx.args.author),
+      // The same permission as the inline entries of event writes (inlineLinkedChecks).
+      permission: (ctx) => canCreatePost(ctx.viewer, postType, ctx.args.author),
       docs: d.create,
       handler: async (ctx) => {
         const input = writeInput(ctx.args, ctx.sent, '', ctx.input);
@@ -366,6 +371,39 @@ function linkedPostRoutes(services: Services, spec: KindSpec): RouteDecl[] {
   const bySlug = itemEndpoints('slug', slugSpec, async (ctx) => (await service.findBySlug(db, ctx.path.slug)) ?? null);
 
   return [list, route(`/${plural}/{id}`, byId), route(`/${plural}/by-slug/{slug}`, bySlug)];
+}
+
+/**
+ * The rules of the direct create route (`POST /venues`, `/organizers`) for the inline entries of
+ * an event write's `venue`/`organizer` (issue 24): `check` runs the route's validators on the
+ * fields an entry has (not their types, as the original's is_*_entry; `null` is "not sent"), and
+ * a failure is the route's own 400 `rest_invalid_param`, carried as the event parameter's
+ * failure (its message, and the whole error in `details`); `permitted` is the route's permission
+ * for each entry (else the event write answers the route's 403 `rest_forbidden`).
+ *
+ * @example
+ *   const venue = inlineLinkedChecks(services, 'venue');
+ *   await venue.check(ctx)({ venue: 'Hall', author: 999999 }) // { message: 'Invalid parameter(s): author', detail: {…} }
+ */
+export function inlineLinkedChecks(services: Services, kind: LinkedKind): { check: (ctx: ArgContext) => InlineEntryCheck; permitted: (viewer: Viewer, value: unknown) => boolean } {
+  const spec = KINDS[kind];
+  const service = spec.service(services);
+  const args = spec.writeArgs(services);
+  return {
+    check: (ctx) => async (entry) => {
+      const failures: Record<string, ParamFailure | string> = {};
+      for (const [name, arg] of Object.entries(args)) {
+        const value = entry[name];
+        if (value === undefined || value === null || !arg.validate) continue;
+        const result = await arg.validate(value, ctx);
+        if (result !== true) failures[name] = result === false ? INVALID_PARAMETER : result;
+      }
+      if (Object.keys(failures).length === 0) return true;
+      const error = invalidParams(failures).toJSON() as { code: string; message: string; data: Record<string, unknown> };
+      return { message: error.message, detail: error };
+    },
+    permitted: (viewer, value) => service.inlineEntries(value).every((entry) => canCreatePost(viewer, service.postType, entry.author)),
+  };
 }
 
 /** `/venues`, `/venues/{id}`, `/venues/by-slug/{slug}`. */

@@ -29,8 +29,12 @@
  *   WordPress, which set no status).
  * - `include`/`exclude` also accept slugs and names (the validator did; WordPress then read
  *   them as ids and dropped them).
+ * - `post`/`event` naming an event the caller may not read answer as an unknown id (400
+ *   `rest_invalid_param`), not WordPress core's 401/403 `rest_forbidden_context`, which told an
+ *   existing draft from a missing id (README "Who may do what").
  */
 import type { Services } from '../../domain/services.js';
+import { namesReadableEvent } from '../../domain/events.js';
 import type { ParamFailure } from '../../domain/errors.js';
 import { apiError, invalidParams } from '../../domain/errors.js';
 import { canManageTerms } from '../../domain/permissions.js';
@@ -39,7 +43,7 @@ import { isTermOrder, TAXONOMY_TRAITS, TERM_ORDERBY, termOrderBy, type TermInput
 import { isPositiveInt } from '../../domain/values.js';
 import type { Taxonomy, TermRow } from '../../store/schema.js';
 import { listHeaders, requestPageLinks } from '../paging.js';
-import { anyone, endpoint, optionalArgs, route, type Args, type EndpointContext, type EndpointDocs, type RouteDecl } from '../route.js';
+import { anyone, endpoint, optionalArgs, route, type ArgContext, type Args, type EndpointContext, type EndpointDocs, type RouteDecl } from '../route.js';
 import { idArg, isNonEmptyString, isStringValue, pageArg, perPageArg } from './common.js';
 import { syncAnswer, syncTokenArg, syncTokenNow } from '../sync.js';
 
@@ -129,7 +133,7 @@ function termRoutes(services: Services, spec: TaxonomyRoutes): RouteDecl[] {
   const d = docs(spec);
 
   const refs = (v: unknown) => service.validateRefs(v);
-  const eventRef = (v: unknown) => service.isEventRef(v);
+  const eventRef = async (v: unknown, ctx: ArgContext) => (await service.isEventRef(v)) && (await namesReadableEvent(services.events, ctx.viewer, v));
   const orderbyValues = Object.keys(TERM_ORDERBY);
 
   const listArgs: Args = {

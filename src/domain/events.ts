@@ -16,7 +16,7 @@ import * as termsStore from '../store/terms.js';
 import type { Executor, TermRow } from '../store/schema.js';
 import type { OrganizerRecord, VenueRecord } from '../store/linked-posts.js';
 import { parseCostInput } from './cost.js';
-import { endOfDay, parseDateInput, startOfDay, toWallTime, wallToUtc, isValidTimezone } from './dates.js';
+import { endOfDay, parseDateInput, startOfDay, toWallTime, wallToUtc, isValidTimezone, invalidDateFailure } from './dates.js';
 import { apiError, forbidden, invalidParams } from './errors.js';
 import type { ImageService } from './images.js';
 import type { Clock, LinkedPostService } from './linked-posts.js';
@@ -31,7 +31,7 @@ import { createKeptMap, type KeptMap } from './kept.js';
 import { feedOf } from '../store/change-feed.js';
 import { serializedLength, withSerialized } from './serialized.js';
 import { revisionOf, stampRevision } from '../store/revision.js';
-import { sanitizePostHtml } from './text.js';
+import { phpTrim, sanitizePostHtml } from './text.js';
 import { isEmptyValue, isPositiveInt, listToArray } from './values.js';
 import { isCreatedHere, isStatementWrite, writeStatement, writeTransaction } from '../store/changes.js';
 import { keptCountersOf } from '../metrics.js';
@@ -479,7 +479,7 @@ export function createEventService(deps: EventServiceDeps): EventService {
   /** Parse a date input in a zone; the route validated it, so failure here is a 400 on that field. */
   function parseIn(name: string, value: string, tz: string): DateTime {
     const d = parseDateInput(value, tz); // relative to now (not built for plain dates)
-    if (!d) throw invalidParams({ [name]: 'Invalid parameter.' });
+    if (!d) throw invalidParams({ [name]: invalidDateFailure(name, `the event's time zone (${tz})`) });
     return d;
   }
 
@@ -499,7 +499,10 @@ export function createEventService(deps: EventServiceDeps): EventService {
     const startUtc = wallToUtc(start, tz);
     const endUtc = wallToUtc(end, tz);
     // The event's zone may move a date of the year 9999 past it (validation used the site zone).
-    if (startUtc.length !== 19 || endUtc.length !== 19) throw invalidParams({ [startUtc.length !== 19 ? 'start_date' : 'end_date']: 'Invalid parameter.' });
+    if (startUtc.length !== 19 || endUtc.length !== 19) {
+      const name = startUtc.length !== 19 ? 'start_date' : 'end_date';
+      throw invalidParams({ [name]: invalidDateFailure(name, `the event's time zone (${tz})`) });
+    }
     return {
       timezone: tz,
       all_day: allDay ? 1 : 0,
@@ -579,7 +582,8 @@ export function createEventService(deps: EventServiceDeps): EventService {
     const schedTouched = input.start_date !== undefined || input.end_date !== undefined || input.all_day !== undefined || !isEmptyValue(input.timezone);
     const sched = schedTouched ? schedule(input, record) : {};
     const post: Record<string, unknown> = { modified_local: nowLocal, modified_gmt: nowGmt };
-    if (input.title !== undefined) post.title = html(viewer, input.title);
+    // Stored trimmed, as WordPress' title_save_pre (PHP trim).
+    if (input.title !== undefined) post.title = html(viewer, phpTrim(input.title));
     if (input.description !== undefined) post.content = html(viewer, input.description);
     if (input.excerpt !== undefined) post.excerpt = html(viewer, input.excerpt);
     if (input.author !== undefined) post.author_id = input.author;
@@ -905,7 +909,7 @@ export function createEventService(deps: EventServiceDeps): EventService {
         // `future` without a date publishes now, as in WordPress (applyScheduling against now).
         const status = applyScheduling(scaleBackStatus(viewer, input.status), pub?.date_gmt ?? nowGmt, nowGmt);
         const unpublished = status === 'draft' || status === 'pending' || status === 'auto-draft';
-        const title = html(viewer, input.title ?? '');
+        const title = html(viewer, phpTrim(input.title ?? '')); // trimmed, as WordPress' title_save_pre
         const base = sanitizeSlug(isEmptyValue(input.slug) ? title : (input.slug as string)) || 'event';
         // A one-statement write (PostgreSQL) tries the first candidate in its statement, which
         // checks it; only when it is taken are the numbered ones looked at.

@@ -25,7 +25,7 @@ import { toOrganizerJson } from './representations/organizer.js';
 import { toVenueJson, type RepresentationContext } from './representations/venue.js';
 import { sanitizeSlug, uniqueSlug } from './slugs.js';
 import { applyScheduling, listScope, POST_STATUSES, scaleBackStatus } from './statuses.js';
-import { sanitizePostHtml, stripTags } from './text.js';
+import { phpTrim, sanitizePostHtml, stripTags } from './text.js';
 import { isEmptyValue, isNumeric, isTruthy } from './values.js';
 import { createRevisionCache, type RevisionCache } from './revision-cache.js';
 import { withSerialized } from './serialized.js';
@@ -230,6 +230,8 @@ export function createLinkedPostService(
   const recordsOf = (trx: Executor, ids: number[], options?: { current?: boolean }) => keptRecords.get(trx, ids, options);
 
   const text = (value: unknown) => stripTags(String(value ?? ''));
+  /** A name as stored: trimmed, as WordPress' title_save_pre (PHP trim). */
+  const nameText = (value: unknown) => phpTrim(text(value));
 
   function publicationDates(input: Record<string, unknown>): { date_local?: string; date_gmt?: string } {
     if (!isEmptyValue(input.date)) {
@@ -272,7 +274,7 @@ export function createLinkedPostService(
   }
 
   async function createNew(trx: Executor, input: Record<string, unknown>, viewer: Viewer, slugBase?: string): Promise<number> {
-    const name = text(input[fields.nameField]);
+    const name = nameText(input[fields.nameField]);
     const nowGmt = clock.nowGmt();
     const nowLocal = clock.nowLocal();
     const dates = publicationDates(input);
@@ -312,7 +314,7 @@ export function createLinkedPostService(
 
     async create(trx, input, viewer, options) {
       if (options?.exact) return createNew(trx, input, viewer, typeof input.slug === 'string' ? input.slug : undefined);
-      const name = text(input[fields.nameField]);
+      const name = nameText(input[fields.nameField]);
       const description = String(input.description ?? '');
       // Duplicate avoidance (behavior.md §7.1): same name, case-insensitively, and same description
       // when one is given. Unlike the original, only a record the viewer may read counts as a
@@ -336,7 +338,7 @@ export function createLinkedPostService(
 
     async update(trx, record, input, viewer) {
       const patch: Record<string, unknown> = {};
-      if (fields.nameField in input && input[fields.nameField] != null) patch.title = text(input[fields.nameField]);
+      if (fields.nameField in input && input[fields.nameField] != null) patch.title = nameText(input[fields.nameField]);
       if ('description' in input && input.description != null) {
         const content = String(input.description);
         patch.content = can(viewer, 'unfiltered_html') ? content : sanitizePostHtml(content);
@@ -499,7 +501,7 @@ export function createLinkedPostService(
           continue;
         }
         const name = obj[fields.nameField];
-        if (typeof name !== 'string' || name.trim() === '') return false;
+        if (typeof name !== 'string' || phpTrim(name) === '') return false;
         for (const f of fields.urlFields) if (!isEmptyValue(obj[f]) && !isHttpUrl(obj[f])) return false;
         if (kind === 'venue' && (!isCoordinate(obj.geo_lat, 90) || !isCoordinate(obj.geo_lng, 180))) return false;
         if (!isEmptyValue(obj.image) && !(await images.validateRef(obj.image, viewer, true))) return false;

@@ -15,13 +15,32 @@ const WS = '[ \\t\\n\\x0B\\f\\r]';
 /** Same set, for use inside a character class. */
 const WS_CHARS = ' \\t\\n\\x0B\\f\\r';
 
-/** PHP `trim()` with its default character list (or a custom one). */
-function phpTrim(text: string, chars = ' \t\n\r\0\x0B'): string {
+/**
+ * PHP `trim()` with its default character list (space, \t, \n, \r, NUL, \x0B) or a custom one.
+ * Unlike JS `trim()` it keeps NBSP and the other Unicode spaces.
+ *
+ * @example phpTrim(' \t Jazz\n') // 'Jazz'
+ * @example phpTrim('\u00a0') // '\u00a0'
+ */
+export function phpTrim(text: string, chars = ' \t\n\r\0\x0B'): string {
   let start = 0;
   let end = text.length;
   while (start < end && chars.includes(text[start]!)) start++;
   while (end > start && chars.includes(text[end - 1]!)) end--;
   return text.slice(start, end);
+}
+
+/**
+ * A post title or venue/organizer name: a string with something left after PHP's `trim()` (what
+ * WordPress stores, `title_save_pre`), and not `"0"` (PHP `empty`, as the original's `is_string`).
+ * A whitespace-only title is refused like an empty one (issue 25); NBSP is not whitespace to PHP.
+ *
+ * @example isNonBlankTitle('  Jazz ') // true
+ * @example isNonBlankTitle(' \t\n') // false
+ * @example isNonBlankTitle('\u00a0') // true
+ */
+export function isNonBlankTitle(value: unknown): boolean {
+  return typeof value === 'string' && value !== '0' && phpTrim(value) !== '';
 }
 
 /**

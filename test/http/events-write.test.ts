@@ -185,7 +185,11 @@ forEachStore('event writes', (t) => {
       const ex = await example(name);
       const res = await t.api.post('/events', { as: 'admin', json: ex.request.body });
       assert.equal(res.status, ex.status, name);
-      assert.deepEqual(res.body, ex.body, name);
+      // Ours (issue 25): a refused date also names the accepted forms in `details`; the rest is as recorded.
+      const hint = name.startsWith('10c') ? res.body.data.details.start_date : undefined;
+      if (hint) assert.equal(hint.code, 'rest_invalid_date', name);
+      const body = hint ? { ...res.body, data: { ...res.body.data, details: [] } } : res.body;
+      assert.deepEqual(body, ex.body, name);
     }
     const missingAll = await t.api.post('/events', { as: 'admin', json: {} });
     assert.equal(missingAll.body.message, 'Missing parameter(s): title, start_date, end_date');

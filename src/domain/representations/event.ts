@@ -11,7 +11,7 @@ import type { ImageRow, TermRow } from '../../store/schema.js';
 import { formatCost } from '../cost.js';
 import { dateDetails, isoWithOffset, timezoneAbbr } from '../dates.js';
 import type { Links } from '../links.js';
-import { autop, escHtml, jsonLdDescription } from '../text.js';
+import { autop, escHtml, jsonLdDescription, phpTrim } from '../text.js';
 import { toImageJson } from './image.js';
 import { organizerJsonLd, toOrganizerJson } from './organizer.js';
 import { permalinkOf, wireSlug } from './post.js';
@@ -102,7 +102,7 @@ export function toEventJson(e: EventRecord, related: EventRelated, links: Links,
     modified_utc: e.modified_gmt,
     url,
     rest_url: links.rest(`events/${id}`),
-    title: e.title.trim(),
+    title: phpTrim(e.title), // PHP trim: NBSP stays (issue 25)
     description: autop(e.content),
     excerpt: autop(e.excerpt),
     slug: wireSlug(e),

@@ -7,7 +7,7 @@
 import type { ImageRow } from '../../store/schema.js';
 import type { OrganizerRecord } from '../../store/linked-posts.js';
 import type { Links } from '../links.js';
-import { autop, escHtml, jsonLdDescription, obfuscateEmail } from '../text.js';
+import { autop, escHtml, jsonLdDescription, obfuscateEmail, phpTrim } from '../text.js';
 import { isEmptyValue } from '../values.js';
 import { toImageJson } from './image.js';
 import { permalinkOf, wireSlug } from './post.js';
@@ -39,7 +39,7 @@ export function toOrganizerJson(o: OrganizerRecord, image: ImageRow | null, link
     modified: o.modified_local,
     modified_utc: o.modified_gmt,
     url: permalinkOf(o, links),
-    organizer: o.title.trim(),
+    organizer: phpTrim(o.title),
     description: autop(o.content),
     excerpt: autop(o.excerpt),
     slug: wireSlug(o),

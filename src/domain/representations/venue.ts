@@ -8,7 +8,7 @@
 import type { ImageRow } from '../../store/schema.js';
 import type { VenueRecord } from '../../store/linked-posts.js';
 import type { Links } from '../links.js';
-import { autop, escHtml, jsonLdDescription } from '../text.js';
+import { autop, escHtml, jsonLdDescription, phpTrim } from '../text.js';
 import { isEmptyValue } from '../values.js';
 import { toImageJson } from './image.js';
 import { permalinkOf, wireSlug } from './post.js';
@@ -52,7 +52,7 @@ export function toVenueJson(v: VenueRecord, image: ImageRow | null, links: Links
     modified: v.modified_local,
     modified_utc: v.modified_gmt,
     url: permalinkOf(v, links),
-    venue: v.title.trim(),
+    venue: phpTrim(v.title),
     description: autop(v.content),
     excerpt: autop(v.excerpt),
     slug: wireSlug(v),

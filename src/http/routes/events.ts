@@ -25,6 +25,8 @@ import { checkGeolocArgs, geolocCoordinateArg, geolocRadiusArgs, idArg, isNonEmp
 import { postTombstones, syncAnswer, syncTokenArg, syncTokenNow } from '../sync.js';
 import { isClearingRecurrence, parseRecurrence } from '../../domain/recurrence.js';
 import { ApiError, type ParamFailure } from '../../domain/errors.js';
+import { invalidDateFailure, invalidTimezoneFailure } from '../../domain/dates.js';
+import { isNonBlankTitle } from '../../domain/text.js';
 import type { RecurrenceScope } from '../../domain/events.js';
 import { inlineLinkedChecks } from './linked-posts.js';
 
@@ -72,20 +74,24 @@ export function eventWriteArgs(services: Services): Args {
   // Inline venues and organizers pass the validators of their own create route (issue 24).
   const inlineVenue = inlineLinkedChecks(services, 'venue');
   const inlineOrganizer = inlineLinkedChecks(services, 'organizer');
-  const time = (v: unknown) => eventValidators.isTime(v, tz);
+  // A refused date or zone names the accepted forms in `details` (issue 25); `params` stays the original's.
+  const siteZone = `the site time zone (${tz})`;
+  const time = (name: string, zoneNote: string) => (v: unknown) => eventValidators.isTime(v, tz) || invalidDateFailure(name, zoneNote);
+  const eventTime = (name: string) => time(name, `the event's time zone (its timezone, else the site's: ${tz})`);
   return {
     author: { type: 'integer', description: 'The event author ID', validate: async (v) => isNumeric(v) && (await services.users.exists(Number(v))) },
-    date: { type: 'string', description: 'The event publication date', validate: time },
-    date_utc: { type: 'string', description: 'The event publication date (UTC time zone)', validate: (v) => eventValidators.isTime(v, 'UTC') },
-    title: { type: 'string', description: 'The event title', required: true, validate: isNonEmptyString },
+    date: { type: 'string', description: 'The event publication date', validate: time('date', siteZone) },
+    date_utc: { type: 'string', description: 'The event publication date (UTC time zone)', validate: (v) => eventValidators.isTime(v, 'UTC') || invalidDateFailure('date_utc', 'UTC') },
+    // Whitespace-only is refused like empty (issue 25).
+    title: { type: 'string', description: 'The event title', required: true, validate: isNonBlankTitle },
     description: { type: 'string', description: 'The event description', validate: isStringValue },
     slug: { type: 'string', description: 'The event slug', validate: isStringValue },
     excerpt: { type: 'string', description: 'The event excerpt', validate: isStringValue },
     status: { type: 'string', description: 'The event post status', validate: isPostStatus },
-    timezone: { type: 'string', description: 'The event time zone', validate: eventValidators.isTimezoneOrEmpty },
+    timezone: { type: 'string', description: 'The event time zone', validate: (v) => eventValidators.isTimezoneOrEmpty(v) || invalidTimezoneFailure('timezone') },
     all_day: { default: false, type: 'boolean', description: 'Whether the event lasts the whole day or not' },
-    start_date: { type: 'string', description: 'The event start date and time', required: true, validate: time },
-    end_date: { type: 'string', description: 'The event end date and time', required: true, validate: time },
+    start_date: { type: 'string', description: 'The event start date and time', required: true, validate: eventTime('start_date') },
+    end_date: { type: 'string', description: 'The event end date and time', required: true, validate: eventTime('end_date') },
     image: { type: 'string', description: 'The event featured image ID or URL', validate: (v, ctx) => services.images.validateRef(v, ctx.viewer, true) },
     cost: {
       description: 'The event cost',
@@ -135,12 +141,12 @@ function eventListArgs(services: Services): Args {
     start_date: {
       default: () => services.events.defaultWindow().start,
       description: 'Events should start after the specified date',
-      validate: (v) => eventValidators.isTime(v, tz),
+      validate: (v) => eventValidators.isTime(v, tz) || invalidDateFailure('start_date', `the site time zone (${tz})`),
     },
     end_date: {
       default: () => services.events.defaultWindow().end,
       description: 'Events should start before the specified date',
-      validate: (v) => eventValidators.isTime(v, tz),
+      validate: (v) => eventValidators.isTime(v, tz) || invalidDateFailure('end_date', `the site time zone (${tz})`),
     },
     search: { description: 'Events should contain the specified string in the title or description', type: 'string', validate: isNonEmptyString },
     categories: {

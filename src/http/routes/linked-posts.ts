@@ -29,6 +29,8 @@ import { anyone, endpoint, optionalArgs, route, type ArgContext, type ArgSpec, t
 import { listUrls, listHeaders } from '../paging.js';
 import { checkGeolocArgs, geolocCoordinateArg, geolocRadiusArgs, idArg, isNonEmptyString, isStringValue, pageArg, perPageArg, slugArg } from './common.js';
 import { writeTransaction } from '../../store/changes.js';
+import { invalidDateFailure } from '../../domain/dates.js';
+import { isNonBlankTitle } from '../../domain/text.js';
 
 /** What differs between venues and organizers. */
 interface KindSpec {
@@ -50,8 +52,9 @@ interface KindSpec {
 function writeValidators(services: Services) {
   return {
     author: async (v: unknown) => isNumeric(v) && (await services.users.exists(Number(v))),
-    date: (v: unknown) => eventValidators.isTime(v, services.config.timezone),
-    dateUtc: (v: unknown) => eventValidators.isTime(v, 'UTC'),
+    // A refused date names the accepted forms in `details` (issue 25); `params` stays the original's.
+    date: (v: unknown) => eventValidators.isTime(v, services.config.timezone) || invalidDateFailure('date', `the site time zone (${services.config.timezone})`),
+    dateUtc: (v: unknown) => eventValidators.isTime(v, 'UTC') || invalidDateFailure('date_utc', 'UTC'),
     url: (v: unknown) => isEmptyValue(v) || isHttpUrl(v),
     image: (v: unknown, ctx: { viewer: Viewer }) => services.images.validateRef(v, ctx.viewer, true),
   };
@@ -65,7 +68,7 @@ function venueWriteArgs(services: Services): Args {
     author: { type: 'integer', description: 'The venue author ID', validate: v.author },
     date: { type: 'string', description: 'The venue publication date', validate: v.date },
     date_utc: { type: 'string', description: 'The venue publication date (UTC time zone)', validate: v.dateUtc },
-    venue: { type: 'string', description: 'The venue name', required: true, validate: isNonEmptyString },
+    venue: { type: 'string', description: 'The venue name', required: true, validate: isNonBlankTitle },
     description: text('The venue description'),
     status: { type: 'string', description: 'The venue post status', validate: isPostStatus },
     // Strings, no validator (a JSON boolean is rejected by the type check, as in the original).
@@ -106,7 +109,7 @@ function organizerWriteArgs(services: Services): Args {
     author: { type: 'integer', default: null, description: 'The organizer author ID', validate: v.author },
     date: { type: 'string', default: null, description: 'The organizer publication date', validate: v.date },
     date_utc: { type: 'string', default: null, description: 'The organizer publication date (UTC time zone)', validate: v.dateUtc },
-    organizer: { type: 'string', default: null, description: 'The organizer name', required: true, validate: isNonEmptyString },
+    organizer: { type: 'string', default: null, description: 'The organizer name', required: true, validate: isNonBlankTitle },
     description: text('The organizer description'),
     status: { type: 'string', default: null, description: 'The organizer post status', validate: isPostStatus },
     phone: text('The organizer phone number'),

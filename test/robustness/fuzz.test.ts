@@ -20,12 +20,30 @@ import assert from 'node:assert/strict';
 import fc from 'fast-check';
 import { sql } from 'kysely';
 import { ADMIN, STORES, startServer, type TestServer } from '../support/harness.js';
+import type { HeldTime } from '../../src/http/loop-delay.js';
 
 const SEED = Number(process.env.FUZZ_SEED ?? 20261123);
 const RUNS = Number(process.env.FUZZ_RUNS ?? 800);
 /** Exploration: collect every failing answer instead of stopping at the first (FUZZ_COLLECT=1). */
 const COLLECT = process.env.FUZZ_COLLECT === '1';
 const collected: string[] = [];
+
+/** The longest a request may hold the event loop (ms of CPU time), as the server's loop watch measures it. */
+const MAX_HOLD_MS = 100;
+
+/** One request's time: answered in `ms` (wall clock, client side), holding the server's loop for `held`. */
+interface Timing {
+  ms: number;
+  held: HeldTime;
+  what: string;
+}
+
+/** The p-th percentile (nearest rank) of some numbers. */
+function percentile(values: number[], p: number): number {
+  if (values.length === 0) return 0;
+  const sorted = [...values].sort((a, b) => a - b);
+  return sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil((p / 100) * sorted.length) - 1))]!;
+}
 
 /** A route of the index: its path with `{id}` / `{slug}` placeholders and its endpoints' args. */
 interface IndexedRoute {
@@ -248,6 +266,7 @@ for (const kind of STORES) {
 
     it(`answers ${RUNS} random hostile requests without 5xx, in WordPress' error shape, writing nothing on 4xx`, { timeout: 600_000 }, async () => {
       const counts = { sent: 0, byStatus: new Map<number, number>() };
+      const timings: Timing[] = [];
       collected.length = 0;
       const requestArb: fc.Arbitrary<FuzzRequest> = fc.integer({ min: 0, max: routes.length - 1 }).chain((route) => {
         const r = routes[route]!;
@@ -344,8 +363,16 @@ for (const kind of STORES) {
         }
         const method = req.method;
         const url = `${t.base}${path}${query ? '?' + query : ''}`;
+        const started = performance.now();
         const res = await fetch(url, { method, headers, body: method === 'GET' ? undefined : body });
         const text = await res.text();
+        // Client and server share this process: the server's loop watch over the request's span
+        // (requests run one at a time) is how long this request held the loop.
+        timings.push({
+          ms: performance.now() - started,
+          held: t.built.loopWatch.heldSince(started),
+          what: `${method} ${url.slice(t.base.length, t.base.length + 160)} (${url.length} characters${body ? `, body ${body.length}` : ''}) → ${res.status}`,
+        });
         return { status: res.status, contentType: res.headers.get('content-type') ?? '', text, url, method, body };
       };
 
@@ -406,6 +433,23 @@ for (const kind of STORES) {
         .join(', ');
       console.log(`robustness [${kind.name}]: ${counts.sent} requests (seed ${SEED}), statuses ${summary}`);
       assert.equal(counts.sent, RUNS);
+      const ms = (v: number) => `${v.toFixed(1)} ms`;
+      const latencies = timings.map((x) => x.ms);
+      const holds = timings.map((x) => x.held.ms);
+      console.log(
+        `robustness [${kind.name}]: latency p50 ${ms(percentile(latencies, 50))}, p99 ${ms(percentile(latencies, 99))}, max ${ms(Math.max(...latencies))}; ` +
+          `loop held per request p99 ${ms(percentile(holds, 99))}, max ${ms(Math.max(...holds))}`,
+      );
+      const longest = [...timings].sort((a, b) => b.held.cpuMs - a.held.cpuMs).slice(0, Number(process.env.FUZZ_TOP ?? 5));
+      for (const x of longest) console.log(`  held ${ms(x.held.ms)} (CPU ${ms(x.held.cpuMs)}), answered in ${ms(x.ms)}: ${x.what}`);
+      // No request holds the loop for MAX_HOLD_MS: counted in the process' CPU time over the hold, so
+      // that a machine too busy to schedule this process (a wall-clock hold) does not fail the suite.
+      const holders = timings.filter((x) => x.held.cpuMs >= MAX_HOLD_MS);
+      assert.deepEqual(
+        holders.map((x) => `${x.what}: held ${ms(x.held.ms)}, CPU ${ms(x.held.cpuMs)}`),
+        [],
+        `requests held the event loop for ${MAX_HOLD_MS} ms or more`,
+      );
     });
   });
 }

@@ -91,9 +91,11 @@ forEachStore('bounded work per request', (t) => {
     tooManyItems(await t.api.post('/events', { as: 'admin', json: { ...base, tags: names.join(',') } }), 'tags');
     tooManyItems(await t.api.post('/events', { as: 'admin', json: { ...base, organizer: names.map((organizer) => ({ organizer })) } }), 'organizer');
     assert.equal(await writeState(t), before);
-    // The recurrence rules are counted by line, not by comma.
-    const recurring = await t.api.post('/events', { as: 'admin', json: { ...base, recurrence: `RRULE:FREQ=WEEKLY;BYDAY=${'MO,TU,WE,TH,FR,SA,SU'};COUNT=3` } });
+    // The recurrence rules are counted by line, not by comma: one RDATE line of 150 dates is one item.
+    const dates = Array.from({ length: 150 }, (_, i) => new Date(Date.UTC(2030, 3, 1 + i)).toISOString().slice(0, 10).replace(/-/g, '') + 'T100000').join(',');
+    const recurring = await t.api.post('/events', { as: 'admin', json: { ...base, recurrence: `RDATE:${dates}` } });
     assert.equal(recurring.status, 201, recurring.text.slice(0, 300));
+    tooManyItems(await t.api.post('/events', { as: 'admin', json: { ...base, recurrence: Array.from({ length: MAX_LIST_ITEMS + 1 }, () => `RDATE:${dates.slice(0, 15)}`) } }), 'recurrence');
   });
 
   it(`a query string or form body over ${MAX_PARAMETERS} parameters or ${MAX_PARAMETER_DEPTH} levels answers a clear 400, never a 500, and writes nothing`, async () => {

@@ -39,6 +39,8 @@ export interface Config {
   metrics: boolean;
   /** When set, `/metrics` needs `Authorization: Bearer TOKEN`. */
   metricsToken?: string;
+  /** A request during which the event loop was held at least this long (ms) is logged (warn) and counted; 0 logs every hold. */
+  slowRequestLogMs: number;
   /** Requests per client (IP, or user when authenticated) per `rateLimitWindow`; 0 turns rate limiting off. */
   rateLimitMax: number;
   /** The rate-limit window, in seconds. */
@@ -137,6 +139,13 @@ export const SETTINGS: Setting[] = [
   { env: 'JSONP', flag: '--jsonp', key: 'jsonp', defaultText: 'true', description: 'whether ?_jsonp=callback is answered (true/false)' },
   { env: 'METRICS', flag: '--metrics', key: 'metrics', defaultText: 'true', description: 'whether GET /metrics answers (Prometheus text format; true/false)' },
   { env: 'METRICS_TOKEN', flag: '--metrics-token', key: 'metricsToken', defaultText: 'unset', description: 'when set, /metrics needs Authorization: Bearer TOKEN' },
+  {
+    env: 'SLOW_REQUEST_LOG_MS',
+    flag: '--slow-request-log-ms',
+    key: 'slowRequestLogMs',
+    defaultText: '100',
+    description: 'a request during which the event loop was held at least this long (ms) is logged (warn) and counted in /metrics',
+  },
   { env: 'RATE_LIMIT_MAX', flag: '--rate-limit-max', key: 'rateLimitMax', defaultText: '1200', description: 'requests per client (IP, or user when authenticated) per window; 0 turns it off' },
   { env: 'RATE_LIMIT_WINDOW', flag: '--rate-limit-window', key: 'rateLimitWindow', defaultText: '60', description: 'rate-limit window: seconds, or 30s, 1m, 1h' },
   {
@@ -427,6 +436,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Part
     jsonp: flag('JSONP', pick('jsonp', 'JSONP'), true),
     metrics: flag('METRICS', pick('metrics', 'METRICS'), true),
     metricsToken: pick('metricsToken', 'METRICS_TOKEN'),
+    slowRequestLogMs: positiveInt('SLOW_REQUEST_LOG_MS', pick('slowRequestLogMs', 'SLOW_REQUEST_LOG_MS') ?? '100'),
     rateLimitMax: positiveInt('RATE_LIMIT_MAX', pick('rateLimitMax', 'RATE_LIMIT_MAX') ?? '1200'),
     rateLimitWindow: durationSeconds('RATE_LIMIT_WINDOW', pick('rateLimitWindow', 'RATE_LIMIT_WINDOW') ?? '60'),
     loginMaxFailures: positiveInt('LOGIN_MAX_FAILURES', pick('loginMaxFailures', 'LOGIN_MAX_FAILURES') ?? '5'),

@@ -23,6 +23,7 @@ import { DOCS_PAGE_PATH, registerDocsPage } from './docs-page.js';
 import { JSONP_CONTENT_TYPE, jsonpCallbackOf, wrapJsonp } from './jsonp.js';
 import { clientKeyOf, createLoginThrottle } from './login-throttle.js';
 import { METRICS_PATH, registerMetrics } from './metrics.js';
+import { registerSlowRequestLog, watchLoop, type LoopWatch } from './loop-delay.js';
 import { allowForError, basePath, registerRoutes, sendJson } from './pipeline.js';
 import { storeFault } from '../store/faults.js';
 import { feedOf } from '../store/change-feed.js';
@@ -59,6 +60,8 @@ export interface BuiltApp {
   horizonJob: HorizonJob;
   /** The job pruning the change log past SYNC_HISTORY_DAYS (issue 24). */
   pruneJob: PruneJob;
+  /** The watch of the event loop (which requests hold it; loop-delay.ts). */
+  loopWatch: LoopWatch;
   /** Stop the server, then close the store; `progress` hears each step as it starts. */
   close(progress?: (step: string) => void): Promise<void>;
 }
@@ -73,10 +76,49 @@ export interface BuildOptions {
   webhooks?: boolean;
 }
 
-const QS_OPTIONS = { depth: 5, arrayLimit: 200, parameterLimit: 2000, allowDots: false } as const;
+/**
+ * Query strings and form bodies: at most {@link MAX_PARAMETERS} parameters (PHP's default
+ * `max_input_vars`, which WordPress runs under) nested at most {@link MAX_PARAMETER_DEPTH} levels
+ * (`a[b][c][d][e][f]`). More is refused (400 `rest_too_many_params` / `rest_params_too_deep`)
+ * before qs parses anything, instead of being cut silently: parsing is then bounded (a few
+ * milliseconds at 1000 parameters, nested or not). An index beyond `arrayLimit` (`a[500]=x`) makes an object
+ * of the array, as qs does; list arguments count its keys (route.ts' maxItems).
+ */
+export const MAX_PARAMETERS = 1000;
+export const MAX_PARAMETER_DEPTH = 5;
+const QS_OPTIONS = { depth: MAX_PARAMETER_DEPTH, strictDepth: true, arrayLimit: 200, parameterLimit: MAX_PARAMETERS, allowDots: false } as const;
 
+/** Set on the result of a query string that was refused: the answer (an onRequest hook throws it). */
+const REFUSED_QUERY = Symbol('refused query');
+
+/** The error of a query string or form body over the limits, or undefined. */
+function paramsRefusal(str: string): ApiError | undefined {
+  let params = 1;
+  for (let i = str.indexOf('&'); i !== -1; i = str.indexOf('&', i + 1)) {
+    if (++params > MAX_PARAMETERS) return new ApiError('rest_too_many_params', `The request has more than ${MAX_PARAMETERS} parameters.`, 400);
+  }
+  return undefined;
+}
+
+/** Parse a query string or form body; over the limits, an empty object carrying the refusal. */
 function parseQuery(str: string): Record<string, unknown> {
-  return qs.parse(str, QS_OPTIONS) as Record<string, unknown>;
+  let refusal = paramsRefusal(str);
+  if (refusal === undefined) {
+    try {
+      return qs.parse(str, QS_OPTIONS) as Record<string, unknown>;
+    } catch (err) {
+      if (!(err instanceof RangeError)) throw err;
+      refusal = new ApiError('rest_params_too_deep', `A parameter is nested deeper than ${MAX_PARAMETER_DEPTH} levels (a[b][c][d][e][f]).`, 400);
+    }
+  }
+  const refused: Record<string, unknown> = {};
+  Object.defineProperty(refused, REFUSED_QUERY, { value: refusal, enumerable: false });
+  return refused;
+}
+
+/** The refusal a parsed query or form body carries, if any. */
+function refusalOf(parsed: unknown): ApiError | undefined {
+  return parsed !== null && typeof parsed === 'object' ? ((parsed as Record<symbol, ApiError | undefined>)[REFUSED_QUERY] ?? undefined) : undefined;
 }
 
 /**
@@ -209,6 +251,10 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
     },
   };
   const app: FastifyInstance = Fastify(serverOptions);
+  // Which requests hold the event loop (loop-delay.ts): logged past SLOW_REQUEST_LOG_MS, counted in
+  // /metrics; its hooks come first, so that every request is seen, refused ones included.
+  const loopWatch = watchLoop();
+  registerSlowRequestLog(app, loopWatch, config.slowRequestLogMs);
   // CACHE_MAX_AGE for the conditional-request helpers (conditional.ts), plugins included.
   registerConditional(app, config.cacheMaxAge);
   // Webhooks (issue 11): the service, and the background worker that delivers.
@@ -234,6 +280,11 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
     feed?.expectChanges();
     reply.header('x-request-id', req.id);
   });
+  // A query string over the limits (parseQuery) is answered before anything reads it.
+  app.addHook('onRequest', async (req) => {
+    const refusal = refusalOf(req.query);
+    if (refusal !== undefined) throw refusal;
+  });
 
   // Compression (gzip, brotli at a moderate quality) of answers over 1 KB, negotiated by
   // Accept-Encoding; registered before the routes (it hooks each route as it is added).
@@ -258,7 +309,10 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
     }
   });
   app.addContentTypeParser('application/x-www-form-urlencoded', { parseAs: 'string' }, (_req, body, done) => {
-    done(null, parseQuery(String(body ?? '')));
+    const parsed = parseQuery(String(body ?? ''));
+    const refusal = refusalOf(parsed);
+    if (refusal !== undefined) done(refusal, undefined);
+    else done(null, parsed);
   });
   // Other bodies are not parameters (WordPress ignores them); accept and drop them.
   app.addContentTypeParser('*', { parseAs: 'buffer' }, (_req, _body, done) => done(null, undefined));
@@ -288,7 +342,7 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
       errorResponseBuilder: (_req, ctx) => new ApiError('rest_too_many_requests', `Too many requests. Try again in ${Math.max(1, Math.ceil(ctx.ttl / 1000))} seconds.`, 429),
     });
   }
-  registerMetrics(app, config, store);
+  registerMetrics(app, config, store, loopWatch);
 
   app.addHook('onSend', async (req, reply, payload) => {
     const root = req.apiLinks?.restRootPath ?? apiRootOf(roots, req) ?? restRoot;
@@ -376,6 +430,7 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
     webhooks,
     horizonJob,
     pruneJob,
+    loopWatch,
     ...(webhookWorker ? { webhookWorker } : {}),
     async close(progress?: (step: string) => void) {
       await app.close();

@@ -5,9 +5,10 @@
  * @example
  *   coerceType('featured', 'true', 'boolean') // { ok: true, value: true }
  *   coerceType('featured', 'yes', 'boolean')  // { ok: false, failure: { message: 'featured is not of type boolean.', … } }
+ *   listLengthFailure('tags', '1,2,3', { items: { type: 'integer' }, maxItems: 2 }) // { message: 'tags must contain at most 2 items.', … }
  */
 import type { ParamFailure } from '../domain/errors.js';
-import type { JsonType } from './route.js';
+import { maxItemsOf, type ArgSpec, type JsonType } from './route.js';
 import { isNumeric } from '../domain/values.js';
 import { fitsInteger, INTEGER_MAX, INTEGER_MIN } from '../store/ranges.js';
 
@@ -61,4 +62,66 @@ export function coerceType(name: string, value: unknown, type: JsonType, unbound
     case 'object':
       return value !== null && typeof value === 'object' && !Array.isArray(value) ? { ok: true, value } : typeFailure(name, 'object');
   }
+}
+
+/** How a string value of a list arg splits into items. */
+type Separator = 'comma' | 'comma-or-space' | 'line';
+
+/** The length of the separator at `i` (0 when there is none). */
+function separatorAt(text: string, i: number, separator: Separator): number {
+  const c = text.charCodeAt(i);
+  if (separator === 'line') return c === 0x0a ? 1 : 0;
+  if (c === 0x2c) return 1;
+  // `%2C`: the original's list_to_array decodes the string before splitting it.
+  if (c === 0x25 && text.charCodeAt(i + 1) === 0x32 && (text.charCodeAt(i + 2) | 0x20) === 0x63) return 3;
+  return separator === 'comma-or-space' && isSpace(c) ? 1 : 0;
+}
+
+function isSpace(c: number): boolean {
+  return c === 0x20 || (c >= 0x09 && c <= 0x0d);
+}
+
+/**
+ * The number of items of a list value, counted no further than `limit + 1` (so that a huge value
+ * costs no more than a small one): an array's elements, an object's keys (a query string's
+ * `a[500]=x` beyond qs' array limit), a string's non-empty parts; a scalar is one item.
+ */
+export function countListItems(value: unknown, separator: Separator, limit: number): number {
+  if (Array.isArray(value)) return value.length;
+  if (value !== null && typeof value === 'object') {
+    let n = 0;
+    for (const key in value) if (Object.hasOwn(value, key) && ++n > limit) break;
+    return n;
+  }
+  if (typeof value !== 'string') return 1;
+  let n = 0;
+  let inItem = false;
+  for (let i = 0; i < value.length;) {
+    const skip = separatorAt(value, i, separator);
+    if (skip > 0) {
+      inItem = false;
+      i += skip;
+      continue;
+    }
+    // An item is a part with something besides white space (list_to_array trims and drops empty ones).
+    if (!inItem && !isSpace(value.charCodeAt(i))) {
+      inItem = true;
+      if (++n > limit) break;
+    }
+    i++;
+  }
+  return n;
+}
+
+/**
+ * The failure of a list arg holding more items than it takes (WordPress' `rest_too_many_items`
+ * of `maxItems`), or undefined. Checked before the arg's validator, which may look every item up.
+ */
+export function listLengthFailure(name: string, value: unknown, spec: ArgSpec): ParamFailure | undefined {
+  const max = maxItemsOf(spec);
+  if (max === undefined) return undefined;
+  const separator: Separator = spec.itemSeparator === 'line' ? 'line' : spec.type === 'array' ? 'comma-or-space' : 'comma';
+  if (countListItems(value, separator, max) <= max) return undefined;
+  const message = `${name} must contain at most ${max} ${max === 1 ? 'item' : 'items'}.`;
+  return { message, detail: { code: 'rest_too_many_items', message, data: { param: name } } };
 }

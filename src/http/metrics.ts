@@ -9,13 +9,19 @@
  * * `calendar_kept_results_total{kind,result}`: hits and misses of kept results (src/metrics.ts);
  * * `calendar_log_dropped_lines_total`, `calendar_log_dropped_bytes_total`, `calendar_log_buffered_bytes`:
  *   log lines a stalled stdout made the server drop, and what stdout holds (src/log-destination.ts);
+ * * `calendar_event_loop_delay_seconds`: histogram of the event loop's delays, sampled every
+ *   {@link LOOP_SAMPLE_MS} by `perf_hooks.monitorEventLoopDelay` (each sample: how late the loop
+ *   ran a timer), cumulative since start;
+ * * `calendar_slow_requests_total{method,route}`: requests during which the loop was held past
+ *   SLOW_REQUEST_LOG_MS (each also logged, see loop-delay.ts);
  * * Node's process metrics (`collectDefaultMetrics`).
  *
  * `METRICS=false`: no route (404). `METRICS_TOKEN`: `Authorization: Bearer TOKEN` or 401.
  *
- * @example registerMetrics(app, config, store)
+ * @example registerMetrics(app, config, store, watchLoop())
  */
 import { timingSafeEqual } from 'node:crypto';
+import { monitorEventLoopDelay, type IntervalHistogram } from 'node:perf_hooks';
 import type { FastifyInstance } from 'fastify';
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
 import type { Config } from '../config.js';
@@ -23,6 +29,7 @@ import { ApiError } from '../domain/errors.js';
 import { keptCountersOf, writeCommitCountersOf, type KeptCounters } from '../metrics.js';
 import { logOutputCounters } from '../metrics.js';
 import type { Store } from '../store/db.js';
+import type { LoopWatch } from './loop-delay.js';
 
 export const METRICS_PATH = '/metrics';
 
@@ -32,7 +39,33 @@ function sameToken(sent: string, expected: string): boolean {
   return a.length === b.length && timingSafeEqual(a, b);
 }
 
-export function registerMetrics(app: FastifyInstance, config: Config, store: Store): Registry | undefined {
+/** The sampling interval of `calendar_event_loop_delay_seconds` (ms; prom-client's own loop metrics use the same). */
+export const LOOP_SAMPLE_MS = 10;
+
+/** Buckets of `calendar_event_loop_delay_seconds`: 1 ms to 10 s. */
+const LOOP_DELAY_BUCKETS = [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10];
+
+/**
+ * Move the samples `monitor` recorded since the last call into `into`, then reset it. A sample of
+ * `monitorEventLoopDelay` is the time between two runs of its timer, so the delay is that less the
+ * interval. The monitor keeps an HDR histogram (no single samples): each sample is observed at the
+ * value of the percentile it falls under, so counts are exact and values within the monitor's
+ * precision (about 1 %); `_sum` is a slight overestimate.
+ */
+export function drainLoopDelays(monitor: IntervalHistogram, into: Histogram, intervalMs: number): void {
+  const total = monitor.count;
+  if (total === 0) return;
+  const intervalNs = intervalMs * 1e6;
+  let done = 0;
+  for (const [percentile, ns] of [...monitor.percentiles].sort((a, b) => a[0] - b[0])) {
+    const upTo = Math.min(total, Math.round((total * percentile) / 100));
+    const seconds = Math.max(0, ns - intervalNs) / 1e9;
+    for (; done < upTo; done++) into.observe(seconds);
+  }
+  monitor.reset();
+}
+
+export function registerMetrics(app: FastifyInstance, config: Config, store: Store, loop?: LoopWatch): Registry | undefined {
   if (!config.metrics) return undefined;
   const registry = new Registry();
   collectDefaultMetrics({ register: registry });
@@ -140,6 +173,31 @@ export function registerMetrics(app: FastifyInstance, config: Config, store: Sto
       this.set(logOutputCounters.buffered());
     },
   });
+
+  const monitor = monitorEventLoopDelay({ resolution: LOOP_SAMPLE_MS });
+  monitor.enable();
+  app.addHook('onClose', async () => monitor.disable());
+  new Histogram({
+    name: 'calendar_event_loop_delay_seconds',
+    help: `Event loop delays: how late the loop ran a timer set every ${LOOP_SAMPLE_MS} ms (perf_hooks.monitorEventLoopDelay), since start`,
+    buckets: LOOP_DELAY_BUCKETS,
+    registers: [registry],
+    collect() {
+      drainLoopDelays(monitor, this, LOOP_SAMPLE_MS);
+    },
+  });
+  if (loop) {
+    new Counter({
+      name: 'calendar_slow_requests_total',
+      help: `Requests during which the event loop was held at least SLOW_REQUEST_LOG_MS (${config.slowRequestLogMs} ms), by method and route pattern; each is logged`,
+      labelNames: ['method', 'route'],
+      registers: [registry],
+      collect() {
+        this.reset();
+        for (const { method, route, count } of loop.slowRequests.values()) this.inc({ method, route }, count);
+      },
+    });
+  }
 
   app.addHook('onResponse', async (req, reply) => {
     const labels = { method: req.method, route: req.routeOptions.url ?? '(unmatched)', status: String(reply.statusCode) };

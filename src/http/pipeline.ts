@@ -18,7 +18,7 @@ import { ApiError, apiError, forbidden, invalidParams, missingParams, type Param
 import { ANONYMOUS, isAuthenticated, type Viewer } from '../domain/permissions.js';
 import { jsonBody } from '../domain/serialized.js';
 import { SMALL_ANSWER_BYTES } from '../domain/answer-budget.js';
-import { coerceType } from './coerce.js';
+import { coerceType, listLengthFailure } from './coerce.js';
 import { answerConditional, etagOfBody, hasPreconditions, isNotModified, preconditionsHold, type Validators } from './conditional.js';
 import { itemValidators, listValidators, recordIdOf, tagNamesVersion } from './versioning.js';
 import { withWriteGuard } from '../store/changes.js';
@@ -82,6 +82,12 @@ export async function parseArgs(
   for (const [name, spec] of Object.entries(endpoint.args)) {
     if (!(name in args)) continue;
     let value = args[name];
+    // List args hold at most their maxItems (route.ts), counted before anything walks the items.
+    const tooMany = listLengthFailure(name, value, spec);
+    if (tooMany) {
+      failures[name] = tooMany;
+      continue;
+    }
     // NUL bytes are refused in every argument (PostgreSQL cannot store them in text, and no field
     // of the calendar has a use for them), before any validator looks the value up.
     if (containsNul(value)) {

@@ -58,6 +58,18 @@ export interface ArgSpec {
    * column (−2³¹ … 2³¹ − 1) unless `unbounded`: the handler caps them itself (`per_page`).
    */
   unbounded?: boolean;
+  /**
+   * List args ({@link isListArg}): the most items accepted, beyond which the request is refused
+   * (400 `rest_invalid_param`, `rest_too_many_items`) before any validator looks at the items.
+   * Default {@link MAX_LIST_ITEMS}. Not shown in the index (the original's has no such keyword).
+   */
+  maxItems?: number;
+  /**
+   * List args: how a string value splits into items, for counting them: `comma` (the default: a
+   * CSV list, as the original's `list_to_array`, `%2C` included; `type: 'array'` args also split
+   * at whitespace, as their coercion does) or `line` (one item per line: `recurrence`).
+   */
+  itemSeparator?: 'comma' | 'line';
   /** Runs when the value is present (not null/undefined), before type coercion. */
   validate?: (value: unknown, ctx: ArgContext) => ValidationResult | Promise<ValidationResult>;
   /** Runs after validation and type coercion; its result is what the handler sees. */
@@ -145,6 +157,25 @@ export function route(path: string, endpoints: Endpoint[]): RouteDecl {
 /** Declare an endpoint (identity function that types the declaration). */
 export function endpoint<R = any>(e: Endpoint<R>): Endpoint<R> {
   return e;
+}
+
+/**
+ * The most items a list argument (`categories`, `tags`, `venue`, `organizer`, `include`,
+ * `exclude`, `recurrence`, a webhook's `events`, …: a CSV string, an array, or an object of
+ * bracketed keys) takes unless its declaration says otherwise (`maxItems`); beyond it the request
+ * is refused with 400 `rest_invalid_param` before any item is looked at. Writes that create records
+ * from a list (new terms) may allow fewer; they use this as the upper bound.
+ */
+export const MAX_LIST_ITEMS = 100;
+
+/** Whether an arg takes a list: `type: 'array'`, or declared with `items` or documented as an array. */
+export function isListArg(spec: ArgSpec): boolean {
+  return spec.type === 'array' || spec.items !== undefined || spec.docType === 'array';
+}
+
+/** The most items a list arg takes (undefined for other args). */
+export function maxItemsOf(spec: ArgSpec): number | undefined {
+  return isListArg(spec) ? (spec.maxItems ?? MAX_LIST_ITEMS) : undefined;
 }
 
 /** The permission of public endpoints. */

@@ -66,6 +66,7 @@ describe('configuration', () => {
         'JSONP',
         'METRICS',
         'METRICS_TOKEN',
+        'SLOW_REQUEST_LOG_MS',
         'RATE_LIMIT_MAX',
         'RATE_LIMIT_WINDOW',
         'LOGIN_MAX_FAILURES',

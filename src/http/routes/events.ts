@@ -34,6 +34,7 @@ import { inlineLinkedChecks } from './linked-posts.js';
 const recurrenceArg = {
   items: { type: 'string' as const },
   docType: 'array' as const,
+  itemSeparator: 'line' as const,
   description: 'Recurrence rules of a recurring event: RFC 5545 RRULE, RDATE and EXDATE lines (no DTSTART). An empty list or string makes the event single again',
   validate: (v: unknown): boolean | ParamFailure => {
     if (isClearingRecurrence(v)) return true;

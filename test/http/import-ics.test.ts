@@ -53,7 +53,7 @@ for (const kind of STORES) {
     it('imports zones, all-day dates, DST, escaping, folding, venues, categories, organizers and URLs', async () => {
       const run = await cli(['import', 'ics', FIXTURE, '--no-progress'], env(url));
       assert.equal(run.code, 0, run.stderr + run.stdout);
-      assert.match(run.stdout, /events: 6 created, 0 updated, 0 skipped, 0 failed/);
+      assert.match(run.stdout, /events: 6 created, 0 updated, 0 unchanged, 0 skipped, 0 failed/);
       assert.doesNotMatch(run.stderr, /weekly-1@example\.org/, 'a weekly RRULE is imported whole, without a warning');
       const events = await allEvents(t);
       assert.equal(events.length, 10, 'five events and the five occurrences of the weekly series');
@@ -106,14 +106,14 @@ for (const kind of STORES) {
     it('a second import updates by UID and duplicates nothing; a URL works like a file', async () => {
       const again = await cli(['import', 'ics', FIXTURE, '--no-progress'], env(url));
       assert.equal(again.code, 0, again.stderr);
-      assert.match(again.stdout, /events: 0 created, 0 updated, 6 skipped, 0 failed/);
+      assert.match(again.stdout, /events: 0 created, 0 updated, 6 unchanged, 0 skipped, 0 failed/);
       const changed = readFileSync(FIXTURE, 'utf8').replace('SUMMARY:In UTC', 'SUMMARY:In UTC (moved)').replace('DTSTART:20271105T180000Z', 'DTSTART:20271105T190000Z');
       const http = createServer((_, res) => res.writeHead(200, { 'content-type': 'text/calendar' }).end(changed));
       await new Promise<void>((r) => http.listen(0, '127.0.0.1', r));
       try {
         const fromUrl = await cli(['import', 'ics', `http://127.0.0.1:${(http.address() as { port: number }).port}/calendar.ics`, '--no-progress'], env(url));
         assert.equal(fromUrl.code, 0, fromUrl.stderr);
-        assert.match(fromUrl.stdout, /events: 0 created, 1 updated, 5 skipped, 0 failed/);
+        assert.match(fromUrl.stdout, /events: 0 created, 1 updated, 5 unchanged, 0 skipped, 0 failed/);
       } finally {
         http.close();
       }
@@ -128,7 +128,7 @@ for (const kind of STORES) {
       servers.push(fresh.server);
       const run = await cli(['import', 'ics', RECURRING, '--no-progress'], env(fresh.url));
       assert.equal(run.code, 0, run.stderr + run.stdout);
-      assert.match(run.stdout, /events: 2 created, 0 updated, 0 skipped, 0 failed/);
+      assert.match(run.stdout, /events: 2 created, 0 updated, 0 unchanged, 0 skipped, 0 failed/);
       assert.match(run.stderr, /hourly-1@example\.org \("Hourly check"\) repeats in a way not supported here \(.*FREQ.*\); only its first occurrence was imported/);
       assert.match(run.stderr, /changed occurrences of orphan-1@example\.org were left out: the file has no recurring event with that UID/);
       const events = await allEvents(fresh.server);
@@ -163,13 +163,13 @@ for (const kind of STORES) {
 
       const again = await cli(['import', 'ics', RECURRING, '--no-progress'], env(fresh.url));
       assert.equal(again.code, 0, again.stderr);
-      assert.match(again.stdout, /events: 0 created, 0 updated, 2 skipped, 0 failed/);
+      assert.match(again.stdout, /events: 0 created, 0 updated, 2 unchanged, 0 skipped, 0 failed/);
       const changed = readFileSync(RECURRING, 'utf8').replace('SUMMARY:Evening class (moved)', 'SUMMARY:Evening class (moved again)');
       const file = join(dir, 'recurring-changed.ics');
       writeFileSync(file, changed);
       const third = await cli(['import', 'ics', file, '--no-progress'], env(fresh.url));
       assert.equal(third.code, 0, third.stderr);
-      assert.match(third.stdout, /events: 0 created, 1 updated, 1 skipped, 0 failed/);
+      assert.match(third.stdout, /events: 0 created, 1 updated, 1 unchanged, 0 skipped, 0 failed/);
       const after = (await allEvents(fresh.server)).filter((e) => e.title.startsWith('Evening class'));
       assert.deepEqual(
         after.map((e) => e.id),

@@ -62,6 +62,8 @@ export interface IcsOverride {
   recurrenceId: { seconds: number } | { day: string };
   /** what the occurrence becomes (undefined: it is cancelled) */
   input: EventInput | undefined;
+  /** the RECURRENCE-ID's day as written (Exchange names an all-day occurrence by its midnight in a zone) */
+  wallDay?: string;
 }
 
 const SOURCE = 'ics';
@@ -205,13 +207,46 @@ function derivedUid(vevent: ICAL.Component): string {
   return `derived-${createHash('sha256').update(parts.join('\n')).digest('hex').slice(0, 24)}@events-calendar`;
 }
 
-/** Where each VEVENT starts in the file (line numbers, 1-based), in order. */
-function veventLines(text: string): number[] {
-  const out: number[] = [];
-  text.split(/\r\n|\n|\r/).forEach((line, i) => {
-    if (/^BEGIN:VEVENT\s*$/i.test(line)) out.push(i + 1);
+/** Content lines (folding undone), each with the line of the file it starts on (1-based). */
+interface Line {
+  text: string;
+  line: number;
+}
+
+function unfold(text: string): Line[] {
+  const out: Line[] = [];
+  text.split(/\r\n|\n|\r/).forEach((raw, i) => {
+    const last = out[out.length - 1];
+    if (last && (raw.startsWith(' ') || raw.startsWith('\t'))) last.text += raw.slice(1);
+    else out.push({ text: raw, line: i + 1 });
   });
   return out;
+}
+
+const DATE_LINE = /^(DTSTART|DTEND|DUE|RECURRENCE-ID|EXDATE|RDATE)((?:;[^:]*)?):(.*)$/i;
+
+/**
+ * Repairs of date lines as common producers write them wrong, before ical.js reads them:
+ * - Outlook's `DTSTART;TZID="W. Europe Standard Time:20200609T090000"` (the quote closes after the value);
+ * - `VALUE=DATE` with a date-time value (`DTSTART;VALUE=DATE:20110805T150000`): a date-time;
+ * - a bare date without `VALUE=DATE` (`DTSTART:20021028`, Apple iCal 1.0): a DATE.
+ */
+function repairLine(text: string): string {
+  const quoted = /^(DTSTART|DTEND|DUE|RECURRENCE-ID|EXDATE|RDATE)(;.*TZID=)"([^":]*):([0-9TZ,]+)"\s*$/i.exec(text);
+  if (quoted) text = `${quoted[1]}${quoted[2]}"${quoted[3]}":${quoted[4]}`;
+  const m = DATE_LINE.exec(text);
+  if (!m) return text;
+  const [, name, params = '', value = ''] = m;
+  const values = value.trim().split(',');
+  const isDateParam = /;VALUE=DATE(?=;|$)/i.test(params);
+  if (isDateParam && values.every((v) => /^\d{8}T\d{6}Z?$/.test(v))) return `${name}${params.replace(/;VALUE=DATE(?=;|$)/i, '')}:${value}`;
+  if (!/;VALUE=/i.test(params) && values.every((v) => /^\d{8}$/.test(v))) return `${name}${params.replace(/;TZID=("[^"]*"|[^;:]*)/i, '')};VALUE=DATE:${value}`;
+  return text;
+}
+
+/** Where each VEVENT starts in the file (line numbers, 1-based), in order. */
+function veventLines(lines: Line[]): number[] {
+  return lines.filter((l) => /^BEGIN:VEVENT\s*$/i.test(l.text)).map((l) => l.line);
 }
 
 /** One VEVENT block the parser refused, named by what the raw text says. */
@@ -226,13 +261,12 @@ interface Refused {
  * (else the file is not iCalendar), then each VEVENT is parsed on its own; those that do not parse
  * are returned as refused.
  */
-function parseByBlocks(text: string, where: string, firstError: Error): { root: ICAL.Component; refused: Refused[]; lines: number[] } {
-  const lines = text.split(/\r\n|\n|\r/);
+function parseByBlocks(lines: Line[], where: string, firstError: Error): { root: ICAL.Component; refused: Refused[]; lines: number[] } {
   const skeleton: string[] = [];
   const blocks: Array<{ line: number; text: string[] }> = [];
   let current: { line: number; text: string[] } | undefined;
-  lines.forEach((line, i) => {
-    if (!current && /^BEGIN:VEVENT\s*$/i.test(line)) current = { line: i + 1, text: [] };
+  lines.forEach(({ text: line, line: number }) => {
+    if (!current && /^BEGIN:VEVENT\s*$/i.test(line)) current = { line: number, text: [] };
     if (current) {
       current.text.push(line);
       if (/^END:VEVENT\s*$/i.test(line)) {
@@ -289,13 +323,14 @@ export interface ParsedIcs {
 export function parseIcs(text: string, siteTimezone: string, status: string, where: string, strict = false): ParsedIcs {
   let root: ICAL.Component;
   let refused: Refused[] = [];
-  let lines = veventLines(text);
+  const contentLines = unfold(text).map((l) => ({ text: repairLine(l.text), line: l.line }));
+  let lines = veventLines(contentLines);
   const textLines = text.split(/\r\n|\n|\r/);
   try {
-    root = new ICAL.Component(ICAL.parse(text) as unknown[]);
+    root = new ICAL.Component(ICAL.parse(contentLines.map((l) => l.text).join('\r\n')) as unknown[]);
   } catch (err) {
     if (!/^\s*BEGIN:VCALENDAR/i.test(text)) throw new ImportError(`${where} is not a valid iCalendar file: ${(err as Error).message}`);
-    ({ root, refused, lines } = parseByBlocks(text, where, err as Error));
+    ({ root, refused, lines } = parseByBlocks(contentLines, where, err as Error));
   }
   if (root.name !== 'vcalendar') throw new ImportError(`${where} is not an iCalendar file (it holds a ${root.name.toUpperCase()}, not a VCALENDAR)`);
   // ical.js keeps zones process-wide: only this file's VTIMEZONEs count.
@@ -378,7 +413,7 @@ export function parseIcs(text: string, siteTimezone: string, status: string, whe
       if (recurrenceId) {
         const at = recurrenceId.isDate ? { day: wallOf(recurrenceId).slice(0, 10) } : { seconds: secondsOf(recurrenceId, schedule?.timezone ?? siteTimezone) };
         const list = overrides.get(uid) ?? [];
-        list.push({ override: { recurrenceId: at, input: cancelled ? undefined : input }, input: cancelled ? undefined : input });
+        list.push({ override: { recurrenceId: at, input: cancelled ? undefined : input, wallDay: wallOf(recurrenceId).slice(0, 10) }, input: cancelled ? undefined : input });
         overrides.set(uid, list);
         return;
       }
@@ -416,7 +451,7 @@ export function parseIcs(text: string, siteTimezone: string, status: string, whe
     const mine = overrides.get(e.uid) ?? [];
     overrides.delete(e.uid);
     if (mine.length && !e.recurring) warnings.push(`${where}: ${e.uid} ("${e.input.title}") does not repeat; its ${mine.length} changed occurrence(s) were left out`);
-    else e.overrides = mine.map((m) => m.override);
+    else e.overrides = mine.map((m) => (e.input.all_day && 'seconds' in m.override.recurrenceId ? { ...m.override, recurrenceId: { day: m.override.wallDay! } } : m.override));
     // What the import writes, and only that: volatile properties (DTSTAMP, …) leave it unchanged.
     e.fingerprint = createHash('sha256')
       .update(JSON.stringify({ v: 2, input: e.input, recurring: e.recurring, overrides: e.overrides }))

@@ -162,11 +162,15 @@ const WINDOWS_ZONES: ReadonlyArray<readonly [string, string, string]> = [
   ['Line Islands Standard Time', '(UTC+14:00) Kiritimati Island', 'Pacific/Kiritimati'],
 ];
 
-const normal = (s: string) => s.trim().toLowerCase().replace(/\s+/g, ' ');
+const normal = (s: string) => s.trim().toLowerCase().replace(/&/g, 'and').replace(/\s+/g, ' ');
+/** A display name without its offset (older Outlooks write "(GMT+10:00) Canberra, Melbourne, Sydney"). */
+const places = (s: string) => normal(s.replace(/^\s*\((?:UTC|GMT)[^)]*\)\s*/i, ''));
 const BY_NAME = new Map<string, string>();
+const BY_PLACES = new Map<string, string>();
 for (const [id, display, zone] of WINDOWS_ZONES) {
   BY_NAME.set(normal(id), zone);
   BY_NAME.set(normal(display), zone);
+  BY_PLACES.set(places(display), zone);
 }
 
 export interface ResolvedZone {
@@ -185,7 +189,7 @@ export function resolveTzid(tzid: string): ResolvedZone | undefined {
   if (name === '') return undefined;
   // UTC offsets ("UTC+5") are not IANA names, and a TZID does not use them: only real zone names here.
   if (!/^utc./i.test(name) && isValidTimezone(name)) return { zone: name, via: 'IANA' };
-  const windows = BY_NAME.get(normal(name));
+  const windows = BY_NAME.get(normal(name)) ?? (/^\s*\((?:UTC|GMT)/i.test(name) ? BY_PLACES.get(places(name)) : undefined);
   if (windows && isValidTimezone(windows)) return { zone: windows, via: 'Windows (CLDR)' };
   // A producer's prefix before an IANA name: the longest tail of two or more segments that is one.
   const parts = name.split('/').filter((p) => p !== '');

@@ -10,7 +10,13 @@
  * occurrence only, with a warning. An event is upserted by its `UID` (import map, source `ics`), so
  * importing the same calendar again updates it (its overrides included).
  *
- * The whole file is parsed before anything is written: a malformed file changes nothing.
+ * Issue 25, nothing lost silently: a `TZID` without `VTIMEZONE` is resolved by name (IANA, a
+ * producer's prefix, Windows through CLDR: `windows-zones.ts`), one known nowhere is a warning and
+ * floating time in the site zone; a VEVENT that cannot be imported is skipped and named (summary,
+ * UID, line) with the reason, the rest imported (`strict`: all or nothing); a VEVENT without UID
+ * gets one derived from its content; duplicate UIDs are reported; the fingerprint covers only what
+ * is written, so volatile properties (`DTSTAMP`, …) leave an event unchanged. The whole file is
+ * parsed before anything is written: a file that is not iCalendar changes nothing.
  *
  * @example
  *   await importIcs(services, admin, { input: 'calendar.ics', status: 'publish', dryRun: false, retries: 5, retryDelayMs: 1000 });
@@ -171,15 +177,14 @@ function recurrenceLinesOf(vevent: ICAL.Component, zone: string): string[] {
   return lines;
 }
 
-/**
+/*
  * Properties the fingerprint does not see. The fingerprint is a hash of what the import takes
  * from a VEVENT (the event written: title, description, times and zone, venue, organizer,
  * categories, website, status, recurrence lines, and its changed or cancelled occurrences), so
  * everything else is ignored: in particular `DTSTAMP` (generators set it to "now"),
  * `LAST-MODIFIED`, `CREATED`, `SEQUENCE`, `ATTENDEE`s, `VALARM`s, `TRANSP`, `CLASS`, `PRIORITY` and
- * `X-` properties. Listed here for the README and the tests.
+ * `X-` properties (see parseIcs).
  */
-export const IGNORED_PROPERTIES = ['DTSTAMP', 'LAST-MODIFIED', 'CREATED', 'SEQUENCE', 'ATTENDEE', 'VALARM', 'TRANSP', 'CLASS', 'PRIORITY', 'X-*'] as const;
 
 /** Date-valued properties whose text must be a real date (ical.js would roll `20271345` over into 2028). */
 const DATE_PROPERTIES = ['dtstart', 'dtend', 'recurrence-id', 'due'];

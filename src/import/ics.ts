@@ -582,7 +582,8 @@ export async function importIcs(services: Services, admin: Viewer, options: IcsI
     }
     hooks.onProgress?.({ phase: 'events', done: ++done, total: events.length });
   }
-  // The validators are kept only once the feed's events are in: a run that stopped takes the whole feed again.
-  await report.afterImport?.();
+  // The validators are kept only once the feed's events are all in: a run that stopped, or an event
+  // refused, takes the whole feed again next time.
+  if (report.failed === 0) await report.afterImport?.();
   return report;
 }

@@ -95,6 +95,47 @@ function positiveInt(name: string, value: string, min = 0): number {
   return n;
 }
 
+/** `30s`, `15m`, `1h` in milliseconds (at least one second). */
+function intervalMs(value: string): number {
+  const m = /^(\d+)\s*(s|m|h)$/i.exec(value.trim());
+  const ms = m ? Number(m[1]) * { s: 1000, m: 60_000, h: 3_600_000 }[m[2]!.toLowerCase() as 's' | 'm' | 'h'] : NaN;
+  if (!Number.isFinite(ms) || ms < 1000) throw new ImportError(`--every must be a duration like 30s, 15m or 1h, got "${value}"`);
+  return ms;
+}
+
+/**
+ * Run `fn` now and then every `ms` after each run ends, until SIGTERM or SIGINT: the run in
+ * progress finishes, the wait is cut short, and the promise resolves (exit code 0).
+ */
+async function everyInterval(ms: number, fn: () => Promise<void>): Promise<void> {
+  let stop = false;
+  let wake: (() => void) | undefined;
+  const onSignal = () => {
+    stop = true;
+    wake?.();
+  };
+  process.on('SIGTERM', onSignal);
+  process.on('SIGINT', onSignal);
+  try {
+    while (!stop) {
+      await fn();
+      if (stop) break;
+      await new Promise<void>((resolve) => {
+        const timer = setTimeout(resolve, ms);
+        wake = () => {
+          clearTimeout(timer);
+          resolve();
+        };
+      });
+      wake = undefined;
+    }
+    console.log(`${new Date().toISOString()} stopped`);
+  } finally {
+    process.off('SIGTERM', onSignal);
+    process.off('SIGINT', onSignal);
+  }
+}
+
 export function registerImportCommands(program: Command, withSettings: WithSettings, overridesOf: OverridesOf): void {
   const imports = program.command('import').description('bring a calendar in: from a The Events Calendar site (tec), an iCalendar file (ics), or an export of this service (json)');
   const settings: Array<keyof Config> = ['databaseUrl', 'timezone', 'adminUser', 'adminPassword'];
@@ -175,25 +216,68 @@ Examples:
       .option('--dry-run', 'parse and report what would be created, updated or skipped; write nothing')
       .option('--retries <n>', 'retries of a URL answered 429 or 5xx', '5')
       .option('--retry-delay <ms>', 'first backoff in milliseconds', '1000')
-      .option('--no-progress', 'no progress bar'),
+      .option('--strict', 'all or nothing: stop before writing anything if an event would be skipped, two share a UID, or a time zone is not known')
+      .option('--every <interval>', 'keep running and import again every INTERVAL (30s, 15m, 1h); a URL is fetched conditionally (ETag, Last-Modified)')
+      .option('--no-progress', 'no progress bar')
+      .addHelpText(
+        'after',
+        `
+A VEVENT that cannot be imported (no DTSTART, a date that is not one, a line that does not parse, a
+second VEVENT with the same UID) is skipped and named (summary, UID, line) with the reason; the rest
+is imported. A TZID without VTIMEZONE is resolved by name (IANA, or Windows through CLDR); one known
+nowhere is a warning and the event's times are taken in the site zone. Events without UID get one
+derived from their content. Unchanged events (DTSTAMP, SEQUENCE and other volatile properties
+aside) are counted "unchanged" and not written.
+
+With --every the command runs until SIGTERM or SIGINT (the run in progress finishes first) and logs
+each run's summary; an unchanged feed costs one request answered 304.
+
+Examples:
+  events-calendar import ics calendar.ics --strict
+  events-calendar import ics https://calendar.example.org/feed.ics --every 15m --no-progress`,
+      ),
     settings,
   ).action(async (fileOrUrl: string, opts) => {
     try {
+      const everyMs = opts.every === undefined ? undefined : intervalMs(String(opts.every));
       await withServices(opts, overridesOf, async (services, config) => {
         const admin = await administrator(services, config);
-        const hooks = progressHooks(opts.progress !== false);
-        let report: ImportReport;
-        try {
-          report = await importIcs(
-            services,
-            admin,
-            { input: fileOrUrl, status: opts.status, dryRun: Boolean(opts.dryRun), retries: positiveInt('--retries', opts.retries), retryDelayMs: positiveInt('--retry-delay', opts.retryDelay) },
-            hooks,
-          );
-        } finally {
-          hooks.stop();
+        const runOnce = async (): Promise<ImportReport> => {
+          const hooks = progressHooks(opts.progress !== false && everyMs === undefined);
+          try {
+            return await importIcs(
+              services,
+              admin,
+              {
+                input: fileOrUrl,
+                status: opts.status,
+                dryRun: Boolean(opts.dryRun),
+                retries: positiveInt('--retries', opts.retries),
+                retryDelayMs: positiveInt('--retry-delay', opts.retryDelay),
+                strict: Boolean(opts.strict),
+                conditional: everyMs !== undefined,
+              },
+              hooks,
+            );
+          } finally {
+            hooks.stop();
+          }
+        };
+        if (everyMs === undefined) {
+          printSummary(await runOnce(), Boolean(opts.dryRun));
+          return;
         }
-        printSummary(report, Boolean(opts.dryRun));
+        await everyInterval(everyMs, async () => {
+          console.log(`${new Date().toISOString()} import ics ${fileOrUrl}`);
+          try {
+            const report = await runOnce();
+            for (const line of report.lines()) console.log(`  ${line}`);
+          } catch (err) {
+            // A failed run (the feed unreachable, not iCalendar) is logged; the next one tries again.
+            if (!(err instanceof ImportError)) throw err;
+            console.error(`error: ${err.message}`);
+          }
+        });
       });
     } catch (err) {
       failWith(err);

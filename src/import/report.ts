@@ -1,6 +1,8 @@
 /**
  * What an import did, per kind of record: created, updated, skipped (unchanged since the last
  * import), failed (with the reason), and ids that could not be kept (mapped to another id).
+ * `import ics` tells unchanged records (`unchanged`) from records left out of the file (`skipped`,
+ * each with its reason): `new ImportReport({ unchanged: true })`.
  *
  * @example
  *   const report = new ImportReport();
@@ -8,7 +10,7 @@
  *   report.lines() // ['events: 1 created, 0 updated, 0 skipped, 0 failed']
  */
 
-export type Outcome = 'created' | 'updated' | 'skipped' | 'failed';
+export type Outcome = 'created' | 'updated' | 'unchanged' | 'skipped' | 'failed';
 
 /** A phase's progress, for a progress bar. */
 export interface Progress {
@@ -33,16 +35,34 @@ export class ImportReport {
   /** source id → local id, where they differ */
   readonly remapped: Array<{ kind: string; sourceId: string; localId: number; why: string }> = [];
   readonly warnings: string[] = [];
+  /** records left out (with `unchanged`: skipped ones, each named with the reason) */
+  readonly skips: Array<{ kind: string; id: string; reason: string }> = [];
+  /** a conditional GET was answered 304: nothing was read, nothing changed */
+  notModified = false;
+  /** run once the records are written (a scheduled ics import keeps the feed's validators) */
+  afterImport?: () => Promise<void>;
+  /** count unchanged records apart from skipped ones (import ics) */
+  readonly separateUnchanged: boolean;
+
+  constructor(options: { unchanged?: boolean } = {}) {
+    this.separateUnchanged = options.unchanged ?? false;
+  }
 
   count(kind: string, outcome: Outcome): void {
     let c = this.counts.get(kind);
-    if (!c) this.counts.set(kind, (c = { created: 0, updated: 0, skipped: 0, failed: 0 }));
+    if (!c) this.counts.set(kind, (c = { created: 0, updated: 0, unchanged: 0, skipped: 0, failed: 0 }));
     c[outcome]++;
   }
 
   fail(kind: string, id: string, reason: string): void {
     this.count(kind, 'failed');
     this.failures.push({ kind, id, reason });
+  }
+
+  /** A record left out, with the reason (listed in the summary). */
+  skip(kind: string, id: string, reason: string): void {
+    this.count(kind, 'skipped');
+    this.skips.push({ kind, id, reason });
   }
 
   remap(kind: string, sourceId: string, localId: number, why: string): void {
@@ -56,9 +76,14 @@ export class ImportReport {
   /** The summary, one line per kind, then the mapped ids and the failures. */
   lines(): string[] {
     const out: string[] = [];
-    for (const [kind, c] of this.counts) out.push(`${PLURAL[kind] ?? kind}: ${c.created} created, ${c.updated} updated, ${c.skipped} skipped, ${c.failed} failed`);
-    if (out.length === 0) out.push('nothing to import');
+    for (const [kind, c] of this.counts) {
+      const unchanged = this.separateUnchanged ? `${c.unchanged} unchanged, ` : '';
+      out.push(`${PLURAL[kind] ?? kind}: ${c.created} created, ${c.updated} updated, ${unchanged}${c.skipped} skipped, ${c.failed} failed`);
+    }
+    if (this.notModified) out.push('not modified since the last run (HTTP 304): nothing to import');
+    else if (out.length === 0) out.push('nothing to import');
     for (const r of this.remapped) out.push(`mapped ${r.kind} ${r.sourceId} → ${r.localId} (${r.why})`);
+    for (const s of this.skips) out.push(`skipped ${s.id}: ${s.reason}`);
     for (const f of this.failures) out.push(`failed ${f.kind} ${f.id}: ${f.reason}`);
     return out;
   }

@@ -34,6 +34,8 @@ export interface Source {
   getJson(url: string, accept?: number[]): Promise<JsonAnswer>;
   /** GET a text document (ICS). */
   getText(url: string): Promise<string>;
+  /** GET a text document with If-None-Match / If-Modified-Since: 304 when unchanged, else the text and its validators. */
+  getTextIfChanged(url: string, known: { etag?: string; lastModified?: string }): Promise<{ status: 200 | 304; text: string; etag?: string; lastModified?: string }>;
 }
 
 /** Refuse anything but an absolute http(s) URL. */
@@ -69,13 +71,13 @@ export function createSource(options: SourceOptions): Source {
   const headers: Record<string, string> = { accept: 'application/json', 'user-agent': 'events-calendar-import' };
   if (authenticated) headers.authorization = 'Basic ' + Buffer.from(`${options.user}:${options.password}`).toString('base64');
 
-  async function fetchWithRetry(url: string, accept: string): Promise<Response> {
+  async function fetchWithRetry(url: string, accept: string, extra: Record<string, string> = {}): Promise<Response> {
     let attempt = 0;
     for (;;) {
       let res: Response | undefined;
       let failure: string;
       try {
-        res = await fetch(url, { headers: { ...headers, accept }, signal: AbortSignal.timeout(options.timeoutMs ?? 60_000), redirect: 'follow' });
+        res = await fetch(url, { headers: { ...headers, ...extra, accept }, signal: AbortSignal.timeout(options.timeoutMs ?? 60_000), redirect: 'follow' });
         if (res.status !== 429 && res.status < 500) return res;
         failure = `answered ${res.status}`;
         await res.arrayBuffer().catch(() => undefined);
@@ -116,6 +118,18 @@ export function createSource(options: SourceOptions): Source {
       const res = await fetchWithRetry(url, 'text/calendar, */*');
       if (!res.ok) throw new ImportError(`GET ${url} answered ${res.status}`);
       return res.text();
+    },
+    async getTextIfChanged(url, known) {
+      const conditional: Record<string, string> = {};
+      if (known.etag) conditional['if-none-match'] = known.etag;
+      if (known.lastModified) conditional['if-modified-since'] = known.lastModified;
+      const res = await fetchWithRetry(url, 'text/calendar, */*', conditional);
+      if (res.status === 304) {
+        await res.arrayBuffer().catch(() => undefined);
+        return { status: 304, text: '', etag: known.etag, lastModified: known.lastModified };
+      }
+      if (!res.ok) throw new ImportError(`GET ${url} answered ${res.status}`);
+      return { status: 200, text: await res.text(), etag: res.headers.get('etag') ?? undefined, lastModified: res.headers.get('last-modified') ?? undefined };
     },
   };
 }

@@ -4,11 +4,16 @@
  * escaping and folding, LOCATION → one venue reused by name, CATEGORIES, ORGANIZER, URL, a
  * recurring event (a series), upsert by UID, and a malformed file; recurring.ics: a series with an
  * EXDATE, a changed and a cancelled occurrence (RECURRENCE-ID), a rule not supported here (the first
- * occurrence and a warning), and a change of an event the file does not have.
+ * occurrence and a warning), and a change of an event the file does not have. Issue 25 (lossless.ics):
+ * TZIDs without VTIMEZONE (IANA, Windows), a TZID known nowhere, VEVENTs skipped and named, --strict,
+ * a derived UID, duplicate UIDs, volatile properties ignored by the fingerprint (this service's own
+ * /events.ics imported twice), and --every with conditional GETs. The URL tests (the second and the
+ * last) fetch from a loopback server.
  */
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { createServer } from 'node:http';
+import { spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -18,6 +23,7 @@ import { ADMIN, STORES, startServer, type StoreKind, type TestServer } from '../
 const FIXTURE = 'test/fixtures/ics/calendar.ics';
 const MALFORMED = 'test/fixtures/ics/malformed.ics';
 const RECURRING = 'test/fixtures/ics/recurring.ics';
+const LOSSLESS = 'test/fixtures/ics/lossless.ics';
 
 async function target(kind: StoreKind, dir: string, name: string): Promise<{ server: TestServer; url: string }> {
   if (kind.name === 'sqlite') {
@@ -53,7 +59,7 @@ for (const kind of STORES) {
     it('imports zones, all-day dates, DST, escaping, folding, venues, categories, organizers and URLs', async () => {
       const run = await cli(['import', 'ics', FIXTURE, '--no-progress'], env(url));
       assert.equal(run.code, 0, run.stderr + run.stdout);
-      assert.match(run.stdout, /events: 6 created, 0 updated, 0 skipped, 0 failed/);
+      assert.match(run.stdout, /events: 6 created, 0 updated, 0 unchanged, 0 skipped, 0 failed/);
       assert.doesNotMatch(run.stderr, /weekly-1@example\.org/, 'a weekly RRULE is imported whole, without a warning');
       const events = await allEvents(t);
       assert.equal(events.length, 10, 'five events and the five occurrences of the weekly series');
@@ -106,14 +112,14 @@ for (const kind of STORES) {
     it('a second import updates by UID and duplicates nothing; a URL works like a file', async () => {
       const again = await cli(['import', 'ics', FIXTURE, '--no-progress'], env(url));
       assert.equal(again.code, 0, again.stderr);
-      assert.match(again.stdout, /events: 0 created, 0 updated, 6 skipped, 0 failed/);
+      assert.match(again.stdout, /events: 0 created, 0 updated, 6 unchanged, 0 skipped, 0 failed/);
       const changed = readFileSync(FIXTURE, 'utf8').replace('SUMMARY:In UTC', 'SUMMARY:In UTC (moved)').replace('DTSTART:20271105T180000Z', 'DTSTART:20271105T190000Z');
       const http = createServer((_, res) => res.writeHead(200, { 'content-type': 'text/calendar' }).end(changed));
       await new Promise<void>((r) => http.listen(0, '127.0.0.1', r));
       try {
         const fromUrl = await cli(['import', 'ics', `http://127.0.0.1:${(http.address() as { port: number }).port}/calendar.ics`, '--no-progress'], env(url));
         assert.equal(fromUrl.code, 0, fromUrl.stderr);
-        assert.match(fromUrl.stdout, /events: 0 created, 1 updated, 5 skipped, 0 failed/);
+        assert.match(fromUrl.stdout, /events: 0 created, 1 updated, 5 unchanged, 0 skipped, 0 failed/);
       } finally {
         http.close();
       }
@@ -128,7 +134,7 @@ for (const kind of STORES) {
       servers.push(fresh.server);
       const run = await cli(['import', 'ics', RECURRING, '--no-progress'], env(fresh.url));
       assert.equal(run.code, 0, run.stderr + run.stdout);
-      assert.match(run.stdout, /events: 2 created, 0 updated, 0 skipped, 0 failed/);
+      assert.match(run.stdout, /events: 2 created, 0 updated, 0 unchanged, 0 skipped, 0 failed/);
       assert.match(run.stderr, /hourly-1@example\.org \("Hourly check"\) repeats in a way not supported here \(.*FREQ.*\); only its first occurrence was imported/);
       assert.match(run.stderr, /changed occurrences of orphan-1@example\.org were left out: the file has no recurring event with that UID/);
       const events = await allEvents(fresh.server);
@@ -163,13 +169,13 @@ for (const kind of STORES) {
 
       const again = await cli(['import', 'ics', RECURRING, '--no-progress'], env(fresh.url));
       assert.equal(again.code, 0, again.stderr);
-      assert.match(again.stdout, /events: 0 created, 0 updated, 2 skipped, 0 failed/);
+      assert.match(again.stdout, /events: 0 created, 0 updated, 2 unchanged, 0 skipped, 0 failed/);
       const changed = readFileSync(RECURRING, 'utf8').replace('SUMMARY:Evening class (moved)', 'SUMMARY:Evening class (moved again)');
       const file = join(dir, 'recurring-changed.ics');
       writeFileSync(file, changed);
       const third = await cli(['import', 'ics', file, '--no-progress'], env(fresh.url));
       assert.equal(third.code, 0, third.stderr);
-      assert.match(third.stdout, /events: 0 created, 1 updated, 1 skipped, 0 failed/);
+      assert.match(third.stdout, /events: 0 created, 1 updated, 1 unchanged, 0 skipped, 0 failed/);
       const after = (await allEvents(fresh.server)).filter((e) => e.title.startsWith('Evening class'));
       assert.deepEqual(
         after.map((e) => e.id),
@@ -194,6 +200,148 @@ for (const kind of STORES) {
       assert.equal(vcard.code, 1);
       assert.match(vcard.stderr, /not an iCalendar file/);
       assert.equal((await allEvents(fresh.server)).length, 0);
+    });
+
+    it('resolves TZIDs without VTIMEZONE, warns about unknown ones, skips bad VEVENTs by name, derives UIDs, reports duplicate UIDs', async () => {
+      const fresh = await target(kind, dir, 'lossless');
+      servers.push(fresh.server);
+      const run = await cli(['import', 'ics', LOSSLESS, '--no-progress'], env(fresh.url));
+      assert.equal(run.code, 0, run.stderr + run.stdout);
+      assert.match(run.stdout, /events: 6 created, 0 updated, 0 unchanged, 5 skipped, 0 failed/);
+      assert.match(run.stdout, /skipped event "Bad date" \(UID bad-date@example\.org, line 30\): "DTSTART:20271345T250000" is not a date/);
+      assert.match(run.stdout, /skipped event "No start" \(UID no-start@example\.org, line 36\): it has no DTSTART/);
+      assert.match(run.stdout, /skipped event "Broken line" \(UID unparsable@example\.org, line 67\): it does not parse: invalid line/);
+      assert.match(run.stdout, /skipped event "Duplicate left out" \(UID dup-1@example\.org, line 47\): it has the same UID as event "Duplicate kept"/);
+      assert.match(run.stdout, /skipped event "Older version" \(UID seq-1@example\.org, line 53\): it has the same UID as event "Newer version" .*higher SEQUENCE/);
+      assert.match(run.stderr, /event "On Mars" \(UID mars-1@example\.org, line 18\): time zone "Mars\/Olympus" is not known .* floating times in the site zone \(UTC\)/);
+      assert.match(run.stderr, /1 event\(s\) without UID were given one derived from their summary/);
+      assert.match(run.stderr, /duplicate UID: event "Duplicate left out"/);
+
+      const events = await allEvents(fresh.server);
+      const byTitle = (title: string) => events.find((e) => e.title === title);
+      assert.deepEqual(events.map((e) => e.title).sort(), ['Duplicate kept', 'New York evening', 'Newer version', 'On Mars', 'Outlook without VTIMEZONE', 'Without UID']);
+      const ny = byTitle('New York evening');
+      assert.equal(ny.timezone, 'America/New_York', 'an IANA TZID without VTIMEZONE is the zone, not UTC wall time');
+      assert.equal(ny.start_date, '2027-01-15 19:00:00');
+      assert.equal(ny.utc_start_date, '2027-01-16 00:00:00');
+      assert.equal(ny.utc_end_date, '2027-01-16 02:00:00');
+      const outlook = byTitle('Outlook without VTIMEZONE');
+      assert.equal(outlook.timezone, 'Europe/Berlin', "a Windows zone name resolves through CLDR's mapping");
+      assert.equal(outlook.utc_start_date, '2027-07-01 08:00:00');
+      const mars = byTitle('On Mars');
+      assert.equal(mars.timezone, 'UTC', 'a TZID known nowhere: floating time in the site zone');
+      assert.equal(mars.start_date, '2027-07-01 10:00:00');
+      assert.equal(byTitle('Newer version').utc_start_date, '2027-07-05 11:00:00');
+
+      // DTSTAMP, SEQUENCE, LAST-MODIFIED and CREATED changed: nothing to update, and the derived UID is the same.
+      const volatile = readFileSync(LOSSLESS, 'utf8')
+        .replace(/DTSTAMP:20260101T000000Z/g, 'DTSTAMP:20261126T120000Z\r\nLAST-MODIFIED:20261126T120000Z\r\nCREATED:20261101T000000Z')
+        .replace('SEQUENCE:1', 'SEQUENCE:7');
+      const file = join(dir, 'lossless-volatile.ics');
+      writeFileSync(file, volatile);
+      const again = await cli(['import', 'ics', file, '--no-progress'], env(fresh.url));
+      assert.equal(again.code, 0, again.stderr);
+      assert.match(again.stdout, /events: 0 created, 0 updated, 6 unchanged, 5 skipped, 0 failed/);
+      assert.equal((await allEvents(fresh.server)).length, 6);
+
+      const strict = await target(kind, dir, 'lossless-strict');
+      servers.push(strict.server);
+      const refused = await cli(['import', 'ics', LOSSLESS, '--strict', '--no-progress'], env(strict.url));
+      assert.equal(refused.code, 1);
+      assert.match(refused.stderr, /--strict: 5 event\(s\) would be skipped and 1 time zone\(s\) are not known .*nothing was imported/);
+      assert.equal((await allEvents(strict.server)).length, 0, '--strict: all or nothing');
+      const ok = await cli(['import', 'ics', FIXTURE, '--strict', '--no-progress'], env(strict.url));
+      assert.equal(ok.code, 0, ok.stderr);
+      assert.match(ok.stdout, /events: 6 created/);
+    });
+
+    it('this service\'s own /events.ics imported twice: the second time 0 updated (DTSTAMP is "now")', async () => {
+      const feed = await fetch(`${t.origin}/events.ics`);
+      assert.equal(feed.status, 200);
+      const text = await feed.text();
+      assert.match(text, /DTSTAMP:/);
+      const fresh = await target(kind, dir, 'own-feed');
+      servers.push(fresh.server);
+      const first = join(dir, 'own-1.ics');
+      writeFileSync(first, text);
+      const run = await cli(['import', 'ics', first, '--no-progress'], env(fresh.url));
+      assert.equal(run.code, 0, run.stderr + run.stdout);
+      const created = Number(/events: (\d+) created/.exec(run.stdout)?.[1]);
+      assert.ok(created > 0, run.stdout);
+      const second = join(dir, 'own-2.ics');
+      writeFileSync(second, text.replace(/DTSTAMP:\d{8}T\d{6}Z/g, 'DTSTAMP:20991231T235959Z'));
+      assert.notEqual(readFileSync(second, 'utf8'), text);
+      const again = await cli(['import', 'ics', second, '--no-progress'], env(fresh.url));
+      assert.equal(again.code, 0, again.stderr);
+      assert.match(again.stdout, new RegExp(`events: 0 created, 0 updated, ${created} unchanged, 0 skipped, 0 failed`));
+    });
+
+    it('--every re-imports at the interval with conditional GETs (304 when unchanged) and stops cleanly on SIGTERM', async () => {
+      const fresh = await target(kind, dir, 'every');
+      servers.push(fresh.server);
+      const body = readFileSync(FIXTURE, 'utf8');
+      const seen: Array<{ ifNoneMatch?: string; ifModifiedSince?: string; status: number }> = [];
+      let notModified: () => void = () => {};
+      const got304 = new Promise<void>((r) => (notModified = r));
+      const http = createServer((req, res) => {
+        const ifNoneMatch = req.headers['if-none-match'];
+        const ifModifiedSince = req.headers['if-modified-since'];
+        const status = ifNoneMatch === '"v1"' ? 304 : 200;
+        seen.push({ ifNoneMatch, ifModifiedSince, status });
+        if (status === 304) {
+          res.writeHead(304, { etag: '"v1"' }).end();
+          notModified();
+        } else res.writeHead(200, { 'content-type': 'text/calendar', etag: '"v1"', 'last-modified': 'Wed, 25 Nov 2026 10:00:00 GMT' }).end(body);
+      });
+      await new Promise<void>((r) => http.listen(0, '127.0.0.1', r));
+      const feedUrl = `http://127.0.0.1:${(http.address() as { port: number }).port}/feed.ics`;
+      const runEvery = async (until: Promise<void>) => {
+        const child = spawn(process.execPath, ['--import', 'tsx', 'src/cli/main.ts', 'import', 'ics', feedUrl, '--every', '1s', '--no-progress'], {
+          env: { ...process.env, ...env(fresh.url) },
+          stdio: ['ignore', 'pipe', 'pipe'],
+        });
+        let stdout = '';
+        let stderr = '';
+        child.stdout.on('data', (d) => (stdout += d));
+        child.stderr.on('data', (d) => (stderr += d));
+        const exited = new Promise<number | null>((r) => child.on('close', (code) => r(code)));
+        await Promise.race([until, exited]);
+        child.kill('SIGTERM');
+        return { code: await exited, stdout, stderr };
+      };
+      try {
+        const first = await runEvery(got304);
+        assert.equal(first.code, 0, first.stderr + first.stdout);
+        assert.match(first.stdout, /events: 6 created, 0 updated, 0 unchanged, 0 skipped, 0 failed/);
+        assert.match(first.stdout, /not modified since the last run \(HTTP 304\): nothing to import/);
+        assert.match(first.stdout, /stopped/);
+        assert.deepEqual(seen[0], { ifNoneMatch: undefined, ifModifiedSince: undefined, status: 200 });
+        assert.deepEqual(seen[1], { ifNoneMatch: '"v1"', ifModifiedSince: 'Wed, 25 Nov 2026 10:00:00 GMT', status: 304 });
+        // The validators are kept in the database: a restarted command asks conditionally from its first request.
+        const before = seen.length;
+        const later = new Promise<void>((r) => {
+          const timer = setInterval(() => {
+            if (seen.length > before) {
+              clearInterval(timer);
+              r();
+            }
+          }, 50);
+        });
+        const second = await runEvery(later);
+        assert.equal(second.code, 0, second.stderr);
+        assert.equal(seen[before]!.status, 304);
+        assert.equal((await allEvents(fresh.server)).length, 10);
+      } finally {
+        http.close();
+      }
+    });
+
+    it('--help tells --strict and --every', async () => {
+      const help = await cli(['import', 'ics', '--help'], {});
+      assert.equal(help.code, 0);
+      assert.match(help.stdout, /--strict/);
+      assert.match(help.stdout, /--every <interval>/);
+      assert.match(help.stdout, /skipped and named/);
     });
   });
 }

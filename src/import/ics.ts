@@ -38,6 +38,8 @@ export interface IcsImportOptions {
   dryRun: boolean;
   retries: number;
   retryDelayMs: number;
+  /** read a URL on a loopback, private or reserved address too (`--allow-private`) */
+  allowPrivate?: boolean;
 }
 
 /** One VEVENT, read into what an event write needs. */
@@ -247,7 +249,7 @@ export async function importIcs(services: Services, admin: Viewer, options: IcsI
   let text: string;
   if (/^https?:\/\//i.test(options.input)) {
     checkUrl(options.input, 'the iCalendar URL');
-    text = await createSource({ retries: options.retries, retryDelayMs: options.retryDelayMs }).getText(options.input);
+    text = await createSource({ retries: options.retries, retryDelayMs: options.retryDelayMs, allowPrivate: options.allowPrivate }).getText(options.input);
   } else {
     try {
       text = await readFile(options.input, 'utf8');

@@ -97,6 +97,9 @@ async function guardedGet(url: string, headers: Record<string, string>, timeoutM
         const chunks: Buffer[] = [];
         res.on('data', (c: Buffer) => chunks.push(c));
         res.on('error', reject);
+        res.on('close', () => {
+          if (!res.complete) reject(new Error(signal.aborted ? `timed out after ${timeoutMs} ms` : 'the connection closed before the answer ended'));
+        });
         res.on('end', () => {
           const h = new Headers();
           for (const [k, v] of Object.entries(res.headers)) if (v !== undefined) for (const one of Array.isArray(v) ? v : [v]) h.append(k, one);

@@ -23,6 +23,7 @@ import type { Services } from '../domain/services.js';
 import type { Viewer } from '../domain/permissions.js';
 import { ApiError } from '../domain/errors.js';
 import type { EventInput } from '../domain/events.js';
+import { isOrganizerEmail } from '../domain/linked-posts.js';
 import { isValidTimezone, toWallTime } from '../domain/dates.js';
 import { withImportContext } from '../store/import-context.js';
 import { findMapping, putMapping } from '../store/import-map.js';
@@ -165,7 +166,9 @@ export function parseIcs(text: string, siteTimezone: string, status: string, whe
     if (organizerProp) {
       const address = String(organizerProp.getFirstValue() ?? '').replace(/^mailto:/i, '');
       const cn = String(organizerProp.getParameter('cn') ?? '').trim();
-      if (cn || address) organizers.push({ organizer: cn || address, ...(address.includes('@') ? { email: address } : {}) });
+      // The e-mail only when the value is an address: a CN with a backslash-escaped quote (which
+      // RFC 5545 does not have) ends early in ical.js and leaves the rest in the value (issue 24).
+      if (cn || address) organizers.push({ organizer: cn || address, ...(isOrganizerEmail(address) ? { email: address } : {}) });
     }
     const location = (event.location ?? '').trim();
     const url = String(vevent.getFirstPropertyValue('url') ?? '').trim();

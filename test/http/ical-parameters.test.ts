@@ -45,6 +45,30 @@ describe('paramValue (RFC 6868)', () => {
   });
 });
 
+describe('import ics reads ORGANIZER without being fooled', () => {
+  it("a CN with a backslash-escaped quote (another generator's output) gives no attacker address", () => {
+    const text = [
+      'BEGIN:VCALENDAR',
+      'VERSION:2.0',
+      'PRODID:-//x//y//EN',
+      'BEGIN:VEVENT',
+      'UID:1@example.org',
+      'DTSTAMP:20310101T000000Z',
+      'DTSTART:20310501T100000Z',
+      'DTEND:20310501T110000Z',
+      'SUMMARY:Old style',
+      'ORGANIZER;CN="Real Org\\":mailto:attacker@evil.example;X="":mailto:info@example.org',
+      'END:VEVENT',
+      'END:VCALENDAR',
+      '',
+    ].join('\r\n');
+    const { events } = parseIcs(text, 'UTC', 'publish', 'old');
+    const organizer = (events[0]!.input.organizer as Array<{ organizer: string; email?: string }>)[0]!;
+    assert.equal(organizer.email, undefined, JSON.stringify(organizer));
+    assert.doesNotMatch(JSON.stringify(organizer), /"email"/);
+  });
+});
+
 for (const kind of STORES) {
   describe(`iCalendar parameter values and organizer e-mail [${kind.name}]`, () => {
     const dir = mkdtempSync(join(tmpdir(), 'calendar-params-'));

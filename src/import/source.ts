@@ -15,6 +15,7 @@
 
 import http from 'node:http';
 import https from 'node:https';
+import { brotliDecompressSync, gunzipSync, inflateSync } from 'node:zlib';
 import { checkTarget, guardedLookup } from '../webhooks/ssrf.js';
 
 /** A failure the operator must act on; the command prints the message and exits 1. */
@@ -73,6 +74,17 @@ class RefusedError extends Error {}
 
 const MAX_REDIRECTS = 10;
 
+/** A body without its content coding (gzip, deflate, br: asked for as fetch does); the header removed. */
+function decoded(body: Buffer, headers: Headers): Buffer {
+  const coding = (headers.get('content-encoding') ?? '').trim().toLowerCase();
+  if (coding === '' || coding === 'identity' || body.length === 0) return body;
+  const out = coding === 'gzip' || coding === 'x-gzip' ? gunzipSync(body) : coding === 'deflate' ? inflateSync(body) : coding === 'br' ? brotliDecompressSync(body) : undefined;
+  if (!out) throw new Error(`answered in an unknown content coding "${coding}"`);
+  headers.delete('content-encoding');
+  headers.delete('content-length');
+  return out;
+}
+
 /**
  * One GET through the SSRF guard: the target checked (an IP literal directly, a name by resolving
  * it) and the connection pinned to a checked address; redirects followed by hand, each hop checked.
@@ -103,7 +115,11 @@ async function guardedGet(url: string, headers: Record<string, string>, timeoutM
         res.on('end', () => {
           const h = new Headers();
           for (const [k, v] of Object.entries(res.headers)) if (v !== undefined) for (const one of Array.isArray(v) ? v : [v]) h.append(k, one);
-          resolve({ status: res.statusCode ?? 0, headers: h, body: Buffer.concat(chunks) });
+          try {
+            resolve({ status: res.statusCode ?? 0, headers: h, body: decoded(Buffer.concat(chunks), h) });
+          } catch (err) {
+            reject(err as Error);
+          }
         });
       });
       req.on('error', (err) => reject((err as { code?: string }).code === 'EWEBHOOKTARGET' ? new RefusedError(err.message) : err));
@@ -142,7 +158,7 @@ export function createSource(options: SourceOptions): Source {
       let res: Response | undefined;
       let failure: string;
       try {
-        res = await guardedGet(url, { ...headers, accept }, options.timeoutMs ?? 60_000, options.allowPrivate ?? false);
+        res = await guardedGet(url, { ...headers, accept, 'accept-encoding': 'gzip, deflate, br' }, options.timeoutMs ?? 60_000, options.allowPrivate ?? false);
         if (res.status !== 429 && res.status < 500) return res;
         failure = `answered ${res.status}`;
         await res.arrayBuffer().catch(() => undefined);

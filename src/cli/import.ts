@@ -155,13 +155,16 @@ export function registerImportCommands(program: Command, withSettings: WithSetti
       .option('--concurrency <n>', 'pages read at once', '4')
       .option('--retries <n>', 'retries of a request answered 429 or 5xx, or failing, with exponential backoff', '5')
       .option('--retry-delay <ms>', 'first backoff in milliseconds (doubles each retry; Retry-After wins)', '1000')
+      .option('--allow-private', 'read from a loopback, private, link-local or reserved address too (refused by default)')
       .option('--no-progress', 'no progress bars (one line per phase on stderr instead)')
       .addHelpText(
         'after',
         `
 Ids and slugs are kept when free here, mapped otherwise (printed). A second run updates what changed
 and adds what is new; an interrupted run resumes where it stopped (records already imported unchanged
-are skipped). Without --user only public records are imported.
+are skipped). Without --user only public records are imported. A source on a loopback, private,
+link-local or reserved address (IPv4 inside IPv6 included), directly, through its name or through a
+redirect, is refused unless --allow-private is given.
 
 Examples:
   events-calendar import tec --from https://example.org/wp-json --user admin --app-password 'abcd efgh ijkl mnop qrst uvwx'
@@ -191,6 +194,7 @@ Examples:
               concurrency: positiveInt('--concurrency', opts.concurrency, 1),
               retries: positiveInt('--retries', opts.retries),
               retryDelayMs: positiveInt('--retry-delay', opts.retryDelay),
+              allowPrivate: Boolean(opts.allowPrivate),
             },
             hooks,
           );
@@ -218,6 +222,7 @@ Examples:
       .option('--retry-delay <ms>', 'first backoff in milliseconds', '1000')
       .option('--strict', 'all or nothing: stop before writing anything if an event would be skipped, two share a UID, or a time zone is not known')
       .option('--every <interval>', 'keep running and import again every INTERVAL (30s, 15m, 1h); a URL is fetched conditionally (ETag, Last-Modified)')
+      .option('--allow-private', 'read a URL on a loopback, private, link-local or reserved address too (refused by default)')
       .option('--no-progress', 'no progress bar')
       .addHelpText(
         'after',
@@ -256,6 +261,7 @@ Examples:
                 retryDelayMs: positiveInt('--retry-delay', opts.retryDelay),
                 strict: Boolean(opts.strict),
                 conditional: everyMs !== undefined,
+                allowPrivate: Boolean(opts.allowPrivate),
               },
               hooks,
             );

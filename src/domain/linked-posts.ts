@@ -92,6 +92,26 @@ function queryValue(value: unknown): string {
   return String(value);
 }
 
+/**
+ * An organizer e-mail address as written (issue 24): WordPress's `is_email` rules (6 to 254
+ * characters; a local part of letters, digits and ``!#$%&'*+/=?^_`{|}~.-``; a domain of two or more
+ * dot-separated labels of letters, digits and inner hyphens), so a stored address is one a feed can
+ * write as `mailto:` without escaping. The original stores any string (`is_string_or_empty`).
+ *
+ * @example isOrganizerEmail('info@example.com') // true
+ * @example isOrganizerEmail('not an address')   // false
+ */
+export function isOrganizerEmail(value: unknown): boolean {
+  if (typeof value !== 'string' || value.length < 6 || value.length > 254) return false;
+  const at = value.indexOf('@');
+  if (at < 1) return false;
+  const local = value.slice(0, at);
+  const domain = value.slice(at + 1);
+  if (!/^[a-zA-Z0-9!#$%&'*+/=?^_`{|}~.-]+$/.test(local)) return false;
+  const labels = domain.split('.');
+  return labels.length >= 2 && labels.every((l) => /^[a-zA-Z0-9](?:[a-zA-Z0-9-]*[a-zA-Z0-9])?$/.test(l));
+}
+
 /** The write fields of each kind beyond the shared post fields. */
 export const LINKED_FIELDS: Record<LinkedKind, { nameField: string; textFields: readonly string[]; urlFields: readonly string[]; flagFields: readonly string[] }> = {
   venue: {
@@ -503,6 +523,7 @@ export function createLinkedPostService(
         const name = obj[fields.nameField];
         if (typeof name !== 'string' || phpTrim(name) === '') return false;
         for (const f of fields.urlFields) if (!isEmptyValue(obj[f]) && !isHttpUrl(obj[f])) return false;
+        if (kind === 'organizer' && !isEmptyValue(obj.email) && !isOrganizerEmail(obj.email)) return false;
         if (kind === 'venue' && (!isCoordinate(obj.geo_lat, 90) || !isCoordinate(obj.geo_lng, 180))) return false;
         if (!isEmptyValue(obj.image) && !(await images.validateRef(obj.image, viewer, true))) return false;
         if (checkEntry) {

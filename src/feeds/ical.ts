@@ -8,16 +8,22 @@
  * last; `DTSTART`/`DTEND` in the event's zone with `TZID` (events in `UTC` or a manual offset such
  * as `UTC+2`, which have no VTIMEZONE, in UTC), all-day events as `VALUE=DATE` with the exclusive
  * end date; plain-text `DESCRIPTION`, `LOCATION` (venue name and address), `GEO`, `CATEGORIES`,
- * `ORGANIZER` (the first organizer that has an e-mail address), `URL`, `LAST-MODIFIED`.
+ * `ORGANIZER` (the first organizer that has a valid e-mail address), `URL`, `LAST-MODIFIED`.
+ *
+ * Parameter values (the organizer's `CN`, the only one written from stored text) are written by
+ * `paramValue`, not by the library (which backslash-escapes a `"` inside a quoted value: RFC 5545 has
+ * no such escape, and parsers end the value there, issue 24): always quoted, RFC 6868 caret encoding
+ * (`^'` for `"`, `^n` for a line break, `^^` for `^`), other control characters removed.
  *
  * @example
  *   const text = icalendar(events, { name: 'Events Calendar', timezone: 'Europe/Rome', siteUrl: 'https://x' });
  */
-import ical, { ICalCalendarMethod } from 'ical-generator';
+import ical, { ICalCalendarMethod, type ICalEvent } from 'ical-generator';
 import { getVtimezoneComponent } from '@touch4it/ical-timezones';
 import { DateTime } from 'luxon';
 import type { PublicEvent, PublicVenue } from '../pages/calendar.js';
 import { plainText } from '../pages/html.js';
+import { isOrganizerEmail } from '../domain/linked-posts.js';
 
 export const ICAL_CONTENT_TYPE = 'text/calendar; charset=utf-8';
 
@@ -57,6 +63,39 @@ export interface SeriesFeed {
 function seriesIdOf(e: PublicEvent): number | undefined {
   const id = (e as PublicEvent & { recurring_event_id?: number }).recurring_event_id;
   return typeof id === 'number' ? id : undefined;
+}
+
+/**
+ * A property parameter value (RFC 5545 §3.2, RFC 6868), quoted: `^` → `^^`, `"` → `^'`, a line
+ * break → `^n`, other control characters but HTAB removed. A backslash is written doubled: RFC 5545
+ * has no escapes in parameter values, but ical.js (Thunderbird, this service's `import ics`) reads
+ * them as in TEXT, so a name round-trips there; a stricter reader sees two backslashes.
+ *
+ * @example paramValue('Real Org":mailto:x@evil.example') // `"Real Org^':mailto:x@evil.example"`
+ */
+export function paramValue(value: string): string {
+  const clean = value
+    .replace(/\r\n?/g, '\n')
+    .replace(/[\u0000-\u0008\u000b-\u001f\u007f]/g, '')
+    .replace(/[\\^"\n]/g, (c) => (c === '\\' ? '\\\\' : c === '^' ? '^^' : c === '"' ? "^'" : '^n'));
+  return `"${clean}"`;
+}
+
+/**
+ * The `ORGANIZER` line of an organizer, or undefined when the address is not a valid e-mail
+ * address (a calendar user address must be one; a stored value from before issue 24 may not be).
+ */
+export function organizerLine(name: string, email: string): string | undefined {
+  const address = email.trim();
+  if (!isOrganizerEmail(address)) return undefined;
+  return `ORGANIZER;CN=${paramValue(name)}:mailto:${address}`;
+}
+
+/** Add property lines to an event (written unfolded before its END:VEVENT; the calendar folds them). */
+export function addLines(event: ICalEvent, lines: string[]): void {
+  if (lines.length === 0) return;
+  const original = event.toString.bind(event);
+  event.toString = () => original().replace(/END:VEVENT\r\n$/, `${lines.join('\r\n')}\r\nEND:VEVENT\r\n`);
 }
 
 /** Which zones have a VTIMEZONE (kept: the answer never changes while the process runs). */
@@ -108,13 +147,13 @@ export function icalendar(events: PublicEvent[], options: FeedOptions): string {
   const written = new Set<number>();
   const addEvent = (e: PublicEvent, extra: { uidId?: number; repeating?: string; recurrenceId?: string } = {}) => {
     const venue = Array.isArray(e.venue) ? undefined : e.venue;
-    const organizer = e.organizer.find((o) => o.email);
+    const organizer = e.organizer.map((o) => (o.email ? organizerLine(plainText(o.organizer), o.email) : undefined)).find((line) => line !== undefined);
     const inZone = !e.all_day && hasVtimezone(e.timezone);
     const start = e.all_day ? DateTime.fromISO(e.start_date.slice(0, 10), { zone: 'utc' }) : utc(e.utc_start_date);
     // All-day: DTEND is the day after the last day (exclusive).
     const end = e.all_day ? DateTime.fromISO(e.end_date.slice(0, 10), { zone: 'utc' }).plus({ days: 1 }) : utc(e.utc_end_date);
     const address = venue ? venueAddress(venue) : '';
-    cal.createEvent({
+    const event = cal.createEvent({
       id: eventUid(extra.uidId ?? e.id, options.siteUrl),
       ...(extra.repeating ? { repeating: extra.repeating } : {}),
       ...(extra.recurrenceId
@@ -146,9 +185,9 @@ export function icalendar(events: PublicEvent[], options: FeedOptions): string {
           }
         : {}),
       categories: e.categories.map((c) => ({ name: plainText(c.name) })),
-      // ORGANIZER is a calendar user address: written for an organizer with an e-mail address.
-      ...(organizer?.email ? { organizer: { name: plainText(organizer.organizer), email: organizer.email } } : {}),
     });
+    // ORGANIZER is a calendar user address: written for an organizer with an e-mail address, its CN by paramValue.
+    if (organizer) addLines(event, [organizer]);
   };
   for (const e of events) {
     const seriesId = seriesIdOf(e);

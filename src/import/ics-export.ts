@@ -2,7 +2,8 @@
  * `events-calendar export --format ics`: every event not in the trash as an iCalendar file
  * (ical-generator): UID `event-ID@HOST` (stable, so calendars that subscribe or re-import update
  * instead of duplicating), times in UTC (all-day events as dates), the venue as `LOCATION`,
- * categories as `CATEGORIES`, the first organizer with an e-mail address as `ORGANIZER`, the website (or permalink) as
+ * categories as `CATEGORIES`, the first organizer with a valid e-mail address as `ORGANIZER` (its `CN` written by the
+ * feeds' `paramValue`: RFC 6868, issue 24), the website (or permalink) as
  * `URL`, the description as plain text. Drafts and other unpublished events carry
  * `STATUS:TENTATIVE`.
  *
@@ -11,6 +12,7 @@
 import ical from 'ical-generator';
 import type { Services } from '../domain/services.js';
 import { stripTags } from '../domain/text.js';
+import { addLines, organizerLine } from '../feeds/ical.js';
 import * as eventsStore from '../store/events.js';
 import * as linkedStore from '../store/linked-posts.js';
 import * as termsStore from '../store/terms.js';
@@ -51,14 +53,15 @@ export async function exportIcs(services: Services): Promise<string> {
       const organizer = organizerLinks
         .filter((l) => Number(l.event_id) === id)
         .map((l) => organizers.get(Number(l.organizer_id)))
-        .find((o) => o && o.status !== 'trash' && (o as { email?: string }).email);
+        .map((o) => (o && o.status !== 'trash' && (o as { email?: string }).email ? organizerLine(o.title, (o as { email: string }).email) : undefined))
+        .find((line) => line !== undefined);
       const categories = termLinks
         .filter((l) => Number(l.event_id) === id)
         .map((l) => terms.get(Number(l.term_id)))
         .filter((t) => t?.taxonomy === 'tribe_events_cat')
         .map((t) => ({ name: t!.name }));
       const location = venue && venue.status !== 'trash' ? [venue.title, venue.address, venue.city, venue.zip, venue.country].filter((s) => s).join(', ') : null;
-      calendar.createEvent({
+      const event = calendar.createEvent({
         id: `event-${id}@${host}`,
         summary: stripTags(e.title),
         description: stripTags(e.content).trim() || null,
@@ -69,10 +72,10 @@ export async function exportIcs(services: Services): Promise<string> {
         lastModified: asUtc(e.modified_gmt),
         location,
         categories,
-        ...(organizer ? { organizer: { name: organizer.title, email: (organizer as { email: string }).email } } : {}),
         url: e.website || `${services.config.siteUrl.replace(/\/$/, '')}/event/${e.slug}/`,
         ...(e.status === 'publish' ? {} : { status: 'TENTATIVE' as never }),
       });
+      if (organizer) addLines(event, [organizer]);
     }
   }
   return calendar.toString();

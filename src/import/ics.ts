@@ -29,6 +29,7 @@ import type { Services } from '../domain/services.js';
 import type { Viewer } from '../domain/permissions.js';
 import { ApiError } from '../domain/errors.js';
 import type { EventInput } from '../domain/events.js';
+import { isOrganizerEmail } from '../domain/linked-posts.js';
 import { isValidTimezone, toWallTime } from '../domain/dates.js';
 import { withImportContext } from '../store/import-context.js';
 import { findMapping, putMapping } from '../store/import-map.js';
@@ -50,6 +51,8 @@ export interface IcsImportOptions {
   strict?: boolean;
   /** a URL is fetched with the ETag / Last-Modified of the last such run (scheduled runs, `--every`) */
   conditional?: boolean;
+  /** read a URL on a loopback, private or reserved address too (`--allow-private`) */
+  allowPrivate?: boolean;
 }
 
 /** One VEVENT, read into what an event write needs. */
@@ -400,7 +403,9 @@ export function parseIcs(text: string, siteTimezone: string, status: string, whe
       if (organizerProp) {
         const address = String(organizerProp.getFirstValue() ?? '').replace(/^mailto:/i, '');
         const cn = String(organizerProp.getParameter('cn') ?? '').trim();
-        if (cn || address) organizers.push({ organizer: cn || address, ...(address.includes('@') ? { email: address } : {}) });
+        // The e-mail only when the value is an address: a CN with a backslash-escaped quote (which
+        // RFC 5545 does not have) ends early in ical.js and leaves the rest in the value (issue 24).
+        if (cn || address) organizers.push({ organizer: cn || address, ...(isOrganizerEmail(address) ? { email: address } : {}) });
       }
       const location = (event.location ?? '').trim();
       const url = String(vevent.getFirstPropertyValue('url') ?? '').trim();
@@ -522,7 +527,7 @@ export async function importIcs(services: Services, admin: Viewer, options: IcsI
   let text: string;
   if (/^https?:\/\//i.test(options.input)) {
     checkUrl(options.input, 'the iCalendar URL');
-    const source = createSource({ retries: options.retries, retryDelayMs: options.retryDelayMs });
+    const source = createSource({ retries: options.retries, retryDelayMs: options.retryDelayMs, allowPrivate: options.allowPrivate });
     if (options.conditional) {
       // A scheduled run: send what the last run was told (ETag, Last-Modified); a 304 costs nothing more.
       const known = await readFeedState(db, options.input);

@@ -1,15 +1,31 @@
 /**
  * Reading a remote REST API politely: JSON GETs with HTTP Basic credentials, retries with
  * exponential backoff on 429, 5xx and network errors (honouring `Retry-After`, capped), bounded
- * concurrency by the caller, and errors that say what went wrong in the operator's terms.
+ * concurrency by the caller, and errors that say what went wrong in the operator's terms. Targets
+ * on loopback, private, link-local or reserved addresses (IPv4 inside IPv6 included: the webhooks'
+ * SSRF guard, `webhooks/ssrf.ts`) are refused unless `allowPrivate` (`--allow-private`): every
+ * address a name resolves to is checked and the connection goes to a checked one, and redirects
+ * are followed hop by hop (at most 10), each hop checked the same way (credentials are sent to the
+ * first origin only).
  *
  * @example
  *   const source = createSource({ user: 'admin', password: 'xxxx xxxx', retries: 5, retryDelayMs: 1000 });
  *   const { body, headers } = await source.getJson('https://site/wp-json/tribe/events/v1/events?page=1');
  */
 
+import http from 'node:http';
+import https from 'node:https';
+import { brotliDecompressSync, gunzipSync, inflateSync } from 'node:zlib';
+import { checkTarget, guardedLookup } from '../webhooks/ssrf.js';
+
 /** A failure the operator must act on; the command prints the message and exits 1. */
 export class ImportError extends Error {}
+
+/** A target refused by the SSRF guard (a loopback, private or reserved address without `--allow-private`). */
+export class RefusedTargetError extends ImportError {}
+
+/** How a refused target says it can be allowed. */
+export const ALLOW_PRIVATE_HINT = 'give --allow-private to import from it';
 
 export interface SourceOptions {
   user?: string;
@@ -20,6 +36,8 @@ export interface SourceOptions {
   retryDelayMs: number;
   /** per request */
   timeoutMs?: number;
+  /** connect to loopback, private and reserved addresses too (`--allow-private`) */
+  allowPrivate?: boolean;
 }
 
 export interface JsonAnswer {
@@ -53,6 +71,71 @@ export function checkUrl(value: string, what = 'URL'): URL {
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
+/** The target was refused by the SSRF guard: not retried. */
+class RefusedError extends Error {}
+
+const MAX_REDIRECTS = 10;
+
+/** A body without its content coding (gzip, deflate, br: asked for as fetch does); the header removed. */
+function decoded(body: Buffer, headers: Headers): Buffer {
+  const coding = (headers.get('content-encoding') ?? '').trim().toLowerCase();
+  if (coding === '' || coding === 'identity' || body.length === 0) return body;
+  const out = coding === 'gzip' || coding === 'x-gzip' ? gunzipSync(body) : coding === 'deflate' ? inflateSync(body) : coding === 'br' ? brotliDecompressSync(body) : undefined;
+  if (!out) throw new Error(`answered in an unknown content coding "${coding}"`);
+  headers.delete('content-encoding');
+  headers.delete('content-length');
+  return out;
+}
+
+/**
+ * One GET through the SSRF guard: the target checked (an IP literal directly, a name by resolving
+ * it) and the connection pinned to a checked address; redirects followed by hand, each hop checked.
+ */
+async function guardedGet(url: string, headers: Record<string, string>, timeoutMs: number, allowPrivate: boolean): Promise<Response> {
+  const signal = AbortSignal.timeout(timeoutMs);
+  let current = new URL(url);
+  const origin = current.origin;
+  for (let hop = 0; ; hop++) {
+    if (current.protocol !== 'http:' && current.protocol !== 'https:') throw new Error(`redirected to ${current.href}, not an http(s) URL`);
+    try {
+      await checkTarget(current, allowPrivate, ALLOW_PRIVATE_HINT);
+    } catch (err) {
+      if ((err as { code?: string }).code === 'EWEBHOOKTARGET') throw new RefusedError((err as Error).message);
+      throw err;
+    }
+    // Credentials go to the origin given only (as fetch does on a cross-origin redirect).
+    const sent = current.origin === origin ? headers : Object.fromEntries(Object.entries(headers).filter(([k]) => k !== 'authorization'));
+    const answer = await new Promise<{ status: number; headers: Headers; body: Buffer }>((resolve, reject) => {
+      const client = current.protocol === 'https:' ? https : http;
+      const req = client.get(current, { headers: sent, signal, lookup: guardedLookup(allowPrivate, ALLOW_PRIVATE_HINT) as never }, (res) => {
+        const chunks: Buffer[] = [];
+        res.on('data', (c: Buffer) => chunks.push(c));
+        res.on('error', reject);
+        res.on('close', () => {
+          if (!res.complete) reject(new Error(signal.aborted ? `timed out after ${timeoutMs} ms` : 'the connection closed before the answer ended'));
+        });
+        res.on('end', () => {
+          const h = new Headers();
+          for (const [k, v] of Object.entries(res.headers)) if (v !== undefined) for (const one of Array.isArray(v) ? v : [v]) h.append(k, one);
+          try {
+            resolve({ status: res.statusCode ?? 0, headers: h, body: decoded(Buffer.concat(chunks), h) });
+          } catch (err) {
+            reject(err as Error);
+          }
+        });
+      });
+      req.on('error', (err) => reject((err as { code?: string }).code === 'EWEBHOOKTARGET' ? new RefusedError(err.message) : err));
+    });
+    const location = answer.headers.get('location');
+    if (answer.status >= 300 && answer.status < 400 && answer.status !== 304 && location) {
+      if (hop >= MAX_REDIRECTS) throw new Error(`more than ${MAX_REDIRECTS} redirects`);
+      current = new URL(location, current);
+      continue;
+    }
+    return new Response(answer.status === 204 || answer.status === 304 ? null : (answer.body as unknown as BodyInit), { status: answer.status, headers: answer.headers });
+  }
+}
+
 /** Why a 401/403 happened, in words an operator can act on. */
 function authMessage(url: string, status: number, authenticated: boolean, body: unknown): string {
   const code = (body as { code?: string } | undefined)?.code;
@@ -77,11 +160,12 @@ export function createSource(options: SourceOptions): Source {
       let res: Response | undefined;
       let failure: string;
       try {
-        res = await fetch(url, { headers: { ...headers, ...extra, accept }, signal: AbortSignal.timeout(options.timeoutMs ?? 60_000), redirect: 'follow' });
+        res = await guardedGet(url, { ...headers, ...extra, accept, 'accept-encoding': 'gzip, deflate, br' }, options.timeoutMs ?? 60_000, options.allowPrivate ?? false);
         if (res.status !== 429 && res.status < 500) return res;
         failure = `answered ${res.status}`;
         await res.arrayBuffer().catch(() => undefined);
       } catch (err) {
+        if (err instanceof RefusedError) throw new RefusedTargetError(`GET ${url} ${err.message}`);
         failure = `failed: ${(err as Error).cause instanceof Error ? ((err as Error).cause as Error).message : (err as Error).message}`;
       }
       if (attempt >= options.retries) throw new ImportError(`GET ${url} ${failure} (${attempt + 1} attempt${attempt ? 's' : ''}); nothing more was imported. Run the same command again to resume.`);

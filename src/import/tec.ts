@@ -28,7 +28,7 @@ import * as postsStore from '../store/posts.js';
 import * as linkedStore from '../store/linked-posts.js';
 import * as termsStore from '../store/terms.js';
 import * as usersStore from '../store/users.js';
-import { checkUrl, createSource, ImportError, mapLimit, type Source } from './source.js';
+import { checkUrl, createSource, ImportError, mapLimit, RefusedTargetError, type Source } from './source.js';
 import { ImportReport, type ImportHooks } from './report.js';
 
 export interface TecImportOptions {
@@ -48,6 +48,8 @@ export interface TecImportOptions {
   retries: number;
   retryDelayMs: number;
   perPage?: number;
+  /** read from loopback, private and reserved addresses too (`--allow-private`) */
+  allowPrivate?: boolean;
 }
 
 type Json = Record<string, any>;
@@ -73,7 +75,7 @@ async function locateApi(source: Source, from: string, namespace: string): Promi
       if (res.status === 200 && (body.namespace === namespace || routes.some((r) => r.includes(`/${namespace}/events`)))) return candidate;
       tried.push(`${url} answered ${res.status}${res.status === 200 ? ' without the namespace index' : ''}`);
     } catch (err) {
-      if (!(err instanceof ImportError) || /credentials/.test(err.message)) throw err;
+      if (!(err instanceof ImportError) || err instanceof RefusedTargetError || /credentials/.test(err.message)) throw err;
       tried.push(err.message);
     }
   }
@@ -88,7 +90,7 @@ export async function importTec(services: Services, admin: Viewer, options: TecI
     report.warnings.push(m);
     hooks.onWarning?.(m);
   };
-  const source = createSource({ user: options.user, password: options.password, retries: options.retries, retryDelayMs: options.retryDelayMs });
+  const source = createSource({ user: options.user, password: options.password, retries: options.retries, retryDelayMs: options.retryDelayMs, allowPrivate: options.allowPrivate });
   const root = await locateApi(source, options.from, options.namespace);
   const ns = `${root}/${options.namespace}`;
   const sourceKey = `tec:${ns}`;

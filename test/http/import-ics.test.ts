@@ -117,9 +117,20 @@ for (const kind of STORES) {
       const http = createServer((_, res) => res.writeHead(200, { 'content-type': 'text/calendar' }).end(changed));
       await new Promise<void>((r) => http.listen(0, '127.0.0.1', r));
       try {
-        const fromUrl = await cli(['import', 'ics', `http://127.0.0.1:${(http.address() as { port: number }).port}/calendar.ics`, '--no-progress'], env(url));
+        const fromUrl = await cli(['import', 'ics', `http://127.0.0.1:${(http.address() as { port: number }).port}/calendar.ics`, '--no-progress', '--allow-private'], env(url));
         assert.equal(fromUrl.code, 0, fromUrl.stderr);
         assert.match(fromUrl.stdout, /events: 0 created, 1 updated, 5 unchanged, 0 skipped, 0 failed/);
+        // Without --allow-private a loopback URL is refused with a message naming the flag, and nothing is read (issue 24).
+        const port = (http.address() as { port: number }).port;
+        let served = 0;
+        http.on('request', () => served++);
+        for (const target of [`http://127.0.0.1:${port}/calendar.ics`, `http://localhost:${port}/calendar.ics`, `http://[::ffff:0:7f00:1]:${port}/calendar.ics`]) {
+          const refused = await cli(['import', 'ics', target, '--no-progress'], env(url));
+          assert.equal(refused.code, 1, target);
+          assert.match(refused.stderr, /refused: \S+ (?:is|resolves to \S+,) a loopback, private or reserved address \(give --allow-private to import from it\)/, target);
+        }
+        assert.equal(served, 0, 'no request reached the server');
+        assert.match((await cli(['import', 'ics', '--help'], env(url))).stdout, /--allow-private/);
       } finally {
         http.close();
       }
@@ -296,7 +307,7 @@ for (const kind of STORES) {
       await new Promise<void>((r) => http.listen(0, '127.0.0.1', r));
       const feedUrl = `http://127.0.0.1:${(http.address() as { port: number }).port}/feed.ics`;
       const runEvery = async (until: Promise<void>) => {
-        const child = spawn(process.execPath, ['--import', 'tsx', 'src/cli/main.ts', 'import', 'ics', feedUrl, '--every', '1s', '--no-progress'], {
+        const child = spawn(process.execPath, ['--import', 'tsx', 'src/cli/main.ts', 'import', 'ics', feedUrl, '--every', '1s', '--no-progress', '--allow-private'], {
           env: { ...process.env, ...env(fresh.url) },
           stdio: ['ignore', 'pipe', 'pipe'],
         });

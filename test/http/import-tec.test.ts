@@ -42,6 +42,7 @@ function tecArgs(source: TestServer, ...more: string[]): string[] {
     '--app-password',
     ADMIN.password,
     '--no-progress',
+    '--allow-private',
     '--retry-delay',
     '5',
     ...more,
@@ -184,7 +185,10 @@ for (const kind of STORES) {
       await new Promise<void>((r) => wp.listen(0, '127.0.0.1', r));
       try {
         const origin = `http://127.0.0.1:${(wp.address() as { port: number }).port}`;
-        const run = await cli(['import', 'tec', '--from', `${origin}/api`, '--namespace', 'calendar/events/v1', '--user', ADMIN.login, '--app-password', ADMIN.password, '--no-progress'], env(url));
+        const run = await cli(
+          ['import', 'tec', '--from', `${origin}/api`, '--namespace', 'calendar/events/v1', '--user', ADMIN.login, '--app-password', ADMIN.password, '--no-progress', '--allow-private'],
+          env(url),
+        );
         assert.equal(run.code, 0, run.stderr);
         assert.doesNotMatch(run.stderr, /hidden from listings/);
         // Every listed event (earlier tests may have added some at the source) and the hidden one.
@@ -219,17 +223,37 @@ for (const kind of STORES) {
     it('refuses a URL that is not a calendar, and wrong credentials, with a clear message and nothing written', async () => {
       const { server, url } = await target(kind, dir, 'bad');
       servers.push(server);
-      const notApi = await cli(['import', 'tec', '--from', `${source.origin}/nothing-here`, '--no-progress'], env(url));
+      const notApi = await cli(['import', 'tec', '--from', `${source.origin}/nothing-here`, '--no-progress', '--allow-private'], env(url));
       assert.equal(notApi.code, 1);
       assert.match(notApi.stderr, /is not a The Events Calendar REST API/);
-      const badUrl = await cli(['import', 'tec', '--from', 'ftp://example.org', '--no-progress'], env(url));
+      const badUrl = await cli(['import', 'tec', '--from', 'ftp://example.org', '--no-progress', '--allow-private'], env(url));
       assert.equal(badUrl.code, 1);
       assert.match(badUrl.stderr, /must be an http:\/\/ or https:\/\/ URL/);
-      const wrong = await cli(['import', 'tec', '--from', `${source.origin}/api`, '--namespace', 'calendar/events/v1', '--user', 'admin', '--app-password', 'wrong', '--no-progress'], env(url));
+      const wrong = await cli(
+        ['import', 'tec', '--from', `${source.origin}/api`, '--namespace', 'calendar/events/v1', '--user', 'admin', '--app-password', 'wrong', '--no-progress', '--allow-private'],
+        env(url),
+      );
       assert.equal(wrong.code, 1);
       assert.match(wrong.stderr, /Authorization header/);
       assert.equal((await server.api.get('/events', { as: 'admin', query: { start_date: '1900-01-01', end_date: '2200-12-31' } })).body.total, 0);
       assert.equal((await server.api.get('/categories', { as: 'admin', query: { hide_empty: false } })).body.total, 0);
+    });
+
+    it('refuses a source on a loopback or private address, by IP, by name or IPv4 inside IPv6, unless --allow-private (issue 24)', async () => {
+      const { server, url } = await target(kind, dir, 'private');
+      servers.push(server);
+      const port = new URL(source.origin).port;
+      for (const from of [`${source.origin}/api`, `http://localhost:${port}/api`, `http://[::ffff:7f00:1]:${port}/api`, `http://[::127.0.0.1]:${port}/api`, `http://[64:ff9b::7f00:1]:${port}/api`]) {
+        const run = await cli(
+          ['import', 'tec', '--from', from, '--namespace', 'calendar/events/v1', '--user', ADMIN.login, '--app-password', ADMIN.password, '--no-progress', '--retry-delay', '5'],
+          env(url),
+        );
+        assert.equal(run.code, 1, from);
+        assert.match(run.stderr, /^error: GET \S+ refused: \S+ (?:is|resolves to \S+,) a loopback, private or reserved address \(give --allow-private to import from it\)$/m, from);
+      }
+      assert.equal((await server.api.get('/events', { as: 'admin', query: { start_date: '1900-01-01', end_date: '2200-12-31' } })).body.total, 0);
+      const help = await cli(['import', 'tec', '--help'], env(url));
+      assert.match(help.stdout, /--allow-private/);
     });
 
     it('a source answering 500 halfway fails clearly after retries; the next run resumes without duplicates', async () => {
@@ -255,6 +279,7 @@ for (const kind of STORES) {
           '--author',
           ADMIN.login,
           '--no-progress',
+          '--allow-private',
           '--retries',
           '2',
           '--retry-delay',
@@ -307,6 +332,7 @@ for (const kind of STORES) {
           '--author',
           ADMIN.login,
           '--no-progress',
+          '--allow-private',
           '--concurrency',
           '1',
         ];

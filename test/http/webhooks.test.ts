@@ -255,3 +255,30 @@ describe('webhooks: SSRF guard', () => {
     });
   }
 });
+
+describe('webhooks: SSRF guard, IPv4 inside IPv6 (issue 24)', () => {
+  for (const kind of STORES) {
+    it(`${kind.name}: the review's four URLs and the other embedding forms are refused by their IPv4 address`, async () => {
+      const t = await startServer(kind);
+      try {
+        const review = ['http://[::127.0.0.1]/', 'http://[64:ff9b::7f00:1]/', 'http://[64:ff9b::a00:1]/', 'http://[::ffff:0:7f00:1]/'];
+        const more = ['http://[2002:7f00:1::1]/', 'http://[2001:0:808:808::80ff:fffe]/', 'http://[2001:0:a00:1::f7f7:f7f7]/', 'http://[64:ff9b:1::808:808]/', 'http://[::ffff:a00:1]/'];
+        for (const url of [...review, ...more]) {
+          const res = await t.api.post(`${ADMIN_BASE}/webhooks`, { as: 'admin', json: { url } });
+          assert.equal(res.status, 400, url);
+          assert.equal(res.body.code, 'rest_invalid_param', url);
+          assert.match(JSON.stringify(res.body.data.params), /refused.*loopback, private or reserved/, url);
+        }
+        // The same forms around a public address are accepted (NAT64 is how IPv6-only hosts reach IPv4 sites).
+        for (const url of ['http://[64:ff9b::808:808]/', 'http://[2002:808:808::1]/']) {
+          const res = await t.api.post(`${ADMIN_BASE}/webhooks`, { as: 'admin', json: { url } });
+          assert.equal(res.status, 201, `${url}: ${res.text}`);
+        }
+        const list = (await t.api.get(`${ADMIN_BASE}/webhooks`, { as: 'admin' })).body as Array<{ url: string }>;
+        assert.equal(list.length, 2);
+      } finally {
+        await t.close();
+      }
+    });
+  }
+});

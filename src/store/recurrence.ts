@@ -17,6 +17,8 @@ export interface SeriesRow {
   rules: string[];
   horizon_local: string;
   complete: boolean;
+  /** occurrences before the horizon are left to generate (issue 24): the horizon job continues from `horizon_local` */
+  pending: boolean;
   hide_from_listings: number;
 }
 
@@ -39,6 +41,13 @@ export interface OccurrenceInfo {
 
 const CHUNK = 200;
 
+/**
+ * `event_series.complete` of a series whose occurrences before its horizon are not all generated
+ * yet (issue 24): 0 = generated up to `horizon_local` (extended by the job once that is a day
+ * behind), 1 = the rules end before it, 2 = generated up to `horizon_local`, more due now.
+ */
+const PENDING = 2;
+
 function chunks<T>(items: T[], size = CHUNK): T[][] {
   const out: T[][] = [];
   for (let i = 0; i < items.length; i += size) out.push(items.slice(i, i + size));
@@ -57,6 +66,7 @@ export async function findSeries(db: Executor, ids: number[]): Promise<Map<numbe
         rules: JSON.parse(r.rules) as string[],
         horizon_local: r.horizon_local,
         complete: Number(r.complete) === 1,
+        pending: Number(r.complete) === PENDING,
         hide_from_listings: Number(r.hide_from_listings),
       });
     }
@@ -71,11 +81,11 @@ export async function insertSeries(db: Executor, row: { post_id: number; rules: 
     .execute();
 }
 
-export async function updateSeries(db: Executor, id: number, patch: { rules?: string[]; horizon_local?: string; complete?: boolean; hide_from_listings?: number }): Promise<void> {
+export async function updateSeries(db: Executor, id: number, patch: { rules?: string[]; horizon_local?: string; complete?: boolean; pending?: boolean; hide_from_listings?: number }): Promise<void> {
   const set: Record<string, unknown> = {};
   if (patch.rules) set.rules = JSON.stringify(patch.rules);
   if (patch.horizon_local !== undefined) set.horizon_local = patch.horizon_local;
-  if (patch.complete !== undefined) set.complete = patch.complete ? 1 : 0;
+  if (patch.complete !== undefined || patch.pending !== undefined) set.complete = patch.pending ? PENDING : patch.complete ? 1 : 0;
   if (patch.hide_from_listings !== undefined) set.hide_from_listings = patch.hide_from_listings;
   if (Object.keys(set).length) await db.updateTable('event_series').set(set).where('post_id', '=', id).execute();
 }
@@ -84,15 +94,15 @@ export async function deleteSeriesRow(db: Executor, id: number): Promise<void> {
   await db.deleteFrom('event_series').where('post_id', '=', id).execute();
 }
 
-/** The occurrences of a series, by generated start. */
-export async function occurrencesOf(db: Executor, seriesId: number): Promise<OccurrenceRow[]> {
-  const rows = await db
+/** The occurrences of a series, by generated start (those generated at `from` or later, when given). */
+export async function occurrencesOf(db: Executor, seriesId: number, from?: string): Promise<OccurrenceRow[]> {
+  let query = db
     .selectFrom('event_occurrences')
     .innerJoin('posts', 'posts.id', 'event_occurrences.post_id')
     .select(['event_occurrences.post_id', 'event_occurrences.series_id', 'event_occurrences.original_start', 'event_occurrences.exception', 'posts.status'])
-    .where('event_occurrences.series_id', '=', seriesId)
-    .orderBy('event_occurrences.original_start')
-    .execute();
+    .where('event_occurrences.series_id', '=', seriesId);
+  if (from !== undefined) query = query.where('event_occurrences.original_start', '>=', from);
+  const rows = await query.orderBy('event_occurrences.original_start').execute();
   return rows.map((r) => ({ post_id: Number(r.post_id), series_id: Number(r.series_id), original_start: r.original_start, exception: Number(r.exception) === 1, status: r.status }));
 }
 
@@ -357,18 +367,23 @@ export async function trashOccurrences(db: Executor, ids: number[], nowLocal: st
   await recountTerms(db, [...terms]);
 }
 
-/** Series whose occurrences may need extending: not complete, horizon before `before`. */
+/**
+ * Series whose occurrences need generating: those left pending by a write (first), then those not
+ * complete whose horizon is before `before`. Trashed series wait.
+ */
 export async function seriesDue(db: Executor, before: string, limit: number): Promise<number[]> {
-  const rows = await db
-    .selectFrom('event_series')
-    .innerJoin('posts', 'posts.id', 'event_series.post_id')
-    .select('event_series.post_id')
-    .where('event_series.complete', '=', 0)
-    .where('event_series.horizon_local', '<', before)
-    .where('posts.status', '!=', 'trash')
-    .orderBy('event_series.horizon_local')
-    .limit(limit)
-    .execute();
+  const due = (complete: number, horizonBefore?: string) => {
+    let query = db
+      .selectFrom('event_series')
+      .innerJoin('posts', 'posts.id', 'event_series.post_id')
+      .select('event_series.post_id')
+      .where('event_series.complete', '=', complete)
+      .where('posts.status', '!=', 'trash');
+    if (horizonBefore !== undefined) query = query.where('event_series.horizon_local', '<', horizonBefore);
+    return query.orderBy('event_series.horizon_local').limit(limit).execute();
+  };
+  const rows = [...(await due(PENDING))];
+  if (rows.length < limit) rows.push(...(await due(0, before)).slice(0, limit - rows.length));
   return rows.map((r) => Number(r.post_id));
 }
 

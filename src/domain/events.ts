@@ -26,7 +26,7 @@ import type { RepresentationContext } from './representations/venue.js';
 import type { Links } from './links.js';
 import { firstSlugCandidate, sanitizeSlug, uniqueSlug } from './slugs.js';
 import { applyScheduling, listScope, scaleBackStatus } from './statuses.js';
-import type { TermService } from './terms.js';
+import { MAX_NEW_TERMS_PER_WRITE, type TermService } from './terms.js';
 import { createKeptMap, type KeptMap } from './kept.js';
 import { feedOf } from '../store/change-feed.js';
 import { serializedLength, withSerialized } from './serialized.js';
@@ -562,6 +562,8 @@ export function createEventService(deps: EventServiceDeps): EventService {
   /** The term ids a write's `categories` and `tags` name, by taxonomy (named terms the viewer may create are created). */
   async function termIdsForWrite(trx: Executor, viewer: Viewer, input: EventInput): Promise<Array<[string, number[]]>> {
     const wanted: Array<[string, number[]]> = [];
+    // Issue 24: one count of new terms for the whole write (MAX_NEW_TERMS_PER_WRITE), categories and tags together.
+    const newTerms = { left: MAX_NEW_TERMS_PER_WRITE };
     for (const [arg, service] of [
       ['categories', deps.categories],
       ['tags', deps.tags],
@@ -569,7 +571,7 @@ export function createEventService(deps: EventServiceDeps): EventService {
       const value = input[arg];
       if (value === undefined || value === null) continue;
       if (!canAssignTerms(viewer, service.taxonomy)) continue;
-      wanted.push([service.taxonomy, await service.idsForWrite(trx, value, viewer, arg)]);
+      wanted.push([service.taxonomy, await service.idsForWrite(trx, value, viewer, arg, newTerms)]);
     }
     return wanted;
   }

@@ -6,6 +6,7 @@
  * @example
  *   const series = await findSeries(db, [42]); // Map { 42 => { rules: ['RRULE:FREQ=WEEKLY'], … } }
  */
+import { chunksOf, rowsPerStatement } from './lists.js';
 import type { Executor } from './schema.js';
 import type { EventRecord } from './events.js';
 import { addTermCounts, noteChange, noteChanges, readListingStates } from './changes.js';
@@ -40,7 +41,6 @@ export interface OccurrenceInfo {
 }
 
 const CHUNK = 200;
-
 /**
  * `event_series.complete` of a series whose occurrences before its horizon are not all generated
  * yet (issue 24): 0 = generated up to `horizon_local` (extended by the job once that is a day
@@ -49,9 +49,7 @@ const CHUNK = 200;
 const PENDING = 2;
 
 function chunks<T>(items: T[], size = CHUNK): T[][] {
-  const out: T[][] = [];
-  for (let i = 0; i < items.length; i += size) out.push(items.slice(i, i + size));
-  return out;
+  return chunksOf(items, size);
 }
 
 /** The series rows of these post ids (others are left out). */
@@ -209,6 +207,14 @@ function eventColumnsOf(copy: SeriesCopy) {
   };
 }
 
+/** The series' organizer and term links for these occurrences (rows in statements of a bounded size, lists.ts). */
+async function insertLinks(db: Executor, ids: number[], copy: SeriesCopy): Promise<void> {
+  const organizers = ids.flatMap((event_id) => copy.organizers.map((organizer_id, position) => ({ event_id, organizer_id, position })));
+  for (const rows of chunksOf(organizers, rowsPerStatement(3))) await db.insertInto('event_organizers').values(rows).execute();
+  const terms = ids.flatMap((event_id) => copy.terms.map((term_id) => ({ event_id, term_id })));
+  for (const rows of chunksOf(terms, rowsPerStatement(2))) await db.insertInto('event_terms').values(rows).execute();
+}
+
 /**
  * Insert occurrences of a series as event posts (one statement per table and chunk), with their
  * links, occurrence rows, change log notes and term counts.
@@ -261,18 +267,7 @@ export async function insertOccurrences(db: Executor, copy: SeriesCopy, occurren
       .insertInto('event_occurrences')
       .values(chunk.map((o, i) => ({ post_id: chunkIds[i]!, series_id: seriesId, original_start: o.start_local, exception: 0 })))
       .execute();
-    if (copy.organizers.length) {
-      await db
-        .insertInto('event_organizers')
-        .values(chunkIds.flatMap((event_id) => copy.organizers.map((organizer_id, position) => ({ event_id, organizer_id, position }))))
-        .execute();
-    }
-    if (copy.terms.length) {
-      await db
-        .insertInto('event_terms')
-        .values(chunkIds.flatMap((event_id) => copy.terms.map((term_id) => ({ event_id, term_id }))))
-        .execute();
-    }
+    await insertLinks(db, chunkIds, copy);
     ids.push(...chunkIds);
   }
   if (s.status === 'publish' && copy.terms.length && ids.length) await addTermCounts(db, copy.terms, ids.length);
@@ -316,17 +311,7 @@ export async function rewriteOccurrences(db: Executor, copy: SeriesCopy, ids: nu
       .execute();
     await db.deleteFrom('event_organizers').where('event_id', 'in', chunk).execute();
     await db.deleteFrom('event_terms').where('event_id', 'in', chunk).execute();
-    if (copy.organizers.length) {
-      await db
-        .insertInto('event_organizers')
-        .values(chunk.flatMap((event_id) => copy.organizers.map((organizer_id, position) => ({ event_id, organizer_id, position }))))
-        .execute();
-    }
-    if (copy.terms.length)
-      await db
-        .insertInto('event_terms')
-        .values(chunk.flatMap((event_id) => copy.terms.map((term_id) => ({ event_id, term_id }))))
-        .execute();
+    await insertLinks(db, chunk, copy);
   }
   for (const [id, sched] of schedules) {
     await db.updateTable('events').set(sched).where('post_id', '=', id).execute();

@@ -55,7 +55,6 @@ function isPostgres(db: Executor): boolean {
  */
 export function inList<DB, TB extends keyof DB>(eb: ExpressionBuilder<DB, TB>, on: Executor | DialectName, column: string, ids: readonly number[]): Expression<SqlBool> {
   if (ids.length === 0) return sql<SqlBool>`1 = 0`;
-  // eslint-disable-next-line @typescript-eslint/no-explicit-any
   if (ids.length <= INLINE_MAX) return eb(column as any, 'in', [...ids]);
   const ints = ids.map((id) => Math.trunc(Number(id)));
   if (typeof on === 'string' ? on === 'postgres' : isPostgres(on)) return sql<SqlBool>`${sql.ref(column)} = any(${ints}::bigint[])`;

@@ -157,6 +157,7 @@ forEachStore('issue 24: the categories and tags of one event write are bounded',
       json: event({ title: 'Linked series', categories: existing.concat(res.body.categories.slice(0, 20).map((c: { id: number }) => c.id)), recurrence: ['RRULE:FREQ=WEEKLY;COUNT=200'] }),
     });
     assert.equal(series.status, 201, series.text.slice(0, 500));
+    await generateSeries(t.built.services, series.body.id);
     assert.equal(await listTotal(t, { post_parent: series.body.id, categories: existing[0]!, start_date: '2027-01-01', end_date: '2035-01-01' }), 200);
     // The same names again are no longer new: they may be sent with new ones.
     const again = await t.api.post('/events', { as: 'admin', json: event({ categories: [...fresh, 'One more'] }) });

@@ -6,6 +6,7 @@
  * @example await writeReport('bench/RESULTS.md', renderReport(run));
  */
 import type { WebhookRateRun } from './webhooks.js';
+import type { BigWriteRun } from './big-writes.js';
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import type { Machine } from './machine.js';
@@ -124,6 +125,8 @@ export interface SizeRun {
   propagation: Partial<Record<StoreName, PropagationRun>>;
   /** issue 11: webhook deliveries per second */
   webhooks?: Partial<Record<StoreName, WebhookRateRun>>;
+  /** issue 24: anonymous reads while the largest accepted writes run */
+  bigWrites?: Partial<Record<StoreName, BigWriteRun[]>>;
   /** the writers' rate (creates per second) */
   writeRate?: number;
   /** the machine's 1-minute load average when this size started and ended (other work on it shows here) */
@@ -638,6 +641,23 @@ export function renderReport(run: BenchRun): string {
       parts.push('|---|---|---|---|---|---|---|---|---|');
       for (const [store, w] of Object.entries(size.webhooks) as Array<[StoreName, WebhookRateRun]>) {
         parts.push(`| ${store} | ${w.events} | ${w.deliveries} | ${w.seconds.toFixed(1)} | ${w.rate.toFixed(1)} | ${ms(w.p50)} | ${ms(w.p90)} | ${ms(w.max)} | ${w.error ?? ''} |`);
+      }
+    }
+    if (size.bigWrites && Object.keys(size.bigWrites).length) {
+      parts.push('');
+      parts.push(
+        'Reads while the largest accepted writes run (issue 24): anonymous reads of the single event (closed loops) from just before each write until its work has ended (the series: until its occurrences are all listed), and the same reads without writes right before (ms):',
+      );
+      parts.push('');
+      parts.push('| store | write | writes | write ms (median) | work s | reads | p50 | p99 | max | without: p50 | p99 | note |');
+      parts.push('|---|---|---|---|---|---|---|---|---|---|---|---|');
+      for (const [store, runs] of Object.entries(size.bigWrites) as Array<[StoreName, BigWriteRun[]]>) {
+        for (const r of runs) {
+          const sorted = [...r.writeMs].sort((a, b) => a - b);
+          parts.push(
+            `| ${store} | ${r.label} | ${r.writes} | ${ms(sorted[Math.floor(sorted.length / 2)])} | ${r.seconds.toFixed(1)} | ${r.reads} | ${ms(r.p50)} | ${ms(r.p99)} | ${ms(r.max)} | ${ms(r.reference.p50)} | ${ms(r.reference.p99)} | ${r.error ?? ''} |`,
+          );
+        }
       }
     }
   }

@@ -18,11 +18,13 @@
  *                        page-event, page-list (issue 10's pages), geo, venues, organizers, categories, create; issue 9's single-under-writes,
  *                        list-under-writes, filtered-under-writes, after-write, and on PostgreSQL
  *                        propagation, single-under-writes-b, list-under-writes-b, filtered-under-writes-b;
- *                        groups: under-writes, two-instances, issue9, pages (single, list and the two pages)
+ *                        groups: under-writes, two-instances, issue9, pages (single, list and the two pages);
+ *                        issue 24's big-writes (anonymous reads while the largest accepted writes run; group issue24)
  *   BENCH_WRITE_RATE     creates per second of the writer in the reads-under-writes scenarios (20)
  *   BENCH_ROUNDS         repetitions of after-write and propagation (30; each also stops after BENCH_DURATION s, at least 3)
  *   BENCH_POLL_MS        propagation: pause between polls of instance B (2 ms)
  *   BENCH_WEBHOOK_EVENTS webhooks: events created (one delivery each) to measure the delivery rate (500)
+ *   BENCH_BIG_WRITES     big-writes (issue 24): term and body writes per kind (5); the recurrence write is one
  *   BENCH_PAIRED=0       reads under writes: compare with the read-only scenario's figure instead of a
  *                        read-only run right before on the same instance (saves one measurement each)
  *   BENCH_STORES         sqlite,postgres (default: sqlite, plus postgres when its URL is set)
@@ -44,8 +46,22 @@ import { measure, type LoadResult, type LoadSpec } from './load.js';
 import { BASELINE_PATH, CLI_PATH, runNode, sampleProcess, startChild, rssOf, type Child } from './processes.js';
 import { SERIES_KINDS, type SeriesKind } from '../domain/seed-series.js';
 import { renderReport, sizeLabel, writeReport, type BenchRun, type ChurnResult, type Dataset, type ScenarioResult, type SizeRun, type StoreName } from './report.js';
-import { AFTER_WRITE_KEY, CHURN_SCENARIOS, PROPAGATION_KEY, SCENARIOS, WEBHOOKS_KEY, discover, scenarioUrl, selectKeys, type ChurnScenario, type Scenario, type ScenarioContext } from './scenarios.js';
+import {
+  AFTER_WRITE_KEY,
+  BIG_WRITES_KEY,
+  CHURN_SCENARIOS,
+  PROPAGATION_KEY,
+  SCENARIOS,
+  WEBHOOKS_KEY,
+  discover,
+  scenarioUrl,
+  selectKeys,
+  type ChurnScenario,
+  type Scenario,
+  type ScenarioContext,
+} from './scenarios.js';
 import { webhookRate } from './webhooks.js';
+import { bigWrites } from './big-writes.js';
 import { coldPairs, firstReadAfterWrite, propagation, quantile, readOnly, readPath, readsUnderWrites, settle } from './churn.js';
 
 const env = process.env;
@@ -361,6 +377,18 @@ async function runScenarios(store: StoreName, server: Child, baseline: Child | n
       `  ${store} webhooks: ${w.deliveries}/${w.events} deliveries in ${w.seconds.toFixed(1)} s = ${w.rate.toFixed(1)}/s; create -> delivery p50 ${fmtMs(w.p50)} p90 ${fmtMs(w.p90)} max ${fmtMs(w.max)} ms` +
         (w.error ? `  [${w.error}]` : ''),
     );
+  }
+
+  if (ONLY.has(BIG_WRITES_KEY)) {
+    const runs = await bigWrites(ctx, { connections: CONNECTIONS, rounds: Number(env.BENCH_BIG_WRITES ?? 5), referenceSeconds: Math.max(3, WARMUP) });
+    (size.bigWrites ??= {})[store] = runs;
+    for (const r of runs) {
+      log(
+        `  ${store} big write ${r.kind.padEnd(10)} ${r.writes} write(s), ${fmtMs(median(r.writeMs))} ms each (median), work ${r.seconds.toFixed(1)} s; ` +
+          `reads during: ${r.reads}, p50 ${fmtMs(r.p50)} p99 ${fmtMs(r.p99)} max ${fmtMs(r.max)} ms (without: p50 ${fmtMs(r.reference.p50)} p99 ${fmtMs(r.reference.p99)} ms)` +
+          (r.error ? `  [${r.error}]` : ''),
+      );
+    }
   }
 }
 

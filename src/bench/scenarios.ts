@@ -142,6 +142,8 @@ export const AFTER_WRITE_KEY = 'after-write';
 export const PROPAGATION_KEY = 'propagation';
 /** issue 11: webhook deliveries per second */
 export const WEBHOOKS_KEY = 'webhooks';
+/** issue 24: reads while the largest accepted write of each kind runs (big-writes.ts) */
+export const BIG_WRITES_KEY = 'big-writes';
 
 export const SCENARIO_GROUPS: Record<string, string[]> = {
   pages: ['single', 'list', 'page-event', 'page-list'],
@@ -149,6 +151,7 @@ export const SCENARIO_GROUPS: Record<string, string[]> = {
   'two-instances': [PROPAGATION_KEY, 'single-under-writes-b', 'list-under-writes-b', 'filtered-under-writes-b'],
   issue9: [...CHURN_SCENARIOS.map((c) => c.key), AFTER_WRITE_KEY, PROPAGATION_KEY, 'create'],
   issue11: ['single', 'list', 'single-304', 'list-304', WEBHOOKS_KEY],
+  issue24: [BIG_WRITES_KEY],
 };
 
 /** The URL of a scenario's path: under the namespace, unless it is absolute (the pages). */
@@ -157,7 +160,7 @@ export function scenarioUrl(path: string, ctx: ScenarioContext): string {
 }
 
 /** Every key BENCH_SCENARIOS accepts. */
-export const ALL_KEYS = [...SCENARIOS.map((s) => s.key), ...CHURN_SCENARIOS.map((c) => c.key), AFTER_WRITE_KEY, PROPAGATION_KEY, WEBHOOKS_KEY];
+export const ALL_KEYS = [...SCENARIOS.map((s) => s.key), ...CHURN_SCENARIOS.map((c) => c.key), AFTER_WRITE_KEY, PROPAGATION_KEY, WEBHOOKS_KEY, BIG_WRITES_KEY];
 
 /** Expand BENCH_SCENARIOS (keys and group names) to keys; unknown names are an error. */
 export function selectKeys(spec: string | undefined): Set<string> {

@@ -26,7 +26,7 @@ import type { RepresentationContext } from './representations/venue.js';
 import type { Links } from './links.js';
 import { firstSlugCandidate, sanitizeSlug, uniqueSlug } from './slugs.js';
 import { applyScheduling, listScope, scaleBackStatus } from './statuses.js';
-import type { TermService } from './terms.js';
+import { MAX_NEW_TERMS_PER_WRITE, type TermService } from './terms.js';
 import { createKeptMap, type KeptMap } from './kept.js';
 import { feedOf } from '../store/change-feed.js';
 import { serializedLength, withSerialized } from './serialized.js';
@@ -208,12 +208,35 @@ export interface EventService {
    * an earlier listing state (undefined: cannot tell, e.g. a search over text not kept).
    */
   syncFilter(viewer: Viewer, args: EventListArgs, sent: ReadonlySet<string>): Promise<{ matching(ids: number[]): Promise<Set<number>>; listed(state: ListingState): boolean | undefined }>;
+  /**
+   * Issue 24: call `listener` after a write has committed that left occurrences of a series to
+   * generate (more than one write inserts, `OCCURRENCES_PER_WRITE`); the horizon job listens.
+   * Returns the function that stops listening.
+   */
+  onGenerationLeft(listener: () => void): () => void;
 }
 
 export function createEventService(deps: EventServiceDeps): EventService {
   const { store, siteTimezone, clock } = deps;
   const db = store.db;
   const seriesDeps: SeriesDeps = { horizonMonths: deps.recurrenceHorizonMonths ?? 60, clock };
+  /** Transactions whose writes left occurrences to generate (issue 24), and who wants to know once they commit. */
+  const generationLeft = new WeakSet<Executor>();
+  const generationListeners = new Set<() => void>();
+  /** `materialise` within a write: at most OCCURRENCES_PER_WRITE occurrences, the rest noted for the horizon job. */
+  async function generate(trx: Executor, seriesId: number, options: { rewrite: boolean; scheduleChanged?: boolean }): Promise<void> {
+    if ((await materialise(trx, seriesId, seriesDeps, options)).pending) generationLeft.add(trx);
+  }
+  /** Run a write; once it has committed, tell the listeners if it left occurrences to generate. */
+  async function seriesWrite<T>(run: typeof writeTransaction, write: (trx: Executor) => Promise<T>): Promise<T> {
+    let last: Executor | undefined;
+    const out = await run(db, (trx) => {
+      last = trx;
+      return write(trx);
+    });
+    if (last && generationLeft.has(last)) for (const listener of generationListeners) listener();
+    return out;
+  }
 
   let windowMemo: { second: number; start: string; end: string } | undefined;
 
@@ -542,6 +565,8 @@ export function createEventService(deps: EventServiceDeps): EventService {
   /** The term ids a write's `categories` and `tags` name, by taxonomy (named terms the viewer may create are created). */
   async function termIdsForWrite(trx: Executor, viewer: Viewer, input: EventInput): Promise<Array<[string, number[]]>> {
     const wanted: Array<[string, number[]]> = [];
+    // Issue 24: one count of new terms for the whole write (MAX_NEW_TERMS_PER_WRITE), categories and tags together.
+    const newTerms = { left: MAX_NEW_TERMS_PER_WRITE };
     for (const [arg, service] of [
       ['categories', deps.categories],
       ['tags', deps.tags],
@@ -549,7 +574,7 @@ export function createEventService(deps: EventServiceDeps): EventService {
       const value = input[arg];
       if (value === undefined || value === null) continue;
       if (!canAssignTerms(viewer, service.taxonomy)) continue;
-      wanted.push([service.taxonomy, await service.idsForWrite(trx, value, viewer, arg)]);
+      wanted.push([service.taxonomy, await service.idsForWrite(trx, value, viewer, arg, newTerms)]);
     }
     return wanted;
   }
@@ -660,7 +685,7 @@ export function createEventService(deps: EventServiceDeps): EventService {
     await eventsStore.updateEventDetails(trx, id, { hide_from_listings: 1 });
     await recurrenceStore.insertSeries(trx, { post_id: id, rules: rec.lines, horizon_local: record.start_local, complete: false, hide_from_listings: Number(record.hide_from_listings) });
     await recountTerms(trx, await termIdsOf(trx, id));
-    await materialise(trx, id, seriesDeps, { rewrite: false });
+    await generate(trx, id, { rewrite: false });
     return reload(trx, id);
   }
 
@@ -699,7 +724,7 @@ export function createEventService(deps: EventServiceDeps): EventService {
     if (rec) patch.rules = rec.lines;
     if (input.hide_from_listings !== undefined) patch.hide_from_listings = input.hide_from_listings ? 1 : 0;
     await recurrenceStore.updateSeries(trx, id, patch);
-    await materialise(trx, id, seriesDeps, { rewrite: true, scheduleChanged: scheduleSent(input) });
+    await generate(trx, id, { rewrite: true, scheduleChanged: scheduleSent(input) });
     return reload(trx, id);
   }
 
@@ -802,7 +827,7 @@ export function createEventService(deps: EventServiceDeps): EventService {
     const moving = (await recurrenceStore.occurrencesOf(trx, seriesId)).filter((o) => o.original_start >= at).map((o) => o.post_id);
     await recurrenceStore.moveOccurrences(trx, moving, newId);
     await postsStore.updatePost(trx, seriesId, { modified_local: nowLocal, modified_gmt: nowGmt });
-    await materialise(trx, seriesId, seriesDeps, { rewrite: false });
+    await generate(trx, seriesId, { rewrite: false });
     return newId;
   }
 
@@ -901,7 +926,7 @@ export function createEventService(deps: EventServiceDeps): EventService {
       // (`writeStatement`); one that may create some (inline venues, named terms, an image URL)
       // or a series with its occurrences is a transaction.
       const plain = !rec && idsOnly(input.venue) && idsOnly(input.organizer) && idsOnly(input.categories) && idsOnly(input.tags) && idsOnly(input.image);
-      return (plain ? writeStatement : writeTransaction)(db, async (trx) => {
+      return seriesWrite(plain ? writeStatement : writeTransaction, async (trx) => {
         const sched = schedule(input, null);
         const nowGmt = clock.nowGmt();
         const nowLocal = clock.nowLocal();
@@ -957,7 +982,7 @@ export function createEventService(deps: EventServiceDeps): EventService {
         const id = Number(created.id);
         if (rec) {
           await recurrenceStore.insertSeries(trx, { post_id: id, rules: rec.lines, horizon_local: sched.start_local, complete: false, hide_from_listings: input.hide_from_listings ? 1 : 0 });
-          await materialise(trx, id, seriesDeps, { rewrite: false });
+          await generate(trx, id, { rewrite: false });
           return reload(trx, id);
         }
         linksWritten.set(created, { organizers: organizerIds, terms: termIds });
@@ -967,7 +992,7 @@ export function createEventService(deps: EventServiceDeps): EventService {
 
     async update(viewer, record, input) {
       const rec = input.recurrence === undefined || isClearingRecurrence(input.recurrence) ? undefined : parseRecurrence(input.recurrence);
-      return writeTransaction(db, async (trx) => {
+      return seriesWrite(writeTransaction, async (trx) => {
         if (record.type === SERIES_TYPE) return updateSeriesRecord(trx, viewer, record, input, rec);
         // Only records with a parent can be occurrences: single events cost nothing more.
         if (Number(record.parent_id) !== 0) {
@@ -981,7 +1006,7 @@ export function createEventService(deps: EventServiceDeps): EventService {
     },
 
     async trash(record, scope, viewer) {
-      return writeTransaction(db, async (trx) => {
+      return seriesWrite(writeTransaction, async (trx) => {
         if (record.type === SERIES_TYPE) {
           if (scope !== undefined && scope !== 'all') throw invalidParams({ recurrence_scope: SCOPE_ON_OCCURRENCES });
           return trashSeries(trx, record);
@@ -1019,7 +1044,7 @@ export function createEventService(deps: EventServiceDeps): EventService {
             clock.nowGmt(),
           );
           await postsStore.updatePost(trx, occurrence.series_id, { modified_local: clock.nowLocal(), modified_gmt: clock.nowGmt() });
-          await materialise(trx, occurrence.series_id, seriesDeps, { rewrite: false });
+          await generate(trx, occurrence.series_id, { rewrite: false });
           return reload(trx, Number(record.id));
         }
         // this (default): an exception, never generated again.
@@ -1030,6 +1055,11 @@ export function createEventService(deps: EventServiceDeps): EventService {
 
     occurrenceOn(seriesId, day) {
       return recurrenceStore.occurrenceIdOn(db, seriesId, day);
+    },
+
+    onGenerationLeft(listener) {
+      generationListeners.add(listener);
+      return () => generationListeners.delete(listener);
     },
 
     async seriesDetails(seriesId) {

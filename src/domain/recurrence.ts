@@ -283,12 +283,6 @@ function parseDateList(params: string[], body: string): { dates: RecurrenceDate[
   return { dates, normalised: `${normParams.map((p) => ';' + p).join('')}:${body.toUpperCase().replace(/\s+/g, '')}` };
 }
 
-/** `YYYY-MM-DD HH:MM:SS` of a Temporal date-time's wall fields. */
-function wallOf(z: { year: number; month: number; day: number; hour: number; minute: number; second: number }): string {
-  const p = (n: number, w = 2) => String(n).padStart(w, '0');
-  return `${p(z.year, 4)}-${p(z.month)}-${p(z.day)} ${p(z.hour)}:${p(z.minute)}:${p(z.second)}`;
-}
-
 /** The wall time in `tz` of a recurrence date (dates keep the time of day of `timeOfDay`). */
 function wallInZone(d: RecurrenceDate, tz: string, timeOfDay: string): string {
   switch (d.kind) {
@@ -314,6 +308,154 @@ function addDays(date: string, days: number): string {
   return new Date(Date.parse(date + 'T00:00:00Z') + days * 86_400_000).toISOString().slice(0, 10);
 }
 
+/** The latest wall time a rule is expanded to (later years do not fit `YYYY-MM-DD`). */
+const LAST_WALL_MS = Date.UTC(9999, 0, 1);
+/** How far one `between` query of a rule without COUNT reaches, per frequency (each answers at most ~1,500 starts). */
+const WINDOW: Record<(typeof FREQS)[number], { days?: number; weeks?: number; months?: number; years?: number }> = {
+  DAILY: { days: 1500 },
+  WEEKLY: { weeks: 200 },
+  MONTHLY: { months: 48 },
+  YEARLY: { years: 4 },
+};
+
+/** `YYYY-MM-DD HH:MM:SS` of an instant, in UTC. */
+function utcWallOf(ms: number): string {
+  return new Date(ms).toISOString().slice(0, 19).replace('T', ' ');
+}
+
+function zonedUtc(wall: string): Temporal.ZonedDateTime {
+  const [date, time] = wall.split(' ') as [string, string];
+  return Temporal.ZonedDateTime.from(`${date}T${time}[UTC]`);
+}
+
+/**
+ * The wall starts the RRULE generates before `horizon` (the first being the event's own start), at
+ * most MAX_OCCURRENCES, UNTIL applied. The rule runs over wall times in UTC; only the instants'
+ * epoch milliseconds are read (the library's numeric path: 10,000 daily starts take tens of
+ * milliseconds, where reading each as a Temporal date-time took a second). A rule with COUNT is
+ * expanded whole (COUNT is at most MAX_OCCURRENCES); one without is read window by window up to
+ * the horizon or UNTIL.
+ */
+function ruleWalls(rec: Recurrence, first: SeriesStart, horizon: string): string[] {
+  const tz = first.timezone;
+  if (rec.rule === undefined) return [first.start_local];
+  const until = rec.until;
+  const untilUtc = until?.kind === 'utc' ? until.wall : until?.kind === 'local' ? wallToUtc(until.wall, until.tzid ?? tz) : undefined;
+  const untilDate = until?.kind === 'date' ? until.date : undefined;
+  const walls: string[] = [];
+  /** Take one generated instant; false once the expansion is over. */
+  const take = (ms: number): boolean => {
+    if (ms >= LAST_WALL_MS) return false;
+    const wall = utcWallOf(ms);
+    if (wall >= horizon || walls.length >= MAX_OCCURRENCES) return false;
+    if (untilDate !== undefined && wall.slice(0, 10) > untilDate) return false;
+    if (untilUtc !== undefined && wall !== first.start_local && wallToUtc(wall, tz) > untilUtc) return false;
+    walls.push(wall);
+    return true;
+  };
+  const dtstart = zonedUtc(first.start_local);
+  try {
+    const rule = new RRuleTemporal({ rruleString: rec.rule, dtstart, includeDtstart: true, maxIterations: 20_000 });
+    if (rec.count !== undefined) {
+      for (const z of rule.all()) if (!take(z.epochMilliseconds)) break;
+    } else {
+      // The last wall that can pass UNTIL (a day later than it in UTC covers every zone's offset).
+      let endMs = Math.min(LAST_WALL_MS, Date.parse(horizon.replace(' ', 'T') + 'Z'));
+      if (untilDate !== undefined) endMs = Math.min(endMs, Date.parse(untilDate + 'T00:00:00Z') + 86_400_000);
+      if (untilUtc !== undefined) endMs = Math.min(endMs, Date.parse(untilUtc.replace(' ', 'T') + 'Z') + 86_400_000);
+      const freq = /FREQ=(\w+)/.exec(rec.rule)![1] as (typeof FREQS)[number];
+      let from = dtstart;
+      let last = -Infinity;
+      let going = true;
+      while (going && from.epochMilliseconds < endMs) {
+        let to = from.add(WINDOW[freq]);
+        if (to.epochMilliseconds > endMs) to = Temporal.Instant.fromEpochMilliseconds(endMs).toZonedDateTimeISO('UTC');
+        for (const z of rule.between(from, to, true)) {
+          const ms = z.epochMilliseconds;
+          if (ms <= last) continue;
+          last = ms;
+          if (!(going = take(ms))) break;
+        }
+        from = to;
+      }
+    }
+  } catch (err) {
+    // A rule that finds no further date within its iteration bound (e.g. February 30th) ends there;
+    // any other refusal of the library is the rule's fault (400, nothing written).
+    if (!(err instanceof Error)) throw err;
+    if (!/Maximum iterations|Maximum candidate/i.test(err.message)) {
+      throw invalidParams({ recurrence: `The rules cannot be expanded from the event's start: ${err.message}` });
+    }
+  }
+  return walls;
+}
+
+/**
+ * The generated wall starts of a series before `horizon`, sorted and distinct, before they are
+ * placed in the event's zone: the rule's (ruleWalls), RDATEs added, EXDATE dates (whole days)
+ * removed. Cheap (no time-zone arithmetic but UNTIL's): `placeStarts` places a slice of them.
+ */
+export function candidateStarts(rec: Recurrence, first: SeriesStart, horizon: string): string[] {
+  const tz = first.timezone;
+  const timeOfDay = first.start_local.slice(11);
+  const starts = new Set<string>(ruleWalls(rec, first, horizon));
+  for (const d of rec.rdates) {
+    const wall = wallInZone(d, tz, timeOfDay);
+    if (wall < horizon && wall >= '0001-01-01 00:00:00') starts.add(wall);
+  }
+  const exDates = new Set<string>();
+  for (const d of rec.exdates) if (d.kind === 'date') exDates.add(d.date);
+  return [...starts].filter((wall) => !exDates.has(wall.slice(0, 10))).sort();
+}
+
+/**
+ * The function placing one generated wall start in the event's zone: timed occurrences last as
+ * many seconds as the first, all-day ones as many days; undefined when an EXDATE date-time removes
+ * it (as generated, or as shifted out of a daylight-saving gap).
+ */
+export function placerOf(rec: Recurrence, first: SeriesStart): (wall: string) => Occurrence | undefined {
+  const tz = first.timezone;
+  const timeOfDay = first.start_local.slice(11);
+  const firstUtc = wallToUtc(first.start_local, tz);
+  const durationSeconds = secondsBetween(firstUtc, wallToUtc(first.end_local, tz));
+  const durationDays = Math.round(secondsBetween(first.start_local.slice(0, 10) + ' 00:00:00', first.end_local.slice(0, 10) + ' 00:00:00') / 86_400);
+  const exWalls = new Set<string>();
+  for (const d of rec.exdates) if (d.kind !== 'date') exWalls.add(wallInZone(d, tz, timeOfDay));
+  return (wall) => {
+    if (exWalls.has(wall)) return undefined;
+    if (first.all_day) {
+      const startLocal = `${wall.slice(0, 10)} 00:00:00`;
+      const endLocal = `${addDays(wall.slice(0, 10), durationDays)} 23:59:59`;
+      if (exWalls.has(startLocal)) return undefined;
+      return { start_local: startLocal, end_local: endLocal, start_utc: wallToUtc(startLocal, tz), end_utc: wallToUtc(endLocal, tz) };
+    }
+    const startUtc = wallToUtc(wall, tz);
+    // A wall time inside a gap becomes the time the clocks show then (shifted forward).
+    const startLocal = utcToWall(startUtc, tz);
+    if (exWalls.has(startLocal)) return undefined;
+    const endUtc = addSeconds(startUtc, durationSeconds);
+    return { start_local: startLocal, end_local: utcToWall(endUtc, tz), start_utc: startUtc, end_utc: endUtc };
+  };
+}
+
+/**
+ * Place generated wall starts (a sorted slice of `candidateStarts`) in the event's zone
+ * (`placerOf`); a start met twice is kept once. At most `max`.
+ */
+export function placeStarts(walls: readonly string[], rec: Recurrence, first: SeriesStart, max = MAX_OCCURRENCES): Occurrence[] {
+  const place = placerOf(rec, first);
+  const out: Occurrence[] = [];
+  const seen = new Set<string>();
+  for (const wall of walls) {
+    if (out.length >= max) break;
+    const o = place(wall);
+    if (!o || seen.has(o.start_local)) continue;
+    seen.add(o.start_local);
+    out.push(o);
+  }
+  return out;
+}
+
 /**
  * The occurrences of a series that start before `horizon` (a wall time in the event's zone,
  * exclusive), in start order, the first being the event's own schedule. Timed occurrences last
@@ -325,79 +467,7 @@ function addDays(date: string, days: number): string {
  * @example expandOccurrences(parseRecurrence(['RRULE:FREQ=DAILY;COUNT=2']), first, '2030-01-01 00:00:00').length // 2
  */
 export function expandOccurrences(rec: Recurrence, first: SeriesStart, horizon: string): Occurrence[] {
-  const tz = first.timezone;
-  const timeOfDay = first.start_local.slice(11);
-  const firstUtc = wallToUtc(first.start_local, tz);
-  const durationSeconds = secondsBetween(firstUtc, wallToUtc(first.end_local, tz));
-  const durationDays = Math.round(secondsBetween(first.start_local.slice(0, 10) + ' 00:00:00', first.end_local.slice(0, 10) + ' 00:00:00') / 86_400);
-  const until = rec.until;
-  const untilUtc = until?.kind === 'utc' ? until.wall : until?.kind === 'local' ? wallToUtc(until.wall, until.tzid ?? tz) : undefined;
-  const untilDate = until?.kind === 'date' ? until.date : undefined;
-
-  /** Wall starts as the rule generates them (before placing them in the zone). */
-  const walls: string[] = [];
-  if (rec.rule === undefined) walls.push(first.start_local);
-  else {
-    const [date, time] = first.start_local.split(' ') as [string, string];
-    const dtstart = Temporal.ZonedDateTime.from(`${date}T${time}[UTC]`);
-    try {
-      const rule = new RRuleTemporal({ rruleString: rec.rule, dtstart, includeDtstart: true, maxIterations: 20_000 });
-      rule.all((z) => {
-        const wall = wallOf(z);
-        if (wall >= horizon || walls.length >= MAX_OCCURRENCES) return false;
-        if (untilDate !== undefined && wall.slice(0, 10) > untilDate) return false;
-        if (untilUtc !== undefined && wallToUtc(wall, tz) > untilUtc && wall !== first.start_local) return false;
-        walls.push(wall);
-        return true;
-      });
-    } catch (err) {
-      // A rule that finds no further date within its iteration bound (e.g. February 30th) ends there;
-      // any other refusal of the library is the rule's fault (400, nothing written).
-      if (!(err instanceof Error)) throw err;
-      if (!/Maximum iterations|Maximum candidate/i.test(err.message)) {
-        throw invalidParams({ recurrence: `The rules cannot be expanded from the event's start: ${err.message}` });
-      }
-    }
-  }
-  const starts = new Set<string>();
-  for (const wall of walls) starts.add(wall);
-  for (const d of rec.rdates) {
-    const wall = wallInZone(d, tz, timeOfDay);
-    if (wall < horizon && wall >= '0001-01-01 00:00:00') starts.add(wall);
-  }
-  const exWalls = new Set<string>();
-  const exDates = new Set<string>();
-  for (const d of rec.exdates) {
-    if (d.kind === 'date') exDates.add(d.date);
-    else exWalls.add(wallInZone(d, tz, timeOfDay));
-  }
-  const out: Occurrence[] = [];
-  const seen = new Set<string>();
-  for (const wall of [...starts].sort()) {
-    if (exDates.has(wall.slice(0, 10))) continue;
-    let startUtc: string;
-    let startLocal: string;
-    let endLocal: string;
-    let endUtc: string;
-    if (first.all_day) {
-      startLocal = `${wall.slice(0, 10)} 00:00:00`;
-      endLocal = `${addDays(wall.slice(0, 10), durationDays)} 23:59:59`;
-      startUtc = wallToUtc(startLocal, tz);
-      endUtc = wallToUtc(endLocal, tz);
-    } else {
-      startUtc = wallToUtc(wall, tz);
-      // A wall time inside a gap becomes the time the clocks show then (shifted forward).
-      startLocal = utcToWall(startUtc, tz);
-      endUtc = addSeconds(startUtc, durationSeconds);
-      endLocal = utcToWall(endUtc, tz);
-    }
-    if (exWalls.has(wall) || exWalls.has(startLocal)) continue;
-    if (seen.has(startLocal)) continue;
-    seen.add(startLocal);
-    out.push({ start_local: startLocal, end_local: endLocal, start_utc: startUtc, end_utc: endUtc });
-    if (out.length >= MAX_OCCURRENCES) break;
-  }
-  return out;
+  return placeStarts(candidateStarts(rec, first, horizon), rec, first);
 }
 
 /**

@@ -32,6 +32,7 @@ import { sanitizeSlug, uniqueSlug } from './slugs.js';
 import { termText } from './text.js';
 import { isEmptyValue, isNumeric, isPositiveInt, listToArray } from './values.js';
 import { writeTransaction } from '../store/changes.js';
+import { inImportContext } from '../store/import-context.js';
 
 /** What differs between categories and tags. */
 export interface TaxonomyTraits {
@@ -117,10 +118,18 @@ export interface TermService {
   validateRefs(value: unknown): Promise<boolean>;
   /** Ids for an event list filter; categories include their descendants. */
   filterIds(value: unknown): Promise<number[]>;
-  /** For event writes: numeric ids must exist; other entries are found by slug/name or created. */
-  validateWriteRefs(value: unknown): Promise<boolean>;
-  /** Resolve a write value to ids, creating missing names (if the viewer may manage terms). */
-  idsForWrite(db: Executor, value: unknown, viewer: Viewer, argName: string): Promise<number[]>;
+  /**
+   * For event writes: at most MAX_TERMS_PER_WRITE entries (else the message), numeric ids must
+   * exist; other entries are found by slug/name or created.
+   */
+  validateWriteRefs(value: unknown, argName?: string): Promise<boolean | string>;
+  /**
+   * Resolve a write value to ids, creating missing names (if the viewer may manage terms): at most
+   * MAX_TERMS_PER_WRITE entries, and at most `newTerms.left` created (the count is shared by the
+   * taxonomies of one write and taken from; default MAX_NEW_TERMS_PER_WRITE). 400 beyond either,
+   * before anything is created.
+   */
+  idsForWrite(db: Executor, value: unknown, viewer: Viewer, argName: string, newTerms?: { left: number }): Promise<number[]>;
   /** Create a term (name is stored WordPress-style); throws ApiError term_exists on a duplicate sibling. */
   create(db: Executor, input: { name: string; slug?: string; description?: string; parent?: number }, param?: string): Promise<number>;
   load(db: Executor, ids: number[]): Promise<TermRow[]>;
@@ -138,6 +147,22 @@ export interface TermService {
   update(term: TermRow, input: TermInput): Promise<TermRow>;
   /** Delete for good (children move to the term's parent, event links go); returns the term as it was. */
   remove(term: TermRow): Promise<TermRow>;
+}
+
+/**
+ * Issue 24: at most this many entries (ids, slugs or names) in one event write's `categories`, and
+ * as many in its `tags` (400 `rest_invalid_param` beyond, before anything is looked up).
+ */
+export const MAX_TERMS_PER_WRITE = 100;
+/**
+ * Issue 24: at most this many terms that do not exist yet may one event write create, categories
+ * and tags together (400 `rest_invalid_param` beyond; nothing is written).
+ */
+export const MAX_NEW_TERMS_PER_WRITE = 20;
+
+/** The message of a write naming more than MAX_TERMS_PER_WRITE terms. */
+export function tooManyTerms(param: string): string {
+  return `${param} may name at most ${MAX_TERMS_PER_WRITE} terms.`;
 }
 
 /** The longest term name or slug stored (the columns' size, as WordPress' `varchar(200)`). */
@@ -232,18 +257,25 @@ export function createTermService(db: Executor, taxonomy: Taxonomy): TermService
       return [...new Set(ids)];
     },
 
-    async validateWriteRefs(value) {
-      for (const entry of termEntries(value)) {
-        if (typeof entry === 'number' && !(await termsStore.findTerm(db, taxonomy, entry))) return false;
-        // A name that would be created must fit the column.
-        if (typeof entry === 'string' && termText(entry).length > TERM_NAME_MAX) return false;
-      }
-      return true;
+    async validateWriteRefs(value, argName = taxonomy === 'post_tag' ? 'tags' : 'categories') {
+      const entries = termEntries(value);
+      if (entries.length > MAX_TERMS_PER_WRITE) return tooManyTerms(argName);
+      const numbers = [...new Set(entries.filter((e): e is number => typeof e === 'number'))];
+      // A name that would be created must fit the column.
+      if (entries.some((e) => typeof e === 'string' && termText(e).length > TERM_NAME_MAX)) return false;
+      if (numbers.length === 0) return true;
+      const found = new Set((await termsStore.findTermsByIds(db, numbers)).filter((t) => t.taxonomy === taxonomy).map((t) => Number(t.id)));
+      return numbers.every((n) => found.has(n));
     },
 
-    async idsForWrite(trx, value, viewer, argName) {
-      const ids: number[] = [];
-      for (const entry of termEntries(value)) {
+    async idsForWrite(trx, value, viewer, argName, newTerms = { left: MAX_NEW_TERMS_PER_WRITE }) {
+      const entries = termEntries(value);
+      // Imports (the CLI, run by the operator) bring what the source has: the limits are the API's.
+      const limited = !inImportContext();
+      if (limited && entries.length > MAX_TERMS_PER_WRITE) throw invalidParams({ [argName]: tooManyTerms(argName) });
+      const ids: Array<number | string> = [];
+      const toCreate = new Set<string>();
+      for (const entry of entries) {
         if (typeof entry === 'number') {
           ids.push(entry);
           continue;
@@ -256,9 +288,30 @@ export function createTermService(db: Executor, taxonomy: Taxonomy): TermService
         if (!canManageTerms(viewer, taxonomy)) {
           throw invalidParams({ [argName]: `The term "${entry}" does not exist and you are not allowed to create it.` });
         }
-        ids.push(await service.create(trx, { name: entry }, argName));
+        ids.push(entry);
+        toCreate.add(entry);
       }
-      return [...new Set(ids)];
+      // Counted before any is created: a write over the limit creates none.
+      if (limited && toCreate.size > newTerms.left) {
+        throw invalidParams({ [argName]: `One write may create at most ${MAX_NEW_TERMS_PER_WRITE} new terms (categories and tags together); create them first (POST /categories, /tags).` });
+      }
+      newTerms.left -= toCreate.size;
+      const created = new Map<string, number>();
+      const out: number[] = [];
+      for (const entry of ids) {
+        if (typeof entry === 'number') out.push(entry);
+        else {
+          // The same new name twice in one value: created once (the second would find it).
+          let id = created.get(entry);
+          if (id === undefined) {
+            const again = await service.find(trx, entry);
+            id = again ? Number(again.id) : await service.create(trx, { name: entry }, argName);
+            created.set(entry, id);
+          }
+          out.push(id);
+        }
+      }
+      return [...new Set(out)];
     },
 
     async create(trx, input, param = 'name') {

@@ -35,6 +35,7 @@ import { withImportContext } from '../store/import-context.js';
 import { findMapping, putMapping } from '../store/import-map.js';
 import { occurrencesOf } from '../store/recurrence.js';
 import { readFeedState, writeFeedState } from '../store/feed-state.js';
+import { generateSeries } from '../recurrence/horizon.js';
 import { checkUrl, createSource, ImportError } from './source.js';
 import { ImportReport, type ImportHooks } from './report.js';
 import { resolveTzid } from './windows-zones.js';
@@ -489,6 +490,8 @@ function overrideStart(o: IcsOverride, zone: string): string {
  * rules do not make) is a warning.
  */
 async function applyOverrides(services: Services, admin: Viewer, seriesId: number, e: IcsEvent, warn: (w: string) => void): Promise<void> {
+  // Every occurrence first: a write generates at most OCCURRENCES_PER_WRITE of them (issue 24).
+  if (e.recurring) await generateSeries(services, seriesId);
   if (e.overrides.length === 0) return;
   const series = await services.events.findById(seriesId);
   if (!series) return;

@@ -1,11 +1,15 @@
 /**
  * The horizon job (issue 15): every running server keeps the occurrences of recurring events
  * generated `RECURRENCE_HORIZON_MONTHS` ahead. Soon after start and then every hour it looks for
- * series whose generated horizon is more than a day behind and extends each one in a write
- * transaction of its own (`materialise`, which inserts only the missing occurrences; existing ones
- * keep their ids). Two servers on one database may both extend a series: the unique key on
- * (series, generated start) makes the second one's insert fail and run again, finding nothing
- * missing.
+ * series whose generated horizon is more than a day behind and extends each one (`materialise`,
+ * which inserts only the missing occurrences; existing ones keep their ids). Two servers on one
+ * database may both extend a series: the unique key on (series, generated start) makes the second
+ * one's insert fail and run again, finding nothing missing.
+ *
+ * Issue 24: it also finishes what writes leave. A write inserts at most OCCURRENCES_PER_WRITE
+ * occurrences and marks the series pending when more are due; the event service then nudges the
+ * job, which generates the rest in steps of that size, each step a transaction of its own, and
+ * yields to the event loop between steps (so reads answer meanwhile).
  *
  * @example
  *   const job = startHorizonJob(services, app.log);
@@ -22,6 +26,8 @@ import { horizonWall } from '../domain/recurrence.js';
 export interface HorizonJob {
   /** Extend every series due now; resolves with how many were extended. */
   runOnce(): Promise<number>;
+  /** Run soon (a write left occurrences to generate); a run under way runs once more after. */
+  nudge(): void;
   stop(): Promise<void>;
 }
 
@@ -29,11 +35,33 @@ export interface JobLogger {
   warn(obj: object, msg: string): void;
 }
 
-/** Series extended per batch (each in its own transaction). */
+/** Series looked up per batch. */
 const BATCH = 100;
 
-/** Extend the series that are due (horizon more than a day behind, in UTC terms). */
-export async function extendHorizons(services: Pick<Services, 'store' | 'config' | 'clock'>, isStopped: () => boolean = () => false): Promise<number> {
+/** Let the event loop run what waits (I/O, timers) before the next step. */
+const yieldToLoop = () => new Promise<void>((resolve) => setImmediate(resolve));
+
+type JobServices = Pick<Services, 'store' | 'config' | 'clock'>;
+
+/**
+ * Generate a series' occurrences up to its horizon, one step (at most OCCURRENCES_PER_WRITE
+ * occurrences, one transaction) at a time, yielding between steps. Resolves with the number of
+ * steps taken. Used by the job, and by the importers, which need every occurrence before they
+ * apply exceptions.
+ */
+export async function generateSeries(services: JobServices, id: number, isStopped: () => boolean = () => false): Promise<number> {
+  const deps = { horizonMonths: services.config.recurrenceHorizonMonths, clock: services.clock };
+  let steps = 0;
+  for (;;) {
+    const { pending } = await writeTransaction(services.store.db, (trx) => materialise(trx, id, deps, { rewrite: false }));
+    steps++;
+    if (!pending || isStopped()) return steps;
+    await yieldToLoop();
+  }
+}
+
+/** Extend the series that are due: left pending by a write, or horizon more than a day behind (in UTC terms). */
+export async function extendHorizons(services: JobServices, isStopped: () => boolean = () => false): Promise<number> {
   const months = services.config.recurrenceHorizonMonths;
   const now = DateTime.fromSQL(services.clock.nowGmt(), { zone: 'utc' });
   // Zones differ by up to a day: a series is due once its horizon is a day behind UTC's.
@@ -46,15 +74,17 @@ export async function extendHorizons(services: Pick<Services, 'store' | 'config'
     for (const id of ids) {
       seen.add(id);
       if (isStopped()) return extended;
-      await writeTransaction(services.store.db, (trx) => materialise(trx, id, { horizonMonths: months, clock: services.clock }, { rewrite: false }));
+      await generateSeries(services, id, isStopped);
       extended++;
+      await yieldToLoop();
     }
   }
 }
 
-export function startHorizonJob(services: Pick<Services, 'store' | 'config' | 'clock'>, logger: JobLogger, options: { firstMs?: number; everyMs?: number } = {}): HorizonJob {
+export function startHorizonJob(services: JobServices & Partial<Pick<Services, 'events'>>, logger: JobLogger, options: { firstMs?: number; everyMs?: number } = {}): HorizonJob {
   let stopped = false;
   let running: Promise<number> | undefined;
+  let again = false;
   let timer: NodeJS.Timeout | undefined;
   const run = (): Promise<number> => {
     if (running) return running;
@@ -65,6 +95,10 @@ export function startHorizonJob(services: Pick<Services, 'store' | 'config' | 'c
       })
       .finally(() => {
         running = undefined;
+        if (again && !stopped) {
+          again = false;
+          void run();
+        }
       });
     return running;
   };
@@ -74,13 +108,21 @@ export function startHorizonJob(services: Pick<Services, 'store' | 'config' | 'c
     timer.unref();
   };
   schedule(options.firstMs ?? 5_000);
+  const nudge = () => {
+    if (stopped) return;
+    if (running) again = true;
+    else setImmediate(() => void run());
+  };
+  const unsubscribe = services.events?.onGenerationLeft(nudge);
   return {
     async runOnce() {
       await running;
       return run();
     },
+    nudge,
     async stop() {
       stopped = true;
+      unsubscribe?.();
       if (timer) clearTimeout(timer);
       await running;
     },

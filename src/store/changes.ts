@@ -21,6 +21,7 @@ import { writeCommitCountersOf } from '../metrics.js';
 import { importContextRestorer, inImportContext, runImportHook } from './import-context.js';
 import { directOf, enterDirect, leaveDirect, storeDirectOf } from './sqlite-direct.js';
 import { raisePrunedThrough } from './settings.js';
+import { chunksOf } from './lists.js';
 
 /**
  * Kinds of records in the log. `all` (action `reset`): anything may have changed (bulk loads).
@@ -126,16 +127,19 @@ function byDelta(counts: Map<number, number>): Array<[number, number[]]> {
 
 async function applyTermCounts(db: Executor, counts: Map<number, number>): Promise<void> {
   const direct = directOf(db);
-  for (const [delta, ids] of byDelta(counts)) {
-    if (direct) {
-      direct.run(`update "terms" set "count" = "count" + ? where "id" in (${ids.map(() => '?').join(', ')})`, [delta, ...ids]);
-      continue;
+  for (const [delta, all] of byDelta(counts)) {
+    // In chunks: never more bound values than a statement takes (lists.ts, issue 24).
+    for (const ids of chunksOf(all)) {
+      if (direct) {
+        direct.run(`update "terms" set "count" = "count" + ? where "id" in (${ids.map(() => '?').join(', ')})`, [delta, ...ids]);
+        continue;
+      }
+      await db
+        .updateTable('terms')
+        .set((eb) => ({ count: eb('count', '+', delta) }))
+        .where('id', 'in', ids)
+        .execute();
     }
-    await db
-      .updateTable('terms')
-      .set((eb) => ({ count: eb('count', '+', delta) }))
-      .where('id', 'in', ids)
-      .execute();
   }
 }
 

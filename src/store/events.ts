@@ -5,6 +5,7 @@
  * @example
  *   const page = await findEventPage(db, 'sqlite', { statuses: ['publish'], order: 'start' }, { limit: 10, offset: 0 });
  */
+import { byChunks, chunksOf, ID_CHUNK, inList, rowsPerStatement } from './lists.js';
 import { directOf } from './sqlite-direct.js';
 import { PostgresAdapter, sql, type ExpressionBuilder, type SelectQueryBuilder } from 'kysely';
 import type { Database, EventsTable, Executor, NewPost, PostRow, EventRow, StoredPostType } from './schema.js';
@@ -111,6 +112,7 @@ const EVENT_SELECT = sql.raw(EVENT_SELECT_TEXT);
 /** Event records for these ids (any status), in no particular order. */
 export async function findEventsByIds(db: Executor, ids: number[]): Promise<EventRecord[]> {
   if (ids.length === 0) return [];
+  if (ids.length > ID_CHUNK) return byChunks(ids, (chunk) => findEventsByIds(db, chunk));
   const direct = directOf(db);
   if (direct)
     return direct.all<EventRecord>(`select ${EVENT_SELECT_TEXT} from "posts" inner join "events" on "events"."post_id" = "posts"."id" where "posts"."id" in (${ids.map(() => '?').join(', ')})`, ids);
@@ -184,16 +186,16 @@ export async function insertEvent(
       .insertInto('events')
       .values({ post_id: id, ...details })
       .execute();
-    if (organizers.length)
-      await db
-        .insertInto('event_organizers')
-        .values(organizers.map((organizer_id, position) => ({ event_id: id, organizer_id, position })))
-        .execute();
-    if (terms.length)
-      await db
-        .insertInto('event_terms')
-        .values(terms.map((term_id) => ({ event_id: id, term_id })))
-        .execute();
+    for (const chunk of chunksOf(
+      organizers.map((organizer_id, position) => ({ event_id: id, organizer_id, position })),
+      rowsPerStatement(3),
+    ))
+      await db.insertInto('event_organizers').values(chunk).execute();
+    for (const chunk of chunksOf(
+      terms.map((term_id) => ({ event_id: id, term_id })),
+      rowsPerStatement(2),
+    ))
+      await db.insertInto('event_terms').values(chunk).execute();
   }
   if (wanted !== undefined) await afterExplicitId(db, 'post');
   await noteChange(db, recordTypeOfPost(post.type), id, 'create');
@@ -320,19 +322,24 @@ export async function setEventOrganizers(db: Executor, eventId: number, organize
   const rows = unique.map((organizer_id, position) => ({ event_id: eventId, organizer_id, position }));
   const direct = directOf(db);
   if (direct) direct.insertMany('event_organizers', rows);
-  else await db.insertInto('event_organizers').values(rows).execute();
+  else for (const chunk of chunksOf(rows, rowsPerStatement(3))) await db.insertInto('event_organizers').values(chunk).execute();
 }
 
 /** Organizer links of these events, ordered by event then position. */
 export async function organizerLinksOf(db: Executor, eventIds: number[]): Promise<Array<{ event_id: number; organizer_id: number }>> {
   if (eventIds.length === 0) return [];
+  if (eventIds.length > ID_CHUNK) {
+    // In chunks (issue 24), then in the order one statement gives.
+    const rows = await byChunks(eventIds, (chunk) => db.selectFrom('event_organizers').select(['event_id', 'organizer_id', 'position']).where('event_id', 'in', chunk).execute());
+    rows.sort((a, b) => Number(a.event_id) - Number(b.event_id) || Number(a.position) - Number(b.position));
+    return rows.map(({ event_id, organizer_id }) => ({ event_id, organizer_id }));
+  }
   return db.selectFrom('event_organizers').select(['event_id', 'organizer_id']).where('event_id', 'in', eventIds).orderBy('event_id').orderBy('position').execute();
 }
 
 /** Term links of these events. */
 export async function termLinksOf(db: Executor, eventIds: number[]): Promise<Array<{ event_id: number; term_id: number }>> {
-  if (eventIds.length === 0) return [];
-  return db.selectFrom('event_terms').select(['event_id', 'term_id']).where('event_id', 'in', eventIds).execute();
+  return byChunks(eventIds, (chunk) => db.selectFrom('event_terms').select(['event_id', 'term_id']).where('event_id', 'in', chunk).execute());
 }
 
 /** Term ids of one taxonomy linked to an event. */
@@ -354,11 +361,11 @@ export async function setEventTerms(db: Executor, eventId: number, taxonomy: str
   const removed = before.filter((id) => !wanted.includes(id));
   const added = wanted.filter((id) => !before.includes(id));
   if (removed.length || added.length) await noteEventBefore(db, eventId);
-  if (removed.length) await db.deleteFrom('event_terms').where('event_id', '=', eventId).where('term_id', 'in', removed).execute();
-  if (added.length)
+  for (const chunk of chunksOf(removed)) await db.deleteFrom('event_terms').where('event_id', '=', eventId).where('term_id', 'in', chunk).execute();
+  for (const chunk of chunksOf(added, rowsPerStatement(2)))
     await db
       .insertInto('event_terms')
-      .values(added.map((term_id) => ({ event_id: eventId, term_id })))
+      .values(chunk.map((term_id) => ({ event_id: eventId, term_id })))
       .execute();
   return [...removed, ...added];
 }
@@ -370,7 +377,7 @@ export async function addEventTerms(db: Executor, eventId: number, termIds: numb
   const rows = added.map((term_id) => ({ event_id: eventId, term_id }));
   const direct = directOf(db);
   if (direct) direct.insertMany('event_terms', rows);
-  else await db.insertInto('event_terms').values(rows).execute();
+  else for (const chunk of chunksOf(rows, rowsPerStatement(2))) await db.insertInto('event_terms').values(chunk).execute();
   return added;
 }
 
@@ -384,14 +391,14 @@ function likeAny(dialect: DialectName, word: string) {
 }
 
 /** The event is linked to one of these terms (a correlated EXISTS: a primary-key probe per row). */
-function hasTermIn(ids: number[]) {
+function hasTermIn(ids: number[], dialect: DialectName) {
   return (eb: ExpressionBuilder<Database, 'posts' | 'events'>) =>
     eb.exists(
       eb
         .selectFrom('event_terms')
         .select('event_terms.event_id')
         .whereRef('event_terms.event_id', '=', 'posts.id')
-        .where('event_terms.term_id', 'in', ids.length ? ids : [0]),
+        .where((e) => inList(e, dialect, 'event_terms.term_id', ids.length ? ids : [0])),
     );
 }
 
@@ -415,9 +422,13 @@ function applyFilter(q: EventQuery, dialect: DialectName, f: EventListFilter): E
   }
   // Link filters are correlated EXISTS (a primary-key probe per candidate row) rather than
   // `id IN (subquery)`, which SQLite materializes in full (every event of a popular category).
-  if (f.categoryIds) q = q.where(hasTermIn(f.categoryIds));
-  if (f.tagIds) q = q.where(hasTermIn(f.tagIds));
-  if (f.venueIds) q = q.where('events.venue_id', 'in', f.venueIds.length ? f.venueIds : [0]);
+  // Lists (a category's descendants too) are bound as one value when long (lists.ts, issue 24).
+  if (f.categoryIds) q = q.where(hasTermIn(f.categoryIds, dialect));
+  if (f.tagIds) q = q.where(hasTermIn(f.tagIds, dialect));
+  if (f.venueIds) {
+    const ids = f.venueIds;
+    q = q.where((eb) => inList(eb, dialect, 'events.venue_id', ids.length ? ids : [0]));
+  }
   if (f.organizerIds) {
     const ids = f.organizerIds;
     q = q.where((eb) =>
@@ -426,12 +437,15 @@ function applyFilter(q: EventQuery, dialect: DialectName, f: EventListFilter): E
           .selectFrom('event_organizers')
           .select('event_organizers.event_id')
           .whereRef('event_organizers.event_id', '=', 'posts.id')
-          .where('event_organizers.organizer_id', 'in', ids.length ? ids : [0]),
+          .where((e) => inList(e, dialect, 'event_organizers.organizer_id', ids.length ? ids : [0])),
       ),
     );
   }
   if (f.featured !== undefined) q = q.where('events.featured', '=', f.featured ? 1 : 0);
-  if (f.include) q = q.where('posts.id', 'in', f.include.length ? f.include : [0]);
+  if (f.include) {
+    const ids = f.include;
+    q = q.where((eb) => inList(eb, dialect, 'posts.id', ids.length ? ids : [0]));
+  }
   if (f.postParent !== undefined) q = q.where('posts.parent_id', '=', f.postParent);
   if (f.geo) {
     // The venues inside the box and circle (a few, read through the venues_geo index), then a

@@ -5,6 +5,7 @@
  * @example
  *   const id = await insertImage(db, { url: 'https://x/y.png', extension: 'png', mime_type: 'image/png', width: null, height: null, author_id: 1, created_gmt: '…' });
  */
+import { byChunks } from './lists.js';
 import type { Insertable } from 'kysely';
 import type { Executor, ImageRow, ImagesTable } from './schema.js';
 import { noteChange } from './changes.js';
@@ -14,7 +15,7 @@ import { storedIds } from './ranges.js';
 export async function findImagesByIds(db: Executor, ids: number[]): Promise<ImageRow[]> {
   ids = storedIds(ids);
   if (ids.length === 0) return [];
-  return db.selectFrom('images').selectAll().where('id', 'in', ids).execute();
+  return byChunks(ids, (chunk) => db.selectFrom('images').selectAll().where('id', 'in', chunk).execute());
 }
 
 export async function findImageByUrl(db: Executor, url: string): Promise<ImageRow | undefined> {

@@ -5,6 +5,7 @@
  * @example
  *   const rows = await findLinkedByIds(db, 'venue', [4, 5]);
  */
+import { byChunks, inList } from './lists.js';
 import { sql, type ExpressionBuilder } from 'kysely';
 import type { Database, Executor, OrganizerRow, PostRow, PostType, VenueRow } from './schema.js';
 import type { DialectName } from './db.js';
@@ -48,14 +49,16 @@ export async function findLinkedByIds(db: Executor, kind: LinkedKind, ids: numbe
   ids = storedIds(ids);
   if (ids.length === 0) return [];
   const info = LINKED_KINDS[kind];
-  const rows = await db
-    .selectFrom('posts')
-    .innerJoin(info.table as 'venues', `${info.table}.post_id` as 'venues.post_id', 'posts.id')
-    .selectAll('posts')
-    .select(info.columns.map((c) => `${info.table}.${c}`) as never[])
-    .where('posts.id', 'in', ids)
-    .where('posts.type', '=', info.postType)
-    .execute();
+  const rows = await byChunks(ids, (chunk) =>
+    db
+      .selectFrom('posts')
+      .innerJoin(info.table as 'venues', `${info.table}.post_id` as 'venues.post_id', 'posts.id')
+      .selectAll('posts')
+      .select(info.columns.map((c) => `${info.table}.${c}`) as never[])
+      .where('posts.id', 'in', chunk)
+      .where('posts.type', '=', info.postType)
+      .execute(),
+  );
   return rows as unknown as LinkedRecord[];
 }
 
@@ -167,7 +170,11 @@ function linkedIdsOfEvents(kind: LinkedKind, eb: ExpressionBuilder<Database, 'po
 function applyLinkedFilter(kind: LinkedKind, dialect: DialectName, q: any, f: LinkedListFilter, withSearch: boolean): any {
   const info = LINKED_KINDS[kind];
   q = q.where('posts.type', '=', info.postType).where('posts.status', 'in', [...f.statuses]);
-  if (f.ids) q = q.where('posts.id', 'in', f.ids.length ? f.ids : [0]);
+  // A long list is bound as one value (lists.ts, issue 24).
+  if (f.ids) {
+    const ids = f.ids;
+    q = q.where((eb: any) => inList(eb, dialect, 'posts.id', ids.length ? ids : [0]));
+  }
   if (f.onlyPublishedOrAuthor !== undefined) {
     const author = f.onlyPublishedOrAuthor;
     q = q.where((eb: any) => eb.or([eb('posts.status', '=', 'publish'), eb('posts.author_id', '=', author)]));

@@ -6,6 +6,7 @@
  * @example
  *   const series = await findSeries(db, [42]); // Map { 42 => { rules: ['RRULE:FREQ=WEEKLY'], … } }
  */
+import { chunksOf, rowsPerStatement } from './lists.js';
 import type { Executor } from './schema.js';
 import type { EventRecord } from './events.js';
 import { addTermCounts, noteChange, noteChanges, readListingStates } from './changes.js';
@@ -17,6 +18,8 @@ export interface SeriesRow {
   rules: string[];
   horizon_local: string;
   complete: boolean;
+  /** occurrences before the horizon are left to generate (issue 24): the horizon job continues from `horizon_local` */
+  pending: boolean;
   hide_from_listings: number;
 }
 
@@ -38,11 +41,15 @@ export interface OccurrenceInfo {
 }
 
 const CHUNK = 200;
+/**
+ * `event_series.complete` of a series whose occurrences before its horizon are not all generated
+ * yet (issue 24): 0 = generated up to `horizon_local` (extended by the job once that is a day
+ * behind), 1 = the rules end before it, 2 = generated up to `horizon_local`, more due now.
+ */
+const PENDING = 2;
 
 function chunks<T>(items: T[], size = CHUNK): T[][] {
-  const out: T[][] = [];
-  for (let i = 0; i < items.length; i += size) out.push(items.slice(i, i + size));
-  return out;
+  return chunksOf(items, size);
 }
 
 /** The series rows of these post ids (others are left out). */
@@ -57,6 +64,7 @@ export async function findSeries(db: Executor, ids: number[]): Promise<Map<numbe
         rules: JSON.parse(r.rules) as string[],
         horizon_local: r.horizon_local,
         complete: Number(r.complete) === 1,
+        pending: Number(r.complete) === PENDING,
         hide_from_listings: Number(r.hide_from_listings),
       });
     }
@@ -71,11 +79,11 @@ export async function insertSeries(db: Executor, row: { post_id: number; rules: 
     .execute();
 }
 
-export async function updateSeries(db: Executor, id: number, patch: { rules?: string[]; horizon_local?: string; complete?: boolean; hide_from_listings?: number }): Promise<void> {
+export async function updateSeries(db: Executor, id: number, patch: { rules?: string[]; horizon_local?: string; complete?: boolean; pending?: boolean; hide_from_listings?: number }): Promise<void> {
   const set: Record<string, unknown> = {};
   if (patch.rules) set.rules = JSON.stringify(patch.rules);
   if (patch.horizon_local !== undefined) set.horizon_local = patch.horizon_local;
-  if (patch.complete !== undefined) set.complete = patch.complete ? 1 : 0;
+  if (patch.complete !== undefined || patch.pending !== undefined) set.complete = patch.pending ? PENDING : patch.complete ? 1 : 0;
   if (patch.hide_from_listings !== undefined) set.hide_from_listings = patch.hide_from_listings;
   if (Object.keys(set).length) await db.updateTable('event_series').set(set).where('post_id', '=', id).execute();
 }
@@ -84,15 +92,15 @@ export async function deleteSeriesRow(db: Executor, id: number): Promise<void> {
   await db.deleteFrom('event_series').where('post_id', '=', id).execute();
 }
 
-/** The occurrences of a series, by generated start. */
-export async function occurrencesOf(db: Executor, seriesId: number): Promise<OccurrenceRow[]> {
-  const rows = await db
+/** The occurrences of a series, by generated start (those generated at `from` or later, when given). */
+export async function occurrencesOf(db: Executor, seriesId: number, from?: string): Promise<OccurrenceRow[]> {
+  let query = db
     .selectFrom('event_occurrences')
     .innerJoin('posts', 'posts.id', 'event_occurrences.post_id')
     .select(['event_occurrences.post_id', 'event_occurrences.series_id', 'event_occurrences.original_start', 'event_occurrences.exception', 'posts.status'])
-    .where('event_occurrences.series_id', '=', seriesId)
-    .orderBy('event_occurrences.original_start')
-    .execute();
+    .where('event_occurrences.series_id', '=', seriesId);
+  if (from !== undefined) query = query.where('event_occurrences.original_start', '>=', from);
+  const rows = await query.orderBy('event_occurrences.original_start').execute();
   return rows.map((r) => ({ post_id: Number(r.post_id), series_id: Number(r.series_id), original_start: r.original_start, exception: Number(r.exception) === 1, status: r.status }));
 }
 
@@ -199,6 +207,14 @@ function eventColumnsOf(copy: SeriesCopy) {
   };
 }
 
+/** The series' organizer and term links for these occurrences (rows in statements of a bounded size, lists.ts). */
+async function insertLinks(db: Executor, ids: number[], copy: SeriesCopy): Promise<void> {
+  const organizers = ids.flatMap((event_id) => copy.organizers.map((organizer_id, position) => ({ event_id, organizer_id, position })));
+  for (const rows of chunksOf(organizers, rowsPerStatement(3))) await db.insertInto('event_organizers').values(rows).execute();
+  const terms = ids.flatMap((event_id) => copy.terms.map((term_id) => ({ event_id, term_id })));
+  for (const rows of chunksOf(terms, rowsPerStatement(2))) await db.insertInto('event_terms').values(rows).execute();
+}
+
 /**
  * Insert occurrences of a series as event posts (one statement per table and chunk), with their
  * links, occurrence rows, change log notes and term counts.
@@ -251,18 +267,7 @@ export async function insertOccurrences(db: Executor, copy: SeriesCopy, occurren
       .insertInto('event_occurrences')
       .values(chunk.map((o, i) => ({ post_id: chunkIds[i]!, series_id: seriesId, original_start: o.start_local, exception: 0 })))
       .execute();
-    if (copy.organizers.length) {
-      await db
-        .insertInto('event_organizers')
-        .values(chunkIds.flatMap((event_id) => copy.organizers.map((organizer_id, position) => ({ event_id, organizer_id, position }))))
-        .execute();
-    }
-    if (copy.terms.length) {
-      await db
-        .insertInto('event_terms')
-        .values(chunkIds.flatMap((event_id) => copy.terms.map((term_id) => ({ event_id, term_id }))))
-        .execute();
-    }
+    await insertLinks(db, chunkIds, copy);
     ids.push(...chunkIds);
   }
   if (s.status === 'publish' && copy.terms.length && ids.length) await addTermCounts(db, copy.terms, ids.length);
@@ -306,17 +311,7 @@ export async function rewriteOccurrences(db: Executor, copy: SeriesCopy, ids: nu
       .execute();
     await db.deleteFrom('event_organizers').where('event_id', 'in', chunk).execute();
     await db.deleteFrom('event_terms').where('event_id', 'in', chunk).execute();
-    if (copy.organizers.length) {
-      await db
-        .insertInto('event_organizers')
-        .values(chunk.flatMap((event_id) => copy.organizers.map((organizer_id, position) => ({ event_id, organizer_id, position }))))
-        .execute();
-    }
-    if (copy.terms.length)
-      await db
-        .insertInto('event_terms')
-        .values(chunk.flatMap((event_id) => copy.terms.map((term_id) => ({ event_id, term_id }))))
-        .execute();
+    await insertLinks(db, chunk, copy);
   }
   for (const [id, sched] of schedules) {
     await db.updateTable('events').set(sched).where('post_id', '=', id).execute();
@@ -357,18 +352,23 @@ export async function trashOccurrences(db: Executor, ids: number[], nowLocal: st
   await recountTerms(db, [...terms]);
 }
 
-/** Series whose occurrences may need extending: not complete, horizon before `before`. */
+/**
+ * Series whose occurrences need generating: those left pending by a write (first), then those not
+ * complete whose horizon is before `before`. Trashed series wait.
+ */
 export async function seriesDue(db: Executor, before: string, limit: number): Promise<number[]> {
-  const rows = await db
-    .selectFrom('event_series')
-    .innerJoin('posts', 'posts.id', 'event_series.post_id')
-    .select('event_series.post_id')
-    .where('event_series.complete', '=', 0)
-    .where('event_series.horizon_local', '<', before)
-    .where('posts.status', '!=', 'trash')
-    .orderBy('event_series.horizon_local')
-    .limit(limit)
-    .execute();
+  const due = (complete: number, horizonBefore?: string) => {
+    let query = db
+      .selectFrom('event_series')
+      .innerJoin('posts', 'posts.id', 'event_series.post_id')
+      .select('event_series.post_id')
+      .where('event_series.complete', '=', complete)
+      .where('posts.status', '!=', 'trash');
+    if (horizonBefore !== undefined) query = query.where('event_series.horizon_local', '<', horizonBefore);
+    return query.orderBy('event_series.horizon_local').limit(limit).execute();
+  };
+  const rows = [...(await due(PENDING))];
+  if (rows.length < limit) rows.push(...(await due(0, before)).slice(0, limit - rows.length));
   return rows.map((r) => Number(r.post_id));
 }
 

@@ -16,6 +16,7 @@
  *   const direct = directOf(trx);
  *   const id = direct ? direct.insert('posts', row) : await insertWithBuilder(trx, row);
  */
+import { rowsPerStatement } from './lists.js';
 import type { SqliteStatement } from './sqlite-binding.js';
 
 type Value = string | number | bigint | Buffer | null;
@@ -71,9 +72,14 @@ export function createSqliteDirect(prepare: PrepareFn): SqliteDirect {
     insertMany(table, rows) {
       if (rows.length === 0) return;
       const columns = definedColumns(rows[0]!);
-      const values: Value[] = [];
-      for (const row of rows) for (const c of columns) values.push((row as Record<string, Value>)[c] ?? null);
-      prepare(insertText(table, columns, rows.length)).run(...values);
+      // Never more bound values than SQLite takes in one statement (issue 24, lists.ts).
+      const per = rowsPerStatement(columns.length);
+      for (let i = 0; i < rows.length; i += per) {
+        const chunk = rows.slice(i, i + per);
+        const values: Value[] = [];
+        for (const row of chunk) for (const c of columns) values.push((row as Record<string, Value>)[c] ?? null);
+        prepare(insertText(table, columns, chunk.length)).run(...values);
+      }
     },
   };
 }

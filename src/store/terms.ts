@@ -5,6 +5,7 @@
  *   const id = await insertTerm(db, { taxonomy: 'post_tag', name: 'jazz', slug: 'jazz', description: '', parent_id: 0, count: 0 });
  *   await recountTerms(db, [id]);
  */
+import { byChunks, inList } from './lists.js';
 import { sql, type Insertable, type Updateable } from 'kysely';
 import type { Executor, Taxonomy, TermRow, TermsTable } from './schema.js';
 import { revisionExpression, revisionMemo, revisionOfHandle } from './revision.js';
@@ -65,9 +66,9 @@ async function keptTermRows(db: Executor, ids: number[], current = true): Promis
   counters.hits += ids.length - missing.length;
   counters.misses += missing.length;
   if (missing.length === 0) return out;
-  const rows = await db.selectFrom('terms').selectAll().select(revisionExpression('sqlite').as('__seq')).where('id', 'in', missing).execute();
+  const rows = await byChunks(missing, (chunk) => db.selectFrom('terms').selectAll().select(revisionExpression('sqlite').as('__seq')).where('id', 'in', chunk).execute());
   // Kept only when read at the feed's number (another write may have moved it meanwhile).
-  const keep = rows.length > 0 && Number(rows[0]!.__seq) === feed.seq();
+  const keep = rows.length > 0 && rows.every((r) => Number(r.__seq) === feed.seq());
   if (keep && kept.size + missing.length > KEPT_TERMS) kept.clear();
   for (const { __seq, ...row } of rows) {
     void __seq;
@@ -101,7 +102,7 @@ export async function findTermsByIds(db: Executor, ids: number[], { current = tr
   if (ids.length === 0) return [];
   const kept = await keptTermRows(db, [...new Set(ids)], current);
   if (kept) return [...kept.values()].filter((r): r is TermRow => r !== null);
-  return db.selectFrom('terms').selectAll().where('id', 'in', ids).execute();
+  return byChunks(ids, (chunk) => db.selectFrom('terms').selectAll().where('id', 'in', chunk).execute());
 }
 
 export async function findTerm(db: Executor, taxonomy: Taxonomy, id: number): Promise<TermRow | undefined> {
@@ -172,7 +173,7 @@ export async function descendantTermIds(db: Executor, taxonomy: Taxonomy, ids: n
   const out = new Set<number>();
   let frontier = ids;
   while (frontier.length) {
-    const rows = await db.selectFrom('terms').select('id').where('taxonomy', '=', taxonomy).where('parent_id', 'in', frontier).execute();
+    const rows = await byChunks(frontier, (chunk) => db.selectFrom('terms').select('id').where('taxonomy', '=', taxonomy).where('parent_id', 'in', chunk).execute());
     frontier = rows.map((r) => Number(r.id)).filter((id) => !out.has(id) && !ids.includes(id));
     for (const id of frontier) out.add(id);
   }
@@ -274,8 +275,15 @@ async function queryTerms(db: Executor, f: TermListFilter): Promise<{ rows: Term
     const pattern = `%${f.search.toLowerCase().replace(/[\\%_]/g, (c) => '\\' + c)}%`;
     q = q.where((eb) => eb.or([eb(eb.fn('lower', ['terms.name']), 'like', sql<string>`${pattern} ESCAPE '\\'`), eb(eb.fn('lower', ['terms.slug']), 'like', sql<string>`${pattern} ESCAPE '\\'`)]));
   }
-  if (f.include) q = q.where('terms.id', 'in', f.include.length ? f.include : [0]);
-  if (f.exclude?.length) q = q.where('terms.id', 'not in', f.exclude);
+  // Long lists are bound as one value (lists.ts, issue 24).
+  if (f.include) {
+    const ids = f.include;
+    q = q.where((eb) => inList(eb, db, 'terms.id', ids.length ? ids : [0]));
+  }
+  if (f.exclude?.length) {
+    const ids = f.exclude;
+    q = q.where((eb) => eb.not(inList(eb, db, 'terms.id', ids)));
+  }
   if (f.parentId !== undefined) q = q.where('terms.parent_id', '=', f.parentId);
   if (f.slug !== undefined) q = q.where('terms.slug', '=', f.slug);
   if (f.eventId !== undefined) {

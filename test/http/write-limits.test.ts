@@ -1,0 +1,206 @@
+/**
+ * Issue 24, bounded writes: a recurring event's write inserts at most OCCURRENCES_PER_WRITE
+ * occurrences and the horizon job generates the rest (the series then answers as if written
+ * whole); an event write names at most MAX_TERMS_PER_WRITE categories (and tags) and creates at
+ * most MAX_NEW_TERMS_PER_WRITE terms (400 `rest_invalid_param` beyond, nothing written); store
+ * functions given more ids than a statement can bind answer (chunked, or one bound value).
+ */
+import { it } from 'node:test';
+import assert from 'node:assert/strict';
+import { forEachStore, type TestServer } from '../support/harness.js';
+import { OCCURRENCES_PER_WRITE } from '../../src/domain/series.js';
+import { MAX_NEW_TERMS_PER_WRITE, MAX_TERMS_PER_WRITE } from '../../src/domain/terms.js';
+import { extendHorizons, generateSeries } from '../../src/recurrence/horizon.js';
+import * as eventsStore from '../../src/store/events.js';
+import * as termsStore from '../../src/store/terms.js';
+import * as linkedStore from '../../src/store/linked-posts.js';
+import { findImagesByIds } from '../../src/store/images.js';
+
+/** More ids than SQLite (32,766) or PostgreSQL (65,535) bind in one statement. */
+const MANY = 70_000;
+const manyIds = (first = 1) => Array.from({ length: MANY }, (_, i) => first + i);
+
+async function occurrenceRows(t: TestServer, seriesId: number): Promise<number> {
+  const r = await t.built.store.db
+    .selectFrom('event_occurrences')
+    .select((eb) => eb.fn.countAll<number>().as('n'))
+    .where('series_id', '=', seriesId)
+    .executeTakeFirstOrThrow();
+  return Number(r.n);
+}
+
+async function termRows(t: TestServer): Promise<number> {
+  const r = await t.built.store.db
+    .selectFrom('terms')
+    .select((eb) => eb.fn.countAll<number>().as('n'))
+    .executeTakeFirstOrThrow();
+  return Number(r.n);
+}
+
+async function postRows(t: TestServer): Promise<number> {
+  const r = await t.built.store.db
+    .selectFrom('posts')
+    .select((eb) => eb.fn.countAll<number>().as('n'))
+    .executeTakeFirstOrThrow();
+  return Number(r.n);
+}
+
+async function listTotal(t: TestServer, query: Record<string, string | number>): Promise<number> {
+  const res = await t.api.get('/events', { as: 'admin', query: { per_page: 1, ...query } });
+  assert.equal(res.status, 200, res.text);
+  return Number(res.body.total);
+}
+
+forEachStore('issue 24: a recurring event write is bounded, the horizon job finishes it', (t) => {
+  it('the job, nudged by the write, generates what the write left', async () => {
+    const res = await t.api.post('/events', {
+      as: 'admin',
+      json: { title: 'Nudged', status: 'publish', start_date: '2026-01-01 08:00:00', end_date: '2026-01-01 09:00:00', timezone: 'UTC', recurrence: ['RRULE:FREQ=DAILY;COUNT=700'] },
+    });
+    assert.equal(res.status, 201, res.text);
+    // No timing asserted: the job runs on its own; wait (bounded) for its count.
+    for (let i = 0; i < 600 && (await occurrenceRows(t, res.body.id)) < 700; i++) await new Promise((r) => setTimeout(r, 100));
+    assert.equal(await occurrenceRows(t, res.body.id), 700);
+    assert.equal(await listTotal(t, { post_parent: res.body.id, start_date: '2026-01-01', end_date: '2028-01-01' }), 700);
+  });
+
+  it('a daily rule of 10,000 from 2000 writes at most OCCURRENCES_PER_WRITE occurrences; the series answers right once the job has run', async () => {
+    // The job is stopped: what the request wrote is what is counted, then the job is run here.
+    await t.built.horizonJob.stop();
+    const res = await t.api.post('/events', {
+      as: 'admin',
+      json: { title: 'Ten Thousand Days', status: 'publish', start_date: '2000-01-01 10:00:00', end_date: '2000-01-01 11:00:00', timezone: 'UTC', recurrence: ['RRULE:FREQ=DAILY;COUNT=10000'] },
+    });
+    assert.equal(res.status, 201, res.text);
+    const id = res.body.id as number;
+    assert.deepEqual(res.body.recurrence, ['RRULE:FREQ=DAILY;COUNT=10000']);
+    const written = await occurrenceRows(t, id);
+    assert.ok(written > 0 && written <= OCCURRENCES_PER_WRITE, `the request wrote ${written} occurrences`);
+    const row = await t.built.store.db.selectFrom('event_series').selectAll().where('post_id', '=', id).executeTakeFirstOrThrow();
+    assert.equal(Number(row.complete), 2, 'left pending for the job');
+    // The first ones exist already, in start order.
+    assert.equal(await listTotal(t, { post_parent: id, start_date: '2000-01-01', end_date: '2000-01-31 23:59:59' }), 31);
+    assert.equal((await t.api.get(`/events/${id}`, { as: 'admin' })).status, 200);
+
+    assert.equal(await extendHorizons(t.built.services), 1);
+    assert.equal(await occurrenceRows(t, id), 10_000);
+    // 2000-01-01 + 9,999 days = 2027-05-18, the last.
+    assert.equal(await listTotal(t, { post_parent: id, start_date: '2027-05-01', end_date: '2027-05-31 23:59:59' }), 18);
+    assert.equal(await listTotal(t, { post_parent: id, start_date: '2000-01-01', end_date: '2030-01-01' }), 10_000);
+    assert.equal(await listTotal(t, { post_parent: id, start_date: '2013-03-01', end_date: '2013-03-31 23:59:59' }), 31);
+    const after = await t.built.store.db.selectFrom('event_series').selectAll().where('post_id', '=', id).executeTakeFirstOrThrow();
+    assert.equal(Number(after.complete), 1);
+    // Nothing more to do: one step that inserts nothing.
+    assert.equal(await generateSeries(t.built.services, id), 1);
+    assert.equal(await occurrenceRows(t, id), 10_000);
+    // Ids are stable through a later rewrite of the series (a new title).
+    const firstIds = (await t.api.get('/events', { as: 'admin', query: { post_parent: id, start_date: '2000-01-01', end_date: '2000-01-05', per_page: 10 } })).body.events.map(
+      (e: { id: number }) => e.id,
+    );
+    const changed = await t.api.post(`/events/${id}`, { as: 'admin', json: { title: 'Ten Thousand Days, renamed' } });
+    assert.equal(changed.status, 200, changed.text);
+    const again = (await t.api.get('/events', { as: 'admin', query: { post_parent: id, start_date: '2000-01-01', end_date: '2000-01-05', per_page: 10 } })).body.events;
+    assert.deepEqual(
+      again.map((e: { id: number }) => e.id),
+      firstIds,
+    );
+    assert.equal(again[0].title, 'Ten Thousand Days, renamed');
+  });
+});
+
+forEachStore('issue 24: the categories and tags of one event write are bounded', (t) => {
+  const event = (extra: Record<string, unknown>) => ({ title: 'Tagged', status: 'publish', start_date: '2027-03-02 19:00:00', end_date: '2027-03-02 20:00:00', ...extra });
+
+  it('more names than MAX_TERMS_PER_WRITE: 400 rest_invalid_param, nothing written', async () => {
+    const [terms, posts] = [await termRows(t), await postRows(t)];
+    for (const n of [MAX_TERMS_PER_WRITE + 1, 20_000]) {
+      const names = Array.from({ length: n }, (_, i) => `Flood ${n} ${i}`);
+      const res = await t.api.post('/events', { as: 'admin', json: event({ categories: names }) });
+      assert.equal(res.status, 400, res.text.slice(0, 300));
+      assert.equal(res.body.code, 'rest_invalid_param');
+      assert.ok(res.body.data.params.categories, res.text.slice(0, 300));
+    }
+    const tags = await t.api.post('/events', { as: 'admin', json: event({ tags: Array.from({ length: MAX_TERMS_PER_WRITE + 1 }, (_, i) => `Tag flood ${i}`) }) });
+    assert.equal(tags.status, 400);
+    assert.ok(tags.body.data.params.tags);
+    assert.equal(await termRows(t), terms);
+    assert.equal(await postRows(t), posts);
+  });
+
+  it('more new terms than MAX_NEW_TERMS_PER_WRITE (categories and tags together): 400, nothing written', async () => {
+    const [terms, posts] = [await termRows(t), await postRows(t)];
+    const half = Math.ceil((MAX_NEW_TERMS_PER_WRITE + 1) / 2);
+    const res = await t.api.post('/events', {
+      as: 'admin',
+      json: event({ categories: Array.from({ length: half }, (_, i) => `New cat ${i}`), tags: Array.from({ length: MAX_NEW_TERMS_PER_WRITE + 1 - half }, (_, i) => `New tag ${i}`) }),
+    });
+    assert.equal(res.status, 400, res.text);
+    assert.equal(res.body.code, 'rest_invalid_param');
+    assert.equal(await termRows(t), terms);
+    assert.equal(await postRows(t), posts);
+  });
+
+  it('the most a write may name, MAX_NEW_TERMS_PER_WRITE of them new: 201 with every term', async () => {
+    const existing: number[] = [];
+    for (let i = 0; i < MAX_TERMS_PER_WRITE - MAX_NEW_TERMS_PER_WRITE; i++) {
+      const c = await t.api.post('/categories', { as: 'admin', json: { name: `Existing ${i}` } });
+      assert.equal(c.status, 201, c.text);
+      existing.push(c.body.id);
+    }
+    const fresh = Array.from({ length: MAX_NEW_TERMS_PER_WRITE }, (_, i) => `Fresh ${i}`);
+    const res = await t.api.post('/events', { as: 'admin', json: event({ categories: [...existing, ...fresh] }) });
+    assert.equal(res.status, 201, res.text.slice(0, 500));
+    assert.equal(res.body.categories.length, MAX_TERMS_PER_WRITE);
+    // A series naming as many: its occurrences' links (200 × 100 rows) go in statements of a bounded size.
+    const series = await t.api.post('/events', {
+      as: 'admin',
+      json: event({ title: 'Linked series', categories: existing.concat(res.body.categories.slice(0, 20).map((c: { id: number }) => c.id)), recurrence: ['RRULE:FREQ=WEEKLY;COUNT=200'] }),
+    });
+    assert.equal(series.status, 201, series.text.slice(0, 500));
+    await generateSeries(t.built.services, series.body.id);
+    assert.equal(await listTotal(t, { post_parent: series.body.id, categories: existing[0]!, start_date: '2027-01-01', end_date: '2035-01-01' }), 200);
+    // The same names again are no longer new: they may be sent with new ones.
+    const again = await t.api.post('/events', { as: 'admin', json: event({ categories: [...fresh, 'One more'] }) });
+    assert.equal(again.status, 201, again.text.slice(0, 300));
+    assert.equal(again.body.categories.length, MAX_NEW_TERMS_PER_WRITE + 1);
+  });
+});
+
+forEachStore('issue 24: store functions take more ids than one statement binds', (t) => {
+  it('look-ups and list filters with 70,000 ids answer (chunked, or bound as one value)', async () => {
+    const cat = await t.api.post('/categories', { as: 'admin', json: { name: 'Chunked' } });
+    const venue = await t.api.post('/venues', { as: 'admin', json: { venue: 'Chunk Hall' } });
+    const made = await t.api.post('/events', {
+      as: 'admin',
+      json: { title: 'Chunked event', status: 'publish', start_date: '2027-03-02 19:00:00', end_date: '2027-03-02 20:00:00', categories: [cat.body.id], venue: venue.body.id },
+    });
+    assert.equal(made.status, 201, made.text);
+    const db = t.built.store.db;
+    const dialect = t.built.store.dialect;
+    const ids = manyIds();
+    assert.ok((await termsStore.findTermsByIds(db, ids)).some((r) => Number(r.id) === cat.body.id));
+    assert.ok((await termsStore.findTermsByIds(db, ids, { current: false })).length >= 1);
+    assert.deepEqual(await termsStore.descendantTermIds(db, 'tribe_events_cat', ids), []);
+    assert.ok((await eventsStore.findEventsByIds(db, ids)).some((r) => Number(r.id) === made.body.id));
+    assert.ok((await eventsStore.termLinksOf(db, ids)).some((l) => Number(l.event_id) === made.body.id));
+    assert.ok(Array.isArray(await eventsStore.organizerLinksOf(db, ids)));
+    assert.ok((await linkedStore.findLinkedByIds(db, 'venue', ids)).some((v) => Number(v.id) === venue.body.id));
+    assert.ok(Array.isArray(await findImagesByIds(db, ids)));
+    const terms = await termsStore.listTerms(db, { taxonomy: 'tribe_events_cat', include: ids, hideEmpty: false, keepAncestors: false, orderBy: 'name', order: 'asc', limit: 10, offset: 0 } as never);
+    assert.ok(terms.rows.some((r) => Number(r.id) === cat.body.id));
+    const excluded = await termsStore.listTerms(db, {
+      taxonomy: 'tribe_events_cat',
+      exclude: ids,
+      hideEmpty: false,
+      keepAncestors: false,
+      orderBy: 'name',
+      order: 'asc',
+      limit: 10,
+      offset: 0,
+    } as never);
+    assert.equal(excluded.total, 0);
+    const filter = { statuses: ['publish'], include: ids, categoryIds: ids, venueIds: ids };
+    const page = await eventsStore.findEventPageIds(db, dialect, filter as never, { limit: 10, offset: 0 });
+    assert.deepEqual(page.ids, [made.body.id]);
+  });
+});

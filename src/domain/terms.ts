@@ -164,8 +164,8 @@ export function termEntries(value: unknown): Array<string | number> {
 
 /** Answers of `validateRefs`, per store handle, taxonomy service and data revision. */
 const knownRefsByTaxonomy: Record<Taxonomy, ReturnType<typeof revisionMemo<boolean>>> = {
-  tribe_events_cat: revisionMemo<boolean>(),
-  post_tag: revisionMemo<boolean>(),
+  tribe_events_cat: revisionMemo<boolean>(1000, 'term_refs'),
+  post_tag: revisionMemo<boolean>(1000, 'term_refs'),
 };
 
 export function createTermService(db: Executor, taxonomy: Taxonomy): TermService {
@@ -256,7 +256,12 @@ export function createTermService(db: Executor, taxonomy: Taxonomy): TermService
         if (!canManageTerms(viewer, taxonomy)) {
           throw invalidParams({ [argName]: `The term "${entry}" does not exist and you are not allowed to create it.` });
         }
-        ids.push(await service.create(trx, { name: entry }, argName));
+        // Look again under the taxonomy's lock (store/locks.ts): a concurrent write naming the same
+        // new term may have created it since (PostgreSQL); then this write links to it, as it
+        // would had it come second on SQLite (one term, every write succeeds).
+        await lockForWrite(trx, `term:${taxonomy}`);
+        const created = await service.find(trx, entry);
+        ids.push(created ? Number(created.id) : await service.create(trx, { name: entry }, argName));
       }
       return [...new Set(ids)];
     },

@@ -24,14 +24,14 @@ import type { Executor, Taxonomy, TermRow, TermsTable } from '../store/schema.js
 import * as postsStore from '../store/posts.js';
 import * as termsStore from '../store/terms.js';
 import { lockForWrite } from '../store/locks.js';
-import { revisionMemo, revisionOfHandle } from '../store/revision.js';
+import { dialectOfHandle, revisionMemo, revisionOfHandle } from '../store/revision.js';
 import type { TermOrderBy } from '../store/terms.js';
 import { apiError, invalidParams } from './errors.js';
 import { canManageTerms, type Viewer } from './permissions.js';
 import { sanitizeSlug, uniqueSlug } from './slugs.js';
 import { termText } from './text.js';
 import { isEmptyValue, isNumeric, isPositiveInt, listToArray } from './values.js';
-import { writeTransaction } from '../store/changes.js';
+import { isRepeatedWrite, writeTransaction } from '../store/changes.js';
 
 /** What differs between categories and tags. */
 export interface TaxonomyTraits {
@@ -243,7 +243,17 @@ export function createTermService(db: Executor, taxonomy: Taxonomy): TermService
 
     async idsForWrite(trx, value, viewer, argName) {
       const ids: number[] = [];
-      for (const entry of termEntries(value)) {
+      const entries = termEntries(value);
+      // A term named by id may have been deleted since the arguments were validated (by a
+      // concurrent write): the write answers as validation then would have. SQLite checks in its
+      // transaction; on PostgreSQL the link's foreign key refuses it (23503, a race lost: the write
+      // runs again, `isLostRace`) and the attempt run again checks.
+      const byId = entries.filter((e): e is number => typeof e === 'number');
+      if (byId.length && trx.isTransaction && (dialectOfHandle(db) === 'sqlite' || isRepeatedWrite(trx))) {
+        const existing = await termsStore.existingTermIds(trx, taxonomy, byId);
+        if (byId.some((id) => !existing.has(id))) throw invalidParams({ [argName]: 'Invalid parameter.' });
+      }
+      for (const entry of entries) {
         if (typeof entry === 'number') {
           ids.push(entry);
           continue;

@@ -18,7 +18,7 @@
  * samples of that half) and says the RSS plateaued when the second half grew less than
  * `--plateau` MiB per minute (1 by default: 30 MiB in half an hour of a 30-minute run).
  */
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
@@ -29,6 +29,8 @@ const { values: opts } = parseArgs({
     minutes: { type: 'string', default: process.env.SOAK_MINUTES ?? '30' },
     rate: { type: 'string', default: process.env.SOAK_RATE ?? '100' },
     creates: { type: 'string', default: process.env.SOAK_CREATES ?? '0.1' },
+    /** what the write share does: `create` events, or `update` (the title and description of seeded events: the database stops growing) */
+    writes: { type: 'string', default: 'create' },
     events: { type: 'string', default: process.env.SOAK_EVENTS ?? '2000' },
     sample: { type: 'string', default: '10' },
     'in-flight': { type: 'string', default: '200' },
@@ -43,6 +45,7 @@ const { values: opts } = parseArgs({
 const MINUTES = Number(opts.minutes);
 const RATE = Number(opts.rate);
 const CREATE_SHARE = Number(opts.creates);
+const UPDATES = opts.writes === 'update';
 const EVENTS = Number(opts.events);
 const SAMPLE_SECONDS = Number(opts.sample);
 const MAX_IN_FLIGHT = Number(opts['in-flight']);
@@ -69,6 +72,8 @@ export interface SoakSample {
   /** seconds since the load started */
   t: number;
   rssMiB: number;
+  /** the database file and its write-ahead log (SQLite's page caches grow with what they hold, up to their bound) */
+  dbMiB?: number;
   heapUsedMiB?: number;
   /** V8 heap reserved, and memory held outside it (Buffers: kept representations' JSON) */
   heapTotalMiB?: number;
@@ -114,7 +119,8 @@ function parseMetrics(text: string): Map<string, number> {
 
 async function main(): Promise<void> {
   const dir = mkdtempSync(join(tmpdir(), 'events-soak-'));
-  const url = `sqlite:${join(dir, 'soak.db')}`;
+  const dbFile = join(dir, 'soak.db');
+  const url = `sqlite:${dbFile}`;
   const log = (line: string) => console.log(`[${new Date().toISOString().slice(11, 19)}] ${line}`);
   log(`seeding ${EVENTS} events into ${url}`);
   await runNode([CLI_PATH, 'seed', '--events', String(EVENTS), '--database-url', url], { ...SERVER_ENV });
@@ -151,6 +157,10 @@ async function main(): Promise<void> {
           categories: categories.length ? [pick(categories)] : [],
           tags: tags.length ? [pick(tags)] : [],
         };
+        if (UPDATES) {
+          const update = { title: body.title, description: body.description };
+          return { url: `${base}/events/${pick(older)}`, init: { method: 'POST', headers: { authorization, 'content-type': 'application/json' }, body: JSON.stringify(update) } };
+        }
         return { url: `${base}/events`, init: { method: 'POST', headers: { authorization, 'content-type': 'application/json' }, body: JSON.stringify(body) } };
       }
       const read = (r - CREATE_SHARE) / (1 - CREATE_SHARE);
@@ -191,7 +201,13 @@ async function main(): Promise<void> {
     const takeSample = async (): Promise<void> => {
       const t = (performance.now() - started) / 1000;
       const rss = rssOf(server.pid);
-      const sample: SoakSample = { t: Math.round(t), rssMiB: rss === null ? NaN : Math.round((rss / MiB) * 10) / 10, requests: sent };
+      const fileBytes = (path: string) => statSync(path, { throwIfNoEntry: false })?.size ?? 0;
+      const sample: SoakSample = {
+        t: Math.round(t),
+        rssMiB: rss === null ? NaN : Math.round((rss / MiB) * 10) / 10,
+        dbMiB: Math.round(((fileBytes(dbFile) + fileBytes(`${dbFile}-wal`)) / MiB) * 10) / 10,
+        requests: sent,
+      };
       try {
         const metrics = parseMetrics(await (await fetch(`${server.origin}/metrics`)).text());
         const mib = (name: string) => {
@@ -212,11 +228,11 @@ async function main(): Promise<void> {
       }
       samples.push(sample);
       log(
-        `t=${String(sample.t).padStart(5)} s  rss ${sample.rssMiB} MiB  heap ${sample.heapUsedMiB ?? '?'}/${sample.heapTotalMiB ?? '?'} MiB  external ${sample.externalMiB ?? '?'} MiB  requests ${sent} (skipped ${skipped}, created ${created})`,
+        `t=${String(sample.t).padStart(5)} s  rss ${sample.rssMiB} MiB  db ${sample.dbMiB} MiB  heap ${sample.heapUsedMiB ?? '?'}/${sample.heapTotalMiB ?? '?'} MiB  external ${sample.externalMiB ?? '?'} MiB  requests ${sent} (skipped ${skipped}, created ${created})`,
       );
     };
 
-    log(`load: ${RATE} requests/s for ${MINUTES} min, ${Math.round(CREATE_SHARE * 100)} % creates; RSS sampled every ${SAMPLE_SECONDS} s`);
+    log(`load: ${RATE} requests/s for ${MINUTES} min, ${Math.round(CREATE_SHARE * 100)} % ${UPDATES ? 'updates' : 'creates'}; RSS sampled every ${SAMPLE_SECONDS} s`);
     await takeSample();
     const endAt = started + MINUTES * 60_000;
     const interval = 1000 / RATE;
@@ -244,13 +260,14 @@ async function main(): Promise<void> {
     const rssValues = samples.map((s) => s.rssMiB).filter((v) => !Number.isNaN(v));
     const lastKept = [...samples].reverse().find((s) => s.kept)?.kept;
     const lines = [
-      `Soak on SQLite: ${MINUTES} min at ${RATE} requests/s (${Math.round(CREATE_SHARE * 100)} % event creates, the rest reads), ${EVENTS} events seeded, RSS sampled every ${SAMPLE_SECONDS} s.`,
+      `Soak on SQLite: ${MINUTES} min at ${RATE} requests/s (${Math.round(CREATE_SHARE * 100)} % event ${UPDATES ? 'updates' : 'creates'}, the rest reads), ${EVENTS} events seeded, RSS sampled every ${SAMPLE_SECONDS} s.`,
       '',
       `| | |`,
       `|---|---|`,
       `| requests sent | ${sent} (${(sent / seconds).toFixed(1)}/s), skipped ${skipped} (more than ${MAX_IN_FLIGHT} in flight) |`,
       `| answers | ${[...statuses].map(([k, v]) => `${k}: ${v}`).join(', ')} |`,
       `| events created | ${created} |`,
+      `| database and WAL | ${samples[0]?.dbMiB} MiB at the start, ${samples[samples.length - 1]?.dbMiB} MiB at the end |`,
       `| RSS | ${samples[0]?.rssMiB} MiB at the start, ${samples[samples.length - 1]?.rssMiB} MiB at the end, peak ${Math.max(...rssValues)} MiB |`,
       `| V8 heap in use (reserved) | ${samples[0]?.heapUsedMiB ?? '?'} (${samples[0]?.heapTotalMiB ?? '?'}) MiB at the start, ${samples[samples.length - 1]?.heapUsedMiB ?? '?'} (${samples[samples.length - 1]?.heapTotalMiB ?? '?'}) MiB at the end |`,
       `| memory outside the heap (Buffers) | ${samples[0]?.externalMiB ?? '?'} MiB at the start, ${samples[samples.length - 1]?.externalMiB ?? '?'} MiB at the end |`,

@@ -83,3 +83,58 @@ export interface LogOutputCounters {
 
 /** The process' log output counters (`calendar_log_*` in `/metrics`). */
 export const logOutputCounters: LogOutputCounters = { droppedLines: 0, droppedBytes: 0, buffered: () => 0 };
+
+/**
+ * The structures kept across requests (issue 24: every one has a bound and a metric). Each
+ * registers how to read its size and its bound, per owner (a store's Kysely instance or its change
+ * feed, so that several apps in one process report apart) or for the whole process (pure memos,
+ * shared by every app). `/metrics` reports `calendar_kept_entries{kind}` and
+ * `calendar_kept_entries_max{kind}` (and `calendar_kept_bytes{kind}` and its max for the ones
+ * bounded in bytes too), summed by kind.
+ *
+ * @example registerKept(store.db, 'term_rows', { entries: () => rows.size, maxEntries: 20_000 });
+ */
+export interface KeptStructure {
+  /** entries kept now */
+  entries(): number;
+  /** the most entries it keeps */
+  maxEntries: number;
+  /** bytes kept now (for the structures bounded in bytes too) */
+  bytes?: () => number;
+  /** the most bytes it keeps */
+  maxBytes?: number;
+}
+
+const keptByOwner = new WeakMap<object, Array<{ kind: string; structure: KeptStructure }>>();
+const keptInProcess: Array<{ kind: string; structure: KeptStructure }> = [];
+
+/**
+ * Register a kept structure under `kind`. Register only structures that live as long as their
+ * owner (or the process, `owner` undefined): the list holds them.
+ */
+export function registerKept(owner: object | undefined, kind: string, structure: KeptStructure): void {
+  if (owner === undefined) {
+    keptInProcess.push({ kind, structure });
+    return;
+  }
+  let list = keptByOwner.get(owner);
+  if (!list) keptByOwner.set(owner, (list = []));
+  list.push({ kind, structure });
+}
+
+/** Sizes and bounds of the kept structures of these owners and of the process, summed by kind. */
+export function keptSizesOf(owners: ReadonlyArray<object | undefined>): Map<string, { entries: number; maxEntries: number; bytes?: number; maxBytes?: number }> {
+  const out = new Map<string, { entries: number; maxEntries: number; bytes?: number; maxBytes?: number }>();
+  const all = [...keptInProcess, ...owners.flatMap((o) => (o ? (keptByOwner.get(o) ?? []) : []))];
+  for (const { kind, structure } of all) {
+    let sum = out.get(kind);
+    if (!sum) out.set(kind, (sum = { entries: 0, maxEntries: 0 }));
+    sum.entries += structure.entries();
+    sum.maxEntries += structure.maxEntries;
+    if (structure.bytes && structure.maxBytes !== undefined) {
+      sum.bytes = (sum.bytes ?? 0) + structure.bytes();
+      sum.maxBytes = (sum.maxBytes ?? 0) + structure.maxBytes;
+    }
+  }
+  return out;
+}

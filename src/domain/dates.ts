@@ -12,6 +12,7 @@
 import { DateTime, FixedOffsetZone, IANAZone } from 'luxon';
 import type { Zone } from 'luxon';
 import { INVALID_PARAMETER, type ParamFailure } from './errors.js';
+import { registerKept } from '../metrics.js';
 
 /** 'YYYY-MM-DD HH:MM:SS' wall-clock string */
 export type WallTime = string;
@@ -68,6 +69,7 @@ export function isValidTimezone(tz: string): boolean {
  * names can come from requests.
  */
 const knownZones = new Map<string, boolean>();
+registerKept(undefined, 'known_zones', { entries: () => knownZones.size, maxEntries: 1000 });
 function isKnownIanaZone(name: string): boolean {
   let known = knownZones.get(name);
   if (known === undefined) {
@@ -303,6 +305,7 @@ export function nowWall(tz: string, now?: DateTime): WallTime {
   return wall;
 }
 const nowMemo = new Map<string, { second: number; wall: WallTime }>();
+registerKept(undefined, 'wall_clock_by_zone', { entries: () => nowMemo.size, maxEntries: 100 });
 
 /* ------------------------------------------------------------------ */
 /* Time zone abbreviations (PHP date('T'))                             */
@@ -671,6 +674,7 @@ const ABBR_BY_ZONE: ReadonlyMap<string, readonly [string, string]> = (() => {
 })();
 
 const abbrPairCache = new Map<string, readonly [string, string] | null>();
+registerKept(undefined, 'zone_abbreviations', { entries: () => abbrPairCache.size, maxEntries: 1000 });
 
 function abbrPairFor(tz: string): readonly [string, string] | null {
   const cached = abbrPairCache.get(tz);
@@ -684,6 +688,7 @@ function abbrPairFor(tz: string): readonly [string, string] | null {
       pair = null;
     }
   }
+  if (abbrPairCache.size >= 1000) abbrPairCache.clear();
   abbrPairCache.set(tz, pair);
   return pair;
 }
@@ -717,6 +722,12 @@ export function timezoneAbbr(tz: string, wallInZone: WallTime): string {
 const abbrMemo = new Map<string, string>();
 const utcMemo = new Map<string, string>();
 const isoMemo = new Map<string, string>();
+for (const [kind, memo] of [
+  ['zone_abbreviation_memo', abbrMemo],
+  ['utc_memo', utcMemo],
+  ['iso_memo', isoMemo],
+] as const)
+  registerKept(undefined, kind, { entries: () => memo.size, maxEntries: 20_000 });
 function memoized(memo: Map<string, string>, tz: string, wall: WallTime, compute: (tz: string, wall: WallTime) => string): string {
   const key = `${tz}|${wall}`;
   let out = memo.get(key);
@@ -1311,6 +1322,7 @@ function businessDayDelta(count: number, y: number, m: number, d: number): numbe
  * @example parseDateInput('before my birthday', 'UTC') // null
  */
 const plainMemo = new Map<string, DateTime>();
+registerKept(undefined, 'parsed_dates', { entries: () => plainMemo.size, maxEntries: 5000 });
 const PLAIN_WALL_RE = /^(\d{4})-(\d{2})-(\d{2})(?: (\d{2}):(\d{2})(?::(\d{2}))?)?$/;
 
 /** The parts of a plain, valid 'YYYY-MM-DD[ HH:MM[:SS]]' (years 1000-9999), else null. */

@@ -27,7 +27,7 @@ import type { Links } from './links.js';
 import { firstSlugCandidate, sanitizeSlug, uniqueSlug } from './slugs.js';
 import { applyScheduling, listScope, scaleBackStatus } from './statuses.js';
 import { MAX_NEW_TERMS_PER_WRITE, type TermService } from './terms.js';
-import { createKeptMap, type KeptMap } from './kept.js';
+import { createKeptMap, roughSizeOf, type KeptMap } from './kept.js';
 import { feedOf } from '../store/change-feed.js';
 import { serializedLength, withSerialized } from './serialized.js';
 import { revisionOf, stampRevision } from '../store/revision.js';
@@ -52,6 +52,8 @@ const ANSWER_BYTES_PER_EVENT = 4096;
 
 /** The suffix of a trashed post's wire slug. */
 const TRASHED_SUFFIX = '__trashed';
+/** Public event representations kept per links, at most this many bytes of their JSON (besides 5,000 entries). */
+const PUBLIC_EVENTS_MAX_BYTES = 24 * 1024 * 1024;
 
 /** The write fields of an event, as validated by the route (absent = not sent). */
 export interface EventInput {
@@ -244,9 +246,9 @@ export function createEventService(deps: EventServiceDeps): EventService {
   // (kept.ts, fed by the store's change log).
   const feed = feedOf(db)!;
   /** Event records by id. */
-  const records = createKeptMap<EventRecord>(feed, 5000);
+  const records = createKeptMap<EventRecord>(feed, 5000, { kind: 'event_records', maxBytes: 16 * 1024 * 1024, sizeOf: roughSizeOf });
   /** Ids of list term filters (categories / tags references): until any term changes. */
-  const termFilters = createKeptMap<number[]>(feed, 1000);
+  const termFilters = createKeptMap<number[]>(feed, 1000, { kind: 'event_term_filters' });
   /** Public (anonymous) event representations, by context and id, per links (REST root and namespace). */
   const publicRepresentationsByLinks = new WeakMap<Links, KeptMap<Record<string, unknown>>>();
   /**
@@ -263,7 +265,16 @@ export function createEventService(deps: EventServiceDeps): EventService {
   };
   const publicRepresentations = (links: Links) => {
     let kept = publicRepresentationsByLinks.get(links);
-    if (!kept) publicRepresentationsByLinks.set(links, (kept = createKeptMap<Record<string, unknown>>(feed, 5000, { countsPatchedOnRead: true })));
+    if (!kept)
+      publicRepresentationsByLinks.set(
+        links,
+        (kept = createKeptMap<Record<string, unknown>>(feed, 5000, {
+          countsPatchedOnRead: true,
+          kind: 'public_events',
+          maxBytes: PUBLIC_EVENTS_MAX_BYTES,
+          sizeOf: (json: Record<string, unknown>) => serializedLength(json) ?? roughSizeOf(json),
+        })),
+      );
     return kept;
   };
   /** The term counts a kept public representation shows (its categories' and tags' `count`), by the representation. */

@@ -15,6 +15,7 @@
  */
 import { feedOf, type ChangeBatch, type ChangeFeed } from '../store/change-feed.js';
 import type { Executor } from '../store/schema.js';
+import { registerKept } from '../metrics.js';
 
 export interface KeptMap<V> {
   get(key: string): V | undefined;
@@ -26,6 +27,18 @@ export interface KeptMap<V> {
 
 export interface KeptMapOptions {
   /**
+   * What `/metrics` calls it (`calendar_kept_entries{kind}`, summed over the maps of one kind;
+   * issue 24: every kept structure has a bound and a metric).
+   */
+  kind?: string;
+  /**
+   * A bound in bytes besides the one in entries, for values whose size varies (representations,
+   * records with their text): `sizeOf` estimates a value's bytes. A value larger than a tenth of
+   * the bound is not kept.
+   */
+  maxBytes?: number;
+  sizeOf?: (value: never) => number;
+  /**
    * A term whose count alone moved does not drop what depends on it (`term:ID`): the map's user
    * brings the counts up to date when it reads a value (the public event representations patch
    * the counts of their terms from the kept term rows, `domain/events.ts`).
@@ -34,17 +47,22 @@ export interface KeptMapOptions {
 }
 
 export function createKeptMap<V>(feed: ChangeFeed, maxEntries: number, options: KeptMapOptions = {}): KeptMap<V> {
-  const entries = new Map<string, { value: V; deps: readonly string[] }>();
+  const entries = new Map<string, { value: V; deps: readonly string[]; bytes: number }>();
   const byDep = new Map<string, Set<string>>();
+  const sizeOf = options.sizeOf as ((value: V) => number) | undefined;
+  const maxBytes = sizeOf ? (options.maxBytes ?? Infinity) : Infinity;
+  let bytes = 0;
 
   const clear = () => {
     entries.clear();
     byDep.clear();
+    bytes = 0;
   };
   const drop = (key: string) => {
     const entry = entries.get(key);
     if (!entry) return;
     entries.delete(key);
+    bytes -= entry.bytes;
     for (const d of entry.deps) {
       const keys = byDep.get(d);
       keys?.delete(key);
@@ -54,6 +72,13 @@ export function createKeptMap<V>(feed: ChangeFeed, maxEntries: number, options: 
   const dropDep = (dep: string) => {
     const keys = byDep.get(dep);
     if (keys) for (const key of [...keys]) drop(key);
+  };
+  /** Make room for one more entry of `size` bytes: the oldest entries go first (a Map iterates in insertion order). */
+  const makeRoom = (size: number) => {
+    for (const key of entries.keys()) {
+      if (entries.size < maxEntries && bytes + size <= maxBytes) break;
+      drop(key);
+    }
   };
 
   feed.subscribe((batch: ChangeBatch) => {
@@ -72,17 +97,31 @@ export function createKeptMap<V>(feed: ChangeFeed, maxEntries: number, options: 
     if (!options.countsPatchedOnRead) for (const id of batch.termCounts.keys()) dropDep(`term:${id}`);
   });
 
+  registerKept(feed, options.kind ?? 'other', {
+    entries: () => entries.size,
+    maxEntries,
+    ...(sizeOf && options.maxBytes !== undefined ? { bytes: () => bytes, maxBytes: options.maxBytes } : {}),
+  });
+
   return {
     get: (key) => entries.get(key)?.value,
     update(key, value) {
       const entry = entries.get(key);
-      if (entry) entry.value = value;
+      if (!entry) return;
+      const size = sizeOf ? sizeOf(value) : 0;
+      bytes += size - entry.bytes;
+      entry.value = value;
+      entry.bytes = size;
+      if (bytes > maxBytes) drop(key);
     },
     set(key, value, seq, deps) {
       if (feed.seq() !== seq) return;
-      if (entries.has(key)) drop(key);
-      else if (entries.size >= maxEntries) clear();
-      entries.set(key, { value, deps });
+      const size = sizeOf ? sizeOf(value) : 0;
+      drop(key);
+      if (size > maxBytes / 10) return;
+      makeRoom(size);
+      entries.set(key, { value, deps, bytes: size });
+      bytes += size;
       for (const d of deps) {
         let keys = byDep.get(d);
         if (!keys) byDep.set(d, (keys = new Set()));
@@ -93,6 +132,19 @@ export function createKeptMap<V>(feed: ChangeFeed, maxEntries: number, options: 
       return entries.size;
     },
   };
+}
+
+const MiB = 1024 * 1024;
+
+/**
+ * A rough size in bytes of a row-like value (its strings' lengths and 8 per other field, plus an
+ * object's overhead), for the byte bounds of kept maps (`KeptMapOptions.maxBytes`).
+ */
+export function roughSizeOf(value: unknown): number {
+  if (value === null || typeof value !== 'object') return typeof value === 'string' ? 16 + value.length : 8;
+  let size = 64;
+  for (const v of Object.values(value as Record<string, unknown>)) size += typeof v === 'string' ? 16 + v.length : typeof v === 'object' && v !== null ? roughSizeOf(v) : 8;
+  return size;
 }
 
 /** Records by id from what is kept (`createKeptRecords`). */
@@ -122,7 +174,7 @@ export function createKeptRecords<V extends { id: number | string }>(
   counters?: { hits: number; misses: number },
 ): KeptRecords<V> {
   const feed = feedOf(db);
-  const kept = feed ? createKeptMap<V | null>(feed, 5000) : undefined;
+  const kept = feed ? createKeptMap<V | null>(feed, 5000, { kind: `${type}_records`, maxBytes: 8 * MiB, sizeOf: roughSizeOf }) : undefined;
   return {
     async get(trx, ids, { current = true } = {}) {
       const unique = [...new Set(ids)];

@@ -237,7 +237,7 @@ export function createLinkedPostService(
   const representationsByLinks = new WeakMap<Links, RevisionCache<Record<string, unknown>>>();
   const representationsFor = (links: Links) => {
     let cache = representationsByLinks.get(links);
-    if (!cache) representationsByLinks.set(links, (cache = createRevisionCache<Record<string, unknown>>(2000)));
+    if (!cache) representationsByLinks.set(links, (cache = createRevisionCache<Record<string, unknown>>(2000, { owner: db, kind: `${kind}_representations` })));
     return cache;
   };
   const fields = LINKED_FIELDS[kind];

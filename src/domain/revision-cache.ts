@@ -13,6 +13,8 @@
  *   const json = view.get('single:42') ?? build();
  *   view.set('single:42', json);
  */
+import { registerKept } from '../metrics.js';
+
 export interface RevisionView<V> {
   get(key: string): V | undefined;
   set(key: string, value: V): void;
@@ -23,9 +25,14 @@ export interface RevisionCache<V> {
   at(revision: string): RevisionView<V>;
 }
 
-export function createRevisionCache<V>(maxEntries: number): RevisionCache<V> {
+/**
+ * `kept`: where `/metrics` reports its size (`calendar_kept_entries{kind}`, issue 24), for a cache
+ * that lives as long as `owner` (a store's handle).
+ */
+export function createRevisionCache<V>(maxEntries: number, kept?: { owner: object; kind: string }): RevisionCache<V> {
   let current: string | null = null;
   const entries = new Map<string, V>();
+  if (kept) registerKept(kept.owner, kept.kind, { entries: () => entries.size, maxEntries });
   return {
     at(revision) {
       if (revision !== current) {

@@ -24,14 +24,14 @@ import type { Executor, Taxonomy, TermRow, TermsTable } from '../store/schema.js
 import * as postsStore from '../store/posts.js';
 import * as termsStore from '../store/terms.js';
 import { lockForWrite } from '../store/locks.js';
-import { revisionMemo, revisionOfHandle } from '../store/revision.js';
+import { dialectOfHandle, revisionMemo, revisionOfHandle } from '../store/revision.js';
 import type { TermOrderBy } from '../store/terms.js';
 import { apiError, invalidParams } from './errors.js';
 import { canManageTerms, type Viewer } from './permissions.js';
 import { sanitizeSlug, uniqueSlug } from './slugs.js';
 import { termText } from './text.js';
 import { isEmptyValue, isNumeric, isPositiveInt, listToArray } from './values.js';
-import { writeTransaction } from '../store/changes.js';
+import { isRepeatedWrite, writeTransaction } from '../store/changes.js';
 import { inImportContext } from '../store/import-context.js';
 
 /** What differs between categories and tags. */
@@ -189,8 +189,8 @@ export function termEntries(value: unknown): Array<string | number> {
 
 /** Answers of `validateRefs`, per store handle, taxonomy service and data revision. */
 const knownRefsByTaxonomy: Record<Taxonomy, ReturnType<typeof revisionMemo<boolean>>> = {
-  tribe_events_cat: revisionMemo<boolean>(),
-  post_tag: revisionMemo<boolean>(),
+  tribe_events_cat: revisionMemo<boolean>(1000, 'term_refs'),
+  post_tag: revisionMemo<boolean>(1000, 'term_refs'),
 };
 
 export function createTermService(db: Executor, taxonomy: Taxonomy): TermService {
@@ -273,6 +273,15 @@ export function createTermService(db: Executor, taxonomy: Taxonomy): TermService
       // Imports (the CLI, run by the operator) bring what the source has: the limits are the API's.
       const limited = !inImportContext();
       if (limited && entries.length > MAX_TERMS_PER_WRITE) throw invalidParams({ [argName]: tooManyTerms(argName) });
+      // A term named by id may have been deleted since the arguments were validated (by a
+      // concurrent write): the write answers as validation then would have. SQLite checks in its
+      // transaction; on PostgreSQL the link's foreign key refuses it (23503, a race lost: the write
+      // runs again, `isLostRace`) and the attempt run again checks.
+      const byId = entries.filter((e): e is number => typeof e === 'number');
+      if (byId.length && trx.isTransaction && (dialectOfHandle(db) === 'sqlite' || isRepeatedWrite(trx))) {
+        const existing = await termsStore.existingTermIds(trx, taxonomy, byId);
+        if (byId.some((id) => !existing.has(id))) throw invalidParams({ [argName]: 'Invalid parameter.' });
+      }
       const ids: Array<number | string> = [];
       const toCreate = new Set<string>();
       for (const entry of entries) {
@@ -296,6 +305,10 @@ export function createTermService(db: Executor, taxonomy: Taxonomy): TermService
         throw invalidParams({ [argName]: `One write may create at most ${MAX_NEW_TERMS_PER_WRITE} new terms (categories and tags together); create them first (POST /categories, /tags).` });
       }
       newTerms.left -= toCreate.size;
+      // Look again under the taxonomy's lock (store/locks.ts): a concurrent write naming the same
+      // new term may have created it since (PostgreSQL); then this write links to it, as it would
+      // had it come second on SQLite (one term, every write succeeds).
+      if (toCreate.size) await lockForWrite(trx, `term:${taxonomy}`);
       const created = new Map<string, number>();
       const out: number[] = [];
       for (const entry of ids) {

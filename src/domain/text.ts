@@ -5,6 +5,7 @@
  * Everything here is pure: no I/O, no global state (randomness is injectable).
  */
 import sanitizeHtml from 'sanitize-html';
+import { registerKept } from '../metrics.js';
 
 // ---------------------------------------------------------------------------
 // PHP / PCRE building blocks
@@ -388,6 +389,7 @@ export function autop(text: string): string {
 const autopMemo = new Map<string, string>();
 const AUTOP_MEMO_ENTRIES = 2000;
 const AUTOP_MEMO_MAX_LENGTH = 8000;
+registerKept(undefined, 'autop_memo', { entries: () => autopMemo.size, maxEntries: AUTOP_MEMO_ENTRIES });
 
 // ---------------------------------------------------------------------------
 // kses

@@ -40,7 +40,7 @@ import type { Store } from '../store/db.js';
 import type { UserRow } from '../store/schema.js';
 import { writeTransaction } from '../store/changes.js';
 import { feedOf } from '../store/change-feed.js';
-import { keptCountersOf } from '../metrics.js';
+import { keptCountersOf, registerKept } from '../metrics.js';
 import * as usersStore from '../store/users.js';
 import { ANONYMOUS, isRole, viewerOf, type Role, type Viewer } from './permissions.js';
 
@@ -187,6 +187,7 @@ export function createUserService(store: Store): UserService {
   const db = store.db;
   /** key: stored hash + sha256(password) → true. Bounded. */
   const verified = new Map<string, true>();
+  registerKept(db, 'verified_passwords', { entries: () => verified.size, maxEntries: 10_001 });
   const rememberVerified = (key: string) => {
     if (verified.size > 10_000) verified.clear();
     verified.set(key, true);
@@ -225,6 +226,7 @@ export function createUserService(store: Store): UserService {
    */
   const feed = feedOf(db);
   const authenticated = new Map<string, AuthenticatedEntry>();
+  registerKept(db, 'viewers', { entries: () => authenticated.size, maxEntries: 10_000 });
   feed?.subscribe((batch) => {
     if (batch.reset) return authenticated.clear();
     if (batch.users.size === 0 || authenticated.size === 0) return;

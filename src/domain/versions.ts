@@ -45,7 +45,7 @@ export interface VersionService {
 export function createVersionService(store: Store): VersionService {
   const db = store.db;
   const feed = feedOf(db)!;
-  const kept = createKeptMap<RecordVersion>(feed, 10_000);
+  const kept = createKeptMap<RecordVersion>(feed, 10_000, { kind: 'versions' });
   let dbId: Promise<string> | undefined;
   let lastTime: { seq: number; gmt: string | undefined } | undefined;
   return {

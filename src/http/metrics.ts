@@ -14,6 +14,8 @@
  *   ran a timer), cumulative since start;
  * * `calendar_slow_requests_total{method,route}`: requests during which the loop was held past
  *   SLOW_REQUEST_LOG_MS (each also logged, see loop-delay.ts);
+ * * `calendar_kept_entries{kind}` and `calendar_kept_entries_max{kind}` (and `_bytes` for those bounded
+ *   in bytes too): the size and bound of every structure kept across requests (issue 24);
  * * Node's process metrics (`collectDefaultMetrics`).
  *
  * `METRICS=false`: no route (404). `METRICS_TOKEN`: `Authorization: Bearer TOKEN` or 401.
@@ -28,6 +30,8 @@ import type { Config } from '../config.js';
 import { ApiError } from '../domain/errors.js';
 import { keptCountersOf, writeCommitCountersOf, type KeptCounters } from '../metrics.js';
 import { logOutputCounters } from '../metrics.js';
+import { keptSizesOf } from '../metrics.js';
+import { feedOf } from '../store/change-feed.js';
 import type { Store } from '../store/db.js';
 import type { LoopWatch } from './loop-delay.js';
 
@@ -198,6 +202,27 @@ export function registerMetrics(app: FastifyInstance, config: Config, store: Sto
       },
     });
   }
+
+  // Issue 24: every structure kept across requests, its size and its bound (src/metrics.ts `registerKept`).
+  const keptOwners = [store.db, feedOf(store.db)];
+  const keptGauge = (name: string, help: string, pick: (s: ReturnType<typeof keptSizesOf> extends Map<string, infer S> ? S : never) => number | undefined) =>
+    new Gauge({
+      name,
+      help,
+      labelNames: ['kind'],
+      registers: [registry],
+      collect() {
+        this.reset();
+        for (const [kind, sizes] of keptSizesOf(keptOwners)) {
+          const value = pick(sizes);
+          if (value !== undefined) this.set({ kind }, value);
+        }
+      },
+    });
+  keptGauge('calendar_kept_entries', 'Entries of each kind of structure kept across requests (caches, memos, the change feed history)', (s) => s.entries);
+  keptGauge('calendar_kept_entries_max', 'The most entries each kind of kept structure holds (its bound)', (s) => s.maxEntries);
+  keptGauge('calendar_kept_bytes', 'Approximate bytes of the kept structures bounded in bytes too', (s) => s.bytes);
+  keptGauge('calendar_kept_bytes_max', 'The most bytes each kind of kept structure bounded in bytes holds', (s) => s.maxBytes);
 
   app.addHook('onResponse', async (req, reply) => {
     const labels = { method: req.method, route: req.routeOptions.url ?? '(unmatched)', status: String(reply.statusCode) };

@@ -18,6 +18,7 @@ import type { Services } from '../domain/services.js';
 import type { VersionedType } from '../domain/versions.js';
 import type { Validators } from './conditional.js';
 import type { EndpointContext, RouteDecl } from './route.js';
+import { registerKept } from '../metrics.js';
 
 const TYPE_LETTER: Record<VersionedType, string> = { event: 'e', venue: 'v', organizer: 'o', term: 't' };
 
@@ -39,6 +40,7 @@ function canonical(value: unknown): string {
 
 /** Hashes of recent inputs: most requests repeat a few argument sets (cleared when full). */
 const hashes = new Map<string, string>();
+registerKept(undefined, 'etag_hashes', { entries: () => hashes.size, maxEntries: 10_000 });
 
 function shortHash(parts: ReadonlyArray<string | number | undefined>): string {
   const text = parts.join('\u0000');

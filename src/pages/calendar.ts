@@ -21,6 +21,7 @@ import { sanitizeSlug } from '../domain/slugs.js';
 import { SERIES_TYPE } from '../domain/events.js';
 import { icsRecurrenceLines, parseRecurrence } from '../domain/recurrence.js';
 import { hasVtimezone, type SeriesFeed } from '../feeds/ical.js';
+import { registerKept } from '../metrics.js';
 
 /** An event as the API's public representation holds it (the fields the pages and feeds read). */
 export interface PublicEvent {
@@ -162,6 +163,7 @@ export function createCalendar(services: Services): Calendar {
   const max = config.icalMaxEvents;
   /** Event ids by slug, checked on every use (see `event`). */
   const eventIdBySlug = new Map<string, number>();
+  registerKept(services.store.db, 'page_event_slugs', { entries: () => eventIdBySlug.size, maxEntries: 5000 });
 
   const filterArgs = (f: EventFilter): Partial<EventListArgs> => {
     const out: Partial<EventListArgs> = {};

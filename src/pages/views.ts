@@ -14,6 +14,7 @@ import { sanitizePostHtml } from '../domain/text.js';
 import { venueAddress } from '../feeds/ical.js';
 import type { EventFilter, EventsPage, PublicEvent, PublicOrganizer, PublicTerm, PublicVenue } from './calendar.js';
 import { html, jsonLdScript, plainText, trusted, type SafeHtml } from './html.js';
+import { registerKept } from '../metrics.js';
 
 /** The stylesheet's path (served by routes.ts). */
 export const STYLESHEET_PATH = '/events-calendar.css';
@@ -43,6 +44,7 @@ const description300 = (text: string) => (text.length > 300 ? text.slice(0, 297)
 
 /** Kept sanitised descriptions: the same stored HTML is sanitised once. */
 const sanitised = new Map<string, string>();
+registerKept(undefined, 'page_descriptions', { entries: () => sanitised.size, maxEntries: 1000 });
 function safeDescription(markup: string): SafeHtml {
   let out = sanitised.get(markup);
   if (out === undefined) {

@@ -25,6 +25,7 @@
 import { sql } from 'kysely';
 import type { Executor } from './schema.js';
 import { lastSeq, listingStateOf, toChangeRow, type ChangeRow, type ListingRow, type ListingState, type RecordChangeDetail } from './changes.js';
+import { registerKept } from '../metrics.js';
 
 /** The text the event list searches (title, excerpt, description). */
 export interface EventText {
@@ -109,6 +110,16 @@ export interface ChangeFeed {
 const MAX_ROWS = 20_000;
 /** Transitions kept for `transitionsBetween`. */
 const HISTORY = 5_000;
+/** ... and at most about this many bytes of them (their texts), whichever comes first (issue 24). */
+const HISTORY_BYTES = 16 * 1024 * 1024;
+/** Listeners a feed expects at most (what `/metrics` reports as their bound; more is a leak). */
+const MAX_LISTENERS = 100;
+
+/** A rough size in bytes of a transition: its two listing states and its texts. */
+function transitionBytes(t: EventTransition): number {
+  const text = (x: EventText | undefined) => (x ? x.title.length + x.excerpt.length + x.content.length : 0);
+  return 400 + 8 * ((t.before?.terms.length ?? 0) + (t.after?.terms.length ?? 0)) + text(t.beforeText) + text(t.afterText);
+}
 /** Texts longer than this are not kept (the list's search over them is then recounted). */
 const MAX_TEXT = 256 * 1024;
 
@@ -205,9 +216,13 @@ function feedCore() {
   let resets = 0;
   const listeners: ChangeListener[] = [];
   const history: EventTransition[] = [];
+  /** bytes of `history` (`transitionBytes`) */
+  let historyBytes = 0;
   /** sequence numbers at or below this one are not all in `history` */
   let historyFloor = -1;
   return {
+    /** What is kept: `/metrics` reports it (`registerChangeFeed`). */
+    kept: { transitions: () => history.length, bytes: () => historyBytes, listeners: () => listeners.length },
     seq: () => seq,
     revision: () => (resets === 0 ? String(seq) : `${seq}~${resets}`),
     subscribe(listener: ChangeListener) {
@@ -227,16 +242,25 @@ function feedCore() {
       if (batch.reset) resets++;
       if (batch.reset || batch.listsReset) {
         history.length = 0;
+        historyBytes = 0;
         historyFloor = batch.to;
       } else {
-        for (const t of batch.events) history.push(t);
-        if (history.length > HISTORY) {
-          const cut = history.length - HISTORY;
+        for (const t of batch.events) {
+          history.push(t);
+          historyBytes += transitionBytes(t);
+        }
+        if (history.length > HISTORY || historyBytes > HISTORY_BYTES) {
+          // The oldest go until both bounds hold.
+          let cut = Math.max(0, history.length - HISTORY);
+          let bytes = historyBytes;
+          for (let i = 0; i < cut; i++) bytes -= transitionBytes(history[i]!);
+          while (cut < history.length && bytes > HISTORY_BYTES) bytes -= transitionBytes(history[cut++]!);
           historyFloor = history[cut - 1]!.seq;
           // Drop whole sequence numbers only.
           let k = cut;
-          while (k < history.length && history[k]!.seq === historyFloor) k++;
+          while (k < history.length && history[k]!.seq === historyFloor) bytes -= transitionBytes(history[k++]!);
           history.splice(0, k);
+          historyBytes = bytes;
         }
       }
       seq = batch.to;
@@ -337,7 +361,7 @@ export function createSqliteFeed(connection: {
     lastTotalChanges = totalChanges;
     return core.seq();
   };
-  return {
+  const feed: ChangeFeed = {
     seq: () => (core.seq() < 0 ? syncNow() : core.seq()),
     revision: core.revision,
     sync: async () => syncNow(),
@@ -347,6 +371,8 @@ export function createSqliteFeed(connection: {
     subscribe: core.subscribe,
     transitionsBetween: core.transitionsBetween,
   };
+  keptOfFeeds.set(feed, core.kept);
+  return feed;
 }
 
 /** The listing state, text, terms and organizers of one event, as one look returns them. */
@@ -473,7 +499,7 @@ export function createPostgresFeed(db: Executor): ChangeFeed {
     return core.seq();
   };
 
-  return {
+  const feed: ChangeFeed = {
     seq: core.seq,
     revision: core.revision,
     sync,
@@ -487,13 +513,24 @@ export function createPostgresFeed(db: Executor): ChangeFeed {
     subscribe: core.subscribe,
     transitionsBetween: core.transitionsBetween,
   };
+  keptOfFeeds.set(feed, core.kept);
+  return feed;
 }
 
 /** Feeds of open stores, by their Kysely instance. */
 const feeds = new WeakMap<object, ChangeFeed>();
 
+/** What each feed keeps (its history of transitions, its listeners), for `/metrics`. */
+const keptOfFeeds = new WeakMap<ChangeFeed, ReturnType<typeof feedCore>['kept']>();
+
 export function registerChangeFeed(db: object, feed: ChangeFeed): void {
   feeds.set(db, feed);
+  const kept = keptOfFeeds.get(feed);
+  if (kept) {
+    registerKept(db, 'feed_transitions', { entries: kept.transitions, maxEntries: HISTORY, bytes: kept.bytes, maxBytes: HISTORY_BYTES });
+    // One per structure that follows the feed (made once per store or per links, never per request).
+    registerKept(db, 'feed_listeners', { entries: kept.listeners, maxEntries: MAX_LISTENERS });
+  }
 }
 
 /** The change feed of a store's handle (undefined for transactions). */

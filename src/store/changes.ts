@@ -113,6 +113,47 @@ export async function addTermCounts(db: Executor, termIds: number[], delta: numb
   for (const id of ids) counts.set(id, (counts.get(id) ?? 0) + delta);
 }
 
+/** Terms whose counts a transaction recounts at its end (PostgreSQL, `noteTermRecount`). */
+const recountsByTrx = new WeakMap<object, Set<number>>();
+
+/**
+ * These terms' counts are set from the published events linked to them (`recountTerms`): their
+ * pending moves (`addTermCounts`) are dropped, since a count made from the links includes this
+ * transaction's own. Answers whether the count is deferred: on PostgreSQL inside a transaction it
+ * is made by `flushChanges`, after locking the terms (issue 24: a count read before the lock
+ * missed a concurrent write's link or status change that committed before this write set the
+ * count, and set it wrong by one); elsewhere (SQLite runs one writer at a time; outside a
+ * transaction) the caller counts now.
+ */
+export function noteTermRecount(db: Executor, termIds: readonly number[]): boolean {
+  const pending = pendingOf(db);
+  if (!pending) return false;
+  const counts = countsByTrx.get(db);
+  if (counts) for (const id of termIds) counts.delete(id);
+  if (!isPostgres(db) || statementWrites.has(db)) return false;
+  let recounts = recountsByTrx.get(db);
+  if (!recounts) recountsByTrx.set(db, (recounts = new Set()));
+  for (const id of termIds) recounts.add(id);
+  return true;
+}
+
+/**
+ * PostgreSQL, at a transaction's end: lock the terms it moves or recounts, in id order (as every
+ * writer takes them), then set the recounted ones from their links in a statement of its own,
+ * whose snapshot (READ COMMITTED) sees every write that held those rows before: a concurrent
+ * writer that changed links or statuses but has not moved its counts yet will do so after this
+ * commit, from the counts this one leaves.
+ */
+async function recountLocked(trx: Executor, recounts: ReadonlySet<number>, counts: Map<number, number> | undefined): Promise<void> {
+  const recounted = [...recounts].sort((a, b) => a - b);
+  for (const id of recounted) counts?.delete(id);
+  const locked = [...new Set([...recounted, ...(counts?.keys() ?? [])])].sort((a, b) => a - b);
+  await sql`select "id" from "terms" where "id" = any(${locked}::int[]) order by "id" for no key update`.execute(trx);
+  // What counts: published `tribe_events` posts (a recurring event's series is not counted; its occurrences are), as `recountTerms`.
+  await sql`update "terms" set "count" = (select count(*) from "event_terms" et inner join "posts" p on p."id" = et."event_id"
+    where et."term_id" = "terms"."id" and p."status" = 'publish' and p."type" = 'tribe_events') where "id" = any(${recounted}::int[])`.execute(trx);
+}
+
 /** Term ids grouped by the delta they get, in id order (every writer locks them in the same order). */
 function byDelta(counts: Map<number, number>): Array<[number, number[]]> {
   const groups = new Map<number, number[]>();
@@ -353,8 +394,11 @@ async function appendChanges(db: Executor, notes: Pending[]): Promise<number> {
 export async function flushChanges(trx: Executor): Promise<number | undefined> {
   const pending = pendingByTrx.get(trx);
   const counts = countsByTrx.get(trx);
+  const recounts = recountsByTrx.get(trx);
   pendingByTrx.delete(trx);
   countsByTrx.delete(trx);
+  recountsByTrx.delete(trx);
+  if (recounts?.size) await recountLocked(trx, recounts, counts);
   if (!pending || pending.size === 0) {
     if (counts) await applyTermCounts(trx, counts);
     return undefined;
@@ -492,12 +536,14 @@ const WRITE_ATTEMPTS = 5;
 /**
  * Whether an error is a race lost to a concurrent transaction, after which running the whole
  * write again gives the answer a sequential run gives: a unique constraint met (two creates took
- * the same slug: the retry finds it taken and numbers it), a deadlock or a serialization failure
- * (PostgreSQL 23505, 40P01, 40001; SQLite, which runs writers one at a time, meets none of these).
+ * the same slug: the retry finds it taken and numbers it), a deadlock or a serialization failure,
+ * or a row to link to deleted meanwhile (a term deleted after the write's arguments were
+ * validated: the retry checks them in its transaction and answers 400)
+ * (PostgreSQL 23505, 40P01, 40001, 23503; SQLite, which runs writers one at a time, meets none of these).
  */
 export function isLostRace(err: unknown): boolean {
   const code = (err as { code?: unknown } | null)?.code;
-  return code === '23505' || code === '40P01' || code === '40001';
+  return code === '23505' || code === '40P01' || code === '40001' || code === '23503';
 }
 
 function countRetry(db: Executor, err: unknown): void {

@@ -15,6 +15,7 @@ import pg from 'pg';
 import { DEFAULT_MIGRATION_TABLE, Kysely, Migrator, PostgresDialect, SqliteDialect, sql, type Migration, type MigrationProvider } from 'kysely';
 import type { Database } from './schema.js';
 import { registerStoreDialect } from './revision.js';
+import { registerKept, type KeptStructure } from '../metrics.js';
 import { createPostgresFeed, createSqliteFeed, registerChangeFeed } from './change-feed.js';
 import { createBackgroundReader, registerBackgroundReader } from './background-reader.js';
 import { registerCheckpointer, startCheckpointer } from './checkpointer.js';
@@ -134,9 +135,10 @@ export async function migrate(store: Store): Promise<string[]> {
  * Safe with one connection: Kysely runs one query at a time on it, and better-sqlite3 executes a
  * statement to completion (or, streaming, holds the connection until the iterator is done).
  */
-function withStatementCache(database: SqliteConnection, size = 500): { prepare(sqlText: string): SqliteStatement; close(): void } {
+function withStatementCache(database: SqliteConnection, size = 500): { prepare(sqlText: string): SqliteStatement; close(): void; kept: KeptStructure } {
   const statements = new Map<string, SqliteStatement>();
   return {
+    kept: { entries: () => statements.size, maxEntries: size },
     prepare(sqlText: string) {
       // Transactions take the write lock when they begin: a deferred one that reads first and
       // then meets another process' lock fails at once with SQLITE_BUSY (SQLite does not wait
@@ -239,6 +241,7 @@ function sqliteStore(path: string, options: OpenOptions): Store {
   const cached = withStatementCache(database);
   const db = new Kysely<Database>({ dialect: new SqliteDialect({ database: cached }) });
   sqliteConnections.set(db, database);
+  registerKept(db, 'sqlite_statements', cached.kept);
   // Write transactions' hot statements run on the connection directly (sqlite-direct.ts).
   registerSqliteRoot(
     db,
@@ -275,8 +278,9 @@ type QueryFn = (text: unknown, values?: unknown) => Promise<unknown>;
  * whose table gained a column answers 0A000 "cached plan must not change result type": that text
  * then gets a new name and the query is run unnamed once.)
  */
-function preparedStatements(): (query: QueryFn) => QueryFn {
+function preparedStatements(owner: object): (query: QueryFn) => QueryFn {
   const names = new Map<string, string>();
+  registerKept(owner, 'postgres_statement_names', { entries: () => names.size, maxEntries: 5000 });
   let generation = 0;
   const nameOf = (text: string): string | undefined => {
     let name = names.get(text);
@@ -413,7 +417,7 @@ async function postgresStore(url: string, options: OpenOptions): Promise<Store> 
   const feed = createPostgresFeed(db);
   registerChangeFeed(db, feed);
   // Before the first connection (Kysely and the feed connect on their first query).
-  resilientClients(pool, preparedStatements(), report, () => feed.expectOwnCommit());
+  resilientClients(pool, preparedStatements(db), report, () => feed.expectOwnCommit());
   const safeUrl = (() => {
     try {
       const u = new URL(url);

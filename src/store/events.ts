@@ -17,7 +17,7 @@ import { backgroundReaderOf } from './background-reader.js';
 import type { Insertable, Updateable } from 'kysely';
 import { addTermCounts, isCreatedHere, isStatementWrite, noteChange, noteEventBefore, recordTypeOfPost, statementLog } from './changes.js';
 import { afterExplicitId, takeWantedId } from './import-context.js';
-import { keptCountersOf } from '../metrics.js';
+import { keptCountersOf, registerKept } from '../metrics.js';
 import { nearCondition, withinRadius, type NearFilter } from './geo.js';
 
 /** A post row with its event fields. */
@@ -577,6 +577,8 @@ function resultsOf(db: Executor, dialect: DialectName): ListResults {
   const kept: ListResults = { dialect, venuesChangedAt: -1, totals: new Map(), pages: new Map() };
   results = kept;
   resultsByDb.set(db, results);
+  registerKept(db, 'event_totals', { entries: () => kept.totals.size, maxEntries: RESULTS_KEPT });
+  registerKept(db, 'event_pages', { entries: () => kept.pages.size, maxEntries: RESULTS_KEPT });
   feedOf(db)?.subscribe((batch) => {
     if (batch.reset || batch.listsReset) {
       kept.totals.clear();

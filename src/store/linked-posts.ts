@@ -205,8 +205,8 @@ function applyLinkedFilter(kind: LinkedKind, dialect: DialectName, q: any, f: Li
   return q;
 }
 
-const linkedTotals = revisionMemo<number>();
-const linkedPages = revisionMemo<LinkedRecord[]>();
+const linkedTotals = revisionMemo<number>(1000, 'linked_totals');
+const linkedPages = revisionMemo<LinkedRecord[]>(1000, 'linked_pages');
 
 /**
  * One page of venues or organizers, newest publication first (WordPress' default order, by the

@@ -13,6 +13,7 @@ import { sql } from 'kysely';
 import type { Executor } from './schema.js';
 import type { DialectName } from './db.js';
 import { feedOf } from './change-feed.js';
+import { registerKept } from '../metrics.js';
 
 const REVISION = sql<string>`(select cast("value" as text) from "change_counter" where "id" = 1)`;
 
@@ -81,11 +82,13 @@ export function revisionOf(row: object): string | undefined {
  *   const kept = totals.at(db, await dataRevision(db, dialect));
  *   const n = kept.get(key) ?? (await count());
  */
-export function revisionMemo<V>(maxEntries = 1000): { at(db: object, revision: string): Map<string, V> } {
+export function revisionMemo<V>(maxEntries = 1000, kind = 'revision_memo'): { at(db: object, revision: string): Map<string, V> } {
   const byDb = new WeakMap<object, { revision: string; values: Map<string, V> }>();
   return {
     at(db, revision) {
       let entry = byDb.get(db);
+      // `/metrics` reports its size per database (issue 24).
+      if (!entry) registerKept(db, kind, { entries: () => byDb.get(db)?.values.size ?? 0, maxEntries });
       if (!entry || entry.revision !== revision) byDb.set(db, (entry = { revision, values: new Map() }));
       if (entry.values.size >= maxEntries) entry.values.clear();
       return entry.values;

@@ -10,10 +10,11 @@ import { sql, type Insertable, type Updateable } from 'kysely';
 import type { Executor, Taxonomy, TermRow, TermsTable } from './schema.js';
 import { revisionExpression, revisionMemo, revisionOfHandle } from './revision.js';
 import { feedOf, type ChangeFeed } from './change-feed.js';
-import { keptCountersOf } from '../metrics.js';
-import { addTermCounts, noteChange, noteChanges } from './changes.js';
+import { keptCountersOf, registerKept } from '../metrics.js';
+import { addTermCounts, noteChange, noteChanges, noteTermRecount } from './changes.js';
 import { afterExplicitId, takeWantedId } from './import-context.js';
 import { storedIds } from './ranges.js';
+import { directOf } from './sqlite-direct.js';
 
 /**
  * Term rows kept by id across requests, per store (issue 9): an event write's validation and its
@@ -34,6 +35,7 @@ function keptTermsOf(db: Executor, feed: ChangeFeed): Map<number, TermRow | null
   if (kept) return kept;
   const rows = new Map<number, TermRow | null>();
   keptTermsByDb.set(db, (kept = rows));
+  registerKept(db, 'term_rows', { entries: () => rows.size, maxEntries: KEPT_TERMS });
   feed.subscribe((batch) => {
     if (batch.reset) return rows.clear();
     for (const id of batch.terms) rows.delete(id);
@@ -115,6 +117,20 @@ export async function findTerm(db: Executor, taxonomy: Taxonomy, id: number): Pr
   return db.selectFrom('terms').selectAll().where('id', '=', id).where('taxonomy', '=', taxonomy).executeTakeFirst();
 }
 
+/**
+ * Which of these ids are terms of the taxonomy, read on `db` (a write transaction: what it would
+ * link to now). SQLite reads on the transaction's connection directly.
+ */
+export async function existingTermIds(db: Executor, taxonomy: Taxonomy, ids: readonly number[]): Promise<Set<number>> {
+  const wanted = storedIds([...ids]);
+  if (wanted.length === 0) return new Set();
+  const direct = directOf(db);
+  const rows = direct
+    ? direct.all<{ id: number }>(`select "id" from "terms" where "taxonomy" = ? and "id" in (${wanted.map(() => '?').join(', ')})`, [taxonomy, ...wanted])
+    : await db.selectFrom('terms').select('id').where('taxonomy', '=', taxonomy).where('id', 'in', wanted).execute();
+  return new Set(rows.map((r) => Number(r.id)));
+}
+
 export async function findTermBySlug(db: Executor, taxonomy: Taxonomy, slug: string): Promise<TermRow | undefined> {
   return db.selectFrom('terms').selectAll().where('taxonomy', '=', taxonomy).where('slug', '=', slug).executeTakeFirst();
 }
@@ -188,11 +204,17 @@ export async function adjustTermCounts(db: Executor, termIds: number[], delta: n
   await addTermCounts(db, termIds, delta);
 }
 
-/** Set `count` of the terms to the number of published events linked to each. */
+/**
+ * Set `count` of the terms to the number of published events linked to each. On PostgreSQL inside
+ * a transaction this is done at its end, under the terms' row locks (`noteTermRecount`), so that
+ * concurrent writers never leave a count wrong.
+ */
 export async function recountTerms(db: Executor, termIds: number[]): Promise<void> {
   // In id order, as every writer locks terms (changes.ts).
   const unique = [...new Set(termIds)].sort((a, b) => a - b);
+  if (unique.length === 0) return;
   await noteChanges(db, 'term', unique, 'update');
+  if (noteTermRecount(db, unique)) return;
   for (const id of unique) {
     const c = await db
       .selectFrom('event_terms')
@@ -267,7 +289,7 @@ export async function listTerms(db: Executor, f: TermListFilter): Promise<{ rows
   return result;
 }
 
-const termPages = revisionMemo<{ rows: TermRow[]; total: number }>();
+const termPages = revisionMemo<{ rows: TermRow[]; total: number }>(1000, 'term_pages');
 
 async function queryTerms(db: Executor, f: TermListFilter): Promise<{ rows: TermRow[]; total: number }> {
   let q = db.selectFrom('terms').where('terms.taxonomy', '=', f.taxonomy);

@@ -3,7 +3,9 @@
  * (PostgreSQL runs them at the same time; SQLite one after the other): the same category or tag
  * name sent 20 times at once makes one term (201) and 19 `term_exists`; events with the same title
  * get distinct slugs; the same venue or organizer name makes one record that every request gets
- * (duplicate avoidance); inline venues, organizers and terms of parallel event creates too.
+ * (duplicate avoidance); inline venues, organizers and terms of parallel event creates too, and
+ * event creates naming one new category without an inline venue (issue 24: on PostgreSQL all of
+ * them succeed and share the term, as on SQLite).
  */
 import { it } from 'node:test';
 import assert from 'node:assert/strict';
@@ -97,6 +99,33 @@ forEachStore(
       assert.equal(new Set(responses.flatMap((r) => r.body.tags.map((tag: { id: number }) => tag.id))).size, 2);
       const category = await t.api.get('/categories', { query: { search: 'Inline category' } });
       assert.equal(category.body.categories[0].count, N, 'the count saw every event');
+    });
+
+    // Issue 24: on PostgreSQL, eight creates naming one new category answered one 201 and seven
+    // `term_exists` (each looked before the taxonomy's lock, and created after it); on SQLite the
+    // second and later find the first's term. Ten races, each with names of its own.
+    it('8 parallel event creates naming the same new category and tag: all 201, one term each, counted 8 times (10 races)', async () => {
+      for (let race = 0; race < 10; race++) {
+        const category = `Race category ${race}`;
+        const tag = `Race tag ${race}`;
+        const responses = await parallel(8, (i) =>
+          t.api.post('/events', {
+            as: 'admin',
+            json: { title: `Race ${race}.${i}`, status: 'publish', start_date: '2030-05-01 20:00', end_date: '2030-05-01 22:00', categories: [category], tags: [tag] },
+          }),
+        );
+        assert.equal(statuses(responses), '201×8', `race ${race}: ${responses.map((r) => r.body?.message ?? '').join(' | ')}`);
+        assert.equal(new Set(responses.map((r) => r.body.categories[0].id)).size, 1, `race ${race}: one category`);
+        assert.equal(new Set(responses.map((r) => r.body.tags[0].id)).size, 1, `race ${race}: one tag`);
+        for (const [taxonomy, name] of [
+          ['categories', category],
+          ['tags', tag],
+        ] as const) {
+          const list = await t.api.get(`/${taxonomy}`, { query: { hide_empty: 'false', search: name } });
+          assert.equal(list.body.total, 1, `race ${race}: one ${taxonomy} named ${name}`);
+          assert.equal(list.body[taxonomy][0].count, 8, `race ${race}: ${name} counts 8 events`);
+        }
+      }
     });
   },
   { RATE_LIMIT_MAX: '0' },

@@ -151,6 +151,17 @@ for (const kind of STORES) {
       const again = await cli(tec(`${source.origin}/api`, ...credentials, '--author', ADMIN.login), env(url));
       assert.equal(again.code, 0, again.stderr);
       assert.match(again.stdout, /events: 0 created, 0 updated, \d+ skipped, 0 failed/);
+
+      // Changes at the source (the series, then its changed occurrence again) arrive on the next run.
+      assert.equal((await source.api.post(`/events/${seriesId}`, { as: 'admin', json: { title: 'Yoga for all', description: 'Bring a mat' } })).status, 200);
+      assert.equal((await source.api.post(`/events/${occurrenceIds[1]}`, { as: 'admin', json: { title: 'Yoga (park)' } })).status, 200);
+      const sync = await cli(tec(`${source.origin}/api`, ...credentials, '--author', ADMIN.login), env(url));
+      assert.equal(sync.code, 0, sync.stderr);
+      assert.match(sync.stdout, /events: 0 created, 1 updated, \d+ skipped, 0 failed/);
+      const synced = await seriesOn(server);
+      assert.deepEqual(synced, await seriesOn(source));
+      assert.equal(synced.occurrences.find((o) => o.id === occurrenceIds[1])!.title, 'Yoga (park)');
+      assert.equal(synced.occurrences.find((o) => o.id === occurrenceIds[0])!.title, 'Yoga for all');
     });
 
     it('without credentials (no event index): the series comes across with its exceptions, and hidden events are reported left behind', async () => {

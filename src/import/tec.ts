@@ -24,7 +24,7 @@ import type { Executor } from '../store/schema.js';
 import { writeTransaction } from '../store/changes.js';
 import { withImportContext } from '../store/import-context.js';
 import { findMapping, mappingsOf, putMapping, renameSource } from '../store/import-map.js';
-import { occurrencesOf } from '../store/recurrence.js';
+import { occurrenceOf, occurrencesOf } from '../store/recurrence.js';
 import * as postsStore from '../store/posts.js';
 import * as linkedStore from '../store/linked-posts.js';
 import * as termsStore from '../store/terms.js';
@@ -529,6 +529,24 @@ export async function importTec(services: Services, admin: Viewer, options: TecI
   }
 
   /**
+   * Occurrences an earlier version imported as single events (it flattened series): trashed before
+   * their series is created, so that the lists show each occurrence once (their ids stay taken: the
+   * occurrences get new ones, printed as mapped).
+   */
+  async function retireFlattened(s: Json, sourceIds: number[]): Promise<void> {
+    let retired = 0;
+    for (const sid of sourceIds) {
+      const local = localOf('event', sid);
+      if (local === undefined || (await occurrenceOf(db, local)) !== undefined) continue;
+      const record = await services.events.findById(local);
+      if (!record || record.type !== 'tribe_events' || record.status === 'trash') continue;
+      await services.events.trash(record, undefined, admin);
+      retired++;
+    }
+    if (retired) warn(`series ${s.id}: ${retired} of its occurrences had been imported as single events by an earlier version; those were trashed and the series imported`);
+  }
+
+  /**
    * A recurring event: the series (its id, fields and rules), its occurrences keeping their ids
    * (generated here by the same rules, so their starts match), then its exceptions: occurrences
    * edited alone updated alone, and those trashed alone trashed (from the index; without it, a
@@ -555,7 +573,10 @@ export async function importTec(services: Services, admin: Viewer, options: TecI
       'event',
       record,
       async (id) => await services.events.isEventId(id),
-      async (print) => Number((await withImportContext(context(print, true), async () => services.events.create(admin, await input()))).id),
+      async (print) => {
+        await retireFlattened(s, [...wantedIds.values()]);
+        return Number((await withImportContext(context(print, true), async () => services.events.create(admin, await input()))).id);
+      },
       async (id, print) => {
         const fields = await input();
         const current = (await services.events.findById(id))!;

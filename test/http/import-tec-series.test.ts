@@ -212,6 +212,37 @@ for (const kind of STORES) {
       assert.deepEqual(await sources(), [`tec:${source.origin}/api/calendar/events/v1`], 'moved to the canonical key');
     });
 
+    it('occurrences an earlier version imported as single events give way to the series', async () => {
+      const { server, url } = await target(kind, dir, 'flattened');
+      servers.push(server);
+      // What an earlier version left: occurrences imported as plain events, in the import map.
+      const there = (await source.api.get('/events', { as: 'admin', query: { ...ALL, post_parent: seriesId } })).body.events;
+      const db = server.built.store.db;
+      const flattened: number[] = [];
+      for (const o of there.slice(0, 2)) {
+        const made = await server.api.post('/events', { as: 'admin', json: { title: o.title, start_date: o.start_date, end_date: o.end_date, timezone: o.timezone, status: 'publish', slug: o.slug } });
+        assert.equal(made.status, 201);
+        flattened.push(made.body.id);
+        await db
+          .insertInto('import_map')
+          .values({ source: `tec:${source.origin}/api/calendar/events/v1`, kind: 'event', source_id: String(o.id), local_id: made.body.id, fingerprint: 'old', updated_gmt: '2026-01-01 00:00:00' })
+          .execute();
+      }
+      const run = await cli(tec(`${source.origin}/api`, ...credentials, '--author', ADMIN.login), env(url));
+      assert.equal(run.code, 0, run.stderr + run.stdout);
+      assert.match(run.stderr, /2 of its occurrences had been imported as single events by an earlier version; those were trashed/);
+      const index = (await server.api.get(`${server.origin}/api/calendar/admin/v1/events`, { as: 'admin', query: { per_page: 100 } })).body;
+      for (const id of flattened) assert.equal(index.find((r: any) => r.id === id).status, 'trash');
+      // Each occurrence once, as at the source (the two whose ids the old copies hold got new ones).
+      const localSeries = (await db.selectFrom('import_map').select('local_id').where('source_id', '=', String(seriesId)).where('kind', '=', 'event').executeTakeFirstOrThrow()).local_id;
+      const here = (await server.api.get('/events', { as: 'admin', query: { ...ALL, post_parent: localSeries } })).body.events;
+      // (Slugs aside: the trashed copies keep theirs, so those two occurrences are numbered `-2`.)
+      const shape = (list: any[]) => listed(list).map(({ id: _id, series: _series, slug, ...o }) => ({ ...o, slug: slug.replace(/-2$/, '') }));
+      assert.deepEqual(shape(here), shape(there));
+      const all = (await server.api.get('/events', { as: 'admin', query: ALL })).body.events;
+      assert.equal(all.length, (await source.api.get('/events', { as: 'admin', query: ALL })).body.events.length);
+    });
+
     it('the event index is for editors and administrators, declared in the index and /doc; the legacy lists are unchanged', async () => {
       const index = await source.api.get(`${source.origin}/api/calendar/admin/v1/events`, { as: 'admin', query: { per_page: 100 } });
       assert.equal(index.status, 200);

@@ -613,7 +613,9 @@ export async function importTec(services: Services, admin: Viewer, options: TecI
       }
     }
     const listed = new Set(occurrences.map((o) => String(o.original_start_date)));
-    const gone = index ? new Set(trashed.map((t) => t.start)) : new Set(here.filter((o) => !listed.has(o.original_start)).map((o) => o.original_start));
+    // Without the index: only up to the last start the source lists (its horizon may be nearer than ours).
+    const last = [...listed].sort().pop() ?? '';
+    const gone = index ? new Set(trashed.map((t) => t.start)) : new Set(here.filter((o) => !listed.has(o.original_start) && o.original_start < last).map((o) => o.original_start));
     for (const o of here) {
       if (!gone.has(o.original_start) || o.status === 'trash') continue;
       const current = await services.events.findById(o.post_id);

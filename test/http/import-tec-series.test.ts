@@ -187,6 +187,28 @@ for (const kind of STORES) {
       assert.ok(index.length > 0 && index.every((r: any) => !r.hide_from_listings));
     });
 
+    it('without the index, occurrences past the source horizon are not taken for trashed ones', async () => {
+      const near = await startServer(kind, { RECURRENCE_HORIZON_MONTHS: '2' });
+      servers.push(near);
+      const made = await near.api.post('/events', {
+        as: 'admin',
+        json: { title: 'Weekly', status: 'publish', start_date: '2026-12-01 19:00', end_date: '2026-12-01 20:00', timezone: 'UTC', recurrence: ['RRULE:FREQ=WEEKLY'] },
+      });
+      assert.equal(made.status, 201);
+      const theirs = (await near.api.get('/events', { query: { ...ALL, post_parent: made.body.id } })).body.events.length;
+      const { server, url } = await target(kind, dir, 'horizon');
+      servers.push(server);
+      const run = await cli(tec(`${near.origin}/api`, '--author', ADMIN.login), env(url));
+      assert.equal(run.code, 0, run.stderr + run.stdout);
+      const ours = (await server.api.get('/events', { as: 'admin', query: { ...ALL, post_parent: made.body.id, per_page: 50 } })).body;
+      assert.ok(ours.total > theirs, `more occurrences here (${ours.total}) than at the source (${theirs})`);
+      const index = (await server.api.get(`${server.origin}/api/calendar/admin/v1/events`, { as: 'admin', query: { per_page: 500 } })).body;
+      assert.deepEqual(
+        index.filter((r: any) => r.status === 'trash'),
+        [],
+      );
+    });
+
     it('two spellings of the source are one source, and a map written under the URL as typed still matches', async () => {
       const { server, url } = await target(kind, dir, 'spellings');
       servers.push(server);

@@ -6,6 +6,11 @@
  * `--author`); statuses, publication and modification dates, time zones, costs, flags, links and
  * images (as URL records) are kept.
  *
+ * Issue 25: recurring events from another instance of this service arrive as series (rules,
+ * occurrence ids, exceptions); events hidden from listings are found through its event index
+ * (`calendar/admin/v1/events`, when offered) or WordPress' `/wp/v2`; the import map keys on the
+ * canonical REST root that discovery names, so every spelling of the source's URL is one source.
+ *
  * Every write goes through the domain services as an administrator (validation, permissions,
  * change log); the ids wanted are handed to the store through the import context, and the import
  * map row of each record is written in the record's own transaction, so an interrupted import

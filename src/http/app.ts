@@ -33,6 +33,7 @@ import { apiRoutes } from './routes/index.js';
 import { rootIndex } from './self-description.js';
 import { answerConditional, etagOfBody, registerConditional } from './conditional.js';
 import { ADMIN_NAMESPACE, adminRoutes } from './routes/admin-webhooks.js';
+import { adminEventRoutes } from './routes/admin-events.js';
 import { createWebhookService, type WebhookService } from '../webhooks/service.js';
 import { pollIntervalMs, startWebhookWorker, type WebhookWorker } from '../webhooks/worker.js';
 import { startHorizonJob, type HorizonJob } from '../recurrence/horizon.js';
@@ -404,6 +405,7 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
   }
   // This service's own administration namespace (webhooks, issue 11), under every REST root.
   const admin = adminRoutes(services, webhooks);
+  admin.push(...adminEventRoutes(services)); // the event index (issue 25): in the same list, so the index and /doc declare it
   for (const root of roots) registerRoutes(app, admin, services, services.linksFor(root, ADMIN_NAMESPACE));
 
   // The site root: discovery (the Link header and <link>), unless the REST root is the site root.

@@ -52,6 +52,11 @@ export interface Source {
   getJson(url: string, accept?: number[]): Promise<JsonAnswer>;
   /** GET a text document (ICS). */
   getText(url: string): Promise<string>;
+  /**
+   * One GET of a page (a site's home page) for its `Link` header, without credentials or retries,
+   * through the same private-address guard; `url` is where the redirects ended.
+   */
+  home(url: string): Promise<{ link: string | null; url: string }>;
   /** GET a text document with If-None-Match / If-Modified-Since: 304 when unchanged, else the text and its validators. */
   getTextIfChanged(url: string, known: { etag?: string; lastModified?: string }): Promise<{ status: 200 | 304; text: string; etag?: string; lastModified?: string }>;
 }
@@ -91,7 +96,7 @@ function decoded(body: Buffer, headers: Headers): Buffer {
  * One GET through the SSRF guard: the target checked (an IP literal directly, a name by resolving
  * it) and the connection pinned to a checked address; redirects followed by hand, each hop checked.
  */
-async function guardedGet(url: string, headers: Record<string, string>, timeoutMs: number, allowPrivate: boolean): Promise<Response> {
+async function guardedGet(url: string, headers: Record<string, string>, timeoutMs: number, allowPrivate: boolean): Promise<Response & { finalUrl: string }> {
   const signal = AbortSignal.timeout(timeoutMs);
   let current = new URL(url);
   const origin = current.origin;
@@ -132,7 +137,8 @@ async function guardedGet(url: string, headers: Record<string, string>, timeoutM
       current = new URL(location, current);
       continue;
     }
-    return new Response(answer.status === 204 || answer.status === 304 ? null : (answer.body as unknown as BodyInit), { status: answer.status, headers: answer.headers });
+    const response = new Response(answer.status === 204 || answer.status === 304 ? null : (answer.body as unknown as BodyInit), { status: answer.status, headers: answer.headers });
+    return Object.assign(response, { finalUrl: current.href });
   }
 }
 
@@ -197,6 +203,11 @@ export function createSource(options: SourceOptions): Source {
       }
       if (res.ok && body === undefined) throw new ImportError(`GET ${url} did not answer JSON (${res.headers.get('content-type') ?? 'no content type'})`);
       return { status: res.status, headers: res.headers, body };
+    },
+    async home(url) {
+      const res = await guardedGet(url, { accept: 'text/html, */*', 'user-agent': headers['user-agent']! }, Math.min(options.timeoutMs ?? 15_000, 15_000), options.allowPrivate ?? false);
+      await res.arrayBuffer().catch(() => undefined);
+      return { link: res.headers.get('link'), url: res.finalUrl };
     },
     async getText(url) {
       const res = await fetchWithRetry(url, 'text/calendar, */*');

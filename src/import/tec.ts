@@ -6,6 +6,11 @@
  * `--author`); statuses, publication and modification dates, time zones, costs, flags, links and
  * images (as URL records) are kept.
  *
+ * Issue 25: recurring events from another instance of this service arrive as series (rules,
+ * occurrence ids, exceptions); events hidden from listings are found through its event index
+ * (`calendar/admin/v1/events`, when offered) or WordPress' `/wp/v2`; the import map keys on the
+ * canonical REST root that discovery names, so every spelling of the source's URL is one source.
+ *
  * Every write goes through the domain services as an administrator (validation, permissions,
  * change log); the ids wanted are handed to the store through the import context, and the import
  * map row of each record is written in the record's own transaction, so an interrupted import
@@ -23,7 +28,8 @@ import type { EventInput } from '../domain/events.js';
 import type { Executor } from '../store/schema.js';
 import { writeTransaction } from '../store/changes.js';
 import { withImportContext } from '../store/import-context.js';
-import { findMapping, mappingsOf, putMapping } from '../store/import-map.js';
+import { findMapping, mappingsOf, putMapping, renameSource } from '../store/import-map.js';
+import { occurrenceOf, occurrencesOf } from '../store/recurrence.js';
 import * as postsStore from '../store/posts.js';
 import * as linkedStore from '../store/linked-posts.js';
 import * as termsStore from '../store/terms.js';
@@ -59,6 +65,9 @@ const ZERO_DATE = '0000-00-00 00:00:00';
 /** The list window: all dates (the default window ends 24 months ahead). */
 const ALL_DATES = { start_date: '1900-01-01 00:00:00', end_date: '2200-12-31 23:59:59' };
 
+/** This service's administration namespace, where it offers its event index (issue 25). */
+const ADMIN_NAMESPACE = 'calendar/admin/v1';
+
 const fingerprint = (value: unknown) => createHash('sha256').update(JSON.stringify(value)).digest('hex').slice(0, 32);
 const reason = (err: unknown) => (err instanceof ApiError ? `${err.code}: ${err.message}${(err.data as Json).params ? ' ' + JSON.stringify((err.data as Json).params) : ''}` : (err as Error).message);
 
@@ -84,6 +93,50 @@ async function locateApi(source: Source, from: string, namespace: string): Promi
   );
 }
 
+/** The REST root a `Link` header names (`<https://site/wp-json/>; rel="https://api.w.org/"`), if any. */
+function discoveredRoot(link: string | null, base: string): string | undefined {
+  for (const part of (link ?? '').split(/,(?=\s*<)/)) {
+    const m = /^\s*<([^>]*)>\s*;(.*)$/.exec(part);
+    if (!m || !/rel\s*=\s*"?([^";]*\s)?https:\/\/api\.w\.org\/(\s[^";]*)?"?/.test(m[2]!)) continue;
+    try {
+      return new URL(m[1]!, base).pathname.replace(/\/+$/, '');
+    } catch {
+      return undefined;
+    }
+  }
+  return undefined;
+}
+
+/**
+ * The canonical REST root of a source (issue 25), so that every spelling of its URL is one source in
+ * the import map: on the origin given (scheme, host and port as URL normalises them), the root path
+ * that discovery names: the `Link: rel="https://api.w.org/"` header of the site's home page, else
+ * of the namespace index found; kept only when it serves the namespace. Else the root found.
+ */
+async function canonicalRoot(source: Source, located: string, namespace: string): Promise<string> {
+  const origin = new URL(located).origin;
+  const paths: string[] = [];
+  try {
+    // Through the source's private-address guard, as every request of an import (issue 24).
+    const home = await source.home(`${origin}/`);
+    const path = discoveredRoot(home.link, home.url);
+    if (path !== undefined && new URL(home.url).origin === origin) paths.push(path);
+  } catch {
+    // No home page: the namespace index' Link below.
+  }
+  const index = await source.getJson(`${located}/${namespace}`, [400, 401, 403, 404, 405, 410]).catch(() => undefined);
+  const indexed = index ? discoveredRoot(index.headers.get('link'), located) : undefined;
+  if (indexed !== undefined) paths.push(indexed);
+  for (const path of paths) {
+    const root = `${origin}${path}`;
+    if (root === located) return root;
+    const res = await source.getJson(`${root}/${namespace}`, [400, 401, 403, 404, 405, 410]).catch(() => undefined);
+    const body = res?.body as Json | undefined;
+    if (res?.status === 200 && body && (body.namespace === namespace || Object.keys(body.routes ?? {}).some((r) => r.includes(`/${namespace}/events`)))) return root;
+  }
+  return located;
+}
+
 export async function importTec(services: Services, admin: Viewer, options: TecImportOptions, hooks: ImportHooks = {}): Promise<ImportReport> {
   const report = new ImportReport();
   const warn = (m: string) => {
@@ -91,12 +144,17 @@ export async function importTec(services: Services, admin: Viewer, options: TecI
     hooks.onWarning?.(m);
   };
   const source = createSource({ user: options.user, password: options.password, retries: options.retries, retryDelayMs: options.retryDelayMs, allowPrivate: options.allowPrivate });
-  const root = await locateApi(source, options.from, options.namespace);
+  const located = await locateApi(source, options.from, options.namespace);
+  // One source however its URL is spelled (issue 25): the REST root discovery names, on the origin given.
+  const root = await canonicalRoot(source, located, options.namespace);
   const ns = `${root}/${options.namespace}`;
   const sourceKey = `tec:${ns}`;
   report.source = sourceKey;
   const perPage = options.perPage ?? 50;
   const db = services.store.db;
+  // Maps written before (keyed by the URL as typed) move to the canonical key.
+  const legacyKey = `tec:${located}/${options.namespace}`;
+  if (legacyKey !== sourceKey && !options.dryRun) await writeTransaction(db, (trx) => renameSource(trx, legacyKey, sourceKey));
 
   // Credentials: WordPress answers 401 to wrong ones; this service (like the original's recorded
   // behaviour) treats them as anonymous, which the `Allow` header of the event list shows.
@@ -109,7 +167,8 @@ export async function importTec(services: Services, admin: Viewer, options: TecI
 
   // What earlier runs imported from this source.
   const mapped = new Map<string, { local: number; fingerprint: string }>();
-  for (const m of await mappingsOf(db, sourceKey)) mapped.set(`${m.kind}:${m.source_id}`, { local: Number(m.local_id), fingerprint: m.fingerprint });
+  for (const key of options.dryRun && legacyKey !== sourceKey ? [legacyKey, sourceKey] : [sourceKey])
+    for (const m of await mappingsOf(db, key)) mapped.set(`${m.kind}:${m.source_id}`, { local: Number(m.local_id), fingerprint: m.fingerprint });
   const localOf = (kind: Kind, id: unknown) => mapped.get(`${kind}:${id}`)?.local;
   const remember = async (trx: Executor, kind: Kind, sourceId: string, local: number, print: string) => {
     await putMapping(trx, { source: sourceKey, kind, source_id: sourceId, local_id: local, fingerprint: print });
@@ -444,6 +503,143 @@ export async function importTec(services: Services, admin: Viewer, options: TecI
     );
   }
 
+  // ---- this service's event index (issue 25) -----------------------------------------------------
+  /** Every entry of the source's event index when it offers one the credentials may read; undefined otherwise. */
+  async function readEventIndex(): Promise<Json[] | undefined> {
+    if (!source.authenticated) return undefined;
+    const offered = await source.getJson(`${root}/${ADMIN_NAMESPACE}`, [400, 401, 403, 404, 405, 410]).catch(() => undefined);
+    const routes = offered?.status === 200 && offered.body && typeof offered.body === 'object' ? Object.keys((offered.body as Json).routes ?? {}) : [];
+    if (!routes.includes(`/${ADMIN_NAMESPACE}/events`)) return undefined;
+    const url = (page: number) => `${root}/${ADMIN_NAMESPACE}/events?per_page=500&page=${page}`;
+    const first = await source.getJson(url(1), [400, 401, 403, 404]);
+    if (first.status !== 200 || !Array.isArray(first.body)) {
+      warn(`${url(1)} answered ${first.status}: the user may not read the event index (editors and administrators may); looking for hidden events elsewhere`);
+      return undefined;
+    }
+    const all = [...(first.body as Json[])];
+    const pages = Number(first.headers.get('x-wp-totalpages') ?? 1) || 1;
+    for (let page = 2; page <= pages; page++) all.push(...((await source.getJson(url(page))).body as Json[]));
+    return all;
+  }
+
+  /** Whether an occurrence differs from its series (edited alone), for sources without the index. */
+  function differsFromSeries(o: Json, s: Json): boolean {
+    if (o.start_date !== o.original_start_date) return true;
+    const span = (e: Json) => Date.parse(String(e.utc_end_date).replace(' ', 'T') + 'Z') - Date.parse(String(e.utc_start_date).replace(' ', 'T') + 'Z');
+    if (span(o) !== span(s)) return true;
+    const ids = (v: unknown) => (Array.isArray(v) ? v.map((x: Json) => Number(x.id)).sort((a, b) => a - b) : v && typeof v === 'object' ? [Number((v as Json).id)] : []);
+    const same = (k: string) => JSON.stringify(o[k]) === JSON.stringify(s[k]);
+    const fields = ['title', 'description', 'excerpt', 'status', 'all_day', 'timezone', 'cost', 'show_map', 'show_map_link', 'hide_from_listings', 'sticky', 'featured', 'author'];
+    if (!fields.every(same)) return true;
+    if ((o.image?.url ?? '') !== (s.image?.url ?? '')) return true;
+    return ['venue', 'organizer', 'categories', 'tags'].some((k) => JSON.stringify(ids(o[k])) !== JSON.stringify(ids(s[k])));
+  }
+
+  /**
+   * Occurrences an earlier version imported as single events (it flattened series): trashed before
+   * their series is created, so that the lists show each occurrence once (their ids stay taken: the
+   * occurrences get new ones, printed as mapped).
+   */
+  async function retireFlattened(s: Json, sourceIds: number[]): Promise<void> {
+    let retired = 0;
+    for (const sid of sourceIds) {
+      const local = localOf('event', sid);
+      if (local === undefined || (await occurrenceOf(db, local)) !== undefined) continue;
+      const record = await services.events.findById(local);
+      if (!record || record.type !== 'tribe_events' || record.status === 'trash') continue;
+      await services.events.trash(record, undefined, admin);
+      retired++;
+    }
+    if (retired) warn(`series ${s.id}: ${retired} of its occurrences had been imported as single events by an earlier version; those were trashed and the series imported`);
+  }
+
+  /**
+   * A recurring event: the series (its id, fields and rules), its occurrences keeping their ids
+   * (generated here by the same rules, so their starts match), then its exceptions: occurrences
+   * edited alone updated alone, and those trashed alone trashed (from the index; without it, a
+   * start the rules generate here that the source does not list).
+   */
+  async function importSeries(s: Json, occurrences: Json[], trashed: Array<{ id: number; start: string }>): Promise<void> {
+    const isException = (o: Json) => (index ? exceptionIds.has(Number(o.id)) : differsFromSeries(o, s));
+    const exceptions = occurrences.filter(isException);
+    const wantedIds = new Map<string, number>([...occurrences.map((o) => [String(o.original_start_date), Number(o.id)] as const), ...trashed.map((t) => [t.start, t.id] as const)]);
+    // The fingerprint covers the series, its exceptions and which occurrences exist.
+    const record = { ...s, occurrences: occurrences.map((o) => (isException(o) ? o : [o.id, o.original_start_date])), trashed };
+    const context = (print: string, keep: boolean) => ({
+      wanted: { ...(keep ? { post: Number(s.id) } : {}), ...(s.image?.id ? { image: Number(s.image.id) } : {}) },
+      occurrences: new Map(wantedIds),
+      inTransaction: async (trx: Executor, written: unknown) => {
+        const id = Number((written as Json).id);
+        await keepMeta(trx, id, s);
+        await remember(trx, 'event', String(s.id), id, print);
+      },
+    });
+    const input = async () => ({ ...(await eventInput(s)), recurrence: (s.recurrence as unknown[]).map(String) });
+    const skippedBefore = report.counts.get('event')?.skipped ?? 0;
+    const local = await upsert(
+      'event',
+      record,
+      async (id) => await services.events.isEventId(id),
+      async (print) => {
+        await retireFlattened(s, [...wantedIds.values()]);
+        return Number((await withImportContext(context(print, true), async () => services.events.create(admin, await input()))).id);
+      },
+      async (id, print) => {
+        const fields = await input();
+        const current = (await services.events.findById(id))!;
+        if (fields.website === undefined && current.website !== null) fields.website = '';
+        await withImportContext(context(print, false), () => services.events.update(admin, current, { ...fields, recurrence_scope: 'all' }));
+      },
+    );
+    if (local === undefined || options.dryRun || (report.counts.get('event')?.skipped ?? 0) > skippedBefore) return;
+    const here = await occurrencesOf(db, local);
+    const byStart = new Map(here.map((o) => [o.original_start, o]));
+    for (const o of exceptions) {
+      const target = byStart.get(String(o.original_start_date));
+      if (!target) {
+        warn(`series ${s.id}: no occurrence here starts at ${o.original_start_date}; its changed occurrence ${o.id} was left out`);
+        continue;
+      }
+      try {
+        const fields = await eventInput(o);
+        const current = (await services.events.findById(target.post_id))!;
+        if (fields.website === undefined && current.website !== null) fields.website = '';
+        await withImportContext(
+          {
+            wanted: o.image?.id ? { image: Number(o.image.id) } : {},
+            inTransaction: async (trx) => {
+              await keepMeta(trx, target.post_id, o);
+              await remember(trx, 'event', String(o.id), target.post_id, fingerprint(o));
+            },
+          },
+          () => services.events.update(admin, current, { ...fields, recurrence_scope: 'this' }),
+        );
+      } catch (err) {
+        if (err instanceof ImportError && !(err as { recordLevel?: boolean }).recordLevel) throw err;
+        report.fail('event', String(o.id), reason(err));
+      }
+    }
+    const listed = new Set(occurrences.map((o) => String(o.original_start_date)));
+    // Without the index: only up to the last start the source lists (its horizon may be nearer than ours).
+    const last = [...listed].sort().pop() ?? '';
+    const gone = index ? new Set(trashed.map((t) => t.start)) : new Set(here.filter((o) => !listed.has(o.original_start) && o.original_start < last).map((o) => o.original_start));
+    for (const o of here) {
+      if (!gone.has(o.original_start) || o.status === 'trash') continue;
+      const current = await services.events.findById(o.post_id);
+      if (current) await services.events.trash(current, 'this', admin);
+    }
+    // The occurrences' ids, for --mapping and later runs.
+    const sourceIdOf = new Map([...wantedIds].map(([start, id]) => [start, id]));
+    await writeTransaction(db, async (trx) => {
+      for (const o of here) {
+        const sid = sourceIdOf.get(o.original_start);
+        if (sid === undefined) continue;
+        await remember(trx, 'event', String(sid), o.post_id, '');
+        if (sid !== o.post_id) report.remap('event', String(sid), o.post_id, 'the id is taken here');
+      }
+    });
+  }
+
   // ---- the phases ------------------------------------------------------------------------------
   const categories = await readAll('categories', 'categories', { hide_empty: 'false' });
   // Parents first.
@@ -475,37 +671,91 @@ export async function importTec(services: Services, admin: Viewer, options: TecI
       }
     });
   }
+  // Occurrences of recurring events (issue 25) are held back and imported with their series.
+  const occurrencesOfSeries = new Map<number, Json[]>();
+  const seriesIds = new Set<number>();
+  const importListed = async (e: Json) => {
+    const seriesId = Number(e.recurring_event_id);
+    if (Number.isSafeInteger(seriesId) && seriesId > 0) {
+      seriesIds.add(seriesId);
+      const list = occurrencesOfSeries.get(seriesId) ?? [];
+      list.push(e);
+      occurrencesOfSeries.set(seriesId, list);
+    } else await importEvent(e);
+  };
   const seen = new Set<number>();
   done = 0;
   await forEachPage('events', 'events', ALL_DATES, async (records, total) => {
     for (const e of records) {
       seen.add(Number(e.id));
-      await importEvent(e);
+      await importListed(e);
       hooks.onProgress?.({ phase: 'events', done: ++done, total });
     }
   });
-  // Events hidden from listings never appear in the lists: WordPress' own API names their ids.
+  // Events hidden from listings never appear in the lists: this service's event index
+  // (calendar/admin/v1/events, when the source offers it and the credentials may read it), else
+  // WordPress' own API names their ids.
   const hidden: number[] = [];
-  const wpUrl = (page: number) => `${root}/wp/v2/tribe_events?${new URLSearchParams({ status: source.authenticated ? 'any' : 'publish', per_page: '100', page: String(page), _fields: 'id' })}`;
-  const first = await source.getJson(wpUrl(1), [400, 401, 403, 404]).catch((err: Error) => ({ status: 0, headers: new Headers(), body: err.message }));
-  if (first.status === 200 && Array.isArray(first.body)) {
-    const pages = Number(first.headers.get('x-wp-totalpages') ?? 1) || 1;
-    const all = [...(first.body as Json[])];
-    for (let page = 2; page <= pages; page++) all.push(...((await source.getJson(wpUrl(page))).body as Json[]));
-    for (const r of all) if (!seen.has(Number(r.id))) hidden.push(Number(r.id));
+  const index = await readEventIndex();
+  /** From the index: occurrences edited or deleted alone, and the starts of those trashed, per series. */
+  const exceptionIds = new Set<number>();
+  const trashedStarts = new Map<number, Array<{ id: number; start: string }>>();
+  if (index) {
+    for (const r of index) {
+      const id = Number(r.id);
+      if (r.type === 'series') {
+        if (r.status !== 'trash') seriesIds.add(id);
+        continue;
+      }
+      if (r.exception) exceptionIds.add(id);
+      if (r.status === 'trash') {
+        if (r.exception && Number(r.recurring_event_id) > 0) {
+          const list = trashedStarts.get(Number(r.recurring_event_id)) ?? [];
+          list.push({ id, start: String(r.original_start_date) });
+          trashedStarts.set(Number(r.recurring_event_id), list);
+        }
+        continue;
+      }
+      if (!seen.has(id)) hidden.push(id);
+    }
   } else {
-    warn(`${root}/wp/v2/tribe_events did not list event ids (${first.status || String(first.body)}): events hidden from listings (hide_from_listings) cannot be found and were not imported`);
+    const wpUrl = (page: number) => `${root}/wp/v2/tribe_events?${new URLSearchParams({ status: source.authenticated ? 'any' : 'publish', per_page: '100', page: String(page), _fields: 'id' })}`;
+    const first = await source.getJson(wpUrl(1), [400, 401, 403, 404]).catch((err: Error) => ({ status: 0, headers: new Headers(), body: err.message }));
+    if (first.status === 200 && Array.isArray(first.body)) {
+      const pages = Number(first.headers.get('x-wp-totalpages') ?? 1) || 1;
+      const all = [...(first.body as Json[])];
+      for (let page = 2; page <= pages; page++) all.push(...((await source.getJson(wpUrl(page))).body as Json[]));
+      for (const r of all) if (!seen.has(Number(r.id))) hidden.push(Number(r.id));
+    } else {
+      warn(
+        `${root}/wp/v2/tribe_events did not list event ids (${first.status || String(first.body)})${source.authenticated ? ` and ${root}/${ADMIN_NAMESPACE}/events is not offered` : ''}: events hidden from listings (hide_from_listings) cannot be found and were not imported${source.authenticated ? '' : ' (an instance of this service lists them to authenticated editors: give --user and --app-password)'}`,
+      );
+    }
   }
   done = 0;
   for (let i = 0; i < hidden.length; i += options.concurrency) {
     const batch = await mapLimit(hidden.slice(i, i + options.concurrency), options.concurrency, async (id) => {
-      const res = await source.getJson(`${ns}/events/${id}`, [400, 403, 404]);
+      const res = await source.getJson(`${ns}/events/${id}`, [400, 403, 404, 410]);
       return res.status === 200 ? (res.body as Json) : undefined;
     });
     for (const e of batch) {
-      if (e) await importEvent(e);
+      if (e) await importListed(e);
       hooks.onProgress?.({ phase: 'hidden events', done: ++done, total: hidden.length });
     }
+  }
+  // Series (issue 25): the rules from the series itself, its occurrences with their ids, and the
+  // exceptions (occurrences changed or trashed alone).
+  done = 0;
+  for (const seriesId of [...seriesIds].sort((a, b) => a - b)) {
+    const occurrences = (occurrencesOfSeries.get(seriesId) ?? []).sort((a, b) => Number(a.id) - Number(b.id));
+    const res = await source.getJson(`${ns}/events/${seriesId}`, [400, 401, 403, 404, 410]);
+    const series = res.body as Json;
+    if (res.status === 200 && Array.isArray(series?.recurrence) && series.recurrence.length > 0) await importSeries(series, occurrences, trashedStarts.get(seriesId) ?? []);
+    else if (occurrences.length) {
+      warn(`series ${seriesId} could not be read at the source (${res.status}): its ${occurrences.length} occurrence(s) were imported as single events`);
+      for (const o of occurrences) await importEvent(o);
+    }
+    hooks.onProgress?.({ phase: 'series', done: ++done, total: seriesIds.size });
   }
   return report;
 }

@@ -19,6 +19,8 @@ export type WantedIdKind = 'post' | 'term' | 'image' | 'user';
 export interface ImportContext {
   /** the id wanted for the next insert of each kind (taken once) */
   wanted: Partial<Record<WantedIdKind, number>>;
+  /** ids wanted for the occurrences a series write generates, by generated start (wall time; issue 25) */
+  occurrences?: Map<string, number>;
   /** bookkeeping to run inside the write's own transaction (once), given the write's result */
   inTransaction?: (trx: Executor, result: unknown) => Promise<void>;
 }
@@ -48,6 +50,32 @@ export async function takeWantedId(db: Executor, kind: WantedIdKind): Promise<nu
   if (!Number.isSafeInteger(id) || id <= 0) return undefined;
   const taken = await db.selectFrom(TABLE_OF[kind]).select('id').where('id', '=', id).executeTakeFirst();
   return taken ? undefined : id;
+}
+
+/**
+ * The ids wanted for occurrences starting at these wall times that are free (issue 25: `import tec`
+ * keeps occurrence ids); empty outside an import. Each id is taken once.
+ */
+export async function takeWantedOccurrenceIds(db: Executor, starts: string[]): Promise<Map<string, number>> {
+  const wanted = storage.getStore()?.occurrences;
+  const out = new Map<string, number>();
+  if (!wanted || wanted.size === 0) return out;
+  for (const start of starts) {
+    const id = wanted.get(start);
+    if (id !== undefined && Number.isSafeInteger(id) && id > 0) out.set(start, id);
+  }
+  if (out.size === 0) return out;
+  const taken = await db
+    .selectFrom('posts')
+    .select('id')
+    .where('id', 'in', [...out.values()])
+    .execute();
+  const takenIds = new Set(taken.map((r) => Number(r.id)));
+  for (const [start, id] of out) {
+    wanted.delete(start);
+    if (takenIds.has(id)) out.delete(start);
+  }
+  return out;
 }
 
 /**

@@ -30,3 +30,16 @@ export async function putMapping(db: Executor, m: Omit<Mapping, 'updated_gmt'>):
     .onConflict((oc) => oc.columns(['source', 'kind', 'source_id']).doUpdateSet({ local_id: m.local_id, fingerprint: m.fingerprint, updated_gmt }))
     .execute();
 }
+
+/**
+ * Move every mapping of a source to another key (issue 25: maps written under the URL as typed are
+ * moved to the canonical REST root's key); rows already under the new key win.
+ */
+export async function renameSource(db: Executor, from: string, to: string): Promise<number> {
+  if (from === to) return 0;
+  const have = new Set((await mappingsOf(db, to)).map((m) => `${m.kind}:${m.source_id}`));
+  const moving = (await mappingsOf(db, from)).filter((m) => !have.has(`${m.kind}:${m.source_id}`));
+  for (const m of moving) await putMapping(db, { source: to, kind: m.kind, source_id: m.source_id, local_id: m.local_id, fingerprint: m.fingerprint });
+  await db.deleteFrom('import_map').where('source', '=', from).execute();
+  return moving.length;
+}

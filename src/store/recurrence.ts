@@ -11,6 +11,7 @@ import type { Executor } from './schema.js';
 import type { EventRecord } from './events.js';
 import { addTermCounts, noteChange, noteChanges, readListingStates } from './changes.js';
 import { recountTerms } from './terms.js';
+import { afterExplicitId, takeWantedOccurrenceIds } from './import-context.js';
 
 /** A series row. */
 export interface SeriesRow {
@@ -224,28 +225,42 @@ export async function insertOccurrences(db: Executor, copy: SeriesCopy, occurren
   const seriesId = Number(s.id);
   const ids: number[] = [];
   for (const chunk of chunks(occurrences)) {
-    const rows = await db
-      .insertInto('posts')
-      .values(
-        chunk.map((o) => ({
-          type: 'tribe_events' as const,
-          author_id: Number(s.author_id),
-          status: s.status,
-          pre_trash_status: '',
-          title: s.title,
-          content: s.content,
-          excerpt: s.excerpt,
-          slug: o.slug,
-          date_local: s.date_local,
-          date_gmt: s.date_gmt,
-          modified_local: copy.nowLocal,
-          modified_gmt: copy.nowGmt,
-          parent_id: seriesId,
-          image_id: s.image_id === null ? null : Number(s.image_id),
-        })),
-      )
-      .returning(['id', 'slug'])
-      .execute();
+    // An import keeps the source's occurrence ids where they are free (issue 25); inserted apart
+    // (a multi-row insert takes the same columns in every row).
+    const wanted = await takeWantedOccurrenceIds(
+      db,
+      chunk.map((o) => o.start_local),
+    );
+    const groups = wanted.size === 0 ? [chunk] : [chunk.filter((o) => wanted.has(o.start_local)), chunk.filter((o) => !wanted.has(o.start_local))].filter((g) => g.length > 0);
+    const rows: Array<{ id: number; slug: string }> = [];
+    for (const group of groups) {
+      rows.push(
+        ...(await db
+          .insertInto('posts')
+          .values(
+            group.map((o) => ({
+              ...(wanted.has(o.start_local) ? { id: wanted.get(o.start_local)! } : {}),
+              type: 'tribe_events' as const,
+              author_id: Number(s.author_id),
+              status: s.status,
+              pre_trash_status: '',
+              title: s.title,
+              content: s.content,
+              excerpt: s.excerpt,
+              slug: o.slug,
+              date_local: s.date_local,
+              date_gmt: s.date_gmt,
+              modified_local: copy.nowLocal,
+              modified_gmt: copy.nowGmt,
+              parent_id: seriesId,
+              image_id: s.image_id === null ? null : Number(s.image_id),
+            })),
+          )
+          .returning(['id', 'slug'])
+          .execute()),
+      );
+    }
+    if (wanted.size > 0) await afterExplicitId(db, 'post');
     // RETURNING gives no order guarantee: match rows by their (unique) slug.
     const idBySlug = new Map(rows.map((r) => [r.slug, Number(r.id)]));
     const chunkIds = chunk.map((o) => idBySlug.get(o.slug)!);

@@ -137,7 +137,10 @@ async function guardedGet(url: string, headers: Record<string, string>, timeoutM
       current = new URL(location, current);
       continue;
     }
-    const response = new Response(answer.status === 204 || answer.status === 304 ? null : (answer.body as unknown as BodyInit), { status: answer.status, headers: answer.headers });
+    const response = new Response(answer.status === 204 || answer.status === 304 ? null : (answer.body as unknown as ConstructorParameters<typeof Response>[0]), {
+      status: answer.status,
+      headers: answer.headers,
+    });
     return Object.assign(response, { finalUrl: current.href });
   }
 }

@@ -23,6 +23,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { CLI_PATH, rssOf, runNode, startChild } from './processes.js';
+import { prng as random } from '../domain/seed.js';
 
 const { values: opts } = parseArgs({
   options: {
@@ -55,18 +56,6 @@ const MiB = 1024 * 1024;
 const ADMIN = { login: 'soak-admin', password: 'soak-admin-password' };
 const SERVER_ENV = { LOG_LEVEL: 'warn', RATE_LIMIT_MAX: '0', CALENDAR_TIMEZONE: 'UTC', CALENDAR_ADMIN_USER: ADMIN.login, CALENDAR_ADMIN_PASSWORD: ADMIN.password };
 const authorization = 'Basic ' + Buffer.from(`${ADMIN.login}:${ADMIN.password}`).toString('base64');
-
-/** A small seeded generator (mulberry32): the same run picks the same requests. */
-function random(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 export interface SoakSample {
   /** seconds since the load started */

@@ -17,23 +17,16 @@ import { spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { cli } from '../support/cli.js';
-import { ADMIN, STORES, startServer, type StoreKind, type TestServer } from '../support/harness.js';
+import { cli, cliEnv, cliTarget } from '../support/cli.js';
+import { STORES, type TestServer } from '../support/harness.js';
 
 const FIXTURE = 'test/fixtures/ics/calendar.ics';
 const MALFORMED = 'test/fixtures/ics/malformed.ics';
 const RECURRING = 'test/fixtures/ics/recurring.ics';
 const LOSSLESS = 'test/fixtures/ics/lossless.ics';
 
-async function target(kind: StoreKind, dir: string, name: string): Promise<{ server: TestServer; url: string }> {
-  if (kind.name === 'sqlite') {
-    const url = `sqlite:${join(dir, `${name}.db`)}`;
-    return { server: await startServer({ name: 'sqlite', url }), url };
-  }
-  const server = await startServer(kind);
-  return { server, url: `${kind.url}${kind.url.includes('?') ? '&' : '?'}options=${encodeURIComponent(`-c search_path=${server.built.store.schema}`)}` };
-}
-const env = (url: string) => ({ DATABASE_URL: url, CALENDAR_ADMIN_USER: ADMIN.login, CALENDAR_ADMIN_PASSWORD: ADMIN.password });
+const target = cliTarget;
+const env = (url: string) => cliEnv(url, {});
 
 async function allEvents(t: TestServer): Promise<any[]> {
   const res = await t.api.get('/events', { as: 'admin', query: { start_date: '1900-01-01', end_date: '2200-12-31', per_page: 50 } });

@@ -12,21 +12,12 @@ import assert from 'node:assert/strict';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { cli } from '../support/cli.js';
-import { ADMIN, STORES, startServer, type StoreKind, type TestServer } from '../support/harness.js';
+import { cli, cliEnv, cliTarget } from '../support/cli.js';
+import { ADMIN, STORES, startServer, type TestServer } from '../support/harness.js';
 
-/** A target database for the CLI and a server over it. */
-async function target(kind: StoreKind, dir: string, name: string): Promise<{ server: TestServer; url: string }> {
-  if (kind.name === 'sqlite') {
-    const url = `sqlite:${join(dir, `${name}.db`)}`;
-    return { server: await startServer({ name: 'sqlite', url }), url };
-  }
-  const server = await startServer(kind);
-  const schema = server.built.store.schema!;
-  return { server, url: `${kind.url}${kind.url.includes('?') ? '&' : '?'}options=${encodeURIComponent(`-c search_path=${schema}`)}` };
-}
+const target = cliTarget;
 
-const env = (url: string) => ({ DATABASE_URL: url, CALENDAR_ADMIN_USER: ADMIN.login, CALENDAR_ADMIN_PASSWORD: ADMIN.password, LOG_LEVEL: 'silent' });
+const env = (url: string) => cliEnv(url);
 const credentials = ['--user', ADMIN.login, '--app-password', ADMIN.password];
 const tec = (from: string, ...more: string[]) => ['import', 'tec', '--from', from, '--namespace', 'calendar/events/v1', '--no-progress', '--allow-private', '--retry-delay', '5', ...more];
 const ALL = { start_date: '1900-01-01', end_date: '2200-12-31' };

@@ -12,22 +12,13 @@ import { createServer, type Server } from 'node:http';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { cli } from '../support/cli.js';
-import { ADMIN, STORES, startServer, type StoreKind, type TestServer } from '../support/harness.js';
+import { cli, cliEnv, cliTarget } from '../support/cli.js';
+import { ADMIN, STORES, startServer, type TestServer } from '../support/harness.js';
 import { addEvents, buildCalendar, snapshot, type BuiltCalendar } from '../support/calendar-fixture.js';
 
-/** A target database for the CLI and a server over it. */
-async function target(kind: StoreKind, dir: string, name: string): Promise<{ server: TestServer; url: string }> {
-  if (kind.name === 'sqlite') {
-    const url = `sqlite:${join(dir, `${name}.db`)}`;
-    return { server: await startServer({ name: 'sqlite', url }), url };
-  }
-  const server = await startServer(kind);
-  const schema = server.built.store.schema!;
-  return { server, url: `${kind.url}${kind.url.includes('?') ? '&' : '?'}options=${encodeURIComponent(`-c search_path=${schema}`)}` };
-}
+const target = cliTarget;
 
-const env = (url: string) => ({ DATABASE_URL: url, CALENDAR_ADMIN_USER: ADMIN.login, CALENDAR_ADMIN_PASSWORD: ADMIN.password, LOG_LEVEL: 'silent' });
+const env = (url: string) => cliEnv(url);
 
 function tecArgs(source: TestServer, ...more: string[]): string[] {
   return [

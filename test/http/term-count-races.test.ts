@@ -12,21 +12,10 @@ import { it } from 'node:test';
 import assert from 'node:assert/strict';
 import { sql } from 'kysely';
 import { forEachStore, type ApiResponse, type TestServer } from '../support/harness.js';
+import { prng as random } from '../../src/domain/seed.js';
 
 const CLIENTS = 8;
 const OPERATIONS_PER_CLIENT = 60;
-
-/** mulberry32: a small seeded generator, so a failing run can be repeated. */
-function random(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 interface Mismatch {
   id: number;

@@ -5,6 +5,8 @@
  * @example const { code, stdout } = await cli(['users', 'list'], { DATABASE_URL: 'sqlite:/tmp/c.db' });
  */
 import { spawn } from 'node:child_process';
+import { join } from 'node:path';
+import { ADMIN, startServer, type StoreKind, type TestServer } from './harness.js';
 
 const CLI = ['--import', 'tsx', 'src/cli/main.ts'];
 
@@ -19,4 +21,23 @@ export function cli(args: string[], env: Record<string, string>, input = ''): Pr
     child.on('close', (code) => resolve({ code: code ?? -1, stdout, stderr }));
     child.stdin.end(input);
   });
+}
+
+/**
+ * A target database for the CLI and a server over it: on SQLite a file in `dir`, on PostgreSQL the
+ * server's own schema (the CLI's DATABASE_URL sets its search_path).
+ */
+export async function cliTarget(kind: StoreKind, dir: string, name: string): Promise<{ server: TestServer; url: string }> {
+  if (kind.name === 'sqlite') {
+    const url = `sqlite:${join(dir, `${name}.db`)}`;
+    return { server: await startServer({ name: 'sqlite', url }), url };
+  }
+  const server = await startServer(kind);
+  const schema = server.built.store.schema!;
+  return { server, url: `${kind.url}${kind.url.includes('?') ? '&' : '?'}options=${encodeURIComponent(`-c search_path=${schema}`)}` };
+}
+
+/** The CLI's environment for a target database, as the administrator. */
+export function cliEnv(url: string, extra: Record<string, string> = { LOG_LEVEL: 'silent' }): Record<string, string> {
+  return { DATABASE_URL: url, CALENDAR_ADMIN_USER: ADMIN.login, CALENDAR_ADMIN_PASSWORD: ADMIN.password, ...extra };
 }

@@ -51,26 +51,21 @@ export function isNonBlankTitle(value: unknown): boolean {
  */
 export function removeLazySpans(text: string, open: string, close: string): string {
   const n = text.length;
-  const nextClose = new Array<number>(n + 1).fill(-1);
-  const nextNewline = new Array<number>(n + 1).fill(n);
-  for (let i = n - 1; i >= 0; i--) {
-    nextClose[i] = text[i] === close ? i : nextClose[i + 1]!;
-    nextNewline[i] = text[i] === '\n' ? i : nextNewline[i + 1]!;
-  }
   let out = '';
-  let i = 0;
-  while (i < n) {
-    if (text[i] === open && i + 1 < n && text[i + 1] !== '\n') {
-      const end = i + 2 <= n ? nextClose[i + 2]! : -1;
-      if (end !== -1 && end < nextNewline[i + 1]!) {
-        i = end + 1;
-        continue;
-      }
-    }
-    out += text[i];
-    i++;
+  let copied = 0; // text before this index is in `out` or removed
+  let nextClose = -2; // cached: the first `close` at or after the index it was searched from (-1: none), -2: not searched
+  let nextNewline = -2;
+  for (let i = text.indexOf(open); i !== -1 && i + 1 < n; i = text.indexOf(open, i + 1)) {
+    if (text[i + 1] === '\n') continue;
+    if (nextClose === -2 || (nextClose !== -1 && nextClose < i + 2)) nextClose = text.indexOf(close, i + 2);
+    if (nextClose === -1) break; // no `close` left: nothing further can match
+    if (nextNewline === -2 || (nextNewline !== -1 && nextNewline < i + 1)) nextNewline = text.indexOf('\n', i + 1);
+    if (nextNewline !== -1 && nextNewline < nextClose) continue;
+    out += text.slice(copied, i);
+    copied = nextClose + 1;
+    i = nextClose;
   }
-  return out;
+  return copied === 0 ? text : out + text.slice(copied);
 }
 
 /** PHP `str_replace()` for a single needle. */
@@ -157,8 +152,60 @@ function phpStripTags(text: string): string {
  * @example stripTags('Rock & Roll <b>x</b>') // 'Rock & Roll x'
  */
 export function stripTags(text: string): string {
-  const withoutCode = text.replace(/<(script|style)[^>]*?>[\s\S]*?<\/\1>/gi, '');
+  const withoutCode = mapElements(text, /<(script|style)/gi, true, () => '');
   return phpTrim(phpStripTags(withoutCode));
+}
+
+/**
+ * `text.replace(/<(a|b)[^>]*?>[\s\S]*?<\/\1>/flags, fn)` (with `openingTag`) or
+ * `text.replace(/<(a|b)[\s\S]*?<\/\1>/flags, fn)` (without) in linear time: `opening` is
+ * `/<(a|b)/flags` (global; `i` for case-insensitive names and closing tags). The regex would search
+ * the whole rest of the text for a closing tag from every opening one that has none (thousands of
+ * `<script>` cost seconds); here each search starts where the last one of that name ended.
+ */
+function mapElements(text: string, opening: RegExp, openingTag: boolean, fn: (element: string) => string): string {
+  const ci = opening.flags.includes('i');
+  const closeAt = new Map<string, { from: number; at: number }>();
+  let nextGt = -2;
+  let out = '';
+  let copied = 0;
+  opening.lastIndex = 0;
+  for (let m = opening.exec(text); m; m = opening.exec(text)) {
+    const start = m.index;
+    const name = m[1]!;
+    const key = ci ? name.toLowerCase() : name;
+    const cached = closeAt.get(key);
+    if (cached && cached.at === -1) {
+      opening.lastIndex = start + 1;
+      continue;
+    }
+    let bodyFrom = start + m[0].length;
+    if (openingTag) {
+      if (nextGt === -2 || (nextGt !== -1 && nextGt < bodyFrom)) nextGt = text.indexOf('>', bodyFrom);
+      if (nextGt === -1) break;
+      bodyFrom = nextGt + 1;
+    }
+    let at = cached && cached.at >= bodyFrom ? cached.at : -2;
+    if (at === -2) {
+      if (ci) {
+        const closing = new RegExp(`</${key}>`, 'gi');
+        closing.lastIndex = bodyFrom;
+        at = closing.exec(text)?.index ?? -1;
+      } else {
+        at = text.indexOf(`</${name}>`, bodyFrom);
+      }
+      closeAt.set(key, { from: bodyFrom, at });
+    }
+    if (at === -1) {
+      opening.lastIndex = start + 1;
+      continue;
+    }
+    const end = at + name.length + 3;
+    out += text.slice(copied, start) + fn(text.slice(start, end));
+    copied = end;
+    opening.lastIndex = end;
+  }
+  return copied === 0 ? text : out + text.slice(copied);
 }
 
 /** WordPress `wp_pre_kses_less_than()`: a `<` that does not start a tag becomes `&lt;`. */
@@ -223,25 +270,47 @@ const ALLBLOCKS =
   'blockquote|address|math|style|p|h[1-6]|hr|fieldset|legend|section|article|aside|hgroup|header|' +
   'footer|nav|figure|figcaption|details|menu|summary)';
 
-/** WordPress `get_html_split_regex()`: comments, CDATA sections and tags as delimiters. */
-const HTML_SPLIT_RE = (() => {
-  const comments = '!(?:-(?!->)[^\\-]*)*(?:-->)?';
-  const cdata = '!\\[CDATA\\[[^\\]]*(?:\\](?!\\]>)[^\\]]*)*(?:\\]\\]>)?';
-  const escaped = `(?=!--|!\\[CDATA\\[)(?:(?=!-)${comments}|${cdata})`;
-  return new RegExp(`(<(?:${escaped}|[^>]*>?))`);
-})();
+/**
+ * Where the delimiter of WordPress `get_html_split_regex()` that starts at `start` (a `<`) ends: a
+ * comment (`<!--`) runs to its `-->`, a CDATA section (`<![CDATA[`) to its `]]>`, anything else to
+ * the next `>`; each to the end of the text when unterminated. The regex's spans, found with
+ * `indexOf` alone.
+ */
+function htmlDelimiterEnd(text: string, start: number): number {
+  let close = '>';
+  let from = start + 1;
+  if (text.startsWith('!--', start + 1)) [close, from] = ['-->', start + 2];
+  else if (text.startsWith('![CDATA[', start + 1)) [close, from] = [']]>', start + 9];
+  const at = text.indexOf(close, from);
+  return at === -1 ? text.length : at + close.length;
+}
 
-/** WordPress `wp_replace_in_html_tags()` for a single needle. */
+/**
+ * WordPress `wp_replace_in_html_tags()` for a single needle: replaces `needle` inside the tags,
+ * comments and CDATA sections that `get_html_split_regex()` delimits (not in the text between them).
+ * Linear, and allocates only for the tags that contain the needle (a text of a million tags costs no
+ * million parts).
+ */
 function replaceInHtmlTags(haystack: string, needle: string, replacement: string): string {
-  const parts = haystack.split(HTML_SPLIT_RE);
-  let changed = false;
-  for (let i = 1; i < parts.length; i += 2) {
-    if (parts[i]!.includes(needle)) {
-      parts[i] = replaceAll(parts[i]!, needle, replacement);
-      changed = true;
+  let nextNeedle = haystack.indexOf(needle);
+  if (nextNeedle === -1 || needle === '') return haystack;
+  let out = '';
+  let copied = 0;
+  for (let start = haystack.indexOf('<'); start !== -1; start = haystack.indexOf('<', start)) {
+    const end = htmlDelimiterEnd(haystack, start);
+    if (nextNeedle !== -1 && nextNeedle < start) nextNeedle = haystack.indexOf(needle, start);
+    if (nextNeedle === -1) break;
+    if (nextNeedle < end) {
+      const tag = haystack.slice(start, end);
+      if (tag.includes(needle)) {
+        out += haystack.slice(copied, start) + replaceAll(tag, needle, replacement);
+        copied = end;
+      }
     }
+    if (end >= haystack.length) break;
+    start = end;
   }
-  return changed ? parts.join('') : haystack;
+  return copied === 0 ? haystack : out + haystack.slice(copied);
 }
 
 /**
@@ -272,6 +341,23 @@ export function newlinesToBr(text: string): string {
     if (last === 0) return run;
     return `${run[0]}<br />\n${run.slice(last + 1)}`;
   });
+}
+
+/**
+ * wpautop's last step, `str_replace($name, $html)` for each `<pre>` placeholder in turn, in one pass:
+ * a placeholder is replaced wherever it is, in the text or in the `<pre>` blocks put back before it
+ * (a block can end with the text of a later placeholder). Each block is expanded once, from the last.
+ */
+function restorePreTags(text: string, preTags: Array<[string, string]>): string {
+  const placeholder = /<pre wp-pre-tag-(0|[1-9][0-9]*)><\/pre>/g;
+  const expanded: string[] = [];
+  const expand = (html: string, after: number) =>
+    html.replace(placeholder, (m, digits: string) => {
+      const index = Number(digits);
+      return index > after && index < preTags.length ? expanded[index]! : m;
+    });
+  for (let i = preTags.length - 1; i >= 0; i--) expanded[i] = expand(preTags[i]![1], i);
+  return expand(text, -1);
 }
 
 /**
@@ -346,7 +432,7 @@ export function wpautop(input: string, br = true): string {
   text = text.replace(re(`(</?${ALLBLOCKS}[^>]*>)${WS}*</p>`), '$1');
 
   if (br) {
-    text = text.replace(/<(script|style|svg|math)[\s\S]*?<\/\1>/g, (m) => replaceAll(m, '\n', '<WPPreserveNewline />'));
+    text = mapElements(text, /<(script|style|svg|math)/g, false, (m) => replaceAll(m, '\n', '<WPPreserveNewline />'));
     text = replaceAll(replaceAll(text, '<br>', '<br />'), '<br/>', '<br />');
     text = newlinesToBr(text);
     text = replaceAll(text, '<WPPreserveNewline />', '\n');
@@ -356,7 +442,7 @@ export function wpautop(input: string, br = true): string {
   text = text.replace(re(`<br />(${WS}*</?(?:p|li|div|dl|dd|dt|th|pre|td|ul|ol)[^>]*>)`), '$1');
   text = text.replace(/\n<\/p>(?=\n?$)/, '</p>'); // PCRE `$` also matches before a final newline
 
-  for (const [name, html] of preTags) text = replaceAll(text, name, html);
+  if (preTags.length > 0) text = restorePreTags(text, preTags);
   if (text.includes('<!-- wpnl -->')) {
     text = replaceAll(replaceAll(text, ' <!-- wpnl --> ', '\n'), '<!-- wpnl -->', '\n');
   }

@@ -108,11 +108,68 @@ function validUnicode(cp: number): boolean {
  * @example normalizeEntities('Rock & Roll &amp; &copy; &bogus;') // 'Rock &amp; Roll &amp; &copy; &amp;bogus;'
  */
 export function normalizeEntities(text: string): string {
-  return text
-    .replace(/&/g, '&amp;')
-    .replace(/&amp;([A-Za-z]{2,8}[0-9]{0,2});/g, (_m, name: string) => (ENTITY_NAMES.has(name) ? `&${name};` : `&amp;${name};`))
-    .replace(/&amp;#(0*[0-9]{1,7});/g, (_m, digits: string) => (validUnicode(parseInt(digits, 10)) ? `&#${digits.replace(/^0+/, '').padStart(3, '0')};` : `&amp;#${digits};`))
-    .replace(/&amp;#[Xx](0*[0-9A-Fa-f]{1,6});/g, (_m, hex: string) => (validUnicode(parseInt(hex, 16)) ? `&#x${hex.replace(/^0+/, '')};` : `&amp;#x${hex};`));
+  let at = text.indexOf('&');
+  if (at === -1) return text;
+  // WordPress runs four passes (every `&` to `&amp;`, then named, decimal and hex entities back);
+  // one scan gives the same text without building the intermediate ones (each `&` five characters).
+  // A named `&amp;` directly followed by a numeric reference is one to the passes that follow it.
+  let out = '';
+  let copied = 0;
+  for (; at !== -1; at = text.indexOf('&', copied)) {
+    out += text.slice(copied, at);
+    copied = at + 1;
+    ENTITY_NAME.lastIndex = at + 1;
+    const named = ENTITY_NAME.exec(text);
+    if (named) {
+      const name = named[1]!;
+      copied = at + 2 + name.length;
+      if (!ENTITY_NAMES.has(name)) {
+        out += `&amp;${name};`;
+        continue;
+      }
+      if (name !== 'amp' || text[copied] !== '#') {
+        out += `&${name};`;
+        continue;
+      }
+      at = copied - 1; // `&amp;#…`: read the reference after `&amp;` as if it followed a bare `&`
+    }
+    const numeric = text[at + 1] === '#' ? numericReference(text, at + 1) : undefined;
+    if (numeric) {
+      out += numeric[0];
+      copied = numeric[1];
+    } else {
+      out += '&amp;';
+      copied = at + 1;
+    }
+  }
+  return out + text.slice(copied);
+}
+
+/** An entity name after `&`, as WordPress' second pass reads it (sticky: from `lastIndex`). */
+const ENTITY_NAME = /([A-Za-z]{2,8}[0-9]{0,2});/y;
+const DECIMAL_REFERENCE = /#(0*[0-9]{1,7});/y;
+const HEX_REFERENCE = /#[Xx](0*[0-9A-Fa-f]{1,6});/y;
+
+/**
+ * The numeric character reference at `hash` (a `#` after `&`) as WordPress normalises it, and where
+ * it ends; `undefined` when there is none (the `&` is then bare).
+ */
+function numericReference(text: string, hash: number): [string, number] | undefined {
+  DECIMAL_REFERENCE.lastIndex = hash;
+  const decimal = DECIMAL_REFERENCE.exec(text);
+  if (decimal) {
+    const digits = decimal[1]!;
+    const end = hash + decimal[0].length;
+    return [validUnicode(parseInt(digits, 10)) ? `&#${digits.replace(/^0+/, '').padStart(3, '0')};` : `&amp;#${digits};`, end];
+  }
+  HEX_REFERENCE.lastIndex = hash;
+  const hex = HEX_REFERENCE.exec(text);
+  if (hex) {
+    const digits = hex[1]!;
+    const end = hash + hex[0].length;
+    return [validUnicode(parseInt(digits, 16)) ? `&#x${digits.replace(/^0+/, '')};` : `&amp;#x${digits};`, end];
+  }
+  return undefined;
 }
 
 /**
@@ -245,6 +302,18 @@ export function escHtml(text: string): string {
   return text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;').replace(/'/g, '&#039;');
 }
 
+/** PHP `stripslashes()`: `\X` becomes `X`, `\0` a NUL byte, a final `\` goes. */
+function stripslashes(text: string): string {
+  let out = '';
+  let copied = 0;
+  for (let at = text.indexOf('\\'); at !== -1; at = text.indexOf('\\', copied)) {
+    const next = text[at + 1];
+    out += text.slice(copied, at) + (next === '0' ? '\0' : (next ?? ''));
+    copied = at + 2;
+  }
+  return copied === 0 ? text : out + text.slice(copied);
+}
+
 /**
  * WordPress `esc_js()`, which The Events Calendar applies to JSON-LD `name`/`description`:
  * `_wp_specialchars(ENT_COMPAT)`, `'` entities turned back into `'`, `stripslashes`, `\r` dropped,
@@ -254,10 +323,10 @@ export function escHtml(text: string): string {
  */
 export function escJs(text: string): string {
   let out = wpSpecialchars(text, 'double');
-  out = out.replace(/\\(.?)/gs, (_m, c: string) => (c === '0' ? '\0' : c)); // stripslashes
+  out = stripslashes(out);
   out = out.replace(/&#(?:x0*27|0*39);?/gi, "'");
   out = out.replace(/\r/g, '');
-  out = out.replace(/[\\'"\0]/g, (c) => (c === '\0' ? '\\0' : `\\${c}`)); // addslashes
+  out = out.replace(/[\\'"]/g, '\\$&').replace(/\0/g, '\\0'); // addslashes
   return out.replace(/\n/g, '\\n');
 }
 

@@ -118,13 +118,16 @@ describe('text filters: identical output to the previous implementation', () => 
       RUNS,
     );
   });
-  it('stripTags, trimWords, jsonLdDescription, termText', () => {
+  it('stripTags, trimWords, jsonLdDescription, termText, normalizeEntities, wpSpecialchars, escJs', () => {
     fc.assert(
       fc.property(htmlish, (text) => {
         assert.equal(current.stripTags(text), oracle.stripTags(text));
         assert.equal(current.trimWords(text, 5), oracle.trimWords(text, 5));
         assert.equal(current.jsonLdDescription(text), oracle.jsonLdDescription(text));
         assert.equal(current.termText(text), oracle.termText(text));
+        assert.equal(current.normalizeEntities(text), oracle.normalizeEntities(text));
+        assert.equal(current.wpSpecialchars(text, 'both'), oracle.wpSpecialchars(text, 'both'));
+        assert.equal(current.escJs(text), oracle.escJs(text));
       }),
       RUNS,
     );

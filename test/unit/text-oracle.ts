@@ -1,6 +1,5 @@
 // The implementation of src/domain/text.ts before issue 24 made its hot paths linear, kept verbatim as the
 // oracle of test/unit/text-linear.test.ts (the new functions must give byte-identical output).
-/* eslint-disable */
 /**
  * Text / HTML helpers that reproduce what WordPress (and The Events Calendar on top of it)
  * does to post content, term names and JSON-LD strings.

@@ -402,9 +402,10 @@ const re = (source: string, flags = 'g'): RegExp => {
  * @example newlinesToBr('a  \nb<br />\nc') // 'a<br />\nb<br />\nc'
  */
 export function newlinesToBr(text: string): string {
-  return text.replace(re(`${WS}+`), (run: string, offset: number) => {
+  if (!text.includes('\n')) return text;
+  // Only whole whitespace runs with a newline change; each is tried from its start only (linear).
+  return text.replace(re(`(?<![${WS_CHARS}])[ \\t\\x0B\\f\\r]*\\n${WS}*`), (run: string, offset: number) => {
     const last = run.lastIndexOf('\n');
-    if (last === -1) return run;
     const afterBr = text.slice(Math.max(0, offset - 6), offset) === '<br />';
     if (!afterBr) return `<br />\n${run.slice(last + 1)}`;
     if (last === 0) return run;
@@ -486,7 +487,7 @@ export function wpautop(input: string, br = true): string {
     text = text.replace(re(`</figcaption>${WS}*`), '</figcaption>');
   }
 
-  text = text.replace(/\n\n+/g, '\n\n');
+  text = text.replace(/\n\n\n+/g, '\n\n'); // WordPress: `\n\n+` (two newlines stay two)
   const paragraphs = text.split(re(`\\n${WS}*\\n`, '')).filter((p) => p !== '');
   text = '';
   for (const paragraph of paragraphs) text += `<p>${phpTrim(paragraph, '\n')}</p>\n`;

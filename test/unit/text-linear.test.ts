@@ -128,6 +128,7 @@ describe('text filters: identical output to the previous implementation', () => 
         assert.equal(current.normalizeEntities(text), oracle.normalizeEntities(text));
         assert.equal(current.wpSpecialchars(text, 'both'), oracle.wpSpecialchars(text, 'both'));
         assert.equal(current.escJs(text), oracle.escJs(text));
+        assert.equal(current.newlinesToBr(text), oracle.newlinesToBr(text));
       }),
       RUNS,
     );

@@ -527,7 +527,25 @@ export function wpautop(input: string, br = true): string {
  * @example autop('Jazz under the stars') // '<p>Jazz under the stars</p>'
  */
 export function autop(text: string): string {
-  if (text.length > AUTOP_MEMO_MAX_LENGTH) return phpTrim(wpautop(text));
+  if (text.length > AUTOP_MEMO_MAX_LENGTH) {
+    // A large text is rendered once per content, not per read (a representation renders it twice:
+    // the description and the JSON-LD's): the last few, bounded by their total length, are kept.
+    let out = largeAutopMemo.get(text);
+    if (out === undefined) {
+      out = phpTrim(wpautop(text));
+      largeAutopMemoLength += text.length + out.length;
+      largeAutopMemo.set(text, out);
+      for (const [key, value] of largeAutopMemo) {
+        if (largeAutopMemoLength <= LARGE_AUTOP_MEMO_LENGTH || largeAutopMemo.size <= 1) break;
+        largeAutopMemo.delete(key);
+        largeAutopMemoLength -= key.length + value.length;
+      }
+    } else {
+      largeAutopMemo.delete(text); // most recently used last
+      largeAutopMemo.set(text, out);
+    }
+    return out;
+  }
   let out = autopMemo.get(text);
   if (out === undefined) {
     out = phpTrim(wpautop(text));
@@ -544,6 +562,38 @@ export function autop(text: string): string {
 const autopMemo = new Map<string, string>();
 const AUTOP_MEMO_ENTRIES = 2000;
 const AUTOP_MEMO_MAX_LENGTH = 8000;
+/** Recent results of {@link autop} for texts over `AUTOP_MEMO_MAX_LENGTH`, at most this many characters (inputs and outputs) in all, least recently used first out. */
+const largeAutopMemo = new Map<string, string>();
+let largeAutopMemoLength = 0;
+const LARGE_AUTOP_MEMO_LENGTH = 16 * 1024 * 1024;
+
+/**
+ * The most tags (`<`), character references (`&`) and line breaks a description or excerpt may hold
+ * together. Rendering costs about a microsecond for each (wpautop's thirty passes, the JSON-LD's
+ * entity handling), so this keeps one rendering under 100 ms of CPU; ordinary descriptions hold a few
+ * hundred. A write over it is refused (400 `rest_invalid_param`), see {@link markupFailure}.
+ */
+export const MAX_MARKUP_ITEMS = 50_000;
+
+/** How many tags (`<`), character references (`&`) and line breaks `text` holds, counting no further than `limit + 1`. */
+export function markupItems(text: string, limit = MAX_MARKUP_ITEMS): number {
+  let count = 0;
+  for (let i = 0; i < text.length && count <= limit; i++) {
+    const c = text.charCodeAt(i);
+    if (c === 60 || c === 38 || c === 10) count++;
+  }
+  return count;
+}
+
+/**
+ * The failure message for argument `name` when `text` holds more than {@link MAX_MARKUP_ITEMS}
+ * tags, character references and line breaks, or `undefined` when it is within the limit.
+ *
+ * @example markupFailure('description', '<b>'.repeat(60000)) // 'description must contain at most 50000 tags, character references and line breaks.'
+ */
+export function markupFailure(name: string, text: string): string | undefined {
+  return markupItems(text) > MAX_MARKUP_ITEMS ? `${name} must contain at most ${MAX_MARKUP_ITEMS} tags, character references and line breaks.` : undefined;
+}
 
 // ---------------------------------------------------------------------------
 // kses

@@ -110,39 +110,42 @@ function validUnicode(cp: number): boolean {
 export function normalizeEntities(text: string): string {
   let at = text.indexOf('&');
   if (at === -1) return text;
+  if (!text.includes(';', at)) return replaceAll(text, '&', '&amp;'); // every reference ends with `;`
   // WordPress runs four passes (every `&` to `&amp;`, then named, decimal and hex entities back);
-  // one scan gives the same text without building the intermediate ones (each `&` five characters).
+  // one scan gives the same text without building the intermediate ones, copying only what changes.
   // A named `&amp;` directly followed by a numeric reference is one to the passes that follow it.
   let out = '';
-  let copied = 0;
-  for (; at !== -1; at = text.indexOf('&', copied)) {
-    out += text.slice(copied, at);
-    copied = at + 1;
-    ENTITY_NAME.lastIndex = at + 1;
-    const named = ENTITY_NAME.exec(text);
-    if (named) {
-      const name = named[1]!;
-      copied = at + 2 + name.length;
-      if (!ENTITY_NAMES.has(name)) {
-        out += `&amp;${name};`;
-        continue;
-      }
-      if (name !== 'amp' || text[copied] !== '#') {
-        out += `&${name};`;
-        continue;
-      }
-      at = copied - 1; // `&amp;#…`: read the reference after `&amp;` as if it followed a bare `&`
+  let copied = 0; // text before this index is in `out`, as it stays
+  let from = 0;
+  for (; at !== -1; at = text.indexOf('&', from)) {
+    let referenceAt = at; // the `&` (or the `;` of a named `&amp;`) a numeric reference would follow
+    let name: string | undefined;
+    if (text.startsWith('amp;', at + 1)) name = 'amp';
+    else {
+      ENTITY_NAME.lastIndex = at + 1;
+      name = ENTITY_NAME.exec(text)?.[1];
     }
-    const numeric = text[at + 1] === '#' ? numericReference(text, at + 1) : undefined;
+    if (name !== undefined) {
+      const end = at + 2 + name.length;
+      from = end;
+      if (!ENTITY_NAMES.has(name)) {
+        out += `${text.slice(copied, at)}&amp;`; // `&amp;name;`
+        copied = at + 1;
+        continue;
+      }
+      if (name !== 'amp' || text[end] !== '#') continue; // a known entity stays as it is
+      referenceAt = end - 1;
+    }
+    const numeric = text[referenceAt + 1] === '#' ? numericReference(text, referenceAt + 1) : undefined;
     if (numeric) {
-      out += numeric[0];
-      copied = numeric[1];
-    } else {
-      out += '&amp;';
-      copied = at + 1;
+      out += text.slice(copied, at) + numeric[0];
+      copied = from = numeric[1];
+    } else if (referenceAt === at) {
+      out += `${text.slice(copied, at)}&amp;`;
+      copied = from = at + 1;
     }
   }
-  return out + text.slice(copied);
+  return copied === 0 ? text : out + text.slice(copied);
 }
 
 /** An entity name after `&`, as WordPress' second pass reads it (sticky: from `lastIndex`). */

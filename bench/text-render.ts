@@ -17,9 +17,12 @@ const inputs: Array<[string, string]> = [
   ['2 MB plain text, a newline every 10 chars', 'word word\n'.repeat(200_000)],
   ['2 MB of &', '&'.repeat(2_000_000)],
   ['5 KB normal description', normal],
-  ['limit: 50,000 tags as <p>x</p>', '<p>x</p>'.repeat(25_000)],
-  ['limit: 50,000 <p>', '<p>'.repeat(50_000)],
-  ['limit: 50,000 &a;', '&a;'.repeat(50_000)],
+  ['limit: 20,000 tags as <p>x</p>', '<p>x</p>'.repeat(10_000)],
+  ['limit: 20,000 <p>', '<p>'.repeat(20_000)],
+  ['limit: 20,000 &a;', '&a;'.repeat(20_000)],
+  ['limit: 2 MB, 20,000 lines of 100 characters', `${'lorem ipsum dolor sit amet '.repeat(4).slice(0, 99)}\n`.repeat(20_000)],
+  ['limit: 2 MB, 20,000 <b> among text', `<b>${'x'.repeat(97)}`.repeat(20_000)],
+  ['2 MB plain text without markup', 'lorem ipsum '.repeat(170_000)],
 ];
 
 function cpuMs(fn: () => unknown, reps: number): number {

@@ -573,10 +573,10 @@ const LARGE_AUTOP_MEMO_LENGTH = 16 * 1024 * 1024;
 /**
  * The most tags (`<`), character references (`&`) and line breaks a description or excerpt may hold
  * together. Rendering costs about a microsecond for each (wpautop's thirty passes, the JSON-LD's
- * entity handling), so this keeps one rendering under 100 ms of CPU; ordinary descriptions hold a few
- * hundred. A write over it is refused (400 `rest_invalid_param`), see {@link markupFailure}.
+ * entity handling), so with the 2 MB body limit this keeps one rendering near or under 100 ms of CPU
+ * (the text's length alone costs about 50 ms per 2 MB); ordinary descriptions hold a few hundred. A write over it is refused (400 `rest_invalid_param`), see {@link markupFailure}.
  */
-export const MAX_MARKUP_ITEMS = 50_000;
+export const MAX_MARKUP_ITEMS = 20_000;
 
 /** How many tags (`<`), character references (`&`) and line breaks `text` holds, counting no further than `limit + 1`. */
 export function markupItems(text: string, limit = MAX_MARKUP_ITEMS): number {
@@ -592,7 +592,7 @@ export function markupItems(text: string, limit = MAX_MARKUP_ITEMS): number {
  * The failure message for argument `name` when `text` holds more than {@link MAX_MARKUP_ITEMS}
  * tags, character references and line breaks, or `undefined` when it is within the limit.
  *
- * @example markupFailure('description', '<b>'.repeat(60000)) // 'description must contain at most 50000 tags, character references and line breaks.'
+ * @example markupFailure('description', '<b>'.repeat(30000)) // 'description must contain at most 20000 tags, character references and line breaks.'
  */
 export function markupFailure(name: string, text: string): string | undefined {
   return markupItems(text) > MAX_MARKUP_ITEMS ? `${name} must contain at most ${MAX_MARKUP_ITEMS} tags, character references and line breaks.` : undefined;
@@ -786,9 +786,11 @@ export function termText(text: string, kind: 'name' | 'description' = 'name'): s
  * @example trimWords('<p>one two three</p>', 2, '…') // 'one two…'
  */
 export function trimWords(text: string, numWords = 55, more = '&hellip;'): string {
-  const words = stripTags(text)
-    .split(/[\n\r\t ]+/)
-    .filter((w) => w !== '');
+  // The first `numWords + 1` words only (a 2 MB text has hundreds of thousands).
+  const wordRe = /[^\n\r\t ]+/g;
+  const words: string[] = [];
+  const stripped = stripTags(text);
+  for (let m = wordRe.exec(stripped); m && words.length <= numWords; m = wordRe.exec(stripped)) words.push(m[0]);
   if (words.length > numWords) return words.slice(0, numWords).join(' ') + more;
   return words.join(' ');
 }

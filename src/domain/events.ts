@@ -31,7 +31,7 @@ import { createKeptMap, roughSizeOf, type KeptMap } from './kept.js';
 import { feedOf } from '../store/change-feed.js';
 import { serializedLength, withSerialized } from './serialized.js';
 import { revisionOf, stampRevision } from '../store/revision.js';
-import { phpTrim, sanitizePostHtml } from './text.js';
+import { markupFailure, phpTrim, sanitizePostHtml } from './text.js';
 import { isEmptyValue, isPositiveInt, listToArray } from './values.js';
 import { isCreatedHere, isStatementWrite, writeStatement, writeTransaction } from '../store/changes.js';
 import { keptCountersOf } from '../metrics.js';
@@ -564,7 +564,10 @@ export function createEventService(deps: EventServiceDeps): EventService {
     return null;
   }
 
-  function html(viewer: Viewer, value: string): string {
+  /** Submitted markup as stored; `name` (description, excerpt) is refused beyond the markup limit (issue 24). */
+  function html(viewer: Viewer, value: string, name?: string): string {
+    const failure = name === undefined ? undefined : markupFailure(name, value);
+    if (failure) throw invalidParams({ [name!]: failure });
     return can(viewer, 'unfiltered_html') ? value : sanitizePostHtml(value);
   }
 
@@ -620,8 +623,8 @@ export function createEventService(deps: EventServiceDeps): EventService {
     const post: Record<string, unknown> = { modified_local: nowLocal, modified_gmt: nowGmt };
     // Stored trimmed, as WordPress' title_save_pre (PHP trim).
     if (input.title !== undefined) post.title = html(viewer, phpTrim(input.title));
-    if (input.description !== undefined) post.content = html(viewer, input.description);
-    if (input.excerpt !== undefined) post.excerpt = html(viewer, input.excerpt);
+    if (input.description !== undefined) post.content = html(viewer, input.description, 'description');
+    if (input.excerpt !== undefined) post.excerpt = html(viewer, input.excerpt, 'excerpt');
     if (input.author !== undefined) post.author_id = input.author;
     if (input.slug !== undefined && !isEmptyValue(input.slug)) {
       const base = sanitizeSlug(input.slug) || record.slug;
@@ -965,8 +968,8 @@ export function createEventService(deps: EventServiceDeps): EventService {
             author_id: input.author ?? viewer.id,
             status,
             title,
-            content: html(viewer, input.description ?? ''),
-            excerpt: html(viewer, input.excerpt ?? ''),
+            content: html(viewer, input.description ?? '', 'description'),
+            excerpt: html(viewer, input.excerpt ?? '', 'excerpt'),
             slug,
             date_local: pub?.date_local ?? nowLocal,
             date_gmt: pub?.date_gmt ?? (unpublished ? ZERO_DATE : nowGmt),

@@ -25,7 +25,7 @@ import { toOrganizerJson } from './representations/organizer.js';
 import { toVenueJson, type RepresentationContext } from './representations/venue.js';
 import { sanitizeSlug, uniqueSlug } from './slugs.js';
 import { applyScheduling, listScope, POST_STATUSES, scaleBackStatus } from './statuses.js';
-import { phpTrim, sanitizePostHtml, stripTags } from './text.js';
+import { markupFailure, phpTrim, sanitizePostHtml, stripTags } from './text.js';
 import { isEmptyValue, isNumeric, isTruthy } from './values.js';
 import { createRevisionCache, type RevisionCache } from './revision-cache.js';
 import { withSerialized } from './serialized.js';
@@ -302,6 +302,8 @@ export function createLinkedPostService(
     const status = applyScheduling(scaleBackStatus(viewer, (input.status as string | undefined) ?? ''), dates.date_gmt ?? nowGmt, nowGmt);
     const slug = await uniqueSlug(sanitizeSlug(slugBase ?? '') || sanitizeSlug(name) || `${kind}`, (c) => postsStore.isSlugTaken(trx, info.postType, c));
     const content = String(input.description ?? '');
+    const tooDense = markupFailure('description', content); // issue 24: bounded rendering
+    if (tooDense) throw invalidParams({ description: tooDense });
     const id = await postsStore.insertPost(trx, {
       type: info.postType,
       author_id: isEmptyValue(input.author) ? viewer.id : Number(input.author),
@@ -361,6 +363,8 @@ export function createLinkedPostService(
       if (fields.nameField in input && input[fields.nameField] != null) patch.title = nameText(input[fields.nameField]);
       if ('description' in input && input.description != null) {
         const content = String(input.description);
+        const tooDense = markupFailure('description', content);
+        if (tooDense) throw invalidParams({ description: tooDense });
         patch.content = can(viewer, 'unfiltered_html') ? content : sanitizePostHtml(content);
       }
       if ('author' in input && !isEmptyValue(input.author)) patch.author_id = Number(input.author);

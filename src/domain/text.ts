@@ -52,26 +52,21 @@ export function isNonBlankTitle(value: unknown): boolean {
  */
 export function removeLazySpans(text: string, open: string, close: string): string {
   const n = text.length;
-  const nextClose = new Array<number>(n + 1).fill(-1);
-  const nextNewline = new Array<number>(n + 1).fill(n);
-  for (let i = n - 1; i >= 0; i--) {
-    nextClose[i] = text[i] === close ? i : nextClose[i + 1]!;
-    nextNewline[i] = text[i] === '\n' ? i : nextNewline[i + 1]!;
-  }
   let out = '';
-  let i = 0;
-  while (i < n) {
-    if (text[i] === open && i + 1 < n && text[i + 1] !== '\n') {
-      const end = i + 2 <= n ? nextClose[i + 2]! : -1;
-      if (end !== -1 && end < nextNewline[i + 1]!) {
-        i = end + 1;
-        continue;
-      }
-    }
-    out += text[i];
-    i++;
+  let copied = 0; // text before this index is in `out` or removed
+  let nextClose = -2; // cached: the first `close` at or after the index it was searched from (-1: none), -2: not searched
+  let nextNewline = -2;
+  for (let i = text.indexOf(open); i !== -1 && i + 1 < n; i = text.indexOf(open, i + 1)) {
+    if (text[i + 1] === '\n') continue;
+    if (nextClose === -2 || (nextClose !== -1 && nextClose < i + 2)) nextClose = text.indexOf(close, i + 2);
+    if (nextClose === -1) break; // no `close` left: nothing further can match
+    if (nextNewline === -2 || (nextNewline !== -1 && nextNewline < i + 1)) nextNewline = text.indexOf('\n', i + 1);
+    if (nextNewline !== -1 && nextNewline < nextClose) continue;
+    out += text.slice(copied, i);
+    copied = nextClose + 1;
+    i = nextClose;
   }
-  return out;
+  return copied === 0 ? text : out + text.slice(copied);
 }
 
 /** PHP `str_replace()` for a single needle. */
@@ -114,11 +109,71 @@ function validUnicode(cp: number): boolean {
  * @example normalizeEntities('Rock & Roll &amp; &copy; &bogus;') // 'Rock &amp; Roll &amp; &copy; &amp;bogus;'
  */
 export function normalizeEntities(text: string): string {
-  return text
-    .replace(/&/g, '&amp;')
-    .replace(/&amp;([A-Za-z]{2,8}[0-9]{0,2});/g, (_m, name: string) => (ENTITY_NAMES.has(name) ? `&${name};` : `&amp;${name};`))
-    .replace(/&amp;#(0*[0-9]{1,7});/g, (_m, digits: string) => (validUnicode(parseInt(digits, 10)) ? `&#${digits.replace(/^0+/, '').padStart(3, '0')};` : `&amp;#${digits};`))
-    .replace(/&amp;#[Xx](0*[0-9A-Fa-f]{1,6});/g, (_m, hex: string) => (validUnicode(parseInt(hex, 16)) ? `&#x${hex.replace(/^0+/, '')};` : `&amp;#x${hex};`));
+  let at = text.indexOf('&');
+  if (at === -1) return text;
+  if (!text.includes(';', at)) return replaceAll(text, '&', '&amp;'); // every reference ends with `;`
+  // WordPress runs four passes (every `&` to `&amp;`, then named, decimal and hex entities back);
+  // one scan gives the same text without building the intermediate ones, copying only what changes.
+  // A named `&amp;` directly followed by a numeric reference is one to the passes that follow it.
+  let out = '';
+  let copied = 0; // text before this index is in `out`, as it stays
+  let from = 0;
+  for (; at !== -1; at = text.indexOf('&', from)) {
+    let referenceAt = at; // the `&` (or the `;` of a named `&amp;`) a numeric reference would follow
+    let name: string | undefined;
+    if (text.startsWith('amp;', at + 1)) name = 'amp';
+    else {
+      ENTITY_NAME.lastIndex = at + 1;
+      name = ENTITY_NAME.exec(text)?.[1];
+    }
+    if (name !== undefined) {
+      const end = at + 2 + name.length;
+      from = end;
+      if (!ENTITY_NAMES.has(name)) {
+        out += `${text.slice(copied, at)}&amp;`; // `&amp;name;`
+        copied = at + 1;
+        continue;
+      }
+      if (name !== 'amp' || text[end] !== '#') continue; // a known entity stays as it is
+      referenceAt = end - 1;
+    }
+    const numeric = text[referenceAt + 1] === '#' ? numericReference(text, referenceAt + 1) : undefined;
+    if (numeric) {
+      out += text.slice(copied, at) + numeric[0];
+      copied = from = numeric[1];
+    } else if (referenceAt === at) {
+      out += `${text.slice(copied, at)}&amp;`;
+      copied = from = at + 1;
+    }
+  }
+  return copied === 0 ? text : out + text.slice(copied);
+}
+
+/** An entity name after `&`, as WordPress' second pass reads it (sticky: from `lastIndex`). */
+const ENTITY_NAME = /([A-Za-z]{2,8}[0-9]{0,2});/y;
+const DECIMAL_REFERENCE = /#(0*[0-9]{1,7});/y;
+const HEX_REFERENCE = /#[Xx](0*[0-9A-Fa-f]{1,6});/y;
+
+/**
+ * The numeric character reference at `hash` (a `#` after `&`) as WordPress normalises it, and where
+ * it ends; `undefined` when there is none (the `&` is then bare).
+ */
+function numericReference(text: string, hash: number): [string, number] | undefined {
+  DECIMAL_REFERENCE.lastIndex = hash;
+  const decimal = DECIMAL_REFERENCE.exec(text);
+  if (decimal) {
+    const digits = decimal[1]!;
+    const end = hash + decimal[0].length;
+    return [validUnicode(parseInt(digits, 10)) ? `&#${digits.replace(/^0+/, '').padStart(3, '0')};` : `&amp;#${digits};`, end];
+  }
+  HEX_REFERENCE.lastIndex = hash;
+  const hex = HEX_REFERENCE.exec(text);
+  if (hex) {
+    const digits = hex[1]!;
+    const end = hash + hex[0].length;
+    return [validUnicode(parseInt(digits, 16)) ? `&#x${digits.replace(/^0+/, '')};` : `&amp;#x${digits};`, end];
+  }
+  return undefined;
 }
 
 /**
@@ -158,8 +213,60 @@ function phpStripTags(text: string): string {
  * @example stripTags('Rock & Roll <b>x</b>') // 'Rock & Roll x'
  */
 export function stripTags(text: string): string {
-  const withoutCode = text.replace(/<(script|style)[^>]*?>[\s\S]*?<\/\1>/gi, '');
+  const withoutCode = mapElements(text, /<(script|style)/gi, true, () => '');
   return phpTrim(phpStripTags(withoutCode));
+}
+
+/**
+ * `text.replace(/<(a|b)[^>]*?>[\s\S]*?<\/\1>/flags, fn)` (with `openingTag`) or
+ * `text.replace(/<(a|b)[\s\S]*?<\/\1>/flags, fn)` (without) in linear time: `opening` is
+ * `/<(a|b)/flags` (global; `i` for case-insensitive names and closing tags). The regex would search
+ * the whole rest of the text for a closing tag from every opening one that has none (thousands of
+ * `<script>` cost seconds); here each search starts where the last one of that name ended.
+ */
+function mapElements(text: string, opening: RegExp, openingTag: boolean, fn: (element: string) => string): string {
+  const ci = opening.flags.includes('i');
+  const closeAt = new Map<string, { from: number; at: number }>();
+  let nextGt = -2;
+  let out = '';
+  let copied = 0;
+  opening.lastIndex = 0;
+  for (let m = opening.exec(text); m; m = opening.exec(text)) {
+    const start = m.index;
+    const name = m[1]!;
+    const key = ci ? name.toLowerCase() : name;
+    const cached = closeAt.get(key);
+    if (cached && cached.at === -1) {
+      opening.lastIndex = start + 1;
+      continue;
+    }
+    let bodyFrom = start + m[0].length;
+    if (openingTag) {
+      if (nextGt === -2 || (nextGt !== -1 && nextGt < bodyFrom)) nextGt = text.indexOf('>', bodyFrom);
+      if (nextGt === -1) break;
+      bodyFrom = nextGt + 1;
+    }
+    let at = cached && cached.at >= bodyFrom ? cached.at : -2;
+    if (at === -2) {
+      if (ci) {
+        const closing = new RegExp(`</${key}>`, 'gi');
+        closing.lastIndex = bodyFrom;
+        at = closing.exec(text)?.index ?? -1;
+      } else {
+        at = text.indexOf(`</${name}>`, bodyFrom);
+      }
+      closeAt.set(key, { from: bodyFrom, at });
+    }
+    if (at === -1) {
+      opening.lastIndex = start + 1;
+      continue;
+    }
+    const end = at + name.length + 3;
+    out += text.slice(copied, start) + fn(text.slice(start, end));
+    copied = end;
+    opening.lastIndex = end;
+  }
+  return copied === 0 ? text : out + text.slice(copied);
 }
 
 /** WordPress `wp_pre_kses_less_than()`: a `<` that does not start a tag becomes `&lt;`. */
@@ -199,6 +306,18 @@ export function escHtml(text: string): string {
   return text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;').replace(/'/g, '&#039;');
 }
 
+/** PHP `stripslashes()`: `\X` becomes `X`, `\0` a NUL byte, a final `\` goes. */
+function stripslashes(text: string): string {
+  let out = '';
+  let copied = 0;
+  for (let at = text.indexOf('\\'); at !== -1; at = text.indexOf('\\', copied)) {
+    const next = text[at + 1];
+    out += text.slice(copied, at) + (next === '0' ? '\0' : (next ?? ''));
+    copied = at + 2;
+  }
+  return copied === 0 ? text : out + text.slice(copied);
+}
+
 /**
  * WordPress `esc_js()`, which The Events Calendar applies to JSON-LD `name`/`description`:
  * `_wp_specialchars(ENT_COMPAT)`, `'` entities turned back into `'`, `stripslashes`, `\r` dropped,
@@ -208,10 +327,10 @@ export function escHtml(text: string): string {
  */
 export function escJs(text: string): string {
   let out = wpSpecialchars(text, 'double');
-  out = out.replace(/\\(.?)/gs, (_m, c: string) => (c === '0' ? '\0' : c)); // stripslashes
+  out = stripslashes(out);
   out = out.replace(/&#(?:x0*27|0*39);?/gi, "'");
   out = out.replace(/\r/g, '');
-  out = out.replace(/[\\'"\0]/g, (c) => (c === '\0' ? '\\0' : `\\${c}`)); // addslashes
+  out = out.replace(/[\\'"]/g, '\\$&').replace(/\0/g, '\\0'); // addslashes
   return out.replace(/\n/g, '\\n');
 }
 
@@ -224,25 +343,47 @@ const ALLBLOCKS =
   'blockquote|address|math|style|p|h[1-6]|hr|fieldset|legend|section|article|aside|hgroup|header|' +
   'footer|nav|figure|figcaption|details|menu|summary)';
 
-/** WordPress `get_html_split_regex()`: comments, CDATA sections and tags as delimiters. */
-const HTML_SPLIT_RE = (() => {
-  const comments = '!(?:-(?!->)[^\\-]*)*(?:-->)?';
-  const cdata = '!\\[CDATA\\[[^\\]]*(?:\\](?!\\]>)[^\\]]*)*(?:\\]\\]>)?';
-  const escaped = `(?=!--|!\\[CDATA\\[)(?:(?=!-)${comments}|${cdata})`;
-  return new RegExp(`(<(?:${escaped}|[^>]*>?))`);
-})();
+/**
+ * Where the delimiter of WordPress `get_html_split_regex()` that starts at `start` (a `<`) ends: a
+ * comment (`<!--`) runs to its `-->`, a CDATA section (`<![CDATA[`) to its `]]>`, anything else to
+ * the next `>`; each to the end of the text when unterminated. The regex's spans, found with
+ * `indexOf` alone.
+ */
+function htmlDelimiterEnd(text: string, start: number): number {
+  let close = '>';
+  let from = start + 1;
+  if (text.startsWith('!--', start + 1)) [close, from] = ['-->', start + 2];
+  else if (text.startsWith('![CDATA[', start + 1)) [close, from] = [']]>', start + 9];
+  const at = text.indexOf(close, from);
+  return at === -1 ? text.length : at + close.length;
+}
 
-/** WordPress `wp_replace_in_html_tags()` for a single needle. */
+/**
+ * WordPress `wp_replace_in_html_tags()` for a single needle: replaces `needle` inside the tags,
+ * comments and CDATA sections that `get_html_split_regex()` delimits (not in the text between them).
+ * Linear, and allocates only for the tags that contain the needle (a text of a million tags costs no
+ * million parts).
+ */
 function replaceInHtmlTags(haystack: string, needle: string, replacement: string): string {
-  const parts = haystack.split(HTML_SPLIT_RE);
-  let changed = false;
-  for (let i = 1; i < parts.length; i += 2) {
-    if (parts[i]!.includes(needle)) {
-      parts[i] = replaceAll(parts[i]!, needle, replacement);
-      changed = true;
+  let nextNeedle = haystack.indexOf(needle);
+  if (nextNeedle === -1 || needle === '') return haystack;
+  let out = '';
+  let copied = 0;
+  for (let start = haystack.indexOf('<'); start !== -1; start = haystack.indexOf('<', start)) {
+    const end = htmlDelimiterEnd(haystack, start);
+    if (nextNeedle !== -1 && nextNeedle < start) nextNeedle = haystack.indexOf(needle, start);
+    if (nextNeedle === -1) break;
+    if (nextNeedle < end) {
+      const tag = haystack.slice(start, end);
+      if (tag.includes(needle)) {
+        out += haystack.slice(copied, start) + replaceAll(tag, needle, replacement);
+        copied = end;
+      }
     }
+    if (end >= haystack.length) break;
+    start = end;
   }
-  return changed ? parts.join('') : haystack;
+  return copied === 0 ? haystack : out + haystack.slice(copied);
 }
 
 /**
@@ -265,14 +406,32 @@ const re = (source: string, flags = 'g'): RegExp => {
  * @example newlinesToBr('a  \nb<br />\nc') // 'a<br />\nb<br />\nc'
  */
 export function newlinesToBr(text: string): string {
-  return text.replace(re(`${WS}+`), (run: string, offset: number) => {
+  if (!text.includes('\n')) return text;
+  // Only whole whitespace runs with a newline change; each is tried from its start only (linear).
+  return text.replace(re(`(?<![${WS_CHARS}])[ \\t\\x0B\\f\\r]*\\n${WS}*`), (run: string, offset: number) => {
     const last = run.lastIndexOf('\n');
-    if (last === -1) return run;
     const afterBr = text.slice(Math.max(0, offset - 6), offset) === '<br />';
     if (!afterBr) return `<br />\n${run.slice(last + 1)}`;
     if (last === 0) return run;
     return `${run[0]}<br />\n${run.slice(last + 1)}`;
   });
+}
+
+/**
+ * wpautop's last step, `str_replace($name, $html)` for each `<pre>` placeholder in turn, in one pass:
+ * a placeholder is replaced wherever it is, in the text or in the `<pre>` blocks put back before it
+ * (a block can end with the text of a later placeholder). Each block is expanded once, from the last.
+ */
+function restorePreTags(text: string, preTags: Array<[string, string]>): string {
+  const placeholder = /<pre wp-pre-tag-(0|[1-9][0-9]*)><\/pre>/g;
+  const expanded: string[] = [];
+  const expand = (html: string, after: number) =>
+    html.replace(placeholder, (m, digits: string) => {
+      const index = Number(digits);
+      return index > after && index < preTags.length ? expanded[index]! : m;
+    });
+  for (let i = preTags.length - 1; i >= 0; i--) expanded[i] = expand(preTags[i]![1], i);
+  return expand(text, -1);
 }
 
 /**
@@ -332,7 +491,7 @@ export function wpautop(input: string, br = true): string {
     text = text.replace(re(`</figcaption>${WS}*`), '</figcaption>');
   }
 
-  text = text.replace(/\n\n+/g, '\n\n');
+  text = text.replace(/\n\n\n+/g, '\n\n'); // WordPress: `\n\n+` (two newlines stay two)
   const paragraphs = text.split(re(`\\n${WS}*\\n`, '')).filter((p) => p !== '');
   text = '';
   for (const paragraph of paragraphs) text += `<p>${phpTrim(paragraph, '\n')}</p>\n`;
@@ -347,7 +506,7 @@ export function wpautop(input: string, br = true): string {
   text = text.replace(re(`(</?${ALLBLOCKS}[^>]*>)${WS}*</p>`), '$1');
 
   if (br) {
-    text = text.replace(/<(script|style|svg|math)[\s\S]*?<\/\1>/g, (m) => replaceAll(m, '\n', '<WPPreserveNewline />'));
+    text = mapElements(text, /<(script|style|svg|math)/g, false, (m) => replaceAll(m, '\n', '<WPPreserveNewline />'));
     text = replaceAll(replaceAll(text, '<br>', '<br />'), '<br/>', '<br />');
     text = newlinesToBr(text);
     text = replaceAll(text, '<WPPreserveNewline />', '\n');
@@ -357,7 +516,7 @@ export function wpautop(input: string, br = true): string {
   text = text.replace(re(`<br />(${WS}*</?(?:p|li|div|dl|dd|dt|th|pre|td|ul|ol)[^>]*>)`), '$1');
   text = text.replace(/\n<\/p>(?=\n?$)/, '</p>'); // PCRE `$` also matches before a final newline
 
-  for (const [name, html] of preTags) text = replaceAll(text, name, html);
+  if (preTags.length > 0) text = restorePreTags(text, preTags);
   if (text.includes('<!-- wpnl -->')) {
     text = replaceAll(replaceAll(text, ' <!-- wpnl --> ', '\n'), '<!-- wpnl -->', '\n');
   }
@@ -372,7 +531,25 @@ export function wpautop(input: string, br = true): string {
  * @example autop('Jazz under the stars') // '<p>Jazz under the stars</p>'
  */
 export function autop(text: string): string {
-  if (text.length > AUTOP_MEMO_MAX_LENGTH) return phpTrim(wpautop(text));
+  if (text.length > AUTOP_MEMO_MAX_LENGTH) {
+    // A large text is rendered once per content, not per read (a representation renders it twice:
+    // the description and the JSON-LD's): the last few, bounded by their total length, are kept.
+    let out = largeAutopMemo.get(text);
+    if (out === undefined) {
+      out = phpTrim(wpautop(text));
+      largeAutopMemoLength += text.length + out.length;
+      largeAutopMemo.set(text, out);
+      for (const [key, value] of largeAutopMemo) {
+        if (largeAutopMemoLength <= LARGE_AUTOP_MEMO_LENGTH || largeAutopMemo.size <= 1) break;
+        largeAutopMemo.delete(key);
+        largeAutopMemoLength -= key.length + value.length;
+      }
+    } else {
+      largeAutopMemo.delete(text); // most recently used last
+      largeAutopMemo.set(text, out);
+    }
+    return out;
+  }
   let out = autopMemo.get(text);
   if (out === undefined) {
     out = phpTrim(wpautop(text));
@@ -390,6 +567,44 @@ const autopMemo = new Map<string, string>();
 const AUTOP_MEMO_ENTRIES = 2000;
 const AUTOP_MEMO_MAX_LENGTH = 8000;
 registerKept(undefined, 'autop_memo', { entries: () => autopMemo.size, maxEntries: AUTOP_MEMO_ENTRIES });
+/** Recent results of {@link autop} for texts over `AUTOP_MEMO_MAX_LENGTH`, at most this many characters (inputs and outputs) in all, least recently used first out. */
+const largeAutopMemo = new Map<string, string>();
+let largeAutopMemoLength = 0;
+const LARGE_AUTOP_MEMO_LENGTH = 16 * 1024 * 1024;
+registerKept(undefined, 'autop_memo_large', {
+  entries: () => largeAutopMemo.size,
+  maxEntries: Math.floor(LARGE_AUTOP_MEMO_LENGTH / AUTOP_MEMO_MAX_LENGTH) + 1,
+  bytes: () => largeAutopMemoLength * 2,
+  maxBytes: LARGE_AUTOP_MEMO_LENGTH * 2,
+});
+
+/**
+ * The most tags (`<`), character references (`&`) and line breaks a description or excerpt may hold
+ * together. Rendering costs about a microsecond for each (wpautop's thirty passes, the JSON-LD's
+ * entity handling), so with the 2 MB body limit this keeps one rendering near or under 100 ms of CPU
+ * (the text's length alone costs about 50 ms per 2 MB); ordinary descriptions hold a few hundred. A write over it is refused (400 `rest_invalid_param`), see {@link markupFailure}.
+ */
+export const MAX_MARKUP_ITEMS = 20_000;
+
+/** How many tags (`<`), character references (`&`) and line breaks `text` holds, counting no further than `limit + 1`. */
+export function markupItems(text: string, limit = MAX_MARKUP_ITEMS): number {
+  let count = 0;
+  for (let i = 0; i < text.length && count <= limit; i++) {
+    const c = text.charCodeAt(i);
+    if (c === 60 || c === 38 || c === 10) count++;
+  }
+  return count;
+}
+
+/**
+ * The failure message for argument `name` when `text` holds more than {@link MAX_MARKUP_ITEMS}
+ * tags, character references and line breaks, or `undefined` when it is within the limit.
+ *
+ * @example markupFailure('description', '<b>'.repeat(30000)) // 'description must contain at most 20000 tags, character references and line breaks.'
+ */
+export function markupFailure(name: string, text: string): string | undefined {
+  return markupItems(text) > MAX_MARKUP_ITEMS ? `${name} must contain at most ${MAX_MARKUP_ITEMS} tags, character references and line breaks.` : undefined;
+}
 
 // ---------------------------------------------------------------------------
 // kses
@@ -579,9 +794,11 @@ export function termText(text: string, kind: 'name' | 'description' = 'name'): s
  * @example trimWords('<p>one two three</p>', 2, '…') // 'one two…'
  */
 export function trimWords(text: string, numWords = 55, more = '&hellip;'): string {
-  const words = stripTags(text)
-    .split(/[\n\r\t ]+/)
-    .filter((w) => w !== '');
+  // The first `numWords + 1` words only (a 2 MB text has hundreds of thousands).
+  const wordRe = /[^\n\r\t ]+/g;
+  const words: string[] = [];
+  const stripped = stripTags(text);
+  for (let m = wordRe.exec(stripped); m && words.length <= numWords; m = wordRe.exec(stripped)) words.push(m[0]);
   if (words.length > numWords) return words.slice(0, numWords).join(' ') + more;
   return words.join(' ');
 }

@@ -99,7 +99,12 @@ export function watchLoop(): LoopWatch {
           out.cpuMs = Math.min(overlap, cpuMs);
         }
       };
-      for (const h of holds) if (h.end > since) consider(h.end, h.ms, h.cpuMs);
+      // Newest first (a ring in time order): stop at the first hold that ended before the request came.
+      for (let i = 1; i <= holds.length; i++) {
+        const h = holds[(((next - i) % KEPT_HOLDS) + KEPT_HOLDS) % KEPT_HOLDS]!;
+        if (h.end <= since) break;
+        consider(h.end, h.ms, h.cpuMs);
+      }
       // A hold still in progress: the timer has not fired since it began.
       const now = performance.now();
       const pending = now - lastTick - TICK_MS;

@@ -901,9 +901,7 @@ export async function pruneSupersededBatch(
   }
   let deleted = 0;
   for (const [type, ids] of byType) {
-    const list = [...ids];
-    for (let i = 0; i < list.length; i += 500) {
-      const chunk = list.slice(i, i + 500);
+    for (const chunk of chunksOf([...ids])) {
       deleted += await deleteSuperseded(db, sql`"record_type" = ${type} and "record_id" in (${sql.join(chunk)}) and "seq" <= ${below} and "created_gmt" < ${beforeGmt}`);
     }
   }

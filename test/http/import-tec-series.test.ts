@@ -18,6 +18,17 @@ import { ADMIN, STORES, startServer, type TestServer } from '../support/harness.
 const target = cliTarget;
 
 const env = (url: string) => cliEnv(url);
+
+/** The event index's entry of the weekly series' third occurrence, trashed alone at the source. */
+const trashedEntry = (id: number, seriesId: number) => ({
+  id,
+  type: 'event',
+  status: 'trash',
+  hide_from_listings: false,
+  recurring_event_id: seriesId,
+  original_start_date: '2027-03-16 19:00:00',
+  exception: true,
+});
 const credentials = ['--user', ADMIN.login, '--app-password', ADMIN.password];
 const tec = (from: string, ...more: string[]) => ['import', 'tec', '--from', from, '--namespace', 'calendar/events/v1', '--no-progress', '--allow-private', '--retry-delay', '5', ...more];
 const ALL = { start_date: '1900-01-01', end_date: '2200-12-31' };
@@ -118,15 +129,7 @@ for (const kind of STORES) {
       assert.equal(changed.original, '2027-03-09 19:00:00');
       // The trashed one answers as at the source (an occurrence trashed alone: 403), and is a trashed exception with its id.
       const indexed = (await server.api.get(`${server.origin}/api/calendar/admin/v1/events`, { as: 'admin', query: { per_page: 100 } })).body.find((r: any) => r.id === occurrenceIds[2]);
-      assert.deepEqual(indexed, {
-        id: occurrenceIds[2],
-        type: 'event',
-        status: 'trash',
-        hide_from_listings: false,
-        recurring_event_id: seriesId,
-        original_start_date: '2027-03-16 19:00:00',
-        exception: true,
-      });
+      assert.deepEqual(indexed, trashedEntry(occurrenceIds[2]!, seriesId));
       // It is an exception here too: a change to the series leaves it alone.
       assert.equal((await server.api.post(`/events/${seriesId}`, { as: 'admin', json: { title: 'Yoga class' } })).status, 200);
       const after = await seriesOn(server);
@@ -261,15 +264,7 @@ for (const kind of STORES) {
       assert.equal(index.status, 200);
       const byId = new Map<number, any>(index.body.map((r: any) => [r.id, r]));
       assert.deepEqual(byId.get(seriesId), { id: seriesId, type: 'series', status: 'publish', hide_from_listings: false });
-      assert.deepEqual(byId.get(occurrenceIds[2]!), {
-        id: occurrenceIds[2],
-        type: 'event',
-        status: 'trash',
-        hide_from_listings: false,
-        recurring_event_id: seriesId,
-        original_start_date: '2027-03-16 19:00:00',
-        exception: true,
-      });
+      assert.deepEqual(byId.get(occurrenceIds[2]!), trashedEntry(occurrenceIds[2]!, seriesId));
       assert.equal(byId.get(occurrenceIds[1]!).exception, true);
       assert.equal(byId.get(occurrenceIds[0]!).exception, false);
       assert.equal(byId.get(hiddenId).hide_from_listings, true);

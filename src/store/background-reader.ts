@@ -14,7 +14,7 @@
  *   await reader.close();
  */
 import { Worker } from 'node:worker_threads';
-import { sqliteDriverPath } from './sqlite-binding.js';
+import { createRequire } from 'node:module';
 
 export interface BackgroundReader {
   all<T>(sql: string, params: readonly unknown[]): Promise<T[]>;
@@ -53,7 +53,7 @@ parentPort.on('message', ({ id, sql, params }) => {
 const IDLE_MS = 60_000;
 
 export function createBackgroundReader(file: string): BackgroundReader {
-  const driver = sqliteDriverPath();
+  const driver = createRequire(import.meta.url).resolve('better-sqlite3');
   let worker: Worker | null = null;
   let nextId = 1;
   let idle: NodeJS.Timeout | null = null;

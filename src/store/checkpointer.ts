@@ -17,7 +17,8 @@
  *   await checkpointer.close();
  */
 import { Worker } from 'node:worker_threads';
-import { sqliteDriverPath, type SqliteConnection } from './sqlite-binding.js';
+import { createRequire } from 'node:module';
+import type BetterSqlite3 from 'better-sqlite3';
 
 export interface Checkpointer {
   /** Resolves once the worker checkpoints for the main connection (false: it could not start). */
@@ -57,7 +58,7 @@ setInterval(() => {
 }, workerData.lookMs);
 `;
 
-export function startCheckpointer(file: string, connection: SqliteConnection, options: { pages?: number; lookMs?: number } = {}): Checkpointer {
+export function startCheckpointer(file: string, connection: BetterSqlite3.Database, options: { pages?: number; lookMs?: number } = {}): Checkpointer {
   let checkpoints = 0;
   let frames = 0;
   let handedOver = false;
@@ -70,7 +71,7 @@ export function startCheckpointer(file: string, connection: SqliteConnection, op
   };
   const worker = new Worker(WORKER_SOURCE, {
     eval: true,
-    workerData: { file, driver: sqliteDriverPath(), pages: options.pages ?? CHECKPOINT_PAGES, lookMs: options.lookMs ?? LOOK_MS },
+    workerData: { file, driver: createRequire(import.meta.url).resolve('better-sqlite3'), pages: options.pages ?? CHECKPOINT_PAGES, lookMs: options.lookMs ?? LOOK_MS },
     resourceLimits: { maxOldGenerationSizeMb: 16 },
   });
   let settle: (ok: boolean) => void = () => {};

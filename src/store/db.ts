@@ -1,6 +1,5 @@
 /**
- * Opening the database: SQLite through better-sqlite3 (default; `sqlite-binding.ts` picks the
- * build for the running Node.js) or PostgreSQL through `pg`,
+ * Opening the database: SQLite through better-sqlite3 (default) or PostgreSQL through `pg`,
  * both behind one Kysely instance. Migrations run here, at start-up.
  *
  * @example
@@ -20,7 +19,7 @@ import { createPostgresFeed, createSqliteFeed, registerChangeFeed } from './chan
 import { createBackgroundReader, registerBackgroundReader } from './background-reader.js';
 import { registerCheckpointer, startCheckpointer } from './checkpointer.js';
 import { createSqliteDirect, registerSqliteRoot } from './sqlite-direct.js';
-import { openSqlite, type SqliteConnection, type SqliteStatement } from './sqlite-binding.js';
+import BetterSqlite3 from 'better-sqlite3';
 import { isLostConnection, storeFault } from './faults.js';
 import { initialMigration } from './migrations/001_initial.js';
 import { listingIndexMigration } from './migrations/002_listing_index_and_change_counter.js';
@@ -135,8 +134,8 @@ export async function migrate(store: Store): Promise<string[]> {
  * Safe with one connection: Kysely runs one query at a time on it, and better-sqlite3 executes a
  * statement to completion (or, streaming, holds the connection until the iterator is done).
  */
-function withStatementCache(database: SqliteConnection, size = 500): { prepare(sqlText: string): SqliteStatement; close(): void; kept: KeptStructure } {
-  const statements = new Map<string, SqliteStatement>();
+function withStatementCache(database: BetterSqlite3.Database, size = 500): { prepare(sqlText: string): BetterSqlite3.Statement; close(): void; kept: KeptStructure } {
+  const statements = new Map<string, BetterSqlite3.Statement>();
   return {
     kept: { entries: () => statements.size, maxEntries: size },
     prepare(sqlText: string) {
@@ -163,7 +162,7 @@ function withStatementCache(database: SqliteConnection, size = 500): { prepare(s
 }
 
 /** The SQLite connection of each SQLite store (for `backupSqlite`). */
-const sqliteConnections = new WeakMap<object, SqliteConnection>();
+const sqliteConnections = new WeakMap<object, BetterSqlite3.Database>();
 
 /** Progress of a backup: pages of the source database, and how many are still to copy. */
 export interface BackupProgress {
@@ -203,7 +202,7 @@ export async function backupSqlite(store: Store, file: string, progress?: (p: Ba
  * with its math functions (both bindings' builds are); a build without them gets the same
  * functions from JavaScript, registered as deterministic.
  */
-export function ensureMathFunctions(database: SqliteConnection): 'native' | 'javascript' {
+export function ensureMathFunctions(database: BetterSqlite3.Database): 'native' | 'javascript' {
   try {
     database.prepare('select sin(1), cos(1)').get();
     return 'native';
@@ -219,14 +218,14 @@ export function ensureMathFunctions(database: SqliteConnection): 'native' | 'jav
  * folds it, for names compared case-insensitively (duplicate avoidance); SQLite's own lower()
  * folds ASCII letters only.
  */
-export function registerFoldCase(database: SqliteConnection): void {
+export function registerFoldCase(database: BetterSqlite3.Database): void {
   database.function('fold_case', { deterministic: true }, (x: unknown) => (x === null ? null : String(x).toLowerCase()));
 }
 
 function sqliteStore(path: string, options: OpenOptions): Store {
   const file = path === ':memory:' ? ':memory:' : resolve(path);
   if (file !== ':memory:') mkdirSync(dirname(file), { recursive: true });
-  const database = openSqlite(file);
+  const database = new BetterSqlite3(file);
   database.pragma('journal_mode = WAL');
   database.pragma('synchronous = NORMAL');
   database.pragma('foreign_keys = ON');

@@ -17,7 +17,7 @@
  *   const id = direct ? direct.insert('posts', row) : await insertWithBuilder(trx, row);
  */
 import { rowsPerStatement } from './lists.js';
-import type { SqliteStatement } from './sqlite-binding.js';
+import type BetterSqlite3 from 'better-sqlite3';
 
 type Value = string | number | bigint | Buffer | null;
 
@@ -39,7 +39,7 @@ export interface SqliteDirect {
 }
 
 /** The connection's statement cache (db.ts `withStatementCache`). */
-export type PrepareFn = (sql: string) => SqliteStatement;
+export type PrepareFn = (sql: string) => BetterSqlite3.Statement;
 
 const quote = (name: string) => `"${name.replace(/"/g, '""')}"`;
 

@@ -10,7 +10,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { sql } from 'kysely';
 import { backupSqlite, openStore } from '../../src/store/db.js';
-import { openSqlite } from '../../src/store/sqlite-binding.js';
+import BetterSqlite3 from 'better-sqlite3';
 import { cli } from '../support/cli.js';
 import { startServer, type TestServer } from '../support/harness.js';
 
@@ -96,7 +96,7 @@ describe('backup [sqlite file, server writing]', () => {
       let steps = 0;
       // Another connection also commits during the first steps, so the copy surely meets writes
       // (the server's own may land after a fast copy has finished).
-      const other = openSqlite(url.slice('sqlite:'.length));
+      const other = new BetterSqlite3(url.slice('sqlite:'.length));
       other.exec('create table if not exists backup_probe (x integer)');
       const probe = other.prepare('insert into backup_probe values (1)');
       const result = await backupSqlite(

@@ -10,7 +10,8 @@ import { once } from 'node:events';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { openSqlite, sqliteDriverPath } from '../../src/store/sqlite-binding.js';
+import BetterSqlite3 from 'better-sqlite3';
+import { createRequire } from 'node:module';
 import { sql } from 'kysely';
 import { startServer, type TestServer } from '../support/harness.js';
 
@@ -37,7 +38,7 @@ describe('SQLite faults [sqlite file]', () => {
 
   it('answers 503 rest_database_busy with Retry-After while another connection holds the write lock', async () => {
     const before = await postCount();
-    const other = openSqlite(file);
+    const other = new BetterSqlite3(file);
     other.exec('begin exclusive');
     try {
       const started = performance.now();
@@ -128,7 +129,10 @@ describe('SQLite: a write waits for a lock held briefly by another process [sqli
       db.exec('begin exclusive');
       process.stdout.write('locked\\n');
       setTimeout(() => { db.exec('commit'); db.close(); }, 600);`;
-    const child = spawn(process.execPath, ['-e', script], { env: { ...process.env, FILE: file, DRIVER: sqliteDriverPath() }, stdio: ['ignore', 'pipe', 'inherit'] });
+    const child = spawn(process.execPath, ['-e', script], {
+      env: { ...process.env, FILE: file, DRIVER: createRequire(import.meta.url).resolve('better-sqlite3') },
+      stdio: ['ignore', 'pipe', 'inherit'],
+    });
     // Listen for the exit now: the child may be gone before the answer arrives.
     const exited = once(child, 'exit');
     await once(child.stdout!, 'data');

@@ -17,7 +17,7 @@ import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import pg from 'pg';
 import { freePort } from '../../src/bench/processes.js';
-import { openSqlite } from '../../src/store/sqlite-binding.js';
+import BetterSqlite3 from 'better-sqlite3';
 
 const ROUNDS = 2;
 const CLIENTS = 6;
@@ -163,7 +163,7 @@ describe('crash safety: SIGKILL during concurrent writes', () => {
     'sqlite',
     () => `sqlite:${file}`,
     async () => {
-      const db = openSqlite(file);
+      const db = new BetterSqlite3(file);
       try {
         assert.deepEqual(db.pragma('integrity_check'), [{ integrity_check: 'ok' }]);
         assert.deepEqual(db.pragma('foreign_key_check'), []);

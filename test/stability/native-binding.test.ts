@@ -5,40 +5,33 @@
  * outside JavaScript (`Assertion failed: (env) != nullptr`, SIGABRT); 13.x segfaults on Node 20.
  * These tests do, in child processes, what triggers it: evicted cached statements and forced GC,
  * the totals worker started and stopped, a database closed and reopened, every CLI command. Each
- * child must end with exit code 0 and no signal. (With `SQLITE_BINDING=better-sqlite3` on Node
- * 24.21, i.e. 12.x forced, the churn dies by SIGABRT every time, CLI commands now and then.)
+ * child must end with exit code 0 and no signal. (With 12.x on Node 24.21 the churn died by SIGABRT
+ * every time, CLI commands now and then; the service now needs Node 22+ and uses 13.x only.)
  */
 import { after, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { SQLITE_PACKAGE, sqlitePackageFor } from '../../src/store/sqlite-binding.js';
 import { unsupportedNodeMessage } from '../../src/cli/node-support.js';
 import { describeExit, runNode } from '../support/child.js';
 
 const TSX = ['--import', 'tsx'];
 
-describe('SQLite binding per Node.js line', () => {
-  it('is 13.x (Node-API) from Node 22 on and 12.x on Node 20', () => {
-    assert.equal(sqlitePackageFor(20), 'better-sqlite3');
-    assert.equal(sqlitePackageFor(22), 'better-sqlite3-napi');
-    assert.equal(sqlitePackageFor(24), 'better-sqlite3-napi');
-    assert.equal(sqlitePackageFor(26), 'better-sqlite3-napi');
-    if (!process.env.SQLITE_BINDING) assert.equal(SQLITE_PACKAGE, sqlitePackageFor(Number(process.versions.node.split('.')[0])));
-  });
-
-  it('refuses Node < 20 with one line', () => {
-    assert.equal(unsupportedNodeMessage('20.20.2'), undefined);
+describe('supported Node.js lines', () => {
+  it('refuses Node < 22 with one line', () => {
     assert.equal(unsupportedNodeMessage('22.23.3'), undefined);
     assert.equal(unsupportedNodeMessage('24.21.0'), undefined);
-    const msg = unsupportedNodeMessage('18.20.8');
-    assert.ok(msg && !msg.includes('\n'));
-    assert.match(msg, /Node\.js 18\.20\.8 is not supported/);
+    assert.equal(unsupportedNodeMessage('26.0.0'), undefined);
+    for (const old of ['20.20.2', '18.20.8']) {
+      const msg = unsupportedNodeMessage(old);
+      assert.ok(msg && !msg.includes('\n'));
+      assert.match(msg, new RegExp(`Node\\.js ${old.replaceAll('.', '\\.')} is not supported`));
+    }
   });
 });
 
-describe(`no abort on Node ${process.versions.node} (${SQLITE_PACKAGE})`, () => {
+describe(`no abort on Node ${process.versions.node} (better-sqlite3 13.x)`, () => {
   const dir = mkdtempSync(join(tmpdir(), 'calendar-binding-'));
   after(() => rmSync(dir, { recursive: true, force: true }));
 

@@ -7,7 +7,7 @@ import assert from 'node:assert/strict';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { openSqlite } from '../../src/store/sqlite-binding.js';
+import BetterSqlite3 from 'better-sqlite3';
 import { createBackgroundReader } from '../../src/store/background-reader.js';
 
 describe('background reader failures', () => {
@@ -26,7 +26,7 @@ describe('background reader failures', () => {
 
   it('rejects a bad statement with the SQLite code and keeps working', async () => {
     const file = join(dir, 'ok.db');
-    const db = openSqlite(file);
+    const db = new BetterSqlite3(file);
     db.exec('create table t (x integer); insert into t values (1), (2)');
     db.close();
     const reader = createBackgroundReader(file);

@@ -8,7 +8,7 @@ import assert from 'node:assert/strict';
 import { mkdtempSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { openSqlite } from '../../src/store/sqlite-binding.js';
+import BetterSqlite3 from 'better-sqlite3';
 import { checkpointerOf, startCheckpointer } from '../../src/store/checkpointer.js';
 import { openStore } from '../../src/store/db.js';
 
@@ -27,7 +27,7 @@ describe('WAL checkpointer', () => {
 
   it('takes over from the main connection and checkpoints the log once it passes its limit', async () => {
     const file = join(dir, 'grow.db');
-    const db = openSqlite(file);
+    const db = new BetterSqlite3(file);
     db.pragma('journal_mode = WAL');
     db.pragma('synchronous = NORMAL');
     db.exec('create table t (x text)');
@@ -54,7 +54,7 @@ describe('WAL checkpointer', () => {
     // worker while it stopped: nothing kept the process running and `close` never answered (a CLI
     // then exited 0 without its answer).
     const file = join(dir, 'close.db');
-    const db = openSqlite(file);
+    const db = new BetterSqlite3(file);
     db.pragma('journal_mode = WAL');
     try {
       for (let i = 0; i < 3; i++) {
@@ -71,7 +71,7 @@ describe('WAL checkpointer', () => {
 
   it('leaves the main connection checkpointing when the worker cannot open the file', async () => {
     const file = join(dir, 'main.db');
-    const db = openSqlite(file);
+    const db = new BetterSqlite3(file);
     db.pragma('journal_mode = WAL');
     const checkpointer = startCheckpointer(join(dir, 'missing.db'), db);
     try {

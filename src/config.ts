@@ -1,5 +1,5 @@
 import { isIP } from 'node:net';
-import { isValidTimezone } from './domain/dates.js';
+import { isValidTimezone } from './domain/dates/index.js';
 
 /**
  * Service configuration: every variable of COMPAT.md's table, read from the environment and

@@ -41,7 +41,7 @@ export interface KeptMapOptions {
   /**
    * A term whose count alone moved does not drop what depends on it (`term:ID`): the map's user
    * brings the counts up to date when it reads a value (the public event representations patch
-   * the counts of their terms from the kept term rows, `domain/events.ts`).
+   * the counts of their terms from the kept term rows, `domain/events/`).
    */
   countsPatchedOnRead?: boolean;
 }

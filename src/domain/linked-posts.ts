@@ -15,7 +15,7 @@ import * as linkedStore from '../store/linked-posts.js';
 import type { LinkedKind, LinkedListFilter, LinkedRecord, OrganizerRecord, VenueRecord } from '../store/linked-posts.js';
 import * as postsStore from '../store/posts.js';
 import { lockForWrite } from '../store/locks.js';
-import { parseDateInput, toWallTime } from './dates.js';
+import { parseDateInput, toWallTime } from './dates/index.js';
 import { apiError, forbidden, invalidParams, type ParamFailure } from './errors.js';
 import type { ImageService } from './images.js';
 import { isHttpUrl } from './images.js';

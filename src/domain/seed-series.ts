@@ -20,7 +20,7 @@ import { DateTime } from 'luxon';
 import type { Store } from '../store/db.js';
 import { bulkLoad, type BulkLoader } from '../store/seed.js';
 import { EVENT_COLUMNS, POST_COLUMNS, prng } from './seed.js';
-import { parseDateInput, toWallTime, utcToWall, wallToUtc } from './dates.js';
+import { parseDateInput, toWallTime, utcToWall, wallToUtc } from './dates/index.js';
 import { parseRecurrence, type Occurrence } from './recurrence.js';
 import { occurrenceSlugBase, plannedOccurrences } from './series.js';
 import { sanitizeSlug, uniqueSlug } from './slugs.js';

@@ -16,7 +16,7 @@ import type { Store } from '../store/db.js';
 import { bulkLoad, type BulkLoader, type BulkTransaction } from '../store/seed.js';
 import type { PostType, Taxonomy } from '../store/schema.js';
 import { parseCostInput } from './cost.js';
-import { utcToWall, wallToUtc } from './dates.js';
+import { utcToWall, wallToUtc } from './dates/index.js';
 import { deriveStateProvince } from './linked-posts.js';
 import { sanitizeSlug } from './slugs.js';
 import { createTermService } from './terms.js';

@@ -2,7 +2,7 @@
  * Recurring events' occurrences (issue 15): generating them from their series (`materialise`),
  * splitting a series (`recurrence_scope=following`), and the rule edits that come with it. Called
  * by the event service inside its write transactions, and by the horizon job
- * (`src/recurrence/horizon.ts`).
+ * (`src/jobs/horizon.ts`).
  *
  * Occurrences are keyed by (series, generated start): regenerating finds each existing one by its
  * key and keeps its id; occurrences marked as exceptions (edited or deleted one by one) are never
@@ -19,7 +19,7 @@ import { candidateStarts, expandOccurrences, horizonWall, parseRecurrence, place
 import type { Clock } from './linked-posts.js';
 import { truncateSlug } from './slugs.js';
 import * as postsStore from '../store/posts.js';
-import { wallToUtc } from './dates.js';
+import { wallToUtc } from './dates/index.js';
 
 export interface SeriesDeps {
   horizonMonths: number;

@@ -9,8 +9,8 @@
 import type { Config } from '../config.js';
 import { NAMESPACE } from '../config.js';
 import type { Store } from '../store/db.js';
-import { nowWall } from './dates.js';
-import { createEventService, type EventService } from './events.js';
+import { nowWall } from './dates/index.js';
+import { createEventService, type EventService } from './events/index.js';
 import { createAnswerBudget, type AnswerBudget } from './answer-budget.js';
 import { createImageService, type ImageService } from './images.js';
 import { createLinkedPostService, type Clock, type LinkedPostService } from './linked-posts.js';

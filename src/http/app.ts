@@ -14,30 +14,30 @@ import type { IncomingMessage, ServerOptions } from 'node:http';
 import { constants as zlibConstants } from 'node:zlib';
 import qs from 'qs';
 import { NAMESPACE, WORDPRESS_REST_ROOT, type Config } from '../config.js';
-import { isValidTimezone } from '../domain/dates.js';
+import { isValidTimezone } from '../domain/dates/index.js';
 import { ApiError, apiError, faultError } from '../domain/errors.js';
 import { createServices, type Services } from '../domain/services.js';
 import { openStore, type OpenOptions, type Store } from '../store/db.js';
 import type { Links } from '../domain/links.js';
 import { DOCS_PAGE_PATH, registerDocsPage } from './docs-page.js';
 import { JSONP_CONTENT_TYPE, jsonpCallbackOf, wrapJsonp } from './jsonp.js';
-import { clientKeyOf, createLoginThrottle } from './login-throttle.js';
+import { clientKeyOf, createLoginThrottle } from '../web/login-throttle.js';
 import { METRICS_PATH, registerMetrics } from './metrics.js';
-import { registerSlowRequestLog, watchLoop, type LoopWatch } from './loop-delay.js';
+import { registerSlowRequestLog, watchLoop, type LoopWatch } from '../web/loop-delay.js';
 import { allowForError, basePath, registerRoutes, sendJson } from './pipeline.js';
 import { storeFault } from '../store/faults.js';
 import { feedOf } from '../store/change-feed.js';
 import { registerHealthRoutes } from './health.js';
-import { BODY_LIMIT, clientErrorHandler, frameworkErrorHandler, MAX_PARAM_LENGTH, requestErrorOf } from './hostile-input.js';
+import { BODY_LIMIT, clientErrorHandler, frameworkErrorHandler, MAX_PARAM_LENGTH, requestErrorOf } from '../web/hostile-input.js';
 import { apiRoutes } from './routes/index.js';
 import { rootIndex } from './self-description.js';
-import { answerConditional, etagOfBody, registerConditional } from './conditional.js';
+import { answerConditional, etagOfBody, registerConditional } from '../web/conditional.js';
 import { ADMIN_NAMESPACE, adminRoutes } from './routes/admin-webhooks.js';
 import { adminEventRoutes } from './routes/admin-events.js';
 import { createWebhookService, type WebhookService } from '../webhooks/service.js';
-import { pollIntervalMs, startWebhookWorker, type WebhookWorker } from '../webhooks/worker.js';
-import { startHorizonJob, type HorizonJob } from '../recurrence/horizon.js';
-import { startPruneJob, type PruneJob } from '../domain/change-log-pruning.js';
+import { pollIntervalMs, startWebhookWorker, type WebhookWorker } from '../jobs/webhook-delivery.js';
+import { startHorizonJob, type HorizonJob } from '../jobs/horizon.js';
+import { startPruneJob, type PruneJob } from '../jobs/change-log-pruning.js';
 import { jsonBody } from '../domain/serialized.js';
 import { sitePageHtml } from './site-page.js';
 import { registerCalendarPages } from '../pages/routes.js';
@@ -422,7 +422,7 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
   registerDocsPage(app, `${basePath(services.links)}/doc`);
   // Liveness and readiness probes, outside the REST root too.
   registerHealthRoutes(app, store);
-  // The calendar's pages and iCalendar feeds at the permalinks (src/pages, src/feeds).
+  // The calendar's pages and iCalendar feeds at the permalinks (src/pages).
   registerCalendarPages(app, services);
 
   return {

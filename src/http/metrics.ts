@@ -33,7 +33,7 @@ import { logOutputCounters } from '../metrics.js';
 import { keptSizesOf } from '../metrics.js';
 import { feedOf } from '../store/change-feed.js';
 import type { Store } from '../store/db.js';
-import type { LoopWatch } from './loop-delay.js';
+import type { LoopWatch } from '../web/loop-delay.js';
 
 export const METRICS_PATH = '/metrics';
 

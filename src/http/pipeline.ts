@@ -19,7 +19,7 @@ import { ANONYMOUS, isAuthenticated, type Viewer } from '../domain/permissions.j
 import { jsonBody } from '../domain/serialized.js';
 import { SMALL_ANSWER_BYTES } from '../domain/answer-budget.js';
 import { coerceType, listLengthFailure } from './coerce.js';
-import { answerConditional, etagOfBody, hasPreconditions, isNotModified, preconditionsHold, type Validators } from './conditional.js';
+import { answerConditional, etagOfBody, hasPreconditions, isNotModified, preconditionsHold, type Validators } from '../web/conditional.js';
 import { itemValidators, listValidators, recordIdOf, tagNamesVersion } from './versioning.js';
 import { withWriteGuard } from '../store/changes.js';
 import type { Executor } from '../store/schema.js';

@@ -16,7 +16,7 @@ import type { FastifyRequest } from 'fastify';
 import { isAuthenticated, type Viewer } from '../domain/permissions.js';
 import type { Services } from '../domain/services.js';
 import type { VersionedType } from '../domain/versions.js';
-import type { Validators } from './conditional.js';
+import type { Validators } from '../web/conditional.js';
 import type { EndpointContext, RouteDecl } from './route.js';
 import { registerKept } from '../metrics.js';
 

@@ -12,7 +12,7 @@
 import ical from 'ical-generator';
 import type { Services } from '../domain/services.js';
 import { stripTags } from '../domain/text.js';
-import { addLines, organizerLine } from '../feeds/ical.js';
+import { addLines, organizerLine } from '../pages/ical.js';
 import * as eventsStore from '../store/events.js';
 import * as linkedStore from '../store/linked-posts.js';
 import * as termsStore from '../store/terms.js';

@@ -24,7 +24,7 @@ import { createHash } from 'node:crypto';
 import type { Services } from '../domain/services.js';
 import type { Viewer } from '../domain/permissions.js';
 import { ApiError } from '../domain/errors.js';
-import type { EventInput } from '../domain/events.js';
+import type { EventInput } from '../domain/events/index.js';
 import type { Executor } from '../store/schema.js';
 import { writeTransaction } from '../store/changes.js';
 import { withImportContext } from '../store/import-context.js';

@@ -1,5 +1,5 @@
 /**
- * What the pages (src/pages) and feeds (src/feeds) show, read in one place through the domain
+ * What the pages (src/pages) and feeds (src/pages/ical.ts) show, read in one place through the domain
  * services with an anonymous caller's visibility: published records only, exactly what the API
  * shows an anonymous client (the same public representations, kept by the domain). Every page
  * and feed is computed from one `Calendar` call, so a later response version (ETag) can be
@@ -13,14 +13,14 @@
  */
 import { DateTime } from 'luxon';
 import { ApiError } from '../domain/errors.js';
-import { canReadEvent, type EventListArgs, type EventRange } from '../domain/events.js';
-import { eventValidators } from '../domain/events.js';
+import { canReadEvent, type EventListArgs, type EventRange } from '../domain/events/index.js';
+import { eventValidators } from '../domain/events/index.js';
 import { ANONYMOUS } from '../domain/permissions.js';
 import type { Services } from '../domain/services.js';
 import { sanitizeSlug } from '../domain/slugs.js';
-import { SERIES_TYPE } from '../domain/events.js';
+import { SERIES_TYPE } from '../domain/events/index.js';
 import { icsRecurrenceLines, parseRecurrence } from '../domain/recurrence.js';
-import { hasVtimezone, type SeriesFeed } from '../feeds/ical.js';
+import { hasVtimezone, type SeriesFeed } from './ical.js';
 import { registerKept } from '../metrics.js';
 
 /** An event as the API's public representation holds it (the fields the pages and feeds read). */

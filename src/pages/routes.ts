@@ -16,11 +16,11 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { DateTime } from 'luxon';
 import { faultError } from '../domain/errors.js';
-import { wallToUtc } from '../domain/dates.js';
-import { answerConditional, etagOf, isNotModified, type Validators } from '../http/conditional.js';
+import { wallToUtc } from '../domain/dates/index.js';
+import { answerConditional, etagOf, isNotModified, type Validators } from '../web/conditional.js';
 import type { Services } from '../domain/services.js';
 import { storeFault } from '../store/faults.js';
-import { icalendar, ICAL_CONTENT_TYPE, type SeriesFeed } from '../feeds/ical.js';
+import { icalendar, ICAL_CONTENT_TYPE, type SeriesFeed } from './ical.js';
 import { createCalendar, isPageNotFound, type EventFilter, type PublicEvent } from './calendar.js';
 import { plainText } from './html.js';
 import { createViews, STYLESHEET, STYLESHEET_PATH, type PageMeta, type Subscription } from './views.js';

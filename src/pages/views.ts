@@ -11,7 +11,7 @@ import { DateTime } from 'luxon';
 import type { Config } from '../config.js';
 import type { Links } from '../domain/links.js';
 import { sanitizePostHtml } from '../domain/text.js';
-import { venueAddress } from '../feeds/ical.js';
+import { venueAddress } from './ical.js';
 import type { EventFilter, EventsPage, PublicEvent, PublicOrganizer, PublicTerm, PublicVenue } from './calendar.js';
 import { html, jsonLdScript, plainText, trusted, type SafeHtml } from './html.js';
 import { registerKept } from '../metrics.js';

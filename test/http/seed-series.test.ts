@@ -10,9 +10,9 @@ import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { STORES, startServer, type TestServer } from '../support/harness.js';
 import { seedCalendar } from '../../src/domain/seed.js';
-import { generateSeries } from '../../src/recurrence/horizon.js';
+import { generateSeries } from '../../src/jobs/horizon.js';
 import { seedSeries, seriesInputs, seriesLinkCandidates } from '../../src/domain/seed-series.js';
-import { utcToWall } from '../../src/domain/dates.js';
+import { utcToWall } from '../../src/domain/dates/index.js';
 import { sanitizeSlug } from '../../src/domain/slugs.js';
 
 const ENV = { CALENDAR_TIMEZONE: 'Europe/Berlin', RECURRENCE_HORIZON_MONTHS: '24' };

@@ -25,7 +25,7 @@ import assert from 'node:assert/strict';
 import fc from 'fast-check';
 import { sql } from 'kysely';
 import { ADMIN, STORES, startServer, type TestServer } from '../support/harness.js';
-import type { HeldTime } from '../../src/http/loop-delay.js';
+import type { HeldTime } from '../../src/web/loop-delay.js';
 
 const SEED = Number(process.env.FUZZ_SEED ?? 20261123);
 const RUNS = Number(process.env.FUZZ_RUNS ?? 800);

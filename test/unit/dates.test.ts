@@ -16,7 +16,7 @@ import {
   utcToWall,
   wallToUtc,
   zoneOf,
-} from '../../src/domain/dates.js';
+} from '../../src/domain/dates/index.js';
 
 /** Saturday 2026-11-21 10:59:55 UTC (05:59:55 in New York). */
 const NOW = DateTime.fromISO('2026-11-21T10:59:55Z');

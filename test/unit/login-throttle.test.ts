@@ -1,5 +1,5 @@
 /**
- * The failed-login throttle's keys and policy (issue 24, src/http/login-throttle.ts): clients keyed
+ * The failed-login throttle's keys and policy (issue 24, src/web/login-throttle.ts): clients keyed
  * by IPv4 address or IPv6 /64; blocked per (subject, client) and per client, only slowed per
  * subject; attempts in flight count; bounded state.
  */
@@ -7,7 +7,7 @@ import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { ApiError } from '../../src/domain/errors.js';
 import { subjectOf } from '../../src/domain/users.js';
-import { clientKeyOf, createLoginThrottle, MAX_ENTRIES, MAX_SUBJECT_DELAY_MS, subjectDelayMs } from '../../src/http/login-throttle.js';
+import { clientKeyOf, createLoginThrottle, MAX_ENTRIES, MAX_SUBJECT_DELAY_MS, subjectDelayMs } from '../../src/web/login-throttle.js';
 
 /** The 429's Retry-After seconds, or undefined when the attempt is let through (and then ends as `outcome`). */
 function tryOnce(gate: ReturnType<ReturnType<typeof createLoginThrottle>['forClient']>, subject: string, outcome: 'ok' | 'failed' = 'failed'): number | undefined {

@@ -7,7 +7,7 @@ import assert from 'node:assert/strict';
 import { coerceType } from '../../src/http/coerce.js';
 import { isEmptyValue, isNumeric, isPositiveInt, isTruthy, listToArray } from '../../src/domain/values.js';
 import { listUrls, phpUrlencode } from '../../src/http/paging.js';
-import { searchWords } from '../../src/domain/events.js';
+import { searchWords } from '../../src/domain/events/index.js';
 import { invalidParams, missingParams } from '../../src/domain/errors.js';
 
 describe('coerceType (rest_parse_request_arg)', () => {

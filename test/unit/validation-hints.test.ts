@@ -5,7 +5,7 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { DateTime } from 'luxon';
-import { DATE_INPUT_FORMS, TIMEZONE_EXAMPLES, dateInputHint, invalidDateFailure, invalidTimezoneFailure, isValidTimezone, parseDateInput, timezoneHint } from '../../src/domain/dates.js';
+import { DATE_INPUT_FORMS, TIMEZONE_EXAMPLES, dateInputHint, invalidDateFailure, invalidTimezoneFailure, isValidTimezone, parseDateInput, timezoneHint } from '../../src/domain/dates/index.js';
 import { isNonBlankTitle, phpTrim } from '../../src/domain/text.js';
 
 const NOW = DateTime.fromISO('2026-11-21T10:59:55Z');

@@ -9,7 +9,7 @@ import type { EventRecord } from '../../store/events.js';
 import type { OrganizerRecord, VenueRecord } from '../../store/linked-posts.js';
 import type { ImageRow, TermRow } from '../../store/schema.js';
 import { formatCost } from '../cost.js';
-import { dateDetails, isoWithOffset, timezoneAbbr } from '../dates.js';
+import { dateDetails, isoWithOffset, timezoneAbbr } from '../dates/index.js';
 import type { Links } from '../links.js';
 import { autop, escHtml, jsonLdDescription, phpTrim } from '../text.js';
 import { toImageJson } from './image.js';

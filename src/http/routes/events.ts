@@ -13,7 +13,7 @@
  */
 import type { Services } from '../../domain/services.js';
 import { apiError, invalidParams } from '../../domain/errors.js';
-import { canReadEvent, eventValidators, namesReadableEvent, type EventInput, type EventListArgs } from '../../domain/events.js';
+import { canReadEvent, eventValidators, namesReadableEvent, type EventInput, type EventListArgs } from '../../domain/events/index.js';
 import type { EventRecord } from '../../store/events.js';
 import { canAssignAuthor, canCreatePost, canDeletePost, canEditPost, typeCan, type Viewer } from '../../domain/permissions.js';
 import { isPostStatus, listStatusFilter } from '../../domain/statuses.js';
@@ -25,9 +25,9 @@ import { checkGeolocArgs, geolocCoordinateArg, geolocRadiusArgs, idArg, isNonEmp
 import { postTombstones, syncAnswer, syncTokenArg, syncTokenNow } from '../sync.js';
 import { isClearingRecurrence, parseRecurrence } from '../../domain/recurrence.js';
 import { ApiError, type ParamFailure } from '../../domain/errors.js';
-import { invalidDateFailure, invalidTimezoneFailure } from '../../domain/dates.js';
+import { invalidDateFailure, invalidTimezoneFailure } from '../../domain/dates/index.js';
 import { isNonBlankTitle } from '../../domain/text.js';
-import type { RecurrenceScope } from '../../domain/events.js';
+import type { RecurrenceScope } from '../../domain/events/index.js';
 import { inlineLinkedChecks } from './linked-posts.js';
 
 /** Ours (issue 15): the rules of a recurring event; the failure names the bad line and its problem. */

@@ -16,7 +16,7 @@
  */
 import type { Services } from '../../domain/services.js';
 import { apiError, INVALID_PARAMETER, invalidParams, type ErrorCode, type ParamFailure } from '../../domain/errors.js';
-import { eventValidators, namesReadableEvent } from '../../domain/events.js';
+import { eventValidators, namesReadableEvent } from '../../domain/events/index.js';
 import { isCoordinate, isOrganizerEmail, type InlineEntryCheck, type LinkedListArgs, type LinkedPostService } from '../../domain/linked-posts.js';
 import { isHttpUrl } from '../../domain/images.js';
 import { canAssignAuthor, canCreatePost, canDeletePost, canEditPost, typeCan, type Viewer } from '../../domain/permissions.js';
@@ -29,7 +29,7 @@ import { anyone, endpoint, optionalArgs, route, type ArgContext, type ArgSpec, t
 import { listUrls, listHeaders } from '../paging.js';
 import { checkGeolocArgs, geolocCoordinateArg, geolocRadiusArgs, idArg, isNonEmptyString, isStringValue, pageArg, perPageArg, slugArg } from './common.js';
 import { writeTransaction } from '../../store/changes.js';
-import { invalidDateFailure } from '../../domain/dates.js';
+import { invalidDateFailure } from '../../domain/dates/index.js';
 import { isNonBlankTitle } from '../../domain/text.js';
 
 /** What differs between venues and organizers. */

@@ -34,7 +34,7 @@
  *   existing draft from a missing id (README "Who may do what").
  */
 import type { Services } from '../../domain/services.js';
-import { namesReadableEvent } from '../../domain/events.js';
+import { namesReadableEvent } from '../../domain/events/index.js';
 import type { ParamFailure } from '../../domain/errors.js';
 import { apiError, invalidParams } from '../../domain/errors.js';
 import { canManageTerms } from '../../domain/permissions.js';

@@ -27,7 +27,7 @@
  *   await job.runOnce(); // { deleted: 1200, through: 4410 }
  *   await job.stop();
  */
-import type { Services } from './services.js';
+import type { Services } from '../domain/services.js';
 import { firstChangeTimeAfter, lastSeq, lowestWebhookCursor, pruneChangesBatch, pruneSupersededBatch } from '../store/changes.js';
 
 export interface PruneJob {

@@ -8,42 +8,42 @@
  *   const [json] = await services.events.represent([event], viewer, 'single', ctx.links);
  */
 import { DateTime } from 'luxon';
-import type { Store } from '../store/db.js';
-import * as eventsStore from '../store/events.js';
-import type { EventListFilter, EventRecord } from '../store/events.js';
-import * as postsStore from '../store/posts.js';
-import * as termsStore from '../store/terms.js';
-import type { Executor, TermRow } from '../store/schema.js';
-import type { OrganizerRecord, VenueRecord } from '../store/linked-posts.js';
-import { parseCostInput } from './cost.js';
-import { endOfDay, parseDateInput, startOfDay, toWallTime, wallToUtc, isValidTimezone, invalidDateFailure } from './dates.js';
-import { apiError, forbidden, invalidParams } from './errors.js';
-import type { ImageService } from './images.js';
-import type { Clock, LinkedPostService } from './linked-posts.js';
-import { ANONYMOUS, can, canAssignTerms, canDeletePost, canEditPost, canReadPost, isAuthenticated, type Viewer } from './permissions.js';
-import { toEventJson, type EventRelated } from './representations/event.js';
-import type { RepresentationContext } from './representations/venue.js';
-import type { Links } from './links.js';
-import { firstSlugCandidate, sanitizeSlug, uniqueSlug } from './slugs.js';
-import { applyScheduling, listScope, scaleBackStatus } from './statuses.js';
-import { MAX_NEW_TERMS_PER_WRITE, type TermService } from './terms.js';
-import { createKeptMap, roughSizeOf, type KeptMap } from './kept.js';
-import { feedOf } from '../store/change-feed.js';
-import { serializedLength, withSerialized } from './serialized.js';
-import { revisionOf, stampRevision } from '../store/revision.js';
-import { markupFailure, phpTrim, sanitizePostHtml } from './text.js';
-import { isEmptyValue, isPositiveInt, listToArray } from './values.js';
-import { isCreatedHere, isStatementWrite, writeStatement, writeTransaction } from '../store/changes.js';
-import { keptCountersOf } from '../metrics.js';
-import { postTextLength } from '../store/sizes.js';
-import type { ListingState } from '../store/changes.js';
-import { DEFAULT_GEOLOC, geoFilterOf } from './geo.js';
-import * as recurrenceStore from '../store/recurrence.js';
-import { isClearingRecurrence, parseRecurrence, type Recurrence } from './recurrence.js';
-import { materialise, rulesContinuingFrom, rulesEndingBefore, type SeriesDeps } from './series.js';
-import type { EventRecurrence } from './representations/event.js';
-import { expandOccurrences } from './recurrence.js';
-import { recountTerms } from '../store/terms.js';
+import type { Store } from '../../store/db.js';
+import * as eventsStore from '../../store/events.js';
+import type { EventListFilter, EventRecord } from '../../store/events.js';
+import * as postsStore from '../../store/posts.js';
+import * as termsStore from '../../store/terms.js';
+import type { Executor, TermRow } from '../../store/schema.js';
+import type { OrganizerRecord, VenueRecord } from '../../store/linked-posts.js';
+import { parseCostInput } from '../cost.js';
+import { endOfDay, parseDateInput, startOfDay, toWallTime, wallToUtc, isValidTimezone, invalidDateFailure } from '../dates/index.js';
+import { apiError, forbidden, invalidParams } from '../errors.js';
+import type { ImageService } from '../images.js';
+import type { Clock, LinkedPostService } from '../linked-posts.js';
+import { ANONYMOUS, can, canAssignTerms, canDeletePost, canEditPost, canReadPost, isAuthenticated, type Viewer } from '../permissions.js';
+import { toEventJson, type EventRelated } from '../representations/event.js';
+import type { RepresentationContext } from '../representations/venue.js';
+import type { Links } from '../links.js';
+import { firstSlugCandidate, sanitizeSlug, uniqueSlug } from '../slugs.js';
+import { applyScheduling, listScope, scaleBackStatus } from '../statuses.js';
+import { MAX_NEW_TERMS_PER_WRITE, type TermService } from '../terms.js';
+import { createKeptMap, roughSizeOf, type KeptMap } from '../kept.js';
+import { feedOf } from '../../store/change-feed.js';
+import { serializedLength, withSerialized } from '../serialized.js';
+import { revisionOf, stampRevision } from '../../store/revision.js';
+import { markupFailure, phpTrim, sanitizePostHtml } from '../text.js';
+import { isEmptyValue, isPositiveInt, listToArray } from '../values.js';
+import { isCreatedHere, isStatementWrite, writeStatement, writeTransaction } from '../../store/changes.js';
+import { keptCountersOf } from '../../metrics.js';
+import { postTextLength } from '../../store/sizes.js';
+import type { ListingState } from '../../store/changes.js';
+import { DEFAULT_GEOLOC, geoFilterOf } from '../geo.js';
+import * as recurrenceStore from '../../store/recurrence.js';
+import { isClearingRecurrence, parseRecurrence, type Recurrence } from '../recurrence.js';
+import { materialise, rulesContinuingFrom, rulesEndingBefore, type SeriesDeps } from '../series.js';
+import type { EventRecurrence } from '../representations/event.js';
+import { expandOccurrences } from '../recurrence.js';
+import { recountTerms } from '../../store/terms.js';
 
 export const ZERO_DATE = '0000-00-00 00:00:00';
 
@@ -121,7 +121,7 @@ export interface EventListArgs {
   include?: number[];
   post_parent?: number;
   /**
-   * Pages and feeds (src/pages, src/feeds) only, never a REST argument: a window of any shape
+   * Pages and feeds (src/pages) only, never a REST argument: a window of any shape
    * instead of the REST list's start/end window (e.g. the events overlapping a month), latest
    * first when `descending`. `per_page` is then not capped by MAX_PER_PAGE: the caller bounds it.
    */

@@ -21,8 +21,8 @@
 import ical, { ICalCalendarMethod, type ICalEvent } from 'ical-generator';
 import { getVtimezoneComponent } from '@touch4it/ical-timezones';
 import { DateTime } from 'luxon';
-import type { PublicEvent, PublicVenue } from '../pages/calendar.js';
-import { plainText } from '../pages/html.js';
+import type { PublicEvent, PublicVenue } from './calendar.js';
+import { plainText } from './html.js';
 import { isOrganizerEmail } from '../domain/linked-posts.js';
 
 export const ICAL_CONTENT_TYPE = 'text/calendar; charset=utf-8';

@@ -8,7 +8,7 @@
  *   const worker = startWebhookWorker(webhooks, app.log, { pollMs: 1000 });
  *   await worker.stop();
  */
-import type { WebhookService } from './service.js';
+import type { WebhookService } from '../webhooks/service.js';
 
 export interface WebhookWorker {
   /** Run soon (after a local write). */

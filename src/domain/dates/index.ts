@@ -11,8 +11,8 @@
  */
 import { DateTime, FixedOffsetZone, IANAZone } from 'luxon';
 import type { Zone } from 'luxon';
-import { INVALID_PARAMETER, type ParamFailure } from './errors.js';
-import { registerKept } from '../metrics.js';
+import { INVALID_PARAMETER, type ParamFailure } from '../errors.js';
+import { registerKept } from '../../metrics.js';
 
 /** 'YYYY-MM-DD HH:MM:SS' wall-clock string */
 export type WallTime = string;

@@ -44,7 +44,7 @@ import { openStore } from '../store/db.js';
 import { describeMachine } from './machine.js';
 import { measure, type LoadResult, type LoadSpec } from './load.js';
 import { BASELINE_PATH, CLI_PATH, runNode, sampleProcess, startChild, rssOf, type Child } from './processes.js';
-import { SERIES_KINDS, type SeriesKind } from '../domain/seed-series.js';
+import { SERIES_KINDS, type SeriesKind } from '../seed/series.js';
 import { renderReport, sizeLabel, writeReport, type BenchRun, type ChurnResult, type Dataset, type ScenarioResult, type SizeRun, type StoreName } from './report.js';
 import {
   AFTER_WRITE_KEY,

@@ -23,7 +23,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { CLI_PATH, rssOf, runNode, startChild } from './processes.js';
-import { prng as random } from '../domain/seed.js';
+import { prng as random } from '../seed/common.js';
 
 const { values: opts } = parseArgs({
   options: {

@@ -123,7 +123,7 @@ export const SCENARIOS: Scenario[] = [
 ];
 
 /**
- * The measurements of issue 9 ("fast while the calendar changes"), run by src/bench/churn.ts
+ * The measurements of issue 9 ("fast while the calendar changes"), run by bench/src/churn.ts
  * after the load scenarios above. Selected with BENCH_SCENARIOS like them; a group name selects
  * all of its keys.
  */

@@ -7,11 +7,14 @@
  *                                      package.json is newer than the last successful build
  *                                      (`npm start`, `npm test`, and `prepare` on `npm ci`)
  *
+ * After a successful compile, outputs whose source is gone (a file moved or deleted under src/)
+ * are removed from dist/, so that dist/ (what the package ships) holds only what src/ compiles to.
+ *
  * Plain Node, no dependencies: it runs before anything else is known to be installed. Without
  * TypeScript (an install without devDependencies) an existing dist/ is used as it is.
  */
 import { spawnSync } from 'node:child_process';
-import { existsSync, readdirSync, statSync, utimesSync, writeFileSync } from 'node:fs';
+import { existsSync, readdirSync, rmdirSync, statSync, unlinkSync, utimesSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -28,6 +31,21 @@ function newest(path) {
   let max = st.mtimeMs; // a deleted or renamed file moves its directory's time
   for (const entry of readdirSync(path)) max = Math.max(max, newest(join(path, entry)));
   return max;
+}
+
+/** Remove the .js and .js.map files under dist/ whose .ts under src/ is gone, then empty directories. */
+function prune(dir, rel = '') {
+  for (const entry of readdirSync(dir, { withFileTypes: true })) {
+    const path = join(dir, entry.name);
+    const relPath = rel ? `${rel}/${entry.name}` : entry.name;
+    if (entry.isDirectory()) {
+      prune(path, relPath);
+      if (readdirSync(path).length === 0) rmdirSync(path);
+      continue;
+    }
+    const source = /^(.*)\.js(?:\.map)?$/.exec(relPath);
+    if (source && !existsSync(join(root, 'src', `${source[1]}.ts`))) unlinkSync(path);
+  }
 }
 
 if (ifStale && existsSync(stamp)) {
@@ -53,5 +71,6 @@ const started = new Date();
 if (ifStale) console.error('build: compiling src/ to dist/ (sources changed since the last build)');
 const result = spawnSync(process.execPath, [tsc, '-p', join(root, 'tsconfig.json')], { stdio: 'inherit', cwd: root });
 if (result.status !== 0) process.exit(result.status ?? 1);
+prune(join(root, 'dist'));
 writeFileSync(stamp, `${started.toISOString()}\n`);
 utimesSync(stamp, started, started);

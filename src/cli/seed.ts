@@ -13,9 +13,9 @@ import type { Command } from 'commander';
 import cliProgress from 'cli-progress';
 import { loadConfig, type Config } from '../config.js';
 import { createUserService } from '../domain/users.js';
-import { seedCalendar, seedPlan, type SeedProgress } from '../domain/seed.js';
+import { seedCalendar, seedPlan, type SeedProgress } from '../seed/calendar.js';
 import { openStore } from '../store/db.js';
-import { SERIES_KINDS, seedSeries, type SeriesKind } from '../domain/seed-series.js';
+import { SERIES_KINDS, seedSeries, type SeriesKind } from '../seed/series.js';
 
 const PHASE_LABEL: Record<SeedProgress['phase'], string> = {
   images: 'images    ',
@@ -90,7 +90,7 @@ export function registerSeedCommand(
           `${result.categories} categories, ${result.tags} tags, ${result.images} images, ${result.eventOrganizers} organizer links, ${result.eventTerms} term links`,
       );
       if (series > 0) {
-        // Bulk-loaded, with the rows the event service writes for the same series (src/domain/seed-series.ts).
+        // Bulk-loaded, with the rows the event service writes for the same series (src/seed/series.ts).
         if (interactive) bar.start(series, 0, { phase: 'series    ' });
         else console.log(`series     ${series} (${seriesKind})`);
         let reported = 0;

@@ -1,8 +1,8 @@
 /**
  * Bulk loading for `events-calendar seed`: id ranges reserved up front, batched multi-row INSERTs
  * inside explicit transactions on one connection, and a set-based recount of term counts. The
- * rows themselves are built by the domain (`src/domain/seed.ts`) exactly as the API writes them;
- * this module only moves them in fast.
+ * rows themselves are built by the seeders (`src/seed/`) exactly as the API writes them; this
+ * module only moves them in fast (and answers the few questions they ask of the database).
  *
  * SQLite: `PRAGMA synchronous=OFF` for the duration of the load (restored afterwards), `BEGIN
  * IMMEDIATE` so that reading the next free id and inserting happen under the write lock.
@@ -263,4 +263,11 @@ export async function bulkLoad<T>(store: Store, fn: (loader: BulkLoader) => Prom
         .catch(() => {});
     }
   });
+}
+
+/** The venues and categories seeded series are given: the first 200 published venues, the first 50 categories. */
+export async function seriesLinkCandidates(db: Kysely<Database>): Promise<{ venues: number[]; categories: number[] }> {
+  const venues = (await db.selectFrom('posts').select('id').where('type', '=', 'tribe_venue').where('status', '=', 'publish').orderBy('id').limit(200).execute()).map((r) => Number(r.id));
+  const categories = (await db.selectFrom('terms').select('id').where('taxonomy', '=', 'tribe_events_cat').orderBy('id').limit(50).execute()).map((r) => Number(r.id));
+  return { venues, categories };
 }

@@ -9,7 +9,7 @@ import { createServer, type Server } from 'node:http';
 import type { Browser } from 'playwright-core';
 import { startServer, type TestServer } from '../support/harness.js';
 import { launchBrowser } from '../support/browser.js';
-import { freePort } from '../../src/bench/processes.js';
+import { freePort } from '../../bench/src/processes.js';
 
 describe('JSONP from another origin in a browser', () => {
   let t: TestServer;

@@ -366,7 +366,7 @@ forEachStore(
 
 forEachStore('recurring events: seed --series', (t) => {
   it('adds weekly series bounded by the horizon and monthly series of 24, as the API writes them', async () => {
-    const { seedSeries } = await import('../../src/domain/seed-series.js');
+    const { seedSeries } = await import('../../src/seed/series.js');
     const admin = (await t.built.services.users.list()).find((u) => u.login === 'admin')!;
     const made = await seedSeries(t.built.store, { series: 4, authorId: Number(admin.id), seed: 3, timezone: t.config.timezone, horizonMonths: t.config.recurrenceHorizonMonths });
     assert.equal(made.series, 4);

@@ -9,9 +9,10 @@
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { STORES, startServer, type TestServer } from '../support/harness.js';
-import { seedCalendar } from '../../src/domain/seed.js';
+import { seedCalendar } from '../../src/seed/calendar.js';
 import { generateSeries } from '../../src/jobs/horizon.js';
-import { seedSeries, seriesInputs, seriesLinkCandidates } from '../../src/domain/seed-series.js';
+import { seedSeries, seriesInputs } from '../../src/seed/series.js';
+import { seriesLinkCandidates } from '../../src/store/seed.js';
 import { utcToWall } from '../../src/domain/dates/index.js';
 import { sanitizeSlug } from '../../src/domain/slugs.js';
 

@@ -2,7 +2,7 @@ import { it } from 'node:test';
 import assert from 'node:assert/strict';
 import { sql } from 'kysely';
 import { forEachStore } from '../support/harness.js';
-import { seedCalendar, seedPlan } from '../../src/domain/seed.js';
+import { seedCalendar, seedPlan } from '../../src/seed/calendar.js';
 
 const N = 240;
 

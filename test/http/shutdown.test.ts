@@ -14,7 +14,7 @@ import { spawn } from 'node:child_process';
 import { connect } from 'node:net';
 import { once } from 'node:events';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { freePort } from '../../src/bench/processes.js';
+import { freePort } from '../../bench/src/processes.js';
 
 /** Start `serve`; with `stalledStdout`, nobody ever reads its stdout (a stuck log collector). */
 async function startServe(env: Record<string, string>, options: { stalledStdout?: boolean } = {}) {

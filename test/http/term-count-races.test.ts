@@ -12,7 +12,7 @@ import { it } from 'node:test';
 import assert from 'node:assert/strict';
 import { sql } from 'kysely';
 import { forEachStore, type ApiResponse, type TestServer } from '../support/harness.js';
-import { prng as random } from '../../src/domain/seed.js';
+import { prng as random } from '../../src/seed/common.js';
 
 const CLIENTS = 8;
 const OPERATIONS_PER_CLIENT = 60;

@@ -11,7 +11,7 @@ import { once } from 'node:events';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { freePort } from '../../src/bench/processes.js';
+import { freePort } from '../../bench/src/processes.js';
 import { loadConfig } from '../../src/config.js';
 import { createServices } from '../../src/domain/services.js';
 import { viewerOf } from '../../src/domain/permissions.js';

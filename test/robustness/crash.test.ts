@@ -16,7 +16,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import pg from 'pg';
-import { freePort } from '../../src/bench/processes.js';
+import { freePort } from '../../bench/src/processes.js';
 import BetterSqlite3 from 'better-sqlite3';
 
 const ROUNDS = 2;

@@ -14,7 +14,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { freePort } from '../../src/bench/processes.js';
+import { freePort } from '../../bench/src/processes.js';
 
 const SECONDS = Number(process.env.STABILITY_SECONDS ?? 60);
 const AUTH = 'Basic ' + Buffer.from('admin:admin-pw').toString('base64');

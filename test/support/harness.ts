@@ -19,7 +19,7 @@ import { loadConfig, type Config } from '../../src/config.js';
 import { buildApp, type BuiltApp } from '../../src/http/app.js';
 import { openStore, type OpenOptions } from '../../src/store/db.js';
 import type { Role } from '../../src/domain/permissions.js';
-import { freePort } from '../../src/bench/processes.js';
+import { freePort } from '../../bench/src/processes.js';
 
 export interface StoreKind {
   name: 'sqlite' | 'postgres';

@@ -7,9 +7,9 @@
  */
 import { join, resolve } from 'node:path';
 import { loadConfig } from '../../src/config.js';
-import { seedCalendar } from '../../src/domain/seed.js';
+import { seedCalendar } from '../../src/seed/calendar.js';
 import { buildApp } from '../../src/http/app.js';
-import { freePort } from '../../src/bench/processes.js';
+import { freePort } from '../../bench/src/processes.js';
 import { openStore } from '../../src/store/db.js';
 import { launchBrowser } from './browser.js';
 

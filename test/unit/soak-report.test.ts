@@ -1,10 +1,10 @@
 /**
- * The soak's verdict (issue 24, `src/bench/soak.ts`): RSS growth per minute over each half of the
+ * The soak's verdict (issue 24, `bench/src/soak.ts`): RSS growth per minute over each half of the
  * samples by least squares, and a plateau when the second half grows less than the threshold.
  */
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { growth, slope, type SoakSample } from '../../src/bench/soak.js';
+import { growth, slope, type SoakSample } from '../../bench/src/soak.js';
 
 const samples = (rss: (t: number) => number, seconds = 1800): SoakSample[] => Array.from({ length: seconds / 10 + 1 }, (_, i) => ({ t: i * 10, rssMiB: rss(i * 10), requests: 0 }));
 

@@ -8,13 +8,13 @@
  * /proc: what other load on the machine barely changes, unlike requests per second); then medians
  * and the ratio new/old.
  *
- * usage: node dist/bench/paired-creates.js OLD_CHECKOUT NEW_CHECKOUT [ROUNDS=5] [SECONDS=8]
+ * usage: npm run bench:paired-creates -- OLD_CHECKOUT NEW_CHECKOUT [ROUNDS=5] [SECONDS=8]
  *   each checkout built (npm ci); BENCH_STORES=sqlite|postgres (default sqlite), BENCH_POSTGRES_URL
  *   (a database per checkout is created next to it and dropped afterwards), BENCH_EVENTS (20000)
  *
  * @example
  *   git worktree add /tmp/old 12471e6 && (cd /tmp/old && npm ci)
- *   BENCH_STORES=postgres BENCH_POSTGRES_URL=postgres://postgres@127.0.0.1:5432/test node dist/bench/paired-creates.js /tmp/old . 5 8
+ *   BENCH_STORES=postgres BENCH_POSTGRES_URL=postgres://postgres@127.0.0.1:5432/test npm run bench:paired-creates -- /tmp/old . 5 8
  */
 import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -30,7 +30,7 @@ const SECONDS = Number(process.argv[5] ?? 8);
 const STORE = process.env.BENCH_STORES ?? 'sqlite';
 const EVENTS = Number(process.env.BENCH_EVENTS ?? 20_000);
 if (!oldDir || !newDir || !['sqlite', 'postgres'].includes(STORE)) {
-  console.error('usage: node dist/bench/paired-creates.js OLD_CHECKOUT NEW_CHECKOUT [ROUNDS] [SECONDS]  (BENCH_STORES=sqlite|postgres)');
+  console.error('usage: npm run bench:paired-creates -- OLD_CHECKOUT NEW_CHECKOUT [ROUNDS] [SECONDS]  (BENCH_STORES=sqlite|postgres)');
   process.exit(2);
 }
 const ADMIN = { CALENDAR_ADMIN_USER: 'bench-admin', CALENDAR_ADMIN_PASSWORD: 'bench-admin-password' };

@@ -1,13 +1,13 @@
 /**
  * `seed --series N` (issue 15): recurring events on top of the seeded calendar, bulk-loaded
- * (`src/store/seed.ts`) with exactly the rows the event service writes for the same series created
+ * (`store/seed.ts`) with exactly the rows the event service writes for the same series created
  * through the API: the series post (`tribe_event_series`) and its events row (hidden from lists),
  * its `event_series` row (normalised rules, horizon, complete), and per occurrence a post, an
  * events row and an `event_occurrences` row (ids after the series', `parent_id` = the series,
  * slugs `{series-slug}-{YYYY-MM-DD}`), venue and category links copied from the series, term
  * counts recounted (series not counted), and a `reset` note in the change log (every reader drops
  * what it keeps). The occurrences come from the service's own code (`plannedOccurrences`,
- * `src/domain/recurrence.ts`), not a copy.
+ * `domain/recurrence.ts`), not a copy.
  *
  * The mix (`kind`): `mixed` (the default) alternates weekly (on the weekday of their first date, no
  * end: bounded by RECURRENCE_HORIZON_MONTHS) and monthly series (the same weekday of the month's
@@ -18,12 +18,13 @@
  */
 import { DateTime } from 'luxon';
 import type { Store } from '../store/db.js';
-import { bulkLoad, type BulkLoader } from '../store/seed.js';
-import { EVENT_COLUMNS, POST_COLUMNS, prng } from './seed.js';
-import { parseDateInput, toWallTime, utcToWall, wallToUtc } from './dates/index.js';
-import { parseRecurrence, type Occurrence } from './recurrence.js';
-import { occurrenceSlugBase, plannedOccurrences } from './series.js';
-import { sanitizeSlug, uniqueSlug } from './slugs.js';
+import { bulkLoad, seriesLinkCandidates } from '../store/seed.js';
+import { parseDateInput } from '../domain/dates/strtotime.js';
+import { toWallTime, utcToWall, wallToUtc } from '../domain/dates/wall.js';
+import { parseRecurrence, type Occurrence } from '../domain/recurrence.js';
+import { occurrenceSlugBase, plannedOccurrences } from '../domain/series.js';
+import { sanitizeSlug, uniqueSlug } from '../domain/slugs.js';
+import { EVENT_COLUMNS, POST_COLUMNS, prng, wallOf, type Cell } from './common.js';
 
 export const SERIES_KINDS = ['mixed', 'weekly', 'monthly'] as const;
 export type SeriesKind = (typeof SERIES_KINDS)[number];
@@ -106,21 +107,6 @@ export function seriesInputs(options: SeriesPlanOptions): SeriesInput[] {
   return out;
 }
 
-/** The venues and categories series are given: the first 200 published venues, the first 50 categories. */
-export async function seriesLinkCandidates(db: BulkLoader['db']): Promise<{ venues: number[]; categories: number[] }> {
-  const venues = (await db.selectFrom('posts').select('id').where('type', '=', 'tribe_venue').where('status', '=', 'publish').orderBy('id').limit(200).execute()).map((r) => Number(r.id));
-  const categories = (await db.selectFrom('terms').select('id').where('taxonomy', '=', 'tribe_events_cat').orderBy('id').limit(50).execute()).map((r) => Number(r.id));
-  return { venues, categories };
-}
-
-type Cell = string | number | null;
-
-const pad2 = (n: number) => (n < 10 ? '0' + n : String(n));
-function utcWallOf(ms: number): string {
-  const d = new Date(ms);
-  return `${d.getUTCFullYear()}-${pad2(d.getUTCMonth() + 1)}-${pad2(d.getUTCDate())} ${pad2(d.getUTCHours())}:${pad2(d.getUTCMinutes())}:${pad2(d.getUTCSeconds())}`;
-}
-
 /** A series ready to write: its input parsed as the service parses it, and its occurrences. */
 interface PlannedSeries {
   input: SeriesInput;
@@ -142,7 +128,7 @@ export async function seedSeries(store: Store, options: SeriesSeedOptions): Prom
   const author = options.authorId;
   const batchSize = Math.max(1, options.batchSize ?? 20_000);
   const nowMs = Math.floor((options.now ?? new Date()).getTime() / 1000) * 1000;
-  const nowGmt = utcWallOf(nowMs);
+  const nowGmt = wallOf(nowMs);
   const nowLocal = utcToWall(nowGmt, tz);
   let occurrenceCount = 0;
 

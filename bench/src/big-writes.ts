@@ -13,29 +13,11 @@
  *
  * @example const runs = await bigWrites(ctx, { connections: 10, rounds: 5, referenceSeconds: 3 });
  */
-import { quantile } from './churn.js';
+import type { BigWriteRun } from './results.js';
 import type { ScenarioContext } from './scenarios.js';
-import { MAX_OCCURRENCES } from '../domain/recurrence.js';
-import { MAX_NEW_TERMS_PER_WRITE, MAX_TERMS_PER_WRITE } from '../domain/terms.js';
-
-export interface BigWriteRun {
-  kind: 'recurrence' | 'terms' | 'body';
-  label: string;
-  /** writes sent (all must answer 201) */
-  writes: number;
-  /** ms of each write's request (201 answered) */
-  writeMs: number[];
-  /** seconds from the first write sent to the end of its work (recurrence: every occurrence listed) */
-  seconds: number;
-  /** reads during that time, and their latencies (ms) */
-  reads: number;
-  p50: number;
-  p99: number;
-  max: number;
-  /** the same reads without writes, right before */
-  reference: { reads: number; p50: number; p99: number; max: number };
-  error?: string;
-}
+import { quantile } from './stats.js';
+import { MAX_OCCURRENCES } from '../../src/domain/recurrence.js';
+import { MAX_NEW_TERMS_PER_WRITE, MAX_TERMS_PER_WRITE } from '../../src/domain/terms.js';
 
 interface Readers {
   stop(): Promise<number[]>;

@@ -1,6 +1,6 @@
 /**
- * Child processes of the benchmark: the service under test (`node dist/cli/main.js serve`), the
- * bare-Fastify baseline, and the seeding command; plus RSS and CPU sampling of a child through
+ * Child processes of the benchmark: the service under test (`node dist/cli/main.js serve`, the
+ * compiled package as it ships), the bare-Fastify baseline, and the seeding command; plus RSS and CPU sampling of a child through
  * /proc (Linux), so the figures are the child's own and not the load generator's.
  *
  * @example
@@ -14,9 +14,13 @@ import { readFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { fileURLToPath } from 'node:url';
 
-/** dist/cli/main.js and dist/bench/baseline.js, next to this file once built. */
-export const CLI_PATH = fileURLToPath(new URL('../cli/main.js', import.meta.url));
-export const BASELINE_PATH = fileURLToPath(new URL('./baseline.js', import.meta.url));
+/** The service as built by `npm run build` (dist/cli/main.js): what is measured runs compiled, as it ships. */
+export const CLI_PATH = fileURLToPath(new URL('../../dist/cli/main.js', import.meta.url));
+/**
+ * Node arguments that run the baseline server (baseline.ts) from its source through tsx, as the
+ * benchmark itself runs: no build step of its own; the code Fastify runs is the same.
+ */
+export const BASELINE_ARGS = ['--import', import.meta.resolve('tsx'), fileURLToPath(new URL('./baseline.ts', import.meta.url))];
 
 export async function freePort(): Promise<number> {
   return new Promise((resolve, reject) => {

@@ -6,7 +6,7 @@
  *   PUT  /__body/:name   { status, body }   register a body
  *   ANY  /b/:name                           answer it
  *
- * @example PORT=9000 node dist/bench/baseline.js
+ * @example PORT=9000 node --import tsx bench/src/baseline.ts
  */
 import Fastify from 'fastify';
 

@@ -16,8 +16,9 @@
  */
 import { setTimeout as sleep } from 'node:timers/promises';
 import { loadOnce, measure, type LoadResult } from './load.js';
-import type { AfterWriteRun, ColdPair, PropagationRun, WriterStats } from './report.js';
+import type { AfterWriteRun, ColdPair, PropagationRun, WriterStats } from './results.js';
 import { SCENARIOS, matchingEventBody, scenarioUrl, type ScenarioContext } from './scenarios.js';
+import { quantile } from './stats.js';
 
 /** No single request of these measurements waits longer (as autocannon's time-out). */
 const REQUEST_TIMEOUT_MS = 30_000;
@@ -26,16 +27,6 @@ const REQUEST_TIMEOUT_MS = 30_000;
 export function readPath(read: 'single' | 'list' | 'filtered' | 'page100', ctx: ScenarioContext): string {
   if (read === 'page100') return '/events?page=100';
   return SCENARIOS.find((s) => s.key === read)!.path(ctx);
-}
-
-function sorted(values: number[]): number[] {
-  return [...values].sort((a, b) => a - b);
-}
-
-export function quantile(values: number[], q: number): number {
-  if (values.length === 0) return NaN;
-  const s = sorted(values);
-  return s[Math.min(s.length - 1, Math.max(0, Math.ceil(q * s.length) - 1))]!;
 }
 
 export interface Writer {

@@ -4,7 +4,7 @@
  * leak. Kept structures fill up to their bounds and then stay there; a leak keeps growing.
  *
  *   npm run bench:soak -- --minutes 30                 # 100 requests/s, a tenth of them creates
- *   node dist/bench/soak.js --minutes 5 --rate 100 --creates 0.1 --events 2000 --json soak.json
+ *   node --import tsx bench/src/soak.ts --minutes 5 --rate 100 --creates 0.1 --events 2000 --json soak.json
  *
  * It seeds a SQLite database (`--events`, in a temporary directory), starts `serve` in a child
  * process and sends requests on an open-loop schedule (request i is due at start + i / rate, at
@@ -23,7 +23,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { CLI_PATH, rssOf, runNode, startChild } from './processes.js';
-import { prng as random } from '../domain/seed.js';
+import { prng as random } from '../../src/seed/common.js';
 
 const { values: opts } = parseArgs({
   options: {

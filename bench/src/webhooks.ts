@@ -8,23 +8,9 @@
  */
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { quantile } from './churn.js';
+import type { WebhookRateRun } from './results.js';
 import type { ScenarioContext } from './scenarios.js';
-
-export interface WebhookRateRun {
-  /** events created (one `event.created` delivery each) */
-  events: number;
-  deliveries: number;
-  /** from the first create to the last delivery */
-  seconds: number;
-  /** deliveries per second over `seconds` */
-  rate: number;
-  /** ms from a create's 201 to its delivery */
-  p50: number;
-  p90: number;
-  max: number;
-  error?: string;
-}
+import { quantile } from './stats.js';
 
 export async function webhookRate(ctx: ScenarioContext, events: number, limitSeconds: number): Promise<WebhookRateRun> {
   const arrived = new Map<number, number>();

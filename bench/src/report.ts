@@ -5,145 +5,11 @@
  *
  * @example await writeReport('bench/RESULTS.md', renderReport(run));
  */
-import type { WebhookRateRun } from './webhooks.js';
-import type { BigWriteRun } from './big-writes.js';
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { dirname } from 'node:path';
-import type { Machine } from './machine.js';
-import type { LoadResult } from './load.js';
+import type { AfterWriteRun, BenchRun, BigWriteRun, ChurnResult, PropagationRun, ScenarioResult, SizeRun, StoreName, WebhookRateRun } from './results.js';
 import { FILTER } from './scenarios.js';
-
-export type StoreName = 'sqlite' | 'postgres';
-
-export interface ScenarioResult {
-  key: string;
-  label: string;
-  kind: 'read' | 'write';
-  store: StoreName;
-  status: 'ok' | 'n/a' | 'error';
-  note?: string;
-  service?: LoadResult;
-  baseline?: LoadResult;
-  /** bytes of the measured response body */
-  bodyBytes?: number;
-  /** CPU the server used during the measured run, in cores (1.0 = one core busy) */
-  serverCores?: number;
-}
-
-/** The one writer of a reads-under-writes measurement, over the measured run. */
-export interface WriterStats {
-  /** creates per second asked for */
-  rate: number;
-  seconds: number;
-  /** creates answered 201 during the measured run */
-  acknowledged: number;
-  failed: number;
-  failedStatuses: number[];
-  achievedRate: number;
-  /** acknowledged at least 95 % of rate × seconds (less one, for the window's edges) */
-  keptRate: boolean;
-  /** create latency, ms */
-  p50: number;
-  p99: number;
-  max: number;
-  /** how late the writer sent its latest request against its schedule, ms */
-  maxLag: number;
-}
-
-/** Reads under writes (issue 9): one read scenario loaded while the writer creates events. */
-export interface ChurnResult {
-  key: string;
-  label: string;
-  read: 'single' | 'list' | 'filtered';
-  /** 'same': reads and writes on one instance; 'other': reads on instance B, writes on A */
-  instance: 'same' | 'other';
-  store: StoreName;
-  status: 'ok' | 'n/a' | 'error';
-  note?: string;
-  service?: LoadResult;
-  /** the same read without writes, in this run */
-  readOnly?: LoadResult;
-  /** where readOnly comes from */
-  readOnlySource?: string;
-  writer?: WriterStats;
-}
-
-export interface ColdPair {
-  first: number;
-  next: number;
-}
-
-/** First read after a write (issue 9), repeated. */
-export interface AfterWriteRun {
-  rounds: number;
-  seconds: number;
-  writeError?: string;
-  /** list, filtered, page100: ms of each first request after a write */
-  reads: Record<string, { times: number[]; status: 'ok' | 'n/a' | 'error'; note?: string }>;
-}
-
-/** Visibility on instance B of events created on instance A (issue 9). */
-export interface PropagationRun {
-  rounds: number;
-  seconds: number;
-  pollMs: number;
-  timeoutMs: number;
-  writeError?: string;
-  /** single, list, filtered: delays (ms) from A's 201 to B's first answer showing the event */
-  reads: Record<string, { delays: number[]; notVisible: number }>;
-}
-
-export interface Dataset {
-  events: number;
-  venues: number;
-  organizers: number;
-  categories: number;
-  tags: number;
-  images: number;
-  eventOrganizers: number;
-  eventTerms: number;
-  /** recurring events (issue 15): series, and occurrences among `events` */
-  series?: number;
-  occurrences?: number;
-}
-
-export interface SizeRun {
-  events: number;
-  /** issue 15: recurring series seeded on top of the events (`seed --series N --series-kind K`) */
-  series?: { count: number; kind: string };
-  dataset?: Dataset;
-  /** seconds per store; null when an existing database was reused */
-  seedSeconds: Partial<Record<StoreName, number | null>>;
-  /** server RSS in bytes: after start-up, and the peak while loaded */
-  rss: Partial<Record<StoreName, { idle: number | null; peak: number | null }>>;
-  results: ScenarioResult[];
-  /** one request right after a write (every cached result invalidated), then the next one: ms */
-  cold: Partial<Record<StoreName, Record<string, ColdPair>>>;
-  /** issue 9: reads under writes, first reads after a write, two instances */
-  underWrites: ChurnResult[];
-  afterWrite: Partial<Record<StoreName, AfterWriteRun>>;
-  propagation: Partial<Record<StoreName, PropagationRun>>;
-  /** issue 11: webhook deliveries per second */
-  webhooks?: Partial<Record<StoreName, WebhookRateRun>>;
-  /** issue 24: anonymous reads while the largest accepted writes run */
-  bigWrites?: Partial<Record<StoreName, BigWriteRun[]>>;
-  /** the writers' rate (creates per second) */
-  writeRate?: number;
-  /** the machine's 1-minute load average when this size started and ended (other work on it shows here) */
-  load?: { start: number; end: number };
-}
-
-export interface BenchRun {
-  startedAt: string;
-  finishedAt: string;
-  command: string;
-  machine: Machine;
-  connections: number;
-  seconds: number;
-  warmupSeconds: number;
-  serverNote: string;
-  sizes: SizeRun[];
-}
+import { quantile } from './stats.js';
 
 const fmt = (n: number | undefined, digits = 0) => (n === undefined || Number.isNaN(n) ? '–' : n.toLocaleString('en-US', { maximumFractionDigits: digits, minimumFractionDigits: digits }));
 const ms = (n: number | undefined) => (n === undefined || Number.isNaN(n) ? '–' : n < 10 ? n.toFixed(2) : n.toFixed(1));
@@ -152,11 +18,6 @@ const ratio = (a: number | undefined, b: number | undefined) => (a === undefined
 
 const pct = (a: number | undefined, b: number | undefined) => (a === undefined || b === undefined || !b ? '–' : `${((a / b) * 100).toFixed(0)} %`);
 
-function quantile(values: number[], q: number): number {
-  if (values.length === 0) return NaN;
-  const s = [...values].sort((a, b) => a - b);
-  return s[Math.min(s.length - 1, Math.max(0, Math.ceil(q * s.length) - 1))]!;
-}
 const maxOf = (values: number[]) => (values.length ? Math.max(...values) : NaN);
 
 /** Issue 9's targets (see checkTargets). */
@@ -544,7 +405,7 @@ function seriesSection(run: BenchRun): string[] {
 export function renderReport(run: BenchRun): string {
   const m = run.machine;
   const parts: string[] = [];
-  parts.push(`Generated by \`npm run bench\` (src/bench/run.ts); started ${run.startedAt}, finished ${run.finishedAt}.`);
+  parts.push(`Generated by \`npm run bench\` (bench/src/run.ts); started ${run.startedAt}, finished ${run.finishedAt}.`);
   parts.push('');
   parts.push('```sh');
   parts.push(run.command);

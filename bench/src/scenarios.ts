@@ -66,7 +66,7 @@ export const SCENARIOS: Scenario[] = [
   // Issue 15: a page deep in the default list (with series, mostly occurrences).
   { key: 'page100', label: 'event list, page 100 (/events?page=100)', kind: 'read', method: 'GET', path: () => '/events?page=100' },
   {
-    // Issue 14: the seed puts a twelfth of the venues around each of its cities (src/domain/seed.ts).
+    // Issue 14: the seed puts a twelfth of the venues around each of its cities (src/seed/calendar.ts).
     key: 'geo',
     label: `geo-filtered list (within ${GEO_POINT.radiusKm} km of ${GEO_POINT.city}, default window)`,
     kind: 'read',
@@ -123,7 +123,7 @@ export const SCENARIOS: Scenario[] = [
 ];
 
 /**
- * The measurements of issue 9 ("fast while the calendar changes"), run by src/bench/churn.ts
+ * The measurements of issue 9 ("fast while the calendar changes"), run by bench/src/churn.ts
  * after the load scenarios above. Selected with BENCH_SCENARIOS like them; a group name selects
  * all of its keys.
  */

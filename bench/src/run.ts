@@ -40,12 +40,13 @@ import { existsSync, rmSync, mkdirSync } from 'node:fs';
 import { loadavg } from 'node:os';
 import { resolve } from 'node:path';
 import pg from 'pg';
-import { openStore } from '../store/db.js';
+import { openStore } from '../../src/store/db.js';
 import { describeMachine } from './machine.js';
 import { measure, type LoadResult, type LoadSpec } from './load.js';
-import { BASELINE_PATH, CLI_PATH, runNode, sampleProcess, startChild, rssOf, type Child } from './processes.js';
-import { SERIES_KINDS, type SeriesKind } from '../domain/seed-series.js';
-import { renderReport, sizeLabel, writeReport, type BenchRun, type ChurnResult, type Dataset, type ScenarioResult, type SizeRun, type StoreName } from './report.js';
+import { BASELINE_ARGS, CLI_PATH, runNode, sampleProcess, startChild, rssOf, type Child } from './processes.js';
+import { SERIES_KINDS, type SeriesKind } from '../../src/seed/series.js';
+import { renderReport, sizeLabel, writeReport } from './report.js';
+import type { BenchRun, ChurnResult, Dataset, ScenarioResult, SizeRun, StoreName } from './results.js';
 import {
   AFTER_WRITE_KEY,
   BIG_WRITES_KEY,
@@ -62,7 +63,8 @@ import {
 } from './scenarios.js';
 import { webhookRate } from './webhooks.js';
 import { bigWrites } from './big-writes.js';
-import { coldPairs, firstReadAfterWrite, propagation, quantile, readOnly, readPath, readsUnderWrites, settle } from './churn.js';
+import { coldPairs, firstReadAfterWrite, propagation, readOnly, readPath, readsUnderWrites, settle } from './churn.js';
+import { quantile } from './stats.js';
 
 const env = process.env;
 /** A dataset to seed: events, and (issue 15) recurring series on top. */
@@ -416,7 +418,7 @@ async function main(): Promise<void> {
   log(`sizes ${SIZES.map(sizeKey).join(', ')}; stores ${STORES.join(', ')}; ${CONNECTIONS} connections, ${SECONDS} s (+${WARMUP} s warm-up)`);
   if (STORES.includes('postgres') && !PG_URL) throw new Error('BENCH_STORES includes postgres but BENCH_POSTGRES_URL is not set');
 
-  const baseline = await startChild('baseline', [BASELINE_PATH], {}, { readyPath: '/' });
+  const baseline = await startChild('baseline', BASELINE_ARGS, {}, { readyPath: '/' });
   const baselines = new Map<string, LoadResult>();
   try {
     for (const spec of SIZES) {

@@ -82,7 +82,10 @@ export interface JobSpec<T = unknown> {
   nudgeMs?: number;
   /** Delay before retrying a failed step: `initialMs`, doubled per further failure, at most `maxMs`. */
   backoff?: { initialMs: number; maxMs: number };
-  /** One step at a time across the servers sharing the database (store/job-locks.ts). */
+  /**
+   * One step at a time across the servers sharing the database (store/job-locks.ts). On PostgreSQL
+   * the lock keeps one pooled connection for the length of the step, beside the ones it queries on.
+   */
   singleton?: boolean;
   /** One step. Throwing is a failure (logged, counted, retried after the backoff). */
   run(ctx: JobContext): Promise<JobStep<T> | void>;

@@ -35,9 +35,10 @@ import { answerConditional, etagOfBody, registerConditional } from '../web/condi
 import { ADMIN_NAMESPACE, adminRoutes } from './routes/admin-webhooks.js';
 import { adminEventRoutes } from './routes/admin-events.js';
 import { createWebhookService, type WebhookService } from '../webhooks/service.js';
-import { pollIntervalMs, startWebhookWorker, type WebhookWorker } from '../jobs/webhook-delivery.js';
-import { startHorizonJob, type HorizonJob } from '../jobs/horizon.js';
-import { startPruneJob, type PruneJob } from '../jobs/change-log-pruning.js';
+import type { WebhookWorker } from '../jobs/webhook-delivery.js';
+import type { HorizonJob } from '../jobs/horizon.js';
+import type { PruneJob } from '../jobs/change-log-pruning.js';
+import { createJobs } from '../jobs/index.js';
 import { jsonBody } from '../domain/serialized.js';
 import { sitePageHtml } from './site-page.js';
 import { registerCalendarPages } from '../pages/routes.js';
@@ -260,20 +261,17 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
   registerConditional(app, config.cacheMaxAge);
   // Webhooks (issue 11): the service, and the background worker that delivers.
   const webhooks = createWebhookService(services, config);
-  const webhookWorker = options.webhooks === false ? undefined : startWebhookWorker(webhooks, app.log, { pollMs: pollIntervalMs(config.webhooksRetrySchedule) });
+  // Background jobs on one runner (src/jobs): webhook delivery, the occurrence horizon (issue 15),
+  // change-log pruning past SYNC_HISTORY_DAYS (issue 24).
+  const { runner: jobs, webhookWorker, horizonJob, pruneJob } = createJobs(services, app.log, options.webhooks === false ? {} : { webhooks });
+  jobs.start();
+  app.addHook('onClose', async () => jobs.stop());
   if (webhookWorker) {
     // A write answered here: deliver soon instead of at the next poll.
     app.addHook('onResponse', async (req, reply) => {
       if (req.method !== 'GET' && req.method !== 'HEAD' && req.method !== 'OPTIONS' && reply.statusCode < 400) webhookWorker.nudge();
     });
-    app.addHook('onClose', async () => webhookWorker.stop());
   }
-  // Recurring events (issue 15): occurrences are kept generated RECURRENCE_HORIZON_MONTHS ahead.
-  const horizonJob = startHorizonJob(services, app.log);
-  app.addHook('onClose', async () => horizonJob.stop());
-  // The change log is pruned past SYNC_HISTORY_DAYS, keeping what its readers need (issue 24).
-  const pruneJob = startPruneJob(services, app.log);
-  app.addHook('onClose', async () => pruneJob.stop());
   // A request that arrives must see every write acknowledged before it, by this process or another
   // (SQLite: the feed looks for other connections' commits once per request; change-feed.ts).
   const feed = feedOf(store.db);
@@ -343,7 +341,8 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
       errorResponseBuilder: (_req, ctx) => new ApiError('rest_too_many_requests', `Too many requests. Try again in ${Math.max(1, Math.ceil(ctx.ttl / 1000))} seconds.`, 429),
     });
   }
-  registerMetrics(app, config, store, loopWatch);
+  const registry = registerMetrics(app, config, store, loopWatch);
+  if (registry) jobs.registerMetrics(registry);
 
   app.addHook('onSend', async (req, reply, payload) => {
     const root = req.apiLinks?.restRootPath ?? apiRootOf(roots, req) ?? restRoot;

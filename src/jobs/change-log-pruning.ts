@@ -22,12 +22,15 @@
  * at once: each deletion only removes rows that have a newer row of their record, so they never
  * take a record's newest row.
  *
+ * It runs on the job runner (`runner.ts`), which owns its timer, failures and stop.
+ *
  * @example
- *   const job = startPruneJob(services, app.log);
+ *   const job = registerPruneJob(runner, services, app.log);
  *   await job.runOnce(); // { deleted: 1200, through: 4410 }
  *   await job.stop();
  */
 import type { Services } from '../domain/services.js';
+import type { JobRunner } from './runner.js';
 import { firstChangeTimeAfter, lastSeq, lowestWebhookCursor, pruneChangesBatch, pruneSupersededBatch } from '../store/changes.js';
 
 export interface PruneJob {
@@ -104,49 +107,38 @@ export async function pruneChangeLog(
   return { deleted, through: at, state: { scanned: at, head } };
 }
 
-export function startPruneJob(services: Pick<Services, 'store' | 'config' | 'versions'>, logger: PruneLogger, options: { firstMs?: number; everyMs?: number } = {}): PruneJob {
-  let stopped = false;
-  let running: Promise<number> | undefined;
+/** The job's name (metrics, log lines). */
+export const PRUNE_JOB = 'change-log-pruning';
+
+/**
+ * Declare the pruning job to the runner: first run a minute after start, then an hour after each
+ * run (a failed run is retried at the next one). Not a singleton: each server's run also brings
+ * its own change feed up to date (above), and prunes from two servers at once are safe.
+ */
+export function registerPruneJob(runner: JobRunner, services: Pick<Services, 'store' | 'config' | 'versions'>, logger: PruneLogger, options: { firstMs?: number; everyMs?: number } = {}): PruneJob {
+  const everyMs = options.everyMs ?? 3_600_000;
   // Where the last run left off; a run from the start once a day besides (a row committed with an
   // earlier clock than the ones before it is then found too).
   let state: PruneState | undefined;
   let runs = 0;
-  let timer: NodeJS.Timeout | undefined;
-  const run = (): Promise<number> => {
-    if (running) return running;
-    const since = state && runs % 24 !== 0 ? state : undefined;
-    runs++;
-    running = services.versions
-      .position()
-      .then(() => pruneChangeLog(services, { isStopped: () => stopped, logger, ...(since ? { since } : {}) }))
-      .then((r) => {
-        if (!stopped) state = r.state;
-        return r.deleted;
-      })
-      .catch((err: unknown) => {
-        logger.warn({ err: (err as Error).message }, 'change log pruning: run failed (retried at the next run)');
-        return 0;
-      })
-      .finally(() => {
-        running = undefined;
-      });
-    return running;
-  };
-  const schedule = (delay: number) => {
-    if (stopped) return;
-    timer = setTimeout(() => void run().finally(() => schedule(options.everyMs ?? 3_600_000)), delay);
-    timer.unref();
-  };
-  schedule(options.firstMs ?? 60_000);
+  const job = runner.register<number>({
+    name: PRUNE_JOB,
+    firstMs: options.firstMs ?? 60_000,
+    everyMs,
+    backoff: { initialMs: everyMs, maxMs: everyMs },
+    async run(ctx) {
+      const since = state && runs % 24 !== 0 ? state : undefined;
+      runs++;
+      await services.versions.position();
+      const r = await pruneChangeLog(services, { isStopped: ctx.isStopped, logger, ...(since ? { since } : {}) });
+      if (!ctx.isStopped()) state = r.state;
+      return { value: r.deleted };
+    },
+  });
   return {
     async runOnce() {
-      await running;
-      return run();
+      return (await job.runOnce()).value ?? 0;
     },
-    async stop() {
-      stopped = true;
-      if (timer) clearTimeout(timer);
-      await running;
-    },
+    stop: () => job.stop(),
   };
 }

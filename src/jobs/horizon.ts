@@ -11,8 +11,10 @@
  * job, which generates the rest in steps of that size, each step a transaction of its own, and
  * yields to the event loop between steps (so reads answer meanwhile).
  *
+ * It runs on the job runner (`runner.ts`), which owns its timer, nudges, failures and stop.
+ *
  * @example
- *   const job = startHorizonJob(services, app.log);
+ *   const job = registerHorizonJob(runner, services);
  *   await job.runOnce(); // extends what is due now
  *   await job.stop();
  */
@@ -22,6 +24,7 @@ import { writeTransaction } from '../store/changes.js';
 import { seriesDue } from '../store/recurrence.js';
 import { materialise } from '../domain/series.js';
 import { horizonWall } from '../domain/recurrence.js';
+import type { JobRunner } from './runner.js';
 
 export interface HorizonJob {
   /** Extend every series due now; resolves with how many were extended. */
@@ -29,10 +32,6 @@ export interface HorizonJob {
   /** Run soon (a write left occurrences to generate); a run under way runs once more after. */
   nudge(): void;
   stop(): Promise<void>;
-}
-
-export interface JobLogger {
-  warn(obj: object, msg: string): void;
 }
 
 /** Series looked up per batch. */
@@ -81,50 +80,34 @@ export async function extendHorizons(services: JobServices, isStopped: () => boo
   }
 }
 
-export function startHorizonJob(services: JobServices & Partial<Pick<Services, 'events'>>, logger: JobLogger, options: { firstMs?: number; everyMs?: number } = {}): HorizonJob {
-  let stopped = false;
-  let running: Promise<number> | undefined;
-  let again = false;
-  let timer: NodeJS.Timeout | undefined;
-  const run = (): Promise<number> => {
-    if (running) return running;
-    running = extendHorizons(services, () => stopped)
-      .catch((err: unknown) => {
-        logger.warn({ err: (err as Error).message }, 'recurrence horizon job: run failed (retried at the next run)');
-        return 0;
-      })
-      .finally(() => {
-        running = undefined;
-        if (again && !stopped) {
-          again = false;
-          void run();
-        }
-      });
-    return running;
-  };
-  const schedule = (delay: number) => {
-    if (stopped) return;
-    timer = setTimeout(() => void run().finally(() => schedule(options.everyMs ?? 3_600_000)), delay);
-    timer.unref();
-  };
-  schedule(options.firstMs ?? 5_000);
-  const nudge = () => {
-    if (stopped) return;
-    if (running) again = true;
-    else setImmediate(() => void run());
-  };
-  const unsubscribe = services.events?.onGenerationLeft(nudge);
+/** The job's name (metrics, log lines, `runner.nudge`). */
+export const HORIZON_JOB = 'occurrence-horizon';
+
+/**
+ * Declare the horizon job to the runner: first run 5 s after start, then an hour after each run
+ * (a failed run is retried at the next one); a write that left occurrences to generate nudges it
+ * (`events.onGenerationLeft`). Series are extended on every server: two that extend one series at
+ * once are kept apart by the unique key, so it is not a singleton.
+ */
+export function registerHorizonJob(runner: JobRunner, services: JobServices & Partial<Pick<Services, 'events'>>, options: { firstMs?: number; everyMs?: number } = {}): HorizonJob {
+  const everyMs = options.everyMs ?? 3_600_000;
+  const job = runner.register<number>({
+    name: HORIZON_JOB,
+    firstMs: options.firstMs ?? 5_000,
+    everyMs,
+    backoff: { initialMs: everyMs, maxMs: everyMs },
+    async run(ctx) {
+      return { value: await extendHorizons(services, ctx.isStopped) };
+    },
+    onStop: () => unsubscribe?.(),
+  });
+  // A write that left occurrences to generate nudges the job (dropped when it stops).
+  const unsubscribe = services.events?.onGenerationLeft(() => job.nudge());
   return {
     async runOnce() {
-      await running;
-      return run();
+      return (await job.runOnce()).value ?? 0;
     },
-    nudge,
-    async stop() {
-      stopped = true;
-      unsubscribe?.();
-      if (timer) clearTimeout(timer);
-      await running;
-    },
+    nudge: () => job.nudge(),
+    stop: () => job.stop(),
   };
 }

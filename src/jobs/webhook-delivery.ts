@@ -1,14 +1,15 @@
 /**
- * The webhook worker: background work of each running server (`buildApp` starts it, `close`
- * stops it). Every poll (and soon after this process writes) it turns new change-log rows into
+ * The webhook worker: background work of each running server, a job on the runner (`runner.ts`;
+ * `buildApp` starts the runner, `close` stops it). Every poll (and soon after this process writes) it turns new change-log rows into
  * deliveries and sends the due ones (`service.ts`), until nothing is left to send; with no enabled
  * endpoint a poll is one small query.
  *
  * @example
- *   const worker = startWebhookWorker(webhooks, app.log, { pollMs: 1000 });
+ *   const worker = registerWebhookWorker(runner, webhooks, { pollMs: 1000 });
  *   await worker.stop();
  */
 import type { WebhookService } from '../webhooks/service.js';
+import type { JobRunner } from './runner.js';
 
 export interface WebhookWorker {
   /** Run soon (after a local write). */
@@ -18,71 +19,44 @@ export interface WebhookWorker {
   stop(): Promise<void>;
 }
 
-export interface WorkerLogger {
-  warn(obj: object, msg: string): void;
-}
-
 /** How often the worker looks, given the shortest retry delay (short schedules in tests look more often). */
 export function pollIntervalMs(schedule: readonly number[]): number {
   const shortest = schedule.length ? Math.min(...schedule) : 1000;
   return Math.max(50, Math.min(1000, Math.floor(shortest / 2)));
 }
 
-export function startWebhookWorker(webhooks: WebhookService, logger: WorkerLogger, options: { pollMs: number }): WebhookWorker {
-  let timer: NodeJS.Timeout | undefined;
-  let running: Promise<void> | undefined;
-  let again = false;
-  let stopped = false;
+/** The job's name (metrics, log lines, `runner.nudge`). */
+export const WEBHOOK_DELIVERY_JOB = 'webhook-delivery';
 
-  const work = async () => {
-    if (!(await webhooks.anyEnabled())) return;
-    await webhooks.materialize();
-    // Send until nothing due is left (bounded, so a stop is never far away).
-    for (let round = 0; round < 50 && !stopped; round++) {
-      const sent = await webhooks.deliverDue();
-      if (sent === 0) break;
-      if (round % 5 === 4) await webhooks.materialize();
-    }
-  };
-
-  const schedule = (delay: number) => {
-    if (stopped) return;
-    if (timer) clearTimeout(timer);
-    timer = setTimeout(tick, delay);
-    timer.unref();
-  };
-
-  const tick = (): Promise<void> => {
-    if (running) {
-      again = true;
-      return running;
-    }
-    timer = undefined;
-    running = work()
-      .catch((err: unknown) => logger.warn({ err: (err as Error).message }, 'webhook worker: run failed (retried at the next poll)'))
-      .finally(() => {
-        running = undefined;
-        const soon = again;
-        again = false;
-        schedule(soon ? 0 : options.pollMs);
-      });
-    return running;
-  };
-
-  schedule(options.pollMs);
+/**
+ * Declare the webhook worker to the runner: a run every `pollMs` after the last (a failed run too),
+ * 10 ms after a nudge. Not a singleton: servers sharing a database run it side by side, kept apart
+ * by the service itself (deliveries claimed with `FOR UPDATE SKIP LOCKED` and a lease, cursors
+ * moved by compare-and-set).
+ */
+export function registerWebhookWorker(runner: JobRunner, webhooks: WebhookService, options: { pollMs: number }): WebhookWorker {
+  const job = runner.register({
+    name: WEBHOOK_DELIVERY_JOB,
+    firstMs: options.pollMs,
+    everyMs: options.pollMs,
+    nudgeMs: 10,
+    backoff: { initialMs: options.pollMs, maxMs: options.pollMs },
+    async run(ctx) {
+      if (!(await webhooks.anyEnabled())) return;
+      await webhooks.materialize();
+      // Send until nothing due is left (bounded, so a stop is never far away).
+      for (let round = 0; round < 50 && !ctx.isStopped(); round++) {
+        const sent = await webhooks.deliverDue();
+        if (sent === 0) break;
+        if (round % 5 === 4) await webhooks.materialize();
+      }
+    },
+  });
   return {
-    nudge() {
-      if (running) again = true;
-      else schedule(10);
-    },
+    nudge: () => job.nudge(),
     async runOnce() {
-      await running;
-      await tick();
+      await job.runOnce();
     },
-    async stop() {
-      stopped = true;
-      if (timer) clearTimeout(timer);
-      await running;
-    },
+    stop: () => job.stop(),
   };
 }

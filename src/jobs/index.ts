@@ -1,0 +1,37 @@
+/**
+ * The server's background jobs on one runner (`runner.ts`): the occurrence horizon, change-log
+ * pruning and, unless left out, webhook delivery. The composition root creates them, starts the
+ * runner and stops it on close.
+ *
+ * @example
+ *   const jobs = createJobs(services, app.log, { webhooks });
+ *   jobs.runner.start();
+ *   jobs.webhookWorker?.nudge(); // after a write
+ *   await jobs.runner.stop();
+ */
+import type { Services } from '../domain/services.js';
+import type { WebhookService } from '../webhooks/service.js';
+import { registerPruneJob, type PruneJob, type PruneLogger } from './change-log-pruning.js';
+import { registerHorizonJob, type HorizonJob } from './horizon.js';
+import { createJobRunner, type JobRunner } from './runner.js';
+import { pollIntervalMs, registerWebhookWorker, type WebhookWorker } from './webhook-delivery.js';
+
+export interface Jobs {
+  runner: JobRunner;
+  /** Extends recurring events' occurrences (issue 15). */
+  horizonJob: HorizonJob;
+  /** Prunes the change log past SYNC_HISTORY_DAYS (issue 24). */
+  pruneJob: PruneJob;
+  /** Delivers webhooks (issue 11); undefined without `webhooks`. */
+  webhookWorker?: WebhookWorker;
+}
+
+/** Declare the server's jobs to a new runner (not started). */
+export function createJobs(services: Pick<Services, 'store' | 'config' | 'clock' | 'versions' | 'events'>, logger: PruneLogger, options: { webhooks?: WebhookService } = {}): Jobs {
+  // A stop waits for a webhook delivery under way (each attempt is bounded by WEBHOOKS_TIMEOUT).
+  const runner = createJobRunner({ store: services.store, logger, stopWaitMs: Math.max(30_000, 2 * services.config.webhooksTimeoutMs) });
+  const webhookWorker = options.webhooks ? registerWebhookWorker(runner, options.webhooks, { pollMs: pollIntervalMs(services.config.webhooksRetrySchedule) }) : undefined;
+  const horizonJob = registerHorizonJob(runner, services);
+  const pruneJob = registerPruneJob(runner, services, logger);
+  return { runner, horizonJob, pruneJob, ...(webhookWorker ? { webhookWorker } : {}) };
+}

@@ -1,0 +1,318 @@
+/**
+ * The job runner: every background task of a server (the occurrence horizon, webhook delivery,
+ * change-log pruning, and the ones to come) is a job declared to one runner, which owns the
+ * timers, nudges, stopping, failures, backoff, one-at-a-time across servers and metrics. A job is
+ * a name, a step (`run`) and when to run it; it writes no timer or error handling of its own.
+ *
+ * Scheduling, per job:
+ * - the first step runs `firstMs` after `start()` (default `everyMs`); after each step the next one
+ *   runs `everyMs` after it ended, or `nextInMs` after it when the step says so, or at once when it
+ *   says `more` (it left work it will do in its next step);
+ * - `nudge(name)` (something happened that the job should see soon): the step runs within
+ *   `nudgeMs` (default 0, the next turn of the event loop); a nudge while a step runs makes one
+ *   more step run right after it (never two at once in a server);
+ * - a step that throws is logged (`job <name>: run failed`, with the error and the job's name) and
+ *   retried after a backoff: `backoff.initialMs`, doubled after each further failure up to
+ *   `backoff.maxMs` (defaults: `everyMs`, and ten times that); a success resets it;
+ * - `singleton`: across servers sharing the database, one step at a time
+ *   (`store/job-locks.ts`: a PostgreSQL advisory lock, a process-local lock on SQLite). A server
+ *   finding the lock held skips that step (counted as skipped) and tries again at its next time;
+ * - `stop()` (the runner's or one job's): no step starts any more, a nudge is ignored, and it waits
+ *   for the steps under way (their `ctx.isStopped()` turns true, so a long step returns early),
+ *   at most `stopWaitMs` (default 30 s; then it logs and returns: a stop never hangs).
+ *
+ * `runOnce()` of a job's handle runs one step now (after the one under way, if any) and resolves
+ * with its outcome; it never rejects (a failure is in `error`, and logged and counted as usual).
+ *
+ * Metrics (`registerMetrics(registry)`, prom-client, the app's `/metrics` registry), by `job`:
+ * `calendar_job_runs_total`, `calendar_job_failures_total`, `calendar_job_skipped_total` (a
+ * singleton step another server held), `calendar_job_run_duration_seconds` (histogram) and
+ * `calendar_job_last_success_timestamp_seconds`.
+ *
+ * @example
+ *   const jobs = createJobRunner({ store, logger: app.log });
+ *   const cleanup = jobs.register({
+ *     name: 'session-cleanup',
+ *     everyMs: 3_600_000,
+ *     firstMs: 60_000,
+ *     singleton: true, // one server at a time
+ *     async run(ctx) {
+ *       const deleted = await deleteExpiredSessions(store.db, { isStopped: ctx.isStopped });
+ *       return { value: deleted, more: deleted === 1000 }; // a full batch: more is left
+ *     },
+ *   });
+ *   jobs.start();
+ *   cleanup.nudge(); // or jobs.nudge('session-cleanup')
+ *   await cleanup.runOnce(); // { value: 12 }
+ *   await jobs.stop();
+ */
+import { Counter, Gauge, Histogram, type Registry } from 'prom-client';
+import type { Store } from '../store/db.js';
+import { tryJobLock, type JobLock } from '../store/job-locks.js';
+
+/** The part of a pino/Fastify logger the runner uses. */
+export interface JobLogger {
+  warn(obj: object, msg: string): void;
+}
+
+/** What a step sees. */
+export interface JobContext {
+  /** True once the job or the runner is stopping: a step that loops returns early. */
+  isStopped(): boolean;
+}
+
+/** What a step may answer (nothing: done for now, next run after `everyMs`). */
+export interface JobStep<T = unknown> {
+  /** Work is left: the next step runs at once (on the next turn of the event loop). */
+  more?: boolean;
+  /** The next step runs this many ms from now instead of after `everyMs`. */
+  nextInMs?: number;
+  /** What `runOnce()` resolves with (tests, the CLI). */
+  value?: T;
+}
+
+export interface JobSpec<T = unknown> {
+  /** Unique in the runner; the `job` label of the metrics and of the log lines. */
+  name: string;
+  /** Time from the end of a step to the next one, when nothing nudges it sooner (ms). */
+  everyMs: number;
+  /** Time from `start()` to the first step (ms; default `everyMs`). */
+  firstMs?: number;
+  /** How soon a nudge runs the step (ms; default 0). */
+  nudgeMs?: number;
+  /** Delay before retrying a failed step: `initialMs`, doubled per further failure, at most `maxMs`. */
+  backoff?: { initialMs: number; maxMs: number };
+  /**
+   * One step at a time across the servers sharing the database (store/job-locks.ts). On PostgreSQL
+   * the lock keeps one pooled connection for the length of the step, beside the ones it queries on.
+   */
+  singleton?: boolean;
+  /** One step. Throwing is a failure (logged, counted, retried after the backoff). */
+  run(ctx: JobContext): Promise<JobStep<T> | void>;
+  /** Called once when the job stops (to drop subscriptions that nudge it). */
+  onStop?(): void;
+}
+
+/** The outcome of one step, as `runOnce()` reports it. */
+export interface JobRun<T = unknown> {
+  /** The step's `value`, when it succeeded and gave one. */
+  value?: T;
+  /** The step failed with this. */
+  error?: unknown;
+  /** A singleton step another server (or runner) held: nothing ran. */
+  skipped?: boolean;
+}
+
+/** A registered job. */
+export interface JobHandle<T = unknown> {
+  readonly name: string;
+  /** Run one step now (after the one under way, if any). Never rejects. */
+  runOnce(): Promise<JobRun<T>>;
+  /** Run soon; a step under way runs once more after it. Ignored once stopped (or before start). */
+  nudge(): void;
+  /** Stop this job alone: no step starts any more; waits for the one under way. */
+  stop(): Promise<void>;
+}
+
+export interface JobRunner {
+  register<T>(spec: JobSpec<T>): JobHandle<T>;
+  /** The handle of a registered job. */
+  job(name: string): JobHandle | undefined;
+  /** Start every job's schedule (jobs registered later start at once). */
+  start(): void;
+  /** Nudge a job by name (unknown names are ignored). */
+  nudge(name: string): void;
+  /** Stop every job and wait for the steps under way (bounded by `stopWaitMs`). */
+  stop(): Promise<void>;
+  /** Add the jobs' metrics to a registry (the app's `/metrics`). */
+  registerMetrics(registry: Registry): void;
+}
+
+export interface JobRunnerOptions {
+  /** The store singleton jobs lock in (required for `singleton` jobs). */
+  store?: Pick<Store, 'db' | 'dialect' | 'describe'>;
+  logger: JobLogger;
+  /** The longest `stop()` waits for a step under way (ms; default 30,000). */
+  stopWaitMs?: number;
+}
+
+const DURATION_BUCKETS = [0.001, 0.005, 0.025, 0.1, 0.5, 2.5, 10, 60, 300];
+
+const errorText = (err: unknown): string => (err instanceof Error ? err.message : String(err));
+
+export function createJobRunner(options: JobRunnerOptions): JobRunner {
+  const { logger } = options;
+  const stopWaitMs = options.stopWaitMs ?? 30_000;
+  const jobs = new Map<string, JobHandle<unknown>>();
+  let started = false;
+  let stopping = false;
+  const starters: Array<() => void> = [];
+  const stoppers: Array<() => Promise<void>> = [];
+
+  const labelNames = ['job'] as const;
+  const runs = new Counter({ name: 'calendar_job_runs_total', help: 'Steps of background jobs run (succeeded or failed), by job', labelNames, registers: [] });
+  const failures = new Counter({ name: 'calendar_job_failures_total', help: 'Steps of background jobs that failed (each logged, retried after a backoff), by job', labelNames, registers: [] });
+  const skipped = new Counter({
+    name: 'calendar_job_skipped_total',
+    help: 'Steps of one-at-a-time (singleton) jobs skipped because another server held the job, by job',
+    labelNames,
+    registers: [],
+  });
+  const duration = new Histogram({ name: 'calendar_job_run_duration_seconds', help: 'Time a step of a background job took, by job', labelNames, buckets: DURATION_BUCKETS, registers: [] });
+  const lastSuccess = new Gauge({
+    name: 'calendar_job_last_success_timestamp_seconds',
+    help: 'When a step of each background job last succeeded (Unix time, seconds)',
+    labelNames,
+    registers: [],
+  });
+
+  /** Wait for `promise`, at most `ms`; whether it settled in time. */
+  const within = (promise: Promise<unknown>, ms: number): Promise<boolean> =>
+    new Promise((resolve) => {
+      const timer = setTimeout(() => resolve(false), ms);
+      timer.unref();
+      void promise.then(() => {
+        clearTimeout(timer);
+        resolve(true);
+      });
+    });
+
+  function register<T>(spec: JobSpec<T>): JobHandle<T> {
+    const { name } = spec;
+    if (jobs.has(name)) throw new Error(`job ${name} is registered already`);
+    if (spec.singleton && !options.store) throw new Error(`job ${name} is a singleton: the runner needs the store`);
+    const labels = { job: name };
+    const backoff = spec.backoff ?? { initialMs: spec.everyMs, maxMs: spec.everyMs * 10 };
+    let timer: NodeJS.Timeout | undefined;
+    let due = Infinity;
+    let running: Promise<JobRun<T>> | undefined;
+    let again = false;
+    let stopped = false;
+    let failed = 0;
+    const ctx: JobContext = { isStopped: () => stopped || stopping };
+
+    /** Wake in `delay` ms, replacing the wake-up set. */
+    const schedule = (delay: number) => {
+      if (stopped || stopping) return;
+      if (timer) clearTimeout(timer);
+      due = Date.now() + delay;
+      timer = setTimeout(() => void execute(), delay);
+      timer.unref();
+    };
+    /** Wake within `delay` ms: sooner than the wake-up set, never later. */
+    const wake = (delay: number) => {
+      if (Date.now() + delay < due) schedule(delay);
+    };
+
+    /** A step's outcome, and when the next one runs ('more': at once; a number: that many ms from now). */
+    type Done = { run: JobRun<T>; next?: 'more' | number };
+
+    const step = async (): Promise<Done> => {
+      let lock: JobLock | undefined;
+      if (spec.singleton) {
+        lock = await tryJobLock(options.store!, name);
+        if (!lock) {
+          skipped.inc(labels);
+          return { run: { skipped: true } };
+        }
+      }
+      const end = duration.startTimer(labels);
+      try {
+        const answer = (await spec.run(ctx)) ?? {};
+        runs.inc(labels);
+        lastSuccess.set(labels, Date.now() / 1000);
+        failed = 0;
+        const next = answer.more ? 'more' : answer.nextInMs;
+        return { run: answer.value !== undefined ? { value: answer.value } : {}, ...(next !== undefined ? { next } : {}) };
+      } finally {
+        end();
+        await lock?.release();
+      }
+    };
+
+    const retryDelay = () => Math.min(backoff.maxMs, backoff.initialMs * 2 ** Math.max(0, failed - 1));
+
+    const after = (done: Done) => {
+      running = undefined;
+      // Not started (a `runOnce` before `start()`): no schedule yet.
+      if (stopped || stopping || !started) return;
+      const soon = again || done.next === 'more';
+      again = false;
+      if (soon) schedule(0);
+      else if (done.run.error !== undefined) schedule(retryDelay());
+      else schedule(typeof done.next === 'number' ? done.next : spec.everyMs);
+    };
+
+    const execute = (): Promise<JobRun<T>> => {
+      if (running) return running;
+      if (timer) clearTimeout(timer);
+      timer = undefined;
+      due = Infinity;
+      running = step()
+        .catch((err: unknown): Done => {
+          failed++;
+          runs.inc(labels);
+          failures.inc(labels);
+          const retryInMs = retryDelay();
+          logger.warn({ job: name, err: errorText(err), failures: failed, retryInMs }, `job ${name}: run failed (retried in ${retryInMs} ms)`);
+          return { run: { error: err } };
+        })
+        .then((done) => {
+          after(done);
+          return done.run;
+        });
+      return running;
+    };
+
+    const handle: JobHandle<T> = {
+      name,
+      async runOnce() {
+        await running;
+        return execute();
+      },
+      nudge() {
+        if (stopped || stopping || !started) return;
+        if (running) again = true;
+        else wake(spec.nudgeMs ?? 0);
+      },
+      async stop() {
+        if (!stopped) {
+          stopped = true;
+          if (timer) clearTimeout(timer);
+          timer = undefined;
+          spec.onStop?.();
+        }
+        const under = running;
+        if (under && !(await within(under, stopWaitMs))) logger.warn({ job: name, waitedMs: stopWaitMs }, `job ${name}: a step still runs after the stop's wait (left to finish)`);
+      },
+    };
+    jobs.set(name, handle as JobHandle<unknown>);
+    const begin = () => {
+      if (!stopped) schedule(spec.firstMs ?? spec.everyMs);
+    };
+    starters.push(begin);
+    stoppers.push(() => handle.stop());
+    if (started && !stopping) begin();
+    return handle;
+  }
+
+  return {
+    register,
+    job: (name) => jobs.get(name),
+    start() {
+      if (started || stopping) return;
+      started = true;
+      for (const begin of starters) begin();
+    },
+    nudge(name) {
+      jobs.get(name)?.nudge();
+    },
+    async stop() {
+      stopping = true;
+      await Promise.all(stoppers.map((stop) => stop()));
+    },
+    registerMetrics(registry) {
+      for (const metric of [runs, failures, skipped, duration, lastSuccess]) registry.registerMetric(metric);
+    },
+  };
+}

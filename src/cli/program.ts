@@ -11,7 +11,7 @@
  */
 import { Command, Option } from 'commander';
 import { ConfigError, SETTINGS, loadConfig, type Config } from '../config.js';
-import { createUserService, UserError, UserRefusal } from '../domain/users.js';
+import { UserError, UserRefusal, type UserService } from '../domain/users.js';
 import { openStore, migrate, StoreUrlError } from '../store/db.js';
 import { serve } from '../server.js';
 import { lastSeq, noteChange } from '../store/changes.js';
@@ -44,14 +44,8 @@ function overridesOf(opts: Record<string, unknown>): Overrides {
   return out;
 }
 
-async function withUsers<T>(opts: Record<string, unknown>, fn: (users: ReturnType<typeof createUserService>) => Promise<T>): Promise<T> {
-  const config = loadConfig(process.env, overridesOf(opts));
-  const store = await openStore(config.databaseUrl);
-  try {
-    return await fn(createUserService(store));
-  } finally {
-    await store.close();
-  }
+async function withUsers<T>(opts: Record<string, unknown>, fn: (users: UserService) => Promise<T>): Promise<T> {
+  return withCore(loadConfig(process.env, overridesOf(opts)), ({ services }) => fn(services.users));
 }
 
 const program = new Command();

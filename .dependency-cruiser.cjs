@@ -95,10 +95,8 @@ module.exports = {
       severity: 'error',
       comment: 'Kysely (and its `sql`) and the database drivers are imported only in store/.',
       from: { path: '^src/', pathNot: ['^src/store/', ...KNOWN_SQL_OUTSIDE_STORE.map(file)] },
-      to: {
-        dependencyTypes: ['npm', 'npm-dev', 'npm-optional', 'npm-peer', 'npm-no-pkg', 'npm-unknown', 'unknown', 'undetermined', 'core', 'type-only'],
-        path: '(^|/)node_modules/(kysely|pg|pg-[^/]+|better-sqlite3)/',
-      },
+      // As installed (node_modules/kysely/…), or by its bare name when it cannot be resolved.
+      to: { path: ['(^|/)node_modules/(kysely|pg|pg-[^/]+|better-sqlite3)/', '^(kysely|pg|better-sqlite3)(/|$)'] },
     },
   ],
   options: {
@@ -109,6 +107,5 @@ module.exports = {
     tsPreCompilationDeps: true,
     tsConfig: { fileName: 'tsconfig.json' },
     enhancedResolveOptions: { exportsFields: ['exports'], conditionNames: ['import', 'require', 'node', 'default', 'types'], extensions: ['.ts', '.js', '.d.ts'] },
-    reporterOptions: { text: { highlightFocused: true } },
   },
 };

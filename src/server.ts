@@ -18,7 +18,7 @@
  * @example await serve(loadConfig());
  */
 import { ConfigError, type Config } from './config.js';
-import { buildApp, type BuildOptions, type BuiltApp } from './http/app.js';
+import { buildApp, type BuildOptions, type BuiltApp } from './app.js';
 import { createLogDestination } from './log-destination.js';
 import { logOutputCounters } from './metrics.js';
 import { StoreUrlError } from './store/db.js';

@@ -11,7 +11,7 @@
  */
 import { Command, Option } from 'commander';
 import { ConfigError, SETTINGS, loadConfig, type Config } from '../config.js';
-import { createUserService, UserError, UserRefusal } from '../domain/users.js';
+import { UserError, UserRefusal, type UserService } from '../domain/users.js';
 import { openStore, migrate, StoreUrlError } from '../store/db.js';
 import { serve } from '../server.js';
 import { lastSeq, noteChange } from '../store/changes.js';
@@ -19,8 +19,8 @@ import { registerSeedCommand } from './seed.js';
 import { registerBackupCommand } from './backup.js';
 import { registerImportCommands } from './import.js';
 import { passwordFrom } from './password-input.js';
-import { createServices } from '../domain/services.js';
-import { createWebhookService, type WebhookService } from '../webhooks/service.js';
+import { withCore } from '../app.js';
+import type { WebhookService } from '../webhooks/service.js';
 import { checkEvents, checkSecret, checkUrl, eventList } from '../webhooks/validate.js';
 
 type Overrides = Partial<Record<keyof Config, string>>;
@@ -44,14 +44,8 @@ function overridesOf(opts: Record<string, unknown>): Overrides {
   return out;
 }
 
-async function withUsers<T>(opts: Record<string, unknown>, fn: (users: ReturnType<typeof createUserService>) => Promise<T>): Promise<T> {
-  const config = loadConfig(process.env, overridesOf(opts));
-  const store = await openStore(config.databaseUrl);
-  try {
-    return await fn(createUserService(store));
-  } finally {
-    await store.close();
-  }
+async function withUsers<T>(opts: Record<string, unknown>, fn: (users: UserService) => Promise<T>): Promise<T> {
+  return withCore(loadConfig(process.env, overridesOf(opts)), ({ services }) => fn(services.users));
 }
 
 const program = new Command();
@@ -176,12 +170,7 @@ withSettings(apps.command('revoke <login> <uuid-or-name>').description('revoke a
 const hooks = program.command('webhooks').description('manage webhook endpoints and their deliveries (a running server delivers; see the README)');
 async function withWebhooks<T>(opts: Record<string, unknown>, fn: (webhooks: WebhookService, config: Config) => Promise<T>): Promise<T> {
   const config = loadConfig(process.env, overridesOf(opts));
-  const store = await openStore(config.databaseUrl);
-  try {
-    return await fn(createWebhookService(createServices(config, store), config), config);
-  } finally {
-    await store.close();
-  }
+  return withCore(config, ({ webhooks }) => fn(webhooks, config));
 }
 /** Refuse an input problem (exit code 2). */
 function refuse(check: true | string, what: string): void {

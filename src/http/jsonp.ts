@@ -9,11 +9,11 @@
  * `rest_callback_disabled`. Both errors are plain JSON, answered before the route runs.
  *
  * Which requests are API requests (and so may be JSONP) is decided from the route that matched,
- * whatever the spelling of the URL (app.ts `apiRootOf`): `//api/…?_jsonp=cb`, `/%61pi/…` and
+ * whatever the spelling of the URL (register.ts `apiRootOf`): `//api/…?_jsonp=cb`, `/%61pi/…` and
  * `?rest_route=…` are JSONP requests as `/api/…` is; pages, feeds, `/metrics` and the health
  * routes never are.
  *
- * Our choice: JSONP requests are anonymous (their credentials are not even checked: app.ts skips
+ * Our choice: JSONP requests are anonymous (their credentials are not even checked: register.ts skips
  * them, pipeline.ts answers as anonymous), since a script tag sends none a site could trust;
  * WordPress gets the same result by not trusting cookies without a nonce.
  *

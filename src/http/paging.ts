@@ -51,7 +51,7 @@ export interface PageLinks {
  * The headers of a list page: the original's X-TEC-Total / X-TEC-TotalPages, and what generic
  * WordPress clients page with: X-WP-Total / X-WP-TotalPages (the same numbers) and a `Link` with
  * `rel="prev"` / `rel="next"` (WordPress core's order). The discovery relation is added beside
- * them for every answer (app.ts), so the `Link` header carries all three.
+ * them for every answer (register.ts), so the `Link` header carries all three.
  */
 export function listHeaders(total: number, totalPages: number, pages: PageLinks = {}): Record<string, string> {
   const headers: Record<string, string> = {

@@ -28,8 +28,6 @@ import { routeIndexEntry } from './self-description.js';
 
 declare module 'fastify' {
   interface FastifyRequest {
-    /** The authenticated viewer, once known. */
-    viewer?: Viewer;
     /** The route that matched (for the Allow header of error answers). */
     apiRoute?: RouteDecl;
     /** The REST root and namespace the request came in on, once a route matched. */
@@ -131,11 +129,11 @@ export async function allowedMethods(decl: RouteDecl, ctx: EndpointContext): Pro
 }
 
 /**
- * The viewer of a request. JSONP requests (`_jsonp`, see app.ts) are anonymous whatever they send:
+ * The viewer of a request. JSONP requests (`_jsonp`, see register.ts) are anonymous whatever they send:
  * a script tag carries no credentials a site could check, and WordPress does not trust cookies
  * without a nonce; so a JSONP answer never shows what only a logged-in user may see.
  *
- * Credentials are checked in one place only, app.ts' request hook, through the failed-login
+ * Credentials are checked in one place only, register.ts' request hook, through the failed-login
  * throttle, for every request whose matched route is under a REST root (every route registered
  * here is). No password is checked here: a request the hook did not authenticate is anonymous.
  */
@@ -168,7 +166,7 @@ function rawQueryOf(req: FastifyRequest): string {
 /**
  * WordPress' global `_fields` (top-level keys) and `_envelope` parameters. The other globals are
  * handled where they act: `_method` in effectiveMethod, `_jsonp` around every answer under a REST
- * root, errors and the indexes included (jsonp.ts, hooked in app.ts).
+ * root, errors and the indexes included (jsonp.ts, hooked in register.ts).
  */
 function applyGlobalParams(req: FastifyRequest, status: number, headers: Record<string, string>, body: unknown): { status: number; body: unknown } {
   const query = (req.query ?? {}) as Record<string, unknown>;

@@ -3,8 +3,8 @@
  * documentation, and to the calendar's pages (`/events/`). It is what
  * WordPress discovery (`WPAPI.discover(siteUrl)`, a HEAD then a GET of the site) reads: the
  * `Link: <{SITE_URL}{REST_ROOT}/>; rel="https://api.w.org/"` header (added to every answer by
- * app.ts) and the same relation as a `<link>` in the page head, as WordPress themes print it.
- * `/?rest_route=…` never reaches it: app.ts rewrites those URLs to the REST root.
+ * register.ts) and the same relation as a `<link>` in the page head, as WordPress themes print it.
+ * `/?rest_route=…` never reaches it: register.ts' restRouteRewrite rewrites those URLs to the REST root.
  *
  * @example sitePageHtml('Events Calendar', 'http://x/api/', '/docs', 'http://x/events/')
  */

@@ -20,98 +20,11 @@ import type { Services } from '../domain/services.js';
 import { sanitizeSlug } from '../domain/slugs.js';
 import { SERIES_TYPE } from '../domain/events/index.js';
 import { icsRecurrenceLines, parseRecurrence } from '../domain/recurrence.js';
-import { hasVtimezone, type SeriesFeed } from './ical.js';
+import { hasVtimezone } from './ical.js';
+import type { EventFilter, EventsPage, PublicEvent, PublicOrganizer, PublicTerm, PublicVenue, SeriesFeed } from './public.js';
 import { registerKept } from '../metrics.js';
 
-/** An event as the API's public representation holds it (the fields the pages and feeds read). */
-export interface PublicEvent {
-  id: number;
-  url: string;
-  title: string;
-  description: string;
-  excerpt: string;
-  slug: string;
-  status: string;
-  date_utc: string;
-  modified_utc: string;
-  image: false | { url: string; alt?: string; width?: number; height?: number };
-  all_day: boolean;
-  start_date: string;
-  end_date: string;
-  utc_start_date: string;
-  utc_end_date: string;
-  timezone: string;
-  timezone_abbr: string;
-  cost: string;
-  website: string;
-  featured: boolean;
-  categories: PublicTerm[];
-  tags: PublicTerm[];
-  venue: PublicVenue | [];
-  organizer: PublicOrganizer[];
-  json_ld?: Record<string, unknown>;
-}
-
-export interface PublicTerm {
-  id: number;
-  name: string;
-  slug: string;
-  description?: string;
-  count?: number;
-}
-
-export interface PublicVenue {
-  id: number;
-  url: string;
-  venue: string;
-  slug: string;
-  description?: string;
-  address?: string;
-  city?: string;
-  country?: string;
-  province?: string;
-  state?: string;
-  zip?: string;
-  phone?: string;
-  website?: string;
-  stateprovince?: string;
-  geo_lat?: number;
-  geo_lng?: number;
-  image?: false | { url: string };
-  json_ld?: Record<string, unknown>;
-}
-
-export interface PublicOrganizer {
-  id: number;
-  url: string;
-  organizer: string;
-  slug: string;
-  description?: string;
-  phone?: string;
-  website?: string;
-  email?: string;
-  image?: false | { url: string };
-  json_ld?: Record<string, unknown>;
-}
-
-/** The list filters the pages and `/events.ics` accept (the REST list's, by slug or id). */
-export interface EventFilter {
-  categories?: string[];
-  tags?: string[];
-  search?: string;
-  venue?: number[];
-  organizer?: number[];
-  featured?: boolean;
-  /** the occurrences of this recurring event's series (issue 15) */
-  series?: number;
-}
-
-export interface EventsPage {
-  events: PublicEvent[];
-  total: number;
-  totalPages: number;
-  page: number;
-}
+export type { EventFilter, EventsPage, PublicEvent, PublicOrganizer, PublicTerm, PublicVenue } from './public.js';
 
 /** Events listed per page on the list views (WordPress' default posts_per_page). */
 export const PAGE_SIZE = 10;

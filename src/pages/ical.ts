@@ -21,9 +21,11 @@
 import ical, { ICalCalendarMethod, type ICalEvent } from 'ical-generator';
 import { getVtimezoneComponent } from '@touch4it/ical-timezones';
 import { DateTime } from 'luxon';
-import type { PublicEvent, PublicVenue } from './calendar.js';
+import type { PublicEvent, PublicVenue, SeriesFeed } from './public.js';
 import { plainText } from './html.js';
 import { isOrganizerEmail } from '../domain/linked-posts.js';
+
+export type { SeriesFeed } from './public.js';
 
 export const ICAL_CONTENT_TYPE = 'text/calendar; charset=utf-8';
 
@@ -47,16 +49,6 @@ export interface FeedOptions {
    * series' one VEVENT (RRULE/RDATE/EXDATE) plus an override per occurrence edited alone.
    */
   series?: ReadonlyMap<number, SeriesFeed>;
-}
-
-/** A series as a feed writes it (issue 15). */
-export interface SeriesFeed {
-  /** the series' representation (its first occurrence's schedule) */
-  series: PublicEvent;
-  /** RRULE, RDATE and EXDATE lines for it (`icsRecurrenceLines`) */
-  lines: string[];
-  /** occurrences edited one by one, with their generated start (RECURRENCE-ID) */
-  overrides: Array<{ event: PublicEvent; originalStart: string }>;
 }
 
 /** An occurrence's series id, when the event is one (its representation says so). */

@@ -12,7 +12,7 @@ import type { Config } from '../config.js';
 import type { Links } from '../domain/links.js';
 import { sanitizePostHtml } from '../domain/text.js';
 import { venueAddress } from './ical.js';
-import type { EventFilter, EventsPage, PublicEvent, PublicOrganizer, PublicTerm, PublicVenue } from './calendar.js';
+import type { EventFilter, EventsPage, PublicEvent, PublicOrganizer, PublicTerm, PublicVenue } from './public.js';
 import { html, jsonLdScript, plainText, trusted, type SafeHtml } from './html.js';
 import { registerKept } from '../metrics.js';
 

@@ -12,7 +12,7 @@
  * | a body over {@link BODY_LIMIT}, with or without `Content-Length` (chunked) | 413 | `rest_payload_too_large` |
  * | a `Content-Length` that does not match the body | 400 | `rest_bad_request` |
  *
- * A malformed JSON body is the pipeline's `rest_invalid_json` (app.ts); bodies of other content
+ * A malformed JSON body is the pipeline's `rest_invalid_json` (server.ts); bodies of other content
  * types are accepted and ignored, as WordPress does.
  *
  * @example Fastify({ clientErrorHandler, frameworkErrors: frameworkErrorHandler, bodyLimit: BODY_LIMIT })

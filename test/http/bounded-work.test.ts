@@ -9,8 +9,8 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { sql } from 'kysely';
-import { buildApp } from '../../src/http/app.js';
-import { MAX_PARAMETER_DEPTH, MAX_PARAMETERS } from '../../src/http/app.js';
+import { buildApp } from '../../src/app.js';
+import { MAX_PARAMETER_DEPTH, MAX_PARAMETERS } from '../../src/web/query-string.js';
 import { MAX_LIST_ITEMS } from '../../src/http/route.js';
 import { countListItems } from '../../src/http/coerce.js';
 import { loadConfig } from '../../src/config.js';

@@ -8,7 +8,7 @@ import { request as httpRequest } from 'node:http';
 import { Writable } from 'node:stream';
 import { brotliDecompressSync, gunzipSync } from 'node:zlib';
 import { loadConfig } from '../../src/config.js';
-import { buildApp } from '../../src/http/app.js';
+import { buildApp } from '../../src/app.js';
 import { STORES, forEachStore, startServer, type TestServer } from '../support/harness.js';
 
 /** A GET (or other method) with node:http: the body as sent (no transparent decompression). */

@@ -16,7 +16,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { loadConfig, type Config } from '../../src/config.js';
-import { buildApp, type BuiltApp } from '../../src/http/app.js';
+import { buildApp, type BuiltApp } from '../../src/app.js';
 import { openStore, type OpenOptions } from '../../src/store/db.js';
 import type { Role } from '../../src/domain/permissions.js';
 import { freePort } from '../../bench/src/processes.js';

@@ -8,7 +8,7 @@
 import { join, resolve } from 'node:path';
 import { loadConfig } from '../../src/config.js';
 import { seedCalendar } from '../../src/seed/calendar.js';
-import { buildApp } from '../../src/http/app.js';
+import { buildApp } from '../../src/app.js';
 import { freePort } from '../../bench/src/processes.js';
 import { openStore } from '../../src/store/db.js';
 import { launchBrowser } from './browser.js';

@@ -1,0 +1,103 @@
+/* global module */
+/**
+ * The layer rules of src/ (dependency-cruiser; `npm run lint` runs `depcruise src`):
+ *   store/  SQL, Kysely, schema, migrations: imports no layer above it
+ *   domain/ services, rules, representations: imports no face, no job, no CLI
+ *   faces   http/ (REST), pages/ (pages and feeds), later admin/, embed/, caldav/, activitypub/:
+ *           import domain, store types and web/ (the plumbing they share), never each other
+ *   app.ts  the composition root: the one module that imports every face
+ * Kysely and the database drivers only in store/; no import cycles anywhere in src/.
+ */
+const FACES = ['http', 'pages', 'admin', 'embed', 'caldav', 'activitypub'];
+const facePath = (face) => `^src/${face}/`;
+
+/** A regular expression matching exactly one file. */
+const file = (path) => `^${path.replace(/[.]/g, '\\.')}$`;
+
+/*
+ * Known violations: imports that break a rule today and are being fixed on other branches of the
+ * same redesign (issue 26). Each entry names one file; remove it when its fix lands. Nothing new
+ * goes here: fix the import instead.
+ */
+/** Files that still import Kysely or a database driver outside store/ (rule sql-only-in-store). */
+const KNOWN_SQL_OUTSIDE_STORE = [
+  // The webhook service's queries move to store/webhooks.ts (step 5).
+  'src/webhooks/service.ts',
+  // Their queries move into store modules (step 5).
+  'src/domain/versions.ts',
+  'src/domain/terms.ts',
+];
+/**
+ * Files of the known import cycles (rule no-circular): a cycle made only of these files is
+ * tolerated; a cycle through any other file is an error.
+ */
+const KNOWN_CYCLE_FILES = [
+  // The store's cycles through db.ts, changes.ts, change-feed.ts, revision.ts (the registries kept
+  // by database) and the migrations that use changes.ts: a Store handle removes them (step 4).
+  'src/store/db.ts',
+  'src/store/revision.ts',
+  'src/store/sqlite-direct.ts',
+  'src/store/lists.ts',
+  'src/store/changes.ts',
+  'src/store/change-feed.ts',
+  'src/store/migrations/slug-duplicates.ts',
+  'src/store/migrations/006_unique_slugs.ts',
+  'src/store/migrations/011_event_slug_space.ts',
+];
+
+module.exports = {
+  forbidden: [
+    {
+      name: 'no-circular',
+      severity: 'error',
+      comment: 'No import cycles in src/ (type-only imports count: they are cycles of the design).',
+      from: { path: '^src/' },
+      to: { circular: true, ...(KNOWN_CYCLE_FILES.length > 0 ? { via: { pathNot: KNOWN_CYCLE_FILES.map(file).join('|') } } : {}) },
+    },
+    {
+      name: 'store-imports-no-layer-above',
+      severity: 'error',
+      comment: 'store/ imports only store/ and the top-level modules without a layer (config.ts, metrics.ts).',
+      from: { path: '^src/store/' },
+      to: { path: '^src/', pathNot: ['^src/store/', '^src/config\\.ts$', '^src/metrics\\.ts$'] },
+    },
+    {
+      name: 'domain-imports-no-face',
+      severity: 'error',
+      comment: "domain/ imports no face (nor web/, the faces' plumbing), no job, no CLI, not the composition root.",
+      from: { path: '^src/domain/' },
+      to: { path: [...FACES.map(facePath), '^src/web/', '^src/jobs/', '^src/cli/', '^src/app\\.ts$', '^src/server\\.ts$'] },
+    },
+    ...FACES.map((face) => ({
+      name: `face-${face}-imports-no-other-face`,
+      severity: 'error',
+      comment: `${face}/ is a face: it imports domain, store types and web/, never another face (app.ts composes them).`,
+      from: { path: facePath(face) },
+      to: { path: [...FACES.filter((f) => f !== face).map(facePath), '^src/app\\.ts$', '^src/server\\.ts$', '^src/cli/'] },
+    })),
+    {
+      name: 'web-imports-no-face',
+      severity: 'error',
+      comment: 'web/ is the plumbing every face shares: it imports no face.',
+      from: { path: '^src/web/' },
+      to: { path: [...FACES.map(facePath), '^src/app\\.ts$', '^src/server\\.ts$', '^src/cli/', '^src/jobs/'] },
+    },
+    {
+      name: 'sql-only-in-store',
+      severity: 'error',
+      comment: 'Kysely (and its `sql`) and the database drivers are imported only in store/.',
+      from: { path: '^src/', pathNot: ['^src/store/', ...KNOWN_SQL_OUTSIDE_STORE.map(file)] },
+      // As installed (node_modules/kysely/…), or by its bare name when it cannot be resolved.
+      to: { path: ['(^|/)node_modules/(kysely|pg|pg-[^/]+|better-sqlite3)/', '^(kysely|pg|better-sqlite3)(/|$)'] },
+    },
+  ],
+  options: {
+    doNotFollow: { path: 'node_modules' },
+    // Paths of packages as installed (node_modules/kysely/…), also where node_modules is a link.
+    preserveSymlinks: true,
+    // Type-only imports are dependencies too (`import type`): they shape the design as much.
+    tsPreCompilationDeps: true,
+    tsConfig: { fileName: 'tsconfig.json' },
+    enhancedResolveOptions: { exportsFields: ['exports'], conditionNames: ['import', 'require', 'node', 'default', 'types'], extensions: ['.ts', '.js', '.d.ts'] },
+  },
+};

@@ -1,0 +1,158 @@
+/**
+ * The composition root: `buildApp(config)` opens the store, creates the services, starts the jobs
+ * and builds the Fastify instance with every face (the REST API, the calendar's pages and feeds)
+ * and the plumbing they share (web/). `server.ts` listens on it; the tests and the CLI build here
+ * too (`openCore` for commands that need the services without a server). Faces are registered
+ * here and nowhere else: a face never imports another one.
+ *
+ * @example
+ *   const { app, close } = await buildApp(loadConfig({ DATABASE_URL: 'sqlite::memory:' }));
+ *   await app.listen({ port: 0 });
+ */
+import type { FastifyInstance } from 'fastify';
+import type { Config } from './config.js';
+import { isValidTimezone } from './domain/dates/index.js';
+import { createServices, type Services } from './domain/services.js';
+import { openStore, type OpenOptions, type Store } from './store/db.js';
+import { feedOf } from './store/change-feed.js';
+import { createWebhookService, type WebhookService } from './webhooks/service.js';
+import type { WebhookWorker } from './jobs/webhook-delivery.js';
+import type { HorizonJob } from './jobs/horizon.js';
+import type { PruneJob } from './jobs/change-log-pruning.js';
+import { createJobs } from './jobs/index.js';
+import { createWebServer, registerBodyParsers, registerCompression } from './web/server.js';
+import { registerQueryRefusal } from './web/query-string.js';
+import { registerRateLimit } from './web/rate-limit.js';
+import { registerSlowRequestLog, watchLoop, type LoopWatch } from './web/loop-delay.js';
+import { registerConditional } from './web/conditional.js';
+import { registerRestApi, restRouteRewrite } from './http/register.js';
+import { METRICS_PATH, registerMetrics } from './http/metrics.js';
+import { registerHealthRoutes } from './http/health.js';
+import { registerCalendarPages } from './pages/routes.js';
+
+/** The store, the services and the webhook service, without a server (the CLI's commands). */
+export interface Core {
+  store: Store;
+  services: Services;
+  /** Webhook endpoints and deliveries (issue 11). */
+  webhooks: WebhookService;
+}
+
+export interface BuiltApp extends Core {
+  app: FastifyInstance;
+  /** The background webhook worker (undefined when `webhooks: false`). */
+  webhookWorker?: WebhookWorker;
+  /** The job extending recurring events' occurrences (issue 15). */
+  horizonJob: HorizonJob;
+  /** The job pruning the change log past SYNC_HISTORY_DAYS (issue 24). */
+  pruneJob: PruneJob;
+  /** The watch of the event loop (which requests hold it; loop-delay.ts). */
+  loopWatch: LoopWatch;
+  /** Stop the server, then close the store; `progress` hears each step as it starts. */
+  close(progress?: (step: string) => void): Promise<void>;
+}
+
+export interface BuildOptions {
+  /** Use this store instead of opening config.databaseUrl (tests, benchmark). */
+  store?: Store;
+  storeOptions?: OpenOptions;
+  /** Fastify logger: true/false or options. */
+  logger?: boolean | object;
+  /** Run the webhook worker (default true). */
+  webhooks?: boolean;
+}
+
+/** Paths never rate-limited: health checks and metrics (scrapers and orchestrators poll them). */
+const RATE_LIMIT_EXEMPT = new Set([METRICS_PATH, '/livez', '/healthz', '/readyz']);
+
+/** The services over a store (the one given, or config.databaseUrl opened), the admin user ensured. */
+async function createCore(config: Config, options: Pick<BuildOptions, 'store' | 'storeOptions'> = {}): Promise<Core> {
+  if (!isValidTimezone(config.timezone)) throw new Error(`CALENDAR_TIMEZONE "${config.timezone}" is not a known time zone`);
+  const store = options.store ?? (await openStore(config.databaseUrl, { timeoutMs: config.databaseTimeoutMs, ...options.storeOptions }));
+  const services = createServices(config, store);
+  if (config.adminUser && config.adminPassword) await services.users.ensureAdmin(config.adminUser, config.adminPassword);
+  // Webhooks (issue 11): the service (its worker is a job, started by buildApp).
+  const webhooks = createWebhookService(services, config);
+  return { store, services, webhooks };
+}
+
+/**
+ * Run `fn` with the store and services on config.databaseUrl, then close the store (CLI commands).
+ * The CLI opens the store as it always did: no admin user is created and no time zone check is made.
+ */
+export async function withCore<T>(config: Config, fn: (core: Core) => Promise<T>, storeOptions: OpenOptions = {}): Promise<T> {
+  const store = await openStore(config.databaseUrl, storeOptions);
+  try {
+    const services = createServices(config, store);
+    return await fn({ store, services, webhooks: createWebhookService(services, config) });
+  } finally {
+    await store.close();
+  }
+}
+
+export async function buildApp(config: Config, options: BuildOptions = {}): Promise<BuiltApp> {
+  const { store, services, webhooks } = await createCore(config, options);
+
+  // The instance every face is registered on (web/server.ts); `?rest_route=` is the REST face's.
+  const app = createWebServer(config, { logger: options.logger, rewriteUrl: restRouteRewrite(config.restRoot) });
+  // Which requests hold the event loop (loop-delay.ts): logged past SLOW_REQUEST_LOG_MS, counted in
+  // /metrics; its hooks come first, so that every request is seen, refused ones included.
+  const loopWatch = watchLoop();
+  registerSlowRequestLog(app, loopWatch, config.slowRequestLogMs);
+  // CACHE_MAX_AGE for the conditional-request helpers (conditional.ts), plugins included.
+  registerConditional(app, config.cacheMaxAge);
+  // Background jobs on one runner (src/jobs): webhook delivery (issue 11), the occurrence horizon
+  // (issue 15), change-log pruning past SYNC_HISTORY_DAYS (issue 24).
+  const { runner: jobs, webhookWorker, horizonJob, pruneJob } = createJobs(services, app.log, options.webhooks === false ? {} : { webhooks });
+  jobs.start();
+  app.addHook('onClose', async () => jobs.stop());
+  if (webhookWorker) {
+    // A write answered here: deliver soon instead of at the next poll.
+    app.addHook('onResponse', async (req, reply) => {
+      if (req.method !== 'GET' && req.method !== 'HEAD' && req.method !== 'OPTIONS' && reply.statusCode < 400) webhookWorker.nudge();
+    });
+  }
+  // A request that arrives must see every write acknowledged before it, by this process or another
+  // (SQLite: the feed looks for other connections' commits once per request; change-feed.ts).
+  const feed = feedOf(store.db);
+  app.addHook('onRequest', async (req, reply) => {
+    feed?.expectChanges();
+    reply.header('x-request-id', req.id);
+  });
+  // A query string over the limits (query-string.ts) is answered before anything reads it.
+  registerQueryRefusal(app);
+  // Compression of answers over 1 KB; before the routes (it hooks each route as it is added).
+  await registerCompression(app);
+
+  store.setLogger(app.log);
+  registerBodyParsers(app);
+
+  // The rate limit keys by the user when the credentials are valid: the REST face's credential
+  // hook (an app-level onRequest hook) runs before the plugin's (route-level) ones.
+  await registerRateLimit(app, config, RATE_LIMIT_EXEMPT);
+  const registry = registerMetrics(app, config, store, loopWatch);
+  if (registry) jobs.registerMetrics(registry);
+
+  // The faces. The REST face also sets the instance's error and not-found answers (the API's shape).
+  registerRestApi(app, { config, services, webhooks });
+  // Liveness and readiness probes, outside the REST root too.
+  registerHealthRoutes(app, store);
+  // The calendar's pages and iCalendar feeds at the permalinks (src/pages).
+  registerCalendarPages(app, services);
+
+  return {
+    app,
+    services,
+    store,
+    webhooks,
+    horizonJob,
+    pruneJob,
+    loopWatch,
+    ...(webhookWorker ? { webhookWorker } : {}),
+    async close(progress?: (step: string) => void) {
+      await app.close();
+      progress?.('closing the database');
+      await store.close();
+    },
+  };
+}

@@ -1,0 +1,235 @@
+/**
+ * The REST face: `registerRestApi(app, face)` adds the legacy REST API (tribe/events/v1 and its
+ * aliases, under every REST root) and this service's administration namespace to the Fastify
+ * instance `src/app.ts` built, with what the API answers with on every request: credentials and
+ * `_jsonp` under the REST roots, WordPress' common headers, the error and not-found answers in the
+ * API's shape. Also the site page (`/`), the API documentation page and `restRouteRewrite` (plain
+ * permalinks, given to the server when it is created).
+ *
+ * @example
+ *   const app = createWebServer(config, { rewriteUrl: restRouteRewrite(config.restRoot) });
+ *   registerRestApi(app, { config, services, webhooks });
+ */
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { IncomingMessage } from 'node:http';
+import { NAMESPACE, WORDPRESS_REST_ROOT, type Config } from '../config.js';
+import { ApiError, apiError, faultError } from '../domain/errors.js';
+import type { Links } from '../domain/links.js';
+import { jsonBody } from '../domain/serialized.js';
+import type { Services } from '../domain/services.js';
+import { storeFault } from '../store/faults.js';
+import { createAuthentication } from '../web/authentication.js';
+import { answerConditional, etagOfBody } from '../web/conditional.js';
+import { requestErrorOf } from '../web/hostile-input.js';
+import type { WebhookService } from '../webhooks/service.js';
+import { DOCS_PAGE_PATH, registerDocsPage } from './docs-page.js';
+import { JSONP_CONTENT_TYPE, jsonpCallbackOf, wrapJsonp } from './jsonp.js';
+import { allowForError, basePath, registerRoutes, sendJson } from './pipeline.js';
+import { adminEventRoutes } from './routes/admin-events.js';
+import { ADMIN_NAMESPACE, adminRoutes } from './routes/admin-webhooks.js';
+import { apiRoutes } from './routes/index.js';
+import { rootIndex } from './self-description.js';
+import { sitePageHtml } from './site-page.js';
+
+/** What the REST face is built from. */
+export interface RestFace {
+  config: Config;
+  services: Services;
+  /** Webhook endpoints and deliveries (the administration namespace, issue 11). */
+  webhooks: WebhookService;
+}
+
+/**
+ * The REST roots the API answers under: REST_ROOT, and WordPress' `/wp-json` (unless that is
+ * REST_ROOT), so clients that hard-code it work.
+ */
+export function restRoots(config: Config): string[] {
+  return config.restRoot === WORDPRESS_REST_ROOT ? [config.restRoot] : [config.restRoot, WORDPRESS_REST_ROOT];
+}
+
+/** The namespaces every route answers under: ours, then the aliases (NAMESPACE_ALIASES). */
+export function namespaces(config: Config): string[] {
+  return [NAMESPACE, ...config.namespaceAliases.filter((ns) => ns !== NAMESPACE)];
+}
+
+/** Plain permalinks: `/?rest_route=/calendar/events/v1/events` (and `/index.php?rest_route=…`) to REST_ROOT. */
+export function restRouteRewrite(restRoot: string): (req: IncomingMessage) => string {
+  return (req) => {
+    const url = req.url ?? '/';
+    if (!url.includes('rest_route=')) return url;
+    const q = url.indexOf('?');
+    const pathname = q === -1 ? url : url.slice(0, q);
+    if (pathname !== '/' && pathname !== '/index.php') return url;
+    const params = new URLSearchParams(url.slice(q + 1));
+    const route = params.get('rest_route') ?? '/';
+    params.delete('rest_route');
+    const rest = params.toString();
+    return `${restRoot}${route.startsWith('/') ? route : '/' + route}${rest ? '?' + rest : ''}`;
+  };
+}
+
+/**
+ * The REST root a request came in under, decided from the route that matched (its pattern as
+ * registered: `/api/calendar/events/v1/events/:id`), whatever the spelling of the URL (duplicate
+ * slashes, percent-encoding, `rest_route`, which the router accepts); undefined outside every root.
+ * A request no route matched (a 404) is placed by its path with duplicate slashes collapsed and
+ * percent-decoded, as the router reads it; such a request runs no route, so nothing it may see
+ * depends on this (only whether its 404 is wrapped for `_jsonp`, and its credentials checked).
+ */
+function apiRootOf(roots: string[], req: FastifyRequest): string | undefined {
+  const route = req.routeOptions.url;
+  if (route !== undefined) return restRootOf(roots, route);
+  const q = req.url.indexOf('?');
+  const raw = (q === -1 ? req.url : req.url.slice(0, q)).replace(/\/{2,}/g, '/');
+  let path = raw;
+  try {
+    path = decodeURIComponent(raw);
+  } catch {
+    // Not valid percent-encoding: the router answers it as is.
+  }
+  return restRootOf(roots, path);
+}
+
+/** The REST root a URL path is under ('/api/…' → '/api'), or undefined outside every root. */
+function restRootOf(roots: string[], url: string): string | undefined {
+  const q = url.indexOf('?');
+  const path = q === -1 ? url : url.slice(0, q);
+  let found: string | undefined;
+  for (const root of roots) {
+    if (root === '' || path === root || path.startsWith(root + '/')) if (found === undefined || root.length > found.length) found = root;
+  }
+  return found;
+}
+
+/**
+ * Headers WordPress sends on every REST response (shapes.md §1.3). `discovery` is the REST root
+ * of the request (the one it came in on; REST_ROOT outside the API); a `Link` the route set
+ * (list paging) follows the discovery relation in the same header.
+ */
+function commonHeaders(req: FastifyRequest, discovery: Links, routeLink: unknown, corsOrigins: string[] | undefined): Record<string, string> {
+  const link = `<${discovery.restRoot}>; rel="https://api.w.org/"`;
+  const headers: Record<string, string> = {
+    link: typeof routeLink === 'string' && routeLink !== '' && !routeLink.includes('rel="https://api.w.org/"') ? `${link}, ${routeLink}` : link,
+    'x-robots-tag': 'noindex',
+    'x-content-type-options': 'nosniff',
+    'access-control-expose-headers': 'X-WP-Total, X-WP-TotalPages, Link, X-TEC-Total, X-TEC-TotalPages, X-Sync-Token, X-Sync-More, ETag',
+    'access-control-allow-headers': 'Authorization, X-WP-Nonce, Content-Disposition, Content-MD5, Content-Type',
+    // Answers may be compressed (gzip/brotli by Accept-Encoding), HEAD and small ones included in
+    // the rule; API answers depend on the credentials sent (issue 11: shared caches keep them apart).
+    vary: 'Origin, accept-encoding, Authorization',
+  };
+  if (req.viewer && req.viewer.id > 0) {
+    headers.expires = 'Wed, 11 Jan 1984 05:00:00 GMT';
+    headers['cache-control'] = 'private, no-cache, must-revalidate, max-age=0';
+  }
+  const origin = req.headers.origin;
+  // CORS_ORIGINS: any origin by default (reflected, with credentials, as WordPress does), else only those listed.
+  if (typeof origin === 'string' && origin !== '' && (corsOrigins === undefined || corsOrigins.includes(origin))) {
+    headers['access-control-allow-origin'] = origin;
+    headers['access-control-allow-methods'] = 'OPTIONS, GET, POST, PUT, PATCH, DELETE';
+    headers['access-control-allow-credentials'] = 'true';
+  }
+  return headers;
+}
+
+/**
+ * Register the REST face. Its credential hook must come before the rate limit's (which keys by the
+ * user) and its error handler applies to the whole instance: `src/app.ts` registers it after the
+ * shared plumbing (web/) and before the other faces. Synchronous on purpose: nothing may run between
+ * the routes added before it and its error handler.
+ */
+export function registerRestApi(app: FastifyInstance, { config, services, webhooks }: RestFace): void {
+  const restRoot = config.restRoot;
+  const roots = restRoots(config);
+  const served = namespaces(config);
+
+  // `_jsonp` (jsonp.ts) and credentials, for every request under a REST root. onRequest hooks run
+  // once the router has matched the request, so both are decided from the route that matched
+  // (apiRootOf), not from the spelling of the URL.
+  // Credentials are checked here, before rate limiting (whose key is the user when they are
+  // valid), through the failed-login throttle (web/authentication.ts; the pipeline uses the viewer
+  // found here, and anonymous when there is none).
+  const authenticate = createAuthentication(services.users, config.loginMaxFailures);
+  app.addHook('onRequest', async (req) => {
+    if (apiRootOf(roots, req) === undefined) return;
+    const callback = jsonpCallbackOf(req.query as Record<string, unknown> | undefined, config.jsonp);
+    if (callback !== undefined) req.jsonpCallback = callback;
+    else if (req.headers.authorization !== undefined) req.viewer = await authenticate(req.headers.authorization, req.ip);
+  });
+
+  app.addHook('onSend', async (req, reply, payload) => {
+    const root = req.apiLinks?.restRootPath ?? apiRootOf(roots, req) ?? restRoot;
+    reply.headers(commonHeaders(req, services.linksFor(root, NAMESPACE), reply.getHeader('link'), config.corsOrigins));
+    // The IETF draft's fields (draft-ietf-httpapi-ratelimit-headers-08 and later) beside X-RateLimit-*.
+    const remaining = reply.getHeader('x-ratelimit-remaining');
+    if (remaining !== undefined) {
+      reply.header('ratelimit-policy', `"default";q=${config.rateLimitMax};w=${config.rateLimitWindow}`);
+      reply.header('ratelimit', `"default";r=${remaining};t=${reply.getHeader('x-ratelimit-reset') ?? 0}`);
+    }
+    if (req.sitePage) reply.removeHeader('x-robots-tag');
+    if (req.jsonpCallback !== undefined && String(reply.getHeader('content-type') ?? '').startsWith('application/json')) {
+      reply.header('content-type', JSONP_CONTENT_TYPE);
+      if (typeof payload === 'string' || Buffer.isBuffer(payload)) return wrapJsonp(req.jsonpCallback, payload);
+    }
+    return payload;
+  });
+
+  app.setErrorHandler(async (error, req, reply) => {
+    let apiErr: ApiError;
+    if (error instanceof ApiError) apiErr = error;
+    else if (requestErrorOf(error) !== undefined) apiErr = requestErrorOf(error)!;
+    else if (typeof (error as { statusCode?: number }).statusCode === 'number' && (error as { statusCode: number }).statusCode < 500) {
+      const e = error as { statusCode: number; message: string };
+      apiErr = new ApiError('rest_bad_request', e.message, e.statusCode);
+    } else if (storeFault(error) !== undefined) {
+      // The database is down, busy, full or read-only: a clear, retryable answer instead of a 500.
+      const fault = storeFault(error)!;
+      req.log.warn({ fault, error: (error as Error).message, code: (error as { code?: string }).code }, 'database fault');
+      apiErr = faultError(fault);
+    } else {
+      req.log.error({ err: error }, 'unhandled error');
+      apiErr = apiError('internal_server_error');
+    }
+    const allow = await allowForError(req, services).catch(() => undefined);
+    if (allow !== undefined) reply.header('allow', allow);
+    reply.headers(apiErr.headers);
+    if ((req.query as Record<string, unknown> | undefined)?._envelope !== undefined) {
+      return sendJson(reply, 200, { body: apiErr.toJSON(), status: apiErr.status, headers: { ...(allow !== undefined ? { Allow: allow } : {}), ...apiErr.headers } });
+    }
+    return sendJson(reply, apiErr.status, apiErr.toJSON());
+  });
+
+  // Unknown URLs count against the rate limit too (the plugin hooks only declared routes).
+  app.setNotFoundHandler(config.rateLimitMax > 0 ? { preHandler: app.rateLimit() } : {}, async (_req, reply) => sendJson(reply, 404, apiError('rest_no_route').toJSON()));
+
+  // One set of declarations, registered under every REST root and namespace: each registration
+  // carries its Links, so the answers' REST URLs follow the root and namespace of the request.
+  const routes = apiRoutes(services);
+  for (const root of roots) {
+    const linksOfRoot = served.map((ns) => services.linksFor(root, ns));
+    for (const links of linksOfRoot) registerRoutes(app, routes, services, links);
+    app.get(root === '' ? '/' : root, async (req, reply) => {
+      req.apiLinks = linksOfRoot[0];
+      const text = jsonBody(rootIndex(routes, services, linksOfRoot));
+      if (answerConditional(req, reply.header('allow', 'GET'), { etag: etagOfBody(text), private: req.viewer !== undefined && req.viewer.id > 0 })) return reply;
+      return reply.code(200).header('content-type', 'application/json; charset=UTF-8').send(text);
+    });
+  }
+  // This service's own administration namespace (webhooks, issue 11), under every REST root.
+  const admin = adminRoutes(services, webhooks);
+  admin.push(...adminEventRoutes(services)); // the event index (issue 25): in the same list, so the index and /doc declare it
+  for (const root of roots) registerRoutes(app, admin, services, services.linksFor(root, ADMIN_NAMESPACE));
+
+  // The site root: discovery (the Link header and <link>), unless the REST root is the site root.
+  if (!roots.includes('')) {
+    app.get('/', async (req, reply) => {
+      req.sitePage = true;
+      return reply
+        .code(200)
+        .header('content-type', 'text/html; charset=UTF-8')
+        .send(sitePageHtml(config.siteName, services.links.restRoot, DOCS_PAGE_PATH, `${services.links.siteUrl}/events/`));
+    });
+  }
+  // The human-readable API documentation (Swagger UI over `{ns}/doc`), outside the REST root.
+  registerDocsPage(app, `${basePath(services.links)}/doc`);
+}

@@ -36,6 +36,7 @@ import * as termsStore from '../store/terms.js';
 import * as usersStore from '../store/users.js';
 import { checkUrl, createSource, ImportError, mapLimit, RefusedTargetError, type Source } from './source.js';
 import { ImportReport, type ImportHooks } from './report.js';
+import { proParentOf, proRecurrence } from './tec/pro.js';
 
 export interface TecImportOptions {
   /** the source's REST root (https://site/wp-json) */
@@ -59,7 +60,8 @@ export interface TecImportOptions {
 }
 
 type Json = Record<string, any>;
-type Kind = 'category' | 'tag' | 'venue' | 'organizer' | 'event' | 'user';
+/** `series`: a TEC Pro recurring event (its parent's id) imported here as a series (issue 25). */
+type Kind = 'category' | 'tag' | 'venue' | 'organizer' | 'event' | 'user' | 'series';
 
 const ZERO_DATE = '0000-00-00 00:00:00';
 /** The list window: all dates (the default window ends 24 months ahead). */
@@ -174,6 +176,8 @@ export async function importTec(services: Services, admin: Viewer, options: TecI
     await putMapping(trx, { source: sourceKey, kind, source_id: sourceId, local_id: local, fingerprint: print });
   };
   const noted = (kind: Kind, sourceId: string, local: number, print: string) => mapped.set(`${kind}:${sourceId}`, { local, fingerprint: print });
+  /** Records this run created (a TEC Pro parent created as an event, then made a series, counts once). */
+  const createdNow = new Set<string>();
 
   /**
    * Every record of a list, page by page: `concurrency` pages are read at once and handed to
@@ -238,6 +242,7 @@ export async function importTec(services: Services, admin: Viewer, options: TecI
       if (local === undefined) return undefined;
       noted(kind, sourceId, local, print);
       report.count(kind, 'created');
+      createdNow.add(`${kind}:${sourceId}`);
       if (local !== Number(record.id)) report.remap(kind, sourceId, local, 'the id is taken here');
       return local;
     } catch (err) {
@@ -559,10 +564,14 @@ export async function importTec(services: Services, admin: Viewer, options: TecI
    * edited alone updated alone, and those trashed alone trashed (from the index; without it, a
    * start the rules generate here that the source does not list).
    */
-  async function importSeries(s: Json, occurrences: Json[], trashed: Array<{ id: number; start: string }>): Promise<void> {
+  async function importSeries(s: Json, occurrences: Json[], trashed: Array<{ id: number; start: string }>): Promise<number | undefined> {
     const isException = (o: Json) => (index ? exceptionIds.has(Number(o.id)) : differsFromSeries(o, s));
     const exceptions = occurrences.filter(isException);
-    const wantedIds = new Map<string, number>([...occurrences.map((o) => [String(o.original_start_date), Number(o.id)] as const), ...trashed.map((t) => [t.start, t.id] as const)]);
+    // (A TEC Pro series' first occurrence is the series' own post at the source: its id stays the series'.)
+    const wantedIds = new Map<string, number>([
+      ...occurrences.filter((o) => Number(o.id) !== Number(s.id)).map((o) => [String(o.original_start_date), Number(o.id)] as const),
+      ...trashed.map((t) => [t.start, t.id] as const),
+    ]);
     // The fingerprint covers the series, its exceptions and which occurrences exist.
     const record = { ...s, occurrences: occurrences.map((o) => (isException(o) ? o : [o.id, o.original_start_date])), trashed };
     const context = (print: string, keep: boolean) => ({
@@ -591,7 +600,7 @@ export async function importTec(services: Services, admin: Viewer, options: TecI
         await withImportContext(context(print, false), () => services.events.update(admin, current, { ...fields, recurrence_scope: 'all' }));
       },
     );
-    if (local === undefined || options.dryRun || (report.counts.get('event')?.skipped ?? 0) > skippedBefore) return;
+    if (local === undefined || options.dryRun || (report.counts.get('event')?.skipped ?? 0) > skippedBefore) return local;
     const here = await occurrencesOf(db, local);
     const byStart = new Map(here.map((o) => [o.original_start, o]));
     for (const o of exceptions) {
@@ -638,6 +647,42 @@ export async function importTec(services: Services, admin: Viewer, options: TecI
         if (sid !== o.post_id) report.remap('event', String(sid), o.post_id, 'the id is taken here');
       }
     });
+    return local;
+  }
+
+  /**
+   * A TEC Pro recurring event (issue 25): its parent and the children that name it (`post_parent`)
+   * become one series here with the parent's id and fields, a rule (or RDATEs) made from the
+   * occurrences' starts, the children keeping their ids; children that differ from the parent are
+   * updated alone (exceptions). A parent imported before as a single event (a first run imports it
+   * before its children are seen; earlier versions imported every occurrence so) becomes the series,
+   * and its children imported as single events are trashed.
+   */
+  async function importProSeries(parent: Json, children: Json[]): Promise<void> {
+    const occurrences: Json[] = [parent, ...children].map((o) => ({ ...o, original_start_date: o.start_date }));
+    const first = [...occurrences].sort((a, b) => String(a.start_date).localeCompare(String(b.start_date)) || Number(a.id) - Number(b.id))[0]!;
+    const recurrence = proRecurrence(
+      occurrences.map((o) => String(o.start_date)),
+      Boolean(parent.all_day),
+    );
+    const s = { ...parent, recurrence, ...pick(first, ['start_date', 'end_date', 'utc_start_date', 'utc_end_date']) };
+    const local = localOf('event', parent.id);
+    if (!options.dryRun && local !== undefined && (await occurrenceOf(db, local)) === undefined) {
+      const here = await services.events.findById(local);
+      if (here && here.type === 'tribe_events')
+        await retireFlattened(
+          s,
+          children.map((c) => Number(c.id)),
+        );
+    }
+    const updatedBefore = report.counts.get('event')?.updated ?? 0;
+    const series = await importSeries(s, occurrences, []);
+    const counts = report.counts.get('event');
+    if (counts && createdNow.has(`event:${parent.id}`) && counts.updated > updatedBefore) counts.updated--;
+    if (series !== undefined && !options.dryRun && localOf('series', parent.id) !== series) {
+      await writeTransaction(db, (trx) => remember(trx, 'series', String(parent.id), series, ''));
+      noted('series', String(parent.id), series, '');
+    }
   }
 
   // ---- the phases ------------------------------------------------------------------------------
@@ -674,14 +719,24 @@ export async function importTec(services: Services, admin: Viewer, options: TecI
   // Occurrences of recurring events (issue 25) are held back and imported with their series.
   const occurrencesOfSeries = new Map<number, Json[]>();
   const seriesIds = new Set<number>();
+  // TEC Pro's occurrences (their `post_parent`), by parent, and the parents imported as series before.
+  const childrenOf = new Map<number, Json[]>();
+  const proParents = new Map<number, Json | undefined>();
   const importListed = async (e: Json) => {
     const seriesId = Number(e.recurring_event_id);
+    const parent = proParentOf(e);
     if (Number.isSafeInteger(seriesId) && seriesId > 0) {
       seriesIds.add(seriesId);
       const list = occurrencesOfSeries.get(seriesId) ?? [];
       list.push(e);
       occurrencesOfSeries.set(seriesId, list);
-    } else await importEvent(e);
+    } else if (parent > 0) {
+      if (!proParents.has(parent)) proParents.set(parent, undefined);
+      const list = childrenOf.get(parent) ?? [];
+      list.push(e);
+      childrenOf.set(parent, list);
+    } else if (localOf('series', e.id) !== undefined) proParents.set(Number(e.id), e);
+    else await importEvent(e);
   };
   const seen = new Set<number>();
   done = 0;
@@ -757,8 +812,29 @@ export async function importTec(services: Services, admin: Viewer, options: TecI
     }
     hooks.onProgress?.({ phase: 'series', done: ++done, total: seriesIds.size });
   }
+  // TEC Pro's recurring events (issue 25): each parent with the children that name it.
+  done = 0;
+  for (const parentId of [...proParents.keys()].sort((a, b) => a - b)) {
+    const children = (childrenOf.get(parentId) ?? []).sort((a, b) => Number(a.id) - Number(b.id));
+    let parent = proParents.get(parentId);
+    if (!parent) {
+      const res = await source.getJson(`${ns}/events/${parentId}`, [400, 401, 403, 404, 410]);
+      if (res.status === 200 && res.body && typeof res.body === 'object') parent = res.body as Json;
+      else {
+        warn(`recurring event ${parentId} could not be read at the source (${res.status}): its ${children.length} occurrence(s) were imported as single events`);
+        for (const o of children) await importEvent(o);
+      }
+    }
+    if (parent && children.length > 0) await importProSeries(parent, children);
+    else if (parent) {
+      warn(`recurring event ${parentId} lists no other occurrence at the source any more; it was imported as it is, its series here left as it was`);
+    }
+    hooks.onProgress?.({ phase: 'recurring events', done: ++done, total: proParents.size });
+  }
   return report;
 }
+
+const pick = (o: Json, keys: string[]) => Object.fromEntries(keys.filter((k) => o[k] !== undefined).map((k) => [k, o[k]]));
 
 /** The stored form of an excerpt from its wire form (wpautop's `<p>…</p>` wrapping removed when it is the whole text). */
 function stripAutop(value: string): string {

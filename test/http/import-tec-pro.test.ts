@@ -6,7 +6,7 @@
  * as a series with RDATEs; the children keep their ids, a child edited alone stays an exception, and
  * a second run changes nothing.
  */
-import { after, before, describe, it } from 'node:test';
+import { after, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { createServer, type Server } from 'node:http';
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -29,7 +29,8 @@ function tecEvent(id: number, title: string, start: string, end: string, utcStar
     date_utc: '2027-01-01 15:00:00',
     modified: '2027-01-01 10:00:00',
     modified_utc: '2027-01-01 15:00:00',
-    url: `http://pro.example/event/${title.toLowerCase().replace(/\W+/g, '-')}/${start.slice(0, 10)}/`,
+    // Pro links every occurrence of a recurring event (the parent too) with its date.
+    url: `http://pro.example/event/${String(more.slug ?? title.toLowerCase().replace(/\W+/g, '-'))}/${more.single ? '' : `${start.slice(0, 10)}/`}`,
     title,
     description: `<p>${title}</p>`,
     excerpt: '',
@@ -54,25 +55,30 @@ function tecEvent(id: number, title: string, start: string, end: string, utcStar
     tags: [],
     venue: [],
     organizer: [],
-    ...more,
+    ...Object.fromEntries(Object.entries(more).filter(([k]) => k !== 'single')),
   };
 }
 
-// A weekly recurring event (parent 101, children 105-107; 106 edited alone), an irregular one
+// A weekly recurring event (parent 101, children 105-107; 106 edited alone: Pro's children keep the parent's slug), an irregular one
 // (parent 120, children 121-122, the last at another time of day) and a single event.
 const EVENTS = [
   tecEvent(101, 'Choir', '2027-03-02 19:00:00', '2027-03-02 21:00:00', '2027-03-03 00:00:00', '2027-03-03 02:00:00'),
   tecEvent(105, 'Choir', '2027-03-09 19:00:00', '2027-03-09 21:00:00', '2027-03-10 00:00:00', '2027-03-10 02:00:00', { post_parent: 101 }),
-  tecEvent(106, 'Choir (guest conductor)', '2027-03-16 19:00:00', '2027-03-16 21:00:00', '2027-03-16 23:00:00', '2027-03-17 01:00:00', { post_parent: 101 }),
+  tecEvent(106, 'Choir (guest conductor)', '2027-03-16 19:00:00', '2027-03-16 21:00:00', '2027-03-16 23:00:00', '2027-03-17 01:00:00', { post_parent: 101, slug: 'choir' }),
   tecEvent(107, 'Choir', '2027-03-23 19:00:00', '2027-03-23 21:00:00', '2027-03-23 23:00:00', '2027-03-24 01:00:00', { post_parent: 101 }),
   tecEvent(120, 'Workshop', '2027-04-05 10:00:00', '2027-04-05 12:00:00', '2027-04-05 14:00:00', '2027-04-05 16:00:00'),
   tecEvent(121, 'Workshop', '2027-04-19 10:00:00', '2027-04-19 12:00:00', '2027-04-19 14:00:00', '2027-04-19 16:00:00', { post_parent: 120 }),
   tecEvent(122, 'Workshop', '2027-05-03 14:00:00', '2027-05-03 16:00:00', '2027-05-03 18:00:00', '2027-05-03 20:00:00', { post_parent: 120 }),
-  tecEvent(130, 'Gala', '2027-06-01 19:00:00', '2027-06-01 23:00:00', '2027-06-01 23:00:00', '2027-06-02 03:00:00'),
+  tecEvent(130, 'Gala', '2027-06-01 19:00:00', '2027-06-01 23:00:00', '2027-06-01 23:00:00', '2027-06-02 03:00:00', { single: true }),
 ];
 
-/** The fake Pro site: its REST root is /wp-json; lists are paged as TEC pages them. */
-async function fakePro(): Promise<{ origin: string; server: Server; requests: string[] }> {
+/**
+ * The fake Pro site: its REST root is /wp-json; lists are paged as TEC pages them and take the
+ * `post_parent` filter. `named`: the children's JSON carries `post_parent`; else it is TEC's stock
+ * JSON, without it (the filter still works).
+ */
+async function fakePro(named: boolean): Promise<{ origin: string; server: Server; requests: string[] }> {
+  const shown = EVENTS.map((e) => (named ? e : Object.fromEntries(Object.entries(e).filter(([k]) => k !== 'post_parent'))));
   const requests: string[] = [];
   const server = createServer((req, res) => {
     requests.push(req.url!);
@@ -92,10 +98,16 @@ async function fakePro(): Promise<{ origin: string; server: Server; requests: st
     const path = url.pathname.replace(/\/+$/, '');
     if (path === `/wp-json/${NS}`) return json(200, { namespace: NS, routes: { [`/${NS}/events`]: {} } });
     for (const key of ['categories', 'tags', 'venues', 'organizers']) if (path === `/wp-json/${NS}/${key}`) return list(key, []);
-    if (path === `/wp-json/${NS}/events`) return list('events', EVENTS);
+    if (path === `/wp-json/${NS}/events`) {
+      const parent = url.searchParams.get('post_parent');
+      return list(
+        'events',
+        shown.filter((e, i) => parent === null || String((EVENTS[i] as { post_parent?: number }).post_parent) === parent),
+      );
+    }
     const one = /^\/wp-json\/tribe\/events\/v1\/events\/(\d+)$/.exec(path);
     if (one) {
-      const e = EVENTS.find((x) => x.id === Number(one[1]));
+      const e = shown.find((x) => x.id === Number(one[1]));
       return e ? json(200, e) : json(404, { code: 'event-not-found', message: 'The requested event could not be found', data: { status: 404 } });
     }
     if (path === '/wp-json/wp/v2/tribe_events')
@@ -134,73 +146,74 @@ describe('TEC Pro recurrence from the occurrences', () => {
 for (const kind of STORES) {
   describe(`import tec from The Events Calendar Pro: recurring events as series [${kind.name}]`, () => {
     const dir = mkdtempSync(join(tmpdir(), 'calendar-import-pro-'));
-    let pro: Awaited<ReturnType<typeof fakePro>>;
     const servers: TestServer[] = [];
-    before(async () => {
-      pro = await fakePro();
-    });
+    const fakes: Server[] = [];
     after(async () => {
       for (const s of servers) await s.close();
-      pro.server.close();
+      for (const f of fakes) f.close();
       rmSync(dir, { recursive: true, force: true });
     });
 
-    it('occurrences naming their parent (post_parent) arrive as one series: a rule when evenly spaced, else RDATEs; ids kept; a second run changes nothing', async () => {
-      const { server, url } = await cliTarget(kind, dir, 'pro');
-      servers.push(server);
-      const args = ['import', 'tec', '--from', pro.origin, '--no-progress', '--allow-private', '--retry-delay', '5'];
-      const run = await cli(args, cliEnv(url));
-      assert.equal(run.code, 0, run.stderr + run.stdout);
-      assert.match(run.stdout, /events: 3 created, 0 updated, 0 skipped, 0 failed/);
-      assert.doesNotMatch(run.stderr, /imported as single events/);
+    for (const named of [true, false])
+      it(`${named ? 'occurrences naming their parent (post_parent in their JSON)' : "TEC's stock JSON (occurrences found by their dated links, confirmed by the post_parent filter)"}: one series each, a rule when evenly spaced, else RDATEs; ids kept; a second run changes nothing`, async () => {
+        const pro = await fakePro(named);
+        fakes.push(pro.server);
+        const { server, url } = await cliTarget(kind, dir, named ? 'pro-named' : 'pro-stock');
+        servers.push(server);
+        const args = ['import', 'tec', '--from', pro.origin, '--no-progress', '--allow-private', '--retry-delay', '5'];
+        const run = await cli(args, cliEnv(url));
+        assert.equal(run.code, 0, run.stderr + run.stdout);
+        assert.match(run.stdout, /events: 3 created, 0 updated, 0 skipped, 0 failed/);
+        assert.doesNotMatch(run.stderr, /imported as single events/);
 
-      const choir = await server.api.get('/events/101', { as: 'admin' });
-      assert.equal(choir.status, 200);
-      assert.deepEqual(choir.body.recurrence, ['RRULE:FREQ=WEEKLY;COUNT=4']);
-      assert.equal(choir.body.timezone, 'America/New_York');
-      const occurrences = (await server.api.get('/events', { as: 'admin', query: { ...ALL, post_parent: 101 } })).body.events;
-      assert.deepEqual(
-        occurrences.map((o: any) => [o.start_date, o.utc_start_date, o.title]),
-        [
-          ['2027-03-02 19:00:00', '2027-03-03 00:00:00', 'Choir'],
-          ['2027-03-09 19:00:00', '2027-03-10 00:00:00', 'Choir'],
-          ['2027-03-16 19:00:00', '2027-03-16 23:00:00', 'Choir (guest conductor)'],
-          ['2027-03-23 19:00:00', '2027-03-23 23:00:00', 'Choir'],
-        ],
-        'the occurrences keep their local times across the change of time (14 March); the one edited alone keeps its title',
-      );
-      assert.deepEqual(
-        occurrences.slice(1).map((o: any) => o.id),
-        [105, 106, 107],
-        'the children keep their ids',
-      );
-      // The one edited alone is an exception: a change to the series leaves it alone.
-      assert.equal((await server.api.post('/events/101', { as: 'admin', json: { title: 'Choir practice' } })).status, 200);
-      const changed = (await server.api.get('/events', { as: 'admin', query: { ...ALL, post_parent: 101 } })).body.events.map((o: any) => o.title);
-      assert.deepEqual(changed, ['Choir practice', 'Choir practice', 'Choir (guest conductor)', 'Choir practice']);
+        const choir = await server.api.get('/events/101', { as: 'admin' });
+        assert.equal(choir.status, 200);
+        assert.deepEqual(choir.body.recurrence, ['RRULE:FREQ=WEEKLY;COUNT=4']);
+        assert.equal(choir.body.timezone, 'America/New_York');
+        const occurrences = (await server.api.get('/events', { as: 'admin', query: { ...ALL, post_parent: 101 } })).body.events;
+        assert.deepEqual(
+          occurrences.map((o: any) => [o.start_date, o.utc_start_date, o.title]),
+          [
+            ['2027-03-02 19:00:00', '2027-03-03 00:00:00', 'Choir'],
+            ['2027-03-09 19:00:00', '2027-03-10 00:00:00', 'Choir'],
+            ['2027-03-16 19:00:00', '2027-03-16 23:00:00', 'Choir (guest conductor)'],
+            ['2027-03-23 19:00:00', '2027-03-23 23:00:00', 'Choir'],
+          ],
+          'the occurrences keep their local times across the change of time (14 March); the one edited alone keeps its title',
+        );
+        assert.deepEqual(
+          occurrences.slice(1).map((o: any) => o.id),
+          [105, 106, 107],
+          'the children keep their ids',
+        );
+        // The one edited alone is an exception: a change to the series leaves it alone.
+        assert.equal((await server.api.post('/events/101', { as: 'admin', json: { title: 'Choir practice' } })).status, 200);
+        const changed = (await server.api.get('/events', { as: 'admin', query: { ...ALL, post_parent: 101 } })).body.events.map((o: any) => o.title);
+        assert.deepEqual(changed, ['Choir practice', 'Choir practice', 'Choir (guest conductor)', 'Choir practice']);
 
-      const workshop = await server.api.get('/events/120', { as: 'admin' });
-      assert.deepEqual(workshop.body.recurrence, ['RDATE:20270419T100000,20270503T140000']);
-      const sessions = (await server.api.get('/events', { as: 'admin', query: { ...ALL, post_parent: 120 } })).body.events;
-      assert.deepEqual(
-        sessions.map((o: any) => [o.id === 121 || o.id === 122 ? o.id : 'new', o.start_date, o.end_date]),
-        [
-          ['new', '2027-04-05 10:00:00', '2027-04-05 12:00:00'],
-          [121, '2027-04-19 10:00:00', '2027-04-19 12:00:00'],
-          [122, '2027-05-03 14:00:00', '2027-05-03 16:00:00'],
-        ],
-      );
-      const gala = await server.api.get('/events/130', { as: 'admin' });
-      assert.equal(gala.body.recurrence, undefined, 'a single event stays single');
-      // Every occurrence is listed once; nothing was left behind as a single event.
-      const listed = (await server.api.get('/events', { as: 'admin', query: ALL })).body.events;
-      assert.equal(listed.length, 8);
+        const workshop = await server.api.get('/events/120', { as: 'admin' });
+        assert.deepEqual(workshop.body.recurrence, ['RDATE:20270419T100000,20270503T140000']);
+        const sessions = (await server.api.get('/events', { as: 'admin', query: { ...ALL, post_parent: 120 } })).body.events;
+        assert.deepEqual(
+          sessions.map((o: any) => [o.id === 121 || o.id === 122 ? o.id : 'new', o.start_date, o.end_date]),
+          [
+            ['new', '2027-04-05 10:00:00', '2027-04-05 12:00:00'],
+            [121, '2027-04-19 10:00:00', '2027-04-19 12:00:00'],
+            [122, '2027-05-03 14:00:00', '2027-05-03 16:00:00'],
+          ],
+        );
+        const gala = await server.api.get('/events/130', { as: 'admin' });
+        assert.equal(gala.body.recurrence, undefined, 'a single event stays single');
+        // Every occurrence is listed once; nothing was left behind as a single event.
+        const listed = (await server.api.get('/events', { as: 'admin', query: ALL })).body.events;
+        assert.equal(listed.length, 8);
 
-      // Unchanged at the source: nothing is written (the series imported before is skipped whole).
-      const again = await cli(args, cliEnv(url));
-      assert.equal(again.code, 0, again.stderr);
-      assert.match(again.stdout, /events: 0 created, 0 updated, 3 skipped, 0 failed/);
-      assert.equal((await server.api.get('/events', { as: 'admin', query: ALL })).body.events.length, 8);
-    });
+        // Unchanged at the source: nothing is written (the series imported before is skipped whole).
+        const again = await cli(args, cliEnv(url));
+        assert.equal(again.code, 0, again.stderr);
+        assert.match(again.stdout, /events: 0 created, 0 updated, 3 skipped, 0 failed/);
+        assert.equal((await server.api.get('/events', { as: 'admin', query: ALL })).body.events.length, 8);
+        if (!named) assert.deepEqual(pro.requests.filter((r) => r.includes('post_parent=')).length, 4, 'one post_parent question per recurring event and run');
+      });
   });
 }

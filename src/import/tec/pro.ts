@@ -6,6 +6,10 @@
  * evenly spaced at one time of day (every N days or weeks, every N months on one day of the month,
  * every N years), with `COUNT` so that it makes exactly those starts; else the starts as `RDATE`s.
  *
+ * TEC's own event JSON does not carry `post_parent` (its lists take it as a filter): where the
+ * children do not name their parent, the occurrences are recognised by their links (`/event/{slug}/
+ * {date}/`, `proOccurrenceBase`) and confirmed by asking the list for `post_parent={parent}`.
+ *
  * @example
  *   proRecurrence(['2027-03-02 19:00:00', '2027-03-09 19:00:00', '2027-03-16 19:00:00'], false) // ['RRULE:FREQ=WEEKLY;COUNT=3']
  *   proParentOf({ id: 12, post_parent: 10 }) // 10
@@ -17,6 +21,17 @@ type Json = Record<string, any>;
 export function proParentOf(e: Json): number {
   const parent = Number(e.post_parent);
   return Number.isSafeInteger(parent) && parent > 0 && parent !== Number(e.id) ? parent : 0;
+}
+
+/**
+ * The permalink of a TEC Pro recurring event's occurrence without its date: Pro links each one
+ * (the parent included) as `/event/{slug}/{YYYY-MM-DD}/`, a single event as `/event/{slug}/`. Events
+ * sharing it are the occurrences of one recurring event when the source's `post_parent` filter
+ * confirms it. Undefined for a link without the occurrence's date.
+ */
+export function proOccurrenceBase(e: Json): string | undefined {
+  const m = /^(.*\/)(\d{4}-\d{2}-\d{2})\/?$/.exec(String(e.url ?? ''));
+  return m && m[2] === String(e.start_date ?? '').slice(0, 10) ? m[1] : undefined;
 }
 
 /** RDATE values per line (a series holds at most 50 lines and 1,000 RDATE/EXDATE values). */

@@ -94,7 +94,7 @@ export class TecApplier {
    * Create or update one record: skipped when the fingerprint matches what was imported last and
    * the local record still exists.
    */
-  async upsert(
+  private async upsert(
     kind: Kind,
     record: Json,
     exists: (local: number) => Promise<boolean>,
@@ -134,8 +134,8 @@ export class TecApplier {
     }
   }
 
-  /** A record-level failure (the record is reported failed, the import goes on). */
-  async authorOf(sourceAuthor: unknown): Promise<number> {
+  /** The local user of a source author: `--author`, else the user imported for it (created here when new). */
+  private async authorOf(sourceAuthor: unknown): Promise<number> {
     if (this.authorOverride !== undefined) return this.authorOverride;
     const sid = String(sourceAuthor ?? '0');
     if (sid === '0' || sid === '') return this.admin.id;
@@ -175,7 +175,7 @@ export class TecApplier {
   }
 
   /** Publication and modification dates (and what the services do not write) as at the source. */
-  async keepMeta(trx: Executor, id: number, r: Json, extra: Record<string, unknown> = {}) {
+  private async keepMeta(trx: Executor, id: number, r: Json, extra: Record<string, unknown> = {}) {
     const patch: Record<string, unknown> = { ...extra };
     if (typeof r.date === 'string' && r.date) patch.date_local = r.date;
     if (typeof r.date_utc === 'string' && r.date_utc) patch.date_gmt = r.date_utc;
@@ -268,7 +268,7 @@ export class TecApplier {
   }
 
   // ---- events --------------------------------------------------------------------------------
-  async refOf(kind: 'venue' | 'organizer' | 'category' | 'tag', embedded: Json): Promise<number> {
+  private async refOf(kind: 'venue' | 'organizer' | 'category' | 'tag', embedded: Json): Promise<number> {
     const local = this.localOf(kind, embedded.id);
     if (local !== undefined) return local;
     // Not in the lists read before (e.g. not visible there): import it from the embedded copy.
@@ -278,7 +278,7 @@ export class TecApplier {
     return now;
   }
 
-  async eventInput(e: Json): Promise<EventInput> {
+  private async eventInput(e: Json): Promise<EventInput> {
     const venue = e.venue && typeof e.venue === 'object' && !Array.isArray(e.venue) && e.venue.id ? await this.refOf('venue', e.venue) : 0;
     const organizers: number[] = [];
     for (const o of Array.isArray(e.organizer) ? e.organizer : []) organizers.push(await this.refOf('organizer', o));
@@ -332,7 +332,7 @@ export class TecApplier {
    * their series is created, so that the lists show each occurrence once (their ids stay taken: the
    * occurrences get new ones, printed as mapped).
    */
-  async retireFlattened(s: Json, sourceIds: number[]): Promise<void> {
+  private async retireFlattened(s: Json, sourceIds: number[]): Promise<void> {
     let retired = 0;
     for (const sid of sourceIds) {
       const local = this.localOf('event', sid);

@@ -29,8 +29,6 @@ export const reason = (err: unknown) =>
 
 /** A record-level failure (the record is reported failed, the import goes on). */
 export const recordFailure = (message: string) => Object.assign(new ImportError(message), { recordLevel: true });
-/** Whether an error stops the import (a source failure) rather than failing one record. */
-export const stopsImport = (err: unknown) => err instanceof ImportError && !(err as { recordLevel?: boolean }).recordLevel;
 
 export const pick = (o: Json, keys: string[]) => Object.fromEntries(keys.filter((k) => o[k] !== undefined).map((k) => [k, o[k]]));
 

@@ -15,16 +15,17 @@
  */
 import { readFileSync } from 'node:fs';
 import type { Services } from '../domain/services.js';
-import type { Database, Executor } from '../store/schema.js';
+import type { Executor } from '../store/schema.js';
 import { noteChange, writeTransaction } from '../store/changes.js';
 import { bumpIdSequence } from '../store/import-context.js';
+import { firstNonEmptyTable, insertRows, readTables, userById, userIdByLogin, type ExportTable } from '../store/exports.js';
 import { ImportError } from './source.js';
 
 export const EXPORT_FORMAT = 'events-calendar-export';
 export const EXPORT_VERSION = 1;
 
 /** Tables of the export, in an order that satisfies foreign keys on restore, and their sort keys. */
-const TABLES: Array<{ table: keyof Database; order: string[]; optional?: true }> = [
+const TABLES: Array<ExportTable & { optional?: true }> = [
   { table: 'users', order: ['id'] },
   { table: 'images', order: ['id'] },
   { table: 'terms', order: ['id'] },
@@ -75,23 +76,17 @@ export interface CalendarExport {
 }
 
 export async function exportCalendar(services: Services): Promise<CalendarExport> {
-  const db = services.store.db;
   // One snapshot: all tables read in one transaction.
-  const tables = await db.transaction().execute(async (trx) => {
-    const out: Record<string, Array<Record<string, unknown>>> = {};
-    for (const { table, order } of TABLES) {
-      let q = trx.selectFrom(table as 'posts').selectAll();
-      for (const c of order) q = q.orderBy(c as 'id');
-      const rows = (await q.execute()) as Array<Record<string, unknown>>;
-      out[table] = rows.map((r) => {
-        const row: Record<string, unknown> = {};
-        for (const [k, v] of Object.entries(r)) row[k] = NUMERIC.has(k) && v !== null && typeof v === 'string' ? Number(v) : v;
-        if (table === 'users') delete row.password_hash; // no secrets
-        return row;
-      });
-    }
-    return out;
-  });
+  const read = await readTables(services.store.db, TABLES);
+  const tables: Record<string, Array<Record<string, unknown>>> = {};
+  for (const { table } of TABLES) {
+    tables[table] = read[table]!.map((r) => {
+      const row: Record<string, unknown> = {};
+      for (const [k, v] of Object.entries(r)) row[k] = NUMERIC.has(k) && v !== null && typeof v === 'string' ? Number(v) : v;
+      if (table === 'users') delete row.password_hash; // no secrets
+      return row;
+    });
+  }
   return { format: EXPORT_FORMAT, version: EXPORT_VERSION, exported_gmt: new Date().toISOString().slice(0, 19).replace('T', ' '), tables };
 }
 
@@ -114,21 +109,15 @@ export async function restoreCalendar(services: Services, file: string): Promise
   const doc = readExport(file);
   const db = services.store.db;
   return writeTransaction(db, async (trx) => {
-    for (const table of ['posts', 'terms', 'images'] as const) {
-      const row = await trx.selectFrom(table).select('id').limit(1).executeTakeFirst();
-      if (row) throw new ImportError(`the database is not empty (it has ${table}); import json restores into an empty database (a new DATABASE_URL, after events-calendar migrate)`);
-    }
+    const table = await firstNonEmptyTable(trx);
+    if (table) throw new ImportError(`the database is not empty (it has ${table}); import json restores into an empty database (a new DATABASE_URL, after events-calendar migrate)`);
     const counts: Record<string, number> = {};
     for (const { table } of TABLES) {
       const given = doc.tables[table];
       if (given === undefined) continue;
       let rows = given;
       if (table === 'users') rows = await usersToInsert(trx, rows);
-      for (let i = 0; i < rows.length; i += 200)
-        await trx
-          .insertInto(table as 'posts')
-          .values(rows.slice(i, i + 200) as never)
-          .execute();
+      await insertRows(trx, table, rows);
       counts[table] = given.length;
     }
     for (const table of ['users', 'images', 'terms', 'posts'] as const) await bumpIdSequence(trx, table);
@@ -146,10 +135,10 @@ export async function restoreCalendar(services: Services, file: string): Promise
 async function usersToInsert(trx: Executor, users: Array<Record<string, unknown>>): Promise<Array<Record<string, unknown>>> {
   const out: Array<Record<string, unknown>> = [];
   for (const u of users) {
-    const here = await trx.selectFrom('users').selectAll().where('id', '=', Number(u.id)).executeTakeFirst();
+    const here = await userById(trx, Number(u.id));
     if (here && here.login === u.login) continue;
     if (here) throw new ImportError(`user id ${u.id} is ${here.login} here but ${u.login} in the export: restore into a database without users (unset CALENDAR_ADMIN_USER for the restore)`);
-    const byLogin = await trx.selectFrom('users').select('id').where('login', '=', String(u.login)).executeTakeFirst();
+    const byLogin = await userIdByLogin(trx, String(u.login));
     if (byLogin) throw new ImportError(`user ${u.login} is id ${byLogin.id} here but ${u.id} in the export: restore into a database without users`);
     out.push({ ...u, password_hash: '' });
   }

@@ -14,6 +14,7 @@ import type { Services } from '../domain/services.js';
 import { stripTags } from '../domain/text.js';
 import { addLines, organizerLine } from '../pages/ical.js';
 import * as eventsStore from '../store/events.js';
+import { liveEventIds } from '../store/exports.js';
 import * as linkedStore from '../store/linked-posts.js';
 import * as termsStore from '../store/terms.js';
 import type { VenueRecord } from '../store/linked-posts.js';
@@ -24,7 +25,7 @@ export async function exportIcs(services: Services): Promise<string> {
   const db = services.store.db;
   const host = new URL(services.config.siteUrl).host;
   const calendar = ical({ name: host, prodId: { company: 'events-calendar', product: 'export' } });
-  const ids = (await db.selectFrom('posts').select('id').where('type', '=', 'tribe_events').where('status', '!=', 'trash').orderBy('id').execute()).map((r) => Number(r.id));
+  const ids = await liveEventIds(db);
   for (let i = 0; i < ids.length; i += 500) {
     const records = await eventsStore.findEventsByIds(db, ids.slice(i, i + 500));
     records.sort((a, b) => Number(a.id) - Number(b.id));

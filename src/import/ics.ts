@@ -16,7 +16,10 @@
  * UID, line) with the reason, the rest imported (`strict`: all or nothing); a VEVENT without UID
  * gets one derived from its content; duplicate UIDs are reported; the fingerprint covers only what
  * is written, so volatile properties (`DTSTAMP`, …) leave an event unchanged. The whole file is
- * parsed before anything is written: a file that is not iCalendar changes nothing.
+ * parsed before anything is written: a file that is not iCalendar changes nothing. A Windows zone
+ * name with its `VTIMEZONE` (Outlook) is mapped to its IANA zone too, so the event keeps its zone. A
+ * VEVENT with `STATUS:CANCELLED` and no `RECURRENCE-ID` is not a live event: it is left out (named
+ * in the summary), and the event an earlier import made of it is trashed.
  *
  * @example
  *   await importIcs(services, admin, { input: 'calendar.ics', status: 'publish', dryRun: false, retries: 5, retryDelayMs: 1000 });
@@ -31,6 +34,7 @@ import { ApiError } from '../domain/errors.js';
 import type { EventInput } from '../domain/events/index.js';
 import { isOrganizerEmail } from '../domain/linked-posts.js';
 import { isValidTimezone, toWallTime } from '../domain/dates/index.js';
+import { writeTransaction } from '../store/changes.js';
 import { withImportContext } from '../store/import-context.js';
 import { findMapping, putMapping } from '../store/import-map.js';
 import { occurrencesOf } from '../store/recurrence.js';
@@ -38,7 +42,7 @@ import { readFeedState, writeFeedState } from '../store/feed-state.js';
 import { generateSeries } from '../jobs/horizon.js';
 import { checkUrl, createSource, ImportError } from './source.js';
 import { ImportReport, type ImportHooks } from './report.js';
-import { resolveTzid } from './windows-zones.js';
+import { resolveTzid, WINDOWS_VIA } from './windows-zones.js';
 
 export interface IcsImportOptions {
   /** a file path or an http(s) URL */
@@ -64,6 +68,13 @@ export interface IcsEvent {
   recurring: boolean;
   /** changed or cancelled occurrences of a recurring event (VEVENTs with its UID and a RECURRENCE-ID) */
   overrides: IcsOverride[];
+}
+
+/** A VEVENT with `STATUS:CANCELLED` and no `RECURRENCE-ID`: not imported (an event imported from it before is trashed). */
+export interface IcsCancelled {
+  uid: string;
+  /** how the summary names it: summary, UID and line */
+  label: string;
 }
 
 /** One occurrence of a recurring event changed (or cancelled) by a VEVENT with a `RECURRENCE-ID`. */
@@ -102,9 +113,12 @@ function zoneOf(t: ICAL.Time): ZoneOf {
     const resolved = resolveTzid(named);
     return resolved ? { kind: 'iana', zone: resolved.zone, tzid: named, via: resolved.via } : { kind: 'unknown', tzid: named };
   }
-  // A zone of the file's own VTIMEZONEs: an IANA name keeps its wall times (the name is the zone).
+  // A zone of the file's own VTIMEZONEs: an IANA name keeps its wall times (the name is the zone),
+  // and so does a Windows name CLDR maps (Outlook writes its VTIMEZONE beside it): the event keeps its zone.
   const original = named ?? tzid;
   if (isValidTimezone(original) && !/^utc./i.test(original)) return { kind: 'iana', zone: original, tzid: original, via: 'IANA' };
+  const windows = resolveTzid(original);
+  if (windows?.via === WINDOWS_VIA) return { kind: 'iana', zone: windows.zone, tzid: original, via: windows.via };
   return { kind: 'vtimezone', tzid };
 }
 
@@ -122,7 +136,7 @@ const wallIn = (seconds: number, zone: string) => toWallTime(DateTime.fromSecond
 /**
  * Start, end and zone of an event. A `TZID` that is an IANA name (with or without a `VTIMEZONE`,
  * or behind a producer's prefix) is kept with the wall times as written, and so is a Windows name
- * without `VTIMEZONE` (through CLDR's mapping); a `TZID` known only by the file's `VTIMEZONE`
+ * with or without its `VTIMEZONE` (through CLDR's mapping); a `TZID` known only by the file's `VTIMEZONE`
  * (Outlook's custom zones) is resolved through it and the times expressed in the site zone; UTC
  * times stay UTC; floating times, and times of a `TZID` known nowhere (`unknown` is told), are taken
  * in the site zone.
@@ -319,6 +333,8 @@ export interface ParsedIcs {
   warnings: string[];
   /** VEVENTs left out, each named (summary, UID, line) with the reason */
   skipped: Array<{ id: string; reason: string }>;
+  /** VEVENTs cancelled (`STATUS:CANCELLED`, no `RECURRENCE-ID`): not imported, not a problem (`strict` lets them pass) */
+  cancelled: IcsCancelled[];
   /** VEVENTs in the file */
   total: number;
 }
@@ -355,7 +371,7 @@ export function parseIcs(text: string, siteTimezone: string, status: string, whe
   const skipped: Array<{ id: string; reason: string }> = refused.map((r) => ({ id: r.label, reason: r.reason }));
   const vevents = root.getAllSubcomponents('vevent');
   if (lines.length !== vevents.length) lines = [];
-  const events: Array<IcsEvent & { label: string; sequence: number }> = [];
+  const events: Array<IcsEvent & { label: string; sequence: number; cancelled: boolean }> = [];
   const overrides = new Map<string, Array<{ override: IcsOverride; input: EventInput | undefined }>>();
   const unknownZones: string[] = [];
   let derived = 0;
@@ -431,7 +447,7 @@ export function parseIcs(text: string, siteTimezone: string, status: string, whe
       const recurring = event.isRecurring();
       if (recurring) input.recurrence = recurrenceLinesOf(vevent, String(input.timezone ?? siteTimezone));
       const sequence = Number(vevent.getFirstPropertyValue('sequence') ?? 0) || 0;
-      events.push({ uid, input, recurring, overrides: [], fingerprint: '', label: labelOf(summaryText, uid, line), sequence });
+      events.push({ uid, input, recurring, overrides: [], fingerprint: '', label: labelOf(summaryText, uid, line), sequence, cancelled });
     } catch (err) {
       skipped.push({ id: label, reason: (err as Error).message });
     }
@@ -440,8 +456,8 @@ export function parseIcs(text: string, siteTimezone: string, status: string, whe
     warnings.push(`${where}: ${derived} event(s) without UID were given one derived from their summary, start, end, location and rule; a later import recognises them while those stay the same`);
   }
   // Two VEVENTs with one UID and no RECURRENCE-ID: the one with the higher SEQUENCE is kept (the first on a tie).
-  const byUid = new Map<string, IcsEvent & { label: string; sequence: number }>();
-  const kept: Array<IcsEvent & { label: string; sequence: number }> = [];
+  const byUid = new Map<string, IcsEvent & { label: string; sequence: number; cancelled: boolean }>();
+  let kept: Array<IcsEvent & { label: string; sequence: number; cancelled: boolean }> = [];
   const duplicates: string[] = [];
   for (const e of events) {
     const first = byUid.get(e.uid);
@@ -458,6 +474,10 @@ export function parseIcs(text: string, siteTimezone: string, status: string, whe
     duplicates.push(`${loser.label}: ${reason}`);
   }
   for (const d of duplicates) warnings.push(`${where}: duplicate UID: ${d}`);
+  // Cancelled events (STATUS:CANCELLED without RECURRENCE-ID) are not live events: left out, with their changed occurrences.
+  const cancelledEvents: IcsCancelled[] = kept.filter((e) => e.cancelled).map((e) => ({ uid: e.uid, label: e.label }));
+  for (const c of cancelledEvents) overrides.delete(c.uid);
+  kept = kept.filter((e) => !e.cancelled);
   for (const e of kept) {
     const mine = overrides.get(e.uid) ?? [];
     overrides.delete(e.uid);
@@ -475,7 +495,7 @@ export function parseIcs(text: string, siteTimezone: string, status: string, whe
     const first = skipped[0] ? `${skipped[0].id}: ${skipped[0].reason}` : `time zone "${unknownZones[0]}" is not known`;
     throw new ImportError(`${where}: --strict: ${skipped.length} event(s) would be skipped and ${unknownZones.length} time zone(s) are not known (first: ${first}); nothing was imported`);
   }
-  return { events: kept.map(({ label: _label, sequence: _sequence, ...e }) => e), warnings, skipped, total: vevents.length + refused.length };
+  return { events: kept.map(({ label: _label, sequence: _sequence, cancelled: _cancelled, ...e }) => e), cancelled: cancelledEvents, warnings, skipped, total: vevents.length + refused.length };
 }
 
 /** The wall time (`YYYY-MM-DD HH:MM:SS`, in `zone`) or day an override's RECURRENCE-ID names. */
@@ -517,6 +537,23 @@ function recurrenceProblem(err: ApiError): string {
   return params?.recurrence ?? err.message;
 }
 
+/**
+ * A cancelled VEVENT is not imported; the event an earlier import made of it (same UID) is trashed,
+ * so that a feed cancelling an event takes it down here. Returns the reason the summary gives.
+ */
+async function retireCancelled(services: Services, admin: Viewer, c: IcsCancelled, dryRun: boolean): Promise<string> {
+  const reason = 'it is cancelled (STATUS:CANCELLED)';
+  const known = await findMapping(services.store.db, SOURCE, 'event', c.uid);
+  const record = known ? await services.events.findById(Number(known.local_id)) : undefined;
+  if (!record || record.status === 'trash') return reason;
+  if (!dryRun) {
+    await services.events.trash(record, undefined, admin);
+    // A later import of it as a live event (cancelled no more) writes it again.
+    await writeTransaction(services.store.db, (trx) => putMapping(trx, { source: SOURCE, kind: 'event', source_id: c.uid, local_id: Number(record.id), fingerprint: '' }));
+  }
+  return `${reason}; event ${record.id}, imported from it earlier, ${dryRun ? 'would be' : 'was'} trashed`;
+}
+
 /** What a scheduled run keeps of a feed between runs, for a conditional GET. */
 export interface FeedValidators {
   etag?: string;
@@ -550,8 +587,9 @@ export async function importIcs(services: Services, admin: Viewer, options: IcsI
       throw new ImportError(`cannot read ${options.input}: ${(err as NodeJS.ErrnoException).code === 'ENOENT' ? 'no such file' : (err as Error).message}`);
     }
   }
-  const { events, warnings, skipped } = parseIcs(text, services.config.timezone, options.status, options.input, options.strict ?? false);
+  const { events, cancelled, warnings, skipped } = parseIcs(text, services.config.timezone, options.status, options.input, options.strict ?? false);
   for (const s of skipped) report.skip('event', s.id, s.reason);
+  for (const c of cancelled) report.skip('event', c.label, await retireCancelled(services, admin, c, options.dryRun));
   for (const w of warnings) {
     report.warnings.push(w);
     hooks.onWarning?.(w);

@@ -173,6 +173,9 @@ for (const [id, display, zone] of WINDOWS_ZONES) {
   BY_PLACES.set(places(display), zone);
 }
 
+/** How a Windows zone name (or display name) was understood. */
+export const WINDOWS_VIA = 'Windows (CLDR)';
+
 export interface ResolvedZone {
   /** an IANA zone name this service takes */
   zone: string;
@@ -190,7 +193,7 @@ export function resolveTzid(tzid: string): ResolvedZone | undefined {
   // UTC offsets ("UTC+5") are not IANA names, and a TZID does not use them: only real zone names here.
   if (!/^utc./i.test(name) && isValidTimezone(name)) return { zone: name, via: 'IANA' };
   const windows = BY_NAME.get(normal(name)) ?? (/^\s*\((?:UTC|GMT)/i.test(name) ? BY_PLACES.get(places(name)) : undefined);
-  if (windows && isValidTimezone(windows)) return { zone: windows, via: 'Windows (CLDR)' };
+  if (windows && isValidTimezone(windows)) return { zone: windows, via: WINDOWS_VIA };
   // A producer's prefix before an IANA name: the longest tail of two or more segments that is one.
   const parts = name.split('/').filter((p) => p !== '');
   for (let i = 0; i + 1 < parts.length; i++) {

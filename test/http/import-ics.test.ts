@@ -8,7 +8,9 @@
  * TZIDs without VTIMEZONE (IANA, Windows), a TZID known nowhere, VEVENTs skipped and named, --strict,
  * a derived UID, duplicate UIDs, volatile properties ignored by the fingerprint (this service's own
  * /events.ics imported twice), and --every with conditional GETs. The URL tests (the second and the
- * last) fetch from a loopback server.
+ * last) fetch from a loopback server. outlook-zones.ics: Windows zone names with their VTIMEZONE
+ * (mapped to the IANA zone), a custom VTIMEZONE-only zone (the site zone), and cancelled events
+ * (STATUS:CANCELLED without RECURRENCE-ID: left out, and taken down when imported before).
  */
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
@@ -24,6 +26,7 @@ const FIXTURE = 'test/fixtures/ics/calendar.ics';
 const MALFORMED = 'test/fixtures/ics/malformed.ics';
 const RECURRING = 'test/fixtures/ics/recurring.ics';
 const LOSSLESS = 'test/fixtures/ics/lossless.ics';
+const OUTLOOK = 'test/fixtures/ics/outlook-zones.ics';
 
 const target = cliTarget;
 const env = (url: string) => cliEnv(url, {});
@@ -80,7 +83,7 @@ for (const kind of STORES) {
       assert.equal(dst.venue.id, jazz.venue.id, 'LOCATION reuses the venue of the same name');
 
       const outlook = byTitle('Outlook meeting');
-      assert.equal(outlook.timezone, 'UTC', 'a zone known only by its VTIMEZONE is converted to the site zone');
+      assert.equal(outlook.timezone, 'Europe/Berlin', "a Windows zone name with its VTIMEZONE is mapped through CLDR's mapping (issue 25)");
       assert.equal(outlook.utc_start_date, '2027-07-10 08:00:00');
 
       const fair = byTitle('Two-day fair');
@@ -257,6 +260,60 @@ for (const kind of STORES) {
       const ok = await cli(['import', 'ics', FIXTURE, '--strict', '--no-progress'], env(strict.url));
       assert.equal(ok.code, 0, ok.stderr);
       assert.match(ok.stdout, /events: 6 created/);
+    });
+
+    it('a Windows zone name with its VTIMEZONE keeps the IANA zone; cancelled events are left out, and taken down once cancelled', async () => {
+      const fresh = await target(kind, dir, 'outlook');
+      servers.push(fresh.server);
+      // First the file as it was before the cancellations: every event is live.
+      const live = join(dir, 'outlook-live.ics');
+      writeFileSync(live, readFileSync(OUTLOOK, 'utf8').replace(/STATUS:CANCELLED\r\n/g, ''));
+      const before = await cli(['import', 'ics', live, '--no-progress'], env(fresh.url));
+      assert.equal(before.code, 0, before.stderr + before.stdout);
+      assert.match(before.stdout, /events: 5 created, 0 updated, 0 unchanged, 0 skipped, 0 failed/);
+
+      const run = await cli(['import', 'ics', OUTLOOK, '--no-progress'], env(fresh.url));
+      assert.equal(run.code, 0, run.stderr + run.stdout);
+      assert.match(run.stdout, /events: 0 created, 0 updated, 3 unchanged, 2 skipped, 0 failed/);
+      assert.match(run.stdout, /skipped event "Called off" \(UID called-off@example\.org, line 52\): it is cancelled \(STATUS:CANCELLED\); event \d+, imported from it earlier, was trashed/);
+      assert.match(run.stdout, /skipped event "Series called off" \(UID series-called-off@example\.org, line 60\): it is cancelled/);
+      assert.doesNotMatch(run.stderr, /series-called-off@example\.org/, 'the changed occurrence of a cancelled series is left out with it, silently');
+
+      const events = await allEvents(fresh.server);
+      const byTitle = (title: string) => events.find((e) => e.title === title);
+      assert.deepEqual([...new Set(events.map((e) => e.title))].sort(), ['Custom zone call', 'Paris review', 'Paris standup']);
+      const paris = byTitle('Paris review');
+      assert.equal(paris.timezone, 'Europe/Paris', "a Windows zone name with its VTIMEZONE is mapped to IANA through CLDR's mapping");
+      assert.equal(paris.start_date, '2027-07-10 10:00:00');
+      assert.equal(paris.utc_start_date, '2027-07-10 08:00:00');
+      assert.equal(paris.utc_end_date, '2027-07-10 09:30:00');
+      assert.deepEqual(
+        events.filter((e) => e.title === 'Paris standup').map((e) => [e.timezone, e.start_date, e.utc_start_date]),
+        [
+          ['Europe/Paris', '2027-10-21 09:00:00', '2027-10-21 07:00:00'],
+          ['Europe/Paris', '2027-11-04 09:00:00', '2027-11-04 08:00:00'],
+        ],
+        'the series keeps 09:00 in Paris across the change of time; its EXDATE removes the 28th',
+      );
+      const custom = byTitle('Custom zone call');
+      assert.equal(custom.timezone, 'UTC', 'a zone known only by its VTIMEZONE is still converted to the site zone');
+      assert.equal(custom.utc_start_date, '2027-07-10 07:00:00');
+
+      // Cancelled from the start: never imported; a dry run names what it would take down.
+      const other = await target(kind, dir, 'outlook-cancelled');
+      servers.push(other.server);
+      const fromStart = await cli(['import', 'ics', OUTLOOK, '--no-progress'], env(other.url));
+      assert.equal(fromStart.code, 0, fromStart.stderr);
+      assert.match(fromStart.stdout, /events: 3 created, 0 updated, 0 unchanged, 2 skipped, 0 failed/);
+      assert.match(fromStart.stdout, /skipped event "Called off" \(UID called-off@example\.org, line 52\): it is cancelled \(STATUS:CANCELLED\)\n/);
+      const strict = await cli(['import', 'ics', OUTLOOK, '--strict', '--no-progress'], env(other.url));
+      assert.equal(strict.code, 0, 'a cancelled event is not a problem for --strict: ' + strict.stderr);
+
+      // Cancelled no more: it comes back.
+      const back = await cli(['import', 'ics', live, '--no-progress'], env(fresh.url));
+      assert.equal(back.code, 0, back.stderr);
+      assert.match(back.stdout, /events: 0 created, 2 updated, 3 unchanged, 0 skipped, 0 failed/);
+      assert.equal((await allEvents(fresh.server)).filter((e) => e.title === 'Called off').length, 1);
     });
 
     it('this service\'s own /events.ics imported twice: the second time 0 updated (DTSTAMP is "now")', async () => {

@@ -31,7 +31,7 @@
  */
 import { createHmac, timingSafeEqual } from 'node:crypto';
 import type { Executor } from '../store/schema.js';
-import { readChangeWindow } from '../store/changes.js';
+import { readChanges } from '../store/change-log.js';
 import { prunedThrough, syncTokenSecret } from '../store/settings.js';
 import { apiError } from './errors.js';
 
@@ -115,19 +115,19 @@ export async function changedRecords(
   options: { limit: number; historyDays: number; now: number },
 ): Promise<Delta> {
   const expired = apiError('rest_sync_token_expired');
-  const { rows, through } = await readChangeWindow(db, from, to, options.limit);
+  const { rows, through } = await readChanges(db, from, to, options.limit);
   if (rows.length && rows[0]!.created_gmt < gmtOf(options.now - options.historyDays * 86_400_000)) throw expired;
-  if (rows.some((r) => r.record_type === 'all')) throw expired;
+  if (rows.some((r) => r.type === 'all')) throw expired;
   // Read after the rows: rows pruned meanwhile have raised it by now.
   if (from < (await prunedThrough(db))) throw expired;
   const byId = new Map<number, ChangedRecord>();
   for (const r of rows) {
-    if (r.record_type !== type) continue;
-    const id = Number(r.record_id);
+    if (r.type !== type) continue;
+    const id = r.id;
     let rec = byId.get(id);
-    if (!rec) byId.set(id, (rec = { id, seq: Number(r.seq), idx: Number(r.idx), actions: [], details: [] }));
+    if (!rec) byId.set(id, (rec = { id, seq: r.seq, idx: r.idx, actions: [], details: [] }));
     rec.actions.push(r.action);
-    rec.details.push(r.detail ? (JSON.parse(r.detail) as Record<string, any>) : null);
+    rec.details.push(r.detail as Record<string, any> | null);
   }
   return { records: [...byId.values()], through };
 }

@@ -9,11 +9,9 @@
  * @example
  *   const v = await services.versions.of('event', 42); // { seq: 1043, gmt: '2026-11-23 19:40:12', … }
  */
-import { sql } from 'kysely';
 import type { Store } from '../store/db.js';
-import { feedOf } from '../store/change-feed.js';
 import type { Executor } from '../store/schema.js';
-import { changeTime, databaseId, recordVersion, type RecordVersion, type VersionedType } from '../store/versions.js';
+import { changeTime, databaseId, lockRecord, recordVersion, type RecordVersion, type VersionedType } from '../store/versions.js';
 import { createKeptMap } from './kept.js';
 
 export type { RecordVersion, VersionedType };
@@ -44,7 +42,7 @@ export interface VersionService {
 
 export function createVersionService(store: Store): VersionService {
   const db = store.db;
-  const feed = feedOf(db)!;
+  const feed = store.feed;
   const kept = createKeptMap<RecordVersion>(feed, 10_000, { kind: 'versions' });
   let dbId: Promise<string> | undefined;
   let lastTime: { seq: number; gmt: string | undefined } | undefined;
@@ -66,10 +64,7 @@ export function createVersionService(store: Store): VersionService {
       return version;
     },
     async locked(trx, type, id) {
-      if (store.dialect === 'postgres') {
-        if (type === 'term') await sql`select "id" from "terms" where "id" = ${id} for update`.execute(trx);
-        else await sql`select "id" from "posts" where "id" = ${id} for update`.execute(trx);
-      }
+      if (store.dialect === 'postgres') await lockRecord(trx, type, id);
       return recordVersion(trx, type, id);
     },
     async position(sync = true) {

@@ -26,7 +26,6 @@ import { METRICS_PATH, registerMetrics } from './metrics.js';
 import { registerSlowRequestLog, watchLoop, type LoopWatch } from '../web/loop-delay.js';
 import { allowForError, basePath, registerRoutes, sendJson } from './pipeline.js';
 import { storeFault } from '../store/faults.js';
-import { feedOf } from '../store/change-feed.js';
 import { registerHealthRoutes } from './health.js';
 import { BODY_LIMIT, clientErrorHandler, frameworkErrorHandler, MAX_PARAM_LENGTH, requestErrorOf } from '../web/hostile-input.js';
 import { apiRoutes } from './routes/index.js';
@@ -262,11 +261,12 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
   const webhooks = createWebhookService(services, config);
   const webhookWorker = options.webhooks === false ? undefined : startWebhookWorker(webhooks, app.log, { pollMs: pollIntervalMs(config.webhooksRetrySchedule) });
   if (webhookWorker) {
-    // A write answered here: deliver soon instead of at the next poll.
-    app.addHook('onResponse', async (req, reply) => {
-      if (req.method !== 'GET' && req.method !== 'HEAD' && req.method !== 'OPTIONS' && reply.statusCode < 400) webhookWorker.nudge();
+    // A write committed here: deliver soon instead of at the next poll (the change log wakes it).
+    const unsubscribe = store.changes.subscribe(() => webhookWorker.nudge());
+    app.addHook('onClose', async () => {
+      unsubscribe();
+      await webhookWorker.stop();
     });
-    app.addHook('onClose', async () => webhookWorker.stop());
   }
   // Recurring events (issue 15): occurrences are kept generated RECURRENCE_HORIZON_MONTHS ahead.
   const horizonJob = startHorizonJob(services, app.log);
@@ -276,9 +276,9 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
   app.addHook('onClose', async () => pruneJob.stop());
   // A request that arrives must see every write acknowledged before it, by this process or another
   // (SQLite: the feed looks for other connections' commits once per request; change-feed.ts).
-  const feed = feedOf(store.db);
+  const feed = store.feed;
   app.addHook('onRequest', async (req, reply) => {
-    feed?.expectChanges();
+    feed.expectChanges();
     reply.header('x-request-id', req.id);
   });
   // A query string over the limits (parseQuery) is answered before anything reads it.

@@ -15,7 +15,8 @@ import { DEFAULT_MIGRATION_TABLE, Kysely, Migrator, PostgresDialect, SqliteDiale
 import type { Database } from './schema.js';
 import { registerStoreDialect } from './revision.js';
 import { registerKept, type KeptStructure } from '../metrics.js';
-import { createPostgresFeed, createSqliteFeed, registerChangeFeed } from './change-feed.js';
+import { createPostgresFeed, createSqliteFeed, registerChangeFeed, type ChangeFeed } from './change-feed.js';
+import { createChangeLog, type ChangeLog } from './change-log.js';
 import { createBackgroundReader, registerBackgroundReader } from './background-reader.js';
 import { registerCheckpointer, startCheckpointer } from './checkpointer.js';
 import { createSqliteDirect, registerSqliteRoot } from './sqlite-direct.js';
@@ -41,6 +42,10 @@ export interface Store {
   dialect: DialectName;
   /** Human-readable location, for logs (never includes a password). */
   describe: string;
+  /** The change log's reader: rows after a cursor, and wake-ups after commits (change-log.ts). */
+  changes: ChangeLog;
+  /** The change feed: the in-process caches' consumer of the log (change-feed.ts). */
+  feed: ChangeFeed;
   /** PostgreSQL: the schema the store lives in, when not the default one. */
   schema?: string;
   /** PostgreSQL: the connection pool (its counts feed /metrics). */
@@ -134,7 +139,7 @@ export async function migrate(store: Store): Promise<string[]> {
  * Safe with one connection: Kysely runs one query at a time on it, and better-sqlite3 executes a
  * statement to completion (or, streaming, holds the connection until the iterator is done).
  */
-function withStatementCache(database: BetterSqlite3.Database, size = 500): { prepare(sqlText: string): BetterSqlite3.Statement; close(): void; kept: KeptStructure } {
+function withStatementCache(database: BetterSqlite3.Database, size = 500, onCommit?: () => void): { prepare(sqlText: string): BetterSqlite3.Statement; close(): void; kept: KeptStructure } {
   const statements = new Map<string, BetterSqlite3.Statement>();
   return {
     kept: { entries: () => statements.size, maxEntries: size },
@@ -144,6 +149,9 @@ function withStatementCache(database: BetterSqlite3.Database, size = 500): { pre
       // there, to avoid a deadlock), whereas BEGIN IMMEDIATE waits `busy_timeout` for it. The
       // server has one connection, whose transactions run one after the other anyway.
       const text = sqlText === 'begin' ? 'begin immediate' : sqlText;
+      // A transaction commits (the statement runs right after it is prepared): the change log
+      // wakes its subscribers (they look on a later turn of the event loop, after the commit).
+      if (text === 'commit') onCommit?.();
       let stmt = statements.get(text);
       if (stmt) {
         statements.delete(text);
@@ -237,8 +245,10 @@ function sqliteStore(path: string, options: OpenOptions): Store {
   database.pragma('temp_store = MEMORY');
   ensureMathFunctions(database);
   registerFoldCase(database);
-  const cached = withStatementCache(database);
+  const commits: { log?: ChangeLog } = {};
+  const cached = withStatementCache(database, 500, () => commits.log?.committed());
   const db = new Kysely<Database>({ dialect: new SqliteDialect({ database: cached }) });
+  const changes = (commits.log = createChangeLog(db));
   sqliteConnections.set(db, database);
   registerKept(db, 'sqlite_statements', cached.kept);
   // Write transactions' hot statements run on the connection directly (sqlite-direct.ts).
@@ -247,7 +257,9 @@ function sqliteStore(path: string, options: OpenOptions): Store {
     createSqliteDirect((text) => cached.prepare(text)),
   );
   // The change feed reads on this connection directly (change-feed.ts).
-  registerChangeFeed(db, createSqliteFeed(database));
+  const feed = createSqliteFeed(database);
+  registerChangeFeed(db, feed);
+  // The feed sees this connection's commits itself (`total_changes()`).
   registerStoreDialect(db, 'sqlite');
   // Long counts run beside the event loop, on a connection of their own (files only).
   const reader = file === ':memory:' ? null : createBackgroundReader(file);
@@ -259,8 +271,11 @@ function sqliteStore(path: string, options: OpenOptions): Store {
     db,
     dialect: 'sqlite',
     describe: `sqlite:${file}`,
+    changes,
+    feed,
     setLogger: () => {},
     close: async () => {
+      changes.close();
       await reader?.close();
       await checkpointer?.close();
       await db.destroy();
@@ -415,8 +430,11 @@ async function postgresStore(url: string, options: OpenOptions): Promise<Store> 
   registerStoreDialect(db, 'postgres');
   const feed = createPostgresFeed(db);
   registerChangeFeed(db, feed);
+  const changes = createChangeLog(db);
+  // A commit of this process: the feed's next look reads the log at once.
+  changes.onCommit(() => feed.expectOwnCommit());
   // Before the first connection (Kysely and the feed connect on their first query).
-  resilientClients(pool, preparedStatements(db), report, () => feed.expectOwnCommit());
+  resilientClients(pool, preparedStatements(db), report, () => changes.committed());
   const safeUrl = (() => {
     try {
       const u = new URL(url);
@@ -429,6 +447,8 @@ async function postgresStore(url: string, options: OpenOptions): Promise<Store> 
   return {
     db,
     dialect: 'postgres',
+    changes,
+    feed,
     pool,
     describe: schema ? `${safeUrl} (schema ${schema})` : safeUrl,
     ...(schema ? { schema } : {}),
@@ -436,6 +456,7 @@ async function postgresStore(url: string, options: OpenOptions): Promise<Store> 
       logger = l;
     },
     close: async () => {
+      changes.close();
       if (schema && options.dropSchemaOnClose) await sql.raw(`DROP SCHEMA IF EXISTS ${schema} CASCADE`).execute(db);
       await db.destroy();
     },

@@ -117,6 +117,11 @@ export async function findTerm(db: Executor, taxonomy: Taxonomy, id: number): Pr
   return db.selectFrom('terms').selectAll().where('id', '=', id).where('taxonomy', '=', taxonomy).executeTakeFirst();
 }
 
+/** A term of any taxonomy, read from the table (never from kept rows). */
+export async function findTermById(db: Executor, id: number): Promise<TermRow | undefined> {
+  return db.selectFrom('terms').selectAll().where('id', '=', id).executeTakeFirst();
+}
+
 /**
  * Which of these ids are terms of the taxonomy, read on `db` (a write transaction: what it would
  * link to now). SQLite reads on the transaction's connection directly.

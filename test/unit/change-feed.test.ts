@@ -6,7 +6,8 @@ import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { buildBatch } from '../../src/store/change-feed.js';
 import { matchesFilter, type EventListFilter } from '../../src/store/events.js';
-import type { ChangeRow, ListingState } from '../../src/store/changes.js';
+import type { ListingState } from '../../src/store/changes.js';
+import type { FeedRow as ChangeRow } from '../../src/store/change-feed.js';
 
 const state = (over: Partial<ListingState> = {}): ListingState => ({
   id: 1,

@@ -18,7 +18,7 @@
  * to the feed's number before it is kept (`transitionsBetween`).
  *
  * @example
- *   const feed = feedOf(db)!;
+ *   const feed = store.feed;
  *   feed.subscribe((batch) => { for (const t of batch.events) cache.delete(t.id); });
  *   await feed.sync(); // now the kept results reflect every committed write
  */
@@ -105,6 +105,8 @@ export interface ChangeFeed {
    * older than the kept history): then a result computed at `from` cannot be brought to `to`.
    */
   transitionsBetween(from: number, to: number): EventTransition[] | undefined;
+  /** What the feed keeps (its history of transitions, its listeners), for `/metrics`. */
+  readonly kept?: { transitions(): number; bytes(): number; listeners(): number };
 }
 
 /** Log rows read in one go; more than this and the feed resets its subscribers instead. */
@@ -374,8 +376,8 @@ export function createSqliteFeed(connection: {
     expectOwnCommit: lookAgain,
     subscribe: core.subscribe,
     transitionsBetween: core.transitionsBetween,
+    kept: core.kept,
   };
-  keptOfFeeds.set(feed, core.kept);
   return feed;
 }
 
@@ -511,28 +513,17 @@ export function createPostgresFeed(db: Executor): ChangeFeed {
     },
     subscribe: core.subscribe,
     transitionsBetween: core.transitionsBetween,
+    kept: core.kept,
   };
-  keptOfFeeds.set(feed, core.kept);
   return feed;
 }
 
-/** Feeds of open stores, by their Kysely instance. */
-const feeds = new WeakMap<object, ChangeFeed>();
-
-/** What each feed keeps (its history of transitions, its listeners), for `/metrics`. */
-const keptOfFeeds = new WeakMap<ChangeFeed, ReturnType<typeof feedCore>['kept']>();
-
-export function registerChangeFeed(db: object, feed: ChangeFeed): void {
-  feeds.set(db, feed);
-  const kept = keptOfFeeds.get(feed);
+/** Report what a store's feed keeps in `/metrics` (db.ts, when it opens the store). */
+export function registerFeedMetrics(db: object, feed: ChangeFeed): void {
+  const kept = feed.kept;
   if (kept) {
     registerKept(db, 'feed_transitions', { entries: kept.transitions, maxEntries: HISTORY, bytes: kept.bytes, maxBytes: HISTORY_BYTES });
     // One per structure that follows the feed (made once per store or per links, never per request).
     registerKept(db, 'feed_listeners', { entries: kept.listeners, maxEntries: MAX_LISTENERS });
   }
-}
-
-/** The change feed of a store's handle (undefined for transactions). */
-export function feedOf(db: object): ChangeFeed | undefined {
-  return feeds.get(db);
 }

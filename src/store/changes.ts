@@ -16,10 +16,10 @@
 import { AsyncLocalStorage, AsyncResource } from 'node:async_hooks';
 import { PostgresAdapter, sql, type RawBuilder } from 'kysely';
 import type { Executor } from './schema.js';
-import { dialectOfHandle } from './revision.js';
+import { partsOf, type GroupCommit, type StoreParts } from './handle.js';
 import { writeCommitCountersOf } from '../metrics.js';
 import { importContextRestorer, inImportContext, runImportHook } from './import-context.js';
-import { directOf, enterDirect, leaveDirect, storeDirectOf } from './sqlite-direct.js';
+import { directOf, enterDirect, leaveDirect } from './sqlite-direct.js';
 import { chunksOf } from './lists.js';
 import { readListingStates, type ChangeAction, type EventChangeDetail, type RecordChangeDetail, type RecordType } from './listing-states.js';
 
@@ -384,7 +384,7 @@ export function statementLog(
  */
 export async function writeStatement<T>(db: Executor, fn: (w: Executor) => Promise<T>): Promise<T> {
   const guard = guards.getStore();
-  if (dialectOfHandle(db) !== 'postgres' || (guard !== undefined && !guard.done) || inImportContext()) return writeTransaction(db, fn);
+  if (partsOf(db)?.dialect !== 'postgres' || (guard !== undefined && !guard.done) || inImportContext()) return writeTransaction(db, fn);
   const w = db.withoutPlugins();
   statementWrites.add(w);
   try {
@@ -471,7 +471,8 @@ export async function writeTransaction<T>(db: Executor, fn: (trx: Executor) => P
   };
   const work = (trx: Executor): Promise<T> => callers.runInAsyncScope(write, undefined, trx);
   // SQLite runs one write at a time (group commit below): no races to lose there.
-  if (dialectOfHandle(db) === 'sqlite') return groupCommitOf(db).run(work as (trx: Executor) => Promise<unknown>) as Promise<T>;
+  const parts = partsOf(db);
+  if (parts?.dialect === 'sqlite') return groupCommitOf(db, parts).run(work as (trx: Executor) => Promise<unknown>) as Promise<T>;
   // A write run again takes its import context's ids and bookkeeping again.
   const restoreImportContext = importContextRestorer();
   for (let attempt = 1; ; attempt++) {
@@ -506,7 +507,7 @@ async function ownTransaction<T>(db: Executor, work: (trx: Executor) => Promise<
     .transaction()
     .execute(async (trx) => {
       if (repeated) repeatedWrites.add(trx);
-      enterDirect(db, trx);
+      enterDirect(partsOf(db)?.direct, trx);
       try {
         const out = await work(trx);
         await flushChanges(trx);
@@ -536,8 +537,6 @@ interface QueuedWrite {
   reject: (error: unknown) => void;
 }
 
-const groupCommits = new WeakMap<object, { run(fn: (trx: Executor) => Promise<unknown>): Promise<unknown> }>();
-
 /**
  * SQLite group commit. A SQLite store has one connection, so writes that arrive while another runs
  * wait for it anyway; instead of one transaction each, the writes waiting when the connection
@@ -547,8 +546,8 @@ const groupCommits = new WeakMap<object, { run(fn: (trx: Executor) => Promise<un
  * (its own sequence number), and none is answered before the commit: nothing acknowledged is
  * lost, and a failed commit fails every write of the group. A write alone runs as before.
  */
-function groupCommitOf(db: Executor) {
-  let group = groupCommits.get(db);
+function groupCommitOf(db: Executor, parts: StoreParts): GroupCommit {
+  let group = parts.groupCommit;
   if (group) return group;
   const queue: QueuedWrite[] = [];
   let draining = false;
@@ -570,12 +569,12 @@ function groupCommitOf(db: Executor) {
     // Savepoints run straight on the connection (the transaction holds it): through the query
     // builder each costs as much JavaScript as a small insert. Each write gets a handle of its own
     // on the transaction (its notes and term counts are kept by handle).
-    const direct = storeDirectOf(db)!;
+    const direct = parts.direct!;
     try {
       for (const write of batch) {
         const point = trx.withoutPlugins();
         direct.run('savepoint "w"', []);
-        enterDirect(db, point);
+        enterDirect(direct, point);
         try {
           const out = await write.fn(point);
           await flushChanges(point);
@@ -631,6 +630,6 @@ function groupCommitOf(db: Executor) {
       });
     },
   };
-  groupCommits.set(db, group);
+  parts.groupCommit = group;
   return group;
 }

@@ -11,15 +11,14 @@ import { createHash } from 'node:crypto';
 import { mkdirSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import pg from 'pg';
-import { DEFAULT_MIGRATION_TABLE, Kysely, Migrator, PostgresDialect, SqliteDialect, sql, type Migration, type MigrationProvider } from 'kysely';
-import type { Database } from './schema.js';
-import { registerStoreDialect } from './revision.js';
+import { DEFAULT_MIGRATION_TABLE, Migrator, PostgresDialect, SqliteDialect, sql, type Migration, type MigrationProvider } from 'kysely';
+import { StoreDb, partsOf, type DialectName, type StoreParts } from './handle.js';
 import { registerKept, type KeptStructure } from '../metrics.js';
-import { createPostgresFeed, createSqliteFeed, registerChangeFeed, type ChangeFeed } from './change-feed.js';
+import { createPostgresFeed, createSqliteFeed, registerFeedMetrics, type ChangeFeed } from './change-feed.js';
 import { createChangeLog, type ChangeLog } from './change-log.js';
-import { createBackgroundReader, registerBackgroundReader } from './background-reader.js';
-import { registerCheckpointer, startCheckpointer } from './checkpointer.js';
-import { createSqliteDirect, registerSqliteRoot } from './sqlite-direct.js';
+import { createBackgroundReader } from './background-reader.js';
+import { startCheckpointer } from './checkpointer.js';
+import { createSqliteDirect } from './sqlite-direct.js';
 import BetterSqlite3 from 'better-sqlite3';
 import { isLostConnection, storeFault } from './faults.js';
 import { initialMigration } from './migrations/001_initial.js';
@@ -35,10 +34,11 @@ import { recurrenceMigration } from './migrations/010_recurrence.js';
 import { eventSlugSpaceMigration } from './migrations/011_event_slug_space.js';
 import { settingsMigration } from './migrations/012_settings.js';
 
-export type DialectName = 'sqlite' | 'postgres';
+export type { DialectName } from './handle.js';
 
 export interface Store {
-  db: Kysely<Database>;
+  /** The Kysely handle; its `parts` are what code given only the handle needs (handle.ts). */
+  db: StoreDb;
   dialect: DialectName;
   /** Human-readable location, for logs (never includes a password). */
   describe: string;
@@ -169,9 +169,6 @@ function withStatementCache(database: BetterSqlite3.Database, size = 500, onComm
   };
 }
 
-/** The SQLite connection of each SQLite store (for `backupSqlite`). */
-const sqliteConnections = new WeakMap<object, BetterSqlite3.Database>();
-
 /** Progress of a backup: pages of the source database, and how many are still to copy. */
 export interface BackupProgress {
   totalPages: number;
@@ -188,7 +185,7 @@ export interface BackupProgress {
  * @example await backupSqlite(store, '/backups/calendar.db')
  */
 export async function backupSqlite(store: Store, file: string, progress?: (p: BackupProgress) => void, { pagesPerStep = 4096 } = {}): Promise<BackupProgress & { restarts: number }> {
-  const database = sqliteConnections.get(store.db);
+  const database = partsOf(store.db)?.connection;
   if (!database) throw new StoreUrlError(`${store.describe} is not a SQLite database`);
   let restarts = 0;
   let lastRemaining = Infinity;
@@ -245,28 +242,28 @@ function sqliteStore(path: string, options: OpenOptions): Store {
   database.pragma('temp_store = MEMORY');
   ensureMathFunctions(database);
   registerFoldCase(database);
-  const commits: { log?: ChangeLog } = {};
-  const cached = withStatementCache(database, 500, () => commits.log?.committed());
-  const db = new Kysely<Database>({ dialect: new SqliteDialect({ database: cached }) });
-  const changes = (commits.log = createChangeLog(db));
-  sqliteConnections.set(db, database);
-  registerKept(db, 'sqlite_statements', cached.kept);
-  // Write transactions' hot statements run on the connection directly (sqlite-direct.ts).
-  registerSqliteRoot(
-    db,
-    createSqliteDirect((text) => cached.prepare(text)),
-  );
-  // The change feed reads on this connection directly (change-feed.ts).
+  // The change feed reads on this connection directly (change-feed.ts); it sees this
+  // connection's commits itself (`total_changes()`).
   const feed = createSqliteFeed(database);
-  registerChangeFeed(db, feed);
-  // The feed sees this connection's commits itself (`total_changes()`).
-  registerStoreDialect(db, 'sqlite');
+  const parts: Omit<StoreParts, 'changes'> & { changes?: StoreParts['changes'] } = {
+    dialect: 'sqlite',
+    feed,
+    connection: database,
+    slots: new Map(),
+  };
+  const cached = withStatementCache(database, 500, () => parts.changes?.committed());
+  const db = new StoreDb({ dialect: new SqliteDialect({ database: cached }) }, parts as StoreParts);
+  const changes = (parts.changes = createChangeLog(db));
+  registerKept(db, 'sqlite_statements', cached.kept);
+  registerFeedMetrics(db, feed);
+  // Write transactions' hot statements run on the connection directly (sqlite-direct.ts).
+  parts.direct = createSqliteDirect((text) => cached.prepare(text));
   // Long counts run beside the event loop, on a connection of their own (files only).
   const reader = file === ':memory:' ? null : createBackgroundReader(file);
-  if (reader) registerBackgroundReader(db, reader);
+  if (reader) parts.reader = reader;
   // WAL checkpoints beside the event loop, not in a request's commit (files only).
   const checkpointer = file === ':memory:' ? null : startCheckpointer(file, database);
-  if (checkpointer) registerCheckpointer(db, checkpointer);
+  if (checkpointer) parts.checkpointer = checkpointer;
   return {
     db,
     dialect: 'sqlite',
@@ -426,11 +423,11 @@ async function postgresStore(url: string, options: OpenOptions): Promise<Store> 
   };
   // COUNT(*) and other bigints arrive as strings; ids and counts fit in a JS number.
   pg.types.setTypeParser(20, (v) => Number(v));
-  const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
-  registerStoreDialect(db, 'postgres');
-  const feed = createPostgresFeed(db);
-  registerChangeFeed(db, feed);
-  const changes = createChangeLog(db);
+  const parts = { dialect: 'postgres', slots: new Map() } as unknown as StoreParts;
+  const db = new StoreDb({ dialect: new PostgresDialect({ pool }) }, parts);
+  const feed = (parts.feed = createPostgresFeed(db));
+  registerFeedMetrics(db, feed);
+  const changes = (parts.changes = createChangeLog(db));
   // A commit of this process: the feed's next look reads the log at once.
   changes.onCommit(() => feed.expectOwnCommit());
   // Before the first connection (Kysely and the feed connect on their first query).

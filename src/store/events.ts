@@ -9,11 +9,11 @@ import { byChunks, chunksOf, ID_CHUNK, inList, rowsPerStatement } from './lists.
 import { directOf } from './sqlite-direct.js';
 import { PostgresAdapter, sql, type ExpressionBuilder, type SelectQueryBuilder } from 'kysely';
 import type { Database, EventsTable, Executor, NewPost, PostRow, EventRow, StoredPostType } from './schema.js';
-import type { DialectName } from './db.js';
+import type { DialectName } from './handle.js';
 import { revisionExpression } from './revision.js';
-import { feedOf, type ChangeFeed, type EventText, type EventTransition } from './change-feed.js';
+import type { ChangeFeed, EventText, EventTransition } from './change-feed.js';
+import { backgroundReaderOf, partsOf, slot, slotKey, type StoreParts } from './handle.js';
 import type { ListingState } from './changes.js';
-import { backgroundReaderOf } from './background-reader.js';
 import type { Insertable, Updateable } from 'kysely';
 import { addTermCounts, isCreatedHere, isStatementWrite, noteChange, noteEventBefore, recordTypeOfPost, statementLog } from './changes.js';
 import { afterExplicitId, takeWantedId } from './import-context.js';
@@ -540,9 +540,11 @@ interface ListResults {
   totals: Map<string, { filter: EventListFilter; total: number }>;
   pages: Map<string, KeptPage>;
 }
-const resultsByDb = new WeakMap<object, ListResults>();
-/** Counts running now, per database, by filter. */
-const countsInFlightByDb = new WeakMap<object, Map<string, Promise<{ n: number; seq: number | undefined }>>>();
+/** What a store keeps of event lists (handle.ts). */
+const RESULTS = slotKey<ListResults>('event list results');
+/** Counts running now, per store, by filter. */
+type CountsInFlight = Map<string, Promise<{ n: number; seq: number | undefined }>>;
+const COUNTS_IN_FLIGHT = slotKey<CountsInFlight>('event counts in flight');
 const RESULTS_KEPT = 2000;
 
 /** The total after these transitions, or undefined when one of them cannot be told. */
@@ -571,15 +573,15 @@ function pageTouched(page: KeptPage, transitions: readonly EventTransition[], di
   return false;
 }
 
-function resultsOf(db: Executor, dialect: DialectName): ListResults {
-  let results = resultsByDb.get(db);
-  if (results) return results;
+function resultsOf(db: Executor, parts: StoreParts, dialect: DialectName): ListResults {
+  return slot(parts, RESULTS, () => makeResults(db, parts.feed, dialect));
+}
+
+function makeResults(db: Executor, feed: ChangeFeed, dialect: DialectName): ListResults {
   const kept: ListResults = { dialect, venuesChangedAt: -1, totals: new Map(), pages: new Map() };
-  results = kept;
-  resultsByDb.set(db, results);
   registerKept(db, 'event_totals', { entries: () => kept.totals.size, maxEntries: RESULTS_KEPT });
   registerKept(db, 'event_pages', { entries: () => kept.pages.size, maxEntries: RESULTS_KEPT });
-  feedOf(db)?.subscribe((batch) => {
+  feed.subscribe((batch) => {
     if (batch.reset || batch.listsReset) {
       kept.totals.clear();
       kept.pages.clear();
@@ -599,7 +601,7 @@ function resultsOf(db: Executor, dialect: DialectName): ListResults {
     }
     for (const [key, page] of kept.pages) if (pageTouched(page, batch.events, dialect)) kept.pages.delete(key);
   });
-  return results;
+  return kept;
 }
 
 /**
@@ -663,13 +665,14 @@ export async function findEventPageIds(
       seq: rows.length && rows[0]!.__seq != null ? Number(rows[0]!.__seq) : undefined,
     };
   };
-  const feed = db.isTransaction ? undefined : feedOf(db);
-  if (!feed) {
+  const parts = partsOf(db);
+  const feed = parts?.feed;
+  if (!parts || !feed) {
     const { ids } = await pageRows();
     return { ids, total: page.offset === 0 && ids.length < page.limit ? ids.length : (await countMatches(db, dialect, filter)).n };
   }
   const revision = knownRevision ?? (await feed.sync(), feed.revision());
-  const results = resultsOf(db, dialect);
+  const results = resultsOf(db, parts, dialect);
   const key = JSON.stringify(filter);
   const pageKey = `${page.limit}:${page.offset}:${key}`;
   const counters = keptCountersOf(db);
@@ -692,9 +695,7 @@ export async function findEventPageIds(
   else {
     counters.eventTotals.misses++;
     // Requests arriving while this total is being counted wait for the same count.
-    let countsInFlight = countsInFlightByDb.get(db);
-    if (!countsInFlight) countsInFlightByDb.set(db, (countsInFlight = new Map()));
-    const inFlight = countsInFlight;
+    const inFlight = slot(parts, COUNTS_IN_FLIGHT, (): CountsInFlight => new Map());
     let flight = inFlight.get(key);
     if (!flight) {
       flight = countMatches(db, dialect, filter).finally(() => inFlight.delete(key));

@@ -115,10 +115,9 @@ describe('matchesFilter', () => {
 describe('transitionsBetween', () => {
   it('refuses a range from ahead of the feed, and one older than its history', async () => {
     const { openStore } = await import('../../src/store/db.js');
-    const { feedOf } = await import('../../src/store/change-feed.js');
     const store = await openStore('sqlite::memory:');
     try {
-      const feed = feedOf(store.db)!;
+      const feed = store.feed;
       const seq = await feed.sync();
       assert.deepEqual(feed.transitionsBetween(seq, seq), []);
       assert.equal(feed.transitionsBetween(seq + 1, seq), undefined, 'from ahead of the feed');

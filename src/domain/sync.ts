@@ -25,7 +25,7 @@
  * a record it could not read.
  *
  * @example
- *   const key = await syncKeyOf(db, services.versions.databaseId);
+ *   const key = await services.versions.syncKey();
  *   const token = encodeSyncToken(key, 1043, Date.now()); // 'Mi5hYmMxMjMuMTA0My4xNzk1…'
  *   decodeSyncToken(token, { key, seq: 1050, historyDays: 30, now: Date.now() }) // 1043
  */
@@ -41,17 +41,22 @@ export interface SyncKey {
   secret: Buffer;
 }
 
-const keys = new WeakMap<object, Promise<SyncKey>>();
-
-/** The key of a store's tokens (read once per store: neither part ever changes). */
-export function syncKeyOf(db: Executor, databaseId: () => Promise<string>): Promise<SyncKey> {
-  let key = keys.get(db);
-  if (!key) {
-    key = Promise.all([databaseId(), syncTokenSecret(db)]).then(([id, secret]) => ({ databaseId: id, secret: Buffer.from(secret, 'hex') }));
-    key.catch(() => keys.delete(db));
-    keys.set(db, key);
-  }
-  return key;
+/**
+ * A store's token key, read once (neither part ever changes; a failed read is tried again).
+ *
+ * @example const keyOf = syncKeyReader(db, () => versions.databaseId()); await keyOf();
+ */
+export function syncKeyReader(db: Executor, databaseId: () => Promise<string>): () => Promise<SyncKey> {
+  let key: Promise<SyncKey> | undefined;
+  return () => {
+    if (!key) {
+      key = Promise.all([databaseId(), syncTokenSecret(db)]).then(([id, secret]) => ({ databaseId: id, secret: Buffer.from(secret, 'hex') }));
+      key.catch(() => {
+        key = undefined;
+      });
+    }
+    return key;
+  };
 }
 
 function macOf(secret: Buffer, payload: string): Buffer {

@@ -13,6 +13,7 @@ import type { Store } from '../store/db.js';
 import type { Executor } from '../store/schema.js';
 import { changeTime, databaseId, lockRecord, recordVersion, type RecordVersion, type VersionedType } from '../store/versions.js';
 import { createKeptMap } from './kept.js';
+import { syncKeyReader, type SyncKey } from './sync.js';
 
 export type { RecordVersion, VersionedType };
 
@@ -28,6 +29,8 @@ export interface DataPosition {
 export interface VersionService {
   /** This database's id (migration 007). */
   databaseId(): Promise<string>;
+  /** What signs this database's sync tokens (its id and secret; read once). */
+  syncKey(): Promise<SyncKey>;
   /**
    * A record's version, kept until something it covers changes. `sync` (default): bring the change
    * feed up to the database first; without, the version as the feed knows it (never newer than
@@ -46,7 +49,7 @@ export function createVersionService(store: Store): VersionService {
   const kept = createKeptMap<RecordVersion>(feed, 10_000, { kind: 'versions' });
   let dbId: Promise<string> | undefined;
   let lastTime: { seq: number; gmt: string | undefined } | undefined;
-  return {
+  const service: VersionService = {
     databaseId() {
       dbId ??= databaseId(db).catch((e) => {
         dbId = undefined;
@@ -54,6 +57,7 @@ export function createVersionService(store: Store): VersionService {
       });
       return dbId;
     },
+    syncKey: () => syncKey(),
     async of(type, id, sync = true) {
       const seq = sync || feed.seq() < 0 ? await feed.sync() : feed.seq();
       const key = `${type}:${id}`;
@@ -75,4 +79,6 @@ export function createVersionService(store: Store): VersionService {
       return { seq, revision, gmt: lastTime.gmt };
     },
   };
+  const syncKey = syncKeyReader(db, () => service.databaseId());
+  return service;
 }

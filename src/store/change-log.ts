@@ -9,11 +9,13 @@
  *
  * The readers of today:
  * - the change feed (`change-feed.ts`): the in-process caches' consumer, on the read path of every
- *   request. It reads the log synchronously on SQLite (`readChangesNow`) and, on PostgreSQL, in
- *   the same statement as the events' states (`changeRowsCte`), and is woken per request and by
- *   `onCommit`;
+ *   request. For speed it reads with this file's SQL inside its own statements: on SQLite
+ *   `CHANGES_SINCE_SQL` and `HEAD_SQL`, prepared on the connection and run synchronously; on
+ *   PostgreSQL `changeRowsCte`, in the same statement as the events' states. Its cursor is in
+ *   memory (`feed.seq()`); it is woken per request (`expectChanges`) and by `onCommit`;
  * - versions (`versions.ts`: ETags, `Last-Modified`): point lookups, `newestSeqOf` and `timeOf`;
- * - sync tokens (`domain/sync.ts`): `read` of the window after a token;
+ * - sync tokens (`domain/sync.ts`): `readChanges` (what `read` runs) of the window after a token,
+ *   on the handle it is given;
  * - webhooks (`webhooks/service.ts`): one consumer per endpoint, its cursor in `webhook_endpoints`,
  *   moved in the transaction that stores its deliveries (`runConsumer`).
  *
@@ -27,6 +29,8 @@
  *       // (compare-and-set on `from`, so that two instances never handle the same rows twice).
  *     },
  *   };
+ *   // Woken after local commits and polled for other instances' (run one step at a time: a wake
+ *   // that comes while a step runs should run another after it, as the webhook worker does).
  *   const stop = store.changes.subscribe(() => void runConsumer(store.changes, outbox), { pollMs: 1000 });
  */
 import { sql, type RawBuilder } from 'kysely';

@@ -14,7 +14,6 @@ import type { Config } from './config.js';
 import { isValidTimezone } from './domain/dates/index.js';
 import { createServices, type Services } from './domain/services.js';
 import { openStore, type OpenOptions, type Store } from './store/db.js';
-import { feedOf } from './store/change-feed.js';
 import { createWebhookService, type WebhookService } from './webhooks/service.js';
 import type { WebhookWorker } from './jobs/webhook-delivery.js';
 import type { HorizonJob } from './jobs/horizon.js';
@@ -107,16 +106,15 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
   jobs.start();
   app.addHook('onClose', async () => jobs.stop());
   if (webhookWorker) {
-    // A write answered here: deliver soon instead of at the next poll.
-    app.addHook('onResponse', async (req, reply) => {
-      if (req.method !== 'GET' && req.method !== 'HEAD' && req.method !== 'OPTIONS' && reply.statusCode < 400) webhookWorker.nudge();
-    });
+    // A write committed here: deliver soon instead of at the next poll (the change log wakes it).
+    const unsubscribe = store.changes.subscribe(() => webhookWorker.nudge());
+    app.addHook('onClose', async () => unsubscribe());
   }
   // A request that arrives must see every write acknowledged before it, by this process or another
   // (SQLite: the feed looks for other connections' commits once per request; change-feed.ts).
-  const feed = feedOf(store.db);
+  const feed = store.feed;
   app.addHook('onRequest', async (req, reply) => {
-    feed?.expectChanges();
+    feed.expectChanges();
     reply.header('x-request-id', req.id);
   });
   // A query string over the limits (query-string.ts) is answered before anything reads it.

@@ -8,12 +8,13 @@
  * built from (`set(key, value, seq, deps)`): a change applied meanwhile might have been missed.
  *
  * @example
- *   const kept = createKeptMap<Json>(feedOf(db)!, 5000);
+ *   const kept = createKeptMap<Json>(store.feed, 5000);
  *   const seq = await feed.sync();
  *   const json = kept.get('list:42') ?? build(); // built from event 42 and venue 7
  *   kept.set('list:42', json, seq, ['event:42', 'venue:7']);
  */
-import { feedOf, type ChangeBatch, type ChangeFeed } from '../store/change-feed.js';
+import type { ChangeBatch, ChangeFeed } from '../store/change-feed.js';
+import { partsOf } from '../store/handle.js';
 import type { Executor } from '../store/schema.js';
 import { registerKept } from '../metrics.js';
 
@@ -173,7 +174,7 @@ export function createKeptRecords<V extends { id: number | string }>(
   read: (trx: Executor, ids: number[]) => Promise<V[]>,
   counters?: { hits: number; misses: number },
 ): KeptRecords<V> {
-  const feed = feedOf(db);
+  const feed = partsOf(db)?.feed;
   const kept = feed ? createKeptMap<V | null>(feed, 5000, { kind: `${type}_records`, maxBytes: 8 * MiB, sizeOf: roughSizeOf }) : undefined;
   return {
     async get(trx, ids, { current = true } = {}) {

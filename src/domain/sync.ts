@@ -25,13 +25,13 @@
  * a record it could not read.
  *
  * @example
- *   const key = await syncKeyOf(db, services.versions.databaseId);
+ *   const key = await services.versions.syncKey();
  *   const token = encodeSyncToken(key, 1043, Date.now()); // 'Mi5hYmMxMjMuMTA0My4xNzk1…'
  *   decodeSyncToken(token, { key, seq: 1050, historyDays: 30, now: Date.now() }) // 1043
  */
 import { createHmac, timingSafeEqual } from 'node:crypto';
 import type { Executor } from '../store/schema.js';
-import { readChangeWindow } from '../store/changes.js';
+import { readChanges } from '../store/change-log.js';
 import { prunedThrough, syncTokenSecret } from '../store/settings.js';
 import { apiError } from './errors.js';
 
@@ -41,17 +41,22 @@ export interface SyncKey {
   secret: Buffer;
 }
 
-const keys = new WeakMap<object, Promise<SyncKey>>();
-
-/** The key of a store's tokens (read once per store: neither part ever changes). */
-export function syncKeyOf(db: Executor, databaseId: () => Promise<string>): Promise<SyncKey> {
-  let key = keys.get(db);
-  if (!key) {
-    key = Promise.all([databaseId(), syncTokenSecret(db)]).then(([id, secret]) => ({ databaseId: id, secret: Buffer.from(secret, 'hex') }));
-    key.catch(() => keys.delete(db));
-    keys.set(db, key);
-  }
-  return key;
+/**
+ * A store's token key, read once (neither part ever changes; a failed read is tried again).
+ *
+ * @example const keyOf = syncKeyReader(db, () => versions.databaseId()); await keyOf();
+ */
+export function syncKeyReader(db: Executor, databaseId: () => Promise<string>): () => Promise<SyncKey> {
+  let key: Promise<SyncKey> | undefined;
+  return () => {
+    if (!key) {
+      key = Promise.all([databaseId(), syncTokenSecret(db)]).then(([id, secret]) => ({ databaseId: id, secret: Buffer.from(secret, 'hex') }));
+      key.catch(() => {
+        key = undefined;
+      });
+    }
+    return key;
+  };
 }
 
 function macOf(secret: Buffer, payload: string): Buffer {
@@ -115,19 +120,19 @@ export async function changedRecords(
   options: { limit: number; historyDays: number; now: number },
 ): Promise<Delta> {
   const expired = apiError('rest_sync_token_expired');
-  const { rows, through } = await readChangeWindow(db, from, to, options.limit);
+  const { rows, through } = await readChanges(db, from, to, options.limit);
   if (rows.length && rows[0]!.created_gmt < gmtOf(options.now - options.historyDays * 86_400_000)) throw expired;
-  if (rows.some((r) => r.record_type === 'all')) throw expired;
+  if (rows.some((r) => r.type === 'all')) throw expired;
   // Read after the rows: rows pruned meanwhile have raised it by now.
   if (from < (await prunedThrough(db))) throw expired;
   const byId = new Map<number, ChangedRecord>();
   for (const r of rows) {
-    if (r.record_type !== type) continue;
-    const id = Number(r.record_id);
+    if (r.type !== type) continue;
+    const id = r.id;
     let rec = byId.get(id);
-    if (!rec) byId.set(id, (rec = { id, seq: Number(r.seq), idx: Number(r.idx), actions: [], details: [] }));
+    if (!rec) byId.set(id, (rec = { id, seq: r.seq, idx: r.idx, actions: [], details: [] }));
     rec.actions.push(r.action);
-    rec.details.push(r.detail ? (JSON.parse(r.detail) as Record<string, any>) : null);
+    rec.details.push(r.detail as Record<string, any> | null);
   }
   return { records: [...byId.values()], through };
 }

@@ -39,7 +39,6 @@ import { promisify } from 'node:util';
 import type { Store } from '../store/db.js';
 import type { UserRow } from '../store/schema.js';
 import { writeTransaction } from '../store/changes.js';
-import { feedOf } from '../store/change-feed.js';
 import { keptCountersOf, registerKept } from '../metrics.js';
 import * as usersStore from '../store/users.js';
 import { ANONYMOUS, isRole, viewerOf, type Role, type Viewer } from './permissions.js';
@@ -224,10 +223,10 @@ export function createUserService(store: Store): UserService {
    * user was removed: `store/users.ts` notes each, also when the CLI writes from another process)
    * or the feed resets. Only successes are kept: a failure always costs its verification.
    */
-  const feed = feedOf(db);
+  const feed = store.feed;
   const authenticated = new Map<string, AuthenticatedEntry>();
   registerKept(db, 'viewers', { entries: () => authenticated.size, maxEntries: 10_000 });
-  feed?.subscribe((batch) => {
+  feed.subscribe((batch) => {
     if (batch.reset) return authenticated.clear();
     if (batch.users.size === 0 || authenticated.size === 0) return;
     for (const [key, entry] of authenticated) if (batch.users.has(entry.userId)) authenticated.delete(key);

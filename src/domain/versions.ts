@@ -9,12 +9,11 @@
  * @example
  *   const v = await services.versions.of('event', 42); // { seq: 1043, gmt: '2026-11-23 19:40:12', … }
  */
-import { sql } from 'kysely';
 import type { Store } from '../store/db.js';
-import { feedOf } from '../store/change-feed.js';
 import type { Executor } from '../store/schema.js';
-import { changeTime, databaseId, recordVersion, type RecordVersion, type VersionedType } from '../store/versions.js';
+import { changeTime, databaseId, lockRecord, recordVersion, type RecordVersion, type VersionedType } from '../store/versions.js';
 import { createKeptMap } from './kept.js';
+import { syncKeyReader, type SyncKey } from './sync.js';
 
 export type { RecordVersion, VersionedType };
 
@@ -30,6 +29,8 @@ export interface DataPosition {
 export interface VersionService {
   /** This database's id (migration 007). */
   databaseId(): Promise<string>;
+  /** What signs this database's sync tokens (its id and secret; read once). */
+  syncKey(): Promise<SyncKey>;
   /**
    * A record's version, kept until something it covers changes. `sync` (default): bring the change
    * feed up to the database first; without, the version as the feed knows it (never newer than
@@ -44,11 +45,11 @@ export interface VersionService {
 
 export function createVersionService(store: Store): VersionService {
   const db = store.db;
-  const feed = feedOf(db)!;
+  const feed = store.feed;
   const kept = createKeptMap<RecordVersion>(feed, 10_000, { kind: 'versions' });
   let dbId: Promise<string> | undefined;
   let lastTime: { seq: number; gmt: string | undefined } | undefined;
-  return {
+  const service: VersionService = {
     databaseId() {
       dbId ??= databaseId(db).catch((e) => {
         dbId = undefined;
@@ -56,6 +57,7 @@ export function createVersionService(store: Store): VersionService {
       });
       return dbId;
     },
+    syncKey: () => syncKey(),
     async of(type, id, sync = true) {
       const seq = sync || feed.seq() < 0 ? await feed.sync() : feed.seq();
       const key = `${type}:${id}`;
@@ -66,10 +68,7 @@ export function createVersionService(store: Store): VersionService {
       return version;
     },
     async locked(trx, type, id) {
-      if (store.dialect === 'postgres') {
-        if (type === 'term') await sql`select "id" from "terms" where "id" = ${id} for update`.execute(trx);
-        else await sql`select "id" from "posts" where "id" = ${id} for update`.execute(trx);
-      }
+      if (store.dialect === 'postgres') await lockRecord(trx, type, id);
       return recordVersion(trx, type, id);
     },
     async position(sync = true) {
@@ -80,4 +79,6 @@ export function createVersionService(store: Store): VersionService {
       return { seq, revision, gmt: lastTime.gmt };
     },
   };
+  const syncKey = syncKeyReader(db, () => service.databaseId());
+  return service;
 }

@@ -31,7 +31,6 @@ import { ApiError } from '../domain/errors.js';
 import { keptCountersOf, writeCommitCountersOf, type KeptCounters } from '../metrics.js';
 import { logOutputCounters } from '../metrics.js';
 import { keptSizesOf } from '../metrics.js';
-import { feedOf } from '../store/change-feed.js';
 import type { Store } from '../store/db.js';
 import type { LoopWatch } from '../web/loop-delay.js';
 
@@ -204,7 +203,7 @@ export function registerMetrics(app: FastifyInstance, config: Config, store: Sto
   }
 
   // Issue 24: every structure kept across requests, its size and its bound (src/metrics.ts `registerKept`).
-  const keptOwners = [store.db, feedOf(store.db)];
+  const keptOwners = [store.db, store.feed];
   const keptGauge = (name: string, help: string, pick: (s: ReturnType<typeof keptSizesOf> extends Map<string, infer S> ? S : never) => number | undefined) =>
     new Gauge({
       name,

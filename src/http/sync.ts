@@ -9,7 +9,7 @@
  */
 import type { Services } from '../domain/services.js';
 import { apiError, type ErrorCode } from '../domain/errors.js';
-import { changedRecords, decodeSyncToken, encodeSyncToken, everListed, syncKeyOf, type SyncKey } from '../domain/sync.js';
+import { changedRecords, decodeSyncToken, encodeSyncToken, everListed, type SyncKey } from '../domain/sync.js';
 import type { ArgSpec, EndpointContext, Reply } from './route.js';
 import { listHeaders, requestPageLinks, type PageLinks } from './paging.js';
 
@@ -35,7 +35,7 @@ export async function syncTokenNow(services: Services): Promise<string> {
 }
 
 function keyOf(services: Services): Promise<SyncKey> {
-  return syncKeyOf(services.store.db, () => services.versions.databaseId());
+  return services.versions.syncKey();
 }
 
 export interface SyncSpec {

@@ -128,15 +128,3 @@ export function createBackgroundReader(file: string): BackgroundReader {
     },
   };
 }
-
-/** Background readers of open SQLite stores, by their Kysely instance (see `db.ts`). */
-const readers = new WeakMap<object, BackgroundReader>();
-
-export function registerBackgroundReader(db: object, reader: BackgroundReader): void {
-  readers.set(db, reader);
-}
-
-/** The background reader of a store's handle (SQLite files; not transactions, not :memory:). */
-export function backgroundReaderOf(db: object): BackgroundReader | undefined {
-  return readers.get(db);
-}

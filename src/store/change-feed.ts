@@ -18,13 +18,14 @@
  * to the feed's number before it is kept (`transitionsBetween`).
  *
  * @example
- *   const feed = feedOf(db)!;
+ *   const feed = store.feed;
  *   feed.subscribe((batch) => { for (const t of batch.events) cache.delete(t.id); });
  *   await feed.sync(); // now the kept results reflect every committed write
  */
 import { sql } from 'kysely';
 import type { Executor } from './schema.js';
-import { lastSeq, listingStateOf, toChangeRow, type ChangeRow, type ListingRow, type ListingState, type RecordChangeDetail } from './changes.js';
+import { listingStateOf, type ListingRow, type ListingState, type RecordChangeDetail } from './listing-states.js';
+import { CHANGES_SINCE_SQL, HEAD_SQL, changeRowsCte, headOf, toChangeRow, type ChangeRow, type RawChangeRow } from './change-log.js';
 import { registerKept } from '../metrics.js';
 
 /** The text the event list searches (title, excerpt, description). */
@@ -104,6 +105,8 @@ export interface ChangeFeed {
    * older than the kept history): then a result computed at `from` cannot be brought to `to`.
    */
   transitionsBetween(from: number, to: number): EventTransition[] | undefined;
+  /** What the feed keeps (its history of transitions, its listeners), for `/metrics`. */
+  readonly kept?: { transitions(): number; bytes(): number; listeners(): number };
 }
 
 /** Log rows read in one go; more than this and the feed resets its subscribers instead. */
@@ -134,10 +137,13 @@ function textOf(r: EventText): EventText | undefined {
   return r.title.length + r.excerpt.length + r.content.length > MAX_TEXT ? undefined : { title: r.title, excerpt: r.excerpt, content: r.content };
 }
 
+/** What a batch is built from of each log row. */
+export type FeedRow = Pick<ChangeRow, 'seq' | 'type' | 'id' | 'action' | 'detail'>;
+
 /**
  * Build a batch from log rows and the events' states and texts at the batch's end.
  */
-export function buildBatch(from: number, to: number, rows: ChangeRow[], states: Map<number, ListingState>, texts: Map<number, EventText | undefined>, truncated: boolean): ChangeBatch {
+export function buildBatch(from: number, to: number, rows: readonly FeedRow[], states: Map<number, ListingState>, texts: Map<number, EventText | undefined>, truncated: boolean): ChangeBatch {
   const batch: ChangeBatch = {
     from,
     to,
@@ -152,7 +158,7 @@ export function buildBatch(from: number, to: number, rows: ChangeRow[], states: 
     images: new Set(),
     users: new Set(),
   };
-  const eventRows: ChangeRow[] = [];
+  const eventRows: FeedRow[] = [];
   for (const r of rows) {
     switch (r.type) {
       case 'all':
@@ -192,7 +198,7 @@ export function buildBatch(from: number, to: number, rows: ChangeRow[], states: 
   // changed it; before it, when that transition did not change it either.
   for (let i = 0; i < eventRows.length; i++) {
     const r = eventRows[i]!;
-    let next: ChangeRow | undefined;
+    let next: FeedRow | undefined;
     let textChangedLater = false;
     for (let j = i + 1; j < eventRows.length; j++) {
       const n = eventRows[j]!;
@@ -308,8 +314,8 @@ export function createSqliteFeed(connection: {
     return {
       dataVersion: dataVersion.pluck(),
       totalChanges: totalChanges.pluck(),
-      counter: (connection.prepare('select "value" from "change_counter" where "id" = 1') as unknown as { pluck(): Stmt }).pluck(),
-      since: connection.prepare('select "seq", "idx", "record_type", "record_id", "action", "detail" from "changes" where "seq" > ? and "seq" <= ? order by "seq", "idx" limit ?') as Stmt,
+      counter: (connection.prepare(HEAD_SQL) as unknown as { pluck(): Stmt }).pluck(),
+      since: connection.prepare(CHANGES_SINCE_SQL) as Stmt,
       states: connection.prepare(
         `select p."id", p."status", p."author_id", p."parent_id", p."date_gmt", e."start_local", e."end_local", e."hide_from_listings", e."featured", e."venue_id", v."geo_lat" as "venue_lat", v."geo_lng" as "venue_lng", p."title", p."excerpt", p."content",
            (select json_group_array("term_id") from "event_terms" t where t."event_id" = p."id") as "terms",
@@ -342,7 +348,7 @@ export function createSqliteFeed(connection: {
       core.apply(buildBatch(value, value, [], new Map(), new Map(), true));
     } else if (value !== core.seq()) {
       const from = core.seq();
-      const raw = st.since.all(from, value, MAX_ROWS + 1) as Array<Parameters<typeof toChangeRow>[0]>;
+      const raw = st.since.all(from, value, MAX_ROWS + 1) as RawChangeRow[];
       const truncated = raw.length > MAX_ROWS || value < from;
       const rows = truncated ? [] : raw.map(toChangeRow);
       const ids = [...new Set(rows.filter((r) => r.type === 'event').map((r) => r.id))];
@@ -370,8 +376,8 @@ export function createSqliteFeed(connection: {
     expectOwnCommit: lookAgain,
     subscribe: core.subscribe,
     transitionsBetween: core.transitionsBetween,
+    kept: core.kept,
   };
-  keptOfFeeds.set(feed, core.kept);
   return feed;
 }
 
@@ -403,12 +409,7 @@ export async function lookPostgres(db: Executor, from: number): Promise<Look> {
     value: number | string;
     changes: Array<[number | string, number, string, number, string, string | null]> | null;
     states: LookedState[] | null;
-  }>`with "c" as (select "value" from "change_counter" where "id" = 1),
-  "ch" as (
-    select "seq", "idx", "record_type", "record_id", "action", "detail" from "changes"
-    where "seq" > ${from}::bigint and "seq" <= (select "value" from "c")
-    order by "seq", "idx" limit ${limit}::int
-  ),
+  }>`with ${changeRowsCte(from, limit)},
   "ev" as (select distinct "record_id" as "id" from "ch" where "record_type" = 'event' and (select count(*) from "ch") < ${limit}::int)
 select "c"."value",
   case when "c"."value" <> ${from}::bigint and ${from}::bigint >= 0 then (select json_agg(json_build_array("seq", "idx", "record_type", "record_id", "action", "detail") order by "seq", "idx") from "ch") end as "changes",
@@ -426,7 +427,7 @@ from "c"`.execute(db);
   const value = Number(row?.value ?? 0);
   const raw = row?.changes ?? [];
   const truncated = raw.length > MAX_ROWS || (from >= 0 && value < from);
-  const rows = truncated ? [] : raw.map(([seq, , record_type, record_id, action, detail]) => toChangeRow({ seq, record_type, record_id, action, detail }));
+  const rows = truncated ? [] : raw.map(([seq, idx, record_type, record_id, action, detail]) => toChangeRow({ seq, idx, record_type, record_id, action, detail }));
   const states = new Map<number, ListingState>();
   const texts = new Map<number, EventText | undefined>();
   if (!truncated) {
@@ -470,7 +471,7 @@ export function createPostgresFeed(db: Executor): ChangeFeed {
       // Most looks find nothing new (every request looks once, for other instances' commits):
       // the counter alone costs PostgreSQL about half of what the whole look's plan does.
       if (!ownCommits && from >= 0) {
-        const value = await lastSeq(db);
+        const value = await headOf(db);
         if (value === from) return { from, value, rows: [], truncated: false, states: new Map(), texts: new Map(), sentAt };
       }
       ownCommits = false;
@@ -512,28 +513,17 @@ export function createPostgresFeed(db: Executor): ChangeFeed {
     },
     subscribe: core.subscribe,
     transitionsBetween: core.transitionsBetween,
+    kept: core.kept,
   };
-  keptOfFeeds.set(feed, core.kept);
   return feed;
 }
 
-/** Feeds of open stores, by their Kysely instance. */
-const feeds = new WeakMap<object, ChangeFeed>();
-
-/** What each feed keeps (its history of transitions, its listeners), for `/metrics`. */
-const keptOfFeeds = new WeakMap<ChangeFeed, ReturnType<typeof feedCore>['kept']>();
-
-export function registerChangeFeed(db: object, feed: ChangeFeed): void {
-  feeds.set(db, feed);
-  const kept = keptOfFeeds.get(feed);
+/** Report what a store's feed keeps in `/metrics` (db.ts, when it opens the store). */
+export function registerFeedMetrics(db: object, feed: ChangeFeed): void {
+  const kept = feed.kept;
   if (kept) {
     registerKept(db, 'feed_transitions', { entries: kept.transitions, maxEntries: HISTORY, bytes: kept.bytes, maxBytes: HISTORY_BYTES });
     // One per structure that follows the feed (made once per store or per links, never per request).
     registerKept(db, 'feed_listeners', { entries: kept.listeners, maxEntries: MAX_LISTENERS });
   }
-}
-
-/** The change feed of a store's handle (undefined for transactions). */
-export function feedOf(db: object): ChangeFeed | undefined {
-  return feeds.get(db);
 }

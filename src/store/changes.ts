@@ -16,63 +16,19 @@
 import { AsyncLocalStorage, AsyncResource } from 'node:async_hooks';
 import { PostgresAdapter, sql, type RawBuilder } from 'kysely';
 import type { Executor } from './schema.js';
-import { dialectOfHandle } from './revision.js';
+import { partsOf, type GroupCommit, type StoreParts } from './handle.js';
 import { writeCommitCountersOf } from '../metrics.js';
 import { importContextRestorer, inImportContext, runImportHook } from './import-context.js';
-import { directOf, enterDirect, leaveDirect, storeDirectOf } from './sqlite-direct.js';
-import { raisePrunedThrough } from './settings.js';
+import { directOf, enterDirect, leaveDirect } from './sqlite-direct.js';
 import { chunksOf } from './lists.js';
+import { readListingStates, type ChangeAction, type EventChangeDetail, type RecordChangeDetail, type RecordType } from './listing-states.js';
 
-/**
- * Kinds of records in the log. `all` (action `reset`): anything may have changed (bulk loads).
- * `user`: a user or their application passwords changed (servers drop who they keep authenticated;
- * sync tokens and webhooks do not report users).
- */
-export type RecordType = 'event' | 'venue' | 'organizer' | 'term' | 'image' | 'user' | 'all' | 'lists';
-export type ChangeAction = 'create' | 'update' | 'trash' | 'delete' | 'reset';
-
-/** What the event list filters and orders on, for one event. */
-export interface ListingState {
-  id: number;
-  status: string;
-  author_id: number;
-  parent_id: number;
-  date_gmt: string;
-  start_local: string;
-  end_local: string;
-  hide_from_listings: number;
-  featured: number;
-  venue_id: number | null;
-  /**
-   * The venue's coordinates (null: none, or no venue), for the geolocation filters. Undefined in
-   * states logged before they were kept (migration 009): then a geo-filtered list cannot tell.
-   */
-  venue_lat?: number | null;
-  venue_lng?: number | null;
-  terms: number[];
-  organizers: number[];
-}
-
-/** The detail of an event change: its listing state before the write (null: it did not exist). */
-export interface EventChangeDetail {
-  before: ListingState | null;
-  /** title, description or excerpt changed */
-  text: boolean;
-}
-
-/**
- * The detail of a venue, organizer or term change (issue 11's sync tokens): a post's status and
- * author before the write (null: it did not exist), a deleted term's taxonomy.
- */
-export interface RecordChangeDetail {
-  before?: { status: string; author_id: number } | null;
-  taxonomy?: string;
-  /**
-   * A term whose published-event count alone moved, by this much (an event linked or unlinked):
-   * readers that keep term rows adjust them instead of reading them again.
-   */
-  count?: number;
-}
+export { listingStateOf, readListingStates } from './listing-states.js';
+export type { ChangeAction, EventChangeDetail, ListingRow, ListingState, RecordChangeDetail, RecordType } from './listing-states.js';
+// Reading and pruning the log live in modules of their own (change-log.ts, change-pruning.ts).
+export { headOf as lastSeq } from './change-log.js';
+export { firstChangeTimeAfter, pruneChangesBatch, pruneSupersededBatch } from './change-pruning.js';
+export { lowestWebhookCursor } from './webhooks.js';
 
 interface Pending {
   type: RecordType;
@@ -276,87 +232,6 @@ export function isCreatedHere(db: Executor, type: RecordType, id: number): boole
   return pendingByTrx.get(db)?.get(`${type}:${id}`)?.action === 'create';
 }
 
-/** The columns a listing state is read from (numbers may arrive as strings from PostgreSQL). */
-export interface ListingRow {
-  id: number | string;
-  status: string;
-  author_id: number | string;
-  parent_id: number | string;
-  date_gmt: string;
-  start_local: string;
-  end_local: string;
-  hide_from_listings: number | string;
-  featured: number | string;
-  venue_id: number | string | null;
-  venue_lat: number | string | null;
-  venue_lng: number | string | null;
-}
-
-/** A listing state from its row and the event's term and organizer ids. */
-export function listingStateOf(r: ListingRow, terms: number[], organizers: number[]): ListingState {
-  return {
-    id: Number(r.id),
-    status: r.status,
-    author_id: Number(r.author_id),
-    parent_id: Number(r.parent_id),
-    date_gmt: r.date_gmt,
-    start_local: r.start_local,
-    end_local: r.end_local,
-    hide_from_listings: Number(r.hide_from_listings),
-    featured: Number(r.featured),
-    venue_id: r.venue_id === null ? null : Number(r.venue_id),
-    venue_lat: r.venue_id === null || r.venue_lat === null || r.venue_lat === undefined ? null : Number(r.venue_lat),
-    venue_lng: r.venue_id === null || r.venue_lng === null || r.venue_lng === undefined ? null : Number(r.venue_lng),
-    terms,
-    organizers,
-  };
-}
-
-/**
- * The listing states of these events (events only; other ids are left out), read on `db`.
- *
- * @example await readListingStates(db, [42]) // [{ id: 42, status: 'publish', start_local: '2027-03-01 20:00:00', … }]
- */
-export async function readListingStates(db: Executor, ids: number[]): Promise<ListingState[]> {
-  if (ids.length === 0) return [];
-  const out: ListingState[] = [];
-  for (let i = 0; i < ids.length; i += 500) {
-    const chunk = ids.slice(i, i + 500);
-    const [rows, terms, organizers] = await Promise.all([
-      db
-        .selectFrom('posts')
-        .innerJoin('events', 'events.post_id', 'posts.id')
-        .leftJoin('venues', 'venues.post_id', 'events.venue_id')
-        .select([
-          'posts.id',
-          'posts.status',
-          'posts.author_id',
-          'posts.parent_id',
-          'posts.date_gmt',
-          'events.start_local',
-          'events.end_local',
-          'events.hide_from_listings',
-          'events.featured',
-          'events.venue_id',
-        ])
-        .select(['venues.geo_lat as venue_lat', 'venues.geo_lng as venue_lng'])
-        .where('posts.id', 'in', chunk)
-        .execute(),
-      db.selectFrom('event_terms').select(['event_id', 'term_id']).where('event_id', 'in', chunk).execute(),
-      db.selectFrom('event_organizers').select(['event_id', 'organizer_id']).where('event_id', 'in', chunk).execute(),
-    ]);
-    const byId = new Map<number, ListingState>();
-    for (const r of rows) {
-      const state = listingStateOf(r, [], []);
-      byId.set(state.id, state);
-      out.push(state);
-    }
-    for (const t of terms) byId.get(Number(t.event_id))?.terms.push(Number(t.term_id));
-    for (const o of organizers) byId.get(Number(o.event_id))?.organizers.push(Number(o.organizer_id));
-  }
-  return out;
-}
-
 function nowGmt(): string {
   return new Date().toISOString().slice(0, 19).replace('T', ' ');
 }
@@ -509,7 +384,7 @@ export function statementLog(
  */
 export async function writeStatement<T>(db: Executor, fn: (w: Executor) => Promise<T>): Promise<T> {
   const guard = guards.getStore();
-  if (dialectOfHandle(db) !== 'postgres' || (guard !== undefined && !guard.done) || inImportContext()) return writeTransaction(db, fn);
+  if (partsOf(db)?.dialect !== 'postgres' || (guard !== undefined && !guard.done) || inImportContext()) return writeTransaction(db, fn);
   const w = db.withoutPlugins();
   statementWrites.add(w);
   try {
@@ -596,7 +471,8 @@ export async function writeTransaction<T>(db: Executor, fn: (trx: Executor) => P
   };
   const work = (trx: Executor): Promise<T> => callers.runInAsyncScope(write, undefined, trx);
   // SQLite runs one write at a time (group commit below): no races to lose there.
-  if (dialectOfHandle(db) === 'sqlite') return groupCommitOf(db).run(work as (trx: Executor) => Promise<unknown>) as Promise<T>;
+  const parts = partsOf(db);
+  if (parts?.dialect === 'sqlite') return groupCommitOf(db, parts).run(work as (trx: Executor) => Promise<unknown>) as Promise<T>;
   // A write run again takes its import context's ids and bookkeeping again.
   const restoreImportContext = importContextRestorer();
   for (let attempt = 1; ; attempt++) {
@@ -631,7 +507,7 @@ async function ownTransaction<T>(db: Executor, work: (trx: Executor) => Promise<
     .transaction()
     .execute(async (trx) => {
       if (repeated) repeatedWrites.add(trx);
-      enterDirect(db, trx);
+      enterDirect(partsOf(db)?.direct, trx);
       try {
         const out = await work(trx);
         await flushChanges(trx);
@@ -661,8 +537,6 @@ interface QueuedWrite {
   reject: (error: unknown) => void;
 }
 
-const groupCommits = new WeakMap<object, { run(fn: (trx: Executor) => Promise<unknown>): Promise<unknown> }>();
-
 /**
  * SQLite group commit. A SQLite store has one connection, so writes that arrive while another runs
  * wait for it anyway; instead of one transaction each, the writes waiting when the connection
@@ -672,8 +546,8 @@ const groupCommits = new WeakMap<object, { run(fn: (trx: Executor) => Promise<un
  * (its own sequence number), and none is answered before the commit: nothing acknowledged is
  * lost, and a failed commit fails every write of the group. A write alone runs as before.
  */
-function groupCommitOf(db: Executor) {
-  let group = groupCommits.get(db);
+function groupCommitOf(db: Executor, parts: StoreParts): GroupCommit {
+  let group = parts.groupCommit;
   if (group) return group;
   const queue: QueuedWrite[] = [];
   let draining = false;
@@ -695,12 +569,12 @@ function groupCommitOf(db: Executor) {
     // Savepoints run straight on the connection (the transaction holds it): through the query
     // builder each costs as much JavaScript as a small insert. Each write gets a handle of its own
     // on the transaction (its notes and term counts are kept by handle).
-    const direct = storeDirectOf(db)!;
+    const direct = parts.direct!;
     try {
       for (const write of batch) {
         const point = trx.withoutPlugins();
         direct.run('savepoint "w"', []);
-        enterDirect(db, point);
+        enterDirect(direct, point);
         try {
           const out = await write.fn(point);
           await flushChanges(point);
@@ -756,184 +630,6 @@ function groupCommitOf(db: Executor) {
       });
     },
   };
-  groupCommits.set(db, group);
+  parts.groupCommit = group;
   return group;
-}
-
-/** A change as read back from the log. */
-export interface ChangeRow {
-  seq: number;
-  type: RecordType;
-  id: number;
-  action: ChangeAction;
-  detail: EventChangeDetail | null;
-}
-
-/** Changes after `seq` up to `until` (inclusive), in order; at most `limit` rows. */
-export async function readChangesSince(db: Executor, seq: number, until: number, limit: number): Promise<ChangeRow[]> {
-  const rows = await db
-    .selectFrom('changes')
-    .select(['seq', 'idx', 'record_type', 'record_id', 'action', 'detail'])
-    .where('seq', '>', seq)
-    .where('seq', '<=', until)
-    .orderBy('seq')
-    .orderBy('idx')
-    .limit(limit)
-    .execute();
-  return rows.map(toChangeRow);
-}
-
-/** A raw log row as a `ChangeRow`. */
-export function toChangeRow(r: { seq: number | string; record_type: string; record_id: number | string; action: string; detail: string | null }): ChangeRow {
-  return {
-    seq: Number(r.seq),
-    type: r.record_type as RecordType,
-    id: Number(r.record_id),
-    action: r.action as ChangeAction,
-    detail: r.detail ? (JSON.parse(r.detail) as EventChangeDetail) : null,
-  };
-}
-
-/** The sequence number of the last committed write, read on `db`. */
-export async function lastSeq(db: Executor): Promise<number> {
-  const r = await sql<{ value: number | string }>`select "value" from "change_counter" where "id" = 1`.execute(db);
-  return Number(r.rows[0]?.value ?? 0);
-}
-
-/** A log row as a sync answer reads it (`readChangeWindow`). */
-export interface WindowRow {
-  seq: number | string;
-  idx: number | string;
-  record_type: string;
-  record_id: number | string;
-  action: string;
-  detail: string | null;
-  created_gmt: string;
-}
-
-/**
- * The log rows after `from` up to `to`, at most `limit` of them and whole writes only (a write's
- * rows go together): `through` is the last sequence number read in full (`to` when everything
- * was). A single write with more rows than `limit` is read whole, alone.
- *
- * @example await readChangeWindow(db, 1043, 1990, 1000) // { rows: [… 1000 rows at most], through: 1512 }
- */
-export async function readChangeWindow(db: Executor, from: number, to: number, limit: number): Promise<{ rows: WindowRow[]; through: number }> {
-  if (to <= from) return { rows: [], through: from };
-  const columns = ['seq', 'idx', 'record_type', 'record_id', 'action', 'detail', 'created_gmt'] as const;
-  const rows = await db
-    .selectFrom('changes')
-    .select(columns)
-    .where('seq', '>', from)
-    .where('seq', '<=', to)
-    .orderBy('seq')
-    .orderBy('idx')
-    .limit(limit + 1)
-    .execute();
-  if (rows.length <= limit) return { rows, through: to };
-  const cut = Number(rows[limit]!.seq);
-  const whole = rows.filter((r) => Number(r.seq) < cut);
-  if (whole.length) return { rows: whole, through: cut - 1 };
-  return { rows: await db.selectFrom('changes').select(columns).where('seq', '=', cut).orderBy('idx').execute(), through: cut };
-}
-
-/**
- * The lowest webhook endpoint cursor, enabled or not (a disabled endpoint delivers from its cursor
- * once enabled again); undefined without endpoints. Log rows past it are still to be delivered.
- */
-export async function lowestWebhookCursor(db: Executor): Promise<number | undefined> {
-  const r = await db
-    .selectFrom('webhook_endpoints')
-    .select((eb) => eb.fn.min('cursor_seq').as('low'))
-    .executeTakeFirst();
-  return r?.low === null || r?.low === undefined ? undefined : Number(r.low);
-}
-
-/**
- * Delete the log rows matching `where` that have a newer row of their record (never a record's
- * newest row, whoever else deletes meanwhile), raising `settings.changes_pruned_seq` to the
- * highest deleted in the same transaction; returns how many went.
- */
-async function deleteSuperseded(db: Executor, where: RawBuilder<unknown>): Promise<number> {
-  return db.transaction().execute(async (trx) => {
-    const gone = await sql<{ seq: number | string }>`delete from "changes" where ${where}
-        and exists (select 1 from "changes" "n" where "n"."record_type" = "changes"."record_type" and "n"."record_id" = "changes"."record_id" and "n"."seq" > "changes"."seq")
-      returning "seq"`.execute(trx);
-    if (gone.rows.length)
-      await raisePrunedThrough(
-        trx,
-        gone.rows.reduce((m, r) => Math.max(m, Number(r.seq)), 0),
-      );
-    return gone.rows.length;
-  });
-}
-
-/**
- * Pruning after a first pass (`pruneChangesBatch`): of the records logged in the rows after
- * `after` (at most `limit` rows, in order, up to `to`), delete their older rows at or below
- * `below` committed before `beforeGmt` (rows a pass kept as their record's newest, superseded
- * since). `next`: the position to go on from; `done`: no rows left up to `to`.
- *
- * @example await pruneSupersededBatch(db, { after: { seq: 5000, idx: -1 }, to: 5400, below: 4100, beforeGmt, limit: 1000 })
- */
-export async function pruneSupersededBatch(
-  db: Executor,
-  options: { after: { seq: number; idx: number }; to: number; below: number; beforeGmt: string; limit: number },
-): Promise<{ next: { seq: number; idx: number }; deleted: number; done: boolean }> {
-  const { after, to, below, beforeGmt, limit } = options;
-  const rows = await db
-    .selectFrom('changes')
-    .select(['seq', 'idx', 'record_type', 'record_id'])
-    .where((eb) => eb.or([eb('seq', '>', after.seq), eb.and([eb('seq', '=', after.seq), eb('idx', '>', after.idx)])]))
-    .where('seq', '<=', to)
-    .orderBy('seq')
-    .orderBy('idx')
-    .limit(limit)
-    .execute();
-  if (rows.length === 0) return { next: after, deleted: 0, done: true };
-  const last = rows[rows.length - 1]!;
-  const next = { seq: Number(last.seq), idx: Number(last.idx) };
-  const byType = new Map<string, Set<number>>();
-  for (const r of rows) {
-    let ids = byType.get(r.record_type);
-    if (!ids) byType.set(r.record_type, (ids = new Set()));
-    ids.add(Number(r.record_id));
-  }
-  let deleted = 0;
-  for (const [type, ids] of byType) {
-    for (const chunk of chunksOf([...ids])) {
-      deleted += await deleteSuperseded(db, sql`"record_type" = ${type} and "record_id" in (${sql.join(chunk)}) and "seq" <= ${below} and "created_gmt" < ${beforeGmt}`);
-    }
-  }
-  return { next, deleted, done: rows.length < limit };
-}
-
-/** When the first change after `seq` was committed (undefined: none). */
-export async function firstChangeTimeAfter(db: Executor, seq: number): Promise<string | undefined> {
-  const r = await db.selectFrom('changes').select('created_gmt').where('seq', '>', seq).orderBy('seq').orderBy('idx').limit(1).executeTakeFirst();
-  return r?.created_gmt;
-}
-
-/**
- * One batch of pruning: of the log rows after `after` (at most `limit`, in order, up to `upTo`),
- * deletes those committed before `beforeGmt` that are not the newest row of their record (a
- * record's version, its ETag and `Last-Modified`, is read from its newest row and the newest `all`
- * row: they stay). Records the highest sequence number deleted (`settings.changes_pruned_seq`) in
- * the same transaction. `next`: where the next batch starts; `done`: nothing older is left in range.
- *
- * @example
- *   let at = 0;
- *   for (;;) { const b = await pruneChangesBatch(db, { after: at, upTo: head, beforeGmt: '2026-10-27 00:00:00', limit: 1000 }); at = b.next; if (b.done) break; }
- */
-export async function pruneChangesBatch(db: Executor, options: { after: number; upTo: number; beforeGmt: string; limit: number }): Promise<{ next: number; deleted: number; done: boolean }> {
-  const { after, upTo, beforeGmt, limit } = options;
-  if (upTo <= after) return { next: after, deleted: 0, done: true };
-  const rows = await db.selectFrom('changes').select(['seq', 'created_gmt']).where('seq', '>', after).where('seq', '<=', upTo).orderBy('seq').orderBy('idx').limit(limit).execute();
-  let old = 0;
-  while (old < rows.length && rows[old]!.created_gmt < beforeGmt) old++;
-  if (old === 0) return { next: after, deleted: 0, done: true };
-  const end = Number(rows[old - 1]!.seq);
-  const done = old < rows.length || rows.length < limit;
-  const deleted = await deleteSuperseded(db, sql`"seq" > ${after} and "seq" <= ${end} and "created_gmt" < ${beforeGmt}`);
-  return { next: end, deleted, done };
 }

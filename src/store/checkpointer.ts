@@ -115,15 +115,3 @@ export function startCheckpointer(file: string, connection: BetterSqlite3.Databa
     },
   };
 }
-
-/** Checkpointers of open SQLite stores, by their Kysely instance (see `db.ts`). */
-const checkpointers = new WeakMap<object, Checkpointer>();
-
-export function registerCheckpointer(db: object, checkpointer: Checkpointer): void {
-  checkpointers.set(db, checkpointer);
-}
-
-/** The checkpointer of a store's handle (SQLite files only). */
-export function checkpointerOf(db: object): Checkpointer | undefined {
-  return checkpointers.get(db);
-}

@@ -11,14 +11,14 @@ import { createHash } from 'node:crypto';
 import { mkdirSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import pg from 'pg';
-import { DEFAULT_MIGRATION_TABLE, Kysely, Migrator, PostgresDialect, SqliteDialect, sql, type Migration, type MigrationProvider } from 'kysely';
-import type { Database } from './schema.js';
-import { registerStoreDialect } from './revision.js';
+import { DEFAULT_MIGRATION_TABLE, Migrator, PostgresDialect, SqliteDialect, sql, type Migration, type MigrationProvider } from 'kysely';
+import { StoreDb, partsOf, type DialectName, type StoreParts } from './handle.js';
 import { registerKept, type KeptStructure } from '../metrics.js';
-import { createPostgresFeed, createSqliteFeed, registerChangeFeed } from './change-feed.js';
-import { createBackgroundReader, registerBackgroundReader } from './background-reader.js';
-import { registerCheckpointer, startCheckpointer } from './checkpointer.js';
-import { createSqliteDirect, registerSqliteRoot } from './sqlite-direct.js';
+import { createPostgresFeed, createSqliteFeed, registerFeedMetrics, type ChangeFeed } from './change-feed.js';
+import { createChangeLog, type ChangeLog } from './change-log.js';
+import { createBackgroundReader } from './background-reader.js';
+import { startCheckpointer } from './checkpointer.js';
+import { createSqliteDirect } from './sqlite-direct.js';
 import BetterSqlite3 from 'better-sqlite3';
 import { isLostConnection, storeFault } from './faults.js';
 import { initialMigration } from './migrations/001_initial.js';
@@ -34,13 +34,18 @@ import { recurrenceMigration } from './migrations/010_recurrence.js';
 import { eventSlugSpaceMigration } from './migrations/011_event_slug_space.js';
 import { settingsMigration } from './migrations/012_settings.js';
 
-export type DialectName = 'sqlite' | 'postgres';
+export type { DialectName } from './handle.js';
 
 export interface Store {
-  db: Kysely<Database>;
+  /** The Kysely handle; its `parts` are what code given only the handle needs (handle.ts). */
+  db: StoreDb;
   dialect: DialectName;
   /** Human-readable location, for logs (never includes a password). */
   describe: string;
+  /** The change log's reader: rows after a cursor, and wake-ups after commits (change-log.ts). */
+  changes: ChangeLog;
+  /** The change feed: the in-process caches' consumer of the log (change-feed.ts). */
+  feed: ChangeFeed;
   /** PostgreSQL: the schema the store lives in, when not the default one. */
   schema?: string;
   /** PostgreSQL: the connection pool (its counts feed /metrics). */
@@ -134,7 +139,7 @@ export async function migrate(store: Store): Promise<string[]> {
  * Safe with one connection: Kysely runs one query at a time on it, and better-sqlite3 executes a
  * statement to completion (or, streaming, holds the connection until the iterator is done).
  */
-function withStatementCache(database: BetterSqlite3.Database, size = 500): { prepare(sqlText: string): BetterSqlite3.Statement; close(): void; kept: KeptStructure } {
+function withStatementCache(database: BetterSqlite3.Database, size = 500, onCommit?: () => void): { prepare(sqlText: string): BetterSqlite3.Statement; close(): void; kept: KeptStructure } {
   const statements = new Map<string, BetterSqlite3.Statement>();
   return {
     kept: { entries: () => statements.size, maxEntries: size },
@@ -144,6 +149,9 @@ function withStatementCache(database: BetterSqlite3.Database, size = 500): { pre
       // there, to avoid a deadlock), whereas BEGIN IMMEDIATE waits `busy_timeout` for it. The
       // server has one connection, whose transactions run one after the other anyway.
       const text = sqlText === 'begin' ? 'begin immediate' : sqlText;
+      // A transaction commits (the statement runs right after it is prepared): the change log
+      // wakes its subscribers (they look on a later turn of the event loop, after the commit).
+      if (text === 'commit') onCommit?.();
       let stmt = statements.get(text);
       if (stmt) {
         statements.delete(text);
@@ -161,9 +169,6 @@ function withStatementCache(database: BetterSqlite3.Database, size = 500): { pre
   };
 }
 
-/** The SQLite connection of each SQLite store (for `backupSqlite`). */
-const sqliteConnections = new WeakMap<object, BetterSqlite3.Database>();
-
 /** Progress of a backup: pages of the source database, and how many are still to copy. */
 export interface BackupProgress {
   totalPages: number;
@@ -180,7 +185,7 @@ export interface BackupProgress {
  * @example await backupSqlite(store, '/backups/calendar.db')
  */
 export async function backupSqlite(store: Store, file: string, progress?: (p: BackupProgress) => void, { pagesPerStep = 4096 } = {}): Promise<BackupProgress & { restarts: number }> {
-  const database = sqliteConnections.get(store.db);
+  const database = partsOf(store.db)?.connection;
   if (!database) throw new StoreUrlError(`${store.describe} is not a SQLite database`);
   let restarts = 0;
   let lastRemaining = Infinity;
@@ -237,30 +242,37 @@ function sqliteStore(path: string, options: OpenOptions): Store {
   database.pragma('temp_store = MEMORY');
   ensureMathFunctions(database);
   registerFoldCase(database);
-  const cached = withStatementCache(database);
-  const db = new Kysely<Database>({ dialect: new SqliteDialect({ database: cached }) });
-  sqliteConnections.set(db, database);
+  // The change feed reads on this connection directly (change-feed.ts); it sees this
+  // connection's commits itself (`total_changes()`).
+  const feed = createSqliteFeed(database);
+  const parts: Omit<StoreParts, 'changes'> & { changes?: StoreParts['changes'] } = {
+    dialect: 'sqlite',
+    feed,
+    connection: database,
+    slots: new Map(),
+  };
+  const cached = withStatementCache(database, 500, () => parts.changes?.committed());
+  const db = new StoreDb({ dialect: new SqliteDialect({ database: cached }) }, parts as StoreParts);
+  const changes = (parts.changes = createChangeLog(db));
   registerKept(db, 'sqlite_statements', cached.kept);
+  registerFeedMetrics(db, feed);
   // Write transactions' hot statements run on the connection directly (sqlite-direct.ts).
-  registerSqliteRoot(
-    db,
-    createSqliteDirect((text) => cached.prepare(text)),
-  );
-  // The change feed reads on this connection directly (change-feed.ts).
-  registerChangeFeed(db, createSqliteFeed(database));
-  registerStoreDialect(db, 'sqlite');
+  parts.direct = createSqliteDirect((text) => cached.prepare(text));
   // Long counts run beside the event loop, on a connection of their own (files only).
   const reader = file === ':memory:' ? null : createBackgroundReader(file);
-  if (reader) registerBackgroundReader(db, reader);
+  if (reader) parts.reader = reader;
   // WAL checkpoints beside the event loop, not in a request's commit (files only).
   const checkpointer = file === ':memory:' ? null : startCheckpointer(file, database);
-  if (checkpointer) registerCheckpointer(db, checkpointer);
+  if (checkpointer) parts.checkpointer = checkpointer;
   return {
     db,
     dialect: 'sqlite',
     describe: `sqlite:${file}`,
+    changes,
+    feed,
     setLogger: () => {},
     close: async () => {
+      changes.close();
       await reader?.close();
       await checkpointer?.close();
       await db.destroy();
@@ -411,12 +423,15 @@ async function postgresStore(url: string, options: OpenOptions): Promise<Store> 
   };
   // COUNT(*) and other bigints arrive as strings; ids and counts fit in a JS number.
   pg.types.setTypeParser(20, (v) => Number(v));
-  const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
-  registerStoreDialect(db, 'postgres');
-  const feed = createPostgresFeed(db);
-  registerChangeFeed(db, feed);
+  const parts = { dialect: 'postgres', slots: new Map() } as unknown as StoreParts;
+  const db = new StoreDb({ dialect: new PostgresDialect({ pool }) }, parts);
+  const feed = (parts.feed = createPostgresFeed(db));
+  registerFeedMetrics(db, feed);
+  const changes = (parts.changes = createChangeLog(db));
+  // A commit of this process: the feed's next look reads the log at once.
+  changes.onCommit(() => feed.expectOwnCommit());
   // Before the first connection (Kysely and the feed connect on their first query).
-  resilientClients(pool, preparedStatements(db), report, () => feed.expectOwnCommit());
+  resilientClients(pool, preparedStatements(db), report, () => changes.committed());
   const safeUrl = (() => {
     try {
       const u = new URL(url);
@@ -429,6 +444,8 @@ async function postgresStore(url: string, options: OpenOptions): Promise<Store> 
   return {
     db,
     dialect: 'postgres',
+    changes,
+    feed,
     pool,
     describe: schema ? `${safeUrl} (schema ${schema})` : safeUrl,
     ...(schema ? { schema } : {}),
@@ -436,6 +453,7 @@ async function postgresStore(url: string, options: OpenOptions): Promise<Store> 
       logger = l;
     },
     close: async () => {
+      changes.close();
       if (schema && options.dropSchemaOnClose) await sql.raw(`DROP SCHEMA IF EXISTS ${schema} CASCADE`).execute(db);
       await db.destroy();
     },

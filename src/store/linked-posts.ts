@@ -8,7 +8,7 @@
 import { byChunks, inList } from './lists.js';
 import { sql, type ExpressionBuilder } from 'kysely';
 import type { Database, Executor, OrganizerRow, PostRow, PostType, VenueRow } from './schema.js';
-import type { DialectName } from './db.js';
+import type { DialectName } from './handle.js';
 import { dataRevision, revisionMemo, stampRevision } from './revision.js';
 import { noteChange, noteChanges } from './changes.js';
 import { storedIds } from './ranges.js';

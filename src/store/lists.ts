@@ -15,7 +15,7 @@
  */
 import { sql, type Expression, type ExpressionBuilder, type SqlBool } from 'kysely';
 import type { Executor } from './schema.js';
-import type { DialectName } from './db.js';
+import type { DialectName } from './dialect.js';
 
 /** Ids bound per look-up statement (well under SQLite's oldest limit, 999). */
 export const ID_CHUNK = 500;

@@ -11,8 +11,7 @@
  */
 import { sql } from 'kysely';
 import type { Executor } from './schema.js';
-import type { DialectName } from './db.js';
-import { feedOf } from './change-feed.js';
+import { partsOf, type DialectName } from './handle.js';
 import { registerKept } from '../metrics.js';
 
 const REVISION = sql<string>`(select cast("value" as text) from "change_counter" where "id" = 1)`;
@@ -22,16 +21,9 @@ export function revisionExpression(_dialect: DialectName) {
   return REVISION;
 }
 
-/** Dialects of open stores, by their Kysely instance (transactions are not registered). */
-const dialects = new WeakMap<object, DialectName>();
-
-export function registerStoreDialect(db: object, dialect: DialectName): void {
-  dialects.set(db, dialect);
-}
-
 /** The dialect of a store's handle (undefined for a transaction or a handle not opened by `openStore`). */
 export function dialectOfHandle(db: object): DialectName | undefined {
-  return dialects.get(db);
+  return partsOf(db)?.dialect;
 }
 
 /**
@@ -39,7 +31,7 @@ export function dialectOfHandle(db: object): DialectName | undefined {
  * transaction (or anything not opened by `openStore`), which then caches nothing.
  */
 export async function revisionOfHandle(db: Executor): Promise<string | undefined> {
-  const dialect = dialects.get(db);
+  const dialect = partsOf(db)?.dialect;
   return dialect === undefined ? undefined : dataRevision(db, dialect);
 }
 
@@ -53,7 +45,7 @@ async function queryRevision(db: Executor): Promise<string> {
  * finer-grained caches have applied every committed change); on a transaction it is read there.
  */
 export async function dataRevision(db: Executor, _dialect: DialectName): Promise<string> {
-  const feed = db.isTransaction ? undefined : feedOf(db);
+  const feed = partsOf(db)?.feed;
   if (feed) {
     await feed.sync();
     return feed.revision();

@@ -86,21 +86,8 @@ export function createSqliteDirect(prepare: PrepareFn): SqliteDirect {
 
 /** Direct access of SQLite write transactions, by their handle (registered by `writeTransaction`). */
 const directs = new WeakMap<object, SqliteDirect>();
-/** Direct access of each SQLite store, by its root handle (registered by `db.ts`). */
-const roots = new WeakMap<object, SqliteDirect>();
-
-export function registerSqliteRoot(db: object, direct: SqliteDirect): void {
-  roots.set(db, direct);
-}
-
-/** The direct access of a SQLite store by its root handle (group commit: savepoints), else undefined. */
-export function storeDirectOf(db: object): SqliteDirect | undefined {
-  return roots.get(db);
-}
-
 /** Give a write transaction of the store `db` direct access (a SQLite store's; others: nothing). */
-export function enterDirect(db: object, trx: object): void {
-  const direct = roots.get(db);
+export function enterDirect(direct: SqliteDirect | undefined, trx: object): void {
   if (direct) directs.set(trx, direct);
 }
 

@@ -9,7 +9,8 @@ import { byChunks, inList } from './lists.js';
 import { sql, type Insertable, type Updateable } from 'kysely';
 import type { Executor, Taxonomy, TermRow, TermsTable } from './schema.js';
 import { revisionExpression, revisionMemo, revisionOfHandle } from './revision.js';
-import { feedOf, type ChangeFeed } from './change-feed.js';
+import type { ChangeFeed } from './change-feed.js';
+import { partsOf, slot, slotKey, type StoreParts } from './handle.js';
 import { keptCountersOf, registerKept } from '../metrics.js';
 import { addTermCounts, noteChange, noteChanges, noteTermRecount } from './changes.js';
 import { afterExplicitId, takeWantedId } from './import-context.js';
@@ -27,14 +28,15 @@ import { directOf } from './sqlite-direct.js';
  * A row is kept only when it was read in the same snapshot as the log's number the feed is at
  * (the statement reads both), so an adjustment is never applied to a row that already has it.
  */
-const keptTermsByDb = new WeakMap<object, Map<number, TermRow | null>>();
+const KEPT_TERM_ROWS = slotKey<Map<number, TermRow | null>>('term rows');
 const KEPT_TERMS = 20_000;
 
-function keptTermsOf(db: Executor, feed: ChangeFeed): Map<number, TermRow | null> {
-  let kept = keptTermsByDb.get(db);
-  if (kept) return kept;
+function keptTermsOf(db: Executor, parts: StoreParts): Map<number, TermRow | null> {
+  return slot(parts, KEPT_TERM_ROWS, () => makeKeptTerms(db, parts.feed));
+}
+
+function makeKeptTerms(db: Executor, feed: ChangeFeed): Map<number, TermRow | null> {
   const rows = new Map<number, TermRow | null>();
-  keptTermsByDb.set(db, (kept = rows));
   registerKept(db, 'term_rows', { entries: () => rows.size, maxEntries: KEPT_TERMS });
   feed.subscribe((batch) => {
     if (batch.reset) return rows.clear();
@@ -45,7 +47,7 @@ function keptTermsOf(db: Executor, feed: ChangeFeed): Map<number, TermRow | null
       else rows.delete(id);
     }
   });
-  return kept;
+  return rows;
 }
 
 /**
@@ -53,10 +55,11 @@ function keptTermsOf(db: Executor, feed: ChangeFeed): Map<number, TermRow | null
  * statement; undefined on a transaction (which must see its own writes) or a handle without a feed.
  */
 async function keptTermRows(db: Executor, ids: number[], current = true): Promise<Map<number, TermRow | null> | undefined> {
-  const feed = db.isTransaction ? undefined : feedOf(db);
-  if (!feed) return undefined;
+  const parts = partsOf(db);
+  if (!parts) return undefined;
+  const feed = parts.feed;
   if (current) await feed.sync();
-  const kept = keptTermsOf(db, feed);
+  const kept = keptTermsOf(db, parts);
   const out = new Map<number, TermRow | null>();
   const missing: number[] = [];
   for (const id of ids) {
@@ -90,7 +93,8 @@ async function keptTermRows(db: Executor, ids: number[], current = true): Promis
  * undefined when that term's row is not kept. Synchronous: for values patched when read.
  */
 export function keptTermCount(db: Executor, id: number): number | undefined {
-  const row = keptTermsByDb.get(db)?.get(id);
+  const parts = partsOf(db);
+  const row = parts ? (parts.slots.get(KEPT_TERM_ROWS) as Map<number, TermRow | null> | undefined)?.get(id) : undefined;
   return row ? Number(row.count) : undefined;
 }
 
@@ -115,6 +119,11 @@ export async function findTerm(db: Executor, taxonomy: Taxonomy, id: number): Pr
     return row && row.taxonomy === taxonomy ? row : undefined;
   }
   return db.selectFrom('terms').selectAll().where('id', '=', id).where('taxonomy', '=', taxonomy).executeTakeFirst();
+}
+
+/** A term of any taxonomy, read from the table (never from kept rows). */
+export async function findTermById(db: Executor, id: number): Promise<TermRow | undefined> {
+  return db.selectFrom('terms').selectAll().where('id', '=', id).executeTakeFirst();
 }
 
 /**

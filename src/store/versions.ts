@@ -10,6 +10,7 @@
  */
 import { sql } from 'kysely';
 import type { Executor } from './schema.js';
+import { newestSeqOf, timeOf } from './change-log.js';
 
 export type VersionedType = 'event' | 'venue' | 'organizer' | 'term';
 
@@ -40,24 +41,22 @@ async function depsOf(db: Executor, type: VersionedType, id: number): Promise<Ar
 /** The version of one record, read on `db` (a handle or a transaction). */
 export async function recordVersion(db: Executor, type: VersionedType, id: number): Promise<RecordVersion> {
   const deps = await depsOf(db, type, id);
-  const parts = deps.map(([t, i]) => sql`select max("seq") as "s" from "changes" where "record_type" = ${t} and "record_id" = ${i}`);
-  parts.push(sql`select max("seq") as "s" from "changes" where "record_type" = 'all'`);
-  const r = await sql<{ s: number | string | null }>`select max("s") as "s" from (${sql.join(parts, sql` union all `)}) as "v"`.execute(db);
-  const seq = Number(r.rows[0]?.s ?? 0);
-  let gmt: string | undefined;
-  if (seq > 0) {
-    const row = await db.selectFrom('changes').select('created_gmt').where('seq', '=', seq).limit(1).executeTakeFirst();
-    gmt = row?.created_gmt;
-  }
+  const seq = await newestSeqOf(db, deps);
+  const gmt = seq > 0 ? await timeOf(db, seq) : undefined;
   return { seq, gmt, deps: deps.map(([t, i]) => `${t}:${i}`) };
 }
 
-/** When the change with this sequence number was committed (undefined: not in the log). */
-export async function changeTime(db: Executor, seq: number): Promise<string | undefined> {
-  if (seq <= 0) return undefined;
-  const row = await db.selectFrom('changes').select('created_gmt').where('seq', '=', seq).limit(1).executeTakeFirst();
-  return row?.created_gmt;
+/**
+ * PostgreSQL, inside a write transaction: lock the record's row (`select … for update`) so that
+ * its version read next holds until the commit (SQLite's write transactions hold the database lock).
+ */
+export async function lockRecord(trx: Executor, type: VersionedType, id: number): Promise<void> {
+  if (type === 'term') await sql`select "id" from "terms" where "id" = ${id} for update`.execute(trx);
+  else await sql`select "id" from "posts" where "id" = ${id} for update`.execute(trx);
 }
+
+/** When the change with this sequence number was committed (undefined: not in the log). */
+export const changeTime = timeOf;
 
 /** This database's id (migration 007), made when it was migrated. */
 export async function databaseId(db: Executor): Promise<string> {

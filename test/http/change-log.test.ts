@@ -6,10 +6,11 @@
 import { it } from 'node:test';
 import assert from 'node:assert/strict';
 import { forEachStore } from '../support/harness.js';
-import { lastSeq, readChangesSince, type ChangeRow } from '../../src/store/changes.js';
+import { lastSeq } from '../../src/store/changes.js';
+import { readChanges, type ChangeRow } from '../../src/store/change-log.js';
 
 forEachStore('change log', (t) => {
-  const since = async (seq: number): Promise<ChangeRow[]> => readChangesSince(t.built.store.db, seq, Number.MAX_SAFE_INTEGER, 10_000);
+  const since = async (seq: number): Promise<ChangeRow[]> => (await readChanges(t.built.store.db, seq, Number.MAX_SAFE_INTEGER, 10_000)).rows;
   const touched = (rows: ChangeRow[]) => rows.map((r) => `${r.type}:${r.action}`).sort();
 
   it('logs a create with its inline venue, organizer and new terms under one number', async () => {

@@ -19,7 +19,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { join } from 'node:path';
 import { sql } from 'kysely';
 import { openStore, type Store } from '../../src/store/db.js';
-import { backgroundReaderOf } from '../../src/store/background-reader.js';
+import { backgroundReaderOf } from '../../src/store/handle.js';
 
 type Gc = (options?: { type: 'major' | 'minor'; execution: 'sync' | 'async' }) => void | Promise<void>;
 const gc = (globalThis as { gc?: Gc }).gc;

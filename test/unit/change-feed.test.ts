@@ -6,7 +6,8 @@ import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { buildBatch } from '../../src/store/change-feed.js';
 import { matchesFilter, type EventListFilter } from '../../src/store/events.js';
-import type { ChangeRow, ListingState } from '../../src/store/changes.js';
+import type { ListingState } from '../../src/store/changes.js';
+import type { FeedRow as ChangeRow } from '../../src/store/change-feed.js';
 
 const state = (over: Partial<ListingState> = {}): ListingState => ({
   id: 1,
@@ -114,10 +115,9 @@ describe('matchesFilter', () => {
 describe('transitionsBetween', () => {
   it('refuses a range from ahead of the feed, and one older than its history', async () => {
     const { openStore } = await import('../../src/store/db.js');
-    const { feedOf } = await import('../../src/store/change-feed.js');
     const store = await openStore('sqlite::memory:');
     try {
-      const feed = feedOf(store.db)!;
+      const feed = store.feed;
       const seq = await feed.sync();
       assert.deepEqual(feed.transitionsBetween(seq, seq), []);
       assert.equal(feed.transitionsBetween(seq + 1, seq), undefined, 'from ahead of the feed');

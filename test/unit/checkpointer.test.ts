@@ -9,7 +9,8 @@ import { mkdtempSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import BetterSqlite3 from 'better-sqlite3';
-import { checkpointerOf, startCheckpointer } from '../../src/store/checkpointer.js';
+import { startCheckpointer } from '../../src/store/checkpointer.js';
+import { checkpointerOf } from '../../src/store/handle.js';
 import { openStore } from '../../src/store/db.js';
 
 /** Wait (polling) until `cond` holds; fails after 10 s. */

@@ -12,7 +12,8 @@ import { loadConfig } from '../../src/config.js';
 import { createServices, type Services } from '../../src/domain/services.js';
 import { viewerOf } from '../../src/domain/permissions.js';
 import { writeCommitCountersOf } from '../../src/metrics.js';
-import { lastSeq, noteChange, readChangesSince, writeTransaction } from '../../src/store/changes.js';
+import { lastSeq, noteChange, writeTransaction } from '../../src/store/changes.js';
+import { readChanges } from '../../src/store/change-log.js';
 import { openStore, type Store } from '../../src/store/db.js';
 import { insertPost } from '../../src/store/posts.js';
 import { withImportContext } from '../../src/store/import-context.js';
@@ -74,7 +75,7 @@ describe('SQLite group commit', () => {
 
     const titles = (await store.db.selectFrom('posts').select('title').where('type', '=', 'tribe_events').orderBy('id').execute()).map((r) => r.title);
     assert.deepEqual(titles, ['First', 'Second', 'Third', 'Fourth'], 'the failed write left nothing');
-    const changes = await readChangesSince(store.db, seq0, Number.MAX_SAFE_INTEGER, 100);
+    const changes = (await readChanges(store.db, seq0, Number.MAX_SAFE_INTEGER, 100)).rows;
     const created = changes.filter((c) => c.type === 'event' && c.action === 'create');
     assert.equal(created.length, 4);
     assert.equal(new Set(created.map((c) => c.seq)).size, 4, 'each write has its own sequence number');

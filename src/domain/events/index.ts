@@ -28,7 +28,6 @@ import { firstSlugCandidate, sanitizeSlug, uniqueSlug } from '../slugs.js';
 import { applyScheduling, listScope, scaleBackStatus } from '../statuses.js';
 import { MAX_NEW_TERMS_PER_WRITE, type TermService } from '../terms.js';
 import { createKeptMap, roughSizeOf, type KeptMap } from '../kept.js';
-import { feedOf } from '../../store/change-feed.js';
 import { serializedLength, withSerialized } from '../serialized.js';
 import { revisionOf, stampRevision } from '../../store/revision.js';
 import { markupFailure, phpTrim, sanitizePostHtml } from '../text.js';
@@ -244,7 +243,7 @@ export function createEventService(deps: EventServiceDeps): EventService {
 
   // What is kept across requests, each entry until a change touches what it was built from
   // (kept.ts, fed by the store's change log).
-  const feed = feedOf(db)!;
+  const feed = store.feed;
   /** Event records by id. */
   const records = createKeptMap<EventRecord>(feed, 5000, { kind: 'event_records', maxBytes: 16 * 1024 * 1024, sizeOf: roughSizeOf });
   /** Ids of list term filters (categories / tags references): until any term changes. */

@@ -1,0 +1,102 @@
+/**
+ * Pruning the change log (issue 24; the pruning job in `jobs/` drives it): rows older than the
+ * sync history that are not their record's newest row go, and `settings.changes_pruned_seq`
+ * records how far, so that sync tokens from before it are refused.
+ *
+ * @example
+ *   let at = 0;
+ *   for (;;) { const b = await pruneChangesBatch(db, { after: at, upTo: head, beforeGmt, limit: 1000 }); at = b.next; if (b.done) break; }
+ */
+import { sql, type RawBuilder } from 'kysely';
+import type { Executor } from './schema.js';
+import { raisePrunedThrough } from './settings.js';
+import { chunksOf } from './lists.js';
+
+/**
+ * Delete the log rows matching `where` that have a newer row of their record (never a record's
+ * newest row, whoever else deletes meanwhile), raising `settings.changes_pruned_seq` to the
+ * highest deleted in the same transaction; returns how many went.
+ */
+async function deleteSuperseded(db: Executor, where: RawBuilder<unknown>): Promise<number> {
+  return db.transaction().execute(async (trx) => {
+    const gone = await sql<{ seq: number | string }>`delete from "changes" where ${where}
+        and exists (select 1 from "changes" "n" where "n"."record_type" = "changes"."record_type" and "n"."record_id" = "changes"."record_id" and "n"."seq" > "changes"."seq")
+      returning "seq"`.execute(trx);
+    if (gone.rows.length)
+      await raisePrunedThrough(
+        trx,
+        gone.rows.reduce((m, r) => Math.max(m, Number(r.seq)), 0),
+      );
+    return gone.rows.length;
+  });
+}
+
+/**
+ * Pruning after a first pass (`pruneChangesBatch`): of the records logged in the rows after
+ * `after` (at most `limit` rows, in order, up to `to`), delete their older rows at or below
+ * `below` committed before `beforeGmt` (rows a pass kept as their record's newest, superseded
+ * since). `next`: the position to go on from; `done`: no rows left up to `to`.
+ *
+ * @example await pruneSupersededBatch(db, { after: { seq: 5000, idx: -1 }, to: 5400, below: 4100, beforeGmt, limit: 1000 })
+ */
+export async function pruneSupersededBatch(
+  db: Executor,
+  options: { after: { seq: number; idx: number }; to: number; below: number; beforeGmt: string; limit: number },
+): Promise<{ next: { seq: number; idx: number }; deleted: number; done: boolean }> {
+  const { after, to, below, beforeGmt, limit } = options;
+  const rows = await db
+    .selectFrom('changes')
+    .select(['seq', 'idx', 'record_type', 'record_id'])
+    .where((eb) => eb.or([eb('seq', '>', after.seq), eb.and([eb('seq', '=', after.seq), eb('idx', '>', after.idx)])]))
+    .where('seq', '<=', to)
+    .orderBy('seq')
+    .orderBy('idx')
+    .limit(limit)
+    .execute();
+  if (rows.length === 0) return { next: after, deleted: 0, done: true };
+  const last = rows[rows.length - 1]!;
+  const next = { seq: Number(last.seq), idx: Number(last.idx) };
+  const byType = new Map<string, Set<number>>();
+  for (const r of rows) {
+    let ids = byType.get(r.record_type);
+    if (!ids) byType.set(r.record_type, (ids = new Set()));
+    ids.add(Number(r.record_id));
+  }
+  let deleted = 0;
+  for (const [type, ids] of byType) {
+    for (const chunk of chunksOf([...ids])) {
+      deleted += await deleteSuperseded(db, sql`"record_type" = ${type} and "record_id" in (${sql.join(chunk)}) and "seq" <= ${below} and "created_gmt" < ${beforeGmt}`);
+    }
+  }
+  return { next, deleted, done: rows.length < limit };
+}
+
+/** When the first change after `seq` was committed (undefined: none). */
+export async function firstChangeTimeAfter(db: Executor, seq: number): Promise<string | undefined> {
+  const r = await db.selectFrom('changes').select('created_gmt').where('seq', '>', seq).orderBy('seq').orderBy('idx').limit(1).executeTakeFirst();
+  return r?.created_gmt;
+}
+
+/**
+ * One batch of pruning: of the log rows after `after` (at most `limit`, in order, up to `upTo`),
+ * deletes those committed before `beforeGmt` that are not the newest row of their record (a
+ * record's version, its ETag and `Last-Modified`, is read from its newest row and the newest `all`
+ * row: they stay). Records the highest sequence number deleted (`settings.changes_pruned_seq`) in
+ * the same transaction. `next`: where the next batch starts; `done`: nothing older is left in range.
+ *
+ * @example
+ *   let at = 0;
+ *   for (;;) { const b = await pruneChangesBatch(db, { after: at, upTo: head, beforeGmt: '2026-10-27 00:00:00', limit: 1000 }); at = b.next; if (b.done) break; }
+ */
+export async function pruneChangesBatch(db: Executor, options: { after: number; upTo: number; beforeGmt: string; limit: number }): Promise<{ next: number; deleted: number; done: boolean }> {
+  const { after, upTo, beforeGmt, limit } = options;
+  if (upTo <= after) return { next: after, deleted: 0, done: true };
+  const rows = await db.selectFrom('changes').select(['seq', 'created_gmt']).where('seq', '>', after).where('seq', '<=', upTo).orderBy('seq').orderBy('idx').limit(limit).execute();
+  let old = 0;
+  while (old < rows.length && rows[old]!.created_gmt < beforeGmt) old++;
+  if (old === 0) return { next: after, deleted: 0, done: true };
+  const end = Number(rows[old - 1]!.seq);
+  const done = old < rows.length || rows.length < limit;
+  const deleted = await deleteSuperseded(db, sql`"seq" > ${after} and "seq" <= ${end} and "created_gmt" < ${beforeGmt}`);
+  return { next: end, deleted, done };
+}

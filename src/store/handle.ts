@@ -1,0 +1,92 @@
+/**
+ * The parts of one open store that code given only its Kysely handle needs: the dialect, the
+ * change feed and log, SQLite's direct statements, checkpointer, background reader and group
+ * commit, and what store modules keep per store (`slot`). `openStore` (db.ts) makes them and the
+ * handle together: `store.db` is a {@link StoreDb}, whose `parts` they are. A transaction, or a
+ * Kysely instance not made by `openStore`, has none (`partsOf` answers undefined): it caches
+ * nothing and runs its writes as they come.
+ *
+ * @example
+ *   const parts = partsOf(db); // undefined inside a transaction
+ *   await parts?.feed.sync();
+ */
+import { Kysely, type KyselyConfig } from 'kysely';
+import type BetterSqlite3 from 'better-sqlite3';
+import type { Database, Executor } from './schema.js';
+import type { ChangeFeed } from './change-feed.js';
+import type { ChangeLog } from './change-log.js';
+import type { SqliteDirect } from './sqlite-direct.js';
+import type { Checkpointer } from './checkpointer.js';
+import type { BackgroundReader } from './background-reader.js';
+import type { DialectName } from './dialect.js';
+
+export type { DialectName };
+
+/** A store's group commit (SQLite: writes that wait run in one transaction; `changes.ts`). */
+export interface GroupCommit {
+  run(fn: (trx: Executor) => Promise<unknown>): Promise<unknown>;
+}
+
+/** A key for something a store module keeps per store (`slot`): made once per module, at load. */
+export interface SlotKey<T> {
+  readonly name: string;
+  /** never set: carries the slot's type */
+  readonly type?: T;
+}
+
+export function slotKey<T>(name: string): SlotKey<T> {
+  return { name };
+}
+
+export interface StoreParts {
+  dialect: DialectName;
+  feed: ChangeFeed;
+  changes: ChangeLog;
+  /** SQLite: the connection (backups) */
+  connection?: BetterSqlite3.Database;
+  /** SQLite: statements run on the connection directly (sqlite-direct.ts) */
+  direct?: SqliteDirect;
+  /** SQLite files: WAL checkpoints beside the event loop */
+  checkpointer?: Checkpointer;
+  /** SQLite files: long reads on a connection of their own */
+  reader?: BackgroundReader;
+  /** SQLite: group commit, made on the first write */
+  groupCommit?: GroupCommit;
+  /** what store modules keep per store, by their keys */
+  slots: Map<SlotKey<unknown>, unknown>;
+}
+
+/** A store's Kysely handle, with its parts. */
+export class StoreDb extends Kysely<Database> {
+  constructor(
+    config: KyselyConfig,
+    readonly parts: StoreParts,
+  ) {
+    super(config);
+  }
+}
+
+/** The parts of a store's handle (undefined for a transaction, or a handle `openStore` did not make). */
+export function partsOf(db: object): StoreParts | undefined {
+  return db instanceof StoreDb ? db.parts : undefined;
+}
+
+/** The checkpointer of a store's handle (SQLite files only). */
+export function checkpointerOf(db: object): Checkpointer | undefined {
+  return partsOf(db)?.checkpointer;
+}
+
+/** The background reader of a store's handle (SQLite files; not transactions, not :memory:). */
+export function backgroundReaderOf(db: object): BackgroundReader | undefined {
+  return partsOf(db)?.reader;
+}
+
+/** What a module keeps per store under `key`, made by `make` on first use. */
+export function slot<T>(parts: StoreParts, key: SlotKey<T>, make: () => T): T {
+  let value = parts.slots.get(key) as T | undefined;
+  if (value === undefined) {
+    value = make();
+    parts.slots.set(key, value);
+  }
+  return value;
+}

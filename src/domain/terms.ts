@@ -19,8 +19,8 @@
  *   await categories.list({ page: 1, perPage: 10, hideEmpty: true }) // { terms, total, totalPages }
  *   await categories.update(term, { description: '' })            // clears the description
  */
-import type { Updateable } from 'kysely';
-import type { Executor, Taxonomy, TermRow, TermsTable } from '../store/schema.js';
+import type { Executor, Taxonomy, TermRow } from '../store/schema.js';
+import type { TermPatch } from '../store/term-writes.js';
 import * as postsStore from '../store/posts.js';
 import * as termsStore from '../store/terms.js';
 import { lockForWrite } from '../store/locks.js';
@@ -399,7 +399,7 @@ export function createTermService(db: Executor, taxonomy: Taxonomy): TermService
     async update(term, input) {
       return writeTransaction(db, async (trx) => {
         const id = Number(term.id);
-        const patch: Updateable<TermsTable> = {};
+        const patch: TermPatch = {};
         if (input.name !== undefined) patch.name = storedName(input.name);
         if (input.description !== undefined) patch.description = termText(input.description, 'description');
         if (input.parent !== undefined) {

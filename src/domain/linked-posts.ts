@@ -28,10 +28,9 @@ import { sanitizeSlug, uniqueSlug } from './slugs.js';
 import { applyScheduling, listScope, POST_STATUSES, scaleBackStatus } from './statuses.js';
 import { markupFailure, phpTrim, sanitizePostHtml, stripTags } from './text.js';
 import { isEmptyValue, isNumeric, isTruthy } from './values.js';
-import { createRevisionCache, type RevisionCache } from './revision-cache.js';
 import { withSerialized } from './serialized.js';
 import { revisionOf } from '../store/revision.js';
-import { createKeptRecords } from './kept.js';
+import { createKeptRecords, createRevisionCache, type RevisionCache } from './kept.js';
 import { keptCountersOf } from '../metrics.js';
 import { DEFAULT_GEOLOC, geoFilterOf } from './geo.js';
 

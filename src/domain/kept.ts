@@ -173,8 +173,8 @@ export function createKeptMap<V>(feed: ChangeFeed, maxEntries: number, options: 
   });
 
   return {
-    get: (key) => kept.get(key),
-    update: (key, value) => kept.update(key, value),
+    get: kept.get,
+    update: kept.update,
     set(key, value, seq, deps) {
       if (feed.seq() !== seq) return;
       kept.put(key, value, deps);

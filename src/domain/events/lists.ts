@@ -21,7 +21,7 @@ import { createKeptMap } from '../kept.js';
 import { listToArray } from '../values.js';
 import { DEFAULT_GEOLOC, geoFilterOf } from '../geo.js';
 import type { ReadModel } from './read-model.js';
-import { parseIn } from './writes.js';
+import { parseIn } from './validators.js';
 import { searchWords, type EventService, type EventServiceDeps } from './types.js';
 
 /** What an event's answer holds besides its text (dates, venue, organizers, terms, URLs), roughly. */

@@ -1,11 +1,14 @@
 /**
  * Checks the event routes and pages use on arguments: dates and zones (`eventValidators`), whether
- * a viewer may read an event (`canReadEvent`), whether a value names a readable one.
+ * a viewer may read an event (`canReadEvent`), whether a value names a readable one; and the parse
+ * of a validated date argument (`parseIn`).
  *
  * @example eventValidators.isTime('tomorrow 8pm', 'Europe/Paris') // true
  */
 import type { EventRecord } from '../../store/events.js';
-import { isValidTimezone, parseDateInput } from '../dates/index.js';
+import type { DateTime } from 'luxon';
+import { invalidDateFailure, isValidTimezone, parseDateInput } from '../dates/index.js';
+import { invalidParams } from '../errors.js';
 import { canReadPost, type Viewer } from '../permissions.js';
 import { isEmptyValue, isPositiveInt } from '../values.js';
 import type { EventService } from './types.js';
@@ -50,4 +53,11 @@ export async function namesReadableEvent(events: Pick<EventService, 'findById'>,
   if (!isPositiveInt(value)) return false;
   const record = await events.findById(Number(value));
   return record !== undefined && canReadEvent(viewer, record);
+}
+
+/** Parse a date input in a zone; the route validated it, so failure here is a 400 on that field. */
+export function parseIn(name: string, value: string, tz: string): DateTime {
+  const d = parseDateInput(value, tz); // relative to now (not built for plain dates)
+  if (!d) throw invalidParams({ [name]: invalidDateFailure(name, `the event's time zone (${tz})`) });
+  return d;
 }

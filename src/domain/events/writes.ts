@@ -8,7 +8,6 @@
  *   const writes = createWrites(deps, readModel);
  *   const event = await writes.create(viewer, { title: 'Jazz', start_date: 'tomorrow 8pm', end_date: 'tomorrow 11pm' });
  */
-import type { DateTime } from 'luxon';
 import type { Executor } from '../../store/schema.js';
 import * as eventsStore from '../../store/events.js';
 import type { EventRecord } from '../../store/events.js';
@@ -17,7 +16,8 @@ import * as termsStore from '../../store/terms.js';
 import * as recurrenceStore from '../../store/recurrence.js';
 import { isCreatedHere, isStatementWrite, writeStatement, writeTransaction } from '../../store/changes.js';
 import { parseCostInput } from '../cost.js';
-import { endOfDay, invalidDateFailure, parseDateInput, startOfDay, toWallTime, wallToUtc } from '../dates/index.js';
+import { endOfDay, invalidDateFailure, startOfDay, toWallTime, wallToUtc } from '../dates/index.js';
+import { parseIn } from './validators.js';
 import { invalidParams } from '../errors.js';
 import { can, canAssignTerms, type Viewer } from '../permissions.js';
 import { firstSlugCandidate, sanitizeSlug, uniqueSlug } from '../slugs.js';
@@ -29,13 +29,6 @@ import { isClearingRecurrence, parseRecurrence } from '../recurrence.js';
 import { materialise, type SeriesDeps } from '../series.js';
 import { reload, type ReadModel } from './read-model.js';
 import { EVENT_SLUG_TYPES, SERIES_TYPE, ZERO_DATE, type EventInput, type EventService, type EventServiceDeps } from './types.js';
-
-/** Parse a date input in a zone; the route validated it, so failure here is a 400 on that field. */
-export function parseIn(name: string, value: string, tz: string): DateTime {
-  const d = parseDateInput(value, tz); // relative to now (not built for plain dates)
-  if (!d) throw invalidParams({ [name]: invalidDateFailure(name, `the event's time zone (${tz})`) });
-  return d;
-}
 
 /** What the series writes (`series-writes.ts`) build on. */
 export interface Writes extends Pick<EventService, 'create' | 'onGenerationLeft'> {

@@ -11,26 +11,6 @@
 const FACES = ['http', 'pages', 'admin', 'embed', 'caldav', 'activitypub'];
 const facePath = (face) => `^src/${face}/`;
 
-/** A regular expression matching exactly one file. */
-const file = (path) => `^${path.replace(/[.]/g, '\\.')}$`;
-
-/*
- * Known violations: imports that break a rule today and are being fixed on other branches of the
- * same redesign (issue 26). Each entry names one file; remove it when its fix lands. Nothing new
- * goes here: fix the import instead.
- */
-/** Files that still import Kysely or a database driver outside store/ (rule sql-only-in-store). */
-const KNOWN_SQL_OUTSIDE_STORE = [
-  // Their queries move into store modules (step 5).
-  'src/domain/terms.ts',
-];
-/**
- * Files of the known import cycles (rule no-circular): a cycle made only of these files is
- * tolerated; a cycle through any other file is an error.
- */
-const KNOWN_CYCLE_FILES = [
-];
-
 module.exports = {
   forbidden: [
     {
@@ -38,7 +18,7 @@ module.exports = {
       severity: 'error',
       comment: 'No import cycles in src/ (type-only imports count: they are cycles of the design).',
       from: { path: '^src/' },
-      to: { circular: true, ...(KNOWN_CYCLE_FILES.length > 0 ? { via: { pathNot: KNOWN_CYCLE_FILES.map(file).join('|') } } : {}) },
+      to: { circular: true },
     },
     {
       name: 'store-imports-no-layer-above',
@@ -72,7 +52,7 @@ module.exports = {
       name: 'sql-only-in-store',
       severity: 'error',
       comment: 'Kysely (and its `sql`) and the database drivers are imported only in store/.',
-      from: { path: '^src/', pathNot: ['^src/store/', ...KNOWN_SQL_OUTSIDE_STORE.map(file)] },
+      from: { path: '^src/', pathNot: '^src/store/' },
       // As installed (node_modules/kysely/…), or by its bare name when it cannot be resolved.
       to: { path: ['(^|/)node_modules/(kysely|pg|pg-[^/]+|better-sqlite3)/', '^(kysely|pg|better-sqlite3)(/|$)'] },
     },

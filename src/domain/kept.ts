@@ -1,11 +1,26 @@
 /**
- * Values kept across requests while the change log says they are current: each entry names the
- * records it was built from (`event:42`, `venue:7`, `term:3`, or `term:*` for "any term"), and a
- * change to one of them drops exactly the entries built from it. A write no longer throws away
- * what it did not touch.
+ * Kept state: the domain's one cache component. Everything the services keep across requests
+ * (event records, public representations, resolved list filters, linked records, term reference
+ * answers, list representations of venues and organizers) is kept here, so what is kept, how it is
+ * dropped, its bounds and its metrics are in one place.
  *
- * An entry is only kept when the feed is still at the sequence number read before the data it was
- * built from (`set(key, value, seq, deps)`): a change applied meanwhile might have been missed.
+ * - **What is kept**: values built from stored records, each entry naming the records it was built
+ *   from (`event:42`, `venue:7`, `term:3`, or `term:*` for "any term").
+ * - **How it is dropped**: by the store's change feed (`store/change-feed.ts`): each batch of
+ *   committed changes (this process's or another's) drops exactly the entries built from a record
+ *   it names; a write no longer throws away what it did not touch. A batch the feed could not
+ *   follow (`reset`) drops everything. An entry is only kept when the feed is still at the sequence
+ *   number read before the data it was built from (`set(key, value, seq, deps)`): a change applied
+ *   meanwhile might have been missed. What is valid for one data revision only (a `RevisionCache`,
+ *   for values built from records that carry the revision they were read at) goes with any change.
+ * - **Its bound**: at most `maxEntries` entries and, for values whose size varies, `maxBytes`
+ *   estimated bytes (`sizeOf`); the oldest entries go first, and a value over a tenth of the byte
+ *   bound is not kept.
+ * - **Its metrics**: every structure registers with `registerKept` (`/metrics`:
+ *   `calendar_kept_entries{kind}` and `calendar_kept_bytes{kind}` with their `_max`, issue 24),
+ *   owned by the store's handle (or feed) it lives as long as.
+ *
+ * Pure-function memo tables (date formatting and the like) are not data and stay where they are.
  *
  * @example
  *   const kept = createKeptMap<Json>(store.feed, 5000);
@@ -17,6 +32,87 @@ import type { ChangeBatch, ChangeFeed } from '../store/change-feed.js';
 import { partsOf } from '../store/handle.js';
 import type { Executor } from '../store/schema.js';
 import { registerKept } from '../metrics.js';
+
+/** Bounded entries with the records each names: the storage under every kept structure. */
+interface KeptEntries<V> {
+  get(key: string): V | undefined;
+  /** Keep `value` under `key` (replacing what was), making room first; a value too large is not kept. */
+  put(key: string, value: V, deps: readonly string[]): void;
+  /** Replace a kept value (same deps); nothing when not kept. */
+  update(key: string, value: V): void;
+  /** Drop the entries built from this record. */
+  dropDep(dep: string): void;
+  clear(): void;
+  readonly size: number;
+  readonly bytes: number;
+}
+
+function createKeptEntries<V>(maxEntries: number, maxBytesOption: number | undefined, sizeOf: ((value: V) => number) | undefined): KeptEntries<V> {
+  const entries = new Map<string, { value: V; deps: readonly string[]; bytes: number }>();
+  const byDep = new Map<string, Set<string>>();
+  const maxBytes = sizeOf ? (maxBytesOption ?? Infinity) : Infinity;
+  let bytes = 0;
+
+  const drop = (key: string) => {
+    const entry = entries.get(key);
+    if (!entry) return;
+    entries.delete(key);
+    bytes -= entry.bytes;
+    for (const d of entry.deps) {
+      const keys = byDep.get(d);
+      keys?.delete(key);
+      if (keys && keys.size === 0) byDep.delete(d);
+    }
+  };
+  /** Make room for one more entry of `size` bytes: the oldest entries go first (a Map iterates in insertion order). */
+  const makeRoom = (size: number) => {
+    for (const key of entries.keys()) {
+      if (entries.size < maxEntries && bytes + size <= maxBytes) break;
+      drop(key);
+    }
+  };
+
+  return {
+    get: (key) => entries.get(key)?.value,
+    put(key, value, deps) {
+      const size = sizeOf ? sizeOf(value) : 0;
+      drop(key);
+      if (size > maxBytes / 10) return;
+      makeRoom(size);
+      entries.set(key, { value, deps, bytes: size });
+      bytes += size;
+      for (const d of deps) {
+        let keys = byDep.get(d);
+        if (!keys) byDep.set(d, (keys = new Set()));
+        keys.add(key);
+      }
+    },
+    update(key, value) {
+      const entry = entries.get(key);
+      if (!entry) return;
+      const size = sizeOf ? sizeOf(value) : 0;
+      bytes += size - entry.bytes;
+      entry.value = value;
+      entry.bytes = size;
+      if (bytes > maxBytes) drop(key);
+    },
+    dropDep(dep) {
+      const keys = byDep.get(dep);
+      if (keys) for (const key of [...keys]) drop(key);
+    },
+    clear() {
+      entries.clear();
+      byDep.clear();
+      bytes = 0;
+    },
+    get size() {
+      return entries.size;
+    },
+    get bytes() {
+      return bytes;
+    },
+  };
+}
 
 export interface KeptMap<V> {
   get(key: string): V | undefined;
@@ -47,90 +143,91 @@ export interface KeptMapOptions {
   countsPatchedOnRead?: boolean;
 }
 
+/**
+ * Values kept while the change log says they are current: each entry names the records it was
+ * built from, and a batch of changes drops exactly the entries built from what it names.
+ */
 export function createKeptMap<V>(feed: ChangeFeed, maxEntries: number, options: KeptMapOptions = {}): KeptMap<V> {
-  const entries = new Map<string, { value: V; deps: readonly string[]; bytes: number }>();
-  const byDep = new Map<string, Set<string>>();
   const sizeOf = options.sizeOf as ((value: V) => number) | undefined;
-  const maxBytes = sizeOf ? (options.maxBytes ?? Infinity) : Infinity;
-  let bytes = 0;
-
-  const clear = () => {
-    entries.clear();
-    byDep.clear();
-    bytes = 0;
-  };
-  const drop = (key: string) => {
-    const entry = entries.get(key);
-    if (!entry) return;
-    entries.delete(key);
-    bytes -= entry.bytes;
-    for (const d of entry.deps) {
-      const keys = byDep.get(d);
-      keys?.delete(key);
-      if (keys && keys.size === 0) byDep.delete(d);
-    }
-  };
-  const dropDep = (dep: string) => {
-    const keys = byDep.get(dep);
-    if (keys) for (const key of [...keys]) drop(key);
-  };
-  /** Make room for one more entry of `size` bytes: the oldest entries go first (a Map iterates in insertion order). */
-  const makeRoom = (size: number) => {
-    for (const key of entries.keys()) {
-      if (entries.size < maxEntries && bytes + size <= maxBytes) break;
-      drop(key);
-    }
-  };
+  const kept = createKeptEntries<V>(maxEntries, options.maxBytes, sizeOf);
 
   feed.subscribe((batch: ChangeBatch) => {
-    if (batch.reset) return clear();
-    if (entries.size === 0) return;
-    for (const id of batch.eventIds) dropDep(`event:${id}`);
-    for (const id of batch.venues) dropDep(`venue:${id}`);
-    for (const id of batch.organizers) dropDep(`organizer:${id}`);
-    for (const id of batch.images) dropDep(`image:${id}`);
+    if (batch.reset) return kept.clear();
+    if (kept.size === 0) return;
+    for (const id of batch.eventIds) kept.dropDep(`event:${id}`);
+    for (const id of batch.venues) kept.dropDep(`venue:${id}`);
+    for (const id of batch.organizers) kept.dropDep(`organizer:${id}`);
+    for (const id of batch.images) kept.dropDep(`image:${id}`);
     if (batch.terms.size) {
-      dropDep('term:*');
-      for (const id of batch.terms) dropDep(`term:${id}`);
+      kept.dropDep('term:*');
+      for (const id of batch.terms) kept.dropDep(`term:${id}`);
     }
     // What shows a term shows its count: a moved count drops it too (`term:*`, which stands for
     // which terms exist and what they are called, stays).
-    if (!options.countsPatchedOnRead) for (const id of batch.termCounts.keys()) dropDep(`term:${id}`);
+    if (!options.countsPatchedOnRead) for (const id of batch.termCounts.keys()) kept.dropDep(`term:${id}`);
   });
 
   registerKept(feed, options.kind ?? 'other', {
-    entries: () => entries.size,
+    entries: () => kept.size,
     maxEntries,
-    ...(sizeOf && options.maxBytes !== undefined ? { bytes: () => bytes, maxBytes: options.maxBytes } : {}),
+    ...(sizeOf && options.maxBytes !== undefined ? { bytes: () => kept.bytes, maxBytes: options.maxBytes } : {}),
   });
 
   return {
-    get: (key) => entries.get(key)?.value,
-    update(key, value) {
-      const entry = entries.get(key);
-      if (!entry) return;
-      const size = sizeOf ? sizeOf(value) : 0;
-      bytes += size - entry.bytes;
-      entry.value = value;
-      entry.bytes = size;
-      if (bytes > maxBytes) drop(key);
-    },
+    get: kept.get,
+    update: kept.update,
     set(key, value, seq, deps) {
       if (feed.seq() !== seq) return;
-      const size = sizeOf ? sizeOf(value) : 0;
-      drop(key);
-      if (size > maxBytes / 10) return;
-      makeRoom(size);
-      entries.set(key, { value, deps, bytes: size });
-      bytes += size;
-      for (const d of deps) {
-        let keys = byDep.get(d);
-        if (!keys) byDep.set(d, (keys = new Set()));
-        keys.add(key);
-      }
+      kept.put(key, value, deps);
     },
     get size() {
-      return entries.size;
+      return kept.size;
+    },
+  };
+}
+
+/** The entries of one data revision (`RevisionCache.at`). */
+export interface RevisionView<V> {
+  get(key: string): V | undefined;
+  set(key: string, value: V): void;
+}
+
+/**
+ * Values valid for one data revision (`store/revision.ts`), for callers that hold the revision
+ * their records were read at (`revisionOf`) rather than the feed's number: entries are kept while
+ * the revision stays the same and all dropped when it changes. Read the revision first, then the
+ * data; an entry built while the revision moved on is not stored.
+ */
+export interface RevisionCache<V> {
+  /** The entries of this revision (switching to it, and dropping the others, when it is new). */
+  at(revision: string): RevisionView<V>;
+}
+
+/**
+ * A `RevisionCache` of at most `maxEntries` (the oldest go first). `kept`: where `/metrics` reports
+ * its size (`calendar_kept_entries{kind}`), for a cache that lives as long as `owner` (a store's handle).
+ *
+ * @example
+ *   const cache = createRevisionCache<Record<string, unknown>>(2000, { owner: db, kind: 'venue_representations' });
+ *   const view = cache.at(revisionOf(records[0]));
+ *   const json = view.get('list:7') ?? build();
+ */
+export function createRevisionCache<V>(maxEntries: number, kept?: { owner: object; kind: string }): RevisionCache<V> {
+  let current: string | null = null;
+  const entries = createKeptEntries<V>(maxEntries, undefined, undefined);
+  if (kept) registerKept(kept.owner, kept.kind, { entries: () => entries.size, maxEntries });
+  return {
+    at(revision) {
+      if (revision !== current) {
+        entries.clear();
+        current = revision;
+      }
+      return {
+        get: (key) => (current === revision ? entries.get(key) : undefined),
+        set(key, value) {
+          if (current === revision) entries.put(key, value, []);
+        },
+      };
     },
   };
 }

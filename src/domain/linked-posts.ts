@@ -15,6 +15,7 @@ import * as linkedStore from '../store/linked-posts.js';
 import type { LinkedKind, LinkedListFilter, LinkedRecord, OrganizerRecord, VenueRecord } from '../store/linked-posts.js';
 import * as postsStore from '../store/posts.js';
 import { lockForWrite } from '../store/locks.js';
+import { writeTransaction } from '../store/changes.js';
 import { parseDateInput, toWallTime } from './dates/index.js';
 import { apiError, forbidden, invalidParams, type ParamFailure } from './errors.js';
 import type { ImageService } from './images.js';
@@ -27,10 +28,9 @@ import { sanitizeSlug, uniqueSlug } from './slugs.js';
 import { applyScheduling, listScope, POST_STATUSES, scaleBackStatus } from './statuses.js';
 import { markupFailure, phpTrim, sanitizePostHtml, stripTags } from './text.js';
 import { isEmptyValue, isNumeric, isTruthy } from './values.js';
-import { createRevisionCache, type RevisionCache } from './revision-cache.js';
 import { withSerialized } from './serialized.js';
 import { revisionOf } from '../store/revision.js';
-import { createKeptRecords } from './kept.js';
+import { createKeptRecords, createRevisionCache, type RevisionCache } from './kept.js';
 import { keptCountersOf } from '../metrics.js';
 import { DEFAULT_GEOLOC, geoFilterOf } from './geo.js';
 
@@ -187,6 +187,12 @@ export interface LinkedPostService {
   update(db: Executor, record: LinkedRecord, input: Record<string, unknown>, viewer: Viewer): Promise<void>;
   /** Move to trash and unlink from events; returns the ids of the events that lost the link. */
   trash(db: Executor, record: LinkedRecord): Promise<number[]>;
+  /** `create` in a write transaction of its own (the direct create route); returns the id. */
+  createPost(input: Record<string, unknown>, viewer: Viewer): Promise<number>;
+  /** `update` in a write transaction of its own (the direct update route). */
+  updatePost(record: LinkedRecord, input: Record<string, unknown>, viewer: Viewer): Promise<void>;
+  /** `trash` in a write transaction of its own (the direct delete route). */
+  trashPost(record: LinkedRecord): Promise<void>;
   findById(db: Executor, id: number): Promise<LinkedRecord | undefined>;
   /** Which of these ids are records of this kind (any status): is_venue_id / is_organizer_id. */
   existingIds(ids: number[]): Promise<Set<number>>;
@@ -411,6 +417,18 @@ export function createLinkedPostService(
         modified_gmt: clock.nowGmt(),
       });
       return linkedStore.unlinkFromEvents(trx, kind, Number(record.id));
+    },
+
+    createPost(input, viewer) {
+      return writeTransaction(db, (trx) => service.create(trx, input, viewer));
+    },
+
+    updatePost(record, input, viewer) {
+      return writeTransaction(db, (trx) => service.update(trx, record, input, viewer));
+    },
+
+    async trashPost(record) {
+      await writeTransaction(db, (trx) => service.trash(trx, record));
     },
 
     async findById(trx, id) {

@@ -19,12 +19,13 @@
  *   await categories.list({ page: 1, perPage: 10, hideEmpty: true }) // { terms, total, totalPages }
  *   await categories.update(term, { description: '' })            // clears the description
  */
-import type { Updateable } from 'kysely';
-import type { Executor, Taxonomy, TermRow, TermsTable } from '../store/schema.js';
+import type { Executor, Taxonomy, TermRow } from '../store/schema.js';
+import type { TermPatch } from '../store/term-writes.js';
 import * as postsStore from '../store/posts.js';
 import * as termsStore from '../store/terms.js';
 import { lockForWrite } from '../store/locks.js';
-import { dialectOfHandle, revisionMemo, revisionOfHandle } from '../store/revision.js';
+import { dialectOfHandle, revisionOfHandle } from '../store/revision.js';
+import { createRevisionCache } from './kept.js';
 import type { TermOrderBy } from '../store/terms.js';
 import { apiError, invalidParams } from './errors.js';
 import { canManageTerms, type Viewer } from './permissions.js';
@@ -187,12 +188,6 @@ export function termEntries(value: unknown): Array<string | number> {
   return out;
 }
 
-/** Answers of `validateRefs`, per store handle, taxonomy service and data revision. */
-const knownRefsByTaxonomy: Record<Taxonomy, ReturnType<typeof revisionMemo<boolean>>> = {
-  tribe_events_cat: revisionMemo<boolean>(1000, 'term_refs'),
-  post_tag: revisionMemo<boolean>(1000, 'term_refs'),
-};
-
 export function createTermService(db: Executor, taxonomy: Taxonomy): TermService {
   const traits = TAXONOMY_TRAITS[taxonomy];
 
@@ -212,7 +207,8 @@ export function createTermService(db: Executor, taxonomy: Taxonomy): TermService
     return parent;
   };
 
-  const knownRefs = knownRefsByTaxonomy[taxonomy];
+  /** Answers of `validateRefs`, per data revision (kept state, `kept.ts`). */
+  const knownRefs = createRevisionCache<boolean>(1000, { owner: db, kind: 'term_refs' });
   const service: TermService = {
     taxonomy,
 
@@ -234,7 +230,7 @@ export function createTermService(db: Executor, taxonomy: Taxonomy): TermService
       // The answer only changes with the data: kept per data revision (read first).
       const revision = await revisionOfHandle(db);
       const key = JSON.stringify(refs);
-      const kept = revision === undefined ? undefined : knownRefs.at(db, revision).get(key);
+      const kept = revision === undefined ? undefined : knownRefs.at(revision).get(key);
       if (kept !== undefined) return kept;
       let valid = true;
       for (const ref of refs) {
@@ -243,7 +239,7 @@ export function createTermService(db: Executor, taxonomy: Taxonomy): TermService
           break;
         }
       }
-      if (revision !== undefined) knownRefs.at(db, revision).set(key, valid);
+      if (revision !== undefined) knownRefs.at(revision).set(key, valid);
       return valid;
     },
 
@@ -399,7 +395,7 @@ export function createTermService(db: Executor, taxonomy: Taxonomy): TermService
     async update(term, input) {
       return writeTransaction(db, async (trx) => {
         const id = Number(term.id);
-        const patch: Updateable<TermsTable> = {};
+        const patch: TermPatch = {};
         if (input.name !== undefined) patch.name = storedName(input.name);
         if (input.description !== undefined) patch.description = termText(input.description, 'description');
         if (input.parent !== undefined) {

@@ -7,7 +7,7 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { createKeptMap } from '../../src/domain/kept.js';
-import { createRevisionCache } from '../../src/domain/revision-cache.js';
+import { createRevisionCache } from '../../src/domain/kept.js';
 import { revisionMemo } from '../../src/store/revision.js';
 import { keptSizesOf } from '../../src/metrics.js';
 import type { ChangeFeed } from '../../src/store/change-feed.js';

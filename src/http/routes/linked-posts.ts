@@ -28,7 +28,6 @@ import type { PostType } from '../../store/schema.js';
 import { anyone, endpoint, optionalArgs, route, type ArgContext, type ArgSpec, type Args, type EndpointContext, type EndpointDocs, type RouteDecl } from '../route.js';
 import { listUrls, listHeaders } from '../paging.js';
 import { checkGeolocArgs, geolocCoordinateArg, geolocRadiusArgs, idArg, isNonEmptyString, isStringValue, pageArg, perPageArg, slugArg } from './common.js';
-import { writeTransaction } from '../../store/changes.js';
 import { invalidDateFailure } from '../../domain/dates/index.js';
 import { isNonBlankTitle } from '../../domain/text.js';
 
@@ -302,7 +301,7 @@ function linkedPostRoutes(services: Services, spec: KindSpec): RouteDecl[] {
       docs: d.create,
       handler: async (ctx) => {
         const input = writeInput(ctx.args, ctx.sent, '', ctx.input);
-        const id = await writeTransaction(db, (trx) => service.create(trx, input, ctx.viewer));
+        const id = await service.createPost(input, ctx.viewer);
         return { status: 201, body: await represent(ctx, await reload(id), 'list') };
       },
     }),
@@ -339,7 +338,7 @@ function linkedPostRoutes(services: Services, spec: KindSpec): RouteDecl[] {
         handler: async (ctx) => {
           const record = mustHave(ctx);
           if (record.status === 'trash') throw apiError(spec.inTrash);
-          await writeTransaction(db, (trx) => service.trash(trx, record));
+          await service.trashPost(record);
           return { body: await represent(ctx, await reload(Number(record.id)), 'list') };
         },
       }),
@@ -353,7 +352,7 @@ function linkedPostRoutes(services: Services, spec: KindSpec): RouteDecl[] {
         handler: async (ctx) => {
           const record = mustHave(ctx);
           const input = writeInput(ctx.args, ctx.sent, pathArg, ctx.input);
-          await writeTransaction(db, (trx) => service.update(trx, record, input, ctx.viewer));
+          await service.updatePost(record, input, ctx.viewer);
           return { body: await represent(ctx, await reload(Number(record.id)), 'list') };
         },
       }),

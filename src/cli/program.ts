@@ -167,7 +167,7 @@ withSettings(apps.command('revoke <login> <uuid-or-name>').description('revoke a
   console.log(`revoked ${which}`);
 });
 
-const hooks = program.command('webhooks').description('manage webhook endpoints and their deliveries (a running server delivers; see the README)');
+const hooks = program.command('webhooks').description('manage webhook endpoints and their deliveries (a running server delivers; see docs/sync-and-webhooks.md)');
 async function withWebhooks<T>(opts: Record<string, unknown>, fn: (webhooks: WebhookService, config: Config) => Promise<T>): Promise<T> {
   const config = loadConfig(process.env, overridesOf(opts));
   return withCore(config, ({ webhooks }) => fn(webhooks, config));

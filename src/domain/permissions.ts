@@ -142,7 +142,7 @@ export function canReadPost(viewer: Viewer, type: PostType, post: OwnedRecord): 
  * write field). Our choice, stricter than the original (which lets anyone who passes the route
  * check name any existing user, behavior.md §3.3): naming yourself, or sending nothing, is always
  * fine; naming someone else needs `edit_others_*` of the type, as WordPress core's own posts
- * controller requires. Routes answer 403 `rest_forbidden` otherwise (README "Compatibility choices").
+ * controller requires. Routes answer 403 `rest_forbidden` otherwise (docs/api.md "Compatibility choices").
  *
  * @example canAssignAuthor(author, 'tribe_events', otherUserId) // false
  */

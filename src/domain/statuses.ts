@@ -67,7 +67,7 @@ export function splitStatusList(value: unknown): string[] {
  * statuses as sent (`any` kept, so `rest_url` echoes it; `listScope` expands it), or null when
  * the value is not allowed (→ 400).
  *
- * `any` is an extension (COMPAT, README "Compatibility choices"): the original answers 400 to it,
+ * `any` is an extension (COMPAT, docs/api.md "Compatibility choices"): the original answers 400 to it,
  * yet writes `status=any` into the `next_rest_url` it hands an editor, so the pages it links to
  * could not be followed. Here `any` means what the editors' default means (WordPress' `any`:
  * every status but trash and auto-draft), and any other status sent beside it is added.

@@ -1,5 +1,5 @@
 /**
- * The failed-login throttle (README "Login throttling"). Bad credentials make a request anonymous
+ * The failed-login throttle (docs/security.md "Login throttling"). Bad credentials make a request anonymous
  * (the original's behaviour, kept), and every password check goes through this throttle: the only
  * caller of `users.authenticate` over HTTP is the REST face's credential hook (http/register.ts, through authentication.ts), which hands it the gate of
  * the request's client (`forClient`).

@@ -2,7 +2,7 @@
  * Issue 24, items 4 and 5: inline venues and organizers in event writes obey the rules of the
  * direct routes (the same validators and the same permission, so the same errors), and arguments
  * that name a record (`event`, `post`, `post_parent`, `venue`, `organizer`, write references)
- * answer for a record the caller may not read exactly as for a missing one (README "Who may do what").
+ * answer for a record the caller may not read exactly as for a missing one (docs/security.md "Who may do what").
  */
 import { before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';

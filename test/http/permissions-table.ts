@@ -1,7 +1,7 @@
 /**
  * The expected answers of the permission matrices, computed from a small table that mirrors
  * behavior.md §3 (roles and capabilities, WordPress' meta-capability mapping) and §5 (statuses),
- * plus our documented choices (COMPAT 3 and 11, README "Compatibility choices"). Deliberately
+ * plus our documented choices (COMPAT 3 and 11, docs/api.md "Compatibility choices"). Deliberately
  * independent of `src/domain/permissions.ts` and `src/domain/statuses.ts`, so the matrices can
  * catch them being wrong.
  */
@@ -97,7 +97,7 @@ export function expectWrite(caller: Caller, verb: 'edit' | 'delete', own: boolea
 
 /**
  * Reading one record. Events: trash is 403 for everyone, `event-no-longer-available` to those who
- * could read it and `event-not-accessible` to the others (README); other non-public statuses are
+ * could read it and `event-not-accessible` to the others (docs/api.md); other non-public statuses are
  * 403 `event-not-accessible` without read_post. Venues/organizers: 403 `<kind>-not-accessible`
  * without read_post, no special trash rule.
  */

@@ -343,7 +343,7 @@ forEachStore('@wordpress/api-fetch 7 as a client', (t) => {
     assert.deepEqual(unauth, { code: 'rest_forbidden', message: 'Sorry, you are not allowed to do that.', data: { status: 401 } });
     const forbidden = await fails(apiFetch({ path: '/tribe/events/v1/categories', method: 'POST', data: { name: 'Nope' }, headers: basic('subscriber', 'subscriber-pw') }));
     assert.deepEqual(forbidden, { code: 'rest_forbidden', message: 'Sorry, you are not allowed to do that.', data: { status: 403 } });
-    // unknown venue ids keep the original's 400 (README), unknown events are 404
+    // unknown venue ids keep the original's 400 (docs/api.md), unknown events are 404
     const missing = await fails(apiFetch({ path: '/tribe/events/v1/venues/987654' }));
     assert.equal(missing.code, 'rest_invalid_param');
     const noEvent = await fails(apiFetch({ path: '/tribe/events/v1/events/987654' }));

@@ -1,5 +1,5 @@
 /**
- * The README's screenshots of the list and month views: seeds a demo calendar (the `seed`
+ * The screenshots of the list and month views in docs/pages-and-feeds.md: seeds a demo calendar (the `seed`
  * command's generator, 400 events around today) in memory, serves it, and saves
  * `pages-list.png` and `pages-month.png` with Chromium into the directory given (default `docs/`).
  *

@@ -2,14 +2,14 @@
  * Event routes: the list, create, and the item routes by id and by slug. Each is declared once;
  * the declarations drive validation, the index and the docs.
  *
- * Choices where the original is silent or superseded (see README "Compatibility choices"):
+ * Choices where the original is silent or superseded (see docs/api.md "Compatibility choices"):
  * unknown ids answer 404 `rest-event-not-found` (COMPAT 6); a trashed event answers 403
  * `event-not-accessible` to callers who may not read it and `event-no-longer-available` to those
  * who may; by-slug writes check the same per-record permissions as id routes (COMPAT 3); naming
  * another user as `author` needs `edit_others_tribe_events` (403 `rest_forbidden` otherwise);
  * inline venues and organizers pass their own create route's validators and permission, and
  * `post_parent`, `venue`, `organizer` and the write references naming a record the caller may
- * not read answer as unknown ids (issue 24, README "Who may do what").
+ * not read answer as unknown ids (issue 24, docs/security.md "Who may do what").
  */
 import type { Services } from '../../domain/services.js';
 import { apiError, invalidParams } from '../../domain/errors.js';
@@ -126,7 +126,7 @@ export function eventWriteArgs(services: Services): Args {
 /** The list args, in the original's order. */
 function eventListArgs(services: Services): Args {
   const tz = services.config.timezone;
-  // Records the caller may not read answer as unknown ones (README "Who may do what").
+  // Records the caller may not read answer as unknown ones (docs/security.md "Who may do what").
   const linkedIds = (service: Services['venues']) => async (v: unknown, ctx: { viewer: Viewer }) => {
     const ids = listToArray(v);
     if (ids.length === 0 || !ids.every(isPositiveInt)) return false;
@@ -368,7 +368,7 @@ export function eventRoutes(services: Services): RouteDecl[] {
     endpoint({
       methods: ['POST'],
       args: writeArgs,
-      // Naming another user as `author` needs edit_others (our choice, README "Compatibility choices");
+      // Naming another user as `author` needs edit_others (our choice, docs/api.md "Compatibility choices");
       // inline venues and organizers need what their own create route needs (issue 24).
       permission: (ctx) => canCreatePost(ctx.viewer, 'tribe_events', ctx.args.author) && inlinePermitted(ctx.viewer, ctx.args),
       docs: SINGLE_DOCS.post,

@@ -2,7 +2,7 @@
  * Venue and organizer routes: the list, create, and the item routes by id and by slug. One factory
  * serves both kinds; their differences (names, write fields, descriptions, error codes) are data.
  *
- * Choices where the original is silent or superseded (see README "Compatibility choices"):
+ * Choices where the original is silent or superseded (see docs/api.md "Compatibility choices"):
  * unknown ids and slugs answer 400 `rest_invalid_param` as the original (validation runs before
  * the permission check, so also for anonymous callers); updates are partial (COMPAT 1); by-slug
  * writes check the same per-record permissions as id routes (COMPAT 3); lists apply COMPAT 11's
@@ -113,7 +113,7 @@ function organizerWriteArgs(services: Services): Args {
     status: { type: 'string', default: null, description: 'The organizer post status', validate: isPostStatus },
     phone: text('The organizer phone number'),
     website: { type: 'string', default: null, description: 'The organizer website', validate: v.url },
-    // An e-mail address or empty (issue 24; the original checks no format: README, Compatibility choices).
+    // An e-mail address or empty (issue 24; the original checks no format: docs/api.md, Compatibility choices).
     email: { ...text('The organizer e-mail address'), validate: (x: unknown) => isStringValue(x) && (x === '' || isOrganizerEmail(x)) },
     image: { type: 'string', default: null, description: 'The organizer featured image ID or URL', validate: v.image },
   };
@@ -151,7 +151,7 @@ function listArgs(services: Services, spec: KindSpec, postType: PostType): Args 
     page: pageArg(),
     per_page: perPageArg(services.config.defaultPerPage, spec.plural),
     search: { description: `${Plural} should contain the specified string in the title, description or custom fields`, type: 'string', validate: isNonEmptyString },
-    // An event the caller may not read answers as an unknown one (README "Who may do what").
+    // An event the caller may not read answers as an unknown one (docs/security.md "Who may do what").
     event: {
       description: `${Plural} should be related to this event`,
       type: 'integer',
@@ -295,7 +295,7 @@ function linkedPostRoutes(services: Services, spec: KindSpec): RouteDecl[] {
     endpoint({
       methods: ['POST'],
       args: writeArgs,
-      // Naming another user as author needs edit_others_* (canAssignAuthor, README "Compatibility choices").
+      // Naming another user as author needs edit_others_* (canAssignAuthor, docs/api.md "Compatibility choices").
       // The same permission as the inline entries of event writes (inlineLinkedChecks).
       permission: (ctx) => canCreatePost(ctx.viewer, postType, ctx.args.author),
       docs: d.create,

@@ -31,7 +31,7 @@
  *   them as ids and dropped them).
  * - `post`/`event` naming an event the caller may not read answer as an unknown id (400
  *   `rest_invalid_param`), not WordPress core's 401/403 `rest_forbidden_context`, which told an
- *   existing draft from a missing id (README "Who may do what").
+ *   existing draft from a missing id (docs/security.md "Who may do what").
  */
 import type { Services } from '../../domain/services.js';
 import { namesReadableEvent } from '../../domain/events/index.js';

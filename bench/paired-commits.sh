@@ -7,6 +7,7 @@
 # then the medians and the ratio new/old.
 #
 # usage: bench/paired-commits.sh OLD_CHECKOUT NEW_CHECKOUT [EVENTS=20000] [ROUNDS=5] [SECONDS=5]
+#   reads: the single event, the list and a filtered list (category + search); PAIRED_PATHS overrides
 #   each checkout built (npm ci), e.g.  git worktree add /tmp/old 990575b && (cd /tmp/old && npm ci)
 #   DATABASE=postgres://user@host/db_old,postgres://user@host/db_new  use these (seeded) databases instead
 set -euo pipefail
@@ -14,7 +15,8 @@ OLD=$(cd "$1" && pwd); NEW=$(cd "$2" && pwd); EVENTS=${3:-20000}; ROUNDS=${4:-5}
 HERE=$(cd "$(dirname "$0")/.." && pwd)
 AUTOCANNON="$HERE/node_modules/.bin/autocannon"
 WORK=$(mktemp -d); trap 'rm -rf "$WORK"' EXIT
-PATHS=(/api/calendar/events/v1/events/__ID__ /api/calendar/events/v1/events)
+# PAIRED_PATHS (space-separated) overrides the reads: the single event, the list, a filtered list.
+read -ra PATHS <<<"${PAIRED_PATHS:-/api/calendar/events/v1/events/__ID__ /api/calendar/events/v1/events /api/calendar/events/v1/events?categories=music&search=jazz}"
 
 db_of() { # checkout index -> database URL
   if [[ -n "${DATABASE:-}" ]]; then IFS=, read -ra urls <<<"$DATABASE"; echo "${urls[$1]}"; else echo "sqlite:$WORK/db$1.db"; fi

@@ -10,6 +10,8 @@
 #   reads: the single event, the list and a filtered list (category + search); PAIRED_PATHS overrides
 #   each checkout built (npm ci), e.g.  git worktree add /tmp/old 990575b && (cd /tmp/old && npm ci)
 #   DATABASE=postgres://user@host/db_old,postgres://user@host/db_new  use these (seeded) databases instead
+#   RATE_LIMIT=1000000000  keep the rate limit on (counting every request, at a limit the run does not
+#                          reach) instead of off (RATE_LIMIT_MAX=0, the default here)
 set -euo pipefail
 OLD=$(cd "$1" && pwd); NEW=$(cd "$2" && pwd); EVENTS=${3:-20000}; ROUNDS=${4:-5}; SECONDS_=${5:-5}
 HERE=$(cd "$(dirname "$0")/.." && pwd)
@@ -33,7 +35,7 @@ done
 
 # A published event in the list's window: the first one the list shows.
 serve() { # dir url port
-  (cd "$1" && RATE_LIMIT_MAX=0 LOG_LEVEL=warn DATABASE_URL=$2 PORT=$3 exec node dist/cli/main.js serve >"$WORK/serve-$3.log" 2>&1) &
+  (cd "$1" && RATE_LIMIT_MAX=${RATE_LIMIT:-0} LOG_LEVEL=warn DATABASE_URL=$2 PORT=$3 exec node dist/cli/main.js serve >"$WORK/serve-$3.log" 2>&1) &
   echo $!
 }
 wait_up() { for _ in $(seq 100); do curl -sf -o /dev/null "http://127.0.0.1:$1/api/calendar/events/v1/" && return 0; sleep 0.1; done; echo "server on $1 did not start" >&2; exit 1; }

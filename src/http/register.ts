@@ -10,7 +10,7 @@
  *   const app = createWebServer(config, { rewriteUrl: restRouteRewrite(config.restRoot) });
  *   registerRestApi(app, { config, services, webhooks });
  */
-import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { IncomingMessage } from 'node:http';
 import { NAMESPACE, WORDPRESS_REST_ROOT, type Config } from '../config.js';
 import { ApiError, apiError, faultError } from '../domain/errors.js';
@@ -101,35 +101,41 @@ function restRootOf(roots: string[], url: string): string | undefined {
   return found;
 }
 
+/** The discovery relation of a REST root's `Link` header (a few roots: made once each). */
+const discoveryLinks = new Map<string, string>();
+function discoveryLink(restRoot: string): string {
+  let link = discoveryLinks.get(restRoot);
+  if (link === undefined) discoveryLinks.set(restRoot, (link = `<${restRoot}>; rel="https://api.w.org/"`));
+  return link;
+}
+
 /**
- * Headers WordPress sends on every REST response (shapes.md §1.3). `discovery` is the REST root
- * of the request (the one it came in on; REST_ROOT outside the API); a `Link` the route set
- * (list paging) follows the discovery relation in the same header.
+ * Headers WordPress sends on every REST response (shapes.md §1.3), set in this order. `discovery` is
+ * the REST root of the request (the one it came in on; REST_ROOT outside the API); a `Link` the
+ * route set (list paging) follows the discovery relation in the same header. What never changes
+ * is written once (these strings are the same on every answer).
  */
-function commonHeaders(req: FastifyRequest, discovery: Links, routeLink: unknown, corsOrigins: string[] | undefined): Record<string, string> {
-  const link = `<${discovery.restRoot}>; rel="https://api.w.org/"`;
-  const headers: Record<string, string> = {
-    link: typeof routeLink === 'string' && routeLink !== '' && !routeLink.includes('rel="https://api.w.org/"') ? `${link}, ${routeLink}` : link,
-    'x-robots-tag': 'noindex',
-    'x-content-type-options': 'nosniff',
-    'access-control-expose-headers': 'X-WP-Total, X-WP-TotalPages, Link, X-TEC-Total, X-TEC-TotalPages, X-Sync-Token, X-Sync-More, ETag',
-    'access-control-allow-headers': 'Authorization, X-WP-Nonce, Content-Disposition, Content-MD5, Content-Type',
-    // Answers may be compressed (gzip/brotli by Accept-Encoding), HEAD and small ones included in
-    // the rule; API answers depend on the credentials sent (issue 11: shared caches keep them apart).
-    vary: 'Origin, accept-encoding, Authorization',
-  };
+function setCommonHeaders(reply: FastifyReply, req: FastifyRequest, discovery: Links, routeLink: unknown, corsOrigins: string[] | undefined): void {
+  const link = discoveryLink(discovery.restRoot);
+  reply.header('link', typeof routeLink === 'string' && routeLink !== '' && !routeLink.includes('rel="https://api.w.org/"') ? `${link}, ${routeLink}` : link);
+  reply.header('x-robots-tag', 'noindex');
+  reply.header('x-content-type-options', 'nosniff');
+  reply.header('access-control-expose-headers', 'X-WP-Total, X-WP-TotalPages, Link, X-TEC-Total, X-TEC-TotalPages, X-Sync-Token, X-Sync-More, ETag');
+  reply.header('access-control-allow-headers', 'Authorization, X-WP-Nonce, Content-Disposition, Content-MD5, Content-Type');
+  // Answers may be compressed (gzip/brotli by Accept-Encoding), HEAD and small ones included in
+  // the rule; API answers depend on the credentials sent (issue 11: shared caches keep them apart).
+  reply.header('vary', 'Origin, accept-encoding, Authorization');
   if (req.viewer && req.viewer.id > 0) {
-    headers.expires = 'Wed, 11 Jan 1984 05:00:00 GMT';
-    headers['cache-control'] = 'private, no-cache, must-revalidate, max-age=0';
+    reply.header('expires', 'Wed, 11 Jan 1984 05:00:00 GMT');
+    reply.header('cache-control', 'private, no-cache, must-revalidate, max-age=0');
   }
   const origin = req.headers.origin;
   // CORS_ORIGINS: any origin by default (reflected, with credentials, as WordPress does), else only those listed.
   if (typeof origin === 'string' && origin !== '' && (corsOrigins === undefined || corsOrigins.includes(origin))) {
-    headers['access-control-allow-origin'] = origin;
-    headers['access-control-allow-methods'] = 'OPTIONS, GET, POST, PUT, PATCH, DELETE';
-    headers['access-control-allow-credentials'] = 'true';
+    reply.header('access-control-allow-origin', origin);
+    reply.header('access-control-allow-methods', 'OPTIONS, GET, POST, PUT, PATCH, DELETE');
+    reply.header('access-control-allow-credentials', 'true');
   }
-  return headers;
 }
 
 /**
@@ -157,13 +163,14 @@ export function registerRestApi(app: FastifyInstance, { config, services, webhoo
     else if (req.headers.authorization !== undefined) req.viewer = await authenticate(req.headers.authorization, req.ip);
   });
 
+  const rateLimitPolicy = `"default";q=${config.rateLimitMax};w=${config.rateLimitWindow}`;
   app.addHook('onSend', async (req, reply, payload) => {
     const root = req.apiLinks?.restRootPath ?? apiRootOf(roots, req) ?? restRoot;
-    reply.headers(commonHeaders(req, services.linksFor(root, NAMESPACE), reply.getHeader('link'), config.corsOrigins));
+    setCommonHeaders(reply, req, services.linksFor(root, NAMESPACE), reply.getHeader('link'), config.corsOrigins);
     // The IETF draft's fields (draft-ietf-httpapi-ratelimit-headers-08 and later) beside X-RateLimit-*.
     const remaining = reply.getHeader('x-ratelimit-remaining');
     if (remaining !== undefined) {
-      reply.header('ratelimit-policy', `"default";q=${config.rateLimitMax};w=${config.rateLimitWindow}`);
+      reply.header('ratelimit-policy', rateLimitPolicy);
       reply.header('ratelimit', `"default";r=${remaining};t=${reply.getHeader('x-ratelimit-reset') ?? 0}`);
     }
     if (req.sitePage) reply.removeHeader('x-robots-tag');

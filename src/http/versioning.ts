@@ -28,6 +28,7 @@ function viewerKey(viewer: Viewer): string {
 
 /** JSON with object keys sorted (canonical form of the request's arguments). */
 function canonical(value: unknown): string {
+  if (value === undefined) return 'null'; // most requests send no `_fields` / `_envelope`
   if (Array.isArray(value)) return `[${value.map(canonical).join(',')}]`;
   if (value && typeof value === 'object') {
     return `{${Object.keys(value as object)

@@ -55,8 +55,12 @@ export interface SlowRequestCount {
 }
 
 export interface LoopWatch {
-  /** The longest hold of the loop since `since` (a `performance.now()` time), one in progress included. */
-  heldSince(since: number): HeldTime;
+  /**
+   * The longest hold of the loop since `since` (a `performance.now()` time), one in progress included.
+   * A hold in progress shorter than `minMs` is given without its CPU time (`cpuMs` 0): reading the
+   * process' CPU time is a system call, and a caller that ignores holds under `minMs` need not pay it.
+   */
+  heldSince(since: number, minMs?: number): HeldTime;
   /** Requests during which the loop was held past the threshold, by `METHOD route`. */
   readonly slowRequests: Map<string, SlowRequestCount>;
   /** Stop the timer. */
@@ -89,7 +93,7 @@ export function watchLoop(): LoopWatch {
   }, TICK_MS);
   timer.unref();
   return {
-    heldSince(since: number): HeldTime {
+    heldSince(since: number, minMs = 0): HeldTime {
       const out: HeldTime = { ms: 0, cpuMs: 0 };
       const consider = (end: number, ms: number, cpuMs: number) => {
         // Only the part of the hold after `since` (a request that arrived during a hold was not read before its end).
@@ -108,7 +112,10 @@ export function watchLoop(): LoopWatch {
       // A hold still in progress: the timer has not fired since it began.
       const now = performance.now();
       const pending = now - lastTick - TICK_MS;
-      if (pending >= MIN_HOLD_MS) consider(now, pending, Math.max(0, cpuNowMs() - lastCpu));
+      if (pending >= MIN_HOLD_MS) {
+        const overlap = now - Math.max(since, now - pending);
+        if (overlap > out.ms) consider(now, pending, overlap >= minMs ? Math.max(0, cpuNowMs() - lastCpu) : 0);
+      }
       return out;
     },
     slowRequests: new Map(),
@@ -148,8 +155,9 @@ export function registerSlowRequestLog(app: FastifyInstance, watch: LoopWatch, t
     if (arrivedAt === undefined) return;
     req.arrivedAt = undefined;
     inFlight--;
-    const held = watch.heldSince(arrivedAt);
-    if (held.ms < Math.max(thresholdMs, MIN_HOLD_MS)) return;
+    const minMs = Math.max(thresholdMs, MIN_HOLD_MS);
+    const held = watch.heldSince(arrivedAt, minMs);
+    if (held.ms < minMs) return;
     const route = req.routeOptions.url ?? '(unmatched)';
     const key = `${req.method} ${route}`;
     const counted = watch.slowRequests.get(key);

@@ -29,8 +29,35 @@ function paramsRefusal(str: string): ApiError | undefined {
   return undefined;
 }
 
+/** `name=value&…` with nothing qs would decode, nest or combine (no `%`, `+`, brackets or dots in names). */
+const SIMPLE_QUERY = /^[A-Za-z0-9_-]+=[A-Za-z0-9_.,:-]*(?:&[A-Za-z0-9_-]+=[A-Za-z0-9_.,:-]*){0,31}$/;
+
+/**
+ * The hot reads' query strings (`per_page=10&page=2`), parsed without qs: the same object qs makes
+ * when every name is plain and appears once; undefined otherwise (qs then parses it).
+ */
+function simpleQuery(str: string): Record<string, unknown> | undefined {
+  if (!SIMPLE_QUERY.test(str)) return undefined;
+  const out: Record<string, unknown> = {};
+  let start = 0;
+  while (start < str.length) {
+    let end = str.indexOf('&', start);
+    if (end === -1) end = str.length;
+    const eq = str.indexOf('=', start);
+    const name = str.slice(start, eq);
+    // A repeated name makes a list in qs, and qs drops names of Object.prototype (`constructor`).
+    if (Object.prototype.hasOwnProperty.call(out, name) || name in Object.prototype) return undefined;
+    out[name] = str.slice(eq + 1, end);
+    start = end + 1;
+  }
+  return out;
+}
+
 /** Parse a query string or form body; over the limits, an empty object carrying the refusal. */
 export function parseQuery(str: string): Record<string, unknown> {
+  if (str === '') return {};
+  const simple = simpleQuery(str);
+  if (simple !== undefined) return simple;
   let refusal = paramsRefusal(str);
   if (refusal === undefined) {
     try {

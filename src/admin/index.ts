@@ -107,7 +107,7 @@ export async function registerAdminFace(app: FastifyInstance, { config, services
       for (const h of ['access-control-allow-origin', 'access-control-allow-credentials', 'access-control-allow-methods', 'access-control-allow-headers', 'access-control-expose-headers'])
         reply.removeHeader(h);
       reply.header('x-frame-options', 'DENY');
-      reply.header('content-security-policy', "default-src 'none'; style-src 'unsafe-inline'; img-src 'self' data:; form-action 'self'; frame-ancestors 'none'; base-uri 'none'");
+      reply.header('content-security-policy', "default-src 'none'; connect-src 'self'; style-src 'unsafe-inline'; img-src 'self' data:; form-action 'self'; frame-ancestors 'none'; base-uri 'none'");
       reply.header('referrer-policy', 'same-origin');
       reply.header('cache-control', 'no-store');
       return payload;

@@ -20,7 +20,7 @@ import QRCode from 'qrcode';
 import type { Config } from '../config.js';
 import { ApiError } from '../domain/errors.js';
 import type { Services } from '../domain/services.js';
-import { createSessionService, type Session, type SessionService } from '../domain/sessions.js';
+import { sessionServiceOf, type Session, type SessionService } from '../domain/sessions.js';
 import { loginThrottleOf } from '../web/authentication.js';
 import { commonPath, registerCookieAuthentication, REST_NONCE_ACTION, sessionOfRequest, setSessionCookie } from '../web/sessions.js';
 import { messagesFor, type Messages } from './messages.js';
@@ -37,7 +37,7 @@ export interface AdminFace {
 /** Register the admin face; returns its session service (tests, the CLI's sign-out). */
 export async function registerAdminFace(app: FastifyInstance, { config, services }: AdminFace): Promise<SessionService> {
   const base = config.adminPath;
-  const sessions = createSessionService(services, { idleMs: config.sessionIdleMs, maxAgeMs: config.sessionMaxAgeMs, require2fa: config.adminRequire2fa });
+  const sessions = sessionServiceOf(services);
   const roots = config.restRoot === '/wp-json' ? [config.restRoot] : [config.restRoot, '/wp-json'];
   const cookiePath = commonPath([base, ...roots]);
   const underAdmin = (url: string) => url === base || url.startsWith(base + '/') || url.startsWith(base + '?');

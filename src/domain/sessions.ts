@@ -96,6 +96,8 @@ export interface SessionService {
   /** The second step: a TOTP code or a recovery code (through the gate). */
   secondStep(session: Session, code: string, gate: LoginGate): Promise<boolean>;
   list(userId: number): Promise<SessionListing[]>;
+  /** The user a session belongs to (undefined when there is no such session). */
+  ownerOf(sessionId: number): Promise<number | undefined>;
   /** End one session of a user; false when it was not theirs or is gone. */
   revoke(userId: number, sessionId: number): Promise<boolean>;
   /** End every session of a user (sign out everywhere); returns how many ended. */
@@ -108,6 +110,24 @@ export interface SessionService {
   confirmTotp(userId: number, code: string): Promise<string[] | undefined>;
   /** Turn two-factor sign-in off, with a current code; false when the code is wrong. */
   disableTotp(userId: number, code: string): Promise<boolean>;
+}
+
+/** One session service per services (the admin face's pages and the REST routes share it). */
+const byServices = new WeakMap<object, SessionService>();
+
+/** The session service of these services, its settings from their configuration (ADMIN_*, SESSION_*). */
+export function sessionServiceOf(services: {
+  store: Store;
+  users: Pick<UserService, 'authenticate'>;
+  clock: Clock;
+  config: { siteName: string; sessionIdleMs: number; sessionMaxAgeMs: number; adminRequire2fa: 'administrators' | 'off' };
+}): SessionService {
+  let found = byServices.get(services);
+  if (!found) {
+    const { sessionIdleMs, sessionMaxAgeMs, adminRequire2fa } = services.config;
+    byServices.set(services, (found = createSessionService(services, { idleMs: sessionIdleMs, maxAgeMs: sessionMaxAgeMs, require2fa: adminRequire2fa })));
+  }
+  return found;
 }
 
 export const sha256hex = (text: string) => createHash('sha256').update(text).digest('hex');
@@ -242,6 +262,11 @@ export function createSessionService(services: { store: Store; users: Pick<UserS
 
     async list(userId) {
       return (await sessionsStore.sessionsOf(db, userId)).map((r) => ({ id: Number(r.id), created: r.created_gmt, lastUsed: r.last_used_gmt, userAgent: r.user_agent, ip: r.ip }));
+    },
+
+    async ownerOf(sessionId) {
+      const row = await sessionsStore.findSessionById(db, sessionId);
+      return row ? Number(row.user_id) : undefined;
     },
 
     revoke: (userId, sessionId) => writeTransaction(db, (trx) => sessionsStore.deleteSession(trx, userId, sessionId)),

@@ -47,6 +47,10 @@ export async function findSessionByHash(db: Executor, tokenHash: string): Promis
   return tables(db).selectFrom('sessions').selectAll().where('token_hash', '=', tokenHash).executeTakeFirst();
 }
 
+export async function findSessionById(db: Executor, id: number): Promise<SessionRow | undefined> {
+  return tables(db).selectFrom('sessions').selectAll().where('id', '=', id).executeTakeFirst();
+}
+
 export async function sessionsOf(db: Executor, userId: number): Promise<SessionRow[]> {
   return tables(db).selectFrom('sessions').selectAll().where('user_id', '=', userId).orderBy('id').execute();
 }

@@ -181,6 +181,32 @@ for (const kind of STORES) {
       }
     });
 
+    it("GET/DELETE calendar/admin/v1/sessions: own sessions, administrators any user's; declared in the index", async () => {
+      const admin = (path: string) => `${t.origin}/api/calendar/admin/v1${path}`;
+      const sam = await t.user('author', 'sam');
+      const b1 = await signIn(t, 'sam', 'sam-pw');
+      const b2 = await signIn(t, 'sam', 'sam-pw');
+      const mine = await t.api.get(admin('/sessions'), { as: 'sam' });
+      assert.equal(mine.status, 200);
+      assert.equal(mine.body.length, 2);
+      assert.deepEqual(Object.keys(mine.body[0]), ['id', 'user', 'created_gmt', 'last_used_gmt', 'user_agent', 'ip']);
+      assert.equal((await t.api.get(admin('/sessions'))).status, 401);
+      assert.equal((await t.api.get(admin('/sessions'), { as: 'sam', query: { user: 1 } })).status, 403);
+      // The cookie and its nonce work here too.
+      assert.equal((await fetch(admin('/sessions'), { headers: { cookie: b1.cookie, 'x-wp-nonce': b1.nonce } })).status, 200);
+      // One session ended by its owner, the other by an administrator.
+      assert.equal((await t.api.delete(admin(`/sessions/${mine.body[0].id}`), { as: 'sam' })).status, 200);
+      assert.equal((await create(t, b1, { 'x-wp-nonce': b1.nonce })).status, 401);
+      assert.equal((await t.api.delete(admin(`/sessions/${mine.body[1].id}`), { as: 'eve:eve-pw' })).status, 404, "another user's session is not found");
+      const all = await t.api.delete(admin('/sessions'), { as: 'admin', query: { user: sam.id } });
+      assert.deepEqual(all.body, { deleted: true, count: 1 });
+      assert.equal((await create(t, b2, { 'x-wp-nonce': b2.nonce })).status, 401);
+      assert.equal((await t.api.get(admin('/sessions'), { as: 'admin', query: { user: 999999 } })).status, 404);
+      const index = await t.api.get(`${t.origin}/api/calendar/admin/v1`);
+      assert.ok(index.body.routes['/calendar/admin/v1/sessions'], 'declared in the namespace index');
+      assert.ok(index.body.routes['/calendar/admin/v1/sessions/(?P<id>\\d+)'] ?? Object.keys(index.body.routes).find((r) => r.startsWith('/calendar/admin/v1/sessions/')));
+    });
+
     it('TOTP: enrolment with a QR code, sign-in with the code, a recovery code once', async () => {
       await t.user('editor', 'tina');
       const b = await signIn(t, 'tina', 'tina-pw');

@@ -183,6 +183,14 @@ export async function registerAdminFace(app: FastifyInstance, { config, services
       return signedOut(req, reply);
     });
 
+    scope.post(paths.revoke, async (req, reply) => {
+      const session = await formSession(req);
+      if (!sessions.usable(session)) throw new ApiError('rest_cookie_invalid_nonce', 'Cookie check failed', 403);
+      const id = Number(field(req, 'id'));
+      if (Number.isSafeInteger(id) && id !== session.id) await sessions.revoke(session.userId, id);
+      return reply.redirect(paths.account, 303);
+    });
+
     scope.post(paths.totpStart, async (req, reply) => {
       const session = await formSession(req);
       if (!session.complete) throw new ApiError('rest_cookie_invalid_nonce', 'Cookie check failed', 403);

@@ -118,11 +118,12 @@ export interface AccountView {
 
 export function accountPage(m: Messages, v: AccountView): string {
   const form = (action: string, inner: string) => `<form method="post" action="${esc(action)}">${hidden('_wpnonce', v.formNonce)}${inner}</form>`;
+  const endButton = (id: number) =>
+    id === v.currentSession
+      ? `<strong>${esc(m.thisSession)}</strong>`
+      : form(v.paths.revoke, `${hidden('id', String(id))}<button type="submit" class="secondary" aria-label="${esc(m.endSessionLabel(String(id)))}">${esc(m.endSession)}</button>`);
   const sessionRows = v.sessions
-    .map(
-      (s) =>
-        `<tr><td>${esc(s.created)} UTC${s.id === v.currentSession ? ` <strong>(${esc(m.thisSession)})</strong>` : ''}</td><td>${esc(s.lastUsed)} UTC</td><td class="optional">${esc(s.userAgent)}</td><td class="optional">${esc(s.ip)}</td></tr>`,
-    )
+    .map((s) => `<tr><td>${esc(s.created)} UTC</td><td>${esc(s.lastUsed)} UTC</td><td class="optional">${esc(s.userAgent)}</td><td class="optional">${esc(s.ip)}</td><td>${endButton(s.id)}</td></tr>`)
     .join('\n');
   const tf = v.twoFactor;
   let twoFactor: string;
@@ -142,7 +143,7 @@ ${form(v.paths.totpConfirm, `<label for="enrol-code">${esc(m.code)}</label><inpu
     : `<section class="card" aria-labelledby="sessions-title">
 <h2 id="sessions-title">${esc(m.sessionsTitle)}</h2>
 <table>
-<thead><tr><th scope="col">${esc(m.sessionCreated)}</th><th scope="col">${esc(m.sessionLastUsed)}</th><th scope="col" class="optional">${esc(m.sessionBrowser)}</th><th scope="col" class="optional">${esc(m.sessionAddress)}</th></tr></thead>
+<thead><tr><th scope="col">${esc(m.sessionCreated)}</th><th scope="col">${esc(m.sessionLastUsed)}</th><th scope="col" class="optional">${esc(m.sessionBrowser)}</th><th scope="col" class="optional">${esc(m.sessionAddress)}</th><th scope="col">${esc(m.sessionEnd)}</th></tr></thead>
 <tbody>
 ${sessionRows}
 </tbody>

@@ -108,6 +108,8 @@ export interface SessionService {
   startTotp(userId: number, login: string): Promise<{ secret: string; uri: string }>;
   /** Confirm enrolment with a first code: the recovery codes (shown once), or undefined when the code is wrong. */
   confirmTotp(userId: number, code: string): Promise<string[] | undefined>;
+  /** Turn two-factor sign-in off without a code (the CLI, for a user who lost their device and codes). */
+  resetTotp(userId: number): Promise<void>;
   /** Turn two-factor sign-in off, with a current code; false when the code is wrong. */
   disableTotp(userId: number, code: string): Promise<boolean>;
 }
@@ -194,6 +196,9 @@ export function createSessionService(services: { store: Store; users: Pick<UserS
         user_agent: meta.userAgent.slice(0, 200),
         ip: meta.ip.slice(0, 64),
       });
+      // Sessions past their expiry are refused already; their rows go now and then (here: at sign-in).
+      const now = nowMs();
+      await sessionsStore.deleteExpiredSessions(db, gmt(now - settings.maxAgeMs), gmt(now - settings.idleMs)).catch(() => 0);
       const session = await read(tokenHash);
       return session ? { token, session } : undefined;
     },
@@ -296,6 +301,8 @@ export function createSessionService(services: { store: Store; users: Pick<UserS
       await writeTransaction(db, (trx) => sessionsStore.confirmTotp(trx, userId, gmt(nowMs()), codes.map(sha256hex)));
       return codes;
     },
+
+    resetTotp: (userId) => writeTransaction(db, (trx) => sessionsStore.deleteTotp(trx, userId)),
 
     async disableTotp(userId, code) {
       const row = await sessionsStore.findTotp(db, userId);

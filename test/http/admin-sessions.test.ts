@@ -274,10 +274,20 @@ for (const kind of STORES) {
     it('one revoked session stops at once on the other instance', async () => {
       const one = await signIn(a, 'ed', 'ed-pw');
       assert.equal((await create(a, one, { 'x-wp-nonce': one.nonce })).status, 201);
-      // Sign out this one session on instance b (the account page's button).
-      const account = (await page(b, '/admin/', one.cookie)).text;
-      assert.equal((await post(b, '/admin/sign-out', { _wpnonce: formNonce(account) }, one.cookie)).status, 200);
+      // Ended from another session's account page (its "End" button), on instance b.
+      const other = await signIn(b, 'ed', 'ed-pw');
+      const page1 = (await page(b, '/admin/', other.cookie)).text;
+      const ids = [...page1.matchAll(/name="id" value="(\d+)"/g)].map((m) => m[1]!);
+      assert.equal(ids.length, 1, 'an End button for the other session only');
+      assert.equal((await post(b, '/admin/sessions/revoke', { _wpnonce: formNonce(page1), id: ids[0]! }, other.cookie)).status, 303);
       assert.equal((await create(a, one, { 'x-wp-nonce': one.nonce })).status, 401);
+      assert.equal((await create(a, other, { 'x-wp-nonce': other.nonce })).status, 201);
+      // And one signed out on b stops on a.
+      const again = await signIn(a, 'ed', 'ed-pw');
+      assert.equal((await create(a, again, { 'x-wp-nonce': again.nonce })).status, 201);
+      const account = (await page(b, '/admin/', again.cookie)).text;
+      assert.equal((await post(b, '/admin/sign-out', { _wpnonce: formNonce(account) }, again.cookie)).status, 200);
+      assert.equal((await create(a, again, { 'x-wp-nonce': again.nonce })).status, 401);
     });
 
     it('ADMIN_REQUIRE_2FA=administrators: an administrator must enrol before the session does anything', async () => {

@@ -243,6 +243,15 @@ for (const kind of STORES) {
       assert.equal((await post(t, '/admin/login/code', { _wpnonce: formNonce(step2.text), code: codes[0]! }, again)).status, 401);
       assert.equal((await post(t, '/admin/login/code', { _wpnonce: formNonce(step2.text), code: totp.generate() }, again)).status, 303);
       assert.match((await page(t, '/admin/', again)).text, /Recovery codes left: 9/);
+
+      // Wrong codes count as failed logins: the same throttle (LOGIN_MAX_FAILURES=3 here).
+      const third = cookieOf(await post(t, '/admin/login', { log: 'tina', pwd: 'tina-pw' }));
+      const step3 = await page(t, '/admin/login', third);
+      const wrong = totp.generate() === '000001' ? '000002' : '000001';
+      for (let i = 0; i < 3; i++) assert.equal((await post(t, '/admin/login/code', { _wpnonce: formNonce(step3.text), code: wrong }, third)).status, 401);
+      const blocked = await post(t, '/admin/login/code', { _wpnonce: formNonce(step3.text), code: totp.generate() }, third);
+      assert.equal(blocked.status, 429);
+      assert.match(await blocked.text(), /Too many failed sign-in attempts/);
     });
   });
 

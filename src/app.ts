@@ -28,6 +28,7 @@ import { registerRestApi, restRouteRewrite } from './http/register.js';
 import { METRICS_PATH, registerMetrics } from './http/metrics.js';
 import { registerHealthRoutes } from './http/health.js';
 import { registerCalendarPages } from './pages/routes.js';
+import { registerAdminFace } from './admin/index.js';
 
 /** The store, the services and the webhook service, without a server (the CLI's commands). */
 export interface Core {
@@ -137,6 +138,8 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
   registerHealthRoutes(app, store);
   // The calendar's pages and iCalendar feeds at the permalinks (src/pages).
   registerCalendarPages(app, services);
+  // The admin face (src/admin): sign-in, the account page, and cookie authentication for the other faces.
+  await registerAdminFace(app, { config, services });
 
   return {
     app,

@@ -85,6 +85,14 @@ export interface Config {
   geolocUnit: 'mi' | 'km';
   /** How far ahead (months) occurrences of recurring events are materialised (issue 15). */
   recurrenceHorizonMonths: number;
+  /** Path of the admin face (sign-in, account), without trailing slash, e.g. '/admin' (issue 28). */
+  adminPath: string;
+  /** A sign-in session unused this long ends (ms). */
+  sessionIdleMs: number;
+  /** A sign-in session ends this long after sign-in, used or not (ms). */
+  sessionMaxAgeMs: number;
+  /** `administrators`: administrators must turn two-factor sign-in on before their session is usable; `off`: optional for everyone. */
+  adminRequire2fa: 'administrators' | 'off';
 }
 
 /** The namespace every route lives under. */
@@ -245,6 +253,16 @@ export const SETTINGS: Setting[] = [
     key: 'recurrenceHorizonMonths',
     defaultText: '60',
     description: 'months ahead that occurrences of recurring events are generated (1 to 240); a background job keeps extending them',
+  },
+  { env: 'ADMIN_PATH', flag: '--admin-path', key: 'adminPath', defaultText: '/admin', description: 'path of the admin face: its sign-in page is {ADMIN_PATH}/login' },
+  { env: 'SESSION_IDLE', flag: '--session-idle', key: 'sessionIdleMs', defaultText: '48h', description: 'a sign-in session unused this long ends (a duration: 30m, 12h, …)' },
+  { env: 'SESSION_MAX_AGE', flag: '--session-max-age', key: 'sessionMaxAgeMs', defaultText: '336h', description: 'a sign-in session ends this long after sign-in, used or not (a duration)' },
+  {
+    env: 'ADMIN_REQUIRE_2FA',
+    flag: '--admin-require-2fa',
+    key: 'adminRequire2fa',
+    defaultText: 'off',
+    description: 'administrators: administrators must turn two-factor sign-in (TOTP) on before their session can do anything else; off: optional',
   },
 ];
 
@@ -417,6 +435,11 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Part
   if (adminPassword !== undefined && adminUser === undefined) throw new ConfigError('CALENDAR_ADMIN_PASSWORD is set but CALENDAR_ADMIN_USER is not');
   const timezone = pick('timezone', 'CALENDAR_TIMEZONE') ?? 'UTC';
   if (!isValidTimezone(timezone)) throw new ConfigError(`CALENDAR_TIMEZONE "${timezone}" is not a known time zone (an IANA name such as Europe/Rome, or UTC+2)`);
+  let adminPath = (pick('adminPath', 'ADMIN_PATH') ?? '/admin').replace(/\/+$/, '');
+  if (!adminPath.startsWith('/')) adminPath = '/' + adminPath;
+  if (adminPath === '/' || !/^(\/[A-Za-z0-9._~-]+)+$/.test(adminPath)) throw new ConfigError(`ADMIN_PATH must be a path such as /admin, got "${adminPath}"`);
+  const adminRequire2fa = (pick('adminRequire2fa', 'ADMIN_REQUIRE_2FA') ?? 'off').trim().toLowerCase();
+  if (adminRequire2fa !== 'administrators' && adminRequire2fa !== 'off') throw new ConfigError(`ADMIN_REQUIRE_2FA must be administrators or off, got "${adminRequire2fa}"`);
   const logLevel = (pick('logLevel', 'LOG_LEVEL') ?? 'info').toLowerCase();
   if (!LOG_LEVELS.includes(logLevel)) throw new ConfigError(`LOG_LEVEL must be one of ${LOG_LEVELS.join(', ')}, got "${logLevel}"`);
   return {
@@ -463,5 +486,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Part
     geolocRadius,
     geolocUnit,
     recurrenceHorizonMonths,
+    adminPath,
+    sessionIdleMs: durationMs('SESSION_IDLE', pick('sessionIdleMs', 'SESSION_IDLE') ?? '48h'),
+    sessionMaxAgeMs: durationMs('SESSION_MAX_AGE', pick('sessionMaxAgeMs', 'SESSION_MAX_AGE') ?? '336h'),
+    adminRequire2fa,
   };
 }

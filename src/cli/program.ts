@@ -12,6 +12,7 @@
 import { Command, Option } from 'commander';
 import { ConfigError, SETTINGS, loadConfig, type Config } from '../config.js';
 import { UserError, UserRefusal, type UserService } from '../domain/users.js';
+import { sessionServiceOf } from '../domain/sessions.js';
 import { openStore, migrate, StoreUrlError } from '../store/db.js';
 import { serve } from '../server.js';
 import { lastSeq, noteChange } from '../store/changes.js';
@@ -126,6 +127,18 @@ withSettings(
   const password = await passwordFrom(opts);
   await withUsers(opts, (u) => u.setPassword(login, password));
   console.log(`password of ${login} changed`);
+});
+withSettings(
+  users.command('sign-out <login>').description('end every sign-in session of a user (the admin face), at once on every server').option('--two-factor-off', 'also turn their two-factor sign-in off'),
+  ['databaseUrl'],
+).action(async (login: string, opts) => {
+  const n = await withCore(loadConfig(process.env, overridesOf(opts)), async ({ services }) => {
+    const user = (await services.users.list()).find((u) => u.login === login);
+    if (!user) throw new UserError(`no user with login "${login}"`);
+    if (opts.twoFactorOff) await sessionServiceOf(services).resetTotp(Number(user.id));
+    return sessionServiceOf(services).revokeAll(Number(user.id));
+  });
+  console.log(`${login}: ${n} session${n === 1 ? '' : 's'} ended${opts.twoFactorOff ? ', two-factor sign-in off' : ''}`);
 });
 withSettings(users.command('set-role <login>').description("change a user's role").requiredOption('--role <role>', 'the new role'), ['databaseUrl']).action(async (login: string, opts) => {
   await withUsers(opts, (u) => u.setRole(login, opts.role));

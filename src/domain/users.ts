@@ -149,8 +149,9 @@ export interface UserService {
   /**
    * The viewer for an Authorization header; anonymous when absent or wrong. With a gate (the
    * failed-login throttle of the request's client), the check goes through it and may throw its 429.
+   * `passwordOnly`: the user's password alone, not application passwords (the admin face's sign-in).
    */
-  authenticate(header: string | undefined, gate?: LoginGate): Promise<Viewer>;
+  authenticate(header: string | undefined, gate?: LoginGate, options?: { passwordOnly?: boolean }): Promise<Viewer>;
   /**
    * `noPassword`: a user nobody can log in as until `users set-password` (imported authors);
    * `password` is then ignored.
@@ -243,7 +244,7 @@ export function createUserService(store: Store): UserService {
   }
 
   /** Check the header against the database (through the gate): the viewer, and what to keep when it authenticated someone. */
-  async function authenticateNow(header: string, gate: LoginGate | undefined): Promise<{ viewer: Viewer; entry?: AuthenticatedEntry }> {
+  async function authenticateNow(header: string, gate: LoginGate | undefined, passwordOnly = false): Promise<{ viewer: Viewer; entry?: AuthenticatedEntry }> {
     const decoded = Buffer.from(header.slice(6).trim(), 'base64').toString('utf8');
     const colon = decoded.indexOf(':');
     if (colon <= 0) return { viewer: ANONYMOUS };
@@ -255,7 +256,7 @@ export function createUserService(store: Store): UserService {
     let outcome: 'ok' | 'failed' | 'error' = 'error';
     try {
       if (attempt && attempt.delayMs > 0) await sleep(attempt.delayMs);
-      const found = await verify(user, password);
+      const found = await verify(user, password, passwordOnly);
       outcome = found.entry ? 'ok' : 'failed';
       return found;
     } finally {
@@ -264,10 +265,10 @@ export function createUserService(store: Store): UserService {
   }
 
   /** The password check proper: the same scrypt work for an unknown login, a user without a password, and a wrong password. */
-  async function verify(user: UserRow | undefined, password: string): Promise<{ viewer: Viewer; entry?: AuthenticatedEntry }> {
+  async function verify(user: UserRow | undefined, password: string, passwordOnly: boolean): Promise<{ viewer: Viewer; entry?: AuthenticatedEntry }> {
     // Application passwords are sent with or without their spaces.
     const appPassword = password.replace(/\s+/g, '');
-    const appShaped = APP_PASSWORD_SHAPE.test(appPassword);
+    const appShaped = !passwordOnly && APP_PASSWORD_SHAPE.test(appPassword);
     if (!user) {
       // Cost what a failure for an existing login (with one application password) costs.
       await verifyPassword(password, DUMMY_HASH);
@@ -298,20 +299,20 @@ export function createUserService(store: Store): UserService {
 
   /** Checks under way, by header digest and client: identical ones share the first's outcome. */
   const inFlight = new Map<string, Promise<{ viewer: Viewer; entry?: AuthenticatedEntry }>>();
-  function authenticateShared(header: string, key: string, gate: LoginGate | undefined): Promise<{ viewer: Viewer; entry?: AuthenticatedEntry }> {
-    const flightKey = `${key}|${gate?.client ?? ''}`;
+  function authenticateShared(header: string, key: string, gate: LoginGate | undefined, passwordOnly = false): Promise<{ viewer: Viewer; entry?: AuthenticatedEntry }> {
+    const flightKey = `${key}|${gate?.client ?? ''}|${passwordOnly ? 'p' : ''}`;
     const running = inFlight.get(flightKey);
     if (running) return running;
-    const started = authenticateNow(header, gate).finally(() => inFlight.delete(flightKey));
+    const started = authenticateNow(header, gate, passwordOnly).finally(() => inFlight.delete(flightKey));
     inFlight.set(flightKey, started);
     return started;
   }
 
   return {
-    async authenticate(header, gate) {
+    async authenticate(header, gate, { passwordOnly = false } = {}) {
       if (!header || !header.startsWith('Basic ')) return ANONYMOUS;
       const key = digest(header);
-      if (!feed) return (await authenticateShared(header, key, gate)).viewer;
+      if (!feed || passwordOnly) return (await authenticateShared(header, key, gate, passwordOnly)).viewer;
       // Who a header authenticates is kept until the log says the user changed (see `authenticated`).
       const seq = await feed.sync();
       const known = authenticated.get(key);

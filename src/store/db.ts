@@ -33,6 +33,7 @@ import { venueGeoIndexMigration } from './migrations/009_venue_geo_index.js';
 import { recurrenceMigration } from './migrations/010_recurrence.js';
 import { eventSlugSpaceMigration } from './migrations/011_event_slug_space.js';
 import { settingsMigration } from './migrations/012_settings.js';
+import { sessionsMigration } from './migrations/013_sessions.js';
 
 export type { DialectName } from './handle.js';
 
@@ -98,6 +99,7 @@ function migrations(dialect: DialectName): Record<string, Migration> {
     '010_recurrence': recurrenceMigration(),
     '011_event_slug_space': eventSlugSpaceMigration(),
     '012_settings': settingsMigration(),
+    '013_sessions': sessionsMigration(dialect),
   };
 }
 

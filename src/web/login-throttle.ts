@@ -1,8 +1,8 @@
 /**
  * The failed-login throttle (docs/security.md "Login throttling"). Bad credentials make a request anonymous
  * (the original's behaviour, kept), and every password check goes through this throttle: the only
- * caller of `users.authenticate` over HTTP is the REST face's credential hook (http/register.ts, through authentication.ts), which hands it the gate of
- * the request's client (`forClient`).
+ * callers of `users.authenticate` over HTTP are the REST face's credential hook (http/register.ts, through authentication.ts) and the admin face's
+ * sign-in (one throttle per app instance, `loginThrottleOf`), which hand it the gate of the request's client (`forClient`).
  *
  * Who is counted:
  * - the **subject**: the user the login or e-mail names (`id:<n>`, so a login and its e-mail share

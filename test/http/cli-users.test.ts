@@ -97,6 +97,18 @@ describe('CLI: passwords from standard input, e-mail check, users remove [sqlite
     assert.equal((await t.api.post('/events', { as: 'eve:visible', json: EVENT })).status, 201);
   });
 
+  it('users sign-out ends every sign-in session of a user on the running server at once (--two-factor-off too)', async () => {
+    const login = await fetch(`${t.origin}/admin/login`, { method: 'POST', redirect: 'manual', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: 'log=eve&pwd=visible' });
+    assert.equal(login.status, 303);
+    const cookie = (login.headers.get('set-cookie') ?? '').split(';')[0]!;
+    assert.equal((await fetch(`${t.origin}/admin/`, { redirect: 'manual', headers: { cookie } })).status, 200);
+    const out = await cli(['users', 'sign-out', 'eve', '--two-factor-off'], env);
+    assert.equal(out.code, 0, out.stderr);
+    assert.match(out.stdout, /eve: 1 session ended, two-factor sign-in off/);
+    assert.equal((await fetch(`${t.origin}/admin/`, { redirect: 'manual', headers: { cookie } })).status, 303, 'signed out');
+    assert.notEqual((await cli(['users', 'sign-out', 'nobody'], env)).code, 0);
+  });
+
   it('asks for a password it cannot get, and refuses an empty one or both flags', async () => {
     const none = await cli(['users', 'add', 'fay', '--role', 'author'], env);
     assert.equal(none.code, 2);

@@ -89,6 +89,10 @@ describe('configuration', () => {
         'GEOLOC_RADIUS',
         'GEOLOC_UNIT',
         'RECURRENCE_HORIZON_MONTHS',
+        'ADMIN_PATH',
+        'SESSION_IDLE',
+        'SESSION_MAX_AGE',
+        'ADMIN_REQUIRE_2FA',
       ],
     );
   });
@@ -197,6 +201,22 @@ describe('configuration', () => {
     assert.throws(() => loadConfig({ GEOLOC_RADIUS: 'far' }), ConfigError);
     assert.throws(() => loadConfig({ GEOLOC_UNIT: 'furlong' }), ConfigError);
     assert.throws(() => loadConfig({ SITE_URL: 'not a url' }), ConfigError);
+  });
+  it('reads the admin face settings (ADMIN_PATH, SESSION_IDLE, SESSION_MAX_AGE, ADMIN_REQUIRE_2FA)', () => {
+    const d = loadConfig({});
+    assert.equal(d.adminPath, '/admin');
+    assert.equal(d.sessionIdleMs, 48 * 3600_000);
+    assert.equal(d.sessionMaxAgeMs, 336 * 3600_000);
+    assert.equal(d.adminRequire2fa, 'off');
+    const c = loadConfig({ ADMIN_PATH: 'manage/', SESSION_IDLE: '30m', SESSION_MAX_AGE: '12h', ADMIN_REQUIRE_2FA: 'Administrators' });
+    assert.equal(c.adminPath, '/manage');
+    assert.equal(c.sessionIdleMs, 30 * 60_000);
+    assert.equal(c.sessionMaxAgeMs, 12 * 3600_000);
+    assert.equal(c.adminRequire2fa, 'administrators');
+    assert.throws(() => loadConfig({ ADMIN_PATH: '/' }), ConfigError);
+    assert.throws(() => loadConfig({ ADMIN_PATH: '/a b' }), ConfigError);
+    assert.throws(() => loadConfig({ ADMIN_REQUIRE_2FA: 'everyone' }), ConfigError);
+    assert.throws(() => loadConfig({ SESSION_IDLE: 'soon' }), ConfigError);
   });
   it('reads the administrator password from CALENDAR_ADMIN_PASSWORD_FILE', () => {
     const dir = mkdtempSync(join(tmpdir(), 'config-'));

@@ -1,0 +1,184 @@
+/**
+ * The admin face's server-rendered pages: sign-in, its second step, the account page and the
+ * recovery codes. Plain HTML forms (they work without JavaScript), every string from the message
+ * catalogue (messages.ts), labels on every field, errors in a `role="alert"` region tied to the
+ * fields they are about, a visible focus ring, one column that fits 390 px.
+ *
+ * @example
+ *   reply.type('text/html; charset=UTF-8').send(loginPage(m, { action: '/admin/login' }));
+ */
+import type { Messages } from './messages.js';
+
+/** Escape text for HTML content and attribute values. */
+export function esc(text: string | number): string {
+  return String(text).replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c]!);
+}
+
+const STYLE = `
+*{box-sizing:border-box}
+body{margin:0;font:16px/1.5 system-ui,-apple-system,"Segoe UI",Roboto,sans-serif;color:#1d2327;background:#f0f0f1}
+main{max-width:40rem;margin:0 auto;padding:1rem}
+.card{background:#fff;border:1px solid #c3c4c7;border-radius:4px;padding:1.25rem;margin:1rem 0}
+h1{font-size:1.5rem;margin:.5rem 0 1rem}
+h2{font-size:1.2rem;margin:0 0 .75rem}
+label{display:block;font-weight:600;margin:.75rem 0 .25rem}
+input[type=text],input[type=password]{width:100%;font:inherit;padding:.5rem;border:1px solid #646970;border-radius:4px;background:#fff;color:#1d2327}
+button{font:inherit;padding:.5rem 1rem;margin:.75rem .5rem 0 0;border-radius:4px;border:1px solid #135e96;background:#2271b1;color:#fff;cursor:pointer;min-height:44px}
+button.secondary{background:#fff;color:#135e96}
+button.danger{background:#fff;color:#b32d2e;border-color:#b32d2e}
+a{color:#135e96}
+:focus-visible{outline:3px solid #1d2327;outline-offset:2px;box-shadow:0 0 0 5px #fff}
+.error{border-left:4px solid #b32d2e;background:#fcf0f1;padding:.5rem .75rem;margin:0 0 .75rem}
+.notice{border-left:4px solid #00a32a;background:#edfaef;padding:.5rem .75rem;margin:0 0 .75rem}
+table{width:100%;border-collapse:collapse;font-size:.95rem}
+th,td{text-align:left;padding:.4rem;border-bottom:1px solid #dcdcde;vertical-align:top;overflow-wrap:anywhere}
+code{font-size:1rem;overflow-wrap:anywhere}
+ul.codes{columns:2;font-family:monospace;font-size:1.05rem}
+.qr svg{width:200px;height:200px;max-width:100%}
+.skip{position:absolute;left:-999px}.skip:focus{left:1rem;top:1rem;background:#fff;padding:.5rem}
+@media (max-width:480px){th.optional,td.optional{display:none}}
+`;
+
+function layout(m: Messages, title: string, body: string, head = ''): string {
+  return `<!DOCTYPE html>
+<html lang="${m.lang}">
+<head>
+<meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<meta name="robots" content="noindex">
+<title>${esc(title)}</title>${head}
+<style>${STYLE}</style>
+</head>
+<body>
+<a class="skip" href="#main">${esc(m.skipToContent)}</a>
+<main id="main">
+<h1>${esc(title)}</h1>
+${body}
+</main>
+</body>
+</html>
+`;
+}
+
+const errorBox = (error: string | undefined) => (error ? `<div class="error" role="alert" id="form-error">${esc(error)}</div>` : '<div role="alert" id="form-error"></div>');
+const invalid = (error: string | undefined) => (error ? ' aria-invalid="true" aria-describedby="form-error"' : '');
+const hidden = (name: string, value: string) => `<input type="hidden" name="${esc(name)}" value="${esc(value)}">`;
+
+export function loginPage(m: Messages, o: { action: string; error?: string; login?: string; notice?: string }): string {
+  return layout(
+    m,
+    m.signInTitle,
+    `<div class="card">
+${o.notice ? `<div class="notice" role="status">${esc(o.notice)}</div>` : ''}${errorBox(o.error)}
+<form method="post" action="${esc(o.action)}">
+<label for="user_login">${esc(m.login)}</label>
+<input type="text" id="user_login" name="log" value="${esc(o.login ?? '')}" autocomplete="username" autocapitalize="off" spellcheck="false" required${invalid(o.error)}>
+<label for="user_pass">${esc(m.password)}</label>
+<input type="password" id="user_pass" name="pwd" autocomplete="current-password" required${invalid(o.error)}>
+<button type="submit">${esc(m.signIn)}</button>
+</form>
+</div>`,
+  );
+}
+
+export function codePage(m: Messages, o: { action: string; cancelAction: string; nonce: string; error?: string }): string {
+  return layout(
+    m,
+    m.codeTitle,
+    `<div class="card">
+${errorBox(o.error)}
+<p id="code-help">${esc(m.codeHelp)}</p>
+<form method="post" action="${esc(o.action)}">
+${hidden('_wpnonce', o.nonce)}
+<label for="code">${esc(m.code)}</label>
+<input type="text" id="code" name="code" inputmode="numeric" autocomplete="one-time-code" autocapitalize="off" spellcheck="false" required aria-describedby="code-help${o.error ? ' form-error' : ''}"${o.error ? ' aria-invalid="true"' : ''}>
+<button type="submit">${esc(m.verify)}</button>
+</form>
+<form method="post" action="${esc(o.cancelAction)}">
+${hidden('_wpnonce', o.nonce)}
+<button type="submit" class="secondary">${esc(m.cancel)}</button>
+</form>
+</div>`,
+  );
+}
+
+export interface AccountView {
+  name: string;
+  role: string;
+  restNonce: string;
+  formNonce: string;
+  currentSession: number;
+  sessions: Array<{ id: number; created: string; lastUsed: string; userAgent: string; ip: string }>;
+  twoFactor: { state: 'off' } | { state: 'pending'; secret: string; qrSvg: string } | { state: 'on'; recoveryLeft: number };
+  mustEnrol: boolean;
+  error?: string;
+  notice?: string;
+  paths: { signOut: string; signOutEverywhere: string; revoke: string; totpStart: string; totpConfirm: string; totpDisable: string };
+}
+
+export function accountPage(m: Messages, v: AccountView): string {
+  const form = (action: string, inner: string) => `<form method="post" action="${esc(action)}">${hidden('_wpnonce', v.formNonce)}${inner}</form>`;
+  const endButton = (id: number) =>
+    id === v.currentSession
+      ? `<strong>${esc(m.thisSession)}</strong>`
+      : form(v.paths.revoke, `${hidden('id', String(id))}<button type="submit" class="secondary" aria-label="${esc(m.endSessionLabel(String(id)))}">${esc(m.endSession)}</button>`);
+  const sessionRows = v.sessions
+    .map((s) => `<tr><td>${esc(s.created)} UTC</td><td>${esc(s.lastUsed)} UTC</td><td class="optional">${esc(s.userAgent)}</td><td class="optional">${esc(s.ip)}</td><td>${endButton(s.id)}</td></tr>`)
+    .join('\n');
+  const tf = v.twoFactor;
+  let twoFactor: string;
+  if (tf.state === 'on') {
+    twoFactor = `<p>${esc(m.twoFactorOn(tf.recoveryLeft))}</p>
+${form(v.paths.totpDisable, `<label for="off-code">${esc(m.code)}</label><p id="off-help">${esc(m.turnOffHelp)}</p><input type="text" id="off-code" name="code" inputmode="numeric" autocomplete="one-time-code" required aria-describedby="off-help"><button type="submit" class="danger">${esc(m.turnOff)}</button>`)}`;
+  } else if (tf.state === 'pending') {
+    twoFactor = `<p id="enrol-help">${esc(m.enrolHelp)}</p>
+<div class="qr">${tf.qrSvg}</div>
+<p>${esc(m.secretKey)}: <code id="totp-secret">${esc(tf.secret)}</code></p>
+${form(v.paths.totpConfirm, `<label for="enrol-code">${esc(m.code)}</label><input type="text" id="enrol-code" name="code" inputmode="numeric" autocomplete="one-time-code" required aria-describedby="enrol-help"><button type="submit">${esc(m.confirm)}</button>`)}`;
+  } else {
+    twoFactor = `<p>${esc(m.twoFactorOff)}</p>${form(v.paths.totpStart, `<button type="submit">${esc(m.turnOn)}</button>`)}`;
+  }
+  const sessions = v.mustEnrol
+    ? ''
+    : `<section class="card" aria-labelledby="sessions-title">
+<h2 id="sessions-title">${esc(m.sessionsTitle)}</h2>
+<table>
+<thead><tr><th scope="col">${esc(m.sessionCreated)}</th><th scope="col">${esc(m.sessionLastUsed)}</th><th scope="col" class="optional">${esc(m.sessionBrowser)}</th><th scope="col" class="optional">${esc(m.sessionAddress)}</th><th scope="col">${esc(m.sessionEnd)}</th></tr></thead>
+<tbody>
+${sessionRows}
+</tbody>
+</table>
+<p id="everywhere-help">${esc(m.signOutEverywhereHelp)}</p>
+${form(v.paths.signOutEverywhere, `<button type="submit" class="danger" aria-describedby="everywhere-help">${esc(m.signOutEverywhere)}</button>`)}
+</section>`;
+  return layout(
+    m,
+    m.accountTitle,
+    `${v.notice ? `<div class="notice" role="status">${esc(v.notice)}</div>` : ''}${errorBox(v.error)}
+<section class="card" aria-labelledby="who-title">
+<h2 id="who-title" class="visually-plain">${esc(m.signedInAs(v.name, v.role))}</h2>
+${v.mustEnrol ? `<p>${esc(m.twoFactorRequired)}</p>` : ''}
+${form(v.paths.signOut, `<button type="submit" class="secondary">${esc(m.signOut)}</button>`)}
+</section>
+${sessions}
+<section class="card" aria-labelledby="tf-title">
+<h2 id="tf-title">${esc(m.twoFactorTitle)}</h2>
+${twoFactor}
+</section>`,
+    `\n<meta name="calendar-rest-nonce" content="${esc(v.restNonce)}">`,
+  );
+}
+
+export function recoveryPage(m: Messages, codes: string[], continueHref: string): string {
+  return layout(
+    m,
+    m.recoveryTitle,
+    `<div class="card">
+<p>${esc(m.recoveryHelp)}</p>
+<ul class="codes" id="recovery-codes">
+${codes.map((c) => `<li><code>${esc(c)}</code></li>`).join('\n')}
+</ul>
+<p><a href="${esc(continueHref)}">${esc(m.continue)}</a></p>
+</div>`,
+  );
+}

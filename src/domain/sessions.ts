@@ -1,0 +1,315 @@
+/**
+ * Sign-in sessions (issue 28, "sign-in as WordPress does it"): a password check through the same
+ * throttle as HTTP Basic, a random session id (256 bits) of which only a SHA-256 is stored, idle
+ * and absolute expiry, revocation (one session, or all of a user's), WordPress-style nonces bound
+ * to the session, and optional two-factor sign-in (TOTP, RFC 6238) with recovery codes.
+ *
+ * - **Same throttle, same check**: `signIn` hands `users.authenticate` the login and password as a
+ *   Basic header with the request's `LoginGate`, so a refused sign-in gets the answers and delays
+ *   a refused Basic request gets (429 with Retry-After, the subject's slowing); only the password
+ *   counts, not application passwords (as WordPress' login form).
+ * - **Kept, and dropped at once everywhere**: a checked session is kept in memory (by the hash of
+ *   its id) so that a request reads no row; every change that ends or alters a session, or the
+ *   user, notes the user in the change log (`user` records, store/sessions.ts, store/users.ts), and
+ *   each server's change feed drops what it kept for that user before its next request.
+ * - **Nonces** (`wp_create_nonce`): an HMAC-SHA256, keyed by the session id (which only the
+ *   browser and this request know), of the tick (12 hours), the user and the action; valid during
+ *   its tick and the next one (12 to 24 hours), as WordPress'.
+ * - **TOTP**: 6 digits, 30 s, SHA-1 (what authenticator apps read), one step of drift allowed.
+ *   The secret is stored as is (base32) and never shown again once the enrolment is confirmed; ten
+ *   recovery codes are shown once and stored as SHA-256 hashes. A wrong code counts as a failed
+ *   login for the user (the same throttle).
+ *
+ * @example
+ *   const sessions = createSessionService(services, { idleMs: 12 * 3600e3, maxAgeMs: 14 * 86400e3, require2fa: 'off' });
+ *   const signedIn = await sessions.signIn('ann', 'pw', gate, { userAgent: '', ip: '127.0.0.1' });
+ */
+import { createHash, createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
+import { Secret, TOTP } from 'otpauth';
+import { feedOf } from '../store/change-feed.js';
+import { writeTransaction } from '../store/changes.js';
+import * as sessionsStore from '../store/sessions.js';
+import * as usersStore from '../store/users.js';
+import type { Store } from '../store/db.js';
+import type { Clock } from './linked-posts.js';
+import { viewerOf, type Viewer } from './permissions.js';
+import type { LoginGate, UserService } from './users.js';
+
+/** WordPress' nonce tick: half a day. */
+export const NONCE_TICK_MS = 12 * 3600_000;
+/** A sign-in waiting for its second step lasts this long. */
+export const SECOND_STEP_MS = 10 * 60_000;
+/** The last use of a session is written at most this often. */
+const TOUCH_EVERY_MS = 60_000;
+/** Sessions kept in memory at most. */
+const MAX_KEPT = 10_000;
+
+export interface SessionSettings {
+  /** A session unused this long ends (ms). */
+  idleMs: number;
+  /** A session ends this long after sign-in, used or not (ms). */
+  maxAgeMs: number;
+  /** `administrators`: an administrator without two-factor sign-in must enrol before the session is usable. */
+  require2fa: 'administrators' | 'off';
+}
+
+/** A valid session, as a request sees it. */
+export interface Session {
+  id: number;
+  userId: number;
+  viewer: Viewer;
+  /** SHA-256 (hex) of the session id */
+  tokenHash: string;
+  createdMs: number;
+  lastUsedMs: number;
+  /** false while the sign-in waits for its TOTP code: the session authenticates nothing yet */
+  complete: boolean;
+  /** whether the user has two-factor sign-in on */
+  totp: boolean;
+  /** the user must enrol in two-factor sign-in before the session authenticates anything */
+  mustEnrol: boolean;
+}
+
+/** A session of a user, as listed. */
+export interface SessionListing {
+  id: number;
+  created: string;
+  lastUsed: string;
+  userAgent: string;
+  ip: string;
+}
+
+export type SignInResult = { token: string; session: Session } | undefined;
+
+export interface SessionService {
+  readonly settings: SessionSettings;
+  /** Check a login and password (through the gate); a new session, or undefined when refused. May throw the throttle's 429. */
+  signIn(login: string, password: string, gate: LoginGate, meta: { userAgent: string; ip: string }): Promise<SignInResult>;
+  /** The session a cookie value names, when it is valid now (complete or not). */
+  check(token: string): Promise<Session | undefined>;
+  /** Whether the session may act as its user (complete, and enrolled when it must be). */
+  usable(session: Session): boolean;
+  /** `wp_create_nonce(action)` for this session. */
+  nonce(token: string, session: Session, action: string): string;
+  /** `wp_verify_nonce`: 1 (this tick), 2 (the previous one) or false. */
+  verifyNonce(token: string, session: Session, nonce: string, action: string): 1 | 2 | false;
+  /** The second step: a TOTP code or a recovery code (through the gate). */
+  secondStep(session: Session, code: string, gate: LoginGate): Promise<boolean>;
+  list(userId: number): Promise<SessionListing[]>;
+  /** The user a session belongs to (undefined when there is no such session). */
+  ownerOf(sessionId: number): Promise<number | undefined>;
+  /** End one session of a user; false when it was not theirs or is gone. */
+  revoke(userId: number, sessionId: number): Promise<boolean>;
+  /** End every session of a user (sign out everywhere); returns how many ended. */
+  revokeAll(userId: number): Promise<number>;
+  /** Two-factor sign-in of a user: off, waiting for confirmation (with the secret), or on. */
+  totpStatus(userId: number): Promise<{ state: 'off' } | { state: 'pending'; secret: string; uri: string } | { state: 'on'; recoveryLeft: number }>;
+  /** Start enrolment: a new secret (not on until confirmed). */
+  startTotp(userId: number, login: string): Promise<{ secret: string; uri: string }>;
+  /** Confirm enrolment with a first code: the recovery codes (shown once), or undefined when the code is wrong. */
+  confirmTotp(userId: number, code: string): Promise<string[] | undefined>;
+  /** Turn two-factor sign-in off without a code (the CLI, for a user who lost their device and codes). */
+  resetTotp(userId: number): Promise<void>;
+  /** Turn two-factor sign-in off, with a current code; false when the code is wrong. */
+  disableTotp(userId: number, code: string): Promise<boolean>;
+}
+
+/** One session service per services (the admin face's pages and the REST routes share it). */
+const byServices = new WeakMap<object, SessionService>();
+
+/** The session service of these services, its settings from their configuration (ADMIN_*, SESSION_*). */
+export function sessionServiceOf(services: {
+  store: Store;
+  users: Pick<UserService, 'authenticate'>;
+  clock: Clock;
+  config: { siteName: string; sessionIdleMs: number; sessionMaxAgeMs: number; adminRequire2fa: 'administrators' | 'off' };
+}): SessionService {
+  let found = byServices.get(services);
+  if (!found) {
+    const { sessionIdleMs, sessionMaxAgeMs, adminRequire2fa } = services.config;
+    byServices.set(services, (found = createSessionService(services, { idleMs: sessionIdleMs, maxAgeMs: sessionMaxAgeMs, require2fa: adminRequire2fa })));
+  }
+  return found;
+}
+
+export const sha256hex = (text: string) => createHash('sha256').update(text).digest('hex');
+
+export function createSessionService(services: { store: Store; users: Pick<UserService, 'authenticate'>; clock: Clock; config: { siteName: string } }, settings: SessionSettings): SessionService {
+  const db = services.store.db;
+  const nowMs = () => Date.parse(services.clock.nowGmt().replace(' ', 'T') + 'Z');
+  const gmt = (ms: number) => new Date(ms).toISOString().slice(0, 19).replace('T', ' ');
+  const msOf = (text: string) => Date.parse(text.replace(' ', 'T') + 'Z');
+
+  const feed = feedOf(db);
+  const kept = new Map<string, Session>();
+  feed?.subscribe((batch) => {
+    if (batch.reset) return kept.clear();
+    if (batch.users.size === 0 || kept.size === 0) return;
+    for (const [key, s] of kept) if (batch.users.has(s.userId)) kept.delete(key);
+  });
+
+  const totpOf = (secret: string, login = '') => new TOTP({ issuer: services.config.siteName, label: login, algorithm: 'SHA1', digits: 6, period: 30, secret: Secret.fromBase32(secret) });
+  const codeOk = (secret: string, code: string) => /^\d{6}$/.test(code) && totpOf(secret).validate({ token: code, timestamp: nowMs(), window: 1 }) !== null;
+
+  async function read(tokenHash: string): Promise<Session | undefined> {
+    const row = await sessionsStore.findSessionByHash(db, tokenHash);
+    if (!row) return undefined;
+    const user = await usersStore.findUserById(db, Number(row.user_id));
+    if (!user) return undefined;
+    const totp = await sessionsStore.findTotp(db, Number(row.user_id));
+    const viewer = viewerOf({ id: Number(user.id), login: user.login, role: user.role });
+    const on = totp?.confirmed_gmt != null;
+    return {
+      id: Number(row.id),
+      userId: Number(user.id),
+      viewer,
+      tokenHash,
+      createdMs: msOf(row.created_gmt),
+      lastUsedMs: msOf(row.last_used_gmt),
+      complete: Number(row.second_factor) === 1,
+      totp: on,
+      mustEnrol: settings.require2fa === 'administrators' && viewer.role === 'administrator' && !on,
+    };
+  }
+
+  const expired = (s: Session, now: number) => now - s.createdMs >= (s.complete ? settings.maxAgeMs : SECOND_STEP_MS) || now - s.lastUsedMs >= settings.idleMs;
+
+  const nonceAt = (token: string, userId: number, action: string, tick: number) => createHmac('sha256', token).update(`${tick}|${userId}|${action}`).digest('hex').slice(0, 20);
+
+  return {
+    settings,
+
+    async signIn(login, password, gate, meta) {
+      if (login === '' || login.includes(':')) return undefined;
+      const header = 'Basic ' + Buffer.from(`${login}:${password}`).toString('base64');
+      const viewer = await services.users.authenticate(header, gate, { passwordOnly: true });
+      if (viewer.id <= 0) return undefined;
+      const totp = await sessionsStore.findTotp(db, viewer.id);
+      const token = randomBytes(32).toString('base64url');
+      const tokenHash = sha256hex(token);
+      const created = gmt(nowMs());
+      await sessionsStore.insertSession(db, {
+        user_id: viewer.id,
+        token_hash: tokenHash,
+        created_gmt: created,
+        second_factor: totp?.confirmed_gmt != null ? 0 : 1,
+        user_agent: meta.userAgent.slice(0, 200),
+        ip: meta.ip.slice(0, 64),
+      });
+      // Sessions past their expiry are refused already; their rows go now and then (here: at sign-in).
+      const now = nowMs();
+      await sessionsStore.deleteExpiredSessions(db, gmt(now - settings.maxAgeMs), gmt(now - settings.idleMs)).catch(() => 0);
+      const session = await read(tokenHash);
+      return session ? { token, session } : undefined;
+    },
+
+    async check(token) {
+      if (token.length < 20 || token.length > 100) return undefined;
+      const tokenHash = sha256hex(token);
+      const seq = await feed?.sync();
+      const now = nowMs();
+      let s = kept.get(tokenHash);
+      // What was kept may be behind another instance's use of the session: read it again before refusing.
+      if (s && expired(s, now)) s = undefined;
+      if (!s) {
+        s = await read(tokenHash);
+        if (!s || expired(s, now)) {
+          kept.delete(tokenHash);
+          return undefined;
+        }
+        if (feed && feed.seq() === seq) {
+          if (kept.size >= MAX_KEPT) kept.clear();
+          kept.set(tokenHash, s);
+        }
+      }
+      if (now - s.lastUsedMs >= TOUCH_EVERY_MS) {
+        s.lastUsedMs = now;
+        // Best effort: a database that cannot be written to right now must not refuse the request.
+        void sessionsStore.touchSession(db, s.id, gmt(now)).catch(() => {});
+      }
+      return s;
+    },
+
+    usable: (s) => s.complete && !s.mustEnrol,
+
+    nonce: (token, s, action) => nonceAt(token, s.userId, action, Math.ceil(nowMs() / NONCE_TICK_MS)),
+
+    verifyNonce(token, s, nonce, action) {
+      const tick = Math.ceil(nowMs() / NONCE_TICK_MS);
+      const given = Buffer.from(nonce);
+      for (const [age, t] of [
+        [1, tick],
+        [2, tick - 1],
+      ] as const) {
+        const expected = Buffer.from(nonceAt(token, s.userId, action, t));
+        if (given.length === expected.length && timingSafeEqual(given, expected)) return age;
+      }
+      return false;
+    },
+
+    async secondStep(s, code, gate) {
+      const attempt = gate.attempt(`id:${s.userId}`);
+      let outcome: 'ok' | 'failed' | 'error' = 'error';
+      try {
+        const totp = await sessionsStore.findTotp(db, s.userId);
+        const clean = code.replace(/\s+/g, '');
+        let ok = false;
+        if (totp?.confirmed_gmt != null) {
+          ok = codeOk(totp.secret, clean) || (clean.length >= 10 && (await writeTransaction(db, (trx) => sessionsStore.takeRecoveryCode(trx, s.userId, sha256hex(clean.toLowerCase())))));
+        }
+        outcome = ok ? 'ok' : 'failed';
+        if (ok) await writeTransaction(db, (trx) => sessionsStore.completeSession(trx, s.id, s.userId));
+        return ok;
+      } finally {
+        attempt.end(outcome);
+      }
+    },
+
+    async list(userId) {
+      return (await sessionsStore.sessionsOf(db, userId)).map((r) => ({ id: Number(r.id), created: r.created_gmt, lastUsed: r.last_used_gmt, userAgent: r.user_agent, ip: r.ip }));
+    },
+
+    async ownerOf(sessionId) {
+      const row = await sessionsStore.findSessionById(db, sessionId);
+      return row ? Number(row.user_id) : undefined;
+    },
+
+    revoke: (userId, sessionId) => writeTransaction(db, (trx) => sessionsStore.deleteSession(trx, userId, sessionId)),
+
+    revokeAll: (userId) => writeTransaction(db, (trx) => sessionsStore.deleteSessionsOf(trx, userId)),
+
+    async totpStatus(userId) {
+      const row = await sessionsStore.findTotp(db, userId);
+      if (!row) return { state: 'off' };
+      if (row.confirmed_gmt == null) {
+        const user = await usersStore.findUserById(db, userId);
+        return { state: 'pending', secret: row.secret, uri: totpOf(row.secret, user?.login ?? '').toString() };
+      }
+      return { state: 'on', recoveryLeft: (JSON.parse(row.recovery_hashes) as string[]).length };
+    },
+
+    async startTotp(userId, login) {
+      const secret = new Secret({ size: 20 }).base32;
+      await writeTransaction(db, (trx) => sessionsStore.putTotp(trx, userId, secret));
+      return { secret, uri: totpOf(secret, login).toString() };
+    },
+
+    async confirmTotp(userId, code) {
+      const row = await sessionsStore.findTotp(db, userId);
+      if (!row || row.confirmed_gmt != null || !codeOk(row.secret, code.replace(/\s+/g, ''))) return undefined;
+      const codes = Array.from({ length: 10 }, () => randomBytes(8).toString('hex').toLowerCase());
+      await writeTransaction(db, (trx) => sessionsStore.confirmTotp(trx, userId, gmt(nowMs()), codes.map(sha256hex)));
+      return codes;
+    },
+
+    resetTotp: (userId) => writeTransaction(db, (trx) => sessionsStore.deleteTotp(trx, userId)),
+
+    async disableTotp(userId, code) {
+      const row = await sessionsStore.findTotp(db, userId);
+      if (!row) return true;
+      if (row.confirmed_gmt != null && !codeOk(row.secret, code.replace(/\s+/g, ''))) return false;
+      await writeTransaction(db, (trx) => sessionsStore.deleteTotp(trx, userId));
+      return true;
+    },
+  };
+}

@@ -1,0 +1,135 @@
+/**
+ * Sign-in sessions and TOTP enrolments (issue 28; tables of migration 013). Only hashes of session
+ * ids and recovery codes are stored. Ending sessions (one, or all of a user) notes the user in the
+ * change log (record type `user`), so every server drops the sessions it keeps for them before its
+ * next request (domain/sessions.ts); so does a change of the user's two-factor enrolment.
+ *
+ * @example
+ *   const row = await findSessionByHash(db, sha256hex(cookieValue));
+ */
+import type { Generated, Selectable } from 'kysely';
+import { noteChange } from './changes.js';
+import type { Executor } from './schema.js';
+
+export interface SessionsTable {
+  id: Generated<number>;
+  user_id: number;
+  token_hash: string;
+  created_gmt: string;
+  last_used_gmt: string;
+  second_factor: Generated<number>;
+  user_agent: Generated<string>;
+  ip: Generated<string>;
+}
+
+export interface UserTotpTable {
+  user_id: number;
+  secret: string;
+  confirmed_gmt: string | null;
+  recovery_hashes: Generated<string>;
+}
+
+export type SessionRow = Selectable<SessionsTable>;
+export type UserTotpRow = Selectable<UserTotpTable>;
+
+const tables = (db: Executor) => db.withTables<{ sessions: SessionsTable; user_totp: UserTotpTable }>();
+
+export async function insertSession(db: Executor, row: { user_id: number; token_hash: string; created_gmt: string; second_factor: number; user_agent: string; ip: string }): Promise<number> {
+  const r = await tables(db)
+    .insertInto('sessions')
+    .values({ ...row, last_used_gmt: row.created_gmt })
+    .returning('id')
+    .executeTakeFirstOrThrow();
+  return Number(r.id);
+}
+
+export async function findSessionByHash(db: Executor, tokenHash: string): Promise<SessionRow | undefined> {
+  return tables(db).selectFrom('sessions').selectAll().where('token_hash', '=', tokenHash).executeTakeFirst();
+}
+
+export async function findSessionById(db: Executor, id: number): Promise<SessionRow | undefined> {
+  return tables(db).selectFrom('sessions').selectAll().where('id', '=', id).executeTakeFirst();
+}
+
+export async function sessionsOf(db: Executor, userId: number): Promise<SessionRow[]> {
+  return tables(db).selectFrom('sessions').selectAll().where('user_id', '=', userId).orderBy('id').execute();
+}
+
+/** When a session was last used (not logged: a kept session's idle expiry is checked against what is kept). */
+export async function touchSession(db: Executor, id: number, when: string): Promise<void> {
+  await tables(db).updateTable('sessions').set({ last_used_gmt: when }).where('id', '=', id).execute();
+}
+
+/** The second step of a sign-in passed. */
+export async function completeSession(db: Executor, id: number, userId: number): Promise<void> {
+  await tables(db).updateTable('sessions').set({ second_factor: 1 }).where('id', '=', id).execute();
+  await noteChange(db, 'user', userId, 'update');
+}
+
+/** End one session of a user; returns whether there was one. */
+export async function deleteSession(db: Executor, userId: number, id: number): Promise<boolean> {
+  const r = await tables(db).deleteFrom('sessions').where('id', '=', id).where('user_id', '=', userId).executeTakeFirst();
+  const n = Number(r.numDeletedRows);
+  if (n > 0) await noteChange(db, 'user', userId, 'update');
+  return n > 0;
+}
+
+/** End every session of a user (but `exceptId`); returns how many ended. */
+export async function deleteSessionsOf(db: Executor, userId: number, exceptId?: number): Promise<number> {
+  let q = tables(db).deleteFrom('sessions').where('user_id', '=', userId);
+  if (exceptId !== undefined) q = q.where('id', '!=', exceptId);
+  const n = Number((await q.executeTakeFirst()).numDeletedRows);
+  if (n > 0) await noteChange(db, 'user', userId, 'update');
+  return n;
+}
+
+/** Sessions past their absolute or idle expiry (both GMT, `YYYY-MM-DD HH:MM:SS`), removed without a note (they are refused already). */
+export async function deleteExpiredSessions(db: Executor, createdBefore: string, usedBefore: string): Promise<number> {
+  const r = await tables(db)
+    .deleteFrom('sessions')
+    .where((eb) => eb.or([eb('created_gmt', '<', createdBefore), eb('last_used_gmt', '<', usedBefore)]))
+    .executeTakeFirst();
+  return Number(r.numDeletedRows);
+}
+
+export async function findTotp(db: Executor, userId: number): Promise<UserTotpRow | undefined> {
+  return tables(db).selectFrom('user_totp').selectAll().where('user_id', '=', userId).executeTakeFirst();
+}
+
+/** Start (or restart) an enrolment: an unconfirmed secret. */
+export async function putTotp(db: Executor, userId: number, secret: string): Promise<void> {
+  await tables(db).deleteFrom('user_totp').where('user_id', '=', userId).execute();
+  await tables(db).insertInto('user_totp').values({ user_id: userId, secret, confirmed_gmt: null, recovery_hashes: '[]' }).execute();
+  await noteChange(db, 'user', userId, 'update');
+}
+
+export async function confirmTotp(db: Executor, userId: number, when: string, recoveryHashes: string[]): Promise<void> {
+  await tables(db)
+    .updateTable('user_totp')
+    .set({ confirmed_gmt: when, recovery_hashes: JSON.stringify(recoveryHashes) })
+    .where('user_id', '=', userId)
+    .execute();
+  await noteChange(db, 'user', userId, 'update');
+}
+
+/** Use up one recovery code: true when it was there (and is now gone). */
+export async function takeRecoveryCode(db: Executor, userId: number, hash: string): Promise<boolean> {
+  const row = await findTotp(db, userId);
+  if (!row) return false;
+  const hashes = JSON.parse(row.recovery_hashes) as string[];
+  const i = hashes.indexOf(hash);
+  if (i === -1) return false;
+  hashes.splice(i, 1);
+  const r = await tables(db)
+    .updateTable('user_totp')
+    .set({ recovery_hashes: JSON.stringify(hashes) })
+    .where('user_id', '=', userId)
+    .where('recovery_hashes', '=', row.recovery_hashes)
+    .executeTakeFirst();
+  return Number(r.numUpdatedRows) === 1;
+}
+
+export async function deleteTotp(db: Executor, userId: number): Promise<void> {
+  await tables(db).deleteFrom('user_totp').where('user_id', '=', userId).execute();
+  await noteChange(db, 'user', userId, 'update');
+}

@@ -1,0 +1,108 @@
+/**
+ * Cookie authentication, shared by every face (issue 28): the session cookie the admin face sets
+ * at sign-in, and the WordPress rule for using it (`rest_cookie_check_errors`): a request whose
+ * cookie names a valid session counts as its user only with a valid nonce (`X-WP-Nonce` header
+ * or `_wpnonce` query parameter) made for that session (`wp_create_nonce('wp_rest')`); without
+ * one it is anonymous; with a wrong one it is answered 403 `rest_cookie_invalid_nonce`. So a page
+ * on another origin, which can send the cookie but never read a nonce, cannot act with it.
+ * Credentials in an `Authorization` header win over the cookie (checked first, http/register.ts),
+ * and JSONP requests carry no credentials (`req.jsonpCallback`).
+ *
+ * The cookie: `HttpOnly`, `SameSite=Lax`, `Secure` when the request came over HTTPS (`req.protocol`,
+ * which follows X-Forwarded-Proto only from proxies TRUST_PROXY trusts), its path the longest
+ * common to ADMIN_PATH and the REST roots (`/` by default), no `Max-Age` (a browser session; the
+ * server ends it after SESSION_IDLE or SESSION_MAX_AGE).
+ *
+ * @example
+ *   registerCookieAuthentication(app, sessions, (req) => !req.url.startsWith('/admin'));
+ */
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { ApiError } from '../domain/errors.js';
+import type { Session, SessionService } from '../domain/sessions.js';
+
+declare module 'fastify' {
+  interface FastifyRequest {
+    /** The sign-in session the request's cookie names (valid now; `req.viewer` is its user only with a nonce). */
+    session?: Session;
+    /** The cookie's value, when `session` is set (the nonces are keyed by it). */
+    sessionToken?: string;
+  }
+}
+
+export const SESSION_COOKIE = 'calendar_session';
+/** The nonce action of REST requests (WordPress' `wp_rest`). */
+export const REST_NONCE_ACTION = 'wp_rest';
+
+/** One cookie's value from a `Cookie` header (undefined when absent). */
+export function cookieOf(header: string | undefined, name: string): string | undefined {
+  if (!header) return undefined;
+  for (const part of header.split(';')) {
+    const eq = part.indexOf('=');
+    if (eq === -1) continue;
+    if (part.slice(0, eq).trim() === name) return part.slice(eq + 1).trim();
+  }
+  return undefined;
+}
+
+/** The longest path common to every one given, segment by segment ('/' at least). */
+export function commonPath(paths: string[]): string {
+  const split = paths.map((p) => p.split('/').filter((x) => x !== ''));
+  const out: string[] = [];
+  for (let i = 0; split.every((s) => s.length > i && s[i] === split[0]![i]); i++) out.push(split[0]![i]!);
+  return '/' + out.join('/');
+}
+
+/** The `Set-Cookie` value of a session (or of its removal, with an empty token). */
+export function sessionCookie(req: FastifyRequest, token: string, path: string): string {
+  const parts = [`${SESSION_COOKIE}=${token}`, `Path=${path}`, 'HttpOnly', 'SameSite=Lax'];
+  if (req.protocol === 'https') parts.push('Secure');
+  if (token === '') parts.push('Max-Age=0', 'Expires=Thu, 01 Jan 1970 00:00:00 GMT');
+  return parts.join('; ');
+}
+
+export function setSessionCookie(req: FastifyRequest, reply: FastifyReply, token: string, path: string): void {
+  reply.header('set-cookie', sessionCookie(req, token, path));
+  reply.header('cache-control', 'no-store');
+}
+
+/** The session the request's cookie names (valid now), noted on the request; undefined when none. */
+export async function sessionOfRequest(req: FastifyRequest, sessions: SessionService): Promise<Session | undefined> {
+  if (req.session) return req.session;
+  const token = cookieOf(req.headers.cookie, SESSION_COOKIE);
+  if (token === undefined || token === '') return undefined;
+  const session = await sessions.check(token);
+  if (session) {
+    req.session = session;
+    req.sessionToken = token;
+  }
+  return session;
+}
+
+/** The nonce a request carries: `X-WP-Nonce`, else `_wpnonce` in the query string. */
+export function nonceOfRequest(req: FastifyRequest): string | undefined {
+  const header = req.headers['x-wp-nonce'];
+  if (typeof header === 'string') return header;
+  const query = (req.query as Record<string, unknown> | undefined)?._wpnonce;
+  return typeof query === 'string' ? query : undefined;
+}
+
+/**
+ * Cookie authentication for the requests `applies` accepts that no `Authorization` header
+ * authenticated already: an app-level onRequest hook, registered after the REST face's credential
+ * hook (so it sees its outcome) and before the rate limit's route-level hooks (which key by the user).
+ */
+export function registerCookieAuthentication(app: FastifyInstance, sessions: SessionService, applies: (req: FastifyRequest) => boolean): void {
+  app.addHook('onRequest', async (req, reply) => {
+    if (req.headers.authorization !== undefined || req.jsonpCallback !== undefined || req.viewer !== undefined) return;
+    if (req.headers.cookie === undefined || !applies(req)) return;
+    const session = await sessionOfRequest(req, sessions);
+    if (!session || !sessions.usable(session)) return;
+    const nonce = nonceOfRequest(req);
+    // WordPress: no nonce, anonymous; a wrong one, 403.
+    if (nonce === undefined) return;
+    if (sessions.verifyNonce(req.sessionToken!, session, nonce, REST_NONCE_ACTION) === false) throw new ApiError('rest_cookie_invalid_nonce', 'Cookie check failed', 403);
+    req.viewer = session.viewer;
+    // As WordPress, a fresh nonce with every answer the cookie authenticated.
+    reply.header('x-wp-nonce', sessions.nonce(req.sessionToken!, session, REST_NONCE_ACTION));
+  });
+}

@@ -26,7 +26,6 @@
  */
 import { createHash, createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
 import { Secret, TOTP } from 'otpauth';
-import { feedOf } from '../store/change-feed.js';
 import { writeTransaction } from '../store/changes.js';
 import * as sessionsStore from '../store/sessions.js';
 import * as usersStore from '../store/users.js';
@@ -140,9 +139,9 @@ export function createSessionService(services: { store: Store; users: Pick<UserS
   const gmt = (ms: number) => new Date(ms).toISOString().slice(0, 19).replace('T', ' ');
   const msOf = (text: string) => Date.parse(text.replace(' ', 'T') + 'Z');
 
-  const feed = feedOf(db);
+  const feed = services.store.feed;
   const kept = new Map<string, Session>();
-  feed?.subscribe((batch) => {
+  feed.subscribe((batch) => {
     if (batch.reset) return kept.clear();
     if (batch.users.size === 0 || kept.size === 0) return;
     for (const [key, s] of kept) if (batch.users.has(s.userId)) kept.delete(key);
@@ -206,7 +205,7 @@ export function createSessionService(services: { store: Store; users: Pick<UserS
     async check(token) {
       if (token.length < 20 || token.length > 100) return undefined;
       const tokenHash = sha256hex(token);
-      const seq = await feed?.sync();
+      const seq = await feed.sync();
       const now = nowMs();
       let s = kept.get(tokenHash);
       // What was kept may be behind another instance's use of the session: read it again before refusing.
@@ -217,7 +216,7 @@ export function createSessionService(services: { store: Store; users: Pick<UserS
           kept.delete(tokenHash);
           return undefined;
         }
-        if (feed && feed.seq() === seq) {
+        if (feed.seq() === seq) {
           if (kept.size >= MAX_KEPT) kept.clear();
           kept.set(tokenHash, s);
         }

@@ -1,0 +1,65 @@
+/**
+ * The record pages: a single event or one occurrence of a recurring event (`/event/{slug}/[YYYY-MM-DD/]`),
+ * a venue's or organizer's upcoming events (`/venue/{slug}/`, `/organizer/{slug}/`), and their feeds.
+ */
+import { plainText } from './html.js';
+import type { EventFilter, PublicEvent } from './calendar.js';
+import type { PageMeta } from './views.js';
+import { html, pageOf, slugFile, type Answer, type Format, type PageContext, type Query } from './page-context.js';
+
+/** An event's page or .ics: `(format, slug, day?)`, `day` naming an occurrence (issue 15). */
+export type EventAnswer = (format: Format, slug: string, day?: string) => Promise<Answer>;
+
+/** The event page's answer, keeping each page by the representation it was rendered from. */
+export function createEventAnswer(ctx: PageContext): EventAnswer {
+  const { calendar, config } = ctx;
+  /** Event pages by the representation they were rendered from. */
+  const eventPages = new WeakMap<PublicEvent, string>();
+  return async (format, slug, day) => {
+    // `/event/{slug}/{YYYY-MM-DD}/`: an occurrence of a recurring event (issue 15).
+    if (day !== undefined && !/^\d{4}-\d{2}-\d{2}$/.test(day)) return { kind: 'not-found' };
+    const e = day === undefined ? await calendar.event(slug) : await calendar.occurrence(slug, day);
+    if (!e) return { kind: 'not-found' };
+    if (format !== 'html') return { kind: 'ical', events: [e], name: config.siteName, filename: `${slugFile(e.slug)}.ics`, single: true };
+    // The page depends on the representation alone: kept per (kept) representation object.
+    const kept = eventPages.get(e);
+    if (kept !== undefined) return html(kept);
+    const title = plainText(e.title);
+    const text = plainText(e.excerpt || e.description);
+    const meta: PageMeta = {
+      title,
+      description: (text || title).replace(/\s+/g, ' ').slice(0, 300),
+      canonical: e.url,
+      ogType: 'article',
+      ...(e.image ? { image: e.image.url } : {}),
+      ics: ctx.withIcal(e.url),
+    };
+    const body = ctx.views.event(e, meta);
+    eventPages.set(e, body);
+    return html(body);
+  };
+}
+
+/** A venue's or organizer's page (its upcoming events) or feed. */
+export async function linkedAnswer(ctx: PageContext, format: Format, kind: 'venue' | 'organizer', slug: string, q: Query, pageParam: unknown): Promise<Answer> {
+  const { calendar, config, url } = ctx;
+  const record = kind === 'venue' ? await calendar.venue(slug) : await calendar.organizer(slug);
+  if (!record) return { kind: 'not-found' };
+  const filter: EventFilter = kind === 'venue' ? { venue: [record.id] } : { organizer: [record.id] };
+  const name = plainText(kind === 'venue' ? (record as { venue: string }).venue : (record as { organizer: string }).organizer);
+  if (format !== 'html')
+    return { kind: 'ical', events: (await calendar.upcoming(filter, 1, config.icalMaxEvents)).events, name: `${config.siteName} – ${name}`, filename: `${slugFile(record.slug)}.ics` };
+  const page = pageOf(pageParam ?? q.page);
+  if (page === undefined) return { kind: 'not-found' };
+  const result = await calendar.upcoming(filter, page);
+  const path = `/${kind}/${encodeURIComponent(record.slug)}/`;
+  const pageUrl = (n: number) => url(path) + (n > 1 ? `?page=${n}` : '');
+  const meta: PageMeta = {
+    title: name,
+    description: (plainText(record.description ?? '') || `Upcoming events of ${name}.`).replace(/\s+/g, ' ').slice(0, 300),
+    canonical: pageUrl(page),
+    ...(record.image ? { image: record.image.url } : {}),
+    ics: ctx.withIcal(url(path)),
+  };
+  return html(ctx.views.linked(kind, record, result, meta, pageUrl, ctx.subscription(`${config.siteName} – ${name}`, filter)));
+}

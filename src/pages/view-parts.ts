@@ -1,0 +1,131 @@
+/**
+ * The pieces every calendar page is built from, bound to the site's settings and links: the
+ * layout (head, navigation, footer), event cards (kept per representation), term links, the
+ * subscribe block, the search form, pagers and organizer contacts.
+ */
+import type { Config } from '../config.js';
+import type { Links } from '../domain/links.js';
+import type { EventFilter, PublicEvent, PublicOrganizer, PublicTerm } from './public.js';
+import { html, plainText, type SafeHtml } from './html.js';
+import { isoOf, safeUrl, STYLESHEET_PATH, subscribeLinks, whenText, type PageMeta, type Subscription } from './view-helpers.js';
+
+/** The pages' shared pieces (see {@link createViewParts}). */
+export type ViewParts = ReturnType<typeof createViewParts>;
+
+/** The pages' shared pieces, bound to the site's settings and links. */
+export function createViewParts(config: Config, links: Links) {
+  const site = links.siteUrl;
+  const url = (path: string) => `${site}${path}`;
+  const siteName = config.siteName;
+
+  function layout(meta: PageMeta, main: SafeHtml, extraHead: SafeHtml | string = ''): string {
+    const title = meta.title === siteName ? siteName : `${meta.title} – ${siteName}`;
+    return html`<!DOCTYPE html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<title>${title}</title>
+<meta name="description" content="${meta.description}">
+${meta.noindex ? html`<meta name="robots" content="noindex">\n` : ''}<link rel="canonical" href="${meta.canonical}">
+<meta property="og:title" content="${meta.title}">
+<meta property="og:type" content="${meta.ogType ?? 'website'}">
+<meta property="og:url" content="${meta.canonical}">
+<meta property="og:site_name" content="${siteName}">
+<meta property="og:description" content="${meta.description}">
+${meta.image ? html`<meta property="og:image" content="${meta.image}">\n` : ''}<link rel="stylesheet" href="${url(STYLESHEET_PATH)}">
+${meta.ics ? html`<link rel="alternate" type="text/calendar" title="${siteName} (iCalendar)" href="${meta.ics}">\n` : ''}<link rel="https://api.w.org/" href="${links.restRoot}">
+${extraHead}</head>
+<body>
+<a class="skip" href="#main">Skip to content</a>
+<header class="site-header">
+<p class="site-name"><a href="${url('/events/')}">${siteName}</a></p>
+<nav aria-label="Calendar views">
+<ul>
+<li><a href="${url('/events/list/')}">List</a></li>
+<li><a href="${url('/events/month/')}">Month</a></li>
+<li><a href="${url('/events/today/')}">Today</a></li>
+</ul>
+</nav>
+</header>
+<main id="main">
+${main}
+</main>
+<footer class="site-footer">
+<p>Times are shown in each event's own time zone. Site time zone: ${config.timezone}.</p>
+</footer>
+</body>
+</html>
+`.value;
+  }
+
+  function termLinks(terms: PublicTerm[], kind: 'category' | 'tag'): SafeHtml {
+    if (!terms.length) return html``;
+    return html`<ul class="terms ${kind === 'category' ? 'categories' : 'tags'}" aria-label="${kind === 'category' ? 'Categories' : 'Tags'}">${terms.map(
+      (t) => html`<li><a href="${url(`/events/${kind}/${encodeURIComponent(t.slug)}/`)}"${kind === 'tag' ? html` rel="tag"` : ''}>${plainText(t.name)}</a></li>`,
+    )}</ul>`;
+  }
+
+  /**
+   * Cards are kept per representation object: the domain hands out the same kept object until the
+   * event (or what it embeds) changes, so an unchanged event is rendered once.
+   */
+  const cards = { 2: new WeakMap<PublicEvent, SafeHtml>(), 3: new WeakMap<PublicEvent, SafeHtml>() };
+  function eventCard(e: PublicEvent, headingLevel: 2 | 3 = 2): SafeHtml {
+    let card = cards[headingLevel].get(e);
+    if (!card) cards[headingLevel].set(e, (card = renderCard(e, headingLevel)));
+    return card;
+  }
+
+  function renderCard(e: PublicEvent, headingLevel: 2 | 3): SafeHtml {
+    const venue = Array.isArray(e.venue) ? undefined : e.venue;
+    const title = html`<a href="${e.url}">${plainText(e.title)}</a>`;
+    return html`<article class="event${e.featured ? ' featured' : ''}">
+${headingLevel === 2 ? html`<h2>${title}</h2>` : html`<h3>${title}</h3>`}
+<p class="when"><time datetime="${isoOf(e.start_date, e.utc_start_date, e.all_day)}">${whenText(e)}</time></p>
+${venue ? html`<p class="where"><a href="${venue.url}">${plainText(venue.venue)}</a>${venue.city ? html`, ${venue.city}` : ''}</p>` : ''}
+${e.cost ? html`<p class="cost">${plainText(e.cost)}</p>` : ''}
+${termLinks(e.categories, 'category')}
+</article>`;
+  }
+
+  function subscribeBlock(sub: Subscription, exportUrl?: string): SafeHtml {
+    const links = subscribeLinks(sub);
+    if (exportUrl) links[links.length - 1] = { label: 'Export .ics file', href: exportUrl };
+    return html`<section class="subscribe" aria-labelledby="subscribe-heading">
+<h2 id="subscribe-heading">Subscribe to calendar</h2>
+<ul>${links.map((l) => html`<li><a href="${l.href}" rel="nofollow">${l.label}</a></li>`)}</ul>
+</section>`;
+  }
+
+  function searchForm(action: string, filter: EventFilter, past: boolean): SafeHtml {
+    return html`<form class="search" role="search" method="get" action="${action}">
+<label for="event-search">Search events</label>
+<input id="event-search" type="search" name="search" value="${filter.search ?? ''}">
+${past ? html`<input type="hidden" name="eventDisplay" value="past">` : ''}<button type="submit">Find events</button>
+</form>`;
+  }
+
+  function pager(label: string, prev: string | undefined, next: string | undefined, prevText: string, nextText: string): SafeHtml {
+    if (!prev && !next) return html``;
+    return html`<nav class="pager" aria-label="${label}"><ul>
+${prev ? html`<li class="prev"><a href="${prev}" rel="prev">${prevText}</a></li>` : ''}
+${next ? html`<li class="next"><a href="${next}" rel="next">${nextText}</a></li>` : ''}
+</ul></nav>`;
+  }
+
+  function organizerContacts(o: PublicOrganizer): SafeHtml {
+    return html`${o.phone ? html`<p>Phone: <a href="tel:${o.phone.replace(/[^+\d]/g, '')}">${o.phone}</a></p>` : ''}
+${o.email ? html`<p>E-mail: <a href="mailto:${o.email}">${o.email}</a></p>` : ''}
+${safeUrl(o.website) ? html`<p><a href="${safeUrl(o.website)}" rel="nofollow">Website</a></p>` : ''}`;
+  }
+
+  function organizerBlock(o: PublicOrganizer): SafeHtml {
+    return html`<div class="organizer">
+<p class="organizer-name"><a href="${o.url}">${plainText(o.organizer)}</a></p>
+${organizerContacts(o)}
+</div>`;
+  }
+
+  return { url, layout, termLinks, eventCard, subscribeBlock, searchForm, pager, organizerContacts, organizerBlock };
+}

@@ -18,7 +18,7 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import QRCode from 'qrcode';
 import type { Config } from '../config.js';
-import { ApiError } from '../domain/errors.js';
+import { ApiError, apiError } from '../domain/errors.js';
 import type { Services } from '../domain/services.js';
 import { sessionServiceOf, type Session, type SessionService } from '../domain/sessions.js';
 import { loginThrottleOf } from '../web/authentication.js';
@@ -66,7 +66,7 @@ export async function registerAdminFace(app: FastifyInstance, { config, services
   /** The request's session, and that its form nonce is right (else 403, as WordPress' check_admin_referer). */
   const formSession = async (req: FastifyRequest): Promise<Session> => {
     const session = await sessionOfRequest(req, sessions);
-    if (!session || sessions.verifyNonce(req.sessionToken!, session, field(req, '_wpnonce'), FORM_ACTION) === false) throw new ApiError('rest_cookie_invalid_nonce', 'Cookie check failed', 403);
+    if (!session || sessions.verifyNonce(req.sessionToken!, session, field(req, '_wpnonce'), FORM_ACTION) === false) throw apiError('rest_cookie_invalid_nonce');
     return session;
   };
   const signedOut = (req: FastifyRequest, reply: FastifyReply) => {
@@ -178,14 +178,14 @@ export async function registerAdminFace(app: FastifyInstance, { config, services
 
     scope.post(paths.signOutEverywhere, async (req, reply) => {
       const session = await formSession(req);
-      if (!sessions.usable(session)) throw new ApiError('rest_cookie_invalid_nonce', 'Cookie check failed', 403);
+      if (!sessions.usable(session)) throw apiError('rest_cookie_invalid_nonce');
       await sessions.revokeAll(session.userId);
       return signedOut(req, reply);
     });
 
     scope.post(paths.revoke, async (req, reply) => {
       const session = await formSession(req);
-      if (!sessions.usable(session)) throw new ApiError('rest_cookie_invalid_nonce', 'Cookie check failed', 403);
+      if (!sessions.usable(session)) throw apiError('rest_cookie_invalid_nonce');
       const id = Number(field(req, 'id'));
       if (Number.isSafeInteger(id) && id !== session.id) await sessions.revoke(session.userId, id);
       return reply.redirect(paths.account, 303);
@@ -193,7 +193,7 @@ export async function registerAdminFace(app: FastifyInstance, { config, services
 
     scope.post(paths.totpStart, async (req, reply) => {
       const session = await formSession(req);
-      if (!session.complete) throw new ApiError('rest_cookie_invalid_nonce', 'Cookie check failed', 403);
+      if (!session.complete) throw apiError('rest_cookie_invalid_nonce');
       const status = await sessions.totpStatus(session.userId);
       if (status.state !== 'on') await sessions.startTotp(session.userId, session.viewer.login);
       return reply.redirect(paths.account, 303);
@@ -201,7 +201,7 @@ export async function registerAdminFace(app: FastifyInstance, { config, services
 
     scope.post(paths.totpConfirm, async (req, reply) => {
       const session = await formSession(req);
-      if (!session.complete) throw new ApiError('rest_cookie_invalid_nonce', 'Cookie check failed', 403);
+      if (!session.complete) throw apiError('rest_cookie_invalid_nonce');
       const codes = await sessions.confirmTotp(session.userId, field(req, 'code'));
       const m = messages(req);
       if (!codes) return account(req, reply, session, { error: m.badCode }, 400);
@@ -210,7 +210,7 @@ export async function registerAdminFace(app: FastifyInstance, { config, services
 
     scope.post(paths.totpDisable, async (req, reply) => {
       const session = await formSession(req);
-      if (!sessions.usable(session)) throw new ApiError('rest_cookie_invalid_nonce', 'Cookie check failed', 403);
+      if (!sessions.usable(session)) throw apiError('rest_cookie_invalid_nonce');
       const m = messages(req);
       if (!(await sessions.disableTotp(session.userId, field(req, 'code')))) return account(req, reply, session, { error: m.badCode }, 400);
       return reply.redirect(paths.account, 303);

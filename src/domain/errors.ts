@@ -33,6 +33,8 @@ export const ERRORS = {
   rest_no_route: [404, 'No route was found matching the URL and request method.'],
   rest_invalid_json: [400, 'Invalid JSON body passed.'],
   rest_forbidden: [401, 'Sorry, you are not allowed to do that.'],
+  // WordPress' rest_cookie_check_errors: a session cookie with a wrong X-WP-Nonce / _wpnonce.
+  rest_cookie_invalid_nonce: [403, 'Cookie check failed'],
   rest_invalid_namespace: [404, 'The specified namespace could not be found.'],
   rest_callback_invalid: [400, 'Invalid JSONP callback function.'],
   rest_callback_disabled: [400, 'JSONP support is disabled on this site.'],

@@ -17,7 +17,7 @@
  *   registerCookieAuthentication(app, sessions, (req) => !req.url.startsWith('/admin'));
  */
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { ApiError } from '../domain/errors.js';
+import { apiError } from '../domain/errors.js';
 import type { Session, SessionService } from '../domain/sessions.js';
 
 declare module 'fastify' {
@@ -100,7 +100,7 @@ export function registerCookieAuthentication(app: FastifyInstance, sessions: Ses
     const nonce = nonceOfRequest(req);
     // WordPress: no nonce, anonymous; a wrong one, 403.
     if (nonce === undefined) return;
-    if (sessions.verifyNonce(req.sessionToken!, session, nonce, REST_NONCE_ACTION) === false) throw new ApiError('rest_cookie_invalid_nonce', 'Cookie check failed', 403);
+    if (sessions.verifyNonce(req.sessionToken!, session, nonce, REST_NONCE_ACTION) === false) throw apiError('rest_cookie_invalid_nonce');
     req.viewer = session.viewer;
     // As WordPress, a fresh nonce with every answer the cookie authenticated.
     reply.header('x-wp-nonce', sessions.nonce(req.sessionToken!, session, REST_NONCE_ACTION));

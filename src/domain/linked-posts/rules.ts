@@ -8,6 +8,7 @@
  *   deriveStateProvince({ state: 'CA', country: 'US' }) // 'CA'
  */
 import type { LinkedKind } from '../../store/linked-posts.js';
+import { invalidParams } from '../errors.js';
 import { POST_STATUSES } from '../statuses.js';
 import { isEmptyValue, isNumeric } from '../values.js';
 import type { LinkedFieldNames } from './types.js';
@@ -113,4 +114,22 @@ export function refEntries(value: unknown): unknown[] {
 /** Whether an entry is a new record's fields (an object without an id), not a reference. */
 export function isNewEntry(entry: unknown): entry is Record<string, unknown> {
   return entry !== null && typeof entry === 'object' && !Array.isArray(entry) && isEmptyValue((entry as Record<string, unknown>).id);
+}
+
+/**
+ * Venue coordinates (issue 14): `geo_lat`/`geo_lng` numbers (0 included) set them; `""` or
+ * `null` in either clears both. Only one of them sent changes that one (the other must exist).
+ */
+export function coordinatesFrom(input: Record<string, unknown>, current?: { geo_lat: number | null; geo_lng: number | null }): Record<string, unknown> {
+  const sent = (f: string) => f in input && input[f] !== undefined;
+  if (!sent('geo_lat') && !sent('geo_lng')) return {};
+  const clears = (f: string) => sent(f) && (input[f] === null || input[f] === '');
+  if (clears('geo_lat') || clears('geo_lng')) return { geo_lat: null, geo_lng: null };
+  const lat = sent('geo_lat') ? Number(input.geo_lat) : (current?.geo_lat ?? null);
+  const lng = sent('geo_lng') ? Number(input.geo_lng) : (current?.geo_lng ?? null);
+  if (lat === null || lng === null) {
+    const missing = lat === null ? 'geo_lat' : 'geo_lng';
+    throw invalidParams({ [missing]: `${missing} must be given together with ${missing === 'geo_lat' ? 'geo_lng' : 'geo_lat'}.` });
+  }
+  return { geo_lat: lat, geo_lng: lng };
 }

@@ -20,7 +20,7 @@ import { applyScheduling, scaleBackStatus } from '../statuses.js';
 import { markupFailure, phpTrim, sanitizePostHtml, stripTags } from '../text.js';
 import { isEmptyValue, isTruthy } from '../values.js';
 import type { LinkedReadModel } from './read-model.js';
-import { deriveStateProvince, ZERO_DATE } from './rules.js';
+import { coordinatesFrom, deriveStateProvince, ZERO_DATE } from './rules.js';
 import type { LinkedPostService, LinkedServiceDeps } from './types.js';
 
 /** The write side of the service. */
@@ -52,24 +52,6 @@ export function createWrites(deps: LinkedServiceDeps, readModel: LinkedReadModel
     for (const f of fields.flagFields) if (f in input && input[f] !== null && input[f] !== undefined) out[f] = isTruthy(input[f]) ? 1 : 0;
     if (kind === 'venue') Object.assign(out, coordinatesFrom(input, current as linkedStore.VenueRecord | undefined));
     return out;
-  }
-
-  /**
-   * Venue coordinates (issue 14): `geo_lat`/`geo_lng` numbers (0 included) set them; `""` or
-   * `null` in either clears both. Only one of them sent changes that one (the other must exist).
-   */
-  function coordinatesFrom(input: Record<string, unknown>, current?: { geo_lat: number | null; geo_lng: number | null }): Record<string, unknown> {
-    const sent = (f: string) => f in input && input[f] !== undefined;
-    if (!sent('geo_lat') && !sent('geo_lng')) return {};
-    const clears = (f: string) => sent(f) && (input[f] === null || input[f] === '');
-    if (clears('geo_lat') || clears('geo_lng')) return { geo_lat: null, geo_lng: null };
-    const lat = sent('geo_lat') ? Number(input.geo_lat) : (current?.geo_lat ?? null);
-    const lng = sent('geo_lng') ? Number(input.geo_lng) : (current?.geo_lng ?? null);
-    if (lat === null || lng === null) {
-      const missing = lat === null ? 'geo_lat' : 'geo_lng';
-      throw invalidParams({ [missing]: `${missing} must be given together with ${missing === 'geo_lat' ? 'geo_lng' : 'geo_lat'}.` });
-    }
-    return { geo_lat: lat, geo_lng: lng };
   }
 
   async function createNew(trx: Executor, input: Record<string, unknown>, viewer: Viewer, slugBase?: string): Promise<number> {

@@ -1,12 +1,15 @@
 /**
- * Hit and miss counters of the results the service keeps across requests, kept per store (per
- * Kysely instance, so several apps in one process count apart). Plain numbers: the store and the
- * domain count without knowing about Prometheus; `src/http/metrics.ts` reads them on a scrape.
+ * Hit and miss counters of the results the service keeps across requests, commit counters and the
+ * list of kept structures, kept per store: a {@link StoreMetrics} is one of the store's parts
+ * (`partsOf(store.db).metrics`, made by `openStore`), so several apps in one process count apart.
+ * Plain numbers: the store and the domain count without knowing about Prometheus;
+ * `src/http/metrics.ts` reads them on a scrape.
  *
  * @example
  *   keptCountersOf(store.db).eventPages.hits++;
  *   keptCountersOf(store.db).eventPages // { hits: 1, misses: 0 }
  */
+import { partsOf } from './store/handle.js';
 
 /** Hits and misses of one kind of kept result. */
 export interface HitMiss {
@@ -30,8 +33,6 @@ export interface KeptCounters {
   terms: HitMiss;
 }
 
-const byOwner = new WeakMap<object, KeptCounters>();
-
 function fresh(): KeptCounters {
   return {
     eventPages: { hits: 0, misses: 0 },
@@ -43,11 +44,12 @@ function fresh(): KeptCounters {
   };
 }
 
-/** The counters of a store (its Kysely instance, `store.db`), created on first use. */
-export function keptCountersOf(owner: object): KeptCounters {
-  let counters = byOwner.get(owner);
-  if (!counters) byOwner.set(owner, (counters = fresh()));
-  return counters;
+/**
+ * The hit and miss counters of a store (its handle, `store.db`). A transaction, or a handle
+ * `openStore` did not make, counts into counters nobody reports.
+ */
+export function keptCountersOf(db: object): KeptCounters {
+  return (partsOf(db)?.metrics ?? unreported).kept;
 }
 
 /** Write transactions committed and the writes they carried (SQLite group commit, `writeTransaction`). */
@@ -62,13 +64,9 @@ export interface WriteCommitCounters {
   retries: Record<string, number>;
 }
 
-const commitsByOwner = new WeakMap<object, WriteCommitCounters>();
-
-/** The commit counters of a store (its Kysely instance), created on first use. */
-export function writeCommitCountersOf(owner: object): WriteCommitCounters {
-  let counters = commitsByOwner.get(owner);
-  if (!counters) commitsByOwner.set(owner, (counters = { commits: 0, writes: 0, statements: 0, retries: {} }));
-  return counters;
+/** The commit counters of a store (its handle, `store.db`; a transaction's go unreported). */
+export function writeCommitCountersOf(db: object): WriteCommitCounters {
+  return (partsOf(db)?.metrics ?? unreported).commits;
 }
 
 /** Log lines the server could not write to stdout (a stalled log pipe; `src/log-destination.ts`). Process-wide: one stdout. */
@@ -86,9 +84,9 @@ export const logOutputCounters: LogOutputCounters = { droppedLines: 0, droppedBy
 
 /**
  * The structures kept across requests (issue 24: every one has a bound and a metric). Each
- * registers how to read its size and its bound, per owner (a store's Kysely instance or its change
- * feed, so that several apps in one process report apart) or for the whole process (pure memos,
- * shared by every app). `/metrics` reports `calendar_kept_entries{kind}` and
+ * registers how to read its size and its bound, with the store it lives as long as (in the
+ * store's {@link StoreMetrics}, so that several apps in one process report apart) or for the whole
+ * process (pure memos, shared by every app). `/metrics` reports `calendar_kept_entries{kind}` and
  * `calendar_kept_entries_max{kind}` (and `calendar_kept_bytes{kind}` and its max for the ones
  * bounded in bytes too), summed by kind.
  *
@@ -105,27 +103,52 @@ export interface KeptStructure {
   maxBytes?: number;
 }
 
-const keptByOwner = new WeakMap<object, Array<{ kind: string; structure: KeptStructure }>>();
-const keptInProcess: Array<{ kind: string; structure: KeptStructure }> = [];
+/** A kept structure with the kind `/metrics` reports it under. */
+export interface KeptEntry {
+  kind: string;
+  structure: KeptStructure;
+}
+
+/** What `/metrics` reports of one store: one of its parts (`StoreParts.metrics`, made by `openStore`). */
+export class StoreMetrics {
+  /** hits and misses of its kept results */
+  readonly kept: KeptCounters = fresh();
+  /** its write commits */
+  readonly commits: WriteCommitCounters = { commits: 0, writes: 0, statements: 0, retries: {} };
+  /** the structures kept as long as the store is open (`registerKept`) */
+  readonly structures: KeptEntry[] = [];
+}
+
+/** Where the counts of a transaction, or of a handle `openStore` did not make, go: nobody reports them. */
+const unreported = new StoreMetrics();
+
+/** The metrics of a store's handle (undefined for a transaction, or a handle `openStore` did not make). */
+export function storeMetricsOf(db: object): StoreMetrics | undefined {
+  return partsOf(db)?.metrics;
+}
+
+/** Kept structures of the whole process (pure memos shared by every app; not per store). */
+const keptInProcess: KeptEntry[] = [];
 
 /**
- * Register a kept structure under `kind`. Register only structures that live as long as their
- * owner (or the process, `owner` undefined): the list holds them.
+ * Register a kept structure under `kind`, for the store of `owner` (its handle, `store.db`, or its
+ * {@link StoreMetrics}) or for the whole process (`owner` undefined). Register only structures that
+ * live as long as their owner: the list holds them. A transaction, or a handle `openStore` did not
+ * make, reports nothing: the structure is not registered.
  */
 export function registerKept(owner: object | undefined, kind: string, structure: KeptStructure): void {
   if (owner === undefined) {
     keptInProcess.push({ kind, structure });
     return;
   }
-  let list = keptByOwner.get(owner);
-  if (!list) keptByOwner.set(owner, (list = []));
-  list.push({ kind, structure });
+  const metrics = owner instanceof StoreMetrics ? owner : partsOf(owner)?.metrics;
+  metrics?.structures.push({ kind, structure });
 }
 
-/** Sizes and bounds of the kept structures of these owners and of the process, summed by kind. */
-export function keptSizesOf(owners: ReadonlyArray<object | undefined>): Map<string, { entries: number; maxEntries: number; bytes?: number; maxBytes?: number }> {
+/** Sizes and bounds of the kept structures of these stores and of the process, summed by kind. */
+export function keptSizesOf(stores: ReadonlyArray<StoreMetrics | undefined>): Map<string, { entries: number; maxEntries: number; bytes?: number; maxBytes?: number }> {
   const out = new Map<string, { entries: number; maxEntries: number; bytes?: number; maxBytes?: number }>();
-  const all = [...keptInProcess, ...owners.flatMap((o) => (o ? (keptByOwner.get(o) ?? []) : []))];
+  const all = [...keptInProcess, ...stores.flatMap((m) => m?.structures ?? [])];
   for (const { kind, structure } of all) {
     let sum = out.get(kind);
     if (!sum) out.set(kind, (sum = { entries: 0, maxEntries: 0 }));

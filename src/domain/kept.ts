@@ -18,12 +18,12 @@
  *   bound is not kept.
  * - **Its metrics**: every structure registers with `registerKept` (`/metrics`:
  *   `calendar_kept_entries{kind}` and `calendar_kept_bytes{kind}` with their `_max`, issue 24),
- *   owned by the store's handle (or feed) it lives as long as.
+ *   owned by the store (its handle, `store.db`) it lives as long as.
  *
  * Pure-function memo tables (date formatting and the like) are not data and stay where they are.
  *
  * @example
- *   const kept = createKeptMap<Json>(store.feed, 5000);
+ *   const kept = createKeptMap<Json>(store.feed, 5000, { owner: store.db, kind: 'lists' });
  *   const seq = await feed.sync();
  *   const json = kept.get('list:42') ?? build(); // built from event 42 and venue 7
  *   kept.set('list:42', json, seq, ['event:42', 'venue:7']);
@@ -123,6 +123,8 @@ export interface KeptMap<V> {
 }
 
 export interface KeptMapOptions {
+  /** The store whose `/metrics` reports the map (its handle, `store.db`): the map lives as long as it. */
+  owner: object;
   /**
    * What `/metrics` calls it (`calendar_kept_entries{kind}`, summed over the maps of one kind;
    * issue 24: every kept structure has a bound and a metric).
@@ -147,7 +149,7 @@ export interface KeptMapOptions {
  * Values kept while the change log says they are current: each entry names the records it was
  * built from, and a batch of changes drops exactly the entries built from what it names.
  */
-export function createKeptMap<V>(feed: ChangeFeed, maxEntries: number, options: KeptMapOptions = {}): KeptMap<V> {
+export function createKeptMap<V>(feed: ChangeFeed, maxEntries: number, options: KeptMapOptions): KeptMap<V> {
   const sizeOf = options.sizeOf as ((value: V) => number) | undefined;
   const kept = createKeptEntries<V>(maxEntries, options.maxBytes, sizeOf);
 
@@ -167,7 +169,7 @@ export function createKeptMap<V>(feed: ChangeFeed, maxEntries: number, options: 
     if (!options.countsPatchedOnRead) for (const id of batch.termCounts.keys()) kept.dropDep(`term:${id}`);
   });
 
-  registerKept(feed, options.kind ?? 'other', {
+  registerKept(options.owner, options.kind ?? 'other', {
     entries: () => kept.size,
     maxEntries,
     ...(sizeOf && options.maxBytes !== undefined ? { bytes: () => kept.bytes, maxBytes: options.maxBytes } : {}),
@@ -272,7 +274,7 @@ export function createKeptRecords<V extends { id: number | string }>(
   counters?: { hits: number; misses: number },
 ): KeptRecords<V> {
   const feed = partsOf(db)?.feed;
-  const kept = feed ? createKeptMap<V | null>(feed, 5000, { kind: `${type}_records`, maxBytes: 8 * MiB, sizeOf: roughSizeOf }) : undefined;
+  const kept = feed ? createKeptMap<V | null>(feed, 5000, { owner: db, kind: `${type}_records`, maxBytes: 8 * MiB, sizeOf: roughSizeOf }) : undefined;
   return {
     async get(trx, ids, { current = true } = {}) {
       const unique = [...new Set(ids)];

@@ -30,7 +30,7 @@ import type { Config } from '../config.js';
 import { ApiError } from '../domain/errors.js';
 import { keptCountersOf, writeCommitCountersOf, type KeptCounters } from '../metrics.js';
 import { logOutputCounters } from '../metrics.js';
-import { keptSizesOf } from '../metrics.js';
+import { keptSizesOf, storeMetricsOf } from '../metrics.js';
 import type { Store } from '../store/db.js';
 import type { LoopWatch } from '../web/loop-delay.js';
 
@@ -203,7 +203,7 @@ export function registerMetrics(app: FastifyInstance, config: Config, store: Sto
   }
 
   // Issue 24: every structure kept across requests, its size and its bound (src/metrics.ts `registerKept`).
-  const keptOwners = [store.db, store.feed];
+  const keptOwners = [storeMetricsOf(store.db)];
   const keptGauge = (name: string, help: string, pick: (s: ReturnType<typeof keptSizesOf> extends Map<string, infer S> ? S : never) => number | undefined) =>
     new Gauge({
       name,

@@ -13,7 +13,7 @@ import { dirname, resolve } from 'node:path';
 import pg from 'pg';
 import { DEFAULT_MIGRATION_TABLE, Migrator, PostgresDialect, SqliteDialect, sql, type Migration, type MigrationProvider } from 'kysely';
 import { StoreDb, partsOf, type DialectName, type StoreParts } from './handle.js';
-import { registerKept, type KeptStructure } from '../metrics.js';
+import { registerKept, StoreMetrics, type KeptStructure } from '../metrics.js';
 import { createPostgresFeed, createSqliteFeed, registerFeedMetrics, type ChangeFeed } from './change-feed.js';
 import { createChangeLog, type ChangeLog } from './change-log.js';
 import { createBackgroundReader } from './background-reader.js';
@@ -251,6 +251,7 @@ function sqliteStore(path: string, options: OpenOptions): Store {
     dialect: 'sqlite',
     feed,
     connection: database,
+    metrics: new StoreMetrics(),
     slots: new Map(),
   };
   const cached = withStatementCache(database, 500, () => parts.changes?.committed());
@@ -425,7 +426,7 @@ async function postgresStore(url: string, options: OpenOptions): Promise<Store> 
   };
   // COUNT(*) and other bigints arrive as strings; ids and counts fit in a JS number.
   pg.types.setTypeParser(20, (v) => Number(v));
-  const parts = { dialect: 'postgres', slots: new Map() } as unknown as StoreParts;
+  const parts = { dialect: 'postgres', metrics: new StoreMetrics(), slots: new Map() } as unknown as StoreParts;
   const db = new StoreDb({ dialect: new PostgresDialect({ pool }) }, parts);
   const feed = (parts.feed = createPostgresFeed(db));
   registerFeedMetrics(db, feed);

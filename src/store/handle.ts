@@ -1,7 +1,8 @@
 /**
  * The parts of one open store that code given only its Kysely handle needs: the dialect, the
  * change feed and log, SQLite's direct statements, checkpointer, background reader and group
- * commit, and what store modules keep per store (`slot`). `openStore` (db.ts) makes them and the
+ * commit, its metrics (counters and kept structures, `src/metrics.ts`), and what store modules
+ * keep per store (`slot`). `openStore` (db.ts) makes them and the
  * handle together: `store.db` is a {@link StoreDb}, whose `parts` they are. A transaction, or a
  * Kysely instance not made by `openStore`, has none (`partsOf` answers undefined): it caches
  * nothing and runs its writes as they come.
@@ -19,6 +20,7 @@ import type { SqliteDirect } from './sqlite-direct.js';
 import type { Checkpointer } from './checkpointer.js';
 import type { BackgroundReader } from './background-reader.js';
 import type { DialectName } from './dialect.js';
+import type { StoreMetrics } from '../metrics.js';
 
 export type { DialectName };
 
@@ -52,6 +54,8 @@ export interface StoreParts {
   reader?: BackgroundReader;
   /** SQLite: group commit, made on the first write */
   groupCommit?: GroupCommit;
+  /** its counters and kept structures, which `/metrics` reports (src/metrics.ts) */
+  metrics: StoreMetrics;
   /** what store modules keep per store, by their keys */
   slots: Map<SlotKey<unknown>, unknown>;
 }

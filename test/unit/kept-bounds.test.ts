@@ -9,7 +9,7 @@ import assert from 'node:assert/strict';
 import { createKeptMap } from '../../src/domain/kept.js';
 import { createRevisionCache } from '../../src/domain/kept.js';
 import { revisionMemo } from '../../src/store/revision.js';
-import { keptSizesOf } from '../../src/metrics.js';
+import { keptSizesOf, StoreMetrics } from '../../src/metrics.js';
 import type { ChangeFeed } from '../../src/store/change-feed.js';
 
 /** A feed that never moves (the maps only need its number and a subscription). */
@@ -28,19 +28,21 @@ function stillFeed(): ChangeFeed {
 describe('kept structures are bounded and report their sizes', () => {
   it('a kept map holds at most its entries after more insertions, the newest kept', () => {
     const feed = stillFeed();
-    const map = createKeptMap<string>(feed, 10, { kind: 'test_entries' });
+    const store = new StoreMetrics();
+    const map = createKeptMap<string>(feed, 10, { owner: store, kind: 'test_entries' });
     for (let i = 0; i < 25; i++) map.set(`k${i}`, `v${i}`, 7, [`event:${i}`]);
     assert.equal(map.size, 10);
     assert.equal(map.get('k24'), 'v24');
     assert.equal(map.get('k0'), undefined);
-    assert.deepEqual(keptSizesOf([feed]).get('test_entries'), { entries: 10, maxEntries: 10 });
+    assert.deepEqual(keptSizesOf([store]).get('test_entries'), { entries: 10, maxEntries: 10 });
   });
 
   it('a kept map bounded in bytes holds at most its bytes, and keeps no value over a tenth of them', () => {
     const feed = stillFeed();
-    const map = createKeptMap<string>(feed, 1000, { kind: 'test_bytes', maxBytes: 1000, sizeOf: (v: string) => v.length });
+    const store = new StoreMetrics();
+    const map = createKeptMap<string>(feed, 1000, { owner: store, kind: 'test_bytes', maxBytes: 1000, sizeOf: (v: string) => v.length });
     for (let i = 0; i < 30; i++) map.set(`k${i}`, 'x'.repeat(90), 7, []);
-    const sizes = keptSizesOf([feed]).get('test_bytes')!;
+    const sizes = keptSizesOf([store]).get('test_bytes')!;
     assert.ok(sizes.bytes! <= 1000, `bytes ${sizes.bytes}`);
     assert.equal(sizes.entries, 11);
     assert.equal(sizes.maxBytes, 1000);
@@ -48,11 +50,11 @@ describe('kept structures are bounded and report their sizes', () => {
     assert.equal(map.get('big'), undefined);
     // Replacing a value moves the byte count by the difference.
     map.update('k29', 'x'.repeat(10));
-    assert.equal(keptSizesOf([feed]).get('test_bytes')!.bytes, sizes.bytes! - 80);
+    assert.equal(keptSizesOf([store]).get('test_bytes')!.bytes, sizes.bytes! - 80);
   });
 
   it('a revision cache holds at most its entries', () => {
-    const owner = {};
+    const owner = new StoreMetrics();
     const cache = createRevisionCache<number>(100, { owner, kind: 'test_revision_cache' });
     const view = cache.at('1');
     for (let i = 0; i < 250; i++) view.set(`k${i}`, i);
@@ -62,7 +64,8 @@ describe('kept structures are bounded and report their sizes', () => {
   });
 
   it('a revision memo holds at most its entries per database', () => {
-    const db = {};
+    // A store's metrics stand for its handle (registerKept takes either).
+    const db = new StoreMetrics();
     const memo = revisionMemo<number>(50, 'test_revision_memo');
     for (let i = 0; i < 175; i++) memo.at(db, '1').set(`k${i}`, i);
     const sizes = keptSizesOf([db]).get('test_revision_memo')!;

@@ -33,7 +33,7 @@ export function createLists(deps: EventServiceDeps, readModel: ReadModel): Pick<
   const { feed, current } = readModel;
   let windowMemo: { second: number; start: string; end: string } | undefined;
   /** Ids of list term filters (categories / tags references): until any term changes. */
-  const termFilters = createKeptMap<number[]>(feed, 1000, { kind: 'event_term_filters' });
+  const termFilters = createKeptMap<number[]>(feed, 1000, { owner: db, kind: 'event_term_filters' });
 
   const lists: Pick<EventService, 'defaultWindow' | 'syncFilter' | 'list'> = {
     defaultWindow() {

@@ -9,7 +9,6 @@
  *   keptCountersOf(store.db).eventPages.hits++;
  *   keptCountersOf(store.db).eventPages // { hits: 1, misses: 0 }
  */
-import { partsOf } from './store/handle.js';
 
 /** Hits and misses of one kind of kept result. */
 export interface HitMiss {
@@ -45,11 +44,21 @@ function fresh(): KeptCounters {
 }
 
 /**
+ * The metrics carried by a store handle made by `openStore` (`StoreDb.parts.metrics`,
+ * store/handle.ts), read structurally so that this module, which every layer imports, imports no
+ * store module; undefined for transactions and other handles.
+ */
+function metricsOfHandle(db: object): StoreMetrics | undefined {
+  const metrics = (db as { parts?: { metrics?: unknown } }).parts?.metrics;
+  return metrics instanceof StoreMetrics ? metrics : undefined;
+}
+
+/**
  * The hit and miss counters of a store (its handle, `store.db`). A transaction, or a handle
  * `openStore` did not make, counts into counters nobody reports.
  */
 export function keptCountersOf(db: object): KeptCounters {
-  return (partsOf(db)?.metrics ?? unreported).kept;
+  return (metricsOfHandle(db) ?? unreported).kept;
 }
 
 /** Write transactions committed and the writes they carried (SQLite group commit, `writeTransaction`). */
@@ -66,7 +75,7 @@ export interface WriteCommitCounters {
 
 /** The commit counters of a store (its handle, `store.db`; a transaction's go unreported). */
 export function writeCommitCountersOf(db: object): WriteCommitCounters {
-  return (partsOf(db)?.metrics ?? unreported).commits;
+  return (metricsOfHandle(db) ?? unreported).commits;
 }
 
 /** Log lines the server could not write to stdout (a stalled log pipe; `src/log-destination.ts`). Process-wide: one stdout. */
@@ -124,7 +133,7 @@ const unreported = new StoreMetrics();
 
 /** The metrics of a store's handle (undefined for a transaction, or a handle `openStore` did not make). */
 export function storeMetricsOf(db: object): StoreMetrics | undefined {
-  return partsOf(db)?.metrics;
+  return metricsOfHandle(db);
 }
 
 /** Kept structures of the whole process (pure memos shared by every app; not per store). */
@@ -141,7 +150,7 @@ export function registerKept(owner: object | undefined, kind: string, structure:
     keptInProcess.push({ kind, structure });
     return;
   }
-  const metrics = owner instanceof StoreMetrics ? owner : partsOf(owner)?.metrics;
+  const metrics = owner instanceof StoreMetrics ? owner : metricsOfHandle(owner);
   metrics?.structures.push({ kind, structure });
 }
 

@@ -11,8 +11,8 @@
  */
 import { sql } from 'kysely';
 import type { Executor } from './schema.js';
-import { partsOf, type DialectName } from './handle.js';
-import { registerKept } from '../metrics.js';
+import { partsOf, slot, slotKey, type DialectName } from './handle.js';
+import { createRevisionCache, type RevisionCache, type RevisionView } from './kept-entries.js';
 
 const REVISION = sql<string>`(select cast("value" as text) from "change_counter" where "id" = 1)`;
 
@@ -65,25 +65,27 @@ export function revisionOf(row: object): string | undefined {
   return stamps.get(row);
 }
 
+/** What a revision memo answers when there is no store handle to keep for (a transaction). */
+const NOTHING_KEPT: RevisionView<never> = { get: () => undefined, set: () => {} };
+
 /**
- * Values kept per database for one data revision (all dropped when the revision changes), e.g.
- * list totals. Read the revision before computing a value you store here.
+ * Values kept per store for one data revision (all dropped when the revision changes), e.g. list
+ * totals: a revision cache (kept-entries.ts, the oldest go first past `maxEntries`) in the store
+ * handle's slots, reported in `/metrics` as `kind`. On a handle `openStore` did not make (a
+ * transaction) nothing is kept. Read the revision before computing a value you store here.
  *
  * @example
- *   const totals = revisionMemo<number>();
+ *   const totals = revisionMemo<number>(1000, 'linked_totals'); // once, at module level
  *   const kept = totals.at(db, await dataRevision(db, dialect));
  *   const n = kept.get(key) ?? (await count());
  */
-export function revisionMemo<V>(maxEntries = 1000, kind = 'revision_memo'): { at(db: object, revision: string): Map<string, V> } {
-  const byDb = new WeakMap<object, { revision: string; values: Map<string, V> }>();
+export function revisionMemo<V>(maxEntries = 1000, kind = 'revision_memo'): { at(db: object, revision: string): RevisionView<V> } {
+  const key = slotKey<RevisionCache<V>>(kind);
   return {
     at(db, revision) {
-      let entry = byDb.get(db);
-      // `/metrics` reports its size per database (issue 24).
-      if (!entry) registerKept(db, kind, { entries: () => byDb.get(db)?.values.size ?? 0, maxEntries });
-      if (!entry || entry.revision !== revision) byDb.set(db, (entry = { revision, values: new Map() }));
-      if (entry.values.size >= maxEntries) entry.values.clear();
-      return entry.values;
+      const parts = partsOf(db);
+      if (!parts) return NOTHING_KEPT;
+      return slot(parts, key, () => createRevisionCache<V>(maxEntries, { owner: db, kind })).at(revision);
     },
   };
 }

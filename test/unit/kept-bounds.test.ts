@@ -9,7 +9,8 @@ import assert from 'node:assert/strict';
 import { createKeptMap } from '../../src/domain/kept.js';
 import { createRevisionCache } from '../../src/domain/kept.js';
 import { revisionMemo } from '../../src/store/revision.js';
-import { keptSizesOf, StoreMetrics } from '../../src/metrics.js';
+import { keptSizesOf, StoreMetrics, storeMetricsOf } from '../../src/metrics.js';
+import { openStore } from '../../src/store/db.js';
 import type { ChangeFeed } from '../../src/store/change-feed.js';
 
 /** A feed that never moves (the maps only need its number and a subscription). */
@@ -63,13 +64,17 @@ describe('kept structures are bounded and report their sizes', () => {
     assert.equal(sizes.maxEntries, 100);
   });
 
-  it('a revision memo holds at most its entries per database', () => {
-    // A store's metrics stand for its handle (registerKept takes either).
-    const db = new StoreMetrics();
-    const memo = revisionMemo<number>(50, 'test_revision_memo');
-    for (let i = 0; i < 175; i++) memo.at(db, '1').set(`k${i}`, i);
-    const sizes = keptSizesOf([db]).get('test_revision_memo')!;
-    assert.ok(sizes.entries <= 50 && sizes.entries > 0, `entries ${sizes.entries}`);
-    assert.equal(sizes.maxEntries, 50);
+  it('a revision memo holds at most its entries per database', async () => {
+    // A revision memo keeps in the store handle's slots: a real (in-memory) store.
+    const store = await openStore('sqlite::memory:');
+    try {
+      const memo = revisionMemo<number>(50, 'test_revision_memo');
+      for (let i = 0; i < 175; i++) memo.at(store.db, '1').set(`k${i}`, i);
+      const sizes = keptSizesOf([storeMetricsOf(store.db)]).get('test_revision_memo')!;
+      assert.ok(sizes.entries <= 50 && sizes.entries > 0, `entries ${sizes.entries}`);
+      assert.equal(sizes.maxEntries, 50);
+    } finally {
+      await store.close();
+    }
   });
 });

@@ -36,7 +36,8 @@ describe('admin face helpers', () => {
   it('makes nonces valid during their tick and the next one, bound to the session and the action', () => {
     let now = Date.UTC(2027, 0, 1, 0, 0, 1);
     const clock = { nowGmt: () => new Date(now).toISOString().slice(0, 19).replace('T', ' '), nowLocal: () => '' };
-    const store = { db: {} } as unknown as Store;
+    // A store with a change feed that never moves (the service only subscribes to it here).
+    const store = { db: {}, feed: { subscribe: () => {}, sync: async () => 0, seq: () => 0 } } as unknown as Store;
     const sessions = createSessionService(
       { store, users: { authenticate: async () => ({ id: 0, login: '', role: null, caps: new Set() }) }, clock, config: { siteName: 'x' } },
       { idleMs: 1, maxAgeMs: 1, require2fa: 'off' },

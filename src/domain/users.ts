@@ -202,21 +202,6 @@ export function createUserService(store: Store): UserService {
     return ok;
   }
 
-  async function mustFind(login: string): Promise<UserRow> {
-    const user = await usersStore.findUserByLogin(db, login);
-    if (!user) throw new UserError(`no user with login "${login}"`);
-    return user;
-  }
-
-  function checkRole(role: string): Role {
-    if (!isRole(role)) throw new UserError(`unknown role "${role}" (administrator, editor, author, contributor or subscriber)`);
-    return role;
-  }
-
-  function checkPassword(password: string): void {
-    if (!password) throw new UserError('the password must not be empty');
-  }
-
   /**
    * Who an Authorization header authenticated, by a SHA-256 of the header (never the header
    * itself), so that a request does not read the user and their application passwords again. Kept
@@ -334,6 +319,35 @@ export function createUserService(store: Store): UserService {
       return found.viewer;
     },
 
+    ...createUserManagement(db, check),
+  };
+}
+
+/** The users' management (the CLI's `users` and `app-passwords` commands): what is not authentication. */
+type UserManagement = Omit<UserService, 'authenticate'>;
+
+/**
+ * Users and application passwords added, changed and removed, each write in its own transaction
+ * (the store notes the user in the change log, so every server drops what it kept for them).
+ * `check` is the authentication's password check (it remembers verified hashes).
+ */
+function createUserManagement(db: Store['db'], check: (password: string, storedHash: string) => Promise<boolean>): UserManagement {
+  async function mustFind(login: string): Promise<UserRow> {
+    const user = await usersStore.findUserByLogin(db, login);
+    if (!user) throw new UserError(`no user with login "${login}"`);
+    return user;
+  }
+
+  function checkRole(role: string): Role {
+    if (!isRole(role)) throw new UserError(`unknown role "${role}" (administrator, editor, author, contributor or subscriber)`);
+    return role;
+  }
+
+  function checkPassword(password: string): void {
+    if (!password) throw new UserError('the password must not be empty');
+  }
+
+  const management: UserManagement = {
     async add({ login, role, password, email = '', name = '', noPassword = false }) {
       if (!/^[A-Za-z0-9_.@ -]{1,60}$/.test(login)) throw new UserError('a login is 1 to 60 letters, digits, spaces or _ . @ -');
       if (email !== '' && !isEmail(email)) throw new UserError(`"${email}" is not an e-mail address (like ann@example.com)`);
@@ -417,7 +431,7 @@ export function createUserService(store: Store): UserService {
     async ensureAdmin(login, password) {
       const user = await usersStore.findUserByLogin(db, login);
       if (!user) {
-        await this.add({ login, role: 'administrator', password });
+        await management.add({ login, role: 'administrator', password });
         return 'created';
       }
       const same = user.role === 'administrator' && (await check(password, user.password_hash));
@@ -431,4 +445,5 @@ export function createUserService(store: Store): UserService {
       return fitsInteger(id) && (await usersStore.findUserById(db, id)) !== undefined;
     },
   };
+  return management;
 }

@@ -7,7 +7,7 @@
 import { DateTime } from 'luxon';
 import { registerKept } from '../../metrics.js';
 import { RULES, type ParseState, type Rule } from './strtotime-grammar.js';
-import { daysInMonth, type WallParts } from './wall.js';
+import { daysInMonth, wallPartsOf, type WallParts } from './wall.js';
 import { zoneOf } from './zones.js';
 
 /** Civil-date arithmetic with overflow (like timelib_do_normalize), via a proleptic-Gregorian UTC Date. */
@@ -75,14 +75,7 @@ const PLAIN_WALL_RE = /^(\d{4})-(\d{2})-(\d{2})(?: (\d{2}):(\d{2})(?::(\d{2}))?)
 function plainWallTime(text: string): WallParts | null {
   const m = PLAIN_WALL_RE.exec(text);
   if (!m) return null;
-  const p: WallParts = {
-    year: Number(m[1]),
-    month: Number(m[2]),
-    day: Number(m[3]),
-    hour: m[4] === undefined ? 0 : Number(m[4]),
-    minute: m[5] === undefined ? 0 : Number(m[5]),
-    second: m[6] === undefined ? 0 : Number(m[6]),
-  };
+  const p = wallPartsOf(m);
   if (p.year < 1000 || p.month < 1 || p.month > 12 || p.day < 1 || p.day > daysInMonth(p.year, p.month)) return null;
   if (p.hour > 23 || p.minute > 59 || p.second > 59) return null;
   return p;

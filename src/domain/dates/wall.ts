@@ -20,6 +20,18 @@ export interface WallParts {
   second: number;
 }
 
+/** The parts of a `Y-m-d[ H:i[:s]]` match (groups 1 to 6; a missing time part is 0). */
+export function wallPartsOf(m: RegExpExecArray): WallParts {
+  return {
+    year: Number(m[1]),
+    month: Number(m[2]),
+    day: Number(m[3]),
+    hour: m[4] === undefined ? 0 : Number(m[4]),
+    minute: m[5] === undefined ? 0 : Number(m[5]),
+    second: m[6] === undefined ? 0 : Number(m[6]),
+  };
+}
+
 function isLeapYear(y: number): boolean {
   return (y % 4 === 0 && y % 100 !== 0) || y % 400 === 0;
 }
@@ -32,14 +44,7 @@ export function daysInMonth(y: number, m: number): number {
 function parseWall(wall: WallTime): WallParts {
   const m = typeof wall === 'string' ? WALL_RE.exec(wall.trim()) : null;
   if (!m) throw new RangeError(`Invalid wall time: ${String(wall)}`);
-  const p: WallParts = {
-    year: Number(m[1]),
-    month: Number(m[2]),
-    day: Number(m[3]),
-    hour: m[4] === undefined ? 0 : Number(m[4]),
-    minute: m[5] === undefined ? 0 : Number(m[5]),
-    second: m[6] === undefined ? 0 : Number(m[6]),
-  };
+  const p = wallPartsOf(m);
   if (p.month < 1 || p.month > 12 || p.day < 1 || p.day > daysInMonth(p.year, p.month) || p.hour > 23 || p.minute > 59 || p.second > 59) {
     throw new RangeError(`Invalid wall time: ${wall}`);
   }

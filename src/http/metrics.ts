@@ -61,10 +61,15 @@ export function drainLoopDelays(monitor: IntervalHistogram, into: Histogram, int
   const intervalNs = intervalMs * 1e6;
   let done = 0;
   for (const [percentile, ns] of [...monitor.percentiles].sort((a, b) => a[0] - b[0])) {
-    const upTo = Math.min(total, Math.round((total * percentile) / 100));
+    // Rounded down: a percentile just below 100 must not take the largest samples (rounded up it
+    // could, with many samples, and a single long hold would be observed at a small value).
+    const upTo = percentile >= 100 ? total : Math.min(total, Math.floor((total * percentile) / 100));
     const seconds = Math.max(0, ns - intervalNs) / 1e9;
     for (; done < upTo; done++) into.observe(seconds);
   }
+  // Whatever the percentiles left are the largest samples: observed at the maximum.
+  const max = Math.max(0, monitor.max - intervalNs) / 1e9;
+  for (; done < total; done++) into.observe(max);
   monitor.reset();
 }
 

@@ -20,15 +20,16 @@ function monitorWith(count: number): IntervalHistogram & { resets: number } {
     [99.951171875, ms(11)],
     [100, ms(130)],
   ]);
-  return {
+  const monitor = {
     count,
     percentiles,
     max: ms(130),
     resets: 0,
-    reset() {
-      this.resets++;
+    reset: () => {
+      monitor.resets++;
     },
-  } as unknown as IntervalHistogram & { resets: number };
+  };
+  return monitor as unknown as IntervalHistogram & { resets: number };
 }
 
 describe('event-loop delays drained into the histogram', () => {

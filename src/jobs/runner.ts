@@ -166,11 +166,14 @@ export function createJobRunner(options: JobRunnerOptions): JobRunner {
     registers: [],
   });
 
-  /** Wait for `promise`, at most `ms`; whether it settled in time. */
+  /**
+   * Wait for `promise`, at most `ms`; whether it settled in time. The timer keeps the process
+   * alive (not unref'd): whoever awaits a stop must get its answer, also when nothing else is left
+   * to run (Node 22 ends a test whose only pending timer is unref'd).
+   */
   const within = (promise: Promise<unknown>, ms: number): Promise<boolean> =>
     new Promise((resolve) => {
       const timer = setTimeout(() => resolve(false), ms);
-      timer.unref();
       void promise.then(() => {
         clearTimeout(timer);
         resolve(true);

@@ -96,6 +96,8 @@ describe('admin sign-in in a browser', () => {
     await page.locator('#user_login').fill(ADMIN.login);
     await page.locator('#user_pass').fill('wrong');
     await page.keyboard.press('Enter');
+    // The answer is a new page: wait for its error (the page before has an empty alert region).
+    await page.locator('div.error[role=alert]').waitFor();
     await page.waitForLoadState();
     await run('login with an error');
     await page.locator('#user_pass').fill(ADMIN.password);

@@ -110,6 +110,9 @@ class InlineMigrations implements MigrationProvider {
   }
 }
 
+/** PostgreSQL errors of a catalog query that raced another schema's DDL (see `migrate`). */
+const RACING_CATALOG_CODES = new Set(['3F000', '42P01', '42703']);
+
 /** Apply pending migrations; returns the names applied. */
 export async function migrate(store: Store): Promise<string[]> {
   // Kysely looks for its migration tables in every schema unless told which one: with several
@@ -123,10 +126,12 @@ export async function migrate(store: Store): Promise<string[]> {
     ...(store.schema ? { migrationTableSchema: store.schema } : {}),
   });
   // Kysely looks for its tables with a query over every schema of the database; another schema
-  // dropped meanwhile (a parallel test run's, another application's) fails it with 3F000
-  // ("schema does not exist"), which says nothing about ours: ask again.
+  // dropped or migrated meanwhile (a parallel test run's, another application's) fails it with
+  // 3F000 ("schema does not exist"), 42P01 (a relation dropped) or 42703 (a column of a table being
+  // altered: "column … of relation sync_state does not exist"), which say nothing about ours: ask
+  // again. A failure of our own migrations repeats and is thrown after the last attempt.
   let outcome = await migrator.migrateToLatest();
-  for (let attempt = 1; attempt < 5 && (outcome.error as { code?: string } | undefined)?.code === '3F000'; attempt++) {
+  for (let attempt = 1; attempt < 5 && RACING_CATALOG_CODES.has((outcome.error as { code?: string } | undefined)?.code ?? ''); attempt++) {
     await new Promise((r) => setTimeout(r, 50 * attempt));
     outcome = await migrator.migrateToLatest();
   }

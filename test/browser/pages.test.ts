@@ -6,36 +6,13 @@
  */
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
-import { createRequire } from 'node:module';
+import { mkdtempSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { DateTime } from 'luxon';
 import type { Browser, Page } from 'playwright-core';
 import { startServer, type TestServer } from '../support/harness.js';
-import { launchBrowser } from '../support/browser.js';
-
-const require = createRequire(import.meta.url);
-const AXE_SOURCE = readFileSync(require.resolve('axe-core/axe.min.js'), 'utf8');
-
-interface AxeViolation {
-  id: string;
-  impact: string | null;
-  help: string;
-  nodes: Array<{ target: string[] }>;
-}
-
-/** axe-core's serious and critical violations on the page (WCAG 2.x A and AA rules, best practices). */
-async function seriousViolations(page: Page): Promise<AxeViolation[]> {
-  await page.addScriptTag({ content: AXE_SOURCE });
-  const { violations, passes } = (await page.evaluate(async () => {
-    const axe = (window as unknown as { axe: { run(ctx: Document, opts: unknown): Promise<{ violations: unknown[]; passes: unknown[] }> } }).axe;
-    const r = await axe.run(document, { runOnly: { type: 'tag', values: ['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa', 'best-practice'] } });
-    return { violations: r.violations, passes: r.passes.length };
-  })) as { violations: AxeViolation[]; passes: number };
-  assert.ok(passes > 10, `axe ran its rules (${passes} passed)`);
-  return violations.filter((v) => v.impact === 'serious' || v.impact === 'critical');
-}
+import { launchBrowser, seriousViolations } from '../support/browser.js';
 
 describe('calendar pages in a browser', () => {
   let t: TestServer;

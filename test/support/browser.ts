@@ -7,8 +7,10 @@
  *   const browser = await launchBrowser();
  *   const page = await browser.newPage();
  */
-import { existsSync } from 'node:fs';
-import { chromium, type Browser } from 'playwright-core';
+import assert from 'node:assert/strict';
+import { existsSync, readFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { chromium, type Browser, type Page } from 'playwright-core';
 
 const CANDIDATES = [process.env.CHROMIUM_PATH, '/usr/bin/chromium', '/usr/bin/chromium-browser', '/usr/bin/google-chrome'].filter((p): p is string => !!p);
 
@@ -21,4 +23,34 @@ export function chromiumPath(): string {
 
 export async function launchBrowser(): Promise<Browser> {
   return chromium.launch({ executablePath: chromiumPath(), args: ['--no-sandbox', '--disable-dev-shm-usage'] });
+}
+
+const AXE_SOURCE = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
+
+export interface AxeViolation {
+  id: string;
+  impact: string | null;
+  help: string;
+  nodes: Array<{ target: string[] }>;
+}
+
+/**
+ * axe-core's serious and critical violations on the page, for the rules of these tags (WCAG 2.x A
+ * and AA, best practices by default). A page whose Content-Security-Policy forbids scripts (the
+ * admin pages) gets axe evaluated instead of added as a script tag.
+ */
+export async function seriousViolations(page: Page, tags: readonly string[] = ['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa', 'best-practice']): Promise<AxeViolation[]> {
+  await page.addScriptTag({ content: AXE_SOURCE }).catch(async () => {
+    await page.evaluate(AXE_SOURCE);
+  });
+  const { violations, passes } = (await page.evaluate(
+    async (values) => {
+      const axe = (window as unknown as { axe: { run(ctx: Document, opts: unknown): Promise<{ violations: unknown[]; passes: unknown[] }> } }).axe;
+      const r = await axe.run(document, { runOnly: { type: 'tag', values } });
+      return { violations: r.violations, passes: r.passes.length };
+    },
+    [...tags],
+  )) as { violations: AxeViolation[]; passes: number };
+  assert.ok(passes > 10, `axe ran its rules (${passes} passed)`);
+  return violations.filter((v) => v.impact === 'serious' || v.impact === 'critical');
 }

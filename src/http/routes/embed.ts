@@ -256,7 +256,9 @@ export function embedRoutes(services: Services): RouteDecl[] {
               // Days: read in the request's zone (the site's for local), the end exclusive.
               const z = zone.kind === 'named' ? zone.name : zone.kind === 'utc' ? 'UTC' : siteZone;
               const s = DateTime.fromISO(e.start_date.slice(0, 10), { zone: zoneOf(z) }).toMillis();
-              const x = DateTime.fromISO(e.end_date.slice(0, 10), { zone: zoneOf(z) }).plus({ days: 1 }).toMillis();
+              const x = DateTime.fromISO(e.end_date.slice(0, 10), { zone: zoneOf(z) })
+                .plus({ days: 1 })
+                .toMillis();
               return s < toMs && x > fromMs;
             }
             const s = utc(e.utc_start_date).toMillis();

@@ -401,12 +401,12 @@ export class EventsCalendar extends HTMLElement {
           role: 'gridcell',
           'data-day': day,
           tabindex: active ? '0' : '-1',
-          'aria-label': label,
           part: ['day', day === today ? 'today' : '', day.startsWith(month) ? '' : 'other-month'].filter(Boolean).join(' '),
         });
         if (classes) cell.className = classes;
         if (active) cell.setAttribute('aria-selected', 'true');
-        cell.append(el('span', { class: 'num', 'aria-hidden': 'true', text: String(Number(day.slice(8))) }));
+        // The day's name for screen readers is in its content (a label would hide the events' text).
+        cell.append(el('span', { class: 'num', 'aria-hidden': 'true', text: String(Number(day.slice(8))) }), el('span', { class: 'sr', text: label }));
         for (const item of items.slice(0, MAX_PER_DAY)) {
           const time = item.allDay ? '' : `${this.fmt({ hour: 'numeric', minute: '2-digit' }, item.start)} `;
           cell.append(el('a', { href: item.url, class: 'chip', part: 'event event-link', tabindex: active ? '0' : '-1', text: `${item.start.slice(0, 10) === day ? time : ''}${item.title}` }));

@@ -101,10 +101,24 @@ export class EventsCalendar extends HTMLElement {
   private focusDay = '';
   private controller: AbortController | undefined;
   private connected = false;
+  /** a polite live region that outlives renders (what changed: a refresh, another month) */
+  private readonly live: HTMLElement;
+  /** what each render replaces */
+  private readonly holder: HTMLElement;
+  /** said once the next render is ready (the month moved to) */
+  private pendingAnnouncement = '';
 
   constructor() {
     super();
     this.root = this.attachShadow({ mode: 'open' });
+    this.live = el('div', { class: 'sr', role: 'status', 'aria-live': 'polite' });
+    this.holder = el('div');
+    this.root.append(el('style', { text: CSS }), this.live, this.holder);
+  }
+
+  private announce(text: string) {
+    this.live.textContent = '';
+    setTimeout(() => (this.live.textContent = text), 50);
   }
 
   connectedCallback() {
@@ -310,8 +324,6 @@ export class EventsCalendar extends HTMLElement {
   private render(announce = false) {
     const s = this.strings;
     const root = el('div', { class: `root ${this.view}`, part: 'root', role: 'region', 'aria-label': this.getAttribute('aria-label') || s.calendar, lang: this.locale });
-    const live = el('div', { class: 'sr', role: 'status', 'aria-live': 'polite' });
-    root.append(live);
     if (this.view === 'month') root.append(this.monthView());
     if (this.state === 'loading') {
       root.setAttribute('aria-busy', 'true');
@@ -325,10 +337,12 @@ export class EventsCalendar extends HTMLElement {
     } else if (!this.items.some((i) => this.daysOf(i).some((d) => d.startsWith(this.currentMonth())))) {
       root.append(el('p', { class: 'status', part: 'status empty', text: s.emptyMonth }));
     }
-    const style = el('style', { text: CSS });
     const hadFocus = this.root.activeElement !== null;
-    this.root.replaceChildren(style, root);
-    if (announce) live.textContent = s.updated;
+    this.holder.replaceChildren(root);
+    if (this.state === 'ready' && this.pendingAnnouncement) {
+      this.announce(this.pendingAnnouncement);
+      this.pendingAnnouncement = '';
+    } else if (announce) this.announce(s.updated);
     if (hadFocus && this.view === 'month') this.root.querySelector<HTMLElement>('[role=gridcell][tabindex="0"]')?.focus();
   }
 
@@ -378,7 +392,7 @@ export class EventsCalendar extends HTMLElement {
     const next = el('button', { type: 'button', part: 'nav-button next', 'aria-label': s.next, text: '›' });
     prev.addEventListener('click', () => this.moveMonth(-1));
     next.addEventListener('click', () => this.moveMonth(1));
-    const header = el('div', { class: 'header', part: 'header' }, prev, el('h2', { class: 'title', part: 'title', id: titleId, 'aria-live': 'polite', text: title }), next);
+    const header = el('div', { class: 'header', part: 'header' }, prev, el('h2', { class: 'title', part: 'title', id: titleId, text: title }), next);
 
     const byDay = new Map<string, Item[]>();
     if (this.state === 'ready') for (const item of this.items) for (const d of this.daysOf(item)) byDay.set(d, [...(byDay.get(d) ?? []), item]);
@@ -429,6 +443,7 @@ export class EventsCalendar extends HTMLElement {
     d.setUTCMonth(d.getUTCMonth() + delta);
     this.month = dayOf(d).slice(0, 7);
     this.focusDay = `${this.month}-01`;
+    this.pendingAnnouncement = this.fmt({ month: 'long', year: 'numeric' }, `${this.month}-01`);
     this.load(true);
   }
 
@@ -437,6 +452,7 @@ export class EventsCalendar extends HTMLElement {
     this.focusDay = day;
     if (!day.startsWith(this.currentMonth())) {
       this.month = day.slice(0, 7);
+      this.pendingAnnouncement = this.fmt({ month: 'long', year: 'numeric' }, `${this.month}-01`);
       this.load(true).then(() => this.root.querySelector<HTMLElement>(`[data-day="${day}"]`)?.focus());
       this.root.querySelector<HTMLElement>(`[data-day="${day}"]`)?.focus();
       return;

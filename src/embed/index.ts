@@ -31,8 +31,9 @@ export const STABLE_PATH = '/embed/events-calendar.js';
 /** How long browsers and caches keep the stable URL's answer (seconds). */
 export const STABLE_MAX_AGE = 300;
 const IMMUTABLE = 'public, max-age=31536000, immutable';
-const SNIPPET_CSP =
-  "default-src 'none'; script-src 'self'; connect-src 'self'; style-src 'self' 'unsafe-inline'; img-src 'self' data:; frame-src 'self'; form-action 'self'; base-uri 'none'; frame-ancestors 'self'";
+/** The snippet page's policy: its previews load the component and the iframe view from SITE_URL's origin (maybe not the request's). */
+const snippetCsp = (site: string) =>
+  `default-src 'none'; script-src 'self' ${site}; connect-src 'self' ${site}; style-src 'self' 'unsafe-inline'; img-src 'self' data:; frame-src 'self' ${site}; form-action 'self'; base-uri 'none'; frame-ancestors 'self'`;
 
 export interface EmbedFace {
   config: Config;
@@ -133,7 +134,7 @@ export function registerEmbedFace(app: FastifyInstance, { config, services, asse
     return reply
       .code(200)
       .header('content-type', 'text/html; charset=utf-8')
-      .header('content-security-policy', SNIPPET_CSP)
+      .header('content-security-policy', snippetCsp(new URL(site).origin))
       .header('x-frame-options', 'SAMEORIGIN')
       .header('cache-control', 'no-cache')
       .send(body);

@@ -242,6 +242,7 @@ window.fc.render();
     const next = month.plus({ months: 1 });
     await page.waitForFunction((title) => document.querySelector('events-calendar')!.shadowRoot!.querySelector('h2')!.textContent === title, next.setLocale('en-GB').toFormat('LLLL yyyy'));
     assert.equal((await focused())?.slice(0, 7), next.toFormat('yyyy-MM'), 'PageDown: the next month, focus kept in the grid');
+    await page.waitForFunction((title) => document.querySelector('events-calendar')!.shadowRoot!.querySelector('[role=status]')!.textContent === title, next.setLocale('en-US').toFormat('LLLL yyyy'));
     await page.keyboard.press('PageUp');
     await page.waitForFunction((title) => document.querySelector('events-calendar')!.shadowRoot!.querySelector('h2')!.textContent === title, month.setLocale('en-GB').toFormat('LLLL yyyy'));
     await page.getByRole('button', { name: 'Next month' }).click();

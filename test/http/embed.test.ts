@@ -21,6 +21,14 @@ before(() => {
   assert.equal(built.status, 0, 'the component builds');
 });
 
+it('fails the build when the component is over its gzip budget, writing nothing', () => {
+  const before = readFileSync(`${root}/dist/embed/manifest.json`, 'utf8');
+  const over = spawnSync(process.execPath, [`${root}/embed/build.mjs`], { env: { ...process.env, EMBED_GZIP_BUDGET: '1000' }, encoding: 'utf8' });
+  assert.equal(over.status, 1);
+  assert.match(over.stderr, /events-calendar\.js is \d+ bytes gzipped, over the budget of 1000/);
+  assert.equal(readFileSync(`${root}/dist/embed/manifest.json`, 'utf8'), before);
+});
+
 forEachStore('embed face', (t: TestServer) => {
   const get = (path: string, headers: Record<string, string> = {}) => fetch(t.origin + path, { headers });
   const page = async (path: string, headers: Record<string, string> = {}) => {

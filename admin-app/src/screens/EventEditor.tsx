@@ -262,7 +262,7 @@ export function EventEditor({ params }: { params: Record<string, string> }) {
         delete body.start_date;
         delete body.end_date;
       }
-      if (scope !== 'this' && d.rule.freq !== 'NONE') body.recurrence = toLines(d.rule, d.startDate);
+      // The series' rules stay as they are (for `following`, the API carries them over with COUNT reduced).
     }
     setSaving(true);
     setErrors({});

@@ -33,7 +33,7 @@ export function RichText({ value, onChange, labelId }: { value: string; onChange
       b.setAttribute('aria-label', t(`rich.${format}${value ? `.${value}` : ''}`));
     });
     q.on('text-change', () => {
-      const html = q.getLength() <= 1 ? '' : q.getSemanticHTML();
+      const html = q.getLength() <= 1 ? '' : q.root.innerHTML;
       last.current = html;
       onChange(html);
     });

@@ -27,6 +27,7 @@ import { JSONP_CONTENT_TYPE, jsonpCallbackOf, wrapJsonp } from './jsonp.js';
 import { allowForError, basePath, registerRoutes, sendJson } from './pipeline.js';
 import { adminEventRoutes } from './routes/admin-events.js';
 import { adminSessionRoutes } from './routes/admin-sessions.js';
+import { adminUserRoutes } from './routes/admin-users.js';
 import { ADMIN_NAMESPACE, adminRoutes } from './routes/admin-webhooks.js';
 import { apiRoutes } from './routes/index.js';
 import { rootIndex } from './self-description.js';
@@ -227,6 +228,7 @@ export function registerRestApi(app: FastifyInstance, { config, services, webhoo
   const admin = adminRoutes(services, webhooks);
   admin.push(...adminEventRoutes(services)); // the event index (issue 25): in the same list, so the index and /doc declare it
   admin.push(...adminSessionRoutes(services)); // the admin face's sign-in sessions (issue 28)
+  admin.push(...adminUserRoutes(services)); // users, roles, application passwords (issue 28)
   for (const root of roots) registerRoutes(app, admin, services, services.linksFor(root, ADMIN_NAMESPACE));
 
   // The site root: discovery (the Link header and <link>), unless the REST root is the site root.

@@ -30,6 +30,7 @@ import { adminSessionRoutes } from './routes/admin-sessions.js';
 import { adminUserRoutes } from './routes/admin-users.js';
 import { adminSettingRoutes } from './routes/admin-settings.js';
 import { adminRecurrenceRoutes } from './routes/admin-recurrence.js';
+import { adminImportRoutes } from './routes/admin-imports.js';
 import { ADMIN_NAMESPACE, adminRoutes } from './routes/admin-webhooks.js';
 import { apiRoutes } from './routes/index.js';
 import { rootIndex } from './self-description.js';
@@ -233,6 +234,7 @@ export function registerRestApi(app: FastifyInstance, { config, services, webhoo
   admin.push(...adminUserRoutes(services)); // users, roles, application passwords (issue 28)
   admin.push(...adminSettingRoutes(services)); // the settings in force (issue 28)
   admin.push(...adminRecurrenceRoutes(services)); // recurrence preview (issue 28)
+  admin.push(...adminImportRoutes(services)); // imports as jobs, export downloads (issue 28)
   for (const root of roots) registerRoutes(app, admin, services, services.linksFor(root, ADMIN_NAMESPACE));
 
   // The site root: discovery (the Link header and <link>), unless the REST root is the site root.

@@ -31,6 +31,8 @@ import { adminUserRoutes } from './routes/admin-users.js';
 import { adminSettingRoutes } from './routes/admin-settings.js';
 import { adminRecurrenceRoutes } from './routes/admin-recurrence.js';
 import { adminImportRoutes } from './routes/admin-imports.js';
+import { adminChangeRoutes } from './routes/admin-changes.js';
+import { closeFollowers } from '../domain/change-stream.js';
 import { ADMIN_NAMESPACE, adminRoutes } from './routes/admin-webhooks.js';
 import { apiRoutes } from './routes/index.js';
 import { rootIndex } from './self-description.js';
@@ -235,6 +237,8 @@ export function registerRestApi(app: FastifyInstance, { config, services, webhoo
   admin.push(...adminSettingRoutes(services)); // the settings in force (issue 28)
   admin.push(...adminRecurrenceRoutes(services)); // recurrence preview (issue 28)
   admin.push(...adminImportRoutes(services)); // imports as jobs, export downloads (issue 28)
+  admin.push(...adminChangeRoutes(services)); // the change log as JSON and server-sent events (issue 28)
+  app.addHook('preClose', async () => closeFollowers(services)); // open change streams end when the server closes
   for (const root of roots) registerRoutes(app, admin, services, services.linksFor(root, ADMIN_NAMESPACE));
 
   // The site root: discovery (the Link header and <link>), unless the REST root is the site root.

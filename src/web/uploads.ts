@@ -19,7 +19,7 @@ export function registerUploadParsers(app: FastifyInstance): void {
     done(null, { file: (body as Buffer).toString('utf8') });
   });
   app.addContentTypeParser('multipart/form-data', { parseAs: 'buffer', bodyLimit: UPLOAD_LIMIT }, async (req: { headers: Record<string, unknown> }, body: Buffer) => {
-    let form: Array<[string, FormDataEntryValue]>;
+    let form: Array<[string, string | File]>;
     try {
       const parsed = await new Response(new Uint8Array(body), { headers: { 'content-type': String(req.headers['content-type']) } }).formData();
       form = [];

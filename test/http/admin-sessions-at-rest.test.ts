@@ -13,15 +13,18 @@ import { findTotp, putTotp } from '../../src/store/sessions.js';
 import { writeTransaction } from '../../src/store/changes.js';
 
 async function signIn(t: TestServer): Promise<{ cookie: string; nonce: string }> {
+  // As a browser: the login form first (its pre-session cookie and login nonce).
+  const form0 = await fetch(`${t.origin}/admin/login`, { redirect: 'manual' });
+  const loginNonce = /name="_wpnonce" value="([^"]+)"/.exec(await form0.text())?.[1] ?? '';
   const res = await fetch(`${t.origin}/admin/login`, {
     method: 'POST',
     redirect: 'manual',
-    headers: { 'content-type': 'application/x-www-form-urlencoded' },
-    body: new URLSearchParams({ log: ADMIN.login, pwd: ADMIN.password }).toString(),
+    headers: { 'content-type': 'application/x-www-form-urlencoded', cookie: (form0.headers.get('set-cookie') ?? '').split(';')[0]! },
+    body: new URLSearchParams({ log: ADMIN.login, pwd: ADMIN.password, _wpnonce: loginNonce }).toString(),
   });
   assert.equal(res.status, 303);
   const cookie = (res.headers.get('set-cookie') ?? '').split(';')[0]!;
-  const html = await (await fetch(`${t.origin}/admin/`, { headers: { cookie } })).text();
+  const html = await (await fetch(`${t.origin}/admin/account`, { headers: { cookie } })).text();
   return { cookie, nonce: /name="calendar-rest-nonce" content="([^"]*)"/.exec(html)![1]! };
 }
 

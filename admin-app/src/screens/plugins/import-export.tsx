@@ -67,7 +67,10 @@ function ImportForm({ onQueued }: { onQueued: (job: ImportJob) => void }) {
   const [errors, setErrors] = useState<Record<string, string>>({});
   const [message, setMessage] = useState<string | undefined>();
   const [busy, setBusy] = useState(false);
-  const set = <K extends keyof typeof f>(k: K) => (v: (typeof f)[K]) => setF({ ...f, [k]: v });
+  const set =
+    <K extends keyof typeof f>(k: K) =>
+    (v: (typeof f)[K]) =>
+      setF({ ...f, [k]: v });
   const submit = async (e: Event) => {
     e.preventDefault();
     setErrors({});
@@ -142,7 +145,13 @@ function ImportForm({ onQueued }: { onQueued: (job: ImportJob) => void }) {
       {source === 'url' && <TextField label={t('io.url')} name="url" type="url" inputMode="url" required value={f.url} onInput={set('url')} error={errors.url} help={t('io.privateHelp')} />}
       {source !== 'tec' && (
         <>
-          <SelectField label={t('io.status')} name="status" value={f.status} onChange={set('status')} options={['publish', 'draft', 'pending', 'private'].map((s) => ({ value: s, label: t(`io.status.${s}`) }))} />
+          <SelectField
+            label={t('io.status')}
+            name="status"
+            value={f.status}
+            onChange={set('status')}
+            options={['publish', 'draft', 'pending', 'private'].map((s) => ({ value: s, label: t(`io.status.${s}`) }))}
+          />
           <Checkbox label={t('io.strict')} name="strict" checked={f.strict} onChange={set('strict')} help={t('io.strictHelp')} />
         </>
       )}
@@ -181,7 +190,17 @@ function ImportForm({ onQueued }: { onQueued: (job: ImportJob) => void }) {
 }
 
 function CountsLine({ counts }: { counts: Counts }) {
-  return <>{t('io.counts', { created: formatNumber(counts.created), updated: formatNumber(counts.updated), unchanged: formatNumber(counts.unchanged), skipped: formatNumber(counts.skipped), failed: formatNumber(counts.failed) })}</>;
+  return (
+    <>
+      {t('io.counts', {
+        created: formatNumber(counts.created),
+        updated: formatNumber(counts.updated),
+        unchanged: formatNumber(counts.unchanged),
+        skipped: formatNumber(counts.skipped),
+        failed: formatNumber(counts.failed),
+      })}
+    </>
+  );
 }
 
 /** One import followed until it ends. */

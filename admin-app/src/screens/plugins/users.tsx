@@ -279,7 +279,11 @@ function AppPasswords({ user }: { user: User }) {
           </button>
         </div>
       )}
-      {list.error ? <ErrorState error={list.error} onRetry={list.reload} /> : <DataTable caption={t('users.app.title')} columns={columns} rows={list.data?.map((a) => ({ ...a, id: a.uuid })) ?? null} empty={t('users.app.empty')} />}
+      {list.error ? (
+        <ErrorState error={list.error} onRetry={list.reload} />
+      ) : (
+        <DataTable caption={t('users.app.title')} columns={columns} rows={list.data?.map((a) => ({ ...a, id: a.uuid })) ?? null} empty={t('users.app.empty')} />
+      )}
       <form onSubmit={create} class="inline-form" noValidate>
         <TextField label={t('users.app.newName')} name="app-name" value={name} onInput={setName} error={error} required />
         <button type="submit">{t('users.app.add')}</button>

@@ -95,7 +95,11 @@ function WebhookList() {
           {t('webhooks.add')}
         </button>
       </PageHeader>
-      {list.error ? <ErrorState error={list.error} onRetry={list.reload} /> : <DataTable caption={t('webhooks.title')} columns={columns} rows={list.data} loading={list.loading} empty={t('webhooks.empty')} />}
+      {list.error ? (
+        <ErrorState error={list.error} onRetry={list.reload} />
+      ) : (
+        <DataTable caption={t('webhooks.title')} columns={columns} rows={list.data} loading={list.loading} empty={t('webhooks.empty')} />
+      )}
     </>
   );
 }

@@ -14,7 +14,7 @@
 import type { ChangeRow } from '../store/change-log.js';
 import type { Store } from '../store/db.js';
 import { prunedThrough } from '../store/settings.js';
-import { ApiError } from './errors.js';
+import { apiError } from './errors.js';
 import type { Viewer } from './permissions.js';
 
 export interface ChangeEvent {
@@ -46,8 +46,7 @@ async function complete(store: Store, after: number): Promise<boolean> {
   return after >= (await prunedThrough(store.db));
 }
 
-export const changesPruned = (after: number) =>
-  new ApiError('rest_changes_pruned', `The changes after ${after} are no longer all kept (the log is pruned after SYNC_HISTORY_DAYS): read the data again, then follow from the current head.`, 410);
+export const changesPruned = (after: number) => apiError('rest_changes_pruned', { args: [after] });
 
 /** The writes after `after`, at most about `limit` rows (whole writes), and how far they reach; 410 when pruned. */
 export async function readChanges(services: { store: Store }, viewer: Viewer, after: number, limit: number): Promise<{ events: ChangeEvent[]; through: number; head: number }> {

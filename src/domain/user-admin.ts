@@ -15,7 +15,7 @@ import type { UserRow } from '../store/schema.js';
 import * as usersStore from '../store/users.js';
 import { countAdministrators, listUsersPage } from '../store/user-admin.js';
 import { fitsInteger } from '../store/ranges.js';
-import { ApiError } from './errors.js';
+import { apiError, invalidParams } from './errors.js';
 import { isRole, ROLES } from './permissions.js';
 import type { Services } from './services.js';
 import { isEmail, UserError, UserRefusal } from './users.js';
@@ -54,9 +54,10 @@ export function userView(u: UserRow): UserView {
   };
 }
 
-const invalidId = () => new ApiError('rest_user_invalid_id', 'Invalid user ID.', 404);
-const invalidParam = (param: string, message: string) => new ApiError('rest_invalid_param', `Invalid parameter(s): ${param}`, 400, { params: { [param]: message } });
-const lastAdministrator = () => new ApiError('rest_user_last_administrator', 'This is the only administrator: make another user an administrator first.', 400);
+const invalidId = () => apiError('rest_user_invalid_id');
+const invalidParam = (param: string, message: string) => invalidParams({ [param]: message });
+const lastAdministrator = () => apiError('rest_user_last_administrator');
+const invalidRole = () => apiError('rest_user_invalid_role', { args: [ROLES.join(', ')] });
 
 export interface UserPatch {
   name?: string;
@@ -94,7 +95,7 @@ export function userAdminOf(services: Pick<Services, 'store' | 'users'>): UserAd
     try {
       return await fn();
     } catch (err) {
-      if (err instanceof UserRefusal) throw new ApiError('rest_user_has_content', err.message.replace('give --reassign LOGIN', 'give reassign (a user ID)'), 409);
+      if (err instanceof UserRefusal) throw apiError('rest_user_has_content', { args: [err.message.replace('give --reassign LOGIN', 'give reassign (a user ID)')] });
       if (err instanceof UserError) throw invalidParam(param, err.message);
       throw err;
     }
@@ -104,7 +105,7 @@ export function userAdminOf(services: Pick<Services, 'store' | 'users'>): UserAd
     if (email === '') return;
     if (!isEmail(email)) throw invalidParam('email', 'Invalid email address.');
     const other = await usersStore.findUserByEmail(db, email);
-    if (other && Number(other.id) !== exceptId) throw new ApiError('existing_user_email', 'Sorry, that email address is already used!', 400);
+    if (other && Number(other.id) !== exceptId) throw apiError('existing_user_email');
   }
 
   const appView = (a: { uuid: string; name: string; created: string; lastUsed: string | null }): AppPasswordView => ({
@@ -125,8 +126,8 @@ export function userAdminOf(services: Pick<Services, 'store' | 'users'>): UserAd
     },
 
     async create({ username, password, email = '', name = '', role }) {
-      if (!isRole(role)) throw new ApiError('rest_user_invalid_role', `Sorry, you are not allowed to give users that role (one of ${ROLES.join(', ')}).`, 400);
-      if (await usersStore.findUserByLogin(db, username)) throw new ApiError('existing_user_login', 'Sorry, that username already exists!', 400);
+      if (!isRole(role)) throw invalidRole();
+      if (await usersStore.findUserByLogin(db, username)) throw apiError('existing_user_login');
       await checkEmailFree(email);
       const noPassword = password === undefined || password === '';
       const row = await asApi('username', () => users.add({ login: username, role, password: password ?? '', email, name, noPassword }));
@@ -136,7 +137,7 @@ export function userAdminOf(services: Pick<Services, 'store' | 'users'>): UserAd
     async update(id, patch) {
       const user = await mustFind(id);
       if (patch.role !== undefined) {
-        if (!isRole(patch.role)) throw new ApiError('rest_user_invalid_role', `Sorry, you are not allowed to give users that role (one of ${ROLES.join(', ')}).`, 400);
+        if (!isRole(patch.role)) throw invalidRole();
         if (user.role === 'administrator' && patch.role !== 'administrator' && (await countAdministrators(db)) <= 1) throw lastAdministrator();
       }
       if (patch.email !== undefined) await checkEmailFree(patch.email, id);
@@ -155,8 +156,8 @@ export function userAdminOf(services: Pick<Services, 'store' | 'users'>): UserAd
       let heir: UserRow | undefined;
       if (reassign !== undefined) {
         heir = fitsInteger(reassign) ? await usersStore.findUserById(db, reassign) : undefined;
-        if (!heir) throw new ApiError('rest_user_invalid_reassign', 'Invalid user ID for reassignment.', 400);
-        if (Number(heir.id) === id) throw new ApiError('rest_user_invalid_reassign', 'The records of a removed user cannot be reassigned to that same user.', 400);
+        if (!heir) throw apiError('rest_user_invalid_reassign', { args: ['no such user'] });
+        if (Number(heir.id) === id) throw apiError('rest_user_invalid_reassign', { args: ['the records cannot go to the user removed'] });
       }
       if (user.role === 'administrator' && (await countAdministrators(db)) <= 1) throw lastAdministrator();
       const previous = userView(user);
@@ -172,8 +173,8 @@ export function userAdminOf(services: Pick<Services, 'store' | 'users'>): UserAd
     async createAppPassword(id, name) {
       const user = await mustFind(id);
       const trimmed = name.trim();
-      if (trimmed === '' || trimmed.length > 100) throw new ApiError('rest_application_password_name', 'An application name of 1 to 100 characters is required.', 400);
-      if ((await users.listAppPasswords(user.login)).some((a) => a.name === trimmed)) throw new ApiError('application_password_duplicate_name', 'Each application name should be unique.', 409);
+      if (trimmed === '' || trimmed.length > 100) throw apiError('rest_application_password_name');
+      if ((await users.listAppPasswords(user.login)).some((a) => a.name === trimmed)) throw apiError('application_password_duplicate_name');
       const { uuid, password } = await users.addAppPassword(user.login, trimmed);
       const made = (await users.listAppPasswords(user.login)).find((a) => a.uuid === uuid)!;
       return { ...appView(made), password };
@@ -182,7 +183,7 @@ export function userAdminOf(services: Pick<Services, 'store' | 'users'>): UserAd
     async revokeAppPassword(id, uuid) {
       const user = await mustFind(id);
       const found = (await users.listAppPasswords(user.login)).find((a) => a.uuid === uuid);
-      if (!found) throw new ApiError('application_password_not_found', 'Could not find an application password with that id.', 404);
+      if (!found) throw apiError('application_password_not_found');
       await users.revokeAppPassword(user.login, uuid);
       return { deleted: true, previous: appView(found) };
     },

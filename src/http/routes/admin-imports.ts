@@ -19,8 +19,7 @@
  */
 import type { Services } from '../../domain/services.js';
 import { importQueueOf, type ImportRequest } from '../../domain/imports.js';
-import { invalidParams } from '../../domain/errors.js';
-import { ApiError } from '../../domain/errors.js';
+import { apiError, invalidParams } from '../../domain/errors.js';
 import { isPositiveInt } from '../../domain/values.js';
 import { isRole } from '../../domain/permissions.js';
 import { exportCalendar } from '../../import/backup-json.js';
@@ -32,7 +31,7 @@ import { listHeaders } from '../paging.js';
 import { pageArg } from './common.js';
 
 const isAdministrator = (ctx: EndpointContext) => ctx.viewer.role === 'administrator';
-const notFound = () => new ApiError('rest_import_invalid_id', 'Invalid import ID.', 404);
+const notFound = () => apiError('rest_import_invalid_id');
 
 export function adminImportRoutes(services: Services): RouteDecl[] {
   const queue = importQueueOf(services);

@@ -126,6 +126,18 @@ forEachStore('admin imports and exports', (t) => {
     assert.equal((await until(t, next.body.id)).final.status, 'done');
   });
 
+  it('takes uploads up to 10 MiB (more than other bodies), refuses larger ones with 413', async () => {
+    const pad = Array.from({ length: 2600 }, (_, i) => `X-PAD-${i}:${'x'.repeat(1000)}`).join('\r\n');
+    const big = calendar(ics('big@test', 'Big'), pad);
+    assert.ok(big.length > 2.5 * 1024 * 1024);
+    const ok = await fetch(`${t.origin}${A}/imports`, { method: 'POST', headers: { authorization: auth, 'content-type': 'text/calendar' }, body: big });
+    assert.equal(ok.status, 202);
+    const tooBig = await fetch(`${t.origin}${A}/imports`, { method: 'POST', headers: { authorization: auth, 'content-type': 'text/calendar' }, body: 'x'.repeat(10 * 1024 * 1024 + 1) });
+    assert.equal(tooBig.status, 413);
+    assert.equal(((await tooBig.json()) as { code: string }).code, 'rest_payload_too_large');
+    assert.equal((await until(t, ((await ok.json()) as { id: number }).id)).final.status, 'done');
+  });
+
   it('downloads the JSON export and the iCalendar export', async () => {
     const json = await fetch(`${t.origin}${A}/export`, { headers: { authorization: auth } });
     assert.equal(json.status, 200);

@@ -198,3 +198,26 @@ for (const kind of STORES) {
     });
   });
 }
+
+for (const kind of STORES) {
+  it(`a server that stops ends its import between two records and queues it again [${kind.name}]`, async () => {
+    const t = await startServer(kind);
+    try {
+      const many = calendar(...Array.from({ length: 400 }, (_, i) => ics(`stop-${i}@test`, `Stop ${i}`)));
+      const res = await fetch(`${t.origin}${A}/imports`, { method: 'POST', headers: { authorization: auth, 'content-type': 'text/calendar' }, body: many });
+      const { id } = (await res.json()) as { id: number };
+      for (let i = 0; i < 400; i++) {
+        const row = await findImport(t.built.store.db, id);
+        if (row?.status === 'running' && Number(row.done) > 0) break;
+        await sleep(25);
+      }
+      await t.built.app.close();
+      const row = await findImport(t.built.store.db, id);
+      assert.equal(row?.status, 'queued', 'queued again, to be resumed');
+      assert.ok(Number(row?.attempts) >= 1);
+    } finally {
+      await t.built.app.close();
+      await t.built.store.close();
+    }
+  });
+}

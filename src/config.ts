@@ -93,6 +93,10 @@ export interface Config {
   sessionMaxAgeMs: number;
   /** `administrators`: administrators must turn two-factor sign-in on before their session is usable; `off`: optional for everyone. */
   adminRequire2fa: 'administrators' | 'off';
+  /** SECRET_KEY: encrypts secrets at rest (TOTP secrets); unset: one generated once and kept in the database's settings table. */
+  secretKey?: string;
+  /** Where each setting not at its default came from (the admin API's settings list). */
+  sources?: Partial<Record<keyof Config, 'environment' | 'flag'>>;
 }
 
 /** The namespace every route lives under. */
@@ -267,6 +271,13 @@ export const SETTINGS: Setting[] = [
     defaultText: 'off',
     description: 'administrators: administrators must turn two-factor sign-in (TOTP) on before their session can do anything else; off: optional',
   },
+  {
+    env: 'SECRET_KEY',
+    flag: '--secret-key',
+    key: 'secretKey',
+    defaultText: 'generated',
+    description: 'key (32 characters or more) encrypting secrets at rest (TOTP secrets, AES-256-GCM); unset: one is generated once and kept in the database',
+  },
 ];
 
 /** `500ms`, `5s`, `1.5m`, `2h` (a bare number is seconds) → milliseconds. */
@@ -396,9 +407,12 @@ function passwordFile(env: NodeJS.ProcessEnv): string {
  * @example loadConfig({ PORT: '0', DATABASE_URL: 'sqlite::memory:' })
  */
 export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Partial<Record<keyof Config, string>> = {}): Config {
+  const sources: NonNullable<Config['sources']> = {};
   const pick = (key: keyof Config, envName: string): string | undefined => {
     const v = overrides[key] ?? env[envName];
-    return v === undefined || v === '' ? undefined : String(v);
+    if (v === undefined || v === '') return undefined;
+    sources[key] = overrides[key] !== undefined ? 'flag' : 'environment';
+    return String(v);
   };
   const port = positiveInt('PORT', pick('port', 'PORT') ?? '8080');
   if (port > 65535) throw new ConfigError(`PORT must be at most 65535, got ${port}`);
@@ -443,6 +457,11 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Part
   if (adminPath === '/' || !/^(\/[A-Za-z0-9._~-]+)+$/.test(adminPath)) throw new ConfigError(`ADMIN_PATH must be a path such as /admin, got "${adminPath}"`);
   const adminRequire2fa = (pick('adminRequire2fa', 'ADMIN_REQUIRE_2FA') ?? 'off').trim().toLowerCase();
   if (adminRequire2fa !== 'administrators' && adminRequire2fa !== 'off') throw new ConfigError(`ADMIN_REQUIRE_2FA must be administrators or off, got "${adminRequire2fa}"`);
+  const secretKey = pick('secretKey', 'SECRET_KEY');
+  if (secretKey !== undefined && secretKey.length < 32) throw new ConfigError('SECRET_KEY must be at least 32 characters long');
+  if (env.CALENDAR_ADMIN_PASSWORD_FILE && !overrides.adminPassword) sources.adminPassword = 'environment';
+  if (overrides.namespaceAliases !== undefined) sources.namespaceAliases = 'flag';
+  else if (env.NAMESPACE_ALIASES !== undefined) sources.namespaceAliases = 'environment';
   const logLevel = (pick('logLevel', 'LOG_LEVEL') ?? 'info').toLowerCase();
   if (!LOG_LEVELS.includes(logLevel)) throw new ConfigError(`LOG_LEVEL must be one of ${LOG_LEVELS.join(', ')}, got "${logLevel}"`);
   return {
@@ -493,5 +512,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Part
     sessionIdleMs: durationMs('SESSION_IDLE', pick('sessionIdleMs', 'SESSION_IDLE') ?? '48h'),
     sessionMaxAgeMs: durationMs('SESSION_MAX_AGE', pick('sessionMaxAgeMs', 'SESSION_MAX_AGE') ?? '336h'),
     adminRequire2fa,
+    ...(secretKey !== undefined ? { secretKey } : {}),
+    sources,
   };
 }

@@ -81,6 +81,19 @@ export const ERRORS = {
   // Ours (issue 30): the FullCalendar event source's range.
   rest_embed_range_too_wide: [400, 'The range from start to end is longer than %d days; ask for a shorter one.'],
   rest_embed_range_empty: [400, 'The end of the range must be after its start.'],
+  // Issue 28 (ours, with WordPress' codes where it has one): the admin app's routes (docs/admin-api.md).
+  rest_user_invalid_id: [404, 'Invalid user ID.'],
+  existing_user_login: [400, 'Sorry, that username already exists!'],
+  existing_user_email: [400, 'Sorry, that email address is already used!'],
+  rest_user_invalid_role: [400, 'Sorry, you are not allowed to give users that role (one of %s).'],
+  rest_user_invalid_reassign: [400, 'Invalid user ID for reassignment: %s.'],
+  rest_user_has_content: [409, '%s'],
+  rest_user_last_administrator: [400, 'This is the only administrator: make another user an administrator first.'],
+  rest_application_password_name: [400, 'An application name of 1 to 100 characters is required.'],
+  application_password_duplicate_name: [409, 'Each application name should be unique.'],
+  application_password_not_found: [404, 'Could not find an application password with that id.'],
+  rest_import_invalid_id: [404, 'Invalid import ID.'],
+  rest_changes_pruned: [410, 'The changes after %d are no longer all kept (the log is pruned after SYNC_HISTORY_DAYS): read the data again, then follow from the current head.'],
 } as const satisfies Record<string, readonly [number, string]>;
 
 export type ErrorCode = keyof typeof ERRORS;

@@ -16,7 +16,10 @@
  *   browser and this request know), of the tick (12 hours), the user and the action; valid during
  *   its tick and the next one (12 to 24 hours), as WordPress'.
  * - **TOTP**: 6 digits, 30 s, SHA-1 (what authenticator apps read), one step of drift allowed.
- *   The secret is stored as is (base32) and never shown again once the enrolment is confirmed; ten
+ *   The secret is stored encrypted (AES-256-GCM, bound to the user id, with a key derived by HKDF
+ *   from SECRET_KEY, or from a key generated once and kept in the settings table when SECRET_KEY
+ *   is unset: `enc:v1:` + iv, tag and ciphertext); a plain secret stored before is still read and
+ *   encrypted when next used. It is never shown again once the enrolment is confirmed; ten
  *   recovery codes are shown once and stored as SHA-256 hashes. A wrong code counts as a failed
  *   login for the user (the same throttle).
  *
@@ -24,7 +27,7 @@
  *   const sessions = createSessionService(services, { idleMs: 12 * 3600e3, maxAgeMs: 14 * 86400e3, require2fa: 'off' });
  *   const signedIn = await sessions.signIn('ann', 'pw', gate, { userAgent: '', ip: '127.0.0.1' });
  */
-import { createHash, createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
+import { createCipheriv, createDecipheriv, createHash, createHmac, hkdfSync, randomBytes, timingSafeEqual } from 'node:crypto';
 import { Secret, TOTP } from 'otpauth';
 import { writeTransaction } from '../store/changes.js';
 import * as sessionsStore from '../store/sessions.js';
@@ -121,7 +124,7 @@ export function sessionServiceOf(services: {
   store: Store;
   users: Pick<UserService, 'authenticate'>;
   clock: Clock;
-  config: { siteName: string; sessionIdleMs: number; sessionMaxAgeMs: number; adminRequire2fa: 'administrators' | 'off' };
+  config: { siteName: string; sessionIdleMs: number; sessionMaxAgeMs: number; adminRequire2fa: 'administrators' | 'off'; secretKey?: string };
 }): SessionService {
   let found = byServices.get(services);
   if (!found) {
@@ -133,8 +136,56 @@ export function sessionServiceOf(services: {
 
 export const sha256hex = (text: string) => createHash('sha256').update(text).digest('hex');
 
-export function createSessionService(services: { store: Store; users: Pick<UserService, 'authenticate'>; clock: Clock; config: { siteName: string } }, settings: SessionSettings): SessionService {
+/** The prefix of a secret encrypted at rest. */
+const SEALED = 'enc:v1:';
+
+/** The AES-256 key of secrets at rest, from SECRET_KEY (or the generated one in the database). */
+export function secretsKey(secret: string): Buffer {
+  return Buffer.from(hkdfSync('sha256', secret, 'events-calendar', 'secrets at rest v1', 32));
+}
+
+/** Encrypt a secret for storage (AES-256-GCM; `context`, e.g. `totp:7`, binds it to its row). */
+export function sealSecret(key: Buffer, plain: string, context: string): string {
+  const iv = randomBytes(12);
+  const cipher = createCipheriv('aes-256-gcm', key, iv);
+  cipher.setAAD(Buffer.from(context));
+  const sealed = Buffer.concat([cipher.update(plain, 'utf8'), cipher.final()]);
+  return SEALED + [iv, cipher.getAuthTag(), sealed].map((b) => b.toString('base64url')).join('.');
+}
+
+/** A stored secret in clear: decrypted when sealed, as is when stored before encryption (`plain: true`). Throws when the key or context is wrong. */
+export function openSecret(key: Buffer, stored: string, context: string): { value: string; plain: boolean } {
+  if (!stored.startsWith(SEALED)) return { value: stored, plain: true };
+  const [iv, tag, sealed] = stored
+    .slice(SEALED.length)
+    .split('.')
+    .map((p) => Buffer.from(p, 'base64url'));
+  const decipher = createDecipheriv('aes-256-gcm', key, iv!);
+  decipher.setAAD(Buffer.from(context));
+  decipher.setAuthTag(tag!);
+  return { value: Buffer.concat([decipher.update(sealed!), decipher.final()]).toString('utf8'), plain: false };
+}
+
+/** Where the key of secrets at rest comes from: SECRET_KEY, else the one generated in the database. */
+export async function secretKeyText(services: { store: Store; config: { secretKey?: string } }): Promise<string> {
+  return services.config.secretKey ?? (await sessionsStore.storedSecretKey(services.store.db));
+}
+
+export function createSessionService(
+  services: { store: Store; users: Pick<UserService, 'authenticate'>; clock: Clock; config: { siteName: string; secretKey?: string } },
+  settings: SessionSettings,
+): SessionService {
   const db = services.store.db;
+  let keyMade: Promise<Buffer> | undefined;
+  const keyOf = () => (keyMade ??= secretKeyText(services).then(secretsKey, (err: unknown) => ((keyMade = undefined), Promise.reject(err as Error))));
+  const seal = async (userId: number, plain: string) => sealSecret(await keyOf(), plain, `totp:${userId}`);
+  /** A TOTP row's secret in clear; one stored plain (before encryption) is encrypted now (best effort). */
+  const secretOf = async (row: sessionsStore.UserTotpRow): Promise<string> => {
+    const userId = Number(row.user_id);
+    const { value, plain } = openSecret(await keyOf(), row.secret, `totp:${userId}`);
+    if (plain) await sessionsStore.replaceTotpSecret(db, userId, row.secret, await seal(userId, value)).catch(() => {});
+    return value;
+  };
   const nowMs = () => Date.parse(services.clock.nowGmt().replace(' ', 'T') + 'Z');
   const gmt = (ms: number) => new Date(ms).toISOString().slice(0, 19).replace('T', ' ');
   const msOf = (text: string) => Date.parse(text.replace(' ', 'T') + 'Z');
@@ -254,7 +305,7 @@ export function createSessionService(services: { store: Store; users: Pick<UserS
         const clean = code.replace(/\s+/g, '');
         let ok = false;
         if (totp?.confirmed_gmt != null) {
-          ok = codeOk(totp.secret, clean) || (clean.length >= 10 && (await writeTransaction(db, (trx) => sessionsStore.takeRecoveryCode(trx, s.userId, sha256hex(clean.toLowerCase())))));
+          ok = codeOk(await secretOf(totp), clean) || (clean.length >= 10 && (await writeTransaction(db, (trx) => sessionsStore.takeRecoveryCode(trx, s.userId, sha256hex(clean.toLowerCase())))));
         }
         outcome = ok ? 'ok' : 'failed';
         if (ok) await writeTransaction(db, (trx) => sessionsStore.completeSession(trx, s.id, s.userId));
@@ -282,20 +333,22 @@ export function createSessionService(services: { store: Store; users: Pick<UserS
       if (!row) return { state: 'off' };
       if (row.confirmed_gmt == null) {
         const user = await usersStore.findUserById(db, userId);
-        return { state: 'pending', secret: row.secret, uri: totpOf(row.secret, user?.login ?? '').toString() };
+        const secret = await secretOf(row);
+        return { state: 'pending', secret, uri: totpOf(secret, user?.login ?? '').toString() };
       }
       return { state: 'on', recoveryLeft: (JSON.parse(row.recovery_hashes) as string[]).length };
     },
 
     async startTotp(userId, login) {
       const secret = new Secret({ size: 20 }).base32;
-      await writeTransaction(db, (trx) => sessionsStore.putTotp(trx, userId, secret));
+      const sealed = await seal(userId, secret);
+      await writeTransaction(db, (trx) => sessionsStore.putTotp(trx, userId, sealed));
       return { secret, uri: totpOf(secret, login).toString() };
     },
 
     async confirmTotp(userId, code) {
       const row = await sessionsStore.findTotp(db, userId);
-      if (!row || row.confirmed_gmt != null || !codeOk(row.secret, code.replace(/\s+/g, ''))) return undefined;
+      if (!row || row.confirmed_gmt != null || !codeOk(await secretOf(row), code.replace(/\s+/g, ''))) return undefined;
       const codes = Array.from({ length: 10 }, () => randomBytes(8).toString('hex').toLowerCase());
       await writeTransaction(db, (trx) => sessionsStore.confirmTotp(trx, userId, gmt(nowMs()), codes.map(sha256hex)));
       return codes;
@@ -306,7 +359,7 @@ export function createSessionService(services: { store: Store; users: Pick<UserS
     async disableTotp(userId, code) {
       const row = await sessionsStore.findTotp(db, userId);
       if (!row) return true;
-      if (row.confirmed_gmt != null && !codeOk(row.secret, code.replace(/\s+/g, ''))) return false;
+      if (row.confirmed_gmt != null && !codeOk(await secretOf(row), code.replace(/\s+/g, ''))) return false;
       await writeTransaction(db, (trx) => sessionsStore.deleteTotp(trx, userId));
       return true;
     },

@@ -238,6 +238,18 @@ export function registerRoutes(app: FastifyInstance, routes: RouteDecl[], servic
       }
       const result = endpoint.precondition && hasPreconditions(req.headers) ? await guardedHandler(req, endpoint, ctx, services) : await endpoint.handler(ctx);
       const headers: Record<string, string> = { ...(result.headers ?? {}), allow: await allowedMethods(decl, ctx) };
+      if (result.stream) {
+        // A stream the handler writes itself (server-sent events): past compression and serialisation.
+        reply.hijack();
+        reply.raw.writeHead(result.status ?? 200, { ...(reply.getHeaders() as Record<string, string>), ...headers });
+        result.stream(reply.raw);
+        return reply;
+      }
+      if (result.raw)
+        return reply
+          .code(result.status ?? 200)
+          .headers(headers)
+          .send(result.body);
       const { status, body } = applyGlobalParams(req, result.status ?? 200, headers, result.body);
       reply.headers(headers);
       if (method === 'GET' && status === 200) {

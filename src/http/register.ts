@@ -27,6 +27,12 @@ import { JSONP_CONTENT_TYPE, jsonpCallbackOf, wrapJsonp } from './jsonp.js';
 import { allowForError, basePath, registerRoutes, sendJson } from './pipeline.js';
 import { adminEventRoutes } from './routes/admin-events.js';
 import { adminSessionRoutes } from './routes/admin-sessions.js';
+import { adminUserRoutes } from './routes/admin-users.js';
+import { adminSettingRoutes } from './routes/admin-settings.js';
+import { adminRecurrenceRoutes } from './routes/admin-recurrence.js';
+import { adminImportRoutes } from './routes/admin-imports.js';
+import { adminChangeRoutes } from './routes/admin-changes.js';
+import { closeFollowers } from '../domain/change-stream.js';
 import { ADMIN_NAMESPACE, adminRoutes } from './routes/admin-webhooks.js';
 import { apiRoutes } from './routes/index.js';
 import { EMBED_NAMESPACE, embedRoutes } from './routes/embed.js';
@@ -228,6 +234,12 @@ export function registerRestApi(app: FastifyInstance, { config, services, webhoo
   const admin = adminRoutes(services, webhooks);
   admin.push(...adminEventRoutes(services)); // the event index (issue 25): in the same list, so the index and /doc declare it
   admin.push(...adminSessionRoutes(services)); // the admin face's sign-in sessions (issue 28)
+  admin.push(...adminUserRoutes(services)); // users, roles, application passwords (issue 28)
+  admin.push(...adminSettingRoutes(services)); // the settings in force (issue 28)
+  admin.push(...adminRecurrenceRoutes(services)); // recurrence preview (issue 28)
+  admin.push(...adminImportRoutes(services)); // imports as jobs, export downloads (issue 28)
+  admin.push(...adminChangeRoutes(services)); // the change log as JSON and server-sent events (issue 28)
+  app.addHook('preClose', async () => closeFollowers(services)); // open change streams end when the server closes
   for (const root of roots) registerRoutes(app, admin, services, services.linksFor(root, ADMIN_NAMESPACE));
   // The embedding namespace (issue 30): the FullCalendar event source, under every REST root.
   const embed = embedRoutes(services);

@@ -113,6 +113,13 @@ export interface Reply {
   status?: number;
   body: unknown;
   headers?: Record<string, string>;
+  /** Send `body` (a string, a Buffer or a readable stream) as it is, with its own `content-type` in `headers` (downloads), not as JSON. */
+  raw?: boolean;
+  /**
+   * Take the connection over (server-sent events): the status and headers are written, then this
+   * gets the response to write to and end; nothing else is sent.
+   */
+  stream?: (res: import('node:http').ServerResponse) => void;
 }
 
 /** Documentation of one endpoint for the OpenAPI document. */

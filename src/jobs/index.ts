@@ -15,6 +15,7 @@ import { registerPruneJob, type PruneJob, type PruneLogger } from './change-log-
 import { registerHorizonJob, type HorizonJob } from './horizon.js';
 import { createJobRunner, type JobRunner } from './runner.js';
 import { pollIntervalMs, registerWebhookWorker, type WebhookWorker } from './webhook-delivery.js';
+import { registerImportJob } from './imports.js';
 
 export interface Jobs {
   runner: JobRunner;
@@ -27,11 +28,13 @@ export interface Jobs {
 }
 
 /** Declare the server's jobs to a new runner (not started). */
-export function createJobs(services: Pick<Services, 'store' | 'config' | 'clock' | 'versions' | 'events'>, logger: PruneLogger, options: { webhooks?: WebhookService } = {}): Jobs {
+export function createJobs(services: Services, logger: PruneLogger, options: { webhooks?: WebhookService } = {}): Jobs {
   // A stop waits for a webhook delivery under way (each attempt is bounded by WEBHOOKS_TIMEOUT).
   const runner = createJobRunner({ store: services.store, logger, stopWaitMs: Math.max(30_000, 2 * services.config.webhooksTimeoutMs) });
   const webhookWorker = options.webhooks ? registerWebhookWorker(runner, options.webhooks, { pollMs: pollIntervalMs(services.config.webhooksRetrySchedule) }) : undefined;
   const horizonJob = registerHorizonJob(runner, services);
   const pruneJob = registerPruneJob(runner, services, logger);
+  // Imports queued through the admin API (issue 28).
+  registerImportJob(runner, services);
   return { runner, horizonJob, pruneJob, ...(webhookWorker ? { webhookWorker } : {}) };
 }

@@ -7,7 +7,8 @@
  * @example
  *   const row = await findSessionByHash(db, sha256hex(cookieValue));
  */
-import type { Generated, Selectable } from 'kysely';
+import { randomBytes } from 'node:crypto';
+import { sql, type Generated, type Selectable } from 'kysely';
 import { noteChange } from './changes.js';
 import type { Executor } from './schema.js';
 
@@ -132,4 +133,27 @@ export async function takeRecoveryCode(db: Executor, userId: number, hash: strin
 export async function deleteTotp(db: Executor, userId: number): Promise<void> {
   await tables(db).deleteFrom('user_totp').where('user_id', '=', userId).execute();
   await noteChange(db, 'user', userId, 'update');
+}
+
+/** Re-encrypt a stored TOTP secret (a plain one read before SECRET_KEY encryption), unless it changed meanwhile. Not logged: the secret's meaning is unchanged. */
+export async function replaceTotpSecret(db: Executor, userId: number, from: string, to: string): Promise<void> {
+  await tables(db).updateTable('user_totp').set({ secret: to }).where('user_id', '=', userId).where('secret', '=', from).execute();
+}
+
+/**
+ * The key encrypting secrets at rest when SECRET_KEY is unset: made once (64 hex digits) in the
+ * `settings` table with an insert that does nothing when another instance made it first, and read
+ * back, so every instance uses the one in the database.
+ */
+export async function storedSecretKey(db: Executor): Promise<string> {
+  const read = async () => (await sql<{ value: string }>`select "value" from "settings" where "name" = 'secret_key'`.execute(db)).rows[0]?.value;
+  const found = await read();
+  if (found) return found;
+  await sql`insert into "settings" ("name", "value") values ('secret_key', ${randomBytes(32).toString('hex')}) on conflict ("name") do nothing`.execute(db);
+  return (await read())!;
+}
+
+/** Whether a generated key is in the database (the settings list names its source). */
+export async function hasStoredSecretKey(db: Executor): Promise<boolean> {
+  return (await sql<{ n: number }>`select 1 as "n" from "settings" where "name" = 'secret_key'`.execute(db)).rows.length > 0;
 }

@@ -16,6 +16,7 @@ import { constants as zlibConstants } from 'node:zlib';
 import type { Config } from '../config.js';
 import { apiError } from '../domain/errors.js';
 import { BODY_LIMIT, clientErrorHandler, frameworkErrorHandler, MAX_PARAM_LENGTH } from './hostile-input.js';
+import { registerUploadParsers } from './uploads.js';
 import { parseQuery, refusalOf } from './query-string.js';
 
 declare module 'fastify' {
@@ -100,5 +101,7 @@ export function registerBodyParsers(app: FastifyInstance): void {
     if (refusal !== undefined) done(refusal, undefined);
     else done(null, parsed);
   });
+  // Uploads (the admin API's imports, issue 28): text/calendar and multipart/form-data bodies as parameters.
+  registerUploadParsers(app);
   app.addContentTypeParser('*', { parseAs: 'buffer' }, (_req, _body, done) => done(null, undefined));
 }

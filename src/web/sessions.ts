@@ -1,8 +1,9 @@
 /**
  * Cookie authentication, shared by every face (issue 28): the session cookie the admin face sets
  * at sign-in, and the WordPress rule for using it (`rest_cookie_check_errors`): a request whose
- * cookie names a valid session counts as its user only with a valid nonce (`X-WP-Nonce` header
- * or `_wpnonce` query parameter) made for that session (`wp_create_nonce('wp_rest')`); without
+ * cookie names a valid session counts as its user only with a valid nonce (`X-WP-Nonce` header,
+ * `_wpnonce` query parameter, or `_wpnonce` in a form body, `application/x-www-form-urlencoded`,
+ * as WordPress reads `$_REQUEST`) made for that session (`wp_create_nonce('wp_rest')`); without
  * one it is anonymous; with a wrong one it is answered 403 `rest_cookie_invalid_nonce`. So a page
  * on another origin, which can send the cookie but never read a nonce, cannot act with it.
  * Credentials in an `Authorization` header win over the cookie (checked first, http/register.ts),
@@ -26,6 +27,8 @@ declare module 'fastify' {
     session?: Session;
     /** The cookie's value, when `session` is set (the nonces are keyed by it). */
     sessionToken?: string;
+    /** A usable session without a nonce in the header or query: its nonce may be in the form body (checked once it is parsed). */
+    sessionNonceInForm?: boolean;
   }
 }
 
@@ -98,11 +101,30 @@ export function registerCookieAuthentication(app: FastifyInstance, sessions: Ses
     const session = await sessionOfRequest(req, sessions);
     if (!session || !sessions.usable(session)) return;
     const nonce = nonceOfRequest(req);
-    // WordPress: no nonce, anonymous; a wrong one, 403.
-    if (nonce === undefined) return;
+    // WordPress: no nonce, anonymous; a wrong one, 403. A form body may still carry it.
+    if (nonce === undefined) {
+      if (isForm(req)) req.sessionNonceInForm = true;
+      return;
+    }
+    accept(req, reply, session, nonce);
+  });
+  // `_wpnonce` in a form body (a WordPress form posting to the REST API): checked once the body is
+  // parsed, before the handler (the rate limit has counted the request by address already).
+  app.addHook('preValidation', async (req, reply) => {
+    if (!req.sessionNonceInForm || req.viewer !== undefined || !req.session) return;
+    const nonce = (req.body as Record<string, unknown> | undefined)?._wpnonce;
+    if (typeof nonce === 'string') accept(req, reply, req.session, nonce);
+  });
+
+  function accept(req: FastifyRequest, reply: FastifyReply, session: Session, nonce: string): void {
     if (sessions.verifyNonce(req.sessionToken!, session, nonce, REST_NONCE_ACTION) === false) throw apiError('rest_cookie_invalid_nonce');
     req.viewer = session.viewer;
     // As WordPress, a fresh nonce with every answer the cookie authenticated.
     reply.header('x-wp-nonce', sessions.nonce(req.sessionToken!, session, REST_NONCE_ACTION));
-  });
+  }
+}
+
+/** A write with a form body (`application/x-www-form-urlencoded`). */
+function isForm(req: FastifyRequest): boolean {
+  return req.method !== 'GET' && req.method !== 'HEAD' && (req.headers['content-type'] ?? '').toLowerCase().startsWith('application/x-www-form-urlencoded');
 }

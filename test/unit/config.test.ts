@@ -93,6 +93,7 @@ describe('configuration', () => {
         'SESSION_IDLE',
         'SESSION_MAX_AGE',
         'ADMIN_REQUIRE_2FA',
+        'SECRET_KEY',
       ],
     );
   });

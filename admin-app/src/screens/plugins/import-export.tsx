@@ -1,0 +1,346 @@
+/**
+ * Import and export (issue 28) over `calendar/admin/v1/imports` and `/export`: an import from an
+ * `.ics` file, an `.ics` URL or a The Events Calendar site, queued and followed with a live progress
+ * bar (`imports/{id}` polled until it ends: phase, done of total, then the counts and each message);
+ * the import history; the JSON export and the iCalendar export as downloads. Administrators only.
+ */
+import { useEffect, useState } from 'preact/hooks';
+import { api, ApiProblem, apiUrl, fieldErrors } from '../../lib/api';
+import { formatDate, formatNumber, t } from '../../lib/i18n';
+import { query, setQuery } from '../../lib/router';
+import { boot } from '../../lib/session';
+import type { ScreenDef } from '../../lib/screens';
+import { useApi } from '../../components/useApi';
+import { PageHeader } from '../../components/PageHeader';
+import { DataTable, type Column } from '../../components/DataTable';
+import { Checkbox, Fieldset, FormErrors, SelectField, TextField } from '../../components/Fields';
+import { ErrorState, Loading } from '../../components/States';
+import { toast } from '../../components/Toast';
+
+const NS = 'calendar/admin/v1';
+const POLL_MS = 700;
+const PER_PAGE = 10;
+
+interface Counts {
+  created: number;
+  updated: number;
+  unchanged: number;
+  skipped: number;
+  failed: number;
+}
+
+interface ImportJob {
+  id: number;
+  kind: 'ics' | 'tec';
+  status: 'queued' | 'running' | 'done' | 'failed';
+  source: string;
+  progress: { phase: string; done: number; total: number };
+  counts: (Counts & { by_kind: Record<string, Counts> }) | null;
+  messages: Array<{ type: string; message: string }>;
+  error: string | null;
+  created_gmt: string;
+  started_gmt: string | null;
+  finished_gmt: string | null;
+}
+
+type Source = 'file' | 'url' | 'tec';
+const messageOf = (e: unknown) => (e instanceof Error ? e.message : String(e));
+const ended = (j: ImportJob) => j.status === 'done' || j.status === 'failed';
+
+/** POST an .ics file as it is (text/calendar: up to 10 MiB, more than a JSON body takes). */
+async function uploadIcs(file: File, options: Record<string, string | boolean | undefined>): Promise<ImportJob> {
+  const res = await fetch(apiUrl(`${NS}/imports`, { ...options, filename: file.name }), {
+    method: 'POST',
+    headers: { 'content-type': 'text/calendar', 'x-wp-nonce': boot.nonce, accept: 'application/json' },
+    body: file,
+    credentials: 'same-origin',
+  });
+  const data = (await res.json().catch(() => ({}))) as ImportJob & { code?: string; message?: string; data?: Record<string, unknown> };
+  if (!res.ok) throw new ApiProblem(data.code ?? `http_${res.status}`, data.message ?? res.statusText, res.status, data.data ?? {});
+  return data;
+}
+
+function ImportForm({ onQueued }: { onQueued: (job: ImportJob) => void }) {
+  const [source, setSource] = useState<Source>('file');
+  const [file, setFile] = useState<File | null>(null);
+  const [f, setF] = useState({ url: '', status: 'publish', strict: false, dryRun: false, from: '', namespace: 'tribe/events/v1', user: '', appPassword: '', author: '' });
+  const [errors, setErrors] = useState<Record<string, string>>({});
+  const [message, setMessage] = useState<string | undefined>();
+  const [busy, setBusy] = useState(false);
+  const set =
+    <K extends keyof typeof f>(k: K) =>
+    (v: (typeof f)[K]) =>
+      setF({ ...f, [k]: v });
+  const submit = async (e: Event) => {
+    e.preventDefault();
+    setErrors({});
+    setMessage(undefined);
+    if (source === 'file' && !file) {
+      setErrors({ file: t('io.chooseFile') });
+      return;
+    }
+    setBusy(true);
+    try {
+      let job: ImportJob;
+      if (source === 'file') job = await uploadIcs(file!, { status: f.status, strict: f.strict || undefined, dry_run: f.dryRun || undefined });
+      else if (source === 'url') job = (await api<ImportJob>(`${NS}/imports`, { method: 'POST', body: { url: f.url, status: f.status, strict: f.strict, dry_run: f.dryRun } })).data;
+      else
+        job = (
+          await api<ImportJob>(`${NS}/imports`, {
+            method: 'POST',
+            body: {
+              type: 'tec',
+              from: f.from,
+              namespace: f.namespace || undefined,
+              user: f.user || undefined,
+              app_password: f.user ? f.appPassword : undefined,
+              author: f.author || undefined,
+              dry_run: f.dryRun,
+            },
+          })
+        ).data;
+      toast(t('io.queued'));
+      onQueued(job);
+    } catch (err) {
+      setErrors(fieldErrors(err));
+      setMessage(messageOf(err));
+    } finally {
+      setBusy(false);
+    }
+  };
+  return (
+    <form onSubmit={submit} noValidate class="card">
+      <h2>{t('io.importTitle')}</h2>
+      <FormErrors message={message} fields={errors} />
+      <Fieldset legend={t('io.source')}>
+        {(['file', 'url', 'tec'] as const).map((s) => (
+          <div class="field radio" key={s}>
+            <input type="radio" id={`io-source-${s}`} name="source" value={s} checked={source === s} onChange={() => setSource(s)} />
+            <label for={`io-source-${s}`}>{t(`io.source.${s}`)}</label>
+          </div>
+        ))}
+      </Fieldset>
+      {source === 'file' && (
+        <div class={`field${errors.file ? ' has-error' : ''}`}>
+          <label for="f-file">{t('io.file')}</label>
+          <input
+            id="f-file"
+            name="file"
+            type="file"
+            accept=".ics,text/calendar"
+            onChange={(e) => setFile((e.target as HTMLInputElement).files?.[0] ?? null)}
+            aria-describedby={`f-file-help${errors.file ? ' f-file-error' : ''}`}
+            aria-invalid={errors.file ? 'true' : undefined}
+          />
+          <p class="help" id="f-file-help">
+            {t('io.fileHelp')}
+          </p>
+          {errors.file && (
+            <p class="field-error" id="f-file-error" role="alert">
+              {errors.file}
+            </p>
+          )}
+        </div>
+      )}
+      {source === 'url' && <TextField label={t('io.url')} name="url" type="url" inputMode="url" required value={f.url} onInput={set('url')} error={errors.url} help={t('io.privateHelp')} />}
+      {source !== 'tec' && (
+        <>
+          <SelectField
+            label={t('io.status')}
+            name="status"
+            value={f.status}
+            onChange={set('status')}
+            options={['publish', 'draft', 'pending', 'private'].map((s) => ({ value: s, label: t(`io.status.${s}`) }))}
+          />
+          <Checkbox label={t('io.strict')} name="strict" checked={f.strict} onChange={set('strict')} help={t('io.strictHelp')} />
+        </>
+      )}
+      {source === 'tec' && (
+        <>
+          <TextField label={t('io.from')} name="from" type="url" inputMode="url" required value={f.from} onInput={set('from')} error={errors.from} help={t('io.fromHelp')} />
+          <TextField label={t('io.namespace')} name="namespace" value={f.namespace} onInput={set('namespace')} error={errors.namespace} />
+          <TextField label={t('io.user')} name="user" value={f.user} onInput={set('user')} error={errors.user} autoComplete="off" />
+          <div class={`field${errors.app_password ? ' has-error' : ''}`}>
+            <label for="f-app_password">{t('io.appPassword')}</label>
+            <input
+              id="f-app_password"
+              name="app_password"
+              type="password"
+              autoComplete="off"
+              value={f.appPassword}
+              onInput={(e) => set('appPassword')((e.target as HTMLInputElement).value)}
+              aria-invalid={errors.app_password ? 'true' : undefined}
+              aria-describedby={errors.app_password ? 'f-app_password-error' : undefined}
+            />
+            {errors.app_password && (
+              <p class="field-error" id="f-app_password-error" role="alert">
+                {errors.app_password}
+              </p>
+            )}
+          </div>
+          <TextField label={t('io.author')} name="author" value={f.author} onInput={set('author')} error={errors.author} help={t('io.authorHelp')} />
+        </>
+      )}
+      <Checkbox label={t('io.dryRun')} name="dry_run" checked={f.dryRun} onChange={set('dryRun')} />
+      <button type="submit" disabled={busy}>
+        {t('io.start')}
+      </button>
+    </form>
+  );
+}
+
+function CountsLine({ counts }: { counts: Counts }) {
+  return (
+    <>
+      {t('io.counts', {
+        created: formatNumber(counts.created),
+        updated: formatNumber(counts.updated),
+        unchanged: formatNumber(counts.unchanged),
+        skipped: formatNumber(counts.skipped),
+        failed: formatNumber(counts.failed),
+      })}
+    </>
+  );
+}
+
+/** One import followed until it ends. */
+function ImportProgress({ id }: { id: number }) {
+  const [job, setJob] = useState<ImportJob | null>(null);
+  const [error, setError] = useState<unknown>(null);
+  useEffect(() => {
+    let stop = false;
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    const poll = async () => {
+      try {
+        const res = await api<ImportJob>(`${NS}/imports/${id}`);
+        if (stop) return;
+        setJob(res.data);
+        setError(null);
+        if (!ended(res.data)) timer = setTimeout(() => void poll(), POLL_MS);
+      } catch (err) {
+        if (stop) return;
+        setError(err);
+        timer = setTimeout(() => void poll(), POLL_MS * 3);
+      }
+    };
+    void poll();
+    return () => {
+      stop = true;
+      if (timer) clearTimeout(timer);
+    };
+  }, [id]);
+  if (error && !job) return <ErrorState error={error} />;
+  if (!job) return <Loading />;
+  const { done, total, phase } = job.progress;
+  return (
+    <section class="card" aria-labelledby="import-progress">
+      <h2 id="import-progress">{t('io.importNamed', { id: job.id, source: job.source })}</h2>
+      <p role="status" aria-live="polite" id="import-status">
+        {t(`io.state.${job.status}`)}
+        {job.status === 'running' && phase ? ` · ${t('io.phase', { phase, done: formatNumber(done), total: formatNumber(total) })}` : ''}
+      </p>
+      {!ended(job) && <progress max={Math.max(total, 1)} value={job.status === 'queued' ? undefined : done} aria-labelledby="import-status" />}
+      {job.status === 'done' && <progress max={1} value={1} aria-labelledby="import-status" />}
+      {job.counts && (
+        <p>
+          <CountsLine counts={job.counts} />
+        </p>
+      )}
+      {job.error && (
+        <p class="notice error" role="alert">
+          {job.error}
+        </p>
+      )}
+      {job.messages.length > 0 && (
+        <details>
+          <summary>{t('io.messages', { n: job.messages.length })}</summary>
+          <ul class="messages">
+            {job.messages.map((m, i) => (
+              <li key={i}>
+                <strong>{t(`io.msg.${m.type}`)}</strong> {m.message}
+              </li>
+            ))}
+          </ul>
+        </details>
+      )}
+    </section>
+  );
+}
+
+function History({ onShow, refresh }: { onShow: (id: number) => void; refresh: number }) {
+  const page = Number(query.value.get('page') ?? 1) || 1;
+  const list = useApi<ImportJob[]>(`${NS}/imports`, { page, per_page: PER_PAGE, r: refresh || undefined });
+  const total = Number(list.headers?.get('x-wp-total') ?? 0);
+  const columns: Column<ImportJob>[] = [
+    { key: 'source', label: t('io.sourceCol'), render: (j) => `${j.kind === 'tec' ? 'TEC' : 'iCalendar'} · ${j.source}` },
+    { key: 'status', label: t('io.statusCol'), render: (j) => t(`io.state.${j.status}`) },
+    { key: 'counts', label: t('io.countsCol'), render: (j) => (j.counts ? <CountsLine counts={j.counts} /> : '—'), optional: true },
+    { key: 'created', label: t('io.createdCol'), render: (j) => formatDate(j.created_gmt), optional: true },
+    {
+      key: 'show',
+      label: t('io.actions'),
+      render: (j) => (
+        <button type="button" class="secondary" onClick={() => onShow(j.id)} aria-label={t('io.showNamed', { id: j.id })}>
+          {t('io.show')}
+        </button>
+      ),
+    },
+  ];
+  return (
+    <section class="card" aria-labelledby="import-history">
+      <h2 id="import-history">{t('io.history')}</h2>
+      {list.error ? (
+        <ErrorState error={list.error} onRetry={list.reload} />
+      ) : (
+        <DataTable
+          caption={t('io.history')}
+          columns={columns}
+          rows={list.data}
+          loading={list.loading}
+          empty={t('io.noHistory')}
+          paging={{ page, total, totalPages: Math.ceil(total / PER_PAGE), onPage: (p) => setQuery({ page: p }) }}
+        />
+      )}
+    </section>
+  );
+}
+
+function Exports() {
+  const link = (format: 'json' | 'ics') => apiUrl(`${NS}/export`, { format, _wpnonce: boot.nonce });
+  return (
+    <section class="card" aria-labelledby="exports">
+      <h2 id="exports">{t('io.exportTitle')}</h2>
+      <p class="help">{t('io.exportHelp')}</p>
+      <p class="actions">
+        <a class="button" href={link('json')} download id="export-json">
+          {t('io.exportJson')}
+        </a>{' '}
+        <a class="button secondary" href={link('ics')} download id="export-ics">
+          {t('io.exportIcs')}
+        </a>
+      </p>
+    </section>
+  );
+}
+
+function ImportExport() {
+  const watched = Number(query.value.get('import') ?? 0) || 0;
+  const [refresh, setRefresh] = useState(0);
+  const show = (id: number) => setQuery({ import: id });
+  return (
+    <>
+      <PageHeader title={t('io.title')} />
+      <ImportForm
+        onQueued={(job) => {
+          show(job.id);
+          setRefresh((n) => n + 1);
+        }}
+      />
+      {watched > 0 && <ImportProgress key={watched} id={watched} />}
+      <History onShow={show} refresh={refresh} />
+      <Exports />
+    </>
+  );
+}
+
+export const screens: ScreenDef[] = [{ path: '/import-export', nav: { labelKey: 'io.nav', group: 'system', order: 30 }, roles: ['administrator'], component: ImportExport }];

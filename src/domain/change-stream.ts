@@ -1,0 +1,137 @@
+/**
+ * The change log as the admin app follows it (issue 28, `calendar/admin/v1/changes` and
+ * `changes/stream`): one event per committed write (its sequence number, time, and the records it
+ * changed: type, id, action), read through the one reader (`store.changes`: `read` after a cursor,
+ * woken by `subscribe` after local commits and by a 1 s poll for other instances'). Only editors
+ * and administrators follow it; `user` records are shown to administrators only; the log's
+ * internal `lists` rows are left out; an `all`/`reset` row says that anything may have changed.
+ *
+ * @example
+ *   const { events, through } = await readChanges(services, viewer, 120, 100);
+ *   const follower = followChanges(services, viewer, through, (evs) => send(evs), () => resend());
+ *   follower.close();
+ */
+import type { ChangeRow } from '../store/change-log.js';
+import type { Store } from '../store/db.js';
+import { prunedThrough } from '../store/settings.js';
+import { apiError } from './errors.js';
+import type { Viewer } from './permissions.js';
+
+export interface ChangeEvent {
+  seq: number;
+  /** when the write was committed (UTC, `YYYY-MM-DD HH:MM:SS`) */
+  time: string;
+  changes: Array<{ type: string; id: number; action: string }>;
+}
+
+/** Rows read per step. */
+const BATCH = 500;
+/** How often other instances' commits are looked for (ms). */
+const POLL_MS = 1000;
+
+/** The writes among `rows` the viewer may see, one event each (writes with nothing visible are left out). */
+export function visibleEvents(rows: ChangeRow[], viewer: Viewer): ChangeEvent[] {
+  const out: ChangeEvent[] = [];
+  for (const row of rows) {
+    if (row.type === 'lists' || (row.type === 'user' && viewer.role !== 'administrator')) continue;
+    let last = out.at(-1);
+    if (!last || last.seq !== row.seq) out.push((last = { seq: row.seq, time: row.created_gmt, changes: [] }));
+    if (!last.changes.some((c) => c.type === row.type && c.id === row.id && c.action === row.action)) last.changes.push({ type: row.type, id: row.id, action: row.action });
+  }
+  return out;
+}
+
+/** Whether the log still holds every write after `after` (pruning removes old ones). */
+async function complete(store: Store, after: number): Promise<boolean> {
+  return after >= (await prunedThrough(store.db));
+}
+
+export const changesPruned = (after: number) => apiError('rest_changes_pruned', { args: [after] });
+
+/** The writes after `after`, at most about `limit` rows (whole writes), and how far they reach; 410 when pruned. */
+export async function readChanges(services: { store: Store }, viewer: Viewer, after: number, limit: number): Promise<{ events: ChangeEvent[]; through: number; head: number }> {
+  const store = services.store;
+  if (!(await complete(store, after))) throw changesPruned(after);
+  const head = await store.changes.head();
+  if (after >= head) return { events: [], through: Math.max(after, head), head };
+  const { rows, through } = await store.changes.read(after, limit, { to: head });
+  return { events: visibleEvents(rows, viewer), through, head };
+}
+
+export interface ChangeFollower {
+  close(): void;
+}
+
+interface Followers {
+  all: Set<() => void>;
+}
+const byStore = new WeakMap<object, Followers>();
+const followersOf = (store: Store): Followers => {
+  let f = byStore.get(store);
+  if (!f) byStore.set(store, (f = { all: new Set() }));
+  return f;
+};
+
+/**
+ * Follow the log from `from`: `deliver` gets the visible events of each batch of writes in order
+ * (and how far they reach); `reset` when the history after the cursor was pruned (the follower
+ * then goes on from the head); `closed` once it stops (by `close()` or `closeFollowers`).
+ */
+export function followChanges(
+  services: { store: Store },
+  viewer: Viewer,
+  from: number,
+  handlers: { deliver(events: ChangeEvent[], through: number): void; reset(head: number): void; closed(): void; failed?(err: unknown): void },
+): ChangeFollower {
+  const store = services.store;
+  let cursor = from;
+  let running = false;
+  let again = false;
+  let stopped = false;
+  const step = async () => {
+    if (running) {
+      again = true;
+      return;
+    }
+    running = true;
+    try {
+      do {
+        again = false;
+        if (!(await complete(store, cursor))) {
+          cursor = await store.changes.head();
+          if (!stopped) handlers.reset(cursor);
+        }
+        for (;;) {
+          if (stopped) return;
+          const head = await store.changes.head();
+          if (cursor >= head) break;
+          const { rows, through } = await store.changes.read(cursor, BATCH, { to: head });
+          cursor = through;
+          const events = visibleEvents(rows, viewer);
+          if (!stopped) handlers.deliver(events, through);
+        }
+      } while (again && !stopped);
+    } catch (err) {
+      handlers.failed?.(err);
+    } finally {
+      running = false;
+    }
+  };
+  const unsubscribe = store.changes.subscribe(() => void step(), { pollMs: POLL_MS });
+  const followers = followersOf(store);
+  const close = () => {
+    if (stopped) return;
+    stopped = true;
+    unsubscribe();
+    followers.all.delete(close);
+    handlers.closed();
+  };
+  followers.all.add(close);
+  void step();
+  return { close };
+}
+
+/** Stop every follower of this store (the server closes: their streams end). */
+export function closeFollowers(services: { store: Store }): void {
+  for (const close of [...followersOf(services.store).all]) close();
+}

@@ -1,0 +1,197 @@
+/**
+ * Imports as background jobs (issue 28, `calendar/admin/v1/imports`): the queue and its views.
+ * `enqueue` stores what to import (an `.ics` file's text, an `.ics` URL, or a The Events Calendar
+ * site, with the options `events-calendar import` takes) as a queued row (migration 014) and wakes
+ * the import job (jobs/imports.ts), which runs one import at a time across servers and writes its
+ * progress, counts and messages to the row. A TEC application password is stored encrypted
+ * (AES-256-GCM with the SECRET_KEY of the TOTP secrets) and removed once the import ends.
+ *
+ * Durability: a running import renews its heartbeat every 10 s; one whose heartbeat is older than
+ * a minute (its server stopped or died) is **queued again and resumed** by the next run of the job
+ * on any server: it starts over, and the import map makes what it had written count as unchanged
+ * (ics) or skipped (tec), so nothing is written twice. After three starts it is marked failed. A
+ * server that stops gracefully ends its import between two records and queues it again at once.
+ *
+ * @example
+ *   const queue = importQueueOf(services);
+ *   const row = await queue.enqueue(viewer, { kind: 'ics', upload: { name: 'club.ics', text } });
+ *   (await queue.get(row.id)).status // 'queued', later 'running', 'done' or 'failed'
+ */
+import * as importsStore from '../store/imports.js';
+import { fitsInteger } from '../store/ranges.js';
+import type { Store } from '../store/db.js';
+import type { Clock } from './linked-posts.js';
+import type { Viewer } from './permissions.js';
+import { openSecret, sealSecret, secretKeyText, secretsKey } from './sessions.js';
+
+export type ImportKind = 'ics' | 'tec';
+export type ImportStatus = 'queued' | 'running' | 'done' | 'failed';
+
+/** The options of an ics import (`import ics`). */
+export interface IcsImportRequest {
+  kind: 'ics';
+  /** an http(s) URL, or */
+  url?: string;
+  /** an uploaded file */
+  upload?: { name: string; text: string };
+  status?: string;
+  strict?: boolean;
+  dryRun?: boolean;
+}
+
+/** The options of a tec import (`import tec`). */
+export interface TecImportRequest {
+  kind: 'tec';
+  from: string;
+  namespace?: string;
+  user?: string;
+  appPassword?: string;
+  author?: string;
+  authorRole?: string;
+  dryRun?: boolean;
+}
+
+export type ImportRequest = IcsImportRequest | TecImportRequest;
+
+/** Counts of what an import did, in all and per kind of record. */
+export interface ImportCounts {
+  created: number;
+  updated: number;
+  unchanged: number;
+  skipped: number;
+  failed: number;
+  by_kind: Record<string, { created: number; updated: number; unchanged: number; skipped: number; failed: number }>;
+}
+
+/** One message of an import: a record that failed or was left out, or a remark. */
+export interface ImportMessage {
+  type: 'failed' | 'skipped' | 'warning' | 'mapped';
+  message: string;
+}
+
+/** An import as the admin API answers it. */
+export interface ImportView {
+  id: number;
+  kind: ImportKind;
+  status: ImportStatus;
+  source: string;
+  options: Record<string, unknown>;
+  user: number;
+  attempts: number;
+  progress: { phase: string; done: number; total: number };
+  counts: ImportCounts | null;
+  messages: ImportMessage[];
+  error: string | null;
+  created_gmt: string;
+  started_gmt: string | null;
+  finished_gmt: string | null;
+}
+
+/** The stored options: what the view shows, with the TEC password sealed. */
+export interface StoredOptions {
+  url?: string;
+  status?: string;
+  strict?: boolean;
+  dry_run?: boolean;
+  namespace?: string;
+  user?: string;
+  author?: string;
+  author_role?: string;
+  /** the TEC application password, encrypted (removed once the import ended) */
+  sealed_password?: string;
+}
+
+const CREDENTIALS_CONTEXT = 'import:tec-password';
+
+export function importView(row: importsStore.ImportListing): ImportView {
+  const options = JSON.parse(row.options) as StoredOptions;
+  const { sealed_password, ...shown } = options;
+  const counts = JSON.parse(row.counts) as Partial<ImportCounts>;
+  return {
+    id: Number(row.id),
+    kind: row.kind as ImportKind,
+    status: row.status as ImportStatus,
+    source: row.source,
+    options: { ...shown, ...(sealed_password !== undefined ? { app_password: '********' } : {}) },
+    user: Number(row.user_id),
+    attempts: Number(row.attempts),
+    progress: { phase: row.phase, done: Number(row.done), total: Number(row.total) },
+    counts: counts.created !== undefined ? (counts as ImportCounts) : null,
+    messages: JSON.parse(row.messages) as ImportMessage[],
+    error: row.error,
+    created_gmt: row.created_gmt,
+    started_gmt: row.started_gmt,
+    finished_gmt: row.finished_gmt,
+  };
+}
+
+export interface ImportQueue {
+  enqueue(viewer: Viewer, request: ImportRequest): Promise<ImportView>;
+  get(id: number): Promise<ImportView | undefined>;
+  list(page: number, perPage: number): Promise<{ items: ImportView[]; total: number }>;
+  /** Called after each enqueue (the job's nudge); returns the unsubscribe. */
+  onQueued(listener: () => void): () => void;
+  /** The TEC application password of stored options, in clear. */
+  passwordOf(options: StoredOptions): Promise<string | undefined>;
+}
+
+const byStore = new WeakMap<object, ImportQueue>();
+
+/** The import queue of these services (one per store: the routes and the job share it). */
+export function importQueueOf(services: { store: Store; clock: Clock; config: { secretKey?: string } }): ImportQueue {
+  let queue = byStore.get(services.store);
+  if (!queue) byStore.set(services.store, (queue = createImportQueue(services)));
+  return queue;
+}
+
+function createImportQueue(services: { store: Store; clock: Clock; config: { secretKey?: string } }): ImportQueue {
+  const db = services.store.db;
+  const listeners = new Set<() => void>();
+  let key: Promise<Buffer> | undefined;
+  const keyOf = () => (key ??= secretKeyText(services).then(secretsKey));
+  return {
+    async enqueue(viewer, request) {
+      let source: string;
+      let upload: string | null = null;
+      const options: StoredOptions = {};
+      if (request.kind === 'ics') {
+        source = request.url ?? request.upload?.name ?? 'upload.ics';
+        if (request.upload) upload = request.upload.text;
+        else options.url = request.url;
+        options.status = request.status ?? 'publish';
+        options.strict = request.strict ?? false;
+      } else {
+        source = request.from;
+        options.namespace = request.namespace ?? 'tribe/events/v1';
+        if (request.user !== undefined) options.user = request.user;
+        if (request.appPassword !== undefined) options.sealed_password = sealSecret(await keyOf(), request.appPassword, CREDENTIALS_CONTEXT);
+        if (request.author !== undefined) options.author = request.author;
+        options.author_role = request.authorRole ?? 'subscriber';
+      }
+      options.dry_run = request.dryRun ?? false;
+      const id = await importsStore.insertImport(db, { kind: request.kind, source, options: JSON.stringify(options), upload, user_id: viewer.id, created_gmt: services.clock.nowGmt() });
+      for (const l of listeners) l();
+      return importView((await importsStore.findImport(db, id))!);
+    },
+
+    async get(id) {
+      if (!fitsInteger(id)) return undefined;
+      const row = await importsStore.findImport(db, id);
+      return row ? importView(row) : undefined;
+    },
+
+    async list(page, perPage) {
+      const { rows, total } = await importsStore.listImports(db, perPage, (page - 1) * perPage);
+      return { items: rows.map(importView), total };
+    },
+
+    onQueued(listener) {
+      listeners.add(listener);
+      return () => listeners.delete(listener);
+    },
+
+    async passwordOf(options) {
+      return options.sealed_password === undefined ? undefined : openSecret(await keyOf(), options.sealed_password, CREDENTIALS_CONTEXT).value;
+    },
+  };
+}

@@ -1,0 +1,95 @@
+/**
+ * `{REST_ROOT}/calendar/admin/v1/changes` and `/changes/stream` (issue 28): the change log for the
+ * admin app (domain/change-stream.ts), one event per committed write with the records it changed
+ * (type, id, action; `user` records for administrators only).
+ *
+ * - `GET /changes?after=SEQ&limit=N`: the writes after SEQ (`events`), `last_seq` (where to go on
+ *   from) and `head`; 410 `rest_changes_pruned` when the log no longer holds them all.
+ * - `GET /changes/stream`: server-sent events from `Last-Event-ID` (the header a reconnecting
+ *   `EventSource` sends), else `after`, else the head: `id: SEQ`, `event: change`, `data: {seq,
+ *   time, changes}`; `event: reset` when the history after the cursor was pruned (read the data
+ *   again); a comment every `heartbeat` seconds (default 15) keeps proxies from closing it; the
+ *   stream ends when the server closes. A browser authenticates it with its cookie and `_wpnonce`
+ *   in the URL (EventSource sends no header).
+ *
+ * Editors and administrators (401 without credentials, 403 otherwise).
+ */
+import type { ServerResponse } from 'node:http';
+import type { Services } from '../../domain/services.js';
+import { typeCan } from '../../domain/permissions.js';
+import { followChanges, readChanges, type ChangeEvent } from '../../domain/change-stream.js';
+import { isPositiveInt } from '../../domain/values.js';
+import { endpoint, route, type EndpointContext, type RouteDecl } from '../route.js';
+
+const isEditor = (ctx: EndpointContext) => typeCan(ctx.viewer, 'edit_others', 'tribe_events');
+const nonNegative = (v: unknown) => /^\d{1,15}$/.test(String(v));
+
+export function adminChangeRoutes(services: Services): RouteDecl[] {
+  return [
+    route('/changes', [
+      endpoint({
+        methods: ['GET'],
+        args: {
+          after: { type: 'integer', default: 0, unbounded: true, description: 'The sequence number after which to read (0: from the start of the kept log)', validate: nonNegative },
+          limit: { type: 'integer', default: 100, description: 'Log rows to read at most (whole writes; at most 1000)', validate: (v) => isPositiveInt(v) },
+        },
+        permission: isEditor,
+        docs: {
+          responses: {
+            '200': { description: '{ events: [{ seq, time, changes: [{ type, id, action }] }], last_seq, head }' },
+            '410': { description: 'The log no longer holds every write after `after`' },
+          },
+        },
+        handler: async (ctx) => {
+          const { events, through, head } = await readChanges(services, ctx.viewer, Number(ctx.args.after), Math.min(1000, Number(ctx.args.limit)));
+          return { body: { events, last_seq: through, head }, headers: { 'cache-control': 'no-store' } };
+        },
+      }),
+    ]),
+    route('/changes/stream', [
+      endpoint({
+        methods: ['GET'],
+        args: {
+          after: { type: 'integer', unbounded: true, description: 'Start after this sequence number (a Last-Event-ID header wins; default: the head)', validate: nonNegative },
+          heartbeat: { type: 'integer', default: 15, description: 'Seconds between heartbeat comments (1 to 300)', validate: (v) => isPositiveInt(v) && Number(v) <= 300 },
+        },
+        permission: isEditor,
+        docs: { responses: { '200': { description: 'text/event-stream: `change` events (id: seq, data: { seq, time, changes }), `reset` events, heartbeat comments' } } },
+        handler: async (ctx) => {
+          const viewer = ctx.viewer;
+          const heartbeatMs = Number(ctx.args.heartbeat) * 1000;
+          const startAfter = ctx.args.after === undefined ? undefined : Number(ctx.args.after);
+          const head = await services.store.changes.head();
+          return {
+            headers: { 'content-type': 'text/event-stream; charset=UTF-8', 'cache-control': 'no-store', 'x-accel-buffering': 'no', connection: 'keep-alive' },
+            body: null,
+            stream: (res: ServerResponse) => {
+              const lastId = res.req.headers['last-event-id'];
+              const resumeAt = typeof lastId === 'string' && nonNegative(lastId.trim()) ? Number(lastId.trim()) : startAfter;
+              const write = (text: string) => {
+                if (!res.destroyed && !res.writableEnded) res.write(text);
+              };
+              write(`retry: 3000\n: following the change log from ${resumeAt ?? head}\n\n`);
+              const send = (e: ChangeEvent) => write(`id: ${e.seq}\nevent: change\ndata: ${JSON.stringify(e)}\n\n`);
+              const heartbeat = setInterval(() => write(': heartbeat\n\n'), heartbeatMs);
+              const follower = followChanges(services, viewer, resumeAt ?? head, {
+                deliver: (events, through) => {
+                  for (const e of events) send(e);
+                  // The cursor moves past writes the viewer may not see too: a reconnect starts there.
+                  if (events.at(-1)?.seq !== through) write(`id: ${through}\n\n`);
+                },
+                reset: (at) => write(`id: ${at}\nevent: reset\ndata: ${JSON.stringify({ seq: at })}\n\n`),
+                closed: () => {
+                  clearInterval(heartbeat);
+                  if (!res.writableEnded) res.end();
+                },
+                failed: () => follower.close(),
+              });
+              res.on('close', () => follower.close());
+            },
+          };
+        },
+      }),
+    ]),
+  ];
+}

@@ -1,0 +1,144 @@
+/**
+ * `{REST_ROOT}/calendar/admin/v1/users` (issue 28): users and roles, and their application
+ * passwords, over the user service (domain/user-admin.ts), as the CLI's `users` and
+ * `app-passwords` commands:
+ *
+ * - `GET /users` (`search`, `role`, `page`, `per_page` ≤ 100; `X-WP-Total`/`X-WP-TotalPages`),
+ *   `POST /users` `{username, password?, email?, name?, roles | role}` (201);
+ * - `GET`/`POST|PUT|PATCH`/`DELETE /users/{id}` (update `name`, `email`, `roles`/`role`,
+ *   `password`; delete with `reassign` = the user who becomes the author of their records, else
+ *   409 `rest_user_has_content` when they authored any); the last administrator stays one (400
+ *   `rest_user_last_administrator`);
+ * - `GET`/`POST /users/{id}/application-passwords`, `DELETE /users/{id}/application-passwords/{uuid}`
+ *   (WordPress' `wp/v2/users/{id}/application-passwords` shape; the secret only in the answer to
+ *   POST).
+ *
+ * Administrators manage every user; any signed-in user lists, creates and revokes their own
+ * application passwords. 401 without credentials, 403 otherwise. No answer carries a hash.
+ */
+import type { Services } from '../../domain/services.js';
+import { ROLES } from '../../domain/permissions.js';
+import { userAdminOf } from '../../domain/user-admin.js';
+import { isPositiveInt } from '../../domain/values.js';
+import { endpoint, route, type ArgSpec, type EndpointContext, type RouteDecl } from '../route.js';
+import { listHeaders } from '../paging.js';
+import { pageArg } from './common.js';
+
+const isAdministrator = (ctx: EndpointContext) => ctx.viewer.role === 'administrator';
+/** Administrators, or the user themselves (their application passwords). */
+const selfOrAdministrator = (ctx: EndpointContext) => ctx.viewer.id > 0 && (ctx.viewer.role === 'administrator' || Number(ctx.path.id) === ctx.viewer.id);
+
+const roleOf = (ctx: EndpointContext): string | undefined => {
+  const roles = ctx.args.roles as string[] | undefined;
+  return roles?.[0] ?? (ctx.args.role as string | undefined);
+};
+
+export function adminUserRoutes(services: Services): RouteDecl[] {
+  const admin = userAdminOf(services);
+  const idArg: ArgSpec = { type: 'integer', description: 'The user ID', required: true, in: 'path' };
+  const rolesArg: ArgSpec = { type: 'array', items: { type: 'string' }, maxItems: 1, description: `The user's role, as a one-item list (${ROLES.join(', ')})` };
+  const roleArg: ArgSpec = { type: 'string', enum: ROLES, description: 'The role (instead of roles)' };
+  const nameArg: ArgSpec = { type: 'string', description: 'Display name' };
+  const emailArg: ArgSpec = { type: 'string', description: 'E-mail address (unique; "" for none)' };
+  const passwordArg: ArgSpec = { type: 'string', description: 'Password (stored hashed; never answered)' };
+  return [
+    route('/users', [
+      endpoint({
+        methods: ['GET'],
+        args: {
+          search: { type: 'string', description: 'Only users whose login, name or e-mail contains this' },
+          role: { type: 'string', enum: ROLES, description: 'Only users of this role' },
+          page: pageArg(),
+          per_page: { default: '20', type: 'integer', description: 'Users per page (at most 100)', validate: (v) => isPositiveInt(v) },
+        },
+        permission: isAdministrator,
+        docs: { responses: { '200': { description: 'Users by id: id, username, name, email, roles, registered_date, has_password' }, '403': { description: 'Not an administrator' } } },
+        handler: async (ctx) => {
+          const perPage = Math.min(100, Number(ctx.args.per_page));
+          const { items, total } = await admin.list({ search: ctx.args.search, role: ctx.args.role, page: Number(ctx.args.page), perPage });
+          return { body: items, headers: listHeaders(total, Math.ceil(total / perPage)) };
+        },
+      }),
+      endpoint({
+        methods: ['POST'],
+        args: {
+          username: { type: 'string', required: true, description: 'Login: 1 to 60 letters, digits, spaces or _ . @ -' },
+          password: { ...passwordArg, description: 'Password (stored hashed); without one the user cannot sign in until given one' },
+          email: emailArg,
+          name: nameArg,
+          roles: rolesArg,
+          role: roleArg,
+        },
+        permission: isAdministrator,
+        docs: { responses: { '201': { description: 'The created user' }, '400': { description: 'A parameter is invalid, or the login or e-mail is taken' } } },
+        handler: async (ctx) => {
+          const made = await admin.create({ username: ctx.args.username, password: ctx.args.password, email: ctx.args.email, name: ctx.args.name, role: roleOf(ctx) ?? 'subscriber' });
+          return { status: 201, body: made, headers: { location: ctx.links.rest(`users/${made.id}`) } };
+        },
+      }),
+    ]),
+    route('/users/{id}', [
+      endpoint({
+        methods: ['GET'],
+        args: { id: idArg },
+        permission: isAdministrator,
+        docs: { responses: { '200': { description: 'The user' }, '404': { description: 'No such user' } } },
+        handler: async (ctx) => ({ body: await admin.get(Number(ctx.path.id)) }),
+      }),
+      endpoint({
+        methods: ['POST', 'PUT', 'PATCH'],
+        args: { id: idArg, name: nameArg, email: emailArg, roles: rolesArg, role: roleArg, password: passwordArg },
+        permission: isAdministrator,
+        docs: {
+          responses: { '200': { description: 'The updated user' }, '400': { description: 'Invalid value, or the last administrator would lose the role' }, '404': { description: 'No such user' } },
+        },
+        handler: async (ctx) => ({
+          body: await admin.update(Number(ctx.path.id), { name: ctx.args.name, email: ctx.args.email, role: roleOf(ctx), password: ctx.args.password }),
+        }),
+      }),
+      endpoint({
+        methods: ['DELETE'],
+        args: {
+          id: idArg,
+          reassign: { type: 'integer', description: 'The user who becomes the author of the removed user’s events, venues, organizers and images' },
+          force: { type: 'boolean', description: 'Accepted for WordPress clients (users are never trashed)' },
+        },
+        permission: isAdministrator,
+        docs: {
+          responses: {
+            '200': { description: '{ deleted: true, previous, reassigned }' },
+            '400': { description: 'Invalid reassign, or the last administrator' },
+            '404': { description: 'No such user' },
+            '409': { description: 'The user authored records and no reassign was given' },
+          },
+        },
+        handler: async (ctx) => ({ body: await admin.remove(Number(ctx.path.id), ctx.args.reassign === undefined ? undefined : Number(ctx.args.reassign)) }),
+      }),
+    ]),
+    route('/users/{id}/application-passwords', [
+      endpoint({
+        methods: ['GET'],
+        args: { id: idArg },
+        permission: selfOrAdministrator,
+        docs: { responses: { '200': { description: 'The application passwords: uuid, name, created, last_used (never the secret)' }, '404': { description: 'No such user' } } },
+        handler: async (ctx) => ({ body: await admin.appPasswords(Number(ctx.path.id)) }),
+      }),
+      endpoint({
+        methods: ['POST'],
+        args: { id: idArg, name: { type: 'string', required: true, description: 'A name for the application (unique per user)' } },
+        permission: selfOrAdministrator,
+        docs: { responses: { '201': { description: 'The new application password with its secret in `password` (answered this once)' }, '404': { description: 'No such user' } } },
+        handler: async (ctx) => ({ status: 201, body: await admin.createAppPassword(Number(ctx.path.id), String(ctx.args.name)) }),
+      }),
+    ]),
+    route('/users/{id}/application-passwords/{uuid}', [
+      endpoint({
+        methods: ['DELETE'],
+        args: { id: idArg, uuid: { type: 'string', required: true, in: 'path', description: 'The application password’s uuid' } },
+        permission: selfOrAdministrator,
+        docs: { responses: { '200': { description: '{ deleted: true, previous }: revoked at once on every server' }, '404': { description: 'No such user or application password' } } },
+        handler: async (ctx) => ({ body: await admin.revokeAppPassword(Number(ctx.path.id), String(ctx.path.uuid)) }),
+      }),
+    ]),
+  ];
+}

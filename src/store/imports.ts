@@ -1,0 +1,128 @@
+/**
+ * Background imports (migration 014; domain/imports.ts runs them): queued by the admin API,
+ * claimed one at a time with a compare-and-set on the status, their progress and heartbeat
+ * written while they run, their outcome at the end. Not logged in the change log (the records an
+ * import writes are, through the domain services).
+ *
+ * @example
+ *   const id = await insertImport(db, { kind: 'ics', source: 'https://…/feed.ics', options: '{}', upload: null, user_id: 1, created_gmt: now });
+ *   const claimed = await claimNextImport(db, now); // the row, now running, or undefined
+ */
+import type { Generated, Selectable } from 'kysely';
+import type { Executor } from './schema.js';
+
+export interface ImportsTable {
+  id: Generated<number>;
+  kind: string;
+  status: string;
+  source: string;
+  options: Generated<string>;
+  upload: string | null;
+  user_id: number;
+  attempts: Generated<number>;
+  phase: Generated<string>;
+  done: Generated<number>;
+  total: Generated<number>;
+  counts: Generated<string>;
+  messages: Generated<string>;
+  error: string | null;
+  created_gmt: string;
+  started_gmt: string | null;
+  finished_gmt: string | null;
+  heartbeat_gmt: string | null;
+}
+
+export type ImportRow = Selectable<ImportsTable>;
+
+const tables = (db: Executor) => db.withTables<{ imports: ImportsTable }>();
+
+/** The columns answered by reads (the upload's text stays in the table). */
+const COLUMNS = [
+  'id',
+  'kind',
+  'status',
+  'source',
+  'options',
+  'user_id',
+  'attempts',
+  'phase',
+  'done',
+  'total',
+  'counts',
+  'messages',
+  'error',
+  'created_gmt',
+  'started_gmt',
+  'finished_gmt',
+  'heartbeat_gmt',
+] as const;
+
+export type ImportListing = Omit<ImportRow, 'upload'>;
+
+export async function insertImport(db: Executor, row: { kind: string; source: string; options: string; upload: string | null; user_id: number; created_gmt: string }): Promise<number> {
+  const r = await tables(db)
+    .insertInto('imports')
+    .values({ ...row, status: 'queued' })
+    .returning('id')
+    .executeTakeFirstOrThrow();
+  return Number(r.id);
+}
+
+export async function findImport(db: Executor, id: number): Promise<ImportListing | undefined> {
+  return tables(db).selectFrom('imports').select(COLUMNS).where('id', '=', id).executeTakeFirst();
+}
+
+export async function listImports(db: Executor, limit: number, offset: number): Promise<{ rows: ImportListing[]; total: number }> {
+  const rows = await tables(db).selectFrom('imports').select(COLUMNS).orderBy('id', 'desc').limit(limit).offset(offset).execute();
+  const n = await tables(db)
+    .selectFrom('imports')
+    .select((eb) => eb.fn.countAll<number | string>().as('n'))
+    .executeTakeFirst();
+  return { rows, total: Number(n?.n ?? 0) };
+}
+
+/** Running imports whose heartbeat is older than `staleBefore`: queued again (or failed after `maxAttempts`). Returns how many were queued again. */
+export async function requeueStale(db: Executor, staleBefore: string, maxAttempts: number, now: string): Promise<number> {
+  await tables(db)
+    .updateTable('imports')
+    .set({ status: 'failed', error: 'The import stopped (its server stopped) too many times.', finished_gmt: now, upload: null })
+    .where('status', '=', 'running')
+    .where('heartbeat_gmt', '<', staleBefore)
+    .where('attempts', '>=', maxAttempts)
+    .execute();
+  const r = await tables(db).updateTable('imports').set({ status: 'queued' }).where('status', '=', 'running').where('heartbeat_gmt', '<', staleBefore).executeTakeFirst();
+  return Number(r.numUpdatedRows);
+}
+
+/** Claim the oldest queued import (compare-and-set on its status): the row with its upload, now running; undefined when none. */
+export async function claimNextImport(db: Executor, now: string): Promise<ImportRow | undefined> {
+  for (;;) {
+    const next = await tables(db).selectFrom('imports').select('id').where('status', '=', 'queued').orderBy('id').limit(1).executeTakeFirst();
+    if (!next) return undefined;
+    const r = await tables(db)
+      .updateTable('imports')
+      .set((eb) => ({ status: 'running', started_gmt: now, heartbeat_gmt: now, attempts: eb('attempts', '+', 1), phase: '', done: 0, total: 0 }))
+      .where('id', '=', next.id)
+      .where('status', '=', 'queued')
+      .executeTakeFirst();
+    if (Number(r.numUpdatedRows) === 1) return tables(db).selectFrom('imports').selectAll().where('id', '=', next.id).executeTakeFirst();
+  }
+}
+
+/** Progress of a running import (and its heartbeat). */
+export async function noteProgress(db: Executor, id: number, p: { phase: string; done: number; total: number; heartbeat_gmt: string }): Promise<void> {
+  await tables(db).updateTable('imports').set(p).where('id', '=', id).where('status', '=', 'running').execute();
+}
+
+/** The end of a run: done, failed, or queued again (interrupted by a stop); the upload is dropped once it ended. */
+export async function finishImport(
+  db: Executor,
+  id: number,
+  end: { status: 'done' | 'failed' | 'queued'; options?: string; counts?: string; messages?: string; error?: string | null; finished_gmt?: string | null },
+): Promise<void> {
+  await tables(db)
+    .updateTable('imports')
+    .set({ ...end, ...(end.status !== 'queued' ? { upload: null } : {}) })
+    .where('id', '=', id)
+    .execute();
+}

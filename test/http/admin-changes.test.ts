@@ -1,0 +1,173 @@
+/**
+ * Issue 28, the admin API's change stream: `GET changes?after=` (JSON polling) and
+ * `GET changes/stream` (server-sent events, read with a real HTTP client): one event per committed
+ * write with the records it changed, `user` records for administrators only, `Last-Event-ID`
+ * resume, heartbeats, the stream ended when the server closes; editors and administrators only.
+ */
+import { it } from 'node:test';
+import assert from 'node:assert/strict';
+import http from 'node:http';
+import { forEachStore, startServer, STORES, ADMIN, type TestServer } from '../support/harness.js';
+
+const A = '/api/calendar/admin/v1';
+const basic = (cred: string) => 'Basic ' + Buffer.from(cred).toString('base64');
+
+interface SseMessage {
+  id?: string;
+  event?: string;
+  data?: string;
+  comment?: string;
+}
+
+/** An SSE reader over node:http: the parsed messages as they come, and the end. */
+function openStream(t: TestServer, cred: string, query = '', headers: Record<string, string> = {}) {
+  const messages: SseMessage[] = [];
+  let waiters: Array<() => void> = [];
+  let ended = false;
+  let status = 0;
+  let contentType = '';
+  const notify = () => {
+    const w = waiters;
+    waiters = [];
+    for (const f of w) f();
+  };
+  const req = http.get(`${t.origin}${A}/changes/stream${query}`, { headers: { authorization: basic(cred), accept: 'text/event-stream', ...headers } });
+  const opened = new Promise<void>((resolve, reject) => {
+    req.on('error', reject);
+    req.on('response', (res) => {
+      status = res.statusCode ?? 0;
+      contentType = String(res.headers['content-type']);
+      res.setEncoding('utf8');
+      let buffer = '';
+      res.on('data', (chunk: string) => {
+        buffer += chunk;
+        let at: number;
+        while ((at = buffer.indexOf('\n\n')) >= 0) {
+          const block = buffer.slice(0, at);
+          buffer = buffer.slice(at + 2);
+          const m: SseMessage = {};
+          for (const line of block.split('\n')) {
+            if (line.startsWith(':')) m.comment = line.slice(1).trim();
+            else {
+              const colon = line.indexOf(':');
+              const field = line.slice(0, colon);
+              const value = line.slice(colon + 1).trimStart();
+              if (field === 'id' || field === 'event' || field === 'data') m[field] = value;
+            }
+          }
+          messages.push(m);
+        }
+        notify();
+      });
+      res.on('end', () => {
+        ended = true;
+        notify();
+      });
+      res.on('close', () => {
+        ended = true;
+        notify();
+      });
+      resolve();
+    });
+  });
+  return {
+    messages,
+    opened,
+    get status() {
+      return status;
+    },
+    get contentType() {
+      return contentType;
+    },
+    get ended() {
+      return ended;
+    },
+    /** Wait until a message matching `test` arrived (or the stream ended). */
+    async until(test: (m: SseMessage) => boolean): Promise<SseMessage> {
+      for (;;) {
+        const found = messages.find(test);
+        if (found) return found;
+        if (ended) throw new Error(`stream ended; got ${JSON.stringify(messages)}`);
+        await new Promise<void>((resolve) => waiters.push(resolve));
+      }
+    },
+    async untilEnded(): Promise<void> {
+      while (!ended) await new Promise<void>((resolve) => waiters.push(resolve));
+    },
+    close: () => req.destroy(),
+  };
+}
+
+const changeOf = (m: SseMessage) => (m.event === 'change' ? (JSON.parse(m.data!) as { seq: number; changes: Array<{ type: string; id: number; action: string }> }) : undefined);
+const EVENT = (title: string) => ({ title, start_date: '2031-03-01 10:00', end_date: '2031-03-01 11:00', status: 'publish' });
+
+forEachStore('admin change log', (t) => {
+  it('editors and administrators only', async () => {
+    assert.equal((await t.api.get(`${A}/changes`)).status, 401);
+    await t.user('author', 'au');
+    assert.equal((await t.api.get(`${A}/changes`, { as: 'au' })).status, 403);
+    const s = openStream(t, 'au:au-pw');
+    await s.opened;
+    assert.equal(s.status, 403);
+    s.close();
+  });
+
+  it('polls writes after a sequence number; user records for administrators only', async () => {
+    await t.user('editor', 'ed');
+    const start = (await t.api.get(`${A}/changes`, { as: 'admin', query: { after: 0, limit: 1000 } })).body.head;
+    const made = await t.api.post('/events', { as: 'admin', json: EVENT('Polled') });
+    await t.api.post(`${A}/users/1/application-passwords`, { as: 'admin', json: { name: 'poll' } });
+    const admin = await t.api.get(`${A}/changes`, { as: 'admin', query: { after: start } });
+    assert.equal(admin.status, 200);
+    const types = admin.body.events.flatMap((e: { changes: Array<{ type: string; id: number }> }) => e.changes.map((c) => `${c.type}:${c.id}`));
+    assert.ok(types.includes(`event:${made.body.id}`));
+    assert.ok(types.includes('user:1'));
+    assert.equal(admin.body.last_seq, admin.body.head);
+    const editor = await t.api.get(`${A}/changes`, { as: 'ed', query: { after: start } });
+    const edTypes = editor.body.events.flatMap((e: { changes: Array<{ type: string }> }) => e.changes.map((c) => c.type));
+    assert.ok(edTypes.includes('event'));
+    assert.ok(!edTypes.includes('user'), 'no user records for editors');
+    const paged = await t.api.get(`${A}/changes`, { as: 'admin', query: { after: start, limit: 1 } });
+    assert.ok(paged.body.last_seq < paged.body.head);
+    assert.equal((await t.api.get(`${A}/changes`, { as: 'admin', query: { after: -1 } })).status, 400);
+  });
+
+  it('streams one event per write as server-sent events, with heartbeats', async () => {
+    const s = openStream(t, 'ed:ed-pw', '?heartbeat=1');
+    await s.opened;
+    assert.equal(s.status, 200);
+    assert.match(s.contentType, /^text\/event-stream/);
+    await s.until((m) => m.comment?.startsWith('following') ?? false);
+    const made = await t.api.post('/events', { as: 'admin', json: EVENT('Streamed') });
+    const got = await s.until((m) => changeOf(m)?.changes.some((c) => c.type === 'event' && c.id === made.body.id) ?? false);
+    assert.equal(got.id, String(changeOf(got)!.seq));
+    assert.deepEqual(
+      changeOf(got)!.changes.find((c) => c.type === 'event'),
+      { type: 'event', id: made.body.id, action: 'create' },
+    );
+    await s.until((m) => m.comment === 'heartbeat');
+    s.close();
+  });
+
+  it('resumes after Last-Event-ID with the writes missed', async () => {
+    const before = (await t.api.get(`${A}/changes`, { as: 'admin' })).body.head;
+    const missed = await t.api.post('/events', { as: 'admin', json: EVENT('Missed') });
+    const s = openStream(t, `${ADMIN.login}:${ADMIN.password}`, '', { 'last-event-id': String(before) });
+    await s.opened;
+    const got = await s.until((m) => changeOf(m)?.changes.some((c) => c.id === missed.body.id) ?? false);
+    assert.ok(Number(got.id) > before);
+    s.close();
+  });
+});
+
+for (const kind of STORES) {
+  it(`the stream ends when the server closes [${kind.name}]`, async () => {
+    const t = await startServer(kind);
+    const s = openStream(t, `${ADMIN.login}:${ADMIN.password}`);
+    await s.opened;
+    await s.until((m) => m.comment?.startsWith('following') ?? false);
+    await t.close();
+    await s.untilEnded();
+    assert.equal(s.ended, true);
+  });
+}

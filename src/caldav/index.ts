@@ -294,13 +294,16 @@ export function registerCalDav(app: FastifyInstance, deps: { config: Config; ser
 
   const multistatus = (reply: FastifyReply, inner: string, headers: Record<string, string> = {}) => sendXml(reply, 207, document('{DAV:}multistatus', inner), headers);
 
-  /** `Brief: t` or `Prefer: return=minimal` (RFC 7240 / draft-murchison): leave out the 404 propstats. */
+  /**
+   * `Brief: t` (Microsoft's, sent by Apple), `Prefer: return=minimal` (RFC 8144 §2) or its draft form
+   * `return-minimal` (dav4jvm, DAVx5): leave out the 404 propstats.
+   */
   function isMinimal(req: FastifyRequest): boolean {
     const brief = String(req.headers.brief ?? '')
       .trim()
       .toLowerCase();
     const prefer = String(req.headers.prefer ?? '').toLowerCase();
-    return brief === 't' || /(^|[,;\s])return\s*=\s*"?minimal"?/.test(prefer);
+    return brief === 't' || /(^|[,;\s])return\s*(=\s*"?|-)minimal"?/.test(prefer);
   }
 
   function depthOf(req: FastifyRequest, fallback: '0' | '1' | 'infinity'): '0' | '1' | 'infinity' {

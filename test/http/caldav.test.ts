@@ -8,48 +8,8 @@
 import { before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import ICAL from 'ical.js';
-import { XMLParser } from 'fast-xml-parser';
 import { forEachStore, type TestServer } from '../support/harness.js';
-
-const xml = new XMLParser({ removeNSPrefix: true, ignoreAttributes: false, attributeNamePrefix: '', isArray: (name) => ['response', 'propstat', 'href', 'supported-report', 'comp'].includes(name) });
-
-export interface DavAnswer {
-  status: number;
-  headers: Headers;
-  text: string;
-  /** the parsed body (namespace prefixes removed) */
-  doc: any;
-}
-
-export async function dav(t: TestServer, method: string, path: string, body?: string, headers: Record<string, string> = {}, as?: string | null): Promise<DavAnswer> {
-  const h: Record<string, string> = { ...headers };
-  if (body !== undefined && h['content-type'] === undefined) h['content-type'] = 'application/xml; charset=utf-8';
-  if (as) h.authorization = 'Basic ' + Buffer.from(as === 'admin' ? 'admin:admin-password' : as).toString('base64');
-  const res = await fetch(path.startsWith('http') ? path : t.origin + path, { method, headers: h, body, redirect: 'manual' });
-  const text = await res.text();
-  let doc: any;
-  try {
-    doc = text.startsWith('<?xml') ? xml.parse(text) : undefined;
-  } catch {
-    doc = undefined;
-  }
-  return { status: res.status, headers: res.headers, text, doc };
-}
-
-/** The responses of a multistatus, by href: status, and the 200 and 404 properties. */
-export function responses(doc: any): Map<string, { status?: string; ok: Record<string, any>; missing: string[] }> {
-  const out = new Map<string, { status?: string; ok: Record<string, any>; missing: string[] }>();
-  for (const r of doc?.multistatus?.response ?? []) {
-    const entry = { status: r.status as string | undefined, ok: {} as Record<string, any>, missing: [] as string[] };
-    for (const ps of r.propstat ?? []) {
-      const props = ps.prop && typeof ps.prop === 'object' ? ps.prop : {};
-      if (String(ps.status).includes(' 200 ')) Object.assign(entry.ok, props);
-      else entry.missing.push(...Object.keys(props));
-    }
-    out.set(r.href[0], entry);
-  }
-  return out;
-}
+import { dav, responses } from '../support/caldav.js';
 
 const PROPFIND_CAL = `<?xml version="1.0" encoding="utf-8"?>
 <D:propfind xmlns:D="DAV:" xmlns:C="urn:ietf:params:xml:ns:caldav" xmlns:CS="http://calendarserver.org/ns/" xmlns:A="http://apple.com/ns/ical/" xmlns:X="urn:example:unknown">

@@ -270,6 +270,24 @@ forEachStore('CalDAV: raw requests', (t: TestServer) => {
     assert.equal((await dav(t, 'PROPFIND', '/dav/calendars/%E0%A4%A/', undefined, { depth: '0' })).status, 400);
   });
 
+  it('checks Basic credentials through the failed-login throttle shared with the REST API', async () => {
+    const statuses: number[] = [];
+    let throttled: Awaited<ReturnType<typeof dav>> | undefined;
+    for (let i = 0; i < 12 && !throttled; i++) {
+      const res = await dav(t, 'PROPFIND', CAL, undefined, { depth: '0' }, 'nobody-here:wrong');
+      statuses.push(res.status);
+      if (res.status === 429) throttled = res;
+    }
+    assert.ok(throttled, `statuses: ${statuses.join(',')}`);
+    assert.ok(statuses.slice(0, -1).every((s) => s === 401));
+    assert.ok(Number(throttled.headers.get('retry-after')) > 0);
+    // The same client and login are throttled on the REST API too.
+    assert.equal((await t.api.get('/events', { as: 'nobody-here:wrong' })).status, 429);
+    // An application password works like the user's password.
+    const app = await t.built.services.users.addAppPassword('editor', 'CalDAV');
+    assert.equal((await dav(t, 'GET', `${CAL}${ids.draft}.ics`, undefined, {}, `editor:${app.password}`)).status, 200);
+  });
+
   describe('sync-collection', () => {
     it('syncs from an empty token, then reports only the changes since, deletions as 404', async () => {
       const first = await dav(t, 'REPORT', CAL, syncBody(''), {}, null);

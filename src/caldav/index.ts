@@ -359,7 +359,8 @@ export function registerCalDav(app: FastifyInstance, deps: { config: Config; ser
           parts.push(propResponse(calendarHref(cal), await propValues(r, shared, request), options));
         }
       } else if (res.kind === 'calendar') {
-        for (const m of await calendars.members(viewer, res.cal)) {
+        for (const [i, m] of (await calendars.members(viewer, res.cal)).entries()) {
+          await breathe(i);
           const r: Resource = { kind: 'object', cal: res.cal, id: m.id };
           parts.push(propResponse(objectHref(res.cal, m.id), await propValues(r, { viewer, member: m }, request), options));
         }
@@ -402,8 +403,10 @@ export function registerCalDav(app: FastifyInstance, deps: { config: Config; ser
       const wanted = new Map<string, number | undefined>();
       for (const h of hrefs) {
         const path = hrefPath(h);
-        const r = path === undefined ? undefined : await resolve(path);
-        wanted.set(h, r && r.kind === 'object' && r.cal.key === cal.key ? r.id : undefined);
+        // Only this calendar's members: `{calendar}/{id}.ics`, read from the path alone (no look-up per href).
+        const s = path === undefined ? undefined : segmentsOf(path);
+        const m = s && s.length === 3 && s[0] === 'calendars' && s[1] === cal.key ? /^([1-9][0-9]{0,14})\.ics$/.exec(s[2]!) : null;
+        wanted.set(h, m ? Number(m[1]) : undefined);
       }
       const found = await calendars.byIds(
         viewer,
@@ -411,7 +414,9 @@ export function registerCalDav(app: FastifyInstance, deps: { config: Config; ser
         [...wanted.values()].filter((id): id is number => id !== undefined),
       );
       const parts: string[] = [];
+      let i = 0;
       for (const [h, id] of wanted) {
+        await breathe(i++);
         const m = id === undefined ? undefined : found.get(id);
         parts.push(m ? await respond(m) : statusResponse(h, 404));
       }
@@ -428,7 +433,10 @@ export function registerCalDav(app: FastifyInstance, deps: { config: Config; ser
         if (res.kind === 'object' && !members.every((m) => overlapsQuery(m, query))) members = [];
       }
       const parts: string[] = [];
-      for (const m of members) parts.push(await respond(m));
+      for (const [i, m] of members.entries()) {
+        await breathe(i);
+        parts.push(await respond(m));
+      }
       return multistatus(reply, parts.join(''), headers);
     }
 
@@ -454,7 +462,10 @@ export function registerCalDav(app: FastifyInstance, deps: { config: Config; ser
       throw e;
     }
     const parts: string[] = [];
-    for (const m of result.changed) parts.push(await respond(m));
+    for (const [i, m] of result.changed.entries()) {
+      await breathe(i);
+      parts.push(await respond(m));
+    }
     for (const id of result.removed) parts.push(statusResponse(objectHref(cal, id), 404));
     // RFC 6578 §3.6: a truncated answer names the collection with 507; its token continues.
     if (result.truncated) parts.push(statusResponse(calendarHref(cal), 507, '<d:error><d:number-of-matches-within-limits/></d:error>'));
@@ -558,6 +569,14 @@ export function registerCalDav(app: FastifyInstance, deps: { config: Config; ser
       handler: async (_req, reply) => reply.code(301).header('location', `${DAV_ROOT}/`).header('cache-control', 'no-cache').send(),
     });
   });
+}
+
+/**
+ * Let other requests run every 100 members: writing many events' iCalendar text (a first sync of
+ * a large calendar with calendar-data) must not hold the event loop.
+ */
+async function breathe(i: number): Promise<void> {
+  if (i > 0 && i % 100 === 0) await new Promise<void>((resolve) => setImmediate(resolve));
 }
 
 /** A calendar's colour (Apple's calendar-color, `#RRGGBB`): fixed per calendar key, so it never changes. */

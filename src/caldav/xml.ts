@@ -14,6 +14,7 @@
  *   child(root, DAV, 'prop')!.children.map(clark) // ['{DAV:}getetag']
  */
 import { XMLParser, XMLValidator } from 'fast-xml-parser';
+import { registerKept } from '../metrics.js';
 
 export const DAV = 'DAV:';
 export const CALDAV = 'urn:ietf:params:xml:ns:caldav';
@@ -65,8 +66,29 @@ const parser = new XMLParser({
 
 type RawNode = Record<string, unknown>;
 
+/**
+ * Bodies parsed lately (clients repeat the same PROPFIND and sync bodies: a poll with the current
+ * token costs no parse), by text; small bodies only, bounded, cleared when full. Elements are never
+ * changed once parsed.
+ */
+const parsed = new Map<string, XmlElement>();
+const PARSED_MAX = 1000;
+const PARSED_MAX_LENGTH = 4096;
+registerKept(undefined, 'caldav_parsed_bodies', { entries: () => parsed.size, maxEntries: PARSED_MAX });
+
 /** Parse a request body (a string) into its root element, or throw `XmlError`. */
 export function parseXml(text: string): XmlElement {
+  const known = parsed.get(text);
+  if (known) return known;
+  const root = parseFresh(text);
+  if (text.length <= PARSED_MAX_LENGTH) {
+    if (parsed.size >= PARSED_MAX) parsed.clear();
+    parsed.set(text, root);
+  }
+  return root;
+}
+
+function parseFresh(text: string): XmlElement {
   if (/<!DOCTYPE|<!ENTITY/i.test(text)) throw new XmlError('DOCTYPE and entity declarations are not accepted');
   const valid = XMLValidator.validate(text);
   if (valid !== true) throw new XmlError(`malformed XML: ${valid.err.msg} (line ${valid.err.line})`);

@@ -288,6 +288,14 @@ forEachStore('CalDAV: raw requests', (t: TestServer) => {
     assert.equal((await dav(t, 'GET', `${CAL}${ids.draft}.ics`, undefined, {}, `editor:${app.password}`)).status, 200);
   });
 
+  it('keeps parsed request bodies in a bounded memo, reported in /metrics', async () => {
+    await dav(t, 'PROPFIND', CAL, PROPFIND_CAL, { depth: '0' });
+    const text = await (await fetch(`${t.origin}/metrics`)).text();
+    const entries = Number(/^calendar_kept_entries\{kind="caldav_parsed_bodies"\} (\S+)$/m.exec(text)?.[1]);
+    const max = Number(/^calendar_kept_entries_max\{kind="caldav_parsed_bodies"\} (\S+)$/m.exec(text)?.[1]);
+    assert.ok(entries >= 1 && entries <= max, `${entries} of ${max}`);
+  });
+
   describe('sync-collection', () => {
     it('syncs from an empty token, then reports only the changes since, deletions as 404', async () => {
       const first = await dav(t, 'REPORT', CAL, syncBody(''), {}, null);

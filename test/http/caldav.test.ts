@@ -350,3 +350,30 @@ forEachStore('CalDAV: raw requests', (t: TestServer) => {
     });
   });
 });
+
+forEachStore(
+  'CalDAV: a delta longer than SYNC_MAX_CHANGES comes in parts',
+  (t: TestServer) => {
+    it('answers 507 on the collection with a token that continues, until the delta is complete', async () => {
+      const CAL = '/dav/calendars/events/';
+      const start = (await dav(t, 'REPORT', CAL, syncBody(''))).doc.multistatus['sync-token'] as string;
+      const made: number[] = [];
+      for (let i = 0; i < 5; i++) made.push((await t.api.post('/events', { as: 'admin', json: { title: `Part ${i}`, start_date: '2031-07-01 10:00', end_date: '2031-07-01 11:00' } })).body.id);
+      const seen: string[] = [];
+      let token = start;
+      let rounds = 0;
+      for (; rounds < 10; rounds++) {
+        const res = await dav(t, 'REPORT', CAL, syncBody(token));
+        assert.equal(res.status, 207);
+        const r = responses(res.doc);
+        token = res.doc.multistatus['sync-token'];
+        seen.push(...[...r.keys()].filter((h) => h.endsWith('.ics')));
+        if (!r.has(CAL)) break;
+        assert.match(r.get(CAL)!.status!, / 507 /);
+      }
+      assert.ok(rounds >= 2, 'more than one part');
+      assert.deepEqual(seen.sort(), made.map((id) => `${CAL}${id}.ics`).sort());
+    });
+  },
+  { SYNC_MAX_CHANGES: '2' },
+);

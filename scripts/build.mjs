@@ -51,7 +51,10 @@ function prune(dir, rel = '') {
 if (ifStale && existsSync(stamp)) {
   const built = statSync(stamp).mtimeMs;
   const sources = Math.max(newest(join(root, 'src')), newest(join(root, 'tsconfig.json')), newest(join(root, 'package.json')));
-  if (sources <= built) process.exit(0);
+  if (sources <= built) {
+    buildEmbed();
+    process.exit(0);
+  }
 }
 
 let tsc;
@@ -74,3 +77,10 @@ if (result.status !== 0) process.exit(result.status ?? 1);
 prune(join(root, 'dist'));
 writeFileSync(stamp, `${started.toISOString()}\n`);
 utimesSync(stamp, started, started);
+buildEmbed();
+
+/** The `<events-calendar>` web component (issue 30): its own build into dist/embed/, in the same mode. */
+function buildEmbed() {
+  const embed = spawnSync(process.execPath, [join(root, 'embed', 'build.mjs'), ...(ifStale ? ['--if-stale'] : [])], { stdio: 'inherit', cwd: root });
+  if (embed.status !== 0) process.exit(embed.status ?? 1);
+}

@@ -30,6 +30,7 @@ import { registerHealthRoutes } from './http/health.js';
 import { registerCalendarPages } from './pages/routes.js';
 import { registerAdminFace } from './admin/index.js';
 import { registerCalDav } from './caldav/index.js';
+import { registerEmbedFace } from './embed/index.js';
 
 /** The store, the services and the webhook service, without a server (the CLI's commands). */
 export interface Core {
@@ -143,6 +144,8 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
   await registerAdminFace(app, { config, services });
   // Read-only CalDAV (src/caldav, issue 30): /.well-known/caldav and /dav/.
   registerCalDav(app, { config, services });
+  // The embed face (src/embed, issue 30): the web component, the iframe view, the snippet generator.
+  registerEmbedFace(app, { config, services });
 
   return {
     app,

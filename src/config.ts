@@ -101,6 +101,9 @@ export const NAMESPACE = 'calendar/events/v1';
 /** The original's namespace, the default alias. */
 export const ORIGINAL_NAMESPACE = 'tribe/events/v1';
 
+/** Ours (issue 30): the embedding namespace (the FullCalendar event source), public reads from any origin. */
+export const EMBED_NAMESPACE = 'calendar/embed/v1';
+
 /** WordPress' REST root, always answering as a REST root beside REST_ROOT. */
 export const WORDPRESS_REST_ROOT = '/wp-json';
 

@@ -78,6 +78,9 @@ export const ERRORS = {
   rest_sync_token_expired: [410, 'The sync token is invalid, from another database, or older than the kept history; do a full sync without sync_token.'],
   rest_webhook_not_found: [404, 'No webhook endpoint with this ID.'],
   rest_webhook_delivery_not_found: [404, 'No delivery with this ID for this webhook endpoint.'],
+  // Ours (issue 30): the FullCalendar event source's range.
+  rest_embed_range_too_wide: [400, 'The range from start to end is longer than %d days; ask for a shorter one.'],
+  rest_embed_range_empty: [400, 'The end of the range must be after its start.'],
 } as const satisfies Record<string, readonly [number, string]>;
 
 export type ErrorCode = keyof typeof ERRORS;

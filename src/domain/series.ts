@@ -124,6 +124,8 @@ export interface Materialised {
  */
 export async function materialise(trx: Executor, seriesId: number, deps: SeriesDeps, options: { rewrite: boolean; scheduleChanged?: boolean; limit?: number }): Promise<Materialised> {
   const limit = options.limit ?? OCCURRENCES_PER_WRITE;
+  // One generator of a series at a time (the job and a write or an import): see lockSeries.
+  await recurrenceStore.lockSeries(trx, seriesId);
   const [series] = await eventsStore.findEventsByIds(trx, [seriesId]);
   const row = (await recurrenceStore.findSeries(trx, [seriesId])).get(seriesId);
   if (!series || !row) return { inserted: [], pending: false };

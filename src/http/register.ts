@@ -29,6 +29,7 @@ import { adminEventRoutes } from './routes/admin-events.js';
 import { adminSessionRoutes } from './routes/admin-sessions.js';
 import { ADMIN_NAMESPACE, adminRoutes } from './routes/admin-webhooks.js';
 import { apiRoutes } from './routes/index.js';
+import { EMBED_NAMESPACE, embedRoutes } from './routes/embed.js';
 import { rootIndex } from './self-description.js';
 import { sitePageHtml } from './site-page.js';
 
@@ -228,6 +229,9 @@ export function registerRestApi(app: FastifyInstance, { config, services, webhoo
   admin.push(...adminEventRoutes(services)); // the event index (issue 25): in the same list, so the index and /doc declare it
   admin.push(...adminSessionRoutes(services)); // the admin face's sign-in sessions (issue 28)
   for (const root of roots) registerRoutes(app, admin, services, services.linksFor(root, ADMIN_NAMESPACE));
+  // The embedding namespace (issue 30): the FullCalendar event source, under every REST root.
+  const embed = embedRoutes(services);
+  for (const root of roots) registerRoutes(app, embed, services, services.linksFor(root, EMBED_NAMESPACE));
 
   // The site root: discovery (the Link header and <link>), unless the REST root is the site root.
   if (!roots.includes('')) {

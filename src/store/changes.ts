@@ -140,7 +140,8 @@ async function applyTermCounts(db: Executor, counts: Map<number, number>): Promi
   }
 }
 
-const isPostgres = (db: Executor) => db.getExecutor().adapter instanceof PostgresAdapter;
+/** Whether a handle or transaction runs on PostgreSQL. */
+export const isPostgres = (db: Executor) => db.getExecutor().adapter instanceof PostgresAdapter;
 
 const POST_TYPES: Record<string, RecordType> = { tribe_events: 'event', tribe_venue: 'venue', tribe_organizer: 'organizer' };
 

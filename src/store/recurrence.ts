@@ -9,7 +9,7 @@
 import { chunksOf, rowsPerStatement } from './lists.js';
 import type { Executor } from './schema.js';
 import type { EventRecord } from './events.js';
-import { addTermCounts, noteChange, noteChanges, readListingStates } from './changes.js';
+import { addTermCounts, isPostgres, noteChange, noteChanges, readListingStates } from './changes.js';
 import { recountTerms } from './terms.js';
 import { afterExplicitId, takeWantedOccurrenceIds } from './import-context.js';
 
@@ -91,6 +91,17 @@ export async function updateSeries(db: Executor, id: number, patch: { rules?: st
 
 export async function deleteSeriesRow(db: Executor, id: number): Promise<void> {
   await db.deleteFrom('event_series').where('post_id', '=', id).execute();
+}
+
+/**
+ * Lock a series' row until the transaction ends (PostgreSQL `FOR UPDATE`), so that two writers
+ * generating its occurrences (the horizon job and a write or an import) take turns: the second
+ * reads how far the first got instead of inserting the same occurrences and losing a race on their
+ * slugs again and again. SQLite runs one writer at a time: nothing to do there.
+ */
+export async function lockSeries(db: Executor, id: number): Promise<void> {
+  if (!isPostgres(db)) return;
+  await db.selectFrom('event_series').select('post_id').where('post_id', '=', id).forUpdate().execute();
 }
 
 /** The occurrences of a series, by generated start (those generated at `from` or later, when given). */

@@ -1,0 +1,114 @@
+/**
+ * The embed face's strings (the iframe view and the snippet generator), English and French,
+ * chosen by `?locale=` or the request's `Accept-Language`. `{n}` is a number.
+ *
+ * @example messagesFor(localeOf(query.locale, req.headers['accept-language'])).empty
+ */
+export const MESSAGES = {
+  en: {
+    calendar: 'Events',
+    upcoming: 'Upcoming events',
+    empty: 'No upcoming events.',
+    emptyMonth: 'No events this month.',
+    allDay: 'All day',
+    previous: 'Previous month',
+    next: 'Next month',
+    more: '+ {n} more',
+    events: { one: '{n} event', other: '{n} events' },
+    noEvents: 'no events',
+    unavailable: 'The events cannot be shown right now. Please try again later.',
+    badRequest: 'This calendar view was asked with a value it cannot read: {name}.',
+    snippetTitle: 'Embed the calendar',
+    snippetIntro: 'Choose what to show, then copy the markup into your page: the web component, or an iframe for sites that do not allow scripts.',
+    options: 'Options',
+    view: 'View',
+    viewList: 'List',
+    viewMonth: 'Month',
+    viewUpcoming: 'Upcoming (compact)',
+    category: 'Categories (slugs or IDs, comma-separated)',
+    tag: 'Tags (slugs or IDs, comma-separated)',
+    venue: 'Venue IDs (comma-separated)',
+    organizer: 'Organizer IDs (comma-separated)',
+    featured: 'Featured events only',
+    search: 'Search',
+    limit: 'Number of events (list views)',
+    locale: 'Language',
+    localeAuto: 'The page’s language',
+    timeZone: 'Times shown in',
+    tzViewer: 'the visitor’s time zone',
+    tzEvent: 'each event’s own time zone',
+    refresh: 'Refresh every (seconds, 0 for never)',
+    make: 'Make the snippet',
+    componentSnippet: 'Web component (with Subresource Integrity)',
+    componentNote: 'The script’s integrity hash pins this exact version: when the service updates the component, make a new snippet, or use the stable URL {stable} without the integrity attribute.',
+    iframeSnippet: 'Iframe (no script needed)',
+    fullcalendarSnippet: 'FullCalendar event source',
+    preview: 'Preview',
+    previewIframe: 'Preview of the iframe',
+    invalid: 'Not used, it is not valid: {names}.',
+  },
+  fr: {
+    calendar: 'Événements',
+    upcoming: 'Événements à venir',
+    empty: 'Aucun événement à venir.',
+    emptyMonth: 'Aucun événement ce mois-ci.',
+    allDay: 'Toute la journée',
+    previous: 'Mois précédent',
+    next: 'Mois suivant',
+    more: '+ {n} de plus',
+    events: { one: '{n} événement', other: '{n} événements' },
+    noEvents: 'aucun événement',
+    unavailable: 'Les événements ne peuvent pas être affichés pour le moment. Réessayez plus tard.',
+    badRequest: 'Cette vue du calendrier a reçu une valeur illisible : {name}.',
+    snippetTitle: 'Intégrer le calendrier',
+    snippetIntro: 'Choisissez ce qu’il faut afficher, puis copiez le code dans votre page : le composant web, ou un iframe pour les sites qui n’acceptent pas les scripts.',
+    options: 'Options',
+    view: 'Vue',
+    viewList: 'Liste',
+    viewMonth: 'Mois',
+    viewUpcoming: 'À venir (compacte)',
+    category: 'Catégories (slugs ou identifiants, séparés par des virgules)',
+    tag: 'Étiquettes (slugs ou identifiants, séparés par des virgules)',
+    venue: 'Identifiants de lieux (séparés par des virgules)',
+    organizer: 'Identifiants d’organisateurs (séparés par des virgules)',
+    featured: 'Événements à la une seulement',
+    search: 'Recherche',
+    limit: 'Nombre d’événements (vues en liste)',
+    locale: 'Langue',
+    localeAuto: 'La langue de la page',
+    timeZone: 'Heures affichées dans',
+    tzViewer: 'le fuseau horaire du visiteur',
+    tzEvent: 'le fuseau horaire de chaque événement',
+    refresh: 'Actualiser toutes les (secondes, 0 pour jamais)',
+    make: 'Créer le code',
+    componentSnippet: 'Composant web (avec Subresource Integrity)',
+    componentNote:
+      'L’empreinte d’intégrité du script fixe cette version exacte : quand le service met le composant à jour, créez un nouveau code, ou utilisez l’adresse stable {stable} sans l’attribut integrity.',
+    iframeSnippet: 'Iframe (sans script)',
+    fullcalendarSnippet: 'Source d’événements FullCalendar',
+    preview: 'Aperçu',
+    previewIframe: 'Aperçu de l’iframe',
+    invalid: 'Non utilisé, car invalide : {names}.',
+  },
+};
+
+export type Locale = keyof typeof MESSAGES;
+export type Messages = (typeof MESSAGES)['en'];
+
+/** `fr` or `en`: the `locale` argument when it names one, else the first of Accept-Language we have. */
+export function localeOf(wanted: unknown, acceptLanguage: unknown): Locale {
+  const pick = (tag: string): Locale | undefined => {
+    const lang = tag.trim().toLowerCase().split(/[-_;]/)[0];
+    return lang === 'fr' || lang === 'en' ? lang : undefined;
+  };
+  if (typeof wanted === 'string' && wanted !== '') return pick(wanted) ?? 'en';
+  if (typeof acceptLanguage === 'string') for (const part of acceptLanguage.split(',')) if (pick(part)) return pick(part)!;
+  return 'en';
+}
+
+export const messagesFor = (locale: Locale): Messages => MESSAGES[locale];
+
+/** `{n} events` in the locale's plural form (French counts 0 and 1 as one). */
+export function plural(forms: { one: string; other: string }, n: number, locale: Locale): string {
+  return (new Intl.PluralRules(locale).select(n) === 'one' ? forms.one : forms.other).replace('{n}', String(n));
+}

@@ -1,0 +1,284 @@
+/**
+ * `{REST_ROOT}/calendar/embed/v1` (issue 30): what embeds read, declared like every other route (so
+ * they appear in this namespace's index and `/doc`):
+ *
+ * - `GET /fullcalendar?start=…&end=…[&timeZone=…]`: a FullCalendar event source (its JSON feed
+ *   protocol): the events overlapping [start, end) as FullCalendar event objects (`id`, `title`,
+ *   `start`, `end`, `allDay`, `url`, `extendedProps`), recurring occurrences included (they are
+ *   ordinary events of the lists), with the list's filters (categories, tags, venue, organizer,
+ *   featured, search, status) and `limit` (the first N, as the `<events-calendar>` component asks).
+ *   Anonymous callers see published events only; authenticated ones what the REST list shows them.
+ *   The range is at most MAX_RANGE_DAYS; answers carry the list's ETag and answer 304.
+ *
+ * Dates: `start`/`end` are ISO 8601 (a date, or a date and time with or without an offset); without
+ * an offset they are read in `timeZone` (`UTC` or an IANA name), or, for `local` (FullCalendar's
+ * default, which sends no `timeZone`), in the site's zone. Answers write timed events' dates in
+ * `timeZone`: `…Z` for UTC, the zone's wall time without offset for an IANA name (what FullCalendar
+ * expects of a named zone without a time-zone plugin), and the event's own wall time with its
+ * offset for `local`. All-day events are dates, the end exclusive (the day after the last).
+ *
+ * @example GET /api/calendar/embed/v1/fullcalendar?start=2027-06-01T00:00:00&end=2027-07-13T00:00:00&timeZone=Europe/Paris
+ */
+import { DateTime } from 'luxon';
+import { EMBED_NAMESPACE } from '../../config.js';
+import { apiError } from '../../domain/errors.js';
+import { toWallTime, zoneOf } from '../../domain/dates/index.js';
+import { isKnownIanaZone } from '../../domain/dates/zones.js';
+import type { EventListArgs } from '../../domain/events/index.js';
+import type { Services } from '../../domain/services.js';
+import { listStatusFilter } from '../../domain/statuses.js';
+import { isPositiveInt, listToArray } from '../../domain/values.js';
+import type { Viewer } from '../../domain/permissions.js';
+import { anyone, endpoint, route, type Args, type RouteDecl } from '../route.js';
+import { docRoutes } from './doc.js';
+import { namespaceRoutes } from './namespace.js';
+import { isNonEmptyString } from './common.js';
+
+export { EMBED_NAMESPACE };
+
+/** The longest range one request may ask for (a year view and some margin). */
+export const MAX_RANGE_DAYS = 400;
+/** The most events one answer holds (the first in start order). */
+export const MAX_EVENTS = 1000;
+/**
+ * How long before the range a multi-day event may have begun and still be in it (as the month
+ * pages: the window is read through the start-date index).
+ */
+export const LOOKBACK_DAYS = 31;
+/** Wall times of any zone lie within these many hours of UTC (UTC-12 to UTC+14), and a margin. */
+const ZONE_SPREAD_HOURS = 15;
+
+/** ISO 8601 as FullCalendar sends it: a date, or a date and time, with or without an offset. */
+const ISO_RE = /^\d{4}-\d{2}-\d{2}(?:T\d{2}:\d{2}(?::\d{2}(?:\.\d{1,9})?)?(?:Z|[+-]\d{2}(?::?\d{2})?)?)?$/;
+
+/** What `timeZone` asks for: `local` (FullCalendar's default), `UTC`, or an IANA zone name. */
+type RequestZone = { kind: 'local' } | { kind: 'utc' } | { kind: 'named'; name: string };
+
+function requestZoneOf(value: unknown): RequestZone {
+  if (value === undefined || value === null || value === '' || value === 'local') return { kind: 'local' };
+  if (typeof value === 'string' && /^(utc|z|etc\/utc)$/i.test(value)) return { kind: 'utc' };
+  return { kind: 'named', name: String(value) };
+}
+
+const isZoneValue = (v: unknown) => typeof v === 'string' && (v === 'local' || /^(utc|z|etc\/utc)$/i.test(v) || (/^[A-Za-z][A-Za-z0-9_+\-/]*$/.test(v) && isKnownIanaZone(v)));
+
+/** An ISO 8601 string read in `zone` when it has no offset; invalid for anything else. */
+function parseInstant(value: string, zone: string): DateTime {
+  if (!ISO_RE.test(value)) return DateTime.invalid('not ISO 8601');
+  return DateTime.fromISO(value, { zone: zoneOf(zone), setZone: false });
+}
+
+const isoDate = (v: unknown) => typeof v === 'string' && parseInstant(v, 'UTC').isValid;
+
+/** Decode the HTML entities of a rendered title (FullCalendar shows titles as text). */
+export function decodeEntities(text: string): string {
+  const named: Record<string, string> = { amp: '&', lt: '<', gt: '>', quot: '"', apos: "'", nbsp: '\u00a0', hellip: '…', ndash: '–', mdash: '—', lsquo: '‘', rsquo: '’', ldquo: '“', rdquo: '”' };
+  return text.replace(/&(#x[0-9a-f]+|#\d+|[a-z]+);/gi, (all, name: string) => {
+    if (name[0] === '#') {
+      const code = name[1] === 'x' || name[1] === 'X' ? parseInt(name.slice(2), 16) : parseInt(name.slice(1), 10);
+      return Number.isFinite(code) && code > 0 && code <= 0x10ffff ? String.fromCodePoint(code) : all;
+    }
+    return named[name.toLowerCase()] ?? all;
+  });
+}
+
+/** The filters of the list, as the REST list reads them. */
+function filterArgs(services: Services): Args {
+  const linkedIds = (service: Services['venues']) => async (v: unknown, ctx: { viewer: Viewer }) => {
+    const ids = listToArray(v);
+    if (ids.length === 0 || !ids.every(isPositiveInt)) return false;
+    const known = await service.load(services.store.db, ids.map(Number));
+    return ids.every((id) => {
+      const record = known.get(Number(id));
+      return record !== undefined && service.readableBy(record, ctx.viewer);
+    });
+  };
+  return {
+    categories: {
+      description: 'Events should be assigned one of the specified categories slugs or IDs',
+      items: { type: 'integer' },
+      docType: 'array',
+      validate: (v) => services.categories.validateRefs(v),
+    },
+    tags: { description: 'Events should be assigned one of the specified tags slugs or IDs', items: { type: 'integer' }, docType: 'array', validate: (v) => services.tags.validateRefs(v) },
+    venue: { description: 'Events should be assigned one of the specified venue IDs', items: { type: 'integer' }, docType: 'array', validate: linkedIds(services.venues) },
+    organizer: { description: 'Events should be assigned one of the specified organizer IDs', items: { type: 'integer' }, docType: 'array', validate: linkedIds(services.organizers) },
+    featured: { type: 'boolean', description: 'Events should be filtered by their featured status' },
+    search: { type: 'string', description: 'Events should contain the specified string in the title or description', validate: isNonEmptyString },
+    status: {
+      format: 'string',
+      description: 'The event post status (authenticated callers who may edit events; anonymous callers see published events only)',
+      docType: 'string',
+      validate: (v, ctx) => listStatusFilter(ctx.viewer, 'tribe_events', v) !== null,
+      sanitize: (v, ctx) => listStatusFilter(ctx.viewer, 'tribe_events', v),
+    },
+  };
+}
+
+/** The representation fields the source reads. */
+interface ListedEvent {
+  id: number;
+  title: string;
+  url: string;
+  status?: string;
+  all_day: boolean;
+  start_date: string;
+  end_date: string;
+  utc_start_date: string;
+  utc_end_date: string;
+  timezone: string;
+  timezone_abbr: string;
+  cost: string;
+  featured: boolean;
+  excerpt?: string;
+  image: false | { url: string; alt?: string };
+  venue: { id: number; venue: string; url: string; address?: string; city?: string; country?: string; stateprovince?: string; zip?: string } | [];
+  organizer: Array<{ id: number; organizer: string; url: string }>;
+  categories: Array<{ id: number; name: string; slug: string }>;
+  tags: Array<{ id: number; name: string; slug: string }>;
+}
+
+const utc = (wall: string) => DateTime.fromFormat(wall, 'yyyy-MM-dd HH:mm:ss', { zone: 'utc' });
+const isoWall = (wall: string) => wall.replace(' ', 'T');
+
+/** One event as a FullCalendar event object, its dates written for the request's zone. */
+export function fullCalendarEvent(e: ListedEvent, zone: RequestZone): Record<string, unknown> {
+  let start: string;
+  let end: string;
+  if (e.all_day) {
+    start = e.start_date.slice(0, 10);
+    end = DateTime.fromISO(e.end_date.slice(0, 10), { zone: 'utc' }).plus({ days: 1 }).toISODate()!;
+  } else if (zone.kind === 'utc') {
+    start = `${isoWall(e.utc_start_date)}Z`;
+    end = `${isoWall(e.utc_end_date)}Z`;
+  } else if (zone.kind === 'named') {
+    start = isoWall(toWallTime(utc(e.utc_start_date).setZone(zone.name)));
+    end = isoWall(toWallTime(utc(e.utc_end_date).setZone(zone.name)));
+  } else {
+    const own = (wall: string, utcWall: string) => {
+      const minutes = Math.round(DateTime.fromISO(isoWall(wall), { zone: 'utc' }).diff(utc(utcWall), 'minutes').minutes);
+      const sign = minutes < 0 ? '-' : '+';
+      const abs = Math.abs(minutes);
+      return `${isoWall(wall)}${sign}${String(Math.floor(abs / 60)).padStart(2, '0')}:${String(abs % 60).padStart(2, '0')}`;
+    };
+    start = own(e.start_date, e.utc_start_date);
+    end = own(e.end_date, e.utc_end_date);
+  }
+  const venue = Array.isArray(e.venue) ? null : e.venue;
+  return {
+    id: String(e.id),
+    title: decodeEntities(e.title),
+    start,
+    end,
+    allDay: e.all_day,
+    url: e.url,
+    extendedProps: {
+      venue: venue
+        ? {
+            id: venue.id,
+            name: decodeEntities(venue.venue),
+            url: venue.url,
+            address: venue.address ?? '',
+            city: venue.city ?? '',
+            stateprovince: venue.stateprovince ?? '',
+            zip: venue.zip ?? '',
+            country: venue.country ?? '',
+          }
+        : null,
+      organizers: e.organizer.map((o) => ({ id: o.id, name: decodeEntities(o.organizer), url: o.url })),
+      categories: e.categories.map((c) => ({ id: c.id, name: decodeEntities(c.name), slug: c.slug })),
+      tags: e.tags.map((c) => ({ id: c.id, name: decodeEntities(c.name), slug: c.slug })),
+      cost: e.cost,
+      featured: e.featured,
+      image: e.image ? e.image.url : null,
+      timezone: e.timezone,
+      timezoneAbbr: e.timezone_abbr,
+      localStart: isoWall(e.start_date),
+      localEnd: isoWall(e.end_date),
+      ...(e.status !== undefined && e.status !== 'publish' ? { status: e.status } : {}),
+    },
+  };
+}
+
+export function embedRoutes(services: Services): RouteDecl[] {
+  const siteZone = services.config.timezone;
+  const routes: RouteDecl[] = [];
+  routes.push(...namespaceRoutes(services, () => routes));
+  routes.push(...docRoutes(services, () => routes));
+  routes.push(
+    route('/fullcalendar', [
+      endpoint({
+        methods: ['GET'],
+        args: {
+          start: { type: 'string', required: true, description: 'The start of the range (ISO 8601; without an offset, read in timeZone)', validate: isoDate },
+          end: { type: 'string', required: true, description: 'The end of the range, exclusive (ISO 8601; without an offset, read in timeZone)', validate: isoDate },
+          timeZone: {
+            type: 'string',
+            default: 'local',
+            description: "The zone of start and end without an offset and of the answer's dates: local (the site's zone for the range), UTC or an IANA name",
+            validate: isZoneValue,
+          },
+          ...filterArgs(services),
+          limit: { type: 'integer', description: `At most this many events, the first in start order (at most ${MAX_EVENTS})`, validate: (v) => isPositiveInt(v) && Number(v) <= MAX_EVENTS },
+        },
+        permission: anyone,
+        versioning: { kind: 'list' },
+        docs: {
+          summary: 'FullCalendar event source',
+          responses: { '200': { description: 'FullCalendar event objects overlapping the range' }, '400': { description: 'A bad date, zone or filter, or a range too wide' } },
+        },
+        handler: async (ctx) => {
+          const zone = requestZoneOf(ctx.args.timeZone);
+          const readZone = zone.kind === 'named' ? zone.name : zone.kind === 'utc' ? 'UTC' : siteZone;
+          const from = parseInstant(ctx.args.start, readZone).toUTC();
+          const to = parseInstant(ctx.args.end, readZone).toUTC();
+          if (to <= from) throw apiError('rest_embed_range_empty');
+          if (to.diff(from, 'days').days > MAX_RANGE_DAYS) throw apiError('rest_embed_range_too_wide', { args: [MAX_RANGE_DAYS] });
+          const limit = ctx.args.limit !== undefined ? Number(ctx.args.limit) : MAX_EVENTS;
+          // Wall times of the events' own zones lie within ZONE_SPREAD_HOURS of UTC: read that wider
+          // window through the start-date index, then keep what overlaps the range exactly.
+          const args: EventListArgs = {
+            page: 1,
+            per_page: Math.min(MAX_EVENTS, limit + 50),
+            range: {
+              startsFrom: toWallTime(from.minus({ days: LOOKBACK_DAYS, hours: ZONE_SPREAD_HOURS })),
+              startsUntil: toWallTime(to.plus({ hours: ZONE_SPREAD_HOURS })),
+              endsFrom: toWallTime(from.minus({ hours: ZONE_SPREAD_HOURS })),
+            },
+          };
+          for (const name of ['categories', 'tags', 'venue', 'organizer', 'featured', 'search', 'status'] as const) {
+            if (ctx.args[name] !== undefined && ctx.args[name] !== null) (args as unknown as Record<string, unknown>)[name] = ctx.args[name];
+          }
+          const fromMs = from.toMillis();
+          const toMs = to.toMillis();
+          const overlaps = (e: ListedEvent) => {
+            if (e.all_day) {
+              // Days: read in the request's zone (the site's for local), the end exclusive.
+              const z = zone.kind === 'named' ? zone.name : zone.kind === 'utc' ? 'UTC' : siteZone;
+              const s = DateTime.fromISO(e.start_date.slice(0, 10), { zone: zoneOf(z) }).toMillis();
+              const x = DateTime.fromISO(e.end_date.slice(0, 10), { zone: zoneOf(z) })
+                .plus({ days: 1 })
+                .toMillis();
+              return s < toMs && x > fromMs;
+            }
+            const s = utc(e.utc_start_date).toMillis();
+            const x = utc(e.utc_end_date).toMillis();
+            return s < toMs && (x > fromMs || (x === s && s >= fromMs));
+          };
+          const out: Record<string, unknown>[] = [];
+          for (;;) {
+            const page = await services.events.list(ctx.viewer, args, ctx.links, ctx.reserve);
+            for (const e of page.events as unknown as ListedEvent[]) {
+              if (out.length >= limit) break;
+              if (overlaps(e)) out.push(fullCalendarEvent(e, zone));
+            }
+            if (out.length >= limit || args.page >= page.totalPages || args.page * args.per_page >= MAX_EVENTS + 50) break;
+            args.page += 1;
+          }
+          return { body: out };
+        },
+      }),
+    ]),
+  );
+  return routes;
+}

@@ -63,8 +63,18 @@ export interface SyncResult {
   truncated: boolean;
 }
 
-/** Events read per page when listing a calendar (the list's `range` mode is not capped). */
-const PAGE = 1000;
+/**
+ * Events read per page when listing a calendar (the list's `range` mode is not capped), and
+ * versions read between two turns of the event loop: a large calendar is listed in steps that let
+ * other requests run (SQLite answers synchronously, so a long chain of reads would hold the loop).
+ */
+const PAGE = 200;
+const VERSION_CHUNK = 50;
+
+/** Wait for the next turn of the event loop. */
+function nextTurn(): Promise<void> {
+  return new Promise((resolve) => setImmediate(resolve));
+}
 
 /** The URI prefix of sync tokens (RFC 6578 requires a URI; the rest is the REST API's signed token). */
 export const SYNC_TOKEN_PREFIX = 'urn:events-calendar:sync:';
@@ -112,8 +122,10 @@ export function createCalendars(services: Services): Calendars {
   async function withEtags(list: PublicEvent[]): Promise<Member[]> {
     const dbId = await versions.databaseId();
     const out: Member[] = [];
-    for (let i = 0; i < list.length; i += 200) {
-      const chunk = list.slice(i, i + 200);
+    for (let i = 0; i < list.length; i += VERSION_CHUNK) {
+      // Versions are read one event at a time (SQLite runs them synchronously): let other requests run between chunks.
+      if (i > 0) await nextTurn();
+      const chunk = list.slice(i, i + VERSION_CHUNK);
       const vs = await Promise.all(chunk.map((e) => versions.of('event', e.id, false)));
       chunk.forEach((e, j) => out.push({ id: e.id, event: e, etag: `"${dbId}.e${e.id}.${vs[j]!.seq}.ics"`, lastModified: vs[j]!.gmt }));
     }
@@ -123,6 +135,7 @@ export function createCalendars(services: Services): Calendars {
   async function listAll(viewer: Viewer, cal: CalendarRef, range: NonNullable<EventListArgs['range']>, include?: number[]): Promise<PublicEvent[]> {
     const out: PublicEvent[] = [];
     for (let page = 1; ; page++) {
+      if (page > 1) await nextTurn();
       let r;
       try {
         r = await events.list(viewer, { page, per_page: PAGE, range, ...argsOf(cal), ...(include ? { include } : {}) }, links);

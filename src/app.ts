@@ -29,6 +29,7 @@ import { METRICS_PATH, registerMetrics } from './http/metrics.js';
 import { registerHealthRoutes } from './http/health.js';
 import { registerCalendarPages } from './pages/routes.js';
 import { registerAdminFace } from './admin/index.js';
+import { registerCalDav } from './caldav/index.js';
 import { registerEmbedFace } from './embed/index.js';
 
 /** The store, the services and the webhook service, without a server (the CLI's commands). */
@@ -141,6 +142,8 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
   registerCalendarPages(app, services);
   // The admin face (src/admin): sign-in, the account page, and cookie authentication for the other faces.
   await registerAdminFace(app, { config, services });
+  // Read-only CalDAV (src/caldav, issue 30): /.well-known/caldav and /dav/.
+  registerCalDav(app, { config, services });
   // The embed face (src/embed, issue 30): the web component, the iframe view, the snippet generator.
   registerEmbedFace(app, { config, services });
 

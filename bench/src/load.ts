@@ -12,7 +12,7 @@ import autocannon, { type AutocannonRequest } from 'autocannon';
 
 export interface LoadSpec {
   url: string;
-  method?: 'GET' | 'POST';
+  method?: 'GET' | 'POST' | 'REPORT';
   headers?: Record<string, string>;
   /** a fixed body, or one per request (e.g. unique titles for creates) */
   body?: string | (() => string);

@@ -6,6 +6,7 @@
  *   const ctx = await discover(origin, credentials);
  *   for (const s of SCENARIOS) s.path(ctx)
  */
+import { CALDAV_SCENARIOS, caldavSyncToken } from './caldav.js';
 
 export interface ScenarioContext {
   /** '{origin}/api/calendar/events/v1' */
@@ -32,13 +33,15 @@ export interface ScenarioContext {
   /** ETags of the single event and of the default list when discovered (issue 11) */
   singleEtag: string | null;
   listEtag: string | null;
+  /** issue 30: the CalDAV site calendar's current sync token (null: no CalDAV face) */
+  caldavSyncToken: string | null;
 }
 
 export interface Scenario {
   key: string;
   label: string;
   kind: 'read' | 'write';
-  method: 'GET' | 'POST';
+  method: 'GET' | 'POST' | 'REPORT';
   /** path under the namespace, with query, or an absolute URL (pages outside the REST root) */
   path(ctx: ScenarioContext): string;
   headers?(ctx: ScenarioContext): Record<string, string>;
@@ -120,6 +123,8 @@ export const SCENARIOS: Scenario[] = [
       };
     },
   },
+  // Issue 30: an unchanged CalDAV sync-collection, next to list-304 (bench/src/caldav.ts).
+  ...CALDAV_SCENARIOS,
 ];
 
 /**
@@ -152,6 +157,7 @@ export const SCENARIO_GROUPS: Record<string, string[]> = {
   issue9: [...CHURN_SCENARIOS.map((c) => c.key), AFTER_WRITE_KEY, PROPAGATION_KEY, 'create'],
   issue11: ['single', 'list', 'single-304', 'list-304', WEBHOOKS_KEY],
   issue24: [BIG_WRITES_KEY],
+  caldav: ['list-304', 'caldav-sync-unchanged'],
 };
 
 /** The URL of a scenario's path: under the namespace, unless it is absolute (the pages). */
@@ -251,5 +257,6 @@ export async function discover(base: string, authorization: string): Promise<Sce
     listTotal: Number(res.headers.get('x-tec-total') ?? 0),
     singleEtag: single.headers.get('etag'),
     listEtag: listAgain.headers.get('etag'),
+    caldavSyncToken: await caldavSyncToken(new URL(base).origin),
   };
 }

@@ -1,0 +1,308 @@
+/**
+ * What the CalDAV face serves, read through the domain services with the caller's visibility
+ * (anonymous: published events only; an editor: drafts, pending, private and scheduled too, as the
+ * REST list shows them): the calendars (the whole site, and one per category by slug), the events
+ * of a calendar (every event its list shows, past and future, recurring occurrences as resources of
+ * their own), each event's ETag and iCalendar text (the feeds' VEVENT, `domain/ical.ts`), and the
+ * changes since a sync token (RFC 6578), read from the change log through `store.changes`.
+ *
+ * ETags are the REST API's item tags with the variant `ics`: `"<database id>.e<id>.<version>.ics"`,
+ * the version being the event's (`services.versions.of`: its last change, or its venue's, an
+ * organizer's or a term's), so a tag read here is accepted by the REST API's `If-Match` and the other
+ * way round (both name the same database, record and version).
+ *
+ * @example
+ *   const cals = createCalendars(services);
+ *   const cal = await cals.resolve('category-concerts'); // undefined: no such category
+ *   const members = await cals.members(ANONYMOUS, cal!);
+ */
+import { DateTime } from 'luxon';
+import { getVtimezoneComponent } from '@touch4it/ical-timezones';
+import { ApiError } from '../domain/errors.js';
+import { icalendar } from '../domain/ical.js';
+import type { Viewer } from '../domain/permissions.js';
+import type { PublicEvent } from '../domain/public-records.js';
+import type { Services } from '../domain/services.js';
+import { decodeSyncToken, encodeSyncToken, everListed, type ChangedRecord } from '../domain/sync.js';
+import type { EventListArgs } from '../domain/events/index.js';
+import { prunedThrough } from '../store/settings.js';
+
+/** A calendar collection: the whole site (`events`) or a category (`category-{slug}`). */
+export interface CalendarRef {
+  /** the path segment under the calendar home */
+  key: string;
+  /** the category's slug, for a category calendar */
+  slug?: string;
+  name: string;
+  description: string;
+  /** place among the calendars (Apple's calendar-order) */
+  order: number;
+}
+
+/** A calendar object resource: one event, its ETag and its version's time. */
+export interface Member {
+  id: number;
+  event: PublicEvent;
+  etag: string;
+  /** UTC `YYYY-MM-DD HH:MM:SS` of the event's version */
+  lastModified: string | undefined;
+}
+
+/** A sync token that cannot be used (RFC 6578 `valid-sync-token`: the client syncs from scratch). */
+export class InvalidSyncToken extends Error {}
+
+/** What a sync-collection report answers. */
+export interface SyncResult {
+  /** events shown now (changed since the token, or all of them on an initial sync) */
+  changed: Member[];
+  /** ids of events the caller saw since the token and no longer sees */
+  removed: number[];
+  /** the next token (a URI) */
+  token: string;
+  /** more changes remain: the answer stopped early (507 on the collection, RFC 6578 §3.6) */
+  truncated: boolean;
+}
+
+/**
+ * Events read per page when listing a calendar (the list's `range` mode is not capped), and
+ * versions read between two turns of the event loop: a large calendar is listed in steps that let
+ * other requests run (SQLite answers synchronously, so a long chain of reads would hold the loop).
+ */
+const PAGE = 200;
+const VERSION_CHUNK = 50;
+
+/** Wait for the next turn of the event loop. */
+function nextTurn(): Promise<void> {
+  return new Promise((resolve) => setImmediate(resolve));
+}
+
+/** The URI prefix of sync tokens (RFC 6578 requires a URI; the rest is the REST API's signed token). */
+export const SYNC_TOKEN_PREFIX = 'urn:events-calendar:sync:';
+
+/** The calendar home's segment for the whole site. */
+export const SITE_CALENDAR = 'events';
+const CATEGORY_PREFIX = 'category-';
+
+/** A day: tokens issued on one day are the same text while the data does not move. */
+const DAY_MS = 86_400_000;
+
+export interface Calendars {
+  /** Every calendar (the site first, then the categories by name). */
+  list(): Promise<CalendarRef[]>;
+  /** The calendar of a path segment, or undefined. */
+  resolve(key: string): Promise<CalendarRef | undefined>;
+  /** Every event of the calendar the viewer may read, in start order. */
+  members(viewer: Viewer, cal: CalendarRef): Promise<Member[]>;
+  /** The events overlapping [start, end) (UTC ISO instants; either open). */
+  inRange(viewer: Viewer, cal: CalendarRef, start?: DateTime, end?: DateTime): Promise<Member[]>;
+  /** These events of the calendar the viewer may read (others are absent from the answer). */
+  byIds(viewer: Viewer, cal: CalendarRef, ids: number[]): Promise<Map<number, Member>>;
+  /** The iCalendar text of one event resource (the feeds' VEVENT, no METHOD, stable DTSTAMP). */
+  objectText(member: Member): string;
+  /** The whole calendar as one iCalendar text (GET on the collection). */
+  calendarText(cal: CalendarRef, members: Member[]): string;
+  /** The collection's CTag and ETag (the data revision: any write moves it), and the time of the last change. */
+  state(): Promise<{ ctag: string; lastModified: string | undefined; seq: number }>;
+  /** The current sync token (a URI). */
+  syncToken(): Promise<string>;
+  /** RFC 6578: the changes since `token` ('' = everything), at most `limit` members when given. */
+  sync(viewer: Viewer, cal: CalendarRef, token: string, limit?: number): Promise<SyncResult>;
+  /** The site zone's VTIMEZONE in a VCALENDAR (calendar-timezone), or undefined. */
+  timezoneText(): string | undefined;
+}
+
+export function createCalendars(services: Services): Calendars {
+  const { config, events, versions } = services;
+  const links = services.links;
+  const db = services.store.db;
+  const feedOptions = { name: config.siteName, timezone: config.timezone, siteUrl: config.siteUrl, resource: true } as const;
+
+  const argsOf = (cal: CalendarRef): Partial<EventListArgs> => (cal.slug === undefined ? {} : { categories: [cal.slug] });
+
+  async function withEtags(list: PublicEvent[]): Promise<Member[]> {
+    const dbId = await versions.databaseId();
+    const out: Member[] = [];
+    for (let i = 0; i < list.length; i += VERSION_CHUNK) {
+      // Versions are read one event at a time (SQLite runs them synchronously): let other requests run between chunks.
+      if (i > 0) await nextTurn();
+      const chunk = list.slice(i, i + VERSION_CHUNK);
+      const vs = await Promise.all(chunk.map((e) => versions.of('event', e.id, false)));
+      chunk.forEach((e, j) => out.push({ id: e.id, event: e, etag: `"${dbId}.e${e.id}.${vs[j]!.seq}.ics"`, lastModified: vs[j]!.gmt }));
+    }
+    return out;
+  }
+
+  async function listAll(viewer: Viewer, cal: CalendarRef, range: NonNullable<EventListArgs['range']>, include?: number[]): Promise<PublicEvent[]> {
+    const out: PublicEvent[] = [];
+    for (let page = 1; ; page++) {
+      if (page > 1) await nextTurn();
+      let r;
+      try {
+        r = await events.list(viewer, { page, per_page: PAGE, range, ...argsOf(cal), ...(include ? { include } : {}) }, links);
+      } catch (e) {
+        // A page past the end (the count moved between pages): the list is complete.
+        if (e instanceof ApiError && e.code === 'event-archive-page-not-found') break;
+        throw e;
+      }
+      out.push(...(r.events as unknown as PublicEvent[]));
+      if (page >= r.totalPages || r.events.length < PAGE) break;
+    }
+    return out;
+  }
+
+  const calendars: Calendars = {
+    async list() {
+      const out: CalendarRef[] = [siteCalendar()];
+      for (let page = 1; ; page++) {
+        const r = await services.categories.list({ page, perPage: 100, hideEmpty: false, orderby: 'name', order: 'asc' });
+        for (const t of r.terms) out.push(categoryCalendar(t.slug, t.name, t.description, out.length));
+        if (page >= r.totalPages || r.terms.length === 0) break;
+      }
+      return out;
+    },
+
+    async resolve(key) {
+      if (key === SITE_CALENDAR) return siteCalendar();
+      if (!key.startsWith(CATEGORY_PREFIX)) return undefined;
+      const slug = key.slice(CATEGORY_PREFIX.length);
+      if (slug === '' || slug.length > 200) return undefined;
+      const row = await services.categories.find(db, slug);
+      if (!row || row.slug !== slug) return undefined;
+      return categoryCalendar(row.slug, row.name, row.description, 1);
+    },
+
+    async members(viewer, cal) {
+      return withEtags(await listAll(viewer, cal, {}));
+    },
+
+    async inRange(viewer, cal, start, end) {
+      // Wall times in the events' own zones are within a day of UTC: read a day wider, then
+      // compare the UTC instants exactly.
+      const range: NonNullable<EventListArgs['range']> = {};
+      if (end) range.startsUntil = end.plus({ days: 1 }).toFormat('yyyy-MM-dd HH:mm:ss');
+      if (start) range.endsFrom = start.minus({ days: 1 }).toFormat('yyyy-MM-dd HH:mm:ss');
+      const found = (await listAll(viewer, cal, range)).filter((e) => overlaps(e, start, end));
+      return withEtags(found);
+    },
+
+    async byIds(viewer, cal, ids) {
+      const unique = [...new Set(ids)].filter((id) => Number.isSafeInteger(id) && id > 0);
+      const out = new Map<number, Member>();
+      for (let i = 0; i < unique.length; i += PAGE) {
+        const list = await listAll(viewer, cal, {}, unique.slice(i, i + PAGE));
+        for (const m of await withEtags(list)) out.set(m.id, m);
+      }
+      return out;
+    },
+
+    objectText(member) {
+      return icalendar([member.event], feedOptions);
+    },
+
+    calendarText(cal, members) {
+      return icalendar(
+        members.map((m) => m.event),
+        { ...feedOptions, resource: false, name: cal.name },
+      );
+    },
+
+    async state() {
+      const [dbId, position] = await Promise.all([versions.databaseId(), versions.position()]);
+      return { ctag: `${dbId}.${position.revision}`, lastModified: position.gmt, seq: position.seq };
+    },
+
+    async syncToken() {
+      const [key, position] = await Promise.all([versions.syncKey(), versions.position()]);
+      return tokenUri(encodeSyncToken(key, position.seq, Math.floor(Date.now() / DAY_MS) * DAY_MS));
+    },
+
+    async sync(viewer, cal, token, limit) {
+      const [key, position] = await Promise.all([versions.syncKey(), versions.position()]);
+      const now = Date.now();
+      const issue = (seq: number) => tokenUri(encodeSyncToken(key, seq, Math.floor(now / DAY_MS) * DAY_MS));
+      if (token === '') {
+        // The position is read before the events: a change in between is reported again, never lost.
+        const all = await listAll(viewer, cal, {});
+        if (limit !== undefined && all.length > limit) throw new TooManyMatches();
+        return { changed: await withEtags(all), removed: [], token: issue(position.seq), truncated: false };
+      }
+      if (!token.startsWith(SYNC_TOKEN_PREFIX)) throw new InvalidSyncToken();
+      const historyDays = config.syncHistoryDays;
+      let from: number;
+      try {
+        from = decodeSyncToken(token.slice(SYNC_TOKEN_PREFIX.length), { key, seq: position.seq, historyDays, now });
+      } catch {
+        throw new InvalidSyncToken();
+      }
+      // Nothing committed since the token: the same token, no look at the log (as cheap as a 304).
+      if (from === position.seq) return { changed: [], removed: [], token: issue(from), truncated: false };
+      // The one change-log reader: whole writes, at most SYNC_MAX_CHANGES rows.
+      const { rows, through } = await services.store.changes.read(from, config.syncMaxChanges, { to: position.seq });
+      const oldest = new Date(now - historyDays * DAY_MS).toISOString().slice(0, 19).replace('T', ' ');
+      if (rows.length && rows[0]!.created_gmt < oldest) throw new InvalidSyncToken();
+      // A bulk load or a refresh: anything may have changed.
+      if (rows.some((r) => r.type === 'all')) throw new InvalidSyncToken();
+      if (from < (await prunedThrough(db))) throw new InvalidSyncToken();
+      const byId = new Map<number, ChangedRecord>();
+      for (const r of rows) {
+        if (r.type !== 'event') continue;
+        let rec = byId.get(r.id);
+        if (!rec) byId.set(r.id, (rec = { id: r.id, seq: r.seq, idx: r.idx, actions: [], details: [] }));
+        rec.actions.push(r.action);
+        rec.details.push(r.detail as Record<string, unknown> | null);
+      }
+      let records = [...byId.values()];
+      let upTo = through;
+      if (limit !== undefined && records.length > limit) {
+        // Truncated (RFC 6578 §3.6): the next token starts before the first record left out, so
+        // every record after the cut comes next time (those of the cut's write again).
+        const cut = records[limit]!.seq;
+        if (cut - 1 <= from) throw new TooManyMatches();
+        records = records.filter((r) => r.seq < cut);
+        upTo = cut - 1;
+      }
+      if (records.length === 0) return { changed: [], removed: [], token: issue(upTo), truncated: upTo < position.seq };
+      const filter = await events.syncFilter(viewer, { page: 1, per_page: 1, ...argsOf(cal) } as EventListArgs, new Set());
+      const shown = await filter.matching(records.map((r) => r.id));
+      const changedIds = records.filter((r) => shown.has(r.id)).map((r) => r.id);
+      const removed = records.filter((r) => !shown.has(r.id) && everListed(r, filter.listed, false)).map((r) => r.id);
+      const found = changedIds.length ? await calendars.byIds(viewer, cal, changedIds) : new Map<number, Member>();
+      const changed = changedIds.map((id) => found.get(id)).filter((m): m is Member => m !== undefined);
+      // Shown by the filter but not readable as a member (e.g. deleted in between): reported removed.
+      for (const id of changedIds) if (!found.has(id)) removed.push(id);
+      return { changed, removed, token: issue(upTo), truncated: upTo < position.seq };
+    },
+
+    timezoneText() {
+      const vtz = getVtimezoneComponent(config.timezone);
+      if (!vtz) return undefined;
+      return `BEGIN:VCALENDAR\r\nVERSION:2.0\r\nPRODID:-//${new URL(config.siteUrl).hostname}//events-calendar//EN\r\n${vtz.replace(/\r?\n/g, '\r\n').replace(/(\r\n)?$/, '\r\n')}END:VCALENDAR\r\n`;
+    },
+  };
+
+  function siteCalendar(): CalendarRef {
+    return { key: SITE_CALENDAR, name: config.siteName, description: `Every event of ${config.siteName}`, order: 0 };
+  }
+  function categoryCalendar(slug: string, name: string, description: string, order: number): CalendarRef {
+    return { key: `${CATEGORY_PREFIX}${slug}`, slug, name: `${config.siteName}: ${name}`, description: description || name, order };
+  }
+  return calendars;
+}
+
+/** More members than the request's `limit` allows, and no way to stop early (507 `number-of-matches-within-limits`). */
+export class TooManyMatches extends Error {}
+
+function tokenUri(token: string): string {
+  return `${SYNC_TOKEN_PREFIX}${token}`;
+}
+
+/** Whether an event overlaps [start, end) (RFC 4791 §9.9: start < event end and end > event start). */
+export function overlaps(e: PublicEvent, start?: DateTime, end?: DateTime): boolean {
+  const s = DateTime.fromSQL(e.utc_start_date, { zone: 'utc' });
+  let en = DateTime.fromSQL(e.utc_end_date, { zone: 'utc' });
+  if (!s.isValid || !en.isValid) return false;
+  if (en <= s) en = s.plus({ seconds: 1 });
+  if (start && en <= start) return false;
+  if (end && s >= end) return false;
+  return true;
+}

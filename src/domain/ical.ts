@@ -1,0 +1,209 @@
+/**
+ * iCalendar (RFC 5545) text of events, for the feeds (src/pages) and the CalDAV face's calendar
+ * object resources (src/caldav, issue 30: the same VEVENTs, so a subscription and a CalDAV
+ * calendar agree). Generated generated with `ical-generator` and VTIMEZONE
+ * components from `@touch4it/ical-timezones` (one per time zone the events use).
+ *
+ * Per event: `UID` `{id}@{site host}` (the record id never changes, so the UID is the same across
+ * fetches, instances and edits); `SEQUENCE` the seconds from 2000-01-01T00:00Z to the event's last
+ * modification (`modified_utc`), so it grows with every change saved a second or more after the
+ * last; `DTSTART`/`DTEND` in the event's zone with `TZID` (events in `UTC` or a manual offset such
+ * as `UTC+2`, which have no VTIMEZONE, in UTC), all-day events as `VALUE=DATE` with the exclusive
+ * end date; plain-text `DESCRIPTION`, `LOCATION` (venue name and address), `GEO`, `CATEGORIES`,
+ * `ORGANIZER` (the first organizer that has a valid e-mail address), `URL`, `LAST-MODIFIED`.
+ *
+ * Parameter values (the organizer's `CN`, the only one written from stored text) are written by
+ * `paramValue`, not by the library (which backslash-escapes a `"` inside a quoted value: RFC 5545 has
+ * no such escape, and parsers end the value there, issue 24): always quoted, RFC 6868 caret encoding
+ * (`^'` for `"`, `^n` for a line break, `^^` for `^`), other control characters removed.
+ *
+ * @example
+ *   const text = icalendar(events, { name: 'Events Calendar', timezone: 'Europe/Rome', siteUrl: 'https://x' });
+ */
+import ical, { ICalCalendarMethod, type ICalEvent } from 'ical-generator';
+import { getVtimezoneComponent } from '@touch4it/ical-timezones';
+import { DateTime } from 'luxon';
+import type { PublicEvent, PublicVenue, SeriesFeed } from './public-records.js';
+import { plainText } from './plain-text.js';
+import { isOrganizerEmail } from './linked-posts.js';
+
+export type { SeriesFeed } from './public-records.js';
+
+export const ICAL_CONTENT_TYPE = 'text/calendar; charset=utf-8';
+
+/** How often calendar clients should fetch a subscribed feed again (REFRESH-INTERVAL, X-PUBLISHED-TTL). */
+export const REFRESH_SECONDS = 3600;
+
+/** SEQUENCE counts seconds from here (fits a 32-bit integer until 2068). */
+const SEQUENCE_EPOCH = Date.UTC(2000, 0, 1) / 1000;
+
+export interface FeedOptions {
+  /** X-WR-CALNAME */
+  name: string;
+  /** X-WR-TIMEZONE: the site zone */
+  timezone: string;
+  /** SITE_URL: the host part of UIDs, the PRODID */
+  siteUrl: string;
+  /** X-WR-CALDESC */
+  description?: string;
+  /**
+   * Recurring events (issue 15) by series id: occurrences of these series are written as their
+   * series' one VEVENT (RRULE/RDATE/EXDATE) plus an override per occurrence edited alone.
+   */
+  series?: ReadonlyMap<number, SeriesFeed>;
+  /**
+   * A calendar object resource (CalDAV, RFC 4791 §4.1) rather than a feed: no `METHOD` (a resource
+   * must not have one), and `DTSTAMP` the event's last modification instead of the time of writing,
+   * so the same version of an event is always the same bytes (its ETag names them).
+   */
+  resource?: boolean;
+}
+
+/** An occurrence's series id, when the event is one (its representation says so). */
+function seriesIdOf(e: PublicEvent): number | undefined {
+  const id = (e as PublicEvent & { recurring_event_id?: number }).recurring_event_id;
+  return typeof id === 'number' ? id : undefined;
+}
+
+/**
+ * A property parameter value (RFC 5545 §3.2, RFC 6868), quoted: `^` → `^^`, `"` → `^'`, a line
+ * break → `^n`, other control characters but HTAB removed. A backslash is written doubled: RFC 5545
+ * has no escapes in parameter values, but ical.js (Thunderbird, this service's `import ics`) reads
+ * them as in TEXT, so a name round-trips there; a stricter reader sees two backslashes.
+ *
+ * @example paramValue('Real Org":mailto:x@evil.example') // `"Real Org^':mailto:x@evil.example"`
+ */
+export function paramValue(value: string): string {
+  const clean = value
+    .replace(/\r\n?/g, '\n')
+    .replace(/[\u0000-\u0008\u000b-\u001f\u007f]/g, '')
+    .replace(/[\\^"\n]/g, (c) => (c === '\\' ? '\\\\' : c === '^' ? '^^' : c === '"' ? "^'" : '^n'));
+  return `"${clean}"`;
+}
+
+/**
+ * The `ORGANIZER` line of an organizer, or undefined when the address is not a valid e-mail
+ * address (a calendar user address must be one; a stored value from before issue 24 may not be).
+ */
+export function organizerLine(name: string, email: string): string | undefined {
+  const address = email.trim();
+  if (!isOrganizerEmail(address)) return undefined;
+  return `ORGANIZER;CN=${paramValue(name)}:mailto:${address}`;
+}
+
+/** Add property lines to an event (written unfolded before its END:VEVENT; the calendar folds them). */
+export function addLines(event: ICalEvent, lines: string[]): void {
+  if (lines.length === 0) return;
+  const original = event.toString.bind(event);
+  event.toString = () => original().replace(/END:VEVENT\r\n$/, `${lines.join('\r\n')}\r\nEND:VEVENT\r\n`);
+}
+
+/** Which zones have a VTIMEZONE (kept: the answer never changes while the process runs). */
+const vtimezoneKnown = new Map<string, boolean>();
+export function hasVtimezone(tz: string): boolean {
+  let known = vtimezoneKnown.get(tz);
+  if (known === undefined) {
+    // 'UTC' maps to Etc/UTC there (another TZID): UTC times are written as UTC instead.
+    known = tz !== '' && tz !== 'UTC' && !/^UTC[+-]/.test(tz) && getVtimezoneComponent(tz) !== null;
+    vtimezoneKnown.set(tz, known);
+  }
+  return known;
+}
+
+function utc(wall: string): DateTime {
+  return DateTime.fromSQL(wall, { zone: 'utc' });
+}
+
+/** The venue's address as one line: street, city, region and postal code, country. */
+export function venueAddress(v: PublicVenue): string {
+  const region = [v.stateprovince || v.state || v.province, v.zip].filter(Boolean).join(' ');
+  return [v.address, v.city, region, v.country].filter((s) => s !== undefined && s !== '').join(', ');
+}
+
+/** The UID of an event: `{id}@{site host}`. */
+export function eventUid(id: number, siteUrl: string): string {
+  return `${id}@${new URL(siteUrl).hostname}`;
+}
+
+/** SEQUENCE: seconds from 2000-01-01T00:00Z to the last modification. */
+export function eventSequence(modifiedUtc: string): number {
+  const t = utc(modifiedUtc);
+  return t.isValid ? Math.max(0, Math.floor(t.toSeconds() - SEQUENCE_EPOCH)) : 0;
+}
+
+/** The calendar text of these events. */
+export function icalendar(events: PublicEvent[], options: FeedOptions): string {
+  const host = new URL(options.siteUrl).hostname;
+  const cal = ical({
+    name: options.name,
+    description: options.description ?? options.name,
+    prodId: { company: host, product: 'events-calendar', language: 'EN' },
+    ...(options.resource ? {} : { method: ICalCalendarMethod.PUBLISH }),
+    // No calendar zone (it would write DTSTAMP without its Z): each event's zone gets its VTIMEZONE.
+    timezone: { name: null, generator: getVtimezoneComponent },
+    ...(options.resource ? {} : { ttl: REFRESH_SECONDS }),
+  });
+  const now = new Date();
+  const written = new Set<number>();
+  const addEvent = (e: PublicEvent, extra: { uidId?: number; repeating?: string; recurrenceId?: string } = {}) => {
+    const venue = Array.isArray(e.venue) ? undefined : e.venue;
+    const organizer = e.organizer.map((o) => (o.email ? organizerLine(plainText(o.organizer), o.email) : undefined)).find((line) => line !== undefined);
+    const inZone = !e.all_day && hasVtimezone(e.timezone);
+    const start = e.all_day ? DateTime.fromISO(e.start_date.slice(0, 10), { zone: 'utc' }) : utc(e.utc_start_date);
+    // All-day: DTEND is the day after the last day (exclusive).
+    const end = e.all_day ? DateTime.fromISO(e.end_date.slice(0, 10), { zone: 'utc' }).plus({ days: 1 }) : utc(e.utc_end_date);
+    const address = venue ? venueAddress(venue) : '';
+    const event = cal.createEvent({
+      id: eventUid(extra.uidId ?? e.id, options.siteUrl),
+      ...(extra.repeating ? { repeating: extra.repeating } : {}),
+      ...(extra.recurrenceId
+        ? {
+            recurrenceId: e.all_day
+              ? DateTime.fromISO(extra.recurrenceId.slice(0, 10), { zone: 'utc' })
+              : inZone
+                ? DateTime.fromSQL(extra.recurrenceId, { zone: e.timezone })
+                : DateTime.fromSQL(extra.recurrenceId, { zone: e.timezone || 'utc' }).toUTC(),
+          }
+        : {}),
+      sequence: eventSequence(e.modified_utc),
+      stamp: options.resource ? utc(e.modified_utc) : now,
+      start,
+      end,
+      allDay: e.all_day,
+      ...(inZone ? { timezone: e.timezone } : {}),
+      summary: plainText(e.title),
+      description: plainText(e.description),
+      url: e.url,
+      lastModified: utc(e.modified_utc),
+      ...(venue
+        ? {
+            location: {
+              title: plainText(venue.venue),
+              ...(address ? { address } : {}),
+              ...(venue.geo_lat !== undefined && venue.geo_lng !== undefined ? { geo: { lat: venue.geo_lat, lon: venue.geo_lng } } : {}),
+            },
+          }
+        : {}),
+      categories: e.categories.map((c) => ({ name: plainText(c.name) })),
+    });
+    // ORGANIZER is a calendar user address: written for an organizer with an e-mail address, its CN by paramValue.
+    if (organizer) addLines(event, [organizer]);
+  };
+  for (const e of events) {
+    const seriesId = seriesIdOf(e);
+    const feed = seriesId === undefined ? undefined : options.series?.get(seriesId);
+    if (!feed) {
+      addEvent(e);
+      continue;
+    }
+    // The series once (UID of the series id), with its overrides: the occurrence is among them.
+    if (written.has(seriesId!)) continue;
+    written.add(seriesId!);
+    addEvent(feed.series, { repeating: `${feed.lines.join('\r\n')}\r\n` });
+    for (const o of feed.overrides) addEvent(o.event, { uidId: seriesId!, recurrenceId: o.originalStart });
+  }
+  // X-WR-TIMEZONE among the calendar's properties (before its components, as RFC 5545 orders them).
+  const text = cal.toString().replace(/(\r\nX-WR-CALNAME:[^\r]*(?:\r\n [^\r]*)*)/, `$1\r\nX-WR-TIMEZONE:${options.timezone}`);
+  // Every line ends with CRLF, the last one too (RFC 5545 §3.1).
+  return text.endsWith('\r\n') ? text : `${text}\r\n`;
+}

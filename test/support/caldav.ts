@@ -1,0 +1,46 @@
+/**
+ * Requests to the CalDAV face (issue 30) for the tests: `dav` sends one (Basic credentials as
+ * `login:password`, or 'admin'), `responses` reads a multistatus by href.
+ */
+import { XMLParser } from 'fast-xml-parser';
+import type { TestServer } from './harness.js';
+
+const xml = new XMLParser({ removeNSPrefix: true, ignoreAttributes: false, attributeNamePrefix: '', isArray: (name) => ['response', 'propstat', 'href', 'supported-report', 'comp'].includes(name) });
+
+export interface DavAnswer {
+  status: number;
+  headers: Headers;
+  text: string;
+  /** the parsed body (namespace prefixes removed) */
+  doc: any;
+}
+
+export async function dav(t: TestServer, method: string, path: string, body?: string, headers: Record<string, string> = {}, as?: string | null): Promise<DavAnswer> {
+  const h: Record<string, string> = { ...headers };
+  if (body !== undefined && !Object.keys(h).some((k) => k.toLowerCase() === 'content-type')) h['content-type'] = 'application/xml; charset=utf-8';
+  if (as) h.authorization = 'Basic ' + Buffer.from(as === 'admin' ? 'admin:admin-password' : as).toString('base64');
+  const res = await fetch(path.startsWith('http') ? path : t.origin + path, { method, headers: h, body, redirect: 'manual' });
+  const text = await res.text();
+  let doc: any;
+  try {
+    doc = text.startsWith('<?xml') ? xml.parse(text) : undefined;
+  } catch {
+    doc = undefined;
+  }
+  return { status: res.status, headers: res.headers, text, doc };
+}
+
+/** The responses of a multistatus, by href: status, and the 200 and 404 properties. */
+export function responses(doc: any): Map<string, { status?: string; ok: Record<string, any>; missing: string[] }> {
+  const out = new Map<string, { status?: string; ok: Record<string, any>; missing: string[] }>();
+  for (const r of doc?.multistatus?.response ?? []) {
+    const entry = { status: r.status as string | undefined, ok: {} as Record<string, any>, missing: [] as string[] };
+    for (const ps of r.propstat ?? []) {
+      const props = ps.prop && typeof ps.prop === 'object' ? ps.prop : {};
+      if (String(ps.status).includes(' 200 ')) Object.assign(entry.ok, props);
+      else entry.missing.push(...Object.keys(props));
+    }
+    out.set(r.href[0], entry);
+  }
+  return out;
+}

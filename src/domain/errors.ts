@@ -78,6 +78,15 @@ export const ERRORS = {
   rest_sync_token_expired: [410, 'The sync token is invalid, from another database, or older than the kept history; do a full sync without sync_token.'],
   rest_webhook_not_found: [404, 'No webhook endpoint with this ID.'],
   rest_webhook_delivery_not_found: [404, 'No delivery with this ID for this webhook endpoint.'],
+  federation_follower_not_found: [404, 'No follower with this ID.'],
+  federation_follower_not_pending: [409, 'This follow is not waiting for a decision.'],
+  federation_delivery_not_found: [404, 'No failed or abandoned delivery with this ID.'],
+  federation_not_found: [404, 'No federation object at this URL.'],
+  federation_gone: [410, 'This object was deleted.'],
+  federation_payload_too_large: [413, 'The request body is larger than FEDERATION_MAX_BODY_BYTES.'],
+  federation_replayed: [401, 'This signed request was received already (a replay); sign each request anew.'],
+  federation_blocked: [403, 'Requests from this domain are refused.'],
+  federation_rate_limited: [429, 'Too many inbox requests from this host; try again later.'],
 } as const satisfies Record<string, readonly [number, string]>;
 
 export type ErrorCode = keyof typeof ERRORS;

@@ -28,6 +28,8 @@ import { allowForError, basePath, registerRoutes, sendJson } from './pipeline.js
 import { adminEventRoutes } from './routes/admin-events.js';
 import { adminSessionRoutes } from './routes/admin-sessions.js';
 import { ADMIN_NAMESPACE, adminRoutes } from './routes/admin-webhooks.js';
+import { adminFederationRoutes } from './routes/admin-federation.js';
+import type { FederationAdmin } from '../domain/federation.js';
 import { apiRoutes } from './routes/index.js';
 import { rootIndex } from './self-description.js';
 import { sitePageHtml } from './site-page.js';
@@ -38,6 +40,8 @@ export interface RestFace {
   services: Services;
   /** Webhook endpoints and deliveries (the administration namespace, issue 11). */
   webhooks: WebhookService;
+  /** The fediverse followers and deliveries (issue 31); only when FEDERATION=true. */
+  federation?: FederationAdmin;
 }
 
 /**
@@ -145,7 +149,7 @@ function setCommonHeaders(reply: FastifyReply, req: FastifyRequest, discovery: L
  * shared plumbing (web/) and before the other faces. Synchronous on purpose: nothing may run between
  * the routes added before it and its error handler.
  */
-export function registerRestApi(app: FastifyInstance, { config, services, webhooks }: RestFace): void {
+export function registerRestApi(app: FastifyInstance, { config, services, webhooks, federation }: RestFace): void {
   const restRoot = config.restRoot;
   const roots = restRoots(config);
   const served = namespaces(config);
@@ -227,6 +231,7 @@ export function registerRestApi(app: FastifyInstance, { config, services, webhoo
   const admin = adminRoutes(services, webhooks);
   admin.push(...adminEventRoutes(services)); // the event index (issue 25): in the same list, so the index and /doc declare it
   admin.push(...adminSessionRoutes(services)); // the admin face's sign-in sessions (issue 28)
+  if (federation) admin.push(...adminFederationRoutes(federation)); // fediverse followers and deliveries (issue 31)
   for (const root of roots) registerRoutes(app, admin, services, services.linksFor(root, ADMIN_NAMESPACE));
 
   // The site root: discovery (the Link header and <link>), unless the REST root is the site root.

@@ -286,17 +286,65 @@ export const SETTINGS: Setting[] = [
     defaultText: 'off',
     description: 'administrators: administrators must turn two-factor sign-in (TOTP) on before their session can do anything else; off: optional',
   },
-  { env: 'FEDERATION', flag: '--federation', key: 'federation', defaultText: 'false', description: 'make the calendar an ActivityPub actor others can follow (docs/federation.md); off: every federation route answers 404' },
+  {
+    env: 'FEDERATION',
+    flag: '--federation',
+    key: 'federation',
+    defaultText: 'false',
+    description: 'make the calendar an ActivityPub actor others can follow (docs/federation.md); off: every federation route answers 404',
+  },
   { env: 'FEDERATION_HANDLE', flag: '--federation-handle', key: 'federationHandle', defaultText: 'events', description: "the actor's handle: acct:HANDLE@host (letters, digits, _ . -)" },
-  { env: 'FEDERATION_APPROVE_FOLLOWS', flag: '--federation-approve-follows', key: 'federationApproveFollows', defaultText: 'false', description: 'follows wait for an editor to accept or reject them (true/false)' },
-  { env: 'FEDERATION_KEEP_ACTIVITIES', flag: '--federation-keep-activities', key: 'federationKeepActivities', defaultText: 'false', description: 'keep other incoming activities (replies, likes, …) for moderation instead of dropping them (true/false)' },
-  { env: 'FEDERATION_BLOCKED_DOMAINS', flag: '--federation-blocked-domains', key: 'federationBlockedDomains', defaultText: '(none)', description: 'comma-separated domains (subdomains included) whose requests are refused and to which nothing is sent' },
-  { env: 'FEDERATION_ALLOW_PRIVATE_ADDRESSES', flag: '--federation-allow-private-addresses', key: 'federationAllowPrivate', defaultText: 'false', description: 'allow fetches and deliveries to loopback and private addresses (tests only)' },
+  {
+    env: 'FEDERATION_APPROVE_FOLLOWS',
+    flag: '--federation-approve-follows',
+    key: 'federationApproveFollows',
+    defaultText: 'false',
+    description: 'follows wait for an editor to accept or reject them (true/false)',
+  },
+  {
+    env: 'FEDERATION_KEEP_ACTIVITIES',
+    flag: '--federation-keep-activities',
+    key: 'federationKeepActivities',
+    defaultText: 'false',
+    description: 'keep other incoming activities (replies, likes, …) for moderation instead of dropping them (true/false)',
+  },
+  {
+    env: 'FEDERATION_BLOCKED_DOMAINS',
+    flag: '--federation-blocked-domains',
+    key: 'federationBlockedDomains',
+    defaultText: '(none)',
+    description: 'comma-separated domains (subdomains included) whose requests are refused and to which nothing is sent',
+  },
+  {
+    env: 'FEDERATION_ALLOW_PRIVATE_ADDRESSES',
+    flag: '--federation-allow-private-addresses',
+    key: 'federationAllowPrivate',
+    defaultText: 'false',
+    description: 'allow fetches and deliveries to loopback and private addresses (tests only)',
+  },
   { env: 'FEDERATION_MAX_BODY_BYTES', flag: '--federation-max-body-bytes', key: 'federationMaxBodyBytes', defaultText: '262144', description: 'the largest inbox request body accepted (larger: 413)' },
-  { env: 'FEDERATION_CLOCK_SKEW', flag: '--federation-clock-skew', key: 'federationClockSkewMs', defaultText: '5m', description: "how far a signed inbox request's Date may be from ours (a duration); replays within it are refused" },
-  { env: 'FEDERATION_INBOX_RATE_LIMIT', flag: '--federation-inbox-rate-limit', key: 'federationInboxRateLimit', defaultText: '120', description: 'inbox requests per remote host per minute (0: no limit; more: 429)' },
+  {
+    env: 'FEDERATION_CLOCK_SKEW',
+    flag: '--federation-clock-skew',
+    key: 'federationClockSkewMs',
+    defaultText: '5m',
+    description: "how far a signed inbox request's Date may be from ours (a duration); replays within it are refused",
+  },
+  {
+    env: 'FEDERATION_INBOX_RATE_LIMIT',
+    flag: '--federation-inbox-rate-limit',
+    key: 'federationInboxRateLimit',
+    defaultText: '120',
+    description: 'inbox requests per remote host per minute (0: no limit; more: 429)',
+  },
   { env: 'FEDERATION_ICON_URL', flag: '--federation-icon-url', key: 'federationIconUrl', defaultText: '(none)', description: "the actor's icon: an http(s) URL of a PNG or JPEG image" },
-  { env: 'FEDERATION_RETRY_SCHEDULE', flag: '--federation-retry-schedule', key: 'federationRetrySchedule', defaultText: '1m,5m,30m,2h,6h,12h,24h', description: 'delays before each retry of a failed delivery (ms, s, m, h), comma-separated' },
+  {
+    env: 'FEDERATION_RETRY_SCHEDULE',
+    flag: '--federation-retry-schedule',
+    key: 'federationRetrySchedule',
+    defaultText: '1m,5m,30m,2h,6h,12h,24h',
+    description: 'delays before each retry of a failed delivery (ms, s, m, h), comma-separated',
+  },
 ];
 
 /** `500ms`, `5s`, `1.5m`, `2h` (a bare number is seconds) → milliseconds. */
@@ -533,7 +581,12 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Part
     federationKeepActivities: flag('FEDERATION_KEEP_ACTIVITIES', pick('federationKeepActivities', 'FEDERATION_KEEP_ACTIVITIES'), false),
     federationBlockedDomains: (pick('federationBlockedDomains', 'FEDERATION_BLOCKED_DOMAINS') ?? '')
       .split(',')
-      .map((d) => d.trim().toLowerCase().replace(/^\.+|\.+$/g, ''))
+      .map((d) =>
+        d
+          .trim()
+          .toLowerCase()
+          .replace(/^\.+|\.+$/g, ''),
+      )
       .filter((d) => d !== ''),
     federationAllowPrivate: flag('FEDERATION_ALLOW_PRIVATE_ADDRESSES', pick('federationAllowPrivate', 'FEDERATION_ALLOW_PRIVATE_ADDRESSES'), false),
     federationMaxBodyBytes: Math.max(1024, positiveInt('FEDERATION_MAX_BODY_BYTES', pick('federationMaxBodyBytes', 'FEDERATION_MAX_BODY_BYTES') ?? '262144')),

@@ -15,7 +15,7 @@ import { createServer, type IncomingMessage } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { randomUUID } from 'node:crypto';
 import { createFederation, generateCryptoKeyPair, MemoryKvStore, type Federation } from '@fedify/fedify';
-import { Accept, Activity, Create, Delete, Endpoints, Follow, Person, Reject, Undo, Update, isActor, type Actor } from '@fedify/vocab';
+import { Accept, Activity, Create, Delete, Endpoints, Follow, Like, Person, Reject, Undo, Update, isActor, type Actor } from '@fedify/vocab';
 
 export interface ReceivedActivity {
   type: string;
@@ -35,6 +35,10 @@ export interface Follower {
   lookUp(acct: string, server: string): Promise<Actor>;
   follow(actor: Actor): Promise<string>;
   unfollow(actor: Actor, followId: string): Promise<void>;
+  /** Send `Delete` of this follower's own actor (an account deleted) */
+  deleteSelf(actor: Actor): Promise<void>;
+  /** Send a `Like` of `object` (an activity the calendar does not act on) */
+  like(actor: Actor, object: string): Promise<void>;
   waitFor(test: (a: ReceivedActivity) => boolean, ms?: number): Promise<ReceivedActivity>;
   /** the follower's Fedify (to sign requests in tests) */
   federation: Federation<void>;
@@ -145,6 +149,13 @@ export async function startFollower(name = 'alice'): Promise<Follower> {
     async unfollow(actor, followId) {
       const follow = new Follow({ id: new URL(followId), actor: ctx().getActorUri(name), object: actor.id });
       await ctx().sendActivity({ identifier: name }, actor, new Undo({ id: new URL(`${origin}/undos/${randomUUID()}`), actor: ctx().getActorUri(name), object: follow }));
+    },
+    async deleteSelf(actor) {
+      const me = ctx().getActorUri(name);
+      await ctx().sendActivity({ identifier: name }, actor, new Delete({ id: new URL(`${origin}/deletes/${randomUUID()}`), actor: me, object: me }));
+    },
+    async like(actor, object) {
+      await ctx().sendActivity({ identifier: name }, actor, new Like({ id: new URL(`${origin}/likes/${randomUUID()}`), actor: ctx().getActorUri(name), object: new URL(object) }));
     },
     async waitFor(test, ms = 20_000) {
       const until = Date.now() + ms;

@@ -17,7 +17,7 @@ import { join } from 'node:path';
 import { signRequest } from '@fedify/fedify';
 import { Temporal } from '@js-temporal/polyfill';
 import { preloadedContexts } from '@fedify/vocab-runtime';
-import { Application, Event as ApEvent, Follow } from '@fedify/vocab';
+import { Application, Event as ApEvent } from '@fedify/vocab';
 import { buildApp } from '../../src/app.js';
 import { STORES, startServer, type StoreKind, type TestServer } from '../support/harness.js';
 import { startFollower, type Follower } from './federation-follower.js';
@@ -355,7 +355,19 @@ for (const kind of STORES) {
         const list = await t.api.get(`${ADMIN_BASE}/federation/followers`, { as: 'admin' });
         return list.body.length === 0;
       });
-      assert.ok(Follow);
+    });
+
+    it("Delete of the follower's own actor (an account deleted) removes it", async () => {
+      const actor = await f.lookUp(`acct:events@${new URL(t.origin).host}`, t.origin);
+      await f.follow(actor);
+      await until('followed again', async () => (await t.api.get(`${ADMIN_BASE}/federation/followers`, { as: 'admin' })).body.length === 1);
+      await f.deleteSelf(actor);
+      await until('removed', async () => (await t.api.get(`${ADMIN_BASE}/federation/followers`, { as: 'admin' })).body.length === 0);
+      // Other activities are dropped by default (FEDERATION_KEEP_ACTIVITIES=false).
+      await f.like(actor, `${t.origin}/federation/events/1`);
+      const kept = await t.api.get(`${ADMIN_BASE}/federation/received`, { as: 'admin' });
+      assert.equal(kept.status, 200);
+      assert.deepEqual(kept.body, []);
     });
   });
 
@@ -405,7 +417,7 @@ for (const kind of STORES) {
     });
 
     it('FEDERATION_APPROVE_FOLLOWS=true: a follow waits for an editor; accept sends Accept, reject sends Reject', async () => {
-      const t = await startServer(kind, { ...ENV, FEDERATION_APPROVE_FOLLOWS: 'true' });
+      const t = await startServer(kind, { ...ENV, FEDERATION_APPROVE_FOLLOWS: 'true', FEDERATION_KEEP_ACTIVITIES: 'true' });
       const a = await startFollower('carol');
       const b = await startFollower('dave');
       try {
@@ -434,10 +446,40 @@ for (const kind of STORES) {
         const created = await t.api.post('/events', { as: 'admin', json: event('Approved Night') });
         await a.waitFor(activityOf(a, 'Create', `${t.origin}/federation/events/${created.body.id}`));
         assert.ok(!b.received.some((x) => x.type === 'Create'));
+        // FEDERATION_KEEP_ACTIVITIES=true: other activities are kept for moderation.
+        await a.like(actor, `${t.origin}/federation/events/${created.body.id}`);
+        const kept = await t.api.get(`${ADMIN_BASE}/federation/received`, { as: 'ed' });
+        assert.equal(kept.body.length, 1);
+        assert.equal(kept.body[0].type, 'Like');
+        assert.equal(kept.body[0].actor, a.actorId);
       } finally {
         await a.close();
         await b.close();
         await t.close();
+      }
+    });
+  });
+
+  describe(`federation: blocked domains and the inbox rate limit [${kind.name}]`, () => {
+    let t: TestServer;
+    before(async () => {
+      t = await startServer(kind, { ...ENV, FEDERATION_BLOCKED_DOMAINS: 'example.invalid,127.0.0.1', FEDERATION_INBOX_RATE_LIMIT: '3' });
+    });
+    after(async () => {
+      await t.close();
+    });
+    it('refuses requests signed by a blocked domain (403) and more than FEDERATION_INBOX_RATE_LIMIT a minute from one host (429)', async () => {
+      const f = await startFollower('eve');
+      try {
+        const actor = await f.lookUp(`acct:events@${new URL(t.origin).host}`, t.origin);
+        await assert.rejects(f.follow(actor), /403/);
+        const list = await t.api.get(`${ADMIN_BASE}/federation/followers`, { as: 'admin' });
+        assert.deepEqual(list.body, []);
+        const statuses = [];
+        for (let i = 0; i < 4; i++) statuses.push((await fetch(`${t.origin}/federation/inbox`, { method: 'POST', headers: { 'content-type': 'application/activity+json' }, body: '{}' })).status);
+        assert.deepEqual(statuses, [400, 400, 400, 429], 'three malformed activities refused by Fedify, then the limit');
+      } finally {
+        await f.close();
       }
     });
   });

@@ -455,9 +455,30 @@ export async function createFederationFace({ config, services, logger }: Federat
         throw err;
       });
 
-      for (const path of ['/.well-known/webfinger', '/.well-known/nodeinfo', '/nodeinfo/2.1', '/federation/actors/:handle']) {
+      for (const path of ['/.well-known/webfinger', '/.well-known/nodeinfo', '/nodeinfo/2.1']) {
         scope.get(path, async (req, reply) => toFedify(req, reply));
       }
+      // The actor document changes only with the settings, and Fedify takes a good part of a
+      // second of CPU to build it (key export, JSON-LD compaction): its answers are kept by Accept.
+      const actorAnswers = new Map<string, { status: number; headers: Record<string, string>; body: Buffer }>();
+      scope.get('/federation/actors/:handle', async (req, reply) => {
+        const key = `${(req.params as { handle: string }).handle}\n${req.headers.accept ?? ''}`;
+        const kept = actorAnswers.get(key);
+        if (kept) return reply.code(kept.status).headers(kept.headers).send(kept.body);
+        await toFedify(req, reply);
+        return reply;
+      });
+      scope.addHook('onSend', async (req, reply, payload) => {
+        if (req.method === 'GET' && reply.statusCode === 200 && req.routeOptions.url === '/federation/actors/:handle' && Buffer.isBuffer(payload) && actorAnswers.size < 50) {
+          const headers: Record<string, string> = {};
+          for (const name of ['content-type', 'vary', 'cache-control']) {
+            const v = reply.getHeader(name);
+            if (v !== undefined) headers[name] = String(v);
+          }
+          actorAnswers.set(`${(req.params as { handle: string }).handle}\n${req.headers.accept ?? ''}`, { status: 200, headers, body: payload });
+        }
+        return payload;
+      });
       for (const path of ['/federation/actors/:handle/inbox', '/federation/inbox']) {
         scope.post(path, { bodyLimit: config.federationMaxBodyBytes }, async (req, reply) => {
           const refusal = await guard.check(req, req.body as Buffer | undefined);

@@ -177,6 +177,15 @@ for (const kind of STORES) {
       assert.equal(list.headers.get('x-wp-total'), '1');
       const anon = await t.api.get(`${ADMIN_BASE}/federation/followers`);
       assert.equal(anon.status, 401);
+      const index = await t.api.get(ADMIN_BASE);
+      for (const route of [
+        '/calendar/admin/v1/federation',
+        '/calendar/admin/v1/federation/followers',
+        '/calendar/admin/v1/federation/followers/(?P<id>\\d+)/accept',
+        '/calendar/admin/v1/federation/deliveries',
+      ]) {
+        assert.ok(index.body.routes[route], route);
+      }
       const followers = await (await fetch(`${actorId}/followers`)).json();
       assert.equal(followers.totalItems, 1);
     });
@@ -252,6 +261,25 @@ for (const kind of STORES) {
       assert.equal(first.orderedItems[0].type, 'Create');
       assert.equal(first.orderedItems[0].object.id, `${t.origin}/federation/events/${draft.body.id}`);
       assert.ok(!JSON.stringify(first).includes(`/federation/events/${priv.body.id}`));
+    });
+
+    it('a recurring series federates as one Event per occurrence, only those starting within 90 days (the series itself is no object)', async () => {
+      const day = (n: number) => new Date(Date.now() + n * 86_400_000).toISOString().slice(0, 10);
+      const series = await t.api.post('/events', {
+        as: 'admin',
+        json: { ...event('Weekly Jam'), start_date: `${day(7)} 19:30:00`, end_date: `${day(7)} 22:00:00`, recurrence: ['RRULE:FREQ=WEEKLY;COUNT=30'] },
+      });
+      assert.equal(series.status, 201, series.text);
+      const marker = await t.api.post('/events', { as: 'admin', json: event('After the Jam') });
+      await f.waitFor(activityOf(f, 'Create', `${t.origin}/federation/events/${marker.body.id}`));
+      const jams = f.received.filter((a) => a.type === 'Create' && a.json.object.name === 'Weekly Jam');
+      const horizon = Date.now() + 90 * 86_400_000;
+      assert.ok(jams.length >= 11 && jams.length <= 14, `about 13 weekly occurrences within 90 days, got ${jams.length}`);
+      for (const a of jams) assert.ok(Date.parse(a.json.object.startTime) <= horizon, a.json.object.startTime);
+      assert.equal(new Set(jams.map((a) => a.json.object.id)).size, jams.length, 'one object per occurrence');
+      assert.ok(!jams.some((a) => a.json.object.id === `${t.origin}/federation/events/${series.body.id}`) || series.body.recurring_event_id !== undefined);
+      const seriesObject = await fetch(`${t.origin}/federation/events/${series.body.recurring_event_id ?? series.body.id}`, { headers: { accept: 'application/activity+json' } });
+      assert.equal(seriesObject.status, 404, 'the series itself is not an object');
     });
 
     it('a follower answering 500 gets the activity later (retried with backoff); deliveries are listed for editors', async () => {

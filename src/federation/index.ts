@@ -3,7 +3,8 @@
  * Mastodon, Mobilizon, Gancio and other fediverse servers can follow. Built on Fedify: WebFinger,
  * NodeInfo 2.1, the actor document (an `Application` with RSA and Ed25519 keys generated once and
  * kept in the database) and the inboxes (HTTP signatures verified by Fedify, the key's owner
- * checked against the activity's actor, its key-value store over our database). What Fedify does
+ * checked against the activity's actor, its key-value store and inbox queue over our database:
+ * kv.ts, queue.ts, the queue drained by the `federation-inbox` job). What Fedify does
  * not shape the way Mobilizon and Gancio read events (our `Event` objects carry `timezone`, a
  * schema.org `PostalAddress` and times with their offset, which Fedify's vocabulary would drop) is
  * ours: the objects, the outbox (a change-log consumer, outbox.ts) and the deliveries (a job on
@@ -44,6 +45,9 @@ import {
   listReceived,
   objectState,
   readKeys,
+  claimMessages,
+  finishMessage,
+  postponeMessage,
   recordDeliveryAttempt,
   retryDelivery,
   setFollowerStatus,
@@ -55,6 +59,7 @@ import { isBlockedHost, postActivity, type SigningKey } from './delivery.js';
 import { createOutbox, createPublicReader } from './outbox.js';
 import { federationUrls, tombstone, utcIso, withContext, type FederationUrls } from './objects.js';
 import { createInboxGuard } from './inbox-guard.js';
+import { createMessageQueue } from './queue.js';
 
 export interface FederationDeps {
   config: Config;
@@ -125,8 +130,12 @@ export async function createFederationFace({ config, services, logger }: Federat
     keyPairs.push({ privateKey: await importJwk(JSON.parse(row.private_jwk), 'private'), publicKey: await importJwk(JSON.parse(row.public_jwk), 'public') });
   }
 
+  let nudgeInbox = () => {};
+  const queue = createMessageQueue(db, () => nudgeInbox());
   const federation: Federation<void> = createFederation<void>({
     kv,
+    queue: { inbox: queue },
+    manuallyStartQueue: true,
     origin: config.siteUrl,
     allowPrivateAddress: config.federationAllowPrivate,
     signatureTimeWindow: { milliseconds: config.federationClockSkewMs },
@@ -269,6 +278,9 @@ export async function createFederationFace({ config, services, logger }: Federat
     .on(Activity, async (_ctx, activity) => {
       const actorId = activity.actorId?.href;
       if (config.federationKeepActivities && actorId) await keep(activity, actorId);
+    })
+    .onError((_ctx, error) => {
+      logger.warn({ err: error.message }, 'federation: an incoming activity failed (Fedify retries it)');
     })
     .onUnverifiedActivity(async (_ctx, activity, reason) => {
       // An actor deleted on its server: its key is gone too (410), so the Delete cannot be
@@ -593,6 +605,30 @@ export async function createFederationFace({ config, services, logger }: Federat
       },
     });
     nudgeDelivery = () => deliveryJob.nudge();
+    // Incoming activities Fedify verified and queued: handled here, on any instance.
+    const inboxJob = runner.register({
+      name: 'federation-inbox',
+      everyMs: 1_000,
+      backoff: { initialMs: 1_000, maxMs: 60_000 },
+      async run(ctx) {
+        const now = Date.now();
+        const batch = await claimMessages(db, { now, leaseUntilMs: now + LEASE_MS, limit: 10, skipLocked: store.dialect === 'postgres' });
+        for (const m of batch) {
+          try {
+            await federation.processQueuedTask(undefined, JSON.parse(m.message) as Parameters<typeof federation.processQueuedTask>[1]);
+            await finishMessage(db, m.id);
+          } catch (err) {
+            // Fedify retries a failing listener itself (it queues the message again); this is a
+            // failure around it (the database): try again later, at most ten times.
+            logger.warn({ err: (err as Error).message, attempts: m.attempts + 1 }, 'federation: an incoming activity could not be handled');
+            if (m.attempts + 1 >= 10) await finishMessage(db, m.id);
+            else await postponeMessage(db, m.id, m.attempts + 1, Date.now() + 1_000 * 2 ** m.attempts);
+          }
+        }
+        return batch.length === 10 && !ctx.isStopped() ? { more: true } : undefined;
+      },
+    });
+    nudgeInbox = () => inboxJob.nudge();
     outbox.onQueued(nudgeDelivery);
     const outboxJob = runner.register({
       name: 'federation-outbox',

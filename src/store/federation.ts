@@ -76,7 +76,18 @@ export interface FederationReceivedTable {
   received_gmt: string;
 }
 
+export interface FederationQueueTable {
+  id: Generated<number>;
+  message: string;
+  ordering_key: string | null;
+  run_at_ms: number | string;
+  lease_until_ms: Generated<number | string>;
+  attempts: Generated<number>;
+  created_ms: number | string;
+}
+
 type Tables = {
+  federation_queue: FederationQueueTable;
   federation_kv: FederationKvTable;
   federation_keys: FederationKeysTable;
   federation_followers: FederationFollowersTable;
@@ -428,4 +439,59 @@ export async function listReceived(db: Executor, options: { limit: number; offse
   const rows = await q.selectAll().orderBy('id', 'desc').limit(options.limit).offset(options.offset).execute();
   const total = await q.select((eb) => eb.fn.countAll<number | string>().as('n')).executeTakeFirstOrThrow();
   return { rows, total: Number(total.n) };
+}
+
+// ---------------------------------------------------------------- Fedify's message queue
+
+export async function enqueueMessages(db: Executor, messages: Array<{ message: string; ordering_key: string | null }>, runAtMs: number, now: number): Promise<void> {
+  if (messages.length === 0) return;
+  await t(db)
+    .insertInto('federation_queue')
+    .values(messages.map((m) => ({ ...m, run_at_ms: runAtMs, lease_until_ms: 0, attempts: 0, created_ms: now })))
+    .execute();
+}
+
+/**
+ * Claim up to `limit` due messages (none while an earlier one with the same ordering key is
+ * waiting), leased until `leaseUntilMs`.
+ */
+export async function claimMessages(
+  db: Executor,
+  options: { now: number; leaseUntilMs: number; limit: number; skipLocked: boolean },
+): Promise<Array<{ id: number; message: string; attempts: number }>> {
+  const { now, leaseUntilMs, limit, skipLocked } = options;
+  return db.transaction().execute(async (trx) => {
+    const due = await sql<{ id: number | string }>`
+        select q."id" from "federation_queue" q
+        where q."run_at_ms" <= ${now} and q."lease_until_ms" < ${now}
+          and (q."ordering_key" is null or not exists (
+            select 1 from "federation_queue" p where p."ordering_key" = q."ordering_key" and p."id" < q."id"))
+        order by q."id"
+        limit ${limit}
+        ${skipLocked ? sql`for update of q skip locked` : sql``}`.execute(trx);
+    const ids = due.rows.map((r) => Number(r.id));
+    if (ids.length === 0) return [];
+    await t(trx).updateTable('federation_queue').set({ lease_until_ms: leaseUntilMs }).where('id', 'in', ids).execute();
+    const rows = await t(trx).selectFrom('federation_queue').select(['id', 'message', 'attempts']).where('id', 'in', ids).orderBy('id').execute();
+    return rows.map((r) => ({ id: Number(r.id), message: r.message, attempts: Number(r.attempts) }));
+  });
+}
+
+export async function finishMessage(db: Executor, id: number): Promise<void> {
+  await t(db).deleteFrom('federation_queue').where('id', '=', id).execute();
+}
+
+/** A message whose handling threw: due again at `runAtMs`. */
+export async function postponeMessage(db: Executor, id: number, attempts: number, runAtMs: number): Promise<void> {
+  await t(db).updateTable('federation_queue').set({ attempts, run_at_ms: runAtMs, lease_until_ms: 0 }).where('id', '=', id).execute();
+}
+
+export async function queueDepth(db: Executor, now: number): Promise<{ queued: number; ready: number; delayed: number }> {
+  const row = await t(db)
+    .selectFrom('federation_queue')
+    .select([(eb) => eb.fn.countAll<number | string>().as('n'), sql<number | string>`sum(case when "run_at_ms" <= ${now} then 1 else 0 end)`.as('ready')])
+    .executeTakeFirstOrThrow();
+  const queued = Number(row.n);
+  const ready = Number(row.ready ?? 0);
+  return { queued, ready, delayed: queued - ready };
 }

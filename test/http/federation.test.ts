@@ -289,9 +289,13 @@ for (const kind of STORES) {
       const objectId = `${t.origin}/federation/events/${created.body.id}`;
       await f.waitFor(activityOf(f, 'Create', objectId));
       assert.ok(f.inboxRequests >= seen + 2, 'a failed attempt, then the delivery');
-      const list = await t.api.get(`${ADMIN_BASE}/federation/deliveries`, { as: 'admin' });
-      assert.equal(list.status, 200);
-      const mine = list.body.find((d: any) => d.activity_type === 'Create' && d.activity_id.includes(`create-${created.body.id}-`));
+      // The follower has it; our record of the answer follows the answer.
+      const mine = await until('the delivery recorded', async () => {
+        const list = await t.api.get(`${ADMIN_BASE}/federation/deliveries`, { as: 'admin' });
+        assert.equal(list.status, 200);
+        const d = list.body.find((x: any) => x.activity_type === 'Create' && x.activity_id.includes(`create-${created.body.id}-`));
+        return d?.status === 'delivered' && d;
+      });
       assert.equal(mine.status, 'delivered');
       assert.equal(mine.attempts, 2);
       assert.equal(mine.inbox, `${f.origin}/inbox`, 'one delivery per shared inbox');
@@ -391,8 +395,11 @@ for (const kind of STORES) {
       await until('followed again', async () => (await t.api.get(`${ADMIN_BASE}/federation/followers`, { as: 'admin' })).body.length === 1);
       await f.deleteSelf(actor);
       await until('removed', async () => (await t.api.get(`${ADMIN_BASE}/federation/followers`, { as: 'admin' })).body.length === 0);
-      // Other activities are dropped by default (FEDERATION_KEEP_ACTIVITIES=false).
+      // Other activities are dropped by default (FEDERATION_KEEP_ACTIVITIES=false): a Like, then a
+      // Follow handled after it (incoming activities are handled in the order they came).
       await f.like(actor, `${t.origin}/federation/events/1`);
+      await f.follow(actor);
+      await until('followed after the Like', async () => (await t.api.get(`${ADMIN_BASE}/federation/followers`, { as: 'admin' })).body.length === 1);
       const kept = await t.api.get(`${ADMIN_BASE}/federation/received`, { as: 'admin' });
       assert.equal(kept.status, 200);
       assert.deepEqual(kept.body, []);
@@ -476,7 +483,10 @@ for (const kind of STORES) {
         assert.ok(!b.received.some((x) => x.type === 'Create'));
         // FEDERATION_KEEP_ACTIVITIES=true: other activities are kept for moderation.
         await a.like(actor, `${t.origin}/federation/events/${created.body.id}`);
-        const kept = await t.api.get(`${ADMIN_BASE}/federation/received`, { as: 'ed' });
+        const kept = await until('the Like kept', async () => {
+          const r = await t.api.get(`${ADMIN_BASE}/federation/received`, { as: 'ed' });
+          return r.body.length > 0 && r;
+        });
         assert.equal(kept.body.length, 1);
         assert.equal(kept.body[0].type, 'Like');
         assert.equal(kept.body[0].actor, a.actorId);

@@ -13,6 +13,8 @@
  * - `federation_deliveries`: one row per activity and inbox, with its retry state (a job sends
  *   them; `lease_until_ms` keeps two instances off the same row).
  * - `federation_received`: other incoming activities kept for moderation (FEDERATION_KEEP_ACTIVITIES).
+ * - `federation_queue`: Fedify's message queue (incoming activities verified and waiting to be
+ *   handled), drained by a job; `ordering_key` keeps related messages in order.
  */
 import type { Kysely } from 'kysely';
 
@@ -96,9 +98,30 @@ export function federationMigration(dialect: 'sqlite' | 'postgres') {
         .addColumn('body', 'text', (c) => c.notNull())
         .addColumn('received_gmt', 'varchar(19)', (c) => c.notNull())
         .execute();
+      await db.schema
+        .createTable('federation_queue')
+        .addColumn('id', serial, pk)
+        .addColumn('message', 'text', (c) => c.notNull())
+        .addColumn('ordering_key', 'varchar(1000)')
+        .addColumn('run_at_ms', 'bigint', (c) => c.notNull())
+        .addColumn('lease_until_ms', 'bigint', (c) => c.notNull().defaultTo(0))
+        .addColumn('attempts', 'integer', (c) => c.notNull().defaultTo(0))
+        .addColumn('created_ms', 'bigint', (c) => c.notNull())
+        .execute();
+      await db.schema.createIndex('federation_queue_due').on('federation_queue').columns(['run_at_ms', 'id']).execute();
     },
     async down(db: Kysely<any>): Promise<void> {
-      for (const t of ['federation_received', 'federation_deliveries', 'federation_activities', 'federation_objects', 'federation_state', 'federation_followers', 'federation_keys', 'federation_kv']) {
+      for (const t of [
+        'federation_queue',
+        'federation_received',
+        'federation_deliveries',
+        'federation_activities',
+        'federation_objects',
+        'federation_state',
+        'federation_followers',
+        'federation_keys',
+        'federation_kv',
+      ]) {
         await db.schema.dropTable(t).ifExists().execute();
       }
     },

@@ -104,7 +104,10 @@ export async function createFederationFace({ config, services, logger }: Federat
   const { store } = services;
   const db = store.db;
   const handle = config.federationHandle;
-  const urls = federationUrls(config.siteUrl, handle);
+  // The federation URLs live at the site's origin (WebFinger must; a SITE_URL with a path keeps its
+  // pages there, and the actor at /federation/… of its origin).
+  const origin = new URL(config.siteUrl).origin;
+  const urls = federationUrls(origin, handle);
   const host = new URL(config.siteUrl).host;
   const kv = createKvStore(db);
   const reader = createPublicReader(services, urls);
@@ -136,7 +139,7 @@ export async function createFederationFace({ config, services, logger }: Federat
     kv,
     queue: { inbox: queue },
     manuallyStartQueue: true,
-    origin: config.siteUrl,
+    origin,
     allowPrivateAddress: config.federationAllowPrivate,
     signatureTimeWindow: { milliseconds: config.federationClockSkewMs },
     userAgent,
@@ -308,7 +311,7 @@ export async function createFederationFace({ config, services, logger }: Federat
   // ------------------------------------------------------------------ deliveries
   const retrySchedule = config.federationRetrySchedule;
   const rsaKey = async (): Promise<SigningKey> => {
-    const ctx = federation.createContext(new URL(config.siteUrl), undefined);
+    const ctx = federation.createContext(new URL(origin), undefined);
     // (ActorKeyPair extends the DOM's CryptoKeyPair, which this project's lib does not declare.)
     const pairs = (await ctx.getActorKeyPairs(handle)) as unknown as Array<webcrypto.CryptoKeyPair & { keyId: URL }>;
     const rsa = pairs.find((p) => p.privateKey.algorithm.name === 'RSASSA-PKCS1-v1_5') ?? pairs[0]!;
@@ -435,7 +438,7 @@ export async function createFederationFace({ config, services, logger }: Federat
 
     /** Hand a request to Fedify (its body as received, for the signature's digest). */
     const toFedify = async (req: FastifyRequest, reply: FastifyReply, body?: Buffer) => {
-      const url = new URL(req.url, config.siteUrl);
+      const url = new URL(req.url, origin);
       const headers = new Headers();
       for (const [name, value] of Object.entries(req.headers)) {
         if (value === undefined) continue;

@@ -31,6 +31,7 @@ import { registerCalendarPages } from './pages/routes.js';
 import { registerAdminFace } from './admin/index.js';
 import { registerCalDav } from './caldav/index.js';
 import { registerEmbedFace } from './embed/index.js';
+import { createFederationFace } from './federation/index.js';
 
 /** The store, the services and the webhook service, without a server (the CLI's commands). */
 export interface Core {
@@ -135,7 +136,11 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
   if (registry) jobs.registerMetrics(registry);
 
   // The faces. The REST face also sets the instance's error and not-found answers (the API's shape).
-  registerRestApi(app, { config, services, webhooks });
+  // The federation face (src/federation, issue 31), when FEDERATION=true: its admin routes are the REST face's.
+  const federationFace = config.federation ? await createFederationFace({ config, services, logger: app.log }) : undefined;
+  registerRestApi(app, { config, services, webhooks, ...(federationFace ? { federation: federationFace.admin } : {}) });
+  // Its routes, jobs and metrics; before the pages, whose event pages it negotiates (ActivityPub JSON or HTML).
+  if (federationFace) await federationFace.register(app, jobs, registry);
   // Liveness and readiness probes, outside the REST root too.
   registerHealthRoutes(app, store);
   // The calendar's pages and iCalendar feeds at the permalinks (src/pages).

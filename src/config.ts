@@ -97,6 +97,28 @@ export interface Config {
   secretKey?: string;
   /** Where each setting not at its default came from (the admin API's settings list). */
   sources?: Partial<Record<keyof Config, 'environment' | 'flag'>>;
+  /** Issue 31 (docs/federation.md): the calendar as an ActivityPub actor; every federation route 404s when false. */
+  federation: boolean;
+  /** The actor's WebFinger handle (`acct:HANDLE@host`). */
+  federationHandle: string;
+  /** Follows wait for an editor's decision (admin routes) instead of being accepted at once. */
+  federationApproveFollows: boolean;
+  /** Activities other than Follow, Undo(Follow) and Delete of an actor are kept for moderation instead of dropped. */
+  federationKeepActivities: boolean;
+  /** Domains (and their subdomains) whose requests are refused and to which nothing is sent. */
+  federationBlockedDomains: string[];
+  /** Outgoing fetches and deliveries may reach loopback and private addresses (tests only). */
+  federationAllowPrivate: boolean;
+  /** The largest inbox request body accepted (bytes). */
+  federationMaxBodyBytes: number;
+  /** How far a signed request's time may be from ours (ms); replays are refused within it. */
+  federationClockSkewMs: number;
+  /** Inbox requests accepted per remote host per minute (0: no limit). */
+  federationInboxRateLimit: number;
+  /** Delays (ms) before each retry of a failed delivery; after the last, the delivery is abandoned. */
+  federationRetrySchedule: number[];
+  /** The actor's icon (an image URL), if any. */
+  federationIconUrl?: string;
 }
 
 /** The namespace every route lives under. */
@@ -277,6 +299,65 @@ export const SETTINGS: Setting[] = [
     key: 'secretKey',
     defaultText: 'generated',
     description: 'key (32 characters or more) encrypting secrets at rest (TOTP secrets, AES-256-GCM); unset: one is generated once and kept in the database',
+  },
+  {
+    env: 'FEDERATION',
+    flag: '--federation',
+    key: 'federation',
+    defaultText: 'false',
+    description: 'make the calendar an ActivityPub actor others can follow (docs/federation.md); off: every federation route answers 404',
+  },
+  { env: 'FEDERATION_HANDLE', flag: '--federation-handle', key: 'federationHandle', defaultText: 'events', description: "the actor's handle: acct:HANDLE@host (letters, digits, _ . -)" },
+  {
+    env: 'FEDERATION_APPROVE_FOLLOWS',
+    flag: '--federation-approve-follows',
+    key: 'federationApproveFollows',
+    defaultText: 'false',
+    description: 'follows wait for an editor to accept or reject them (true/false)',
+  },
+  {
+    env: 'FEDERATION_KEEP_ACTIVITIES',
+    flag: '--federation-keep-activities',
+    key: 'federationKeepActivities',
+    defaultText: 'false',
+    description: 'keep other incoming activities (replies, likes, …) for moderation instead of dropping them (true/false)',
+  },
+  {
+    env: 'FEDERATION_BLOCKED_DOMAINS',
+    flag: '--federation-blocked-domains',
+    key: 'federationBlockedDomains',
+    defaultText: '(none)',
+    description: 'comma-separated domains (subdomains included) whose requests are refused and to which nothing is sent',
+  },
+  {
+    env: 'FEDERATION_ALLOW_PRIVATE_ADDRESSES',
+    flag: '--federation-allow-private-addresses',
+    key: 'federationAllowPrivate',
+    defaultText: 'false',
+    description: 'allow fetches and deliveries to loopback and private addresses (tests only)',
+  },
+  { env: 'FEDERATION_MAX_BODY_BYTES', flag: '--federation-max-body-bytes', key: 'federationMaxBodyBytes', defaultText: '262144', description: 'the largest inbox request body accepted (larger: 413)' },
+  {
+    env: 'FEDERATION_CLOCK_SKEW',
+    flag: '--federation-clock-skew',
+    key: 'federationClockSkewMs',
+    defaultText: '5m',
+    description: "how far a signed inbox request's Date may be from ours (a duration); replays within it are refused",
+  },
+  {
+    env: 'FEDERATION_INBOX_RATE_LIMIT',
+    flag: '--federation-inbox-rate-limit',
+    key: 'federationInboxRateLimit',
+    defaultText: '120',
+    description: 'inbox requests per remote host per minute (0: no limit; more: 429)',
+  },
+  { env: 'FEDERATION_ICON_URL', flag: '--federation-icon-url', key: 'federationIconUrl', defaultText: '(none)', description: "the actor's icon: an http(s) URL of a PNG or JPEG image" },
+  {
+    env: 'FEDERATION_RETRY_SCHEDULE',
+    flag: '--federation-retry-schedule',
+    key: 'federationRetrySchedule',
+    defaultText: '1m,5m,30m,2h,6h,12h,24h',
+    description: 'delays before each retry of a failed delivery (ms, s, m, h), comma-separated',
   },
 ];
 
@@ -462,6 +543,10 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Part
   if (env.CALENDAR_ADMIN_PASSWORD_FILE && !overrides.adminPassword) sources.adminPassword = 'environment';
   if (overrides.namespaceAliases !== undefined) sources.namespaceAliases = 'flag';
   else if (env.NAMESPACE_ALIASES !== undefined) sources.namespaceAliases = 'environment';
+  const federationHandle = (pick('federationHandle', 'FEDERATION_HANDLE') ?? 'events').trim();
+  if (!/^[A-Za-z0-9_.-]{1,64}$/.test(federationHandle)) throw new ConfigError(`FEDERATION_HANDLE must be letters, digits, _ . or -, got "${federationHandle}"`);
+  const federationIconUrl = pick('federationIconUrl', 'FEDERATION_ICON_URL');
+  if (federationIconUrl !== undefined && !/^https?:\/\/[^\s]+$/i.test(federationIconUrl)) throw new ConfigError(`FEDERATION_ICON_URL must be an http(s) URL, got "${federationIconUrl}"`);
   const logLevel = (pick('logLevel', 'LOG_LEVEL') ?? 'info').toLowerCase();
   if (!LOG_LEVELS.includes(logLevel)) throw new ConfigError(`LOG_LEVEL must be one of ${LOG_LEVELS.join(', ')}, got "${logLevel}"`);
   return {
@@ -514,5 +599,28 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Part
     adminRequire2fa,
     ...(secretKey !== undefined ? { secretKey } : {}),
     sources,
+    federation: flag('FEDERATION', pick('federation', 'FEDERATION'), false),
+    federationHandle,
+    federationApproveFollows: flag('FEDERATION_APPROVE_FOLLOWS', pick('federationApproveFollows', 'FEDERATION_APPROVE_FOLLOWS'), false),
+    federationKeepActivities: flag('FEDERATION_KEEP_ACTIVITIES', pick('federationKeepActivities', 'FEDERATION_KEEP_ACTIVITIES'), false),
+    federationBlockedDomains: (pick('federationBlockedDomains', 'FEDERATION_BLOCKED_DOMAINS') ?? '')
+      .split(',')
+      .map((d) =>
+        d
+          .trim()
+          .toLowerCase()
+          .replace(/^\.+|\.+$/g, ''),
+      )
+      .filter((d) => d !== ''),
+    federationAllowPrivate: flag('FEDERATION_ALLOW_PRIVATE_ADDRESSES', pick('federationAllowPrivate', 'FEDERATION_ALLOW_PRIVATE_ADDRESSES'), false),
+    federationMaxBodyBytes: Math.max(1024, positiveInt('FEDERATION_MAX_BODY_BYTES', pick('federationMaxBodyBytes', 'FEDERATION_MAX_BODY_BYTES') ?? '262144')),
+    federationClockSkewMs: durationMs('FEDERATION_CLOCK_SKEW', pick('federationClockSkewMs', 'FEDERATION_CLOCK_SKEW') ?? '5m'),
+    federationInboxRateLimit: positiveInt('FEDERATION_INBOX_RATE_LIMIT', pick('federationInboxRateLimit', 'FEDERATION_INBOX_RATE_LIMIT') ?? '120'),
+    federationRetrySchedule: (pick('federationRetrySchedule', 'FEDERATION_RETRY_SCHEDULE') ?? '1m,5m,30m,2h,6h,12h,24h')
+      .split(',')
+      .map((p) => p.trim())
+      .filter((p) => p !== '')
+      .map((p) => durationMs('FEDERATION_RETRY_SCHEDULE', p)),
+    federationIconUrl,
   };
 }

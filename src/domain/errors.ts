@@ -94,6 +94,15 @@ export const ERRORS = {
   application_password_not_found: [404, 'Could not find an application password with that id.'],
   rest_import_invalid_id: [404, 'Invalid import ID.'],
   rest_changes_pruned: [410, 'The changes after %d are no longer all kept (the log is pruned after SYNC_HISTORY_DAYS): read the data again, then follow from the current head.'],
+  federation_follower_not_found: [404, 'No follower with this ID.'],
+  federation_follower_not_pending: [409, 'This follow is not waiting for a decision.'],
+  federation_delivery_not_found: [404, 'No failed or abandoned delivery with this ID.'],
+  federation_not_found: [404, 'No federation object at this URL.'],
+  federation_gone: [410, 'This object was deleted.'],
+  federation_payload_too_large: [413, 'The request body is larger than FEDERATION_MAX_BODY_BYTES.'],
+  federation_replayed: [401, 'This signed request was received already (a replay); sign each request anew.'],
+  federation_blocked: [403, 'Requests from this domain are refused.'],
+  federation_rate_limited: [429, 'Too many inbox requests from this host; try again later.'],
 } as const satisfies Record<string, readonly [number, string]>;
 
 export type ErrorCode = keyof typeof ERRORS;

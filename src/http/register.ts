@@ -34,6 +34,8 @@ import { adminImportRoutes } from './routes/admin-imports.js';
 import { adminChangeRoutes } from './routes/admin-changes.js';
 import { closeFollowers } from '../domain/change-stream.js';
 import { ADMIN_NAMESPACE, adminRoutes } from './routes/admin-webhooks.js';
+import { adminFederationRoutes } from './routes/admin-federation.js';
+import type { FederationAdmin } from '../domain/federation.js';
 import { apiRoutes } from './routes/index.js';
 import { EMBED_NAMESPACE, embedRoutes } from './routes/embed.js';
 import { rootIndex } from './self-description.js';
@@ -45,6 +47,8 @@ export interface RestFace {
   services: Services;
   /** Webhook endpoints and deliveries (the administration namespace, issue 11). */
   webhooks: WebhookService;
+  /** The fediverse followers and deliveries (issue 31); only when FEDERATION=true. */
+  federation?: FederationAdmin;
 }
 
 /**
@@ -152,7 +156,7 @@ function setCommonHeaders(reply: FastifyReply, req: FastifyRequest, discovery: L
  * shared plumbing (web/) and before the other faces. Synchronous on purpose: nothing may run between
  * the routes added before it and its error handler.
  */
-export function registerRestApi(app: FastifyInstance, { config, services, webhooks }: RestFace): void {
+export function registerRestApi(app: FastifyInstance, { config, services, webhooks, federation }: RestFace): void {
   const restRoot = config.restRoot;
   const roots = restRoots(config);
   const served = namespaces(config);
@@ -240,6 +244,7 @@ export function registerRestApi(app: FastifyInstance, { config, services, webhoo
   admin.push(...adminImportRoutes(services)); // imports as jobs, export downloads (issue 28)
   admin.push(...adminChangeRoutes(services)); // the change log as JSON and server-sent events (issue 28)
   app.addHook('preClose', async () => closeFollowers(services)); // open change streams end when the server closes
+  if (federation) admin.push(...adminFederationRoutes(federation)); // fediverse followers and deliveries (issue 31)
   for (const root of roots) registerRoutes(app, admin, services, services.linksFor(root, ADMIN_NAMESPACE));
   // The embedding namespace (issue 30): the FullCalendar event source, under every REST root.
   const embed = embedRoutes(services);

@@ -94,6 +94,17 @@ describe('configuration', () => {
         'SESSION_MAX_AGE',
         'ADMIN_REQUIRE_2FA',
         'SECRET_KEY',
+        'FEDERATION',
+        'FEDERATION_HANDLE',
+        'FEDERATION_APPROVE_FOLLOWS',
+        'FEDERATION_KEEP_ACTIVITIES',
+        'FEDERATION_BLOCKED_DOMAINS',
+        'FEDERATION_ALLOW_PRIVATE_ADDRESSES',
+        'FEDERATION_MAX_BODY_BYTES',
+        'FEDERATION_CLOCK_SKEW',
+        'FEDERATION_INBOX_RATE_LIMIT',
+        'FEDERATION_ICON_URL',
+        'FEDERATION_RETRY_SCHEDULE',
       ],
     );
   });

@@ -1,0 +1,50 @@
+/**
+ * Fedify's key-value store over our database (`federation_kv`, migration 016), so that what Fedify
+ * keeps (fetched public keys, the ids of activities already received, signature-spec choices)
+ * survives restarts and is shared by every instance. Keys are stored as their JSON array text,
+ * so a prefix of a key is a prefix of its text (without the closing bracket); values as JSON.
+ *
+ * @example
+ *   const kv = createKvStore(store.db);
+ *   await kv.set(['_fedify', 'x'], { a: 1 }, { ttl: Temporal.Duration.from({ minutes: 5 }) });
+ */
+import type { KvKey, KvStore, KvStoreListEntry, KvStoreSetOptions } from '@fedify/fedify';
+import type { Executor } from '../store/schema.js';
+import { kvCas, kvDelete, kvGet, kvList, kvPurge, kvSet } from '../store/federation.js';
+
+const encode = (key: KvKey) => JSON.stringify(key);
+const expiry = (options?: KvStoreSetOptions): number | null => (options?.ttl ? Date.now() + options.ttl.total('millisecond') : null);
+const text = (value: unknown) => JSON.stringify(value === undefined ? null : value);
+
+export interface PurgeableKvStore extends KvStore {
+  /** Drop expired entries (the delivery job calls it now and then). */
+  purge(): Promise<number>;
+}
+
+export function createKvStore(db: Executor): PurgeableKvStore {
+  return {
+    async get<T = unknown>(key: KvKey): Promise<T | undefined> {
+      const v = await kvGet(db, encode(key), Date.now());
+      return v === undefined ? undefined : (JSON.parse(v) as T);
+    },
+    async set(key, value, options) {
+      await kvSet(db, encode(key), text(value), expiry(options));
+    },
+    async delete(key) {
+      await kvDelete(db, encode(key));
+    },
+    async cas(key, expected, value, options) {
+      return kvCas(db, encode(key), expected === undefined ? null : text(expected), text(value), expiry(options), Date.now());
+    },
+    async *list(prefix?: KvKey): AsyncIterable<KvStoreListEntry> {
+      // ["a","b"] has the prefix ["a"] when its text starts with `["a",` (or is `["a"]`).
+      const p = prefix === undefined ? undefined : encode(prefix).slice(0, -1);
+      for (const row of await kvList(db, p, Date.now())) {
+        const key = JSON.parse(row.key) as KvKey;
+        if (prefix && (key.length < prefix.length || prefix.some((part, i) => key[i] !== part))) continue;
+        yield { key, value: JSON.parse(row.value) as unknown };
+      }
+    },
+    purge: () => kvPurge(db, Date.now()),
+  };
+}

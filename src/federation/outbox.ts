@@ -1,0 +1,236 @@
+/**
+ * The outbox (issue 31): a consumer of the change log (`store.changes`, docs/design.md "A
+ * change-log consumer") whose cursor lives in `federation_state`, so that it survives restarts and
+ * two instances never handle the same rows (the cursor moves with a compare-and-set in the
+ * transaction that stores the step's activities and deliveries).
+ *
+ * For each event a step's rows name (and the events of a venue, organizer or term they name; an
+ * `all`/`reset` row re-checks every event federated so far), it compares what anonymous readers
+ * see now with what was last sent (`federation_objects`):
+ * - visible and never sent (or sent and deleted since) → `Create`;
+ * - visible, sent, and the object differs (its digest, `updated` aside) → `Update`: several edits
+ *   read in one step make one Update (coalesced), an edit that changes nothing shown makes none;
+ * - sent and no longer visible (trashed, unpublished, made private, deleted) → `Delete` with a
+ *   `Tombstone`.
+ * Drafts, pending, scheduled and private events are never visible to anonymous readers, so nothing
+ * about them leaves. Recurring series federate as one object per occurrence (each occurrence is
+ * an event with its own page); the series itself is not an object, and occurrences starting more
+ * than SERIES_HORIZON_DAYS ahead wait: a sweep (hourly) sends them as they come within it.
+ *
+ * @example
+ *   const outbox = createOutbox({ services, urls, … });
+ *   await outbox.step(); // true while rows are left
+ */
+import { DateTime } from 'luxon';
+import { ANONYMOUS } from '../domain/permissions.js';
+import { canReadEvent } from '../domain/events/index.js';
+import type { Services } from '../domain/services.js';
+import type { ChangeRow } from '../store/change-log.js';
+import { runConsumer, type ChangeConsumer } from '../store/change-log.js';
+import { followerInboxes, liveObjectIds, objectStates, outboxCursor, storeOutboxStep, type ObjectStateRow, type OutboxStep } from '../store/federation.js';
+import { isBlockedHost } from './delivery.js';
+import { AS_PUBLIC, eventObject, objectDigest, tombstone, utcIso, withContext, type FederationUrls, type PublicEventJson } from './objects.js';
+
+/** Occurrences of a recurring series federate once they start within this many days. */
+export const SERIES_HORIZON_DAYS = 90;
+
+/** Events of one venue, organizer or term re-checked at most per change of it. */
+const MAX_EVENTS_PER_LINKED_RECORD = 500;
+
+export interface PublicReader {
+  /** The event as anonymous readers see it, or undefined when they may not (or it is not federated). */
+  event(id: number): Promise<PublicEventJson | undefined>;
+  /** The Event object of a visible event. */
+  object(e: PublicEventJson): Record<string, unknown>;
+}
+
+export function createPublicReader(services: Services, urls: FederationUrls): PublicReader {
+  const { events, links } = services;
+  return {
+    async event(id) {
+      const record = await events.findById(id);
+      if (!record || record.type !== 'tribe_events' || record.status !== 'publish' || !canReadEvent(ANONYMOUS, record)) return undefined;
+      if (Number((record as { hide_from_listings?: number }).hide_from_listings ?? 0) === 1) return undefined;
+      const [json] = await events.represent([record], ANONYMOUS, 'single', links);
+      return json as unknown as PublicEventJson | undefined;
+    },
+    object: (e) => eventObject(urls, e, { categoryUrl: links.categoryPermalink, tagUrl: links.tagPermalink }),
+  };
+}
+
+export interface Outbox {
+  /** One step of the consumer (and, when due, of the series sweep); true while rows are left. */
+  step(): Promise<boolean>;
+  /** Deliveries were queued: wake the sender. */
+  onQueued(listener: () => void): void;
+}
+
+export interface OutboxDeps {
+  services: Services;
+  urls: FederationUrls;
+  reader: PublicReader;
+  blockedDomains: readonly string[];
+  /** rows per step */
+  limit?: number;
+}
+
+type Made = { activity?: OutboxStep['activities'][number]; object: ObjectStateRow } | undefined;
+
+export function createOutbox(deps: OutboxDeps): Outbox {
+  const { services, urls, reader } = deps;
+  const { store } = services;
+  const listeners: Array<() => void> = [];
+  let lastSweep = 0;
+
+  const nowGmt = () => services.clock.nowGmt();
+  const startOfOccurrenceWindow = () => DateTime.utc().plus({ days: SERIES_HORIZON_DAYS });
+
+  /** Whether an occurrence is too far ahead to federate yet. */
+  const beyondHorizon = (e: PublicEventJson & { utc_start_date?: string }, parentId: number) => {
+    if (!parentId) return false;
+    const start = DateTime.fromSQL(e.utc_start_date ?? '', { zone: 'UTC' });
+    return start.isValid && start > startOfOccurrenceWindow();
+  };
+
+  /** What one event needs now, given what was last sent. */
+  async function evaluate(id: number, before: ObjectStateRow | undefined, tag: string): Promise<Made> {
+    const now = nowGmt();
+    const json = await reader.event(id);
+    if (json) {
+      const record = await services.events.findById(id);
+      if (beyondHorizon(json as PublicEventJson & { utc_start_date?: string }, Number(record?.parent_id ?? 0)) && before?.state !== 'live') return undefined;
+      const object = reader.object(json);
+      const digest = objectDigest(object);
+      if (before?.state === 'live' && before.digest === digest) return undefined;
+      const type = before?.state === 'live' ? 'Update' : 'Create';
+      const activityId = urls.activity(`${type.toLowerCase()}-${id}-${tag}`);
+      const body = withContext({
+        id: activityId,
+        type,
+        actor: urls.actor,
+        published: utcIso(now),
+        to: [AS_PUBLIC],
+        cc: [urls.followers],
+        object,
+      });
+      return {
+        activity: { id: activityId, type, event_id: id, body: JSON.stringify(body), created_gmt: now },
+        object: { event_id: id, state: 'live', digest, published_gmt: before?.state === 'live' ? before.published_gmt : now, updated_gmt: now },
+      };
+    }
+    if (before?.state !== 'live') return undefined;
+    const activityId = urls.activity(`delete-${id}-${tag}`);
+    const body = withContext({
+      id: activityId,
+      type: 'Delete',
+      actor: urls.actor,
+      published: utcIso(now),
+      to: [AS_PUBLIC],
+      cc: [urls.followers],
+      object: tombstone(urls, id, utcIso(now)),
+    });
+    return {
+      activity: { id: activityId, type: 'Delete', event_id: id, body: JSON.stringify(body), created_gmt: now },
+      object: { event_id: id, state: 'gone', digest: '', published_gmt: before.published_gmt, updated_gmt: now },
+    };
+  }
+
+  /** The events a step's rows may have changed. */
+  async function affected(rows: ChangeRow[]): Promise<number[]> {
+    const ids = new Set<number>();
+    for (const row of rows) {
+      if (row.type === 'event') ids.add(row.id);
+      else if (row.type === 'all') for (const id of await liveObjectIds(store.db, 100_000)) ids.add(id);
+      else if (row.type === 'venue' || row.type === 'organizer' || row.type === 'term') {
+        const filters: Array<Record<string, unknown>> = row.type === 'term' ? [{ categories: [row.id] }, { tags: [row.id] }] : [{ [row.type]: [row.id] }];
+        for (const filter of filters) {
+          for (let page = 1; page * 50 <= MAX_EVENTS_PER_LINKED_RECORD; page++) {
+            const r = await services.events.list(ANONYMOUS, { page, per_page: 50, range: {}, ...filter }, services.links).catch(() => undefined);
+            if (!r) break;
+            for (const e of r.events) ids.add(Number(e.id));
+            if (page >= r.totalPages) break;
+          }
+        }
+        // Events no longer shown with it (a venue trashed) are among the live objects whose
+        // representation named it: re-check those too.
+        if (row.action === 'trash' || row.action === 'delete') for (const id of await liveObjectIds(store.db, 100_000)) ids.add(id);
+      }
+    }
+    return [...ids].sort((a, b) => a - b);
+  }
+
+  async function deliveriesFor(activities: OutboxStep['activities']): Promise<OutboxStep['deliveries']> {
+    if (activities.length === 0) return [];
+    const inboxes = (await followerInboxes(store.db)).filter((inbox) => {
+      try {
+        return !isBlockedHost(new URL(inbox).hostname, deps.blockedDomains);
+      } catch {
+        return false;
+      }
+    });
+    return activities.flatMap((a) => inboxes.map((inbox) => ({ activity_id: a.id, activity_type: a.type, inbox, body: a.body })));
+  }
+
+  const consumer: ChangeConsumer = {
+    limit: deps.limit ?? 200,
+    cursor: () => outboxCursor(store.db, () => store.changes.head()),
+    async handle(rows, { from, through }) {
+      const ids = await affected(rows);
+      const states = await objectStates(store.db, ids);
+      const step: OutboxStep = { objects: [], activities: [], deliveries: [] };
+      for (const id of ids) {
+        const made = await evaluate(id, states.get(id), String(through));
+        if (!made) continue;
+        step.objects.push(made.object);
+        if (made.activity) step.activities.push(made.activity);
+      }
+      step.deliveries = await deliveriesFor(step.activities);
+      const stored = await storeOutboxStep(store.db, from, through, step, Date.now());
+      if (stored && step.deliveries.length) for (const l of listeners) l();
+    },
+  };
+
+  /** Occurrences that came within the horizon since they were published. */
+  async function sweep(): Promise<void> {
+    const nowLocal = services.clock.nowLocal();
+    const until = DateTime.fromSQL(nowLocal).plus({ days: SERIES_HORIZON_DAYS }).toFormat('yyyy-MM-dd HH:mm:ss');
+    const candidates: number[] = [];
+    for (let page = 1; page <= 40; page++) {
+      const r = await services.events.list(ANONYMOUS, { page, per_page: 50, range: { startsFrom: nowLocal.slice(0, 10) + ' 00:00:00', startsUntil: until } }, services.links);
+      for (const e of r.events)
+        if (Number((e as { recurring_event_id?: number }).recurring_event_id ?? 0) > 0 || Number((e as { post_parent?: number }).post_parent ?? 0) > 0) candidates.push(Number(e.id));
+      if (page >= r.totalPages) break;
+    }
+    if (candidates.length === 0) return;
+    const states = await objectStates(store.db, candidates);
+    const step: OutboxStep = { objects: [], activities: [], deliveries: [] };
+    const tag = `sweep${Date.now()}`;
+    for (const id of candidates) {
+      if (states.get(id)?.state === 'live') continue;
+      if (states.get(id)?.state === 'gone') continue;
+      const made = await evaluate(id, undefined, tag);
+      if (!made) continue;
+      step.objects.push(made.object);
+      if (made.activity) step.activities.push(made.activity);
+    }
+    if (step.objects.length === 0) return;
+    step.deliveries = await deliveriesFor(step.activities);
+    // The sweep moves no cursor: the cursor is compared with itself.
+    const cursor = await consumer.cursor();
+    if ((await storeOutboxStep(store.db, cursor, cursor, step, Date.now())) && step.deliveries.length) for (const l of listeners) l();
+  }
+
+  return {
+    async step() {
+      const more = await runConsumer(store.changes, consumer);
+      if (!more && Date.now() - lastSweep > 3_600_000) {
+        lastSweep = Date.now();
+        await sweep();
+      }
+      return more;
+    },
+    onQueued(listener) {
+      listeners.push(listener);
+    },
+  };
+}

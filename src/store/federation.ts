@@ -1,0 +1,497 @@
+/**
+ * The federation tables (migration 016; the face is src/federation, docs/federation.md): Fedify's
+ * key-value store, the actor's keys, followers, the outbox's cursor in the change log, the state
+ * of each federated event, the outbox itself and its deliveries (claimed with a lease; on
+ * PostgreSQL `FOR UPDATE SKIP LOCKED`, so that instances share them), and activities kept for
+ * moderation. The rules are the face's; this file holds its SQL.
+ *
+ * @example
+ *   await storeOutboxStep(db, 1043, 1050, { objects, activities, deliveries }) // false: another instance moved the cursor
+ */
+import { sql, type Generated, type Selectable } from 'kysely';
+import type { Executor } from './schema.js';
+
+export interface FederationKvTable {
+  key: string;
+  value: string;
+  expires_ms: number | string | null;
+}
+export interface FederationKeysTable {
+  kind: string;
+  private_jwk: string;
+  public_jwk: string;
+  created_gmt: string;
+}
+export interface FederationFollowersTable {
+  id: Generated<number>;
+  actor_id: string;
+  host: string;
+  inbox: string;
+  shared_inbox: string | null;
+  follow_id: string;
+  handle: Generated<string>;
+  status: string;
+  created_gmt: string;
+}
+export interface FederationStateTable {
+  id: number;
+  cursor_seq: number | string;
+}
+export interface FederationObjectsTable {
+  event_id: number;
+  state: string;
+  digest: string;
+  published_gmt: string;
+  updated_gmt: string;
+}
+export interface FederationActivitiesTable {
+  ord: Generated<number>;
+  id: string;
+  type: string;
+  event_id: number | null;
+  body: string;
+  created_gmt: string;
+}
+export interface FederationDeliveriesTable {
+  id: Generated<number>;
+  activity_id: string;
+  activity_type: string;
+  inbox: string;
+  body: string;
+  status: string;
+  attempts: Generated<number>;
+  next_attempt_ms: number | string;
+  lease_until_ms: number | string | null;
+  last_status: number | null;
+  last_error: string | null;
+  created_ms: number | string;
+  updated_ms: number | string;
+}
+export interface FederationReceivedTable {
+  id: Generated<number>;
+  activity_id: string | null;
+  type: string;
+  actor_id: string;
+  body: string;
+  received_gmt: string;
+}
+
+export interface FederationQueueTable {
+  id: Generated<number>;
+  message: string;
+  ordering_key: string | null;
+  run_at_ms: number | string;
+  lease_until_ms: Generated<number | string>;
+  attempts: Generated<number>;
+  created_ms: number | string;
+}
+
+type Tables = {
+  federation_queue: FederationQueueTable;
+  federation_kv: FederationKvTable;
+  federation_keys: FederationKeysTable;
+  federation_followers: FederationFollowersTable;
+  federation_state: FederationStateTable;
+  federation_objects: FederationObjectsTable;
+  federation_activities: FederationActivitiesTable;
+  federation_deliveries: FederationDeliveriesTable;
+  federation_received: FederationReceivedTable;
+};
+
+export type FollowerRow = Selectable<FederationFollowersTable>;
+export type ObjectStateRow = Selectable<FederationObjectsTable>;
+export type ActivityRow = Selectable<FederationActivitiesTable>;
+export type DeliveryRow = Selectable<FederationDeliveriesTable>;
+export type ReceivedRow = Selectable<FederationReceivedTable>;
+
+const t = (db: Executor) => db.withTables<Tables>();
+
+// ---------------------------------------------------------------- key-value store (Fedify's)
+
+/** A value by key (undefined: none, or expired at `now`). */
+export async function kvGet(db: Executor, key: string, now: number): Promise<string | undefined> {
+  const row = await t(db).selectFrom('federation_kv').select(['value', 'expires_ms']).where('key', '=', key).executeTakeFirst();
+  if (!row || (row.expires_ms !== null && Number(row.expires_ms) <= now)) return undefined;
+  return row.value;
+}
+
+export async function kvSet(db: Executor, key: string, value: string, expiresMs: number | null): Promise<void> {
+  await t(db)
+    .insertInto('federation_kv')
+    .values({ key, value, expires_ms: expiresMs })
+    .onConflict((oc) => oc.column('key').doUpdateSet({ value, expires_ms: expiresMs }))
+    .execute();
+}
+
+export async function kvDelete(db: Executor, key: string): Promise<void> {
+  await t(db).deleteFrom('federation_kv').where('key', '=', key).execute();
+}
+
+/**
+ * Compare-and-swap: set `key` to `value` when its current value (null: absent or expired) is
+ * `expected`, in one transaction. Answers whether it was set.
+ */
+export async function kvCas(db: Executor, key: string, expected: string | null, value: string, expiresMs: number | null, now: number): Promise<boolean> {
+  return db.transaction().execute(async (trx) => {
+    const row = await t(trx).selectFrom('federation_kv').select(['value', 'expires_ms']).where('key', '=', key).executeTakeFirst();
+    const current = !row || (row.expires_ms !== null && Number(row.expires_ms) <= now) ? null : row.value;
+    if (current !== expected) return false;
+    if (row) {
+      const r = await t(trx).updateTable('federation_kv').set({ value, expires_ms: expiresMs }).where('key', '=', key).where('value', '=', row.value).executeTakeFirst();
+      return Number(r.numUpdatedRows) === 1;
+    }
+    const r = await t(trx)
+      .insertInto('federation_kv')
+      .values({ key, value, expires_ms: expiresMs })
+      .onConflict((oc) => oc.column('key').doNothing())
+      .returning('key')
+      .executeTakeFirst();
+    return r !== undefined;
+  });
+}
+
+/** Entries whose key starts with `prefix` (the encoded key's text), unexpired, in key order. */
+export async function kvList(db: Executor, prefix: string | undefined, now: number): Promise<Array<{ key: string; value: string }>> {
+  let q = t(db)
+    .selectFrom('federation_kv')
+    .select(['key', 'value'])
+    .where((eb) => eb.or([eb('expires_ms', 'is', null), eb('expires_ms', '>', now)]));
+  if (prefix !== undefined) q = q.where(sql<boolean>`substr("key", 1, ${prefix.length}) = ${prefix}`);
+  return q.orderBy('key').limit(10_000).execute();
+}
+
+/** Drop expired entries; answers how many. */
+export async function kvPurge(db: Executor, now: number): Promise<number> {
+  const r = await t(db).deleteFrom('federation_kv').where('expires_ms', 'is not', null).where('expires_ms', '<=', now).executeTakeFirst();
+  return Number(r.numDeletedRows);
+}
+
+// ---------------------------------------------------------------- the actor's keys
+
+export async function readKeys(db: Executor): Promise<Array<{ kind: string; private_jwk: string; public_jwk: string }>> {
+  return t(db).selectFrom('federation_keys').select(['kind', 'private_jwk', 'public_jwk']).orderBy('kind').execute();
+}
+
+/** Store key pairs unless some are there already (two instances starting at once keep the first). */
+export async function insertKeysOnce(db: Executor, keys: Array<{ kind: string; private_jwk: string; public_jwk: string }>, now: string): Promise<void> {
+  for (const k of keys) {
+    await t(db)
+      .insertInto('federation_keys')
+      .values({ ...k, created_gmt: now })
+      .onConflict((oc) => oc.column('kind').doNothing())
+      .execute();
+  }
+}
+
+// ---------------------------------------------------------------- followers
+
+export async function findFollower(db: Executor, actorId: string): Promise<FollowerRow | undefined> {
+  return t(db).selectFrom('federation_followers').selectAll().where('actor_id', '=', actorId).executeTakeFirst();
+}
+
+export async function findFollowerById(db: Executor, id: number): Promise<FollowerRow | undefined> {
+  return t(db).selectFrom('federation_followers').selectAll().where('id', '=', id).executeTakeFirst();
+}
+
+/** Add or refresh a follower (a second Follow from the same actor replaces the first's details). */
+export async function upsertFollower(db: Executor, f: Omit<FollowerRow, 'id'>): Promise<FollowerRow> {
+  await t(db)
+    .insertInto('federation_followers')
+    .values(f)
+    .onConflict((oc) => oc.column('actor_id').doUpdateSet({ inbox: f.inbox, shared_inbox: f.shared_inbox, follow_id: f.follow_id, handle: f.handle, host: f.host, status: f.status }))
+    .execute();
+  return (await findFollower(db, f.actor_id))!;
+}
+
+export async function setFollowerStatus(db: Executor, id: number, status: string): Promise<void> {
+  await t(db).updateTable('federation_followers').set({ status }).where('id', '=', id).execute();
+}
+
+export async function deleteFollower(db: Executor, actorId: string): Promise<boolean> {
+  const r = await t(db).deleteFrom('federation_followers').where('actor_id', '=', actorId).executeTakeFirst();
+  return Number(r.numDeletedRows) > 0;
+}
+
+export async function deleteFollowerById(db: Executor, id: number): Promise<boolean> {
+  const r = await t(db).deleteFrom('federation_followers').where('id', '=', id).executeTakeFirst();
+  return Number(r.numDeletedRows) > 0;
+}
+
+/** Followers whose inbox or shared inbox is `inbox` are removed (the inbox answered 410); answers how many. */
+export async function deleteFollowersAt(db: Executor, inbox: string): Promise<number> {
+  const r = await t(db)
+    .deleteFrom('federation_followers')
+    .where((eb) => eb.or([eb('inbox', '=', inbox), eb('shared_inbox', '=', inbox)]))
+    .executeTakeFirst();
+  return Number(r.numDeletedRows);
+}
+
+export async function listFollowers(db: Executor, options: { status?: string; limit: number; offset: number }): Promise<{ rows: FollowerRow[]; total: number }> {
+  let q = t(db).selectFrom('federation_followers');
+  if (options.status) q = q.where('status', '=', options.status);
+  const rows = await q.selectAll().orderBy('id').limit(options.limit).offset(options.offset).execute();
+  const total = await q.select((eb) => eb.fn.countAll<number | string>().as('n')).executeTakeFirstOrThrow();
+  return { rows, total: Number(total.n) };
+}
+
+/** Where an activity to every accepted follower goes: each shared inbox once, else each inbox. */
+export async function followerInboxes(db: Executor): Promise<string[]> {
+  const rows = await t(db).selectFrom('federation_followers').select(['inbox', 'shared_inbox']).where('status', '=', 'accepted').execute();
+  return [...new Set(rows.map((r) => r.shared_inbox ?? r.inbox))].sort();
+}
+
+export async function countFollowers(db: Executor): Promise<Record<string, number>> {
+  const rows = await t(db)
+    .selectFrom('federation_followers')
+    .select(['status', (eb) => eb.fn.countAll<number | string>().as('n')])
+    .groupBy('status')
+    .execute();
+  return Object.fromEntries(rows.map((r) => [r.status, Number(r.n)]));
+}
+
+// ---------------------------------------------------------------- the outbox consumer
+
+/** The outbox's cursor, made at `head` when there is none yet (the first start federates from now on). */
+export async function outboxCursor(db: Executor, head: () => Promise<number>): Promise<number> {
+  const row = await t(db).selectFrom('federation_state').select('cursor_seq').where('id', '=', 1).executeTakeFirst();
+  if (row) return Number(row.cursor_seq);
+  const at = await head();
+  await t(db)
+    .insertInto('federation_state')
+    .values({ id: 1, cursor_seq: at })
+    .onConflict((oc) => oc.column('id').doNothing())
+    .execute();
+  const again = await t(db).selectFrom('federation_state').select('cursor_seq').where('id', '=', 1).executeTakeFirstOrThrow();
+  return Number(again.cursor_seq);
+}
+
+export async function objectStates(db: Executor, eventIds: number[]): Promise<Map<number, ObjectStateRow>> {
+  if (eventIds.length === 0) return new Map();
+  const rows = await t(db).selectFrom('federation_objects').selectAll().where('event_id', 'in', eventIds).execute();
+  return new Map(rows.map((r) => [Number(r.event_id), r]));
+}
+
+export async function objectState(db: Executor, eventId: number): Promise<ObjectStateRow | undefined> {
+  return t(db).selectFrom('federation_objects').selectAll().where('event_id', '=', eventId).executeTakeFirst();
+}
+
+/** What one step of the outbox made. */
+export interface OutboxStep {
+  objects: ObjectStateRow[];
+  activities: Array<{ id: string; type: string; event_id: number | null; body: string; created_gmt: string }>;
+  /** deliveries of the activities: inbox and activity id */
+  deliveries: Array<{ activity_id: string; activity_type: string; inbox: string; body: string }>;
+}
+
+/**
+ * Move the cursor from `from` to `to` and store what the step made, in one transaction
+ * (compare-and-set on the cursor: answers false, storing nothing, when another instance moved it).
+ */
+export async function storeOutboxStep(db: Executor, from: number, to: number, step: OutboxStep, now: number): Promise<boolean> {
+  return db.transaction().execute(async (trx) => {
+    const moved = await t(trx).updateTable('federation_state').set({ cursor_seq: to }).where('id', '=', 1).where('cursor_seq', '=', from).executeTakeFirst();
+    if (Number(moved.numUpdatedRows) !== 1) return false;
+    for (const o of step.objects) {
+      await t(trx)
+        .insertInto('federation_objects')
+        .values(o)
+        .onConflict((oc) => oc.column('event_id').doUpdateSet({ state: o.state, digest: o.digest, published_gmt: o.published_gmt, updated_gmt: o.updated_gmt }))
+        .execute();
+    }
+    for (const a of step.activities) await t(trx).insertInto('federation_activities').values(a).execute();
+    await insertDeliveries(trx, step.deliveries, now);
+    return true;
+  });
+}
+
+/** Queue deliveries (an activity already queued for an inbox is not queued twice). */
+export async function insertDeliveries(db: Executor, deliveries: OutboxStep['deliveries'], now: number): Promise<void> {
+  for (const d of deliveries) {
+    await t(db)
+      .insertInto('federation_deliveries')
+      .values({ ...d, status: 'pending', attempts: 0, next_attempt_ms: now, lease_until_ms: 0, last_status: null, last_error: null, created_ms: now, updated_ms: now })
+      .onConflict((oc) => oc.columns(['activity_id', 'inbox']).doNothing())
+      .execute();
+  }
+}
+
+/** The outbox, newest first: one page and the total. */
+export async function listActivities(db: Executor, options: { limit: number; offset: number; types?: string[] }): Promise<{ rows: ActivityRow[]; total: number }> {
+  let q = t(db).selectFrom('federation_activities');
+  if (options.types?.length) q = q.where('type', 'in', options.types);
+  const rows = await q.selectAll().orderBy('ord', 'desc').limit(options.limit).offset(options.offset).execute();
+  const total = await q.select((eb) => eb.fn.countAll<number | string>().as('n')).executeTakeFirstOrThrow();
+  return { rows, total: Number(total.n) };
+}
+
+export async function findActivity(db: Executor, id: string): Promise<ActivityRow | undefined> {
+  return t(db).selectFrom('federation_activities').selectAll().where('id', '=', id).executeTakeFirst();
+}
+
+/** Events federated and live now (for the outbox's first page of upcoming events). */
+export async function liveObjectIds(db: Executor, limit: number): Promise<number[]> {
+  const rows = await t(db).selectFrom('federation_objects').select('event_id').where('state', '=', 'live').orderBy('event_id', 'desc').limit(limit).execute();
+  return rows.map((r) => Number(r.event_id));
+}
+
+// ---------------------------------------------------------------- deliveries
+
+export interface ClaimedFederationDelivery {
+  id: number;
+  activity_id: string;
+  activity_type: string;
+  inbox: string;
+  body: string;
+  attempts: number;
+}
+
+/**
+ * Claim up to `limit` due pending deliveries (none while an earlier one to the same inbox is
+ * pending: activities reach an inbox in order), leased until `leaseUntilMs`.
+ */
+export async function claimFederationDeliveries(db: Executor, options: { now: number; leaseUntilMs: number; limit: number; skipLocked: boolean }): Promise<ClaimedFederationDelivery[]> {
+  const { now, leaseUntilMs, limit, skipLocked } = options;
+  return db.transaction().execute(async (trx) => {
+    const due = await sql<{ id: number | string }>`
+        select d."id" from "federation_deliveries" d
+        where d."status" = 'pending' and d."next_attempt_ms" <= ${now} and coalesce(d."lease_until_ms", 0) < ${now}
+          and not exists (
+            select 1 from "federation_deliveries" p
+            where p."inbox" = d."inbox" and p."status" = 'pending' and p."id" < d."id")
+        order by d."id"
+        limit ${limit}
+        ${skipLocked ? sql`for update of d skip locked` : sql``}`.execute(trx);
+    const ids = due.rows.map((r) => Number(r.id));
+    if (ids.length === 0) return [];
+    await t(trx).updateTable('federation_deliveries').set({ lease_until_ms: leaseUntilMs }).where('id', 'in', ids).execute();
+    const rows = await t(trx).selectFrom('federation_deliveries').select(['id', 'activity_id', 'activity_type', 'inbox', 'body', 'attempts']).where('id', 'in', ids).orderBy('id').execute();
+    return rows.map((r) => ({ ...r, id: Number(r.id), attempts: Number(r.attempts) }));
+  });
+}
+
+/** Record an attempt's outcome: `delivered`, `pending` (retried at `nextAttemptMs`), `failed` or `gone`. */
+export async function recordDeliveryAttempt(
+  db: Executor,
+  id: number,
+  outcome: { status: 'delivered' | 'pending' | 'failed' | 'gone'; attempts: number; nextAttemptMs?: number; lastStatus: number | null; lastError: string | null; now: number },
+): Promise<void> {
+  await t(db)
+    .updateTable('federation_deliveries')
+    .set({
+      status: outcome.status,
+      attempts: outcome.attempts,
+      next_attempt_ms: outcome.nextAttemptMs ?? outcome.now,
+      lease_until_ms: 0,
+      last_status: outcome.lastStatus,
+      last_error: outcome.lastError,
+      updated_ms: outcome.now,
+    })
+    .where('id', '=', id)
+    .execute();
+}
+
+/** Pending deliveries to `inbox` are dropped as gone (its followers were removed). */
+export async function dropPendingTo(db: Executor, inbox: string, now: number): Promise<void> {
+  await t(db).updateTable('federation_deliveries').set({ status: 'gone', lease_until_ms: 0, updated_ms: now }).where('inbox', '=', inbox).where('status', '=', 'pending').execute();
+}
+
+export async function listDeliveries(db: Executor, options: { status?: string; limit: number; offset: number }): Promise<{ rows: Array<Omit<DeliveryRow, 'body'>>; total: number }> {
+  let q = t(db).selectFrom('federation_deliveries');
+  if (options.status) q = q.where('status', '=', options.status);
+  const rows = await q
+    .select(['id', 'activity_id', 'activity_type', 'inbox', 'status', 'attempts', 'next_attempt_ms', 'lease_until_ms', 'last_status', 'last_error', 'created_ms', 'updated_ms'])
+    .orderBy('id', 'desc')
+    .limit(options.limit)
+    .offset(options.offset)
+    .execute();
+  const total = await q.select((eb) => eb.fn.countAll<number | string>().as('n')).executeTakeFirstOrThrow();
+  return { rows, total: Number(total.n) };
+}
+
+/** Re-queue a failed or gone delivery now; answers whether there was one. */
+export async function retryDelivery(db: Executor, id: number, now: number): Promise<boolean> {
+  const r = await t(db)
+    .updateTable('federation_deliveries')
+    .set({ status: 'pending', next_attempt_ms: now, lease_until_ms: 0, updated_ms: now })
+    .where('id', '=', id)
+    .where('status', 'in', ['failed', 'gone'])
+    .executeTakeFirst();
+  return Number(r.numUpdatedRows) === 1;
+}
+
+export async function countDeliveries(db: Executor): Promise<Record<string, number>> {
+  const rows = await t(db)
+    .selectFrom('federation_deliveries')
+    .select(['status', (eb) => eb.fn.countAll<number | string>().as('n')])
+    .groupBy('status')
+    .execute();
+  return Object.fromEntries(rows.map((r) => [r.status, Number(r.n)]));
+}
+
+// ---------------------------------------------------------------- activities kept for moderation
+
+export async function insertReceived(db: Executor, r: Omit<ReceivedRow, 'id'>): Promise<void> {
+  await t(db).insertInto('federation_received').values(r).execute();
+}
+
+export async function listReceived(db: Executor, options: { limit: number; offset: number }): Promise<{ rows: ReceivedRow[]; total: number }> {
+  const q = t(db).selectFrom('federation_received');
+  const rows = await q.selectAll().orderBy('id', 'desc').limit(options.limit).offset(options.offset).execute();
+  const total = await q.select((eb) => eb.fn.countAll<number | string>().as('n')).executeTakeFirstOrThrow();
+  return { rows, total: Number(total.n) };
+}
+
+// ---------------------------------------------------------------- Fedify's message queue
+
+export async function enqueueMessages(db: Executor, messages: Array<{ message: string; ordering_key: string | null }>, runAtMs: number, now: number): Promise<void> {
+  if (messages.length === 0) return;
+  await t(db)
+    .insertInto('federation_queue')
+    .values(messages.map((m) => ({ ...m, run_at_ms: runAtMs, lease_until_ms: 0, attempts: 0, created_ms: now })))
+    .execute();
+}
+
+/**
+ * Claim up to `limit` due messages (none while an earlier one with the same ordering key is
+ * waiting), leased until `leaseUntilMs`.
+ */
+export async function claimMessages(
+  db: Executor,
+  options: { now: number; leaseUntilMs: number; limit: number; skipLocked: boolean },
+): Promise<Array<{ id: number; message: string; attempts: number }>> {
+  const { now, leaseUntilMs, limit, skipLocked } = options;
+  return db.transaction().execute(async (trx) => {
+    const due = await sql<{ id: number | string }>`
+        select q."id" from "federation_queue" q
+        where q."run_at_ms" <= ${now} and q."lease_until_ms" < ${now}
+          and (q."ordering_key" is null or not exists (
+            select 1 from "federation_queue" p where p."ordering_key" = q."ordering_key" and p."id" < q."id"))
+        order by q."id"
+        limit ${limit}
+        ${skipLocked ? sql`for update of q skip locked` : sql``}`.execute(trx);
+    const ids = due.rows.map((r) => Number(r.id));
+    if (ids.length === 0) return [];
+    await t(trx).updateTable('federation_queue').set({ lease_until_ms: leaseUntilMs }).where('id', 'in', ids).execute();
+    const rows = await t(trx).selectFrom('federation_queue').select(['id', 'message', 'attempts']).where('id', 'in', ids).orderBy('id').execute();
+    return rows.map((r) => ({ id: Number(r.id), message: r.message, attempts: Number(r.attempts) }));
+  });
+}
+
+export async function finishMessage(db: Executor, id: number): Promise<void> {
+  await t(db).deleteFrom('federation_queue').where('id', '=', id).execute();
+}
+
+/** A message whose handling threw: due again at `runAtMs`. */
+export async function postponeMessage(db: Executor, id: number, attempts: number, runAtMs: number): Promise<void> {
+  await t(db).updateTable('federation_queue').set({ attempts, run_at_ms: runAtMs, lease_until_ms: 0 }).where('id', '=', id).execute();
+}
+
+export async function queueDepth(db: Executor, now: number): Promise<{ queued: number; ready: number; delayed: number }> {
+  const row = await t(db)
+    .selectFrom('federation_queue')
+    .select([(eb) => eb.fn.countAll<number | string>().as('n'), sql<number | string>`sum(case when "run_at_ms" <= ${now} then 1 else 0 end)`.as('ready')])
+    .executeTakeFirstOrThrow();
+  const queued = Number(row.n);
+  const ready = Number(row.ready ?? 0);
+  return { queued, ready, delayed: queued - ready };
+}

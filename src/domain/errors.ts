@@ -78,6 +78,16 @@ export const ERRORS = {
   rest_sync_token_expired: [410, 'The sync token is invalid, from another database, or older than the kept history; do a full sync without sync_token.'],
   rest_webhook_not_found: [404, 'No webhook endpoint with this ID.'],
   rest_webhook_delivery_not_found: [404, 'No delivery with this ID for this webhook endpoint.'],
+  // Community submissions (issue 29).
+  submission_not_found: [404, 'No submission with this ID or link.'],
+  submission_login_required: [401, 'Sign in to propose an event.'],
+  submission_rate_limited: [429, 'Too many submissions. Try again in %d seconds.'],
+  submission_rejected_as_spam: [400, 'The submission could not be accepted.'],
+  submission_too_fast: [400, 'The form was sent too quickly. Take a moment and send it again.'],
+  submission_pow_required: [400, 'The proof-of-work solution is missing or wrong. Ask for a new challenge and solve it.'],
+  submission_too_many_links: [400, 'The submission holds more than %d links.'],
+  submission_not_editable: [409, 'This submission can no longer be changed (it is %s).'],
+  submission_not_pending: [409, 'This submission has already been decided (it is %s).'],
 } as const satisfies Record<string, readonly [number, string]>;
 
 export type ErrorCode = keyof typeof ERRORS;

@@ -29,6 +29,7 @@ import { adminEventRoutes } from './routes/admin-events.js';
 import { adminSessionRoutes } from './routes/admin-sessions.js';
 import { ADMIN_NAMESPACE, adminRoutes } from './routes/admin-webhooks.js';
 import { apiRoutes } from './routes/index.js';
+import { adminSubmissionRoutes, SUBMISSIONS_NAMESPACE, submissionRoutes } from './routes/submissions.js';
 import { rootIndex } from './self-description.js';
 import { sitePageHtml } from './site-page.js';
 
@@ -227,6 +228,13 @@ export function registerRestApi(app: FastifyInstance, { config, services, webhoo
   const admin = adminRoutes(services, webhooks);
   admin.push(...adminEventRoutes(services)); // the event index (issue 25): in the same list, so the index and /doc declare it
   admin.push(...adminSessionRoutes(services)); // the admin face's sign-in sessions (issue 28)
+  // Community submissions (issue 29): moderation here, the public routes in a namespace of their own;
+  // none of them with SUBMISSIONS=off.
+  if (config.submissions !== 'off') {
+    admin.push(...adminSubmissionRoutes(services));
+    const publicSubmissions = submissionRoutes(services);
+    for (const root of roots) registerRoutes(app, publicSubmissions, services, services.linksFor(root, SUBMISSIONS_NAMESPACE));
+  }
   for (const root of roots) registerRoutes(app, admin, services, services.linksFor(root, ADMIN_NAMESPACE));
 
   // The site root: discovery (the Link header and <link>), unless the REST root is the site root.

@@ -15,6 +15,7 @@ import { registerPruneJob, type PruneJob, type PruneLogger } from './change-log-
 import { registerHorizonJob, type HorizonJob } from './horizon.js';
 import { createJobRunner, type JobRunner } from './runner.js';
 import { pollIntervalMs, registerWebhookWorker, type WebhookWorker } from './webhook-delivery.js';
+import { registerSubmissionJobs, type SubmissionJobs } from './submissions.js';
 
 export interface Jobs {
   runner: JobRunner;
@@ -24,14 +25,17 @@ export interface Jobs {
   pruneJob: PruneJob;
   /** Delivers webhooks (issue 11); undefined without `webhooks`. */
   webhookWorker?: WebhookWorker;
+  /** Community submissions' retention and digest (issue 29); undefined with SUBMISSIONS=off. */
+  submissionJobs?: SubmissionJobs;
 }
 
 /** Declare the server's jobs to a new runner (not started). */
-export function createJobs(services: Pick<Services, 'store' | 'config' | 'clock' | 'versions' | 'events'>, logger: PruneLogger, options: { webhooks?: WebhookService } = {}): Jobs {
+export function createJobs(services: Pick<Services, 'store' | 'config' | 'clock' | 'versions' | 'events' | 'submissions'>, logger: PruneLogger, options: { webhooks?: WebhookService } = {}): Jobs {
   // A stop waits for a webhook delivery under way (each attempt is bounded by WEBHOOKS_TIMEOUT).
   const runner = createJobRunner({ store: services.store, logger, stopWaitMs: Math.max(30_000, 2 * services.config.webhooksTimeoutMs) });
   const webhookWorker = options.webhooks ? registerWebhookWorker(runner, options.webhooks, { pollMs: pollIntervalMs(services.config.webhooksRetrySchedule) }) : undefined;
   const horizonJob = registerHorizonJob(runner, services);
   const pruneJob = registerPruneJob(runner, services, logger);
-  return { runner, horizonJob, pruneJob, ...(webhookWorker ? { webhookWorker } : {}) };
+  const submissionJobs = services.config.submissions !== 'off' ? registerSubmissionJobs(runner, services) : undefined;
+  return { runner, horizonJob, pruneJob, ...(webhookWorker ? { webhookWorker } : {}), ...(submissionJobs ? { submissionJobs } : {}) };
 }

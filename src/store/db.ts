@@ -34,6 +34,7 @@ import { recurrenceMigration } from './migrations/010_recurrence.js';
 import { eventSlugSpaceMigration } from './migrations/011_event_slug_space.js';
 import { settingsMigration } from './migrations/012_settings.js';
 import { sessionsMigration } from './migrations/013_sessions.js';
+import { submissionsMigration } from './migrations/015_submissions.js';
 
 export type { DialectName } from './handle.js';
 
@@ -100,6 +101,7 @@ function migrations(dialect: DialectName): Record<string, Migration> {
     '011_event_slug_space': eventSlugSpaceMigration(),
     '012_settings': settingsMigration(),
     '013_sessions': sessionsMigration(dialect),
+    '015_submissions': submissionsMigration(dialect),
   };
 }
 

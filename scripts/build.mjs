@@ -7,6 +7,9 @@
  *                                      package.json is newer than the last successful build
  *                                      (`npm start`, `npm test`, and `prepare` on `npm ci`)
  *
+ * Then the admin app (admin-app/, Vite) is built into dist/admin-app/ (scripts/build-admin-app.mjs),
+ * with `--if-stale` only when a file under admin-app/ changed; it fails over its JavaScript budget.
+ *
  * After a successful compile, outputs whose source is gone (a file moved or deleted under src/)
  * are removed from dist/, so that dist/ (what the package ships) holds only what src/ compiles to.
  *
@@ -18,6 +21,7 @@ import { existsSync, readdirSync, rmdirSync, statSync, unlinkSync, utimesSync, w
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { buildAdminApp } from './build-admin-app.mjs';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const stamp = join(root, 'dist', '.build-stamp');
@@ -36,6 +40,7 @@ function newest(path) {
 /** Remove the .js and .js.map files under dist/ whose .ts under src/ is gone, then empty directories. */
 function prune(dir, rel = '') {
   for (const entry of readdirSync(dir, { withFileTypes: true })) {
+    if (rel === '' && entry.name === 'admin-app') continue; // the admin app's build, not tsc's
     const path = join(dir, entry.name);
     const relPath = rel ? `${rel}/${entry.name}` : entry.name;
     if (entry.isDirectory()) {
@@ -48,29 +53,34 @@ function prune(dir, rel = '') {
   }
 }
 
-if (ifStale && existsSync(stamp)) {
-  const built = statSync(stamp).mtimeMs;
-  const sources = Math.max(newest(join(root, 'src')), newest(join(root, 'tsconfig.json')), newest(join(root, 'package.json')));
-  if (sources <= built) process.exit(0);
-}
-
-let tsc;
-try {
-  tsc = createRequire(import.meta.url).resolve('typescript/bin/tsc');
-} catch {
-  if (existsSync(join(root, 'dist', 'cli', 'main.js'))) {
-    console.error('build: TypeScript is not installed (no devDependencies); using the existing dist/');
-    process.exit(0);
+function compile() {
+  if (ifStale && existsSync(stamp)) {
+    const built = statSync(stamp).mtimeMs;
+    const sources = Math.max(newest(join(root, 'src')), newest(join(root, 'tsconfig.json')), newest(join(root, 'package.json')));
+    if (sources <= built) return;
   }
-  console.error('build: dist/ is missing and TypeScript is not installed: run `npm ci` (with devDependencies), then `npm run build`');
-  process.exit(1);
+
+  let tsc;
+  try {
+    tsc = createRequire(import.meta.url).resolve('typescript/bin/tsc');
+  } catch {
+    if (existsSync(join(root, 'dist', 'cli', 'main.js'))) {
+      console.error('build: TypeScript is not installed (no devDependencies); using the existing dist/');
+      return;
+    }
+    console.error('build: dist/ is missing and TypeScript is not installed: run `npm ci` (with devDependencies), then `npm run build`');
+    process.exit(1);
+  }
+
+  // The stamp gets the time the build started: a file saved while tsc runs is newer than it.
+  const started = new Date();
+  if (ifStale) console.error('build: compiling src/ to dist/ (sources changed since the last build)');
+  const result = spawnSync(process.execPath, [tsc, '-p', join(root, 'tsconfig.json')], { stdio: 'inherit', cwd: root });
+  if (result.status !== 0) process.exit(result.status ?? 1);
+  prune(join(root, 'dist'));
+  writeFileSync(stamp, `${started.toISOString()}\n`);
+  utimesSync(stamp, started, started);
 }
 
-// The stamp gets the time the build started: a file saved while tsc runs is newer than it.
-const started = new Date();
-if (ifStale) console.error('build: compiling src/ to dist/ (sources changed since the last build)');
-const result = spawnSync(process.execPath, [tsc, '-p', join(root, 'tsconfig.json')], { stdio: 'inherit', cwd: root });
-if (result.status !== 0) process.exit(result.status ?? 1);
-prune(join(root, 'dist'));
-writeFileSync(stamp, `${started.toISOString()}\n`);
-utimesSync(stamp, started, started);
+compile();
+await buildAdminApp({ root, ifStale });

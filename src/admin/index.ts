@@ -1,20 +1,27 @@
 /**
- * The admin face (issue 28), at ADMIN_PATH (`/admin`): for now sign-in as WordPress does it (a
- * login page, a session cookie, nonces) and the account page (who is signed in, their sessions,
- * sign out, sign out everywhere, two-factor sign-in). Registered by the composition root after the
+ * The admin face (issue 28), at ADMIN_PATH (`/admin`): sign-in as WordPress does it (a login page,
+ * a session cookie, nonces), the account page (who is signed in, their sessions, sign out, sign out
+ * everywhere, two-factor sign-in), and the admin app (admin-app/, built into dist/admin-app/), a
+ * client of the REST API served to signed-in users. Registered by the composition root after the
  * REST face; it adds the cookie authentication (web/sessions.ts) for every other path, so the REST
  * API (and any face) accepts the cookie with a nonce.
  *
- * Routes (P = ADMIN_PATH): `GET P/` the account page; `GET P/login`, `POST P/login` (fields `log`,
- * `pwd`, as wp-login.php), `POST P/login/code` (the TOTP step); `GET P/rest-nonce` (the REST nonce,
- * as WordPress' `admin-ajax.php?action=rest-nonce`); `POST P/sign-out`, `POST P/sign-out-everywhere`,
+ * Routes (P = ADMIN_PATH): `GET P/` and every app path under it (`P/events/42`: reloads and deep
+ * links) the app's index.html with its boot data (REST root and nonce, the user, the locale), else
+ * a redirect to `P/login?redirect_to=…`; `GET P/assets/*` the app's hashed files (cached for a
+ * year); `GET P/account` the account page; `GET P/login`, `POST P/login` (fields `log`, `pwd`,
+ * `redirect_to`, as wp-login.php, and `_wpnonce`, the login nonce tied to the pre-session cookie
+ * `calendar_login`), `POST P/login/code` (the TOTP step); `GET P/language?lang=fr` (the language
+ * choice, a cookie the pages and the app honour); `GET P/rest-nonce` (the REST nonce, as
+ * WordPress' `admin-ajax.php?action=rest-nonce`); `POST P/sign-out`, `POST P/sign-out-everywhere`,
  * `POST P/two-factor/{start,confirm,disable}`. Every POST but the sign-in carries the session's
  * form nonce (`_wpnonce`). Answers here carry no CORS headers (a page on another origin can never
- * read them, the nonce included), may not be framed, and are never stored.
+ * read them, the nonce included), may not be framed, and, but the assets, are never stored.
  *
  * @example
  *   await registerAdminFace(app, { config, services });
  */
+import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import QRCode from 'qrcode';
 import type { Config } from '../config.js';
@@ -22,12 +29,23 @@ import { ApiError, apiError } from '../domain/errors.js';
 import type { Services } from '../domain/services.js';
 import { sessionServiceOf, type Session, type SessionService } from '../domain/sessions.js';
 import { loginThrottleOf } from '../web/authentication.js';
-import { commonPath, registerCookieAuthentication, REST_NONCE_ACTION, sessionOfRequest, setSessionCookie } from '../web/sessions.js';
-import { messagesFor, type Messages } from './messages.js';
+import { commonPath, cookieOf, registerCookieAuthentication, REST_NONCE_ACTION, sessionOfRequest, setSessionCookie } from '../web/sessions.js';
+import { adminAppFiles, appIndexHtml } from './app-files.js';
+import { LANGUAGES, messagesFor, type Messages } from './messages.js';
 import { accountPage, codePage, loginPage, recoveryPage, type AccountView } from './pages.js';
 
 /** The nonce action of the account page's forms. */
 const FORM_ACTION = 'account';
+/** The pre-session cookie the login nonce is tied to (login CSRF, as WordPress' test cookie and nonce). */
+const LOGIN_COOKIE = 'calendar_login';
+/** The cookie of the language the user chose (set by the app's selector and by `P/language`). */
+const LANG_COOKIE = 'calendar_lang';
+/** The login form's nonce: a hash of the pre-session cookie (only a page that can read the cookie's value, ours, can send it). */
+const loginNonceOf = (cookie: string) => createHash('sha256').update(`login|${cookie}`).digest('base64url').slice(0, 32);
+/** The app's CSP: its scripts and styles from here only, images from anywhere (an event's image URL), no inline script. */
+const APP_CSP =
+  "default-src 'none'; script-src 'self'; style-src 'self' 'unsafe-inline'; img-src 'self' data: https: http:; font-src 'self' data:; connect-src 'self'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'";
+const PAGE_CSP = "default-src 'none'; connect-src 'self'; style-src 'unsafe-inline'; img-src 'self' data:; form-action 'self'; frame-ancestors 'none'; base-uri 'none'";
 
 export interface AdminFace {
   config: Config;
@@ -44,8 +62,11 @@ export async function registerAdminFace(app: FastifyInstance, { config, services
   registerCookieAuthentication(app, sessions, (req) => !underAdmin(req.url));
   // The same throttle as HTTP Basic (one per app instance: a failure here counts there, and back).
   const throttle = loginThrottleOf(services.users, config.loginMaxFailures);
+  const appFiles = adminAppFiles();
   const paths = {
-    account: `${base}/`,
+    app: `${base}/`,
+    account: `${base}/account`,
+    language: `${base}/language`,
     login: `${base}/login`,
     code: `${base}/login/code`,
     nonce: `${base}/rest-nonce`,
@@ -58,7 +79,27 @@ export async function registerAdminFace(app: FastifyInstance, { config, services
   };
 
   const html = (reply: FastifyReply, status: number, body: string) => reply.code(status).header('content-type', 'text/html; charset=UTF-8').header('cache-control', 'no-store').send(body);
-  const messages = (req: FastifyRequest): Messages => messagesFor(req.headers['accept-language']);
+  const messages = (req: FastifyRequest): Messages => messagesFor(req.headers['accept-language'], cookieOf(req.headers.cookie, LANG_COOKIE));
+  const cookieFlags = (req: FastifyRequest) => `Path=${base}/; HttpOnly; SameSite=Lax${req.protocol === 'https' ? '; Secure' : ''}`;
+  /** Where to go after sign-in: `redirect_to` when it is an app path under ADMIN_PATH, else the app. */
+  const redirectTarget = (value: unknown): string => {
+    if (typeof value !== 'string' || !value.startsWith(base + '/') || value.startsWith('//') || /[\\\s]/.test(value) || value.startsWith(paths.login)) return paths.app;
+    return value;
+  };
+  /** The login page, with the login nonce of the request's pre-session cookie (set when missing). */
+  const loginForm = (req: FastifyRequest, reply: FastifyReply, status: number, extra: { error?: string; login?: string; notice?: string; redirectTo?: string } = {}) => {
+    let pre = cookieOf(req.headers.cookie, LOGIN_COOKIE);
+    if (!pre || !/^[A-Za-z0-9_-]{43}$/.test(pre)) {
+      pre = randomBytes(32).toString('base64url');
+      reply.header('set-cookie', `${LOGIN_COOKIE}=${pre}; ${cookieFlags(req)}`);
+    }
+    const m = messages(req);
+    return html(reply, status, loginPage(m, { action: paths.login, nonce: loginNonceOf(pre), redirectTo: extra.redirectTo ?? '', languages: languageLinks(req), ...extra }));
+  };
+  const languageLinks = (req: FastifyRequest) => {
+    const back = req.url.split('#')[0]!;
+    return LANGUAGES.map((l) => ({ ...l, href: `${paths.language}?lang=${l.code}&redirect_to=${encodeURIComponent(back)}` }));
+  };
   const field = (req: FastifyRequest, name: string): string => {
     const v = (req.body as Record<string, unknown> | undefined)?.[name];
     return typeof v === 'string' ? v : '';
@@ -71,7 +112,7 @@ export async function registerAdminFace(app: FastifyInstance, { config, services
   };
   const signedOut = (req: FastifyRequest, reply: FastifyReply) => {
     setSessionCookie(req, reply, '', cookiePath);
-    return html(reply, 200, loginPage(messages(req), { action: paths.login, notice: messages(req).signedOut }));
+    return loginForm(req, reply, 200, { notice: messages(req).signedOut });
   };
 
   async function account(req: FastifyRequest, reply: FastifyReply, session: Session, extra: { error?: string; notice?: string } = {}, status = 200) {
@@ -96,6 +137,7 @@ export async function registerAdminFace(app: FastifyInstance, { config, services
         twoFactor,
         mustEnrol: session.mustEnrol,
         paths,
+        languages: languageLinks(req),
         ...extra,
       }),
     );
@@ -107,51 +149,100 @@ export async function registerAdminFace(app: FastifyInstance, { config, services
       for (const h of ['access-control-allow-origin', 'access-control-allow-credentials', 'access-control-allow-methods', 'access-control-allow-headers', 'access-control-expose-headers'])
         reply.removeHeader(h);
       reply.header('x-frame-options', 'DENY');
-      reply.header('content-security-policy', "default-src 'none'; connect-src 'self'; style-src 'unsafe-inline'; img-src 'self' data:; form-action 'self'; frame-ancestors 'none'; base-uri 'none'");
+      if (!reply.hasHeader('content-security-policy')) reply.header('content-security-policy', PAGE_CSP);
       reply.header('referrer-policy', 'same-origin');
-      reply.header('cache-control', 'no-store');
+      if (!reply.hasHeader('cache-control') || reply.statusCode !== 200) reply.header('cache-control', 'no-store');
       return payload;
+    });
+
+    // The admin app: index.html at P/ and at every app path under it (reloads, deep links).
+    const appPage = async (req: FastifyRequest, reply: FastifyReply) => {
+      const session = await sessionOfRequest(req, sessions);
+      if (!session || !session.complete) return reply.redirect(`${paths.login}?redirect_to=${encodeURIComponent(req.url)}`, 303);
+      if (!sessions.usable(session)) return reply.redirect(paths.account, 303);
+      const built = await appFiles.index();
+      const m = messages(req);
+      if (built === undefined) return reply.code(503).header('content-type', 'text/plain; charset=UTF-8').send('The admin app is not built: run `npm run build`.');
+      const viewer = session.viewer;
+      const boot = {
+        restRoot: config.restRoot,
+        nonce: sessions.nonce(req.sessionToken!, session, REST_NONCE_ACTION),
+        adminPath: base,
+        locale: m.lang,
+        locales: LANGUAGES.map((l) => l.code),
+        siteName: config.siteName,
+        siteUrl: config.siteUrl,
+        timezone: config.timezone,
+        formNonce: sessions.nonce(req.sessionToken!, session, FORM_ACTION),
+        user: { id: viewer.id, name: viewer.login, roles: viewer.role ? [viewer.role] : [], capabilities: Object.fromEntries([...viewer.caps].sort().map((c) => [c, true])) },
+      };
+      reply.header('content-security-policy', APP_CSP);
+      return html(reply, 200, appIndexHtml(built, base, boot, m.lang));
+    };
+    scope.get(paths.app, appPage);
+    scope.get(`${base}/*`, appPage);
+
+    scope.get(`${base}/assets/:file`, async (req, reply) => {
+      const file = await appFiles.asset((req.params as { file: string }).file);
+      if (!file) return reply.code(404).header('content-type', 'text/plain; charset=UTF-8').send('Not found');
+      return reply.code(200).header('content-type', file.type).header('cache-control', 'public, max-age=31536000, immutable').header('x-content-type-options', 'nosniff').send(file.body);
+    });
+
+    scope.get(paths.language, async (req, reply) => {
+      const q = req.query as Record<string, unknown>;
+      const lang = LANGUAGES.find((l) => l.code === q.lang)?.code;
+      if (lang) reply.header('set-cookie', `${LANG_COOKIE}=${lang}; Path=/; Max-Age=31536000; SameSite=Lax${req.protocol === 'https' ? '; Secure' : ''}`);
+      const back = typeof q.redirect_to === 'string' && (q.redirect_to === paths.login || q.redirect_to.startsWith(paths.login + '?')) ? q.redirect_to : redirectTarget(q.redirect_to);
+      return reply.redirect(back, 303);
     });
 
     scope.get(paths.account, async (req, reply) => {
       const session = await sessionOfRequest(req, sessions);
-      if (!session || !session.complete) return reply.redirect(paths.login, 303);
+      if (!session || !session.complete) return reply.redirect(`${paths.login}?redirect_to=${encodeURIComponent(paths.account)}`, 303);
       return account(req, reply, session);
     });
 
     scope.get(paths.login, async (req, reply) => {
       const session = await sessionOfRequest(req, sessions);
-      if (session?.complete) return reply.redirect(paths.account, 303);
+      const redirectTo = redirectTarget((req.query as Record<string, unknown>).redirect_to);
+      if (session?.complete) return reply.redirect(redirectTo, 303);
       const m = messages(req);
       if (session) return html(reply, 200, codePage(m, { action: paths.code, cancelAction: paths.signOut, nonce: sessions.nonce(req.sessionToken!, session, FORM_ACTION) }));
-      return html(reply, 200, loginPage(m, { action: paths.login }));
+      return loginForm(req, reply, 200, { redirectTo: redirectTo === paths.app ? '' : redirectTo });
     });
 
     scope.post(paths.login, async (req, reply) => {
       const m = messages(req);
       const login = field(req, 'log').trim();
+      const redirectTo = redirectTarget(field(req, 'redirect_to'));
+      const keep = redirectTo === paths.app ? '' : redirectTo;
+      // Login CSRF: the form's nonce must be the one of this browser's pre-session cookie.
+      const pre = cookieOf(req.headers.cookie, LOGIN_COOKIE) ?? '';
+      const sent = Buffer.from(field(req, '_wpnonce'));
+      const expected = Buffer.from(pre ? loginNonceOf(pre) : '');
+      if (!pre || sent.length !== expected.length || !timingSafeEqual(sent, expected)) return loginForm(req, reply, 403, { login, error: m.formExpired, redirectTo: keep });
       let signedIn;
       try {
         signedIn = await sessions.signIn(login, field(req, 'pwd'), throttle.forClient(req.ip), { userAgent: String(req.headers['user-agent'] ?? ''), ip: req.ip });
       } catch (e) {
         if (e instanceof ApiError && e.status === 429) {
           reply.headers(e.headers);
-          return html(reply, 429, loginPage(m, { action: paths.login, login, error: m.tooMany(Number(e.headers['retry-after'] ?? 1)) }));
+          return loginForm(req, reply, 429, { login, error: m.tooMany(Number(e.headers['retry-after'] ?? 1)), redirectTo: keep });
         }
         throw e;
       }
-      if (!signedIn) return html(reply, 401, loginPage(m, { action: paths.login, login, error: m.badCredentials }));
+      if (!signedIn) return loginForm(req, reply, 401, { login, error: m.badCredentials, redirectTo: keep });
       setSessionCookie(req, reply, signedIn.token, cookiePath);
-      return reply.redirect(signedIn.session.complete ? paths.account : paths.login, 303);
+      return reply.redirect(signedIn.session.complete ? redirectTo : paths.login + (keep ? `?redirect_to=${encodeURIComponent(keep)}` : ''), 303);
     });
 
     scope.post(paths.code, async (req, reply) => {
       const session = await formSession(req);
-      if (session.complete) return reply.redirect(paths.account, 303);
+      if (session.complete) return reply.redirect(paths.app, 303);
       const m = messages(req);
       const nonce = sessions.nonce(req.sessionToken!, session, FORM_ACTION);
       try {
-        if (await sessions.secondStep(session, field(req, 'code'), throttle.forClient(req.ip))) return reply.redirect(paths.account, 303);
+        if (await sessions.secondStep(session, field(req, 'code'), throttle.forClient(req.ip))) return reply.redirect(paths.app, 303);
       } catch (e) {
         if (e instanceof ApiError && e.status === 429) {
           reply.headers(e.headers);

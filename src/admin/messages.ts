@@ -1,6 +1,7 @@
 /**
  * The admin face's message catalogue: every string its pages show, in English and French, the
- * language chosen from `Accept-Language` (the first of the client's preferences we have).
+ * language the user chose (the `calendar_lang` cookie: the app's selector, the pages' links), else
+ * the first of the client's `Accept-Language` preferences we have.
  *
  * @example
  *   const m = messagesFor(req.headers['accept-language']); m.signIn // 'Sign in'
@@ -12,6 +13,9 @@ const en = {
   login: 'Username or e-mail address',
   password: 'Password',
   badCredentials: 'The username or password is incorrect.',
+  formExpired: 'This sign-in form has expired or did not come from this site. Please sign in again.',
+  language: 'Language',
+  openAdmin: 'Open the admin',
   tooMany: (s: number) => `Too many failed sign-in attempts. Try again in ${s} seconds.`,
   codeTitle: 'Two-factor sign-in',
   codeHelp: 'Enter the 6-digit code from your authenticator app, or one of your recovery codes.',
@@ -60,6 +64,9 @@ const fr: Messages = {
   login: 'Identifiant ou adresse e-mail',
   password: 'Mot de passe',
   badCredentials: 'L’identifiant ou le mot de passe est incorrect.',
+  formExpired: 'Ce formulaire de connexion a expiré ou ne vient pas de ce site. Veuillez vous reconnecter.',
+  language: 'Langue',
+  openAdmin: 'Ouvrir l’administration',
   tooMany: (s) => `Trop de tentatives de connexion échouées. Réessayez dans ${s} secondes.`,
   codeTitle: 'Connexion à deux facteurs',
   codeHelp: 'Saisissez le code à 6 chiffres de votre application d’authentification, ou l’un de vos codes de secours.',
@@ -101,8 +108,15 @@ const fr: Messages = {
 
 const CATALOGUE: Record<string, Messages> = { en, fr };
 
-/** The messages for an `Accept-Language` header: its first language (by q) that we have, else English. */
-export function messagesFor(acceptLanguage: string | undefined): Messages {
+/** The languages offered, by their own names. */
+export const LANGUAGES = [
+  { code: 'en', name: 'English' },
+  { code: 'fr', name: 'Français' },
+];
+
+/** The messages of the language chosen (when we have it), else of the `Accept-Language` header's first language (by q) that we have, else English. */
+export function messagesFor(acceptLanguage: string | undefined, chosen?: string): Messages {
+  if (chosen && CATALOGUE[chosen]) return CATALOGUE[chosen]!;
   if (!acceptLanguage) return en;
   const wanted = acceptLanguage
     .split(',')

@@ -35,9 +35,27 @@ th,td{text-align:left;padding:.4rem;border-bottom:1px solid #dcdcde;vertical-ali
 code{font-size:1rem;overflow-wrap:anywhere}
 ul.codes{columns:2;font-family:monospace;font-size:1.05rem}
 .qr svg{width:200px;height:200px;max-width:100%}
+.langs ul{list-style:none;display:flex;gap:1rem;padding:0;margin:0}
 .skip{position:absolute;left:-999px}.skip:focus{left:1rem;top:1rem;background:#fff;padding:.5rem}
 @media (max-width:480px){th.optional,td.optional{display:none}}
 `;
+
+/** Links to the page in each language (they set the language cookie). */
+export interface LanguageLink {
+  code: string;
+  name: string;
+  href: string;
+}
+
+function languageNav(m: Messages, languages: LanguageLink[] | undefined): string {
+  if (!languages?.length) return '';
+  const items = languages.map((l) =>
+    l.code === m.lang
+      ? `<li><strong lang="${esc(l.code)}" aria-current="true">${esc(l.name)}</strong></li>`
+      : `<li><a lang="${esc(l.code)}" hreflang="${esc(l.code)}" href="${esc(l.href)}">${esc(l.name)}</a></li>`,
+  );
+  return `<nav class="langs" aria-label="${esc(m.language)}"><ul>${items.join('')}</ul></nav>`;
+}
 
 function layout(m: Messages, title: string, body: string, head = ''): string {
   return `<!DOCTYPE html>
@@ -64,20 +82,22 @@ const errorBox = (error: string | undefined) => (error ? `<div class="error" rol
 const invalid = (error: string | undefined) => (error ? ' aria-invalid="true" aria-describedby="form-error"' : '');
 const hidden = (name: string, value: string) => `<input type="hidden" name="${esc(name)}" value="${esc(value)}">`;
 
-export function loginPage(m: Messages, o: { action: string; error?: string; login?: string; notice?: string }): string {
+export function loginPage(m: Messages, o: { action: string; nonce: string; redirectTo?: string; error?: string; login?: string; notice?: string; languages?: LanguageLink[] }): string {
   return layout(
     m,
     m.signInTitle,
     `<div class="card">
 ${o.notice ? `<div class="notice" role="status">${esc(o.notice)}</div>` : ''}${errorBox(o.error)}
 <form method="post" action="${esc(o.action)}">
+${hidden('_wpnonce', o.nonce)}${o.redirectTo ? hidden('redirect_to', o.redirectTo) : ''}
 <label for="user_login">${esc(m.login)}</label>
 <input type="text" id="user_login" name="log" value="${esc(o.login ?? '')}" autocomplete="username" autocapitalize="off" spellcheck="false" required${invalid(o.error)}>
 <label for="user_pass">${esc(m.password)}</label>
 <input type="password" id="user_pass" name="pwd" autocomplete="current-password" required${invalid(o.error)}>
 <button type="submit">${esc(m.signIn)}</button>
 </form>
-</div>`,
+</div>
+${languageNav(m, o.languages)}`,
   );
 }
 
@@ -113,7 +133,8 @@ export interface AccountView {
   mustEnrol: boolean;
   error?: string;
   notice?: string;
-  paths: { signOut: string; signOutEverywhere: string; revoke: string; totpStart: string; totpConfirm: string; totpDisable: string };
+  paths: { app: string; signOut: string; signOutEverywhere: string; revoke: string; totpStart: string; totpConfirm: string; totpDisable: string };
+  languages?: LanguageLink[];
 }
 
 export function accountPage(m: Messages, v: AccountView): string {
@@ -157,14 +178,15 @@ ${form(v.paths.signOutEverywhere, `<button type="submit" class="danger" aria-des
     `${v.notice ? `<div class="notice" role="status">${esc(v.notice)}</div>` : ''}${errorBox(v.error)}
 <section class="card" aria-labelledby="who-title">
 <h2 id="who-title" class="visually-plain">${esc(m.signedInAs(v.name, v.role))}</h2>
-${v.mustEnrol ? `<p>${esc(m.twoFactorRequired)}</p>` : ''}
+${v.mustEnrol ? `<p>${esc(m.twoFactorRequired)}</p>` : `<p><a href="${esc(v.paths.app)}">${esc(m.openAdmin)}</a></p>`}
 ${form(v.paths.signOut, `<button type="submit" class="secondary">${esc(m.signOut)}</button>`)}
 </section>
 ${sessions}
 <section class="card" aria-labelledby="tf-title">
 <h2 id="tf-title">${esc(m.twoFactorTitle)}</h2>
 ${twoFactor}
-</section>`,
+</section>
+${languageNav(m, v.languages)}`,
     `\n<meta name="calendar-rest-nonce" content="${esc(v.restNonce)}">`,
   );
 }

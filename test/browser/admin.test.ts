@@ -40,7 +40,7 @@ describe('admin sign-in in a browser', () => {
     const context = await browser.newContext({ viewport: { width: 390, height: 844 }, javaScriptEnabled: false });
     const page = await context.newPage();
     await page.goto(`${t.origin}/admin/`);
-    assert.match(page.url(), /\/admin\/login$/);
+    assert.match(page.url(), /\/admin\/login\?redirect_to=%2Fadmin%2F$/);
     await page.keyboard.press('Tab'); // the skip link
     await page.keyboard.press('Tab');
     assert.equal(await page.evaluate(() => document.activeElement?.id), 'user_login');
@@ -55,6 +55,9 @@ describe('admin sign-in in a browser', () => {
     await page.locator('#user_pass').fill(ADMIN.password);
     await page.keyboard.press('Enter');
     await page.waitForURL(/\/admin\/$/);
+    // Without JavaScript the app says so and links to the account page, which works without it.
+    await page.getByRole('link', { name: 'account' }).click();
+    await page.waitForURL(/\/admin\/account$/);
     assert.match((await page.locator('h2#who-title').textContent()) ?? '', /Signed in as admin/);
     await context.close();
   });
@@ -80,9 +83,10 @@ describe('admin sign-in in a browser', () => {
     await page.locator('#user_pass').fill(ADMIN.password);
     await page.keyboard.press('Enter');
     await page.waitForURL(/\/admin\/$/);
+    await page.goto(`${t.origin}/admin/account`);
     await run('account');
     await page.getByRole('button', { name: 'Turn two-factor sign-in on' }).click();
-    await page.waitForURL(/\/admin\/$/);
+    await page.waitForURL(/\/admin\/account$/);
     assert.equal(await page.getByRole('img', { name: 'QR code of the secret key' }).count(), 1);
     await run('two-factor enrolment');
     await context.close();
@@ -97,6 +101,7 @@ describe('admin sign-in in a browser', () => {
     await page.locator('#user_pass').fill(ADMIN.password);
     await page.keyboard.press('Enter');
     await page.waitForURL(/\/admin\/$/);
+    await page.goto(`${t.origin}/admin/account`);
     // The signed-in page itself can act: its nonce is in the page.
     const own = await page.evaluate(async (base) => {
       const nonce = document.querySelector<HTMLMetaElement>('meta[name="calendar-rest-nonce"]')!.content;
@@ -123,7 +128,8 @@ describe('admin sign-in in a browser', () => {
         out.guessed = guessed.status;
         for (const [key, path] of [
           ['nonce', '/admin/rest-nonce'],
-          ['account', '/admin/'],
+          ['app', '/admin/'],
+          ['account', '/admin/account'],
         ]) {
           try {
             const res = await fetch(origin + path!, { credentials: 'include' });
@@ -140,6 +146,7 @@ describe('admin sign-in in a browser', () => {
     assert.equal(seen.drafts, 400, 'anonymous: drafts are not listed (status refused)');
     assert.equal(seen.guessed, 403, 'a guessed nonce: rest_cookie_invalid_nonce');
     assert.equal(seen.nonce, 'blocked: TypeError', 'the nonce cannot be read from another origin');
+    assert.equal(seen.app, 'blocked: TypeError', 'nor the app (its boot data holds the nonce)');
     assert.equal(seen.account, 'blocked: TypeError', 'nor the account page');
     await context.close();
   });

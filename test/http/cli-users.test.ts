@@ -98,7 +98,16 @@ describe('CLI: passwords from standard input, e-mail check, users remove [sqlite
   });
 
   it('users sign-out ends every sign-in session of a user on the running server at once (--two-factor-off too)', async () => {
-    const login = await fetch(`${t.origin}/admin/login`, { method: 'POST', redirect: 'manual', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: 'log=eve&pwd=visible' });
+    // The login form first: its pre-session cookie and login nonce (login CSRF).
+    const form = await fetch(`${t.origin}/admin/login`);
+    const nonce = /name="_wpnonce" value="([^"]+)"/.exec(await form.text())![1]!;
+    const pre = (form.headers.get('set-cookie') ?? '').split(';')[0]!;
+    const login = await fetch(`${t.origin}/admin/login`, {
+      method: 'POST',
+      redirect: 'manual',
+      headers: { 'content-type': 'application/x-www-form-urlencoded', cookie: pre },
+      body: `log=eve&pwd=visible&_wpnonce=${nonce}`,
+    });
     assert.equal(login.status, 303);
     const cookie = (login.headers.get('set-cookie') ?? '').split(';')[0]!;
     assert.equal((await fetch(`${t.origin}/admin/`, { redirect: 'manual', headers: { cookie } })).status, 200);

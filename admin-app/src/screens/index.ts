@@ -1,0 +1,32 @@
+/**
+ * Every screen: the app's own (each loaded on first use) and the plug-ins', found with
+ * `import.meta.glob('./plugins/*.tsx')` and loaded after the first screen is shown (their chunks
+ * stay out of the initial budget); the navigation shows them as they arrive.
+ */
+import { signal } from '@preact/signals';
+import { lazyComponent } from '../components/Lazy';
+import type { ScreenDef } from '../lib/screens';
+
+const EDITORS = ['administrator', 'editor', 'author', 'contributor'];
+
+export const coreScreens: ScreenDef[] = [
+  { path: '/', nav: { labelKey: 'nav.dashboard', group: 'content', order: 0 }, roles: EDITORS, component: lazyComponent(() => import('./Dashboard').then((m) => m.Dashboard)) },
+];
+
+const pluginModules = import.meta.glob<{ screens: ScreenDef[] }>('./plugins/*.tsx');
+
+/** The plug-ins' screens, once loaded. */
+export const pluginScreens = signal<ScreenDef[]>([]);
+/** Whether every plug-in module has loaded (before that, an unknown path may be a plug-in's). */
+export const pluginsLoaded = signal<boolean>(Object.keys(pluginModules).length === 0);
+
+export async function loadPlugins(): Promise<void> {
+  const loaded = await Promise.allSettled(Object.values(pluginModules).map((load) => load()));
+  const screens: ScreenDef[] = [];
+  for (const r of loaded) {
+    if (r.status === 'fulfilled') screens.push(...(r.value.screens ?? []));
+    else console.error('admin plug-in failed to load', r.reason);
+  }
+  pluginScreens.value = screens;
+  pluginsLoaded.value = true;
+}

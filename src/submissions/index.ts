@@ -138,7 +138,7 @@ export function registerSubmissionsFace(app: FastifyInstance, services: Services
   const submissions = services.submissions;
   const sessions = sessionServiceOf(services);
   const home = `${services.links.siteUrl}/events/`;
-  submissions.setPaths({ status: (token) => `${services.links.siteUrl}${STATUS_PATH}${token}`, queue: `${services.links.siteUrl}${config.adminPath}/#/moderation` });
+  submissions.setPaths({ status: (token) => `${services.links.siteUrl}${STATUS_PATH}${token}`, queue: `${services.links.siteUrl}${config.adminPath}/moderation` });
   submissions.setLogger((message, error) => app.log.warn({ err: error }, message));
   app.addHook('onClose', async () => submissions.close());
 

@@ -490,6 +490,18 @@ export function createSubmissionService(deps: SubmissionDeps): SubmissionService
     return detail;
   }
 
+  /** The new venue and organizers an edit made (the event's, when the edit named new ones). */
+  async function madeRecords(eventId: number, input: EventInput): Promise<{ new_venue_id?: number | null; new_organizer_ids?: string }> {
+    const out: { new_venue_id?: number | null; new_organizer_ids?: string } = {};
+    const newVenue = input.venue !== undefined && typeof input.venue === 'object';
+    const newOrgs = Array.isArray(input.organizer) && typeof input.organizer[0] === 'object';
+    if (!newVenue && !newOrgs) return out;
+    const json = await eventJson(eventId);
+    if (newVenue) out.new_venue_id = Number((json?.venue as { id?: number } | undefined)?.id ?? 0) || null;
+    if (newOrgs) out.new_organizer_ids = JSON.stringify(((json?.organizer ?? []) as Array<{ id: number }>).map((o) => Number(o.id)));
+    return out;
+  }
+
   /** Trash what a submission made (its event, its new venue and organizers): rejection and withdrawal. */
   async function trashMade(row: SubmissionRow): Promise<void> {
     const record = await events.findById(Number(row.event_id));
@@ -631,13 +643,15 @@ export function createSubmissionService(deps: SubmissionDeps): SubmissionService
       const record = await events.findById(Number(row.event_id));
       if (!record) throw apiError('submission_not_found');
       await events.update(submitterViewer(Number(record.author_id)), record, { ...eventInput, status: 'pending' });
+      // A new venue or organizer named by the edit is the submission's too (approved or merged with it).
+      const made = await madeRecords(Number(row.event_id), eventInput);
       const flags = await flagsFor(Number(row.event_id));
       const now = gmt();
       const resubmitted = row.status === 'changes_requested';
       await store.updateSubmission(
         db,
         Number(row.id),
-        { status: 'pending', updated_gmt: now, flags: JSON.stringify(flags), ...(resubmitted ? { notified: config.submissionsNotify === 'off' || !mailer ? 1 : 0 } : {}) },
+        { status: 'pending', updated_gmt: now, flags: JSON.stringify(flags), ...made, ...(resubmitted ? { notified: config.submissionsNotify === 'off' || !mailer ? 1 : 0 } : {}) },
         {
           actor_id: Number(row.user_id),
           actor: 'submitter',

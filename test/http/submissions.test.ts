@@ -88,6 +88,14 @@ for (const kind of STORES) {
       const edited = await t.api.put(`${SUB}/submissions/${token}`, { json: { title: 'Edited title', cost: '5' } });
       assert.equal(edited.status, 200, edited.text);
       assert.equal(edited.body.event.title, 'Edited title');
+      // A new venue, then an existing one instead: the new one is trashed, not left pending.
+      const withVenue = await t.api.put(`${SUB}/submissions/${token}`, { json: { venue: { venue: 'Short-lived hall' } } });
+      const shortLived = withVenue.body.event.venue.id;
+      const hall = await t.api.post('/venues', { as: 'admin', json: { venue: 'Known hall', status: 'publish' } });
+      const switched = await t.api.put(`${SUB}/submissions/${token}`, { json: { venue: hall.body.id } });
+      assert.equal(switched.body.event.venue.id, hall.body.id);
+      assert.equal((await t.api.get(`/venues/${shortLived}`, { as: 'admin' })).body.status, 'trash');
+      assert.equal((await t.api.get(`${MOD}/submissions/${made.body.id}`, { as: 'editor' })).body.new_venue_id, null);
       const wrong = await t.api.get(`${SUB}/submissions/${'x'.repeat(43)}`);
       assert.equal(wrong.status, 404);
       assert.equal(wrong.body.code, 'submission_not_found');
@@ -320,6 +328,40 @@ for (const kind of STORES) {
         assert.equal(seen.body.submitter.email, 'sub@example.org');
         assert.equal(seen.body.submitter.user_id > 0, true);
         assert.equal(seen.body.event.status, 'pending');
+      } finally {
+        await t.close();
+      }
+    });
+
+    it('the form for a signed-in user (SUBMISSIONS=registered): their session and the form nonce, their name and e-mail', async () => {
+      const t = await startServer(kind, { ...OPEN, SUBMISSIONS: 'registered' });
+      try {
+        await t.built.services.users.add({ login: 'writer', role: 'subscriber', password: 'writer-password', email: 'writer@example.org', name: 'Wendy Writer' });
+        const login = await page(t, '/admin/login');
+        const loginCookie = (login.res.headers.get('set-cookie') ?? '').split(';')[0]!;
+        const signed = await form(
+          t,
+          '/admin/login',
+          { log: 'writer', pwd: 'writer-password', _wpnonce: /name="_wpnonce" value="([^"]+)"/.exec(login.text)?.[1] ?? '' },
+          loginCookie ? { cookie: loginCookie } : {},
+        );
+        assert.equal(signed.status, 303, signed.text);
+        const cookie = (signed.res.headers.get('set-cookie') ?? '').split(';')[0]!;
+        const p = await page(t, '/events/submit/', { cookie });
+        assert.equal(p.status, 200);
+        assert.doesNotMatch(p.text, /id="f-email"/, 'no identity fields: they come from the account');
+        const nonce = /name="_wpnonce" value="([^"]+)"/.exec(p.text)![1]!;
+        const stamp = /name="_started" value="([^"]*)"/.exec(p.text)![1]!;
+        const fields = { title: 'Members night', start_date: '2031-11-05', start_time: '19:00', end_date: '2031-11-05', end_time: '21:00', _started: stamp };
+        // Without the nonce the cookie does not count: anonymous, refused.
+        assert.equal((await form(t, '/events/submit/', fields, { cookie })).status, 401);
+        const sent = await form(t, '/events/submit/', { ...fields, _wpnonce: nonce }, { cookie });
+        assert.equal(sent.status, 303, sent.text);
+        const queue = (await t.api.get(`${MOD}/submissions`, { as: 'admin' })).body as any[];
+        const mine = queue.find((s) => s.event.title === 'Members night');
+        assert.equal(mine.submitter.email, 'writer@example.org');
+        assert.equal(mine.submitter.name, 'Wendy Writer');
+        assert.ok(mine.submitter.user_id > 0);
       } finally {
         await t.close();
       }

@@ -495,11 +495,30 @@ export function createSubmissionService(deps: SubmissionDeps): SubmissionService
     const out: { new_venue_id?: number | null; new_organizer_ids?: string } = {};
     const newVenue = input.venue !== undefined && typeof input.venue === 'object';
     const newOrgs = Array.isArray(input.organizer) && typeof input.organizer[0] === 'object';
+    // An existing venue or organizer named instead of the new one: the new one is no longer used.
+    if (typeof input.venue === 'number') out.new_venue_id = null;
+    if (Array.isArray(input.organizer) && typeof input.organizer[0] === 'number') out.new_organizer_ids = '[]';
     if (!newVenue && !newOrgs) return out;
     const json = await eventJson(eventId);
     if (newVenue) out.new_venue_id = Number((json?.venue as { id?: number } | undefined)?.id ?? 0) || null;
     if (newOrgs) out.new_organizer_ids = JSON.stringify(((json?.organizer ?? []) as Array<{ id: number }>).map((o) => Number(o.id)));
     return out;
+  }
+
+  /** The pending venue and organizers an edit replaced are trashed (nobody else links to them). */
+  async function trashReplaced(row: SubmissionRow, made: { new_venue_id?: number | null; new_organizer_ids?: string }): Promise<void> {
+    if (made.new_venue_id !== undefined && row.new_venue_id !== null && Number(row.new_venue_id) !== made.new_venue_id) {
+      const v = await venues.findById(db, Number(row.new_venue_id));
+      if (v && v.status === 'pending') await venues.trashPost(v);
+    }
+    if (made.new_organizer_ids !== undefined) {
+      const keep = new Set(JSON.parse(made.new_organizer_ids) as number[]);
+      for (const id of JSON.parse(row.new_organizer_ids) as number[]) {
+        if (keep.has(id)) continue;
+        const o = await organizers.findById(db, id);
+        if (o && o.status === 'pending') await organizers.trashPost(o);
+      }
+    }
   }
 
   /** Trash what a submission made (its event, its new venue and organizers): rejection and withdrawal. */
@@ -645,6 +664,7 @@ export function createSubmissionService(deps: SubmissionDeps): SubmissionService
       await events.update(submitterViewer(Number(record.author_id)), record, { ...eventInput, status: 'pending' });
       // A new venue or organizer named by the edit is the submission's too (approved or merged with it).
       const made = await madeRecords(Number(row.event_id), eventInput);
+      await trashReplaced(row, made);
       const flags = await flagsFor(Number(row.event_id));
       const now = gmt();
       const resubmitted = row.status === 'changes_requested';

@@ -49,6 +49,22 @@ for (const kind of STORES) {
       const fields = await submit(t, { ...EVENT, title: '', start_date: '' });
       assert.equal(fields.status, 400);
       assert.ok(fields.body.data.params.title && fields.body.data.params.start_date);
+      // Hostile shapes are 400 naming the field, never a 500 and never silently dropped.
+      for (const [field, value] of [
+        ['title', ['a']],
+        ['title', { x: 1 }],
+        ['venue', [1, 2]],
+        ['venue', { venue: { a: 1 } }],
+        ['organizer', [{ organizer: 'x' }]],
+        ['categories', { a: 1 }],
+        ['timezone', 'Mars/Base'],
+        ['start_date', 'garbage'],
+        ['image', 'javascript:alert(1)'],
+      ] as const) {
+        const r = await submit(t, { ...EVENT, [field]: value });
+        assert.equal(r.status, 400, `${field}: ${JSON.stringify(value)} ${r.text}`);
+        assert.equal(r.body.code, 'rest_invalid_param');
+      }
       const venue = await submit(t, { ...EVENT, venue: 999999 });
       assert.equal(venue.status, 400);
       assert.ok(venue.body.data.params.venue);
@@ -148,6 +164,12 @@ for (const kind of STORES) {
 
     it('moderation: approve at a time schedules the event; edit then approve changes it first', async () => {
       const made = await submit(t, { ...EVENT, title: 'Later' });
+      const badEdit = await t.api.post(`${MOD}/submissions/${made.body.id}/approve`, { as: 'editor', json: { event: { timezone: 'Mars/Base' } } });
+      assert.equal(badEdit.status, 400);
+      assert.equal(badEdit.body.code, 'rest_invalid_param');
+      const badTime = await t.api.post(`${MOD}/submissions/${made.body.id}/approve`, { as: 'editor', json: { publish_at: 'someday' } });
+      assert.equal(badTime.status, 400);
+      assert.ok(badTime.body.data.params.publish_at);
       const later = await t.api.post(`${MOD}/submissions/${made.body.id}/approve`, { as: 'editor', json: { publish_at: '2030-01-01 09:00', event: { title: 'Later, edited' } } });
       assert.equal(later.status, 200, later.text);
       assert.equal(later.body.event.status, 'future');

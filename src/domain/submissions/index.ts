@@ -31,6 +31,7 @@ import type { LinkedPostService } from '../linked-posts.js';
 import type { Links } from '../links.js';
 import { can, viewerOf, type Viewer } from '../permissions.js';
 import { isOrganizerEmail } from '../linked-posts/rules.js';
+import { isValidTimezone, parseDateInput } from '../dates/index.js';
 import type { UserService } from '../users.js';
 import { createMailer, decisionMail, moderatorMail, type Decision, type Locale, type Mailer } from './mail.js';
 import { createProofOfWork, type ProofOfWork } from './pow.js';
@@ -156,6 +157,9 @@ export function countLinks(text: string): number {
   return (text.match(/\b(?:https?:\/\/|www\.|mailto:)/gi) ?? []).length;
 }
 
+/** A plain value (a form field), not a list or an object. */
+const isScalar = (v: unknown) => v === null || v === undefined || typeof v === 'string' || typeof v === 'number' || typeof v === 'boolean';
+
 /** Whether a submission can be changed by its submitter in this state. */
 const editable = (status: string) => status === 'pending' || status === 'changes_requested';
 
@@ -219,7 +223,11 @@ export function createSubmissionService(deps: SubmissionDeps): SubmissionService
         else out[k] = v;
       }
     }
-    if (has('timezone') && str(input.timezone).trim() !== '') out.timezone = str(input.timezone).trim();
+    if (has('timezone') && str(input.timezone).trim() !== '') {
+      const zone = str(input.timezone).trim();
+      if (!isValidTimezone(zone)) failures.timezone = 'Unknown time zone.';
+      else out.timezone = zone;
+    }
     if (has('all_day')) out.all_day = input.all_day === true || ['1', 'true', 'on', 'yes'].includes(str(input.all_day).toLowerCase());
     if (has('cost')) {
       const c = str(input.cost).trim();
@@ -244,7 +252,7 @@ export function createSubmissionService(deps: SubmissionDeps): SubmissionService
         const found = await venues.findById(db, Number(v));
         if (!found || found.status !== 'publish') failures.venue = 'No such venue.';
         else out.venue = Number(v);
-      } else if (v && typeof v === 'object' && !Array.isArray(v)) {
+      } else if (v && typeof v === 'object' && !Array.isArray(v) && Object.values(v).every(isScalar)) {
         const o = v as Record<string, unknown>;
         const name = str(o.venue).trim();
         if (name === '') {
@@ -258,7 +266,7 @@ export function createSubmissionService(deps: SubmissionDeps): SubmissionService
           }
           out.venue = venue;
         }
-      } else if (str(v) !== '') failures.venue = 'venue must be a venue ID or a new venue.';
+      } else if (v !== '') failures.venue = 'venue must be a venue ID or a new venue.';
     }
     if (has('organizer') && str(input.organizer) !== '0') {
       const v = input.organizer;
@@ -266,7 +274,7 @@ export function createSubmissionService(deps: SubmissionDeps): SubmissionService
         const found = await organizers.findById(db, Number(v));
         if (!found || found.status !== 'publish') failures.organizer = 'No such organizer.';
         else out.organizer = [Number(v)];
-      } else if (v && typeof v === 'object' && !Array.isArray(v)) {
+      } else if (v && typeof v === 'object' && !Array.isArray(v) && Object.values(v).every(isScalar)) {
         const o = v as Record<string, unknown>;
         const name = str(o.organizer).trim();
         if (name === '') {
@@ -284,7 +292,7 @@ export function createSubmissionService(deps: SubmissionDeps): SubmissionService
           }
           out.organizer = [org];
         }
-      } else if (str(v) !== '') failures.organizer = 'organizer must be an organizer ID or a new organizer.';
+      } else if (v !== '') failures.organizer = 'organizer must be an organizer ID or a new organizer.';
     }
     if (Object.keys(failures).length > 0) throw invalidParams(failures);
     // Links in every text field together (the description, names, addresses, cost).
@@ -724,7 +732,9 @@ export function createSubmissionService(deps: SubmissionDeps): SubmissionService
       if (row.status !== 'pending' && row.status !== 'changes_requested') throw apiError('submission_not_pending', { args: [row.status] });
       const record = await events.findById(Number(row.event_id));
       if (!record || record.status === 'trash') throw apiError('submission_not_found');
-      const edits: EventInput = { ...(options.edits ?? {}) };
+      // The moderator's edits are checked as the submitter's are (the event service trusts its callers).
+      const edits: EventInput = options.edits ? await eventInputOf(options.edits as SubmissionInput, true) : {};
+      if (options.publishAt !== undefined && !parseDateInput(options.publishAt, config.timezone)) throw invalidParams({ publish_at: 'publish_at is not a date.' });
       const detail = await settleLinked(viewer, row, options, edits);
       const input: EventInput = { ...edits, status: 'publish' };
       if (options.publishAt) input.date = options.publishAt;

@@ -306,7 +306,7 @@ export const SETTINGS: Setting[] = [
     env: 'SUBMISSIONS_POW_MAX_NUMBER',
     flag: '--submissions-pow-max-number',
     key: 'submissionsPowMaxNumber',
-    defaultText: '100000',
+    defaultText: '50000',
     description: "the proof of work's largest number (about half as many SHA-256 hashes on average)",
   },
   {
@@ -604,7 +604,7 @@ function submissionSettings(
   if (notify !== 'immediate' && notify !== 'daily' && notify !== 'off') throw new ConfigError(`SUBMISSIONS_NOTIFY must be immediate, daily or off, got "${notify}"`);
   const smtpUrl = pick('smtpUrl', 'SMTP_URL')?.trim();
   if (smtpUrl !== undefined && !/^smtps?:\/\//.test(smtpUrl)) throw new ConfigError('SMTP_URL must start with smtp:// or smtps://');
-  const powMaxNumber = positiveInt('SUBMISSIONS_POW_MAX_NUMBER', pick('submissionsPowMaxNumber', 'SUBMISSIONS_POW_MAX_NUMBER') ?? '100000');
+  const powMaxNumber = positiveInt('SUBMISSIONS_POW_MAX_NUMBER', pick('submissionsPowMaxNumber', 'SUBMISSIONS_POW_MAX_NUMBER') ?? '50000');
   if (powMaxNumber < 1) throw new ConfigError('SUBMISSIONS_POW_MAX_NUMBER must be at least 1');
   const minFill = pick('submissionsMinFillMs', 'SUBMISSIONS_MIN_FILL') ?? '3s';
   return {

@@ -43,7 +43,6 @@ function Extras({ id, o }: { id: string; o: Base }) {
 const idOf = (o: Base) => o.id ?? `f-${o.name}`;
 
 // Preact's input types tie `type` to the attributes each type allows: built loosely, once, here.
-// eslint-disable-next-line @typescript-eslint/no-explicit-any
 function inputProps(id: string, o: Parameters<typeof TextField>[0]): any {
   return {
     id,

@@ -8,9 +8,21 @@ import { lazyComponent } from '../components/Lazy';
 import type { ScreenDef } from '../lib/screens';
 
 const EDITORS = ['administrator', 'editor', 'author', 'contributor'];
+const TERM_MANAGERS = ['administrator', 'editor'];
 
 export const coreScreens: ScreenDef[] = [
   { path: '/', nav: { labelKey: 'nav.dashboard', group: 'content', order: 0 }, roles: EDITORS, component: lazyComponent(() => import('./Dashboard').then((m) => m.Dashboard)) },
+  { path: '/events', nav: { labelKey: 'nav.events', group: 'content', order: 10 }, roles: EDITORS, component: lazyComponent(() => import('./EventsList').then((m) => m.EventsList)) },
+  { path: '/events/new', roles: EDITORS, component: lazyComponent(() => import('./EventEditor').then((m) => m.EventEditor)) },
+  { path: '/events/:id', roles: EDITORS, component: lazyComponent(() => import('./EventEditor').then((m) => m.EventEditor)) },
+  { path: '/venues', nav: { labelKey: 'nav.venues', group: 'content', order: 20 }, roles: EDITORS, component: lazyComponent(() => import('./Linked').then((m) => m.VenuesList)) },
+  { path: '/venues/:id', roles: EDITORS, component: lazyComponent(() => import('./Linked').then((m) => m.VenueEditor)) },
+  { path: '/organizers', nav: { labelKey: 'nav.organizers', group: 'content', order: 30 }, roles: EDITORS, component: lazyComponent(() => import('./Linked').then((m) => m.OrganizersList)) },
+  { path: '/organizers/:id', roles: EDITORS, component: lazyComponent(() => import('./Linked').then((m) => m.OrganizerEditor)) },
+  { path: '/categories', nav: { labelKey: 'nav.categories', group: 'content', order: 40 }, roles: TERM_MANAGERS, component: lazyComponent(() => import('./Terms').then((m) => m.CategoriesList)) },
+  { path: '/categories/:id', roles: TERM_MANAGERS, component: lazyComponent(() => import('./Terms').then((m) => m.CategoryEditor)) },
+  { path: '/tags', nav: { labelKey: 'nav.tags', group: 'content', order: 50 }, roles: TERM_MANAGERS, component: lazyComponent(() => import('./Terms').then((m) => m.TagsList)) },
+  { path: '/tags/:id', roles: TERM_MANAGERS, component: lazyComponent(() => import('./Terms').then((m) => m.TagEditor)) },
 ];
 
 const pluginModules = import.meta.glob<{ screens: ScreenDef[] }>('./plugins/*.tsx');

@@ -1,0 +1,54 @@
+/**
+ * The description editor: Quill (snow theme), loaded only when the editor opens (its own chunk, out
+ * of the initial screen's budget). It edits HTML; the server sanitises what it stores, and the
+ * editor shows the stored HTML after a save.
+ */
+import { useEffect, useRef } from 'preact/hooks';
+import Quill from 'quill';
+import 'quill/dist/quill.snow.css';
+import { t } from '../lib/i18n';
+
+export function RichText({ value, onChange, labelId }: { value: string; onChange: (html: string) => void; labelId: string }) {
+  const host = useRef<HTMLDivElement>(null);
+  const quill = useRef<Quill | null>(null);
+  const last = useRef(value);
+  useEffect(() => {
+    if (!host.current || quill.current) return;
+    const q = new Quill(host.current, {
+      theme: 'snow',
+      modules: { toolbar: [[{ header: [2, 3, false] }], ['bold', 'italic', 'underline', 'link'], [{ list: 'ordered' }, { list: 'bullet' }], ['blockquote', 'clean']] },
+    });
+    q.clipboard.dangerouslyPasteHTML(value || '');
+    q.root.setAttribute('aria-labelledby', labelId);
+    q.root.setAttribute('aria-multiline', 'true');
+    q.root.setAttribute('role', 'textbox');
+    // Quill's toolbar buttons have no names: name them from their format.
+    const toolbar = host.current.parentElement?.querySelector('.ql-toolbar');
+    toolbar?.setAttribute('aria-label', t('rich.toolbar'));
+    toolbar?.setAttribute('role', 'toolbar');
+    toolbar?.querySelectorAll<HTMLElement>('button, .ql-picker-label').forEach((b) => {
+      const format =
+        [...b.classList, ...(b.parentElement?.classList ?? [])].find((c) => c.startsWith('ql-') && !['ql-picker', 'ql-picker-label', 'ql-active', 'ql-expanded'].includes(c))?.slice(3) ?? 'format';
+      const value = b.getAttribute('value');
+      b.setAttribute('aria-label', t(`rich.${format}${value ? `.${value}` : ''}`));
+    });
+    q.on('text-change', () => {
+      const html = q.getLength() <= 1 ? '' : q.root.innerHTML;
+      last.current = html;
+      onChange(html);
+    });
+    quill.current = q;
+  }, []);
+  useEffect(() => {
+    const q = quill.current;
+    if (q && value !== last.current) {
+      last.current = value;
+      q.clipboard.dangerouslyPasteHTML(value || '');
+    }
+  }, [value]);
+  return (
+    <div class="rich">
+      <div ref={host} />
+    </div>
+  );
+}

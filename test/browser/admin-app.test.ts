@@ -1,0 +1,282 @@
+/**
+ * Issue 28, the admin app in a real browser (Chromium, SQLite, one server): each role sees what it
+ * may do; an event is created with a new venue and organizer; a weekly series with a removed date;
+ * a concurrent change shows the 412 message; a contributor submits for review and an editor
+ * publishes; trash and restore; unsaved changes survive a reload; axe-core on every screen at
+ * 390 px and on desktop. `ADMIN_SCREENSHOTS=docs` also saves docs/admin-*.png.
+ */
+import { after, before, describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+import { join } from 'node:path';
+import type { Browser, Page } from 'playwright-core';
+import { ADMIN, startServer, type TestServer } from '../support/harness.js';
+import { launchBrowser, seriousViolations } from '../support/browser.js';
+
+const AXE_TAGS = ['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa', 'wcag22aa', 'best-practice'];
+
+async function signIn(browser: Browser, t: TestServer, login: string, password: string, width = 1280): Promise<Page> {
+  const context = await browser.newContext({ viewport: { width, height: 900 } });
+  const page = await context.newPage();
+  await page.goto(`${t.origin}/admin/`);
+  await page.locator('#user_login').fill(login);
+  await page.locator('#user_pass').fill(password);
+  await page.keyboard.press('Enter');
+  await page.waitForURL(/\/admin\/$/);
+  await page.getByRole('heading', { level: 1, name: 'Dashboard' }).waitFor();
+  return page;
+}
+
+const go = async (page: Page, t: TestServer, path: string, heading: string | RegExp) => {
+  await page.goto(`${t.origin}/admin${path}`);
+  await page.getByRole('heading', { level: 1, name: heading }).waitFor();
+};
+
+describe('the admin app in a browser', () => {
+  let t: TestServer;
+  let browser: Browser;
+  const shots = process.env.ADMIN_SCREENSHOTS;
+
+  before(async () => {
+    t = await startServer({ name: 'sqlite', url: 'sqlite::memory:' });
+    browser = await launchBrowser();
+    await t.user('editor', 'ed');
+    await t.user('author', 'ann');
+    await t.user('contributor', 'carl');
+  });
+  after(async () => {
+    await browser?.close();
+    await t?.close();
+  });
+
+  it('shows each role the screens it may use', async () => {
+    const navOf = async (login: string, password: string) => {
+      const page = await signIn(browser, t, login, password);
+      const links = await page.locator('nav#site-nav a').allTextContents();
+      await page.context().close();
+      return links;
+    };
+    assert.deepEqual(await navOf(ADMIN.login, ADMIN.password), ['Dashboard', 'Events', 'Venues', 'Organizers', 'Categories', 'Tags']);
+    assert.deepEqual(await navOf('ed', 'ed-pw'), ['Dashboard', 'Events', 'Venues', 'Organizers', 'Categories', 'Tags']);
+    assert.deepEqual(await navOf('ann', 'ann-pw'), ['Dashboard', 'Events', 'Venues', 'Organizers']);
+    assert.deepEqual(await navOf('carl', 'carl-pw'), ['Dashboard', 'Events', 'Venues', 'Organizers']);
+  });
+
+  it('creates an event with a new venue and organizer, and says the stored description', async () => {
+    const page = await signIn(browser, t, ADMIN.login, ADMIN.password);
+    await go(page, t, '/events/new', 'New event');
+    await page.getByLabel('Title').first().fill('Jazz night');
+    await page.locator('.ql-editor').fill('Live music');
+    await page.locator('#f-start_date').fill('2027-05-01');
+    await page.locator('#f-end_date').fill('2027-05-01');
+    await page.getByRole('button', { name: 'New venue…' }).click();
+    await page.getByLabel('Venue name').fill('Blue Room');
+    await page.getByLabel('City').fill('Springfield');
+    await page.getByRole('button', { name: 'Create the venue' }).click();
+    await page.getByText('Venue “Blue Room” created.').waitFor();
+    await page.getByRole('button', { name: 'New organizer…' }).click();
+    await page.getByLabel('Organizer name').fill('Jazz Club');
+    await page.getByRole('button', { name: 'Create the organizer' }).click();
+    await page.getByText('Organizer “Jazz Club” created.').waitFor();
+    await page.getByRole('button', { name: 'Publish', exact: true }).click();
+    await page.waitForURL(/\/admin\/events\/\d+$/);
+    const id = Number(/events\/(\d+)$/.exec(page.url())![1]);
+    const saved = await t.api.get(`/events/${id}`, { as: 'admin' });
+    assert.equal(saved.body.title, 'Jazz night');
+    assert.equal(saved.body.status, 'publish');
+    assert.equal(saved.body.venue.venue, 'Blue Room');
+    assert.deepEqual(
+      saved.body.organizer.map((o: { organizer: string }) => o.organizer),
+      ['Jazz Club'],
+    );
+    assert.match(saved.body.description, /Live music/);
+    await page.context().close();
+  });
+
+  it('shows "changed by someone else" on a concurrent edit (412) with their version, and saves mine when asked', async () => {
+    const created = await t.api.post('/events', { as: 'admin', json: { title: 'Quiz', start_date: '2027-06-01 19:00', end_date: '2027-06-01 21:00', status: 'publish' } });
+    const page = await signIn(browser, t, ADMIN.login, ADMIN.password);
+    await go(page, t, `/events/${created.body.id}`, 'Edit “Quiz”');
+    assert.equal((await t.api.post(`/events/${created.body.id}`, { as: 'ed', json: { title: 'Quiz (theirs)' } })).status, 200);
+    await page.getByLabel('Title').first().fill('Quiz (mine)');
+    await page.getByRole('button', { name: 'Save', exact: true }).click();
+    await page.getByRole('heading', { name: 'This event was changed by someone else since you opened it.' }).waitFor();
+    assert.match((await page.locator('.conflict pre').first().textContent()) ?? '', /Quiz \(theirs\)/);
+    assert.equal((await t.api.get(`/events/${created.body.id}`)).body.title, 'Quiz (theirs)', 'never a silent overwrite');
+    await page.getByRole('button', { name: 'Save mine over theirs' }).click();
+    await page.getByText('Saved.', { exact: true }).waitFor();
+    assert.equal((await t.api.get(`/events/${created.body.id}`)).body.title, 'Quiz (mine)');
+    await page.context().close();
+  });
+
+  it('a contributor submits for review, an editor publishes', async () => {
+    const page = await signIn(browser, t, 'carl', 'carl-pw');
+    await go(page, t, '/events/new', 'New event');
+    const statuses = await page.locator('#f-status option').evaluateAll((os) => os.map((o) => (o as HTMLOptionElement).value));
+    assert.deepEqual(statuses, ['draft', 'pending'], 'a contributor may not publish');
+    assert.equal(await page.getByRole('button', { name: 'Publish', exact: true }).count(), 0);
+    await page.getByLabel('Title').first().fill('Open mic');
+    await page.locator('#f-start_date').fill('2027-07-01');
+    await page.locator('#f-end_date').fill('2027-07-01');
+    await page.getByRole('button', { name: 'Submit for review' }).click();
+    await page.waitForURL(/\/admin\/events\/\d+$/);
+    const id = Number(/events\/(\d+)$/.exec(page.url())![1]);
+    assert.equal((await t.api.get(`/events/${id}`, { as: 'admin' })).body.status, 'pending');
+    await page.context().close();
+    const editor = await signIn(browser, t, 'ed', 'ed-pw');
+    await editor.getByRole('link', { name: 'Open mic' }).waitFor();
+    await editor.getByRole('link', { name: 'Open mic' }).click();
+    await editor.getByRole('heading', { level: 1, name: 'Edit “Open mic”' }).waitFor();
+    await editor.getByRole('button', { name: 'Publish', exact: true }).click();
+    await editor.getByText('Saved.', { exact: true }).waitFor();
+    assert.equal((await t.api.get(`/events/${id}`)).body.status, 'publish');
+    await editor.context().close();
+  });
+
+  it('creates a weekly series with a removed date; occurrences are edited with a scope', async () => {
+    const page = await signIn(browser, t, ADMIN.login, ADMIN.password);
+    await go(page, t, '/events/new', 'New event');
+    await page.getByLabel('Title').first().fill('Yoga');
+    await page.locator('#f-start_date').fill('2027-03-02');
+    await page.locator('#f-end_date').fill('2027-03-02');
+    await page.getByLabel('Repeats').selectOption('WEEKLY');
+    await page.getByLabel('Tuesday').check();
+    await page.getByLabel('Ends').selectOption('count');
+    await page.getByLabel('Number of times').fill('6');
+    await page.locator('#f-exdate').fill('2027-03-09');
+    await page.getByRole('button', { name: 'Add' }).first().click();
+    const preview = await page.locator('ol.occurrences li').allTextContents();
+    assert.equal(preview.length, 5, preview.join(' | '));
+    assert.match(preview[0]!, /March 2, 2027/);
+    assert.doesNotMatch(preview.join(' '), /March 9/);
+    if (shots) await page.screenshot({ path: join(shots, 'admin-recurrence.png'), fullPage: true });
+    await page.getByRole('button', { name: 'Publish', exact: true }).click();
+    await page.waitForURL(/\/admin\/events\/\d+$/);
+    const id = Number(/events\/(\d+)$/.exec(page.url())![1]);
+    const series = await t.api.get(`/events/${id}`, { as: 'admin' });
+    assert.deepEqual(series.body.recurrence, ['RRULE:FREQ=WEEKLY;COUNT=6;BYDAY=TU', 'EXDATE;VALUE=DATE:20270309']);
+    const occurrences = await t.api.get('/events', { as: 'admin', query: { post_parent: id, start_date: '2027-01-01', per_page: 50 } });
+    assert.equal(occurrences.body.events.length, 5);
+    // Edit one occurrence: the app asks for the scope.
+    const third = occurrences.body.events[2];
+    await go(page, t, `/events/${third.id}`, /Edit “Yoga”/);
+    await page.getByLabel('Title').first().fill('Yoga (moved)');
+    await page.getByRole('button', { name: 'Save', exact: true }).click();
+    await page.getByRole('button', { name: 'This occurrence' }).click();
+    await page.getByText('Saved.', { exact: true }).waitFor();
+    const after1 = await t.api.get('/events', { as: 'admin', query: { post_parent: id, start_date: '2027-01-01', per_page: 50 } });
+    assert.deepEqual(
+      after1.body.events.map((e: { title: string }) => e.title),
+      ['Yoga', 'Yoga', 'Yoga (moved)', 'Yoga', 'Yoga'],
+    );
+    // This and following: a new series from the fourth.
+    const fourth = after1.body.events[3];
+    await go(page, t, `/events/${fourth.id}`, /Edit “Yoga”/);
+    await page.getByLabel('Title').first().fill('Yoga (later)');
+    await page.getByRole('button', { name: 'Save', exact: true }).click();
+    await page.getByRole('button', { name: 'This and following' }).click();
+    await page.getByText('Saved.', { exact: true }).waitFor();
+    const all = await t.api.get('/events', { as: 'admin', query: { search: 'Yoga', start_date: '2027-01-01', per_page: 50 } });
+    assert.deepEqual(
+      all.body.events.map((e: { title: string }) => e.title),
+      ['Yoga', 'Yoga', 'Yoga (moved)', 'Yoga (later)', 'Yoga (later)'],
+    );
+    await page.context().close();
+  });
+
+  it('trashes and restores with bulk actions, with a progress summary', async () => {
+    const a = await t.api.post('/events', { as: 'admin', json: { title: 'Bulk A', start_date: '2027-01-11 10:00', end_date: '2027-01-11 11:00', status: 'publish' } });
+    const b = await t.api.post('/events', { as: 'admin', json: { title: 'Bulk B', start_date: '2027-01-12 10:00', end_date: '2027-01-12 11:00', status: 'publish' } });
+    const page = await signIn(browser, t, ADMIN.login, ADMIN.password);
+    await go(page, t, '/events?search=Bulk', 'Events');
+    await page.getByRole('checkbox', { name: 'Select Bulk A' }).check();
+    await page.getByRole('checkbox', { name: 'Select Bulk B' }).check();
+    await page.getByLabel('Bulk action').selectOption('trash');
+    await page.getByRole('button', { name: 'Apply to 2 selected' }).click();
+    await page.getByRole('dialog').getByRole('button', { name: 'Move to trash' }).click();
+    await page.getByText('2 of 2 done, 0 failed.').waitFor();
+    const trashed = async () => (await t.api.get('/events', { as: 'admin', query: { status: 'trash', search: 'Bulk' } })).body.events.map((e: { id: number }) => e.id).sort();
+    assert.deepEqual(await trashed(), [a.body.id, b.body.id].sort());
+    await go(page, t, '/events?status=trash&search=Bulk', 'Events');
+    await page.getByRole('checkbox', { name: 'Select Bulk A' }).check();
+    await page.getByLabel('Bulk action').selectOption('restore');
+    await page.getByRole('button', { name: 'Apply to 1 selected' }).click();
+    await page.getByText('1 of 1 done, 0 failed.').waitFor();
+    assert.equal((await t.api.get(`/events/${a.body.id}`, { as: 'admin' })).body.status, 'draft');
+    assert.deepEqual(await trashed(), [b.body.id]);
+    await page.context().close();
+  });
+
+  it('keeps unsaved changes across a reload, and the list shows others’ changes within seconds', async () => {
+    const e = await t.api.post('/events', { as: 'admin', json: { title: 'Keep me', start_date: '2027-02-01 10:00', end_date: '2027-02-01 11:00', status: 'publish' } });
+    const page = await signIn(browser, t, ADMIN.login, ADMIN.password);
+    await go(page, t, `/events/${e.body.id}`, 'Edit “Keep me”');
+    await page.getByLabel('Title').first().fill('Keep me (edited)');
+    await page.getByText('You have unsaved changes (kept in this browser).').waitFor();
+    page.on('dialog', (d) => void d.accept());
+    await page.reload();
+    await page.getByText('Unsaved changes from your last visit were restored.').waitFor();
+    assert.equal(await page.getByLabel('Title').first().inputValue(), 'Keep me (edited)');
+    await page.getByRole('button', { name: 'Discard them' }).click();
+    await go(page, t, '/events?search=Keep', 'Events');
+    await page.getByRole('link', { name: 'Keep me' }).waitFor();
+    await t.api.post(`/events/${e.body.id}`, { as: 'ed', json: { title: 'Keep me (by Ed)' } });
+    await page.getByRole('link', { name: 'Keep me (by Ed)' }).waitFor({ timeout: 15000 });
+    await page.context().close();
+  });
+
+  it('has no serious or critical accessibility violations on any screen, at 390 px and on desktop, and fits 390 px', async () => {
+    const failures: string[] = [];
+    const venue = await t.api.post('/venues', { as: 'admin', json: { venue: 'Hall', city: 'Springfield' } });
+    const category = await t.api.post('/categories', { as: 'admin', json: { name: 'Music' } });
+    const e = await t.api.post('/events', { as: 'admin', json: { title: 'Axe', start_date: '2027-03-01 10:00', end_date: '2027-03-01 11:00', status: 'publish', venue: venue.body.id } });
+    for (const width of [390, 1280]) {
+      const page = await signIn(browser, t, ADMIN.login, ADMIN.password, width);
+      for (const [path, heading] of [
+        ['/', 'Dashboard'],
+        ['/events', 'Events'],
+        ['/events/new', 'New event'],
+        [`/events/${e.body.id}`, 'Edit “Axe”'],
+        ['/venues', 'Venues'],
+        [`/venues/${venue.body.id}`, 'Hall'],
+        ['/organizers', 'Organizers'],
+        ['/organizers/new', 'Add an organizer'],
+        ['/categories', 'Categories'],
+        [`/categories/${category.body.id}`, 'Music'],
+        ['/tags', 'Tags'],
+        ['/tags/new', 'Add a tag'],
+      ] as const) {
+        await go(page, t, path, heading);
+        await page
+          .locator('.state.loading')
+          .first()
+          .waitFor({ state: 'detached' })
+          .catch(() => undefined);
+        if (path.startsWith('/events/')) await page.locator('.ql-editor').waitFor();
+        for (const v of await seriousViolations(page, AXE_TAGS)) failures.push(`${width} ${path}: ${v.id} (${v.impact}) ${v.help} at ${v.nodes.map((n) => n.target.join(' ')).join(', ')}`);
+        if (width === 390) {
+          const w = await page.evaluate(() => document.documentElement.scrollWidth);
+          if (w > 390) failures.push(`${path} is ${w} px wide at 390`);
+        }
+        if (shots && width === 1280 && ['/', '/events', `/events/${e.body.id}`].includes(path))
+          await page.screenshot({ path: join(shots, `admin-${path === '/' ? 'dashboard' : path === '/events' ? 'events' : 'editor'}.png`), fullPage: path !== '/' });
+      }
+      await page.context().close();
+    }
+    assert.deepEqual(failures, []);
+  });
+
+  it('is keyboard-operable at 390 px: skip link, menu, and a visible focus', async () => {
+    const page = await signIn(browser, t, ADMIN.login, ADMIN.password, 390);
+    await page.keyboard.press('Tab');
+    assert.equal(await page.evaluate(() => document.activeElement?.textContent), 'Skip to content');
+    assert.equal(await page.evaluate(() => getComputedStyle(document.activeElement!).outlineStyle), 'solid');
+    // The menu button opens the navigation; Enter on a link navigates.
+    await page.getByRole('button', { name: 'Menu' }).focus();
+    await page.keyboard.press('Enter');
+    await page.locator('nav#site-nav').getByRole('link', { name: 'Events' }).focus();
+    await page.keyboard.press('Enter');
+    await page.getByRole('heading', { level: 1, name: 'Events' }).waitFor();
+    assert.equal(await page.evaluate(() => document.activeElement?.id), 'main', 'focus moves to the new screen');
+    await page.context().close();
+  });
+});

@@ -372,6 +372,9 @@ function Detail({ params }: { params: Record<string, string> }) {
               )}
               <button type="submit">{publishAt ? t('moderation.schedule') : t('moderation.approveNow')}</button>
             </form>
+            <p>
+              <Link to={`/events/${s.event_id}`}>{t('moderation.openEditor')}</Link>
+            </p>
           </section>
           {s.status === 'pending' && (
             <section class="card" aria-labelledby="sub-changes">

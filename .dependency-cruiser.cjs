@@ -8,7 +8,7 @@
  *   app.ts  the composition root: the one module that imports every face
  * Kysely and the database drivers only in store/; no import cycles anywhere in src/.
  */
-const FACES = ['http', 'pages', 'admin', 'embed', 'caldav', 'activitypub', 'federation'];
+const FACES = ['http', 'pages', 'admin', 'embed', 'caldav', 'activitypub', 'federation', 'submissions'];
 const facePath = (face) => `^src/${face}/`;
 
 module.exports = {

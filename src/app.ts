@@ -19,6 +19,7 @@ import type { WebhookWorker } from './jobs/webhook-delivery.js';
 import type { HorizonJob } from './jobs/horizon.js';
 import type { PruneJob } from './jobs/change-log-pruning.js';
 import { createJobs } from './jobs/index.js';
+import type { SubmissionJobs } from './jobs/submissions.js';
 import { createWebServer, registerBodyParsers, registerCompression } from './web/server.js';
 import { registerQueryRefusal } from './web/query-string.js';
 import { registerRateLimit } from './web/rate-limit.js';
@@ -32,6 +33,7 @@ import { registerAdminFace } from './admin/index.js';
 import { registerCalDav } from './caldav/index.js';
 import { registerEmbedFace } from './embed/index.js';
 import { createFederationFace } from './federation/index.js';
+import { registerSubmissionsFace } from './submissions/index.js';
 
 /** The store, the services and the webhook service, without a server (the CLI's commands). */
 export interface Core {
@@ -49,6 +51,8 @@ export interface BuiltApp extends Core {
   horizonJob: HorizonJob;
   /** The job pruning the change log past SYNC_HISTORY_DAYS (issue 24). */
   pruneJob: PruneJob;
+  /** Community submissions' retention and digest jobs (issue 29); undefined with SUBMISSIONS=off. */
+  submissionJobs?: SubmissionJobs;
   /** The watch of the event loop (which requests hold it; loop-delay.ts). */
   loopWatch: LoopWatch;
   /** Stop the server, then close the store; `progress` hears each step as it starts. */
@@ -106,7 +110,7 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
   registerConditional(app, config.cacheMaxAge);
   // Background jobs on one runner (src/jobs): webhook delivery (issue 11), the occurrence horizon
   // (issue 15), change-log pruning past SYNC_HISTORY_DAYS (issue 24).
-  const { runner: jobs, webhookWorker, horizonJob, pruneJob } = createJobs(services, app.log, options.webhooks === false ? {} : { webhooks });
+  const { runner: jobs, webhookWorker, horizonJob, pruneJob, submissionJobs } = createJobs(services, app.log, options.webhooks === false ? {} : { webhooks });
   jobs.start();
   app.addHook('onClose', async () => jobs.stop());
   if (webhookWorker) {
@@ -151,6 +155,8 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
   registerCalDav(app, { config, services });
   // The embed face (src/embed, issue 30): the web component, the iframe view, the snippet generator.
   registerEmbedFace(app, { config, services });
+  // Community submissions (src/submissions, issue 29): the form and the submitter's status page.
+  registerSubmissionsFace(app, services);
 
   return {
     app,
@@ -161,6 +167,7 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
     pruneJob,
     loopWatch,
     ...(webhookWorker ? { webhookWorker } : {}),
+    ...(submissionJobs ? { submissionJobs } : {}),
     async close(progress?: (step: string) => void) {
       await app.close();
       progress?.('closing the database');

@@ -119,6 +119,30 @@ export interface Config {
   federationRetrySchedule: number[];
   /** The actor's icon (an image URL), if any. */
   federationIconUrl?: string;
+  /** Community submissions (issue 29; docs/submissions.md): `off` (every route 404), `registered`, `anyone`. */
+  submissions: 'off' | 'registered' | 'anyone';
+  /** Whether a proof-of-work (ALTCHA) solution must come with each submission. */
+  submissionsPow: boolean;
+  /** The ALTCHA challenge's largest number (the work: about half of it SHA-256 hashes on average). */
+  submissionsPowMaxNumber: number;
+  /** Submissions per client address, and per e-mail address, per `submissionsRateWindowMs` (0: no limit). */
+  submissionsMaxPerAddress: number;
+  submissionsMaxPerEmail: number;
+  submissionsRateWindowMs: number;
+  /** The form must have been open at least this long (ms) before it is sent (0: no check). */
+  submissionsMinFillMs: number;
+  /** The most characters of a submitted description. */
+  submissionsMaxDescription: number;
+  /** The most links (URLs) in a submission's text fields together. */
+  submissionsMaxLinks: number;
+  /** Moderators hear of new submissions `immediate`ly, in a `daily` digest, or not at all (`off`). */
+  submissionsNotify: 'immediate' | 'daily' | 'off';
+  /** Days after the decision when the submitter's name, e-mail and address are erased. */
+  submissionRetentionDays: number;
+  /** `smtp://user:pass@host:port` or `smtps://…`; unset: no e-mail. */
+  smtpUrl?: string;
+  /** The sender of e-mails. */
+  smtpFrom: string;
 }
 
 /** The namespace every route lives under. */
@@ -359,6 +383,67 @@ export const SETTINGS: Setting[] = [
     defaultText: '1m,5m,30m,2h,6h,12h,24h',
     description: 'delays before each retry of a failed delivery (ms, s, m, h), comma-separated',
   },
+  {
+    env: 'SUBMISSIONS',
+    flag: '--submissions',
+    key: 'submissions',
+    defaultText: 'off',
+    description: 'community submissions: off (every submission route answers 404), registered (signed-in users) or anyone',
+  },
+  {
+    env: 'SUBMISSIONS_POW',
+    flag: '--submissions-pow',
+    key: 'submissionsPow',
+    defaultText: 'off',
+    description: 'on: each submission carries an ALTCHA proof-of-work solution (the form solves it with a small script)',
+  },
+  {
+    env: 'SUBMISSIONS_POW_MAX_NUMBER',
+    flag: '--submissions-pow-max-number',
+    key: 'submissionsPowMaxNumber',
+    defaultText: '50000',
+    description: "the proof of work's largest number (about half as many SHA-256 hashes on average)",
+  },
+  {
+    env: 'SUBMISSIONS_MAX_PER_ADDRESS',
+    flag: '--submissions-max-per-address',
+    key: 'submissionsMaxPerAddress',
+    defaultText: '5',
+    description: 'submissions per client address per SUBMISSIONS_RATE_WINDOW (0: no limit)',
+  },
+  {
+    env: 'SUBMISSIONS_MAX_PER_EMAIL',
+    flag: '--submissions-max-per-email',
+    key: 'submissionsMaxPerEmail',
+    defaultText: '5',
+    description: 'submissions per e-mail address per SUBMISSIONS_RATE_WINDOW (0: no limit)',
+  },
+  { env: 'SUBMISSIONS_RATE_WINDOW', flag: '--submissions-rate-window', key: 'submissionsRateWindowMs', defaultText: '1h', description: 'the window of the two limits above (a duration)' },
+  {
+    env: 'SUBMISSIONS_MIN_FILL',
+    flag: '--submissions-min-fill',
+    key: 'submissionsMinFillMs',
+    defaultText: '3s',
+    description: 'the form must have been open this long before it is sent (a duration; 0 turns the check off)',
+  },
+  { env: 'SUBMISSIONS_MAX_DESCRIPTION', flag: '--submissions-max-description', key: 'submissionsMaxDescription', defaultText: '10000', description: 'the most characters of a submitted description' },
+  { env: 'SUBMISSIONS_MAX_LINKS', flag: '--submissions-max-links', key: 'submissionsMaxLinks', defaultText: '5', description: "the most links in a submission's text fields together" },
+  {
+    env: 'SUBMISSIONS_NOTIFY',
+    flag: '--submissions-notify',
+    key: 'submissionsNotify',
+    defaultText: 'immediate',
+    description: 'moderators hear of new submissions by e-mail: immediate, daily (a digest) or off',
+  },
+  {
+    env: 'SUBMISSION_RETENTION_DAYS',
+    flag: '--submission-retention-days',
+    key: 'submissionRetentionDays',
+    defaultText: '30',
+    description: "days after the decision when a submitter's name, e-mail and address are erased",
+  },
+  { env: 'SMTP_URL', flag: '--smtp-url', key: 'smtpUrl', defaultText: '(none)', description: 'the SMTP server e-mails go through (smtp://user:pass@host:587, smtps://…); unset: no e-mail' },
+  { env: 'SMTP_FROM', flag: '--smtp-from', key: 'smtpFrom', defaultText: 'calendar@localhost', description: 'the sender of e-mails' },
 ];
 
 /** `500ms`, `5s`, `1.5m`, `2h` (a bare number is seconds) → milliseconds. */
@@ -622,5 +707,51 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Part
       .filter((p) => p !== '')
       .map((p) => durationMs('FEDERATION_RETRY_SCHEDULE', p)),
     federationIconUrl,
+    ...submissionSettings(pick),
+  };
+}
+
+/** The submission settings (issue 29): their checks, with `pick` (flags over the environment). */
+function submissionSettings(
+  pick: (key: keyof Config, envName: string) => string | undefined,
+): Pick<
+  Config,
+  | 'submissions'
+  | 'submissionsPow'
+  | 'submissionsPowMaxNumber'
+  | 'submissionsMaxPerAddress'
+  | 'submissionsMaxPerEmail'
+  | 'submissionsRateWindowMs'
+  | 'submissionsMinFillMs'
+  | 'submissionsMaxDescription'
+  | 'submissionsMaxLinks'
+  | 'submissionsNotify'
+  | 'submissionRetentionDays'
+  | 'smtpUrl'
+  | 'smtpFrom'
+> {
+  const mode = (pick('submissions', 'SUBMISSIONS') ?? 'off').trim().toLowerCase();
+  if (mode !== 'off' && mode !== 'registered' && mode !== 'anyone') throw new ConfigError(`SUBMISSIONS must be off, registered or anyone, got "${mode}"`);
+  const notify = (pick('submissionsNotify', 'SUBMISSIONS_NOTIFY') ?? 'immediate').trim().toLowerCase();
+  if (notify !== 'immediate' && notify !== 'daily' && notify !== 'off') throw new ConfigError(`SUBMISSIONS_NOTIFY must be immediate, daily or off, got "${notify}"`);
+  const smtpUrl = pick('smtpUrl', 'SMTP_URL')?.trim();
+  if (smtpUrl !== undefined && !/^smtps?:\/\//.test(smtpUrl)) throw new ConfigError('SMTP_URL must start with smtp:// or smtps://');
+  const powMaxNumber = positiveInt('SUBMISSIONS_POW_MAX_NUMBER', pick('submissionsPowMaxNumber', 'SUBMISSIONS_POW_MAX_NUMBER') ?? '50000');
+  if (powMaxNumber < 1) throw new ConfigError('SUBMISSIONS_POW_MAX_NUMBER must be at least 1');
+  const minFill = pick('submissionsMinFillMs', 'SUBMISSIONS_MIN_FILL') ?? '3s';
+  return {
+    submissions: mode,
+    submissionsPow: flag('SUBMISSIONS_POW', pick('submissionsPow', 'SUBMISSIONS_POW'), false),
+    submissionsPowMaxNumber: powMaxNumber,
+    submissionsMaxPerAddress: positiveInt('SUBMISSIONS_MAX_PER_ADDRESS', pick('submissionsMaxPerAddress', 'SUBMISSIONS_MAX_PER_ADDRESS') ?? '5'),
+    submissionsMaxPerEmail: positiveInt('SUBMISSIONS_MAX_PER_EMAIL', pick('submissionsMaxPerEmail', 'SUBMISSIONS_MAX_PER_EMAIL') ?? '5'),
+    submissionsRateWindowMs: durationMs('SUBMISSIONS_RATE_WINDOW', pick('submissionsRateWindowMs', 'SUBMISSIONS_RATE_WINDOW') ?? '1h'),
+    submissionsMinFillMs: minFill.trim() === '0' ? 0 : durationMs('SUBMISSIONS_MIN_FILL', minFill),
+    submissionsMaxDescription: positiveInt('SUBMISSIONS_MAX_DESCRIPTION', pick('submissionsMaxDescription', 'SUBMISSIONS_MAX_DESCRIPTION') ?? '10000'),
+    submissionsMaxLinks: positiveInt('SUBMISSIONS_MAX_LINKS', pick('submissionsMaxLinks', 'SUBMISSIONS_MAX_LINKS') ?? '5'),
+    submissionsNotify: notify,
+    submissionRetentionDays: positiveNumber('SUBMISSION_RETENTION_DAYS', pick('submissionRetentionDays', 'SUBMISSION_RETENTION_DAYS') ?? '30'),
+    ...(smtpUrl !== undefined ? { smtpUrl } : {}),
+    smtpFrom: pick('smtpFrom', 'SMTP_FROM')?.trim() ?? 'calendar@localhost',
   };
 }

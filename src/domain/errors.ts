@@ -103,6 +103,16 @@ export const ERRORS = {
   federation_replayed: [401, 'This signed request was received already (a replay); sign each request anew.'],
   federation_blocked: [403, 'Requests from this domain are refused.'],
   federation_rate_limited: [429, 'Too many inbox requests from this host; try again later.'],
+  // Community submissions (issue 29).
+  submission_not_found: [404, 'No submission with this ID or link.'],
+  submission_login_required: [401, 'Sign in to propose an event.'],
+  submission_rate_limited: [429, 'Too many submissions. Try again in %d seconds.'],
+  submission_rejected_as_spam: [400, 'The submission could not be accepted.'],
+  submission_too_fast: [400, 'The form was sent too quickly. Take a moment and send it again.'],
+  submission_pow_required: [400, 'The proof-of-work solution is missing or wrong. Ask for a new challenge and solve it.'],
+  submission_too_many_links: [400, 'The submission holds more than %d links.'],
+  submission_not_editable: [409, 'This submission can no longer be changed (it is %s).'],
+  submission_not_pending: [409, 'This submission has already been decided (it is %s).'],
 } as const satisfies Record<string, readonly [number, string]>;
 
 export type ErrorCode = keyof typeof ERRORS;

@@ -18,6 +18,7 @@ import { createLinks, type Links } from './links.js';
 import { createTermService, type TermService } from './terms.js';
 import { createUserService, type UserService } from './users.js';
 import { createVersionService, type VersionService } from './versions.js';
+import { createSubmissionService, type SubmissionService } from './submissions/index.js';
 
 export interface Services {
   config: Config;
@@ -41,6 +42,8 @@ export interface Services {
   answers: AnswerBudget;
   /** Versions of records and of the data (ETags, sync tokens; issue 11). */
   versions: VersionService;
+  /** Community submissions and their moderation (issue 29). */
+  submissions: SubmissionService;
 }
 
 export function createServices(config: Config, store: Store): Services {
@@ -75,5 +78,7 @@ export function createServices(config: Config, store: Store): Services {
     recurrenceHorizonMonths: config.recurrenceHorizonMonths,
   });
   const answers = createAnswerBudget(config.responseMemoryBytes);
-  return { config, store, links, linksFor, clock, users: createUserService(store), images, venues, organizers, categories, tags, events, answers, versions: createVersionService(store) };
+  const users = createUserService(store);
+  const submissions = createSubmissionService({ config, store, events, venues, organizers, users, links });
+  return { config, store, links, linksFor, clock, users, images, venues, organizers, categories, tags, events, answers, versions: createVersionService(store), submissions };
 }

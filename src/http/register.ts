@@ -38,6 +38,7 @@ import { adminFederationRoutes } from './routes/admin-federation.js';
 import type { FederationAdmin } from '../domain/federation.js';
 import { apiRoutes } from './routes/index.js';
 import { EMBED_NAMESPACE, embedRoutes } from './routes/embed.js';
+import { adminSubmissionRoutes, SUBMISSIONS_NAMESPACE, submissionRoutes } from './routes/submissions.js';
 import { rootIndex } from './self-description.js';
 import { sitePageHtml } from './site-page.js';
 
@@ -245,6 +246,13 @@ export function registerRestApi(app: FastifyInstance, { config, services, webhoo
   admin.push(...adminChangeRoutes(services)); // the change log as JSON and server-sent events (issue 28)
   app.addHook('preClose', async () => closeFollowers(services)); // open change streams end when the server closes
   if (federation) admin.push(...adminFederationRoutes(federation)); // fediverse followers and deliveries (issue 31)
+  // Community submissions (issue 29): moderation here, the public routes in a namespace of their own;
+  // none of them with SUBMISSIONS=off.
+  if (config.submissions !== 'off') {
+    admin.push(...adminSubmissionRoutes(services));
+    const publicSubmissions = submissionRoutes(services);
+    for (const root of roots) registerRoutes(app, publicSubmissions, services, services.linksFor(root, SUBMISSIONS_NAMESPACE));
+  }
   for (const root of roots) registerRoutes(app, admin, services, services.linksFor(root, ADMIN_NAMESPACE));
   // The embedding namespace (issue 30): the FullCalendar event source, under every REST root.
   const embed = embedRoutes(services);

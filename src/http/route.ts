@@ -107,6 +107,8 @@ export interface EndpointContext<R = unknown> {
    * For the few checks WordPress makes on undeclared params (a `parent` sent to `/tags`).
    */
   input?: Readonly<Record<string, unknown>>;
+  /** The client's address (as TRUST_PROXY makes it) and languages; set by the pipeline (submissions, issue 29). */
+  client?: { ip: string; acceptLanguage: string | undefined };
 }
 
 export interface Reply {

@@ -16,6 +16,7 @@ import { registerHorizonJob, type HorizonJob } from './horizon.js';
 import { createJobRunner, type JobRunner } from './runner.js';
 import { pollIntervalMs, registerWebhookWorker, type WebhookWorker } from './webhook-delivery.js';
 import { registerImportJob } from './imports.js';
+import { registerSubmissionJobs, type SubmissionJobs } from './submissions.js';
 
 export interface Jobs {
   runner: JobRunner;
@@ -25,6 +26,8 @@ export interface Jobs {
   pruneJob: PruneJob;
   /** Delivers webhooks (issue 11); undefined without `webhooks`. */
   webhookWorker?: WebhookWorker;
+  /** Community submissions' retention and digest (issue 29); undefined with SUBMISSIONS=off. */
+  submissionJobs?: SubmissionJobs;
 }
 
 /** Declare the server's jobs to a new runner (not started). */
@@ -36,5 +39,6 @@ export function createJobs(services: Services, logger: PruneLogger, options: { w
   const pruneJob = registerPruneJob(runner, services, logger);
   // Imports queued through the admin API (issue 28).
   registerImportJob(runner, services);
-  return { runner, horizonJob, pruneJob, ...(webhookWorker ? { webhookWorker } : {}) };
+  const submissionJobs = services.config.submissions !== 'off' ? registerSubmissionJobs(runner, services) : undefined;
+  return { runner, horizonJob, pruneJob, ...(webhookWorker ? { webhookWorker } : {}), ...(submissionJobs ? { submissionJobs } : {}) };
 }

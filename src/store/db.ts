@@ -35,6 +35,7 @@ import { eventSlugSpaceMigration } from './migrations/011_event_slug_space.js';
 import { settingsMigration } from './migrations/012_settings.js';
 import { sessionsMigration } from './migrations/013_sessions.js';
 import { importsMigration } from './migrations/014_imports.js';
+import { submissionsMigration } from './migrations/015_submissions.js';
 import { federationMigration } from './migrations/016_federation.js';
 
 export type { DialectName } from './handle.js';
@@ -103,6 +104,7 @@ function migrations(dialect: DialectName): Record<string, Migration> {
     '012_settings': settingsMigration(),
     '013_sessions': sessionsMigration(dialect),
     '014_imports': importsMigration(dialect),
+    '015_submissions': submissionsMigration(dialect),
     '016_federation': federationMigration(dialect),
   };
 }

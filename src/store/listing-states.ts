@@ -11,9 +11,10 @@ import type { Executor } from './schema.js';
 /**
  * Kinds of records in the log. `all` (action `reset`): anything may have changed (bulk loads).
  * `user`: a user or their application passwords changed (servers drop who they keep authenticated;
- * sync tokens and webhooks do not report users).
+ * sync tokens and webhooks do not report users). `submission`: a community submission was received or
+ * decided (issue 29; only webhooks read it, as `submission.*` types; its detail says which).
  */
-export type RecordType = 'event' | 'venue' | 'organizer' | 'term' | 'image' | 'user' | 'all' | 'lists';
+export type RecordType = 'event' | 'venue' | 'organizer' | 'term' | 'image' | 'user' | 'submission' | 'all' | 'lists';
 export type ChangeAction = 'create' | 'update' | 'trash' | 'delete' | 'reset';
 
 /** What the event list filters and orders on, for one event. */
@@ -57,6 +58,8 @@ export interface RecordChangeDetail {
    * readers that keep term rows adjust them instead of reading them again.
    */
   count?: number;
+  /** A submission's event (issue 29): received, approved, rejected, changes_requested. */
+  submission?: string;
 }
 /** The columns a listing state is read from (numbers may arrive as strings from PostgreSQL). */
 export interface ListingRow {

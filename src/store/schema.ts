@@ -183,6 +183,44 @@ export interface Database {
   webhook_attempts: WebhookAttemptsTable;
   event_series: EventSeriesTable;
   event_occurrences: EventOccurrencesTable;
+  submissions: SubmissionsTable;
+  submission_log: SubmissionLogTable;
+}
+
+/** A community submission (migration 015). */
+export interface SubmissionsTable {
+  id: Generated<number>;
+  token_hash: string;
+  link_salt: string;
+  event_id: number;
+  status: string;
+  user_id: ColumnType<number, number | undefined, number>;
+  name: ColumnType<string, string | undefined, string>;
+  email: ColumnType<string, string | undefined, string>;
+  ip: ColumnType<string, string | undefined, string>;
+  locale: ColumnType<string, string | undefined, string>;
+  reason: ColumnType<string, string | undefined, string>;
+  flags: ColumnType<string, string | undefined, string>;
+  new_venue_id: ColumnType<number | null, number | null | undefined, number | null>;
+  new_organizer_ids: ColumnType<string, string | undefined, string>;
+  publish_at_gmt: ColumnType<string | null, string | null | undefined, string | null>;
+  notified: ColumnType<number, number | undefined, number>;
+  created_gmt: string;
+  updated_gmt: string;
+  decided_gmt: ColumnType<string | null, string | null | undefined, string | null>;
+  erased_gmt: ColumnType<string | null, string | null | undefined, string | null>;
+}
+
+/** The moderation log (migration 015). */
+export interface SubmissionLogTable {
+  id: Generated<number>;
+  submission_id: number;
+  actor_id: number;
+  actor: string;
+  action: string;
+  reason: string;
+  detail: string;
+  created_gmt: string;
 }
 
 /** A recurring event's rules (migration 010; the series is a `tribe_event_series` post). */

@@ -63,6 +63,12 @@ export function createOutbox(deps: WebhookServiceDeps): Pick<WebhookService, 'ma
         if (!term || action === 'deleted') return { type: `${kind}.${action}`, data: tombstone('deleted') };
         return { type: `${kind}.${action}`, data: toTermJson(term, links) };
       }
+      case 'submission': {
+        // Issue 29: what happened to a community submission; never the submitter's identity.
+        const event = row.detail?.submission;
+        if (!event) return undefined;
+        return { type: `submission.${event}`, data: await services.submissions.webhookPayload(id) };
+      }
       default:
         return undefined;
     }

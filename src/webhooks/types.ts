@@ -11,8 +11,13 @@ import type { Services } from '../domain/services.js';
 
 export const RECORD_KINDS = ['event', 'venue', 'organizer', 'category', 'tag'] as const;
 export const ACTIONS = ['created', 'updated', 'trashed', 'deleted'] as const;
+/**
+ * Community submissions' event types (issue 29): their payloads say the submission's id, status,
+ * event id, reason and flags, never the submitter's name, e-mail or address.
+ */
+export const SUBMISSION_EVENT_TYPES = ['submission.received', 'submission.approved', 'submission.rejected', 'submission.changes_requested'] as const;
 /** Every event type an endpoint may ask for. */
-export const EVENT_TYPES: readonly string[] = RECORD_KINDS.flatMap((r) => ACTIONS.map((a) => `${r}.${a}`));
+export const EVENT_TYPES: readonly string[] = [...RECORD_KINDS.flatMap((r) => ACTIONS.map((a) => `${r}.${a}`)), ...SUBMISSION_EVENT_TYPES];
 
 export interface EndpointJson {
   id: number;

@@ -1,0 +1,309 @@
+/**
+ * The submissions face (issue 29): the public's form and the submitter's private status page,
+ * server-rendered, in English or French from `Accept-Language`, working without JavaScript (a
+ * small script only solves the proof of work when SUBMISSIONS_POW=on):
+ *
+ * - `GET /events/submit/` the form; `POST /events/submit/` sends it (303 to the status page);
+ * - `GET /events/submit/status/{token}` the status, the moderator's reason, the edit form while
+ *   pending or when changes were asked for; `POST` with `_action=edit` or `_action=withdraw`;
+ * - `GET /events/submit/challenge` (the ALTCHA challenge), `/events/submit/pow.js`,
+ *   `/events/submit/submit.css`.
+ *
+ * With SUBMISSIONS=off nothing is registered (404). The pages send their own CSP (scripts and
+ * styles from this origin only), may not be framed and are never stored.
+ *
+ * @example
+ *   registerSubmissionsFace(app, services);
+ */
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { ApiError } from '../domain/errors.js';
+import { ANONYMOUS, type Viewer } from '../domain/permissions.js';
+import type { Services } from '../domain/services.js';
+import { sessionServiceOf } from '../domain/sessions.js';
+import type { Locale, SubmissionInput } from '../domain/submissions/index.js';
+import { localeOf } from '../domain/submissions/locale.js';
+import { sessionOfRequest } from '../web/sessions.js';
+import { FIELD_ERRORS, FORM_ERRORS_FR, messagesOf, type Messages } from './messages.js';
+import { formPage, notFoundPage, POW_SCRIPT, SCRIPT_PATH, signInPage, statusPage, STYLE_PATH, STYLESHEET, type FormValues, type FormView, type Option } from './views.js';
+
+export const SUBMIT_PATH = '/events/submit/';
+export const STATUS_PATH = '/events/submit/status/';
+export const CHALLENGE_PATH = '/events/submit/challenge';
+/** The nonce action of the form for signed-in submitters. */
+const NONCE_ACTION = 'submit_event';
+
+const CSP = "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self'; connect-src 'self'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'";
+
+/** The form's flat values back from the parsed body (`venue[city]` style keys, `categories[]`). */
+function valuesOf(body: Record<string, unknown>): FormValues {
+  const out: FormValues = {};
+  for (const [k, v] of Object.entries(body)) {
+    if (typeof v === 'string') out[k] = v;
+    else if (Array.isArray(v)) out[`${k}[]`] = v.map(String);
+    else if (v && typeof v === 'object') for (const [k2, v2] of Object.entries(v as Record<string, unknown>)) if (typeof v2 === 'string') out[`${k}[${k2}]`] = v2;
+  }
+  return out;
+}
+
+/** The submission from the form's fields: dates and times joined, an existing or a new venue and organizer. */
+function inputOf(v: FormValues, siteTimezone: string): { input: SubmissionInput; errors: Record<string, string> } {
+  const get = (k: string) => {
+    const x = v[k];
+    return (Array.isArray(x) ? x[0] : x)?.trim() ?? '';
+  };
+  const errors: Record<string, string> = {};
+  const startTime = get('start_time');
+  const endTime = get('end_time');
+  const allDay = get('all_day') !== '' || (startTime === '' && endTime === '');
+  const date = (d: string, t: string) => (d === '' ? '' : allDay ? d : `${d} ${t || '00:00'}`);
+  const input: SubmissionInput = {
+    title: get('title'),
+    description: get('description'),
+    start_date: date(get('start_date'), startTime),
+    end_date: date(get('end_date'), endTime || startTime),
+    timezone: get('timezone') || siteTimezone,
+    all_day: allDay,
+    image: get('image'),
+    cost: get('cost'),
+    website: get('website'),
+    name: get('name'),
+    email: get('email'),
+  };
+  if (get('venue_id') !== '') input.venue = get('venue_id');
+  else input.venue = { venue: get('venue[venue]'), address: get('venue[address]'), city: get('venue[city]'), country: get('venue[country]') };
+  if (get('organizer_id') !== '') input.organizer = get('organizer_id');
+  else input.organizer = { organizer: get('organizer[organizer]'), email: get('organizer[email]'), phone: get('organizer[phone]'), website: get('organizer[website]') };
+  const cats = v['categories[]'];
+  input.categories = Array.isArray(cats) ? cats : cats ? [cats] : [];
+  return { input, errors };
+}
+
+/** The form's values from a submission (the status page's edit form). */
+function valuesFromSubmission(sub: Record<string, any>): FormValues {
+  const ev = (sub.event ?? {}) as Record<string, any>;
+  const [sd = '', st = ''] = String(ev.start_date ?? '').split(' ');
+  const [ed = '', et = ''] = String(ev.end_date ?? '').split(' ');
+  const out: FormValues = {
+    title: String(ev.title ?? ''),
+    description: String(ev.description ?? ''),
+    start_date: sd,
+    start_time: ev.all_day ? '' : st.slice(0, 5),
+    end_date: ed,
+    end_time: ev.all_day ? '' : et.slice(0, 5),
+    timezone: String(ev.timezone ?? ''),
+    cost: String(ev.cost ?? ''),
+    website: String(ev.website ?? ''),
+    image: String(ev.image ?? ''),
+    'categories[]': ((ev.categories ?? []) as Array<{ id: number }>).map((c) => String(c.id)),
+  };
+  if (ev.all_day) out.all_day = '1';
+  if (ev.venue) {
+    if (ev.venue.status === 'publish') out.venue_id = String(ev.venue.id);
+    else
+      Object.assign(out, {
+        'venue[venue]': String(ev.venue.venue ?? ''),
+        'venue[address]': String(ev.venue.address ?? ''),
+        'venue[city]': String(ev.venue.city ?? ''),
+        'venue[country]': String(ev.venue.country ?? ''),
+      });
+  }
+  const org = (ev.organizer ?? [])[0] as Record<string, any> | undefined;
+  if (org) {
+    if (org.status === 'publish') out.organizer_id = String(org.id);
+    else
+      Object.assign(out, {
+        'organizer[organizer]': String(org.organizer ?? ''),
+        'organizer[email]': String(org.email ?? ''),
+        'organizer[phone]': String(org.phone ?? ''),
+        'organizer[website]': String(org.website ?? ''),
+      });
+  }
+  return out;
+}
+
+/** Field and form errors of a refused submission, in the page's language. */
+function errorsOf(e: ApiError, locale: Locale): { errors: Record<string, string>; formError?: string } {
+  const params = (e.data as { params?: Record<string, string> }).params;
+  if (e.code === 'rest_invalid_param' && params && typeof params === 'object') {
+    const errors: Record<string, string> = {};
+    for (const [k, msg] of Object.entries(params)) errors[k] = FIELD_ERRORS[locale][k] ?? msg;
+    return { errors };
+  }
+  return { errors: {}, formError: locale === 'fr' ? (FORM_ERRORS_FR[e.code] ?? e.message) : e.message };
+}
+
+export function registerSubmissionsFace(app: FastifyInstance, services: Services): void {
+  const config = services.config;
+  if (config.submissions === 'off') return;
+  const submissions = services.submissions;
+  const sessions = sessionServiceOf(services);
+  const home = `${services.links.siteUrl}/events/`;
+  submissions.setPaths({ status: (token) => `${services.links.siteUrl}${STATUS_PATH}${token}`, queue: `${services.links.siteUrl}${config.adminPath}/moderation` });
+  submissions.setLogger((message, error) => app.log.warn({ err: error }, message));
+  app.addHook('onClose', async () => submissions.close());
+
+  const page = (reply: FastifyReply, status: number, body: string) =>
+    reply
+      .code(status)
+      .header('content-type', 'text/html; charset=UTF-8')
+      .header('cache-control', 'no-store')
+      .header('content-security-policy', CSP)
+      .header('x-frame-options', 'DENY')
+      .header('referrer-policy', 'no-referrer')
+      .send(body);
+  const localeFor = (req: FastifyRequest): Locale => localeOf(req.headers['accept-language']);
+
+  /** The signed-in user (their session and, for a POST, the form's nonce), or anonymous. */
+  async function viewerOf(req: FastifyRequest, nonce?: string): Promise<{ viewer: Viewer; formNonce?: string }> {
+    const session = await sessionOfRequest(req, sessions);
+    if (!session || !session.complete || !sessions.usable(session)) return { viewer: ANONYMOUS };
+    if (nonce !== undefined && sessions.verifyNonce(req.sessionToken!, session, nonce, NONCE_ACTION) === false) return { viewer: ANONYMOUS };
+    return { viewer: session.viewer, formNonce: sessions.nonce(req.sessionToken!, session, NONCE_ACTION) };
+  }
+
+  async function choices(): Promise<{ venues: Option[]; organizers: Option[]; categories: Option[] }> {
+    const env = { dialect: services.store.dialect, maxPerPage: 100 };
+    const [v, o, c] = await Promise.all([
+      services.venues.list(ANONYMOUS, { page: 1, per_page: 100 }, env),
+      services.organizers.list(ANONYMOUS, { page: 1, per_page: 100 }, env),
+      services.categories.list({ page: 1, perPage: 100, hideEmpty: false, orderby: 'name', order: 'asc' }),
+    ]);
+    const name = (r: { title: string }) => r.title.replace(/&amp;/g, '&').replace(/&#0?39;/g, "'");
+    return {
+      venues: v.records.filter((r) => r.status === 'publish').map((r) => ({ id: Number(r.id), name: name(r) })),
+      organizers: o.records.filter((r) => r.status === 'publish').map((r) => ({ id: Number(r.id), name: name(r) })),
+      categories: c.terms.map((t) => ({ id: Number(t.id), name: String(t.name) })),
+    };
+  }
+
+  async function formView(m: Messages, values: FormValues, signedIn: boolean, nonce: string | undefined, extra: Partial<FormView> = {}): Promise<FormView> {
+    return {
+      action: SUBMIT_PATH,
+      values: { timezone: config.timezone, ...values },
+      errors: {},
+      ...(await choices()),
+      timezone: config.timezone,
+      stamp: await submissions.formStamp(),
+      ...(submissions.pow ? { pow: { challenge: CHALLENGE_PATH } } : {}),
+      signedIn,
+      ...(nonce ? { nonce } : {}),
+      maxDescription: config.submissionsMaxDescription,
+      maxLinks: config.submissionsMaxLinks,
+      ...extra,
+    };
+  }
+
+  app.get(STYLE_PATH, async (_req, reply) => reply.header('content-type', 'text/css; charset=UTF-8').header('cache-control', 'public, max-age=3600').send(STYLESHEET));
+  app.get(SCRIPT_PATH, async (_req, reply) => reply.header('content-type', 'text/javascript; charset=UTF-8').header('cache-control', 'public, max-age=3600').send(POW_SCRIPT));
+  if (submissions.pow) {
+    const pow = submissions.pow;
+    app.get(CHALLENGE_PATH, async (_req, reply) =>
+      reply
+        .header('cache-control', 'no-store')
+        .header('content-type', 'application/json; charset=UTF-8')
+        .send(JSON.stringify(await pow.challenge())),
+    );
+  }
+
+  app.get(SUBMIT_PATH, async (req, reply) => {
+    const m = messagesOf(localeFor(req));
+    const { viewer, formNonce } = await viewerOf(req);
+    if (config.submissions === 'registered' && viewer.id <= 0) return page(reply, 200, signInPage(m, `${config.adminPath}/login`));
+    return page(reply, 200, formPage(m, await formView(m, {}, viewer.id > 0, formNonce)));
+  });
+
+  app.post(SUBMIT_PATH, async (req, reply) => {
+    const locale = localeFor(req);
+    const m = messagesOf(locale);
+    const body = (req.body ?? {}) as Record<string, unknown>;
+    const nonce = typeof body._wpnonce === 'string' ? body._wpnonce : undefined;
+    const { viewer, formNonce } = nonce !== undefined ? await viewerOf(req, nonce) : { viewer: ANONYMOUS, formNonce: undefined };
+    if (config.submissions === 'registered' && viewer.id <= 0) return page(reply, 401, signInPage(m, `${config.adminPath}/login`));
+    const values = valuesOf(body);
+    const { input } = inputOf(values, config.timezone);
+    const started = await submissions.stampTime(body._started);
+    try {
+      const { token } = await submissions.create(input, {
+        viewer,
+        ip: req.ip,
+        locale,
+        honeypot: typeof body.homepage === 'string' ? body.homepage : '',
+        // A form without a (valid) stamp counts as sent at once.
+        startedMs: started ?? Date.now(),
+        ...(body.altcha !== undefined ? { pow: body.altcha } : {}),
+      });
+      return reply.code(303).header('location', `${STATUS_PATH}${token}?sent=1`).header('cache-control', 'no-store').send();
+    } catch (e) {
+      if (!(e instanceof ApiError) || e.status >= 500) throw e;
+      const { errors, formError } = errorsOf(e, locale);
+      for (const [k, v] of Object.entries(e.headers)) reply.header(k, v);
+      return page(reply, e.status, formPage(m, await formView(m, values, viewer.id > 0, formNonce, { errors, ...(formError ? { formError } : {}) })));
+    }
+  });
+
+  const statusOf = async (
+    req: FastifyRequest<{ Params: { token: string } }>,
+    reply: FastifyReply,
+    notice?: string,
+    edit?: { values: FormValues; errors: Record<string, string>; formError?: string },
+    status = 200,
+  ) => {
+    const locale = localeFor(req);
+    const m = messagesOf(locale);
+    const token = req.params.token;
+    let sub: Record<string, any>;
+    try {
+      sub = await submissions.view(token);
+    } catch (e) {
+      if (e instanceof ApiError && e.status === 404) return page(reply, 404, notFoundPage(m, home));
+      throw e;
+    }
+    const action = `${STATUS_PATH}${token}`;
+    const editView = sub.editable
+      ? {
+          ...(await formView(m, edit?.values ?? valuesFromSubmission(sub), true, undefined, {
+            action,
+            editing: true,
+            errors: edit?.errors ?? {},
+            ...(edit?.formError ? { formError: edit.formError } : {}),
+          })),
+        }
+      : undefined;
+    return page(reply, status, statusPage(m, { submission: sub, ...(notice ? { notice } : {}), ...(editView ? { edit: editView } : {}), action, home }));
+  };
+
+  app.get<{ Params: { token: string } }>(`${STATUS_PATH}:token`, async (req, reply) => {
+    const m = messagesOf(localeFor(req));
+    const sent = (req.query as Record<string, unknown>).sent !== undefined;
+    return statusOf(req, reply, sent ? m.received : undefined);
+  });
+
+  app.post<{ Params: { token: string } }>(`${STATUS_PATH}:token`, async (req, reply) => {
+    const locale = localeFor(req);
+    const m = messagesOf(locale);
+    const body = (req.body ?? {}) as Record<string, unknown>;
+    const token = req.params.token;
+    try {
+      if (body._action === 'withdraw') {
+        await submissions.withdraw(token);
+        return statusOf(req, reply, m.withdrawn);
+      }
+      const values = valuesOf(body);
+      const { input } = inputOf(values, config.timezone);
+      delete input.name;
+      delete input.email;
+      try {
+        await submissions.edit(token, input);
+      } catch (e) {
+        if (!(e instanceof ApiError) || e.status >= 500 || e.status === 404) throw e;
+        const { errors, formError } = errorsOf(e, locale);
+        return statusOf(req, reply, undefined, { values, errors, ...(formError ? { formError } : {}) }, e.status);
+      }
+      return statusOf(req, reply, m.saved);
+    } catch (e) {
+      if (e instanceof ApiError && e.status === 404) return page(reply, 404, notFoundPage(m, home));
+      if (e instanceof ApiError && e.status === 409) return statusOf(req, reply, locale === 'fr' ? (FORM_ERRORS_FR[e.code] ?? e.message) : e.message, undefined, 409);
+      throw e;
+    }
+  });
+}

@@ -318,7 +318,10 @@ export async function createFederationFace({ config, services, logger }: Federat
     return { keyId: rsa.keyId, privateKey: rsa.privateKey as unknown as SigningKey['privateKey'] };
   };
 
-  /** Send what is due; true when a full batch was claimed (more may be due). */
+  /**
+   * Send what is due; true when something was claimed: the next activity to the same inbox waits
+   * for this one (order per inbox), so it may be due now.
+   */
   async function deliverDue(): Promise<boolean> {
     const now = Date.now();
     const batch = await claimFederationDeliveries(db, { now, leaseUntilMs: now + LEASE_MS, limit: 10, skipLocked: store.dialect === 'postgres' });
@@ -365,7 +368,7 @@ export async function createFederationFace({ config, services, logger }: Federat
         }
       }),
     );
-    return batch.length === 10;
+    return true;
   }
 
   const outbox = createOutbox({ services, urls, reader, blockedDomains: blocked });
@@ -628,7 +631,8 @@ export async function createFederationFace({ config, services, logger }: Federat
             else await postponeMessage(db, m.id, m.attempts + 1, Date.now() + 1_000 * 2 ** m.attempts);
           }
         }
-        return batch.length === 10 && !ctx.isStopped() ? { more: true } : undefined;
+        // Messages with the same ordering key wait for the one before: look again at once.
+        return batch.length > 0 && !ctx.isStopped() ? { more: true } : undefined;
       },
     });
     nudgeInbox = () => inboxJob.nudge();

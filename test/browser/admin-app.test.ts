@@ -156,6 +156,8 @@ describe('the admin app in a browser', () => {
     assert.deepEqual(series.body.recurrence, ['RRULE:FREQ=WEEKLY;COUNT=6;BYDAY=TU', 'EXDATE;VALUE=DATE:20270309']);
     const occurrences = await t.api.get('/events', { as: 'admin', query: { post_parent: id, start_date: '2027-01-01', per_page: 50 } });
     assert.equal(occurrences.body.events.length, 5);
+    // After the save, the editor lists the occurrences the server generated.
+    await page.getByRole('heading', { name: 'Occurrences from the server (5 upcoming)' }).waitFor();
     // Edit one occurrence: the app asks for the scope.
     const third = occurrences.body.events[2];
     await go(page, t, `/events/${third.id}`, /Edit “Yoga”/);
@@ -320,6 +322,21 @@ describe('the admin app in a browser', () => {
     await page.getByRole('link', { name: 'Filter draft' }).waitFor({ state: 'detached' });
     assert.equal(await page.getByRole('link', { name: 'Filter live' }).count(), 1);
     assert.match(page.url(), /from=2027-08-15/);
+    await page.context().close();
+  });
+
+  it('speaks French when chosen, and the sign-in page follows the choice', async () => {
+    const page = await signIn(browser, t, ADMIN.login, ADMIN.password);
+    await page.getByLabel('Language').selectOption('fr');
+    await page.getByRole('heading', { level: 1, name: 'Tableau de bord' }).waitFor();
+    assert.equal(await page.evaluate(() => document.documentElement.lang), 'fr');
+    await go(page, t, '/events', 'Évènements');
+    assert.equal(await page.locator('nav#site-nav h2').first().textContent(), 'Contenu');
+    // The choice is a cookie the server honours: the account and sign-in pages are in French too.
+    await page.goto(`${t.origin}/admin/account`);
+    await page.getByRole('heading', { level: 1, name: 'Votre compte' }).waitFor();
+    await page.getByRole('button', { name: 'Se déconnecter', exact: true }).click();
+    await page.getByRole('button', { name: 'Se connecter' }).waitFor();
     await page.context().close();
   });
 

@@ -156,13 +156,20 @@ describe('the admin app in a browser', () => {
     assert.deepEqual(series.body.recurrence, ['RRULE:FREQ=WEEKLY;COUNT=6;BYDAY=TU', 'EXDATE;VALUE=DATE:20270309']);
     const occurrences = await t.api.get('/events', { as: 'admin', query: { post_parent: id, start_date: '2027-01-01', per_page: 50 } });
     assert.equal(occurrences.body.events.length, 5);
+    // After the save, the editor lists the occurrences the server generated.
+    await page.getByRole('heading', { name: 'Occurrences from the server (5 upcoming)' }).waitFor();
     // Edit one occurrence: the app asks for the scope.
     const third = occurrences.body.events[2];
     await go(page, t, `/events/${third.id}`, /Edit “Yoga”/);
     await page.getByLabel('Title').first().fill('Yoga (moved)');
+    await page.getByLabel('Start time').fill('11:00');
+    await page.getByLabel('End time').fill('12:00');
     await page.getByRole('button', { name: 'Save', exact: true }).click();
     await page.getByRole('button', { name: 'This occurrence' }).click();
     await page.getByText('Saved.', { exact: true }).waitFor();
+    const moved = await t.api.get(`/events/${third.id}`, { as: 'admin' });
+    assert.equal(moved.body.start_date, `${third.start_date.slice(0, 10)} 11:00:00`, 'this occurrence moved to 11:00');
+    assert.equal(moved.body.original_start_date, third.original_start_date);
     const after1 = await t.api.get('/events', { as: 'admin', query: { post_parent: id, start_date: '2027-01-01', per_page: 50 } });
     assert.deepEqual(
       after1.body.events.map((e: { title: string }) => e.title),
@@ -263,6 +270,74 @@ describe('the admin app in a browser', () => {
       await page.context().close();
     }
     assert.deepEqual(failures, []);
+  });
+
+  it('creates an event with the keyboard only at 390 px', async () => {
+    const page = await signIn(browser, t, 'ann', 'ann-pw', 390);
+    /** Press Tab until the focused element satisfies `want` (at most 80 times). */
+    const tabTo = async (want: string) => {
+      for (let i = 0; i < 80; i++) {
+        await page.keyboard.press('Tab');
+        const here = await page.evaluate(() => {
+          const el = document.activeElement as HTMLElement | null;
+          return `${el?.id ?? ''}|${(el?.textContent ?? '').trim()}`;
+        });
+        if (here.split('|').includes(want)) return;
+      }
+      assert.fail(`Tab never reached ${want}`);
+    };
+    await tabTo('Add an event');
+    await page.keyboard.press('Enter');
+    await page.getByRole('heading', { level: 1, name: 'New event' }).waitFor();
+    await tabTo('f-title');
+    assert.equal(await page.evaluate(() => getComputedStyle(document.activeElement!).outlineStyle), 'solid', 'the focus is visible');
+    await page.keyboard.insertText('Keyboard concert');
+    await tabTo('f-start_date');
+    await page.keyboard.type('05012027');
+    await tabTo('f-end_date');
+    await page.keyboard.type('05012027');
+    await tabTo('Publish');
+    await page.keyboard.press('Enter');
+    await page.waitForURL(/\/admin\/events\/\d+$/);
+    const id = Number(/events\/(\d+)$/.exec(page.url())![1]);
+    const saved = await t.api.get(`/events/${id}`, { as: 'admin' });
+    assert.equal(saved.body.title, 'Keyboard concert');
+    assert.equal(saved.body.status, 'publish', 'an author publishes');
+    assert.equal(saved.body.start_date, '2027-05-01 10:00:00');
+    await page.context().close();
+  });
+
+  it('filters the list by status and date range, in the URL', async () => {
+    await t.api.post('/events', { as: 'admin', json: { title: 'Filter draft', start_date: '2027-08-10 10:00', end_date: '2027-08-10 11:00', status: 'draft' } });
+    await t.api.post('/events', { as: 'admin', json: { title: 'Filter live', start_date: '2027-08-20 10:00', end_date: '2027-08-20 11:00', status: 'publish' } });
+    const page = await signIn(browser, t, ADMIN.login, ADMIN.password);
+    await go(page, t, '/events?search=Filter', 'Events');
+    await page.getByRole('link', { name: 'Filter draft' }).waitFor();
+    await page.getByLabel('Status').selectOption('draft');
+    await page.waitForURL(/status=draft/);
+    await page.getByRole('link', { name: 'Filter live' }).waitFor({ state: 'detached' });
+    assert.equal(await page.getByRole('link', { name: 'Filter draft' }).count(), 1);
+    await page.getByLabel('Status').selectOption('');
+    await page.getByLabel('From').fill('2027-08-15');
+    await page.getByRole('link', { name: 'Filter draft' }).waitFor({ state: 'detached' });
+    assert.equal(await page.getByRole('link', { name: 'Filter live' }).count(), 1);
+    assert.match(page.url(), /from=2027-08-15/);
+    await page.context().close();
+  });
+
+  it('speaks French when chosen, and the sign-in page follows the choice', async () => {
+    const page = await signIn(browser, t, ADMIN.login, ADMIN.password);
+    await page.getByLabel('Language').selectOption('fr');
+    await page.getByRole('heading', { level: 1, name: 'Tableau de bord' }).waitFor();
+    assert.equal(await page.evaluate(() => document.documentElement.lang), 'fr');
+    await go(page, t, '/events', 'Évènements');
+    assert.equal(await page.locator('nav#site-nav h2').first().textContent(), 'Contenu');
+    // The choice is a cookie the server honours: the account and sign-in pages are in French too.
+    await page.goto(`${t.origin}/admin/account`);
+    await page.getByRole('heading', { level: 1, name: 'Votre compte' }).waitFor();
+    await page.getByRole('button', { name: 'Se déconnecter', exact: true }).click();
+    await page.getByRole('button', { name: 'Se connecter' }).waitFor();
+    await page.context().close();
   });
 
   it('is keyboard-operable at 390 px: skip link, menu, and a visible focus', async () => {

@@ -20,6 +20,9 @@ import { chooseDialog } from '../components/ConfirmDialog';
 import { lazyComponent } from '../components/Lazy';
 import { toast } from '../components/Toast';
 import { OrganizerPicker, TermPicker, VenuePicker } from './Pickers';
+import { useApi } from '../components/useApi';
+import { Link } from '../components/Link';
+import type { EventList } from '../lib/events';
 import { RecurrenceEditor } from './RecurrenceEditor';
 
 const RichText = lazyComponent(() => import('./RichText').then((m) => m.RichText));
@@ -168,6 +171,25 @@ function timeZones(): string[] {
     if (!zones.includes('UTC')) zones = ['UTC', ...zones];
   }
   return zones;
+}
+
+/** The occurrences the server generated for a series (`?post_parent=`), next first. */
+function SeriesOccurrences({ id }: { id: number }) {
+  const list = useApi<EventList>(`${NS}/events`, { post_parent: id, per_page: 10, status: 'any' });
+  if (!list.data || list.data.events.length === 0) return null;
+  return (
+    <section class="card" aria-labelledby="series-occurrences">
+      <h2 id="series-occurrences">{t('editor.occurrences', { n: list.data.total })}</h2>
+      <ol class="occurrences">
+        {list.data.events.map((e) => (
+          <li key={e.id}>
+            <Link to={`/events/${e.id}`}>{formatDate(e.utc_start_date, { dateStyle: 'full', timeStyle: e.all_day ? undefined : 'short', timeZone: e.timezone || undefined })}</Link>{' '}
+            {e.title !== list.data!.events[0]!.title ? `· ${e.title}` : ''}
+          </li>
+        ))}
+      </ol>
+    </section>
+  );
 }
 
 const storageKey = (id: string) => `calendar-admin-draft-${currentUser.value.id}-${id}`;
@@ -437,6 +459,7 @@ export function EventEditor({ params }: { params: Record<string, string> }) {
             {!original?.recurring_event_id && (
               <RecurrenceEditor rule={draft.rule} onChange={(rule) => update({ rule })} startDate={draft.startDate} startTime={draft.all_day ? '' : draft.startTime} error={errors.recurrence} />
             )}
+            {original && !original.recurring_event_id && (original.recurrence?.length ?? 0) > 0 && <SeriesOccurrences key={etag} id={original.id} />}
             <VenuePicker value={draft.venue} onChange={(v) => update({ venue: v })} />
             <OrganizerPicker value={draft.organizer} onChange={(v) => update({ organizer: v })} />
           </div>

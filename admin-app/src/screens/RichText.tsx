@@ -16,7 +16,17 @@ export function RichText({ value, onChange, labelId }: { value: string; onChange
     if (!host.current || quill.current) return;
     const q = new Quill(host.current, {
       theme: 'snow',
-      modules: { toolbar: [[{ header: [2, 3, false] }], ['bold', 'italic', 'underline', 'link'], [{ list: 'ordered' }, { list: 'bullet' }], ['blockquote', 'clean']] },
+      modules: {
+        toolbar: [[{ header: [2, 3, false] }], ['bold', 'italic', 'underline', 'link'], [{ list: 'ordered' }, { list: 'bullet' }], ['blockquote', 'clean']],
+        // Tab leaves the editor (no keyboard trap, WCAG 2.1.2): Quill's own Tab bindings insert a tab or indent.
+        keyboard: {
+          bindings: {
+            tab: { key: 'Tab', handler: () => true },
+            indent: { key: 'Tab', format: ['blockquote', 'indent', 'list'], handler: () => true },
+            outdent: { key: 'Tab', shiftKey: true, format: ['blockquote', 'indent', 'list'], handler: () => true },
+          },
+        },
+      },
     });
     q.clipboard.dangerouslyPasteHTML(value || '');
     q.root.setAttribute('aria-labelledby', labelId);

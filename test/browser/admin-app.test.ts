@@ -55,7 +55,8 @@ describe('the admin app in a browser', () => {
       await page.context().close();
       return links;
     };
-    assert.deepEqual(await navOf(ADMIN.login, ADMIN.password), ['Dashboard', 'Events', 'Venues', 'Organizers', 'Categories', 'Tags']);
+    // Administrators also see the plug-ins' system screens (users, webhooks, …), after the content ones.
+    assert.deepEqual((await navOf(ADMIN.login, ADMIN.password)).slice(0, 6), ['Dashboard', 'Events', 'Venues', 'Organizers', 'Categories', 'Tags']);
     assert.deepEqual(await navOf('ed', 'ed-pw'), ['Dashboard', 'Events', 'Venues', 'Organizers', 'Categories', 'Tags']);
     assert.deepEqual(await navOf('ann', 'ann-pw'), ['Dashboard', 'Events', 'Venues', 'Organizers']);
     assert.deepEqual(await navOf('carl', 'carl-pw'), ['Dashboard', 'Events', 'Venues', 'Organizers']);

@@ -113,6 +113,12 @@ export const ERRORS = {
   submission_too_many_links: [400, 'The submission holds more than %d links.'],
   submission_not_editable: [409, 'This submission can no longer be changed (it is %s).'],
   submission_not_pending: [409, 'This submission has already been decided (it is %s).'],
+  // Issue 28: deleting an event permanently (calendar/admin/v1/events/{id}).
+  rest_purge_not_trashed: [400, 'Only an event in the trash can be deleted permanently: move it to the trash first.'],
+  rest_purge_occurrence: [
+    400,
+    'An occurrence of a recurring event cannot be deleted permanently on its own (its series would generate it again): it stays in the trash, or delete the whole series permanently.',
+  ],
 } as const satisfies Record<string, readonly [number, string]>;
 
 export type ErrorCode = keyof typeof ERRORS;

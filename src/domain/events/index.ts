@@ -34,6 +34,7 @@ export function createEventService(deps: EventServiceDeps): EventService {
     create: writes.create,
     update: series.update,
     trash: series.trash,
+    purge: series.purge,
     occurrenceOn: series.occurrenceOn,
     seriesDetails: series.seriesDetails,
     onGenerationLeft: writes.onGenerationLeft,

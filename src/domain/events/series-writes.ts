@@ -31,7 +31,7 @@ const SCOPE_ON_OCCURRENCES = 'recurrence_scope this and following apply to occur
 const RULES_NEED_SCOPE = 'recurrence cannot be set on one occurrence: send recurrence_scope=following or all.';
 const MOVE_NEEDS_SERIES = (seriesId: number) => `recurrence_scope=all cannot move the series from one occurrence: update the series (id ${seriesId}) or use recurrence_scope=following.`;
 
-export function createSeriesWrites(deps: EventServiceDeps, writes: Writes): Pick<EventService, 'update' | 'trash' | 'occurrenceOn' | 'seriesDetails'> {
+export function createSeriesWrites(deps: EventServiceDeps, writes: Writes): Pick<EventService, 'update' | 'trash' | 'purge' | 'occurrenceOn' | 'seriesDetails'> {
   const { store, clock } = deps;
   const db = store.db;
   const { updateRecord, trashRecord, generate, seriesWrite } = writes;
@@ -224,6 +224,22 @@ export function createSeriesWrites(deps: EventServiceDeps, writes: Writes): Pick
         // this (default): an exception, never generated again.
         await recurrenceStore.markExceptions(trx, [Number(record.id)]);
         return trashRecord(trx, record);
+      });
+    },
+
+    async purge(record) {
+      await writeTransaction(db, async (trx) => {
+        // Read again in the transaction: what the caller loaded may have changed since.
+        const current = await eventsStore.findEventsByIds(trx, [Number(record.id)]);
+        const found = current[0];
+        if (!found) throw apiError('rest-event-not-found', { args: [Number(record.id)] });
+        if (found.status !== 'trash') throw apiError('rest_purge_not_trashed');
+        const id = Number(found.id);
+        if (found.type !== SERIES_TYPE && Number(found.parent_id) !== 0 && (await recurrenceStore.occurrenceOf(trx, id))) throw apiError('rest_purge_occurrence');
+        const occurrences = found.type === SERIES_TYPE ? (await recurrenceStore.occurrencesOf(trx, id)).map((o) => o.post_id) : [];
+        // Occurrences first (their rows point at the series), then the event or series itself.
+        await recurrenceStore.deleteOccurrences(trx, occurrences);
+        await recurrenceStore.deleteOccurrences(trx, [id]);
       });
     },
   };

@@ -154,6 +154,12 @@ export interface EventService {
   update(viewer: Viewer, record: EventRecord, input: EventInput): Promise<EventRecord>;
   /** `scope` applies to occurrences of recurring events (default `this`). */
   trash(record: EventRecord, scope?: RecurrenceScope, viewer?: Viewer): Promise<EventRecord>;
+  /**
+   * Delete an event for good, as wp-admin's "Delete Permanently" (issue 28): only from the trash;
+   * a series goes with all its occurrences; an occurrence alone is refused (its series would
+   * generate it again): it stays trashed, or goes with its series.
+   */
+  purge(record: EventRecord): Promise<void>;
   /** Recurring events (issue 15): the occurrence of a series generated on a day (`YYYY-MM-DD`). */
   occurrenceOn(seriesId: number, day: string): Promise<number | undefined>;
   /**

@@ -10,9 +10,17 @@
  * (edited or deleted alone). By id ascending, `per_page` up to 500 (default 100), with the lists'
  * `X-WP-Total`/`X-WP-TotalPages` headers. Callers who may edit others' events (editors and
  * administrators): 401 without credentials, 403 for other roles.
+ *
+ * `DELETE {REST_ROOT}/calendar/admin/v1/events/{id}` (issue 28): wp-admin's "Delete Permanently"
+ * (the legacy `DELETE` only trashes): an event in the trash is deleted for good, a series with all
+ * its occurrences; answers `{"deleted": true, "previous": {id, type, status, title}}` as WordPress'
+ * forced deletes do. For whoever may delete that event (its author with `delete_published_posts`
+ * and the like, editors and administrators); 400 when it is not in the trash or is one occurrence.
  */
 import type { Services } from '../../domain/services.js';
-import { typeCan } from '../../domain/permissions.js';
+import { canDeletePost, typeCan } from '../../domain/permissions.js';
+import { apiError } from '../../domain/errors.js';
+import type { EventRecord } from '../../store/events.js';
 import { isPositiveInt } from '../../domain/values.js';
 import { eventIndex } from '../../domain/event-index.js';
 import { endpoint, route, type RouteDecl } from '../route.js';
@@ -43,6 +51,31 @@ export function adminEventRoutes(services: Services): RouteDecl[] {
           const perPage = Math.min(500, Number(ctx.args.per_page));
           const { items, total, totalPages } = await eventIndex(services.store.db, Number(ctx.args.page), perPage);
           return { body: items, headers: listHeaders(total, totalPages) };
+        },
+      }),
+    ]),
+    route('/events/{id}', [
+      endpoint<EventRecord>({
+        methods: ['DELETE'],
+        args: { id: { type: 'integer', description: 'The event (or series) ID', required: true, in: 'path', validate: (v) => isPositiveInt(v) } },
+        load: async (ctx) => (await services.events.findById(Number(ctx.path.id))) ?? null,
+        permission: (ctx) => (ctx.record ? canDeletePost(ctx.viewer, 'tribe_events', ctx.record) : typeCan(ctx.viewer, 'delete', 'tribe_events')),
+        precondition: { type: 'event' },
+        docs: {
+          responses: {
+            '200': { description: 'The event was deleted permanently: {"deleted": true, "previous": {id, type, status, title}}' },
+            '400': { description: 'The event is not in the trash, or is one occurrence of a recurring event' },
+            '401': { description: 'Not logged in' },
+            '403': { description: 'May not delete this event' },
+            '404': { description: 'No event with this ID' },
+          },
+        },
+        handler: async (ctx) => {
+          const record = ctx.record;
+          if (!record) throw apiError('rest-event-not-found', { args: [Number(ctx.path.id)] });
+          await services.events.purge(record);
+          const previous = { id: Number(record.id), type: record.type === 'tribe_event_series' ? 'series' : 'event', status: record.status, title: record.title };
+          return { body: { deleted: true, previous } };
         },
       }),
     ]),

@@ -11,7 +11,7 @@
  */
 import type { Store } from '../store/db.js';
 import type { Executor } from '../store/schema.js';
-import { changeTime, databaseId, lockRecord, recordVersion, type RecordVersion, type VersionedType } from '../store/versions.js';
+import { changeTime, databaseId, eventVersions, lockRecord, recordVersion, type RecordVersion, type VersionedType } from '../store/versions.js';
 import { createKeptMap } from './kept.js';
 import { syncKeyReader, type SyncKey } from './sync.js';
 
@@ -37,6 +37,11 @@ export interface VersionService {
    * the database; cheaper on PostgreSQL, where a sync reads the counter).
    */
   of(type: VersionedType, id: number, sync?: boolean): Promise<RecordVersion>;
+  /**
+   * The versions of many events (issue 30: a CalDAV calendar's members), each equal to
+   * `of('event', id, false)`: kept ones as kept, the others read together (`eventVersions`) and kept.
+   */
+  ofEvents(ids: readonly number[]): Promise<Map<number, RecordVersion>>;
   /** Inside a write transaction: lock the record, then read its version. */
   locked(trx: Executor, type: VersionedType, id: number): Promise<RecordVersion>;
   /** The position of the data as a whole (lists): brought up to date first unless `sync` is false. */
@@ -66,6 +71,22 @@ export function createVersionService(store: Store): VersionService {
       const version = await recordVersion(db, type, id);
       kept.set(key, version, seq, version.deps);
       return version;
+    },
+    async ofEvents(ids) {
+      const seq = feed.seq() < 0 ? await feed.sync() : feed.seq();
+      const out = new Map<number, RecordVersion>();
+      const missing: number[] = [];
+      for (const id of ids) {
+        const known = kept.get(`event:${id}`);
+        if (known) out.set(id, known);
+        else missing.push(id);
+      }
+      if (missing.length === 0) return out;
+      for (const [id, version] of await eventVersions(db, missing)) {
+        kept.set(`event:${id}`, version, seq, version.deps);
+        out.set(id, version);
+      }
+      return out;
     },
     async locked(trx, type, id) {
       if (store.dialect === 'postgres') await lockRecord(trx, type, id);

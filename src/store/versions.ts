@@ -11,6 +11,7 @@
 import { sql } from 'kysely';
 import type { Executor } from './schema.js';
 import { newestSeqOf, timeOf } from './change-log.js';
+import { chunksOf } from './lists.js';
 
 export type VersionedType = 'event' | 'venue' | 'organizer' | 'term';
 
@@ -62,4 +63,58 @@ export const changeTime = timeOf;
 export async function databaseId(db: Executor): Promise<string> {
   const row = await db.selectFrom('sync_state').select('database_id').where('id', '=', 1).executeTakeFirst();
   return row?.database_id ?? '';
+}
+
+/**
+ * The versions of many events at once (issue 30: a CalDAV calendar lists thousands), equal to
+ * `recordVersion(db, 'event', id)` for each: their venues, organizers and terms read in a few
+ * statements per ID_CHUNK events, the newest change of each distinct record once (the terms and
+ * venues events share are looked up once, not per event), the last bulk load once, and the times
+ * of the sequence numbers found.
+ *
+ * @example await eventVersions(db, [42, 43]) // Map { 42 => { seq: 1043, gmt: '…', deps: ['event:42', 'venue:7'] }, … }
+ */
+export async function eventVersions(db: Executor, ids: readonly number[]): Promise<Map<number, RecordVersion>> {
+  const deps = new Map<number, Array<[string, number]>>(ids.map((id) => [id, [['event', id]]]));
+  for (const chunk of chunksOf([...new Set(ids)])) {
+    const [venues, organizers, terms] = await Promise.all([
+      db.selectFrom('events').select(['post_id', 'venue_id']).where('post_id', 'in', chunk).execute(),
+      db.selectFrom('event_organizers').select(['event_id', 'organizer_id']).where('event_id', 'in', chunk).execute(),
+      db.selectFrom('event_terms').select(['event_id', 'term_id']).where('event_id', 'in', chunk).execute(),
+    ]);
+    for (const v of venues) if (v.venue_id !== null && v.venue_id !== undefined) deps.get(Number(v.post_id))!.push(['venue', Number(v.venue_id)]);
+    for (const o of organizers) deps.get(Number(o.event_id))!.push(['organizer', Number(o.organizer_id)]);
+    for (const t of terms) deps.get(Number(t.event_id))!.push(['term', Number(t.term_id)]);
+  }
+  // The newest change of each distinct record (one index look-up each, as newestSeqOf makes them).
+  const byType = new Map<string, Set<number>>();
+  for (const list of deps.values()) for (const [t, i] of list) (byType.get(t) ?? byType.set(t, new Set()).get(t)!).add(i);
+  const newest = new Map<string, number>();
+  for (const [type, idSet] of byType) {
+    for (const chunk of chunksOf([...idSet])) {
+      const parts = chunk.map((i) => sql`select cast(${i} as bigint) as "id", (select max("seq") from "changes" where "record_type" = ${type} and "record_id" = ${i}) as "s"`);
+      const r = await sql<{ id: number | string; s: number | string | null }>`${sql.join(parts, sql` union all `)}`.execute(db);
+      for (const row of r.rows) newest.set(`${type}:${Number(row.id)}`, Number(row.s ?? 0));
+    }
+  }
+  const all = await sql<{ s: number | string | null }>`select max("seq") as "s" from "changes" where "record_type" = 'all'`.execute(db);
+  const allSeq = Number(all.rows[0]?.s ?? 0);
+  const seqs = new Map<number, number>();
+  for (const [id, list] of deps) seqs.set(id, Math.max(allSeq, ...list.map(([t, i]) => newest.get(`${t}:${i}`) ?? 0)));
+  const times = new Map<number, string>();
+  for (const chunk of chunksOf([...new Set(seqs.values())].filter((s) => s > 0))) {
+    const rows = await db
+      .selectFrom('changes')
+      .select(['seq', (eb) => eb.fn.min('created_gmt').as('gmt')])
+      .where('seq', 'in', chunk)
+      .groupBy('seq')
+      .execute();
+    for (const row of rows) times.set(Number(row.seq), String(row.gmt));
+  }
+  const out = new Map<number, RecordVersion>();
+  for (const [id, list] of deps) {
+    const seq = seqs.get(id)!;
+    out.set(id, { seq, gmt: seq > 0 ? times.get(seq) : undefined, deps: list.map(([t, i]) => `${t}:${i}`) });
+  }
+  return out;
 }

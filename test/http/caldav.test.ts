@@ -10,6 +10,7 @@ import assert from 'node:assert/strict';
 import ICAL from 'ical.js';
 import { forEachStore, type TestServer } from '../support/harness.js';
 import { dav, responses } from '../support/caldav.js';
+import { eventVersions, recordVersion } from '../../src/store/versions.js';
 
 const PROPFIND_CAL = `<?xml version="1.0" encoding="utf-8"?>
 <D:propfind xmlns:D="DAV:" xmlns:C="urn:ietf:params:xml:ns:caldav" xmlns:CS="http://calendarserver.org/ns/" xmlns:A="http://apple.com/ns/ical/" xmlns:X="urn:example:unknown">
@@ -152,6 +153,17 @@ forEachStore('CalDAV: raw requests', (t: TestServer) => {
     // The REST item ETag of the new version names the same version.
     const rest = await t.api.get(`/events/${ids.concert}`);
     assert.equal(rest.headers.get('etag')!.replace(/\.[^.]+"$/, ''), after.get(`${CAL}${ids.concert}.ics`)!.ok.getetag.replace(/\.ics"$/, ''));
+  });
+
+  it("reads many events' versions at once exactly as one by one (the ETags of a listing)", async () => {
+    const db = t.built.store.db;
+    const all = Object.values(ids);
+    const batch = await eventVersions(db, [...all, 987654]);
+    for (const id of [...all, 987654]) assert.deepEqual(batch.get(id), await recordVersion(db, 'event', id), `event ${id}`);
+    assert.ok(
+      batch.get(ids.concert!)!.deps.some((d) => d.startsWith('term:')),
+      'terms are covered',
+    );
   });
 
   it('answers a category calendar with its events only, and 404 for an unknown category', async () => {

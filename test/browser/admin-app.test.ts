@@ -191,7 +191,7 @@ describe('the admin app in a browser', () => {
     await page.context().close();
   });
 
-  it('trashes and restores with bulk actions, with a progress summary', async () => {
+  it('trashes, restores and deletes permanently with bulk actions, with a progress summary', async () => {
     const a = await t.api.post('/events', { as: 'admin', json: { title: 'Bulk A', start_date: '2027-01-11 10:00', end_date: '2027-01-11 11:00', status: 'publish' } });
     const b = await t.api.post('/events', { as: 'admin', json: { title: 'Bulk B', start_date: '2027-01-12 10:00', end_date: '2027-01-12 11:00', status: 'publish' } });
     const page = await signIn(browser, t, ADMIN.login, ADMIN.password);
@@ -211,6 +211,15 @@ describe('the admin app in a browser', () => {
     await page.getByText('1 of 1 done, 0 failed.').waitFor();
     assert.equal((await t.api.get(`/events/${a.body.id}`, { as: 'admin' })).body.status, 'draft');
     assert.deepEqual(await trashed(), [b.body.id]);
+    // Delete permanently, from the trash, after a confirmation.
+    await go(page, t, '/events?status=trash&search=Bulk', 'Events');
+    await page.getByRole('checkbox', { name: 'Select Bulk B' }).check();
+    await page.getByLabel('Bulk action').selectOption('delete');
+    await page.getByRole('button', { name: 'Apply to 1 selected' }).click();
+    await page.getByRole('dialog').getByRole('button', { name: 'Delete permanently' }).click();
+    await page.getByText('1 of 1 done, 0 failed.').waitFor();
+    assert.deepEqual(await trashed(), []);
+    assert.equal((await t.api.get(`/events/${b.body.id}`, { as: 'admin' })).status, 404);
     await page.context().close();
   });
 

@@ -1,7 +1,7 @@
 /**
  * The events list: search and filters (status, category, tag, venue, date range) kept in the URL,
  * sorted by start (the API's order; newest first is read from the end of the API's pages), paged
- * with `X-WP-Total`, bulk actions (publish, trash, restore: one API call per event, with a progress
+ * with `X-WP-Total`, bulk actions (publish, trash, restore, delete permanently: one API call per event, with a progress
  * summary and each failure named), and others' changes shown within seconds: the list's
  * `X-Sync-Token` is polled with `?sync_token=`, and the page reloads when something changed.
  */
@@ -58,7 +58,7 @@ async function loadPage(filters: Query, page: number, desc: boolean): Promise<{ 
   return { rows: pages.slice(start - offset, end - offset).reverse(), total, totalPages, token };
 }
 
-type Bulk = 'publish' | 'trash' | 'restore';
+type Bulk = 'publish' | 'trash' | 'restore' | 'delete';
 
 export function EventsList() {
   const q = query.value;
@@ -130,12 +130,16 @@ export function EventsList() {
     const rows = (state.rows ?? []).filter((r) => selected.has(r.id));
     if (rows.length === 0) return;
     if (action === 'trash' && !(await confirmDialog({ title: t('events.bulk.trash'), message: t('events.bulk.trashQ', { n: rows.length }), confirm: t('events.bulk.trash'), danger: true }))) return;
+    if (action === 'delete' && !(await confirmDialog({ title: t('events.bulk.delete'), message: t('events.bulk.deleteQ', { n: rows.length }), confirm: t('events.bulk.delete'), danger: true })))
+      return;
     const failed: Array<{ id: number; title: string; message: string }> = [];
     setProgress({ done: 0, total: rows.length, failed, action });
     let done = 0;
     for (const row of rows) {
       try {
         if (action === 'trash') await api(`${NS}/events/${row.id}`, { method: 'DELETE' });
+        // Delete permanently (from the trash): the admin namespace's route; a series goes with its occurrences.
+        else if (action === 'delete') await api(`calendar/admin/v1/events/${row.id}`, { method: 'DELETE' });
         else await api(`${NS}/events/${row.id}`, { method: 'POST', body: { status: action === 'publish' ? 'publish' : 'draft' } });
       } catch (e) {
         failed.push({ id: row.id, title: row.title, message: e instanceof Error ? e.message : String(e) });
@@ -171,7 +175,7 @@ export function EventsList() {
   ];
   const status = q.get('status') ?? '';
   const bulkActions: Array<{ value: Bulk; label: string }> = [];
-  if (status === 'trash') bulkActions.push({ value: 'restore', label: t('events.bulk.restore') });
+  if (status === 'trash') bulkActions.push({ value: 'restore', label: t('events.bulk.restore') }, { value: 'delete', label: t('events.bulk.delete') });
   else {
     if (can('publish_tribe_events')) bulkActions.push({ value: 'publish', label: t('events.bulk.publish') });
     bulkActions.push({ value: 'trash', label: t('events.bulk.trash') });

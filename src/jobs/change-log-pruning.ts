@@ -11,6 +11,9 @@
  * - every row after the lowest webhook endpoint cursor, enabled or disabled: those changes are
  *   still to be turned into deliveries (a disabled endpoint holds the log until it is enabled
  *   again or removed; the job says so in the log);
+ * - with FEDERATION on, every row after the fediverse outbox's cursor (`federation_state`): those
+ *   changes are still to be sent to followers. With it off, the outbox holds nothing (a calendar
+ *   that turns federation on again after more than SYNC_HISTORY_DAYS sends what the log still has);
  * - sync tokens: a token whose history was pruned answers 410 (the pruned sequence number is kept
  *   in `settings.changes_pruned_seq`), as a token that old does anyway.
  *
@@ -32,6 +35,7 @@
 import type { Services } from '../domain/services.js';
 import type { JobRunner } from './runner.js';
 import { firstChangeTimeAfter, lastSeq, lowestWebhookCursor, pruneChangesBatch, pruneSupersededBatch } from '../store/changes.js';
+import { outboxCursorIfAny } from '../store/federation.js';
 
 export interface PruneJob {
   /** Prune what is due now; resolves with how many rows were deleted. */
@@ -76,8 +80,9 @@ export async function pruneChangeLog(
   const limit = options.batch ?? BATCH;
   const since = options.since;
   const beforeGmt = gmtOf(now - services.config.syncHistoryDays * 86_400_000);
-  const [head, cursor] = await Promise.all([lastSeq(db), lowestWebhookCursor(db)]);
-  const upTo = cursor === undefined ? head : Math.min(head, cursor);
+  const [head, webhookCursor, outboxCursor] = await Promise.all([lastSeq(db), lowestWebhookCursor(db), services.config.federation ? outboxCursorIfAny(db) : undefined]);
+  const cursors = [webhookCursor, outboxCursor].filter((c): c is number => c !== undefined);
+  const upTo = Math.min(head, ...cursors);
   const pause = () => new Promise((resolve) => setImmediate(resolve));
   let deleted = 0;
   if (since && since.scanned > 0 && head > since.head) {
@@ -100,9 +105,17 @@ export async function pruneChangeLog(
   }
   if (deleted > 0) options.logger?.info({ pruned: deleted, through: at }, 'change log: pruned rows older than SYNC_HISTORY_DAYS');
   if (upTo < head && at >= upTo && !options.isStopped?.()) {
-    // Stopped at a webhook cursor with older rows after it: an endpoint holds the log.
+    // Stopped at a consumer's cursor with older rows after it: an endpoint (or the outbox) holds the log.
     const next = await firstChangeTimeAfter(db, upTo);
-    if (next !== undefined && next < beforeGmt) options.logger?.warn({ cursor: upTo }, 'change log pruning: held back by a webhook endpoint cursor (a disabled endpoint? enable or remove it)');
+    if (next !== undefined && next < beforeGmt) {
+      const byOutbox = outboxCursor === upTo && webhookCursor !== upTo;
+      options.logger?.warn(
+        { cursor: upTo },
+        byOutbox
+          ? 'change log pruning: held back by the fediverse outbox cursor (deliveries behind?)'
+          : 'change log pruning: held back by a webhook endpoint cursor (a disabled endpoint? enable or remove it)',
+      );
+    }
   }
   return { deleted, through: at, state: { scanned: at, head } };
 }

@@ -265,6 +265,12 @@ export async function outboxCursor(db: Executor, head: () => Promise<number>): P
   return Number(again.cursor_seq);
 }
 
+/** The outbox's cursor, if the outbox has ever run (change-log pruning keeps the rows after it). */
+export async function outboxCursorIfAny(db: Executor): Promise<number | undefined> {
+  const row = await t(db).selectFrom('federation_state').select('cursor_seq').where('id', '=', 1).executeTakeFirst();
+  return row ? Number(row.cursor_seq) : undefined;
+}
+
 export async function objectStates(db: Executor, eventIds: number[]): Promise<Map<number, ObjectStateRow>> {
   if (eventIds.length === 0) return new Map();
   const rows = await t(db).selectFrom('federation_objects').selectAll().where('event_id', 'in', eventIds).execute();

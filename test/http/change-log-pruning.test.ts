@@ -107,6 +107,23 @@ forEachStore('change log pruning', (t) => {
     await t.built.webhooks.remove(endpoint.id);
   });
 
+  it("keeps the rows after the fediverse outbox's cursor while FEDERATION is on, and not when it is off", async () => {
+    const db = t.built.store.db;
+    const e = (await t.api.post('/events', { as: 'admin', json: ev('Followed') })).body;
+    const before = (await recordVersion(db, 'event', e.id)).seq;
+    for (let i = 0; i < 3; i++) await t.api.post(`/events/${e.id}`, { as: 'admin', json: { title: `Followed ${i}` } });
+    // The outbox has sent everything up to the create, not the edits after it.
+    await db.withTables<{ federation_state: { id: number; cursor_seq: number } }>().insertInto('federation_state').values({ id: 1, cursor_seq: before }).execute();
+    await db.updateTable('changes').set({ created_gmt: '2001-01-01 00:00:00' }).execute();
+    const rows = async () => (await db.selectFrom('changes').select('seq').where('record_type', '=', 'event').where('record_id', '=', e.id).execute()).length;
+    assert.equal(await rows(), 4);
+    await pruneChangeLog({ ...t.built.services, config: { ...t.built.services.config, federation: true } });
+    assert.equal(await rows(), 3, 'the edits after the outbox cursor are kept, the create before it is pruned');
+    await pruneChangeLog({ ...t.built.services, config: { ...t.built.services.config, federation: false } });
+    assert.equal(await rows(), 1, 'with federation off, only the newest row is kept');
+    await db.withTables<{ federation_state: { id: number } }>().deleteFrom('federation_state').execute();
+  });
+
   it('prunes in bounded batches, to the same end', async () => {
     const db = t.built.store.db;
     const e = (await t.api.post('/events', { as: 'admin', json: ev('Batched') })).body;

@@ -20,6 +20,7 @@
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
 import type { Socket } from 'node:net';
 import { ApiError } from '../domain/errors.js';
+import { UPLOAD_LIMIT } from './uploads.js';
 
 /** The largest request body accepted (bytes). */
 export const BODY_LIMIT = 2 * 1024 * 1024;
@@ -32,7 +33,7 @@ export function requestErrorOf(error: unknown): ApiError | undefined {
   const code = (error as { code?: string } | null)?.code;
   switch (code) {
     case 'FST_ERR_CTP_BODY_TOO_LARGE':
-      return new ApiError('rest_payload_too_large', `The request body is too large (at most ${BODY_LIMIT} bytes).`, 413);
+      return new ApiError('rest_payload_too_large', `The request body is too large (at most ${BODY_LIMIT} bytes; ${UPLOAD_LIMIT} for a text/calendar or multipart/form-data upload).`, 413);
     case 'FST_ERR_CTP_INVALID_MEDIA_TYPE':
       return new ApiError('rest_invalid_content_type', 'Unsupported content type.', 415);
     case 'FST_ERR_MAX_PARAM_LENGTH':

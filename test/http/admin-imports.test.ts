@@ -134,7 +134,9 @@ forEachStore('admin imports and exports', (t) => {
     assert.equal(ok.status, 202);
     const tooBig = await fetch(`${t.origin}${A}/imports`, { method: 'POST', headers: { authorization: auth, 'content-type': 'text/calendar' }, body: 'x'.repeat(10 * 1024 * 1024 + 1) });
     assert.equal(tooBig.status, 413);
-    assert.equal(((await tooBig.json()) as { code: string }).code, 'rest_payload_too_large');
+    const refusal = (await tooBig.json()) as { code: string; message: string };
+    assert.equal(refusal.code, 'rest_payload_too_large');
+    assert.match(refusal.message, /10485760 for a text\/calendar or multipart\/form-data upload/);
     assert.equal((await until(t, ((await ok.json()) as { id: number }).id)).final.status, 'done');
   });
 

@@ -174,6 +174,8 @@ export async function registerAdminFace(app: FastifyInstance, { config, services
         siteUrl: config.siteUrl,
         timezone: config.timezone,
         formNonce: sessions.nonce(req.sessionToken!, session, FORM_ACTION),
+        // Optional features whose screens the app shows only when they are on.
+        features: [...(config.submissions !== 'off' ? ['submissions'] : []), ...(config.federation ? ['federation'] : [])],
         user: { id: viewer.id, name: viewer.login, roles: viewer.role ? [viewer.role] : [], capabilities: Object.fromEntries([...viewer.caps].sort().map((c) => [c, true])) },
       };
       reply.header('content-security-policy', APP_CSP);

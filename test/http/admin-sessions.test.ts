@@ -123,6 +123,8 @@ for (const kind of STORES) {
         assert.deepEqual(boot.user.roles, ['administrator']);
         assert.equal(boot.user.name, 'admin');
         assert.equal(boot.user.capabilities.publish_tribe_events, true);
+        // Optional features (their screens, e.g. moderation, exist only when on): off by default.
+        assert.deepEqual(boot.features, []);
         // The embedded nonce is the session's REST nonce.
         assert.equal((await create(t, { cookie, nonce: boot.nonce }, { 'x-wp-nonce': boot.nonce })).status, 201);
         const script = /<script type="module" crossorigin src="(\/admin\/assets\/[^"]+\.js)"/.exec(app.text)![1]!;

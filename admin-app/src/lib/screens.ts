@@ -18,6 +18,8 @@ export interface ScreenDef {
   nav?: { labelKey: string; group: NavGroup; order: number };
   /** WordPress roles allowed to see it */
   roles: string[];
+  /** A feature the server must have on for the screen to exist (`boot.features`: `submissions`, `federation`). */
+  feature?: string;
   component: ComponentType<{ params: Record<string, string> }>;
 }
 

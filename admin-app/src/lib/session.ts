@@ -35,6 +35,8 @@ export interface Boot {
   siteUrl: string;
   /** The form nonce of the account pages' forms (sign out). */
   formNonce: string;
+  /** Optional features the server has on (`submissions`, `federation`): screens that need one are shown only then. */
+  features: string[];
   user: CurrentUser;
 }
 
@@ -50,6 +52,7 @@ function readBoot(): Boot {
     timezone: 'UTC',
     siteUrl: '',
     formNonce: '',
+    features: [],
     user: { id: 0, name: '', roles: [], capabilities: {} },
   };
   if (!el?.textContent) return fallback;

@@ -6,6 +6,7 @@
 import { signal } from '@preact/signals';
 import { lazyComponent } from '../components/Lazy';
 import type { ScreenDef } from '../lib/screens';
+import { boot } from '../lib/session';
 
 const EDITORS = ['administrator', 'editor', 'author', 'contributor'];
 const TERM_MANAGERS = ['administrator', 'editor'];
@@ -36,7 +37,8 @@ export async function loadPlugins(): Promise<void> {
   const loaded = await Promise.allSettled(Object.values(pluginModules).map((load) => load()));
   const screens: ScreenDef[] = [];
   for (const r of loaded) {
-    if (r.status === 'fulfilled') screens.push(...(r.value.screens ?? []));
+    // A screen of a feature the server has off (SUBMISSIONS=off, …) does not exist.
+    if (r.status === 'fulfilled') screens.push(...(r.value.screens ?? []).filter((s) => s.feature === undefined || boot.features.includes(s.feature)));
     else console.error('admin plug-in failed to load', r.reason);
   }
   pluginScreens.value = screens;

@@ -458,7 +458,7 @@ function Log() {
 const MODERATORS = ['administrator', 'editor'];
 
 export const screens: ScreenDef[] = [
-  { path: '/moderation', nav: { labelKey: 'moderation.nav', group: 'content', order: 30 }, roles: MODERATORS, component: Queue },
-  { path: '/moderation/log', roles: MODERATORS, component: Log },
-  { path: '/moderation/:id', roles: MODERATORS, component: Detail },
+  { path: '/moderation', nav: { labelKey: 'moderation.nav', group: 'content', order: 30 }, roles: MODERATORS, feature: 'submissions', component: Queue },
+  { path: '/moderation/log', roles: MODERATORS, feature: 'submissions', component: Log },
+  { path: '/moderation/:id', roles: MODERATORS, feature: 'submissions', component: Detail },
 ];

@@ -27,6 +27,7 @@ import { registerConditional } from './web/conditional.js';
 import { registerRestApi, restRouteRewrite } from './http/register.js';
 import { METRICS_PATH, registerMetrics } from './http/metrics.js';
 import { registerHealthRoutes } from './http/health.js';
+import { createWarmUp, warmUpPaths, type WarmUp } from './http/warm-up.js';
 import { registerCalendarPages } from './pages/routes.js';
 import { registerAdminFace } from './admin/index.js';
 
@@ -48,6 +49,8 @@ export interface BuiltApp extends Core {
   pruneJob: PruneJob;
   /** The watch of the event loop (which requests hold it; loop-delay.ts). */
   loopWatch: LoopWatch;
+  /** The reads answered after a start before `/readyz` says ready (`serve` runs it; off with WARM_UP=false). */
+  warmUp?: WarmUp;
   /** Stop the server, then close the store; `progress` hears each step as it starts. */
   close(progress?: (step: string) => void): Promise<void>;
 }
@@ -134,8 +137,10 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
 
   // The faces. The REST face also sets the instance's error and not-found answers (the API's shape).
   registerRestApi(app, { config, services, webhooks });
-  // Liveness and readiness probes, outside the REST root too.
-  registerHealthRoutes(app, store);
+  // Liveness and readiness probes, outside the REST root too; readiness waits for the warm-up (issue 27).
+  const warmUp = config.warmUp ? createWarmUp(app, warmUpPaths(config)) : undefined;
+  if (warmUp) app.addHook('onClose', async () => warmUp.stop());
+  registerHealthRoutes(app, store, warmUp);
   // The calendar's pages and iCalendar feeds at the permalinks (src/pages).
   registerCalendarPages(app, services);
   // The admin face (src/admin): sign-in, the account page, and cookie authentication for the other faces.
@@ -150,6 +155,7 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
     pruneJob,
     loopWatch,
     ...(webhookWorker ? { webhookWorker } : {}),
+    ...(warmUp ? { warmUp } : {}),
     async close(progress?: (step: string) => void) {
       await app.close();
       progress?.('closing the database');

@@ -47,13 +47,13 @@ async function timed(origin: string, path: string): Promise<{ ms: number; status
 }
 
 /** Wait until /readyz answers 200; the time from the process start, and the states it said meanwhile. */
-async function ready(child: Child, started: number): Promise<{ ms: number; states: string[] }> {
+async function ready(child: Child, started: number): Promise<{ ms: number; states: string[]; warmUpMs: number | null }> {
   const states: string[] = [];
   for (;;) {
     const res = await fetch(child.origin + '/readyz');
-    const body = (await res.json().catch(() => ({}))) as { status?: string };
+    const body = (await res.json().catch(() => ({}))) as { status?: string; checks?: { warm_up?: { ms?: number } } };
     if (states[states.length - 1] !== body.status) states.push(String(body.status));
-    if (res.status === 200) return { ms: performance.now() - started, states };
+    if (res.status === 200) return { ms: performance.now() - started, states, warmUpMs: body.checks?.warm_up?.ms ?? null };
     await new Promise((r) => setTimeout(r, 20));
   }
 }
@@ -62,7 +62,11 @@ interface Row {
   database: string;
   read: string;
   round: number;
+  /** from the process' start until it listened (/livez answered) */
+  listenMs: number;
   readyMs: number;
+  /** what /readyz said the warm-up took */
+  warmUpMs: number | null;
   readyStates: string[];
   coldMs: number;
   warmMs: number;
@@ -77,6 +81,7 @@ for (const url of urls) {
     for (let round = 1; round <= rounds; round++) {
       const started = performance.now();
       const child = await startChild('service', [cli, 'serve'], { DATABASE_URL: url, LOG_LEVEL: 'warn', RATE_LIMIT: '1000000000' }, { readyPath: '/livez' });
+      const listenMs = performance.now() - started;
       try {
         const r = await ready(child, started);
         const cold = await timed(child.origin, READS[key]!);
@@ -86,7 +91,9 @@ for (const url of urls) {
           database: label,
           read: key,
           round,
+          listenMs,
           readyMs: r.ms,
+          warmUpMs: r.warmUpMs,
           readyStates: r.states,
           coldMs: cold.ms,
           warmMs: warm.ms,
@@ -96,7 +103,7 @@ for (const url of urls) {
         };
         rows.push(row);
         console.log(
-          `${label} ${key} round ${round}: ready after ${r.ms.toFixed(0)} ms (${r.states.join(' → ')}), first ${cold.ms.toFixed(1)} ms (${cold.status}, total ${cold.total ?? '-'}), next ${warm.ms.toFixed(1)} ms`,
+          `${label} ${key} round ${round}: listening after ${listenMs.toFixed(0)} ms, ready after ${r.ms.toFixed(0)} ms (${r.states.join(' → ')}; warm-up ${r.warmUpMs ?? '-'} ms), first ${cold.ms.toFixed(1)} ms (${cold.status}, total ${cold.total ?? '-'}), next ${warm.ms.toFixed(1)} ms`,
         );
       } finally {
         await child.stop();
@@ -105,12 +112,13 @@ for (const url of urls) {
   }
 }
 if (env.COLD_JSON) writeFileSync(env.COLD_JSON, JSON.stringify(rows, null, 2));
-console.log('\n| store | read | ready after (ms) | first request (ms) | next (ms) |\n|---|---|---:|---:|---:|');
+console.log('\n| store | read | listening after (ms) | ready after (ms) | warm-up (ms) | first request (ms) | next (ms) |\n|---|---|---:|---:|---:|---:|---:|');
 for (const url of urls) {
   const label = url.startsWith('sqlite:') ? 'sqlite' : 'postgres';
   for (const key of keys) {
     const mine = rows.filter((r) => r.database === label && r.read === key);
     const list = (f: (r: Row) => number) => mine.map((r) => f(r).toFixed(1)).join(', ');
-    console.log(`| ${label} | ${key} | ${mine.map((r) => r.readyMs.toFixed(0)).join(', ')} | ${list((r) => r.coldMs)} | ${list((r) => r.warmMs)} |`);
+    const ints = (f: (r: Row) => number | null) => mine.map((r) => (f(r) === null ? '-' : f(r)!.toFixed(0))).join(', ');
+    console.log(`| ${label} | ${key} | ${ints((r) => r.listenMs)} | ${ints((r) => r.readyMs)} | ${ints((r) => r.warmUpMs)} | ${list((r) => r.coldMs)} | ${list((r) => r.warmMs)} |`);
   }
 }

@@ -75,6 +75,7 @@ for (const kind of STORES) {
       assert.equal(after.checks.warm_up.status, 'ok');
       assert.equal(after.checks.warm_up.done, warmUpPaths(b.config).length);
       assert.equal(typeof after.checks.warm_up.ms, 'number');
+      assert.deepEqual(Object.keys(after.checks.warm_up.reads), warmUpPaths(b.config));
     });
 
     it('after the warm-up, the first client list finds its total kept: nothing is counted', async () => {

@@ -7,7 +7,7 @@
  *   version is applied and the warm-up after the start (warm-up.ts, issue 27) has settled;
  *   200 `{"status":"ok","checks":{…}}`, otherwise 503 with `{"status":"unavailable","checks":{…}}`
  *   saying which check failed, or `{"status":"warming","checks":{…,"warm_up":{"status":"warming",
- *   "done":2,"paths":6}}}` while the warm-up runs. A warm-up that failed (a read answered an error)
+ *   "done":2,"paths":5}}}` while the warm-up runs. A warm-up that failed (a read answered an error)
  *   does not hold readiness: `checks.warm_up` names the reads that failed.
  *
  * HEAD works on each (Fastify answers it from the GET route, without the body).

@@ -40,7 +40,11 @@ function status(pid: number): Record<string, number> {
 function memoryLines(text: string): string[] {
   return text
     .split('\n')
-    .filter((l) => !l.startsWith('#') && /^(nodejs_heap_size|nodejs_heap_space_size_total_bytes\{space="(new|old)"\}|nodejs_external_memory|process_resident_memory|calendar_memory_bound_bytes|calendar_kept_(entries|bytes))/.test(l))
+    .filter(
+      (l) =>
+        !l.startsWith('#') &&
+        /^(nodejs_heap_size|nodejs_heap_space_size_total_bytes\{space="(new|old)"\}|nodejs_external_memory|process_resident_memory|calendar_memory_bound_bytes|calendar_kept_(entries|bytes))/.test(l),
+    )
     .filter((l) => !/ 0$/.test(l));
 }
 

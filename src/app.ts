@@ -28,6 +28,7 @@ import { registerConditional } from './web/conditional.js';
 import { registerRestApi, restRouteRewrite } from './http/register.js';
 import { METRICS_PATH, registerMetrics } from './http/metrics.js';
 import { registerHealthRoutes } from './http/health.js';
+import { createWarmUp, warmUpPaths, type WarmUp } from './http/warm-up.js';
 import { registerCalendarPages } from './pages/routes.js';
 import { registerAdminFace } from './admin/index.js';
 import { registerCalDav } from './caldav/index.js';
@@ -55,6 +56,8 @@ export interface BuiltApp extends Core {
   submissionJobs?: SubmissionJobs;
   /** The watch of the event loop (which requests hold it; loop-delay.ts). */
   loopWatch: LoopWatch;
+  /** The reads answered after a start before `/readyz` says ready (`serve` runs it; off with WARM_UP=false). */
+  warmUp?: WarmUp;
   /** Stop the server, then close the store; `progress` hears each step as it starts. */
   close(progress?: (step: string) => void): Promise<void>;
 }
@@ -145,8 +148,10 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
   registerRestApi(app, { config, services, webhooks, ...(federationFace ? { federation: federationFace.admin } : {}) });
   // Its routes, jobs and metrics; before the pages, whose event pages it negotiates (ActivityPub JSON or HTML).
   if (federationFace) await federationFace.register(app, jobs, registry);
-  // Liveness and readiness probes, outside the REST root too.
-  registerHealthRoutes(app, store);
+  // Liveness and readiness probes, outside the REST root too; readiness waits for the warm-up (issue 27).
+  const warmUp = config.warmUp ? createWarmUp(app, warmUpPaths(config)) : undefined;
+  if (warmUp) app.addHook('onClose', async () => warmUp.stop());
+  registerHealthRoutes(app, store, warmUp);
   // The calendar's pages and iCalendar feeds at the permalinks (src/pages).
   registerCalendarPages(app, services);
   // The admin face (src/admin): sign-in, the account page, and cookie authentication for the other faces.
@@ -168,6 +173,7 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
     loopWatch,
     ...(webhookWorker ? { webhookWorker } : {}),
     ...(submissionJobs ? { submissionJobs } : {}),
+    ...(warmUp ? { warmUp } : {}),
     async close(progress?: (step: string) => void) {
       await app.close();
       progress?.('closing the database');

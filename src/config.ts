@@ -41,6 +41,8 @@ export interface Config {
   metricsToken?: string;
   /** A request during which the event loop was held at least this long (ms) is logged (warn) and counted; 0 logs every hold. */
   slowRequestLogMs: number;
+  /** Answer the default anonymous lists before /readyz says ready (issue 27). */
+  warmUp: boolean;
   /** Requests per client (IP, or user when authenticated) per `rateLimitWindow`; 0 turns rate limiting off. */
   rateLimitMax: number;
   /** The rate-limit window, in seconds. */
@@ -206,6 +208,13 @@ export const SETTINGS: Setting[] = [
     key: 'slowRequestLogMs',
     defaultText: '100',
     description: 'a request during which the event loop was held at least this long (ms) is logged (warn) and counted in /metrics',
+  },
+  {
+    env: 'WARM_UP',
+    flag: '--warm-up',
+    key: 'warmUp',
+    defaultText: 'true',
+    description: 'after a start, answer the default anonymous lists once (their totals counted, caches filled) before /readyz says ready (true/false)',
   },
   { env: 'RATE_LIMIT_MAX', flag: '--rate-limit-max', key: 'rateLimitMax', defaultText: '1200', description: 'requests per client (IP, or user when authenticated) per window; 0 turns it off' },
   { env: 'RATE_LIMIT_WINDOW', flag: '--rate-limit-window', key: 'rateLimitWindow', defaultText: '60', description: 'rate-limit window: seconds, or 30s, 1m, 1h' },
@@ -652,6 +661,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Part
     metrics: flag('METRICS', pick('metrics', 'METRICS'), true),
     metricsToken: pick('metricsToken', 'METRICS_TOKEN'),
     slowRequestLogMs: positiveInt('SLOW_REQUEST_LOG_MS', pick('slowRequestLogMs', 'SLOW_REQUEST_LOG_MS') ?? '100'),
+    warmUp: flag('WARM_UP', pick('warmUp', 'WARM_UP'), true),
     rateLimitMax: positiveInt('RATE_LIMIT_MAX', pick('rateLimitMax', 'RATE_LIMIT_MAX') ?? '1200'),
     rateLimitWindow: durationSeconds('RATE_LIMIT_WINDOW', pick('rateLimitWindow', 'RATE_LIMIT_WINDOW') ?? '60'),
     loginMaxFailures: positiveInt('LOGIN_MAX_FAILURES', pick('loginMaxFailures', 'LOGIN_MAX_FAILURES') ?? '5'),

@@ -115,6 +115,14 @@ export async function serve(config: Config): Promise<void> {
     app.log.fatal({ err, origin }, 'uncaught exception; shutting down');
     void shutdown('uncaughtException');
   });
+  // The first reads' costs are paid before /readyz says ready (issue 27; http/warm-up.ts).
+  const warmUp = built.warmUp;
+  if (warmUp) {
+    void warmUp.run().then((r) => {
+      if (r.status === 'ok') app.log.info({ ms: r.ms }, 'warm-up done: ready');
+      else app.log.warn({ ms: r.ms, failures: r.failures }, 'warm-up did not complete; ready anyway');
+    });
+  }
   try {
     await app.listen({ port: config.port, host: config.host });
   } catch (err) {

@@ -8,12 +8,15 @@
  *   events-calendar serve --port 9000
  */
 import { unsupportedNodeMessage } from './node-support.js';
+import { reexecWithHeapFlags } from './heap-flags.js';
 
 const unsupported = unsupportedNodeMessage(process.versions.node);
 if (unsupported) {
   console.error(unsupported);
   process.exit(2);
 }
+// `serve` bounds V8's young generation (heap-flags.ts, issue 27): re-executed with the flag, same pid.
+reexecWithHeapFlags(process.argv);
 import('./program.js').catch((err: unknown) => {
   console.error(err);
   process.exit(1);

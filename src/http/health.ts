@@ -3,9 +3,12 @@
  *
  * - `GET /livez` (alias `/healthz`): the process is alive and serving; 200 `{"status":"ok"}`
  *   always. It does not touch the database, so an outage does not get the process restarted.
- * - `GET /readyz`: the database answers a cheap query within 2 s and every migration of this
- *   version is applied; 200 `{"status":"ok","checks":{…}}`, otherwise 503 with
- *   `{"status":"unavailable","checks":{…}}` saying which check failed.
+ * - `GET /readyz`: the database answers a cheap query within 2 s, every migration of this
+ *   version is applied and the warm-up after the start (warm-up.ts, issue 27) has settled;
+ *   200 `{"status":"ok","checks":{…}}`, otherwise 503 with `{"status":"unavailable","checks":{…}}`
+ *   saying which check failed, or `{"status":"warming","checks":{…,"warm_up":{"status":"warming",
+ *   "done":2,"paths":5}}}` while the warm-up runs. A warm-up that failed (a read answered an error)
+ *   does not hold readiness: `checks.warm_up` names the reads that failed.
  *
  * HEAD works on each (Fastify answers it from the GET route, without the body).
  *
@@ -13,6 +16,7 @@
  */
 import type { FastifyInstance, FastifyReply } from 'fastify';
 import { checkReadiness, type Store } from '../store/db.js';
+import type { WarmUp } from './warm-up.js';
 
 /** How long `/readyz` waits for the database. */
 export const READINESS_TIMEOUT_MS = 2000;
@@ -21,13 +25,17 @@ function sendHealth(reply: FastifyReply, status: number, body: unknown): Fastify
   return reply.code(status).header('content-type', 'application/json; charset=UTF-8').header('cache-control', 'no-store').send(JSON.stringify(body));
 }
 
-export function registerHealthRoutes(app: FastifyInstance, store: Store): void {
+export function registerHealthRoutes(app: FastifyInstance, store: Store, warmUp?: WarmUp): void {
   const live = async (_req: unknown, reply: FastifyReply) => sendHealth(reply, 200, { status: 'ok' });
   app.get('/livez', live);
   app.get('/healthz', live);
   app.get('/readyz', async (_req, reply) => {
     const r = await checkReadiness(store, READINESS_TIMEOUT_MS);
-    if (!r.ready) reply.header('retry-after', '5');
-    return sendHealth(reply, r.ready ? 200 : 503, { status: r.ready ? 'ok' : 'unavailable', checks: { database: r.database, migrations: r.migrations } });
+    const warm = warmUp?.report();
+    const warming = warm?.status === 'warming';
+    const ready = r.ready && !warming;
+    if (!ready) reply.header('retry-after', r.ready ? '1' : '5');
+    const checks = { database: r.database, migrations: r.migrations, ...(warm && warm.status !== 'pending' ? { warm_up: warm } : {}) };
+    return sendHealth(reply, ready ? 200 : 503, { status: ready ? 'ok' : r.ready ? 'warming' : 'unavailable', checks });
   });
 }

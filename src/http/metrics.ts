@@ -6,6 +6,9 @@
  *   pattern (`/api/calendar/events/v1/events/:id`, `(unmatched)` for 404s without a route), so the
  *   number of series is bounded whatever URLs clients send;
  * * `calendar_db_connections{state}`: PostgreSQL pool `total`, `idle`, `waiting`; SQLite `total` 1;
+ * * `calendar_memory_bound_bytes{part}`: what may be held outside the kept structures (issue 27):
+ *   the SQLite page caches and worker thread heaps (store/memory-bounds.ts) and V8's young
+ *   generation (`v8_young_generation`, twice `--max-semi-space-size`, which `serve` sets);
  * * `calendar_kept_results_total{kind,result}`: hits and misses of kept results (src/metrics.ts);
  * * `calendar_log_dropped_lines_total`, `calendar_log_dropped_bytes_total`, `calendar_log_buffered_bytes`:
  *   log lines a stalled stdout made the server drop, and what stdout holds (src/log-destination.ts);
@@ -32,6 +35,7 @@ import { keptCountersOf, writeCommitCountersOf, type KeptCounters } from '../met
 import { logOutputCounters } from '../metrics.js';
 import { keptSizesOf, storeMetricsOf } from '../metrics.js';
 import type { Store } from '../store/db.js';
+import { memoryBounds } from '../store/memory-bounds.js';
 import type { LoopWatch } from '../web/loop-delay.js';
 
 export const METRICS_PATH = '/metrics';
@@ -85,6 +89,17 @@ export function registerMetrics(app: FastifyInstance, config: Config, store: Sto
     labelNames,
     buckets: [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5],
     registers: [registry],
+  });
+  const bounds = { ...memoryBounds(store.dialect), ...youngGenerationBound() };
+  new Gauge({
+    name: 'calendar_memory_bound_bytes',
+    help: 'Memory bounds besides the kept structures: SQLite page caches, worker thread heaps, V8 young generation (bytes)',
+    labelNames: ['part'],
+    registers: [registry],
+    collect() {
+      this.reset();
+      for (const [part, bytes] of Object.entries(bounds)) this.set({ part }, bytes);
+    },
   });
   new Gauge({
     name: 'calendar_db_connections',
@@ -246,4 +261,11 @@ export function registerMetrics(app: FastifyInstance, config: Config, store: Sto
     return reply.header('content-type', registry.contentType).header('cache-control', 'no-store').send(text);
   });
   return registry;
+}
+
+/** V8's young generation bound when the process was started with `--max-semi-space-size` (cli/heap-flags.ts): two semi-spaces. */
+function youngGenerationBound(): Record<string, number> {
+  const flags = [...process.execArgv, ...(process.env.NODE_OPTIONS ?? '').split(/\s+/)];
+  const m = flags.map((f) => /^--max[-_]semi[-_]space[-_]size=(\d+)$/.exec(f)).find((x) => x !== null);
+  return m ? { v8_young_generation: 2 * Number(m[1]) * 1024 * 1024 } : {};
 }

@@ -15,6 +15,7 @@
  */
 import { Worker } from 'node:worker_threads';
 import { createRequire } from 'node:module';
+import { BACKGROUND_CACHE_KIB, BACKGROUND_HEAP_MB } from './memory-bounds.js';
 
 export interface BackgroundReader {
   all<T>(sql: string, params: readonly unknown[]): Promise<T[]>;
@@ -27,7 +28,7 @@ const { parentPort, workerData } = require('node:worker_threads');
 const Database = require(workerData.driver);
 const db = new Database(workerData.file, { fileMustExist: true });
 db.pragma('busy_timeout = 5000');
-db.pragma('cache_size = -16384');
+db.pragma('cache_size = -' + workerData.cacheKib);
 db.pragma('query_only = 1');
 // The geolocation filters' sin/cos, as on the main connection (db.ts ensureMathFunctions).
 try { db.prepare('select sin(1), cos(1)').get(); } catch {
@@ -65,7 +66,11 @@ export function createBackgroundReader(file: string): BackgroundReader {
   };
 
   const start = (): Worker => {
-    const w = new Worker(WORKER_SOURCE, { eval: true, workerData: { file, driver }, resourceLimits: { maxOldGenerationSizeMb: 64 } });
+    const w = new Worker(WORKER_SOURCE, {
+      eval: true,
+      workerData: { file, driver, cacheKib: BACKGROUND_CACHE_KIB },
+      resourceLimits: { maxOldGenerationSizeMb: BACKGROUND_HEAP_MB.old, maxYoungGenerationSizeMb: BACKGROUND_HEAP_MB.young },
+    });
     w.on('message', (msg: { id: number; rows?: unknown[]; error?: string; code?: string }) => {
       const p = pending.get(msg.id);
       if (!p) return;

@@ -18,6 +18,7 @@
  */
 import { Worker } from 'node:worker_threads';
 import { createRequire } from 'node:module';
+import { CHECKPOINTER_HEAP_MB } from './memory-bounds.js';
 import type BetterSqlite3 from 'better-sqlite3';
 
 export interface Checkpointer {
@@ -72,7 +73,7 @@ export function startCheckpointer(file: string, connection: BetterSqlite3.Databa
   const worker = new Worker(WORKER_SOURCE, {
     eval: true,
     workerData: { file, driver: createRequire(import.meta.url).resolve('better-sqlite3'), pages: options.pages ?? CHECKPOINT_PAGES, lookMs: options.lookMs ?? LOOK_MS },
-    resourceLimits: { maxOldGenerationSizeMb: 16 },
+    resourceLimits: { maxOldGenerationSizeMb: CHECKPOINTER_HEAP_MB.old, maxYoungGenerationSizeMb: CHECKPOINTER_HEAP_MB.young },
   });
   let settle: (ok: boolean) => void = () => {};
   const ready = new Promise<boolean>((resolve) => (settle = resolve));

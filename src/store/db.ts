@@ -19,6 +19,7 @@ import { createChangeLog, type ChangeLog } from './change-log.js';
 import { createBackgroundReader } from './background-reader.js';
 import { startCheckpointer } from './checkpointer.js';
 import { createSqliteDirect } from './sqlite-direct.js';
+import { MAIN_CACHE_KIB } from './memory-bounds.js';
 import BetterSqlite3 from 'better-sqlite3';
 import { isLostConnection, storeFault } from './faults.js';
 import { initialMigration } from './migrations/001_initial.js';
@@ -248,7 +249,8 @@ function sqliteStore(path: string, options: OpenOptions): Store {
   database.pragma('synchronous = NORMAL');
   database.pragma('foreign_keys = ON');
   database.pragma(`busy_timeout = ${Math.floor(options.timeoutMs ?? DEFAULT_DATABASE_TIMEOUT_MS)}`);
-  database.pragma('cache_size = -65536');
+  // Its page cache, bounded (memory-bounds.ts; counted in RSS once filled).
+  database.pragma(`cache_size = -${MAIN_CACHE_KIB}`);
   // Savepoints (group commit: a savepoint per write) journal the pages they change; on the default
   // temp_store those journals go to a temporary file once they pass 64 KiB, at one system call per
   // page (about 60 per event create, issue 9). In memory they cost a copy each.

@@ -67,6 +67,7 @@ describe('configuration', () => {
         'METRICS',
         'METRICS_TOKEN',
         'SLOW_REQUEST_LOG_MS',
+        'WARM_UP',
         'RATE_LIMIT_MAX',
         'RATE_LIMIT_WINDOW',
         'LOGIN_MAX_FAILURES',

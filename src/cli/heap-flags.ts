@@ -8,7 +8,7 @@
  * V8 reads the flag when the heap is made, so `v8.setFlagsFromString` is too late: `serve`
  * re-executes itself with the flag (`process.execve`: the same process id, nothing left behind)
  * unless it was started with a `--max-semi-space-size` of its own (node arguments or NODE_OPTIONS),
- * which is kept. Where `process.execve` is missing (Node 22), it runs as it is.
+ * which is kept. Where `process.execve` is missing (Node 22 before 22.15), it runs as it is.
  *
  * @example reexecWithHeapFlags(process.argv) // returns only when there is nothing to do
  */

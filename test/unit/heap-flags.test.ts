@@ -24,7 +24,7 @@ describe('heap flags of serve', () => {
   });
 
   it('re-executes serve with the flag in the same process (process.execve), which V8 then applies', (t) => {
-    if (typeof (process as { execve?: unknown }).execve !== 'function') return t.skip('Node 22 has no process.execve: serve runs as it is');
+    if (typeof (process as { execve?: unknown }).execve !== 'function') return t.skip('this Node (22 before 22.15) has no process.execve: serve runs as it is');
     // A stand-in for main.ts: re-execute, then allocate and report the new space's size as V8 sees it.
     const dir = mkdtempSync(join(tmpdir(), 'heap-flags-'));
     try {

@@ -133,6 +133,23 @@ describe('the admin app in a browser', () => {
     await editor.context().close();
   });
 
+  it("previews raw recurrence lines with the server's expansion, and shows a bad line's message at the field", async () => {
+    const page = await signIn(browser, t, ADMIN.login, ADMIN.password);
+    await go(page, t, '/events/new', 'New event');
+    await page.locator('#f-start_date').fill('2027-04-05');
+    await page.locator('#f-end_date').fill('2027-04-05');
+    // The first Monday of each month: raw lines, which only the server's preview reads.
+    await page.getByLabel('Other RFC 5545 lines').fill('RRULE:FREQ=MONTHLY;BYDAY=1MO;COUNT=3');
+    await page.locator('ol.occurrences li').nth(2).waitFor();
+    const preview = await page.locator('ol.occurrences li').allTextContents();
+    assert.equal(preview.length, 3, preview.join(' | '));
+    assert.match(preview[1]!, /May 3, 2027/);
+    assert.match(preview[2]!, /June 7, 2027/);
+    await page.getByLabel('Other RFC 5545 lines').fill('RRULE:FREQ=HOURLY');
+    await page.getByText(/Line 1 \("RRULE:FREQ=HOURLY"\)/).waitFor();
+    await page.context().close();
+  });
+
   it('creates a weekly series with a removed date; occurrences are edited with a scope', async () => {
     const page = await signIn(browser, t, ADMIN.login, ADMIN.password);
     await go(page, t, '/events/new', 'New event');

@@ -457,7 +457,19 @@ export function EventEditor({ params }: { params: Record<string, string> }) {
               <p class="help">{t('editor.zoneHelp', { zone: draft.timezone })}</p>
             </Fieldset>
             {!original?.recurring_event_id && (
-              <RecurrenceEditor rule={draft.rule} onChange={(rule) => update({ rule })} startDate={draft.startDate} startTime={draft.all_day ? '' : draft.startTime} error={errors.recurrence} />
+              <RecurrenceEditor
+                rule={draft.rule}
+                onChange={(rule) => update({ rule })}
+                startDate={draft.startDate}
+                startTime={draft.all_day ? '' : draft.startTime}
+                schedule={{
+                  start_date: bodyOf(draft, isNew, original).start_date as string,
+                  end_date: bodyOf(draft, isNew, original).end_date as string,
+                  timezone: draft.timezone,
+                  all_day: draft.all_day,
+                }}
+                error={errors.recurrence}
+              />
             )}
             {original && !original.recurring_event_id && (original.recurrence?.length ?? 0) > 0 && <SeriesOccurrences key={etag} id={original.id} />}
             <VenuePicker value={draft.venue} onChange={(v) => update({ venue: v })} />

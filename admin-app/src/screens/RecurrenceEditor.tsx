@@ -1,5 +1,12 @@
-/** The recurrence section of the event editor: the rule, its end, exceptions, raw lines and a preview. */
-import { useState } from 'preact/hooks';
+/**
+ * The recurrence section of the event editor: the rule, its end, exceptions, raw lines and a
+ * preview of the next occurrences. The preview is the server's (`POST calendar/admin/v1/recurrence/preview`:
+ * the same parsing and expansion as the event write, raw lines included, in the event's zone), asked
+ * again 400 ms after each change; its 400 (a bad line) shows as the field's message. Until it answers,
+ * or when it cannot be reached, the browser's own reading of the rule editor's cases is shown.
+ */
+import { useEffect, useState } from 'preact/hooks';
+import { api, ApiProblem } from '../lib/api';
 import { formatDate, t } from '../lib/i18n';
 import { WEEKDAYS, nthWeekdayOf, preview, toLines, type Freq, type Rule } from '../lib/recurrence';
 import { Fieldset, SelectField, TextArea, TextField } from '../components/Fields';
@@ -34,9 +41,61 @@ function DateList({ label, name, dates, onChange }: { label: string; name: strin
   );
 }
 
-export function RecurrenceEditor({ rule, onChange, startDate, startTime, error }: { rule: Rule; onChange: (r: Rule) => void; startDate: string; startTime: string; error?: string }) {
+/** The schedule the preview is asked for (as the event write takes it). */
+export interface PreviewSchedule {
+  start_date: string;
+  end_date: string;
+  timezone: string;
+  all_day: boolean;
+}
+
+interface ServerPreview {
+  occurrences: Array<{ start_date: string; end_date: string }>;
+}
+
+/** The server's preview of `lines` for `schedule`: occurrences, or the API's message for a bad line. */
+function useServerPreview(schedule: PreviewSchedule, lines: string[]): { dates?: string[]; problem?: string } {
+  const [state, setState] = useState<{ dates?: string[]; problem?: string }>({});
+  const key = JSON.stringify([schedule, lines]);
+  useEffect(() => {
+    if (lines.length === 0) {
+      setState({});
+      return;
+    }
+    let live = true;
+    const timer = setTimeout(() => {
+      api<ServerPreview>('calendar/admin/v1/recurrence/preview', { method: 'POST', body: { ...schedule, recurrence: lines, count: 10 } }).then(
+        (r) => live && setState({ dates: r.data.occurrences.map((o) => o.start_date) }),
+        (e: unknown) => live && setState(e instanceof ApiProblem && e.status === 400 ? { problem: (e.data.params as Record<string, string> | undefined)?.recurrence ?? e.message } : {}),
+      );
+    }, 400);
+    return () => {
+      live = false;
+      clearTimeout(timer);
+    };
+  }, [key]);
+  return state;
+}
+
+export function RecurrenceEditor({
+  rule,
+  onChange,
+  startDate,
+  startTime,
+  schedule,
+  error,
+}: {
+  rule: Rule;
+  onChange: (r: Rule) => void;
+  startDate: string;
+  startTime: string;
+  schedule: PreviewSchedule;
+  error?: string;
+}) {
   const set = (patch: Partial<Rule>) => onChange({ ...rule, ...patch });
-  const next = preview(rule, startDate, 10);
+  const server = useServerPreview(schedule, toLines(rule, startDate));
+  // The server's occurrences (local start in the event's zone), else the browser's reading.
+  const next = server.dates ?? preview(rule, startDate, 10).map((d) => `${d} ${startTime}`.trim());
   const dayNames = (d: string) => formatDate(new Date(Date.UTC(2024, 0, 1 + WEEKDAYS.indexOf(d as (typeof WEEKDAYS)[number]))), { weekday: 'long', timeZone: 'UTC' });
   return (
     <Fieldset legend={t('recurrence.title')}>
@@ -114,7 +173,7 @@ export function RecurrenceEditor({ rule, onChange, startDate, startTime, error }
         value={rule.raw.join('\n')}
         onInput={(v) => set({ raw: v.split('\n').filter((l) => l.trim() !== '') })}
         help={t('recurrence.rawHelp')}
-        error={error}
+        error={error ?? server.problem}
       />
       <p class="help">
         {t('recurrence.lines')} <code>{toLines(rule, startDate).join(' · ') || '—'}</code>
@@ -125,7 +184,7 @@ export function RecurrenceEditor({ rule, onChange, startDate, startTime, error }
           <ol class="occurrences">
             {next.map((d) => (
               <li key={d}>
-                {formatDate(d, { dateStyle: 'full' })} {startTime}
+                {formatDate(d.slice(0, 10), { dateStyle: 'full' })} {d.length > 10 ? d.slice(11, 16) : ''}
               </li>
             ))}
           </ol>

@@ -266,7 +266,8 @@ export function registerRoutes(app: FastifyInstance, routes: RouteDecl[], servic
 
     for (const method of registered) {
       if (!METHODS.includes(method as Method)) continue;
-      app.route({ method: method as Method, url, handler: handle });
+      // `restApi`: a REST route, where a form body's `_wpnonce` is the REST nonce (web/sessions.ts).
+      app.route({ method: method as Method, url, handler: handle, config: { restApi: true } });
     }
     app.route({
       method: 'OPTIONS',

@@ -30,6 +30,10 @@ declare module 'fastify' {
     /** A usable session without a nonce in the header or query: its nonce may be in the form body (checked once it is parsed). */
     sessionNonceInForm?: boolean;
   }
+  interface FastifyContextConfig {
+    /** A REST API route (http/pipeline.ts): a form body's `_wpnonce` there is the REST nonce. */
+    restApi?: boolean;
+  }
 }
 
 export const SESSION_COOKIE = 'calendar_session';
@@ -110,8 +114,11 @@ export function registerCookieAuthentication(app: FastifyInstance, sessions: Ses
   });
   // `_wpnonce` in a form body (a WordPress form posting to the REST API): checked once the body is
   // parsed, before the handler (the rate limit has counted the request by address already).
+  // Only on REST routes (declared with `config.restApi`): another face's form (the submission form)
+  // carries its own form nonce under that name and checks it itself.
   app.addHook('preValidation', async (req, reply) => {
     if (!req.sessionNonceInForm || req.viewer !== undefined || !req.session) return;
+    if (req.routeOptions.config?.restApi !== true) return;
     const nonce = (req.body as Record<string, unknown> | undefined)?._wpnonce;
     if (typeof nonce === 'string') accept(req, reply, req.session, nonce);
   });

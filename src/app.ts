@@ -33,7 +33,6 @@ import { registerCalendarPages } from './pages/routes.js';
 import { registerAdminFace } from './admin/index.js';
 import { registerCalDav } from './caldav/index.js';
 import { registerEmbedFace } from './embed/index.js';
-import { createFederationFace } from './federation/index.js';
 import { registerSubmissionsFace } from './submissions/index.js';
 
 /** The store, the services and the webhook service, without a server (the CLI's commands). */
@@ -144,7 +143,9 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
 
   // The faces. The REST face also sets the instance's error and not-found answers (the API's shape).
   // The federation face (src/federation, issue 31), when FEDERATION=true: its admin routes are the REST face's.
-  const federationFace = config.federation ? await createFederationFace({ config, services, logger: app.log }) : undefined;
+  // Loaded only then: Fedify takes over a second to import, which every other start (the CLI's
+  // commands, each test server) would pay for nothing.
+  const federationFace = config.federation ? await (await import('./federation/index.js')).createFederationFace({ config, services, logger: app.log }) : undefined;
   registerRestApi(app, { config, services, webhooks, ...(federationFace ? { federation: federationFace.admin } : {}) });
   // Its routes, jobs and metrics; before the pages, whose event pages it negotiates (ActivityPub JSON or HTML).
   if (federationFace) await federationFace.register(app, jobs, registry);

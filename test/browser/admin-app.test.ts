@@ -246,10 +246,15 @@ describe('the admin app in a browser', () => {
     await go(page, t, `/events/${e.body.id}`, 'Edit “Keep me”');
     await page.getByLabel('Title').first().fill('Keep me (edited)');
     await page.getByText('You have unsaved changes (kept in this browser).').waitFor();
+    // What the browser keeps (localStorage) holds the edit before the page goes away.
+    await page.waitForFunction(() => Object.keys(localStorage).some((k) => (localStorage.getItem(k) ?? '').includes('Keep me (edited)')));
     page.on('dialog', (d) => void d.accept());
     await page.reload();
     await page.getByText('Unsaved changes from your last visit were restored.').waitFor();
-    assert.equal(await page.getByLabel('Title').first().inputValue(), 'Keep me (edited)');
+    // The restored draft fills the form (waited for: the banner and the fields may render apart).
+    const title = page.getByLabel('Title').first();
+    await page.waitForFunction((el) => (el as HTMLInputElement).value === 'Keep me (edited)', await title.elementHandle(), { timeout: 10_000 });
+    assert.equal(await title.inputValue(), 'Keep me (edited)');
     await page.getByRole('button', { name: 'Discard them' }).click();
     await go(page, t, '/events?search=Keep', 'Events');
     await page.getByRole('link', { name: 'Keep me' }).waitFor();

@@ -48,10 +48,13 @@ describe('heap flags of serve', () => {
       const serve = run('serve');
       assert.ok(serve.execArgv.includes(`--max-semi-space-size=${SERVER_SEMI_SPACE_MB}`), JSON.stringify(serve));
       assert.ok(serve.newSpaceMb <= 2 * SERVER_SEMI_SPACE_MB, `new space ${serve.newSpaceMb} MiB`);
-      // The same allocations without the flag (another command) let the young generation grow past it.
+      // The same allocations without the flag (another command): on Node 24 (V8 13, whose young
+      // generation grows up to 128 MiB by default) they let it grow past the bound; Node 22's V8
+      // keeps it within 32 MiB by default, so there the flag only holds what V8 does anyway.
       const other = run('seed');
       assert.deepEqual(other.execArgv, ['--import', 'tsx']);
-      assert.ok(other.newSpaceMb > 2 * SERVER_SEMI_SPACE_MB, `new space ${other.newSpaceMb} MiB without the flag`);
+      if (Number(process.versions.node.split('.')[0]) >= 24) assert.ok(other.newSpaceMb > 2 * SERVER_SEMI_SPACE_MB, `new space ${other.newSpaceMb} MiB without the flag`);
+      else t.diagnostic(`Node ${process.versions.node}: new space ${other.newSpaceMb} MiB without the flag (V8's default bound)`);
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }

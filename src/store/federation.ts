@@ -253,8 +253,8 @@ export async function countFollowers(db: Executor): Promise<Record<string, numbe
 
 /** The outbox's cursor, made at `head` when there is none yet (the first start federates from now on). */
 export async function outboxCursor(db: Executor, head: () => Promise<number>): Promise<number> {
-  const row = await t(db).selectFrom('federation_state').select('cursor_seq').where('id', '=', 1).executeTakeFirst();
-  if (row) return Number(row.cursor_seq);
+  const found = await outboxCursorIfAny(db);
+  if (found !== undefined) return found;
   const at = await head();
   await t(db)
     .insertInto('federation_state')

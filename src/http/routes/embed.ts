@@ -25,14 +25,12 @@ import { apiError } from '../../domain/errors.js';
 import { toWallTime, zoneOf } from '../../domain/dates/index.js';
 import { isKnownIanaZone } from '../../domain/dates/zones.js';
 import type { EventListArgs } from '../../domain/events/index.js';
+import { eventListArgs } from './events.js';
 import type { Services } from '../../domain/services.js';
-import { listStatusFilter } from '../../domain/statuses.js';
-import { isPositiveInt, listToArray } from '../../domain/values.js';
-import type { Viewer } from '../../domain/permissions.js';
+import { isPositiveInt } from '../../domain/values.js';
 import { anyone, endpoint, route, type Args, type RouteDecl } from '../route.js';
 import { docRoutes } from './doc.js';
 import { namespaceRoutes } from './namespace.js';
-import { isNonEmptyString } from './common.js';
 
 export { EMBED_NAMESPACE };
 
@@ -82,36 +80,17 @@ export function decodeEntities(text: string): string {
   });
 }
 
-/** The filters of the list, as the REST list reads them. */
+/** The filters of the list: the REST list's own arguments (validation, references, visibility). */
 function filterArgs(services: Services): Args {
-  const linkedIds = (service: Services['venues']) => async (v: unknown, ctx: { viewer: Viewer }) => {
-    const ids = listToArray(v);
-    if (ids.length === 0 || !ids.every(isPositiveInt)) return false;
-    const known = await service.load(services.store.db, ids.map(Number));
-    return ids.every((id) => {
-      const record = known.get(Number(id));
-      return record !== undefined && service.readableBy(record, ctx.viewer);
-    });
-  };
+  const { categories, tags, venue, organizer, featured, search, status } = eventListArgs(services);
   return {
-    categories: {
-      description: 'Events should be assigned one of the specified categories slugs or IDs',
-      items: { type: 'integer' },
-      docType: 'array',
-      validate: (v) => services.categories.validateRefs(v),
-    },
-    tags: { description: 'Events should be assigned one of the specified tags slugs or IDs', items: { type: 'integer' }, docType: 'array', validate: (v) => services.tags.validateRefs(v) },
-    venue: { description: 'Events should be assigned one of the specified venue IDs', items: { type: 'integer' }, docType: 'array', validate: linkedIds(services.venues) },
-    organizer: { description: 'Events should be assigned one of the specified organizer IDs', items: { type: 'integer' }, docType: 'array', validate: linkedIds(services.organizers) },
-    featured: { type: 'boolean', description: 'Events should be filtered by their featured status' },
-    search: { type: 'string', description: 'Events should contain the specified string in the title or description', validate: isNonEmptyString },
-    status: {
-      format: 'string',
-      description: 'The event post status (authenticated callers who may edit events; anonymous callers see published events only)',
-      docType: 'string',
-      validate: (v, ctx) => listStatusFilter(ctx.viewer, 'tribe_events', v) !== null,
-      sanitize: (v, ctx) => listStatusFilter(ctx.viewer, 'tribe_events', v),
-    },
+    categories: categories!,
+    tags: tags!,
+    venue: venue!,
+    organizer: organizer!,
+    featured: featured!,
+    search: search!,
+    status: { ...status!, description: 'The event post status (authenticated callers who may edit events; anonymous callers see published events only)' },
   };
 }
 

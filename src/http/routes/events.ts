@@ -123,8 +123,8 @@ export function eventWriteArgs(services: Services): Args {
   };
 }
 
-/** The list args, in the original's order. */
-function eventListArgs(services: Services): Args {
+/** The list args, in the original's order (the embed namespace's event source takes its filters from here). */
+export function eventListArgs(services: Services): Args {
   const tz = services.config.timezone;
   // Records the caller may not read answer as unknown ones (docs/security.md "Who may do what").
   const linkedIds = (service: Services['venues']) => async (v: unknown, ctx: { viewer: Viewer }) => {

@@ -126,6 +126,8 @@ export class StoreMetrics {
   readonly commits: WriteCommitCounters = { commits: 0, writes: 0, statements: 0, retries: {} };
   /** the structures kept as long as the store is open (`registerKept`) */
   readonly structures: KeptEntry[] = [];
+  /** how many times the store's change feed looked for others' commits (set by `registerFeedMetrics`) */
+  feedLooks?: () => number;
 }
 
 /** Where the counts of a transaction, or of a handle `openStore` did not make, go: nobody reports them. */

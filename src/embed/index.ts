@@ -59,11 +59,21 @@ export function registerEmbedFace(app: FastifyInstance, { config, services, asse
 
   // After the REST face's common headers (its onSend hook was added first): public-read CORS for
   // the component's files and the embedding namespace.
-  app.addHook('onSend', async (req, reply, payload) => {
-    const path = req.url.split('?')[0]!.replace(/\/{2,}/g, '/');
-    const embedRoute = namespacePrefixes.some((p) => path === p || path.startsWith(`${p}/`));
-    if (embedRoute || path.startsWith('/embed/events-calendar.')) publicCors(reply);
-    return payload;
+  // Callback-style, and decided from the matched route's pattern (no string work per request: issue 27).
+  const embedRoutes = new WeakMap<object, boolean>();
+  const isEmbedRoute = (url: string) => {
+    const path = url.replace(/\/{2,}/g, '/');
+    return namespacePrefixes.some((p) => path === p || path.startsWith(`${p}/`)) || path.startsWith('/embed/events-calendar.');
+  };
+  app.addHook('onSend', (req, reply, payload, done) => {
+    const pattern = req.routeOptions.url;
+    if (pattern !== undefined && !pattern.includes('*')) {
+      const config = req.routeOptions.config as object;
+      let embed = embedRoutes.get(config);
+      if (embed === undefined) embedRoutes.set(config, (embed = isEmbedRoute(pattern)));
+      if (embed) publicCors(reply);
+    } else if (isEmbedRoute(req.url.split('?')[0]!)) publicCors(reply);
+    done(null, payload);
   });
 
   const script = (req: FastifyRequest, reply: FastifyReply, immutable: boolean) => {

@@ -169,6 +169,19 @@ export function registerMetrics(app: FastifyInstance, config: Config, store: Sto
     },
   });
 
+  // The change feed's looks for other connections' or instances' commits: one per batch of
+  // requests read in one poll of the event loop, not one per request (app.ts, issue 27).
+  const storeMetrics = storeMetricsOf(store.db);
+  new Counter({
+    name: 'calendar_feed_looks_total',
+    help: "Looks of the change feed for other connections' (SQLite) or instances' (PostgreSQL) commits: at most one per batch of requests read together",
+    registers: [registry],
+    collect() {
+      this.reset();
+      this.inc(storeMetrics?.feedLooks?.() ?? 0);
+    },
+  });
+
   // Log output (src/log-destination.ts): process-wide, as stdout is.
   new Counter({
     name: 'calendar_log_dropped_lines_total',
@@ -243,10 +256,11 @@ export function registerMetrics(app: FastifyInstance, config: Config, store: Sto
   keptGauge('calendar_kept_bytes', 'Approximate bytes of the kept structures bounded in bytes too', (s) => s.bytes);
   keptGauge('calendar_kept_bytes_max', 'The most bytes each kind of kept structure bounded in bytes holds', (s) => s.maxBytes);
 
-  app.addHook('onResponse', async (req, reply) => {
+  app.addHook('onResponse', (req, reply, done) => {
     const labels = { method: req.method, route: req.routeOptions.url ?? '(unmatched)', status: String(reply.statusCode) };
     requests.inc(labels);
     duration.observe(labels, reply.elapsedTime / 1000);
+    done();
   });
 
   app.get(METRICS_PATH, async (req, reply) => {

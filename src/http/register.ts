@@ -169,15 +169,26 @@ export function registerRestApi(app: FastifyInstance, { config, services, webhoo
   // valid), through the failed-login throttle (web/authentication.ts; the pipeline uses the viewer
   // found here, and anonymous when there is none).
   const authenticate = createAuthentication(services.users, config.loginMaxFailures);
-  app.addHook('onRequest', async (req) => {
-    if (apiRootOf(roots, req) === undefined) return;
+  // Callback-style (no promise per request unless credentials are checked: issue 27).
+  app.addHook('onRequest', (req, _reply, done) => {
+    if (apiRootOf(roots, req) === undefined) return done();
     const callback = jsonpCallbackOf(req.query as Record<string, unknown> | undefined, config.jsonp);
     if (callback !== undefined) req.jsonpCallback = callback;
-    else if (req.headers.authorization !== undefined) req.viewer = await authenticate(req.headers.authorization, req.ip);
+    else if (req.headers.authorization !== undefined) {
+      authenticate(req.headers.authorization, req.ip).then((viewer) => {
+        req.viewer = viewer;
+        done();
+      }, done);
+      return;
+    }
+    done();
   });
 
   const rateLimitPolicy = `"default";q=${config.rateLimitMax};w=${config.rateLimitWindow}`;
-  app.addHook('onSend', async (req, reply, payload) => {
+  app.addHook('onSend', (req, reply, payload, done) => {
+    done(null, withCommonHeaders(req, reply, payload));
+  });
+  function withCommonHeaders(req: FastifyRequest, reply: FastifyReply, payload: unknown): unknown {
     const root = req.apiLinks?.restRootPath ?? apiRootOf(roots, req) ?? restRoot;
     setCommonHeaders(reply, req, services.linksFor(root, NAMESPACE), reply.getHeader('link'), config.corsOrigins);
     // The IETF draft's fields (draft-ietf-httpapi-ratelimit-headers-08 and later) beside X-RateLimit-*.
@@ -192,7 +203,7 @@ export function registerRestApi(app: FastifyInstance, { config, services, webhoo
       if (typeof payload === 'string' || Buffer.isBuffer(payload)) return wrapJsonp(req.jsonpCallback, payload);
     }
     return payload;
-  });
+  }
 
   app.setErrorHandler(async (error, req, reply) => {
     let apiErr: ApiError;

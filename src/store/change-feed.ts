@@ -26,7 +26,7 @@ import { sql } from 'kysely';
 import type { Executor } from './schema.js';
 import { listingStateOf, type ListingRow, type ListingState, type RecordChangeDetail } from './listing-states.js';
 import { CHANGES_SINCE_SQL, HEAD_SQL, changeRowsCte, headOf, toChangeRow, type ChangeRow, type RawChangeRow } from './change-log.js';
-import { registerKept } from '../metrics.js';
+import { registerKept, storeMetricsOf } from '../metrics.js';
 
 /** The text the event list searches (title, excerpt, description). */
 export interface EventText {
@@ -85,13 +85,18 @@ export interface ChangeFeed {
   sync(): Promise<number>;
   subscribe(listener: ChangeListener): void;
   /**
-   * Writes may have been committed since the last look (a request arrived; on PostgreSQL, this
-   * process committed one): the next `sync()` must look. Between two such calls, a feed looks at
+   * Writes may have been committed since the last look (a batch of requests arrived: `app.ts`
+   * calls it for the first request the HTTP server reads in a poll of the event loop, and for each
+   * in-process request): the next `sync()` must look. Between two such calls, a feed looks at
    * most once per turn of the event loop: SQLite for other connections' commits (`PRAGMA
-   * data_version`, about 5 µs; this connection's own writes are seen at once through
-   * `total_changes()`), PostgreSQL by reading its counter (a round trip), so the several reads of
-   * one request cost one look. A commit that lands while a request is being answered is seen by the
-   * next request or turn, as if it had committed a moment later.
+   * data_version`, about 5 µs and three system calls; this connection's own writes are seen at
+   * once through `total_changes()`), PostgreSQL by reading its counter (a round trip), so the
+   * requests of a batch and the several reads of one request cost one look. Every request of a
+   * batch had its first bytes waiting before the poll returned, so before that look: it sees every
+   * commit acknowledged before it was sent (only a pipelined request, sent before the previous
+   * answer arrived and read in the same poll, can be answered as of a look made a moment before
+   * it was sent). A commit that lands while a request is being answered is seen by the next batch
+   * or turn, as if it had committed a moment later.
    */
   expectChanges(): void;
   /**
@@ -107,6 +112,8 @@ export interface ChangeFeed {
   transitionsBetween(from: number, to: number): EventTransition[] | undefined;
   /** What the feed keeps (its history of transitions, its listeners), for `/metrics`. */
   readonly kept?: { transitions(): number; bytes(): number; listeners(): number };
+  /** Looks for other connections' or instances' commits since the feed was made (`/metrics`: `calendar_feed_looks_total`). */
+  readonly looks?: () => number;
 }
 
 /** Log rows read in one go; more than this and the feed resets its subscribers instead. */
@@ -301,6 +308,7 @@ export function createSqliteFeed(connection: {
   // the next request or turn (as if it had committed a moment later).
   let othersChecked = false;
   let resetScheduled = false;
+  let looks = 0;
   const resetOthersChecked = () => {
     othersChecked = false;
     resetScheduled = false;
@@ -333,6 +341,7 @@ export function createSqliteFeed(connection: {
     let dataVersion = lastDataVersion;
     if (!othersChecked) {
       dataVersion = Number(st.dataVersion.get());
+      looks++;
       othersChecked = true;
       if (!resetScheduled) {
         resetScheduled = true;
@@ -377,6 +386,7 @@ export function createSqliteFeed(connection: {
     subscribe: core.subscribe,
     transitionsBetween: core.transitionsBetween,
     kept: core.kept,
+    looks: () => looks,
   };
   return feed;
 }
@@ -463,9 +473,11 @@ export function createPostgresFeed(db: Executor): ChangeFeed {
   // asked (so its answer is never older than any of them).
   // Whether this process committed since the last look (then the look reads the log at once).
   let ownCommits = false;
+  let looks = 0;
   const sharedLook = (): Promise<Look & { sentAt: number }> => {
     shared ??= new Promise<void>((resolve) => setImmediate(resolve)).then(async () => {
       shared = undefined;
+      looks++;
       const sentAt = epoch;
       const from = core.seq();
       // Most looks find nothing new (every request looks once, for other instances' commits):
@@ -514,12 +526,15 @@ export function createPostgresFeed(db: Executor): ChangeFeed {
     subscribe: core.subscribe,
     transitionsBetween: core.transitionsBetween,
     kept: core.kept,
+    looks: () => looks,
   };
   return feed;
 }
 
 /** Report what a store's feed keeps in `/metrics` (db.ts, when it opens the store). */
 export function registerFeedMetrics(db: object, feed: ChangeFeed): void {
+  const metrics = storeMetricsOf(db);
+  if (metrics && feed.looks) metrics.feedLooks = feed.looks;
   const kept = feed.kept;
   if (kept) {
     registerKept(db, 'feed_transitions', { entries: kept.transitions, maxEntries: HISTORY, bytes: kept.bytes, maxBytes: HISTORY_BYTES });

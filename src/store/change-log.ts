@@ -12,7 +12,7 @@
  *   request. For speed it reads with this file's SQL inside its own statements: on SQLite
  *   `CHANGES_SINCE_SQL` and `HEAD_SQL`, prepared on the connection and run synchronously; on
  *   PostgreSQL `changeRowsCte`, in the same statement as the events' states. Its cursor is in
- *   memory (`feed.seq()`); it is woken per request (`expectChanges`) and by `onCommit`;
+ *   memory (`feed.seq()`); it is woken per batch of requests (`expectChanges`) and by `onCommit`;
  * - versions (`versions.ts`: ETags, `Last-Modified`): point lookups, `newestSeqOf` and `timeOf`;
  * - sync tokens (`domain/sync.ts`): `readChanges` (what `read` runs) of the window after a token,
  *   on the handle it is given;

@@ -146,9 +146,10 @@ export function registerSlowRequestLog(app: FastifyInstance, watch: LoopWatch, t
   let inFlight = 0;
   // The server's 'request' listener runs before Fastify's own (routing, query parsing); inject() has none.
   app.server.prependListener('request', (req: IncomingMessage) => arrivals.set(req, performance.now()));
-  app.addHook('onRequest', async (req) => {
+  app.addHook('onRequest', (req, _reply, done) => {
     req.arrivedAt = arrivals.get(req.raw) ?? performance.now();
     inFlight++;
+    done();
   });
   const finish = (req: FastifyRequest, status: number | undefined) => {
     const arrivedAt = req.arrivedAt;
@@ -178,7 +179,13 @@ export function registerSlowRequestLog(app: FastifyInstance, watch: LoopWatch, t
       'request held the event loop',
     );
   };
-  app.addHook('onResponse', async (req, reply) => finish(req, reply.statusCode));
-  app.addHook('onRequestAbort', async (req) => finish(req, undefined));
+  app.addHook('onResponse', (req, reply, done) => {
+    finish(req, reply.statusCode);
+    done();
+  });
+  app.addHook('onRequestAbort', (req, done) => {
+    finish(req, undefined);
+    done();
+  });
   app.addHook('onClose', async () => watch.stop());
 }

@@ -79,8 +79,8 @@ export function refusalOf(parsed: unknown): ApiError | undefined {
 
 /** A query string over the limits (parseQuery) is answered before anything reads it. */
 export function registerQueryRefusal(app: FastifyInstance): void {
-  app.addHook('onRequest', async (req) => {
+  app.addHook('onRequest', (req, _reply, done) => {
     const refusal = refusalOf(req.query);
-    if (refusal !== undefined) throw refusal;
+    done(refusal);
   });
 }

@@ -99,9 +99,13 @@ export function nonceOfRequest(req: FastifyRequest): string | undefined {
  * hook (so it sees its outcome) and before the rate limit's route-level hooks (which key by the user).
  */
 export function registerCookieAuthentication(app: FastifyInstance, sessions: SessionService, applies: (req: FastifyRequest) => boolean): void {
-  app.addHook('onRequest', async (req, reply) => {
-    if (req.headers.authorization !== undefined || req.jsonpCallback !== undefined || req.viewer !== undefined) return;
-    if (req.headers.cookie === undefined || !applies(req)) return;
+  // Callback-style: a request without a cookie costs no promise (issue 27).
+  app.addHook('onRequest', (req, reply, done) => {
+    if (req.headers.authorization !== undefined || req.jsonpCallback !== undefined || req.viewer !== undefined) return done();
+    if (req.headers.cookie === undefined || !applies(req)) return done();
+    authenticateByCookie(req, reply).then(() => done(), done);
+  });
+  async function authenticateByCookie(req: FastifyRequest, reply: FastifyReply): Promise<void> {
     const session = await sessionOfRequest(req, sessions);
     if (!session || !sessions.usable(session)) return;
     const nonce = nonceOfRequest(req);
@@ -111,16 +115,17 @@ export function registerCookieAuthentication(app: FastifyInstance, sessions: Ses
       return;
     }
     accept(req, reply, session, nonce);
-  });
+  }
   // `_wpnonce` in a form body (a WordPress form posting to the REST API): checked once the body is
   // parsed, before the handler (the rate limit has counted the request by address already).
   // Only on REST routes (declared with `config.restApi`): another face's form (the submission form)
   // carries its own form nonce under that name and checks it itself.
-  app.addHook('preValidation', async (req, reply) => {
-    if (!req.sessionNonceInForm || req.viewer !== undefined || !req.session) return;
-    if (req.routeOptions.config?.restApi !== true) return;
+  app.addHook('preValidation', (req, reply, done) => {
+    if (!req.sessionNonceInForm || req.viewer !== undefined || !req.session) return done();
+    if (req.routeOptions.config?.restApi !== true) return done();
     const nonce = (req.body as Record<string, unknown> | undefined)?._wpnonce;
     if (typeof nonce === 'string') accept(req, reply, req.session, nonce);
+    done();
   });
 
   function accept(req: FastifyRequest, reply: FastifyReply, session: Session, nonce: string): void {

@@ -309,12 +309,19 @@ export function createSqliteFeed(connection: {
   let othersChecked = false;
   let resetScheduled = false;
   let looks = 0;
+  // Whether this connection committed since the last sync (`expectOwnCommit`, from the change
+  // log's commit hook): then `total_changes()` is read again. Otherwise a sync in a turn that has
+  // looked already costs no call into SQLite at all.
+  let ownCommitted = true;
   const resetOthersChecked = () => {
     othersChecked = false;
     resetScheduled = false;
   };
   const lookAgain = () => {
     othersChecked = false;
+  };
+  const ownCommit = () => {
+    ownCommitted = true;
   };
   const prepare = () => {
     const dataVersion = connection.prepare('pragma data_version') as unknown as { pluck(): Stmt };
@@ -333,9 +340,11 @@ export function createSqliteFeed(connection: {
     };
   };
   const syncNow = (): number => {
+    if (othersChecked && !ownCommitted && core.seq() >= 0) return core.seq();
     statements ??= prepare();
     const st = statements;
     if (connection.inTransaction) return core.seq();
+    ownCommitted = false;
     const totalChanges = Number(st.totalChanges.get());
     if (othersChecked && totalChanges === lastTotalChanges) return core.seq();
     let dataVersion = lastDataVersion;
@@ -381,8 +390,9 @@ export function createSqliteFeed(connection: {
     revision: core.revision,
     sync: async () => syncNow(),
     expectChanges: lookAgain,
-    // This connection's own commits show in `total_changes()`: nothing more to do than for others'.
-    expectOwnCommit: lookAgain,
+    // This connection's own commits show in `total_changes()`: read it again at the next sync
+    // (others' commits are looked for once per batch of requests or turn, as before).
+    expectOwnCommit: ownCommit,
     subscribe: core.subscribe,
     transitionsBetween: core.transitionsBetween,
     kept: core.kept,

@@ -258,7 +258,7 @@ function sqliteStore(path: string, options: OpenOptions): Store {
   ensureMathFunctions(database);
   registerFoldCase(database);
   // The change feed reads on this connection directly (change-feed.ts); it sees this
-  // connection's commits itself (`total_changes()`).
+  // connection's commits itself (`total_changes()`, read after each commit the change log reports).
   const feed = createSqliteFeed(database);
   const parts: Omit<StoreParts, 'changes'> & { changes?: StoreParts['changes'] } = {
     dialect: 'sqlite',
@@ -270,6 +270,9 @@ function sqliteStore(path: string, options: OpenOptions): Store {
   const cached = withStatementCache(database, 500, () => parts.changes?.committed());
   const db = new StoreDb({ dialect: new SqliteDialect({ database: cached }) }, parts as StoreParts);
   const changes = (parts.changes = createChangeLog(db));
+  // A commit on this connection: the feed reads `total_changes()` again at its next sync (between
+  // two, a sync in a turn that looked already calls nothing in SQLite).
+  changes.onCommit(() => feed.expectOwnCommit());
   registerKept(db, 'sqlite_statements', cached.kept);
   registerFeedMetrics(db, feed);
   // Write transactions' hot statements run on the connection directly (sqlite-direct.ts).

@@ -128,7 +128,7 @@ describe('transitionsBetween', () => {
   });
 });
 
-describe('the SQLite feed looks for other connections at most once per request and turn', () => {
+describe('the SQLite feed looks for other connections at most once per batch of requests and turn', () => {
   /** A connection double: what the feed's statements answer, and how often it asked each. */
   function fakeConnection() {
     const db = { dataVersion: 1, totalChanges: 0, counter: 10, inTransaction: false, asked: { dataVersion: 0, totalChanges: 0, since: 0 }, rows: [] as unknown[] };
@@ -167,17 +167,21 @@ describe('the SQLite feed looks for other connections at most once per request a
     db.dataVersion = 2;
     db.counter = 11;
     db.rows = [{ seq: 11, idx: 0, record_type: 'term', record_id: 7, action: 'update', detail: null }];
+    const totalAsked = db.asked.totalChanges;
     assert.equal(await feed.sync(), 10);
     assert.equal(db.asked.dataVersion, 1, 'looked once in this request and turn');
+    assert.equal(db.asked.totalChanges, totalAsked, 'nothing asked of SQLite until a commit of its own is reported');
     // A new request arrives: it must see every write acknowledged before it.
     feed.expectChanges();
     assert.equal(await feed.sync(), 11);
     assert.equal(db.asked.dataVersion, 2);
     assert.deepEqual(terms.at(-1), [7]);
-    // This connection writes (seq 12): seen at once, without asking for other connections.
+    // This connection writes (seq 12; the change log reports its commits): seen at once, without
+    // asking for other connections.
     db.totalChanges = 3;
     db.counter = 12;
     db.rows = [{ seq: 12, idx: 0, record_type: 'term', record_id: 8, action: 'update', detail: null }];
+    feed.expectOwnCommit();
     assert.equal(await feed.sync(), 12);
     assert.equal(db.asked.dataVersion, 2);
     // Another connection again (seq 13): the next turn of the event loop looks.

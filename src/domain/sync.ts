@@ -29,7 +29,7 @@
  *   const token = encodeSyncToken(key, 1043, Date.now()); // 'Mi5hYmMxMjMuMTA0My4xNzk1…'
  *   decodeSyncToken(token, { key, seq: 1050, historyDays: 30, now: Date.now() }) // 1043
  */
-import { createHmac, timingSafeEqual } from 'node:crypto';
+import { createHmac, createSecretKey, timingSafeEqual, type KeyObject } from 'node:crypto';
 import type { Executor } from '../store/schema.js';
 import { readChanges } from '../store/change-log.js';
 import { prunedThrough, syncTokenSecret } from '../store/settings.js';
@@ -59,13 +59,26 @@ export function syncKeyReader(db: Executor, databaseId: () => Promise<string>): 
   };
 }
 
+/** Each secret as a key object, made once (an HMAC over a raw buffer prepares the key on every call). */
+const keyObjects = new WeakMap<Buffer, KeyObject>();
+
 function macOf(secret: Buffer, payload: string): Buffer {
-  return createHmac('sha256', secret).update(payload).digest().subarray(0, 16);
+  let key = keyObjects.get(secret);
+  if (!key) keyObjects.set(secret, (key = createSecretKey(secret)));
+  return createHmac('sha256', key).update(payload).digest().subarray(0, 16);
 }
 
+/** The last token made for each key: every list answer carries one, and most in a second are the same. */
+const lastTokens = new WeakMap<SyncKey, { seq: number; second: number; token: string }>();
+
 export function encodeSyncToken(key: SyncKey, seq: number, nowMs: number): string {
-  const payload = `2.${key.databaseId}.${seq}.${Math.floor(nowMs / 1000)}`;
-  return Buffer.from(`${payload}.${macOf(key.secret, payload).toString('base64url')}`).toString('base64url');
+  const second = Math.floor(nowMs / 1000);
+  const last = lastTokens.get(key);
+  if (last !== undefined && last.seq === seq && last.second === second) return last.token;
+  const payload = `2.${key.databaseId}.${seq}.${second}`;
+  const token = Buffer.from(`${payload}.${macOf(key.secret, payload).toString('base64url')}`).toString('base64url');
+  lastTokens.set(key, { seq, second, token });
+  return token;
 }
 
 /** The sequence number of a token, or a 410 `rest_sync_token_expired`. */

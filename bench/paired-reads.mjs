@@ -11,6 +11,7 @@
  *
  *   --read single|list|PATH   the read: one event (the list's first), the default list, or a path (default single)
  *   --not-modified            send the answer's ETag back (If-None-Match): the 304 path
+ *   --both                    each server's 200 and 304 (If-None-Match), from the same process
  *   --bare                    add a bare Fastify route sending the first server's body and headers (as bytes;
  *                             with --not-modified, a 304 with those headers)
  *   --rounds N --seconds S    rounds (default 8) of S seconds (default 2) per server
@@ -51,6 +52,7 @@ const read = option('--read', 'single');
 const rounds = Number(option('--rounds', '8'));
 const seconds = option('--seconds', '2');
 const notModified = flag('--not-modified');
+const both = flag('--both');
 const bare = flag('--bare');
 const sharedEnv = {};
 for (let kv; (kv = option('--env')) !== undefined;) sharedEnv[kv.slice(0, kv.indexOf('='))] = kv.slice(kv.indexOf('=') + 1);
@@ -117,6 +119,14 @@ try {
       s.headers = ['-H', `If-None-Match=${etag}`];
     }
   }
+  if (both) {
+    // Each server's 304 beside its 200, from the same process.
+    for (const s of [...servers]) {
+      const etag = (await fetch(`http://127.0.0.1:${s.port}${s.path}`)).headers.get('etag');
+      if (!etag) throw new Error(`${s.name} answers no ETag for ${s.path}`);
+      servers.push({ ...s, name: `${s.name} (304)`, headers: ['-H', `If-None-Match=${etag}`], cpu: [], rps: [], notModified: true });
+    }
+  }
   if (bare) {
     // The first server's answer, body and headers as it sent them, from a bare route (the floor).
     const res = await fetch(`http://127.0.0.1:${servers[0].port}${servers[0].path}`);
@@ -149,7 +159,7 @@ await app.listen({ port: ${port}, host: '127.0.0.1' });`;
       const t0 = cpuOf(s.child.pid);
       const out = JSON.parse(load(s, seconds, true).toString());
       const t1 = cpuOf(s.child.pid);
-      const expected = notModified && s.name !== 'bare Fastify' ? 304 : 200;
+      const expected = notModified || s.notModified ? 304 : 200;
       if (out.non2xx && expected === 200) throw new Error(`${s.name}: ${out.non2xx} answers were not 2xx`);
       s.cpu.push(((t1 - t0) * 1e6) / out.requests.total);
       s.rps.push(out.requests.average);

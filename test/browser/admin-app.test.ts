@@ -12,6 +12,23 @@ import type { Browser, Page } from 'playwright-core';
 import { ADMIN, startServer, type TestServer } from '../support/harness.js';
 import { launchBrowser, seriousViolations } from '../support/browser.js';
 
+/**
+ * After Publish or Save, the editor moves to the saved event's URL. A slow shared host, with other
+ * suites beside this one, once took over Playwright's default 30 s; a refused save shows an alert,
+ * named in the failure.
+ */
+async function waitForSaved(page: Page): Promise<void> {
+  try {
+    await page.waitForURL(/\/admin\/events\/\d+$/, { timeout: 90_000 });
+  } catch (e) {
+    const alerts = await page
+      .locator('[role="alert"]')
+      .allTextContents()
+      .catch(() => []);
+    throw new Error(`the editor did not move to the saved event (alerts: ${alerts.join(' | ') || 'none'}): ${(e as Error).message}`);
+  }
+}
+
 const AXE_TAGS = ['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa', 'wcag22aa', 'best-practice'];
 
 async function signIn(browser: Browser, t: TestServer, login: string, password: string, width = 1280): Promise<Page> {
@@ -79,7 +96,7 @@ describe('the admin app in a browser', () => {
     await page.getByRole('button', { name: 'Create the organizer' }).click();
     await page.getByText('Organizer “Jazz Club” created.').waitFor();
     await page.getByRole('button', { name: 'Publish', exact: true }).click();
-    await page.waitForURL(/\/admin\/events\/\d+$/);
+    await waitForSaved(page);
     const id = Number(/events\/(\d+)$/.exec(page.url())![1]);
     const saved = await t.api.get(`/events/${id}`, { as: 'admin' });
     assert.equal(saved.body.title, 'Jazz night');
@@ -119,7 +136,7 @@ describe('the admin app in a browser', () => {
     await page.locator('#f-start_date').fill('2027-07-01');
     await page.locator('#f-end_date').fill('2027-07-01');
     await page.getByRole('button', { name: 'Submit for review' }).click();
-    await page.waitForURL(/\/admin\/events\/\d+$/);
+    await waitForSaved(page);
     const id = Number(/events\/(\d+)$/.exec(page.url())![1]);
     assert.equal((await t.api.get(`/events/${id}`, { as: 'admin' })).body.status, 'pending');
     await page.context().close();
@@ -168,7 +185,7 @@ describe('the admin app in a browser', () => {
     assert.doesNotMatch(preview.join(' '), /March 9/);
     if (shots) await page.screenshot({ path: join(shots, 'admin-recurrence.png'), fullPage: true });
     await page.getByRole('button', { name: 'Publish', exact: true }).click();
-    await page.waitForURL(/\/admin\/events\/\d+$/);
+    await waitForSaved(page);
     const id = Number(/events\/(\d+)$/.exec(page.url())![1]);
     const series = await t.api.get(`/events/${id}`, { as: 'admin' });
     assert.deepEqual(series.body.recurrence, ['RRULE:FREQ=WEEKLY;COUNT=6;BYDAY=TU', 'EXDATE;VALUE=DATE:20270309']);
@@ -330,7 +347,7 @@ describe('the admin app in a browser', () => {
     await page.keyboard.type('05012027');
     await tabTo('Publish');
     await page.keyboard.press('Enter');
-    await page.waitForURL(/\/admin\/events\/\d+$/);
+    await waitForSaved(page);
     const id = Number(/events\/(\d+)$/.exec(page.url())![1]);
     const saved = await t.api.get(`/events/${id}`, { as: 'admin' });
     assert.equal(saved.body.title, 'Keyboard concert');

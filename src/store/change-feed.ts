@@ -302,10 +302,10 @@ export function createSqliteFeed(connection: {
   let statements: { dataVersion: Stmt; totalChanges: Stmt; counter: Stmt; since: Stmt; states: Stmt } | undefined;
   let lastDataVersion = -1;
   let lastTotalChanges = -1;
-  // Whether other connections' commits were looked for since the last request arrived and in this
-  // turn of the event loop. A commit by another process that was acknowledged before a request
-  // arrived is seen by that request; one that lands while requests are being answered is seen by
-  // the next request or turn (as if it had committed a moment later).
+  // Whether other connections' commits were looked for since the last batch of requests arrived
+  // (`expectChanges`) and in this turn of the event loop. A commit by another process that was
+  // acknowledged before a request was sent is seen by that request; one that lands while requests
+  // are being answered is seen by the next batch or turn (as if it had committed a moment later).
   let othersChecked = false;
   let resetScheduled = false;
   let looks = 0;

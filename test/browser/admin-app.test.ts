@@ -356,6 +356,28 @@ describe('the admin app in a browser', () => {
     await page.context().close();
   });
 
+  it('keeps the caret in the title while the description editor loads late', async () => {
+    const page = await signIn(browser, t, ADMIN.login, ADMIN.password);
+    // The description editor (Quill, its own chunk) arrives only once the user is typing the title.
+    let release!: () => void;
+    const held = new Promise<void>((r) => (release = r));
+    await page.route(/\/assets\/RichText-[^/]*\.js$/, async (route) => {
+      await held;
+      await route.continue();
+    });
+    await go(page, t, '/events/new', 'New event');
+    const title = page.getByLabel('Title').first();
+    await title.focus();
+    await page.keyboard.insertText('Late ');
+    release();
+    await page.locator('.ql-editor').waitFor();
+    await page.keyboard.insertText('editor');
+    assert.equal(await title.inputValue(), 'Late editor');
+    assert.equal(await page.evaluate(() => document.activeElement?.id), 'f-title');
+    assert.equal(await page.locator('.ql-editor').innerText(), '\n', 'nothing typed went into the description');
+    await page.context().close();
+  });
+
   it('filters the list by status and date range, in the URL', async () => {
     await t.api.post('/events', { as: 'admin', json: { title: 'Filter draft', start_date: '2027-08-10 10:00', end_date: '2027-08-10 11:00', status: 'draft' } });
     await t.api.post('/events', { as: 'admin', json: { title: 'Filter live', start_date: '2027-08-20 10:00', end_date: '2027-08-20 11:00', status: 'publish' } });

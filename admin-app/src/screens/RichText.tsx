@@ -8,6 +8,16 @@ import Quill from 'quill';
 import 'quill/dist/quill.snow.css';
 import { t } from '../lib/i18n';
 
+/**
+ * Shows `html` in the editor without taking the focus and without a change event: Quill's
+ * `dangerouslyPasteHTML` also selects the start of the text, which focuses the editor, so the
+ * editor loading (its own chunk, late on a slow connection) took the caret from the title field
+ * while the user typed there, and the rest of the title went into the description.
+ */
+function setHtml(q: Quill, html: string): void {
+  q.setContents(q.clipboard.convert({ html: html || '', text: '' }), 'silent');
+}
+
 export function RichText({ value, onChange, labelId }: { value: string; onChange: (html: string) => void; labelId: string }) {
   const host = useRef<HTMLDivElement>(null);
   const quill = useRef<Quill | null>(null);
@@ -28,7 +38,7 @@ export function RichText({ value, onChange, labelId }: { value: string; onChange
         },
       },
     });
-    q.clipboard.dangerouslyPasteHTML(value || '');
+    setHtml(q, value);
     q.root.setAttribute('aria-labelledby', labelId);
     q.root.setAttribute('aria-multiline', 'true');
     q.root.setAttribute('role', 'textbox');
@@ -53,7 +63,7 @@ export function RichText({ value, onChange, labelId }: { value: string; onChange
     const q = quill.current;
     if (q && value !== last.current) {
       last.current = value;
-      q.clipboard.dangerouslyPasteHTML(value || '');
+      setHtml(q, value);
     }
   }, [value]);
   return (

@@ -42,6 +42,7 @@ import { readFeedState, writeFeedState } from '../store/feed-state.js';
 import { generateSeries } from '../jobs/horizon.js';
 import { checkUrl, createSource, ImportError } from './source.js';
 import { ImportReport, type ImportHooks } from './report.js';
+import { refreshAfterBulkWrite } from '../store/statistics.js';
 import { resolveTzid, WINDOWS_VIA } from './windows-zones.js';
 
 export interface IcsImportOptions {
@@ -631,5 +632,7 @@ export async function importIcs(services: Services, admin: Viewer, options: IcsI
   // The validators are kept only once the feed's events are all in: a run that stopped, or an event
   // refused, takes the whole feed again next time.
   if (report.failed === 0) await report.afterImport?.();
+  // Thousands of new events: PostgreSQL's planner learns of them now, not at autovacuum's next look.
+  if (!options.dryRun) await refreshAfterBulkWrite(db, report.written());
   return report;
 }

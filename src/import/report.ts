@@ -54,6 +54,13 @@ export class ImportReport {
     c[outcome]++;
   }
 
+  /** Records written: created and updated, of every kind. */
+  written(): number {
+    let n = 0;
+    for (const c of this.counts.values()) n += c.created + c.updated;
+    return n;
+  }
+
   fail(kind: string, id: string, reason: string): void {
     this.count(kind, 'failed');
     this.failures.push({ kind, id, reason });

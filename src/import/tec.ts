@@ -29,6 +29,7 @@ import { TecApplier } from './tec/apply.js';
 import { ALL_DATES, parentsFirst, type Json } from './tec/map.js';
 import { proOccurrenceBase, proParentOf } from './tec/pro.js';
 import type { TecImportOptions } from './tec/options.js';
+import { refreshAfterBulkWrite } from '../store/statistics.js';
 
 export type { TecImportOptions };
 
@@ -59,6 +60,8 @@ export async function importTec(services: Services, admin: Viewer, options: TecI
   await events.datedOccurrences();
   await events.series();
   await events.proSeries();
+  // Thousands of new events: PostgreSQL's planner learns of them now, not at autovacuum's next look.
+  if (!options.dryRun) await refreshAfterBulkWrite(db, report.written());
   return report;
 }
 

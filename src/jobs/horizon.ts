@@ -11,6 +11,9 @@
  * job, which generates the rest in steps of that size, each step a transaction of its own, and
  * yields to the event loop between steps (so reads answer meanwhile).
  *
+ * Once it has inserted many occurrences it refreshes PostgreSQL's planner statistics
+ * (`store/statistics.ts`): until then a list of the new rows could take seconds.
+ *
  * It runs on the job runner (`runner.ts`), which owns its timer, nudges, failures and stop.
  *
  * @example
@@ -22,6 +25,7 @@ import { DateTime } from 'luxon';
 import type { Services } from '../domain/services.js';
 import { writeTransaction } from '../store/changes.js';
 import { seriesDue } from '../store/recurrence.js';
+import { refreshAfterBulkWrite } from '../store/statistics.js';
 import { materialise } from '../domain/series.js';
 import { horizonWall } from '../domain/recurrence.js';
 import type { JobRunner } from './runner.js';
@@ -49,12 +53,21 @@ type JobServices = Pick<Services, 'store' | 'config' | 'clock'>;
  * apply exceptions.
  */
 export async function generateSeries(services: JobServices, id: number, isStopped: () => boolean = () => false): Promise<number> {
+  const { steps, inserted } = await generateSteps(services, id, isStopped);
+  await refreshAfterBulkWrite(services.store.db, inserted);
+  return steps;
+}
+
+/** generateSeries without the statistics refresh: its steps and the occurrences it inserted. */
+async function generateSteps(services: JobServices, id: number, isStopped: () => boolean): Promise<{ steps: number; inserted: number }> {
   const deps = { horizonMonths: services.config.recurrenceHorizonMonths, clock: services.clock };
   let steps = 0;
+  let inserted = 0;
   for (;;) {
-    const { pending } = await writeTransaction(services.store.db, (trx) => materialise(trx, id, deps, { rewrite: false }));
+    const done = await writeTransaction(services.store.db, (trx) => materialise(trx, id, deps, { rewrite: false }));
     steps++;
-    if (!pending || isStopped()) return steps;
+    inserted += done.inserted.length;
+    if (!done.pending || isStopped()) return { steps, inserted };
     await yieldToLoop();
   }
 }
@@ -66,18 +79,22 @@ export async function extendHorizons(services: JobServices, isStopped: () => boo
   // Zones differ by up to a day: a series is due once its horizon is a day behind UTC's.
   const before = horizonWall('UTC', months, now.minus({ days: 1 }));
   let extended = 0;
+  let inserted = 0;
   const seen = new Set<number>();
-  for (;;) {
+  run: for (;;) {
     const ids = (await seriesDue(services.store.db, before, BATCH)).filter((id) => !seen.has(id));
-    if (ids.length === 0 || isStopped()) return extended;
+    if (ids.length === 0 || isStopped()) break;
     for (const id of ids) {
       seen.add(id);
-      if (isStopped()) return extended;
-      await generateSeries(services, id, isStopped);
+      if (isStopped()) break run;
+      inserted += (await generateSteps(services, id, isStopped)).inserted;
       extended++;
       await yieldToLoop();
     }
   }
+  // Once for the whole run: many series extended together add up (see store/statistics.ts).
+  await refreshAfterBulkWrite(services.store.db, inserted);
+  return extended;
 }
 
 /** The job's name (metrics, log lines, `runner.nudge`). */

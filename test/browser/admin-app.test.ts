@@ -398,7 +398,13 @@ describe('the admin app in a browser', () => {
 
   it('speaks French when chosen, and the sign-in page follows the choice', async () => {
     const page = await signIn(browser, t, ADMIN.login, ADMIN.password);
-    await page.getByLabel('Language').selectOption('fr');
+    // The page's language changes in the same turn as the choice, not after a paint.
+    const lang = await page.getByLabel('Language').evaluate((select: HTMLSelectElement) => {
+      select.value = 'fr';
+      select.dispatchEvent(new Event('change', { bubbles: true }));
+      return document.documentElement.lang;
+    });
+    assert.equal(lang, 'fr');
     await page.getByRole('heading', { level: 1, name: 'Tableau de bord' }).waitFor();
     assert.equal(await page.evaluate(() => document.documentElement.lang), 'fr');
     await go(page, t, '/events', 'Évènements');

@@ -27,9 +27,6 @@ export function Layout({ screens, children }: { screens: ScreenDef[]; children: 
     }
     main.current?.focus();
   }, [current]);
-  useEffect(() => {
-    document.documentElement.lang = locale.value;
-  }, [locale.value]);
   const visible = screens.filter((s) => s.nav && hasRole(s.roles));
   const active = (p: string) => (p === '/' ? current === '/' : current === p || current.startsWith(p + '/'));
   return (

@@ -11,7 +11,7 @@
  *   t('events.count', { n: 3 }) // '3 events'
  *   formatDate(event.utc_start_date, { timeZone: event.timezone }) // '2 Mar 2027, 19:00'
  */
-import { signal } from '@preact/signals';
+import { effect, signal } from '@preact/signals';
 import { boot } from './session';
 
 type Catalogue = Record<string, string>;
@@ -51,6 +51,13 @@ function initialLocale(): string {
 }
 
 export const locale = signal<string>(initialLocale());
+
+// The page's language follows the choice at once, in the same turn as the text (a Preact effect
+// would set it after the next paint: assistive technology would read the new text with the old
+// language for a moment).
+effect(() => {
+  if (typeof document !== 'undefined') document.documentElement.lang = locale.value;
+});
 
 /** Choose the language: kept in this browser and told to the server (a cookie it reads). */
 export function setLocale(code: string): void {

@@ -420,8 +420,11 @@ for (const kind of STORES) {
     });
 
     it('a restart (close and rebuild the app over the same store) during pending deliveries loses none', async () => {
-      const t = await startServer(shared, ENV);
+      // 100 retries 300 ms apart: the delivery stays pending for 30 s of failures, longer than the
+      // wait for its first failed attempt (ten retries gave a loaded host a 3 s window to see it).
+      const t = await startServer(shared, { ...ENV, FEDERATION_RETRY_SCHEDULE: Array(100).fill('300ms').join(',') });
       const f = await startFollower('bob');
+      let stopped = false;
       try {
         const actor = await f.lookUp(`acct:events@${new URL(t.origin).host}`, t.origin);
         await f.follow(actor);
@@ -434,6 +437,7 @@ for (const kind of STORES) {
           return list.body.some((d: any) => d.activity_type === 'Create' && d.attempts >= 1);
         });
         // Stop the service (its jobs stop with it), keep the database, and build it again.
+        stopped = true;
         await t.built.app.close();
         f.answer(0, 0);
         const rebuilt = await buildApp(t.config, { store: t.built.store, logger: false });
@@ -446,6 +450,9 @@ for (const kind of STORES) {
           await rebuilt.app.close();
         }
       } finally {
+        // A failure before the restart leaves the first app running: its server and jobs would
+        // keep this test file's process alive (the run would never end).
+        if (!stopped) await t.built.app.close();
         await f.close();
         await t.built.store.close();
       }

@@ -23,11 +23,16 @@ export const MIN_ROWS = 1000;
 /** The tables a list of events reads (posts and their event rows, their links). */
 const TABLES = ['posts', 'events', 'event_terms', 'event_organizers'] as const;
 
+/** How long ANALYZE waits for a table lock (a VACUUM or another ANALYZE holding it) before giving up. */
+export const LOCK_TIMEOUT_MS = 2000;
+
 /**
  * After a write of `rows` events (occurrences, imported records): ANALYZE the event tables on
  * PostgreSQL when that many rows are a tenth or more of the events table the planner knows of
- * (or it has never been analysed). Resolves with whether it did. Failures are the caller's
- * (a job logs them); nothing was written, so nothing is lost.
+ * (or it has never been analysed). Resolves with whether it did. When a VACUUM or another ANALYZE
+ * holds a table (autovacuum at work, which refreshes the statistics itself) it gives up after
+ * LOCK_TIMEOUT_MS instead of waiting for it. Other failures are the caller's (a job logs them);
+ * nothing was written, so nothing is lost.
  */
 export async function refreshAfterBulkWrite(db: Kysely<Database>, rows: number): Promise<boolean> {
   if (rows < MIN_ROWS || partsOf(db)?.dialect !== 'postgres') return false;
@@ -35,6 +40,15 @@ export async function refreshAfterBulkWrite(db: Kysely<Database>, rows: number):
   const believed = Number(known.rows[0]?.n ?? -1);
   // -1: never analysed (PostgreSQL 14+); 0: analysed empty, or before 14 never.
   if (believed > 0 && rows < believed / 10) return false;
-  await sql`analyze ${sql.join(TABLES.map((t) => sql.table(t)))}`.execute(db);
-  return true;
+  try {
+    // ANALYZE (unlike VACUUM) runs inside a transaction, where the lock timeout can be its own.
+    await db.transaction().execute(async (trx) => {
+      await sql`set local lock_timeout = ${sql.lit(`${LOCK_TIMEOUT_MS}ms`)}`.execute(trx);
+      await sql`analyze ${sql.join(TABLES.map((t) => sql.table(t)))}`.execute(trx);
+    });
+    return true;
+  } catch (err) {
+    if ((err as { code?: string }).code === '55P03') return false; // lock_not_available
+    throw err;
+  }
 }

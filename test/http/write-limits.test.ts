@@ -15,7 +15,7 @@ import * as eventsStore from '../../src/store/events.js';
 import * as termsStore from '../../src/store/terms.js';
 import * as linkedStore from '../../src/store/linked-posts.js';
 import { findImagesByIds } from '../../src/store/images.js';
-import { MIN_ROWS, refreshAfterBulkWrite } from '../../src/store/statistics.js';
+import { LOCK_TIMEOUT_MS, MIN_ROWS, refreshAfterBulkWrite } from '../../src/store/statistics.js';
 import { sql } from 'kysely';
 
 /** More ids than SQLite (32,766) or PostgreSQL (65,535) bind in one statement. */
@@ -121,6 +121,32 @@ forEachStore('planner statistics after a bulk write', (t) => {
     const db = t.built.store.db;
     assert.equal(await refreshAfterBulkWrite(db, MIN_ROWS - 1), false);
     assert.equal(await refreshAfterBulkWrite(db, 100_000), t.built.store.dialect === 'postgres');
+  });
+
+  it('gives up after its lock timeout while a VACUUM or ANALYZE holds a table (PostgreSQL), instead of waiting for it', async () => {
+    const db = t.built.store.db;
+    // SQLite runs no ANALYZE: nothing to wait for.
+    if (t.built.store.dialect !== 'postgres') return assert.equal(await refreshAfterBulkWrite(db, 100_000), false);
+    let release!: () => void;
+    const held = new Promise<void>((r) => (release = r));
+    let locked!: () => void;
+    const isLocked = new Promise<void>((r) => (locked = r));
+    // Another connection holds what VACUUM and ANALYZE take (SHARE UPDATE EXCLUSIVE) on events.
+    const holder = db.transaction().execute(async (trx) => {
+      await sql`lock table ${sql.table('events')} in share update exclusive mode`.execute(trx);
+      locked();
+      await held;
+    });
+    await isLocked;
+    const started = Date.now();
+    try {
+      assert.equal(await refreshAfterBulkWrite(db, 100_000), false);
+      assert.ok(Date.now() - started < LOCK_TIMEOUT_MS + 5000, 'it did not wait for the lock');
+    } finally {
+      release();
+      await holder;
+    }
+    assert.equal(await refreshAfterBulkWrite(db, 100_000), true, 'once the lock is gone it analyses');
   });
 });
 

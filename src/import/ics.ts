@@ -505,18 +505,20 @@ function overrideStart(o: IcsOverride, zone: string): string {
 }
 
 /**
- * Apply a recurring event's overrides to the occurrences of its series: each changed occurrence is
+ * Generate a recurring event's occurrences, then apply its overrides to the occurrences of its series: each changed occurrence is
  * updated alone (`recurrence_scope=this`: it becomes an exception that keeps its id), each cancelled
  * one trashed. An override naming no occurrence (outside the generated horizon, or a start the
- * rules do not make) is a warning.
+ * rules do not make) is a warning. Resolves with how many occurrences the series has (0 for an
+ * event that does not recur).
  */
-async function applyOverrides(services: Services, admin: Viewer, seriesId: number, e: IcsEvent, warn: (w: string) => void): Promise<void> {
+async function applyOverrides(services: Services, admin: Viewer, seriesId: number, e: IcsEvent, warn: (w: string) => void): Promise<number> {
+  if (!e.recurring && e.overrides.length === 0) return 0;
   // Every occurrence first: a write generates at most OCCURRENCES_PER_WRITE of them (issue 24).
   if (e.recurring) await generateSeries(services, seriesId);
-  if (e.overrides.length === 0) return;
-  const series = await services.events.findById(seriesId);
-  if (!series) return;
   const occurrences = await occurrencesOf(services.store.db, seriesId);
+  if (e.overrides.length === 0) return occurrences.length;
+  const series = await services.events.findById(seriesId);
+  if (!series) return occurrences.length;
   for (const o of e.overrides) {
     const start = overrideStart(o, series.timezone);
     const found = occurrences.find((c) => ('day' in o.recurrenceId ? c.original_start.slice(0, 10) === start : c.original_start === start));
@@ -530,6 +532,7 @@ async function applyOverrides(services: Services, admin: Viewer, seriesId: numbe
       if (record.status !== 'trash') await services.events.trash(record, 'this', admin);
     } else await services.events.update(admin, record, { ...o.input, recurrence_scope: 'this' });
   }
+  return occurrences.length;
 }
 
 /** What an invalid `recurrence` was told (the error's params). */
@@ -596,6 +599,7 @@ export async function importIcs(services: Services, admin: Viewer, options: IcsI
     hooks.onWarning?.(w);
   }
   let done = 0;
+  let occurrences = 0;
   for (const e of events) {
     try {
       const known = await findMapping(db, SOURCE, 'event', e.uid);
@@ -621,7 +625,7 @@ export async function importIcs(services: Services, admin: Viewer, options: IcsI
           written = await write({ ...e.input, recurrence: [] });
         }
         report.count('event', record ? 'updated' : 'created');
-        await applyOverrides(services, admin, Number(written.id), e, (w) => warn(`${options.input}: ${w}`));
+        occurrences += await applyOverrides(services, admin, Number(written.id), e, (w) => warn(`${options.input}: ${w}`));
       }
     } catch (err) {
       if (!(err instanceof ApiError)) throw err;
@@ -633,6 +637,8 @@ export async function importIcs(services: Services, admin: Viewer, options: IcsI
   // refused, takes the whole feed again next time.
   if (report.failed === 0) await report.afterImport?.();
   // Thousands of new events: PostgreSQL's planner learns of them now, not at autovacuum's next look.
-  if (!options.dryRun) await refreshAfterBulkWrite(db, report.written());
+  // Counted: the records written and their series' occurrences (many series of a few hundred each
+  // add up; none alone reaches the threshold).
+  if (!options.dryRun) await refreshAfterBulkWrite(db, report.written() + occurrences);
   return report;
 }

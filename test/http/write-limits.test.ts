@@ -7,7 +7,7 @@
  */
 import { it } from 'node:test';
 import assert from 'node:assert/strict';
-import { forEachStore, type TestServer } from '../support/harness.js';
+import { ADMIN, forEachStore, type TestServer } from '../support/harness.js';
 import { OCCURRENCES_PER_WRITE } from '../../src/domain/series.js';
 import { MAX_NEW_TERMS_PER_WRITE, MAX_TERMS_PER_WRITE } from '../../src/domain/terms.js';
 import { extendHorizons, generateSeries } from '../../src/jobs/horizon.js';
@@ -17,6 +17,11 @@ import * as linkedStore from '../../src/store/linked-posts.js';
 import { findImagesByIds } from '../../src/store/images.js';
 import { LOCK_TIMEOUT_MS, MIN_ROWS, refreshAfterBulkWrite } from '../../src/store/statistics.js';
 import { sql } from 'kysely';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { importIcs } from '../../src/import/ics.js';
+import { viewerOf } from '../../src/domain/permissions.js';
 
 /** More ids than SQLite (32,766) or PostgreSQL (65,535) bind in one statement. */
 const MANY = 70_000;
@@ -147,6 +152,38 @@ forEachStore('planner statistics after a bulk write', (t) => {
       await holder;
     }
     assert.equal(await refreshAfterBulkWrite(db, 100_000), true, 'once the lock is gone it analyses');
+  });
+});
+
+forEachStore('planner statistics after an .ics import of several series', (t) => {
+  it('count the occurrences of the series imported, not only the events written (PostgreSQL analyses; SQLite has them all)', async () => {
+    // Three daily series of 600: 3 events written, 1,800 occurrences, no series reaching 1,000 alone.
+    const day = (n: number) => `2026010${n}T100000Z`;
+    const vevent = (n: number) =>
+      ['BEGIN:VEVENT', `UID:daily-${n}@test`, `DTSTAMP:${day(1)}`, `DTSTART:${day(n)}`, `DTEND:2026010${n}T110000Z`, `SUMMARY:Daily ${n}`, 'RRULE:FREQ=DAILY;COUNT=600', 'END:VEVENT'].join('\r\n');
+    const dir = mkdtempSync(join(tmpdir(), 'ics-stats-'));
+    try {
+      const input = join(dir, 'daily.ics');
+      writeFileSync(input, ['BEGIN:VCALENDAR', 'VERSION:2.0', 'PRODID:-//test//EN', vevent(1), vevent(2), vevent(3), 'END:VCALENDAR', ''].join('\r\n'));
+      const services = t.built.services;
+      const user = (await services.users.list()).find((u) => u.login === ADMIN.login)!;
+      const report = await importIcs(services, viewerOf({ id: Number(user.id), login: user.login, role: user.role }), { input, status: 'publish', dryRun: false, retries: 0, retryDelayMs: 0 });
+      assert.equal(report.failed, 0, report.lines().join('\n'));
+      assert.equal(report.written(), 3);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+    const occurrences = await t.built.store.db
+      .selectFrom('posts')
+      .select((eb) => eb.fn.countAll<number>().as('n'))
+      .where('type', '=', 'tribe_events')
+      .where('parent_id', 'is not', null)
+      .executeTakeFirstOrThrow();
+    assert.equal(Number(occurrences.n), 1800);
+    if (t.built.store.dialect === 'postgres') {
+      const { rows } = await sql<{ last_analyze: Date | null }>`select last_analyze from pg_stat_user_tables where relid = to_regclass('events')`.execute(t.built.store.db);
+      assert.ok(rows[0]?.last_analyze, 'the import analysed the events table');
+    }
   });
 });
 

@@ -2,7 +2,7 @@
  * The webhook worker: background work of each running server, a job on the runner (`runner.ts`;
  * `buildApp` starts the runner, `close` stops it). Every poll (and soon after this process writes) it turns new change-log rows into
  * deliveries and sends the due ones (`service.ts`), until nothing is left to send; with no enabled
- * endpoint a poll is one small query.
+ * endpoint a poll is one small query, and a nudge within a poll interval of it none.
  *
  * @example
  *   const worker = registerWebhookWorker(runner, webhooks, { pollMs: 1000 });
@@ -35,6 +35,7 @@ export const WEBHOOK_DELIVERY_JOB = 'webhook-delivery';
  * moved by compare-and-set).
  */
 export function registerWebhookWorker(runner: JobRunner, webhooks: WebhookService, options: { pollMs: number }): WebhookWorker {
+  let askNow = false;
   const job = runner.register({
     name: WEBHOOK_DELIVERY_JOB,
     firstMs: options.pollMs,
@@ -42,7 +43,13 @@ export function registerWebhookWorker(runner: JobRunner, webhooks: WebhookServic
     nudgeMs: 10,
     backoff: { initialMs: options.pollMs, maxMs: options.pollMs },
     async run(ctx) {
-      if (!(await webhooks.anyEnabled())) return;
+      // With no endpoint enabled, a nudge (every local write) does not ask the store again within
+      // a poll interval of its last "no": endpoints changed in this process are seen at once,
+      // another's by the next scheduled poll. Nothing is lost meanwhile: deliveries are made from
+      // each endpoint's cursor in the change log. `runOnce` always asks.
+      const maxAgeMs = askNow ? 0 : options.pollMs;
+      askNow = false;
+      if (!(await webhooks.anyEnabled(maxAgeMs))) return;
       await webhooks.materialize();
       // Send until nothing due is left (bounded, so a stop is never far away).
       for (let round = 0; round < 50 && !ctx.isStopped(); round++) {
@@ -55,6 +62,7 @@ export function registerWebhookWorker(runner: JobRunner, webhooks: WebhookServic
   return {
     nudge: () => job.nudge(),
     async runOnce() {
+      askNow = true;
       await job.runOnce();
     },
     stop: () => job.stop(),

@@ -71,6 +71,13 @@ export function createEndpoints(deps: WebhookServiceDeps): WebhookEndpoints {
     }));
   }
 
+  // When the store last answered that no endpoint is enabled (undefined: it did not, or an
+  // endpoint changed in this process since).
+  let noneEnabledAt: number | undefined;
+  const changed = () => {
+    noneEnabledAt = undefined;
+  };
+
   const endpoints: WebhookEndpoints = {
     async list() {
       return (await listEndpoints(db)).map(endpointJson);
@@ -80,6 +87,7 @@ export function createEndpoints(deps: WebhookServiceDeps): WebhookEndpoints {
       return row ? endpointJson(row) : undefined;
     },
     async create(input) {
+      changed();
       const cursor = await store.changes.head();
       const id = await insertEndpoint(db, {
         url: input.url,
@@ -102,12 +110,14 @@ export function createEndpoints(deps: WebhookServiceDeps): WebhookEndpoints {
       if (patch.description !== undefined) set.description = patch.description;
       if (patch.enabled !== undefined) Object.assign(set, patch.enabled ? { enabled: 1, disabled_reason: null, failing_since: null } : { enabled: 0, disabled_reason: 'disabled by an administrator' });
       if (Object.keys(set).length) await updateEndpoint(db, id, set);
+      changed();
       return endpoints.get(id);
     },
     async remove(id) {
       const found = await endpoints.get(id);
       if (!found) return undefined;
       await deleteEndpoint(db, id);
+      changed();
       return found;
     },
     async deliveries(endpointId, options = {}) {
@@ -120,10 +130,15 @@ export function createEndpoints(deps: WebhookServiceDeps): WebhookEndpoints {
     },
     async redeliver(endpointId, id) {
       if (!(await resetDelivery(db, endpointId, id, Date.now()))) return undefined;
+      changed();
       return endpoints.delivery(endpointId, id);
     },
-    async anyEnabled() {
-      return anyEndpointEnabled(db);
+    async anyEnabled(maxAgeMs = 0) {
+      const now = Date.now();
+      if (noneEnabledAt !== undefined && now - noneEnabledAt < maxAgeMs) return false;
+      const any = await anyEndpointEnabled(db);
+      noneEnabledAt = any ? undefined : now;
+      return any;
     },
   };
   return endpoints;

@@ -73,8 +73,13 @@ export interface WebhookService {
   materialize(): Promise<number>;
   /** Send the deliveries due now (one claim); returns how many were sent. */
   deliverDue(): Promise<number>;
-  /** Whether any endpoint is enabled (the worker idles otherwise). */
-  anyEnabled(): Promise<boolean>;
+  /**
+   * Whether any endpoint is enabled (the worker idles otherwise). With `maxAgeMs`, a "no" the
+   * store gave less than that long ago is answered again without asking it, unless an endpoint
+   * was created, changed, removed or redelivered to in this process since (another process's
+   * change is seen once the "no" is that old).
+   */
+  anyEnabled(maxAgeMs?: number): Promise<boolean>;
 }
 
 /** The settings the service reads. */

@@ -187,6 +187,67 @@ forEachStore(
   FAST,
 );
 
+describe('webhooks: with no endpoint enabled, writes do not ask for endpoints each time (issue 27)', () => {
+  for (const kind of STORES) {
+    it(`${kind.name}: a "no" is kept for a poll interval; an endpoint added here is seen at once, one added by another process by the next poll, and nothing is lost`, async () => {
+      const t = await startServer(kind, FAST);
+      const r = await startReceiver();
+      try {
+        const webhooks = t.built.webhooks!;
+        const db = t.built.store.db;
+        assert.equal(await webhooks.anyEnabled(60_000), false);
+        // Another process adds an endpoint (the CLI, another instance): a "no" younger than the
+        // interval given still stands; asked fresh, the store says yes.
+        const cursor = await t.built.store.changes.head();
+        const row = {
+          url: r.url,
+          secret: 'whsec_' + Buffer.from('a'.repeat(32)).toString('base64'),
+          events: '["*"]',
+          description: 'elsewhere',
+          enabled: 1,
+          disabled_reason: null,
+          cursor_seq: cursor,
+          failing_since: null,
+          created_gmt: '2032-01-01 00:00:00',
+        };
+        const other = Number((await db.insertInto('webhook_endpoints').values(row).returning('id').executeTakeFirstOrThrow()).id);
+        r.secret = row.secret;
+        assert.equal(await webhooks.anyEnabled(60_000), false, 'the kept "no"');
+        assert.equal(await webhooks.anyEnabled(0), true, 'asked fresh');
+        // The worker's own poll interval (75 ms here) bounds how long another process's endpoint
+        // waits: a write made now is delivered to it.
+        await webhooks.anyEnabled(0);
+        await db.deleteFrom('webhook_endpoints').where('id', '=', other).execute();
+        assert.equal(await webhooks.anyEnabled(0), false);
+        const again = Number(
+          (
+            await db
+              .insertInto('webhook_endpoints')
+              .values({ ...row, cursor_seq: await t.built.store.changes.head() })
+              .returning('id')
+              .executeTakeFirstOrThrow()
+          ).id,
+        );
+        const e = (await t.api.post('/events', { as: 'admin', json: ev('Seen from elsewhere') })).body;
+        const [m] = await r.waitFor((x) => x.body?.type === 'event.created' && x.body?.data?.id === e.id);
+        assert.ok(m!.verified);
+        await db.deleteFrom('webhook_endpoints').where('id', '=', again).execute();
+        // An endpoint made in this process clears the kept "no" at once.
+        assert.equal(await webhooks.anyEnabled(0), false);
+        const mine = await webhooks.create({ url: r.url });
+        assert.equal(await webhooks.anyEnabled(60_000), true);
+        await webhooks.update(mine.id, { enabled: false });
+        assert.equal(await webhooks.anyEnabled(60_000), false);
+        await webhooks.update(mine.id, { enabled: true });
+        assert.equal(await webhooks.anyEnabled(60_000), true, 'enabling clears the kept "no"');
+      } finally {
+        await r.close();
+        await t.close();
+      }
+    });
+  }
+});
+
 describe('webhooks: an endpoint failing too long is disabled, and can be enabled again', () => {
   for (const kind of STORES) {
     it(kind.name, async () => {

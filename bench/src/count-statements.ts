@@ -6,6 +6,7 @@
  *
  *   node --import tsx bench/src/count-statements.ts postgres://postgres@127.0.0.1:5432/test [N=50]
  *   node --import tsx bench/src/count-statements.ts sqlite::memory: [N=50]
+ *   COUNT_STACKS=1 node --import tsx bench/src/count-statements.ts …   # by where each statement was sent from
  */
 import pg from 'pg';
 import Database from 'better-sqlite3';
@@ -18,9 +19,24 @@ const url = process.argv[2] ?? 'sqlite::memory:';
 const n = Number(process.argv[3] ?? 50);
 const counts = new Map<string, number>();
 let counting = false;
+/** COUNT_STACKS=1: count by statement and by the project's frames that sent it (where a statement comes from). */
+const stacks = process.env.COUNT_STACKS === '1';
+const whereFrom = () =>
+  (new Error().stack ?? '')
+    .split('\n')
+    .filter((l) => l.includes('/src/') && !l.includes('node_modules') && !l.includes('count-statements'))
+    .slice(0, 6)
+    .map((l) =>
+      l
+        .trim()
+        .replace(/^at (async )?/, '')
+        .replace(/\(?file:\/\/[^)]*\/src\//, '')
+        .replace(/\)$/, ''),
+    )
+    .join(' < ');
 const count = (text: string) => {
   if (!counting) return;
-  const key = text.replace(/\s+/g, ' ').slice(0, 160);
+  const key = text.replace(/\s+/g, ' ').slice(0, stacks ? 60 : 160) + (stacks ? `\n          ${whereFrom()}` : '');
   counts.set(key, (counts.get(key) ?? 0) + 1);
 };
 const query = pg.Client.prototype.query as (...args: unknown[]) => unknown;
@@ -48,6 +64,15 @@ const schema = url.startsWith('postgres') ? `count_${randomBytes(3).toString('he
 const store = await openStore(url, { schema, dropSchemaOnClose: true });
 const config = loadConfig({ DATABASE_URL: url, CALENDAR_ADMIN_USER: 'admin', CALENDAR_ADMIN_PASSWORD: 'bench-password', LOG_LEVEL: 'silent', WARM_UP: 'false' });
 const { app } = await buildApp(config, { store, logger: false });
+if (stacks) {
+  // Where the change feed is asked to be current from (each may cost a look on PostgreSQL).
+  const feed = store.feed;
+  const sync = feed.sync.bind(feed);
+  feed.sync = () => {
+    count(`feed.sync()`);
+    return sync();
+  };
+}
 const auth = `Basic ${Buffer.from('admin:bench-password').toString('base64')}`;
 const post = async (path: string, body: unknown) => {
   const res = await app.inject({

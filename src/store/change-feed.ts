@@ -73,6 +73,15 @@ export interface ChangeBatch {
 
 export type ChangeListener = (batch: ChangeBatch) => void;
 
+/** What one commit of this process wrote to the log, as a look would read it back (`applyOwn`). */
+export interface OwnCommit {
+  seq: number;
+  rows: FeedRow[];
+  /** the listing state and text, as of the commit, of every event `rows` name */
+  states: Map<number, ListingState>;
+  texts: Map<number, EventText | undefined>;
+}
+
 export interface ChangeFeed {
   /** The sequence number kept results reflect now (synchronous). */
   seq(): number;
@@ -106,6 +115,15 @@ export interface ChangeFeed {
    */
   expectOwnCommit(): void;
   /**
+   * This process committed `commit` (a one-statement create on PostgreSQL, `writeStatement`), and
+   * knows what a look would read back: its log rows, and the listing state and text of the events
+   * they name as of that commit. When the feed is just before it (nothing else committed since
+   * its number, as sequence numbers are taken in commit order: the counter row stays locked until
+   * the commit), it applies it without reading the log back and answers true; otherwise false, and
+   * the next look reads it as any other commit.
+   */
+  applyOwn(commit: OwnCommit): boolean;
+  /**
    * The event transitions in (from, to], or undefined when they are not all known (a reset, or
    * older than the kept history): then a result computed at `from` cannot be brought to `to`.
    */
@@ -114,6 +132,8 @@ export interface ChangeFeed {
   readonly kept?: { transitions(): number; bytes(): number; listeners(): number };
   /** Looks for other connections' or instances' commits since the feed was made (`/metrics`: `calendar_feed_looks_total`). */
   readonly looks?: () => number;
+  /** This process's commits applied without reading them back (`applyOwn`; `/metrics`: `calendar_feed_own_commits_applied_total`). */
+  readonly ownApplied?: () => number;
 }
 
 /** Log rows read in one go; more than this and the feed resets its subscribers instead. */
@@ -140,7 +160,7 @@ interface StateRow extends ListingRow {
   content: string;
 }
 
-function textOf(r: EventText): EventText | undefined {
+export function textOf(r: EventText): EventText | undefined {
   return r.title.length + r.excerpt.length + r.content.length > MAX_TEXT ? undefined : { title: r.title, excerpt: r.excerpt, content: r.content };
 }
 
@@ -393,6 +413,8 @@ export function createSqliteFeed(connection: {
     // This connection's own commits show in `total_changes()`: read it again at the next sync
     // (others' commits are looked for once per batch of requests or turn, as before).
     expectOwnCommit: ownCommit,
+    // SQLite reads its own commits on its connection, synchronously and without a round trip.
+    applyOwn: () => false,
     subscribe: core.subscribe,
     transitionsBetween: core.transitionsBetween,
     kept: core.kept,
@@ -484,6 +506,7 @@ export function createPostgresFeed(db: Executor): ChangeFeed {
   // Whether this process committed since the last look (then the look reads the log at once).
   let ownCommits = false;
   let looks = 0;
+  let ownApplied = 0;
   const sharedLook = (): Promise<Look & { sentAt: number }> => {
     shared ??= new Promise<void>((resolve) => setImmediate(resolve)).then(async () => {
       shared = undefined;
@@ -533,10 +556,21 @@ export function createPostgresFeed(db: Executor): ChangeFeed {
       ownCommits = true;
       epoch++;
     },
+    applyOwn(commit) {
+      if (core.seq() < 0 || core.seq() !== commit.seq - 1) return false;
+      core.apply(buildBatch(commit.seq - 1, commit.seq, commit.rows, commit.states, commit.texts, false));
+      ownApplied++;
+      // The commit's report (`expectOwnCommit`) asked the next look to read the log at once: it is
+      // applied now, so the counter alone will do (it still finds any other commit, of this
+      // process or another).
+      ownCommits = false;
+      return true;
+    },
     subscribe: core.subscribe,
     transitionsBetween: core.transitionsBetween,
     kept: core.kept,
     looks: () => looks,
+    ownApplied: () => ownApplied,
   };
   return feed;
 }
@@ -545,6 +579,7 @@ export function createPostgresFeed(db: Executor): ChangeFeed {
 export function registerFeedMetrics(db: object, feed: ChangeFeed): void {
   const metrics = storeMetricsOf(db);
   if (metrics && feed.looks) metrics.feedLooks = feed.looks;
+  if (metrics && feed.ownApplied) metrics.feedOwnApplied = feed.ownApplied;
   const kept = feed.kept;
   if (kept) {
     registerKept(db, 'feed_transitions', { entries: kept.transitions, maxEntries: HISTORY, bytes: kept.bytes, maxBytes: HISTORY_BYTES });

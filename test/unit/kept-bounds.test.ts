@@ -22,6 +22,7 @@ function stillFeed(): ChangeFeed {
     subscribe: () => {},
     expectChanges: () => {},
     expectOwnCommit: () => {},
+    applyOwn: () => false,
     transitionsBetween: () => [],
   };
 }

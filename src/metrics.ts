@@ -128,8 +128,6 @@ export class StoreMetrics {
   readonly structures: KeptEntry[] = [];
   /** how many times the store's change feed looked for others' commits (set by `registerFeedMetrics`) */
   feedLooks?: () => number;
-  /** how many of this process's commits its change feed applied without reading them back (PostgreSQL) */
-  feedOwnApplied?: () => number;
 }
 
 /** Where the counts of a transaction, or of a handle `openStore` did not make, go: nobody reports them. */

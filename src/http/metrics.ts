@@ -181,15 +181,6 @@ export function registerMetrics(app: FastifyInstance, config: Config, store: Sto
       this.inc(storeMetrics?.feedLooks?.() ?? 0);
     },
   });
-  new Counter({
-    name: 'calendar_feed_own_commits_applied_total',
-    help: 'Commits of this process (PostgreSQL one-statement creates) the change feed applied from what they wrote, without reading the log back',
-    registers: [registry],
-    collect() {
-      this.reset();
-      this.inc(storeMetrics?.feedOwnApplied?.() ?? 0);
-    },
-  });
 
   // Log output (src/log-destination.ts): process-wide, as stdout is.
   new Counter({

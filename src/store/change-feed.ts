@@ -73,15 +73,6 @@ export interface ChangeBatch {
 
 export type ChangeListener = (batch: ChangeBatch) => void;
 
-/** What one commit of this process wrote to the log, as a look would read it back (`applyOwn`). */
-export interface OwnCommit {
-  seq: number;
-  rows: FeedRow[];
-  /** the listing state and text, as of the commit, of every event `rows` name */
-  states: Map<number, ListingState>;
-  texts: Map<number, EventText | undefined>;
-}
-
 export interface ChangeFeed {
   /** The sequence number kept results reflect now (synchronous). */
   seq(): number;
@@ -115,15 +106,6 @@ export interface ChangeFeed {
    */
   expectOwnCommit(): void;
   /**
-   * This process committed `commit` (a one-statement create on PostgreSQL, `writeStatement`), and
-   * knows what a look would read back: its log rows, and the listing state and text of the events
-   * they name as of that commit. When the feed is just before it (nothing else committed since
-   * its number, as sequence numbers are taken in commit order: the counter row stays locked until
-   * the commit), it applies it without reading the log back and answers true; otherwise false, and
-   * the next look reads it as any other commit.
-   */
-  applyOwn(commit: OwnCommit): boolean;
-  /**
    * The event transitions in (from, to], or undefined when they are not all known (a reset, or
    * older than the kept history): then a result computed at `from` cannot be brought to `to`.
    */
@@ -132,8 +114,6 @@ export interface ChangeFeed {
   readonly kept?: { transitions(): number; bytes(): number; listeners(): number };
   /** Looks for other connections' or instances' commits since the feed was made (`/metrics`: `calendar_feed_looks_total`). */
   readonly looks?: () => number;
-  /** This process's commits applied without reading them back (`applyOwn`; `/metrics`: `calendar_feed_own_commits_applied_total`). */
-  readonly ownApplied?: () => number;
 }
 
 /** Log rows read in one go; more than this and the feed resets its subscribers instead. */
@@ -160,7 +140,7 @@ interface StateRow extends ListingRow {
   content: string;
 }
 
-export function textOf(r: EventText): EventText | undefined {
+function textOf(r: EventText): EventText | undefined {
   return r.title.length + r.excerpt.length + r.content.length > MAX_TEXT ? undefined : { title: r.title, excerpt: r.excerpt, content: r.content };
 }
 
@@ -413,8 +393,6 @@ export function createSqliteFeed(connection: {
     // This connection's own commits show in `total_changes()`: read it again at the next sync
     // (others' commits are looked for once per batch of requests or turn, as before).
     expectOwnCommit: ownCommit,
-    // SQLite reads its own commits on its connection, synchronously and without a round trip.
-    applyOwn: () => false,
     subscribe: core.subscribe,
     transitionsBetween: core.transitionsBetween,
     kept: core.kept,
@@ -486,7 +464,8 @@ from "c"`.execute(db);
  * The feed of a PostgreSQL database, over its Kysely handle. Requests asking during one turn of
  * the event loop share one look: the counter alone, and when it moved, one statement that reads
  * the new log rows with the states of the events they name ({@link lookPostgres}); after a commit
- * of this process, that statement at once.
+ * of this process, or after a look that found the counter moved (under writes), that statement at
+ * once.
  */
 export function createPostgresFeed(db: Executor): ChangeFeed {
   const core = feedCore();
@@ -505,8 +484,9 @@ export function createPostgresFeed(db: Executor): ChangeFeed {
   // asked (so its answer is never older than any of them).
   // Whether this process committed since the last look (then the look reads the log at once).
   let ownCommits = false;
+  // Whether the last look found the counter moved (see `sharedLook`).
+  let lastMoved = false;
   let looks = 0;
-  let ownApplied = 0;
   const sharedLook = (): Promise<Look & { sentAt: number }> => {
     shared ??= new Promise<void>((resolve) => setImmediate(resolve)).then(async () => {
       shared = undefined;
@@ -514,13 +494,18 @@ export function createPostgresFeed(db: Executor): ChangeFeed {
       const sentAt = epoch;
       const from = core.seq();
       // Most looks find nothing new (every request looks once, for other instances' commits):
-      // the counter alone costs PostgreSQL about half of what the whole look's plan does.
-      if (!ownCommits && from >= 0) {
+      // the counter alone costs PostgreSQL about half of what the whole look's plan does. Under
+      // writes most looks find something, and reading the counter first would then cost a second
+      // round trip: after a look that found the counter moved, the next reads the log at once
+      // (the whole look's statement answers with the counter alone when it has not moved).
+      if (!ownCommits && !lastMoved && from >= 0) {
         const value = await headOf(db);
         if (value === from) return { from, value, rows: [], truncated: false, states: new Map(), texts: new Map(), sentAt };
       }
       ownCommits = false;
-      return { ...(await lookPostgres(db, from)), sentAt };
+      const look = await lookPostgres(db, from);
+      lastMoved = from >= 0 && look.value !== from;
+      return { ...look, sentAt };
     });
     return shared;
   };
@@ -556,21 +541,10 @@ export function createPostgresFeed(db: Executor): ChangeFeed {
       ownCommits = true;
       epoch++;
     },
-    applyOwn(commit) {
-      if (core.seq() < 0 || core.seq() !== commit.seq - 1) return false;
-      core.apply(buildBatch(commit.seq - 1, commit.seq, commit.rows, commit.states, commit.texts, false));
-      ownApplied++;
-      // The commit's report (`expectOwnCommit`) asked the next look to read the log at once: it is
-      // applied now, so the counter alone will do (it still finds any other commit, of this
-      // process or another).
-      ownCommits = false;
-      return true;
-    },
     subscribe: core.subscribe,
     transitionsBetween: core.transitionsBetween,
     kept: core.kept,
     looks: () => looks,
-    ownApplied: () => ownApplied,
   };
   return feed;
 }
@@ -579,7 +553,6 @@ export function createPostgresFeed(db: Executor): ChangeFeed {
 export function registerFeedMetrics(db: object, feed: ChangeFeed): void {
   const metrics = storeMetricsOf(db);
   if (metrics && feed.looks) metrics.feedLooks = feed.looks;
-  if (metrics && feed.ownApplied) metrics.feedOwnApplied = feed.ownApplied;
   const kept = feed.kept;
   if (kept) {
     registerKept(db, 'feed_transitions', { entries: kept.transitions, maxEntries: HISTORY, bytes: kept.bytes, maxBytes: HISTORY_BYTES });

@@ -21,7 +21,6 @@ import { writeCommitCountersOf } from '../metrics.js';
 import { importContextRestorer, inImportContext, runImportHook } from './import-context.js';
 import { directOf, enterDirect, leaveDirect } from './sqlite-direct.js';
 import { chunksOf } from './lists.js';
-import type { FeedRow, OwnCommit } from './change-feed.js';
 import { readListingStates, type ChangeAction, type EventChangeDetail, type RecordChangeDetail, type RecordType } from './listing-states.js';
 
 export { listingStateOf, readListingStates } from './listing-states.js';
@@ -348,7 +347,7 @@ export function statementLog(
   db: Executor,
   created: { type: RecordType; action: ChangeAction },
   options: { after: string; onlyIf: string; counts: readonly number[] },
-): { ctes: RawBuilder<unknown>; counts: RawBuilder<unknown>; done: RawBuilder<unknown>; seq: RawBuilder<unknown>; feedRows: (id: number, seq: number) => FeedRow[] } {
+): { ctes: RawBuilder<unknown>; counts: RawBuilder<unknown>; done: RawBuilder<unknown> } {
   if (pendingByTrx.get(db)?.size || countsByTrx.get(db)?.size) throw new Error('a one-statement write wrote something before its statement');
   const termIds = [...new Set(options.counts)].sort((a, b) => a - b);
   const groups: Array<[number, number[]]> = termIds.length ? [[1, termIds]] : [];
@@ -367,26 +366,7 @@ export function statementLog(
       select c."value", v."idx", v."record_type", coalesce(v."record_id", (select "id" from "p")), v."action", v."detail", ${nowGmt()}
       from "c" c, unnest(${rows.map((_, i) => i)}::int[], ${rows.map((r) => r.type)}::text[], ${rows.map((r) => r.id)}::int[], ${rows.map((r) => r.action)}::text[], ${rows.map((r) => r.detail)}::text[])
         as v("idx", "record_type", "record_id", "action", "detail") returning 1)`;
-  return {
-    ctes,
-    counts: countsLeft,
-    done: sql.raw(`(select count(*) from "l")`),
-    seq: sql.raw(`(select "value" from "c")`),
-    // The log rows the statement wrote, as the change feed reads them (`applyOwn`).
-    feedRows: (id, seq) => rows.map((r) => ({ seq, type: r.type, id: r.id ?? id, action: r.action, detail: r.detail === null ? null : (JSON.parse(r.detail) as FeedRow['detail']) })),
-  };
-}
-
-/** What a one-statement write committed, by its handle, for the change feed (`noteOwnCommit`). */
-const ownCommitsByHandle = new WeakMap<object, OwnCommit>();
-
-/**
- * A one-statement write's statement (`writeStatement`) committed this: once the write's function
- * returns, the store's change feed applies it without reading the log back when nothing else
- * committed before it (`ChangeFeed.applyOwn`).
- */
-export function noteOwnCommit(db: Executor, commit: OwnCommit): void {
-  if (statementWrites.has(db)) ownCommitsByHandle.set(db, commit);
+  return { ctes, counts: countsLeft, done: sql.raw(`(select count(*) from "l")`) };
 }
 
 /**
@@ -411,8 +391,6 @@ export async function writeStatement<T>(db: Executor, fn: (w: Executor) => Promi
   try {
     const out = await fn(w);
     if (pendingByTrx.get(w)?.size) throw new Error('a one-statement write left notes unwritten (it must end with the statement that writes them)');
-    const own = ownCommitsByHandle.get(w);
-    if (own) partsOf(db)?.feed.applyOwn(own);
     const counters = writeCommitCountersOf(db);
     counters.commits++;
     counters.writes++;
@@ -424,7 +402,6 @@ export async function writeStatement<T>(db: Executor, fn: (w: Executor) => Promi
   } finally {
     pendingByTrx.delete(w);
     countsByTrx.delete(w);
-    ownCommitsByHandle.delete(w);
   }
   return writeTransaction(db, fn);
 }

@@ -13,9 +13,7 @@ import type { DialectName } from './handle.js';
 import { revisionExpression } from './revision.js';
 import { backgroundReaderOf, partsOf, slot } from './handle.js';
 import type { Insertable, Updateable } from 'kysely';
-import { addTermCounts, isCreatedHere, isStatementWrite, noteChange, noteEventBefore, noteOwnCommit, recordTypeOfPost, statementLog } from './changes.js';
-import { textOf as feedText } from './change-feed.js';
-import { listingStateOf } from './listing-states.js';
+import { addTermCounts, isCreatedHere, isStatementWrite, noteChange, noteEventBefore, recordTypeOfPost, statementLog } from './changes.js';
 import { afterExplicitId, takeWantedId } from './import-context.js';
 import { keptCountersOf } from '../metrics.js';
 import { nearCondition } from './geo.js';
@@ -207,50 +205,20 @@ async function insertEventPostgres(
     : sql`select true as "ok"`;
   const log = statement
     ? statementLog(db, { type: recordTypeOfPost(post.type), action: 'create' }, { after: '"t"', onlyIf: 'exists (select 1 from "p")', counts: statement.counted ? terms : [] })
-    : { ctes: sql``, counts: sql`null`, done: sql`null`, seq: sql`null`, feedRows: () => [] };
-  // A one-statement create tells the change feed what it wrote (`noteOwnCommit`), the listing state
-  // with its venue's coordinates included: they are read locked (FOR SHARE, before the terms and
-  // the counter, as every writer takes them), so that a concurrent change of the venue's place
-  // commits wholly before this statement reads them or wholly after its commit.
-  const venueId = statement && details.venue_id !== null && details.venue_id !== undefined ? Number(details.venue_id) : undefined;
-  const venue =
-    venueId === undefined
-      ? { cte: sql``, wait: sql``, coords: sql`null` }
-      : {
-          cte: sql`, "vg" as (select "geo_lat", "geo_lng" from "venues" where "post_id" = ${venueId} for share)`,
-          wait: sql` and (select count(*) from "vg") >= 0`,
-          coords: sql`(select json_build_array("geo_lat", "geo_lng") from "vg")`,
-        };
-  const r = await sql<{
-    id: number | string | null;
-    counts: Array<[number, number]> | null;
-    seq: number | string | null;
-    venue: [number | null, number | null] | null;
-  }>`with "free" as (${free})${venue.cte},
-    "p" as (insert into "posts" (${list(postColumns)}) select ${values(post, postColumns)} from "free" where "free"."ok"${venue.wait} returning "id"),
+    : { ctes: sql``, counts: sql`null`, done: sql`null` };
+  const r = await sql<{ id: number | string | null; counts: Array<[number, number]> | null }>`with "free" as (${free}),
+    "p" as (insert into "posts" (${list(postColumns)}) select ${values(post, postColumns)} from "free" where "free"."ok" returning "id"),
     "e" as (insert into "events" ("post_id", ${list(detailColumns)}) select "p"."id", ${values(details, detailColumns)} from "p" returning "post_id"),
     "o" as (insert into "event_organizers" ("event_id", "organizer_id", "position")
       select "p"."id", x."organizer_id", (x."n" - 1)::int from "p", unnest(${organizers}::int[]) with ordinality as x("organizer_id", "n")
       where (select count(*) from "e") >= 0 returning "event_id"),
     "t" as (insert into "event_terms" ("event_id", "term_id") select "p"."id", x."term_id" from "p", unnest(${terms}::int[]) as x("term_id")
       where (select count(*) from "o") >= 0 returning "event_id")${log.ctes}
-    select (select "id" from "p") as "id", ${log.counts} as "counts", ${log.done} as "logged", ${log.seq} as "seq", ${venue.coords} as "venue"`.execute(db);
+    select (select "id" from "p") as "id", ${log.counts} as "counts", ${log.done} as "logged"`.execute(db);
   const row = r.rows[0];
   if (row?.id === null || row?.id === undefined) return undefined;
   const record = storedEventRecord(Number(row.id), post, details);
-  if (statement) {
-    countsWritten.set(record, new Map((row.counts ?? []).map(([term, count]) => [Number(term), Number(count)])));
-    if (row.seq !== null && recordTypeOfPost(post.type) === 'event') {
-      const seq = Number(row.seq);
-      const state = listingStateOf({ ...record, venue_lat: row.venue?.[0] ?? null, venue_lng: row.venue?.[1] ?? null }, terms, organizers);
-      noteOwnCommit(db, {
-        seq,
-        rows: log.feedRows(record.id, seq),
-        states: new Map([[record.id, state]]),
-        texts: new Map([[record.id, feedText(record)]]),
-      });
-    }
-  }
+  if (statement) countsWritten.set(record, new Map((row.counts ?? []).map(([term, count]) => [Number(term), Number(count)])));
   return record;
 }
 

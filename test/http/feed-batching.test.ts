@@ -7,7 +7,8 @@ import { join } from 'node:path';
 import { STORES, startServer, type TestServer } from '../support/harness.js';
 import { storeMetricsOf } from '../../src/metrics.js';
 import { openStore, type Store } from '../../src/store/db.js';
-import { writeTransaction } from '../../src/store/changes.js';
+import { lastSeq, noteChange, writeTransaction } from '../../src/store/changes.js';
+import pg from 'pg';
 import { updateEventDetails } from '../../src/store/events.js';
 
 /**
@@ -111,6 +112,59 @@ for (const kind of STORES) {
           assert.equal(JSON.parse(a.body).start_date, start);
         }
       }
+    });
+  });
+}
+
+/**
+ * Issue 27, creates: on PostgreSQL a look reads the log's counter alone first (the cheaper
+ * statement, enough when nothing moved), but after a look that found it moved, the next one reads
+ * the log at once: under writes most looks find something, and the counter first would cost a
+ * second round trip each time.
+ */
+for (const kind of STORES.filter((k) => k.name === 'postgres')) {
+  describe(`the change feed under writes reads the log in one statement [${kind.name}]`, () => {
+    let store: Store;
+    let other: Store;
+    const sent: string[] = [];
+    const query = pg.Client.prototype.query as (...args: unknown[]) => unknown;
+    before(async () => {
+      // Before the pools connect (their clients' query is wrapped when they do).
+      pg.Client.prototype.query = function (this: pg.Client, ...args: unknown[]) {
+        const q = args[0];
+        const text = typeof q === 'string' ? q : ((q as { text?: string }).text ?? '');
+        if (text.includes('"change_counter"') && !/^\s*(update|with "start")/i.test(text)) sent.push(text.includes('"changes"') ? 'look' : 'counter');
+        return query.apply(this, args);
+      } as typeof pg.Client.prototype.query;
+      store = await openStore(kind.url, { schema: `t_looks_${process.pid}`, dropSchemaOnClose: true, poolSize: 2 });
+      other = await openStore(kind.url, { schema: `t_looks_${process.pid}`, skipMigrations: true, poolSize: 1 });
+    });
+    after(async () => {
+      pg.Client.prototype.query = query as typeof pg.Client.prototype.query;
+      await other?.close();
+      await store?.close();
+    });
+
+    /** Another instance commits a change (a reset of nothing: a row in the log). */
+    const commitElsewhere = () => writeTransaction(other.db, (trx) => noteChange(trx, 'venue', 1, 'update'));
+    /** A batch of requests arrives: the statements its look sends. */
+    const look = async () => {
+      sent.length = 0;
+      store.feed.expectChanges();
+      await store.feed.sync();
+      return [...sent];
+    };
+
+    it('counter first when nothing moved; at once after a look that found a move', async () => {
+      await store.feed.sync();
+      assert.deepEqual(await look(), ['counter'], 'quiet: the counter alone');
+      await commitElsewhere();
+      assert.deepEqual(await look(), ['counter', 'look'], 'the first move: the counter, then the log');
+      await commitElsewhere();
+      assert.deepEqual(await look(), ['look'], 'moving: the log at once');
+      assert.deepEqual(await look(), ['look'], 'nothing new this time (one statement all the same)');
+      assert.deepEqual(await look(), ['counter'], 'quiet again: the counter alone');
+      assert.equal(store.feed.seq(), await lastSeq(store.db));
     });
   });
 }

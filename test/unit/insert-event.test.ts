@@ -10,8 +10,7 @@ import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
 import { loadConfig } from '../../src/config.js';
 import { createServices, type Services } from '../../src/domain/services.js';
-import { lastSeq, noteChange, readListingStates, writeTransaction } from '../../src/store/changes.js';
-import { buildBatch, lookPostgres, type ChangeBatch } from '../../src/store/change-feed.js';
+import { writeTransaction } from '../../src/store/changes.js';
 import { openStore, type Store } from '../../src/store/db.js';
 import { findEventsByIds, insertEvent, organizerLinksOf, termLinksOf } from '../../src/store/events.js';
 import type { NewPost } from '../../src/store/schema.js';
@@ -166,22 +165,6 @@ for (const kind of STORES) {
   });
 }
 
-/** A batch with its sets as sorted arrays and its terms' ids sorted (comparable whatever order they were read in). */
-function sorted(b: ChangeBatch) {
-  const ids = (x: Iterable<number>) => [...x].sort((p, q) => p - q);
-  return {
-    ...b,
-    events: b.events.map((t) => ({ ...t, after: t.after ? { ...t.after, terms: ids(t.after.terms) } : t.after })),
-    eventIds: ids(b.eventIds),
-    venues: ids(b.venues),
-    organizers: ids(b.organizers),
-    terms: ids(b.terms),
-    termCounts: [...b.termCounts].sort((p, q) => p[0] - q[0]),
-    images: ids(b.images),
-    users: ids(b.users),
-  };
-}
-
 for (const kind of STORES) {
   describe(`event create in one statement where it can be [${kind.name}]`, () => {
     let store: Store;
@@ -297,118 +280,6 @@ for (const kind of STORES) {
         await Promise.all(created.slice(0, 4).map((e) => services.events.trash(e, undefined, admin)));
       }
       assert.equal(deadlocks() - before, 0, `deadlocks: ${JSON.stringify(retries)}`);
-    });
-
-    /** The log's number now, read from the database (not the feed). */
-    const head = async () => lastSeq(store.db);
-    const geo = (lat: number, lng: number) =>
-      writeTransaction(store.db, async (trx) => {
-        await trx.updateTable('venues').set({ geo_lat: lat, geo_lng: lng }).where('post_id', '=', ids.venue).execute();
-        await noteChange(trx, 'venue', ids.venue, 'update');
-      });
-
-    it('hands the change feed what it wrote: on PostgreSQL applied without reading the log back, as a look reads it', async () => {
-      await geo(59.91, 10.75);
-      await store.feed.sync();
-      const batches: ChangeBatch[] = [];
-      store.feed.subscribe((b) => batches.push(b));
-      const applied = store.feed.ownApplied?.() ?? 0;
-      const created = await services.events.create(admin, input('Fed', { description: '<p>Told</p>', excerpt: 'Short' }));
-      const id = Number(created.id);
-      const seq = await head();
-      if (kind.name === 'postgres') {
-        // Applied at once: the feed is at the create's number without a sync (a look).
-        assert.equal(store.feed.seq(), seq);
-        assert.equal(store.feed.ownApplied!() - applied, 1);
-        // The batch is the one a look reads back at that number.
-        const look = await lookPostgres(store.db, seq - 1);
-        const read = buildBatch(look.from, look.value, look.rows, look.states, look.texts, look.truncated);
-        const given = batches.find((b) => b.to === seq)!;
-        assert.deepEqual(sorted(given), sorted(read));
-      }
-      await store.feed.sync();
-      const t = batches.flatMap((b) => b.events).find((x) => x.id === id)!;
-      const [state] = await readListingStates(store.db, [id]);
-      assert.equal(t.before, null);
-      assert.deepEqual({ ...t.after!, terms: [...t.after!.terms].sort() }, { ...state!, terms: [...state!.terms].sort() });
-      assert.deepEqual([t.after!.venue_lat, t.after!.venue_lng], [59.91, 10.75]);
-      assert.deepEqual(t.afterText, { title: 'Fed', excerpt: created.excerpt, content: created.content });
-      const moved = batches.find((b) => b.eventIds.has(id))!;
-      assert.deepEqual(
-        [...moved.termCounts].sort((a, b) => a[0] - b[0]),
-        [
-          [ids.category, 1],
-          [ids.tag, 1],
-        ].sort((a, b) => a[0]! - b[0]!),
-      );
-    });
-
-    it('when something else committed since the feed looked, the feed reads the create back as any other commit', async () => {
-      await store.feed.sync();
-      const applied = store.feed.ownApplied?.() ?? 0;
-      // A commit the feed has not seen (as another instance's would be).
-      await geo(59.92, 10.76);
-      const created = await services.events.create(admin, input('After another'));
-      if (kind.name === 'postgres') {
-        assert.equal(store.feed.ownApplied!() - applied, 0, 'not applied: the feed was behind');
-        assert.ok(store.feed.seq() < (await head()));
-      }
-      const seq = await store.feed.sync();
-      assert.equal(seq, await head());
-      const t = store.feed.transitionsBetween(seq - 1, seq)!;
-      assert.deepEqual(
-        t.map((x) => [x.id, x.before, x.after?.venue_lat]),
-        [[Number(created.id), null, 59.92]],
-      );
-    });
-
-    it("a venue moved while events are created there: each create's state has the coordinates the venue had at the end of the batch that brought it", async () => {
-      // A batch's states are the events' as of its last number (a look reads them then; a create
-      // applied by itself is a batch ending at its own number).
-      await geo(59.92, 10.76);
-      await store.feed.sync();
-      const from = store.feed.seq();
-      const batches: ChangeBatch[] = [];
-      store.feed.subscribe((b) => batches.push(b));
-      const places = Array.from({ length: 12 }, (_, i) => [40 + i, 5 + i] as const);
-      const mover = (async () => {
-        for (const [lat, lng] of places) {
-          await geo(lat, lng);
-          await new Promise((r) => setTimeout(r, 8));
-        }
-      })();
-      const applied = store.feed.ownApplied?.() ?? 0;
-      // Two writers creating one event after another, beside the venue's moves.
-      const writer = async (w: number) => {
-        const out = [];
-        for (let i = 0; i < 20; i++) {
-          await store.feed.sync(); // as a request's look would
-          out.push(await services.events.create(admin, input(`Moving ${w}-${i}`)));
-        }
-        return out;
-      };
-      const creates = Promise.all([writer(0), writer(1)]).then((x) => x.flat());
-      const [created] = await Promise.all([creates, mover]);
-      await store.feed.sync();
-      const moves = await store.db.selectFrom('changes').select('seq').where('record_type', '=', 'venue').where('record_id', '=', ids.venue).where('seq', '>', from).orderBy('seq').execute();
-      assert.equal(moves.length, places.length);
-      const placeAt = (seq: number): readonly [number, number] => {
-        let at: readonly [number, number] = [59.92, 10.76];
-        moves.forEach((m, i) => {
-          if (Number(m.seq) <= seq) at = places[i]!;
-        });
-        return at;
-      };
-      const mine = new Set(created.map((c) => Number(c.id)));
-      const seen = batches.flatMap((b) => b.events.filter((t) => mine.has(t.id) && t.before === null).map((t) => ({ t, to: b.to })));
-      assert.equal(seen.length, 40);
-      // PostgreSQL: some of them were applied by the creates themselves (the path under test).
-      if (kind.name === 'postgres') assert.ok(store.feed.ownApplied!() - applied > 0, `no create was applied by itself (${store.feed.ownApplied!() - applied})`);
-      const wrong = seen.filter(({ t, to }) => String([t.after!.venue_lat, t.after!.venue_lng]) !== String(placeAt(to)));
-      assert.deepEqual(
-        wrong.map(({ t, to }) => [t.seq, to, t.after!.venue_lat, placeAt(to)[0]]),
-        [],
-      );
     });
 
     it('concurrent creates of one title all succeed, with distinct slugs (the losers run again as transactions)', async () => {

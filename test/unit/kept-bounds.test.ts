@@ -22,7 +22,6 @@ function stillFeed(): ChangeFeed {
     subscribe: () => {},
     expectChanges: () => {},
     expectOwnCommit: () => {},
-    applyOwn: () => false,
     transitionsBetween: () => [],
   };
 }

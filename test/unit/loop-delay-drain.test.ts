@@ -50,3 +50,25 @@ describe('event-loop delays drained into the histogram', () => {
     assert.equal(seen.length, 0);
   });
 });
+
+describe('the loop watch counts the CPU of the event loop thread, not of the worker threads beside it', () => {
+  it('a hold spent waiting while a worker spins shows (nearly) no CPU', async () => {
+    const { watchLoop } = await import('../../src/web/loop-delay.js');
+    const { Worker } = await import('node:worker_threads');
+    const watch = watchLoop();
+    const shared = new Int32Array(new SharedArrayBuffer(4));
+    // A worker burning CPU for 300 ms.
+    const worker = new Worker('const end = Date.now() + 300; while (Date.now() < end);', { eval: true });
+    await new Promise((r) => worker.once('online', r));
+    await new Promise((r) => setTimeout(r, 20));
+    const since = performance.now();
+    // The loop held 200 ms without using the CPU (a blocking wait).
+    Atomics.wait(shared, 0, 0, 200);
+    await new Promise((r) => setTimeout(r, 15));
+    const held = watch.heldSince(since);
+    watch.stop();
+    await worker.terminate();
+    assert.ok(held.ms >= 150, `held ${held.ms} ms`);
+    assert.ok(held.cpuMs < 60, `the loop's thread used ${held.cpuMs} ms of CPU during a ${held.ms} ms wait (the worker's spin counted?)`);
+  });
+});

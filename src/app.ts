@@ -117,8 +117,9 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
   jobs.start();
   app.addHook('onClose', async () => jobs.stop());
   if (webhookWorker) {
-    // A write committed here: deliver soon instead of at the next poll (the change log wakes it).
-    const unsubscribe = store.changes.subscribe(() => webhookWorker.nudge());
+    // A write committed here: deliver soon instead of at the next poll (the change log wakes it),
+    // unless the worker knows no endpoint is enabled (then a commit costs no look at the head).
+    const unsubscribe = store.changes.subscribe(() => webhookWorker.nudge(), { wanted: () => webhookWorker.wantsWakes() });
     app.addHook('onClose', async () => unsubscribe());
   }
   // A request that arrives must see every write acknowledged before it, by this process or another

@@ -14,6 +14,11 @@ import type { JobRunner } from './runner.js';
 export interface WebhookWorker {
   /** Run soon (after a local write). */
   nudge(): void;
+  /**
+   * Whether a nudge after a local write would do anything: false while the store said, less than a
+   * poll interval ago, that no endpoint is enabled (and no endpoint changed here since).
+   */
+  wantsWakes(): boolean;
   /** Run once now and wait for it (tests, CLI). */
   runOnce(): Promise<void>;
   stop(): Promise<void>;
@@ -61,6 +66,7 @@ export function registerWebhookWorker(runner: JobRunner, webhooks: WebhookServic
   });
   return {
     nudge: () => job.nudge(),
+    wantsWakes: () => !webhooks.knownNoneEnabled(options.pollMs),
     async runOnce() {
       askNow = true;
       await job.runOnce();

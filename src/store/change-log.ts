@@ -200,9 +200,11 @@ export interface ChangeLog {
   /**
    * Call `wake` soon after commits of this process that moved the head (coalesced: commits within
    * a few milliseconds cost one look at the head) and, with `pollMs`, when a poll that often finds
-   * the head moved (other instances' commits). Returns what stops it.
+   * the head moved (other instances' commits). With `wanted`, only while it answers true: when no
+   * subscriber wants waking, a commit costs no look at the head (a webhook worker with no endpoint
+   * enabled). Returns what stops it.
    */
-  subscribe(wake: ChangeWake, options?: { pollMs?: number }): () => void;
+  subscribe(wake: ChangeWake, options?: { pollMs?: number; wanted?: () => boolean }): () => void;
   /**
    * Called synchronously at each local commit (before the wakes): for the change feed, which must
    * look again before the next read.
@@ -223,7 +225,13 @@ const COMMIT_LOOK_MS = 5;
 /** The change log of a store's handle (`openStore` makes one per store). */
 export function createChangeLog(db: Executor): ChangeLog {
   const immediate: Array<() => void> = [];
-  const wakes = new Set<ChangeWake>();
+  /** the subscribers, with whether each wants waking now */
+  const wakes = new Map<ChangeWake, () => boolean>();
+  const always = () => true;
+  const anyWanted = () => {
+    for (const wanted of wakes.values()) if (wanted()) return true;
+    return false;
+  };
   const timers = new Set<NodeJS.Timeout>();
   let lookTimer: NodeJS.Timeout | undefined;
   /** the head the subscribers were last woken for */
@@ -234,7 +242,7 @@ export function createChangeLog(db: Executor): ChangeLog {
       .then((head) => {
         if (head === wokenAt) return;
         wokenAt = head;
-        for (const wake of [...wakes]) wake();
+        for (const [wake, wanted] of [...wakes]) if (wanted()) wake();
       })
       .catch(() => {});
   };
@@ -245,7 +253,7 @@ export function createChangeLog(db: Executor): ChangeLog {
       return readChanges(on, afterSeq, options.to ?? (await headOf(on)), limit);
     },
     subscribe(wake, options = {}) {
-      wakes.add(wake);
+      wakes.set(wake, options.wanted ?? always);
       let timer: NodeJS.Timeout | undefined;
       if (options.pollMs !== undefined) {
         let seen: number | undefined;
@@ -279,7 +287,7 @@ export function createChangeLog(db: Executor): ChangeLog {
     },
     committed() {
       for (const l of immediate) l();
-      if (wakes.size && !lookTimer) {
+      if (!lookTimer && anyWanted()) {
         lookTimer = setTimeout(look, COMMIT_LOOK_MS);
         lookTimer.unref();
       }

@@ -39,7 +39,7 @@ function endpointJson(r: EndpointRow): EndpointJson {
 }
 
 /** The endpoint management of the service. */
-export type WebhookEndpoints = Pick<WebhookService, 'list' | 'get' | 'create' | 'update' | 'remove' | 'deliveries' | 'delivery' | 'redeliver' | 'anyEnabled'>;
+export type WebhookEndpoints = Pick<WebhookService, 'list' | 'get' | 'create' | 'update' | 'remove' | 'deliveries' | 'delivery' | 'redeliver' | 'anyEnabled' | 'knownNoneEnabled'>;
 
 export function createEndpoints(deps: WebhookServiceDeps): WebhookEndpoints {
   const { store } = deps.services;
@@ -133,9 +133,12 @@ export function createEndpoints(deps: WebhookServiceDeps): WebhookEndpoints {
       changed();
       return endpoints.delivery(endpointId, id);
     },
+    knownNoneEnabled(maxAgeMs) {
+      return noneEnabledAt !== undefined && Date.now() - noneEnabledAt < maxAgeMs;
+    },
     async anyEnabled(maxAgeMs = 0) {
       const now = Date.now();
-      if (noneEnabledAt !== undefined && now - noneEnabledAt < maxAgeMs) return false;
+      if (endpoints.knownNoneEnabled(maxAgeMs)) return false;
       const any = await anyEndpointEnabled(db);
       noneEnabledAt = any ? undefined : now;
       return any;

@@ -46,5 +46,6 @@ export function createWebhookService(services: Services, config: WebhookConfig):
     materialize: outbox.materialize,
     deliverDue: delivery.deliverDue,
     anyEnabled: endpoints.anyEnabled,
+    knownNoneEnabled: endpoints.knownNoneEnabled,
   };
 }

@@ -80,6 +80,8 @@ export interface WebhookService {
    * change is seen once the "no" is that old).
    */
   anyEnabled(maxAgeMs?: number): Promise<boolean>;
+  /** Whether `anyEnabled(maxAgeMs)` would answer false without asking the store (synchronous). */
+  knownNoneEnabled(maxAgeMs: number): boolean;
 }
 
 /** The settings the service reads. */

@@ -194,8 +194,12 @@ describe('webhooks: with no endpoint enabled, writes do not ask for endpoints ea
       const r = await startReceiver();
       try {
         const webhooks = t.built.webhooks!;
+        const worker = t.built.webhookWorker!;
         const db = t.built.store.db;
         assert.equal(await webhooks.anyEnabled(60_000), false);
+        // Knowing no endpoint is enabled, the worker does not want waking after each commit (the
+        // change log then looks at no head).
+        assert.equal(worker.wantsWakes(), false);
         // Another process adds an endpoint (the CLI, another instance): a "no" younger than the
         // interval given still stands; asked fresh, the store says yes.
         const cursor = await t.built.store.changes.head();
@@ -235,6 +239,7 @@ describe('webhooks: with no endpoint enabled, writes do not ask for endpoints ea
         // An endpoint made in this process clears the kept "no" at once.
         assert.equal(await webhooks.anyEnabled(0), false);
         const mine = await webhooks.create({ url: r.url });
+        assert.equal(worker.wantsWakes(), true, 'an endpoint made here: woken again');
         assert.equal(await webhooks.anyEnabled(60_000), true);
         await webhooks.update(mine.id, { enabled: false });
         assert.equal(await webhooks.anyEnabled(60_000), false);

@@ -8,6 +8,9 @@ import { buildBatch } from '../../src/store/change-feed.js';
 import { matchesFilter, type EventListFilter } from '../../src/store/events.js';
 import type { ListingState } from '../../src/store/changes.js';
 import type { FeedRow as ChangeRow } from '../../src/store/change-feed.js';
+import { noteChange, writeTransaction } from '../../src/store/changes.js';
+import { openStore } from '../../src/store/db.js';
+import { STORES } from '../support/harness.js';
 
 const state = (over: Partial<ListingState> = {}): ListingState => ({
   id: 1,
@@ -195,3 +198,33 @@ describe('the SQLite feed looks for other connections at most once per batch of 
     assert.deepEqual(terms.slice(1), [[7], [8], [9]]);
   });
 });
+
+for (const kind of STORES) {
+  describe(`the change log wakes only subscribers that want waking [${kind.name}]`, () => {
+    it('a commit wakes a wanted subscriber soon, and none when no subscriber wants it', async () => {
+      const schema = kind.name === 'postgres' ? `t_wake_${process.pid}` : undefined;
+      const store = await openStore(kind.url, { schema, dropSchemaOnClose: true, poolSize: 2 });
+      try {
+        let wanted = false;
+        let woken = 0;
+        const stop = store.changes.subscribe(() => woken++, { wanted: () => wanted });
+        const commit = () => writeTransaction(store.db, (trx) => noteChange(trx, 'venue', 1, 'update'));
+        const settle = () => new Promise((r) => setTimeout(r, 60));
+        await commit();
+        await settle();
+        assert.equal(woken, 0, 'not wanted: not woken');
+        wanted = true;
+        await commit();
+        await settle();
+        assert.equal(woken, 1, 'wanted: woken once');
+        stop();
+        wanted = true;
+        await commit();
+        await settle();
+        assert.equal(woken, 1, 'unsubscribed');
+      } finally {
+        await store.close();
+      }
+    });
+  });
+}

@@ -8,7 +8,8 @@
  * /proc: what other load on the machine barely changes, unlike requests per second); then medians
  * and the ratio new/old; on PostgreSQL also the transactions committed per create in its database
  * (pg_stat_database: each statement sent outside a transaction is one, so about the statements per
- * create), and the change feed's looks per create (`/metrics`).
+ * create), and the change feed's looks and the commits per create (`/metrics`; SQLite commits
+ * the writes waiting together at once).
  *
  * usage: npm run bench:paired-creates -- OLD_CHECKOUT NEW_CHECKOUT [ROUNDS=5] [SECONDS=8]
  *   each checkout built (npm ci); BENCH_STORES=sqlite|postgres (default sqlite), BENCH_POSTGRES_URL
@@ -77,16 +78,19 @@ async function main(): Promise<void> {
       await runNode([join(dir!, 'dist/cli/main.js'), 'seed', '--events', String(EVENTS), '--no-progress'], { ...ADMIN, DATABASE_URL: url, LOG_LEVEL: 'warn' });
       urls.push(url);
     }
-    type Round = { rps: number; serverUs: number; postgresUs: number; xacts: number; looks: number };
+    type Round = { rps: number; serverUs: number; postgresUs: number; xacts: number; looks: number; commits: number };
     const results: Array<Array<Round>> = [[], []];
     // PostgreSQL: transactions committed in the checkout's database (each statement sent outside a
     // transaction is one: about the round trips per create), from pg_stat_database.
     const xactsOf = async (i: number) => (admin ? Number((await admin.query('select xact_commit from pg_stat_database where datname = $1', [dbNames[i]])).rows[0]?.xact_commit ?? 0) : 0);
-    // The change feed's looks (`/metrics`), where the checkout reports them.
-    const looksOf = async (origin: string) => {
+    // The change feed's looks and the commits (`/metrics`), where the checkout reports them.
+    const metricsOf = async (origin: string) => {
       const text = await (await fetch(`${origin}/metrics`)).text().catch(() => '');
-      const m = /^calendar_feed_looks_total (\d+)/m.exec(text);
-      return m ? Number(m[1]) : NaN;
+      const read = (name: string) => {
+        const m = new RegExp(`^${name} (\\d+)`, 'm').exec(text);
+        return m ? Number(m[1]) : NaN;
+      };
+      return { looks: read('calendar_feed_looks_total'), commits: read('calendar_write_commits_total') };
     };
     for (let round = 1; round <= ROUNDS; round++) {
       for (const [i, dir] of [oldDir, newDir].entries()) {
@@ -104,19 +108,22 @@ async function main(): Promise<void> {
           const p0 = admin ? postgresCpuSeconds() : 0;
           if (admin) await admin.query('select pg_stat_clear_snapshot()');
           const x0 = await xactsOf(i);
-          const l0 = await looksOf(server.origin);
+          const m0 = await metricsOf(server.origin);
           const r = await loadOnce(spec, SECONDS);
           // The statistics collector reports a backend's counts at most every second or so.
           await new Promise((res) => setTimeout(res, 1500));
           if (admin) await admin.query('select pg_stat_clear_snapshot()');
           const xacts = ((await xactsOf(i)) - x0) / r.requests;
-          const looks = ((await looksOf(server.origin)) - l0) / r.requests;
+          const m1 = await metricsOf(server.origin);
+          const looks = (m1.looks - m0.looks) / r.requests;
+          // SQLite: writes waiting together commit together (group commit); PostgreSQL: one each.
+          const commits = (m1.commits - m0.commits) / r.requests;
           const serverUs = ((cpuSecondsOf(server.pid)! - s0) * 1e6) / r.requests;
           const postgresUs = admin ? ((postgresCpuSeconds() - p0) * 1e6) / r.requests : 0;
           if (r.non2xx || r.errors) console.log(`  (${r.non2xx} non-2xx, ${r.errors} errors)`);
-          results[i]!.push({ rps: r.rps, serverUs, postgresUs, xacts, looks });
+          results[i]!.push({ rps: r.rps, serverUs, postgresUs, xacts, looks, commits });
           console.log(
-            `round ${round} ${i === 0 ? 'old' : 'new'}: ${Math.round(r.rps)} creates/s, server ${Math.round(serverUs)} µs/create${admin ? `, PostgreSQL ${Math.round(postgresUs)} µs/create, ${xacts.toFixed(2)} transactions/create` : ''}, ${looks.toFixed(2)} feed looks/create`,
+            `round ${round} ${i === 0 ? 'old' : 'new'}: ${Math.round(r.rps)} creates/s, server ${Math.round(serverUs)} µs/create${admin ? `, PostgreSQL ${Math.round(postgresUs)} µs/create, ${xacts.toFixed(2)} transactions/create` : ''}, ${looks.toFixed(2)} feed looks/create, ${commits.toFixed(2)} commits/create`,
           );
         } finally {
           await server.stop();
@@ -135,6 +142,7 @@ async function main(): Promise<void> {
     if (admin) console.log(row('PostgreSQL CPU µs/create', (x) => x.postgresUs));
     if (admin) console.log(row('PostgreSQL transactions/create', (x) => x.xacts, 2));
     console.log(row('change feed looks/create', (x) => x.looks, 2));
+    console.log(row('commits/create', (x) => x.commits, 2));
   } finally {
     if (admin) {
       for (const name of dbNames) await admin.query(`drop database if exists ${name} with (force)`).catch(() => {});

@@ -72,9 +72,12 @@ export function createEndpoints(deps: WebhookServiceDeps): WebhookEndpoints {
   }
 
   // When the store last answered that no endpoint is enabled (undefined: it did not, or an
-  // endpoint changed in this process since).
+  // endpoint changed in this process since). `changes` counts this process's endpoint writes: an
+  // answer read while one happened is not kept (it may predate it).
   let noneEnabledAt: number | undefined;
+  let changes = 0;
   const changed = () => {
+    changes++;
     noneEnabledAt = undefined;
   };
 
@@ -87,7 +90,6 @@ export function createEndpoints(deps: WebhookServiceDeps): WebhookEndpoints {
       return row ? endpointJson(row) : undefined;
     },
     async create(input) {
-      changed();
       const cursor = await store.changes.head();
       const id = await insertEndpoint(db, {
         url: input.url,
@@ -100,6 +102,7 @@ export function createEndpoints(deps: WebhookServiceDeps): WebhookEndpoints {
         failing_since: null,
         created_gmt: gmtNow(),
       });
+      changed();
       return (await endpoints.get(id))!;
     },
     async update(id, patch) {
@@ -139,8 +142,9 @@ export function createEndpoints(deps: WebhookServiceDeps): WebhookEndpoints {
     async anyEnabled(maxAgeMs = 0) {
       const now = Date.now();
       if (endpoints.knownNoneEnabled(maxAgeMs)) return false;
+      const before = changes;
       const any = await anyEndpointEnabled(db);
-      noneEnabledAt = any ? undefined : now;
+      if (changes === before) noneEnabledAt = any ? undefined : now;
       return any;
     },
   };

@@ -49,16 +49,15 @@ type JobServices = Pick<Services, 'store' | 'config' | 'clock'>;
 /**
  * Generate a series' occurrences up to its horizon, one step (at most OCCURRENCES_PER_WRITE
  * occurrences, one transaction) at a time, yielding between steps. Resolves with the number of
- * steps taken. Used by the job, and by the importers, which need every occurrence before they
- * apply exceptions.
+ * steps taken. Used by the importers, which need every occurrence before they apply exceptions;
+ * the planner statistics are their caller's to refresh, once for everything it wrote
+ * (`refreshAfterBulkWrite`: the `.ics` importer at its end).
  */
 export async function generateSeries(services: JobServices, id: number, isStopped: () => boolean = () => false): Promise<number> {
-  const { steps, inserted } = await generateSteps(services, id, isStopped);
-  await refreshAfterBulkWrite(services.store.db, inserted);
-  return steps;
+  return (await generateSteps(services, id, isStopped)).steps;
 }
 
-/** generateSeries without the statistics refresh: its steps and the occurrences it inserted. */
+/** generateSeries' steps, with the occurrences they inserted. */
 async function generateSteps(services: JobServices, id: number, isStopped: () => boolean): Promise<{ steps: number; inserted: number }> {
   const deps = { horizonMonths: services.config.recurrenceHorizonMonths, clock: services.clock };
   let steps = 0;

@@ -185,6 +185,57 @@ forEachStore('planner statistics after an .ics import of several series', (t) =>
       assert.ok(rows[0]?.last_analyze, 'the import analysed the events table');
     }
   });
+
+  it('analyse once per import, even when one series alone generates 1,000 occurrences or more', async () => {
+    const db = t.built.store.db;
+    const analyses = async () => {
+      await sql`select pg_stat_clear_snapshot()`.execute(db);
+      const { rows } = await sql<{ n: number | string }>`select analyze_count as n from pg_stat_user_tables where relid = to_regclass('events')`.execute(db);
+      return Number(rows[0]?.n ?? 0);
+    };
+    // The import generates the series alone (the horizon job would share the work, each part
+    // under 1,000 rows: the last test of this server).
+    await t.built.horizonJob.stop();
+    const before = t.built.store.dialect === 'postgres' ? await analyses() : 0;
+    const dir = mkdtempSync(join(tmpdir(), 'ics-stats-'));
+    try {
+      const input = join(dir, 'long.ics');
+      const vevent = [
+        'BEGIN:VEVENT',
+        'UID:long-daily@test',
+        'DTSTAMP:20260101T100000Z',
+        'DTSTART:20260101T120000Z',
+        'DTEND:20260101T130000Z',
+        'SUMMARY:Long daily',
+        'RRULE:FREQ=DAILY;COUNT=1200',
+        'END:VEVENT',
+      ].join('\r\n');
+      writeFileSync(input, ['BEGIN:VCALENDAR', 'VERSION:2.0', 'PRODID:-//test//EN', vevent, 'END:VCALENDAR', ''].join('\r\n'));
+      const services = t.built.services;
+      const user = (await services.users.list()).find((u) => u.login === ADMIN.login)!;
+      const report = await importIcs(services, viewerOf({ id: Number(user.id), login: user.login, role: user.role }), { input, status: 'publish', dryRun: false, retries: 0, retryDelayMs: 0 });
+      assert.equal(report.failed, 0, report.lines().join('\n'));
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+    const made = await db
+      .selectFrom('posts')
+      .select((eb) => eb.fn.countAll<number>().as('n'))
+      .where('title', '=', 'Long daily')
+      .where('parent_id', '<>', 0)
+      .executeTakeFirstOrThrow();
+    assert.equal(Number(made.n), 1200, 'every occurrence');
+    if (t.built.store.dialect === 'postgres') {
+      // The statistics collector reports a backend's counts within about a second.
+      let after = await analyses();
+      for (let i = 0; i < 30 && after === before; i++) {
+        await new Promise((r) => setTimeout(r, 100));
+        after = await analyses();
+      }
+      await new Promise((r) => setTimeout(r, 1200));
+      assert.equal((await analyses()) - before, 1, 'one ANALYZE for the import');
+    }
+  });
 });
 
 forEachStore('issue 24: the categories and tags of one event write are bounded', (t) => {

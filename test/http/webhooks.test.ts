@@ -253,6 +253,74 @@ describe('webhooks: with no endpoint enabled, writes do not ask for endpoints ea
   }
 });
 
+describe('webhooks: a "no endpoint enabled" read while this process enabled one is not kept (issue 27)', () => {
+  for (const kind of STORES) {
+    it(`${kind.name}: the answer read before the change comes back after it, and the next ask within the interval still asks the store`, async () => {
+      const t = await startServer(kind, FAST);
+      try {
+        // The service over the same store, its "any endpoint enabled?" read held after it has read
+        // (a Proxy on the query builder, so the connection is not held): meanwhile this process
+        // enables an endpoint, then the held "no" comes back.
+        let armed = false;
+        let reached!: () => void;
+        const reachedP = new Promise<void>((r) => (reached = r));
+        let releaseHeld: () => void = () => {};
+        const gate = async () => {
+          if (!armed) return;
+          armed = false;
+          await new Promise<void>((release) => {
+            releaseHeld = release;
+            reached();
+          });
+        };
+        const hold = <T extends object>(o: T): T =>
+          new Proxy(o, {
+            get(target, prop) {
+              const v = Reflect.get(target, prop, target) as unknown;
+              if (typeof v !== 'function') return v;
+              const f = v as (...a: unknown[]) => unknown;
+              if (prop === 'executeTakeFirst')
+                return async (...a: unknown[]) => {
+                  const out = await f.apply(target, a);
+                  await gate();
+                  return out;
+                };
+              return (...a: unknown[]) => {
+                const out = f.apply(target, a);
+                return out && typeof out === 'object' && typeof (out as { then?: unknown }).then !== 'function' ? hold(out) : out;
+              };
+            },
+          });
+        const realDb = t.built.store.db;
+        const db = new Proxy(realDb, {
+          get(target, prop) {
+            const v = Reflect.get(target, prop, target) as unknown;
+            if (prop === 'selectFrom') return (...a: unknown[]) => hold((v as (...x: unknown[]) => object).apply(target, a));
+            return typeof v === 'function' ? (v as (...x: unknown[]) => unknown).bind(target) : v;
+          },
+        });
+        const store = Object.create(t.built.store, { db: { value: db } }) as typeof t.built.store;
+        const { createEndpoints } = await import('../../src/webhooks/endpoints.js');
+        const webhooks = createEndpoints({ services: { store } } as unknown as Parameters<typeof createEndpoints>[0]);
+        const mine = await webhooks.create({ url: 'http://127.0.0.1:9/hook' });
+        await webhooks.update(mine.id, { enabled: false });
+        assert.equal(await webhooks.anyEnabled(0), false);
+        armed = true;
+        const asked = webhooks.anyEnabled(0);
+        await reachedP;
+        await webhooks.update(mine.id, { enabled: true });
+        releaseHeld();
+        assert.equal(await asked, false, 'the held read saw the endpoint still disabled');
+        assert.equal(webhooks.knownNoneEnabled(60_000), false, 'that "no" was not kept');
+        assert.equal(await webhooks.anyEnabled(60_000), true, 'asked again: the store says yes');
+        await webhooks.remove(mine.id);
+      } finally {
+        await t.close();
+      }
+    });
+  }
+});
+
 describe('webhooks: an endpoint failing too long is disabled, and can be enabled again', () => {
   for (const kind of STORES) {
     it(kind.name, async () => {

@@ -61,6 +61,8 @@ export interface Config {
   siteName: string;
   /** The most events one iCalendar feed (and one month or day page) holds. */
   icalMaxEvents: number;
+  /** The most events one CalDAV answer lists (a calendar's GET, PROPFIND Depth 1, calendar-query, an initial sync); more: 507. */
+  caldavMaxEvents: number;
   /** A request whose headers have not all arrived after this long is answered 408 and closed (ms). */
   headersTimeoutMs: number;
   /** A request (headers and body) not received completely after this long is answered 408 and closed (ms). */
@@ -249,6 +251,13 @@ export const SETTINGS: Setting[] = [
   },
   { env: 'SITE_NAME', flag: '--site-name', key: 'siteName', defaultText: 'Events Calendar', description: "the site's name on the calendar pages, in feeds (X-WR-CALNAME) and in the REST root index" },
   { env: 'ICAL_MAX_EVENTS', flag: '--ical-max-events', key: 'icalMaxEvents', defaultText: '1000', description: 'the most events one iCalendar feed (and one month or day page) holds' },
+  {
+    env: 'CALDAV_MAX_EVENTS',
+    flag: '--caldav-max-events',
+    key: 'caldavMaxEvents',
+    defaultText: '10000',
+    description: "the most events one CalDAV answer lists (a calendar's GET, PROPFIND Depth 1, calendar-query, an initial sync); a larger one answers 507",
+  },
   {
     env: 'HEADERS_TIMEOUT_MS',
     flag: '--headers-timeout-ms',
@@ -605,6 +614,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Part
   if (maxPerPage < 1) throw new ConfigError('MAX_PER_PAGE must be at least 1');
   const icalMaxEvents = positiveInt('ICAL_MAX_EVENTS', pick('icalMaxEvents', 'ICAL_MAX_EVENTS') ?? '1000');
   if (icalMaxEvents < 1) throw new ConfigError('ICAL_MAX_EVENTS must be at least 1');
+  const caldavMaxEvents = positiveInt('CALDAV_MAX_EVENTS', pick('caldavMaxEvents', 'CALDAV_MAX_EVENTS') ?? '10000');
+  if (caldavMaxEvents < 1) throw new ConfigError('CALDAV_MAX_EVENTS must be at least 1');
   const databaseTimeoutMs = positiveInt('DATABASE_TIMEOUT_MS', pick('databaseTimeoutMs', 'DATABASE_TIMEOUT_MS') ?? '3000');
   if (databaseTimeoutMs < 1) throw new ConfigError('DATABASE_TIMEOUT_MS must be at least 1');
   const headersTimeoutMs = positiveInt('HEADERS_TIMEOUT_MS', pick('headersTimeoutMs', 'HEADERS_TIMEOUT_MS') ?? '10000');
@@ -671,6 +682,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Part
     shutdownTimeoutMs: positiveInt('SHUTDOWN_TIMEOUT_MS', pick('shutdownTimeoutMs', 'SHUTDOWN_TIMEOUT_MS') ?? '10000'),
     siteName: (pick('siteName', 'SITE_NAME') ?? 'Events Calendar').trim() || 'Events Calendar',
     icalMaxEvents,
+    caldavMaxEvents,
     headersTimeoutMs,
     requestTimeoutMs,
     responseMemoryBytes: responseMemoryMb * 1024 * 1024,

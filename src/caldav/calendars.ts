@@ -135,6 +135,11 @@ export function createCalendars(services: Services): Calendars {
     return out;
   }
 
+  /**
+   * The events of a calendar (in `range`, or these ids), page by page. More than
+   * `CALDAV_MAX_EVENTS` (the first page's total says so) throw `TooManyMatches` (507) before the
+   * rest is read: one request must not build a calendar of a million events in memory.
+   */
   async function listAll(viewer: Viewer, cal: CalendarRef, range: NonNullable<EventListArgs['range']>, include?: number[]): Promise<PublicEvent[]> {
     const out: PublicEvent[] = [];
     for (let page = 1; ; page++) {
@@ -147,6 +152,7 @@ export function createCalendars(services: Services): Calendars {
         if (e instanceof ApiError && e.code === 'event-archive-page-not-found') break;
         throw e;
       }
+      if (r.total > config.caldavMaxEvents || out.length + r.events.length > config.caldavMaxEvents) throw new TooManyMatches();
       out.push(...(r.events as unknown as PublicEvent[]));
       if (page >= r.totalPages || r.events.length < PAGE) break;
     }
@@ -292,7 +298,10 @@ export function createCalendars(services: Services): Calendars {
   return calendars;
 }
 
-/** More members than the request's `limit` allows, and no way to stop early (507 `number-of-matches-within-limits`). */
+/**
+ * More members than the request's `limit` or `CALDAV_MAX_EVENTS` allows, and no way to stop early
+ * (507 `number-of-matches-within-limits`).
+ */
 export class TooManyMatches extends Error {}
 
 function tokenUri(token: string): string {

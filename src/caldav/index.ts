@@ -539,6 +539,8 @@ export function registerCalDav(app: FastifyInstance, deps: { config: Config; ser
   }
 
   function answerError(req: FastifyRequest, reply: FastifyReply, e: unknown) {
+    // A calendar larger than CALDAV_MAX_EVENTS, listed whole (GET, PROPFIND Depth 1, calendar-query).
+    if (e instanceof TooManyMatches) return sendXml(reply, 507, errorDocument('{DAV:}number-of-matches-within-limits'));
     if (e instanceof DavError) {
       if (e.status === 405 || e.status === 403) reply.header('allow', ALLOW);
       return sendXml(reply, e.status, e.body ?? errorDocument('{DAV:}error'), e.headers);

@@ -389,3 +389,37 @@ forEachStore(
   },
   { SYNC_MAX_CHANGES: '2' },
 );
+
+forEachStore(
+  'CalDAV: a calendar larger than CALDAV_MAX_EVENTS is not listed whole (issue 27)',
+  (t: TestServer) => {
+    it('GET, PROPFIND Depth 1, an open calendar-query and an initial sync answer 507; a narrow query, a sync with a token and one event still answer', async () => {
+      const CAL = '/dav/calendars/events/';
+      const start = (await dav(t, 'REPORT', CAL, syncBody(''))).doc.multistatus['sync-token'] as string;
+      const made: number[] = [];
+      for (let i = 0; i < 4; i++)
+        made.push((await t.api.post('/events', { as: 'admin', json: { title: `Many ${i}`, status: 'publish', start_date: `2031-08-0${i + 1} 10:00`, end_date: `2031-08-0${i + 1} 11:00` } })).body.id);
+      const tooMany = (res: { status: number; doc: any }, what: string) => {
+        assert.equal(res.status, 507, what);
+        assert.ok('number-of-matches-within-limits' in res.doc.error, what);
+      };
+      tooMany(await dav(t, 'GET', CAL), 'GET of the calendar');
+      tooMany(await dav(t, 'PROPFIND', CAL, '<d:propfind xmlns:d="DAV:"><d:prop><d:getetag/></d:prop></d:propfind>', { depth: '1' }), 'PROPFIND Depth 1');
+      const query = (range: string) =>
+        `<c:calendar-query xmlns:d="DAV:" xmlns:c="urn:ietf:params:xml:ns:caldav"><d:prop><d:getetag/></d:prop><c:filter><c:comp-filter name="VCALENDAR"><c:comp-filter name="VEVENT">${range}</c:comp-filter></c:comp-filter></c:filter></c:calendar-query>`;
+      tooMany(await dav(t, 'REPORT', CAL, query(''), { depth: '1' }), 'calendar-query without a range');
+      tooMany(await dav(t, 'REPORT', CAL, syncBody('')), 'initial sync');
+      // Within the bound: a range of two days, the delta since a token (SYNC_MAX_CHANGES parts), one event.
+      const narrow = await dav(t, 'REPORT', CAL, query('<c:time-range start="20310801T000000Z" end="20310803T000000Z"/>'), { depth: '1' });
+      assert.equal(narrow.status, 207);
+      assert.deepEqual([...responses(narrow.doc).keys()].sort(), [`${CAL}${made[0]}.ics`, `${CAL}${made[1]}.ics`].sort());
+      const delta = await dav(t, 'REPORT', CAL, syncBody(start, '<d:limit><d:nresults>3</d:nresults></d:limit>'));
+      assert.equal(delta.status, 207);
+      assert.equal((await dav(t, 'GET', `${CAL}${made[3]}.ics`)).status, 200);
+      // The calendar itself (Depth 0) lists no events.
+      const PROPFIND_DEPTH0 = '<d:propfind xmlns:d="DAV:"><d:prop><d:getetag/></d:prop></d:propfind>';
+      assert.equal((await dav(t, 'PROPFIND', CAL, PROPFIND_DEPTH0, { depth: '0' })).status, 207, 'the calendar itself, Depth 0');
+    });
+  },
+  { CALDAV_MAX_EVENTS: '3' },
+);

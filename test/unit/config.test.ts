@@ -77,6 +77,7 @@ describe('configuration', () => {
         'SHUTDOWN_TIMEOUT_MS',
         'SITE_NAME',
         'ICAL_MAX_EVENTS',
+        'CALDAV_MAX_EVENTS',
         'HEADERS_TIMEOUT_MS',
         'REQUEST_TIMEOUT_MS',
         'RESPONSE_MEMORY_MB',

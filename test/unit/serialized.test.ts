@@ -43,3 +43,19 @@ describe('stringifyJson', () => {
     assert.equal(stringifyJson(marker), '{"a":1}');
   });
 });
+
+describe('kept serialized bytes own their memory (issue 27, item 5)', () => {
+  it('the bytes of a short representation are in a buffer of their own, not a slice of a shared slab', () => {
+    for (const value of [
+      { id: 1, title: 'Jazz' },
+      { id: 2, title: 'é'.repeat(3000) },
+    ]) {
+      const kept = withSerialized(value);
+      const bytes = Buffer.from(stringifyJson([kept]).slice(1, -1));
+      assert.deepEqual(Buffer.from(JSON.stringify(value)), bytes);
+      const own = (kept as unknown as Record<symbol, Buffer>)[Object.getOwnPropertySymbols(kept)[0]!]!;
+      assert.equal(own.buffer.byteLength, own.length, 'the ArrayBuffer holds these bytes only');
+      assert.equal(own.byteOffset, 0);
+    }
+  });
+});

@@ -57,6 +57,11 @@ export interface ChangeBatch {
   reset: boolean;
   /** event list results cannot be adjusted: drop them */
   listsReset: boolean;
+  /**
+   * something other than events and terms changed (venues, organizers, images, users, any other
+   * kind of record): venue and organizer lists that do not depend on events are kept until then
+   */
+  linkedChanged: boolean;
   events: EventTransition[];
   /** ids of the events changed in the batch */
   eventIds: Set<number>;
@@ -81,6 +86,12 @@ export interface ChangeFeed {
    * had to reset (a write it could not follow changes the revision without a new number).
    */
   revision(): string;
+  /**
+   * As `revision`, moved only by batches that changed something other than events and terms
+   * (`ChangeBatch.linkedChanged`) or reset: what venue and organizer lists that do not depend on
+   * events are kept for (an event create does not recount 50,000 venues).
+   */
+  linkedRevision(): string;
   /** Apply every committed change to the subscribers; resolves with the new sequence number. */
   sync(): Promise<number>;
   subscribe(listener: ChangeListener): void;
@@ -156,6 +167,7 @@ export function buildBatch(from: number, to: number, rows: readonly FeedRow[], s
     to,
     reset: truncated,
     listsReset: false,
+    linkedChanged: false,
     events: [],
     eventIds: new Set(),
     venues: new Set(),
@@ -167,6 +179,7 @@ export function buildBatch(from: number, to: number, rows: readonly FeedRow[], s
   };
   const eventRows: FeedRow[] = [];
   for (const r of rows) {
+    if (r.type !== 'event' && r.type !== 'term' && r.type !== 'lists') batch.linkedChanged = true;
     switch (r.type) {
       case 'all':
         batch.reset = true;
@@ -227,6 +240,8 @@ export function buildBatch(from: number, to: number, rows: readonly FeedRow[], s
 function feedCore() {
   let seq = -1;
   let resets = 0;
+  /** the `to` of the last batch that changed something other than events and terms, or reset */
+  let linkedSeq = -1;
   const listeners: ChangeListener[] = [];
   const history: EventTransition[] = [];
   /** bytes of `history` (`transitionBytes`) */
@@ -238,6 +253,7 @@ function feedCore() {
     kept: { transitions: () => history.length, bytes: () => historyBytes, listeners: () => listeners.length },
     seq: () => seq,
     revision: () => (resets === 0 ? String(seq) : `${seq}~${resets}`),
+    linkedRevision: () => (resets === 0 ? String(linkedSeq) : `${linkedSeq}~${resets}`),
     subscribe(listener: ChangeListener) {
       listeners.push(listener);
     },
@@ -247,12 +263,14 @@ function feedCore() {
      */
     start(value: number) {
       seq = value;
+      linkedSeq = value;
       historyFloor = value;
       const batch = buildBatch(value, value, [], new Map(), new Map(), true);
       for (const l of listeners) l(batch);
     },
     apply(batch: ChangeBatch) {
       if (batch.reset) resets++;
+      if (batch.reset || batch.linkedChanged) linkedSeq = batch.to;
       if (batch.reset || batch.listsReset) {
         history.length = 0;
         historyBytes = 0;
@@ -388,6 +406,7 @@ export function createSqliteFeed(connection: {
   const feed: ChangeFeed = {
     seq: () => (core.seq() < 0 ? syncNow() : core.seq()),
     revision: core.revision,
+    linkedRevision: core.linkedRevision,
     sync: async () => syncNow(),
     expectChanges: lookAgain,
     // This connection's own commits show in `total_changes()`: read it again at the next sync
@@ -533,6 +552,7 @@ export function createPostgresFeed(db: Executor): ChangeFeed {
   const feed: ChangeFeed = {
     seq: core.seq,
     revision: core.revision,
+    linkedRevision: core.linkedRevision,
     sync,
     expectChanges: () => {
       epoch++;

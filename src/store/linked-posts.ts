@@ -9,7 +9,7 @@ import { byChunks, inList } from './lists.js';
 import { sql, type ExpressionBuilder } from 'kysely';
 import type { Database, Executor, OrganizerRow, PostRow, PostType, VenueRow } from './schema.js';
 import type { DialectName } from './handle.js';
-import { dataRevision, revisionMemo, stampRevision } from './revision.js';
+import { dataRevision, linkedDataRevision, revisionMemo, stampRevision } from './revision.js';
 import { noteChange, noteChanges } from './changes.js';
 import { storedIds } from './ranges.js';
 import { nearCondition, type NearFilter } from './geo.js';
@@ -207,6 +207,14 @@ function applyLinkedFilter(kind: LinkedKind, dialect: DialectName, q: any, f: Li
 
 const linkedTotals = revisionMemo<number>(1000, 'linked_totals');
 const linkedPages = revisionMemo<LinkedRecord[]>(1000, 'linked_pages');
+/** Pages and totals of lists filtered by their events (`eventId`, `hasEvents`, `upcoming`): kept for the data revision. */
+const linkedByEventsTotals = revisionMemo<number>(1000, 'linked_by_events_totals');
+const linkedByEventsPages = revisionMemo<LinkedRecord[]>(1000, 'linked_by_events_pages');
+
+/** Whether a list's records or total depend on events (not only on venues and organizers). */
+function dependsOnEvents(f: LinkedListFilter): boolean {
+  return f.eventId !== undefined || f.hasEvents !== undefined || f.upcoming !== undefined;
+}
 
 /**
  * One page of venues or organizers, newest publication first (WordPress' default order, by the
@@ -221,13 +229,20 @@ export async function findLinkedPage(
   page: { limit: number; offset: number },
 ): Promise<{ rows: LinkedRecord[]; total: number }> {
   const info = LINKED_KINDS[kind];
-  // Totals are kept for the data revision, read before anything is counted (every venue or
-  // organizer of a large calendar is read to count them).
-  const revision = db.isTransaction ? undefined : await dataRevision(db, dialect);
+  // Totals are kept for a revision read before anything is counted (every venue or organizer of
+  // a large calendar is read to count them): a list that does not depend on events for the
+  // revision only changes to something other than events and terms move (an event create does
+  // not recount them), one filtered by its events for the data revision.
+  const linkedRevision = db.isTransaction ? undefined : await linkedDataRevision(db);
+  const byEvents = dependsOnEvents(filter);
+  const revision = linkedRevision === undefined || !byEvents ? linkedRevision : await dataRevision(db, dialect);
+  const pages = byEvents ? linkedByEventsPages : linkedPages;
+  const totals = byEvents ? linkedByEventsTotals : linkedTotals;
   const base = () => db.selectFrom('posts').innerJoin(info.table as 'venues', `${info.table}.post_id` as 'venues.post_id', 'posts.id');
-  // The page's records are kept for the revision too, stamped with it (see `revisionOf`).
+  // The page's records are kept for the revision too. They are stamped with the linked revision
+  // (see `revisionOf`): their representations depend on the records alone, not on events.
   const pageKey = `${kind}:${page.limit}:${page.offset}:${JSON.stringify(filter)}`;
-  let rows = revision === undefined ? undefined : linkedPages.at(db, revision).get(pageKey);
+  let rows = revision === undefined ? undefined : pages.at(db, revision).get(pageKey);
   if (rows === undefined) {
     rows = (await applyLinkedFilter(kind, dialect, base(), filter, true)
       .selectAll('posts')
@@ -238,18 +253,18 @@ export async function findLinkedPage(
       .offset(page.offset)
       .execute()) as LinkedRecord[];
     if (revision !== undefined) {
-      for (const row of rows) stampRevision(row, revision);
-      linkedPages.at(db, revision).set(pageKey, rows);
+      for (const row of rows) stampRevision(row, linkedRevision!);
+      pages.at(db, revision).set(pageKey, rows);
     }
   }
   const countWithSearch = async (withSearch: boolean) => {
     const key = `${kind}:${withSearch}:${JSON.stringify(filter)}`;
-    const kept = revision === undefined ? undefined : linkedTotals.at(db, revision).get(key);
+    const kept = revision === undefined ? undefined : totals.at(db, revision).get(key);
     if (kept !== undefined) return kept;
     const c = await applyLinkedFilter(kind, dialect, base(), filter, withSearch)
       .select((eb: any) => eb.fn.countAll().as('n'))
       .executeTakeFirstOrThrow();
-    if (revision !== undefined) linkedTotals.at(db, revision).set(key, Number(c.n));
+    if (revision !== undefined) totals.at(db, revision).set(key, Number(c.n));
     return Number(c.n);
   };
   let total = page.offset === 0 && rows.length < page.limit ? rows.length : await countWithSearch(true);

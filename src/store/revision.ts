@@ -53,6 +53,20 @@ export async function dataRevision(db: Executor, _dialect: DialectName): Promise
   return queryRevision(db);
 }
 
+/**
+ * The revision of what venue and organizer lists that do not depend on events are made of
+ * (`ChangeFeed.linkedRevision`: it moves with every change but those of events and terms). Brings
+ * the feed up to date first, as `dataRevision`; on a transaction, the data revision read there.
+ */
+export async function linkedDataRevision(db: Executor): Promise<string> {
+  const feed = partsOf(db)?.feed;
+  if (feed) {
+    await feed.sync();
+    return feed.linkedRevision();
+  }
+  return queryRevision(db);
+}
+
 /** Rows read in the same statement as a revision, with that revision. */
 const stamps = new WeakMap<object, string>();
 

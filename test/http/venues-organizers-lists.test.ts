@@ -338,3 +338,37 @@ forEachStore('venue and organizer lists: event, has_events, only_with_upcoming',
     assert.deepEqual(ids(ev.body.organizers), [o.b.id]);
   });
 });
+
+forEachStore('venue and organizer lists: kept across event writes (issue 27)', (t) => {
+  it('an event write does not recount a list that does not depend on events; a list filtered by events follows them; a venue write recounts', async () => {
+    const alpha = await create(t, 'venues', { venue: 'Alpha Kept Hall' });
+    const beta = await create(t, 'venues', { venue: 'Beta Kept Hall' });
+    const org = await create(t, 'organizers', { organizer: 'Kept Organizer' });
+    const title = async (id: number) => ((await t.api.get('/venues', { query: { per_page: 50 } })).body.venues as Json[]).find((v) => v.id === id)?.venue;
+    assert.equal(await title(alpha.id), 'Alpha Kept Hall');
+    const withEvents = async () => ids((await t.api.get('/venues', { query: { has_events: 'true' } })).body.venues);
+    assert.deepEqual(await withEvents(), []);
+    // Written behind the change log's back (on the server's own connection, no log row): a list
+    // read again shows it only if it is counted again.
+    await t.built.store.db.updateTable('posts').set({ title: 'Renamed behind the log' }).where('id', '=', alpha.id).execute();
+    // An event with a venue, an organizer and a category, as the benchmark's creates.
+    await create(t, 'events', {
+      title: 'Kept lists',
+      status: 'publish',
+      start_date: '2031-05-01 10:00',
+      end_date: '2031-05-01 12:00',
+      venue: beta.id,
+      organizer: [org.id],
+      categories: ['Kept lists'],
+    });
+    assert.equal(await title(alpha.id), 'Alpha Kept Hall', 'the page kept across the event create');
+    assert.equal((await t.api.get('/organizers')).body.total, 1);
+    // A list filtered by events is kept for the data revision: it has the new event's venue.
+    assert.deepEqual(await withEvents(), [beta.id]);
+    // A venue write moves the lists' revision: counted again, the change behind the log shows.
+    const updated = await t.api.post(`/venues/${beta.id}`, { as: 'admin', json: { city: 'Kept City' } });
+    assert.equal(updated.status, 200, JSON.stringify(updated.body));
+    assert.equal(await title(alpha.id), 'Renamed behind the log');
+    assert.equal(((await t.api.get('/venues', { query: { per_page: 50 } })).body.venues as Json[]).find((v) => v.id === beta.id)?.city, 'Kept City');
+  });
+});

@@ -75,6 +75,12 @@ describe('buildBatch', () => {
     assert.equal(buildBatch(1, 2, [{ seq: 2, type: 'lists', id: 0, action: 'reset', detail: null }], new Map(), new Map(), false).listsReset, true);
     assert.equal(buildBatch(1, 99_999, [], new Map(), new Map(), true).reset, true);
   });
+
+  it('tells whether something other than events and terms changed (what venue and organizer lists are kept until)', () => {
+    const one = (type: string) => buildBatch(1, 2, [{ seq: 2, type, id: 3, action: 'update', detail: null } as ChangeRow], new Map(), new Map(), false).linkedChanged;
+    for (const type of ['event', 'term', 'lists']) assert.equal(one(type), false, type);
+    for (const type of ['venue', 'organizer', 'image', 'user', 'all', 'submission']) assert.equal(one(type), true, type);
+  });
 });
 
 describe('matchesFilter', () => {

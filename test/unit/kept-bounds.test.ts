@@ -18,6 +18,7 @@ function stillFeed(): ChangeFeed {
   return {
     seq: () => 7,
     revision: () => '7',
+    linkedRevision: () => '7',
     sync: async () => 7,
     subscribe: () => {},
     expectChanges: () => {},

@@ -81,8 +81,18 @@ for (const url of process.argv.slice(2)) {
       if (rss !== null) peak = Math.max(peak, rss / MB);
     }, 250);
     const loads = SCENARIOS.filter((s) => s.kind === 'read' && s.expectStatus === undefined).map((s) => {
+      // Each scenario's own method and body (the CalDAV REPORT sent as a GET would ask for the whole calendar).
+      const body = s.body?.(ctx);
       const spec = { url: scenarioUrl(s.path(ctx), ctx), method: s.method, headers: s.headers?.(ctx) };
-      return autocannon({ url: spec.url, connections: CONNECTIONS, duration: SECONDS, timeout: 30, ...(spec.headers ? { headers: spec.headers } : {}) });
+      return autocannon({
+        url: spec.url,
+        method: spec.method as 'GET',
+        connections: CONNECTIONS,
+        duration: SECONDS,
+        timeout: 30,
+        ...(spec.headers ? { headers: spec.headers } : {}),
+        ...(body ? { requests: [{ method: spec.method as 'GET', setupRequest: (req) => ({ ...req, body: body() }) }] } : {}),
+      });
     });
     // Single events across the whole id range (most kept-record churn).
     loads.push(

@@ -6,6 +6,7 @@
  *   faces   http/ (REST), pages/ (pages and feeds), later admin/, embed/, caldav/, activitypub/:
  *           import domain, store types and web/ (the plumbing they share), never each other
  *   app.ts  the composition root: the one module that imports every face
+ *   core.ts the store and services app.ts builds on, alone for the CLI's commands: imports no face, no web/
  * Kysely and the database drivers only in store/; no import cycles anywhere in src/.
  */
 const FACES = ['http', 'pages', 'admin', 'embed', 'caldav', 'activitypub', 'federation', 'submissions'];
@@ -32,6 +33,13 @@ module.exports = {
       severity: 'error',
       comment: "domain/ imports no face (nor web/, the faces' plumbing), no job, no CLI, not the composition root.",
       from: { path: '^src/domain/' },
+      to: { path: [...FACES.map(facePath), '^src/web/', '^src/jobs/', '^src/cli/', '^src/app\\.ts$', '^src/core\\.ts$', '^src/server\\.ts$'] },
+    },
+    {
+      name: 'core-imports-no-face',
+      severity: 'error',
+      comment: "core.ts is what the CLI's commands run on without a server: it imports no face, no web/, no job, not the composition root.",
+      from: { path: '^src/core\\.ts$' },
       to: { path: [...FACES.map(facePath), '^src/web/', '^src/jobs/', '^src/cli/', '^src/app\\.ts$', '^src/server\\.ts$'] },
     },
     ...FACES.map((face) => ({
@@ -39,14 +47,14 @@ module.exports = {
       severity: 'error',
       comment: `${face}/ is a face: it imports domain, store types and web/, never another face (app.ts composes them).`,
       from: { path: facePath(face) },
-      to: { path: [...FACES.filter((f) => f !== face).map(facePath), '^src/app\\.ts$', '^src/server\\.ts$', '^src/cli/'] },
+      to: { path: [...FACES.filter((f) => f !== face).map(facePath), '^src/app\\.ts$', '^src/core\\.ts$', '^src/server\\.ts$', '^src/cli/'] },
     })),
     {
       name: 'web-imports-no-face',
       severity: 'error',
       comment: 'web/ is the plumbing every face shares: it imports no face.',
       from: { path: '^src/web/' },
-      to: { path: [...FACES.map(facePath), '^src/app\\.ts$', '^src/server\\.ts$', '^src/cli/', '^src/jobs/'] },
+      to: { path: [...FACES.map(facePath), '^src/app\\.ts$', '^src/core\\.ts$', '^src/server\\.ts$', '^src/cli/', '^src/jobs/'] },
     },
     {
       name: 'sql-only-in-store',

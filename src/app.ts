@@ -2,7 +2,8 @@
  * The composition root: `buildApp(config)` opens the store, creates the services, starts the jobs
  * and builds the Fastify instance with every face (the REST API, the calendar's pages and feeds)
  * and the plumbing they share (web/). `server.ts` listens on it; the tests and the CLI build here
- * too (`openCore` for commands that need the services without a server). Faces are registered
+ * too (`core.ts` builds what they share with the CLI's commands: the store and the services,
+ * without a server, and loads no face). Faces are registered
  * here and nowhere else: a face never imports another one.
  *
  * @example
@@ -12,10 +13,8 @@
 import type { FastifyInstance } from 'fastify';
 import { Socket } from 'node:net';
 import type { Config } from './config.js';
-import { isValidTimezone } from './domain/dates/index.js';
-import { createServices, type Services } from './domain/services.js';
-import { openStore, type OpenOptions, type Store } from './store/db.js';
-import { createWebhookService, type WebhookService } from './webhooks/service.js';
+import { createCore, type Core } from './core.js';
+import type { OpenOptions, Store } from './store/db.js';
 import type { WebhookWorker } from './jobs/webhook-delivery.js';
 import type { HorizonJob } from './jobs/horizon.js';
 import type { PruneJob } from './jobs/change-log-pruning.js';
@@ -35,14 +34,6 @@ import { registerAdminFace } from './admin/index.js';
 import { registerCalDav } from './caldav/index.js';
 import { registerEmbedFace } from './embed/index.js';
 import { registerSubmissionsFace } from './submissions/index.js';
-
-/** The store, the services and the webhook service, without a server (the CLI's commands). */
-export interface Core {
-  store: Store;
-  services: Services;
-  /** Webhook endpoints and deliveries (issue 11). */
-  webhooks: WebhookService;
-}
 
 export interface BuiltApp extends Core {
   app: FastifyInstance;
@@ -74,31 +65,6 @@ export interface BuildOptions {
 
 /** Paths never rate-limited: health checks and metrics (scrapers and orchestrators poll them). */
 const RATE_LIMIT_EXEMPT = new Set([METRICS_PATH, '/livez', '/healthz', '/readyz']);
-
-/** The services over a store (the one given, or config.databaseUrl opened), the admin user ensured. */
-async function createCore(config: Config, options: Pick<BuildOptions, 'store' | 'storeOptions'> = {}): Promise<Core> {
-  if (!isValidTimezone(config.timezone)) throw new Error(`CALENDAR_TIMEZONE "${config.timezone}" is not a known time zone`);
-  const store = options.store ?? (await openStore(config.databaseUrl, { timeoutMs: config.databaseTimeoutMs, ...options.storeOptions }));
-  const services = createServices(config, store);
-  if (config.adminUser && config.adminPassword) await services.users.ensureAdmin(config.adminUser, config.adminPassword);
-  // Webhooks (issue 11): the service (its worker is a job, started by buildApp).
-  const webhooks = createWebhookService(services, config);
-  return { store, services, webhooks };
-}
-
-/**
- * Run `fn` with the store and services on config.databaseUrl, then close the store (CLI commands).
- * The CLI opens the store as it always did: no admin user is created and no time zone check is made.
- */
-export async function withCore<T>(config: Config, fn: (core: Core) => Promise<T>, storeOptions: OpenOptions = {}): Promise<T> {
-  const store = await openStore(config.databaseUrl, storeOptions);
-  try {
-    const services = createServices(config, store);
-    return await fn({ store, services, webhooks: createWebhookService(services, config) });
-  } finally {
-    await store.close();
-  }
-}
 
 export async function buildApp(config: Config, options: BuildOptions = {}): Promise<BuiltApp> {
   const { store, services, webhooks } = await createCore(config, options);

@@ -14,13 +14,12 @@ import { ConfigError, SETTINGS, loadConfig, type Config } from '../config.js';
 import { UserError, UserRefusal, type UserService } from '../domain/users.js';
 import { sessionServiceOf } from '../domain/sessions.js';
 import { openStore, migrate, StoreUrlError } from '../store/db.js';
-import { serve } from '../server.js';
 import { lastSeq, noteChange } from '../store/changes.js';
 import { registerSeedCommand } from './seed.js';
 import { registerBackupCommand } from './backup.js';
 import { registerImportCommands } from './import.js';
 import { passwordFrom } from './password-input.js';
-import { withCore } from '../app.js';
+import { withCore } from '../core.js';
 import type { WebhookService } from '../webhooks/service.js';
 import { checkEvents, checkSecret, checkUrl, eventList } from '../webhooks/validate.js';
 
@@ -68,6 +67,8 @@ Examples:
   );
 
 withSettings(program.command('serve').description('start the HTTP server (migrates the database first)')).action(async (opts) => {
+  // Loaded here, not above: the other commands need neither the server nor its faces.
+  const { serve } = await import('../server.js');
   await serve(loadConfig(process.env, overridesOf(opts)));
 });
 

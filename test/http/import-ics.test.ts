@@ -21,6 +21,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { cli, cliEnv, cliTarget } from '../support/cli.js';
 import { STORES, type TestServer } from '../support/harness.js';
+import { CLI_ENTRY } from '../support/cli-entry.js';
 
 const FIXTURE = 'test/fixtures/ics/calendar.ics';
 const MALFORMED = 'test/fixtures/ics/malformed.ics';
@@ -357,7 +358,7 @@ for (const kind of STORES) {
       await new Promise<void>((r) => http.listen(0, '127.0.0.1', r));
       const feedUrl = `http://127.0.0.1:${(http.address() as { port: number }).port}/feed.ics`;
       const runEvery = async (until: Promise<void>) => {
-        const child = spawn(process.execPath, ['--import', 'tsx', 'src/cli/main.ts', 'import', 'ics', feedUrl, '--every', '1s', '--no-progress', '--allow-private'], {
+        const child = spawn(process.execPath, [...CLI_ENTRY, 'import', 'ics', feedUrl, '--every', '1s', '--no-progress', '--allow-private'], {
           env: { ...process.env, ...env(fresh.url) },
           stdio: ['ignore', 'pipe', 'pipe'],
         });

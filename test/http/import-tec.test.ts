@@ -15,6 +15,7 @@ import { join } from 'node:path';
 import { cli, cliEnv, cliTarget } from '../support/cli.js';
 import { ADMIN, STORES, startServer, type TestServer } from '../support/harness.js';
 import { addEvents, buildCalendar, snapshot, type BuiltCalendar } from '../support/calendar-fixture.js';
+import { CLI_ENTRY } from '../support/cli-entry.js';
 
 const target = cliTarget;
 
@@ -335,7 +336,7 @@ for (const kind of STORES) {
           '1',
         ];
         // Page 1 of events is read before page 2; kill the command while page 2 hangs, then run it again.
-        const child = spawn(process.execPath, ['--import', 'tsx', 'src/cli/main.ts', ...args], { env: { ...process.env, ...env(url) }, stdio: 'ignore' });
+        const child = spawn(process.execPath, [...CLI_ENTRY, ...args], { env: { ...process.env, ...env(url) }, stdio: 'ignore' });
         const exited = new Promise<number | null>((r) => child.on('exit', (code) => r(code)));
         await hung;
         child.kill('SIGKILL');

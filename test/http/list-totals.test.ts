@@ -10,6 +10,7 @@ import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
 import { writeTransaction } from '../../src/store/changes.js';
 import { updateEventDetails } from '../../src/store/events.js';
+import { CLI_ENTRY } from '../support/cli-entry.js';
 
 /**
  * The list's total is kept per filter and adjusted from the change log: every write, through the
@@ -76,7 +77,7 @@ for (const kind of STORES) {
         // …until `events-calendar refresh` logs a reset (the schema of this run through the URL's options).
         const url = new URL(kind.url);
         url.searchParams.set('options', `-c search_path=${(t.built.store as Store & { schema?: string }).schema}`);
-        const { stdout } = await promisify(execFile)(process.execPath, ['--import', 'tsx', 'src/cli/main.ts', 'refresh'], {
+        const { stdout } = await promisify(execFile)(process.execPath, [...CLI_ENTRY, 'refresh'], {
           env: { ...process.env, DATABASE_URL: url.toString() },
         });
         assert.match(stdout, /drop what they keep/);

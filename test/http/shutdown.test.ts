@@ -15,11 +15,12 @@ import { connect } from 'node:net';
 import { once } from 'node:events';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { freePort } from '../../bench/src/processes.js';
+import { CLI_ENTRY } from '../support/cli-entry.js';
 
 /** Start `serve`; with `stalledStdout`, nobody ever reads its stdout (a stuck log collector). */
 async function startServe(env: Record<string, string>, options: { stalledStdout?: boolean } = {}) {
   const port = await freePort();
-  const child = spawn(process.execPath, ['--import', 'tsx', 'src/cli/main.ts', 'serve'], {
+  const child = spawn(process.execPath, [...CLI_ENTRY, 'serve'], {
     cwd: process.cwd(),
     env: { ...process.env, PORT: String(port), HOST: '127.0.0.1', DATABASE_URL: 'sqlite::memory:', LOG_LEVEL: 'info', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],

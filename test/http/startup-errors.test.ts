@@ -10,8 +10,9 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { CLI_ENTRY } from '../support/cli-entry.js';
 
-const CLI = ['--import', 'tsx', 'src/cli/main.ts', 'serve'];
+const CLI = [...CLI_ENTRY, 'serve'];
 
 function serve(env: Record<string, string>): Promise<{ code: number | null; stdout: string; stderr: string }> {
   return new Promise((resolve) => {

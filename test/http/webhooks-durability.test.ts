@@ -18,13 +18,14 @@ import { viewerOf } from '../../src/domain/permissions.js';
 import { openStore } from '../../src/store/db.js';
 import { startServer, type TestServer } from '../support/harness.js';
 import { startReceiver, type Receiver } from '../support/receiver.js';
+import { CLI_ENTRY } from '../support/cli-entry.js';
 
 const ADMIN = 'admin:admin-password';
 const auth = { authorization: 'Basic ' + Buffer.from(ADMIN).toString('base64'), 'content-type': 'application/json' };
 const ev = (title: string) => ({ title, start_date: '2033-01-01 10:00:00', end_date: '2033-01-01 11:00:00', status: 'publish' });
 
 async function startChild(env: Record<string, string>, port: number): Promise<ChildProcess> {
-  const child = spawn(process.execPath, ['--import', 'tsx', 'src/cli/main.ts', 'serve'], {
+  const child = spawn(process.execPath, [...CLI_ENTRY, 'serve'], {
     cwd: process.cwd(),
     env: { ...process.env, ...env, PORT: String(port), HOST: '127.0.0.1' },
     stdio: ['ignore', 'ignore', 'pipe'],

@@ -18,6 +18,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import pg from 'pg';
 import { freePort } from '../../bench/src/processes.js';
 import BetterSqlite3 from 'better-sqlite3';
+import { CLI_ENTRY } from '../support/cli-entry.js';
 
 const ROUNDS = 2;
 const CLIENTS = 6;
@@ -31,7 +32,7 @@ interface Server {
 
 async function startServe(databaseUrl: string): Promise<Server> {
   const port = await freePort();
-  const child = spawn(process.execPath, ['--import', 'tsx', 'src/cli/main.ts', 'serve'], {
+  const child = spawn(process.execPath, [...CLI_ENTRY, 'serve'], {
     cwd: process.cwd(),
     env: {
       ...process.env,

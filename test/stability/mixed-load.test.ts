@@ -15,6 +15,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { freePort } from '../../bench/src/processes.js';
+import { CLI_ENTRY } from '../support/cli-entry.js';
 
 const SECONDS = Number(process.env.STABILITY_SECONDS ?? 60);
 const AUTH = 'Basic ' + Buffer.from('admin:admin-pw').toString('base64');
@@ -30,7 +31,7 @@ describe(`server under ${SECONDS} s of mixed load with statement churn`, () => {
   before(async () => {
     const port = await freePort();
     base = `http://127.0.0.1:${port}/api/calendar/events/v1`;
-    child = spawn(process.execPath, ['--import', 'tsx', 'src/cli/main.ts', 'serve'], {
+    child = spawn(process.execPath, [...CLI_ENTRY, 'serve'], {
       cwd: process.cwd(),
       env: {
         ...process.env,

@@ -15,6 +15,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { unsupportedNodeMessage } from '../../src/cli/node-support.js';
 import { describeExit, runNode } from '../support/child.js';
+import { CLI_ENTRY } from '../support/cli-entry.js';
 
 const TSX = ['--import', 'tsx'];
 
@@ -61,7 +62,7 @@ describe(`no abort on Node ${process.versions.node} (better-sqlite3 13.x)`, () =
       [['migrate'], /up to date/],
     ];
     for (const [args, expected] of commands) {
-      const r = await runNode([...TSX, 'src/cli/main.ts', ...args], env);
+      const r = await runNode([...CLI_ENTRY, ...args], env);
       const what = `events-calendar ${args.join(' ')}: ${describeExit(r)}`;
       assert.equal(r.signal, null, what);
       assert.equal(r.code, 0, what);

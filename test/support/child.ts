@@ -3,7 +3,7 @@
  * 12.x on Node 24.19+ aborts (SIGABRT), 13.x on Node 20 segfaults (SIGSEGV); both show as a signal.
  *
  * @example
- *   const r = await runNode(['--import', 'tsx', 'src/cli/main.ts', 'migrate'], { DATABASE_URL: url });
+ *   const r = await runNode([...CLI_ENTRY, 'migrate'], { DATABASE_URL: url });
  *   assert.deepEqual([r.code, r.signal], [0, null], r.stderr);
  */
 import { spawn } from 'node:child_process';

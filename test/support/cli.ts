@@ -1,5 +1,5 @@
 /**
- * Run the `events-calendar` command (from the sources, through tsx) as a child process, the way an
+ * Run the `events-calendar` command (from the build when current, else the sources: cli-entry.ts) as a child process, the way an
  * operator would, with `input` on its standard input (a pipe, not a terminal).
  *
  * @example const { code, stdout } = await cli(['users', 'list'], { DATABASE_URL: 'sqlite:/tmp/c.db' });
@@ -7,8 +7,9 @@
 import { spawn } from 'node:child_process';
 import { join } from 'node:path';
 import { ADMIN, startServer, type StoreKind, type TestServer } from './harness.js';
+import { CLI_ENTRY } from './cli-entry.js';
 
-const CLI = ['--import', 'tsx', 'src/cli/main.ts'];
+const CLI = CLI_ENTRY;
 
 export function cli(args: string[], env: Record<string, string>, input = ''): Promise<{ code: number; stdout: string; stderr: string }> {
   return new Promise((resolve, reject) => {

@@ -17,7 +17,6 @@
  *     });
  *   });
  */
-import { statSync } from 'node:fs';
 import { CompiledQuery, sql, type Kysely } from 'kysely';
 import type { Database, StoredPostType, Taxonomy } from './schema.js';
 import type { DialectName, Store } from './db.js';
@@ -32,13 +31,6 @@ const MAX_PARAMS = 30_000;
 const MAX_ROWS = 500;
 /** PostgreSQL: rows per statement (one array parameter per column, so no parameter limit). */
 const PG_ROWS = 5000;
-/**
- * SQLite: past this many bytes of write-ahead log after a commit, the load checkpoints it
- * (`wal_checkpoint(TRUNCATE)`) before its next transaction. Back-to-back transactions never let the
- * background checkpointer finish a pass (a pass must reach the log's end for the next write to
- * start it over), so without it the log grew past 18 GB over a 1,000,000-event seed.
- */
-export const SEED_WAL_CHECKPOINT_BYTES = 64 * 1024 * 1024;
 
 /** PostgreSQL element types of the columns the seed writes (for `unnest($1::int[], …)`). */
 const PG_TYPES: Record<string, string> = {
@@ -106,15 +98,9 @@ function placeholders(dialect: DialectName, columns: number, rows: number): stri
 /**
  * Open one connection for a bulk load, run `fn`, and restore the connection's settings.
  */
-export async function bulkLoad<T>(store: Store, fn: (loader: BulkLoader) => Promise<T>, { walCheckpointBytes = SEED_WAL_CHECKPOINT_BYTES } = {}): Promise<T> {
+export async function bulkLoad<T>(store: Store, fn: (loader: BulkLoader) => Promise<T>): Promise<T> {
   const dialect = store.dialect;
   return store.db.connection().execute(async (conn) => {
-    // SQLite: the write-ahead log's file (none for an in-memory database), kept within its bound.
-    const walFile = dialect === 'sqlite' ? (await sql<{ name: string; file: string }>`pragma database_list`.execute(conn)).rows.find((r) => r.name === 'main')?.file || undefined : undefined;
-    const boundWal = async () => {
-      if (walFile === undefined || (statSync(`${walFile}-wal`, { throwIfNoEntry: false })?.size ?? 0) <= walCheckpointBytes) return;
-      await sql.raw('pragma wal_checkpoint(TRUNCATE)').execute(conn);
-    };
     const statements = new Map<string, string>();
     const statementFor = (table: Table, columns: readonly string[], rows: number): string => {
       const key = `${table}|${columns.join(',')}|${rows}`;
@@ -173,7 +159,6 @@ export async function bulkLoad<T>(store: Store, fn: (loader: BulkLoader) => Prom
         try {
           const out = await body(tx);
           await sql.raw('commit').execute(conn);
-          await boundWal();
           return out;
         } catch (e) {
           await sql

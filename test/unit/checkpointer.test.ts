@@ -12,7 +12,6 @@ import BetterSqlite3 from 'better-sqlite3';
 import { startCheckpointer } from '../../src/store/checkpointer.js';
 import { checkpointerOf } from '../../src/store/handle.js';
 import { openStore } from '../../src/store/db.js';
-import { bulkLoad } from '../../src/store/seed.js';
 
 /** Wait (polling) until `cond` holds; fails after 10 s. */
 async function until(cond: () => boolean, what: string): Promise<void> {
@@ -104,42 +103,6 @@ describe('WAL checkpointer', () => {
       assert.equal(checkpointerOf(memory.db), undefined);
     } finally {
       await memory.close();
-    }
-  });
-
-  it("keeps a bulk load's log within its bound, however close its transactions follow each other", async () => {
-    // A seed's back-to-back transactions never let the background checkpointer reach the log's
-    // end, so the log never started over: 18 GB over 1,000,000 events. The load checkpoints it
-    // itself once a commit leaves it past its bound.
-    const store = await openStore(`sqlite:${join(dir, 'seed.db')}`);
-    try {
-      const bound = 256 * 1024;
-      const sizes: number[] = [];
-      await bulkLoad(
-        store,
-        async (load) => {
-          for (let batch = 0; batch < 40; batch++) {
-            await load.transaction(async (tx) => {
-              const ids = await tx.reserveIds('terms', 50);
-              await tx.insert(
-                'terms',
-                ['id', 'taxonomy', 'name', 'slug', 'description', 'parent_id', 'count'],
-                ids.map((id) => [id, 'post_tag', `tag ${id}`, `tag-${id}`, 'd'.repeat(1000), 0, 0]),
-              );
-            });
-            sizes.push(statSync(join(dir, 'seed.db-wal'), { throwIfNoEntry: false })?.size ?? 0);
-          }
-        },
-        { walCheckpointBytes: bound },
-      );
-      // 40 batches of about 60 kB of rows each: 2.4 MB of log unbounded.
-      assert.ok(Math.max(...sizes) <= bound, `the log stayed within ${bound} bytes after each commit (largest: ${Math.max(...sizes)})`);
-      assert.ok(
-        sizes.some((s) => s > 0),
-        'the log was written',
-      );
-    } finally {
-      await store.close();
     }
   });
 });

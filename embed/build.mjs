@@ -21,6 +21,7 @@ import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { gzipSync } from 'node:zlib';
+import { newest } from '../scripts/newest.mjs';
 
 /** The most the component may weigh, gzipped (the budget: 25 kB). EMBED_GZIP_BUDGET may only lower it (the tests check the failure). */
 const BUDGET_GZIP = Math.min(25 * 1024, Number(process.env.EMBED_GZIP_BUDGET) || Infinity);
@@ -29,15 +30,6 @@ const here = dirname(fileURLToPath(import.meta.url));
 const root = join(here, '..');
 const out = join(root, 'dist', 'embed');
 const manifestPath = join(out, 'manifest.json');
-
-function newest(path) {
-  const st = statSync(path, { throwIfNoEntry: false });
-  if (!st) return 0;
-  if (!st.isDirectory()) return st.mtimeMs;
-  let max = st.mtimeMs;
-  for (const entry of readdirSync(path)) max = Math.max(max, newest(join(path, entry)));
-  return max;
-}
 
 /** Whether dist/embed/ holds a build newer than every file under embed/ (scripts/build.mjs prunes .js files without a .ts under src/). */
 function fresh() {

@@ -11,21 +11,13 @@
  * @example
  *   await buildAdminApp({ root, ifStale: true });
  */
-import { existsSync, readdirSync, statSync, writeFileSync, utimesSync } from 'node:fs';
+import { existsSync, statSync, writeFileSync, utimesSync } from 'node:fs';
 import { join } from 'node:path';
 import { gzipSync } from 'node:zlib';
+import { newest } from './newest.mjs';
 
 export const BUDGET_TOTAL = 200 * 1024;
 export const BUDGET_INITIAL = 120 * 1024;
-
-function newest(path) {
-  const st = statSync(path, { throwIfNoEntry: false });
-  if (!st) return 0;
-  if (!st.isDirectory()) return st.mtimeMs;
-  let max = st.mtimeMs;
-  for (const entry of readdirSync(path)) if (entry !== 'node_modules') max = Math.max(max, newest(join(path, entry)));
-  return max;
-}
 
 /** The gzipped sizes of the JavaScript of a Rollup output: total, initial, and per chunk. */
 export function measure(output) {
@@ -54,7 +46,7 @@ export async function buildAdminApp({ root, ifStale }) {
   const outDir = join(root, 'dist', 'admin-app');
   const stamp = join(outDir, '.build-stamp');
   if (!existsSync(appDir)) return;
-  if (ifStale && existsSync(stamp) && newest(appDir) <= statSync(stamp).mtimeMs) return;
+  if (ifStale && existsSync(stamp) && newest(appDir, ['node_modules']) <= statSync(stamp).mtimeMs) return;
   let vite, preact;
   try {
     vite = await import('vite');

@@ -22,20 +22,11 @@ import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { buildAdminApp } from './build-admin-app.mjs';
+import { newestServerSource } from './newest.mjs';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const stamp = join(root, 'dist', '.build-stamp');
 const ifStale = process.argv.includes('--if-stale');
-
-/** Newest modification time (ms) of a file or of the files under a directory. */
-function newest(path) {
-  const st = statSync(path, { throwIfNoEntry: false });
-  if (!st) return 0;
-  if (!st.isDirectory()) return st.mtimeMs;
-  let max = st.mtimeMs; // a deleted or renamed file moves its directory's time
-  for (const entry of readdirSync(path)) max = Math.max(max, newest(join(path, entry)));
-  return max;
-}
 
 /** Remove the .js and .js.map files under dist/ whose .ts under src/ is gone, then empty directories. */
 function prune(dir, rel = '') {
@@ -56,7 +47,7 @@ function prune(dir, rel = '') {
 function compile() {
   if (ifStale && existsSync(stamp)) {
     const built = statSync(stamp).mtimeMs;
-    const sources = Math.max(newest(join(root, 'src')), newest(join(root, 'tsconfig.json')), newest(join(root, 'package.json')));
+    const sources = newestServerSource(root);
     if (sources <= built) return;
   }
 

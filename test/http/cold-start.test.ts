@@ -71,8 +71,21 @@ for (const kind of STORES) {
       assert.ok(warmUp, 'on by default');
       // Not started yet (a server built but not served): readiness is not held.
       assert.equal((await statusOf(b.origin + '/readyz')).status, 200);
+      // The warm-up's reads (app.inject) wait until /readyz has been asked, so that the answer
+      // is "warming" however fast the reads would be (on a busy host they once finished first).
+      const app = b.built.app;
+      const inject = app.inject.bind(app);
+      let asked!: () => void;
+      const gate = new Promise<void>((resolve) => (asked = resolve));
+      (app as { inject: unknown }).inject = async (...args: Parameters<typeof inject>) => {
+        await gate;
+        return inject(...args);
+      };
       const running = warmUp.run();
-      const during = await fetch(b.origin + '/readyz');
+      const during = await fetch(b.origin + '/readyz').finally(() => {
+        (app as { inject: unknown }).inject = inject;
+        asked();
+      });
       assert.equal(during.status, 503);
       assert.ok(during.headers.get('retry-after'));
       const body = await during.json();

@@ -1,10 +1,10 @@
 /**
  * The composition root: `buildApp(config)` opens the store, creates the services, starts the jobs
  * and builds the Fastify instance with every face (the REST API, the calendar's pages and feeds)
- * and the plumbing they share (web/). `server.ts` listens on it; the tests and the CLI build here
- * too (`core.ts` builds what they share with the CLI's commands: the store and the services,
- * without a server, and loads no face). Faces are registered
- * here and nowhere else: a face never imports another one.
+ * and the plumbing they share (web/). `server.ts` listens on it; the tests and the CLI's `serve`
+ * build here too, over `core.ts` (the store and the services), which the CLI's other commands run
+ * over alone, without a server or any face. Faces are registered here and nowhere else: a face
+ * never imports another one.
  *
  * @example
  *   const { app, close } = await buildApp(loadConfig({ DATABASE_URL: 'sqlite::memory:' }));

@@ -1,6 +1,7 @@
 /**
- * Run the `events-calendar` command (from the build when current, else the sources: cli-entry.ts) as a child process, the way an
- * operator would, with `input` on its standard input (a pipe, not a terminal).
+ * Run the `events-calendar` command (from the build when it is current, else from the sources:
+ * cli-entry.ts) as a child process, the way an operator would, with `input` on its standard input
+ * (a pipe, not a terminal).
  *
  * @example const { code, stdout } = await cli(['users', 'list'], { DATABASE_URL: 'sqlite:/tmp/c.db' });
  */

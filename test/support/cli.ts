@@ -10,11 +10,9 @@ import { join } from 'node:path';
 import { ADMIN, startServer, type StoreKind, type TestServer } from './harness.js';
 import { CLI_ENTRY } from './cli-entry.js';
 
-const CLI = CLI_ENTRY;
-
 export function cli(args: string[], env: Record<string, string>, input = ''): Promise<{ code: number; stdout: string; stderr: string }> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [...CLI, ...args], { env: { ...process.env, ...env }, cwd: process.cwd(), stdio: ['pipe', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, [...CLI_ENTRY, ...args], { env: { ...process.env, ...env }, cwd: process.cwd(), stdio: ['pipe', 'pipe', 'pipe'] });
     let stdout = '';
     let stderr = '';
     child.stdout.on('data', (d) => (stdout += d));

@@ -53,20 +53,21 @@ interface ServerPreview {
   occurrences: Array<{ start_date: string; end_date: string }>;
 }
 
-/** The server's preview of `lines` for `schedule`: occurrences, or the API's message for a bad line. */
+/**
+ * The server's preview of `lines` for `schedule`: occurrences, or the API's message for a bad line.
+ * An answer counts only for the rule and schedule it was asked for: after a change, until the new
+ * answer comes, the caller shows its own reading, never the answer for the rule as it was before.
+ */
 function useServerPreview(schedule: PreviewSchedule, lines: string[]): { dates?: string[]; problem?: string } {
-  const [state, setState] = useState<{ dates?: string[]; problem?: string }>({});
+  const [state, setState] = useState<{ key?: string; dates?: string[]; problem?: string }>({});
   const key = JSON.stringify([schedule, lines]);
   useEffect(() => {
-    if (lines.length === 0) {
-      setState({});
-      return;
-    }
+    if (lines.length === 0) return;
     let live = true;
     const timer = setTimeout(() => {
       api<ServerPreview>('calendar/admin/v1/recurrence/preview', { method: 'POST', body: { ...schedule, recurrence: lines, count: 10 } }).then(
-        (r) => live && setState({ dates: r.data.occurrences.map((o) => o.start_date) }),
-        (e: unknown) => live && setState(e instanceof ApiProblem && e.status === 400 ? { problem: (e.data.params as Record<string, string> | undefined)?.recurrence ?? e.message } : {}),
+        (r) => live && setState({ key, dates: r.data.occurrences.map((o) => o.start_date) }),
+        (e: unknown) => live && setState(e instanceof ApiProblem && e.status === 400 ? { key, problem: (e.data.params as Record<string, string> | undefined)?.recurrence ?? e.message } : {}),
       );
     }, 400);
     return () => {
@@ -74,7 +75,7 @@ function useServerPreview(schedule: PreviewSchedule, lines: string[]): { dates?:
       clearTimeout(timer);
     };
   }, [key]);
-  return state;
+  return state.key === key ? state : {};
 }
 
 export function RecurrenceEditor({

@@ -26,6 +26,8 @@ const READS: Record<string, string> = {
   categories: '/wp-json/tribe/events/v1/categories',
   tags: '/wp-json/tribe/events/v1/tags',
   'list-page': '/events/',
+  'past-page': '/events/list/?eventDisplay=past',
+  embed: '/embed/?view=upcoming',
   feed: '/events.ics',
 };
 

@@ -64,7 +64,8 @@ export function createEmbedReader(services: Services): EmbedReader {
     if (f.search) out.search = f.search;
     return out;
   };
-  const read = async (args: EventListArgs) => (await events.list(ANONYMOUS, args, links)).events as unknown as EmbedEvent[];
+  // The embeds show events, never a total: none is counted (the upcoming window ends at the current minute).
+  const read = async (args: EventListArgs) => (await events.list(ANONYMOUS, { ...args, countTotal: false }, links)).events as unknown as EmbedEvent[];
   return {
     today: () => services.clock.nowLocal().slice(0, 10),
     async upcoming(f, limit) {

@@ -51,9 +51,8 @@ export interface WarmUp {
 
 /**
  * The anonymous reads warmed: the REST lists at their defaults (both namespaces share the code:
- * one is enough). Not the calendar pages' list (`/events/`): its window ends at the current
- * minute, so its total is kept for a minute only and would be counted again at the next one
- * whatever the warm-up did (bench/RESULTS.md, issue 27).
+ * one is enough). Not the calendar pages' lists nor the embeds: they count no total (their
+ * windows end at the current minute; `EventListArgs.countTotal`), so their first reads are short.
  */
 export function warmUpPaths(config: Pick<Config, 'restRoot'>): string[] {
   const rest = `${config.restRoot}/tribe/events/v1`;

@@ -40,9 +40,12 @@ export interface Calendar {
   now(): string;
   /** The site zone's today, `YYYY-MM-DD`. */
   today(): string;
-  /** Upcoming events: starting today or later and not yet ended, one page. */
+  /**
+   * Upcoming events: starting today or later and not yet ended, one page. Its `total` is counted for
+   * a search only; otherwise it is the events up to this page plus one when another page follows.
+   */
   upcoming(filter: EventFilter, page: number, perPage?: number): Promise<EventsPage>;
-  /** Events that have ended, latest first, one page. */
+  /** Events that have ended, latest first, one page; its `total` as `upcoming`'s. */
   past(filter: EventFilter, page: number): Promise<EventsPage>;
   /** Events overlapping the days `from`..`until` (`YYYY-MM-DD`, inclusive), in start order, at most ICAL_MAX_EVENTS. */
   between(from: string, until: string, filter?: EventFilter): Promise<{ events: PublicEvent[]; total: number }>;
@@ -96,6 +99,13 @@ export function createCalendar(services: Services): Calendar {
   }
 
   const ranged = (range: EventRange, f: EventFilter, page: number, perPage: number) => list({ page, per_page: perPage, range, ...filterArgs(f) });
+  /**
+   * The upcoming and past lists' windows end at the current minute: a counted total would be counted
+   * again each minute (seconds at 1,000,000 events). Their pages need only whether another page
+   * follows, except a search's, which says how many it found.
+   */
+  const paged = (range: EventRange, f: EventFilter, page: number, perPage: number) =>
+    list({ page, per_page: perPage, range, ...filterArgs(f), ...(filterArgs(f).search === undefined ? { countTotal: false as const } : {}) });
 
   const minute = (wall: string) => `${wall.slice(0, 16)}:00`;
   const dayStart = (day: string) => `${day} 00:00:00`;
@@ -108,14 +118,14 @@ export function createCalendar(services: Services): Calendar {
 
     async upcoming(f, page, perPage = PAGE_SIZE) {
       // From today's start (read through the start-date index), not yet ended; `now` to the minute,
-      // so the kept pages and totals of this window last a minute.
+      // so the kept pages of this window last a minute.
       const now = minute(services.clock.nowLocal());
-      return ranged({ startsFrom: dayStart(now.slice(0, 10)), endsFrom: now }, f, page, perPage);
+      return paged({ startsFrom: dayStart(now.slice(0, 10)), endsFrom: now }, f, page, perPage);
     },
 
     async past(f, page) {
       const now = minute(services.clock.nowLocal());
-      return ranged({ startsUntil: now, endsUntil: now, descending: true }, f, page, PAGE_SIZE);
+      return paged({ startsUntil: now, endsUntil: now, descending: true }, f, page, PAGE_SIZE);
     },
 
     async between(from, until, f = {}) {

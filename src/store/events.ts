@@ -463,13 +463,15 @@ export async function findEventsInOrder(db: Executor, ids: number[]): Promise<Ev
 /**
  * The ids of one page of events matching the filter, in list order, plus the total number of
  * matches, and the data revision they belong to (outside transactions). Both are kept (see
- * `ListResults`) and brought up to date by the change feed.
+ * `ListResults`) and brought up to date by the change feed. With `count: false` nothing is counted:
+ * `total` is then the matches up to this page (`offset` + the ids found), for callers that only
+ * need to know whether more follow (they ask one row more than they show).
  */
 export async function findEventPageIds(
   db: Executor,
   dialect: DialectName,
   filter: EventListFilter,
-  page: { limit: number; offset: number },
+  page: { limit: number; offset: number; count?: boolean },
   /** the data revision, when the caller has just read it (before anything it computed for this list) */
   knownRevision?: string,
 ): Promise<{ ids: number[]; total: number; revision?: string }> {
@@ -491,6 +493,7 @@ export async function findEventPageIds(
   const feed = parts?.feed;
   if (!parts || !feed) {
     const { ids } = await pageRows();
+    if (page.count === false) return { ids, total: page.offset + ids.length };
     return { ids, total: page.offset === 0 && ids.length < page.limit ? ids.length : (await countMatches(db, dialect, filter)).n };
   }
   const revision = knownRevision ?? (await feed.sync(), feed.revision());
@@ -511,6 +514,7 @@ export async function findEventPageIds(
       results.pages.set(pageKey, kept);
     }
   }
+  if (page.count === false) return { ids, total: page.offset + ids.length, revision };
   if (page.offset === 0 && ids.length < page.limit) return { ids, total: ids.length, revision };
   let total = results.totals.get(key)?.total;
   if (total !== undefined) counters.eventTotals.hits++;

@@ -87,6 +87,13 @@ export interface EventListArgs {
    * first when `descending`. `per_page` is then not capped by MAX_PER_PAGE: the caller bounds it.
    */
   range?: EventRange;
+  /**
+   * Pages and embeds only, with `range`: `false` counts no total. `total` is then the matches up to
+   * this page plus one when more follow (enough for a next-page link; `totalPages` is the next page
+   * when more follow, else this one). The pages' list windows end at the current minute, so a
+   * counted total would be counted again each minute: at 1,000,000 events, seconds per minute.
+   */
+  countTotal?: false;
 }
 
 /** The window of `EventListArgs.range`: bounds on the local start and end (wall times), each optional. */

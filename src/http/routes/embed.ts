@@ -224,6 +224,8 @@ export function embedRoutes(services: Services): RouteDecl[] {
               startsUntil: toWallTime(to.plus({ hours: ZONE_SPREAD_HOURS })),
               endsFrom: toWallTime(from.minus({ hours: ZONE_SPREAD_HOURS })),
             },
+            // Pages are read until the limit or the last: no total is counted.
+            countTotal: false,
           };
           for (const name of ['categories', 'tags', 'venue', 'organizer', 'featured', 'search', 'status'] as const) {
             if (ctx.args[name] !== undefined && ctx.args[name] !== null) (args as unknown as Record<string, unknown>)[name] = ctx.args[name];

@@ -47,7 +47,10 @@ export interface Calendar {
   upcoming(filter: EventFilter, page: number, perPage?: number): Promise<EventsPage>;
   /** Events that have ended, latest first, one page; its `total` as `upcoming`'s. */
   past(filter: EventFilter, page: number): Promise<EventsPage>;
-  /** Events overlapping the days `from`..`until` (`YYYY-MM-DD`, inclusive), in start order, at most ICAL_MAX_EVENTS. */
+  /**
+   * Events overlapping the days `from`..`until` (`YYYY-MM-DD`, inclusive), in start order, at most
+   * ICAL_MAX_EVENTS; `total` is not counted: more than `events` says only that more exist.
+   */
   between(from: string, until: string, filter?: EventFilter): Promise<{ events: PublicEvent[]; total: number }>;
   /** Events with these ids (published ones only), at most ICAL_MAX_EVENTS. */
   byIds(ids: number[]): Promise<PublicEvent[]>;
@@ -98,14 +101,15 @@ export function createCalendar(services: Services): Calendar {
     return { events: r.events as unknown as PublicEvent[], total: r.total, totalPages: r.totalPages, page: args.page };
   }
 
-  const ranged = (range: EventRange, f: EventFilter, page: number, perPage: number) => list({ page, per_page: perPage, range, ...filterArgs(f) });
   /**
-   * The upcoming and past lists' windows end at the current minute: a counted total would be counted
-   * again each minute (seconds at 1,000,000 events). Their pages need only whether another page
-   * follows, except a search's, which says how many it found.
+   * `counted: false` counts no total (`EventListArgs.countTotal`). The upcoming and past lists'
+   * windows end at the current minute: a counted total would be counted again each minute (seconds
+   * at 1,000,000 events). Their pages need only whether another page follows, except a search's,
+   * which says how many it found; the month's page only whether it shows all of its events.
    */
-  const paged = (range: EventRange, f: EventFilter, page: number, perPage: number) =>
-    list({ page, per_page: perPage, range, ...filterArgs(f), ...(filterArgs(f).search === undefined ? { countTotal: false as const } : {}) });
+  const ranged = (range: EventRange, f: EventFilter, page: number, perPage: number, counted = true) =>
+    list({ page, per_page: perPage, range, ...filterArgs(f), ...(counted ? {} : { countTotal: false as const }) });
+  const searching = (f: EventFilter) => filterArgs(f).search !== undefined;
 
   const minute = (wall: string) => `${wall.slice(0, 16)}:00`;
   const dayStart = (day: string) => `${day} 00:00:00`;
@@ -120,16 +124,16 @@ export function createCalendar(services: Services): Calendar {
       // From today's start (read through the start-date index), not yet ended; `now` to the minute,
       // so the kept pages of this window last a minute.
       const now = minute(services.clock.nowLocal());
-      return paged({ startsFrom: dayStart(now.slice(0, 10)), endsFrom: now }, f, page, perPage);
+      return ranged({ startsFrom: dayStart(now.slice(0, 10)), endsFrom: now }, f, page, perPage, searching(f));
     },
 
     async past(f, page) {
       const now = minute(services.clock.nowLocal());
-      return paged({ startsUntil: now, endsUntil: now, descending: true }, f, page, PAGE_SIZE);
+      return ranged({ startsUntil: now, endsUntil: now, descending: true }, f, page, PAGE_SIZE, searching(f));
     },
 
     async between(from, until, f = {}) {
-      const r = await ranged({ startsFrom: dayStart(minusDays(from, LOOKBACK_DAYS)), startsUntil: dayEnd(until), endsFrom: dayStart(from) }, f, 1, max);
+      const r = await ranged({ startsFrom: dayStart(minusDays(from, LOOKBACK_DAYS)), startsUntil: dayEnd(until), endsFrom: dayStart(from) }, f, 1, max, false);
       return { events: r.events, total: r.total };
     },
 

@@ -28,6 +28,7 @@ const READS: Record<string, string> = {
   'list-page': '/events/',
   'past-page': '/events/list/?eventDisplay=past',
   embed: '/embed/?view=upcoming',
+  'month-page': '/events/month/',
   feed: '/events.ics',
 };
 

@@ -65,6 +65,38 @@ export interface KeptMapOptions {
    * the counts of their terms from the kept term rows, `domain/events/`).
    */
   countsPatchedOnRead?: boolean;
+  /**
+   * Keep a key the second time it is set, not the first (a doorkeeper: `createDoorkeeper`). For maps
+   * keyed by record over far more records than their bound: reads spread over 1,000,000 events
+   * otherwise fill the map with entries pushed out before their second use, each first promoted to
+   * V8's old generation, where it then lies as garbage (bench/RESULTS.md, issue 27, item 5). A key
+   * read again is kept at its second miss; one read once is not kept at all.
+   */
+  admitOnSecondUse?: boolean;
+}
+
+/**
+ * Whether a key was offered once already, recently: a table of the hashes of keys offered once
+ * (`slots`, rounded up to a power of two; 4 bytes each). A key found there is let in (and its slot
+ * emptied); another is written over its slot, so a key offered again after many others may count as
+ * new. A collision lets a key in early: harmless for a cache.
+ */
+export function createDoorkeeper(slots: number): (key: string) => boolean {
+  const size = 2 ** Math.ceil(Math.log2(Math.max(16, slots)));
+  const seen = new Int32Array(size);
+  return (key) => {
+    // FNV-1a, 32 bits; never 0, which marks an empty slot.
+    let h = 0x811c9dc5;
+    for (let i = 0; i < key.length; i++) h = Math.imul(h ^ key.charCodeAt(i), 0x01000193);
+    h |= 1;
+    const slot = (h >>> 1) & (size - 1);
+    if (seen[slot] === h) {
+      seen[slot] = 0;
+      return true;
+    }
+    seen[slot] = h;
+    return false;
+  };
 }
 
 /**
@@ -74,6 +106,7 @@ export interface KeptMapOptions {
 export function createKeptMap<V>(feed: ChangeFeed, maxEntries: number, options: KeptMapOptions): KeptMap<V> {
   const sizeOf = options.sizeOf as ((value: V) => number) | undefined;
   const kept = createKeptEntries<V>(maxEntries, options.maxBytes, sizeOf);
+  const admit = options.admitOnSecondUse ? createDoorkeeper(2 * maxEntries) : undefined;
 
   feed.subscribe((batch: ChangeBatch) => {
     if (batch.reset) return kept.clear();
@@ -102,6 +135,7 @@ export function createKeptMap<V>(feed: ChangeFeed, maxEntries: number, options: 
     update: kept.update,
     set(key, value, seq, deps) {
       if (feed.seq() !== seq) return;
+      if (admit && kept.get(key) === undefined && !admit(key)) return;
       kept.put(key, value, deps);
     },
     get size() {
@@ -150,7 +184,7 @@ export function createKeptRecords<V extends { id: number | string }>(
   counters?: { hits: number; misses: number },
 ): KeptRecords<V> {
   const feed = partsOf(db)?.feed;
-  const kept = feed ? createKeptMap<V | null>(feed, 5000, { owner: db, kind: `${type}_records`, maxBytes: 8 * MiB, sizeOf: roughSizeOf }) : undefined;
+  const kept = feed ? createKeptMap<V | null>(feed, 5000, { owner: db, kind: `${type}_records`, maxBytes: 8 * MiB, sizeOf: roughSizeOf, admitOnSecondUse: true }) : undefined;
   return {
     async get(trx, ids, { current = true } = {}) {
       const unique = [...new Set(ids)];

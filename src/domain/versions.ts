@@ -51,7 +51,7 @@ export interface VersionService {
 export function createVersionService(store: Store): VersionService {
   const db = store.db;
   const feed = store.feed;
-  const kept = createKeptMap<RecordVersion>(feed, 10_000, { owner: db, kind: 'versions' });
+  const kept = createKeptMap<RecordVersion>(feed, 10_000, { owner: db, kind: 'versions', admitOnSecondUse: true });
   let dbId: Promise<string> | undefined;
   let lastTime: { seq: number; gmt: string | undefined } | undefined;
   const service: VersionService = {

@@ -57,7 +57,7 @@ export function createReadModel(deps: EventServiceDeps): ReadModel {
   // (kept.ts, fed by the store's change log).
   const feed = store.feed;
   /** Event records by id. */
-  const records = createKeptMap<EventRecord>(feed, 5000, { owner: db, kind: 'event_records', maxBytes: 16 * 1024 * 1024, sizeOf: roughSizeOf });
+  const records = createKeptMap<EventRecord>(feed, 5000, { owner: db, kind: 'event_records', maxBytes: 16 * 1024 * 1024, sizeOf: roughSizeOf, admitOnSecondUse: true });
   /** Public (anonymous) event representations, by context and id, per links (REST root and namespace). */
   const publicRepresentationsByLinks = new WeakMap<Links, KeptMap<Record<string, unknown>>>();
   /**
@@ -80,6 +80,7 @@ export function createReadModel(deps: EventServiceDeps): ReadModel {
         (kept = createKeptMap<Record<string, unknown>>(feed, 5000, {
           owner: db,
           countsPatchedOnRead: true,
+          admitOnSecondUse: true,
           kind: 'public_events',
           maxBytes: PUBLIC_EVENTS_MAX_BYTES,
           sizeOf: (json: Record<string, unknown>) => serializedLength(json) ?? roughSizeOf(json),

@@ -9,21 +9,7 @@ import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { createDoorkeeper, createKeptMap } from '../../src/domain/kept.js';
 import { StoreMetrics } from '../../src/metrics.js';
-import type { ChangeFeed } from '../../src/store/change-feed.js';
-
-/** A feed that never moves (the maps only need its number and a subscription). */
-function stillFeed(): ChangeFeed {
-  return {
-    seq: () => 7,
-    revision: () => '7',
-    linkedRevision: () => '7',
-    sync: async () => 7,
-    subscribe: () => {},
-    expectChanges: () => {},
-    expectOwnCommit: () => {},
-    transitionsBetween: () => [],
-  };
-}
+import { stillFeed } from '../support/still-feed.js';
 
 describe('kept maps that keep a key at its second use', () => {
   it('keep a key set twice, not one set once', () => {

@@ -11,21 +11,7 @@ import { createRevisionCache } from '../../src/domain/kept.js';
 import { revisionMemo } from '../../src/store/revision.js';
 import { keptSizesOf, StoreMetrics, storeMetricsOf } from '../../src/metrics.js';
 import { openStore } from '../../src/store/db.js';
-import type { ChangeFeed } from '../../src/store/change-feed.js';
-
-/** A feed that never moves (the maps only need its number and a subscription). */
-function stillFeed(): ChangeFeed {
-  return {
-    seq: () => 7,
-    revision: () => '7',
-    linkedRevision: () => '7',
-    sync: async () => 7,
-    subscribe: () => {},
-    expectChanges: () => {},
-    expectOwnCommit: () => {},
-    transitionsBetween: () => [],
-  };
-}
+import { stillFeed } from '../support/still-feed.js';
 
 describe('kept structures are bounded and report their sizes', () => {
   it('a kept map holds at most its entries after more insertions, the newest kept', () => {

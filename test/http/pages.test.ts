@@ -6,12 +6,8 @@
 import { before, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { forEachStore, type ApiResponse, type TestServer } from '../support/harness.js';
+import { count, hrefs } from '../support/html.js';
 
-/** Every `<a … href="…">` of a page, entities decoded. */
-function hrefs(page: string): string[] {
-  return [...page.matchAll(/href="([^"]*)"/g)].map((m) => m[1]!.replace(/&amp;/g, '&'));
-}
-const count = (text: string, needle: string) => text.split(needle).length - 1;
 const vevents = (text: string) => count(text, 'BEGIN:VEVENT');
 
 forEachStore(

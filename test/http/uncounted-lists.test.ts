@@ -11,9 +11,9 @@ import { before, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { forEachStore, type ApiResponse, type TestServer } from '../support/harness.js';
 import { keptCountersOf } from '../../src/metrics.js';
+import { count, hrefs } from '../support/html.js';
 
-const hrefs = (page: string) => [...page.matchAll(/href="([^"]*)"/g)].map((m) => m[1]!.replace(/&amp;/g, '&'));
-const articles = (text: string) => text.split('<article class="event').length - 1;
+const articles = (text: string) => count(text, '<article class="event');
 
 forEachStore(
   'lists that count no total',

@@ -134,7 +134,8 @@ export function createLists(deps: EventServiceDeps, readModel: ReadModel): Pick<
       const counted = !(args.range && args.countTotal === false);
       const found = await eventsStore.findEventPageIds(db, store.dialect, filter, { limit: counted ? perPage : perPage + 1, offset: (page - 1) * perPage, count: counted }, revision);
       const ids = counted ? found.ids : found.ids.slice(0, perPage);
-      const total = counted ? found.total : (page - 1) * perPage + ids.length + (found.ids.length > perPage ? 1 : 0);
+      // Uncounted, the store's total is the rows up to the one more: this page's, plus one when more follow.
+      const total = found.total;
       if (ids.length === 0 && page > 1) throw apiError('event-archive-page-not-found');
       // The records, their representations and the JSON text each hold about the page's text.
       if (reserve && ids.length)

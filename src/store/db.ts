@@ -11,7 +11,8 @@ import { createHash } from 'node:crypto';
 import { mkdirSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import pg from 'pg';
-import { DEFAULT_MIGRATION_TABLE, Migrator, PostgresDialect, SqliteDialect, sql, type Migration, type MigrationProvider } from 'kysely';
+import { DEFAULT_MIGRATION_TABLE, Migrator, PostgresDialect, sql, type Migration, type MigrationProvider } from 'kysely';
+import { SqliteInListDialect } from './sqlite-in-lists.js';
 import { StoreDb, partsOf, type DialectName, type StoreParts } from './handle.js';
 import { registerKept, StoreMetrics, type KeptStructure } from '../metrics.js';
 import { createPostgresFeed, createSqliteFeed, registerFeedMetrics, type ChangeFeed } from './change-feed.js';
@@ -268,7 +269,7 @@ function sqliteStore(path: string, options: OpenOptions): Store {
     slots: new Map(),
   };
   const cached = withStatementCache(database, 500, () => parts.changes?.committed());
-  const db = new StoreDb({ dialect: new SqliteDialect({ database: cached }) }, parts as StoreParts);
+  const db = new StoreDb({ dialect: new SqliteInListDialect({ database: cached }) }, parts as StoreParts);
   const changes = (parts.changes = createChangeLog(db));
   // A commit on this connection: the feed reads `total_changes()` again at its next sync (between
   // two, a sync in a turn that looked already calls nothing in SQLite).

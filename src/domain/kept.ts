@@ -38,7 +38,13 @@ export { createRevisionCache, type RevisionCache, type RevisionView } from '../s
 
 export interface KeptMap<V> {
   get(key: string): V | undefined;
-  set(key: string, value: V, seq: number, deps: readonly string[]): void;
+  /**
+   * Keep a value built at `seq` from `deps` (nothing when the log moved past `seq`, or when the
+   * doorkeeper lets the key in only at its next offer). `prepare` runs on the value only when it is
+   * kept, before it is counted (the public representations' bytes: a value not kept is sent once
+   * and costs no copy of its JSON). Returns whether it was kept.
+   */
+  set(key: string, value: V, seq: number, deps: readonly string[], prepare?: (value: V) => V): boolean;
   /** Replace a kept value by one derived from it (same records, same deps); nothing when not kept. */
   update(key: string, value: V): void;
   readonly size: number;
@@ -133,10 +139,11 @@ export function createKeptMap<V>(feed: ChangeFeed, maxEntries: number, options: 
   return {
     get: kept.get,
     update: kept.update,
-    set(key, value, seq, deps) {
-      if (feed.seq() !== seq) return;
-      if (admit && kept.get(key) === undefined && !admit(key)) return;
-      kept.put(key, value, deps);
+    set(key, value, seq, deps, prepare) {
+      if (feed.seq() !== seq) return false;
+      if (admit && kept.get(key) === undefined && !admit(key)) return false;
+      kept.put(key, prepare ? prepare(value) : value, deps);
+      return true;
     },
     get size() {
       return kept.size;

@@ -41,6 +41,26 @@ describe('kept maps that keep a key at its second use', () => {
     for (let hot = 0; hot < 50; hot++) assert.equal(map.get(`hot:${hot}`), hot, `hot:${hot} kept`);
   });
 
+  it('prepare a value (its JSON bytes) only when it is kept', () => {
+    const map = createKeptMap<{ id: number; bytes?: Buffer }>(stillFeed(), 100, { owner: new StoreMetrics(), kind: 'test_admission', admitOnSecondUse: true });
+    const prepared: number[] = [];
+    const prepare = (value: { id: number; bytes?: Buffer }) => {
+      prepared.push(value.id);
+      value.bytes = Buffer.from(JSON.stringify(value));
+      return value;
+    };
+    const first: { id: number; bytes?: Buffer } = { id: 1 };
+    assert.equal(map.set('event:1', first, 7, ['event:1'], prepare), false, 'not kept at its first offer');
+    assert.deepEqual(prepared, [], 'a value not kept costs no bytes');
+    assert.equal(first.bytes, undefined);
+    const second = { id: 1 };
+    assert.equal(map.set('event:1', second, 7, ['event:1'], prepare), true);
+    assert.deepEqual(prepared, [1]);
+    assert.equal(map.get('event:1')?.bytes?.toString(), '{"id":1}');
+    assert.equal(map.set('event:2', { id: 2 }, 6, ['event:2'], prepare), false, 'built at an older position: not kept, not prepared');
+    assert.deepEqual(prepared, [1]);
+  });
+
   it('a doorkeeper lets a key in the second time it is offered', () => {
     const seen = createDoorkeeper(64);
     assert.equal(seen('a'), false);

@@ -154,11 +154,11 @@ export function createReadModel(deps: EventServiceDeps): ReadModel {
         const fresh = await eventsStore.findEventsByIds(db, own);
         (await buildWithDeps(fresh, ANONYMOUS, context, links)).forEach(({ json, deps }, i) => {
           const id = Number(fresh[i]!.id);
-          const serialized = withSerialized(json);
-          shownCounts.set(serialized, countsShownBy(serialized));
-          byId.set(id, serialized);
-          built.set(id, serialized);
-          kept.set(`${context}:${id}`, serialized, at, deps);
+          shownCounts.set(json, countsShownBy(json));
+          byId.set(id, json);
+          built.set(id, json);
+          // Its JSON's bytes only when kept (answered again from them); one not kept is sent once.
+          kept.set(`${context}:${id}`, json, at, deps, withSerialized);
         });
         settle(byId);
       } catch (err) {

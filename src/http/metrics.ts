@@ -9,6 +9,8 @@
  * * `calendar_memory_bound_bytes{part}`: what may be held outside the kept structures (issue 27):
  *   the SQLite page caches and worker thread heaps (store/memory-bounds.ts) and V8's young
  *   generation (`v8_young_generation`, twice `--max-semi-space-size`, which `serve` sets);
+ * * `calendar_memory_used_bytes{part}`: what the worker threads' heaps hold now (`worker_heap_background`,
+ *   0 while the background reader is stopped; `worker_heap_checkpointer`);
  * * `calendar_kept_results_total{kind,result}`: hits and misses of kept results (src/metrics.ts);
  * * `calendar_log_dropped_lines_total`, `calendar_log_dropped_bytes_total`, `calendar_log_buffered_bytes`:
  *   log lines a stalled stdout made the server drop, and what stdout holds (src/log-destination.ts);
@@ -36,6 +38,7 @@ import { logOutputCounters } from '../metrics.js';
 import { keptSizesOf, storeMetricsOf } from '../metrics.js';
 import type { Store } from '../store/db.js';
 import { memoryBounds } from '../store/memory-bounds.js';
+import { memoryUsed } from '../store/memory-used.js';
 import type { LoopWatch } from '../web/loop-delay.js';
 
 export const METRICS_PATH = '/metrics';
@@ -99,6 +102,17 @@ export function registerMetrics(app: FastifyInstance, config: Config, store: Sto
     collect() {
       this.reset();
       for (const [part, bytes] of Object.entries(bounds)) this.set({ part }, bytes);
+    },
+  });
+  new Gauge({
+    name: 'calendar_memory_used_bytes',
+    help: 'What the worker threads hold now, by the parts of calendar_memory_bound_bytes: their V8 heaps (bytes; SQLite files only)',
+    labelNames: ['part'],
+    registers: [registry],
+    async collect() {
+      const used = await memoryUsed(store.db);
+      this.reset();
+      for (const [part, bytes] of Object.entries(used)) this.set({ part }, bytes);
     },
   });
   new Gauge({

@@ -16,9 +16,12 @@
 import { Worker } from 'node:worker_threads';
 import { createRequire } from 'node:module';
 import { BACKGROUND_CACHE_KIB, BACKGROUND_HEAP_MB } from './memory-bounds.js';
+import { workerHeapBytes } from './worker-heap.js';
 
 export interface BackgroundReader {
   all<T>(sql: string, params: readonly unknown[]): Promise<T[]>;
+  /** The worker thread's V8 heap (bytes it holds; 0 while no worker runs: it starts at the first question, stops after a minute idle). */
+  heapBytes(): Promise<number>;
   close(): Promise<void>;
 }
 
@@ -121,6 +124,7 @@ export function createBackgroundReader(file: string): BackgroundReader {
         w.postMessage({ id, sql, params });
       });
     },
+    heapBytes: () => workerHeapBytes(worker),
     async close() {
       if (idle) clearTimeout(idle);
       const w = worker;

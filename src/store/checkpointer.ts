@@ -19,6 +19,7 @@
 import { Worker } from 'node:worker_threads';
 import { createRequire } from 'node:module';
 import { CHECKPOINTER_HEAP_MB } from './memory-bounds.js';
+import { workerHeapBytes } from './worker-heap.js';
 import type BetterSqlite3 from 'better-sqlite3';
 
 export interface Checkpointer {
@@ -26,6 +27,8 @@ export interface Checkpointer {
   ready: Promise<boolean>;
   /** Checkpoints run by the worker so far, and the log frames they copied. */
   stats(): { checkpoints: number; frames: number };
+  /** The worker thread's V8 heap, bytes (0 once it has stopped). */
+  heapBytes(): Promise<number>;
   close(): Promise<void>;
 }
 
@@ -106,6 +109,7 @@ export function startCheckpointer(file: string, connection: BetterSqlite3.Databa
   return {
     ready,
     stats: () => ({ checkpoints, frames }),
+    heapBytes: () => workerHeapBytes(closed ? null : worker),
     async close() {
       closed = true;
       takeBack();

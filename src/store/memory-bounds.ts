@@ -4,7 +4,8 @@
  * checkpointer's) and the heap limits of the two worker threads that hold those connections.
  * Each cache fills up to its bound as pages are read and then stays there, counted in the
  * process' RSS; the operating system's file cache serves the rest (not counted in RSS).
- * `/metrics` reports them as `calendar_memory_bound_bytes{part}` (src/http/metrics.ts).
+ * `/metrics` reports them as `calendar_memory_bound_bytes{part}` (src/http/metrics.ts), and what the
+ * worker heaps hold now as `calendar_memory_used_bytes{part}` (`memoryUsed`, memory-used.ts).
  *
  * @example memoryBounds('sqlite') // { sqlite_cache_main: 33554432, … }
  */

@@ -23,7 +23,7 @@ import autocannon from 'autocannon';
 import { CLI_PATH, rssOf, startChild } from './processes.js';
 import { SCENARIOS, discover, scenarioUrl } from './scenarios.js';
 import { smapsSummary } from './smaps.js';
-import { syncBody } from './caldav.js';
+import { followingSync } from './caldav.js';
 
 const ADMIN = { login: 'bench-admin', password: 'bench-admin-password' };
 const env = process.env;
@@ -55,23 +55,6 @@ function memoryLines(text: string): string[] {
         /^(nodejs_heap_size|nodejs_heap_space_size_total_bytes\{space="(new|old)"\}|nodejs_external_memory|process_resident_memory|calendar_memory_bound_bytes|calendar_kept_(entries|bytes))/.test(l),
     )
     .filter((l) => !/ 0$/.test(l));
-}
-
-/**
- * The CalDAV scenario as a syncing client sends it: each connection asks what changed since the
- * token of its last answer (under the creates, the token the scenario starts with stops being
- * current at the first one; a client re-sending it would be told every change since the start, up
- * to SYNC_MAX_CHANGES, at every request). MEMORY_CALDAV=stale sends the first token throughout.
- */
-function followingSync(method: string, first: string) {
-  return {
-    method: method as 'GET',
-    setupRequest: (req: object, context: { token?: string }) => ({ ...req, body: syncBody(context.token ?? first) }),
-    onResponse: (_status: number, body: string, context: { token?: string }) => {
-      const token = /<d:sync-token>([^<]+)<\/d:sync-token>/.exec(body)?.[1];
-      if (token) context.token = token.replace(/&amp;/g, '&');
-    },
-  };
 }
 
 /** The resident memory by kind of mapping (smaps.ts), the kinds over 1 MB. */

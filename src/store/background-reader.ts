@@ -15,8 +15,7 @@
  */
 import { Worker } from 'node:worker_threads';
 import { createRequire } from 'node:module';
-import { BACKGROUND_CACHE_KIB, BACKGROUND_HEAP_MB } from './memory-bounds.js';
-import { workerHeapBytes } from './worker-heap.js';
+import { BACKGROUND_CACHE_KIB, BACKGROUND_HEAP_MB, workerHeapBytes } from './memory-bounds.js';
 
 export interface BackgroundReader {
   all<T>(sql: string, params: readonly unknown[]): Promise<T[]>;

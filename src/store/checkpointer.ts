@@ -18,8 +18,7 @@
  */
 import { Worker } from 'node:worker_threads';
 import { createRequire } from 'node:module';
-import { CHECKPOINTER_HEAP_MB } from './memory-bounds.js';
-import { workerHeapBytes } from './worker-heap.js';
+import { CHECKPOINTER_HEAP_MB, workerHeapBytes } from './memory-bounds.js';
 import type BetterSqlite3 from 'better-sqlite3';
 
 export interface Checkpointer {

@@ -12,6 +12,9 @@
  * * `calendar_memory_used_bytes{part}`: what the worker threads' heaps hold now (`worker_heap_background`,
  *   0 while the background reader is stopped; `worker_heap_checkpointer`);
  * * `calendar_kept_results_total{kind,result}`: hits and misses of kept results (src/metrics.ts);
+ * * `calendar_sqlite_wal_frames` and `calendar_sqlite_wal_catch_ups_total` (SQLite files): the
+ *   write-ahead log's length at its last checkpoint, and how often the main connection copied the
+ *   rest of a long log so that it starts over (store/checkpointer.ts);
  * * `calendar_log_dropped_lines_total`, `calendar_log_dropped_bytes_total`, `calendar_log_buffered_bytes`:
  *   log lines a stalled stdout made the server drop, and what stdout holds (src/log-destination.ts);
  * * `calendar_event_loop_delay_seconds`: histogram of the event loop's delays, sampled every
@@ -38,6 +41,7 @@ import { logOutputCounters } from '../metrics.js';
 import { keptSizesOf, storeMetricsOf } from '../metrics.js';
 import type { Store } from '../store/db.js';
 import { memoryBounds } from '../store/memory-bounds.js';
+import { checkpointerOf } from '../store/handle.js';
 import { memoryUsed } from '../store/memory-used.js';
 import type { LoopWatch } from '../web/loop-delay.js';
 
@@ -195,6 +199,28 @@ export function registerMetrics(app: FastifyInstance, config: Config, store: Sto
       this.inc(storeMetrics?.feedLooks?.() ?? 0);
     },
   });
+
+  // SQLite files: the write-ahead log's length, kept bounded under sustained writes (store/checkpointer.ts, issue 27).
+  const checkpointer = checkpointerOf(store.db);
+  if (checkpointer) {
+    new Gauge({
+      name: 'calendar_sqlite_wal_frames',
+      help: "Frames (pages) in SQLite's write-ahead log at its last checkpoint; past 16,000 the log is made to start over",
+      registers: [registry],
+      collect() {
+        this.set(checkpointer.stats().log);
+      },
+    });
+    new Counter({
+      name: 'calendar_sqlite_wal_catch_ups_total',
+      help: 'Times the main connection copied the rest of a long write-ahead log back so that the next write starts it over',
+      registers: [registry],
+      collect() {
+        this.reset();
+        this.inc(checkpointer.stats().catchUps);
+      },
+    });
+  }
 
   // Log output (src/log-destination.ts): process-wide, as stdout is.
   new Counter({

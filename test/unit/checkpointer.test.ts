@@ -12,6 +12,7 @@ import BetterSqlite3 from 'better-sqlite3';
 import { startCheckpointer } from '../../src/store/checkpointer.js';
 import { checkpointerOf } from '../../src/store/handle.js';
 import { openStore } from '../../src/store/db.js';
+import { startServer } from '../support/harness.js';
 
 /** Wait (polling) until `cond` holds; fails after 10 s. */
 async function until(cond: () => boolean, what: string): Promise<void> {
@@ -50,6 +51,69 @@ describe('WAL checkpointer', () => {
     // Stopped: the main connection checkpoints by itself again.
     assert.equal(db.pragma('wal_autocheckpoint', { simple: true }), 1000);
     db.close();
+  });
+
+  it('has the log start over under sustained writes, so that it does not grow without end (issue 27)', async () => {
+    // Under writes that never pause, the worker's checkpoints never copy the last frames (more are
+    // committed while they copy), and SQLite only starts the log over when a write begins with
+    // every frame copied: the log grew by every frame written (2.7 GB in 30 s of event creates).
+    const file = join(dir, 'sustained.db');
+    const db = new BetterSqlite3(file);
+    db.pragma('journal_mode = WAL');
+    db.pragma('synchronous = NORMAL');
+    db.exec('create table t (x text)');
+    const restartPages = 200;
+    const checkpointer = startCheckpointer(file, db, { pages: 20, lookMs: 5, restartPages });
+    const pageSize = Number(db.pragma('page_size', { simple: true }));
+    let written = 0;
+    try {
+      assert.equal(await checkpointer.ready, true);
+      // The file is cut back to twice the restart length when the log starts over.
+      assert.equal(Number(db.pragma('journal_size_limit', { simple: true })), 2 * restartPages * pageSize);
+      const insert = db.prepare('insert into t values (?)');
+      const many = db.transaction((n: number) => {
+        for (let i = 0; i < n; i++) insert.run('x'.repeat(3000));
+      });
+      // About 1.2 s of writes without a pause longer than one turn of the event loop, so that the
+      // worker's reports are heard between two of them.
+      const end = Date.now() + 1200;
+      while (Date.now() < end) {
+        many(10);
+        written += 10;
+        await new Promise((r) => setImmediate(r));
+      }
+      const stats = checkpointer.stats();
+      assert.ok(stats.catchUps > 0, `the main connection copied the rest of a long log (${JSON.stringify(stats)})`);
+      // The log started over again and again: its file stayed far below what was written (each
+      // row's 3,000 bytes went through the log at least once; without the catch-ups, the file
+      // holds all of it).
+      const walBytes = statSync(file + '-wal').size;
+      const writtenBytes = written * 3000;
+      assert.ok(writtenBytes > 50 * restartPages * pageSize, `enough was written to tell (${written} rows)`);
+      assert.ok(walBytes < writtenBytes / 10, `the log file stayed bounded: ${walBytes} bytes after ${writtenBytes} bytes of rows`);
+    } finally {
+      await checkpointer.close();
+      db.close();
+    }
+    // Nothing written was lost on the way.
+    const check = new BetterSqlite3(file, { readonly: true });
+    try {
+      assert.equal((check.prepare('select count(*) as n from t').get() as { n: number }).n, written);
+    } finally {
+      check.close();
+    }
+  });
+
+  it("reports the log's length and its catch-ups in /metrics", async () => {
+    const t = await startServer({ name: 'sqlite', url: `sqlite:${join(dir, 'served.db')}` });
+    try {
+      assert.equal(await checkpointerOf(t.built.store.db)!.ready, true);
+      const text = await (await fetch(`${t.origin}/metrics`)).text();
+      assert.match(text, /^calendar_sqlite_wal_frames \d+$/m);
+      assert.match(text, /^calendar_sqlite_wal_catch_ups_total \d+$/m);
+    } finally {
+      await t.close();
+    }
   });
 
   it('closes when closed with its ready message still to be handled', async () => {

@@ -15,14 +15,15 @@
  * **The log must also start over** (issue 27). SQLite writes the log from its beginning again only
  * when a write begins with every frame already copied back. Under sustained writes the worker's
  * checkpoint never copies the last frames (the main connection commits more while it copies), so
- * the log grew without end: 2.7 GB after 30 s of event creates at 1,000,000 events (95 MB/s), and
- * every read looked the pages up in an ever longer log index. So once the worker reports a log of
- * {@link RESTART_PAGES} or more frames, the main connection copies the rest itself, between two
- * writes (a PASSIVE checkpoint of the few frames committed since the worker's began: a few ms on
- * the event loop, once per {@link RESTART_PAGES} frames at most); the next write then starts the
+ * the log grew without end: 2.7 GB after 30 s of event creates at 1,000,000 events (95 MB/s). So
+ * once the worker reports a log of {@link RESTART_PAGES} or more frames, the main connection
+ * copies the rest itself, between two writes (a PASSIVE checkpoint of the few frames committed
+ * since the worker's began: 6-10 ms on the event loop at 1,000,000 events, most of it the database
+ * file's flush, about once a second under creates at full speed); the next write then starts the
  * log over, and `journal_size_limit` cuts the file back to {@link JOURNAL_LIMIT_PAGES} pages. A
  * reader in the middle of a long read (the background reader's counts) still holds the log until
- * it is done; the next report asks again.
+ * it is done; the next report asks again. Bulk loads (`events-calendar seed`) do not yield to the
+ * event loop between their batches and keep growing the log, as before (bench/RESULTS.md).
  *
  * @example
  *   const checkpointer = startCheckpointer('/srv/calendar.db', connection);

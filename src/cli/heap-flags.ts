@@ -10,6 +10,12 @@
  * unless it was started with a `--max-semi-space-size` of its own (node arguments or NODE_OPTIONS),
  * which is kept. Where `process.execve` is missing (Node 22 before 22.15), it runs as it is.
  *
+ * It also starts with `MALLOC_ARENA_MAX=2` (glibc's malloc, read at start, so also through the
+ * re-execution), unless the environment sets it: by default glibc gives each thread that
+ * allocates (the two SQLite worker threads, V8's and libuv's) an arena of its own, which kept
+ * 26-33 MB resident under the mixed benchmark at 1,000,000 events; with two arenas they kept 11 MB,
+ * for the same number of requests (bench/RESULTS.md, 2026-11-27). Other C libraries ignore it.
+ *
  * @example reexecWithHeapFlags(process.argv) // returns only when there is nothing to do
  */
 /** The semi-space bound (MiB) `serve` runs with unless told otherwise. */
@@ -24,13 +30,24 @@ export function heapFlagsFor(argv: readonly string[], execArgv: readonly string[
   return [`--max-semi-space-size=${SERVER_SEMI_SPACE_MB}`];
 }
 
-/** Re-execute this process with the heap flags `serve` needs; returns when none are needed or it cannot. */
+/** glibc's malloc arenas `serve` runs with unless the environment says otherwise. */
+export const SERVER_MALLOC_ARENAS = 2;
+
+/** The environment variables to add for these command arguments (none when already set or not `serve`). */
+export function heapEnvFor(argv: readonly string[], env: NodeJS.ProcessEnv): Record<string, string> {
+  const command = argv.slice(2).find((a) => !a.startsWith('-'));
+  if (command !== 'serve' || env.MALLOC_ARENA_MAX !== undefined) return {};
+  return { MALLOC_ARENA_MAX: String(SERVER_MALLOC_ARENAS) };
+}
+
+/** Re-execute this process with the heap flags and environment `serve` needs; returns when none are needed or it cannot. */
 export function reexecWithHeapFlags(argv: readonly string[]): void {
   const flags = heapFlagsFor(argv, process.execArgv, process.env.NODE_OPTIONS);
+  const env = heapEnvFor(argv, process.env);
   const execve = (process as { execve?: (file: string, args: string[], env: NodeJS.ProcessEnv) => never }).execve;
-  if (flags.length === 0 || typeof execve !== 'function') return;
+  if ((flags.length === 0 && Object.keys(env).length === 0) || typeof execve !== 'function') return;
   try {
-    execve.call(process, process.execPath, [process.execPath, ...flags, ...process.execArgv, ...argv.slice(1)], process.env);
+    execve.call(process, process.execPath, [process.execPath, ...flags, ...process.execArgv, ...argv.slice(1)], { ...process.env, ...env });
   } catch {
     // Not allowed here (a worker thread, a platform without it): run with V8's defaults.
   }

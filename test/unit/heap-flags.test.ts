@@ -8,7 +8,7 @@ import { spawnSync } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { heapFlagsFor, SERVER_SEMI_SPACE_MB } from '../../src/cli/heap-flags.js';
+import { heapEnvFor, heapFlagsFor, SERVER_MALLOC_ARENAS, SERVER_SEMI_SPACE_MB } from '../../src/cli/heap-flags.js';
 import { memoryBounds, MAIN_CACHE_KIB } from '../../src/store/memory-bounds.js';
 
 const NODE = process.execPath;
@@ -21,6 +21,10 @@ describe('heap flags of serve', () => {
     assert.deepEqual(heapFlagsFor([NODE, 'main.js', '--help'], [], undefined), []);
     assert.deepEqual(heapFlagsFor([NODE, 'main.js', 'serve'], ['--max-semi-space-size=64'], undefined), []);
     assert.deepEqual(heapFlagsFor([NODE, 'main.js', 'serve'], [], '--max_semi_space_size=8 --trace-warnings'), []);
+    // glibc's arenas: two for serve, unless the environment chose.
+    assert.deepEqual(heapEnvFor([NODE, 'main.js', 'serve'], {}), { MALLOC_ARENA_MAX: String(SERVER_MALLOC_ARENAS) });
+    assert.deepEqual(heapEnvFor([NODE, 'main.js', 'serve'], { MALLOC_ARENA_MAX: '8' }), {});
+    assert.deepEqual(heapEnvFor([NODE, 'main.js', 'seed'], {}), {});
   });
 
   it('re-executes serve with the flag in the same process (process.execve), which V8 then applies', (t) => {
@@ -38,21 +42,25 @@ describe('heap flags of serve', () => {
         let keep = [];
         for (let i = 0; i < 4e6; i++) { keep.push({ i, s: 'x' + i }); if (keep.length > 100000) keep = []; }
         const space = v8.getHeapSpaceStatistics().find((s) => s.space_name === 'new_space');
-        console.log(JSON.stringify({ pid, execArgv: process.execArgv, newSpaceMb: space.space_size / 2 ** 20 }));`,
+        console.log(JSON.stringify({ pid, execArgv: process.execArgv, newSpaceMb: space.space_size / 2 ** 20, arenas: process.env.MALLOC_ARENA_MAX ?? null }));`,
       );
       const run = (command: string) => {
-        const r = spawnSync(NODE, ['--import', 'tsx', file, command], { encoding: 'utf8', env: { ...process.env, NODE_OPTIONS: '' } });
+        const env: NodeJS.ProcessEnv = { ...process.env, NODE_OPTIONS: '' };
+        delete env.MALLOC_ARENA_MAX;
+        const r = spawnSync(NODE, ['--import', 'tsx', file, command], { encoding: 'utf8', env });
         assert.equal(r.status, 0, r.stderr);
-        return JSON.parse(r.stdout.trim().split('\n').pop()!) as { execArgv: string[]; newSpaceMb: number };
+        return JSON.parse(r.stdout.trim().split('\n').pop()!) as { execArgv: string[]; newSpaceMb: number; arenas: string | null };
       };
       const serve = run('serve');
       assert.ok(serve.execArgv.includes(`--max-semi-space-size=${SERVER_SEMI_SPACE_MB}`), JSON.stringify(serve));
       assert.ok(serve.newSpaceMb <= 2 * SERVER_SEMI_SPACE_MB, `new space ${serve.newSpaceMb} MiB`);
+      assert.equal(serve.arenas, String(SERVER_MALLOC_ARENAS), 'serve runs with two malloc arenas');
       // The same allocations without the flag (another command): on Node 24 (V8 13, whose young
       // generation grows up to 128 MiB by default) they let it grow past the bound; Node 22's V8
       // keeps it within 32 MiB by default, so there the flag only holds what V8 does anyway.
       const other = run('seed');
       assert.deepEqual(other.execArgv, ['--import', 'tsx']);
+      assert.equal(other.arenas, null);
       if (Number(process.versions.node.split('.')[0]) >= 24) assert.ok(other.newSpaceMb > 2 * SERVER_SEMI_SPACE_MB, `new space ${other.newSpaceMb} MiB without the flag`);
       else t.diagnostic(`Node ${process.versions.node}: new space ${other.newSpaceMb} MiB without the flag (V8's default bound)`);
     } finally {

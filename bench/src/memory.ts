@@ -52,7 +52,9 @@ function memoryLines(text: string): string[] {
     .filter(
       (l) =>
         !l.startsWith('#') &&
-        /^(nodejs_heap_size|nodejs_heap_space_size_total_bytes\{space="(new|old)"\}|nodejs_external_memory|process_resident_memory|calendar_memory_bound_bytes|calendar_memory_used_bytes|calendar_sqlite_wal|calendar_kept_(entries|bytes))/.test(l),
+        /^(nodejs_heap_size|nodejs_heap_space_size_total_bytes\{space="(new|old)"\}|nodejs_external_memory|process_resident_memory|calendar_memory_bound_bytes|calendar_memory_used_bytes|calendar_sqlite_wal|calendar_kept_(entries|bytes))/.test(
+          l,
+        ),
     )
     .filter((l) => !/ 0$/.test(l));
 }

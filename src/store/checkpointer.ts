@@ -87,6 +87,7 @@ export function startCheckpointer(file: string, connection: BetterSqlite3.Databa
   let log = 0;
   let catchUps = 0;
   const restartPages = options.restartPages ?? RESTART_PAGES;
+  const journalLimitPages = options.restartPages === undefined ? JOURNAL_LIMIT_PAGES : 2 * options.restartPages;
   let handedOver = false;
   let closed = false;
   const takeBack = () => {
@@ -106,7 +107,7 @@ export function startCheckpointer(file: string, connection: BetterSqlite3.Databa
     if (msg.ready) {
       if (!closed && connection.open) {
         connection.pragma('wal_autocheckpoint = 0');
-        connection.pragma(`journal_size_limit = ${2 * restartPages * Number(connection.pragma('page_size', { simple: true }))}`);
+        connection.pragma(`journal_size_limit = ${journalLimitPages * Number(connection.pragma('page_size', { simple: true }))}`);
         handedOver = true;
       }
       settle(handedOver);

@@ -23,16 +23,22 @@ async function until(cond: () => boolean, what: string): Promise<void> {
   }
 }
 
+/** A database in WAL mode, as the store opens its files, with a table `t (x text)`. */
+function walDatabase(file: string): BetterSqlite3.Database {
+  const db = new BetterSqlite3(file);
+  db.pragma('journal_mode = WAL');
+  db.pragma('synchronous = NORMAL');
+  db.exec('create table t (x text)');
+  return db;
+}
+
 describe('WAL checkpointer', () => {
   const dir = mkdtempSync(join(tmpdir(), 'calendar-checkpoint-'));
   after(() => rmSync(dir, { recursive: true, force: true }));
 
   it('takes over from the main connection and checkpoints the log once it passes its limit', async () => {
     const file = join(dir, 'grow.db');
-    const db = new BetterSqlite3(file);
-    db.pragma('journal_mode = WAL');
-    db.pragma('synchronous = NORMAL');
-    db.exec('create table t (x text)');
+    const db = walDatabase(file);
     const checkpointer = startCheckpointer(file, db, { pages: 20, lookMs: 10 });
     try {
       assert.equal(await checkpointer.ready, true);
@@ -58,10 +64,7 @@ describe('WAL checkpointer', () => {
     // committed while they copy), and SQLite only starts the log over when a write begins with
     // every frame copied: the log grew by every frame written (2.7 GB in 30 s of event creates).
     const file = join(dir, 'sustained.db');
-    const db = new BetterSqlite3(file);
-    db.pragma('journal_mode = WAL');
-    db.pragma('synchronous = NORMAL');
-    db.exec('create table t (x text)');
+    const db = walDatabase(file);
     const restartPages = 200;
     const checkpointer = startCheckpointer(file, db, { pages: 20, lookMs: 5, restartPages });
     const pageSize = Number(db.pragma('page_size', { simple: true }));

@@ -37,6 +37,7 @@ try { db.prepare('select sin(1), cos(1)').get(); } catch {
   db.function('sin', { deterministic: true }, (x) => (x === null ? null : Math.sin(Number(x))));
   db.function('cos', { deterministic: true }, (x) => (x === null ? null : Math.cos(Number(x))));
 }
+parentPort.postMessage({ loaded: true });
 const statements = new Map();
 parentPort.on('message', ({ id, sql, params }) => {
   try {
@@ -54,6 +55,8 @@ parentPort.on('message', ({ id, sql, params }) => {
 `;
 
 const IDLE_MS = 60_000;
+/** How long `close` waits for a starting worker to have loaded SQLite before it stops it anyway. */
+const CLOSE_WAIT_MS = 5_000;
 
 export function createBackgroundReader(file: string): BackgroundReader {
   const driver = createRequire(import.meta.url).resolve('better-sqlite3');
@@ -67,29 +70,38 @@ export function createBackgroundReader(file: string): BackgroundReader {
     pending.clear();
   };
 
+  /** Settles once a worker has loaded SQLite's addon and opened the file, or has stopped. */
+  const loaded = new WeakMap<Worker, Promise<void>>();
+
   const start = (): Worker => {
     const w = new Worker(WORKER_SOURCE, {
       eval: true,
       workerData: { file, driver, cacheKib: BACKGROUND_CACHE_KIB },
       resourceLimits: { maxOldGenerationSizeMb: BACKGROUND_HEAP_MB.old, maxYoungGenerationSizeMb: BACKGROUND_HEAP_MB.young },
     });
-    w.on('message', (msg: { id: number; rows?: unknown[]; error?: string; code?: string }) => {
+    let settleLoaded: () => void = () => {};
+    loaded.set(w, new Promise<void>((resolve) => (settleLoaded = resolve)));
+    w.on('message', (msg: { id: number; rows?: unknown[]; error?: string; code?: string; loaded?: boolean }) => {
+      if (msg.loaded) return settleLoaded();
       const p = pending.get(msg.id);
       if (!p) return;
       pending.delete(msg.id);
       // The SQLite code (SQLITE_BUSY, …) travels along, so callers can tell faults apart.
       if (msg.error !== undefined) p.reject(Object.assign(new Error(msg.error), msg.code ? { code: msg.code } : {}));
       else p.resolve(msg.rows ?? []);
-      if (pending.size === 0) {
+      // Idle: unreferenced, until the next question (not one being closed: `close` holds it until it has stopped).
+      if (pending.size === 0 && worker === w) {
         w.unref();
         armIdle();
       }
     });
     w.on('error', (err) => {
+      settleLoaded();
       if (worker === w) worker = null;
       failAll(err);
     });
     w.on('exit', () => {
+      settleLoaded();
       if (worker === w) worker = null;
       failAll(new Error('background reader stopped'));
     });
@@ -130,6 +142,11 @@ export function createBackgroundReader(file: string): BackgroundReader {
       worker = null;
       // Referenced until it has stopped (an idle worker is not), so that `close` is heard back.
       if (w) {
+        w.ref();
+        // Not stopped while it loads SQLite's addon: better-sqlite3's module set-up, cut short by
+        // `terminate`, aborts the whole process ("FATAL ERROR: Error::New napi_get_last_error_info").
+        await Promise.race([loaded.get(w), new Promise((resolve) => setTimeout(resolve, CLOSE_WAIT_MS).unref())]);
+        // Referenced again: an answer heard meanwhile unreferences it (`all`).
         w.ref();
         await w.terminate();
       }

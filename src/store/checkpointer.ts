@@ -53,6 +53,8 @@ export const CHECKPOINT_PAGES = 1000;
 export const RESTART_PAGES = 16 * CHECKPOINT_PAGES;
 /** The log file is cut back to this many pages when it starts over (`journal_size_limit`). */
 export const JOURNAL_LIMIT_PAGES = 2 * RESTART_PAGES;
+/** How long `close` waits for a starting worker to be ready before it stops it anyway. */
+const CLOSE_WAIT_MS = 5_000;
 /** How often the worker looks at the log's size. */
 const LOOK_MS = 200;
 
@@ -150,6 +152,12 @@ export function startCheckpointer(file: string, connection: BetterSqlite3.Databa
       takeBack();
       // Held until it has stopped: an unreferenced worker's exit would not keep the process
       // running, and whoever awaits `close` would never hear back.
+      worker.ref();
+      // Not stopped while it loads SQLite's addon: better-sqlite3's module set-up, cut short by
+      // `terminate`, aborted the whole process (a CLI command that closes its store at once; seen
+      // once in CI: "FATAL ERROR: Error::New napi_get_last_error_info"). It says when it is ready
+      // (or fails); waited for at most a few seconds.
+      await Promise.race([ready, new Promise((resolve) => setTimeout(resolve, CLOSE_WAIT_MS).unref())]);
       worker.ref();
       await worker.terminate();
     },

@@ -5,7 +5,10 @@
  */
 import { after, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdtempSync, rmSync, statSync } from 'node:fs';
+import { spawnSync } from 'node:child_process';
+import { createRequire } from 'node:module';
+import { pathToFileURL } from 'node:url';
+import { mkdtempSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import BetterSqlite3 from 'better-sqlite3';
@@ -87,13 +90,14 @@ describe('WAL checkpointer', () => {
       }
       const stats = checkpointer.stats();
       assert.ok(stats.catchUps > 0, `the main connection copied the rest of a long log (${JSON.stringify(stats)})`);
-      // The log started over again and again: its file stayed far below what was written (each
-      // row's 3,000 bytes went through the log at least once; without the catch-ups, the file
-      // holds all of it).
+      // The log started over again and again: its file stayed well below what was written (each
+      // row's 3,000 bytes went through the log at least once, in a page of 4 KiB: without the
+      // catch-ups, the file holds more than all of it; with them, a tenth or less here, a sixth on
+      // a loaded CI host).
       const walBytes = statSync(file + '-wal').size;
       const writtenBytes = written * 3000;
       assert.ok(writtenBytes > 50 * restartPages * pageSize, `enough was written to tell (${written} rows)`);
-      assert.ok(walBytes < writtenBytes / 10, `the log file stayed bounded: ${walBytes} bytes after ${writtenBytes} bytes of rows`);
+      assert.ok(walBytes < writtenBytes / 2, `the log file stayed bounded: ${walBytes} bytes after ${writtenBytes} bytes of rows`);
     } finally {
       await checkpointer.close();
       db.close();
@@ -137,6 +141,35 @@ describe('WAL checkpointer', () => {
     } finally {
       db.close();
     }
+  });
+
+  it('never stops a worker while it loads SQLite: a store closed at once does not abort the process', () => {
+    // Stopped while better-sqlite3 set itself up in the worker, the whole process aborted ("FATAL
+    // ERROR: Error::New napi_get_last_error_info"; once in CI, a CLI command that closed its store
+    // at once). Both worker threads (the checkpointer and the background reader) are closed here at
+    // random moments of their start, in a process of its own.
+    const script = join(dir, 'close-at-once.mts');
+    writeFileSync(
+      script,
+      `import BetterSqlite3 from ${JSON.stringify(pathToFileURL(createRequire(import.meta.url).resolve('better-sqlite3')).href)};
+      import { startCheckpointer } from ${JSON.stringify(new URL('../../src/store/checkpointer.ts', import.meta.url).href)};
+      import { createBackgroundReader } from ${JSON.stringify(new URL('../../src/store/background-reader.ts', import.meta.url).href)};
+      const file = ${JSON.stringify(join(dir, 'close-at-once.db'))};
+      const db = new BetterSqlite3(file);
+      db.pragma('journal_mode = WAL');
+      for (let i = 0; i < 120; i++) {
+        const checkpointer = startCheckpointer(file, db);
+        const reader = createBackgroundReader(file);
+        void reader.all('select 1', []).catch(() => {});
+        await new Promise((r) => setTimeout(r, Math.random() * 30));
+        await Promise.all([checkpointer.close(), reader.close()]);
+      }
+      db.close();
+      console.log('closed 120 times');`,
+    );
+    const r = spawnSync(process.execPath, ['--import', 'tsx', script], { encoding: 'utf8', cwd: process.cwd(), timeout: 120_000 });
+    assert.equal(r.status, 0, r.stderr.slice(0, 2000));
+    assert.match(r.stdout, /closed 120 times/);
   });
 
   it('leaves the main connection checkpointing when the worker cannot open the file', async () => {

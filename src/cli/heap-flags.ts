@@ -21,10 +21,14 @@
 /** The semi-space bound (MiB) `serve` runs with unless told otherwise. */
 export const SERVER_SEMI_SPACE_MB = 16;
 
+/** Whether these command arguments start the server. */
+function isServe(argv: readonly string[]): boolean {
+  return argv.slice(2).find((a) => !a.startsWith('-')) === 'serve';
+}
+
 /** The node arguments to add for these command arguments (none when already set or not `serve`). */
 export function heapFlagsFor(argv: readonly string[], execArgv: readonly string[], nodeOptions: string | undefined): string[] {
-  const command = argv.slice(2).find((a) => !a.startsWith('-'));
-  if (command !== 'serve') return [];
+  if (!isServe(argv)) return [];
   const set = (a: string) => a.startsWith('--max-semi-space-size') || a.startsWith('--max_semi_space_size');
   if (execArgv.some(set) || (nodeOptions ?? '').split(/\s+/).some(set)) return [];
   return [`--max-semi-space-size=${SERVER_SEMI_SPACE_MB}`];
@@ -35,8 +39,7 @@ export const SERVER_MALLOC_ARENAS = 2;
 
 /** The environment variables to add for these command arguments (none when already set or not `serve`). */
 export function heapEnvFor(argv: readonly string[], env: NodeJS.ProcessEnv): Record<string, string> {
-  const command = argv.slice(2).find((a) => !a.startsWith('-'));
-  if (command !== 'serve' || env.MALLOC_ARENA_MAX !== undefined) return {};
+  if (!isServe(argv) || env.MALLOC_ARENA_MAX !== undefined) return {};
   return { MALLOC_ARENA_MAX: String(SERVER_MALLOC_ARENAS) };
 }
 

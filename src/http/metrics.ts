@@ -42,6 +42,7 @@ import { keptSizesOf, storeMetricsOf } from '../metrics.js';
 import type { Store } from '../store/db.js';
 import { memoryBounds } from '../store/memory-bounds.js';
 import { checkpointerOf } from '../store/handle.js';
+import { RESTART_PAGES } from '../store/checkpointer.js';
 import { memoryUsed } from '../store/memory-used.js';
 import type { LoopWatch } from '../web/loop-delay.js';
 
@@ -205,7 +206,7 @@ export function registerMetrics(app: FastifyInstance, config: Config, store: Sto
   if (checkpointer) {
     new Gauge({
       name: 'calendar_sqlite_wal_frames',
-      help: "Frames (pages) in SQLite's write-ahead log at its last checkpoint; past 16,000 the log is made to start over",
+      help: `Frames (pages) in SQLite's write-ahead log at its last checkpoint; from ${RESTART_PAGES} on, the log is made to start over`,
       registers: [registry],
       collect() {
         this.set(checkpointer.stats().log);

@@ -15,7 +15,8 @@
  */
 import { Worker } from 'node:worker_threads';
 import { createRequire } from 'node:module';
-import { BACKGROUND_CACHE_KIB, BACKGROUND_HEAP_MB, workerHeapBytes } from './memory-bounds.js';
+import { BACKGROUND_CACHE_KIB, BACKGROUND_HEAP_MB } from './memory-bounds.js';
+import { stopWorker, workerHeapBytes } from './worker-threads.js';
 
 export interface BackgroundReader {
   all<T>(sql: string, params: readonly unknown[]): Promise<T[]>;
@@ -55,8 +56,6 @@ parentPort.on('message', ({ id, sql, params }) => {
 `;
 
 const IDLE_MS = 60_000;
-/** How long `close` waits for a starting worker to have loaded SQLite before it stops it anyway. */
-const CLOSE_WAIT_MS = 5_000;
 
 export function createBackgroundReader(file: string): BackgroundReader {
   const driver = createRequire(import.meta.url).resolve('better-sqlite3');
@@ -140,16 +139,8 @@ export function createBackgroundReader(file: string): BackgroundReader {
       if (idle) clearTimeout(idle);
       const w = worker;
       worker = null;
-      // Referenced until it has stopped (an idle worker is not), so that `close` is heard back.
-      if (w) {
-        w.ref();
-        // Not stopped while it loads SQLite's addon: better-sqlite3's module set-up, cut short by
-        // `terminate`, aborts the whole process ("FATAL ERROR: Error::New napi_get_last_error_info").
-        await Promise.race([loaded.get(w), new Promise((resolve) => setTimeout(resolve, CLOSE_WAIT_MS).unref())]);
-        // Referenced again: an answer heard meanwhile unreferences it (`all`).
-        w.ref();
-        await w.terminate();
-      }
+      // Stopped once it has loaded SQLite (worker-threads.ts).
+      if (w) await stopWorker(w, loaded.get(w)!);
     },
   };
 }

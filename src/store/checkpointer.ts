@@ -20,7 +20,7 @@
  * copies the rest itself, between two writes (a PASSIVE checkpoint of the few frames committed
  * since the worker's began: 6-10 ms on the event loop at 1,000,000 events, most of it the database
  * file's flush, about once a second under creates at full speed); the next write then starts the
- * log over, and `journal_size_limit` cuts the file back to {@link JOURNAL_LIMIT_PAGES} pages. A
+ * log over, and `journal_size_limit` cuts the file back to twice {@link RESTART_PAGES} pages. A
  * reader in the middle of a long read (the background reader's counts) still holds the log until
  * it is done; the next report asks again. Bulk loads (`events-calendar seed`) do not yield to the
  * event loop between their batches and keep growing the log, as before (bench/RESULTS.md).
@@ -31,7 +31,8 @@
  */
 import { Worker } from 'node:worker_threads';
 import { createRequire } from 'node:module';
-import { CHECKPOINTER_HEAP_MB, workerHeapBytes } from './memory-bounds.js';
+import { CHECKPOINTER_HEAP_MB } from './memory-bounds.js';
+import { stopWorker, workerHeapBytes } from './worker-threads.js';
 import type BetterSqlite3 from 'better-sqlite3';
 
 export interface Checkpointer {
@@ -51,10 +52,6 @@ export interface Checkpointer {
 export const CHECKPOINT_PAGES = 1000;
 /** The log's length, in frames, past which the main connection copies the rest so that the next write starts the log over. */
 export const RESTART_PAGES = 16 * CHECKPOINT_PAGES;
-/** The log file is cut back to this many pages when it starts over (`journal_size_limit`). */
-export const JOURNAL_LIMIT_PAGES = 2 * RESTART_PAGES;
-/** How long `close` waits for a starting worker to be ready before it stops it anyway. */
-const CLOSE_WAIT_MS = 5_000;
 /** How often the worker looks at the log's size. */
 const LOOK_MS = 200;
 
@@ -89,7 +86,6 @@ export function startCheckpointer(file: string, connection: BetterSqlite3.Databa
   let log = 0;
   let catchUps = 0;
   const restartPages = options.restartPages ?? RESTART_PAGES;
-  const journalLimitPages = options.restartPages === undefined ? JOURNAL_LIMIT_PAGES : 2 * options.restartPages;
   let handedOver = false;
   let closed = false;
   const takeBack = () => {
@@ -109,7 +105,7 @@ export function startCheckpointer(file: string, connection: BetterSqlite3.Databa
     if (msg.ready) {
       if (!closed && connection.open) {
         connection.pragma('wal_autocheckpoint = 0');
-        connection.pragma(`journal_size_limit = ${journalLimitPages * Number(connection.pragma('page_size', { simple: true }))}`);
+        connection.pragma(`journal_size_limit = ${2 * restartPages * Number(connection.pragma('page_size', { simple: true }))}`);
         handedOver = true;
       }
       settle(handedOver);
@@ -150,16 +146,8 @@ export function startCheckpointer(file: string, connection: BetterSqlite3.Databa
     async close() {
       closed = true;
       takeBack();
-      // Held until it has stopped: an unreferenced worker's exit would not keep the process
-      // running, and whoever awaits `close` would never hear back.
-      worker.ref();
-      // Not stopped while it loads SQLite's addon: better-sqlite3's module set-up, cut short by
-      // `terminate`, aborted the whole process (a CLI command that closes its store at once; seen
-      // once in CI: "FATAL ERROR: Error::New napi_get_last_error_info"). It says when it is ready
-      // (or fails); waited for at most a few seconds.
-      await Promise.race([ready, new Promise((resolve) => setTimeout(resolve, CLOSE_WAIT_MS).unref())]);
-      worker.ref();
-      await worker.terminate();
+      // It says when it is ready (or fails): stopped only then (worker-threads.ts).
+      await stopWorker(worker, ready);
     },
   };
 }

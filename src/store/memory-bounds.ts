@@ -6,11 +6,10 @@
  * process' RSS; the operating system's file cache serves the rest (not counted in RSS).
  * `/metrics` reports them as `calendar_memory_bound_bytes{part}` (src/http/metrics.ts), and what the
  * worker heaps hold now as `calendar_memory_used_bytes{part}` (`memoryUsed`, memory-used.ts, from
- * `workerHeapBytes` here).
+ * `workerHeapBytes`, worker-threads.ts).
  *
  * @example memoryBounds('sqlite') // { sqlite_cache_main: 33554432, … }
  */
-import type { Worker } from 'node:worker_threads';
 import type { DialectName } from './dialect.js';
 
 const MiB = 1024 * 1024;
@@ -35,27 +34,3 @@ export function memoryBounds(dialect: DialectName): Record<string, number> {
     worker_heap_checkpointer: (CHECKPOINTER_HEAP_MB.old + CHECKPOINTER_HEAP_MB.young) * MiB,
   };
 }
-
-/**
- * What a worker thread's V8 heap holds (`total_heap_size`), in bytes; 0 when there is none or it is
- * not running (starting, stopped), does not answer within a second, or the Node line cannot tell
- * (`getHeapStatistics`: 22.16 and later).
- */
-export async function workerHeapBytes(worker: Worker | null): Promise<number> {
-  if (!worker || typeof worker.getHeapStatistics !== 'function') return 0;
-  // The answer comes as a message from the worker, which (idle, unreferenced) keeps nothing
-  // alive: on Node 22 a process with nothing else to do would end before it came. A timer keeps
-  // the process up meanwhile and gives up after a second.
-  let guard: NodeJS.Timeout | undefined;
-  const late = new Promise<number>((resolve) => (guard = setTimeout(() => resolve(0), HEAP_ANSWER_MS)));
-  try {
-    return await Promise.race([worker.getHeapStatistics().then((s) => s.total_heap_size), late]);
-  } catch {
-    return 0;
-  } finally {
-    clearTimeout(guard);
-  }
-}
-
-/** How long a worker's heap figure is waited for (ms). */
-const HEAP_ANSWER_MS = 1000;

@@ -25,6 +25,8 @@ import { registerQueryRefusal } from './web/query-string.js';
 import { registerRateLimit } from './web/rate-limit.js';
 import { registerSlowRequestLog, watchLoop, type LoopWatch } from './web/loop-delay.js';
 import { registerConditional } from './web/conditional.js';
+import { createReplay } from './web/replay.js';
+import { randomUUID } from 'node:crypto';
 import { registerRestApi, restRouteRewrite } from './http/register.js';
 import { METRICS_PATH, registerMetrics } from './http/metrics.js';
 import { registerHealthRoutes } from './http/health.js';
@@ -101,13 +103,16 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
   const closeBatch = () => {
     batchOpen = false;
   };
-  app.addHook('onRequest', (req, reply, done) => {
-    if (!(req.raw.socket instanceof Socket)) feed.expectChanges();
-    else if (!batchOpen) {
+  const arriveOnSocket = () => {
+    if (!batchOpen) {
       batchOpen = true;
       feed.expectChanges();
       setImmediate(closeBatch);
     }
+  };
+  app.addHook('onRequest', (req, reply, done) => {
+    if (!(req.raw.socket instanceof Socket)) feed.expectChanges();
+    else arriveOnSocket();
     reply.header('x-request-id', req.id);
     done();
   });
@@ -121,8 +126,9 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
 
   // The rate limit keys by the user when the credentials are valid: the REST face's credential
   // hook (an app-level onRequest hook) runs before the plugin's (route-level) ones.
-  await registerRateLimit(app, config, RATE_LIMIT_EXEMPT);
-  const registry = registerMetrics(app, config, store, loopWatch);
+  const rateLimitTake = await registerRateLimit(app, config, RATE_LIMIT_EXEMPT);
+  const metrics = registerMetrics(app, config, store, loopWatch);
+  const registry = metrics?.registry;
   if (registry) jobs.registerMetrics(registry);
 
   // The faces. The REST face also sets the instance's error and not-found answers (the API's shape).
@@ -147,6 +153,20 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
   registerEmbedFace(app, { config, services });
   // Community submissions (src/submissions, issue 29): the form and the submitter's status page.
   registerSubmissionsFace(app, services);
+
+  // Repeated anonymous reads answered from the bytes of the same answer, below Fastify (issue 27:
+  // web/replay.ts); in front of the server's request listeners, once every face added its own.
+  if (config.replayAnswers && config.trustProxy === false) {
+    createReplay({
+      revision: () => feed.revision(),
+      arrive: arriveOnSocket,
+      sync: () => feed.sync(),
+      requestId: randomUUID,
+      ...(rateLimitTake ? { rateLimit: rateLimitTake } : {}),
+      ...(metrics ? { observe: metrics.observeRequest } : {}),
+      log: { requests: () => (app.log as { isLevelEnabled?(level: string): boolean }).isLevelEnabled?.('info') === true, info: (obj, msg) => app.log.info(obj, msg) },
+    }).install(app.server);
+  }
 
   return {
     app,

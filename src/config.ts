@@ -43,6 +43,8 @@ export interface Config {
   slowRequestLogMs: number;
   /** Answer the default anonymous lists before /readyz says ready (issue 27). */
   warmUp: boolean;
+  /** Replay kept answers to anonymous reads below Fastify (web/replay.ts; REPLAY_ANSWERS, default true). */
+  replayAnswers: boolean;
   /** Requests per client (IP, or user when authenticated) per `rateLimitWindow`; 0 turns rate limiting off. */
   rateLimitMax: number;
   /** The rate-limit window, in seconds. */
@@ -217,6 +219,13 @@ export const SETTINGS: Setting[] = [
     key: 'warmUp',
     defaultText: 'true',
     description: 'after a start, answer the default anonymous lists once (their totals counted, caches filled) before /readyz says ready (true/false)',
+  },
+  {
+    env: 'REPLAY_ANSWERS',
+    flag: '--replay-answers',
+    key: 'replayAnswers',
+    defaultText: 'true',
+    description: 'answer repeated anonymous reads from the bytes of the same answer while the data is unchanged (true/false; off with TRUST_PROXY)',
   },
   { env: 'RATE_LIMIT_MAX', flag: '--rate-limit-max', key: 'rateLimitMax', defaultText: '1200', description: 'requests per client (IP, or user when authenticated) per window; 0 turns it off' },
   { env: 'RATE_LIMIT_WINDOW', flag: '--rate-limit-window', key: 'rateLimitWindow', defaultText: '60', description: 'rate-limit window: seconds, or 30s, 1m, 1h' },
@@ -673,6 +682,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Part
     metricsToken: pick('metricsToken', 'METRICS_TOKEN'),
     slowRequestLogMs: positiveInt('SLOW_REQUEST_LOG_MS', pick('slowRequestLogMs', 'SLOW_REQUEST_LOG_MS') ?? '100'),
     warmUp: flag('WARM_UP', pick('warmUp', 'WARM_UP'), true),
+    replayAnswers: flag('REPLAY_ANSWERS', pick('replayAnswers', 'REPLAY_ANSWERS'), true),
     rateLimitMax: positiveInt('RATE_LIMIT_MAX', pick('rateLimitMax', 'RATE_LIMIT_MAX') ?? '1200'),
     rateLimitWindow: durationSeconds('RATE_LIMIT_WINDOW', pick('rateLimitWindow', 'RATE_LIMIT_WINDOW') ?? '60'),
     loginMaxFailures: positiveInt('LOGIN_MAX_FAILURES', pick('loginMaxFailures', 'LOGIN_MAX_FAILURES') ?? '5'),

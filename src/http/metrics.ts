@@ -85,7 +85,14 @@ export function drainLoopDelays(monitor: IntervalHistogram, into: Histogram, int
   monitor.reset();
 }
 
-export function registerMetrics(app: FastifyInstance, config: Config, store: Store, loop?: LoopWatch): Registry | undefined {
+/** The metrics' registry, and how a request answered outside Fastify's hooks is counted (web/replay.ts). */
+export interface RegisteredMetrics {
+  registry: Registry;
+  /** A request answered outside Fastify's hooks: a replayed answer (web/replay.ts). */
+  observeRequest(method: string, route: string, status: number, seconds: number): void;
+}
+
+export function registerMetrics(app: FastifyInstance, config: Config, store: Store, loop?: LoopWatch): RegisteredMetrics | undefined {
   if (!config.metrics) return undefined;
   const registry = new Registry();
   collectDefaultMetrics({ register: registry });
@@ -303,6 +310,18 @@ export function registerMetrics(app: FastifyInstance, config: Config, store: Sto
     duration.observe(labels, reply.elapsedTime / 1000);
     done();
   });
+  const replayed = new Counter({
+    name: 'calendar_replayed_answers_total',
+    help: 'Anonymous reads answered from the kept bytes of the same answer, below Fastify (REPLAY_ANSWERS; counted in http_requests_total too), by status',
+    labelNames: ['status'],
+    registers: [registry],
+  });
+  const observeRequest = (method: string, route: string, status: number, seconds: number) => {
+    const labels = { method, route, status: String(status) };
+    requests.inc(labels);
+    duration.observe(labels, seconds);
+    replayed.inc({ status: labels.status });
+  };
 
   app.get(METRICS_PATH, async (req, reply) => {
     if (config.metricsToken !== undefined) {
@@ -315,7 +334,7 @@ export function registerMetrics(app: FastifyInstance, config: Config, store: Sto
     const text = await registry.metrics();
     return reply.header('content-type', registry.contentType).header('cache-control', 'no-store').send(text);
   });
-  return registry;
+  return { registry, observeRequest };
 }
 
 /** V8's young generation bound when the process was started with `--max-semi-space-size` (cli/heap-flags.ts): two semi-spaces. */

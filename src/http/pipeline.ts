@@ -23,8 +23,9 @@ import { answerConditional, etagOfBody, hasPreconditions, isNotModified, precond
 import { itemValidators, listValidators, recordIdOf, tagNamesVersion } from './versioning.js';
 import { withWriteGuard } from '../store/changes.js';
 import type { Executor } from '../store/schema.js';
-import { defaultValue, fastifyPattern, routeMethods, type Endpoint, type EndpointContext, type Method, type RouteDecl } from './route.js';
+import { defaultValue, fastifyPattern, routeMethods, type Endpoint, type EndpointContext, type Method, type Reply, type RouteDecl } from './route.js';
 import { routeIndexEntry } from './self-description.js';
+import { markReplayable, type ReplayMark } from '../web/replay.js';
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -233,6 +234,7 @@ export function registerRoutes(app: FastifyInstance, routes: RouteDecl[], servic
       else if (versioning?.kind === 'item' && versioning.readable(ctx)) validators = await itemValidators(services, req, ctx, versioning.type, before);
       if (validators && isNotModified(req, validators)) {
         reply.header('allow', await allowedMethods(decl, ctx));
+        offerReplay(req, viewer, versioning!.kind, services, {}); // before the 304 is sent
         answerConditional(req, reply, validators);
         return reply;
       }
@@ -253,8 +255,10 @@ export function registerRoutes(app: FastifyInstance, routes: RouteDecl[], servic
       const { status, body } = applyGlobalParams(req, result.status ?? 200, headers, result.body);
       reply.headers(headers);
       if (method === 'GET' && status === 200) {
-        if (validators) answerConditional(req, reply, validators);
-        else {
+        if (validators) {
+          offerReplay(req, viewer, versioning!.kind, services, result);
+          answerConditional(req, reply, validators);
+        } else {
           // No version to derive a tag from (indexes, /doc): a hash of the body.
           const text = jsonBody(body);
           if (answerConditional(req, reply, { etag: etagOfBody(text), private: isAuthenticated(viewer) })) return reply;
@@ -282,6 +286,31 @@ export function registerRoutes(app: FastifyInstance, routes: RouteDecl[], servic
       },
     });
   }
+}
+
+/**
+ * An anonymous GET answered from versions may be replayed below Fastify (web/replay.ts) while the
+ * data stays as it is: its headers made per request are the replay's to make again (request id,
+ * rate limit) or named by the handler (`renew`: a list's `X-Sync-Token`); an answer with a sync
+ * token the handler cannot renew (a `sync_token` answer), or that carries renewed headers in its
+ * body (`_envelope`), is not offered. A list holds while its default date window keeps its days.
+ */
+function offerReplay(req: FastifyRequest, viewer: Viewer, kind: 'item' | 'list', services: Services, result: Pick<Reply, 'headers' | 'renew'>): void {
+  if (req.method !== 'GET' || isAuthenticated(viewer)) return;
+  const renew = result.renew;
+  for (const name of Object.keys(result.headers ?? {})) if (name.toLowerCase() === 'x-sync-token' && !renew?.['x-sync-token']) return;
+  if (renew && (req.query as Record<string, unknown> | undefined)?._envelope !== undefined) return;
+  const mark: ReplayMark = { route: req.routeOptions.url ?? '(unmatched)' };
+  if (renew) mark.renew = renew;
+  if (kind === 'list') {
+    const days = () => {
+      const w = services.events.defaultWindow();
+      return `${w.start.slice(0, 10)} ${w.end.slice(0, 10)}`;
+    };
+    const built = days();
+    mark.holds = () => days() === built;
+  }
+  markReplayable(req.raw, mark);
 }
 
 /**

@@ -122,6 +122,12 @@ export interface Reply {
    * gets the response to write to and end; nothing else is sent.
    */
   stream?: (res: import('node:http').ServerResponse) => void;
+  /**
+   * Headers made again for each second when the answer is replayed (web/replay.ts), by lower-case
+   * name: a list's `X-Sync-Token`. A GET answer with a header made per request and not named here
+   * must not be marked replayable (the pipeline marks item and list answers with validators).
+   */
+  renew?: Record<string, (nowMs: number) => string>;
 }
 
 /** Documentation of one endpoint for the OpenAPI document. */

@@ -5,7 +5,8 @@
  *
  * @example
  *   if (ctx.args.sync_token !== undefined) return syncAnswer(ctx, spec);
- *   return { body, headers: { ...listHeaders(…), 'X-Sync-Token': await syncTokenNow(ctx.services) } };
+ *   const { token, renew } = await syncTokenNow(ctx.services);
+ *   return { body, headers: { ...listHeaders(…), 'X-Sync-Token': token }, renew: { 'x-sync-token': renew } };
  */
 import type { Services } from '../domain/services.js';
 import { apiError, type ErrorCode } from '../domain/errors.js';
@@ -29,9 +30,11 @@ export function syncTokenArg(): ArgSpec {
  * The token of the data as the change feed knows it, read before the list's data: never newer than
  * what the answer holds (a change between the two is reported again by the next sync, never lost).
  */
-export async function syncTokenNow(services: Services): Promise<string> {
+export async function syncTokenNow(services: Services): Promise<{ token: string; renew: (nowMs: number) => string }> {
   const [key, position] = await Promise.all([keyOf(services), services.versions.position(false)]);
-  return encodeSyncToken(key, position.seq, Date.now());
+  // `renew`: the same position's token at another second (a replayed list answer: web/replay.ts).
+  const renew = (nowMs: number) => encodeSyncToken(key, position.seq, nowMs);
+  return { token: renew(Date.now()), renew };
 }
 
 function keyOf(services: Services): Promise<SyncKey> {

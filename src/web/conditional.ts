@@ -84,7 +84,8 @@ export function parseEtags(header: string | undefined): string[] {
   return out;
 }
 
-function weakMatch(tags: string[], etag: string): boolean {
+/** Whether one of the tags matches `etag` by the weak comparison (`*` matches any). */
+export function weakMatch(tags: string[], etag: string): boolean {
   const opaque = etag.replace(/^W\//, '');
   return tags.some((t) => t === '*' || t.replace(/^W\//, '') === opaque);
 }

@@ -356,12 +356,13 @@ export function eventRoutes(services: Services): RouteDecl[] {
             pageNotFound: 'event-archive-page-not-found',
           });
         }
-        const token = await syncTokenNow(services);
+        const { token, renew } = await syncTokenNow(services);
         const page = await events.list(ctx.viewer, a, ctx.links, ctx.reserve);
         const urls = listUrls(ctx.links.rest('events/'), page.query, appendedQuery(ctx), a.page, page.totalPages);
         return {
           body: { events: page.events, ...urls, total: page.total, total_pages: page.totalPages },
           headers: { ...listHeaders(page.total, page.totalPages, urls), 'X-Sync-Token': token },
+          renew: { 'x-sync-token': renew },
         };
       },
     }),

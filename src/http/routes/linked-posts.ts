@@ -280,7 +280,7 @@ function linkedPostRoutes(services: Services, spec: KindSpec): RouteDecl[] {
             pageNotFound: kind === 'venue' ? 'venue-archive-page-not-found' : 'organizer-archive-page-not-found',
           });
         }
-        const token = await syncTokenNow(services);
+        const { token, renew } = await syncTokenNow(services);
         const page = await service.list(ctx.viewer, a, { dialect: services.store.dialect, maxPerPage: services.config.maxPerPage });
         // The page's records are loaded (and kept); their representations and the JSON text are not yet.
         await ctx.reserve?.(2 * page.records.reduce((n, r) => n + r.title.length + r.content.length + r.excerpt.length, 0));
@@ -289,6 +289,7 @@ function linkedPostRoutes(services: Services, spec: KindSpec): RouteDecl[] {
         return {
           body: { [plural]: items, ...urls, total: page.total, total_pages: page.totalPages },
           headers: { ...listHeaders(page.total, page.totalPages, urls), 'X-Sync-Token': token },
+          renew: { 'x-sync-token': renew },
         };
       },
     }),

@@ -246,7 +246,7 @@ function termRoutes(services: Services, spec: TaxonomyRoutes): RouteDecl[] {
             restUrl: ctx.links.rest(`${spec.base}/`),
           });
         }
-        const token = await syncTokenNow(services);
+        const { token, renew } = await syncTokenNow(services);
         const result = await service.list({ ...filters, page, perPage: Math.min(Number(a.per_page), services.config.maxPerPage), include: a.include });
         const restUrl = ctx.links.rest(`${spec.base}/`);
         const body: Record<string, unknown> = {
@@ -258,7 +258,11 @@ function termRoutes(services: Services, spec: TaxonomyRoutes): RouteDecl[] {
         if (page < result.totalPages) body.next_rest_url = `${restUrl}?page=${page + 1}`;
         if (page > 1) body.previous_rest_url = page === 2 ? restUrl : `${restUrl}?page=${page - 1}`;
         // next/previous_rest_url drop the query (as the original); the Link header keeps it, as WordPress core does.
-        return { body, headers: { ...listHeaders(result.total, result.totalPages, requestPageLinks(restUrl, ctx.rawQuery, page, result.totalPages)), 'X-Sync-Token': token } };
+        return {
+          body,
+          headers: { ...listHeaders(result.total, result.totalPages, requestPageLinks(restUrl, ctx.rawQuery, page, result.totalPages)), 'X-Sync-Token': token },
+          renew: { 'x-sync-token': renew },
+        };
       },
     }),
     endpoint({

@@ -1,0 +1,372 @@
+/**
+ * Answers replayed below Fastify (issue 27, item 2): an anonymous `GET` that the REST pipeline
+ * answered from versions (an item or a list with validators: `markReplayable`) is kept as the bytes
+ * it was sent as, headers in their order and body, and the same request is answered again from
+ * them by the HTTP server's `request` listener, before Fastify routes it, while the data revision
+ * it was built at is current. What a request adds of its own is made again each time, in its place
+ * among the kept headers: `X-Request-Id`, the rate limit's headers (the request is counted in the
+ * same store as the plugin counts it, and one over the limit goes to Fastify, which answers 429),
+ * and the headers a route renews (a list's `X-Sync-Token`, signed with the current second). Node
+ * adds `Date`, `Connection` and `Keep-Alive` as it does for every answer. The request is counted in
+ * `http_requests_total` and `http_request_duration_seconds` under its route, and logged as Fastify
+ * logs a request when the log level shows them.
+ *
+ * What may be replayed, so that a replay is the answer the pipeline would give:
+ * - `GET` only, with no header outside `REPLAYABLE_HEADERS` (credentials, cookies, `X-Request-Id`,
+ *   forwarding headers, `If-Modified-Since`, ... all go to Fastify); the URL and the headers that
+ *   may change an answer (`Host`, `Accept`, `Accept-Encoding`, `Accept-Language`, `Origin`) make
+ *   the key; `If-None-Match` picks the kept 200 or the kept 304 with the same comparison as the
+ *   pipeline's (conditional.ts);
+ * - only what the pipeline marked, sent whole by `end` (a compressed answer streamed in chunks is
+ *   kept whole and replayed with `Content-Length` instead of chunked framing: the same bytes of
+ *   content), with no `Set-Cookie` and no header of several values;
+ * - admitted on the second identical answer: the first is kept aside, and the second must match it
+ *   byte for byte outside the per-request headers (an answer with something else made per request
+ *   is never admitted);
+ * - kept while the change feed's revision is the one it was built at (looked for once per batch of
+ *   requests, as for every request: app.ts) and while the route's own condition holds (a list: its
+ *   default date window's day); a replay seen stale is dropped and the request goes to Fastify;
+ * - not with `TRUST_PROXY` (the client's address, which the rate limit counts, is then Fastify's
+ *   to work out from the forwarding headers) nor with `REPLAY_ANSWERS=off`.
+ *
+ * Bounded: `MAX_ENTRIES` keys and `MAX_BYTES` of kept answers (`/metrics`: `calendar_kept_entries`
+ * and `calendar_kept_bytes`, kind `replayed_answers`); the oldest go first.
+ *
+ * @example
+ *   const replay = createReplay({ revision: feed.revision, ... });
+ *   replay.install(app.server); // after every face registered its routes
+ */
+import type { IncomingMessage, Server, ServerResponse } from 'node:http';
+import { performance } from 'node:perf_hooks';
+import { registerKept } from '../metrics.js';
+import { parseEtags, weakMatch } from './conditional.js';
+
+/** Request headers that leave an answer replayable; any other sends the request to Fastify. */
+export const REPLAYABLE_HEADERS: ReadonlySet<string> = new Set([
+  'host',
+  'connection',
+  'user-agent',
+  'accept',
+  'accept-encoding',
+  'accept-language',
+  'origin',
+  'referer',
+  'if-none-match',
+  'cache-control',
+  'pragma',
+  'dnt',
+  'priority',
+  'sec-fetch-site',
+  'sec-fetch-mode',
+  'sec-fetch-dest',
+  'sec-fetch-user',
+  'sec-ch-ua',
+  'sec-ch-ua-mobile',
+  'sec-ch-ua-platform',
+]);
+
+export const MAX_ENTRIES = 2000;
+export const MAX_BYTES = 16 * 1024 * 1024;
+
+/** What the pipeline says of an answer it may have replayed. */
+export interface ReplayMark {
+  /** the route pattern (`req.routeOptions.url`): the metrics' label */
+  route: string;
+  /** headers made again for each second (a list's `X-Sync-Token`), by lower-case name */
+  renew?: Record<string, (nowMs: number) => string>;
+  /** whether the answer still holds besides the data (a list: the same default window) */
+  holds?: () => boolean;
+}
+
+export interface ReplayDeps {
+  /** the change feed's revision now (`ChangeFeed.revision`) */
+  revision(): string;
+  /** a request arrived on a socket: the batch's look for others' commits (app.ts) */
+  arrive(): void;
+  /** bring the change feed up to the database (`ChangeFeed.sync`) */
+  sync(): Promise<unknown>;
+  /** a fresh request id (web/server.ts' `requestIdOf` for a request without one) */
+  requestId(): string;
+  /** count a request of this client's key; undefined when it is over the limit (Fastify answers it) */
+  rateLimit?: (ip: string) => { limit: number; remaining: number; reset: number } | undefined;
+  /** the metrics of an answered request */
+  observe?: (method: string, route: string, status: number, seconds: number) => void;
+  /** Fastify's logger: whether it logs requests (`info`), and its `info` */
+  log?: { requests(): boolean; info(obj: object, msg: string): void };
+}
+
+type Slot = 'request-id' | 'limit' | 'remaining' | 'reset' | 'ratelimit' | 'renew';
+
+interface Recorded {
+  status: number;
+  /** flat header list, names and values, as `writeHead` takes it; per-request values at `slots` */
+  headers: string[];
+  slots: Array<{ at: number; slot: Slot; name: string }>;
+  body: string | Buffer;
+  etag: string | undefined;
+  bytes: number;
+}
+
+interface Entry {
+  revision: string;
+  mark: ReplayMark;
+  ok?: Recorded;
+  notModified?: Recorded;
+  /** first answers, kept aside until a second identical one admits them */
+  pendingOk?: Recorded;
+  pendingNotModified?: Recorded;
+  renewed?: { second: number; values: Record<string, string> };
+}
+
+const KEY = Symbol('replay.key');
+const MARK = Symbol('replay.mark');
+type Tagged = IncomingMessage & { [KEY]?: string; [MARK]?: ReplayMark };
+
+/** The pipeline: this answer is built from versions and may be replayed (a no-op for other requests). */
+export function markReplayable(req: IncomingMessage, mark: ReplayMark): void {
+  const tagged = req as Tagged;
+  if (tagged[KEY] !== undefined) tagged[MARK] = mark;
+}
+
+const SLOT_OF: Record<string, Slot> = {
+  'x-request-id': 'request-id',
+  'x-ratelimit-limit': 'limit',
+  'x-ratelimit-remaining': 'remaining',
+  'x-ratelimit-reset': 'reset',
+  ratelimit: 'ratelimit',
+};
+
+export interface Replay {
+  /** Put the replay in front of the server's `request` listeners (after every one was added). */
+  install(server: Server): void;
+  /** Answer the request from a kept answer; false when Fastify must (called by `install`'s listener). */
+  handle(req: IncomingMessage, res: ServerResponse, fallback: () => void): void;
+  stats(): { entries: number; bytes: number; replays: number };
+}
+
+export function createReplay(deps: ReplayDeps): Replay {
+  const entries = new Map<string, Entry>();
+  let bytes = 0;
+  let replays = 0;
+  registerKept(undefined, 'replayed_answers', { entries: () => entries.size, maxEntries: MAX_ENTRIES, bytes: () => bytes, maxBytes: MAX_BYTES });
+
+  const sizeOf = (e: Entry) => (e.ok?.bytes ?? 0) + (e.notModified?.bytes ?? 0) + (e.pendingOk?.bytes ?? 0) + (e.pendingNotModified?.bytes ?? 0);
+  const drop = (key: string) => {
+    const e = entries.get(key);
+    if (!e) return;
+    bytes -= sizeOf(e);
+    entries.delete(key);
+  };
+  const makeRoom = () => {
+    for (const key of entries.keys()) {
+      if (entries.size <= MAX_ENTRIES && bytes <= MAX_BYTES) return;
+      drop(key);
+    }
+  };
+
+  /** The key of a replayable request (undefined: Fastify answers it). */
+  function keyOf(req: IncomingMessage): string | undefined {
+    if (req.method !== 'GET') return undefined;
+    const raw = req.rawHeaders;
+    let host = '';
+    let accept = '';
+    let encoding = '';
+    let language = '';
+    let origin = '';
+    for (let i = 0; i < raw.length; i += 2) {
+      const name = raw[i]!.toLowerCase();
+      if (!REPLAYABLE_HEADERS.has(name)) return undefined;
+      const value = raw[i + 1]!;
+      // A header of the key sent twice: Fastify's to join.
+      if (name === 'host') host = host === '' ? value : '\u0000';
+      else if (name === 'accept') accept = accept === '' ? value : '\u0000';
+      else if (name === 'accept-encoding') encoding = encoding === '' ? value : '\u0000';
+      else if (name === 'accept-language') language = language === '' ? value : '\u0000';
+      else if (name === 'origin') origin = origin === '' ? value : '\u0000';
+    }
+    if (host.includes('\u0000') || accept.includes('\u0000') || encoding.includes('\u0000') || language.includes('\u0000') || origin.includes('\u0000')) return undefined;
+    return `${req.url}\n${host}\n${accept}\n${encoding}\n${language}\n${origin}`;
+  }
+
+  /** Kept answers go on recording the request's answer once the pipeline marked it. */
+  function record(req: Tagged, res: ServerResponse, key: string): void {
+    const revision = deps.revision();
+    const writeHead = res.writeHead;
+    const write = res.write;
+    const end = res.end;
+    let status = 0;
+    let headers: Record<string, unknown> | undefined;
+    let chunks: Buffer[] | undefined;
+    let spoiled = false;
+    res.writeHead = function (this: ServerResponse, code: number, ...rest: unknown[]) {
+      status = code;
+      const h = rest[rest.length - 1];
+      if (h && typeof h === 'object' && !Array.isArray(h)) headers = h as Record<string, unknown>;
+      else spoiled = true;
+      return (writeHead as (...a: unknown[]) => ServerResponse).call(this, code, ...rest);
+    } as ServerResponse['writeHead'];
+    res.write = function (this: ServerResponse, chunk: unknown, ...rest: unknown[]) {
+      if (typeof chunk === 'string') (chunks ??= []).push(Buffer.from(chunk));
+      else if (Buffer.isBuffer(chunk)) (chunks ??= []).push(chunk);
+      else spoiled = true;
+      return (write as (...a: unknown[]) => boolean).call(this, chunk, ...rest);
+    } as ServerResponse['write'];
+    res.end = function (this: ServerResponse, chunk?: unknown, ...rest: unknown[]) {
+      const mark = req[MARK];
+      if (mark && !spoiled && headers && (status === 200 || status === 304) && (chunk === undefined || chunk === null || typeof chunk === 'string' || Buffer.isBuffer(chunk))) {
+        let body: string | Buffer = chunk === undefined || chunk === null ? '' : (chunk as string | Buffer);
+        if (chunks) body = Buffer.concat([...chunks, ...(body === '' ? [] : [Buffer.isBuffer(body) ? body : Buffer.from(body)])]);
+        if (deps.revision() === revision) keep(key, revision, mark, status, headers, body);
+      }
+      return (end as (...a: unknown[]) => ServerResponse).call(this, chunk, ...rest);
+    } as ServerResponse['end'];
+  }
+
+  function recordedOf(mark: ReplayMark, status: number, headers: Record<string, unknown>, body: string | Buffer): Recorded | undefined {
+    const flat: string[] = [];
+    const slots: Recorded['slots'] = [];
+    let etag: string | undefined;
+    let size = Buffer.isBuffer(body) ? body.length : body.length * 2;
+    for (const name of Object.keys(headers)) {
+      const value = headers[name];
+      if (value === undefined) continue;
+      if (typeof value !== 'string' && typeof value !== 'number') return undefined; // several values
+      const lower = name.toLowerCase();
+      if (lower === 'set-cookie' || lower === 'x-wp-nonce' || lower === 'transfer-encoding') return undefined;
+      if (lower === 'etag') etag = String(value);
+      const slot = SLOT_OF[lower] ?? (mark.renew?.[lower] ? 'renew' : undefined);
+      if (slot) slots.push({ at: flat.length + 1, slot, name: lower });
+      flat.push(name, String(value));
+      size += name.length + String(value).length;
+    }
+    if (!slots.some((s) => s.slot === 'request-id')) return undefined;
+    return { status, headers: flat, slots, body, etag, bytes: size + 64 };
+  }
+
+  function same(a: Recorded, b: Recorded): boolean {
+    if (a.status !== b.status || a.headers.length !== b.headers.length || a.slots.length !== b.slots.length) return false;
+    const perRequest = new Set(a.slots.map((s) => s.at));
+    for (let i = 0; i < a.headers.length; i++) if (!perRequest.has(i) && a.headers[i] !== b.headers[i]) return false;
+    if (typeof a.body === 'string' && typeof b.body === 'string') return a.body === b.body;
+    const x = Buffer.isBuffer(a.body) ? a.body : Buffer.from(a.body);
+    const y = Buffer.isBuffer(b.body) ? b.body : Buffer.from(b.body);
+    return x.equals(y);
+  }
+
+  function keep(key: string, revision: string, mark: ReplayMark, status: number, headers: Record<string, unknown>, body: string | Buffer): void {
+    const recorded = recordedOf(mark, status, headers, body);
+    if (!recorded) return;
+    let entry = entries.get(key);
+    if (entry && entry.revision !== revision) {
+      drop(key);
+      entry = undefined;
+    }
+    if (!entry) {
+      entry = { revision, mark };
+      entries.set(key, entry);
+    }
+    const before = sizeOf(entry);
+    const kind = status === 200 ? 'Ok' : 'NotModified';
+    const pending = entry[`pending${kind}`];
+    if (pending && same(pending, recorded)) {
+      if (!Buffer.isBuffer(recorded.body)) recorded.body = Buffer.from(recorded.body);
+      entry[kind === 'Ok' ? 'ok' : 'notModified'] = recorded;
+      entry[`pending${kind}`] = undefined;
+      entry.mark = mark;
+    } else entry[`pending${kind}`] = recorded;
+    bytes += sizeOf(entry) - before;
+    makeRoom();
+  }
+
+  /** The values of the renewed headers for this second (made once a second per entry). */
+  function renewed(entry: Entry, now: number): Record<string, string> {
+    const second = Math.floor(now / 1000);
+    if (entry.renewed?.second === second) return entry.renewed.values;
+    const values: Record<string, string> = {};
+    for (const [name, make] of Object.entries(entry.mark.renew ?? {})) values[name] = make(now);
+    entry.renewed = { second, values };
+    return values;
+  }
+
+  function send(req: IncomingMessage, res: ServerResponse, entry: Entry, rec: Recorded, arrived: number): boolean {
+    let limit: { limit: number; remaining: number; reset: number } | undefined;
+    if (rec.slots.some((s) => s.slot === 'limit' || s.slot === 'remaining' || s.slot === 'ratelimit')) {
+      if (!deps.rateLimit) return false;
+      limit = deps.rateLimit(req.socket.remoteAddress ?? '');
+      if (!limit) return false; // over the limit: Fastify answers 429
+    }
+    const id = deps.requestId();
+    const headers = rec.headers.slice();
+    const renew = entry.mark.renew ? renewed(entry, Date.now()) : undefined;
+    for (const { at, slot, name } of rec.slots) {
+      if (slot === 'request-id') headers[at] = id;
+      else if (slot === 'limit') headers[at] = String(limit!.limit);
+      else if (slot === 'remaining') headers[at] = String(limit!.remaining);
+      else if (slot === 'reset') headers[at] = String(limit!.reset);
+      else if (slot === 'ratelimit') headers[at] = `"default";r=${limit!.remaining};t=${limit!.reset}`;
+      else headers[at] = renew![name]!;
+    }
+    const log = deps.log?.requests() ? deps.log : undefined;
+    if (log) log.info({ reqId: id, req: { method: req.method, url: req.url, headers: req.headers, host: req.headers.host, ip: req.socket.remoteAddress, socket: req.socket } }, 'incoming request');
+    res.writeHead(rec.status, headers);
+    if (rec.status === 304) res.end();
+    else res.end(rec.body);
+    replays++;
+    const ms = performance.now() - arrived;
+    deps.observe?.('GET', entry.mark.route, rec.status, ms / 1000);
+    if (log) log.info({ reqId: id, res: { statusCode: rec.status }, responseTime: ms }, 'request completed');
+    return true;
+  }
+
+  /** The kept answer for this request now, if any (the feed synced). */
+  function answerOf(req: IncomingMessage, entry: Entry): Recorded | undefined {
+    const inm = req.headers['if-none-match'];
+    if (inm === undefined) return entry.ok;
+    const etag = entry.ok?.etag ?? entry.notModified?.etag;
+    if (etag === undefined) return undefined;
+    return weakMatch(parseEtags(inm), etag) ? entry.notModified : entry.ok;
+  }
+
+  const replay: Replay = {
+    install(server) {
+      const listeners = server.listeners('request') as Array<(req: IncomingMessage, res: ServerResponse) => void>;
+      server.removeAllListeners('request');
+      server.on('request', (req: IncomingMessage, res: ServerResponse) => {
+        replay.handle(req, res, () => {
+          for (const listener of listeners) listener.call(server, req, res);
+        });
+      });
+    },
+    handle(req, res, fallback) {
+      const key = keyOf(req);
+      if (key === undefined) return fallback();
+      (req as Tagged)[KEY] = key;
+      const entry = entries.get(key);
+      if (!entry || (!entry.ok && !entry.notModified) || (entry.mark.holds && !entry.mark.holds())) {
+        record(req as Tagged, res, key);
+        return fallback();
+      }
+      const arrived = performance.now();
+      deps.arrive();
+      const toFastify = () => {
+        record(req as Tagged, res, key);
+        fallback();
+      };
+      deps.sync().then(() => {
+        const current = entries.get(key);
+        const rec = current && current.revision === deps.revision() ? answerOf(req, current) : undefined;
+        try {
+          if (current && rec && send(req, res, current, rec, arrived)) return;
+        } catch (error) {
+          // Nothing of a replay may take the process down: Fastify answers instead, or the answer is cut.
+          drop(key);
+          if (res.headersSent) return void res.destroy(error as Error);
+        }
+        if (current && current.revision !== deps.revision()) drop(key);
+        toFastify();
+      }, toFastify);
+    },
+    stats: () => ({ entries: entries.size, bytes, replays }),
+  };
+  return replay;
+}

@@ -157,7 +157,13 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
   // Repeated anonymous reads answered from the bytes of the same answer, below Fastify (issue 27:
   // web/replay.ts); in front of the server's request listeners, once every face added its own.
   if (config.replayAnswers && config.trustProxy === false) {
+    let open = true;
+    app.addHook('preClose', (done) => {
+      open = false;
+      done();
+    });
     createReplay({
+      open: () => open,
       revision: () => feed.revision(),
       arrive: arriveOnSocket,
       sync: () => feed.sync(),

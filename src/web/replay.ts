@@ -83,6 +83,8 @@ export interface ReplayDeps {
   revision(): string;
   /** a request arrived on a socket: the batch's look for others' commits (app.ts) */
   arrive(): void;
+  /** whether the server still takes requests (Fastify answers 503 while it closes) */
+  open(): boolean;
   /** bring the change feed up to the database (`ChangeFeed.sync`) */
   sync(): Promise<unknown>;
   /** a fresh request id (web/server.ts' `requestIdOf` for a request without one) */
@@ -108,6 +110,8 @@ interface Recorded {
 }
 
 interface Entry {
+  /** the key's own size (a URL may be long) */
+  keyBytes: number;
   revision: string;
   mark: ReplayMark;
   ok?: Recorded;
@@ -150,7 +154,7 @@ export function createReplay(deps: ReplayDeps): Replay {
   let replays = 0;
   registerKept(undefined, 'replayed_answers', { entries: () => entries.size, maxEntries: MAX_ENTRIES, bytes: () => bytes, maxBytes: MAX_BYTES });
 
-  const sizeOf = (e: Entry) => (e.ok?.bytes ?? 0) + (e.notModified?.bytes ?? 0) + (e.pendingOk?.bytes ?? 0) + (e.pendingNotModified?.bytes ?? 0);
+  const sizeOf = (e: Entry) => e.keyBytes + (e.ok?.bytes ?? 0) + (e.notModified?.bytes ?? 0) + (e.pendingOk?.bytes ?? 0) + (e.pendingNotModified?.bytes ?? 0);
   const drop = (key: string) => {
     const e = entries.get(key);
     if (!e) return;
@@ -262,8 +266,9 @@ export function createReplay(deps: ReplayDeps): Replay {
       entry = undefined;
     }
     if (!entry) {
-      entry = { revision, mark };
+      entry = { keyBytes: key.length * 2 + 64, revision, mark };
       entries.set(key, entry);
+      bytes += entry.keyBytes;
     }
     const before = sizeOf(entry);
     const kind = status === 200 ? 'Ok' : 'NotModified';
@@ -342,7 +347,7 @@ export function createReplay(deps: ReplayDeps): Replay {
       if (key === undefined) return fallback();
       (req as Tagged)[KEY] = key;
       const entry = entries.get(key);
-      if (!entry || (!entry.ok && !entry.notModified) || (entry.mark.holds && !entry.mark.holds())) {
+      if (!entry || (!entry.ok && !entry.notModified) || (entry.mark.holds && !entry.mark.holds()) || !deps.open()) {
         record(req as Tagged, res, key);
         return fallback();
       }

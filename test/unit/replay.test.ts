@@ -1,0 +1,147 @@
+import { after, before, beforeEach, describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+import { createServer, request, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import { once } from 'node:events';
+import type { AddressInfo } from 'node:net';
+import { createReplay, markReplayable, MAX_BYTES, type Replay, type ReplayDeps } from '../../src/web/replay.js';
+
+/**
+ * src/web/replay.ts over a plain HTTP server whose own listener stands for Fastify: it marks what
+ * it answers as the pipeline does, with headers and bodies the test decides.
+ */
+describe('replay (web/replay.ts)', () => {
+  let server: Server;
+  let origin: string;
+  let replay: Replay;
+  let revision = 1;
+  let fastify = 0;
+  let allowed = true;
+  let logged: Array<{ obj: Record<string, unknown>; msg: string }> = [];
+  /** what the stand-in for Fastify answers: per URL path */
+  const answer = (req: IncomingMessage, res: ServerResponse) => {
+    fastify++;
+    const url = new URL(req.url!, 'http://x');
+    const size = Number(url.searchParams.get('size') ?? 10);
+    const headers: Record<string, string> = {
+      'x-request-id': `slow-${fastify}`,
+      'x-ratelimit-limit': '9',
+      'x-ratelimit-remaining': '8',
+      'x-ratelimit-reset': '60',
+      etag: '"v1"',
+      'content-type': 'application/json',
+    };
+    if (url.pathname === '/cookie') headers['set-cookie'] = 'a=1';
+    if (url.pathname !== '/unmarked') markReplayable(req, { route: '/route/:x' });
+    const body = url.pathname === '/changing' ? `{"n":${fastify}}` : `{"r":${revision},"pad":"${'x'.repeat(size)}"}`;
+    res.writeHead(200, { ...headers, 'content-length': String(Buffer.byteLength(body)) });
+    res.end(body);
+  };
+  const deps: ReplayDeps = {
+    revision: () => String(revision),
+    arrive: () => {},
+    open: () => true,
+    sync: async () => revision,
+    requestId: () => 'fresh-id',
+    rateLimit: () => (allowed ? { limit: 9, remaining: 5, reset: 30 } : undefined),
+    log: { requests: () => true, info: (obj, msg) => logged.push({ obj: obj as Record<string, unknown>, msg }) },
+  };
+  before(async () => {
+    server = createServer(answer);
+    replay = createReplay(deps);
+    replay.install(server);
+    server.listen(0, '127.0.0.1');
+    await once(server, 'listening');
+    origin = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  });
+  after(() => new Promise<void>((resolve) => server.close(() => resolve())));
+  beforeEach(() => {
+    allowed = true;
+    logged = [];
+  });
+
+  const get = (path: string) =>
+    new Promise<{ status: number; headers: IncomingMessage['headers']; raw: string[]; body: string }>((resolve, reject) => {
+      const req = request(`${origin}${path}`, { agent: false }, (res) => {
+        let body = '';
+        res.setEncoding('utf8');
+        res.on('data', (d: string) => (body += d));
+        res.on('end', () => resolve({ status: res.statusCode!, headers: res.headers, raw: res.rawHeaders, body }));
+      });
+      req.on('error', reject);
+      req.end();
+    });
+
+  it('replays from the third request, with the request id and rate limit made again in their places', async () => {
+    const before = fastify;
+    await get('/a');
+    await get('/a');
+    const third = await get('/a');
+    assert.equal(fastify, before + 2, 'the third was not answered by the stand-in');
+    assert.equal(third.headers['x-request-id'], 'fresh-id');
+    assert.equal(third.headers['x-ratelimit-remaining'], '5');
+    assert.equal(third.headers['x-ratelimit-reset'], '30');
+    assert.deepEqual(third.raw.filter((_, i) => i % 2 === 0).slice(0, 7), [
+      'x-request-id',
+      'x-ratelimit-limit',
+      'x-ratelimit-remaining',
+      'x-ratelimit-reset',
+      'etag',
+      'content-type',
+      'content-length',
+    ]);
+    assert.equal(JSON.parse(third.body).r, revision);
+  });
+
+  it('logs a replayed request as Fastify does', async () => {
+    await get('/a');
+    assert.deepEqual(
+      logged.map((l) => l.msg),
+      ['incoming request', 'request completed'],
+    );
+    assert.equal(logged[0]!.obj.reqId, 'fresh-id');
+    assert.equal((logged[0]!.obj.req as { url: string }).url, '/a');
+    assert.deepEqual(logged[1]!.obj.res, { statusCode: 200 });
+    assert.equal(typeof logged[1]!.obj.responseTime, 'number');
+  });
+
+  it('goes to the stand-in when the revision moved, and replays the new answer once admitted again', async () => {
+    revision++;
+    const before = fastify;
+    assert.equal(JSON.parse((await get('/a')).body).r, revision);
+    await get('/a');
+    assert.equal(fastify, before + 2);
+    assert.equal(JSON.parse((await get('/a')).body).r, revision);
+    assert.equal(fastify, before + 2);
+  });
+
+  it('goes to the stand-in for a request over the rate limit', async () => {
+    const before = fastify;
+    allowed = false;
+    await get('/a');
+    assert.equal(fastify, before + 1);
+  });
+
+  it('never admits an answer that differs each time, one with Set-Cookie, or one not marked', async () => {
+    for (const path of ['/changing', '/cookie', '/unmarked']) {
+      const before = fastify;
+      for (let i = 0; i < 4; i++) await get(path);
+      assert.equal(fastify, before + 4, path);
+    }
+  });
+
+  it('keeps at most MAX_BYTES of answers, the oldest going first', async () => {
+    const size = 1024 * 1024;
+    for (let i = 0; i < 24; i++) {
+      await get(`/big${i}?size=${size}`);
+      await get(`/big${i}?size=${size}`);
+    }
+    const { bytes, entries } = replay.stats();
+    assert.ok(bytes <= MAX_BYTES, `${bytes} bytes kept`);
+    assert.ok(entries < 24 + 4, `${entries} entries`);
+    const before = fastify;
+    await get(`/big23?size=${size}`);
+    assert.equal(fastify, before, 'the newest is kept');
+    await get(`/big0?size=${size}`);
+    assert.equal(fastify, before + 1, 'the oldest went');
+  });
+});

@@ -16,6 +16,7 @@ describe('replay (web/replay.ts)', () => {
   let revision = 1;
   let fastify = 0;
   let allowed = true;
+  let holds = true;
   let logged: Array<{ obj: Record<string, unknown>; msg: string }> = [];
   /** what the stand-in for Fastify answers: per URL path */
   const answer = (req: IncomingMessage, res: ServerResponse) => {
@@ -31,7 +32,8 @@ describe('replay (web/replay.ts)', () => {
       'content-type': 'application/json',
     };
     if (url.pathname === '/cookie') headers['set-cookie'] = 'a=1';
-    if (url.pathname !== '/unmarked') markReplayable(req, { route: '/route/:x' });
+    if (url.pathname === '/held') markReplayable(req, { route: '/route/:x', holds: () => holds });
+    else if (url.pathname !== '/unmarked') markReplayable(req, { route: '/route/:x' });
     const body = url.pathname === '/changing' ? `{"n":${fastify}}` : `{"r":${revision},"pad":"${'x'.repeat(size)}"}`;
     res.writeHead(200, { ...headers, 'content-length': String(Buffer.byteLength(body)) });
     res.end(body);
@@ -112,6 +114,17 @@ describe('replay (web/replay.ts)', () => {
     assert.equal(fastify, before + 2);
     assert.equal(JSON.parse((await get('/a')).body).r, revision);
     assert.equal(fastify, before + 2);
+  });
+
+  it("goes to the stand-in once the route's own condition no longer holds (a list's day)", async () => {
+    for (let i = 0; i < 3; i++) await get('/held');
+    const before = fastify;
+    await get('/held');
+    assert.equal(fastify, before, 'replayed while it holds');
+    holds = false;
+    await get('/held');
+    assert.equal(fastify, before + 1);
+    holds = true;
   });
 
   it('goes to the stand-in for a request over the rate limit', async () => {

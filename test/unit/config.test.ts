@@ -68,6 +68,7 @@ describe('configuration', () => {
         'METRICS_TOKEN',
         'SLOW_REQUEST_LOG_MS',
         'WARM_UP',
+        'REPLAY_ANSWERS',
         'RATE_LIMIT_MAX',
         'RATE_LIMIT_WINDOW',
         'LOGIN_MAX_FAILURES',

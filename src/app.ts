@@ -20,7 +20,7 @@ import type { HorizonJob } from './jobs/horizon.js';
 import type { PruneJob } from './jobs/change-log-pruning.js';
 import { createJobs } from './jobs/index.js';
 import type { SubmissionJobs } from './jobs/submissions.js';
-import { createWebServer, registerBodyParsers, registerCompression } from './web/server.js';
+import { clientAddressOf, createWebServer, registerBodyParsers, registerCompression } from './web/server.js';
 import { registerQueryRefusal } from './web/query-string.js';
 import { registerRateLimit } from './web/rate-limit.js';
 import { registerSlowRequestLog, watchLoop, type LoopWatch } from './web/loop-delay.js';
@@ -156,7 +156,7 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
 
   // Repeated anonymous reads answered from the bytes of the same answer, below Fastify (issue 27:
   // web/replay.ts); in front of the server's request listeners, once every face added its own.
-  if (config.replayAnswers && config.trustProxy === false) {
+  if (config.replayAnswers) {
     let open = true;
     app.addHook('preClose', (done) => {
       open = false;
@@ -168,6 +168,7 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
       arrive: arriveOnSocket,
       sync: () => feed.sync(),
       requestId: randomUUID,
+      clientAddress: clientAddressOf(config.trustProxy),
       ...(rateLimitTake ? { rateLimit: rateLimitTake } : {}),
       ...(metrics ? { observe: metrics.observeRequest } : {}),
       log: { requests: () => (app.log as { isLevelEnabled?(level: string): boolean }).isLevelEnabled?.('info') === true, info: (obj, msg) => app.log.info(obj, msg) },

@@ -225,7 +225,7 @@ export const SETTINGS: Setting[] = [
     flag: '--replay-answers',
     key: 'replayAnswers',
     defaultText: 'true',
-    description: 'answer repeated anonymous reads from the bytes of the same answer while the data is unchanged (true/false; off with TRUST_PROXY)',
+    description: 'answer repeated anonymous reads from the bytes of the same answer while the data is unchanged (true/false)',
   },
   { env: 'RATE_LIMIT_MAX', flag: '--rate-limit-max', key: 'rateLimitMax', defaultText: '1200', description: 'requests per client (IP, or user when authenticated) per window; 0 turns it off' },
   { env: 'RATE_LIMIT_WINDOW', flag: '--rate-limit-window', key: 'rateLimitWindow', defaultText: '60', description: 'rate-limit window: seconds, or 30s, 1m, 1h' },

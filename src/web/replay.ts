@@ -26,8 +26,9 @@
  * - kept while the change feed's revision is the one it was built at (looked for once per batch of
  *   requests, as for every request: app.ts) and while the route's own condition holds (a list: its
  *   default date window's day); a replay seen stale is dropped and the request goes to Fastify;
- * - not with `TRUST_PROXY` (the client's address, which the rate limit counts, is then Fastify's
- *   to work out from the forwarding headers) nor with `REPLAY_ANSWERS=off`.
+ * - with `TRUST_PROXY`, the client's address (which the rate limit counts) is worked out from the
+ *   forwarding headers as Fastify does (web/server.ts' `clientAddressOf`), and `X-Forwarded-Proto`
+ *   and `X-Forwarded-Host` are in the key; `REPLAY_ANSWERS=false` turns it off.
  *
  * Bounded: `MAX_ENTRIES` keys and `MAX_BYTES` of kept answers (`/metrics`: `calendar_kept_entries`
  * and `calendar_kept_bytes`, kind `replayed_answers`); the oldest go first.
@@ -63,6 +64,12 @@ export const REPLAYABLE_HEADERS: ReadonlySet<string> = new Set([
   'sec-ch-ua',
   'sec-ch-ua-mobile',
   'sec-ch-ua-platform',
+  // A proxy's (TRUST_PROXY: the client's address, which the rate limit counts, comes from them).
+  'x-forwarded-for',
+  'x-forwarded-proto',
+  'x-forwarded-host',
+  'x-real-ip',
+  'via',
 ]);
 
 export const MAX_ENTRIES = 2000;
@@ -87,6 +94,8 @@ export interface ReplayDeps {
   open(): boolean;
   /** bring the change feed up to the database (`ChangeFeed.sync`) */
   sync(): Promise<unknown>;
+  /** the client's address, as Fastify's `request.ip` (web/server.ts' `clientAddressOf`) */
+  clientAddress(req: IncomingMessage): string;
   /** a fresh request id (web/server.ts' `requestIdOf` for a request without one) */
   requestId(): string;
   /** count a request of this client's key; undefined when it is over the limit (Fastify answers it) */
@@ -177,6 +186,7 @@ export function createReplay(deps: ReplayDeps): Replay {
     let encoding = '';
     let language = '';
     let origin = '';
+    let forwarded = '';
     for (let i = 0; i < raw.length; i += 2) {
       const name = raw[i]!.toLowerCase();
       if (!REPLAYABLE_HEADERS.has(name)) return undefined;
@@ -187,9 +197,10 @@ export function createReplay(deps: ReplayDeps): Replay {
       else if (name === 'accept-encoding') encoding = encoding === '' ? value : '\u0000';
       else if (name === 'accept-language') language = language === '' ? value : '\u0000';
       else if (name === 'origin') origin = origin === '' ? value : '\u0000';
+      else if (name === 'x-forwarded-proto' || name === 'x-forwarded-host') forwarded += `${name}:${value}\u0001`;
     }
     if (host.includes('\u0000') || accept.includes('\u0000') || encoding.includes('\u0000') || language.includes('\u0000') || origin.includes('\u0000')) return undefined;
-    return `${req.url}\n${host}\n${accept}\n${encoding}\n${language}\n${origin}`;
+    return `${req.url}\n${host}\n${accept}\n${encoding}\n${language}\n${origin}\n${forwarded}`;
   }
 
   /** Kept answers go on recording the request's answer once the pipeline marked it. */
@@ -297,7 +308,7 @@ export function createReplay(deps: ReplayDeps): Replay {
     let limit: { limit: number; remaining: number; reset: number } | undefined;
     if (rec.slots.some((s) => s.slot === 'limit' || s.slot === 'remaining' || s.slot === 'ratelimit')) {
       if (!deps.rateLimit) return false;
-      limit = deps.rateLimit(req.socket.remoteAddress ?? '');
+      limit = deps.rateLimit(deps.clientAddress(req));
       if (!limit) return false; // over the limit: Fastify answers 429
     }
     const id = deps.requestId();
@@ -312,7 +323,7 @@ export function createReplay(deps: ReplayDeps): Replay {
       else headers[at] = renew![name]!;
     }
     const log = deps.log?.requests() ? deps.log : undefined;
-    if (log) log.info({ reqId: id, req: { method: req.method, url: req.url, headers: req.headers, host: req.headers.host, ip: req.socket.remoteAddress, socket: req.socket } }, 'incoming request');
+    if (log) log.info({ reqId: id, req: { method: req.method, url: req.url, headers: req.headers, host: req.headers.host, ip: deps.clientAddress(req), socket: req.socket } }, 'incoming request');
     res.writeHead(rec.status, headers);
     if (rec.status === 304) res.end();
     else res.end(rec.body);

@@ -9,6 +9,7 @@
  *   registerBodyParsers(app);
  */
 import compress from '@fastify/compress';
+import proxyAddr from '@fastify/proxy-addr';
 import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastify';
 import { randomUUID } from 'node:crypto';
 import type { IncomingMessage, ServerOptions } from 'node:http';
@@ -33,6 +34,21 @@ const REQUEST_ID_PATTERN = /^[A-Za-z0-9._:@/+=-]{1,128}$/;
 export function requestIdOf(req: IncomingMessage): string {
   const sent = req.headers['x-request-id'];
   return typeof sent === 'string' && REQUEST_ID_PATTERN.test(sent) ? sent : randomUUID();
+}
+
+/**
+ * The client's address as Fastify's `request.ip` gives it under `TRUST_PROXY` (the same
+ * `@fastify/proxy-addr`, the same reading of the setting: `true` trusts every hop, a list its
+ * addresses and ranges, a hop count no peer, as Fastify 5 does), for code that answers before
+ * Fastify builds a request (web/replay.ts, whose requests the rate limit counts by this address).
+ */
+export function clientAddressOf(trust: Config['trustProxy']): (req: IncomingMessage) => string {
+  if (trust === false || trust === 0) return (req) => req.socket.remoteAddress ?? '';
+  const trusted = trust === true ? () => true : typeof trust === 'number' ? () => false : proxyAddr.compile(trust);
+  return (req) => {
+    const all = proxyAddr.all(req, trusted);
+    return all[all.length - 1] ?? '';
+  };
 }
 
 export interface WebServerOptions {

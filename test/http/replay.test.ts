@@ -220,6 +220,31 @@ for (const kind of STORES) {
   });
 }
 
+describe('replayed answers behind a proxy (TRUST_PROXY)', () => {
+  it("counts a replayed request under the forwarded client's address, as Fastify counts the others", async () => {
+    const t = await startServer(STORES[0]!, { TRUST_PROXY: 'true', RATE_LIMIT_MAX: '5' });
+    try {
+      const p = `${new URL(t.base).pathname}/events?per_page=1`;
+      const from = (ip: string) => get(t.origin, p, { 'x-forwarded-for': ip });
+      const answers = [];
+      for (let i = 0; i < 6; i++) answers.push(await from('203.0.113.7'));
+      assert.deepEqual(
+        answers.map((a) => a.status),
+        [200, 200, 200, 200, 200, 429],
+      );
+      assert.deepEqual(
+        answers.slice(0, 5).map((a) => header(a, 'x-ratelimit-remaining')),
+        ['4', '3', '2', '1', '0'],
+      );
+      assert.ok((await replays(t)) >= 2, 'the later reads were replayed');
+      // Another client behind the same proxy has a limit of its own.
+      assert.equal((await from('203.0.113.8')).status, 200);
+    } finally {
+      await t.close();
+    }
+  });
+});
+
 describe('REPLAY_ANSWERS=false', () => {
   it('answers every read through Fastify', async () => {
     const t = await startServer(STORES[0]!, { REPLAY_ANSWERS: 'false' });

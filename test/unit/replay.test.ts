@@ -44,6 +44,7 @@ describe('replay (web/replay.ts)', () => {
     open: () => true,
     sync: async () => revision,
     requestId: () => 'fresh-id',
+    clientAddress: (req) => req.socket.remoteAddress ?? '',
     rateLimit: () => (allowed ? { limit: 9, remaining: 5, reset: 30 } : undefined),
     log: { requests: () => true, info: (obj, msg) => logged.push({ obj: obj as Record<string, unknown>, msg }) },
   };

@@ -20,13 +20,12 @@ import type { HorizonJob } from './jobs/horizon.js';
 import type { PruneJob } from './jobs/change-log-pruning.js';
 import { createJobs } from './jobs/index.js';
 import type { SubmissionJobs } from './jobs/submissions.js';
-import { clientAddressOf, createWebServer, registerBodyParsers, registerCompression } from './web/server.js';
+import { clientAddressOf, createWebServer, requestIdOf, registerBodyParsers, registerCompression } from './web/server.js';
 import { registerQueryRefusal } from './web/query-string.js';
 import { registerRateLimit } from './web/rate-limit.js';
 import { registerSlowRequestLog, watchLoop, type LoopWatch } from './web/loop-delay.js';
 import { registerConditional } from './web/conditional.js';
 import { createReplay } from './web/replay.js';
-import { randomUUID } from 'node:crypto';
 import { registerRestApi, restRouteRewrite } from './http/register.js';
 import { METRICS_PATH, registerMetrics } from './http/metrics.js';
 import { registerHealthRoutes } from './http/health.js';
@@ -167,7 +166,7 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
       revision: () => feed.revision(),
       arrive: arriveOnSocket,
       sync: () => feed.sync(),
-      requestId: randomUUID,
+      requestId: requestIdOf,
       clientAddress: clientAddressOf(config.trustProxy),
       ...(rateLimitTake ? { rateLimit: rateLimitTake } : {}),
       ...(metrics ? { observe: metrics.observeRequest } : {}),

@@ -12,10 +12,10 @@
  * logs a request when the log level shows them.
  *
  * What may be replayed, so that a replay is the answer the pipeline would give:
- * - `GET` only, with no header outside `REPLAYABLE_HEADERS` (credentials, cookies, `X-Request-Id`,
- *   forwarding headers, `If-Modified-Since`, ... all go to Fastify); the URL and the headers that
- *   may change an answer (`Host`, `Accept`, `Accept-Encoding`, `Accept-Language`, `Origin`) make
- *   the key; `If-None-Match` picks the kept 200 or the kept 304 with the same comparison as the
+ * - `GET` only, with no header outside `REPLAYABLE_HEADERS` (credentials, cookies,
+ *   `If-Modified-Since`, ... all go to Fastify); the URL and the headers that may change an answer
+ *   (`Host`, `Accept`, `Accept-Encoding`, `Accept-Language`, `Origin`, `X-Forwarded-Proto`,
+ *   `X-Forwarded-Host`) make the key; `If-None-Match` picks the kept 200 or the kept 304 with the same comparison as the
  *   pipeline's (conditional.ts);
  * - only what the pipeline marked, sent whole by `end` (a compressed answer streamed in chunks is
  *   kept whole and replayed with `Content-Length` instead of chunked framing: the same bytes of
@@ -64,6 +64,7 @@ export const REPLAYABLE_HEADERS: ReadonlySet<string> = new Set([
   'sec-ch-ua',
   'sec-ch-ua-mobile',
   'sec-ch-ua-platform',
+  'x-request-id', // made again per request as Fastify makes it (the client's when sane)
   // A proxy's (TRUST_PROXY: the client's address, which the rate limit counts, comes from them).
   'x-forwarded-for',
   'x-forwarded-proto',
@@ -96,8 +97,8 @@ export interface ReplayDeps {
   sync(): Promise<unknown>;
   /** the client's address, as Fastify's `request.ip` (web/server.ts' `clientAddressOf`) */
   clientAddress(req: IncomingMessage): string;
-  /** a fresh request id (web/server.ts' `requestIdOf` for a request without one) */
-  requestId(): string;
+  /** the request's id: the client's `X-Request-Id` when sane, else a fresh one (web/server.ts' `requestIdOf`, Fastify's `genReqId`) */
+  requestId(req: IncomingMessage): string;
   /** count a request of this client's key; undefined when it is over the limit (Fastify answers it) */
   rateLimit?: (ip: string) => { limit: number; remaining: number; reset: number } | undefined;
   /** the metrics of an answered request */
@@ -311,7 +312,7 @@ export function createReplay(deps: ReplayDeps): Replay {
       limit = deps.rateLimit(deps.clientAddress(req));
       if (!limit) return false; // over the limit: Fastify answers 429
     }
-    const id = deps.requestId();
+    const id = deps.requestId(req);
     const headers = rec.headers.slice();
     const renew = entry.mark.renew ? renewed(entry, Date.now()) : undefined;
     for (const { at, slot, name } of rec.slots) {

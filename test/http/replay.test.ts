@@ -170,11 +170,19 @@ for (const kind of STORES) {
       assert.equal(JSON.parse(plain.body).id, id);
     });
 
-    it('leaves requests with credentials, cookies, a request id or HEAD to Fastify', async () => {
+    it("answers a client's own sane X-Request-Id as Fastify does, a replay too", async () => {
       for (let i = 0; i < 3; i++) await get(t.origin, path);
       const before = await replays(t);
       const mine = await get(t.origin, path, { 'x-request-id': 'my-request-1' });
       assert.equal(header(mine, 'x-request-id'), 'my-request-1');
+      const insane = await get(t.origin, path, { 'x-request-id': 'no spaces <allowed>' });
+      assert.match(header(insane, 'x-request-id')!, /^[0-9a-f-]{36}$/);
+      assert.equal(await replays(t), before + 2);
+    });
+
+    it('leaves requests with credentials, cookies or HEAD to Fastify', async () => {
+      for (let i = 0; i < 3; i++) await get(t.origin, path);
+      const before = await replays(t);
       const admin = await get(t.origin, path, { authorization: `Basic ${Buffer.from('admin:admin-password').toString('base64')}` });
       assert.match(header(admin, 'cache-control')!, /^private, no-cache/);
       await get(t.origin, path, { cookie: 'x=1' });

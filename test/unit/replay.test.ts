@@ -43,7 +43,7 @@ describe('replay (web/replay.ts)', () => {
     arrive: () => {},
     open: () => true,
     sync: async () => revision,
-    requestId: () => 'fresh-id',
+    requestId: (req) => (typeof req.headers['x-request-id'] === 'string' ? req.headers['x-request-id'] : 'fresh-id'),
     clientAddress: (req) => req.socket.remoteAddress ?? '',
     rateLimit: () => (allowed ? { limit: 9, remaining: 5, reset: 30 } : undefined),
     log: { requests: () => true, info: (obj, msg) => logged.push({ obj: obj as Record<string, unknown>, msg }) },

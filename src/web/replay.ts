@@ -17,9 +17,9 @@
  *   (`Host`, `Accept`, `Accept-Encoding`, `Accept-Language`, `Origin`, `X-Forwarded-Proto`,
  *   `X-Forwarded-Host`) make the key; `If-None-Match` picks the kept 200 or the kept 304 with the same comparison as the
  *   pipeline's (conditional.ts);
- * - only what the pipeline marked, sent whole by `end` (a compressed answer streamed in chunks is
- *   kept whole and replayed with `Content-Length` instead of chunked framing: the same bytes of
- *   content), with no `Set-Cookie` and no header of several values;
+ * - only what the pipeline marked (a compressed answer streamed in chunks is gathered, up to
+ *   `MAX_CHUNKED_BYTES`, and replayed whole, in the same chunked framing: Node frames an answer
+ *   whose head gives no length), with no `Set-Cookie` and no header of several values;
  * - admitted on the second identical answer: the first is kept aside, and the second must match it
  *   byte for byte outside the per-request headers (an answer with something else made per request
  *   is never admitted);
@@ -75,6 +75,8 @@ export const REPLAYABLE_HEADERS: ReadonlySet<string> = new Set([
 
 export const MAX_ENTRIES = 2000;
 export const MAX_BYTES = 16 * 1024 * 1024;
+/** The most of an answer sent in chunks (compressed) that is gathered to be kept. */
+const MAX_CHUNKED_BYTES = 1024 * 1024;
 
 /** What the pipeline says of an answer it may have replayed. */
 export interface ReplayMark {
@@ -221,10 +223,19 @@ export function createReplay(deps: ReplayDeps): Replay {
       else spoiled = true;
       return (writeHead as (...a: unknown[]) => ServerResponse).call(this, code, ...rest);
     } as ServerResponse['writeHead'];
+    let chunkBytes = 0;
     res.write = function (this: ServerResponse, chunk: unknown, ...rest: unknown[]) {
-      if (typeof chunk === 'string') (chunks ??= []).push(Buffer.from(chunk));
-      else if (Buffer.isBuffer(chunk)) (chunks ??= []).push(chunk);
-      else spoiled = true;
+      // Only a marked answer's chunks are kept, up to MAX_CHUNKED_BYTES: a page, a feed or a
+      // download streamed to this client is not copied.
+      if (spoiled || !req[MARK]) spoiled = true;
+      else if ((typeof chunk === 'string' && (rest.length === 0 || typeof rest[0] !== 'string' || rest[0] === 'utf8')) || Buffer.isBuffer(chunk)) {
+        const piece = Buffer.isBuffer(chunk) ? chunk : Buffer.from(chunk as string);
+        chunkBytes += piece.length;
+        if (chunkBytes > MAX_CHUNKED_BYTES) {
+          spoiled = true;
+          chunks = undefined;
+        } else (chunks ??= []).push(piece);
+      } else spoiled = true;
       return (write as (...a: unknown[]) => boolean).call(this, chunk, ...rest);
     } as ServerResponse['write'];
     res.end = function (this: ServerResponse, chunk?: unknown, ...rest: unknown[]) {

@@ -35,6 +35,13 @@ describe('replay (web/replay.ts)', () => {
     if (url.pathname === '/held') markReplayable(req, { route: '/route/:x', holds: () => holds });
     else if (url.pathname !== '/unmarked') markReplayable(req, { route: '/route/:x' });
     const body = url.pathname === '/changing' ? `{"n":${fastify}}` : `{"r":${revision},"pad":"${'x'.repeat(size)}"}`;
+    if (url.pathname.startsWith('/chunked')) {
+      // Sent in pieces without a length (as a compressed answer is).
+      res.writeHead(200, headers);
+      for (let i = 0; i < body.length; i += 1000) res.write(body.slice(i, i + 1000));
+      res.end();
+      return;
+    }
     res.writeHead(200, { ...headers, 'content-length': String(Buffer.byteLength(body)) });
     res.end(body);
   };
@@ -141,6 +148,18 @@ describe('replay (web/replay.ts)', () => {
       for (let i = 0; i < 4; i++) await get(path);
       assert.equal(fastify, before + 4, path);
     }
+  });
+
+  it('keeps an answer sent in pieces whole, and replays it in the same framing; not one past 1 MiB', async () => {
+    for (let i = 0; i < 2; i++) await get('/chunked?size=5000');
+    const before = fastify;
+    const replayed = await get('/chunked?size=5000');
+    assert.equal(fastify, before, 'replayed');
+    assert.equal(JSON.parse(replayed.body).pad.length, 5000);
+    assert.equal(replayed.headers['transfer-encoding'], 'chunked', 'as it was sent');
+    assert.equal(replayed.headers['content-length'], undefined);
+    for (let i = 0; i < 3; i++) await get(`/chunked?size=${2 * 1024 * 1024}`);
+    assert.equal(fastify, before + 3, 'too big to gather: never kept');
   });
 
   it('keeps at most MAX_BYTES of answers, the oldest going first', async () => {

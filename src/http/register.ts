@@ -21,6 +21,7 @@ import { storeFault } from '../store/faults.js';
 import { createAuthentication } from '../web/authentication.js';
 import { answerConditional, etagOfBody } from '../web/conditional.js';
 import { requestErrorOf } from '../web/hostile-input.js';
+import { rateLimitField } from '../web/rate-limit.js';
 import type { WebhookService } from '../webhooks/service.js';
 import { DOCS_PAGE_PATH, registerDocsPage } from './docs-page.js';
 import { JSONP_CONTENT_TYPE, jsonpCallbackOf, wrapJsonp } from './jsonp.js';
@@ -195,7 +196,7 @@ export function registerRestApi(app: FastifyInstance, { config, services, webhoo
     const remaining = reply.getHeader('x-ratelimit-remaining');
     if (remaining !== undefined) {
       reply.header('ratelimit-policy', rateLimitPolicy);
-      reply.header('ratelimit', `"default";r=${remaining};t=${reply.getHeader('x-ratelimit-reset') ?? 0}`);
+      reply.header('ratelimit', rateLimitField(remaining, reply.getHeader('x-ratelimit-reset') ?? 0));
     }
     if (req.sitePage) reply.removeHeader('x-robots-tag');
     if (req.jsonpCallback !== undefined && String(reply.getHeader('content-type') ?? '').startsWith('application/json')) {

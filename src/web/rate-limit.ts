@@ -13,6 +13,11 @@ import type { Config } from '../config.js';
 import { ApiError } from '../domain/errors.js';
 import { clientKeyOf } from './login-throttle.js';
 
+/** The IETF draft's `RateLimit` field (draft-ietf-httpapi-ratelimit-headers-08 and later), beside X-RateLimit-*. */
+export function rateLimitField(remaining: unknown, resetSeconds: unknown): string {
+  return `"default";r=${String(remaining)};t=${String(resetSeconds)}`;
+}
+
 type Counted = { current: number; ttl: number };
 /** The plugin's own in-memory store (the one it makes without a `store` option), kept here to count replayed answers in it. */
 interface LocalStore {

@@ -41,6 +41,7 @@ import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import { performance } from 'node:perf_hooks';
 import { registerKept } from '../metrics.js';
 import { parseEtags, weakMatch } from './conditional.js';
+import { rateLimitField } from './rate-limit.js';
 
 /** Request headers that leave an answer replayable; any other sends the request to Fastify. */
 export const REPLAYABLE_HEADERS: ReadonlySet<string> = new Set([
@@ -155,15 +156,14 @@ const SLOT_OF: Record<string, Slot> = {
 export interface Replay {
   /** Put the replay in front of the server's `request` listeners (after every one was added). */
   install(server: Server): void;
-  /** Answer the request from a kept answer; false when Fastify must (called by `install`'s listener). */
+  /** Answer the request from a kept answer, or call `fallback` for Fastify to (called by `install`'s listener). */
   handle(req: IncomingMessage, res: ServerResponse, fallback: () => void): void;
-  stats(): { entries: number; bytes: number; replays: number };
+  stats(): { entries: number; bytes: number };
 }
 
 export function createReplay(deps: ReplayDeps): Replay {
   const entries = new Map<string, Entry>();
   let bytes = 0;
-  let replays = 0;
   registerKept(undefined, 'replayed_answers', { entries: () => entries.size, maxEntries: MAX_ENTRIES, bytes: () => bytes, maxBytes: MAX_BYTES });
 
   const sizeOf = (e: Entry) => e.keyBytes + (e.ok?.bytes ?? 0) + (e.notModified?.bytes ?? 0) + (e.pendingOk?.bytes ?? 0) + (e.pendingNotModified?.bytes ?? 0);
@@ -331,7 +331,7 @@ export function createReplay(deps: ReplayDeps): Replay {
       else if (slot === 'limit') headers[at] = String(limit!.limit);
       else if (slot === 'remaining') headers[at] = String(limit!.remaining);
       else if (slot === 'reset') headers[at] = String(limit!.reset);
-      else if (slot === 'ratelimit') headers[at] = `"default";r=${limit!.remaining};t=${limit!.reset}`;
+      else if (slot === 'ratelimit') headers[at] = rateLimitField(limit!.remaining, limit!.reset);
       else headers[at] = renew![name]!;
     }
     const log = deps.log?.requests() ? deps.log : undefined;
@@ -339,7 +339,6 @@ export function createReplay(deps: ReplayDeps): Replay {
     res.writeHead(rec.status, headers);
     if (rec.status === 304) res.end();
     else res.end(rec.body);
-    replays++;
     const ms = performance.now() - arrived;
     deps.observe?.('GET', entry.mark.route, rec.status, ms / 1000);
     if (log) log.info({ reqId: id, res: { statusCode: rec.status }, responseTime: ms }, 'request completed');
@@ -394,7 +393,7 @@ export function createReplay(deps: ReplayDeps): Replay {
         toFastify();
       }, toFastify);
     },
-    stats: () => ({ entries: entries.size, bytes, replays }),
+    stats: () => ({ entries: entries.size, bytes }),
   };
   return replay;
 }

@@ -39,6 +39,7 @@
  */
 import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import { performance } from 'node:perf_hooks';
+import { ownUtf8 } from '../domain/serialized.js';
 import { registerKept } from '../metrics.js';
 import { parseEtags, weakMatch } from './conditional.js';
 import { rateLimitField } from './rate-limit.js';
@@ -117,7 +118,8 @@ interface Recorded {
   /** flat header list, names and values, as `writeHead` takes it; per-request values at `slots` */
   headers: string[];
   slots: Array<{ at: number; slot: Slot; name: string }>;
-  body: string | Buffer;
+  /** its own memory (`owned`) */
+  body: Buffer;
   etag: string | undefined;
   bytes: number;
 }
@@ -249,11 +251,12 @@ export function createReplay(deps: ReplayDeps): Replay {
     } as ServerResponse['end'];
   }
 
-  function recordedOf(mark: ReplayMark, status: number, headers: Record<string, unknown>, body: string | Buffer): Recorded | undefined {
+  function recordedOf(mark: ReplayMark, status: number, headers: Record<string, unknown>, body: Buffer): Recorded | undefined {
     const flat: string[] = [];
     const slots: Recorded['slots'] = [];
     let etag: string | undefined;
-    let size = Buffer.isBuffer(body) ? body.length : body.length * 2;
+    // The memory the body holds (with `owned`, its own length).
+    let size = body.buffer.byteLength;
     for (const name of Object.keys(headers)) {
       const value = headers[name];
       if (value === undefined) continue;
@@ -270,18 +273,29 @@ export function createReplay(deps: ReplayDeps): Replay {
     return { status, headers: flat, slots, body, etag, bytes: size + 64 };
   }
 
+  /**
+   * The body's bytes in a buffer of their own. Node takes a short buffer (`Buffer.from` of a text,
+   * `Buffer.concat`: a list's body) from a shared slab (64 KiB on Node 24), and a kept slice keeps
+   * its whole slab alive: each kept answer of a few kB held up to 64 KiB, 2,000 of them several
+   * times the bound (issue 27, item 5). A buffer that is its memory's whole is kept as it is.
+   */
+  function owned(body: string | Buffer): Buffer {
+    if (typeof body === 'string') return ownUtf8(body);
+    if (body.byteOffset === 0 && body.byteLength === body.buffer.byteLength) return body;
+    const copy = new Uint8Array(body.byteLength);
+    copy.set(body);
+    return Buffer.from(copy.buffer);
+  }
+
   function same(a: Recorded, b: Recorded): boolean {
     if (a.status !== b.status || a.headers.length !== b.headers.length || a.slots.length !== b.slots.length) return false;
     const perRequest = new Set(a.slots.map((s) => s.at));
     for (let i = 0; i < a.headers.length; i++) if (!perRequest.has(i) && a.headers[i] !== b.headers[i]) return false;
-    if (typeof a.body === 'string' && typeof b.body === 'string') return a.body === b.body;
-    const x = Buffer.isBuffer(a.body) ? a.body : Buffer.from(a.body);
-    const y = Buffer.isBuffer(b.body) ? b.body : Buffer.from(b.body);
-    return x.equals(y);
+    return a.body.equals(b.body);
   }
 
   function keep(key: string, revision: string, mark: ReplayMark, status: number, headers: Record<string, unknown>, body: string | Buffer): void {
-    const recorded = recordedOf(mark, status, headers, body);
+    const recorded = recordedOf(mark, status, headers, owned(body));
     if (!recorded) return;
     let entry = entries.get(key);
     if (entry && entry.revision !== revision) {
@@ -297,7 +311,6 @@ export function createReplay(deps: ReplayDeps): Replay {
     const kind = status === 200 ? 'Ok' : 'NotModified';
     const pending = entry[`pending${kind}`];
     if (pending && same(pending, recorded)) {
-      if (!Buffer.isBuffer(recorded.body)) recorded.body = Buffer.from(recorded.body);
       entry[kind === 'Ok' ? 'ok' : 'notModified'] = recorded;
       entry[`pending${kind}`] = undefined;
       entry.mark = mark;

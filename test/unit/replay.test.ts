@@ -43,7 +43,7 @@ describe('replay (web/replay.ts)', () => {
       return;
     }
     res.writeHead(200, { ...headers, 'content-length': String(Buffer.byteLength(body)) });
-    res.end(body);
+    res.end(url.pathname.startsWith('/pooled') ? Buffer.concat([Buffer.from(body)]) : body);
   };
   const deps: ReplayDeps = {
     revision: () => String(revision),
@@ -160,6 +160,23 @@ describe('replay (web/replay.ts)', () => {
     assert.equal(replayed.headers['content-length'], undefined);
     for (let i = 0; i < 3; i++) await get(`/chunked?size=${2 * 1024 * 1024}`);
     assert.equal(fastify, before + 3, 'too big to gather: never kept');
+  });
+
+  it('keeps each body in memory of its own, and counts that memory (a pooled slice would hold its whole slab)', async () => {
+    const before = replay.stats();
+    // Small bodies, sent as a text and as a slice of a shared slab (as Buffer.concat makes a list's body).
+    for (const path of ['/own-a', '/own-b', '/own-c', '/pooled-a', '/pooled-b', '/pooled-c']) {
+      await get(path);
+      await get(path);
+    }
+    const replayedBefore = fastify;
+    await get('/pooled-a');
+    assert.equal(fastify, replayedBefore, 'kept and replayed');
+    const after = replay.stats();
+    assert.equal(after.entries - before.entries, 6);
+    // Each entry: its key, about 200 bytes of headers, a body of 32: far below a slab (8 KiB or more).
+    const each = (after.bytes - before.bytes) / 6;
+    assert.ok(each < 1024, `${each.toFixed(0)} bytes held per kept answer`);
   });
 
   it('keeps at most MAX_BYTES of answers, the oldest going first', async () => {

@@ -8,19 +8,23 @@ import { spawnSync } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { heapEnvFor, heapFlagsFor, SERVER_MALLOC_ARENAS, SERVER_SEMI_SPACE_MB } from '../../src/cli/heap-flags.js';
+import { heapEnvFor, heapFlagsFor, SERVER_HEAP_GROWING_PERCENT, SERVER_MALLOC_ARENAS, SERVER_SEMI_SPACE_MB } from '../../src/cli/heap-flags.js';
 import { memoryBounds, MAIN_CACHE_KIB } from '../../src/store/memory-bounds.js';
 
 const NODE = process.execPath;
 
 describe('heap flags of serve', () => {
-  it('adds --max-semi-space-size to serve only, and keeps one given on the command line or in NODE_OPTIONS', () => {
-    assert.deepEqual(heapFlagsFor([NODE, 'main.js', 'serve'], [], undefined), [`--max-semi-space-size=${SERVER_SEMI_SPACE_MB}`]);
-    assert.deepEqual(heapFlagsFor([NODE, 'main.js', 'serve', '--port', '9000'], ['--import', 'tsx'], ''), [`--max-semi-space-size=${SERVER_SEMI_SPACE_MB}`]);
+  it('adds --max-semi-space-size and --heap-growing-percent to serve only, and keeps one given on the command line or in NODE_OPTIONS', () => {
+    const semi = `--max-semi-space-size=${SERVER_SEMI_SPACE_MB}`;
+    const growing = `--heap-growing-percent=${SERVER_HEAP_GROWING_PERCENT}`;
+    assert.deepEqual(heapFlagsFor([NODE, 'main.js', 'serve'], [], undefined), [semi, growing]);
+    assert.deepEqual(heapFlagsFor([NODE, 'main.js', 'serve', '--port', '9000'], ['--import', 'tsx'], ''), [semi, growing]);
     assert.deepEqual(heapFlagsFor([NODE, 'main.js', 'seed', '--events', '10'], [], undefined), []);
     assert.deepEqual(heapFlagsFor([NODE, 'main.js', '--help'], [], undefined), []);
-    assert.deepEqual(heapFlagsFor([NODE, 'main.js', 'serve'], ['--max-semi-space-size=64'], undefined), []);
-    assert.deepEqual(heapFlagsFor([NODE, 'main.js', 'serve'], [], '--max_semi_space_size=8 --trace-warnings'), []);
+    assert.deepEqual(heapFlagsFor([NODE, 'main.js', 'serve'], ['--max-semi-space-size=64'], undefined), [growing]);
+    assert.deepEqual(heapFlagsFor([NODE, 'main.js', 'serve'], [], '--max_semi_space_size=8 --trace-warnings'), [growing]);
+    assert.deepEqual(heapFlagsFor([NODE, 'main.js', 'serve'], ['--heap_growing_percent=50'], undefined), [semi]);
+    assert.deepEqual(heapFlagsFor([NODE, 'main.js', 'serve'], ['--heap-growing-percent=50', '--max-semi-space-size=8'], undefined), []);
     // glibc's arenas: two for serve, unless the environment chose.
     assert.deepEqual(heapEnvFor([NODE, 'main.js', 'serve'], {}), { MALLOC_ARENA_MAX: String(SERVER_MALLOC_ARENAS) });
     assert.deepEqual(heapEnvFor([NODE, 'main.js', 'serve'], { MALLOC_ARENA_MAX: '8' }), {});
@@ -53,6 +57,7 @@ describe('heap flags of serve', () => {
       };
       const serve = run('serve');
       assert.ok(serve.execArgv.includes(`--max-semi-space-size=${SERVER_SEMI_SPACE_MB}`), JSON.stringify(serve));
+      assert.ok(serve.execArgv.includes(`--heap-growing-percent=${SERVER_HEAP_GROWING_PERCENT}`), JSON.stringify(serve));
       assert.ok(serve.newSpaceMb <= 2 * SERVER_SEMI_SPACE_MB, `new space ${serve.newSpaceMb} MiB`);
       assert.equal(serve.arenas, String(SERVER_MALLOC_ARENAS), 'serve runs with two malloc arenas');
       // The same allocations without the flag (another command): on Node 24 (V8 13, whose young

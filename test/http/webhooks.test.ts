@@ -190,7 +190,10 @@ forEachStore(
 describe('webhooks: with no endpoint enabled, writes do not ask for endpoints each time (issue 27)', () => {
   for (const kind of STORES) {
     it(`${kind.name}: a "no" is kept for a poll interval; an endpoint added here is seen at once, one added by another process by the next poll, and nothing is lost`, async () => {
-      const t = await startServer(kind, FAST);
+      // A poll interval of 1 s (half the shortest retry delay): the worker's own poll, which asks
+      // the store again once its "no" is older than that, must not fall between the other
+      // process's insert and the look at the kept "no" (with 75 ms it did once on a loaded host).
+      const t = await startServer(kind, { ...FAST, WEBHOOKS_RETRY_SCHEDULE: '2s,2s,2s,2s' });
       const r = await startReceiver();
       try {
         const webhooks = t.built.webhooks!;
@@ -214,11 +217,12 @@ describe('webhooks: with no endpoint enabled, writes do not ask for endpoints ea
           failing_since: null,
           created_gmt: '2032-01-01 00:00:00',
         };
+        assert.equal(await webhooks.anyEnabled(0), false, 'a fresh "no"');
         const other = Number((await db.insertInto('webhook_endpoints').values(row).returning('id').executeTakeFirstOrThrow()).id);
         r.secret = row.secret;
         assert.equal(await webhooks.anyEnabled(60_000), false, 'the kept "no"');
         assert.equal(await webhooks.anyEnabled(0), true, 'asked fresh');
-        // The worker's own poll interval (75 ms here) bounds how long another process's endpoint
+        // The worker's own poll interval (1 s here) bounds how long another process's endpoint
         // waits: a write made now is delivered to it.
         await webhooks.anyEnabled(0);
         await db.deleteFrom('webhook_endpoints').where('id', '=', other).execute();

@@ -26,6 +26,19 @@ export function ownUtf8(text: string): Buffer {
   return Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
 }
 
+/**
+ * Bytes in a buffer of their own, to keep: a text's UTF-8 (`ownUtf8`), or a copy of a buffer that
+ * is a slice of a larger one (`Buffer.concat` and `Buffer.from` take short buffers from the same
+ * shared slab); a buffer that is its memory's whole is returned as it is.
+ */
+export function ownBytes(value: string | Buffer): Buffer {
+  if (typeof value === 'string') return ownUtf8(value);
+  if (value.byteOffset === 0 && value.byteLength === value.buffer.byteLength) return value;
+  const copy = new Uint8Array(value.byteLength);
+  copy.set(value);
+  return Buffer.from(copy.buffer);
+}
+
 /** Attach the object's JSON (serialized now) to it; returns the object. */
 export function withSerialized<T extends object>(value: T): T {
   Object.defineProperty(value, SERIALIZED, { value: ownUtf8(JSON.stringify(value)), enumerable: false });

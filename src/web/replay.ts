@@ -39,7 +39,7 @@
  */
 import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import { performance } from 'node:perf_hooks';
-import { ownUtf8 } from '../domain/serialized.js';
+import { ownBytes } from '../domain/serialized.js';
 import { registerKept } from '../metrics.js';
 import { parseEtags, weakMatch } from './conditional.js';
 import { rateLimitField } from './rate-limit.js';
@@ -118,7 +118,7 @@ interface Recorded {
   /** flat header list, names and values, as `writeHead` takes it; per-request values at `slots` */
   headers: string[];
   slots: Array<{ at: number; slot: Slot; name: string }>;
-  /** its own memory (`owned`) */
+  /** in memory of its own (`ownBytes`) */
   body: Buffer;
   etag: string | undefined;
   bytes: number;
@@ -255,7 +255,7 @@ export function createReplay(deps: ReplayDeps): Replay {
     const flat: string[] = [];
     const slots: Recorded['slots'] = [];
     let etag: string | undefined;
-    // The memory the body holds (with `owned`, its own length).
+    // The memory the body holds (in memory of its own: its length).
     let size = body.buffer.byteLength;
     for (const name of Object.keys(headers)) {
       const value = headers[name];
@@ -273,20 +273,6 @@ export function createReplay(deps: ReplayDeps): Replay {
     return { status, headers: flat, slots, body, etag, bytes: size + 64 };
   }
 
-  /**
-   * The body's bytes in a buffer of their own. Node takes a short buffer (`Buffer.from` of a text,
-   * `Buffer.concat`: a list's body) from a shared slab (64 KiB on Node 24), and a kept slice keeps
-   * its whole slab alive: each kept answer of a few kB held up to 64 KiB, 2,000 of them several
-   * times the bound (issue 27, item 5). A buffer that is its memory's whole is kept as it is.
-   */
-  function owned(body: string | Buffer): Buffer {
-    if (typeof body === 'string') return ownUtf8(body);
-    if (body.byteOffset === 0 && body.byteLength === body.buffer.byteLength) return body;
-    const copy = new Uint8Array(body.byteLength);
-    copy.set(body);
-    return Buffer.from(copy.buffer);
-  }
-
   function same(a: Recorded, b: Recorded): boolean {
     if (a.status !== b.status || a.headers.length !== b.headers.length || a.slots.length !== b.slots.length) return false;
     const perRequest = new Set(a.slots.map((s) => s.at));
@@ -295,7 +281,9 @@ export function createReplay(deps: ReplayDeps): Replay {
   }
 
   function keep(key: string, revision: string, mark: ReplayMark, status: number, headers: Record<string, unknown>, body: string | Buffer): void {
-    const recorded = recordedOf(mark, status, headers, owned(body));
+    // A kept body in memory of its own: a slice of Node's shared slab (a list's `Buffer.concat`, a
+    // short text's bytes) would keep the whole slab, 64 KiB on Node 24, alive (issue 27, item 5).
+    const recorded = recordedOf(mark, status, headers, ownBytes(body));
     if (!recorded) return;
     let entry = entries.get(key);
     if (entry && entry.revision !== revision) {

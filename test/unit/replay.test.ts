@@ -17,6 +17,7 @@ describe('replay (web/replay.ts)', () => {
   let fastify = 0;
   let allowed = true;
   let holds = true;
+  let open = true;
   let logged: Array<{ obj: Record<string, unknown>; msg: string }> = [];
   /** what the stand-in for Fastify answers: per URL path */
   const answer = (req: IncomingMessage, res: ServerResponse) => {
@@ -48,7 +49,7 @@ describe('replay (web/replay.ts)', () => {
   const deps: ReplayDeps = {
     revision: () => String(revision),
     arrive: () => {},
-    open: () => true,
+    open: () => open,
     sync: async () => revision,
     requestId: (req) => (typeof req.headers['x-request-id'] === 'string' ? req.headers['x-request-id'] : 'fresh-id'),
     clientAddress: (req) => req.socket.remoteAddress ?? '',
@@ -69,9 +70,9 @@ describe('replay (web/replay.ts)', () => {
     logged = [];
   });
 
-  const get = (path: string) =>
+  const get = (path: string, headers: Record<string, string> = {}) =>
     new Promise<{ status: number; headers: IncomingMessage['headers']; raw: string[]; body: string }>((resolve, reject) => {
-      const req = request(`${origin}${path}`, { agent: false }, (res) => {
+      const req = request(`${origin}${path}`, { agent: false, headers }, (res) => {
         let body = '';
         res.setEncoding('utf8');
         res.on('data', (d: string) => (body += d));
@@ -160,6 +161,31 @@ describe('replay (web/replay.ts)', () => {
     assert.equal(replayed.headers['content-length'], undefined);
     for (let i = 0; i < 3; i++) await get(`/chunked?size=${2 * 1024 * 1024}`);
     assert.equal(fastify, before + 3, 'too big to gather: never kept');
+  });
+
+  it('keeps answers apart by X-Forwarded-Proto and X-Forwarded-Host', async () => {
+    for (let i = 0; i < 2; i++) await get('/fwd', { 'x-forwarded-proto': 'https', 'x-forwarded-host': 'a.example' });
+    const before = fastify;
+    await get('/fwd', { 'x-forwarded-proto': 'https', 'x-forwarded-host': 'a.example' });
+    assert.equal(fastify, before, 'the same forwarded request: replayed');
+    await get('/fwd', { 'x-forwarded-proto': 'http', 'x-forwarded-host': 'a.example' });
+    await get('/fwd', { 'x-forwarded-proto': 'https', 'x-forwarded-host': 'b.example' });
+    await get('/fwd');
+    assert.equal(fastify, before + 3, 'another scheme, another host, none: each its own answer');
+  });
+
+  it('replays nothing while the server closes', async () => {
+    for (let i = 0; i < 2; i++) await get('/closing');
+    const before = fastify;
+    await get('/closing');
+    assert.equal(fastify, before, 'kept');
+    open = false;
+    try {
+      await get('/closing');
+      assert.equal(fastify, before + 1, 'closing: Fastify answers');
+    } finally {
+      open = true;
+    }
   });
 
   it('keeps each body in memory of its own, and counts that memory (a pooled slice would hold its whole slab)', async () => {

@@ -148,9 +148,23 @@ function setCommonHeaders(reply: FastifyReply, req: FastifyRequest, discovery: L
   if (typeof origin === 'string' && origin !== '' && (corsOrigins === undefined || corsOrigins.includes(origin))) {
     reply.header('access-control-allow-origin', origin);
     reply.header('access-control-allow-methods', 'OPTIONS, GET, POST, PUT, PATCH, DELETE');
-    reply.header('access-control-allow-credentials', 'true');
+    // The legacy namespaces keep WordPress's credentialed CORS (their clients rely on it). Our own
+    // administration namespace has no such client: a page on another origin may call it with an
+    // application password it holds (an explicit Authorization header needs no credentials flag),
+    // never with the browser's cookie or cached Basic credentials.
+    if (!isAdminNamespace(req)) reply.header('access-control-allow-credentials', 'true');
   }
 }
+
+/** Whether a request is under `calendar/admin/v1` (of any REST root), by the route it matched or else its path. */
+function isAdminNamespace(req: FastifyRequest): boolean {
+  if (req.apiLinks !== undefined) return req.apiLinks.namespace === ADMIN_NAMESPACE;
+  const url = req.routeOptions.url ?? req.url;
+  const q = url.indexOf('?');
+  const path = (q === -1 ? url : url.slice(0, q)).replace(/\/{2,}/g, '/');
+  return path.includes(ADMIN_PATH_SEGMENT + '/') || path.endsWith(ADMIN_PATH_SEGMENT);
+}
+const ADMIN_PATH_SEGMENT = `/${ADMIN_NAMESPACE}`;
 
 /**
  * Register the REST face. Its credential hook must come before the rate limit's (which keys by the

@@ -296,6 +296,28 @@ describe('CORS_ORIGINS [sqlite]', () => {
       await other.close();
     }
   });
+
+  it('never allows credentials cross-origin on calendar/admin/v1 (answers, errors and preflights), while the legacy namespace keeps them', async () => {
+    const origin = 'https://good.example';
+    const admin = `${t.origin}/api/calendar/admin/v1`;
+    for (const [method, url, headers] of [
+      ['GET', `${admin}/webhooks`, { authorization: 'Basic ' + Buffer.from('admin:admin-password').toString('base64') }],
+      ['GET', `${admin}/webhooks`, {}],
+      ['GET', `${admin}/no-such-route`, {}],
+      ['GET', admin, {}],
+      ['OPTIONS', `${admin}/webhooks`, { 'access-control-request-method': 'POST', 'access-control-request-headers': 'authorization' }],
+      ['GET', `${t.origin}/wp-json/calendar/admin/v1/sessions`, {}],
+    ] as const) {
+      const res = await fetch(url, { method, headers: { origin, ...headers } });
+      await res.arrayBuffer();
+      assert.equal(res.headers.get('access-control-allow-origin'), origin, `${method} ${url}`);
+      assert.equal(res.headers.get('access-control-allow-credentials'), null, `${method} ${url}`);
+    }
+    const legacy = await t.api.get('/events', { headers: { origin } });
+    assert.equal(legacy.headers.get('access-control-allow-credentials'), 'true');
+    const searched = await t.api.get('/events', { query: { search: '/calendar/admin/v1' }, headers: { origin } });
+    assert.equal(searched.headers.get('access-control-allow-credentials'), 'true', 'the namespace is read from the path, not the query');
+  });
 });
 
 describe('request ids [sqlite]', () => {

@@ -5,6 +5,7 @@
  */
 import type { Config } from '../config.js';
 import type { Links } from '../domain/links.js';
+import { isOrganizerEmail } from '../domain/linked-posts.js';
 import type { EventFilter, PublicEvent, PublicOrganizer, PublicTerm } from './public.js';
 import { html, plainText, type SafeHtml } from './html.js';
 import { isoOf, safeUrl, STYLESHEET_PATH, subscribeLinks, whenText, type PageMeta, type Subscription } from './view-helpers.js';
@@ -116,7 +117,7 @@ ${next ? html`<li class="next"><a href="${next}" rel="next">${nextText}</a></li>
 
   function organizerContacts(o: PublicOrganizer): SafeHtml {
     return html`${o.phone ? html`<p>Phone: <a href="tel:${o.phone.replace(/[^+\d]/g, '')}">${o.phone}</a></p>` : ''}
-${o.email ? html`<p>E-mail: <a href="mailto:${o.email}">${o.email}</a></p>` : ''}
+${o.email ? html`<p>E-mail: ${isOrganizerEmail(o.email) ? html`<a href="mailto:${o.email}">${o.email}</a>` : o.email}</p>` : ''}
 ${safeUrl(o.website) ? html`<p><a href="${safeUrl(o.website)}" rel="nofollow">Website</a></p>` : ''}`;
   }
 

@@ -13,7 +13,7 @@ import { canCreatePost, isAuthenticated } from '../permissions.js';
 import { phpTrim } from '../text.js';
 import { isEmptyValue, isNumeric } from '../values.js';
 import type { LinkedReadModel } from './read-model.js';
-import { isCoordinate, isNewEntry, isOrganizerEmail, refEntries } from './rules.js';
+import { isCoordinate, isNewEntry, refEntries } from './rules.js';
 import type { LinkedPostService, LinkedServiceDeps } from './types.js';
 import type { LinkedWrites } from './writes.js';
 
@@ -50,7 +50,8 @@ export function createEventRefs(deps: LinkedServiceDeps, readModel: LinkedReadMo
         const name = obj[fields.nameField];
         if (typeof name !== 'string' || phpTrim(name) === '') return false;
         for (const f of fields.urlFields) if (!isEmptyValue(obj[f]) && !isHttpUrl(obj[f])) return false;
-        if (kind === 'organizer' && !isEmptyValue(obj.email) && !isOrganizerEmail(obj.email)) return false;
+        // Any text, as the original's organizer CREATE_args (`is_string_or_empty`): feeds write ORGANIZER only for a valid address.
+        if (kind === 'organizer' && !isEmptyValue(obj.email) && typeof obj.email !== 'string') return false;
         if (kind === 'venue' && (!isCoordinate(obj.geo_lat, 90) || !isCoordinate(obj.geo_lng, 180))) return false;
         if (!isEmptyValue(obj.image) && !(await images.validateRef(obj.image, viewer, true))) return false;
         if (checkEntry) {

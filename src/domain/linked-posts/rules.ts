@@ -44,10 +44,11 @@ export function queryValue(value: unknown): string {
 }
 
 /**
- * An organizer e-mail address as written (issue 24): WordPress's `is_email` rules (6 to 254
- * characters; a local part of letters, digits and ``!#$%&'*+/=?^_`{|}~.-``; a domain of two or more
- * dot-separated labels of letters, digits and inner hyphens), so a stored address is one a feed can
- * write as `mailto:` without escaping. The original stores any string (`is_string_or_empty`).
+ * Whether an organizer's e-mail is an address: WordPress's `is_email` rules (6 to 254 characters; a
+ * local part of letters, digits and ``!#$%&'*+/=?^_`{|}~.-``; a domain of two or more dot-separated
+ * labels of letters, digits and inner hyphens), so one a feed can write as `mailto:` without
+ * escaping. The REST API stores any string, as the original does (`is_string_or_empty`); the
+ * iCalendar writer writes `ORGANIZER` only for an address, the importer reads one only when it is.
  *
  * @example isOrganizerEmail('info@example.com') // true
  * @example isOrganizerEmail('not an address')   // false

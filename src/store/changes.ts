@@ -37,6 +37,8 @@ interface Pending {
   detail?: EventChangeDetail | RecordChangeDetail;
   /** a term noted by `addTermCounts` only: its log row says the count's net move (`detail.count`) */
   countOnly?: boolean;
+  /** links (organizers, terms) were written for this record in this transaction (`noteLinksWritten`) */
+  linked?: boolean;
 }
 
 const pendingByTrx = new WeakMap<object, Map<string, Pending>>();
@@ -228,9 +230,20 @@ export async function notePostBefore(db: Executor, id: number, text: boolean, ac
   else await noteChange(db, type, id, action, { before: { status: row.status, author_id: Number(row.author_id) } });
 }
 
-/** Whether this record was created in this transaction (it has no links yet, nothing to replace). */
+/**
+ * Whether this record was created in this transaction and has no links yet (nothing to replace or
+ * read back). A write that copies links into a record it just created (a series split) notes them
+ * with `noteLinksWritten`, so that a later write in the same transaction replaces them.
+ */
 export function isCreatedHere(db: Executor, type: RecordType, id: number): boolean {
-  return pendingByTrx.get(db)?.get(`${type}:${id}`)?.action === 'create';
+  const pending = pendingByTrx.get(db)?.get(`${type}:${id}`);
+  return pending?.action === 'create' && pending.linked !== true;
+}
+
+/** Links of a record were written in this transaction: it is no longer one without links (`isCreatedHere`). */
+export function noteLinksWritten(db: Executor, type: RecordType, id: number): void {
+  const pending = pendingByTrx.get(db)?.get(`${type}:${id}`);
+  if (pending) pending.linked = true;
 }
 
 function nowGmt(): string {

@@ -13,7 +13,7 @@ import type { DialectName } from './handle.js';
 import { revisionExpression } from './revision.js';
 import { backgroundReaderOf, partsOf, slot } from './handle.js';
 import type { Insertable, Updateable } from 'kysely';
-import { addTermCounts, isCreatedHere, isStatementWrite, noteChange, noteEventBefore, recordTypeOfPost, statementLog } from './changes.js';
+import { addTermCounts, isCreatedHere, isStatementWrite, noteChange, noteEventBefore, noteLinksWritten, recordTypeOfPost, statementLog } from './changes.js';
 import { afterExplicitId, takeWantedId } from './import-context.js';
 import { keptCountersOf } from '../metrics.js';
 import { nearCondition } from './geo.js';
@@ -297,6 +297,7 @@ export async function setEventOrganizers(db: Executor, eventId: number, organize
   }
   const unique = [...new Set(organizerIds)];
   if (unique.length === 0) return;
+  noteLinksWritten(db, 'event', eventId);
   const rows = unique.map((organizer_id, position) => ({ event_id: eventId, organizer_id, position }));
   const direct = directOf(db);
   if (direct) direct.insertMany('event_organizers', rows);
@@ -339,6 +340,7 @@ export async function setEventTerms(db: Executor, eventId: number, taxonomy: str
   const removed = before.filter((id) => !wanted.includes(id));
   const added = wanted.filter((id) => !before.includes(id));
   if (removed.length || added.length) await noteEventBefore(db, eventId);
+  if (added.length) noteLinksWritten(db, 'event', eventId);
   for (const chunk of chunksOf(removed)) await db.deleteFrom('event_terms').where('event_id', '=', eventId).where('term_id', 'in', chunk).execute();
   for (const chunk of chunksOf(added, rowsPerStatement(2)))
     await db
@@ -352,6 +354,7 @@ export async function setEventTerms(db: Executor, eventId: number, taxonomy: str
 export async function addEventTerms(db: Executor, eventId: number, termIds: number[]): Promise<number[]> {
   const added = [...new Set(termIds)];
   if (added.length === 0) return added;
+  noteLinksWritten(db, 'event', eventId);
   const rows = added.map((term_id) => ({ event_id: eventId, term_id }));
   const direct = directOf(db);
   if (direct) direct.insertMany('event_terms', rows);

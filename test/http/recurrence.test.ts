@@ -207,6 +207,81 @@ forEachStore('recurring events: series and occurrences', (t) => {
     assert.equal(badValue.status, 400);
   });
 
+  it('following splits a series with organizers, a venue, categories, tags, an exclusion and an edited occurrence, sent as the editor sends them, in one transaction', async () => {
+    const cat = await t.api.post('/categories', { as: 'admin', json: { name: 'Split Category' } });
+    const tag = await t.api.post('/tags', { as: 'admin', json: { name: 'split-tag' } });
+    const series = await createSeries(t, {
+      title: 'Linked Split',
+      recurrence: ['RRULE:FREQ=WEEKLY;COUNT=6', 'EXDATE;TZID=America/New_York:20270316T190000'],
+      organizer: [{ organizer: 'Split Org One' }, { organizer: 'Split Org Two' }],
+      venue: { venue: 'Split Hall' },
+      categories: [cat.body.id],
+      tags: [tag.body.id],
+    });
+    const before = await occurrences(t, series.id);
+    assert.deepEqual(
+      before.map((e) => e.start_date.slice(0, 10)),
+      ['2027-03-02', '2027-03-09', '2027-03-23', '2027-03-30', '2027-04-06'],
+    );
+    const edited = await t.api.post(`/events/${before[4]!.id}`, { as: 'admin', json: { title: 'Linked Split (edited alone)' } });
+    assert.equal(edited.status, 200, edited.text);
+    const at = (await t.api.get(`/events/${before[2]!.id}`, { as: 'admin' })).body;
+    // The editor sends every field back: linked records by id, as it loaded them.
+    const body = {
+      title: 'Linked Split (new room)',
+      recurrence_scope: 'following',
+      organizer: at.organizer.map((o: any) => o.id),
+      venue: at.venue.id,
+      categories: at.categories.map((c: any) => c.id),
+      tags: at.tags.map((c: any) => c.id),
+    };
+    // A split whose changes are refused writes nothing (one transaction).
+    const refused = await t.api.post(`/events/${at.id}`, { as: 'admin', json: { ...body, organizer: [...body.organizer, 999999] } });
+    assert.equal(refused.status, 400, refused.text);
+    assert.deepEqual(
+      (await occurrences(t, series.id)).map((e) => e.id),
+      before.map((e) => e.id),
+    );
+    const split = await t.api.post(`/events/${at.id}`, { as: 'admin', json: body });
+    assert.equal(split.status, 200, split.text);
+    const newSeries = split.body.recurring_event_id;
+    assert.notEqual(newSeries, series.id);
+    const moved = await occurrences(t, newSeries);
+    assert.deepEqual(
+      moved.map((e) => e.id),
+      [before[2]!.id, before[3]!.id, before[4]!.id],
+    );
+    assert.deepEqual(
+      moved.map((e) => e.title),
+      ['Linked Split (new room)', 'Linked Split (new room)', 'Linked Split (edited alone)'],
+    );
+    for (const e of [...moved, (await t.api.get(`/events/${newSeries}`, { as: 'admin' })).body]) {
+      assert.deepEqual(
+        e.organizer.map((o: any) => o.organizer),
+        ['Split Org One', 'Split Org Two'],
+        String(e.id),
+      );
+      assert.equal(e.venue.venue, 'Split Hall');
+      assert.deepEqual(
+        e.categories.map((c: any) => c.id),
+        [cat.body.id],
+      );
+      assert.deepEqual(
+        e.tags.map((c: any) => c.id),
+        [tag.body.id],
+      );
+    }
+    const kept = await occurrences(t, series.id);
+    assert.deepEqual(
+      kept.map((e) => e.id),
+      [before[0]!.id, before[1]!.id],
+    );
+    assert.ok(kept.every((e) => e.organizer.length === 2 && e.tags.length === 1 && e.title === 'Linked Split'));
+    // The counts are the published events linked: the two kept, the three moved.
+    assert.equal((await t.api.get(`/categories/${cat.body.id}`)).body.count, 5);
+    assert.equal((await t.api.get(`/tags/${tag.body.id}`)).body.count, 5);
+  });
+
   it('deleting a series trashes all its occurrences; deleting following ends it', async () => {
     const series = await createSeries(t, { title: 'Trash All', recurrence: ['RRULE:FREQ=DAILY;COUNT=3'] });
     const occ = await occurrences(t, series.id);

@@ -436,7 +436,7 @@ export const SETTINGS: Setting[] = [
     flag: '--submissions-max-per-address',
     key: 'submissionsMaxPerAddress',
     defaultText: '5',
-    description: 'submissions per client address per SUBMISSIONS_RATE_WINDOW (0: no limit)',
+    description: 'submissions per client address (an IPv6 address by its /64) per SUBMISSIONS_RATE_WINDOW (0: no limit)',
   },
   {
     env: 'SUBMISSIONS_MAX_PER_EMAIL',

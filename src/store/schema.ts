@@ -185,6 +185,8 @@ export interface Database {
   event_occurrences: EventOccurrencesTable;
   submissions: SubmissionsTable;
   submission_log: SubmissionLogTable;
+  submission_quota: SubmissionQuotaTable;
+  submission_pow_used: SubmissionPowUsedTable;
 }
 
 /** A community submission (migration 015). */
@@ -221,6 +223,20 @@ export interface SubmissionLogTable {
   reason: string;
   detail: string;
   created_gmt: string;
+}
+
+/** A place taken in a per-address or per-e-mail submission limit (migration 018). */
+export interface SubmissionQuotaTable {
+  id: Generated<number>;
+  /** SHA-256 (hex) of `ip:<client key>` or `email:<address>` */
+  key_hash: string;
+  created_gmt: string;
+}
+
+/** A proof-of-work solution already accepted, until its challenge expires (migration 018). */
+export interface SubmissionPowUsedTable {
+  signature: string;
+  expires_gmt: string;
 }
 
 /** A recurring event's rules (migration 010; the series is a `tribe_event_series` post). */

@@ -10,6 +10,7 @@
  */
 import { sql, type Insertable, type Selectable, type Updateable } from 'kysely';
 import { noteChange, writeTransaction } from './changes.js';
+import { lockForWrite } from './locks.js';
 import type { Executor, SubmissionLogTable, SubmissionsTable } from './schema.js';
 
 export type SubmissionRow = Selectable<SubmissionsTable>;
@@ -81,21 +82,80 @@ export async function listSubmissions(
   return { rows, total };
 }
 
-/** How many submissions came from this client address, or this e-mail address, since `sinceGmt`. */
-export async function countRecentSubmissions(db: Executor, column: 'ip' | 'email', value: string, sinceGmt: string): Promise<number> {
-  const r = await db
-    .selectFrom('submissions')
-    .select((eb) => eb.fn.countAll().as('n'))
-    .where(column, '=', value)
-    .where('created_gmt', '>=', sinceGmt)
-    .executeTakeFirstOrThrow();
-  return Number(r.n);
+/** A limit a submission takes a place in: `key` names it (a hash), `max` places per window. */
+export interface QuotaLimit {
+  key: string;
+  max: number;
 }
 
-/** The oldest submission from this address or e-mail since `sinceGmt` (when the limit frees a place). */
-export async function oldestRecentSubmission(db: Executor, column: 'ip' | 'email', value: string, sinceGmt: string): Promise<string | undefined> {
-  const r = await db.selectFrom('submissions').select('created_gmt').where(column, '=', value).where('created_gmt', '>=', sinceGmt).orderBy('created_gmt').limit(1).executeTakeFirst();
-  return r?.created_gmt;
+/** The places taken (to give back should the submission not be stored), or the limit that refused. */
+export type QuotaReservation = { ids: number[] } | { refused: string; oldestGmt: string | undefined };
+
+/**
+ * Count and take a place in each limit, all or none, in one transaction: at most `max` places of
+ * a key since `sinceGmt`. On PostgreSQL a transaction-scoped lock per key (taken in one order, so
+ * two reservations never wait for each other in a cycle) makes concurrent reservations of a key,
+ * from any instance, count one after the other, each seeing the places the one before took; SQLite
+ * runs one write transaction at a time (BEGIN IMMEDIATE across processes). A refusal writes nothing.
+ */
+export async function reserveSubmissionQuota(db: Executor, limits: QuotaLimit[], sinceGmt: string, nowGmt: string): Promise<QuotaReservation> {
+  const ordered = [...limits].sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0));
+  return writeTransaction(db, async (trx): Promise<QuotaReservation> => {
+    for (const { key } of ordered) await lockForWrite(trx, `submission-quota:${key}`);
+    for (const { key, max } of limits) {
+      const recent = trx.selectFrom('submission_quota').where('key_hash', '=', key).where('created_gmt', '>=', sinceGmt);
+      const n = Number((await recent.select((eb) => eb.fn.countAll().as('n')).executeTakeFirstOrThrow()).n);
+      if (n < max) continue;
+      const oldest = await recent.select('created_gmt').orderBy('created_gmt').limit(1).executeTakeFirst();
+      return { refused: key, oldestGmt: oldest?.created_gmt };
+    }
+    const ids: number[] = [];
+    for (const { key } of limits) {
+      const r = await trx.insertInto('submission_quota').values({ key_hash: key, created_gmt: nowGmt }).returning('id').executeTakeFirstOrThrow();
+      ids.push(Number(r.id));
+    }
+    return { ids };
+  });
+}
+
+/** Give back places taken by a submission that was not stored after all. */
+export async function releaseSubmissionQuota(db: Executor, ids: number[]): Promise<void> {
+  if (ids.length === 0) return;
+  await writeTransaction(db, async (trx) => {
+    await trx.deleteFrom('submission_quota').where('id', 'in', ids).execute();
+  });
+}
+
+/** Forget every place of one key (a submitter's erasure). */
+export async function forgetSubmissionQuota(db: Executor, key: string): Promise<void> {
+  await writeTransaction(db, async (trx) => {
+    await trx.deleteFrom('submission_quota').where('key_hash', '=', key).execute();
+  });
+}
+
+/**
+ * Note a proof-of-work solution (its challenge's signature) as used until `expiresGmt`: true when
+ * this call noted it, false when it was noted before, by this instance or another (the primary key
+ * decides: of solutions sent at once, one insert wins).
+ */
+export async function usePowSolution(db: Executor, signature: string, expiresGmt: string): Promise<boolean> {
+  return writeTransaction(db, async (trx) => {
+    const r = await trx
+      .insertInto('submission_pow_used')
+      .values({ signature, expires_gmt: expiresGmt })
+      .onConflict((oc) => oc.column('signature').doNothing())
+      .returning('signature')
+      .executeTakeFirst();
+    return r !== undefined;
+  });
+}
+
+/** Delete places older than the window (`quotaBeforeGmt`) and solutions whose challenge has expired. */
+export async function pruneSubmissionLimits(db: Executor, quotaBeforeGmt: string, nowGmt: string): Promise<void> {
+  await writeTransaction(db, async (trx) => {
+    await trx.deleteFrom('submission_quota').where('created_gmt', '<', quotaBeforeGmt).execute();
+    await trx.deleteFrom('submission_pow_used').where('expires_gmt', '<', nowGmt).execute();
+  });
 }
 
 /** Events (not trashed, not this one) with the same title, case aside, and the same local start: likely duplicates. */

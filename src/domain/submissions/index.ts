@@ -11,8 +11,10 @@
  * changes are asked for, and withdraw.
  *
  * Abuse defences, in the order they are checked: who may submit (SUBMISSIONS), the honeypot and
- * the fill time (the form's), the proof of work (SUBMISSIONS_POW), the per-address and per-e-mail
- * limits, sizes and links; likely duplicates (same title and start) are flagged, not refused.
+ * the fill time (the form's), the proof of work (SUBMISSIONS_POW: each solution once, on every
+ * instance), sizes and links, then the per-address (IPv6 by /64) and per-e-mail limits, counted
+ * and taken in one step in the database; likely duplicates (same title and start) are flagged, not
+ * refused.
  *
  * @example
  *   const { token, submission } = await services.submissions.create(input, { viewer, ip: req.ip, locale: 'en' });
@@ -25,6 +27,7 @@ import type { Store } from '../../store/db.js';
 import * as store from '../../store/submissions.js';
 import type { SubmissionRow } from '../../store/submissions.js';
 import { findUserByLogin } from '../../store/users.js';
+import { clientKeyOf } from '../client-address.js';
 import { apiError, invalidParams } from '../errors.js';
 import type { EventInput, EventService } from '../events/index.js';
 import type { LinkedPostService } from '../linked-posts.js';
@@ -139,6 +142,8 @@ export interface SubmissionDeps {
 }
 
 const sha256 = (s: string) => createHash('sha256').update(s).digest('hex');
+/** A limit's key as stored: a hash, so the quota table holds no address. */
+const quotaKey = (kind: 'ip' | 'email', value: string) => sha256(`${kind}:${value}`);
 const gmt = (d = new Date()) => d.toISOString().slice(0, 19).replace('T', ' ');
 const iso = (v: string | null | undefined) => (v ? v.replace(' ', 'T') + 'Z' : null);
 const str = (v: unknown): string => (typeof v === 'string' ? v : typeof v === 'number' ? String(v) : '');
@@ -167,7 +172,13 @@ export function createSubmissionService(deps: SubmissionDeps): SubmissionService
   const { config, events, venues, organizers } = deps;
   const db = deps.store.db;
   const mailer: Mailer | undefined = createMailer({ ...(config.smtpUrl ? { smtpUrl: config.smtpUrl } : {}), smtpFrom: config.smtpFrom });
-  const pow = config.submissionsPow ? createProofOfWork(() => store.powSecret(db), config.submissionsPowMaxNumber) : undefined;
+  const pow = config.submissionsPow
+    ? createProofOfWork(
+        () => store.powSecret(db),
+        config.submissionsPowMaxNumber,
+        (signature, untilMs) => store.usePowSolution(db, signature, gmt(new Date(untilMs))),
+      )
+    : undefined;
   let logError: (message: string, error: unknown) => void = () => undefined;
   let paths = { status: (token: string) => `${config.siteUrl}/events/submit/status/${token}`, queue: `${config.siteUrl}${config.adminPath}/` };
   /** Every record the service reads is read as an administrator would (the submitter's fields aside). */
@@ -301,13 +312,23 @@ export function createSubmissionService(deps: SubmissionDeps): SubmissionService
     return out;
   }
 
-  async function rateLimit(column: 'ip' | 'email', value: string, max: number): Promise<void> {
-    if (max <= 0 || value === '') return;
-    const since = gmt(new Date(Date.now() - config.submissionsRateWindowMs));
-    if ((await store.countRecentSubmissions(db, column, value, since)) < max) return;
-    const oldest = await store.oldestRecentSubmission(db, column, value, since);
-    const freeAt = oldest ? Date.parse(oldest.replace(' ', 'T') + 'Z') + config.submissionsRateWindowMs : Date.now() + config.submissionsRateWindowMs;
-    const seconds = Math.max(1, Math.ceil((freeAt - Date.now()) / 1000));
+  /**
+   * Take this submission's places in the per-address and per-e-mail limits, or refuse it (429 with
+   * Retry-After: when the oldest place in the window frees). Counting and taking are one step in
+   * the database (store/submissions.ts `reserveSubmissionQuota`), so submissions sent at once, to
+   * any instance, get no more places than sequential ones. Returns the places, to give back should
+   * the submission not be stored.
+   */
+  async function reservePlaces(ip: string, email: string): Promise<number[]> {
+    const limits: store.QuotaLimit[] = [];
+    if (config.submissionsMaxPerAddress > 0 && ip !== '') limits.push({ key: quotaKey('ip', clientKeyOf(ip)), max: config.submissionsMaxPerAddress });
+    if (config.submissionsMaxPerEmail > 0 && email !== '') limits.push({ key: quotaKey('email', email), max: config.submissionsMaxPerEmail });
+    if (limits.length === 0) return [];
+    const now = Date.now();
+    const taken = await store.reserveSubmissionQuota(db, limits, gmt(new Date(now - config.submissionsRateWindowMs)), gmt(new Date(now)));
+    if ('ids' in taken) return taken.ids;
+    const freeAt = taken.oldestGmt ? Date.parse(taken.oldestGmt.replace(' ', 'T') + 'Z') + config.submissionsRateWindowMs : now + config.submissionsRateWindowMs;
+    const seconds = Math.max(1, Math.ceil((freeAt - now) / 1000));
     throw apiError('submission_rate_limited', { args: [seconds], headers: { 'retry-after': String(seconds) } });
   }
 
@@ -579,13 +600,19 @@ export function createSubmissionService(deps: SubmissionDeps): SubmissionService
       if (email === '') failures.email = 'Your e-mail address is required.';
       else if (email.length > 200 || !EMAIL.test(email)) failures.email = 'This is not an e-mail address.';
       if (Object.keys(failures).length > 0) throw invalidParams(failures);
-      await rateLimit('ip', ctx.ip, config.submissionsMaxPerAddress);
-      await rateLimit('email', email, config.submissionsMaxPerEmail);
       const eventInput = await eventInputOf(input, false);
       if (countLinks(name) > 0) throw apiError('submission_too_many_links', { args: [config.submissionsMaxLinks] });
 
-      const authorId = anonymous ? await systemUser() : ctx.viewer.id;
-      const record = await events.create(submitterViewer(authorId), { ...eventInput, status: 'pending' });
+      // Only what is stored counts: the places go back if the event or the submission is refused.
+      const places = await reservePlaces(ctx.ip, email);
+      let record: Awaited<ReturnType<EventService['create']>>;
+      try {
+        const authorId = anonymous ? await systemUser() : ctx.viewer.id;
+        record = await events.create(submitterViewer(authorId), { ...eventInput, status: 'pending' });
+      } catch (e) {
+        await store.releaseSubmissionQuota(db, places).catch(() => undefined);
+        throw e;
+      }
       const eventId = Number(record.id);
       try {
         const json = await eventJson(eventId);
@@ -624,6 +651,7 @@ export function createSubmissionService(deps: SubmissionDeps): SubmissionService
         // Nothing half-written: the pending event goes when its submission could not be stored.
         const again = await events.findById(eventId);
         if (again && again.status !== 'trash') await events.trash(again).catch(() => undefined);
+        await store.releaseSubmissionQuota(db, places).catch(() => undefined);
         throw e;
       }
     },
@@ -816,6 +844,7 @@ export function createSubmissionService(deps: SubmissionDeps): SubmissionService
       const rows = await store.submissionsOfEmail(db, email.trim());
       const ids = rows.map((r) => Number(r.id));
       const n = await store.eraseIdentities(db, ids);
+      await store.forgetSubmissionQuota(db, quotaKey('email', email.trim().toLowerCase()));
       const now = gmt();
       for (const id of ids) await store.updateSubmission(db, id, { updated_gmt: now }, { ...actorOf(viewer), action: 'submitter_erased', reason: '', detail: '{}', created_gmt: now });
       return n;
@@ -823,6 +852,8 @@ export function createSubmissionService(deps: SubmissionDeps): SubmissionService
 
     async eraseExpired(now = new Date()) {
       const before = gmt(new Date(now.getTime() - config.submissionRetentionDays * 86_400_000));
+      // The limits' places older than their window, and proofs of work whose challenge expired.
+      await store.pruneSubmissionLimits(db, gmt(new Date(now.getTime() - config.submissionsRateWindowMs)), gmt(now));
       const ids = await store.expiredIdentities(db, before, 500);
       return store.eraseIdentities(db, ids);
     },

@@ -27,6 +27,7 @@ import { preloadedContexts } from '@fedify/vocab-runtime';
 import { Application, Event as ApEvent } from '@fedify/vocab';
 import { buildApp } from '../../src/app.js';
 import { STORES, startServer, startTwoInstances, type StoreKind, type TestServer } from '../support/harness.js';
+import { MAX_FETCHES_PER_REQUEST } from '../../src/federation/loaders.js';
 import { startFollower, type Follower } from './federation-follower.js';
 
 const ADMIN_BASE = '/api/calendar/admin/v1';
@@ -548,12 +549,12 @@ for (const kind of STORES) {
   describe(`federation: blocked domains and the inbox rate limit [${kind.name}]`, () => {
     let t: TestServer;
     before(async () => {
-      t = await startServer(kind, { ...ENV, FEDERATION_BLOCKED_DOMAINS: 'example.invalid,127.0.0.1', FEDERATION_INBOX_RATE_LIMIT: '3' });
+      t = await startServer(kind, { ...ENV, FEDERATION_BLOCKED_DOMAINS: 'example.invalid,127.0.0.1', FEDERATION_INBOX_RATE_LIMIT: '3', TRUST_PROXY: 'true' });
     });
     after(async () => {
       await t.close();
     });
-    it('refuses requests signed by a blocked domain (403) and more than FEDERATION_INBOX_RATE_LIMIT a minute from one host (429)', async () => {
+    it('refuses requests signed by a blocked domain (403) and more than FEDERATION_INBOX_RATE_LIMIT a minute from one client address (429)', async () => {
       const f = await startFollower('eve');
       try {
         const actor = await f.lookUp(`acct:events@${new URL(t.origin).host}`, t.origin);
@@ -561,7 +562,9 @@ for (const kind of STORES) {
         const list = await t.api.get(`${ADMIN_BASE}/federation/followers`, { as: 'admin' });
         assert.deepEqual(list.body, []);
         const statuses = [];
-        for (let i = 0; i < 4; i++) statuses.push((await fetch(`${t.origin}/federation/inbox`, { method: 'POST', headers: { 'content-type': 'application/activity+json' }, body: '{}' })).status);
+        // From another address (X-Forwarded-For, TRUST_PROXY=true) than the refused follow's, which counted against its own.
+        const post = () => fetch(`${t.origin}/federation/inbox`, { method: 'POST', headers: { 'content-type': 'application/activity+json', 'x-forwarded-for': '203.0.113.1' }, body: '{}' });
+        for (let i = 0; i < 4; i++) statuses.push((await post()).status);
         assert.deepEqual(statuses, [400, 400, 400, 429], 'three malformed activities refused by Fedify, then the limit');
       } finally {
         await f.close();
@@ -669,7 +672,15 @@ for (const kind of STORES) {
       try {
         const mallory = await generateCryptoKeyPair('RSASSA-PKCS1-v1_5');
         const statuses = await Promise.all(
-          hosts.map((h, i) => postSigned(`${t.origin}/federation/inbox`, { type: 'Like', actor: `${h.origin}/users/p${i}`, object: `${t.origin}/federation/events/1` }, mallory.privateKey, `${h.origin}/users/p${i}#main-key`, '203.0.113.9')),
+          hosts.map((h, i) =>
+            postSigned(
+              `${t.origin}/federation/inbox`,
+              { type: 'Like', actor: `${h.origin}/users/p${i}`, object: `${t.origin}/federation/events/1` },
+              mallory.privateKey,
+              `${h.origin}/users/p${i}#main-key`,
+              '203.0.113.9',
+            ),
+          ),
         );
         assert.equal(statuses.filter((s) => s === 429).length, 20 - LIMIT, statuses.join(','));
         assert.equal(statuses.filter((s) => s === 401).length, LIMIT, statuses.join(','));
@@ -703,6 +714,40 @@ for (const kind of STORES) {
     });
   });
 
+  describe(`federation: what one inbox request makes the server fetch is bounded [${kind.name}]`, () => {
+    let t: TestServer;
+    before(async () => {
+      t = await startServer(kind, ENV);
+    });
+    after(async () => {
+      await t.close();
+    });
+    it('a key id naming an actor that lists 30 key URLs elsewhere: at most MAX_FETCHES_PER_REQUEST documents are fetched, and the request is refused', async () => {
+      const victim = await statusServer('127.0.0.91', 404);
+      const state = { hits: 0 };
+      const actorServer = createServer((req, res) => {
+        state.hits++;
+        const id = `http://${req.headers.host}${req.url}`;
+        const publicKey = Array.from({ length: 30 }, (_, i) => `${victim.origin}/keys/${i}`);
+        res
+          .writeHead(200, { 'content-type': 'application/activity+json' })
+          .end(JSON.stringify({ '@context': ['https://www.w3.org/ns/activitystreams', 'https://w3id.org/security/v1'], id, type: 'Person', inbox: `${id}/inbox`, publicKey }));
+      });
+      await new Promise<void>((resolve) => actorServer.listen(0, '127.0.0.92', resolve));
+      try {
+        const actor = `http://127.0.0.92:${(actorServer.address() as AddressInfo).port}/users/many`;
+        const mallory = await generateCryptoKeyPair('RSASSA-PKCS1-v1_5');
+        const status = await postSigned(`${t.origin}/federation/inbox`, { type: 'Like', actor, object: `${t.origin}/federation/events/1` }, mallory.privateKey, actor);
+        assert.equal(status, 401);
+        assert.ok(state.hits >= 1, 'the actor was fetched');
+        assert.ok(state.hits + victim.hits <= MAX_FETCHES_PER_REQUEST, `fetched ${state.hits} + ${victim.hits} documents`);
+      } finally {
+        await new Promise<void>((resolve) => actorServer.close(() => resolve()));
+        await victim.close();
+      }
+    });
+  });
+
   describe(`federation: the inbox limits across two instances [${kind.name}]`, () => {
     it('two instances on one database share the counts per address and per verified host', async () => {
       const LIMIT = 3;
@@ -717,13 +762,23 @@ for (const kind of STORES) {
         for (let i = 0; i < 8; i++) {
           const s = servers[i % 2]!;
           const actor = `${hosts[i]!.origin}/users/q${i}`;
-          unverified.push(await postSigned(`${s.origin}/federation/inbox`, { type: 'Like', actor, object: `${s.origin}/federation/events/1` }, mallory.privateKey, `${actor}#main-key`, '203.0.113.77'));
+          unverified.push(
+            await postSigned(`${s.origin}/federation/inbox`, { type: 'Like', actor, object: `${s.origin}/federation/events/1` }, mallory.privateKey, `${actor}#main-key`, '203.0.113.77'),
+          );
         }
         assert.deepEqual(unverified, [401, 401, 401, 429, 429, 429, 429, 429]);
         const verified = [];
         for (let i = 0; i < 6; i++) {
           const s = servers[i % 2]!;
-          verified.push(await postSigned(`${s.origin}/federation/inbox`, { type: 'Like', actor: max.actorId, object: `${s.origin}/federation/events/1` }, max.keys[0]!.privateKey, `${max.actorId}#main-key`, `198.51.100.${50 + i}`));
+          verified.push(
+            await postSigned(
+              `${s.origin}/federation/inbox`,
+              { type: 'Like', actor: max.actorId, object: `${s.origin}/federation/events/1` },
+              max.keys[0]!.privateKey,
+              `${max.actorId}#main-key`,
+              `198.51.100.${50 + i}`,
+            ),
+          );
         }
         assert.deepEqual(verified, [202, 202, 202, 429, 429, 429]);
       } finally {

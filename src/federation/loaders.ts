@@ -11,7 +11,8 @@
  * one client address causes per window are at most that limit times MAX_FETCHES_PER_REQUEST.
  * Outside an inbox request (the jobs handling verified activities) nothing is counted. Otherwise
  * the loaders are Fedify's own: private addresses refused unless FEDERATION_ALLOW_PRIVATE_ADDRESSES,
- * plain fetches cached in the key-value store for five minutes, signed ones not cached.
+ * plain fetches cached in the key-value store for five minutes, signed ones not cached (the
+ * signature spec each origin accepted remembered in the store, as Fedify does).
  *
  * @example
  *   const loaders = createLoaders({ kv, allowPrivate: false, userAgent });
@@ -19,7 +20,7 @@
  *   await loaders.withFetchBudget(() => federation.fetch(request, options));
  */
 import { AsyncLocalStorage } from 'node:async_hooks';
-import { getAuthenticatedDocumentLoader, kvCache, type KvStore } from '@fedify/fedify';
+import { getAuthenticatedDocumentLoader, kvCache, type HttpMessageSignaturesSpec, type HttpMessageSignaturesSpecDeterminer, type KvStore } from '@fedify/fedify';
 import { FetchError, getDocumentLoader, preloadedContexts, type DocumentLoader } from '@fedify/vocab-runtime';
 
 /** Documents one inbox request may make the server fetch while it is verified and routed. */
@@ -53,13 +54,19 @@ export function createLoaders(options: { kv: KvStore; allowPrivate: boolean; use
     };
   const settings = { allowPrivateAddress: options.allowPrivate, userAgent: options.userAgent, maxRedirection: MAX_REDIRECTS };
   const plain = budgeted(getDocumentLoader(settings));
+  // Which signature spec an origin accepted (Fedify's own key, so what it remembered before stays).
+  const specKey = (origin: string) => ['_fedify', 'httpMessageSignaturesSpec', origin] as const;
+  const specDeterminer: HttpMessageSignaturesSpecDeterminer = {
+    determineSpec: async (origin) => (await options.kv.get<HttpMessageSignaturesSpec>(specKey(origin))) ?? 'rfc9421',
+    rememberSpec: (origin, spec) => options.kv.set(specKey(origin), spec),
+  };
   const documentLoader = kvCache({ loader: plain, kv: options.kv, kind: 'object' });
   const contextLoader = kvCache({ loader: plain, kv: options.kv, kind: 'context' });
   return {
     factories: {
       documentLoaderFactory: () => documentLoader,
       contextLoaderFactory: () => contextLoader,
-      authenticatedDocumentLoaderFactory: (identity) => budgeted(getAuthenticatedDocumentLoader(identity, settings)),
+      authenticatedDocumentLoaderFactory: (identity) => budgeted(getAuthenticatedDocumentLoader(identity, { ...settings, specDeterminer })),
     },
     withFetchBudget: (fn) => budgets.run({ used: 0 }, fn),
   };

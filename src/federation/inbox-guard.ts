@@ -3,7 +3,7 @@
  * docs/federation.md "Receiving"). Nothing a request merely claims is counted against anyone else:
  *
  * - **per client address** (`check`, first): every inbox request counts against its client's
- *   address (IPv4, IPv6 by its /64 as the login throttle counts it: `clientKeyOf`), at most
+ *   address (IPv4, IPv6 by its /64, as every limit counts clients: `clientKeyOf`), at most
  *   FEDERATION_INBOX_RATE_LIMIT a minute, before anything is fetched for it; so a sender naming
  *   a new key host in each request is cut off all the same, and the fetches it causes are bounded
  *   (each request's by loaders.ts);
@@ -30,7 +30,7 @@ import type { Config } from '../config.js';
 import { apiError, type ApiError } from '../domain/errors.js';
 import type { Executor } from '../store/schema.js';
 import { kvCas, kvCountHit, kvEntry } from '../store/federation.js';
-import { clientKeyOf } from '../web/login-throttle.js';
+import { clientKeyOf } from '../domain/client-address.js';
 import { isBlockedHost } from './delivery.js';
 
 const WINDOW_MS = 60_000;

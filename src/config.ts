@@ -400,7 +400,7 @@ export const SETTINGS: Setting[] = [
     flag: '--federation-inbox-rate-limit',
     key: 'federationInboxRateLimit',
     defaultText: '120',
-    description: 'inbox requests per remote host per minute (0: no limit; more: 429)',
+    description: 'inbox requests per client address, and verified activities per remote host, per minute (0: no limit; more: 429)',
   },
   { env: 'FEDERATION_ICON_URL', flag: '--federation-icon-url', key: 'federationIconUrl', defaultText: '(none)', description: "the actor's icon: an http(s) URL of a PNG or JPEG image" },
   {

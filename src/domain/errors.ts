@@ -102,7 +102,7 @@ export const ERRORS = {
   federation_payload_too_large: [413, 'The request body is larger than FEDERATION_MAX_BODY_BYTES.'],
   federation_replayed: [401, 'This signed request was received already (a replay); sign each request anew.'],
   federation_blocked: [403, 'Requests from this domain are refused.'],
-  federation_rate_limited: [429, 'Too many inbox requests from this host; try again later.'],
+  federation_rate_limited: [429, 'Too many inbox requests from this address or host; try again later.'],
   // Community submissions (issue 29).
   submission_not_found: [404, 'No submission with this ID or link.'],
   submission_login_required: [401, 'Sign in to propose an event.'],

@@ -18,12 +18,12 @@
 import { randomUUID, type webcrypto } from 'node:crypto';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { Counter, Gauge, type Registry } from 'prom-client';
-import { createFederation, exportJwk, generateCryptoKeyPair, importJwk, type Federation } from '@fedify/fedify';
+import { createFederation, exportJwk, generateCryptoKeyPair, importJwk, type Federation, type MessageQueue } from '@fedify/fedify';
 import { Activity, Application, Delete, Endpoints, Follow, Image, Undo, isActor } from '@fedify/vocab';
 import type { Config } from '../config.js';
 import type { Services } from '../domain/services.js';
 import type { DeliveryView, FederationAdmin, FollowerView } from '../domain/federation.js';
-import { apiError, type ApiError } from '../domain/errors.js';
+import { ApiError, apiError } from '../domain/errors.js';
 import type { JobRunner } from '../jobs/runner.js';
 import {
   claimFederationDeliveries,
@@ -60,6 +60,8 @@ import { createOutbox, createPublicReader } from './outbox.js';
 import { federationUrls, tombstone, utcIso, withContext, type FederationUrls } from './objects.js';
 import { createInboxGuard } from './inbox-guard.js';
 import { createMessageQueue } from './queue.js';
+import { createLoaders } from './loaders.js';
+import { actorStatus } from './actor-status.js';
 
 export interface FederationDeps {
   config: Config;
@@ -78,6 +80,8 @@ const ACTIVITY_JSON = 'application/activity+json';
 /** How long a claimed delivery stays leased (longer than an attempt's time limit). */
 const LEASE_MS = 60_000;
 const ATTEMPT_TIMEOUT_MS = 15_000;
+/** How long the check of a follower's actor URL (an unverified Delete of itself) may take. */
+const ACTOR_CHECK_TIMEOUT_MS = 10_000;
 const PAGE_SIZE = 20;
 
 /** Whether the request's Accept asks for ActivityStreams JSON (rather than HTML). */
@@ -135,14 +139,25 @@ export async function createFederationFace({ config, services, logger }: Federat
 
   let nudgeInbox = () => {};
   const queue = createMessageQueue(db, () => nudgeInbox());
+  // Fedify queues an incoming activity once it has verified it: that is where its actor's host is
+  // counted (inbox-guard.ts), and refused over its limit. Its own retries are not new requests.
+  const admittingQueue: MessageQueue = {
+    ...queue,
+    async enqueue(message, options) {
+      const m = message as { type?: unknown; attempt?: unknown; activity?: unknown };
+      if (m.type === 'inbox' && m.attempt === 0) await guard.admit(m.activity);
+      return queue.enqueue(message, options);
+    },
+  };
+  // What Fedify fetches (keys, actors, contexts), bounded per inbox request (loaders.ts).
+  const loaders = createLoaders({ kv, allowPrivate: config.federationAllowPrivate, userAgent });
   const federation: Federation<void> = createFederation<void>({
     kv,
-    queue: { inbox: queue },
+    queue: { inbox: admittingQueue },
     manuallyStartQueue: true,
     origin,
-    allowPrivateAddress: config.federationAllowPrivate,
+    ...loaders.factories,
     signatureTimeWindow: { milliseconds: config.federationClockSkewMs },
-    userAgent,
     activityTransformers: [],
   });
 
@@ -189,6 +204,7 @@ export async function createFederationFace({ config, services, logger }: Federat
     registers: [],
   });
   const inboxTotal = new Counter({ name: 'calendar_federation_inbox_requests_total', help: 'Requests to the federation inboxes, by outcome', labelNames: ['outcome'], registers: [] });
+  const guard = createInboxGuard({ db, config, onOutcome: (outcome) => inboxTotal.inc({ outcome }) });
   const queueGauge = new Gauge({
     name: 'calendar_federation_deliveries',
     help: 'Deliveries of activities by state (pending, delivered, failed, gone)',
@@ -286,20 +302,17 @@ export async function createFederationFace({ config, services, logger }: Federat
       logger.warn({ err: error.message }, 'federation: an incoming activity failed (Fedify retries it)');
     })
     .onUnverifiedActivity(async (_ctx, activity, reason) => {
-      // An actor deleted on its server: its key is gone too (410), so the Delete cannot be
-      // verified; the 410 we got ourselves proves it, so the follower goes.
-      if (
-        activity instanceof Delete &&
-        activity.actorId &&
-        activity.objectId?.href === activity.actorId.href &&
-        reason.type === 'keyFetchError' &&
-        'status' in reason.result &&
-        reason.result.status === 410
-      ) {
-        await deleteFollower(db, activity.actorId.href);
-        return new Response(null, { status: 202 });
-      }
-      return undefined;
+      // An account deleted on its server: its key went with it, so its Delete of itself cannot be
+      // verified. Nothing in the request proves it (its key URL is whatever the sender chose), so
+      // the follower goes only when the actor URL stored for it answers 410 or 404 to us now.
+      if (!(activity instanceof Delete) || reason.type !== 'keyFetchError' || !activity.actorId || activity.objectId?.href !== activity.actorId.href) return undefined;
+      const follower = await findFollower(db, activity.actorId.href);
+      if (!follower) return undefined;
+      const status = await actorStatus(follower.actor_id, await rsaKey(), { allowPrivate: config.federationAllowPrivate, timeoutMs: ACTOR_CHECK_TIMEOUT_MS, userAgent });
+      if (status !== 410 && status !== 404) return undefined;
+      await deleteFollower(db, follower.actor_id);
+      logger.info({ follower: follower.actor_id, status }, 'federation: follower removed, its actor is gone');
+      return new Response(null, { status: 202 });
     });
 
   async function keep(activity: Activity, actorId: string): Promise<void> {
@@ -431,7 +444,6 @@ export async function createFederationFace({ config, services, logger }: Federat
 
   // ------------------------------------------------------------------ HTTP
   async function register(app: FastifyInstance, runner: JobRunner, registry?: Registry): Promise<void> {
-    const guard = createInboxGuard({ db, config, onOutcome: (outcome) => inboxTotal.inc({ outcome }) });
     if (registry) {
       registry.registerMetric(deliveredTotal);
       registry.registerMetric(inboxTotal);
@@ -501,9 +513,15 @@ export async function createFederationFace({ config, services, logger }: Federat
         scope.post(path, { bodyLimit: config.federationMaxBodyBytes }, async (req, reply) => {
           const refusal = await guard.check(req, req.body as Buffer | undefined);
           if (refusal) return sendError(reply, refusal);
-          const res = await toFedify(req, reply, (req.body as Buffer | undefined) ?? Buffer.alloc(0));
-          inboxTotal.inc({ outcome: reply.statusCode < 300 ? 'accepted' : 'refused' });
-          return res;
+          try {
+            const res = await loaders.withFetchBudget(() => toFedify(req, reply, (req.body as Buffer | undefined) ?? Buffer.alloc(0)));
+            inboxTotal.inc({ outcome: reply.statusCode < 300 ? 'accepted' : 'refused' });
+            return res;
+          } catch (err) {
+            // The limit of the verified actor's host, reached when Fedify queued the activity.
+            if (err instanceof ApiError) return sendError(reply, err);
+            throw err;
+          }
         });
       }
 

@@ -110,9 +110,14 @@ const t = (db: Executor) => db.withTables<Tables>();
 
 /** A value by key (undefined: none, or expired at `now`). */
 export async function kvGet(db: Executor, key: string, now: number): Promise<string | undefined> {
+  return (await kvEntry(db, key, now))?.value;
+}
+
+/** A value by key with its expiry (undefined: none, or expired at `now`). */
+export async function kvEntry(db: Executor, key: string, now: number): Promise<{ value: string; expiresMs: number | null } | undefined> {
   const row = await t(db).selectFrom('federation_kv').select(['value', 'expires_ms']).where('key', '=', key).executeTakeFirst();
   if (!row || (row.expires_ms !== null && Number(row.expires_ms) <= now)) return undefined;
-  return row.value;
+  return { value: row.value, expiresMs: row.expires_ms === null ? null : Number(row.expires_ms) };
 }
 
 export async function kvSet(db: Executor, key: string, value: string, expiresMs: number | null): Promise<void> {
@@ -158,6 +163,28 @@ export async function kvList(db: Executor, prefix: string | undefined, now: numb
     .where((eb) => eb.or([eb('expires_ms', 'is', null), eb('expires_ms', '>', now)]));
   if (prefix !== undefined) q = q.where(sql<boolean>`substr("key", 1, ${prefix.length}) = ${prefix}`);
   return q.orderBy('key').limit(10_000).execute();
+}
+
+/**
+ * Count one hit on `key` in its fixed window: the first hit (or the first after the window ended)
+ * starts a window ending at `windowEndsMs`. Answers the count with this hit and when the window
+ * ends. One statement (an upsert: PostgreSQL locks the row, SQLite has one writer), so parallel
+ * requests and instances sharing the database each get a count of their own.
+ */
+export async function kvCountHit(db: Executor, key: string, now: number, windowEndsMs: number): Promise<{ count: number; endsMs: number }> {
+  const expired = sql`"federation_kv"."expires_ms" is null or "federation_kv"."expires_ms" <= ${now}`;
+  const row = await t(db)
+    .insertInto('federation_kv')
+    .values({ key, value: '1', expires_ms: windowEndsMs })
+    .onConflict((oc) =>
+      oc.column('key').doUpdateSet({
+        value: sql<string>`case when ${expired} then '1' else cast(cast("federation_kv"."value" as integer) + 1 as text) end`,
+        expires_ms: sql<number>`case when ${expired} then ${windowEndsMs} else "federation_kv"."expires_ms" end`,
+      }),
+    )
+    .returning(['value', 'expires_ms'])
+    .executeTakeFirstOrThrow();
+  return { count: Number(row.value), endsMs: Number(row.expires_ms) };
 }
 
 /** Drop expired entries; answers how many. */

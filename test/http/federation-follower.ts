@@ -3,7 +3,10 @@
  * a second `createFederation` on a loopback port with its own actor (`alice`, a Person with RSA
  * and Ed25519 keys) and inbox. Its Fedify verifies the HTTP signature of every activity it
  * receives (and that the key belongs to the activity's actor); only verified activities are
- * recorded. `answer` makes its inbox answer a status instead (500, 410) for the next requests.
+ * recorded. `answer` makes its inbox answer a status instead (500, 410) for the next requests;
+ * `actorAnswers` makes its actor document (and so its keys) answer a status (410: the account was
+ * deleted). It listens on 127.0.0.1, or on another loopback address given as `host` (a host of
+ * its own, as the calendar counts hosts by name).
  *
  * @example
  *   const f = await startFollower();
@@ -31,6 +34,8 @@ export interface Follower {
   inboxRequests: number;
   /** answer this status to the next `count` inbox requests instead of handling them */
   answer(status: number, count: number): void;
+  /** answer this status to every GET of the actor document (0: serve it again) */
+  actorAnswers(status: number): void;
   /** WebFinger look-up of `acct:` on `server`, then the actor document through Fedify */
   lookUp(acct: string, server: string): Promise<Actor>;
   follow(actor: Actor): Promise<string>;
@@ -52,7 +57,7 @@ async function bodyOf(req: IncomingMessage): Promise<Buffer> {
   return Buffer.concat(chunks);
 }
 
-export async function startFollower(name = 'alice'): Promise<Follower> {
+export async function startFollower(name = 'alice', { host = '127.0.0.1' }: { host?: string } = {}): Promise<Follower> {
   const keys = [await generateCryptoKeyPair('RSASSA-PKCS1-v1_5'), await generateCryptoKeyPair('Ed25519')] as unknown as CryptoKeyPair[];
   const received: ReceivedActivity[] = [];
   const federation = createFederation<void>({ kv: new MemoryKvStore(), allowPrivateAddress: true });
@@ -85,11 +90,16 @@ export async function startFollower(name = 'alice'): Promise<Follower> {
     .on(Delete, async (_ctx, a) => record(a));
 
   let answers: { status: number; count: number } = { status: 0, count: 0 };
+  let actorStatus = 0;
   const state = { inboxRequests: 0 };
   const server = createServer((req, res) => {
     void (async () => {
       const body = await bodyOf(req);
       const url = new URL(req.url ?? '/', origin);
+      if (req.method === 'GET' && actorStatus && url.pathname === `/users/${name}`) {
+        res.writeHead(actorStatus).end();
+        return;
+      }
       if (req.method === 'POST' && url.pathname.endsWith('inbox')) {
         state.inboxRequests++;
         try {
@@ -117,8 +127,8 @@ export async function startFollower(name = 'alice'): Promise<Follower> {
       res.writeHead(500).end(String(err));
     });
   });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const origin = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  await new Promise<void>((resolve) => server.listen(0, host, resolve));
+  const origin = `http://${host}:${(server.address() as AddressInfo).port}`;
   const ctx = () => federation.createContext(new URL(origin), undefined);
 
   return {
@@ -130,6 +140,9 @@ export async function startFollower(name = 'alice'): Promise<Follower> {
     },
     answer(status, count) {
       answers = { status, count };
+    },
+    actorAnswers(status) {
+      actorStatus = status;
     },
     async lookUp(acct, server) {
       const wf = await fetch(`${server}/.well-known/webfinger?resource=${encodeURIComponent(acct)}`, { headers: { accept: 'application/jrd+json' } });

@@ -7,19 +7,27 @@
  * later, one answering 410 is removed; a restart during pending deliveries loses none; unsigned,
  * badly signed, oversized and replayed inbox requests are refused; the objects pass a JSON-LD
  * expansion, Fedify's own parsing and Mastodon's rules for incoming events; with FEDERATION off
- * every route 404s. On both stores.
+ * every route 404s. Issue 44: the inbox trusts only what it verified: an unverified Delete of an
+ * actor removes its follower only when the actor URL stored for it answers 410/404; the inbox
+ * limit counts each client address (per /64 for IPv6) before anything is fetched, and a key host
+ * only once its signature verified, under 20 parallel requests and across two instances. On both
+ * stores.
  */
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { mkdtempSync, rmSync } from 'node:fs';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { randomUUID } from 'node:crypto';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { signRequest } from '@fedify/fedify';
+import { generateCryptoKeyPair, signRequest } from '@fedify/fedify';
 import { Temporal } from '@js-temporal/polyfill';
 import { preloadedContexts } from '@fedify/vocab-runtime';
 import { Application, Event as ApEvent } from '@fedify/vocab';
 import { buildApp } from '../../src/app.js';
-import { STORES, startServer, type StoreKind, type TestServer } from '../support/harness.js';
+import { STORES, startServer, startTwoInstances, type StoreKind, type TestServer } from '../support/harness.js';
+import { MAX_FETCHES_PER_REQUEST } from '../../src/federation/loaders.js';
 import { startFollower, type Follower } from './federation-follower.js';
 
 const ADMIN_BASE = '/api/calendar/admin/v1';
@@ -113,6 +121,39 @@ async function assertEventObject(object: any, expected: { name: string }) {
       ['Hashtag', '#jazz'],
     ],
   );
+}
+
+/** A server on a loopback address of its own (a host by name) answering `status` to everything, counting the requests. */
+async function statusServer(host: string, status: number): Promise<{ origin: string; hits: number; close(): Promise<void> }> {
+  const state = { hits: 0 };
+  const server = createServer((_req, res) => {
+    state.hits++;
+    res.writeHead(status).end();
+  });
+  await new Promise<void>((resolve) => server.listen(0, host, resolve));
+  return {
+    origin: `http://${host}:${(server.address() as AddressInfo).port}`,
+    get hits() {
+      return state.hits;
+    },
+    close: () => new Promise<void>((resolve) => server.close(() => resolve())),
+  };
+}
+
+/** POST an activity signed (draft-cavage) with `privateKey` under `keyId`, from the client address `from` (X-Forwarded-For; TRUST_PROXY=true). */
+async function postSigned(inbox: string, activity: Record<string, unknown>, privateKey: CryptoKey, keyId: string, from?: string): Promise<number> {
+  const body = JSON.stringify({ '@context': 'https://www.w3.org/ns/activitystreams', id: `${new URL(keyId).origin}/activities/${randomUUID()}`, ...activity });
+  const signed = await signRequest(new Request(inbox, { method: 'POST', headers: { 'content-type': 'application/activity+json' }, body }), privateKey as never, new URL(keyId), {
+    spec: 'draft-cavage-http-signatures-12',
+  });
+  const headers: Record<string, string> = {};
+  signed.headers.forEach((v, k) => {
+    headers[k] = v;
+  });
+  if (from) headers['x-forwarded-for'] = from;
+  const res = await fetch(inbox, { method: 'POST', headers, body });
+  await res.arrayBuffer();
+  return res.status;
 }
 
 const activityOf = (f: Follower, type: string, objectId: string) => (a: { type: string; json: any }) => a.type === type && (a.json.object?.id ?? a.json.object) === objectId;
@@ -508,12 +549,12 @@ for (const kind of STORES) {
   describe(`federation: blocked domains and the inbox rate limit [${kind.name}]`, () => {
     let t: TestServer;
     before(async () => {
-      t = await startServer(kind, { ...ENV, FEDERATION_BLOCKED_DOMAINS: 'example.invalid,127.0.0.1', FEDERATION_INBOX_RATE_LIMIT: '3' });
+      t = await startServer(kind, { ...ENV, FEDERATION_BLOCKED_DOMAINS: 'example.invalid,127.0.0.1', FEDERATION_INBOX_RATE_LIMIT: '3', TRUST_PROXY: 'true' });
     });
     after(async () => {
       await t.close();
     });
-    it('refuses requests signed by a blocked domain (403) and more than FEDERATION_INBOX_RATE_LIMIT a minute from one host (429)', async () => {
+    it('refuses requests signed by a blocked domain (403) and more than FEDERATION_INBOX_RATE_LIMIT a minute from one client address (429)', async () => {
       const f = await startFollower('eve');
       try {
         const actor = await f.lookUp(`acct:events@${new URL(t.origin).host}`, t.origin);
@@ -521,10 +562,229 @@ for (const kind of STORES) {
         const list = await t.api.get(`${ADMIN_BASE}/federation/followers`, { as: 'admin' });
         assert.deepEqual(list.body, []);
         const statuses = [];
-        for (let i = 0; i < 4; i++) statuses.push((await fetch(`${t.origin}/federation/inbox`, { method: 'POST', headers: { 'content-type': 'application/activity+json' }, body: '{}' })).status);
+        // From another address (X-Forwarded-For, TRUST_PROXY=true) than the refused follow's, which counted against its own.
+        const post = () => fetch(`${t.origin}/federation/inbox`, { method: 'POST', headers: { 'content-type': 'application/activity+json', 'x-forwarded-for': '203.0.113.1' }, body: '{}' });
+        for (let i = 0; i < 4; i++) statuses.push((await post()).status);
         assert.deepEqual(statuses, [400, 400, 400, 429], 'three malformed activities refused by Fedify, then the limit');
       } finally {
         await f.close();
+      }
+    });
+  });
+
+  describe(`federation: a Delete of an actor removes its follower only when that actor is gone [${kind.name}]`, () => {
+    let t: TestServer;
+    before(async () => {
+      t = await startServer(kind, ENV);
+    });
+    after(async () => {
+      await t.close();
+    });
+    const followers = async () => (await t.api.get(`${ADMIN_BASE}/federation/followers`, { as: 'admin' })).body.map((x: any) => x.actor);
+
+    it("a Delete of a follower signed by another actor, whose key URL answers 410, removes no follower (the follower's own actor URL is asked)", async () => {
+      const f = await startFollower('ann', { host: '127.0.0.21' });
+      const gone = await statusServer('127.0.0.22', 410);
+      try {
+        const actor = await f.lookUp(`acct:events@${new URL(t.origin).host}`, t.origin);
+        await f.follow(actor);
+        await until('followed', async () => (await followers()).includes(f.actorId));
+        const mallory = await generateCryptoKeyPair('RSASSA-PKCS1-v1_5');
+        for (const inbox of [`${t.origin}/federation/inbox`, `${t.origin}/federation/actors/events/inbox`]) {
+          const status = await postSigned(inbox, { type: 'Delete', actor: f.actorId, object: f.actorId }, mallory.privateKey, `${gone.origin}/users/mallory#main-key`);
+          assert.equal(status, 401, inbox);
+        }
+        assert.ok(gone.hits >= 1, 'the key was asked for, and answered 410');
+        assert.ok((await followers()).includes(f.actorId), 'still a follower: its own actor answers 200');
+      } finally {
+        await f.close();
+        await gone.close();
+      }
+    });
+
+    it('a genuine Delete of itself whose actor URL answers 410 (or 404) removes that follower', async () => {
+      const zoe = await startFollower('zoe', { host: '127.0.0.23' });
+      const yan = await startFollower('yan', { host: '127.0.0.24' });
+      try {
+        for (const f of [zoe, yan]) {
+          const actor = await f.lookUp(`acct:events@${new URL(t.origin).host}`, t.origin);
+          await f.follow(actor);
+        }
+        await until('both followed', async () => (await followers()).includes(zoe.actorId) && (await followers()).includes(yan.actorId));
+        zoe.actorAnswers(410);
+        yan.actorAnswers(404);
+        for (const f of [zoe, yan]) {
+          // Signed with its key under a key id not seen before: the key, like the account, is gone.
+          const status = await postSigned(`${t.origin}/federation/actors/events/inbox`, { type: 'Delete', actor: f.actorId, object: f.actorId }, f.keys[0]!.privateKey, f.actorId);
+          assert.equal(status, 202, f.actorId);
+        }
+        const left = await followers();
+        assert.ok(!left.includes(zoe.actorId), 'zoe (410) removed');
+        assert.ok(!left.includes(yan.actorId), 'yan (404) removed');
+      } finally {
+        await zoe.close();
+        await yan.close();
+      }
+    });
+  });
+
+  describe(`federation: the inbox limit counts each client address, and a key host once verified [${kind.name}]`, () => {
+    let t: TestServer;
+    const LIMIT = 3;
+    before(async () => {
+      t = await startServer(kind, { ...ENV, FEDERATION_INBOX_RATE_LIMIT: String(LIMIT), TRUST_PROXY: 'true' });
+    });
+    after(async () => {
+      await t.close();
+    });
+
+    it('requests naming a new key host each time from one address are cut off after the limit, and no key is fetched for the others (IPv6 counted per /64)', async () => {
+      const hosts = await Promise.all(Array.from({ length: 13 }, (_, i) => statusServer(`127.0.0.${31 + i}`, 404)));
+      const hits = () => hosts.reduce((n, h) => n + h.hits, 0);
+      try {
+        const mallory = await generateCryptoKeyPair('RSASSA-PKCS1-v1_5');
+        const send = (i: number, from: string) => {
+          const actor = `${hosts[i]!.origin}/users/m${i}`;
+          return postSigned(`${t.origin}/federation/inbox`, { type: 'Like', actor, object: `${t.origin}/federation/events/1` }, mallory.privateKey, `${actor}#main-key`, from);
+        };
+        const statuses = [];
+        let fetchedForAdmitted = 0;
+        for (let i = 0; i < 8; i++) {
+          statuses.push(await send(i, '203.0.113.5'));
+          if (i === LIMIT - 1) fetchedForAdmitted = hits();
+        }
+        assert.deepEqual(statuses, [401, 401, 401, 429, 429, 429, 429, 429]);
+        assert.ok(fetchedForAdmitted >= 1 && fetchedForAdmitted <= LIMIT, `keys fetched for the admitted requests: ${fetchedForAdmitted}`);
+        assert.equal(hits(), fetchedForAdmitted, 'nothing fetched for the refused ones');
+        // Addresses of one /64 are one client.
+        const v6 = [];
+        for (let i = 8; i < 13; i++) v6.push(await send(i, `2001:db8:7:7::${i}`));
+        assert.deepEqual(v6, [401, 401, 401, 429, 429]);
+        const metrics = await (await fetch(`${t.origin}/metrics`)).text();
+        assert.match(metrics, /calendar_federation_inbox_requests_total\{outcome="rate_limited"\} ([7-9]|\d\d)/);
+      } finally {
+        await Promise.all(hosts.map((h) => h.close()));
+      }
+    });
+
+    it('20 parallel requests from one address, each naming a new key host: the limit holds, and no key is fetched for the refused', async () => {
+      const hosts = await Promise.all(Array.from({ length: 20 }, (_, i) => statusServer(`127.0.0.${101 + i}`, 404)));
+      try {
+        const mallory = await generateCryptoKeyPair('RSASSA-PKCS1-v1_5');
+        const statuses = await Promise.all(
+          hosts.map((h, i) =>
+            postSigned(
+              `${t.origin}/federation/inbox`,
+              { type: 'Like', actor: `${h.origin}/users/p${i}`, object: `${t.origin}/federation/events/1` },
+              mallory.privateKey,
+              `${h.origin}/users/p${i}#main-key`,
+              '203.0.113.9',
+            ),
+          ),
+        );
+        assert.equal(statuses.filter((s) => s === 429).length, 20 - LIMIT, statuses.join(','));
+        assert.equal(statuses.filter((s) => s === 401).length, LIMIT, statuses.join(','));
+        assert.ok(hosts.reduce((n, h) => n + h.hits, 0) <= LIMIT, 'keys fetched only for the admitted');
+      } finally {
+        await Promise.all(hosts.map((h) => h.close()));
+      }
+    });
+
+    it('a key host is counted once its signature verified: forged requests naming it cost it nothing; its verified requests are limited, 20 parallel ones too', async () => {
+      const kim = await startFollower('kim', { host: '127.0.0.61' });
+      const lee = await startFollower('lee', { host: '127.0.0.62' });
+      try {
+        const inbox = `${t.origin}/federation/inbox`;
+        const like = (f: Follower) => ({ type: 'Like', actor: f.actorId, object: `${t.origin}/federation/events/1` });
+        const mallory = await generateCryptoKeyPair('RSASSA-PKCS1-v1_5');
+        // Forged: kim's key id, another key, from five addresses (more than the limit).
+        for (let i = 1; i <= 5; i++) assert.equal(await postSigned(inbox, like(kim), mallory.privateKey, `${kim.actorId}#main-key`, `198.51.100.${i}`), 401);
+        // kim's own requests are all still allowed, up to the limit.
+        const genuine = [];
+        for (let i = 11; i <= 11 + LIMIT; i++) genuine.push(await postSigned(inbox, like(kim), kim.keys[0]!.privateKey, `${kim.actorId}#main-key`, `198.51.100.${i}`));
+        assert.deepEqual(genuine, [...Array(LIMIT).fill(202), 429]);
+        // Verified requests from 20 addresses at once: the host's limit holds.
+        const parallel = await Promise.all(Array.from({ length: 20 }, (_, i) => postSigned(inbox, like(lee), lee.keys[0]!.privateKey, `${lee.actorId}#main-key`, `192.0.2.${i + 1}`)));
+        assert.equal(parallel.filter((s) => s === 202).length, LIMIT, parallel.join(','));
+        assert.equal(parallel.filter((s) => s === 429).length, 20 - LIMIT, parallel.join(','));
+      } finally {
+        await kim.close();
+        await lee.close();
+      }
+    });
+  });
+
+  describe(`federation: what one inbox request makes the server fetch is bounded [${kind.name}]`, () => {
+    let t: TestServer;
+    before(async () => {
+      t = await startServer(kind, ENV);
+    });
+    after(async () => {
+      await t.close();
+    });
+    it('a key id naming an actor that lists 30 key URLs elsewhere: at most MAX_FETCHES_PER_REQUEST documents are fetched, and the request is refused', async () => {
+      const victim = await statusServer('127.0.0.91', 404);
+      const state = { hits: 0 };
+      const actorServer = createServer((req, res) => {
+        state.hits++;
+        const id = `http://${req.headers.host}${req.url}`;
+        const publicKey = Array.from({ length: 30 }, (_, i) => `${victim.origin}/keys/${i}`);
+        res
+          .writeHead(200, { 'content-type': 'application/activity+json' })
+          .end(JSON.stringify({ '@context': ['https://www.w3.org/ns/activitystreams', 'https://w3id.org/security/v1'], id, type: 'Person', inbox: `${id}/inbox`, publicKey }));
+      });
+      await new Promise<void>((resolve) => actorServer.listen(0, '127.0.0.92', resolve));
+      try {
+        const actor = `http://127.0.0.92:${(actorServer.address() as AddressInfo).port}/users/many`;
+        const mallory = await generateCryptoKeyPair('RSASSA-PKCS1-v1_5');
+        const status = await postSigned(`${t.origin}/federation/inbox`, { type: 'Like', actor, object: `${t.origin}/federation/events/1` }, mallory.privateKey, actor);
+        assert.equal(status, 401);
+        assert.ok(state.hits >= 1, 'the actor was fetched');
+        assert.ok(state.hits + victim.hits <= MAX_FETCHES_PER_REQUEST, `fetched ${state.hits} + ${victim.hits} documents`);
+      } finally {
+        await new Promise<void>((resolve) => actorServer.close(() => resolve()));
+        await victim.close();
+      }
+    });
+  });
+
+  describe(`federation: the inbox limits across two instances [${kind.name}]`, () => {
+    it('two instances on one database share the counts per address and per verified host', async () => {
+      const LIMIT = 3;
+      const env = { ...ENV, FEDERATION_INBOX_RATE_LIMIT: String(LIMIT), TRUST_PROXY: 'true' };
+      const pair = await startTwoInstances(kind, 'federation-limits', env);
+      const hosts = await Promise.all(Array.from({ length: 8 }, (_, i) => statusServer(`127.0.0.${71 + i}`, 404)));
+      const max = await startFollower('max', { host: '127.0.0.81' });
+      try {
+        const servers = [pair.a, pair.b];
+        const mallory = await generateCryptoKeyPair('RSASSA-PKCS1-v1_5');
+        const unverified = [];
+        for (let i = 0; i < 8; i++) {
+          const s = servers[i % 2]!;
+          const actor = `${hosts[i]!.origin}/users/q${i}`;
+          unverified.push(
+            await postSigned(`${s.origin}/federation/inbox`, { type: 'Like', actor, object: `${s.origin}/federation/events/1` }, mallory.privateKey, `${actor}#main-key`, '203.0.113.77'),
+          );
+        }
+        assert.deepEqual(unverified, [401, 401, 401, 429, 429, 429, 429, 429]);
+        const verified = [];
+        for (let i = 0; i < 6; i++) {
+          const s = servers[i % 2]!;
+          verified.push(
+            await postSigned(
+              `${s.origin}/federation/inbox`,
+              { type: 'Like', actor: max.actorId, object: `${s.origin}/federation/events/1` },
+              max.keys[0]!.privateKey,
+              `${max.actorId}#main-key`,
+              `198.51.100.${50 + i}`,
+            ),
+          );
+        }
+        assert.deepEqual(verified, [202, 202, 202, 429, 429, 429]);
+      } finally {
+        await max.close();
+        await Promise.all(hosts.map((h) => h.close()));
+        await pair.close();
       }
     });
   });

@@ -12,8 +12,9 @@ import { isBlockedHost } from '../../src/federation/delivery.js';
 import { sanitizeContent, summaryOf, withOffset, type PublicEventJson } from '../../src/federation/objects.js';
 import { createKvStore } from '../../src/federation/kv.js';
 import { wantsActivityJson } from '../../src/federation/index.js';
-import { signingKeyId } from '../../src/federation/inbox-guard.js';
+import { actorHostOf, signingKeyId } from '../../src/federation/inbox-guard.js';
 import { openStore } from '../../src/store/db.js';
+import { kvCountHit } from '../../src/store/federation.js';
 
 const base: PublicEventJson = {
   id: 1,
@@ -86,6 +87,13 @@ describe('federation helpers', () => {
     assert.equal(signingKeyId({ signature: 'keyId="https://a.test/u#k",algorithm="rsa-sha256",headers="(request-target)",signature="x"' }), 'https://a.test/u#k');
     assert.equal(signingKeyId({ 'signature-input': 'sig1=("@method");keyid="https://b.test/k";alg="ed25519"' }), 'https://b.test/k');
   });
+  it("reads the host of an activity's actor, the host a verified activity counts against", () => {
+    assert.equal(actorHostOf({ actor: 'https://Social.Example/users/a' }), 'social.example');
+    assert.equal(actorHostOf({ actor: { id: 'https://b.test/u' } }), 'b.test');
+    assert.equal(actorHostOf({ actor: [{ '@id': 'https://c.test/u' }, 'https://d.test/u'] }), 'c.test');
+    assert.equal(actorHostOf({ actor: 'not a url' }), '');
+    assert.equal(actorHostOf(null), '');
+  });
 });
 
 describe("Fedify's key-value store over the database", () => {
@@ -111,6 +119,18 @@ describe("Fedify's key-value store over the database", () => {
       await kv.delete(['a', 'b']);
       assert.equal(await kv.get(['a', 'b']), undefined);
       assert.equal(await kv.purge(), 1);
+    } finally {
+      await store.close();
+    }
+  });
+  it('counts hits in a fixed window (the inbox limits), a new window once it ended', async () => {
+    const store = await openStore('sqlite::memory:');
+    try {
+      const key = JSON.stringify(['_calendar', 'inbox-rate', 'client', '192.0.2.1']);
+      assert.deepEqual(await kvCountHit(store.db, key, 1_000, 61_000), { count: 1, endsMs: 61_000 });
+      assert.deepEqual(await kvCountHit(store.db, key, 2_000, 62_000), { count: 2, endsMs: 61_000 });
+      assert.deepEqual(await kvCountHit(store.db, key, 60_999, 120_999), { count: 3, endsMs: 61_000 });
+      assert.deepEqual(await kvCountHit(store.db, key, 61_000, 121_000), { count: 1, endsMs: 121_000 });
     } finally {
       await store.close();
     }

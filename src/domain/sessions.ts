@@ -352,16 +352,24 @@ export function createSessionService(
       try {
         if (attempt.delayMs > 0) await sleep(attempt.delayMs);
         const now = nowMs();
-        // Counted before the check: parallel guesses from any address or instance count at once.
-        const reserved = await writeTransaction(db, (trx) => sessionsStore.reserveCodeAttempt(trx, s.userId, gmt(now), MAX_CODE_FAILURES));
-        if (reserved === 'none') {
+        // Counted before the check, so parallel guesses from any address or instance count at once;
+        // the attempt that reaches the cap blocks the codes at once (lifted if its code is right).
+        const reserved = await writeTransaction(db, async (trx) => {
+          const r = await sessionsStore.reserveCodeAttempt(trx, s.userId, gmt(now), MAX_CODE_FAILURES);
+          if (r === 'none' || 'blockedUntil' in r || r.count < MAX_CODE_FAILURES) return { reserved: r, blockMs: 0 };
+          const blockMs = Math.min(CODE_BLOCK_MS * 2 ** Math.min(r.lockouts, 20), MAX_CODE_BLOCK_MS);
+          await sessionsStore.blockCodes(trx, s.userId, gmt(now + blockMs));
+          return { reserved: r, blockMs };
+        });
+        const r = reserved.reserved;
+        if (r === 'none') {
           outcome = 'failed';
           return false;
         }
-        if ('blockedUntil' in reserved) {
+        if ('blockedUntil' in r) {
           // No code is checked while blocked; this half-signed-in session ends.
           await writeTransaction(db, (trx) => sessionsStore.deleteSession(trx, s.userId, s.id));
-          const until = reserved.blockedUntil === '' ? now : msOf(reserved.blockedUntil);
+          const until = r.blockedUntil === '' ? now : msOf(r.blockedUntil);
           throw new CodesBlocked(Math.max(1, Math.ceil((until - now) / 1000)));
         }
         const totp = await sessionsStore.findTotp(db, s.userId);
@@ -380,12 +388,10 @@ export function createSessionService(
           });
         }
         outcome = ok ? 'ok' : 'failed';
-        if (!ok && reserved.count >= MAX_CODE_FAILURES) {
-          // The last wrong code allowed: codes are refused for a while, longer after each block.
-          const lockouts = Number(totp?.code_lockouts ?? 0);
-          const ms = Math.min(CODE_BLOCK_MS * 2 ** Math.min(lockouts, 20), MAX_CODE_BLOCK_MS);
-          await writeTransaction(db, (trx) => sessionsStore.blockCodes(trx, s.userId, gmt(now + ms)));
-          throw new CodesBlocked(Math.ceil(ms / 1000));
+        if (!ok && reserved.blockMs > 0) {
+          // The last wrong code allowed: every session of the user waiting for a code ends too.
+          await writeTransaction(db, (trx) => sessionsStore.deleteHalfSignedIn(trx, s.userId));
+          throw new CodesBlocked(Math.ceil(reserved.blockMs / 1000));
         }
         return ok;
       } finally {

@@ -143,10 +143,10 @@ export async function takeRecoveryCode(db: Executor, userId: number, hash: strin
  * Count a second-step attempt of a user before its code is checked (so that parallel attempts,
  * from any address or instance, count at once): one conditional update, allowed only while the
  * user's codes are not blocked (`code_blocked_until_gmt` past `now`) and fewer than `max` attempts
- * are counted. Returns the count with this attempt, `blocked` with the time codes are refused
- * until, or `none` when the user has no confirmed TOTP.
+ * are counted. Returns the count with this attempt (and the blocks so far), `blockedUntil` when
+ * refused, or `none` when the user has no confirmed TOTP.
  */
-export async function reserveCodeAttempt(db: Executor, userId: number, now: string, max: number): Promise<{ count: number } | { blockedUntil: string } | 'none'> {
+export async function reserveCodeAttempt(db: Executor, userId: number, now: string, max: number): Promise<{ count: number; lockouts: number } | { blockedUntil: string } | 'none'> {
   const r = await tables(db)
     .updateTable('user_totp')
     .set((eb) => ({ code_failures: eb('code_failures', '+', 1) }))
@@ -154,12 +154,21 @@ export async function reserveCodeAttempt(db: Executor, userId: number, now: stri
     .where('confirmed_gmt', 'is not', null)
     .where('code_failures', '<', max)
     .where('code_blocked_until_gmt', '<=', now)
-    .returning('code_failures')
+    .returning(['code_failures', 'code_lockouts'])
     .executeTakeFirst();
-  if (r) return { count: Number(r.code_failures) };
+  if (r) return { count: Number(r.code_failures), lockouts: Number(r.code_lockouts) };
   const row = await findTotp(db, userId);
   if (!row || row.confirmed_gmt == null) return 'none';
   return { blockedUntil: row.code_blocked_until_gmt };
+}
+
+/** Refuse a user's codes until `until` (GMT): one more block counted, the attempts' count starts again. */
+export async function blockCodes(db: Executor, userId: number, until: string): Promise<void> {
+  await tables(db)
+    .updateTable('user_totp')
+    .set((eb) => ({ code_blocked_until_gmt: until, code_lockouts: eb('code_lockouts', '+', 1), code_failures: 0 }))
+    .where('user_id', '=', userId)
+    .execute();
 }
 
 /**
@@ -170,7 +179,7 @@ export async function reserveCodeAttempt(db: Executor, userId: number, now: stri
 export async function acceptCodeStep(db: Executor, userId: number, step: number): Promise<boolean> {
   const r = await tables(db)
     .updateTable('user_totp')
-    .set({ last_step: step, code_failures: 0, code_lockouts: 0 })
+    .set({ last_step: step, code_failures: 0, code_lockouts: 0, code_blocked_until_gmt: '' })
     .where('user_id', '=', userId)
     .where('last_step', '<', step)
     .executeTakeFirst();
@@ -179,21 +188,15 @@ export async function acceptCodeStep(db: Executor, userId: number, step: number)
 
 /** A right recovery code: the attempts' count and blocks start again. */
 export async function resetCodeFailures(db: Executor, userId: number): Promise<void> {
-  await tables(db).updateTable('user_totp').set({ code_failures: 0, code_lockouts: 0 }).where('user_id', '=', userId).execute();
+  await tables(db).updateTable('user_totp').set({ code_failures: 0, code_lockouts: 0, code_blocked_until_gmt: '' }).where('user_id', '=', userId).execute();
 }
 
-/**
- * Refuse a user's codes until `until` (GMT), one more block counted, and end their sessions that
- * wait for a code (they must sign in with the password again once the block ends).
- */
-export async function blockCodes(db: Executor, userId: number, until: string): Promise<void> {
-  await tables(db)
-    .updateTable('user_totp')
-    .set((eb) => ({ code_blocked_until_gmt: until, code_lockouts: eb('code_lockouts', '+', 1), code_failures: 0 }))
-    .where('user_id', '=', userId)
-    .execute();
+/** End a user's sessions that wait for their second step (they sign in with the password again); returns how many. */
+export async function deleteHalfSignedIn(db: Executor, userId: number): Promise<number> {
   const r = await tables(db).deleteFrom('sessions').where('user_id', '=', userId).where('second_factor', '=', 0).executeTakeFirst();
-  if (Number(r.numDeletedRows) > 0) await noteChange(db, 'user', userId, 'update');
+  const n = Number(r.numDeletedRows);
+  if (n > 0) await noteChange(db, 'user', userId, 'update');
+  return n;
 }
 
 export async function deleteTotp(db: Executor, userId: number): Promise<void> {

@@ -154,7 +154,9 @@ export function registerCalDav(app: FastifyInstance, deps: { config: Config; ser
     return viewer;
   }
   const unauthorized = (message?: string) =>
-    new DavError(401, errorDocument('{DAV:}need-privileges', message === undefined ? '' : escapeXml(message)), { 'www-authenticate': `Basic realm="${config.siteName.replace(/["\\]/g, '')}", charset="UTF-8"` });
+    new DavError(401, errorDocument('{DAV:}need-privileges', message === undefined ? '' : escapeXml(message)), {
+      'www-authenticate': `Basic realm="${config.siteName.replace(/["\\]/g, '')}", charset="UTF-8"`,
+    });
 
   // -- properties ----------------------------------------------------------------------------
 

@@ -226,7 +226,8 @@ export function registerRoutes(app: FastifyInstance, routes: RouteDecl[], servic
         if (reply.raw.destroyed || reply.raw.writableFinished) release();
         else reply.raw.once('close', release);
       };
-      const base = { args, sent, path, viewer, services, links, rawQuery: rawQueryOf(req), input, reserve, client: { ip: req.ip, acceptLanguage: req.headers['accept-language'], sessionId: sessionIdOf(req, viewer) } };
+      const client = { ip: req.ip, acceptLanguage: req.headers['accept-language'], sessionId: sessionIdOf(req, viewer) };
+      const base = { args, sent, path, viewer, services, links, rawQuery: rawQueryOf(req), input, reserve, client };
       const versioning = method === 'GET' ? endpoint.versioning : undefined;
       // Items: the log's number before the record is loaded (see itemValidators).
       const before = versioning?.kind === 'item' ? (await services.versions.position()).seq : 0;

@@ -98,7 +98,10 @@ for (const kind of STORES) {
       assert.ok(blocked.length >= 1, statuses.join(' '));
       assert.ok(blocked.every((r) => Number(r.headers.get('retry-after')) >= 1));
       // Every answer is a wrong code, a refusal, or (once the session ended) a form without its session.
-      assert.ok(statuses.every((s) => s === 401 || s === 429 || s === 403), statuses.join(' '));
+      assert.ok(
+        statuses.every((s) => s === 401 || s === 429 || s === 403),
+        statuses.join(' '),
+      );
       assert.equal(await waiting(t, half), false, 'the half-signed-in session ended');
       // Signing in again with the password does not reopen the guessing: the right code is refused too.
       const again = await halfSignIn(t, 'pia');

@@ -27,7 +27,7 @@ import QRCode from 'qrcode';
 import type { Config } from '../config.js';
 import { ApiError, apiError } from '../domain/errors.js';
 import type { Services } from '../domain/services.js';
-import { sessionServiceOf, type Session, type SessionService } from '../domain/sessions.js';
+import { CodesBlocked, sessionServiceOf, type Session, type SessionService } from '../domain/sessions.js';
 import { loginThrottleOf } from '../web/authentication.js';
 import { commonPath, cookieOf, registerCookieAuthentication, REST_NONCE_ACTION, sessionOfRequest, setSessionCookie } from '../web/sessions.js';
 import { adminAppFiles, appIndexHtml } from './app-files.js';
@@ -246,6 +246,12 @@ export async function registerAdminFace(app: FastifyInstance, { config, services
       try {
         if (await sessions.secondStep(session, field(req, 'code'), throttle.forClient(req.ip))) return reply.redirect(paths.app, 303);
       } catch (e) {
+        if (e instanceof CodesBlocked) {
+          // Too many wrong codes for this user (from anywhere): the session ended; sign in again later.
+          reply.headers(e.headers);
+          setSessionCookie(req, reply, '', cookiePath);
+          return loginForm(req, reply, 429, { error: m.tooMany(e.seconds) });
+        }
         if (e instanceof ApiError && e.status === 429) {
           reply.headers(e.headers);
           return html(reply, 429, codePage(m, { action: paths.code, cancelAction: paths.signOut, nonce, error: m.tooMany(Number(e.headers['retry-after'] ?? 1)) }));

@@ -86,7 +86,7 @@ const notFound = () => new DavError(404, errorDocument('{DAV:}resource-not-found
 export function registerCalDav(app: FastifyInstance, deps: { config: Config; services: Services }): void {
   const { config, services } = deps;
   const calendars = createCalendars(services);
-  const authenticate = createAuthentication(services.users, config.loginMaxFailures);
+  const authenticate = createAuthentication(services.users, config);
   for (const m of EXTRA_METHODS) if (!app.supportedMethods.includes(m)) app.addHttpMethod(m, { hasBody: true });
 
   // -- paths ---------------------------------------------------------------------------------
@@ -145,12 +145,18 @@ export function registerCalDav(app: FastifyInstance, deps: { config: Config; ser
   async function viewerOf(req: FastifyRequest): Promise<Viewer> {
     const header = req.headers.authorization;
     if (header === undefined) return ANONYMOUS;
-    const viewer = await authenticate(header, req.ip);
+    const viewer = await authenticate(header, req.ip).catch((e: unknown) => {
+      // The account password of a user with two-factor sign-in (web/authentication.ts): ask again, saying why.
+      throw e instanceof ApiError && e.status === 401 ? unauthorized(e.message) : e;
+    });
     // Wrong credentials: ask again (clients then prompt), rather than answering as anonymous.
     if (!isAuthenticated(viewer)) throw unauthorized();
     return viewer;
   }
-  const unauthorized = () => new DavError(401, errorDocument('{DAV:}need-privileges'), { 'www-authenticate': `Basic realm="${config.siteName.replace(/["\\]/g, '')}", charset="UTF-8"` });
+  const unauthorized = (message?: string) =>
+    new DavError(401, errorDocument('{DAV:}need-privileges', message === undefined ? '' : escapeXml(message)), {
+      'www-authenticate': `Basic realm="${config.siteName.replace(/["\\]/g, '')}", charset="UTF-8"`,
+    });
 
   // -- properties ----------------------------------------------------------------------------
 

@@ -89,6 +89,8 @@ export const ERRORS = {
   rest_user_invalid_reassign: [400, 'Invalid user ID for reassignment: %s.'],
   rest_user_has_content: [409, '%s'],
   rest_user_last_administrator: [400, 'This is the only administrator: make another user an administrator first.'],
+  // The Two-Factor plugin's code: the account password over HTTP Basic of a user with two-factor sign-in.
+  invalid_application_credentials: [401, 'Error: API login for user disabled. Two-factor sign-in is on for this user: use an application password.'],
   rest_application_password_name: [400, 'An application name of 1 to 100 characters is required.'],
   application_password_duplicate_name: [409, 'Each application name should be unique.'],
   application_password_not_found: [404, 'Could not find an application password with that id.'],

@@ -21,20 +21,32 @@
  *   is unset: `enc:v1:` + iv, tag and ciphertext); a plain secret stored before is still read and
  *   encrypted when next used. It is never shown again once the enrolment is confirmed; ten
  *   recovery codes are shown once and stored as SHA-256 hashes. A wrong code counts as a failed
- *   login for the user (the same throttle).
+ *   login for the user (the same throttle, whose delay it waits).
+ * - **Codes guessed across addresses and instances**: the second step is also capped per user in
+ *   the database (store/sessions.ts): each attempt is counted before its code is checked, at most
+ *   `MAX_CODE_FAILURES` (10) wrong ones, then codes are refused (429 with Retry-After) for
+ *   `CODE_BLOCK_MS` (1 minute), twice as long after each further block, at most
+ *   `MAX_CODE_BLOCK_MS` (1 hour), and the user's half-signed-in sessions end; a right code starts
+ *   the count again. The in-memory throttle alone counts per instance and per address.
+ * - **A code works once** (RFC 6238 §5.2): its time step is accepted only when later than the last
+ *   one accepted (a conditional update), so a code seen over a shoulder or replayed, or sent twice
+ *   at once, signs in once. The enrolment's first code takes its step too.
  *
  * @example
  *   const sessions = createSessionService(services, { idleMs: 12 * 3600e3, maxAgeMs: 14 * 86400e3, require2fa: 'off' });
  *   const signedIn = await sessions.signIn('ann', 'pw', gate, { userAgent: '', ip: '127.0.0.1' });
  */
 import { createCipheriv, createDecipheriv, createHash, createHmac, hkdfSync, randomBytes, timingSafeEqual } from 'node:crypto';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { Secret, TOTP } from 'otpauth';
 import { writeTransaction } from '../store/changes.js';
 import * as sessionsStore from '../store/sessions.js';
 import * as usersStore from '../store/users.js';
 import type { Store } from '../store/db.js';
+import type { Executor } from '../store/schema.js';
+import { ApiError } from './errors.js';
 import type { Clock } from './linked-posts.js';
-import { viewerOf, type Viewer } from './permissions.js';
+import { viewerOf, type Role, type Viewer } from './permissions.js';
 import type { LoginGate, UserService } from './users.js';
 
 /** WordPress' nonce tick: half a day. */
@@ -45,6 +57,29 @@ export const SECOND_STEP_MS = 10 * 60_000;
 const TOUCH_EVERY_MS = 60_000;
 /** Sessions kept in memory at most. */
 const MAX_KEPT = 10_000;
+/** Wrong second-step codes of a user (from anywhere) before their codes are refused for a while. */
+export const MAX_CODE_FAILURES = 10;
+/** The first block of a user's codes, doubled with each further one, and the longest. */
+export const CODE_BLOCK_MS = 60_000;
+export const MAX_CODE_BLOCK_MS = 3600_000;
+/** A TOTP time step (ms). */
+const STEP_MS = 30_000;
+
+/** Whether ADMIN_REQUIRE_2FA requires two-factor sign-in of this role. */
+export function secondFactorRequired(require2fa: 'administrators' | 'off', role: Role | null | undefined): boolean {
+  return require2fa === 'administrators' && role === 'administrator';
+}
+
+/**
+ * The second step refused because the user's codes are blocked (too many wrong ones, from
+ * anywhere): 429 with Retry-After; the half-signed-in session has ended.
+ */
+export class CodesBlocked extends ApiError {
+  constructor(readonly seconds: number) {
+    super('rest_too_many_requests', `Too many wrong codes. Try again in ${seconds} seconds.`, 429);
+    this.headers = { 'retry-after': String(seconds) };
+  }
+}
 
 export interface SessionSettings {
   /** A session unused this long ends (ms). */
@@ -95,7 +130,11 @@ export interface SessionService {
   nonce(token: string, session: Session, action: string): string;
   /** `wp_verify_nonce`: 1 (this tick), 2 (the previous one) or false. */
   verifyNonce(token: string, session: Session, nonce: string, action: string): 1 | 2 | false;
-  /** The second step: a TOTP code or a recovery code (through the gate). */
+  /**
+   * The second step: a TOTP code or a recovery code (through the gate, and the user's count in the
+   * database). Throws the gate's 429, or `CodesBlocked` (429, the session ended) when the user's
+   * codes are blocked.
+   */
   secondStep(session: Session, code: string, gate: LoginGate): Promise<boolean>;
   list(userId: number): Promise<SessionListing[]>;
   /** The user a session belongs to (undefined when there is no such session). */
@@ -199,7 +238,17 @@ export function createSessionService(
   });
 
   const totpOf = (secret: string, login = '') => new TOTP({ issuer: services.config.siteName, label: login, algorithm: 'SHA1', digits: 6, period: 30, secret: Secret.fromBase32(secret) });
-  const codeOk = (secret: string, code: string) => /^\d{6}$/.test(code) && totpOf(secret).validate({ token: code, timestamp: nowMs(), window: 1 }) !== null;
+  /** The time step of a right code (one step of drift either way), or undefined. */
+  const stepOf = (secret: string, code: string, now = nowMs()): number | undefined => {
+    if (!/^\d{6}$/.test(code)) return undefined;
+    const delta = totpOf(secret).validate({ token: code, timestamp: now, window: 1 });
+    return delta === null ? undefined : Math.floor(now / STEP_MS) + delta;
+  };
+  /** Accept a right code once (its step later than the last accepted); the attempts' count starts again. */
+  const takeCode = (trx: Executor, userId: number, secret: string, code: string): Promise<boolean> => {
+    const step = stepOf(secret, code);
+    return step === undefined ? Promise.resolve(false) : sessionsStore.acceptCodeStep(trx, userId, step);
+  };
 
   async function read(tokenHash: string): Promise<Session | undefined> {
     const row = await sessionsStore.findSessionByHash(db, tokenHash);
@@ -218,7 +267,7 @@ export function createSessionService(
       lastUsedMs: msOf(row.last_used_gmt),
       complete: Number(row.second_factor) === 1,
       totp: on,
-      mustEnrol: settings.require2fa === 'administrators' && viewer.role === 'administrator' && !on,
+      mustEnrol: secondFactorRequired(settings.require2fa, viewer.role) && !on,
     };
   }
 
@@ -301,14 +350,49 @@ export function createSessionService(
       const attempt = gate.attempt(`id:${s.userId}`);
       let outcome: 'ok' | 'failed' | 'error' = 'error';
       try {
+        if (attempt.delayMs > 0) await sleep(attempt.delayMs);
+        const now = nowMs();
+        // Counted before the check, so parallel guesses from any address or instance count at once;
+        // the attempt that reaches the cap blocks the codes at once (lifted if its code is right).
+        const reserved = await writeTransaction(db, async (trx) => {
+          const r = await sessionsStore.reserveCodeAttempt(trx, s.userId, gmt(now), MAX_CODE_FAILURES);
+          if (r === 'none' || 'blockedUntil' in r || r.count < MAX_CODE_FAILURES) return { reserved: r, blockMs: 0 };
+          const blockMs = Math.min(CODE_BLOCK_MS * 2 ** Math.min(r.lockouts, 20), MAX_CODE_BLOCK_MS);
+          await sessionsStore.blockCodes(trx, s.userId, gmt(now + blockMs));
+          return { reserved: r, blockMs };
+        });
+        const r = reserved.reserved;
+        if (r === 'none') {
+          outcome = 'failed';
+          return false;
+        }
+        if ('blockedUntil' in r) {
+          // No code is checked while blocked; this half-signed-in session ends.
+          await writeTransaction(db, (trx) => sessionsStore.deleteSession(trx, s.userId, s.id));
+          const until = r.blockedUntil === '' ? now : msOf(r.blockedUntil);
+          throw new CodesBlocked(Math.max(1, Math.ceil((until - now) / 1000)));
+        }
         const totp = await sessionsStore.findTotp(db, s.userId);
         const clean = code.replace(/\s+/g, '');
         let ok = false;
         if (totp?.confirmed_gmt != null) {
-          ok = codeOk(await secretOf(totp), clean) || (clean.length >= 10 && (await writeTransaction(db, (trx) => sessionsStore.takeRecoveryCode(trx, s.userId, sha256hex(clean.toLowerCase())))));
+          const secret = await secretOf(totp);
+          ok = await writeTransaction(db, async (trx) => {
+            let right = await takeCode(trx, s.userId, secret, clean);
+            if (!right && clean.length >= 10 && (await sessionsStore.takeRecoveryCode(trx, s.userId, sha256hex(clean.toLowerCase())))) {
+              await sessionsStore.resetCodeFailures(trx, s.userId);
+              right = true;
+            }
+            if (right) await sessionsStore.completeSession(trx, s.id, s.userId);
+            return right;
+          });
         }
         outcome = ok ? 'ok' : 'failed';
-        if (ok) await writeTransaction(db, (trx) => sessionsStore.completeSession(trx, s.id, s.userId));
+        if (!ok && reserved.blockMs > 0) {
+          // The last wrong code allowed: every session of the user waiting for a code ends too.
+          await writeTransaction(db, (trx) => sessionsStore.deleteHalfSignedIn(trx, s.userId));
+          throw new CodesBlocked(Math.ceil(reserved.blockMs / 1000));
+        }
         return ok;
       } finally {
         attempt.end(outcome);
@@ -348,9 +432,11 @@ export function createSessionService(
 
     async confirmTotp(userId, code) {
       const row = await sessionsStore.findTotp(db, userId);
-      if (!row || row.confirmed_gmt != null || !codeOk(await secretOf(row), code.replace(/\s+/g, ''))) return undefined;
+      const now = nowMs();
+      const step = row ? stepOf(await secretOf(row), code.replace(/\s+/g, ''), now) : undefined;
+      if (!row || row.confirmed_gmt != null || step === undefined) return undefined;
       const codes = Array.from({ length: 10 }, () => randomBytes(8).toString('hex').toLowerCase());
-      await writeTransaction(db, (trx) => sessionsStore.confirmTotp(trx, userId, gmt(nowMs()), codes.map(sha256hex)));
+      await writeTransaction(db, (trx) => sessionsStore.confirmTotp(trx, userId, gmt(now), codes.map(sha256hex), step));
       return codes;
     },
 
@@ -359,9 +445,12 @@ export function createSessionService(
     async disableTotp(userId, code) {
       const row = await sessionsStore.findTotp(db, userId);
       if (!row) return true;
-      if (row.confirmed_gmt != null && !codeOk(await secretOf(row), code.replace(/\s+/g, ''))) return false;
-      await writeTransaction(db, (trx) => sessionsStore.deleteTotp(trx, userId));
-      return true;
+      const secret = row.confirmed_gmt != null ? await secretOf(row) : undefined;
+      return writeTransaction(db, async (trx) => {
+        if (secret !== undefined && !(await takeCode(trx, userId, secret, code.replace(/\s+/g, '')))) return false;
+        await sessionsStore.deleteTotp(trx, userId);
+        return true;
+      });
     },
   };
 }

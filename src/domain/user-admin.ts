@@ -3,7 +3,9 @@
  * the CLI's `users` and `app-passwords` commands do, with WordPress-style errors, through the same
  * user service (so every change notes the user in the change log and takes effect at once on every
  * server). Hashes never leave this module; an application password's secret is answered once, at
- * creation. The last administrator can be neither removed nor given another role.
+ * creation. The last administrator can be neither removed nor given another role (checked in the
+ * transaction that writes, under the administrators' lock: domain/users.ts). A new password ends
+ * the user's sign-in sessions, but the caller's own when they change their own.
  *
  * @example
  *   const admin = userAdminOf(services);
@@ -13,12 +15,12 @@
 import { writeTransaction } from '../store/changes.js';
 import type { UserRow } from '../store/schema.js';
 import * as usersStore from '../store/users.js';
-import { countAdministrators, listUsersPage } from '../store/user-admin.js';
+import { listUsersPage } from '../store/user-admin.js';
 import { fitsInteger } from '../store/ranges.js';
 import { apiError, invalidParams } from './errors.js';
 import { isRole, ROLES } from './permissions.js';
 import type { Services } from './services.js';
-import { isEmail, UserError, UserRefusal } from './users.js';
+import { isEmail, LastAdministrator, UserError, UserRefusal } from './users.js';
 
 /** A user as the admin API answers it (WordPress' `wp/v2/users` in the edit context, trimmed). */
 export interface UserView {
@@ -70,7 +72,11 @@ export interface UserAdmin {
   list(q: { search?: string; role?: string; page: number; perPage: number }): Promise<{ items: UserView[]; total: number }>;
   get(id: number): Promise<UserView>;
   create(input: { username: string; password?: string; email?: string; name?: string; role: string }): Promise<UserView>;
-  update(id: number, patch: UserPatch): Promise<UserView>;
+  /**
+   * `caller`: who asks, and the sign-in session they ask with (if any): a new password ends the
+   * user's sessions, but the caller's own when they change their own password.
+   */
+  update(id: number, patch: UserPatch, caller?: { userId: number; sessionId?: number }): Promise<UserView>;
   /** Remove a user; with `reassign` their records move to that user, else a user who authored records is refused (409). */
   remove(id: number, reassign?: number): Promise<{ deleted: true; previous: UserView; reassigned: number }>;
   appPasswords(id: number): Promise<AppPasswordView[]>;
@@ -95,6 +101,7 @@ export function userAdminOf(services: Pick<Services, 'store' | 'users'>): UserAd
     try {
       return await fn();
     } catch (err) {
+      if (err instanceof LastAdministrator) throw lastAdministrator();
       if (err instanceof UserRefusal) throw apiError('rest_user_has_content', { args: [err.message.replace('give --reassign LOGIN', 'give reassign (a user ID)')] });
       if (err instanceof UserError) throw invalidParam(param, err.message);
       throw err;
@@ -134,20 +141,20 @@ export function userAdminOf(services: Pick<Services, 'store' | 'users'>): UserAd
       return userView(row);
     },
 
-    async update(id, patch) {
+    async update(id, patch, caller) {
       const user = await mustFind(id);
-      if (patch.role !== undefined) {
-        if (!isRole(patch.role)) throw invalidRole();
-        if (user.role === 'administrator' && patch.role !== 'administrator' && (await countAdministrators(db)) <= 1) throw lastAdministrator();
-      }
+      if (patch.role !== undefined && !isRole(patch.role)) throw invalidRole();
       if (patch.email !== undefined) await checkEmailFree(patch.email, id);
       if (patch.password !== undefined && patch.password === '') throw invalidParam('password', 'The password must not be empty.');
+      // The role first: the last administrator's refusal (checked with the write, under a lock) comes before anything is written.
+      if (patch.role !== undefined && patch.role !== user.role) await asApi('roles', () => users.setRole(user.login, patch.role!, { keepAnAdministrator: true }));
       const fields: { display_name?: string; email?: string } = {};
       if (patch.name !== undefined) fields.display_name = patch.name.trim() || user.login;
       if (patch.email !== undefined) fields.email = patch.email;
       if (Object.keys(fields).length) await writeTransaction(db, (trx) => usersStore.updateUser(trx, user.id, fields));
-      if (patch.role !== undefined && patch.role !== user.role) await asApi('roles', () => users.setRole(user.login, patch.role!));
-      if (patch.password !== undefined) await asApi('password', () => users.setPassword(user.login, patch.password!));
+      // Users changing their own password stay signed in where they did it; every other session ends.
+      const keepSession = caller !== undefined && caller.userId === id ? caller.sessionId : undefined;
+      if (patch.password !== undefined) await asApi('password', () => users.setPassword(user.login, patch.password!, { keepSession }));
       return userView(await mustFind(id));
     },
 
@@ -159,9 +166,8 @@ export function userAdminOf(services: Pick<Services, 'store' | 'users'>): UserAd
         if (!heir) throw apiError('rest_user_invalid_reassign', { args: ['no such user'] });
         if (Number(heir.id) === id) throw apiError('rest_user_invalid_reassign', { args: ['the records cannot go to the user removed'] });
       }
-      if (user.role === 'administrator' && (await countAdministrators(db)) <= 1) throw lastAdministrator();
       const previous = userView(user);
-      const { reassigned } = await asApi('reassign', () => users.remove(user.login, heir ? { reassignTo: heir.login } : {}));
+      const { reassigned } = await asApi('reassign', () => users.remove(user.login, { ...(heir ? { reassignTo: heir.login } : {}), keepAnAdministrator: true }));
       return { deleted: true, previous, reassigned };
     },
 

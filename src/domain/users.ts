@@ -37,10 +37,12 @@ import { createHash, randomBytes, randomUUID, scrypt as scryptCb, timingSafeEqua
 import { setTimeout as sleep } from 'node:timers/promises';
 import { promisify } from 'node:util';
 import type { Store } from '../store/db.js';
-import type { UserRow } from '../store/schema.js';
+import type { Executor, UserRow } from '../store/schema.js';
 import { writeTransaction } from '../store/changes.js';
 import { keptCountersOf, registerKept } from '../metrics.js';
 import * as usersStore from '../store/users.js';
+import { deleteSessionsOf, findTotp } from '../store/sessions.js';
+import { countAdministrators, lockAdministrators } from '../store/user-admin.js';
 import { ANONYMOUS, isRole, viewerOf, type Role, type Viewer } from './permissions.js';
 
 const scrypt = promisify(scryptCb) as (pw: string | Buffer, salt: Buffer, keylen: number, opts: object) => Promise<Buffer>;
@@ -145,27 +147,47 @@ export function subjectOf(user: { id: number | string } | undefined, login: stri
   return lower.length <= 100 ? `login:${lower}` : `login:#${createHash('sha256').update(lower).digest('hex')}`;
 }
 
+/** What an Authorization header proved: who, with which credential, and whether that user signs in with two factors. */
+export interface Identified {
+  /** anonymous when the header proved nobody */
+  viewer: Viewer;
+  /** the credential that matched: the account's password or one of its application passwords */
+  credential?: 'password' | 'application-password';
+  /** the user has two-factor sign-in (TOTP) on, confirmed */
+  twoFactor: boolean;
+}
+
 export interface UserService {
   /**
    * The viewer for an Authorization header; anonymous when absent or wrong. With a gate (the
    * failed-login throttle of the request's client), the check goes through it and may throw its 429.
    * `passwordOnly`: the user's password alone, not application passwords (the admin face's sign-in).
+   * Over HTTP a header is checked by `web/authentication.ts` (through `identify`), which also
+   * applies the two-factor rule; this is the check alone (sign-in's first step, in-process callers).
    */
   authenticate(header: string | undefined, gate?: LoginGate, options?: { passwordOnly?: boolean }): Promise<Viewer>;
+  /** `authenticate`, also saying which credential matched and whether the user has two-factor sign-in on. */
+  identify(header: string | undefined, gate?: LoginGate): Promise<Identified>;
   /**
    * `noPassword`: a user nobody can log in as until `users set-password` (imported authors);
    * `password` is then ignored.
    */
   add(input: { login: string; role: string; password: string; email?: string; name?: string; noPassword?: boolean }): Promise<UserRow>;
   list(): Promise<UserRow[]>;
-  setPassword(login: string, password: string): Promise<void>;
-  setRole(login: string, role: string): Promise<void>;
+  /**
+   * A new password, and the user's sign-in sessions ended in the same transaction, but
+   * `keepSession` (the caller's own, when users change their own password). Application passwords
+   * stay. Returns how many sessions ended.
+   */
+  setPassword(login: string, password: string, options?: { keepSession?: number }): Promise<{ sessionsEnded: number }>;
+  /** `keepAnAdministrator`: refuse (`LastAdministrator`) to take the role from the only administrator, checked and written as one locked step. */
+  setRole(login: string, role: string, options?: { keepAnAdministrator?: boolean }): Promise<void>;
   /**
    * Delete a user and their application passwords. A user who authored records is refused
    * (`UserRefusal`) unless `reassignTo` names the user who becomes their author (in the same
-   * transaction). Returns how many records moved.
+   * transaction). Returns how many records moved. `keepAnAdministrator` as for `setRole`.
    */
-  remove(login: string, options?: { reassignTo?: string }): Promise<{ reassigned: number }>;
+  remove(login: string, options?: { reassignTo?: string; keepAnAdministrator?: boolean }): Promise<{ reassigned: number }>;
   /** Create an application password; returns the plain password (shown once). */
   addAppPassword(login: string, name: string): Promise<{ uuid: string; password: string }>;
   listAppPasswords(login: string): Promise<Array<{ uuid: string; name: string; created: string; lastUsed: string | null }>>;
@@ -181,7 +203,13 @@ interface AuthenticatedEntry {
   userId: number;
   /** the application password it matched (its last use is written at most once a minute) */
   app?: { id: number; lastUsed: string | null };
+  /** the user has two-factor sign-in on (a change to it notes the user in the change log, which drops this entry) */
+  twoFactor: boolean;
 }
+
+/** What an entry (or its absence) proved. */
+const identifiedBy = (found: { viewer: Viewer; entry?: AuthenticatedEntry }): Identified =>
+  found.entry ? { viewer: found.viewer, credential: found.entry.app ? 'application-password' : 'password', twoFactor: found.entry.twoFactor } : { viewer: found.viewer, twoFactor: false };
 
 export function createUserService(store: Store): UserService {
   const db = store.db;
@@ -267,7 +295,9 @@ export function createUserService(store: Store): UserService {
     // A user without a password (an empty hash) costs the same: verifyPassword checks the dummy hash.
     if (await check(password, user.password_hash)) {
       const viewer = viewerOf(user);
-      return { viewer, entry: { viewer, userId: Number(user.id) } };
+      // Whether a second factor guards this password (web/authentication.ts refuses it over Basic then).
+      const twoFactor = (await findTotp(db, Number(user.id)))?.confirmed_gmt != null;
+      return { viewer, entry: { viewer, userId: Number(user.id), twoFactor } };
     }
     if (!appShaped) return { viewer: ANONYMOUS };
     const apps = await usersStore.appPasswordsOf(db, user.id);
@@ -277,7 +307,7 @@ export function createUserService(store: Store): UserService {
       const used = { id: Number(app.id), lastUsed: app.last_used_gmt };
       touchLater(used);
       const viewer = viewerOf(user);
-      return { viewer, entry: { viewer, userId: Number(user.id), app: used } };
+      return { viewer, entry: { viewer, userId: Number(user.id), app: used, twoFactor: false } };
     }
     return { viewer: ANONYMOUS };
   }
@@ -293,38 +323,47 @@ export function createUserService(store: Store): UserService {
     return started;
   }
 
+  async function identify(header: string | undefined, gate: LoginGate | undefined, passwordOnly = false): Promise<Identified> {
+    if (!header || !header.startsWith('Basic ')) return { viewer: ANONYMOUS, twoFactor: false };
+    const key = digest(header);
+    if (!feed || passwordOnly) return identifiedBy(await authenticateShared(header, key, gate, passwordOnly));
+    // Who a header authenticates is kept until the log says the user changed (see `authenticated`).
+    const seq = await feed.sync();
+    const known = authenticated.get(key);
+    const counters = keptCountersOf(db).viewers;
+    if (known) {
+      counters.hits++;
+      // A remembered success is still refused while this client is blocked for the user (else a
+      // blocked client could keep guessing: a right guess would answer, a wrong one 429).
+      gate?.attempt(`id:${known.userId}`).end('ok');
+      if (known.app) touchLater(known.app);
+      return identifiedBy({ viewer: known.viewer, entry: known });
+    }
+    counters.misses++;
+    const found = await authenticateShared(header, key, gate);
+    if (found.entry && feed.seq() === seq) {
+      if (authenticated.size >= 10_000) authenticated.clear();
+      authenticated.set(key, found.entry);
+    }
+    return identifiedBy(found);
+  }
+
   return {
     async authenticate(header, gate, { passwordOnly = false } = {}) {
-      if (!header || !header.startsWith('Basic ')) return ANONYMOUS;
-      const key = digest(header);
-      if (!feed || passwordOnly) return (await authenticateShared(header, key, gate, passwordOnly)).viewer;
-      // Who a header authenticates is kept until the log says the user changed (see `authenticated`).
-      const seq = await feed.sync();
-      const known = authenticated.get(key);
-      const counters = keptCountersOf(db).viewers;
-      if (known) {
-        counters.hits++;
-        // A remembered success is still refused while this client is blocked for the user (else a
-        // blocked client could keep guessing: a right guess would answer, a wrong one 429).
-        gate?.attempt(`id:${known.userId}`).end('ok');
-        if (known.app) touchLater(known.app);
-        return known.viewer;
-      }
-      counters.misses++;
-      const found = await authenticateShared(header, key, gate);
-      if (found.entry && feed.seq() === seq) {
-        if (authenticated.size >= 10_000) authenticated.clear();
-        authenticated.set(key, found.entry);
-      }
-      return found.viewer;
+      return (await identify(header, gate, passwordOnly)).viewer;
     },
+
+    identify: (header, gate) => identify(header, gate),
 
     ...createUserManagement(db, check),
   };
 }
 
 /** The users' management (the CLI's `users` and `app-passwords` commands): what is not authentication. */
-type UserManagement = Omit<UserService, 'authenticate'>;
+type UserManagement = Omit<UserService, 'authenticate' | 'identify'>;
+
+/** Refused: the role would be taken from the only administrator (the admin API's `rest_user_last_administrator`). */
+export class LastAdministrator extends UserError {}
 
 /**
  * Users and application passwords added, changed and removed, each write in its own transaction
@@ -345,6 +384,19 @@ function createUserManagement(db: Store['db'], check: (password: string, storedH
 
   function checkPassword(password: string): void {
     if (!password) throw new UserError('the password must not be empty');
+  }
+
+  /**
+   * Inside the write that takes a user's administrator role (a demotion or removal): refuse when
+   * they are the only administrator. The check and the write are one step: the administrators'
+   * lock (PostgreSQL; SQLite runs one write transaction at a time) makes a concurrent demotion wait
+   * until this one commits, and it then counts again, so two administrators demoting each other at
+   * once leave one.
+   */
+  async function refuseLastAdministrator(trx: Executor, userId: number): Promise<void> {
+    await lockAdministrators(trx);
+    const current = await usersStore.findUserById(trx, userId);
+    if (current?.role === 'administrator' && (await countAdministrators(trx)) <= 1) throw new LastAdministrator('this is the only administrator: make another user an administrator first');
   }
 
   const management: UserManagement = {
@@ -371,25 +423,34 @@ function createUserManagement(db: Store['db'], check: (password: string, storedH
 
     list: () => usersStore.listUsers(db),
 
-    async setPassword(login, password) {
+    async setPassword(login, password, { keepSession } = {}) {
       checkPassword(password);
       const user = await mustFind(login);
       const passwordHash = await hashPassword(password);
-      await writeTransaction(db, (trx) => usersStore.updateUser(trx, user.id, { password_hash: passwordHash }));
+      // Whoever signed in with the old password (or stole a session) is signed out with it.
+      const sessionsEnded = await writeTransaction(db, async (trx) => {
+        await usersStore.updateUser(trx, user.id, { password_hash: passwordHash });
+        return deleteSessionsOf(trx, Number(user.id), keepSession);
+      });
+      return { sessionsEnded };
     },
 
-    async setRole(login, role) {
+    async setRole(login, role, { keepAnAdministrator = false } = {}) {
       const user = await mustFind(login);
       const r = checkRole(role);
-      await writeTransaction(db, (trx) => usersStore.updateUser(trx, user.id, { role: r }));
+      await writeTransaction(db, async (trx) => {
+        if (keepAnAdministrator && r !== 'administrator') await refuseLastAdministrator(trx, Number(user.id));
+        await usersStore.updateUser(trx, user.id, { role: r });
+      });
     },
 
-    async remove(login, { reassignTo } = {}) {
+    async remove(login, { reassignTo, keepAnAdministrator = false } = {}) {
       const user = await mustFind(login);
       const heir = reassignTo === undefined ? undefined : await mustFind(reassignTo);
       if (heir && heir.id === user.id) throw new UserError(`cannot reassign ${login}'s records to ${login}`);
       let reassigned = 0;
       await writeTransaction(db, async (trx) => {
+        if (keepAnAdministrator) await refuseLastAdministrator(trx, Number(user.id));
         if (heir) reassigned = await usersStore.reassignOwned(trx, user.id, heir.id);
         else refuseIfOwning(login, await usersStore.countOwned(trx, user.id));
         await usersStore.deleteUser(trx, user.id);
@@ -434,10 +495,14 @@ function createUserManagement(db: Store['db'], check: (password: string, storedH
         await management.add({ login, role: 'administrator', password });
         return 'created';
       }
-      const same = user.role === 'administrator' && (await check(password, user.password_hash));
-      if (same) return 'unchanged';
+      const samePassword = await check(password, user.password_hash);
+      if (samePassword && user.role === 'administrator') return 'unchanged';
       const passwordHash = await hashPassword(password);
-      await writeTransaction(db, (trx) => usersStore.updateUser(trx, user.id, { role: 'administrator', password_hash: passwordHash }));
+      await writeTransaction(db, async (trx) => {
+        await usersStore.updateUser(trx, user.id, { role: 'administrator', password_hash: passwordHash });
+        // A new password ends the sessions the old one signed in (as setPassword).
+        if (!samePassword) await deleteSessionsOf(trx, Number(user.id));
+      });
       return 'updated';
     },
 

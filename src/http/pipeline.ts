@@ -129,6 +129,11 @@ export async function allowedMethods(decl: RouteDecl, ctx: EndpointContext): Pro
   return out.join(', ');
 }
 
+/** The sign-in session whose cookie made the request's viewer (web/sessions.ts), if it was one. */
+function sessionIdOf(req: FastifyRequest, viewer: Viewer): number | undefined {
+  return req.session !== undefined && req.session.viewer === viewer && viewer.id > 0 ? req.session.id : undefined;
+}
+
 /**
  * The viewer of a request. JSONP requests (`_jsonp`, see register.ts) are anonymous whatever they send:
  * a script tag carries no credentials a site could check, and WordPress does not trust cookies
@@ -221,7 +226,8 @@ export function registerRoutes(app: FastifyInstance, routes: RouteDecl[], servic
         if (reply.raw.destroyed || reply.raw.writableFinished) release();
         else reply.raw.once('close', release);
       };
-      const base = { args, sent, path, viewer, services, links, rawQuery: rawQueryOf(req), input, reserve, client: { ip: req.ip, acceptLanguage: req.headers['accept-language'] } };
+      const client = { ip: req.ip, acceptLanguage: req.headers['accept-language'], sessionId: sessionIdOf(req, viewer) };
+      const base = { args, sent, path, viewer, services, links, rawQuery: rawQueryOf(req), input, reserve, client };
       const versioning = method === 'GET' ? endpoint.versioning : undefined;
       // Items: the log's number before the record is loaded (see itemValidators).
       const before = versioning?.kind === 'item' ? (await services.versions.position()).seq : 0;

@@ -107,8 +107,11 @@ export interface EndpointContext<R = unknown> {
    * For the few checks WordPress makes on undeclared params (a `parent` sent to `/tags`).
    */
   input?: Readonly<Record<string, unknown>>;
-  /** The client's address (as TRUST_PROXY makes it) and languages; set by the pipeline (submissions, issue 29). */
-  client?: { ip: string; acceptLanguage: string | undefined };
+  /**
+   * The client's address (as TRUST_PROXY makes it) and languages; set by the pipeline (submissions,
+   * issue 29); `sessionId`: the sign-in session whose cookie authenticated the request, if one did.
+   */
+  client?: { ip: string; acceptLanguage: string | undefined; sessionId?: number };
 }
 
 export interface Reply {

@@ -39,6 +39,7 @@ import { sessionsMigration } from './migrations/013_sessions.js';
 import { importsMigration } from './migrations/014_imports.js';
 import { submissionsMigration } from './migrations/015_submissions.js';
 import { federationMigration } from './migrations/016_federation.js';
+import { signInCodesMigration } from './migrations/017_sign_in_codes.js';
 import { submissionLimitsMigration } from './migrations/018_submission_limits.js';
 
 export type { DialectName } from './handle.js';
@@ -109,6 +110,7 @@ function migrations(dialect: DialectName): Record<string, Migration> {
     '014_imports': importsMigration(dialect),
     '015_submissions': submissionsMigration(dialect),
     '016_federation': federationMigration(dialect),
+    '017_sign_in_codes': signInCodesMigration(),
     '018_submission_limits': submissionLimitsMigration(dialect),
   };
 }

@@ -28,6 +28,14 @@ export interface UserTotpTable {
   secret: string;
   confirmed_gmt: string | null;
   recovery_hashes: Generated<string>;
+  /** the time step of the last code accepted (migration 017) */
+  last_step: Generated<number>;
+  /** wrong codes (attempts counted before their check) since the last right one or block */
+  code_failures: Generated<number>;
+  /** blocks since the last right code */
+  code_lockouts: Generated<number>;
+  /** codes refused until then, GMT ('' for never) */
+  code_blocked_until_gmt: Generated<string>;
 }
 
 export type SessionRow = Selectable<SessionsTable>;
@@ -104,10 +112,11 @@ export async function putTotp(db: Executor, userId: number, secret: string): Pro
   await noteChange(db, 'user', userId, 'update');
 }
 
-export async function confirmTotp(db: Executor, userId: number, when: string, recoveryHashes: string[]): Promise<void> {
+/** Two-factor sign-in on: confirmed with a first code, of time step `step` (which cannot sign in again). */
+export async function confirmTotp(db: Executor, userId: number, when: string, recoveryHashes: string[], step = 0): Promise<void> {
   await tables(db)
     .updateTable('user_totp')
-    .set({ confirmed_gmt: when, recovery_hashes: JSON.stringify(recoveryHashes) })
+    .set({ confirmed_gmt: when, recovery_hashes: JSON.stringify(recoveryHashes), last_step: step })
     .where('user_id', '=', userId)
     .execute();
   await noteChange(db, 'user', userId, 'update');
@@ -128,6 +137,66 @@ export async function takeRecoveryCode(db: Executor, userId: number, hash: strin
     .where('recovery_hashes', '=', row.recovery_hashes)
     .executeTakeFirst();
   return Number(r.numUpdatedRows) === 1;
+}
+
+/**
+ * Count a second-step attempt of a user before its code is checked (so that parallel attempts,
+ * from any address or instance, count at once): one conditional update, allowed only while the
+ * user's codes are not blocked (`code_blocked_until_gmt` past `now`) and fewer than `max` attempts
+ * are counted. Returns the count with this attempt (and the blocks so far), `blockedUntil` when
+ * refused, or `none` when the user has no confirmed TOTP.
+ */
+export async function reserveCodeAttempt(db: Executor, userId: number, now: string, max: number): Promise<{ count: number; lockouts: number } | { blockedUntil: string } | 'none'> {
+  const r = await tables(db)
+    .updateTable('user_totp')
+    .set((eb) => ({ code_failures: eb('code_failures', '+', 1) }))
+    .where('user_id', '=', userId)
+    .where('confirmed_gmt', 'is not', null)
+    .where('code_failures', '<', max)
+    .where('code_blocked_until_gmt', '<=', now)
+    .returning(['code_failures', 'code_lockouts'])
+    .executeTakeFirst();
+  if (r) return { count: Number(r.code_failures), lockouts: Number(r.code_lockouts) };
+  const row = await findTotp(db, userId);
+  if (!row || row.confirmed_gmt == null) return 'none';
+  return { blockedUntil: row.code_blocked_until_gmt };
+}
+
+/** Refuse a user's codes until `until` (GMT): one more block counted, the attempts' count starts again. */
+export async function blockCodes(db: Executor, userId: number, until: string): Promise<void> {
+  await tables(db)
+    .updateTable('user_totp')
+    .set((eb) => ({ code_blocked_until_gmt: until, code_lockouts: eb('code_lockouts', '+', 1), code_failures: 0 }))
+    .where('user_id', '=', userId)
+    .execute();
+}
+
+/**
+ * Accept a TOTP code of time step `step` unless one of that step or a later one was accepted
+ * (RFC 6238 §5.2): a conditional update, so of two attempts with one code exactly one wins, on
+ * any instance. The attempts' count and blocks start again. Returns whether it was accepted.
+ */
+export async function acceptCodeStep(db: Executor, userId: number, step: number): Promise<boolean> {
+  const r = await tables(db)
+    .updateTable('user_totp')
+    .set({ last_step: step, code_failures: 0, code_lockouts: 0, code_blocked_until_gmt: '' })
+    .where('user_id', '=', userId)
+    .where('last_step', '<', step)
+    .executeTakeFirst();
+  return Number(r.numUpdatedRows) === 1;
+}
+
+/** A right recovery code: the attempts' count and blocks start again. */
+export async function resetCodeFailures(db: Executor, userId: number): Promise<void> {
+  await tables(db).updateTable('user_totp').set({ code_failures: 0, code_lockouts: 0, code_blocked_until_gmt: '' }).where('user_id', '=', userId).execute();
+}
+
+/** End a user's sessions that wait for their second step (they sign in with the password again); returns how many. */
+export async function deleteHalfSignedIn(db: Executor, userId: number): Promise<number> {
+  const r = await tables(db).deleteFrom('sessions').where('user_id', '=', userId).where('second_factor', '=', 0).executeTakeFirst();
+  const n = Number(r.numDeletedRows);
+  if (n > 0) await noteChange(db, 'user', userId, 'update');
+  return n;
 }
 
 export async function deleteTotp(db: Executor, userId: number): Promise<void> {

@@ -1,12 +1,14 @@
 /**
  * The users' administration reads (issue 28, the admin API's users screen): a page of users with
- * a search and a role filter, and how many administrators there are. Writes go through
- * store/users.ts (each notes the user in the change log).
+ * a search and a role filter, and how many administrators there are (counted under
+ * `lockAdministrators` when a write depends on it). Writes go through store/users.ts (each notes
+ * the user in the change log).
  *
  * @example
  *   const { rows, total } = await listUsersPage(db, { search: 'ann', role: 'editor', limit: 20, offset: 0 });
  */
 import { sql } from 'kysely';
+import { lockForWrite } from './locks.js';
 import type { Executor, UserRow } from './schema.js';
 
 export interface UserPageQuery {
@@ -41,4 +43,13 @@ export async function countAdministrators(db: Executor): Promise<number> {
     .where('role', '=', 'administrator')
     .executeTakeFirst();
   return Number(r?.n ?? 0);
+}
+
+/**
+ * In a write transaction that takes the administrator role from someone: wait for any other such
+ * write to commit (PostgreSQL's transaction-scoped advisory lock; SQLite runs one write
+ * transaction at a time), so the count that follows sees it.
+ */
+export async function lockAdministrators(trx: Executor): Promise<void> {
+  await lockForWrite(trx, 'administrators');
 }

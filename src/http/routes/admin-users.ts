@@ -8,7 +8,8 @@
  * - `GET`/`POST|PUT|PATCH`/`DELETE /users/{id}` (update `name`, `email`, `roles`/`role`,
  *   `password`; delete with `reassign` = the user who becomes the author of their records, else
  *   409 `rest_user_has_content` when they authored any); the last administrator stays one (400
- *   `rest_user_last_administrator`);
+ *   `rest_user_last_administrator`); a new password ends the user's sign-in sessions, but the
+ *   one the caller asks with when they change their own;
  * - `GET`/`POST /users/{id}/application-passwords`, `DELETE /users/{id}/application-passwords/{uuid}`
  *   (WordPress' `wp/v2/users/{id}/application-passwords` shape; the secret only in the answer to
  *   POST).
@@ -93,7 +94,11 @@ export function adminUserRoutes(services: Services): RouteDecl[] {
           responses: { '200': { description: 'The updated user' }, '400': { description: 'Invalid value, or the last administrator would lose the role' }, '404': { description: 'No such user' } },
         },
         handler: async (ctx) => ({
-          body: await admin.update(Number(ctx.path.id), { name: ctx.args.name, email: ctx.args.email, role: roleOf(ctx), password: ctx.args.password }),
+          body: await admin.update(
+            Number(ctx.path.id),
+            { name: ctx.args.name, email: ctx.args.email, role: roleOf(ctx), password: ctx.args.password },
+            { userId: ctx.viewer.id, sessionId: ctx.client?.sessionId },
+          ),
         }),
       }),
       endpoint({

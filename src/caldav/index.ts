@@ -16,7 +16,9 @@
  * error body. Credentials: HTTP Basic with a password or an application password, through the
  * failed-login throttle shared with the REST API (web/authentication.ts); none: the anonymous
  * viewer, who reads published events only. Request bodies: XML (xml.ts), at most BODY_LIMIT
- * bytes; anything unreadable answers 400, never a 500.
+ * bytes, MAX_PROPERTIES properties and MAX_HREFS hrefs (413 beyond); anything unreadable answers
+ * 400, never a 500. Multistatus answers are built in steps and streamed when large (xml.ts
+ * `multistatusBody`).
  *
  * @example registerCalDav(app, { config, services })
  */

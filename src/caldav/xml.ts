@@ -6,7 +6,9 @@
  *
  * Hostile input: a body with a DOCTYPE (so any entity declaration, XXE or "billion laughs") is
  * refused before parsing, as is a body that is not well-formed XML or whose elements nest deeper
- * than MAX_DEPTH; each answers 400 (`XmlError`). The size limit is the route's `bodyLimit`.
+ * than MAX_DEPTH; each answers 400 (`XmlError`). More than MAX_ELEMENTS elements, or more than
+ * MAX_ATTRIBUTES attributes on one element, are refused before parsing too (413). The work is
+ * linear in the body's size; the size limit is the route's `bodyLimit`.
  *
  * @example
  *   const root = parseXml('<d:propfind xmlns:d="DAV:"><d:prop><d:getetag/></d:prop></d:propfind>');

@@ -254,12 +254,14 @@ export function registerCalDav(app: FastifyInstance, deps: { config: Config; ser
   /** Properties that are never part of allprop (expensive or defined so by RFC 4791/3744/6578). */
   const NOT_IN_ALLPROP = new Set([`{${DAV}}current-user-privilege-set`, `{${DAV}}supported-report-set`, `{${DAV}}sync-token`, `{${CALDAV}}calendar-timezone`, `{${DAV}}getcontentlength`]);
 
-  type PropRequest = { mode: 'prop'; names: string[]; data?: boolean } | { mode: 'allprop'; include: string[] } | { mode: 'propname' };
+  /** What a request asks for; `include` a set (asked of every resource, up to MAX_PROPERTIES names). */
+  type PropRequest = { mode: 'prop'; names: string[]; data?: boolean } | { mode: 'allprop'; include: Set<string> } | { mode: 'propname' };
 
   async function propValues(res: Resource, ctx: PropContext, request: PropRequest): Promise<PropValues> {
     const props = propertiesOf(res, ctx);
     if (request.mode === 'propname') return Object.keys(props).map((k) => [k, '']);
-    const names = request.mode === 'allprop' ? [...Object.keys(props).filter((k) => !NOT_IN_ALLPROP.has(k)), ...request.include.filter((k) => !(k in props) || NOT_IN_ALLPROP.has(k))] : request.names;
+    const names =
+      request.mode === 'allprop' ? [...Object.keys(props).filter((k) => !NOT_IN_ALLPROP.has(k)), ...[...request.include].filter((k) => !(k in props) || NOT_IN_ALLPROP.has(k))] : request.names;
     const out: PropValues = [];
     for (const name of names) {
       if (name === `{${CALDAV}}calendar-data`) {
@@ -269,7 +271,7 @@ export function registerCalDav(app: FastifyInstance, deps: { config: Config; ser
       const get = props[name];
       const value = get ? await get() : undefined;
       // allprop leaves out what the resource does not have, rather than listing it as 404.
-      if (value === undefined && request.mode === 'allprop' && !request.include.includes(name)) continue;
+      if (value === undefined && request.mode === 'allprop' && !request.include.has(name)) continue;
       out.push([name, value]);
     }
     return out;
@@ -277,13 +279,13 @@ export function registerCalDav(app: FastifyInstance, deps: { config: Config; ser
 
   /** What a PROPFIND body or a REPORT asks for (`<d:prop>`, `<d:allprop>` or `<d:propname>`), default allprop. */
   function propRequestOf(parent: XmlElement | undefined): PropRequest {
-    if (!parent) return { mode: 'allprop', include: [] };
+    if (!parent) return { mode: 'allprop', include: new Set() };
     const prop = child(parent, DAV, 'prop');
     if (prop) return { mode: 'prop', names: boundedProperties(prop).map(clark) };
     if (child(parent, DAV, 'propname')) return { mode: 'propname' };
     const include = child(parent, DAV, 'include');
     if (include) boundedProperties(include);
-    if (child(parent, DAV, 'allprop')) return { mode: 'allprop', include: include ? include.children.map(clark) : [] };
+    if (child(parent, DAV, 'allprop')) return { mode: 'allprop', include: new Set(include ? include.children.map(clark) : []) };
     throw badRequest('expected prop, allprop or propname');
   }
 

@@ -43,7 +43,6 @@ export const MAX_ELEMENTS = 10_000;
 export const MAX_ATTRIBUTES = 32;
 
 /** An element: namespace, local name, attributes (by local name), child elements and text. */
-/** An element: namespace, local name, attributes (by local name), child elements and text. */
 export interface XmlElement {
   ns: string;
   name: string;

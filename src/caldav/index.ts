@@ -16,11 +16,14 @@
  * error body. Credentials: HTTP Basic with a password or an application password, through the
  * failed-login throttle shared with the REST API (web/authentication.ts); none: the anonymous
  * viewer, who reads published events only. Request bodies: XML (xml.ts), at most BODY_LIMIT
- * bytes; anything unreadable answers 400, never a 500.
+ * bytes, MAX_PROPERTIES properties and MAX_HREFS hrefs (413 beyond); anything unreadable answers
+ * 400, never a 500. Multistatus answers are built in steps and streamed when large (xml.ts
+ * `multistatusBody`).
  *
  * @example registerCalDav(app, { config, services })
  */
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { Readable } from 'node:stream';
 import { DateTime } from 'luxon';
 import type { Config } from '../config.js';
 import { ApiError } from '../domain/errors.js';
@@ -39,10 +42,10 @@ import {
   child,
   children,
   clark,
-  document,
   element,
   errorDocument,
   escapeXml,
+  multistatusBody,
   parseXml,
   propResponse,
   statusResponse,
@@ -53,8 +56,18 @@ import {
 /** The DAV root every URL of the face is under. */
 export const DAV_ROOT = '/dav';
 
-/** The largest request body read (a multiget of a few thousand hrefs fits). */
-export const BODY_LIMIT = 1024 * 1024;
+/**
+ * The largest request body read (bytes): 413 over it, from its `Content-Length` before anything is
+ * read, or as soon as a chunked body passes it. Real clients send under 10 KiB (Apple's largest
+ * body is about 2 KiB; a multiget of a hundred hrefs about 6 KiB).
+ */
+export const BODY_LIMIT = 128 * 1024;
+
+/** Properties one request may name (`<d:prop>`, `<d:include>`) at most: 413 beyond. Clients name about 30. */
+export const MAX_PROPERTIES = 1000;
+
+/** Hrefs one calendar-multiget may name at most: 413 beyond. Clients send them in batches of 10 to 100. */
+export const MAX_HREFS = 5000;
 
 /** The methods answered 200; every other WebDAV method is a write and answers 403. */
 const READ_METHODS = ['OPTIONS', 'GET', 'HEAD', 'PROPFIND', 'REPORT'];
@@ -81,6 +94,8 @@ class DavError extends Error {
 }
 
 const badRequest = (message: string) => new DavError(400, errorDocument('{DAV:}bad-request', escapeXml(message)));
+/** A request over one of the limits (body size, elements, declarations, properties, hrefs). */
+const tooLarge = (message: string) => new DavError(413, errorDocument('{DAV:}bad-request', escapeXml(message)));
 const notFound = () => new DavError(404, errorDocument('{DAV:}resource-not-found'));
 
 export function registerCalDav(app: FastifyInstance, deps: { config: Config; services: Services }): void {
@@ -245,12 +260,14 @@ export function registerCalDav(app: FastifyInstance, deps: { config: Config; ser
   /** Properties that are never part of allprop (expensive or defined so by RFC 4791/3744/6578). */
   const NOT_IN_ALLPROP = new Set([`{${DAV}}current-user-privilege-set`, `{${DAV}}supported-report-set`, `{${DAV}}sync-token`, `{${CALDAV}}calendar-timezone`, `{${DAV}}getcontentlength`]);
 
-  type PropRequest = { mode: 'prop'; names: string[]; data?: boolean } | { mode: 'allprop'; include: string[] } | { mode: 'propname' };
+  /** What a request asks for; `include` a set (asked of every resource, up to MAX_PROPERTIES names). */
+  type PropRequest = { mode: 'prop'; names: string[]; data?: boolean } | { mode: 'allprop'; include: Set<string> } | { mode: 'propname' };
 
   async function propValues(res: Resource, ctx: PropContext, request: PropRequest): Promise<PropValues> {
     const props = propertiesOf(res, ctx);
     if (request.mode === 'propname') return Object.keys(props).map((k) => [k, '']);
-    const names = request.mode === 'allprop' ? [...Object.keys(props).filter((k) => !NOT_IN_ALLPROP.has(k)), ...request.include.filter((k) => !(k in props) || NOT_IN_ALLPROP.has(k))] : request.names;
+    const names =
+      request.mode === 'allprop' ? [...Object.keys(props).filter((k) => !NOT_IN_ALLPROP.has(k)), ...[...request.include].filter((k) => !(k in props) || NOT_IN_ALLPROP.has(k))] : request.names;
     const out: PropValues = [];
     for (const name of names) {
       if (name === `{${CALDAV}}calendar-data`) {
@@ -260,7 +277,7 @@ export function registerCalDav(app: FastifyInstance, deps: { config: Config; ser
       const get = props[name];
       const value = get ? await get() : undefined;
       // allprop leaves out what the resource does not have, rather than listing it as 404.
-      if (value === undefined && request.mode === 'allprop' && !request.include.includes(name)) continue;
+      if (value === undefined && request.mode === 'allprop' && !request.include.has(name)) continue;
       out.push([name, value]);
     }
     return out;
@@ -268,13 +285,19 @@ export function registerCalDav(app: FastifyInstance, deps: { config: Config; ser
 
   /** What a PROPFIND body or a REPORT asks for (`<d:prop>`, `<d:allprop>` or `<d:propname>`), default allprop. */
   function propRequestOf(parent: XmlElement | undefined): PropRequest {
-    if (!parent) return { mode: 'allprop', include: [] };
+    if (!parent) return { mode: 'allprop', include: new Set() };
     const prop = child(parent, DAV, 'prop');
-    if (prop) return { mode: 'prop', names: prop.children.map(clark) };
+    if (prop) return { mode: 'prop', names: boundedProperties(prop).map(clark) };
     if (child(parent, DAV, 'propname')) return { mode: 'propname' };
     const include = child(parent, DAV, 'include');
-    if (child(parent, DAV, 'allprop')) return { mode: 'allprop', include: include ? include.children.map(clark) : [] };
+    if (include) boundedProperties(include);
+    if (child(parent, DAV, 'allprop')) return { mode: 'allprop', include: new Set(include ? include.children.map(clark) : []) };
     throw badRequest('expected prop, allprop or propname');
+  }
+
+  function boundedProperties(list: XmlElement): XmlElement[] {
+    if (list.children.length > MAX_PROPERTIES) throw tooLarge(`more than ${MAX_PROPERTIES} properties`);
+    return list.children;
   }
 
   async function contextFor(res: Resource, viewer: Viewer, request: PropRequest, member?: Member): Promise<PropContext> {
@@ -290,7 +313,7 @@ export function registerCalDav(app: FastifyInstance, deps: { config: Config; ser
 
   // -- answers -------------------------------------------------------------------------------
 
-  function sendXml(reply: FastifyReply, status: number, body: string, headers: Record<string, string> = {}): FastifyReply {
+  function sendXml(reply: FastifyReply, status: number, body: string | Readable, headers: Record<string, string> = {}): FastifyReply {
     reply.code(status).header('content-type', XML_TYPE).header('dav', DAV_HEADER);
     for (const [k, v] of Object.entries(headers)) reply.header(k, v);
     reply.header('cache-control', 'private, no-cache');
@@ -298,7 +321,8 @@ export function registerCalDav(app: FastifyInstance, deps: { config: Config; ser
     return reply.send(body);
   }
 
-  const multistatus = (reply: FastifyReply, inner: string, headers: Record<string, string> = {}) => sendXml(reply, 207, document('{DAV:}multistatus', inner), headers);
+  /** A 207 multistatus of these parts, built in steps (xml.ts `multistatusBody`). */
+  const multistatus = async (reply: FastifyReply, parts: AsyncIterable<string> | Iterable<string>, headers: Record<string, string> = {}) => sendXml(reply, 207, await multistatusBody(parts), headers);
 
   /**
    * `Brief: t` (Microsoft's, sent by Apple), `Prefer: return=minimal` (RFC 8144 §2) or its draft form
@@ -326,7 +350,7 @@ export function registerCalDav(app: FastifyInstance, deps: { config: Config; ser
     try {
       return parseXml(text);
     } catch (e) {
-      if (e instanceof XmlError) throw badRequest(e.message);
+      if (e instanceof XmlError) throw e.status === 413 ? tooLarge(e.message) : badRequest(e.message);
       throw e;
     }
   }
@@ -347,32 +371,36 @@ export function registerCalDav(app: FastifyInstance, deps: { config: Config; ser
     if (depth === 'infinity' && res.kind !== 'object') throw new DavError(403, errorDocument('{DAV:}propfind-finite-depth'));
     const minimal = isMinimal(req);
     const options = { namesOnly: request.mode === 'propname', omitNotFound: minimal };
-    const parts: string[] = [];
     const member = res.kind === 'object' ? await memberOf(viewer, res) : undefined;
-    const self = hrefFor(res);
-    parts.push(propResponse(self, await propValues(res, await contextFor(res, viewer, request, member), request), options));
+    const first = propResponse(hrefFor(res), await propValues(res, await contextFor(res, viewer, request, member), request), options);
+    // What the answer lists is read first; the members' responses are rendered while it is sent.
+    let rest: AsyncIterable<string> | Iterable<string> = [];
     if (depth !== '0') {
       if (res.kind === 'root') {
-        parts.push(propResponse(homeHref, await propValues({ kind: 'home' }, await contextFor({ kind: 'home' }, viewer, request), request), options));
         const principal: Resource = { kind: 'principal', login: isAuthenticated(viewer) ? viewer.login : null };
-        parts.push(propResponse(principalHref(viewer), await propValues(principal, await contextFor(principal, viewer, request), request), options));
+        rest = [
+          propResponse(homeHref, await propValues({ kind: 'home' }, await contextFor({ kind: 'home' }, viewer, request), request), options),
+          propResponse(principalHref(viewer), await propValues(principal, await contextFor(principal, viewer, request), request), options),
+        ];
       } else if (res.kind === 'home') {
         const list = await calendars.list();
-        let shared: PropContext | undefined;
-        for (const cal of list) {
-          const r: Resource = { kind: 'calendar', cal };
-          shared ??= await contextFor(r, viewer, request);
-          parts.push(propResponse(calendarHref(cal), await propValues(r, shared, request), options));
-        }
+        const shared = list[0] ? await contextFor({ kind: 'calendar', cal: list[0] }, viewer, request) : undefined;
+        rest = (async function* () {
+          for (const cal of list) yield propResponse(calendarHref(cal), await propValues({ kind: 'calendar', cal }, shared!, request), options);
+        })();
       } else if (res.kind === 'calendar') {
-        for (const [i, m] of (await calendars.members(viewer, res.cal)).entries()) {
-          await breathe(i);
-          const r: Resource = { kind: 'object', cal: res.cal, id: m.id };
-          parts.push(propResponse(objectHref(res.cal, m.id), await propValues(r, { viewer, member: m }, request), options));
-        }
+        const cal = res.cal;
+        const members = await calendars.members(viewer, cal);
+        rest = (async function* () {
+          for (const m of members) yield propResponse(objectHref(cal, m.id), await propValues({ kind: 'object', cal, id: m.id }, { viewer, member: m }, request), options);
+        })();
       }
     }
-    return multistatus(reply, parts.join(''), minimal ? { 'preference-applied': 'return=minimal' } : {});
+    const parts = (async function* () {
+      yield first;
+      yield* rest;
+    })();
+    return multistatus(reply, parts, minimal ? { 'preference-applied': 'return=minimal' } : {});
   }
 
   function hrefFor(res: Resource): string {
@@ -406,6 +434,7 @@ export function registerCalDav(app: FastifyInstance, deps: { config: Config; ser
 
     if (key === `{${CALDAV}}calendar-multiget`) {
       const hrefs = children(body, DAV, 'href').map((h) => h.text.trim());
+      if (hrefs.length > MAX_HREFS) throw tooLarge(`more than ${MAX_HREFS} hrefs`);
       const wanted = new Map<string, number | undefined>();
       for (const h of hrefs) {
         const path = hrefPath(h);
@@ -419,14 +448,13 @@ export function registerCalDav(app: FastifyInstance, deps: { config: Config; ser
         cal,
         [...wanted.values()].filter((id): id is number => id !== undefined),
       );
-      const parts: string[] = [];
-      let i = 0;
-      for (const [h, id] of wanted) {
-        await breathe(i++);
-        const m = id === undefined ? undefined : found.get(id);
-        parts.push(m ? await respond(m) : statusResponse(h, 404));
-      }
-      return multistatus(reply, parts.join(''), headers);
+      const parts = (async function* () {
+        for (const [h, id] of wanted) {
+          const m = id === undefined ? undefined : found.get(id);
+          yield m ? await respond(m) : statusResponse(h, 404);
+        }
+      })();
+      return multistatus(reply, parts, headers);
     }
 
     if (key === `{${CALDAV}}calendar-query`) {
@@ -438,12 +466,10 @@ export function registerCalDav(app: FastifyInstance, deps: { config: Config; ser
         members = res.kind === 'object' ? [await memberOf(viewer, res)] : await calendars.inRange(viewer, cal, query.start, query.end);
         if (res.kind === 'object' && !members.every((m) => overlapsQuery(m, query))) members = [];
       }
-      const parts: string[] = [];
-      for (const [i, m] of members.entries()) {
-        await breathe(i);
-        parts.push(await respond(m));
-      }
-      return multistatus(reply, parts.join(''), headers);
+      const parts = (async function* () {
+        for (const m of members) yield await respond(m);
+      })();
+      return multistatus(reply, parts, headers);
     }
 
     // sync-collection (RFC 6578)
@@ -467,16 +493,15 @@ export function registerCalDav(app: FastifyInstance, deps: { config: Config; ser
       if (e instanceof TooManyMatches) throw new DavError(507, errorDocument('{DAV:}number-of-matches-within-limits'));
       throw e;
     }
-    const parts: string[] = [];
-    for (const [i, m] of result.changed.entries()) {
-      await breathe(i);
-      parts.push(await respond(m));
-    }
-    for (const id of result.removed) parts.push(statusResponse(objectHref(cal, id), 404));
-    // RFC 6578 §3.6: a truncated answer names the collection with 507; its token continues.
-    if (result.truncated) parts.push(statusResponse(calendarHref(cal), 507, '<d:error><d:number-of-matches-within-limits/></d:error>'));
-    parts.push(`<d:sync-token>${escapeXml(result.token)}</d:sync-token>`);
-    return multistatus(reply, parts.join(''), headers);
+    const { changed, removed, truncated, token: next } = result;
+    const parts = (async function* () {
+      for (const m of changed) yield await respond(m);
+      for (const id of removed) yield statusResponse(objectHref(cal, id), 404);
+      // RFC 6578 §3.6: a truncated answer names the collection with 507; its token continues.
+      if (truncated) yield statusResponse(calendarHref(cal), 507, '<d:error><d:number-of-matches-within-limits/></d:error>');
+      yield `<d:sync-token>${escapeXml(next)}</d:sync-token>`;
+    })();
+    return multistatus(reply, parts, headers);
   }
 
   async function get(req: FastifyRequest, reply: FastifyReply, res: Resource, viewer: Viewer) {
@@ -556,6 +581,7 @@ export function registerCalDav(app: FastifyInstance, deps: { config: Config; ser
       for (const [k, v] of Object.entries(e.headers ?? {})) reply.header(k, v);
       return sendXml(reply, e.status, errorDocument('{DAV:}error', escapeXml(e.message)));
     }
+    if ((e as { code?: string }).code === 'FST_ERR_CTP_BODY_TOO_LARGE') return sendXml(reply, 413, tooLarge(`request body over ${BODY_LIMIT} bytes`).body!);
     const status = (e as { statusCode?: number }).statusCode;
     if (typeof status === 'number' && status >= 400 && status < 500) return sendXml(reply, status, errorDocument('{DAV:}error', escapeXml((e as Error).message)));
     req.log.error({ err: e }, 'caldav: unhandled error');
@@ -577,14 +603,6 @@ export function registerCalDav(app: FastifyInstance, deps: { config: Config; ser
       handler: async (_req, reply) => reply.code(301).header('location', `${DAV_ROOT}/`).header('cache-control', 'no-cache').send(),
     });
   });
-}
-
-/**
- * Let other requests run every 100 members: writing many events' iCalendar text (a first sync of
- * a large calendar with calendar-data) must not hold the event loop.
- */
-async function breathe(i: number): Promise<void> {
-  if (i > 0 && i % 100 === 0) await new Promise<void>((resolve) => setImmediate(resolve));
 }
 
 /** A calendar's colour (Apple's calendar-color, `#RRGGBB`): fixed per calendar key, so it never changes. */

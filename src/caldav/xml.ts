@@ -6,7 +6,9 @@
  *
  * Hostile input: a body with a DOCTYPE (so any entity declaration, XXE or "billion laughs") is
  * refused before parsing, as is a body that is not well-formed XML or whose elements nest deeper
- * than MAX_DEPTH; each answers 400 (`XmlError`). The size limit is the route's `bodyLimit`.
+ * than MAX_DEPTH; each answers 400 (`XmlError`). More than MAX_ELEMENTS elements, or more than
+ * MAX_ATTRIBUTES attributes on one element, are refused before parsing too (413). The work is
+ * linear in the body's size; the size limit is the route's `bodyLimit`.
  *
  * @example
  *   const root = parseXml('<d:propfind xmlns:d="DAV:"><d:prop><d:getetag/></d:prop></d:propfind>');
@@ -14,6 +16,7 @@
  *   child(root, DAV, 'prop')!.children.map(clark) // ['{DAV:}getetag']
  */
 import { XMLParser, XMLValidator } from 'fast-xml-parser';
+import { Readable } from 'node:stream';
 import { registerKept } from '../metrics.js';
 
 export const DAV = 'DAV:';
@@ -27,6 +30,18 @@ const PREFIXES: Record<string, string> = { [DAV]: 'd', [CALDAV]: 'c', [CALSERVER
 /** Elements nested deeper than this are refused (no request of the protocol needs more than ~8). */
 export const MAX_DEPTH = 32;
 
+/**
+ * Elements in one body at most (counted before parsing): a multiget of {@link MAX_HREFS} hrefs and
+ * its properties fits; real clients send a few dozen (Apple's largest PROPFIND has about 30).
+ */
+export const MAX_ELEMENTS = 10_000;
+
+/**
+ * Attributes on one element at most, namespace declarations (`xmlns`, `xmlns:p`) included: clients
+ * put at most about 6 on their root element, and 2 on any other.
+ */
+export const MAX_ATTRIBUTES = 32;
+
 /** An element: namespace, local name, attributes (by local name), child elements and text. */
 export interface XmlElement {
   ns: string;
@@ -36,8 +51,15 @@ export interface XmlElement {
   text: string;
 }
 
-/** A request body that is not acceptable XML (answered 400). */
-export class XmlError extends Error {}
+/** A request body that is not acceptable XML: 400, or 413 when it is over one of the limits. */
+export class XmlError extends Error {
+  constructor(
+    message: string,
+    readonly status: 400 | 413 = 400,
+  ) {
+    super(message);
+  }
+}
 
 /** `{namespace}name`, the Clark notation properties are keyed by. */
 export function clark(e: { ns: string; name: string }): string {
@@ -62,6 +84,10 @@ const parser = new XMLParser({
   // DOCTYPEs are refused before parsing; only the five predefined entities and character references remain.
   processEntities: true,
   htmlEntities: false,
+  // Refuse deep nesting while parsing (the tree is walked recursively afterwards).
+  maxNestedTags: MAX_DEPTH + 1,
+  // No path string per element (callbacks are not used): it costs its depth on every element.
+  jPath: false,
 });
 
 type RawNode = Record<string, unknown>;
@@ -88,41 +114,116 @@ export function parseXml(text: string): XmlElement {
   return root;
 }
 
+/**
+ * The limits, checked in one linear pass before the validator and the parser run: at most
+ * MAX_ELEMENTS start tags, each with at most MAX_ATTRIBUTES attributes. The parser has no hook
+ * before its work on a tag's attributes, and that work grows faster than their number (one element
+ * with 8,000 attributes took about 0.1 s, 16,000 about 0.35 s), so the count cannot wait for it.
+ * Comments, CDATA sections and processing instructions are skipped; in a start tag, attributes are
+ * counted outside quoted values (a `>` or `=` inside one is text), both by their names and by
+ * their `=` signs, so neither attributes without a value nor ones without a space between them
+ * are missed. What is not well-formed is left to the validator.
+ */
+function checkLimits(text: string): void {
+  let elements = 0;
+  for (let i = text.indexOf('<'); i >= 0;) {
+    const next = text.charCodeAt(i + 1);
+    let skipTo: string | undefined;
+    if (next === 33 /* ! */) skipTo = text.startsWith('<!--', i) ? '-->' : text.startsWith('<![CDATA[', i) ? ']]>' : '>';
+    else if (next === 63 /* ? */) skipTo = '?>';
+    else if (next === 47 /* / */) skipTo = '>';
+    if (skipTo !== undefined) {
+      const end = text.indexOf(skipTo, i + 2);
+      if (end < 0) return;
+      i = text.indexOf('<', end + skipTo.length);
+      continue;
+    }
+    if (++elements > MAX_ELEMENTS) throw new XmlError(`more than ${MAX_ELEMENTS} elements`, 413);
+    let names = 0;
+    let equals = 0;
+    let quote = 0;
+    let afterSpace = false;
+    let j = i + 1;
+    for (; j < text.length; j++) {
+      const c = text.charCodeAt(j);
+      if (quote !== 0) {
+        if (c === quote) quote = 0;
+        continue;
+      }
+      // '"', "'"
+      if (c === 34 || c === 39) quote = c;
+      // '>', '<'
+      else if (c === 62 || c === 60) break;
+      // '='
+      else if (c === 61) equals++;
+      const space = c === 32 || c === 9 || c === 10 || c === 13;
+      // a name begins after a space ('/' is the end of an empty-element tag)
+      if (afterSpace && !space && c !== 61 && c !== 34 && c !== 39 && c !== 47) names++;
+      afterSpace = space;
+      if (names > MAX_ATTRIBUTES || equals > MAX_ATTRIBUTES) throw new XmlError(`more than ${MAX_ATTRIBUTES} attributes (namespace declarations included) on one element`, 413);
+    }
+    i = text.indexOf('<', j);
+  }
+}
+
+const XML_NAMESPACE = 'http://www.w3.org/XML/1998/namespace';
+
+/**
+ * The namespace declarations in scope: the element's own, then its parent's scope. Elements
+ * without declarations share their parent's, so nothing is copied per element (a copy per element
+ * made a body of many declarations and many elements cost their product).
+ */
+interface Scope {
+  decls: Map<string, string>;
+  parent: Scope | undefined;
+}
+
+const ROOT_SCOPE: Scope = { decls: new Map([['xml', XML_NAMESPACE]]), parent: undefined };
+
+function lookup(scope: Scope | undefined, prefix: string): string | undefined {
+  for (let s = scope; s; s = s.parent) {
+    const ns = s.decls.get(prefix);
+    if (ns !== undefined) return ns;
+  }
+  return undefined;
+}
+
 function parseFresh(text: string): XmlElement {
   if (/<!DOCTYPE|<!ENTITY/i.test(text)) throw new XmlError('DOCTYPE and entity declarations are not accepted');
+  checkLimits(text);
   const valid = XMLValidator.validate(text);
   if (valid !== true) throw new XmlError(`malformed XML: ${valid.err.msg} (line ${valid.err.line})`);
   let nodes: RawNode[];
   try {
     nodes = parser.parse(text) as RawNode[];
   } catch (e) {
-    throw new XmlError(`malformed XML: ${(e as Error).message}`);
+    const message = (e as Error).message;
+    if (/nested tags/i.test(message)) throw new XmlError(`elements nested deeper than ${MAX_DEPTH}`);
+    throw new XmlError(`malformed XML: ${message}`);
   }
-  const roots = nodes.map((n) => convert(n, new Map([['xml', 'http://www.w3.org/XML/1998/namespace']]), 0)).filter((e): e is XmlElement => e !== undefined);
+  const roots = nodes.map((n) => convert(n, ROOT_SCOPE, 0)).filter((e): e is XmlElement => e !== undefined);
   if (roots.length !== 1) throw new XmlError('expected one root element');
   return roots[0]!;
 }
 
-function convert(node: RawNode, scope: Map<string, string>, depth: number): XmlElement | undefined {
+function convert(node: RawNode, scope: Scope, depth: number): XmlElement | undefined {
   if (depth > MAX_DEPTH) throw new XmlError(`elements nested deeper than ${MAX_DEPTH}`);
   const tag = Object.keys(node).find((k) => k !== ':@');
   if (tag === undefined || tag === '#text' || tag.startsWith('?') || tag === '#comment' || tag === '#cdata') return undefined;
   const rawAttrs = (node[':@'] ?? {}) as Record<string, string>;
-  const inner = new Map(scope);
+  let inner = scope;
+  const attrs: Record<string, string> = {};
   for (const [k, v] of Object.entries(rawAttrs)) {
-    if (k === 'xmlns') inner.set('', v);
-    else if (k.startsWith('xmlns:')) inner.set(k.slice(6), v);
+    if (k === 'xmlns' || k.startsWith('xmlns:')) {
+      if (inner === scope) inner = { decls: new Map(), parent: scope };
+      inner.decls.set(k === 'xmlns' ? '' : k.slice(6), String(v));
+    } else attrs[k.includes(':') ? k.slice(k.indexOf(':') + 1) : k] = String(v);
   }
   const colon = tag.indexOf(':');
   const prefix = colon < 0 ? '' : tag.slice(0, colon);
   const name = colon < 0 ? tag : tag.slice(colon + 1);
-  const ns = inner.get(prefix);
+  const ns = lookup(inner, prefix);
   if (ns === undefined && prefix !== '') throw new XmlError(`undeclared namespace prefix "${prefix}"`);
-  const attrs: Record<string, string> = {};
-  for (const [k, v] of Object.entries(rawAttrs)) {
-    if (k === 'xmlns' || k.startsWith('xmlns:')) continue;
-    attrs[k.includes(':') ? k.slice(k.indexOf(':') + 1) : k] = String(v);
-  }
   const el: XmlElement = { ns: ns ?? '', name, attrs, children: [], text: '' };
   for (const c of (node[tag] ?? []) as RawNode[]) {
     if ('#text' in c) el.text += String(c['#text']);
@@ -162,8 +263,64 @@ const ROOT_DECLS = Object.entries(PREFIXES)
 
 /** A document whose root element is `{DAV:}name` (or another namespace's) with the usual prefixes declared. */
 export function document(rootKey: string, inner: string): string {
+  const [head, tail] = documentEnds(rootKey);
+  return head + inner + tail;
+}
+
+/** A document's text before and after its root element's content. */
+function documentEnds(rootKey: string): [head: string, tail: string] {
   const { tag, decl } = qname(rootKey);
-  return `<?xml version="1.0" encoding="utf-8"?>\n<${tag}${ROOT_DECLS}${decl}>${inner}</${tag}>\n`;
+  return [`<?xml version="1.0" encoding="utf-8"?>\n<${tag}${ROOT_DECLS}${decl}>`, `</${tag}>\n`];
+}
+
+/** A large answer is sent in chunks of about this many characters. */
+const CHUNK_CHARS = 64 * 1024;
+
+/** Rendering runs at most about this long (ms) before the event loop is let go (the bar is 100 ms). */
+const STEP_MS = 10;
+
+/**
+ * A multistatus document from its parts (`<d:response>` elements, then maybe a `<d:sync-token>`),
+ * built in steps: the parts are rendered one at a time as they are asked for, and after STEP_MS
+ * of rendering the event loop runs other requests before the next part. An answer complete within
+ * its first chunk is a string (sent with its Content-Length, as small answers always were); a
+ * larger one is a stream of chunks rendered as the client reads them, so that a REPORT over
+ * thousands of events never holds the loop, nor its whole text in memory.
+ *
+ * @example await multistatusBody((function* () { yield statusResponse('/dav/x', 404); })())
+ */
+export async function multistatusBody(parts: AsyncIterable<string> | Iterable<string>): Promise<string | Readable> {
+  const [head, tail] = documentEnds('{DAV:}multistatus');
+  const chunks = chunksOf(head, parts, tail);
+  const first = await chunks.next();
+  if (first.done) return head + tail;
+  const second = await chunks.next();
+  if (second.done) return first.value;
+  return Readable.from(
+    (async function* () {
+      yield first.value;
+      yield second.value;
+      yield* chunks;
+    })(),
+    { objectMode: false },
+  );
+}
+
+async function* chunksOf(head: string, parts: AsyncIterable<string> | Iterable<string>, tail: string): AsyncGenerator<string, void, undefined> {
+  let out = head;
+  let stepStart = performance.now();
+  for await (const part of parts) {
+    out += part;
+    if (out.length >= CHUNK_CHARS) {
+      yield out;
+      out = '';
+    }
+    if (performance.now() - stepStart >= STEP_MS) {
+      await new Promise<void>((resolve) => setImmediate(resolve));
+      stepStart = performance.now();
+    }
+  }
+  yield out + tail;
 }
 
 /** Property values of one resource: inner XML by Clark name, `undefined` for "not found" (404 propstat). */

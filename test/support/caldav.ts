@@ -20,14 +20,18 @@ export async function dav(t: TestServer, method: string, path: string, body?: st
   if (body !== undefined && !Object.keys(h).some((k) => k.toLowerCase() === 'content-type')) h['content-type'] = 'application/xml; charset=utf-8';
   if (as) h.authorization = 'Basic ' + Buffer.from(as === 'admin' ? 'admin:admin-password' : as).toString('base64');
   const res = await fetch(path.startsWith('http') ? path : t.origin + path, { method, headers: h, body, redirect: 'manual' });
-  const text = await res.text();
+  return withDoc({ status: res.status, headers: res.headers, text: await res.text() });
+}
+
+/** An answer with its body parsed (`doc`), when it is an XML document. */
+export function withDoc(answer: Omit<DavAnswer, 'doc'>): DavAnswer {
   let doc: any;
   try {
-    doc = text.startsWith('<?xml') ? xml.parse(text) : undefined;
+    doc = answer.text.startsWith('<?xml') ? xml.parse(answer.text) : undefined;
   } catch {
     doc = undefined;
   }
-  return { status: res.status, headers: res.headers, text, doc };
+  return { ...answer, doc };
 }
 
 /** The responses of a multistatus, by href: status, and the 200 and 404 properties. */

@@ -571,7 +571,7 @@ export async function importIcs(services: Services, admin: Viewer, options: IcsI
   let text: string;
   if (/^https?:\/\//i.test(options.input)) {
     checkUrl(options.input, 'the iCalendar URL');
-    const source = createSource({ retries: options.retries, retryDelayMs: options.retryDelayMs, allowPrivate: options.allowPrivate });
+    const source = createSource({ retries: options.retries, retryDelayMs: options.retryDelayMs, allowPrivate: options.allowPrivate, maxBytes: services.config.importMaxBytes });
     if (options.conditional) {
       // A scheduled run: send what the last run was told (ETag, Last-Modified); a 304 costs nothing more.
       const known = await readFeedState(db, options.input);

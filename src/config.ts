@@ -535,20 +535,17 @@ function maskParameters(text: string): string {
  *   maskUrl('smtp://mail:s3cret@smtp.example.org:587')         // 'smtp://mail:********@smtp.example.org:587'
  */
 export function maskUrl(text: string): string {
-  const scheme = /^[a-z][a-z0-9+.-]*:/i.exec(text);
-  if (!scheme) return text;
-  let out = scheme[0];
+  // After `scheme://` (or `//`) comes the authority; a value without it may still be `user:password@host…`
+  // (a URL missing its scheme), told from plain text by having no white space before the `@`.
+  const scheme = /^([a-z][a-z0-9+.-]*:)?\/\//i.exec(text);
+  let out = scheme ? scheme[0] : '';
   let rest = text.slice(out.length);
-  if (rest.startsWith('//')) {
-    out += '//';
-    rest = rest.slice(2);
-    const end = userinfoEnd(rest);
-    if (end >= 0) {
-      const userinfo = rest.slice(0, end);
-      const colon = userinfo.indexOf(':');
-      out += (colon >= 0 && colon < userinfo.length - 1 ? `${userinfo.slice(0, colon)}:${MASK}` : userinfo) + '@';
-      rest = rest.slice(end + 1);
-    }
+  const end = userinfoEnd(rest);
+  const userinfo = end >= 0 ? rest.slice(0, end) : '';
+  if (end >= 0 && (scheme || !/\s/.test(userinfo))) {
+    const colon = userinfo.indexOf(':');
+    out += (colon >= 0 && colon < userinfo.length - 1 ? `${userinfo.slice(0, colon)}:${MASK}` : userinfo) + '@';
+    rest = rest.slice(end + 1);
   }
   const q = rest.search(/[?#]/);
   if (q < 0) return out + rest;

@@ -72,7 +72,10 @@ const SHAPES: Array<{ env: Record<string, string>; secrets: string[]; shown: Rec
     },
   },
   {
-    env: { DATABASE_URL: 'postgres://app:slash/and?query@db.internal/calendar?token=db-token-secret', SMTP_URL: 'smtps://:smtp@at@secret@smtp.example.org:465/?api_key=smtp-key-secret#access_token=smtp-fragment-secret' },
+    env: {
+      DATABASE_URL: 'postgres://app:slash/and?query@db.internal/calendar?token=db-token-secret',
+      SMTP_URL: 'smtps://:smtp@at@secret@smtp.example.org:465/?api_key=smtp-key-secret#access_token=smtp-fragment-secret',
+    },
     secrets: ['slash/and?query', 'and?query', 'db-token-secret', 'smtp@at@secret', 'at@secret', 'smtp-key-secret', 'smtp-fragment-secret'],
     shown: {
       DATABASE_URL: 'postgres://app:********@db.internal/calendar?token=********',

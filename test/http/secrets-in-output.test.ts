@@ -29,7 +29,10 @@ function withSecrets(url: string): string {
 /** Start `serve`, read its log until the line that says where the API is, stop it; the log so far. */
 function startUpLog(env: Record<string, string>): Promise<string> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [...CLI_ENTRY, 'serve'], { env: { ...process.env, HOST: '127.0.0.1', PORT: '0', LOG_LEVEL: 'info', WARM_UP: 'false', ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, [...CLI_ENTRY, 'serve'], {
+      env: { ...process.env, HOST: '127.0.0.1', PORT: '0', LOG_LEVEL: 'info', WARM_UP: 'false', ...env },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     let out = '';
     const timer = setTimeout(() => child.kill('SIGKILL'), 60_000);
     const seen = (d: Buffer) => {

@@ -62,7 +62,11 @@ describe('startup errors: one line on stderr, exit code 2', () => {
       () => ({ DATABASE_URL: 'postgres://postgres:pw@secret@127.0.0.1:1/nowhere?password=pw@secret' }),
       /cannot start on DATABASE_URL postgres:\/\/postgres:\*{8}@127\.0\.0\.1:1\/nowhere\?password=\*{8}: .*ECONNREFUSED/,
     ],
-    ['a SITE_URL that is not a URL, its password masked', () => ({ SITE_URL: 'https://site-user:site-secret@exa mple.org' }), /SITE_URL must be an absolute URL, got "https:\/\/site-user:\*{8}@exa mple\.org"/],
+    [
+      'a SITE_URL that is not a URL, its password masked',
+      () => ({ SITE_URL: 'https://site-user:site-secret@exa mple.org' }),
+      /SITE_URL must be an absolute URL, got "https:\/\/site-user:\*{8}@exa mple\.org"/,
+    ],
     ['a SQLite file that is not a database', () => ({ DATABASE_URL: `sqlite:${join(dir, 'not-a-database.db')}` }), /cannot start on DATABASE_URL sqlite:.*not a database/],
     ['an unwritable SQLite path', () => ({ DATABASE_URL: `sqlite:${join(dir, 'a-file', 'calendar.db')}` }), /cannot start on DATABASE_URL sqlite:.*(EEXIST|ENOTDIR)/],
     ['CALENDAR_ADMIN_USER without CALENDAR_ADMIN_PASSWORD', () => ({ CALENDAR_ADMIN_USER: 'admin' }), /CALENDAR_ADMIN_USER is set but CALENDAR_ADMIN_PASSWORD is not/],

@@ -198,7 +198,14 @@ export class TecReader {
  * recorded behaviour) treats them as anonymous, which the `Allow` header of the event list shows.
  */
 export async function openTecSource(options: TecImportOptions, warn: (message: string) => void, onLocated: (located: string, root: string) => Promise<void>): Promise<TecReader> {
-  const source = createSource({ user: options.user, password: options.password, retries: options.retries, retryDelayMs: options.retryDelayMs, allowPrivate: options.allowPrivate, maxBytes: options.maxBytes });
+  const source = createSource({
+    user: options.user,
+    password: options.password,
+    retries: options.retries,
+    retryDelayMs: options.retryDelayMs,
+    allowPrivate: options.allowPrivate,
+    maxBytes: options.maxBytes,
+  });
   const located = await locateApi(source, options.from, options.namespace);
   // One source however its URL is spelled (issue 25): the REST root discovery names, on the origin given.
   const root = await canonicalRoot(source, located, options.namespace);

@@ -395,7 +395,9 @@ export function parseIcs(text: string, siteTimezone: string, status: string, whe
         uid = derivedUid(vevent);
         derived++;
       }
-      const event = new ICAL.Event(vevent);
+      // No exceptions related by ical.js (its default scans every VEVENT of the calendar for each
+      // one: quadratic, a 1 MiB feed held the loop seconds); overrides are matched by UID below.
+      const event = new ICAL.Event(vevent, { exceptions: [] });
       const recurrenceId = vevent.hasProperty('recurrence-id') ? (vevent.getFirstPropertyValue('recurrence-id') as ICAL.Time) : undefined;
       const cancelled = String(vevent.getFirstPropertyValue('status') ?? '').toUpperCase() === 'CANCELLED';
       const zonesNotFound = new Set<string>();

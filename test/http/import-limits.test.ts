@@ -5,7 +5,7 @@
  * its own answer through the admin API (ics by URL, and a tec site), and in the CLI's exit message
  * (`import ics URL`, `import tec --from URL`, exit 1). While the admin API's import runs in the
  * server's process, its event loop is never held 100 ms (its thread's CPU time; a ping every 5 ms)
- * and its RSS does not jump (the same bomb read whole held the loop about 40 s and added 1.5 GB).
+ * and its RSS does not jump (the same bomb read whole held the loop 12-42 s and added 1.5 GB).
  */
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';

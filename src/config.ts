@@ -85,6 +85,8 @@ export interface Config {
   webhooksDisableAfterMs: number;
   /** Time limit (ms) of one webhook delivery attempt. */
   webhooksTimeoutMs: number;
+  /** The most bytes an import reads of one answer of its source, as sent and as decoded (gzip, deflate, br). */
+  importMaxBytes: number;
   /** Default radius of the geolocation filters (`geoloc_lat`/`geoloc_lng` without `geoloc_radius`), in `geolocUnit`. */
   geolocRadius: number;
   /** Unit of `geolocRadius` and the default of `geoloc_unit`: miles or kilometres. */
@@ -150,6 +152,9 @@ export interface Config {
   /** The sender of e-mails. */
   smtpFrom: string;
 }
+
+/** IMPORT_MAX_BYTES' default: 10 MiB, as the admin API's uploads. */
+export const DEFAULT_IMPORT_MAX_BYTES = 10 * 1024 * 1024;
 
 /** The namespace every route lives under. */
 export const NAMESPACE = 'calendar/events/v1';
@@ -325,6 +330,13 @@ export const SETTINGS: Setting[] = [
     description: 'an endpoint failing this long without a success is disabled (ms, s, m, h)',
   },
   { env: 'WEBHOOKS_TIMEOUT', flag: '--webhooks-timeout', key: 'webhooksTimeoutMs', defaultText: '10s', description: 'time limit of one webhook delivery attempt (ms, s, m, h)' },
+  {
+    env: 'IMPORT_MAX_BYTES',
+    flag: '--import-max-bytes',
+    key: 'importMaxBytes',
+    defaultText: '10485760',
+    description: 'the most bytes an import (ics or tec, admin API or CLI) reads of one answer of its source, as sent and once gzip, deflate or br is undone; a larger one fails the import',
+  },
   { env: 'GEOLOC_RADIUS', flag: '--geoloc-radius', key: 'geolocRadius', defaultText: '25', description: 'default radius of the geoloc_lat/geoloc_lng filters (a positive number, in GEOLOC_UNIT)' },
   { env: 'GEOLOC_UNIT', flag: '--geoloc-unit', key: 'geolocUnit', defaultText: 'mi', description: 'unit of GEOLOC_RADIUS and default of geoloc_unit: mi or km' },
   {
@@ -473,6 +485,76 @@ export const SETTINGS: Setting[] = [
   { env: 'SMTP_FROM', flag: '--smtp-from', key: 'smtpFrom', defaultText: 'calendar@localhost', description: 'the sender of e-mails' },
 ];
 
+/** What a secret shows where settings are shown. */
+export const MASK = '********';
+
+/**
+ * Query and fragment parameters whose value is a secret: `password`, `pass`, `pwd`, `secret`,
+ * `token`, `key`, `api_key`, `access_token`, `signature`, … (any name ending so, any case).
+ */
+const SECRET_PARAMETER = /(pass|passwd|password|pwd|secret|token|key|apikey|signature|sig|auth|credentials?)$/;
+
+/** Where the user information of an authority (the text after `scheme://`) ends (its `@`), or -1. */
+function userinfoEnd(rest: string): number {
+  const hostEnd = rest.search(/[/?#]/);
+  const authority = hostEnd < 0 ? rest : rest.slice(0, hostEnd);
+  // The last `@` of the authority: a password may hold a raw `@` (postgres://u:p@ss@host/db).
+  const at = authority.lastIndexOf('@');
+  if (at >= 0) return at;
+  // No `@` before the first `/`, `?` or `#`, yet the authority is no host[:port] and an `@` follows:
+  // the password holds a raw `/`, `?` or `#` (u:p/ss@host); everything up to the last `@` is hidden.
+  if (!/^(\[[^\]]*\]|[^:]*)(:\d*)?$/.test(authority)) return rest.lastIndexOf('@');
+  return -1;
+}
+
+/** `a=1&password=x` → `a=1&password=********` (names compared decoded, in lower case). */
+function maskParameters(text: string): string {
+  return text
+    .split('&')
+    .map((pair) => {
+      const eq = pair.indexOf('=');
+      if (eq < 0) return pair;
+      let name = pair.slice(0, eq);
+      try {
+        name = decodeURIComponent(name.replace(/\+/g, ' '));
+      } catch {
+        // Not percent-encoded properly: compared as written.
+      }
+      return SECRET_PARAMETER.test(name.trim().toLowerCase().replace(/\[\]$/, '')) && eq < pair.length - 1 ? `${pair.slice(0, eq)}=${MASK}` : pair;
+    })
+    .join('&');
+}
+
+/**
+ * A setting's value as it may be shown (the admin API's settings, logs, the CLI's output, error
+ * messages): in a URL, the password of its user information and the values of secret query and
+ * fragment parameters masked; any other text as it is. The one masking function of the service.
+ *
+ * @example
+ *   maskUrl('postgres://app:p@ss@db/calendar?sslpassword=x') // 'postgres://app:********@db/calendar?sslpassword=********'
+ *   maskUrl('smtp://mail:s3cret@smtp.example.org:587')         // 'smtp://mail:********@smtp.example.org:587'
+ */
+export function maskUrl(text: string): string {
+  // After `scheme://` (or `//`) comes the authority; a value without it may still be `user:password@host…`
+  // (a URL missing its scheme), told from plain text by having no white space before the `@`.
+  const scheme = /^([a-z][a-z0-9+.-]*:)?\/\//i.exec(text);
+  let out = scheme ? scheme[0] : '';
+  let rest = text.slice(out.length);
+  const end = userinfoEnd(rest);
+  const userinfo = end >= 0 ? rest.slice(0, end) : '';
+  if (end >= 0 && (scheme || !/\s/.test(userinfo))) {
+    const colon = userinfo.indexOf(':');
+    out += (colon >= 0 && colon < userinfo.length - 1 ? `${userinfo.slice(0, colon)}:${MASK}` : userinfo) + '@';
+    rest = rest.slice(end + 1);
+  }
+  const q = rest.search(/[?#]/);
+  if (q < 0) return out + rest;
+  out += rest.slice(0, q);
+  rest = rest.slice(q);
+  // The query (up to `#`) and the fragment, each as parameters.
+  return out + rest.replace(/([?#])([^#]*)/g, (_, mark: string, params: string) => mark + maskParameters(params));
+}
+
 /** `500ms`, `5s`, `1.5m`, `2h` (a bare number is seconds) → milliseconds. */
 function durationMs(name: string, raw: string): number {
   const m = /^\s*(\d+(?:\.\d+)?)\s*(ms|s|m|h)?\s*$/i.exec(raw);
@@ -617,7 +699,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Part
   try {
     new URL(siteUrl);
   } catch {
-    throw new ConfigError(`SITE_URL must be an absolute URL, got "${siteUrl}"`);
+    throw new ConfigError(`SITE_URL must be an absolute URL, got "${maskUrl(siteUrl)}"`);
   }
   const maxPerPage = positiveInt('MAX_PER_PAGE', pick('maxPerPage', 'MAX_PER_PAGE') ?? '50');
   if (maxPerPage < 1) throw new ConfigError('MAX_PER_PAGE must be at least 1');
@@ -660,7 +742,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Part
   const federationHandle = (pick('federationHandle', 'FEDERATION_HANDLE') ?? 'events').trim();
   if (!/^[A-Za-z0-9_.-]{1,64}$/.test(federationHandle)) throw new ConfigError(`FEDERATION_HANDLE must be letters, digits, _ . or -, got "${federationHandle}"`);
   const federationIconUrl = pick('federationIconUrl', 'FEDERATION_ICON_URL');
-  if (federationIconUrl !== undefined && !/^https?:\/\/[^\s]+$/i.test(federationIconUrl)) throw new ConfigError(`FEDERATION_ICON_URL must be an http(s) URL, got "${federationIconUrl}"`);
+  if (federationIconUrl !== undefined && !/^https?:\/\/[^\s]+$/i.test(federationIconUrl)) throw new ConfigError(`FEDERATION_ICON_URL must be an http(s) URL, got "${maskUrl(federationIconUrl)}"`);
   const logLevel = (pick('logLevel', 'LOG_LEVEL') ?? 'info').toLowerCase();
   if (!LOG_LEVELS.includes(logLevel)) throw new ConfigError(`LOG_LEVEL must be one of ${LOG_LEVELS.join(', ')}, got "${logLevel}"`);
   return {
@@ -707,6 +789,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Part
       .map((p) => durationMs('WEBHOOKS_RETRY_SCHEDULE', p)),
     webhooksDisableAfterMs: durationMs('WEBHOOKS_DISABLE_AFTER', pick('webhooksDisableAfterMs', 'WEBHOOKS_DISABLE_AFTER') ?? '24h'),
     webhooksTimeoutMs: durationMs('WEBHOOKS_TIMEOUT', pick('webhooksTimeoutMs', 'WEBHOOKS_TIMEOUT') ?? '10s'),
+    importMaxBytes: Math.max(1024, positiveInt('IMPORT_MAX_BYTES', pick('importMaxBytes', 'IMPORT_MAX_BYTES') ?? String(DEFAULT_IMPORT_MAX_BYTES))),
     geolocRadius,
     geolocUnit,
     recurrenceHorizonMonths,

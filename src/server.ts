@@ -17,7 +17,7 @@
  *
  * @example await serve(loadConfig());
  */
-import { ConfigError, type Config } from './config.js';
+import { ConfigError, maskUrl, type Config } from './config.js';
 import { buildApp, type BuildOptions, type BuiltApp } from './app.js';
 import { createLogDestination } from './log-destination.js';
 import { logOutputCounters } from './metrics.js';
@@ -34,17 +34,6 @@ function oneLine(err: unknown): string {
   return typeof e?.code === 'string' && !first.includes(e.code) ? `${first} (${e.code})` : first;
 }
 
-/** The database named for humans: no password. */
-function safeDatabaseUrl(url: string): string {
-  try {
-    const u = new URL(url);
-    if (u.password) u.password = '***';
-    return u.protocol === 'sqlite:' ? url : u.toString();
-  } catch {
-    return url.split(':')[0] + ':…';
-  }
-}
-
 /**
  * Build the app, or fail with a ConfigError (one line; the CLI prints it and exits 2) when the
  * database cannot be opened or the settings cannot be used.
@@ -54,7 +43,7 @@ async function buildOrExplain(config: Config, options: BuildOptions): Promise<Bu
     return await buildApp(config, options);
   } catch (err) {
     if (err instanceof ConfigError || err instanceof StoreUrlError) throw err;
-    throw new ConfigError(`cannot start on DATABASE_URL ${safeDatabaseUrl(config.databaseUrl)}: ${oneLine(err)}`);
+    throw new ConfigError(`cannot start on DATABASE_URL ${maskUrl(config.databaseUrl)}: ${oneLine(err)}`);
   }
 }
 
@@ -133,7 +122,7 @@ export async function serve(config: Config): Promise<void> {
     throw new ConfigError(`cannot listen on ${config.host}:${config.port}: ${why}`);
   }
   app.log.info(
-    { database: store.describe, restRoot: `${config.siteUrl}${config.restRoot}/`, timezone: config.timezone },
-    `events calendar API at ${config.siteUrl}${config.restRoot}/calendar/events/v1`,
+    { database: store.describe, restRoot: `${maskUrl(config.siteUrl)}${config.restRoot}/`, timezone: config.timezone },
+    `events calendar API at ${maskUrl(config.siteUrl)}${config.restRoot}/calendar/events/v1`,
   );
 }

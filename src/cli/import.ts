@@ -138,7 +138,7 @@ async function everyInterval(ms: number, fn: () => Promise<void>): Promise<void>
 
 export function registerImportCommands(program: Command, withSettings: WithSettings, overridesOf: OverridesOf): void {
   const imports = program.command('import').description('bring a calendar in: from a The Events Calendar site (tec), an iCalendar file (ics), or an export of this service (json)');
-  const settings: Array<keyof Config> = ['databaseUrl', 'timezone', 'adminUser', 'adminPassword'];
+  const settings: Array<keyof Config> = ['databaseUrl', 'timezone', 'adminUser', 'adminPassword', 'importMaxBytes'];
 
   withSettings(
     imports

@@ -3,13 +3,15 @@
  * table (config.ts `SETTINGS`) with the value this server runs with, where it came from (`default`,
  * `environment`, `flag`, or `database` for a value kept in the database's settings table: the
  * generated SECRET_KEY), its default and description. Secrets are masked: passwords, tokens and
- * keys show `********` when set, a database URL's password likewise.
+ * keys show `********` when set; in every other value, a URL's password and its secret query
+ * parameters likewise (config.ts `maskUrl`, the service's one masking function: DATABASE_URL,
+ * SMTP_URL, any URL setting).
  *
  * @example
  *   const rows = await settingsInForce(services);
  *   rows.find((r) => r.name === 'DATABASE_URL') // { value: 'postgres://app:********@db/calendar', source: 'environment', … }
  */
-import { SETTINGS, type Config } from '../config.js';
+import { MASK, SETTINGS, maskUrl, type Config } from '../config.js';
 import { hasStoredSecretKey } from '../store/sessions.js';
 import type { Services } from './services.js';
 
@@ -25,15 +27,19 @@ export interface SettingView {
   secret: boolean;
 }
 
-export const MASK = '********';
+export { MASK };
 
 /** Settings whose whole value is a secret. */
 const SECRET_KEYS = new Set<keyof Config>(['adminPassword', 'metricsToken', 'secretKey']);
 
-/** A database URL with its password masked (`postgres://app:********@db/calendar`). */
-export function maskDatabaseUrl(url: string): string {
-  const m = /^([a-z][a-z0-9+.-]*:\/\/[^:/@]*):([^@]*)@/i.exec(url);
-  return m ? `${m[1]}:${MASK}@${url.slice(m[0].length)}` : url;
+/** URL settings that carry credentials (shown as secret, masked or not). */
+const CREDENTIAL_URLS = new Set<keyof Config>(['databaseUrl', 'smtpUrl']);
+
+/** A value with what a URL in it hides masked (a list: each item). */
+function masked(value: unknown): unknown {
+  if (typeof value === 'string') return maskUrl(value);
+  if (Array.isArray(value)) return value.map((v) => (typeof v === 'string' ? maskUrl(v) : v));
+  return value;
 }
 
 export async function settingsInForce(services: Pick<Services, 'config' | 'store'>): Promise<SettingView[]> {
@@ -47,8 +53,9 @@ export async function settingsInForce(services: Pick<Services, 'config' | 'store
     const secret = SECRET_KEYS.has(s.key);
     let value: unknown = raw === undefined ? null : raw;
     if (secret && (raw !== undefined || source === 'database')) value = MASK;
-    else if (s.key === 'databaseUrl' && typeof raw === 'string') value = maskDatabaseUrl(raw);
-    out.push({ name: s.env, flag: s.flag, value, source, default: s.defaultText, description: s.description, secret: secret || s.key === 'databaseUrl' });
+    else value = masked(value);
+    const hidden = secret || CREDENTIAL_URLS.has(s.key) || JSON.stringify(value) !== JSON.stringify(raw ?? null);
+    out.push({ name: s.env, flag: s.flag, value, source, default: s.defaultText, description: s.description, secret: hidden });
   }
   return out;
 }

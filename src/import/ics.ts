@@ -395,7 +395,9 @@ export function parseIcs(text: string, siteTimezone: string, status: string, whe
         uid = derivedUid(vevent);
         derived++;
       }
-      const event = new ICAL.Event(vevent);
+      // No exceptions related by ical.js (its default scans every VEVENT of the calendar for each
+      // one: quadratic, a 1 MiB feed held the loop seconds); overrides are matched by UID below.
+      const event = new ICAL.Event(vevent, { exceptions: [] });
       const recurrenceId = vevent.hasProperty('recurrence-id') ? (vevent.getFirstPropertyValue('recurrence-id') as ICAL.Time) : undefined;
       const cancelled = String(vevent.getFirstPropertyValue('status') ?? '').toUpperCase() === 'CANCELLED';
       const zonesNotFound = new Set<string>();
@@ -571,7 +573,7 @@ export async function importIcs(services: Services, admin: Viewer, options: IcsI
   let text: string;
   if (/^https?:\/\//i.test(options.input)) {
     checkUrl(options.input, 'the iCalendar URL');
-    const source = createSource({ retries: options.retries, retryDelayMs: options.retryDelayMs, allowPrivate: options.allowPrivate });
+    const source = createSource({ retries: options.retries, retryDelayMs: options.retryDelayMs, allowPrivate: options.allowPrivate, maxBytes: services.config.importMaxBytes });
     if (options.conditional) {
       // A scheduled run: send what the last run was told (ETag, Last-Modified); a 304 costs nothing more.
       const known = await readFeedState(db, options.input);

@@ -42,7 +42,7 @@ export async function importTec(services: Services, admin: Viewer, options: TecI
   const db = services.store.db;
   let sourceKey = '';
   let legacyKey = '';
-  const reader = await openTecSource(options, warn, async (located, root) => {
+  const reader = await openTecSource({ ...options, maxBytes: options.maxBytes ?? services.config.importMaxBytes }, warn, async (located, root) => {
     sourceKey = `tec:${root}/${options.namespace}`;
     report.source = sourceKey;
     // Maps written before (keyed by the URL as typed) move to the canonical key.

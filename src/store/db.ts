@@ -23,6 +23,7 @@ import { createSqliteDirect } from './sqlite-direct.js';
 import { MAIN_CACHE_KIB } from './memory-bounds.js';
 import BetterSqlite3 from 'better-sqlite3';
 import { isLostConnection, storeFault } from './faults.js';
+import { maskUrl } from '../config.js';
 import { initialMigration } from './migrations/001_initial.js';
 import { listingIndexMigration } from './migrations/002_listing_index_and_change_counter.js';
 import { changeCounterAllTablesMigration } from './migrations/003_change_counter_all_tables.js';
@@ -456,15 +457,8 @@ async function postgresStore(url: string, options: OpenOptions): Promise<Store> 
   changes.onCommit(() => feed.expectOwnCommit());
   // Before the first connection (Kysely and the feed connect on their first query).
   resilientClients(pool, preparedStatements(db), report, () => changes.committed());
-  const safeUrl = (() => {
-    try {
-      const u = new URL(url);
-      u.password = '';
-      return u.toString();
-    } catch {
-      return 'postgres://…';
-    }
-  })();
+  // Named in logs and the CLI's output: its password and secret parameters masked.
+  const safeUrl = maskUrl(url);
   return {
     db,
     dialect: 'postgres',

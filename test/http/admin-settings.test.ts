@@ -1,20 +1,15 @@
 /**
  * Issue 28, the admin API's settings: every setting of the table with its value in force and
- * source, secrets masked; administrators only.
+ * source, secrets masked; administrators only. Issue 44: URL settings (DATABASE_URL, SMTP_URL) in
+ * every shape that hides a secret (a password with a raw `@`, `/` or `?`; `?password=`, `?token=`,
+ * `?api_key=`, `#access_token=`) answer it masked, never the secret.
  */
 import { it } from 'node:test';
 import assert from 'node:assert/strict';
 import { forEachStore } from '../support/harness.js';
-import { SETTINGS } from '../../src/config.js';
-import { maskDatabaseUrl } from '../../src/domain/settings-view.js';
+import { SETTINGS, maskUrl } from '../../src/config.js';
 
 const A = '/api/calendar/admin/v1';
-
-it('masks the password of a database URL', () => {
-  assert.equal(maskDatabaseUrl('postgres://app:s3cret@db:5432/calendar'), 'postgres://app:********@db:5432/calendar');
-  assert.equal(maskDatabaseUrl('postgres://app@db/calendar'), 'postgres://app@db/calendar');
-  assert.equal(maskDatabaseUrl('sqlite:./data/calendar.db'), 'sqlite:./data/calendar.db');
-});
 
 forEachStore(
   'admin settings',
@@ -50,7 +45,7 @@ forEachStore(
       assert.ok(!res.text.includes('"admin-password"'));
       assert.ok(!res.text.includes('metrics-secret-token'));
       if (t.config.databaseUrl.includes('@')) assert.ok(!res.text.includes(new URL(t.config.databaseUrl).password || '\u0000'));
-      assert.equal(by.DATABASE_URL.value, maskDatabaseUrl(t.config.databaseUrl));
+      assert.equal(by.DATABASE_URL.value, maskUrl(t.config.databaseUrl));
     });
 
     it('names the generated SECRET_KEY as kept in the database, masked', async () => {
@@ -65,3 +60,45 @@ forEachStore(
   },
   { SITE_NAME: 'Test Calendar', METRICS_TOKEN: 'metrics-secret-token' },
 );
+
+/** URL settings hiding secrets in each shape; every string here that names a secret must never be answered. */
+const SHAPES: Array<{ env: Record<string, string>; secrets: string[]; shown: Record<string, string> }> = [
+  {
+    env: { DATABASE_URL: 'postgres://app:db-p@ss-w0rd@db.internal:5432/calendar?sslmode=require&password=db-query-secret', SMTP_URL: 'smtp://mailer:smtp-s3cret@smtp.example.org:587' },
+    secrets: ['db-p@ss-w0rd', 'p@ss', 'ss-w0rd', 'db-query-secret', 'smtp-s3cret'],
+    shown: {
+      DATABASE_URL: 'postgres://app:********@db.internal:5432/calendar?sslmode=require&password=********',
+      SMTP_URL: 'smtp://mailer:********@smtp.example.org:587',
+    },
+  },
+  {
+    env: {
+      DATABASE_URL: 'postgres://app:slash/and?query@db.internal/calendar?token=db-token-secret',
+      SMTP_URL: 'smtps://:smtp@at@secret@smtp.example.org:465/?api_key=smtp-key-secret#access_token=smtp-fragment-secret',
+    },
+    secrets: ['slash/and?query', 'and?query', 'db-token-secret', 'smtp@at@secret', 'at@secret', 'smtp-key-secret', 'smtp-fragment-secret'],
+    shown: {
+      DATABASE_URL: 'postgres://app:********@db.internal/calendar?token=********',
+      SMTP_URL: 'smtps://:********@smtp.example.org:465/?api_key=********#access_token=********',
+    },
+  },
+];
+
+for (const [i, shape] of SHAPES.entries()) {
+  forEachStore(
+    `admin settings: URL settings masked, shape ${i + 1}`,
+    (t) => {
+      it('never answers the secrets of DATABASE_URL and SMTP_URL', async () => {
+        const res = await t.api.get(`${A}/settings`, { as: 'admin' });
+        assert.equal(res.status, 200);
+        for (const secret of shape.secrets) assert.ok(!res.text.includes(secret) && !res.text.includes(encodeURIComponent(secret)), `the answer holds ${secret}`);
+        const by = Object.fromEntries(res.body.map((r: { name: string }) => [r.name, r]));
+        for (const [name, value] of Object.entries(shape.shown)) {
+          assert.equal(by[name].value, value, name);
+          assert.equal(by[name].secret, true, `${name} is marked secret`);
+        }
+      });
+    },
+    shape.env,
+  );
+}

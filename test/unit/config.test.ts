@@ -89,6 +89,7 @@ describe('configuration', () => {
         'WEBHOOKS_RETRY_SCHEDULE',
         'WEBHOOKS_DISABLE_AFTER',
         'WEBHOOKS_TIMEOUT',
+        'IMPORT_MAX_BYTES',
         'GEOLOC_RADIUS',
         'GEOLOC_UNIT',
         'RECURRENCE_HORIZON_MONTHS',
@@ -245,6 +246,13 @@ describe('configuration', () => {
     assert.throws(() => loadConfig({ ADMIN_PATH: '/a b' }), ConfigError);
     assert.throws(() => loadConfig({ ADMIN_REQUIRE_2FA: 'everyone' }), ConfigError);
     assert.throws(() => loadConfig({ SESSION_IDLE: 'soon' }), ConfigError);
+  });
+  it('reads IMPORT_MAX_BYTES (default 10 MiB, at least 1 KiB; the flag wins)', () => {
+    assert.equal(loadConfig({}).importMaxBytes, 10 * 1024 * 1024);
+    assert.equal(loadConfig({ IMPORT_MAX_BYTES: '2097152' }).importMaxBytes, 2097152);
+    assert.equal(loadConfig({ IMPORT_MAX_BYTES: '2097152' }, { importMaxBytes: '4096' }).importMaxBytes, 4096);
+    assert.equal(loadConfig({ IMPORT_MAX_BYTES: '10' }).importMaxBytes, 1024);
+    assert.throws(() => loadConfig({ IMPORT_MAX_BYTES: '10 MiB' }), /IMPORT_MAX_BYTES must be a non-negative integer/);
   });
   it('reads the administrator password from CALENDAR_ADMIN_PASSWORD_FILE', () => {
     const dir = mkdtempSync(join(tmpdir(), 'config-'));

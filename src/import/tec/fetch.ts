@@ -10,7 +10,7 @@
  *   const reader = await openTecSource(options, warn);
  *   await reader.forEachPage('venues', 'venues', {}, async (records) => { … });
  */
-import { ImportError, checkUrl, createSource, mapLimit, RefusedTargetError, type Source } from '../source.js';
+import { ImportError, checkUrl, createSource, mapLimit, RefusedTargetError, TooLargeError, type Source } from '../source.js';
 import type { TecImportOptions } from './options.js';
 import { ADMIN_NAMESPACE, type Json } from './map.js';
 
@@ -27,7 +27,7 @@ export async function locateApi(source: Source, from: string, namespace: string)
       if (res.status === 200 && (body.namespace === namespace || routes.some((r) => r.includes(`/${namespace}/events`)))) return candidate;
       tried.push(`${url} answered ${res.status}${res.status === 200 ? ' without the namespace index' : ''}`);
     } catch (err) {
-      if (!(err instanceof ImportError) || err instanceof RefusedTargetError || /credentials/.test(err.message)) throw err;
+      if (!(err instanceof ImportError) || err instanceof RefusedTargetError || err instanceof TooLargeError || /credentials/.test(err.message)) throw err;
       tried.push(err.message);
     }
   }
@@ -198,7 +198,14 @@ export class TecReader {
  * recorded behaviour) treats them as anonymous, which the `Allow` header of the event list shows.
  */
 export async function openTecSource(options: TecImportOptions, warn: (message: string) => void, onLocated: (located: string, root: string) => Promise<void>): Promise<TecReader> {
-  const source = createSource({ user: options.user, password: options.password, retries: options.retries, retryDelayMs: options.retryDelayMs, allowPrivate: options.allowPrivate });
+  const source = createSource({
+    user: options.user,
+    password: options.password,
+    retries: options.retries,
+    retryDelayMs: options.retryDelayMs,
+    allowPrivate: options.allowPrivate,
+    maxBytes: options.maxBytes,
+  });
   const located = await locateApi(source, options.from, options.namespace);
   // One source however its URL is spelled (issue 25): the REST root discovery names, on the origin given.
   const root = await canonicalRoot(source, located, options.namespace);

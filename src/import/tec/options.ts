@@ -18,4 +18,6 @@ export interface TecImportOptions {
   perPage?: number;
   /** read from loopback, private and reserved addresses too (`--allow-private`) */
   allowPrivate?: boolean;
+  /** the most bytes of one answer, as sent and as decoded (IMPORT_MAX_BYTES) */
+  maxBytes?: number;
 }

@@ -39,6 +39,7 @@ import { sessionsMigration } from './migrations/013_sessions.js';
 import { importsMigration } from './migrations/014_imports.js';
 import { submissionsMigration } from './migrations/015_submissions.js';
 import { federationMigration } from './migrations/016_federation.js';
+import { longEventsIndexMigration } from './migrations/021_long_events_index.js';
 
 export type { DialectName } from './handle.js';
 
@@ -108,6 +109,7 @@ function migrations(dialect: DialectName): Record<string, Migration> {
     '014_imports': importsMigration(dialect),
     '015_submissions': submissionsMigration(dialect),
     '016_federation': federationMigration(dialect),
+    '021_long_events_index': longEventsIndexMigration(),
   };
 }
 

@@ -109,7 +109,7 @@ function migrations(dialect: DialectName): Record<string, Migration> {
     '014_imports': importsMigration(dialect),
     '015_submissions': submissionsMigration(dialect),
     '016_federation': federationMigration(dialect),
-    '021_long_events_index': longEventsIndexMigration(),
+    '021_long_events_index': longEventsIndexMigration(dialect),
   };
 }
 

@@ -35,14 +35,24 @@ export const LONG_SPAN_DAYS = 30;
 
 const dayNumber = (column: string) => `(cast(substr(${column}, 1, 4) as integer) * 372 + cast(substr(${column}, 6, 2) as integer) * 31 + cast(substr(${column}, 9, 2) as integer))`;
 
+/** An event's span in day numbers. */
+const SPAN = `${dayNumber('"end_local"')} - ${dayNumber('"start_local"')}`;
+
 /** The condition of `events_long`, and of the long part of an overlap (the same text: see above). */
-export const LONG_EVENT_CONDITION = `${dayNumber('"end_local"')} - ${dayNumber('"start_local"')} > ${LONG_SPAN_DAYS}`;
+export const LONG_EVENT_CONDITION = `${SPAN} > ${LONG_SPAN_DAYS}`;
 
 /** The index of the long events (migration 021). */
 export const LONG_EVENTS_INDEX = 'events_long';
 
 /** The statement creating `events_long`: by end date (the overlap's one-sided bound), then start. */
 export const LONG_EVENTS_INDEX_SQL = `create index "${LONG_EVENTS_INDEX}" on "events" ("end_local", "start_local", "post_id") where ${LONG_EVENT_CONDITION}`;
+
+/**
+ * PostgreSQL (14 and later): statistics of the span, so that the planner knows how few events are
+ * long (without them it guesses a third of the table, and for the long part of an overlap it would
+ * plan, and compile, for tens of thousands of rows where there are a hundred). ANALYZE fills them.
+ */
+export const SPAN_STATISTICS_SQL = `create statistics if not exists "events_span" on (${SPAN}) from "events"`;
 
 /**
  * The wall time `LOOKBACK_DAYS` before `from` (`YYYY-MM-DD HH:MM:SS`, calendar days); '' (before

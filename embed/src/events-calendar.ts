@@ -299,14 +299,19 @@ export class EventsCalendar extends HTMLElement {
     };
   }
 
-  /** The days an item covers (an end at midnight does not cover its day). */
-  private daysOf(item: Item): string[] {
-    const first = item.start.slice(0, 10);
+  /**
+   * The days of the month's grid an item covers (an end at midnight does not cover its day),
+   * however long before the grid it began.
+   */
+  private daysOf(item: Item, grid: string[]): string[] {
+    const start = item.start.slice(0, 10);
     let last = item.allDay ? addDays(item.end.slice(0, 10), -1) : item.end.slice(0, 10);
     if (!item.allDay && item.end.slice(11) === '00:00:00' && item.end > item.start) last = addDays(last, -1);
+    if (last < start) last = start;
+    if (last > grid[grid.length - 1]!) last = grid[grid.length - 1]!;
     const days: string[] = [];
-    for (let d = first; d <= last && days.length < 400; d = addDays(d, 1)) days.push(d);
-    return days.length ? days : [first];
+    for (let d = start < grid[0]! ? grid[0]! : start; d <= last && days.length < 42; d = addDays(d, 1)) days.push(d);
+    return days;
   }
 
   private fmt(options: Intl.DateTimeFormatOptions, day: string): string {
@@ -324,6 +329,7 @@ export class EventsCalendar extends HTMLElement {
   private render(announce = false) {
     const s = this.strings;
     const root = el('div', { class: `root ${this.view}`, part: 'root', role: 'region', 'aria-label': this.getAttribute('aria-label') || s.calendar, lang: this.locale });
+    const grid = this.view === 'month' ? this.gridDays() : [];
     if (this.view === 'month') root.append(this.monthView());
     if (this.state === 'loading') {
       root.setAttribute('aria-busy', 'true');
@@ -334,7 +340,7 @@ export class EventsCalendar extends HTMLElement {
       root.append(el('p', { class: 'status error', part: 'status error', role: 'alert' }, s.error, ' ', retry));
     } else if (this.view !== 'month') {
       root.append(this.items.length ? this.listView() : el('p', { class: 'status', part: 'status empty', text: s.empty }));
-    } else if (!this.items.some((i) => this.daysOf(i).some((d) => d.startsWith(this.currentMonth())))) {
+    } else if (!this.items.some((i) => this.daysOf(i, grid).some((d) => d.startsWith(this.currentMonth())))) {
       root.append(el('p', { class: 'status', part: 'status empty', text: s.emptyMonth }));
     }
     const hadFocus = this.root.activeElement !== null;
@@ -395,7 +401,7 @@ export class EventsCalendar extends HTMLElement {
     const header = el('div', { class: 'header', part: 'header' }, prev, el('h2', { class: 'title', part: 'title', id: titleId, text: title }), next);
 
     const byDay = new Map<string, Item[]>();
-    if (this.state === 'ready') for (const item of this.items) for (const d of this.daysOf(item)) byDay.set(d, [...(byDay.get(d) ?? []), item]);
+    if (this.state === 'ready') for (const item of this.items) for (const d of this.daysOf(item, days)) byDay.set(d, [...(byDay.get(d) ?? []), item]);
     const table = el('table', { role: 'grid', part: 'grid', 'aria-labelledby': titleId, 'aria-describedby': `${titleId}-help` });
     const head = el('tr');
     for (let i = 0; i < 7; i++) {

@@ -185,11 +185,12 @@ export function createCalendars(services: Services): Calendars {
     },
 
     async inRange(viewer, cal, start, end) {
-      // Wall times in the events' own zones are within a day of UTC: read a day wider, then
-      // compare the UTC instants exactly.
-      const range: NonNullable<EventListArgs['range']> = {};
-      if (end) range.startsUntil = end.plus({ days: 1 }).toFormat('yyyy-MM-dd HH:mm:ss');
-      if (start) range.endsFrom = start.minus({ days: 1 }).toFormat('yyyy-MM-dd HH:mm:ss');
+      // Wall times in the events' own zones are within a day of UTC: ask for the events overlapping
+      // a range a day wider (read at the cost of a start-date window), then compare the UTC instants exactly.
+      const wider: { from?: string; until?: string } = {};
+      if (end) wider.until = end.plus({ days: 1 }).toFormat('yyyy-MM-dd HH:mm:ss');
+      if (start) wider.from = start.minus({ days: 1 }).toFormat('yyyy-MM-dd HH:mm:ss');
+      const range: NonNullable<EventListArgs['range']> = { overlaps: wider };
       const listed = await listAll(viewer, cal, range);
       const found: PublicEvent[] = [];
       for (let i = 0; i < listed.length; i += VERSION_CHUNK) {

@@ -40,15 +40,13 @@ export interface EmbedEvent {
 
 /** The most events a month view reads (ICAL_MAX_EVENTS' default). */
 export const MONTH_MAX_EVENTS = 1000;
-/** How long before a month a multi-day event may have begun and still be shown in it (as the pages). */
-const LOOKBACK_DAYS = 31;
 
 export interface EmbedReader {
   /** The site zone's today, `YYYY-MM-DD`. */
   today(): string;
   /** Upcoming events (starting today or later and not yet ended), the first `limit`. */
   upcoming(filter: EmbedFilter, limit: number): Promise<EmbedEvent[]>;
-  /** The events overlapping a month (`YYYY-MM`), in start order. */
+  /** The events overlapping a month (`YYYY-MM`), however long before it they began, in start order. */
   month(filter: EmbedFilter, month: string): Promise<EmbedEvent[]>;
 }
 
@@ -75,7 +73,7 @@ export function createEmbedReader(services: Services): EmbedReader {
     async month(f, month) {
       const first = DateTime.fromISO(`${month}-01`, { zone: 'utc' });
       const last = first.endOf('month').toFormat('yyyy-MM-dd');
-      const range = { startsFrom: `${first.minus({ days: LOOKBACK_DAYS }).toFormat('yyyy-MM-dd')} 00:00:00`, startsUntil: `${last} 23:59:59`, endsFrom: `${month}-01 00:00:00` };
+      const range = { overlaps: { from: `${month}-01 00:00:00`, until: `${last} 23:59:59` } };
       return read({ page: 1, per_page: MONTH_MAX_EVENTS, range, ...argsOf(f) });
     },
   };

@@ -47,14 +47,20 @@ function text(s: string): string {
   });
 }
 
-/** The days an event covers (an end at midnight does not cover that day). */
-function daysOf(e: EmbedEvent): string[] {
-  const first = e.start_date.slice(0, 10);
+/**
+ * The days of the grid (`within`) an event covers (an end at midnight does not cover that day),
+ * however long before the grid it began.
+ */
+function daysOf(e: EmbedEvent, within: { from: string; until: string }): string[] {
+  const start = e.start_date.slice(0, 10);
   let last = e.end_date.slice(0, 10);
   if (!e.all_day && e.end_date.slice(11) === '00:00:00' && e.end_date > e.start_date) last = plusDays(last, -1);
+  if (last < start) last = start;
+  const first = start < within.from ? within.from : start;
+  if (last > within.until) last = within.until;
   const out: string[] = [];
   for (let d = first; d <= last && out.length < 62; d = plusDays(d, 1)) out.push(d);
-  return out.length ? out : [first];
+  return out;
 }
 
 function timeText(locale: Locale, e: EmbedEvent): string {
@@ -120,7 +126,8 @@ export function monthView(site: string, o: EmbedOptions, locale: Locale, month: 
   const last = first.endOf('month').startOf('day');
   const gridEnd = last.plus({ days: 7 - last.weekday });
   const byDay = new Map<string, EmbedEvent[]>();
-  for (const e of events) for (const d of daysOf(e)) byDay.set(d, [...(byDay.get(d) ?? []), e]);
+  const within = { from: gridStart.toFormat('yyyy-MM-dd'), until: gridEnd.toFormat('yyyy-MM-dd') };
+  for (const e of events) for (const d of daysOf(e, within)) byDay.set(d, [...(byDay.get(d) ?? []), e]);
   const title = fmt(locale, `${month}-01`, { month: 'long', year: 'numeric' });
   const prev = first.minus({ months: 1 }).toFormat('yyyy-MM');
   const next = first.plus({ months: 1 }).toFormat('yyyy-MM');
@@ -146,7 +153,7 @@ export function monthView(site: string, o: EmbedOptions, locale: Locale, month: 
     const d = gridStart.plus({ days: i }).toFormat('yyyy-MM-dd');
     return html`<th scope="col" abbr="${fmt(locale, d, { weekday: 'long' })}">${fmt(locale, d, { weekday: 'short' })}</th>`;
   });
-  const inMonth = events.some((e) => daysOf(e).some((d) => d.startsWith(month)));
+  const inMonth = events.some((e) => daysOf(e, within).some((d) => d.startsWith(month)));
   const body = html`<nav aria-label="${title}"><a href="./${iframeQuery(o, [['month', prev]])}" target="_self" rel="prev" aria-label="${m.previous}">‹</a><h1 id="month-title">${title}</h1><a href="./${iframeQuery(
     o,
     [['month', next]],

@@ -32,7 +32,8 @@ export function monthView(parts: ViewParts, v: MonthView): string {
   const last = first.endOf('month');
   const gridEnd = last.plus({ days: 7 - last.weekday });
   const byDay = new Map<string, PublicEvent[]>();
-  for (const e of v.events) for (const d of daysCovered(e)) (byDay.get(d) ?? byDay.set(d, []).get(d)!).push(e);
+  const within = { from: gridStart.toISODate()!, until: gridEnd.toISODate()! };
+  for (const e of v.events) for (const d of daysCovered(e, within)) (byDay.get(d) ?? byDay.set(d, []).get(d)!).push(e);
   const weeks: SafeHtml[] = [];
   for (let w = gridStart; w <= gridEnd; w = w.plus({ days: 7 })) {
     const cells: SafeHtml[] = [];

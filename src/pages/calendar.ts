@@ -11,7 +11,6 @@
  *   const calendar = createCalendar(services);
  *   const page = await calendar.upcoming({ category: 'concerts' }, 2);
  */
-import { DateTime } from 'luxon';
 import { ApiError } from '../domain/errors.js';
 import { canReadEvent, type EventListArgs, type EventRange } from '../domain/events/index.js';
 import { eventValidators } from '../domain/events/index.js';
@@ -29,12 +28,6 @@ export type { EventFilter, EventsPage, PublicEvent, PublicOrganizer, PublicTerm,
 /** Events listed per page on the list views (WordPress' default posts_per_page). */
 export const PAGE_SIZE = 10;
 
-/**
- * How long before a month or day a multi-day event may have begun and still be shown in it: the
- * window is read through the start-date index, so its lower bound keeps the read short.
- */
-export const LOOKBACK_DAYS = 31;
-
 export interface Calendar {
   /** The site zone's current wall time. */
   now(): string;
@@ -48,8 +41,9 @@ export interface Calendar {
   /** Events that have ended, latest first, one page; its `total` as `upcoming`'s. */
   past(filter: EventFilter, page: number): Promise<EventsPage>;
   /**
-   * Events overlapping the days `from`..`until` (`YYYY-MM-DD`, inclusive), in start order, at most
-   * ICAL_MAX_EVENTS; `total` is not counted: more than `events` says only that more exist.
+   * Events overlapping the days `from`..`until` (`YYYY-MM-DD`, inclusive), however long before
+   * `from` they began, in start order, at most ICAL_MAX_EVENTS; `total` is not counted: more than
+   * `events` says only that more exist.
    */
   between(from: string, until: string, filter?: EventFilter): Promise<{ events: PublicEvent[]; total: number }>;
   /** Events with these ids (published ones only), at most ICAL_MAX_EVENTS. */
@@ -114,7 +108,6 @@ export function createCalendar(services: Services): Calendar {
   const minute = (wall: string) => `${wall.slice(0, 16)}:00`;
   const dayStart = (day: string) => `${day} 00:00:00`;
   const dayEnd = (day: string) => `${day} 23:59:59`;
-  const minusDays = (day: string, n: number) => DateTime.fromISO(day, { zone: 'utc' }).minus({ days: n }).toFormat('yyyy-MM-dd');
 
   return {
     now: () => services.clock.nowLocal(),
@@ -133,7 +126,7 @@ export function createCalendar(services: Services): Calendar {
     },
 
     async between(from, until, f = {}) {
-      const r = await ranged({ startsFrom: dayStart(minusDays(from, LOOKBACK_DAYS)), startsUntil: dayEnd(until), endsFrom: dayStart(from) }, f, 1, max, false);
+      const r = await ranged({ overlaps: { from: dayStart(from), until: dayEnd(until) } }, f, 1, max, false);
       return { events: r.events, total: r.total };
     },
 

@@ -88,11 +88,16 @@ export function isoOf(wall: string, utcWall: string, allDay: boolean): string {
   return `${wall.slice(0, 10)}T${wall.slice(11, 19)}${offset}`;
 }
 
-/** The local days (`YYYY-MM-DD`) an event covers: an end at midnight does not cover its day. */
-export function daysCovered(e: Pick<PublicEvent, 'start_date' | 'end_date'>): string[] {
-  const first = e.start_date.slice(0, 10);
+/**
+ * The local days (`YYYY-MM-DD`) an event covers: an end at midnight does not cover its day. With
+ * `within` (a grid's first and last days), only the days inside it, however long before it began.
+ */
+export function daysCovered(e: Pick<PublicEvent, 'start_date' | 'end_date'>, within?: { from: string; until: string }): string[] {
+  let first = e.start_date.slice(0, 10);
   let last = e.end_date.slice(0, 10);
   if (last > first && e.end_date.slice(11) === '00:00:00') last = DateTime.fromISO(last, { zone: 'utc' }).minus({ days: 1 }).toISODate()!;
+  if (within && within.from > first) first = within.from;
+  if (within && within.until < last) last = within.until;
   const out: string[] = [];
   for (let d = DateTime.fromISO(first, { zone: 'utc' }); out.length < 400; d = d.plus({ days: 1 })) {
     const day = d.toISODate()!;

@@ -42,6 +42,7 @@ import { submissionsMigration } from './migrations/015_submissions.js';
 import { federationMigration } from './migrations/016_federation.js';
 import { signInCodesMigration } from './migrations/017_sign_in_codes.js';
 import { submissionLimitsMigration } from './migrations/018_submission_limits.js';
+import { longEventsIndexMigration } from './migrations/021_long_events_index.js';
 
 export type { DialectName } from './handle.js';
 
@@ -113,6 +114,7 @@ function migrations(dialect: DialectName): Record<string, Migration> {
     '016_federation': federationMigration(dialect),
     '017_sign_in_codes': signInCodesMigration(),
     '018_submission_limits': submissionLimitsMigration(dialect),
+    '021_long_events_index': longEventsIndexMigration(dialect),
   };
 }
 

@@ -27,6 +27,12 @@ export interface EventListFilter {
   endFrom?: string;
   /** start_local <= startUntil (pages: events begun at or before this time) */
   startUntil?: string;
+  /**
+   * The events overlapping [from, until] (wall times, inclusive, either open): start_local <= until
+   * and end_local >= from, whatever their length, read at the cost of a start-date window
+   * (`event-overlaps.ts`).
+   */
+  overlaps?: { from?: string; until?: string };
   /** every word must appear in title, excerpt or content; words starting with '-' must not */
   searchWords?: string[];
   categoryIds?: number[];
@@ -65,6 +71,8 @@ export function matchesFilter(filter: EventListFilter, state: ListingState | nul
   if (filter.endUntil !== undefined && !(state.end_local <= filter.endUntil)) return false;
   if (filter.endFrom !== undefined && !(state.end_local >= filter.endFrom)) return false;
   if (filter.startUntil !== undefined && !(state.start_local <= filter.startUntil)) return false;
+  if (filter.overlaps?.until !== undefined && !(state.start_local <= filter.overlaps.until)) return false;
+  if (filter.overlaps?.from !== undefined && !(state.end_local >= filter.overlaps.from)) return false;
   const anyOf = (ids: number[] | undefined, have: number[]) => ids === undefined || have.some((id) => ids.includes(id));
   if (!anyOf(filter.categoryIds, state.terms) || !anyOf(filter.tagIds, state.terms)) return false;
   if (filter.venueIds && (state.venue_id === null || !filter.venueIds.includes(state.venue_id))) return false;

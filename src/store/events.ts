@@ -17,6 +17,7 @@ import { addTermCounts, isCreatedHere, isStatementWrite, noteChange, noteEventBe
 import { afterExplicitId, takeWantedId } from './import-context.js';
 import { keptCountersOf } from '../metrics.js';
 import { nearCondition } from './geo.js';
+import { LONG_EVENT_CONDITION, LONG_EVENTS_INDEX, lookbackStart } from './event-overlaps.js';
 import {
   adjustedTotal,
   COUNTS_IN_FLIGHT,
@@ -383,7 +384,73 @@ function hasTermIn(ids: number[], dialect: DialectName) {
     );
 }
 
-function applyFilter(q: EventQuery, dialect: DialectName, f: EventListFilter): EventQuery {
+/**
+ * The part of an overlap (`event-overlaps.ts`) a statement reads: the events that begin in the
+ * start-date window, or the long ones that began before it. Without a part, the overlap's own
+ * condition (a list by publication date, or an overlap open at its start).
+ */
+type OverlapPart = 'recent' | 'long';
+
+/** Whether the filter's overlap is read in two parts (then in start order, ascending or not). */
+function overlapParts(f: EventListFilter): OverlapPart[] | undefined {
+  if (f.overlaps?.from === undefined || f.order === 'date') return undefined;
+  return f.order === 'start_desc' ? ['recent', 'long'] : ['long', 'recent'];
+}
+
+function applyOverlap(q: EventQuery, overlaps: NonNullable<EventListFilter['overlaps']>, part: OverlapPart | undefined): EventQuery {
+  const { from, until } = overlaps;
+  // The long part's conditions are its events table's (`longEvents`).
+  if (part === 'long') return q;
+  if (until !== undefined) q = q.where('events.start_local', '<=', until);
+  if (from === undefined) return q;
+  q = q.where('events.end_local', '>=', from);
+  if (part === 'recent') q = q.where('events.start_local', '>=', lookbackStart(from));
+  return q;
+}
+
+/**
+ * The long part's events (`event-overlaps.ts`): the rows of `events_long` that began before the
+ * start-date window and end in or after the range, as a table of their own. Both planners would
+ * otherwise walk `events_listing` in start order up to the window (every event before it) hoping to
+ * fill the page early: SQLite is told the index (INDEXED BY), and PostgreSQL plans this table alone
+ * (OFFSET 0 keeps it from being merged into the query), where the small index is the cheapest read.
+ */
+function longEvents(dialect: DialectName, overlaps: NonNullable<EventListFilter['overlaps']>) {
+  const from = overlaps.from!;
+  const until = overlaps.until !== undefined ? sql` and "start_local" <= ${overlaps.until}` : sql``;
+  const table = dialect === 'sqlite' ? sql`"events" indexed by ${sql.raw(`"${LONG_EVENTS_INDEX}"`)}` : sql`"events"`;
+  const fence = dialect === 'postgres' ? sql` offset 0` : sql``;
+  return sql`(select * from ${table} where ${sql.raw(LONG_EVENT_CONDITION)} and "end_local" >= ${from} and "start_local" < ${lookbackStart(from)}${until}${fence})`;
+}
+
+/**
+ * The long part's rows: its events, each joined to its post. Without statistics of the span
+ * (migration 021 makes them; they need PostgreSQL 14 and an ANALYZE) PostgreSQL guesses a third of
+ * the events long where a thousandth are, and for that many would read every published post to
+ * hash-join them (4 s at 1,000,000 events, measured): each post is looked up by its key instead (a
+ * lateral subquery, kept apart by OFFSET 0), whatever the estimate.
+ */
+function longPartQuery(db: Executor, dialect: DialectName, overlaps: NonNullable<EventListFilter['overlaps']>): EventQuery {
+  const events = longEvents(dialect, overlaps).as('events');
+  if (dialect !== 'postgres') return db.selectFrom('posts').innerJoin(events, 'events.post_id' as never, 'posts.id') as unknown as EventQuery;
+  return db.selectFrom(events).innerJoinLateral(
+    (eb) =>
+      eb
+        .selectFrom('posts')
+        .selectAll()
+        .whereRef('posts.id', '=', sql.ref('events.post_id') as never)
+        .offset(0)
+        .as('posts'),
+    (join) => join.onTrue(),
+  ) as unknown as EventQuery;
+}
+
+/** The query of a list (of one part of an overlap), its filter applied. */
+function listQuery(db: Executor, dialect: DialectName, f: EventListFilter, part?: OverlapPart): EventQuery {
+  return applyFilter(part === 'long' ? longPartQuery(db, dialect, f.overlaps!) : baseQuery(db), dialect, f, part);
+}
+
+function applyFilter(q: EventQuery, dialect: DialectName, f: EventListFilter, part?: OverlapPart): EventQuery {
   q = q.where('posts.type', '=', 'tribe_events').where('events.hide_from_listings', '=', 0);
   if (f.statuses.length === 1) q = q.where('posts.status', '=', f.statuses[0]);
   else q = q.where('posts.status', 'in', [...f.statuses]);
@@ -395,6 +462,7 @@ function applyFilter(q: EventQuery, dialect: DialectName, f: EventListFilter): E
   if (f.endUntil !== undefined) q = q.where('events.end_local', '<=', f.endUntil);
   if (f.endFrom !== undefined) q = q.where('events.end_local', '>=', f.endFrom);
   if (f.startUntil !== undefined) q = q.where('events.start_local', '<=', f.startUntil);
+  if (f.overlaps) q = applyOverlap(q, f.overlaps, part);
   for (const raw of f.searchWords ?? []) {
     if (raw.startsWith('-') && raw.length > 1) {
       const like = likeAny(dialect, raw.slice(1));
@@ -442,7 +510,17 @@ function applyFilter(q: EventQuery, dialect: DialectName, f: EventListFilter): E
 
 async function countMatches(db: Executor, dialect: DialectName, filter: EventListFilter): Promise<{ n: number; seq: number | undefined }> {
   // The change log's number in the same statement: the count's own snapshot (see transitionsSince).
-  const q = applyFilter(baseQuery(db), dialect, filter).select((eb) => [eb.fn.countAll<number>().as('n'), revisionExpression(dialect).as('__seq')]);
+  const parts = overlapParts(filter);
+  const q = parts
+    ? // An overlap: its two parts counted in one statement (one snapshot).
+      db.selectNoFrom(() => [
+        sql<number>`${sql.join(
+          parts.map((part) => sql`(${listQuery(db, dialect, filter, part).select((eb) => eb.fn.countAll<number>().as('n'))})`),
+          sql` + `,
+        )}`.as('n'),
+        revisionExpression(dialect).as('__seq'),
+      ])
+    : listQuery(db, dialect, filter).select((eb) => [eb.fn.countAll<number>().as('n'), revisionExpression(dialect).as('__seq')]);
   const reader = backgroundReaderOf(db);
   if (reader) {
     try {
@@ -478,18 +556,44 @@ export async function findEventPageIds(
   /** the data revision, when the caller has just read it (before anything it computed for this list) */
   knownRevision?: string,
 ): Promise<{ ids: number[]; total: number; revision?: string }> {
-  const pageRows = async () => {
-    let q = applyFilter(baseQuery(db), dialect, filter).select(['posts.id', 'events.start_local', 'posts.date_gmt', revisionExpression(dialect).as('__seq')]);
+  const rowsOf = async (part: OverlapPart | undefined, limit: number, offset: number) => {
+    let q = listQuery(db, dialect, filter, part).select(['posts.id', 'events.start_local', 'posts.date_gmt', revisionExpression(dialect).as('__seq')]);
     // By start, ties by id: `events.post_id` (= posts.id) so that the events_listing index gives this order.
     if (filter.order === 'date') q = q.orderBy('posts.date_gmt').orderBy('posts.id');
     else if (filter.order === 'start_desc') q = q.orderBy('events.start_local', 'desc').orderBy('events.post_id', 'desc');
     else q = q.orderBy('events.start_local').orderBy('events.post_id');
-    const rows = await q.limit(page.limit).offset(page.offset).execute();
+    const rows = await q.limit(limit).offset(offset).execute();
+    return { rows, seq: rows.length && rows[0]!.__seq != null ? Number(rows[0]!.__seq) : undefined };
+  };
+  /** An overlap's page: its first part's rows, then the second part's after the first part's last. */
+  const overlapRows = async (parts: OverlapPart[]) => {
+    // What a part that finds no rows is current as of: the feed's position before it was read (every
+    // change up to it was committed before the statement began). A part's rows say their own.
+    const floor = partsOf(db)?.feed?.seq();
+    const first = await rowsOf(parts[0], page.limit, page.offset);
+    if (first.rows.length === page.limit) return first;
+    // How many rows the first part holds: those before this page and on it, counted only when the page is past them all.
+    const before = first.rows.length > 0 || page.offset === 0 ? page.offset + first.rows.length : await countPart(parts[0]!);
+    const second = await rowsOf(parts[1], page.limit - first.rows.length, Math.max(0, page.offset - before));
+    // The page is as current as its older statement (a change between the two is applied from there).
+    const a = first.seq ?? floor;
+    const b = second.seq ?? floor;
+    return { rows: [...first.rows, ...second.rows], seq: a === undefined || b === undefined ? undefined : Math.min(a, b) };
+  };
+  const countPart = async (part: OverlapPart) => {
+    const row = await listQuery(db, dialect, filter, part)
+      .select((eb) => eb.fn.countAll<number>().as('n'))
+      .executeTakeFirstOrThrow();
+    return Number(row.n);
+  };
+  const pageRows = async () => {
+    const parts = overlapParts(filter);
+    const { rows, seq } = parts ? await overlapRows(parts) : await rowsOf(undefined, page.limit, page.offset);
     const lastRow = rows.length === page.limit ? rows[rows.length - 1] : undefined;
     return {
       ids: rows.map((r) => Number(r.id)),
       last: lastRow ? ([filter.order === 'date' ? lastRow.date_gmt : lastRow.start_local, Number(lastRow.id)] as SortKey) : undefined,
-      seq: rows.length && rows[0]!.__seq != null ? Number(rows[0]!.__seq) : undefined,
+      seq,
     };
   };
   const parts = partsOf(db);
@@ -543,6 +647,19 @@ export async function findEventPageIds(
     }
   }
   return { ids, total, revision };
+}
+
+/**
+ * The statements one page of this filter runs (an overlap's two parts, else one), compiled: what
+ * the planner is asked, for EXPLAIN in the tests and benchmarks.
+ */
+export function eventPageStatements(db: Executor, dialect: DialectName, filter: EventListFilter, page: { limit: number; offset: number }): Array<{ sql: string; parameters: readonly unknown[] }> {
+  const parts = overlapParts(filter) ?? [undefined];
+  return parts.map((part) => {
+    const q = listQuery(db, dialect, filter, part).select(['posts.id', 'events.start_local']);
+    const ordered = filter.order === 'start_desc' ? q.orderBy('events.start_local', 'desc').orderBy('events.post_id', 'desc') : q.orderBy('events.start_local').orderBy('events.post_id');
+    return ordered.limit(page.limit).offset(page.offset).compile();
+  });
 }
 
 /**

@@ -1,7 +1,7 @@
 /**
  * Issue 30 in a real browser (Chromium through playwright-core, on SQLite): a page on a second
  * origin (another host name and port) embeds the `<events-calendar>` component (with its SRI
- * hash) and FullCalendar itself (`@fullcalendar/core` + `daygrid` + `list`, bundled here with the
+ * hash) and FullCalendar itself (`@fullcalendar/core` + `daygrid` + `list`, bundled by the support with the
  * installed esbuild, reading the service's event source) side by side; both show the same events,
  * on the same days, as the API. Also: time zones (the viewer's and the event's), keyboard
  * navigation of the month grid, the conditional refresh (304) without credentials, the list
@@ -13,36 +13,14 @@ import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
-import { createRequire } from 'node:module';
 import { fileURLToPath } from 'node:url';
 import { DateTime } from 'luxon';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { startServer, type TestServer } from '../support/harness.js';
-import { launchBrowser, seriousViolations } from '../support/browser.js';
+import { fullCalendarBundle, launchBrowser, seriousViolations } from '../support/browser.js';
 import { freePort } from '../../bench/src/processes.js';
 
 const root = fileURLToPath(new URL('../..', import.meta.url));
-
-/** FullCalendar for the test page, bundled with the esbuild vite installs. */
-async function fullCalendarBundle(): Promise<string> {
-  const require = createRequire(import.meta.url);
-  const esbuild = require(require.resolve('esbuild', { paths: [root + 'node_modules/vite', root] })) as typeof import('esbuild');
-  const out = await esbuild.build({
-    stdin: {
-      contents: `import { Calendar } from '@fullcalendar/core';
-import dayGridPlugin from '@fullcalendar/daygrid';
-import listPlugin from '@fullcalendar/list';
-window.FullCalendar = { Calendar, dayGridPlugin, listPlugin };`,
-      resolveDir: root,
-      loader: 'js',
-    },
-    bundle: true,
-    format: 'iife',
-    write: false,
-    logLevel: 'error',
-  });
-  return out.outputFiles[0]!.text;
-}
 
 describe('the calendar on another site', () => {
   let t: TestServer;

@@ -10,6 +10,7 @@
 import assert from 'node:assert/strict';
 import { existsSync, readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
+import { fileURLToPath } from 'node:url';
 import { chromium, type Browser, type Page } from 'playwright-core';
 
 const CANDIDATES = [process.env.CHROMIUM_PATH, '/usr/bin/chromium', '/usr/bin/chromium-browser', '/usr/bin/google-chrome'].filter((p): p is string => !!p);
@@ -19,6 +20,28 @@ export function chromiumPath(): string {
   const found = CANDIDATES.find((p) => existsSync(p));
   if (!found) throw new Error(`no Chromium found (looked at ${CANDIDATES.join(', ')}): install Debian's chromium (apt-get install chromium) or set CHROMIUM_PATH`);
   return found;
+}
+
+/** FullCalendar (`@fullcalendar/core` + `daygrid` + `list`) for a test page, bundled with the esbuild vite installs: `window.FullCalendar`. */
+export async function fullCalendarBundle(): Promise<string> {
+  const root = fileURLToPath(new URL('../..', import.meta.url));
+  const require = createRequire(import.meta.url);
+  const esbuild = require(require.resolve('esbuild', { paths: [root + 'node_modules/vite', root] })) as typeof import('esbuild');
+  const out = await esbuild.build({
+    stdin: {
+      contents: `import { Calendar } from '@fullcalendar/core';
+import dayGridPlugin from '@fullcalendar/daygrid';
+import listPlugin from '@fullcalendar/list';
+window.FullCalendar = { Calendar, dayGridPlugin, listPlugin };`,
+      resolveDir: root,
+      loader: 'js',
+    },
+    bundle: true,
+    format: 'iife',
+    write: false,
+    logLevel: 'error',
+  });
+  return out.outputFiles[0]!.text;
 }
 
 export async function launchBrowser(): Promise<Browser> {

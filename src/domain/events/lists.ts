@@ -100,9 +100,10 @@ export function createLists(deps: EventServiceDeps, readModel: ReadModel): Pick<
         if (r.startsUntil !== undefined) filter.startUntil = r.startsUntil;
         if (r.endsFrom !== undefined) filter.endFrom = r.endsFrom;
         if (r.endsUntil !== undefined) filter.endUntil = r.endsUntil;
+        if (r.overlaps) filter.overlaps = { ...(r.overlaps.from !== undefined ? { from: r.overlaps.from } : {}), ...(r.overlaps.until !== undefined ? { until: r.overlaps.until } : {}) };
         if (r.descending) filter.order = 'start_desc';
-        startLabel = r.startsFrom ?? r.endsFrom ?? '';
-        endLabel = r.endsUntil ?? r.startsUntil ?? '';
+        startLabel = r.startsFrom ?? r.endsFrom ?? r.overlaps?.from ?? '';
+        endLabel = r.endsUntil ?? r.startsUntil ?? r.overlaps?.until ?? '';
       } else {
         const startWall = args.start_date !== undefined ? toWallTime(parseIn('start_date', args.start_date, siteTimezone)) : window.start;
         const endWall = args.end_date !== undefined ? toWallTime(parseIn('end_date', args.end_date, siteTimezone)) : window.end;

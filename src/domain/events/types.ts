@@ -106,6 +106,13 @@ export interface EventRange {
   endsFrom?: string;
   /** end at or before */
   endsUntil?: string;
+  /**
+   * The events overlapping [from, until] (wall times in the events' own zones, inclusive; either
+   * open): begun at or before `until` and ending at or after `from`, whatever their length, at the
+   * cost of a start-date window (the month and day pages, the FullCalendar source, the embeds,
+   * CalDAV time-range ask for this instead of a window of their own).
+   */
+  overlaps?: { from?: string; until?: string };
   descending?: boolean;
 }
 

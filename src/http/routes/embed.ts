@@ -38,11 +38,6 @@ export { EMBED_NAMESPACE };
 export const MAX_RANGE_DAYS = 400;
 /** The most events one answer holds (the first in start order). */
 export const MAX_EVENTS = 1000;
-/**
- * How long before the range a multi-day event may have begun and still be in it (as the month
- * pages: the window is read through the start-date index).
- */
-export const LOOKBACK_DAYS = 31;
 /** Wall times of any zone lie within these many hours of UTC (UTC-12 to UTC+14), and a margin. */
 const ZONE_SPREAD_HOURS = 15;
 
@@ -214,16 +209,13 @@ export function embedRoutes(services: Services): RouteDecl[] {
           if (to <= from) throw apiError('rest_embed_range_empty');
           if (to.diff(from, 'days').days > MAX_RANGE_DAYS) throw apiError('rest_embed_range_too_wide', { args: [MAX_RANGE_DAYS] });
           const limit = ctx.args.limit !== undefined ? Number(ctx.args.limit) : MAX_EVENTS;
-          // Wall times of the events' own zones lie within ZONE_SPREAD_HOURS of UTC: read that wider
-          // window through the start-date index, then keep what overlaps the range exactly.
+          // Wall times of the events' own zones lie within ZONE_SPREAD_HOURS of UTC: ask for the events
+          // overlapping that wider range (however long before it they began), then keep what overlaps
+          // the range exactly.
           const args: EventListArgs = {
             page: 1,
             per_page: Math.min(MAX_EVENTS, limit + 50),
-            range: {
-              startsFrom: toWallTime(from.minus({ days: LOOKBACK_DAYS, hours: ZONE_SPREAD_HOURS })),
-              startsUntil: toWallTime(to.plus({ hours: ZONE_SPREAD_HOURS })),
-              endsFrom: toWallTime(from.minus({ hours: ZONE_SPREAD_HOURS })),
-            },
+            range: { overlaps: { from: toWallTime(from.minus({ hours: ZONE_SPREAD_HOURS })), until: toWallTime(to.plus({ hours: ZONE_SPREAD_HOURS })) } },
             // Pages are read until the limit or the last: no total is counted.
             countTotal: false,
           };

@@ -40,6 +40,7 @@ import { importsMigration } from './migrations/014_imports.js';
 import { submissionsMigration } from './migrations/015_submissions.js';
 import { federationMigration } from './migrations/016_federation.js';
 import { submissionLimitsMigration } from './migrations/018_submission_limits.js';
+import { federationObjectTimesMigration } from './migrations/022_federation_object_times.js';
 
 export type { DialectName } from './handle.js';
 
@@ -110,6 +111,7 @@ function migrations(dialect: DialectName): Record<string, Migration> {
     '015_submissions': submissionsMigration(dialect),
     '016_federation': federationMigration(dialect),
     '018_submission_limits': submissionLimitsMigration(dialect),
+    '022_federation_object_times': federationObjectTimesMigration(),
   };
 }
 

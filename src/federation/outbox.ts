@@ -194,8 +194,9 @@ export function createOutbox(deps: OutboxDeps): Outbox {
   }
 
   /**
-   * The events a step's rows may have changed: `own`, changed themselves; `shown`, showing a
-   * record that changed (a venue, organizer or term), or re-checked after a bulk load.
+   * The events a step's rows may have changed (`ids`), and among them those changed themselves
+   * (`own`); the others show a record that changed (a venue, organizer or term), or are re-checked
+   * after a bulk load.
    */
   async function affected(rows: ChangeRow[]): Promise<{ own: Set<number>; ids: number[] }> {
     const own = new Set<number>();

@@ -217,7 +217,8 @@ export async function startIndependentFollower(name = 'ivy', { host = '127.0.0.1
       for (;;) {
         const found = received.find(test);
         if (found) return found;
-        if (Date.now() > until) throw new Error(`not received within ${ms} ms; received: ${received.map((r) => `${r.type} ${r.json?.object?.id ?? r.json?.object ?? ''}`).join(', ')}; refused: ${refused.join('; ')}`);
+        if (Date.now() > until)
+          throw new Error(`not received within ${ms} ms; received: ${received.map((r) => `${r.type} ${r.json?.object?.id ?? r.json?.object ?? ''}`).join(', ')}; refused: ${refused.join('; ')}`);
         await new Promise((r) => setTimeout(r, 50));
       }
     },

@@ -10,8 +10,12 @@
  * every route 404s. Issue 44: the inbox trusts only what it verified: an unverified Delete of an
  * actor removes its follower only when the actor URL stored for it answers 410/404; the inbox
  * limit counts each client address (per /64 for IPv6) before anything is fetched, and a key host
- * only once its signature verified, under 20 parallel requests and across two instances. On both
- * stores.
+ * only once its signature verified, under 20 parallel requests and across two instances. What the
+ * outbox announces, seen by a second peer written without Fedify (federation-independent-follower.ts):
+ * an event published before the outbox job's first step, or just before a restart, or by two
+ * instances starting at once, is announced once; one published before federation was on is not
+ * (its object URL answers 404), nor swept if it is a series; two edits within one second are two
+ * Updates with strictly increasing `updated`. On both stores.
  */
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
@@ -30,6 +34,7 @@ import { STORES, startServer, startTwoInstances, type StoreKind, type TestServer
 import { MAX_FETCHES_PER_REQUEST } from '../../src/federation/loaders.js';
 import { upsertFollower } from '../../src/store/federation.js';
 import { tryJobLock } from '../../src/store/job-locks.js';
+import { federationObjectTimesMigration } from '../../src/store/migrations/022_federation_object_times.js';
 import { startFollower, type Follower } from './federation-follower.js';
 import { startIndependentFollower, type IndependentFollower } from './federation-independent-follower.js';
 
@@ -712,6 +717,46 @@ for (const kind of STORES) {
       }
     });
 
+    it('occurrences of a series published while federation is on wait for the horizon; one published before it is not swept, unless the calendar federated before migration 022 (its upcoming occurrences are marked waiting)', async () => {
+      const p = await startIndependentFollower('max', { host: '127.0.0.155' });
+      const s = await stagedStore(kind);
+      try {
+        const day = (n: number) => new Date(Date.now() + n * 86_400_000).toISOString().slice(0, 10);
+        const weekly = (title: string) => ({ ...event(title), start_date: `${day(7)} 19:30:00`, end_date: `${day(7)} 22:00:00`, recurrence: ['RRULE:FREQ=WEEKLY;COUNT=20'] });
+        const old = await s.servers[0]!.api.post('/events', { as: 'admin', json: weekly('Old Jam') });
+        assert.equal(old.status, 201, old.text);
+        await s.stop();
+        await s.follow(p);
+        await s.start();
+        const fresh = await s.servers[0]!.api.post('/events', { as: 'admin', json: weekly('New Jam') });
+        assert.equal(fresh.status, 201, fresh.text);
+        const marker = await s.servers[0]!.api.post('/events', { as: 'admin', json: event('After the Jams') });
+        await p.waitFor((a) => a.type === 'Create' && a.json.object?.name === 'After the Jams');
+        const created = (name: string) => p.received.filter((a) => a.type === 'Create' && a.json.object?.name === name).length;
+        assert.ok(created('New Jam') >= 11 && created('New Jam') <= 14, `New Jam: ${created('New Jam')}`);
+        assert.equal(created('Old Jam'), 0, 'a series published before federation started is not announced');
+        const db = s.servers[0]!.built.store.db;
+        const waiting = await db.withTables<{ federation_objects: { event_id: number; state: string } }>().selectFrom('federation_objects').select('event_id').where('state', '=', 'waiting').execute();
+        assert.equal(waiting.length, 20 - created('New Jam'), 'the later New Jam occurrences wait');
+        assert.equal(marker.status, 201);
+        // A calendar that federated before migration 022 (no waiting rows): its upcoming occurrences are marked waiting, as its sweep sent them all.
+        await s.stop();
+        const objects = db.withTables<{ federation_objects: { event_id: number; state: string } }>();
+        await objects.deleteFrom('federation_objects').where('state', '=', 'waiting').execute();
+        await db.schema.alterTable('federation_objects').dropColumn('updated_ms').execute();
+        await federationObjectTimesMigration().up(db as never);
+        const marked = await objects.selectFrom('federation_objects').select('event_id').where('state', '=', 'waiting').execute();
+        assert.equal(marked.length, 20 + 20 - created('New Jam'), 'every Old Jam occurrence and the later New Jam ones');
+        // The sweep (at the outbox's first idle step) sends those within the horizon.
+        await s.start();
+        await until('Old Jam swept', async () => created('Old Jam') >= 11);
+        assert.ok(created('Old Jam') <= 14, `Old Jam: ${created('Old Jam')}`);
+      } finally {
+        await s.close();
+        await p.close();
+      }
+    });
+
     it('two edits within one second: an independent follower gets two Updates, in order, with strictly increasing `updated`, and keeps the second edit', async () => {
       const t = await startServer(kind, ENV);
       const p = await startIndependentFollower('lou', { host: '127.0.0.154' });
@@ -733,7 +778,7 @@ for (const kind of STORES) {
         for (let attempt = 1; !names; attempt++) {
           while (Date.now() % 1000 > 30) await new Promise((r) => setTimeout(r, 5));
           const first = await t.api.post(`/events/${id}`, { as: 'admin', json: { title: `First edit ${attempt}` } });
-          for (const end = Date.now() + 5_000; !(await outboxHas(`First edit ${attempt}`)) && Date.now() < end; ) await new Promise((r) => setTimeout(r, 10));
+          for (const end = Date.now() + 5_000; !(await outboxHas(`First edit ${attempt}`)) && Date.now() < end;) await new Promise((r) => setTimeout(r, 10));
           const second = await t.api.post(`/events/${id}`, { as: 'admin', json: { title: `Second edit ${attempt}` } });
           assert.equal(second.status, 200, second.text);
           if (first.body.modified_utc === second.body.modified_utc && (await outboxHas(`First edit ${attempt}`))) names = [`First edit ${attempt}`, `Second edit ${attempt}`];

@@ -33,6 +33,7 @@ import {
   deleteFollowerById,
   deleteFollowersAt,
   dropPendingTo,
+  ensureOutboxCursor,
   findActivity,
   findFollower,
   findFollowerById,
@@ -56,8 +57,8 @@ import {
 } from '../store/federation.js';
 import { createKvStore } from './kv.js';
 import { isBlockedHost, postActivity, type SigningKey } from './delivery.js';
-import { createOutbox, createPublicReader } from './outbox.js';
-import { federationUrls, tombstone, utcIso, withContext, type FederationUrls } from './objects.js';
+import { announcedObject, createOutbox, createPublicReader, lastStampOf, stampOf } from './outbox.js';
+import { federationUrls, msIso, tombstone, withContext, type FederationUrls } from './objects.js';
 import { createInboxGuard } from './inbox-guard.js';
 import { createMessageQueue } from './queue.js';
 import { createLoaders } from './loaders.js';
@@ -136,6 +137,11 @@ export async function createFederationFace({ config, services, logger }: Federat
     const row = stored.find((k) => k.kind === kind)!;
     keyPairs.push({ privateKey: await importJwk(JSON.parse(row.private_jwk), 'private'), publicKey: await importJwk(JSON.parse(row.public_jwk), 'public') });
   }
+
+  // The outbox's place in the change log, made before this server accepts a request (the first
+  // start with federation on: at the log's head; later starts keep it), so that nothing published
+  // from now on is skipped, even before the outbox job's first step or across a restart.
+  await ensureOutboxCursor(db);
 
   let nudgeInbox = () => {};
   const queue = createMessageQueue(db, () => nudgeInbox());
@@ -572,12 +578,25 @@ export async function createFederationFace({ config, services, logger }: Federat
       });
     });
 
-    /** The object of an event as anonymous readers may see it now. */
-    async function answerObject(reply: FastifyReply, id: number): Promise<FastifyReply> {
-      const json = await reader.event(id);
-      if (json) return sendActivityJson(reply, 200, withContext(reader.object(json)));
+    /** The object of an announced event as anonymous readers may see it now (undefined: none to answer with 200). */
+    async function liveObject(id: number): Promise<{ object?: Record<string, unknown>; state?: Awaited<ReturnType<typeof objectState>> }> {
       const state = await objectState(db, id);
-      if (state) return sendActivityJson(reply, 410, withContext(tombstone(urls, id, utcIso(state.updated_gmt))));
+      if (!state) return {};
+      const json = state.state === 'live' ? await reader.event(id) : undefined;
+      return { state, ...(json ? { object: announcedObject(reader, json, state) } : {}) };
+    }
+
+    /**
+     * An event's object: announced and visible (200), announced and deleted or no longer public
+     * (410 with its Tombstone; its Delete may be about to leave), or never announced (404: never
+     * sent, such as an event published before federation started or an occurrence beyond the
+     * horizon).
+     */
+    async function answerObject(reply: FastifyReply, id: number): Promise<FastifyReply> {
+      const { object, state } = await liveObject(id);
+      if (object) return sendActivityJson(reply, 200, withContext(object));
+      const deleted = state?.state === 'live' ? stampOf(state, undefined, Date.now()) : lastStampOf(state);
+      if (deleted !== undefined) return sendActivityJson(reply, 410, withContext(tombstone(urls, id, msIso(deleted))));
       return sendError(reply, apiError('federation_not_found'));
     }
 
@@ -599,14 +618,14 @@ export async function createFederationFace({ config, services, logger }: Federat
       if ((req.method !== 'GET' && req.method !== 'HEAD') || !wantsActivityJson(req.headers.accept)) return;
       const id = await idOfPage(req.url);
       if (id === undefined) return;
-      const json = await reader.event(id);
-      if (!json) return;
-      return sendActivityJson(reply, 200, withContext(reader.object(json)));
+      const { object } = await liveObject(id);
+      if (!object) return;
+      return sendActivityJson(reply, 200, withContext(object));
     });
     app.addHook('onSend', async (req, reply, payload) => {
       if (req.method !== 'GET' || reply.statusCode !== 200 || !String(reply.getHeader('content-type') ?? '').startsWith('text/html') || !eventPage.test(req.url)) return payload;
       const id = await idOfPage(req.url);
-      if (id !== undefined && (await reader.event(id))) {
+      if (id !== undefined && (await liveObject(id)).object) {
         const link = `<${urls.object(id)}>; rel="alternate"; type="${ACTIVITY_JSON}"`;
         const existing = reply.getHeader('link');
         reply.header('link', existing ? `${String(existing)}, ${link}` : link);

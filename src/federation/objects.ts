@@ -134,6 +134,11 @@ export function utcIso(gmt: string): string {
   return dt.isValid ? dt.toISO({ suppressMilliseconds: true })!.replace(/\.000/, '').replace('+00:00', 'Z') : new Date().toISOString().replace(/\.\d{3}Z$/, 'Z');
 }
 
+/** A time in ms as xsd:dateTime in UTC to the millisecond (`2026-11-01T10:00:00.250Z`). */
+export function msIso(ms: number): string {
+  return new Date(ms).toISOString();
+}
+
 const venueOf = (e: PublicEventJson) => (e.venue && !Array.isArray(e.venue) && e.venue.venue ? e.venue : undefined);
 
 /**

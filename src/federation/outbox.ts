@@ -12,6 +12,11 @@
  *   read in one step make one Update (coalesced), an edit that changes nothing shown makes none;
  * - sent and no longer visible (trashed, unpublished, made private, deleted) → `Delete` with a
  *   `Tombstone`.
+ * Each activity's object carries an `updated` time (a Tombstone its `deleted`) later than the last
+ * one sent for that event, to the millisecond (`stampOf`), so that a receiver that keeps the
+ * newest version of an object applies each Update, and in order, even for edits within a second.
+ * The cursor is made when the server starts (`ensureOutboxCursor`, before it accepts requests), so
+ * nothing published while federation is on is skipped.
  * Drafts, pending, scheduled and private events are never visible to anonymous readers, so nothing
  * about them leaves. Recurring series federate as one object per occurrence (each occurrence is
  * an event with its own page); the series itself is not an object, and occurrences starting more
@@ -29,7 +34,7 @@ import type { ChangeRow } from '../store/change-log.js';
 import { runConsumer, type ChangeConsumer } from '../store/change-log.js';
 import { followerInboxes, liveObjectIds, objectStates, outboxCursor, storeOutboxStep, type ObjectStateRow, type OutboxStep } from '../store/federation.js';
 import { isBlockedHost } from './delivery.js';
-import { AS_PUBLIC, eventObject, objectDigest, tombstone, utcIso, withContext, type FederationUrls, type PublicEventJson } from './objects.js';
+import { AS_PUBLIC, eventObject, msIso, objectDigest, tombstone, withContext, type FederationUrls, type PublicEventJson } from './objects.js';
 
 /** Occurrences of a recurring series federate once they start within this many days. */
 export const SERIES_HORIZON_DAYS = 90;
@@ -56,6 +61,46 @@ export function createPublicReader(services: Services, urls: FederationUrls): Pu
     },
     object: (e) => eventObject(urls, e, { categoryUrl: links.categoryPermalink, tagUrl: links.tagPermalink }),
   };
+}
+
+/**
+ * The `updated` (or `deleted`) last sent for an object, in ms; undefined when nothing was sent
+ * about it (an occurrence `waiting` for the horizon carries the one of an earlier announcement, if
+ * any). Rows from before migration 022 have only `updated_gmt`, when their step ran, which bounds it.
+ */
+export function lastStampOf(before: ObjectStateRow | undefined): number | undefined {
+  if (!before) return undefined;
+  if (before.updated_ms !== null && before.updated_ms !== undefined) return Number(before.updated_ms);
+  if (before.state === 'waiting') return undefined;
+  const gmt = DateTime.fromSQL(before.updated_gmt, { zone: 'UTC' });
+  return gmt.isValid ? gmt.toMillis() : undefined;
+}
+
+/**
+ * The `updated` of an object's next version (or `deleted` of its Tombstone), in ms: the event's
+ * own modification time when it is later than what was last sent, else now (an edit within the
+ * same second as the last one, which that time, in seconds, cannot tell apart; a change of its
+ * venue or category, which leaves the event's own time), and always at least a millisecond after
+ * what was last sent: strictly increasing per object.
+ */
+export function stampOf(before: ObjectStateRow | undefined, modifiedGmt: string | undefined, nowMs: number): number {
+  const last = lastStampOf(before);
+  const modified = modifiedGmt ? DateTime.fromSQL(modifiedGmt, { zone: 'UTC' }) : undefined;
+  const candidate = modified?.isValid && (last === undefined || modified.toMillis() > last) ? modified.toMillis() : nowMs;
+  return last === undefined ? candidate : Math.max(last + 1, candidate);
+}
+
+/**
+ * The object of an announced event as its URL answers it: undefined unless it was announced and
+ * is still visible (never announced: 404; deleted: 410). Its `updated` is the one last sent when it
+ * has not changed since, else the one its next Update will carry.
+ */
+export function announcedObject(reader: PublicReader, json: PublicEventJson, state: ObjectStateRow | undefined, nowMs = Date.now()): Record<string, unknown> | undefined {
+  if (state?.state !== 'live') return undefined;
+  const object = reader.object(json);
+  const unchanged = objectDigest(object) === state.digest;
+  const stamp = unchanged ? (state.updated_ms === null || state.updated_ms === undefined ? undefined : Number(state.updated_ms)) : stampOf(state, json.modified_utc, nowMs);
+  return stamp === undefined ? object : { ...object, updated: msIso(stamp) };
 }
 
 export interface Outbox {
@@ -92,55 +137,75 @@ export function createOutbox(deps: OutboxDeps): Outbox {
     return start.isValid && start > startOfOccurrenceWindow();
   };
 
-  /** What one event needs now, given what was last sent. */
-  async function evaluate(id: number, before: ObjectStateRow | undefined, tag: string): Promise<Made> {
+  /**
+   * What one event needs now, given what was last sent. `announcedOnly`: the event is re-checked
+   * for a change of something it shows (a venue, a bulk load), not of itself: only an event
+   * already announced may need an activity (an event published before federation started is
+   * announced when it is itself next edited, not when its venue is).
+   */
+  async function evaluate(id: number, before: ObjectStateRow | undefined, tag: string, announcedOnly = false): Promise<Made> {
+    if (announcedOnly && before?.state !== 'live') return undefined;
     const now = nowGmt();
+    const nowMs = Date.now();
     const json = await reader.event(id);
     if (json) {
       const record = await services.events.findById(id);
-      if (beyondHorizon(json as PublicEventJson & { utc_start_date?: string }, Number(record?.parent_id ?? 0)) && before?.state !== 'live') return undefined;
-      const object = reader.object(json);
-      const digest = objectDigest(object);
+      if (beyondHorizon(json as PublicEventJson & { utc_start_date?: string }, Number(record?.parent_id ?? 0)) && before?.state !== 'live') {
+        // Published while federation is on, too far ahead to announce yet: the sweep will.
+        return before?.state === 'waiting' ? undefined : { object: { event_id: id, state: 'waiting', digest: '', published_gmt: now, updated_gmt: now, updated_ms: before?.updated_ms ?? null } };
+      }
+      const shown = reader.object(json);
+      const digest = objectDigest(shown);
       if (before?.state === 'live' && before.digest === digest) return undefined;
+      const stamp = stampOf(before, json.modified_utc, nowMs);
+      const object = { ...shown, updated: msIso(stamp) };
       const type = before?.state === 'live' ? 'Update' : 'Create';
       const activityId = urls.activity(`${type.toLowerCase()}-${id}-${tag}`);
       const body = withContext({
         id: activityId,
         type,
         actor: urls.actor,
-        published: utcIso(now),
+        published: msIso(Math.max(nowMs, stamp)),
         to: [AS_PUBLIC],
         cc: [urls.followers],
         object,
       });
       return {
         activity: { id: activityId, type, event_id: id, body: JSON.stringify(body), created_gmt: now },
-        object: { event_id: id, state: 'live', digest, published_gmt: before?.state === 'live' ? before.published_gmt : now, updated_gmt: now },
+        object: { event_id: id, state: 'live', digest, published_gmt: before?.state === 'live' ? before.published_gmt : now, updated_gmt: now, updated_ms: stamp },
       };
     }
     if (before?.state !== 'live') return undefined;
+    const stamp = stampOf(before, undefined, nowMs);
     const activityId = urls.activity(`delete-${id}-${tag}`);
     const body = withContext({
       id: activityId,
       type: 'Delete',
       actor: urls.actor,
-      published: utcIso(now),
+      published: msIso(Math.max(nowMs, stamp)),
       to: [AS_PUBLIC],
       cc: [urls.followers],
-      object: tombstone(urls, id, utcIso(now)),
+      object: tombstone(urls, id, msIso(stamp)),
     });
     return {
       activity: { id: activityId, type: 'Delete', event_id: id, body: JSON.stringify(body), created_gmt: now },
-      object: { event_id: id, state: 'gone', digest: '', published_gmt: before.published_gmt, updated_gmt: now },
+      object: { event_id: id, state: 'gone', digest: '', published_gmt: before.published_gmt, updated_gmt: now, updated_ms: stamp },
     };
   }
 
-  /** The events a step's rows may have changed. */
-  async function affected(rows: ChangeRow[]): Promise<number[]> {
+  /**
+   * The events a step's rows may have changed (`ids`), and among them those changed themselves
+   * (`own`); the others show a record that changed (a venue, organizer or term), or are re-checked
+   * after a bulk load.
+   */
+  async function affected(rows: ChangeRow[]): Promise<{ own: Set<number>; ids: number[] }> {
+    const own = new Set<number>();
     const ids = new Set<number>();
     for (const row of rows) {
-      if (row.type === 'event') ids.add(row.id);
-      else if (row.type === 'all') for (const id of await liveObjectIds(store.db, 100_000)) ids.add(id);
+      if (row.type === 'event') {
+        own.add(row.id);
+        ids.add(row.id);
+      } else if (row.type === 'all') for (const id of await liveObjectIds(store.db, 100_000)) ids.add(id);
       else if (row.type === 'venue' || row.type === 'organizer' || row.type === 'term') {
         const filters: Array<Record<string, unknown>> = row.type === 'term' ? [{ categories: [row.id] }, { tags: [row.id] }] : [{ [row.type]: [row.id] }];
         for (const filter of filters) {
@@ -156,7 +221,7 @@ export function createOutbox(deps: OutboxDeps): Outbox {
         if (row.action === 'trash' || row.action === 'delete') for (const id of await liveObjectIds(store.db, 100_000)) ids.add(id);
       }
     }
-    return [...ids].sort((a, b) => a - b);
+    return { own, ids: [...ids].sort((a, b) => a - b) };
   }
 
   async function deliveriesFor(activities: OutboxStep['activities']): Promise<OutboxStep['deliveries']> {
@@ -173,13 +238,13 @@ export function createOutbox(deps: OutboxDeps): Outbox {
 
   const consumer: ChangeConsumer = {
     limit: deps.limit ?? 200,
-    cursor: () => outboxCursor(store.db, () => store.changes.head()),
+    cursor: () => outboxCursor(store.db),
     async handle(rows, { from, through }) {
-      const ids = await affected(rows);
+      const { own, ids } = await affected(rows);
       const states = await objectStates(store.db, ids);
       const step: OutboxStep = { objects: [], activities: [], deliveries: [] };
       for (const id of ids) {
-        const made = await evaluate(id, states.get(id), String(through));
+        const made = await evaluate(id, states.get(id), String(through), !own.has(id));
         if (!made) continue;
         step.objects.push(made.object);
         if (made.activity) step.activities.push(made.activity);
@@ -190,7 +255,7 @@ export function createOutbox(deps: OutboxDeps): Outbox {
     },
   };
 
-  /** Occurrences that came within the horizon since they were published. */
+  /** Occurrences that came within the horizon since they were published (those the consumer left `waiting`). */
   async function sweep(): Promise<void> {
     const nowLocal = services.clock.nowLocal();
     const until = DateTime.fromSQL(nowLocal).plus({ days: SERIES_HORIZON_DAYS }).toFormat('yyyy-MM-dd HH:mm:ss');
@@ -206,9 +271,9 @@ export function createOutbox(deps: OutboxDeps): Outbox {
     const step: OutboxStep = { objects: [], activities: [], deliveries: [] };
     const tag = `sweep${Date.now()}`;
     for (const id of candidates) {
-      if (states.get(id)?.state === 'live') continue;
-      if (states.get(id)?.state === 'gone') continue;
-      const made = await evaluate(id, undefined, tag);
+      // Only occurrences published (or changed) while federation was on, and kept waiting.
+      if (states.get(id)?.state !== 'waiting') continue;
+      const made = await evaluate(id, states.get(id), tag);
       if (!made) continue;
       step.objects.push(made.object);
       if (made.activity) step.activities.push(made.activity);

@@ -43,6 +43,8 @@ export interface FederationObjectsTable {
   digest: string;
   published_gmt: string;
   updated_gmt: string;
+  /** the `updated` (or `deleted`) last sent, ms since the epoch (migration 022; null before it) */
+  updated_ms: number | string | null;
 }
 export interface FederationActivitiesTable {
   ord: Generated<number>;
@@ -278,18 +280,26 @@ export async function countFollowers(db: Executor): Promise<Record<string, numbe
 
 // ---------------------------------------------------------------- the outbox consumer
 
-/** The outbox's cursor, made at `head` when there is none yet (the first start federates from now on). */
-export async function outboxCursor(db: Executor, head: () => Promise<number>): Promise<number> {
-  const found = await outboxCursorIfAny(db);
-  if (found !== undefined) return found;
-  const at = await head();
+/**
+ * Make the outbox's cursor at the change log's head unless there is one: one statement (an insert
+ * of the head read by the insert itself), so two instances starting at once keep the first's, and
+ * no write can commit between the read and the insert. A server calls it before it accepts
+ * requests: what it publishes afterwards is after the cursor. Answers the cursor.
+ */
+export async function ensureOutboxCursor(db: Executor): Promise<number> {
   await t(db)
     .insertInto('federation_state')
-    .values({ id: 1, cursor_seq: at })
+    .columns(['id', 'cursor_seq'])
+    .expression(sql<never>`select 1, "value" from "change_counter" where "id" = 1`)
     .onConflict((oc) => oc.column('id').doNothing())
     .execute();
-  const again = await t(db).selectFrom('federation_state').select('cursor_seq').where('id', '=', 1).executeTakeFirstOrThrow();
-  return Number(again.cursor_seq);
+  const row = await t(db).selectFrom('federation_state').select('cursor_seq').where('id', '=', 1).executeTakeFirstOrThrow();
+  return Number(row.cursor_seq);
+}
+
+/** The outbox's cursor (made by `ensureOutboxCursor` when the server started; made there if gone since). */
+export async function outboxCursor(db: Executor): Promise<number> {
+  return (await outboxCursorIfAny(db)) ?? ensureOutboxCursor(db);
 }
 
 /** The outbox's cursor, if the outbox has ever run (change-log pruning keeps the rows after it). */
@@ -328,7 +338,7 @@ export async function storeOutboxStep(db: Executor, from: number, to: number, st
       await t(trx)
         .insertInto('federation_objects')
         .values(o)
-        .onConflict((oc) => oc.column('event_id').doUpdateSet({ state: o.state, digest: o.digest, published_gmt: o.published_gmt, updated_gmt: o.updated_gmt }))
+        .onConflict((oc) => oc.column('event_id').doUpdateSet({ state: o.state, digest: o.digest, published_gmt: o.published_gmt, updated_gmt: o.updated_gmt, updated_ms: o.updated_ms }))
         .execute();
     }
     for (const a of step.activities) await t(trx).insertInto('federation_activities').values(a).execute();

@@ -10,8 +10,12 @@
  * every route 404s. Issue 44: the inbox trusts only what it verified: an unverified Delete of an
  * actor removes its follower only when the actor URL stored for it answers 410/404; the inbox
  * limit counts each client address (per /64 for IPv6) before anything is fetched, and a key host
- * only once its signature verified, under 20 parallel requests and across two instances. On both
- * stores.
+ * only once its signature verified, under 20 parallel requests and across two instances. What the
+ * outbox announces, seen by a second peer written without Fedify (federation-independent-follower.ts):
+ * an event published before the outbox job's first step, or just before a restart, or by two
+ * instances starting at once, is announced once; one published before federation was on is not
+ * (its object URL answers 404), nor swept if it is a series; two edits within one second are two
+ * Updates with strictly increasing `updated`. On both stores.
  */
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
@@ -28,7 +32,11 @@ import { Application, Event as ApEvent } from '@fedify/vocab';
 import { buildApp } from '../../src/app.js';
 import { STORES, startServer, startTwoInstances, type StoreKind, type TestServer } from '../support/harness.js';
 import { MAX_FETCHES_PER_REQUEST } from '../../src/federation/loaders.js';
+import { upsertFollower } from '../../src/store/federation.js';
+import { tryJobLock } from '../../src/store/job-locks.js';
+import { federationObjectTimesMigration } from '../../src/store/migrations/022_federation_object_times.js';
 import { startFollower, type Follower } from './federation-follower.js';
+import { startIndependentFollower, type IndependentFollower } from './federation-independent-follower.js';
 
 const ADMIN_BASE = '/api/calendar/admin/v1';
 const AS_PUBLIC = 'https://www.w3.org/ns/activitystreams#Public';
@@ -154,6 +162,73 @@ async function postSigned(inbox: string, activity: Record<string, unknown>, priv
   const res = await fetch(inbox, { method: 'POST', headers, body });
   await res.arrayBuffer();
   return res.status;
+}
+
+/**
+ * One store (SQLite: a file; PostgreSQL: a schema) served first with federation off by `instances`
+ * servers, then stopped and started again with it on (all at once, with one SITE_URL), as a
+ * deployment turning federation on does. `follow` writes an accepted follower as a Follow would have (before the first
+ * start with federation on, when the outbox has no place in the change log yet).
+ */
+async function stagedStore(kind: StoreKind, instances = 1) {
+  let dir: string | undefined;
+  let shared: StoreKind = kind;
+  if (kind.name === 'sqlite') {
+    dir = mkdtempSync(join(tmpdir(), 'federation-outbox-'));
+    shared = { name: 'sqlite', url: `sqlite:${join(dir, 'calendar.db')}` };
+  }
+  const servers: TestServer[] = [];
+  for (let i = 0; i < instances; i++) servers.push(await startServer(shared, { ...ENV, FEDERATION: 'false' }, i > 0 ? { peerOf: servers[0]! } : {}));
+  let apps: Array<{ close(): Promise<unknown> } | undefined> = servers.map((t) => t.built.app);
+  const held: Array<{ release(): Promise<void> }> = [];
+  const stop = async () => {
+    const running = apps;
+    apps = [];
+    await Promise.all(running.map((app) => app?.close()));
+  };
+  return {
+    servers,
+    stop,
+    async start() {
+      apps = await Promise.all(
+        servers.map(async (t) => {
+          // One SITE_URL for every instance, as in a deployment: the ids are built from it.
+          const built = await buildApp({ ...t.config, federation: true, siteUrl: servers[0]!.config.siteUrl }, { store: t.built.store, logger: false });
+          await built.app.listen({ port: t.config.port, host: '127.0.0.1' });
+          return built.app;
+        }),
+      );
+    },
+    /**
+     * Keep the outbox job from running (it is one at a time across instances: this takes its lock,
+     * as another instance in the middle of a step would), so that what comes next happens before
+     * its first step, however long a start takes on a loaded host. Answers what lets it run.
+     */
+    async holdOutbox() {
+      const lock = await tryJobLock(servers[0]!.built.store, 'federation-outbox');
+      assert.ok(lock, 'the outbox job lock was free');
+      held.push(lock);
+      return () => lock.release();
+    },
+    async follow(p: IndependentFollower) {
+      await upsertFollower(servers[0]!.built.store.db, {
+        actor_id: p.actorId,
+        host: new URL(p.actorId).host,
+        inbox: p.inbox,
+        shared_inbox: p.sharedInbox,
+        follow_id: `${p.origin}/follows/1`,
+        handle: '',
+        status: 'accepted',
+        created_gmt: '2030-01-01 00:00:00',
+      });
+    },
+    async close() {
+      for (const lock of held) await lock.release();
+      await stop();
+      for (const t of [...servers].reverse()) await t.built.store.close();
+      if (dir) rmSync(dir, { recursive: true, force: true });
+    },
+  };
 }
 
 const activityOf = (f: Follower, type: string, objectId: string) => (a: { type: string; json: any }) => a.type === type && (a.json.object?.id ?? a.json.object) === objectId;
@@ -541,6 +616,190 @@ for (const kind of STORES) {
       } finally {
         await a.close();
         await b.close();
+        await t.close();
+      }
+    });
+  });
+
+  describe(`federation: the outbox announces every event, once, in order [${kind.name}]`, () => {
+    it('an event published right after the first start with federation on, before the outbox job first ran (held off), is announced; one published before federation was on is not, and its object URL answers 404', async () => {
+      const p = await startIndependentFollower('ivy', { host: '127.0.0.151' });
+      const s = await stagedStore(kind);
+      try {
+        const earlier = await s.servers[0]!.api.post('/events', { as: 'admin', json: event('Before Federation') });
+        assert.equal(earlier.status, 201, earlier.text);
+        await s.stop();
+        await s.follow(p);
+        const release = await s.holdOutbox();
+        await s.start();
+        const opening = await s.servers[0]!.api.post('/events', { as: 'admin', json: event('Opening Night') });
+        assert.equal(opening.status, 201, opening.text);
+        await release();
+        const origin = s.servers[0]!.origin;
+        const objectId = `${origin}/federation/events/${opening.body.id}`;
+        const create = await p.waitFor((a) => a.type === 'Create' && a.json.object?.id === objectId);
+        assert.equal(create.json.object.name, 'Opening Night');
+        assert.deepEqual(p.refused, [], 'every delivery verified');
+        const object = await fetch(objectId, { headers: { accept: 'application/activity+json' } });
+        assert.equal(object.status, 200);
+        assert.equal((await object.json()).name, 'Opening Night');
+        // Federation was off when this one was published: never announced, so no object.
+        const earlierId = `${origin}/federation/events/${earlier.body.id}`;
+        const never = await fetch(earlierId, { headers: { accept: 'application/activity+json' } });
+        assert.equal(never.status, 404);
+        assert.equal((await never.json()).code, 'federation_not_found');
+        const negotiated = await fetch(earlier.body.url, { headers: { accept: 'application/activity+json' } });
+        assert.doesNotMatch(negotiated.headers.get('content-type') ?? '', /activity\+json/, 'its page is no object either');
+        await negotiated.arrayBuffer();
+        const page = await fetch(earlier.body.url, { headers: { accept: 'text/html' } });
+        assert.equal(page.status, 200);
+        assert.doesNotMatch(page.headers.get('link') ?? '', /activity\+json/, 'its page links to no object');
+        await page.arrayBuffer();
+        const outbox = await (await fetch(`${origin}/federation/actors/events/outbox?page=1`, { headers: { accept: 'application/activity+json' } })).json();
+        assert.deepEqual(
+          outbox.orderedItems.map((a: any) => [a.type, a.object.id]),
+          [['Create', objectId]],
+        );
+        assert.ok(!p.received.some((a) => JSON.stringify(a.json).includes(earlierId)));
+      } finally {
+        await s.close();
+        await p.close();
+      }
+    });
+
+    it('an event published just before a restart, before the outbox job ran, is announced after it, once', async () => {
+      const p = await startIndependentFollower('jay', { host: '127.0.0.152' });
+      const s = await stagedStore(kind);
+      try {
+        await s.stop();
+        await s.follow(p);
+        const release = await s.holdOutbox();
+        await s.start();
+        const published = await s.servers[0]!.api.post('/events', { as: 'admin', json: event('Restart Night') });
+        assert.equal(published.status, 201, published.text);
+        await s.stop();
+        await s.start();
+        await release();
+        const origin = s.servers[0]!.origin;
+        const objectId = `${origin}/federation/events/${published.body.id}`;
+        await p.waitFor((a) => a.type === 'Create' && a.json.object?.id === objectId);
+        // Activities reach an inbox in order: once the next event's Create is in, a second one of the first would be too.
+        const next = await s.servers[0]!.api.post('/events', { as: 'admin', json: event('After the Restart') });
+        await p.waitFor((a) => a.type === 'Create' && a.json.object?.id === `${origin}/federation/events/${next.body.id}`);
+        assert.equal(p.received.filter((a) => a.type === 'Create' && a.json.object?.id === objectId).length, 1);
+      } finally {
+        await s.close();
+        await p.close();
+      }
+    });
+
+    it('two instances starting at once on one database, each publishing at once before the outbox job ran: both events announced, each once', async () => {
+      const p = await startIndependentFollower('kai', { host: '127.0.0.153' });
+      const s = await stagedStore(kind, 2);
+      try {
+        await s.stop();
+        await s.follow(p);
+        const release = await s.holdOutbox();
+        await s.start();
+        const [a, b] = await Promise.all(s.servers.map((t, i) => t.api.post('/events', { as: 'admin', json: event(`Twin Night ${i}`) })));
+        await release();
+        const ids = [a!, b!].map((r) => {
+          assert.equal(r.status, 201, r.text);
+          return `${s.servers[0]!.origin}/federation/events/${r.body.id}`;
+        });
+        for (const id of ids) await p.waitFor((x) => x.type === 'Create' && x.json.object?.id === id);
+        const marker = await s.servers[1]!.api.post('/events', { as: 'admin', json: event('After the Twins') });
+        await p.waitFor((x) => x.type === 'Create' && x.json.object?.id === `${s.servers[0]!.origin}/federation/events/${marker.body.id}`);
+        for (const id of ids) assert.equal(p.received.filter((x) => x.type === 'Create' && x.json.object?.id === id).length, 1, id);
+      } finally {
+        await s.close();
+        await p.close();
+      }
+    });
+
+    it('occurrences of a series published while federation is on wait for the horizon; one published before it is not swept, unless the calendar federated before migration 022 (its upcoming occurrences are marked waiting)', async () => {
+      const p = await startIndependentFollower('max', { host: '127.0.0.155' });
+      const s = await stagedStore(kind);
+      try {
+        const day = (n: number) => new Date(Date.now() + n * 86_400_000).toISOString().slice(0, 10);
+        const weekly = (title: string) => ({ ...event(title), start_date: `${day(7)} 19:30:00`, end_date: `${day(7)} 22:00:00`, recurrence: ['RRULE:FREQ=WEEKLY;COUNT=20'] });
+        const old = await s.servers[0]!.api.post('/events', { as: 'admin', json: weekly('Old Jam') });
+        assert.equal(old.status, 201, old.text);
+        await s.stop();
+        await s.follow(p);
+        await s.start();
+        const fresh = await s.servers[0]!.api.post('/events', { as: 'admin', json: weekly('New Jam') });
+        assert.equal(fresh.status, 201, fresh.text);
+        const marker = await s.servers[0]!.api.post('/events', { as: 'admin', json: event('After the Jams') });
+        await p.waitFor((a) => a.type === 'Create' && a.json.object?.name === 'After the Jams');
+        const created = (name: string) => p.received.filter((a) => a.type === 'Create' && a.json.object?.name === name).length;
+        assert.ok(created('New Jam') >= 11 && created('New Jam') <= 14, `New Jam: ${created('New Jam')}`);
+        assert.equal(created('Old Jam'), 0, 'a series published before federation started is not announced');
+        const db = s.servers[0]!.built.store.db;
+        const waiting = await db.withTables<{ federation_objects: { event_id: number; state: string } }>().selectFrom('federation_objects').select('event_id').where('state', '=', 'waiting').execute();
+        assert.equal(waiting.length, 20 - created('New Jam'), 'the later New Jam occurrences wait');
+        assert.equal(marker.status, 201);
+        // A calendar that federated before migration 022 (no waiting rows): its upcoming occurrences are marked waiting, as its sweep sent them all.
+        await s.stop();
+        const objects = db.withTables<{ federation_objects: { event_id: number; state: string } }>();
+        await objects.deleteFrom('federation_objects').where('state', '=', 'waiting').execute();
+        await db.schema.alterTable('federation_objects').dropColumn('updated_ms').execute();
+        await federationObjectTimesMigration().up(db as never);
+        const marked = await objects.selectFrom('federation_objects').select('event_id').where('state', '=', 'waiting').execute();
+        assert.equal(marked.length, 20 + 20 - created('New Jam'), 'every Old Jam occurrence and the later New Jam ones');
+        // The sweep (at the outbox's first idle step) sends those within the horizon.
+        await s.start();
+        await until('Old Jam swept', async () => created('Old Jam') >= 11);
+        assert.ok(created('Old Jam') <= 14, `Old Jam: ${created('Old Jam')}`);
+      } finally {
+        await s.close();
+        await p.close();
+      }
+    });
+
+    it('two edits within one second: an independent follower gets two Updates, in order, with strictly increasing `updated`, and keeps the second edit', async () => {
+      const t = await startServer(kind, ENV);
+      const p = await startIndependentFollower('lou', { host: '127.0.0.154' });
+      try {
+        const actor = await p.lookUp(`acct:events@${new URL(t.origin).host}`, t.origin);
+        await p.follow(actor);
+        await p.waitFor((a) => a.type === 'Accept');
+        const created = await t.api.post('/events', { as: 'admin', json: event('Edit Night') });
+        const id = created.body.id;
+        const objectId = `${t.origin}/federation/events/${id}`;
+        await p.waitFor((a) => a.type === 'Create' && a.json.object?.id === objectId);
+        const outboxHas = async (name: string) => {
+          const page = await (await fetch(`${t.origin}/federation/actors/events/outbox?page=1`, { headers: { accept: 'application/activity+json' } })).json();
+          return page.orderedItems.some((a: any) => a.type === 'Update' && a.object.name === name);
+        };
+        // Each edit read by the outbox on its own (two Updates, not one for both), both within one
+        // wall-clock second (the same `modified_utc`); a loaded host may need another try.
+        let names: [string, string] | undefined;
+        for (let attempt = 1; !names; attempt++) {
+          while (Date.now() % 1000 > 30) await new Promise((r) => setTimeout(r, 5));
+          const first = await t.api.post(`/events/${id}`, { as: 'admin', json: { title: `First edit ${attempt}` } });
+          for (const end = Date.now() + 5_000; !(await outboxHas(`First edit ${attempt}`)) && Date.now() < end;) await new Promise((r) => setTimeout(r, 10));
+          const second = await t.api.post(`/events/${id}`, { as: 'admin', json: { title: `Second edit ${attempt}` } });
+          assert.equal(second.status, 200, second.text);
+          if (first.body.modified_utc === second.body.modified_utc && (await outboxHas(`First edit ${attempt}`))) names = [`First edit ${attempt}`, `Second edit ${attempt}`];
+          else assert.ok(attempt < 5, 'two edits within one second, each in its own Update, in five tries');
+        }
+        await p.waitFor((a) => a.type === 'Update' && a.json.object?.name === names[1]);
+        const updates = p.received.filter((a) => a.type === 'Update' && a.json.object?.id === objectId);
+        const [u1, u2] = names.map((n) => updates.findIndex((a) => a.json.object.name === n));
+        assert.ok(u1! >= 0 && u2! > u1!, 'the Updates arrived in the order of the edits');
+        const [t1, t2] = [updates[u1!]!, updates[u2!]!].map((a) => Date.parse(a.json.object.updated));
+        assert.ok(t2! > t1!, `updated strictly increasing: ${updates[u1!]!.json.object.updated} then ${updates[u2!]!.json.object.updated}`);
+        assert.ok(Date.parse(updates[u2!]!.json.published) >= Date.parse(updates[u1!]!.json.published));
+        assert.equal(p.objects.get(objectId)?.name, names[1], 'the follower keeps the second edit');
+        assert.deepEqual(p.stale, [], 'no Update dropped as stale');
+        assert.deepEqual(p.refused, []);
+        // The object at its URL is the version last sent, with the same `updated`.
+        const object = await (await fetch(objectId, { headers: { accept: 'application/activity+json' } })).json();
+        assert.equal(object.name, names[1]);
+        assert.equal(object.updated, updates[u2!]!.json.object.updated);
+      } finally {
+        await p.close();
         await t.close();
       }
     });

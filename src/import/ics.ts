@@ -26,6 +26,7 @@
  */
 import { createHash } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
+import { Worker } from 'node:worker_threads';
 import ICAL from 'ical.js';
 import { DateTime } from 'luxon';
 import type { Services } from '../domain/services.js';
@@ -566,6 +567,33 @@ export interface FeedValidators {
   lastModified?: string;
 }
 
+/** Texts up to this size are parsed on the calling thread (a few tens of milliseconds at most). */
+export const PARSE_ON_LOOP_MAX_CHARS = 256 * 1024;
+
+/**
+ * `parseIcs`, off the event loop for a large text: parsing costs about 0.2-0.3 s of CPU per MiB,
+ * and an import runs in the server's process (the admin API's import job), where such a parse
+ * would hold every request for seconds. A text of up to PARSE_ON_LOOP_MAX_CHARS is parsed here;
+ * a larger one in a worker thread of its own (ics-parse-worker.ts), ended once it answered.
+ */
+export async function parseIcsOffLoop(text: string, siteTimezone: string, status: string, where: string, strict = false, onLoopMaxChars = PARSE_ON_LOOP_MAX_CHARS): Promise<ParsedIcs> {
+  if (text.length <= onLoopMaxChars) return parseIcs(text, siteTimezone, status, where, strict);
+  // The compiled worker beside the compiled module, or the TypeScript source under tsx (tests).
+  const file = new URL(import.meta.url.endsWith('.ts') ? './ics-parse-worker.ts' : './ics-parse-worker.js', import.meta.url);
+  const worker = new Worker(file, { workerData: { text, siteTimezone, status, where, strict } });
+  try {
+    const answer = await new Promise<{ parsed?: ParsedIcs; error?: { message: string; importError: boolean } }>((resolve, reject) => {
+      worker.once('message', resolve);
+      worker.once('error', reject);
+      worker.once('exit', (code) => reject(new Error(`the iCalendar parse stopped (exit code ${code})`)));
+    });
+    if (answer.error) throw answer.error.importError ? new ImportError(answer.error.message) : new Error(answer.error.message);
+    return answer.parsed!;
+  } finally {
+    void worker.terminate();
+  }
+}
+
 export async function importIcs(services: Services, admin: Viewer, options: IcsImportOptions, hooks: ImportHooks = {}): Promise<ImportReport> {
   const report = new ImportReport({ unchanged: true });
   report.source = SOURCE;
@@ -593,7 +621,7 @@ export async function importIcs(services: Services, admin: Viewer, options: IcsI
       throw new ImportError(`cannot read ${options.input}: ${(err as NodeJS.ErrnoException).code === 'ENOENT' ? 'no such file' : (err as Error).message}`);
     }
   }
-  const { events, cancelled, warnings, skipped } = parseIcs(text, services.config.timezone, options.status, options.input, options.strict ?? false);
+  const { events, cancelled, warnings, skipped } = await parseIcsOffLoop(text, services.config.timezone, options.status, options.input, options.strict ?? false);
   for (const s of skipped) report.skip('event', s.id, s.reason);
   for (const c of cancelled) report.skip('event', c.label, await retireCancelled(services, admin, c, options.dryRun));
   for (const w of warnings) {

@@ -193,6 +193,35 @@ for (const kind of STORES) {
       assert.equal(after[2].title, 'Evening class (moved again)');
     });
 
+    it('a file larger than what is parsed on the loop is parsed in a worker thread of the built command, with the same result', async () => {
+      const fresh = await target(kind, dir, 'large');
+      servers.push(fresh.server);
+      const lines = ['BEGIN:VCALENDAR', 'VERSION:2.0', 'PRODID:-//test//large//EN'];
+      for (let i = 0; i < 900; i++)
+        lines.push(
+          'BEGIN:VEVENT',
+          `UID:large-${i}@example.org`,
+          'DTSTAMP:20310101T000000Z',
+          `DTSTART:2031040${1 + (i % 9)}T180000Z`,
+          `DTEND:2031040${1 + (i % 9)}T190000Z`,
+          `SUMMARY:Large file event ${i}`,
+          `DESCRIPTION:${'Padding text. '.repeat(20)}`,
+          'END:VEVENT',
+        );
+      lines.push('END:VCALENDAR', '');
+      const file = join(dir, 'large.ics');
+      writeFileSync(file, lines.join('\r\n'));
+      assert.ok(readFileSync(file, 'utf8').length > 256 * 1024, 'over PARSE_ON_LOOP_MAX_CHARS');
+      const run = await cli(['import', 'ics', file, '--no-progress'], env(fresh.url));
+      assert.equal(run.code, 0, run.stderr + run.stdout);
+      assert.match(run.stdout, /events: 900 created, 0 updated, 0 unchanged, 0 skipped, 0 failed/);
+      const junk = join(dir, 'large-junk.ics');
+      writeFileSync(junk, 'BEGIN:VCALENDAR\r\n' + 'this is no content line at all\r\n'.repeat(10_000));
+      const refused = await cli(['import', 'ics', junk, '--no-progress'], env(fresh.url));
+      assert.equal(refused.code, 1, refused.stderr + refused.stdout);
+      assert.match(refused.stderr, /large-junk\.ics/);
+    });
+
     it('a malformed file is refused with a clear message and nothing written', async () => {
       const fresh = await target(kind, dir, 'malformed');
       servers.push(fresh.server);

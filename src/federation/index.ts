@@ -25,6 +25,7 @@ import type { Services } from '../domain/services.js';
 import type { DeliveryView, FederationAdmin, FollowerView } from '../domain/federation.js';
 import { apiError, type ApiError } from '../domain/errors.js';
 import type { JobRunner } from '../jobs/runner.js';
+import { storeFault } from '../store/faults.js';
 import {
   claimFederationDeliveries,
   countDeliveries,
@@ -59,6 +60,7 @@ import { isBlockedHost, postActivity, type SigningKey } from './delivery.js';
 import { createOutbox, createPublicReader } from './outbox.js';
 import { federationUrls, tombstone, utcIso, withContext, type FederationUrls } from './objects.js';
 import { createInboxGuard } from './inbox-guard.js';
+import { inboxBodyError } from './inbox-body.js';
 import { createMessageQueue } from './queue.js';
 
 export interface FederationDeps {
@@ -448,11 +450,27 @@ export async function createFederationFace({ config, services, logger }: Federat
         for (const v of Array.isArray(value) ? value : [value]) headers.append(name, v);
       }
       const request = new Request(url, { method: req.method, headers, ...(body && req.method !== 'GET' && req.method !== 'HEAD' ? { body: new Uint8Array(body) } : {}) });
-      const response = await federation.fetch(request, {
-        contextData: undefined,
-        onNotFound: () => new Response(JSON.stringify(apiError('federation_not_found').toJSON()), { status: 404, headers: { 'content-type': 'application/json; charset=UTF-8' } }),
-        onNotAcceptable: () => new Response(JSON.stringify(apiError('federation_not_found').toJSON()), { status: 406, headers: { 'content-type': 'application/json; charset=UTF-8', vary: 'Accept' } }),
-      });
+      let response: Response;
+      try {
+        response = await federation.fetch(request, {
+          contextData: undefined,
+          onNotFound: () => new Response(JSON.stringify(apiError('federation_not_found').toJSON()), { status: 404, headers: { 'content-type': 'application/json; charset=UTF-8' } }),
+          onNotAcceptable: () =>
+            new Response(JSON.stringify(apiError('federation_not_found').toJSON()), { status: 406, headers: { 'content-type': 'application/json; charset=UTF-8', vary: 'Accept' } }),
+        });
+      } catch (err) {
+        // Fedify reads an incoming activity (JSON-LD, with the remote contexts it names) before any
+        // listener runs: what it cannot read is the sender's to fix (400), a database fault ours.
+        if (req.method !== 'POST' || storeFault(err) !== undefined) throw err;
+        logger.warn({ err: (err as Error).message }, 'federation: an incoming activity could not be read');
+        return sendError(reply, apiError('federation_bad_request', { args: [String((err as Error).message ?? err).slice(0, 300)] }));
+      }
+      // Fedify's own refusals are short texts (`Missing actor.`, `Failed to verify the request
+      // signature.`): in the face's JSON error shape, as every other error here.
+      if (response.status >= 400 && !/json/i.test(response.headers.get('content-type') ?? '')) {
+        const text = (await response.text()).trim().slice(0, 300) || `HTTP ${response.status}`;
+        return sendError(reply, response.status === 401 ? apiError('federation_unauthorized', { args: [text] }) : apiError('federation_bad_request', { args: [text], status: response.status }));
+      }
       reply.code(response.status);
       response.headers.forEach((value, name) => {
         if (name !== 'content-length' && name !== 'transfer-encoding') reply.header(name, value);
@@ -499,7 +517,7 @@ export async function createFederationFace({ config, services, logger }: Federat
       });
       for (const path of ['/federation/actors/:handle/inbox', '/federation/inbox']) {
         scope.post(path, { bodyLimit: config.federationMaxBodyBytes }, async (req, reply) => {
-          const refusal = await guard.check(req, req.body as Buffer | undefined);
+          const refusal = (await guard.check(req, req.body as Buffer | undefined)) ?? inboxBodyError(req.body as Buffer | undefined);
           if (refusal) return sendError(reply, refusal);
           const res = await toFedify(req, reply, (req.body as Buffer | undefined) ?? Buffer.alloc(0));
           inboxTotal.inc({ outcome: reply.statusCode < 300 ? 'accepted' : 'refused' });

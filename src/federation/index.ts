@@ -24,6 +24,7 @@ import type { Config } from '../config.js';
 import type { Services } from '../domain/services.js';
 import type { DeliveryView, FederationAdmin, FollowerView } from '../domain/federation.js';
 import { apiError, type ApiError } from '../domain/errors.js';
+import { isPositiveInt } from '../domain/values.js';
 import type { JobRunner } from '../jobs/runner.js';
 import { storeFault } from '../store/faults.js';
 import {
@@ -537,8 +538,9 @@ export async function createFederationFace({ config, services, logger }: Federat
             withContext({ id: urls.outbox, type: 'OrderedCollection', totalItems: total, first: `${urls.outbox}?page=1`, last: `${urls.outbox}?page=${Math.max(1, Math.ceil(total / PAGE_SIZE))}` }),
           );
         }
+        // A page beyond what an integer column holds is no page (and must not reach SQL: PostgreSQL refuses it).
+        if (!isPositiveInt(pageText)) return sendError(reply, apiError('federation_not_found'));
         const page = Number(pageText);
-        if (!Number.isInteger(page) || page < 1) return sendError(reply, apiError('federation_not_found'));
         const { rows } = await listActivities(db, { limit: PAGE_SIZE, offset: (page - 1) * PAGE_SIZE, types: ['Create', 'Update', 'Delete'] });
         const items = rows.map((r) => {
           const { '@context': _c, ...rest } = JSON.parse(r.body) as Record<string, unknown>;
@@ -559,8 +561,10 @@ export async function createFederationFace({ config, services, logger }: Federat
 
       // An event's object: live, gone (410 with its Tombstone), or never federated (404).
       scope.get('/federation/events/:id', async (req, reply) => {
-        const id = Number((req.params as { id: string }).id);
-        if (!Number.isInteger(id) || id <= 0) return sendError(reply, apiError('federation_not_found'));
+        const idText = (req.params as { id: string }).id;
+        // An id beyond what the column holds is no event's (and must not reach SQL: PostgreSQL refuses it).
+        if (!isPositiveInt(idText)) return sendError(reply, apiError('federation_not_found'));
+        const id = Number(idText);
         return answerObject(reply, id);
       });
 

@@ -3,8 +3,9 @@
  * (`{code, message, data: {status}}`), never with a 500 and never as Fedify's bare text: activities
  * nested deeper than the JSON-LD processing can walk (a stack overflow, once a 500), activities
  * naming a remote JSON-LD context that cannot be loaded (a 500), bodies that are not JSON, and
- * requests without a valid signature (Fedify's text, now `federation_unauthorized`). Found by the
- * robustness suite over the faces (test/robustness/fuzz-faces.test.ts). On both stores.
+ * requests without a valid signature (Fedify's text, now `federation_unauthorized`); and an object
+ * id or outbox page no integer column holds (a 500). Found by the robustness suite
+ * over the faces (test/robustness/fuzz-faces.test.ts). On both stores.
  */
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
@@ -42,7 +43,7 @@ describe('nestingDepth (unit)', () => {
 });
 
 for (const kind of STORES) {
-  describe(`federation inboxes refuse hostile bodies in the face's JSON shape [${kind.name}]`, () => {
+  describe(`federation refuses hostile requests in the face's JSON shape [${kind.name}]`, () => {
     let t: TestServer;
     before(async () => {
       t = await startServer(kind, { FEDERATION: 'true', FEDERATION_INBOX_RATE_LIMIT: '0' });
@@ -72,6 +73,21 @@ for (const kind of STORES) {
       });
       assert.ok(signed.status < 500, JSON.stringify(signed.json));
       assert.match(signed.type, /^application\/json/);
+    });
+
+    it('an object id or outbox page beyond an integer column is 404 federation_not_found (was a 500: PostgreSQL refuses such an id, and both stores such a page’s offset)', async () => {
+      for (const path of [
+        '/federation/events/99999999999999999999',
+        '/federation/events/2147483648',
+        '/federation/actors/events/outbox?page=1e20',
+        '/federation/actors/events/outbox?page=2147483648',
+      ]) {
+        const res = await fetch(t.origin + path, { headers: { accept: 'application/activity+json' } });
+        const json = await res.json();
+        assert.equal(res.status, 404, `${path}: ${JSON.stringify(json)}`);
+        assert.equal(json.code, 'federation_not_found');
+      }
+      assert.equal((await fetch(`${t.origin}/federation/actors/events/outbox?page=2147483647`)).status, 200, 'the last page an integer holds is a page (empty)');
     });
 
     it("Fedify's own refusals in the JSON shape: a body that is not JSON (400), no valid signature (401 federation_unauthorized)", async () => {

@@ -100,6 +100,7 @@ export const ERRORS = {
   federation_not_found: [404, 'No federation object at this URL.'],
   federation_bad_request: [400, 'The request could not be read: %s'],
   federation_unauthorized: [401, 'The request signature could not be verified: %s'],
+  federation_not_acceptable: [406, 'This URL answers ActivityStreams JSON only (Accept: application/activity+json).'],
   federation_gone: [410, 'This object was deleted.'],
   federation_payload_too_large: [413, 'The request body is larger than FEDERATION_MAX_BODY_BYTES.'],
   federation_replayed: [401, 'This signed request was received already (a replay); sign each request anew.'],

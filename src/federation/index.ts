@@ -457,7 +457,7 @@ export async function createFederationFace({ config, services, logger }: Federat
           contextData: undefined,
           onNotFound: () => new Response(JSON.stringify(apiError('federation_not_found').toJSON()), { status: 404, headers: { 'content-type': 'application/json; charset=UTF-8' } }),
           onNotAcceptable: () =>
-            new Response(JSON.stringify(apiError('federation_not_found').toJSON()), { status: 406, headers: { 'content-type': 'application/json; charset=UTF-8', vary: 'Accept' } }),
+            new Response(JSON.stringify(apiError('federation_not_acceptable').toJSON()), { status: 406, headers: { 'content-type': 'application/json; charset=UTF-8', vary: 'Accept' } }),
         });
       } catch (err) {
         // Fedify reads an incoming activity (JSON-LD, with the remote contexts it names) before any

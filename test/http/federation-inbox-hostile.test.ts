@@ -90,6 +90,11 @@ for (const kind of STORES) {
       assert.equal((await fetch(`${t.origin}/federation/actors/events/outbox?page=2147483647`)).status, 200, 'the last page an integer holds is a page (empty)');
     });
 
+    it('the actor asked for HTML is 406 federation_not_acceptable, its status in the body too (it said 404 in a 406)', async () => {
+      const res = await fetch(`${t.origin}/federation/actors/events`, { headers: { accept: 'text/html' } });
+      assertError({ status: res.status, type: res.headers.get('content-type') ?? '', json: await res.json() }, 406, 'federation_not_acceptable');
+    });
+
     it("Fedify's own refusals in the JSON shape: a body that is not JSON (400), no valid signature (401 federation_unauthorized)", async () => {
       const notJson = await post(t, INBOXES[0]!, '{"type":"Follow",,}');
       assertError(notJson, 400, 'federation_bad_request');

@@ -1531,7 +1531,8 @@ for (const kind of STORES) {
         let headers = req.headers;
         let body = req.body;
         if (req.sign) ({ headers, body } = await signed(t.origin + req.path, req, w.follower.keys[0]!.privateKey));
-        const res = await fetch(t.origin + req.path, { method: req.method, headers, body: body as BodyInit | undefined, redirect: 'manual' });
+        // A request the server never answers fails here, not at the runner's time limit.
+        const res = await fetch(t.origin + req.path, { method: req.method, headers, body: body as BodyInit | undefined, redirect: 'manual', signal: AbortSignal.timeout(30_000) });
         const contentType = res.headers.get('content-type') ?? '';
         // A change stream never ends: its head is the answer.
         if (contentType.startsWith('text/event-stream')) {

@@ -16,7 +16,9 @@
  * WordPress' `admin-ajax.php?action=rest-nonce`); `POST P/sign-out`, `POST P/sign-out-everywhere`,
  * `POST P/two-factor/{start,confirm,disable}`. Every POST but the sign-in carries the session's
  * form nonce (`_wpnonce`). Answers here carry no CORS headers (a page on another origin can never
- * read them, the nonce included), may not be framed, and, but the assets, are never stored.
+ * read them, the nonce included), may not be framed, and, but the assets, are never stored. An
+ * error that reaches none of its handlers (an expired form nonce, a URL or body the server cannot
+ * read, a method its paths do not take) is a page too (web/error-shapes.ts).
  *
  * @example
  *   await registerAdminFace(app, { config, services });

@@ -10,7 +10,9 @@
  *   `/events/submit/submit.css`.
  *
  * With SUBMISSIONS=off nothing is registered (404). The pages send their own CSP (scripts and
- * styles from this origin only), may not be framed and are never stored.
+ * styles from this origin only), may not be framed and are never stored. An error that reaches none
+ * of its handlers (a form or URL the server cannot read, a method its paths do not take) is a page
+ * too (web/error-shapes.ts).
  *
  * @example
  *   registerSubmissionsFace(app, services);

@@ -45,9 +45,15 @@ export interface Child {
 }
 
 /**
- * Start a Node child listening on a free port (passed as PORT) and wait until `readyPath` answers.
+ * Start a Node child listening on a free port (passed as PORT) and wait until `readyPath` answers;
+ * `onOutput` hears its standard output and error as they come (its log lines).
  */
-export async function startChild(name: string, args: string[], env: Record<string, string>, options: { nodeArgs?: string[]; readyPath?: string; timeoutMs?: number } = {}): Promise<Child> {
+export async function startChild(
+  name: string,
+  args: string[],
+  env: Record<string, string>,
+  options: { nodeArgs?: string[]; readyPath?: string; timeoutMs?: number; onOutput?: (chunk: string) => void } = {},
+): Promise<Child> {
   const port = await freePort();
   const child: ChildProcess = spawn(process.execPath, [...(options.nodeArgs ?? []), ...args], {
     env: { ...process.env, ...env, PORT: String(port), HOST: '127.0.0.1' },
@@ -56,6 +62,7 @@ export async function startChild(name: string, args: string[], env: Record<strin
   let output = '';
   const keep = (chunk: Buffer) => {
     output = (output + chunk.toString()).slice(-20_000);
+    options.onOutput?.(chunk.toString());
   };
   child.stdout!.on('data', keep);
   child.stderr!.on('data', keep);

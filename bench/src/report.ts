@@ -7,7 +7,7 @@
  */
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { dirname } from 'node:path';
-import type { AfterWriteRun, BenchRun, BigWriteRun, ChurnResult, PropagationRun, ScenarioResult, SizeRun, StoreName, WebhookRateRun } from './results.js';
+import type { AfterWriteRun, BenchRun, BigWriteRun, ChurnResult, GrowingReadRun, PropagationRun, ScenarioResult, SizeRun, StoreName, WebhookRateRun } from './results.js';
 import { FILTER } from './scenarios.js';
 import { quantile } from './stats.js';
 
@@ -517,6 +517,25 @@ export function renderReport(run: BenchRun): string {
           const sorted = [...r.writeMs].sort((a, b) => a - b);
           parts.push(
             `| ${store} | ${r.label} | ${r.writes} | ${ms(sorted[Math.floor(sorted.length / 2)])} | ${r.seconds.toFixed(1)} | ${r.reads} | ${ms(r.p50)} | ${ms(r.p99)} | ${ms(r.max)} | ${ms(r.reference.p50)} | ${ms(r.reference.p99)} | ${r.error ?? ''} |`,
+          );
+        }
+      }
+    }
+    if (size.growingReads && Object.keys(size.growingReads).length) {
+      parts.push('');
+      parts.push(
+        'Anonymous reads whose cost grows with the data (issue 44): each request of a kind new (a search term, filter value, window or page never sent before in the run), on a server of its own; latency (ms), the longest hold of its event loop during them (its loop watch, ms and the CPU ms of that hold; the bound is 100 ms), and the longest answer of a `/livez` ping sent in a loop meanwhile:',
+      );
+      parts.push('');
+      parts.push('| store | read | requests | at once | statuses | p50 | p99 | max | loop held (CPU) | holds ≥ 100 ms CPU | /livez max | note |');
+      parts.push('|---|---|---|---|---|---|---|---|---|---|---|---|');
+      for (const [store, runs] of Object.entries(size.growingReads) as Array<[StoreName, GrowingReadRun[]]>) {
+        for (const r of runs) {
+          const statuses = Object.entries(r.statuses)
+            .map(([k, v]) => `${k}: ${v}`)
+            .join(', ');
+          parts.push(
+            `| ${store} | ${r.label} | ${r.requests} | ${r.concurrency} | ${statuses} | ${ms(r.p50)} | ${ms(r.p99)} | ${ms(r.max)} | ${r.heldMs} (${r.heldCpuMs}) | ${r.heldOver100} | ${ms(r.livezMax)} | ${r.error ?? ''} |`,
           );
         }
       }

@@ -119,6 +119,8 @@ export interface SizeRun {
   webhooks?: Partial<Record<StoreName, WebhookRateRun>>;
   /** issue 24: anonymous reads while the largest accepted writes run */
   bigWrites?: Partial<Record<StoreName, BigWriteRun[]>>;
+  /** issue 44: anonymous reads whose cost grows with the data (growing-reads.ts) */
+  growingReads?: Partial<Record<StoreName, GrowingReadRun[]>>;
   /** the writers' rate (creates per second) */
   writeRate?: number;
   /** the machine's 1-minute load average when this size started and ended (other work on it shows here) */
@@ -154,6 +156,32 @@ export interface BigWriteRun {
   max: number;
   /** the same reads without writes, right before */
   reference: { reads: number; p50: number; p99: number; max: number };
+  error?: string;
+}
+
+/** Issue 44: one kind of anonymous read whose cost grows with the data (growing-reads.ts). */
+export interface GrowingReadRun {
+  key: string;
+  label: string;
+  requests: number;
+  /** requests in flight at once */
+  concurrency: number;
+  /** answers by HTTP status */
+  statuses: Record<string, number>;
+  /** latency (ms) */
+  p50: number;
+  p99: number;
+  max: number;
+  /** the longest hold of the server's event loop during these requests (its loop watch; ms and its CPU ms) */
+  heldMs: number;
+  heldCpuMs: number;
+  /** holds of 100 ms of CPU or more */
+  heldOver100: number;
+  /** the request the longest hold was reported for */
+  heldUrl?: string;
+  /** a /livez ping loop meanwhile: its longest and p99 answer (ms) */
+  livezMax: number;
+  livezP99: number;
   error?: string;
 }
 

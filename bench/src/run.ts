@@ -20,11 +20,16 @@
  *                        propagation, single-under-writes-b, list-under-writes-b, filtered-under-writes-b;
  *                        groups: under-writes, two-instances, issue9, pages (single, list and the two pages);
  *                        issue 24's big-writes (anonymous reads while the largest accepted writes run; group issue24)
+ *                        issue 44's growing-reads (anonymous reads whose cost grows with the data: new searches,
+ *                        filters, deep pages, ranges, month pages, FullCalendar, CalDAV)
  *   BENCH_WRITE_RATE     creates per second of the writer in the reads-under-writes scenarios (20)
  *   BENCH_ROUNDS         repetitions of after-write and propagation (30; each also stops after BENCH_DURATION s, at least 3)
  *   BENCH_POLL_MS        propagation: pause between polls of instance B (2 ms)
  *   BENCH_WEBHOOK_EVENTS webhooks: events created (one delivery each) to measure the delivery rate (500)
  *   BENCH_BIG_WRITES     big-writes (issue 24): term and body writes per kind (5); the recurrence write is one
+ *   BENCH_GROWING_REQUESTS      growing-reads (issue 44): requests per kind (30), each new
+ *   BENCH_GROWING_CONCURRENCY   growing-reads: requests of a kind in flight at once (1; the issue's "six at once": 6)
+ *   BENCH_GROWING_KINDS         growing-reads: only these kinds (keys or prefixes: search, filter, caldav, …)
  *   BENCH_PAIRED=0       reads under writes: compare with the read-only scenario's figure instead of a
  *                        read-only run right before on the same instance (saves one measurement each)
  *   BENCH_STORES         sqlite,postgres (default: sqlite, plus postgres when its URL is set)
@@ -35,6 +40,7 @@
  *
  * @example BENCH_SIZES=100,100000,1000000 BENCH_POSTGRES_URL=postgres://postgres@127.0.0.1:5432/test npm run bench
  * @example BENCH_SIZES=100000 BENCH_SERIES=10000 BENCH_SERIES_KIND=weekly npm run bench   # issue 15
+ * @example BENCH_SIZES=1000000 BENCH_SCENARIOS=growing-reads npm run bench   # issue 44
  */
 import { existsSync, rmSync, mkdirSync } from 'node:fs';
 import { loadavg } from 'node:os';
@@ -51,6 +57,7 @@ import {
   AFTER_WRITE_KEY,
   BIG_WRITES_KEY,
   CHURN_SCENARIOS,
+  GROWING_READS_KEY,
   PROPAGATION_KEY,
   SCENARIOS,
   WEBHOOKS_KEY,
@@ -63,6 +70,7 @@ import {
 } from './scenarios.js';
 import { webhookRate } from './webhooks.js';
 import { bigWrites } from './big-writes.js';
+import { GROWING_READS_ENV, growingReads, holdCollector } from './growing-reads.js';
 import { coldPairs, firstReadAfterWrite, propagation, readOnly, readPath, readsUnderWrites, settle } from './churn.js';
 import { quantile } from './stats.js';
 
@@ -97,6 +105,9 @@ const ROUNDS = Number(env.BENCH_ROUNDS ?? 30);
 const POLL_MS = Number(env.BENCH_POLL_MS ?? 2);
 const WEBHOOK_EVENTS = Number(env.BENCH_WEBHOOK_EVENTS ?? 500);
 const PAIRED = env.BENCH_PAIRED !== '0';
+const GROWING_REQUESTS = Number(env.BENCH_GROWING_REQUESTS ?? 30);
+const GROWING_CONCURRENCY = Number(env.BENCH_GROWING_CONCURRENCY ?? 1);
+const GROWING_KINDS = env.BENCH_GROWING_KINDS?.split(',').map((k) => k.trim());
 const DATA_DIR = resolve(env.BENCH_DATA_DIR ?? 'data/bench');
 const NODE_ARGS = (env.BENCH_NODE_ARGS ?? '').split(' ').filter(Boolean);
 const OUT = env.BENCH_OUT ?? 'bench/RESULTS.md';
@@ -444,6 +455,31 @@ async function main(): Promise<void> {
         if (seconds !== null) log(`  seeded in ${seconds.toFixed(1)} s`);
         if (!size.dataset) size.dataset = await countDataset(url);
         try {
+          // Issue 44's reads on a server of their own (it logs every hold of its loop), on the seeded data.
+          if (ONLY.has(GROWING_READS_KEY)) {
+            const holds = holdCollector();
+            const reader = await startChild(
+              `server for growing reads (${store})`,
+              [CLI_PATH, 'serve'],
+              { ...SERVER_ENV, ...GROWING_READS_ENV, DATABASE_URL: url },
+              {
+                nodeArgs: NODE_ARGS,
+                readyPath: '/api/',
+                onOutput: holds.onOutput,
+              },
+            );
+            try {
+              log(`  ${store} growing reads (${GROWING_REQUESTS} requests per kind, ${GROWING_CONCURRENCY} at once):`);
+              (size.growingReads ??= {})[store] = await growingReads(
+                reader.origin,
+                holds,
+                { requests: GROWING_REQUESTS, concurrency: GROWING_CONCURRENCY, ...(GROWING_KINDS ? { kinds: GROWING_KINDS } : {}) },
+                log,
+              );
+            } finally {
+              await reader.stop();
+            }
+          }
           const server = await startChild(`server (${store})`, [CLI_PATH, 'serve'], { ...SERVER_ENV, DATABASE_URL: url }, { nodeArgs: NODE_ARGS, readyPath: '/api/' });
           // A second instance on the same database (PostgreSQL only: SQLite is one machine's file).
           const startOther =

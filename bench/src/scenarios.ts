@@ -149,6 +149,8 @@ export const PROPAGATION_KEY = 'propagation';
 export const WEBHOOKS_KEY = 'webhooks';
 /** issue 24: reads while the largest accepted write of each kind runs (big-writes.ts) */
 export const BIG_WRITES_KEY = 'big-writes';
+/** issue 44: anonymous reads whose cost grows with the data (growing-reads.ts) */
+export const GROWING_READS_KEY = 'growing-reads';
 
 export const SCENARIO_GROUPS: Record<string, string[]> = {
   pages: ['single', 'list', 'page-event', 'page-list'],
@@ -166,7 +168,7 @@ export function scenarioUrl(path: string, ctx: ScenarioContext): string {
 }
 
 /** Every key BENCH_SCENARIOS accepts. */
-export const ALL_KEYS = [...SCENARIOS.map((s) => s.key), ...CHURN_SCENARIOS.map((c) => c.key), AFTER_WRITE_KEY, PROPAGATION_KEY, WEBHOOKS_KEY, BIG_WRITES_KEY];
+export const ALL_KEYS = [...SCENARIOS.map((s) => s.key), ...CHURN_SCENARIOS.map((c) => c.key), AFTER_WRITE_KEY, PROPAGATION_KEY, WEBHOOKS_KEY, BIG_WRITES_KEY, GROWING_READS_KEY];
 
 /** Expand BENCH_SCENARIOS (keys and group names) to keys; unknown names are an error. */
 export function selectKeys(spec: string | undefined): Set<string> {

@@ -16,7 +16,9 @@
  * WordPress' `admin-ajax.php?action=rest-nonce`); `POST P/sign-out`, `POST P/sign-out-everywhere`,
  * `POST P/two-factor/{start,confirm,disable}`. Every POST but the sign-in carries the session's
  * form nonce (`_wpnonce`). Answers here carry no CORS headers (a page on another origin can never
- * read them, the nonce included), may not be framed, and, but the assets, are never stored.
+ * read them, the nonce included), may not be framed, and, but the assets, are never stored. An
+ * error that reaches none of its handlers (an expired form nonce, a URL or body the server cannot
+ * read, a method its paths do not take) is a page too (web/error-shapes.ts).
  *
  * @example
  *   await registerAdminFace(app, { config, services });
@@ -29,10 +31,11 @@ import { ApiError, apiError } from '../domain/errors.js';
 import type { Services } from '../domain/services.js';
 import { CodesBlocked, sessionServiceOf, type Session, type SessionService } from '../domain/sessions.js';
 import { loginThrottleOf } from '../web/authentication.js';
+import { registerErrorShape, withErrorHeaders } from '../web/error-shapes.js';
 import { commonPath, cookieOf, registerCookieAuthentication, REST_NONCE_ACTION, sessionOfRequest, setSessionCookie } from '../web/sessions.js';
 import { adminAppFiles, appIndexHtml } from './app-files.js';
 import { LANGUAGES, messagesFor, type Messages } from './messages.js';
-import { accountPage, codePage, loginPage, recoveryPage, type AccountView } from './pages.js';
+import { accountPage, codePage, errorPage, loginPage, recoveryPage, type AccountView } from './pages.js';
 
 /** The nonce action of the account page's forms. */
 const FORM_ACTION = 'account';
@@ -142,6 +145,18 @@ export async function registerAdminFace(app: FastifyInstance, { config, services
       }),
     );
   }
+
+  // What reaches none of the face's handlers (a form's expired nonce, a URL the router cannot read,
+  // a body over the limits, a method its paths do not take) is a page too, as WordPress' wp_die().
+  registerErrorShape(app, {
+    owns: (path) => path === base || path.startsWith(base + '/'),
+    send: (req, reply, error) => {
+      const m = messages(req);
+      const message = error.code === 'rest_cookie_invalid_nonce' ? m.linkExpired : error.code === 'rest_no_route' ? m.notFound : error.message;
+      withErrorHeaders(reply, error).header('x-frame-options', 'DENY').header('content-security-policy', PAGE_CSP).header('referrer-policy', 'same-origin');
+      return html(reply, error.status, errorPage(m, message, paths.app));
+    },
+  });
 
   await app.register(async (scope) => {
     // No CORS here (the REST face's onSend adds it to every answer; this one runs after it), no framing.

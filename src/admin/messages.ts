@@ -53,6 +53,9 @@ const en = {
   recoveryHelp: 'Each code signs you in once when you have no access to your authenticator app. Keep them somewhere safe: they are shown only now.',
   continue: 'Continue',
   skipToContent: 'Skip to content',
+  errorTitle: 'Something went wrong',
+  linkExpired: 'The link you followed has expired. Go back, reload the page and try again.',
+  notFound: 'There is nothing at this address.',
 };
 
 export type Messages = typeof en;
@@ -104,6 +107,9 @@ const fr: Messages = {
   recoveryHelp: 'Chaque code vous connecte une fois si vous n’avez plus accès à votre application d’authentification. Conservez-les en lieu sûr : ils ne sont affichés que maintenant.',
   continue: 'Continuer',
   skipToContent: 'Aller au contenu',
+  errorTitle: 'Une erreur est survenue',
+  linkExpired: 'Le lien que vous avez suivi a expiré. Revenez en arrière, rechargez la page et réessayez.',
+  notFound: 'Il n’y a rien à cette adresse.',
 };
 
 const CATALOGUE: Record<string, Messages> = { en, fr };

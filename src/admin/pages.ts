@@ -204,3 +204,15 @@ ${codes.map((c) => `<li><code>${esc(c)}</code></li>`).join('\n')}
 </div>`,
   );
 }
+
+/** An error the face answers with a page (an expired form, a URL it cannot read, a method its paths do not take). */
+export function errorPage(m: Messages, message: string, backHref: string): string {
+  return layout(
+    m,
+    m.errorTitle,
+    `<div class="card">
+<div class="error" role="alert">${esc(message)}</div>
+<p><a href="${esc(backHref)}">${esc(m.openAdmin)}</a></p>
+</div>`,
+  );
+}

@@ -32,6 +32,7 @@ import { ANONYMOUS, isAuthenticated, type Viewer } from '../domain/permissions.j
 import type { Services } from '../domain/services.js';
 import { createAuthentication } from '../web/authentication.js';
 import { answerConditional, toDate } from '../web/conditional.js';
+import { registerErrorShape } from '../web/error-shapes.js';
 import { createCalendars, InvalidSyncToken, overlaps, TooManyMatches, type CalendarRef, type Member } from './calendars.js';
 import {
   APPLE,
@@ -587,6 +588,18 @@ export function registerCalDav(app: FastifyInstance, deps: { config: Config; ser
     req.log.error({ err: e }, 'caldav: unhandled error');
     return sendXml(reply, 500, errorDocument('{DAV:}error'));
   }
+
+  // What reaches none of the face's handlers (a URL the router cannot read, a method no route of
+  // the face takes, a path under the well-known URI): DAV error documents too; a method the face
+  // does not know is not allowed (405, Allow).
+  registerErrorShape(app, {
+    owns: (path) => path === DAV_ROOT || path.startsWith(`${DAV_ROOT}/`) || path === '/.well-known/caldav' || path.startsWith('/.well-known/caldav/'),
+    send: (req, reply, error) => {
+      if (error.code !== 'rest_no_route') return answerError(req, reply, error);
+      if ([...READ_METHODS, ...WRITE_METHODS].includes(req.method)) return answerError(req, reply, notFound());
+      return sendXml(reply, 405, errorDocument('{DAV:}method-not-allowed'), { allow: ALLOW });
+    },
+  });
 
   void app.register(async (scope) => {
     // Bodies are XML (any content type: clients send text/xml, application/xml or none), as text.

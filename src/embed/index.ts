@@ -21,6 +21,7 @@ import { faultError } from '../domain/errors.js';
 import type { Services } from '../domain/services.js';
 import { storeFault } from '../store/faults.js';
 import { answerConditional, etagOf, isNotModified } from '../web/conditional.js';
+import { registerErrorShape, withErrorHeaders } from '../web/error-shapes.js';
 import { createAssetStore, type AssetStore } from './assets.js';
 import { localeOf, messagesFor } from './messages.js';
 import { optionsOf } from './options.js';
@@ -74,6 +75,25 @@ export function registerEmbedFace(app: FastifyInstance, { config, services, asse
       if (embed) publicCors(reply);
     } else if (isEmbedRoute(req.url.split('?')[0]!)) publicCors(reply);
     done(null, payload);
+  });
+
+  // What reaches none of the face's handlers (a URL or query string it cannot read, a method its
+  // paths do not take): a page for the views, text for the component's files.
+  registerErrorShape(app, {
+    owns: (path) => path === '/embed' || path.startsWith('/embed/'),
+    send: (req, reply, error) => {
+      req.sitePage = true;
+      const path = (req.raw.url ?? req.url).split('?')[0]!;
+      const locale = localeOf(undefined, req.headers['accept-language']);
+      const m = messagesFor(locale);
+      const message = error.code === 'rest_no_route' ? m.notFound : locale === 'en' ? error.message : m.unreadable;
+      withErrorHeaders(reply, error).code(error.status).header('cache-control', 'no-store');
+      if (path.startsWith('/embed/events-calendar.')) return reply.header('content-type', 'text/plain; charset=utf-8').send(`${message}\n`);
+      return reply
+        .header('content-type', 'text/html; charset=utf-8')
+        .header('content-security-policy', VIEW_CSP)
+        .send(messageView(locale, m.calendar, message));
+    },
   });
 
   const script = (req: FastifyRequest, reply: FastifyReply, immutable: boolean) => {

@@ -24,7 +24,9 @@ import type { Config } from '../config.js';
 import type { Services } from '../domain/services.js';
 import type { DeliveryView, FederationAdmin, FollowerView } from '../domain/federation.js';
 import { ApiError, apiError } from '../domain/errors.js';
+import { isPositiveInt } from '../domain/values.js';
 import type { JobRunner } from '../jobs/runner.js';
+import { storeFault } from '../store/faults.js';
 import {
   claimFederationDeliveries,
   countDeliveries,
@@ -60,6 +62,7 @@ import { isBlockedHost, postActivity, type SigningKey } from './delivery.js';
 import { announcedObject, createOutbox, createPublicReader, lastStampOf, stampOf } from './outbox.js';
 import { federationUrls, msIso, tombstone, withContext, type FederationUrls } from './objects.js';
 import { createInboxGuard } from './inbox-guard.js';
+import { inboxBodyError } from './inbox-body.js';
 import { createMessageQueue } from './queue.js';
 import { createLoaders } from './loaders.js';
 import { actorStatus } from './actor-status.js';
@@ -466,11 +469,27 @@ export async function createFederationFace({ config, services, logger }: Federat
         for (const v of Array.isArray(value) ? value : [value]) headers.append(name, v);
       }
       const request = new Request(url, { method: req.method, headers, ...(body && req.method !== 'GET' && req.method !== 'HEAD' ? { body: new Uint8Array(body) } : {}) });
-      const response = await federation.fetch(request, {
-        contextData: undefined,
-        onNotFound: () => new Response(JSON.stringify(apiError('federation_not_found').toJSON()), { status: 404, headers: { 'content-type': 'application/json; charset=UTF-8' } }),
-        onNotAcceptable: () => new Response(JSON.stringify(apiError('federation_not_found').toJSON()), { status: 406, headers: { 'content-type': 'application/json; charset=UTF-8', vary: 'Accept' } }),
-      });
+      let response: Response;
+      try {
+        response = await federation.fetch(request, {
+          contextData: undefined,
+          onNotFound: () => new Response(JSON.stringify(apiError('federation_not_found').toJSON()), { status: 404, headers: { 'content-type': 'application/json; charset=UTF-8' } }),
+          onNotAcceptable: () =>
+            new Response(JSON.stringify(apiError('federation_not_acceptable').toJSON()), { status: 406, headers: { 'content-type': 'application/json; charset=UTF-8', vary: 'Accept' } }),
+        });
+      } catch (err) {
+        // Fedify reads an incoming activity (JSON-LD, with the remote contexts it names) before any
+        // listener runs: what it cannot read is the sender's to fix (400), a database fault ours.
+        if (req.method !== 'POST' || storeFault(err) !== undefined) throw err;
+        logger.warn({ err: (err as Error).message }, 'federation: an incoming activity could not be read');
+        return sendError(reply, apiError('federation_bad_request', { args: [String((err as Error).message ?? err).slice(0, 300)] }));
+      }
+      // Fedify's own refusals are short texts (`Missing actor.`, `Failed to verify the request
+      // signature.`): in the face's JSON error shape, as every other error here.
+      if (response.status >= 400 && !/json/i.test(response.headers.get('content-type') ?? '')) {
+        const text = (await response.text()).trim().slice(0, 300) || `HTTP ${response.status}`;
+        return sendError(reply, response.status === 401 ? apiError('federation_unauthorized', { args: [text] }) : apiError('federation_bad_request', { args: [text], status: response.status }));
+      }
       reply.code(response.status);
       response.headers.forEach((value, name) => {
         if (name !== 'content-length' && name !== 'transfer-encoding') reply.header(name, value);
@@ -517,7 +536,7 @@ export async function createFederationFace({ config, services, logger }: Federat
       });
       for (const path of ['/federation/actors/:handle/inbox', '/federation/inbox']) {
         scope.post(path, { bodyLimit: config.federationMaxBodyBytes }, async (req, reply) => {
-          const refusal = await guard.check(req, req.body as Buffer | undefined);
+          const refusal = (await guard.check(req, req.body as Buffer | undefined)) ?? inboxBodyError(req.body as Buffer | undefined);
           if (refusal) return sendError(reply, refusal);
           try {
             const res = await loaders.withFetchBudget(() => toFedify(req, reply, (req.body as Buffer | undefined) ?? Buffer.alloc(0)));
@@ -543,8 +562,9 @@ export async function createFederationFace({ config, services, logger }: Federat
             withContext({ id: urls.outbox, type: 'OrderedCollection', totalItems: total, first: `${urls.outbox}?page=1`, last: `${urls.outbox}?page=${Math.max(1, Math.ceil(total / PAGE_SIZE))}` }),
           );
         }
+        // A page beyond what an integer column holds is no page (and must not reach SQL: PostgreSQL refuses it).
+        if (!isPositiveInt(pageText)) return sendError(reply, apiError('federation_not_found'));
         const page = Number(pageText);
-        if (!Number.isInteger(page) || page < 1) return sendError(reply, apiError('federation_not_found'));
         const { rows } = await listActivities(db, { limit: PAGE_SIZE, offset: (page - 1) * PAGE_SIZE, types: ['Create', 'Update', 'Delete'] });
         const items = rows.map((r) => {
           const { '@context': _c, ...rest } = JSON.parse(r.body) as Record<string, unknown>;
@@ -565,8 +585,10 @@ export async function createFederationFace({ config, services, logger }: Federat
 
       // An event's object: live, gone (410 with its Tombstone), or never federated (404).
       scope.get('/federation/events/:id', async (req, reply) => {
-        const id = Number((req.params as { id: string }).id);
-        if (!Number.isInteger(id) || id <= 0) return sendError(reply, apiError('federation_not_found'));
+        const idText = (req.params as { id: string }).id;
+        // An id beyond what the column holds is no event's (and must not reach SQL: PostgreSQL refuses it).
+        if (!isPositiveInt(idText)) return sendError(reply, apiError('federation_not_found'));
+        const id = Number(idText);
         return answerObject(reply, id);
       });
 

@@ -250,7 +250,9 @@ export function registerRoutes(app: FastifyInstance, routes: RouteDecl[], servic
         // A stream the handler writes itself (server-sent events): past compression and serialisation.
         reply.hijack();
         reply.raw.writeHead(result.status ?? 200, { ...(reply.getHeaders() as Record<string, string>), ...headers });
-        result.stream(reply.raw);
+        // HEAD: the headers are the whole answer (no body follows to send them, and the stream would never end).
+        if (req.method === 'HEAD') reply.raw.end();
+        else result.stream(reply.raw);
         return reply;
       }
       if (result.raw)

@@ -21,6 +21,7 @@ import { storeFault } from '../store/faults.js';
 import { createAuthentication } from '../web/authentication.js';
 import { answerConditional, etagOfBody } from '../web/conditional.js';
 import { requestErrorOf } from '../web/hostile-input.js';
+import { errorShapeOf } from '../web/error-shapes.js';
 import { rateLimitField } from '../web/rate-limit.js';
 import type { WebhookService } from '../webhooks/service.js';
 import { DOCS_PAGE_PATH, registerDocsPage } from './docs-page.js';
@@ -236,6 +237,9 @@ export function registerRestApi(app: FastifyInstance, { config, services, webhoo
       req.log.error({ err: error }, 'unhandled error');
       apiErr = apiError('internal_server_error');
     }
+    // A face that answers in a shape of its own (DAV XML, HTML pages) answers for its paths.
+    const shape = errorShapeOf(req);
+    if (shape) return shape.send(req, reply, apiErr);
     const allow = await allowForError(req, services).catch(() => undefined);
     if (allow !== undefined) reply.header('allow', allow);
     reply.headers(apiErr.headers);
@@ -246,7 +250,10 @@ export function registerRestApi(app: FastifyInstance, { config, services, webhoo
   });
 
   // Unknown URLs count against the rate limit too (the plugin hooks only declared routes).
-  app.setNotFoundHandler(config.rateLimitMax > 0 ? { preHandler: app.rateLimit() } : {}, async (_req, reply) => sendJson(reply, 404, apiError('rest_no_route').toJSON()));
+  app.setNotFoundHandler(config.rateLimitMax > 0 ? { preHandler: app.rateLimit() } : {}, async (req, reply) => {
+    const shape = errorShapeOf(req);
+    return shape ? shape.send(req, reply, apiError('rest_no_route')) : sendJson(reply, 404, apiError('rest_no_route').toJSON());
+  });
 
   // One set of declarations, registered under every REST root and namespace: each registration
   // carries its Links, so the answers' REST URLs follow the root and namespace of the request.

@@ -10,7 +10,9 @@
  *   `/events/submit/submit.css`.
  *
  * With SUBMISSIONS=off nothing is registered (404). The pages send their own CSP (scripts and
- * styles from this origin only), may not be framed and are never stored.
+ * styles from this origin only), may not be framed and are never stored. An error that reaches none
+ * of its handlers (a form or URL the server cannot read, a method its paths do not take) is a page
+ * too (web/error-shapes.ts).
  *
  * @example
  *   registerSubmissionsFace(app, services);
@@ -22,9 +24,10 @@ import type { Services } from '../domain/services.js';
 import { sessionServiceOf } from '../domain/sessions.js';
 import type { Locale, SubmissionInput } from '../domain/submissions/index.js';
 import { localeOf } from '../domain/submissions/locale.js';
+import { registerErrorShape, withErrorHeaders } from '../web/error-shapes.js';
 import { sessionOfRequest } from '../web/sessions.js';
 import { FIELD_ERRORS, FORM_ERRORS_FR, messagesOf, type Messages } from './messages.js';
-import { formPage, notFoundPage, POW_SCRIPT, SCRIPT_PATH, signInPage, statusPage, STYLE_PATH, STYLESHEET, type FormValues, type FormView, type Option } from './views.js';
+import { errorPage, formPage, notFoundPage, POW_SCRIPT, SCRIPT_PATH, signInPage, statusPage, STYLE_PATH, STYLESHEET, type FormValues, type FormView, type Option } from './views.js';
 
 export const SUBMIT_PATH = '/events/submit/';
 export const STATUS_PATH = '/events/submit/status/';
@@ -192,6 +195,19 @@ export function registerSubmissionsFace(app: FastifyInstance, services: Services
       ...extra,
     };
   }
+
+  // What reaches none of the face's handlers (a body or URL it cannot read, a method its paths do
+  // not take) is a page too.
+  registerErrorShape(app, {
+    owns: (path) => path === SUBMIT_PATH.slice(0, -1) || path.startsWith(SUBMIT_PATH),
+    send: (req, reply, error) => {
+      const locale = localeFor(req);
+      const m = messagesOf(locale);
+      withErrorHeaders(reply, error);
+      if (error.code === 'rest_no_route') return page(reply, 404, notFoundPage(m, home));
+      return page(reply, error.status, errorPage(m, locale === 'fr' ? (FORM_ERRORS_FR[error.code] ?? m.requestError) : error.message, home));
+    },
+  });
 
   app.get(STYLE_PATH, async (_req, reply) => reply.header('content-type', 'text/css; charset=UTF-8').header('cache-control', 'public, max-age=3600').send(STYLESHEET));
   app.get(SCRIPT_PATH, async (_req, reply) => reply.header('content-type', 'text/javascript; charset=UTF-8').header('cache-control', 'public, max-age=3600').send(POW_SCRIPT));

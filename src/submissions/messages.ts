@@ -77,6 +77,8 @@ const en = {
   notFoundTitle: 'Not found',
   notFound: 'There is no proposal at this address.',
   backToCalendar: 'Back to the calendar',
+  errorTitle: 'Something went wrong',
+  requestError: 'The form could not be read. Go back, reload the page and try again.',
 };
 
 export type Messages = typeof en;
@@ -152,6 +154,8 @@ const fr: Messages = {
   notFoundTitle: 'Introuvable',
   notFound: 'Aucune proposition à cette adresse.',
   backToCalendar: 'Retour au calendrier',
+  errorTitle: 'Une erreur est survenue',
+  requestError: 'Le formulaire n’a pas pu être lu. Revenez en arrière, rechargez la page et réessayez.',
 };
 
 export function messagesOf(locale: Locale): Messages {

@@ -205,6 +205,11 @@ export function notFoundPage(m: Messages, home: string): string {
   return layout(m, m.notFoundTitle, html`<h1>${m.notFoundTitle}</h1><p>${m.notFound}</p><p><a href="${home}">${m.backToCalendar}</a></p>`);
 }
 
+/** An error the face answers with a page (a body or URL it cannot read, a method its paths do not take). */
+export function errorPage(m: Messages, message: string, home: string): string {
+  return layout(m, m.errorTitle, html`<h1>${m.errorTitle}</h1><p class="error" role="alert">${message}</p><p><a href="${home}">${m.backToCalendar}</a></p>`);
+}
+
 export interface StatusView {
   submission: Record<string, any>;
   notice?: string;

@@ -12,7 +12,8 @@
  * | a body over {@link BODY_LIMIT}, with or without `Content-Length` (chunked) | 413 | `rest_payload_too_large` |
  * | a `Content-Length` that does not match the body | 400 | `rest_bad_request` |
  *
- * A malformed JSON body is the pipeline's `rest_invalid_json` (server.ts); bodies of other content
+ * A face whose answers are not JSON (CalDAV, the HTML pages) answers these for its own paths in its
+ * shape (error-shapes.ts). A malformed JSON body is the pipeline's `rest_invalid_json` (server.ts); bodies of other content
  * types are accepted and ignored, as WordPress does.
  *
  * @example Fastify({ clientErrorHandler, frameworkErrors: frameworkErrorHandler, bodyLimit: BODY_LIMIT })
@@ -20,6 +21,7 @@
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
 import type { Socket } from 'node:net';
 import { ApiError } from '../domain/errors.js';
+import { errorShapeOf } from './error-shapes.js';
 import { UPLOAD_LIMIT } from './uploads.js';
 
 /** The largest request body accepted (bytes). */
@@ -48,8 +50,14 @@ export function requestErrorOf(error: unknown): ApiError | undefined {
 }
 
 /** Fastify's `frameworkErrors`: bad URLs and over-long path parameters, before routing. */
-export function frameworkErrorHandler(error: FastifyError, _req: FastifyRequest, reply: FastifyReply): void {
+export function frameworkErrorHandler(error: FastifyError, req: FastifyRequest, reply: FastifyReply): void {
   const apiErr = requestErrorOf(error) ?? new ApiError('rest_bad_request', 'The request could not be read.', 400);
+  // A face that answers in a shape of its own (DAV XML, HTML pages) answers for its paths.
+  const shape = errorShapeOf(req);
+  if (shape) {
+    void shape.send(req, reply, apiErr);
+    return;
+  }
   void reply.code(apiErr.status).header('content-type', 'application/json; charset=UTF-8').send(JSON.stringify(apiErr.toJSON()));
 }
 

@@ -2,7 +2,8 @@
  * Issue 28, the admin API's change stream: `GET changes?after=` (JSON polling) and
  * `GET changes/stream` (server-sent events, read with a real HTTP client): one event per committed
  * write with the records it changed, `user` records for administrators only, `Last-Event-ID`
- * resume, heartbeats, the stream ended when the server closes; editors and administrators only.
+ * resume, heartbeats, the stream ended when the server closes, HEAD answered (issue 44); editors
+ * and administrators only.
  */
 import { it } from 'node:test';
 import assert from 'node:assert/strict';
@@ -157,6 +158,13 @@ forEachStore('admin change log', (t) => {
     const got = await s.until((m) => changeOf(m)?.changes.some((c) => c.id === missed.body.id) ?? false);
     assert.ok(Number(got.id) > before);
     s.close();
+  });
+
+  it('HEAD of the stream answers its headers and ends (it hung: the headers waited for a body that HEAD never sends)', async () => {
+    const res = await fetch(`${t.origin}${A}/changes/stream`, { method: 'HEAD', headers: { authorization: basic(`${ADMIN.login}:${ADMIN.password}`) }, signal: AbortSignal.timeout(10_000) });
+    assert.equal(res.status, 200);
+    assert.match(res.headers.get('content-type') ?? '', /^text\/event-stream/);
+    assert.equal(await res.text(), '');
   });
 });
 

@@ -479,8 +479,9 @@ export async function createFederationFace({ config, services, logger }: Federat
         });
       } catch (err) {
         // Fedify reads an incoming activity (JSON-LD, with the remote contexts it names) before any
-        // listener runs: what it cannot read is the sender's to fix (400), a database fault ours.
-        if (req.method !== 'POST' || storeFault(err) !== undefined) throw err;
+        // listener runs: what it cannot read is the sender's to fix (400), a database fault ours,
+        // and a refusal of our own (the verified host over its limit: 429) stays what it is.
+        if (req.method !== 'POST' || err instanceof ApiError || storeFault(err) !== undefined) throw err;
         logger.warn({ err: (err as Error).message }, 'federation: an incoming activity could not be read');
         return sendError(reply, apiError('federation_bad_request', { args: [String((err as Error).message ?? err).slice(0, 300)] }));
       }

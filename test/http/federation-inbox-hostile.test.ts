@@ -9,8 +9,13 @@
  */
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { randomUUID } from 'node:crypto';
+import { generateCryptoKeyPair, signRequest } from '@fedify/fedify';
 import { STORES, startServer, type TestServer } from '../support/harness.js';
 import { MAX_DEPTH, nestingDepth } from '../../src/federation/inbox-body.js';
+import { MAX_DOCUMENT_BYTES } from '../../src/federation/loaders.js';
 
 const INBOXES = ['/federation/inbox', '/federation/actors/events/inbox'];
 
@@ -32,6 +37,61 @@ function assertError(res: { status: number; type: string; json: any }, status: n
   assert.equal(res.json.code, code);
   assert.equal(typeof res.json.message, 'string');
   assert.equal(res.json.data.status, status);
+}
+
+/**
+ * A key host answering a document of `bytes` (chunked, or with a Content-Length saying so when
+ * `declare`), written as fast as it is read: how much went out, and whether the reader hung up first.
+ */
+async function hugeDocumentHost(bytes: number, declare = false) {
+  const state = { sent: 0, cut: false, requests: 0 };
+  const chunk = Buffer.alloc(64 * 1024, 'x');
+  const server = createServer((_req, res) => {
+    state.requests++;
+    res.writeHead(200, { 'content-type': 'application/activity+json', ...(declare ? { 'content-length': String(bytes) } : {}) });
+    res.write('{"id":"');
+    let left = bytes - 9;
+    res.on('close', () => {
+      if (left > 0) state.cut = true;
+    });
+    const pump = () => {
+      while (left > 0 && !res.destroyed) {
+        const n = Math.min(chunk.length, left);
+        left -= n;
+        state.sent += n;
+        if (!res.write(n === chunk.length ? chunk : chunk.subarray(0, n))) return void res.once('drain', pump);
+      }
+      if (left <= 0 && !res.destroyed) res.end('"}');
+    };
+    pump();
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return {
+    state,
+    /** Whether the reader hung up before the end, once the hang-up has reached this side (within 5 s). */
+    async wasCut(): Promise<boolean> {
+      for (let i = 0; i < 100 && !state.cut; i++) await new Promise((r) => setTimeout(r, 50));
+      return state.cut;
+    },
+    origin: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+    close: () => {
+      server.closeAllConnections();
+      return new Promise<void>((resolve) => server.close(() => resolve()));
+    },
+  };
+}
+
+/** POST a Like signed with a key of our own under `keyId` (so the server fetches `keyId` to verify it). */
+async function postSignedBy(inbox: string, keyId: string): Promise<number> {
+  const keys = await generateCryptoKeyPair('RSASSA-PKCS1-v1_5');
+  const actor = keyId.replace(/#.*$/, '');
+  const body = JSON.stringify({ '@context': 'https://www.w3.org/ns/activitystreams', id: `${actor}/activities/${randomUUID()}`, type: 'Like', actor, object: inbox });
+  const signed = await signRequest(new Request(inbox, { method: 'POST', headers: { 'content-type': 'application/activity+json' }, body }), keys.privateKey, new URL(keyId), {
+    spec: 'draft-cavage-http-signatures-12',
+  });
+  const res = await fetch(inbox, { method: 'POST', headers: signed.headers, body });
+  await res.arrayBuffer();
+  return res.status;
 }
 
 describe('nestingDepth (unit)', () => {
@@ -105,6 +165,53 @@ for (const kind of STORES) {
         JSON.stringify({ '@context': 'https://www.w3.org/ns/activitystreams', id: 'https://x.example/1', type: 'Follow', actor: 'https://x.example/u', object: 'y' }),
       );
       assertError(unsigned, 401, 'federation_unauthorized');
+    });
+  });
+}
+
+for (const kind of STORES) {
+  describe(`federation reads a remote document only up to its size bound [${kind.name}]`, () => {
+    let t: TestServer;
+    before(async () => {
+      t = await startServer(kind, { FEDERATION: 'true', FEDERATION_ALLOW_PRIVATE_ADDRESSES: 'true', FEDERATION_INBOX_RATE_LIMIT: '0' });
+    });
+    after(async () => {
+      await t.close();
+    });
+
+    it('a key URL answering 64 MiB: the fetch stops past the bound, the request is refused as unverified (it was read whole into memory)', async () => {
+      const host = await hugeDocumentHost(64 * 1024 * 1024);
+      try {
+        assert.equal(await postSignedBy(`${t.origin}/federation/inbox`, `${host.origin}/users/big#main-key`), 401);
+        assert.ok(host.state.requests >= 1, 'the key was fetched');
+        // What sits in socket buffers may have gone out too, but not the whole document.
+        assert.ok(await host.wasCut(), `the server hung up before the end (${host.state.sent} bytes sent)`);
+        assert.ok(host.state.sent < 16 * MAX_DOCUMENT_BYTES, `sent ${host.state.sent} bytes`);
+        assert.equal((await fetch(`${t.origin}/livez`)).status, 200);
+      } finally {
+        await host.close();
+      }
+    });
+
+    it('a key URL whose Content-Length is over the bound is not read at all', async () => {
+      const host = await hugeDocumentHost(MAX_DOCUMENT_BYTES * 4, true);
+      try {
+        assert.equal(await postSignedBy(`${t.origin}/federation/inbox`, `${host.origin}/users/declared#main-key`), 401);
+        assert.ok(host.state.requests >= 1, 'the key was asked for');
+        assert.ok(await host.wasCut(), `the server hung up before the end (${host.state.sent} bytes sent)`);
+      } finally {
+        await host.close();
+      }
+    });
+
+    it('what is not fetched for federation is not bounded: the platform fetch is unchanged outside the loaders', async () => {
+      const host = await hugeDocumentHost(4 * MAX_DOCUMENT_BYTES);
+      try {
+        const res = await fetch(`${host.origin}/big`);
+        assert.equal((await res.arrayBuffer()).byteLength, 4 * MAX_DOCUMENT_BYTES);
+      } finally {
+        await host.close();
+      }
     });
   });
 }

@@ -104,8 +104,12 @@ export async function createTrigramIndexes(db: Kysely<any>): Promise<string | un
  */
 export async function searchIndexMissing(db: Executor, dialect: DialectName): Promise<string | undefined> {
   if (dialect === 'sqlite') return undefined;
-  const rows = await sql<{ n: number }>`select count(*)::int as "n" from pg_indexes where schemaname = current_schema() and indexname in (${sql.join(TRIGRAM_INDEXES.map(([name]) => name))})`.execute(db);
+  const rows = await sql<{ n: number }>`select count(*)::int as "n" from pg_indexes where schemaname = current_schema() and indexname in (${sql.join(TRIGRAM_INDEXES.map(([name]) => name))})`.execute(
+    db,
+  );
   if ((rows.rows[0]?.n ?? 0) === TRIGRAM_INDEXES.length) return undefined;
   const available = await sql<{ n: number }>`select count(*)::int as "n" from pg_available_extensions where name = 'pg_trgm'`.execute(db);
-  return available.rows[0]?.n ? 'the pg_trgm extension could not be created (it needs the CREATE privilege on the database, or a superuser)' : 'the pg_trgm extension is not installed on the database server (postgresql-contrib)';
+  return available.rows[0]?.n
+    ? 'the pg_trgm extension could not be created (it needs the CREATE privilege on the database, or a superuser)'
+    : 'the pg_trgm extension is not installed on the database server (postgresql-contrib)';
 }

@@ -365,28 +365,39 @@ export async function addEventTerms(db: Executor, eventId: number, termIds: numb
 }
 
 /**
- * How a list reads its search words on SQLite (`search-index.ts`): 'index' finds the words of three
- * characters or more through `posts_search` (exactly the rows LIKE finds), 'scan' checks each
- * candidate post's text with LIKE. PostgreSQL always writes ILIKE, which its trigram indexes serve.
+ * How a list reads its search words on SQLite (`search-index.ts`): 'index' finds the posts holding
+ * the words of three characters or more through `posts_search` (exactly the rows LIKE finds) and
+ * reads the list from them; 'probe' walks the list in its order and checks each event against the
+ * index's matches (taken once); 'scan' walks the list and checks each post's text with LIKE.
+ * PostgreSQL always writes ILIKE, which its trigram indexes serve.
  */
-type SearchMode = 'scan' | 'index';
+type SearchMode = 'scan' | 'probe' | 'index';
 
 /**
  * Up to this many posts matching a search's indexed words, a page is read from them (each looked
- * up, then sorted: a few ms per thousand); over it, in list order checking each post's text, which
- * fills a page long before the matches run out.
+ * up, then sorted: about 10 ms per thousand at 1,000,000 events); over it, in list order, checking
+ * each event against them.
  */
 const INDEX_PAGE_MATCHES = 5000;
+/**
+ * Over this many matches (a tenth of a million-event calendar), taking them all costs more than
+ * checking each post's text in list order, where a page fills after a few dozen events.
+ */
+const PROBE_PAGE_MATCHES = 100_000;
 
 /** The search words (not exclusions) the SQLite index can find. */
 function indexedWords(f: EventListFilter): string[] {
   return (f.searchWords ?? []).filter((w) => !(w.startsWith('-') && w.length > 1) && indexableWord(w));
 }
 
-/** Posts whose text holds every one of these words (the SQLite index; see `ftsPhrases`). */
-function inSearchIndex(words: string[]) {
+/**
+ * Posts whose text holds every one of these words (the SQLite index; see `ftsPhrases`). 'probe':
+ * as a check of each event only (the unary `+` keeps SQLite from reading the list from the matches).
+ */
+function inSearchIndex(words: string[], mode: 'probe' | 'index') {
   const table = sql.table(SEARCH_TABLE);
-  return sql<boolean>`${sql.ref('posts.id')} in (select rowid from ${table} where ${table} match ${ftsPhrases(words)})`;
+  const matches = sql`(select rowid from ${table} where ${table} match ${ftsPhrases(words)})`;
+  return mode === 'index' ? sql<boolean>`${sql.ref('posts.id')} in ${matches}` : sql<boolean>`+${sql.ref('events.post_id')} in ${matches}`;
 }
 
 /**
@@ -407,17 +418,21 @@ async function readSearch<R>(db: Executor, dialect: DialectName, q: { compile():
   return q.execute();
 }
 
-/** How a page of this filter reads its search: through the index when its matches are few enough (`INDEX_PAGE_MATCHES`). */
+/** How a page of this filter reads its search, by how many posts match its indexed words (counted up to a bound). */
 async function pageSearchMode(db: Executor, dialect: DialectName, f: EventListFilter): Promise<SearchMode> {
   const words = dialect === 'sqlite' ? indexedWords(f) : [];
   if (words.length === 0) return 'scan';
   const table = sql.table(SEARCH_TABLE);
-  const probe = db.selectNoFrom(sql<number>`(select count(*) from (select rowid from ${table} where ${table} match ${ftsPhrases(words)} limit ${INDEX_PAGE_MATCHES + 1}))`.as('n'));
-  const [row] = await readSearch(db, dialect, probe);
-  return Number(row?.n ?? 0) <= INDEX_PAGE_MATCHES ? 'index' : 'scan';
+  const matchesUpTo = async (bound: number) => {
+    const probe = db.selectNoFrom(sql<number>`(select count(*) from (select rowid from ${table} where ${table} match ${ftsPhrases(words)} limit ${bound + 1}))`.as('n'));
+    const [row] = await readSearch(db, dialect, probe);
+    return Number(row?.n ?? 0);
+  };
+  if ((await matchesUpTo(INDEX_PAGE_MATCHES)) <= INDEX_PAGE_MATCHES) return 'index';
+  return (await matchesUpTo(PROBE_PAGE_MATCHES)) <= PROBE_PAGE_MATCHES ? 'probe' : 'scan';
 }
 
-/** How a count of this filter reads its search: through the index whenever it can (a count reads every match either way). */
+/** How a count of this filter reads its search: from the index's matches whenever it can (a count reads every match either way). */
 function countSearchMode(dialect: DialectName, f: EventListFilter): SearchMode {
   return dialect === 'sqlite' && indexedWords(f).length > 0 ? 'index' : 'scan';
 }
@@ -522,8 +537,8 @@ function applyFilter(q: EventQuery, dialect: DialectName, f: EventListFilter, pa
   if (f.endFrom !== undefined) q = q.where('events.end_local', '>=', f.endFrom);
   if (f.startUntil !== undefined) q = q.where('events.start_local', '<=', f.startUntil);
   if (f.overlaps) q = applyOverlap(q, f.overlaps, part);
-  const indexed = search === 'index' && dialect === 'sqlite' ? indexedWords(f) : [];
-  if (indexed.length) q = q.where(inSearchIndex(indexed));
+  const indexed = search !== 'scan' && dialect === 'sqlite' ? indexedWords(f) : [];
+  if (indexed.length) q = q.where(inSearchIndex(indexed, search === 'probe' ? 'probe' : 'index'));
   for (const raw of f.searchWords ?? []) {
     if (raw.startsWith('-') && raw.length > 1) {
       const like = likeAny(dialect, raw.slice(1));

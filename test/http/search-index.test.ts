@@ -249,6 +249,20 @@ for (const kind of kindsWithFiles(dir)) {
     });
 
     if (kind.name === 'sqlite') {
+      it('reads the same rows whichever way the page reads the index (from its matches, checking each event, or by LIKE)', async () => {
+        const { db, dialect } = t.built.store;
+        for (const term of TERMS) {
+          const filter = { statuses: ['publish'], order: 'start' as const, searchWords: searchWords(term) };
+          const rows = async (mode: 'scan' | 'probe' | 'index') => {
+            const [statement] = eventPageStatements(db, dialect, filter, { limit: 100, offset: 0 }, mode);
+            return (await db.executeQuery<{ id: number }>(CompiledQuery.raw(statement!.sql, [...statement!.parameters]))).rows.map((r) => Number(r.id));
+          };
+          const scanned = await rows('scan');
+          assert.deepEqual(await rows('index'), scanned, `index: ${term}`);
+          assert.deepEqual(await rows('probe'), scanned, `probe: ${term}`);
+        }
+      });
+
       it('runs a search that still scans (a short word) and the index lookups on the background reader', async () => {
         const reader = backgroundReaderOf(t.built.store.db);
         assert.ok(reader, 'a SQLite file has a background reader');

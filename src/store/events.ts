@@ -18,7 +18,7 @@ import { afterExplicitId, takeWantedId } from './import-context.js';
 import { keptCountersOf } from '../metrics.js';
 import { nearCondition } from './geo.js';
 import { LONG_EVENT_CONDITION, LONG_EVENTS_INDEX, lookbackStart } from './event-overlaps.js';
-import { ftsPhrases, indexableWord, SEARCH_TABLE } from './search-index.js';
+import { ftsPhrases, indexableWord, readSearch, SEARCH_TABLE } from './search-index.js';
 import {
   adjustedTotal,
   COUNTS_IN_FLIGHT,
@@ -398,24 +398,6 @@ function inSearchIndex(words: string[], mode: 'probe' | 'index') {
   const table = sql.table(SEARCH_TABLE);
   const matches = sql`(select rowid from ${table} where ${table} match ${ftsPhrases(words)})`;
   return mode === 'index' ? sql<boolean>`${sql.ref('posts.id')} in ${matches}` : sql<boolean>`+${sql.ref('events.post_id')} in ${matches}`;
-}
-
-/**
- * A search statement, run on the background reader when there is one (SQLite files): what is
- * still a scan of the posts' text (short words, many matches, exclusions) would otherwise hold
- * every other request for as long as it reads; on PostgreSQL the database server does the work.
- */
-async function readSearch<R>(db: Executor, dialect: DialectName, q: { compile(): { sql: string; parameters: readonly unknown[] }; execute(): Promise<R[]> }): Promise<R[]> {
-  const reader = dialect === 'sqlite' ? backgroundReaderOf(db) : undefined;
-  if (reader) {
-    const compiled = q.compile();
-    try {
-      return await reader.all<R>(compiled.sql, compiled.parameters);
-    } catch {
-      // The worker is gone or failed: read here.
-    }
-  }
-  return q.execute();
 }
 
 /** How a page of this filter reads its search, by how many posts match its indexed words (counted up to a bound). */

@@ -263,7 +263,7 @@ for (const kind of kindsWithFiles(dir)) {
         }
       });
 
-      it('runs a search that still scans (a short word) and the index lookups on the background reader', async () => {
+      it('runs a search that still scans (a short word, the venue list) and the index lookups on the background reader', async () => {
         const reader = backgroundReaderOf(t.built.store.db);
         assert.ok(reader, 'a SQLite file has a background reader');
         const asked: string[] = [];
@@ -278,6 +278,19 @@ for (const kind of kindsWithFiles(dir)) {
           assert.ok(
             asked.some((q) => /\blike\b/i.test(q) && /\blimit\b/i.test(q)),
             `the short word's page was read off the loop: ${asked.join('\n')}`,
+          );
+          asked.length = 0;
+          const venue = await t.api.post('/venues', { as: 'admin', json: { venue: 'Hall Zeta', city: 'Zetaville' } });
+          assert.equal(venue.status, 201, venue.text);
+          asked.length = 0;
+          const venues = await t.api.get('/venues', { query: { search: 'zetav' } });
+          assert.deepEqual(
+            venues.body.venues.map((v: { id: number }) => v.id),
+            [venue.body.id],
+          );
+          assert.ok(
+            asked.some((q) => /"venues"/.test(q) && /\blike\b/i.test(q)),
+            `the venue search was read off the loop: ${asked.join('\n')}`,
           );
           asked.length = 0;
           await listed(t, 'brunch');

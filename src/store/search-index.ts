@@ -56,9 +56,13 @@ export const SQLITE_SEARCH_INDEX_SQL = [
   `insert into ${SEARCH_TABLE}(rowid, title, excerpt, content) select ${SQLITE_VALUES('posts')} from posts`,
 ];
 
-/** Whether the SQLite index can find this search word (three characters or more: one trigram at least). */
+/**
+ * Whether the SQLite index can find this search word: three characters or more (one trigram at
+ * least), and none that an FTS5 query string cannot hold (NUL ends it; a lone surrogate is no
+ * UTF-8). The others are scanned with LIKE.
+ */
 export function indexableWord(word: string): boolean {
-  return [...word].length >= 3;
+  return [...word].length >= 3 && !/[\u0000\p{Cs}]/u.test(word);
 }
 
 /**

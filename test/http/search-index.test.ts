@@ -154,6 +154,15 @@ for (const kind of kindsWithFiles(dir)) {
       assert.equal((await scan(t, '<strong>')).length, 1);
     });
 
+    it('answers a list page or embed whose search holds a NUL (those faces pass it on; neither an FTS5 query nor PostgreSQL can hold it)', async () => {
+      for (const search of ['jaz%00z', 'jazz%00', '%00%00%00']) {
+        for (const path of [`/events/list/?tribe-bar-search=${search}`, `/embed/?search=${search}`]) {
+          const res = await fetch(`${t.origin}${path}`);
+          assert.equal(res.status, 200, path);
+        }
+      }
+    });
+
     it('follows updates, trash, deletes and imports', async () => {
       const rock = ids[2]!;
       let res = await t.api.post(`/events/${rock}`, { as: 'admin', json: { title: 'Renamed Zydeco', excerpt: 'fresh excerpt words', description: 'replaced text' } });

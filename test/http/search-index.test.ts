@@ -12,12 +12,14 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
+import { randomBytes } from 'node:crypto';
+import pg from 'pg';
 import { CompiledQuery, sql } from 'kysely';
 import { ADMIN, startServer, STORES, type StoreKind, type TestServer } from '../support/harness.js';
 import { createEvent } from '../support/fixtures.js';
 import { backgroundReaderOf } from '../../src/store/handle.js';
 import { eventPageStatements } from '../../src/store/events.js';
-import { migrate } from '../../src/store/db.js';
+import { migrate, openStore, type Store } from '../../src/store/db.js';
 import { searchWords } from '../../src/domain/events/types.js';
 
 const A = '/api/calendar/admin/v1';
@@ -311,6 +313,50 @@ for (const kind of kindsWithFiles(dir)) {
           reader.all = all;
         }
       });
+    }
+  });
+}
+
+const postgres = STORES.find((k) => k.name === 'postgres');
+if (postgres) {
+  it('migrates without the trigram indexes where pg_trgm cannot be created, searches as before, and says so at start-up [postgres]', async () => {
+    // A database without the extension, and a user who may not create one (no CREATE on the database).
+    const suffix = `${process.pid}_${randomBytes(3).toString('hex')}`;
+    const database = `t_notrgm_${suffix}`;
+    const role = `r_notrgm_${suffix}`;
+    const admin = new pg.Client({ connectionString: postgres.url });
+    await admin.connect();
+    let store: Store | undefined;
+    try {
+      await admin.query(`create database ${database}`);
+      await admin.query(`create role ${role} login`);
+      const url = new URL(postgres.url);
+      url.pathname = `/${database}`;
+      const owner = new pg.Client({ connectionString: url.toString() });
+      await owner.connect();
+      try {
+        await owner.query(`grant create on schema public to ${role}`);
+        await owner.query(`revoke create on database ${database} from public`);
+      } finally {
+        await owner.end();
+      }
+      url.username = role;
+      store = await openStore(url.toString());
+      const warnings: Array<{ obj: object; msg: string }> = [];
+      store.setLogger({ warn: (obj, msg) => warnings.push({ obj, msg }) });
+      const indexes = await sql<{ n: number }>`select count(*)::int as "n" from pg_indexes where indexname like 'posts_%_trgm'`.execute(store.db);
+      assert.equal(indexes.rows[0]!.n, 0);
+      const [statement] = eventPageStatements(store.db, 'postgres', { statuses: ['publish'], order: 'start', searchWords: ['jazz'] }, { limit: 10, offset: 0 });
+      assert.deepEqual((await store.db.executeQuery(CompiledQuery.raw(statement!.sql, [...statement!.parameters]))).rows, [], 'a search still runs (a scan)');
+      for (let i = 0; i < 100 && warnings.length === 0; i++) await sleep(10);
+      assert.equal(warnings.length, 1, JSON.stringify(warnings));
+      assert.match(warnings[0]!.msg, /search runs without its trigram index/);
+      assert.match(JSON.stringify(warnings[0]!.obj), /could not be created/);
+    } finally {
+      await store?.close();
+      await admin.query(`drop database if exists ${database} with (force)`);
+      await admin.query(`drop role if exists ${role}`);
+      await admin.end();
     }
   });
 }

@@ -42,6 +42,8 @@ import { submissionsMigration } from './migrations/015_submissions.js';
 import { federationMigration } from './migrations/016_federation.js';
 import { signInCodesMigration } from './migrations/017_sign_in_codes.js';
 import { submissionLimitsMigration } from './migrations/018_submission_limits.js';
+import { searchIndexMigration } from './migrations/019_search_index.js';
+import { searchIndexMissing } from './search-index.js';
 import { longEventsIndexMigration } from './migrations/021_long_events_index.js';
 import { federationObjectTimesMigration } from './migrations/022_federation_object_times.js';
 
@@ -115,6 +117,7 @@ function migrations(dialect: DialectName): Record<string, Migration> {
     '016_federation': federationMigration(dialect),
     '017_sign_in_codes': signInCodesMigration(),
     '018_submission_limits': submissionLimitsMigration(dialect),
+    '019_search_index': searchIndexMigration(dialect),
     '021_long_events_index': longEventsIndexMigration(dialect),
     '022_federation_object_times': federationObjectTimesMigration(),
   };
@@ -473,6 +476,11 @@ async function postgresStore(url: string, options: OpenOptions): Promise<Store> 
     ...(schema ? { schema } : {}),
     setLogger: (l) => {
       logger = l;
+      // Said once the server has a logger: without pg_trgm, every new search scans the posts.
+      searchIndexMissing(db, 'postgres').then(
+        (reason) => reason && l.warn({ reason }, 'search runs without its trigram index (every new search scans the posts): install pg_trgm, then create the indexes of docs/operations.md'),
+        () => {},
+      );
     },
     close: async () => {
       changes.close();

@@ -18,6 +18,7 @@ import { afterExplicitId, takeWantedId } from './import-context.js';
 import { keptCountersOf } from '../metrics.js';
 import { nearCondition } from './geo.js';
 import { LONG_EVENT_CONDITION, LONG_EVENTS_INDEX, lookbackStart } from './event-overlaps.js';
+import { ftsPhrases, indexableWord, readSearch, SEARCH_TABLE } from './search-index.js';
 import {
   adjustedTotal,
   COUNTS_IN_FLIGHT,
@@ -363,6 +364,61 @@ export async function addEventTerms(db: Executor, eventId: number, termIds: numb
   return added;
 }
 
+/**
+ * How a list reads its search words on SQLite (`search-index.ts`): 'index' finds the posts holding
+ * the words of three characters or more through `posts_search` (exactly the rows LIKE finds) and
+ * reads the list from them; 'probe' walks the list in its order and checks each event against the
+ * index's matches (taken once); 'scan' walks the list and checks each post's text with LIKE.
+ * PostgreSQL always writes ILIKE, which its trigram indexes serve.
+ */
+type SearchMode = 'scan' | 'probe' | 'index';
+
+/**
+ * Up to this many posts matching a search's indexed words, a page is read from them (each looked
+ * up, then sorted: about 10 ms per thousand at 1,000,000 events); over it, in list order, checking
+ * each event against them.
+ */
+const INDEX_PAGE_MATCHES = 5000;
+/**
+ * Over this many matches (a tenth of a million-event calendar), taking them all costs more than
+ * checking each post's text in list order, where a page fills after a few dozen events.
+ */
+const PROBE_PAGE_MATCHES = 100_000;
+
+/** The search words (not exclusions) the SQLite index can find. */
+function indexedWords(f: EventListFilter): string[] {
+  return (f.searchWords ?? []).filter((w) => !(w.startsWith('-') && w.length > 1) && indexableWord(w));
+}
+
+/**
+ * Posts whose text holds every one of these words (the SQLite index; see `ftsPhrases`). 'probe':
+ * as a check of each event only (the unary `+` keeps SQLite from reading the list from the matches).
+ */
+function inSearchIndex(words: string[], mode: 'probe' | 'index') {
+  const table = sql.table(SEARCH_TABLE);
+  const matches = sql`(select rowid from ${table} where ${table} match ${ftsPhrases(words)})`;
+  return mode === 'index' ? sql<boolean>`${sql.ref('posts.id')} in ${matches}` : sql<boolean>`+${sql.ref('events.post_id')} in ${matches}`;
+}
+
+/** How a page of this filter reads its search, by how many posts match its indexed words (counted up to a bound). */
+async function pageSearchMode(db: Executor, dialect: DialectName, f: EventListFilter): Promise<SearchMode> {
+  const words = dialect === 'sqlite' ? indexedWords(f) : [];
+  if (words.length === 0) return 'scan';
+  const table = sql.table(SEARCH_TABLE);
+  const matchesUpTo = async (bound: number) => {
+    const probe = db.selectNoFrom(sql<number>`(select count(*) from (select rowid from ${table} where ${table} match ${ftsPhrases(words)} limit ${bound + 1}))`.as('n'));
+    const [row] = await readSearch(db, dialect, probe);
+    return Number(row?.n ?? 0);
+  };
+  if ((await matchesUpTo(INDEX_PAGE_MATCHES)) <= INDEX_PAGE_MATCHES) return 'index';
+  return (await matchesUpTo(PROBE_PAGE_MATCHES)) <= PROBE_PAGE_MATCHES ? 'probe' : 'scan';
+}
+
+/** How a count of this filter reads its search: from the index's matches whenever it can (a count reads every match either way). */
+function countSearchMode(dialect: DialectName, f: EventListFilter): SearchMode {
+  return dialect === 'sqlite' && indexedWords(f).length > 0 ? 'index' : 'scan';
+}
+
 function likeAny(dialect: DialectName, word: string) {
   const pattern = `%${word.replace(/[\\%_]/g, (c) => '\\' + c)}%`;
   return (eb: ExpressionBuilder<Database, 'posts' | 'events'>) => {
@@ -446,11 +502,11 @@ function longPartQuery(db: Executor, dialect: DialectName, overlaps: NonNullable
 }
 
 /** The query of a list (of one part of an overlap), its filter applied. */
-function listQuery(db: Executor, dialect: DialectName, f: EventListFilter, part?: OverlapPart): EventQuery {
-  return applyFilter(part === 'long' ? longPartQuery(db, dialect, f.overlaps!) : baseQuery(db), dialect, f, part);
+function listQuery(db: Executor, dialect: DialectName, f: EventListFilter, part?: OverlapPart, search: SearchMode = 'scan'): EventQuery {
+  return applyFilter(part === 'long' ? longPartQuery(db, dialect, f.overlaps!) : baseQuery(db), dialect, f, part, search);
 }
 
-function applyFilter(q: EventQuery, dialect: DialectName, f: EventListFilter, part?: OverlapPart): EventQuery {
+function applyFilter(q: EventQuery, dialect: DialectName, f: EventListFilter, part?: OverlapPart, search: SearchMode = 'scan'): EventQuery {
   q = q.where('posts.type', '=', 'tribe_events').where('events.hide_from_listings', '=', 0);
   if (f.statuses.length === 1) q = q.where('posts.status', '=', f.statuses[0]);
   else q = q.where('posts.status', 'in', [...f.statuses]);
@@ -463,11 +519,13 @@ function applyFilter(q: EventQuery, dialect: DialectName, f: EventListFilter, pa
   if (f.endFrom !== undefined) q = q.where('events.end_local', '>=', f.endFrom);
   if (f.startUntil !== undefined) q = q.where('events.start_local', '<=', f.startUntil);
   if (f.overlaps) q = applyOverlap(q, f.overlaps, part);
+  const indexed = search !== 'scan' && dialect === 'sqlite' ? indexedWords(f) : [];
+  if (indexed.length) q = q.where(inSearchIndex(indexed, search === 'probe' ? 'probe' : 'index'));
   for (const raw of f.searchWords ?? []) {
     if (raw.startsWith('-') && raw.length > 1) {
       const like = likeAny(dialect, raw.slice(1));
       q = q.where((eb) => eb.not(like(eb)));
-    } else q = q.where(likeAny(dialect, raw));
+    } else if (!indexed.includes(raw)) q = q.where(likeAny(dialect, raw));
   }
   // Link filters are correlated EXISTS (a primary-key probe per candidate row) rather than
   // `id IN (subquery)`, which SQLite materializes in full (every event of a popular category).
@@ -511,16 +569,17 @@ function applyFilter(q: EventQuery, dialect: DialectName, f: EventListFilter, pa
 async function countMatches(db: Executor, dialect: DialectName, filter: EventListFilter): Promise<{ n: number; seq: number | undefined }> {
   // The change log's number in the same statement: the count's own snapshot (see transitionsSince).
   const parts = overlapParts(filter);
+  const search = countSearchMode(dialect, filter);
   const q = parts
     ? // An overlap: its two parts counted in one statement (one snapshot).
       db.selectNoFrom(() => [
         sql<number>`${sql.join(
-          parts.map((part) => sql`(${listQuery(db, dialect, filter, part).select((eb) => eb.fn.countAll<number>().as('n'))})`),
+          parts.map((part) => sql`(${listQuery(db, dialect, filter, part, search).select((eb) => eb.fn.countAll<number>().as('n'))})`),
           sql` + `,
         )}`.as('n'),
         revisionExpression(dialect).as('__seq'),
       ])
-    : listQuery(db, dialect, filter).select((eb) => [eb.fn.countAll<number>().as('n'), revisionExpression(dialect).as('__seq')]);
+    : listQuery(db, dialect, filter, undefined, search).select((eb) => [eb.fn.countAll<number>().as('n'), revisionExpression(dialect).as('__seq')]);
   const reader = backgroundReaderOf(db);
   if (reader) {
     try {
@@ -556,13 +615,18 @@ export async function findEventPageIds(
   /** the data revision, when the caller has just read it (before anything it computed for this list) */
   knownRevision?: string,
 ): Promise<{ ids: number[]; total: number; revision?: string }> {
+  // A search: read through the index when its matches are few, else in list order; off the loop (`readSearch`).
+  const searching = (filter.searchWords?.length ?? 0) > 0;
+  let search: Promise<SearchMode> | undefined;
   const rowsOf = async (part: OverlapPart | undefined, limit: number, offset: number) => {
-    let q = listQuery(db, dialect, filter, part).select(['posts.id', 'events.start_local', 'posts.date_gmt', revisionExpression(dialect).as('__seq')]);
+    const mode = searching ? await (search ??= pageSearchMode(db, dialect, filter)) : 'scan';
+    let q = listQuery(db, dialect, filter, part, mode).select(['posts.id', 'events.start_local', 'posts.date_gmt', revisionExpression(dialect).as('__seq')]);
     // By start, ties by id: `events.post_id` (= posts.id) so that the events_listing index gives this order.
     if (filter.order === 'date') q = q.orderBy('posts.date_gmt').orderBy('posts.id');
     else if (filter.order === 'start_desc') q = q.orderBy('events.start_local', 'desc').orderBy('events.post_id', 'desc');
     else q = q.orderBy('events.start_local').orderBy('events.post_id');
-    const rows = await q.limit(limit).offset(offset).execute();
+    const paged = q.limit(limit).offset(offset);
+    const rows = searching ? await readSearch(db, dialect, paged) : await paged.execute();
     return { rows, seq: rows.length && rows[0]!.__seq != null ? Number(rows[0]!.__seq) : undefined };
   };
   /** An overlap's page: its first part's rows, then the second part's after the first part's last. */
@@ -581,10 +645,9 @@ export async function findEventPageIds(
     return { rows: [...first.rows, ...second.rows], seq: a === undefined || b === undefined ? undefined : Math.min(a, b) };
   };
   const countPart = async (part: OverlapPart) => {
-    const row = await listQuery(db, dialect, filter, part)
-      .select((eb) => eb.fn.countAll<number>().as('n'))
-      .executeTakeFirstOrThrow();
-    return Number(row.n);
+    const q = listQuery(db, dialect, filter, part, countSearchMode(dialect, filter)).select((eb) => eb.fn.countAll<number>().as('n'));
+    const [row] = searching ? await readSearch(db, dialect, q) : await q.execute();
+    return Number(row?.n ?? 0);
   };
   const pageRows = async () => {
     const parts = overlapParts(filter);
@@ -653,10 +716,17 @@ export async function findEventPageIds(
  * The statements one page of this filter runs (an overlap's two parts, else one), compiled: what
  * the planner is asked, for EXPLAIN in the tests and benchmarks.
  */
-export function eventPageStatements(db: Executor, dialect: DialectName, filter: EventListFilter, page: { limit: number; offset: number }): Array<{ sql: string; parameters: readonly unknown[] }> {
+export function eventPageStatements(
+  db: Executor,
+  dialect: DialectName,
+  filter: EventListFilter,
+  page: { limit: number; offset: number },
+  /** how its search words are read (SQLite; a page chooses with `pageSearchMode`) */
+  search: SearchMode = 'scan',
+): Array<{ sql: string; parameters: readonly unknown[] }> {
   const parts = overlapParts(filter) ?? [undefined];
   return parts.map((part) => {
-    const q = listQuery(db, dialect, filter, part).select(['posts.id', 'events.start_local']);
+    const q = listQuery(db, dialect, filter, part, search).select(['posts.id', 'events.start_local']);
     const ordered = filter.order === 'start_desc' ? q.orderBy('events.start_local', 'desc').orderBy('events.post_id', 'desc') : q.orderBy('events.start_local').orderBy('events.post_id');
     return ordered.limit(page.limit).offset(page.offset).compile();
   });

@@ -13,6 +13,7 @@ import { dataRevision, linkedDataRevision, revisionMemo, stampRevision } from '.
 import { noteChange, noteChanges } from './changes.js';
 import { storedIds } from './ranges.js';
 import { nearCondition, type NearFilter } from './geo.js';
+import { readSearch } from './search-index.js';
 
 export type LinkedKind = 'venue' | 'organizer';
 
@@ -243,15 +244,19 @@ export async function findLinkedPage(
   // (see `revisionOf`): their representations depend on the records alone, not on events.
   const pageKey = `${kind}:${page.limit}:${page.offset}:${JSON.stringify(filter)}`;
   let rows = revision === undefined ? undefined : pages.at(db, revision).get(pageKey);
+  // A search reads every record's fields (no index serves a fragment in any of them): off the loop.
+  const searching = (filter.searchFragments?.length ?? 0) > 0;
+  const read = <R>(q: { compile(): { sql: string; parameters: readonly unknown[] }; execute(): Promise<R[]> }) => (searching ? readSearch(db, dialect, q) : q.execute());
   if (rows === undefined) {
-    rows = (await applyLinkedFilter(kind, dialect, base(), filter, true)
-      .selectAll('posts')
-      .select(info.columns.map((c) => `${info.table}.${c}`))
-      .orderBy('posts.date_local', 'desc')
-      .orderBy('posts.id', 'desc')
-      .limit(page.limit)
-      .offset(page.offset)
-      .execute()) as LinkedRecord[];
+    rows = (await read(
+      applyLinkedFilter(kind, dialect, base(), filter, true)
+        .selectAll('posts')
+        .select(info.columns.map((c) => `${info.table}.${c}`))
+        .orderBy('posts.date_local', 'desc')
+        .orderBy('posts.id', 'desc')
+        .limit(page.limit)
+        .offset(page.offset),
+    )) as LinkedRecord[];
     if (revision !== undefined) {
       for (const row of rows) stampRevision(row, linkedRevision!);
       pages.at(db, revision).set(pageKey, rows);
@@ -261,11 +266,10 @@ export async function findLinkedPage(
     const key = `${kind}:${withSearch}:${JSON.stringify(filter)}`;
     const kept = revision === undefined ? undefined : totals.at(db, revision).get(key);
     if (kept !== undefined) return kept;
-    const c = await applyLinkedFilter(kind, dialect, base(), filter, withSearch)
-      .select((eb: any) => eb.fn.countAll().as('n'))
-      .executeTakeFirstOrThrow();
-    if (revision !== undefined) totals.at(db, revision).set(key, Number(c.n));
-    return Number(c.n);
+    const [c] = (await read(applyLinkedFilter(kind, dialect, base(), filter, withSearch).select((eb: any) => eb.fn.countAll().as('n')))) as Array<{ n: number | string }>;
+    const n = Number(c?.n ?? 0);
+    if (revision !== undefined) totals.at(db, revision).set(key, n);
+    return n;
   };
   let total = page.offset === 0 && rows.length < page.limit ? rows.length : await countWithSearch(true);
   if (total === 0 && filter.searchFragments?.length) total = await countWithSearch(false);

@@ -131,6 +131,9 @@ export interface EventPage {
 export function searchWords(search: string): string[] {
   const out: string[] = [];
   const re = /(-?)"([^"]+)"|(\S+)/g;
+  // A NUL separates words: PostgreSQL cannot hold it in a text value (the REST face refuses it;
+  // the pages and the embed pass their search box on as typed).
+  search = search.replace(/\u0000+/g, ' ');
   let m: RegExpExecArray | null;
   while ((m = re.exec(search))) {
     if (m[2] !== undefined) out.push(m[1] + m[2]);

@@ -200,3 +200,31 @@ export function formatCost(raw: string[], symbol: string, position: '' | 'prefix
   const max = render(costBy(costs, 'max'));
   return { cost: looseEquals(min, max) ? min : `${min}${RANGE_SEPARATOR}${max}`, cost_details };
 }
+
+/**
+ * A cost as it was typed (the stored `_EventCost` values, one line of text): what an editor loads
+ * back, so that saving again stores what was typed. Several values (an API client's array) are
+ * joined with ", ".
+ *
+ * @example typedCost(['€5 suggested donation']) // '€5 suggested donation'
+ */
+export function typedCost(raw: string[]): string {
+  return raw.filter((v) => v !== '').join(', ');
+}
+
+/**
+ * The cost as this service's own faces show it (pages, the iframe view, the FullCalendar source and
+ * the component), HTML-escaped as the REST `cost` is: a cost made of numbers only (`15`, `["10",
+ * "20"]`) as the original renders it (`$15`, `$10 – $20`), any other as typed. The original's
+ * rendering takes every number out of a text and the rest as its currency symbol, so
+ * "€5 suggested donation" reads "€ suggested donation5": the legacy `cost` keeps that (it is the
+ * wire format), the faces people read do not.
+ *
+ * @example shownCost(['€5 suggested donation'], '€ suggested donation5') // '€5 suggested donation'
+ * @example shownCost(['10', '20'], '$10 – $20') // '$10 – $20'
+ */
+export function shownCost(raw: string[], formatted: string): string {
+  const values = raw.filter((v) => v !== '');
+  if (values.every((v) => isNumeric(v.replace(/,/g, '')))) return formatted;
+  return wpSpecialchars(typedCost(values), 'both');
+}

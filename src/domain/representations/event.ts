@@ -8,7 +8,7 @@
 import type { EventRecord } from '../../store/events.js';
 import type { OrganizerRecord, VenueRecord } from '../../store/linked-posts.js';
 import type { ImageRow, TermRow } from '../../store/schema.js';
-import { formatCost } from '../cost.js';
+import { formatCost, shownCost, typedCost } from '../cost.js';
 import { dateDetails, isoWithOffset, timezoneAbbr } from '../dates/index.js';
 import type { Links } from '../links.js';
 import { autop, escHtml, jsonLdDescription, phpTrim } from '../text.js';
@@ -35,6 +35,27 @@ export type EventRecurrence = { kind: 'series'; lines: string[]; hideFromListing
 
 function imageOf(related: EventRelated, id: number | null): ImageRow | null {
   return id === null ? null : (related.images.get(Number(id)) ?? null);
+}
+
+/**
+ * The cost as this service's own faces show it (`shownCost` in ../cost.ts: a free-text cost as
+ * typed) and as it was typed (`typedCost`: what a form loads back), carried on each event object
+ * under this symbol: JSON never writes a symbol key, so the wire's `cost` stays the original's,
+ * while the faces that read the objects (pages, the iframe view, the FullCalendar source,
+ * submissions) use them. Read with `costShown` and `costTyped`.
+ */
+export const COST_AS_TYPED: unique symbol = Symbol('cost as typed');
+
+type WithCost = { cost: string; [COST_AS_TYPED]?: { shown: string; typed: string } };
+
+/** The cost a face shows for an event object (HTML-escaped, as `cost`): its shown cost, else the legacy `cost`. */
+export function costShown(event: { cost: string }): string {
+  return (event as WithCost)[COST_AS_TYPED]?.shown ?? event.cost;
+}
+
+/** The cost as typed (plain text), for a form to load back; the legacy `cost` when the object has none. */
+export function costTyped(event: { cost: string }): string {
+  return (event as WithCost)[COST_AS_TYPED]?.typed ?? event.cost;
 }
 
 /** Stored raw cost values of an event. */
@@ -89,7 +110,8 @@ export function toEventJson(e: EventRecord, related: EventRelated, links: Links,
   // An occurrence's page is its series' slug and its generated date (the original Pro add-on's form).
   const url = rec?.kind === 'occurrence' && e.status !== 'trash' ? `${links.eventPermalink(rec.seriesSlug)}${rec.originalStart.slice(0, 10)}/` : permalinkOf(e, links);
   const image = imageOf(related, e.image_id);
-  const cost = formatCost(storedCost(e), e.currency_symbol, e.currency_position as '' | 'prefix' | 'postfix');
+  const rawCost = storedCost(e);
+  const cost = formatCost(rawCost, e.currency_symbol, e.currency_position as '' | 'prefix' | 'postfix');
   const out: Record<string, unknown> = {
     id,
     global_id: globalId,
@@ -139,5 +161,6 @@ export function toEventJson(e: EventRecord, related: EventRelated, links: Links,
     }
   }
   if (context === 'single') out.json_ld = eventJsonLd(e, related, url, { cost: cost.cost, values: cost.cost_details.values });
+  (out as Record<symbol, unknown>)[COST_AS_TYPED] = { shown: shownCost(rawCost, cost.cost), typed: typedCost(rawCost) };
   return out;
 }

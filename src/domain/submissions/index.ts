@@ -34,6 +34,7 @@ import type { LinkedPostService } from '../linked-posts.js';
 import type { Links } from '../links.js';
 import { can, viewerOf, type Viewer } from '../permissions.js';
 import { isOrganizerEmail } from '../linked-posts/rules.js';
+import { costTyped } from '../representations/event.js';
 import { isValidTimezone, parseDateInput } from '../dates/index.js';
 import type { UserService } from '../users.js';
 import { createMailer, decisionMail, moderatorMail, type Decision, type Locale, type Mailer } from './mail.js';
@@ -353,7 +354,7 @@ export function createSubmissionService(deps: SubmissionDeps): SubmissionService
       end_date: json.end_date,
       timezone: json.timezone,
       all_day: json.all_day,
-      cost: json.cost,
+      cost: costTyped(json as { cost: string }),
       website: json.website,
       image: image && typeof image === 'object' ? image.url : null,
       venue: venue && typeof venue === 'object' && 'id' in venue ? { id: venue.id, venue: venue.venue, address: venue.address, city: venue.city, country: venue.country, status: venue.status } : null,

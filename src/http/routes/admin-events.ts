@@ -16,9 +16,17 @@
  * its occurrences; answers `{"deleted": true, "previous": {id, type, status, title}}` as WordPress'
  * forced deletes do. For whoever may delete that event (its author with `delete_published_posts`
  * and the like, editors and administrators); 400 when it is not in the trash or is one occurrence.
+ *
+ * `GET {REST_ROOT}/calendar/admin/v1/events/{id}`: what the admin app's editor loads beside the
+ * event's REST representation, the fields as they were typed where that representation renders
+ * them otherwise: `{"id": 12, "cost": "€5 suggested donation"}` (the legacy `cost` reads
+ * "€ suggested donation5", the original's rendering: loaded into the editor and saved again, it
+ * stored that). For whoever may edit that event; 401/403/404 as the legacy single event.
  */
 import type { Services } from '../../domain/services.js';
-import { canDeletePost, typeCan } from '../../domain/permissions.js';
+import { canDeletePost, canEditPost, typeCan } from '../../domain/permissions.js';
+import { typedCost } from '../../domain/cost.js';
+import { storedCost } from '../../domain/representations/event.js';
 import { apiError } from '../../domain/errors.js';
 import type { EventRecord } from '../../store/events.js';
 import { isPositiveInt } from '../../domain/values.js';
@@ -55,6 +63,26 @@ export function adminEventRoutes(services: Services): RouteDecl[] {
       }),
     ]),
     route('/events/{id}', [
+      endpoint<EventRecord>({
+        methods: ['GET'],
+        args: { id: { type: 'integer', description: 'The event (or series) ID', required: true, in: 'path', validate: (v) => isPositiveInt(v) } },
+        load: async (ctx) => (await services.events.findById(Number(ctx.path.id))) ?? null,
+        permission: (ctx) => (ctx.record ? canEditPost(ctx.viewer, 'tribe_events', ctx.record) : typeCan(ctx.viewer, 'edit', 'tribe_events')),
+        precondition: { type: 'event' },
+        docs: {
+          responses: {
+            '200': { description: 'The fields as typed where the REST representation renders them otherwise: {"id": 12, "cost": "€5 suggested donation"}' },
+            '401': { description: 'Not logged in' },
+            '403': { description: 'May not edit this event' },
+            '404': { description: 'No event with this ID' },
+          },
+        },
+        handler: async (ctx) => {
+          const record = ctx.record;
+          if (!record) throw apiError('rest-event-not-found', { args: [Number(ctx.path.id)] });
+          return { body: { id: Number(record.id), cost: typedCost(storedCost(record)) } };
+        },
+      }),
       endpoint<EventRecord>({
         methods: ['DELETE'],
         args: { id: { type: 'integer', description: 'The event (or series) ID', required: true, in: 'path', validate: (v) => isPositiveInt(v) } },

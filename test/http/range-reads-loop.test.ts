@@ -96,6 +96,20 @@ forEachStore(
       await assertNoStall(t, 'month page', () => receive(page, identity), checkPage, uncached);
     });
 
+    it('answers the iCalendar feed of a month of 3,000 events without a hold', async () => {
+      const feed = `${t.origin}/events/month/2031-03/?ical=1`;
+      const checkFeed = (r: Awaited<ReturnType<typeof receive>>) => {
+        assert.equal(r.status, 200);
+        const text = textOf(r);
+        // Each series once, with its rule (the occurrences are its instances).
+        assert.equal(text.match(/\r\nBEGIN:VEVENT\r\n/g)?.length, SERIES, text.slice(0, 500));
+        assert.equal(text.match(/\r\nRRULE:FREQ=DAILY;COUNT=31\r\n/g)?.length, SERIES);
+        assert.ok(text.endsWith('END:VCALENDAR\r\n'));
+      };
+      checkFeed(await receive(feed, identity));
+      await assertNoStall(t, 'iCalendar feed of a month', () => receive(feed, identity), checkFeed, uncached);
+    });
+
     it("answers the embed's month view of a thousand events without a hold", async () => {
       const embed = `${t.origin}/embed/?view=month&month=2031-03`;
       const checkEmbed = (r: Awaited<ReturnType<typeof receive>>) => {

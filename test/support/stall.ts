@@ -3,7 +3,7 @@
  * again and again (one ping always in flight), and the server's own loop watch reports its longest
  * hold meanwhile, both in CPU time (a busy host delays pings by seconds of wall-clock time without
  * any hold). The server runs in the test's process, so the answer is received as bytes and only
- * decoded after the measurement.
+ * decoded after the measurement. `STALL_LOG=1` prints each try's figures.
  *
  * @example
  *   await assertNoStall(t, 'month page', () => receive(`${t.origin}/events/month/2031-03/`), (r) => assert.equal(r.status, 200));
@@ -92,6 +92,7 @@ export async function assertNoStall(t: TestServer, label: string, request: () =>
     const r = await pinged(t, request);
     check(r.result);
     tries.push(`/livez ${Math.round(r.pingMs)} ms (${Math.round(r.pingCpuMs)} ms CPU), loop held ${Math.round(r.heldCpuMs)} ms CPU`);
+    if (process.env.STALL_LOG) console.log(`${label}: ${tries.at(-1)}`);
     if (r.pingCpuMs < BAR_MS && r.heldCpuMs < BAR_MS) return;
   }
   assert.fail(`${label}: ${BAR_MS} ms or more on every try: ${tries.join('; ')}`);

@@ -3,7 +3,8 @@
  * kept from an earlier request can answer it (a new search term, filter value, window or page per
  * request): searches (the event list, the list page, venues), filters (categories, tags, venue,
  * organizer, geolocation, featured), deep pages, wide date ranges, month pages (the pages face and
- * the embed's month view), FullCalendar ranges, CalDAV calendar-query time ranges and syncs.
+ * the embed's month view), FullCalendar ranges, CalDAV calendar-query time ranges and syncs, and
+ * the iCalendar feeds of a month and of a window.
  *
  * Per kind: latency p50, p99 and max (requests one at a time, or BENCH_GROWING_CONCURRENCY at once),
  * the longest hold of the server's event loop during them (the server's own loop watch: its
@@ -216,6 +217,20 @@ function kinds(d: Discovered): Kind[] {
           `<?xml version="1.0" encoding="utf-8"?><d:sync-collection xmlns:d="DAV:"><d:sync-token/><d:sync-level>1</d:sync-level><d:limit><d:nresults>${50 + Math.floor(rand() * 451)}</d:nresults></d:limit><d:prop><d:getetag/></d:prop></d:sync-collection>`,
           '0',
         ),
+    },
+    // Last: the kinds above draw the same random requests as before these were added.
+    {
+      key: 'ical-month',
+      label: 'iCalendar feed of a month (`/events/month/YYYY-MM/?ical=1`)',
+      request: () => ({ method: 'GET', url: `${d.origin}/events/month/${month()}/?ical=1` }),
+    },
+    {
+      key: 'ical-window',
+      label: 'iCalendar feed of a new window of 1 to 60 days (`/events.ics?start_date=&end_date=`)',
+      request: () => {
+        const from = day();
+        return { method: 'GET', url: `${d.origin}/events.ics?start_date=${ymd(from)}&end_date=${ymd(addDays(from, Math.floor(rand() * 60)))}` };
+      },
     },
   ];
   return list;

@@ -4,6 +4,7 @@
  * generator (`/embed/snippet`: a GET form, the three snippets in read-only text areas, previews).
  */
 import { DateTime } from 'luxon';
+import { plusDays } from '../domain/dates/index.js';
 import { html, Html } from './html.js';
 import { messagesFor, plural, type Locale } from './messages.js';
 import { componentAttributes, iframeQuery, type EmbedOptions } from './options.js';
@@ -31,11 +32,18 @@ td{border:1px solid var(--border);vertical-align:top;height:5rem;padding:.2rem;o
 /** The Content-Security-Policy of the iframe view: no script, frameable by any site. */
 export const VIEW_CSP = "default-src 'none'; style-src 'unsafe-inline'; img-src 'self' data:; base-uri 'none'; form-action 'self'; frame-ancestors *";
 
+/** Formatters by locale and options (a few shapes): building one costs more than formatting with it. */
+const formatters = new Map<string, Intl.DateTimeFormat>();
+function formatter(locale: Locale, options: Intl.DateTimeFormatOptions): Intl.DateTimeFormat {
+  const key = `${locale}|${JSON.stringify(options)}`;
+  let f = formatters.get(key);
+  if (!f) formatters.set(key, (f = new Intl.DateTimeFormat(locale === 'fr' ? 'fr-FR' : 'en-GB', { ...options, timeZone: 'UTC' })));
+  return f;
+}
 const fmt = (locale: Locale, wall: string, options: Intl.DateTimeFormatOptions) =>
-  new Intl.DateTimeFormat(locale === 'fr' ? 'fr-FR' : 'en-GB', { ...options, timeZone: 'UTC' }).format(new Date(`${wall.slice(0, 10)}T${wall.length > 10 ? wall.slice(11, 19) : '00:00:00'}Z`));
+  formatter(locale, options).format(new Date(`${wall.slice(0, 10)}T${wall.length > 10 ? wall.slice(11, 19) : '00:00:00'}Z`));
 const longDay = (locale: Locale, day: string) => fmt(locale, day, { weekday: 'long', day: 'numeric', month: 'long', year: 'numeric' });
 const hm = (locale: Locale, wall: string) => fmt(locale, wall, { hour: '2-digit', minute: '2-digit' });
-const plusDays = (day: string, n: number) => DateTime.fromISO(day, { zone: 'utc' }).plus({ days: n }).toFormat('yyyy-MM-dd');
 
 /** Titles and names come rendered (entities); the template escapes again, so decode first. */
 function text(s: string): string {
@@ -127,7 +135,14 @@ export function monthView(site: string, o: EmbedOptions, locale: Locale, month: 
   const gridEnd = last.plus({ days: 7 - last.weekday });
   const byDay = new Map<string, EmbedEvent[]>();
   const within = { from: gridStart.toFormat('yyyy-MM-dd'), until: gridEnd.toFormat('yyyy-MM-dd') };
-  for (const e of events) for (const d of daysOf(e, within)) byDay.set(d, [...(byDay.get(d) ?? []), e]);
+  let inMonth = false;
+  for (const e of events)
+    for (const d of daysOf(e, within)) {
+      const list = byDay.get(d);
+      if (list) list.push(e);
+      else byDay.set(d, [e]);
+      if (d.startsWith(month)) inMonth = true;
+    }
   const title = fmt(locale, `${month}-01`, { month: 'long', year: 'numeric' });
   const prev = first.minus({ months: 1 }).toFormat('yyyy-MM');
   const next = first.plus({ months: 1 }).toFormat('yyyy-MM');
@@ -153,7 +168,6 @@ export function monthView(site: string, o: EmbedOptions, locale: Locale, month: 
     const d = gridStart.plus({ days: i }).toFormat('yyyy-MM-dd');
     return html`<th scope="col" abbr="${fmt(locale, d, { weekday: 'long' })}">${fmt(locale, d, { weekday: 'short' })}</th>`;
   });
-  const inMonth = events.some((e) => daysOf(e, within).some((d) => d.startsWith(month)));
   const body = html`<nav aria-label="${title}"><a href="./${iframeQuery(o, [['month', prev]])}" target="_self" rel="prev" aria-label="${m.previous}">‹</a><h1 id="month-title">${title}</h1><a href="./${iframeQuery(
     o,
     [['month', next]],

@@ -8,7 +8,7 @@ import { faultError } from '../domain/errors.js';
 import { wallToUtc } from '../domain/dates/index.js';
 import { answerConditional, etagOf, isNotModified, type Validators } from '../web/conditional.js';
 import { storeFault } from '../store/faults.js';
-import { icalendar, ICAL_CONTENT_TYPE } from './ical.js';
+import { icalendarInSteps, ICAL_CONTENT_TYPE } from './ical.js';
 import { isPageNotFound } from './calendar.js';
 import { idsOf, truthy, type Answer, type BadRequest, type Format, type PageContext, type Query } from './page-context.js';
 
@@ -62,7 +62,7 @@ export async function send(ctx: PageContext, req: FastifyRequest, reply: Fastify
   }
   if (validators) answerConditional(req, reply, validators);
   // A feed: never negotiated (calendar clients send no Accept), always text/calendar.
-  const text = icalendar(answer.events, {
+  const text = await icalendarInSteps(answer.events, {
     name: answer.name,
     timezone: config.timezone,
     siteUrl: ctx.site,

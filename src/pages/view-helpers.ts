@@ -5,6 +5,7 @@
  */
 import { DateTime } from 'luxon';
 import { sanitizePostHtml } from '../domain/text.js';
+import { plusDays } from '../domain/dates/index.js';
 import { venueAddress } from './ical.js';
 import type { EventFilter, EventsPage, PublicEvent, PublicVenue } from './public.js';
 import { plainText, trusted, type SafeHtml } from './html.js';
@@ -95,15 +96,12 @@ export function isoOf(wall: string, utcWall: string, allDay: boolean): string {
 export function daysCovered(e: Pick<PublicEvent, 'start_date' | 'end_date'>, within?: { from: string; until: string }): string[] {
   let first = e.start_date.slice(0, 10);
   let last = e.end_date.slice(0, 10);
-  if (last > first && e.end_date.slice(11) === '00:00:00') last = DateTime.fromISO(last, { zone: 'utc' }).minus({ days: 1 }).toISODate()!;
+  // Plain calendar arithmetic: a month page places up to a thousand events.
+  if (last > first && e.end_date.slice(11) === '00:00:00') last = plusDays(last, -1);
   if (within && within.from > first) first = within.from;
   if (within && within.until < last) last = within.until;
   const out: string[] = [];
-  for (let d = DateTime.fromISO(first, { zone: 'utc' }); out.length < 400; d = d.plus({ days: 1 })) {
-    const day = d.toISODate()!;
-    if (day > last) break;
-    out.push(day);
-  }
+  for (let day = first; out.length < 400 && day <= last; day = plusDays(day, 1)) out.push(day);
   return out;
 }
 

@@ -13,7 +13,7 @@
  * - hints.ts: what a failed date or zone argument tells the client.
  */
 export { manualOffsetMinutes, isValidTimezone, zoneOf } from './zones.js';
-export { type WallTime, toWallTime, fromWallTime, wallToUtc, utcToWall, dateDetails, startOfDay, endOfDay, isoWithOffset, nowWall } from './wall.js';
+export { type WallTime, toWallTime, fromWallTime, wallToUtc, utcToWall, dateDetails, startOfDay, endOfDay, isoWithOffset, nowWall, wallAsUtcMs, utcMsAsWall, plusDays } from './wall.js';
 export { timezoneAbbr } from './abbreviations.js';
 export { parseDateInput } from './strtotime.js';
 export { DATE_INPUT_FORMS, TIMEZONE_EXAMPLES, dateInputHint, timezoneHint, invalidDateFailure, invalidTimezoneFailure } from './hints.js';

@@ -22,7 +22,7 @@
 import { DateTime } from 'luxon';
 import { EMBED_NAMESPACE } from '../../config.js';
 import { apiError } from '../../domain/errors.js';
-import { toWallTime, zoneOf } from '../../domain/dates/index.js';
+import { plusDays, toWallTime, utcMsAsWall, wallAsUtcMs, zoneOf } from '../../domain/dates/index.js';
 import { isKnownIanaZone } from '../../domain/dates/zones.js';
 import type { EventListArgs } from '../../domain/events/index.js';
 import { eventListArgs } from './events.js';
@@ -30,6 +30,7 @@ import type { Services } from '../../domain/services.js';
 import { isPositiveInt } from '../../domain/values.js';
 import { anyone, endpoint, route, type Args, type RouteDecl } from '../route.js';
 import { docRoutes } from './doc.js';
+import { registerKept } from '../../metrics.js';
 import { namespaceRoutes } from './namespace.js';
 
 export { EMBED_NAMESPACE };
@@ -38,6 +39,10 @@ export { EMBED_NAMESPACE };
 export const MAX_RANGE_DAYS = 400;
 /** The most events one answer holds (the first in start order). */
 export const MAX_EVENTS = 1000;
+/** Events turned into event objects between two turns of the event loop. */
+const BUILD_CHUNK = 200;
+/** Wait for the next turn of the event loop. */
+const nextTurn = () => new Promise<void>((resolve) => setImmediate(resolve));
 /** Wall times of any zone lie within these many hours of UTC (UTC-12 to UTC+14), and a margin. */
 const ZONE_SPREAD_HOURS = 15;
 
@@ -63,15 +68,31 @@ function parseInstant(value: string, zone: string): DateTime {
 
 const isoDate = (v: unknown) => typeof v === 'string' && parseInstant(v, 'UTC').isValid;
 
+const NAMED_ENTITIES: Record<string, string> = {
+  amp: '&',
+  lt: '<',
+  gt: '>',
+  quot: '"',
+  apos: "'",
+  nbsp: '\u00a0',
+  hellip: '…',
+  ndash: '–',
+  mdash: '—',
+  lsquo: '‘',
+  rsquo: '’',
+  ldquo: '“',
+  rdquo: '”',
+};
+
 /** Decode the HTML entities of a rendered title (FullCalendar shows titles as text). */
 export function decodeEntities(text: string): string {
-  const named: Record<string, string> = { amp: '&', lt: '<', gt: '>', quot: '"', apos: "'", nbsp: '\u00a0', hellip: '…', ndash: '–', mdash: '—', lsquo: '‘', rsquo: '’', ldquo: '“', rdquo: '”' };
+  if (!text.includes('&')) return text;
   return text.replace(/&(#x[0-9a-f]+|#\d+|[a-z]+);/gi, (all, name: string) => {
     if (name[0] === '#') {
       const code = name[1] === 'x' || name[1] === 'X' ? parseInt(name.slice(2), 16) : parseInt(name.slice(1), 10);
       return Number.isFinite(code) && code > 0 && code <= 0x10ffff ? String.fromCodePoint(code) : all;
     }
-    return named[name.toLowerCase()] ?? all;
+    return NAMED_ENTITIES[name.toLowerCase()] ?? all;
   });
 }
 
@@ -112,8 +133,45 @@ interface ListedEvent {
   tags: Array<{ id: number; name: string; slug: string }>;
 }
 
-const utc = (wall: string) => DateTime.fromFormat(wall, 'yyyy-MM-dd HH:mm:ss', { zone: 'utc' });
+/*
+ * Dates per event by plain arithmetic on the representation's wall times, and zone offsets looked
+ * up once per zone and hour: parsing and converting each date with Luxon cost about 0.1 ms an
+ * event, and an answer holds up to a thousand.
+ */
+const HOUR_MS = 3_600_000;
+
+/**
+ * Zone offsets (minutes) by zone and UTC hour, when the same over the whole hour (no zone changes
+ * its offset twice within an hour); NaN for an hour with a change, computed exactly each time.
+ * Bounded: zone names come from requests.
+ */
+const hourOffsets = new Map<string, number>();
+registerKept(undefined, 'zone_hour_offsets', { entries: () => hourOffsets.size, maxEntries: 20_000 });
+const offsetOf = (zone: string, ms: number) => DateTime.fromMillis(ms, { zone }).offset;
+function zoneOffsetAt(zone: string, ms: number): number {
+  const hour = Math.floor(ms / HOUR_MS);
+  const key = `${zone}|${hour}`;
+  let offset = hourOffsets.get(key);
+  if (offset === undefined) {
+    const first = offsetOf(zone, hour * HOUR_MS);
+    offset = first === offsetOf(zone, hour * HOUR_MS + HOUR_MS - 1) ? first : NaN;
+    if (hourOffsets.size >= 20_000) hourOffsets.clear();
+    hourOffsets.set(key, offset);
+  }
+  return Number.isNaN(offset) ? offsetOf(zone, ms) : offset;
+}
+
+/** A UTC wall time as the wall time of an IANA zone, `YYYY-MM-DDTHH:MM:SS`. */
+function zoneIsoWall(utcWall: string, zone: string): string {
+  const ms = wallAsUtcMs(utcWall);
+  // As Luxon computes a wall time (minutes to milliseconds in this order: offsets before 1900 have seconds).
+  return isoWall(utcMsAsWall(ms + zoneOffsetAt(zone, ms) * 60 * 1000));
+}
+
 const isoWall = (wall: string) => wall.replace(' ', 'T');
+
+/** The day after `day` (`YYYY-MM-DD`). */
+const nextDay = (day: string) => plusDays(day, 1);
 
 /** One event as a FullCalendar event object, its dates written for the request's zone. */
 export function fullCalendarEvent(e: ListedEvent, zone: RequestZone): Record<string, unknown> {
@@ -121,16 +179,16 @@ export function fullCalendarEvent(e: ListedEvent, zone: RequestZone): Record<str
   let end: string;
   if (e.all_day) {
     start = e.start_date.slice(0, 10);
-    end = DateTime.fromISO(e.end_date.slice(0, 10), { zone: 'utc' }).plus({ days: 1 }).toISODate()!;
+    end = nextDay(e.end_date.slice(0, 10));
   } else if (zone.kind === 'utc') {
     start = `${isoWall(e.utc_start_date)}Z`;
     end = `${isoWall(e.utc_end_date)}Z`;
   } else if (zone.kind === 'named') {
-    start = isoWall(toWallTime(utc(e.utc_start_date).setZone(zone.name)));
-    end = isoWall(toWallTime(utc(e.utc_end_date).setZone(zone.name)));
+    start = zoneIsoWall(e.utc_start_date, zone.name);
+    end = zoneIsoWall(e.utc_end_date, zone.name);
   } else {
     const own = (wall: string, utcWall: string) => {
-      const minutes = Math.round(DateTime.fromISO(isoWall(wall), { zone: 'utc' }).diff(utc(utcWall), 'minutes').minutes);
+      const minutes = Math.round((wallAsUtcMs(wall) - wallAsUtcMs(utcWall)) / 60_000);
       const sign = minutes < 0 ? '-' : '+';
       const abs = Math.abs(minutes);
       return `${isoWall(wall)}${sign}${String(Math.floor(abs / 60)).padStart(2, '0')}:${String(abs % 60).padStart(2, '0')}`;
@@ -224,25 +282,28 @@ export function embedRoutes(services: Services): RouteDecl[] {
           }
           const fromMs = from.toMillis();
           const toMs = to.toMillis();
+          // All-day events are days read in the request's zone (the site's for local), the end exclusive.
+          const dayZone = zoneOf(zone.kind === 'named' ? zone.name : zone.kind === 'utc' ? 'UTC' : siteZone);
+          const dayStarts = new Map<string, number>();
+          const dayStart = (day: string) => {
+            let ms = dayStarts.get(day);
+            if (ms === undefined) dayStarts.set(day, (ms = DateTime.fromISO(day, { zone: dayZone }).toMillis()));
+            return ms;
+          };
           const overlaps = (e: ListedEvent) => {
-            if (e.all_day) {
-              // Days: read in the request's zone (the site's for local), the end exclusive.
-              const z = zone.kind === 'named' ? zone.name : zone.kind === 'utc' ? 'UTC' : siteZone;
-              const s = DateTime.fromISO(e.start_date.slice(0, 10), { zone: zoneOf(z) }).toMillis();
-              const x = DateTime.fromISO(e.end_date.slice(0, 10), { zone: zoneOf(z) })
-                .plus({ days: 1 })
-                .toMillis();
-              return s < toMs && x > fromMs;
-            }
-            const s = utc(e.utc_start_date).toMillis();
-            const x = utc(e.utc_end_date).toMillis();
+            if (e.all_day) return dayStart(e.start_date.slice(0, 10)) < toMs && dayStart(nextDay(e.end_date.slice(0, 10))) > fromMs;
+            const s = wallAsUtcMs(e.utc_start_date);
+            const x = wallAsUtcMs(e.utc_end_date);
             return s < toMs && (x > fromMs || (x === s && s >= fromMs));
           };
           const out: Record<string, unknown>[] = [];
+          let done = 0;
           for (;;) {
             const page = await services.events.list(ctx.viewer, args, ctx.links, ctx.reserve);
             for (const e of page.events as unknown as ListedEvent[]) {
               if (out.length >= limit) break;
+              // Up to a thousand events: built in steps, other requests running in between.
+              if (++done % BUILD_CHUNK === 0) await nextTurn();
               if (overlaps(e)) out.push(fullCalendarEvent(e, zone));
             }
             if (out.length >= limit || args.page >= page.totalPages || args.page * args.per_page >= MAX_EVENTS + 50) break;

@@ -5,6 +5,7 @@
  */
 import { DateTime } from 'luxon';
 import { plusDays } from '../domain/dates/index.js';
+import { costShown } from '../domain/representations/event.js';
 import { html, Html } from './html.js';
 import { messagesFor, plural, type Locale } from './messages.js';
 import { componentAttributes, iframeQuery, type EmbedOptions } from './options.js';
@@ -105,7 +106,7 @@ function eventItem(locale: Locale, e: EmbedEvent, compact: boolean): Html {
   return html`<li class="event"><a class="name" href="${e.url}">${text(e.title)}</a> <span class="meta">${when}</span>${
     compact
       ? ''
-      : html`${venue ? html` <span class="meta">${venue}</span>` : ''}${e.cost ? html` <span class="meta">${text(e.cost)}</span>` : ''}${e.categories.length ? html` <span class="meta">${e.categories.map((c) => text(c.name)).join(', ')}</span>` : ''}`
+      : html`${venue ? html` <span class="meta">${venue}</span>` : ''}${e.cost ? html` <span class="meta">${text(costShown(e))}</span>` : ''}${e.categories.length ? html` <span class="meta">${e.categories.map((c) => text(c.name)).join(', ')}</span>` : ''}`
   }</li>`;
 }
 

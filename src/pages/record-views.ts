@@ -1,6 +1,7 @@
 /**
  * The calendar's views of one record: an event's page, a venue's or organizer's page.
  */
+import { costShown } from '../domain/representations/event.js';
 import { venueAddress } from './ical.js';
 import type { EventsPage, PublicEvent, PublicOrganizer, PublicVenue } from './public.js';
 import { html, jsonLdScript, plainText } from './html.js';
@@ -25,7 +26,7 @@ ${image && safeUrl(image.url) ? html`<figure class="image"><img src="${safeUrl(i
 <dt>Start</dt><dd><time datetime="${isoOf(e.start_date, e.utc_start_date, e.all_day)}">${e.all_day ? dayText(e.start_date) : `${dayText(e.start_date)}, ${timeText(e.start_date)}`}</time></dd>
 <dt>End</dt><dd><time datetime="${isoOf(e.end_date, e.utc_end_date, e.all_day)}">${e.all_day ? dayText(e.end_date) : `${dayText(e.end_date)}, ${timeText(e.end_date)}`}</time></dd>
 ${e.all_day ? '' : html`<dt>Time zone</dt><dd>${e.timezone}${e.timezone_abbr ? ` (${e.timezone_abbr})` : ''}</dd>`}
-${e.cost ? html`<dt>Cost</dt><dd>${plainText(e.cost)}</dd>` : ''}
+${e.cost ? html`<dt>Cost</dt><dd>${plainText(costShown(e))}</dd>` : ''}
 ${e.website && e.website !== e.url && safeUrl(plainText(e.website)) ? html`<dt>Website</dt><dd><a href="${safeUrl(plainText(e.website))}" rel="nofollow">${plainText(e.website)}</a></dd>` : ''}
 ${e.categories.length ? html`<dt>Categories</dt><dd>${termLinks(e.categories, 'category')}</dd>` : ''}
 ${e.tags.length ? html`<dt>Tags</dt><dd>${termLinks(e.tags, 'tag')}</dd>` : ''}

@@ -6,6 +6,7 @@
 import type { Config } from '../config.js';
 import type { Links } from '../domain/links.js';
 import { isOrganizerEmail } from '../domain/linked-posts.js';
+import { costShown } from '../domain/representations/event.js';
 import type { EventFilter, PublicEvent, PublicOrganizer, PublicTerm } from './public.js';
 import { html, plainText, type SafeHtml } from './html.js';
 import { isoOf, safeUrl, STYLESHEET_PATH, subscribeLinks, whenText, type PageMeta, type Subscription } from './view-helpers.js';
@@ -85,7 +86,7 @@ ${main}
 ${headingLevel === 2 ? html`<h2>${title}</h2>` : html`<h3>${title}</h3>`}
 <p class="when"><time datetime="${isoOf(e.start_date, e.utc_start_date, e.all_day)}">${whenText(e)}</time></p>
 ${venue ? html`<p class="where"><a href="${venue.url}">${plainText(venue.venue)}</a>${venue.city ? html`, ${venue.city}` : ''}</p>` : ''}
-${e.cost ? html`<p class="cost">${plainText(e.cost)}</p>` : ''}
+${e.cost ? html`<p class="cost">${plainText(costShown(e))}</p>` : ''}
 ${termLinks(e.categories, 'category')}
 </article>`;
   }

@@ -24,6 +24,7 @@ import { EMBED_NAMESPACE } from '../../config.js';
 import { apiError } from '../../domain/errors.js';
 import { plusDays, toWallTime, utcMsAsWall, wallAsUtcMs, zoneOf } from '../../domain/dates/index.js';
 import { isKnownIanaZone } from '../../domain/dates/zones.js';
+import { costShown } from '../../domain/representations/event.js';
 import type { EventListArgs } from '../../domain/events/index.js';
 import { eventListArgs } from './events.js';
 import type { Services } from '../../domain/services.js';
@@ -220,7 +221,7 @@ export function fullCalendarEvent(e: ListedEvent, zone: RequestZone): Record<str
       organizers: e.organizer.map((o) => ({ id: o.id, name: decodeEntities(o.organizer), url: o.url })),
       categories: e.categories.map((c) => ({ id: c.id, name: decodeEntities(c.name), slug: c.slug })),
       tags: e.tags.map((c) => ({ id: c.id, name: decodeEntities(c.name), slug: c.slug })),
-      cost: e.cost,
+      cost: costShown(e),
       featured: e.featured,
       image: e.image ? e.image.url : null,
       timezone: e.timezone,

@@ -42,6 +42,7 @@ import { submissionsMigration } from './migrations/015_submissions.js';
 import { federationMigration } from './migrations/016_federation.js';
 import { signInCodesMigration } from './migrations/017_sign_in_codes.js';
 import { submissionLimitsMigration } from './migrations/018_submission_limits.js';
+import { sharedLimitsMigration } from './migrations/020_shared_limits.js';
 import { longEventsIndexMigration } from './migrations/021_long_events_index.js';
 import { federationObjectTimesMigration } from './migrations/022_federation_object_times.js';
 
@@ -115,6 +116,7 @@ function migrations(dialect: DialectName): Record<string, Migration> {
     '016_federation': federationMigration(dialect),
     '017_sign_in_codes': signInCodesMigration(),
     '018_submission_limits': submissionLimitsMigration(dialect),
+    '020_shared_limits': sharedLimitsMigration(),
     '021_long_events_index': longEventsIndexMigration(dialect),
     '022_federation_object_times': federationObjectTimesMigration(),
   };

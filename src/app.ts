@@ -128,7 +128,7 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
 
   // The rate limit keys by the user when the credentials are valid: the REST face's credential
   // hook (an app-level onRequest hook) runs before the plugin's (route-level) ones.
-  const rateLimitTake = await registerRateLimit(app, config, RATE_LIMIT_EXEMPT);
+  const rateLimitTake = await registerRateLimit(app, config, store.db, RATE_LIMIT_EXEMPT);
   const metrics = registerMetrics(app, config, store, loopWatch);
   const registry = metrics?.registry;
   if (registry) jobs.registerMetrics(registry);

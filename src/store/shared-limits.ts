@@ -179,7 +179,7 @@ export async function takeRateGrant(db: Executor, key: string, windowStartMs: nu
  * grants near the end keep an instance from holding requests another needs (a client sent to
  * several instances is refused at most `remaining / divisor` early per instance).
  */
-export const GRANT_SHAPE = { divisor: 16, most: 64 } as const;
+export const GRANT_SHAPE = { divisor: 8, most: 100 } as const;
 export function grantSize(remaining: number): number {
   if (remaining <= 0) return 0;
   return Math.max(1, Math.min(GRANT_SHAPE.most, Math.floor(remaining / GRANT_SHAPE.divisor)));

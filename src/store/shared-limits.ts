@@ -156,22 +156,21 @@ export async function resetLoginCount(db: Executor, key: string): Promise<void> 
 export async function takeRateGrant(db: Executor, key: string, windowStartMs: number, max: number): Promise<{ granted: number; total: number }> {
   // `grantSize` of what remains, in SQL.
   const first = grantSize(max);
-  return writeTransaction(db, async (trx) => {
-    const old = sql<number>`(case when "rate_limit_grants"."window_start_ms" = ${n(windowStartMs)} then "rate_limit_grants"."count" else 0 end)`;
-    const remaining = sql<number>`(${n(max)} - ${old})`;
-    const { divisor, most } = GRANT_SHAPE;
-    const grant = sql<number>`(case when ${remaining} <= 0 then 0 when ${remaining} / ${n(divisor)} < 1 then 1 when ${remaining} / ${n(divisor)} > ${n(most)} then ${n(most)} else ${remaining} / ${n(divisor)} end)`;
-    const r = await sql<{ count: number; granted: number }>`
-      insert into "rate_limit_grants" ("key", "window_start_ms", "count", "granted")
-      values (${key}, ${n(windowStartMs)}, ${n(first)}, ${n(first)})
-      on conflict ("key") do update set
-        "count" = ${old} + ${grant},
-        "granted" = ${grant},
-        "window_start_ms" = ${n(windowStartMs)}
-      returning "count", "granted"`.execute(trx);
-    const row = r.rows[0]!;
-    return { granted: Number(row.granted), total: Number(row.count) };
-  });
+  // One statement, atomic on its own: no transaction around it (this is on the hot read path).
+  const old = sql<number>`(case when "rate_limit_grants"."window_start_ms" = ${n(windowStartMs)} then "rate_limit_grants"."count" else 0 end)`;
+  const remaining = sql<number>`(${n(max)} - ${old})`;
+  const { divisor, most } = GRANT_SHAPE;
+  const grant = sql<number>`(case when ${remaining} <= 0 then 0 when ${remaining} / ${n(divisor)} < 1 then 1 when ${remaining} / ${n(divisor)} > ${n(most)} then ${n(most)} else ${remaining} / ${n(divisor)} end)`;
+  const r = await sql<{ count: number; granted: number }>`
+    insert into "rate_limit_grants" ("key", "window_start_ms", "count", "granted")
+    values (${key}, ${n(windowStartMs)}, ${n(first)}, ${n(first)})
+    on conflict ("key") do update set
+      "count" = ${old} + ${grant},
+      "granted" = ${grant},
+      "window_start_ms" = ${n(windowStartMs)}
+    returning "count", "granted"`.execute(db);
+  const row = r.rows[0]!;
+  return { granted: Number(row.granted), total: Number(row.count) };
 }
 
 /**

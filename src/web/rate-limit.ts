@@ -7,11 +7,12 @@
  * The count holds across every instance on one database (table `rate_limit_grants`,
  * store/shared-limits.ts) without a write per request: windows are fixed (multiples of the window
  * since the epoch, the same on every instance), and an instance takes a *grant* of requests for a
- * client key in one atomic upsert — at most what remains of the key's window, an eighth of it, at
- * most 100, at least 1 — and spends it in memory. The grants of all instances never add up past
- * the limit; near the end of a window they shrink to one request, so a client sent to several
- * instances is refused early by at most the few requests another instance still holds. With the
- * default 1,200 a minute, a client far below the limit costs one write per 100 requests.
+ * client key in one atomic upsert — an eighth of what remains of the key's window, at most 100, at
+ * least 1, never more than remains — and spends it in memory. The grants of all instances never
+ * add up past the limit; near the end of a window they shrink to one request, so a client sent to
+ * several instances is refused early by at most the few requests another instance still holds. A
+ * client far below its limit costs one write per 100 requests, taken ahead (once half the last
+ * grant is spent) so that no request waits for it.
  *
  * A database fault while taking a grant lets the request through uncounted (the plugin's
  * `skipOnError`): a rate limit must not turn kept answers into errors while the database is away.
@@ -23,7 +24,7 @@ import type { FastifyInstance } from 'fastify';
 import type { Config } from '../config.js';
 import { ApiError } from '../domain/errors.js';
 import type { Executor } from '../store/schema.js';
-import { takeRateGrant } from '../store/shared-limits.js';
+import { GRANT_SHAPE, takeRateGrant } from '../store/shared-limits.js';
 import { clientKeyOf } from './login-throttle.js';
 
 /** The IETF draft's `RateLimit` field (draft-ietf-httpapi-ratelimit-headers-08 and later), beside X-RateLimit-*. */
@@ -45,6 +46,8 @@ interface Grant {
   total: number;
   /** nothing left in the window (every instance's grants reached the limit) */
   exhausted: boolean;
+  /** the size of the last grant taken */
+  last: number;
   /** a grant being taken now (requests waiting for it share it) */
   taking?: Promise<void>;
 }
@@ -57,14 +60,20 @@ export function createGrantStore(db: Executor, max: number, windowMs: number, no
     let g = grants.get(key);
     if (g && g.window === window) return g;
     if (!g && grants.size >= MAX_KEYS) grants.delete(grants.keys().next().value!);
-    g = { window, left: 0, total: 0, exhausted: false };
+    g = { window, left: 0, total: 0, exhausted: false, last: 0 };
     grants.set(key, g);
     return g;
   };
-  /** Spend one request of the key's grant: what it counts, or undefined when none is left here (or anywhere: `exhausted`). */
-  const spend = (g: Grant, at: number): Counted | undefined => {
+  /**
+   * Spend one request of the key's grant: what it counts, or undefined when none is left here.
+   * Far from the limit (full grants), the next grant is taken once half of this one is spent, so
+   * no request waits for the database (a write's commit takes milliseconds on PostgreSQL); near
+   * the limit, grants shrink and are taken only when needed, so none is held back.
+   */
+  const spend = (key: string, g: Grant, at: number): Counted | undefined => {
     if (g.left <= 0) return undefined;
     g.left--;
+    if (g.last >= GRANT_SHAPE.most && g.left <= g.last / 2 && !g.taking) take(key, g).catch(() => {});
     return { current: g.total - g.left, ttl: g.window + windowMs - at };
   };
   /** Take a grant from the database, once at a time per key. */
@@ -73,6 +82,7 @@ export function createGrantStore(db: Executor, max: number, windowMs: number, no
       .then(({ granted, total }) => {
         if (granted === 0) g.exhausted = true;
         g.left += granted;
+        g.last = granted;
         g.total = Math.max(g.total, total);
       })
       .finally(() => {
@@ -85,7 +95,7 @@ export function createGrantStore(db: Executor, max: number, windowMs: number, no
       const at = now();
       const g = grantOf(key, at);
       if (g.exhausted) return { current: max + 1, ttl: g.window + windowMs - at };
-      return spend(g, at);
+      return spend(key, g, at);
     },
     /** Count a request, taking a grant from the database when this instance has none left. */
     async count(key: string): Promise<Counted> {
@@ -93,7 +103,7 @@ export function createGrantStore(db: Executor, max: number, windowMs: number, no
         const at = now();
         const g = grantOf(key, at);
         if (g.exhausted) return { current: max + 1, ttl: g.window + windowMs - at };
-        const counted = spend(g, at);
+        const counted = spend(key, g, at);
         if (counted) return counted;
         await take(key, g);
       }

@@ -31,7 +31,7 @@
  * and ended by one update per row (a failure counted, or the reservation released). A reservation
  * is trusted for `ATTEMPT_LEASE_MS`, so an instance stopped in the middle of a check does not
  * leave it counted longer. A header already known to be right costs a read (the pair's and the
- * client's rows), no write. Rows past their window are deleted by the `shared-limits-pruning` job.
+ * client's rows; the checks of one turn of the event loop read together), no write. Rows past their window are deleted by the `shared-limits-pruning` job.
  *
  * @example
  *   const throttle = createLoginThrottle(store.db, 5);
@@ -42,7 +42,7 @@ import { clientKeyOf } from '../domain/client-address.js';
 import { ApiError } from '../domain/errors.js';
 import type { LoginAttempt, LoginGate } from '../domain/users.js';
 import type { Executor } from '../store/schema.js';
-import { endLoginAttempt, loginWaitMs, readLoginCounts, reserveLoginAttempt, resetLoginCount, type LoginCounter, type LoginPolicy } from '../store/shared-limits.js';
+import { endLoginAttempt, loginWaitMs, readLoginCounts, reserveLoginAttempt, resetLoginCount, type LoginCounter, type LoginFailureRow, type LoginPolicy } from '../store/shared-limits.js';
 
 /** Failures are forgotten this long after the last one. */
 export const FAILURE_WINDOW_MS = 15 * 60_000;
@@ -102,11 +102,30 @@ function countersOf(subject: string, client: string, maxFailures: number): [Logi
   ];
 }
 
+/** Keys read in one statement at most. */
+const MAX_BATCH = 500;
+
 export function createLoginThrottle(db: Executor, maxFailures: number, now: () => number = Date.now): LoginThrottle {
+  // Checks of remembered headers asked during one turn of the event loop share one read (an
+  // authenticated request's only cost here), as the change feed's looks do.
+  let batch: { keys: Set<string>; rows: Promise<Map<string, LoginFailureRow>> } | undefined;
+  const readBatched = (keys: string[]): Promise<Map<string, LoginFailureRow>> => {
+    if (!batch || batch.keys.size + keys.length > MAX_BATCH) {
+      const next = { keys: new Set<string>(), rows: undefined as unknown as Promise<Map<string, LoginFailureRow>> };
+      next.rows = new Promise<void>((resolve) => setImmediate(resolve)).then(() => {
+        if (batch === next) batch = undefined;
+        return readLoginCounts(db, [...next.keys]);
+      });
+      batch = next;
+    }
+    for (const key of keys) batch.keys.add(key);
+    return batch.rows;
+  };
+
   /** Milliseconds this client is refused this subject for now, read from the pair's and the client's rows. */
   async function refusedFor(subject: string, client: string): Promise<{ waitMs: number; pairFailures: number; pairKey: string }> {
     const [pair, byClient] = countersOf(subject, client, maxFailures);
-    const rows = await readLoginCounts(db, [pair.key, byClient.key]);
+    const rows = await readBatched([pair.key, byClient.key]);
     const at = now();
     const pairRow = rows.get(pair.key);
     const waitMs = Math.max(loginWaitMs(pairRow, pair.threshold!, at, FAILURE_WINDOW_MS), loginWaitMs(rows.get(byClient.key), byClient.threshold!, at, FAILURE_WINDOW_MS));

@@ -2,14 +2,14 @@
  * The REST rate limit's grants (src/web/rate-limit.ts over store/shared-limits.ts), on both stores:
  * an instance takes a share of what remains of a client key's window in one upsert and spends it in
  * memory; the grants of several instances never add up past the limit; far from the limit the next
- * grant is taken ahead; a new window starts a new count.
+ * grant is taken ahead; a new window starts a new count; past windows are pruned.
  */
 import { after, before, beforeEach, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
 import { sql } from 'kysely';
 import { openStore, type Store } from '../../src/store/db.js';
-import { grantSize } from '../../src/store/shared-limits.js';
+import { grantSize, pruneSharedLimits } from '../../src/store/shared-limits.js';
 import { createGrantStore } from '../../src/web/rate-limit.js';
 import { STORES } from '../support/harness.js';
 
@@ -62,6 +62,15 @@ for (const kind of STORES) {
       assert.ok(over.ttl > 0 && over.ttl <= 60_000);
       at += 60_000;
       assert.equal((await g.count('ip:10.0.0.3')).current, 1);
+    });
+
+    it('grants of past windows are pruned, the current window kept', async () => {
+      const at = 1_800_000_000_000;
+      await createGrantStore(store.db, 10, 60_000, () => at - 120_000).count('ip:old');
+      await createGrantStore(store.db, 10, 60_000, () => at).count('ip:new');
+      // As the job prunes: windows that started before the last one.
+      await pruneSharedLimits(store.db, at, 15 * 60_000, at - 2 * 60_000 + 1);
+      assert.deepEqual([await granted('ip:old'), await granted('ip:new')], [0, 1]);
     });
   });
 }

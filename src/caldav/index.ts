@@ -102,7 +102,7 @@ const notFound = () => new DavError(404, errorDocument('{DAV:}resource-not-found
 export function registerCalDav(app: FastifyInstance, deps: { config: Config; services: Services }): void {
   const { config, services } = deps;
   const calendars = createCalendars(services);
-  const authenticate = createAuthentication(services.users, config);
+  const authenticate = createAuthentication(services, config);
   for (const m of EXTRA_METHODS) if (!app.supportedMethods.includes(m)) app.addHttpMethod(m, { hasBody: true });
 
   // -- paths ---------------------------------------------------------------------------------

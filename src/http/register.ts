@@ -184,7 +184,7 @@ export function registerRestApi(app: FastifyInstance, { config, services, webhoo
   // Credentials are checked here, before rate limiting (whose key is the user when they are
   // valid), through the failed-login throttle (web/authentication.ts; the pipeline uses the viewer
   // found here, and anonymous when there is none).
-  const authenticate = createAuthentication(services.users, config);
+  const authenticate = createAuthentication(services, config);
   // Callback-style (no promise per request unless credentials are checked: issue 27).
   app.addHook('onRequest', (req, _reply, done) => {
     if (apiRootOf(roots, req) === undefined) return done();

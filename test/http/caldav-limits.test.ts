@@ -17,7 +17,7 @@ import { seedCalendar } from '../../src/seed/calendar.js';
 import { BODY_LIMIT, MAX_HREFS, MAX_PROPERTIES } from '../../src/caldav/index.js';
 import { MAX_ATTRIBUTES, MAX_DEPTH, MAX_ELEMENTS } from '../../src/caldav/xml.js';
 
-const CAL = '/dav/calendars/events/';
+const CAL = '/dav/public/calendars/events/';
 const BAR_MS = 100;
 
 /** `n` namespace declarations (distinct prefixes, each with its own namespace). */

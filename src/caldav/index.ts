@@ -39,7 +39,7 @@ import type { Services } from '../domain/services.js';
 import { createAuthentication } from '../web/authentication.js';
 import { answerConditional, toDate } from '../web/conditional.js';
 import { registerErrorShape } from '../web/error-shapes.js';
-import { createCalendars, InvalidSyncToken, overlaps, TooManyMatches, type CalendarRef, type Member } from './calendars.js';
+import { createCalendars, InvalidSyncToken, overlaps, TooManyMatches, type CalendarRef, type Listed, type Member } from './calendars.js';
 import {
   APPLE,
   CALDAV,
@@ -211,7 +211,7 @@ export function registerCalDav(app: FastifyInstance, deps: { config: Config; ser
 
   // -- properties ----------------------------------------------------------------------------
 
-  type PropContext = { tree: Tree; viewer: Viewer; state?: Awaited<ReturnType<typeof calendars.state>>; syncToken?: string; member?: Member };
+  type PropContext = { tree: Tree; viewer: Viewer; state?: Awaited<ReturnType<typeof calendars.state>>; syncToken?: string; member?: Listed | Member };
 
   const PRIVILEGES = `<d:privilege><d:read/></d:privilege><d:privilege><d:read-current-user-privilege-set/></d:privilege>`;
   const REPORTS = ['{urn:ietf:params:xml:ns:caldav}calendar-query', '{urn:ietf:params:xml:ns:caldav}calendar-multiget', '{DAV:}sync-collection'];
@@ -293,7 +293,7 @@ export function registerCalDav(app: FastifyInstance, deps: { config: Config; ser
           [`{${DAV}}getetag`]: () => escapeXml(m.etag),
           [`{${DAV}}getcontenttype`]: () => 'text/calendar; charset=utf-8; component=vevent',
           [`{${DAV}}getlastmodified`]: () => httpDate(m.lastModified),
-          [`{${DAV}}getcontentlength`]: () => String(Buffer.byteLength(calendars.objectText(m))),
+          [`{${DAV}}getcontentlength`]: () => ('event' in m ? String(Buffer.byteLength(calendars.objectText(m))) : undefined),
           [`{${DAV}}supported-report-set`]: () => '',
           ...common,
         };
@@ -315,7 +315,8 @@ export function registerCalDav(app: FastifyInstance, deps: { config: Config; ser
     const out: PropValues = [];
     for (const name of names) {
       if (name === `{${CALDAV}}calendar-data`) {
-        out.push([name, res.kind === 'object' ? escapeXml(calendars.objectText(ctx.member!)) : undefined]);
+        const m = ctx.member;
+        out.push([name, res.kind === 'object' && m && 'event' in m ? escapeXml(calendars.objectText(m)) : undefined]);
         continue;
       }
       const get = props[name];
@@ -325,6 +326,16 @@ export function registerCalDav(app: FastifyInstance, deps: { config: Config; ser
       out.push([name, value]);
     }
     return out;
+  }
+
+  /** Properties read from the event itself; any other property of an event resource is read from its id and version. */
+  const EVENT_PROPERTIES = new Set([`{${CALDAV}}calendar-data`, `{${DAV}}getcontentlength`]);
+
+  /** Whether answering a request reads the events (else a listing of ids and versions answers it). */
+  function needsEvents(request: PropRequest): boolean {
+    if (request.mode === 'prop') return request.names.some((n) => EVENT_PROPERTIES.has(n));
+    if (request.mode === 'allprop') return [...request.include].some((n) => EVENT_PROPERTIES.has(n));
+    return false;
   }
 
   /** What a PROPFIND body or a REPORT asks for (`<d:prop>`, `<d:allprop>` or `<d:propname>`), default allprop. */
@@ -434,7 +445,8 @@ export function registerCalDav(app: FastifyInstance, deps: { config: Config; ser
         })();
       } else if (res.kind === 'calendar') {
         const cal = res.cal;
-        const members = await calendars.members(viewer, cal);
+        // Listing ETags (what clients ask a Depth 1 PROPFIND for) reads ids and versions only.
+        const members = needsEvents(request) ? await calendars.members(viewer, cal) : await calendars.listing(viewer, cal);
         rest = (async function* () {
           for (const m of members) yield propResponse(objectHref(tree, cal, m.id), await propValues({ kind: 'object', cal, id: m.id }, { tree, viewer, member: m }, request), options);
         })();
@@ -476,7 +488,7 @@ export function registerCalDav(app: FastifyInstance, deps: { config: Config; ser
     const minimal = isMinimal(req);
     const options = { namesOnly: request.mode === 'propname', omitNotFound: minimal };
     const headers: Record<string, string> = minimal ? { 'preference-applied': 'return=minimal' } : {};
-    const respond = async (m: Member) => propResponse(objectHref(tree, cal, m.id), await propValues({ kind: 'object', cal, id: m.id }, { tree, viewer, member: m }, request), options);
+    const respond = async (m: Listed | Member) => propResponse(objectHref(tree, cal, m.id), await propValues({ kind: 'object', cal, id: m.id }, { tree, viewer, member: m }, request), options);
 
     if (key === `{${CALDAV}}calendar-multiget`) {
       const hrefs = children(body, DAV, 'href').map((h) => h.text.trim());
@@ -534,7 +546,7 @@ export function registerCalDav(app: FastifyInstance, deps: { config: Config; ser
     }
     let result;
     try {
-      result = await calendars.sync(viewer, cal, token, limit);
+      result = await calendars.sync(viewer, cal, token, limit, needsEvents(request));
     } catch (e) {
       if (e instanceof InvalidSyncToken) throw new DavError(403, errorDocument('{DAV:}valid-sync-token'));
       if (e instanceof TooManyMatches) throw new DavError(507, errorDocument('{DAV:}number-of-matches-within-limits'));

@@ -75,6 +75,10 @@ export function createLists(deps: EventServiceDeps, readModel: ReadModel): Pick<
           return out;
         },
         listed: (state) => eventsStore.matchesFilter(filter, state, undefined, store.dialect),
+        async page(page) {
+          const found = await eventsStore.findEventPageIds(db, store.dialect, { ...filter, order: 'start' }, page);
+          return { ids: found.ids.map(Number), total: found.total };
+        },
       };
     },
 

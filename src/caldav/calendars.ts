@@ -108,8 +108,11 @@ export interface Calendars {
   inRange(viewer: Viewer, cal: CalendarRef, start?: DateTime, end?: DateTime): Promise<Member[]>;
   /** These events of the calendar the viewer may read (others are absent from the answer). */
   byIds(viewer: Viewer, cal: CalendarRef, ids: number[]): Promise<Map<number, Member>>;
-  /** The iCalendar text of one event resource (the feeds' VEVENT, no METHOD, stable DTSTAMP). */
-  objectText(member: Member): string;
+  /**
+   * The iCalendar text of one event resource (the feeds' VEVENT, no METHOD, stable DTSTAMP); with
+   * `expand` (RFC 4791 §9.6.5), the instance in UTC if it overlaps the range, else no VEVENT.
+   */
+  objectText(member: Member, expand?: { start: DateTime; end: DateTime }): string;
   /** The whole calendar as one iCalendar text (GET on the collection). */
   calendarText(cal: CalendarRef, members: Member[]): string;
   /** The collection's CTag and ETag (the data revision: any write moves it), and the time of the last change. */
@@ -237,7 +240,7 @@ export function createCalendars(services: Services): Calendars {
       for (let i = 0; i < listed.length; i += VERSION_CHUNK) {
         // Comparing instants costs about 20 µs an event: thousands are compared in steps too.
         if (i > 0) await nextTurn();
-        for (const e of listed.slice(i, i + VERSION_CHUNK)) if (overlaps(e, start, end)) found.push(e);
+        for (const e of listed.slice(i, i + VERSION_CHUNK)) if (overlaps(e, config.timezone, start, end)) found.push(e);
       }
       return withEtags(found);
     },
@@ -254,8 +257,10 @@ export function createCalendars(services: Services): Calendars {
       return out;
     },
 
-    objectText(member) {
-      return icalendar([member.event], feedOptions);
+    objectText(member, expand) {
+      if (!expand) return icalendar([member.event], feedOptions);
+      const inRange = overlaps(member.event, config.timezone, expand.start, expand.end);
+      return icalendar(inRange ? [member.event] : [], { ...feedOptions, expand: true });
     },
 
     calendarText(cal, members) {
@@ -364,10 +369,15 @@ function tokenUri(token: string): string {
   return `${SYNC_TOKEN_PREFIX}${token}`;
 }
 
-/** Whether an event overlaps [start, end) (RFC 4791 §9.9: start < event end and end > event start). */
-export function overlaps(e: PublicEvent, start?: DateTime, end?: DateTime): boolean {
-  const s = DateTime.fromSQL(e.utc_start_date, { zone: 'utc' });
-  let en = DateTime.fromSQL(e.utc_end_date, { zone: 'utc' });
+/**
+ * Whether an event overlaps [start, end) (RFC 4791 §9.9: start < event end and end > event start).
+ * An all-day event is its dates (`DTSTART;VALUE=DATE`, the exclusive `DTEND` the day after its last
+ * day) as floating times read in the calendar's zone `zone`, as §9.9 says of DATE values: not its
+ * instants in its own zone ending a second before midnight.
+ */
+export function overlaps(e: PublicEvent, zone: string, start?: DateTime, end?: DateTime): boolean {
+  const s = e.all_day ? DateTime.fromISO(e.start_date.slice(0, 10), { zone }) : DateTime.fromSQL(e.utc_start_date, { zone: 'utc' });
+  let en = e.all_day ? DateTime.fromISO(e.end_date.slice(0, 10), { zone }).plus({ days: 1 }) : DateTime.fromSQL(e.utc_end_date, { zone: 'utc' });
   if (!s.isValid || !en.isValid) return false;
   if (en <= s) en = s.plus({ seconds: 1 });
   if (start && en <= start) return false;

@@ -305,7 +305,7 @@ export function registerCalDav(app: FastifyInstance, deps: { config: Config; ser
   const NOT_IN_ALLPROP = new Set([`{${DAV}}current-user-privilege-set`, `{${DAV}}supported-report-set`, `{${DAV}}sync-token`, `{${CALDAV}}calendar-timezone`, `{${DAV}}getcontentlength`]);
 
   /** What a request asks for; `include` a set (asked of every resource, up to MAX_PROPERTIES names). */
-  type PropRequest = { mode: 'prop'; names: string[]; data?: boolean } | { mode: 'allprop'; include: Set<string> } | { mode: 'propname' };
+  type PropRequest = { mode: 'prop'; names: string[]; expand?: { start: DateTime; end: DateTime } } | { mode: 'allprop'; include: Set<string> } | { mode: 'propname' };
 
   async function propValues(res: Resource, ctx: PropContext, request: PropRequest): Promise<PropValues> {
     const props = propertiesOf(res, ctx);
@@ -316,7 +316,7 @@ export function registerCalDav(app: FastifyInstance, deps: { config: Config; ser
     for (const name of names) {
       if (name === `{${CALDAV}}calendar-data`) {
         const m = ctx.member;
-        out.push([name, res.kind === 'object' && m && 'event' in m ? escapeXml(calendars.objectText(m)) : undefined]);
+        out.push([name, res.kind === 'object' && m && 'event' in m ? escapeXml(calendars.objectText(m, request.mode === 'prop' ? request.expand : undefined)) : undefined]);
         continue;
       }
       const get = props[name];
@@ -342,12 +342,30 @@ export function registerCalDav(app: FastifyInstance, deps: { config: Config; ser
   function propRequestOf(parent: XmlElement | undefined): PropRequest {
     if (!parent) return { mode: 'allprop', include: new Set() };
     const prop = child(parent, DAV, 'prop');
-    if (prop) return { mode: 'prop', names: boundedProperties(prop).map(clark) };
+    if (prop) {
+      const names = boundedProperties(prop);
+      const expand = expandOf(names.find((p) => p.ns === CALDAV && p.name === 'calendar-data'));
+      return { mode: 'prop', names: names.map(clark), ...(expand ? { expand } : {}) };
+    }
     if (child(parent, DAV, 'propname')) return { mode: 'propname' };
     const include = child(parent, DAV, 'include');
     if (include) boundedProperties(include);
     if (child(parent, DAV, 'allprop')) return { mode: 'allprop', include: new Set(include ? include.children.map(clark) : []) };
     throw badRequest('expected prop, allprop or propname');
+  }
+
+  /**
+   * `<c:calendar-data><c:expand start end/></c:calendar-data>` (RFC 4791 §9.6.5): the range the
+   * instances are expanded in (both bounds required, UTC); other calendar-data children
+   * (`comp`, `limit-recurrence-set`, …) are not applied.
+   */
+  function expandOf(data: XmlElement | undefined): { start: DateTime; end: DateTime } | undefined {
+    const expand = data && child(data, CALDAV, 'expand');
+    if (!expand) return undefined;
+    const start = utcBound(expand.attrs.start);
+    const end = utcBound(expand.attrs.end);
+    if (!start || !end || end <= start) throw badRequest('expand needs a start and a later end, UTC date-times such as 20310301T000000Z');
+    return { start, end };
   }
 
   function boundedProperties(list: XmlElement): XmlElement[] {
@@ -523,7 +541,7 @@ export function registerCalDav(app: FastifyInstance, deps: { config: Config; ser
       let members: Member[] = [];
       if (query.kind === 'events') {
         members = res.kind === 'object' ? [await memberOf(viewer, res)] : await calendars.inRange(viewer, cal, query.start, query.end);
-        if (res.kind === 'object' && !members.every((m) => overlapsQuery(m, query))) members = [];
+        if (res.kind === 'object' && !members.every((m) => overlapsQuery(m, query, config.timezone))) members = [];
       }
       const parts = (async function* () {
         for (const m of members) yield await respond(m);
@@ -727,11 +745,18 @@ function readFilter(filter: XmlElement): Query {
 
 /** A time-range bound: a UTC date-time in basic format (`20310301T000000Z`), else 403 valid-filter. */
 function utcInstant(value: string): DateTime {
-  const t = DateTime.fromFormat(value.trim(), "yyyyMMdd'T'HHmmss'Z'", { zone: 'utc' });
-  if (!t.isValid) throw new DavError(403, errorDocument(`{${CALDAV}}valid-filter`));
+  const t = utcBound(value);
+  if (!t) throw new DavError(403, errorDocument(`{${CALDAV}}valid-filter`));
   return t;
 }
 
-function overlapsQuery(m: Member, q: Query): boolean {
-  return q.kind === 'events' && overlaps(m.event, q.start, q.end);
+/** A UTC date-time in basic format (`20310301T000000Z`), or undefined. */
+function utcBound(value: string | undefined): DateTime | undefined {
+  if (value === undefined) return undefined;
+  const t = DateTime.fromFormat(value.trim(), "yyyyMMdd'T'HHmmss'Z'", { zone: 'utc' });
+  return t.isValid ? t : undefined;
+}
+
+function overlapsQuery(m: Member, q: Query, zone: string): boolean {
+  return q.kind === 'events' && overlaps(m.event, zone, q.start, q.end);
 }

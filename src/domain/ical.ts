@@ -57,6 +57,11 @@ export interface FeedOptions {
    * so the same version of an event is always the same bytes (its ETag names them).
    */
   resource?: boolean;
+  /**
+   * CalDAV's `expand` (RFC 4791 §9.6.5): times in UTC (no VTIMEZONE; all-day events keep their
+   * dates), and an occurrence of a series carries `RECURRENCE-ID` (its start), as an instance.
+   */
+  expand?: boolean;
 }
 
 /** An occurrence's series id, when the event is one (its representation says so). */
@@ -148,7 +153,9 @@ export function icalendar(events: PublicEvent[], options: FeedOptions): string {
   const addEvent = (e: PublicEvent, extra: { uidId?: number; repeating?: string; recurrenceId?: string } = {}) => {
     const venue = Array.isArray(e.venue) ? undefined : e.venue;
     const organizer = e.organizer.map((o) => (o.email ? organizerLine(plainText(o.organizer), o.email) : undefined)).find((line) => line !== undefined);
-    const inZone = !e.all_day && hasVtimezone(e.timezone);
+    const inZone = !e.all_day && !options.expand && hasVtimezone(e.timezone);
+    // An expanded instance of a series names itself by its start (RFC 4791 §9.6.5).
+    if (options.expand && extra.recurrenceId === undefined && seriesIdOf(e) !== undefined) extra = { ...extra, recurrenceId: e.start_date };
     const start = e.all_day ? DateTime.fromISO(e.start_date.slice(0, 10), { zone: 'utc' }) : utc(e.utc_start_date);
     // All-day: DTEND is the day after the last day (exclusive).
     const end = e.all_day ? DateTime.fromISO(e.end_date.slice(0, 10), { zone: 'utc' }).plus({ days: 1 }) : utc(e.utc_end_date);

@@ -23,7 +23,8 @@ import { seedCalendar } from '../../src/seed/calendar.js';
 const env = process.env;
 const EVENTS = Number(env.BENCH_EVENTS ?? 20_000);
 const ROUNDS = Number(env.BENCH_ROUNDS ?? 3);
-const CAL = '/dav/public/calendars/events/';
+/** The public tree's site calendar (BENCH_CALDAV_PATH: another, e.g. `/dav/calendars/events/` on a build from before the public tree). */
+const CAL = env.BENCH_CALDAV_PATH ?? '/dav/public/calendars/events/';
 
 async function main(): Promise<void> {
   const dir = env.DATABASE_URL ? undefined : mkdtempSync(join(tmpdir(), 'caldav-first-sync-'));

@@ -4,7 +4,8 @@
  * REST list shows them): the calendars (the whole site, and one per category by slug), the events
  * of a calendar (every event its list shows, past and future, recurring occurrences as resources of
  * their own), each event's ETag and iCalendar text (the feeds' VEVENT, `domain/ical.ts`), and the
- * changes since a sync token (RFC 6578), read from the change log through `store.changes`.
+ * changes since a sync token (RFC 6578), read from the change log through `store.changes`. A
+ * listing of ETags (`listing`, `sync` without events) reads ids and versions only, never the events.
  *
  * ETags are the REST API's item tags with the variant `ics`: `"<database id>.e<id>.<version>.ics"`,
  * the version being the event's (`services.versions.of`: its last change, or its venue's, an

@@ -21,10 +21,14 @@
  * which send credentials only when challenged never see the anonymous view in its place: HTTP
  * Basic with a password or an application password, through the failed-login throttle and the
  * two-factor rule shared with the REST API (web/authentication.ts). The public tree is always the
- * anonymous viewer, who reads published events only (credentials sent there are not read). Request bodies: XML (xml.ts), at most BODY_LIMIT
+ * anonymous viewer, who reads published events only (credentials sent there are not read).
+ * Request bodies: XML (xml.ts), at most BODY_LIMIT
  * bytes, MAX_PROPERTIES properties and MAX_HREFS hrefs (413 beyond); anything unreadable answers
  * 400, never a 500. Multistatus answers are built in steps and streamed when large (xml.ts
- * `multistatusBody`).
+ * `multistatusBody`); a listing that asks for no property of the event itself (an initial sync or
+ * a Depth 1 PROPFIND of ETags) is answered from ids and versions, without reading the events.
+ * `calendar-data` may ask for `expand` (UTC instances, RFC 4791 §9.6.5); all-day events meet
+ * time-ranges as floating dates in the calendar's zone (§9.9, calendars.ts `overlaps`).
  *
  * @example registerCalDav(app, { config, services })
  */

@@ -161,17 +161,21 @@ export function createCalendars(services: Services): Calendars {
 
   /**
    * The ids of every event of a calendar the viewer may read (the list's filter without its date
-   * window, as `listAll` reads it), ID_PAGE per statement; over CALDAV_MAX_EVENTS, TooManyMatches.
+   * window, as `listAll` reads it), ID_PAGE per statement; over CALDAV_MAX_EVENTS, TooManyMatches
+   * (after reading at most that many).
    */
   async function listedIds(viewer: Viewer, cal: CalendarRef): Promise<number[]> {
     const filter = await events.syncFilter(viewer, { page: 1, per_page: 1, ...argsOf(cal) } as EventListArgs, new Set());
     const out: number[] = [];
-    for (let offset = 0; ; offset += ID_PAGE) {
-      if (offset > 0) await nextTurn();
-      const r = await filter.page({ limit: ID_PAGE, offset });
-      if (r.total > config.caldavMaxEvents || out.length + r.ids.length > config.caldavMaxEvents) throw new TooManyMatches();
+    let after: { start: string; id: number } | undefined;
+    for (;;) {
+      if (after) await nextTurn();
+      // Keyset pages: the last page of a large calendar costs what the first does.
+      const r = await filter.page({ limit: ID_PAGE, ...(after ? { after } : {}) });
+      if (out.length + r.ids.length > config.caldavMaxEvents) throw new TooManyMatches();
       out.push(...r.ids);
-      if (r.ids.length < ID_PAGE) break;
+      if (r.ids.length < ID_PAGE || !r.last) break;
+      after = r.last;
     }
     return out;
   }

@@ -76,8 +76,9 @@ export function createLists(deps: EventServiceDeps, readModel: ReadModel): Pick<
         },
         listed: (state) => eventsStore.matchesFilter(filter, state, undefined, store.dialect),
         async page(page) {
-          const found = await eventsStore.findEventPageIds(db, store.dialect, { ...filter, order: 'start' }, page);
-          return { ids: found.ids.map(Number), total: found.total };
+          const rows = await eventsStore.findEventIdsAfter(db, store.dialect, filter, page.after, page.limit);
+          const last = rows[rows.length - 1];
+          return { ids: rows.map((r) => r.id), ...(last ? { last: { start: last.start, id: last.id } } : {}) };
         },
       };
     },

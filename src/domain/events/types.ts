@@ -197,8 +197,11 @@ export interface EventService {
   ): Promise<{
     matching(ids: number[]): Promise<Set<number>>;
     listed(state: ListingState): boolean | undefined;
-    /** A page of the ids it shows now, by start (as the list orders them), and how many it shows in all: no representations read. */
-    page(page: { limit: number; offset: number }): Promise<{ ids: number[]; total: number }>;
+    /**
+     * A page of the ids it shows now, by start then id (as the list orders them), after the
+     * previous page's `last` (keyset pages): no representations read.
+     */
+    page(page: { limit: number; after?: { start: string; id: number } }): Promise<{ ids: number[]; last?: { start: string; id: number } }>;
   }>;
   /**
    * Issue 24: call `listener` after a write has committed that left occurrences of a series to

@@ -14,10 +14,11 @@ import { connect } from 'node:net';
 import { forEachStore, type TestServer } from '../support/harness.js';
 import { dav, responses, withDoc, type DavAnswer } from '../support/caldav.js';
 import { seedCalendar } from '../../src/seed/calendar.js';
+import { keptCountersOf } from '../../src/metrics.js';
 import { BODY_LIMIT, MAX_HREFS, MAX_PROPERTIES } from '../../src/caldav/index.js';
 import { MAX_ATTRIBUTES, MAX_DEPTH, MAX_ELEMENTS } from '../../src/caldav/xml.js';
 
-const CAL = '/dav/calendars/events/';
+const CAL = '/dav/public/calendars/events/';
 const BAR_MS = 100;
 
 /** `n` namespace declarations (distinct prefixes, each with its own namespace). */
@@ -388,5 +389,64 @@ forEachStore('CalDAV: multistatus answers over thousands of events are built in 
         assert.equal(members(res).length, 2000);
       },
     );
+  });
+});
+
+forEachStore('CalDAV: a first sync of a large calendar lists ids and versions, not events', (t: TestServer) => {
+  const EVENTS = 3000;
+  const SYNC = '<d:sync-collection xmlns:d="DAV:"><d:sync-token/><d:sync-level>1</d:sync-level><d:prop><d:getetag/></d:prop></d:sync-collection>';
+  const ETAGS = '<d:propfind xmlns:d="DAV:"><d:prop><d:getetag/><d:resourcetype/></d:prop></d:propfind>';
+  before(async () => {
+    await seedCalendar(t.built.store, { events: EVENTS, authorId: 1, timezone: t.config.timezone, batchSize: 1000 });
+    await t.user('editor');
+  });
+  const etagsOf = (res: DavAnswer) => new Map([...responses(res.doc)].filter(([h]) => h.endsWith('.ics')).map(([h, r]) => [h, String(r.ok.getetag)]));
+  /** Representations of events read for anonymous callers (built or found kept) so far. */
+  const representations = () => {
+    const c = keptCountersOf(t.built.store.db).publicEvents;
+    return c.hits + c.misses;
+  };
+
+  it('answers a first sync and a Depth 1 PROPFIND of ETags (cold) without reading events and without a hold', async () => {
+    const before = representations();
+    await assertNoStall(
+      t,
+      'first sync-collection',
+      () => send(t, 'REPORT', CAL, SYNC),
+      ([res]) => {
+        assert.equal(res!.status, 207);
+        assert.ok(etagsOf(res!).size > EVENTS / 2, `${etagsOf(res!).size} members`);
+      },
+    );
+    await assertNoStall(
+      t,
+      'PROPFIND Depth 1',
+      () => send(t, 'PROPFIND', CAL, ETAGS, { depth: '1', 'accept-encoding': 'identity' }),
+      ([res]) => assert.ok(etagsOf(res!).size > EVENTS / 2),
+    );
+    assert.equal(representations(), before, 'a listing of ETags reads no event');
+  });
+
+  it('lists the ETags GET answers, in both trees, and those of a sync with calendar-data', async () => {
+    for (const [tree, as] of [
+      ['/dav/public/', null],
+      ['/dav/', 'editor:editor-pw'],
+    ] as const) {
+      const cal = `${tree}calendars/events/`;
+      const synced = etagsOf(await dav(t, 'REPORT', cal, SYNC, {}, as));
+      const listed = etagsOf(await dav(t, 'PROPFIND', cal, ETAGS, { depth: '1' }, as));
+      const full = etagsOf(
+        await dav(t, 'REPORT', cal, SYNC.replace('<d:getetag/>', '<d:getetag/><c:calendar-data/>').replace('xmlns:d="DAV:"', 'xmlns:d="DAV:" xmlns:c="urn:ietf:params:xml:ns:caldav"'), {}, as),
+      );
+      assert.ok(synced.size > EVENTS / 2, tree);
+      assert.deepEqual(listed, synced, `${tree}: PROPFIND and sync`);
+      assert.deepEqual(full, synced, `${tree}: with and without calendar-data`);
+      const hrefs = [...synced.keys()];
+      for (const href of hrefs.filter((_, i) => i % Math.ceil(hrefs.length / 25) === 0)) {
+        const got = await dav(t, 'GET', href, undefined, {}, as);
+        assert.equal(got.status, 200, href);
+        assert.equal(got.headers.get('etag'), synced.get(href), href);
+      }
+    }
   });
 });

@@ -88,6 +88,8 @@ for (const kind of STORES) {
     });
 
     it('what the form says of an organizer is what the event page shows', async () => {
+      const said = await page(t, '/events/submit/');
+      assert.ok(said.text.includes('<p class="help" id="organizer-public">The organizer’s name, e-mail address, phone and website are shown to everyone'), 'the form says it');
       const made = await submit(t, {
         ...EVENT,
         title: 'Shown org',

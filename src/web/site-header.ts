@@ -51,7 +51,7 @@ ${h.submissions ? html`<li><a class="propose" href="${h.url(SUBMIT_FORM_PATH)}"$
 </header>`;
 }
 
-/** The header's styles, in each face's stylesheet. */
+/** The header's styles, for a face whose stylesheet has none of its own (the calendar's pages' stylesheet styles it already). */
 export const SITE_HEADER_CSS = `.site-header{max-width:72rem;margin:0 auto;padding:1rem;display:flex;flex-wrap:wrap;align-items:center;justify-content:space-between;gap:.5rem;border-bottom:1px solid #d0d5dd}
 .site-name{margin:0;font-size:1.25rem;font-weight:700}.site-name a{color:#1d2327;text-decoration:none}
 .site-header nav ul{list-style:none;margin:0;padding:0;display:flex;flex-wrap:wrap;gap:.25rem 1rem}

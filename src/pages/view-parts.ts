@@ -8,6 +8,7 @@ import type { Links } from '../domain/links.js';
 import { isOrganizerEmail } from '../domain/linked-posts.js';
 import { costShown } from '../domain/representations/event.js';
 import type { EventFilter, PublicEvent, PublicOrganizer, PublicTerm } from './public.js';
+import { HEADER_LABELS, siteHeader } from '../web/site-header.js';
 import { html, plainText, type SafeHtml } from './html.js';
 import { isoOf, safeUrl, STYLESHEET_PATH, subscribeLinks, whenText, type PageMeta, type Subscription } from './view-helpers.js';
 
@@ -19,6 +20,10 @@ export function createViewParts(config: Config, links: Links) {
   const site = links.siteUrl;
   const url = (path: string) => `${site}${path}`;
   const siteName = config.siteName;
+
+  // The header the submission pages show too (web/site-header.ts), with the link to the form when
+  // the public may propose events.
+  const header = siteHeader({ siteName, url, labels: HEADER_LABELS.en, submissions: config.submissions !== 'off' });
 
   function layout(meta: PageMeta, main: SafeHtml, extraHead: SafeHtml | string = ''): string {
     const title = meta.title === siteName ? siteName : `${meta.title} – ${siteName}`;
@@ -40,16 +45,7 @@ ${meta.ics ? html`<link rel="alternate" type="text/calendar" title="${siteName} 
 ${extraHead}</head>
 <body>
 <a class="skip" href="#main">Skip to content</a>
-<header class="site-header">
-<p class="site-name"><a href="${url('/events/')}">${siteName}</a></p>
-<nav aria-label="Calendar views">
-<ul>
-<li><a href="${url('/events/list/')}">List</a></li>
-<li><a href="${url('/events/month/')}">Month</a></li>
-<li><a href="${url('/events/today/')}">Today</a></li>
-</ul>
-</nav>
-</header>
+${header}
 <main id="main">
 ${main}
 </main>

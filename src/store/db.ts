@@ -44,6 +44,7 @@ import { signInCodesMigration } from './migrations/017_sign_in_codes.js';
 import { submissionLimitsMigration } from './migrations/018_submission_limits.js';
 import { longEventsIndexMigration } from './migrations/021_long_events_index.js';
 import { federationObjectTimesMigration } from './migrations/022_federation_object_times.js';
+import { editLocksMigration } from './migrations/024_edit_locks.js';
 
 export type { DialectName } from './handle.js';
 
@@ -117,6 +118,7 @@ function migrations(dialect: DialectName): Record<string, Migration> {
     '018_submission_limits': submissionLimitsMigration(dialect),
     '021_long_events_index': longEventsIndexMigration(dialect),
     '022_federation_object_times': federationObjectTimesMigration(),
+    '024_edit_locks': editLocksMigration(),
   };
 }
 

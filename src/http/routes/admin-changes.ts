@@ -14,7 +14,7 @@
  *
  * - `?editing=ID` also sends `event: editors` (data: `{id, editors, last_editor, heartbeat}`, as
  *   `GET events/{id}/editors`) at once and whenever someone opens or leaves that event in the
- *   editor (this instance's changes at once, other instances' within a second).
+ *   editor (this instance's changes at once, other instances' within two seconds).
  *
  * Editors and administrators (401 without credentials, 403 otherwise).
  */
@@ -29,7 +29,7 @@ const isEditor = (ctx: EndpointContext) => typeCan(ctx.viewer, 'edit_others', 't
 const nonNegative = (v: unknown) => /^\d{1,15}$/.test(String(v));
 
 /** How often a stream looks for lock changes made on other instances (ms); this instance's come at once. */
-const EDITORS_POLL_MS = 1000;
+const EDITORS_POLL_MS = 2000;
 
 /**
  * Send the editors of an event (JSON) now and whenever they change; answers what stops it.

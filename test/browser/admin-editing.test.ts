@@ -2,8 +2,8 @@
  * Editing together in the admin app (Chromium, SQLite): two editors (two browser contexts) on one
  * event. Changes to different fields merge without asking; a field both changed shows the conflict
  * panel with base, theirs and mine and who changed theirs, and "Save mine" keeps the other's
- * unrelated changes; "X is currently editing" appears and goes live as the other opens and leaves
- * the event; fast typing (no delay, 5 ms) gives exactly the typed text. axe-core on the panel and
+ * unrelated changes; changes kept in the browser merge the same way after a reload; "X is
+ * currently editing" appears and goes live as the other opens and leaves the event; fast typing (no delay, 5 ms) gives exactly the typed text. axe-core on the panel and
  * the notice at 390 px and on desktop, in English and French. `ADMIN_SCREENSHOTS=docs` also saves
  * docs/admin-conflict.png.
  */
@@ -156,6 +156,32 @@ describe('editing together in the admin app', () => {
     const stored = (await t.api.get(`/events/${id}`, { as: 'admin' })).body;
     assert.equal(stored.title, 'Choice (Edna)');
     assert.equal(stored.website, 'https://example.org/eve');
+    await edna.context().close();
+    await eve.context().close();
+  });
+
+  it('merges changes kept in the browser onto what others saved meanwhile, after a reload', async () => {
+    const id = await event('Kept');
+    const edna = await signIn(browser, t, 'edna');
+    const eve = await signIn(browser, t, 'eve');
+    await openEditor(edna, t, id);
+    await openEditor(eve, t, id);
+    await eve.locator('#f-excerpt').fill('Eve’s kept excerpt');
+    await eve.waitForFunction(() => Object.keys(localStorage).some((k) => (localStorage.getItem(k) ?? '').includes('Eve’s kept excerpt')));
+    await edna.locator('#f-title').fill('Kept (Edna)');
+    await save(edna);
+    await saved(edna);
+    eve.on('dialog', (d) => void d.accept());
+    await eve.reload();
+    await eve.getByText('Unsaved changes from your last visit were restored.').waitFor();
+    await eve.waitForFunction(() => (document.querySelector('#f-title') as HTMLInputElement | null)?.value === 'Kept (Edna)', undefined, { timeout: 10_000 });
+    assert.equal(await eve.locator('#f-excerpt').inputValue(), 'Eve’s kept excerpt');
+    assert.equal(await eve.locator('#conflict-title').count(), 0);
+    await save(eve);
+    await saved(eve);
+    const stored = (await t.api.get(`/events/${id}`, { as: 'admin' })).body;
+    assert.equal(stored.title, 'Kept (Edna)', 'their change, made while mine waited in the browser, is kept');
+    assert.match(stored.excerpt, /Eve’s kept excerpt/);
     await edna.context().close();
     await eve.context().close();
   });

@@ -541,10 +541,10 @@ export function EventEditor({ params }: { params: Record<string, string> }) {
     setBase(c.theirsDraft);
     setEtag(c.etag);
     setDraft(d);
-    void saving_(() => submit(d, c.theirsDraft, c.etag, c.theirs, c.scope, 0));
+    void withSaving(() => submit(d, c.theirsDraft, c.etag, c.theirs, c.scope, 0));
   };
 
-  const saving_ = async (run: () => Promise<void>) => {
+  const withSaving = async (run: () => Promise<void>) => {
     setSaving(true);
     setErrors({});
     setFormError(undefined);
@@ -573,7 +573,7 @@ export function EventEditor({ params }: { params: Record<string, string> }) {
       if (chosen === false) return;
       scope = chosen;
     }
-    await saving_(() => submit(d, base, etag, original, scope, 0));
+    await withSaving(() => submit(d, base, etag, original, scope, 0));
   };
 
   /**
@@ -683,13 +683,16 @@ export function EventEditor({ params }: { params: Record<string, string> }) {
           </button>
         </div>
       )}
-      {others.length > 0 && (
-        <div class="notice warning edit-lock" role="status">
-          {others.map((o) => (
-            <p key={o.id}>{t('editor.lockedBy', { name: o.name })}</p>
-          ))}
-        </div>
-      )}
+      {/* A live region there from the start, so that a notice appearing in it is announced. */}
+      <div role="status">
+        {others.length > 0 && (
+          <div class="notice warning edit-lock">
+            {others.map((o) => (
+              <p key={o.id}>{t('editor.lockedBy', { name: o.name })}</p>
+            ))}
+          </div>
+        )}
+      </div>
       {conflict && <ConflictPanel conflict={conflict} mine={draft} names={namesOf(original, conflict.theirs)} onChoose={setConflict} onSave={saveChoices} onTakeTheirs={takeTheirs} />}
       <FormErrors message={formError} fields={errors} />
       <form

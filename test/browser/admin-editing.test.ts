@@ -150,6 +150,7 @@ describe('editing together in the admin app', () => {
     await eve.locator('#f-website').fill('https://example.org/eve');
     await save(eve);
     await eve.locator('#conflict-title').waitFor();
+    assert.equal(await eve.evaluate(() => document.activeElement?.id), 'conflict-title', 'the keyboard goes to the question');
     await eve.locator('.conflict-field').getByLabel('Take theirs').check();
     await eve.getByRole('button', { name: 'Save mine' }).click();
     await saved(eve);

@@ -319,9 +319,14 @@ function ConflictPanel({
 }) {
   const when = formatDate(c.theirs.modified_utc ?? c.theirs.modified);
   const value = (text: string) => (text === '' ? <em>{t('editor.empty')}</em> : text);
+  // The keyboard goes to the question (the panel opens above the form, away from the Save button).
+  const heading = useRef<HTMLHeadingElement>(null);
+  useEffect(() => heading.current?.focus(), []);
   return (
     <section class="notice error conflict-panel" role="alert" aria-labelledby="conflict-title">
-      <h2 id="conflict-title">{t('editor.conflict')}</h2>
+      <h2 id="conflict-title" tabIndex={-1} ref={heading}>
+        {t('editor.conflict')}
+      </h2>
       <p>{c.who ? t('editor.conflictBy', { who: c.who, when }) : t('editor.conflictByUnknown', { when })}</p>
       <p>{t('editor.conflictMerged')}</p>
       {c.fields.map((f) => (

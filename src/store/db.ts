@@ -47,6 +47,7 @@ import { searchIndexMissing } from './search-index.js';
 import { sharedLimitsMigration } from './migrations/020_shared_limits.js';
 import { longEventsIndexMigration } from './migrations/021_long_events_index.js';
 import { federationObjectTimesMigration } from './migrations/022_federation_object_times.js';
+import { editLocksMigration } from './migrations/024_edit_locks.js';
 
 export type { DialectName } from './handle.js';
 
@@ -122,6 +123,7 @@ function migrations(dialect: DialectName): Record<string, Migration> {
     '020_shared_limits': sharedLimitsMigration(),
     '021_long_events_index': longEventsIndexMigration(dialect),
     '022_federation_object_times': federationObjectTimesMigration(),
+    '024_edit_locks': editLocksMigration(),
   };
 }
 

@@ -34,8 +34,8 @@ import {
 
 export { matchesFilter, type EventListFilter } from './event-list-results.js';
 
-/** A post row with its event fields. */
-export type EventRecord = PostRow & Omit<EventRow, 'post_id'>;
+/** A post row with its event fields (who changed it last is read apart, `edit-locks.ts`). */
+export type EventRecord = PostRow & Omit<EventRow, 'post_id' | 'modified_by'>;
 
 type EventQuery = SelectQueryBuilder<Database, 'posts' | 'events', object>;
 

@@ -3,7 +3,7 @@
  * event. Changes to different fields merge without asking; a field both changed shows the conflict
  * panel with base, theirs and mine and who changed theirs, and "Save mine" keeps the other's
  * unrelated changes; changes kept in the browser merge the same way after a reload; "X is
- * currently editing" appears and goes live as the other opens and leaves the event; fast typing (no delay, 5 ms) gives exactly the typed text. axe-core on the panel and
+ * currently editing" appears and goes live as the other opens and leaves the event; a free-text cost is loaded as typed (not as the REST `cost` renders it) and stays so through saves; fast typing (no delay, 5 ms) gives exactly the typed text. axe-core on the panel and
  * the notice at 390 px and on desktop, in English and French. `ADMIN_SCREENSHOTS=docs` also saves
  * docs/admin-conflict.png.
  */
@@ -249,4 +249,26 @@ describe('editing together in the admin app', () => {
       await page.context().close();
     });
   }
+
+  it('loads a free-text cost as typed, and saving the event again stores it as typed', async () => {
+    const typed = '€5 suggested donation';
+    const created = await t.api.post('/events', { as: 'admin', json: { title: 'Donation night', cost: typed, start_date: '2027-06-03 19:00', end_date: '2027-06-03 21:00', status: 'publish' } });
+    const id = created.body.id as number;
+    assert.equal(created.body.cost, '€ suggested donation5', "the legacy cost is the original's rendering");
+    const edna = await signIn(browser, t, 'edna');
+    await openEditor(edna, t, id);
+    assert.equal(await edna.locator('#f-cost').inputValue(), typed);
+    await edna.locator('#f-title').fill('Donation night (again)');
+    await save(edna);
+    await saved(edna);
+    assert.equal(await edna.locator('#f-cost').inputValue(), typed, 'the form after the save');
+    assert.deepEqual((await t.api.get(`/api/calendar/admin/v1/events/${id}`, { as: 'admin' })).body, { id, cost: typed });
+    // Typed anew, saved, and loaded again.
+    await edna.locator('#f-cost').fill('€7 at the door, €5 online');
+    await save(edna);
+    await saved(edna);
+    await openEditor(edna, t, id);
+    assert.equal(await edna.locator('#f-cost').inputValue(), '€7 at the door, €5 online');
+    await edna.context().close();
+  });
 });

@@ -266,6 +266,16 @@ interface EditingState {
 
 const ADMIN_NS = 'calendar/admin/v1';
 
+/**
+ * The event as the editor works on it: its REST representation with the cost as typed. The REST
+ * `cost` is the original's rendering ("€5 suggested donation" reads "€ suggested donation5"):
+ * loaded into the form and saved again, it stored that.
+ */
+async function withTypedCost(e: EventRecord): Promise<EventRecord> {
+  const typed = await api<{ cost: string }>(`${ADMIN_NS}/events/${e.id}`).catch(() => null);
+  return typed ? { ...e, cost: typed.data.cost } : e;
+}
+
 let zones: string[] | null = null;
 function timeZones(): string[] {
   if (!zones) {
@@ -483,9 +493,10 @@ export function EventEditor({ params }: { params: Record<string, string> }) {
     }
     try {
       const res = await api<EventRecord>(`${NS}/events/${id}`);
-      const fresh = draftOf(res.data);
+      const data = await withTypedCost(res.data);
+      const fresh = draftOf(data);
       const freshEtag = res.headers.get('etag') ?? undefined;
-      setOriginal(res.data);
+      setOriginal(data);
       setEtag(freshEtag);
       setBase(fresh);
       if (kept) {
@@ -494,7 +505,7 @@ export function EventEditor({ params }: { params: Record<string, string> }) {
         // Changes kept from an older version: merged onto the stored one as a 412 would be.
         const { merged, conflicts } = threeWay(FIELDS, kept.base ?? fresh, kept.draft, fresh);
         setDraft(merged);
-        if (conflicts.length) setConflict(await conflictOf(res.data, freshEtag ?? '', kept.base ?? fresh, conflicts, undefined));
+        if (conflicts.length) setConflict(await conflictOf(data, freshEtag ?? '', kept.base ?? fresh, conflicts, undefined));
       } else setDraft(fresh);
     } catch (e) {
       setLoadError(e);
@@ -616,32 +627,34 @@ export function EventEditor({ params }: { params: Record<string, string> }) {
         navigate(`/events/${res.data.id}`, { replace: true, force: true });
         return;
       }
-      setOriginal(res.data);
+      const saved = await withTypedCost(res.data);
+      setOriginal(saved);
       setEtag(res.headers.get('etag') ?? undefined);
       // A GET gives the ETag of the stored version when the write's answer carries none.
       if (!res.headers.get('etag')) {
         const again = await api<EventRecord>(`${NS}/events/${id}`);
         setEtag(again.headers.get('etag') ?? undefined);
       }
-      setBase(draftOf(res.data));
-      setDraft(draftOf(res.data));
+      setBase(draftOf(saved));
+      setDraft(draftOf(saved));
     } catch (e) {
       if (e instanceof ApiProblem && e.status === 412) {
         const theirs = await api<EventRecord>(`${NS}/events/${id}`);
+        const theirsData = await withTypedCost(theirs.data);
         const theirsEtag = theirs.headers.get('etag') ?? '';
-        const theirsDraft = draftOf(theirs.data);
+        const theirsDraft = draftOf(theirsData);
         const { merged, conflicts } = threeWay(FIELDS, from ?? theirsDraft, d, theirsDraft);
-        setOriginal(theirs.data);
+        setOriginal(theirsData);
         setDraft(merged);
         persist(merged);
         if (conflicts.length === 0 && attempt < 3) {
           setBase(theirsDraft);
           baseRef.current = theirsDraft;
           setEtag(theirsEtag);
-          await submit(merged, theirsDraft, theirsEtag, theirs.data, scope, attempt + 1);
+          await submit(merged, theirsDraft, theirsEtag, theirsData, scope, attempt + 1);
           return;
         }
-        setConflict(await conflictOf(theirs.data, theirsEtag, from ?? theirsDraft, conflicts, scope));
+        setConflict(await conflictOf(theirsData, theirsEtag, from ?? theirsDraft, conflicts, scope));
       } else {
         const fields = fieldErrors(e);
         const map: Record<string, string> = {};

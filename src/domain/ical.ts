@@ -358,4 +358,3 @@ function duration(seconds: number): string {
   else if (out.length <= 2) out += '0S';
   return out;
 }
-

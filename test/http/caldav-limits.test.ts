@@ -13,13 +13,13 @@ import assert from 'node:assert/strict';
 import { connect } from 'node:net';
 import { forEachStore, type TestServer } from '../support/harness.js';
 import { dav, responses, withDoc, type DavAnswer } from '../support/caldav.js';
+import { BAR_MS, pinged, receive, type Received } from '../support/stall.js';
 import { seedCalendar } from '../../src/seed/calendar.js';
 import { keptCountersOf } from '../../src/metrics.js';
 import { BODY_LIMIT, MAX_HREFS, MAX_PROPERTIES } from '../../src/caldav/index.js';
 import { MAX_ATTRIBUTES, MAX_DEPTH, MAX_ELEMENTS } from '../../src/caldav/xml.js';
 
 const CAL = '/dav/public/calendars/events/';
-const BAR_MS = 100;
 
 /** `n` namespace declarations (distinct prefixes, each with its own namespace). */
 const decls = (n: number, tag: string) => Array.from({ length: n }, (_, i) => ` xmlns:${tag}${i}="urn:example:${tag}:${i}"`).join('');
@@ -44,72 +44,11 @@ function namespaceHeavy(): string {
  * test client runs in the server's process; reading a large answer at once here would hold the
  * loop the server is measured on).
  */
-interface Received {
-  status: number;
-  headers: Headers;
-  chunks: Uint8Array[];
-}
-
-async function send(t: TestServer, method: string, path: string, body?: string, headers: Record<string, string> = {}): Promise<Received> {
-  const res = await fetch(t.origin + path, { method, headers: { 'content-type': 'application/xml; charset=utf-8', ...headers }, body });
-  const chunks: Uint8Array[] = [];
-  const reader = res.body?.getReader();
-  for (;;) {
-    const next = await reader?.read();
-    if (!next || next.done) break;
-    chunks.push(next.value);
-  }
-  return { status: res.status, headers: res.headers, chunks };
+function send(t: TestServer, method: string, path: string, body?: string, headers: Record<string, string> = {}): Promise<Received> {
+  return receive(t.origin + path, { method, headers: { 'content-type': 'application/xml; charset=utf-8', ...headers }, body });
 }
 
 const answerOf = (r: Received): DavAnswer => withDoc({ status: r.status, headers: r.headers, text: Buffer.concat(r.chunks).toString('utf8') });
-
-/** CPU time of this thread (the event loop's), in ms. */
-function loopCpuMs(): number {
-  const u = typeof process.threadCpuUsage === 'function' ? process.threadCpuUsage() : process.cpuUsage();
-  return (u.user + u.system) / 1000;
-}
-
-interface Try<T> {
-  result: T;
-  /** the longest /livez round trip while the request ran: wall-clock time (ms) */
-  pingMs: number;
-  /** … and the CPU time this thread spent meanwhile (ms): what the ping waited for, on a host that is not busy */
-  pingCpuMs: number;
-  /** the server's longest hold of the loop meanwhile, in CPU time (ms) */
-  heldCpuMs: number;
-}
-
-/**
- * Send a request while /livez is asked again and again (one ping always in flight): the longest
- * ping, and the server's own longest hold meanwhile (its loop watch). The server runs in this
- * process, so a hold delays the ping in flight by as much.
- */
-async function pinged<T>(t: TestServer, request: () => Promise<T>): Promise<Try<T>> {
-  let done = false;
-  let pingMs = 0;
-  let pingCpuMs = 0;
-  const pinger = (async () => {
-    while (!done) {
-      const started = performance.now();
-      const cpu = loopCpuMs();
-      const res = await fetch(`${t.origin}/livez`);
-      await res.arrayBuffer();
-      assert.equal(res.status, 200);
-      pingMs = Math.max(pingMs, performance.now() - started);
-      pingCpuMs = Math.max(pingCpuMs, loopCpuMs() - cpu);
-      await new Promise((resolve) => setImmediate(resolve));
-    }
-  })();
-  const started = performance.now();
-  try {
-    const result = await request();
-    return { result, pingMs, pingCpuMs, heldCpuMs: t.built.loopWatch.heldSince(started).cpuMs };
-  } finally {
-    done = true;
-    await pinger;
-  }
-}
 
 /**
  * The request does not hold the loop BAR_MS or more: of three tries, one at least saw the /livez

@@ -94,3 +94,23 @@ export function slot<T>(parts: StoreParts, key: SlotKey<T>, make: () => T): T {
   }
   return value;
 }
+
+/**
+ * A read statement run on the background reader when there is one (SQLite files): a statement
+ * that may scan much of a table (a search of the posts' text, a list page whose filter matches few
+ * events deep in the listing) would otherwise hold every other request for as long as it reads;
+ * on PostgreSQL the database server does the work. Falls back to reading here when the worker is
+ * gone or failed.
+ */
+export async function readOffLoop<R>(db: object, dialect: DialectName, q: { compile(): { sql: string; parameters: readonly unknown[] }; execute(): Promise<R[]> }): Promise<R[]> {
+  const reader = dialect === 'sqlite' ? backgroundReaderOf(db) : undefined;
+  if (reader) {
+    const compiled = q.compile();
+    try {
+      return await reader.all<R>(compiled.sql, compiled.parameters);
+    } catch {
+      // The worker is gone or failed: read here.
+    }
+  }
+  return q.execute();
+}

@@ -8,12 +8,11 @@
 import { byChunks, inList } from './lists.js';
 import { sql, type ExpressionBuilder } from 'kysely';
 import type { Database, Executor, OrganizerRow, PostRow, PostType, VenueRow } from './schema.js';
-import type { DialectName } from './handle.js';
+import { readOffLoop, type DialectName } from './handle.js';
 import { dataRevision, linkedDataRevision, revisionMemo, stampRevision } from './revision.js';
 import { noteChange, noteChanges } from './changes.js';
 import { storedIds } from './ranges.js';
 import { nearCondition, type NearFilter } from './geo.js';
-import { readSearch } from './search-index.js';
 
 export type LinkedKind = 'venue' | 'organizer';
 
@@ -246,7 +245,7 @@ export async function findLinkedPage(
   let rows = revision === undefined ? undefined : pages.at(db, revision).get(pageKey);
   // A search reads every record's fields (no index serves a fragment in any of them): off the loop.
   const searching = (filter.searchFragments?.length ?? 0) > 0;
-  const read = <R>(q: { compile(): { sql: string; parameters: readonly unknown[] }; execute(): Promise<R[]> }) => (searching ? readSearch(db, dialect, q) : q.execute());
+  const read = <R>(q: { compile(): { sql: string; parameters: readonly unknown[] }; execute(): Promise<R[]> }) => (searching ? readOffLoop(db, dialect, q) : q.execute());
   if (rows === undefined) {
     rows = (await read(
       applyLinkedFilter(kind, dialect, base(), filter, true)

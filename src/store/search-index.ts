@@ -19,7 +19,7 @@
  *   ftsPhrases(['Jazz', 'open air']) // '"jazz" AND "open air"'
  */
 import { sql, type Kysely } from 'kysely';
-import { backgroundReaderOf, type DialectName } from './handle.js';
+import type { DialectName } from './handle.js';
 import type { Executor } from './schema.js';
 
 /** The SQLite index table, its columns in the order the list searches them. */
@@ -116,23 +116,4 @@ export async function searchIndexMissing(db: Executor, dialect: DialectName): Pr
   return available.rows[0]?.n
     ? 'the pg_trgm extension could not be created (it needs the CREATE privilege on the database, or a superuser)'
     : 'the pg_trgm extension is not installed on the database server (postgresql-contrib)';
-}
-
-/**
- * A search statement, run on the background reader when there is one (SQLite files): what is
- * still a scan of the posts' text (short words, many matches, exclusions, the venue and organizer
- * lists' fields) would otherwise hold every other request for as long as it reads; on PostgreSQL
- * the database server does the work.
- */
-export async function readSearch<R>(db: Executor, dialect: DialectName, q: { compile(): { sql: string; parameters: readonly unknown[] }; execute(): Promise<R[]> }): Promise<R[]> {
-  const reader = dialect === 'sqlite' ? backgroundReaderOf(db) : undefined;
-  if (reader) {
-    const compiled = q.compile();
-    try {
-      return await reader.all<R>(compiled.sql, compiled.parameters);
-    } catch {
-      // The worker is gone or failed: read here.
-    }
-  }
-  return q.execute();
 }

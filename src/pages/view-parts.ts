@@ -18,9 +18,10 @@ export type ViewParts = ReturnType<typeof createViewParts>;
 export function createViewParts(config: Config, links: Links) {
   const site = links.siteUrl;
   const url = (path: string) => `${site}${path}`;
-  const siteName = config.siteName;
 
   function layout(meta: PageMeta, main: SafeHtml, extraHead: SafeHtml | string = ''): string {
+    // Read per page: administrators change the site's name while the server runs.
+    const siteName = config.siteName;
     const title = meta.title === siteName ? siteName : `${meta.title} – ${siteName}`;
     return html`<!DOCTYPE html>
 <html lang="en">

@@ -110,10 +110,12 @@ for (const kind of STORES) {
     });
 
     it('a change on one instance is in force on the other at once', async () => {
-      // b has answered (and kept) its page before the change.
+      // b has answered (and kept) its page and REST index before the change.
+      assert.equal((await pair.b.api.get('/api/')).body.name, 'Events Calendar');
       assert.match((await pair.b.api.get(`${pair.b.origin}/events/`)).text, /<title>[^<]*Events Calendar<\/title>/);
       const res = await pair.a.api.patch(A, { as: 'admin', json: { SITE_NAME: 'Shared Name', CALENDAR_TIMEZONE: 'America/New_York' } });
       assert.equal(res.status, 200, res.text);
+      assert.equal((await pair.b.api.get('/api/')).body.name, 'Shared Name');
       assert.match((await pair.b.api.get(`${pair.b.origin}/events/`)).text, /<title>[^<]*Shared Name<\/title>/);
       const ev = await pair.b.api.post('/events', { as: 'admin', json: { title: 'On b', start_date: '2030-01-10 09:00:00', end_date: '2030-01-10 10:00:00', status: 'publish' } });
       assert.equal(ev.status, 201, ev.text);

@@ -417,7 +417,7 @@ export const SETTINGS: Setting[] = [
     min: 1,
     group: 'limits',
     defaultText: '256',
-    description: 'memory (MiB) that list answers being built and sent may hold together; further large lists wait their turn',
+    description: 'memory that list answers being built and sent may hold together (1 MB: 1,048,576 bytes); further large lists wait their turn',
   },
   {
     env: 'CACHE_MAX_AGE',

@@ -445,7 +445,7 @@ export const SETTINGS: Setting[] = [
     flag: '--sync-max-changes',
     key: 'syncMaxChanges',
     type: 'integer',
-    min: 1,
+
     group: 'sync',
     defaultText: '1000',
     description: 'change log rows one sync answer reads at most (the rest follows with its X-Sync-Token)',
@@ -492,7 +492,7 @@ export const SETTINGS: Setting[] = [
     key: 'importMaxBytes',
     type: 'integer',
     unit: 'bytes',
-    min: 1024,
+
     group: 'limits',
     defaultText: '10485760',
     description: 'the most bytes an import (ics or tec, admin API or CLI) reads of one answer of its source, as sent and once gzip, deflate or br is undone; a larger one fails the import',
@@ -625,7 +625,7 @@ export const SETTINGS: Setting[] = [
     key: 'federationMaxBodyBytes',
     type: 'integer',
     unit: 'bytes',
-    min: 1024,
+
     group: 'federation',
     defaultText: '262144',
     description: 'the largest inbox request body accepted (larger: 413)',
@@ -824,6 +824,12 @@ export function parseSetting(s: Setting, raw: string): Config[keyof Config] {
     }
     case 'duration':
       return s.min === 0 && text === '0' ? 0 : durationMs(s.env, text);
+    case 'durations':
+      return text
+        .split(',')
+        .map((p) => p.trim())
+        .filter((p) => p !== '')
+        .map((p) => durationMs(s.env, p));
     case 'enum': {
       const v = text.toLowerCase();
       if (!s.choices?.includes(v)) throw new ConfigError(`${s.env} must be ${choiceList(s.choices ?? [])}, got "${raw}"`);
@@ -1077,8 +1083,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Part
     sources[key] = overrides[key] !== undefined ? 'flag' : 'environment';
     return String(v);
   };
-  const port = positiveInt('PORT', pick('port', 'PORT') ?? '8080');
-  if (port > 65535) throw new ConfigError(`PORT must be at most 65535, got ${port}`);
+  // A setting read and checked as its declaration says (type, bounds, default).
+  const declared = <K extends keyof Config>(key: K): Config[K] => declaredSetting(pick, key);
+  const port = declared('port');
   const host = pick('host', 'HOST') ?? '127.0.0.1';
   let restRoot = pick('restRoot', 'REST_ROOT') ?? '/api';
   if (!restRoot.startsWith('/')) restRoot = '/' + restRoot;
@@ -1089,38 +1096,30 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Part
   } catch {
     throw new ConfigError(`SITE_URL must be an absolute URL, got "${maskUrl(siteUrl)}"`);
   }
-  const maxPerPage = positiveInt('MAX_PER_PAGE', pick('maxPerPage', 'MAX_PER_PAGE') ?? '50');
-  if (maxPerPage < 1) throw new ConfigError('MAX_PER_PAGE must be at least 1');
-  const icalMaxEvents = positiveInt('ICAL_MAX_EVENTS', pick('icalMaxEvents', 'ICAL_MAX_EVENTS') ?? '1000');
-  if (icalMaxEvents < 1) throw new ConfigError('ICAL_MAX_EVENTS must be at least 1');
-  const caldavMaxEvents = positiveInt('CALDAV_MAX_EVENTS', pick('caldavMaxEvents', 'CALDAV_MAX_EVENTS') ?? '10000');
-  if (caldavMaxEvents < 1) throw new ConfigError('CALDAV_MAX_EVENTS must be at least 1');
-  const databaseTimeoutMs = positiveInt('DATABASE_TIMEOUT_MS', pick('databaseTimeoutMs', 'DATABASE_TIMEOUT_MS') ?? '3000');
-  if (databaseTimeoutMs < 1) throw new ConfigError('DATABASE_TIMEOUT_MS must be at least 1');
-  const headersTimeoutMs = positiveInt('HEADERS_TIMEOUT_MS', pick('headersTimeoutMs', 'HEADERS_TIMEOUT_MS') ?? '10000');
-  const requestTimeoutMs = positiveInt('REQUEST_TIMEOUT_MS', pick('requestTimeoutMs', 'REQUEST_TIMEOUT_MS') ?? '30000');
-  if (headersTimeoutMs < 1 || requestTimeoutMs < 1) throw new ConfigError('HEADERS_TIMEOUT_MS and REQUEST_TIMEOUT_MS must be at least 1');
+  const maxPerPage = declared('maxPerPage');
+  const icalMaxEvents = declared('icalMaxEvents');
+  const caldavMaxEvents = declared('caldavMaxEvents');
+  const databaseTimeoutMs = declared('databaseTimeoutMs');
+  const headersTimeoutMs = declared('headersTimeoutMs');
+  const requestTimeoutMs = declared('requestTimeoutMs');
   if (headersTimeoutMs > requestTimeoutMs) throw new ConfigError(`HEADERS_TIMEOUT_MS (${headersTimeoutMs}) must not be larger than REQUEST_TIMEOUT_MS (${requestTimeoutMs})`);
-  const responseMemoryMb = positiveInt('RESPONSE_MEMORY_MB', pick('responseMemoryBytes', 'RESPONSE_MEMORY_MB') ?? '256');
-  if (responseMemoryMb < 1) throw new ConfigError('RESPONSE_MEMORY_MB must be at least 1');
+  // Declared in MB (as set and shown), kept in bytes.
+  const responseMemoryMb = declared('responseMemoryBytes');
   const geolocRadiusText = pick('geolocRadius', 'GEOLOC_RADIUS') ?? '25';
   const geolocRadius = /^\s*(\d+(\.\d*)?|\.\d+)\s*$/.test(geolocRadiusText) ? Number(geolocRadiusText) : NaN;
   if (!(geolocRadius > 0) || !Number.isFinite(geolocRadius)) throw new ConfigError(`GEOLOC_RADIUS must be a positive number, got "${geolocRadiusText}"`);
-  const geolocUnit = (pick('geolocUnit', 'GEOLOC_UNIT') ?? 'mi').trim().toLowerCase();
-  if (geolocUnit !== 'mi' && geolocUnit !== 'km') throw new ConfigError(`GEOLOC_UNIT must be mi or km, got "${geolocUnit}"`);
-  const recurrenceHorizonMonths = positiveInt('RECURRENCE_HORIZON_MONTHS', pick('recurrenceHorizonMonths', 'RECURRENCE_HORIZON_MONTHS') ?? '60');
-  if (recurrenceHorizonMonths < 1 || recurrenceHorizonMonths > 240) throw new ConfigError(`RECURRENCE_HORIZON_MONTHS must be between 1 and 240, got "${recurrenceHorizonMonths}"`);
+  const geolocUnit = declared('geolocUnit');
+  const recurrenceHorizonMonths = declared('recurrenceHorizonMonths');
   const adminUser = pick('adminUser', 'CALENDAR_ADMIN_USER');
   const adminPassword =
     overrides.adminPassword || env.CALENDAR_ADMIN_PASSWORD_FILE === undefined || env.CALENDAR_ADMIN_PASSWORD_FILE === '' ? pick('adminPassword', 'CALENDAR_ADMIN_PASSWORD') : passwordFile(env);
   if (adminUser !== undefined && adminPassword === undefined) throw new ConfigError('CALENDAR_ADMIN_USER is set but CALENDAR_ADMIN_PASSWORD is not');
   if (adminPassword !== undefined && adminUser === undefined) throw new ConfigError('CALENDAR_ADMIN_PASSWORD is set but CALENDAR_ADMIN_USER is not');
-  const timezone = calendarSetting(pick, 'timezone') as string;
+  const timezone = declaredSetting(pick, 'timezone');
   let adminPath = (pick('adminPath', 'ADMIN_PATH') ?? '/admin').replace(/\/+$/, '');
   if (!adminPath.startsWith('/')) adminPath = '/' + adminPath;
   if (adminPath === '/' || !/^(\/[A-Za-z0-9._~-]+)+$/.test(adminPath)) throw new ConfigError(`ADMIN_PATH must be a path such as /admin, got "${adminPath}"`);
-  const adminRequire2fa = (pick('adminRequire2fa', 'ADMIN_REQUIRE_2FA') ?? 'off').trim().toLowerCase();
-  if (adminRequire2fa !== 'administrators' && adminRequire2fa !== 'off') throw new ConfigError(`ADMIN_REQUIRE_2FA must be administrators or off, got "${adminRequire2fa}"`);
+  const adminRequire2fa = declared('adminRequire2fa');
   const secretKey = pick('secretKey', 'SECRET_KEY');
   if (secretKey !== undefined && secretKey.length < 32) throw new ConfigError('SECRET_KEY must be at least 32 characters long');
   if (env.CALENDAR_ADMIN_PASSWORD_FILE && !overrides.adminPassword) sources.adminPassword = 'environment';
@@ -1146,50 +1145,46 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Part
     logLevel,
     // An empty NAMESPACE_ALIASES turns the aliases off, so it is read apart from `pick` (which treats '' as unset).
     namespaceAliases: namespaceAliases(overrides.namespaceAliases ?? env.NAMESPACE_ALIASES),
-    jsonp: flag('JSONP', pick('jsonp', 'JSONP'), true),
-    metrics: flag('METRICS', pick('metrics', 'METRICS'), true),
+    jsonp: declared('jsonp'),
+    metrics: declared('metrics'),
     metricsToken: pick('metricsToken', 'METRICS_TOKEN'),
-    slowRequestLogMs: positiveInt('SLOW_REQUEST_LOG_MS', pick('slowRequestLogMs', 'SLOW_REQUEST_LOG_MS') ?? '100'),
-    warmUp: flag('WARM_UP', pick('warmUp', 'WARM_UP'), true),
-    replayAnswers: flag('REPLAY_ANSWERS', pick('replayAnswers', 'REPLAY_ANSWERS'), true),
-    rateLimitMax: positiveInt('RATE_LIMIT_MAX', pick('rateLimitMax', 'RATE_LIMIT_MAX') ?? '1200'),
+    slowRequestLogMs: declared('slowRequestLogMs'),
+    warmUp: declared('warmUp'),
+    replayAnswers: declared('replayAnswers'),
+    rateLimitMax: declared('rateLimitMax'),
     rateLimitWindow: durationSeconds('RATE_LIMIT_WINDOW', pick('rateLimitWindow', 'RATE_LIMIT_WINDOW') ?? '60'),
-    loginMaxFailures: positiveInt('LOGIN_MAX_FAILURES', pick('loginMaxFailures', 'LOGIN_MAX_FAILURES') ?? '5'),
+    loginMaxFailures: declared('loginMaxFailures'),
     trustProxy: trustProxy(pick('trustProxy', 'TRUST_PROXY')),
     corsOrigins: corsOrigins(pick('corsOrigins', 'CORS_ORIGINS')),
     databaseTimeoutMs,
-    shutdownTimeoutMs: positiveInt('SHUTDOWN_TIMEOUT_MS', pick('shutdownTimeoutMs', 'SHUTDOWN_TIMEOUT_MS') ?? '10000'),
-    siteName: calendarSetting(pick, 'siteName') as string,
+    shutdownTimeoutMs: declared('shutdownTimeoutMs'),
+    siteName: declaredSetting(pick, 'siteName'),
     icalMaxEvents,
     caldavMaxEvents,
     headersTimeoutMs,
     requestTimeoutMs,
     responseMemoryBytes: responseMemoryMb * 1024 * 1024,
-    cacheMaxAge: positiveInt('CACHE_MAX_AGE', pick('cacheMaxAge', 'CACHE_MAX_AGE') ?? '10'),
-    syncHistoryDays: positiveNumber('SYNC_HISTORY_DAYS', pick('syncHistoryDays', 'SYNC_HISTORY_DAYS') ?? '30'),
+    cacheMaxAge: declared('cacheMaxAge'),
+    syncHistoryDays: declared('syncHistoryDays'),
     syncMaxChanges: Math.max(1, positiveInt('SYNC_MAX_CHANGES', pick('syncMaxChanges', 'SYNC_MAX_CHANGES') ?? '1000')),
-    webhooksAllowPrivate: flag('WEBHOOKS_ALLOW_PRIVATE', pick('webhooksAllowPrivate', 'WEBHOOKS_ALLOW_PRIVATE'), false),
-    webhooksRetrySchedule: (pick('webhooksRetrySchedule', 'WEBHOOKS_RETRY_SCHEDULE') ?? '5s,5m,30m,2h,5h,10h,10h')
-      .split(',')
-      .map((p) => p.trim())
-      .filter((p) => p !== '')
-      .map((p) => durationMs('WEBHOOKS_RETRY_SCHEDULE', p)),
-    webhooksDisableAfterMs: durationMs('WEBHOOKS_DISABLE_AFTER', pick('webhooksDisableAfterMs', 'WEBHOOKS_DISABLE_AFTER') ?? '24h'),
-    webhooksTimeoutMs: durationMs('WEBHOOKS_TIMEOUT', pick('webhooksTimeoutMs', 'WEBHOOKS_TIMEOUT') ?? '10s'),
+    webhooksAllowPrivate: declared('webhooksAllowPrivate'),
+    webhooksRetrySchedule: declared('webhooksRetrySchedule'),
+    webhooksDisableAfterMs: declared('webhooksDisableAfterMs'),
+    webhooksTimeoutMs: declared('webhooksTimeoutMs'),
     importMaxBytes: Math.max(1024, positiveInt('IMPORT_MAX_BYTES', pick('importMaxBytes', 'IMPORT_MAX_BYTES') ?? String(DEFAULT_IMPORT_MAX_BYTES))),
     geolocRadius,
     geolocUnit,
     recurrenceHorizonMonths,
     adminPath,
-    sessionIdleMs: durationMs('SESSION_IDLE', pick('sessionIdleMs', 'SESSION_IDLE') ?? '48h'),
-    sessionMaxAgeMs: durationMs('SESSION_MAX_AGE', pick('sessionMaxAgeMs', 'SESSION_MAX_AGE') ?? '336h'),
+    sessionIdleMs: declared('sessionIdleMs'),
+    sessionMaxAgeMs: declared('sessionMaxAgeMs'),
     adminRequire2fa,
     ...(secretKey !== undefined ? { secretKey } : {}),
     sources,
-    federation: flag('FEDERATION', pick('federation', 'FEDERATION'), false),
+    federation: declared('federation'),
     federationHandle,
-    federationApproveFollows: flag('FEDERATION_APPROVE_FOLLOWS', pick('federationApproveFollows', 'FEDERATION_APPROVE_FOLLOWS'), false),
-    federationKeepActivities: flag('FEDERATION_KEEP_ACTIVITIES', pick('federationKeepActivities', 'FEDERATION_KEEP_ACTIVITIES'), false),
+    federationApproveFollows: declared('federationApproveFollows'),
+    federationKeepActivities: declared('federationKeepActivities'),
     federationBlockedDomains: (pick('federationBlockedDomains', 'FEDERATION_BLOCKED_DOMAINS') ?? '')
       .split(',')
       .map((d) =>
@@ -1199,25 +1194,24 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Part
           .replace(/^\.+|\.+$/g, ''),
       )
       .filter((d) => d !== ''),
-    federationAllowPrivate: flag('FEDERATION_ALLOW_PRIVATE_ADDRESSES', pick('federationAllowPrivate', 'FEDERATION_ALLOW_PRIVATE_ADDRESSES'), false),
+    federationAllowPrivate: declared('federationAllowPrivate'),
     federationMaxBodyBytes: Math.max(1024, positiveInt('FEDERATION_MAX_BODY_BYTES', pick('federationMaxBodyBytes', 'FEDERATION_MAX_BODY_BYTES') ?? '262144')),
-    federationClockSkewMs: durationMs('FEDERATION_CLOCK_SKEW', pick('federationClockSkewMs', 'FEDERATION_CLOCK_SKEW') ?? '5m'),
-    federationInboxRateLimit: positiveInt('FEDERATION_INBOX_RATE_LIMIT', pick('federationInboxRateLimit', 'FEDERATION_INBOX_RATE_LIMIT') ?? '120'),
-    federationRetrySchedule: (pick('federationRetrySchedule', 'FEDERATION_RETRY_SCHEDULE') ?? '1m,5m,30m,2h,6h,12h,24h')
-      .split(',')
-      .map((p) => p.trim())
-      .filter((p) => p !== '')
-      .map((p) => durationMs('FEDERATION_RETRY_SCHEDULE', p)),
+    federationClockSkewMs: declared('federationClockSkewMs'),
+    federationInboxRateLimit: declared('federationInboxRateLimit'),
+    federationRetrySchedule: declared('federationRetrySchedule'),
     federationIconUrl,
     ...submissionSettings(pick),
   };
 }
 
-/** A calendar setting from the environment or a flag (blank: its default), checked by its declaration. */
-function calendarSetting(pick: (key: keyof Config, envName: string) => string | undefined, key: keyof Config): Config[keyof Config] {
-  const s = CALENDAR_SETTINGS.find((c) => c.key === key)!;
+/**
+ * A setting from the environment or a flag (unset: its default), read and checked as its
+ * declaration says; a calendar setting given blank takes its default too.
+ */
+function declaredSetting<K extends keyof Config>(pick: (key: keyof Config, envName: string) => string | undefined, key: K): Config[K] {
+  const s = SETTINGS.find((d) => d.key === key)!;
   const raw = pick(key, s.env);
-  return parseSetting(s, raw === undefined || raw.trim() === '' ? s.defaultText : raw);
+  return parseSetting(s, raw === undefined || (s.scope === 'calendar' && raw.trim() === '') ? s.defaultText : raw) as Config[K];
 }
 
 /** The submission settings (issue 29): their checks, with `pick` (flags over the environment). */
@@ -1239,24 +1233,22 @@ function submissionSettings(
   | 'smtpUrl'
   | 'smtpFrom'
 > {
-  const mode = (pick('submissions', 'SUBMISSIONS') ?? 'off').trim().toLowerCase();
-  if (mode !== 'off' && mode !== 'registered' && mode !== 'anyone') throw new ConfigError(`SUBMISSIONS must be off, registered or anyone, got "${mode}"`);
+  const mode = declaredSetting(pick, 'submissions');
   const smtpUrl = pick('smtpUrl', 'SMTP_URL')?.trim();
   if (smtpUrl !== undefined && !/^smtps?:\/\//.test(smtpUrl)) throw new ConfigError('SMTP_URL must start with smtp:// or smtps://');
-  const powMaxNumber = positiveInt('SUBMISSIONS_POW_MAX_NUMBER', pick('submissionsPowMaxNumber', 'SUBMISSIONS_POW_MAX_NUMBER') ?? '50000');
-  if (powMaxNumber < 1) throw new ConfigError('SUBMISSIONS_POW_MAX_NUMBER must be at least 1');
+  const powMaxNumber = declaredSetting(pick, 'submissionsPowMaxNumber');
   return {
     submissions: mode,
-    submissionsPow: flag('SUBMISSIONS_POW', pick('submissionsPow', 'SUBMISSIONS_POW'), false),
+    submissionsPow: declaredSetting(pick, 'submissionsPow'),
     submissionsPowMaxNumber: powMaxNumber,
-    submissionsMaxPerAddress: calendarSetting(pick, 'submissionsMaxPerAddress') as number,
-    submissionsMaxPerEmail: calendarSetting(pick, 'submissionsMaxPerEmail') as number,
-    submissionsRateWindowMs: calendarSetting(pick, 'submissionsRateWindowMs') as number,
-    submissionsMinFillMs: calendarSetting(pick, 'submissionsMinFillMs') as number,
-    submissionsMaxDescription: calendarSetting(pick, 'submissionsMaxDescription') as number,
-    submissionsMaxLinks: calendarSetting(pick, 'submissionsMaxLinks') as number,
-    submissionsNotify: calendarSetting(pick, 'submissionsNotify') as Config['submissionsNotify'],
-    submissionRetentionDays: calendarSetting(pick, 'submissionRetentionDays') as number,
+    submissionsMaxPerAddress: declaredSetting(pick, 'submissionsMaxPerAddress'),
+    submissionsMaxPerEmail: declaredSetting(pick, 'submissionsMaxPerEmail'),
+    submissionsRateWindowMs: declaredSetting(pick, 'submissionsRateWindowMs'),
+    submissionsMinFillMs: declaredSetting(pick, 'submissionsMinFillMs'),
+    submissionsMaxDescription: declaredSetting(pick, 'submissionsMaxDescription'),
+    submissionsMaxLinks: declaredSetting(pick, 'submissionsMaxLinks'),
+    submissionsNotify: declaredSetting(pick, 'submissionsNotify'),
+    submissionRetentionDays: declaredSetting(pick, 'submissionRetentionDays'),
     ...(smtpUrl !== undefined ? { smtpUrl } : {}),
     smtpFrom: pick('smtpFrom', 'SMTP_FROM')?.trim() ?? 'calendar@localhost',
   };

@@ -7,7 +7,7 @@
 import { it } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
-import { SETTINGS } from '../../src/config.js';
+import { SETTINGS, loadConfig, parseSetting } from '../../src/config.js';
 
 /** The rows of the first table under a heading: variables of the first cell, and the other cells. */
 function tableRows(text: string, heading: string): Array<{ vars: string[]; cells: string[] }> {
@@ -51,5 +51,17 @@ it("the README's settings table and the declarations agree", () => {
     if (row.where !== where) problems.push(`${s.env}: changed in "${row.where}" in the README, "${where}" declared`);
   }
   for (const v of inReadme.keys()) if (v !== 'CALENDAR_ADMIN_PASSWORD_FILE' && !SETTINGS.some((s) => s.env === v)) problems.push(`${v}: in the README, not declared`);
+  assert.deepEqual(problems, []);
+});
+
+it("each declared default is what the loader gives when nothing is set, read through the declaration's type", () => {
+  const loaded = loadConfig({}) as unknown as Record<string, unknown>;
+  const problems: string[] = [];
+  for (const s of SETTINGS) {
+    if (!s.type || s.type === 'string' || s.type === 'url' || s.type === 'list') continue;
+    let value = parseSetting(s, s.defaultText);
+    if (s.key === 'responseMemoryBytes') value = (value as number) * 1024 * 1024;
+    if (JSON.stringify(value) !== JSON.stringify(loaded[s.key])) problems.push(`${s.env}: declared default reads as ${JSON.stringify(value)}, loaded ${JSON.stringify(loaded[s.key])}`);
+  }
   assert.deepEqual(problems, []);
 });

@@ -47,8 +47,11 @@ function zones(): string[] {
   return intl.supportedValuesOf ? intl.supportedValuesOf('timeZone') : [];
 }
 
+/** A unit in the reader's language (`days` → `jours`). */
+const unitOf = (unit: string) => t(`settings.unit.${unit}`);
+
 function Control({ s, value, error, onChange }: { s: Setting; value: string; error?: string; onChange: (v: string) => void }) {
-  const label = s.unit ? `${t(`settings.label.${s.name}`)} (${s.unit})` : t(`settings.label.${s.name}`);
+  const label = s.unit ? `${t(`settings.label.${s.name}`)} (${unitOf(s.unit)})` : t(`settings.label.${s.name}`);
   const help = `${s.description}. ${t('settings.defaultIs', { value: s.default })}`;
   const common = { label, name: s.name, id: `setting-${s.name}`, help, ...(error ? { error } : {}) };
   if (s.type === 'boolean') return <Checkbox {...common} checked={['true', '1', 'on', 'yes'].includes(value)} onChange={(v) => onChange(String(v))} />;
@@ -74,7 +77,7 @@ function ReadOnly({ s }: { s: Setting }) {
       </dt>
       <dd>
         <code class={s.secret ? 'masked' : ''}>{shown(s.value)}</code>
-        {s.unit ? ` ${s.unit}` : ''} <small>— {where}</small>
+        {s.unit ? ` ${unitOf(s.unit)}` : ''} <small>— {where}</small>
         <br />
         <small>{s.description}</small>
       </dd>
@@ -84,14 +87,16 @@ function ReadOnly({ s }: { s: Setting }) {
 
 function Settings() {
   const list = useApi<Setting[]>('calendar/admin/v1/settings');
-  const [values, setValues] = useState<Record<string, string>>({});
+  // The list a save answered replaces the first one read, without a reload (the form stays as it is).
+  const [saved, setSaved] = useState<Setting[] | null>(null);
+  // What the user typed, by setting; the others show their value in force.
+  const [edits, setEdits] = useState<Record<string, string>>({});
   const [errors, setErrors] = useState<Record<string, string>>({});
   const [saving, setSaving] = useState(false);
   const summary = useRef<HTMLDivElement>(null);
-  const rows = list.data ?? [];
-  useEffect(() => {
-    if (list.data) setValues(Object.fromEntries(list.data.filter((s) => s.editable).map((s) => [s.name, s.value === null ? '' : String(s.value)])));
-  }, [list.data]);
+  const rows = saved ?? list.data ?? [];
+  const inForce = (s: Setting) => (s.value === null ? '' : String(s.value));
+  const valueOf = (s: Setting) => edits[s.name] ?? inForce(s);
   useEffect(() => {
     if (Object.keys(errors).length) summary.current?.focus();
   }, [errors]);
@@ -99,13 +104,14 @@ function Settings() {
   async function save(e: Event) {
     e.preventDefault();
     const changed: Record<string, string> = {};
-    for (const s of rows) if (s.editable && values[s.name] !== (s.value === null ? '' : String(s.value))) changed[s.name] = values[s.name] ?? '';
+    for (const s of rows) if (s.editable && valueOf(s) !== inForce(s)) changed[s.name] = valueOf(s);
     setSaving(true);
     try {
-      await api('calendar/admin/v1/settings', { method: 'PATCH', body: changed });
+      const answer = await api<Setting[]>('calendar/admin/v1/settings', { method: 'PATCH', body: changed });
+      setSaved(answer.data);
+      setEdits({});
       setErrors({});
       toast(t('settings.saved'));
-      list.reload();
     } catch (err) {
       const found = fieldErrors(err);
       setErrors(Object.keys(found).length ? found : { '': err instanceof ApiProblem ? err.message : String(err) });
@@ -115,7 +121,7 @@ function Settings() {
   }
 
   if (list.error) return <ErrorState error={list.error} onRetry={list.reload} />;
-  if (!list.data) return <Loading />;
+  if (!list.data && !saved) return <Loading />;
   const editable = rows.filter((s) => s.editable);
   const errorList = Object.entries(errors);
   return (
@@ -144,7 +150,7 @@ function Settings() {
             <fieldset key={g}>
               <legend>{t(`settings.group.${g}`)}</legend>
               {inGroup.map((s) => (
-                <Control key={s.name} s={s} value={values[s.name] ?? ''} error={errors[s.name]} onChange={(v) => setValues({ ...values, [s.name]: v })} />
+                <Control key={s.name} s={s} value={valueOf(s)} error={errors[s.name]} onChange={(v) => setEdits((e) => ({ ...e, [s.name]: v }))} />
               ))}
             </fieldset>
           );

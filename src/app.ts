@@ -20,6 +20,7 @@ import type { HorizonJob } from './jobs/horizon.js';
 import type { PruneJob } from './jobs/change-log-pruning.js';
 import { createJobs } from './jobs/index.js';
 import type { SubmissionJobs } from './jobs/submissions.js';
+import type { JobHandle } from './jobs/runner.js';
 import { clientAddressOf, createWebServer, requestIdOf, registerBodyParsers, registerCompression } from './web/server.js';
 import { registerQueryRefusal } from './web/query-string.js';
 import { registerRateLimit } from './web/rate-limit.js';
@@ -46,6 +47,8 @@ export interface BuiltApp extends Core {
   pruneJob: PruneJob;
   /** Community submissions' retention and digest jobs (issue 29); undefined with SUBMISSIONS=off. */
   submissionJobs?: SubmissionJobs;
+  /** The job deleting failed-login counts and rate-limit grants no limit counts any more (jobs/shared-limits.ts). */
+  sharedLimitsJob: JobHandle<number>;
   /** The watch of the event loop (which requests hold it; loop-delay.ts). */
   loopWatch: LoopWatch;
   /** The reads answered after a start before `/readyz` says ready (`serve` runs it; off with WARM_UP=false). */
@@ -80,7 +83,7 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
   registerConditional(app, config.cacheMaxAge);
   // Background jobs on one runner (src/jobs): webhook delivery (issue 11), the occurrence horizon
   // (issue 15), change-log pruning past SYNC_HISTORY_DAYS (issue 24).
-  const { runner: jobs, webhookWorker, horizonJob, pruneJob, submissionJobs } = createJobs(services, app.log, options.webhooks === false ? {} : { webhooks });
+  const { runner: jobs, webhookWorker, horizonJob, pruneJob, submissionJobs, sharedLimitsJob } = createJobs(services, app.log, options.webhooks === false ? {} : { webhooks });
   jobs.start();
   app.addHook('onClose', async () => jobs.stop());
   if (webhookWorker) {
@@ -125,7 +128,7 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
 
   // The rate limit keys by the user when the credentials are valid: the REST face's credential
   // hook (an app-level onRequest hook) runs before the plugin's (route-level) ones.
-  const rateLimitTake = await registerRateLimit(app, config, RATE_LIMIT_EXEMPT);
+  const rateLimitTake = await registerRateLimit(app, config, store.db, RATE_LIMIT_EXEMPT);
   const metrics = registerMetrics(app, config, store, loopWatch);
   const registry = metrics?.registry;
   if (registry) jobs.registerMetrics(registry);
@@ -181,6 +184,7 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
     webhooks,
     horizonJob,
     pruneJob,
+    sharedLimitsJob,
     loopWatch,
     ...(webhookWorker ? { webhookWorker } : {}),
     ...(submissionJobs ? { submissionJobs } : {}),

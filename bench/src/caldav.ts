@@ -16,7 +16,7 @@ const autocannonMethods = createRequire(import.meta.url)('autocannon/lib/httpMet
 if (!autocannonMethods.includes('REPORT')) autocannonMethods.push('REPORT');
 
 /** The site calendar of the CalDAV face (src/caldav). */
-export const CALDAV_CALENDAR = '/dav/calendars/events/';
+export const CALDAV_CALENDAR = '/dav/public/calendars/events/';
 
 /** The sync-collection REPORT of a client holding `token` (DAVx5's body: getetag only, Depth 0). */
 export function syncBody(token: string): string {

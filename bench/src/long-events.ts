@@ -55,7 +55,7 @@ const KINDS: Record<string, (i: number) => Read> = {
   list: (i) => ({ path: `/events/list/page/${i + 1}/`, events: (t) => t.split('<article class="event').length - 1 }),
   caldav: (i) => {
     const start = today.minus({ days: 250 }).plus({ days: i * 19, hours: 10 });
-    return { path: '/dav/calendars/events/', method: 'REPORT', body: timeRange(start, start.plus({ hours: 6 })), events: (t) => t.split('<d:response>').length - 1 };
+    return { path: '/dav/public/calendars/events/', method: 'REPORT', body: timeRange(start, start.plus({ hours: 6 })), events: (t) => t.split('<d:response>').length - 1 };
   },
 };
 const kinds = process.env.LONG_READS ? process.env.LONG_READS.split(',') : Object.keys(KINDS);

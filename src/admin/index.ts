@@ -64,7 +64,7 @@ export async function registerAdminFace(app: FastifyInstance, { config, services
   const underAdmin = (url: string) => url === base || url.startsWith(base + '/') || url.startsWith(base + '?');
   registerCookieAuthentication(app, sessions, (req) => !underAdmin(req.url));
   // The same throttle as HTTP Basic (one per app instance: a failure here counts there, and back).
-  const throttle = loginThrottleOf(services.users, config.loginMaxFailures);
+  const throttle = loginThrottleOf(services, config.loginMaxFailures);
   const appFiles = adminAppFiles();
   const paths = {
     app: `${base}/`,

@@ -4,7 +4,8 @@
  * REST list shows them): the calendars (the whole site, and one per category by slug), the events
  * of a calendar (every event its list shows, past and future, recurring occurrences as resources of
  * their own), each event's ETag and iCalendar text (the feeds' VEVENT, `domain/ical.ts`), and the
- * changes since a sync token (RFC 6578), read from the change log through `store.changes`.
+ * changes since a sync token (RFC 6578), read from the change log through `store.changes`. A
+ * listing of ETags (`listing`, `sync` without events) reads ids and versions only, never the events.
  *
  * ETags are the REST API's item tags with the variant `ics`: `"<database id>.e<id>.<version>.ics"`,
  * the version being the event's (`services.versions.of`: its last change, or its venue's, an
@@ -39,13 +40,17 @@ export interface CalendarRef {
   order: number;
 }
 
-/** A calendar object resource: one event, its ETag and its version's time. */
-export interface Member {
+/** A calendar object resource as a listing names it: one event's id, its ETag and its version's time. */
+export interface Listed {
   id: number;
-  event: PublicEvent;
   etag: string;
   /** UTC `YYYY-MM-DD HH:MM:SS` of the event's version */
   lastModified: string | undefined;
+}
+
+/** A calendar object resource with its event (for its iCalendar text). */
+export interface Member extends Listed {
+  event: PublicEvent;
 }
 
 /** A sync token that cannot be used (RFC 6578 `valid-sync-token`: the client syncs from scratch). */
@@ -53,8 +58,8 @@ export class InvalidSyncToken extends Error {}
 
 /** What a sync-collection report answers. */
 export interface SyncResult {
-  /** events shown now (changed since the token, or all of them on an initial sync) */
-  changed: Member[];
+  /** events shown now (changed since the token, or all of them on an initial sync); without their events when not asked for */
+  changed: Array<Member | Listed>;
   /** ids of events the caller saw since the token and no longer sees */
   removed: number[];
   /** the next token (a URI) */
@@ -67,9 +72,13 @@ export interface SyncResult {
  * Events read per page when listing a calendar (the list's `range` mode is not capped), and
  * versions read between two turns of the event loop: a large calendar is listed in steps that let
  * other requests run (SQLite answers synchronously, so a long chain of reads would hold the loop).
+ * A page's representations are built in one step when not kept: 100 of them held the loop about
+ * 20 ms of CPU in a cold calendar-query of 1,000 events with calendar-data, 200 about 60 ms.
  */
-const PAGE = 200;
+const PAGE = 100;
 const VERSION_CHUNK = 500;
+/** Ids read per statement when listing a calendar without its events. */
+const ID_PAGE = 2000;
 
 /** Wait for the next turn of the event loop. */
 function nextTurn(): Promise<void> {
@@ -93,20 +102,31 @@ export interface Calendars {
   resolve(key: string): Promise<CalendarRef | undefined>;
   /** Every event of the calendar the viewer may read, in start order. */
   members(viewer: Viewer, cal: CalendarRef): Promise<Member[]>;
+  /**
+   * The same resources as `members`, with their ETags and times only: their ids and versions are
+   * read, never their events (a listing of ETags costs ids and versions, not representations).
+   */
+  listing(viewer: Viewer, cal: CalendarRef): Promise<Listed[]>;
   /** The events overlapping [start, end) (UTC ISO instants; either open). */
   inRange(viewer: Viewer, cal: CalendarRef, start?: DateTime, end?: DateTime): Promise<Member[]>;
   /** These events of the calendar the viewer may read (others are absent from the answer). */
   byIds(viewer: Viewer, cal: CalendarRef, ids: number[]): Promise<Map<number, Member>>;
-  /** The iCalendar text of one event resource (the feeds' VEVENT, no METHOD, stable DTSTAMP). */
-  objectText(member: Member): string;
+  /**
+   * The iCalendar text of one event resource (the feeds' VEVENT, no METHOD, stable DTSTAMP); with
+   * `expand` (RFC 4791 §9.6.5), the instance in UTC if it overlaps the range, else no VEVENT.
+   */
+  objectText(member: Member, expand?: { start: DateTime; end: DateTime }): string;
   /** The whole calendar as one iCalendar text (GET on the collection). */
   calendarText(cal: CalendarRef, members: Member[]): string;
   /** The collection's CTag and ETag (the data revision: any write moves it), and the time of the last change. */
   state(): Promise<{ ctag: string; lastModified: string | undefined; seq: number }>;
   /** The current sync token (a URI). */
   syncToken(): Promise<string>;
-  /** RFC 6578: the changes since `token` ('' = everything), at most `limit` members when given. */
-  sync(viewer: Viewer, cal: CalendarRef, token: string, limit?: number): Promise<SyncResult>;
+  /**
+   * RFC 6578: the changes since `token` ('' = everything), at most `limit` members when given;
+   * `withEvents` false: the changed resources as listed (ids, ETags, times), their events not read.
+   */
+  sync(viewer: Viewer, cal: CalendarRef, token: string, limit?: number, withEvents?: boolean): Promise<SyncResult>;
   /** The site zone's VTIMEZONE in a VCALENDAR (calendar-timezone), or undefined. */
   timezoneText(): string | undefined;
 }
@@ -120,17 +140,44 @@ export function createCalendars(services: Services): Calendars {
   const argsOf = (cal: CalendarRef): Partial<EventListArgs> => (cal.slug === undefined ? {} : { categories: [cal.slug] });
 
   async function withEtags(list: PublicEvent[]): Promise<Member[]> {
+    const listed = await withVersions(list.map((e) => e.id));
+    return list.map((e, i) => ({ ...listed[i]!, event: e }));
+  }
+
+  /** These events' ETags and times (the ETag GET answers), read VERSION_CHUNK at a time. */
+  async function withVersions(ids: number[]): Promise<Listed[]> {
     const dbId = await versions.databaseId();
-    const out: Member[] = [];
-    for (let i = 0; i < list.length; i += VERSION_CHUNK) {
+    const out: Listed[] = [];
+    for (let i = 0; i < ids.length; i += VERSION_CHUNK) {
       // Let other requests run between chunks (SQLite answers synchronously).
       if (i > 0) await nextTurn();
-      const chunk = list.slice(i, i + VERSION_CHUNK);
-      const vs = await versions.ofEvents(chunk.map((e) => e.id));
-      for (const e of chunk) {
-        const v = vs.get(e.id)!;
-        out.push({ id: e.id, event: e, etag: `"${dbId}.e${e.id}.${v.seq}.ics"`, lastModified: v.gmt });
+      const chunk = ids.slice(i, i + VERSION_CHUNK);
+      const vs = await versions.ofEvents(chunk);
+      for (const id of chunk) {
+        const v = vs.get(id)!;
+        out.push({ id, etag: `"${dbId}.e${id}.${v.seq}.ics"`, lastModified: v.gmt });
       }
+    }
+    return out;
+  }
+
+  /**
+   * The ids of every event of a calendar the viewer may read (the list's filter without its date
+   * window, as `listAll` reads it), ID_PAGE per statement; over CALDAV_MAX_EVENTS, TooManyMatches
+   * (after reading at most that many).
+   */
+  async function listedIds(viewer: Viewer, cal: CalendarRef): Promise<number[]> {
+    const filter = await events.syncFilter(viewer, { page: 1, per_page: 1, ...argsOf(cal) } as EventListArgs, new Set());
+    const out: number[] = [];
+    let after: { start: string; id: number } | undefined;
+    for (;;) {
+      if (after) await nextTurn();
+      // Keyset pages: the last page of a large calendar costs what the first does.
+      const r = await filter.page({ limit: ID_PAGE, ...(after ? { after } : {}) });
+      if (out.length + r.ids.length > config.caldavMaxEvents) throw new TooManyMatches();
+      out.push(...r.ids);
+      if (r.ids.length < ID_PAGE || !r.last) break;
+      after = r.last;
     }
     return out;
   }
@@ -184,6 +231,10 @@ export function createCalendars(services: Services): Calendars {
       return withEtags(await listAll(viewer, cal, {}));
     },
 
+    async listing(viewer, cal) {
+      return withVersions(await listedIds(viewer, cal));
+    },
+
     async inRange(viewer, cal, start, end) {
       // Wall times in the events' own zones are within a day of UTC: ask for the events overlapping
       // a range a day wider (read at the cost of a start-date window), then compare the UTC instants exactly.
@@ -196,7 +247,7 @@ export function createCalendars(services: Services): Calendars {
       for (let i = 0; i < listed.length; i += VERSION_CHUNK) {
         // Comparing instants costs about 20 µs an event: thousands are compared in steps too.
         if (i > 0) await nextTurn();
-        for (const e of listed.slice(i, i + VERSION_CHUNK)) if (overlaps(e, start, end)) found.push(e);
+        for (const e of listed.slice(i, i + VERSION_CHUNK)) if (overlaps(e, config.timezone, start, end)) found.push(e);
       }
       return withEtags(found);
     },
@@ -213,8 +264,10 @@ export function createCalendars(services: Services): Calendars {
       return out;
     },
 
-    objectText(member) {
-      return icalendar([member.event], feedOptions);
+    objectText(member, expand) {
+      if (!expand) return icalendar([member.event], feedOptions);
+      const inRange = overlaps(member.event, config.timezone, expand.start, expand.end);
+      return icalendar(inRange ? [member.event] : [], { ...feedOptions, expand: true });
     },
 
     calendarText(cal, members) {
@@ -234,12 +287,17 @@ export function createCalendars(services: Services): Calendars {
       return tokenUri(encodeSyncToken(key, position.seq, Math.floor(Date.now() / DAY_MS) * DAY_MS));
     },
 
-    async sync(viewer, cal, token, limit) {
+    async sync(viewer, cal, token, limit, withEvents = true) {
       const [key, position] = await Promise.all([versions.syncKey(), versions.position()]);
       const now = Date.now();
       const issue = (seq: number) => tokenUri(encodeSyncToken(key, seq, Math.floor(now / DAY_MS) * DAY_MS));
       if (token === '') {
         // The position is read before the events: a change in between is reported again, never lost.
+        if (!withEvents) {
+          const ids = await listedIds(viewer, cal);
+          if (limit !== undefined && ids.length > limit) throw new TooManyMatches();
+          return { changed: await withVersions(ids), removed: [], token: issue(position.seq), truncated: false };
+        }
         const all = await listAll(viewer, cal, {});
         if (limit !== undefined && all.length > limit) throw new TooManyMatches();
         return { changed: await withEtags(all), removed: [], token: issue(position.seq), truncated: false };
@@ -284,6 +342,7 @@ export function createCalendars(services: Services): Calendars {
       const shown = await filter.matching(records.map((r) => r.id));
       const changedIds = records.filter((r) => shown.has(r.id)).map((r) => r.id);
       const removed = records.filter((r) => !shown.has(r.id) && everListed(r, filter.listed, false)).map((r) => r.id);
+      if (!withEvents) return { changed: await withVersions(changedIds), removed, token: issue(upTo), truncated: upTo < position.seq };
       const found = changedIds.length ? await calendars.byIds(viewer, cal, changedIds) : new Map<number, Member>();
       const changed = changedIds.map((id) => found.get(id)).filter((m): m is Member => m !== undefined);
       // Shown by the filter but not readable as a member (e.g. deleted in between): reported removed.
@@ -317,10 +376,15 @@ function tokenUri(token: string): string {
   return `${SYNC_TOKEN_PREFIX}${token}`;
 }
 
-/** Whether an event overlaps [start, end) (RFC 4791 §9.9: start < event end and end > event start). */
-export function overlaps(e: PublicEvent, start?: DateTime, end?: DateTime): boolean {
-  const s = DateTime.fromSQL(e.utc_start_date, { zone: 'utc' });
-  let en = DateTime.fromSQL(e.utc_end_date, { zone: 'utc' });
+/**
+ * Whether an event overlaps [start, end) (RFC 4791 §9.9: start < event end and end > event start).
+ * An all-day event is its dates (`DTSTART;VALUE=DATE`, the exclusive `DTEND` the day after its last
+ * day) as floating times read in the calendar's zone `zone`, as §9.9 says of DATE values: not its
+ * instants in its own zone ending a second before midnight.
+ */
+export function overlaps(e: PublicEvent, zone: string, start?: DateTime, end?: DateTime): boolean {
+  const s = e.all_day ? DateTime.fromISO(e.start_date.slice(0, 10), { zone }) : DateTime.fromSQL(e.utc_start_date, { zone: 'utc' });
+  let en = e.all_day ? DateTime.fromISO(e.end_date.slice(0, 10), { zone }).plus({ days: 1 }) : DateTime.fromSQL(e.utc_end_date, { zone: 'utc' });
   if (!s.isValid || !en.isValid) return false;
   if (en <= s) en = s.plus({ seconds: 1 });
   if (start && en <= start) return false;

@@ -3,22 +3,32 @@
  * RFC 6578 sync), for Apple Calendar, Thunderbird, DAVx5 and any CalDAV client.
  *
  *   /.well-known/caldav                      301 to /dav/ (every method: clients PROPFIND it)
- *   /dav/                                    the DAV root (current-user-principal)
- *   /dav/principals/public/                  the anonymous principal
- *   /dav/principals/users/{login}/           a user's principal (401 asks for credentials)
+ *   PROPFIND /                               the site root answers as /dav/ (the URL people type)
+ *   /dav/                                    the authenticated tree's root (current-user-principal)
+ *   /dav/principals/                         the principals (the caller's)
+ *   /dav/principals/users/{login}/           a user's principal
  *   /dav/calendars/                          the calendar home (every principal's)
  *   /dav/calendars/events/                   the whole site's calendar
  *   /dav/calendars/category-{slug}/          one calendar per category
  *   /dav/calendars/{calendar}/{id}.ics       one event (UID {id}@host), GET/HEAD
+ *   /dav/public/…                            the same tree for anonymous subscribers: its root,
+ *                                            principals/anonymous/, calendars/…, never asking for credentials
  *
  * Methods: OPTIONS, GET, HEAD, PROPFIND (Depth 0 and 1; `prop`, `allprop`, `propname`), REPORT
  * (calendar-query, calendar-multiget, sync-collection); every write method answers 403 with a DAV
- * error body. Credentials: HTTP Basic with a password or an application password, through the
- * failed-login throttle shared with the REST API (web/authentication.ts); none: the anonymous
- * viewer, who reads published events only. Request bodies: XML (xml.ts), at most BODY_LIMIT
+ * error body. The authenticated tree (everything under /dav/ but /dav/public/) asks for credentials
+ * (401 with `WWW-Authenticate: Basic`) whenever a request has none or wrong ones, so that clients
+ * which send credentials only when challenged never see the anonymous view in its place: HTTP
+ * Basic with a password or an application password, through the failed-login throttle and the
+ * two-factor rule shared with the REST API (web/authentication.ts). The public tree is always the
+ * anonymous viewer, who reads published events only (credentials sent there are not read).
+ * Request bodies: XML (xml.ts), at most BODY_LIMIT
  * bytes, MAX_PROPERTIES properties and MAX_HREFS hrefs (413 beyond); anything unreadable answers
  * 400, never a 500. Multistatus answers are built in steps and streamed when large (xml.ts
- * `multistatusBody`).
+ * `multistatusBody`); a listing that asks for no property of the event itself (an initial sync or
+ * a Depth 1 PROPFIND of ETags) is answered from ids and versions, without reading the events.
+ * `calendar-data` may ask for `expand` (UTC instances, RFC 4791 §9.6.5); all-day events meet
+ * time-ranges as floating dates in the calendar's zone (§9.9, calendars.ts `overlaps`).
  *
  * @example registerCalDav(app, { config, services })
  */
@@ -33,7 +43,7 @@ import type { Services } from '../domain/services.js';
 import { createAuthentication } from '../web/authentication.js';
 import { answerConditional, toDate } from '../web/conditional.js';
 import { registerErrorShape } from '../web/error-shapes.js';
-import { createCalendars, InvalidSyncToken, overlaps, TooManyMatches, type CalendarRef, type Member } from './calendars.js';
+import { createCalendars, InvalidSyncToken, overlaps, TooManyMatches, type CalendarRef, type Listed, type Member } from './calendars.js';
 import {
   APPLE,
   CALDAV,
@@ -54,8 +64,19 @@ import {
   type XmlElement,
 } from './xml.js';
 
-/** The DAV root every URL of the face is under. */
+/** The DAV root every URL of the face is under (the authenticated tree's root). */
 export const DAV_ROOT = '/dav';
+
+/** The public tree's root: the calendars as an anonymous visitor reads them, without credentials. */
+export const PUBLIC_ROOT = `${DAV_ROOT}/public`;
+
+/** One of the two trees: the authenticated one (credentials required) or the public one (anonymous). */
+interface Tree {
+  public: boolean;
+  base: string;
+}
+const PRIVATE_TREE: Tree = { public: false, base: DAV_ROOT };
+const PUBLIC_TREE: Tree = { public: true, base: PUBLIC_ROOT };
 
 /**
  * The largest request body read (bytes): 413 over it, from its `Content-Length` before anything is
@@ -81,7 +102,13 @@ const DAV_HEADER = '1, 3, calendar-access';
 const XML_TYPE = 'application/xml; charset=utf-8';
 
 /** A resource of the face, from its path. */
-type Resource = { kind: 'root' } | { kind: 'principal'; login: string | null } | { kind: 'home' } | { kind: 'calendar'; cal: CalendarRef } | { kind: 'object'; cal: CalendarRef; id: number };
+type Resource =
+  | { kind: 'root'; href?: string }
+  | { kind: 'principals' }
+  | { kind: 'principal'; login: string | null }
+  | { kind: 'home' }
+  | { kind: 'calendar'; cal: CalendarRef }
+  | { kind: 'object'; cal: CalendarRef; id: number };
 
 /** An answer with a status, a DAV error body and maybe headers. */
 class DavError extends Error {
@@ -102,15 +129,17 @@ const notFound = () => new DavError(404, errorDocument('{DAV:}resource-not-found
 export function registerCalDav(app: FastifyInstance, deps: { config: Config; services: Services }): void {
   const { config, services } = deps;
   const calendars = createCalendars(services);
-  const authenticate = createAuthentication(services.users, config);
+  const authenticate = createAuthentication(services, config);
   for (const m of EXTRA_METHODS) if (!app.supportedMethods.includes(m)) app.addHttpMethod(m, { hasBody: true });
 
   // -- paths ---------------------------------------------------------------------------------
 
-  const principalHref = (viewer: Viewer) => (isAuthenticated(viewer) ? `${DAV_ROOT}/principals/users/${encodeURIComponent(viewer.login)}/` : `${DAV_ROOT}/principals/public/`);
-  const homeHref = `${DAV_ROOT}/calendars/`;
-  const calendarHref = (cal: CalendarRef) => `${homeHref}${encodeURIComponent(cal.key)}/`;
-  const objectHref = (cal: CalendarRef, id: number) => `${calendarHref(cal)}${id}.ics`;
+  const principalsHref = (tree: Tree) => `${tree.base}/principals/`;
+  const principalHref = (tree: Tree, viewer: Viewer) =>
+    !tree.public && isAuthenticated(viewer) ? `${principalsHref(tree)}users/${encodeURIComponent(viewer.login)}/` : `${principalsHref(tree)}anonymous/`;
+  const homeHref = (tree: Tree) => `${tree.base}/calendars/`;
+  const calendarHref = (tree: Tree, cal: CalendarRef) => `${homeHref(tree)}${encodeURIComponent(cal.key)}/`;
+  const objectHref = (tree: Tree, cal: CalendarRef, id: number) => `${calendarHref(tree, cal)}${id}.ics`;
 
   /** The path's segments under the DAV root (decoded), or undefined when it is not under it. */
   function segmentsOf(url: string): string[] | undefined {
@@ -127,12 +156,18 @@ export function registerCalDav(app: FastifyInstance, deps: { config: Config; ser
     }
   }
 
-  async function resolve(url: string): Promise<Resource | undefined> {
+  /** The tree a path is in and its segments under that tree's root, or undefined when it is not under the DAV root. */
+  function locate(url: string): { tree: Tree; s: string[] } | undefined {
     const s = segmentsOf(url);
     if (!s) return undefined;
+    return s[0] === 'public' ? { tree: PUBLIC_TREE, s: s.slice(1) } : { tree: PRIVATE_TREE, s };
+  }
+
+  async function resolve(tree: Tree, s: string[]): Promise<Resource | undefined> {
     if (s.length === 0) return { kind: 'root' };
     if (s[0] === 'principals') {
-      if (s.length === 2 && s[1] === 'public') return { kind: 'principal', login: null };
+      if (s.length === 1) return { kind: 'principals' };
+      if (tree.public) return s.length === 2 && s[1] === 'anonymous' ? { kind: 'principal', login: null } : undefined;
       if (s.length === 3 && s[1] === 'users') return { kind: 'principal', login: s[2]! };
       return undefined;
     }
@@ -158,9 +193,13 @@ export function registerCalDav(app: FastifyInstance, deps: { config: Config; ser
 
   // -- who asks ------------------------------------------------------------------------------
 
-  async function viewerOf(req: FastifyRequest): Promise<Viewer> {
+  /** The caller in the authenticated tree: no credentials ask for them (401), unless `optional` (OPTIONS). */
+  async function viewerOf(req: FastifyRequest, optional: boolean): Promise<Viewer> {
     const header = req.headers.authorization;
-    if (header === undefined) return ANONYMOUS;
+    if (header === undefined) {
+      if (optional) return ANONYMOUS;
+      throw unauthorized();
+    }
     const viewer = await authenticate(header, req.ip).catch((e: unknown) => {
       // The account password of a user with two-factor sign-in (web/authentication.ts): ask again, saying why.
       throw e instanceof ApiError && e.status === 401 ? unauthorized(e.message) : e;
@@ -176,7 +215,7 @@ export function registerCalDav(app: FastifyInstance, deps: { config: Config; ser
 
   // -- properties ----------------------------------------------------------------------------
 
-  type PropContext = { viewer: Viewer; state?: Awaited<ReturnType<typeof calendars.state>>; syncToken?: string; member?: Member };
+  type PropContext = { tree: Tree; viewer: Viewer; state?: Awaited<ReturnType<typeof calendars.state>>; syncToken?: string; member?: Listed | Member };
 
   const PRIVILEGES = `<d:privilege><d:read/></d:privilege><d:privilege><d:read-current-user-privilege-set/></d:privilege>`;
   const REPORTS = ['{urn:ietf:params:xml:ns:caldav}calendar-query', '{urn:ietf:params:xml:ns:caldav}calendar-multiget', '{DAV:}sync-collection'];
@@ -190,7 +229,7 @@ export function registerCalDav(app: FastifyInstance, deps: { config: Config; ser
   /** The properties each kind of resource has (allprop and propname list these), as getters. */
   function propertiesOf(res: Resource, ctx: PropContext): Record<string, () => Promise<string | undefined> | string | undefined> {
     const common = {
-      [`{${DAV}}current-user-principal`]: () => hrefXml(principalHref(ctx.viewer)),
+      [`{${DAV}}current-user-principal`]: () => hrefXml(principalHref(ctx.tree, ctx.viewer)),
       [`{${DAV}}current-user-privilege-set`]: () => PRIVILEGES,
       [`{${DAV}}owner`]: () => undefined,
     };
@@ -200,8 +239,16 @@ export function registerCalDav(app: FastifyInstance, deps: { config: Config; ser
           [`{${DAV}}resourcetype`]: () => '<d:collection/>',
           [`{${DAV}}displayname`]: () => escapeXml(config.siteName),
           ...common,
-          [`{${DAV}}principal-collection-set`]: () => hrefXml(`${DAV_ROOT}/principals/`),
-          [`{${CALDAV}}calendar-home-set`]: () => hrefXml(homeHref),
+          [`{${DAV}}principal-collection-set`]: () => hrefXml(principalsHref(ctx.tree)),
+          [`{${CALDAV}}calendar-home-set`]: () => hrefXml(homeHref(ctx.tree)),
+          [`{${DAV}}supported-report-set`]: () => '',
+        };
+      case 'principals':
+        return {
+          [`{${DAV}}resourcetype`]: () => '<d:collection/>',
+          [`{${DAV}}displayname`]: () => escapeXml(`${config.siteName} principals`),
+          ...common,
+          [`{${DAV}}principal-collection-set`]: () => hrefXml(principalsHref(ctx.tree)),
           [`{${DAV}}supported-report-set`]: () => '',
         };
       case 'principal':
@@ -209,9 +256,9 @@ export function registerCalDav(app: FastifyInstance, deps: { config: Config; ser
           [`{${DAV}}resourcetype`]: () => '<d:collection/><d:principal/>',
           [`{${DAV}}displayname`]: () => escapeXml(res.login ?? 'Public'),
           ...common,
-          [`{${DAV}}principal-URL`]: () => hrefXml(principalHref(ctx.viewer)),
-          [`{${DAV}}principal-collection-set`]: () => hrefXml(`${DAV_ROOT}/principals/`),
-          [`{${CALDAV}}calendar-home-set`]: () => hrefXml(homeHref),
+          [`{${DAV}}principal-URL`]: () => hrefXml(principalHref(ctx.tree, ctx.viewer)),
+          [`{${DAV}}principal-collection-set`]: () => hrefXml(principalsHref(ctx.tree)),
+          [`{${CALDAV}}calendar-home-set`]: () => hrefXml(homeHref(ctx.tree)),
           [`{${CALDAV}}calendar-user-address-set`]: () => '',
           [`{${DAV}}supported-report-set`]: () => '',
         };
@@ -250,7 +297,7 @@ export function registerCalDav(app: FastifyInstance, deps: { config: Config; ser
           [`{${DAV}}getetag`]: () => escapeXml(m.etag),
           [`{${DAV}}getcontenttype`]: () => 'text/calendar; charset=utf-8; component=vevent',
           [`{${DAV}}getlastmodified`]: () => httpDate(m.lastModified),
-          [`{${DAV}}getcontentlength`]: () => String(Buffer.byteLength(calendars.objectText(m))),
+          [`{${DAV}}getcontentlength`]: () => ('event' in m ? String(Buffer.byteLength(calendars.objectText(m))) : undefined),
           [`{${DAV}}supported-report-set`]: () => '',
           ...common,
         };
@@ -262,7 +309,7 @@ export function registerCalDav(app: FastifyInstance, deps: { config: Config; ser
   const NOT_IN_ALLPROP = new Set([`{${DAV}}current-user-privilege-set`, `{${DAV}}supported-report-set`, `{${DAV}}sync-token`, `{${CALDAV}}calendar-timezone`, `{${DAV}}getcontentlength`]);
 
   /** What a request asks for; `include` a set (asked of every resource, up to MAX_PROPERTIES names). */
-  type PropRequest = { mode: 'prop'; names: string[]; data?: boolean } | { mode: 'allprop'; include: Set<string> } | { mode: 'propname' };
+  type PropRequest = { mode: 'prop'; names: string[]; expand?: { start: DateTime; end: DateTime } } | { mode: 'allprop'; include: Set<string> } | { mode: 'propname' };
 
   async function propValues(res: Resource, ctx: PropContext, request: PropRequest): Promise<PropValues> {
     const props = propertiesOf(res, ctx);
@@ -272,7 +319,8 @@ export function registerCalDav(app: FastifyInstance, deps: { config: Config; ser
     const out: PropValues = [];
     for (const name of names) {
       if (name === `{${CALDAV}}calendar-data`) {
-        out.push([name, res.kind === 'object' ? escapeXml(calendars.objectText(ctx.member!)) : undefined]);
+        const m = ctx.member;
+        out.push([name, res.kind === 'object' && m && 'event' in m ? escapeXml(calendars.objectText(m, request.mode === 'prop' ? request.expand : undefined)) : undefined]);
         continue;
       }
       const get = props[name];
@@ -284,11 +332,25 @@ export function registerCalDav(app: FastifyInstance, deps: { config: Config; ser
     return out;
   }
 
+  /** Properties read from the event itself; any other property of an event resource is read from its id and version. */
+  const EVENT_PROPERTIES = new Set([`{${CALDAV}}calendar-data`, `{${DAV}}getcontentlength`]);
+
+  /** Whether answering a request reads the events (else a listing of ids and versions answers it). */
+  function needsEvents(request: PropRequest): boolean {
+    if (request.mode === 'prop') return request.names.some((n) => EVENT_PROPERTIES.has(n));
+    if (request.mode === 'allprop') return [...request.include].some((n) => EVENT_PROPERTIES.has(n));
+    return false;
+  }
+
   /** What a PROPFIND body or a REPORT asks for (`<d:prop>`, `<d:allprop>` or `<d:propname>`), default allprop. */
   function propRequestOf(parent: XmlElement | undefined): PropRequest {
     if (!parent) return { mode: 'allprop', include: new Set() };
     const prop = child(parent, DAV, 'prop');
-    if (prop) return { mode: 'prop', names: boundedProperties(prop).map(clark) };
+    if (prop) {
+      const names = boundedProperties(prop);
+      const expand = expandOf(names.find((p) => p.ns === CALDAV && p.name === 'calendar-data'));
+      return { mode: 'prop', names: names.map(clark), ...(expand ? { expand } : {}) };
+    }
     if (child(parent, DAV, 'propname')) return { mode: 'propname' };
     const include = child(parent, DAV, 'include');
     if (include) boundedProperties(include);
@@ -296,13 +358,27 @@ export function registerCalDav(app: FastifyInstance, deps: { config: Config; ser
     throw badRequest('expected prop, allprop or propname');
   }
 
+  /**
+   * `<c:calendar-data><c:expand start end/></c:calendar-data>` (RFC 4791 §9.6.5): the range the
+   * instances are expanded in (both bounds required, UTC); other calendar-data children
+   * (`comp`, `limit-recurrence-set`, …) are not applied.
+   */
+  function expandOf(data: XmlElement | undefined): { start: DateTime; end: DateTime } | undefined {
+    const expand = data && child(data, CALDAV, 'expand');
+    if (!expand) return undefined;
+    const start = utcBound(expand.attrs.start);
+    const end = utcBound(expand.attrs.end);
+    if (!start || !end || end <= start) throw badRequest('expand needs a start and a later end, UTC date-times such as 20310301T000000Z');
+    return { start, end };
+  }
+
   function boundedProperties(list: XmlElement): XmlElement[] {
     if (list.children.length > MAX_PROPERTIES) throw tooLarge(`more than ${MAX_PROPERTIES} properties`);
     return list.children;
   }
 
-  async function contextFor(res: Resource, viewer: Viewer, request: PropRequest, member?: Member): Promise<PropContext> {
-    const ctx: PropContext = { viewer, ...(member ? { member } : {}) };
+  async function contextFor(tree: Tree, res: Resource, viewer: Viewer, request: PropRequest, member?: Member): Promise<PropContext> {
+    const ctx: PropContext = { tree, viewer, ...(member ? { member } : {}) };
     if (res.kind === 'calendar') {
       const wantsToken = request.mode !== 'prop' || request.names.includes(`{${DAV}}sync-token`);
       const [state, token] = await Promise.all([calendars.state(), wantsToken ? calendars.syncToken() : Promise.resolve('')]);
@@ -363,7 +439,7 @@ export function registerCalDav(app: FastifyInstance, deps: { config: Config; ser
     return m;
   }
 
-  async function propfind(req: FastifyRequest, reply: FastifyReply, res: Resource, viewer: Viewer) {
+  async function propfind(req: FastifyRequest, reply: FastifyReply, tree: Tree, res: Resource, viewer: Viewer) {
     const body = bodyOf(req);
     if (body && !(body.ns === DAV && body.name === 'propfind')) throw badRequest('expected a propfind element');
     const request = propRequestOf(body);
@@ -373,27 +449,28 @@ export function registerCalDav(app: FastifyInstance, deps: { config: Config; ser
     const minimal = isMinimal(req);
     const options = { namesOnly: request.mode === 'propname', omitNotFound: minimal };
     const member = res.kind === 'object' ? await memberOf(viewer, res) : undefined;
-    const first = propResponse(hrefFor(res), await propValues(res, await contextFor(res, viewer, request, member), request), options);
+    const first = propResponse(hrefFor(tree, res), await propValues(res, await contextFor(tree, res, viewer, request, member), request), options);
     // What the answer lists is read first; the members' responses are rendered while it is sent.
     let rest: AsyncIterable<string> | Iterable<string> = [];
     if (depth !== '0') {
+      const principal: Resource = { kind: 'principal', login: !tree.public && isAuthenticated(viewer) ? viewer.login : null };
+      const principalResponse = async () => propResponse(principalHref(tree, viewer), await propValues(principal, await contextFor(tree, principal, viewer, request), request), options);
       if (res.kind === 'root') {
-        const principal: Resource = { kind: 'principal', login: isAuthenticated(viewer) ? viewer.login : null };
-        rest = [
-          propResponse(homeHref, await propValues({ kind: 'home' }, await contextFor({ kind: 'home' }, viewer, request), request), options),
-          propResponse(principalHref(viewer), await propValues(principal, await contextFor(principal, viewer, request), request), options),
-        ];
+        rest = [propResponse(homeHref(tree), await propValues({ kind: 'home' }, await contextFor(tree, { kind: 'home' }, viewer, request), request), options), await principalResponse()];
+      } else if (res.kind === 'principals') {
+        rest = [await principalResponse()];
       } else if (res.kind === 'home') {
         const list = await calendars.list();
-        const shared = list[0] ? await contextFor({ kind: 'calendar', cal: list[0] }, viewer, request) : undefined;
+        const shared = list[0] ? await contextFor(tree, { kind: 'calendar', cal: list[0] }, viewer, request) : undefined;
         rest = (async function* () {
-          for (const cal of list) yield propResponse(calendarHref(cal), await propValues({ kind: 'calendar', cal }, shared!, request), options);
+          for (const cal of list) yield propResponse(calendarHref(tree, cal), await propValues({ kind: 'calendar', cal }, shared!, request), options);
         })();
       } else if (res.kind === 'calendar') {
         const cal = res.cal;
-        const members = await calendars.members(viewer, cal);
+        // Listing ETags (what clients ask a Depth 1 PROPFIND for) reads ids and versions only.
+        const members = needsEvents(request) ? await calendars.members(viewer, cal) : await calendars.listing(viewer, cal);
         rest = (async function* () {
-          for (const m of members) yield propResponse(objectHref(cal, m.id), await propValues({ kind: 'object', cal, id: m.id }, { viewer, member: m }, request), options);
+          for (const m of members) yield propResponse(objectHref(tree, cal, m.id), await propValues({ kind: 'object', cal, id: m.id }, { tree, viewer, member: m }, request), options);
         })();
       }
     }
@@ -404,22 +481,24 @@ export function registerCalDav(app: FastifyInstance, deps: { config: Config; ser
     return multistatus(reply, parts, minimal ? { 'preference-applied': 'return=minimal' } : {});
   }
 
-  function hrefFor(res: Resource): string {
+  function hrefFor(tree: Tree, res: Resource): string {
     switch (res.kind) {
       case 'root':
-        return `${DAV_ROOT}/`;
+        return res.href ?? `${tree.base}/`;
+      case 'principals':
+        return principalsHref(tree);
       case 'principal':
-        return res.login === null ? `${DAV_ROOT}/principals/public/` : `${DAV_ROOT}/principals/users/${encodeURIComponent(res.login)}/`;
+        return res.login === null ? `${principalsHref(tree)}anonymous/` : `${principalsHref(tree)}users/${encodeURIComponent(res.login)}/`;
       case 'home':
-        return homeHref;
+        return homeHref(tree);
       case 'calendar':
-        return calendarHref(res.cal);
+        return calendarHref(tree, res.cal);
       case 'object':
-        return objectHref(res.cal, res.id);
+        return objectHref(tree, res.cal, res.id);
     }
   }
 
-  async function report(req: FastifyRequest, reply: FastifyReply, res: Resource, viewer: Viewer) {
+  async function report(req: FastifyRequest, reply: FastifyReply, tree: Tree, res: Resource, viewer: Viewer) {
     const body = bodyOf(req);
     if (!body) throw badRequest('a REPORT needs a body');
     const key = clark(body);
@@ -431,7 +510,7 @@ export function registerCalDav(app: FastifyInstance, deps: { config: Config; ser
     const minimal = isMinimal(req);
     const options = { namesOnly: request.mode === 'propname', omitNotFound: minimal };
     const headers: Record<string, string> = minimal ? { 'preference-applied': 'return=minimal' } : {};
-    const respond = async (m: Member) => propResponse(objectHref(cal, m.id), await propValues({ kind: 'object', cal, id: m.id }, { viewer, member: m }, request), options);
+    const respond = async (m: Listed | Member) => propResponse(objectHref(tree, cal, m.id), await propValues({ kind: 'object', cal, id: m.id }, { tree, viewer, member: m }, request), options);
 
     if (key === `{${CALDAV}}calendar-multiget`) {
       const hrefs = children(body, DAV, 'href').map((h) => h.text.trim());
@@ -440,7 +519,8 @@ export function registerCalDav(app: FastifyInstance, deps: { config: Config; ser
       for (const h of hrefs) {
         const path = hrefPath(h);
         // Only this calendar's members: `{calendar}/{id}.ics`, read from the path alone (no look-up per href).
-        const s = path === undefined ? undefined : segmentsOf(path);
+        const where = path === undefined ? undefined : locate(path);
+        const s = where?.tree === tree ? where.s : undefined;
         const m = s && s.length === 3 && s[0] === 'calendars' && s[1] === cal.key ? /^([1-9][0-9]{0,14})\.ics$/.exec(s[2]!) : null;
         wanted.set(h, m ? Number(m[1]) : undefined);
       }
@@ -465,7 +545,7 @@ export function registerCalDav(app: FastifyInstance, deps: { config: Config; ser
       let members: Member[] = [];
       if (query.kind === 'events') {
         members = res.kind === 'object' ? [await memberOf(viewer, res)] : await calendars.inRange(viewer, cal, query.start, query.end);
-        if (res.kind === 'object' && !members.every((m) => overlapsQuery(m, query))) members = [];
+        if (res.kind === 'object' && !members.every((m) => overlapsQuery(m, query, config.timezone))) members = [];
       }
       const parts = (async function* () {
         for (const m of members) yield await respond(m);
@@ -488,7 +568,7 @@ export function registerCalDav(app: FastifyInstance, deps: { config: Config; ser
     }
     let result;
     try {
-      result = await calendars.sync(viewer, cal, token, limit);
+      result = await calendars.sync(viewer, cal, token, limit, needsEvents(request));
     } catch (e) {
       if (e instanceof InvalidSyncToken) throw new DavError(403, errorDocument('{DAV:}valid-sync-token'));
       if (e instanceof TooManyMatches) throw new DavError(507, errorDocument('{DAV:}number-of-matches-within-limits'));
@@ -497,9 +577,9 @@ export function registerCalDav(app: FastifyInstance, deps: { config: Config; ser
     const { changed, removed, truncated, token: next } = result;
     const parts = (async function* () {
       for (const m of changed) yield await respond(m);
-      for (const id of removed) yield statusResponse(objectHref(cal, id), 404);
+      for (const id of removed) yield statusResponse(objectHref(tree, cal, id), 404);
       // RFC 6578 §3.6: a truncated answer names the collection with 507; its token continues.
-      if (truncated) yield statusResponse(calendarHref(cal), 507, '<d:error><d:number-of-matches-within-limits/></d:error>');
+      if (truncated) yield statusResponse(calendarHref(tree, cal), 507, '<d:error><d:number-of-matches-within-limits/></d:error>');
       yield `<d:sync-token>${escapeXml(next)}</d:sync-token>`;
     })();
     return multistatus(reply, parts, headers);
@@ -521,7 +601,9 @@ export function registerCalDav(app: FastifyInstance, deps: { config: Config; ser
     return reply
       .header('content-type', 'text/plain; charset=utf-8')
       .header('dav', DAV_HEADER)
-      .send(`${config.siteName}: CalDAV (read-only). Give ${new URL(`${DAV_ROOT}/`, config.siteUrl).href} to your calendar app; see docs/caldav.md.\n`);
+      .send(
+        `${config.siteName}: CalDAV (read-only). Give ${new URL(`${DAV_ROOT}/`, config.siteUrl).href} to your calendar app with your login and an application password, or ${new URL(`${PUBLIC_ROOT}/`, config.siteUrl).href} to subscribe to the public events without an account; see docs/caldav.md.\n`,
+      );
   }
 
   function forbiddenWrite(req: FastifyRequest, href: string): DavError {
@@ -543,15 +625,20 @@ export function registerCalDav(app: FastifyInstance, deps: { config: Config; ser
   async function handle(req: FastifyRequest, reply: FastifyReply) {
     try {
       const method = req.method.toUpperCase();
-      const viewer = await viewerOf(req);
-      const res = await resolve(req.url);
-      if (WRITE_METHODS.includes(method)) throw forbiddenWrite(req, req.url.split('?')[0]!);
+      const path = req.url.split('?')[0]!;
+      // PROPFIND on the site root (the URL people type, and DAVx5's first request) answers as the
+      // authenticated tree's root does; every other method on / is the pages face's.
+      const where = path === '/' ? { tree: PRIVATE_TREE, s: [] } : locate(req.url);
+      const tree = where?.tree ?? PRIVATE_TREE;
+      // The public tree is anonymous whatever is sent; the authenticated tree asks for credentials
+      // before anything else (OPTIONS aside), so that nothing there is ever the anonymous view.
+      const viewer = tree.public ? ANONYMOUS : await viewerOf(req, method === 'OPTIONS');
+      let res = where ? await resolve(where.tree, where.s) : undefined;
+      if (path === '/') res = { kind: 'root', href: '/' };
+      if (WRITE_METHODS.includes(method)) throw forbiddenWrite(req, path);
       if (!res) throw notFound();
-      // A user's principal is theirs: asked anonymously, it asks for credentials.
-      if (res.kind === 'principal' && res.login !== null) {
-        if (!isAuthenticated(viewer)) throw unauthorized();
-        if (res.login !== viewer.login) throw notFound();
-      }
+      // A user's principal is theirs only.
+      if (res.kind === 'principal' && res.login !== null && (!isAuthenticated(viewer) || res.login !== viewer.login)) throw notFound();
       switch (method) {
         case 'OPTIONS':
           return reply.code(200).header('dav', DAV_HEADER).header('allow', ALLOW).header('content-length', '0').send();
@@ -559,9 +646,9 @@ export function registerCalDav(app: FastifyInstance, deps: { config: Config; ser
         case 'HEAD':
           return await get(req, reply, res, viewer);
         case 'PROPFIND':
-          return await propfind(req, reply, res, viewer);
+          return await propfind(req, reply, tree, res, viewer);
         case 'REPORT':
-          return await report(req, reply, res, viewer);
+          return await report(req, reply, tree, res, viewer);
         default:
           return sendXml(reply, 405, errorDocument('{DAV:}method-not-allowed'), { allow: ALLOW });
       }
@@ -609,6 +696,9 @@ export function registerCalDav(app: FastifyInstance, deps: { config: Config; ser
     const methods = [...READ_METHODS, ...WRITE_METHODS];
     scope.route({ method: methods, url: DAV_ROOT, bodyLimit: BODY_LIMIT, handler: handle });
     scope.route({ method: methods, url: `${DAV_ROOT}/*`, bodyLimit: BODY_LIMIT, handler: handle });
+    // Discovery from the site root (RFC 6764 §5's context path is /dav/; clients given the bare
+    // origin PROPFIND it first): only PROPFIND, so the pages' GET / and the REST API are untouched.
+    scope.route({ method: 'PROPFIND', url: '/', bodyLimit: BODY_LIMIT, handler: handle });
     // RFC 6764 §5: the well-known URI redirects to the context path, whatever the method.
     scope.route({
       method: methods,
@@ -659,11 +749,18 @@ function readFilter(filter: XmlElement): Query {
 
 /** A time-range bound: a UTC date-time in basic format (`20310301T000000Z`), else 403 valid-filter. */
 function utcInstant(value: string): DateTime {
-  const t = DateTime.fromFormat(value.trim(), "yyyyMMdd'T'HHmmss'Z'", { zone: 'utc' });
-  if (!t.isValid) throw new DavError(403, errorDocument(`{${CALDAV}}valid-filter`));
+  const t = utcBound(value);
+  if (!t) throw new DavError(403, errorDocument(`{${CALDAV}}valid-filter`));
   return t;
 }
 
-function overlapsQuery(m: Member, q: Query): boolean {
-  return q.kind === 'events' && overlaps(m.event, q.start, q.end);
+/** A UTC date-time in basic format (`20310301T000000Z`), or undefined. */
+function utcBound(value: string | undefined): DateTime | undefined {
+  if (value === undefined) return undefined;
+  const t = DateTime.fromFormat(value.trim(), "yyyyMMdd'T'HHmmss'Z'", { zone: 'utc' });
+  return t.isValid ? t : undefined;
+}
+
+function overlapsQuery(m: Member, q: Query, zone: string): boolean {
+  return q.kind === 'events' && overlaps(m.event, zone, q.start, q.end);
 }

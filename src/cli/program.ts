@@ -11,7 +11,7 @@
  */
 import { Command, Option } from 'commander';
 import { ConfigError, SETTINGS, loadConfig, type Config } from '../config.js';
-import { UserError, UserRefusal, type UserService } from '../domain/users.js';
+import { LastAdministrator, UserError, UserRefusal, type UserService } from '../domain/users.js';
 import { sessionServiceOf } from '../domain/sessions.js';
 import { openStore, migrate, StoreUrlError } from '../store/db.js';
 import { lastSeq, noteChange } from '../store/changes.js';
@@ -143,8 +143,15 @@ withSettings(
   console.log(`${login}: ${n} session${n === 1 ? '' : 's'} ended${opts.twoFactorOff ? ', two-factor sign-in off' : ''}`);
 });
 withSettings(users.command('set-role <login>').description("change a user's role").requiredOption('--role <role>', 'the new role'), ['databaseUrl']).action(async (login: string, opts) => {
-  await withUsers(opts, (u) => u.setRole(login, opts.role));
-  console.log(`${login} is now ${opts.role}`);
+  try {
+    // The last administrator keeps the role: checked and written in one locked step, as by the admin API.
+    await withUsers(opts, (u) => u.setRole(login, opts.role, { keepAnAdministrator: true }));
+    console.log(`${login} is now ${opts.role}`);
+  } catch (err) {
+    if (!(err instanceof LastAdministrator)) throw err;
+    console.error(`error: ${login}: ${err.message}`);
+    process.exitCode = 1;
+  }
 });
 withSettings(
   users
@@ -154,11 +161,11 @@ withSettings(
   ['databaseUrl'],
 ).action(async (login: string, opts) => {
   try {
-    const { reassigned } = await withUsers(opts, (u) => u.remove(login, { reassignTo: opts.reassign }));
+    const { reassigned } = await withUsers(opts, (u) => u.remove(login, { reassignTo: opts.reassign, keepAnAdministrator: true }));
     console.log(reassigned ? `removed ${login}; ${reassigned} record${reassigned === 1 ? '' : 's'} now authored by ${opts.reassign}` : `removed ${login}`);
   } catch (err) {
-    if (!(err instanceof UserRefusal)) throw err;
-    console.error(`error: ${err.message}`);
+    if (!(err instanceof UserRefusal) && !(err instanceof LastAdministrator)) throw err;
+    console.error(err instanceof LastAdministrator ? `error: ${login}: ${err.message}` : `error: ${err.message}`);
     process.exitCode = 1;
   }
 });

@@ -23,6 +23,9 @@ const ENTITIES: Record<string, string> = {
 
 /** Character references decoded (`&amp;` → `&`, `&#8217;` → `’`); unknown named ones stay. */
 export function decodeEntities(text: string): string {
+  // Most titles and names have none: the regular expression is not run on them (a list of a
+  // thousand events decodes several thousand strings).
+  if (!text.includes('&')) return text;
   return text.replace(/&(#x[0-9a-f]+|#[0-9]+|[a-z]+);/gi, (whole, ref: string) => {
     if (ref[0] === '#') {
       const code = ref[1] === 'x' || ref[1] === 'X' ? parseInt(ref.slice(2), 16) : parseInt(ref.slice(1), 10);

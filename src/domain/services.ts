@@ -19,6 +19,7 @@ import { createTermService, type TermService } from './terms.js';
 import { createUserService, type UserService } from './users.js';
 import { createVersionService, type VersionService } from './versions.js';
 import { createSubmissionService, type SubmissionService } from './submissions/index.js';
+import { createEditLockService, type EditLockService } from './edit-locks.js';
 
 export interface Services {
   config: Config;
@@ -44,6 +45,8 @@ export interface Services {
   versions: VersionService;
   /** Community submissions and their moderation (issue 29). */
   submissions: SubmissionService;
+  /** Who has an event open in the admin app's editor (post locks), and who changed it last. */
+  editLocks: EditLockService;
 }
 
 export function createServices(config: Config, store: Store): Services {
@@ -83,5 +86,22 @@ export function createServices(config: Config, store: Store): Services {
   const answers = createAnswerBudget(config.responseMemoryBytes);
   const users = createUserService(store);
   const submissions = createSubmissionService({ config, store, events, venues, organizers, users, links });
-  return { config, store, links, linksFor, clock, users, images, venues, organizers, categories, tags, events, answers, versions: createVersionService(store), submissions };
+  return {
+    config,
+    store,
+    links,
+    linksFor,
+    clock,
+    users,
+    images,
+    venues,
+    organizers,
+    categories,
+    tags,
+    events,
+    answers,
+    versions: createVersionService(store),
+    submissions,
+    editLocks: createEditLockService(store, clock),
+  };
 }

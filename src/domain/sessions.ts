@@ -347,7 +347,7 @@ export function createSessionService(
     },
 
     async secondStep(s, code, gate) {
-      const attempt = gate.attempt(`id:${s.userId}`);
+      const attempt = await gate.attempt(`id:${s.userId}`);
       let outcome: 'ok' | 'failed' | 'error' = 'error';
       try {
         if (attempt.delayMs > 0) await sleep(attempt.delayMs);
@@ -395,7 +395,7 @@ export function createSessionService(
         }
         return ok;
       } finally {
-        attempt.end(outcome);
+        await attempt.end(outcome);
       }
     },
 

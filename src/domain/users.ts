@@ -126,7 +126,7 @@ export interface LoginAttempt {
   /** Wait this long before verifying the password. */
   delayMs: number;
   /** The outcome: `error` when the check itself failed (a database fault): neither success nor failure. */
-  end(outcome: 'ok' | 'failed' | 'error'): void;
+  end(outcome: 'ok' | 'failed' | 'error'): Promise<void>;
 }
 
 /** The failed-login throttle for one client, as `authenticate` sees it (`web/login-throttle.ts`). */
@@ -134,7 +134,9 @@ export interface LoginGate {
   /** The client's key (one per IPv4 address or IPv6 /64). */
   readonly client: string;
   /** Before a check for this subject: throws (429) when this client may not try it now. */
-  attempt(subject: string): LoginAttempt;
+  attempt(subject: string): Promise<LoginAttempt>;
+  /** A header already known to be right for this subject: throws (429) while this client is refused it; a success otherwise. */
+  known(subject: string): Promise<void>;
 }
 
 /**
@@ -265,7 +267,7 @@ export function createUserService(store: Store): UserService {
     const password = decoded.slice(colon + 1);
     // A login with a NUL byte names no user (and PostgreSQL refuses NUL in text): unknown.
     const user = login.includes('\u0000') ? undefined : ((await usersStore.findUserByLogin(db, login)) ?? (login.includes('@') ? await usersStore.findUserByEmail(db, login) : undefined));
-    const attempt = gate?.attempt(subjectOf(user, login));
+    const attempt = await gate?.attempt(subjectOf(user, login));
     let outcome: 'ok' | 'failed' | 'error' = 'error';
     try {
       if (attempt && attempt.delayMs > 0) await sleep(attempt.delayMs);
@@ -273,7 +275,7 @@ export function createUserService(store: Store): UserService {
       outcome = found.entry ? 'ok' : 'failed';
       return found;
     } finally {
-      attempt?.end(outcome);
+      await attempt?.end(outcome);
     }
   }
 
@@ -335,7 +337,7 @@ export function createUserService(store: Store): UserService {
       counters.hits++;
       // A remembered success is still refused while this client is blocked for the user (else a
       // blocked client could keep guessing: a right guess would answer, a wrong one 429).
-      gate?.attempt(`id:${known.userId}`).end('ok');
+      await gate?.known(`id:${known.userId}`);
       if (known.app) touchLater(known.app);
       return identifiedBy({ viewer: known.viewer, entry: known });
     }

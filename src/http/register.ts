@@ -34,6 +34,7 @@ import { adminSettingRoutes } from './routes/admin-settings.js';
 import { adminRecurrenceRoutes } from './routes/admin-recurrence.js';
 import { adminImportRoutes } from './routes/admin-imports.js';
 import { adminChangeRoutes } from './routes/admin-changes.js';
+import { adminEditingRoutes } from './routes/admin-editing.js';
 import { closeFollowers } from '../domain/change-stream.js';
 import { ADMIN_NAMESPACE, adminRoutes } from './routes/admin-webhooks.js';
 import { adminFederationRoutes } from './routes/admin-federation.js';
@@ -184,7 +185,7 @@ export function registerRestApi(app: FastifyInstance, { config, services, webhoo
   // Credentials are checked here, before rate limiting (whose key is the user when they are
   // valid), through the failed-login throttle (web/authentication.ts; the pipeline uses the viewer
   // found here, and anonymous when there is none).
-  const authenticate = createAuthentication(services.users, config);
+  const authenticate = createAuthentication(services, config);
   // Callback-style (no promise per request unless credentials are checked: issue 27).
   app.addHook('onRequest', (req, _reply, done) => {
     if (apiRootOf(roots, req) === undefined) return done();
@@ -279,6 +280,7 @@ export function registerRestApi(app: FastifyInstance, { config, services, webhoo
   admin.push(...adminRecurrenceRoutes(services)); // recurrence preview (issue 28)
   admin.push(...adminImportRoutes(services)); // imports as jobs, export downloads (issue 28)
   admin.push(...adminChangeRoutes(services)); // the change log as JSON and server-sent events (issue 28)
+  admin.push(...adminEditingRoutes(services)); // who has an event open in the editor (post locks)
   app.addHook('preClose', async () => closeFollowers(services)); // open change streams end when the server closes
   if (federation) admin.push(...adminFederationRoutes(federation)); // fediverse followers and deliveries (issue 31)
   // Community submissions (issue 29): moderation here, the public routes in a namespace of their own;

@@ -13,10 +13,11 @@ import type { Services } from '../domain/services.js';
 import type { WebhookService } from '../webhooks/service.js';
 import { registerPruneJob, type PruneJob, type PruneLogger } from './change-log-pruning.js';
 import { registerHorizonJob, type HorizonJob } from './horizon.js';
-import { createJobRunner, type JobRunner } from './runner.js';
+import { createJobRunner, type JobHandle, type JobRunner } from './runner.js';
 import { pollIntervalMs, registerWebhookWorker, type WebhookWorker } from './webhook-delivery.js';
 import { registerImportJob } from './imports.js';
 import { registerSubmissionJobs, type SubmissionJobs } from './submissions.js';
+import { registerSharedLimitsJob } from './shared-limits.js';
 
 export interface Jobs {
   runner: JobRunner;
@@ -28,6 +29,8 @@ export interface Jobs {
   webhookWorker?: WebhookWorker;
   /** Community submissions' retention and digest (issue 29); undefined with SUBMISSIONS=off. */
   submissionJobs?: SubmissionJobs;
+  /** Deletes the failed-login counts and rate-limit grants no limit counts any more. */
+  sharedLimitsJob: JobHandle<number>;
 }
 
 /** Declare the server's jobs to a new runner (not started). */
@@ -40,5 +43,6 @@ export function createJobs(services: Services, logger: PruneLogger, options: { w
   // Imports queued through the admin API (issue 28).
   registerImportJob(runner, services);
   const submissionJobs = services.config.submissions !== 'off' ? registerSubmissionJobs(runner, services) : undefined;
-  return { runner, horizonJob, pruneJob, ...(webhookWorker ? { webhookWorker } : {}), ...(submissionJobs ? { submissionJobs } : {}) };
+  const sharedLimitsJob = registerSharedLimitsJob(runner, services);
+  return { runner, horizonJob, pruneJob, sharedLimitsJob, ...(webhookWorker ? { webhookWorker } : {}), ...(submissionJobs ? { submissionJobs } : {}) };
 }

@@ -8,6 +8,7 @@ import type { Links } from '../domain/links.js';
 import { isOrganizerEmail } from '../domain/linked-posts.js';
 import { costShown } from '../domain/representations/event.js';
 import type { EventFilter, PublicEvent, PublicOrganizer, PublicTerm } from './public.js';
+import { HEADER_LABELS, siteHeader } from '../web/site-header.js';
 import { html, plainText, type SafeHtml } from './html.js';
 import { isoOf, safeUrl, STYLESHEET_PATH, subscribeLinks, whenText, type PageMeta, type Subscription } from './view-helpers.js';
 
@@ -18,6 +19,15 @@ export type ViewParts = ReturnType<typeof createViewParts>;
 export function createViewParts(config: Config, links: Links) {
   const site = links.siteUrl;
   const url = (path: string) => `${site}${path}`;
+
+  // The header the submission pages show too (web/site-header.ts), with the link to the form when
+  // the public may propose events.
+  // Made again when administrators change the site's name (kept otherwise: one per name).
+  let header: { siteName: string; html: SafeHtml } | undefined;
+  const headerOf = (siteName: string): SafeHtml => {
+    if (header?.siteName !== siteName) header = { siteName, html: siteHeader({ siteName, url, labels: HEADER_LABELS.en, submissions: config.submissions !== 'off' }) };
+    return header.html;
+  };
 
   function layout(meta: PageMeta, main: SafeHtml, extraHead: SafeHtml | string = ''): string {
     // Read per page: administrators change the site's name while the server runs.
@@ -41,16 +51,7 @@ ${meta.ics ? html`<link rel="alternate" type="text/calendar" title="${siteName} 
 ${extraHead}</head>
 <body>
 <a class="skip" href="#main">Skip to content</a>
-<header class="site-header">
-<p class="site-name"><a href="${url('/events/')}">${siteName}</a></p>
-<nav aria-label="Calendar views">
-<ul>
-<li><a href="${url('/events/list/')}">List</a></li>
-<li><a href="${url('/events/month/')}">Month</a></li>
-<li><a href="${url('/events/today/')}">Today</a></li>
-</ul>
-</nav>
-</header>
+${headerOf(siteName)}
 <main id="main">
 ${main}
 </main>

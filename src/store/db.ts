@@ -44,8 +44,10 @@ import { signInCodesMigration } from './migrations/017_sign_in_codes.js';
 import { submissionLimitsMigration } from './migrations/018_submission_limits.js';
 import { searchIndexMigration } from './migrations/019_search_index.js';
 import { searchIndexMissing } from './search-index.js';
+import { sharedLimitsMigration } from './migrations/020_shared_limits.js';
 import { longEventsIndexMigration } from './migrations/021_long_events_index.js';
 import { federationObjectTimesMigration } from './migrations/022_federation_object_times.js';
+import { editLocksMigration } from './migrations/024_edit_locks.js';
 
 export type { DialectName } from './handle.js';
 
@@ -118,8 +120,10 @@ function migrations(dialect: DialectName): Record<string, Migration> {
     '017_sign_in_codes': signInCodesMigration(),
     '018_submission_limits': submissionLimitsMigration(dialect),
     '019_search_index': searchIndexMigration(dialect),
+    '020_shared_limits': sharedLimitsMigration(),
     '021_long_events_index': longEventsIndexMigration(dialect),
     '022_federation_object_times': federationObjectTimesMigration(),
+    '024_edit_locks': editLocksMigration(),
   };
 }
 

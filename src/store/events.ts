@@ -34,8 +34,8 @@ import {
 
 export { matchesFilter, type EventListFilter } from './event-list-results.js';
 
-/** A post row with its event fields. */
-export type EventRecord = PostRow & Omit<EventRow, 'post_id'>;
+/** A post row with its event fields (who changed it last is read apart, `edit-locks.ts`). */
+export type EventRecord = PostRow & Omit<EventRow, 'post_id' | 'modified_by'>;
 
 type EventQuery = SelectQueryBuilder<Database, 'posts' | 'events', object>;
 
@@ -502,6 +502,24 @@ function longPartQuery(db: Executor, dialect: DialectName, overlaps: NonNullable
 }
 
 /** The query of a list (of one part of an overlap), its filter applied. */
+/**
+ * A page of the ids a list filter (without `overlaps`) shows, by start then id, after `after` (the
+ * previous page's last row): keyset pages, so that the thousandth page of a large calendar costs
+ * what the first does (an offset walks every row before it again). Nothing is kept.
+ */
+export async function findEventIdsAfter(
+  db: Executor,
+  dialect: DialectName,
+  filter: EventListFilter,
+  after: { start: string; id: number } | undefined,
+  limit: number,
+): Promise<Array<{ id: number; start: string }>> {
+  let q = listQuery(db, dialect, { ...filter, order: 'start' }).select(['posts.id', 'events.start_local']);
+  if (after) q = q.where((eb) => eb.or([eb('events.start_local', '>', after.start), eb.and([eb('events.start_local', '=', after.start), eb('events.post_id', '>', after.id)])]));
+  const rows = await q.orderBy('events.start_local').orderBy('events.post_id').limit(limit).execute();
+  return rows.map((r) => ({ id: Number(r.id), start: String(r.start_local) }));
+}
+
 function listQuery(db: Executor, dialect: DialectName, f: EventListFilter, part?: OverlapPart, search: SearchMode = 'scan'): EventQuery {
   return applyFilter(part === 'long' ? longPartQuery(db, dialect, f.overlaps!) : baseQuery(db), dialect, f, part, search);
 }

@@ -56,6 +56,8 @@ export interface EventsTable {
   sticky: number;
   featured: number;
   venue_id: number | null;
+  /** the user whose write changed the event last (migration 024); null: its author */
+  modified_by: ColumnType<number | null, number | null | undefined, number | null>;
 }
 
 export interface VenuesTable {

@@ -27,7 +27,7 @@ import { localeOf } from '../domain/submissions/locale.js';
 import { registerErrorShape, withErrorHeaders } from '../web/error-shapes.js';
 import { sessionOfRequest } from '../web/sessions.js';
 import { FIELD_ERRORS, FORM_ERRORS_FR, messagesOf, type Messages } from './messages.js';
-import { errorPage, formPage, notFoundPage, POW_SCRIPT, SCRIPT_PATH, signInPage, statusPage, STYLE_PATH, STYLESHEET, type FormValues, type FormView, type Option } from './views.js';
+import { errorPage, formPage, notFoundPage, POW_SCRIPT, SCRIPT_PATH, signInPage, statusPage, STYLE_PATH, STYLESHEET, type FormValues, type FormView, type Option, type Site } from './views.js';
 
 export const SUBMIT_PATH = '/events/submit/';
 export const STATUS_PATH = '/events/submit/status/';
@@ -73,7 +73,7 @@ function inputOf(v: FormValues, siteTimezone: string): { input: SubmissionInput;
     email: get('email'),
   };
   if (get('venue_id') !== '') input.venue = get('venue_id');
-  else input.venue = { venue: get('venue[venue]'), address: get('venue[address]'), city: get('venue[city]'), country: get('venue[country]') };
+  else input.venue = { venue: get('venue[venue]'), address: get('venue[address]'), city: get('venue[city]'), zip: get('venue[zip]'), country: get('venue[country]') };
   if (get('organizer_id') !== '') input.organizer = get('organizer_id');
   else input.organizer = { organizer: get('organizer[organizer]'), email: get('organizer[email]'), phone: get('organizer[phone]'), website: get('organizer[website]') };
   const cats = v['categories[]'];
@@ -107,6 +107,7 @@ function valuesFromSubmission(sub: Record<string, any>): FormValues {
         'venue[venue]': String(ev.venue.venue ?? ''),
         'venue[address]': String(ev.venue.address ?? ''),
         'venue[city]': String(ev.venue.city ?? ''),
+        'venue[zip]': String(ev.venue.zip ?? ''),
         'venue[country]': String(ev.venue.country ?? ''),
       });
   }
@@ -141,6 +142,13 @@ export function registerSubmissionsFace(app: FastifyInstance, services: Services
   const submissions = services.submissions;
   const sessions = sessionServiceOf(services);
   const home = `${services.links.siteUrl}/events/`;
+  const site: Site = {
+    // Read per page: administrators change the site's name while the server runs.
+    get siteName() {
+      return config.siteName;
+    },
+    url: (path) => `${services.links.siteUrl}${path}`,
+  };
   submissions.setPaths({ status: (token) => `${services.links.siteUrl}${STATUS_PATH}${token}`, queue: `${services.links.siteUrl}${config.adminPath}/moderation` });
   submissions.setLogger((message, error) => app.log.warn({ err: error }, message));
   app.addHook('onClose', async () => submissions.close());
@@ -204,8 +212,8 @@ export function registerSubmissionsFace(app: FastifyInstance, services: Services
       const locale = localeFor(req);
       const m = messagesOf(locale);
       withErrorHeaders(reply, error);
-      if (error.code === 'rest_no_route') return page(reply, 404, notFoundPage(m, home));
-      return page(reply, error.status, errorPage(m, locale === 'fr' ? (FORM_ERRORS_FR[error.code] ?? m.requestError) : error.message, home));
+      if (error.code === 'rest_no_route') return page(reply, 404, notFoundPage(m, site, home));
+      return page(reply, error.status, errorPage(m, site, locale === 'fr' ? (FORM_ERRORS_FR[error.code] ?? m.requestError) : error.message, home));
     },
   });
 
@@ -224,8 +232,8 @@ export function registerSubmissionsFace(app: FastifyInstance, services: Services
   app.get(SUBMIT_PATH, async (req, reply) => {
     const m = messagesOf(localeFor(req));
     const { viewer, formNonce } = await viewerOf(req);
-    if (config.submissions === 'registered' && viewer.id <= 0) return page(reply, 200, signInPage(m, `${config.adminPath}/login`));
-    return page(reply, 200, formPage(m, await formView(m, {}, viewer.id > 0, formNonce)));
+    if (config.submissions === 'registered' && viewer.id <= 0) return page(reply, 200, signInPage(m, site, `${config.adminPath}/login`));
+    return page(reply, 200, formPage(m, site, await formView(m, {}, viewer.id > 0, formNonce)));
   });
 
   app.post(SUBMIT_PATH, async (req, reply) => {
@@ -234,7 +242,7 @@ export function registerSubmissionsFace(app: FastifyInstance, services: Services
     const body = (req.body ?? {}) as Record<string, unknown>;
     const nonce = typeof body._wpnonce === 'string' ? body._wpnonce : undefined;
     const { viewer, formNonce } = nonce !== undefined ? await viewerOf(req, nonce) : { viewer: ANONYMOUS, formNonce: undefined };
-    if (config.submissions === 'registered' && viewer.id <= 0) return page(reply, 401, signInPage(m, `${config.adminPath}/login`));
+    if (config.submissions === 'registered' && viewer.id <= 0) return page(reply, 401, signInPage(m, site, `${config.adminPath}/login`));
     const values = valuesOf(body);
     const { input } = inputOf(values, config.timezone);
     const started = await submissions.stampTime(body._started);
@@ -253,7 +261,7 @@ export function registerSubmissionsFace(app: FastifyInstance, services: Services
       if (!(e instanceof ApiError) || e.status >= 500) throw e;
       const { errors, formError } = errorsOf(e, locale);
       for (const [k, v] of Object.entries(e.headers)) reply.header(k, v);
-      return page(reply, e.status, formPage(m, await formView(m, values, viewer.id > 0, formNonce, { errors, ...(formError ? { formError } : {}) })));
+      return page(reply, e.status, formPage(m, site, await formView(m, values, viewer.id > 0, formNonce, { errors, ...(formError ? { formError } : {}) })));
     }
   });
 
@@ -271,7 +279,7 @@ export function registerSubmissionsFace(app: FastifyInstance, services: Services
     try {
       sub = await submissions.view(token);
     } catch (e) {
-      if (e instanceof ApiError && e.status === 404) return page(reply, 404, notFoundPage(m, home));
+      if (e instanceof ApiError && e.status === 404) return page(reply, 404, notFoundPage(m, site, home));
       throw e;
     }
     const action = `${STATUS_PATH}${token}`;
@@ -285,7 +293,7 @@ export function registerSubmissionsFace(app: FastifyInstance, services: Services
           })),
         }
       : undefined;
-    return page(reply, status, statusPage(m, { submission: sub, ...(notice ? { notice } : {}), ...(editView ? { edit: editView } : {}), action, home }));
+    return page(reply, status, statusPage(m, site, { submission: sub, ...(notice ? { notice } : {}), ...(editView ? { edit: editView } : {}), action, home, siteZone: config.timezone }));
   };
 
   app.get<{ Params: { token: string } }>(`${STATUS_PATH}:token`, async (req, reply) => {
@@ -317,7 +325,7 @@ export function registerSubmissionsFace(app: FastifyInstance, services: Services
       }
       return statusOf(req, reply, m.saved);
     } catch (e) {
-      if (e instanceof ApiError && e.status === 404) return page(reply, 404, notFoundPage(m, home));
+      if (e instanceof ApiError && e.status === 404) return page(reply, 404, notFoundPage(m, site, home));
       if (e instanceof ApiError && e.status === 409) return statusOf(req, reply, locale === 'fr' ? (FORM_ERRORS_FR[e.code] ?? e.message) : e.message, undefined, 409);
       throw e;
     }

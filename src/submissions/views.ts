@@ -6,6 +6,8 @@
  *
  * @example formPage(m, { action: '/events/submit/', values: {}, … })
  */
+import { instantText, whenText } from '../domain/submissions/dates.js';
+import { HEADER_LABELS, SITE_HEADER_CSS, siteHeader } from '../web/site-header.js';
 import { html, trusted, type SafeHtml } from './html.js';
 import type { Messages } from './messages.js';
 
@@ -13,7 +15,7 @@ export const STYLE_PATH = '/events/submit/submit.css';
 export const SCRIPT_PATH = '/events/submit/pow.js';
 
 /** The pages' own stylesheet (the site's CSP allows 'self' styles only). */
-export const STYLESHEET = `
+export const STYLESHEET = `${SITE_HEADER_CSS}
 :root{color-scheme:light;font-family:system-ui,-apple-system,"Segoe UI",Roboto,sans-serif;line-height:1.5;color:#1f2937;background:#fff}
 body{margin:0}main{max-width:44rem;margin:0 auto;padding:1rem}
 h1{font-size:1.6rem;margin:.5rem 0 1rem}h2{font-size:1.2rem;margin:1.5rem 0 .5rem}
@@ -89,9 +91,43 @@ export interface FormView {
   submitLabel?: string;
 }
 
-function layout(m: Messages, title: string, body: SafeHtml, withScript = false): string {
-  return `<!doctype html>${html`<html lang="${m.lang}"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1"><meta name="robots" content="noindex"><title>${title}</title><link rel="stylesheet" href="${STYLE_PATH}">${withScript ? html`<script src="${SCRIPT_PATH}" defer></script>` : ''}</head><body><a class="skip" href="#main">${m.skipToContent}</a><main id="main">${body}</main></body></html>`}`;
+/** The site the pages belong to: its name and its URLs, for the header the calendar's pages show too. */
+export interface Site {
+  siteName: string;
+  url: (path: string) => string;
 }
+
+function layout(m: Messages, site: Site, title: string, body: SafeHtml, withScript = false, current?: 'propose'): string {
+  const header = siteHeader({ siteName: site.siteName, url: site.url, labels: HEADER_LABELS[m.lang === 'fr' ? 'fr' : 'en'], submissions: true, ...(current ? { current } : {}) });
+  return `<!doctype html>${html`<html lang="${m.lang}"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1"><meta name="robots" content="noindex"><title>${title} – ${site.siteName}</title><link rel="stylesheet" href="${STYLE_PATH}">${withScript ? html`<script src="${SCRIPT_PATH}" defer></script>` : ''}</head><body><a class="skip" href="#main">${m.skipToContent}</a>${header}<main id="main">${body}</main></body></html>`}`;
+}
+
+/**
+ * The IANA zones the picker offers (the runtime's list): the site's zone first, then the others
+ * by name; a zone the form holds that the list lacks (an alias, `UTC+2`) stays offered.
+ */
+const ZONES: string[] = (() => {
+  try {
+    return Intl.supportedValuesOf('timeZone');
+  } catch {
+    return [];
+  }
+})();
+
+function zoneOptions(siteZone: string, current: string): string[] {
+  const rest = ZONES.filter((z) => z !== siteZone && z !== current);
+  return [siteZone, ...(current !== '' && current !== siteZone ? [current] : []), ...rest];
+}
+
+/** The id of the control an error is about: a new venue's or organizer's name, the first category. */
+export function anchorOf(name: string, f: Pick<FormView, 'categories'>): string {
+  if (name === 'venue') return idOf('venue[venue]');
+  if (name === 'organizer') return idOf('organizer[organizer]');
+  if (name === 'categories' && f.categories[0]) return `f-cat-${String(f.categories[0].id)}`;
+  return idOf(name);
+}
+
+const idOf = (name: string) => `f-${name.replace(/[^a-z0-9]+/gi, '-')}`;
 
 const val = (v: FormValues, k: string): string => {
   const x = v[k];
@@ -123,6 +159,20 @@ function select(v: FormValues, errors: Record<string, string>, name: string, lab
   )}</select>${err ? html`<p class="error" id="${id}-error">${err}</p>` : ''}</div>`;
 }
 
+/** The time zone: a list of IANA zones, the site's first and chosen unless the form holds another. */
+function zonePicker(m: Messages, v: FormValues, errors: Record<string, string>, siteZone: string): SafeHtml {
+  const id = idOf('timezone');
+  const current = val(v, 'timezone') || siteZone;
+  const err = errors.timezone;
+  const describedBy = [`${id}-help`, err ? `${id}-error` : ''].filter(Boolean).join(' ');
+  return html`<div class="field"><label for="${id}">${m.timezone}</label><select id="${id}" name="timezone"${err ? trusted(' aria-invalid="true"') : ''} aria-describedby="${describedBy}">${zoneOptions(
+    siteZone,
+    current,
+  ).map(
+    (z) => html`<option value="${z}"${z === current ? trusted(' selected') : ''}>${z}</option>`,
+  )}</select><p class="help" id="${id}-help">${m.timezoneHelp(siteZone)}</p>${err ? html`<p class="error" id="${id}-error">${err}</p>` : ''}</div>`;
+}
+
 /** The form's fields (the submission form and the status page's edit form). */
 function fields(m: Messages, f: FormView): SafeHtml {
   const v = f.values;
@@ -134,30 +184,30 @@ ${field(m, v, e, 'description', m.description, { textarea: true, help: m.descrip
 <div class="row">${field(m, v, e, 'start_date', m.startDate, { type: 'date', required: true })}${field(m, v, e, 'start_time', m.startTime, { type: 'time' })}</div>
 <div class="row">${field(m, v, e, 'end_date', m.endDate, { type: 'date', required: true })}${field(m, v, e, 'end_time', m.endTime, { type: 'time' })}</div>
 <div class="check"><input type="checkbox" id="f-all-day" name="all_day" value="1"${val(v, 'all_day') ? trusted(' checked') : ''}><label for="f-all-day">${m.allDay}</label></div>
-${field(m, v, e, 'timezone', m.timezone, { help: m.timezoneHelp })}
+${zonePicker(m, v, e, f.timezone)}
 </fieldset>
 <fieldset><legend>${m.venueLegend}</legend>
 ${select(v, e, 'venue_id', m.venueExisting, m.venueNone, f.venues)}
 <p class="label" id="new-venue">${m.venueNew}</p>
-${field(m, v, e, 'venue[venue]', m.venueName)}${field(m, v, e, 'venue[address]', m.address, { autocomplete: 'off' })}
-<div class="row">${field(m, v, e, 'venue[city]', m.city)}${field(m, v, e, 'venue[country]', m.country)}</div>
-${e.venue ? html`<p class="error" id="f-venue-error">${e.venue}</p>` : ''}
+${field(m, v, { ...e, 'venue[venue]': e.venue ?? '' }, 'venue[venue]', m.venueName)}${field(m, v, e, 'venue[address]', m.address, { autocomplete: 'off' })}
+<div class="row">${field(m, v, e, 'venue[city]', m.city)}${field(m, v, e, 'venue[zip]', m.zip, { autocomplete: 'off' })}</div>
+${field(m, v, e, 'venue[country]', m.country)}
 </fieldset>
-<fieldset><legend>${m.organizerLegend}</legend>
+<fieldset aria-describedby="organizer-public"><legend>${m.organizerLegend}</legend>
+<p class="help" id="organizer-public">${m.organizerPublic}</p>
 ${select(v, e, 'organizer_id', m.organizerExisting, m.organizerNone, f.organizers)}
 <p class="label">${m.organizerNew}</p>
-${field(m, v, e, 'organizer[organizer]', m.organizerName)}
+${field(m, v, { ...e, 'organizer[organizer]': e.organizer ?? '' }, 'organizer[organizer]', m.organizerName)}
 <div class="row">${field(m, v, e, 'organizer[email]', m.organizerEmail, { type: 'email', autocomplete: 'off' })}${field(m, v, e, 'organizer[phone]', m.phone, { type: 'text' })}</div>
 ${field(m, v, e, 'organizer[website]', m.website, { type: 'url' })}
-${e.organizer ? html`<p class="error" id="f-organizer-error">${e.organizer}</p>` : ''}
 </fieldset>
 <fieldset><legend>${m.detailsLegend}</legend>
 ${
   f.categories.length > 0
     ? html`<fieldset><legend>${m.categories}</legend>${f.categories.map(
         (c) =>
-          html`<div class="check"><input type="checkbox" id="f-cat-${String(c.id)}" name="categories[]" value="${String(c.id)}"${chosen.has(String(c.id)) ? trusted(' checked') : ''}><label for="f-cat-${String(c.id)}">${c.name}</label></div>`,
-      )}${e.categories ? html`<p class="error">${e.categories}</p>` : ''}</fieldset>`
+          html`<div class="check"><input type="checkbox" id="f-cat-${String(c.id)}" name="categories[]" value="${String(c.id)}"${chosen.has(String(c.id)) ? trusted(' checked') : ''}${e.categories ? trusted(' aria-invalid="true" aria-describedby="f-categories-error"') : ''}><label for="f-cat-${String(c.id)}">${c.name}</label></div>`,
+      )}${e.categories ? html`<p class="error" id="f-categories-error">${e.categories}</p>` : ''}</fieldset>`
     : ''
 }
 ${field(m, v, e, 'image', m.image, { type: 'url' })}
@@ -170,11 +220,11 @@ function errorSummary(m: Messages, f: FormView): SafeHtml {
   const entries = Object.entries(f.errors);
   if (entries.length === 0 && !f.formError) return html``;
   return html`<div class="summary" role="alert" tabindex="-1" id="errors"><p><strong>${m.errorsTitle}</strong></p><ul>${f.formError ? html`<li>${f.formError}</li>` : ''}${entries.map(
-    ([name, msg]) => html`<li><a href="#f-${name.replace(/[^a-z0-9]+/gi, '-')}">${msg}</a></li>`,
+    ([name, msg]) => html`<li><a href="#${anchorOf(name, f)}">${msg}</a></li>`,
   )}</ul></div>`;
 }
 
-export function formPage(m: Messages, f: FormView): string {
+export function formPage(m: Messages, site: Site, f: FormView): string {
   const body = html`<h1>${m.submitTitle}</h1><p>${m.intro}</p>${errorSummary(m, f)}
 <form method="post" action="${f.action}" id="submission-form" novalidate${f.pow ? html` data-challenge="${f.pow.challenge}" data-pow-working="${m.powWorking}" data-pow-done="${m.powDone}" data-pow-failed="${m.powFailed}"` : ''}>
 ${fields(m, f)}
@@ -194,20 +244,20 @@ ${f.nonce ? html`<input type="hidden" name="_wpnonce" value="${f.nonce}">` : ''}
 ${f.pow ? html`<input type="hidden" name="altcha" value=""><noscript><p class="error">${m.noScriptPow}</p></noscript><p class="pow" id="pow-status" role="status" aria-live="polite"></p>` : ''}
 <button type="submit">${m.send}</button>
 </form>`;
-  return layout(m, m.submitTitle, body, f.pow !== undefined);
+  return layout(m, site, f.editing ? m.statusTitle : m.submitTitle, body, f.pow !== undefined, 'propose');
 }
 
-export function signInPage(m: Messages, loginUrl: string): string {
-  return layout(m, m.submitTitle, html`<h1>${m.submitTitle}</h1><p>${m.signInNeeded}</p><p><a href="${loginUrl}">${m.signIn}</a></p>`);
+export function signInPage(m: Messages, site: Site, loginUrl: string): string {
+  return layout(m, site, m.submitTitle, html`<h1>${m.submitTitle}</h1><p>${m.signInNeeded}</p><p><a href="${loginUrl}">${m.signIn}</a></p>`);
 }
 
-export function notFoundPage(m: Messages, home: string): string {
-  return layout(m, m.notFoundTitle, html`<h1>${m.notFoundTitle}</h1><p>${m.notFound}</p><p><a href="${home}">${m.backToCalendar}</a></p>`);
+export function notFoundPage(m: Messages, site: Site, home: string): string {
+  return layout(m, site, m.notFoundTitle, html`<h1>${m.notFoundTitle}</h1><p>${m.notFound}</p><p><a href="${home}">${m.backToCalendar}</a></p>`);
 }
 
 /** An error the face answers with a page (a body or URL it cannot read, a method its paths do not take). */
-export function errorPage(m: Messages, message: string, home: string): string {
-  return layout(m, m.errorTitle, html`<h1>${m.errorTitle}</h1><p class="error" role="alert">${message}</p><p><a href="${home}">${m.backToCalendar}</a></p>`);
+export function errorPage(m: Messages, site: Site, message: string, home: string): string {
+  return layout(m, site, m.errorTitle, html`<h1>${m.errorTitle}</h1><p class="error" role="alert">${message}</p><p><a href="${home}">${m.backToCalendar}</a></p>`);
 }
 
 export interface StatusView {
@@ -216,25 +266,31 @@ export interface StatusView {
   edit?: FormView;
   action: string;
   home: string;
+  /** the site's time zone: a scheduled publication is shown in it */
+  siteZone: string;
 }
 
-export function statusPage(m: Messages, s: StatusView): string {
+export function statusPage(m: Messages, site: Site, s: StatusView): string {
   const sub = s.submission;
   const ev = (sub.event ?? {}) as Record<string, any>;
   const venue = ev.venue as Record<string, any> | null;
+  const locale = m.lang === 'fr' ? 'fr' : 'en';
+  const when = ev.start_date ? whenText(locale, { start_date: String(ev.start_date), end_date: String(ev.end_date ?? ''), all_day: Boolean(ev.all_day), timezone: String(ev.timezone ?? '') }) : '';
   const body = html`<h1>${m.statusTitle}</h1>
 ${s.notice ? html`<div class="notice" role="status"><p>${s.notice}</p></div>` : ''}
 ${s.edit ? errorSummary(m, s.edit) : ''}
 <p>${m.keepLink}</p>
 <dl>
-<dt>${m.statusLabel}</dt><dd class="status" id="submission-status">${m.status[String(sub.status)] ?? String(sub.status)}</dd>
+<dt>${m.statusLabel}</dt><dd class="status" id="submission-status">${m.status[String(sub.status)] ?? String(sub.status)}${
+    sub.resubmitted && sub.status === 'pending' ? html`<br><span id="submission-resubmitted">${m.resubmitted}</span>` : ''
+  }</dd>
 <dt>${m.title.replace(' *', '')}</dt><dd>${String(ev.title ?? '')}</dd>
-<dt>${m.when}</dt><dd>${String(ev.start_date ?? '')} – ${String(ev.end_date ?? '')} (${String(ev.timezone ?? '')})</dd>
-${venue ? html`<dt>${m.where}</dt><dd>${String(venue.venue ?? '')}${venue.city ? `, ${String(venue.city)}` : ''}</dd>` : ''}
+<dt>${m.when}</dt><dd id="submission-when">${when}</dd>
+${venue ? html`<dt>${m.where}</dt><dd>${[venue.venue, venue.address, [venue.zip, venue.city].filter(Boolean).join(' '), venue.country].filter(Boolean).map(String).join(', ')}</dd>` : ''}
 ${sub.reason ? html`<dt>${m.reasonLabel}</dt><dd id="submission-reason">${String(sub.reason)}</dd>` : ''}
 </dl>
-${sub.publish_at && sub.status === 'approved' ? html`<p>${m.scheduledFor(String(sub.publish_at))}</p>` : ''}
-${sub.url ? html`<p><a href="${String(sub.url)}">${m.publishedAt}</a></p>` : ''}
+${sub.publish_at && sub.status === 'approved' ? html`<p id="submission-scheduled">${m.scheduledFor(instantText(locale, String(sub.publish_at), s.siteZone))}</p>` : ''}
+${sub.url ? html`<p id="submission-url">${sub.publish_at && sub.status === 'approved' ? m.publicUrlScheduled : m.publishedAt} <a href="${String(sub.url)}">${String(sub.url)}</a></p>` : ''}
 ${
   s.edit
     ? html`<h2>${m.editTitle}</h2><p>${m.editHelp}</p><form method="post" action="${s.action}" id="edit-form" novalidate><input type="hidden" name="_action" value="edit">${fields(m, s.edit)}<button type="submit">${m.save}</button></form>
@@ -242,5 +298,5 @@ ${
     : ''
 }
 <p><a href="${s.home}">${m.backToCalendar}</a></p>`;
-  return layout(m, m.statusTitle, body);
+  return layout(m, site, m.statusTitle, body);
 }

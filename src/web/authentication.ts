@@ -19,14 +19,15 @@
  * keys by (rate-limit.ts).
  *
  * @example
- *   const authenticate = createAuthentication(services.users, config);
+ *   const authenticate = createAuthentication(services, config);
  *   req.viewer = await authenticate(req.headers.authorization, req.ip); // may throw the throttle's 429, or the 401 above
  */
 import type { Config } from '../config.js';
 import { apiError } from '../domain/errors.js';
 import type { Viewer } from '../domain/permissions.js';
 import { secondFactorRequired } from '../domain/sessions.js';
-import type { Identified, UserService } from '../domain/users.js';
+import type { Services } from '../domain/services.js';
+import type { Identified } from '../domain/users.js';
 import { createLoginThrottle, type LoginThrottle } from './login-throttle.js';
 
 declare module 'fastify' {
@@ -39,16 +40,17 @@ declare module 'fastify' {
 /** Check an `Authorization` header sent from the client at `ip` (its throttle: login-throttle.ts). */
 export type Authenticate = (authorization: string, ip: string) => Promise<Viewer>;
 
-/** One throttle per user service (so per app instance), shared by every way of signing in. */
+/** One throttle per app instance (its services), shared by every way of signing in. */
 const throttles = new WeakMap<object, LoginThrottle>();
 
 /**
- * The failed-login throttle of an app instance (in memory), keyed by its user service: HTTP Basic
- * and the admin face's sign-in (cookie sessions, web/sessions.ts) count failures in the same one.
+ * The failed-login throttle of an app instance, over its store (the counts are in the database,
+ * shared with every instance on it): HTTP Basic and the admin face's sign-in (cookie sessions,
+ * web/sessions.ts) count failures in the same rows.
  */
-export function loginThrottleOf(users: object, loginMaxFailures: number): LoginThrottle {
-  let throttle = throttles.get(users);
-  if (!throttle) throttles.set(users, (throttle = createLoginThrottle(loginMaxFailures)));
+export function loginThrottleOf(services: Pick<Services, 'store'>, loginMaxFailures: number): LoginThrottle {
+  let throttle = throttles.get(services);
+  if (!throttle) throttles.set(services, (throttle = createLoginThrottle(services.store.db, loginMaxFailures)));
   return throttle;
 }
 
@@ -62,10 +64,10 @@ export function mayAuthenticate(found: Identified, adminRequire2fa: Config['admi
 }
 
 /** An authenticator through the app instance's throttle (`loginThrottleOf`), with the two-factor rule (`mayAuthenticate`). */
-export function createAuthentication(users: Pick<UserService, 'identify'>, config: Pick<Config, 'loginMaxFailures' | 'adminRequire2fa'>): Authenticate {
-  const loginThrottle = loginThrottleOf(users, config.loginMaxFailures);
+export function createAuthentication(services: Pick<Services, 'users' | 'store'>, config: Pick<Config, 'loginMaxFailures' | 'adminRequire2fa'>): Authenticate {
+  const loginThrottle = loginThrottleOf(services, config.loginMaxFailures);
   return async (authorization, ip) => {
-    const found = await users.identify(authorization, loginThrottle.forClient(ip));
+    const found = await services.users.identify(authorization, loginThrottle.forClient(ip));
     if (!mayAuthenticate(found, config.adminRequire2fa)) throw apiError('invalid_application_credentials');
     return found.viewer;
   };

@@ -25,16 +25,24 @@
  * once it reached N, run at once; 4 N likewise per client), so parallel guesses get no more than
  * sequential ones; identical headers in flight share one check (users.ts).
  *
- * State is per app instance, in memory, bounded: at most 10,000 entries per kind (pairs, clients,
- * subjects), the least recently failed dropped beyond that.
+ * The counts are in the database (table `login_failures`, store/shared-limits.ts), so they hold
+ * across every instance on it: an attempt is reserved on its pair, client and subject rows in one
+ * transaction of conditional upserts before the password is checked (refused when a row says so),
+ * and ended by one update per row (a failure counted, or the reservation released). A reservation
+ * is trusted for `ATTEMPT_LEASE_MS`, so an instance stopped in the middle of a check does not
+ * leave it counted longer. A header already known to be right costs a read (the pair's and the
+ * client's rows; the checks of one turn of the event loop read together), no write. Rows past their window are deleted by the `shared-limits-pruning` job.
  *
  * @example
- *   const throttle = createLoginThrottle(5);
+ *   const throttle = createLoginThrottle(store.db, 5);
  *   await users.authenticate(header, throttle.forClient(req.ip)); // may throw the 429
  */
+import { createHash } from 'node:crypto';
 import { clientKeyOf } from '../domain/client-address.js';
 import { ApiError } from '../domain/errors.js';
 import type { LoginAttempt, LoginGate } from '../domain/users.js';
+import type { Executor } from '../store/schema.js';
+import { endLoginAttempt, loginWaitMs, readLoginCounts, reserveLoginAttempt, resetLoginCount, type LoginCounter, type LoginFailureRow, type LoginPolicy } from '../store/shared-limits.js';
 
 /** Failures are forgotten this long after the last one. */
 export const FAILURE_WINDOW_MS = 15 * 60_000;
@@ -45,80 +53,24 @@ export const CLIENT_FACTOR = 4;
 /** The first wait of a slowed subject, and the longest. */
 export const SUBJECT_DELAY_MS = 250;
 export const MAX_SUBJECT_DELAY_MS = 4000;
-/** Entries kept per kind (pairs, clients, subjects). */
-export const MAX_ENTRIES = 10_000;
+/** How long an attempt in flight counts (a check takes at most the subject's delay and a few scrypt runs). */
+export const ATTEMPT_LEASE_MS = 60_000;
 
 /** The client's key (IPv4, or IPv6 by its /64) is the domain's, shared with the submission limits. */
 export { clientKeyOf };
 
-interface Entry {
-  failures: number;
-  /** attempts being checked now */
-  pending: number;
-  last: number;
-  blockedUntil: number;
+/** How long a key with this many failures (at least `threshold`) is refused: 1 s, doubling, at most 15 minutes. */
+export function blockMs(failures: number, threshold: number): number {
+  return Math.min(1000 * 2 ** Math.min(failures - threshold, 20), MAX_BLOCK_MS);
 }
 
-/** Failures per key, blocking from `threshold` on; bounded (least recently failed dropped). */
-function createCounter(threshold: number, now: () => number) {
-  const entries = new Map<string, Entry>();
-  const current = (key: string): Entry | undefined => {
-    const e = entries.get(key);
-    if (e && e.pending === 0 && now() - e.last > FAILURE_WINDOW_MS && e.blockedUntil <= now()) {
-      entries.delete(key);
-      return undefined;
-    }
-    return e;
-  };
-  const keep = (key: string, e: Entry) => {
-    entries.delete(key);
-    entries.set(key, e);
-    if (entries.size > MAX_ENTRIES) entries.delete(entries.keys().next().value!);
-  };
-  return {
-    /** Milliseconds this key is refused for now (0: allowed). In-flight attempts count as failures. */
-    refusedFor(key: string): number {
-      const e = current(key);
-      if (!e) return 0;
-      if (e.blockedUntil > now()) return e.blockedUntil - now();
-      // Below the threshold, the failures still allowed may run at once; past it, one at a time.
-      return e.pending >= Math.max(threshold - e.failures, 1) ? 1000 : 0;
-    },
-    /** Count an attempt in flight; the returned function ends it (failed or not). */
-    reserve(key: string): (failed: boolean) => void {
-      const e = current(key) ?? { failures: 0, pending: 0, last: now(), blockedUntil: 0 };
-      e.pending++;
-      keep(key, e);
-      return (failed) => {
-        e.pending--;
-        if (!failed) return;
-        e.failures++;
-        e.last = now();
-        if (e.failures >= threshold) e.blockedUntil = now() + Math.min(1000 * 2 ** Math.min(e.failures - threshold, 20), MAX_BLOCK_MS);
-        keep(key, e);
-      };
-    },
-    /** Forget the failures (not the attempts in flight). */
-    reset(key: string) {
-      const e = entries.get(key);
-      if (!e) return;
-      if (e.pending === 0) entries.delete(key);
-      else Object.assign(e, { failures: 0, blockedUntil: 0 });
-    },
-    failuresOf: (key: string) => current(key)?.failures ?? 0,
-    get size() {
-      return entries.size;
-    },
-  };
-}
+const POLICY: LoginPolicy = { windowMs: FAILURE_WINDOW_MS, leaseMs: ATTEMPT_LEASE_MS, blockMs };
 
 export interface LoginThrottle {
   /** The gate `users.authenticate` goes through for one client IP address. */
   forClient(ip: string): LoginGate;
   /** Seconds until this client may try this subject again; undefined when it may now. */
-  blockedFor(subject: string, client: string): number | undefined;
-  /** Entries kept, per kind (each at most MAX_ENTRIES). */
-  sizes(): { pairs: number; clients: number; subjects: number };
+  blockedFor(subject: string, client: string): Promise<number | undefined>;
 }
 
 /** The 429 answer to a throttled login attempt, with `Retry-After`. */
@@ -134,46 +86,85 @@ export function subjectDelayMs(failures: number, maxFailures: number): number {
   return Math.min(SUBJECT_DELAY_MS * 2 ** Math.min(failures - maxFailures, 10), MAX_SUBJECT_DELAY_MS);
 }
 
-export function createLoginThrottle(maxFailures: number, now: () => number = Date.now): LoginThrottle {
-  const pairs = createCounter(maxFailures, now);
-  const clients = createCounter(maxFailures * CLIENT_FACTOR, now);
-  // Subjects are never blocked: the threshold only starts their backoff bookkeeping.
-  const subjects = createCounter(Number.MAX_SAFE_INTEGER, now);
-  const pairKey = (subject: string, client: string) => `${subject}\n${client}`;
-  const refusedFor = (subject: string, client: string) => Math.max(pairs.refusedFor(pairKey(subject, client)), clients.refusedFor(client));
+/** A subject as a key: an unknown login may hold a NUL byte, which PostgreSQL text refuses. */
+function subjectKey(subject: string): string {
+  return subject.includes('\u0000') ? `#${createHash('sha256').update(subject).digest('hex')}` : subject;
+}
+
+/** The rows an attempt counts on, in the order they are locked: the pair, the client, the subject. */
+function countersOf(subject: string, client: string, maxFailures: number): [LoginCounter, LoginCounter, LoginCounter] {
+  const s = subjectKey(subject);
+  return [
+    { key: `p:${s}\n${client}`, threshold: maxFailures },
+    { key: `c:${client}`, threshold: maxFailures * CLIENT_FACTOR },
+    // Subjects are never refused: their failures only slow their checks.
+    { key: `s:${s}` },
+  ];
+}
+
+/** Keys read in one statement at most. */
+const MAX_BATCH = 500;
+
+export function createLoginThrottle(db: Executor, maxFailures: number, now: () => number = Date.now): LoginThrottle {
+  // Checks of remembered headers asked during one turn of the event loop share one read (an
+  // authenticated request's only cost here), as the change feed's looks do.
+  let batch: { keys: Set<string>; rows: Promise<Map<string, LoginFailureRow>> } | undefined;
+  const readBatched = (keys: string[]): Promise<Map<string, LoginFailureRow>> => {
+    if (!batch || batch.keys.size + keys.length > MAX_BATCH) {
+      const next = { keys: new Set<string>(), rows: undefined as unknown as Promise<Map<string, LoginFailureRow>> };
+      next.rows = new Promise<void>((resolve) => setImmediate(resolve)).then(() => {
+        if (batch === next) batch = undefined;
+        return readLoginCounts(db, [...next.keys]);
+      });
+      batch = next;
+    }
+    for (const key of keys) batch.keys.add(key);
+    return batch.rows;
+  };
+
+  /** Milliseconds this client is refused this subject for now, read from the pair's and the client's rows. */
+  async function refusedFor(subject: string, client: string): Promise<{ waitMs: number; pairFailures: number; pairKey: string }> {
+    const [pair, byClient] = countersOf(subject, client, maxFailures);
+    const rows = await readBatched([pair.key, byClient.key]);
+    const at = now();
+    const pairRow = rows.get(pair.key);
+    const waitMs = Math.max(loginWaitMs(pairRow, pair.threshold!, at, FAILURE_WINDOW_MS), loginWaitMs(rows.get(byClient.key), byClient.threshold!, at, FAILURE_WINDOW_MS));
+    return { waitMs, pairFailures: pairRow && Number(pairRow.last_ms) >= at - FAILURE_WINDOW_MS ? pairRow.failures : 0, pairKey: pair.key };
+  }
 
   return {
     forClient(ip) {
       const client = clientKeyOf(ip);
       return {
         client,
-        attempt(subject): LoginAttempt {
-          if (maxFailures <= 0) return { delayMs: 0, end() {} };
-          const wait = refusedFor(subject, client);
-          if (wait > 0) throw tooManyLogins(Math.ceil(wait / 1000));
-          const endPair = pairs.reserve(pairKey(subject, client));
-          const endClient = clients.reserve(client);
-          const endSubject = subjects.reserve(subject);
+        async attempt(subject): Promise<LoginAttempt> {
+          if (maxFailures <= 0) return { delayMs: 0, async end() {} };
+          const counters = countersOf(subject, client, maxFailures);
+          const reserved = await reserveLoginAttempt(db, counters, now(), POLICY);
+          if ('refusedMs' in reserved) throw tooManyLogins(Math.ceil(reserved.refusedMs / 1000));
           let ended = false;
           return {
-            delayMs: subjectDelayMs(subjects.failuresOf(subject), maxFailures),
-            end(outcome) {
+            delayMs: subjectDelayMs(reserved.failures[2]!, maxFailures),
+            async end(outcome) {
               if (ended) return;
               ended = true;
-              const failed = outcome === 'failed';
-              endPair(failed);
-              endClient(failed);
-              endSubject(failed);
-              if (outcome === 'ok') pairs.reset(pairKey(subject, client));
+              // A success from the client resets the pair (not the client's count, nor the subject's).
+              await endLoginAttempt(db, counters, { failed: outcome === 'failed', reset: outcome === 'ok' ? [counters[0].key] : [] }, now(), POLICY);
             },
           };
         },
+        async known(subject) {
+          if (maxFailures <= 0) return;
+          const { waitMs, pairFailures, pairKey } = await refusedFor(subject, client);
+          if (waitMs > 0) throw tooManyLogins(Math.ceil(waitMs / 1000));
+          if (pairFailures > 0) await resetLoginCount(db, pairKey);
+        },
       };
     },
-    blockedFor(subject, client) {
-      const wait = maxFailures <= 0 ? 0 : refusedFor(subject, client);
-      return wait > 0 ? Math.ceil(wait / 1000) : undefined;
+    async blockedFor(subject, client) {
+      if (maxFailures <= 0) return undefined;
+      const { waitMs } = await refusedFor(subject, client);
+      return waitMs > 0 ? Math.ceil(waitMs / 1000) : undefined;
     },
-    sizes: () => ({ pairs: pairs.size, clients: clients.size, subjects: subjects.size }),
   };
 }

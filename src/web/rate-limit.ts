@@ -4,13 +4,27 @@
  * client's address (as the login throttle counts it); exempt paths (health checks, metrics) are
  * never limited. Unknown URLs count too: give the 404 handler `app.rateLimit()` as its preHandler.
  *
- * @example await registerRateLimit(app, config, new Set(['/livez']));
+ * The count holds across every instance on one database (table `rate_limit_grants`,
+ * store/shared-limits.ts) without a write per request: windows are fixed (multiples of the window
+ * since the epoch, the same on every instance), and an instance takes a *grant* of requests for a
+ * client key in one atomic upsert — an eighth of what remains of the key's window, at most 100, at
+ * least 1, never more than remains — and spends it in memory. The grants of all instances never
+ * add up past the limit; near the end of a window they shrink to one request, so a client sent to
+ * several instances is refused early by at most the few requests another instance still holds. A
+ * client far below its limit costs one write per 100 requests, taken ahead (once half the last
+ * grant is spent) so that no request waits for it.
+ *
+ * A database fault while taking a grant lets the request through uncounted (the plugin's
+ * `skipOnError`): a rate limit must not turn kept answers into errors while the database is away.
+ *
+ * @example await registerRateLimit(app, config, store.db, new Set(['/livez']));
  */
 import rateLimit from '@fastify/rate-limit';
 import type { FastifyInstance } from 'fastify';
-import { createRequire } from 'node:module';
 import type { Config } from '../config.js';
 import { ApiError } from '../domain/errors.js';
+import type { Executor } from '../store/schema.js';
+import { GRANT_SHAPE, takeRateGrant } from '../store/shared-limits.js';
 import { clientKeyOf } from './login-throttle.js';
 
 /** The IETF draft's `RateLimit` field (draft-ietf-httpapi-ratelimit-headers-08 and later), beside X-RateLimit-*. */
@@ -18,52 +32,139 @@ export function rateLimitField(remaining: unknown, resetSeconds: unknown): strin
   return `"default";r=${String(remaining)};t=${String(resetSeconds)}`;
 }
 
+/** Client keys kept per instance (their unspent grants); the oldest dropped beyond (its grant unspent). */
+export const MAX_KEYS = 10_000;
+
 type Counted = { current: number; ttl: number };
-/** The plugin's own in-memory store (the one it makes without a `store` option), kept here to count replayed answers in it. */
-interface LocalStore {
-  incr(key: string, cb: (err: Error | null, res: Counted) => void, timeWindow: number, max: number): void;
-  read(key: string, cb: (err: Error | null, res: Counted) => void, timeWindow: number, max: number): void;
+
+/** A key's grant in this instance, for one window. */
+interface Grant {
+  window: number;
+  /** requests granted to this instance and not spent yet */
+  left: number;
+  /** requests granted in the window over every instance, as of this instance's last grant */
+  total: number;
+  /** nothing left in the window (every instance's grants reached the limit) */
+  exhausted: boolean;
+  /** the size of the last grant taken */
+  last: number;
+  /** a grant being taken now (requests waiting for it share it) */
+  taking?: Promise<void>;
 }
-const LocalStoreOf = createRequire(import.meta.url)('@fastify/rate-limit/store/LocalStore.js') as new (continueExceeding: boolean, exponentialBackoff: boolean, cache?: number) => LocalStore;
+
+/** The grants of one instance over the database (the plugin's store, and the replay's count). */
+export function createGrantStore(db: Executor, max: number, windowMs: number, now: () => number = Date.now) {
+  const grants = new Map<string, Grant>();
+  const grantOf = (key: string, at: number): Grant => {
+    const window = Math.floor(at / windowMs) * windowMs;
+    let g = grants.get(key);
+    if (g && g.window === window) return g;
+    if (!g && grants.size >= MAX_KEYS) grants.delete(grants.keys().next().value!);
+    g = { window, left: 0, total: 0, exhausted: false, last: 0 };
+    grants.set(key, g);
+    return g;
+  };
+  /**
+   * Spend one request of the key's grant: what it counts, or undefined when none is left here.
+   * Far from the limit (full grants), the next grant is taken once half of this one is spent, so
+   * no request waits for the database (a write's commit takes milliseconds on PostgreSQL); near
+   * the limit, grants shrink and are taken only when needed, so none is held back.
+   */
+  const spend = (key: string, g: Grant, at: number): Counted | undefined => {
+    if (g.left <= 0) return undefined;
+    g.left--;
+    if (g.last >= GRANT_SHAPE.most && g.left <= g.last / 2 && !g.taking) take(key, g).catch(() => {});
+    return { current: g.total - g.left, ttl: g.window + windowMs - at };
+  };
+  /** Take a grant from the database, once at a time per key. */
+  const take = (key: string, g: Grant): Promise<void> =>
+    (g.taking ??= takeRateGrant(db, key, g.window, max)
+      .then(({ granted, total }) => {
+        if (granted === 0) g.exhausted = true;
+        g.left += granted;
+        g.last = granted;
+        g.total = Math.max(g.total, total);
+      })
+      .finally(() => {
+        g.taking = undefined;
+      }));
+
+  return {
+    /** Count a request now when this instance holds a grant for it; undefined when it must take one first (`count`). */
+    countNow(key: string): Counted | undefined {
+      const at = now();
+      const g = grantOf(key, at);
+      if (g.exhausted) return { current: max + 1, ttl: g.window + windowMs - at };
+      return spend(key, g, at);
+    },
+    /** Count a request, taking a grant from the database when this instance has none left. */
+    async count(key: string): Promise<Counted> {
+      for (;;) {
+        const at = now();
+        const g = grantOf(key, at);
+        if (g.exhausted) return { current: max + 1, ttl: g.window + windowMs - at };
+        const counted = spend(key, g, at);
+        if (counted) return counted;
+        await take(key, g);
+      }
+    },
+    /** Keys kept now (at most MAX_KEYS). */
+    size: () => grants.size,
+  };
+}
 
 /**
  * Count a request of an anonymous client by its address, as the plugin would (web/replay.ts):
- * its headers' values, or undefined when the request would go over the limit (nothing counted;
- * the plugin then counts it and answers 429).
+ * its headers' values (at once when this instance holds a grant for the client, else once one is
+ * taken), or undefined when the request is over the limit (the plugin then answers 429).
  */
-export type RateLimitTake = (ip: string) => { limit: number; remaining: number; reset: number } | undefined;
+export type RateLimitTake = (ip: string) => RateLimitAnswer | undefined | Promise<RateLimitAnswer | undefined>;
+export interface RateLimitAnswer {
+  limit: number;
+  remaining: number;
+  reset: number;
+}
 
 /** Register the limit (nothing when RATE_LIMIT_MAX is 0); before the routes it applies to. */
-export async function registerRateLimit(app: FastifyInstance, config: Pick<Config, 'rateLimitMax' | 'rateLimitWindow'>, exempt: ReadonlySet<string>): Promise<RateLimitTake | undefined> {
+export async function registerRateLimit(app: FastifyInstance, config: Pick<Config, 'rateLimitMax' | 'rateLimitWindow'>, db: Executor, exempt: ReadonlySet<string>): Promise<RateLimitTake | undefined> {
   if (config.rateLimitMax <= 0) return undefined;
-  // The plugin's default store (its LRU of 5,000 keys), made here so that replayed answers count in it too.
-  const store = new LocalStoreOf(false, false, 5000);
   const max = config.rateLimitMax;
   const windowMs = config.rateLimitWindow * 1000;
+  const store = createGrantStore(db, max, windowMs);
   let lastIp = '';
   let lastKey = '';
+  const answerOf = (counted: Counted): RateLimitAnswer | undefined =>
+    counted.current > max ? undefined : { limit: max, remaining: Math.max(0, max - counted.current), reset: Math.ceil(counted.ttl / 1000) };
   const take: RateLimitTake = (ip) => {
     if (ip !== lastIp) {
       lastIp = ip;
       lastKey = `ip:${clientKeyOf(ip)}`;
     }
-    let counted: Counted = { current: 0, ttl: 0 };
-    const got = (_err: Error | null, res: Counted) => {
-      counted = res;
-    };
-    store.read(lastKey, got, windowMs, max);
-    if (counted.current + 1 > max) return undefined;
-    store.incr(lastKey, got, windowMs, max);
-    return { limit: max, remaining: Math.max(0, max - counted.current), reset: Math.ceil(counted.ttl / 1000) };
+    const now = store.countNow(lastKey);
+    if (now) return answerOf(now);
+    return store.count(lastKey).then(answerOf);
   };
+  /** The plugin's store interface (incr with a callback), over the grants. */
+  class GrantStore {
+    incr(key: string, cb: (err: Error | null, res?: Counted) => void): void {
+      const now = store.countNow(key);
+      if (now) return cb(null, now);
+      store.count(key).then(
+        (counted) => cb(null, counted),
+        (err: Error) => cb(err),
+      );
+    }
+    child(): GrantStore {
+      return this;
+    }
+  }
   await app.register(rateLimit, {
-    store: function KeptStore() {
-      return store;
-    } as unknown as new () => never,
+    store: GrantStore as unknown as new () => never,
     global: true,
-    max: config.rateLimitMax,
-    timeWindow: config.rateLimitWindow * 1000,
+    max,
+    timeWindow: windowMs,
     hook: 'onRequest',
+    skipOnError: true,
     keyGenerator: (req) => (req.viewer && req.viewer.id > 0 ? `user:${req.viewer.id}` : `ip:${clientKeyOf(req.ip)}`),
     allowList: (req) => exempt.has(req.routeOptions.url ?? req.url.split('?')[0]!),
     errorResponseBuilder: (_req, ctx) => new ApiError('rest_too_many_requests', `Too many requests. Try again in ${Math.max(1, Math.ceil(ctx.ttl / 1000))} seconds.`, 429),

@@ -103,14 +103,15 @@ export interface ReplayDeps {
   clientAddress(req: IncomingMessage): string;
   /** the request's id: the client's `X-Request-Id` when sane, else a fresh one (web/server.ts' `requestIdOf`, Fastify's `genReqId`) */
   requestId(req: IncomingMessage): string;
-  /** count a request of this client's key; undefined when it is over the limit (Fastify answers it) */
-  rateLimit?: (ip: string) => { limit: number; remaining: number; reset: number } | undefined;
+  /** count a request of this client's key (at once, or once the count is taken); undefined when it is over the limit (Fastify answers it) */
+  rateLimit?: (ip: string) => Limit | undefined | Promise<Limit | undefined>;
   /** the metrics of an answered request */
   observe?: (method: string, route: string, status: number, seconds: number) => void;
   /** Fastify's logger: whether it logs requests (`info`), and its `info` */
   log?: { requests(): boolean; info(obj: object, msg: string): void };
 }
 
+type Limit = { limit: number; remaining: number; reset: number };
 type Slot = 'request-id' | 'limit' | 'remaining' | 'reset' | 'ratelimit' | 'renew';
 
 interface Recorded {
@@ -317,13 +318,12 @@ export function createReplay(deps: ReplayDeps): Replay {
     return values;
   }
 
-  function send(req: IncomingMessage, res: ServerResponse, entry: Entry, rec: Recorded, arrived: number): boolean {
-    let limit: { limit: number; remaining: number; reset: number } | undefined;
-    if (rec.slots.some((s) => s.slot === 'limit' || s.slot === 'remaining' || s.slot === 'ratelimit')) {
-      if (!deps.rateLimit) return false;
-      limit = deps.rateLimit(deps.clientAddress(req));
-      if (!limit) return false; // over the limit: Fastify answers 429
-    }
+  /** Whether a recorded answer carries the rate limit's headers (then its request is counted). */
+  const limited = (rec: Recorded) => rec.slots.some((s) => s.slot === 'limit' || s.slot === 'remaining' || s.slot === 'ratelimit');
+
+  /** Send a kept answer; `limit`: the request's count, when the answer is `limited`. */
+  function send(req: IncomingMessage, res: ServerResponse, entry: Entry, rec: Recorded, arrived: number, limit: Limit | undefined): boolean {
+    if (limited(rec) && !limit) return false; // over the limit (or no limit to count in): Fastify answers
     const id = deps.requestId(req);
     const headers = rec.headers.slice();
     const renew = entry.mark.renew ? renewed(entry, Date.now()) : undefined;
@@ -383,15 +383,21 @@ export function createReplay(deps: ReplayDeps): Replay {
       deps.sync().then(() => {
         const current = entries.get(key);
         const rec = current && current.revision === deps.revision() ? answerOf(req, current) : undefined;
-        try {
-          if (current && rec && send(req, res, current, rec, arrived)) return;
-        } catch (error) {
-          // Nothing of a replay may take the process down: Fastify answers instead, or the answer is cut.
-          drop(key);
-          if (res.headersSent) return void res.destroy(error as Error);
-        }
-        if (current && current.revision !== deps.revision()) drop(key);
-        toFastify();
+        const answer = (limit: Limit | undefined) => {
+          try {
+            if (current && rec && send(req, res, current, rec, arrived, limit)) return;
+          } catch (error) {
+            // Nothing of a replay may take the process down: Fastify answers instead, or the answer is cut.
+            drop(key);
+            if (res.headersSent) return void res.destroy(error as Error);
+          }
+          if (current && current.revision !== deps.revision()) drop(key);
+          toFastify();
+        };
+        // The request is counted before its answer is sent: at once when the instance holds a grant for its client.
+        const counted = rec && limited(rec) && deps.rateLimit ? deps.rateLimit(deps.clientAddress(req)) : undefined;
+        if (counted instanceof Promise) counted.then(answer, toFastify);
+        else answer(counted);
       }, toFastify);
     },
     stats: () => ({ entries: entries.size, bytes }),

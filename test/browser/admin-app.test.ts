@@ -118,9 +118,9 @@ describe('the admin app in a browser', () => {
     await page.getByLabel('Title').first().fill('Quiz (mine)');
     await page.getByRole('button', { name: 'Save', exact: true }).click();
     await page.getByRole('heading', { name: 'This event was changed by someone else since you opened it.' }).waitFor();
-    assert.match((await page.locator('.conflict pre').first().textContent()) ?? '', /Quiz \(theirs\)/);
+    assert.match((await page.locator('.conflict-field').first().textContent()) ?? '', /Quiz \(theirs\)/);
     assert.equal((await t.api.get(`/events/${created.body.id}`)).body.title, 'Quiz (theirs)', 'never a silent overwrite');
-    await page.getByRole('button', { name: 'Save mine over theirs' }).click();
+    await page.getByRole('button', { name: 'Save mine' }).click();
     await page.getByText('Saved.', { exact: true }).waitFor();
     assert.equal((await t.api.get(`/events/${created.body.id}`)).body.title, 'Quiz (mine)');
     await page.context().close();

@@ -71,17 +71,19 @@ forEachStore('CalDAV: recorded client sequences replayed', (t: TestServer) => {
     for (const who of ['anonymous', 'editor'] as const) {
       it(`${fixture.client.split(' (')[0]} (${who})`, async () => {
         const as = who === 'editor' ? `editor:${appPassword}` : null;
-        const vars: Record<string, string> = { calendar: '/dav/calendars/events/' };
+        // Anonymous clients use the public tree; the authenticated tree asks them for credentials.
+        const root = who === 'editor' ? '/dav/' : '/dav/public/';
+        const vars: Record<string, string> = { root, calendar: `${root}calendars/events/` };
         let hrefs: string[] = [];
         const visible = () => {
           const list = [ids.one!, ids.two!, ...(who === 'editor' ? [ids.draft!] : [])];
-          return list.map((id) => `/dav/calendars/events/${id}.ics`).sort();
+          return list.map((id) => `${root}calendars/events/${id}.ics`).sort();
         };
         let changes: { ok: string[]; gone: string[] } = { ok: [], gone: [] };
         const fill = (text: string) =>
           text
             .replace(/\{hrefs:([\s\S]*?\{href\}[\s\S]*?)\}(?=<|\n|$)/g, (_m, tpl: string) => hrefs.map((h) => tpl.replace('{href}', h)).join(''))
-            .replace(/\{(principal|home|calendar|token)\}/g, (_m, k: string) => vars[k] ?? `{${k}}`);
+            .replace(/\{(root|principal|home|calendar|token)\}/g, (_m, k: string) => vars[k] ?? `{${k}}`);
 
         const run = async (step: Step) => {
           const label = `${fixture.file} ${step.name} (${who})`;
@@ -105,7 +107,7 @@ forEachStore('CalDAV: recorded client sequences replayed', (t: TestServer) => {
             for (const [href, r] of all) assert.deepEqual(r.missing, [], `${label}: a minimal answer has no 404 propstat (${href})`);
             assert.equal(res.headers.get('preference-applied'), 'return=minimal', label);
           }
-          if (step.expect.calendars) assert.ok(all.has('/dav/calendars/events/') && all.has('/dav/calendars/category-jazz/'), label);
+          if (step.expect.calendars) assert.ok(all.has(`${root}calendars/events/`) && all.has(`${root}calendars/category-jazz/`), label);
           const objects = [...all.keys()].filter((h) => h.endsWith('.ics'));
           const ok = objects.filter((h) => all.get(h)!.status === undefined).sort();
           const gone = objects.filter((h) => / 404 /.test(all.get(h)!.status ?? '')).sort();
@@ -126,14 +128,14 @@ forEachStore('CalDAV: recorded client sequences replayed', (t: TestServer) => {
         };
 
         for (const step of fixture.steps.filter((s) => s.phase === undefined)) await run(step);
-        assert.equal(vars.principal, who === 'editor' ? '/dav/principals/users/editor/' : '/dav/principals/public/');
+        assert.equal(vars.principal, who === 'editor' ? '/dav/principals/users/editor/' : '/dav/public/principals/anonymous/');
 
         // Changes through the REST API: a new event, an edit, a deletion (and a draft, which only the editor sees).
         const created = await t.api.post('/events', { as: 'admin', json: { title: `Added for ${fixture.file}`, start_date: '2031-04-01 10:00', end_date: '2031-04-01 11:00' } });
         const draft = await t.api.post('/events', { as: 'admin', json: { title: 'Hidden draft', status: 'draft', start_date: '2031-04-02 10:00', end_date: '2031-04-02 11:00' } });
         await t.api.post(`/events/${ids.two}`, { as: 'admin', json: { title: `Book Club (${fixture.file})` } });
         await t.api.delete(`/events/${ids.one}`, { as: 'admin' });
-        const ev = (id: number) => `/dav/calendars/events/${id}.ics`;
+        const ev = (id: number) => `${root}calendars/events/${id}.ics`;
         changes = {
           ok: [created.body.id, ids.two!, ...(who === 'editor' ? [draft.body.id] : [])].map(ev).sort(),
           gone: [ev(ids.one!)],

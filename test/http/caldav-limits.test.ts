@@ -13,12 +13,13 @@ import assert from 'node:assert/strict';
 import { connect } from 'node:net';
 import { forEachStore, type TestServer } from '../support/harness.js';
 import { dav, responses, withDoc, type DavAnswer } from '../support/caldav.js';
+import { BAR_MS, pinged, receive, type Received } from '../support/stall.js';
 import { seedCalendar } from '../../src/seed/calendar.js';
+import { keptCountersOf } from '../../src/metrics.js';
 import { BODY_LIMIT, MAX_HREFS, MAX_PROPERTIES } from '../../src/caldav/index.js';
 import { MAX_ATTRIBUTES, MAX_DEPTH, MAX_ELEMENTS } from '../../src/caldav/xml.js';
 
-const CAL = '/dav/calendars/events/';
-const BAR_MS = 100;
+const CAL = '/dav/public/calendars/events/';
 
 /** `n` namespace declarations (distinct prefixes, each with its own namespace). */
 const decls = (n: number, tag: string) => Array.from({ length: n }, (_, i) => ` xmlns:${tag}${i}="urn:example:${tag}:${i}"`).join('');
@@ -43,72 +44,11 @@ function namespaceHeavy(): string {
  * test client runs in the server's process; reading a large answer at once here would hold the
  * loop the server is measured on).
  */
-interface Received {
-  status: number;
-  headers: Headers;
-  chunks: Uint8Array[];
-}
-
-async function send(t: TestServer, method: string, path: string, body?: string, headers: Record<string, string> = {}): Promise<Received> {
-  const res = await fetch(t.origin + path, { method, headers: { 'content-type': 'application/xml; charset=utf-8', ...headers }, body });
-  const chunks: Uint8Array[] = [];
-  const reader = res.body?.getReader();
-  for (;;) {
-    const next = await reader?.read();
-    if (!next || next.done) break;
-    chunks.push(next.value);
-  }
-  return { status: res.status, headers: res.headers, chunks };
+function send(t: TestServer, method: string, path: string, body?: string, headers: Record<string, string> = {}): Promise<Received> {
+  return receive(t.origin + path, { method, headers: { 'content-type': 'application/xml; charset=utf-8', ...headers }, body });
 }
 
 const answerOf = (r: Received): DavAnswer => withDoc({ status: r.status, headers: r.headers, text: Buffer.concat(r.chunks).toString('utf8') });
-
-/** CPU time of this thread (the event loop's), in ms. */
-function loopCpuMs(): number {
-  const u = typeof process.threadCpuUsage === 'function' ? process.threadCpuUsage() : process.cpuUsage();
-  return (u.user + u.system) / 1000;
-}
-
-interface Try<T> {
-  result: T;
-  /** the longest /livez round trip while the request ran: wall-clock time (ms) */
-  pingMs: number;
-  /** … and the CPU time this thread spent meanwhile (ms): what the ping waited for, on a host that is not busy */
-  pingCpuMs: number;
-  /** the server's longest hold of the loop meanwhile, in CPU time (ms) */
-  heldCpuMs: number;
-}
-
-/**
- * Send a request while /livez is asked again and again (one ping always in flight): the longest
- * ping, and the server's own longest hold meanwhile (its loop watch). The server runs in this
- * process, so a hold delays the ping in flight by as much.
- */
-async function pinged<T>(t: TestServer, request: () => Promise<T>): Promise<Try<T>> {
-  let done = false;
-  let pingMs = 0;
-  let pingCpuMs = 0;
-  const pinger = (async () => {
-    while (!done) {
-      const started = performance.now();
-      const cpu = loopCpuMs();
-      const res = await fetch(`${t.origin}/livez`);
-      await res.arrayBuffer();
-      assert.equal(res.status, 200);
-      pingMs = Math.max(pingMs, performance.now() - started);
-      pingCpuMs = Math.max(pingCpuMs, loopCpuMs() - cpu);
-      await new Promise((resolve) => setImmediate(resolve));
-    }
-  })();
-  const started = performance.now();
-  try {
-    const result = await request();
-    return { result, pingMs, pingCpuMs, heldCpuMs: t.built.loopWatch.heldSince(started).cpuMs };
-  } finally {
-    done = true;
-    await pinger;
-  }
-}
 
 /**
  * The request does not hold the loop BAR_MS or more: of three tries, one at least saw the /livez
@@ -388,5 +328,64 @@ forEachStore('CalDAV: multistatus answers over thousands of events are built in 
         assert.equal(members(res).length, 2000);
       },
     );
+  });
+});
+
+forEachStore('CalDAV: a first sync of a large calendar lists ids and versions, not events', (t: TestServer) => {
+  const EVENTS = 3000;
+  const SYNC = '<d:sync-collection xmlns:d="DAV:"><d:sync-token/><d:sync-level>1</d:sync-level><d:prop><d:getetag/></d:prop></d:sync-collection>';
+  const ETAGS = '<d:propfind xmlns:d="DAV:"><d:prop><d:getetag/><d:resourcetype/></d:prop></d:propfind>';
+  before(async () => {
+    await seedCalendar(t.built.store, { events: EVENTS, authorId: 1, timezone: t.config.timezone, batchSize: 1000 });
+    await t.user('editor');
+  });
+  const etagsOf = (res: DavAnswer) => new Map([...responses(res.doc)].filter(([h]) => h.endsWith('.ics')).map(([h, r]) => [h, String(r.ok.getetag)]));
+  /** Representations of events read for anonymous callers (built or found kept) so far. */
+  const representations = () => {
+    const c = keptCountersOf(t.built.store.db).publicEvents;
+    return c.hits + c.misses;
+  };
+
+  it('answers a first sync and a Depth 1 PROPFIND of ETags (cold) without reading events and without a hold', async () => {
+    const before = representations();
+    await assertNoStall(
+      t,
+      'first sync-collection',
+      () => send(t, 'REPORT', CAL, SYNC),
+      ([res]) => {
+        assert.equal(res!.status, 207);
+        assert.ok(etagsOf(res!).size > EVENTS / 2, `${etagsOf(res!).size} members`);
+      },
+    );
+    await assertNoStall(
+      t,
+      'PROPFIND Depth 1',
+      () => send(t, 'PROPFIND', CAL, ETAGS, { depth: '1', 'accept-encoding': 'identity' }),
+      ([res]) => assert.ok(etagsOf(res!).size > EVENTS / 2),
+    );
+    assert.equal(representations(), before, 'a listing of ETags reads no event');
+  });
+
+  it('lists the ETags GET answers, in both trees, and those of a sync with calendar-data', async () => {
+    for (const [tree, as] of [
+      ['/dav/public/', null],
+      ['/dav/', 'editor:editor-pw'],
+    ] as const) {
+      const cal = `${tree}calendars/events/`;
+      const synced = etagsOf(await dav(t, 'REPORT', cal, SYNC, {}, as));
+      const listed = etagsOf(await dav(t, 'PROPFIND', cal, ETAGS, { depth: '1' }, as));
+      const full = etagsOf(
+        await dav(t, 'REPORT', cal, SYNC.replace('<d:getetag/>', '<d:getetag/><c:calendar-data/>').replace('xmlns:d="DAV:"', 'xmlns:d="DAV:" xmlns:c="urn:ietf:params:xml:ns:caldav"'), {}, as),
+      );
+      assert.ok(synced.size > EVENTS / 2, tree);
+      assert.deepEqual(listed, synced, `${tree}: PROPFIND and sync`);
+      assert.deepEqual(full, synced, `${tree}: with and without calendar-data`);
+      const hrefs = [...synced.keys()];
+      for (const href of hrefs.filter((_, i) => i % Math.ceil(hrefs.length / 25) === 0)) {
+        const got = await dav(t, 'GET', href, undefined, {}, as);
+        assert.equal(got.status, 200, href);
+        assert.equal(got.headers.get('etag'), synced.get(href), href);
+      }
+    }
   });
 });

@@ -11,7 +11,7 @@ import ICAL from 'ical.js';
 import { forEachStore, type TestServer } from '../support/harness.js';
 import { dav, responses } from '../support/caldav.js';
 
-const CAL = '/dav/calendars/events/';
+const CAL = '/dav/public/calendars/events/';
 const syncBody = (token: string) => `<d:sync-collection xmlns:d="DAV:"><d:sync-token>${token}</d:sync-token><d:sync-level>1</d:sync-level><d:prop><d:getetag/></d:prop></d:sync-collection>`;
 
 forEachStore('CalDAV: recurring events and random input', (t: TestServer) => {
@@ -71,7 +71,7 @@ forEachStore('CalDAV: recurring events and random input', (t: TestServer) => {
     await fc.assert(
       fc.asyncProperty(
         fc.constantFrom('PROPFIND', 'REPORT', 'GET', 'OPTIONS', 'PROPPATCH'),
-        fc.constantFrom(CAL, '/dav/', '/dav/calendars/', `${CAL}${occ[0]!.id}.ics`, '/dav/principals/public/', '/dav/calendars/category-x/'),
+        fc.constantFrom(CAL, '/', '/dav/', '/dav/public/', '/dav/calendars/', '/dav/principals/', `${CAL}${occ[0]!.id}.ics`, '/dav/public/principals/anonymous/', '/dav/public/calendars/category-x/'),
         body,
         fc.constantFrom('0', '1', 'infinity', 'x', ''),
         async (method, path, text, depth) => {

@@ -1,19 +1,60 @@
 /**
  * Issue 30: the CalDAV face driven by a real client library, `tsdav`: discovery from the server's
- * origin (/.well-known/caldav), the principal and home, the calendars (site and categories), the
- * events, a time-range query, then incremental syncs (sync-collection, then multiget of what
- * changed) that see a new event, an edit and a deletion made through the REST API, anonymously and
- * as an editor (who also sees drafts).
+ * origin (/.well-known/caldav, the authenticated tree) with credentials sent up front, or only once
+ * challenged (as python-caldav and Thunderbird do), and of the public tree from its root for an
+ * anonymous subscriber (the steps docs/caldav.md gives); the principal and home, the calendars
+ * (site and categories), the events, a time-range query, then incremental syncs (sync-collection,
+ * then multiget of what changed) that see a new event, an edit and a deletion made through the
+ * REST API, anonymously and as an editor (who also sees drafts and private events).
  */
 import { before, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { DAVClient, type DAVCalendar } from 'tsdav';
+import { DAVClient, fetchHomeUrl, fetchPrincipalUrl, type DAVAccount, type DAVCalendar } from 'tsdav';
 import { forEachStore, type TestServer } from '../support/harness.js';
 
 forEachStore('CalDAV with the tsdav client', (t: TestServer) => {
   const ids: Record<string, number> = {};
-  const anonymous = () => new DAVClient({ serverUrl: t.origin, authMethod: 'Custom', authFunction: async () => ({}), defaultAccountType: 'caldav', credentials: {} });
+  /**
+   * An anonymous subscriber: tsdav's login() always starts at /.well-known/caldav (the
+   * authenticated tree, which asks for credentials), so the account is discovered from the public
+   * tree's root instead (docs/caldav.md, "a library").
+   */
+  const anonymous = () => {
+    const client = new DAVClient({ serverUrl: `${t.origin}/dav/public/`, authMethod: 'Custom', authFunction: async () => ({}), defaultAccountType: 'caldav', credentials: {} });
+    return Object.assign(client, {
+      login: async () => {
+        const account: DAVAccount = { accountType: 'caldav', serverUrl: `${t.origin}/dav/public/`, rootUrl: `${t.origin}/dav/public/` };
+        account.principalUrl = await fetchPrincipalUrl({ account });
+        account.homeUrl = await fetchHomeUrl({ account });
+        client.account = account;
+      },
+    });
+  };
   const editor = () => new DAVClient({ serverUrl: t.origin, authMethod: 'Basic', credentials: { username: 'editor', password: 'editor-pw' }, defaultAccountType: 'caldav' });
+  /**
+   * A client that sends credentials only when challenged (python-caldav's default): each request
+   * goes without them until a 401 with a Basic challenge, then again with them, and every later
+   * request with them. `challenges` counts the 401s it met.
+   */
+  const challengedEditor = () => {
+    const seen = { challenges: 0, withCredentials: false };
+    const basic = 'Basic ' + Buffer.from('editor:editor-pw').toString('base64');
+    const lazyFetch: typeof fetch = async (input, init = {}) => {
+      const send = (auth: boolean) => {
+        const headers = new Headers(init.headers);
+        headers.delete('authorization');
+        if (auth) headers.set('authorization', basic);
+        return fetch(input, { ...init, headers });
+      };
+      const first = await send(seen.withCredentials);
+      if (first.status !== 401 || seen.withCredentials || !/^Basic realm="/.test(first.headers.get('www-authenticate') ?? '')) return first;
+      seen.challenges++;
+      seen.withCredentials = true;
+      return send(true);
+    };
+    const client = new DAVClient({ serverUrl: t.origin, authMethod: 'Custom', authFunction: async () => ({}), defaultAccountType: 'caldav', credentials: {}, fetch: lazyFetch });
+    return { client, seen };
+  };
   const uidsOf = (objects: Array<{ data?: unknown }>) =>
     objects
       .map((o) => /UID:(\d+)@/.exec(String(o.data))?.[1])
@@ -32,16 +73,46 @@ forEachStore('CalDAV with the tsdav client', (t: TestServer) => {
     await t.user('editor');
   });
 
-  it('discovers the service and fetches calendars and events', async () => {
-    const client = anonymous();
+  it('discovers the authenticated tree from the origin with credentials up front, and sees drafts', async () => {
+    const client = editor();
     await client.login();
     assert.equal(client.account?.rootUrl, `${t.origin}/dav/`);
-    assert.equal(client.account?.principalUrl, `${t.origin}/dav/principals/public/`);
+    assert.equal(client.account?.principalUrl, `${t.origin}/dav/principals/users/editor/`);
     assert.equal(client.account?.homeUrl, `${t.origin}/dav/calendars/`);
     const calendars = await client.fetchCalendars();
     assert.deepEqual(
       calendars.map((c) => c.url),
       [`${t.origin}/dav/calendars/events/`, `${t.origin}/dav/calendars/category-theatre/`],
+    );
+    const objects = await client.fetchCalendarObjects({ calendar: calendars[0]! });
+    assert.ok(uidsOf(objects).includes(ids.draft!), 'the draft');
+  });
+
+  it('discovers the authenticated tree for a client that sends credentials only when challenged', async () => {
+    const { client, seen } = challengedEditor();
+    await client.login();
+    assert.equal(seen.challenges, 1, 'challenged once, then credentials on every request');
+    assert.equal(client.account?.principalUrl, `${t.origin}/dav/principals/users/editor/`);
+    const [site] = await client.fetchCalendars();
+    assert.equal(site!.url, `${t.origin}/dav/calendars/events/`);
+    const objects = await client.fetchCalendarObjects({ calendar: site! });
+    assert.deepEqual(
+      uidsOf(objects),
+      [ids.a!, ids.b!, ids.draft!].sort((x, y) => x - y),
+      'drafts too: never the anonymous view in place of the editor',
+    );
+  });
+
+  it('discovers the service and fetches calendars and events', async () => {
+    const client = anonymous();
+    await client.login();
+    assert.equal(client.account?.rootUrl, `${t.origin}/dav/public/`);
+    assert.equal(client.account?.principalUrl, `${t.origin}/dav/public/principals/anonymous/`);
+    assert.equal(client.account?.homeUrl, `${t.origin}/dav/public/calendars/`);
+    const calendars = await client.fetchCalendars();
+    assert.deepEqual(
+      calendars.map((c) => c.url),
+      [`${t.origin}/dav/public/calendars/events/`, `${t.origin}/dav/public/calendars/category-theatre/`],
     );
     const site = calendars[0]!;
     assert.equal(site.displayName, 'Events Calendar');
@@ -103,7 +174,7 @@ forEachStore('CalDAV with the tsdav client', (t: TestServer) => {
       assert.notEqual(d.updated[0]!.etag, editedBefore.etag);
       assert.deepEqual(
         d.deleted.map((x) => x.url),
-        [`${t.origin}/dav/calendars/events/${gone}.ics`],
+        [`${t.origin}${who === 'editor' ? '/dav/' : '/dav/public/'}calendars/events/${gone}.ics`],
       );
       local = { ...local, syncToken: synced.syncToken, objects: [...objects.filter((o) => o.url !== editedBefore.url), ...d.updated, ...d.created] as never };
 
@@ -112,7 +183,7 @@ forEachStore('CalDAV with the tsdav client', (t: TestServer) => {
       const e = third.objects as unknown as { created: unknown[]; updated: unknown[]; deleted: Array<{ url: string }> };
       assert.deepEqual(
         e.deleted.map((x) => x.url),
-        [`${t.origin}/dav/calendars/events/${toDelete}.ics`],
+        [`${t.origin}${who === 'editor' ? '/dav/' : '/dav/public/'}calendars/events/${toDelete}.ics`],
         who,
       );
       assert.deepEqual([e.created.length, e.updated.length], [0, 0]);

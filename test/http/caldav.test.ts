@@ -22,7 +22,9 @@ const syncBody = (token: string, extra = '') =>
 
 forEachStore('CalDAV: raw requests', (t: TestServer) => {
   const ids: Record<string, number> = {};
-  const CAL = '/dav/calendars/events/';
+  /** The site calendar in the public tree (anonymous) and in the authenticated one. */
+  const CAL = '/dav/public/calendars/events/';
+  const AUTH = '/dav/calendars/events/';
   before(async () => {
     const create = async (key: string, json: Record<string, unknown>) => {
       const res = await t.api.post('/events', { as: 'admin', json });
@@ -52,15 +54,16 @@ forEachStore('CalDAV: raw requests', (t: TestServer) => {
     assert.deepEqual(res.headers.get('allow')!.split(', ').sort(), ['GET', 'HEAD', 'OPTIONS', 'PROPFIND', 'REPORT']);
   });
 
-  it('gives anonymous callers the public principal, and users their own', async () => {
+  it('gives anonymous callers the public tree and its principal, and users their own principal', async () => {
     const body = '<d:propfind xmlns:d="DAV:" xmlns:c="urn:ietf:params:xml:ns:caldav"><d:prop><d:current-user-principal/><c:calendar-home-set/></d:prop></d:propfind>';
-    const anon = await dav(t, 'PROPFIND', '/dav/', body, { depth: '0' });
+    const anon = await dav(t, 'PROPFIND', '/dav/public/', body, { depth: '0' });
     assert.equal(anon.status, 207);
-    const r = responses(anon.doc).get('/dav/')!;
-    assert.equal(r.ok['current-user-principal'].href[0], '/dav/principals/public/');
-    assert.equal(r.ok['calendar-home-set'].href[0], '/dav/calendars/');
+    const r = responses(anon.doc).get('/dav/public/')!;
+    assert.equal(r.ok['current-user-principal'].href[0], '/dav/public/principals/anonymous/');
+    assert.equal(r.ok['calendar-home-set'].href[0], '/dav/public/calendars/');
     const admin = await dav(t, 'PROPFIND', '/dav/', body, { depth: '0' }, 'admin');
     assert.equal(responses(admin.doc).get('/dav/')!.ok['current-user-principal'].href[0], '/dav/principals/users/admin/');
+    assert.equal(responses(admin.doc).get('/dav/')!.ok['calendar-home-set'].href[0], '/dav/calendars/');
     // A user's principal asks for credentials when asked anonymously, and is nobody else's.
     const challenged = await dav(t, 'PROPFIND', '/dav/principals/users/admin/', body, { depth: '0' });
     assert.equal(challenged.status, 401);
@@ -68,15 +71,15 @@ forEachStore('CalDAV: raw requests', (t: TestServer) => {
     assert.equal((await dav(t, 'PROPFIND', '/dav/principals/users/admin/', body, { depth: '0' }, 'editor:editor-pw')).status, 404);
     const own = await dav(t, 'PROPFIND', '/dav/principals/users/admin/', body, { depth: '0' }, 'admin');
     assert.equal(own.status, 207);
-    assert.equal((await dav(t, 'PROPFIND', '/dav/principals/public/', body, { depth: '0' })).status, 207);
+    assert.equal((await dav(t, 'PROPFIND', '/dav/public/principals/anonymous/', body, { depth: '0' })).status, 207);
   });
 
   it('lists the site calendar and one per category, with their properties (unknown ones 404)', async () => {
-    const res = await dav(t, 'PROPFIND', '/dav/calendars/', PROPFIND_CAL, { depth: '1' });
+    const res = await dav(t, 'PROPFIND', '/dav/public/calendars/', PROPFIND_CAL, { depth: '1' });
     assert.equal(res.status, 207);
     assert.match(res.headers.get('content-type')!, /^application\/xml/);
     const all = responses(res.doc);
-    assert.deepEqual([...all.keys()], ['/dav/calendars/', CAL, '/dav/calendars/category-music/']);
+    assert.deepEqual([...all.keys()], ['/dav/public/calendars/', CAL, '/dav/public/calendars/category-music/']);
     const cal = all.get(CAL)!;
     assert.ok('calendar' in cal.ok.resourcetype && 'collection' in cal.ok.resourcetype);
     assert.equal(cal.ok.displayname, 'Events Calendar');
@@ -90,7 +93,7 @@ forEachStore('CalDAV: raw requests', (t: TestServer) => {
     assert.deepEqual(Object.keys(cal.ok['current-user-privilege-set'].privilege.length ? cal.ok['current-user-privilege-set'].privilege[0] : cal.ok['current-user-privilege-set'].privilege), ['read']);
     assert.deepEqual(cal.missing, ['nothing']);
     // The home itself has no calendar properties: 404 for them.
-    assert.ok(all.get('/dav/calendars/')!.missing.includes('getctag'));
+    assert.ok(all.get('/dav/public/calendars/')!.missing.includes('getctag'));
     // Brief: t leaves the 404 propstats out.
     const brief = responses((await dav(t, 'PROPFIND', CAL, PROPFIND_CAL, { depth: '0', brief: 't' })).doc).get(CAL)!;
     assert.deepEqual(brief.missing, []);
@@ -167,11 +170,11 @@ forEachStore('CalDAV: raw requests', (t: TestServer) => {
   });
 
   it('answers a category calendar with its events only, and 404 for an unknown category', async () => {
-    const res = await dav(t, 'PROPFIND', '/dav/calendars/category-music/', '<d:propfind xmlns:d="DAV:"><d:prop><d:getetag/></d:prop></d:propfind>', { depth: '1' });
+    const res = await dav(t, 'PROPFIND', '/dav/public/calendars/category-music/', '<d:propfind xmlns:d="DAV:"><d:prop><d:getetag/></d:prop></d:propfind>', { depth: '1' });
     const hrefs = [...responses(res.doc).keys()].filter((h) => h.endsWith('.ics')).sort();
-    assert.deepEqual(hrefs, [ids.concert, ids.talk].map((id) => `/dav/calendars/category-music/${id}.ics`).sort());
-    assert.equal((await dav(t, 'PROPFIND', '/dav/calendars/category-nothing/', PROPFIND_CAL, { depth: '0' })).status, 404);
-    assert.equal((await dav(t, 'GET', `/dav/calendars/category-music/${ids.fair}.ics`)).status, 404, 'not in that category');
+    assert.deepEqual(hrefs, [ids.concert, ids.talk].map((id) => `/dav/public/calendars/category-music/${id}.ics`).sort());
+    assert.equal((await dav(t, 'PROPFIND', '/dav/public/calendars/category-nothing/', PROPFIND_CAL, { depth: '0' })).status, 404);
+    assert.equal((await dav(t, 'GET', `/dav/public/calendars/category-music/${ids.fair}.ics`)).status, 404, 'not in that category');
   });
 
   it('answers calendar-query with a time range, and multiget by href', async () => {
@@ -217,7 +220,9 @@ forEachStore('CalDAV: raw requests', (t: TestServer) => {
       assert.equal((await dav(t, 'PROPFIND', href, undefined, { depth: '0' })).status, 404, key);
       const q = `<c:calendar-query xmlns:d="DAV:" xmlns:c="urn:ietf:params:xml:ns:caldav"><d:prop><c:calendar-data/></d:prop><c:filter><c:comp-filter name="VCALENDAR"/></c:filter></c:calendar-query>`;
       assert.equal((await dav(t, 'REPORT', href, q, { depth: '0' })).status, 404, key);
-      assert.equal((await dav(t, 'GET', href, undefined, {}, 'editor:editor-pw')).status, 200, `${key} for an editor`);
+      assert.equal((await dav(t, 'GET', href.replace(CAL, AUTH), undefined, {}, 'editor:editor-pw')).status, 200, `${key} for an editor`);
+      // Credentials sent to the public tree do not make it show more.
+      assert.equal((await dav(t, 'GET', href, undefined, {}, 'editor:editor-pw')).status, 404, `${key} in the public tree`);
     }
     const anonList = await dav(t, 'PROPFIND', CAL, undefined, { depth: '1' });
     assert.doesNotMatch(anonList.text, new RegExp(`/${ids.draft}\\.ics|/${ids.private}\\.ics`));
@@ -225,30 +230,36 @@ forEachStore('CalDAV: raw requests', (t: TestServer) => {
     assert.doesNotMatch(anonCal.text, /Secret Draft|Private Party/);
     const anonSync = await dav(t, 'REPORT', CAL, syncBody(''));
     assert.doesNotMatch(anonSync.text, new RegExp(`/${ids.draft}\\.ics|/${ids.private}\\.ics`));
-    const editorSync = await dav(t, 'REPORT', CAL, syncBody(''), {}, 'editor:editor-pw');
+    const editorSync = await dav(t, 'REPORT', AUTH, syncBody(''), {}, 'editor:editor-pw');
     assert.match(editorSync.text, new RegExp(`/${ids.draft}\\.ics`));
     assert.match(editorSync.text, new RegExp(`/${ids.private}\\.ics`));
   });
 
-  it('answers every write method 403 with a DAV error body', async () => {
+  it('answers every write method 403 with a DAV error body (401 first in the authenticated tree without credentials)', async () => {
     const href = `${CAL}${ids.concert}.ics`;
     for (const [method, path, condition] of [
       ['PUT', href, 'need-privileges'],
       ['PUT', `${CAL}new.ics`, 'need-privileges'],
       ['DELETE', href, 'need-privileges'],
-      ['MKCOL', '/dav/calendars/new/', 'need-privileges'],
-      ['MKCALENDAR', '/dav/calendars/new/', 'need-privileges'],
+      ['MKCOL', '/dav/public/calendars/new/', 'need-privileges'],
+      ['MKCALENDAR', '/dav/public/calendars/new/', 'need-privileges'],
       ['PROPPATCH', CAL, 'cannot-modify-protected-property'],
       ['MOVE', href, 'need-privileges'],
       ['COPY', href, 'need-privileges'],
       ['LOCK', href, 'need-privileges'],
       ['POST', CAL, 'need-privileges'],
     ] as const) {
-      for (const as of [undefined, 'admin']) {
-        const res = await dav(t, method, path, method === 'PUT' ? 'BEGIN:VCALENDAR\r\nEND:VCALENDAR\r\n' : '<d:x xmlns:d="DAV:"/>', method === 'PUT' ? { 'content-type': 'text/calendar' } : {}, as);
-        assert.equal(res.status, 403, `${method} ${path} ${as ?? 'anonymous'}`);
+      const body = method === 'PUT' ? 'BEGIN:VCALENDAR\r\nEND:VCALENDAR\r\n' : '<d:x xmlns:d="DAV:"/>';
+      const headers: Record<string, string> = method === 'PUT' ? { 'content-type': 'text/calendar' } : {};
+      for (const [where, as] of [
+        [path, undefined],
+        [path.replace('/dav/public/', '/dav/'), 'admin'],
+      ] as const) {
+        const res = await dav(t, method, where, body, headers, as);
+        assert.equal(res.status, 403, `${method} ${where} ${as ?? 'anonymous'}`);
         assert.ok(condition in res.doc.error, `${method}: ${res.text}`);
       }
+      assert.equal((await dav(t, method, path.replace('/dav/public/', '/dav/'), body, headers)).status, 401, `${method} without credentials`);
     }
     assert.equal((await dav(t, 'GET', href)).status, 200, 'still there');
   });
@@ -273,20 +284,20 @@ forEachStore('CalDAV: raw requests', (t: TestServer) => {
     assert.equal((await dav(t, 'REPORT', CAL, '<d:foo xmlns:d="DAV:"/>')).status, 403);
     const big = '<d:propfind xmlns:d="DAV:"><d:prop>' + '<d:displayname/>'.repeat(80_000) + '</d:prop></d:propfind>';
     assert.equal((await dav(t, 'PROPFIND', CAL, big, { depth: '0' })).status, 413);
-    const wrong = await dav(t, 'PROPFIND', CAL, undefined, { depth: '0' }, 'admin:wrong');
+    const wrong = await dav(t, 'PROPFIND', AUTH, undefined, { depth: '0' }, 'admin:wrong');
     assert.equal(wrong.status, 401);
     assert.match(wrong.headers.get('www-authenticate')!, /Basic/);
-    for (const path of ['/dav/nothing/', '/dav/calendars/events/abc.ics', '/dav/calendars/events/1/2/', '/dav/calendars/%E0%A4%A0/'])
+    for (const path of ['/dav/public/nothing/', '/dav/public/calendars/events/abc.ics', '/dav/public/calendars/events/1/2/', '/dav/public/calendars/%E0%A4%A0/'])
       assert.equal((await dav(t, 'PROPFIND', path, undefined, { depth: '0' })).status, 404, path);
     // A path that is not valid percent-encoding: refused before routing.
-    assert.equal((await dav(t, 'PROPFIND', '/dav/calendars/%E0%A4%A/', undefined, { depth: '0' })).status, 400);
+    assert.equal((await dav(t, 'PROPFIND', '/dav/public/calendars/%E0%A4%A/', undefined, { depth: '0' })).status, 400);
   });
 
   it('checks Basic credentials through the failed-login throttle shared with the REST API', async () => {
     const statuses: number[] = [];
     let throttled: Awaited<ReturnType<typeof dav>> | undefined;
     for (let i = 0; i < 12 && !throttled; i++) {
-      const res = await dav(t, 'PROPFIND', CAL, undefined, { depth: '0' }, 'nobody-here:wrong');
+      const res = await dav(t, 'PROPFIND', AUTH, undefined, { depth: '0' }, 'nobody-here:wrong');
       statuses.push(res.status);
       if (res.status === 429) throttled = res;
     }
@@ -297,7 +308,7 @@ forEachStore('CalDAV: raw requests', (t: TestServer) => {
     assert.equal((await t.api.get('/events', { as: 'nobody-here:wrong' })).status, 429);
     // An application password works like the user's password.
     const app = await t.built.services.users.addAppPassword('editor', 'CalDAV');
-    assert.equal((await dav(t, 'GET', `${CAL}${ids.draft}.ics`, undefined, {}, `editor:${app.password}`)).status, 200);
+    assert.equal((await dav(t, 'GET', `${AUTH}${ids.draft}.ics`, undefined, {}, `editor:${app.password}`)).status, 200);
   });
 
   it('keeps parsed request bodies in a bounded memo, reported in /metrics', async () => {
@@ -335,8 +346,8 @@ forEachStore('CalDAV: raw requests', (t: TestServer) => {
       assert.notEqual(next, token);
       assert.equal(responses((await dav(t, 'REPORT', CAL, syncBody(next))).doc).size, 0);
       // The category calendar: the deleted talk was in it; the new event is not.
-      const music = await dav(t, 'REPORT', '/dav/calendars/category-music/', syncBody(token));
-      assert.deepEqual([...responses(music.doc).keys()], [`/dav/calendars/category-music/${ids.talk}.ics`]);
+      const music = await dav(t, 'REPORT', '/dav/public/calendars/category-music/', syncBody(token));
+      assert.deepEqual([...responses(music.doc).keys()], [`/dav/public/calendars/category-music/${ids.talk}.ics`]);
     });
 
     it('refuses an invalid token with valid-sync-token, and truncates at the limit', async () => {
@@ -367,7 +378,7 @@ forEachStore(
   'CalDAV: a delta longer than SYNC_MAX_CHANGES comes in parts',
   (t: TestServer) => {
     it('answers 507 on the collection with a token that continues, until the delta is complete', async () => {
-      const CAL = '/dav/calendars/events/';
+      const CAL = '/dav/public/calendars/events/';
       const start = (await dav(t, 'REPORT', CAL, syncBody(''))).doc.multistatus['sync-token'] as string;
       const made: number[] = [];
       for (let i = 0; i < 5; i++) made.push((await t.api.post('/events', { as: 'admin', json: { title: `Part ${i}`, start_date: '2031-07-01 10:00', end_date: '2031-07-01 11:00' } })).body.id);
@@ -394,7 +405,7 @@ forEachStore(
   'CalDAV: a calendar larger than CALDAV_MAX_EVENTS is not listed whole (issue 27)',
   (t: TestServer) => {
     it('GET, PROPFIND Depth 1, an open calendar-query and an initial sync answer 507; a narrow query, a sync with a token and one event still answer', async () => {
-      const CAL = '/dav/calendars/events/';
+      const CAL = '/dav/public/calendars/events/';
       const start = (await dav(t, 'REPORT', CAL, syncBody(''))).doc.multistatus['sync-token'] as string;
       const made: number[] = [];
       for (let i = 0; i < 4; i++)

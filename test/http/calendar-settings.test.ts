@@ -24,6 +24,8 @@ forEachStore('calendar settings in the app', (t) => {
   });
 
   it('a new site name is on the pages, the REST index and the settings list at once, from the database', async () => {
+    // The pages were answered (and their pieces made) before the change.
+    assert.match((await t.api.get(`${t.origin}/events/`)).text, /<title>[^<]*Events Calendar<\/title>/);
     const res = await t.api.patch(A, { as: 'admin', json: { SITE_NAME: '  Town Hall Events ' } });
     assert.equal(res.status, 200, res.text);
     const row = byName(res.body).SITE_NAME;
@@ -32,6 +34,8 @@ forEachStore('calendar settings in the app', (t) => {
     assert.equal(row.editable, true);
     const page = await t.api.get(`${t.origin}/events/`);
     assert.match(page.text, /<title>[^<]*Town Hall Events<\/title>/);
+    // Everywhere on the page: the header, og:site_name, the feed's title.
+    assert.ok(!page.text.includes('Events Calendar'), page.text);
     assert.equal((await t.api.get('/api/')).body.name, 'Town Hall Events');
     // null: back to the default
     const back = await t.api.put(A, { as: 'admin', json: { SITE_NAME: null } });

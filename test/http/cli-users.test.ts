@@ -154,4 +154,24 @@ describe('CLI: passwords from standard input, e-mail check, users remove [sqlite
     const plain = await cli(['users', 'remove', 'fay'], { DATABASE_URL: url });
     assert.equal(plain.code, 1, 'fay now owns them');
   });
+
+  it('users set-role and users remove refuse, with exit code 1, to take the role from the last administrator', async () => {
+    const admins = () => t.built.store.db.selectFrom('users').select('login').where('role', '=', 'administrator').execute();
+    assert.deepEqual(await admins(), [{ login: 'admin' }]);
+    const demoted = await cli(['users', 'set-role', 'admin', '--role', 'editor'], env);
+    assert.equal(demoted.code, 1);
+    assert.equal(demoted.stderr, 'error: admin: this is the only administrator: make another user an administrator first\n');
+    const removed = await cli(['users', 'remove', 'admin'], env);
+    assert.equal(removed.code, 1);
+    assert.equal(removed.stderr, 'error: admin: this is the only administrator: make another user an administrator first\n');
+    assert.deepEqual(await admins(), [{ login: 'admin' }]);
+    // With a second administrator, either may go.
+    assert.equal((await cli(['users', 'add', 'gil', '--role', 'administrator', '--password', 'gil-pw'], env)).code, 0);
+    const now = await cli(['users', 'set-role', 'gil', '--role', 'editor'], env);
+    assert.equal(now.code, 0, now.stderr);
+    assert.equal((await cli(['users', 'set-role', 'gil', '--role', 'administrator'], env)).code, 0);
+    const gone = await cli(['users', 'remove', 'gil'], env);
+    assert.equal(gone.code, 0, gone.stderr);
+    assert.deepEqual(await admins(), [{ login: 'admin' }]);
+  });
 });

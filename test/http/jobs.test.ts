@@ -19,8 +19,9 @@ forEachStore(
       assert.equal(await t.built.horizonJob.runOnce(), 0);
       assert.equal(await t.built.pruneJob.runOnce(), 0);
       await t.built.webhookWorker!.runOnce();
+      assert.deepEqual(await t.built.sharedLimitsJob.runOnce(), { value: 0 });
       const text = await (await fetch(`${t.origin}/metrics`)).text();
-      for (const job of ['occurrence-horizon', 'change-log-pruning', 'webhook-delivery']) {
+      for (const job of ['occurrence-horizon', 'change-log-pruning', 'webhook-delivery', 'shared-limits-pruning']) {
         const labels = `job="${job}"`;
         assert.ok((metric(text, 'calendar_job_runs_total', labels) ?? 0) >= 1, `${job} runs\n${text.slice(0, 500)}`);
         assert.equal(metric(text, 'calendar_job_failures_total', labels) ?? 0, 0);

@@ -7,13 +7,14 @@
  * scrypt work (counted, not timed); a refused attempt costs none.
  *
  * Clients are told apart by `X-Forwarded-For` (TRUST_PROXY=true); each test uses clients and users
- * of its own, since the throttle lives as long as the server.
+ * of its own, since the counts live as long as the database. Two instances on one database share
+ * the counts (table `login_failures`).
  */
-import { it } from 'node:test';
+import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { request as httpRequest } from 'node:http';
 import { passwordWork } from '../../src/domain/users.js';
-import { forEachStore, type TestServer } from '../support/harness.js';
+import { forEachStore, startTwoInstances, STORES, type TestServer } from '../support/harness.js';
 
 interface RawResponse {
   status: number;
@@ -204,3 +205,49 @@ forEachStore(
   },
   { TRUST_PROXY: 'true' },
 );
+
+for (const kind of STORES) {
+  describe(`login throttle: two instances on one database share the counts [${kind.name}]`, () => {
+    let a: TestServer;
+    let b: TestServer;
+    let closeBoth: () => Promise<void>;
+    before(async () => {
+      ({ a, b, close: closeBoth } = await startTwoInstances(kind, 'login-throttle', { TRUST_PROXY: 'true' }));
+    });
+    after(() => closeBoth());
+    let n = 0;
+    const newUser = async () => {
+      const login = `two${++n}`;
+      await a.built.services.users.add({ login, role: 'author', password: `${login}-pw` });
+      return { login, right: `${login}:${login}-pw` };
+    };
+    const PATH = '/api/calendar/events/v1/events';
+
+    it('failures on either instance add up: after LOGIN_MAX_FAILURES (5) in all, the client is refused on both', async () => {
+      const user = await newUser();
+      const from = '198.51.100.201';
+      for (let i = 0; i < 5; i++) {
+        const res = await rawGet(i % 2 ? b : a, PATH, { as: `${user.login}:wrong-${i}`, from });
+        assert.equal(res.status, 200, `failure ${i + 1} is checked`);
+      }
+      for (const t of [a, b]) {
+        const blocked = await rawGet(t, PATH, { as: user.right, from });
+        assert.equal(blocked.status, 429);
+        assert.equal(JSON.parse(blocked.text).message, `Too many failed login attempts. Try again in ${blocked.headers['retry-after']} seconds.`);
+      }
+      // Another client is not refused, on either instance.
+      assert.ok(authenticated(await rawGet(b, PATH, { as: user.right, from: '198.51.100.202' })));
+    });
+
+    it('40 parallel guesses from one client split over both instances: at most 5 are checked', async () => {
+      const user = await newUser();
+      const from = '198.51.100.203';
+      const answers = await Promise.all(Array.from({ length: 40 }, (_, i) => rawGet(i % 2 ? b : a, PATH, { as: `${user.login}:guess-${i}`, from })));
+      const checked = answers.filter((r) => r.status === 200).length;
+      assert.equal(checked + answers.filter((r) => r.status === 429).length, 40);
+      assert.ok(checked <= 5, `${checked} guesses were checked`);
+      assert.ok(checked >= 1);
+      for (const t of [a, b]) assert.equal((await rawGet(t, PATH, { as: user.right, from })).status, 429);
+    });
+  });
+}

@@ -106,7 +106,7 @@ forEachStore(
     });
 
     it('CalDAV calendar-query with a time-range: the long events in a later month', async () => {
-      const CAL = '/dav/calendars/events/';
+      const CAL = '/dav/public/calendars/events/';
       const query = (range: string) =>
         `<c:calendar-query xmlns:d="DAV:" xmlns:c="urn:ietf:params:xml:ns:caldav"><d:prop><d:getetag/></d:prop><c:filter><c:comp-filter name="VCALENDAR"><c:comp-filter name="VEVENT">${range}</c:comp-filter></c:comp-filter></c:filter></c:calendar-query>`;
       const march = await dav(t, 'REPORT', CAL, query('<c:time-range start="20310301T000000Z" end="20310401T000000Z"/>'), { depth: '1' });

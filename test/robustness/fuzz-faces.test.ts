@@ -416,7 +416,7 @@ async function makeWorld(t: TestServer): Promise<World> {
   const followers = await t.api.get(`${ADMIN_NS}/federation/followers`, { as: 'admin' });
   const deliveries = await t.api.get(`${ADMIN_NS}/federation/deliveries`, { as: 'admin' });
 
-  const dav = await fetch(`${t.origin}/dav/calendars/events/`, {
+  const dav = await fetch(`${t.origin}/dav/public/calendars/events/`, {
     method: 'PROPFIND',
     headers: { depth: '0', 'content-type': 'application/xml' },
     body: '<d:propfind xmlns:d="DAV:"><d:prop><d:sync-token/></d:prop></d:propfind>',
@@ -628,7 +628,13 @@ function davArb(w: World): fc.Arbitrary<Req> {
         '/dav',
         '/dav/',
         '/dav/principals/',
-        '/dav/principals/public/',
+        '/dav/public/',
+        '/dav/public/principals/',
+        '/dav/public/principals/anonymous/',
+        '/dav/public/calendars/',
+        '/dav/public/calendars/events/',
+        member.replace('/dav/', '/dav/public/'),
+        category.replace('/dav/', '/dav/public/'),
         '/dav/principals/users/admin/',
         '/dav/principals/users/editor/',
         '/dav/calendars/',

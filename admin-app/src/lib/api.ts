@@ -33,6 +33,9 @@ export interface ApiOptions {
 
 let nonce = boot.nonce;
 
+/** The REST nonce in force (for requests made without `api`: an EventSource URL, a `keepalive` fetch). */
+export const currentNonce = (): string => nonce;
+
 /** The URL of a REST path (relative to the REST root) with its query. */
 export function apiUrl(path: string, query: ApiOptions['query'] = {}): string {
   const url = new URL(`${boot.restRoot.replace(/\/+$/, '')}/${path.replace(/^\/+/, '')}`, location.origin);

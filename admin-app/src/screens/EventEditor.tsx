@@ -2,12 +2,17 @@
  * The event editor: every field of the API's event write, dates and times in the event's own zone
  * (a zone picker), the description in Quill (lazy), venue/organizer pickers with inline creation,
  * categories as a tree and tags, the flags, status and scheduled publication, recurrence, and a
- * preview link. Safe editing: the event is loaded with its ETag and saved with `If-Match`; a 412
- * shows the current version beside the user's and lets them choose. Unsaved changes are kept in
- * localStorage per event (restored after a reload) and leaving asks first.
+ * preview link. Safe editing (docs/admin.md, "Editing together"): the event is loaded with its
+ * ETag, and a save sends only the fields the user changed, with `If-Match`. On a 412 the stored
+ * version is merged three ways (what was loaded, theirs, mine): what only they changed is taken,
+ * what only I changed is kept, and only fields both changed differently are asked about, per field,
+ * beside who changed theirs. Unsaved changes are kept in localStorage per event with the version
+ * they were made on (restored, and merged the same way, after a reload); leaving asks first. While
+ * the event is open the editor holds a post lock (heartbeat), and says who else has it open, live.
  */
 import { useEffect, useRef, useState } from 'preact/hooks';
-import { api, ApiProblem, fieldErrors } from '../lib/api';
+import { api, apiUrl, ApiProblem, currentNonce, fieldErrors } from '../lib/api';
+import { changedKeys, take, threeWay, type FieldGroup } from '../lib/merge';
 import { NS, type EventRecord } from '../lib/events';
 import { formatDate, t } from '../lib/i18n';
 import { addGuard, navigate } from '../lib/router';
@@ -160,6 +165,117 @@ export function bodyOf(d: Draft, isNew: boolean, original: EventRecord | null): 
   return body;
 }
 
+/** The fields the conflict panel compares: groups of draft keys, labelled `editor.<name>`. */
+const FIELDS: ReadonlyArray<FieldGroup<Draft>> = [
+  { name: 'title', keys: ['title'] },
+  { name: 'description', keys: ['description'] },
+  { name: 'excerpt', keys: ['excerpt'] },
+  { name: 'status', keys: ['status'] },
+  { name: 'publishDate', keys: ['publish'] },
+  { name: 'slug', keys: ['slug'] },
+  { name: 'timezone', keys: ['timezone'] },
+  { name: 'allDay', keys: ['all_day'] },
+  { name: 'startDate', keys: ['startDate', 'startTime'] },
+  { name: 'endDate', keys: ['endDate', 'endTime'] },
+  { name: 'venue', keys: ['venue'] },
+  { name: 'organizers', keys: ['organizer'] },
+  { name: 'featured', keys: ['featured'] },
+  { name: 'sticky', keys: ['sticky'] },
+  { name: 'hide', keys: ['hide_from_listings'] },
+  { name: 'showMap', keys: ['show_map'] },
+  { name: 'showMapLink', keys: ['show_map_link'] },
+  { name: 'image', keys: ['image'] },
+  { name: 'cost', keys: ['cost'] },
+  { name: 'website', keys: ['website'] },
+  { name: 'categories', keys: ['categories', 'newCategories'] },
+  { name: 'tags', keys: ['tags', 'newTags'] },
+  { name: 'recurrence', keys: ['rule'] },
+];
+const fieldNamed = (name: string) => FIELDS.find((f) => f.name === name)!;
+const fieldLabel = (name: string) => t(name === 'recurrence' ? 'recurrence.title' : `editor.${name}`);
+
+/** Names of the linked records and terms the event versions mention (`v12`, `o3`, `c4`, `t5`). */
+function namesOf(...records: Array<EventRecord | null>): Map<string, string> {
+  const names = new Map<string, string>();
+  for (const e of records) {
+    if (!e) continue;
+    if (e.venue && 'id' in e.venue) names.set(`v${(e.venue as { id: number }).id}`, (e.venue as { venue: string }).venue);
+    for (const o of e.organizer ?? []) names.set(`o${o.id}`, o.organizer);
+    for (const c of e.categories ?? []) names.set(`c${c.id}`, c.name);
+    for (const c of e.tags ?? []) names.set(`t${c.id}`, c.name);
+  }
+  return names;
+}
+
+/** A field's value in one version, as the conflict panel shows it. */
+function shown(name: string, d: Draft, names: Map<string, string>): string {
+  const named = (prefix: string, ids: number[]) => ids.map((id) => names.get(`${prefix}${id}`) ?? `#${id}`);
+  const g = fieldNamed(name);
+  switch (name) {
+    case 'description':
+      return d.description
+        .replace(/<\/(p|h\d|li|blockquote)>/g, '\n')
+        .replace(/<[^>]+>/g, '')
+        .trim();
+    case 'status':
+      return t(`status.${d.status}`);
+    case 'startDate':
+      return `${d.startDate} ${d.all_day ? '' : d.startTime}`.trim();
+    case 'endDate':
+      return `${d.endDate} ${d.all_day ? '' : d.endTime}`.trim();
+    case 'venue':
+      return d.venue === null ? '' : named('v', [d.venue]).join('');
+    case 'organizers':
+      return named('o', d.organizer).join(', ');
+    case 'categories':
+      return [...named('c', d.categories), ...d.newCategories].join(', ');
+    case 'tags':
+      return [...named('t', d.tags), ...d.newTags].join(', ');
+    case 'recurrence':
+      return toLines(d.rule, d.startDate).join('\n');
+  }
+  const v = d[g.keys[0]!];
+  return typeof v === 'boolean' ? t(v ? 'editor.yes' : 'editor.no') : String(v ?? '');
+}
+
+/** What the editor keeps in localStorage: the draft and the version it was made on. */
+interface Kept {
+  v: 2;
+  draft: Draft;
+  base: Draft | null;
+}
+
+/** A save refused with 412 whose merge left fields both sides changed. */
+interface Conflict {
+  theirs: EventRecord;
+  etag: string;
+  theirsDraft: Draft;
+  base: Draft;
+  fields: string[];
+  choice: Record<string, 'mine' | 'theirs'>;
+  /** who changed it last (the admin API's `last_editor`), when known */
+  who: string | null;
+  scope: string | undefined;
+}
+
+interface EditingState {
+  editors: Array<{ id: number; name: string }>;
+  last_editor: { id: number; name: string } | null;
+  heartbeat: number;
+}
+
+const ADMIN_NS = 'calendar/admin/v1';
+
+/**
+ * The event as the editor works on it: its REST representation with the cost as typed. The REST
+ * `cost` is the original's rendering ("€5 suggested donation" reads "€ suggested donation5"):
+ * loaded into the form and saved again, it stored that.
+ */
+async function withTypedCost(e: EventRecord): Promise<EventRecord> {
+  const typed = await api<{ cost: string }>(`${ADMIN_NS}/events/${e.id}`).catch(() => null);
+  return typed ? { ...e, cost: typed.data.cost } : e;
+}
+
 let zones: string[] | null = null;
 function timeZones(): string[] {
   if (!zones) {
@@ -192,12 +308,77 @@ function SeriesOccurrences({ id }: { id: number }) {
   );
 }
 
-const storageKey = (id: string) => `calendar-admin-draft-${currentUser.value.id}-${id}`;
-
-function summary(e: EventRecord | Draft): string {
-  if ('startDate' in e) return `${e.title}\n${e.startDate} ${e.startTime} → ${e.endDate} ${e.endTime} (${e.timezone})\n${e.status}\n${e.description.replace(/<[^>]+>/g, ' ').trim()}`;
-  return `${e.title}\n${e.start_date} → ${e.end_date} (${e.timezone})\n${e.status}\n${(e.description ?? '').replace(/<[^>]+>/g, ' ').trim()}`;
+/**
+ * The fields both sides changed, each with the version loaded (before), theirs and mine, and a
+ * choice; who changed theirs and when. Everything else is merged already.
+ */
+function ConflictPanel({
+  conflict: c,
+  mine,
+  names,
+  onChoose,
+  onSave,
+  onTakeTheirs,
+}: {
+  conflict: Conflict;
+  mine: Draft;
+  names: Map<string, string>;
+  onChoose: (c: Conflict) => void;
+  onSave: (c: Conflict) => void;
+  onTakeTheirs: (c: Conflict) => void;
+}) {
+  const when = formatDate(c.theirs.modified_utc ?? c.theirs.modified);
+  const value = (text: string) => (text === '' ? <em>{t('editor.empty')}</em> : text);
+  // The keyboard goes to the question (the panel opens above the form, away from the Save button).
+  const heading = useRef<HTMLHeadingElement>(null);
+  useEffect(() => heading.current?.focus(), []);
+  return (
+    <section class="notice error conflict-panel" role="alert" aria-labelledby="conflict-title">
+      <h2 id="conflict-title" tabIndex={-1} ref={heading}>
+        {t('editor.conflict')}
+      </h2>
+      <p>{c.who ? t('editor.conflictBy', { who: c.who, when }) : t('editor.conflictByUnknown', { when })}</p>
+      <p>{t('editor.conflictMerged')}</p>
+      {c.fields.map((f) => (
+        <fieldset class="conflict-field" key={f}>
+          <legend>{fieldLabel(f)}</legend>
+          <dl>
+            <div>
+              <dt>{t('editor.base')}</dt>
+              <dd>{value(shown(f, c.base, names))}</dd>
+            </div>
+            <div>
+              <dt>{t('editor.theirsShort')}</dt>
+              <dd>{value(shown(f, c.theirsDraft, names))}</dd>
+            </div>
+            <div>
+              <dt>{t('editor.mine')}</dt>
+              <dd>{value(shown(f, mine, names))}</dd>
+            </div>
+          </dl>
+          <div class="choices">
+            {(['mine', 'theirs'] as const).map((side) => (
+              <label key={side}>
+                <input type="radio" name={`conflict-${f}`} value={side} checked={(c.choice[f] ?? 'mine') === side} onChange={() => onChoose({ ...c, choice: { ...c.choice, [f]: side } })} />{' '}
+                {t(side === 'mine' ? 'editor.chooseMine' : 'editor.chooseTheirs')}
+              </label>
+            ))}
+          </div>
+        </fieldset>
+      ))}
+      <div class="actions">
+        <button type="button" onClick={() => onSave(c)}>
+          {t('editor.saveMine')}
+        </button>
+        <button type="button" class="secondary" onClick={() => onTakeTheirs(c)}>
+          {t('editor.takeTheirs')}
+        </button>
+      </div>
+    </section>
+  );
 }
+
+const storageKey = (id: string) => `calendar-admin-draft-${currentUser.value.id}-${id}`;
 
 export function EventEditor({ params }: { params: Record<string, string> }) {
   const id = params.id ?? 'new';
@@ -211,19 +392,100 @@ export function EventEditor({ params }: { params: Record<string, string> }) {
   const [errors, setErrors] = useState<Record<string, string>>({});
   const [formError, setFormError] = useState<string | undefined>(undefined);
   const [saving, setSaving] = useState(false);
-  const [conflict, setConflict] = useState<{ theirs: EventRecord; etag: string } | null>(null);
+  const [conflict, setConflict] = useState<Conflict | null>(null);
   const [stored, setStored] = useState<string | null>(null);
+  /** the version the draft was made on (what the editor loaded, or merged onto) */
+  const [base, setBase] = useState<Draft | null>(null);
+  /** the others who have this event open in the editor */
+  const [others, setOthers] = useState<Array<{ id: number; name: string }>>([]);
   const dirtyRef = useRef(false);
   dirtyRef.current = dirty;
+  const baseRef = useRef<Draft | null>(null);
+  baseRef.current = base;
+  /** the draft to write to localStorage (written at most every 300 ms while typing, and on leaving) */
+  const pending = useRef<Draft | null>(null);
+  const persistTimer = useRef<number | undefined>(undefined);
+  const persistNow = () => {
+    window.clearTimeout(persistTimer.current);
+    persistTimer.current = undefined;
+    if (!pending.current) return;
+    const kept: Kept = { v: 2, draft: pending.current, base: baseRef.current };
+    pending.current = null;
+    localStorage.setItem(storageKey(id), JSON.stringify(kept));
+  };
+  const persist = (d: Draft) => {
+    pending.current = d;
+    if (persistTimer.current === undefined) persistTimer.current = window.setTimeout(persistNow, 300);
+  };
+  const forget = () => {
+    window.clearTimeout(persistTimer.current);
+    persistTimer.current = undefined;
+    pending.current = null;
+    localStorage.removeItem(storageKey(id));
+  };
 
   useEffect(() => addGuard(() => (dirtyRef.current ? t('editor.leave') : null)), []);
+  useEffect(() => {
+    window.addEventListener('pagehide', persistNow);
+    return () => {
+      window.removeEventListener('pagehide', persistNow);
+      persistNow();
+    };
+  }, [id]);
+
+  // The post lock: taken and refreshed by a heartbeat, released on leaving; who else holds one, live
+  // from the change stream (editors) or at each heartbeat (authors, who do not follow the stream).
+  useEffect(() => {
+    if (isNew) return;
+    const path = `${ADMIN_NS}/events/${id}/editors`;
+    const me = currentUser.value.id;
+    let stopped = false;
+    const apply = (s: EditingState) => {
+      if (!stopped) setOthers(s.editors.filter((e) => e.id !== me).map(({ id, name }) => ({ id, name })));
+    };
+    let timer: number | undefined;
+    const beat = () =>
+      api<EditingState>(path, { method: 'POST' })
+        .then((r) => {
+          apply(r.data);
+          window.clearTimeout(timer);
+          if (!stopped) timer = window.setTimeout(beat, Math.max(5, r.data.heartbeat) * 1000);
+        })
+        .catch(() => {
+          if (!stopped) timer = window.setTimeout(beat, 30_000);
+        });
+    void beat();
+    let source: EventSource | null = null;
+    if (can('edit_others_tribe_events') && typeof EventSource !== 'undefined') {
+      source = new EventSource(apiUrl(`${ADMIN_NS}/changes/stream`, { editing: id, _wpnonce: currentNonce() }));
+      source.addEventListener('editors', (e) => apply(JSON.parse((e as MessageEvent<string>).data) as EditingState));
+    }
+    let released = false;
+    const release = () => {
+      if (released) return;
+      released = true;
+      // `keepalive`: sent even while the page unloads.
+      void fetch(apiUrl(path), { method: 'DELETE', keepalive: true, credentials: 'same-origin', headers: { 'x-wp-nonce': currentNonce() } }).catch(() => {});
+    };
+    window.addEventListener('pagehide', release);
+    return () => {
+      stopped = true;
+      window.clearTimeout(timer);
+      source?.close();
+      window.removeEventListener('pagehide', release);
+      release();
+    };
+  }, [id]);
 
   const load = async () => {
     setLoadError(null);
-    const kept = localStorage.getItem(storageKey(id));
+    const text = localStorage.getItem(storageKey(id));
+    const parsed = text ? (JSON.parse(text) as Kept | Draft) : null;
+    // Drafts kept before the version was kept with them count as made on the version loaded now.
+    const kept: Kept | null = parsed ? ('v' in parsed && parsed.v === 2 ? parsed : { v: 2, draft: parsed as Draft, base: null }) : null;
     if (isNew) {
       if (kept) {
-        setDraft(JSON.parse(kept) as Draft);
+        setDraft(kept.draft);
         setDirty(true);
         setRestored(true);
       }
@@ -231,16 +493,27 @@ export function EventEditor({ params }: { params: Record<string, string> }) {
     }
     try {
       const res = await api<EventRecord>(`${NS}/events/${id}`);
-      setOriginal(res.data);
-      setEtag(res.headers.get('etag') ?? undefined);
+      const data = await withTypedCost(res.data);
+      const fresh = draftOf(data);
+      const freshEtag = res.headers.get('etag') ?? undefined;
+      setOriginal(data);
+      setEtag(freshEtag);
+      setBase(fresh);
       if (kept) {
-        setDraft(JSON.parse(kept) as Draft);
         setDirty(true);
         setRestored(true);
-      } else setDraft(draftOf(res.data));
+        // Changes kept from an older version: merged onto the stored one as a 412 would be.
+        const { merged, conflicts } = threeWay(FIELDS, kept.base ?? fresh, kept.draft, fresh);
+        setDraft(merged);
+        if (conflicts.length) setConflict(await conflictOf(data, freshEtag ?? '', kept.base ?? fresh, conflicts, undefined));
+      } else setDraft(fresh);
     } catch (e) {
       setLoadError(e);
     }
+  };
+  const conflictOf = async (theirs: EventRecord, theirsEtag: string, from: Draft, fields: string[], scope: string | undefined): Promise<Conflict> => {
+    const editing = await api<EditingState>(`${ADMIN_NS}/events/${id}/editors`).catch(() => null);
+    return { theirs, etag: theirsEtag, theirsDraft: draftOf(theirs), base: from, fields, choice: {}, who: editing?.data.last_editor?.name ?? null, scope };
   };
   useEffect(() => {
     void load();
@@ -249,26 +522,62 @@ export function EventEditor({ params }: { params: Record<string, string> }) {
   const update = (patch: Partial<Draft>) => {
     setDraft((d) => {
       const next = { ...d!, ...patch };
-      localStorage.setItem(storageKey(id), JSON.stringify(next));
+      persist(next);
       return next;
     });
     setDirty(true);
   };
 
   const discard = () => {
-    localStorage.removeItem(storageKey(id));
+    forget();
     setDirty(false);
     setRestored(false);
+    setConflict(null);
     setDraft(original ? draftOf(original) : emptyDraft());
   };
 
-  const save = async (overrideEtag?: string, statusOverride?: string) => {
+  const takeTheirs = (c: Conflict) => {
+    forget();
+    setOriginal(c.theirs);
+    setEtag(c.etag);
+    setBase(c.theirsDraft);
+    setDraft(c.theirsDraft);
+    setDirty(false);
+    setRestored(false);
+    setConflict(null);
+  };
+
+  /** Save the conflict panel's choices: mine for each field, but those where theirs was chosen, onto theirs. */
+  const saveChoices = (c: Conflict) => {
     if (!draft) return;
-    const d = statusOverride ? { ...draft, status: statusOverride } : draft;
+    let d = draft;
+    for (const f of c.fields) if (c.choice[f] === 'theirs') d = take(fieldNamed(f), d, c.theirsDraft);
+    setConflict(null);
+    setOriginal(c.theirs);
+    setBase(c.theirsDraft);
+    setEtag(c.etag);
+    setDraft(d);
+    void withSaving(() => submit(d, c.theirsDraft, c.etag, c.theirs, c.scope, 0));
+  };
+
+  const withSaving = async (run: () => Promise<void>) => {
+    setSaving(true);
+    setErrors({});
+    setFormError(undefined);
+    try {
+      await run();
+    } finally {
+      setSaving(false);
+    }
+  };
+
+  const save = async (statusOverride?: string) => {
+    if (!draft) return;
+    const d = statusOverride ? { ...draft, status: statusOverride } : { ...draft };
     if (d.publish && d.status === 'publish' && new Date(d.publish) > new Date()) d.status = 'future';
-    const body = bodyOf(d, isNew, original);
+    let scope: string | undefined;
     if (original?.recurring_event_id) {
-      const scope = await chooseDialog({
+      const chosen = await chooseDialog({
         title: t('editor.scopeTitle'),
         message: t('editor.scopeQ'),
         choices: [
@@ -277,7 +586,26 @@ export function EventEditor({ params }: { params: Record<string, string> }) {
           { value: 'all', label: t('editor.scope.all') },
         ],
       });
-      if (scope === false) return;
+      if (chosen === false) return;
+      scope = chosen;
+    }
+    await withSaving(() => submit(d, base, etag, original, scope, 0));
+  };
+
+  /**
+   * Write `d`: a new event whole; an existing one as the fields changed from `from` (the version it
+   * was made on, whose ETag is `ifMatch`), so that a save never reverts what someone else changed
+   * meanwhile. A 412 merges with the stored version: without a field both changed, the merge is
+   * saved at once; otherwise the conflict panel asks.
+   */
+  const submit = async (d: Draft, from: Draft | null, ifMatch: string | undefined, record: EventRecord | null, scope: string | undefined, attempt: number): Promise<void> => {
+    const whole = bodyOf(d, isNew, record);
+    let body = whole;
+    if (!isNew && from) {
+      const before = bodyOf(from, false, record);
+      body = Object.fromEntries(changedKeys(whole, before).map((k) => [k, whole[k]]));
+    }
+    if (scope) {
       body.recurrence_scope = scope;
       if (scope === 'all') {
         // Moving the series' dates from an occurrence is refused: the series keeps its own dates.
@@ -286,12 +614,9 @@ export function EventEditor({ params }: { params: Record<string, string> }) {
       }
       // The series' rules stay as they are (for `following`, the API carries them over with COUNT reduced).
     }
-    setSaving(true);
-    setErrors({});
-    setFormError(undefined);
     try {
-      const res = await api<EventRecord>(isNew ? `${NS}/events` : `${NS}/events/${id}`, { method: 'POST', body, ifMatch: isNew ? undefined : (overrideEtag ?? etag) });
-      localStorage.removeItem(storageKey(id));
+      const res = await api<EventRecord>(isNew ? `${NS}/events` : `${NS}/events/${id}`, { method: 'POST', body, ifMatch: isNew ? undefined : ifMatch });
+      forget();
       setDirty(false);
       dirtyRef.current = false;
       setRestored(false);
@@ -302,18 +627,34 @@ export function EventEditor({ params }: { params: Record<string, string> }) {
         navigate(`/events/${res.data.id}`, { replace: true, force: true });
         return;
       }
-      setOriginal(res.data);
+      const saved = await withTypedCost(res.data);
+      setOriginal(saved);
       setEtag(res.headers.get('etag') ?? undefined);
       // A GET gives the ETag of the stored version when the write's answer carries none.
       if (!res.headers.get('etag')) {
         const again = await api<EventRecord>(`${NS}/events/${id}`);
         setEtag(again.headers.get('etag') ?? undefined);
       }
-      setDraft(draftOf(res.data));
+      setBase(draftOf(saved));
+      setDraft(draftOf(saved));
     } catch (e) {
       if (e instanceof ApiProblem && e.status === 412) {
         const theirs = await api<EventRecord>(`${NS}/events/${id}`);
-        setConflict({ theirs: theirs.data, etag: theirs.headers.get('etag') ?? '' });
+        const theirsData = await withTypedCost(theirs.data);
+        const theirsEtag = theirs.headers.get('etag') ?? '';
+        const theirsDraft = draftOf(theirsData);
+        const { merged, conflicts } = threeWay(FIELDS, from ?? theirsDraft, d, theirsDraft);
+        setOriginal(theirsData);
+        setDraft(merged);
+        persist(merged);
+        if (conflicts.length === 0 && attempt < 3) {
+          setBase(theirsDraft);
+          baseRef.current = theirsDraft;
+          setEtag(theirsEtag);
+          await submit(merged, theirsDraft, theirsEtag, theirsData, scope, attempt + 1);
+          return;
+        }
+        setConflict(await conflictOf(theirsData, theirsEtag, from ?? theirsDraft, conflicts, scope));
       } else {
         const fields = fieldErrors(e);
         const map: Record<string, string> = {};
@@ -321,8 +662,6 @@ export function EventEditor({ params }: { params: Record<string, string> }) {
         setErrors(map);
         setFormError(e instanceof Error ? e.message : String(e));
       }
-    } finally {
-      setSaving(false);
     }
   };
 
@@ -362,40 +701,17 @@ export function EventEditor({ params }: { params: Record<string, string> }) {
           </button>
         </div>
       )}
-      {conflict && (
-        <section class="notice error" role="alert" aria-labelledby="conflict-title">
-          <h2 id="conflict-title">{t('editor.conflict')}</h2>
-          <div class="conflict">
-            <div>
-              <h3>{t('editor.theirs')}</h3>
-              <pre>{summary(conflict.theirs)}</pre>
-            </div>
-            <div>
-              <h3>{t('editor.yours')}</h3>
-              <pre>{summary(draft)}</pre>
-            </div>
+      {/* A live region there from the start, so that a notice appearing in it is announced. */}
+      <div role="status">
+        {others.length > 0 && (
+          <div class="notice warning edit-lock">
+            {others.map((o) => (
+              <p key={o.id}>{t('editor.lockedBy', { name: o.name })}</p>
+            ))}
           </div>
-          <div class="actions">
-            <button type="button" onClick={() => void save(conflict.etag)}>
-              {t('editor.keepMine')}
-            </button>
-            <button
-              type="button"
-              class="secondary"
-              onClick={() => {
-                localStorage.removeItem(storageKey(id));
-                setOriginal(conflict.theirs);
-                setEtag(conflict.etag);
-                setDraft(draftOf(conflict.theirs));
-                setDirty(false);
-                setConflict(null);
-              }}
-            >
-              {t('editor.takeTheirs')}
-            </button>
-          </div>
-        </section>
-      )}
+        )}
+      </div>
+      {conflict && <ConflictPanel conflict={conflict} mine={draft} names={namesOf(original, conflict.theirs)} onChoose={setConflict} onSave={saveChoices} onTakeTheirs={takeTheirs} />}
       <FormErrors message={formError} fields={errors} />
       <form
         onSubmit={(e) => {
@@ -496,12 +812,12 @@ export function EventEditor({ params }: { params: Record<string, string> }) {
                   {saving ? t('common.saving') : t('common.save')}
                 </button>
                 {mayPublish && draft.status !== 'publish' && draft.status !== 'future' && (
-                  <button type="button" class="secondary" disabled={saving} onClick={() => void save(undefined, draft.publish && new Date(draft.publish) > new Date() ? 'future' : 'publish')}>
+                  <button type="button" class="secondary" disabled={saving} onClick={() => void save(draft.publish && new Date(draft.publish) > new Date() ? 'future' : 'publish')}>
                     {draft.publish && new Date(draft.publish) > new Date() ? t('editor.schedule') : t('editor.publishNow')}
                   </button>
                 )}
                 {!mayPublish && draft.status !== 'pending' && (
-                  <button type="button" class="secondary" disabled={saving} onClick={() => void save(undefined, 'pending')}>
+                  <button type="button" class="secondary" disabled={saving} onClick={() => void save('pending')}>
                     {t('editor.submit')}
                   </button>
                 )}

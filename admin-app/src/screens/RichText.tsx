@@ -3,7 +3,7 @@
  * of the initial screen's budget). It edits HTML; the server sanitises what it stores, and the
  * editor shows the stored HTML after a save.
  */
-import { useEffect, useRef } from 'preact/hooks';
+import { useEffect, useLayoutEffect, useRef } from 'preact/hooks';
 import Quill from 'quill';
 import 'quill/dist/quill.snow.css';
 import { t } from '../lib/i18n';
@@ -17,6 +17,9 @@ import { t } from '../lib/i18n';
 function setHtml(q: Quill, html: string): void {
   q.setContents(q.clipboard.convert({ html: html || '', text: '' }), 'silent');
 }
+
+/** The editor's content as `onChange` gives it ('' when empty). */
+const htmlOf = (q: Quill): string => (q.getLength() <= 1 ? '' : q.root.innerHTML);
 
 export function RichText({ value, onChange, labelId }: { value: string; onChange: (html: string) => void; labelId: string }) {
   const host = useRef<HTMLDivElement>(null);
@@ -53,15 +56,20 @@ export function RichText({ value, onChange, labelId }: { value: string; onChange
       b.setAttribute('aria-label', t(`rich.${format}${value ? `.${value}` : ''}`));
     });
     q.on('text-change', () => {
-      const html = q.getLength() <= 1 ? '' : q.root.innerHTML;
+      const html = htmlOf(q);
       last.current = html;
       onChange(html);
     });
     quill.current = q;
   }, []);
-  useEffect(() => {
+  // A value from outside (a merge, the stored version after a save) replaces the content; the
+  // editor's own value coming back does not. Checked as the render commits (a layout effect), with
+  // the value of that render: a passive effect could run late, when the next render starts, with
+  // the value of the render before while a faster keystroke had changed the content since; it then
+  // put the older value back and the caret at the start, so fast typing came out scrambled.
+  useLayoutEffect(() => {
     const q = quill.current;
-    if (q && value !== last.current) {
+    if (q && value !== last.current && value !== htmlOf(q)) {
       last.current = value;
       setHtml(q, value);
     }

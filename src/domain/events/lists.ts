@@ -75,6 +75,11 @@ export function createLists(deps: EventServiceDeps, readModel: ReadModel): Pick<
           return out;
         },
         listed: (state) => eventsStore.matchesFilter(filter, state, undefined, store.dialect),
+        async page(page) {
+          const rows = await eventsStore.findEventIdsAfter(db, store.dialect, filter, page.after, page.limit);
+          const last = rows[rows.length - 1];
+          return { ids: rows.map((r) => r.id), ...(last ? { last: { start: last.start, id: last.id } } : {}) };
+        },
       };
     },
 

@@ -193,7 +193,19 @@ export interface EventService {
    * (explicit `start_date`/`end_date` still apply), as the ids of `ids` it shows now, and a test of
    * an earlier listing state (undefined: cannot tell, e.g. a search over text not kept).
    */
-  syncFilter(viewer: Viewer, args: EventListArgs, sent: ReadonlySet<string>): Promise<{ matching(ids: number[]): Promise<Set<number>>; listed(state: ListingState): boolean | undefined }>;
+  syncFilter(
+    viewer: Viewer,
+    args: EventListArgs,
+    sent: ReadonlySet<string>,
+  ): Promise<{
+    matching(ids: number[]): Promise<Set<number>>;
+    listed(state: ListingState): boolean | undefined;
+    /**
+     * A page of the ids it shows now, by start then id (as the list orders them), after the
+     * previous page's `last` (keyset pages): no representations read.
+     */
+    page(page: { limit: number; after?: { start: string; id: number } }): Promise<{ ids: number[]; last?: { start: string; id: number } }>;
+  }>;
   /**
    * Issue 24: call `listener` after a write has committed that left occurrences of a series to
    * generate (more than one write inserts, `OCCURRENCES_PER_WRITE`); the horizon job listens.

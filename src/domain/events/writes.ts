@@ -119,6 +119,8 @@ export function createWrites(deps: EventServiceDeps, readModel: ReadModel): Writ
     await postsStore.updatePost(trx, id, post);
 
     const details: Record<string, unknown> = { ...sched };
+    // Who changed it last (WordPress' `_edit_last`), for the editor's conflict panel.
+    if (viewer.id > 0) details.modified_by = viewer.id;
     if (input.cost !== undefined) Object.assign(details, costColumns(input.cost));
     if (input.website !== undefined) details.website = isEmptyValue(input.website) ? '' : String(input.website).trim();
     for (const flag of ['show_map', 'show_map_link', 'hide_from_listings', 'sticky', 'featured'] as const) {

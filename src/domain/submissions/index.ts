@@ -37,6 +37,7 @@ import { isOrganizerEmail } from '../linked-posts/rules.js';
 import { costTyped } from '../representations/event.js';
 import { isValidTimezone, parseDateInput } from '../dates/index.js';
 import type { UserService } from '../users.js';
+import { instantText, whenText } from './dates.js';
 import { createMailer, decisionMail, moderatorMail, type Decision, type Locale, type Mailer } from './mail.js';
 import { createProofOfWork, type ProofOfWork } from './pow.js';
 
@@ -213,8 +214,7 @@ export function createSubmissionService(deps: SubmissionDeps): SubmissionService
   }
 
   /** Check the fields; returns the event's input and the submitter's identity. */
-  async function eventInputOf(input: SubmissionInput, partial: boolean): Promise<EventInput> {
-    const failures: Record<string, string> = {};
+  async function eventInputOf(input: SubmissionInput, partial: boolean, failures: Record<string, string> = {}): Promise<EventInput> {
     const out: EventInput = {};
     const has = (k: keyof SubmissionInput) => input[k] !== undefined && input[k] !== null;
     if (!partial || has('title')) {
@@ -228,10 +228,15 @@ export function createSubmissionService(deps: SubmissionDeps): SubmissionService
       if (d.length > config.submissionsMaxDescription) failures.description = `The description must be at most ${config.submissionsMaxDescription} characters.`;
       else out.description = sanitizeHtml(d, DESCRIPTION_HTML);
     }
+    // The dates are read in the submission's zone, as the event service will; a wrong one is
+    // reported with the other fields (every error at once), not after them.
+    const zoneOfInput = str(input.timezone).trim();
+    const dateZone = zoneOfInput !== '' && isValidTimezone(zoneOfInput) ? zoneOfInput : config.timezone;
     for (const k of ['start_date', 'end_date'] as const) {
       if (!partial || has(k)) {
         const v = str(input[k]).trim();
         if (v === '') failures[k] = `${k} is required.`;
+        else if (!parseDateInput(v, dateZone)) failures[k] = `${k} is not a date.`;
         else out[k] = v;
       }
     }
@@ -357,7 +362,10 @@ export function createSubmissionService(deps: SubmissionDeps): SubmissionService
       cost: costTyped(json as { cost: string }),
       website: json.website,
       image: image && typeof image === 'object' ? image.url : null,
-      venue: venue && typeof venue === 'object' && 'id' in venue ? { id: venue.id, venue: venue.venue, address: venue.address, city: venue.city, country: venue.country, status: venue.status } : null,
+      venue:
+        venue && typeof venue === 'object' && 'id' in venue
+          ? { id: venue.id, venue: venue.venue, address: venue.address, city: venue.city, zip: venue.zip, country: venue.country, status: venue.status }
+          : null,
       organizer: orgs.map((o) => ({ id: o.id, organizer: o.organizer, email: o.email, phone: o.phone, website: o.website, status: o.status })),
       categories: cats.map((c) => ({ id: c.id, name: c.name })),
     };
@@ -371,6 +379,7 @@ export function createSubmissionService(deps: SubmissionDeps): SubmissionService
       status: row.status,
       reason: row.reason,
       editable: editable(row.status),
+      resubmitted: await wasResubmitted(row),
       created: iso(row.created_gmt),
       updated: iso(row.updated_gmt),
       decided: iso(row.decided_gmt),
@@ -445,13 +454,31 @@ export function createSubmissionService(deps: SubmissionDeps): SubmissionService
     mailer.send(message).catch((e: unknown) => logError('submission e-mail failed', e));
   }
 
-  function tellSubmitter(row: SubmissionRow, decision: Decision, token?: string, title?: string, publishAt?: string): void {
+  function tellSubmitter(row: SubmissionRow, decision: Decision, token: string | undefined, about: { title?: string | undefined; when?: string; publishAt?: string; eventUrl?: string }): void {
     if (!mailer || row.email === '' || !token) return;
-    const locale = (row.locale === 'fr' ? 'fr' : 'en') as Locale;
+    const { title, ...rest } = about;
     deliver({
       to: row.email,
-      ...decisionMail(locale, { site: config.siteName, name: row.name, title: title ?? '', decision, reason: row.reason, link: paths.status(token), ...(publishAt ? { publishAt } : {}) }),
+      ...decisionMail(localeOfRow(row), { site: config.siteName, name: row.name, title: title ?? '', decision, reason: row.reason, link: paths.status(token), ...rest }),
     });
+  }
+
+  const localeOfRow = (row: SubmissionRow): Locale => (row.locale === 'fr' ? 'fr' : 'en');
+
+  /** The event's dates in the submitter's language (undefined without the event). */
+  function whenOfRecord(
+    row: SubmissionRow,
+    record: { start_local: string; end_local: string; all_day: number | boolean; timezone: string } | undefined | null,
+    locale = localeOfRow(row),
+  ): string | undefined {
+    if (!record) return undefined;
+    return whenText(locale, { start_date: record.start_local, end_date: record.end_local, all_day: Boolean(record.all_day), timezone: record.timezone });
+  }
+
+  /** Whether the submitter sent it again after a moderator asked for changes (its log says so). */
+  async function wasResubmitted(row: SubmissionRow): Promise<boolean> {
+    const { rows } = await store.listLog(db, { submissionId: Number(row.id), limit: 200, offset: 0 });
+    return rows.some((r) => r.action === 'resubmitted');
   }
 
   /**
@@ -470,7 +497,7 @@ export function createSubmissionService(deps: SubmissionDeps): SubmissionService
     const items = [];
     for (const r of rows) {
       const e = await events.findById(Number(r.event_id));
-      items.push({ title: e?.title ?? '', start: e ? `${e.start_local} ${e.timezone}` : '', submitter: r.name, flagged: r.flags !== '{}' });
+      items.push({ title: e?.title ?? '', start: whenOfRecord(r, e, 'en') ?? '', submitter: r.name, flagged: r.flags !== '{}', resubmitted: await wasResubmitted(r) });
     }
     await mailer.send({ to, ...moderatorMail('en', { site: config.siteName, queue: paths.queue, items }) });
     await store.markNotified(
@@ -595,13 +622,13 @@ export function createSubmissionService(deps: SubmissionDeps): SubmissionService
         if (name === '') name = user?.display_name || user?.login || '';
         if (email === '') email = (user?.email ?? '').toLowerCase();
       }
+      // The submitter's fields and the event's are checked together: every error at once.
       const failures: Record<string, string> = {};
       if (name === '') failures.name = 'Your name is required.';
       else if (name.length > 200) failures.name = 'Your name must be at most 200 characters.';
       if (email === '') failures.email = 'Your e-mail address is required.';
       else if (email.length > 200 || !EMAIL.test(email)) failures.email = 'This is not an e-mail address.';
-      if (Object.keys(failures).length > 0) throw invalidParams(failures);
-      const eventInput = await eventInputOf(input, false);
+      const eventInput = await eventInputOf(input, false, failures);
       if (countLinks(name) > 0) throw apiError('submission_too_many_links', { args: [config.submissionsMaxLinks] });
 
       // Only what is stored counts: the places go back if the event or the submission is refused.
@@ -646,7 +673,7 @@ export function createSubmissionService(deps: SubmissionDeps): SubmissionService
         );
         const row = await byId(id);
         if (config.submissionsNotify === 'immediate') notifyModerators([row]).catch((e: unknown) => logError('moderator e-mail failed', e));
-        tellSubmitter(row, 'received', token, record.title);
+        tellSubmitter(row, 'received', token, { title: record.title, when: whenOfRecord(row, record) });
         return { token, submission: await publicView(row) };
       } catch (e) {
         // Nothing half-written: the pending event goes when its submission could not be stored.
@@ -784,7 +811,14 @@ export function createSubmissionService(deps: SubmissionDeps): SubmissionService
         'approved',
       );
       const after = await byId(id);
-      tellSubmitter(after, 'approved', await tokenOf(after.link_salt), updated.title, publishAt ? `${updated.date_local} (${config.timezone})` : undefined);
+      const locale = localeOfRow(after);
+      const json = await eventJson(Number(row.event_id));
+      tellSubmitter(after, 'approved', await tokenOf(after.link_salt), {
+        title: updated.title,
+        when: whenOfRecord(after, updated),
+        ...(publishAt ? { publishAt: instantText(locale, publishAt, config.timezone) } : {}),
+        ...(json && typeof json.url === 'string' ? { eventUrl: json.url } : {}),
+      });
       return adminView(after, true);
     },
 
@@ -803,7 +837,7 @@ export function createSubmissionService(deps: SubmissionDeps): SubmissionService
         'rejected',
       );
       const after = await byId(id);
-      tellSubmitter(after, 'rejected', await tokenOf(after.link_salt), record?.title);
+      tellSubmitter(after, 'rejected', await tokenOf(after.link_salt), { title: record?.title, when: whenOfRecord(after, record) });
       return adminView(after, true);
     },
 
@@ -821,7 +855,7 @@ export function createSubmissionService(deps: SubmissionDeps): SubmissionService
         'changes_requested',
       );
       const after = await byId(id);
-      tellSubmitter(after, 'changes_requested', await tokenOf(after.link_salt), record?.title);
+      tellSubmitter(after, 'changes_requested', await tokenOf(after.link_salt), { title: record?.title, when: whenOfRecord(after, record) });
       return adminView(after, true);
     },
 

@@ -57,12 +57,16 @@ const TEXT = {
     },
     hello: (name: string) => (name ? `Hello ${name},` : 'Hello,'),
     reason: 'Reason:',
+    when: 'When:',
+    eventUrl: 'See it on the calendar:',
+    eventUrlScheduled: 'Its address on the calendar, once published:',
     link: 'See its status, edit or withdraw it here (keep this link private):',
     publishAt: (when: string) => `It will be published on ${when}.`,
     newSubject: (site: string, n: number) => (n === 1 ? `[${site}] 1 new event to moderate` : `[${site}] ${n} new events to moderate`),
     newBody: 'These events were proposed and wait for moderation:',
     queue: 'The moderation queue:',
     flagged: 'possible duplicate',
+    resubmitted: 'sent again after changes were requested',
   },
   fr: {
     subject: {
@@ -79,25 +83,40 @@ const TEXT = {
     },
     hello: (name: string) => (name ? `Bonjour ${name},` : 'Bonjour,'),
     reason: 'Motif :',
+    when: 'Quand :',
+    eventUrl: 'Voyez-le sur le calendrier :',
+    eventUrlScheduled: 'Son adresse sur le calendrier, une fois publié :',
     link: 'Consultez son état, modifiez-le ou retirez-le ici (gardez ce lien pour vous) :',
     publishAt: (when: string) => `Il sera publié le ${when}.`,
     newSubject: (site: string, n: number) => (n === 1 ? `[${site}] 1 nouvel événement à modérer` : `[${site}] ${n} nouveaux événements à modérer`),
     newBody: 'Ces événements ont été proposés et attendent une modération :',
     queue: 'La file de modération :',
     flagged: 'doublon possible',
+    resubmitted: 'renvoyé après une demande de modifications',
   },
 } as const;
 
-/** The e-mail to the submitter about a decision (or the receipt), with their private link. */
-export function decisionMail(locale: Locale, v: { site: string; name: string; title: string; decision: Decision; reason: string; link: string; publishAt?: string }): Mail {
+/**
+ * The e-mail to the submitter about a decision (or the receipt), with their private link; the
+ * event's dates (`when`) and the publication time already written in the reader's language
+ * (dates.ts), and once approved the event's public address.
+ */
+export function decisionMail(
+  locale: Locale,
+  v: { site: string; name: string; title: string; decision: Decision; reason: string; link: string; when?: string; publishAt?: string; eventUrl?: string },
+): Mail {
   const t = TEXT[locale];
   const lines = [t.hello(v.name), '', t.body[v.decision]];
   if (v.publishAt) lines.push(t.publishAt(v.publishAt));
+  if (v.when) lines.push('', `${t.when} ${v.when}`);
+  if (v.eventUrl) lines.push('', v.publishAt ? t.eventUrlScheduled : t.eventUrl, v.eventUrl);
   if (v.reason) lines.push('', t.reason, v.reason);
   lines.push('', t.link, v.link, '', '-- ', v.site);
   const htmlParts = [
     `<p>${esc(t.hello(v.name))}</p>`,
     `<p>${esc(t.body[v.decision])}${v.publishAt ? ' ' + esc(t.publishAt(v.publishAt)) : ''}</p>`,
+    v.when ? `<p><strong>${esc(t.when)}</strong> ${esc(v.when)}</p>` : '',
+    v.eventUrl ? `<p>${esc(v.publishAt ? t.eventUrlScheduled : t.eventUrl)}<br><a href="${esc(v.eventUrl)}">${esc(v.eventUrl)}</a></p>` : '',
     v.reason ? `<p><strong>${esc(t.reason)}</strong></p><blockquote>${esc(v.reason).replace(/\n/g, '<br>')}</blockquote>` : '',
     `<p>${esc(t.link)}<br><a href="${esc(v.link)}">${esc(v.link)}</a></p>`,
     `<p>— ${esc(v.site)}</p>`,
@@ -105,10 +124,14 @@ export function decisionMail(locale: Locale, v: { site: string; name: string; ti
   return { subject: t.subject[v.decision](v.site, v.title), text: lines.join('\n') + '\n', html: `<!doctype html><html lang="${locale}"><body>${htmlParts.join('')}</body></html>` };
 }
 
-/** The e-mail to moderators about new submissions (one, or a digest of several). */
-export function moderatorMail(locale: Locale, v: { site: string; queue: string; items: Array<{ title: string; start: string; submitter: string; flagged: boolean }> }): Mail {
+/**
+ * The e-mail to moderators about new submissions (one, or a digest of several): each with its
+ * dates written in the message's language, and marked when it is sent again after changes were
+ * requested.
+ */
+export function moderatorMail(locale: Locale, v: { site: string; queue: string; items: Array<{ title: string; start: string; submitter: string; flagged: boolean; resubmitted?: boolean }> }): Mail {
   const t = TEXT[locale];
-  const item = (i: (typeof v.items)[number]) => `${i.title} (${i.start})${i.submitter ? ` — ${i.submitter}` : ''}${i.flagged ? ` [${t.flagged}]` : ''}`;
+  const item = (i: (typeof v.items)[number]) => `${i.title} (${i.start})${i.submitter ? ` — ${i.submitter}` : ''}${i.resubmitted ? ` [${t.resubmitted}]` : ''}${i.flagged ? ` [${t.flagged}]` : ''}`;
   const text = [t.newBody, '', ...v.items.map((i) => `* ${item(i)}`), '', t.queue, v.queue, '', '-- ', v.site].join('\n') + '\n';
   const html = `<!doctype html><html lang="${locale}"><body><p>${esc(t.newBody)}</p><ul>${v.items.map((i) => `<li>${esc(item(i))}</li>`).join('')}</ul><p>${esc(t.queue)}<br><a href="${esc(v.queue)}">${esc(
     v.queue,

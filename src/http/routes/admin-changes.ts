@@ -12,6 +12,10 @@
  *   stream ends when the server closes. A browser authenticates it with its cookie and `_wpnonce`
  *   in the URL (EventSource sends no header).
  *
+ * - `?editing=ID` also sends `event: editors` (data: `{id, editors, last_editor, heartbeat}`, as
+ *   `GET events/{id}/editors`) at once and whenever someone opens or leaves that event in the
+ *   editor (this instance's changes at once, other instances' within two seconds).
+ *
  * Editors and administrators (401 without credentials, 403 otherwise).
  */
 import type { ServerResponse } from 'node:http';
@@ -23,6 +27,50 @@ import { endpoint, route, type EndpointContext, type RouteDecl } from '../route.
 
 const isEditor = (ctx: EndpointContext) => typeCan(ctx.viewer, 'edit_others', 'tribe_events');
 const nonNegative = (v: unknown) => /^\d{1,15}$/.test(String(v));
+
+/** How often a stream looks for lock changes made on other instances (ms); this instance's come at once. */
+const EDITORS_POLL_MS = 2000;
+
+/**
+ * Send the editors of an event (JSON) now and whenever they change; answers what stops it.
+ */
+function followEditors(services: Services, id: number, send: (json: string) => void): () => void {
+  let last = '';
+  let looking = false;
+  let again = false;
+  let stopped = false;
+  const look = async (): Promise<void> => {
+    if (looking) {
+      again = true;
+      return;
+    }
+    looking = true;
+    try {
+      do {
+        again = false;
+        const state = await services.editLocks.state(id);
+        // A refreshed lock moves only its expiry: no event for that.
+        const text = JSON.stringify({ id, ...state, editors: state.editors.map(({ expires: _, ...e }) => e) });
+        if (text !== last && !stopped) send((last = text));
+      } while (again && !stopped);
+    } catch {
+      // the next poll looks again
+    } finally {
+      looking = false;
+    }
+  };
+  const stopLocal = services.editLocks.onChange((changed) => {
+    if (changed === id) void look();
+  });
+  const poll = setInterval(() => void look(), EDITORS_POLL_MS);
+  poll.unref();
+  void look();
+  return () => {
+    stopped = true;
+    clearInterval(poll);
+    stopLocal();
+  };
+}
 
 export function adminChangeRoutes(services: Services): RouteDecl[] {
   return [
@@ -52,9 +100,21 @@ export function adminChangeRoutes(services: Services): RouteDecl[] {
         args: {
           after: { type: 'integer', unbounded: true, description: 'Start after this sequence number (a Last-Event-ID header wins; default: the head)', validate: nonNegative },
           heartbeat: { type: 'integer', default: 15, description: 'Seconds between heartbeat comments (1 to 300)', validate: (v) => isPositiveInt(v) && Number(v) <= 300 },
+          editing: {
+            type: 'integer',
+            description: 'An event whose editors to follow too: `editors` events (as GET events/{id}/editors, with `id`) now and whenever they change',
+            validate: (v) => isPositiveInt(v),
+          },
         },
         permission: isEditor,
-        docs: { responses: { '200': { description: 'text/event-stream: `change` events (id: seq, data: { seq, time, changes }), `reset` events, heartbeat comments' } } },
+        docs: {
+          responses: {
+            '200': {
+              description:
+                'text/event-stream: `change` events (id: seq, data: { seq, time, changes }), `reset` events, heartbeat comments; with `editing`, `editors` events (data: { id, editors, last_editor, heartbeat })',
+            },
+          },
+        },
         handler: async (ctx) => {
           const viewer = ctx.viewer;
           const heartbeatMs = Number(ctx.args.heartbeat) * 1000;
@@ -72,6 +132,7 @@ export function adminChangeRoutes(services: Services): RouteDecl[] {
               write(`retry: 3000\n: following the change log from ${resumeAt ?? head}\n\n`);
               const send = (e: ChangeEvent) => write(`id: ${e.seq}\nevent: change\ndata: ${JSON.stringify(e)}\n\n`);
               const heartbeat = setInterval(() => write(': heartbeat\n\n'), heartbeatMs);
+              const stopEditors = ctx.args.editing === undefined ? () => {} : followEditors(services, Number(ctx.args.editing), (state) => write(`event: editors\ndata: ${state}\n\n`));
               const follower = followChanges(services, viewer, resumeAt ?? head, {
                 deliver: (events, through) => {
                   for (const e of events) send(e);
@@ -81,11 +142,15 @@ export function adminChangeRoutes(services: Services): RouteDecl[] {
                 reset: (at) => write(`id: ${at}\nevent: reset\ndata: ${JSON.stringify({ seq: at })}\n\n`),
                 closed: () => {
                   clearInterval(heartbeat);
+                  stopEditors();
                   if (!res.writableEnded) res.end();
                 },
                 failed: () => follower.close(),
               });
-              res.on('close', () => follower.close());
+              res.on('close', () => {
+                stopEditors();
+                follower.close();
+              });
             },
           };
         },

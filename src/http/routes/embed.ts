@@ -25,6 +25,7 @@ import { apiError } from '../../domain/errors.js';
 import { plusDays, toWallTime, utcMsAsWall, wallAsUtcMs, zoneOf } from '../../domain/dates/index.js';
 import { isKnownIanaZone } from '../../domain/dates/zones.js';
 import { costShown } from '../../domain/representations/event.js';
+import { decodeEntities } from '../../domain/plain-text.js';
 import type { EventListArgs } from '../../domain/events/index.js';
 import { eventListArgs } from './events.js';
 import type { Services } from '../../domain/services.js';
@@ -68,34 +69,6 @@ function parseInstant(value: string, zone: string): DateTime {
 }
 
 const isoDate = (v: unknown) => typeof v === 'string' && parseInstant(v, 'UTC').isValid;
-
-const NAMED_ENTITIES: Record<string, string> = {
-  amp: '&',
-  lt: '<',
-  gt: '>',
-  quot: '"',
-  apos: "'",
-  nbsp: '\u00a0',
-  hellip: '…',
-  ndash: '–',
-  mdash: '—',
-  lsquo: '‘',
-  rsquo: '’',
-  ldquo: '“',
-  rdquo: '”',
-};
-
-/** Decode the HTML entities of a rendered title (FullCalendar shows titles as text). */
-export function decodeEntities(text: string): string {
-  if (!text.includes('&')) return text;
-  return text.replace(/&(#x[0-9a-f]+|#\d+|[a-z]+);/gi, (all, name: string) => {
-    if (name[0] === '#') {
-      const code = name[1] === 'x' || name[1] === 'X' ? parseInt(name.slice(2), 16) : parseInt(name.slice(1), 10);
-      return Number.isFinite(code) && code > 0 && code <= 0x10ffff ? String.fromCodePoint(code) : all;
-    }
-    return NAMED_ENTITIES[name.toLowerCase()] ?? all;
-  });
-}
 
 /** The filters of the list: the REST list's own arguments (validation, references, visibility). */
 function filterArgs(services: Services): Args {

@@ -1,0 +1,79 @@
+/**
+ * Who is editing an event (the admin app's post lock, as WordPress' `_edit_lock`: "X is currently
+ * editing"): the editor takes a lock on the event it opens and refreshes it with a heartbeat every
+ * {@link HEARTBEAT_SECONDS}; a lock not refreshed for {@link LOCK_TTL_MS} ends by itself (a closed
+ * laptop), and the editor releases it when it leaves. Locks are per event and user, in the
+ * database (every instance sees them); they warn, they never refuse a write (the write's
+ * `If-Match` keeps edits from overwriting each other, the editor merges).
+ *
+ * The state of an event also names who changed it last (`last_editor`), for the editor's conflict
+ * panel. Followers (the change stream's presence events) are woken at once by this instance's
+ * lock changes and poll for other instances'.
+ *
+ * @example
+ *   const state = await services.editLocks.take(viewer, 42); // { editors: [{ id, name, since }], last_editor }
+ *   await services.editLocks.release(viewer, 42);
+ */
+import type { Store } from '../store/db.js';
+import { activeEditLocks, lastEditorOf, releaseEditLock, takeEditLock } from '../store/edit-locks.js';
+import type { Clock } from './linked-posts.js';
+import type { Viewer } from './permissions.js';
+
+/** A lock not refreshed for this long has ended (WordPress: 150 s). */
+export const LOCK_TTL_MS = 150_000;
+/** How often the editor refreshes its lock (WordPress' heartbeat: 15 to 60 s). */
+export const HEARTBEAT_SECONDS = 30;
+
+export interface EditingState {
+  /** the users with the event open in the editor, first opened first */
+  editors: Array<{ id: number; name: string; since: string; expires: string }>;
+  /** who changed the event last (its author when no signed-in user updated it) */
+  last_editor: { id: number; name: string } | null;
+  /** seconds between the heartbeats that keep a lock */
+  heartbeat: number;
+}
+
+export interface EditLockService {
+  /** Take or refresh the viewer's lock; answers the event's state. */
+  take(viewer: Viewer, postId: number): Promise<EditingState>;
+  /** Release the viewer's lock (answers whether there was one). */
+  release(viewer: Viewer, postId: number): Promise<boolean>;
+  state(postId: number): Promise<EditingState>;
+  /** Call `listener` when a lock of this instance changes (other instances' are found by polling `state`). */
+  onChange(listener: (postId: number) => void): () => void;
+}
+
+const iso = (gmt: string) => `${gmt.replace(' ', 'T')}Z`;
+
+export function createEditLockService(store: Store, clock: Clock): EditLockService {
+  const listeners = new Set<(postId: number) => void>();
+  const changed = (postId: number) => {
+    for (const l of [...listeners]) l(postId);
+  };
+  const state = async (postId: number): Promise<EditingState> => {
+    const [locks, last] = await Promise.all([activeEditLocks(store.db, postId, Date.now()), lastEditorOf(store.db, postId)]);
+    return {
+      editors: locks.map((l) => ({ id: l.user_id, name: l.name, since: iso(l.started_gmt), expires: new Date(l.expires_ms).toISOString() })),
+      last_editor: last && last.user_id > 0 ? { id: last.user_id, name: last.name } : null,
+      heartbeat: HEARTBEAT_SECONDS,
+    };
+  };
+  return {
+    async take(viewer, postId) {
+      const before = await activeEditLocks(store.db, postId, Date.now());
+      await takeEditLock(store.db, postId, viewer.id, { nowMs: Date.now(), ttlMs: LOCK_TTL_MS, startedGmt: clock.nowGmt() });
+      if (!before.some((l) => l.user_id === viewer.id)) changed(postId);
+      return state(postId);
+    },
+    async release(viewer, postId) {
+      const had = await releaseEditLock(store.db, postId, viewer.id);
+      if (had) changed(postId);
+      return had;
+    },
+    state,
+    onChange(listener) {
+      listeners.add(listener);
+      return () => listeners.delete(listener);
+    },
+  };
+}

@@ -1,0 +1,166 @@
+/**
+ * The editor's post locks (`calendar/admin/v1/events/{id}/editors`, as WordPress' `_edit_lock`):
+ * taken and refreshed by POST, released by DELETE, listed by GET with who changed the event last;
+ * the change stream's `editors` events (`?editing=ID`) when someone opens or leaves the event; two
+ * instances on one database see each other's locks; for whoever may edit the event only.
+ */
+import { it } from 'node:test';
+import assert from 'node:assert/strict';
+import http from 'node:http';
+import { forEachStore, startTwoInstances, STORES, type TestServer } from '../support/harness.js';
+
+const A = '/api/calendar/admin/v1';
+const basic = (cred: string) => 'Basic ' + Buffer.from(cred).toString('base64');
+
+interface Editors {
+  id?: number;
+  editors: Array<{ id: number; name: string; since: string; expires?: string }>;
+  last_editor: { id: number; name: string } | null;
+  heartbeat: number;
+}
+
+/** The `editors` events of a change stream following one event, as they come. */
+function followEditors(t: TestServer, cred: string, id: number) {
+  const states: Editors[] = [];
+  let waiters: Array<() => void> = [];
+  let status = 0;
+  const notify = () => {
+    const w = waiters;
+    waiters = [];
+    for (const f of w) f();
+  };
+  const req = http.get(`${t.origin}${A}/changes/stream?editing=${id}`, { headers: { authorization: basic(cred), accept: 'text/event-stream' } });
+  const opened = new Promise<void>((resolve, reject) => {
+    req.on('error', reject);
+    req.on('response', (res) => {
+      status = res.statusCode ?? 0;
+      res.setEncoding('utf8');
+      let buffer = '';
+      res.on('data', (chunk: string) => {
+        buffer += chunk;
+        let at: number;
+        while ((at = buffer.indexOf('\n\n')) >= 0) {
+          const block = buffer.slice(0, at).split('\n');
+          buffer = buffer.slice(at + 2);
+          if (block.includes('event: editors')) states.push(JSON.parse(block.find((l) => l.startsWith('data: '))!.slice(6)) as Editors);
+        }
+        notify();
+      });
+      resolve();
+    });
+  });
+  return {
+    opened,
+    states,
+    get status() {
+      return status;
+    },
+    /** The first state at or after `from` that passes `test`. */
+    async until(from: number, test: (s: Editors) => boolean): Promise<number> {
+      for (;;) {
+        const at = states.findIndex((s, i) => i >= from && test(s));
+        if (at >= 0) return at;
+        await new Promise<void>((resolve) => waiters.push(resolve));
+      }
+    },
+    close: () => req.destroy(),
+  };
+}
+
+const EVENT = { title: 'Rehearsal', start_date: '2031-03-01 10:00', end_date: '2031-03-01 11:00', status: 'publish' };
+const names = (s: Editors) => s.editors.map((e) => e.name);
+
+forEachStore('the editor’s post locks', (t) => {
+  it('takes, lists and releases per user; says who changed the event last', async () => {
+    await t.user('editor', 'edna');
+    await t.user('editor', 'eve');
+    const id = (await t.api.post('/events', { as: 'admin', json: EVENT })).body.id as number;
+    const path = `${A}/events/${id}/editors`;
+    const first = await t.api.get(path, { as: 'edna' });
+    assert.equal(first.status, 200);
+    assert.deepEqual(first.body.editors, []);
+    assert.equal(first.body.last_editor.name, 'admin', 'the author until someone updates it');
+    assert.equal(first.body.heartbeat, 30);
+
+    const taken = await t.api.post(path, { as: 'edna' });
+    assert.equal(taken.status, 200);
+    assert.deepEqual(names(taken.body), ['edna']);
+    const expires = Date.parse(taken.body.editors[0].expires);
+    assert.ok(expires > Date.now() + 100_000 && expires <= Date.now() + 151_000, `a lock lasts 150 s: ${taken.body.editors[0].expires}`);
+    assert.deepEqual(names((await t.api.post(path, { as: 'eve' })).body), ['edna', 'eve']);
+    // A heartbeat refreshes the lock, once per user.
+    assert.deepEqual(names((await t.api.post(path, { as: 'edna' })).body), ['edna', 'eve']);
+
+    assert.deepEqual((await t.api.delete(path, { as: 'edna' })).body, { released: true });
+    assert.deepEqual(names((await t.api.get(path, { as: 'admin' })).body), ['eve']);
+    assert.deepEqual((await t.api.delete(path, { as: 'edna' })).body, { released: false });
+
+    assert.equal((await t.api.post(`/events/${id}`, { as: 'eve', json: { title: 'Rehearsal (moved)' } })).status, 200);
+    assert.deepEqual((await t.api.get(path, { as: 'edna' })).body.last_editor.name, 'eve');
+    // Not on the legacy wire.
+    assert.equal((await t.api.get(`/events/${id}`, { as: 'admin' })).body.modified_by, undefined);
+  });
+
+  it('is for whoever may edit the event: 401 anonymous, 403 others, 404 no event, 400 a bad id', async () => {
+    await t.user('contributor', 'carl');
+    const id = (await t.api.post('/events', { as: 'admin', json: EVENT })).body.id as number;
+    const path = `${A}/events/${id}/editors`;
+    for (const method of ['get', 'post', 'delete'] as const) {
+      assert.equal((await t.api[method](path)).status, 401, `${method} anonymous`);
+      assert.equal((await t.api[method](path, { as: 'carl' })).status, 403, `${method} by a contributor on another's event`);
+    }
+    assert.equal((await t.api.post(`${A}/events/999999/editors`, { as: 'admin' })).status, 404);
+    assert.equal((await t.api.get(`${A}/events/abc/editors`, { as: 'admin' })).status, 404);
+    // An author may take a lock on their own draft.
+    const own = (await t.api.post('/events', { as: 'carl', json: { ...EVENT, status: 'draft' } })).body.id as number;
+    assert.deepEqual(names((await t.api.post(`${A}/events/${own}/editors`, { as: 'carl' })).body), ['carl']);
+    assert.equal((await t.api.get(`${A}/changes/stream?editing=0`, { as: 'admin' })).status, 400);
+  });
+
+  it('sends the editors on the change stream as they come and go', async () => {
+    await t.user('editor', 'ed1');
+    await t.user('editor', 'ed2');
+    const id = (await t.api.post('/events', { as: 'admin', json: EVENT })).body.id as number;
+    const path = `${A}/events/${id}/editors`;
+    const s = followEditors(t, 'ed2:ed2-pw', id);
+    try {
+      await s.opened;
+      assert.equal(s.status, 200);
+      let at = await s.until(0, (x) => x.id === id && x.editors.length === 0);
+      await t.api.post(path, { as: 'ed1' });
+      at = await s.until(at + 1, (x) => names(x).join() === 'ed1');
+      await t.api.post(path, { as: 'ed1' });
+      await t.api.delete(path, { as: 'ed1' });
+      at = await s.until(at + 1, (x) => x.editors.length === 0);
+      assert.equal(s.states.length, at + 1, 'a refresh sends nothing');
+    } finally {
+      s.close();
+    }
+  });
+});
+
+for (const kind of STORES) {
+  it(`two instances on one database (${kind.name}) see each other's locks, on the stream too`, async () => {
+    const both = await startTwoInstances(kind, 'edit-locks');
+    try {
+      const { a, b } = both;
+      await a.user('editor', 'edna');
+      await a.user('editor', 'eve');
+      const id = (await a.api.post('/events', { as: 'admin', json: EVENT })).body.id as number;
+      const s = followEditors(b, 'eve:eve-pw', id);
+      try {
+        await s.opened;
+        let at = await s.until(0, (x) => x.editors.length === 0);
+        await a.api.post(`${A}/events/${id}/editors`, { as: 'edna' });
+        assert.deepEqual(names((await b.api.get(`${A}/events/${id}/editors`, { as: 'eve:eve-pw' })).body), ['edna']);
+        at = await s.until(at + 1, (x) => names(x).join() === 'edna');
+        await a.api.delete(`${A}/events/${id}/editors`, { as: 'edna' });
+        await s.until(at + 1, (x) => x.editors.length === 0);
+      } finally {
+        s.close();
+      }
+    } finally {
+      await both.close();
+    }
+  });
+}

@@ -23,14 +23,20 @@ import type { Services } from './services.js';
 export async function followCalendarSettings(services: Pick<Services, 'config' | 'store'>): Promise<void> {
   const { config, store } = services;
   applyCalendarSettings(config, await readCalendarSettings(store.db));
+  const reload = () =>
+    void readCalendarSettings(store.db).then(
+      (stored) => applyCalendarSettings(config, stored),
+      () => undefined,
+    );
   store.feed.subscribe((batch) => {
-    if (batch.settings) applyCalendarSettings(config, batch.settings);
+    // In force for the request that looked at the log; then read again, since two changes
+    // committed at once on PostgreSQL may each carry a set without the other's value.
+    if (batch.settings) {
+      applyCalendarSettings(config, batch.settings);
+      reload();
+    }
     // A reset the feed could not follow row by row (too many changes at once) may hide one.
-    else if (batch.reset)
-      void readCalendarSettings(store.db).then(
-        (stored) => applyCalendarSettings(config, stored),
-        () => undefined,
-      );
+    else if (batch.reset) reload();
   });
 }
 

@@ -168,53 +168,111 @@ export const EMBED_NAMESPACE = 'calendar/embed/v1';
 /** WordPress' REST root, always answering as a REST root beside REST_ROOT. */
 export const WORDPRESS_REST_ROOT = '/wp-json';
 
-/** One documented setting: its environment variable, CLI flag, default and meaning. */
+/**
+ * Where a setting may be changed: `environment` (the process's: ports, the database, secrets,
+ * paths, limits; environment variables and flags, read at start) or `calendar` (the calendar's
+ * own: also changed by administrators in the app, kept in the database and in force on every
+ * instance at once; an environment variable or flag still pins it).
+ */
+export type SettingScope = 'environment' | 'calendar';
+
+/** A setting's type: how its text is read and which control the admin screen shows. */
+export type SettingType = 'string' | 'integer' | 'number' | 'boolean' | 'enum' | 'duration' | 'durations' | 'list' | 'url' | 'timezone';
+
+/**
+ * One documented setting, declared once: its environment variable, CLI flag, type, unit, default,
+ * meaning, whether it is a secret and where it may be changed. `--help`, the README's table (a
+ * test compares them), the admin API's list and the admin screen's form are read from it; the
+ * calendar settings' values are checked with it (`parseCalendarSetting`).
+ */
 export interface Setting {
   env: string;
   flag: string;
   key: keyof Config;
   defaultText: string;
   description: string;
+  /** defaults to `environment` */
+  scope?: SettingScope;
+  /** defaults to `string` */
+  type?: SettingType;
+  /** the unit values are given and shown in (`ms`, `s`, `MB`, `bytes`, `days`, `months`, …) */
+  unit?: string;
+  /** enum: the values allowed */
+  choices?: readonly string[];
+  /** integer/number: the smallest and largest values allowed */
+  min?: number;
+  max?: number;
+  /** the value is a secret: shown masked, never sent back */
+  secret?: boolean;
+  /** the admin screen's group */
+  group?: 'site' | 'server' | 'security' | 'limits' | 'sync' | 'federation' | 'submissions' | 'mail';
 }
 
 /** The settings table; `--help` and the README print it. */
 export const SETTINGS: Setting[] = [
-  { env: 'PORT', flag: '--port', key: 'port', defaultText: '8080', description: 'TCP port to listen on' },
-  { env: 'HOST', flag: '--host', key: 'host', defaultText: '127.0.0.1', description: 'address to listen on' },
+  { env: 'PORT', flag: '--port', key: 'port', type: 'integer', min: 0, max: 65535, group: 'server', defaultText: '8080', description: 'TCP port to listen on' },
+  { env: 'HOST', flag: '--host', key: 'host', group: 'server', defaultText: '127.0.0.1', description: 'address to listen on' },
   {
     env: 'DATABASE_URL',
     flag: '--database-url',
     key: 'databaseUrl',
+    type: 'url',
+    secret: true,
+    group: 'server',
     defaultText: 'sqlite:./data/calendar.db',
     description: 'sqlite:PATH, sqlite::memory: (fresh, empty) or postgres://user@host:port/db',
   },
-  { env: 'REST_ROOT', flag: '--rest-root', key: 'restRoot', defaultText: '/api', description: 'REST root; routes live at {REST_ROOT}/calendar/events/v1/...' },
-  { env: 'SITE_URL', flag: '--site-url', key: 'siteUrl', defaultText: 'http://HOST:PORT', description: 'base of public permalinks and REST URLs in responses' },
-  { env: 'CALENDAR_TIMEZONE', flag: '--timezone', key: 'timezone', defaultText: 'UTC', description: 'site time zone (IANA name, or UTC+N)' },
-  { env: 'CALENDAR_ADMIN_USER', flag: '--admin-user', key: 'adminUser', defaultText: 'unset', description: 'with CALENDAR_ADMIN_PASSWORD: administrator created (or password reset) at start-up' },
+  { env: 'REST_ROOT', flag: '--rest-root', key: 'restRoot', group: 'server', defaultText: '/api', description: 'REST root; routes live at {REST_ROOT}/calendar/events/v1/...' },
+  { env: 'SITE_URL', flag: '--site-url', key: 'siteUrl', type: 'url', group: 'server', defaultText: 'http://HOST:PORT', description: 'base of public permalinks and REST URLs in responses' },
+  { env: 'CALENDAR_TIMEZONE', flag: '--timezone', key: 'timezone', type: 'timezone', scope: 'calendar', group: 'site', defaultText: 'UTC', description: 'site time zone (IANA name, or UTC+N)' },
+  {
+    env: 'CALENDAR_ADMIN_USER',
+    flag: '--admin-user',
+    key: 'adminUser',
+    group: 'security',
+    defaultText: 'unset',
+    description: 'with CALENDAR_ADMIN_PASSWORD: administrator created (or password reset) at start-up',
+  },
   {
     env: 'CALENDAR_ADMIN_PASSWORD',
     flag: '--admin-password',
     key: 'adminPassword',
+    secret: true,
+    group: 'security',
     defaultText: 'unset',
     description: 'password of CALENDAR_ADMIN_USER (or CALENDAR_ADMIN_PASSWORD_FILE: a file holding it)',
   },
-  { env: 'MAX_PER_PAGE', flag: '--max-per-page', key: 'maxPerPage', defaultText: '50', description: 'upper bound of per_page on every list' },
-  { env: 'LOG_LEVEL', flag: '--log-level', key: 'logLevel', defaultText: 'info', description: 'fatal, error, warn, info, debug, trace or silent' },
+  { env: 'MAX_PER_PAGE', flag: '--max-per-page', key: 'maxPerPage', type: 'integer', min: 1, group: 'limits', defaultText: '50', description: 'upper bound of per_page on every list' },
+  {
+    env: 'LOG_LEVEL',
+    flag: '--log-level',
+    key: 'logLevel',
+    type: 'enum',
+    choices: ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'],
+    group: 'server',
+    defaultText: 'info',
+    description: 'fatal, error, warn, info, debug, trace or silent',
+  },
   {
     env: 'NAMESPACE_ALIASES',
     flag: '--namespace-aliases',
     key: 'namespaceAliases',
+    type: 'list',
+    group: 'server',
     defaultText: 'tribe/events/v1',
     description: 'comma-separated namespaces every route also answers under ("" for none)',
   },
-  { env: 'JSONP', flag: '--jsonp', key: 'jsonp', defaultText: 'true', description: 'whether ?_jsonp=callback is answered (true/false)' },
-  { env: 'METRICS', flag: '--metrics', key: 'metrics', defaultText: 'true', description: 'whether GET /metrics answers (Prometheus text format; true/false)' },
-  { env: 'METRICS_TOKEN', flag: '--metrics-token', key: 'metricsToken', defaultText: 'unset', description: 'when set, /metrics needs Authorization: Bearer TOKEN' },
+  { env: 'JSONP', flag: '--jsonp', key: 'jsonp', type: 'boolean', group: 'server', defaultText: 'true', description: 'whether ?_jsonp=callback is answered (true/false)' },
+  { env: 'METRICS', flag: '--metrics', key: 'metrics', type: 'boolean', group: 'server', defaultText: 'true', description: 'whether GET /metrics answers (Prometheus text format; true/false)' },
+  { env: 'METRICS_TOKEN', flag: '--metrics-token', key: 'metricsToken', secret: true, group: 'security', defaultText: 'unset', description: 'when set, /metrics needs Authorization: Bearer TOKEN' },
   {
     env: 'SLOW_REQUEST_LOG_MS',
     flag: '--slow-request-log-ms',
     key: 'slowRequestLogMs',
+    type: 'integer',
+    unit: 'ms',
+    min: 0,
+    group: 'server',
     defaultText: '100',
     description: 'a request during which the event loop was held at least this long (ms) is logged (warn) and counted in /metrics',
   },
@@ -222,6 +280,8 @@ export const SETTINGS: Setting[] = [
     env: 'WARM_UP',
     flag: '--warm-up',
     key: 'warmUp',
+    type: 'boolean',
+    group: 'server',
     defaultText: 'true',
     description: 'after a start, answer the default anonymous lists once (their totals counted, caches filled) before /readyz says ready (true/false)',
   },
@@ -229,15 +289,39 @@ export const SETTINGS: Setting[] = [
     env: 'REPLAY_ANSWERS',
     flag: '--replay-answers',
     key: 'replayAnswers',
+    type: 'boolean',
+    group: 'server',
     defaultText: 'true',
     description: 'answer repeated anonymous reads from the bytes of the same answer while the data is unchanged (true/false)',
   },
-  { env: 'RATE_LIMIT_MAX', flag: '--rate-limit-max', key: 'rateLimitMax', defaultText: '1200', description: 'requests per client (IP, or user when authenticated) per window; 0 turns it off' },
-  { env: 'RATE_LIMIT_WINDOW', flag: '--rate-limit-window', key: 'rateLimitWindow', defaultText: '60', description: 'rate-limit window: seconds, or 30s, 1m, 1h' },
+  {
+    env: 'RATE_LIMIT_MAX',
+    flag: '--rate-limit-max',
+    key: 'rateLimitMax',
+    type: 'integer',
+    min: 0,
+    group: 'security',
+    defaultText: '1200',
+    description: 'requests per client (IP, or user when authenticated) per window; 0 turns it off',
+  },
+  {
+    env: 'RATE_LIMIT_WINDOW',
+    flag: '--rate-limit-window',
+    key: 'rateLimitWindow',
+    type: 'integer',
+    unit: 's',
+    min: 1,
+    group: 'security',
+    defaultText: '60',
+    description: 'rate-limit window: seconds, or 30s, 1m, 1h',
+  },
   {
     env: 'LOGIN_MAX_FAILURES',
     flag: '--login-max-failures',
     key: 'loginMaxFailures',
+    type: 'integer',
+    min: 0,
+    group: 'security',
     defaultText: '5',
     description: 'failed logins for a user from one client (4x from one client in all) before its attempts are refused for a growing time; 0 turns it off',
   },
@@ -245,14 +329,19 @@ export const SETTINGS: Setting[] = [
     env: 'TRUST_PROXY',
     flag: '--trust-proxy',
     key: 'trustProxy',
+    group: 'server',
     defaultText: 'false',
     description: 'trust X-Forwarded-For/-Proto/-Host: true, a hop count, or comma-separated proxy addresses/CIDRs',
   },
-  { env: 'CORS_ORIGINS', flag: '--cors-origins', key: 'corsOrigins', defaultText: '*', description: 'comma-separated origins allowed by CORS, or * for any' },
+  { env: 'CORS_ORIGINS', flag: '--cors-origins', key: 'corsOrigins', type: 'list', group: 'security', defaultText: '*', description: 'comma-separated origins allowed by CORS, or * for any' },
   {
     env: 'DATABASE_TIMEOUT_MS',
     flag: '--database-timeout-ms',
     key: 'databaseTimeoutMs',
+    type: 'integer',
+    unit: 'ms',
+    min: 1,
+    group: 'server',
     defaultText: '3000',
     description: 'how long to wait for the database (PostgreSQL connection attempt, SQLite lock) before answering 503',
   },
@@ -260,15 +349,40 @@ export const SETTINGS: Setting[] = [
     env: 'SHUTDOWN_TIMEOUT_MS',
     flag: '--shutdown-timeout-ms',
     key: 'shutdownTimeoutMs',
+    type: 'integer',
+    unit: 'ms',
+    min: 0,
+    group: 'server',
     defaultText: '10000',
     description: 'on SIGTERM/SIGINT: how long to finish in-flight requests and close the database before exiting with 1',
   },
-  { env: 'SITE_NAME', flag: '--site-name', key: 'siteName', defaultText: 'Events Calendar', description: "the site's name on the calendar pages, in feeds (X-WR-CALNAME) and in the REST root index" },
-  { env: 'ICAL_MAX_EVENTS', flag: '--ical-max-events', key: 'icalMaxEvents', defaultText: '1000', description: 'the most events one iCalendar feed (and one month or day page) holds' },
+  {
+    env: 'SITE_NAME',
+    flag: '--site-name',
+    key: 'siteName',
+    scope: 'calendar',
+    max: 200,
+    group: 'site',
+    defaultText: 'Events Calendar',
+    description: "the site's name on the calendar pages, in feeds (X-WR-CALNAME) and in the REST root index",
+  },
+  {
+    env: 'ICAL_MAX_EVENTS',
+    flag: '--ical-max-events',
+    key: 'icalMaxEvents',
+    type: 'integer',
+    min: 1,
+    group: 'limits',
+    defaultText: '1000',
+    description: 'the most events one iCalendar feed (and one month or day page) holds',
+  },
   {
     env: 'CALDAV_MAX_EVENTS',
     flag: '--caldav-max-events',
     key: 'caldavMaxEvents',
+    type: 'integer',
+    min: 1,
+    group: 'limits',
     defaultText: '10000',
     description: "the most events one CalDAV answer lists (a calendar's GET, PROPFIND Depth 1, calendar-query, an initial sync); a larger one answers 507",
   },
@@ -276,6 +390,10 @@ export const SETTINGS: Setting[] = [
     env: 'HEADERS_TIMEOUT_MS',
     flag: '--headers-timeout-ms',
     key: 'headersTimeoutMs',
+    type: 'integer',
+    unit: 'ms',
+    min: 1,
+    group: 'limits',
     defaultText: '10000',
     description: 'a request whose headers are not complete after this long gets 408 and is closed',
   },
@@ -283,6 +401,10 @@ export const SETTINGS: Setting[] = [
     env: 'REQUEST_TIMEOUT_MS',
     flag: '--request-timeout-ms',
     key: 'requestTimeoutMs',
+    type: 'integer',
+    unit: 'ms',
+    min: 1,
+    group: 'limits',
     defaultText: '30000',
     description: 'a request (headers and body) not received completely after this long gets 408 and is closed',
   },
@@ -290,21 +412,41 @@ export const SETTINGS: Setting[] = [
     env: 'RESPONSE_MEMORY_MB',
     flag: '--response-memory-mb',
     key: 'responseMemoryBytes',
+    type: 'integer',
+    unit: 'MB',
+    min: 1,
+    group: 'limits',
     defaultText: '256',
-    description: 'memory (MiB) that list answers being built and sent may hold together; further large lists wait their turn',
+    description: 'memory that list answers being built and sent may hold together (1 MB: 1,048,576 bytes); further large lists wait their turn',
   },
   {
     env: 'CACHE_MAX_AGE',
     flag: '--cache-max-age',
     key: 'cacheMaxAge',
+    type: 'integer',
+    unit: 's',
+    min: 0,
+    group: 'server',
     defaultText: '10',
     description: 'seconds anonymous GET answers may be cached (Cache-Control: public, max-age); 0 for revalidation every time',
   },
-  { env: 'SYNC_HISTORY_DAYS', flag: '--sync-history-days', key: 'syncHistoryDays', defaultText: '30', description: 'days a sync token stays valid (older ones answer 410 rest_sync_token_expired)' },
+  {
+    env: 'SYNC_HISTORY_DAYS',
+    flag: '--sync-history-days',
+    key: 'syncHistoryDays',
+    type: 'number',
+    unit: 'days',
+    group: 'sync',
+    defaultText: '30',
+    description: 'days a sync token stays valid (older ones answer 410 rest_sync_token_expired)',
+  },
   {
     env: 'SYNC_MAX_CHANGES',
     flag: '--sync-max-changes',
     key: 'syncMaxChanges',
+    type: 'integer',
+
+    group: 'sync',
     defaultText: '1000',
     description: 'change log rows one sync answer reads at most (the rest follows with its X-Sync-Token)',
   },
@@ -312,6 +454,8 @@ export const SETTINGS: Setting[] = [
     env: 'WEBHOOKS_ALLOW_PRIVATE',
     flag: '--webhooks-allow-private',
     key: 'webhooksAllowPrivate',
+    type: 'boolean',
+    group: 'sync',
     defaultText: 'false',
     description: 'allow webhook targets on loopback, private or link-local addresses (true/false)',
   },
@@ -319,6 +463,8 @@ export const SETTINGS: Setting[] = [
     env: 'WEBHOOKS_RETRY_SCHEDULE',
     flag: '--webhooks-retry-schedule',
     key: 'webhooksRetrySchedule',
+    type: 'durations',
+    group: 'sync',
     defaultText: '5s,5m,30m,2h,5h,10h,10h',
     description: 'delays before each retry of a failed webhook delivery (ms, s, m, h), comma-separated',
   },
@@ -326,33 +472,88 @@ export const SETTINGS: Setting[] = [
     env: 'WEBHOOKS_DISABLE_AFTER',
     flag: '--webhooks-disable-after',
     key: 'webhooksDisableAfterMs',
+    type: 'duration',
+    group: 'sync',
     defaultText: '24h',
     description: 'an endpoint failing this long without a success is disabled (ms, s, m, h)',
   },
-  { env: 'WEBHOOKS_TIMEOUT', flag: '--webhooks-timeout', key: 'webhooksTimeoutMs', defaultText: '10s', description: 'time limit of one webhook delivery attempt (ms, s, m, h)' },
+  {
+    env: 'WEBHOOKS_TIMEOUT',
+    flag: '--webhooks-timeout',
+    key: 'webhooksTimeoutMs',
+    type: 'duration',
+    group: 'sync',
+    defaultText: '10s',
+    description: 'time limit of one webhook delivery attempt (ms, s, m, h)',
+  },
   {
     env: 'IMPORT_MAX_BYTES',
     flag: '--import-max-bytes',
     key: 'importMaxBytes',
+    type: 'integer',
+    unit: 'bytes',
+
+    group: 'limits',
     defaultText: '10485760',
     description: 'the most bytes an import (ics or tec, admin API or CLI) reads of one answer of its source, as sent and once gzip, deflate or br is undone; a larger one fails the import',
   },
-  { env: 'GEOLOC_RADIUS', flag: '--geoloc-radius', key: 'geolocRadius', defaultText: '25', description: 'default radius of the geoloc_lat/geoloc_lng filters (a positive number, in GEOLOC_UNIT)' },
-  { env: 'GEOLOC_UNIT', flag: '--geoloc-unit', key: 'geolocUnit', defaultText: 'mi', description: 'unit of GEOLOC_RADIUS and default of geoloc_unit: mi or km' },
+  {
+    env: 'GEOLOC_RADIUS',
+    flag: '--geoloc-radius',
+    key: 'geolocRadius',
+    type: 'number',
+    group: 'limits',
+    defaultText: '25',
+    description: 'default radius of the geoloc_lat/geoloc_lng filters (a positive number, in GEOLOC_UNIT)',
+  },
+  {
+    env: 'GEOLOC_UNIT',
+    flag: '--geoloc-unit',
+    key: 'geolocUnit',
+    type: 'enum',
+    choices: ['mi', 'km'],
+    group: 'limits',
+    defaultText: 'mi',
+    description: 'unit of GEOLOC_RADIUS and default of geoloc_unit: mi or km',
+  },
   {
     env: 'RECURRENCE_HORIZON_MONTHS',
     flag: '--recurrence-horizon-months',
     key: 'recurrenceHorizonMonths',
+    type: 'integer',
+    unit: 'months',
+    min: 1,
+    max: 240,
+    group: 'limits',
     defaultText: '60',
     description: 'months ahead that occurrences of recurring events are generated (1 to 240); a background job keeps extending them',
   },
-  { env: 'ADMIN_PATH', flag: '--admin-path', key: 'adminPath', defaultText: '/admin', description: 'path of the admin face: its sign-in page is {ADMIN_PATH}/login' },
-  { env: 'SESSION_IDLE', flag: '--session-idle', key: 'sessionIdleMs', defaultText: '48h', description: 'a sign-in session unused this long ends (a duration: 30m, 12h, …)' },
-  { env: 'SESSION_MAX_AGE', flag: '--session-max-age', key: 'sessionMaxAgeMs', defaultText: '336h', description: 'a sign-in session ends this long after sign-in, used or not (a duration)' },
+  { env: 'ADMIN_PATH', flag: '--admin-path', key: 'adminPath', group: 'server', defaultText: '/admin', description: 'path of the admin face: its sign-in page is {ADMIN_PATH}/login' },
+  {
+    env: 'SESSION_IDLE',
+    flag: '--session-idle',
+    key: 'sessionIdleMs',
+    type: 'duration',
+    group: 'security',
+    defaultText: '48h',
+    description: 'a sign-in session unused this long ends (a duration: 30m, 12h, …)',
+  },
+  {
+    env: 'SESSION_MAX_AGE',
+    flag: '--session-max-age',
+    key: 'sessionMaxAgeMs',
+    type: 'duration',
+    group: 'security',
+    defaultText: '336h',
+    description: 'a sign-in session ends this long after sign-in, used or not (a duration)',
+  },
   {
     env: 'ADMIN_REQUIRE_2FA',
     flag: '--admin-require-2fa',
     key: 'adminRequire2fa',
+    type: 'enum',
+    choices: ['administrators', 'off'],
+    group: 'security',
     defaultText: 'off',
     description: 'administrators: administrators must turn two-factor sign-in (TOTP) on before their session can do anything else; off: optional',
   },
@@ -360,6 +561,8 @@ export const SETTINGS: Setting[] = [
     env: 'SECRET_KEY',
     flag: '--secret-key',
     key: 'secretKey',
+    secret: true,
+    group: 'security',
     defaultText: 'generated',
     description: 'key (32 characters or more) encrypting secrets at rest (TOTP secrets, AES-256-GCM); unset: one is generated once and kept in the database',
   },
@@ -367,14 +570,25 @@ export const SETTINGS: Setting[] = [
     env: 'FEDERATION',
     flag: '--federation',
     key: 'federation',
+    type: 'boolean',
+    group: 'federation',
     defaultText: 'false',
     description: 'make the calendar an ActivityPub actor others can follow (docs/federation.md); off: every federation route answers 404',
   },
-  { env: 'FEDERATION_HANDLE', flag: '--federation-handle', key: 'federationHandle', defaultText: 'events', description: "the actor's handle: acct:HANDLE@host (letters, digits, _ . -)" },
+  {
+    env: 'FEDERATION_HANDLE',
+    flag: '--federation-handle',
+    key: 'federationHandle',
+    group: 'federation',
+    defaultText: 'events',
+    description: "the actor's handle: acct:HANDLE@host (letters, digits, _ . -)",
+  },
   {
     env: 'FEDERATION_APPROVE_FOLLOWS',
     flag: '--federation-approve-follows',
     key: 'federationApproveFollows',
+    type: 'boolean',
+    group: 'federation',
     defaultText: 'false',
     description: 'follows wait for an editor to accept or reject them (true/false)',
   },
@@ -382,6 +596,8 @@ export const SETTINGS: Setting[] = [
     env: 'FEDERATION_KEEP_ACTIVITIES',
     flag: '--federation-keep-activities',
     key: 'federationKeepActivities',
+    type: 'boolean',
+    group: 'federation',
     defaultText: 'false',
     description: 'keep other incoming activities (replies, likes, …) for moderation instead of dropping them (true/false)',
   },
@@ -389,6 +605,8 @@ export const SETTINGS: Setting[] = [
     env: 'FEDERATION_BLOCKED_DOMAINS',
     flag: '--federation-blocked-domains',
     key: 'federationBlockedDomains',
+    type: 'list',
+    group: 'federation',
     defaultText: '(none)',
     description: 'comma-separated domains (subdomains included) whose requests are refused and to which nothing is sent',
   },
@@ -396,14 +614,28 @@ export const SETTINGS: Setting[] = [
     env: 'FEDERATION_ALLOW_PRIVATE_ADDRESSES',
     flag: '--federation-allow-private-addresses',
     key: 'federationAllowPrivate',
+    type: 'boolean',
+    group: 'federation',
     defaultText: 'false',
     description: 'allow fetches and deliveries to loopback and private addresses (tests only)',
   },
-  { env: 'FEDERATION_MAX_BODY_BYTES', flag: '--federation-max-body-bytes', key: 'federationMaxBodyBytes', defaultText: '262144', description: 'the largest inbox request body accepted (larger: 413)' },
+  {
+    env: 'FEDERATION_MAX_BODY_BYTES',
+    flag: '--federation-max-body-bytes',
+    key: 'federationMaxBodyBytes',
+    type: 'integer',
+    unit: 'bytes',
+
+    group: 'federation',
+    defaultText: '262144',
+    description: 'the largest inbox request body accepted (larger: 413)',
+  },
   {
     env: 'FEDERATION_CLOCK_SKEW',
     flag: '--federation-clock-skew',
     key: 'federationClockSkewMs',
+    type: 'duration',
+    group: 'federation',
     defaultText: '5m',
     description: "how far a signed inbox request's Date may be from ours (a duration); replays within it are refused",
   },
@@ -411,14 +643,27 @@ export const SETTINGS: Setting[] = [
     env: 'FEDERATION_INBOX_RATE_LIMIT',
     flag: '--federation-inbox-rate-limit',
     key: 'federationInboxRateLimit',
+    type: 'integer',
+    min: 0,
+    group: 'federation',
     defaultText: '120',
     description: 'inbox requests per client address, and verified activities per remote host, per minute (0: no limit; more: 429)',
   },
-  { env: 'FEDERATION_ICON_URL', flag: '--federation-icon-url', key: 'federationIconUrl', defaultText: '(none)', description: "the actor's icon: an http(s) URL of a PNG or JPEG image" },
+  {
+    env: 'FEDERATION_ICON_URL',
+    flag: '--federation-icon-url',
+    key: 'federationIconUrl',
+    type: 'url',
+    group: 'federation',
+    defaultText: '(none)',
+    description: "the actor's icon: an http(s) URL of a PNG or JPEG image",
+  },
   {
     env: 'FEDERATION_RETRY_SCHEDULE',
     flag: '--federation-retry-schedule',
     key: 'federationRetrySchedule',
+    type: 'durations',
+    group: 'federation',
     defaultText: '1m,5m,30m,2h,6h,12h,24h',
     description: 'delays before each retry of a failed delivery (ms, s, m, h), comma-separated',
   },
@@ -426,6 +671,9 @@ export const SETTINGS: Setting[] = [
     env: 'SUBMISSIONS',
     flag: '--submissions',
     key: 'submissions',
+    type: 'enum',
+    choices: ['off', 'registered', 'anyone'],
+    group: 'submissions',
     defaultText: 'off',
     description: 'community submissions: off (every submission route answers 404), registered (signed-in users) or anyone',
   },
@@ -433,6 +681,8 @@ export const SETTINGS: Setting[] = [
     env: 'SUBMISSIONS_POW',
     flag: '--submissions-pow',
     key: 'submissionsPow',
+    type: 'boolean',
+    group: 'submissions',
     defaultText: 'off',
     description: 'on: each submission carries an ALTCHA proof-of-work solution (the form solves it with a small script)',
   },
@@ -440,6 +690,9 @@ export const SETTINGS: Setting[] = [
     env: 'SUBMISSIONS_POW_MAX_NUMBER',
     flag: '--submissions-pow-max-number',
     key: 'submissionsPowMaxNumber',
+    type: 'integer',
+    min: 1,
+    group: 'submissions',
     defaultText: '50000',
     description: "the proof of work's largest number (about half as many SHA-256 hashes on average)",
   },
@@ -447,6 +700,10 @@ export const SETTINGS: Setting[] = [
     env: 'SUBMISSIONS_MAX_PER_ADDRESS',
     flag: '--submissions-max-per-address',
     key: 'submissionsMaxPerAddress',
+    type: 'integer',
+    min: 0,
+    scope: 'calendar',
+    group: 'submissions',
     defaultText: '5',
     description: 'submissions per client address (an IPv6 address by its /64) per SUBMISSIONS_RATE_WINDOW (0: no limit)',
   },
@@ -454,23 +711,65 @@ export const SETTINGS: Setting[] = [
     env: 'SUBMISSIONS_MAX_PER_EMAIL',
     flag: '--submissions-max-per-email',
     key: 'submissionsMaxPerEmail',
+    type: 'integer',
+    min: 0,
+    scope: 'calendar',
+    group: 'submissions',
     defaultText: '5',
     description: 'submissions per e-mail address per SUBMISSIONS_RATE_WINDOW (0: no limit)',
   },
-  { env: 'SUBMISSIONS_RATE_WINDOW', flag: '--submissions-rate-window', key: 'submissionsRateWindowMs', defaultText: '1h', description: 'the window of the two limits above (a duration)' },
+  {
+    env: 'SUBMISSIONS_RATE_WINDOW',
+    flag: '--submissions-rate-window',
+    key: 'submissionsRateWindowMs',
+    type: 'duration',
+    scope: 'calendar',
+    group: 'submissions',
+    defaultText: '1h',
+    description: 'the window of the two limits above (a duration)',
+  },
   {
     env: 'SUBMISSIONS_MIN_FILL',
     flag: '--submissions-min-fill',
     key: 'submissionsMinFillMs',
+    type: 'duration',
+    min: 0,
+    scope: 'calendar',
+    group: 'submissions',
     defaultText: '3s',
     description: 'the form must have been open this long before it is sent (a duration; 0 turns the check off)',
   },
-  { env: 'SUBMISSIONS_MAX_DESCRIPTION', flag: '--submissions-max-description', key: 'submissionsMaxDescription', defaultText: '10000', description: 'the most characters of a submitted description' },
-  { env: 'SUBMISSIONS_MAX_LINKS', flag: '--submissions-max-links', key: 'submissionsMaxLinks', defaultText: '5', description: "the most links in a submission's text fields together" },
+  {
+    env: 'SUBMISSIONS_MAX_DESCRIPTION',
+    flag: '--submissions-max-description',
+    key: 'submissionsMaxDescription',
+    type: 'integer',
+    unit: 'characters',
+    min: 0,
+    scope: 'calendar',
+    group: 'submissions',
+    defaultText: '10000',
+    description: 'the most characters of a submitted description',
+  },
+  {
+    env: 'SUBMISSIONS_MAX_LINKS',
+    flag: '--submissions-max-links',
+    key: 'submissionsMaxLinks',
+    type: 'integer',
+    min: 0,
+    scope: 'calendar',
+    group: 'submissions',
+    defaultText: '5',
+    description: "the most links in a submission's text fields together",
+  },
   {
     env: 'SUBMISSIONS_NOTIFY',
     flag: '--submissions-notify',
     key: 'submissionsNotify',
+    type: 'enum',
+    choices: ['immediate', 'daily', 'off'],
+    scope: 'calendar',
+    group: 'submissions',
     defaultText: 'immediate',
     description: 'moderators hear of new submissions by e-mail: immediate, daily (a digest) or off',
   },
@@ -478,12 +777,107 @@ export const SETTINGS: Setting[] = [
     env: 'SUBMISSION_RETENTION_DAYS',
     flag: '--submission-retention-days',
     key: 'submissionRetentionDays',
+    type: 'number',
+    unit: 'days',
+    scope: 'calendar',
+    group: 'submissions',
     defaultText: '30',
     description: "days after the decision when a submitter's name, e-mail and address are erased",
   },
-  { env: 'SMTP_URL', flag: '--smtp-url', key: 'smtpUrl', defaultText: '(none)', description: 'the SMTP server e-mails go through (smtp://user:pass@host:587, smtps://…); unset: no e-mail' },
-  { env: 'SMTP_FROM', flag: '--smtp-from', key: 'smtpFrom', defaultText: 'calendar@localhost', description: 'the sender of e-mails' },
+  {
+    env: 'SMTP_URL',
+    flag: '--smtp-url',
+    key: 'smtpUrl',
+    type: 'url',
+    secret: true,
+    group: 'mail',
+    defaultText: '(none)',
+    description: 'the SMTP server e-mails go through (smtp://user:pass@host:587, smtps://…); unset: no e-mail',
+  },
+  { env: 'SMTP_FROM', flag: '--smtp-from', key: 'smtpFrom', group: 'mail', defaultText: 'calendar@localhost', description: 'the sender of e-mails' },
 ];
+
+/** The settings administrators may change in the app (`scope: 'calendar'`). */
+export const CALENDAR_SETTINGS: readonly Setting[] = SETTINGS.filter((s) => s.scope === 'calendar');
+
+/** `a`, `a or b`, `a, b or c` */
+function choiceList(items: readonly string[]): string {
+  return items.length < 2 ? items.join('') : `${items.slice(0, -1).join(', ')} or ${items[items.length - 1]}`;
+}
+
+/**
+ * A calendar setting's value from its text (the environment's, a flag's, the database's or the
+ * admin API's), checked by its declaration; a value it cannot use throws a `ConfigError` naming it.
+ *
+ * @example
+ *   parseSetting(settingOf('SUBMISSIONS_RATE_WINDOW'), '2h') // 7200000
+ */
+export function parseSetting(s: Setting, raw: string): Config[keyof Config] {
+  const text = raw.trim();
+  switch (s.type ?? 'string') {
+    case 'integer':
+    case 'number': {
+      const n = s.type === 'integer' ? positiveInt(s.env, text) : positiveNumber(s.env, text);
+      if (s.min !== undefined && n < s.min) throw new ConfigError(`${s.env} must be at least ${s.min}, got "${raw}"`);
+      if (s.max !== undefined && n > s.max) throw new ConfigError(`${s.env} must be at most ${s.max}, got "${raw}"`);
+      return n;
+    }
+    case 'duration':
+      return s.min === 0 && text === '0' ? 0 : durationMs(s.env, text);
+    case 'durations':
+      return text
+        .split(',')
+        .map((p) => p.trim())
+        .filter((p) => p !== '')
+        .map((p) => durationMs(s.env, p));
+    case 'enum': {
+      const v = text.toLowerCase();
+      if (!s.choices?.includes(v)) throw new ConfigError(`${s.env} must be ${choiceList(s.choices ?? [])}, got "${raw}"`);
+      return v;
+    }
+    case 'boolean':
+      return flag(s.env, text, false);
+    case 'timezone':
+      if (!isValidTimezone(text)) throw new ConfigError(`${s.env} "${raw}" is not a known time zone (an IANA name such as Europe/Rome, or UTC+2)`);
+      return text;
+    case 'string':
+      if (text === '') throw new ConfigError(`${s.env} must not be empty`);
+      if (s.max !== undefined && text.length > s.max) throw new ConfigError(`${s.env} must be at most ${s.max} characters long`);
+      return text;
+    default:
+      throw new ConfigError(`${s.env} cannot be changed in the app`);
+  }
+}
+
+/** The declaration of the setting read from this environment variable. */
+export function settingOf(env: string): Setting | undefined {
+  return SETTINGS.find((s) => s.env === env);
+}
+
+/**
+ * Put calendar settings kept in the database into a running configuration: each one not pinned by
+ * the environment or a flag (`config.sources`) takes the stored value, or its default when none is
+ * stored. A stored value the server cannot use (written by a newer version) is skipped. Returns the
+ * keys whose value changed.
+ */
+export function applyCalendarSettings(config: Config, stored: Record<string, string>): Array<keyof Config> {
+  const changed: Array<keyof Config> = [];
+  const target = config as unknown as Record<string, unknown>;
+  for (const s of CALENDAR_SETTINGS) {
+    if (config.sources?.[s.key] === 'environment' || config.sources?.[s.key] === 'flag') continue;
+    let value: unknown;
+    try {
+      value = parseSetting(s, stored[s.env] ?? s.defaultText);
+    } catch {
+      continue;
+    }
+    if (target[s.key] !== value) {
+      target[s.key] = value;
+      changed.push(s.key);
+    }
+  }
+  return changed;
+}
 
 /** What a secret shows where settings are shown. */
 export const MASK = '********';
@@ -689,8 +1083,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Part
     sources[key] = overrides[key] !== undefined ? 'flag' : 'environment';
     return String(v);
   };
-  const port = positiveInt('PORT', pick('port', 'PORT') ?? '8080');
-  if (port > 65535) throw new ConfigError(`PORT must be at most 65535, got ${port}`);
+  // A setting read and checked as its declaration says (type, bounds, default).
+  const declared = <K extends keyof Config>(key: K): Config[K] => declaredSetting(pick, key);
+  const port = declared('port');
   const host = pick('host', 'HOST') ?? '127.0.0.1';
   let restRoot = pick('restRoot', 'REST_ROOT') ?? '/api';
   if (!restRoot.startsWith('/')) restRoot = '/' + restRoot;
@@ -701,39 +1096,30 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Part
   } catch {
     throw new ConfigError(`SITE_URL must be an absolute URL, got "${maskUrl(siteUrl)}"`);
   }
-  const maxPerPage = positiveInt('MAX_PER_PAGE', pick('maxPerPage', 'MAX_PER_PAGE') ?? '50');
-  if (maxPerPage < 1) throw new ConfigError('MAX_PER_PAGE must be at least 1');
-  const icalMaxEvents = positiveInt('ICAL_MAX_EVENTS', pick('icalMaxEvents', 'ICAL_MAX_EVENTS') ?? '1000');
-  if (icalMaxEvents < 1) throw new ConfigError('ICAL_MAX_EVENTS must be at least 1');
-  const caldavMaxEvents = positiveInt('CALDAV_MAX_EVENTS', pick('caldavMaxEvents', 'CALDAV_MAX_EVENTS') ?? '10000');
-  if (caldavMaxEvents < 1) throw new ConfigError('CALDAV_MAX_EVENTS must be at least 1');
-  const databaseTimeoutMs = positiveInt('DATABASE_TIMEOUT_MS', pick('databaseTimeoutMs', 'DATABASE_TIMEOUT_MS') ?? '3000');
-  if (databaseTimeoutMs < 1) throw new ConfigError('DATABASE_TIMEOUT_MS must be at least 1');
-  const headersTimeoutMs = positiveInt('HEADERS_TIMEOUT_MS', pick('headersTimeoutMs', 'HEADERS_TIMEOUT_MS') ?? '10000');
-  const requestTimeoutMs = positiveInt('REQUEST_TIMEOUT_MS', pick('requestTimeoutMs', 'REQUEST_TIMEOUT_MS') ?? '30000');
-  if (headersTimeoutMs < 1 || requestTimeoutMs < 1) throw new ConfigError('HEADERS_TIMEOUT_MS and REQUEST_TIMEOUT_MS must be at least 1');
+  const maxPerPage = declared('maxPerPage');
+  const icalMaxEvents = declared('icalMaxEvents');
+  const caldavMaxEvents = declared('caldavMaxEvents');
+  const databaseTimeoutMs = declared('databaseTimeoutMs');
+  const headersTimeoutMs = declared('headersTimeoutMs');
+  const requestTimeoutMs = declared('requestTimeoutMs');
   if (headersTimeoutMs > requestTimeoutMs) throw new ConfigError(`HEADERS_TIMEOUT_MS (${headersTimeoutMs}) must not be larger than REQUEST_TIMEOUT_MS (${requestTimeoutMs})`);
-  const responseMemoryMb = positiveInt('RESPONSE_MEMORY_MB', pick('responseMemoryBytes', 'RESPONSE_MEMORY_MB') ?? '256');
-  if (responseMemoryMb < 1) throw new ConfigError('RESPONSE_MEMORY_MB must be at least 1');
+  // Declared in MB (as set and shown), kept in bytes.
+  const responseMemoryMb = declared('responseMemoryBytes');
   const geolocRadiusText = pick('geolocRadius', 'GEOLOC_RADIUS') ?? '25';
   const geolocRadius = /^\s*(\d+(\.\d*)?|\.\d+)\s*$/.test(geolocRadiusText) ? Number(geolocRadiusText) : NaN;
   if (!(geolocRadius > 0) || !Number.isFinite(geolocRadius)) throw new ConfigError(`GEOLOC_RADIUS must be a positive number, got "${geolocRadiusText}"`);
-  const geolocUnit = (pick('geolocUnit', 'GEOLOC_UNIT') ?? 'mi').trim().toLowerCase();
-  if (geolocUnit !== 'mi' && geolocUnit !== 'km') throw new ConfigError(`GEOLOC_UNIT must be mi or km, got "${geolocUnit}"`);
-  const recurrenceHorizonMonths = positiveInt('RECURRENCE_HORIZON_MONTHS', pick('recurrenceHorizonMonths', 'RECURRENCE_HORIZON_MONTHS') ?? '60');
-  if (recurrenceHorizonMonths < 1 || recurrenceHorizonMonths > 240) throw new ConfigError(`RECURRENCE_HORIZON_MONTHS must be between 1 and 240, got "${recurrenceHorizonMonths}"`);
+  const geolocUnit = declared('geolocUnit');
+  const recurrenceHorizonMonths = declared('recurrenceHorizonMonths');
   const adminUser = pick('adminUser', 'CALENDAR_ADMIN_USER');
   const adminPassword =
     overrides.adminPassword || env.CALENDAR_ADMIN_PASSWORD_FILE === undefined || env.CALENDAR_ADMIN_PASSWORD_FILE === '' ? pick('adminPassword', 'CALENDAR_ADMIN_PASSWORD') : passwordFile(env);
   if (adminUser !== undefined && adminPassword === undefined) throw new ConfigError('CALENDAR_ADMIN_USER is set but CALENDAR_ADMIN_PASSWORD is not');
   if (adminPassword !== undefined && adminUser === undefined) throw new ConfigError('CALENDAR_ADMIN_PASSWORD is set but CALENDAR_ADMIN_USER is not');
-  const timezone = pick('timezone', 'CALENDAR_TIMEZONE') ?? 'UTC';
-  if (!isValidTimezone(timezone)) throw new ConfigError(`CALENDAR_TIMEZONE "${timezone}" is not a known time zone (an IANA name such as Europe/Rome, or UTC+2)`);
+  const timezone = declaredSetting(pick, 'timezone');
   let adminPath = (pick('adminPath', 'ADMIN_PATH') ?? '/admin').replace(/\/+$/, '');
   if (!adminPath.startsWith('/')) adminPath = '/' + adminPath;
   if (adminPath === '/' || !/^(\/[A-Za-z0-9._~-]+)+$/.test(adminPath)) throw new ConfigError(`ADMIN_PATH must be a path such as /admin, got "${adminPath}"`);
-  const adminRequire2fa = (pick('adminRequire2fa', 'ADMIN_REQUIRE_2FA') ?? 'off').trim().toLowerCase();
-  if (adminRequire2fa !== 'administrators' && adminRequire2fa !== 'off') throw new ConfigError(`ADMIN_REQUIRE_2FA must be administrators or off, got "${adminRequire2fa}"`);
+  const adminRequire2fa = declared('adminRequire2fa');
   const secretKey = pick('secretKey', 'SECRET_KEY');
   if (secretKey !== undefined && secretKey.length < 32) throw new ConfigError('SECRET_KEY must be at least 32 characters long');
   if (env.CALENDAR_ADMIN_PASSWORD_FILE && !overrides.adminPassword) sources.adminPassword = 'environment';
@@ -759,50 +1145,46 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Part
     logLevel,
     // An empty NAMESPACE_ALIASES turns the aliases off, so it is read apart from `pick` (which treats '' as unset).
     namespaceAliases: namespaceAliases(overrides.namespaceAliases ?? env.NAMESPACE_ALIASES),
-    jsonp: flag('JSONP', pick('jsonp', 'JSONP'), true),
-    metrics: flag('METRICS', pick('metrics', 'METRICS'), true),
+    jsonp: declared('jsonp'),
+    metrics: declared('metrics'),
     metricsToken: pick('metricsToken', 'METRICS_TOKEN'),
-    slowRequestLogMs: positiveInt('SLOW_REQUEST_LOG_MS', pick('slowRequestLogMs', 'SLOW_REQUEST_LOG_MS') ?? '100'),
-    warmUp: flag('WARM_UP', pick('warmUp', 'WARM_UP'), true),
-    replayAnswers: flag('REPLAY_ANSWERS', pick('replayAnswers', 'REPLAY_ANSWERS'), true),
-    rateLimitMax: positiveInt('RATE_LIMIT_MAX', pick('rateLimitMax', 'RATE_LIMIT_MAX') ?? '1200'),
+    slowRequestLogMs: declared('slowRequestLogMs'),
+    warmUp: declared('warmUp'),
+    replayAnswers: declared('replayAnswers'),
+    rateLimitMax: declared('rateLimitMax'),
     rateLimitWindow: durationSeconds('RATE_LIMIT_WINDOW', pick('rateLimitWindow', 'RATE_LIMIT_WINDOW') ?? '60'),
-    loginMaxFailures: positiveInt('LOGIN_MAX_FAILURES', pick('loginMaxFailures', 'LOGIN_MAX_FAILURES') ?? '5'),
+    loginMaxFailures: declared('loginMaxFailures'),
     trustProxy: trustProxy(pick('trustProxy', 'TRUST_PROXY')),
     corsOrigins: corsOrigins(pick('corsOrigins', 'CORS_ORIGINS')),
     databaseTimeoutMs,
-    shutdownTimeoutMs: positiveInt('SHUTDOWN_TIMEOUT_MS', pick('shutdownTimeoutMs', 'SHUTDOWN_TIMEOUT_MS') ?? '10000'),
-    siteName: (pick('siteName', 'SITE_NAME') ?? 'Events Calendar').trim() || 'Events Calendar',
+    shutdownTimeoutMs: declared('shutdownTimeoutMs'),
+    siteName: declaredSetting(pick, 'siteName'),
     icalMaxEvents,
     caldavMaxEvents,
     headersTimeoutMs,
     requestTimeoutMs,
     responseMemoryBytes: responseMemoryMb * 1024 * 1024,
-    cacheMaxAge: positiveInt('CACHE_MAX_AGE', pick('cacheMaxAge', 'CACHE_MAX_AGE') ?? '10'),
-    syncHistoryDays: positiveNumber('SYNC_HISTORY_DAYS', pick('syncHistoryDays', 'SYNC_HISTORY_DAYS') ?? '30'),
+    cacheMaxAge: declared('cacheMaxAge'),
+    syncHistoryDays: declared('syncHistoryDays'),
     syncMaxChanges: Math.max(1, positiveInt('SYNC_MAX_CHANGES', pick('syncMaxChanges', 'SYNC_MAX_CHANGES') ?? '1000')),
-    webhooksAllowPrivate: flag('WEBHOOKS_ALLOW_PRIVATE', pick('webhooksAllowPrivate', 'WEBHOOKS_ALLOW_PRIVATE'), false),
-    webhooksRetrySchedule: (pick('webhooksRetrySchedule', 'WEBHOOKS_RETRY_SCHEDULE') ?? '5s,5m,30m,2h,5h,10h,10h')
-      .split(',')
-      .map((p) => p.trim())
-      .filter((p) => p !== '')
-      .map((p) => durationMs('WEBHOOKS_RETRY_SCHEDULE', p)),
-    webhooksDisableAfterMs: durationMs('WEBHOOKS_DISABLE_AFTER', pick('webhooksDisableAfterMs', 'WEBHOOKS_DISABLE_AFTER') ?? '24h'),
-    webhooksTimeoutMs: durationMs('WEBHOOKS_TIMEOUT', pick('webhooksTimeoutMs', 'WEBHOOKS_TIMEOUT') ?? '10s'),
+    webhooksAllowPrivate: declared('webhooksAllowPrivate'),
+    webhooksRetrySchedule: declared('webhooksRetrySchedule'),
+    webhooksDisableAfterMs: declared('webhooksDisableAfterMs'),
+    webhooksTimeoutMs: declared('webhooksTimeoutMs'),
     importMaxBytes: Math.max(1024, positiveInt('IMPORT_MAX_BYTES', pick('importMaxBytes', 'IMPORT_MAX_BYTES') ?? String(DEFAULT_IMPORT_MAX_BYTES))),
     geolocRadius,
     geolocUnit,
     recurrenceHorizonMonths,
     adminPath,
-    sessionIdleMs: durationMs('SESSION_IDLE', pick('sessionIdleMs', 'SESSION_IDLE') ?? '48h'),
-    sessionMaxAgeMs: durationMs('SESSION_MAX_AGE', pick('sessionMaxAgeMs', 'SESSION_MAX_AGE') ?? '336h'),
+    sessionIdleMs: declared('sessionIdleMs'),
+    sessionMaxAgeMs: declared('sessionMaxAgeMs'),
     adminRequire2fa,
     ...(secretKey !== undefined ? { secretKey } : {}),
     sources,
-    federation: flag('FEDERATION', pick('federation', 'FEDERATION'), false),
+    federation: declared('federation'),
     federationHandle,
-    federationApproveFollows: flag('FEDERATION_APPROVE_FOLLOWS', pick('federationApproveFollows', 'FEDERATION_APPROVE_FOLLOWS'), false),
-    federationKeepActivities: flag('FEDERATION_KEEP_ACTIVITIES', pick('federationKeepActivities', 'FEDERATION_KEEP_ACTIVITIES'), false),
+    federationApproveFollows: declared('federationApproveFollows'),
+    federationKeepActivities: declared('federationKeepActivities'),
     federationBlockedDomains: (pick('federationBlockedDomains', 'FEDERATION_BLOCKED_DOMAINS') ?? '')
       .split(',')
       .map((d) =>
@@ -812,18 +1194,24 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Part
           .replace(/^\.+|\.+$/g, ''),
       )
       .filter((d) => d !== ''),
-    federationAllowPrivate: flag('FEDERATION_ALLOW_PRIVATE_ADDRESSES', pick('federationAllowPrivate', 'FEDERATION_ALLOW_PRIVATE_ADDRESSES'), false),
+    federationAllowPrivate: declared('federationAllowPrivate'),
     federationMaxBodyBytes: Math.max(1024, positiveInt('FEDERATION_MAX_BODY_BYTES', pick('federationMaxBodyBytes', 'FEDERATION_MAX_BODY_BYTES') ?? '262144')),
-    federationClockSkewMs: durationMs('FEDERATION_CLOCK_SKEW', pick('federationClockSkewMs', 'FEDERATION_CLOCK_SKEW') ?? '5m'),
-    federationInboxRateLimit: positiveInt('FEDERATION_INBOX_RATE_LIMIT', pick('federationInboxRateLimit', 'FEDERATION_INBOX_RATE_LIMIT') ?? '120'),
-    federationRetrySchedule: (pick('federationRetrySchedule', 'FEDERATION_RETRY_SCHEDULE') ?? '1m,5m,30m,2h,6h,12h,24h')
-      .split(',')
-      .map((p) => p.trim())
-      .filter((p) => p !== '')
-      .map((p) => durationMs('FEDERATION_RETRY_SCHEDULE', p)),
+    federationClockSkewMs: declared('federationClockSkewMs'),
+    federationInboxRateLimit: declared('federationInboxRateLimit'),
+    federationRetrySchedule: declared('federationRetrySchedule'),
     federationIconUrl,
     ...submissionSettings(pick),
   };
+}
+
+/**
+ * A setting from the environment or a flag (unset: its default), read and checked as its
+ * declaration says; a calendar setting given blank takes its default too.
+ */
+function declaredSetting<K extends keyof Config>(pick: (key: keyof Config, envName: string) => string | undefined, key: K): Config[K] {
+  const s = SETTINGS.find((d) => d.key === key)!;
+  const raw = pick(key, s.env);
+  return parseSetting(s, raw === undefined || (s.scope === 'calendar' && raw.trim() === '') ? s.defaultText : raw) as Config[K];
 }
 
 /** The submission settings (issue 29): their checks, with `pick` (flags over the environment). */
@@ -845,27 +1233,22 @@ function submissionSettings(
   | 'smtpUrl'
   | 'smtpFrom'
 > {
-  const mode = (pick('submissions', 'SUBMISSIONS') ?? 'off').trim().toLowerCase();
-  if (mode !== 'off' && mode !== 'registered' && mode !== 'anyone') throw new ConfigError(`SUBMISSIONS must be off, registered or anyone, got "${mode}"`);
-  const notify = (pick('submissionsNotify', 'SUBMISSIONS_NOTIFY') ?? 'immediate').trim().toLowerCase();
-  if (notify !== 'immediate' && notify !== 'daily' && notify !== 'off') throw new ConfigError(`SUBMISSIONS_NOTIFY must be immediate, daily or off, got "${notify}"`);
+  const mode = declaredSetting(pick, 'submissions');
   const smtpUrl = pick('smtpUrl', 'SMTP_URL')?.trim();
   if (smtpUrl !== undefined && !/^smtps?:\/\//.test(smtpUrl)) throw new ConfigError('SMTP_URL must start with smtp:// or smtps://');
-  const powMaxNumber = positiveInt('SUBMISSIONS_POW_MAX_NUMBER', pick('submissionsPowMaxNumber', 'SUBMISSIONS_POW_MAX_NUMBER') ?? '50000');
-  if (powMaxNumber < 1) throw new ConfigError('SUBMISSIONS_POW_MAX_NUMBER must be at least 1');
-  const minFill = pick('submissionsMinFillMs', 'SUBMISSIONS_MIN_FILL') ?? '3s';
+  const powMaxNumber = declaredSetting(pick, 'submissionsPowMaxNumber');
   return {
     submissions: mode,
-    submissionsPow: flag('SUBMISSIONS_POW', pick('submissionsPow', 'SUBMISSIONS_POW'), false),
+    submissionsPow: declaredSetting(pick, 'submissionsPow'),
     submissionsPowMaxNumber: powMaxNumber,
-    submissionsMaxPerAddress: positiveInt('SUBMISSIONS_MAX_PER_ADDRESS', pick('submissionsMaxPerAddress', 'SUBMISSIONS_MAX_PER_ADDRESS') ?? '5'),
-    submissionsMaxPerEmail: positiveInt('SUBMISSIONS_MAX_PER_EMAIL', pick('submissionsMaxPerEmail', 'SUBMISSIONS_MAX_PER_EMAIL') ?? '5'),
-    submissionsRateWindowMs: durationMs('SUBMISSIONS_RATE_WINDOW', pick('submissionsRateWindowMs', 'SUBMISSIONS_RATE_WINDOW') ?? '1h'),
-    submissionsMinFillMs: minFill.trim() === '0' ? 0 : durationMs('SUBMISSIONS_MIN_FILL', minFill),
-    submissionsMaxDescription: positiveInt('SUBMISSIONS_MAX_DESCRIPTION', pick('submissionsMaxDescription', 'SUBMISSIONS_MAX_DESCRIPTION') ?? '10000'),
-    submissionsMaxLinks: positiveInt('SUBMISSIONS_MAX_LINKS', pick('submissionsMaxLinks', 'SUBMISSIONS_MAX_LINKS') ?? '5'),
-    submissionsNotify: notify,
-    submissionRetentionDays: positiveNumber('SUBMISSION_RETENTION_DAYS', pick('submissionRetentionDays', 'SUBMISSION_RETENTION_DAYS') ?? '30'),
+    submissionsMaxPerAddress: declaredSetting(pick, 'submissionsMaxPerAddress'),
+    submissionsMaxPerEmail: declaredSetting(pick, 'submissionsMaxPerEmail'),
+    submissionsRateWindowMs: declaredSetting(pick, 'submissionsRateWindowMs'),
+    submissionsMinFillMs: declaredSetting(pick, 'submissionsMinFillMs'),
+    submissionsMaxDescription: declaredSetting(pick, 'submissionsMaxDescription'),
+    submissionsMaxLinks: declaredSetting(pick, 'submissionsMaxLinks'),
+    submissionsNotify: declaredSetting(pick, 'submissionsNotify'),
+    submissionRetentionDays: declaredSetting(pick, 'submissionRetentionDays'),
     ...(smtpUrl !== undefined ? { smtpUrl } : {}),
     smtpFrom: pick('smtpFrom', 'SMTP_FROM')?.trim() ?? 'calendar@localhost',
   };

@@ -9,6 +9,7 @@
  */
 import type { Config } from './config.js';
 import { isValidTimezone } from './domain/dates/index.js';
+import { followCalendarSettings, loadCalendarSettings } from './domain/calendar-settings.js';
 import { createServices, type Services } from './domain/services.js';
 import { openStore, type OpenOptions, type Store } from './store/db.js';
 import { createWebhookService, type WebhookService } from './webhooks/service.js';
@@ -26,6 +27,8 @@ export async function createCore(config: Config, options: { store?: Store; store
   if (!isValidTimezone(config.timezone)) throw new Error(`CALENDAR_TIMEZONE "${config.timezone}" is not a known time zone`);
   const store = options.store ?? (await openStore(config.databaseUrl, { timeoutMs: config.databaseTimeoutMs, ...options.storeOptions }));
   const services = createServices(config, store);
+  // The calendar settings administrators changed in the app, and their changes from now on.
+  await followCalendarSettings(services);
   if (config.adminUser && config.adminPassword) await services.users.ensureAdmin(config.adminUser, config.adminPassword);
   // Webhooks (issue 11): the service (its worker is a job, started by buildApp).
   const webhooks = createWebhookService(services, config);
@@ -40,6 +43,7 @@ export async function withCore<T>(config: Config, fn: (core: Core) => Promise<T>
   const store = await openStore(config.databaseUrl, storeOptions);
   try {
     const services = createServices(config, store);
+    await loadCalendarSettings(services);
     return await fn({ store, services, webhooks: createWebhookService(services, config) });
   } finally {
     await store.close();

@@ -56,8 +56,9 @@ program
   .addHelpText(
     'after',
     `
-Settings (environment variable, or the flag on serve/migrate/users/app-passwords):
-${SETTINGS.map((s) => `  ${s.env.padEnd(24)} ${s.flag.padEnd(18)} ${s.description} (default ${s.defaultText})`).join('\n')}
+Settings (environment variable, or the flag on serve/migrate/users/app-passwords; [app]: administrators
+may also change it in the admin app, where a value set here is shown read-only):
+${SETTINGS.map((s) => `  ${s.env.padEnd(24)} ${s.flag.padEnd(18)} ${s.scope === 'calendar' ? '[app] ' : ''}${s.description}${s.unit ? ` (${s.unit})` : ''} (default ${s.defaultText})`).join('\n')}
 
 Examples:
   npm start                                        # serve on http://127.0.0.1:8080/api/

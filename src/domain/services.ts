@@ -69,7 +69,10 @@ export function createServices(config: Config, store: Store): Services {
   const tags = createTermService(store.db, 'post_tag');
   const events = createEventService({
     store,
-    siteTimezone: config.timezone,
+    // Read at each use: administrators change the time zone while the server runs (calendar-settings.ts).
+    get siteTimezone() {
+      return config.timezone;
+    },
     maxPerPage: config.maxPerPage,
     geoloc: { radius: config.geolocRadius, unit: config.geolocUnit },
     clock,

@@ -11,8 +11,9 @@
  *   const rows = await settingsInForce(services);
  *   rows.find((r) => r.name === 'DATABASE_URL') // { value: 'postgres://app:********@db/calendar', source: 'environment', … }
  */
-import { MASK, SETTINGS, maskUrl, type Config } from '../config.js';
+import { MASK, SETTINGS, maskUrl, type Config, type Setting, type SettingScope, type SettingType } from '../config.js';
 import { hasStoredSecretKey } from '../store/sessions.js';
+import { readCalendarSettings } from '../store/calendar-settings.js';
 import type { Services } from './services.js';
 
 export interface SettingView {
@@ -25,15 +26,28 @@ export interface SettingView {
   description: string;
   /** whether the value is masked */
   secret: boolean;
+  /** `environment`: changed where the process is started; `calendar`: also in the app */
+  scope: SettingScope;
+  /** whether administrators may change it now (a calendar setting the environment or a flag does not pin) */
+  editable: boolean;
+  type: SettingType;
+  /** the unit `value` and `default` are in, when it is a number of something */
+  unit: string | null;
+  /** an enum's values */
+  choices: readonly string[] | null;
+  min: number | null;
+  max: number | null;
+  /** the admin screen's group */
+  group: string;
 }
 
 export { MASK };
 
-/** Settings whose whole value is a secret. */
-const SECRET_KEYS = new Set<keyof Config>(['adminPassword', 'metricsToken', 'secretKey']);
+/** Settings whose whole value is a secret (declared `secret`, not URLs). */
+const SECRET_KEYS = new Set<keyof Config>(SETTINGS.filter((s) => s.secret && s.type !== 'url').map((s) => s.key));
 
-/** URL settings that carry credentials (shown as secret, masked or not). */
-const CREDENTIAL_URLS = new Set<keyof Config>(['databaseUrl', 'smtpUrl']);
+/** URL settings that carry credentials (declared `secret`: shown as secret, their password masked). */
+const CREDENTIAL_URLS = new Set<keyof Config>(SETTINGS.filter((s) => s.secret && s.type === 'url').map((s) => s.key));
 
 /** A value with what a URL in it hides masked (a list: each item). */
 function masked(value: unknown): unknown {
@@ -42,20 +56,60 @@ function masked(value: unknown): unknown {
   return value;
 }
 
+/** `7200000` → `2h`, `1500` → `1500ms`: the largest unit that gives a whole number, as durations are written. */
+export function durationText(ms: number): string {
+  if (ms === 0) return '0';
+  for (const [unit, size] of [
+    ['h', 3_600_000],
+    ['m', 60_000],
+    ['s', 1000],
+  ] as const) {
+    if (ms % size === 0) return `${ms / size}${unit}`;
+  }
+  return `${ms}ms`;
+}
+
+/** A value as its declaration gives it (durations as `2h`, sizes in their unit), not as the server keeps it. */
+function inDeclaredUnit(s: Setting, value: unknown): unknown {
+  if (s.type === 'duration' && typeof value === 'number') return durationText(value);
+  if (s.type === 'durations' && Array.isArray(value)) return value.map((v) => (typeof v === 'number' ? durationText(v) : v));
+  if (s.unit === 'MB' && s.key === 'responseMemoryBytes' && typeof value === 'number') return value / (1024 * 1024);
+  return value;
+}
+
 export async function settingsInForce(services: Pick<Services, 'config' | 'store'>): Promise<SettingView[]> {
   const config = services.config;
   const sources = config.sources ?? {};
+  const stored = await readCalendarSettings(services.store.db);
   const out: SettingView[] = [];
   for (const s of SETTINGS) {
-    const raw = config[s.key];
+    const raw = inDeclaredUnit(s, config[s.key]);
     let source: SettingView['source'] = sources[s.key] ?? 'default';
     if (s.key === 'secretKey' && raw === undefined && (await hasStoredSecretKey(services.store.db))) source = 'database';
+    const calendar = s.scope === 'calendar';
+    if (calendar && source === 'default' && stored[s.env] !== undefined) source = 'database';
     const secret = SECRET_KEYS.has(s.key);
     let value: unknown = raw === undefined ? null : raw;
     if (secret && (raw !== undefined || source === 'database')) value = MASK;
     else value = masked(value);
     const hidden = secret || CREDENTIAL_URLS.has(s.key) || JSON.stringify(value) !== JSON.stringify(raw ?? null);
-    out.push({ name: s.env, flag: s.flag, value, source, default: s.defaultText, description: s.description, secret: hidden });
+    out.push({
+      name: s.env,
+      flag: s.flag,
+      value,
+      source,
+      default: s.defaultText,
+      description: s.description,
+      secret: hidden,
+      scope: s.scope ?? 'environment',
+      editable: calendar && source !== 'environment' && source !== 'flag',
+      type: s.type ?? 'string',
+      unit: s.unit ?? null,
+      choices: s.choices ?? null,
+      min: s.min ?? null,
+      max: s.max ?? null,
+      group: s.group ?? 'server',
+    });
   }
   return out;
 }

@@ -264,6 +264,8 @@ export function registerRestApi(app: FastifyInstance, { config, services, webhoo
     for (const links of linksOfRoot) registerRoutes(app, routes, services, links);
     app.get(root === '' ? '/' : root, async (req, reply) => {
       req.apiLinks = linksOfRoot[0];
+      // The index names the site and its time zone, which another instance may just have changed.
+      await services.store.feed.sync();
       const text = jsonBody(rootIndex(routes, services, linksOfRoot));
       if (answerConditional(req, reply.header('allow', 'GET'), { etag: etagOfBody(text), private: req.viewer !== undefined && req.viewer.id > 0 })) return reply;
       return reply.code(200).header('content-type', 'application/json; charset=UTF-8').send(text);

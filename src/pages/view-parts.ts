@@ -19,13 +19,19 @@ export type ViewParts = ReturnType<typeof createViewParts>;
 export function createViewParts(config: Config, links: Links) {
   const site = links.siteUrl;
   const url = (path: string) => `${site}${path}`;
-  const siteName = config.siteName;
 
   // The header the submission pages show too (web/site-header.ts), with the link to the form when
   // the public may propose events.
-  const header = siteHeader({ siteName, url, labels: HEADER_LABELS.en, submissions: config.submissions !== 'off' });
+  // Made again when administrators change the site's name (kept otherwise: one per name).
+  let header: { siteName: string; html: SafeHtml } | undefined;
+  const headerOf = (siteName: string): SafeHtml => {
+    if (header?.siteName !== siteName) header = { siteName, html: siteHeader({ siteName, url, labels: HEADER_LABELS.en, submissions: config.submissions !== 'off' }) };
+    return header.html;
+  };
 
   function layout(meta: PageMeta, main: SafeHtml, extraHead: SafeHtml | string = ''): string {
+    // Read per page: administrators change the site's name while the server runs.
+    const siteName = config.siteName;
     const title = meta.title === siteName ? siteName : `${meta.title} – ${siteName}`;
     return html`<!DOCTYPE html>
 <html lang="en">
@@ -45,7 +51,7 @@ ${meta.ics ? html`<link rel="alternate" type="text/calendar" title="${siteName} 
 ${extraHead}</head>
 <body>
 <a class="skip" href="#main">Skip to content</a>
-${header}
+${headerOf(siteName)}
 <main id="main">
 ${main}
 </main>

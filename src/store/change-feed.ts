@@ -74,6 +74,8 @@ export interface ChangeBatch {
   images: Set<number>;
   /** users whose row or application passwords changed */
   users: Set<number>;
+  /** a calendar settings change: every value stored after it (variable → text), the newest of the batch */
+  settings?: Record<string, string>;
 }
 
 export type ChangeListener = (batch: ChangeBatch) => void;
@@ -183,6 +185,11 @@ export function buildBatch(from: number, to: number, rows: readonly FeedRow[], s
     switch (r.type) {
       case 'all':
         batch.reset = true;
+        break;
+      // A calendar setting (the site's name, its time zone, …) may show in anything kept.
+      case 'settings':
+        batch.reset = true;
+        batch.settings = (r.detail as RecordChangeDetail | null)?.settings ?? {};
         break;
       case 'lists':
         batch.listsReset = true;

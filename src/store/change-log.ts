@@ -147,7 +147,7 @@ export function changeRowsCte(from: number, limit: number): RawBuilder<unknown> 
  */
 export async function newestSeqOf(db: Executor, records: ReadonlyArray<readonly [string, number]>): Promise<number> {
   const parts = records.map(([t, i]) => sql`select max("seq") as "s" from "changes" where "record_type" = ${t} and "record_id" = ${i}`);
-  parts.push(sql`select max("seq") as "s" from "changes" where "record_type" = 'all'`);
+  parts.push(sql`select max("seq") as "s" from "changes" where "record_type" in ('all', 'settings')`);
   const r = await sql<{ s: number | string | null }>`select max("s") as "s" from (${sql.join(parts, sql` union all `)}) as "v"`.execute(db);
   return Number(r.rows[0]?.s ?? 0);
 }

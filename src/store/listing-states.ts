@@ -14,7 +14,7 @@ import type { Executor } from './schema.js';
  * sync tokens and webhooks do not report users). `submission`: a community submission was received or
  * decided (issue 29; only webhooks read it, as `submission.*` types; its detail says which).
  */
-export type RecordType = 'event' | 'venue' | 'organizer' | 'term' | 'image' | 'user' | 'submission' | 'all' | 'lists';
+export type RecordType = 'event' | 'venue' | 'organizer' | 'term' | 'image' | 'user' | 'submission' | 'all' | 'lists' | 'settings';
 export type ChangeAction = 'create' | 'update' | 'trash' | 'delete' | 'reset';
 
 /** What the event list filters and orders on, for one event. */
@@ -60,6 +60,8 @@ export interface RecordChangeDetail {
   count?: number;
   /** A submission's event (issue 29): received, approved, rejected, changes_requested. */
   submission?: string;
+  /** A `settings` change: every calendar setting stored in the database after it (variable → text). */
+  settings?: Record<string, string>;
 }
 /** The columns a listing state is read from (numbers may arrive as strings from PostgreSQL). */
 export interface ListingRow {

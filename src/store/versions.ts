@@ -104,7 +104,7 @@ export async function eventVersions(db: Executor, ids: readonly number[]): Promi
       for (const row of rows) newest.set(`${type}:${Number(row.record_id)}`, Number(row.s ?? 0));
     }
   }
-  const all = await sql<{ s: number | string | null }>`select max("seq") as "s" from "changes" where "record_type" = 'all'`.execute(db);
+  const all = await sql<{ s: number | string | null }>`select max("seq") as "s" from "changes" where "record_type" in ('all', 'settings')`.execute(db);
   const allSeq = Number(all.rows[0]?.s ?? 0);
   const seqs = new Map<number, number>();
   for (const [id, list] of deps) seqs.set(id, Math.max(allSeq, ...list.map(([t, i]) => newest.get(`${t}:${i}`) ?? 0)));

@@ -142,7 +142,13 @@ export function registerSubmissionsFace(app: FastifyInstance, services: Services
   const submissions = services.submissions;
   const sessions = sessionServiceOf(services);
   const home = `${services.links.siteUrl}/events/`;
-  const site: Site = { siteName: config.siteName, url: (path) => `${services.links.siteUrl}${path}` };
+  const site: Site = {
+    // Read per page: administrators change the site's name while the server runs.
+    get siteName() {
+      return config.siteName;
+    },
+    url: (path) => `${services.links.siteUrl}${path}`,
+  };
   submissions.setPaths({ status: (token) => `${services.links.siteUrl}${STATUS_PATH}${token}`, queue: `${services.links.siteUrl}${config.adminPath}/moderation` });
   submissions.setLogger((message, error) => app.log.warn({ err: error }, message));
   app.addHook('onClose', async () => submissions.close());

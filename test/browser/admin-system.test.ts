@@ -176,7 +176,7 @@ describe('admin system screens in a browser', () => {
         ['/webhooks', 'Webhooks'],
         [`/webhooks/${hooks[0].id}`, /^Endpoint/],
         ['/import-export', 'Import and export'],
-        ['/settings', 'Settings in force'],
+        ['/settings', 'Settings'],
       ] as const) {
         await open(page, t.origin, path, heading);
         await page.waitForLoadState('networkidle');

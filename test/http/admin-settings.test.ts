@@ -36,6 +36,14 @@ forEachStore(
         default: 'Events Calendar',
         description: SETTINGS.find((s) => s.env === 'SITE_NAME')!.description,
         secret: false,
+        scope: 'calendar',
+        editable: false,
+        type: 'string',
+        unit: null,
+        choices: null,
+        min: null,
+        max: 200,
+        group: 'site',
       });
       assert.equal(by.MAX_PER_PAGE.source, 'default');
       assert.equal(by.MAX_PER_PAGE.value, 50);

@@ -28,7 +28,7 @@ import { searchWords, type EventService, type EventServiceDeps } from './types.j
 const ANSWER_BYTES_PER_EVENT = 4096;
 
 export function createLists(deps: EventServiceDeps, readModel: ReadModel): Pick<EventService, 'defaultWindow' | 'syncFilter' | 'list'> {
-  const { store, siteTimezone } = deps;
+  const { store } = deps;
   const db = store.db;
   const { feed, current } = readModel;
   let windowMemo: { second: number; start: string; end: string } | undefined;
@@ -42,7 +42,7 @@ export function createLists(deps: EventServiceDeps, readModel: ReadModel): Pick<
       if (windowMemo?.second !== second) {
         const nowUtc = DateTime.fromMillis(second * 1000, { zone: 'utc' });
         // "yesterday 23:59" in UTC, seen in the site zone; end: now + 24 months (UTC clock).
-        const start = nowUtc.minus({ days: 1 }).set({ hour: 23, minute: 59, second: 0, millisecond: 0 }).setZone(siteTimezone);
+        const start = nowUtc.minus({ days: 1 }).set({ hour: 23, minute: 59, second: 0, millisecond: 0 }).setZone(deps.siteTimezone);
         const end = nowUtc.plus({ months: 24 });
         windowMemo = { second, start: toWallTime(start), end: toWallTime(end) };
       }
@@ -53,8 +53,8 @@ export function createLists(deps: EventServiceDeps, readModel: ReadModel): Pick<
       const scope = listScope(viewer, 'tribe_events', args.status);
       const filter: EventListFilter = { statuses: scope.statuses, order: 'date' };
       if (scope.onlyPublishedOrAuthor !== undefined) filter.onlyPublishedOrAuthor = scope.onlyPublishedOrAuthor;
-      if (sent.has('start_date') && args.start_date !== undefined) filter.startFrom = startOfDay(toWallTime(parseIn('start_date', args.start_date, siteTimezone)));
-      if (sent.has('end_date') && args.end_date !== undefined) filter.endUntil = endOfDay(toWallTime(parseIn('end_date', args.end_date, siteTimezone)));
+      if (sent.has('start_date') && args.start_date !== undefined) filter.startFrom = startOfDay(toWallTime(parseIn('start_date', args.start_date, deps.siteTimezone)));
+      if (sent.has('end_date') && args.end_date !== undefined) filter.endUntil = endOfDay(toWallTime(parseIn('end_date', args.end_date, deps.siteTimezone)));
       if (args.search !== undefined) filter.searchWords = searchWords(args.search);
       if (args.categories !== undefined) filter.categoryIds = await deps.categories.filterIds(args.categories);
       if (args.tags !== undefined) filter.tagIds = await deps.tags.filterIds(args.tags);
@@ -110,8 +110,8 @@ export function createLists(deps: EventServiceDeps, readModel: ReadModel): Pick<
         startLabel = r.startsFrom ?? r.endsFrom ?? r.overlaps?.from ?? '';
         endLabel = r.endsUntil ?? r.startsUntil ?? r.overlaps?.until ?? '';
       } else {
-        const startWall = args.start_date !== undefined ? toWallTime(parseIn('start_date', args.start_date, siteTimezone)) : window.start;
-        const endWall = args.end_date !== undefined ? toWallTime(parseIn('end_date', args.end_date, siteTimezone)) : window.end;
+        const startWall = args.start_date !== undefined ? toWallTime(parseIn('start_date', args.start_date, deps.siteTimezone)) : window.start;
+        const endWall = args.end_date !== undefined ? toWallTime(parseIn('end_date', args.end_date, deps.siteTimezone)) : window.end;
         filter.startFrom = startOfDay(startWall);
         filter.endUntil = endOfDay(endWall);
         startLabel = filter.startFrom;

@@ -43,7 +43,7 @@ export interface Writes extends Pick<EventService, 'create' | 'onGenerationLeft'
 }
 
 export function createWrites(deps: EventServiceDeps, readModel: ReadModel): Writes {
-  const { store, siteTimezone, clock } = deps;
+  const { store, clock } = deps;
   const db = store.db;
   const seriesDeps: SeriesDeps = { horizonMonths: deps.recurrenceHorizonMonths ?? 60, clock };
   /** Transactions whose writes left occurrences to generate (issue 24), and who wants to know once they commit. */
@@ -90,7 +90,7 @@ export function createWrites(deps: EventServiceDeps, readModel: ReadModel): Writ
     const nowGmt = clock.nowGmt();
     const nowLocal = clock.nowLocal();
     const schedTouched = input.start_date !== undefined || input.end_date !== undefined || input.all_day !== undefined || !isEmptyValue(input.timezone);
-    const sched = schedTouched ? schedule(input, record, siteTimezone) : {};
+    const sched = schedTouched ? schedule(input, record, deps.siteTimezone) : {};
     const post: Record<string, unknown> = { modified_local: nowLocal, modified_gmt: nowGmt };
     // Stored trimmed, as WordPress' title_save_pre (PHP trim).
     if (input.title !== undefined) post.title = html(viewer, phpTrim(input.title));
@@ -101,7 +101,7 @@ export function createWrites(deps: EventServiceDeps, readModel: ReadModel): Writ
       const base = sanitizeSlug(input.slug) || record.slug;
       post.slug = await uniqueSlug(base, (c) => postsStore.isSlugTaken(trx, EVENT_SLUG_TYPES, c, id));
     }
-    const pub = publicationDate(input, siteTimezone);
+    const pub = publicationDate(input, deps.siteTimezone);
     if (pub) Object.assign(post, pub);
     let status = record.status;
     if (input.status !== undefined && input.status !== '') status = scaleBackStatus(viewer, input.status);
@@ -171,10 +171,10 @@ export function createWrites(deps: EventServiceDeps, readModel: ReadModel): Writ
       // or a series with its occurrences is a transaction.
       const plain = !rec && idsOnly(input.venue) && idsOnly(input.organizer) && idsOnly(input.categories) && idsOnly(input.tags) && idsOnly(input.image);
       return seriesWrite(plain ? writeStatement : writeTransaction, async (trx) => {
-        const sched = schedule(input, null, siteTimezone);
+        const sched = schedule(input, null, deps.siteTimezone);
         const nowGmt = clock.nowGmt();
         const nowLocal = clock.nowLocal();
-        const pub = publicationDate(input, siteTimezone);
+        const pub = publicationDate(input, deps.siteTimezone);
         // `future` without a date publishes now, as in WordPress (applyScheduling against now).
         const status = applyScheduling(scaleBackStatus(viewer, input.status), pub?.date_gmt ?? nowGmt, nowGmt);
         const unpublished = status === 'draft' || status === 'pending' || status === 'auto-draft';

@@ -207,7 +207,6 @@ export function fullCalendarEvent(e: ListedEvent, zone: RequestZone): Record<str
 }
 
 export function embedRoutes(services: Services): RouteDecl[] {
-  const siteZone = services.config.timezone;
   const routes: RouteDecl[] = [];
   routes.push(...namespaceRoutes(services, () => routes));
   routes.push(...docRoutes(services, () => routes));
@@ -235,7 +234,7 @@ export function embedRoutes(services: Services): RouteDecl[] {
         },
         handler: async (ctx) => {
           const zone = requestZoneOf(ctx.args.timeZone);
-          const readZone = zone.kind === 'named' ? zone.name : zone.kind === 'utc' ? 'UTC' : siteZone;
+          const readZone = zone.kind === 'named' ? zone.name : zone.kind === 'utc' ? 'UTC' : services.config.timezone;
           const from = parseInstant(ctx.args.start, readZone).toUTC();
           const to = parseInstant(ctx.args.end, readZone).toUTC();
           if (to <= from) throw apiError('rest_embed_range_empty');
@@ -257,7 +256,7 @@ export function embedRoutes(services: Services): RouteDecl[] {
           const fromMs = from.toMillis();
           const toMs = to.toMillis();
           // All-day events are days read in the request's zone (the site's for local), the end exclusive.
-          const dayZone = zoneOf(zone.kind === 'named' ? zone.name : zone.kind === 'utc' ? 'UTC' : siteZone);
+          const dayZone = zoneOf(zone.kind === 'named' ? zone.name : zone.kind === 'utc' ? 'UTC' : services.config.timezone);
           const dayStarts = new Map<string, number>();
           const dayStart = (day: string) => {
             let ms = dayStarts.get(day);

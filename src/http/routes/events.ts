@@ -71,14 +71,15 @@ function inlineLinkedPermitted(services: Services): (viewer: Viewer, args: Recor
 
 /** The create args of an event, in the original's order. */
 export function eventWriteArgs(services: Services): Args {
-  const tz = services.config.timezone;
+  // Read per request: administrators change the site's time zone while the server runs.
   // Inline venues and organizers pass the validators of their own create route (issue 24).
   const inlineVenue = inlineLinkedChecks(services, 'venue');
   const inlineOrganizer = inlineLinkedChecks(services, 'organizer');
   // A refused date or zone names the accepted forms in `details` (issue 25); `params` stays the original's.
-  const siteZone = `the site time zone (${tz})`;
-  const time = (name: string, zoneNote: string) => (v: unknown) => eventValidators.isTime(v, tz) || invalidDateFailure(name, zoneNote);
-  const eventTime = (name: string) => time(name, `the event's time zone (its timezone, else the site's: ${tz})`);
+  const siteZone = () => `the site time zone (${services.config.timezone})`;
+  const time = (name: string, zoneNote: string | (() => string)) => (v: unknown) =>
+    eventValidators.isTime(v, services.config.timezone) || invalidDateFailure(name, typeof zoneNote === 'function' ? zoneNote() : zoneNote);
+  const eventTime = (name: string) => time(name, () => `the event's time zone (its timezone, else the site's: ${services.config.timezone})`);
   return {
     author: { type: 'integer', description: 'The event author ID', validate: async (v) => isNumeric(v) && (await services.users.exists(Number(v))) },
     date: { type: 'string', description: 'The event publication date', validate: time('date', siteZone) },
@@ -125,7 +126,7 @@ export function eventWriteArgs(services: Services): Args {
 
 /** The list args, in the original's order (the embed namespace's event source takes its filters from here). */
 export function eventListArgs(services: Services): Args {
-  const tz = services.config.timezone;
+  const tz = () => services.config.timezone;
   // Records the caller may not read answer as unknown ones (docs/security.md "Who may do what").
   const linkedIds = (service: Services['venues']) => async (v: unknown, ctx: { viewer: Viewer }) => {
     const ids = listToArray(v);
@@ -142,12 +143,12 @@ export function eventListArgs(services: Services): Args {
     start_date: {
       default: () => services.events.defaultWindow().start,
       description: 'Events should start after the specified date',
-      validate: (v) => eventValidators.isTime(v, tz) || invalidDateFailure('start_date', `the site time zone (${tz})`),
+      validate: (v) => eventValidators.isTime(v, tz()) || invalidDateFailure('start_date', `the site time zone (${tz()})`),
     },
     end_date: {
       default: () => services.events.defaultWindow().end,
       description: 'Events should start before the specified date',
-      validate: (v) => eventValidators.isTime(v, tz) || invalidDateFailure('end_date', `the site time zone (${tz})`),
+      validate: (v) => eventValidators.isTime(v, tz()) || invalidDateFailure('end_date', `the site time zone (${tz()})`),
     },
     search: { description: 'Events should contain the specified string in the title or description', type: 'string', validate: isNonEmptyString },
     categories: {

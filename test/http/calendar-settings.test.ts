@@ -1,0 +1,130 @@
+/**
+ * The calendar's own settings changed in the app (PUT/PATCH calendar/admin/v1/settings): stored in
+ * the database, checked by their declaration (400 rest_invalid_param per setting), in force at once
+ * on the pages and the REST API of this instance and of another on the same database; settings the
+ * environment pins, and process settings, are refused; administrators only.
+ */
+import { describe, it, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { STORES, forEachStore, startTwoInstances } from '../support/harness.js';
+
+const A = '/api/calendar/admin/v1/settings';
+
+function byName(body: Array<{ name: string }>): Record<string, any> {
+  return Object.fromEntries(body.map((r) => [r.name, r]));
+}
+
+forEachStore('calendar settings in the app', (t) => {
+  it('administrators only: anonymous 401, an editor 403, nothing changed', async () => {
+    assert.equal((await t.api.patch(A, { json: { SITE_NAME: 'Anon' } })).status, 401);
+    await t.user('editor', 'ed');
+    const res = await t.api.put(A, { as: 'ed', json: { SITE_NAME: 'Editor' } });
+    assert.equal(res.status, 403);
+    assert.equal(t.config.siteName, 'Events Calendar');
+  });
+
+  it('a new site name is on the pages, the REST index and the settings list at once, from the database', async () => {
+    // The pages were answered (and their pieces made) before the change.
+    assert.match((await t.api.get(`${t.origin}/events/`)).text, /<title>[^<]*Events Calendar<\/title>/);
+    const res = await t.api.patch(A, { as: 'admin', json: { SITE_NAME: '  Town Hall Events ' } });
+    assert.equal(res.status, 200, res.text);
+    const row = byName(res.body).SITE_NAME;
+    assert.equal(row.value, 'Town Hall Events');
+    assert.equal(row.source, 'database');
+    assert.equal(row.editable, true);
+    const page = await t.api.get(`${t.origin}/events/`);
+    assert.match(page.text, /<title>[^<]*Town Hall Events<\/title>/);
+    // Everywhere on the page: the header, og:site_name, the feed's title.
+    assert.ok(!page.text.includes('Events Calendar'), page.text);
+    assert.equal((await t.api.get('/api/')).body.name, 'Town Hall Events');
+    // null: back to the default
+    const back = await t.api.put(A, { as: 'admin', json: { SITE_NAME: null } });
+    assert.equal(byName(back.body).SITE_NAME.value, 'Events Calendar');
+    assert.equal(byName(back.body).SITE_NAME.source, 'default');
+    assert.match((await t.api.get(`${t.origin}/events/`)).text, /<title>[^<]*Events Calendar<\/title>/);
+  });
+
+  it('a new time zone is the default of a new event', async () => {
+    assert.equal((await t.api.patch(A, { as: 'admin', json: { CALENDAR_TIMEZONE: 'Europe/Rome' } })).status, 200);
+    const ev = await t.api.post('/events', { as: 'admin', json: { title: 'Concert', start_date: '2030-05-01 20:00:00', end_date: '2030-05-01 22:00:00', status: 'publish' } });
+    assert.equal(ev.status, 201, ev.text);
+    assert.equal(ev.body.timezone, 'Europe/Rome');
+    assert.equal(ev.body.utc_start_date, '2030-05-01 18:00:00');
+    await t.api.patch(A, { as: 'admin', json: { CALENDAR_TIMEZONE: null } });
+  });
+
+  it('durations and numbers are checked and shown in their declared unit', async () => {
+    const res = await t.api.patch(A, { as: 'admin', json: { SUBMISSIONS_RATE_WINDOW: '90m', SUBMISSIONS_MAX_LINKS: 2, SUBMISSIONS_NOTIFY: 'Daily' } });
+    assert.equal(res.status, 200, res.text);
+    const by = byName(res.body);
+    assert.equal(by.SUBMISSIONS_RATE_WINDOW.value, '90m');
+    assert.equal(by.SUBMISSIONS_MAX_LINKS.value, 2);
+    assert.equal(by.SUBMISSIONS_NOTIFY.value, 'daily');
+    assert.equal(t.config.submissionsRateWindowMs, 90 * 60_000);
+    // Units as declared: the memory budget in MB, durations as written.
+    assert.equal(by.RESPONSE_MEMORY_MB.value, 256);
+    assert.equal(by.RESPONSE_MEMORY_MB.unit, 'MB');
+    assert.equal(by.WEBHOOKS_DISABLE_AFTER.value, '24h');
+    assert.equal(by.SESSION_MAX_AGE.value, '336h');
+  });
+
+  it('a value that cannot be used: 400 rest_invalid_param naming each setting, nothing written', async () => {
+    const res = await t.api.patch(A, {
+      as: 'admin',
+      json: { SITE_NAME: 'Never', CALENDAR_TIMEZONE: 'Mars/Olympus', SUBMISSIONS_MAX_LINKS: -1, SUBMISSIONS_NOTIFY: 'hourly', SUBMISSIONS_RATE_WINDOW: 'soon', PORT: 9999 },
+    });
+    assert.equal(res.status, 400);
+    assert.equal(res.body.code, 'rest_invalid_param');
+    assert.equal(res.body.data.status, 400);
+    assert.deepEqual(Object.keys(res.body.data.params).sort(), ['CALENDAR_TIMEZONE', 'PORT', 'SUBMISSIONS_MAX_LINKS', 'SUBMISSIONS_NOTIFY', 'SUBMISSIONS_RATE_WINDOW']);
+    assert.match(res.body.data.params.CALENDAR_TIMEZONE, /not a known time zone/);
+    assert.match(res.body.data.params.PORT, /not a setting that can be changed in the app/);
+    assert.notEqual(t.config.siteName, 'Never');
+    assert.notEqual(byName((await t.api.get(A, { as: 'admin' })).body).SITE_NAME.value, 'Never');
+    const empty = await t.api.patch(A, { as: 'admin', json: { SITE_NAME: '   ' } });
+    assert.equal(empty.status, 400);
+    assert.match(empty.body.data.params.SITE_NAME, /must not be empty/);
+  });
+});
+
+forEachStore(
+  'calendar settings pinned by the environment',
+  (t) => {
+    it('a setting the environment sets is read-only: 400 naming where it is set, value kept', async () => {
+      const res = await t.api.patch(A, { as: 'admin', json: { SITE_NAME: 'Other' } });
+      assert.equal(res.status, 400);
+      assert.match(res.body.data.params.SITE_NAME, /set in the environment/);
+      const row = byName((await t.api.get(A, { as: 'admin' })).body).SITE_NAME;
+      assert.equal(row.value, 'Pinned');
+      assert.equal(row.source, 'environment');
+      assert.equal(row.editable, false);
+    });
+  },
+  { SITE_NAME: 'Pinned' },
+);
+
+for (const kind of STORES) {
+  describe(`calendar settings on two instances [${kind.name}]`, () => {
+    let pair: Awaited<ReturnType<typeof startTwoInstances>>;
+    before(async () => {
+      pair = await startTwoInstances(kind, 'calendar-settings');
+    });
+    after(async () => {
+      await pair.close();
+    });
+
+    it('a change on one instance is in force on the other at once', async () => {
+      // b has answered (and kept) its page and REST index before the change.
+      assert.equal((await pair.b.api.get('/api/')).body.name, 'Events Calendar');
+      assert.match((await pair.b.api.get(`${pair.b.origin}/events/`)).text, /<title>[^<]*Events Calendar<\/title>/);
+      const res = await pair.a.api.patch(A, { as: 'admin', json: { SITE_NAME: 'Shared Name', CALENDAR_TIMEZONE: 'America/New_York' } });
+      assert.equal(res.status, 200, res.text);
+      assert.equal((await pair.b.api.get('/api/')).body.name, 'Shared Name');
+      assert.match((await pair.b.api.get(`${pair.b.origin}/events/`)).text, /<title>[^<]*Shared Name<\/title>/);
+      const ev = await pair.b.api.post('/events', { as: 'admin', json: { title: 'On b', start_date: '2030-01-10 09:00:00', end_date: '2030-01-10 10:00:00', status: 'publish' } });
+      assert.equal(ev.status, 201, ev.text);
+      assert.equal(ev.body.timezone, 'America/New_York');
+      assert.equal(byName((await pair.b.api.get(A, { as: 'admin' })).body).SITE_NAME.value, 'Shared Name');
+    });
+  });
+}

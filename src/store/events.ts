@@ -523,20 +523,24 @@ export async function findEventIdsAfter(
 
 function listQuery(db: Executor, dialect: DialectName, f: EventListFilter, part?: OverlapPart, search: SearchMode = 'scan'): EventQuery {
   if (part === 'long') return applyFilter(longPartQuery(db, dialect, f.overlaps!), dialect, f, part, search);
-  return applyFilter(f.venueIds !== undefined && dialect === 'sqlite' ? venueQuery(db) : baseQuery(db), dialect, f, part, search);
+  return applyFilter(dialect === 'sqlite' ? linkedQuery(db, f) : baseQuery(db), dialect, f, part, search);
 }
 
 /**
- * A list by venue on SQLite: its events read through `events_venue_start` (migration 025), the
- * venues' events alone, in start order for one venue. SQLite's statistics (`PRAGMA optimize` samples
- * a few hundred rows of each index) put thousands of events at every venue and hardly more under
- * `hide_from_listings = 0`, so for a list of venues, which needs a sort, it would walk
- * `events_listing` in start order, checking each event's venue until the page fills: every row of
- * it for a venue's few events (1-3 s at 1,000,000 events). Told the index, a page costs at most what
- * its total's count does (the same rows). PostgreSQL's statistics see the venues as they are.
+ * The events of a list by venue or organizer on SQLite, read those events alone: a venue's through
+ * `events_venue_start` (migration 025; in start order for one venue), an organizer's by their keys
+ * from `event_organizers` (the index of events is then left unused, their key still looked up).
+ * SQLite's statistics (`PRAGMA optimize` samples a few hundred rows of each index) put thousands of
+ * events at every venue and organizer and hardly more under `hide_from_listings = 0`, so it would
+ * walk `events_listing` in start order instead, checking each event's venue or organizers until
+ * the page fills: every row of it for their few events (1-4 s at 1,000,000 events). Told, a page
+ * costs at most what its total's count does (the same events). PostgreSQL's statistics see the
+ * venues and organizers as they are.
  */
-function venueQuery(db: Executor): EventQuery {
-  const events = sql<EventRow>`"events"`.as<'events'>(sql`"events" indexed by ${sql.raw(`"${VENUE_EVENTS_INDEX}"`)}`);
+function linkedQuery(db: Executor, f: EventListFilter): EventQuery {
+  const hint = f.venueIds !== undefined ? sql`indexed by ${sql.raw(`"${VENUE_EVENTS_INDEX}"`)}` : f.organizerIds !== undefined ? sql`not indexed` : undefined;
+  if (!hint) return baseQuery(db);
+  const events = sql<EventRow>`"events"`.as<'events'>(sql`"events" ${hint}`);
   return db.selectFrom('posts').innerJoin(events, 'events.post_id', 'posts.id') as unknown as EventQuery;
 }
 

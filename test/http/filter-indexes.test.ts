@@ -174,6 +174,21 @@ for (const kind of STORES) {
           }
         }
       });
+    } else {
+      it('reads a venue’s events through events_venue_start (EXPLAIN)', async () => {
+        // PostgreSQL's statistics see the venues as they are (its plans by organizer were already
+        // driven from event_organizers); a tiny table is cheapest read whole: ask which index it would read.
+        const { db, dialect } = t.built.store;
+        const base: EventListFilter = { statuses: ['publish'], order: 'start', startFrom: '2032-01-01 00:00:00', endUntil: '2032-12-31 23:59:59' };
+        const [page] = eventPageStatements(db, dialect, { ...base, venueIds: [venues[0]!] }, { limit: 10, offset: 0 });
+        const plan = await db.transaction().execute(async (trx) => {
+          await sql`set local enable_seqscan = off`.execute(trx);
+          const r = await trx.executeQuery<{ 'QUERY PLAN': string }>(CompiledQuery.raw(`explain ${page!.sql}`, [...page!.parameters]));
+          return r.rows.map((row) => row['QUERY PLAN']).join('\n');
+        });
+        assert.match(plan, /Index (Only )?Scan (using|on) events_venue_start on events|Bitmap Index Scan on events_venue_start/, plan);
+        assert.match(plan, /Index Cond: \(\(venue_id = /, plan);
+      });
     }
   });
 }

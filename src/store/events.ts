@@ -538,7 +538,8 @@ function listQuery(db: Executor, dialect: DialectName, f: EventListFilter, part?
  * venues and organizers as they are.
  */
 function linkedQuery(db: Executor, f: EventListFilter): EventQuery {
-  const hint = f.venueIds !== undefined ? sql`indexed by ${sql.raw(`"${VENUE_EVENTS_INDEX}"`)}` : f.organizerIds !== undefined ? sql`not indexed` : undefined;
+  // Given ids (`include`, a sync's chunks) are read by key whatever the venue.
+  const hint = f.venueIds !== undefined && f.include === undefined ? sql`indexed by ${sql.raw(`"${VENUE_EVENTS_INDEX}"`)}` : f.organizerIds !== undefined ? sql`not indexed` : undefined;
   if (!hint) return baseQuery(db);
   const events = sql<EventRow>`"events"`.as<'events'>(sql`"events" ${hint}`);
   return db.selectFrom('posts').innerJoin(events, 'events.post_id', 'posts.id') as unknown as EventQuery;
@@ -660,12 +661,13 @@ export async function findEventPageIds(
 ): Promise<{ ids: number[]; total: number; revision?: string }> {
   // A search: read through the index when its matches are few, else in list order; off the loop (`readOffLoop`).
   const searching = (filter.searchWords?.length ?? 0) > 0;
-  // A page whose filter may match few events spread over the whole listing (a venue, an organizer,
-  // a term, a place, featured events) walks the listing index until it fills: a venue's page held
-  // the loop about 2 s of CPU at 1,000,000 events, an organizer's 3.4 s. Those are read off the
-  // loop too, as every count is, and so is a deep page (the index walked to its offset: page
-  // 5,000 of the default list held the loop 190 ms of CPU); the plain lists' first pages (a window,
-  // a range, ids) fill from the index's first entries and stay here.
+  // A page whose filter may match few events spread over the whole listing (a term, a place,
+  // featured events) walks the listing index until it fills; a venue's or an organizer's page did
+  // (it held the loop 2-3.4 s of CPU at 1,000,000 events) and now reads their events alone
+  // (`linkedQuery`), but sorts them all for a list of popular ones. Those are read off the loop
+  // too, as every count is, and so is a deep page (the index walked to its offset: page 5,000 of
+  // the default list held the loop 190 ms of CPU); the plain lists' first pages (a window, a
+  // range, ids) fill from the index's first entries and stay here.
   const offLoop =
     page.offset >= DEEP_OFFSET ||
     searching ||

@@ -48,6 +48,7 @@ import { sharedLimitsMigration } from './migrations/020_shared_limits.js';
 import { longEventsIndexMigration } from './migrations/021_long_events_index.js';
 import { federationObjectTimesMigration } from './migrations/022_federation_object_times.js';
 import { editLocksMigration } from './migrations/024_edit_locks.js';
+import { filterIndexesMigration } from './migrations/025_filter_indexes.js';
 
 export type { DialectName } from './handle.js';
 
@@ -124,6 +125,7 @@ function migrations(dialect: DialectName): Record<string, Migration> {
     '021_long_events_index': longEventsIndexMigration(dialect),
     '022_federation_object_times': federationObjectTimesMigration(),
     '024_edit_locks': editLocksMigration(),
+    '025_filter_indexes': filterIndexesMigration(),
   };
 }
 

@@ -18,6 +18,7 @@ import { afterExplicitId, takeWantedId } from './import-context.js';
 import { keptCountersOf } from '../metrics.js';
 import { nearCondition } from './geo.js';
 import { LONG_EVENT_CONDITION, LONG_EVENTS_INDEX, lookbackStart } from './event-overlaps.js';
+import { VENUE_EVENTS_INDEX } from './migrations/025_filter_indexes.js';
 import { ftsPhrases, indexableWord, SEARCH_TABLE } from './search-index.js';
 import {
   adjustedTotal,
@@ -521,7 +522,27 @@ export async function findEventIdsAfter(
 }
 
 function listQuery(db: Executor, dialect: DialectName, f: EventListFilter, part?: OverlapPart, search: SearchMode = 'scan'): EventQuery {
-  return applyFilter(part === 'long' ? longPartQuery(db, dialect, f.overlaps!) : baseQuery(db), dialect, f, part, search);
+  if (part === 'long') return applyFilter(longPartQuery(db, dialect, f.overlaps!), dialect, f, part, search);
+  return applyFilter(dialect === 'sqlite' ? linkedQuery(db, f) : baseQuery(db), dialect, f, part, search);
+}
+
+/**
+ * The events of a list by venue or organizer on SQLite, read those events alone: a venue's through
+ * `events_venue_start` (migration 025; in start order for one venue), an organizer's by their keys
+ * from `event_organizers` (the index of events is then left unused, their key still looked up).
+ * SQLite's statistics (`PRAGMA optimize` samples a few hundred rows of each index) put thousands of
+ * events at every venue and organizer and hardly more under `hide_from_listings = 0`, so it would
+ * walk `events_listing` in start order instead, checking each event's venue or organizers until
+ * the page fills: every row of it for their few events (1-4 s at 1,000,000 events). Told, a page
+ * costs at most what its total's count does (the same events). PostgreSQL's statistics see the
+ * venues and organizers as they are.
+ */
+function linkedQuery(db: Executor, f: EventListFilter): EventQuery {
+  // Given ids (`include`, a sync's chunks) are read by key whatever the venue.
+  const hint = f.venueIds !== undefined && f.include === undefined ? sql`indexed by ${sql.raw(`"${VENUE_EVENTS_INDEX}"`)}` : f.organizerIds !== undefined ? sql`not indexed` : undefined;
+  if (!hint) return baseQuery(db);
+  const events = sql<EventRow>`"events"`.as<'events'>(sql`"events" ${hint}`);
+  return db.selectFrom('posts').innerJoin(events, 'events.post_id', 'posts.id') as unknown as EventQuery;
 }
 
 function applyFilter(q: EventQuery, dialect: DialectName, f: EventListFilter, part?: OverlapPart, search: SearchMode = 'scan'): EventQuery {
@@ -545,7 +566,7 @@ function applyFilter(q: EventQuery, dialect: DialectName, f: EventListFilter, pa
       q = q.where((eb) => eb.not(like(eb)));
     } else if (!indexed.includes(raw)) q = q.where(likeAny(dialect, raw));
   }
-  // Link filters are correlated EXISTS (a primary-key probe per candidate row) rather than
+  // Term filters are correlated EXISTS (a primary-key probe per candidate row) rather than
   // `id IN (subquery)`, which SQLite materializes in full (every event of a popular category).
   // Lists (a category's descendants too) are bound as one value when long (lists.ts, issue 24).
   if (f.categoryIds) q = q.where(hasTermIn(f.categoryIds, dialect));
@@ -555,15 +576,17 @@ function applyFilter(q: EventQuery, dialect: DialectName, f: EventListFilter, pa
     q = q.where((eb) => inList(eb, dialect, 'events.venue_id', ids.length ? ids : [0]));
   }
   if (f.organizerIds) {
+    // An organizer's events are few next to a term's, and read from `event_organizers_organizer`
+    // first: the planners then look up those events alone. Checked per row (EXISTS), a page
+    // walked the listing index in start order until it filled, for an organizer's few events every
+    // row of it (2-4 s at 1,000,000 events); a popular organizer's events are all read either way
+    // by its total's count.
     const ids = f.organizerIds;
-    q = q.where((eb) =>
-      eb.exists(
-        eb
-          .selectFrom('event_organizers')
-          .select('event_organizers.event_id')
-          .whereRef('event_organizers.event_id', '=', 'posts.id')
-          .where((e) => inList(e, dialect, 'event_organizers.organizer_id', ids.length ? ids : [0])),
-      ),
+    q = q.where('posts.id', 'in', (eb) =>
+      eb
+        .selectFrom('event_organizers')
+        .select('event_organizers.event_id')
+        .where((e) => inList(e, dialect, 'event_organizers.organizer_id', ids.length ? ids : [0])),
     );
   }
   if (f.featured !== undefined) q = q.where('events.featured', '=', f.featured ? 1 : 0);
@@ -638,12 +661,13 @@ export async function findEventPageIds(
 ): Promise<{ ids: number[]; total: number; revision?: string }> {
   // A search: read through the index when its matches are few, else in list order; off the loop (`readOffLoop`).
   const searching = (filter.searchWords?.length ?? 0) > 0;
-  // A page whose filter may match few events spread over the whole listing (a venue, an organizer,
-  // a term, a place, featured events) walks the listing index until it fills: a venue's page held
-  // the loop about 2 s of CPU at 1,000,000 events, an organizer's 3.4 s. Those are read off the
-  // loop too, as every count is, and so is a deep page (the index walked to its offset: page
-  // 5,000 of the default list held the loop 190 ms of CPU); the plain lists' first pages (a window,
-  // a range, ids) fill from the index's first entries and stay here.
+  // A page whose filter may match few events spread over the whole listing (a term, a place,
+  // featured events) walks the listing index until it fills; a venue's or an organizer's page did
+  // (it held the loop 2-3.4 s of CPU at 1,000,000 events) and now reads their events alone
+  // (`linkedQuery`), but sorts them all for a list of popular ones. Those are read off the loop
+  // too, as every count is, and so is a deep page (the index walked to its offset: page 5,000 of
+  // the default list held the loop 190 ms of CPU); the plain lists' first pages (a window, a
+  // range, ids) fill from the index's first entries and stay here.
   const offLoop =
     page.offset >= DEEP_OFFSET ||
     searching ||

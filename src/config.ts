@@ -1,5 +1,6 @@
 import { isIP } from 'node:net';
 import { isValidTimezone } from './domain/dates/index.js';
+import { WEEKDAYS } from './domain/month-grid.js';
 
 /**
  * Service configuration: every variable of COMPAT.md's table, read from the environment and
@@ -61,6 +62,8 @@ export interface Config {
   shutdownTimeoutMs: number;
   /** The site's name: page titles, the calendar feeds' X-WR-CALNAME, the REST root index's `name`. */
   siteName: string;
+  /** The month grids' first day of the week (a day's name: `monday`, `sunday`, …). */
+  weekStart: string;
   /** The most events one iCalendar feed (and one month or day page) holds. */
   icalMaxEvents: number;
   /** The most events one CalDAV answer lists (a calendar's GET, PROPFIND Depth 1, calendar-query, an initial sync); more: 507. */
@@ -199,6 +202,8 @@ export interface Setting {
   unit?: string;
   /** enum: the values allowed */
   choices?: readonly string[];
+  /** enum: other spellings of a value (`0` for `sunday`), stored as the value they stand for */
+  aliases?: Readonly<Record<string, string>>;
   /** integer/number: the smallest and largest values allowed */
   min?: number;
   max?: number;
@@ -365,6 +370,18 @@ export const SETTINGS: Setting[] = [
     group: 'site',
     defaultText: 'Events Calendar',
     description: "the site's name on the calendar pages, in feeds (X-WR-CALNAME) and in the REST root index",
+  },
+  {
+    env: 'CALENDAR_WEEK_START',
+    flag: '--week-start',
+    key: 'weekStart',
+    type: 'enum',
+    choices: WEEKDAYS,
+    aliases: Object.fromEntries(WEEKDAYS.map((d, i) => [String(i), d])),
+    scope: 'calendar',
+    group: 'site',
+    defaultText: 'monday',
+    description: "the month grids' first day of the week (a day's name, or 0 for Sunday to 6 for Saturday as WordPress' start_of_week)",
   },
   {
     env: 'ICAL_MAX_EVENTS',
@@ -831,7 +848,7 @@ export function parseSetting(s: Setting, raw: string): Config[keyof Config] {
         .filter((p) => p !== '')
         .map((p) => durationMs(s.env, p));
     case 'enum': {
-      const v = text.toLowerCase();
+      const v = s.aliases?.[text.toLowerCase()] ?? text.toLowerCase();
       if (!s.choices?.includes(v)) throw new ConfigError(`${s.env} must be ${choiceList(s.choices ?? [])}, got "${raw}"`);
       return v;
     }
@@ -1159,6 +1176,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Part
     databaseTimeoutMs,
     shutdownTimeoutMs: declared('shutdownTimeoutMs'),
     siteName: declaredSetting(pick, 'siteName'),
+    weekStart: declaredSetting(pick, 'weekStart'),
     icalMaxEvents,
     caldavMaxEvents,
     headersTimeoutMs,

@@ -195,6 +195,8 @@ export interface ListView {
 
 export interface MonthView {
   month: string; // YYYY-MM
+  /** the grid's first day of the week (a day's name) */
+  weekStart: string;
   today: string;
   events: PublicEvent[];
   truncated: boolean;

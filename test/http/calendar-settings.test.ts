@@ -53,6 +53,51 @@ forEachStore('calendar settings in the app', (t) => {
     await t.api.patch(A, { as: 'admin', json: { CALENDAR_TIMEZONE: null } });
   });
 
+  it('a new first day of the week starts the month grids of the pages, the embedded month view and the FullCalendar snippet', async () => {
+    // May 2030 begins on a Wednesday: Monday first, the grid opens on 29 April; Sunday first, on 28 April.
+    const firstCell = (text: string) => /<tbody>\s*<tr><td[^>]*>\s*<a class="day-number"[^>]*>(\d+)<\/a>/.exec(text)?.[1];
+    const firstHead = (text: string) => /<thead><tr><th scope="col"><abbr title="(\w+)"/.exec(text)?.[1];
+    const embedFirst = (text: string) => /<tbody><tr><td[^>]*><span class="num" aria-hidden="true">(\d+)<\/span>/.exec(text)?.[1];
+    const before = await t.api.get(`${t.origin}/events/month/2030-05/`);
+    assert.equal(firstCell(before.text), '29');
+    assert.equal(firstHead(before.text), 'Monday');
+    const embedBefore = await t.api.get(`${t.origin}/embed/?view=month&month=2030-05`);
+    assert.equal(embedFirst(embedBefore.text), '29');
+    const snippetBefore = (await t.api.get(`${t.origin}/embed/snippet?view=month`)).text;
+    assert.match(snippetBefore, /firstDay: 1,/);
+    assert.doesNotMatch(snippetBefore, /week-start/);
+
+    const res = await t.api.patch(A, { as: 'admin', json: { CALENDAR_WEEK_START: 0 } });
+    assert.equal(res.status, 200, res.text);
+    assert.equal(byName(res.body).CALENDAR_WEEK_START.value, 'sunday');
+    const page = await t.api.get(`${t.origin}/events/month/2030-05/`);
+    assert.equal(firstCell(page.text), '28');
+    assert.equal(firstHead(page.text), 'Sunday');
+    // The grid still ends on the last week's Saturday (1 June 2030).
+    assert.match(page.text, /<a class="day-number" href="[^"]*\/events\/2030-06-01\/"[^>]*>1<\/a>\s*<\/td><\/tr>\s*<\/tbody>/);
+    // A browser holding the old embedded grid gets the new one, not a 304.
+    const etag = embedBefore.headers.get('etag') ?? '';
+    assert.notEqual(etag, '');
+    const embed = await t.api.get(`${t.origin}/embed/?view=month&month=2030-05`, { headers: { 'if-none-match': etag } });
+    assert.equal(embed.status, 200);
+    assert.equal(embedFirst(embed.text), '28');
+    const snippet = (await t.api.get(`${t.origin}/embed/snippet?view=month`)).text;
+    assert.match(snippet, /firstDay: 0,/);
+    assert.match(snippet, /<events-calendar [^>]*week-start="0"/);
+    assert.match(snippet, /&#60;events-calendar [^\n]*week-start=&#34;0&#34;/);
+
+    assert.equal((await t.api.patch(A, { as: 'admin', json: { CALENDAR_WEEK_START: 'Saturday' } })).status, 200);
+    assert.equal(firstCell((await t.api.get(`${t.origin}/events/month/2030-05/`)).text), '27');
+    const bad = await t.api.patch(A, { as: 'admin', json: { CALENDAR_WEEK_START: 7 } });
+    assert.equal(bad.status, 400);
+    assert.equal(bad.body.code, 'rest_invalid_param');
+    assert.match(bad.body.data.params.CALENDAR_WEEK_START, /must be sunday, monday, .* or saturday/);
+    assert.equal((await t.api.patch(A, { as: 'admin', json: { CALENDAR_WEEK_START: 'someday' } })).status, 400);
+    assert.equal(t.config.weekStart, 'saturday');
+    await t.api.patch(A, { as: 'admin', json: { CALENDAR_WEEK_START: null } });
+    assert.equal(firstCell((await t.api.get(`${t.origin}/events/month/2030-05/`)).text), '29');
+  });
+
   it('durations and numbers are checked and shown in their declared unit', async () => {
     const res = await t.api.patch(A, { as: 'admin', json: { SUBMISSIONS_RATE_WINDOW: '90m', SUBMISSIONS_MAX_LINKS: 2, SUBMISSIONS_NOTIFY: 'Daily' } });
     assert.equal(res.status, 200, res.text);
@@ -125,6 +170,13 @@ for (const kind of STORES) {
       assert.equal(ev.status, 201, ev.text);
       assert.equal(ev.body.timezone, 'America/New_York');
       assert.equal(byName((await pair.b.api.get(A, { as: 'admin' })).body).SITE_NAME.value, 'Shared Name');
+    });
+
+    it("a new first day of the week is the other instance's month grid at once", async () => {
+      const firstCell = async () => /<tbody>\s*<tr><td[^>]*>\s*<a class="day-number"[^>]*>(\d+)<\/a>/.exec((await pair.b.api.get(`${pair.b.origin}/events/month/2030-05/`)).text)?.[1];
+      assert.equal(await firstCell(), '29');
+      assert.equal((await pair.a.api.patch(A, { as: 'admin', json: { CALENDAR_WEEK_START: 'sunday' } })).status, 200);
+      assert.equal(await firstCell(), '28');
     });
   });
 }

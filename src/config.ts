@@ -1,6 +1,7 @@
 import { isIP } from 'node:net';
 import { isValidTimezone } from './domain/dates/index.js';
 import { WEEKDAYS } from './domain/month-grid.js';
+import { phpFormatProblem } from './domain/php-date.js';
 
 /**
  * Service configuration: every variable of COMPAT.md's table, read from the environment and
@@ -64,6 +65,9 @@ export interface Config {
   siteName: string;
   /** The month grids' first day of the week (a day's name: `monday`, `sunday`, …). */
   weekStart: string;
+  /** How the pages write an event's dates and times (PHP date formats, as WordPress' date_format and time_format). */
+  dateFormat: string;
+  timeFormat: string;
   /** The most events one iCalendar feed (and one month or day page) holds. */
   icalMaxEvents: number;
   /** The most events one CalDAV answer lists (a calendar's GET, PROPFIND Depth 1, calendar-query, an initial sync); more: 507. */
@@ -180,7 +184,7 @@ export const WORDPRESS_REST_ROOT = '/wp-json';
 export type SettingScope = 'environment' | 'calendar';
 
 /** A setting's type: how its text is read and which control the admin screen shows. */
-export type SettingType = 'string' | 'integer' | 'number' | 'boolean' | 'enum' | 'duration' | 'durations' | 'list' | 'url' | 'timezone';
+export type SettingType = 'string' | 'integer' | 'number' | 'boolean' | 'enum' | 'duration' | 'durations' | 'list' | 'url' | 'timezone' | 'dateformat';
 
 /**
  * One documented setting, declared once: its environment variable, CLI flag, type, unit, default,
@@ -382,6 +386,28 @@ export const SETTINGS: Setting[] = [
     group: 'site',
     defaultText: 'monday',
     description: "the month grids' first day of the week (a day's name, or 0 for Sunday to 6 for Saturday as WordPress' start_of_week)",
+  },
+  {
+    env: 'CALENDAR_DATE_FORMAT',
+    flag: '--date-format',
+    key: 'dateFormat',
+    type: 'dateformat',
+    max: 100,
+    scope: 'calendar',
+    group: 'site',
+    defaultText: 'l j F Y',
+    description: "how the calendar pages write an event's dates: a PHP date format as WordPress' date_format (F j, Y: March 27, 2027)",
+  },
+  {
+    env: 'CALENDAR_TIME_FORMAT',
+    flag: '--time-format',
+    key: 'timeFormat',
+    type: 'dateformat',
+    max: 100,
+    scope: 'calendar',
+    group: 'site',
+    defaultText: 'g:i A',
+    description: "how the calendar pages write an event's times: a PHP date format as WordPress' time_format (g:i a: 9:00 am; H:i: 09:00)",
   },
   {
     env: 'ICAL_MAX_EVENTS',
@@ -857,6 +883,13 @@ export function parseSetting(s: Setting, raw: string): Config[keyof Config] {
     case 'timezone':
       if (!isValidTimezone(text)) throw new ConfigError(`${s.env} "${raw}" is not a known time zone (an IANA name such as Europe/Rome, or UTC+2)`);
       return text;
+    case 'dateformat': {
+      if (text === '') throw new ConfigError(`${s.env} must not be empty`);
+      if (s.max !== undefined && text.length > s.max) throw new ConfigError(`${s.env} must be at most ${s.max} characters long`);
+      const problem = phpFormatProblem(text);
+      if (problem) throw new ConfigError(`${s.env} "${raw}" ${problem}`);
+      return text;
+    }
     case 'string':
       if (text === '') throw new ConfigError(`${s.env} must not be empty`);
       if (s.max !== undefined && text.length > s.max) throw new ConfigError(`${s.env} must be at most ${s.max} characters long`);
@@ -1177,6 +1210,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Part
     shutdownTimeoutMs: declared('shutdownTimeoutMs'),
     siteName: declaredSetting(pick, 'siteName'),
     weekStart: declaredSetting(pick, 'weekStart'),
+    dateFormat: declaredSetting(pick, 'dateFormat'),
+    timeFormat: declaredSetting(pick, 'timeFormat'),
     icalMaxEvents,
     caldavMaxEvents,
     headersTimeoutMs,

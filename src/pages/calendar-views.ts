@@ -29,6 +29,7 @@ ${subscribeBlock(v.subscription, v.meta.ics)}`;
 export function monthView(parts: ViewParts, v: MonthView): string {
   const { layout, pager, subscribeBlock } = parts;
   const { first, gridStart, gridEnd } = monthGrid(v.month, v.weekStart);
+  const { time } = parts.formats();
   const byDay = new Map<string, PublicEvent[]>();
   const within = { from: gridStart.toISODate()!, until: gridEnd.toISODate()! };
   for (const e of v.events) for (const d of daysCovered(e, within)) (byDay.get(d) ?? byDay.set(d, []).get(d)!).push(e);
@@ -44,7 +45,7 @@ export function monthView(parts: ViewParts, v: MonthView): string {
       const classes = ['day', d.month !== first.month ? 'other-month' : '', day === v.today ? 'today' : '', events.length ? 'has-events' : ''].filter(Boolean).join(' ');
       cells.push(html`<td class="${classes}"${day === v.today ? html` aria-current="date"` : ''}>
 <a class="day-number" href="${v.dayUrl(day)}" aria-label="${dayText(day)}${events.length ? `, ${events.length} ${events.length === 1 ? 'event' : 'events'}` : ''}">${d.day}</a>
-${shown.length ? html`<ul>${shown.map((e) => html`<li><a href="${e.url}">${e.all_day ? '' : html`<span class="time">${timeText(e.start_date)}</span> `}${plainText(e.title)}</a></li>`)}</ul>` : ''}
+${shown.length ? html`<ul>${shown.map((e) => html`<li><a href="${e.url}">${e.all_day ? '' : html`<span class="time">${timeText(e.start_date, time)}</span> `}${plainText(e.title)}</a></li>`)}</ul>` : ''}
 ${more > 0 || (v.truncated && events.length) ? html`<a class="more" href="${v.dayUrl(day)}">${more > 0 ? `+ ${more} more` : 'more'}</a>` : ''}
 </td>`);
     }

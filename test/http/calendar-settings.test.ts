@@ -98,6 +98,36 @@ forEachStore('calendar settings in the app', (t) => {
     assert.equal(firstCell((await t.api.get(`${t.origin}/events/month/2030-05/`)).text), '29');
   });
 
+  it("new date and time formats write the pages' event dates at once; the REST API's dates do not change", async () => {
+    const ev = await t.api.post('/events', { as: 'admin', json: { title: 'Formats', start_date: '2030-03-27 09:05:00', end_date: '2030-03-27 14:30:00', timezone: 'UTC', status: 'publish' } });
+    assert.equal(ev.status, 201, ev.text);
+    const rest = async () => (await t.api.get(`/api/calendar/events/v1/events/${ev.body.id}`)).body;
+    const restBefore = await rest();
+    const pageOf = async () => (await t.api.get(ev.body.url)).text;
+    const list = async () => (await t.api.get(`${t.origin}/events/`)).text;
+    assert.ok((await pageOf()).includes('Wednesday 27 March 2030, 9:05 AM – 2:30 PM UTC'));
+    assert.ok((await list()).includes('Wednesday 27 March 2030, 9:05 AM – 2:30 PM UTC'));
+
+    const res = await t.api.patch(A, { as: 'admin', json: { CALENDAR_DATE_FORMAT: 'F jS, Y', CALENDAR_TIME_FORMAT: 'H\\hi' } });
+    assert.equal(res.status, 200, res.text);
+    assert.equal(byName(res.body).CALENDAR_DATE_FORMAT.value, 'F jS, Y');
+    const page = await pageOf();
+    assert.ok(page.includes('March 27th, 2030, 09h05 – 14h30 UTC'), page);
+    // The details list too, and the list page's card (kept from before the change).
+    assert.ok(page.includes('March 27th, 2030, 09h05</time>'), page);
+    assert.ok((await list()).includes('March 27th, 2030, 09h05 – 14h30 UTC'));
+    assert.deepEqual(await rest(), restBefore);
+
+    const bad = await t.api.patch(A, { as: 'admin', json: { CALENDAR_DATE_FORMAT: 'j M Y T', CALENDAR_TIME_FORMAT: '--' } });
+    assert.equal(bad.status, 400);
+    assert.equal(bad.body.code, 'rest_invalid_param');
+    assert.match(bad.body.data.params.CALENDAR_DATE_FORMAT, /uses "T", which needs a time zone/);
+    assert.match(bad.body.data.params.CALENDAR_TIME_FORMAT, /has no date or time letter/);
+    assert.equal(t.config.dateFormat, 'F jS, Y');
+    await t.api.patch(A, { as: 'admin', json: { CALENDAR_DATE_FORMAT: null, CALENDAR_TIME_FORMAT: null } });
+    assert.ok((await pageOf()).includes('Wednesday 27 March 2030, 9:05 AM – 2:30 PM UTC'));
+  });
+
   it('durations and numbers are checked and shown in their declared unit', async () => {
     const res = await t.api.patch(A, { as: 'admin', json: { SUBMISSIONS_RATE_WINDOW: '90m', SUBMISSIONS_MAX_LINKS: 2, SUBMISSIONS_NOTIFY: 'Daily' } });
     assert.equal(res.status, 200, res.text);
@@ -177,6 +207,15 @@ for (const kind of STORES) {
       assert.equal(await firstCell(), '29');
       assert.equal((await pair.a.api.patch(A, { as: 'admin', json: { CALENDAR_WEEK_START: 'sunday' } })).status, 200);
       assert.equal(await firstCell(), '28');
+    });
+
+    it("new date and time formats are the other instance's event pages at once", async () => {
+      const ev = await pair.a.api.post('/events', { as: 'admin', json: { title: 'Shared', start_date: '2030-03-27 09:05:00', end_date: '2030-03-27 10:00:00', timezone: 'UTC', status: 'publish' } });
+      assert.equal(ev.status, 201, ev.text);
+      const path = new URL(ev.body.url).pathname;
+      assert.ok((await pair.b.api.get(`${pair.b.origin}${path}`)).text.includes('Wednesday 27 March 2030, 9:05 AM'));
+      assert.equal((await pair.a.api.patch(A, { as: 'admin', json: { CALENDAR_DATE_FORMAT: 'd/m/Y', CALENDAR_TIME_FORMAT: 'G:i' } })).status, 200);
+      assert.ok((await pair.b.api.get(`${pair.b.origin}${path}`)).text.includes('27/03/2030, 9:05 – 10:00 UTC'));
     });
   });
 }

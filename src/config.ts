@@ -68,6 +68,8 @@ export interface Config {
   /** How the pages write an event's dates and times (PHP date formats, as WordPress' date_format and time_format). */
   dateFormat: string;
   timeFormat: string;
+  /** Events a page of the calendar pages' lists shows (WordPress' posts_per_page). */
+  eventsPerPage: number;
   /** The most events one iCalendar feed (and one month or day page) holds. */
   icalMaxEvents: number;
   /** The most events one CalDAV answer lists (a calendar's GET, PROPFIND Depth 1, calendar-query, an initial sync); more: 507. */
@@ -408,6 +410,18 @@ export const SETTINGS: Setting[] = [
     group: 'site',
     defaultText: 'g:i A',
     description: "how the calendar pages write an event's times: a PHP date format as WordPress' time_format (g:i a: 9:00 am; H:i: 09:00)",
+  },
+  {
+    env: 'CALENDAR_EVENTS_PER_PAGE',
+    flag: '--events-per-page',
+    key: 'eventsPerPage',
+    type: 'integer',
+    min: 1,
+    max: 100,
+    scope: 'calendar',
+    group: 'site',
+    defaultText: '10',
+    description: "events a page of the calendar pages' lists shows (upcoming, past, a search's, a category's, tag's, venue's, organizer's or series' events), as WordPress' posts_per_page",
   },
   {
     env: 'ICAL_MAX_EVENTS',
@@ -1212,6 +1226,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Part
     weekStart: declaredSetting(pick, 'weekStart'),
     dateFormat: declaredSetting(pick, 'dateFormat'),
     timeFormat: declaredSetting(pick, 'timeFormat'),
+    eventsPerPage: declaredSetting(pick, 'eventsPerPage'),
     icalMaxEvents,
     caldavMaxEvents,
     headersTimeoutMs,

@@ -101,7 +101,11 @@ forEachStore('calendar settings in the app', (t) => {
   it("new date and time formats write the pages' event dates at once; the REST API's dates do not change", async () => {
     const ev = await t.api.post('/events', { as: 'admin', json: { title: 'Formats', start_date: '2030-03-27 09:05:00', end_date: '2030-03-27 14:30:00', timezone: 'UTC', status: 'publish' } });
     assert.equal(ev.status, 201, ev.text);
-    const rest = async () => (await t.api.get(`/api/calendar/events/v1/events/${ev.body.id}`)).body;
+    const rest = async () => {
+      const r = await t.api.get(`/api/calendar/events/v1/events/${ev.body.id}`);
+      assert.equal(r.status, 200);
+      return r.body;
+    };
     const restBefore = await rest();
     const pageOf = async () => (await t.api.get(ev.body.url)).text;
     const list = async () => (await t.api.get(`${t.origin}/events/`)).text;
@@ -126,6 +130,37 @@ forEachStore('calendar settings in the app', (t) => {
     assert.equal(t.config.dateFormat, 'F jS, Y');
     await t.api.patch(A, { as: 'admin', json: { CALENDAR_DATE_FORMAT: null, CALENDAR_TIME_FORMAT: null } });
     assert.ok((await pageOf()).includes('Wednesday 27 March 2030, 9:05 AM – 2:30 PM UTC'));
+  });
+
+  it("a new number of events per page is the pages' lists at once (the REST API's per_page default unchanged)", async () => {
+    for (let i = 1; i <= 12; i++) {
+      const day = String(i).padStart(2, '0');
+      const ev = await t.api.post('/events', {
+        as: 'admin',
+        json: { title: `Paged ${i}`, start_date: `2031-01-${day} 10:00:00`, end_date: `2031-01-${day} 11:00:00`, categories: ['Pagesize'], status: 'publish' },
+      });
+      assert.equal(ev.status, 201, ev.text);
+    }
+    const cards = async (path: string) => ((await t.api.get(`${t.origin}${path}`)).text.match(/<article class="event[ "]/g) ?? []).length;
+    assert.equal(await cards('/events/category/pagesize/'), 10);
+    const res = await t.api.patch(A, { as: 'admin', json: { CALENDAR_EVENTS_PER_PAGE: '5' } });
+    assert.equal(res.status, 200, res.text);
+    assert.equal(byName(res.body).CALENDAR_EVENTS_PER_PAGE.value, 5);
+    assert.equal(await cards('/events/category/pagesize/'), 5);
+    assert.equal(await cards('/events/category/pagesize/page/3/'), 2);
+    assert.equal(await cards('/events/category/pagesize/page/2/'), 5);
+    const rest = await t.api.get('/api/calendar/events/v1/events?categories=pagesize&end_date=2032-01-01');
+    assert.equal(rest.body.events.length, 10, 'the REST default per_page stays 10');
+    assert.equal(rest.body.total, 12);
+    for (const bad of [0, 101, 'ten']) {
+      const r = await t.api.patch(A, { as: 'admin', json: { CALENDAR_EVENTS_PER_PAGE: bad } });
+      assert.equal(r.status, 400, String(bad));
+      assert.equal(r.body.code, 'rest_invalid_param');
+      assert.ok(r.body.data.params.CALENDAR_EVENTS_PER_PAGE, String(bad));
+    }
+    assert.equal(t.config.eventsPerPage, 5);
+    await t.api.patch(A, { as: 'admin', json: { CALENDAR_EVENTS_PER_PAGE: null } });
+    assert.equal(await cards('/events/category/pagesize/'), 10);
   });
 
   it('durations and numbers are checked and shown in their declared unit', async () => {
@@ -216,6 +251,20 @@ for (const kind of STORES) {
       assert.ok((await pair.b.api.get(`${pair.b.origin}${path}`)).text.includes('Wednesday 27 March 2030, 9:05 AM'));
       assert.equal((await pair.a.api.patch(A, { as: 'admin', json: { CALENDAR_DATE_FORMAT: 'd/m/Y', CALENDAR_TIME_FORMAT: 'G:i' } })).status, 200);
       assert.ok((await pair.b.api.get(`${pair.b.origin}${path}`)).text.includes('27/03/2030, 9:05 – 10:00 UTC'));
+    });
+
+    it("a new number of events per page is the other instance's lists at once", async () => {
+      for (let i = 1; i <= 3; i++) {
+        const ev = await pair.a.api.post('/events', {
+          as: 'admin',
+          json: { title: `Paged ${i}`, start_date: `2031-02-0${i} 10:00:00`, end_date: `2031-02-0${i} 11:00:00`, categories: ['Shared pages'], status: 'publish' },
+        });
+        assert.equal(ev.status, 201, ev.text);
+      }
+      const cards = async () => ((await pair.b.api.get(`${pair.b.origin}/events/category/shared-pages/`)).text.match(/<article class="event[ "]/g) ?? []).length;
+      assert.equal(await cards(), 3);
+      assert.equal((await pair.a.api.patch(A, { as: 'admin', json: { CALENDAR_EVENTS_PER_PAGE: 2 } })).status, 200);
+      assert.equal(await cards(), 2);
     });
   });
 }

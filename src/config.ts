@@ -2,6 +2,7 @@ import { isIP } from 'node:net';
 import { isValidTimezone } from './domain/dates/index.js';
 import { WEEKDAYS } from './domain/month-grid.js';
 import { phpFormatProblem } from './domain/php-date.js';
+import { isEmail } from './domain/email-address.js';
 
 /**
  * Service configuration: every variable of COMPAT.md's table, read from the environment and
@@ -154,6 +155,8 @@ export interface Config {
   submissionsMaxLinks: number;
   /** Moderators hear of new submissions `immediate`ly, in a `daily` digest, or not at all (`off`). */
   submissionsNotify: 'immediate' | 'daily' | 'off';
+  /** Who hears of new submissions (empty: the editors and administrators with an e-mail address). */
+  submissionsNotifyTo: string[];
   /** Days after the decision when the submitter's name, e-mail and address are erased. */
   submissionRetentionDays: number;
   /** `smtp://user:pass@host:port` or `smtps://…`; unset: no e-mail. */
@@ -186,7 +189,7 @@ export const WORDPRESS_REST_ROOT = '/wp-json';
 export type SettingScope = 'environment' | 'calendar';
 
 /** A setting's type: how its text is read and which control the admin screen shows. */
-export type SettingType = 'string' | 'integer' | 'number' | 'boolean' | 'enum' | 'duration' | 'durations' | 'list' | 'url' | 'timezone' | 'dateformat';
+export type SettingType = 'string' | 'integer' | 'number' | 'boolean' | 'enum' | 'duration' | 'durations' | 'list' | 'url' | 'timezone' | 'dateformat' | 'emails';
 
 /**
  * One documented setting, declared once: its environment variable, CLI flag, type, unit, default,
@@ -831,6 +834,17 @@ export const SETTINGS: Setting[] = [
     description: 'moderators hear of new submissions by e-mail: immediate, daily (a digest) or off',
   },
   {
+    env: 'SUBMISSIONS_NOTIFY_TO',
+    flag: '--submissions-notify-to',
+    key: 'submissionsNotifyTo',
+    type: 'emails',
+    max: 50,
+    scope: 'calendar',
+    group: 'submissions',
+    defaultText: '(none)',
+    description: 'who hears of new submissions by e-mail: comma-separated addresses (unset: the editors and administrators with an e-mail address)',
+  },
+  {
     env: 'SUBMISSION_RETENTION_DAYS',
     flag: '--submission-retention-days',
     key: 'submissionRetentionDays',
@@ -904,6 +918,20 @@ export function parseSetting(s: Setting, raw: string): Config[keyof Config] {
       if (problem) throw new ConfigError(`${s.env} "${raw}" ${problem}`);
       return text;
     }
+    case 'emails': {
+      // Unset (the declared default's text) or blank: no list.
+      const addresses =
+        text === '(none)'
+          ? []
+          : text
+              .split(',')
+              .map((a) => a.trim())
+              .filter((a) => a !== '');
+      const wrong = addresses.find((a) => !isEmail(a));
+      if (wrong !== undefined) throw new ConfigError(`${s.env}: "${wrong}" is not an e-mail address (like ann@example.org)`);
+      if (s.max !== undefined && addresses.length > s.max) throw new ConfigError(`${s.env} lists at most ${s.max} addresses`);
+      return addresses;
+    }
     case 'string':
       if (text === '') throw new ConfigError(`${s.env} must not be empty`);
       if (s.max !== undefined && text.length > s.max) throw new ConfigError(`${s.env} must be at most ${s.max} characters long`);
@@ -935,7 +963,8 @@ export function applyCalendarSettings(config: Config, stored: Record<string, str
     } catch {
       continue;
     }
-    if (target[s.key] !== value) {
+    // Lists compare by their items (a new array each time they are read).
+    if (Array.isArray(value) ? JSON.stringify(target[s.key]) !== JSON.stringify(value) : target[s.key] !== value) {
       target[s.key] = value;
       changed.push(s.key);
     }
@@ -1297,6 +1326,7 @@ function submissionSettings(
   | 'submissionsMaxDescription'
   | 'submissionsMaxLinks'
   | 'submissionsNotify'
+  | 'submissionsNotifyTo'
   | 'submissionRetentionDays'
   | 'smtpUrl'
   | 'smtpFrom'
@@ -1316,6 +1346,7 @@ function submissionSettings(
     submissionsMaxDescription: declaredSetting(pick, 'submissionsMaxDescription'),
     submissionsMaxLinks: declaredSetting(pick, 'submissionsMaxLinks'),
     submissionsNotify: declaredSetting(pick, 'submissionsNotify'),
+    submissionsNotifyTo: declaredSetting(pick, 'submissionsNotifyTo'),
     submissionRetentionDays: declaredSetting(pick, 'submissionRetentionDays'),
     ...(smtpUrl !== undefined ? { smtpUrl } : {}),
     smtpFrom: pick('smtpFrom', 'SMTP_FROM')?.trim() ?? 'calendar@localhost',

@@ -123,6 +123,7 @@ describe('configuration', () => {
         'SUBMISSIONS_MAX_DESCRIPTION',
         'SUBMISSIONS_MAX_LINKS',
         'SUBMISSIONS_NOTIFY',
+        'SUBMISSIONS_NOTIFY_TO',
         'SUBMISSION_RETENTION_DAYS',
         'SMTP_URL',
         'SMTP_FROM',
@@ -193,6 +194,12 @@ describe('configuration', () => {
     ]) {
       assert.throws(() => loadConfig(bad), ConfigError, JSON.stringify(bad));
     }
+  });
+  it('reads SUBMISSIONS_NOTIFY_TO: comma-separated addresses, each checked; unset or blank: none', () => {
+    assert.deepEqual(loadConfig({}).submissionsNotifyTo, []);
+    assert.deepEqual(loadConfig({ SUBMISSIONS_NOTIFY_TO: ' ' }).submissionsNotifyTo, []);
+    assert.deepEqual(loadConfig({ SUBMISSIONS_NOTIFY_TO: 'a@example.org, b@example.net,' }).submissionsNotifyTo, ['a@example.org', 'b@example.net']);
+    assert.throws(() => loadConfig({ SUBMISSIONS_NOTIFY_TO: 'a@example.org, nobody' }), /"nobody" is not an e-mail address/);
   });
   it('reads the week start (a name or 0-6), the date and time formats and the events per page from the environment', () => {
     const d = loadConfig({});

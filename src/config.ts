@@ -71,6 +71,8 @@ export interface Config {
   timeFormat: string;
   /** Events a page of the calendar pages' lists shows (WordPress' posts_per_page). */
   eventsPerPage: number;
+  /** What `/events/` shows: the upcoming list or this month's grid. */
+  defaultView: 'list' | 'month';
   /** The most events one iCalendar feed (and one month or day page) holds. */
   icalMaxEvents: number;
   /** The most events one CalDAV answer lists (a calendar's GET, PROPFIND Depth 1, calendar-query, an initial sync); more: 507. */
@@ -425,6 +427,17 @@ export const SETTINGS: Setting[] = [
     group: 'site',
     defaultText: '10',
     description: "events a page of the calendar pages' lists shows (upcoming, past, a search's, a category's, tag's, venue's, organizer's or series' events), as WordPress' posts_per_page",
+  },
+  {
+    env: 'CALENDAR_DEFAULT_VIEW',
+    flag: '--default-view',
+    key: 'defaultView',
+    type: 'enum',
+    choices: ['list', 'month'],
+    scope: 'calendar',
+    group: 'site',
+    defaultText: 'list',
+    description: "what the calendar's /events/ page shows: the upcoming list or this month's grid (/events/list/ and /events/month/ stay as they are)",
   },
   {
     env: 'ICAL_MAX_EVENTS',
@@ -1256,6 +1269,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Part
     dateFormat: declaredSetting(pick, 'dateFormat'),
     timeFormat: declaredSetting(pick, 'timeFormat'),
     eventsPerPage: declaredSetting(pick, 'eventsPerPage'),
+    defaultView: declaredSetting(pick, 'defaultView'),
     icalMaxEvents,
     caldavMaxEvents,
     headersTimeoutMs,

@@ -163,6 +163,25 @@ forEachStore('calendar settings in the app', (t) => {
     assert.equal(await cards('/events/category/pagesize/'), 10);
   });
 
+  it("a new default view: /events/ shows this month's grid at once; the list stays at /events/list/, for past events and in the feed", async () => {
+    const isMonth = (text: string) => /<table class="month">/.test(text);
+    assert.ok(!isMonth((await t.api.get(`${t.origin}/events/`)).text));
+    const res = await t.api.patch(A, { as: 'admin', json: { CALENDAR_DEFAULT_VIEW: 'Month' } });
+    assert.equal(res.status, 200, res.text);
+    assert.equal(byName(res.body).CALENDAR_DEFAULT_VIEW.value, 'month');
+    const page = await t.api.get(`${t.origin}/events/`);
+    assert.equal(page.status, 200);
+    assert.ok(isMonth(page.text), page.text.slice(0, 500));
+    assert.ok(!isMonth((await t.api.get(`${t.origin}/events/list/`)).text));
+    assert.ok(!isMonth((await t.api.get(`${t.origin}/events/?eventDisplay=past`)).text));
+    assert.ok(!isMonth((await t.api.get(`${t.origin}/events/?search=concert`)).text));
+    const bad = await t.api.patch(A, { as: 'admin', json: { CALENDAR_DEFAULT_VIEW: 'day' } });
+    assert.equal(bad.status, 400);
+    assert.match(bad.body.data.params.CALENDAR_DEFAULT_VIEW, /must be list or month/);
+    await t.api.patch(A, { as: 'admin', json: { CALENDAR_DEFAULT_VIEW: null } });
+    assert.ok(!isMonth((await t.api.get(`${t.origin}/events/`)).text));
+  });
+
   it('durations and numbers are checked and shown in their declared unit', async () => {
     const res = await t.api.patch(A, { as: 'admin', json: { SUBMISSIONS_RATE_WINDOW: '90m', SUBMISSIONS_MAX_LINKS: 2, SUBMISSIONS_NOTIFY: 'Daily' } });
     assert.equal(res.status, 200, res.text);
@@ -265,6 +284,12 @@ for (const kind of STORES) {
       assert.equal(await cards(), 3);
       assert.equal((await pair.a.api.patch(A, { as: 'admin', json: { CALENDAR_EVENTS_PER_PAGE: 2 } })).status, 200);
       assert.equal(await cards(), 2);
+    });
+
+    it("a new default view is the other instance's /events/ at once", async () => {
+      assert.doesNotMatch((await pair.b.api.get(`${pair.b.origin}/events/`)).text, /<table class="month">/);
+      assert.equal((await pair.a.api.patch(A, { as: 'admin', json: { CALENDAR_DEFAULT_VIEW: 'month' } })).status, 200);
+      assert.match((await pair.b.api.get(`${pair.b.origin}/events/`)).text, /<table class="month">/);
     });
   });
 }

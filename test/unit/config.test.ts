@@ -81,6 +81,7 @@ describe('configuration', () => {
         'CALENDAR_DATE_FORMAT',
         'CALENDAR_TIME_FORMAT',
         'CALENDAR_EVENTS_PER_PAGE',
+        'CALENDAR_DEFAULT_VIEW',
         'ICAL_MAX_EVENTS',
         'CALDAV_MAX_EVENTS',
         'HEADERS_TIMEOUT_MS',

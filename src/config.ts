@@ -1,5 +1,8 @@
 import { isIP } from 'node:net';
 import { isValidTimezone } from './domain/dates/index.js';
+import { WEEKDAYS } from './domain/month-grid.js';
+import { phpFormatProblem } from './domain/php-date.js';
+import { isEmail } from './domain/email-address.js';
 
 /**
  * Service configuration: every variable of COMPAT.md's table, read from the environment and
@@ -61,6 +64,15 @@ export interface Config {
   shutdownTimeoutMs: number;
   /** The site's name: page titles, the calendar feeds' X-WR-CALNAME, the REST root index's `name`. */
   siteName: string;
+  /** The month grids' first day of the week (a day's name: `monday`, `sunday`, …). */
+  weekStart: string;
+  /** How the pages write an event's dates and times (PHP date formats, as WordPress' date_format and time_format). */
+  dateFormat: string;
+  timeFormat: string;
+  /** Events a page of the calendar pages' lists shows (WordPress' posts_per_page). */
+  eventsPerPage: number;
+  /** What `/events/` shows: the upcoming list or this month's grid. */
+  defaultView: 'list' | 'month';
   /** The most events one iCalendar feed (and one month or day page) holds. */
   icalMaxEvents: number;
   /** The most events one CalDAV answer lists (a calendar's GET, PROPFIND Depth 1, calendar-query, an initial sync); more: 507. */
@@ -145,6 +157,8 @@ export interface Config {
   submissionsMaxLinks: number;
   /** Moderators hear of new submissions `immediate`ly, in a `daily` digest, or not at all (`off`). */
   submissionsNotify: 'immediate' | 'daily' | 'off';
+  /** Who hears of new submissions (empty: the editors and administrators with an e-mail address). */
+  submissionsNotifyTo: string[];
   /** Days after the decision when the submitter's name, e-mail and address are erased. */
   submissionRetentionDays: number;
   /** `smtp://user:pass@host:port` or `smtps://…`; unset: no e-mail. */
@@ -177,7 +191,7 @@ export const WORDPRESS_REST_ROOT = '/wp-json';
 export type SettingScope = 'environment' | 'calendar';
 
 /** A setting's type: how its text is read and which control the admin screen shows. */
-export type SettingType = 'string' | 'integer' | 'number' | 'boolean' | 'enum' | 'duration' | 'durations' | 'list' | 'url' | 'timezone';
+export type SettingType = 'string' | 'integer' | 'number' | 'boolean' | 'enum' | 'duration' | 'durations' | 'list' | 'url' | 'timezone' | 'dateformat' | 'emails';
 
 /**
  * One documented setting, declared once: its environment variable, CLI flag, type, unit, default,
@@ -199,6 +213,8 @@ export interface Setting {
   unit?: string;
   /** enum: the values allowed */
   choices?: readonly string[];
+  /** enum: other spellings of a value (`0` for `sunday`), stored as the value they stand for */
+  aliases?: Readonly<Record<string, string>>;
   /** integer/number: the smallest and largest values allowed */
   min?: number;
   max?: number;
@@ -365,6 +381,63 @@ export const SETTINGS: Setting[] = [
     group: 'site',
     defaultText: 'Events Calendar',
     description: "the site's name on the calendar pages, in feeds (X-WR-CALNAME) and in the REST root index",
+  },
+  {
+    env: 'CALENDAR_WEEK_START',
+    flag: '--week-start',
+    key: 'weekStart',
+    type: 'enum',
+    choices: WEEKDAYS,
+    aliases: Object.fromEntries(WEEKDAYS.map((d, i) => [String(i), d])),
+    scope: 'calendar',
+    group: 'site',
+    defaultText: 'monday',
+    description: "the month grids' first day of the week (a day's name, or 0 for Sunday to 6 for Saturday as WordPress' start_of_week)",
+  },
+  {
+    env: 'CALENDAR_DATE_FORMAT',
+    flag: '--date-format',
+    key: 'dateFormat',
+    type: 'dateformat',
+    max: 100,
+    scope: 'calendar',
+    group: 'site',
+    defaultText: 'l j F Y',
+    description: "how the calendar pages write an event's dates: a PHP date format as WordPress' date_format (F j, Y: March 27, 2027)",
+  },
+  {
+    env: 'CALENDAR_TIME_FORMAT',
+    flag: '--time-format',
+    key: 'timeFormat',
+    type: 'dateformat',
+    max: 100,
+    scope: 'calendar',
+    group: 'site',
+    defaultText: 'g:i A',
+    description: "how the calendar pages write an event's times: a PHP date format as WordPress' time_format (g:i a: 9:00 am; H:i: 09:00)",
+  },
+  {
+    env: 'CALENDAR_EVENTS_PER_PAGE',
+    flag: '--events-per-page',
+    key: 'eventsPerPage',
+    type: 'integer',
+    min: 1,
+    max: 100,
+    scope: 'calendar',
+    group: 'site',
+    defaultText: '10',
+    description: "events a page of the calendar pages' lists shows (upcoming, past, a search's, a category's, tag's, venue's, organizer's or series' events), as WordPress' posts_per_page",
+  },
+  {
+    env: 'CALENDAR_DEFAULT_VIEW',
+    flag: '--default-view',
+    key: 'defaultView',
+    type: 'enum',
+    choices: ['list', 'month'],
+    scope: 'calendar',
+    group: 'site',
+    defaultText: 'list',
+    description: "what the calendar's /events/ page shows: the upcoming list or this month's grid (/events/list/ and /events/month/ stay as they are)",
   },
   {
     env: 'ICAL_MAX_EVENTS',
@@ -774,6 +847,17 @@ export const SETTINGS: Setting[] = [
     description: 'moderators hear of new submissions by e-mail: immediate, daily (a digest) or off',
   },
   {
+    env: 'SUBMISSIONS_NOTIFY_TO',
+    flag: '--submissions-notify-to',
+    key: 'submissionsNotifyTo',
+    type: 'emails',
+    max: 50,
+    scope: 'calendar',
+    group: 'submissions',
+    defaultText: '(none)',
+    description: 'who hears of new submissions by e-mail: comma-separated addresses (unset: the editors and administrators with an e-mail address)',
+  },
+  {
     env: 'SUBMISSION_RETENTION_DAYS',
     flag: '--submission-retention-days',
     key: 'submissionRetentionDays',
@@ -831,7 +915,7 @@ export function parseSetting(s: Setting, raw: string): Config[keyof Config] {
         .filter((p) => p !== '')
         .map((p) => durationMs(s.env, p));
     case 'enum': {
-      const v = text.toLowerCase();
+      const v = s.aliases?.[text.toLowerCase()] ?? text.toLowerCase();
       if (!s.choices?.includes(v)) throw new ConfigError(`${s.env} must be ${choiceList(s.choices ?? [])}, got "${raw}"`);
       return v;
     }
@@ -840,6 +924,27 @@ export function parseSetting(s: Setting, raw: string): Config[keyof Config] {
     case 'timezone':
       if (!isValidTimezone(text)) throw new ConfigError(`${s.env} "${raw}" is not a known time zone (an IANA name such as Europe/Rome, or UTC+2)`);
       return text;
+    case 'dateformat': {
+      if (text === '') throw new ConfigError(`${s.env} must not be empty`);
+      if (s.max !== undefined && text.length > s.max) throw new ConfigError(`${s.env} must be at most ${s.max} characters long`);
+      const problem = phpFormatProblem(text);
+      if (problem) throw new ConfigError(`${s.env} "${raw}" ${problem}`);
+      return text;
+    }
+    case 'emails': {
+      // Unset (the declared default's text) or blank: no list.
+      const addresses =
+        text === '(none)'
+          ? []
+          : text
+              .split(',')
+              .map((a) => a.trim())
+              .filter((a) => a !== '');
+      const wrong = addresses.find((a) => !isEmail(a));
+      if (wrong !== undefined) throw new ConfigError(`${s.env}: "${wrong}" is not an e-mail address (like ann@example.org)`);
+      if (s.max !== undefined && addresses.length > s.max) throw new ConfigError(`${s.env} lists at most ${s.max} addresses`);
+      return addresses;
+    }
     case 'string':
       if (text === '') throw new ConfigError(`${s.env} must not be empty`);
       if (s.max !== undefined && text.length > s.max) throw new ConfigError(`${s.env} must be at most ${s.max} characters long`);
@@ -871,7 +976,8 @@ export function applyCalendarSettings(config: Config, stored: Record<string, str
     } catch {
       continue;
     }
-    if (target[s.key] !== value) {
+    // Lists compare by their items (a new array each time they are read).
+    if (Array.isArray(value) ? JSON.stringify(target[s.key]) !== JSON.stringify(value) : target[s.key] !== value) {
       target[s.key] = value;
       changed.push(s.key);
     }
@@ -1159,6 +1265,11 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Part
     databaseTimeoutMs,
     shutdownTimeoutMs: declared('shutdownTimeoutMs'),
     siteName: declaredSetting(pick, 'siteName'),
+    weekStart: declaredSetting(pick, 'weekStart'),
+    dateFormat: declaredSetting(pick, 'dateFormat'),
+    timeFormat: declaredSetting(pick, 'timeFormat'),
+    eventsPerPage: declaredSetting(pick, 'eventsPerPage'),
+    defaultView: declaredSetting(pick, 'defaultView'),
     icalMaxEvents,
     caldavMaxEvents,
     headersTimeoutMs,
@@ -1229,6 +1340,7 @@ function submissionSettings(
   | 'submissionsMaxDescription'
   | 'submissionsMaxLinks'
   | 'submissionsNotify'
+  | 'submissionsNotifyTo'
   | 'submissionRetentionDays'
   | 'smtpUrl'
   | 'smtpFrom'
@@ -1248,6 +1360,7 @@ function submissionSettings(
     submissionsMaxDescription: declaredSetting(pick, 'submissionsMaxDescription'),
     submissionsMaxLinks: declaredSetting(pick, 'submissionsMaxLinks'),
     submissionsNotify: declaredSetting(pick, 'submissionsNotify'),
+    submissionsNotifyTo: declaredSetting(pick, 'submissionsNotifyTo'),
     submissionRetentionDays: declaredSetting(pick, 'submissionRetentionDays'),
     ...(smtpUrl !== undefined ? { smtpUrl } : {}),
     smtpFrom: pick('smtpFrom', 'SMTP_FROM')?.trim() ?? 'calendar@localhost',

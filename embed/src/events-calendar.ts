@@ -47,7 +47,7 @@ interface SourceEvent {
   };
 }
 
-const ATTRIBUTES = ['service', 'view', 'category', 'tag', 'venue', 'organizer', 'featured', 'search', 'limit', 'locale', 'time-zone', 'refresh', 'month'] as const;
+const ATTRIBUTES = ['service', 'view', 'category', 'tag', 'venue', 'organizer', 'featured', 'search', 'limit', 'locale', 'time-zone', 'refresh', 'month', 'week-start'] as const;
 const DAY_MS = 86_400_000;
 const MAX_PER_DAY = 3;
 
@@ -160,6 +160,12 @@ export class EventsCalendar extends HTMLElement {
     return v === 'month' || v === 'upcoming' ? v : 'list';
   }
 
+  /** The grid's first day of the week: `week-start` 0 (Sunday) to 6 (Saturday); Monday without it. */
+  private get weekStart(): number {
+    const n = Number(this.getAttribute('week-start') ?? 1);
+    return Number.isInteger(n) && n >= 0 && n <= 6 ? n : 1;
+  }
+
   private get eventZone(): boolean {
     return this.getAttribute('time-zone') === 'event';
   }
@@ -190,14 +196,15 @@ export class EventsCalendar extends HTMLElement {
     return this.month;
   }
 
-  /** The grid's days: Monday of the month's first week to Sunday of its last. */
+  /** The grid's days: the week start on or before the month's first day to the day before it after its last. */
   private gridDays(): string[] {
     const first = `${this.currentMonth()}-01`;
-    const start = addDays(first, -((dateOf(first).getUTCDay() + 6) % 7));
+    const ws = this.weekStart;
+    const start = addDays(first, -((dateOf(first).getUTCDay() - ws + 7) % 7));
     const next = dateOf(first);
     next.setUTCMonth(next.getUTCMonth() + 1);
     const last = addDays(dayOf(next), -1);
-    const end = addDays(last, (7 - dateOf(last).getUTCDay()) % 7);
+    const end = addDays(last, (ws + 6 - dateOf(last).getUTCDay()) % 7);
     const days: string[] = [];
     for (let d = start; d <= end; d = addDays(d, 1)) days.push(d);
     return days;
@@ -405,7 +412,7 @@ export class EventsCalendar extends HTMLElement {
     const table = el('table', { role: 'grid', part: 'grid', 'aria-labelledby': titleId, 'aria-describedby': `${titleId}-help` });
     const head = el('tr');
     for (let i = 0; i < 7; i++) {
-      const d = addDays('2024-01-01', i); // a Monday
+      const d = addDays('2023-12-31', this.weekStart + i); // 31 December 2023: a Sunday
       head.append(el('th', { scope: 'col', abbr: this.fmt({ weekday: 'long' }, d), text: this.fmt({ weekday: 'short' }, d) }));
     }
     table.append(el('thead', {}, head));
@@ -475,7 +482,7 @@ export class EventsCalendar extends HTMLElement {
 
   private onKey(e: KeyboardEvent, day: string) {
     if (e.target !== e.currentTarget) return; // keys on an event link are the link's
-    const weekday = (dateOf(day).getUTCDay() + 6) % 7;
+    const weekday = (dateOf(day).getUTCDay() - this.weekStart + 7) % 7;
     const month = (n: number) => {
       const d = dateOf(day);
       const want = d.getUTCDate();

@@ -72,6 +72,7 @@ export function durationText(ms: number): string {
 /** A value as its declaration gives it (durations as `2h`, sizes in their unit), not as the server keeps it. */
 function inDeclaredUnit(s: Setting, value: unknown): unknown {
   if (s.type === 'duration' && typeof value === 'number') return durationText(value);
+  if (s.type === 'emails' && Array.isArray(value)) return value.join(', ');
   if (s.type === 'durations' && Array.isArray(value)) return value.map((v) => (typeof v === 'number' ? durationText(v) : v));
   if (s.unit === 'MB' && s.key === 'responseMemoryBytes' && typeof value === 'number') return value / (1024 * 1024);
   return value;

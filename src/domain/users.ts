@@ -43,6 +43,7 @@ import { keptCountersOf, registerKept } from '../metrics.js';
 import * as usersStore from '../store/users.js';
 import { deleteSessionsOf, findTotp } from '../store/sessions.js';
 import { countAdministrators, lockAdministrators } from '../store/user-admin.js';
+import { isEmail } from './email-address.js';
 import { ANONYMOUS, isRole, viewerOf, type Role, type Viewer } from './permissions.js';
 
 const scrypt = promisify(scryptCb) as (pw: string | Buffer, salt: Buffer, keylen: number, opts: object) => Promise<Buffer>;
@@ -64,10 +65,7 @@ const DUMMY_HASH = `scrypt$${SCRYPT.N}$${SCRYPT.r}$${SCRYPT.p}$${Buffer.alloc(16
 /** Application passwords are 24 letters and digits (spaces removed); nothing else is checked against them. */
 const APP_PASSWORD_SHAPE = /^[A-Za-z0-9]{24}$/;
 
-/** A reasonable e-mail address check: one @, a dot in the domain, no spaces, at most 100 characters. */
-export function isEmail(email: string): boolean {
-  return email.length <= 100 && /^[^\s@]+@[^\s@.]+(\.[^\s@.]+)+$/.test(email);
-}
+export { isEmail };
 
 /** Password verifications run (scrypt work), for tests and diagnosis: a failure must never be cheap. */
 export const passwordWork = { verifications: 0 };

@@ -136,7 +136,7 @@ export function registerEmbedFace(app: FastifyInstance, { config, services, asse
       let body: string;
       if (o.view === 'month') {
         const month = o.month ?? today.slice(0, 7);
-        body = monthView(config.siteName, o, locale, month, await reader.month(o.filter, month), today);
+        body = monthView(config.siteName, o, locale, month, await reader.month(o.filter, month), today, config.weekStart);
       } else {
         body = listView(config.siteName, o, locale, await reader.upcoming(o.filter, o.limit ?? (o.view === 'upcoming' ? 5 : 10)), today);
       }
@@ -160,7 +160,14 @@ export function registerEmbedFace(app: FastifyInstance, { config, services, asse
     const o = optionsOf((req.query ?? {}) as Record<string, unknown>);
     const locale = localeOf(undefined, req.headers['accept-language']);
     const asset = assets.current();
-    const body = snippetPage(site, config.siteName, o, locale, asset ? { stable: `${site}${STABLE_PATH}`, hashed: `${site}/embed/${asset.file}`, integrity: asset.integrity } : undefined);
+    const body = snippetPage(
+      site,
+      config.siteName,
+      o,
+      locale,
+      asset ? { stable: `${site}${STABLE_PATH}`, hashed: `${site}/embed/${asset.file}`, integrity: asset.integrity } : undefined,
+      config.weekStart,
+    );
     return reply
       .code(200)
       .header('content-type', 'text/html; charset=utf-8')

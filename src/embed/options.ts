@@ -122,7 +122,7 @@ export function iframeQuery(o: EmbedOptions, extra: Array<[string, string]> = []
 }
 
 /** The component's attributes for these options, in a stable order. */
-export function componentAttributes(o: EmbedOptions, service: string): Array<[string, string]> {
+export function componentAttributes(o: EmbedOptions, service: string, weekStart = 1): Array<[string, string]> {
   const out: Array<[string, string]> = [['service', service]];
   if (o.view !== 'list') out.push(['view', o.view]);
   for (const [k, v] of filterPairs(o)) out.push([k, k === 'featured' ? '' : v]);
@@ -130,5 +130,7 @@ export function componentAttributes(o: EmbedOptions, service: string): Array<[st
   if (o.locale) out.push(['locale', o.locale]);
   if (o.timeZone === 'event') out.push(['time-zone', 'event']);
   if (o.refresh !== undefined) out.push(['refresh', String(o.refresh)]);
+  // The component's grid starts on Monday unless told the site's first day of the week.
+  if (o.view === 'month' && weekStart !== 1) out.push(['week-start', String(weekStart)]);
   return out;
 }

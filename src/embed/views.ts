@@ -3,8 +3,8 @@
  * each event's own zone with its abbreviation, links opening in the top window) and the snippet
  * generator (`/embed/snippet`: a GET form, the three snippets in read-only text areas, previews).
  */
-import { DateTime } from 'luxon';
 import { plusDays } from '../domain/dates/index.js';
+import { WEEKDAYS, monthGrid, type Weekday } from '../domain/month-grid.js';
 import { costShown } from '../domain/representations/event.js';
 import { html, Html } from './html.js';
 import { messagesFor, plural, type Locale } from './messages.js';
@@ -127,13 +127,10 @@ export function listView(site: string, o: EmbedOptions, locale: Locale, events: 
   return page(locale, `${m.upcoming} – ${site}`, html`<h1>${m.upcoming}</h1>${body}`);
 }
 
-/** The month view: a grid, Monday first, with previous/next links (in the frame). */
-export function monthView(site: string, o: EmbedOptions, locale: Locale, month: string, events: EmbedEvent[], today: string): string {
+/** The month view: a grid from the site's first day of the week (`weekStart`), with previous/next links (in the frame). */
+export function monthView(site: string, o: EmbedOptions, locale: Locale, month: string, events: EmbedEvent[], today: string, weekStart: string): string {
   const m = messagesFor(locale);
-  const first = DateTime.fromISO(`${month}-01`, { zone: 'utc' });
-  const gridStart = first.minus({ days: first.weekday - 1 });
-  const last = first.endOf('month').startOf('day');
-  const gridEnd = last.plus({ days: 7 - last.weekday });
+  const { first, gridStart, gridEnd } = monthGrid(month, weekStart);
   const byDay = new Map<string, EmbedEvent[]>();
   const within = { from: gridStart.toFormat('yyyy-MM-dd'), until: gridEnd.toFormat('yyyy-MM-dd') };
   let inMonth = false;
@@ -190,9 +187,10 @@ export interface SnippetAssets {
 }
 
 /** The snippet generator page. */
-export function snippetPage(site: string, siteName: string, o: EmbedOptions, locale: Locale, assets: SnippetAssets | undefined): string {
+export function snippetPage(site: string, siteName: string, o: EmbedOptions, locale: Locale, assets: SnippetAssets | undefined, weekStart = 'monday'): string {
   const m = messagesFor(locale);
-  const attrs = componentAttributes(o, site);
+  const firstDay = Math.max(0, WEEKDAYS.indexOf(weekStart as Weekday));
+  const attrs = componentAttributes(o, site, firstDay);
   const attrText = attrs.map(([k, v]) => (v === '' ? ` ${k}` : ` ${k}="${v.replace(/&/g, '&amp;').replace(/"/g, '&quot;')}"`)).join('');
   const component = assets ? `<script type="module" src="${assets.hashed}" integrity="${assets.integrity}" crossorigin="anonymous"></script>\n<events-calendar${attrText}></events-calendar>` : '';
   const iframeSrc = `${site}/embed/${iframeQuery(o)}`;
@@ -208,6 +206,7 @@ import listPlugin from '@fullcalendar/list';
 const calendar = new Calendar(document.getElementById('calendar'), {
   plugins: [dayGridPlugin, listPlugin],
   initialView: 'dayGridMonth',
+  firstDay: ${firstDay},
   headerToolbar: { left: 'prev,next today', center: 'title', right: 'dayGridMonth,listMonth' },
   events: { url: '${site}/wp-json/calendar/embed/v1/fullcalendar'${fcQuery ? `, extraParams: ${JSON.stringify(Object.fromEntries(params))}` : ''} },
 });

@@ -2,6 +2,7 @@
  * The calendar's views of many events: the list, month and day pages.
  */
 import { DateTime } from 'luxon';
+import { monthGrid } from '../domain/month-grid.js';
 import type { PublicEvent } from './public.js';
 import { html, plainText, type SafeHtml } from './html.js';
 import { dayText, daysCovered, timeText, type DayView, type ListView, type MonthView } from './view-helpers.js';
@@ -24,13 +25,11 @@ ${subscribeBlock(v.subscription, v.meta.ics)}`;
   return layout(v.meta, main);
 }
 
-/** A month's grid (Monday first), at most three events a day with a link to the rest. */
+/** A month's grid (from the site's first day of the week), at most three events a day with a link to the rest. */
 export function monthView(parts: ViewParts, v: MonthView): string {
   const { layout, pager, subscribeBlock } = parts;
-  const first = DateTime.fromISO(`${v.month}-01`, { zone: 'utc' });
-  const gridStart = first.minus({ days: first.weekday - 1 });
-  const last = first.endOf('month');
-  const gridEnd = last.plus({ days: 7 - last.weekday });
+  const { first, gridStart, gridEnd } = monthGrid(v.month, v.weekStart);
+  const { time } = parts.formats();
   const byDay = new Map<string, PublicEvent[]>();
   const within = { from: gridStart.toISODate()!, until: gridEnd.toISODate()! };
   for (const e of v.events) for (const d of daysCovered(e, within)) (byDay.get(d) ?? byDay.set(d, []).get(d)!).push(e);
@@ -46,7 +45,7 @@ export function monthView(parts: ViewParts, v: MonthView): string {
       const classes = ['day', d.month !== first.month ? 'other-month' : '', day === v.today ? 'today' : '', events.length ? 'has-events' : ''].filter(Boolean).join(' ');
       cells.push(html`<td class="${classes}"${day === v.today ? html` aria-current="date"` : ''}>
 <a class="day-number" href="${v.dayUrl(day)}" aria-label="${dayText(day)}${events.length ? `, ${events.length} ${events.length === 1 ? 'event' : 'events'}` : ''}">${d.day}</a>
-${shown.length ? html`<ul>${shown.map((e) => html`<li><a href="${e.url}">${e.all_day ? '' : html`<span class="time">${timeText(e.start_date)}</span> `}${plainText(e.title)}</a></li>`)}</ul>` : ''}
+${shown.length ? html`<ul>${shown.map((e) => html`<li><a href="${e.url}">${e.all_day ? '' : html`<span class="time">${timeText(e.start_date, time)}</span> `}${plainText(e.title)}</a></li>`)}</ul>` : ''}
 ${more > 0 || (v.truncated && events.length) ? html`<a class="more" href="${v.dayUrl(day)}">${more > 0 ? `+ ${more} more` : 'more'}</a>` : ''}
 </td>`);
     }
@@ -59,7 +58,7 @@ ${more > 0 || (v.truncated && events.length) ? html`<a class="more" href="${v.da
 ${pager('Months', v.monthUrl(prevMonth), v.monthUrl(nextMonth), `‹ ${first.minus({ months: 1 }).toFormat('LLLL yyyy')}`, `${first.plus({ months: 1 }).toFormat('LLLL yyyy')} ›`)}
 <table class="month">
 <caption>${heading}</caption>
-<thead><tr>${['Monday', 'Tuesday', 'Wednesday', 'Thursday', 'Friday', 'Saturday', 'Sunday'].map((d) => html`<th scope="col"><abbr title="${d}">${d.slice(0, 3)}</abbr></th>`)}</tr></thead>
+<thead><tr>${[0, 1, 2, 3, 4, 5, 6].map((i) => gridStart.plus({ days: i }).toFormat('cccc')).map((d) => html`<th scope="col"><abbr title="${d}">${d.slice(0, 3)}</abbr></th>`)}</tr></thead>
 <tbody>
 ${weeks}
 </tbody>

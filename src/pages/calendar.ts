@@ -28,9 +28,6 @@ export type { EventFilter, EventsPage, PublicEvent, PublicOrganizer, PublicTerm,
 /** Series whose feed lines are read and written between two turns of the event loop. */
 const SERIES_STEP = 10;
 
-/** Events listed per page on the list views (WordPress' default posts_per_page). */
-export const PAGE_SIZE = 10;
-
 export interface Calendar {
   /** The site zone's current wall time. */
   now(): string;
@@ -116,7 +113,8 @@ export function createCalendar(services: Services): Calendar {
     now: () => services.clock.nowLocal(),
     today: () => services.clock.nowLocal().slice(0, 10),
 
-    async upcoming(f, page, perPage = PAGE_SIZE) {
+    // Events a list page shows: CALENDAR_EVENTS_PER_PAGE, read at each request (administrators change it).
+    async upcoming(f, page, perPage = config.eventsPerPage) {
       // From today's start (read through the start-date index), not yet ended; `now` to the minute,
       // so the kept pages of this window last a minute.
       const now = minute(services.clock.nowLocal());
@@ -125,7 +123,7 @@ export function createCalendar(services: Services): Calendar {
 
     async past(f, page) {
       const now = minute(services.clock.nowLocal());
-      return ranged({ startsUntil: now, endsUntil: now, descending: true }, f, page, PAGE_SIZE, searching(f));
+      return ranged({ startsUntil: now, endsUntil: now, descending: true }, f, page, config.eventsPerPage, searching(f));
     },
 
     async between(from, until, f = {}) {

@@ -3,6 +3,7 @@
  * (`/events/YYYY-MM-DD/`, `/events/today/`), and their feeds.
  */
 import { DateTime } from 'luxon';
+import { monthGrid } from '../domain/month-grid.js';
 import { html, type Answer, type Format, type PageContext, type Query } from './page-context.js';
 
 /** A month's page or feed; `month` (YYYY-MM) defaults to this month. */
@@ -11,16 +12,14 @@ export async function monthAnswer(ctx: PageContext, format: Format, q: Query, mo
   const m = month ?? calendar.today().slice(0, 7);
   if (!/^\d{4}-(0[1-9]|1[0-2])$/.test(m)) return { kind: 'not-found' };
   const filter = ctx.filterOf(q);
-  const firstDay = DateTime.fromISO(`${m}-01`, { zone: 'utc' });
-  const from = firstDay.minus({ days: firstDay.weekday - 1 });
-  const lastDay = firstDay.endOf('month');
-  const until = lastDay.plus({ days: 7 - lastDay.weekday });
+  const { first: firstDay, last: lastDay, gridStart: from, gridEnd: until } = monthGrid(m, config.weekStart);
   const { events, total } = await calendar.between(format === 'html' ? from.toISODate()! : `${m}-01`, format === 'html' ? until.toISODate()! : lastDay.toISODate()!, filter);
   if (format !== 'html') return { kind: 'ical', events, name: `${config.siteName} – ${firstDay.toFormat('LLLL yyyy')}`, filename: `${ctx.siteFile}-${m}.ics` };
   const path = `/events/month/${m}/`;
   return html(
     ctx.views.month({
       month: m,
+      weekStart: config.weekStart,
       today: calendar.today(),
       events,
       truncated: total > events.length,

@@ -5,7 +5,7 @@ import { costShown } from '../domain/representations/event.js';
 import { venueAddress } from './ical.js';
 import type { EventsPage, PublicEvent, PublicOrganizer, PublicVenue } from './public.js';
 import { html, jsonLdScript, plainText } from './html.js';
-import { dayText, googleCalendarUrl, isoOf, mapUrl, outlookUrl, safeDescription, safeUrl, timeText, whenText, type PageMeta, type Subscription } from './view-helpers.js';
+import { eventDay, googleCalendarUrl, isoOf, mapUrl, outlookUrl, safeDescription, safeUrl, timeText, whenText, type PageMeta, type Subscription } from './view-helpers.js';
 import type { ViewParts } from './view-parts.js';
 
 /** A single event's page (or one occurrence's), with its JSON-LD. */
@@ -14,17 +14,18 @@ export function eventView(parts: ViewParts, e: PublicEvent, meta: PageMeta): str
   const venue = Array.isArray(e.venue) ? undefined : e.venue;
   const map = venue ? mapUrl(venue) : undefined;
   const image = e.image ? e.image : undefined;
+  const f = parts.formats();
   const main = html`<article class="event-single" itemscope>
 <p class="back"><a href="${url('/events/')}">« All events</a></p>
 <h1>${plainText(e.title)}</h1>
-<p class="when"><time datetime="${isoOf(e.start_date, e.utc_start_date, e.all_day)}">${whenText(e)}</time>${e.all_day ? '' : html` <span class="zone">(${e.timezone})</span>`}</p>
+<p class="when"><time datetime="${isoOf(e.start_date, e.utc_start_date, e.all_day)}">${whenText(e, f)}</time>${e.all_day ? '' : html` <span class="zone">(${e.timezone})</span>`}</p>
 ${image && safeUrl(image.url) ? html`<figure class="image"><img src="${safeUrl(image.url)}" alt="${plainText(e.title)}"${image.width ? html` width="${image.width}"` : ''}${image.height ? html` height="${image.height}"` : ''}></figure>` : ''}
 <div class="description">${safeDescription(e.description)}</div>
 <section class="details" aria-labelledby="details-heading">
 <h2 id="details-heading">Details</h2>
 <dl>
-<dt>Start</dt><dd><time datetime="${isoOf(e.start_date, e.utc_start_date, e.all_day)}">${e.all_day ? dayText(e.start_date) : `${dayText(e.start_date)}, ${timeText(e.start_date)}`}</time></dd>
-<dt>End</dt><dd><time datetime="${isoOf(e.end_date, e.utc_end_date, e.all_day)}">${e.all_day ? dayText(e.end_date) : `${dayText(e.end_date)}, ${timeText(e.end_date)}`}</time></dd>
+<dt>Start</dt><dd><time datetime="${isoOf(e.start_date, e.utc_start_date, e.all_day)}">${e.all_day ? eventDay(e.start_date, f) : `${eventDay(e.start_date, f)}, ${timeText(e.start_date, f.time)}`}</time></dd>
+<dt>End</dt><dd><time datetime="${isoOf(e.end_date, e.utc_end_date, e.all_day)}">${e.all_day ? eventDay(e.end_date, f) : `${eventDay(e.end_date, f)}, ${timeText(e.end_date, f.time)}`}</time></dd>
 ${e.all_day ? '' : html`<dt>Time zone</dt><dd>${e.timezone}${e.timezone_abbr ? ` (${e.timezone_abbr})` : ''}</dd>`}
 ${e.cost ? html`<dt>Cost</dt><dd>${plainText(costShown(e))}</dd>` : ''}
 ${e.website && e.website !== e.url && safeUrl(plainText(e.website)) ? html`<dt>Website</dt><dd><a href="${safeUrl(plainText(e.website))}" rel="nofollow">${plainText(e.website)}</a></dd>` : ''}

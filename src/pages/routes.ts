@@ -34,7 +34,13 @@ export function registerCalendarPages(app: FastifyInstance, services: Services):
   const page = (path: string, handler: PageHandler) => registerPage(app, ctx, path, handler);
 
   const list: PageHandler = (f, p, q) => listAnswer(ctx, f, q, p.page, { path: '/events/list/' });
-  page('/events', (f, p, q) => listAnswer(ctx, f, q, p.page, { path: '/events/list/' }));
+  // `/events/` opens the site's default view (CALENDAR_DEFAULT_VIEW, read at each request); a past
+  // list, a page number, a search and the feed stay the list's, as TEC's `eventDisplay` asks.
+  page('/events', (f, p, q) =>
+    f === 'html' && ctx.config.defaultView === 'month' && q.eventDisplay === undefined && q.page === undefined && q.search === undefined && q['tribe-bar-search'] === undefined
+      ? monthAnswer(ctx, f, q, undefined)
+      : listAnswer(ctx, f, q, p.page, { path: '/events/list/' }),
+  );
   page('/events/list', list);
   page('/events/list/page/:page', list);
   page('/events/page/:page', list);

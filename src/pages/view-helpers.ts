@@ -3,6 +3,7 @@
  * date and time texts, the safe links (maps, "add to calendar", subscriptions) and the kept
  * sanitised descriptions.
  */
+import { formatWall } from '../domain/php-date.js';
 import { DateTime } from 'luxon';
 import { sanitizePostHtml } from '../domain/text.js';
 import { plusDays } from '../domain/dates/index.js';
@@ -59,24 +60,42 @@ const MONTHS = ['January', 'February', 'March', 'April', 'May', 'June', 'July', 
  */
 const ms = (wall: string) => Date.UTC(+wall.slice(0, 4), +wall.slice(5, 7) - 1, +wall.slice(8, 10), +wall.slice(11, 13) || 0, +wall.slice(14, 16) || 0, +wall.slice(17, 19) || 0);
 
+/** The formats the hand-written `dayText` and `timeText` write (the settings' defaults). */
+const DEFAULT_DATE_FORMAT = 'l j F Y';
+const DEFAULT_TIME_FORMAT = 'g:i A';
+
 /** "Saturday 27 March 2027" */
 export function dayText(wall: string): string {
   return `${WEEKDAYS[new Date(ms(wall.slice(0, 10))).getUTCDay()]} ${+wall.slice(8, 10)} ${MONTHS[+wall.slice(5, 7) - 1]} ${wall.slice(0, 4)}`;
 }
 
-/** "9:00 AM" */
-export function timeText(wall: string): string {
+/** "9:00 AM", or the time in a PHP time format (CALENDAR_TIME_FORMAT) */
+export function timeText(wall: string, format?: string): string {
+  if (format !== undefined && format !== DEFAULT_TIME_FORMAT) return formatWall(wall, format);
   const h = +wall.slice(11, 13);
   return `${h % 12 === 0 ? 12 : h % 12}:${wall.slice(14, 16)} ${h < 12 ? 'AM' : 'PM'}`;
 }
 
-/** "Saturday 27 March 2027, 9:00 AM – 10:00 AM EDT" and the other shapes of a schedule. */
-export function whenText(e: PublicEvent): string {
+/** The site's date and time formats (PHP date formats: CALENDAR_DATE_FORMAT, CALENDAR_TIME_FORMAT). */
+export interface DateFormats {
+  date: string;
+  time: string;
+}
+
+/** An event's date in the site's date format ("Saturday 27 March 2027" by default). */
+export function eventDay(wall: string, formats?: DateFormats): string {
+  return formats && formats.date !== DEFAULT_DATE_FORMAT ? formatWall(wall, formats.date) : dayText(wall);
+}
+
+/** "Saturday 27 March 2027, 9:00 AM – 10:00 AM EDT" and the other shapes of a schedule, in the site's formats. */
+export function whenText(e: PublicEvent, formats?: DateFormats): string {
+  const day = (w: string) => eventDay(w, formats);
+  const time = (w: string) => timeText(w, formats?.time);
   const sameDay = e.start_date.slice(0, 10) === e.end_date.slice(0, 10);
-  if (e.all_day) return sameDay ? `${dayText(e.start_date)} (all day)` : `${dayText(e.start_date)} – ${dayText(e.end_date)} (all day)`;
+  if (e.all_day) return sameDay ? `${day(e.start_date)} (all day)` : `${day(e.start_date)} – ${day(e.end_date)} (all day)`;
   const zone = e.timezone_abbr || e.timezone;
-  if (sameDay) return `${dayText(e.start_date)}, ${timeText(e.start_date)} – ${timeText(e.end_date)} ${zone}`;
-  return `${dayText(e.start_date)}, ${timeText(e.start_date)} – ${dayText(e.end_date)}, ${timeText(e.end_date)} ${zone}`;
+  if (sameDay) return `${day(e.start_date)}, ${time(e.start_date)} – ${time(e.end_date)} ${zone}`;
+  return `${day(e.start_date)}, ${time(e.start_date)} – ${day(e.end_date)}, ${time(e.end_date)} ${zone}`;
 }
 
 /** ISO 8601 with the offset (the local wall time minus the UTC one), or the date of an all-day event. */
@@ -195,6 +214,8 @@ export interface ListView {
 
 export interface MonthView {
   month: string; // YYYY-MM
+  /** the grid's first day of the week (a day's name) */
+  weekStart: string;
   today: string;
   events: PublicEvent[];
   truncated: boolean;

@@ -10,7 +10,7 @@ import { costShown } from '../domain/representations/event.js';
 import type { EventFilter, PublicEvent, PublicOrganizer, PublicTerm } from './public.js';
 import { HEADER_LABELS, siteHeader } from '../web/site-header.js';
 import { html, plainText, type SafeHtml } from './html.js';
-import { isoOf, safeUrl, STYLESHEET_PATH, subscribeLinks, whenText, type PageMeta, type Subscription } from './view-helpers.js';
+import { isoOf, safeUrl, STYLESHEET_PATH, subscribeLinks, whenText, type DateFormats, type PageMeta, type Subscription } from './view-helpers.js';
 
 /** The pages' shared pieces (see {@link createViewParts}). */
 export type ViewParts = ReturnType<typeof createViewParts>;
@@ -74,8 +74,18 @@ ${main}
    * Cards are kept per representation object: the domain hands out the same kept object until the
    * event (or what it embeds) changes, so an unchanged event is rendered once.
    */
-  const cards = { 2: new WeakMap<PublicEvent, SafeHtml>(), 3: new WeakMap<PublicEvent, SafeHtml>() };
+  let cards = { 2: new WeakMap<PublicEvent, SafeHtml>(), 3: new WeakMap<PublicEvent, SafeHtml>() };
+  // The site's date and time formats (changed by administrators): the cards are made again when they change.
+  let shownFormats: DateFormats = { date: config.dateFormat, time: config.timeFormat };
+  function formats(): DateFormats {
+    if (shownFormats.date !== config.dateFormat || shownFormats.time !== config.timeFormat) {
+      shownFormats = { date: config.dateFormat, time: config.timeFormat };
+      cards = { 2: new WeakMap<PublicEvent, SafeHtml>(), 3: new WeakMap<PublicEvent, SafeHtml>() };
+    }
+    return shownFormats;
+  }
   function eventCard(e: PublicEvent, headingLevel: 2 | 3 = 2): SafeHtml {
+    formats();
     let card = cards[headingLevel].get(e);
     if (!card) cards[headingLevel].set(e, (card = renderCard(e, headingLevel)));
     return card;
@@ -86,7 +96,7 @@ ${main}
     const title = html`<a href="${e.url}">${plainText(e.title)}</a>`;
     return html`<article class="event${e.featured ? ' featured' : ''}">
 ${headingLevel === 2 ? html`<h2>${title}</h2>` : html`<h3>${title}</h3>`}
-<p class="when"><time datetime="${isoOf(e.start_date, e.utc_start_date, e.all_day)}">${whenText(e)}</time></p>
+<p class="when"><time datetime="${isoOf(e.start_date, e.utc_start_date, e.all_day)}">${whenText(e, shownFormats)}</time></p>
 ${venue ? html`<p class="where"><a href="${venue.url}">${plainText(venue.venue)}</a>${venue.city ? html`, ${venue.city}` : ''}</p>` : ''}
 ${e.cost ? html`<p class="cost">${plainText(costShown(e))}</p>` : ''}
 ${termLinks(e.categories, 'category')}
@@ -131,5 +141,5 @@ ${organizerContacts(o)}
 </div>`;
   }
 
-  return { url, layout, termLinks, eventCard, subscribeBlock, searchForm, pager, organizerContacts, organizerBlock };
+  return { url, layout, termLinks, eventCard, subscribeBlock, searchForm, pager, organizerContacts, organizerBlock, formats };
 }

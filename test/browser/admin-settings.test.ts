@@ -1,6 +1,6 @@
 /**
  * The settings screen in a real browser (Chromium, SQLite): an administrator changes the site's
- * name (in force on the REST index and the pages at once), sees the error of a time zone that does
+ * name and the first day of the week (in force on the REST index and the pages at once), sees the error of a time zone that does
  * not exist next to its field and in the summary, and reads the process settings as set in the
  * environment; in English and French, at 390 px and on a desktop, with axe-core (WCAG 2.2 AA).
  */
@@ -17,6 +17,8 @@ const TEXT = {
     heading: 'Settings',
     name: 'Site name',
     zone: 'Time zone',
+    week: 'Week starts on',
+    sunday: 'Sunday',
     save: 'Save settings',
     saved: 'Settings saved.',
     errors: 'Some settings could not be saved',
@@ -26,6 +28,8 @@ const TEXT = {
     heading: 'Réglages',
     name: 'Nom du site',
     zone: 'Fuseau horaire',
+    week: 'Premier jour de la semaine',
+    sunday: 'dimanche',
     save: 'Enregistrer les réglages',
     saved: 'Réglages enregistrés.',
     errors: 'Certains réglages n’ont pas pu être enregistrés',
@@ -68,10 +72,15 @@ describe('the settings screen in a browser', () => {
 
         const name = `Town ${lang} ${width}`;
         await page.getByLabel(text.name, { exact: true }).fill(name);
+        // The first day of the week: a select naming the days in the reader's language.
+        await page.getByLabel(text.week, { exact: true }).selectOption({ label: text.sunday });
         await page.getByRole('button', { name: text.save }).click();
         await page.getByText(text.saved).first().waitFor();
         assert.equal((await t.api.get('/api/')).body.name, name);
         assert.match((await t.api.get(`${t.origin}/events/`)).text, new RegExp(`<title>[^<]*${name}</title>`));
+        assert.equal(t.config.weekStart, 'sunday');
+        assert.match((await t.api.get(`${t.origin}/events/month/2030-05/`)).text, /<thead><tr><th scope="col"><abbr title="Sunday"/);
+        await t.api.patch('/api/calendar/admin/v1/settings', { as: 'admin', json: { CALENDAR_WEEK_START: null } });
 
         const zone = page.getByLabel(text.zone, { exact: true });
         await zone.fill('Nowhere/Atlantis');

@@ -228,6 +228,37 @@ window.fc.render();
     await context.close();
   });
 
+  it("starts the month grid on the week-start attribute (the site's first day of the week), Home and End following it", async () => {
+    const { context, page } = await open(`/only?attrs=${encodeURIComponent(`view="month" month="${ym}" week-start="0"`)}`);
+    await componentLoaded(page);
+    const cells = () => page.evaluate(() => Array.from(document.querySelector('events-calendar')!.shadowRoot!.querySelectorAll('[role=gridcell]')).map((c) => (c as HTMLElement).dataset.day!));
+    const heads = () => page.evaluate(() => Array.from(document.querySelector('events-calendar')!.shadowRoot!.querySelectorAll('th')).map((c) => c.getAttribute('abbr')));
+    const sundayBefore = month.minus({ days: month.weekday % 7 }).toISODate()!;
+    const all = await cells();
+    assert.equal(all[0], sundayBefore, 'the grid opens on the Sunday on or before the first');
+    assert.equal(DateTime.fromISO(all[all.length - 1]!).weekday, 6, 'and ends on a Saturday');
+    assert.deepEqual((await heads()).slice(0, 2), ['Sunday', 'Monday']);
+    const focused = () => page.evaluate(() => (document.querySelector('events-calendar')!.shadowRoot!.activeElement as HTMLElement | null)?.dataset.day ?? null);
+    await page.keyboard.press('Tab');
+    await page.keyboard.press('Tab');
+    await page.keyboard.press('Tab');
+    await page.keyboard.press('ArrowDown');
+    const eighth = month.plus({ days: 7 });
+    assert.equal(await focused(), eighth.toISODate());
+    await page.keyboard.press('Home');
+    assert.equal(await focused(), eighth.minus({ days: eighth.weekday % 7 }).toISODate(), 'Home: the Sunday');
+    await page.keyboard.press('End');
+    assert.equal(
+      await focused(),
+      eighth
+        .minus({ days: eighth.weekday % 7 })
+        .plus({ days: 6 })
+        .toISODate(),
+      'End: the Saturday',
+    );
+    await context.close();
+  });
+
   it('refreshes with If-None-Match: 304 while nothing changed, the new event after a change', async () => {
     const { context, page, requests } = await open(`/only?attrs=${encodeURIComponent('view="upcoming" limit="20" refresh="0"')}`);
     await componentLoaded(page);

@@ -53,6 +53,135 @@ forEachStore('calendar settings in the app', (t) => {
     await t.api.patch(A, { as: 'admin', json: { CALENDAR_TIMEZONE: null } });
   });
 
+  it('a new first day of the week starts the month grids of the pages, the embedded month view and the FullCalendar snippet', async () => {
+    // May 2030 begins on a Wednesday: Monday first, the grid opens on 29 April; Sunday first, on 28 April.
+    const firstCell = (text: string) => /<tbody>\s*<tr><td[^>]*>\s*<a class="day-number"[^>]*>(\d+)<\/a>/.exec(text)?.[1];
+    const firstHead = (text: string) => /<thead><tr><th scope="col"><abbr title="(\w+)"/.exec(text)?.[1];
+    const embedFirst = (text: string) => /<tbody><tr><td[^>]*><span class="num" aria-hidden="true">(\d+)<\/span>/.exec(text)?.[1];
+    const before = await t.api.get(`${t.origin}/events/month/2030-05/`);
+    assert.equal(firstCell(before.text), '29');
+    assert.equal(firstHead(before.text), 'Monday');
+    const embedBefore = await t.api.get(`${t.origin}/embed/?view=month&month=2030-05`);
+    assert.equal(embedFirst(embedBefore.text), '29');
+    const snippetBefore = (await t.api.get(`${t.origin}/embed/snippet?view=month`)).text;
+    assert.match(snippetBefore, /firstDay: 1,/);
+    assert.doesNotMatch(snippetBefore, /week-start/);
+
+    const res = await t.api.patch(A, { as: 'admin', json: { CALENDAR_WEEK_START: 0 } });
+    assert.equal(res.status, 200, res.text);
+    assert.equal(byName(res.body).CALENDAR_WEEK_START.value, 'sunday');
+    const page = await t.api.get(`${t.origin}/events/month/2030-05/`);
+    assert.equal(firstCell(page.text), '28');
+    assert.equal(firstHead(page.text), 'Sunday');
+    // The grid still ends on the last week's Saturday (1 June 2030).
+    assert.match(page.text, /<a class="day-number" href="[^"]*\/events\/2030-06-01\/"[^>]*>1<\/a>\s*<\/td><\/tr>\s*<\/tbody>/);
+    // A browser holding the old embedded grid gets the new one, not a 304.
+    const etag = embedBefore.headers.get('etag') ?? '';
+    assert.notEqual(etag, '');
+    const embed = await t.api.get(`${t.origin}/embed/?view=month&month=2030-05`, { headers: { 'if-none-match': etag } });
+    assert.equal(embed.status, 200);
+    assert.equal(embedFirst(embed.text), '28');
+    const snippet = (await t.api.get(`${t.origin}/embed/snippet?view=month`)).text;
+    assert.match(snippet, /firstDay: 0,/);
+    assert.match(snippet, /<events-calendar [^>]*week-start="0"/);
+    assert.match(snippet, /&#60;events-calendar [^\n]*week-start=&#34;0&#34;/);
+
+    assert.equal((await t.api.patch(A, { as: 'admin', json: { CALENDAR_WEEK_START: 'Saturday' } })).status, 200);
+    assert.equal(firstCell((await t.api.get(`${t.origin}/events/month/2030-05/`)).text), '27');
+    const bad = await t.api.patch(A, { as: 'admin', json: { CALENDAR_WEEK_START: 7 } });
+    assert.equal(bad.status, 400);
+    assert.equal(bad.body.code, 'rest_invalid_param');
+    assert.match(bad.body.data.params.CALENDAR_WEEK_START, /must be sunday, monday, .* or saturday/);
+    assert.equal((await t.api.patch(A, { as: 'admin', json: { CALENDAR_WEEK_START: 'someday' } })).status, 400);
+    assert.equal(t.config.weekStart, 'saturday');
+    await t.api.patch(A, { as: 'admin', json: { CALENDAR_WEEK_START: null } });
+    assert.equal(firstCell((await t.api.get(`${t.origin}/events/month/2030-05/`)).text), '29');
+  });
+
+  it("new date and time formats write the pages' event dates at once; the REST API's dates do not change", async () => {
+    const ev = await t.api.post('/events', { as: 'admin', json: { title: 'Formats', start_date: '2030-03-27 09:05:00', end_date: '2030-03-27 14:30:00', timezone: 'UTC', status: 'publish' } });
+    assert.equal(ev.status, 201, ev.text);
+    const rest = async () => {
+      const r = await t.api.get(`/api/calendar/events/v1/events/${ev.body.id}`);
+      assert.equal(r.status, 200);
+      return r.body;
+    };
+    const restBefore = await rest();
+    const pageOf = async () => (await t.api.get(ev.body.url)).text;
+    const list = async () => (await t.api.get(`${t.origin}/events/`)).text;
+    assert.ok((await pageOf()).includes('Wednesday 27 March 2030, 9:05 AM – 2:30 PM UTC'));
+    assert.ok((await list()).includes('Wednesday 27 March 2030, 9:05 AM – 2:30 PM UTC'));
+
+    const res = await t.api.patch(A, { as: 'admin', json: { CALENDAR_DATE_FORMAT: 'F jS, Y', CALENDAR_TIME_FORMAT: 'H\\hi' } });
+    assert.equal(res.status, 200, res.text);
+    assert.equal(byName(res.body).CALENDAR_DATE_FORMAT.value, 'F jS, Y');
+    const page = await pageOf();
+    assert.ok(page.includes('March 27th, 2030, 09h05 – 14h30 UTC'), page);
+    // The details list too, and the list page's card (kept from before the change).
+    assert.ok(page.includes('March 27th, 2030, 09h05</time>'), page);
+    assert.ok((await list()).includes('March 27th, 2030, 09h05 – 14h30 UTC'));
+    assert.deepEqual(await rest(), restBefore);
+
+    const bad = await t.api.patch(A, { as: 'admin', json: { CALENDAR_DATE_FORMAT: 'j M Y T', CALENDAR_TIME_FORMAT: '--' } });
+    assert.equal(bad.status, 400);
+    assert.equal(bad.body.code, 'rest_invalid_param');
+    assert.match(bad.body.data.params.CALENDAR_DATE_FORMAT, /uses "T", which needs a time zone/);
+    assert.match(bad.body.data.params.CALENDAR_TIME_FORMAT, /has no date or time letter/);
+    assert.equal(t.config.dateFormat, 'F jS, Y');
+    await t.api.patch(A, { as: 'admin', json: { CALENDAR_DATE_FORMAT: null, CALENDAR_TIME_FORMAT: null } });
+    assert.ok((await pageOf()).includes('Wednesday 27 March 2030, 9:05 AM – 2:30 PM UTC'));
+  });
+
+  it("a new number of events per page is the pages' lists at once (the REST API's per_page default unchanged)", async () => {
+    for (let i = 1; i <= 12; i++) {
+      const day = String(i).padStart(2, '0');
+      const ev = await t.api.post('/events', {
+        as: 'admin',
+        json: { title: `Paged ${i}`, start_date: `2031-01-${day} 10:00:00`, end_date: `2031-01-${day} 11:00:00`, categories: ['Pagesize'], status: 'publish' },
+      });
+      assert.equal(ev.status, 201, ev.text);
+    }
+    const cards = async (path: string) => ((await t.api.get(`${t.origin}${path}`)).text.match(/<article class="event[ "]/g) ?? []).length;
+    assert.equal(await cards('/events/category/pagesize/'), 10);
+    const res = await t.api.patch(A, { as: 'admin', json: { CALENDAR_EVENTS_PER_PAGE: '5' } });
+    assert.equal(res.status, 200, res.text);
+    assert.equal(byName(res.body).CALENDAR_EVENTS_PER_PAGE.value, 5);
+    assert.equal(await cards('/events/category/pagesize/'), 5);
+    assert.equal(await cards('/events/category/pagesize/page/3/'), 2);
+    assert.equal(await cards('/events/category/pagesize/page/2/'), 5);
+    const rest = await t.api.get('/api/calendar/events/v1/events?categories=pagesize&end_date=2032-01-01');
+    assert.equal(rest.body.events.length, 10, 'the REST default per_page stays 10');
+    assert.equal(rest.body.total, 12);
+    for (const bad of [0, 101, 'ten']) {
+      const r = await t.api.patch(A, { as: 'admin', json: { CALENDAR_EVENTS_PER_PAGE: bad } });
+      assert.equal(r.status, 400, String(bad));
+      assert.equal(r.body.code, 'rest_invalid_param');
+      assert.ok(r.body.data.params.CALENDAR_EVENTS_PER_PAGE, String(bad));
+    }
+    assert.equal(t.config.eventsPerPage, 5);
+    await t.api.patch(A, { as: 'admin', json: { CALENDAR_EVENTS_PER_PAGE: null } });
+    assert.equal(await cards('/events/category/pagesize/'), 10);
+  });
+
+  it("a new default view: /events/ shows this month's grid at once; the list stays at /events/list/, for past events and in the feed", async () => {
+    const isMonth = (text: string) => /<table class="month">/.test(text);
+    assert.ok(!isMonth((await t.api.get(`${t.origin}/events/`)).text));
+    const res = await t.api.patch(A, { as: 'admin', json: { CALENDAR_DEFAULT_VIEW: 'Month' } });
+    assert.equal(res.status, 200, res.text);
+    assert.equal(byName(res.body).CALENDAR_DEFAULT_VIEW.value, 'month');
+    const page = await t.api.get(`${t.origin}/events/`);
+    assert.equal(page.status, 200);
+    assert.ok(isMonth(page.text), page.text.slice(0, 500));
+    assert.ok(!isMonth((await t.api.get(`${t.origin}/events/list/`)).text));
+    assert.ok(!isMonth((await t.api.get(`${t.origin}/events/?eventDisplay=past`)).text));
+    assert.ok(!isMonth((await t.api.get(`${t.origin}/events/?search=concert`)).text));
+    const bad = await t.api.patch(A, { as: 'admin', json: { CALENDAR_DEFAULT_VIEW: 'day' } });
+    assert.equal(bad.status, 400);
+    assert.match(bad.body.data.params.CALENDAR_DEFAULT_VIEW, /must be list or month/);
+    await t.api.patch(A, { as: 'admin', json: { CALENDAR_DEFAULT_VIEW: null } });
+    assert.ok(!isMonth((await t.api.get(`${t.origin}/events/`)).text));
+  });
+
   it('durations and numbers are checked and shown in their declared unit', async () => {
     const res = await t.api.patch(A, { as: 'admin', json: { SUBMISSIONS_RATE_WINDOW: '90m', SUBMISSIONS_MAX_LINKS: 2, SUBMISSIONS_NOTIFY: 'Daily' } });
     assert.equal(res.status, 200, res.text);
@@ -125,6 +254,42 @@ for (const kind of STORES) {
       assert.equal(ev.status, 201, ev.text);
       assert.equal(ev.body.timezone, 'America/New_York');
       assert.equal(byName((await pair.b.api.get(A, { as: 'admin' })).body).SITE_NAME.value, 'Shared Name');
+    });
+
+    it("a new first day of the week is the other instance's month grid at once", async () => {
+      const firstCell = async () => /<tbody>\s*<tr><td[^>]*>\s*<a class="day-number"[^>]*>(\d+)<\/a>/.exec((await pair.b.api.get(`${pair.b.origin}/events/month/2030-05/`)).text)?.[1];
+      assert.equal(await firstCell(), '29');
+      assert.equal((await pair.a.api.patch(A, { as: 'admin', json: { CALENDAR_WEEK_START: 'sunday' } })).status, 200);
+      assert.equal(await firstCell(), '28');
+    });
+
+    it("new date and time formats are the other instance's event pages at once", async () => {
+      const ev = await pair.a.api.post('/events', { as: 'admin', json: { title: 'Shared', start_date: '2030-03-27 09:05:00', end_date: '2030-03-27 10:00:00', timezone: 'UTC', status: 'publish' } });
+      assert.equal(ev.status, 201, ev.text);
+      const path = new URL(ev.body.url).pathname;
+      assert.ok((await pair.b.api.get(`${pair.b.origin}${path}`)).text.includes('Wednesday 27 March 2030, 9:05 AM'));
+      assert.equal((await pair.a.api.patch(A, { as: 'admin', json: { CALENDAR_DATE_FORMAT: 'd/m/Y', CALENDAR_TIME_FORMAT: 'G:i' } })).status, 200);
+      assert.ok((await pair.b.api.get(`${pair.b.origin}${path}`)).text.includes('27/03/2030, 9:05 – 10:00 UTC'));
+    });
+
+    it("a new number of events per page is the other instance's lists at once", async () => {
+      for (let i = 1; i <= 3; i++) {
+        const ev = await pair.a.api.post('/events', {
+          as: 'admin',
+          json: { title: `Paged ${i}`, start_date: `2031-02-0${i} 10:00:00`, end_date: `2031-02-0${i} 11:00:00`, categories: ['Shared pages'], status: 'publish' },
+        });
+        assert.equal(ev.status, 201, ev.text);
+      }
+      const cards = async () => ((await pair.b.api.get(`${pair.b.origin}/events/category/shared-pages/`)).text.match(/<article class="event[ "]/g) ?? []).length;
+      assert.equal(await cards(), 3);
+      assert.equal((await pair.a.api.patch(A, { as: 'admin', json: { CALENDAR_EVENTS_PER_PAGE: 2 } })).status, 200);
+      assert.equal(await cards(), 2);
+    });
+
+    it("a new default view is the other instance's /events/ at once", async () => {
+      assert.doesNotMatch((await pair.b.api.get(`${pair.b.origin}/events/`)).text, /<table class="month">/);
+      assert.equal((await pair.a.api.patch(A, { as: 'admin', json: { CALENDAR_DEFAULT_VIEW: 'month' } })).status, 200);
+      assert.match((await pair.b.api.get(`${pair.b.origin}/events/`)).text, /<table class="month">/);
     });
   });
 }

@@ -9,7 +9,7 @@
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { solveChallenge } from 'altcha-lib/v1';
-import { STORES, startServer, type TestServer } from '../support/harness.js';
+import { STORES, startServer, startTwoInstances, type TestServer } from '../support/harness.js';
 import { startReceiver, type Receiver } from '../support/receiver.js';
 import { startSmtp, type TestSmtp } from '../support/smtp.js';
 import { EVENT, MOD, OPEN, SUB, form, formFields, submit } from '../support/submissions.js';
@@ -58,6 +58,31 @@ for (const kind of STORES) {
       assert.equal(receipt!.subject, '[Town Calendar] We received your event: Mail me');
       assert.ok(receipt!.text.includes(made.body.link));
       assert.ok(receipt!.html.includes(`href="${made.body.link}"`));
+    });
+
+    it('SUBMISSIONS_NOTIFY_TO changed in the app: the moderation e-mail goes to its addresses instead of the moderators, at once; bad addresses refused', async () => {
+      const A = '/api/calendar/admin/v1/settings';
+      const res = await t.api.patch(A, { as: 'admin', json: { SUBMISSIONS_NOTIFY_TO: ' desk@example.org,  chief@news.example.org ' } });
+      assert.equal(res.status, 200, res.text);
+      assert.equal(res.body.find((r: { name: string }) => r.name === 'SUBMISSIONS_NOTIFY_TO').value, 'desk@example.org, chief@news.example.org');
+      await submit(t, { ...EVENT, title: 'To the desk' });
+      const [mail] = await smtp.waitFor((m) => m.text.includes('To the desk') && m.subject.includes('to moderate'));
+      assert.deepEqual([...mail!.to].sort(), ['chief@news.example.org', 'desk@example.org']);
+
+      for (const bad of ['desk@example.org, not-an-address', 'a@b', 'x@example.org;y@example.org']) {
+        const r = await t.api.patch(A, { as: 'admin', json: { SUBMISSIONS_NOTIFY_TO: bad } });
+        assert.equal(r.status, 400, bad);
+        assert.equal(r.body.code, 'rest_invalid_param');
+        assert.match(r.body.data.params.SUBMISSIONS_NOTIFY_TO, /is not an e-mail address/);
+      }
+      assert.deepEqual(t.config.submissionsNotifyTo, ['desk@example.org', 'chief@news.example.org']);
+
+      // Back to the default: the editors and administrators with an address.
+      assert.equal((await t.api.patch(A, { as: 'admin', json: { SUBMISSIONS_NOTIFY_TO: null } })).status, 200);
+      await submit(t, { ...EVENT, title: 'Back to mod' });
+      const [again] = await smtp.waitFor((m) => m.text.includes('Back to mod') && m.subject.includes('to moderate'));
+      assert.ok(again!.to.includes('mod@example.org'), again!.to.join());
+      assert.ok(!again!.to.includes('desk@example.org'));
     });
 
     it('the submitter hears of each decision, with the reason and their link, in their language', async () => {
@@ -200,6 +225,29 @@ for (const kind of STORES) {
       } finally {
         await t.close();
       }
+    });
+  });
+}
+
+for (const kind of STORES) {
+  describe(`moderation e-mail recipients on two instances [${kind.name}]`, () => {
+    let smtp: TestSmtp;
+    let pair: Awaited<ReturnType<typeof startTwoInstances>>;
+    before(async () => {
+      smtp = await startSmtp();
+      pair = await startTwoInstances(kind, 'notify-to', { ...OPEN, SMTP_URL: smtp.url, SMTP_FROM: 'calendar@example.org' });
+    });
+    after(async () => {
+      await pair.close();
+      await smtp.close();
+    });
+
+    it('addresses set on one instance receive the moderation e-mail of a submission to the other at once', async () => {
+      const res = await pair.a.api.patch('/api/calendar/admin/v1/settings', { as: 'admin', json: { SUBMISSIONS_NOTIFY_TO: 'desk@example.org' } });
+      assert.equal(res.status, 200, res.text);
+      assert.equal((await submit(pair.b, { ...EVENT, title: 'Via b' })).status, 201);
+      const [mail] = await smtp.waitFor((m) => m.text.includes('Via b') && m.subject.includes('to moderate'));
+      assert.deepEqual(mail!.to, ['desk@example.org']);
     });
   });
 }

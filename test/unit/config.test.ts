@@ -77,6 +77,11 @@ describe('configuration', () => {
         'DATABASE_TIMEOUT_MS',
         'SHUTDOWN_TIMEOUT_MS',
         'SITE_NAME',
+        'CALENDAR_WEEK_START',
+        'CALENDAR_DATE_FORMAT',
+        'CALENDAR_TIME_FORMAT',
+        'CALENDAR_EVENTS_PER_PAGE',
+        'CALENDAR_DEFAULT_VIEW',
         'ICAL_MAX_EVENTS',
         'CALDAV_MAX_EVENTS',
         'HEADERS_TIMEOUT_MS',
@@ -119,6 +124,7 @@ describe('configuration', () => {
         'SUBMISSIONS_MAX_DESCRIPTION',
         'SUBMISSIONS_MAX_LINKS',
         'SUBMISSIONS_NOTIFY',
+        'SUBMISSIONS_NOTIFY_TO',
         'SUBMISSION_RETENTION_DAYS',
         'SMTP_URL',
         'SMTP_FROM',
@@ -189,6 +195,21 @@ describe('configuration', () => {
     ]) {
       assert.throws(() => loadConfig(bad), ConfigError, JSON.stringify(bad));
     }
+  });
+  it('reads SUBMISSIONS_NOTIFY_TO: comma-separated addresses, each checked; unset or blank: none', () => {
+    assert.deepEqual(loadConfig({}).submissionsNotifyTo, []);
+    assert.deepEqual(loadConfig({ SUBMISSIONS_NOTIFY_TO: ' ' }).submissionsNotifyTo, []);
+    assert.deepEqual(loadConfig({ SUBMISSIONS_NOTIFY_TO: 'a@example.org, b@example.net,' }).submissionsNotifyTo, ['a@example.org', 'b@example.net']);
+    assert.throws(() => loadConfig({ SUBMISSIONS_NOTIFY_TO: 'a@example.org, nobody' }), /"nobody" is not an e-mail address/);
+  });
+  it('reads the week start (a name or 0-6), the date and time formats and the events per page from the environment', () => {
+    const d = loadConfig({});
+    assert.deepEqual([d.weekStart, d.dateFormat, d.timeFormat, d.eventsPerPage], ['monday', 'l j F Y', 'g:i A', 10]);
+    const c = loadConfig({ CALENDAR_WEEK_START: '0', CALENDAR_DATE_FORMAT: 'F j, Y', CALENDAR_TIME_FORMAT: 'H:i', CALENDAR_EVENTS_PER_PAGE: '25' });
+    assert.deepEqual([c.weekStart, c.dateFormat, c.timeFormat, c.eventsPerPage], ['sunday', 'F j, Y', 'H:i', 25]);
+    assert.equal(loadConfig({ CALENDAR_WEEK_START: 'Saturday' }).weekStart, 'saturday');
+    for (const bad of [{ CALENDAR_WEEK_START: '7' }, { CALENDAR_DATE_FORMAT: 'T' }, { CALENDAR_EVENTS_PER_PAGE: '0' }, { CALENDAR_EVENTS_PER_PAGE: '101' }])
+      assert.throws(() => loadConfig(bad), ConfigError, JSON.stringify(bad));
   });
   it('reads SITE_NAME and ICAL_MAX_EVENTS (pages and feeds)', () => {
     assert.equal(loadConfig({}).siteName, 'Events Calendar');

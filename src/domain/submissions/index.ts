@@ -492,7 +492,8 @@ export function createSubmissionService(deps: SubmissionDeps): SubmissionService
 
   async function notifyModerators(rows: SubmissionRow[]): Promise<void> {
     if (!mailer || rows.length === 0) return;
-    const to = await store.moderatorEmails(db);
+    // The addresses administrators chose (SUBMISSIONS_NOTIFY_TO), else every moderator with one.
+    const to = config.submissionsNotifyTo.length > 0 ? [...config.submissionsNotifyTo] : await store.moderatorEmails(db);
     if (to.length === 0) return;
     const items = [];
     for (const r of rows) {

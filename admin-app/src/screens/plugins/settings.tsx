@@ -50,12 +50,19 @@ function zones(): string[] {
 /** A unit in the reader's language (`days` → `jours`). */
 const unitOf = (unit: string) => t(`settings.unit.${unit}`);
 
+/** A choice in the reader's language where the catalogue names it (`monday` → `lundi`), else as the server spells it. */
+function choiceOf(name: string, choice: string): string {
+  const key = `settings.choice.${name}.${choice}`;
+  const text = t(key);
+  return text === key ? choice : text;
+}
+
 function Control({ s, value, error, onChange }: { s: Setting; value: string; error?: string; onChange: (v: string) => void }) {
   const label = s.unit ? `${t(`settings.label.${s.name}`)} (${unitOf(s.unit)})` : t(`settings.label.${s.name}`);
   const help = `${s.description}. ${t('settings.defaultIs', { value: s.default })}`;
   const common = { label, name: s.name, id: `setting-${s.name}`, help, ...(error ? { error } : {}) };
   if (s.type === 'boolean') return <Checkbox {...common} checked={['true', '1', 'on', 'yes'].includes(value)} onChange={(v) => onChange(String(v))} />;
-  if (s.type === 'enum' && s.choices) return <SelectField {...common} value={value} onChange={onChange} options={s.choices.map((c) => ({ value: c, label: c }))} />;
+  if (s.type === 'enum' && s.choices) return <SelectField {...common} value={value} onChange={onChange} options={s.choices.map((c) => ({ value: c, label: choiceOf(s.name, c) }))} />;
   if (s.type === 'integer' || s.type === 'number') return <TextField {...common} type="number" inputMode="decimal" step={s.type === 'integer' ? '1' : 'any'} value={value} onInput={onChange} />;
   if (s.type === 'timezone') return <TextField {...common} value={value} onInput={onChange} list="settings-zones" autoComplete="off" />;
   return <TextField {...common} value={value} onInput={onChange} />;

@@ -1,0 +1,107 @@
+/**
+ * Words on editors' screens (Chromium, SQLite): counts go through the message catalogue's plurals
+ * ("Move 1 event", French "1 évènement" and "0 sélectionné": French treats 0 and 1 as singular),
+ * raw RFC 5545 lines only inside the recurrence editor's "Advanced" disclosure (the human rule
+ * and the preview otherwise); in English and French, axe-core clean at 390 px and on desktop.
+ */
+import { after, before, describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+import type { Browser, Page } from 'playwright-core';
+import { startServer, type TestServer } from '../support/harness.js';
+import { launchBrowser, seriousViolations } from '../support/browser.js';
+
+const AXE_TAGS = ['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa', 'wcag22aa', 'best-practice'];
+
+async function signIn(browser: Browser, t: TestServer, login: string, options: { width?: number; french?: boolean } = {}): Promise<Page> {
+  const context = await browser.newContext({ viewport: { width: options.width ?? 1280, height: 900 } });
+  const page = await context.newPage();
+  await page.goto(`${t.origin}/admin/`);
+  await page.locator('#user_login').fill(login);
+  await page.locator('#user_pass').fill(`${login}-pw`);
+  await page.keyboard.press('Enter');
+  await page.waitForURL(/\/admin\/$/);
+  await page.locator('h1').waitFor();
+  if (options.french) {
+    await page.getByLabel('Language').selectOption('fr');
+    await page.getByRole('heading', { level: 1, name: 'Tableau de bord' }).waitFor();
+  }
+  return page;
+}
+
+async function axe(page: Page, where: string): Promise<string[]> {
+  return (await seriousViolations(page, AXE_TAGS)).map((v) => `${where}: ${v.id} (${v.impact}) ${v.help} at ${v.nodes.map((n) => n.target.join(' ')).join(', ')}`);
+}
+
+const SIZES = [
+  [1280, false],
+  [390, false],
+  [390, true],
+  [1280, true],
+] as const;
+
+describe('words in the admin app', () => {
+  let t: TestServer;
+  let browser: Browser;
+
+  before(async () => {
+    t = await startServer({ name: 'sqlite', url: 'sqlite::memory:' });
+    browser = await launchBrowser();
+    await t.user('editor', 'edna');
+    for (const title of ['Alpha', 'Beta']) await t.api.post('/events', { as: 'admin', json: { title, start_date: '2027-06-01 19:00', end_date: '2027-06-01 21:00', status: 'publish' } });
+  });
+  after(async () => {
+    await browser?.close();
+    await t?.close();
+  });
+
+  it('says counts with the language’s plural forms', async () => {
+    const failures: string[] = [];
+    for (const [width, french] of SIZES) {
+      const page = await signIn(browser, t, 'edna', { width, french });
+      await page.goto(`${t.origin}/admin/events`);
+      await page.getByRole('checkbox', { name: french ? 'Sélectionner Alpha' : 'Select Alpha' }).waitFor();
+      const apply = page.locator('.bulk button');
+      assert.equal((await apply.innerText()).trim(), french ? 'Appliquer à 0 sélectionné' : 'Apply to 0 selected', 'French 0 is singular');
+      await page.getByLabel(french ? 'Action groupée' : 'Bulk action').selectOption({ label: french ? 'Mettre à la corbeille' : 'Move to trash' });
+      await page.getByRole('checkbox', { name: french ? 'Sélectionner Alpha' : 'Select Alpha' }).check();
+      assert.equal((await apply.innerText()).trim(), french ? 'Appliquer à 1 sélectionné' : 'Apply to 1 selected');
+      await apply.click();
+      const message = page.locator('#dialog-message');
+      await message.waitFor();
+      assert.equal(await message.innerText(), french ? 'Mettre 1 évènement à la corbeille ?' : 'Move 1 event to the trash?');
+      failures.push(...(await axe(page, `the question ${width} px${french ? ' fr' : ''}`)));
+      await page.getByRole('button', { name: french ? 'Annuler' : 'Cancel' }).click();
+      await page.getByRole('checkbox', { name: french ? 'Sélectionner Beta' : 'Select Beta' }).check();
+      assert.equal((await apply.innerText()).trim(), french ? 'Appliquer aux 2 sélectionnés' : 'Apply to 2 selected');
+      await apply.click();
+      await message.waitFor();
+      assert.equal(await message.innerText(), french ? 'Mettre 2 évènements à la corbeille ?' : 'Move 2 events to the trash?');
+      await page.getByRole('button', { name: french ? 'Annuler' : 'Cancel' }).click();
+      failures.push(...(await axe(page, `the events list ${width} px${french ? ' fr' : ''}`)));
+      await page.context().close();
+    }
+    assert.deepEqual(failures, []);
+  });
+
+  it('keeps raw RFC 5545 lines behind "Advanced" in the recurrence editor', async () => {
+    const failures: string[] = [];
+    for (const [width, french] of SIZES) {
+      const page = await signIn(browser, t, 'edna', { width, french });
+      await page.goto(`${t.origin}/admin/events/new`);
+      await page.locator('#f-start_date').fill('2027-04-05');
+      await page.locator('#f-end_date').fill('2027-04-05');
+      await page.getByLabel(french ? 'Se répète' : 'Repeats').selectOption('WEEKLY');
+      await page.locator('ol.occurrences li').first().waitFor();
+      const main = page.locator('main');
+      assert.doesNotMatch(await main.innerText(), /RRULE|RFC 5545/, `no developer words at ${width} px${french ? ' fr' : ''}`);
+      const advanced = page.locator('details.advanced');
+      assert.equal(await advanced.locator('summary').innerText(), french ? 'Avancé' : 'Advanced');
+      failures.push(...(await axe(page, `recurrence folded ${width} px${french ? ' fr' : ''}`)));
+      await advanced.locator('summary').click();
+      assert.match(await advanced.innerText(), /RRULE:FREQ=WEEKLY/, 'the lines sent, for who asks');
+      failures.push(...(await axe(page, `recurrence advanced ${width} px${french ? ' fr' : ''}`)));
+      await page.context().close();
+    }
+    assert.deepEqual(failures, []);
+  });
+});

@@ -12,7 +12,7 @@ const load = (lang: string): Record<string, string> => {
   return out;
 };
 /** The variables a message uses: `{name}` placeholders and `{name, plural, …}` choices (a language may use a plural where another has none). */
-const placeholders = (s: string) => [...new Set([...s.matchAll(/\{(\w+)(?:\}|\s*,\s*plural\s*,)/g)].map((m) => m[1]))].sort();
+const placeholders = (s: string) => [...new Set([...s.matchAll(/(?<!(?:=\d+|zero|one|two|few|many|other)\s*)\{(\w+)(?:\}|\s*,\s*plural\s*,)/g)].map((m) => m[1]))].sort();
 
 function sources(dir: string): string[] {
   return readdirSync(dir, { withFileTypes: true }).flatMap((e) => (e.isDirectory() ? sources(join(dir, e.name)) : /\.tsx?$/.test(e.name) ? [join(dir, e.name)] : []));

@@ -2,7 +2,8 @@
  * Words on editors' screens (Chromium, SQLite): counts go through the message catalogue's plurals
  * ("Move 1 event", French "1 évènement" and "0 sélectionné": French treats 0 and 1 as singular),
  * raw RFC 5545 lines only inside the recurrence editor's "Advanced" disclosure (the human rule
- * and the preview otherwise); in English and French, axe-core clean at 390 px and on desktop.
+ * and the preview otherwise); the events list's filters folded behind "Filters" at 390 px (open on
+ * desktop) and no sideways scroll of the page; in English and French, axe-core clean at 390 px and on desktop.
  */
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
@@ -100,6 +101,31 @@ describe('words in the admin app', () => {
       await advanced.locator('summary').click();
       assert.match(await advanced.innerText(), /RRULE:FREQ=WEEKLY/, 'the lines sent, for who asks');
       failures.push(...(await axe(page, `recurrence advanced ${width} px${french ? ' fr' : ''}`)));
+      await page.context().close();
+    }
+    assert.deepEqual(failures, []);
+  });
+
+  it('folds the events list’s filters at 390 px, with no sideways scroll', async () => {
+    const failures: string[] = [];
+    for (const [width, french] of SIZES) {
+      const where = `${width} px${french ? ' fr' : ''}`;
+      const page = await signIn(browser, t, 'edna', { width, french });
+      await page.goto(`${t.origin}/admin/events?status=publish`);
+      await page.getByRole('checkbox', { name: french ? 'Sélectionner Alpha' : 'Select Alpha' }).waitFor();
+      const status = page.locator('select[name="status"]');
+      const toggle = page.locator('details.filters-fold > summary');
+      const sideways = () => page.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth);
+      if (width === 390) {
+        assert.equal(await status.isVisible(), false, `filters folded at ${where}`);
+        assert.equal((await toggle.innerText()).trim(), french ? 'Filtres (1 utilisé)' : 'Filters (1 in use)');
+        failures.push(...(await axe(page, `list folded ${where}`)));
+        if ((await sideways()) > 0) failures.push(`the folded list scrolls sideways by ${await sideways()} px at ${where}`);
+        await toggle.click();
+      } else assert.equal(await toggle.isVisible(), false, 'no disclosure on desktop');
+      assert.equal(await status.isVisible(), true, `filters shown at ${where}`);
+      failures.push(...(await axe(page, `list with filters ${where}`)));
+      if ((await sideways()) > 0) failures.push(`the list scrolls sideways by ${await sideways()} px at ${where}`);
       await page.context().close();
     }
     assert.deepEqual(failures, []);

@@ -2,7 +2,8 @@
  * Words on editors' screens (Chromium, SQLite): counts go through the message catalogue's plurals
  * ("Move 1 event", French "1 évènement" and "0 sélectionné": French treats 0 and 1 as singular),
  * raw RFC 5545 lines only inside the recurrence editor's "Advanced" disclosure (the human rule
- * and the preview otherwise); the events list's filters folded behind "Filters" at 390 px (open on
+ * and the preview otherwise); the time zone and the venue are searchable comboboxes (ARIA 1.2, keyboard:
+ * arrows, Enter, Escape; the site zone and recent zones first; venues from the API's search); the events list's filters folded behind "Filters" at 390 px (open on
  * desktop) and no sideways scroll of the page; in English and French, axe-core clean at 390 px and on desktop.
  */
 import { after, before, describe, it } from 'node:test';
@@ -126,6 +127,64 @@ describe('words in the admin app', () => {
       assert.equal(await status.isVisible(), true, `filters shown at ${where}`);
       failures.push(...(await axe(page, `list with filters ${where}`)));
       if ((await sideways()) > 0) failures.push(`the list scrolls sideways by ${await sideways()} px at ${where}`);
+      await page.context().close();
+    }
+    assert.deepEqual(failures, []);
+  });
+
+  it('picks the time zone and the venue with searchable comboboxes, from the keyboard', async () => {
+    const failures: string[] = [];
+    const venues: Record<string, number> = {};
+    for (const name of ['Blue Hall', 'Red Hall', 'Harbour quay']) venues[name] = (await t.api.post('/venues', { as: 'admin', json: { venue: name, status: 'publish' } })).body.id as number;
+    for (const [width, french] of SIZES) {
+      const where = `${width} px${french ? ' fr' : ''}`;
+      const page = await signIn(browser, t, 'edna', { width, french });
+      await page.goto(`${t.origin}/admin/events/new`);
+      await page.locator('#f-title').fill(`Zone ${where}`);
+      await page.locator('#f-start_date').fill('2027-04-05');
+      await page.locator('#f-end_date').fill('2027-04-05');
+      const zone = page.getByRole('combobox', { name: french ? 'Fuseau horaire' : 'Time zone' });
+      await zone.click();
+      const zoneList = page.locator('#f-timezone-list');
+      await zoneList.getByRole('option').first().waitFor();
+      assert.equal((await zoneList.getByRole('option').first().innerText()).split(' · ')[0], 'UTC', 'the site zone first');
+      await zone.fill('paris');
+      await zoneList.getByRole('option', { name: /^Europe\/Paris/ }).waitFor();
+      failures.push(...(await axe(page, `zone list ${where}`)));
+      await zone.press('ArrowDown');
+      await zone.press('ArrowUp');
+      await zone.press('Enter');
+      assert.equal(await zone.inputValue(), 'Europe/Paris');
+      assert.equal(await zone.getAttribute('aria-expanded'), 'false');
+      // Escape closes the list and puts the choice back.
+      await zone.fill('tok');
+      await zoneList.getByRole('option', { name: /Tokyo/ }).waitFor();
+      await zone.press('Escape');
+      assert.equal(await zone.getAttribute('aria-expanded'), 'false');
+      await zone.press('Escape');
+      assert.equal(await zone.inputValue(), 'Europe/Paris');
+      const venue = page.getByRole('combobox', { name: french ? 'Lieu' : 'Venue' });
+      await venue.fill('hall');
+      const venueList = page.locator('#f-venue-list');
+      await venueList.getByRole('option', { name: 'Red Hall' }).waitFor();
+      assert.deepEqual((await venueList.getByRole('option').allInnerTexts()).sort(), ['Blue Hall', 'Red Hall'], 'only the matches of the search');
+      failures.push(...(await axe(page, `venue list ${where}`)));
+      const wide = await page.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth);
+      if (wide > 0) failures.push(`the editor scrolls sideways by ${wide} px at ${where}`);
+      while ((await venueList.locator('[aria-selected="true"]').innerText()) !== 'Red Hall') await venue.press('ArrowDown');
+      await venue.press('Enter');
+      assert.equal(await venue.inputValue(), 'Red Hall');
+      await page.getByRole('button', { name: french ? 'Enregistrer' : 'Save', exact: true }).click();
+      await page.waitForURL(/\/events\/\d+$/);
+      const id = Number(/events\/(\d+)$/.exec(page.url())![1]);
+      const stored = (await t.api.get(`/events/${id}`, { as: 'admin' })).body;
+      assert.equal(stored.timezone, 'Europe/Paris');
+      assert.equal(stored.venue.id, venues['Red Hall']);
+      // A recent zone comes next after the site's zone.
+      await page.goto(`${t.origin}/admin/events/new`);
+      await zone.click();
+      await zoneList.getByRole('option').nth(1).waitFor();
+      assert.match(await zoneList.getByRole('option').nth(1).innerText(), /^Europe\/Paris/);
       await page.context().close();
     }
     assert.deepEqual(failures, []);

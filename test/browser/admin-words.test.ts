@@ -3,7 +3,7 @@
  * ("Move 1 event", French "1 évènement" and "0 sélectionné": French treats 0 and 1 as singular),
  * raw RFC 5545 lines only inside the recurrence editor's "Advanced" disclosure (the human rule
  * and the preview otherwise); the time zone and the venue are searchable comboboxes (ARIA 1.2, keyboard:
- * arrows, Enter, Escape; the site zone and recent zones first; venues from the API's search); the events list's filters folded behind "Filters" at 390 px (open on
+ * arrows, Enter, Escape; the site zone and recent zones first; venues and organizers from the API's search); the events list's filters folded behind "Filters" at 390 px (open on
  * desktop) and no sideways scroll of the page; in English and French, axe-core clean at 390 px and on desktop.
  */
 import { after, before, describe, it } from 'node:test';
@@ -132,10 +132,12 @@ describe('words in the admin app', () => {
     assert.deepEqual(failures, []);
   });
 
-  it('picks the time zone and the venue with searchable comboboxes, from the keyboard', async () => {
+  it('picks the time zone, the venue and organizers with searchable comboboxes, from the keyboard', async () => {
     const failures: string[] = [];
     const venues: Record<string, number> = {};
     for (const name of ['Blue Hall', 'Red Hall', 'Harbour quay']) venues[name] = (await t.api.post('/venues', { as: 'admin', json: { venue: name, status: 'publish' } })).body.id as number;
+    const organizers: Record<string, number> = {};
+    for (const name of ['Jazz Club', 'Folk Club', 'Choir']) organizers[name] = (await t.api.post('/organizers', { as: 'admin', json: { organizer: name, status: 'publish' } })).body.id as number;
     for (const [width, french] of SIZES) {
       const where = `${width} px${french ? ' fr' : ''}`;
       const page = await signIn(browser, t, 'edna', { width, french });
@@ -174,12 +176,27 @@ describe('words in the admin app', () => {
       while ((await venueList.locator('[aria-selected="true"]').innerText()) !== 'Red Hall') await venue.press('ArrowDown');
       await venue.press('Enter');
       assert.equal(await venue.inputValue(), 'Red Hall');
+      const organizer = page.getByRole('combobox', { name: french ? 'Ajouter un organisateur' : 'Add an organizer' });
+      const organizerList = page.locator('#f-organizer-search-list');
+      for (const name of ['Folk Club', 'Jazz Club']) {
+        await organizer.fill('club');
+        await organizerList.getByRole('option', { name }).waitFor();
+        assert.equal(await organizerList.getByRole('option', { name: 'Choir' }).count(), 0, 'only the matches');
+        while ((await organizerList.locator('[aria-selected="true"]').innerText()) !== name) await organizer.press('ArrowDown');
+        await organizer.press('Enter');
+      }
+      failures.push(...(await axe(page, `organizers chosen ${where}`)));
+      await page.getByRole('button', { name: french ? 'Retirer Jazz Club' : 'Remove Jazz Club' }).click();
       await page.getByRole('button', { name: french ? 'Enregistrer' : 'Save', exact: true }).click();
       await page.waitForURL(/\/events\/\d+$/);
       const id = Number(/events\/(\d+)$/.exec(page.url())![1]);
       const stored = (await t.api.get(`/events/${id}`, { as: 'admin' })).body;
       assert.equal(stored.timezone, 'Europe/Paris');
       assert.equal(stored.venue.id, venues['Red Hall']);
+      assert.deepEqual(
+        stored.organizer.map((o: { id: number }) => o.id),
+        [organizers['Folk Club']],
+      );
       // A recent zone comes next after the site's zone.
       await page.goto(`${t.origin}/admin/events/new`);
       await zone.click();

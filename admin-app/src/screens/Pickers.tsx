@@ -1,7 +1,7 @@
 /**
  * The event editor's pickers: the time zone and the venue as searchable comboboxes (the site's
- * zone and the zones chosen lately first; venues from the API's `search`, never the whole list),
- * organizers (with inline creation, as venues) and terms (categories as a tree, tags).
+ * zone and the zones chosen lately first; venues and organizers from the API's `search`, never the
+ * whole list; both with inline creation) and terms (categories as a tree, tags).
  */
 import { useEffect, useState } from 'preact/hooks';
 import { api, fieldErrors } from '../lib/api';
@@ -155,11 +155,33 @@ export function VenuePicker({ value, onChange }: { value: number | null; onChang
   );
 }
 
+async function findOrganizers(text: string, chosen: number[]): Promise<Choice[]> {
+  const res = await api<{ organizers: Linked[] }>(`${NS}/organizers`, { query: { search: text.trim() || undefined, per_page: 20, status: 'any' } });
+  return res.data.organizers.filter((o) => !chosen.includes(o.id)).map((o) => ({ value: String(o.id), label: o.organizer ?? String(o.id) }));
+}
+
 export function OrganizerPicker({ value, onChange }: { value: number[]; onChange: (ids: number[]) => void }) {
-  const organizers = useApi<{ organizers: Linked[] }>(`${NS}/organizers`, { per_page: 100, status: 'any' });
+  // Names of the chosen organizers (the event gives only their ids), filled as they are known.
+  const [names, setNames] = useState<Record<number, string>>({});
   const [adding, setAdding] = useState(false);
   const [form, setForm] = useState({ organizer: '', email: '', phone: '', website: '' });
   const [errors, setErrors] = useState<Record<string, string>>({});
+  const missing = value.filter((id) => !(id in names));
+  useEffect(() => {
+    if (missing.length === 0) return;
+    let stale = false;
+    void Promise.all(
+      missing.map((id) =>
+        api<Linked>(`${NS}/organizers/${id}`).then(
+          (r) => [id, r.data.organizer ?? String(id)] as const,
+          () => [id, String(id)] as const,
+        ),
+      ),
+    ).then((found) => !stale && setNames((n) => ({ ...n, ...Object.fromEntries(found) })));
+    return () => {
+      stale = true;
+    };
+  }, [missing.join(',')]);
   const create = async () => {
     try {
       const body: Record<string, string> = { organizer: form.organizer, status: 'publish' };
@@ -167,8 +189,8 @@ export function OrganizerPicker({ value, onChange }: { value: number[]; onChange
       const res = await api<Linked>(`${NS}/organizers`, { method: 'POST', body });
       toast(t('picker.organizerCreated', { name: form.organizer }));
       setAdding(false);
+      setNames((n) => ({ ...n, [res.data.id]: form.organizer }));
       setForm({ organizer: '', email: '', phone: '', website: '' });
-      await organizers.reload();
       onChange([...value, res.data.id]);
     } catch (e) {
       setErrors({ organizer: e instanceof Error ? e.message : String(e), ...fieldErrors(e) });
@@ -176,19 +198,31 @@ export function OrganizerPicker({ value, onChange }: { value: number[]; onChange
   };
   return (
     <Fieldset legend={t('editor.organizers')}>
-      <ul class="tree">
-        {(organizers.data?.organizers ?? []).map((o) => (
-          <li key={o.id} class="field checkbox">
-            <input
-              type="checkbox"
-              id={`org-${o.id}`}
-              checked={value.includes(o.id)}
-              onChange={(e) => onChange((e.target as HTMLInputElement).checked ? [...value, o.id] : value.filter((x) => x !== o.id))}
-            />
-            <label for={`org-${o.id}`}>{o.organizer}</label>
-          </li>
-        ))}
-      </ul>
+      {value.length > 0 && (
+        <ul class="chips" aria-label={t('editor.organizers')}>
+          {value.map((id) => (
+            <li key={id}>
+              {names[id] ?? '…'}{' '}
+              <button type="button" class="link" aria-label={t('picker.removeTerm', { name: names[id] ?? String(id) })} onClick={() => onChange(value.filter((x) => x !== id))}>
+                ×
+              </button>
+            </li>
+          ))}
+        </ul>
+      )}
+      <Combobox
+        label={t('picker.addOrganizer')}
+        name="organizer-search"
+        text=""
+        search={(text) => findOrganizers(text, value)}
+        delay={250}
+        onPick={(c) => {
+          const id = Number(c.value);
+          setNames((n) => ({ ...n, [id]: c.label }));
+          if (!value.includes(id)) onChange([...value, id]);
+        }}
+        help={t('picker.typeToSearch')}
+      />
       {!adding ? (
         <button type="button" class="secondary" onClick={() => setAdding(true)}>
           {t('picker.newOrganizer')}

@@ -11,7 +11,8 @@ const load = (lang: string): Record<string, string> => {
   for (const f of readdirSync(join(src, 'i18n')).filter((f) => f.endsWith(`.${lang}.json`))) Object.assign(out, JSON.parse(readFileSync(join(src, 'i18n', f), 'utf8')));
   return out;
 };
-const placeholders = (s: string) => [...s.matchAll(/\{(\w+)\}/g)].map((m) => m[1]).sort();
+/** The variables a message uses: `{name}` placeholders and `{name, plural, …}` choices (a language may use a plural where another has none). */
+const placeholders = (s: string) => [...new Set([...s.matchAll(/(?<!(?:=\d+|zero|one|two|few|many|other)\s*)\{(\w+)(?:\}|\s*,\s*plural\s*,)/g)].map((m) => m[1]))].sort();
 
 function sources(dir: string): string[] {
   return readdirSync(dir, { withFileTypes: true }).flatMap((e) => (e.isDirectory() ? sources(join(dir, e.name)) : /\.tsx?$/.test(e.name) ? [join(dir, e.name)] : []));
@@ -23,6 +24,9 @@ describe('admin app catalogues', () => {
   it('English and French have the same keys and placeholders', () => {
     assert.deepEqual(Object.keys(fr).sort(), Object.keys(en).sort());
     for (const k of Object.keys(en)) assert.deepEqual(placeholders(fr[k]!), placeholders(en[k]!), k);
+  });
+  it('counts are plurals of the catalogue, never “thing(s)”', () => {
+    for (const [lang, strings] of [['en', en] as const, ['fr', fr] as const]) for (const [k, v] of Object.entries(strings)) assert.doesNotMatch(v, /\w\(s\)/, `${lang} ${k}`);
   });
   it("every key the app's own sources name literally is in the catalogue", () => {
     const missing: string[] = [];

@@ -155,7 +155,8 @@ describe('the admin app in a browser', () => {
     await go(page, t, '/events/new', 'New event');
     await page.locator('#f-start_date').fill('2027-04-05');
     await page.locator('#f-end_date').fill('2027-04-05');
-    // The first Monday of each month: raw lines, which only the server's preview reads.
+    // The first Monday of each month: raw lines, which only the server's preview reads (behind "Advanced").
+    await page.locator('details.advanced > summary').click();
     await page.getByLabel('Other RFC 5545 lines').fill('RRULE:FREQ=MONTHLY;BYDAY=1MO;COUNT=3');
     await page.locator('ol.occurrences li').nth(2).waitFor();
     const preview = await page.locator('ol.occurrences li').allTextContents();

@@ -7,8 +7,13 @@
  * else the browser's languages; English when nothing matches. A key missing in a language falls
  * back to English, then to the key itself.
  *
+ * Counts go through the catalogue, never `{n} thing(s)`: a message holds an ICU-style plural,
+ * `{n, plural, one {# event} other {# events}}`, whose branch is chosen by the language's
+ * `Intl.PluralRules` (French treats 0 and 1 as singular, English only 1; `=0` picks an exact
+ * number first) and `#` is the number formatted for the language. One message may hold several.
+ *
  * @example
- *   t('events.count', { n: 3 }) // '3 events'
+ *   t('events.bulk.trashQ', { n: 1 }) // 'Move 1 event to the trash?'
  *   formatDate(event.utc_start_date, { timeZone: event.timezone }) // '2 Mar 2027, 19:00'
  */
 import { effect, signal } from '@preact/signals';
@@ -71,11 +76,61 @@ export function setLocale(code: string): void {
   locale.value = chosen;
 }
 
-/** The text of a key in the current language, `{name}` placeholders filled from `vars`. */
+/** The text of a key in the current language, `{name}` placeholders and plurals filled from `vars`. */
 export function t(key: string, vars?: Record<string, string | number>): string {
-  const text = catalogues[locale.value]?.[key] ?? catalogues.en?.[key] ?? key;
-  if (!vars) return text;
-  return text.replace(/\{(\w+)\}/g, (whole, name: string) => (name in vars ? String(vars[name]) : whole));
+  const lang = catalogues[locale.value]?.[key] !== undefined ? locale.value : 'en';
+  const text = catalogues[lang]?.[key] ?? key;
+  return vars ? fill(text, vars, lang) : text;
+}
+
+const rules = new Map<string, Intl.PluralRules>();
+
+/** The end of the `{…}` group opening at `start` (its closing brace), or -1. */
+function closing(text: string, start: number): number {
+  let depth = 0;
+  for (let i = start; i < text.length; i++) {
+    if (text[i] === '{') depth++;
+    else if (text[i] === '}' && --depth === 0) return i;
+  }
+  return -1;
+}
+
+/** `{name}` placeholders and `{name, plural, …}` choices of a message, in the message's language. */
+function fill(text: string, vars: Record<string, string | number>, lang: string): string {
+  let out = '';
+  let i = 0;
+  while (i < text.length) {
+    const open = text.indexOf('{', i);
+    const end = open < 0 ? -1 : closing(text, open);
+    if (end < 0) return out + text.slice(i);
+    out += text.slice(i, open);
+    const body = text.slice(open + 1, end);
+    const plural = /^\s*(\w+)\s*,\s*plural\s*,/.exec(body);
+    if (plural) out += choose(body.slice(plural[0].length), plural[1]!, vars, lang);
+    else out += /^\w+$/.test(body) && body in vars ? String(vars[body]) : `{${body}}`;
+    i = end + 1;
+  }
+  return out;
+}
+
+/** The branch of a plural for the number in `vars[name]`: `=N` first, then the language's category, then `other`. */
+function choose(options: string, name: string, vars: Record<string, string | number>, lang: string): string {
+  const n = Number(vars[name]);
+  const branches = new Map<string, string>();
+  const re = /\s*(=\d+|\w+)\s*\{/g;
+  let m: RegExpExecArray | null;
+  while ((m = re.exec(options))) {
+    const open = m.index + m[0].length - 1;
+    const end = closing(options, open);
+    if (end < 0) break;
+    branches.set(m[1]!, options.slice(open + 1, end));
+    re.lastIndex = end + 1;
+  }
+  let pr = rules.get(lang);
+  if (!pr) rules.set(lang, (pr = new Intl.PluralRules(lang)));
+  const branch = branches.get(`=${n}`) ?? branches.get(pr.select(n)) ?? branches.get('other') ?? '';
+  const shown = Number.isFinite(n) ? new Intl.NumberFormat(lang).format(n) : String(vars[name] ?? '');
+  return fill(branch.replace(/#/g, shown), vars, lang);
 }
 
 /**

@@ -24,7 +24,7 @@ import { ErrorState, Loading } from '../components/States';
 import { chooseDialog } from '../components/ConfirmDialog';
 import { lazyComponent } from '../components/Lazy';
 import { toast } from '../components/Toast';
-import { OrganizerPicker, TermPicker, VenuePicker } from './Pickers';
+import { OrganizerPicker, TermPicker, TimeZonePicker, VenuePicker } from './Pickers';
 import { useApi } from '../components/useApi';
 import { Link } from '../components/Link';
 import type { EventList } from '../lib/events';
@@ -274,19 +274,6 @@ const ADMIN_NS = 'calendar/admin/v1';
 async function withTypedCost(e: EventRecord): Promise<EventRecord> {
   const typed = await api<{ cost: string }>(`${ADMIN_NS}/events/${e.id}`).catch(() => null);
   return typed ? { ...e, cost: typed.data.cost } : e;
-}
-
-let zones: string[] | null = null;
-function timeZones(): string[] {
-  if (!zones) {
-    try {
-      zones = (Intl as unknown as { supportedValuesOf(k: string): string[] }).supportedValuesOf('timeZone');
-    } catch {
-      zones = [];
-    }
-    if (!zones.includes('UTC')) zones = ['UTC', ...zones];
-  }
-  return zones;
 }
 
 /** The occurrences the server generated for a series (`?post_parent=`), next first. */
@@ -746,14 +733,7 @@ export function EventEditor({ params }: { params: Record<string, string> }) {
               <TextArea label={t('editor.excerpt')} name="excerpt" rows={2} value={draft.excerpt} onInput={(v) => update({ excerpt: v })} error={errors.excerpt} />
             </Fieldset>
             <Fieldset legend={t('editor.when')}>
-              <SelectField
-                label={t('editor.timezone')}
-                name="timezone"
-                value={draft.timezone}
-                onChange={(v) => update({ timezone: v })}
-                options={timeZones().map((z) => ({ value: z, label: z }))}
-                error={errors.timezone}
-              />
+              <TimeZonePicker value={draft.timezone} onChange={(v) => update({ timezone: v })} error={errors.timezone} />
               <Checkbox label={t('editor.allDay')} name="all_day" checked={draft.all_day} onChange={(v) => update({ all_day: v })} />
               <div class="grid">
                 <TextField

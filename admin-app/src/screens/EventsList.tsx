@@ -4,6 +4,8 @@
  * with `X-WP-Total`, bulk actions (publish, trash, restore, delete permanently: one API call per event, with a progress
  * summary and each failure named), and others' changes shown within seconds: the list's
  * `X-Sync-Token` is polled with `?sync_token=`, and the page reloads when something changed.
+ * On a narrow screen the filters fold behind a "Filters" disclosure (saying how many are in use),
+ * so the list itself is on the first screen; on a wide one they are always shown.
  */
 import { useEffect, useRef, useState } from 'preact/hooks';
 import { api, ApiProblem } from '../lib/api';
@@ -21,6 +23,20 @@ import { confirmDialog } from '../components/ConfirmDialog';
 import { toast } from '../components/Toast';
 
 const PER_PAGE = 20;
+/** The width under which the filters fold (the layout's own narrow breakpoint). */
+const NARROW = '(max-width: 780px)';
+
+/** Whether the window is narrow, following resizes. */
+function useNarrow(): boolean {
+  const [narrow, setNarrow] = useState(() => typeof matchMedia !== 'undefined' && matchMedia(NARROW).matches);
+  useEffect(() => {
+    const mq = matchMedia(NARROW);
+    const on = () => setNarrow(mq.matches);
+    mq.addEventListener('change', on);
+    return () => mq.removeEventListener('change', on);
+  }, []);
+  return narrow;
+}
 const POLL_MS = 3000;
 
 type Query = Record<string, string | number | undefined>;
@@ -181,6 +197,9 @@ export function EventsList() {
     bulkActions.push({ value: 'trash', label: t('events.bulk.trash') });
   }
   const [bulk, setBulk] = useState<string>('');
+  const narrow = useNarrow();
+  const [unfolded, setUnfolded] = useState(false);
+  const inUse = ['search', 'status', 'category', 'tag', 'venue', 'from', 'to'].filter((k) => q.get(k)).length;
   const termOptions = (list: TermRef[] | undefined) => [{ value: '', label: t('events.filter.all') }, ...(list ?? []).map((c) => ({ value: String(c.id), label: c.name }))];
   return (
     <>
@@ -189,54 +208,57 @@ export function EventsList() {
           {t('events.add')}
         </Link>
       </PageHeader>
-      <form
-        class="card filters"
-        role="search"
-        aria-label={t('events.filters')}
-        onSubmit={(e) => {
-          e.preventDefault();
-          setQuery({ search, page: undefined });
-        }}
-      >
-        <TextField label={t('common.search')} name="search" type="search" value={search} onInput={setSearch} />
-        <SelectField
-          label={t('events.col.status')}
-          name="status"
-          value={status}
-          onChange={(v) => setQuery({ status: v, page: undefined })}
-          options={[{ value: '', label: t('status.any') }, ...STATUSES.map((s) => ({ value: s, label: t(`status.${s}`) }))]}
-        />
-        <SelectField
-          label={t('events.col.categories')}
-          name="category"
-          value={q.get('category') ?? ''}
-          onChange={(v) => setQuery({ category: v, page: undefined })}
-          options={termOptions(categories.data?.categories)}
-        />
-        <SelectField label={t('events.filter.tag')} name="tag" value={q.get('tag') ?? ''} onChange={(v) => setQuery({ tag: v, page: undefined })} options={termOptions(tags.data?.tags)} />
-        <SelectField
-          label={t('events.col.venue')}
-          name="venue"
-          value={q.get('venue') ?? ''}
-          onChange={(v) => setQuery({ venue: v, page: undefined })}
-          options={[{ value: '', label: t('events.filter.all') }, ...(venues.data?.venues ?? []).map((v) => ({ value: String(v.id), label: v.venue }))]}
-        />
-        <TextField label={t('events.filter.from')} name="from" type="date" value={q.get('from') ?? ''} onInput={(v) => setQuery({ from: v, page: undefined })} />
-        <TextField label={t('events.filter.to')} name="to" type="date" value={q.get('to') ?? ''} onInput={(v) => setQuery({ to: v, page: undefined })} />
-        <div class="actions">
-          <button type="submit">{t('common.search')}</button>
-          <button
-            type="button"
-            class="secondary"
-            onClick={() => {
-              setSearch('');
-              setQuery({ search: undefined, status: undefined, category: undefined, tag: undefined, venue: undefined, from: undefined, to: undefined, page: undefined });
-            }}
-          >
-            {t('common.clear')}
-          </button>
-        </div>
-      </form>
+      <details class="filters-fold" open={!narrow || unfolded} onToggle={(e) => narrow && setUnfolded((e.currentTarget as HTMLDetailsElement).open)}>
+        <summary>{t('events.filtersToggle', { n: inUse })}</summary>
+        <form
+          class="card filters"
+          role="search"
+          aria-label={t('events.filters')}
+          onSubmit={(e) => {
+            e.preventDefault();
+            setQuery({ search, page: undefined });
+          }}
+        >
+          <TextField label={t('common.search')} name="search" type="search" value={search} onInput={setSearch} />
+          <SelectField
+            label={t('events.col.status')}
+            name="status"
+            value={status}
+            onChange={(v) => setQuery({ status: v, page: undefined })}
+            options={[{ value: '', label: t('status.any') }, ...STATUSES.map((s) => ({ value: s, label: t(`status.${s}`) }))]}
+          />
+          <SelectField
+            label={t('events.col.categories')}
+            name="category"
+            value={q.get('category') ?? ''}
+            onChange={(v) => setQuery({ category: v, page: undefined })}
+            options={termOptions(categories.data?.categories)}
+          />
+          <SelectField label={t('events.filter.tag')} name="tag" value={q.get('tag') ?? ''} onChange={(v) => setQuery({ tag: v, page: undefined })} options={termOptions(tags.data?.tags)} />
+          <SelectField
+            label={t('events.col.venue')}
+            name="venue"
+            value={q.get('venue') ?? ''}
+            onChange={(v) => setQuery({ venue: v, page: undefined })}
+            options={[{ value: '', label: t('events.filter.all') }, ...(venues.data?.venues ?? []).map((v) => ({ value: String(v.id), label: v.venue }))]}
+          />
+          <TextField label={t('events.filter.from')} name="from" type="date" value={q.get('from') ?? ''} onInput={(v) => setQuery({ from: v, page: undefined })} />
+          <TextField label={t('events.filter.to')} name="to" type="date" value={q.get('to') ?? ''} onInput={(v) => setQuery({ to: v, page: undefined })} />
+          <div class="actions">
+            <button type="submit">{t('common.search')}</button>
+            <button
+              type="button"
+              class="secondary"
+              onClick={() => {
+                setSearch('');
+                setQuery({ search: undefined, status: undefined, category: undefined, tag: undefined, venue: undefined, from: undefined, to: undefined, page: undefined });
+              }}
+            >
+              {t('common.clear')}
+            </button>
+          </div>
+        </form>
+      </details>
       <p class="help">{t('events.windowHelp')}</p>
       <div class="bulk">
         <SelectField label={t('events.bulk.label')} name="bulk" value={bulk} onChange={setBulk} options={[{ value: '', label: t('events.bulk.choose') }, ...bulkActions]} />

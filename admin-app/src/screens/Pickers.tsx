@@ -1,11 +1,80 @@
-/** The event editor's pickers: venue and organizers (with inline creation) and terms (categories as a tree, tags). */
-import { useState } from 'preact/hooks';
+/**
+ * The event editor's pickers: the time zone and the venue as searchable comboboxes (the site's
+ * zone and the zones chosen lately first; venues and organizers from the API's `search`, never the
+ * whole list; both with inline creation) and terms (categories as a tree, tags).
+ */
+import { useEffect, useState } from 'preact/hooks';
 import { api, fieldErrors } from '../lib/api';
 import { NS, type TermRef } from '../lib/events';
 import { t } from '../lib/i18n';
+import { boot } from '../lib/session';
 import { useApi } from '../components/useApi';
-import { Fieldset, SelectField, TextField } from '../components/Fields';
+import { Fieldset, TextField } from '../components/Fields';
+import { Combobox, type Choice } from '../components/Combobox';
 import { toast } from '../components/Toast';
+
+let zones: string[] | null = null;
+function timeZones(): string[] {
+  if (!zones) {
+    try {
+      zones = (Intl as unknown as { supportedValuesOf(k: string): string[] }).supportedValuesOf('timeZone');
+    } catch {
+      zones = [];
+    }
+    if (!zones.includes('UTC')) zones = ['UTC', ...zones];
+  }
+  return zones;
+}
+
+const RECENT_ZONES = 'calendar-admin-recent-zones';
+const MAX_SHOWN = 50;
+
+function recentZones(): string[] {
+  try {
+    const list: unknown = JSON.parse(localStorage.getItem(RECENT_ZONES) ?? '[]');
+    return Array.isArray(list) ? list.filter((z): z is string => typeof z === 'string') : [];
+  } catch {
+    return [];
+  }
+}
+
+function rememberZone(zone: string): void {
+  try {
+    localStorage.setItem(RECENT_ZONES, JSON.stringify([zone, ...recentZones().filter((z) => z !== zone)].slice(0, 5)));
+  } catch {
+    /* storage refused */
+  }
+}
+
+/** The zones matching `text` (words in any order, `_` read as a space): the site's zone, then recent ones, then the rest. */
+export function findZones(text: string): Choice[] {
+  const words = text.toLowerCase().replace(/_/g, ' ').split(/\s+/).filter(Boolean);
+  const site = boot.timezone || 'UTC';
+  const recent = recentZones().filter((z) => z !== site);
+  const ordered = [site, ...recent, ...timeZones().filter((z) => z !== site && !recent.includes(z))];
+  const hits = ordered.filter((z) => {
+    const name = z.toLowerCase().replace(/_/g, ' ');
+    return words.every((w) => name.includes(w));
+  });
+  return hits.slice(0, MAX_SHOWN).map((z) => ({ value: z, label: z, hint: z === site ? t('picker.siteZone') : recent.includes(z) ? t('picker.recent') : undefined }));
+}
+
+export function TimeZonePicker({ value, onChange, error }: { value: string; onChange: (zone: string) => void; error?: string }) {
+  return (
+    <Combobox
+      label={t('editor.timezone')}
+      name="timezone"
+      text={value}
+      search={findZones}
+      onPick={(c) => {
+        rememberZone(c.value);
+        onChange(c.value);
+      }}
+      help={t('picker.typeToSearch')}
+      error={error}
+    />
+  );
+}
 
 interface Linked {
   id: number;
@@ -13,18 +82,35 @@ interface Linked {
   organizer?: string;
 }
 
+async function findVenues(text: string): Promise<Choice[]> {
+  const res = await api<{ venues: Linked[] }>(`${NS}/venues`, { query: { search: text.trim() || undefined, per_page: 20, status: 'any' } });
+  const found = res.data.venues.map((v) => ({ value: String(v.id), label: v.venue ?? String(v.id) }));
+  return text.trim() ? found : [{ value: '', label: t('common.none') }, ...found];
+}
+
 export function VenuePicker({ value, onChange }: { value: number | null; onChange: (id: number | null) => void }) {
-  const venues = useApi<{ venues: Linked[] }>(`${NS}/venues`, { per_page: 100, status: 'any' });
+  const [name, setName] = useState('');
   const [adding, setAdding] = useState(false);
   const [form, setForm] = useState({ venue: '', address: '', city: '', country: '', zip: '' });
   const [errors, setErrors] = useState<Record<string, string>>({});
+  // The chosen venue's name (the event gives only its id).
+  useEffect(() => {
+    if (!value) return setName('');
+    let stale = false;
+    api<Linked>(`${NS}/venues/${value}`)
+      .then((res) => !stale && setName(res.data.venue ?? String(value)))
+      .catch(() => !stale && setName(String(value)));
+    return () => {
+      stale = true;
+    };
+  }, [value]);
   const create = async () => {
     try {
       const res = await api<Linked>(`${NS}/venues`, { method: 'POST', body: { ...form, status: 'publish' } });
       toast(t('picker.venueCreated', { name: form.venue }));
       setAdding(false);
       setForm({ venue: '', address: '', city: '', country: '', zip: '' });
-      await venues.reload();
+      setName(form.venue);
       onChange(res.data.id);
     } catch (e) {
       setErrors({ venue: e instanceof Error ? e.message : String(e), ...fieldErrors(e) });
@@ -32,12 +118,17 @@ export function VenuePicker({ value, onChange }: { value: number | null; onChang
   };
   return (
     <Fieldset legend={t('editor.venue')}>
-      <SelectField
+      <Combobox
         label={t('editor.venue')}
         name="venue"
-        value={value ? String(value) : ''}
-        onChange={(v) => onChange(v ? Number(v) : null)}
-        options={[{ value: '', label: t('common.none') }, ...(venues.data?.venues ?? []).map((v) => ({ value: String(v.id), label: v.venue ?? String(v.id) }))]}
+        text={value ? name : ''}
+        search={findVenues}
+        delay={250}
+        onPick={(c) => {
+          setName(c.value ? c.label : '');
+          onChange(c.value ? Number(c.value) : null);
+        }}
+        help={t('picker.typeToSearch')}
       />
       {!adding ? (
         <button type="button" class="secondary" onClick={() => setAdding(true)}>
@@ -64,11 +155,33 @@ export function VenuePicker({ value, onChange }: { value: number | null; onChang
   );
 }
 
+async function findOrganizers(text: string, chosen: number[]): Promise<Choice[]> {
+  const res = await api<{ organizers: Linked[] }>(`${NS}/organizers`, { query: { search: text.trim() || undefined, per_page: 20, status: 'any' } });
+  return res.data.organizers.filter((o) => !chosen.includes(o.id)).map((o) => ({ value: String(o.id), label: o.organizer ?? String(o.id) }));
+}
+
 export function OrganizerPicker({ value, onChange }: { value: number[]; onChange: (ids: number[]) => void }) {
-  const organizers = useApi<{ organizers: Linked[] }>(`${NS}/organizers`, { per_page: 100, status: 'any' });
+  // Names of the chosen organizers (the event gives only their ids), filled as they are known.
+  const [names, setNames] = useState<Record<number, string>>({});
   const [adding, setAdding] = useState(false);
   const [form, setForm] = useState({ organizer: '', email: '', phone: '', website: '' });
   const [errors, setErrors] = useState<Record<string, string>>({});
+  const missing = value.filter((id) => !(id in names));
+  useEffect(() => {
+    if (missing.length === 0) return;
+    let stale = false;
+    void Promise.all(
+      missing.map((id) =>
+        api<Linked>(`${NS}/organizers/${id}`).then(
+          (r) => [id, r.data.organizer ?? String(id)] as const,
+          () => [id, String(id)] as const,
+        ),
+      ),
+    ).then((found) => !stale && setNames((n) => ({ ...n, ...Object.fromEntries(found) })));
+    return () => {
+      stale = true;
+    };
+  }, [missing.join(',')]);
   const create = async () => {
     try {
       const body: Record<string, string> = { organizer: form.organizer, status: 'publish' };
@@ -76,8 +189,8 @@ export function OrganizerPicker({ value, onChange }: { value: number[]; onChange
       const res = await api<Linked>(`${NS}/organizers`, { method: 'POST', body });
       toast(t('picker.organizerCreated', { name: form.organizer }));
       setAdding(false);
+      setNames((n) => ({ ...n, [res.data.id]: form.organizer }));
       setForm({ organizer: '', email: '', phone: '', website: '' });
-      await organizers.reload();
       onChange([...value, res.data.id]);
     } catch (e) {
       setErrors({ organizer: e instanceof Error ? e.message : String(e), ...fieldErrors(e) });
@@ -85,19 +198,31 @@ export function OrganizerPicker({ value, onChange }: { value: number[]; onChange
   };
   return (
     <Fieldset legend={t('editor.organizers')}>
-      <ul class="tree">
-        {(organizers.data?.organizers ?? []).map((o) => (
-          <li key={o.id} class="field checkbox">
-            <input
-              type="checkbox"
-              id={`org-${o.id}`}
-              checked={value.includes(o.id)}
-              onChange={(e) => onChange((e.target as HTMLInputElement).checked ? [...value, o.id] : value.filter((x) => x !== o.id))}
-            />
-            <label for={`org-${o.id}`}>{o.organizer}</label>
-          </li>
-        ))}
-      </ul>
+      {value.length > 0 && (
+        <ul class="chips" aria-label={t('editor.organizers')}>
+          {value.map((id) => (
+            <li key={id}>
+              {names[id] ?? '…'}{' '}
+              <button type="button" class="link" aria-label={t('picker.removeTerm', { name: names[id] ?? String(id) })} onClick={() => onChange(value.filter((x) => x !== id))}>
+                ×
+              </button>
+            </li>
+          ))}
+        </ul>
+      )}
+      <Combobox
+        label={t('picker.addOrganizer')}
+        name="organizer-search"
+        text=""
+        search={(text) => findOrganizers(text, value)}
+        delay={250}
+        onPick={(c) => {
+          const id = Number(c.value);
+          setNames((n) => ({ ...n, [id]: c.label }));
+          if (!value.includes(id)) onChange([...value, id]);
+        }}
+        help={t('picker.typeToSearch')}
+      />
       {!adding ? (
         <button type="button" class="secondary" onClick={() => setAdding(true)}>
           {t('picker.newOrganizer')}

@@ -4,6 +4,8 @@
  * the same parsing and expansion as the event write, raw lines included, in the event's zone), asked
  * again 400 ms after each change; its 400 (a bad line) shows as the field's message. Until it answers,
  * or when it cannot be reached, the browser's own reading of the rule editor's cases is shown.
+ * Raw RFC 5545 text (the free lines and what is sent) is for developers: it stays folded in an
+ * "Advanced" disclosure, open by itself only when the event has such lines or one is refused.
  */
 import { useEffect, useState } from 'preact/hooks';
 import { api, ApiProblem } from '../lib/api';
@@ -95,6 +97,8 @@ export function RecurrenceEditor({
 }) {
   const set = (patch: Partial<Rule>) => onChange({ ...rule, ...patch });
   const server = useServerPreview(schedule, toLines(rule, startDate));
+  const [advanced, setAdvanced] = useState(rule.raw.length > 0);
+  const problem = error ?? server.problem;
   // The server's occurrences (local start in the event's zone), else the browser's reading.
   const next = server.dates ?? preview(rule, startDate, 10).map((d) => `${d} ${startTime}`.trim());
   const dayNames = (d: string) => formatDate(new Date(Date.UTC(2024, 0, 1 + WEEKDAYS.indexOf(d as (typeof WEEKDAYS)[number]))), { weekday: 'long', timeZone: 'UTC' });
@@ -167,18 +171,21 @@ export function RecurrenceEditor({
       )}
       <DateList label={t('recurrence.exdates')} name="exdate" dates={rule.exdates} onChange={(d) => set({ exdates: d })} />
       <DateList label={t('recurrence.rdates')} name="rdate" dates={rule.rdates} onChange={(d) => set({ rdates: d })} />
-      <TextArea
-        label={t('recurrence.raw')}
-        name="recurrence"
-        rows={3}
-        value={rule.raw.join('\n')}
-        onInput={(v) => set({ raw: v.split('\n').filter((l) => l.trim() !== '') })}
-        help={t('recurrence.rawHelp')}
-        error={error ?? server.problem}
-      />
-      <p class="help">
-        {t('recurrence.lines')} <code>{toLines(rule, startDate).join(' · ') || '—'}</code>
-      </p>
+      <details class="advanced" open={advanced || !!problem} onToggle={(e) => setAdvanced((e.currentTarget as HTMLDetailsElement).open)}>
+        <summary>{t('recurrence.advanced')}</summary>
+        <TextArea
+          label={t('recurrence.raw')}
+          name="recurrence"
+          rows={3}
+          value={rule.raw.join('\n')}
+          onInput={(v) => set({ raw: v.split('\n').filter((l) => l.trim() !== '') })}
+          help={t('recurrence.rawHelp')}
+          error={problem}
+        />
+        <p class="help">
+          {t('recurrence.lines')} <code>{toLines(rule, startDate).join(' · ') || '—'}</code>
+        </p>
+      </details>
       {next.length > 0 && (
         <section aria-labelledby="rec-preview">
           <h3 id="rec-preview">{t('recurrence.preview')}</h3>

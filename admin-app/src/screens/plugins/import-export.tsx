@@ -193,11 +193,11 @@ function CountsLine({ counts }: { counts: Counts }) {
   return (
     <>
       {t('io.counts', {
-        created: formatNumber(counts.created),
-        updated: formatNumber(counts.updated),
-        unchanged: formatNumber(counts.unchanged),
-        skipped: formatNumber(counts.skipped),
-        failed: formatNumber(counts.failed),
+        created: counts.created,
+        updated: counts.updated,
+        unchanged: counts.unchanged,
+        skipped: counts.skipped,
+        failed: counts.failed,
       })}
     </>
   );

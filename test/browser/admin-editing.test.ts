@@ -12,25 +12,11 @@ import assert from 'node:assert/strict';
 import { join } from 'node:path';
 import type { Browser, Page } from 'playwright-core';
 import { startServer, type TestServer } from '../support/harness.js';
-import { launchBrowser, seriousViolations } from '../support/browser.js';
+import { launchBrowser, seriousViolations, signInAdmin } from '../support/browser.js';
 
 const AXE_TAGS = ['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa', 'wcag22aa', 'best-practice'];
 
-async function signIn(browser: Browser, t: TestServer, login: string, options: { width?: number; french?: boolean } = {}): Promise<Page> {
-  const context = await browser.newContext({ viewport: { width: options.width ?? 1280, height: 900 } });
-  const page = await context.newPage();
-  await page.goto(`${t.origin}/admin/`);
-  await page.locator('#user_login').fill(login);
-  await page.locator('#user_pass').fill(`${login}-pw`);
-  await page.keyboard.press('Enter');
-  await page.waitForURL(/\/admin\/$/);
-  await page.locator('h1').waitFor();
-  if (options.french) {
-    await page.getByLabel('Language').selectOption('fr');
-    await page.getByRole('heading', { level: 1, name: 'Tableau de bord' }).waitFor();
-  }
-  return page;
-}
+const signIn = (browser: Browser, t: TestServer, login: string, options: { width?: number; french?: boolean } = {}): Promise<Page> => signInAdmin(browser, t.origin, login, options);
 
 async function openEditor(page: Page, t: TestServer, id: number): Promise<void> {
   await page.goto(`${t.origin}/admin/events/${id}`);

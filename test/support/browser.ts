@@ -77,3 +77,23 @@ export async function seriousViolations(page: Page, tags: readonly string[] = ['
   assert.ok(passes > 10, `axe ran its rules (${passes} passed)`);
   return violations.filter((v) => v.impact === 'serious' || v.impact === 'critical');
 }
+
+/**
+ * A new browser context (its own cookies) signed in to the admin app as `login` (password
+ * `{login}-pw`, as the tests create their users), on the dashboard; in French when asked.
+ */
+export async function signInAdmin(browser: Browser, origin: string, login: string, options: { width?: number; french?: boolean } = {}): Promise<Page> {
+  const context = await browser.newContext({ viewport: { width: options.width ?? 1280, height: 900 } });
+  const page = await context.newPage();
+  await page.goto(`${origin}/admin/`);
+  await page.locator('#user_login').fill(login);
+  await page.locator('#user_pass').fill(`${login}-pw`);
+  await page.keyboard.press('Enter');
+  await page.waitForURL(/\/admin\/$/);
+  await page.locator('h1').waitFor();
+  if (options.french) {
+    await page.getByLabel('Language').selectOption('fr');
+    await page.getByRole('heading', { level: 1, name: 'Tableau de bord' }).waitFor();
+  }
+  return page;
+}

@@ -36,7 +36,10 @@ for (const kind of STORES) {
       assert.equal(counted.filter((c) => c.current <= 40).length, 40);
       assert.equal(await granted('ip:10.0.0.1'), 40);
       assert.ok((await one.count('ip:10.0.0.1')).current > 40, 'then refused on both');
-      assert.ok(two.countNow('ip:10.0.0.1')!.current > 40, 'known at once once the window is spent');
+      // Which instance's last try found the window spent depends on the order the 60 landed in: each
+      // learns it from the database once, then knows it without asking.
+      assert.ok((await two.count('ip:10.0.0.1')).current > 40, 'then refused on both');
+      assert.ok(two.countNow('ip:10.0.0.1')!.current > 40, 'known at once once this instance saw the window spent');
       assert.equal((await one.count('ip:10.0.0.2')).current, 1, 'another key has its own');
     });
 

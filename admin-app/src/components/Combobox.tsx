@@ -10,6 +10,7 @@
  */
 import { useEffect, useRef, useState } from 'preact/hooks';
 import { t } from '../lib/i18n';
+import { Extras } from './Fields';
 
 export interface Choice {
   value: string;
@@ -142,16 +143,7 @@ export function Combobox(o: {
           {t('picker.noMatch')}
         </p>
       )}
-      {o.help && (
-        <p class="help" id={`${id}-help`}>
-          {o.help}
-        </p>
-      )}
-      {o.error && (
-        <p class="field-error" id={`${id}-error`} role="alert">
-          {o.error}
-        </p>
-      )}
+      <Extras id={id} o={o} />
     </div>
   );
 }

@@ -23,7 +23,8 @@ function describe(id: string, o: Base): { 'aria-describedby'?: string; 'aria-inv
   return { ...(ids ? { 'aria-describedby': ids } : {}), ...(o.error ? { 'aria-invalid': 'true' as const } : {}) };
 }
 
-function Extras({ id, o }: { id: string; o: Base }) {
+/** A field's help and error lines, with the ids its control's `aria-describedby` names. */
+export function Extras({ id, o }: { id: string; o: Pick<Base, 'help' | 'error'> }) {
   return (
     <>
       {o.help && (

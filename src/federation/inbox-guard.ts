@@ -1,5 +1,5 @@
 /**
- * What an inbox request passes before Fedify reads it, and after Fedify verified it (issue 31;
+ * What an inbox request passes before Fedify reads it, and after Fedify verified it (see
  * docs/federation.md "Receiving"). Nothing a request merely claims is counted against anyone else:
  *
  * - **per client address** (`check`, first): every inbox request counts against its client's

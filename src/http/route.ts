@@ -108,8 +108,8 @@ export interface EndpointContext<R = unknown> {
    */
   input?: Readonly<Record<string, unknown>>;
   /**
-   * The client's address (as TRUST_PROXY makes it) and languages; set by the pipeline (submissions,
-   * issue 29); `sessionId`: the sign-in session whose cookie authenticated the request, if one did.
+   * The client's address (as TRUST_PROXY makes it) and languages; set by the pipeline (the submissions
+   * face counts by them); `sessionId`: the sign-in session whose cookie authenticated the request, if one did.
    */
   client?: { ip: string; acceptLanguage: string | undefined; sessionId?: number };
 }

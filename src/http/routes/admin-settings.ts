@@ -1,5 +1,5 @@
 /**
- * `GET {REST_ROOT}/calendar/admin/v1/settings` (issue 28): every setting with its value in force
+ * `GET {REST_ROOT}/calendar/admin/v1/settings`: every setting with its value in force
  * (in its declared unit), its source (default, environment, flag, database), default, description,
  * scope and whether it may be changed here; secrets masked (domain/settings-view.ts).
  * `PUT`/`PATCH` the same route with `{ "SITE_NAME": "Town", "CALENDAR_TIMEZONE": null, … }` changes

@@ -1,5 +1,5 @@
 /**
- * The settings (issue 28; changed in the app since issue 46), from `calendar/admin/v1/settings`: a
+ * The settings (read for every setting, changed here for the calendar's own), from `calendar/admin/v1/settings`: a
  * form of the calendar's own settings (site name, time zone, submission options) grouped by topic,
  * each with the control its type asks for, saved with PATCH (errors next to their field and in a
  * summary); every other setting read-only, saying where it is set (the environment variable, or

@@ -66,6 +66,12 @@ export interface Config {
   siteName: string;
   /** The month grids' first day of the week (a day's name: `monday`, `sunday`, …). */
   weekStart: string;
+  /**
+   * The currency symbol and its side for a cost typed as a bare number (`15` reads `$15`), where the
+   * event has none of its own (the original's defaultCurrencySymbol and reverseCurrencyPosition).
+   */
+  currencySymbol: string;
+  currencyPosition: 'prefix' | 'suffix';
   /** How the pages write an event's dates and times (PHP date formats, as WordPress' date_format and time_format). */
   dateFormat: string;
   timeFormat: string;
@@ -393,6 +399,27 @@ export const SETTINGS: Setting[] = [
     group: 'site',
     defaultText: 'monday',
     description: "the month grids' first day of the week (a day's name, or 0 for Sunday to 6 for Saturday as WordPress' start_of_week)",
+  },
+  {
+    env: 'CALENDAR_CURRENCY_SYMBOL',
+    flag: '--currency-symbol',
+    key: 'currencySymbol',
+    scope: 'calendar',
+    max: 10,
+    group: 'site',
+    defaultText: '$',
+    description: "the currency symbol of a cost typed as a bare number (15 reads $15) when the event has none of its own, as the original's defaultCurrencySymbol; in the REST cost, the pages and feeds",
+  },
+  {
+    env: 'CALENDAR_CURRENCY_POSITION',
+    flag: '--currency-position',
+    key: 'currencyPosition',
+    type: 'enum',
+    choices: ['prefix', 'suffix'],
+    scope: 'calendar',
+    group: 'site',
+    defaultText: 'prefix',
+    description: "which side of the number that symbol goes (prefix: $15; suffix: 15 €), as the original's reverseCurrencyPosition",
   },
   {
     env: 'CALENDAR_DATE_FORMAT',
@@ -1266,6 +1293,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Part
     shutdownTimeoutMs: declared('shutdownTimeoutMs'),
     siteName: declaredSetting(pick, 'siteName'),
     weekStart: declaredSetting(pick, 'weekStart'),
+    currencySymbol: declaredSetting(pick, 'currencySymbol'),
+    currencyPosition: declaredSetting(pick, 'currencyPosition'),
     dateFormat: declaredSetting(pick, 'dateFormat'),
     timeFormat: declaredSetting(pick, 'timeFormat'),
     eventsPerPage: declaredSetting(pick, 'eventsPerPage'),

@@ -14,6 +14,15 @@ export interface CostDetails {
   values: string[];
 }
 
+/**
+ * The site's currency for a number typed without one (the original's `defaultCurrencySymbol` and
+ * `reverseCurrencyPosition` options): the event's own stored symbol and side come first.
+ */
+export interface CurrencyDefaults {
+  symbol: string;
+  position: 'prefix' | 'suffix';
+}
+
 /** TEC's cost-range separator (`_x( ' – ', 'Cost range separator' )`). */
 const RANGE_SEPARATOR = ' \u2013 ';
 
@@ -161,14 +170,14 @@ function looseEquals(a: string, b: string): boolean {
 
 /**
  * The formatted `cost` string and `cost_details` for stored raw values + stored symbol/position,
- * as TEC's REST API renders them: numbers get the event's symbol (or `defaultSymbol`, prefix when
- * no position is stored), 0 reads "Free", a lone label prints as entered, several values print as
+ * as TEC's REST API renders them: numbers get the event's symbol (or the site's, `defaults`) on the
+ * event's side (or the site's), 0 reads "Free", a lone label prints as entered, several values print as
  * `min – max`; `values` are sorted numerically, numbers normalised (`1,000` → `1000`), labels
  * slugged (`Free` → `free`).
  *
  * @example formatCost(['0$', '20$', '30$'], '$', 'postfix').cost // 'Free – 30$'
  */
-export function formatCost(raw: string[], symbol: string, position: '' | 'prefix' | 'postfix', defaultSymbol = '$'): { cost: string; cost_details: CostDetails } {
+export function formatCost(raw: string[], symbol: string, position: '' | 'prefix' | 'postfix', defaults: CurrencyDefaults = { symbol: '$', position: 'prefix' }): { cost: string; cost_details: CostDetails } {
   // Tribe__Events__Cost_Utils::get_event_costs(): one parse per stored value, first key wins.
   const costs = new Map<string, string>();
   for (const value of raw) {
@@ -191,8 +200,8 @@ export function formatCost(raw: string[], symbol: string, position: '' | 'prefix
   const render = (value: string | 0): string => {
     let out = value === 0 || value === '0' ? 'Free' : value;
     if (isNumeric(out.replace(/[,.]/g, ''))) {
-      const currency = symbol || defaultSymbol;
-      out = (position || 'prefix') === 'prefix' ? currency + out : out + currency;
+      const currency = symbol || defaults.symbol;
+      out = (position || defaults.position) === 'prefix' ? currency + out : out + currency;
     }
     return wpSpecialchars(out, 'both');
   };

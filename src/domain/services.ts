@@ -73,6 +73,9 @@ export function createServices(config: Config, store: Store): Services {
     get siteTimezone() {
       return config.timezone;
     },
+    get currency() {
+      return { symbol: config.currencySymbol, position: config.currencyPosition };
+    },
     maxPerPage: config.maxPerPage,
     geoloc: { radius: config.geolocRadius, unit: config.geolocUnit },
     clock,

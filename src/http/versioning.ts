@@ -60,6 +60,15 @@ function variantParts(req: FastifyRequest, ctx: EndpointContext): Array<string |
   return [`${ctx.links.restRootPath}/${ctx.links.namespace}`, viewerKey(ctx.viewer), canonical(q._fields), canonical(q._envelope), req.jsonpCallback];
 }
 
+/**
+ * The settings an answer's body shows besides the data: the site's currency (a bare-number cost's
+ * symbol). Changed in the app while a record stays as it was, so its version alone would repeat
+ * an entity tag over a new body.
+ */
+function settingsParts(services: Services): string[] {
+  return [services.config.currencySymbol, services.config.currencyPosition];
+}
+
 /** Whether the request carried credentials (the answer is then private). */
 function isPrivate(req: FastifyRequest, ctx: EndpointContext): boolean {
   return req.headers.authorization !== undefined || isAuthenticated(ctx.viewer);
@@ -93,13 +102,13 @@ export async function itemValidators(services: Services, req: FastifyRequest, ct
   if (id === undefined) return undefined;
   const [dbId, v] = await Promise.all([services.versions.databaseId(), services.versions.of(type, id, false)]);
   if (v.seq > before) return undefined;
-  return { etag: itemEtag(dbId, type, id, v.seq, shortHash(variantParts(req, ctx))), lastModified: v.gmt, private: isPrivate(req, ctx) };
+  return { etag: itemEtag(dbId, type, id, v.seq, shortHash([...variantParts(req, ctx), ...settingsParts(services)])), lastModified: v.gmt, private: isPrivate(req, ctx) };
 }
 
 /** Validators of a list GET: the data revision, the canonical arguments and who asks. */
 export async function listValidators(services: Services, req: FastifyRequest, ctx: EndpointContext, decl: RouteDecl): Promise<Validators> {
   const [dbId, position] = await Promise.all([services.versions.databaseId(), services.versions.position()]);
   const window = services.events.defaultWindow();
-  const hash = shortHash([decl.path, canonical(ctx.input ?? {}), window.start.slice(0, 10), window.end.slice(0, 10), ...variantParts(req, ctx)]);
+  const hash = shortHash([decl.path, canonical(ctx.input ?? {}), window.start.slice(0, 10), window.end.slice(0, 10), ...variantParts(req, ctx), ...settingsParts(services)]);
   return { etag: `"${dbId}.L${position.revision}.${hash}"`, lastModified: position.gmt, private: isPrivate(req, ctx) };
 }

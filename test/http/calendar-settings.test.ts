@@ -163,6 +163,46 @@ forEachStore('calendar settings in the app', (t) => {
     assert.equal(await cards('/events/category/pagesize/'), 10);
   });
 
+  it("a new currency symbol and side are every bare-number cost's at once: REST cost, a new entity tag, the pages; an event's own symbol stays", async () => {
+    const bare = await t.api.post('/events', { as: 'admin', json: { title: 'Bare cost', start_date: '2031-03-02 10:00:00', end_date: '2031-03-02 11:00:00', cost: '15', status: 'publish' } });
+    const own = await t.api.post('/events', { as: 'admin', json: { title: 'Own symbol', start_date: '2031-03-03 10:00:00', end_date: '2031-03-03 11:00:00', cost: '£20', status: 'publish' } });
+    assert.equal(bare.status, 201, bare.text);
+    assert.equal(bare.body.cost, '$15');
+    const path = `/api/calendar/events/v1/events/${bare.body.id}`;
+    const first = await t.api.get(path);
+    const etag = first.headers.get('etag') ?? '';
+    assert.equal(first.body.cost, '$15');
+    assert.equal((await t.api.get(path, { headers: { 'if-none-match': etag } })).status, 304);
+
+    const res = await t.api.patch(A, { as: 'admin', json: { CALENDAR_CURRENCY_SYMBOL: '€', CALENDAR_CURRENCY_POSITION: 'suffix' } });
+    assert.equal(res.status, 200, res.text);
+    assert.equal(byName(res.body).CALENDAR_CURRENCY_SYMBOL.value, '€');
+    // The record did not change, its answer did: the old tag no longer matches.
+    const after = await t.api.get(path, { headers: { 'if-none-match': etag } });
+    assert.equal(after.status, 200);
+    assert.equal(after.body.cost, '15€');
+    // The wire's cost_details keep what the event stored (nothing), as the original's.
+    assert.equal(after.body.cost_details.currency_symbol, '');
+    assert.equal((await t.api.get(`/api/calendar/events/v1/events/${own.body.id}`)).body.cost, '£20');
+    const list = await t.api.get('/api/calendar/events/v1/events?start_date=2031-03-01&end_date=2031-03-31');
+    assert.deepEqual(
+      list.body.events.map((e: { cost: string }) => e.cost),
+      ['15€', '£20'],
+    );
+    assert.match((await t.api.get(after.body.url)).text, /15€/);
+
+    for (const bad of ['left', '']) {
+      const r = await t.api.patch(A, { as: 'admin', json: { CALENDAR_CURRENCY_POSITION: bad } });
+      if (bad === '') continue; // empty: back to the default, as any calendar setting
+      assert.equal(r.status, 400, bad);
+      assert.ok(r.body.data.params.CALENDAR_CURRENCY_POSITION, bad);
+    }
+    const long = await t.api.patch(A, { as: 'admin', json: { CALENDAR_CURRENCY_SYMBOL: 'x'.repeat(11) } });
+    assert.equal(long.status, 400);
+    await t.api.patch(A, { as: 'admin', json: { CALENDAR_CURRENCY_SYMBOL: null, CALENDAR_CURRENCY_POSITION: null } });
+    assert.equal((await t.api.get(path)).body.cost, '$15');
+  });
+
   it("a new default view: /events/ shows this month's grid at once; the list stays at /events/list/, for past events and in the feed", async () => {
     const isMonth = (text: string) => /<table class="month">/.test(text);
     assert.ok(!isMonth((await t.api.get(`${t.origin}/events/`)).text));

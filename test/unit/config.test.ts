@@ -78,6 +78,8 @@ describe('configuration', () => {
         'SHUTDOWN_TIMEOUT_MS',
         'SITE_NAME',
         'CALENDAR_WEEK_START',
+        'CALENDAR_CURRENCY_SYMBOL',
+        'CALENDAR_CURRENCY_POSITION',
         'CALENDAR_DATE_FORMAT',
         'CALENDAR_TIME_FORMAT',
         'CALENDAR_EVENTS_PER_PAGE',
@@ -208,6 +210,10 @@ describe('configuration', () => {
     const c = loadConfig({ CALENDAR_WEEK_START: '0', CALENDAR_DATE_FORMAT: 'F j, Y', CALENDAR_TIME_FORMAT: 'H:i', CALENDAR_EVENTS_PER_PAGE: '25' });
     assert.deepEqual([c.weekStart, c.dateFormat, c.timeFormat, c.eventsPerPage], ['sunday', 'F j, Y', 'H:i', 25]);
     assert.equal(loadConfig({ CALENDAR_WEEK_START: 'Saturday' }).weekStart, 'saturday');
+    assert.deepEqual([d.currencySymbol, d.currencyPosition], ['$', 'prefix']);
+    const money = loadConfig({ CALENDAR_CURRENCY_SYMBOL: ' € ', CALENDAR_CURRENCY_POSITION: 'suffix' });
+    assert.deepEqual([money.currencySymbol, money.currencyPosition], ['€', 'suffix']);
+    assert.throws(() => loadConfig({ CALENDAR_CURRENCY_POSITION: 'after' }), /CALENDAR_CURRENCY_POSITION/);
     for (const bad of [{ CALENDAR_WEEK_START: '7' }, { CALENDAR_DATE_FORMAT: 'T' }, { CALENDAR_EVENTS_PER_PAGE: '0' }, { CALENDAR_EVENTS_PER_PAGE: '101' }])
       assert.throws(() => loadConfig(bad), ConfigError, JSON.stringify(bad));
   });

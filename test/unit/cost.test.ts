@@ -126,9 +126,16 @@ describe('formatCost (rules)', () => {
   });
 
   it('uses the default symbol only when none is stored', () => {
-    assert.equal(formatCost(['15'], '', '', '£').cost, '£15');
-    assert.equal(formatCost(['15'], '€', 'postfix', '£').cost, '15€');
+    assert.equal(formatCost(['15'], '', '', { symbol: '£', position: 'prefix' }).cost, '£15');
+    assert.equal(formatCost(['15'], '€', 'postfix', { symbol: '£', position: 'prefix' }).cost, '15€');
     assert.equal(formatCost(['15'], '', 'postfix').cost, '15$');
+  });
+
+  it("puts the site's symbol on the site's side only when the event stored no side (reverseCurrencyPosition)", () => {
+    assert.equal(formatCost(['15'], '', '', { symbol: '€', position: 'suffix' }).cost, '15€');
+    assert.equal(formatCost(['10', '20'], '', '', { symbol: 'kr', position: 'suffix' }).cost, '10kr \u2013 20kr');
+    assert.equal(formatCost(['15'], '$', 'prefix', { symbol: '€', position: 'suffix' }).cost, '$15');
+    assert.equal(formatCost(['Free'], '', '', { symbol: '€', position: 'suffix' }).cost, 'Free');
   });
 
   it('renders a lone 0 inside an array as Free', () => {

@@ -120,7 +120,7 @@ export function createReadModel(deps: EventServiceDeps): ReadModel {
       const related = await relatedFor(deps, linksWritten, db, chunk, viewer);
       for (const r of chunk) {
         const rel = related.get(Number(r.id))!;
-        out.push({ json: toEventJson(r, rel, links, context), deps: rel.deps });
+        out.push({ json: toEventJson(r, rel, links, context, deps.currency), deps: rel.deps });
       }
     }
     return out;

@@ -10,6 +10,7 @@ import type { Store } from '../../store/db.js';
 import type { EventRecord } from '../../store/events.js';
 import type { ListingState } from '../../store/changes.js';
 import type { ImageService } from '../images.js';
+import type { CurrencyDefaults } from '../cost.js';
 import type { Clock, LinkedPostService } from '../linked-posts.js';
 import type { Viewer } from '../permissions.js';
 import type { RepresentationContext } from '../representations/venue.js';
@@ -145,6 +146,8 @@ export function searchWords(search: string): string[] {
 export interface EventServiceDeps {
   store: Store;
   siteTimezone: string;
+  /** The site's currency for costs typed as bare numbers (read at each use: administrators change it). */
+  currency?: CurrencyDefaults;
   maxPerPage: number;
   /** default radius of the geolocation filters (GEOLOC_RADIUS, GEOLOC_UNIT) */
   geoloc?: { radius: number; unit: 'mi' | 'km' };

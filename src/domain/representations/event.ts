@@ -8,7 +8,7 @@
 import type { EventRecord } from '../../store/events.js';
 import type { OrganizerRecord, VenueRecord } from '../../store/linked-posts.js';
 import type { ImageRow, TermRow } from '../../store/schema.js';
-import { formatCost, shownCost, typedCost } from '../cost.js';
+import { formatCost, shownCost, typedCost, type CurrencyDefaults } from '../cost.js';
 import { dateDetails, isoWithOffset, timezoneAbbr } from '../dates/index.js';
 import type { Links } from '../links.js';
 import { autop, escHtml, jsonLdDescription, phpTrim } from '../text.js';
@@ -103,7 +103,7 @@ function eventJsonLd(e: EventRecord, related: EventRelated, url: string, cost: {
 const termNameCollator = new Intl.Collator('en', { sensitivity: 'base' });
 const byTermName = (a: TermRow, b: TermRow) => termNameCollator.compare(a.name, b.name) || Number(a.id) - Number(b.id);
 
-export function toEventJson(e: EventRecord, related: EventRelated, links: Links, context: RepresentationContext): Record<string, unknown> {
+export function toEventJson(e: EventRecord, related: EventRelated, links: Links, context: RepresentationContext, currency?: CurrencyDefaults): Record<string, unknown> {
   const id = Number(e.id);
   const globalId = links.globalId(id);
   const rec = related.recurrence;
@@ -111,7 +111,7 @@ export function toEventJson(e: EventRecord, related: EventRelated, links: Links,
   const url = rec?.kind === 'occurrence' && e.status !== 'trash' ? `${links.eventPermalink(rec.seriesSlug)}${rec.originalStart.slice(0, 10)}/` : permalinkOf(e, links);
   const image = imageOf(related, e.image_id);
   const rawCost = storedCost(e);
-  const cost = formatCost(rawCost, e.currency_symbol, e.currency_position as '' | 'prefix' | 'postfix');
+  const cost = formatCost(rawCost, e.currency_symbol, e.currency_position as '' | 'prefix' | 'postfix', currency);
   const out: Record<string, unknown> = {
     id,
     global_id: globalId,

@@ -408,7 +408,8 @@ export const SETTINGS: Setting[] = [
     max: 10,
     group: 'site',
     defaultText: '$',
-    description: "the currency symbol of a cost typed as a bare number (15 reads $15) when the event has none of its own, as the original's defaultCurrencySymbol; in the REST cost, the pages and feeds",
+    description:
+      "the currency symbol of a cost typed as a bare number (15 reads $15) when the event has none of its own, as the original's defaultCurrencySymbol; in the REST cost, the pages and feeds",
   },
   {
     env: 'CALENDAR_CURRENCY_POSITION',

@@ -177,7 +177,12 @@ function looseEquals(a: string, b: string): boolean {
  *
  * @example formatCost(['0$', '20$', '30$'], '$', 'postfix').cost // 'Free – 30$'
  */
-export function formatCost(raw: string[], symbol: string, position: '' | 'prefix' | 'postfix', defaults: CurrencyDefaults = { symbol: '$', position: 'prefix' }): { cost: string; cost_details: CostDetails } {
+export function formatCost(
+  raw: string[],
+  symbol: string,
+  position: '' | 'prefix' | 'postfix',
+  defaults: CurrencyDefaults = { symbol: '$', position: 'prefix' },
+): { cost: string; cost_details: CostDetails } {
   // Tribe__Events__Cost_Utils::get_event_costs(): one parse per stored value, first key wins.
   const costs = new Map<string, string>();
   for (const value of raw) {

@@ -3,7 +3,7 @@
  * event. Changes to different fields merge without asking; a field both changed shows the conflict
  * panel with base, theirs and mine and who changed theirs, and "Save mine" keeps the other's
  * unrelated changes; changes kept in the browser merge the same way after a reload; "X is
- * currently editing" appears and goes live as the other opens and leaves the event; a free-text cost is loaded as typed (not as the REST `cost` renders it) and stays so through saves; fast typing (no delay, 5 ms) gives exactly the typed text. axe-core on the panel and
+ * currently editing" appears and goes live as the other opens and leaves the event; a free-text cost is loaded as typed (not as the REST `cost` renders it) and stays so through saves; fast typing (no delay, 5 ms) gives exactly the typed text; what is typed while a save or a create is on its way is kept over its answer. axe-core on the panel and
  * the notice at 390 px and on desktop, in English and French. `ADMIN_SCREENSHOTS=docs` also saves
  * docs/admin-conflict.png.
  */
@@ -235,6 +235,69 @@ describe('editing together in the admin app', () => {
       await page.context().close();
     });
   }
+
+  it('keeps what is typed while a save is on its way, and the next save stores it', async () => {
+    const id = await event('In flight');
+    const page = await signIn(browser, t, 'edna');
+    await openEditor(page, t, id);
+    // The save's request is held a moment, as on a slow connection.
+    let held = 0;
+    await page.route(new RegExp(`/events/${id}(\\?|$)`), async (route) => {
+      if (route.request().method() === 'POST') {
+        held++;
+        await new Promise((r) => setTimeout(r, 1500));
+      }
+      await route.continue();
+    });
+    await page.locator('#f-title').fill('In flight, saved');
+    await save(page);
+    await page.locator('#f-excerpt').click();
+    await page.keyboard.press('End');
+    await page.keyboard.type(', typed while saving');
+    await page.locator('#f-title').click();
+    await page.keyboard.press('End');
+    await page.keyboard.type(' and more');
+    await saved(page);
+    assert.equal(held, 1);
+    const first = (await t.api.get(`/events/${id}`, { as: 'admin' })).body;
+    assert.equal(first.title, 'In flight, saved');
+    // The answer did not replace what was typed meanwhile, and the form says it is not saved.
+    assert.equal(await page.locator('#f-title').inputValue(), 'In flight, saved and more');
+    assert.equal(await page.locator('#f-excerpt').inputValue(), 'Base excerpt, typed while saving');
+    await page.unroute(new RegExp(`/events/${id}(\\?|$)`));
+    await save(page);
+    let second = (await t.api.get(`/events/${id}`, { as: 'admin' })).body;
+    for (let i = 0; i < 50 && second.title !== 'In flight, saved and more'; i++) {
+      await new Promise((r) => setTimeout(r, 100));
+      second = (await t.api.get(`/events/${id}`, { as: 'admin' })).body;
+    }
+    assert.equal(second.title, 'In flight, saved and more');
+    assert.match(second.excerpt, /Base excerpt, typed while saving/);
+    await page.context().close();
+  });
+
+  it("keeps what is typed while a new event is being created, in the new event's editor", async () => {
+    const page = await signIn(browser, t, 'edna');
+    await page.goto(`${t.origin}/admin/events/new`);
+    await page.locator('#f-title').waitFor();
+    await page.route(/\/events(\?|$)/, async (route) => {
+      if (route.request().method() === 'POST') await new Promise((r) => setTimeout(r, 1500));
+      await route.continue();
+    });
+    await page.locator('#f-title').fill('Created in flight');
+    await page.locator('#f-start_date').fill('2027-05-01');
+    await page.locator('#f-end_date').fill('2027-05-01');
+    await save(page);
+    await page.locator('#f-excerpt').click();
+    await page.keyboard.type('typed during the create');
+    await page.waitForURL(/\/events\/\d+$/);
+    await page.locator('#f-title').waitFor();
+    const id = Number(/events\/(\d+)$/.exec(page.url())![1]);
+    assert.equal((await t.api.get(`/events/${id}`, { as: 'admin' })).body.title, 'Created in flight');
+    await page.waitForFunction(() => (document.querySelector('#f-excerpt') as HTMLTextAreaElement | null)?.value === 'typed during the create');
+    assert.equal(await page.locator('#f-title').inputValue(), 'Created in flight');
+    await page.context().close();
+  });
 
   it('loads a free-text cost as typed, and saving the event again stores it as typed', async () => {
     const typed = '€5 suggested donation';

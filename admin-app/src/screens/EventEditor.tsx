@@ -12,7 +12,7 @@
  */
 import { useEffect, useRef, useState } from 'preact/hooks';
 import { api, apiUrl, ApiProblem, currentNonce, fieldErrors } from '../lib/api';
-import { changedKeys, take, threeWay, type FieldGroup } from '../lib/merge';
+import { changedKeys, differs, take, threeWay, type FieldGroup } from '../lib/merge';
 import { NS, type EventRecord } from '../lib/events';
 import { formatDate, t } from '../lib/i18n';
 import { addGuard, navigate } from '../lib/router';
@@ -387,6 +387,9 @@ export function EventEditor({ params }: { params: Record<string, string> }) {
   const [others, setOthers] = useState<Array<{ id: number; name: string }>>([]);
   const dirtyRef = useRef(false);
   dirtyRef.current = dirty;
+  /** the draft as typed now: what a save's answer is merged into when typing went on meanwhile */
+  const draftRef = useRef<Draft | null>(null);
+  draftRef.current = draft;
   const baseRef = useRef<Draft | null>(null);
   baseRef.current = base;
   /** the draft to write to localStorage (written at most every 300 ms while typing, and on leaving) */
@@ -509,6 +512,7 @@ export function EventEditor({ params }: { params: Record<string, string> }) {
   const update = (patch: Partial<Draft>) => {
     setDraft((d) => {
       const next = { ...d!, ...patch };
+      draftRef.current = next;
       persist(next);
       return next;
     });
@@ -601,6 +605,8 @@ export function EventEditor({ params }: { params: Record<string, string> }) {
       }
       // The series' rules stay as they are (for `following`, the API carries them over with COUNT reduced).
     }
+    // The draft on screen as this save leaves: what is typed after it is kept over the answer.
+    const sentFrom = draftRef.current ?? d;
     try {
       const res = await api<EventRecord>(isNew ? `${NS}/events` : `${NS}/events/${id}`, { method: 'POST', body, ifMatch: isNew ? undefined : ifMatch });
       forget();
@@ -611,6 +617,14 @@ export function EventEditor({ params }: { params: Record<string, string> }) {
       toast(d.status === 'pending' && !can('publish_tribe_events') ? t('editor.submitted') : t('common.saved'));
       setStored(res.data.description ?? '');
       if (isNew || res.data.id !== Number(id)) {
+        const now = draftRef.current ?? sentFrom;
+        if (FIELDS.some((f) => differs(f, now, sentFrom))) {
+          // Typed while the new event was being created: kept for the event's own editor, which
+          // merges it onto the stored version as it loads.
+          const savedDraft = draftOf(await withTypedCost(res.data));
+          const kept: Kept = { v: 2, draft: threeWay(FIELDS, sentFrom, now, savedDraft).merged, base: savedDraft };
+          localStorage.setItem(storageKey(String(res.data.id)), JSON.stringify(kept));
+        }
         navigate(`/events/${res.data.id}`, { replace: true, force: true });
         return;
       }
@@ -622,8 +636,20 @@ export function EventEditor({ params }: { params: Record<string, string> }) {
         const again = await api<EventRecord>(`${NS}/events/${id}`);
         setEtag(again.headers.get('etag') ?? undefined);
       }
-      setBase(draftOf(saved));
-      setDraft(draftOf(saved));
+      const savedDraft = draftOf(saved);
+      setBase(savedDraft);
+      baseRef.current = savedDraft;
+      // Typed while the save was on its way (the form stays open): those fields keep what was
+      // typed, the others take the stored version; the editor stays unsaved while they differ.
+      const now = draftRef.current ?? sentFrom;
+      const { merged } = threeWay(FIELDS, sentFrom, now, savedDraft);
+      draftRef.current = merged;
+      setDraft(merged);
+      if (FIELDS.some((f) => differs(f, merged, savedDraft))) {
+        setDirty(true);
+        dirtyRef.current = true;
+        persist(merged);
+      }
     } catch (e) {
       if (e instanceof ApiProblem && e.status === 412) {
         const theirs = await api<EventRecord>(`${NS}/events/${id}`);

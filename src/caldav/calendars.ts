@@ -24,9 +24,8 @@ import { icalendar } from '../domain/ical.js';
 import type { Viewer } from '../domain/permissions.js';
 import type { PublicEvent } from '../domain/public-records.js';
 import type { Services } from '../domain/services.js';
-import { decodeSyncToken, encodeSyncToken, everListed, type ChangedRecord } from '../domain/sync.js';
+import { DeltaTooLarge, decodeSyncToken, encodeSyncToken, syncDelta, type SyncDelta } from '../domain/sync.js';
 import type { EventListArgs } from '../domain/events/index.js';
-import { prunedThrough } from '../store/settings.js';
 
 /** A calendar collection: the whole site (`events`) or a category (`category-{slug}`). */
 export interface CalendarRef {
@@ -312,36 +311,23 @@ export function createCalendars(services: Services): Calendars {
       }
       // Nothing committed since the token: the same token, no look at the log (as cheap as a 304).
       if (from === position.seq) return { changed: [], removed: [], token: issue(from), truncated: false };
-      // The one change-log reader: whole writes, at most SYNC_MAX_CHANGES rows.
-      const { rows, through } = await services.store.changes.read(from, config.syncMaxChanges, { to: position.seq });
-      const oldest = new Date(now - historyDays * DAY_MS).toISOString().slice(0, 19).replace('T', ' ');
-      if (rows.length && rows[0]!.created_gmt < oldest) throw new InvalidSyncToken();
-      // A bulk load or a refresh: anything may have changed.
-      if (rows.some((r) => r.type === 'all')) throw new InvalidSyncToken();
-      if (from < (await prunedThrough(db))) throw new InvalidSyncToken();
-      const byId = new Map<number, ChangedRecord>();
-      for (const r of rows) {
-        if (r.type !== 'event') continue;
-        let rec = byId.get(r.id);
-        if (!rec) byId.set(r.id, (rec = { id: r.id, seq: r.seq, idx: r.idx, actions: [], details: [] }));
-        rec.actions.push(r.action);
-        rec.details.push(r.detail as Record<string, unknown> | null);
-      }
-      let records = [...byId.values()];
-      let upTo = through;
-      if (limit !== undefined && records.length > limit) {
-        // Truncated (RFC 6578 §3.6): the next token starts before the first record left out, so
-        // every record after the cut comes next time (those of the cut's write again).
-        const cut = records[limit]!.seq;
-        if (cut - 1 <= from) throw new TooManyMatches();
-        records = records.filter((r) => r.seq < cut);
-        upTo = cut - 1;
-      }
-      if (records.length === 0) return { changed: [], removed: [], token: issue(upTo), truncated: upTo < position.seq };
       const filter = await events.syncFilter(viewer, { page: 1, per_page: 1, ...argsOf(cal) } as EventListArgs, new Set());
-      const shown = await filter.matching(records.map((r) => r.id));
-      const changedIds = records.filter((r) => shown.has(r.id)).map((r) => r.id);
-      const removed = records.filter((r) => !shown.has(r.id) && everListed(r, filter.listed, false)).map((r) => r.id);
+      let delta: SyncDelta;
+      try {
+        delta = await syncDelta(
+          db,
+          { type: 'event', matching: filter.matching, listed: filter.listed, unknownShown: false },
+          { from, to: position.seq, rows: config.syncMaxChanges, historyDays, now, maxRecords: limit },
+        );
+      } catch (e) {
+        if (e instanceof DeltaTooLarge) throw new TooManyMatches();
+        if (e instanceof ApiError && e.code === 'rest_sync_token_expired') throw new InvalidSyncToken();
+        throw e;
+      }
+      const upTo = delta.through;
+      const changedIds = delta.records.filter((r) => delta.shownNow.has(r.id)).map((r) => r.id);
+      const removed = delta.records.filter((r) => !delta.shownNow.has(r.id)).map((r) => r.id);
+      if (changedIds.length === 0 && removed.length === 0) return { changed: [], removed: [], token: issue(upTo), truncated: upTo < position.seq };
       if (!withEvents) return { changed: await withVersions(changedIds), removed, token: issue(upTo), truncated: upTo < position.seq };
       const found = changedIds.length ? await calendars.byIds(viewer, cal, changedIds) : new Map<number, Member>();
       const changed = changedIds.map((id) => found.get(id)).filter((m): m is Member => m !== undefined);

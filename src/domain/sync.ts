@@ -33,6 +33,8 @@ import { createHmac, createSecretKey, timingSafeEqual, type KeyObject } from 'no
 import type { Executor } from '../store/schema.js';
 import { readChanges } from '../store/change-log.js';
 import { prunedThrough, syncTokenSecret } from '../store/settings.js';
+import { existingPostIds } from '../store/posts.js';
+import { taxonomiesOf } from '../store/terms.js';
 import { apiError } from './errors.js';
 
 /** What signs a database's tokens: its id and its secret. */
@@ -125,13 +127,7 @@ function gmtOf(ms: number): string {
  * is older than `historyDays` by the log's timestamps, rows after it were pruned, or a bulk load
  * (`all`) happened in between (anything may have changed: a full sync is needed).
  */
-export async function changedRecords(
-  db: Executor,
-  type: 'event' | 'venue' | 'organizer' | 'term',
-  from: number,
-  to: number,
-  options: { limit: number; historyDays: number; now: number },
-): Promise<Delta> {
+async function changedRecords(db: Executor, type: 'event' | 'venue' | 'organizer' | 'term', from: number, to: number, options: { limit: number; historyDays: number; now: number }): Promise<Delta> {
   const expired = apiError('rest_sync_token_expired');
   const { rows, through } = await readChanges(db, from, to, options.limit);
   if (rows.length && rows[0]!.created_gmt < gmtOf(options.now - options.historyDays * 86_400_000)) throw expired;
@@ -148,6 +144,57 @@ export async function changedRecords(
     rec.details.push(r.detail as Record<string, any> | null);
   }
   return { records: [...byId.values()], through };
+}
+
+/** What a caller's view is, for a delta: which records it shows now and showed before. */
+export interface DeltaView {
+  type: 'event' | 'venue' | 'organizer' | 'term';
+  /** which of these ids the view shows now */
+  matching(ids: number[]): Promise<Set<number>>;
+  /** whether the view showed a record in this earlier state (the log's `detail.before`) */
+  listed(before: any): boolean | undefined;
+  /** whether a change with no logged state counts as shown (terms: public) */
+  unknownShown: boolean;
+}
+
+/** A sync answer's records: those shown now and those the caller saw that are gone from its view. */
+export interface SyncDelta {
+  /** in change order: each shown now (`shownNow`), or listed to this caller since the token and gone */
+  records: ChangedRecord[];
+  shownNow: Set<number>;
+  /** the log position this answer reaches (its next token's) */
+  through: number;
+}
+
+/** More records changed than a client's limit allows, and no whole write fits (WebDAV's 507). */
+export class DeltaTooLarge extends Error {}
+
+/**
+ * The one sync delta (the REST lists' `?sync_token=` and CalDAV's sync-collection): the records of
+ * the view's type changed in (`from`, `to`], from at most `rows` log rows, each reported to the
+ * caller when its view shows it now, or showed it at the token or since (then as gone); never a
+ * record the caller could not read. `maxRecords` (a client's limit) cuts the answer before the
+ * first record left out, so that the next token starts there (RFC 6578 §3.6; `DeltaTooLarge` when
+ * even the first write's records are more). Expired history: 410 `rest_sync_token_expired`.
+ *
+ * @example
+ *   const { records, shownNow, through } = await syncDelta(db, view, { from, to, rows: 1000, historyDays: 30, now: Date.now() });
+ */
+export async function syncDelta(db: Executor, view: DeltaView, options: { from: number; to: number; rows: number; historyDays: number; now: number; maxRecords?: number }): Promise<SyncDelta> {
+  const delta = await changedRecords(db, view.type, options.from, options.to, { limit: options.rows, historyDays: options.historyDays, now: options.now });
+  let records = delta.records;
+  let through = delta.through;
+  if (options.maxRecords !== undefined && records.length > options.maxRecords) {
+    // The next token starts before the first record left out: every record after the cut comes
+    // next time (those of the cut's write again).
+    const cut = records[options.maxRecords]!.seq;
+    if (cut - 1 <= options.from) throw new DeltaTooLarge();
+    records = records.filter((r) => r.seq < cut);
+    through = cut - 1;
+  }
+  if (records.length === 0) return { records, shownNow: new Set(), through };
+  const shownNow = await view.matching(records.map((r) => r.id));
+  return { records: records.filter((r) => shownNow.has(r.id) || everListed(r, view.listed, view.unknownShown)), shownNow, through };
 }
 
 /**
@@ -171,4 +218,27 @@ export function everListed(rec: ChangedRecord, listed: (before: any) => boolean 
     if (shown !== false) return true;
   }
   return false;
+}
+
+/** What a record gone from a caller's view is now: 'trash' (it still exists), 'deleted', or null (not this view's). */
+export type Tombstone = 'trash' | 'deleted' | null;
+
+/** Tombstones of posts: 'trash' while the row exists (trashed, or hidden from the caller), else 'deleted'. */
+export async function postTombstones(db: Executor, ids: number[]): Promise<Map<number, Tombstone>> {
+  const existing = await existingPostIds(db, ids);
+  return new Map(ids.map((id) => [id, existing.has(id) ? 'trash' : 'deleted']));
+}
+
+/**
+ * Tombstones of terms of one taxonomy: 'trash' while the term exists, 'deleted' once gone, null for
+ * a term of another taxonomy (by its row, or by what the log said of it when it is gone).
+ */
+export async function termTombstones(db: Executor, taxonomy: string, ids: number[], details: Map<number, Array<Record<string, any> | null>>): Promise<Map<number, Tombstone>> {
+  const taxonomyOf = await taxonomiesOf(db, ids);
+  const out = new Map<number, Tombstone>();
+  for (const id of ids) {
+    const was = taxonomyOf.get(id) ?? details.get(id)?.find((d) => d?.taxonomy)?.taxonomy;
+    out.set(id, was !== undefined && was !== taxonomy ? null : taxonomyOf.has(id) ? 'trash' : 'deleted');
+  }
+  return out;
 }

@@ -10,7 +10,7 @@
  */
 import type { Services } from '../domain/services.js';
 import { apiError, type ErrorCode } from '../domain/errors.js';
-import { changedRecords, decodeSyncToken, encodeSyncToken, everListed, type SyncKey } from '../domain/sync.js';
+import { decodeSyncToken, encodeSyncToken, syncDelta, type DeltaView, type SyncKey, type Tombstone } from '../domain/sync.js';
 import type { ArgSpec, EndpointContext, Reply } from './route.js';
 import { listHeaders, requestPageLinks, type PageLinks } from './paging.js';
 
@@ -41,16 +41,10 @@ function keyOf(services: Services): Promise<SyncKey> {
   return services.versions.syncKey();
 }
 
-export interface SyncSpec {
-  type: 'event' | 'venue' | 'organizer' | 'term';
-  /** which of these ids the caller's list (with its other arguments) shows now */
-  matching(ids: number[]): Promise<Set<number>>;
-  /** whether the list showed a record in this earlier state (the log's `detail.before`) */
-  listed(before: any): boolean | undefined;
-  /** whether a change with no logged state counts as shown (terms: public) */
-  unknownShown: boolean;
+/** A list's view (what it shows now and showed before: the domain's delta reads it) and its face. */
+export interface SyncSpec extends DeltaView {
   /** tombstone status of records not shown now: 'trash' (it exists), 'deleted', or null (not this list's: another taxonomy) */
-  tombstones(ids: number[], details: Map<number, Array<Record<string, any> | null>>): Promise<Map<number, 'trash' | 'deleted' | null>>;
+  tombstones(ids: number[], details: Map<number, Array<Record<string, any> | null>>): Promise<Map<number, Tombstone>>;
   /** representations of the records shown now, by id */
   represent(ids: number[]): Promise<Map<number, Record<string, unknown>>>;
   /** the list envelope */
@@ -69,9 +63,9 @@ export async function syncAnswer(ctx: EndpointContext, spec: SyncSpec): Promise<
   const historyDays = services.config.syncHistoryDays;
   const from = decodeSyncToken(ctx.args.sync_token, { key, seq: position.seq, historyDays, now });
   // At most SYNC_MAX_CHANGES log rows: `through` is where this answer stops (the position, when it fits).
-  const { records, through } = await changedRecords(services.store.db, spec.type, from, position.seq, { limit: services.config.syncMaxChanges, historyDays, now });
-  const shownNow = await spec.matching(records.map((r) => r.id));
-  let members = records.filter((r) => shownNow.has(r.id) || everListed(r, spec.listed, spec.unknownShown));
+  const delta = await syncDelta(services.store.db, spec, { from, to: position.seq, rows: services.config.syncMaxChanges, historyDays, now });
+  const { shownNow, through } = delta;
+  let members = delta.records;
   const gone = members.filter((r) => !shownNow.has(r.id));
   const statuses = await spec.tombstones(
     gone.map((r) => r.id),
@@ -98,18 +92,4 @@ export async function syncAnswer(ctx: EndpointContext, spec: SyncSpec): Promise<
       ...(through < position.seq ? { 'X-Sync-More': 'true' } : {}),
     },
   };
-}
-
-/** Tombstones of posts: 'trash' while the row exists (trashed, or hidden from the caller), else 'deleted'. */
-export async function postTombstones(services: Services, ids: number[]): Promise<Map<number, 'trash' | 'deleted' | null>> {
-  const out = new Map<number, 'trash' | 'deleted' | null>(ids.map((id) => [id, 'deleted']));
-  for (let i = 0; i < ids.length; i += 500) {
-    const rows = await services.store.db
-      .selectFrom('posts')
-      .select('id')
-      .where('id', 'in', ids.slice(i, i + 500))
-      .execute();
-    for (const r of rows) out.set(Number(r.id), 'trash');
-  }
-  return out;
 }

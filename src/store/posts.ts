@@ -12,6 +12,7 @@ import { afterExplicitId, takeWantedId } from './import-context.js';
 import { storedIds } from './ranges.js';
 import { lockForWrite } from './locks.js';
 import { directOf } from './sqlite-direct.js';
+import { byChunks } from './lists.js';
 
 /** Insert a post row and return its id. */
 export async function insertPost(db: Executor, post: NewPost): Promise<number> {
@@ -95,4 +96,11 @@ export async function findPostIdsByTitle(db: Executor, type: PostType, title: st
       .orderBy('id')
       .execute()
   );
+}
+
+/** Which of these ids are stored posts (of any type or status). */
+export async function existingPostIds(db: Executor, ids: readonly number[]): Promise<Set<number>> {
+  const wanted = storedIds([...ids]);
+  const rows = await byChunks(wanted, (chunk) => db.selectFrom('posts').select('id').where('id', 'in', chunk).execute());
+  return new Set(rows.map((r) => Number(r.id)));
 }

@@ -126,6 +126,13 @@ export async function findTermById(db: Executor, id: number): Promise<TermRow | 
   return db.selectFrom('terms').selectAll().where('id', '=', id).executeTakeFirst();
 }
 
+/** The taxonomy of each of these ids that is a stored term. */
+export async function taxonomiesOf(db: Executor, ids: readonly number[]): Promise<Map<number, string>> {
+  const wanted = storedIds([...ids]);
+  const rows = await byChunks(wanted, (chunk) => db.selectFrom('terms').select(['id', 'taxonomy']).where('id', 'in', chunk).execute());
+  return new Map(rows.map((r) => [Number(r.id), r.taxonomy]));
+}
+
 /**
  * Which of these ids are terms of the taxonomy, read on `db` (a write transaction: what it would
  * link to now). SQLite reads on the transaction's connection directly.

@@ -22,7 +22,8 @@ import { isHttpUrl } from '../../domain/images.js';
 import { anyone, endpoint, optionalArgs, route, type Args, type EndpointContext, type EndpointDocs, type RouteDecl } from '../route.js';
 import { listUrls, listHeaders } from '../paging.js';
 import { checkGeolocArgs, geolocCoordinateArg, geolocRadiusArgs, idArg, isNonEmptyString, isStringValue, pageArg, perPageArg, slugArg } from './common.js';
-import { postTombstones, syncAnswer, syncTokenArg, syncTokenNow } from '../sync.js';
+import { syncAnswer, syncTokenArg, syncTokenNow } from '../sync.js';
+import { postTombstones } from '../../domain/sync.js';
 import { isClearingRecurrence, parseRecurrence } from '../../domain/recurrence.js';
 import { ApiError, type ParamFailure } from '../../domain/errors.js';
 import { invalidDateFailure, invalidTimezoneFailure } from '../../domain/dates/index.js';
@@ -346,7 +347,7 @@ export function eventRoutes(services: Services): RouteDecl[] {
             matching: filter.matching,
             listed: filter.listed,
             unknownShown: false,
-            tombstones: (ids) => postTombstones(services, ids),
+            tombstones: (ids) => postTombstones(services.store.db, ids),
             represent: async (ids) => {
               const records = (await Promise.all(ids.map((id) => events.findById(id)))).filter((r): r is EventRecord => r !== undefined);
               const json = await events.represent(records, ctx.viewer, 'list', ctx.links);

@@ -21,7 +21,8 @@ import { isCoordinate, type InlineEntryCheck, type LinkedListArgs, type LinkedPo
 import { isHttpUrl } from '../../domain/images.js';
 import { canAssignAuthor, canCreatePost, canDeletePost, canEditPost, typeCan, type Viewer } from '../../domain/permissions.js';
 import { isPostStatus, listScope, listStatusFilter } from '../../domain/statuses.js';
-import { postTombstones, syncAnswer, syncTokenArg, syncTokenNow } from '../sync.js';
+import { syncAnswer, syncTokenArg, syncTokenNow } from '../sync.js';
+import { postTombstones } from '../../domain/sync.js';
 import { isEmptyValue, isNumeric, isPositiveInt } from '../../domain/values.js';
 import type { LinkedKind, LinkedRecord } from '../../store/linked-posts.js';
 import type { PostType } from '../../store/schema.js';
@@ -268,7 +269,7 @@ function linkedPostRoutes(services: Services, spec: KindSpec): RouteDecl[] {
             listed: (before: { status: string; author_id: number }) =>
               scope.statuses.includes(before.status) && (scope.onlyPublishedOrAuthor === undefined || before.status === 'publish' || before.author_id === scope.onlyPublishedOrAuthor),
             unknownShown: false,
-            tombstones: (ids) => postTombstones(services, ids),
+            tombstones: (ids) => postTombstones(services.store.db, ids),
             represent: async (ids) => {
               const records = (await service.load(db, ids)) as Map<number, LinkedRecord>;
               const ordered = ids.map((id) => records.get(id)).filter((r): r is LinkedRecord => r !== undefined);

@@ -46,6 +46,7 @@ import { listHeaders, requestPageLinks } from '../paging.js';
 import { anyone, endpoint, optionalArgs, route, type ArgContext, type Args, type EndpointContext, type EndpointDocs, type RouteDecl } from '../route.js';
 import { idArg, isNonEmptyString, isStringValue, pageArg, perPageArg } from './common.js';
 import { syncAnswer, syncTokenArg, syncTokenNow } from '../sync.js';
+import { termTombstones } from '../../domain/sync.js';
 
 /** What the routes of one taxonomy need to know about it. */
 interface TaxonomyRoutes {
@@ -221,16 +222,7 @@ function termRoutes(services: Services, spec: TaxonomyRoutes): RouteDecl[] {
             },
             listed: () => true,
             unknownShown: true,
-            tombstones: async (ids, details) => {
-              const out = new Map<number, 'trash' | 'deleted' | null>();
-              const rows = ids.length ? await services.store.db.selectFrom('terms').select(['id', 'taxonomy']).where('id', 'in', ids).execute() : [];
-              const taxonomyOf = new Map(rows.map((r) => [Number(r.id), r.taxonomy]));
-              for (const id of ids) {
-                const taxonomy = taxonomyOf.get(id) ?? details.get(id)?.find((d) => d?.taxonomy)?.taxonomy;
-                out.set(id, taxonomy !== undefined && taxonomy !== spec.taxonomy ? null : taxonomyOf.has(id) ? 'trash' : 'deleted');
-              }
-              return out;
-            },
+            tombstones: (ids, details) => termTombstones(services.store.db, spec.taxonomy, ids, details),
             represent: async (ids) => {
               const terms = await Promise.all(ids.map((id) => service.get(id)));
               return new Map(terms.filter((t): t is TermRow => t !== undefined).map((t) => [Number(t.id), toTermJson(t, ctx.links)]));

@@ -5,8 +5,11 @@
  *
  *   node --import tsx bench/text-render.ts
  */
-import * as current from '../src/domain/text.js';
+import { wpautop } from '../src/domain/text/autop.js';
+import { jsonLdDescription } from '../src/domain/text/excerpts.js';
 import * as oracle from '../test/unit/text-oracle.js';
+
+const current = { wpautop, jsonLdDescription };
 
 const normal = Array.from({ length: 40 }, (_, i) => `<p>Paragraph ${i} with <b>bold</b> &amp; <a href="https://example.com/${i}">a link</a>, and more words here.</p>\nA second line.\n\n`)
   .join('')

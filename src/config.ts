@@ -1,5 +1,5 @@
 import { isIP } from 'node:net';
-import { isValidTimezone } from './domain/dates/index.js';
+import { isValidTimezone } from './domain/dates/zones.js';
 import { WEEKDAYS } from './domain/month-grid.js';
 import { phpFormatProblem } from './domain/php-date.js';
 import { isEmail } from './domain/email-address.js';

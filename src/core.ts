@@ -8,7 +8,7 @@
  *   const users = await withCore(loadConfig(process.env), ({ services }) => services.users.list());
  */
 import type { Config } from './config.js';
-import { isValidTimezone } from './domain/dates/index.js';
+import { isValidTimezone } from './domain/dates/zones.js';
 import { followCalendarSettings, loadCalendarSettings } from './domain/calendar-settings.js';
 import { createServices, type Services } from './domain/services.js';
 import { openStore, type OpenOptions, type Store } from './store/db.js';

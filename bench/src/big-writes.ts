@@ -17,7 +17,7 @@ import type { BigWriteRun } from './results.js';
 import type { ScenarioContext } from './scenarios.js';
 import { quantile } from './stats.js';
 import { MAX_OCCURRENCES } from '../../src/domain/recurrence.js';
-import { MAX_NEW_TERMS_PER_WRITE, MAX_TERMS_PER_WRITE } from '../../src/domain/terms.js';
+import { MAX_NEW_TERMS_PER_WRITE, MAX_TERMS_PER_WRITE } from '../../src/domain/terms/index.js';
 
 interface Readers {
   stop(): Promise<number[]>;

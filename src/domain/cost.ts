@@ -5,7 +5,8 @@
  * `tribe_format_currency`, the REST post repository). Pure functions.
  */
 import { sanitizeSlug } from './slugs.js';
-import { stripTags, wpSpecialchars } from './text.js';
+import { stripTags } from './text/tags.js';
+import { wpSpecialchars } from './text/entities.js';
 
 export interface CostDetails {
   currency_symbol: string;

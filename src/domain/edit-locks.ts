@@ -16,7 +16,7 @@
  */
 import type { Store } from '../store/db.js';
 import { activeEditLocks, lastEditorOf, releaseEditLock, takeEditLock } from '../store/edit-locks.js';
-import type { Clock } from './linked-posts.js';
+import type { Clock } from './linked-posts/index.js';
 import type { Viewer } from './permissions.js';
 
 /** A lock not refreshed for this long has ended (WordPress: 150 s). */

@@ -25,7 +25,7 @@ import { getVtimezoneComponent } from '@touch4it/ical-timezones';
 import { DateTime } from 'luxon';
 import type { PublicEvent, PublicVenue, SeriesFeed } from './public-records.js';
 import { plainText } from './plain-text.js';
-import { isOrganizerEmail } from './linked-posts.js';
+import { isOrganizerEmail } from './linked-posts/index.js';
 
 export type { SeriesFeed } from './public-records.js';
 

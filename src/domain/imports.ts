@@ -20,7 +20,7 @@
 import * as importsStore from '../store/imports.js';
 import { fitsInteger } from '../store/ranges.js';
 import type { Store } from '../store/db.js';
-import type { Clock } from './linked-posts.js';
+import type { Clock } from './linked-posts/index.js';
 import type { Viewer } from './permissions.js';
 import { openSecret, sealSecret, secretKeyText, secretsKey } from './sessions.js';
 

@@ -10,7 +10,8 @@
  *   previewRecurrence({ start_date: '2027-01-04 19:00', end_date: '2027-01-04 21:00', timezone: 'Europe/Paris', all_day: false, recurrence: ['RRULE:FREQ=WEEKLY'] }, 'UTC', 3)
  *   // { occurrences: [{ start_date: '2027-01-04 19:00:00', …, start_date_utc: '2027-01-04 18:00:00' }, …], more: true, … }
  */
-import { endOfDay, invalidDateFailure, startOfDay, toWallTime, wallToUtc } from './dates/index.js';
+import { endOfDay, startOfDay, toWallTime, wallToUtc } from './dates/wall.js';
+import { invalidDateFailure } from './dates/hints.js';
 import { invalidParams } from './errors.js';
 import { parseIn } from './events/validators.js';
 import { candidateStarts, parseRecurrence, placeStarts, type SeriesStart } from './recurrence.js';

@@ -26,7 +26,8 @@ import { DateTime } from 'luxon';
 import { RRuleTemporal } from 'rrule-temporal';
 import { Temporal } from 'temporal-polyfill';
 import { invalidParams, type ApiError } from './errors.js';
-import { isValidTimezone, utcToWall, wallToUtc, zoneOf } from './dates/index.js';
+import { isValidTimezone, zoneOf } from './dates/zones.js';
+import { utcToWall, wallToUtc } from './dates/wall.js';
 
 /** A date or date-time of an `RDATE`/`EXDATE`/`UNTIL` value. */
 export type RecurrenceDate =

@@ -16,10 +16,10 @@ import type { Executor } from '../store/schema.js';
 import * as eventsStore from '../store/events.js';
 import * as recurrenceStore from '../store/recurrence.js';
 import { candidateStarts, expandOccurrences, horizonWall, parseRecurrence, placeStarts, placerOf, type Occurrence, type Recurrence, type SeriesStart } from './recurrence.js';
-import type { Clock } from './linked-posts.js';
+import type { Clock } from './linked-posts/index.js';
 import { truncateSlug } from './slugs.js';
 import * as postsStore from '../store/posts.js';
-import { wallToUtc } from './dates/index.js';
+import { wallToUtc } from './dates/wall.js';
 
 export interface SeriesDeps {
   horizonMonths: number;

@@ -9,13 +9,13 @@
 import type { Config } from '../config.js';
 import { NAMESPACE } from '../config.js';
 import type { Store } from '../store/db.js';
-import { nowWall } from './dates/index.js';
+import { nowWall } from './dates/wall.js';
 import { createEventService, type EventService } from './events/index.js';
 import { createAnswerBudget, type AnswerBudget } from './answer-budget.js';
 import { createImageService, type ImageService } from './images.js';
-import { createLinkedPostService, type Clock, type LinkedPostService } from './linked-posts.js';
+import { createLinkedPostService, type Clock, type LinkedPostService } from './linked-posts/index.js';
 import { createLinks, type Links } from './links.js';
-import { createTermService, type TermService } from './terms.js';
+import { createTermService, type TermService } from './terms/index.js';
 import { createUserService, type UserService } from './users.js';
 import { createVersionService, type VersionService } from './versions.js';
 import { createSubmissionService, type SubmissionService } from './submissions/index.js';

@@ -45,7 +45,7 @@ import * as usersStore from '../store/users.js';
 import type { Store } from '../store/db.js';
 import type { Executor } from '../store/schema.js';
 import { ApiError } from './errors.js';
-import type { Clock } from './linked-posts.js';
+import type { Clock } from './linked-posts/index.js';
 import { viewerOf, type Role, type Viewer } from './permissions.js';
 import type { LoginGate, UserService } from './users.js';
 

@@ -3,7 +3,7 @@
  * `wp_unique_post_slug()` numbering). Pure functions; uniqueness is checked through a callback.
  */
 
-import { removeLazySpans } from './text.js';
+import { removeLazySpans } from './text/php.js';
 
 /**
  * Characters WordPress `remove_accents()` maps that Unicode decomposition cannot handle

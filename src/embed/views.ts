@@ -3,7 +3,7 @@
  * each event's own zone with its abbreviation, links opening in the top window) and the snippet
  * generator (`/embed/snippet`: a GET form, the three snippets in read-only text areas, previews).
  */
-import { plusDays } from '../domain/dates/index.js';
+import { plusDays } from '../domain/dates/wall.js';
 import { WEEKDAYS, monthGrid, type Weekday } from '../domain/month-grid.js';
 import { costShown } from '../domain/representations/event.js';
 import { html, Html } from './html.js';

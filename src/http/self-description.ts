@@ -8,7 +8,7 @@
  * @example namespaceIndex(ROUTES, links) // { namespace, routes: { '/calendar/events/v1/events': {…} }, _links }
  */
 import { NAMESPACE } from '../config.js';
-import { zoneOf } from '../domain/dates/index.js';
+import { zoneOf } from '../domain/dates/zones.js';
 import type { Links } from '../domain/links.js';
 import type { Services } from '../domain/services.js';
 import { defaultValue, routeMethods, wordpressPattern, type ArgSpec, type RouteDecl } from './route.js';

@@ -11,8 +11,8 @@
  */
 import ical from 'ical-generator';
 import type { Services } from '../domain/services.js';
-import { stripTags } from '../domain/text.js';
-import { addLines, organizerLine } from '../pages/ical.js';
+import { stripTags } from '../domain/text/tags.js';
+import { addLines, organizerLine } from '../domain/ical.js';
 import * as eventsStore from '../store/events.js';
 import { liveEventIds } from '../store/exports.js';
 import * as linkedStore from '../store/linked-posts.js';

@@ -17,7 +17,7 @@
  *   resolveTzid('W. Europe Standard Time') // { zone: 'Europe/Berlin', via: 'Windows (CLDR)' }
  *   resolveTzid('Mars/Olympus')            // undefined
  */
-import { isValidTimezone } from '../domain/dates/index.js';
+import { isValidTimezone } from '../domain/dates/zones.js';
 
 /** [Windows id, display name, IANA zone] from CLDR windowsZones.xml (territory 001). */
 const WINDOWS_ZONES: ReadonlyArray<readonly [string, string, string]> = [

@@ -3,7 +3,7 @@
  */
 import { DateTime } from 'luxon';
 import { monthGrid } from '../domain/month-grid.js';
-import type { PublicEvent } from './public.js';
+import type { PublicEvent } from '../domain/public-records.js';
 import { html, plainText, type SafeHtml } from './html.js';
 import { dayText, daysCovered, timeText, type DayView, type ListView, type MonthView } from './view-helpers.js';
 import type { ViewParts } from './view-parts.js';

@@ -19,11 +19,11 @@ import type { Services } from '../domain/services.js';
 import { sanitizeSlug } from '../domain/slugs.js';
 import { SERIES_TYPE } from '../domain/events/index.js';
 import { icsRecurrenceLines, parseRecurrence } from '../domain/recurrence.js';
-import { hasVtimezone } from './ical.js';
-import type { EventFilter, EventsPage, PublicEvent, PublicOrganizer, PublicTerm, PublicVenue, SeriesFeed } from './public.js';
+import { hasVtimezone } from '../domain/ical.js';
+import type { EventFilter, EventsPage, PublicEvent, PublicOrganizer, PublicTerm, PublicVenue, SeriesFeed } from '../domain/public-records.js';
 import { registerKept } from '../metrics.js';
 
-export type { EventFilter, EventsPage, PublicEvent, PublicOrganizer, PublicTerm, PublicVenue } from './public.js';
+export type { EventFilter, EventsPage, PublicEvent, PublicOrganizer, PublicTerm, PublicVenue } from '../domain/public-records.js';
 
 /** Series whose feed lines are read and written between two turns of the event loop. */
 const SERIES_STEP = 10;

@@ -4,7 +4,7 @@
  * answer is computed with.
  */
 import type { Services } from '../domain/services.js';
-import type { SeriesFeed } from './ical.js';
+import type { SeriesFeed } from '../domain/ical.js';
 import { createCalendar, type Calendar, type EventFilter, type PublicEvent } from './calendar.js';
 import { createViews, type Subscription, type Views } from './views.js';
 

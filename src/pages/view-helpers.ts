@@ -5,10 +5,10 @@
  */
 import { formatWall } from '../domain/php-date.js';
 import { DateTime } from 'luxon';
-import { sanitizePostHtml } from '../domain/text.js';
-import { plusDays } from '../domain/dates/index.js';
-import { venueAddress } from './ical.js';
-import type { EventFilter, EventsPage, PublicEvent, PublicVenue } from './public.js';
+import { sanitizePostHtml } from '../domain/text/kses.js';
+import { plusDays } from '../domain/dates/wall.js';
+import { venueAddress } from '../domain/ical.js';
+import type { EventFilter, EventsPage, PublicEvent, PublicVenue } from '../domain/public-records.js';
 import { plainText, trusted, type SafeHtml } from './html.js';
 import { registerKept } from '../metrics.js';
 

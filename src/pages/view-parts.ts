@@ -5,9 +5,9 @@
  */
 import type { Config } from '../config.js';
 import type { Links } from '../domain/links.js';
-import { isOrganizerEmail } from '../domain/linked-posts.js';
+import { isOrganizerEmail } from '../domain/linked-posts/index.js';
 import { costShown } from '../domain/representations/event.js';
-import type { EventFilter, PublicEvent, PublicOrganizer, PublicTerm } from './public.js';
+import type { EventFilter, PublicEvent, PublicOrganizer, PublicTerm } from '../domain/public-records.js';
 import { HEADER_LABELS, siteHeader } from '../web/site-header.js';
 import { html, plainText, type SafeHtml } from './html.js';
 import { isoOf, safeUrl, STYLESHEET_PATH, subscribeLinks, whenText, type DateFormats, type PageMeta, type Subscription } from './view-helpers.js';

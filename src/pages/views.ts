@@ -11,7 +11,7 @@
  */
 import type { Config } from '../config.js';
 import type { Links } from '../domain/links.js';
-import type { EventsPage, PublicEvent, PublicOrganizer, PublicVenue } from './public.js';
+import type { EventsPage, PublicEvent, PublicOrganizer, PublicVenue } from '../domain/public-records.js';
 import { html } from './html.js';
 import { dayView, listView, monthView } from './calendar-views.js';
 import { eventView, linkedView } from './record-views.js';

@@ -17,9 +17,9 @@ import { bulkLoad, type BulkLoader, type BulkTransaction } from '../store/seed.j
 import type { PostType, Taxonomy } from '../store/schema.js';
 import { parseCostInput } from '../domain/cost.js';
 import { utcToWall, wallToUtc } from '../domain/dates/wall.js';
-import { deriveStateProvince } from '../domain/linked-posts.js';
+import { deriveStateProvince } from '../domain/linked-posts/index.js';
 import { sanitizeSlug } from '../domain/slugs.js';
-import { createTermService } from '../domain/terms.js';
+import { createTermService } from '../domain/terms/index.js';
 import { EVENT_COLUMNS, POST_COLUMNS, memo, prng, slugAllocator, wallOf, type Cell } from './common.js';
 import { ADJECTIVES, BASE_TAGS, CATEGORY_TREE, CITIES, COSTS, ORGANIZER_FIRST, ORGANIZER_TOPIC, PERFORMERS, STREETS, STREET_KIND, VENUE_FIRST, VENUE_KIND } from './vocabulary.js';
 

@@ -8,7 +8,7 @@
  */
 import { instantText, whenText } from '../domain/submissions/dates.js';
 import { HEADER_LABELS, SITE_HEADER_CSS, siteHeader } from '../web/site-header.js';
-import { html, trusted, type SafeHtml } from './html.js';
+import { html, trusted, type SafeHtml } from '../web/html.js';
 import type { Messages } from './messages.js';
 
 export const STYLE_PATH = '/events/submit/submit.css';

@@ -7,7 +7,8 @@
 import { it } from 'node:test';
 import assert from 'node:assert/strict';
 import { forEachStore } from '../support/harness.js';
-import { MAX_MARKUP_ITEMS, wpautop } from '../../src/domain/text.js';
+import { MAX_MARKUP_ITEMS } from '../../src/domain/text/markup-limit.js';
+import { wpautop } from '../../src/domain/text/autop.js';
 
 const EVENT = { title: 'Dense', start_date: '2027-06-15 19:00:00', end_date: '2027-06-15 22:00:00' };
 const HOSTILE = '<b>'.repeat(600_000); // 1.8 MB

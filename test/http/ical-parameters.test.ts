@@ -14,7 +14,7 @@ import ICAL from 'ical.js';
 import { cli } from '../support/cli.js';
 import { ADMIN, STORES, startServer, type StoreKind, type TestServer } from '../support/harness.js';
 import { parseIcs } from '../../src/import/ics.js';
-import { paramValue } from '../../src/pages/ical.js';
+import { paramValue } from '../../src/domain/ical.js';
 
 const HOSTILE = 'Real Org":mailto:attacker@evil.example;X="';
 const AWKWARD = 'Caret ^n ^^ and \\ back\\nslash, semi; colon: "quoted" ' + 'long '.repeat(12);

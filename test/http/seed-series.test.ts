@@ -13,7 +13,7 @@ import { seedCalendar } from '../../src/seed/calendar.js';
 import { generateSeries } from '../../src/jobs/horizon.js';
 import { seedSeries, seriesInputs } from '../../src/seed/series.js';
 import { seriesLinkCandidates } from '../../src/store/seed.js';
-import { utcToWall } from '../../src/domain/dates/index.js';
+import { utcToWall } from '../../src/domain/dates/wall.js';
 import { sanitizeSlug } from '../../src/domain/slugs.js';
 
 const ENV = { CALENDAR_TIMEZONE: 'Europe/Berlin', RECURRENCE_HORIZON_MONTHS: '24' };

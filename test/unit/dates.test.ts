@@ -1,22 +1,10 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { DateTime } from 'luxon';
-import {
-  dateDetails,
-  endOfDay,
-  fromWallTime,
-  isoWithOffset,
-  isValidTimezone,
-  manualOffsetMinutes,
-  nowWall,
-  parseDateInput,
-  startOfDay,
-  timezoneAbbr,
-  toWallTime,
-  utcToWall,
-  wallToUtc,
-  zoneOf,
-} from '../../src/domain/dates/index.js';
+import { dateDetails, endOfDay, fromWallTime, isoWithOffset, nowWall, startOfDay, toWallTime, utcToWall, wallToUtc } from '../../src/domain/dates/wall.js';
+import { isValidTimezone, manualOffsetMinutes, zoneOf } from '../../src/domain/dates/zones.js';
+import { parseDateInput } from '../../src/domain/dates/strtotime.js';
+import { timezoneAbbr } from '../../src/domain/dates/abbreviations.js';
 
 /** Saturday 2026-11-21 10:59:55 UTC (05:59:55 in New York). */
 const NOW = DateTime.fromISO('2026-11-21T10:59:55Z');

@@ -8,7 +8,7 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { DateTime } from 'luxon';
-import { plusDays, toWallTime, utcMsAsWall, wallAsUtcMs } from '../../src/domain/dates/index.js';
+import { plusDays, toWallTime, utcMsAsWall, wallAsUtcMs } from '../../src/domain/dates/wall.js';
 import { fullCalendarEvent } from '../../src/http/routes/embed.js';
 
 describe('plain date arithmetic', () => {

@@ -7,7 +7,30 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import fc from 'fast-check';
-import * as current from '../../src/domain/text.js';
+import { MAX_MARKUP_ITEMS, markupFailure, markupItems } from '../../src/domain/text/markup-limit.js';
+import { autop, newlinesToBr, wpautop } from '../../src/domain/text/autop.js';
+import { escJs, normalizeEntities, wpSpecialchars } from '../../src/domain/text/entities.js';
+import { jsonLdDescription, trimWords } from '../../src/domain/text/excerpts.js';
+import { removeLazySpans } from '../../src/domain/text/php.js';
+import { stripTags } from '../../src/domain/text/tags.js';
+import { termText } from '../../src/domain/text/kses.js';
+
+const current = {
+  MAX_MARKUP_ITEMS,
+  autop,
+  escJs,
+  jsonLdDescription,
+  markupFailure,
+  markupItems,
+  newlinesToBr,
+  normalizeEntities,
+  removeLazySpans,
+  stripTags,
+  termText,
+  trimWords,
+  wpSpecialchars,
+  wpautop,
+};
 import * as oracle from './text-oracle.js';
 
 /** Pieces that exercise every branch of the filters: tags (closed, unclosed, quoted), comments, CDATA, `<pre>`, `<br>`, blocks, entities, shortcodes, whitespace. */

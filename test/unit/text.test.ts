@@ -1,21 +1,11 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import {
-  autop,
-  escHtml,
-  escJs,
-  jsonLdDescription,
-  newlinesToBr,
-  normalizeEntities,
-  obfuscateEmail,
-  removeLazySpans,
-  sanitizePostHtml,
-  stripTags,
-  termText,
-  trimWords,
-  wpautop,
-  wpSpecialchars,
-} from '../../src/domain/text.js';
+import { autop, newlinesToBr, wpautop } from '../../src/domain/text/autop.js';
+import { escHtml, escJs, normalizeEntities, wpSpecialchars } from '../../src/domain/text/entities.js';
+import { jsonLdDescription, obfuscateEmail, trimWords } from '../../src/domain/text/excerpts.js';
+import { removeLazySpans } from '../../src/domain/text/php.js';
+import { sanitizePostHtml, termText } from '../../src/domain/text/kses.js';
+import { stripTags } from '../../src/domain/text/tags.js';
 
 /** Deterministic pseudo-random generator for property-style checks. */
 function lcg(seed: number): () => number {

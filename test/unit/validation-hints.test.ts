@@ -5,8 +5,10 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { DateTime } from 'luxon';
-import { DATE_INPUT_FORMS, TIMEZONE_EXAMPLES, dateInputHint, invalidDateFailure, invalidTimezoneFailure, isValidTimezone, parseDateInput, timezoneHint } from '../../src/domain/dates/index.js';
-import { isNonBlankTitle, phpTrim } from '../../src/domain/text.js';
+import { DATE_INPUT_FORMS, TIMEZONE_EXAMPLES, dateInputHint, invalidDateFailure, invalidTimezoneFailure, timezoneHint } from '../../src/domain/dates/hints.js';
+import { isValidTimezone } from '../../src/domain/dates/zones.js';
+import { parseDateInput } from '../../src/domain/dates/strtotime.js';
+import { isNonBlankTitle, phpTrim } from '../../src/domain/text/php.js';
 
 const NOW = DateTime.fromISO('2026-11-21T10:59:55Z');
 

@@ -17,7 +17,7 @@ import * as recurrenceStore from '../../store/recurrence.js';
 import { recountTerms } from '../../store/terms.js';
 import { writeTransaction } from '../../store/changes.js';
 import { apiError, forbidden, invalidParams } from '../errors.js';
-import type { Clock } from '../linked-posts.js';
+import type { Clock } from '../linked-posts/index.js';
 import { canDeletePost, canEditPost, type Viewer } from '../permissions.js';
 import { uniqueSlug } from '../slugs.js';
 import { expandOccurrences, isClearingRecurrence, parseRecurrence, type Recurrence } from '../recurrence.js';

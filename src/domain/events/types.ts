@@ -11,11 +11,11 @@ import type { EventRecord } from '../../store/events.js';
 import type { ListingState } from '../../store/changes.js';
 import type { ImageService } from '../images.js';
 import type { CurrencyDefaults } from '../cost.js';
-import type { Clock, LinkedPostService } from '../linked-posts.js';
+import type { Clock, LinkedPostService } from '../linked-posts/index.js';
 import type { Viewer } from '../permissions.js';
 import type { RepresentationContext } from '../representations/venue.js';
 import type { Links } from '../links.js';
-import type { TermService } from '../terms.js';
+import type { TermService } from '../terms/index.js';
 
 export const ZERO_DATE = '0000-00-00 00:00:00';
 /** The suffix of a trashed post's wire slug. */

@@ -7,7 +7,9 @@
  */
 import type { EventRecord } from '../../store/events.js';
 import type { DateTime } from 'luxon';
-import { invalidDateFailure, isValidTimezone, parseDateInput } from '../dates/index.js';
+import { invalidDateFailure } from '../dates/hints.js';
+import { isValidTimezone } from '../dates/zones.js';
+import { parseDateInput } from '../dates/strtotime.js';
 import { invalidParams } from '../errors.js';
 import { canReadPost, type Viewer } from '../permissions.js';
 import { isEmptyValue, isPositiveInt } from '../values.js';

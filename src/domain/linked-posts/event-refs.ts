@@ -10,7 +10,7 @@
 import { apiError, forbidden } from '../errors.js';
 import { isHttpUrl } from '../images.js';
 import { canCreatePost, isAuthenticated } from '../permissions.js';
-import { phpTrim } from '../text.js';
+import { phpTrim } from '../text/php.js';
 import { isEmptyValue, isNumeric } from '../values.js';
 import type { LinkedReadModel } from './read-model.js';
 import { isCoordinate, isNewEntry, refEntries } from './rules.js';

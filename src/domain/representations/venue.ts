@@ -8,7 +8,10 @@
 import type { ImageRow } from '../../store/schema.js';
 import type { VenueRecord } from '../../store/linked-posts.js';
 import type { Links } from '../links.js';
-import { autop, escHtml, jsonLdDescription, phpTrim } from '../text.js';
+import { autop } from '../text/autop.js';
+import { escHtml } from '../text/entities.js';
+import { jsonLdDescription } from '../text/excerpts.js';
+import { phpTrim } from '../text/php.js';
 import { isEmptyValue } from '../values.js';
 import { toImageJson } from './image.js';
 import { permalinkOf, wireSlug } from './post.js';

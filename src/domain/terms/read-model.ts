@@ -7,7 +7,7 @@
  */
 import * as termsStore from '../../store/terms.js';
 import { sanitizeSlug } from '../slugs.js';
-import { termText } from '../text.js';
+import { termText } from '../text/kses.js';
 import { isNumeric } from '../values.js';
 import { termOrderBy } from './rules.js';
 import type { TermService, TermServiceDeps } from './types.js';

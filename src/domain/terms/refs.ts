@@ -16,7 +16,7 @@ import { inImportContext } from '../../store/import-context.js';
 import { invalidParams } from '../errors.js';
 import { createRevisionCache } from '../kept.js';
 import { canManageTerms } from '../permissions.js';
-import { termText } from '../text.js';
+import { termText } from '../text/kses.js';
 import { isPositiveInt, listToArray } from '../values.js';
 import type { TermReadModel } from './read-model.js';
 import { MAX_NEW_TERMS_PER_WRITE, MAX_TERMS_PER_WRITE, TERM_NAME_MAX, termEntries, tooManyTerms } from './rules.js';

@@ -14,7 +14,7 @@ import { lockForWrite } from '../../store/locks.js';
 import { writeTransaction } from '../../store/changes.js';
 import { apiError, invalidParams } from '../errors.js';
 import { sanitizeSlug, uniqueSlug } from '../slugs.js';
-import { termText } from '../text.js';
+import { termText } from '../text/kses.js';
 import { TERM_NAME_MAX, termNameTooLong } from './rules.js';
 import type { TermService, TermServiceDeps } from './types.js';
 

@@ -22,7 +22,8 @@
 import { DateTime } from 'luxon';
 import { EMBED_NAMESPACE } from '../../config.js';
 import { apiError } from '../../domain/errors.js';
-import { plusDays, toWallTime, utcMsAsWall, wallAsUtcMs, zoneOf } from '../../domain/dates/index.js';
+import { plusDays, toWallTime, utcMsAsWall, wallAsUtcMs } from '../../domain/dates/wall.js';
+import { zoneOf } from '../../domain/dates/zones.js';
 import { isKnownIanaZone } from '../../domain/dates/zones.js';
 import { costShown } from '../../domain/representations/event.js';
 import { decodeEntities } from '../../domain/plain-text.js';

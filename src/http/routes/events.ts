@@ -26,8 +26,8 @@ import { syncAnswer, syncTokenArg, syncTokenNow } from '../sync.js';
 import { postTombstones } from '../../domain/sync.js';
 import { isClearingRecurrence, parseRecurrence } from '../../domain/recurrence.js';
 import { ApiError, type ParamFailure } from '../../domain/errors.js';
-import { invalidDateFailure, invalidTimezoneFailure } from '../../domain/dates/index.js';
-import { isNonBlankTitle } from '../../domain/text.js';
+import { invalidDateFailure, invalidTimezoneFailure } from '../../domain/dates/hints.js';
+import { isNonBlankTitle } from '../../domain/text/php.js';
 import type { RecurrenceScope } from '../../domain/events/index.js';
 import { inlineLinkedChecks } from './linked-posts.js';
 

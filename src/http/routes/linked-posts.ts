@@ -17,7 +17,7 @@
 import type { Services } from '../../domain/services.js';
 import { apiError, INVALID_PARAMETER, invalidParams, type ErrorCode, type ParamFailure } from '../../domain/errors.js';
 import { eventValidators, namesReadableEvent } from '../../domain/events/index.js';
-import { isCoordinate, type InlineEntryCheck, type LinkedListArgs, type LinkedPostService } from '../../domain/linked-posts.js';
+import { isCoordinate, type InlineEntryCheck, type LinkedListArgs, type LinkedPostService } from '../../domain/linked-posts/index.js';
 import { isHttpUrl } from '../../domain/images.js';
 import { canAssignAuthor, canCreatePost, canDeletePost, canEditPost, typeCan, type Viewer } from '../../domain/permissions.js';
 import { isPostStatus, listScope, listStatusFilter } from '../../domain/statuses.js';
@@ -29,8 +29,8 @@ import type { PostType } from '../../store/schema.js';
 import { anyone, endpoint, optionalArgs, route, type ArgContext, type ArgSpec, type Args, type EndpointContext, type EndpointDocs, type RouteDecl } from '../route.js';
 import { listUrls, listHeaders } from '../paging.js';
 import { checkGeolocArgs, geolocCoordinateArg, geolocRadiusArgs, idArg, isNonEmptyString, isStringValue, pageArg, perPageArg, slugArg } from './common.js';
-import { invalidDateFailure } from '../../domain/dates/index.js';
-import { isNonBlankTitle } from '../../domain/text.js';
+import { invalidDateFailure } from '../../domain/dates/hints.js';
+import { isNonBlankTitle } from '../../domain/text/php.js';
 
 /** What differs between venues and organizers. */
 interface KindSpec {

@@ -39,7 +39,7 @@ import type { ParamFailure } from '../../domain/errors.js';
 import { apiError, invalidParams } from '../../domain/errors.js';
 import { canManageTerms } from '../../domain/permissions.js';
 import { termLinks, toTermJson } from '../../domain/representations/term.js';
-import { isTermOrder, TAXONOMY_TRAITS, TERM_ORDERBY, termOrderBy, type TermInput, type TermService } from '../../domain/terms.js';
+import { isTermOrder, TAXONOMY_TRAITS, TERM_ORDERBY, termOrderBy, type TermInput, type TermService } from '../../domain/terms/index.js';
 import { isPositiveInt } from '../../domain/values.js';
 import type { Taxonomy, TermRow } from '../../store/schema.js';
 import { listHeaders, requestPageLinks } from '../paging.js';

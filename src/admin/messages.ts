@@ -6,6 +6,8 @@
  * @example
  *   const m = messagesFor(req.headers['accept-language']); m.signIn // 'Sign in'
  */
+import { pickLanguage } from '../domain/languages.js';
+
 const en = {
   lang: 'en',
   signInTitle: 'Sign in',
@@ -122,17 +124,5 @@ export const LANGUAGES = [
 
 /** The messages of the language chosen (when we have it), else of the `Accept-Language` header's first language (by q) that we have, else English. */
 export function messagesFor(acceptLanguage: string | undefined, chosen?: string): Messages {
-  if (chosen && CATALOGUE[chosen]) return CATALOGUE[chosen]!;
-  if (!acceptLanguage) return en;
-  const wanted = acceptLanguage
-    .split(',')
-    .map((part, i) => {
-      const [tag, ...params] = part.trim().split(';');
-      const q = params.map((p) => /^\s*q=([0-9.]+)\s*$/.exec(p)).find((m) => m);
-      return { lang: (tag ?? '').trim().toLowerCase().split('-')[0]!, q: q ? Number(q[1]) : 1, i };
-    })
-    .filter((w) => w.q > 0)
-    .sort((a, b) => b.q - a.q || a.i - b.i);
-  for (const w of wanted) if (CATALOGUE[w.lang]) return CATALOGUE[w.lang]!;
-  return en;
+  return CATALOGUE[pickLanguage(acceptLanguage, Object.keys(CATALOGUE), 'en', chosen)]!;
 }

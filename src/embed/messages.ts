@@ -4,6 +4,8 @@
  *
  * @example messagesFor(localeOf(query.locale, req.headers['accept-language'])).empty
  */
+import { pickLanguage } from '../domain/languages.js';
+
 export const MESSAGES = {
   en: {
     calendar: 'Events',
@@ -97,17 +99,14 @@ export const MESSAGES = {
 };
 
 export type Locale = keyof typeof MESSAGES;
+const LOCALES = Object.keys(MESSAGES) as Locale[];
 export type Messages = (typeof MESSAGES)['en'];
 
 /** `fr` or `en`: the `locale` argument when it names one, else the first of Accept-Language we have. */
 export function localeOf(wanted: unknown, acceptLanguage: unknown): Locale {
-  const pick = (tag: string): Locale | undefined => {
-    const lang = tag.trim().toLowerCase().split(/[-_;]/)[0];
-    return lang === 'fr' || lang === 'en' ? lang : undefined;
-  };
-  if (typeof wanted === 'string' && wanted !== '') return pick(wanted) ?? 'en';
-  if (typeof acceptLanguage === 'string') for (const part of acceptLanguage.split(',')) if (pick(part)) return pick(part)!;
-  return 'en';
+  // A `locale` argument we do not offer is English, whatever the browser says (the snippet asked for it).
+  if (typeof wanted === 'string' && wanted !== '') return pickLanguage(wanted, LOCALES, 'en');
+  return pickLanguage(acceptLanguage, LOCALES, 'en');
 }
 
 export const messagesFor = (locale: Locale): Messages => MESSAGES[locale];

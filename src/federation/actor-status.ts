@@ -3,7 +3,7 @@
  * of itself that could not be verified (its server deleted the account, and the key with it). The
  * URL is the one stored for the follower, never one the request names; the GET is signed with the
  * calendar's key (servers in "authorized fetch" mode answer unsigned ones 401), goes through the
- * SSRF guard's pinned lookup (src/webhooks/ssrf.ts: no private address unless
+ * SSRF guard's pinned lookup (src/web/ssrf.ts: no private address unless
  * FEDERATION_ALLOW_PRIVATE_ADDRESSES=true), follows no redirect, reads no body and gives up after
  * `timeoutMs`.
  *
@@ -14,7 +14,7 @@
 import http from 'node:http';
 import https from 'node:https';
 import { signRequest } from '@fedify/fedify';
-import { checkTarget, guardedLookup } from '../webhooks/ssrf.js';
+import { checkTarget, guardedLookup } from '../web/ssrf.js';
 import type { SigningKey } from './delivery.js';
 
 const HINT = 'FEDERATION_ALLOW_PRIVATE_ADDRESSES=true allows it';

@@ -3,7 +3,7 @@
  * follower goes once to each shared inbox) is a row of `federation_deliveries`, sent by a job on
  * the runner, signed with the actor's RSA key (HTTP Signatures, draft-cavage, which Mastodon,
  * Mobilizon, Gancio and Fedify all verify; Fedify's `signRequest`), over `node:http(s)` with the
- * SSRF guard's pinned lookup (src/webhooks/ssrf.ts): no private address unless
+ * SSRF guard's pinned lookup (src/web/ssrf.ts): no private address unless
  * FEDERATION_ALLOW_PRIVATE_ADDRESSES=true. A 2xx is delivered; 410 Gone removes the followers at
  * that inbox and drops what was pending to it; anything else is retried after the delays of
  * FEDERATION_RETRY_SCHEDULE, then given up (`failed`). Rows are claimed with a lease (PostgreSQL:
@@ -16,7 +16,7 @@
 import http from 'node:http';
 import https from 'node:https';
 import { signRequest } from '@fedify/fedify';
-import { checkTarget, guardedLookup } from '../webhooks/ssrf.js';
+import { checkTarget, guardedLookup } from '../web/ssrf.js';
 
 const HINT = 'FEDERATION_ALLOW_PRIVATE_ADDRESSES=true allows it';
 

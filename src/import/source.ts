@@ -3,7 +3,7 @@
  * exponential backoff on 429, 5xx and network errors (honouring `Retry-After`, capped), bounded
  * concurrency by the caller, and errors that say what went wrong in the operator's terms. Targets
  * on loopback, private, link-local or reserved addresses (IPv4 inside IPv6 included: the webhooks'
- * SSRF guard, `webhooks/ssrf.ts`) are refused unless `allowPrivate` (`--allow-private`): every
+ * SSRF guard, `web/ssrf.ts`) are refused unless `allowPrivate` (`--allow-private`): every
  * address a name resolves to is checked and the connection goes to a checked one, and redirects
  * are followed hop by hop (at most 10), each hop checked the same way (credentials are sent to the
  * first origin only). Every answer is read within a size limit (`maxBytes`, IMPORT_MAX_BYTES): as
@@ -20,7 +20,7 @@ import https from 'node:https';
 import type { Transform } from 'node:stream';
 import { createBrotliDecompress, createGunzip, createInflate, createInflateRaw } from 'node:zlib';
 import { DEFAULT_IMPORT_MAX_BYTES } from '../config.js';
-import { checkTarget, guardedLookup } from '../webhooks/ssrf.js';
+import { checkTarget, guardedLookup } from '../web/ssrf.js';
 
 /** A failure the operator must act on; the command prints the message and exits 1. */
 export class ImportError extends Error {}

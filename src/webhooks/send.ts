@@ -10,7 +10,7 @@
 import { createHmac, randomBytes } from 'node:crypto';
 import http from 'node:http';
 import https from 'node:https';
-import { checkTarget, guardedLookup } from './ssrf.js';
+import { checkTarget, guardedLookup } from '../web/ssrf.js';
 
 /** A new endpoint secret: `whsec_` and 24 random bytes in base64. */
 export function newSecret(): string {

@@ -7,7 +7,7 @@
  */
 import { isSecret } from './send.js';
 import { EVENT_TYPES } from './service.js';
-import { checkTarget } from './ssrf.js';
+import { checkTarget } from '../web/ssrf.js';
 
 export async function checkUrl(value: unknown, allowPrivate: boolean): Promise<true | string> {
   let url: URL;

@@ -5,7 +5,7 @@
  */
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { embeddedIpv4, ipv6Groups, isForbiddenAddress } from '../../src/webhooks/ssrf.js';
+import { embeddedIpv4, ipv6Groups, isForbiddenAddress } from '../../src/web/ssrf.js';
 
 const refused = (list: string[]) => {
   for (const a of list) assert.equal(isForbiddenAddress(a), true, `${a} must be refused`);

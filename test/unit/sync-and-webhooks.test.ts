@@ -6,7 +6,7 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { Webhook } from 'standardwebhooks';
-import { isForbiddenAddress } from '../../src/webhooks/ssrf.js';
+import { isForbiddenAddress } from '../../src/web/ssrf.js';
 import { isSecret, newSecret, sign } from '../../src/webhooks/send.js';
 import { wants } from '../../src/webhooks/service.js';
 import { pollIntervalMs } from '../../src/jobs/webhook-delivery.js';

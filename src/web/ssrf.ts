@@ -1,5 +1,6 @@
 /**
- * The SSRF guard of webhook deliveries and of imports from a URL: targets on loopback, private,
+ * The SSRF guard of every request the service makes to an address it was given (webhook deliveries,
+ * federation's fetches and deliveries, imports from a URL), in `web/` since all three share it: targets on loopback, private,
  * link-local, shared, reserved or multicast addresses (IPv4 and IPv6) are refused unless allowed
  * (WEBHOOKS_ALLOW_PRIVATE=true for webhooks, `--allow-private` for imports). An IPv6 address that
  * embeds an IPv4 address is judged by the embedded address(es): IPv4-compatible `::a.b.c.d`, mapped
@@ -9,7 +10,7 @@
  * local choice, and it only reaches local networks) is refused whole. A host name is resolved and
  * *every* address checked, and the connection goes to an address that was checked (the lookup is
  * pinned, so a second resolution cannot swap in another address); redirects are never followed by
- * webhooks (`send.ts`) and are checked hop by hop by imports (`import/source.ts`).
+ * webhooks (`webhooks/send.ts`) and are checked hop by hop by imports (`import/source.ts`).
  *
  * @example
  *   isForbiddenAddress('10.1.2.3')          // true

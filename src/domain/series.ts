@@ -2,7 +2,7 @@
  * Recurring events' occurrences (issue 15): generating them from their series (`materialise`),
  * splitting a series (`recurrence_scope=following`), and the rule edits that come with it. Called
  * by the event service inside its write transactions, and by the horizon job
- * (`src/jobs/horizon.ts`).
+ * (`src/domain/series-generation.ts`, run by the horizon job `src/jobs/horizon.ts`).
  *
  * Occurrences are keyed by (series, generated start): regenerating finds each existing one by its
  * key and keeps its id; occurrences marked as exceptions (edited or deleted one by one) are never

@@ -41,7 +41,7 @@ import { withImportContext } from '../store/import-context.js';
 import { findMapping, putMapping } from '../store/import-map.js';
 import { occurrencesOf } from '../store/recurrence.js';
 import { readFeedState, writeFeedState } from '../store/feed-state.js';
-import { generateSeries } from '../jobs/horizon.js';
+import { generateSeries } from '../domain/series-generation.js';
 import { checkUrl, createSource, ImportError } from './source.js';
 import { ImportReport, type ImportHooks } from './report.js';
 import { refreshAfterBulkWrite } from '../store/statistics.js';

@@ -15,7 +15,7 @@ import { MAX_LIST_ITEMS } from '../../src/http/route.js';
 import { countListItems } from '../../src/http/coerce.js';
 import { loadConfig } from '../../src/config.js';
 import { forEachStore, type ApiResponse, type TestServer } from '../support/harness.js';
-import { generateSeries } from '../../src/jobs/horizon.js';
+import { generateSeries } from '../../src/domain/series-generation.js';
 
 /** The ids 1..n as a CSV list. */
 const csv = (n: number, from = 1) => Array.from({ length: n }, (_, i) => String(from + i)).join(',');

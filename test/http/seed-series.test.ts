@@ -10,7 +10,7 @@ import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { STORES, startServer, type TestServer } from '../support/harness.js';
 import { seedCalendar } from '../../src/seed/calendar.js';
-import { generateSeries } from '../../src/jobs/horizon.js';
+import { generateSeries } from '../../src/domain/series-generation.js';
 import { seedSeries, seriesInputs } from '../../src/seed/series.js';
 import { seriesLinkCandidates } from '../../src/store/seed.js';
 import { utcToWall } from '../../src/domain/dates/wall.js';

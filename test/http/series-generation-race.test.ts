@@ -8,7 +8,7 @@
 import { it } from 'node:test';
 import assert from 'node:assert/strict';
 import { forEachStore } from '../support/harness.js';
-import { generateSeries } from '../../src/jobs/horizon.js';
+import { generateSeries } from '../../src/domain/series-generation.js';
 
 forEachStore('generating one series from several places at once', (t) => {
   it('four concurrent generators of a pending series all succeed and leave each occurrence once', async () => {

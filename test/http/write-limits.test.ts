@@ -10,7 +10,7 @@ import assert from 'node:assert/strict';
 import { ADMIN, forEachStore, type TestServer } from '../support/harness.js';
 import { OCCURRENCES_PER_WRITE } from '../../src/domain/series.js';
 import { MAX_NEW_TERMS_PER_WRITE, MAX_TERMS_PER_WRITE } from '../../src/domain/terms/index.js';
-import { extendHorizons, generateSeries } from '../../src/jobs/horizon.js';
+import { extendHorizons, generateSeries } from '../../src/domain/series-generation.js';
 import * as eventsStore from '../../src/store/events.js';
 import * as termsStore from '../../src/store/terms.js';
 import * as linkedStore from '../../src/store/linked-posts.js';

@@ -16,7 +16,7 @@ import { dav, responses, withDoc, type DavAnswer } from '../support/caldav.js';
 import { BAR_MS, pinged, receive, type Received } from '../support/stall.js';
 import { seedCalendar } from '../../src/seed/calendar.js';
 import { keptCountersOf } from '../../src/metrics.js';
-import { BODY_LIMIT, MAX_HREFS, MAX_PROPERTIES } from '../../src/caldav/index.js';
+import { BODY_LIMIT, MAX_HREFS, MAX_PROPERTIES } from '../../src/caldav/answers.js';
 import { MAX_ATTRIBUTES, MAX_DEPTH, MAX_ELEMENTS } from '../../src/caldav/xml.js';
 
 const CAL = '/dav/public/calendars/events/';

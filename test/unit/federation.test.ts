@@ -11,7 +11,7 @@ import { ConfigError, loadConfig } from '../../src/config.js';
 import { isBlockedHost } from '../../src/federation/delivery.js';
 import { sanitizeContent, summaryOf, withOffset, type PublicEventJson } from '../../src/federation/objects.js';
 import { createKvStore } from '../../src/federation/kv.js';
-import { wantsActivityJson } from '../../src/federation/index.js';
+import { wantsActivityJson } from '../../src/federation/negotiation.js';
 import { actorHostOf, signingKeyId } from '../../src/federation/inbox-guard.js';
 import { openStore } from '../../src/store/db.js';
 import { kvCountHit } from '../../src/store/federation.js';

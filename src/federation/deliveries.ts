@@ -1,0 +1,119 @@
+/**
+ * Sending activities: what is queued for an inbox (the outbox's Creates, Updates and Deletes,
+ * and the Accept or Reject of a Follow), claimed in leased batches shared by instances, signed
+ * with the actor's RSA key and posted (delivery.ts); what each attempt makes of a delivery is the
+ * domain's rule (`deliveryOutcome`: delivered, retried on the schedule, failed, or gone with the
+ * followers at that inbox).
+ *
+ * @example
+ *   const deliveries = createDeliveries({ … });
+ *   await deliveries.reply('Accept', follower); // queued, the delivery job nudged
+ *   while (await deliveries.deliverDue()) {}
+ */
+import { randomUUID, type webcrypto } from 'node:crypto';
+import type { Federation } from '@fedify/fedify';
+import type { Config } from '../config.js';
+import { deliveryOutcome, REFUSED_DELIVERY } from '../domain/federation.js';
+import type { Executor } from '../store/schema.js';
+import { claimFederationDeliveries, deleteFollowersAt, dropPendingTo, insertDeliveries, recordDeliveryAttempt, type FollowerRow } from '../store/federation.js';
+import { isBlockedHost, postActivity, type SigningKey } from './delivery.js';
+import type { FederationMetrics } from './metrics.js';
+import { withContext, type FederationUrls } from './objects.js';
+
+/** How long a claimed delivery stays leased (longer than an attempt's time limit). */
+export const LEASE_MS = 60_000;
+const ATTEMPT_TIMEOUT_MS = 15_000;
+
+export interface Deliveries {
+  /** The actor's RSA key, as signatures use it. */
+  rsaKey(): Promise<SigningKey>;
+  /** Queue Accept or Reject of a follower's Follow, to its inbox. */
+  reply(type: 'Accept' | 'Reject', follower: Pick<FollowerRow, 'actor_id' | 'follow_id' | 'inbox'>): Promise<void>;
+  /** Send what is due; true when something was claimed (the next activity to the same inbox may be due now). */
+  deliverDue(): Promise<boolean>;
+  /** Who to wake when something was queued (the delivery job, once registered). */
+  onQueued(nudge: () => void): void;
+  nudge(): void;
+}
+
+export function createDeliveries(deps: {
+  db: Executor;
+  postgres: boolean;
+  config: Config;
+  federation: Federation<void>;
+  origin: string;
+  urls: FederationUrls;
+  metrics: FederationMetrics;
+  logger: { info(obj: object, msg: string): void };
+  userAgent: string;
+}): Deliveries {
+  const { db, config, federation, urls, metrics, logger, userAgent } = deps;
+  const handle = config.federationHandle;
+  const blocked = config.federationBlockedDomains;
+  let nudge = () => {};
+
+  const rsaKey = async (): Promise<SigningKey> => {
+    const ctx = federation.createContext(new URL(deps.origin), undefined);
+    // (ActorKeyPair extends the DOM's CryptoKeyPair, which this project's lib does not declare.)
+    const pairs = (await ctx.getActorKeyPairs(handle)) as unknown as Array<webcrypto.CryptoKeyPair & { keyId: URL }>;
+    const rsa = pairs.find((p) => p.privateKey.algorithm.name === 'RSASSA-PKCS1-v1_5') ?? pairs[0]!;
+    return { keyId: rsa.keyId, privateKey: rsa.privateKey as unknown as SigningKey['privateKey'] };
+  };
+
+  async function deliverDue(): Promise<boolean> {
+    const now = Date.now();
+    const batch = await claimFederationDeliveries(db, { now, leaseUntilMs: now + LEASE_MS, limit: 10, skipLocked: deps.postgres });
+    if (batch.length === 0) return false;
+    const key = await rsaKey();
+    await Promise.all(
+      batch.map(async (d) => {
+        const attempts = d.attempts + 1;
+        let host = '';
+        try {
+          host = new URL(d.inbox).hostname;
+        } catch {
+          /* refused below */
+        }
+        const r =
+          !host || isBlockedHost(host, blocked) ? undefined : await postActivity(d.inbox, d.body, key, { allowPrivate: config.federationAllowPrivate, timeoutMs: ATTEMPT_TIMEOUT_MS, userAgent });
+        const done = Date.now();
+        const step = r ? deliveryOutcome(r, attempts, config.federationRetrySchedule, done) : REFUSED_DELIVERY;
+        metrics.delivered.inc({ outcome: step.outcome });
+        await recordDeliveryAttempt(db, d.id, {
+          status: step.status,
+          attempts,
+          lastStatus: step.lastStatus,
+          lastError: step.lastError,
+          now: done,
+          ...(step.nextAttemptMs !== undefined ? { nextAttemptMs: step.nextAttemptMs } : {}),
+        });
+        if (step.status === 'gone') {
+          const removed = await deleteFollowersAt(db, d.inbox);
+          await dropPendingTo(db, d.inbox, done);
+          logger.info({ inbox: d.inbox, removed }, 'federation: inbox gone, followers removed');
+        }
+      }),
+    );
+    return true;
+  }
+
+  return {
+    rsaKey,
+    async reply(type, f) {
+      const body = withContext({
+        id: urls.activity(`${type.toLowerCase()}-${randomUUID()}`),
+        type,
+        actor: urls.actor,
+        to: [f.actor_id],
+        object: { id: f.follow_id, type: 'Follow', actor: f.actor_id, object: urls.actor },
+      });
+      await insertDeliveries(db, [{ activity_id: String(body.id), activity_type: type, inbox: f.inbox, body: JSON.stringify(body) }], Date.now());
+      nudge();
+    },
+    deliverDue,
+    onQueued(n) {
+      nudge = n;
+    },
+    nudge: () => nudge(),
+  };
+}

@@ -1,0 +1,118 @@
+/**
+ * What the inboxes do with an activity Fedify has verified (and queued, and handed back on the
+ * `federation-inbox` job): a Follow of the calendar makes a follower (accepted at once, or waiting
+ * for an editor: the domain's `followStatus`) and answers Accept; an Undo of it or a Delete of the
+ * actor itself removes the follower; anything else is kept when FEDERATION_KEEP_ACTIVITIES says
+ * so. An unverifiable Delete of an actor by itself (its server deleted the account and its key)
+ * removes the follower only once its actor URL answers 410 or 404 to us.
+ *
+ * @example registerInboxListeners(federation, { db, config, urls, clock, logger, deliveries, userAgent })
+ */
+import type { Federation } from '@fedify/fedify';
+import { Activity, Delete, Follow, Undo, isActor } from '@fedify/vocab';
+import type { Config } from '../config.js';
+import type { Services } from '../domain/services.js';
+import { followStatus } from '../domain/federation.js';
+import type { Executor } from '../store/schema.js';
+import { deleteFollower, findFollower, insertReceived, upsertFollower } from '../store/federation.js';
+import { actorStatus } from './actor-status.js';
+import { isBlockedHost } from './delivery.js';
+import type { Deliveries } from './deliveries.js';
+import type { FederationUrls } from './objects.js';
+
+/** How long the check of a follower's actor URL (an unverified Delete of itself) may take. */
+const ACTOR_CHECK_TIMEOUT_MS = 10_000;
+
+const hostOf = (u: URL | string | null | undefined) => {
+  try {
+    return u ? new URL(String(u)).hostname : '';
+  } catch {
+    return '';
+  }
+};
+
+export function registerInboxListeners(
+  federation: Federation<void>,
+  deps: {
+    db: Executor;
+    config: Config;
+    urls: FederationUrls;
+    clock: Services['clock'];
+    logger: { warn(obj: object, msg: string): void; info(obj: object, msg: string): void };
+    deliveries: Deliveries;
+    userAgent: string;
+  },
+): void {
+  const { db, config, urls, clock, logger, deliveries } = deps;
+  const blocked = config.federationBlockedDomains;
+
+  async function keep(activity: Activity, actorId: string): Promise<void> {
+    if (isBlockedHost(hostOf(actorId), blocked)) return;
+    const body = await activity.toJsonLd().catch(() => ({}));
+    await insertReceived(db, { activity_id: activity.id?.href ?? null, type: activity.constructor.name, actor_id: actorId, body: JSON.stringify(body), received_gmt: clock.nowGmt() });
+  }
+
+  federation
+    .setInboxListeners('/federation/actors/{identifier}/inbox', '/federation/inbox')
+    .on(Follow, async (ctx, follow) => {
+      if (follow.objectId?.href !== urls.actor || !follow.actorId || !follow.id) return;
+      if (isBlockedHost(follow.actorId.hostname, blocked)) return;
+      const actor = await follow.getActor(ctx);
+      if (!actor || !isActor(actor) || !actor.inboxId || actor.id?.href !== follow.actorId.href) return;
+      const username = typeof actor.preferredUsername === 'string' ? actor.preferredUsername : String(actor.preferredUsername ?? '');
+      const existing = await findFollower(db, follow.actorId.href);
+      const status = followStatus(existing, config.federationApproveFollows);
+      const row = await upsertFollower(db, {
+        actor_id: follow.actorId.href,
+        host: follow.actorId.host,
+        inbox: actor.inboxId.href,
+        shared_inbox: actor.endpoints?.sharedInbox?.href ?? null,
+        follow_id: follow.id.href,
+        handle: username ? `@${username}@${follow.actorId.host}` : '',
+        status,
+        created_gmt: existing?.created_gmt ?? clock.nowGmt(),
+      });
+      logger.info({ follower: row.actor_id, status }, 'federation: follow received');
+      if (status === 'accepted') await deliveries.reply('Accept', row);
+    })
+    .on(Undo, async (_ctx, undo) => {
+      const actorId = undo.actorId?.href;
+      if (!actorId) return;
+      const follower = await findFollower(db, actorId);
+      if (!follower) return;
+      const object = await undo.getObject({ crossOrigin: 'trust', suppressError: true }).catch(() => null);
+      const undoesFollow = (object instanceof Follow && object.actorId?.href === actorId) || undo.objectId?.href === follower.follow_id;
+      if (undoesFollow) {
+        await deleteFollower(db, actorId);
+        logger.info({ follower: actorId }, 'federation: unfollowed');
+      }
+    })
+    .on(Delete, async (_ctx, del) => {
+      const actorId = del.actorId?.href;
+      if (actorId && del.objectId?.href === actorId) {
+        await deleteFollower(db, actorId);
+        return;
+      }
+      if (config.federationKeepActivities && actorId) await keep(del, actorId);
+    })
+    .on(Activity, async (_ctx, activity) => {
+      const actorId = activity.actorId?.href;
+      if (config.federationKeepActivities && actorId) await keep(activity, actorId);
+    })
+    .onError((_ctx, error) => {
+      logger.warn({ err: error.message }, 'federation: an incoming activity failed (Fedify retries it)');
+    })
+    .onUnverifiedActivity(async (_ctx, activity, reason) => {
+      // An account deleted on its server: its key went with it, so its Delete of itself cannot be
+      // verified. Nothing in the request proves it (its key URL is whatever the sender chose), so
+      // the follower goes only when the actor URL stored for it answers 410 or 404 to us now.
+      if (!(activity instanceof Delete) || reason.type !== 'keyFetchError' || !activity.actorId || activity.objectId?.href !== activity.actorId.href) return undefined;
+      const follower = await findFollower(db, activity.actorId.href);
+      if (!follower) return undefined;
+      const status = await actorStatus(follower.actor_id, await deliveries.rsaKey(), { allowPrivate: config.federationAllowPrivate, timeoutMs: ACTOR_CHECK_TIMEOUT_MS, userAgent: deps.userAgent });
+      if (status !== 410 && status !== 404) return undefined;
+      await deleteFollower(db, follower.actor_id);
+      logger.info({ follower: follower.actor_id, status }, 'federation: follower removed, its actor is gone');
+      return new Response(null, { status: 202 });
+    });
+}

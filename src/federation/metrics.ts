@@ -1,0 +1,58 @@
+/**
+ * Federation's metrics (/metrics): delivery attempts by outcome, inbox requests by outcome, and
+ * the deliveries and followers by state (read from the database when scraped).
+ *
+ * @example
+ *   const metrics = createFederationMetrics(db);
+ *   metrics.delivered.inc({ outcome: 'delivered' });
+ *   metrics.register(registry);
+ */
+import { Counter, Gauge, type Registry } from 'prom-client';
+import type { Executor } from '../store/schema.js';
+import { countDeliveries, countFollowers } from '../store/federation.js';
+
+export interface FederationMetrics {
+  delivered: Counter<'outcome'>;
+  inbox: Counter<'outcome'>;
+  register(registry: Registry): void;
+}
+
+export function createFederationMetrics(db: Executor): FederationMetrics {
+  const delivered = new Counter({
+    name: 'calendar_federation_deliveries_total',
+    help: 'Delivery attempts of activities to fediverse inboxes, by outcome',
+    labelNames: ['outcome'],
+    registers: [],
+  });
+  const inbox = new Counter({ name: 'calendar_federation_inbox_requests_total', help: 'Requests to the federation inboxes, by outcome', labelNames: ['outcome'], registers: [] });
+  const deliveries = new Gauge({
+    name: 'calendar_federation_deliveries',
+    help: 'Deliveries of activities by state (pending, delivered, failed, gone)',
+    labelNames: ['status'],
+    registers: [],
+    async collect() {
+      const counts = await countDeliveries(db).catch(() => ({}) as Record<string, number>);
+      for (const s of ['pending', 'delivered', 'failed', 'gone']) this.set({ status: s }, counts[s] ?? 0);
+    },
+  });
+  const followers = new Gauge({
+    name: 'calendar_federation_followers',
+    help: 'Fediverse followers of the calendar, by state (accepted, pending)',
+    labelNames: ['status'],
+    registers: [],
+    async collect() {
+      const counts = await countFollowers(db).catch(() => ({}) as Record<string, number>);
+      for (const s of ['accepted', 'pending']) this.set({ status: s }, counts[s] ?? 0);
+    },
+  });
+  return {
+    delivered,
+    inbox,
+    register(registry) {
+      registry.registerMetric(delivered);
+      registry.registerMetric(inbox);
+      registry.registerMetric(deliveries);
+      registry.registerMetric(followers);
+    },
+  };
+}

@@ -55,10 +55,28 @@ export function sizeUrl(image: Pick<ImageRow, 'url'>, file: string): string {
   return image.url.slice(0, image.url.lastIndexOf('/') + 1) + file;
 }
 
+/** What the faces show beside the REST shape, which has no room for it: the alt text and the type. */
+export interface ImageDetails {
+  alt: string;
+  mime: string;
+}
+
+/**
+ * The details of the image objects made here, by object: the pages, feeds, component and
+ * federation read the kept representations (these objects), while the REST answer keeps the
+ * original's keys exactly (an `alt` key there would not be the original's shape).
+ */
+const detailsByObject = new WeakMap<object, ImageDetails>();
+
+/** The alt text and type of an image object of a kept representation (undefined for another object). */
+export function imageDetails(image: unknown): ImageDetails | undefined {
+  return typeof image === 'object' && image !== null ? detailsByObject.get(image) : undefined;
+}
+
 export function toImageJson(image: ImageRow): ImageJson {
   const sizes: Record<string, ImageSizeJson> = {};
   for (const s of storedSizes(image)) sizes[s.name] = { width: s.width, height: s.height, 'mime-type': s.mime, filesize: s.filesize, url: sizeUrl(image, s.file) };
-  return {
+  const out: ImageJson = {
     url: image.url,
     id: Number(image.id),
     extension: image.extension,
@@ -67,4 +85,6 @@ export function toImageJson(image: ImageRow): ImageJson {
     ...(image.filesize ? { filesize: Number(image.filesize) } : {}),
     sizes,
   };
+  detailsByObject.set(out, { alt: image.alt ?? '', mime: image.mime_type });
+  return out;
 }

@@ -65,8 +65,15 @@ export function registerUploadParsers(app: FastifyInstance, options: { mediaMaxB
     } catch {
       throw invalidParams({ file: 'The multipart/form-data body does not parse.' });
     }
-    const out: Record<string, string | UploadedFile> = {};
+    const out: Record<string, string | string[] | UploadedFile> = {};
     for (const [name, value] of form) {
+      // `name[]` fields (checkboxes: the submission form's categories) are lists, as a form body's are.
+      if (name.endsWith('[]') && name.length > 2 && typeof value === 'string') {
+        const list = out[name.slice(0, -2)];
+        if (Array.isArray(list)) list.push(value);
+        else if (list === undefined) out[name.slice(0, -2)] = [value];
+        continue;
+      }
       if (name in out) continue;
       if (typeof value === 'string') out[name] = value;
       else if (/^image\//i.test(value.type)) {

@@ -48,6 +48,8 @@ export interface MediaPageQuery {
   search?: string;
   /** only this author's uploads */
   authorId?: number;
+  /** only the upload with this URL (an editor finding the item of an event's image) */
+  url?: string;
   limit: number;
   offset: number;
 }
@@ -56,6 +58,7 @@ export interface MediaPageQuery {
 export async function findMediaPage(db: Executor, q: MediaPageQuery): Promise<{ rows: ImageRow[]; total: number }> {
   let base = db.selectFrom('images').where('storage_key', '<>', '');
   if (q.authorId !== undefined) base = base.where('author_id', '=', q.authorId);
+  if (q.url !== undefined) base = base.where('url', '=', q.url);
   if (q.search !== undefined && q.search !== '') {
     const pattern = likePattern(q.search);
     base = base.where((eb) => eb.or((['filename', 'alt'] as const).map((column) => eb(eb.fn('lower', [column]), 'like', sql<string>`${pattern} ESCAPE '\\'`))));

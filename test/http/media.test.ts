@@ -159,6 +159,11 @@ forEachStore(
         items.map((i) => i.id),
         [up.body.id],
       );
+      const byUrl = (await (await fetch(mediaUrl(t, `?url=${encodeURIComponent(up.body.url)}`), { headers: authOf(t, 'admin') })).json()) as Array<{ id: number }>;
+      assert.deepEqual(
+        byUrl.map((i) => i.id),
+        [up.body.id],
+      );
       const byAlt = (await (await fetch(mediaUrl(t, '?search=DUSK'), { headers: authOf(t, 'admin') })).json()) as unknown[];
       assert.equal(byAlt.length, 1);
       const patched = await t.api.patch(`/api/calendar/admin/v1/media/${up.body.id}`, { as: 'admin', json: { alt_text: '  New words  ' } });

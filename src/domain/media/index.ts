@@ -61,7 +61,7 @@ export interface MediaService {
   /** Check, process, store and record an upload; throws the API's upload errors. */
   upload(input: UploadInput, viewer: Viewer, on?: Executor): Promise<ImageRow>;
   /** The library, newest first. */
-  list(query: { search?: string; page: number; perPage: number }): Promise<{ rows: ImageRow[]; total: number }>;
+  list(query: { search?: string; url?: string; page: number; perPage: number }): Promise<{ rows: ImageRow[]; total: number }>;
   /** An uploaded image (not a URL one) by id. */
   get(id: number): Promise<ImageRow | undefined>;
   /** Whether the viewer may change or delete this item: its uploader, or editors and up. */
@@ -172,7 +172,7 @@ export function createMediaService(config: Config, db: Executor, clock: { nowGmt
     },
 
     async list(query) {
-      return imagesStore.findMediaPage(db, { ...(query.search ? { search: query.search } : {}), limit: query.perPage, offset: (query.page - 1) * query.perPage });
+      return imagesStore.findMediaPage(db, { ...(query.search ? { search: query.search } : {}), ...(query.url ? { url: query.url } : {}), limit: query.perPage, offset: (query.page - 1) * query.perPage });
     },
 
     async get(id) {

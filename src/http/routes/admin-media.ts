@@ -41,6 +41,7 @@ export function adminMediaRoutes(services: Services): RouteDecl[] {
         methods: ['GET'],
         args: {
           search: { type: 'string', description: 'Only images whose file name or alt text contains this' },
+          url: { type: 'string', description: 'Only the image with this URL (its full size’s)' },
           page: pageArg(),
           per_page: { default: '20', type: 'integer', description: 'Items per page (at most 100)', validate: (v) => isPositiveInt(v) },
         },
@@ -48,7 +49,7 @@ export function adminMediaRoutes(services: Services): RouteDecl[] {
         docs: { responses: { '200': { description: 'Uploaded images, newest first: id, url, alt_text, filename, mime_type, width, height, filesize, sizes' }, '403': { description: 'Cannot upload files' } } },
         handler: async (ctx) => {
           const perPage = Math.min(100, Number(ctx.args.per_page));
-          const { rows, total } = await media.list({ search: ctx.args.search, page: Number(ctx.args.page), perPage });
+          const { rows, total } = await media.list({ search: ctx.args.search, url: ctx.args.url, page: Number(ctx.args.page), perPage });
           return { body: rows.map(toMediaJson), headers: listHeaders(total, Math.ceil(total / perPage)) };
         },
       }),

@@ -128,8 +128,9 @@ function Library({ onChoose }: { onChoose: (item: MediaItem) => void }) {
         <ul class="media-grid">
           {items.map((i) => (
             <li key={i.id}>
-              <button type="button" class="media-choice" onClick={() => onChoose(i)} aria-label={t('media.use', { name: i.alt_text || i.filename })}>
-                <img src={previewOf(i, 150)} alt="" width={150} height={150} loading="lazy" />
+              {/* Its name is what it shows: the picture (its alt text) and the file's name. */}
+              <button type="button" class="media-choice" onClick={() => onChoose(i)}>
+                <img src={previewOf(i, 150)} alt={i.alt_text} width={150} height={150} loading="lazy" />
                 <span>{i.filename}</span>
               </button>
             </li>

@@ -916,11 +916,34 @@ export const SETTINGS: Setting[] = [
     defaultText: '40000000',
     description: 'the most pixels (width × height) an uploaded image may have; checked before it is decoded',
   },
-  { env: 'MEDIA_S3_ENDPOINT', flag: '--media-s3-endpoint', key: 'mediaS3Endpoint', type: 'url', group: 'server', defaultText: '(none)', description: 'S3-compatible storage: the endpoint (https://s3.eu-west-1.amazonaws.com, a MinIO or R2 URL); path-style requests' },
-  { env: 'MEDIA_S3_BUCKET', flag: '--media-s3-bucket', key: 'mediaS3Bucket', group: 'server', defaultText: '(none)', description: 'S3-compatible storage: the bucket; set, uploads go there instead of MEDIA_DIR' },
+  {
+    env: 'MEDIA_S3_ENDPOINT',
+    flag: '--media-s3-endpoint',
+    key: 'mediaS3Endpoint',
+    type: 'url',
+    group: 'server',
+    defaultText: '(none)',
+    description: 'S3-compatible storage: the endpoint (https://s3.eu-west-1.amazonaws.com, a MinIO or R2 URL); path-style requests',
+  },
+  {
+    env: 'MEDIA_S3_BUCKET',
+    flag: '--media-s3-bucket',
+    key: 'mediaS3Bucket',
+    group: 'server',
+    defaultText: '(none)',
+    description: 'S3-compatible storage: the bucket; set, uploads go there instead of MEDIA_DIR',
+  },
   { env: 'MEDIA_S3_REGION', flag: '--media-s3-region', key: 'mediaS3Region', group: 'server', defaultText: 'us-east-1', description: 'S3-compatible storage: the region requests are signed for' },
   { env: 'MEDIA_S3_ACCESS_KEY', flag: '--media-s3-access-key', key: 'mediaS3AccessKey', group: 'server', defaultText: '(none)', description: 'S3-compatible storage: the access key id' },
-  { env: 'MEDIA_S3_SECRET_KEY', flag: '--media-s3-secret-key', key: 'mediaS3SecretKey', secret: true, group: 'server', defaultText: '(none)', description: 'S3-compatible storage: the secret access key' },
+  {
+    env: 'MEDIA_S3_SECRET_KEY',
+    flag: '--media-s3-secret-key',
+    key: 'mediaS3SecretKey',
+    secret: true,
+    group: 'server',
+    defaultText: '(none)',
+    description: 'S3-compatible storage: the secret access key',
+  },
   {
     env: 'MEDIA_S3_PUBLIC_URL',
     flag: '--media-s3-public-url',
@@ -1380,7 +1403,10 @@ function mediaSettings(
   const publicUrl = optional('mediaS3PublicUrl', 'MEDIA_S3_PUBLIC_URL');
   const accessKey = optional('mediaS3AccessKey', 'MEDIA_S3_ACCESS_KEY');
   const secretKey = optional('mediaS3SecretKey', 'MEDIA_S3_SECRET_KEY');
-  for (const [name, url] of [['MEDIA_S3_ENDPOINT', endpoint], ['MEDIA_S3_PUBLIC_URL', publicUrl]] as const) {
+  for (const [name, url] of [
+    ['MEDIA_S3_ENDPOINT', endpoint],
+    ['MEDIA_S3_PUBLIC_URL', publicUrl],
+  ] as const) {
     if (url !== undefined && !/^https?:\/\/[^\s]+$/i.test(url)) throw new ConfigError(`${name} must be an http(s) URL, got "${maskUrl(url)}"`);
   }
   if (bucket !== undefined && (endpoint === undefined || accessKey === undefined || secretKey === undefined)) {

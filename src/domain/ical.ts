@@ -210,7 +210,10 @@ function calendarOf(options: FeedOptions): { cal: ICalCalendar; add: (e: PublicE
     });
     // ORGANIZER is a calendar user address: written for an organizer with an e-mail address, its CN by paramValue.
     const attach = e.image ? attachLine(e.image) : undefined;
-    addLines(event, [organizer, attach].filter((l): l is string => l !== undefined));
+    addLines(
+      event,
+      [organizer, attach].filter((l): l is string => l !== undefined),
+    );
   };
   const add = (e: PublicEvent) => {
     const seriesId = seriesIdOf(e);

@@ -257,7 +257,8 @@ export function registerSubmissionsFace(app: FastifyInstance, services: Services
         picture = await services.media.upload({ bytes: body.picture.bytes, filename: body.picture.filename, alt: typeof body.picture_alt === 'string' ? body.picture_alt : '' }, viewer);
       } catch (e) {
         if (!(e instanceof ApiError) || e.status >= 500) throw e;
-        const kind = e.code === 'rest_upload_file_too_big' || e.code === 'rest_upload_too_many_pixels' ? 'picture_too_big' : e.code === 'rest_upload_unreadable' ? 'picture_unreadable' : 'picture_type';
+        const kind =
+          e.code === 'rest_upload_file_too_big' || e.code === 'rest_upload_too_many_pixels' ? 'picture_too_big' : e.code === 'rest_upload_unreadable' ? 'picture_unreadable' : 'picture_type';
         const errors = { picture: FIELD_ERRORS[locale][kind] ?? e.message };
         return page(reply, e.status, formPage(m, site, await formView(m, values, viewer.id > 0, formNonce, { errors })));
       }

@@ -18,7 +18,16 @@ import { plainImage } from '../support/media.js';
 const AXE_TAGS = ['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa', 'wcag22aa', 'best-practice'];
 
 const TEXT = {
-  en: { alt: 'Alt text', saveAlt: 'Save alt text', altSaved: 'Alt text saved.', library: 'Choose from the library', remove: 'Remove the image', media: 'Media library', delete: 'Delete', deleted: 'Image deleted.' },
+  en: {
+    alt: 'Alt text',
+    saveAlt: 'Save alt text',
+    altSaved: 'Alt text saved.',
+    library: 'Choose from the library',
+    remove: 'Remove the image',
+    media: 'Media library',
+    delete: 'Delete',
+    deleted: 'Image deleted.',
+  },
   fr: {
     alt: 'Texte alternatif',
     saveAlt: 'Enregistrer le texte alternatif',

@@ -25,7 +25,10 @@ forEachStore(
       assert.ok(hash, up.body.url);
       assert.ok(up.body.url.startsWith(`${t.origin}/media/`));
       const keys = [...s3.objects.keys()].filter((k) => k.includes(hash!)).sort();
-      assert.deepEqual(keys, ['full.jpg', 'large.jpg', 'medium.jpg', 'medium_large.jpg', 'thumbnail.jpg'].map((f) => `calendar-media/${hash}/${f}`));
+      assert.deepEqual(
+        keys,
+        ['full.jpg', 'large.jpg', 'medium.jpg', 'medium_large.jpg', 'thumbnail.jpg'].map((f) => `calendar-media/${hash}/${f}`),
+      );
       const medium = s3.objects.get(`calendar-media/${hash}/medium.jpg`)!;
       assert.equal(medium.type, 'image/jpeg');
       assert.equal(medium.cacheControl, 'public, max-age=31536000, immutable');

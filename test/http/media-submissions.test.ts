@@ -33,7 +33,10 @@ forEachStore(
     it('offers a file input (images only) and its alt text, in a multipart form, in English and French', async () => {
       const en = await page(t, '/events/submit/');
       assert.match(en.text, /<form method="post" action="\/events\/submit\/" id="submission-form" novalidate enctype="multipart\/form-data"/);
-      assert.match(en.text, /<label for="f-picture">Or a picture from your device<\/label><input type="file" id="f-picture" name="picture" accept="image\/jpeg,image\/png,image\/gif,image\/webp,image\/avif" aria-describedby="f-picture-help">/);
+      assert.match(
+        en.text,
+        /<label for="f-picture">Or a picture from your device<\/label><input type="file" id="f-picture" name="picture" accept="image\/jpeg,image\/png,image\/gif,image\/webp,image\/avif" aria-describedby="f-picture-help">/,
+      );
       assert.match(en.text, /<label for="f-picture-alt">/);
       const fr = await page(t, '/events/submit/', { 'accept-language': 'fr' });
       assert.match(fr.text, /Ou une image de votre appareil/);
@@ -43,11 +46,15 @@ forEachStore(
       const concerts = await t.api.post('/categories', { as: 'admin', json: { name: 'Concerts' } });
       const outdoors = await t.api.post('/categories', { as: 'admin', json: { name: 'Outdoors' } });
       const before = await libraryCount(t);
-      const res = await sendWithPicture(t, await formFields(t, { title: 'Pictured proposal', picture_alt: 'Musicians on the quay', 'categories[]': [String(concerts.body.id), String(outdoors.body.id)] }), {
-        bytes: await jpegWithGps(1200, 800),
-        type: 'image/jpeg',
-        name: 'quay.jpg',
-      });
+      const res = await sendWithPicture(
+        t,
+        await formFields(t, { title: 'Pictured proposal', picture_alt: 'Musicians on the quay', 'categories[]': [String(concerts.body.id), String(outdoors.body.id)] }),
+        {
+          bytes: await jpegWithGps(1200, 800),
+          type: 'image/jpeg',
+          name: 'quay.jpg',
+        },
+      );
       assert.equal(res.status, 303, res.text.slice(0, 2000));
       assert.equal(await libraryCount(t), before + 1);
       const queue = await t.api.get(`${MOD}/submissions`, { as: 'admin' });

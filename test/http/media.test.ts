@@ -33,10 +33,12 @@ forEachStore(
       assert.equal(res.body.width, 1600);
       assert.equal(res.body.height, 1200);
       assert.deepEqual(Object.keys(res.body.sizes), ['medium', 'large', 'thumbnail', 'medium_large']);
-      assert.deepEqual(
-        Object.fromEntries(Object.entries(res.body.sizes as Record<string, { width: number; height: number }>).map(([k, v]) => [k, [v.width, v.height]])),
-        { medium: [300, 225], large: [1024, 768], thumbnail: [150, 150], medium_large: [768, 576] },
-      );
+      assert.deepEqual(Object.fromEntries(Object.entries(res.body.sizes as Record<string, { width: number; height: number }>).map(([k, v]) => [k, [v.width, v.height]])), {
+        medium: [300, 225],
+        large: [1024, 768],
+        thumbnail: [150, 150],
+        medium_large: [768, 576],
+      });
       for (const url of [res.body.url, ...Object.values(res.body.sizes as Record<string, { url: string; width: number; height: number }>).map((s) => s.url)]) {
         const file = await fetch(url);
         assert.equal(file.status, 200, url);
@@ -119,7 +121,10 @@ forEachStore(
 
     it('gives an event the uploaded image in the original`s attachment shape, sizes listed', async () => {
       const up = await uploadRaw(t, await jpegWithGps(1600, 1200), 'image/jpeg', 'admin', 'shape.jpg');
-      const ev = await t.api.post('/events', { as: 'admin', json: { title: 'With a picture', status: 'publish', start_date: '2027-03-01 10:00', end_date: '2027-03-01 12:00', image: String(up.body.id) } });
+      const ev = await t.api.post('/events', {
+        as: 'admin',
+        json: { title: 'With a picture', status: 'publish', start_date: '2027-03-01 10:00', end_date: '2027-03-01 12:00', image: String(up.body.id) },
+      });
       assert.equal(ev.status, 201, JSON.stringify(ev.body));
       const image = (await t.api.get(`/events/${ev.body.id}`)).body.image;
       assert.deepEqual(keysOf(image), ['url', 'id', 'extension', 'width', 'height', 'filesize', 'sizes']);
@@ -169,7 +174,10 @@ forEachStore(
       const patched = await t.api.patch(`/api/calendar/admin/v1/media/${up.body.id}`, { as: 'admin', json: { alt_text: '  New words  ' } });
       assert.equal(patched.status, 200);
       assert.equal(patched.body.alt_text, 'New words');
-      const ev = await t.api.post('/events', { as: 'admin', json: { title: 'Soon without', status: 'publish', start_date: '2027-03-02 10:00', end_date: '2027-03-02 12:00', image: String(up.body.id) } });
+      const ev = await t.api.post('/events', {
+        as: 'admin',
+        json: { title: 'Soon without', status: 'publish', start_date: '2027-03-02 10:00', end_date: '2027-03-02 12:00', image: String(up.body.id) },
+      });
       const etag = (await t.api.get(`/events/${ev.body.id}`)).headers.get('etag');
       const hash = /\/media\/([0-9a-f]{32})\//.exec(up.body.url)![1]!;
       assert.ok(existsSync(join(folder(), hash)));

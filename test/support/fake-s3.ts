@@ -35,7 +35,11 @@ export async function startFakeS3(bucket: string, accessKey: string): Promise<Fa
       const path = decodeURIComponent(new URL(req.url ?? '/', 'http://x').pathname).slice(1);
       requests.push({ method: req.method ?? '', path });
       const auth = String(req.headers.authorization ?? '');
-      const signed = auth.startsWith(`AWS4-HMAC-SHA256 Credential=${accessKey}/`) && /SignedHeaders=[^,]*host/.test(auth) && /Signature=[0-9a-f]{64}$/.test(auth) && req.headers['x-amz-content-sha256'] !== undefined;
+      const signed =
+        auth.startsWith(`AWS4-HMAC-SHA256 Credential=${accessKey}/`) &&
+        /SignedHeaders=[^,]*host/.test(auth) &&
+        /Signature=[0-9a-f]{64}$/.test(auth) &&
+        req.headers['x-amz-content-sha256'] !== undefined;
       if (!signed) {
         res.writeHead(403, { 'content-type': 'application/xml' }).end('<Error><Code>AccessDenied</Code></Error>');
         return;

@@ -128,8 +128,7 @@ export function MediaUpload({ id, onUploaded }: { id: string; onUploaded: (item:
       <div aria-live="polite">
         {progress && (
           <p>
-            <label for={`${id}-progress`}>{t('media.uploading', { name: progress.name })}</label>{' '}
-            <progress id={`${id}-progress`} max={1} value={progress.fraction} />
+            <label for={`${id}-progress`}>{t('media.uploading', { name: progress.name })}</label> <progress id={`${id}-progress`} max={1} value={progress.fraction} />
           </p>
         )}
       </div>

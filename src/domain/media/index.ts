@@ -95,7 +95,10 @@ const MIME_BY_EXTENSION: Record<string, string> = Object.fromEntries(Object.valu
 /** An upload's file name as kept and searched: its last path segment, control characters removed, at most 200 characters. */
 function cleanFilename(name: string | undefined, fallback: string): string {
   const base = (name ?? '').split(/[\\/]/).pop() ?? '';
-  const cleaned = base.replace(/[\u0000-\u001f\u007f]/g, '').trim().slice(0, 200);
+  const cleaned = base
+    .replace(/[\u0000-\u001f\u007f]/g, '')
+    .trim()
+    .slice(0, 200);
   return cleaned === '' ? fallback : cleaned;
 }
 
@@ -172,7 +175,12 @@ export function createMediaService(config: Config, db: Executor, clock: { nowGmt
     },
 
     async list(query) {
-      return imagesStore.findMediaPage(db, { ...(query.search ? { search: query.search } : {}), ...(query.url ? { url: query.url } : {}), limit: query.perPage, offset: (query.page - 1) * query.perPage });
+      return imagesStore.findMediaPage(db, {
+        ...(query.search ? { search: query.search } : {}),
+        ...(query.url ? { url: query.url } : {}),
+        limit: query.perPage,
+        offset: (query.page - 1) * query.perPage,
+      });
     },
 
     async get(id) {

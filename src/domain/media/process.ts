@@ -107,9 +107,7 @@ export async function processImage(bytes: Buffer, type: SniffedImage, options: {
     if (!wanted(rule, full.width, full.height)) continue;
     variants.push(
       await make(rule.name, (p) =>
-        rule.crop
-          ? p.resize(rule.width, rule.height!, { fit: 'cover', withoutEnlargement: true })
-          : p.resize(rule.width, rule.height ?? undefined, { fit: 'inside', withoutEnlargement: true }),
+        rule.crop ? p.resize(rule.width, rule.height!, { fit: 'cover', withoutEnlargement: true }) : p.resize(rule.width, rule.height ?? undefined, { fit: 'inside', withoutEnlargement: true }),
       ),
     );
   }

@@ -40,7 +40,12 @@ export function sniffImage(b: Buffer): SniffedImage | 'svg' | undefined {
     if (brands.includes('avif') || brands.includes('avis')) return FORMATS.avif;
     return undefined;
   }
-  const head = b.subarray(0, 1024).toString('utf8').replace(/^\uFEFF/, '').trimStart().toLowerCase();
+  const head = b
+    .subarray(0, 1024)
+    .toString('utf8')
+    .replace(/^\uFEFF/, '')
+    .trimStart()
+    .toLowerCase();
   if (head.startsWith('<svg') || ((head.startsWith('<?xml') || head.startsWith('<!doctype svg') || head.startsWith('<!--')) && head.includes('<svg'))) return 'svg';
   return undefined;
 }

@@ -46,7 +46,9 @@ export function adminMediaRoutes(services: Services): RouteDecl[] {
           per_page: { default: '20', type: 'integer', description: 'Items per page (at most 100)', validate: (v) => isPositiveInt(v) },
         },
         permission: mayUpload,
-        docs: { responses: { '200': { description: 'Uploaded images, newest first: id, url, alt_text, filename, mime_type, width, height, filesize, sizes' }, '403': { description: 'Cannot upload files' } } },
+        docs: {
+          responses: { '200': { description: 'Uploaded images, newest first: id, url, alt_text, filename, mime_type, width, height, filesize, sizes' }, '403': { description: 'Cannot upload files' } },
+        },
         handler: async (ctx) => {
           const perPage = Math.min(100, Number(ctx.args.per_page));
           const { rows, total } = await media.list({ search: ctx.args.search, url: ctx.args.url, page: Number(ctx.args.page), perPage });

@@ -10,11 +10,23 @@ import type { Kysely } from 'kysely';
 export function mediaMigration() {
   return {
     async up(db: Kysely<any>): Promise<void> {
-      await db.schema.alterTable('images').addColumn('storage_key', 'varchar(80)', (c) => c.notNull().defaultTo('')).execute();
-      await db.schema.alterTable('images').addColumn('alt', 'text', (c) => c.notNull().defaultTo('')).execute();
-      await db.schema.alterTable('images').addColumn('filename', 'text', (c) => c.notNull().defaultTo('')).execute();
+      await db.schema
+        .alterTable('images')
+        .addColumn('storage_key', 'varchar(80)', (c) => c.notNull().defaultTo(''))
+        .execute();
+      await db.schema
+        .alterTable('images')
+        .addColumn('alt', 'text', (c) => c.notNull().defaultTo(''))
+        .execute();
+      await db.schema
+        .alterTable('images')
+        .addColumn('filename', 'text', (c) => c.notNull().defaultTo(''))
+        .execute();
       await db.schema.alterTable('images').addColumn('filesize', 'integer').execute();
-      await db.schema.alterTable('images').addColumn('sizes', 'text', (c) => c.notNull().defaultTo('')).execute();
+      await db.schema
+        .alterTable('images')
+        .addColumn('sizes', 'text', (c) => c.notNull().defaultTo(''))
+        .execute();
       // The library lists uploads newest first; URL images (storage_key '') are not in it.
       await db.schema.createIndex('images_storage_key').on('images').columns(['storage_key', 'id']).execute();
     },

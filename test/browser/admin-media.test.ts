@@ -2,8 +2,9 @@
  * The media library in the admin app (Chromium, SQLite): in the event editor an editor uploads a
  * picture with the file picker, then by dropping a file on the drop zone, then by pasting one into
  * it, gives the picture alt text (saved to the library), chooses an image from the library dialog
- * and removes it; on the Media screen edits an image's alt text and deletes one. In English and
- * French, at 390 px and on a desktop, with axe-core (WCAG 2.2 AA) on both screens.
+ * and removes it; on the Media screen edits an image's alt text and deletes one; the public event,
+ * list and month pages show the picture and the submission form offers one. In English and French,
+ * at 390 px and on a desktop, with axe-core (WCAG 2.2 AA) on every screen and page.
  */
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
@@ -84,7 +85,7 @@ describe('the media library in the admin app', () => {
   const dir = mkdtempSync(join(tmpdir(), 'admin-media-'));
 
   before(async () => {
-    t = await startServer({ name: 'sqlite', url: 'sqlite::memory:' }, { MEDIA_DIR: join(dir, 'media') });
+    t = await startServer({ name: 'sqlite', url: 'sqlite::memory:' }, { MEDIA_DIR: join(dir, 'media'), SUBMISSIONS: 'anyone' });
     await t.user('editor', 'edna');
     browser = await launchBrowser();
   });
@@ -157,6 +158,30 @@ describe('the media library in the admin app', () => {
         await page.getByRole('dialog').getByRole('button', { name: text.delete, exact: true }).click();
         await page.getByText(text.deleted).first().waitFor();
         assert.equal((await t.api.get(`/api/calendar/admin/v1/media?url=${encodeURIComponent(pasted)}`, { as: 'admin' })).body.length, 0);
+
+        // The public pages that show the picture, and the submission form with its picture field.
+        // A day of its own per run: a month cell shows three events.
+        const day = `2031-05-${String(10 + (lang === 'fr' ? 1 : 0) + (width > 400 ? 2 : 0)).padStart(2, '0')}`;
+        const made = await t.api.post('/events', {
+          as: 'admin',
+          json: { title: `Pictured ${lang} ${width}`, status: 'publish', start_date: `${day} 19:00`, end_date: `${day} 21:00`, image: picked },
+        });
+        assert.equal(made.status, 201, made.text);
+        for (const [where, path] of [
+          ['event page', new URL(made.body.url).pathname],
+          ['list page', '/events/list/'],
+          ['month page', '/events/month/2031-05/'],
+          ['submission form', '/events/submit/'],
+        ] as const) {
+          await page.goto(`${t.origin}${path}`);
+          if (where !== 'submission form') {
+            const img = page.locator(`img[src*="${picked.replace(/full\.png$/, '')}"]`).first();
+            await img.waitFor();
+            await img.evaluate((el: HTMLImageElement) => (el.complete ? undefined : new Promise((resolve) => el.addEventListener('load', resolve, { once: true }))));
+            assert.ok(await img.evaluate((el: HTMLImageElement) => el.naturalWidth > 0), `${where}: the image loads`);
+          } else await page.locator('#f-picture').waitFor();
+          failures.push(...(await axe(page, where, width)));
+        }
         assert.deepEqual(failures, []);
       } finally {
         await page.context().close();

@@ -87,12 +87,26 @@ describe('the media library in the admin app', () => {
   before(async () => {
     t = await startServer({ name: 'sqlite', url: 'sqlite::memory:' }, { MEDIA_DIR: join(dir, 'media'), SUBMISSIONS: 'anyone' });
     await t.user('editor', 'edna');
+    await t.user('contributor', 'cora');
     browser = await launchBrowser();
   });
   after(async () => {
     await browser?.close();
     await t?.close();
     rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('offers contributors (no upload_files) the image URL alone, and no Media screen', async () => {
+    const page = await signInAdmin(browser, t.origin, 'cora');
+    try {
+      await page.goto(`${t.origin}/admin/events/new`);
+      await page.locator('#f-image').waitFor();
+      assert.equal(await page.locator('#event-picture-file').count(), 0);
+      assert.equal(await page.getByRole('button', { name: TEXT.en.library }).count(), 0);
+      assert.equal(await page.locator('nav#site-nav a', { hasText: 'Media' }).count(), 0);
+    } finally {
+      await page.context().close();
+    }
   });
 
   for (const [lang, width] of [

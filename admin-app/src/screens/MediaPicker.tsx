@@ -9,6 +9,7 @@
  */
 import { useEffect, useRef, useState } from 'preact/hooks';
 import { api } from '../lib/api';
+import { can } from '../lib/session';
 import { t } from '../lib/i18n';
 import { TextField } from '../components/Fields';
 import { toast } from '../components/Toast';
@@ -22,7 +23,7 @@ export function MediaPicker({ value, onChange, error }: { value: string; onChang
 
   // The library's record of the image shown (to edit its alt text), found by its URL.
   useEffect(() => {
-    if (!/^https?:\/\//.test(value) || item?.url === value) return;
+    if (!can('upload_files') || !/^https?:\/\//.test(value) || item?.url === value) return;
     let live = true;
     api<MediaItem[]>(MEDIA_NS, { query: { url: value, per_page: 1 } })
       .then((res) => {
@@ -57,6 +58,8 @@ export function MediaPicker({ value, onChange, error }: { value: string; onChang
     dialog.current?.showModal();
   };
   const shown = item && item.url === value ? item : null;
+  // Contributors cannot upload nor read the library (`upload_files`): the URL field alone, as before.
+  const mayUpload = can('upload_files');
 
   return (
     <div class="media-picker">
@@ -71,16 +74,18 @@ export function MediaPicker({ value, onChange, error }: { value: string; onChang
         </div>
       )}
       <div class="media-actions">
-        <button type="button" class="secondary" onClick={openLibrary}>
-          {t('media.fromLibrary')}
-        </button>
+        {mayUpload && (
+          <button type="button" class="secondary" onClick={openLibrary}>
+            {t('media.fromLibrary')}
+          </button>
+        )}
         {value !== '' && (
           <button type="button" class="secondary" onClick={() => onChange('')}>
             {t('media.remove')}
           </button>
         )}
       </div>
-      <MediaUpload id="event-picture-file" onUploaded={(uploaded) => choose(uploaded)} />
+      {mayUpload && <MediaUpload id="event-picture-file" onUploaded={(uploaded) => choose(uploaded)} />}
       <dialog ref={dialog} class="media-dialog" aria-labelledby="media-dialog-title" onClose={() => setOpen(false)}>
         <h2 id="media-dialog-title">{t('media.fromLibrary')}</h2>
         {open && (

@@ -8,12 +8,19 @@ import { after, it } from 'node:test';
 import assert from 'node:assert/strict';
 import sharp from 'sharp';
 import { forEachStore, type TestServer } from '../support/harness.js';
+import { loadConfig } from '../../src/config.js';
 import { startFakeS3 } from '../support/fake-s3.js';
 import { jpegWithGps, plainImage, uploadRaw } from '../support/media.js';
 
 const s3 = await startFakeS3('calendar-media', 'test-access');
 after(() => s3.close());
 const env = { MEDIA_S3_ENDPOINT: s3.endpoint, MEDIA_S3_BUCKET: 'calendar-media', MEDIA_S3_ACCESS_KEY: 'test-access', MEDIA_S3_SECRET_KEY: 'test-secret', MEDIA_S3_REGION: 'eu-west-1' };
+
+it('refuses a bucket without its endpoint and keys, and endpoints that are not http(s) URLs', () => {
+  assert.throws(() => loadConfig({ MEDIA_S3_BUCKET: 'media' }), /MEDIA_S3_BUCKET needs MEDIA_S3_ENDPOINT, MEDIA_S3_ACCESS_KEY and MEDIA_S3_SECRET_KEY/);
+  assert.throws(() => loadConfig({ ...env, MEDIA_S3_ENDPOINT: 'ftp://x' }), /MEDIA_S3_ENDPOINT must be an http\(s\) URL/);
+  assert.equal(loadConfig({ ...env, MEDIA_S3_PUBLIC_URL: 'https://cdn.example.org/m/' }).mediaS3PublicUrl, 'https://cdn.example.org/m');
+});
 
 forEachStore(
   'media library on S3-compatible storage',

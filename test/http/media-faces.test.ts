@@ -1,6 +1,6 @@
 /**
  * Uploaded images on the public faces (docs/media.md): the event, list and month pages (`srcset`,
- * `sizes`, `width`, `height`, the alt text, lazy loading), the iCalendar feeds (`ATTACH;FMTTYPE`),
+ * `sizes`, `width`, `height`, the alt text, lazy loading), the iCalendar feeds and CalDAV (`ATTACH;FMTTYPE`),
  * the FullCalendar source (the URL, alt text, dimensions, `srcset`), the federation Event object
  * (`image` and `attachment` with `mediaType` and the alt text as `name`), and the REST answer
  * unchanged in shape (no alt text there: the original has none).
@@ -60,8 +60,8 @@ forEachStore(
       assert.match(thumb, / src="[^"]+\/thumbnail\.jpg" width="150" height="150" alt="" loading="lazy"/);
     });
 
-    it('attaches it in the iCalendar feeds with its type', async () => {
-      for (const path of [`${new URL(event.url).pathname}ical/`, '/events/month/2031-05/?ical=1']) {
+    it('attaches it in the iCalendar feeds and CalDAV with its type', async () => {
+      for (const path of [`${new URL(event.url).pathname}ical/`, '/events/month/2031-05/?ical=1', '/dav/public/calendars/events/']) {
         const feed = await page(path);
         assert.equal(feed.status, 200, path);
         const unfolded = feed.text.replace(/\r\n /g, '');

@@ -87,10 +87,18 @@ forEachStore(
       assert.deepEqual(object.attachment, [{ type: 'Document', url: media.url, mediaType: 'image/jpeg', name: 'The stage lit in blue & gold' }]);
     });
 
-    it('follows a change of alt text on the pages', async () => {
+    it('follows a change of alt text on the pages and in federation (an Update)', async () => {
       const patched = await t.api.patch(`/api/calendar/admin/v1/media/${media.id}`, { as: 'admin', json: { alt_text: 'Now in red' } });
       assert.equal(patched.status, 200);
       assert.match(imgOf((await page(new URL(event.url).pathname)).text), / alt="Now in red"/);
+      // Federation: the event's object changed (the Image's name), so the outbox sends an Update.
+      let updated = false;
+      for (let i = 0; i < 200 && !updated; i++) {
+        const outbox = (await (await fetch(`${t.origin}/federation/actors/events/outbox?page=1`, { headers: { accept: 'application/activity+json' } })).json()) as { orderedItems?: any[] };
+        updated = (outbox.orderedItems ?? []).some((a) => a.type === 'Update' && a.object?.image?.name === 'Now in red');
+        if (!updated) await new Promise((r) => setTimeout(r, 50));
+      }
+      assert.ok(updated, 'an Update with the new alt text is in the outbox');
     });
   },
   { MEDIA_DIR: join(dir, 'media'), FEDERATION: 'true', FEDERATION_ALLOW_PRIVATE_ADDRESSES: 'true' },

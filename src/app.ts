@@ -36,6 +36,7 @@ import { registerAdminFace } from './admin/index.js';
 import { registerCalDav } from './caldav/index.js';
 import { registerEmbedFace } from './embed/index.js';
 import { registerSubmissionsFace } from './submissions/index.js';
+import { registerMediaFace } from './media/index.js';
 
 export interface BuiltApp extends Core {
   app: FastifyInstance;
@@ -124,7 +125,7 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
   await registerCompression(app);
 
   store.setLogger(app.log);
-  registerBodyParsers(app);
+  registerBodyParsers(app, { mediaMaxBytes: config.mediaMaxBytes });
 
   // The rate limit keys by the user when the credentials are valid: the REST face's credential
   // hook (an app-level onRequest hook) runs before the plugin's (route-level) ones.
@@ -155,6 +156,7 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
   registerEmbedFace(app, { config, services });
   // Community submissions (src/submissions, issue 29): the form and the submitter's status page.
   registerSubmissionsFace(app, services);
+  registerMediaFace(app, services); // the media library's files (docs/media.md)
 
   // Repeated anonymous reads answered from the bytes of the same answer, below Fastify (issue 27:
   // web/replay.ts); in front of the server's request listeners, once every face added its own.

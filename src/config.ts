@@ -171,6 +171,20 @@ export interface Config {
   smtpUrl?: string;
   /** The sender of e-mails. */
   smtpFrom: string;
+  /** The media library's folder (local disk storage; docs/media.md). */
+  mediaDir: string;
+  /** The largest image upload accepted (bytes). */
+  mediaMaxBytes: number;
+  /** The most pixels (width × height) an uploaded image may have, checked before it is decoded. */
+  mediaMaxPixels: number;
+  /** S3-compatible storage (used instead of `mediaDir` when `mediaS3Bucket` is set). */
+  mediaS3Endpoint?: string;
+  mediaS3Bucket?: string;
+  mediaS3Region: string;
+  mediaS3AccessKey?: string;
+  mediaS3SecretKey?: string;
+  /** Where the bucket's objects are public (a CDN or the bucket's own URL); unset: served through /media/. */
+  mediaS3PublicUrl?: string;
 }
 
 /** IMPORT_MAX_BYTES' default: 10 MiB, as the admin API's uploads. */
@@ -907,6 +921,66 @@ export const SETTINGS: Setting[] = [
     description: 'the SMTP server e-mails go through (smtp://user:pass@host:587, smtps://…); unset: no e-mail',
   },
   { env: 'SMTP_FROM', flag: '--smtp-from', key: 'smtpFrom', group: 'mail', defaultText: 'calendar@localhost', description: 'the sender of e-mails' },
+  { env: 'MEDIA_DIR', flag: '--media-dir', key: 'mediaDir', group: 'server', defaultText: './data/media', description: 'the folder the media library keeps uploaded images in (local disk storage)' },
+  {
+    env: 'MEDIA_MAX_BYTES',
+    flag: '--media-max-bytes',
+    key: 'mediaMaxBytes',
+    type: 'integer',
+    unit: 'bytes',
+    min: 1024,
+    group: 'limits',
+    defaultText: '10485760',
+    description: 'the largest image upload accepted (media library, submissions); larger: 413',
+  },
+  {
+    env: 'MEDIA_MAX_PIXELS',
+    flag: '--media-max-pixels',
+    key: 'mediaMaxPixels',
+    type: 'integer',
+    unit: 'pixels',
+    min: 1,
+    group: 'limits',
+    defaultText: '40000000',
+    description: 'the most pixels (width × height) an uploaded image may have; checked before it is decoded',
+  },
+  {
+    env: 'MEDIA_S3_ENDPOINT',
+    flag: '--media-s3-endpoint',
+    key: 'mediaS3Endpoint',
+    type: 'url',
+    group: 'server',
+    defaultText: '(none)',
+    description: 'S3-compatible storage: the endpoint (https://s3.eu-west-1.amazonaws.com, a MinIO or R2 URL); path-style requests',
+  },
+  {
+    env: 'MEDIA_S3_BUCKET',
+    flag: '--media-s3-bucket',
+    key: 'mediaS3Bucket',
+    group: 'server',
+    defaultText: '(none)',
+    description: 'S3-compatible storage: the bucket; set, uploads go there instead of MEDIA_DIR',
+  },
+  { env: 'MEDIA_S3_REGION', flag: '--media-s3-region', key: 'mediaS3Region', group: 'server', defaultText: 'us-east-1', description: 'S3-compatible storage: the region requests are signed for' },
+  { env: 'MEDIA_S3_ACCESS_KEY', flag: '--media-s3-access-key', key: 'mediaS3AccessKey', group: 'server', defaultText: '(none)', description: 'S3-compatible storage: the access key id' },
+  {
+    env: 'MEDIA_S3_SECRET_KEY',
+    flag: '--media-s3-secret-key',
+    key: 'mediaS3SecretKey',
+    secret: true,
+    group: 'server',
+    defaultText: '(none)',
+    description: 'S3-compatible storage: the secret access key',
+  },
+  {
+    env: 'MEDIA_S3_PUBLIC_URL',
+    flag: '--media-s3-public-url',
+    key: 'mediaS3PublicUrl',
+    type: 'url',
+    group: 'server',
+    defaultText: '(none)',
+    description: "S3-compatible storage: where the bucket's objects can be read publicly (a CDN); unset: images are served through /media/ from the bucket",
+  },
 ];
 
 /** The settings administrators may change in the app (`scope: 'calendar'`). */
@@ -1342,6 +1416,43 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Part
     federationRetrySchedule: declared('federationRetrySchedule'),
     federationIconUrl,
     ...submissionSettings(pick),
+    ...mediaSettings(pick),
+  };
+}
+
+/** The media library's settings (docs/media.md): local folder or S3-compatible bucket, limits. */
+function mediaSettings(
+  pick: (key: keyof Config, envName: string) => string | undefined,
+): Pick<Config, 'mediaDir' | 'mediaMaxBytes' | 'mediaMaxPixels' | 'mediaS3Endpoint' | 'mediaS3Bucket' | 'mediaS3Region' | 'mediaS3AccessKey' | 'mediaS3SecretKey' | 'mediaS3PublicUrl'> {
+  const optional = (key: keyof Config, env: string): string | undefined => {
+    const v = pick(key, env)?.trim();
+    return v === undefined || v === '' ? undefined : v;
+  };
+  const endpoint = optional('mediaS3Endpoint', 'MEDIA_S3_ENDPOINT');
+  const bucket = optional('mediaS3Bucket', 'MEDIA_S3_BUCKET');
+  const publicUrl = optional('mediaS3PublicUrl', 'MEDIA_S3_PUBLIC_URL');
+  const accessKey = optional('mediaS3AccessKey', 'MEDIA_S3_ACCESS_KEY');
+  const secretKey = optional('mediaS3SecretKey', 'MEDIA_S3_SECRET_KEY');
+  for (const [name, url] of [
+    ['MEDIA_S3_ENDPOINT', endpoint],
+    ['MEDIA_S3_PUBLIC_URL', publicUrl],
+  ] as const) {
+    if (url !== undefined && !/^https?:\/\/[^\s]+$/i.test(url)) throw new ConfigError(`${name} must be an http(s) URL, got "${maskUrl(url)}"`);
+  }
+  if (bucket !== undefined && (endpoint === undefined || accessKey === undefined || secretKey === undefined)) {
+    throw new ConfigError('MEDIA_S3_BUCKET needs MEDIA_S3_ENDPOINT, MEDIA_S3_ACCESS_KEY and MEDIA_S3_SECRET_KEY');
+  }
+  const mediaDir = optional('mediaDir', 'MEDIA_DIR') ?? './data/media';
+  return {
+    mediaDir,
+    mediaMaxBytes: declaredSetting(pick, 'mediaMaxBytes'),
+    mediaMaxPixels: declaredSetting(pick, 'mediaMaxPixels'),
+    mediaS3Region: optional('mediaS3Region', 'MEDIA_S3_REGION') ?? 'us-east-1',
+    ...(endpoint !== undefined ? { mediaS3Endpoint: endpoint.replace(/\/+$/, '') } : {}),
+    ...(bucket !== undefined ? { mediaS3Bucket: bucket } : {}),
+    ...(accessKey !== undefined ? { mediaS3AccessKey: accessKey } : {}),
+    ...(secretKey !== undefined ? { mediaS3SecretKey: secretKey } : {}),
+    ...(publicUrl !== undefined ? { mediaS3PublicUrl: publicUrl.replace(/\/+$/, '') } : {}),
   };
 }
 

@@ -27,6 +27,8 @@ interface Item {
   cost: string;
   categories: string[];
   featured: boolean;
+  /** the featured image, shown in the list */
+  image: { src: string; srcset: string; alt: string; width: number | null; height: number | null } | null;
 }
 
 interface SourceEvent {
@@ -41,6 +43,11 @@ interface SourceEvent {
     cost: string;
     categories: Array<{ name: string }>;
     featured: boolean;
+    image?: string | null;
+    imageAlt?: string;
+    imageSrcset?: string;
+    imageWidth?: number | null;
+    imageHeight?: number | null;
     timezoneAbbr: string;
     localStart: string;
     localEnd: string;
@@ -303,6 +310,7 @@ export class EventsCalendar extends HTMLElement {
       cost: x.cost,
       categories: x.categories.map((c) => c.name),
       featured: x.featured,
+      image: x.image ? { src: x.image, srcset: x.imageSrcset ?? '', alt: x.imageAlt ?? '', width: x.imageWidth ?? null, height: x.imageHeight ?? null } : null,
     };
   }
 
@@ -368,6 +376,19 @@ export class EventsCalendar extends HTMLElement {
       text: compact ? `${this.fmt({ weekday: 'short', day: 'numeric', month: 'short' }, item.start.slice(0, 10))}, ${this.timeText(item)}` : this.timeText(item),
     });
     li.append(link, when);
+    if (!compact && item.image && /^https?:\/\//i.test(item.image.src)) {
+      // Decorative beside the event's name unless it has alt text of its own; sized to stop the list jumping.
+      const img = el('img', { src: item.image.src, alt: item.image.alt, loading: 'lazy', decoding: 'async', part: 'image', class: 'image' });
+      if (item.image.srcset) {
+        img.setAttribute('srcset', item.image.srcset);
+        img.setAttribute('sizes', '(max-width: 480px) 100vw, 160px');
+      }
+      if (item.image.width && item.image.height) {
+        img.setAttribute('width', String(item.image.width));
+        img.setAttribute('height', String(item.image.height));
+      }
+      li.prepend(img);
+    }
     if (!compact) {
       if (item.venue) li.append(el('span', { class: 'venue', part: 'venue', text: item.venue }));
       if (item.cost) li.append(el('span', { class: 'cost', part: 'cost', text: item.cost }));

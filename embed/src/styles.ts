@@ -21,6 +21,7 @@ ul{list-style:none;margin:0;padding:0}
 .day-heading{font-size:1em;margin:1em 0 .3em;color:var(--_muted)}
 .event{display:flex;flex-wrap:wrap;gap:.2em .8em;padding:.45em 0;border-bottom:1px solid var(--_border)}
 .event .name{font-weight:600}
+.event .image{flex:0 0 100%;max-width:160px;height:auto;border-radius:calc(var(--_radius)/2)}
 .time,.venue,.cost,.terms{color:var(--_muted);font-size:.92em}
 .upcoming .event{display:block;padding:.3em 0}
 .upcoming .time{display:block}
@@ -33,5 +34,5 @@ td.today{background:var(--_today)}
 .chip{display:block;font-size:.8em;margin-top:.15em;padding:.1em .3em;border-radius:calc(var(--_radius)/2);background:var(--_event);color:var(--_event-color);text-decoration:none;overflow:hidden;text-overflow:ellipsis;white-space:nowrap}
 .chip:hover{text-decoration:underline}
 .more{font-size:.8em;color:var(--_muted)}
-@container (max-width:480px){td{height:auto;min-height:3em}.chip{white-space:normal}th{font-size:.75em}}
+@container (max-width:480px){.event .image{max-width:100%}td{height:auto;min-height:3em}.chip{white-space:normal}th{font-size:.75em}}
 `;

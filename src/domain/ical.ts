@@ -10,7 +10,8 @@
  * last; `DTSTART`/`DTEND` in the event's zone with `TZID` (events in `UTC` or a manual offset such
  * as `UTC+2`, which have no VTIMEZONE, in UTC), all-day events as `VALUE=DATE` with the exclusive
  * end date; plain-text `DESCRIPTION`, `LOCATION` (venue name and address), `GEO`, `CATEGORIES`,
- * `ORGANIZER` (the first organizer that has a valid e-mail address), `URL`, `LAST-MODIFIED`.
+ * `ORGANIZER` (the first organizer that has a valid e-mail address), `URL`, `LAST-MODIFIED`,
+ * `ATTACH;FMTTYPE=…` (the featured image).
  *
  * Parameter values (the organizer's `CN`, the only one written from stored text) are written by
  * `paramValue`, not by the library (which backslash-escapes a `"` inside a quoted value: RFC 5545 has
@@ -23,7 +24,8 @@
 import ical, { escape, ICalCalendarMethod, type ICalCalendar, type ICalEvent } from 'ical-generator';
 import { getVtimezoneComponent } from '@touch4it/ical-timezones';
 import { DateTime } from 'luxon';
-import type { PublicEvent, PublicVenue, SeriesFeed } from './public-records.js';
+import type { PublicEvent, PublicImage, PublicVenue, SeriesFeed } from './public-records.js';
+import { imageDetails } from './representations/image.js';
 import { plainText } from './plain-text.js';
 import { isOrganizerEmail } from './linked-posts/index.js';
 
@@ -101,6 +103,19 @@ export function addLines(event: ICalEvent, lines: string[]): void {
   if (lines.length === 0) return;
   const original = event.toString.bind(event);
   event.toString = () => original().replace(/END:VEVENT\r\n$/, `${lines.join('\r\n')}\r\nEND:VEVENT\r\n`);
+}
+
+const IMAGE_TYPES: Record<string, string> = { jpg: 'image/jpeg', jpeg: 'image/jpeg', png: 'image/png', gif: 'image/gif', webp: 'image/webp', avif: 'image/avif' };
+
+/**
+ * The featured image as `ATTACH;FMTTYPE=image/…:URL` (RFC 5545 §3.8.1.1): its type as uploaded
+ * (the media library), else guessed from the URL's extension (left out when unknown); only an
+ * http(s) URL without spaces, so nothing but the URL reaches the line.
+ */
+export function attachLine(image: PublicImage): string | undefined {
+  if (!/^https?:\/\/[^\s"]+$/i.test(image.url)) return undefined;
+  const type = imageDetails(image)?.mime || IMAGE_TYPES[/\.([a-z0-9]+)(?:[?#].*)?$/i.exec(image.url)?.[1]?.toLowerCase() ?? ''];
+  return `ATTACH${type ? `;FMTTYPE=${type}` : ''}:${image.url}`;
 }
 
 /** Which zones have a VTIMEZONE (kept: the answer never changes while the process runs). */
@@ -194,7 +209,11 @@ function calendarOf(options: FeedOptions): { cal: ICalCalendar; add: (e: PublicE
       categories: e.categories.map((c) => ({ name: plainText(c.name) })),
     });
     // ORGANIZER is a calendar user address: written for an organizer with an e-mail address, its CN by paramValue.
-    if (organizer) addLines(event, [organizer]);
+    const attach = e.image ? attachLine(e.image) : undefined;
+    addLines(
+      event,
+      [organizer, attach].filter((l): l is string => l !== undefined),
+    );
   };
   const add = (e: PublicEvent) => {
     const seriesId = seriesIdOf(e);

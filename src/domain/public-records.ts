@@ -5,6 +5,15 @@
  * iCalendar writer (ical.ts) both use them without importing each other.
  */
 
+/** A featured image as the API's public representation holds it (`sizes`: the media library's variants). */
+export interface PublicImage {
+  url: string;
+  alt?: string;
+  width?: number | false;
+  height?: number | false;
+  sizes?: Record<string, { width: number; height: number; url: string; 'mime-type'?: string }>;
+}
+
 /** An event as the API's public representation holds it (the fields the pages and feeds read). */
 export interface PublicEvent {
   id: number;
@@ -16,7 +25,7 @@ export interface PublicEvent {
   status: string;
   date_utc: string;
   modified_utc: string;
-  image: false | { url: string; alt?: string; width?: number; height?: number };
+  image: false | PublicImage;
   all_day: boolean;
   start_date: string;
   end_date: string;

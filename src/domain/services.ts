@@ -20,6 +20,7 @@ import { createUserService, type UserService } from './users.js';
 import { createVersionService, type VersionService } from './versions.js';
 import { createSubmissionService, type SubmissionService } from './submissions/index.js';
 import { createEditLockService, type EditLockService } from './edit-locks.js';
+import { createMediaService, type MediaService } from './media/index.js';
 
 export interface Services {
   config: Config;
@@ -47,6 +48,8 @@ export interface Services {
   submissions: SubmissionService;
   /** Who has an event open in the admin app's editor (post locks), and who changed it last. */
   editLocks: EditLockService;
+  /** The media library: uploaded images, their files and alt texts (docs/media.md). */
+  media: MediaService;
 }
 
 export function createServices(config: Config, store: Store): Services {
@@ -106,5 +109,6 @@ export function createServices(config: Config, store: Store): Services {
     versions: createVersionService(store),
     submissions,
     editLocks: createEditLockService(store, clock),
+    media: createMediaService(config, store.db, clock),
   };
 }

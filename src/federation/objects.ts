@@ -15,6 +15,7 @@
 import { createHash } from 'node:crypto';
 import { DateTime } from 'luxon';
 import sanitizeHtml from 'sanitize-html';
+import { imageDetails } from '../domain/representations/image.js';
 
 export const AS_PUBLIC = 'https://www.w3.org/ns/activitystreams#Public';
 
@@ -81,7 +82,7 @@ export interface PublicEventJson {
   start_date: string;
   end_date: string;
   timezone: string;
-  image?: false | { url: string; alt?: string; width?: number; height?: number; mime_type?: string };
+  image?: false | { url: string; alt?: string; width?: number | false; height?: number | false; mime_type?: string };
   categories?: Array<{ name: string; slug: string }>;
   tags?: Array<{ name: string; slug: string }>;
   venue?:
@@ -227,12 +228,18 @@ export function eventObject(urls: FederationUrls, e: PublicEventJson, options: {
     });
   }
   if (e.image && e.image.url) {
-    const mediaType = e.image.mime_type || guessMediaType(e.image.url);
+    // The media library's alt text and type, kept beside the REST shape (which has no room for them).
+    const details = imageDetails(e.image);
+    const alt = e.image.alt || details?.alt || '';
+    const mediaType = e.image.mime_type || details?.mime || guessMediaType(e.image.url);
     const image: Record<string, unknown> = { type: 'Image', url: e.image.url };
     if (mediaType) image.mediaType = mediaType;
-    if (e.image.alt) image.name = textOf(e.image.alt);
+    // Alt text is kept as plain text (not HTML, as titles are): only its white space is tidied.
+    const altText = alt.replace(/\s+/g, ' ').trim();
+    if (altText) image.name = altText;
+    if (typeof e.image.width === 'number' && typeof e.image.height === 'number') Object.assign(image, { width: e.image.width, height: e.image.height });
     object.image = image;
-    object.attachment = [{ type: 'Document', url: e.image.url, ...(mediaType ? { mediaType } : {}), name: e.image.alt ? textOf(e.image.alt) : name }];
+    object.attachment = [{ type: 'Document', url: e.image.url, ...(mediaType ? { mediaType } : {}), name: altText || name }];
   }
   const tags = [
     ...(e.categories ?? []).map((c) => ({ type: 'Hashtag', name: tagName(c.name), href: options.categoryUrl(c.slug) })),

@@ -35,6 +35,7 @@ import { adminRecurrenceRoutes } from './routes/admin-recurrence.js';
 import { adminImportRoutes } from './routes/admin-imports.js';
 import { adminChangeRoutes } from './routes/admin-changes.js';
 import { adminEditingRoutes } from './routes/admin-editing.js';
+import { adminMediaRoutes } from './routes/admin-media.js';
 import { closeFollowers } from '../domain/change-stream.js';
 import { ADMIN_NAMESPACE, adminRoutes } from './routes/admin-webhooks.js';
 import { adminFederationRoutes } from './routes/admin-federation.js';
@@ -281,6 +282,7 @@ export function registerRestApi(app: FastifyInstance, { config, services, webhoo
   admin.push(...adminImportRoutes(services)); // imports as jobs, export downloads (issue 28)
   admin.push(...adminChangeRoutes(services)); // the change log as JSON and server-sent events (issue 28)
   admin.push(...adminEditingRoutes(services)); // who has an event open in the editor (post locks)
+  admin.push(...adminMediaRoutes(services)); // the media library (docs/media.md)
   app.addHook('preClose', async () => closeFollowers(services)); // open change streams end when the server closes
   if (federation) admin.push(...adminFederationRoutes(federation)); // fediverse followers and deliveries (issue 31)
   // Community submissions (issue 29): moderation here, the public routes in a namespace of their own;

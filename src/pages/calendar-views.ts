@@ -7,6 +7,7 @@ import type { PublicEvent } from '../domain/public-records.js';
 import { html, plainText, type SafeHtml } from './html.js';
 import { dayText, daysCovered, timeText, type DayView, type ListView, type MonthView } from './view-helpers.js';
 import type { ViewParts } from './view-parts.js';
+import { thumbnailTag } from './image-views.js';
 
 /** A list page: upcoming or past events, a search's results, a category's or tag's or series' events. */
 export function listView(parts: ViewParts, v: ListView): string {
@@ -45,7 +46,7 @@ export function monthView(parts: ViewParts, v: MonthView): string {
       const classes = ['day', d.month !== first.month ? 'other-month' : '', day === v.today ? 'today' : '', events.length ? 'has-events' : ''].filter(Boolean).join(' ');
       cells.push(html`<td class="${classes}"${day === v.today ? html` aria-current="date"` : ''}>
 <a class="day-number" href="${v.dayUrl(day)}" aria-label="${dayText(day)}${events.length ? `, ${events.length} ${events.length === 1 ? 'event' : 'events'}` : ''}">${d.day}</a>
-${shown.length ? html`<ul>${shown.map((e) => html`<li><a href="${e.url}">${e.all_day ? '' : html`<span class="time">${timeText(e.start_date, time)}</span> `}${plainText(e.title)}</a></li>`)}</ul>` : ''}
+${shown.length ? html`<ul>${shown.map((e) => html`<li><a href="${e.url}">${e.image ? thumbnailTag(e.image) : ''}${e.all_day ? '' : html`<span class="time">${timeText(e.start_date, time)}</span> `}${plainText(e.title)}</a></li>`)}</ul>` : ''}
 ${more > 0 || (v.truncated && events.length) ? html`<a class="more" href="${v.dayUrl(day)}">${more > 0 ? `+ ${more} more` : 'more'}</a>` : ''}
 </td>`);
     }

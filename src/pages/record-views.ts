@@ -7,6 +7,7 @@ import type { EventsPage, PublicEvent, PublicOrganizer, PublicVenue } from '../d
 import { html, jsonLdScript, plainText } from './html.js';
 import { eventDay, googleCalendarUrl, isoOf, mapUrl, outlookUrl, safeDescription, safeUrl, timeText, whenText, type PageMeta, type Subscription } from './view-helpers.js';
 import type { ViewParts } from './view-parts.js';
+import { imageTag } from './image-views.js';
 
 /** A single event's page (or one occurrence's), with its JSON-LD. */
 export function eventView(parts: ViewParts, e: PublicEvent, meta: PageMeta): string {
@@ -19,7 +20,7 @@ export function eventView(parts: ViewParts, e: PublicEvent, meta: PageMeta): str
 <p class="back"><a href="${url('/events/')}">« All events</a></p>
 <h1>${plainText(e.title)}</h1>
 <p class="when"><time datetime="${isoOf(e.start_date, e.utc_start_date, e.all_day)}">${whenText(e, f)}</time>${e.all_day ? '' : html` <span class="zone">(${e.timezone})</span>`}</p>
-${image && safeUrl(image.url) ? html`<figure class="image"><img src="${safeUrl(image.url)}" alt="${plainText(e.title)}"${image.width ? html` width="${image.width}"` : ''}${image.height ? html` height="${image.height}"` : ''}></figure>` : ''}
+${image && safeUrl(image.url) ? html`<figure class="image">${imageTag(image, { sizes: '(max-width: 50rem) 100vw, 50rem', alt: plainText(e.title) })}</figure>` : ''}
 <div class="description">${safeDescription(e.description)}</div>
 <section class="details" aria-labelledby="details-heading">
 <h2 id="details-heading">Details</h2>

@@ -10,6 +10,7 @@ import { costShown } from '../domain/representations/event.js';
 import type { EventFilter, PublicEvent, PublicOrganizer, PublicTerm } from '../domain/public-records.js';
 import { HEADER_LABELS, siteHeader } from '../web/site-header.js';
 import { html, plainText, type SafeHtml } from './html.js';
+import { imageTag } from './image-views.js';
 import { isoOf, safeUrl, STYLESHEET_PATH, subscribeLinks, whenText, type DateFormats, type PageMeta, type Subscription } from './view-helpers.js';
 
 /** The pages' shared pieces (see {@link createViewParts}). */
@@ -96,6 +97,7 @@ ${main}
     const title = html`<a href="${e.url}">${plainText(e.title)}</a>`;
     return html`<article class="event${e.featured ? ' featured' : ''}">
 ${headingLevel === 2 ? html`<h2>${title}</h2>` : html`<h3>${title}</h3>`}
+${e.image ? imageTag(e.image, { sizes: '(max-width: 30rem) 100vw, 300px', alt: '', prefer: 'medium', className: 'picture' }) : ''}
 <p class="when"><time datetime="${isoOf(e.start_date, e.utc_start_date, e.all_day)}">${whenText(e, shownFormats)}</time></p>
 ${venue ? html`<p class="where"><a href="${venue.url}">${plainText(venue.venue)}</a>${venue.city ? html`, ${venue.city}` : ''}</p>` : ''}
 ${e.cost ? html`<p class="cost">${plainText(costShown(e))}</p>` : ''}

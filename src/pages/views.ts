@@ -109,6 +109,8 @@ table.month li{margin-bottom:.2rem;overflow-wrap:anywhere}
 .more{font-size:.8rem}
 .event-single .description{margin:1rem 0}
 .event-single img{max-width:100%;height:auto}
+.event img.picture{display:block;width:100%;max-width:300px;height:auto;margin:.5rem 0;border-radius:4px}
+.month img.thumb{display:block;width:2.5rem;height:2.5rem;object-fit:cover;border-radius:3px;margin-bottom:.125rem}
 dl{display:grid;grid-template-columns:max-content 1fr;gap:.25rem 1rem}dt{font-weight:700}dd{margin:0}
 dd .terms{margin:0}
 address{font-style:normal}

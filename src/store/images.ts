@@ -6,9 +6,9 @@
  *   const id = await insertImage(db, { url: 'https://x/y.png', extension: 'png', mime_type: 'image/png', width: null, height: null, author_id: 1, created_gmt: '…' });
  */
 import { byChunks } from './lists.js';
-import type { Insertable } from 'kysely';
+import { sql, type Insertable } from 'kysely';
 import type { Executor, ImageRow, ImagesTable } from './schema.js';
-import { noteChange } from './changes.js';
+import { noteChange, notePostBefore } from './changes.js';
 import { afterExplicitId, takeWantedId } from './import-context.js';
 import { storedIds } from './ranges.js';
 
@@ -32,4 +32,58 @@ export async function insertImage(db: Executor, image: Insertable<ImagesTable>):
   if (wanted !== undefined) await afterExplicitId(db, 'image');
   await noteChange(db, 'image', Number(row.id), 'create');
   return Number(row.id);
+}
+
+/** An uploaded image by its storage key (the same bytes uploaded twice share their files). */
+export async function findImageByStorageKey(db: Executor, key: string): Promise<ImageRow | undefined> {
+  return db.selectFrom('images').selectAll().where('storage_key', '=', key).orderBy('id').limit(1).executeTakeFirst();
+}
+
+/** `%` and `_` of a search taken literally in a LIKE pattern (escape character `\`). */
+function likePattern(text: string): string {
+  return '%' + text.toLowerCase().replace(/[\\%_]/g, (c) => '\\' + c) + '%';
+}
+
+export interface MediaPageQuery {
+  search?: string;
+  /** only this author's uploads */
+  authorId?: number;
+  /** only the upload with this URL (an editor finding the item of an event's image) */
+  url?: string;
+  limit: number;
+  offset: number;
+}
+
+/** The media library: uploaded images (not URL ones), newest first, with their total. */
+export async function findMediaPage(db: Executor, q: MediaPageQuery): Promise<{ rows: ImageRow[]; total: number }> {
+  let base = db.selectFrom('images').where('storage_key', '<>', '');
+  if (q.authorId !== undefined) base = base.where('author_id', '=', q.authorId);
+  if (q.url !== undefined) base = base.where('url', '=', q.url);
+  if (q.search !== undefined && q.search !== '') {
+    const pattern = likePattern(q.search);
+    base = base.where((eb) => eb.or((['filename', 'alt'] as const).map((column) => eb(eb.fn('lower', [column]), 'like', sql<string>`${pattern} ESCAPE '\\'`))));
+  }
+  const counted = await base.select((eb) => eb.fn.countAll<number | string>().as('n')).executeTakeFirst();
+  const rows = await base.selectAll().orderBy('id', 'desc').limit(q.limit).offset(q.offset).execute();
+  return { rows, total: Number(counted?.n ?? 0) };
+}
+
+/** Note the posts that show this image as changed (their pages and feeds show its alt text). */
+async function notePostsShowing(db: Executor, id: number): Promise<void> {
+  const posts = await db.selectFrom('posts').select('id').where('image_id', '=', id).execute();
+  for (const p of posts) await notePostBefore(db, Number(p.id), false);
+}
+
+export async function updateImageAlt(db: Executor, id: number, alt: string): Promise<void> {
+  await db.updateTable('images').set({ alt }).where('id', '=', id).execute();
+  await noteChange(db, 'image', id, 'update');
+  await notePostsShowing(db, id);
+}
+
+/** Delete an image record; the posts that showed it show none (the foreign key sets theirs to null). */
+export async function deleteImage(db: Executor, id: number): Promise<void> {
+  await notePostsShowing(db, id);
+  await db.updateTable('posts').set({ image_id: null }).where('image_id', '=', id).execute();
+  await db.deleteFrom('images').where('id', '=', id).execute();
+  await noteChange(db, 'image', id, 'delete');
 }

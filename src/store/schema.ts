@@ -115,6 +115,13 @@ export interface ImagesTable {
   height: number | null;
   author_id: number;
   created_gmt: string;
+  /** the uploaded files' name in the media storage; '' for an image given as a URL (026_media) */
+  storage_key: Generated<string>;
+  alt: Generated<string>;
+  filename: Generated<string>;
+  filesize: number | null;
+  /** JSON: the resized variants (domain/media), '' for none */
+  sizes: Generated<string>;
 }
 
 export interface UsersTable {

@@ -28,6 +28,8 @@ import { registerErrorShape, withErrorHeaders } from '../web/error-shapes.js';
 import { sessionOfRequest } from '../web/sessions.js';
 import { FIELD_ERRORS, FORM_ERRORS_FR, messagesOf, type Messages } from './messages.js';
 import { errorPage, formPage, notFoundPage, POW_SCRIPT, SCRIPT_PATH, signInPage, statusPage, STYLE_PATH, STYLESHEET, type FormValues, type FormView, type Option, type Site } from './views.js';
+import { UploadedFile } from '../web/uploads.js';
+import type { ImageRow } from '../store/schema.js';
 
 export const SUBMIT_PATH = '/events/submit/';
 export const STATUS_PATH = '/events/submit/status/';
@@ -200,6 +202,7 @@ export function registerSubmissionsFace(app: FastifyInstance, services: Services
       ...(nonce ? { nonce } : {}),
       maxDescription: config.submissionsMaxDescription,
       maxLinks: config.submissionsMaxLinks,
+      pictureMaxBytes: config.mediaMaxBytes,
       ...extra,
     };
   }
@@ -246,6 +249,21 @@ export function registerSubmissionsFace(app: FastifyInstance, services: Services
     const values = valuesOf(body);
     const { input } = inputOf(values, config.timezone);
     const started = await submissions.stampTime(body._started);
+    // The picture (one, optional) goes into the media library first, as the submitter's (or
+    // nobody's) upload, and the proposal points at it; a proposal refused here takes it away again.
+    let picture: ImageRow | undefined;
+    if (body.picture instanceof UploadedFile) {
+      try {
+        picture = await services.media.upload({ bytes: body.picture.bytes, filename: body.picture.filename, alt: typeof body.picture_alt === 'string' ? body.picture_alt : '' }, viewer);
+      } catch (e) {
+        if (!(e instanceof ApiError) || e.status >= 500) throw e;
+        const kind =
+          e.code === 'rest_upload_file_too_big' || e.code === 'rest_upload_too_many_pixels' ? 'picture_too_big' : e.code === 'rest_upload_unreadable' ? 'picture_unreadable' : 'picture_type';
+        const errors = { picture: FIELD_ERRORS[locale][kind] ?? e.message };
+        return page(reply, e.status, formPage(m, site, await formView(m, values, viewer.id > 0, formNonce, { errors })));
+      }
+      input.image = picture.url;
+    }
     try {
       const { token } = await submissions.create(input, {
         viewer,
@@ -258,6 +276,7 @@ export function registerSubmissionsFace(app: FastifyInstance, services: Services
       });
       return reply.code(303).header('location', `${STATUS_PATH}${token}?sent=1`).header('cache-control', 'no-store').send();
     } catch (e) {
+      if (picture) await services.media.remove(picture);
       if (!(e instanceof ApiError) || e.status >= 500) throw e;
       const { errors, formError } = errorsOf(e, locale);
       for (const [k, v] of Object.entries(e.headers)) reply.header(k, v);

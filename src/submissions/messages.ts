@@ -44,6 +44,9 @@ const en = {
   categories: 'Categories',
   detailsLegend: 'Details',
   image: 'Image URL',
+  picture: 'Or a picture from your device',
+  pictureHelp: (maxBytes: number) => `JPEG, PNG, GIF, WebP or AVIF, at most ${Math.floor(maxBytes / 1048576) || 1} MB. It is shown with the event once a moderator has approved it.`,
+  pictureAlt: 'Describe the picture (for people who cannot see it)',
   cost: 'Cost',
   eventWebsite: 'Event website',
   youLegend: 'You (private: only moderators see this)',
@@ -126,6 +129,9 @@ const fr: Messages = {
   categories: 'Catégories',
   detailsLegend: 'Détails',
   image: 'Adresse de l’image',
+  picture: 'Ou une image de votre appareil',
+  pictureHelp: (maxBytes: number) => `JPEG, PNG, GIF, WebP ou AVIF, ${Math.floor(maxBytes / 1048576) || 1} Mo au plus. Elle est montrée avec l’événement une fois qu’un modérateur l’a accepté.`,
+  pictureAlt: 'Décrivez l’image (pour qui ne peut pas la voir)',
   cost: 'Prix',
   eventWebsite: 'Site de l’événement',
   youLegend: 'Vous (privé : seuls les modérateurs le voient)',
@@ -174,7 +180,11 @@ export function messagesOf(locale: Locale): Messages {
 
 /** Field errors from the API's messages, in the page's language where we know them. */
 export const FIELD_ERRORS: Record<Locale, Record<string, string>> = {
-  en: {},
+  en: {
+    picture_too_big: 'The picture is too large.',
+    picture_type: 'The picture must be a JPEG, PNG, GIF, WebP or AVIF image.',
+    picture_unreadable: 'The picture could not be read.',
+  },
   fr: {
     title: 'Le titre est obligatoire (200 caractères au plus).',
     start_date: 'La date de début est obligatoire et doit être une date.',
@@ -189,6 +199,9 @@ export const FIELD_ERRORS: Record<Locale, Record<string, string>> = {
     categories: 'Catégories inconnues.',
     timezone: 'Fuseau horaire inconnu.',
     cost: 'Le prix est trop long.',
+    picture_too_big: 'L’image est trop grande.',
+    picture_type: 'L’image doit être au format JPEG, PNG, GIF, WebP ou AVIF.',
+    picture_unreadable: 'L’image n’a pas pu être lue.',
   },
 };
 

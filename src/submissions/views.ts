@@ -89,6 +89,8 @@ export interface FormView {
   /** the edit form of the status page: no identity, no stamp */
   editing?: boolean;
   submitLabel?: string;
+  /** a picture may be sent with the form (multipart): the largest accepted (MEDIA_MAX_BYTES) */
+  pictureMaxBytes?: number;
 }
 
 /** The site the pages belong to: its name and its URLs, for the header the calendar's pages show too. */
@@ -174,6 +176,13 @@ function zonePicker(m: Messages, v: FormValues, errors: Record<string, string>, 
 }
 
 /** The form's fields (the submission form and the status page's edit form). */
+/** The picture's file input (one image, checked again by the server) and its alt text. */
+function pictureFields(m: Messages, maxBytes: number, errors: Record<string, string>): SafeHtml {
+  const err = errors.picture;
+  return html`<div class="field"><label for="f-picture">${m.picture}</label><input type="file" id="f-picture" name="picture" accept="image/jpeg,image/png,image/gif,image/webp,image/avif" aria-describedby="f-picture-help${err ? ' f-picture-error' : ''}"${err ? trusted(' aria-invalid="true"') : ''}><p class="help" id="f-picture-help">${m.pictureHelp(maxBytes)}</p>${err ? html`<p class="error" id="f-picture-error">${err}</p>` : ''}</div>
+<div class="field"><label for="f-picture-alt">${m.pictureAlt}</label><input type="text" id="f-picture-alt" name="picture_alt" maxlength="1000"></div>`;
+}
+
 function fields(m: Messages, f: FormView): SafeHtml {
   const v = f.values;
   const e = f.errors;
@@ -211,6 +220,7 @@ ${
     : ''
 }
 ${field(m, v, e, 'image', m.image, { type: 'url' })}
+${f.pictureMaxBytes !== undefined && !f.editing ? pictureFields(m, f.pictureMaxBytes, e) : ''}
 ${field(m, v, e, 'cost', m.cost)}
 ${field(m, v, e, 'website', m.eventWebsite, { type: 'url' })}
 </fieldset>`;
@@ -226,7 +236,7 @@ function errorSummary(m: Messages, f: FormView): SafeHtml {
 
 export function formPage(m: Messages, site: Site, f: FormView): string {
   const body = html`<h1>${m.submitTitle}</h1><p>${m.intro}</p>${errorSummary(m, f)}
-<form method="post" action="${f.action}" id="submission-form" novalidate${f.pow ? html` data-challenge="${f.pow.challenge}" data-pow-working="${m.powWorking}" data-pow-done="${m.powDone}" data-pow-failed="${m.powFailed}"` : ''}>
+<form method="post" action="${f.action}" id="submission-form" novalidate${f.pictureMaxBytes !== undefined && !f.editing ? trusted(' enctype="multipart/form-data"') : ''}${f.pow ? html` data-challenge="${f.pow.challenge}" data-pow-working="${m.powWorking}" data-pow-done="${m.powDone}" data-pow-failed="${m.powFailed}"` : ''}>
 ${fields(m, f)}
 ${
   f.signedIn

@@ -100,7 +100,7 @@ export async function registerCompression(app: FastifyInstance): Promise<void> {
  * Bodies: JSON (an empty one is `{}`; invalid JSON is `rest_invalid_json`), forms (under the
  * query-string limits), and anything else accepted and dropped (not parameters; WordPress ignores them).
  */
-export function registerBodyParsers(app: FastifyInstance): void {
+export function registerBodyParsers(app: FastifyInstance, options: { mediaMaxBytes?: number } = {}): void {
   app.removeAllContentTypeParsers();
   app.addContentTypeParser(['application/json', 'application/*+json'], { parseAs: 'string' }, (_req, body, done) => {
     const text = String(body ?? '');
@@ -118,6 +118,6 @@ export function registerBodyParsers(app: FastifyInstance): void {
     else done(null, parsed);
   });
   // Uploads (the admin API's imports, issue 28): text/calendar and multipart/form-data bodies as parameters.
-  registerUploadParsers(app);
+  registerUploadParsers(app, options);
   app.addContentTypeParser('*', { parseAs: 'buffer' }, (_req, _body, done) => done(null, undefined));
 }

@@ -66,16 +66,19 @@ describe('the admin app in a browser', () => {
   });
 
   it('shows each role the screens it may use', async () => {
-    const navOf = async (login: string, password: string) => {
+    const navOf = async (login: string, password: string, pluginScreen?: string) => {
       const page = await signIn(browser, t, login, password);
+      // The plug-ins' screens join the navigation once their modules have loaded.
+      if (pluginScreen) await page.locator('nav#site-nav a', { hasText: pluginScreen }).waitFor();
       const links = await page.locator('nav#site-nav a').allTextContents();
       await page.context().close();
       return links;
     };
     // Administrators also see the plug-ins' system screens (users, webhooks, …), after the content ones.
     assert.deepEqual((await navOf(ADMIN.login, ADMIN.password)).slice(0, 6), ['Dashboard', 'Events', 'Venues', 'Organizers', 'Categories', 'Tags']);
-    assert.deepEqual(await navOf('ed', 'ed-pw'), ['Dashboard', 'Events', 'Venues', 'Organizers', 'Categories', 'Tags']);
-    assert.deepEqual(await navOf('ann', 'ann-pw'), ['Dashboard', 'Events', 'Venues', 'Organizers']);
+    // The media library (plug-in) is for authors and up (`upload_files`).
+    assert.deepEqual(await navOf('ed', 'ed-pw', 'Media'), ['Dashboard', 'Events', 'Venues', 'Organizers', 'Categories', 'Tags', 'Media']);
+    assert.deepEqual(await navOf('ann', 'ann-pw', 'Media'), ['Dashboard', 'Events', 'Venues', 'Organizers', 'Media']);
     assert.deepEqual(await navOf('carl', 'carl-pw'), ['Dashboard', 'Events', 'Venues', 'Organizers']);
   });
 

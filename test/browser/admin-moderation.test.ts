@@ -11,6 +11,14 @@ import type { Browser, Page } from 'playwright-core';
 import { startServer, type TestServer } from '../support/harness.js';
 import { launchBrowser, seriousViolations } from '../support/browser.js';
 import { EVENT, OPEN, submit } from '../support/submissions.js';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { plainImage } from '../support/media.js';
+
+// The picture sent with a proposal is kept in a media folder of the test's own.
+const mediaDir = mkdtempSync(join(tmpdir(), 'moderation-media-'));
+after(() => rmSync(mediaDir, { recursive: true, force: true }));
 
 const AXE_TAGS = ['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa', 'wcag22aa', 'best-practice'];
 
@@ -27,7 +35,7 @@ describe('the moderation screen in a browser', () => {
   let browser: Browser;
 
   before(async () => {
-    t = await startServer({ name: 'sqlite', url: 'sqlite::memory:' }, OPEN);
+    t = await startServer({ name: 'sqlite', url: 'sqlite::memory:' }, { ...OPEN, MEDIA_DIR: mediaDir });
     await t.built.services.users.add({ login: 'ed', role: 'editor', password: 'ed-password-1', email: 'ed@example.org' });
     browser = await launchBrowser();
   });
@@ -49,6 +57,9 @@ describe('the moderation screen in a browser', () => {
     await form.locator('#f-venue-venue-').fill('Harbour quay');
     await form.locator('#f-name').fill('Vera Visitor');
     await form.locator('#f-email').fill('vera@example.org');
+    // A picture from the device, with its description (the form is multipart).
+    await form.locator('#f-picture').setInputFiles({ name: 'harbour.png', mimeType: 'image/png', buffer: await plainImage(800, 500, 'png') });
+    await form.locator('#f-picture-alt').fill('Lights on the harbour');
     await form.locator('button[type=submit]').click();
     await form.waitForURL(/\/events\/submit\/status\//);
     const statusUrl = form.url().split('?')[0]!;
@@ -64,6 +75,11 @@ describe('the moderation screen in a browser', () => {
     await page.waitForURL(/\/admin\/moderation\/\d+$/);
     await page.getByRole('heading', { name: 'Submission: Harbour lights' }).waitFor();
     assert.match((await page.locator('#submission-status').textContent()) ?? '', /Pending/);
+    // The moderator sees the picture sent with it.
+    const picture = page.getByRole('img', { name: 'The picture sent with the proposal (opens the full size)' });
+    await picture.waitFor();
+    await picture.evaluate((el: HTMLImageElement) => (el.complete ? undefined : new Promise((resolve) => el.addEventListener('load', resolve, { once: true }))));
+    assert.ok(await picture.evaluate((el: HTMLImageElement) => el.naturalWidth > 0), 'the picture loads');
 
     // Ask for changes (the reason is required).
     await page.locator('#changes-reason').fill('Please add the organizer.');
@@ -91,6 +107,8 @@ describe('the moderation screen in a browser', () => {
       ['Harbour lights'],
     );
     assert.equal(list.body.events[0].organizer[0].organizer, 'Harbour Friends');
+    assert.deepEqual(Object.keys(list.body.events[0].image.sizes), ['medium', 'thumbnail', 'medium_large']);
+    assert.match((await t.api.get(list.body.events[0].url)).text, /<img [^>]*alt="Lights on the harbour"/);
     await form.goto(statusUrl);
     assert.match((await form.locator('#submission-status').textContent()) ?? '', /Approved/);
     await visitor.close();

@@ -11,7 +11,9 @@
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { readFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { createServer, type Server } from 'node:http';
 import { fileURLToPath } from 'node:url';
 import { DateTime } from 'luxon';
@@ -19,6 +21,7 @@ import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { startServer, type TestServer } from '../support/harness.js';
 import { fullCalendarBundle, launchBrowser, seriousViolations } from '../support/browser.js';
 import { freePort } from '../../bench/src/processes.js';
+import { plainImage, uploadForm } from '../support/media.js';
 
 const root = fileURLToPath(new URL('../..', import.meta.url));
 
@@ -33,11 +36,17 @@ describe('the calendar on another site', () => {
   const day = (n: number) => month.plus({ days: n - 1 }).toISODate()!;
   let manifest: { file: string; integrity: string };
 
+  const mediaDir = mkdtempSync(join(tmpdir(), 'embed-media-'));
+  let picture: { id: number; url: string };
+  after(() => rmSync(mediaDir, { recursive: true, force: true }));
+
   before(async () => {
     const built = spawnSync(process.execPath, [`${root}embed/build.mjs`, '--if-stale'], { stdio: 'inherit' });
     assert.equal(built.status, 0);
     manifest = JSON.parse(readFileSync(`${root}dist/embed/manifest.json`, 'utf8'));
-    t = await startServer({ name: 'sqlite', url: 'sqlite::memory:' }, { SITE_NAME: 'Springfield Events', CALENDAR_TIMEZONE: 'Europe/Paris' });
+    t = await startServer({ name: 'sqlite', url: 'sqlite::memory:' }, { SITE_NAME: 'Springfield Events', CALENDAR_TIMEZONE: 'Europe/Paris', MEDIA_DIR: mediaDir });
+    // The concert's picture, from the media library (the list view shows it).
+    picture = (await uploadForm(t, await plainImage(800, 600, 'jpeg'), 'image/jpeg', 'quay.jpg', 'The quay at night')).body;
     const post = async (json: Record<string, unknown>) => {
       const res = await t.api.post('/events', { as: 'admin', json });
       assert.equal(res.status, 201, JSON.stringify(res.body));
@@ -49,6 +58,7 @@ describe('the calendar on another site', () => {
       timezone: 'Europe/Paris',
       categories: ['Concerts'],
       venue: { venue: 'Quay', city: 'Springfield' },
+      image: String(picture.id),
     });
     await post({ title: 'New York Jazz', start_date: `${day(14)} 19:00`, end_date: `${day(14)} 21:00`, timezone: 'America/New_York', categories: ['Concerts'] });
     await post({ title: 'Flower Market', all_day: true, start_date: day(17), end_date: day(17), timezone: 'Europe/Paris', categories: ['Markets'] });
@@ -181,6 +191,25 @@ window.fc.render();
     await componentLoaded(own.page);
     assert.ok((await line(own.page))!.startsWith(`New York Jazz7:00 PM – 9:00 PM ${nyStart.toFormat('ZZZZ')}`), await line(own.page));
     await own.context.close();
+  });
+
+  it('shows an event`s picture in the list view: srcset, dimensions, alt text, lazy, and it loads', async () => {
+    const { context, page } = await open(`/only?attrs=${encodeURIComponent('view="list" limit="10"')}`);
+    await componentLoaded(page);
+    const img = await page.waitForFunction(() => {
+      const li = Array.from(document.querySelector('events-calendar')!.shadowRoot!.querySelectorAll('li.event')).find((l) => l.textContent!.includes('Harbour Concert'));
+      const found = li?.querySelector<HTMLImageElement>('img[part=image]');
+      return found && found.complete && found.naturalWidth > 0
+        ? { src: found.src, srcset: found.srcset, alt: found.alt, width: found.width, loading: found.loading, w: found.getAttribute('width') }
+        : null;
+    });
+    const shown = (await img.jsonValue())!;
+    assert.equal(shown.src, picture.url);
+    assert.equal(shown.alt, 'The quay at night');
+    assert.equal(shown.w, '800');
+    assert.equal(shown.loading, 'lazy');
+    assert.match(shown.srcset, /medium\.jpg 300w/);
+    await context.close();
   });
 
   it('moves through the month grid with the keyboard (roving tabindex)', async () => {

@@ -29,6 +29,7 @@ import { useApi } from '../components/useApi';
 import { Link } from '../components/Link';
 import type { EventList } from '../lib/events';
 import { RecurrenceEditor } from './RecurrenceEditor';
+import { MediaPicker } from './MediaPicker';
 
 const RichText = lazyComponent(() => import('./RichText').then((m) => m.RichText));
 
@@ -839,8 +840,7 @@ export function EventEditor({ params }: { params: Record<string, string> }) {
               <Checkbox label={t('editor.showMapLink')} name="show_map_link" checked={draft.show_map_link} onChange={(v) => update({ show_map_link: v })} />
             </Fieldset>
             <Fieldset legend={t('editor.details')}>
-              <TextField label={t('editor.image')} name="image" type="url" value={draft.image} onInput={(v) => update({ image: v })} error={errors.image} />
-              {/^https?:\/\//.test(draft.image) && <img class="image-preview" src={draft.image} alt={t('editor.imagePreview')} />}
+              <MediaPicker value={draft.image} onChange={(v) => update({ image: v })} error={errors.image} />
               <TextField label={t('editor.cost')} name="cost" value={draft.cost} onInput={(v) => update({ cost: v })} error={errors.cost} />
               <TextField label={t('editor.website')} name="website" type="url" value={draft.website} onInput={(v) => update({ website: v })} error={errors.website} />
             </Fieldset>

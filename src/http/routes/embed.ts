@@ -26,6 +26,7 @@ import { plusDays, toWallTime, utcMsAsWall, wallAsUtcMs } from '../../domain/dat
 import { zoneOf } from '../../domain/dates/zones.js';
 import { isKnownIanaZone } from '../../domain/dates/zones.js';
 import { costShown } from '../../domain/representations/event.js';
+import { imageDetails } from '../../domain/representations/image.js';
 import { decodeEntities } from '../../domain/plain-text.js';
 import type { EventListArgs } from '../../domain/events/index.js';
 import { eventListArgs } from './events.js';
@@ -101,7 +102,7 @@ interface ListedEvent {
   cost: string;
   featured: boolean;
   excerpt?: string;
-  image: false | { url: string; alt?: string };
+  image: false | { url: string; alt?: string; width?: number | false; height?: number | false; sizes?: Record<string, { url: string; width: number; height: number }> };
   venue: { id: number; venue: string; url: string; address?: string; city?: string; country?: string; stateprovince?: string; zip?: string } | [];
   organizer: Array<{ id: number; organizer: string; url: string }>;
   categories: Array<{ id: number; name: string; slug: string }>;
@@ -198,12 +199,30 @@ export function fullCalendarEvent(e: ListedEvent, zone: RequestZone): Record<str
       cost: costShown(e),
       featured: e.featured,
       image: e.image ? e.image.url : null,
+      ...(e.image ? imageProps(e.image) : {}),
       timezone: e.timezone,
       timezoneAbbr: e.timezone_abbr,
       localStart: isoWall(e.start_date),
       localEnd: isoWall(e.end_date),
       ...(e.status !== undefined && e.status !== 'publish' ? { status: e.status } : {}),
     },
+  };
+}
+
+/**
+ * The featured image beside its URL (`image`): its alt text (the media library's; '' when none),
+ * dimensions, and a `srcset` of its resized variants (the cropped thumbnail left out), so that a
+ * calendar can show it without layout shift at the size it needs.
+ */
+function imageProps(image: Exclude<ListedEvent['image'], false>): Record<string, unknown> {
+  const variants = Object.entries(image.sizes ?? {}).filter(([name]) => name !== 'thumbnail');
+  const srcset = variants.map(([, s]) => `${s.url} ${s.width}w`);
+  if (srcset.length && typeof image.width === 'number') srcset.push(`${image.url} ${image.width}w`);
+  return {
+    imageAlt: image.alt || imageDetails(image)?.alt || '',
+    imageWidth: typeof image.width === 'number' ? image.width : null,
+    imageHeight: typeof image.height === 'number' ? image.height : null,
+    imageSrcset: srcset.join(', '),
   };
 }
 

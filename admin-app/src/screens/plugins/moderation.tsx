@@ -295,6 +295,16 @@ function Detail({ params }: { params: Record<string, string> }) {
                   <dd>{ev.website}</dd>
                 </>
               )}
+              {ev.image && /^https?:\/\//.test(ev.image) && (
+                <>
+                  <dt>{t('media.picture')}</dt>
+                  <dd>
+                    <a href={ev.image}>
+                      <img class="image-preview" src={ev.image} alt={t('media.proposalPicture')} loading="lazy" />
+                    </a>
+                  </dd>
+                </>
+              )}
             </>
           )}
         </dl>

@@ -1,0 +1,222 @@
+/**
+ * The media library (docs/media.md): images uploaded by authors and up (`upload_files`), checked
+ * by their bytes (JPEG, PNG, GIF, WebP, AVIF; SVG refused) and size (MEDIA_MAX_BYTES), made
+ * upright and stripped of their metadata, resized into WordPress' sizes (process.ts) and kept in a
+ * storage (a local folder or an S3-compatible bucket: storage.ts, s3.ts) under content-addressed
+ * keys. Each upload is an `images` row, so the REST `image` field, ETags, sync and webhooks treat
+ * it as any featured image; its alt text is kept with it.
+ *
+ * @example
+ *   const media = createMediaService(config, store.db, clock);
+ *   const row = await media.upload({ bytes, filename: 'poster.jpg', alt: 'The poster' }, viewer);
+ *   toMediaJson(row) // { id, url, alt_text, … , sizes: { medium: {…}, … } }
+ */
+import { createHash } from 'node:crypto';
+import type { Config } from '../../config.js';
+import { writeTransaction } from '../../store/changes.js';
+import * as imagesStore from '../../store/images.js';
+import type { Executor, ImageRow } from '../../store/schema.js';
+import { apiError } from '../errors.js';
+import type { Clock } from '../linked-posts/types.js';
+import { can, type Viewer } from '../permissions.js';
+import { storedSizes, toImageJson, type ImageSizeJson, type StoredSize } from '../representations/image.js';
+import { ImageProblem, processImage } from './process.js';
+import { createS3Storage } from './s3.js';
+import { sniffImage, FORMATS, type SniffedImage } from './sniff.js';
+import { createLocalStorage, KEY_PATTERN, type MediaStorage } from './storage.js';
+
+export { IMMUTABLE } from './s3.js';
+export type { MediaStorage } from './storage.js';
+
+/** The path the service answers media files under (outside the REST root). */
+export const MEDIA_PATH = '/media';
+
+/** The longest alt text kept (characters). */
+export const MAX_ALT = 1000;
+
+export interface UploadInput {
+  bytes: Buffer;
+  filename?: string;
+  alt?: string;
+}
+
+/** A media item as the admin API answers it. */
+export interface MediaJson {
+  id: number;
+  url: string;
+  alt_text: string;
+  filename: string;
+  mime_type: string;
+  extension: string;
+  width: number | false;
+  height: number | false;
+  filesize: number;
+  author: number;
+  date_gmt: string;
+  sizes: Record<string, ImageSizeJson>;
+}
+
+export interface MediaService {
+  readonly storage: MediaStorage;
+  /** Check, process, store and record an upload; throws the API's upload errors. */
+  upload(input: UploadInput, viewer: Viewer, on?: Executor): Promise<ImageRow>;
+  /** The library, newest first. */
+  list(query: { search?: string; url?: string; page: number; perPage: number }): Promise<{ rows: ImageRow[]; total: number }>;
+  /** An uploaded image (not a URL one) by id. */
+  get(id: number): Promise<ImageRow | undefined>;
+  /** Whether the viewer may change or delete this item: its uploader, or editors and up. */
+  canEdit(viewer: Viewer, row: ImageRow): boolean;
+  setAlt(row: ImageRow, alt: string): Promise<ImageRow>;
+  /** Delete the record and, when no other record shares them, its files; posts showing it show none. */
+  remove(row: ImageRow): Promise<void>;
+  /** A stored file by `<hash>/<file>`, with its content type; undefined when there is none. */
+  read(key: string): Promise<{ bytes: Buffer; mime: string } | undefined>;
+  /** Alt texts of these images (for the pages, feeds and federation, which read the REST shape without it). */
+  alts(ids: number[]): Promise<Map<number, string>>;
+}
+
+/** The storage the settings choose: an S3-compatible bucket when MEDIA_S3_BUCKET is set, else MEDIA_DIR. */
+export function storageFor(config: Config): MediaStorage {
+  if (config.mediaS3Bucket && config.mediaS3Endpoint && config.mediaS3AccessKey && config.mediaS3SecretKey) {
+    return createS3Storage({
+      endpoint: config.mediaS3Endpoint,
+      bucket: config.mediaS3Bucket,
+      region: config.mediaS3Region,
+      accessKey: config.mediaS3AccessKey,
+      secretKey: config.mediaS3SecretKey,
+      ...(config.mediaS3PublicUrl ? { publicUrl: config.mediaS3PublicUrl } : {}),
+    });
+  }
+  return createLocalStorage(config.mediaDir);
+}
+
+const MIME_BY_EXTENSION: Record<string, string> = Object.fromEntries(Object.values(FORMATS).map((f) => [f.extension, f.mime]));
+
+/** An upload's file name as kept and searched: its last path segment, control characters removed, at most 200 characters. */
+function cleanFilename(name: string | undefined, fallback: string): string {
+  const base = (name ?? '').split(/[\\/]/).pop() ?? '';
+  const cleaned = base
+    .replace(/[\u0000-\u001f\u007f]/g, '')
+    .trim()
+    .slice(0, 200);
+  return cleaned === '' ? fallback : cleaned;
+}
+
+export function cleanAlt(alt: unknown): string {
+  return String(alt ?? '')
+    .replace(/[\u0000-\u0008\u000b-\u001f\u007f]/g, '')
+    .trim()
+    .slice(0, MAX_ALT);
+}
+
+export function toMediaJson(row: ImageRow): MediaJson {
+  const image = toImageJson(row);
+  return {
+    id: Number(row.id),
+    url: row.url,
+    alt_text: row.alt,
+    filename: row.filename,
+    mime_type: row.mime_type,
+    extension: row.extension,
+    width: image.width,
+    height: image.height,
+    filesize: Number(row.filesize ?? 0),
+    author: Number(row.author_id),
+    date_gmt: row.created_gmt,
+    sizes: image.sizes,
+  };
+}
+
+export function createMediaService(config: Config, db: Executor, clock: { nowGmt(): string } | Clock, storage: MediaStorage = storageFor(config)): MediaService {
+  const urlOf = (key: string) => storage.publicUrl(key) ?? `${config.siteUrl}${MEDIA_PATH}/${key}`;
+
+  const check = (bytes: Buffer): SniffedImage => {
+    if (bytes.length === 0) throw apiError('rest_upload_no_data');
+    if (bytes.length > config.mediaMaxBytes) throw apiError('rest_upload_file_too_big', { args: [bytes.length, config.mediaMaxBytes], data: { max_bytes: config.mediaMaxBytes } });
+    const type = sniffImage(bytes);
+    if (type === 'svg') throw apiError('rest_upload_svg_refused');
+    if (!type) throw apiError('rest_upload_invalid_type', { data: { accepted: Object.values(FORMATS).map((f) => f.mime) } });
+    return type;
+  };
+
+  return {
+    storage,
+
+    async upload(input, viewer, on = db) {
+      const type = check(input.bytes);
+      const made = await processImage(input.bytes, type, { maxPixels: config.mediaMaxPixels }).catch((e: unknown) => {
+        if (e instanceof ImageProblem && e.kind === 'pixels') throw apiError('rest_upload_too_many_pixels', { args: [e.message.match(/\d+/)?.[0] ?? '', config.mediaMaxPixels] });
+        if (e instanceof ImageProblem) throw apiError('rest_upload_unreadable');
+        throw e;
+      });
+      const hash = createHash('sha256').update(input.bytes).digest('hex').slice(0, 32);
+      const fullFile = `full.${type.extension}`;
+      // The files first: a record never points at files that are not there. Same bytes, same files.
+      for (const f of [made.full, ...made.variants]) await storage.put(`${hash}/${f.name}.${type.extension}`, f.bytes, type.mime);
+      const sizes: StoredSize[] = made.variants.map((v) => ({ name: v.name, width: v.width, height: v.height, mime: type.mime, filesize: v.bytes.length, file: `${v.name}.${type.extension}` }));
+      const id = await writeTransaction(on, (trx) =>
+        imagesStore.insertImage(trx, {
+          url: urlOf(`${hash}/${fullFile}`),
+          extension: type.extension,
+          mime_type: type.mime,
+          width: made.full.width,
+          height: made.full.height,
+          author_id: viewer.id,
+          created_gmt: clock.nowGmt(),
+          storage_key: hash,
+          alt: cleanAlt(input.alt),
+          filename: cleanFilename(input.filename, fullFile),
+          filesize: made.full.bytes.length,
+          sizes: JSON.stringify(sizes),
+        }),
+      );
+      const [row] = await imagesStore.findImagesByIds(on, [id]);
+      return row!;
+    },
+
+    async list(query) {
+      return imagesStore.findMediaPage(db, {
+        ...(query.search ? { search: query.search } : {}),
+        ...(query.url ? { url: query.url } : {}),
+        limit: query.perPage,
+        offset: (query.page - 1) * query.perPage,
+      });
+    },
+
+    async get(id) {
+      const [row] = await imagesStore.findImagesByIds(db, [id]);
+      return row && row.storage_key !== '' ? row : undefined;
+    },
+
+    canEdit: (viewer, row) => can(viewer, 'upload_files') && (Number(row.author_id) === viewer.id || can(viewer, 'edit_others_posts')),
+
+    async setAlt(row, alt) {
+      await writeTransaction(db, (trx) => imagesStore.updateImageAlt(trx, Number(row.id), cleanAlt(alt)));
+      const [updated] = await imagesStore.findImagesByIds(db, [Number(row.id)]);
+      return updated!;
+    },
+
+    async remove(row) {
+      await writeTransaction(db, (trx) => imagesStore.deleteImage(trx, Number(row.id)));
+      if (!(await imagesStore.findImageByStorageKey(db, row.storage_key))) {
+        const files = [`full.${row.extension}`, ...storedSizes(row).map((s) => s.file)];
+        await storage.removeAll(row.storage_key, files);
+      }
+    },
+
+    async read(key) {
+      if (!KEY_PATTERN.test(key)) return undefined;
+      const bytes = await storage.get(key);
+      if (!bytes) return undefined;
+      const ext = key.slice(key.lastIndexOf('.') + 1);
+      return { bytes, mime: MIME_BY_EXTENSION[ext] ?? 'application/octet-stream' };
+    },
+
+    async alts(ids) {
+      const out = new Map<number, string>();
+      const rows = await imagesStore.findImagesByIds(db, [...new Set(ids)]);
+      for (const r of rows) if (r.alt) out.set(Number(r.id), r.alt);
+      return out;
+    },
+  };
+}

@@ -9,7 +9,7 @@
  */
 import { imageDetails } from '../domain/representations/image.js';
 import { html, type SafeHtml } from './html.js';
-import type { PublicImage } from './public.js';
+import type { PublicImage } from '../domain/public-records.js';
 import { safeUrl } from './view-helpers.js';
 
 export interface ImageTagOptions {

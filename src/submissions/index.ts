@@ -147,6 +147,9 @@ export function registerSubmissionsFace(app: FastifyInstance, services: Services
     get siteName() {
       return config.siteName;
     },
+    get siteIcon() {
+      return config.siteIcon;
+    },
     url: (path) => `${services.links.siteUrl}${path}`,
   };
   submissions.setPaths({ status: (token) => `${services.links.siteUrl}${STATUS_PATH}${token}`, queue: `${services.links.siteUrl}${config.adminPath}/moderation` });

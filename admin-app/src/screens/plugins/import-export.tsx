@@ -23,6 +23,8 @@ const NS = 'calendar/admin/v1';
 const POLL_MS = 700;
 /** The history is polled this often while an import in it is queued or running. */
 const HISTORY_POLL_MS = 2000;
+/** …and this often otherwise. */
+const HISTORY_IDLE_POLL_MS = 10_000;
 const PER_PAGE = 10;
 /** Links to the events written, a page at a time. */
 const IDS_PER_PAGE = 20;
@@ -373,11 +375,13 @@ function History({ onShow, refresh }: { onShow: (id: number) => void; refresh: n
   const page = Number(query.value.get('page') ?? 1) || 1;
   const list = useApi<ImportJob[]>(`${NS}/imports`, { page, per_page: PER_PAGE, r: refresh || undefined });
   const total = Number(list.headers?.get('x-wp-total') ?? 0);
-  // Live while an import in it has not ended: its state and progress follow without a reload.
+  // Live: every 2 s while an import in it has not ended (its state and progress follow without a
+  // reload), else now and then, for imports queued elsewhere (another tab, the CLI, a colleague).
   const live = (list.data ?? []).some((j) => !ended(j));
   useEffect(() => {
-    if (!live) return;
-    const timer = setInterval(() => list.reload(), HISTORY_POLL_MS);
+    const timer = setInterval(() => {
+      if (document.visibilityState === 'visible') void list.reload();
+    }, live ? HISTORY_POLL_MS : HISTORY_IDLE_POLL_MS);
     return () => clearInterval(timer);
   }, [live, list.reload]);
   const columns: Column<ImportJob>[] = [

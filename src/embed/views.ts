@@ -4,7 +4,7 @@
  * generator (`/embed/snippet`: a GET form, the three snippets in read-only text areas, previews).
  */
 import { plusDays } from '../domain/dates/index.js';
-import { WEEKDAYS, monthGrid, type Weekday } from '../domain/month-grid.js';
+import { monthGrid } from '../domain/month-grid.js';
 import { costShown } from '../domain/representations/event.js';
 import { html, Html } from './html.js';
 import { messagesFor, plural, type Locale } from './messages.js';

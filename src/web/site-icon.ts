@@ -33,7 +33,9 @@ export function iconLink(icon: string, url?: (path: string) => string): string {
 
 /** GET /favicon.svg (the shipped icon) and /favicon.ico (a redirect to the icon in force). */
 export function registerSiteIcon(app: FastifyInstance, config: { siteIcon: string }): void {
-  app.get(DEFAULT_ICON_PATH, async (_req, reply) => reply.header('content-type', 'image/svg+xml').header('cache-control', 'public, max-age=86400').header('x-content-type-options', 'nosniff').send(DEFAULT_ICON_SVG));
+  app.get(DEFAULT_ICON_PATH, async (_req, reply) =>
+    reply.header('content-type', 'image/svg+xml').header('cache-control', 'public, max-age=86400').header('x-content-type-options', 'nosniff').send(DEFAULT_ICON_SVG),
+  );
   app.get('/favicon.ico', async (_req, reply) => {
     // Read per request: administrators change the icon while the server runs.
     const icon = config.siteIcon;

@@ -26,7 +26,15 @@ const ics = (prefix: string, location: string) =>
     'BEGIN:VCALENDAR',
     'VERSION:2.0',
     'PRODID:-//test//EN',
-    ...[1, 2, 3].flatMap((n) => ['BEGIN:VEVENT', `UID:${prefix}-${n}@test`, `SUMMARY:${prefix} ${n}`, `DTSTART:2031050${n}T100000Z`, `DTEND:2031050${n}T110000Z`, `LOCATION:${location}`, 'END:VEVENT']),
+    ...[1, 2, 3].flatMap((n) => [
+      'BEGIN:VEVENT',
+      `UID:${prefix}-${n}@test`,
+      `SUMMARY:${prefix} ${n}`,
+      `DTSTART:2031050${n}T100000Z`,
+      `DTEND:2031050${n}T110000Z`,
+      `LOCATION:${location}`,
+      'END:VEVENT',
+    ]),
     'END:VCALENDAR',
     '',
   ].join('\r\n');

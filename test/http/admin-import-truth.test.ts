@@ -153,7 +153,7 @@ forEachStore('imports and exports that tell the truth', (t) => {
     await mk('In range, in category', '2034-05-10', [cat.body.id]);
     await mk('In range, no category', '2034-05-11');
     await mk('Out of range, in category', '2034-07-01', [cat.body.id]);
-    const get = (query: Record<string, string>) => t.api.get(`${A}/export`, { as: 'admin', query: { format: 'ics', ...query } });
+    const get = (query: Record<string, string | undefined>) => t.api.get(`${A}/export`, { as: 'admin', query: { format: 'ics', ...query } });
     const range = await get({ start_date: '2034-05-01', end_date: '2034-05-31' });
     assert.equal(range.status, 200);
     assert.match(range.text, /SUMMARY:In range\\, in category/);

@@ -379,9 +379,12 @@ function History({ onShow, refresh }: { onShow: (id: number) => void; refresh: n
   // reload), else now and then, for imports queued elsewhere (another tab, the CLI, a colleague).
   const live = (list.data ?? []).some((j) => !ended(j));
   useEffect(() => {
-    const timer = setInterval(() => {
-      if (document.visibilityState === 'visible') void list.reload();
-    }, live ? HISTORY_POLL_MS : HISTORY_IDLE_POLL_MS);
+    const timer = setInterval(
+      () => {
+        if (document.visibilityState === 'visible') void list.reload();
+      },
+      live ? HISTORY_POLL_MS : HISTORY_IDLE_POLL_MS,
+    );
     return () => clearInterval(timer);
   }, [live, list.reload]);
   const columns: Column<ImportJob>[] = [
@@ -398,7 +401,9 @@ function History({ onShow, refresh }: { onShow: (id: number) => void; refresh: n
       key: 'status',
       label: t('io.statusCol'),
       render: (j) =>
-        j.status === 'running' && j.progress.total > 0 ? `${t('io.state.running')} · ${t('io.phase', { phase: j.progress.phase, done: formatNumber(j.progress.done), total: formatNumber(j.progress.total) })}` : t(`io.state.${j.status}`),
+        j.status === 'running' && j.progress.total > 0
+          ? `${t('io.state.running')} · ${t('io.phase', { phase: j.progress.phase, done: formatNumber(j.progress.done), total: formatNumber(j.progress.total) })}`
+          : t(`io.state.${j.status}`),
     },
     { key: 'counts', label: t('io.countsCol'), render: (j) => (j.counts ? <CountsLine counts={j.counts} dryRun={j.dry_run} /> : '—'), optional: true },
     { key: 'created', label: t('io.createdCol'), render: (j) => formatDate(j.created_gmt), optional: true },
@@ -432,7 +437,9 @@ function History({ onShow, refresh }: { onShow: (id: number) => void; refresh: n
 }
 
 async function findCategories(text: string): Promise<Choice[]> {
-  const res = await api<{ categories: Array<{ id: number; name: string; slug: string }> }>('calendar/events/v1/categories', { query: { search: text.trim() || undefined, per_page: 20, hide_empty: false } });
+  const res = await api<{ categories: Array<{ id: number; name: string; slug: string }> }>('calendar/events/v1/categories', {
+    query: { search: text.trim() || undefined, per_page: 20, hide_empty: false },
+  });
   return [{ value: '', label: t('io.export.anyCategory') }, ...res.data.categories.map((c) => ({ value: String(c.id), label: c.name, hint: c.slug }))];
 }
 

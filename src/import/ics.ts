@@ -520,7 +520,14 @@ function overrideStart(o: IcsOverride, zone: string): string {
  * rules do not make) is a warning. Resolves with how many occurrences the series has (0 for an
  * event that does not recur).
  */
-async function applyOverrides(services: Services, admin: Viewer, seriesId: number, e: IcsEvent, warn: (w: string) => void, venueOf: (input: EventInput) => EventInput['venue']): Promise<number> {
+async function applyOverrides(
+  services: Services,
+  admin: Viewer,
+  seriesId: number,
+  e: IcsEvent,
+  warn: (w: string) => void,
+  venueOf: (input: EventInput) => EventInput['venue'] | undefined,
+): Promise<number> {
   if (!e.recurring && e.overrides.length === 0) return 0;
   // Every occurrence first: a write generates at most OCCURRENCES_PER_WRITE of them (issue 24).
   if (e.recurring) await generateSeries(services, seriesId);
@@ -539,7 +546,11 @@ async function applyOverrides(services: Services, admin: Viewer, seriesId: numbe
     if (!record) continue;
     if (o.input === undefined) {
       if (record.status !== 'trash') await services.events.trash(record, 'this', admin);
-    } else await services.events.update(admin, record, { ...o.input, venue: venueOf(o.input), recurrence_scope: 'this' });
+    } else {
+      const { venue: _location, ...rest } = o.input;
+      const venue = venueOf(o.input);
+      await services.events.update(admin, record, { ...rest, ...(venue !== undefined ? { venue } : {}), recurrence_scope: 'this' });
+    }
   }
   return occurrences.length;
 }
@@ -649,8 +660,12 @@ export async function importIcs(services: Services, admin: Viewer, options: IcsI
       const venueId = location ? venues(location) : undefined;
       // A location that names no venue here is not made into one (one real feed made ~40 junk
       // venues that way): the event goes without, and the text waits in the result for review.
-      if (!options.createVenues) e.input.venue = venueId ?? '';
-      else if (venueId !== undefined) e.input.venue = venueId;
+      if (venueId !== undefined) e.input.venue = venueId;
+      else if (!options.createVenues) {
+        // An event written before keeps the venue it has (an editor may have given it one); a new one has none.
+        if (location && record) delete e.input.venue;
+        else e.input.venue = '';
+      }
       if (record && known?.fingerprint === e.fingerprint) report.count('event', 'unchanged');
       else if (options.dryRun) {
         report.count('event', record ? 'updated' : 'created');
@@ -682,7 +697,8 @@ export async function importIcs(services: Services, admin: Viewer, options: IcsI
           Number(written.id),
           e,
           (w) => warn(`${options.input}: ${w}`),
-          (input) => venues(locationOf(input)) ?? (options.createVenues ? input.venue : ''),
+          // An occurrence keeps its venue when its location names none here.
+          (input) => venues(locationOf(input)) ?? (options.createVenues ? input.venue : locationOf(input) ? undefined : ''),
         );
       }
     } catch (err) {

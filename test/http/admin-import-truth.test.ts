@@ -111,6 +111,18 @@ forEachStore('imports and exports that tell the truth', (t) => {
     assert.equal((await t.api.post(`${A}/imports/${result.id}/venues`, { json: {} })).status, 401);
   });
 
+  it('an event imported again keeps the venue an editor gave it when its location still names none', async () => {
+    const first = await upload(t, calendar(vevent('keep-1@test', 'Keep me', '20310301', ['LOCATION:Back room'])));
+    const id = first.counts.events.created[0];
+    const venue = await t.api.post('/venues', { as: 'admin', json: { venue: 'The Back Room Bar' } });
+    assert.equal((await t.api.post(`/events/${id}`, { as: 'admin', json: { venue: venue.body.id } })).status, 200);
+    const again = await upload(t, calendar(vevent('keep-1@test', 'Keep me (changed)', '20310301', ['LOCATION:Back room'])));
+    assert.deepEqual(again.counts.events.updated, [id]);
+    const event = await t.api.get(`/events/${id}`, { as: 'admin' });
+    assert.equal(event.body.title, 'Keep me (changed)');
+    assert.equal(event.body.venue.id, venue.body.id, 'the editor’s venue is kept');
+  });
+
   it('the real-world festival feed (128 events with locations) makes no venue', async () => {
     const before = await venueCount(t);
     const text = readFileSync('test/fixtures/ics/real-world/festival-multiday-rrule.ics', 'utf8');

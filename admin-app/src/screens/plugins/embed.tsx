@@ -67,7 +67,7 @@ async function copyText(text: string, area: HTMLTextAreaElement | null): Promise
   }
 }
 
-function SnippetBlock({ id, title, help, text, onCopied }: { id: string; title: string; help?: string; text: string; onCopied: (what: string, ok: boolean) => void }) {
+function SnippetBlock({ id, kind, title, help, text, onCopied }: { id: string; kind: string; title: string; help?: string; text: string; onCopied: (kind: string, ok: boolean) => void }) {
   const area = useRef<HTMLTextAreaElement>(null);
   return (
     <section class="card" aria-labelledby={`${id}-title`}>
@@ -77,8 +77,8 @@ function SnippetBlock({ id, title, help, text, onCopied }: { id: string; title: 
         {text}
       </textarea>
       <p class="actions">
-        <button type="button" id={`${id}-copy`} onClick={() => void copyText(text, area.current).then((ok) => onCopied(title, ok))}>
-          {t('embed.copyNamed', { what: title })}
+        <button type="button" id={`${id}-copy`} onClick={() => void copyText(text, area.current).then((ok) => onCopied(kind, ok))}>
+          {t(`embed.copy.${kind}`)}
         </button>
       </p>
     </section>
@@ -127,7 +127,7 @@ function EmbedScreen() {
   }, [view, category.value, venue.value, organizer.value, featured, search, locale, firstDay]);
 
   const weekday = (d: number) => new Intl.DateTimeFormat(boot.locale || 'en', { weekday: 'long', timeZone: 'UTC' }).format(new Date(Date.UTC(2024, 0, 7 + d)));
-  const onCopied = (what: string, ok: boolean) => setCopied(ok ? t('embed.copied', { what }) : t('embed.copyFailed'));
+  const onCopied = (kind: string, ok: boolean) => setCopied(ok ? t(`embed.copied.${kind}`) : t('embed.copyFailed'));
   const picker = (name: string, label: string, value: Picked, set: (p: Picked) => void, search: (text: string) => Promise<Choice[]>) => (
     <Combobox label={label} name={name} text={value.name} search={search} delay={250} onPick={(c) => set(c.value ? { value: c.value, name: c.label } : none)} help={t('embed.pickerHelp')} />
   );
@@ -180,9 +180,9 @@ function EmbedScreen() {
       {error ? <ErrorState error={error} /> : null}
       {snippets && (
         <>
-          <SnippetBlock id="snippet-fullcalendar" title={t('embed.fullcalendar')} help={t('embed.fullcalendarHelp')} text={snippets.fullcalendar} onCopied={onCopied} />
-          {snippets.component && <SnippetBlock id="snippet-component" title={t('embed.component')} help={t('embed.componentHelp')} text={snippets.component} onCopied={onCopied} />}
-          <SnippetBlock id="snippet-iframe" title={t('embed.iframe')} help={t('embed.iframeHelp')} text={snippets.iframe} onCopied={onCopied} />
+          <SnippetBlock id="snippet-fullcalendar" kind="fullcalendar" title={t('embed.fullcalendar')} help={t('embed.fullcalendarHelp')} text={snippets.fullcalendar} onCopied={onCopied} />
+          {snippets.component && <SnippetBlock id="snippet-component" kind="component" title={t('embed.component')} help={t('embed.componentHelp')} text={snippets.component} onCopied={onCopied} />}
+          <SnippetBlock id="snippet-iframe" kind="iframe" title={t('embed.iframe')} help={t('embed.iframeHelp')} text={snippets.iframe} onCopied={onCopied} />
           <p>
             <a href={snippets.preview} target="_blank" rel="noopener">
               {t('embed.preview')}

@@ -129,6 +129,7 @@ describe('imports, webhooks and embeds in the admin app', () => {
     assert.equal(await links.count(), 3);
     const ids = (await t.api.get(`${A}/imports/${importId}`, { as: 'admin' })).body.counts.events.created as number[];
     assert.equal(await links.first().getAttribute('href'), `/admin/events/${ids[0]}`);
+    await page.getByRole('link', { name: 'Club 1 (created)' }).waitFor();
 
     // The location waits for review; one click makes the venue and gives it to the events.
     await page.getByRole('button', { name: 'Create the venue Room 12B' }).click();

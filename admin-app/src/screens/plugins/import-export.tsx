@@ -294,6 +294,11 @@ function DryRunMark() {
   return <span class="badge">{t('io.dryRun.mark')}</span>;
 }
 
+/** An event's title as text (the API answers it with HTML entities). */
+function decodeTitle(html: string): string {
+  return new DOMParser().parseFromString(html, 'text/html').documentElement.textContent ?? html;
+}
+
 /** The events an import wrote, as links to the editor, a page at a time. */
 function WrittenEvents({ ids }: { ids: { created: number[]; updated: number[] } }) {
   const all = [...ids.created.map((id) => ({ id, how: 'created' as const })), ...ids.updated.map((id) => ({ id, how: 'updated' as const }))];
@@ -301,13 +306,20 @@ function WrittenEvents({ ids }: { ids: { created: number[]; updated: number[] } 
   if (all.length === 0) return null;
   const pages = Math.ceil(all.length / IDS_PER_PAGE);
   const shown = all.slice((page - 1) * IDS_PER_PAGE, page * IDS_PER_PAGE);
+  // The shown page's titles (one request a page; `include` ignores the date window): an id alone says little.
+  const titles = useApi<{ events: Array<{ id: number; title: string }> }>(shown.length ? 'calendar/events/v1/events' : null, {
+    include: shown.map((e) => e.id).join(','),
+    per_page: IDS_PER_PAGE,
+    status: 'any',
+  });
+  const titleOf = new Map((titles.data?.events ?? []).map((e) => [e.id, decodeTitle(e.title)]));
   return (
     <section aria-labelledby="written-events">
       <h3 id="written-events">{t('io.written', { n: all.length })}</h3>
       <ul class="written-events">
         {shown.map((e) => (
           <li key={e.id}>
-            <Link to={`/events/${e.id}`}>{t(`io.written.${e.how}`, { id: e.id })}</Link>
+            <Link to={`/events/${e.id}`}>{t(`io.written.${e.how}`, { id: e.id, title: titleOf.get(e.id) ?? `#${e.id}` })}</Link>
           </li>
         ))}
       </ul>

@@ -17,6 +17,7 @@ import { addLines, organizerLine } from '../pages/ical.js';
 import * as eventsStore from '../store/events.js';
 import { liveEventIds, type ExportFilter } from '../store/exports.js';
 import { sourceIdsOf } from '../store/import-map.js';
+import { eventLocationsOf } from '../store/event-locations.js';
 import * as linkedStore from '../store/linked-posts.js';
 import * as termsStore from '../store/terms.js';
 import type { VenueRecord } from '../store/linked-posts.js';
@@ -33,7 +34,7 @@ export async function exportIcs(services: Services, filter: ExportFilter = {}): 
     const records = await eventsStore.findEventsByIds(db, ids.slice(i, i + 500));
     records.sort((a, b) => Number(a.id) - Number(b.id));
     const eventIds = records.map((r) => Number(r.id));
-    const sourceUids = await sourceIdsOf(db, 'ics', 'event', eventIds);
+    const [sourceUids, keptLocations] = await Promise.all([sourceIdsOf(db, 'ics', 'event', eventIds), eventLocationsOf(db, eventIds)]);
     const venueIds = records
       .map((r) => r.venue_id)
       .filter((v): v is number => v !== null)
@@ -65,7 +66,8 @@ export async function exportIcs(services: Services, filter: ExportFilter = {}): 
         .map((l) => terms.get(Number(l.term_id)))
         .filter((t) => t?.taxonomy === 'tribe_events_cat')
         .map((t) => ({ name: t!.name }));
-      const location = venue && venue.status !== 'trash' ? [venue.title, venue.address, venue.city, venue.zip, venue.country].filter((s) => s).join(', ') : null;
+      // The venue; else the free-text location an import kept (it named no venue here).
+      const location = venue && venue.status !== 'trash' ? [venue.title, venue.address, venue.city, venue.zip, venue.country].filter((s) => s).join(', ') : (keptLocations.get(id) ?? null);
       const event = calendar.createEvent({
         id: sourceUids.get(id) ?? `event-${id}@${host}`,
         summary: stripTags(e.title),

@@ -41,6 +41,7 @@ import { writeTransaction } from '../store/changes.js';
 import { withImportContext } from '../store/import-context.js';
 import { findMapping, putMapping } from '../store/import-map.js';
 import { venuesForMatching } from '../store/linked-posts.js';
+import { putEventLocation } from '../store/event-locations.js';
 import type { Executor } from '../store/schema.js';
 import { occurrencesOf } from '../store/recurrence.js';
 import { readFeedState, writeFeedState } from '../store/feed-state.js';
@@ -671,8 +672,12 @@ export async function importIcs(services: Services, admin: Viewer, options: IcsI
         report.count('event', record ? 'updated' : 'created');
         if (location && venueId === undefined && !options.createVenues) report.venueForReview(location);
       } else {
-        const remember = async (trx: Parameters<typeof putMapping>[0], result: unknown) =>
-          putMapping(trx, { source: SOURCE, kind: 'event', source_id: e.uid, local_id: Number((result as { id: number }).id), fingerprint: e.fingerprint });
+        const remember = async (trx: Parameters<typeof putMapping>[0], result: unknown) => {
+          const id = Number((result as { id: number }).id);
+          await putMapping(trx, { source: SOURCE, kind: 'event', source_id: e.uid, local_id: id, fingerprint: e.fingerprint });
+          // The text of a location that names no venue is kept with the event (the export writes it back).
+          await putEventLocation(trx, id, location && venueId === undefined && !options.createVenues ? location : null);
+        };
         const warn = (w: string) => {
           report.warnings.push(w);
           hooks.onWarning?.(w);

@@ -123,6 +123,20 @@ forEachStore('imports and exports that tell the truth', (t) => {
     assert.equal(event.body.venue.id, venue.body.id, 'the editor’s venue is kept');
   });
 
+  it('an unknown location is kept as text with its event: the .ics export writes it back as LOCATION', async () => {
+    const first = await upload(t, calendar(vevent('text-1@test', 'Text location', '20350101', ['LOCATION:Kiosk by the pond'])));
+    const id = first.counts.events.created[0];
+    assert.ok(Array.isArray((await t.api.get(`/events/${id}`, { as: 'admin' })).body.venue), 'no venue');
+    const exported = await t.api.get(`${A}/export`, { as: 'admin', query: { format: 'ics', start_date: '2035-01-01', end_date: '2035-01-01' } });
+    assert.match(exported.text, /LOCATION:Kiosk by the pond/);
+    // Made a venue from the review: the export names the venue (the same text here).
+    await t.api.post(`${A}/imports/${first.id}/venues`, { as: 'admin', json: { location: 'Kiosk by the pond' } });
+    const after = await t.api.get(`${A}/export`, { as: 'admin', query: { format: 'ics', start_date: '2035-01-01', end_date: '2035-01-01' } });
+    assert.equal((after.text.match(/LOCATION:/g) ?? []).length, 1);
+    // Deleted with its event.
+    assert.equal((await t.api.delete(`/events/${id}`, { as: 'admin', query: { force: true } })).status, 200);
+  });
+
   it('the real-world festival feed (128 events with locations) makes no venue', async () => {
     const before = await venueCount(t);
     const text = readFileSync('test/fixtures/ics/real-world/festival-multiday-rrule.ics', 'utf8');

@@ -18,6 +18,7 @@
  *   (await queue.get(row.id)).status // 'queued', later 'running', 'done' or 'failed'
  */
 import * as importsStore from '../store/imports.js';
+import { eventLocationsOf } from '../store/event-locations.js';
 import { fitsInteger } from '../store/ranges.js';
 import type { Store } from '../store/db.js';
 import type { Clock } from './linked-posts.js';
@@ -237,4 +238,16 @@ export async function createReviewedVenues(
   }
   await importsStore.setImportCounts(services.store.db, id, JSON.stringify({ ...found.counts, venues_for_review: review }));
   return review;
+}
+
+/**
+ * The free-text location an import kept for an event without a venue (or for its series), for the
+ * calendar pages; undefined when there is none.
+ *
+ * @example await keptLocationOf(services, 42) // 'Room 12B'
+ */
+export async function keptLocationOf(services: { store: Store }, eventId: number, seriesId?: number): Promise<string | undefined> {
+  const ids = seriesId !== undefined && seriesId !== eventId ? [eventId, seriesId] : [eventId];
+  const kept = await eventLocationsOf(services.store.db, ids);
+  return kept.get(eventId) ?? (seriesId !== undefined ? kept.get(seriesId) : undefined);
 }

@@ -126,13 +126,19 @@ forEachStore('imports and exports that tell the truth', (t) => {
   it('an unknown location is kept as text with its event: the .ics export writes it back as LOCATION', async () => {
     const first = await upload(t, calendar(vevent('text-1@test', 'Text location', '20350101', ['LOCATION:Kiosk by the pond'])));
     const id = first.counts.events.created[0];
-    assert.ok(Array.isArray((await t.api.get(`/events/${id}`, { as: 'admin' })).body.venue), 'no venue');
+    const read = await t.api.get(`/events/${id}`, { as: 'admin' });
+    assert.ok(Array.isArray(read.body.venue), 'no venue');
+    assert.equal(read.body.location_text, undefined, 'not in the REST answer');
+    const page = await (await fetch(read.body.url.replace(t.config.siteUrl, t.origin))).text();
+    assert.match(page, /<dt>Location<\/dt><dd class="location">Kiosk by the pond<\/dd>/, 'the event page shows it');
     const exported = await t.api.get(`${A}/export`, { as: 'admin', query: { format: 'ics', start_date: '2035-01-01', end_date: '2035-01-01' } });
     assert.match(exported.text, /LOCATION:Kiosk by the pond/);
     // Made a venue from the review: the export names the venue (the same text here).
     await t.api.post(`${A}/imports/${first.id}/venues`, { as: 'admin', json: { location: 'Kiosk by the pond' } });
     const after = await t.api.get(`${A}/export`, { as: 'admin', query: { format: 'ics', start_date: '2035-01-01', end_date: '2035-01-01' } });
     assert.equal((after.text.match(/LOCATION:/g) ?? []).length, 1);
+    const withVenue = await (await fetch(read.body.url.replace(t.config.siteUrl, t.origin))).text();
+    assert.doesNotMatch(withVenue, /class="location"/, 'the venue now');
     // Deleted with its event.
     assert.equal((await t.api.delete(`/events/${id}`, { as: 'admin', query: { force: true } })).status, 200);
   });

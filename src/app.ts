@@ -32,6 +32,7 @@ import { METRICS_PATH, registerMetrics } from './http/metrics.js';
 import { registerHealthRoutes } from './http/health.js';
 import { createWarmUp, warmUpPaths, type WarmUp } from './http/warm-up.js';
 import { registerCalendarPages } from './pages/routes.js';
+import { registerSiteIcon } from './web/site-icon.js';
 import { registerAdminFace } from './admin/index.js';
 import { registerCalDav } from './caldav/index.js';
 import { registerEmbedFace } from './embed/index.js';
@@ -148,6 +149,8 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
   registerHealthRoutes(app, store, warmUp);
   // The calendar's pages and iCalendar feeds at the permalinks (src/pages).
   registerCalendarPages(app, services);
+  // The site's icon (SITE_ICON; the shipped one at /favicon.svg), linked by the pages of every face.
+  registerSiteIcon(app, config);
   // The admin face (src/admin): sign-in, the account page, and cookie authentication for the other faces.
   await registerAdminFace(app, { config, services });
   // Read-only CalDAV (src/caldav, issue 30): /.well-known/caldav and /dav/.

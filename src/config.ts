@@ -64,6 +64,8 @@ export interface Config {
   shutdownTimeoutMs: number;
   /** The site's name: page titles, the calendar feeds' X-WR-CALNAME, the REST root index's `name`. */
   siteName: string;
+  /** the favicon's URL or path (SITE_ICON) */
+  siteIcon: string;
   /** The month grids' first day of the week (a day's name: `monday`, `sunday`, …). */
   weekStart: string;
   /**
@@ -211,7 +213,7 @@ export const WORDPRESS_REST_ROOT = '/wp-json';
 export type SettingScope = 'environment' | 'calendar';
 
 /** A setting's type: how its text is read and which control the admin screen shows. */
-export type SettingType = 'string' | 'integer' | 'number' | 'boolean' | 'enum' | 'duration' | 'durations' | 'list' | 'url' | 'timezone' | 'dateformat' | 'emails';
+export type SettingType = 'string' | 'integer' | 'number' | 'boolean' | 'enum' | 'duration' | 'durations' | 'list' | 'url' | 'timezone' | 'dateformat' | 'emails' | 'icon';
 
 /**
  * One documented setting, declared once: its environment variable, CLI flag, type, unit, default,
@@ -401,6 +403,17 @@ export const SETTINGS: Setting[] = [
     group: 'site',
     defaultText: 'Events Calendar',
     description: "the site's name on the calendar pages, in feeds (X-WR-CALNAME) and in the REST root index",
+  },
+  {
+    env: 'SITE_ICON',
+    flag: '--site-icon',
+    key: 'siteIcon',
+    type: 'icon',
+    scope: 'calendar',
+    max: 2000,
+    group: 'site',
+    defaultText: '/favicon.svg',
+    description: "the site's icon (favicon) on the calendar pages, the submission form and the admin app: an http(s) URL or a path on this site; /favicon.svg is the icon the service ships",
   },
   {
     env: 'CALENDAR_WEEK_START',
@@ -1047,6 +1060,13 @@ export function parseSetting(s: Setting, raw: string): Config[keyof Config] {
       if (s.max !== undefined && addresses.length > s.max) throw new ConfigError(`${s.env} lists at most ${s.max} addresses`);
       return addresses;
     }
+    case 'icon':
+      // Cleared: the shipped icon again.
+      if (text === '') return s.defaultText;
+      // A path on this site or an http(s) URL: never javascript: or data:, and no protocol-relative //host.
+      if (text.length > (s.max ?? 2000)) throw new ConfigError(`${s.env} must be at most ${s.max ?? 2000} characters long`);
+      if (!/^\/(?!\/)\S*$/.test(text) && !/^https?:\/\/[^\s/]+(\/\S*)?$/i.test(text)) throw new ConfigError(`${s.env} must be an http(s) URL or a path on this site starting with /, got "${raw}"`);
+      return text;
     case 'string':
       if (text === '') throw new ConfigError(`${s.env} must not be empty`);
       if (s.max !== undefined && text.length > s.max) throw new ConfigError(`${s.env} must be at most ${s.max} characters long`);
@@ -1367,6 +1387,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Part
     databaseTimeoutMs,
     shutdownTimeoutMs: declared('shutdownTimeoutMs'),
     siteName: declaredSetting(pick, 'siteName'),
+    siteIcon: declaredSetting(pick, 'siteIcon'),
     weekStart: declaredSetting(pick, 'weekStart'),
     currencySymbol: declaredSetting(pick, 'currencySymbol'),
     currencyPosition: declaredSetting(pick, 'currencyPosition'),

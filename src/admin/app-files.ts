@@ -57,7 +57,7 @@ export function adminAppFiles(dir = adminAppDir()): AdminAppFiles {
 }
 
 /** index.html for a request: asset URLs under ADMIN_PATH, the boot data in (as JSON data, `<` escaped). */
-export function appIndexHtml(html: string, adminPath: string, boot: Record<string, unknown>, lang: string): string {
+export function appIndexHtml(html: string, adminPath: string, boot: Record<string, unknown>, lang: string, icon = ''): string {
   const json = JSON.stringify(boot)
     .replace(/</g, '\\u003c')
     .replace(/\u2028/g, '\\u2028')
@@ -66,5 +66,5 @@ export function appIndexHtml(html: string, adminPath: string, boot: Record<strin
     .replace(/(src|href)="\.\/assets\//g, `$1="${adminPath}/assets/`)
     .replace(/\{\{ADMIN_PATH\}\}/g, adminPath)
     .replace('<html lang="en">', `<html lang="${lang}">`)
-    .replace('<!--admin-boot-->', `<script type="application/json" id="admin-boot">${json}</script>`);
+    .replace('<!--admin-boot-->', () => `${icon}<script type="application/json" id="admin-boot">${json}</script>`);
 }

@@ -34,6 +34,7 @@ import { loginThrottleOf } from '../web/authentication.js';
 import { registerErrorShape, withErrorHeaders } from '../web/error-shapes.js';
 import { commonPath, cookieOf, registerCookieAuthentication, REST_NONCE_ACTION, sessionOfRequest, setSessionCookie } from '../web/sessions.js';
 import { adminAppFiles, appIndexHtml } from './app-files.js';
+import { iconLink } from '../web/site-icon.js';
 import { LANGUAGES, messagesFor, type Messages } from './messages.js';
 import { accountPage, codePage, errorPage, loginPage, recoveryPage, type AccountView } from './pages.js';
 
@@ -194,7 +195,7 @@ export async function registerAdminFace(app: FastifyInstance, { config, services
         user: { id: viewer.id, name: viewer.login, roles: viewer.role ? [viewer.role] : [], capabilities: Object.fromEntries([...viewer.caps].sort().map((c) => [c, true])) },
       };
       reply.header('content-security-policy', APP_CSP);
-      return html(reply, 200, appIndexHtml(built, base, boot, m.lang));
+      return html(reply, 200, appIndexHtml(built, base, boot, m.lang, iconLink(config.siteIcon)));
     };
     scope.get(paths.app, appPage);
     scope.get(`${base}/*`, appPage);

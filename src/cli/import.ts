@@ -223,10 +223,15 @@ Examples:
       .option('--strict', 'all or nothing: stop before writing anything if an event would be skipped, two share a UID, or a time zone is not known')
       .option('--every <interval>', 'keep running and import again every INTERVAL (30s, 15m, 1h); a URL is fetched conditionally (ETag, Last-Modified)')
       .option('--allow-private', 'read a URL on a loopback, private, link-local or reserved address too (refused by default)')
+      .option('--create-venues', 'make a venue of every LOCATION that matches none here (by default such a location is listed for review and no venue is made)')
       .option('--no-progress', 'no progress bar')
       .addHelpText(
         'after',
         `
+A LOCATION is matched to a venue here by its name or address (case, accents and punctuation aside);
+one that matches none is listed as a "new venue for review" and makes no venue unless
+--create-venues is given (the admin app creates reviewed ones in one click).
+
 A VEVENT that cannot be imported (no DTSTART, a date that is not one, a line that does not parse, a
 second VEVENT with the same UID) is skipped and named (summary, UID, line) with the reason; the rest
 is imported. A TZID without VTIMEZONE is resolved by name (IANA, or Windows through CLDR); one known
@@ -262,6 +267,7 @@ Examples:
                 strict: Boolean(opts.strict),
                 conditional: everyMs !== undefined,
                 allowPrivate: Boolean(opts.allowPrivate),
+                createVenues: Boolean(opts.createVenues),
               },
               hooks,
             );

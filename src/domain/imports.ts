@@ -18,10 +18,13 @@
  *   (await queue.get(row.id)).status // 'queued', later 'running', 'done' or 'failed'
  */
 import * as importsStore from '../store/imports.js';
+import { eventLocationsOf } from '../store/event-locations.js';
 import { fitsInteger } from '../store/ranges.js';
 import type { Store } from '../store/db.js';
 import type { Clock } from './linked-posts/index.js';
 import type { Viewer } from './permissions.js';
+import type { Services } from './services.js';
+import { invalidParams } from './errors.js';
 import { openSecret, sealSecret, secretKeyText, secretsKey } from './sessions.js';
 
 export type ImportKind = 'ics' | 'tec';
@@ -61,6 +64,10 @@ export interface ImportCounts {
   skipped: number;
   failed: number;
   by_kind: Record<string, { created: number; updated: number; unchanged: number; skipped: number; failed: number }>;
+  /** ids of the events written, for the result's links (none on a dry run) */
+  events?: { created: number[]; updated: number[] };
+  /** free-text locations that matched no venue: an editor creates them (or not) from the result */
+  venues_for_review?: Array<{ location: string; events: number[]; venue?: number }>;
 }
 
 /** One message of an import: a record that failed or was left out, or a remark. */
@@ -74,6 +81,8 @@ export interface ImportView {
   id: number;
   kind: ImportKind;
   status: ImportStatus;
+  /** nothing was (or will be) written: the counts say what an import would do */
+  dry_run: boolean;
   source: string;
   options: Record<string, unknown>;
   user: number;
@@ -111,6 +120,7 @@ export function importView(row: importsStore.ImportListing): ImportView {
     id: Number(row.id),
     kind: row.kind as ImportKind,
     status: row.status as ImportStatus,
+    dry_run: options.dry_run === true,
     source: row.source,
     options: { ...shown, ...(sealed_password !== undefined ? { app_password: '********' } : {}) },
     user: Number(row.user_id),
@@ -182,7 +192,9 @@ function createImportQueue(services: { store: Store; clock: Clock; config: { sec
 
     async list(page, perPage) {
       const { rows, total } = await importsStore.listImports(db, perPage, (page - 1) * perPage);
-      return { items: rows.map(importView), total };
+      // The history shows counts; the written ids (up to thousands per import) are for one import's page.
+      const items = rows.map(importView).map((v) => (v.counts?.events ? { ...v, counts: { ...v.counts, events: undefined } } : v));
+      return { items, total };
     },
 
     onQueued(listener) {
@@ -194,4 +206,48 @@ function createImportQueue(services: { store: Store; clock: Clock; config: { sec
       return options.sealed_password === undefined ? undefined : openSecret(await keyOf(), options.sealed_password, CREDENTIALS_CONTEXT).value;
     },
   };
+}
+
+/**
+ * Create venues from an import's review list (`venues_for_review`): the one named `location`, or
+ * every one not created yet; each event of the import that carries that location and still has no
+ * venue gets it. The review entry keeps the new venue's id, so the result shows it done.
+ *
+ * @example
+ *   await createReviewedVenues(services, admin, 12, 'Town Hall') // [{ location: 'Town Hall', venue: 31, events: [40, 41] }]
+ */
+export async function createReviewedVenues(
+  services: Services,
+  viewer: Viewer,
+  id: number,
+  location: string | undefined,
+): Promise<Array<{ location: string; events: number[]; venue?: number }> | undefined> {
+  const queue = importQueueOf(services);
+  const found = await queue.get(id);
+  if (!found?.counts) return undefined;
+  const review = found.counts.venues_for_review ?? [];
+  const chosen = review.filter((r) => r.venue === undefined && (location === undefined || r.location === location));
+  if (location !== undefined && chosen.length === 0 && !review.some((r) => r.location === location)) throw invalidParams({ location: 'This location is not in the import’s review list.' });
+  for (const entry of chosen) {
+    const venue = Number(await services.venues.createPost({ venue: entry.location, status: 'publish' }, viewer));
+    for (const eventId of entry.events) {
+      const record = await services.events.findById(eventId);
+      if (record && record.status !== 'trash' && record.venue_id === null) await services.events.update(viewer, record, { venue });
+    }
+    entry.venue = venue;
+  }
+  await importsStore.setImportCounts(services.store.db, id, JSON.stringify({ ...found.counts, venues_for_review: review }));
+  return review;
+}
+
+/**
+ * The free-text location an import kept for an event without a venue (or for its series), for the
+ * calendar pages; undefined when there is none.
+ *
+ * @example await keptLocationOf(services, 42) // 'Room 12B'
+ */
+export async function keptLocationOf(services: { store: Store }, eventId: number, seriesId?: number): Promise<string | undefined> {
+  const ids = seriesId !== undefined && seriesId !== eventId ? [eventId, seriesId] : [eventId];
+  const kept = await eventLocationsOf(services.store.db, ids);
+  return kept.get(eventId) ?? (seriesId !== undefined ? kept.get(seriesId) : undefined);
 }

@@ -39,6 +39,8 @@ export interface PublicEvent {
   categories: PublicTerm[];
   tags: PublicTerm[];
   venue: PublicVenue | [];
+  /** the calendar pages only: an imported free-text location that names no venue (never in the REST answers) */
+  location_text?: string;
   organizer: PublicOrganizer[];
   json_ld?: Record<string, unknown>;
 }

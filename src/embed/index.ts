@@ -6,6 +6,9 @@
  *   /embed/                            the iframe view: list, upcoming or month, server-rendered, no
  *                                      script, frameable by any site (`frame-ancestors *`)
  *   /embed/snippet                     the snippet generator (a GET form; works without script)
+ *   /embed/snippet.json                the same snippets as JSON (the admin app's embed screen)
+ *   /embed/vendor/fullcalendar-V/…     FullCalendar's global build (core, daygrid, list, locales),
+ *                                      long-cache, for the snippet's script tags with SRI
  *
  * CORS for public reads: the component's files and the embedding namespace's routes
  * (`{REST_ROOT}/calendar/embed/v1/…`, the FullCalendar event source the component reads) answer
@@ -26,7 +29,9 @@ import { createAssetStore, type AssetStore } from './assets.js';
 import { localeOf, messagesFor } from './messages.js';
 import { optionsOf } from './options.js';
 import { createEmbedReader } from './reader.js';
-import { listView, messageView, monthView, snippetPage, VIEW_CSP } from './views.js';
+import { listView, messageView, monthView, snippetPage, snippetTexts, VIEW_CSP } from './views.js';
+import { createFullCalendarVendor } from './vendor.js';
+import { WEEKDAYS, type Weekday } from '../domain/month-grid.js';
 
 export const STABLE_PATH = '/embed/events-calendar.js';
 /** How long browsers and caches keep the stable URL's answer (seconds). */
@@ -55,6 +60,7 @@ function publicCors(reply: FastifyReply): void {
 
 export function registerEmbedFace(app: FastifyInstance, { config, services, assets = createAssetStore() }: EmbedFace): void {
   const reader = createEmbedReader(services);
+  const vendor = createFullCalendarVendor();
   const site = services.links.siteUrl;
   const namespacePrefixes = [...new Set([config.restRoot, WORDPRESS_REST_ROOT])].map((root) => `${root}/${EMBED_NAMESPACE}`);
 
@@ -64,7 +70,7 @@ export function registerEmbedFace(app: FastifyInstance, { config, services, asse
   const embedRoutes = new WeakMap<object, boolean>();
   const isEmbedRoute = (url: string) => {
     const path = url.replace(/\/{2,}/g, '/');
-    return namespacePrefixes.some((p) => path === p || path.startsWith(`${p}/`)) || path.startsWith('/embed/events-calendar.');
+    return namespacePrefixes.some((p) => path === p || path.startsWith(`${p}/`)) || path.startsWith('/embed/events-calendar.') || path.startsWith('/embed/vendor/');
   };
   app.addHook('onSend', (req, reply, payload, done) => {
     const pattern = req.routeOptions.url;
@@ -154,20 +160,49 @@ export function registerEmbedFace(app: FastifyInstance, { config, services, asse
     }
   });
 
+  // FullCalendar's global build, for the snippet's script tags: versioned URLs, kept a year.
+  app.get('/embed/vendor/:folder/*', async (req, reply) => {
+    req.sitePage = true;
+    const { folder, '*': name } = req.params as { folder: string; '*': string };
+    const file = folder === vendor.folder ? vendor.file(name) : undefined;
+    if (!file) return reply.code(404).header('content-type', 'text/plain; charset=utf-8').header('cache-control', 'no-store').send('No such file.\n');
+    return reply
+      .header('content-type', 'text/javascript; charset=utf-8')
+      .header('cache-control', IMMUTABLE)
+      .header('cross-origin-resource-policy', 'cross-origin')
+      .header('x-content-type-options', 'nosniff')
+      .send(file.code);
+  });
+
+  /** The snippets for a request's options: the page and its JSON twin (the admin app's screen) share them. */
+  const snippetsOf = (query: Record<string, unknown>) => {
+    const o = optionsOf(query);
+    const raw = typeof query['first-day'] === 'string' ? query['first-day'] : undefined;
+    // A day's number (0 Sunday to 6 Saturday); unset or unreadable: the calendar's own first day.
+    const firstDay = raw !== undefined && /^[0-6]$/.test(raw) ? Number(raw) : Math.max(0, WEEKDAYS.indexOf(config.weekStart as Weekday));
+    const asset = assets.current();
+    const componentAssets = asset ? { stable: `${site}${STABLE_PATH}`, hashed: `${site}/embed/${asset.file}`, integrity: asset.integrity } : undefined;
+    const scripts = vendor.scripts(o.locale).map((f) => ({ src: `${site}${f.path}`, integrity: f.integrity }));
+    return { o, firstDay, componentAssets, scripts, invalid: raw !== undefined && !/^[0-6]$/.test(raw) ? [...o.invalid, 'first-day'] : o.invalid };
+  };
+
+  app.get('/embed/snippet.json', async (req, reply) => {
+    req.sitePage = true;
+    const { o, firstDay, componentAssets, scripts, invalid } = snippetsOf((req.query ?? {}) as Record<string, unknown>);
+    const locale = o.locale ?? localeOf(undefined, req.headers['accept-language']);
+    const texts = snippetTexts(site, config.siteName, o, locale, componentAssets, firstDay, scripts);
+    return reply
+      .code(200)
+      .header('cache-control', 'no-cache')
+      .send({ component: texts.component, iframe: texts.iframe, fullcalendar: texts.fullcalendar, preview: texts.iframeSrc, first_day: firstDay, scripts, invalid });
+  });
+
   // The snippet generator.
   app.get('/embed/snippet', async (req, reply) => {
     req.sitePage = true;
-    const o = optionsOf((req.query ?? {}) as Record<string, unknown>);
+    const { o, firstDay, componentAssets, scripts, invalid } = snippetsOf((req.query ?? {}) as Record<string, unknown>);
     const locale = localeOf(undefined, req.headers['accept-language']);
-    const asset = assets.current();
-    const body = snippetPage(
-      site,
-      config.siteName,
-      o,
-      locale,
-      asset ? { stable: `${site}${STABLE_PATH}`, hashed: `${site}/embed/${asset.file}`, integrity: asset.integrity } : undefined,
-      config.weekStart,
-    );
+    const body = snippetPage(site, config.siteName, { ...o, invalid }, locale, componentAssets, firstDay, scripts);
     return reply
       .code(200)
       .header('content-type', 'text/html; charset=utf-8')

@@ -4,7 +4,7 @@
  * generator (`/embed/snippet`: a GET form, the three snippets in read-only text areas, previews).
  */
 import { plusDays } from '../domain/dates/wall.js';
-import { WEEKDAYS, monthGrid, type Weekday } from '../domain/month-grid.js';
+import { monthGrid } from '../domain/month-grid.js';
 import { costShown } from '../domain/representations/event.js';
 import { html, Html } from './html.js';
 import { messagesFor, plural, type Locale } from './messages.js';
@@ -186,10 +186,33 @@ export interface SnippetAssets {
   integrity: string;
 }
 
-/** The snippet generator page. */
-export function snippetPage(site: string, siteName: string, o: EmbedOptions, locale: Locale, assets: SnippetAssets | undefined, weekStart = 'monday'): string {
+/** A script tag of the snippet: a served file and its SRI hash. */
+export interface SnippetScript {
+  /** absolute URL */
+  src: string;
+  integrity: string;
+}
+
+/** The three snippets for these options: the component, the iframe and FullCalendar's code. */
+export interface SnippetTexts {
+  component: string;
+  iframe: string;
+  /** the iframe view's URL (the preview) */
+  iframeSrc: string;
+  fullcalendar: string;
+  /** the component's attributes, as written in `component` */
+  attrText: string;
+}
+
+/**
+ * The snippets for these options. FullCalendar's is paste-ready: the global build's script tags
+ * (served by this service, with their SRI hashes), then a few lines that make the calendar with
+ * the chosen locale and first day of the week, reading this service's event source.
+ *
+ * @example snippetTexts('https://cal.example', 'Town', optionsOf({ view: 'month' }), 'en', undefined, 1, scripts).fullcalendar
+ */
+export function snippetTexts(site: string, siteName: string, o: EmbedOptions, locale: Locale, assets: SnippetAssets | undefined, firstDay: number, scripts: SnippetScript[]): SnippetTexts {
   const m = messagesFor(locale);
-  const firstDay = Math.max(0, WEEKDAYS.indexOf(weekStart as Weekday));
   const attrs = componentAttributes(o, site, firstDay);
   const attrText = attrs.map(([k, v]) => (v === '' ? ` ${k}` : ` ${k}="${v.replace(/&/g, '&amp;').replace(/"/g, '&quot;')}"`)).join('');
   const component = assets ? `<script type="module" src="${assets.hashed}" integrity="${assets.integrity}" crossorigin="anonymous"></script>\n<events-calendar${attrText}></events-calendar>` : '';
@@ -199,18 +222,30 @@ export function snippetPage(site: string, siteName: string, o: EmbedOptions, loc
   for (const [k, v] of attrs)
     if (['category', 'tag', 'venue', 'organizer', 'search', 'featured'].includes(k)) params.set(k === 'category' ? 'categories' : k === 'tag' ? 'tags' : k, k === 'featured' ? '1' : v);
   const fcQuery = params.toString();
-  const fullcalendar = `import { Calendar } from '@fullcalendar/core';
-import dayGridPlugin from '@fullcalendar/daygrid';
-import listPlugin from '@fullcalendar/list';
-
-const calendar = new Calendar(document.getElementById('calendar'), {
-  plugins: [dayGridPlugin, listPlugin],
-  initialView: 'dayGridMonth',
-  firstDay: ${firstDay},
-  headerToolbar: { left: 'prev,next today', center: 'title', right: 'dayGridMonth,listMonth' },
-  events: { url: '${site}/wp-json/calendar/embed/v1/fullcalendar'${fcQuery ? `, extraParams: ${JSON.stringify(Object.fromEntries(params))}` : ''} },
+  // JSON in a script: `<` escaped, so a search text can never close the script element.
+  const js = (v: unknown) => JSON.stringify(v).replace(/</g, '\\u003c');
+  const tags = scripts.map((s) => `<script src="${s.src}" integrity="${s.integrity}" crossorigin="anonymous"></script>`).join('\n');
+  const fullcalendar = `<div id="events-calendar"></div>
+${tags}
+<script>
+document.addEventListener('DOMContentLoaded', function () {
+  var calendar = new FullCalendar.Calendar(document.getElementById('events-calendar'), {
+    initialView: '${o.view === 'month' ? 'dayGridMonth' : 'listMonth'}',
+    firstDay: ${firstDay},${o.locale ? `\n    locale: '${o.locale}',` : ''}
+    headerToolbar: { left: 'prev,next today', center: 'title', right: 'dayGridMonth,listMonth' },
+    events: { url: '${site}/wp-json/calendar/embed/v1/fullcalendar'${fcQuery ? `, extraParams: ${js(Object.fromEntries(params))}` : ''} },
+  });
+  calendar.render();
 });
-calendar.render();`;
+</script>`;
+  return { component, iframe, iframeSrc, fullcalendar, attrText };
+}
+
+/** The snippet generator page. */
+export function snippetPage(site: string, siteName: string, o: EmbedOptions, locale: Locale, assets: SnippetAssets | undefined, firstDay: number, scripts: SnippetScript[]): string {
+  const m = messagesFor(locale);
+  const { component, iframe, iframeSrc, fullcalendar, attrText } = snippetTexts(site, siteName, o, locale, assets, firstDay, scripts);
+  const weekday = (d: number) => new Intl.DateTimeFormat(locale, { weekday: 'long', timeZone: 'UTC' }).format(new Date(Date.UTC(2024, 0, 7 + d)));
   const option = (value: string, label: string, current: string | undefined) => html`<option value="${value}"${current === value ? html` selected` : ''}>${label}</option>`;
   const field = (name: string, label: string, value: string, type = 'text', extra: Html | string = '') =>
     html`<p><label for="f-${name}">${label}</label><br><input id="f-${name}" name="${name}" type="${type}" value="${value}"${extra}></p>`;
@@ -231,6 +266,7 @@ ${field('organizer', m.organizer, f.organizer?.join(',') ?? '', 'text', html` in
 ${field('search', m.search, f.search ?? '', 'search')}
 ${field('limit', m.limit, o.limit === undefined ? '' : String(o.limit), 'number', html` min="1" max="100"`)}
 <p><label for="f-locale">${m.locale}</label><br><select id="f-locale" name="locale">${option('', m.localeAuto, o.locale ?? '')}${option('en', 'English', o.locale)}${option('fr', 'Français', o.locale)}</select></p>
+<p><label for="f-first-day">${m.firstDay}</label><br><select id="f-first-day" name="first-day">${[0, 1, 2, 3, 4, 5, 6].map((d) => option(String(d), weekday(d), String(firstDay)))}</select></p>
 <p><label for="f-tz">${m.timeZone}</label><br><select id="f-tz" name="time-zone">${option('viewer', m.tzViewer, o.timeZone ?? 'viewer')}${option('event', m.tzEvent, o.timeZone)}</select></p>
 ${field('refresh', m.refresh, o.refresh === undefined ? '' : String(o.refresh), 'number', html` min="0"`)}
 </fieldset>
@@ -238,7 +274,7 @@ ${field('refresh', m.refresh, o.refresh === undefined ? '' : String(o.refresh), 
 </form>
 ${assets ? html`${textarea('snippet-component', m.componentSnippet, component, 4)}<p>${m.componentNote.replace('{stable}', assets.stable)}</p>` : ''}
 ${textarea('snippet-iframe', m.iframeSnippet, iframe, 3)}
-${textarea('snippet-fullcalendar', m.fullcalendarSnippet, fullcalendar, 12)}
+${textarea('snippet-fullcalendar', m.fullcalendarSnippet, fullcalendar, 18)}<p>${m.fullcalendarNote}</p>
 <h2>${m.preview}</h2>
 ${assets ? html`<script type="module" src="${assets.hashed}" integrity="${assets.integrity}" crossorigin="anonymous"></script><events-calendar ${new Html(attrText.trim())}></events-calendar>` : ''}
 <h2>${m.previewIframe}</h2>

@@ -38,6 +38,8 @@ const TABLES: Array<ExportTable & { optional?: true }> = [
   // Recurring events (issue 15); exports made before them have none.
   { table: 'event_series', order: ['post_id'], optional: true },
   { table: 'event_occurrences', order: ['post_id'], optional: true },
+  // Imported events' free-text locations (migration 029); exports made before them have none.
+  { table: 'event_locations', order: ['event_id'], optional: true },
 ];
 
 /** Columns that hold numbers (PostgreSQL answers some aggregates and numerics as text). */

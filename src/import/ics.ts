@@ -1,7 +1,9 @@
 /**
  * `events-calendar import ics FILE|URL`: events from an iCalendar file (Google Calendar, Outlook,
  * Apple, other calendars' feeds), parsed with ical.js (RFC 5545: folding, escaping, `TZID` with
- * the file's `VTIMEZONE`s, all-day `DATE` values). `LOCATION` becomes a venue (reused by name),
+ * the file's `VTIMEZONE`s, all-day `DATE` values). `LOCATION` is matched to a venue here (normalized
+ * title or address: `venueMatcher`); one that matches none makes no venue, it is listed for review
+ * in the result (`venuesForReview`) and the event goes without a venue until an editor creates it;
  * `CATEGORIES` categories (found by name or created), `ORGANIZER` an organizer (its CN, else its
  * address), `URL` the website. A recurring event becomes a series (issue 15): its `RRULE`,
  * `RDATE`s and `EXDATE`s become the event's `recurrence` lines, and each override (a VEVENT with
@@ -39,6 +41,9 @@ import { toWallTime } from '../domain/dates/wall.js';
 import { writeTransaction } from '../store/changes.js';
 import { withImportContext } from '../store/import-context.js';
 import { findMapping, putMapping } from '../store/import-map.js';
+import { venuesForMatching } from '../store/linked-posts.js';
+import { putEventLocation } from '../store/event-locations.js';
+import type { Executor } from '../store/schema.js';
 import { occurrencesOf } from '../store/recurrence.js';
 import { readFeedState, writeFeedState } from '../store/feed-state.js';
 import { generateSeries } from '../domain/series-generation.js';
@@ -57,6 +62,8 @@ export interface IcsImportOptions {
   retryDelayMs: number;
   /** a VEVENT that would be skipped, a duplicate UID or a TZID known nowhere stops the import before anything is written */
   strict?: boolean;
+  /** make a venue of a LOCATION that matches none (`--create-venues`) instead of listing it for review */
+  createVenues?: boolean;
   /** a URL is fetched with the ETag / Last-Modified of the last such run (scheduled runs, `--every`) */
   conditional?: boolean;
   /** read a URL on a loopback, private or reserved address too (`--allow-private`) */
@@ -515,7 +522,14 @@ function overrideStart(o: IcsOverride, zone: string): string {
  * rules do not make) is a warning. Resolves with how many occurrences the series has (0 for an
  * event that does not recur).
  */
-async function applyOverrides(services: Services, admin: Viewer, seriesId: number, e: IcsEvent, warn: (w: string) => void): Promise<number> {
+async function applyOverrides(
+  services: Services,
+  admin: Viewer,
+  seriesId: number,
+  e: IcsEvent,
+  warn: (w: string) => void,
+  venueOf: (input: EventInput) => EventInput['venue'] | undefined,
+): Promise<number> {
   if (!e.recurring && e.overrides.length === 0) return 0;
   // Every occurrence first: a write generates at most OCCURRENCES_PER_WRITE of them (issue 24).
   if (e.recurring) await generateSeries(services, seriesId);
@@ -534,7 +548,11 @@ async function applyOverrides(services: Services, admin: Viewer, seriesId: numbe
     if (!record) continue;
     if (o.input === undefined) {
       if (record.status !== 'trash') await services.events.trash(record, 'this', admin);
-    } else await services.events.update(admin, record, { ...o.input, recurrence_scope: 'this' });
+    } else {
+      const { venue: _location, ...rest } = o.input;
+      const venue = venueOf(o.input);
+      await services.events.update(admin, record, { ...rest, ...(venue !== undefined ? { venue } : {}), recurrence_scope: 'this' });
+    }
   }
   return occurrences.length;
 }
@@ -596,7 +614,7 @@ export async function parseIcsOffLoop(text: string, siteTimezone: string, status
 }
 
 export async function importIcs(services: Services, admin: Viewer, options: IcsImportOptions, hooks: ImportHooks = {}): Promise<ImportReport> {
-  const report = new ImportReport({ unchanged: true });
+  const report = new ImportReport({ unchanged: true, dryRun: options.dryRun });
   report.source = SOURCE;
   const db = services.store.db;
   let text: string;
@@ -631,15 +649,36 @@ export async function importIcs(services: Services, admin: Viewer, options: IcsI
   }
   let done = 0;
   let occurrences = 0;
+  const venues = await venueMatcher(db);
+  const ownUid = ownUidPattern(services.config.siteUrl);
   for (const e of events) {
     try {
       const known = await findMapping(db, SOURCE, 'event', e.uid);
-      const record = known ? await services.events.findById(Number(known.local_id)) : undefined;
-      if (record && known!.fingerprint === e.fingerprint) report.count('event', 'unchanged');
-      else if (options.dryRun) report.count('event', record ? 'updated' : 'created');
-      else {
-        const remember = async (trx: Parameters<typeof putMapping>[0], result: unknown) =>
-          putMapping(trx, { source: SOURCE, kind: 'event', source_id: e.uid, local_id: Number((result as { id: number }).id), fingerprint: e.fingerprint });
+      let record = known ? await services.events.findById(Number(known.local_id)) : undefined;
+      // This site's own export (UID event-ID@host): the event it came from, not a copy of it.
+      const own = known ? undefined : ownUid.exec(e.uid);
+      if (own) record = await services.events.findById(Number(own[1]));
+      const location = locationOf(e.input);
+      const venueId = location ? venues(location) : undefined;
+      // A location that names no venue here is not made into one (one real feed made ~40 junk
+      // venues that way): the event goes without, and the text waits in the result for review.
+      if (venueId !== undefined) e.input.venue = venueId;
+      else if (!options.createVenues) {
+        // An event written before keeps the venue it has (an editor may have given it one); a new one has none.
+        if (location && record) delete e.input.venue;
+        else e.input.venue = '';
+      }
+      if (record && known?.fingerprint === e.fingerprint) report.count('event', 'unchanged');
+      else if (options.dryRun) {
+        report.count('event', record ? 'updated' : 'created');
+        if (location && venueId === undefined && !options.createVenues) report.venueForReview(location);
+      } else {
+        const remember = async (trx: Parameters<typeof putMapping>[0], result: unknown) => {
+          const id = Number((result as { id: number }).id);
+          await putMapping(trx, { source: SOURCE, kind: 'event', source_id: e.uid, local_id: id, fingerprint: e.fingerprint });
+          // The text of a location that names no venue is kept with the event (the export writes it back).
+          await putEventLocation(trx, id, location && venueId === undefined && !options.createVenues ? location : null);
+        };
         const warn = (w: string) => {
           report.warnings.push(w);
           hooks.onWarning?.(w);
@@ -656,7 +695,17 @@ export async function importIcs(services: Services, admin: Viewer, options: IcsI
           written = await write({ ...e.input, recurrence: [] });
         }
         report.count('event', record ? 'updated' : 'created');
-        occurrences += await applyOverrides(services, admin, Number(written.id), e, (w) => warn(`${options.input}: ${w}`));
+        report.wroteEvent(Number(written.id), record ? 'updated' : 'created');
+        if (location && venueId === undefined && !options.createVenues) report.venueForReview(location, Number(written.id));
+        occurrences += await applyOverrides(
+          services,
+          admin,
+          Number(written.id),
+          e,
+          (w) => warn(`${options.input}: ${w}`),
+          // An occurrence keeps its venue when its location names none here.
+          (input) => venues(locationOf(input)) ?? (options.createVenues ? input.venue : locationOf(input) ? undefined : ''),
+        );
       }
     } catch (err) {
       if (!(err instanceof ApiError)) throw err;
@@ -672,4 +721,48 @@ export async function importIcs(services: Services, admin: Viewer, options: IcsI
   // add up; none alone reaches the threshold).
   if (!options.dryRun) await refreshAfterBulkWrite(db, report.written() + occurrences);
   return report;
+}
+
+/** The free-text `LOCATION` the parse put in an input's venue. */
+function locationOf(input: EventInput): string {
+  const v = input.venue as unknown;
+  return typeof v === 'object' && v !== null ? String((v as { venue?: unknown }).venue ?? '') : '';
+}
+
+/** A location's comparable form: case, accents, punctuation and spacing do not count. */
+export function normalizeLocation(text: string): string {
+  return text
+    .normalize('NFKD')
+    .replace(/\p{M}/gu, '')
+    .toLowerCase()
+    .replace(/[^\p{L}\p{N}]+/gu, ' ')
+    .trim();
+}
+
+/**
+ * The venue a free-text `LOCATION` names, matched on its normalized title, its address, its title
+ * and address lines as the `.ics` export writes them, or a location that starts with its title
+ * followed by a comma ("Town Hall, 1 Main St" for the venue "Town Hall").
+ */
+async function venueMatcher(db: Executor): Promise<(location: string) => number | undefined> {
+  const byKey = new Map<string, number>();
+  const add = (key: string, id: number) => {
+    if (key && !byKey.has(key)) byKey.set(key, id);
+  };
+  const rows = await venuesForMatching(db);
+  for (const v of rows) add(normalizeLocation(v.title), v.id);
+  for (const v of rows) {
+    add(normalizeLocation([v.title, v.address, v.city, v.zip, v.country].filter((s) => s).join(', ')), v.id);
+    add(normalizeLocation([v.title, v.address, v.city].filter((s) => s).join(', ')), v.id);
+    add(normalizeLocation([v.title, v.address].filter((s) => s).join(', ')), v.id);
+    add(normalizeLocation([v.address, v.city].filter((s) => s).join(', ')), v.id);
+    if (v.address.trim().length >= 6) add(normalizeLocation(v.address), v.id);
+  }
+  return (location) => byKey.get(normalizeLocation(location)) ?? byKey.get(normalizeLocation(location.split(',')[0] ?? ''));
+}
+
+/** UIDs of this site's own `.ics` export (`event-ID@host`). */
+function ownUidPattern(siteUrl: string): RegExp {
+  const host = new URL(siteUrl).host.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+  return new RegExp(`^event-(\\d+)@${host}$`);
 }

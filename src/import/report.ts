@@ -8,6 +8,7 @@
  *   const report = new ImportReport();
  *   report.count('event', 'created');
  *   report.lines() // ['events: 1 created, 0 updated, 0 skipped, 0 failed']
+ *   new ImportReport({ dryRun: true }) // the same lines say 'would be created'
  */
 
 export type Outcome = 'created' | 'updated' | 'unchanged' | 'skipped' | 'failed';
@@ -43,9 +44,28 @@ export class ImportReport {
   afterImport?: () => Promise<void>;
   /** count unchanged records apart from skipped ones (import ics) */
   readonly separateUnchanged: boolean;
+  /** nothing is written: every line says what an import *would* do, so no one reads a dry run as done */
+  readonly dryRun: boolean;
+  /** ids of the events written (created or updated), so the result can link to them; none on a dry run */
+  readonly eventIds: { created: number[]; updated: number[] } = { created: [], updated: [] };
+  /** free-text locations matched to no venue: kept off the venue list until an editor creates them */
+  readonly venuesForReview = new Map<string, number[]>();
 
-  constructor(options: { unchanged?: boolean } = {}) {
+  constructor(options: { unchanged?: boolean; dryRun?: boolean } = {}) {
     this.separateUnchanged = options.unchanged ?? false;
+    this.dryRun = options.dryRun ?? false;
+  }
+
+  /** An event written (its id kept for the result's links). */
+  wroteEvent(id: number, outcome: 'created' | 'updated'): void {
+    this.eventIds[outcome].push(id);
+  }
+
+  /** A location that matched no venue, and the event (if written) that carries it. */
+  venueForReview(location: string, eventId?: number): void {
+    let list = this.venuesForReview.get(location);
+    if (!list) this.venuesForReview.set(location, (list = []));
+    if (eventId !== undefined) list.push(eventId);
   }
 
   count(kind: string, outcome: Outcome): void {
@@ -83,14 +103,16 @@ export class ImportReport {
   /** The summary, one line per kind, then the mapped ids and the failures. */
   lines(): string[] {
     const out: string[] = [];
+    const w = this.dryRun ? 'would be ' : '';
     for (const [kind, c] of this.counts) {
-      const unchanged = this.separateUnchanged ? `${c.unchanged} unchanged, ` : '';
-      out.push(`${PLURAL[kind] ?? kind}: ${c.created} created, ${c.updated} updated, ${unchanged}${c.skipped} skipped, ${c.failed} failed`);
+      const unchanged = this.separateUnchanged ? `${c.unchanged} ${w}unchanged, ` : '';
+      out.push(`${PLURAL[kind] ?? kind}: ${c.created} ${w}created, ${c.updated} ${w}updated, ${unchanged}${c.skipped} ${w}skipped, ${c.failed} failed`);
     }
     if (this.notModified) out.push('not modified since the last run (HTTP 304): nothing to import');
     else if (out.length === 0) out.push('nothing to import');
     for (const r of this.remapped) out.push(`mapped ${r.kind} ${r.sourceId} → ${r.localId} (${r.why})`);
-    for (const s of this.skips) out.push(`skipped ${s.id}: ${s.reason}`);
+    for (const s of this.skips) out.push(`${w}skipped ${s.id}: ${s.reason}`);
+    for (const [location, ids] of this.venuesForReview) out.push(`new venue for review: "${location}" (${ids.length || 'no'} event(s) ${this.dryRun ? 'would carry' : 'carry'} it as text)`);
     for (const f of this.failures) out.push(`failed ${f.kind} ${f.id}: ${f.reason}`);
     return out;
   }

@@ -34,7 +34,7 @@ import { refreshAfterBulkWrite } from '../store/statistics.js';
 export type { TecImportOptions };
 
 export async function importTec(services: Services, admin: Viewer, options: TecImportOptions, hooks: ImportHooks = {}): Promise<ImportReport> {
-  const report = new ImportReport();
+  const report = new ImportReport({ dryRun: options.dryRun });
   const warn = (m: string) => {
     report.warnings.push(m);
     hooks.onWarning?.(m);

@@ -36,6 +36,8 @@ const MAX_ATTEMPTS = 3;
 const PROGRESS_EVERY_MS = 500;
 /** Messages kept per import. */
 const MAX_MESSAGES = 500;
+/** Event ids kept per import and outcome (the result's links). */
+const MAX_IDS = 10_000;
 
 /** A stop asked for while an import ran: it is queued again. */
 class Interrupted extends Error {}
@@ -48,6 +50,9 @@ function countsOf(report: ImportReport): ImportCounts {
     out.by_kind[kind] = { ...c };
     for (const k of ['created', 'updated', 'unchanged', 'skipped', 'failed'] as const) out[k] += c[k];
   }
+  // Bounded: the row stays a few hundred kilobytes at most even for a huge feed.
+  out.events = { created: report.eventIds.created.slice(0, MAX_IDS), updated: report.eventIds.updated.slice(0, MAX_IDS) };
+  out.venues_for_review = [...report.venuesForReview].slice(0, MAX_MESSAGES).map(([location, events]) => ({ location: location.slice(0, 500), events: events.slice(0, MAX_IDS) }));
   return out;
 }
 

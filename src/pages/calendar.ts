@@ -15,6 +15,7 @@ import { ApiError } from '../domain/errors.js';
 import { canReadEvent, type EventListArgs, type EventRange } from '../domain/events/index.js';
 import { eventValidators } from '../domain/events/index.js';
 import { ANONYMOUS } from '../domain/permissions.js';
+import { keptLocationOf } from '../domain/imports.js';
 import type { Services } from '../domain/services.js';
 import { sanitizeSlug } from '../domain/slugs.js';
 import { SERIES_TYPE } from '../domain/events/index.js';
@@ -73,6 +74,12 @@ export function isPageNotFound(err: unknown): boolean {
 export function createCalendar(services: Services): Calendar {
   const { config, events } = services;
   const links = services.links;
+  // An event without a venue shows the free-text location an import kept for it (or its series).
+  const withKeptLocation = async (json: PublicEvent | undefined, id: number, seriesId?: number): Promise<PublicEvent | undefined> => {
+    if (!json || !Array.isArray(json.venue)) return json;
+    const text = await keptLocationOf(services, id, seriesId);
+    return text === undefined ? json : { ...json, location_text: text };
+  };
   const max = config.icalMaxEvents;
   /** Event ids by slug, checked on every use (see `event`). */
   const eventIdBySlug = new Map<string, number>();
@@ -155,7 +162,7 @@ export function createCalendar(services: Services): Calendar {
       }
       if (!record || record.status === 'trash' || !canReadEvent(ANONYMOUS, record)) return undefined;
       const [json] = await events.represent([record], ANONYMOUS, 'single', links);
-      return json as unknown as PublicEvent | undefined;
+      return withKeptLocation(json as unknown as PublicEvent | undefined, Number(record.id));
     },
 
     async series(slug) {
@@ -174,7 +181,7 @@ export function createCalendar(services: Services): Calendar {
       const record = id === undefined ? undefined : await events.findById(id);
       if (!record || record.status === 'trash' || !canReadEvent(ANONYMOUS, record)) return undefined;
       const [json] = await events.represent([record], ANONYMOUS, 'single', links);
-      return json as unknown as PublicEvent | undefined;
+      return withKeptLocation(json as unknown as PublicEvent | undefined, Number(record.id), seriesId);
     },
 
     async seriesFeeds(list) {

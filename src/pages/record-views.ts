@@ -28,6 +28,7 @@ ${image && safeUrl(image.url) ? html`<figure class="image">${imageTag(image, { s
 <dt>Start</dt><dd><time datetime="${isoOf(e.start_date, e.utc_start_date, e.all_day)}">${e.all_day ? eventDay(e.start_date, f) : `${eventDay(e.start_date, f)}, ${timeText(e.start_date, f.time)}`}</time></dd>
 <dt>End</dt><dd><time datetime="${isoOf(e.end_date, e.utc_end_date, e.all_day)}">${e.all_day ? eventDay(e.end_date, f) : `${eventDay(e.end_date, f)}, ${timeText(e.end_date, f.time)}`}</time></dd>
 ${e.all_day ? '' : html`<dt>Time zone</dt><dd>${e.timezone}${e.timezone_abbr ? ` (${e.timezone_abbr})` : ''}</dd>`}
+${!venue && e.location_text ? html`<dt>Location</dt><dd class="location">${e.location_text}</dd>` : ''}
 ${e.cost ? html`<dt>Cost</dt><dd>${plainText(costShown(e))}</dd>` : ''}
 ${e.website && e.website !== e.url && safeUrl(plainText(e.website)) ? html`<dt>Website</dt><dd><a href="${safeUrl(plainText(e.website))}" rel="nofollow">${plainText(e.website)}</a></dd>` : ''}
 ${e.categories.length ? html`<dt>Categories</dt><dd>${termLinks(e.categories, 'category')}</dd>` : ''}

@@ -9,8 +9,9 @@ import { isOrganizerEmail } from '../domain/linked-posts/index.js';
 import { costShown } from '../domain/representations/event.js';
 import type { EventFilter, PublicEvent, PublicOrganizer, PublicTerm } from '../domain/public-records.js';
 import { HEADER_LABELS, siteHeader } from '../web/site-header.js';
-import { html, plainText, type SafeHtml } from './html.js';
+import { html, plainText, trusted, type SafeHtml } from './html.js';
 import { imageTag } from './image-views.js';
+import { iconLink } from '../web/site-icon.js';
 import { isoOf, safeUrl, STYLESHEET_PATH, subscribeLinks, whenText, type DateFormats, type PageMeta, type Subscription } from './view-helpers.js';
 
 /** The pages' shared pieces (see {@link createViewParts}). */
@@ -40,6 +41,7 @@ export function createViewParts(config: Config, links: Links) {
 <meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <title>${title}</title>
+${trusted(iconLink(config.siteIcon, url))}
 <meta name="description" content="${meta.description}">
 ${meta.noindex ? html`<meta name="robots" content="noindex">\n` : ''}<link rel="canonical" href="${meta.canonical}">
 <meta property="og:title" content="${meta.title}">

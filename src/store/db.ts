@@ -50,6 +50,7 @@ import { federationObjectTimesMigration } from './migrations/022_federation_obje
 import { editLocksMigration } from './migrations/024_edit_locks.js';
 import { filterIndexesMigration } from './migrations/025_filter_indexes.js';
 import { mediaMigration } from './migrations/026_media.js';
+import { importReviewMigration } from './migrations/029_import_review.js';
 
 export type { DialectName } from './handle.js';
 
@@ -128,6 +129,7 @@ function migrations(dialect: DialectName): Record<string, Migration> {
     '024_edit_locks': editLocksMigration(),
     '025_filter_indexes': filterIndexesMigration(),
     '026_media': mediaMigration(),
+    '029_import_review': importReviewMigration(),
   };
 }
 

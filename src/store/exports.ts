@@ -58,6 +58,21 @@ export async function userIdByLogin(trx: Executor, login: string): Promise<{ id:
 }
 
 /** Ids of the events not in the trash (no series), ascending: what `export --format ics` writes. */
-export async function liveEventIds(db: Executor): Promise<number[]> {
-  return (await db.selectFrom('posts').select('id').where('type', '=', 'tribe_events').where('status', '!=', 'trash').orderBy('id').execute()).map((r) => Number(r.id));
+export async function liveEventIds(db: Executor, filter: ExportFilter = {}): Promise<number[]> {
+  let q = db.selectFrom('posts').innerJoin('events', 'events.post_id', 'posts.id').select('posts.id').where('posts.type', '=', 'tribe_events').where('posts.status', '!=', 'trash');
+  // Overlapping the range, in the events' own wall time, as the REST lists' start_date/end_date.
+  if (filter.start !== undefined) q = q.where('events.end_local', '>=', `${filter.start} 00:00:00`);
+  if (filter.end !== undefined) q = q.where('events.start_local', '<=', `${filter.end} 23:59:59`);
+  if (filter.categoryId !== undefined) {
+    const categoryId = filter.categoryId;
+    q = q.where((eb) => eb.exists(eb.selectFrom('event_terms').select('event_terms.event_id').whereRef('event_terms.event_id', '=', 'posts.id').where('event_terms.term_id', '=', categoryId)));
+  }
+  return (await q.orderBy('posts.id').execute()).map((r) => Number(r.id));
+}
+
+/** Which events an iCalendar export takes: days (`YYYY-MM-DD`, inclusive) and a category id. */
+export interface ExportFilter {
+  start?: string;
+  end?: string;
+  categoryId?: number;
 }

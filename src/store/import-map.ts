@@ -43,3 +43,21 @@ export async function renameSource(db: Executor, from: string, to: string): Prom
   await db.deleteFrom('import_map').where('source', '=', from).execute();
   return moving.length;
 }
+
+/**
+ * The source ids these local records were imported from (source and kind given), by local id: the
+ * `.ics` export writes an imported event's own UID, so a round trip updates instead of duplicating.
+ *
+ * @example (await sourceIdsOf(db, 'ics', 'event', [42])).get(42) // 'abc@google.com'
+ */
+export async function sourceIdsOf(db: Executor, source: string, kind: string, localIds: number[]): Promise<Map<number, string>> {
+  const out = new Map<number, string>();
+  for (let i = 0; i < localIds.length; i += 500) {
+    const chunk = localIds.slice(i, i + 500);
+    if (chunk.length === 0) continue;
+    const rows = await db.selectFrom('import_map').select(['local_id', 'source_id']).where('source', '=', source).where('kind', '=', kind).where('local_id', 'in', chunk).execute();
+    // Two source ids for one event (an old derived UID, a later real one): the first in order wins, for a stable export.
+    for (const r of rows.sort((a, b) => a.source_id.localeCompare(b.source_id))) if (!out.has(Number(r.local_id))) out.set(Number(r.local_id), r.source_id);
+  }
+  return out;
+}

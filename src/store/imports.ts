@@ -126,3 +126,8 @@ export async function finishImport(
     .where('id', '=', id)
     .execute();
 }
+
+/** Replace an ended import's counts (its review list changed: a venue was created from it). */
+export async function setImportCounts(db: Executor, id: number, counts: string): Promise<void> {
+  await tables(db).updateTable('imports').set({ counts }).where('id', '=', id).execute();
+}

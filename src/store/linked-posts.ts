@@ -274,3 +274,21 @@ export async function findLinkedPage(
   if (total === 0 && filter.searchFragments?.length) total = await countWithSearch(false);
   return { rows: [...rows], total };
 }
+
+/**
+ * Every venue not in the trash with the fields a free-text location is matched on (an import's
+ * `LOCATION`): title and address lines.
+ *
+ * @example (await venuesForMatching(db))[0] // { id: 4, title: 'Town Hall', address: '1 Main St', city: 'Lyon', zip: '', country: 'France' }
+ */
+export async function venuesForMatching(db: Executor): Promise<Array<{ id: number; title: string; address: string; city: string; zip: string; country: string }>> {
+  const rows = await db
+    .selectFrom('posts')
+    .innerJoin('venues', 'venues.post_id', 'posts.id')
+    .select(['posts.id', 'posts.title', 'venues.address', 'venues.city', 'venues.zip', 'venues.country'])
+    .where('posts.type', '=', 'tribe_venue')
+    .where('posts.status', '!=', 'trash')
+    .orderBy('posts.id')
+    .execute();
+  return rows.map((r) => ({ id: Number(r.id), title: r.title, address: r.address, city: r.city, zip: r.zip, country: r.country }));
+}

@@ -172,8 +172,15 @@ export interface ImportMapTable {
   updated_gmt: string;
 }
 
+/** An imported event's free-text location that names no venue here (migration 029). */
+export interface EventLocationsTable {
+  event_id: number;
+  location: string;
+}
+
 export interface Database {
   posts: PostsTable;
+  event_locations: EventLocationsTable;
   events: EventsTable;
   venues: VenuesTable;
   organizers: OrganizersTable;

@@ -37,7 +37,8 @@ export const CHALLENGE_PATH = '/events/submit/challenge';
 /** The nonce action of the form for signed-in submitters. */
 const NONCE_ACTION = 'submit_event';
 
-const CSP = "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self'; connect-src 'self'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'";
+// img-src https: for the site's icon alone (SITE_ICON may be an https URL); the pages show no other image.
+const CSP = "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' https:; connect-src 'self'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'";
 
 /** The form's flat values back from the parsed body (`venue[city]` style keys, `categories[]`). */
 function valuesOf(body: Record<string, unknown>): FormValues {
@@ -148,6 +149,9 @@ export function registerSubmissionsFace(app: FastifyInstance, services: Services
     // Read per page: administrators change the site's name while the server runs.
     get siteName() {
       return config.siteName;
+    },
+    get siteIcon() {
+      return config.siteIcon;
     },
     url: (path) => `${services.links.siteUrl}${path}`,
   };

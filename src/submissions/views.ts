@@ -9,6 +9,7 @@
 import { instantText, whenText } from '../domain/submissions/dates.js';
 import { HEADER_LABELS, SITE_HEADER_CSS, siteHeader } from '../web/site-header.js';
 import { html, trusted, type SafeHtml } from '../web/html.js';
+import { iconLink } from '../web/site-icon.js';
 import type { Messages } from './messages.js';
 
 export const STYLE_PATH = '/events/submit/submit.css';
@@ -96,12 +97,14 @@ export interface FormView {
 /** The site the pages belong to: its name and its URLs, for the header the calendar's pages show too. */
 export interface Site {
   siteName: string;
+  /** SITE_ICON: the favicon's URL or path */
+  siteIcon: string;
   url: (path: string) => string;
 }
 
 function layout(m: Messages, site: Site, title: string, body: SafeHtml, withScript = false, current?: 'propose'): string {
   const header = siteHeader({ siteName: site.siteName, url: site.url, labels: HEADER_LABELS[m.lang === 'fr' ? 'fr' : 'en'], submissions: true, ...(current ? { current } : {}) });
-  return `<!doctype html>${html`<html lang="${m.lang}"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1"><meta name="robots" content="noindex"><title>${title} – ${site.siteName}</title><link rel="stylesheet" href="${STYLE_PATH}">${withScript ? html`<script src="${SCRIPT_PATH}" defer></script>` : ''}</head><body><a class="skip" href="#main">${m.skipToContent}</a>${header}<main id="main">${body}</main></body></html>`}`;
+  return `<!doctype html>${html`<html lang="${m.lang}"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1"><meta name="robots" content="noindex"><title>${title} – ${site.siteName}</title>${trusted(iconLink(site.siteIcon, site.url))}<link rel="stylesheet" href="${STYLE_PATH}">${withScript ? html`<script src="${SCRIPT_PATH}" defer></script>` : ''}</head><body><a class="skip" href="#main">${m.skipToContent}</a>${header}<main id="main">${body}</main></body></html>`}`;
 }
 
 /**

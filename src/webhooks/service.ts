@@ -24,9 +24,11 @@ import type { Services } from '../domain/services.js';
 import { createDelivery } from './delivery.js';
 import { createEndpoints } from './endpoints.js';
 import { createOutbox } from './outbox.js';
-import type { WebhookConfig, WebhookService } from './types.js';
+import { randomBytes } from 'node:crypto';
+import { sendWebhook } from './send.js';
+import { TEST_EVENT_TYPE, type WebhookConfig, type WebhookService } from './types.js';
 
-export { ACTIONS, EVENT_TYPES, RECORD_KINDS, type AttemptJson, type DeliveryJson, type EndpointJson, type WebhookService } from './types.js';
+export { ACTIONS, EVENT_TYPES, RECORD_KINDS, TEST_EVENT_TYPE, type AttemptJson, type DeliveryJson, type EndpointJson, type WebhookService } from './types.js';
 export { wants } from './outbox.js';
 
 export function createWebhookService(services: Services, config: WebhookConfig): WebhookService {
@@ -43,6 +45,18 @@ export function createWebhookService(services: Services, config: WebhookConfig):
     deliveries: endpoints.deliveries,
     delivery: endpoints.delivery,
     redeliver: endpoints.redeliver,
+    async test(endpointId) {
+      const endpoint = await endpoints.get(endpointId);
+      if (!endpoint) return undefined;
+      const id = `msg_test_${endpointId}_${randomBytes(6).toString('hex')}`;
+      const body = JSON.stringify({
+        type: TEST_EVENT_TYPE,
+        timestamp: new Date().toISOString(),
+        data: { endpoint_id: endpointId, message: 'A test delivery sent from the calendar’s administration.' },
+      });
+      const r = await sendWebhook(endpoint.url, id, body, endpoint.secret, { timeoutMs: config.webhooksTimeoutMs, allowPrivate: config.webhooksAllowPrivate });
+      return { id, type: TEST_EVENT_TYPE, ok: r.ok, response_code: r.status ?? null, duration_ms: r.durationMs, error: r.error ?? (r.ok ? null : `HTTP ${r.status}`) };
+    },
     materialize: outbox.materialize,
     deliverDue: delivery.deliverDue,
     anyEnabled: endpoints.anyEnabled,

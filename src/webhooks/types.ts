@@ -52,6 +52,19 @@ export interface DeliveryJson {
   log: AttemptJson[];
 }
 
+/** How a test delivery went. */
+export interface TestDeliveryJson {
+  id: string;
+  type: typeof TEST_EVENT_TYPE;
+  ok: boolean;
+  response_code: number | null;
+  duration_ms: number;
+  error: string | null;
+}
+
+/** The type of the message "Send a test delivery" sends: no endpoint subscribes to it, every endpoint takes it. */
+export const TEST_EVENT_TYPE = 'webhook.test';
+
 export function iso(ms: number | string | null | undefined): string | null {
   return ms === null || ms === undefined ? null : new Date(Number(ms)).toISOString();
 }
@@ -69,6 +82,11 @@ export interface WebhookService {
   deliveries(endpointId: number, options?: { status?: string; limit?: number; offset?: number }): Promise<{ items: DeliveryJson[]; total: number }>;
   delivery(endpointId: number, id: string): Promise<DeliveryJson | undefined>;
   redeliver(endpointId: number, id: string): Promise<DeliveryJson | undefined>;
+  /**
+   * Send a `webhook.test` message to an endpoint now (signed as any delivery, kept in no log) and
+   * answer how it went: an administrator checks a receiver without waiting for a change.
+   */
+  test(endpointId: number): Promise<TestDeliveryJson | undefined>;
   /** Turn new log rows into deliveries for every enabled endpoint; returns how many were made. */
   materialize(): Promise<number>;
   /** Send the deliveries due now (one claim); returns how many were sent. */

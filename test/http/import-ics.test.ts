@@ -54,7 +54,7 @@ for (const kind of STORES) {
     });
 
     it('imports zones, all-day dates, DST, escaping, folding, venues, categories, organizers and URLs', async () => {
-      const run = await cli(['import', 'ics', FIXTURE, '--no-progress'], env(url));
+      const run = await cli(['import', 'ics', FIXTURE, '--no-progress', '--create-venues'], env(url));
       assert.equal(run.code, 0, run.stderr + run.stdout);
       assert.match(run.stdout, /events: 6 created, 0 updated, 0 unchanged, 0 skipped, 0 failed/);
       assert.doesNotMatch(run.stderr, /weekly-1@example\.org/, 'a weekly RRULE is imported whole, without a warning');
@@ -140,7 +140,7 @@ for (const kind of STORES) {
     it('a recurring event becomes a series: EXDATE, changed and cancelled occurrences, rules not supported here', async () => {
       const fresh = await target(kind, dir, 'recurring');
       servers.push(fresh.server);
-      const run = await cli(['import', 'ics', RECURRING, '--no-progress'], env(fresh.url));
+      const run = await cli(['import', 'ics', RECURRING, '--no-progress', '--create-venues'], env(fresh.url));
       assert.equal(run.code, 0, run.stderr + run.stdout);
       assert.match(run.stdout, /events: 2 created, 0 updated, 0 unchanged, 0 skipped, 0 failed/);
       assert.match(run.stderr, /hourly-1@example\.org \("Hourly check"\) repeats in a way not supported here \(.*FREQ.*\); only its first occurrence was imported/);

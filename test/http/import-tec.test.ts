@@ -214,7 +214,7 @@ for (const kind of STORES) {
       const run = await cli(tecArgs(source, '--author', ADMIN.login, '--dry-run'), env(url));
       assert.equal(run.code, 0, run.stderr);
       assert.match(run.stdout, /dry run: nothing was written/);
-      assert.match(run.stdout, /events: \d+ created/);
+      assert.match(run.stdout, /events: \d+ would be created, \d+ would be updated, \d+ would be skipped/, 'every count says what would happen');
       assert.equal((await server.api.get('/events', { as: 'admin', query: { start_date: '1900-01-01', end_date: '2200-12-31' } })).body.total, 0);
       assert.equal((await server.api.get('/venues', { as: 'admin' })).body.total, 0);
     });

@@ -11,14 +11,17 @@
  * - `GET /imports` (newest first, paged) and `GET /imports/{id}`: status (queued, running, done,
  *   failed), progress (phase, done, total), counts (created, updated, unchanged, skipped, failed,
  *   per kind), messages (failures and skips with their reasons, warnings), error, timestamps;
+ * - `POST /imports/{id}/venues` `{location?}`: create venues from the result's review list (the
+ *   free-text locations that matched no venue), one or all, and give them to the import's events;
  * - `GET /export?format=json|ics`: the JSON export (every record and status, users without
- *   secrets; restorable with `import json`) or the events as iCalendar, as a download
+ *   secrets; restorable with `import json`) or the events as iCalendar (`start_date`, `end_date`,
+ *   `category` to narrow it; named after the site; imported events keep their UID), as a download
  *   (`Content-Disposition: attachment`).
  *
  * Administrators only (401 without credentials, 403 otherwise).
  */
 import type { Services } from '../../domain/services.js';
-import { importQueueOf, type ImportRequest } from '../../domain/imports.js';
+import { createReviewedVenues, importQueueOf, type ImportRequest } from '../../domain/imports.js';
 import { apiError, invalidParams } from '../../domain/errors.js';
 import { isPositiveInt } from '../../domain/values.js';
 import { isRole } from '../../domain/permissions.js';
@@ -32,6 +35,7 @@ import { pageArg } from './common.js';
 
 const isAdministrator = (ctx: EndpointContext) => ctx.viewer.role === 'administrator';
 const notFound = () => apiError('rest_import_invalid_id');
+const isDay = (v: unknown) => (typeof v === 'string' && /^\d{4}-\d{2}-\d{2}$/.test(v) && !Number.isNaN(Date.parse(`${v}T00:00:00Z`)) ? true : 'A day as YYYY-MM-DD.');
 
 export function adminImportRoutes(services: Services): RouteDecl[] {
   const queue = importQueueOf(services);
@@ -141,16 +145,66 @@ export function adminImportRoutes(services: Services): RouteDecl[] {
         },
       }),
     ]),
+    route('/imports/{id}/venues', [
+      endpoint({
+        methods: ['POST'],
+        args: {
+          id: { type: 'integer', description: 'The import ID', required: true, in: 'path' },
+          location: { type: 'string', description: 'The location (from venues_for_review) to create a venue of; without it, every one not created yet' },
+        },
+        permission: isAdministrator,
+        docs: {
+          responses: {
+            '200': { description: 'The review list, each created location with its venue id; its events that had no venue now have it' },
+            '400': { description: 'A location not in the review list' },
+            '404': { description: 'No such import, or one not ended' },
+          },
+        },
+        handler: async (ctx) => {
+          const review = await createReviewedVenues(services, ctx.viewer, Number(ctx.path.id), ctx.args.location === undefined ? undefined : String(ctx.args.location));
+          if (!review) throw notFound();
+          return { body: review };
+        },
+      }),
+    ]),
     route('/export', [
       endpoint({
         methods: ['GET'],
-        args: { format: { type: 'string', enum: ['json', 'ics'], default: 'json', description: 'json (everything, restorable with `import json`) or ics (the events)' } },
+        args: {
+          format: { type: 'string', enum: ['json', 'ics'], default: 'json', description: 'json (everything, restorable with `import json`) or ics (the events)' },
+          start_date: { type: 'string', description: 'ics: only events that end on or after this day (YYYY-MM-DD)', validate: isDay },
+          end_date: { type: 'string', description: 'ics: only events that start on or before this day (YYYY-MM-DD)', validate: isDay },
+          category: { type: 'string', description: 'ics: only events of this category (its id or slug)' },
+        },
         permission: isAdministrator,
-        docs: { responses: { '200': { description: 'The export as a download (Content-Disposition: attachment)' }, '403': { description: 'Not an administrator' } } },
+        docs: {
+          responses: {
+            '200': { description: 'The export as a download (Content-Disposition: attachment); the iCalendar one is named after the site (X-WR-CALNAME, NAME)' },
+            '400': { description: 'A bad date, a range that ends before it starts, an unknown category, or a filter with the JSON export' },
+            '403': { description: 'Not an administrator' },
+          },
+        },
         handler: async (ctx) => {
           const day = services.clock.nowGmt().slice(0, 10);
           const json = ctx.args.format !== 'ics';
-          const text = json ? JSON.stringify(await exportCalendar(services)) + '\n' : await exportIcs(services);
+          const a = ctx.args;
+          const filtered = a.start_date !== undefined || a.end_date !== undefined || a.category !== undefined;
+          // The JSON export is a backup: a partial one would restore a partial calendar.
+          if (json && filtered) throw invalidParams({ format: 'start_date, end_date and category filter the iCalendar export (format=ics) only.' });
+          if (a.start_date !== undefined && a.end_date !== undefined && String(a.end_date) < String(a.start_date)) throw invalidParams({ end_date: 'The range ends before it starts.' });
+          let categoryId: number | undefined;
+          if (a.category !== undefined) {
+            const ref = String(a.category);
+            const term = await services.categories.find(services.store.db, /^\d+$/.test(ref) ? Number(ref) : ref);
+            if (!term) throw invalidParams({ category: 'No such category.' });
+            categoryId = Number(term.id);
+          }
+          const filter = {
+            ...(a.start_date !== undefined ? { start: String(a.start_date) } : {}),
+            ...(a.end_date !== undefined ? { end: String(a.end_date) } : {}),
+            ...(categoryId !== undefined ? { categoryId } : {}),
+          };
+          const text = json ? JSON.stringify(await exportCalendar(services)) + '\n' : await exportIcs(services, filter);
           return {
             raw: true,
             body: text,

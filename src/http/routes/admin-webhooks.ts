@@ -6,14 +6,16 @@
  *   the `whsec_…` secret, generated when not given);
  * - `GET`/`PATCH`/`DELETE /webhooks/{id}` (`PATCH {enabled: true}` re-enables a disabled endpoint);
  * - `GET /webhooks/{id}/deliveries` (newest first, each with its attempt log);
- * - `POST /webhooks/{id}/deliveries/{delivery}/redeliver` (202: sent again at once).
+ * - `POST /webhooks/{id}/deliveries/{delivery}/redeliver` (202: sent again at once);
+ * - `POST /webhooks/{id}/test`: a `webhook.test` message sent now, and how it went;
+ * - `GET /webhook-event-types`: the event types an endpoint may ask for.
  *
  * Administrators only: 401 without credentials, 403 for other roles.
  */
 import type { Services } from '../../domain/services.js';
 import { apiError } from '../../domain/errors.js';
 import { isPositiveInt } from '../../domain/values.js';
-import { EVENT_TYPES, type WebhookService } from '../../webhooks/service.js';
+import { EVENT_TYPES, TEST_EVENT_TYPE, type WebhookService } from '../../webhooks/service.js';
 import { checkEvents, checkSecret, checkUrl, eventList } from '../../webhooks/validate.js';
 import { endpoint, route, type ArgSpec, type EndpointContext, type RouteDecl } from '../route.js';
 import { listHeaders } from '../paging.js';
@@ -135,6 +137,33 @@ export function adminRoutes(services: Services, webhooks: WebhookService): Route
           const totalPages = Math.ceil(total / perPage);
           return { body: items, headers: listHeaders(total, totalPages) };
         },
+      }),
+    ]),
+    route('/webhooks/{id}/test', [
+      endpoint({
+        methods: ['POST'],
+        args: { id: idArg },
+        load,
+        permission: isAdministrator,
+        docs: {
+          responses: {
+            '200': { description: `How a ${TEST_EVENT_TYPE} message sent now went: ok, response_code, duration_ms, error (kept in no delivery log)` },
+            '404': { description: 'No such endpoint' },
+          },
+        },
+        handler: async (ctx) => {
+          const found = mustHave(ctx) as { id: number };
+          return { body: await webhooks.test(found.id) };
+        },
+      }),
+    ]),
+    route('/webhook-event-types', [
+      endpoint({
+        methods: ['GET'],
+        args: {},
+        permission: isAdministrator,
+        docs: { responses: { '200': { description: 'The event types an endpoint may ask for (its events), for the admin app’s form' } } },
+        handler: async () => ({ body: [...EVENT_TYPES] }),
       }),
     ]),
     route('/webhooks/{id}/deliveries/{delivery}/redeliver', [

@@ -16,10 +16,18 @@ import { DataTable, type Column } from '../../components/DataTable';
 import { Checkbox, Fieldset, FormErrors, SelectField, TextField } from '../../components/Fields';
 import { ErrorState, Loading } from '../../components/States';
 import { toast } from '../../components/Toast';
+import { Link } from '../../components/Link';
+import { Combobox, type Choice } from '../../components/Combobox';
 
 const NS = 'calendar/admin/v1';
 const POLL_MS = 700;
+/** The history is polled this often while an import in it is queued or running. */
+const HISTORY_POLL_MS = 2000;
+/** …and this often otherwise. */
+const HISTORY_IDLE_POLL_MS = 10_000;
 const PER_PAGE = 10;
+/** Links to the events written, a page at a time. */
+const IDS_PER_PAGE = 20;
 
 interface Counts {
   created: number;
@@ -29,13 +37,20 @@ interface Counts {
   failed: number;
 }
 
+interface Review {
+  location: string;
+  events: number[];
+  venue?: number;
+}
+
 interface ImportJob {
   id: number;
   kind: 'ics' | 'tec';
   status: 'queued' | 'running' | 'done' | 'failed';
+  dry_run: boolean;
   source: string;
   progress: { phase: string; done: number; total: number };
-  counts: (Counts & { by_kind: Record<string, Counts> }) | null;
+  counts: (Counts & { by_kind: Record<string, Counts>; events?: { created: number[]; updated: number[] }; venues_for_review?: Review[] }) | null;
   messages: Array<{ type: string; message: string }>;
   error: string | null;
   created_gmt: string;
@@ -189,10 +204,10 @@ function ImportForm({ onQueued }: { onQueued: (job: ImportJob) => void }) {
   );
 }
 
-function CountsLine({ counts }: { counts: Counts }) {
+function CountsLine({ counts, dryRun }: { counts: Counts; dryRun?: boolean }) {
   return (
     <>
-      {t('io.counts', {
+      {t(dryRun ? 'io.countsDry' : 'io.counts', {
         created: counts.created,
         updated: counts.updated,
         unchanged: counts.unchanged,
@@ -234,7 +249,10 @@ function ImportProgress({ id }: { id: number }) {
   const { done, total, phase } = job.progress;
   return (
     <section class="card" aria-labelledby="import-progress">
-      <h2 id="import-progress">{t('io.importNamed', { id: job.id, source: job.source })}</h2>
+      <h2 id="import-progress">
+        {t('io.importNamed', { id: job.id, source: job.source })} {job.dry_run && <DryRunMark />}
+      </h2>
+      {job.dry_run && <p class="help">{t('io.dryRunNote')}</p>}
       <p role="status" aria-live="polite" id="import-status">
         {t(`io.state.${job.status}`)}
         {job.status === 'running' && phase ? ` · ${t('io.phase', { phase, done: formatNumber(done), total: formatNumber(total) })}` : ''}
@@ -242,9 +260,13 @@ function ImportProgress({ id }: { id: number }) {
       {!ended(job) && <progress max={Math.max(total, 1)} value={job.status === 'queued' ? undefined : done} aria-labelledby="import-status" />}
       {job.status === 'done' && <progress max={1} value={1} aria-labelledby="import-status" />}
       {job.counts && (
-        <p>
-          <CountsLine counts={job.counts} />
+        <p id="import-counts">
+          <CountsLine counts={job.counts} dryRun={job.dry_run} />
         </p>
+      )}
+      {job.counts?.events && <WrittenEvents ids={job.counts.events} />}
+      {job.counts?.venues_for_review && job.counts.venues_for_review.length > 0 && (
+        <VenueReview id={job.id} dryRun={job.dry_run} review={job.counts.venues_for_review} onChanged={(review) => setJob({ ...job, counts: { ...job.counts!, venues_for_review: review } })} />
       )}
       {job.error && (
         <p class="notice error" role="alert">
@@ -257,7 +279,7 @@ function ImportProgress({ id }: { id: number }) {
           <ul class="messages">
             {job.messages.map((m, i) => (
               <li key={i}>
-                <strong>{t(`io.msg.${m.type}`)}</strong> {m.message}
+                <strong>{t(job.dry_run && m.type === 'skipped' ? 'io.msg.wouldSkip' : `io.msg.${m.type}`)}</strong> {m.message}
               </li>
             ))}
           </ul>
@@ -267,14 +289,135 @@ function ImportProgress({ id }: { id: number }) {
   );
 }
 
+/** "Dry run": nothing was written. */
+function DryRunMark() {
+  return <span class="badge">{t('io.dryRun.mark')}</span>;
+}
+
+/** An event's title as text (the API answers it with HTML entities). */
+function decodeTitle(html: string): string {
+  return new DOMParser().parseFromString(html, 'text/html').documentElement.textContent ?? html;
+}
+
+/** The events an import wrote, as links to the editor, a page at a time. */
+function WrittenEvents({ ids }: { ids: { created: number[]; updated: number[] } }) {
+  const all = [...ids.created.map((id) => ({ id, how: 'created' as const })), ...ids.updated.map((id) => ({ id, how: 'updated' as const }))];
+  const [page, setPage] = useState(1);
+  if (all.length === 0) return null;
+  const pages = Math.ceil(all.length / IDS_PER_PAGE);
+  const shown = all.slice((page - 1) * IDS_PER_PAGE, page * IDS_PER_PAGE);
+  // The shown page's titles (one request a page; `include` ignores the date window): an id alone says little.
+  const titles = useApi<{ events: Array<{ id: number; title: string }> }>(shown.length ? 'calendar/events/v1/events' : null, {
+    include: shown.map((e) => e.id).join(','),
+    per_page: IDS_PER_PAGE,
+    status: 'any',
+  });
+  const titleOf = new Map((titles.data?.events ?? []).map((e) => [e.id, decodeTitle(e.title)]));
+  return (
+    <section aria-labelledby="written-events">
+      <h3 id="written-events">{t('io.written', { n: all.length })}</h3>
+      <ul class="written-events">
+        {shown.map((e) => (
+          <li key={e.id}>
+            <Link to={`/events/${e.id}`}>{t(`io.written.${e.how}`, { id: e.id, title: titleOf.get(e.id) ?? `#${e.id}` })}</Link>
+          </li>
+        ))}
+      </ul>
+      {pages > 1 && (
+        <nav class="actions" aria-label={t('io.writtenPages')}>
+          <button type="button" class="secondary" disabled={page <= 1} onClick={() => setPage(page - 1)}>
+            {t('io.previous')}
+          </button>
+          <span aria-live="polite">{t('io.pageOf', { page, pages })}</span>
+          <button type="button" class="secondary" disabled={page >= pages} onClick={() => setPage(page + 1)}>
+            {t('io.next')}
+          </button>
+        </nav>
+      )}
+    </section>
+  );
+}
+
+/** Locations that matched no venue: created here in one click (each, or all), or left as they are. */
+function VenueReview({ id, dryRun, review, onChanged }: { id: number; dryRun: boolean; review: Review[]; onChanged: (review: Review[]) => void }) {
+  const [busy, setBusy] = useState(false);
+  const create = async (location?: string) => {
+    setBusy(true);
+    try {
+      const res = await api<Review[]>(`${NS}/imports/${id}/venues`, { method: 'POST', body: location === undefined ? {} : { location } });
+      onChanged(res.data);
+      toast(location === undefined ? t('io.review.createdAll') : t('io.review.created', { name: location }));
+    } catch (err) {
+      toast(messageOf(err), 'error');
+    } finally {
+      setBusy(false);
+    }
+  };
+  const open = review.filter((r) => r.venue === undefined);
+  return (
+    <section aria-labelledby="venue-review">
+      <h3 id="venue-review">{t('io.review.title', { n: review.length })}</h3>
+      <p class="help">{dryRun ? t('io.review.helpDry') : t('io.review.help')}</p>
+      <ul class="venue-review">
+        {review.map((r) => (
+          <li key={r.location}>
+            <span>{r.location}</span> <span class="help">{t('io.review.events', { n: r.events.length })}</span>{' '}
+            {r.venue !== undefined ? (
+              <Link to={`/venues/${r.venue}`}>{t('io.review.open', { name: r.location })}</Link>
+            ) : (
+              !dryRun && (
+                <button type="button" class="secondary" disabled={busy} onClick={() => void create(r.location)} aria-label={t('io.review.createNamed', { name: r.location })}>
+                  {t('io.review.create')}
+                </button>
+              )
+            )}
+          </li>
+        ))}
+      </ul>
+      {!dryRun && open.length > 1 && (
+        <button type="button" disabled={busy} onClick={() => void create()}>
+          {t('io.review.createAll', { n: open.length })}
+        </button>
+      )}
+    </section>
+  );
+}
+
 function History({ onShow, refresh }: { onShow: (id: number) => void; refresh: number }) {
   const page = Number(query.value.get('page') ?? 1) || 1;
   const list = useApi<ImportJob[]>(`${NS}/imports`, { page, per_page: PER_PAGE, r: refresh || undefined });
   const total = Number(list.headers?.get('x-wp-total') ?? 0);
+  // Live: every 2 s while an import in it has not ended (its state and progress follow without a
+  // reload), else now and then, for imports queued elsewhere (another tab, the CLI, a colleague).
+  const live = (list.data ?? []).some((j) => !ended(j));
+  useEffect(() => {
+    const timer = setInterval(
+      () => {
+        if (document.visibilityState === 'visible') void list.reload();
+      },
+      live ? HISTORY_POLL_MS : HISTORY_IDLE_POLL_MS,
+    );
+    return () => clearInterval(timer);
+  }, [live, list.reload]);
   const columns: Column<ImportJob>[] = [
-    { key: 'source', label: t('io.sourceCol'), render: (j) => `${j.kind === 'tec' ? 'TEC' : 'iCalendar'} · ${j.source}` },
-    { key: 'status', label: t('io.statusCol'), render: (j) => t(`io.state.${j.status}`) },
-    { key: 'counts', label: t('io.countsCol'), render: (j) => (j.counts ? <CountsLine counts={j.counts} /> : '—'), optional: true },
+    {
+      key: 'source',
+      label: t('io.sourceCol'),
+      render: (j) => (
+        <>
+          {`${j.kind === 'tec' ? 'TEC' : 'iCalendar'} · ${j.source}`} {j.dry_run && <DryRunMark />}
+        </>
+      ),
+    },
+    {
+      key: 'status',
+      label: t('io.statusCol'),
+      render: (j) =>
+        j.status === 'running' && j.progress.total > 0
+          ? `${t('io.state.running')} · ${t('io.phase', { phase: j.progress.phase, done: formatNumber(j.progress.done), total: formatNumber(j.progress.total) })}`
+          : t(`io.state.${j.status}`),
+    },
+    { key: 'counts', label: t('io.countsCol'), render: (j) => (j.counts ? <CountsLine counts={j.counts} dryRun={j.dry_run} /> : '—'), optional: true },
     { key: 'created', label: t('io.createdCol'), render: (j) => formatDate(j.created_gmt), optional: true },
     {
       key: 'show',
@@ -296,7 +439,7 @@ function History({ onShow, refresh }: { onShow: (id: number) => void; refresh: n
           caption={t('io.history')}
           columns={columns}
           rows={list.data}
-          loading={list.loading}
+          loading={list.loading && !list.data}
           empty={t('io.noHistory')}
           paging={{ page, total, totalPages: Math.ceil(total / PER_PAGE), onPage: (p) => setQuery({ page: p }) }}
         />
@@ -305,8 +448,24 @@ function History({ onShow, refresh }: { onShow: (id: number) => void; refresh: n
   );
 }
 
+async function findCategories(text: string): Promise<Choice[]> {
+  const res = await api<{ categories: Array<{ id: number; name: string; slug: string }> }>('calendar/events/v1/categories', {
+    query: { search: text.trim() || undefined, per_page: 20, hide_empty: false },
+  });
+  return [{ value: '', label: t('io.export.anyCategory') }, ...res.data.categories.map((c) => ({ value: String(c.id), label: c.name, hint: c.slug }))];
+}
+
 function Exports() {
-  const link = (format: 'json' | 'ics') => apiUrl(`${NS}/export`, { format, _wpnonce: boot.nonce });
+  const [start, setStart] = useState('');
+  const [end, setEnd] = useState('');
+  const [category, setCategory] = useState<{ id: string; name: string }>({ id: '', name: '' });
+  const backwards = start !== '' && end !== '' && end < start;
+  const link = (format: 'json' | 'ics') =>
+    apiUrl(`${NS}/export`, {
+      format,
+      ...(format === 'ics' ? { start_date: start || undefined, end_date: end || undefined, category: category.id || undefined } : {}),
+      _wpnonce: boot.nonce,
+    });
   return (
     <section class="card" aria-labelledby="exports">
       <h2 id="exports">{t('io.exportTitle')}</h2>
@@ -314,11 +473,35 @@ function Exports() {
       <p class="actions">
         <a class="button" href={link('json')} download id="export-json">
           {t('io.exportJson')}
-        </a>{' '}
-        <a class="button secondary" href={link('ics')} download id="export-ics">
-          {t('io.exportIcs')}
         </a>
       </p>
+      <Fieldset legend={t('io.export.icsTitle')}>
+        <div class="field-row">
+          <TextField label={t('io.export.start')} name="export-start" type="date" value={start} onInput={setStart} />
+          <TextField label={t('io.export.end')} name="export-end" type="date" value={end} onInput={setEnd} error={backwards ? t('io.export.backwards') : undefined} />
+        </div>
+        <Combobox
+          label={t('io.export.category')}
+          name="export-category"
+          text={category.name}
+          search={findCategories}
+          delay={250}
+          onPick={(c) => setCategory({ id: c.value, name: c.value ? c.label : '' })}
+          help={t('io.export.categoryHelp')}
+        />
+        <p class="help">{t('io.export.named', { name: boot.siteName ?? '' })}</p>
+        <p class="actions">
+          {backwards ? (
+            <span class="button secondary" aria-disabled="true" id="export-ics">
+              {t('io.exportIcs')}
+            </span>
+          ) : (
+            <a class="button secondary" href={link('ics')} download id="export-ics">
+              {t('io.exportIcs')}
+            </a>
+          )}
+        </p>
+      </Fieldset>
     </section>
   );
 }

@@ -1,8 +1,9 @@
 /**
  * Webhook endpoints (issue 28) over `calendar/admin/v1/webhooks`: the list, a form to add one
  * (URL, event types, description; the signing secret shown once), an endpoint's page (edit,
- * disable and re-enable, remove) with its deliveries (status, attempts, each attempt's response)
- * and a "Send again" per delivery. Administrators only.
+ * disable and re-enable, remove, send a test delivery and see how it went) with its deliveries
+ * (status, attempts, each attempt's response) and a "Send again" per delivery. The event types
+ * offered are the server's list. Administrators only.
  */
 import { useState } from 'preact/hooks';
 import { api, fieldErrors } from '../../lib/api';
@@ -60,14 +61,17 @@ const messageOf = (e: unknown) => (e instanceof Error ? e.message : String(e));
 /** The event types as checkboxes: all (`*`) or chosen ones. */
 function EventsChooser({ value, onChange, error }: { value: string[]; onChange: (v: string[]) => void; error?: string }) {
   const all = value.includes('*');
+  // The server's list: every type it delivers (submission.* included), never a copy that drifts.
+  const served = useApi<string[]>(`${NS}/webhook-event-types`);
+  const types = served.data ?? KINDS.flatMap((k) => ACTIONS.map((a) => `${k}.${a}`));
   const toggle = (type: string, on: boolean) => onChange(on ? [...value.filter((v) => v !== '*'), type] : value.filter((v) => v !== type));
   return (
     <Fieldset legend={t('webhooks.events')}>
       <Checkbox label={t('webhooks.allEvents')} name="events-all" checked={all} onChange={(on) => onChange(on ? ['*'] : [])} />
       {!all && (
         <div class="checkbox-grid">
-          {KINDS.flatMap((k) => ACTIONS.map((a) => `${k}.${a}`)).map((type) => (
-            <Checkbox key={type} id={`f-ev-${type.replace('.', '-')}`} label={type} name="events" checked={value.includes(type)} onChange={(on) => toggle(type, on)} />
+          {types.map((type) => (
+            <Checkbox key={type} id={`f-ev-${type.replace(/[._]/g, '-')}`} label={type} name="events" checked={value.includes(type)} onChange={(on) => toggle(type, on)} />
           ))}
         </div>
       )}
@@ -225,9 +229,49 @@ function EndpointPage({ id }: { id: number }) {
         {e.disabled_reason ? ` (${e.disabled_reason})` : ''}
         {e.failing_since ? ` · ${t('webhooks.failingSince', { when: when(e.failing_since) })}` : ''}
       </p>
+      <TestDelivery id={e.id} />
       <EndpointForm key={`${e.id}-${e.url}`} endpoint={e} onSaved={() => (toast(t('webhooks.saved')), endpoint.reload())} />
       <Deliveries id={e.id} />
     </>
+  );
+}
+
+interface TestResult {
+  ok: boolean;
+  response_code: number | null;
+  duration_ms: number;
+  error: string | null;
+}
+
+/** "Send a test delivery": a webhook.test message sent now, and how the receiver answered. */
+function TestDelivery({ id }: { id: number }) {
+  const [busy, setBusy] = useState(false);
+  const [result, setResult] = useState<TestResult | null>(null);
+  const send = async () => {
+    setBusy(true);
+    setResult(null);
+    try {
+      setResult((await api<TestResult>(`${NS}/webhooks/${id}/test`, { method: 'POST' })).data);
+    } catch (err) {
+      setResult({ ok: false, response_code: null, duration_ms: 0, error: messageOf(err) });
+    } finally {
+      setBusy(false);
+    }
+  };
+  return (
+    <section class="card" aria-labelledby="test-delivery">
+      <h2 id="test-delivery">{t('webhooks.test.title')}</h2>
+      <p class="help">{t('webhooks.test.help')}</p>
+      <button type="button" id="send-test" onClick={() => void send()} disabled={busy}>
+        {busy ? t('webhooks.test.sending') : t('webhooks.test.send')}
+      </button>
+      <p role="status" aria-live="polite" id="test-result" class={result ? (result.ok ? 'notice success' : 'notice error') : undefined}>
+        {result &&
+          (result.ok
+            ? t('webhooks.test.ok', { code: result.response_code ?? '—', ms: result.duration_ms })
+            : t('webhooks.test.failed', { why: result.error ?? (result.response_code !== null ? `HTTP ${result.response_code}` : '—') }))}
+      </p>
+    </section>
   );
 }
 

@@ -379,6 +379,32 @@ export async function trashOccurrences(db: Executor, ids: number[], nowLocal: st
 }
 
 /**
+ * Take these trashed posts out of the trash (a whole series restored, or one event): each gets the
+ * status it had before (`pre_trash_status`, a draft when none was kept), noting each change and
+ * recounting their terms. Posts not in the trash are left alone.
+ */
+export async function untrashPosts(db: Executor, ids: number[], nowLocal: string, nowGmt: string): Promise<void> {
+  if (ids.length === 0) return;
+  const states = await readListingStates(db, ids);
+  const trashed = states.filter((st) => st.status === 'trash');
+  if (trashed.length === 0) return;
+  const terms = new Set<number>();
+  for (const st of trashed) {
+    await noteChange(db, 'event', st.id, 'update', { before: st, text: false });
+    for (const t of st.terms) terms.add(t);
+  }
+  const before = new Map<number, string>();
+  for (const chunk of chunks(trashed.map((st) => st.id))) {
+    for (const r of await db.selectFrom('posts').select(['id', 'pre_trash_status']).where('id', 'in', chunk).execute()) before.set(Number(r.id), r.pre_trash_status);
+  }
+  for (const st of trashed) {
+    const status = before.get(st.id) || 'draft';
+    await db.updateTable('posts').set({ status, pre_trash_status: '', modified_local: nowLocal, modified_gmt: nowGmt }).where('id', '=', st.id).execute();
+  }
+  await recountTerms(db, [...terms]);
+}
+
+/**
  * Series whose occurrences need generating: those left pending by a write (first), then those not
  * complete whose horizon is before `before`. Trashed series wait.
  */

@@ -177,6 +177,11 @@ export interface EventService {
    * generate it again): it stays trashed, or goes with its series.
    */
   purge(record: EventRecord): Promise<void>;
+  /**
+   * Take an event out of the trash with the status it had before (series-restore.ts): a series (or,
+   * with `scope` `all`, an occurrence's series) with the occurrences trashed with it, in one transaction.
+   */
+  restore(record: EventRecord, scope?: RecurrenceScope): Promise<EventRecord>;
   /** Recurring events (issue 15): the occurrence of a series generated on a day (`YYYY-MM-DD`). */
   occurrenceOn(seriesId: number, day: string): Promise<number | undefined>;
   /**

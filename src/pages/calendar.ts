@@ -87,6 +87,7 @@ export function createCalendar(services: Services): Calendar {
     if (f.organizer?.length) out.organizer = f.organizer;
     if (f.featured !== undefined) out.featured = f.featured;
     if (f.series !== undefined) out.post_parent = f.series;
+    if (f.firstOfSeries) out.firstOfSeries = true;
     return out;
   };
 

@@ -31,8 +31,11 @@ export async function listAnswer(ctx: PageContext, format: Format, q: Query, pag
   }
   const page = pageOf(pageParam ?? q.page);
   if (page === undefined) return { kind: 'not-found' };
+  // LIST_SERIES_ONCE (or the page's hide_subsequent_recurrences): each series once, at its next date.
+  const once = seriesOnce(ctx, q);
+  if (!past && base.filter?.series === undefined && once.value) filter.firstOfSeries = true;
   const result = past ? await calendar.past(filter, page) : await calendar.upcoming(filter, page);
-  const keep: Array<[string, string]> = past ? [['eventDisplay', 'past']] : [];
+  const keep: Array<[string, string]> = past ? [['eventDisplay', 'past']] : [...once.keep];
   const pageUrl = (n: number) => url(`${base.path}${n > 1 ? `page/${n}/` : ''}`) + filterQuery(asked, keep);
   const heading = base.heading ?? (past ? 'Past events' : filter.search ? 'Search results' : 'Upcoming events');
   const title = base.title ?? heading;
@@ -57,6 +60,17 @@ export async function listAnswer(ctx: PageContext, format: Format, q: Query, pag
       subscription: ctx.subscription(name, filter),
     }),
   );
+}
+
+/**
+ * Whether an upcoming list shows each series once: the page's `hide_subsequent_recurrences` (`1`,
+ * `true`, `0`, `false`: TEC Pro's own parameter, carried by the page's links) or LIST_SERIES_ONCE.
+ */
+export function seriesOnce(ctx: PageContext, q: Query): { value: boolean; keep: Array<[string, string]> } {
+  const asked = first(q.hide_subsequent_recurrences);
+  if (asked === '1' || asked === 'true') return { value: true, keep: [['hide_subsequent_recurrences', '1']] };
+  if (asked === '0' || asked === 'false') return { value: false, keep: [['hide_subsequent_recurrences', '0']] };
+  return { value: ctx.config.listSeriesOnce, keep: [] };
 }
 
 /** A category's or tag's list page (`/events/category/{slug}/`, `/events/tag/{slug}/`). */

@@ -10,6 +10,7 @@ import { costShown } from '../domain/representations/event.js';
 import type { EventFilter, PublicEvent, PublicOrganizer, PublicTerm } from './public.js';
 import { HEADER_LABELS, siteHeader } from '../web/site-header.js';
 import { html, plainText, type SafeHtml } from './html.js';
+import { repeatingMark } from './series-views.js';
 import { isoOf, safeUrl, STYLESHEET_PATH, subscribeLinks, whenText, type DateFormats, type PageMeta, type Subscription } from './view-helpers.js';
 
 /** The pages' shared pieces (see {@link createViewParts}). */
@@ -97,7 +98,7 @@ ${main}
     return html`<article class="event${e.featured ? ' featured' : ''}">
 ${headingLevel === 2 ? html`<h2>${title}</h2>` : html`<h3>${title}</h3>`}
 <p class="when"><time datetime="${isoOf(e.start_date, e.utc_start_date, e.all_day)}">${whenText(e, shownFormats)}</time></p>
-${venue ? html`<p class="where"><a href="${venue.url}">${plainText(venue.venue)}</a>${venue.city ? html`, ${venue.city}` : ''}</p>` : ''}
+${repeatingMark(e)}${venue ? html`<p class="where"><a href="${venue.url}">${plainText(venue.venue)}</a>${venue.city ? html`, ${venue.city}` : ''}</p>` : ''}
 ${e.cost ? html`<p class="cost">${plainText(costShown(e))}</p>` : ''}
 ${termLinks(e.categories, 'category')}
 </article>`;

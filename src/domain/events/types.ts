@@ -94,6 +94,11 @@ export interface EventListArgs {
    * counted total would be counted again each minute: at 1,000,000 events, seconds per minute.
    */
   countTotal?: false;
+  /**
+   * Pages only, with `range`: each series once, at its first occurrence in the window (the other
+   * occurrences matching the filters are left out), as TEC Pro's `hide_subsequent_recurrences`.
+   */
+  firstOfSeries?: boolean;
 }
 
 /** The window of `EventListArgs.range`: bounds on the local start and end (wall times), each optional. */

@@ -52,6 +52,11 @@ export interface Calendar {
   event(slug: string): Promise<PublicEvent | undefined>;
   /** Recurring events (issue 15): the published occurrence of the series with this slug on this day. */
   occurrence(slug: string, day: string): Promise<PublicEvent | undefined>;
+  /**
+   * A moved occurrence: the address (its `url`) of the published occurrence of this series that was
+   * on this day before it moved to another, or undefined.
+   */
+  movedOccurrence(slug: string, day: string): Promise<string | undefined>;
   /** Recurring events (issue 15): the published series with this slug (its representation). */
   series(slug: string): Promise<PublicEvent | undefined>;
   /** Recurring events (issue 15): how feeds write the series of these occurrences (public ones only). */
@@ -176,6 +181,18 @@ export function createCalendar(services: Services): Calendar {
       if (!record || record.status === 'trash' || !canReadEvent(ANONYMOUS, record)) return undefined;
       const [json] = await events.represent([record], ANONYMOUS, 'single', links);
       return json as unknown as PublicEvent | undefined;
+    },
+
+    async movedOccurrence(slug, day) {
+      const seriesId = await events.findIdBySlug(slug);
+      const series = seriesId === undefined ? undefined : await events.findById(seriesId);
+      if (!series || series.type !== SERIES_TYPE) return undefined;
+      const id = await events.movedOccurrence(seriesId!, day);
+      const record = id === undefined ? undefined : await events.findById(id);
+      if (!record || record.status === 'trash' || !canReadEvent(ANONYMOUS, record) || record.start_local.slice(0, 10) === day) return undefined;
+      const [json] = await events.represent([record], ANONYMOUS, 'single', links);
+      const url = (json as { url?: unknown } | undefined)?.url;
+      return typeof url === 'string' ? url : undefined;
     },
 
     async seriesFeeds(list) {

@@ -21,7 +21,12 @@ export function createEventAnswer(ctx: PageContext): EventAnswer {
     // `/event/{slug}/{YYYY-MM-DD}/`: an occurrence of a recurring event (issue 15).
     if (day !== undefined && !/^\d{4}-\d{2}-\d{2}$/.test(day)) return { kind: 'not-found' };
     const e = day === undefined ? await calendar.event(slug) : await calendar.occurrence(slug, day);
-    if (!e) return { kind: 'not-found' };
+    if (!e) {
+      // A moved occurrence's old address: 301 to its new one (the `.ics` twin to its new `.ics`).
+      const moved = day === undefined ? undefined : await calendar.movedOccurrence(slug, day);
+      if (moved === undefined) return { kind: 'not-found' };
+      return { kind: 'redirect', location: format === 'html' ? moved : `${moved}?${format === 'outlook' ? 'outlook-ical' : 'ical'}=1` };
+    }
     if (format !== 'html') return { kind: 'ical', events: [e], name: config.siteName, filename: `${slugFile(e.slug)}.ics`, single: true };
     // A single event's page depends on its representation alone: kept per (kept) representation
     // object. An occurrence's shows its series' next dates too, read each time.

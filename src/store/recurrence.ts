@@ -356,6 +356,7 @@ export async function deleteOccurrences(db: Executor, ids: number[]): Promise<vo
     await db.deleteFrom('event_terms').where('event_id', 'in', chunk).execute();
     await db.deleteFrom('event_organizers').where('event_id', 'in', chunk).execute();
     await db.deleteFrom('event_occurrences').where('post_id', 'in', chunk).execute();
+    await db.deleteFrom('occurrence_moves').where('post_id', 'in', chunk).execute();
     await db.deleteFrom('events').where('post_id', 'in', chunk).execute();
     await db.deleteFrom('posts').where('id', 'in', chunk).execute();
   }
@@ -476,4 +477,37 @@ export async function occurrenceIdOn(db: Executor, seriesId: number, day: string
     .limit(1)
     .executeTakeFirst();
   return r ? Number(r.post_id) : undefined;
+}
+
+/**
+ * The id of the series' occurrence that starts on this day (`YYYY-MM-DD`) now, wherever its rules
+ * generated it (a moved occurrence's address follows its date); the first by start if several.
+ */
+export async function occurrenceIdStartingOn(db: Executor, seriesId: number, day: string): Promise<number | undefined> {
+  const r = await db
+    .selectFrom('posts')
+    .innerJoin('events', 'events.post_id', 'posts.id')
+    .innerJoin('event_occurrences', 'event_occurrences.post_id', 'posts.id')
+    .select('posts.id')
+    .where('posts.parent_id', '=', seriesId)
+    .where('event_occurrences.series_id', '=', seriesId)
+    .where('events.start_local', '>=', `${day} 00:00:00`)
+    .where('events.start_local', '<=', `${day} 23:59:59`)
+    .orderBy('events.start_local')
+    .orderBy('posts.id')
+    .limit(1)
+    .executeTakeFirst();
+  return r ? Number(r.id) : undefined;
+}
+
+/** The occurrence that was at this day before it moved (migration 028), or undefined. */
+export async function movedOccurrenceFrom(db: Executor, seriesId: number, day: string): Promise<number | undefined> {
+  const r = await db.selectFrom('occurrence_moves').select('post_id').where('series_id', '=', seriesId).where('day', '=', day).executeTakeFirst();
+  return r ? Number(r.post_id) : undefined;
+}
+
+/** Note that an occurrence left this day (its start moved to another one): that day's address redirects to it. */
+export async function noteOccurrenceMove(db: Executor, seriesId: number, day: string, postId: number): Promise<void> {
+  await db.deleteFrom('occurrence_moves').where('series_id', '=', seriesId).where('day', '=', day).execute();
+  await db.insertInto('occurrence_moves').values({ series_id: seriesId, day, post_id: postId }).execute();
 }

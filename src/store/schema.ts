@@ -185,10 +185,18 @@ export interface Database {
   webhook_attempts: WebhookAttemptsTable;
   event_series: EventSeriesTable;
   event_occurrences: EventOccurrencesTable;
+  occurrence_moves: OccurrenceMovesTable;
   submissions: SubmissionsTable;
   submission_log: SubmissionLogTable;
   submission_quota: SubmissionQuotaTable;
   submission_pow_used: SubmissionPowUsedTable;
+}
+
+/** A day a moved occurrence was at (migration 028): its old address answers 301 to its new one. */
+export interface OccurrenceMovesTable {
+  series_id: number;
+  day: string;
+  post_id: number;
 }
 
 /** A community submission (migration 015). */

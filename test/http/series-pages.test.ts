@@ -14,6 +14,8 @@ const SETTINGS = '/api/calendar/admin/v1/settings';
 
 forEachStore('recurring events on the pages', (t: TestServer) => {
   const get = (path: string): Promise<ApiResponse> => t.api.get(t.origin + path);
+  /** A GET that does not follow redirects. */
+  const raw = (url: string) => fetch(url, { redirect: 'manual' });
   let series: Record<string, any>;
   let occ: Array<Record<string, any>>;
 
@@ -90,5 +92,37 @@ forEachStore('recurring events on the pages', (t: TestServer) => {
     assert.ok(hrefs(after.text).includes(occ[1]!.url));
     await t.api.patch(SETTINGS, { as: 'admin', json: { LIST_SERIES_ONCE: null } });
     assert.equal(count((await get('/events/category/choirs/')).text, 'Tuesday Choir</a>'), 6);
+  });
+
+  it('a moved occurrence’s address follows its new date; each old one answers 301 to it', async () => {
+    const o = occ[3]!;
+    assert.equal(o.url, `${t.origin}/event/tuesday-choir/2031-03-25/`);
+    const moved = await t.api.post(`/events/${o.id}`, { as: 'admin', json: { start_date: '2031-03-27 19:00', end_date: '2031-03-27 21:00' } });
+    assert.equal(moved.status, 200, moved.text);
+    assert.equal(moved.body.url, `${t.origin}/event/tuesday-choir/2031-03-27/`, 'the REST url follows the date');
+    assert.equal(moved.body.original_start_date, '2031-03-25 19:00:00');
+    const page = await get('/event/tuesday-choir/2031-03-27/');
+    assert.equal(page.status, 200);
+    assert.match(page.text, /Tuesday Choir/);
+    const old = await raw(`${t.origin}/event/tuesday-choir/2031-03-25/`);
+    assert.equal(old.status, 301);
+    assert.equal(old.headers.get('location'), `${t.origin}/event/tuesday-choir/2031-03-27/`);
+    const ics = await raw(`${t.origin}/event/tuesday-choir/2031-03-25/?ical=1`);
+    assert.equal(ics.status, 301);
+    assert.equal(ics.headers.get('location'), `${t.origin}/event/tuesday-choir/2031-03-27/?ical=1`);
+
+    // Moved again: both earlier days lead to the latest.
+    assert.equal((await t.api.post(`/events/${o.id}`, { as: 'admin', json: { start_date: '2031-03-28 18:00', end_date: '2031-03-28 20:00' } })).status, 200);
+    for (const day of ['2031-03-25', '2031-03-27']) {
+      const r = await raw(`${t.origin}/event/tuesday-choir/${day}/`);
+      assert.equal(r.status, 301, day);
+      assert.equal(r.headers.get('location'), `${t.origin}/event/tuesday-choir/2031-03-28/`);
+    }
+    // Days that never had it stay 404; the unmoved occurrences answer as before.
+    assert.equal((await get('/event/tuesday-choir/2031-03-26/')).status, 404);
+    assert.equal((await get(new URL(occ[4]!.url).pathname)).status, 200);
+    // Trashed, its old addresses no longer lead anywhere.
+    assert.equal((await t.api.delete(`/events/${o.id}`, { as: 'admin' })).status, 200);
+    assert.equal((await get('/event/tuesday-choir/2031-03-25/')).status, 404);
   });
 });

@@ -39,6 +39,7 @@ export function createEventService(deps: EventServiceDeps): EventService {
     purge: series.purge,
     restore: restore.restore,
     occurrenceOn: series.occurrenceOn,
+    movedOccurrence: series.movedOccurrence,
     seriesDetails: series.seriesDetails,
     onGenerationLeft: writes.onGenerationLeft,
     list: lists.list,

@@ -22,6 +22,7 @@ import { icsRecurrenceLines, parseRecurrence } from '../domain/recurrence.js';
 import { hasVtimezone } from './ical.js';
 import type { EventFilter, EventsPage, PublicEvent, PublicOrganizer, PublicTerm, PublicVenue, SeriesFeed } from './public.js';
 import { registerKept } from '../metrics.js';
+import { previewedEvent } from '../domain/previews.js';
 
 export type { EventFilter, EventsPage, PublicEvent, PublicOrganizer, PublicTerm, PublicVenue } from './public.js';
 
@@ -57,6 +58,8 @@ export interface Calendar {
    * on this day before it moved to another, or undefined.
    */
   movedOccurrence(slug: string, day: string): Promise<string | undefined>;
+  /** A signed preview link's event (domain/previews.ts): not published yet, with this slug; undefined when the token does not open it. */
+  preview(slug: string, token: unknown): Promise<PublicEvent | undefined>;
   /** Recurring events (issue 15): the published series with this slug (its representation). */
   series(slug: string): Promise<PublicEvent | undefined>;
   /** Recurring events (issue 15): how feeds write the series of these occurrences (public ones only). */
@@ -179,6 +182,13 @@ export function createCalendar(services: Services): Calendar {
       const id = await events.occurrenceOn(seriesId!, day);
       const record = id === undefined ? undefined : await events.findById(id);
       if (!record || record.status === 'trash' || !canReadEvent(ANONYMOUS, record)) return undefined;
+      const [json] = await events.represent([record], ANONYMOUS, 'single', links);
+      return json as unknown as PublicEvent | undefined;
+    },
+
+    async preview(slug, token) {
+      const record = await previewedEvent(services, token);
+      if (!record || record.slug !== (sanitizeSlug(slug) || slug)) return undefined;
       const [json] = await events.represent([record], ANONYMOUS, 'single', links);
       return json as unknown as PublicEvent | undefined;
     },

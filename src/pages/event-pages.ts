@@ -3,24 +3,31 @@
  * a venue's or organizer's upcoming events (`/venue/{slug}/`, `/organizer/{slug}/`), and their feeds.
  */
 import { plainText, type SafeHtml } from './html.js';
-import { seriesBlock, seriesIdOf } from './series-views.js';
+import { previewBanner, seriesBlock, seriesIdOf } from './series-views.js';
 import { seriesOnce } from './list-pages.js';
 import type { EventFilter, PublicEvent } from './calendar.js';
 import type { PageMeta } from './views.js';
-import { html, pageOf, slugFile, type Answer, type Format, type PageContext, type Query } from './page-context.js';
+import { first, html, pageOf, slugFile, type Answer, type Format, type PageContext, type Query } from './page-context.js';
 
-/** An event's page or .ics: `(format, slug, day?)`, `day` naming an occurrence (issue 15). */
-export type EventAnswer = (format: Format, slug: string, day?: string) => Promise<Answer>;
+/**
+ * An event's page or .ics: `(format, slug, day?, query?)`, `day` naming an occurrence (issue 15);
+ * the query's `preview` token opens an event not published yet (domain/previews.ts).
+ */
+export type EventAnswer = (format: Format, slug: string, day?: string, q?: Query) => Promise<Answer>;
 
 /** The event page's answer, keeping each page by the representation it was rendered from. */
 export function createEventAnswer(ctx: PageContext): EventAnswer {
   const { calendar, config } = ctx;
   /** Event pages by the representation they were rendered from. */
   const eventPages = new WeakMap<PublicEvent, string>();
-  return async (format, slug, day) => {
+  return async (format, slug, day, q = {}) => {
     // `/event/{slug}/{YYYY-MM-DD}/`: an occurrence of a recurring event (issue 15).
     if (day !== undefined && !/^\d{4}-\d{2}-\d{2}$/.test(day)) return { kind: 'not-found' };
     const e = day === undefined ? await calendar.event(slug) : await calendar.occurrence(slug, day);
+    if (!e && day === undefined && format === 'html' && q.preview !== undefined) {
+      const preview = await calendar.preview(slug, first(q.preview));
+      if (preview) return html(previewPage(ctx, preview));
+    }
     if (!e) {
       // A moved occurrence's old address: 301 to its new one (the `.ics` twin to its new `.ics`).
       const moved = day === undefined ? undefined : await calendar.movedOccurrence(slug, day);
@@ -48,6 +55,13 @@ export function createEventAnswer(ctx: PageContext): EventAnswer {
     eventPages.set(e, body);
     return html(body);
   };
+}
+
+/** A draft's page seen through its signed link: the banner, never indexed, canonical its future address. */
+function previewPage(ctx: PageContext, e: PublicEvent): string {
+  const title = plainText(e.title);
+  const meta: PageMeta = { title, description: title, canonical: e.url, ogType: 'article', noindex: true };
+  return ctx.views.event(e, meta, { banner: previewBanner() });
 }
 
 /** How many of a series' next dates an occurrence's page links to. */

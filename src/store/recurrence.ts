@@ -11,6 +11,7 @@ import type { Executor } from './schema.js';
 import type { EventRecord } from './events.js';
 import { addTermCounts, isPostgres, noteChange, noteChanges, readListingStates } from './changes.js';
 import { recountTerms } from './terms.js';
+import { revokePreviews } from './previews.js';
 import { afterExplicitId, takeWantedOccurrenceIds } from './import-context.js';
 
 /** A series row. */
@@ -376,6 +377,7 @@ export async function trashOccurrences(db: Executor, ids: number[], nowLocal: st
     if (st.status === 'trash') continue;
     await db.updateTable('posts').set({ status: 'trash', pre_trash_status: st.status, modified_local: nowLocal, modified_gmt: nowGmt }).where('id', '=', st.id).execute();
   }
+  await revokePreviews(db, ids, Date.now());
   await recountTerms(db, [...terms]);
 }
 

@@ -186,6 +186,7 @@ export interface Database {
   event_series: EventSeriesTable;
   event_occurrences: EventOccurrencesTable;
   occurrence_moves: OccurrenceMovesTable;
+  preview_revocations: PreviewRevocationsTable;
   submissions: SubmissionsTable;
   submission_log: SubmissionLogTable;
   submission_quota: SubmissionQuotaTable;
@@ -197,6 +198,12 @@ export interface OccurrenceMovesTable {
   series_id: number;
   day: string;
   post_id: number;
+}
+
+/** When an event was last trashed (migration 028): its preview links issued before no longer open it. */
+export interface PreviewRevocationsTable {
+  post_id: number;
+  revoked_ms: ColumnType<number, number, number>;
 }
 
 /** A community submission (migration 015). */

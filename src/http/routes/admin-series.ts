@@ -11,9 +11,16 @@
  * Answers `{"id": 12, "type": "event"|"series", "status": "…", "series": {"id", "status"}?}`.
  * For whoever may delete the event (and, with `scope=all`, its series): 401/403/404 otherwise;
  * 400 `rest_restore_not_trashed` when what is restored is not in the trash.
+ *
+ *   POST {REST_ROOT}/calendar/admin/v1/events/{id}/preview
+ *
+ * A signed preview link of the event's public page (domain/previews.ts): `{"url", "expires"}`,
+ * valid PREVIEW_DAYS days or until the event is trashed. For whoever may edit the event; 400
+ * `rest_preview_trashed` for an event in the trash.
  */
 import type { Services } from '../../domain/services.js';
-import { canDeletePost, typeCan } from '../../domain/permissions.js';
+import { canDeletePost, canEditPost, typeCan } from '../../domain/permissions.js';
+import { PREVIEW_DAYS, previewLink } from '../../domain/previews.js';
 import { apiError, forbidden } from '../../domain/errors.js';
 import type { EventRecord } from '../../store/events.js';
 import { isPositiveInt } from '../../domain/values.js';
@@ -56,6 +63,30 @@ export function adminSeriesRoutes(services: Services): RouteDecl[] {
     },
   });
   return [
+    route('/events/{id}/preview', [
+      endpoint<EventRecord>({
+        methods: ['POST'],
+        args: { id: args.id },
+        load,
+        permission: (ctx) => (ctx.record ? canEditPost(ctx.viewer, 'tribe_events', ctx.record) : typeCan(ctx.viewer, 'edit', 'tribe_events')),
+        docs: {
+          responses: {
+            '200': { description: `A signed link to the event's public page, valid ${PREVIEW_DAYS} days or until the event is trashed: {"url", "expires"}` },
+            '400': { description: 'The event is in the trash' },
+            '401': { description: 'Not logged in' },
+            '403': { description: 'May not edit this event' },
+            '404': { description: 'No event with this ID' },
+          },
+        },
+        handler: async (ctx) => {
+          const record = ctx.record;
+          if (!record) throw apiError('rest-event-not-found', { args: [Number(ctx.path.id)] });
+          if (record.status === 'trash') throw apiError('rest_preview_trashed');
+          const { url, expires } = await previewLink(services, record);
+          return { body: { url, expires } };
+        },
+      }),
+    ]),
     route('/events/{id}/trash', [
       endpoint<EventRecord>({
         methods: ['POST'],

@@ -28,7 +28,9 @@ type PreviewServices = { store: Store; config: { secretKey?: string }; events: P
 
 /** The signing key: the server's secret, narrowed to this one use. */
 async function keyOf(services: PreviewServices): Promise<Buffer> {
-  return createHash('sha256').update(`event-preview-links:${await secretKeyText(services)}`).digest();
+  return createHash('sha256')
+    .update(`event-preview-links:${await secretKeyText(services)}`)
+    .digest();
 }
 
 function sign(key: Buffer, id: number, expires: number, issued: number): string {

@@ -15,10 +15,7 @@ import { eventDay, isoOf, timeText, type DateFormats } from './view-helpers.js';
 /** The language the pages are written in. */
 export const PAGE_LOCALE: WordsLocale = 'en';
 
-export const SERIES_STRINGS: Record<
-  WordsLocale,
-  { repeats: string; otherDates: string; allDates: string; repeating: string; preview: string; previewText: string; noOtherDates: string }
-> = {
+export const SERIES_STRINGS: Record<WordsLocale, { repeats: string; otherDates: string; allDates: string; repeating: string; preview: string; previewText: string; noOtherDates: string }> = {
   en: {
     repeats: 'This event repeats:',
     otherDates: 'Other dates',

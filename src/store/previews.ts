@@ -26,4 +26,3 @@ export async function previewsRevokedAt(db: Executor, id: number): Promise<numbe
   const row = await db.selectFrom('preview_revocations').select('revoked_ms').where('post_id', '=', id).executeTakeFirst();
   return row ? Number(row.revoked_ms) : 0;
 }
-

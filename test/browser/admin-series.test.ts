@@ -31,10 +31,13 @@ async function reachable(page: Page, button: Locator): Promise<boolean> {
   const box = await button.boundingBox();
   assert.ok(box, 'the button is shown');
   const [x, y] = [box.x + box.width / 2, box.y + box.height / 2];
-  return button.evaluate((el, [px, py]) => {
-    const hit = document.elementFromPoint(px!, py!);
-    return hit !== null && (el === hit || el.contains(hit));
-  }, [x, y]);
+  return button.evaluate(
+    (el, [px, py]) => {
+      const hit = document.elementFromPoint(px!, py!);
+      return hit !== null && (el === hit || el.contains(hit));
+    },
+    [x, y],
+  );
 }
 
 describe('series in the admin app and on the pages', () => {
@@ -52,7 +55,8 @@ describe('series in the admin app and on the pages', () => {
   };
   const statusesOf = async (seriesId: number) =>
     (
-      (await t.api.get('/events', { as: 'admin', query: { start_date: '2027-01-01', end_date: '2027-12-31', post_parent: seriesId, status: 'publish,draft,trash', per_page: 50 } })).body.events as Array<{
+      (await t.api.get('/events', { as: 'admin', query: { start_date: '2027-01-01', end_date: '2027-12-31', post_parent: seriesId, status: 'publish,draft,trash', per_page: 50 } })).body
+        .events as Array<{
         status: string;
       }>
     ).map((e) => e.status);

@@ -34,7 +34,10 @@ forEachStore('recurring events on the pages', (t: TestServer) => {
     });
     assert.equal(res.status, 201, res.text);
     series = res.body;
-    const single = await t.api.post('/events', { as: 'admin', json: { title: 'Lone Lecture', status: 'publish', start_date: '2031-03-05 10:00', end_date: '2031-03-05 11:00', categories: ['Choirs'] } });
+    const single = await t.api.post('/events', {
+      as: 'admin',
+      json: { title: 'Lone Lecture', status: 'publish', start_date: '2031-03-05 10:00', end_date: '2031-03-05 11:00', categories: ['Choirs'] },
+    });
     assert.equal(single.status, 201);
     occ = (await t.api.get('/events', { query: { start_date: '2031-01-01', end_date: '2031-12-31', post_parent: series.id, per_page: 50 } })).body.events;
     assert.equal(occ.length, 7);

@@ -31,7 +31,13 @@ export function adminSeriesRoutes(services: Services): RouteDecl[] {
   const { events } = services;
   const args = {
     id: { type: 'integer', description: 'The event, occurrence or series ID', required: true, in: 'path', validate: (v: unknown) => isPositiveInt(v) },
-    scope: { type: 'string', default: 'this', enum: ['this', 'all'], validate: (v: unknown) => v === 'this' || v === 'all', description: 'this: the event or occurrence alone; all: the whole series (every occurrence)' },
+    scope: {
+      type: 'string',
+      default: 'this',
+      enum: ['this', 'all'],
+      validate: (v: unknown) => v === 'this' || v === 'all',
+      description: 'this: the event or occurrence alone; all: the whole series (every occurrence)',
+    },
   } as const;
   const load = async (ctx: { path: Record<string, string | undefined> }) => (await events.findById(Number(ctx.path.id))) ?? null;
   /** The answer: the record and, for an occurrence or a series, its series' status. */

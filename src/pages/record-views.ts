@@ -2,8 +2,8 @@
  * The calendar's views of one record: an event's page, a venue's or organizer's page.
  */
 import { costShown } from '../domain/representations/event.js';
-import { venueAddress } from './ical.js';
-import type { EventsPage, PublicEvent, PublicOrganizer, PublicVenue } from './public.js';
+import { venueAddress } from '../domain/ical.js';
+import type { EventsPage, PublicEvent, PublicOrganizer, PublicVenue } from '../domain/public-records.js';
 import { html, jsonLdScript, plainText, type SafeHtml } from './html.js';
 import { eventDay, googleCalendarUrl, isoOf, mapUrl, outlookUrl, safeDescription, safeUrl, timeText, whenText, type PageMeta, type Subscription } from './view-helpers.js';
 import type { ViewParts } from './view-parts.js';

@@ -9,7 +9,7 @@
  */
 import { describeRecurrence, type WordsLocale } from '../domain/recurrence-words.js';
 import { html, plainText, type SafeHtml } from './html.js';
-import type { PublicEvent } from './public.js';
+import type { PublicEvent } from '../domain/public-records.js';
 import { eventDay, isoOf, timeText, type DateFormats } from './view-helpers.js';
 
 /** The language the pages are written in. */

@@ -4,9 +4,10 @@
 import { costShown } from '../domain/representations/event.js';
 import { venueAddress } from '../domain/ical.js';
 import type { EventsPage, PublicEvent, PublicOrganizer, PublicVenue } from '../domain/public-records.js';
-import { html, jsonLdScript, plainText, type SafeHtml } from './html.js';
+import { html, jsonLdScript, plainText } from './html.js';
 import { eventDay, googleCalendarUrl, isoOf, mapUrl, outlookUrl, safeDescription, safeUrl, timeText, whenText, type PageMeta, type Subscription } from './view-helpers.js';
 import type { ViewParts } from './view-parts.js';
+import type { SafeHtml } from '../web/html.js';
 
 /** What an event page shows besides the event: its series' dates, the preview banner. */
 export interface EventExtras {

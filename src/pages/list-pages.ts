@@ -3,6 +3,7 @@
  * recurring event's series (`/event/{slug}/all/`), and their feeds.
  */
 import { plainText } from './html.js';
+import { PAGE_LOCALE, repeatWords, SERIES_STRINGS } from './series-views.js';
 import type { EventFilter } from './calendar.js';
 import type { PageMeta } from './views.js';
 import { first, html, pageOf, slugFile, type Answer, type Format, type PageContext, type Query } from './page-context.js';
@@ -99,7 +100,8 @@ export async function seriesAnswer(ctx: PageContext, format: Format, slug: strin
     filter: { series: series.id },
     heading: title,
     title,
-    intro: series.excerpt || series.description,
+    // The rules in words first ("This event repeats: every Tuesday until …"), then its excerpt.
+    intro: [`${SERIES_STRINGS[PAGE_LOCALE].repeats} ${repeatWords(series)}.`, plainText(series.excerpt || series.description)].filter(Boolean).join(' '),
     feedName: `${ctx.config.siteName} – ${title}`,
   });
 }

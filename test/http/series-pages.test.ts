@@ -54,6 +54,8 @@ forEachStore('recurring events on the pages', (t: TestServer) => {
     assert.ok(!links.includes(occ[1]!.url), 'not to itself');
     assert.ok(!links.includes(occ[6]!.url), 'five dates only');
     assert.ok(links.includes(`${t.origin}/event/tuesday-choir/all/`), 'to all dates');
+    // The series' page of all its dates says it too.
+    assert.match((await get('/event/tuesday-choir/all/')).text, /<p class="intro">This event repeats: every Tuesday until April 15, 2031\./);
     // A single event's page says nothing of the kind.
     const lone = await get('/event/lone-lecture/');
     assert.doesNotMatch(lone.text, /This event repeats/);

@@ -81,6 +81,8 @@ export interface Config {
   eventsPerPage: number;
   /** What `/events/` shows: the upcoming list or this month's grid. */
   defaultView: 'list' | 'month';
+  /** The pages' upcoming lists show a recurring event once, at its next occurrence (TEC Pro's "Show only the first instance of each recurring event"). */
+  listSeriesOnce: boolean;
   /** The most events one iCalendar feed (and one month or day page) holds. */
   icalMaxEvents: number;
   /** The most events one CalDAV answer lists (a calendar's GET, PROPFIND Depth 1, calendar-query, an initial sync); more: 507. */
@@ -493,6 +495,17 @@ export const SETTINGS: Setting[] = [
     group: 'site',
     defaultText: 'list',
     description: "what the calendar's /events/ page shows: the upcoming list or this month's grid (/events/list/ and /events/month/ stay as they are)",
+  },
+  {
+    env: 'LIST_SERIES_ONCE',
+    flag: '--list-series-once',
+    key: 'listSeriesOnce',
+    type: 'boolean',
+    scope: 'calendar',
+    group: 'site',
+    defaultText: 'false',
+    description:
+      "the calendar pages' upcoming lists (and their category, tag, venue and organizer lists) show a recurring event once, at its next occurrence, as The Events Calendar Pro's \"Show only the first instance of each recurring event\"; a page's ?hide_subsequent_recurrences=1 or =0 overrides it; the REST API's lists are unchanged",
   },
   {
     env: 'ICAL_MAX_EVENTS',
@@ -1395,6 +1408,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Part
     timeFormat: declaredSetting(pick, 'timeFormat'),
     eventsPerPage: declaredSetting(pick, 'eventsPerPage'),
     defaultView: declaredSetting(pick, 'defaultView'),
+    listSeriesOnce: declaredSetting(pick, 'listSeriesOnce'),
     icalMaxEvents,
     caldavMaxEvents,
     headersTimeoutMs,

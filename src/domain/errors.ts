@@ -127,6 +127,8 @@ export const ERRORS = {
   submission_not_editable: [409, 'This submission can no longer be changed (it is %s).'],
   submission_not_pending: [409, 'This submission has already been decided (it is %s).'],
   // Issue 28: deleting an event permanently (calendar/admin/v1/events/{id}).
+  rest_preview_trashed: [400, 'An event in the trash has no preview link: restore it first.'],
+  rest_restore_not_trashed: [400, 'Only an event in the trash can be restored.'],
   rest_purge_not_trashed: [400, 'Only an event in the trash can be deleted permanently: move it to the trash first.'],
   rest_purge_occurrence: [
     400,

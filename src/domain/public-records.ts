@@ -97,6 +97,8 @@ export interface EventFilter {
   featured?: boolean;
   /** the occurrences of this recurring event's series (issue 15) */
   series?: number;
+  /** each recurring event once, at its first occurrence in the window (LIST_SERIES_ONCE) */
+  firstOfSeries?: boolean;
 }
 
 export interface EventsPage {

@@ -32,6 +32,7 @@ import { adminSessionRoutes } from './routes/admin-sessions.js';
 import { adminUserRoutes } from './routes/admin-users.js';
 import { adminSettingRoutes } from './routes/admin-settings.js';
 import { adminRecurrenceRoutes } from './routes/admin-recurrence.js';
+import { adminSeriesRoutes } from './routes/admin-series.js';
 import { adminImportRoutes } from './routes/admin-imports.js';
 import { adminChangeRoutes } from './routes/admin-changes.js';
 import { adminEditingRoutes } from './routes/admin-editing.js';
@@ -279,6 +280,7 @@ export function registerRestApi(app: FastifyInstance, { config, services, webhoo
   admin.push(...adminUserRoutes(services)); // users, roles, application passwords (issue 28)
   admin.push(...adminSettingRoutes(services)); // the settings in force (issue 28)
   admin.push(...adminRecurrenceRoutes(services)); // recurrence preview (issue 28)
+  admin.push(...adminSeriesRoutes(services)); // trash and restore, one event or a whole series
   admin.push(...adminImportRoutes(services)); // imports as jobs, export downloads (issue 28)
   admin.push(...adminChangeRoutes(services)); // the change log as JSON and server-sent events (issue 28)
   admin.push(...adminEditingRoutes(services)); // who has an event open in the editor (post locks)

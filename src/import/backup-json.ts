@@ -40,6 +40,8 @@ const TABLES: Array<ExportTable & { optional?: true }> = [
   { table: 'event_occurrences', order: ['post_id'], optional: true },
   // Imported events' free-text locations (migration 029); exports made before them have none.
   { table: 'event_locations', order: ['event_id'], optional: true },
+  // The days moved occurrences were at (their old addresses' redirects); older exports have none.
+  { table: 'occurrence_moves', order: ['series_id', 'day'], optional: true },
 ];
 
 /** Columns that hold numbers (PostgreSQL answers some aggregates and numerics as text). */

@@ -1,6 +1,7 @@
 /**
  * The calendar's views of many events: the list, month and day pages.
  */
+import { repeatingIcon } from './series-views.js';
 import { DateTime } from 'luxon';
 import { monthGrid } from '../domain/month-grid.js';
 import type { PublicEvent } from '../domain/public-records.js';
@@ -46,7 +47,7 @@ export function monthView(parts: ViewParts, v: MonthView): string {
       const classes = ['day', d.month !== first.month ? 'other-month' : '', day === v.today ? 'today' : '', events.length ? 'has-events' : ''].filter(Boolean).join(' ');
       cells.push(html`<td class="${classes}"${day === v.today ? html` aria-current="date"` : ''}>
 <a class="day-number" href="${v.dayUrl(day)}" aria-label="${dayText(day)}${events.length ? `, ${events.length} ${events.length === 1 ? 'event' : 'events'}` : ''}">${d.day}</a>
-${shown.length ? html`<ul>${shown.map((e) => html`<li><a href="${e.url}">${e.image ? thumbnailTag(e.image) : ''}${e.all_day ? '' : html`<span class="time">${timeText(e.start_date, time)}</span> `}${plainText(e.title)}</a></li>`)}</ul>` : ''}
+${shown.length ? html`<ul>${shown.map((e) => html`<li><a href="${e.url}">${e.image ? thumbnailTag(e.image) : ''}${e.all_day ? '' : html`<span class="time">${timeText(e.start_date, time)}</span> `}${plainText(e.title)}${repeatingIcon(e)}</a></li>`)}</ul>` : ''}
 ${more > 0 || (v.truncated && events.length) ? html`<a class="more" href="${v.dayUrl(day)}">${more > 0 ? `+ ${more} more` : 'more'}</a>` : ''}
 </td>`);
     }

@@ -23,6 +23,7 @@ import { icsRecurrenceLines, parseRecurrence } from '../domain/recurrence.js';
 import { hasVtimezone } from '../domain/ical.js';
 import type { EventFilter, EventsPage, PublicEvent, PublicOrganizer, PublicTerm, PublicVenue, SeriesFeed } from '../domain/public-records.js';
 import { registerKept } from '../metrics.js';
+import { previewedEvent } from '../domain/previews.js';
 
 export type { EventFilter, EventsPage, PublicEvent, PublicOrganizer, PublicTerm, PublicVenue } from '../domain/public-records.js';
 
@@ -53,6 +54,13 @@ export interface Calendar {
   event(slug: string): Promise<PublicEvent | undefined>;
   /** Recurring events (issue 15): the published occurrence of the series with this slug on this day. */
   occurrence(slug: string, day: string): Promise<PublicEvent | undefined>;
+  /**
+   * A moved occurrence: the address (its `url`) of the published occurrence of this series that was
+   * on this day before it moved to another, or undefined.
+   */
+  movedOccurrence(slug: string, day: string): Promise<string | undefined>;
+  /** A signed preview link's event (domain/previews.ts): not published yet, with this slug; undefined when the token does not open it. */
+  preview(slug: string, token: unknown): Promise<PublicEvent | undefined>;
   /** Recurring events (issue 15): the published series with this slug (its representation). */
   series(slug: string): Promise<PublicEvent | undefined>;
   /** Recurring events (issue 15): how feeds write the series of these occurrences (public ones only). */
@@ -94,6 +102,7 @@ export function createCalendar(services: Services): Calendar {
     if (f.organizer?.length) out.organizer = f.organizer;
     if (f.featured !== undefined) out.featured = f.featured;
     if (f.series !== undefined) out.post_parent = f.series;
+    if (f.firstOfSeries) out.firstOfSeries = true;
     return out;
   };
 
@@ -182,6 +191,25 @@ export function createCalendar(services: Services): Calendar {
       if (!record || record.status === 'trash' || !canReadEvent(ANONYMOUS, record)) return undefined;
       const [json] = await events.represent([record], ANONYMOUS, 'single', links);
       return withKeptLocation(json as unknown as PublicEvent | undefined, Number(record.id), seriesId);
+    },
+
+    async preview(slug, token) {
+      const record = await previewedEvent(services, token);
+      if (!record || record.slug !== (sanitizeSlug(slug) || slug)) return undefined;
+      const [json] = await events.represent([record], ANONYMOUS, 'single', links);
+      return json as unknown as PublicEvent | undefined;
+    },
+
+    async movedOccurrence(slug, day) {
+      const seriesId = await events.findIdBySlug(slug);
+      const series = seriesId === undefined ? undefined : await events.findById(seriesId);
+      if (!series || series.type !== SERIES_TYPE) return undefined;
+      const id = await events.movedOccurrence(seriesId!, day);
+      const record = id === undefined ? undefined : await events.findById(id);
+      if (!record || record.status === 'trash' || !canReadEvent(ANONYMOUS, record) || record.start_local.slice(0, 10) === day) return undefined;
+      const [json] = await events.represent([record], ANONYMOUS, 'single', links);
+      const url = (json as { url?: unknown } | undefined)?.url;
+      return typeof url === 'string' ? url : undefined;
     },
 
     async seriesFeeds(list) {

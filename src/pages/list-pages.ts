@@ -3,6 +3,7 @@
  * recurring event's series (`/event/{slug}/all/`), and their feeds.
  */
 import { plainText } from './html.js';
+import { PAGE_LOCALE, repeatWords, SERIES_STRINGS } from './series-views.js';
 import type { EventFilter } from './calendar.js';
 import type { PageMeta } from './views.js';
 import { first, html, pageOf, slugFile, type Answer, type Format, type PageContext, type Query } from './page-context.js';
@@ -31,8 +32,11 @@ export async function listAnswer(ctx: PageContext, format: Format, q: Query, pag
   }
   const page = pageOf(pageParam ?? q.page);
   if (page === undefined) return { kind: 'not-found' };
+  // LIST_SERIES_ONCE (or the page's hide_subsequent_recurrences): each series once, at its next date.
+  const once = seriesOnce(ctx, q);
+  if (!past && base.filter?.series === undefined && once.value) filter.firstOfSeries = true;
   const result = past ? await calendar.past(filter, page) : await calendar.upcoming(filter, page);
-  const keep: Array<[string, string]> = past ? [['eventDisplay', 'past']] : [];
+  const keep: Array<[string, string]> = past ? [['eventDisplay', 'past']] : [...once.keep];
   const pageUrl = (n: number) => url(`${base.path}${n > 1 ? `page/${n}/` : ''}`) + filterQuery(asked, keep);
   const heading = base.heading ?? (past ? 'Past events' : filter.search ? 'Search results' : 'Upcoming events');
   const title = base.title ?? heading;
@@ -57,6 +61,17 @@ export async function listAnswer(ctx: PageContext, format: Format, q: Query, pag
       subscription: ctx.subscription(name, filter),
     }),
   );
+}
+
+/**
+ * Whether an upcoming list shows each series once: the page's `hide_subsequent_recurrences` (`1`,
+ * `true`, `0`, `false`: TEC Pro's own parameter, carried by the page's links) or LIST_SERIES_ONCE.
+ */
+export function seriesOnce(ctx: PageContext, q: Query): { value: boolean; keep: Array<[string, string]> } {
+  const asked = first(q.hide_subsequent_recurrences);
+  if (asked === '1' || asked === 'true') return { value: true, keep: [['hide_subsequent_recurrences', '1']] };
+  if (asked === '0' || asked === 'false') return { value: false, keep: [['hide_subsequent_recurrences', '0']] };
+  return { value: ctx.config.listSeriesOnce, keep: [] };
 }
 
 /** A category's or tag's list page (`/events/category/{slug}/`, `/events/tag/{slug}/`). */
@@ -85,7 +100,8 @@ export async function seriesAnswer(ctx: PageContext, format: Format, slug: strin
     filter: { series: series.id },
     heading: title,
     title,
-    intro: series.excerpt || series.description,
+    // The rules in words first ("This event repeats: every Tuesday until …"), then its excerpt.
+    intro: [`${SERIES_STRINGS[PAGE_LOCALE].repeats} ${repeatWords(series)}.`, plainText(series.excerpt || series.description)].filter(Boolean).join(' '),
     feedName: `${ctx.config.siteName} – ${title}`,
   });
 }

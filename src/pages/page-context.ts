@@ -21,7 +21,9 @@ export type Answer =
       /** the series of recurring events' occurrences, filled in before writing (issue 15) */
       series?: Map<number, SeriesFeed>;
     }
-  | { kind: 'not-found' };
+  | { kind: 'not-found' }
+  /** a permanent redirect (a moved occurrence's old address) */
+  | { kind: 'redirect'; location: string };
 
 /** What `/events.ics` answers to invalid arguments. */
 export type BadRequest = { kind: 'bad-request'; message: string };

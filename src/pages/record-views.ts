@@ -8,19 +8,26 @@ import { html, jsonLdScript, plainText } from './html.js';
 import { eventDay, googleCalendarUrl, isoOf, mapUrl, outlookUrl, safeDescription, safeUrl, timeText, whenText, type PageMeta, type Subscription } from './view-helpers.js';
 import type { ViewParts } from './view-parts.js';
 import { imageTag } from './image-views.js';
+import type { SafeHtml } from '../web/html.js';
+
+/** What an event page shows besides the event: its series' dates, the preview banner. */
+export interface EventExtras {
+  series?: SafeHtml;
+  banner?: SafeHtml;
+}
 
 /** A single event's page (or one occurrence's), with its JSON-LD. */
-export function eventView(parts: ViewParts, e: PublicEvent, meta: PageMeta): string {
+export function eventView(parts: ViewParts, e: PublicEvent, meta: PageMeta, extra: EventExtras = {}): string {
   const { url, layout, termLinks, organizerBlock } = parts;
   const venue = Array.isArray(e.venue) ? undefined : e.venue;
   const map = venue ? mapUrl(venue) : undefined;
   const image = e.image ? e.image : undefined;
   const f = parts.formats();
   const main = html`<article class="event-single" itemscope>
-<p class="back"><a href="${url('/events/')}">« All events</a></p>
+${extra.banner ?? ''}<p class="back"><a href="${url('/events/')}">« All events</a></p>
 <h1>${plainText(e.title)}</h1>
 <p class="when"><time datetime="${isoOf(e.start_date, e.utc_start_date, e.all_day)}">${whenText(e, f)}</time>${e.all_day ? '' : html` <span class="zone">(${e.timezone})</span>`}</p>
-${image && safeUrl(image.url) ? html`<figure class="image">${imageTag(image, { sizes: '(max-width: 50rem) 100vw, 50rem', alt: plainText(e.title) })}</figure>` : ''}
+${extra.series ?? ''}${image && safeUrl(image.url) ? html`<figure class="image">${imageTag(image, { sizes: '(max-width: 50rem) 100vw, 50rem', alt: plainText(e.title) })}</figure>` : ''}
 <div class="description">${safeDescription(e.description)}</div>
 <section class="details" aria-labelledby="details-heading">
 <h2 id="details-heading">Details</h2>

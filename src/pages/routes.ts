@@ -52,7 +52,7 @@ export function registerCalendarPages(app: FastifyInstance, services: Services):
   page('/events/category/:slug/page/:page', (f, p, q) => termAnswer(ctx, f, 'category', p.slug!, q, p.page));
   page('/events/tag/:slug', (f, p, q) => termAnswer(ctx, f, 'tag', p.slug!, q, undefined));
   page('/events/tag/:slug/page/:page', (f, p, q) => termAnswer(ctx, f, 'tag', p.slug!, q, p.page));
-  page('/event/:slug', (f, p) => eventAnswer(f, p.slug!));
+  page('/event/:slug', (f, p, q) => eventAnswer(f, p.slug!, undefined, q));
   // Recurring events (issue 15): one occurrence, and the series (its upcoming occurrences, its feed).
   page('/event/:slug/:day', (f, p) => eventAnswer(f, p.slug!, p.day!));
   const seriesPage: PageHandler = (f, p, q) => seriesAnswer(ctx, f, p.slug!, q, p.page);

@@ -55,6 +55,7 @@ export async function send(ctx: PageContext, req: FastifyRequest, reply: Fastify
       .code(404)
       .header('content-type', 'text/html; charset=utf-8')
       .send(views.notFound(ctx.url(req.url.split('?')[0]!)));
+  if (answer.kind === 'redirect') return reply.code(301).header('location', answer.location).header('content-type', 'text/html; charset=utf-8').send('');
   if (answer.kind === 'bad-request') return reply.code(400).header('content-type', 'text/plain; charset=utf-8').send(`${answer.message}\n`);
   if (answer.kind === 'html') {
     if (answer.status === 200 && validators) answerConditional(req, reply, validators);

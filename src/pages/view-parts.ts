@@ -12,6 +12,7 @@ import { HEADER_LABELS, siteHeader } from '../web/site-header.js';
 import { html, plainText, trusted, type SafeHtml } from './html.js';
 import { imageTag } from './image-views.js';
 import { iconLink } from '../web/site-icon.js';
+import { repeatingMark } from './series-views.js';
 import { isoOf, safeUrl, STYLESHEET_PATH, subscribeLinks, whenText, type DateFormats, type PageMeta, type Subscription } from './view-helpers.js';
 
 /** The pages' shared pieces (see {@link createViewParts}). */
@@ -101,7 +102,7 @@ ${main}
 ${headingLevel === 2 ? html`<h2>${title}</h2>` : html`<h3>${title}</h3>`}
 ${e.image ? imageTag(e.image, { sizes: '(max-width: 30rem) 100vw, 300px', alt: '', prefer: 'medium', className: 'picture' }) : ''}
 <p class="when"><time datetime="${isoOf(e.start_date, e.utc_start_date, e.all_day)}">${whenText(e, shownFormats)}</time></p>
-${venue ? html`<p class="where"><a href="${venue.url}">${plainText(venue.venue)}</a>${venue.city ? html`, ${venue.city}` : ''}</p>` : ''}
+${repeatingMark(e)}${venue ? html`<p class="where"><a href="${venue.url}">${plainText(venue.venue)}</a>${venue.city ? html`, ${venue.city}` : ''}</p>` : ''}
 ${e.cost ? html`<p class="cost">${plainText(costShown(e))}</p>` : ''}
 ${termLinks(e.categories, 'category')}
 </article>`;

@@ -14,7 +14,8 @@ import type { Links } from '../domain/links.js';
 import type { EventsPage, PublicEvent, PublicOrganizer, PublicVenue } from '../domain/public-records.js';
 import { html } from './html.js';
 import { dayView, listView, monthView } from './calendar-views.js';
-import { eventView, linkedView } from './record-views.js';
+import { eventView, linkedView, type EventExtras } from './record-views.js';
+import { SERIES_STYLES } from './series-views.js';
 import type { DayView, ListView, MonthView, PageMeta, Subscription } from './view-helpers.js';
 import { createViewParts } from './view-parts.js';
 
@@ -35,6 +36,7 @@ export {
   type PageMeta,
   type Subscription,
 } from './view-helpers.js';
+export type { EventExtras } from './record-views.js';
 
 /** Views bound to the site's settings and links. */
 export function createViews(config: Config, links: Links) {
@@ -44,11 +46,13 @@ export function createViews(config: Config, links: Links) {
   return {
     layout,
     eventCard,
+    /** The site's date and time formats in force. */
+    formats: parts.formats,
 
     list: (v: ListView): string => listView(parts, v),
     month: (v: MonthView): string => monthView(parts, v),
     day: (v: DayView): string => dayView(parts, v),
-    event: (e: PublicEvent, meta: PageMeta): string => eventView(parts, e, meta),
+    event: (e: PublicEvent, meta: PageMeta, extra?: EventExtras): string => eventView(parts, e, meta, extra),
     linked: (kind: 'venue' | 'organizer', record: PublicVenue | PublicOrganizer, page: EventsPage, meta: PageMeta, pageUrl: (n: number) => string, subscription: Subscription): string =>
       linkedView(parts, kind, record, page, meta, pageUrl, subscription),
 
@@ -121,4 +125,4 @@ table.month td{height:auto;border-width:0 0 1px}
 table.month td:not(.has-events){display:none}
 dl{grid-template-columns:1fr}
 }
-`;
+${SERIES_STYLES}`;

@@ -51,6 +51,7 @@ import { editLocksMigration } from './migrations/024_edit_locks.js';
 import { filterIndexesMigration } from './migrations/025_filter_indexes.js';
 import { mediaMigration } from './migrations/026_media.js';
 import { importReviewMigration } from './migrations/029_import_review.js';
+import { seriesPeopleMigration } from './migrations/028_series_people.js';
 
 export type { DialectName } from './handle.js';
 
@@ -130,6 +131,7 @@ function migrations(dialect: DialectName): Record<string, Migration> {
     '025_filter_indexes': filterIndexesMigration(),
     '026_media': mediaMigration(),
     '029_import_review': importReviewMigration(),
+    '028_series_people': seriesPeopleMigration(),
   };
 }
 

@@ -43,6 +43,11 @@ export interface EventListFilter {
   include?: number[];
   postParent?: number;
   /**
+   * Each series once: an occurrence is listed only when no other occurrence of its series that
+   * matches the window and statuses starts before it (the pages' LIST_SERIES_ONCE).
+   */
+  firstOfSeries?: boolean;
+  /**
    * Geolocation (issue 14): only events whose venue has coordinates, and with `near`, whose venue
    * lies inside that circle (bounding box on the indexed coordinates, then the great-circle cut).
    */
@@ -80,6 +85,8 @@ export function matchesFilter(filter: EventListFilter, state: ListingState | nul
   if (filter.featured !== undefined && state.featured !== (filter.featured ? 1 : 0)) return false;
   if (filter.include && !filter.include.includes(state.id)) return false;
   if (filter.postParent !== undefined && state.parent_id !== filter.postParent) return false;
+  // Whether it is its series' first in the window depends on the other occurrences: cannot tell.
+  if (filter.firstOfSeries && state.parent_id !== 0) return undefined;
   if (filter.geo) {
     if (state.venue_id === null) return false;
     // States logged before venue coordinates were kept in them: cannot tell.

@@ -7,7 +7,7 @@
  */
 import { byChunks, chunksOf, ID_CHUNK, inList, rowsPerStatement } from './lists.js';
 import { directOf } from './sqlite-direct.js';
-import { PostgresAdapter, sql, type ExpressionBuilder, type SelectQueryBuilder } from 'kysely';
+import { PostgresAdapter, sql, type ExpressionBuilder, type SelectQueryBuilder, type SqlBool } from 'kysely';
 import type { Database, EventsTable, Executor, NewPost, PostRow, EventRow, StoredPostType } from './schema.js';
 import type { DialectName } from './handle.js';
 import { revisionExpression } from './revision.js';
@@ -442,6 +442,29 @@ function hasTermIn(ids: number[], dialect: DialectName) {
 }
 
 /**
+ * LIST_SERIES_ONCE: a single event, or an occurrence no other listed occurrence of its series
+ * precedes within the same window and statuses (correlated NOT EXISTS over its siblings, read
+ * through the posts' parent index).
+ */
+function firstOfItsSeries(f: EventListFilter) {
+  return (eb: ExpressionBuilder<Database, 'posts' | 'events'>) => {
+    const conds = [
+      sql`sib.parent_id = ${sql.ref('posts.parent_id')}`,
+      sql`sib.type = 'tribe_events'`,
+      sql`sev.hide_from_listings = 0`,
+      sql`sib.status in (${sql.join([...f.statuses])})`,
+      sql`(sev.start_local < ${sql.ref('events.start_local')} or (sev.start_local = ${sql.ref('events.start_local')} and sib.id < ${sql.ref('posts.id')}))`,
+    ];
+    if (f.onlyPublishedOrAuthor !== undefined) conds.push(sql`(sib.status = 'publish' or sib.author_id = ${f.onlyPublishedOrAuthor})`);
+    if (f.startFrom !== undefined) conds.push(sql`sev.start_local >= ${f.startFrom}`);
+    if (f.startUntil !== undefined) conds.push(sql`sev.start_local <= ${f.startUntil}`);
+    if (f.endFrom !== undefined) conds.push(sql`sev.end_local >= ${f.endFrom}`);
+    if (f.endUntil !== undefined) conds.push(sql`sev.end_local <= ${f.endUntil}`);
+    return eb.or([eb('posts.parent_id', '=', 0), sql<SqlBool>`not exists (select 1 from posts sib inner join events sev on sev.post_id = sib.id where ${sql.join(conds, sql` and `)})`]);
+  };
+}
+
+/**
  * The part of an overlap (`event-overlaps.ts`) a statement reads: the events that begin in the
  * start-date window, or the long ones that began before it. Without a part, the overlap's own
  * condition (a list by publication date, or an overlap open at its start).
@@ -595,6 +618,7 @@ function applyFilter(q: EventQuery, dialect: DialectName, f: EventListFilter, pa
     q = q.where((eb) => inList(eb, dialect, 'posts.id', ids.length ? ids : [0]));
   }
   if (f.postParent !== undefined) q = q.where('posts.parent_id', '=', f.postParent);
+  if (f.firstOfSeries) q = q.where(firstOfItsSeries(f));
   if (f.geo) {
     // The venues inside the box and circle (a few, read through the venues_geo index), then a
     // probe per event; venues without coordinates never match.

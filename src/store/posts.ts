@@ -5,6 +5,7 @@
  *   const id = await insertPost(db, { type: 'tribe_venue', status: 'publish', title: 'Hall', … });
  *   await isSlugTaken(db, 'tribe_venue', 'hall', id) // false
  */
+import { revokePreviews } from './previews.js';
 import { PostgresAdapter } from 'kysely';
 import type { Executor, NewPost, PostRow, PostType, PostUpdate, StoredPostType } from './schema.js';
 import { isRepeatedWrite, noteChange, notePostBefore, recordTypeOfPost } from './changes.js';
@@ -32,6 +33,8 @@ export async function updatePost(db: Executor, id: number, patch: PostUpdate): P
   const text = patch.title !== undefined || patch.content !== undefined || patch.excerpt !== undefined;
   await notePostBefore(db, id, text, patch.status === 'trash' ? 'trash' : 'update');
   await db.updateTable('posts').set(patch).where('id', '=', id).execute();
+  // Trashed: its signed preview links are void from now on (even after a restore).
+  if (patch.status === 'trash') await revokePreviews(db, [id], Date.now());
 }
 
 /** The post with this id whatever its type, or undefined. */

@@ -11,6 +11,7 @@ import type { Executor } from './schema.js';
 import type { EventRecord } from './events.js';
 import { addTermCounts, isPostgres, noteChange, noteChanges, readListingStates } from './changes.js';
 import { recountTerms } from './terms.js';
+import { revokePreviews } from './previews.js';
 import { afterExplicitId, takeWantedOccurrenceIds } from './import-context.js';
 
 /** A series row. */
@@ -356,6 +357,7 @@ export async function deleteOccurrences(db: Executor, ids: number[]): Promise<vo
     await db.deleteFrom('event_terms').where('event_id', 'in', chunk).execute();
     await db.deleteFrom('event_organizers').where('event_id', 'in', chunk).execute();
     await db.deleteFrom('event_occurrences').where('post_id', 'in', chunk).execute();
+    await db.deleteFrom('occurrence_moves').where('post_id', 'in', chunk).execute();
     await db.deleteFrom('events').where('post_id', 'in', chunk).execute();
     await db.deleteFrom('posts').where('id', 'in', chunk).execute();
   }
@@ -374,6 +376,33 @@ export async function trashOccurrences(db: Executor, ids: number[], nowLocal: st
   for (const st of states) {
     if (st.status === 'trash') continue;
     await db.updateTable('posts').set({ status: 'trash', pre_trash_status: st.status, modified_local: nowLocal, modified_gmt: nowGmt }).where('id', '=', st.id).execute();
+  }
+  await revokePreviews(db, ids, Date.now());
+  await recountTerms(db, [...terms]);
+}
+
+/**
+ * Take these trashed posts out of the trash (a whole series restored, or one event): each gets the
+ * status it had before (`pre_trash_status`, a draft when none was kept), noting each change and
+ * recounting their terms. Posts not in the trash are left alone.
+ */
+export async function untrashPosts(db: Executor, ids: number[], nowLocal: string, nowGmt: string): Promise<void> {
+  if (ids.length === 0) return;
+  const states = await readListingStates(db, ids);
+  const trashed = states.filter((st) => st.status === 'trash');
+  if (trashed.length === 0) return;
+  const terms = new Set<number>();
+  for (const st of trashed) {
+    await noteChange(db, 'event', st.id, 'update', { before: st, text: false });
+    for (const t of st.terms) terms.add(t);
+  }
+  const before = new Map<number, string>();
+  for (const chunk of chunks(trashed.map((st) => st.id))) {
+    for (const r of await db.selectFrom('posts').select(['id', 'pre_trash_status']).where('id', 'in', chunk).execute()) before.set(Number(r.id), r.pre_trash_status);
+  }
+  for (const st of trashed) {
+    const status = before.get(st.id) || 'draft';
+    await db.updateTable('posts').set({ status, pre_trash_status: '', modified_local: nowLocal, modified_gmt: nowGmt }).where('id', '=', st.id).execute();
   }
   await recountTerms(db, [...terms]);
 }
@@ -450,4 +479,37 @@ export async function occurrenceIdOn(db: Executor, seriesId: number, day: string
     .limit(1)
     .executeTakeFirst();
   return r ? Number(r.post_id) : undefined;
+}
+
+/**
+ * The id of the series' occurrence that starts on this day (`YYYY-MM-DD`) now, wherever its rules
+ * generated it (a moved occurrence's address follows its date); the first by start if several.
+ */
+export async function occurrenceIdStartingOn(db: Executor, seriesId: number, day: string): Promise<number | undefined> {
+  const r = await db
+    .selectFrom('posts')
+    .innerJoin('events', 'events.post_id', 'posts.id')
+    .innerJoin('event_occurrences', 'event_occurrences.post_id', 'posts.id')
+    .select('posts.id')
+    .where('posts.parent_id', '=', seriesId)
+    .where('event_occurrences.series_id', '=', seriesId)
+    .where('events.start_local', '>=', `${day} 00:00:00`)
+    .where('events.start_local', '<=', `${day} 23:59:59`)
+    .orderBy('events.start_local')
+    .orderBy('posts.id')
+    .limit(1)
+    .executeTakeFirst();
+  return r ? Number(r.id) : undefined;
+}
+
+/** The occurrence that was at this day before it moved (migration 028), or undefined. */
+export async function movedOccurrenceFrom(db: Executor, seriesId: number, day: string): Promise<number | undefined> {
+  const r = await db.selectFrom('occurrence_moves').select('post_id').where('series_id', '=', seriesId).where('day', '=', day).executeTakeFirst();
+  return r ? Number(r.post_id) : undefined;
+}
+
+/** Note that an occurrence left this day (its start moved to another one): that day's address redirects to it. */
+export async function noteOccurrenceMove(db: Executor, seriesId: number, day: string, postId: number): Promise<void> {
+  await db.deleteFrom('occurrence_moves').where('series_id', '=', seriesId).where('day', '=', day).execute();
+  await db.insertInto('occurrence_moves').values({ series_id: seriesId, day, post_id: postId }).execute();
 }

@@ -199,10 +199,25 @@ export interface Database {
   webhook_attempts: WebhookAttemptsTable;
   event_series: EventSeriesTable;
   event_occurrences: EventOccurrencesTable;
+  occurrence_moves: OccurrenceMovesTable;
+  preview_revocations: PreviewRevocationsTable;
   submissions: SubmissionsTable;
   submission_log: SubmissionLogTable;
   submission_quota: SubmissionQuotaTable;
   submission_pow_used: SubmissionPowUsedTable;
+}
+
+/** A day a moved occurrence was at (migration 028): its old address answers 301 to its new one. */
+export interface OccurrenceMovesTable {
+  series_id: number;
+  day: string;
+  post_id: number;
+}
+
+/** When an event was last trashed (migration 028): its preview links issued before no longer open it. */
+export interface PreviewRevocationsTable {
+  post_id: number;
+  revoked_ms: ColumnType<number, number, number>;
 }
 
 /** A community submission (migration 015). */

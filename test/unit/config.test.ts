@@ -84,6 +84,7 @@ describe('configuration', () => {
         'CALENDAR_TIME_FORMAT',
         'CALENDAR_EVENTS_PER_PAGE',
         'CALENDAR_DEFAULT_VIEW',
+        'LIST_SERIES_ONCE',
         'ICAL_MAX_EVENTS',
         'CALDAV_MAX_EVENTS',
         'HEADERS_TIMEOUT_MS',

@@ -85,10 +85,11 @@ export function Layout({ screens, children }: { screens: ScreenDef[]; children: 
           })}
         </nav>
         <main id="main" ref={main} tabIndex={-1}>
+          {/* At the top of the main region, in the flow: a toast never covers a control. */}
+          <Toasts />
           {children}
         </main>
       </div>
-      <Toasts />
       <ConfirmHost />
     </>
   );

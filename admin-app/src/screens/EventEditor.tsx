@@ -2,7 +2,7 @@
  * The event editor: every field of the API's event write, dates and times in the event's own zone
  * (a zone picker), the description in Quill (lazy), venue/organizer pickers with inline creation,
  * categories as a tree and tags, the flags, status and scheduled publication, recurrence, and a
- * preview link. Safe editing (docs/admin.md, "Editing together"): the event is loaded with its
+ * preview link (with trash, Undo and restore: EventActions.tsx). Safe editing (docs/admin.md, "Editing together"): the event is loaded with its
  * ETag, and a save sends only the fields the user changed, with `If-Match`. On a 412 the stored
  * version is merged three ways (what was loaded, theirs, mine): what only they changed is taken,
  * what only I changed is kept, and only fields both changed differently are asked about, per field,
@@ -30,6 +30,7 @@ import { Link } from '../components/Link';
 import type { EventList } from '../lib/events';
 import { RecurrenceEditor } from './RecurrenceEditor';
 import { MediaPicker } from './MediaPicker';
+import { EventActions } from './EventActions';
 
 const RichText = lazyComponent(() => import('./RichText').then((m) => m.RichText));
 
@@ -829,6 +830,7 @@ export function EventEditor({ params }: { params: Record<string, string> }) {
                   </button>
                 )}
               </div>
+              {original && !isNew && <EventActions record={original} onChanged={(status) => (status ? setOriginal({ ...original, status }) : load())} />}
               {dirty && <p class="help">{t('editor.unsaved')}</p>}
               {original && <p class="help">{t('editor.modified', { when: formatDate(original.modified_utc ?? original.modified) })}</p>}
             </Fieldset>

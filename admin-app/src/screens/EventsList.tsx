@@ -5,7 +5,8 @@
  * summary and each failure named), and others' changes shown within seconds: the list's
  * `X-Sync-Token` is polled with `?sync_token=`, and the page reloads when something changed.
  * On a narrow screen the filters fold behind a "Filters" disclosure (saying how many are in use),
- * so the list itself is on the first screen; on a wide one they are always shown.
+ * so the list itself is on the first screen; on a wide one they are always shown. A series' dates
+ * on a page are one row that opens into them (SeriesRows.tsx).
  */
 import { useEffect, useRef, useState } from 'preact/hooks';
 import { api, ApiProblem } from '../lib/api';
@@ -21,6 +22,7 @@ import { SelectField, TextField } from '../components/Fields';
 import { ErrorState } from '../components/States';
 import { confirmDialog } from '../components/ConfirmDialog';
 import { toast } from '../components/Toast';
+import { groupSeries, seriesBulk, SeriesTitle, type ListRow } from './SeriesRows';
 
 const PER_PAGE = 20;
 /** The width under which the filters fold (the layout's own narrow breakpoint). */
@@ -142,8 +144,10 @@ export function EventsList() {
     };
   }, [key]);
 
+  // A series' occurrences on the page are one row (SeriesRows.tsx).
+  const shownRows = groupSeries(state.rows ?? []);
   const runBulk = async (action: Bulk) => {
-    const rows = (state.rows ?? []).filter((r) => selected.has(r.id));
+    const rows = shownRows.filter((r) => selected.has(r.id));
     if (rows.length === 0) return;
     if (action === 'trash' && !(await confirmDialog({ title: t('events.bulk.trash'), message: t('events.bulk.trashQ', { n: rows.length }), confirm: t('events.bulk.trash'), danger: true }))) return;
     if (action === 'delete' && !(await confirmDialog({ title: t('events.bulk.delete'), message: t('events.bulk.deleteQ', { n: rows.length }), confirm: t('events.bulk.delete'), danger: true })))
@@ -153,7 +157,9 @@ export function EventsList() {
     let done = 0;
     for (const row of rows) {
       try {
-        if (action === 'trash') await api(`${NS}/events/${row.id}`, { method: 'DELETE' });
+        // A series row stands for its whole series (SeriesRows.tsx).
+        if ((row as ListRow).seriesRow) await seriesBulk(action, row as ListRow);
+        else if (action === 'trash') await api(`${NS}/events/${row.id}`, { method: 'DELETE' });
         // Delete permanently (from the trash): the admin namespace's route; a series goes with its occurrences.
         else if (action === 'delete') await api(`calendar/admin/v1/events/${row.id}`, { method: 'DELETE' });
         else await api(`${NS}/events/${row.id}`, { method: 'POST', body: { status: action === 'publish' ? 'publish' : 'draft' } });
@@ -172,12 +178,15 @@ export function EventsList() {
     {
       key: 'title',
       label: t('events.col.title'),
-      render: (e) => (
-        <>
-          <Link to={`/events/${e.id}`}>{e.title || t('events.untitled')}</Link>
-          {e.recurring_event_id ? <span class="badge">{t('events.occurrence')}</span> : null}
-        </>
-      ),
+      render: (e) =>
+        (e as ListRow).seriesRow ? (
+          <SeriesTitle row={e as ListRow} filters={filters} />
+        ) : (
+          <>
+            <Link to={`/events/${e.id}`}>{e.title || t('events.untitled')}</Link>
+            {e.recurring_event_id ? <span class="badge">{t('events.occurrence')}</span> : null}
+          </>
+        ),
     },
     {
       key: 'start',
@@ -295,7 +304,7 @@ export function EventsList() {
       <DataTable
         caption={t('events.title')}
         columns={columns}
-        rows={state.rows}
+        rows={state.rows ? shownRows : null}
         loading={state.loading && state.rows !== null}
         empty={t('events.empty')}
         sort={sort}

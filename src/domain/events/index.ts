@@ -13,6 +13,7 @@
  */
 import { createLists } from './lists.js';
 import { createReadModel } from './read-model.js';
+import { createSeriesRestore } from './series-restore.js';
 import { createSeriesWrites } from './series-writes.js';
 import type { EventService, EventServiceDeps } from './types.js';
 import { createWrites } from './writes.js';
@@ -25,6 +26,7 @@ export function createEventService(deps: EventServiceDeps): EventService {
   const writes = createWrites(deps, readModel);
   const series = createSeriesWrites(deps, writes);
   const lists = createLists(deps, readModel);
+  const restore = createSeriesRestore(deps, writes);
   return {
     findById: readModel.findById,
     findIdBySlug: readModel.findIdBySlug,
@@ -35,7 +37,9 @@ export function createEventService(deps: EventServiceDeps): EventService {
     update: series.update,
     trash: series.trash,
     purge: series.purge,
+    restore: restore.restore,
     occurrenceOn: series.occurrenceOn,
+    movedOccurrence: series.movedOccurrence,
     seriesDetails: series.seriesDetails,
     onGenerationLeft: writes.onGenerationLeft,
     list: lists.list,

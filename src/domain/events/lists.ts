@@ -107,6 +107,7 @@ export function createLists(deps: EventServiceDeps, readModel: ReadModel): Pick<
         if (r.endsUntil !== undefined) filter.endUntil = r.endsUntil;
         if (r.overlaps) filter.overlaps = { ...(r.overlaps.from !== undefined ? { from: r.overlaps.from } : {}), ...(r.overlaps.until !== undefined ? { until: r.overlaps.until } : {}) };
         if (r.descending) filter.order = 'start_desc';
+        if (args.firstOfSeries) filter.firstOfSeries = true;
         startLabel = r.startsFrom ?? r.endsFrom ?? r.overlaps?.from ?? '';
         endLabel = r.endsUntil ?? r.startsUntil ?? r.overlaps?.until ?? '';
       } else {

@@ -31,7 +31,7 @@ const SCOPE_ON_OCCURRENCES = 'recurrence_scope this and following apply to occur
 const RULES_NEED_SCOPE = 'recurrence cannot be set on one occurrence: send recurrence_scope=following or all.';
 const MOVE_NEEDS_SERIES = (seriesId: number) => `recurrence_scope=all cannot move the series from one occurrence: update the series (id ${seriesId}) or use recurrence_scope=following.`;
 
-export function createSeriesWrites(deps: EventServiceDeps, writes: Writes): Pick<EventService, 'update' | 'trash' | 'purge' | 'occurrenceOn' | 'seriesDetails'> {
+export function createSeriesWrites(deps: EventServiceDeps, writes: Writes): Pick<EventService, 'update' | 'trash' | 'purge' | 'occurrenceOn' | 'movedOccurrence' | 'seriesDetails'> {
   const { store, clock } = deps;
   const db = store.db;
   const { updateRecord, trashRecord, generate, seriesWrite } = writes;
@@ -71,6 +71,9 @@ export function createSeriesWrites(deps: EventServiceDeps, writes: Writes): Pick
       if (input.recurrence !== undefined) throw invalidParams({ recurrence: RULES_NEED_SCOPE });
       const updated = await updateRecord(trx, viewer, record, plainInput(input));
       await recurrenceStore.markExceptions(trx, [id]);
+      // Moved to another day: its address follows the new date, the old one redirects to it.
+      const [from, to] = [record.start_local.slice(0, 10), updated.start_local.slice(0, 10)];
+      if (from !== to) await recurrenceStore.noteOccurrenceMove(trx, occurrence.series_id, from, id);
       return updated;
     }
     const series = await reload(trx, occurrence.series_id);
@@ -161,7 +164,11 @@ export function createSeriesWrites(deps: EventServiceDeps, writes: Writes): Pick
   }
 
   return {
-    occurrenceOn: (seriesId, day) => recurrenceStore.occurrenceIdOn(db, seriesId, day),
+    occurrenceOn: (seriesId, day) => recurrenceStore.occurrenceIdStartingOn(db, seriesId, day),
+    async movedOccurrence(seriesId, day) {
+      // A day it was moved away from, or (moved before such days were noted) the day its rules generated it on.
+      return (await recurrenceStore.movedOccurrenceFrom(db, seriesId, day)) ?? (await recurrenceStore.occurrenceIdOn(db, seriesId, day));
+    },
     seriesDetails: (seriesId) => seriesDetails(db, seriesId),
 
     async update(viewer, record, input) {

@@ -95,6 +95,11 @@ export interface EventListArgs {
    * counted total would be counted again each minute: at 1,000,000 events, seconds per minute.
    */
   countTotal?: false;
+  /**
+   * Pages only, with `range`: each series once, at its first occurrence in the window (the other
+   * occurrences matching the filters are left out), as TEC Pro's `hide_subsequent_recurrences`.
+   */
+  firstOfSeries?: boolean;
 }
 
 /** The window of `EventListArgs.range`: bounds on the local start and end (wall times), each optional. */
@@ -180,8 +185,15 @@ export interface EventService {
    * generate it again): it stays trashed, or goes with its series.
    */
   purge(record: EventRecord): Promise<void>;
-  /** Recurring events (issue 15): the occurrence of a series generated on a day (`YYYY-MM-DD`). */
+  /**
+   * Take an event out of the trash with the status it had before (series-restore.ts): a series (or,
+   * with `scope` `all`, an occurrence's series) with the occurrences trashed with it, in one transaction.
+   */
+  restore(record: EventRecord, scope?: RecurrenceScope): Promise<EventRecord>;
+  /** Recurring events (issue 15): the occurrence of a series that starts on a day (`YYYY-MM-DD`), moved ones at their new day. */
   occurrenceOn(seriesId: number, day: string): Promise<number | undefined>;
+  /** The occurrence that was on this day before it was moved to another (its old address redirects), if any. */
+  movedOccurrence(seriesId: number, day: string): Promise<number | undefined>;
   /**
    * Recurring events (issue 15), for feeds: the series' rules and first occurrence, how far its
    * occurrences are generated, and its occurrences edited or deleted one by one (with their status).

@@ -111,8 +111,9 @@ export function toEventJson(e: EventRecord, related: EventRelated, links: Links,
   const id = Number(e.id);
   const globalId = links.globalId(id);
   const rec = related.recurrence;
-  // An occurrence's page is its series' slug and its generated date (the original Pro add-on's form).
-  const url = rec?.kind === 'occurrence' && e.status !== 'trash' ? `${links.eventPermalink(rec.seriesSlug)}${rec.originalStart.slice(0, 10)}/` : permalinkOf(e, links);
+  // An occurrence's page is its series' slug and its date (the original Pro add-on's form).
+  // An occurrence's address is its date's: a moved occurrence's follows it (the old one answers 301).
+  const url = rec?.kind === 'occurrence' && e.status !== 'trash' ? `${links.eventPermalink(rec.seriesSlug)}${e.start_local.slice(0, 10)}/` : permalinkOf(e, links);
   const image = imageOf(related, e.image_id);
   const rawCost = storedCost(e);
   const cost = formatCost(rawCost, e.currency_symbol, e.currency_position as '' | 'prefix' | 'postfix', currency);

@@ -49,6 +49,7 @@ import { longEventsIndexMigration } from './migrations/021_long_events_index.js'
 import { federationObjectTimesMigration } from './migrations/022_federation_object_times.js';
 import { editLocksMigration } from './migrations/024_edit_locks.js';
 import { filterIndexesMigration } from './migrations/025_filter_indexes.js';
+import { peopleMigration } from './migrations/027_people.js';
 
 export type { DialectName } from './handle.js';
 
@@ -126,6 +127,7 @@ function migrations(dialect: DialectName): Record<string, Migration> {
     '022_federation_object_times': federationObjectTimesMigration(),
     '024_edit_locks': editLocksMigration(),
     '025_filter_indexes': filterIndexesMigration(),
+    '027_people': peopleMigration(dialect),
   };
 }
 

@@ -10,6 +10,7 @@
  *   await outbox?.runOnce(); // { value: 2 }: two mails sent
  */
 import { peopleOf } from '../domain/people.js';
+import { notifyReviews } from '../domain/review-mail.js';
 import type { Services } from '../domain/services.js';
 import { createMailer } from '../domain/submissions/mail.js';
 import { dueMails, markMailFailed, markMailSent, nextMailDue, pruneSentMails } from '../store/people.js';
@@ -23,7 +24,7 @@ const KEEP_SENT_MS = 7 * 86_400_000;
 /** The retry delay after `attempts` failures. */
 export const retryDelayMs = (attempts: number) => Math.min(RETRY_FIRST_MS * 2 ** Math.min(attempts - 1, 20), RETRY_MAX_MS);
 
-export function registerMailOutbox(runner: JobRunner, services: Pick<Services, 'config' | 'store' | 'users' | 'clock'>): JobHandle<number> | undefined {
+export function registerMailOutbox(runner: JobRunner, services: Pick<Services, 'config' | 'store' | 'users' | 'clock' | 'events' | 'links'>): JobHandle<number> | undefined {
   const mailer = createMailer(services.config);
   if (!mailer) return undefined;
   const db = services.store.db;
@@ -59,5 +60,34 @@ export function registerMailOutbox(runner: JobRunner, services: Pick<Services, '
     },
   });
   unsubscribe = peopleOf(services).onQueued(() => job.nudge());
+  if (services.config.reviewNotify) registerReviewMail(runner, services);
+  return job;
+}
+
+/**
+ * The `review-mail` job: reads the change log after its cursor and queues the review
+ * notifications (domain/review-mail.ts); nudged by local writes to events, and every minute for
+ * the other servers' ones.
+ */
+function registerReviewMail(runner: JobRunner, services: Pick<Services, 'config' | 'store' | 'users' | 'clock' | 'events' | 'links'>): JobHandle<number> {
+  // The feed keeps its subscribers; a stopped job ignores it (a nudge after stop is ignored anyway).
+  let stopped = false;
+  const job = runner.register<number>({
+    name: 'review-mail',
+    everyMs: EVERY_MS,
+    firstMs: 500,
+    nudgeMs: 100,
+    singleton: true,
+    backoff: { initialMs: RETRY_FIRST_MS, maxMs: RETRY_MAX_MS },
+    async run() {
+      return { value: await notifyReviews(services) };
+    },
+    onStop: () => {
+      stopped = true;
+    },
+  });
+  services.store.feed.subscribe((batch) => {
+    if (!stopped && (batch.reset || batch.eventIds.size > 0)) job.nudge();
+  });
   return job;
 }

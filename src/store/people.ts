@@ -38,7 +38,25 @@ interface MailOutboxTable {
 export type UserTokenRow = UserTokensTable;
 export type MailRow = MailOutboxTable;
 
-const t = (db: Executor) => db.withTables<{ user_tokens: UserTokensTable; mail_outbox: MailOutboxTable }>();
+const t = (db: Executor) => db.withTables<{ user_tokens: UserTokensTable; mail_outbox: MailOutboxTable; mail_cursors: { name: string; seq: number | string } }>();
+
+/** How far a change-log reader that e-mails has read (undefined: never started). */
+export async function mailCursor(db: Executor, name: string): Promise<number | undefined> {
+  const r = await t(db).selectFrom('mail_cursors').select('seq').where('name', '=', name).executeTakeFirst();
+  return r ? Number(r.seq) : undefined;
+}
+
+/** Move a reader's cursor (in the transaction that queues its mails). */
+export async function setMailCursor(db: Executor, name: string, seq: number): Promise<void> {
+  const n = await t(db).updateTable('mail_cursors').set({ seq }).where('name', '=', name).executeTakeFirst();
+  if (Number(n.numUpdatedRows) === 0) await t(db).insertInto('mail_cursors').values({ name, seq }).execute();
+}
+
+/** Users of these roles with an e-mail address (the review notifications' editors). */
+export async function addressesOfRoles(db: Executor, roles: string[]): Promise<string[]> {
+  const rows = await db.selectFrom('users').select('email').where('role', 'in', roles).where('email', '!=', '').orderBy('id').execute();
+  return rows.map((r) => r.email);
+}
 
 /** A new link; the user's earlier unused links of the same kind stop working (one link at a time). */
 export async function insertToken(db: Executor, row: { user_id: number; kind: TokenKind; token_hash: string; created_gmt: string; expires_gmt: string; created_by: number | null }): Promise<void> {

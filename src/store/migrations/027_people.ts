@@ -9,6 +9,8 @@
  * - `mail_outbox`: e-mails to send (invitations, resets, review notifications), written in the
  *   transaction of what they are about and sent by a job that retries them until the SMTP server
  *   takes them (`sent_gmt`), so an SMTP failure loses none.
+ * - `mail_cursors`: how far a reader of the change log that e-mails (the review notifications)
+ *   has read (`seq`), advanced in the transaction that queues its mails.
  */
 import type { Kysely } from 'kysely';
 
@@ -45,8 +47,14 @@ export function peopleMigration(dialect: 'sqlite' | 'postgres') {
         .addColumn('last_error', 'text', (c) => c.notNull().defaultTo(''))
         .execute();
       await db.schema.createIndex('mail_outbox_due').on('mail_outbox').columns(['sent_gmt', 'next_ms']).execute();
+      await db.schema
+        .createTable('mail_cursors')
+        .addColumn('name', 'varchar(32)', (c) => c.primaryKey())
+        .addColumn('seq', 'bigint', (c) => c.notNull())
+        .execute();
     },
     async down(db: Kysely<any>): Promise<void> {
+      await db.schema.dropTable('mail_cursors').ifExists().execute();
       await db.schema.dropTable('mail_outbox').ifExists().execute();
       await db.schema.alterTable('sessions').dropColumn('remember').execute();
       await db.schema.dropTable('user_tokens').ifExists().execute();

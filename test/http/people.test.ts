@@ -318,3 +318,62 @@ describe('people on the command line [sqlite]', () => {
     assert.equal((await fetch(link!)).status, 200);
   });
 });
+
+for (const kind of STORES) {
+  describe(`review notifications [${kind.name}]`, () => {
+    let t: TestServer;
+    let smtp: TestSmtp;
+    before(async () => {
+      smtp = await startSmtp();
+      t = await startServer(kind, { SMTP_URL: smtp.url, SITE_NAME: 'Town Calendar' });
+      await t.built.services.users.add({ login: 'cara', role: 'contributor', password: 'cara-pw', email: 'cara@example.org', name: 'Cara' });
+      await t.built.services.users.add({ login: 'eve', role: 'editor', password: 'eve-pw', email: 'eve@example.org' });
+    });
+    after(async () => {
+      await t.close();
+      await smtp.close();
+    });
+    const EVENT = { start_date: '2031-06-21 18:00:00', end_date: '2031-06-21 20:00:00' };
+
+    it('editors hear when a contributor submits an event for review; the contributor when it is published, with its address', async () => {
+      const made = await t.api.post('/events', { as: 'cara:cara-pw', json: { ...EVENT, title: 'Choir night', status: 'pending' } });
+      assert.equal(made.status, 201, made.text);
+      assert.equal(made.body.status, 'pending');
+      const [toEditor] = await smtp.waitFor((m) => m.to.includes('eve@example.org') && m.subject.includes('Choir night'));
+      assert.equal(toEditor!.subject, '[Town Calendar] An event waits for review: Choir night');
+      assert.match(toEditor!.text, /Cara submitted an event for review/);
+      assert.ok(toEditor!.text.includes(`/admin/events/${made.body.id}`));
+      const published = await t.api.post(`/events/${made.body.id}`, { as: 'eve:eve-pw', json: { status: 'publish' } });
+      assert.equal(published.status, 200, published.text);
+      const [toCara] = await smtp.waitFor((m) => m.to.includes('cara@example.org') && m.subject.includes('published'));
+      assert.equal(toCara!.subject, '[Town Calendar] Your event is published: Choir night');
+      assert.ok(toCara!.text.includes(published.body.url), toCara!.text);
+      // An editor's own drafts and publications tell nobody.
+      const own = await t.api.post('/events', { as: 'eve:eve-pw', json: { ...EVENT, title: 'Editor own', status: 'pending' } });
+      assert.equal(own.status, 201);
+      await new Promise((r) => setTimeout(r, 1000));
+      assert.ok(!smtp.messages.some((m) => m.subject.includes('Editor own')));
+    });
+
+    it('send back with a note: back to draft, the contributor gets the note; editors only, a note required, pending only', async () => {
+      const made = await t.api.post('/events', { as: 'cara:cara-pw', json: { ...EVENT, title: 'Bake sale', status: 'pending' } });
+      assert.equal(made.status, 201);
+      const path = `${A}/events/${made.body.id}/send-back`;
+      assert.equal((await t.api.post(path, { as: 'cara:cara-pw', json: { note: 'x' } })).status, 403);
+      const noNote = await t.api.post(path, { as: 'eve:eve-pw', json: { note: '  ' } });
+      assert.equal(noNote.status, 400);
+      assert.equal(noNote.body.code, 'rest_review_note_required');
+      const back = await t.api.post(path, { as: 'eve:eve-pw', json: { note: 'Please add the venue.\nThanks!' } });
+      assert.equal(back.status, 200, back.text);
+      assert.equal(back.body.status, 'draft');
+      const [mail] = await smtp.waitFor((m) => m.to.includes('cara@example.org') && m.subject.includes('Bake sale'));
+      assert.equal(mail!.subject, '[Town Calendar] Your event was sent back: Bake sale');
+      assert.match(mail!.text, /Please add the venue\.\r?\nThanks!/);
+      assert.match(mail!.html, /<blockquote>Please add the venue\.<br>Thanks!<\/blockquote>/);
+      const again = await t.api.post(path, { as: 'eve:eve-pw', json: { note: 'again' } });
+      assert.equal(again.status, 409);
+      assert.equal(again.body.code, 'rest_review_not_pending');
+      assert.equal((await t.api.post(`${A}/events/999999/send-back`, { as: 'eve:eve-pw', json: { note: 'x' } })).status, 404);
+    });
+  });
+}

@@ -14,6 +14,7 @@ import { sql } from 'kysely';
 import { cli, cliEnv, cliTarget } from '../support/cli.js';
 import { ADMIN, STORES, type TestServer, startServer } from '../support/harness.js';
 import { startSmtp, type TestSmtp } from '../support/smtp.js';
+import { startProxy } from '../support/tcp-proxy.js';
 
 const A = '/api/calendar/admin/v1';
 const POLICY = { PASSWORD_MIN_LENGTH: '12', PASSWORD_MIN_STRENGTH: '3' };
@@ -374,6 +375,38 @@ for (const kind of STORES) {
       assert.equal(again.status, 409);
       assert.equal(again.body.code, 'rest_review_not_pending');
       assert.equal((await t.api.post(`${A}/events/999999/send-back`, { as: 'eve:eve-pw', json: { note: 'x' } })).status, 404);
+    });
+  });
+}
+
+for (const kind of STORES) {
+  describe(`people's e-mails survive an SMTP outage [${kind.name}]`, () => {
+    it('a mail the SMTP server could not take stays queued and is sent on a later try', async () => {
+      const smtp = await startSmtp();
+      const port = Number(new URL(smtp.url).port);
+      const proxy = await startProxy('127.0.0.1', port);
+      const t = await startServer(kind, { SMTP_URL: `smtp://127.0.0.1:${proxy.port}` });
+      try {
+        await proxy.down('refuse');
+        const made = await t.api.post(`${A}/invitations`, { as: 'admin', json: { email: 'una@example.org', roles: ['author'] } });
+        assert.equal(made.status, 201, made.text);
+        const tried = await t.built.mailOutbox!.runOnce();
+        assert.equal(tried.value, 0);
+        const row = await sql<{ attempts: number; sent_gmt: string | null; last_error: string }>`select attempts, sent_gmt, last_error from mail_outbox where recipient = 'una@example.org'`.execute(t.built.store.db);
+        assert.equal(Number(row.rows[0]!.attempts) >= 1, true);
+        assert.equal(row.rows[0]!.sent_gmt, null);
+        assert.notEqual(row.rows[0]!.last_error, '');
+        await proxy.up();
+        // Its retry time comes (written as the clock would have it).
+        await sql`update mail_outbox set next_ms = 0 where recipient = 'una@example.org'`.execute(t.built.store.db);
+        await t.built.mailOutbox!.runOnce();
+        const [mail] = await smtp.waitFor((m) => m.to.includes('una@example.org'));
+        assert.match(mail!.text, /\/admin\/invitation\?token=/);
+      } finally {
+        await t.close();
+        await proxy.close();
+        await smtp.close();
+      }
     });
   });
 }

@@ -37,6 +37,8 @@ import { adminAppFiles, appIndexHtml } from './app-files.js';
 import { LANGUAGES, messagesFor, type Messages } from './messages.js';
 import { accountPage, codePage, errorPage, linkErrorPage, loginPage, lostPasswordPage, recoveryPage, setPasswordPage, type AccountView } from './pages.js';
 import { peopleOf } from '../domain/people.js';
+import { passwordStrength, policyOf } from '../domain/password-policy.js';
+import { PASSWORD_METER_JS } from './password-meter.js';
 import type { TokenKind } from '../store/people.js';
 
 /** The nonce action of the account page's forms. */
@@ -51,6 +53,8 @@ const loginNonceOf = (cookie: string) => createHash('sha256').update(`login|${co
 const APP_CSP =
   "default-src 'none'; script-src 'self'; style-src 'self' 'unsafe-inline'; img-src 'self' data: https: http:; font-src 'self' data:; connect-src 'self'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'";
 const PAGE_CSP = "default-src 'none'; connect-src 'self'; style-src 'unsafe-inline'; img-src 'self' data:; form-action 'self'; frame-ancestors 'none'; base-uri 'none'";
+/** The set-password pages: their strength meter's script from here (password-meter.ts), nothing inline. */
+const METER_CSP = PAGE_CSP.replace("default-src 'none';", "default-src 'none'; script-src 'self';");
 
 export interface AdminFace {
   config: Config;
@@ -84,6 +88,8 @@ export async function registerAdminFace(app: FastifyInstance, { config, services
     lost: `${base}/lost-password`,
     invitation: `${base}/invitation`,
     reset: `${base}/reset-password`,
+    meterScript: `${base}/password-meter.js`,
+    strength: `${base}/password-strength`,
   };
   const people = peopleOf(services);
 
@@ -293,9 +299,19 @@ export async function registerAdminFace(app: FastifyInstance, { config, services
       };
       const form = (req: FastifyRequest, reply: FastifyReply, status: number, token: string, login: string, error?: string) =>
         html(
-          reply,
+          reply.header('content-security-policy', METER_CSP),
           status,
-          setPasswordPage(messages(req), { kind, action: path, token, nonce: preNonce(req, reply), login, minLength: config.passwordMinLength, languages: languageLinks(req), ...(error ? { error } : {}) }),
+          setPasswordPage(messages(req), {
+            kind,
+            action: path,
+            token,
+            nonce: preNonce(req, reply),
+            login,
+            minLength: config.passwordMinLength,
+            meter: { script: paths.meterScript, action: `${paths.strength}?kind=${kind}` },
+            languages: languageLinks(req),
+            ...(error ? { error } : {}),
+          }),
         );
       scope.get(path, async (req, reply) => {
         const token = String((req.query as Record<string, unknown>).token ?? '');
@@ -327,6 +343,19 @@ export async function registerAdminFace(app: FastifyInstance, { config, services
     };
     linkPages('invite', paths.invitation);
     linkPages('reset', paths.reset);
+
+    scope.get(paths.meterScript, async (_req, reply) =>
+      reply.code(200).header('content-type', 'text/javascript; charset=UTF-8').header('cache-control', 'public, max-age=3600').header('x-content-type-options', 'nosniff').send(PASSWORD_METER_JS),
+    );
+
+    // The meter's estimate on a set-password page: only with a link that works and the page's nonce.
+    scope.post(paths.strength, async (req, reply) => {
+      const kind: TokenKind = (req.query as Record<string, unknown>).kind === 'reset' ? 'reset' : 'invite';
+      const state = await people.linkState(kind, field(req, 'token'));
+      if (state.state !== 'ok' || !preNonceOk(req)) return reply.code(403).header('content-type', 'application/json; charset=UTF-8').send({ code: 'rest_forbidden', message: 'Sorry, you are not allowed to do that.', data: { status: 403 } });
+      const r = passwordStrength(field(req, 'password').slice(0, 200), policyOf(config), [state.login, state.name, state.email]);
+      return reply.code(200).header('content-type', 'application/json; charset=UTF-8').send(r);
+    });
 
     scope.post(paths.code, async (req, reply) => {
       const session = await formSession(req);

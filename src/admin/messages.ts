@@ -77,6 +77,8 @@ const en = {
   linkExpiredPeople: 'This link has expired. Ask for a new one: an administrator can send the invitation again, or use “Lost your password?”.',
   linkUnknown: 'This link is not valid. Check that it was copied whole, or ask for a new one.',
   linkErrorTitle: 'This link does not work',
+  strengthEmpty: 'Strength: type a password',
+  strengthWords: ['Strength: very weak', 'Strength: weak', 'Strength: fair', 'Strength: strong', 'Strength: very strong'],
 };
 
 export type Messages = typeof en;
@@ -152,6 +154,8 @@ const fr: Messages = {
   linkExpiredPeople: 'Ce lien a expiré. Demandez-en un nouveau : un administrateur peut renvoyer l’invitation, ou utilisez « Mot de passe oublié ? ».',
   linkUnknown: 'Ce lien n’est pas valide. Vérifiez qu’il a été copié en entier, ou demandez-en un nouveau.',
   linkErrorTitle: 'Ce lien ne fonctionne pas',
+  strengthEmpty: 'Robustesse : saisissez un mot de passe',
+  strengthWords: ['Robustesse : très faible', 'Robustesse : faible', 'Robustesse : moyenne', 'Robustesse : forte', 'Robustesse : très forte'],
 };
 
 const CATALOGUE: Record<string, Messages> = { en, fr };

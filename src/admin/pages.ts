@@ -246,7 +246,17 @@ ${languageNav(m, o.languages)}`);
 /** The set-password page of an invitation (`invite`) or a lost-password link (`reset`). */
 export function setPasswordPage(
   m: Messages,
-  o: { kind: 'invite' | 'reset'; action: string; token: string; nonce: string; login: string; minLength: number; error?: string; meterScript?: string; languages?: LanguageLink[] },
+  o: {
+    kind: 'invite' | 'reset';
+    action: string;
+    token: string;
+    nonce: string;
+    login: string;
+    minLength: number;
+    error?: string;
+    meter?: { script: string; action: string };
+    languages?: LanguageLink[];
+  },
 ): string {
   const described = `password-rules${o.error ? ' form-error' : ''}`;
   const bad = o.error ? ' aria-invalid="true"' : '';
@@ -262,14 +272,16 @@ ${hidden('_wpnonce', o.nonce)}${hidden('token', o.token)}
 <label for="pass1">${esc(m.newPassword)}</label>
 <input type="password" id="pass1" name="pass1" autocomplete="new-password" minlength="${o.minLength}" required aria-describedby="${described}"${bad}>
 <p class="hint" id="password-rules">${esc(m.passwordRules(o.minLength))}</p>
-<div id="password-meter" aria-live="polite"></div>
+<div id="password-meter" aria-live="polite"${
+      o.meter ? ` data-action="${esc(o.meter.action)}" data-empty="${esc(m.strengthEmpty)}" data-words="${esc(JSON.stringify(m.strengthWords))}"` : ''
+    }></div>
 <label for="pass2">${esc(m.confirmPassword)}</label>
 <input type="password" id="pass2" name="pass2" autocomplete="new-password" required${o.error ? ' aria-describedby="form-error"' : ''}${bad}>
 <button type="submit">${esc(m.savePassword)}</button>
 </form>
 </div>
 ${languageNav(m, o.languages)}`,
-    o.meterScript ? `\n<script type="module" src="${esc(o.meterScript)}"></script>` : '',
+    o.meter ? `\n<script src="${esc(o.meter.script)}" defer></script>` : '',
   );
 }
 

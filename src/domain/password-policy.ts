@@ -82,3 +82,10 @@ export function checkPasswordPolicy(password: string, policy: PasswordPolicy, us
 
 /** The policy of a configuration (PASSWORD_MIN_LENGTH, PASSWORD_MIN_STRENGTH). */
 export const policyOf = (config: { passwordMinLength: number; passwordMinStrength: number }): PasswordPolicy => ({ minLength: config.passwordMinLength, minScore: config.passwordMinStrength });
+
+/** What a strength meter shows: the score, whether the policy accepts the password, and why not. */
+export function passwordStrength(password: string, policy: PasswordPolicy, userInputs: string[] = []): { score: number; ok: boolean; min_score: number; min_length: number; reason?: string; message?: string } {
+  const score = password === '' ? 0 : passwordScore(password, userInputs).score;
+  const refusal = passwordRefusal(password, policy, userInputs);
+  return { score, ok: refusal === undefined, min_score: policy.minScore, min_length: policy.minLength, ...(refusal ? { reason: refusal.reason, message: refusal.message } : {}) };
+}

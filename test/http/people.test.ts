@@ -155,6 +155,44 @@ for (const kind of STORES) {
       assert.equal(none.body.code, 'rest_invitation_not_found');
     });
 
+    it('the strength meter: the set-password page loads its script (CSP: scripts from here only) and asks the server’s own check with its link and nonce', async () => {
+      await t.api.post(`${A}/invitations`, { as: 'admin', json: { email: 'mia@example.org', roles: ['author'] } });
+      const [mail] = await smtp.waitFor((m) => m.to.includes('mia@example.org'));
+      const link = linkIn(mail!.text, '/admin/invitation');
+      const page = await fetch(link);
+      const html = await page.text();
+      assert.match(page.headers.get('content-security-policy')!, /script-src 'self'/);
+      assert.match(html, /<script src="\/admin\/password-meter.js" defer><\/script>/);
+      assert.match(html, /data-action="\/admin\/password-strength\?kind=invite"/);
+      const script = await fetch(`${t.origin}/admin/password-meter.js`);
+      assert.equal(script.status, 200);
+      assert.match(script.headers.get('content-type')!, /^text\/javascript/);
+      const token = new URL(link).searchParams.get('token')!;
+      const ask = (password: string, nonce: string, cookie: string, tok = token) =>
+        post(t, '/admin/password-strength?kind=invite', { _wpnonce: nonce, token: tok, password }, cookie);
+      const nonce = formNonce(html);
+      const cookie = cookieOf(page);
+      const weak = await ask(WEAK, nonce, cookie);
+      assert.equal(weak.status, 200);
+      assert.deepEqual(await weak.json(), {
+        score: 1,
+        ok: false,
+        min_score: 3,
+        min_length: 12,
+        reason: 'too_weak',
+        message: 'The password is too easy to guess (strength 1 of 4, at least 3 needed). This is similar to a commonly used password. Add more words that are less common.',
+      });
+      const good = await ask(GOOD, nonce, cookie);
+      assert.equal(((await good.json()) as { ok: boolean }).ok, true);
+      assert.equal((await ask(GOOD, 'wrong', cookie)).status, 403);
+      assert.equal((await ask(GOOD, nonce, cookie, 'x'.repeat(43))).status, 403);
+      // Signed in, the app's meter asks the REST API.
+      const api = await t.api.post(`${A}/password-strength`, { as: 'admin', json: { password: WEAK } });
+      assert.equal(api.status, 200);
+      assert.equal(api.body.ok, false);
+      assert.equal((await t.api.post(`${A}/password-strength`, { json: { password: 'x' } })).status, 401);
+    });
+
     it('invitations: administrators only, an address required, the login and address free', async () => {
       const ed = await t.user('editor', 'ed');
       assert.equal((await t.api.post(`${A}/invitations`, { as: ed.credentials, json: { email: 'x@example.org' } })).status, 403);

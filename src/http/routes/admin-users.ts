@@ -21,6 +21,7 @@ import type { Services } from '../../domain/services.js';
 import { ROLES } from '../../domain/permissions.js';
 import { userAdminOf } from '../../domain/user-admin.js';
 import { peopleOf } from '../../domain/people.js';
+import { passwordStrength, policyOf } from '../../domain/password-policy.js';
 import { localeOf } from '../../domain/submissions/locale.js';
 import { isPositiveInt } from '../../domain/values.js';
 import { endpoint, route, type ArgSpec, type EndpointContext, type RouteDecl } from '../route.js';
@@ -167,6 +168,22 @@ export function adminUserRoutes(services: Services): RouteDecl[] {
         permission: isAdministrator,
         docs: { responses: { '200': { description: '{ revoked: true, removed }: the link no longer works; the user is removed while they never set a password' }, '404': { description: 'No pending invitation' } } },
         handler: async (ctx) => ({ body: await people.revoke(Number(ctx.path.id)) }),
+      }),
+    ]),
+    // The strength meter's estimate, by the same check that decides (the dictionaries stay on the server).
+    route('/password-strength', [
+      endpoint({
+        methods: ['POST'],
+        args: {
+          password: { type: 'string', required: true, description: 'The password to estimate (never stored or logged)' },
+          user_inputs: { type: 'array', items: { type: 'string' }, maxItems: 10, description: 'Words of the account (login, name, e-mail) that make a password easy to guess' },
+        },
+        permission: (ctx) => ctx.viewer.id > 0,
+        docs: { responses: { '200': { description: '{ score (0-4), ok, min_score, min_length, reason?, message? }' } } },
+        handler: async (ctx) => {
+          const inputs = ((ctx.args.user_inputs as string[] | undefined) ?? []).map((w) => w.slice(0, 100));
+          return { body: passwordStrength(String(ctx.args.password), policyOf(services.config), [ctx.viewer.login, ...inputs]) };
+        },
       }),
     ]),
     // The signed-in user's own account (the app's account screen).

@@ -278,7 +278,8 @@ export const SETTINGS: Setting[] = [
     key: 'adminEmail',
     group: 'security',
     defaultText: 'unset',
-    description: 'e-mail address of CALENDAR_ADMIN_USER, given to it at start-up when it has none (lost-password links and review e-mails go there); a warning is logged while the first administrator has none',
+    description:
+      'e-mail address of CALENDAR_ADMIN_USER, given to it at start-up when it has none (lost-password links and review e-mails go there); a warning is logged while the first administrator has none',
   },
   { env: 'MAX_PER_PAGE', flag: '--max-per-page', key: 'maxPerPage', type: 'integer', min: 1, group: 'limits', defaultText: '50', description: 'upper bound of per_page on every list' },
   {
@@ -712,7 +713,8 @@ export const SETTINGS: Setting[] = [
     type: 'boolean',
     group: 'mail',
     defaultText: 'true',
-    description: 'e-mail editors and administrators (or SUBMISSIONS_NOTIFY_TO) when a contributor submits an event for review, and the contributor when it is published or sent back with a note (needs SMTP_URL)',
+    description:
+      'e-mail editors and administrators (or SUBMISSIONS_NOTIFY_TO) when a contributor submits an event for review, and the contributor when it is published or sent back with a note (needs SMTP_URL)',
   },
   {
     env: 'SECRET_KEY',

@@ -352,7 +352,11 @@ export async function registerAdminFace(app: FastifyInstance, { config, services
     scope.post(paths.strength, async (req, reply) => {
       const kind: TokenKind = (req.query as Record<string, unknown>).kind === 'reset' ? 'reset' : 'invite';
       const state = await people.linkState(kind, field(req, 'token'));
-      if (state.state !== 'ok' || !preNonceOk(req)) return reply.code(403).header('content-type', 'application/json; charset=UTF-8').send({ code: 'rest_forbidden', message: 'Sorry, you are not allowed to do that.', data: { status: 403 } });
+      if (state.state !== 'ok' || !preNonceOk(req))
+        return reply
+          .code(403)
+          .header('content-type', 'application/json; charset=UTF-8')
+          .send({ code: 'rest_forbidden', message: 'Sorry, you are not allowed to do that.', data: { status: 403 } });
       const r = passwordStrength(field(req, 'password').slice(0, 200), policyOf(config), [state.login, state.name, state.email]);
       return reply.code(200).header('content-type', 'application/json; charset=UTF-8').send(r);
     });

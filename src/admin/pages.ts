@@ -236,11 +236,15 @@ ${hidden('_wpnonce', o.nonce)}
 <input type="text" id="user_login" name="user_login" autocomplete="username" autocapitalize="off" spellcheck="false" required aria-describedby="lost-help">
 <button type="submit">${esc(m.lostSend)}</button>
 </form>`;
-  return layout(m, m.lostTitle, `<div class="card">
+  return layout(
+    m,
+    m.lostTitle,
+    `<div class="card">
 ${body}
 <p><a href="${esc(o.signInHref)}">${esc(m.backToSignIn)}</a></p>
 </div>
-${languageNav(m, o.languages)}`);
+${languageNav(m, o.languages)}`,
+  );
 }
 
 /** The set-password page of an invitation (`invite`) or a lost-password link (`reset`). */
@@ -272,9 +276,7 @@ ${hidden('_wpnonce', o.nonce)}${hidden('token', o.token)}
 <label for="pass1">${esc(m.newPassword)}</label>
 <input type="password" id="pass1" name="pass1" autocomplete="new-password" minlength="${o.minLength}" required aria-describedby="${described}"${bad}>
 <p class="hint" id="password-rules">${esc(m.passwordRules(o.minLength))}</p>
-<div id="password-meter" aria-live="polite"${
-      o.meter ? ` data-action="${esc(o.meter.action)}" data-empty="${esc(m.strengthEmpty)}" data-words="${esc(JSON.stringify(m.strengthWords))}"` : ''
-    }></div>
+<div id="password-meter" aria-live="polite"${o.meter ? ` data-action="${esc(o.meter.action)}" data-empty="${esc(m.strengthEmpty)}" data-words="${esc(JSON.stringify(m.strengthWords))}"` : ''}></div>
 <label for="pass2">${esc(m.confirmPassword)}</label>
 <input type="password" id="pass2" name="pass2" autocomplete="new-password" required${o.error ? ' aria-describedby="form-error"' : ''}${bad}>
 <button type="submit">${esc(m.savePassword)}</button>

@@ -51,7 +51,10 @@ function estimator(): typeof zxcvbn {
 
 /** zxcvbn's score of a password (0 to 4), with the user's own words as known ones. */
 export function passwordScore(password: string, userInputs: string[] = []): { score: number; suggestions: string[]; warning: string } {
-  const r = estimator()(password.slice(0, SCORED_LENGTH), userInputs.filter((w) => w !== ''));
+  const r = estimator()(
+    password.slice(0, SCORED_LENGTH),
+    userInputs.filter((w) => w !== ''),
+  );
   return { score: r.score, suggestions: r.feedback.suggestions, warning: r.feedback.warning ?? '' };
 }
 
@@ -71,7 +74,14 @@ export function passwordRefusal(password: string, policy: PasswordPolicy, userIn
 
 /** The WordPress-style error of a refused password: 400 `weak_password`, the reason in `data`. */
 export function weakPassword(r: PasswordRefusal, param = 'password'): ApiError {
-  return new ApiError('weak_password', r.message, 400, { params: { [param]: r.message }, reason: r.reason, score: r.score, min_score: r.minScore, min_length: r.minLength, suggestions: r.suggestions });
+  return new ApiError('weak_password', r.message, 400, {
+    params: { [param]: r.message },
+    reason: r.reason,
+    score: r.score,
+    min_score: r.minScore,
+    min_length: r.minLength,
+    suggestions: r.suggestions,
+  });
 }
 
 /** Throw `weak_password` unless the policy accepts the password. */
@@ -84,7 +94,11 @@ export function checkPasswordPolicy(password: string, policy: PasswordPolicy, us
 export const policyOf = (config: { passwordMinLength: number; passwordMinStrength: number }): PasswordPolicy => ({ minLength: config.passwordMinLength, minScore: config.passwordMinStrength });
 
 /** What a strength meter shows: the score, whether the policy accepts the password, and why not. */
-export function passwordStrength(password: string, policy: PasswordPolicy, userInputs: string[] = []): { score: number; ok: boolean; min_score: number; min_length: number; reason?: string; message?: string } {
+export function passwordStrength(
+  password: string,
+  policy: PasswordPolicy,
+  userInputs: string[] = [],
+): { score: number; ok: boolean; min_score: number; min_length: number; reason?: string; message?: string } {
   const score = password === '' ? 0 : passwordScore(password, userInputs).score;
   const refusal = passwordRefusal(password, policy, userInputs);
   return { score, ok: refusal === undefined, min_score: policy.minScore, min_length: policy.minLength, ...(refusal ? { reason: refusal.reason, message: refusal.message } : {}) };

@@ -61,7 +61,8 @@ export async function notifyReviews(services: ReviewServices): Promise<number> {
     const title = record.title || `#${id}`;
     if (was !== 'pending' && record.status === 'pending') {
       const to = config.submissionsNotifyTo.length ? config.submissionsNotifyTo : await addressesOfRoles(db, ['administrator', 'editor']);
-      if (to.length) mails.push({ kind: 'review-pending', to, mail: pendingReviewMail('en', { site: config.siteName, title, author: author.display_name || author.login, link: editLink(config, id) }) });
+      if (to.length)
+        mails.push({ kind: 'review-pending', to, mail: pendingReviewMail('en', { site: config.siteName, title, author: author.display_name || author.login, link: editLink(config, id) }) });
     } else if (was === 'pending' && (record.status === 'publish' || record.status === 'future') && author.email !== '') {
       const reader: Viewer = viewerOf({ id: authorId, login: author.login, role: 'administrator' });
       const [json] = await services.events.represent([record], reader, 'single', services.links);

@@ -407,7 +407,14 @@ export function createSessionService(
     },
 
     async list(userId) {
-      return (await sessionsStore.sessionsOf(db, userId)).map((r) => ({ id: Number(r.id), created: r.created_gmt, lastUsed: r.last_used_gmt, userAgent: r.user_agent, ip: r.ip, remember: Number(r.remember) === 1 }));
+      return (await sessionsStore.sessionsOf(db, userId)).map((r) => ({
+        id: Number(r.id),
+        created: r.created_gmt,
+        lastUsed: r.last_used_gmt,
+        userAgent: r.user_agent,
+        ip: r.ip,
+        remember: Number(r.remember) === 1,
+      }));
     },
 
     async ownerOf(sessionId) {

@@ -29,7 +29,7 @@ export function registerMailOutbox(runner: JobRunner, services: Pick<Services, '
   if (!mailer) return undefined;
   const db = services.store.db;
   const gmt = (ms: number) => new Date(ms).toISOString().slice(0, 19).replace('T', ' ');
-  let unsubscribe: (() => void) | undefined;
+  const listening: { stop?: () => void } = {};
   const job = runner.register<number>({
     name: 'mail-outbox',
     everyMs: EVERY_MS,
@@ -55,11 +55,11 @@ export function registerMailOutbox(runner: JobRunner, services: Pick<Services, '
       return { value: sent, ...(next !== undefined ? { nextInMs: Math.max(50, Math.min(EVERY_MS, next - Date.now())) } : {}) };
     },
     onStop: () => {
-      unsubscribe?.();
+      listening.stop?.();
       mailer.close();
     },
   });
-  unsubscribe = peopleOf(services).onQueued(() => job.nudge());
+  listening.stop = peopleOf(services).onQueued(() => job.nudge());
   if (services.config.reviewNotify) registerReviewMail(runner, services);
   return job;
 }

@@ -74,7 +74,14 @@ export async function findToken(db: Executor, tokenHash: string): Promise<UserTo
 
 /** Take a link (mark it used) when it is of this kind, unused and unexpired at `now`; the row, or undefined. */
 export async function takeToken(db: Executor, tokenHash: string, kind: TokenKind, now: string): Promise<UserTokenRow | undefined> {
-  const r = await t(db).updateTable('user_tokens').set({ used_gmt: now }).where('token_hash', '=', tokenHash).where('kind', '=', kind).where('used_gmt', 'is', null).where('expires_gmt', '>', now).executeTakeFirst();
+  const r = await t(db)
+    .updateTable('user_tokens')
+    .set({ used_gmt: now })
+    .where('token_hash', '=', tokenHash)
+    .where('kind', '=', kind)
+    .where('used_gmt', 'is', null)
+    .where('expires_gmt', '>', now)
+    .executeTakeFirst();
   if (Number(r.numUpdatedRows) !== 1) return undefined;
   return findToken(db, tokenHash);
 }
@@ -108,7 +115,11 @@ export async function markMailSent(db: Executor, id: number, when: string): Prom
 }
 
 export async function markMailFailed(db: Executor, id: number, attempts: number, nextMs: number, error: string): Promise<void> {
-  await t(db).updateTable('mail_outbox').set({ attempts, next_ms: nextMs, last_error: error.slice(0, 500) }).where('id', '=', id).execute();
+  await t(db)
+    .updateTable('mail_outbox')
+    .set({ attempts, next_ms: nextMs, last_error: error.slice(0, 500) })
+    .where('id', '=', id)
+    .execute();
 }
 
 /** The soonest retry time of an unsent mail (ms), or undefined when none waits. */

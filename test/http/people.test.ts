@@ -112,7 +112,12 @@ for (const kind of STORES) {
       const again = await fetch(link);
       assert.equal(again.status, 410);
       assert.match(await again.text(), /This link was used already/);
-      const replay = await submitForm(t, '/admin/login', { pass1: 'another long passphrase 9', pass2: 'another long passphrase 9', token: new URL(link).searchParams.get('token')! }, '/admin/invitation');
+      const replay = await submitForm(
+        t,
+        '/admin/login',
+        { pass1: 'another long passphrase 9', pass2: 'another long passphrase 9', token: new URL(link).searchParams.get('token')! },
+        '/admin/invitation',
+      );
       assert.equal(replay.status, 410);
       const unknown = await fetch(`${t.origin}/admin/invitation?token=${'x'.repeat(43)}`);
       assert.equal(unknown.status, 404);
@@ -168,8 +173,7 @@ for (const kind of STORES) {
       assert.equal(script.status, 200);
       assert.match(script.headers.get('content-type')!, /^text\/javascript/);
       const token = new URL(link).searchParams.get('token')!;
-      const ask = (password: string, nonce: string, cookie: string, tok = token) =>
-        post(t, '/admin/password-strength?kind=invite', { _wpnonce: nonce, token: tok, password }, cookie);
+      const ask = (password: string, nonce: string, cookie: string, tok = token) => post(t, '/admin/password-strength?kind=invite', { _wpnonce: nonce, token: tok, password }, cookie);
       const nonce = formNonce(html);
       const cookie = cookieOf(page);
       const weak = await ask(WEAK, nonce, cookie);
@@ -430,7 +434,9 @@ for (const kind of STORES) {
         assert.equal(made.status, 201, made.text);
         const tried = await t.built.mailOutbox!.runOnce();
         assert.equal(tried.value, 0);
-        const row = await sql<{ attempts: number; sent_gmt: string | null; last_error: string }>`select attempts, sent_gmt, last_error from mail_outbox where recipient = 'una@example.org'`.execute(t.built.store.db);
+        const row = await sql<{ attempts: number; sent_gmt: string | null; last_error: string }>`select attempts, sent_gmt, last_error from mail_outbox where recipient = 'una@example.org'`.execute(
+          t.built.store.db,
+        );
         assert.equal(Number(row.rows[0]!.attempts) >= 1, true);
         assert.equal(row.rows[0]!.sent_gmt, null);
         assert.notEqual(row.rows[0]!.last_error, '');

@@ -58,7 +58,10 @@ export function adminSessionRoutes(services: Services): RouteDecl[] {
         args: { user: userArg, keep_current: { type: 'boolean', description: 'Keep the session the request came with (sign out everywhere else)' } },
         permission: signedIn,
         docs: {
-          responses: { '200': { description: 'Every session of the user ended (sign out everywhere, or everywhere else): { deleted: true, count }' }, '403': { description: "Another user's, and not an administrator" } },
+          responses: {
+            '200': { description: 'Every session of the user ended (sign out everywhere, or everywhere else): { deleted: true, count }' },
+            '403': { description: "Another user's, and not an administrator" },
+          },
         },
         handler: async (ctx) => {
           const userId = await userOf(ctx);

@@ -144,7 +144,9 @@ export function adminUserRoutes(services: Services): RouteDecl[] {
           role: roleArg,
         },
         permission: isAdministrator,
-        docs: { responses: { '201': { description: '{ user, invitation, link? }: the invited user and the invitation' }, '400': { description: 'A parameter is invalid, or the login or e-mail is taken' } } },
+        docs: {
+          responses: { '201': { description: '{ user, invitation, link? }: the invited user and the invitation' }, '400': { description: 'A parameter is invalid, or the login or e-mail is taken' } },
+        },
         handler: async (ctx) => {
           const made = await people.invite(
             { email: String(ctx.args.email), role: roleOf(ctx) ?? 'subscriber', name: ctx.args.name, username: ctx.args.username },
@@ -166,7 +168,12 @@ export function adminUserRoutes(services: Services): RouteDecl[] {
         methods: ['DELETE'],
         args: { id: { ...idArg, description: 'The invited user’s ID' } },
         permission: isAdministrator,
-        docs: { responses: { '200': { description: '{ revoked: true, removed }: the link no longer works; the user is removed while they never set a password' }, '404': { description: 'No pending invitation' } } },
+        docs: {
+          responses: {
+            '200': { description: '{ revoked: true, removed }: the link no longer works; the user is removed while they never set a password' },
+            '404': { description: 'No pending invitation' },
+          },
+        },
         handler: async (ctx) => ({ body: await people.revoke(Number(ctx.path.id)) }),
       }),
     ]),

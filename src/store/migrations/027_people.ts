@@ -31,7 +31,10 @@ export function peopleMigration(dialect: 'sqlite' | 'postgres') {
         .addColumn('created_by', 'integer')
         .execute();
       await db.schema.createIndex('user_tokens_user').on('user_tokens').columns(['user_id', 'kind']).execute();
-      await db.schema.alterTable('sessions').addColumn('remember', 'integer', (c) => c.notNull().defaultTo(0)).execute();
+      await db.schema
+        .alterTable('sessions')
+        .addColumn('remember', 'integer', (c) => c.notNull().defaultTo(0))
+        .execute();
       await db.schema
         .createTable('mail_outbox')
         .addColumn('id', idType, pk)

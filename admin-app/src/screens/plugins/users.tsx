@@ -62,6 +62,9 @@ function UsersList() {
       <PageHeader title={t('users.title')}>
         <button type="button" onClick={() => navigate('/users/new')}>
           {t('users.add')}
+        </button>{' '}
+        <button type="button" class="secondary" onClick={() => navigate('/invitations')}>
+          {t('users.inviteByEmail')}
         </button>
       </PageHeader>
       <form class="filters" role="search" onSubmit={(e) => e.preventDefault()}>

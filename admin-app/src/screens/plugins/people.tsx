@@ -1,0 +1,422 @@
+/**
+ * People: the signed-in user's account inside the app (`/my-account`: name, e-mail, a password
+ * change with a strength meter, two-factor sign-in's state with a link to its set-up on the
+ * account page, application passwords, and the sessions in words: "Firefox on Windows", address,
+ * signed in, last seen in the site's time zone, sign out one or everywhere else), and invitations
+ * (`/invitations`, administrators: invite by e-mail, resend, revoke). The meter asks the server's
+ * own check (`calendar/admin/v1/password-strength`): the dictionaries stay there, out of the app's
+ * JavaScript budget, and the meter never disagrees with the check that decides.
+ */
+import { useEffect, useRef, useState } from 'preact/hooks';
+import { api, fieldErrors } from '../../lib/api';
+import { formatDate, t } from '../../lib/i18n';
+import { boot } from '../../lib/session';
+import type { ScreenDef } from '../../lib/screens';
+import { useApi } from '../../components/useApi';
+import { PageHeader } from '../../components/PageHeader';
+import { DataTable, type Column } from '../../components/DataTable';
+import { Fieldset, FormErrors, SelectField, TextField } from '../../components/Fields';
+import { ErrorState, Loading } from '../../components/States';
+import { confirmDialog } from '../../components/ConfirmDialog';
+import { toast } from '../../components/Toast';
+
+const NS = 'calendar/admin/v1';
+const ROLES = ['administrator', 'editor', 'author', 'contributor', 'subscriber'];
+const problemMessage = (e: unknown) => (e instanceof Error ? e.message : String(e));
+/** A GMT time (`YYYY-MM-DD HH:MM:SS`) in the site's time zone. */
+const siteTime = (gmt: string) => formatDate(gmt.replace('T', ' '), { dateStyle: 'medium', timeStyle: 'short', timeZone: boot.timezone });
+
+interface Me {
+  id: number;
+  username: string;
+  name: string;
+  email: string;
+  roles: string[];
+}
+
+interface SessionRow {
+  id: number;
+  created_gmt: string;
+  last_used_gmt: string;
+  ip: string;
+  device: { browser: string; os: string };
+  remember: boolean;
+  current: boolean;
+}
+
+interface Strength {
+  score: number;
+  ok: boolean;
+  message?: string;
+}
+
+/** A new-password field with the server's strength estimate as a meter and in words. */
+export function NewPassword(o: { id: string; label: string; value: string; onInput: (v: string) => void; error?: string; words?: string[] }) {
+  const [strength, setStrength] = useState<Strength | null>(null);
+  const asked = useRef(0);
+  useEffect(() => {
+    if (o.value === '') {
+      setStrength(null);
+      return;
+    }
+    const n = ++asked.current;
+    const timer = setTimeout(() => {
+      void api<Strength>(`${NS}/password-strength`, { method: 'POST', body: { password: o.value, user_inputs: (o.words ?? []).filter(Boolean) } }).then(
+        (r) => n === asked.current && setStrength(r.data),
+        () => undefined,
+      );
+    }, 250);
+    return () => clearTimeout(timer);
+  }, [o.value]);
+  const describedBy = [`${o.id}-help`, `${o.id}-strength`, o.error ? `${o.id}-error` : ''].filter(Boolean).join(' ');
+  return (
+    <div class={`field${o.error ? ' has-error' : ''}`}>
+      <label for={o.id}>{o.label}</label>
+      <input
+        id={o.id}
+        type="password"
+        autoComplete="new-password"
+        value={o.value}
+        onInput={(e) => o.onInput((e.target as HTMLInputElement).value)}
+        aria-describedby={describedBy}
+        aria-invalid={o.error ? 'true' : undefined}
+      />
+      <p class="help" id={`${o.id}-help`}>
+        {t('people.passwordRules')}
+      </p>
+      <div aria-live="polite">
+        <meter id={`${o.id}-meter`} min={0} max={4} low={2} high={3} optimum={4} value={strength?.score ?? 0} aria-labelledby={`${o.id}-strength`} />
+        <p class="help" id={`${o.id}-strength`}>
+          {strength ? `${t(`people.strength.${strength.score}`)}${strength.ok ? '' : ` — ${strength.message ?? ''}`}` : t('people.strength.empty')}
+        </p>
+      </div>
+      {o.error && (
+        <p class="field-error" id={`${o.id}-error`} role="alert">
+          {o.error}
+        </p>
+      )}
+    </div>
+  );
+}
+
+function Profile({ me, onSaved }: { me: Me; onSaved: () => void }) {
+  const [form, setForm] = useState({ name: me.name, email: me.email });
+  const [errors, setErrors] = useState<Record<string, string>>({});
+  const [message, setMessage] = useState<string | undefined>();
+  const save = async (e: Event) => {
+    e.preventDefault();
+    setErrors({});
+    setMessage(undefined);
+    try {
+      await api<Me>(`${NS}/me`, { method: 'PATCH', body: form });
+      toast(t('people.saved'));
+      onSaved();
+    } catch (err) {
+      setErrors(fieldErrors(err));
+      setMessage(problemMessage(err));
+    }
+  };
+  return (
+    <form onSubmit={save} noValidate>
+      <FormErrors message={message} fields={errors} />
+      <Fieldset legend={t('people.profile')}>
+        <p>
+          {t('people.username')}: <strong>{me.username}</strong>
+        </p>
+        <TextField label={t('people.name')} name="name" value={form.name} onInput={(v) => setForm({ ...form, name: v })} error={errors.name} autoComplete="name" />
+        <TextField label={t('people.email')} name="email" type="email" value={form.email} onInput={(v) => setForm({ ...form, email: v })} error={errors.email} autoComplete="email" />
+        <button type="submit">{t('people.saveProfile')}</button>
+      </Fieldset>
+    </form>
+  );
+}
+
+function ChangePassword({ me }: { me: Me }) {
+  const [form, setForm] = useState({ current: '', password: '', confirm: '' });
+  const [errors, setErrors] = useState<Record<string, string>>({});
+  const save = async (e: Event) => {
+    e.preventDefault();
+    if (form.password !== form.confirm) {
+      setErrors({ confirm: t('people.passwordsDiffer') });
+      return;
+    }
+    setErrors({});
+    try {
+      await api<Me>(`${NS}/me`, { method: 'PATCH', body: { password: form.password, current_password: form.current } });
+      setForm({ current: '', password: '', confirm: '' });
+      toast(t('people.passwordChanged'));
+    } catch (err) {
+      const fields = fieldErrors(err);
+      if ((err as { code?: string }).code === 'incorrect_password') fields.current = problemMessage(err);
+      setErrors(Object.keys(fields).length ? fields : { password: problemMessage(err) });
+    }
+  };
+  return (
+    <form onSubmit={save} noValidate>
+      <Fieldset legend={t('people.changePassword')}>
+        <div class={`field${errors.current ? ' has-error' : ''}`}>
+          <label for="current-password">{t('people.currentPassword')}</label>
+          <input
+            id="current-password"
+            type="password"
+            autoComplete="current-password"
+            value={form.current}
+            onInput={(e) => setForm({ ...form, current: (e.target as HTMLInputElement).value })}
+            aria-invalid={errors.current ? 'true' : undefined}
+            aria-describedby={errors.current ? 'current-password-error' : undefined}
+          />
+          {errors.current && (
+            <p class="field-error" id="current-password-error" role="alert">
+              {errors.current}
+            </p>
+          )}
+        </div>
+        <NewPassword id="new-password" label={t('people.newPassword')} value={form.password} onInput={(v) => setForm({ ...form, password: v })} error={errors.password} words={[me.name, me.email]} />
+        <div class={`field${errors.confirm ? ' has-error' : ''}`}>
+          <label for="confirm-password">{t('people.confirmPassword')}</label>
+          <input
+            id="confirm-password"
+            type="password"
+            autoComplete="new-password"
+            value={form.confirm}
+            onInput={(e) => setForm({ ...form, confirm: (e.target as HTMLInputElement).value })}
+            aria-invalid={errors.confirm ? 'true' : undefined}
+            aria-describedby={errors.confirm ? 'confirm-password-error' : undefined}
+          />
+          {errors.confirm && (
+            <p class="field-error" id="confirm-password-error" role="alert">
+              {errors.confirm}
+            </p>
+          )}
+        </div>
+        <p class="help">{t('people.passwordEndsSessions')}</p>
+        <button type="submit">{t('people.savePassword')}</button>
+      </Fieldset>
+    </form>
+  );
+}
+
+function deviceText(d: { browser: string; os: string }): string {
+  if (d.browser && d.os) return t('people.deviceOn', { browser: d.browser, os: d.os });
+  return d.browser || d.os || t('people.unknownDevice');
+}
+
+function Sessions() {
+  const list = useApi<SessionRow[]>(`${NS}/sessions`);
+  const end = async (s: SessionRow) => {
+    try {
+      await api(`${NS}/sessions/${s.id}`, { method: 'DELETE' });
+      toast(t('people.sessionEnded'));
+      list.reload();
+    } catch (err) {
+      toast(problemMessage(err), 'error');
+    }
+  };
+  const endOthers = async () => {
+    if (!(await confirmDialog({ title: t('people.signOutOthers'), message: t('people.signOutOthersQ'), confirm: t('people.signOutOthers'), danger: true }))) return;
+    try {
+      const r = await api<{ count: number }>(`${NS}/sessions`, { method: 'DELETE', query: { keep_current: true } });
+      toast(t('people.othersEnded', { count: r.data.count }));
+      list.reload();
+    } catch (err) {
+      toast(problemMessage(err), 'error');
+    }
+  };
+  const columns: Column<SessionRow>[] = [
+    { key: 'device', label: t('people.device'), render: (s) => (s.current ? `${deviceText(s.device)} (${t('people.thisSession')})` : deviceText(s.device)) },
+    { key: 'ip', label: t('people.address'), render: (s) => s.ip || '—', optional: true },
+    { key: 'created', label: t('people.signedIn'), render: (s) => siteTime(s.created_gmt), optional: true },
+    { key: 'last', label: t('people.lastSeen'), render: (s) => siteTime(s.last_used_gmt) },
+    {
+      key: 'actions',
+      label: t('people.actions'),
+      render: (s) =>
+        s.current ? (
+          <span>{t('people.thisSession')}</span>
+        ) : (
+          <button type="button" class="secondary" onClick={() => void end(s)} aria-label={t('people.signOutSessionOf', { device: deviceText(s.device), ip: s.ip })}>
+            {t('people.signOutSession')}
+          </button>
+        ),
+    },
+  ];
+  return (
+    <section class="card" aria-labelledby="sessions-title">
+      <h2 id="sessions-title">{t('people.sessions')}</h2>
+      <p class="help">{t('people.timesIn', { zone: boot.timezone })}</p>
+      {list.error ? (
+        <ErrorState error={list.error} onRetry={list.reload} />
+      ) : (
+        <DataTable caption={t('people.sessions')} columns={columns} rows={list.data} loading={list.loading} empty={t('people.noSessions')} />
+      )}
+      <button type="button" class="danger" onClick={() => void endOthers()}>
+        {t('people.signOutOthers')}
+      </button>
+    </section>
+  );
+}
+
+function AppPasswordsSummary({ me }: { me: Me }) {
+  const list = useApi<Array<{ uuid: string; name: string; last_used: string | null }>>(`${NS}/users/${me.id}/application-passwords`);
+  return (
+    <section class="card" aria-labelledby="apps-title">
+      <h2 id="apps-title">{t('people.appPasswords')}</h2>
+      {list.error ? (
+        <ErrorState error={list.error} onRetry={list.reload} />
+      ) : !list.data ? (
+        <Loading />
+      ) : list.data.length === 0 ? (
+        <p>{t('people.noAppPasswords')}</p>
+      ) : (
+        <ul>
+          {list.data.map((a) => (
+            <li key={a.uuid}>
+              {a.name} — {a.last_used ? t('people.lastUsedOn', { when: siteTime(a.last_used) }) : t('people.neverUsed')}
+            </li>
+          ))}
+        </ul>
+      )}
+    </section>
+  );
+}
+
+function Account() {
+  const me = useApi<Me>(`${NS}/me`);
+  if (me.error) return <ErrorState error={me.error} onRetry={me.reload} />;
+  if (!me.data) return <Loading />;
+  return (
+    <>
+      <PageHeader title={t('people.accountTitle')} />
+      <Profile key={me.data.id} me={me.data} onSaved={me.reload} />
+      <ChangePassword me={me.data} />
+      <section class="card" aria-labelledby="tf-title">
+        <h2 id="tf-title">{t('people.twoFactor')}</h2>
+        <p>{t('people.twoFactorHelp')}</p>
+        <p>
+          <a href={`${boot.adminPath}/account`}>{t('people.twoFactorManage')}</a>
+        </p>
+      </section>
+      <AppPasswordsSummary me={me.data} />
+      <Sessions />
+    </>
+  );
+}
+
+interface Invitation {
+  user_id: number;
+  username: string;
+  email: string;
+  name: string;
+  roles: string[];
+  invited: string;
+  expires: string;
+  expired: boolean;
+}
+
+function Invitations() {
+  const list = useApi<Invitation[]>(`${NS}/invitations`);
+  const [form, setForm] = useState({ email: '', name: '', role: 'author' });
+  const [errors, setErrors] = useState<Record<string, string>>({});
+  const [message, setMessage] = useState<string | undefined>();
+  const [link, setLink] = useState<string | undefined>();
+  const invite = async (e: Event) => {
+    e.preventDefault();
+    setErrors({});
+    setMessage(undefined);
+    setLink(undefined);
+    try {
+      const made = await api<{ user: { username: string }; link?: string }>(`${NS}/invitations`, { method: 'POST', body: { email: form.email, name: form.name, roles: [form.role] } });
+      toast(t('people.invited', { email: form.email }));
+      setLink(made.data.link);
+      setForm({ email: '', name: '', role: form.role });
+      list.reload();
+    } catch (err) {
+      setErrors(fieldErrors(err));
+      setMessage(problemMessage(err));
+    }
+  };
+  const resend = async (i: Invitation) => {
+    try {
+      const r = await api<{ link?: string }>(`${NS}/invitations/${i.user_id}`, { method: 'POST' });
+      setLink(r.data.link);
+      toast(t('people.resent', { email: i.email }));
+      list.reload();
+    } catch (err) {
+      toast(problemMessage(err), 'error');
+    }
+  };
+  const revoke = async (i: Invitation) => {
+    if (!(await confirmDialog({ title: t('people.revoke'), message: t('people.revokeQ', { email: i.email }), confirm: t('people.revoke'), danger: true }))) return;
+    try {
+      await api(`${NS}/invitations/${i.user_id}`, { method: 'DELETE' });
+      toast(t('people.revoked', { email: i.email }));
+      list.reload();
+    } catch (err) {
+      toast(problemMessage(err), 'error');
+    }
+  };
+  const columns: Column<Invitation & { id: number }>[] = [
+    { key: 'email', label: t('people.email'), render: (i) => i.email },
+    { key: 'role', label: t('people.role'), render: (i) => t(`people.roles.${i.roles[0] ?? 'subscriber'}`), optional: true },
+    { key: 'expires', label: t('people.expires'), render: (i) => (i.expired ? t('people.expired') : siteTime(i.expires)) },
+    {
+      key: 'actions',
+      label: t('people.actions'),
+      render: (i) => (
+        <span class="actions">
+          <button type="button" class="secondary" onClick={() => void resend(i)} aria-label={t('people.resendTo', { email: i.email })}>
+            {t('people.resend')}
+          </button>{' '}
+          <button type="button" class="secondary danger" onClick={() => void revoke(i)} aria-label={t('people.revokeFor', { email: i.email })}>
+            {t('people.revoke')}
+          </button>
+        </span>
+      ),
+    },
+  ];
+  return (
+    <>
+      <PageHeader title={t('people.invitationsTitle')} />
+      <form onSubmit={invite} noValidate>
+        <FormErrors message={message} fields={errors} />
+        <Fieldset legend={t('people.inviteLegend')}>
+          <p class="help">{t('people.inviteHelp')}</p>
+          <TextField label={t('people.email')} name="email" type="email" required value={form.email} onInput={(v) => setForm({ ...form, email: v })} error={errors.email} autoComplete="off" />
+          <TextField label={t('people.name')} name="name" value={form.name} onInput={(v) => setForm({ ...form, name: v })} error={errors.name} autoComplete="off" />
+          <SelectField
+            label={t('people.role')}
+            name="role"
+            value={form.role}
+            onChange={(v) => setForm({ ...form, role: v })}
+            options={ROLES.map((r) => ({ value: r, label: t(`people.roles.${r}`) }))}
+            error={errors.roles}
+          />
+          <button type="submit">{t('people.invite')}</button>
+        </Fieldset>
+      </form>
+      {link && (
+        <div class="notice success" role="status">
+          <p>{t('people.linkToGive')}</p>
+          <p>
+            <code class="secret" id="invitation-link">
+              {link}
+            </code>
+          </p>
+        </div>
+      )}
+      <section class="card" aria-labelledby="pending-title">
+        <h2 id="pending-title">{t('people.pending')}</h2>
+        {list.error ? (
+          <ErrorState error={list.error} onRetry={list.reload} />
+        ) : (
+          <DataTable caption={t('people.pending')} columns={columns} rows={list.data?.map((i) => ({ ...i, id: i.user_id })) ?? null} loading={list.loading} empty={t('people.noPending')} />
+        )}
+      </section>
+    </>
+  );
+}
+
+export const screens: ScreenDef[] = [
+  { path: '/my-account', roles: ['administrator', 'editor', 'author', 'contributor'], component: Account },
+  { path: '/invitations', nav: { labelKey: 'people.invitationsNav', group: 'people', order: 11 }, roles: ['administrator'], component: Invitations },
+];

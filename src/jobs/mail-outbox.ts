@@ -66,12 +66,11 @@ export function registerMailOutbox(runner: JobRunner, services: Pick<Services, '
 
 /**
  * The `review-mail` job: reads the change log after its cursor and queues the review
- * notifications (domain/review-mail.ts); nudged by local writes to events, and every minute for
- * the other servers' ones.
+ * notifications (domain/review-mail.ts); woken by local commits, and by a poll for the other
+ * servers' ones.
  */
 function registerReviewMail(runner: JobRunner, services: Pick<Services, 'config' | 'store' | 'users' | 'clock' | 'events' | 'links'>): JobHandle<number> {
-  // The feed keeps its subscribers; a stopped job ignores it (a nudge after stop is ignored anyway).
-  let stopped = false;
+  const listening: { stop?: () => void } = {};
   const job = runner.register<number>({
     name: 'review-mail',
     everyMs: EVERY_MS,
@@ -82,12 +81,9 @@ function registerReviewMail(runner: JobRunner, services: Pick<Services, 'config'
     async run() {
       return { value: await notifyReviews(services) };
     },
-    onStop: () => {
-      stopped = true;
-    },
+    onStop: () => listening.stop?.(),
   });
-  services.store.feed.subscribe((batch) => {
-    if (!stopped && (batch.reset || batch.eventIds.size > 0)) job.nudge();
-  });
+  // Woken soon after each local commit (and by a poll for the other servers' ones), as the webhook worker.
+  listening.stop = services.store.changes.subscribe(() => job.nudge(), { pollMs: EVERY_MS });
   return job;
 }

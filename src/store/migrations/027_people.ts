@@ -12,7 +12,7 @@
  * - `mail_cursors`: how far a reader of the change log that e-mails (the review notifications)
  *   has read (`seq`), advanced in the transaction that queues its mails.
  */
-import type { Kysely } from 'kysely';
+import { sql, type Kysely } from 'kysely';
 
 export function peopleMigration(dialect: 'sqlite' | 'postgres') {
   return {
@@ -54,6 +54,12 @@ export function peopleMigration(dialect: 'sqlite' | 'postgres') {
         .createTable('mail_cursors')
         .addColumn('name', 'varchar(32)', (c) => c.primaryKey())
         .addColumn('seq', 'bigint', (c) => c.notNull())
+        .execute();
+      // The review notifications start at the present: what happened before them is not announced.
+      const head = await sql<{ value: number | string }>`select "value" from "change_counter" where "id" = 1`.execute(db);
+      await db
+        .insertInto('mail_cursors')
+        .values({ name: 'review', seq: Number(head.rows[0]?.value ?? 0) })
         .execute();
     },
     async down(db: Kysely<any>): Promise<void> {

@@ -398,7 +398,7 @@ function Invitations() {
         <div class="notice success" role="status">
           <p>{t('people.linkToGive')}</p>
           <p>
-            <code class="secret" id="invitation-link">
+            <code class="secret" id="invitation-link" style={{ overflowWrap: 'anywhere', wordBreak: 'break-all' }}>
               {link}
             </code>
           </p>

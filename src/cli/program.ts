@@ -53,6 +53,8 @@ async function withUsers<T>(opts: Record<string, unknown>, fn: (users: UserServi
 
 /** The password policy (PASSWORD_MIN_LENGTH, PASSWORD_MIN_STRENGTH) on a password the CLI sets: exit 1 with the reason. */
 function checkCliPassword(opts: Record<string, unknown>, password: string, words: string[]): void {
+  // An empty one gets the user service's own refusal ("must not be empty").
+  if (password === '') return;
   const refusal = passwordRefusal(password, policyOf(loadConfig(process.env, overridesOf(opts))), words);
   if (refusal) throw new UserError(`weak password: ${refusal.message}`);
 }

@@ -39,6 +39,7 @@ import { accountPage, codePage, errorPage, linkErrorPage, loginPage, lostPasswor
 import { peopleOf } from '../domain/people.js';
 import { passwordStrength, policyOf } from '../domain/password-policy.js';
 import { PASSWORD_METER_JS } from './password-meter.js';
+import { describeUserAgent } from '../domain/user-agent.js';
 import type { TokenKind } from '../store/people.js';
 
 /** The nonce action of the account page's forms. */
@@ -92,6 +93,15 @@ export async function registerAdminFace(app: FastifyInstance, { config, services
     strength: `${base}/password-strength`,
   };
   const people = peopleOf(services);
+  /** A GMT time (`YYYY-MM-DD HH:MM:SS`) in the site's time zone, the zone named. */
+  const siteTime = (lang: string, gmt: string) => {
+    const date = new Date(gmt.replace(' ', 'T') + 'Z');
+    try {
+      return new Intl.DateTimeFormat(lang, { dateStyle: 'medium', timeStyle: 'short', timeZone: config.timezone }).format(date) + ` (${config.timezone})`;
+    } catch {
+      return `${gmt} UTC`;
+    }
+  };
 
   const html = (reply: FastifyReply, status: number, body: string) => reply.code(status).header('content-type', 'text/html; charset=UTF-8').header('cache-control', 'no-store').send(body);
   const messages = (req: FastifyRequest): Messages => messagesFor(req.headers['accept-language'], cookieOf(req.headers.cookie, LANG_COOKIE));
@@ -160,7 +170,18 @@ export async function registerAdminFace(app: FastifyInstance, { config, services
         restNonce: sessions.usable(session) ? sessions.nonce(token, session, REST_NONCE_ACTION) : '',
         formNonce: sessions.nonce(token, session, FORM_ACTION),
         currentSession: session.id,
-        sessions: session.mustEnrol ? [] : await sessions.list(session.userId),
+        // Times in the site's zone (named), the browser in words, as the app's account screen.
+        sessions: session.mustEnrol
+          ? []
+          : (await sessions.list(session.userId)).map((s) => {
+              const d = describeUserAgent(s.userAgent);
+              return {
+                ...s,
+                created: siteTime(m.lang, s.created),
+                lastUsed: siteTime(m.lang, s.lastUsed),
+                userAgent: d.browser && d.os ? m.deviceOn(d.browser, d.os) : d.browser || d.os || m.unknownDevice,
+              };
+            }),
         twoFactor,
         mustEnrol: session.mustEnrol,
         paths,

@@ -78,6 +78,8 @@ const en = {
   linkUnknown: 'This link is not valid. Check that it was copied whole, or ask for a new one.',
   linkErrorTitle: 'This link does not work',
   strengthEmpty: 'Strength: type a password',
+  deviceOn: (browser: string, os: string) => `${browser} on ${os}`,
+  unknownDevice: 'Unknown browser',
   strengthWords: ['Strength: very weak', 'Strength: weak', 'Strength: fair', 'Strength: strong', 'Strength: very strong'],
 };
 
@@ -155,6 +157,8 @@ const fr: Messages = {
   linkUnknown: 'Ce lien n’est pas valide. Vérifiez qu’il a été copié en entier, ou demandez-en un nouveau.',
   linkErrorTitle: 'Ce lien ne fonctionne pas',
   strengthEmpty: 'Robustesse : saisissez un mot de passe',
+  deviceOn: (browser, os) => `${browser} sur ${os}`,
+  unknownDevice: 'Navigateur inconnu',
   strengthWords: ['Robustesse : très faible', 'Robustesse : faible', 'Robustesse : moyenne', 'Robustesse : forte', 'Robustesse : très forte'],
 };
 

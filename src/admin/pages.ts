@@ -152,7 +152,7 @@ export function accountPage(m: Messages, v: AccountView): string {
       ? `<strong>${esc(m.thisSession)}</strong>`
       : form(v.paths.revoke, `${hidden('id', String(id))}<button type="submit" class="secondary" aria-label="${esc(m.endSessionLabel(String(id)))}">${esc(m.endSession)}</button>`);
   const sessionRows = v.sessions
-    .map((s) => `<tr><td>${esc(s.created)} UTC</td><td>${esc(s.lastUsed)} UTC</td><td class="optional">${esc(s.userAgent)}</td><td class="optional">${esc(s.ip)}</td><td>${endButton(s.id)}</td></tr>`)
+    .map((s) => `<tr><td>${esc(s.created)}</td><td>${esc(s.lastUsed)}</td><td class="optional">${esc(s.userAgent)}</td><td class="optional">${esc(s.ip)}</td><td>${endButton(s.id)}</td></tr>`)
     .join('\n');
   const tf = v.twoFactor;
   let twoFactor: string;

@@ -61,7 +61,15 @@ for (const kind of STORES) {
     let smtp: TestSmtp;
     before(async () => {
       smtp = await startSmtp();
-      t = await startServer(kind, { ...POLICY, SMTP_URL: smtp.url, SMTP_FROM: 'calendar@example.org', SITE_NAME: 'Town Calendar', PASSWORD_RESET_LIMIT: '3' });
+      t = await startServer(kind, {
+        ...POLICY,
+        SMTP_URL: smtp.url,
+        SMTP_FROM: 'calendar@example.org',
+        SITE_NAME: 'Town Calendar',
+        PASSWORD_RESET_LIMIT: '3',
+        CALENDAR_ADMIN_EMAIL: 'boss@example.org',
+        CALENDAR_TIMEZONE: 'Europe/Paris',
+      });
     });
     after(async () => {
       await t.close();
@@ -291,6 +299,11 @@ for (const kind of STORES) {
       assert.equal((await t.api.get(`${A}/me`, { as: 'wes:quartz meadow violin 5' })).status, 200);
     });
 
+    it('the first administrator of CALENDAR_ADMIN_USER gets the address of CALENDAR_ADMIN_EMAIL, so a lost password can reach them', async () => {
+      const me = await t.api.get(`${A}/me`, { as: 'admin' });
+      assert.equal(me.body.email, 'boss@example.org');
+    });
+
     it('Remember me: a persistent cookie for SESSION_MAX_AGE; without it a browser-session cookie; both HttpOnly, SameSite=Lax', async () => {
       const session = await signIn(t, ADMIN.login, ADMIN.password);
       const plain = session.headers.get('set-cookie')!;
@@ -318,6 +331,9 @@ for (const kind of STORES) {
       const mine = cookieOf(await signIn(t, 'sam', GOOD));
       const account = await (await fetch(t.origin + '/admin/account', { headers: { cookie: mine } })).text();
       const nonce = /name="calendar-rest-nonce" content="([^"]*)"/.exec(account)![1]!;
+      // The server-rendered account page says the same, its times in the site's zone.
+      assert.match(account, /<td class="optional">Firefox on Windows<\/td>/);
+      assert.match(account, /\(Europe\/Paris\)<\/td>/);
       const list = await fetch(`${t.origin}${A}/sessions`, { headers: { cookie: mine, 'x-wp-nonce': nonce } });
       const rows = (await list.json()) as Array<{ current: boolean; device: { browser: string; os: string } }>;
       assert.equal(rows.length, 2);
@@ -342,6 +358,19 @@ describe('people on the command line [sqlite]', () => {
   after(async () => {
     await server.close();
     rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('the first administrator made with the CLI needs an e-mail address', async () => {
+    const fresh = `sqlite:${join(dir, 'fresh.db')}`;
+    assert.equal((await cli(['migrate'], { DATABASE_URL: fresh, LOG_LEVEL: 'silent' })).code, 0);
+    const env = { DATABASE_URL: fresh, LOG_LEVEL: 'silent', ...POLICY };
+    const none = await cli(['users', 'add', 'root', '--role', 'administrator', '--password-stdin'], env, GOOD + '\n');
+    assert.equal(none.code, 2);
+    assert.match(none.stderr, /the first administrator needs an e-mail address: give --email/);
+    const made = await cli(['users', 'add', 'root', '--role', 'administrator', '--email', 'root@example.org', '--password-stdin'], env, GOOD + '\n');
+    assert.equal(made.code, 0, made.stderr);
+    // The next one may go without.
+    assert.equal((await cli(['users', 'add', 'root2', '--role', 'administrator', '--password-stdin'], env, GOOD + '\n')).code, 0);
   });
 
   it('users add and set-password refuse a weak password; users invite prints the link without SMTP_URL', async () => {

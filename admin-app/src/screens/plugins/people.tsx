@@ -7,7 +7,7 @@
  * own check (`calendar/admin/v1/password-strength`): the dictionaries stay there, out of the app's
  * JavaScript budget, and the meter never disagrees with the check that decides.
  */
-import { useEffect, useRef, useState } from 'preact/hooks';
+import { useState } from 'preact/hooks';
 import { api, fieldErrors } from '../../lib/api';
 import { formatDate, t } from '../../lib/i18n';
 import { boot } from '../../lib/session';
@@ -19,6 +19,7 @@ import { Fieldset, FormErrors, SelectField, TextField } from '../../components/F
 import { ErrorState, Loading } from '../../components/States';
 import { confirmDialog } from '../../components/ConfirmDialog';
 import { toast } from '../../components/Toast';
+import { NewPassword } from '../../components/PasswordMeter';
 
 const NS = 'calendar/admin/v1';
 const ROLES = ['administrator', 'editor', 'author', 'contributor', 'subscriber'];
@@ -42,61 +43,6 @@ interface SessionRow {
   device: { browser: string; os: string };
   remember: boolean;
   current: boolean;
-}
-
-interface Strength {
-  score: number;
-  ok: boolean;
-  message?: string;
-}
-
-/** A new-password field with the server's strength estimate as a meter and in words. */
-export function NewPassword(o: { id: string; label: string; value: string; onInput: (v: string) => void; error?: string; words?: string[] }) {
-  const [strength, setStrength] = useState<Strength | null>(null);
-  const asked = useRef(0);
-  useEffect(() => {
-    if (o.value === '') {
-      setStrength(null);
-      return;
-    }
-    const n = ++asked.current;
-    const timer = setTimeout(() => {
-      void api<Strength>(`${NS}/password-strength`, { method: 'POST', body: { password: o.value, user_inputs: (o.words ?? []).filter(Boolean) } }).then(
-        (r) => n === asked.current && setStrength(r.data),
-        () => undefined,
-      );
-    }, 250);
-    return () => clearTimeout(timer);
-  }, [o.value]);
-  const describedBy = [`${o.id}-help`, `${o.id}-strength`, o.error ? `${o.id}-error` : ''].filter(Boolean).join(' ');
-  return (
-    <div class={`field${o.error ? ' has-error' : ''}`}>
-      <label for={o.id}>{o.label}</label>
-      <input
-        id={o.id}
-        type="password"
-        autoComplete="new-password"
-        value={o.value}
-        onInput={(e) => o.onInput((e.target as HTMLInputElement).value)}
-        aria-describedby={describedBy}
-        aria-invalid={o.error ? 'true' : undefined}
-      />
-      <p class="help" id={`${o.id}-help`}>
-        {t('people.passwordRules')}
-      </p>
-      <div aria-live="polite">
-        <meter id={`${o.id}-meter`} min={0} max={4} low={2} high={3} optimum={4} value={strength?.score ?? 0} aria-labelledby={`${o.id}-strength`} />
-        <p class="help" id={`${o.id}-strength`}>
-          {strength ? `${t(`people.strength.${strength.score}`)}${strength.ok ? '' : ` — ${strength.message ?? ''}`}` : t('people.strength.empty')}
-        </p>
-      </div>
-      {o.error && (
-        <p class="field-error" id={`${o.id}-error`} role="alert">
-          {o.error}
-        </p>
-      )}
-    </div>
-  );
 }
 
 function Profile({ me, onSaved }: { me: Me; onSaved: () => void }) {

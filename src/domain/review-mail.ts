@@ -4,7 +4,8 @@
  * app), editors and administrators with an e-mail address are told (SUBMISSIONS_NOTIFY_TO instead
  * when it is set); when it goes from `pending` to published (or scheduled), its contributor is told,
  * with its public address. "Sent back with a note" tells the contributor from its own action
- * (`sendBack`), the note being no part of the event. Mails and the cursor are written in one
+ * (`sendBack`), the note being no part of the event. Community submissions, which have e-mails of
+ * their own (domain/submissions), are left out. Mails and the cursor are written in one
  * transaction, so a notification is queued once; the outbox job sends it (and retries).
  *
  * @example
@@ -12,7 +13,7 @@
  */
 import { headOf, readChanges } from '../store/change-log.js';
 import { writeTransaction } from '../store/changes.js';
-import { addressesOfRoles, mailCursor, setMailCursor } from '../store/people.js';
+import { addressesOfRoles, isSubmittedEvent, mailCursor, setMailCursor } from '../store/people.js';
 import * as usersStore from '../store/users.js';
 import { apiError } from './errors.js';
 import { peopleOf } from './people.js';
@@ -58,6 +59,8 @@ export async function notifyReviews(services: ReviewServices): Promise<number> {
     if (!authors.has(authorId)) authors.set(authorId, await usersStore.findUserById(db, authorId));
     const author = authors.get(authorId);
     if (!author || author.role !== 'contributor') continue;
+    // A community submission's moderators and submitter hear of it through its own e-mails.
+    if (await isSubmittedEvent(db, id)) continue;
     const title = record.title || `#${id}`;
     if (was !== 'pending' && record.status === 'pending') {
       const to = config.submissionsNotifyTo.length ? config.submissionsNotifyTo : await addressesOfRoles(db, ['administrator', 'editor']);

@@ -133,3 +133,9 @@ export async function pruneSentMails(db: Executor, before: string): Promise<numb
   const r = await t(db).deleteFrom('mail_outbox').where('sent_gmt', 'is not', null).where('sent_gmt', '<', before).executeTakeFirst();
   return Number(r.numDeletedRows);
 }
+
+/** Whether an event came from a community submission (those have their own e-mails: domain/submissions). */
+export async function isSubmittedEvent(db: Executor, eventId: number): Promise<boolean> {
+  const r = await db.withTables<{ submissions: { event_id: number } }>().selectFrom('submissions').select('event_id').where('event_id', '=', eventId).limit(1).executeTakeFirst();
+  return r !== undefined;
+}

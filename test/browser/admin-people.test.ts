@@ -3,7 +3,8 @@
  * someone from the Invitations screen (no SMTP: the link is shown to hand over), the person opens
  * the link, sees the strength meter judge a weak password and then a strong one, sets it and signs
  * in with "Remember me"; the "Lost your password?" page answers; the account page inside the app
- * lists the sessions in words ("Chrome on Linux") with their times. English and French, 390 px
+ * lists the sessions in words ("Chrome on Linux") with their times; an administrator sends a
+ * contributor's pending event back with a note from "Waiting for review". English and French, 390 px
  * and desktop, axe-core (WCAG 2.2 AA) on every page.
  */
 import { after, before, describe, it } from 'node:test';
@@ -36,6 +37,11 @@ const TEXT = {
     sessions: 'Where you are signed in',
     device: 'Chrome on Linux',
     others: 'Sign out everywhere else',
+    reviews: 'Waiting for review',
+    sendBack: (title: string) => `Send ${title} back with a note`,
+    note: 'Note to the contributor',
+    sendBackButton: 'Send back with a note',
+    sentBack: /was sent back to its contributor/,
   },
   fr: {
     invitations: 'Invitations',
@@ -57,6 +63,11 @@ const TEXT = {
     sessions: 'Où vous êtes connecté·e',
     device: 'Chrome sur Linux',
     others: 'Se déconnecter partout ailleurs',
+    reviews: 'À relire',
+    sendBack: (title: string) => `Renvoyer ${title} avec une note`,
+    note: 'Note pour le contributeur',
+    sendBackButton: 'Renvoyer avec une note',
+    sentBack: /a été renvoyé à son contributeur/,
   },
 } as const;
 
@@ -74,6 +85,7 @@ describe('people in a browser: invitations, set password with its meter, lost pa
   before(async () => {
     t = await startServer({ name: 'sqlite', url: 'sqlite::memory:' }, { PASSWORD_MIN_LENGTH: '12', PASSWORD_MIN_STRENGTH: '3', CALENDAR_TIMEZONE: 'Europe/Paris' });
     browser = await launchBrowser();
+    await t.user('contributor', 'cora');
   });
   after(async () => {
     await browser?.close();
@@ -108,6 +120,19 @@ describe('people in a browser: invitations, set password with its meter, lost pa
         assert.match(link, /\/admin\/invitation\?token=/);
         await page.locator('td', { hasText: email }).first().waitFor();
         await checkPage(page, width, 'invitations');
+
+        // A contributor's event waits for review: sent back with a note.
+        const title = `Fair ${lang} ${width}`;
+        const made = await t.api.post('/events', { as: 'cora', json: { title, start_date: '2031-06-21 18:00:00', end_date: '2031-06-21 20:00:00', status: 'pending' } });
+        assert.equal(made.body.status, 'pending');
+        await page.goto(`${t.origin}/admin/reviews`);
+        await page.getByRole('heading', { level: 1, name: text.reviews }).waitFor();
+        await page.getByRole('button', { name: text.sendBack(title) }).click();
+        await page.getByLabel(text.note).fill('Please add the venue.');
+        await checkPage(page, width, 'reviews');
+        await page.getByRole('button', { name: text.sendBackButton, exact: true }).click();
+        await page.getByText(text.sentBack).first().waitFor();
+        assert.equal((await t.api.get(`/events/${made.body.id}`, { as: 'admin' })).body.status, 'draft');
 
         const p = await invitee.newPage();
         await p.goto(link);

@@ -435,6 +435,10 @@ for (const kind of STORES) {
       const noNote = await t.api.post(path, { as: 'eve:eve-pw', json: { note: '  ' } });
       assert.equal(noNote.status, 400);
       assert.equal(noNote.body.code, 'rest_review_note_required');
+      const long = await t.api.post(path, { as: 'eve:eve-pw', json: { note: 'x'.repeat(5001) } });
+      assert.equal(long.status, 400);
+      assert.equal(long.body.code, 'rest_invalid_param');
+      assert.equal((await t.api.get(`/events/${made.body.id}`, { as: 'eve:eve-pw' })).body.status, 'pending', 'nothing half-written');
       const back = await t.api.post(path, { as: 'eve:eve-pw', json: { note: 'Please add the venue.\nThanks!' } });
       assert.equal(back.status, 200, back.text);
       assert.equal(back.body.status, 'draft');

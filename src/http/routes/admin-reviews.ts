@@ -17,7 +17,12 @@ export function adminReviewRoutes(services: Services): RouteDecl[] {
         methods: ['POST'],
         args: {
           id: { type: 'integer', description: 'The event ID', required: true, in: 'path' },
-          note: { type: 'string', required: true, description: 'What to change: e-mailed to the contributor' },
+          note: {
+            type: 'string',
+            required: true,
+            description: 'What to change: e-mailed to the contributor (at most 5000 characters)',
+            validate: (v) => (typeof v === 'string' && v.length <= 5000) || 'The note is at most 5000 characters.',
+          },
         },
         permission: (ctx) => typeCan(ctx.viewer, 'publish', 'tribe_events') && typeCan(ctx.viewer, 'edit_others', 'tribe_events'),
         docs: {

@@ -362,7 +362,98 @@ function Invitations() {
   );
 }
 
+interface PendingEvent {
+  id: number;
+  title: string;
+  start_date: string;
+  author: string;
+}
+
+/** Events waiting for review: publish one, or send it back to its contributor with a note. */
+function Reviews() {
+  const list = useApi<{ events: PendingEvent[] }>('calendar/events/v1/events', { status: 'pending', per_page: 50, start_date: '1970-01-01', end_date: '2999-12-31' });
+  const [open, setOpen] = useState<number | null>(null);
+  const [note, setNote] = useState('');
+  const [error, setError] = useState<string | undefined>();
+  const publish = async (e: PendingEvent) => {
+    try {
+      await api(`calendar/events/v1/events/${e.id}`, { method: 'POST', body: { status: 'publish' } });
+      toast(t('people.published', { title: e.title }));
+      list.reload();
+    } catch (err) {
+      toast(problemMessage(err), 'error');
+    }
+  };
+  const sendBack = async (ev: Event, e: PendingEvent) => {
+    ev.preventDefault();
+    setError(undefined);
+    try {
+      await api(`${NS}/events/${e.id}/send-back`, { method: 'POST', body: { note } });
+      toast(t('people.sentBack', { title: e.title }));
+      setOpen(null);
+      setNote('');
+      list.reload();
+    } catch (err) {
+      setError(fieldErrors(err).note ?? problemMessage(err));
+    }
+  };
+  const columns: Column<PendingEvent>[] = [
+    { key: 'title', label: t('people.eventTitle'), render: (e) => e.title },
+    { key: 'start', label: t('people.eventStart'), render: (e) => e.start_date.slice(0, 16), optional: true },
+    {
+      key: 'actions',
+      label: t('people.actions'),
+      render: (e) =>
+        open === e.id ? (
+          <form onSubmit={(ev) => void sendBack(ev, e)} noValidate>
+            <div class={`field${error ? ' has-error' : ''}`}>
+              <label for={`note-${e.id}`}>{t('people.note')}</label>
+              <textarea
+                id={`note-${e.id}`}
+                rows={3}
+                value={note}
+                onInput={(ev) => setNote((ev.target as HTMLTextAreaElement).value)}
+                aria-describedby={error ? `note-${e.id}-error` : undefined}
+                aria-invalid={error ? 'true' : undefined}
+              />
+              {error && (
+                <p class="field-error" id={`note-${e.id}-error`} role="alert">
+                  {error}
+                </p>
+              )}
+            </div>
+            <button type="submit">{t('people.sendBack')}</button>{' '}
+            <button type="button" class="secondary" onClick={() => setOpen(null)}>
+              {t('people.cancel')}
+            </button>
+          </form>
+        ) : (
+          <span class="actions">
+            <button type="button" onClick={() => void publish(e)} aria-label={t('people.publishNamed', { title: e.title })}>
+              {t('people.publish')}
+            </button>{' '}
+            <button type="button" class="secondary" onClick={() => (setOpen(e.id), setNote(''), setError(undefined))} aria-label={t('people.sendBackNamed', { title: e.title })}>
+              {t('people.sendBack')}
+            </button>
+          </span>
+        ),
+    },
+  ];
+  return (
+    <>
+      <PageHeader title={t('people.reviewsTitle')} />
+      <p class="help">{t('people.reviewsHelp')}</p>
+      {list.error ? (
+        <ErrorState error={list.error} onRetry={list.reload} />
+      ) : (
+        <DataTable caption={t('people.reviewsTitle')} columns={columns} rows={list.data?.events ?? null} loading={list.loading} empty={t('people.noReviews')} />
+      )}
+    </>
+  );
+}
+
 export const screens: ScreenDef[] = [
+  { path: '/reviews', nav: { labelKey: 'people.reviewsNav', group: 'content', order: 40 }, roles: ['administrator', 'editor'], component: Reviews },
   { path: '/my-account', roles: ['administrator', 'editor', 'author', 'contributor'], component: Account },
   { path: '/invitations', nav: { labelKey: 'people.invitationsNav', group: 'people', order: 11 }, roles: ['administrator'], component: Invitations },
 ];

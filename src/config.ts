@@ -278,8 +278,7 @@ export const SETTINGS: Setting[] = [
     key: 'adminEmail',
     group: 'security',
     defaultText: 'unset',
-    description:
-      'e-mail address of CALENDAR_ADMIN_USER, given to it at start-up when it has none (lost-password links and review e-mails go there)',
+    description: 'e-mail address of CALENDAR_ADMIN_USER, given to it at start-up when it has none (lost-password links and review e-mails go there)',
   },
   { env: 'MAX_PER_PAGE', flag: '--max-per-page', key: 'maxPerPage', type: 'integer', min: 1, group: 'limits', defaultText: '50', description: 'upper bound of per_page on every list' },
   {

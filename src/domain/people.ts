@@ -34,7 +34,7 @@ import { sha256hex } from './sessions.js';
 import type { Services } from './services.js';
 import type { Locale, Mail } from './submissions/mail.js';
 import { hashPassword, isEmail } from './users.js';
-import { userAdminOf, userView, type UserView } from './user-admin.js';
+import { userAdminOf, type UserView } from './user-admin.js';
 
 const HOUR = 3_600_000;
 
@@ -247,5 +247,3 @@ function createPeopleService(services: Pick<Services, 'store' | 'users' | 'confi
     },
   };
 }
-
-export { userView };

@@ -51,6 +51,8 @@ export interface BuiltApp extends Core {
   submissionJobs?: SubmissionJobs;
   /** The job deleting failed-login counts and rate-limit grants no limit counts any more (jobs/shared-limits.ts). */
   sharedLimitsJob: JobHandle<number>;
+  /** The job sending the queued e-mails about people (jobs/mail-outbox.ts); undefined without SMTP_URL. */
+  mailOutbox?: JobHandle<number>;
   /** The watch of the event loop (which requests hold it; loop-delay.ts). */
   loopWatch: LoopWatch;
   /** The reads answered after a start before `/readyz` says ready (`serve` runs it; off with WARM_UP=false). */
@@ -85,7 +87,7 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
   registerConditional(app, config.cacheMaxAge);
   // Background jobs on one runner (src/jobs): webhook delivery (issue 11), the occurrence horizon
   // (issue 15), change-log pruning past SYNC_HISTORY_DAYS (issue 24).
-  const { runner: jobs, webhookWorker, horizonJob, pruneJob, submissionJobs, sharedLimitsJob } = createJobs(services, app.log, options.webhooks === false ? {} : { webhooks });
+  const { runner: jobs, webhookWorker, horizonJob, pruneJob, submissionJobs, sharedLimitsJob, mailOutbox } = createJobs(services, app.log, options.webhooks === false ? {} : { webhooks });
   jobs.start();
   app.addHook('onClose', async () => jobs.stop());
   if (webhookWorker) {
@@ -190,6 +192,7 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
     horizonJob,
     pruneJob,
     sharedLimitsJob,
+    ...(mailOutbox ? { mailOutbox } : {}),
     loopWatch,
     ...(webhookWorker ? { webhookWorker } : {}),
     ...(submissionJobs ? { submissionJobs } : {}),

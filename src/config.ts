@@ -27,6 +27,8 @@ export interface Config {
   timezone: string;
   adminUser?: string;
   adminPassword?: string;
+  /** CALENDAR_ADMIN_EMAIL: the e-mail address of CALENDAR_ADMIN_USER (lost-password links, review e-mails). */
+  adminEmail?: string;
   maxPerPage: number;
   /** Default `per_page` of every list (the WordPress `posts_per_page` option) */
   defaultPerPage: number;
@@ -123,6 +125,18 @@ export interface Config {
   sessionMaxAgeMs: number;
   /** `administrators`: administrators must turn two-factor sign-in on before their session is usable; `off`: optional for everyone. */
   adminRequire2fa: 'administrators' | 'off';
+  /** A password set anywhere has at least this many characters (PASSWORD_MIN_LENGTH). */
+  passwordMinLength: number;
+  /** …and at least this zxcvbn score, 0 to 4 (PASSWORD_MIN_STRENGTH; 0: length only). */
+  passwordMinStrength: number;
+  /** An invitation's set-password link works this long (ms, INVITATION_EXPIRY). */
+  invitationExpiryMs: number;
+  /** A lost-password link works this long (ms, PASSWORD_RESET_EXPIRY). */
+  passwordResetExpiryMs: number;
+  /** Lost-password requests per hour, per address and per account (PASSWORD_RESET_LIMIT). */
+  passwordResetLimit: number;
+  /** E-mail editors when a contributor's event waits for review, and the contributor when it is published or sent back (REVIEW_NOTIFY). */
+  reviewNotify: boolean;
   /** SECRET_KEY: encrypts secrets at rest (TOTP secrets); unset: one generated once and kept in the database's settings table. */
   secretKey?: string;
   /** Where each setting not at its default came from (the admin API's settings list). */
@@ -281,6 +295,14 @@ export const SETTINGS: Setting[] = [
     group: 'security',
     defaultText: 'unset',
     description: 'password of CALENDAR_ADMIN_USER (or CALENDAR_ADMIN_PASSWORD_FILE: a file holding it)',
+  },
+  {
+    env: 'CALENDAR_ADMIN_EMAIL',
+    flag: '--admin-email',
+    key: 'adminEmail',
+    group: 'security',
+    defaultText: 'unset',
+    description: 'e-mail address of CALENDAR_ADMIN_USER, given to it at start-up when it has none (lost-password links and review e-mails go there)',
   },
   { env: 'MAX_PER_PAGE', flag: '--max-per-page', key: 'maxPerPage', type: 'integer', min: 1, group: 'limits', defaultText: '50', description: 'upper bound of per_page on every list' },
   {
@@ -697,6 +719,69 @@ export const SETTINGS: Setting[] = [
     group: 'security',
     defaultText: 'off',
     description: 'administrators: administrators must turn two-factor sign-in (TOTP) on before their session can do anything else; off: optional',
+  },
+  {
+    env: 'PASSWORD_MIN_LENGTH',
+    flag: '--password-min-length',
+    key: 'passwordMinLength',
+    type: 'integer',
+    unit: 'characters',
+    min: 1,
+    max: 128,
+    group: 'security',
+    defaultText: '12',
+    description: 'the fewest characters of a password set anywhere (set-password and reset pages, account page, admin API, CLI)',
+  },
+  {
+    env: 'PASSWORD_MIN_STRENGTH',
+    flag: '--password-min-strength',
+    key: 'passwordMinStrength',
+    type: 'integer',
+    min: 0,
+    max: 4,
+    group: 'security',
+    defaultText: '3',
+    description: 'the lowest zxcvbn strength score (0 to 4) of a password set anywhere; 0: the length alone is checked',
+  },
+  {
+    env: 'INVITATION_EXPIRY',
+    flag: '--invitation-expiry',
+    key: 'invitationExpiryMs',
+    type: 'duration',
+    group: 'security',
+    defaultText: '72h',
+    description: 'how long the set-password link of an invitation works (a duration)',
+  },
+  {
+    env: 'PASSWORD_RESET_EXPIRY',
+    flag: '--password-reset-expiry',
+    key: 'passwordResetExpiryMs',
+    type: 'duration',
+    group: 'security',
+    defaultText: '1h',
+    description: 'how long a lost-password link works (a duration)',
+  },
+  {
+    env: 'PASSWORD_RESET_LIMIT',
+    flag: '--password-reset-limit',
+    key: 'passwordResetLimit',
+    type: 'integer',
+    unit: 'requests per hour',
+    min: 1,
+    max: 1000,
+    group: 'security',
+    defaultText: '5',
+    description: 'lost-password requests per hour from one address, and for one account; more are answered alike but send nothing',
+  },
+  {
+    env: 'REVIEW_NOTIFY',
+    flag: '--review-notify',
+    key: 'reviewNotify',
+    type: 'boolean',
+    group: 'mail',
+    defaultText: 'true',
+    description:
+      'e-mail editors and administrators (or SUBMISSIONS_NOTIFY_TO) when a contributor submits an event for review, and the contributor when it is published or sent back with a note (needs SMTP_URL)',
   },
   {
     env: 'SECRET_KEY',
@@ -1354,6 +1439,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Part
   const adminUser = pick('adminUser', 'CALENDAR_ADMIN_USER');
   const adminPassword =
     overrides.adminPassword || env.CALENDAR_ADMIN_PASSWORD_FILE === undefined || env.CALENDAR_ADMIN_PASSWORD_FILE === '' ? pick('adminPassword', 'CALENDAR_ADMIN_PASSWORD') : passwordFile(env);
+  const adminEmail = pick('adminEmail', 'CALENDAR_ADMIN_EMAIL')?.trim() || undefined;
+  if (adminEmail !== undefined && !/^[^\s@]+@[^\s@]+\.[^\s@]+$/.test(adminEmail)) throw new ConfigError(`CALENDAR_ADMIN_EMAIL "${adminEmail}" is not an e-mail address`);
   if (adminUser !== undefined && adminPassword === undefined) throw new ConfigError('CALENDAR_ADMIN_USER is set but CALENDAR_ADMIN_PASSWORD is not');
   if (adminPassword !== undefined && adminUser === undefined) throw new ConfigError('CALENDAR_ADMIN_PASSWORD is set but CALENDAR_ADMIN_USER is not');
   const timezone = declaredSetting(pick, 'timezone');
@@ -1381,6 +1468,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Part
     timezone,
     adminUser,
     adminPassword,
+    ...(adminEmail !== undefined ? { adminEmail } : {}),
     maxPerPage,
     defaultPerPage: Math.min(10, maxPerPage),
     logLevel,
@@ -1429,6 +1517,12 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Part
     sessionIdleMs: declared('sessionIdleMs'),
     sessionMaxAgeMs: declared('sessionMaxAgeMs'),
     adminRequire2fa,
+    passwordMinLength: declared('passwordMinLength'),
+    passwordMinStrength: declared('passwordMinStrength'),
+    invitationExpiryMs: declared('invitationExpiryMs'),
+    passwordResetExpiryMs: declared('passwordResetExpiryMs'),
+    passwordResetLimit: declared('passwordResetLimit'),
+    reviewNotify: declared('reviewNotify'),
     ...(secretKey !== undefined ? { secretKey } : {}),
     sources,
     federation: declared('federation'),

@@ -29,7 +29,7 @@ export async function createCore(config: Config, options: { store?: Store; store
   const services = createServices(config, store);
   // The calendar settings administrators changed in the app, and their changes from now on.
   await followCalendarSettings(services);
-  if (config.adminUser && config.adminPassword) await services.users.ensureAdmin(config.adminUser, config.adminPassword);
+  if (config.adminUser && config.adminPassword) await services.users.ensureAdmin(config.adminUser, config.adminPassword, config.adminEmail);
   // Webhooks (issue 11): the service (its worker is a job, started by buildApp).
   const webhooks = createWebhookService(services, config);
   return { store, services, webhooks };

@@ -32,11 +32,16 @@ import type { Services } from '../domain/services.js';
 import { CodesBlocked, sessionServiceOf, type Session, type SessionService } from '../domain/sessions.js';
 import { loginThrottleOf } from '../web/authentication.js';
 import { registerErrorShape, withErrorHeaders } from '../web/error-shapes.js';
-import { commonPath, cookieOf, registerCookieAuthentication, REST_NONCE_ACTION, sessionOfRequest, setSessionCookie } from '../web/sessions.js';
+import { commonPath, cookieOf, registerCookieAuthentication, REST_NONCE_ACTION, SESSION_COOKIE, sessionOfRequest, setSessionCookie } from '../web/sessions.js';
 import { adminAppFiles, appIndexHtml } from './app-files.js';
 import { iconLink } from '../web/site-icon.js';
 import { LANGUAGES, messagesFor, type Messages } from './messages.js';
-import { accountPage, codePage, errorPage, loginPage, recoveryPage, type AccountView } from './pages.js';
+import { accountPage, codePage, errorPage, linkErrorPage, loginPage, lostPasswordPage, recoveryPage, setPasswordPage, type AccountView } from './pages.js';
+import { peopleOf } from '../domain/people.js';
+import { passwordStrength, policyOf } from '../domain/password-policy.js';
+import { PASSWORD_METER_JS } from './password-meter.js';
+import { describeUserAgent } from '../domain/user-agent.js';
+import type { TokenKind } from '../store/people.js';
 
 /** The nonce action of the account page's forms. */
 const FORM_ACTION = 'account';
@@ -50,6 +55,8 @@ const loginNonceOf = (cookie: string) => createHash('sha256').update(`login|${co
 const APP_CSP =
   "default-src 'none'; script-src 'self'; style-src 'self' 'unsafe-inline'; img-src 'self' data: https: http:; font-src 'self' data:; connect-src 'self'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'";
 const PAGE_CSP = "default-src 'none'; connect-src 'self'; style-src 'unsafe-inline'; img-src 'self' data:; form-action 'self'; frame-ancestors 'none'; base-uri 'none'";
+/** The set-password pages: their strength meter's script from here (password-meter.ts), nothing inline. */
+const METER_CSP = PAGE_CSP.replace("default-src 'none';", "default-src 'none'; script-src 'self';");
 
 export interface AdminFace {
   config: Config;
@@ -80,6 +87,21 @@ export async function registerAdminFace(app: FastifyInstance, { config, services
     totpStart: `${base}/two-factor/start`,
     totpConfirm: `${base}/two-factor/confirm`,
     totpDisable: `${base}/two-factor/disable`,
+    lost: `${base}/lost-password`,
+    invitation: `${base}/invitation`,
+    reset: `${base}/reset-password`,
+    meterScript: `${base}/password-meter.js`,
+    strength: `${base}/password-strength`,
+  };
+  const people = peopleOf(services);
+  /** A GMT time (`YYYY-MM-DD HH:MM:SS`) in the site's time zone, the zone named. */
+  const siteTime = (lang: string, gmt: string) => {
+    const date = new Date(gmt.replace(' ', 'T') + 'Z');
+    try {
+      return new Intl.DateTimeFormat(lang, { dateStyle: 'medium', timeStyle: 'short', timeZone: config.timezone }).format(date) + ` (${config.timezone})`;
+    } catch {
+      return `${gmt} UTC`;
+    }
   };
 
   const html = (reply: FastifyReply, status: number, body: string) => reply.code(status).header('content-type', 'text/html; charset=UTF-8').header('cache-control', 'no-store').send(body);
@@ -90,15 +112,27 @@ export async function registerAdminFace(app: FastifyInstance, { config, services
     if (typeof value !== 'string' || !value.startsWith(base + '/') || value.startsWith('//') || /[\\\s]/.test(value) || value.startsWith(paths.login)) return paths.app;
     return value;
   };
-  /** The login page, with the login nonce of the request's pre-session cookie (set when missing). */
-  const loginForm = (req: FastifyRequest, reply: FastifyReply, status: number, extra: { error?: string; login?: string; notice?: string; redirectTo?: string } = {}) => {
+  /** The login nonce of the request's pre-session cookie (the cookie set when missing): the signed-out forms carry it. */
+  const preNonce = (req: FastifyRequest, reply: FastifyReply): string => {
     let pre = cookieOf(req.headers.cookie, LOGIN_COOKIE);
     if (!pre || !/^[A-Za-z0-9_-]{43}$/.test(pre)) {
       pre = randomBytes(32).toString('base64url');
       reply.header('set-cookie', `${LOGIN_COOKIE}=${pre}; ${cookieFlags(req)}`);
     }
+    return loginNonceOf(pre);
+  };
+  /** Login CSRF: a signed-out form's nonce must be the one of this browser's pre-session cookie. */
+  const preNonceOk = (req: FastifyRequest): boolean => {
+    const pre = cookieOf(req.headers.cookie, LOGIN_COOKIE) ?? '';
+    const sent = Buffer.from(field(req, '_wpnonce'));
+    const expected = Buffer.from(pre ? loginNonceOf(pre) : '');
+    return pre !== '' && sent.length === expected.length && timingSafeEqual(sent, expected);
+  };
+  /** The login page, with the login nonce of the request's pre-session cookie (set when missing). */
+  const loginForm = (req: FastifyRequest, reply: FastifyReply, status: number, extra: { error?: string; login?: string; notice?: string; redirectTo?: string; remember?: boolean } = {}) => {
+    const nonce = preNonce(req, reply);
     const m = messages(req);
-    return html(reply, status, loginPage(m, { action: paths.login, nonce: loginNonceOf(pre), redirectTo: extra.redirectTo ?? '', languages: languageLinks(req), ...extra }));
+    return html(reply, status, loginPage(m, { action: paths.login, nonce, redirectTo: extra.redirectTo ?? '', languages: languageLinks(req), lostHref: paths.lost, ...extra }));
   };
   const languageLinks = (req: FastifyRequest) => {
     const back = req.url.split('#')[0]!;
@@ -137,7 +171,18 @@ export async function registerAdminFace(app: FastifyInstance, { config, services
         restNonce: sessions.usable(session) ? sessions.nonce(token, session, REST_NONCE_ACTION) : '',
         formNonce: sessions.nonce(token, session, FORM_ACTION),
         currentSession: session.id,
-        sessions: session.mustEnrol ? [] : await sessions.list(session.userId),
+        // Times in the site's zone (named), the browser in words, as the app's account screen.
+        sessions: session.mustEnrol
+          ? []
+          : (await sessions.list(session.userId)).map((s) => {
+              const d = describeUserAgent(s.userAgent);
+              return {
+                ...s,
+                created: siteTime(m.lang, s.created),
+                lastUsed: siteTime(m.lang, s.lastUsed),
+                userAgent: d.browser && d.os ? m.deviceOn(d.browser, d.os) : d.browser || d.os || m.unknownDevice,
+              };
+            }),
         twoFactor,
         mustEnrol: session.mustEnrol,
         paths,
@@ -234,24 +279,108 @@ export async function registerAdminFace(app: FastifyInstance, { config, services
       const login = field(req, 'log').trim();
       const redirectTo = redirectTarget(field(req, 'redirect_to'));
       const keep = redirectTo === paths.app ? '' : redirectTo;
+      // "Remember me" (WordPress' `rememberme=forever`): a persistent cookie for SESSION_MAX_AGE.
+      const remember = field(req, 'rememberme') !== '';
       // Login CSRF: the form's nonce must be the one of this browser's pre-session cookie.
-      const pre = cookieOf(req.headers.cookie, LOGIN_COOKIE) ?? '';
-      const sent = Buffer.from(field(req, '_wpnonce'));
-      const expected = Buffer.from(pre ? loginNonceOf(pre) : '');
-      if (!pre || sent.length !== expected.length || !timingSafeEqual(sent, expected)) return loginForm(req, reply, 403, { login, error: m.formExpired, redirectTo: keep });
+      if (!preNonceOk(req)) return loginForm(req, reply, 403, { login, error: m.formExpired, redirectTo: keep, remember });
       let signedIn;
       try {
-        signedIn = await sessions.signIn(login, field(req, 'pwd'), throttle.forClient(req.ip), { userAgent: String(req.headers['user-agent'] ?? ''), ip: req.ip });
+        signedIn = await sessions.signIn(login, field(req, 'pwd'), throttle.forClient(req.ip), { userAgent: String(req.headers['user-agent'] ?? ''), ip: req.ip, remember });
       } catch (e) {
         if (e instanceof ApiError && e.status === 429) {
           reply.headers(e.headers);
-          return loginForm(req, reply, 429, { login, error: m.tooMany(Number(e.headers['retry-after'] ?? 1)), redirectTo: keep });
+          return loginForm(req, reply, 429, { login, error: m.tooMany(Number(e.headers['retry-after'] ?? 1)), redirectTo: keep, remember });
         }
         throw e;
       }
-      if (!signedIn) return loginForm(req, reply, 401, { login, error: m.badCredentials, redirectTo: keep });
-      setSessionCookie(req, reply, signedIn.token, cookiePath);
+      if (!signedIn) return loginForm(req, reply, 401, { login, error: m.badCredentials, redirectTo: keep, remember });
+      setSessionCookie(req, reply, signedIn.token, cookiePath, remember ? config.sessionMaxAgeMs : undefined);
       return reply.redirect(signedIn.session.complete ? redirectTo : paths.login + (keep ? `?redirect_to=${encodeURIComponent(keep)}` : ''), 303);
+    });
+
+    // "Lost your password?": the same answer whatever was asked (no account enumeration).
+    scope.get(paths.lost, async (req, reply) => {
+      const nonce = preNonce(req, reply);
+      return html(reply, 200, lostPasswordPage(messages(req), { action: paths.lost, nonce, signInHref: paths.login, languages: languageLinks(req) }));
+    });
+
+    scope.post(paths.lost, async (req, reply) => {
+      const m = messages(req);
+      const nonce = preNonce(req, reply);
+      if (!preNonceOk(req)) return html(reply, 403, lostPasswordPage(m, { action: paths.lost, nonce, signInHref: paths.login, error: m.formExpired, languages: languageLinks(req) }));
+      await people.requestReset(field(req, 'user_login'), req.ip, m.lang === 'fr' ? 'fr' : 'en');
+      return html(reply, 200, lostPasswordPage(m, { action: paths.lost, nonce, signInHref: paths.login, sent: true, languages: languageLinks(req) }));
+    });
+
+    // The set-password pages of an invitation and of a lost-password link.
+    const linkPages = (kind: TokenKind, path: string) => {
+      const linkError = (req: FastifyRequest, reply: FastifyReply, state: 'used' | 'expired' | 'unknown') => {
+        const m = messages(req);
+        const message = state === 'used' ? m.linkUsed : state === 'expired' ? m.linkExpiredPeople : m.linkUnknown;
+        return html(reply, state === 'unknown' ? 404 : 410, linkErrorPage(m, message, { signInHref: paths.login, lostHref: paths.lost }));
+      };
+      const form = (req: FastifyRequest, reply: FastifyReply, status: number, token: string, login: string, error?: string) =>
+        html(
+          reply.header('content-security-policy', METER_CSP),
+          status,
+          setPasswordPage(messages(req), {
+            kind,
+            action: path,
+            token,
+            nonce: preNonce(req, reply),
+            login,
+            minLength: config.passwordMinLength,
+            meter: { script: paths.meterScript, action: `${paths.strength}?kind=${kind}` },
+            languages: languageLinks(req),
+            ...(error ? { error } : {}),
+          }),
+        );
+      scope.get(path, async (req, reply) => {
+        const token = String((req.query as Record<string, unknown>).token ?? '');
+        const state = await people.linkState(kind, token);
+        if (state.state !== 'ok') return linkError(req, reply, state.state);
+        // The token stays out of the Referer of anything this page links to (referrer-policy: same-origin) and out of caches (no-store).
+        return form(req, reply, 200, token, state.login);
+      });
+      scope.post(path, async (req, reply) => {
+        const m = messages(req);
+        const token = field(req, 'token');
+        const state = await people.linkState(kind, token);
+        if (state.state !== 'ok') return linkError(req, reply, state.state);
+        if (!preNonceOk(req)) return form(req, reply, 403, token, state.login, m.formExpired);
+        const password = field(req, 'pass1');
+        if (password !== field(req, 'pass2')) return form(req, reply, 400, token, state.login, m.passwordsDiffer);
+        let done;
+        try {
+          done = await people.useLink(kind, token, password);
+        } catch (e) {
+          if (e instanceof ApiError && e.code === 'weak_password') return form(req, reply, 400, token, state.login, e.message);
+          throw e;
+        }
+        if (!done) return linkError(req, reply, 'used');
+        // Any session this browser had (of this user or another) ends: sign in with the new password.
+        if (cookieOf(req.headers.cookie, SESSION_COOKIE)) setSessionCookie(req, reply, '', cookiePath);
+        return loginForm(req, reply, 200, { login: done.login, notice: m.passwordSet });
+      });
+    };
+    linkPages('invite', paths.invitation);
+    linkPages('reset', paths.reset);
+
+    scope.get(paths.meterScript, async (_req, reply) =>
+      reply.code(200).header('content-type', 'text/javascript; charset=UTF-8').header('cache-control', 'public, max-age=3600').header('x-content-type-options', 'nosniff').send(PASSWORD_METER_JS),
+    );
+
+    // The meter's estimate on a set-password page: only with a link that works and the page's nonce.
+    scope.post(paths.strength, async (req, reply) => {
+      const kind: TokenKind = (req.query as Record<string, unknown>).kind === 'reset' ? 'reset' : 'invite';
+      const state = await people.linkState(kind, field(req, 'token'));
+      if (state.state !== 'ok' || !preNonceOk(req))
+        return reply
+          .code(403)
+          .header('content-type', 'application/json; charset=UTF-8')
+          .send({ code: 'rest_forbidden', message: 'Sorry, you are not allowed to do that.', data: { status: 403 } });
+      const r = passwordStrength(field(req, 'password').slice(0, 200), policyOf(config), [state.login, state.name, state.email]);
+      return reply.code(200).header('content-type', 'application/json; charset=UTF-8').send(r);
     });
 
     scope.post(paths.code, async (req, reply) => {

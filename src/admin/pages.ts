@@ -37,6 +37,8 @@ ul.codes{columns:2;font-family:monospace;font-size:1.05rem}
 .qr svg{width:200px;height:200px;max-width:100%}
 .langs ul{list-style:none;display:flex;gap:1rem;padding:0;margin:0}
 .skip{position:absolute;left:-999px}.skip:focus{left:1rem;top:1rem;background:#fff;padding:.5rem}
+.check{display:flex;gap:.5rem;align-items:center;margin:.75rem 0 .25rem}.check label{margin:0}.check input{width:24px;height:24px;margin:0}
+.hint{color:#50575e;font-size:.95rem;margin:.25rem 0}
 @media (max-width:480px){th.optional,td.optional{display:none}}
 `;
 
@@ -82,7 +84,10 @@ const errorBox = (error: string | undefined) => (error ? `<div class="error" rol
 const invalid = (error: string | undefined) => (error ? ' aria-invalid="true" aria-describedby="form-error"' : '');
 const hidden = (name: string, value: string) => `<input type="hidden" name="${esc(name)}" value="${esc(value)}">`;
 
-export function loginPage(m: Messages, o: { action: string; nonce: string; redirectTo?: string; error?: string; login?: string; notice?: string; languages?: LanguageLink[] }): string {
+export function loginPage(
+  m: Messages,
+  o: { action: string; nonce: string; redirectTo?: string; error?: string; login?: string; notice?: string; languages?: LanguageLink[]; lostHref?: string; remember?: boolean },
+): string {
   return layout(
     m,
     m.signInTitle,
@@ -94,8 +99,11 @@ ${hidden('_wpnonce', o.nonce)}${o.redirectTo ? hidden('redirect_to', o.redirectT
 <input type="text" id="user_login" name="log" value="${esc(o.login ?? '')}" autocomplete="username" autocapitalize="off" spellcheck="false" required${invalid(o.error)}>
 <label for="user_pass">${esc(m.password)}</label>
 <input type="password" id="user_pass" name="pwd" autocomplete="current-password" required${invalid(o.error)}>
+<div class="check"><input type="checkbox" id="rememberme" name="rememberme" value="forever" aria-describedby="remember-help"${o.remember ? ' checked' : ''}><label for="rememberme">${esc(m.rememberMe)}</label></div>
+<p class="hint" id="remember-help">${esc(m.rememberMeHelp)}</p>
 <button type="submit">${esc(m.signIn)}</button>
 </form>
+${o.lostHref ? `<p><a href="${esc(o.lostHref)}">${esc(m.lostPassword)}</a></p>` : ''}
 </div>
 ${languageNav(m, o.languages)}`,
   );
@@ -144,7 +152,7 @@ export function accountPage(m: Messages, v: AccountView): string {
       ? `<strong>${esc(m.thisSession)}</strong>`
       : form(v.paths.revoke, `${hidden('id', String(id))}<button type="submit" class="secondary" aria-label="${esc(m.endSessionLabel(String(id)))}">${esc(m.endSession)}</button>`);
   const sessionRows = v.sessions
-    .map((s) => `<tr><td>${esc(s.created)} UTC</td><td>${esc(s.lastUsed)} UTC</td><td class="optional">${esc(s.userAgent)}</td><td class="optional">${esc(s.ip)}</td><td>${endButton(s.id)}</td></tr>`)
+    .map((s) => `<tr><td>${esc(s.created)}</td><td>${esc(s.lastUsed)}</td><td class="optional">${esc(s.userAgent)}</td><td class="optional">${esc(s.ip)}</td><td>${endButton(s.id)}</td></tr>`)
     .join('\n');
   const tf = v.twoFactor;
   let twoFactor: string;
@@ -213,6 +221,81 @@ export function errorPage(m: Messages, message: string, backHref: string): strin
     `<div class="card">
 <div class="error" role="alert">${esc(message)}</div>
 <p><a href="${esc(backHref)}">${esc(m.openAdmin)}</a></p>
+</div>`,
+  );
+}
+
+/** "Lost your password?": the request form, or (`sent`) the answer, the same whatever was asked. */
+export function lostPasswordPage(m: Messages, o: { action: string; nonce: string; signInHref: string; sent?: boolean; error?: string; languages?: LanguageLink[] }): string {
+  const body = o.sent
+    ? `<div class="notice" role="status">${esc(m.lostSent)}</div>`
+    : `${errorBox(o.error)}<p id="lost-help">${esc(m.lostHelp)}</p>
+<form method="post" action="${esc(o.action)}">
+${hidden('_wpnonce', o.nonce)}
+<label for="user_login">${esc(m.login)}</label>
+<input type="text" id="user_login" name="user_login" autocomplete="username" autocapitalize="off" spellcheck="false" required aria-describedby="lost-help">
+<button type="submit">${esc(m.lostSend)}</button>
+</form>`;
+  return layout(
+    m,
+    m.lostTitle,
+    `<div class="card">
+${body}
+<p><a href="${esc(o.signInHref)}">${esc(m.backToSignIn)}</a></p>
+</div>
+${languageNav(m, o.languages)}`,
+  );
+}
+
+/** The set-password page of an invitation (`invite`) or a lost-password link (`reset`). */
+export function setPasswordPage(
+  m: Messages,
+  o: {
+    kind: 'invite' | 'reset';
+    action: string;
+    token: string;
+    nonce: string;
+    login: string;
+    minLength: number;
+    error?: string;
+    meter?: { script: string; action: string };
+    languages?: LanguageLink[];
+  },
+): string {
+  const described = `password-rules${o.error ? ' form-error' : ''}`;
+  const bad = o.error ? ' aria-invalid="true"' : '';
+  return layout(
+    m,
+    o.kind === 'invite' ? m.setPasswordTitle : m.resetTitle,
+    `<div class="card">
+${errorBox(o.error)}
+<p>${esc(m.setPasswordFor(o.login))}</p>
+<form method="post" action="${esc(o.action)}" id="set-password">
+${hidden('_wpnonce', o.nonce)}${hidden('token', o.token)}
+<input type="text" name="log" value="${esc(o.login)}" autocomplete="username" hidden>
+<label for="pass1">${esc(m.newPassword)}</label>
+<input type="password" id="pass1" name="pass1" autocomplete="new-password" minlength="${o.minLength}" required aria-describedby="${described}"${bad}>
+<p class="hint" id="password-rules">${esc(m.passwordRules(o.minLength))}</p>
+<div id="password-meter" aria-live="polite"${o.meter ? ` data-action="${esc(o.meter.action)}" data-empty="${esc(m.strengthEmpty)}" data-words="${esc(JSON.stringify(m.strengthWords))}"` : ''}></div>
+<label for="pass2">${esc(m.confirmPassword)}</label>
+<input type="password" id="pass2" name="pass2" autocomplete="new-password" required${o.error ? ' aria-describedby="form-error"' : ''}${bad}>
+<button type="submit">${esc(m.savePassword)}</button>
+</form>
+</div>
+${languageNav(m, o.languages)}`,
+    o.meter ? `\n<script src="${esc(o.meter.script)}" defer></script>` : '',
+  );
+}
+
+/** A set-password link that no longer works (used, expired, unknown). */
+export function linkErrorPage(m: Messages, message: string, o: { signInHref: string; lostHref: string }): string {
+  return layout(
+    m,
+    m.linkErrorTitle,
+    `<div class="card">
+<div class="error" role="alert">${esc(message)}</div>
+<p><a href="${esc(o.signInHref)}">${esc(m.backToSignIn)}</a></p>
+<p><a href="${esc(o.lostHref)}">${esc(m.lostPassword)}</a></p>
 </div>`,
   );
 }

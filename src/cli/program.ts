@@ -13,6 +13,9 @@ import { Command, Option } from 'commander';
 import { ConfigError, SETTINGS, loadConfig, type Config } from '../config.js';
 import { LastAdministrator, UserError, UserRefusal, type UserService } from '../domain/users.js';
 import { sessionServiceOf } from '../domain/sessions.js';
+import { passwordRefusal, policyOf } from '../domain/password-policy.js';
+import { peopleOf } from '../domain/people.js';
+import { ApiError } from '../domain/errors.js';
 import { openStore, migrate, StoreUrlError } from '../store/db.js';
 import { lastSeq, noteChange } from '../store/changes.js';
 import { registerSeedCommand } from './seed.js';
@@ -46,6 +49,14 @@ function overridesOf(opts: Record<string, unknown>): Overrides {
 
 async function withUsers<T>(opts: Record<string, unknown>, fn: (users: UserService) => Promise<T>): Promise<T> {
   return withCore(loadConfig(process.env, overridesOf(opts)), ({ services }) => fn(services.users));
+}
+
+/** The password policy (PASSWORD_MIN_LENGTH, PASSWORD_MIN_STRENGTH) on a password the CLI sets: exit 1 with the reason. */
+function checkCliPassword(opts: Record<string, unknown>, password: string, words: string[]): void {
+  // An empty one gets the user service's own refusal ("must not be empty").
+  if (password === '') return;
+  const refusal = passwordRefusal(password, policyOf(loadConfig(process.env, overridesOf(opts))), words);
+  if (refusal) throw new UserError(`weak password: ${refusal.message}`);
 }
 
 const program = new Command();
@@ -105,13 +116,39 @@ withSettings(
     .requiredOption('--role <role>', 'administrator, editor, author, contributor or subscriber')
     .option('--password-stdin', 'read the password from standard input (without --password and --password-stdin, a terminal asks for it)')
     .option('--password <password>', 'the password (stored hashed); visible to other users in `ps` and kept in shell history: prefer --password-stdin or the prompt')
-    .option('--email <email>', 'e-mail address')
+    .option('--email <email>', 'e-mail address (required for the first administrator)')
     .option('--name <name>', 'display name'),
-  ['databaseUrl'],
+  ['databaseUrl', 'passwordMinLength', 'passwordMinStrength'],
 ).action(async (login: string, opts) => {
   const password = await passwordFrom(opts);
-  const user = await withUsers(opts, (u) => u.add({ login, role: opts.role, password, email: opts.email, name: opts.name }));
+  checkCliPassword(opts, password, [login, opts.email ?? '', opts.name ?? '']);
+  const user = await withUsers(opts, async (u) => {
+    // The first administrator gives an address: invitations, lost passwords and review e-mails need one.
+    if (opts.role === 'administrator' && !opts.email && !(await u.list()).some((r) => r.role === 'administrator'))
+      throw new UserError('the first administrator needs an e-mail address: give --email (lost-password links and notifications are sent to it)');
+    return u.add({ login, role: opts.role, password, email: opts.email, name: opts.name });
+  });
   console.log(`created user ${user.login} (id ${user.id}, ${user.role})`);
+});
+withSettings(
+  users
+    .command('invite <email>')
+    .description('invite a user: made without a password, with a single-use set-password link e-mailed by a running server (SMTP_URL), or printed here without SMTP_URL')
+    .requiredOption('--role <role>', 'administrator, editor, author, contributor or subscriber')
+    .option('--name <name>', 'display name')
+    .option('--login <login>', 'login (default: from the e-mail address)'),
+  ['databaseUrl', 'siteUrl', 'adminPath', 'smtpUrl', 'invitationExpiryMs'],
+).action(async (email: string, opts) => {
+  const made = await withCore(loadConfig(process.env, overridesOf(opts)), async ({ services }) => {
+    try {
+      return await peopleOf(services).invite({ email, role: opts.role, name: opts.name, username: opts.login }, { by: 0, locale: 'en' });
+    } catch (e) {
+      if (e instanceof ApiError) throw new UserError(e.message);
+      throw e;
+    }
+  });
+  console.log(`invited ${made.user.username} (id ${made.user.id}, ${made.user.roles[0]}) until ${made.invitation.expires.replace('T', ' ')} UTC`);
+  console.log(made.link ? `set-password link (give it to them; it works once): ${made.link}` : `the invitation is e-mailed to ${made.user.email} by a running server`);
 });
 withSettings(users.command('list').description('list users'), ['databaseUrl']).action(async (opts) => {
   const rows = await withUsers(opts, (u) => u.list());
@@ -124,9 +161,10 @@ withSettings(
     .description("change a user's password")
     .option('--password-stdin', 'read the new password from standard input (without --password and --password-stdin, a terminal asks for it)')
     .option('--password <password>', 'the new password; visible to other users in `ps` and kept in shell history: prefer --password-stdin or the prompt'),
-  ['databaseUrl'],
+  ['databaseUrl', 'passwordMinLength', 'passwordMinStrength'],
 ).action(async (login: string, opts) => {
   const password = await passwordFrom(opts);
+  checkCliPassword(opts, password, [login]);
   await withUsers(opts, (u) => u.setPassword(login, password));
   console.log(`password of ${login} changed`);
 });

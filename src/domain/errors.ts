@@ -126,6 +126,13 @@ export const ERRORS = {
   submission_too_many_links: [400, 'The submission holds more than %d links.'],
   submission_not_editable: [409, 'This submission can no longer be changed (it is %s).'],
   submission_not_pending: [409, 'This submission has already been decided (it is %s).'],
+  // People: invitations, password resets and the password policy.
+  weak_password: [400, '%s'],
+  incorrect_password: [400, 'The current password is incorrect.'],
+  rest_invitation_email: [400, 'An invitation needs the e-mail address it is sent to.'],
+  rest_invitation_not_found: [404, 'This user has no pending invitation.'],
+  rest_review_not_pending: [409, 'Only an event pending review can be sent back with a note.'],
+  rest_review_note_required: [400, 'Say what to change: the note is sent to the contributor.'],
   // Issue 28: deleting an event permanently (calendar/admin/v1/events/{id}).
   rest_preview_trashed: [400, 'An event in the trash has no preview link: restore it first.'],
   rest_restore_not_trashed: [400, 'Only an event in the trash can be restored.'],

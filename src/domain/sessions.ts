@@ -105,6 +105,8 @@ export interface Session {
   totp: boolean;
   /** the user must enrol in two-factor sign-in before the session authenticates anything */
   mustEnrol: boolean;
+  /** "Remember me": a persistent cookie, and SESSION_IDLE does not end the session (SESSION_MAX_AGE still does) */
+  remember: boolean;
 }
 
 /** A session of a user, as listed. */
@@ -114,6 +116,7 @@ export interface SessionListing {
   lastUsed: string;
   userAgent: string;
   ip: string;
+  remember: boolean;
 }
 
 export type SignInResult = { token: string; session: Session } | undefined;
@@ -121,7 +124,7 @@ export type SignInResult = { token: string; session: Session } | undefined;
 export interface SessionService {
   readonly settings: SessionSettings;
   /** Check a login and password (through the gate); a new session, or undefined when refused. May throw the throttle's 429. */
-  signIn(login: string, password: string, gate: LoginGate, meta: { userAgent: string; ip: string }): Promise<SignInResult>;
+  signIn(login: string, password: string, gate: LoginGate, meta: { userAgent: string; ip: string; remember?: boolean }): Promise<SignInResult>;
   /** The session a cookie value names, when it is valid now (complete or not). */
   check(token: string): Promise<Session | undefined>;
   /** Whether the session may act as its user (complete, and enrolled when it must be). */
@@ -143,6 +146,8 @@ export interface SessionService {
   revoke(userId: number, sessionId: number): Promise<boolean>;
   /** End every session of a user (sign out everywhere); returns how many ended. */
   revokeAll(userId: number): Promise<number>;
+  /** End every session of a user but one (sign out everywhere else); returns how many ended. */
+  revokeOthers(userId: number, keepId: number): Promise<number>;
   /** Two-factor sign-in of a user: off, waiting for confirmation (with the secret), or on. */
   totpStatus(userId: number): Promise<{ state: 'off' } | { state: 'pending'; secret: string; uri: string } | { state: 'on'; recoveryLeft: number }>;
   /** Start enrolment: a new secret (not on until confirmed). */
@@ -268,10 +273,11 @@ export function createSessionService(
       complete: Number(row.second_factor) === 1,
       totp: on,
       mustEnrol: secondFactorRequired(settings.require2fa, viewer.role) && !on,
+      remember: Number(row.remember) === 1,
     };
   }
 
-  const expired = (s: Session, now: number) => now - s.createdMs >= (s.complete ? settings.maxAgeMs : SECOND_STEP_MS) || now - s.lastUsedMs >= settings.idleMs;
+  const expired = (s: Session, now: number) => now - s.createdMs >= (s.complete ? settings.maxAgeMs : SECOND_STEP_MS) || (!(s.remember && s.complete) && now - s.lastUsedMs >= settings.idleMs);
 
   const nonceAt = (token: string, userId: number, action: string, tick: number) => createHmac('sha256', token).update(`${tick}|${userId}|${action}`).digest('hex').slice(0, 20);
 
@@ -294,6 +300,7 @@ export function createSessionService(
         second_factor: totp?.confirmed_gmt != null ? 0 : 1,
         user_agent: meta.userAgent.slice(0, 200),
         ip: meta.ip.slice(0, 64),
+        remember: meta.remember ? 1 : 0,
       });
       // Sessions past their expiry are refused already; their rows go now and then (here: at sign-in).
       const now = nowMs();
@@ -400,7 +407,14 @@ export function createSessionService(
     },
 
     async list(userId) {
-      return (await sessionsStore.sessionsOf(db, userId)).map((r) => ({ id: Number(r.id), created: r.created_gmt, lastUsed: r.last_used_gmt, userAgent: r.user_agent, ip: r.ip }));
+      return (await sessionsStore.sessionsOf(db, userId)).map((r) => ({
+        id: Number(r.id),
+        created: r.created_gmt,
+        lastUsed: r.last_used_gmt,
+        userAgent: r.user_agent,
+        ip: r.ip,
+        remember: Number(r.remember) === 1,
+      }));
     },
 
     async ownerOf(sessionId) {
@@ -411,6 +425,8 @@ export function createSessionService(
     revoke: (userId, sessionId) => writeTransaction(db, (trx) => sessionsStore.deleteSession(trx, userId, sessionId)),
 
     revokeAll: (userId) => writeTransaction(db, (trx) => sessionsStore.deleteSessionsOf(trx, userId)),
+
+    revokeOthers: (userId, keepId) => writeTransaction(db, (trx) => sessionsStore.deleteSessionsOf(trx, userId, keepId)),
 
     async totpStatus(userId) {
       const row = await sessionsStore.findTotp(db, userId);

@@ -18,9 +18,10 @@ import * as usersStore from '../store/users.js';
 import { listUsersPage } from '../store/user-admin.js';
 import { fitsInteger } from '../store/ranges.js';
 import { apiError, invalidParams } from './errors.js';
+import { checkPasswordPolicy, policyOf } from './password-policy.js';
 import { isRole, ROLES } from './permissions.js';
 import type { Services } from './services.js';
-import { isEmail, LastAdministrator, UserError, UserRefusal } from './users.js';
+import { isEmail, LastAdministrator, UserError, UserRefusal, verifyPassword } from './users.js';
 
 /** A user as the admin API answers it (WordPress' `wp/v2/users` in the edit context, trimmed). */
 export interface UserView {
@@ -79,16 +80,27 @@ export interface UserAdmin {
   update(id: number, patch: UserPatch, caller?: { userId: number; sessionId?: number }): Promise<UserView>;
   /** Remove a user; with `reassign` their records move to that user, else a user who authored records is refused (409). */
   remove(id: number, reassign?: number): Promise<{ deleted: true; previous: UserView; reassigned: number }>;
+  /**
+   * A user's change of their own account (the account screen): name, e-mail, and a new password
+   * given with the current one (400 `incorrect_password` when wrong); other sessions end with a
+   * new password, the caller's stays.
+   */
+  updateOwn(id: number, patch: { name?: string; email?: string; password?: string; currentPassword?: string }, sessionId?: number): Promise<UserView>;
   appPasswords(id: number): Promise<AppPasswordView[]>;
   /** The new application password, its secret answered this once (`password`, in groups of four). */
   createAppPassword(id: number, name: string): Promise<AppPasswordView & { password: string }>;
   revokeAppPassword(id: number, uuid: string): Promise<{ deleted: true; previous: AppPasswordView }>;
 }
 
-/** The users' administration over these services. */
-export function userAdminOf(services: Pick<Services, 'store' | 'users'>): UserAdmin {
+/** The users' administration over these services (with `config`, its password policy applies to the passwords set). */
+export function userAdminOf(services: Pick<Services, 'store' | 'users'> & { config?: Pick<Services['config'], 'passwordMinLength' | 'passwordMinStrength'> }): UserAdmin {
   const db = services.store.db;
   const users = services.users;
+  const config = services.config;
+  /** The policy, with the user's own login, name and address as known words. */
+  const checkPolicy = (password: string, words: string[]) => {
+    if (config) checkPasswordPolicy(password, policyOf(config), words);
+  };
 
   async function mustFind(id: number): Promise<UserRow> {
     const row = fitsInteger(id) ? await usersStore.findUserById(db, id) : undefined;
@@ -137,6 +149,7 @@ export function userAdminOf(services: Pick<Services, 'store' | 'users'>): UserAd
       if (await usersStore.findUserByLogin(db, username)) throw apiError('existing_user_login');
       await checkEmailFree(email);
       const noPassword = password === undefined || password === '';
+      if (!noPassword) checkPolicy(password, [username, email, name]);
       const row = await asApi('username', () => users.add({ login: username, role, password: password ?? '', email, name, noPassword }));
       return userView(row);
     },
@@ -146,6 +159,7 @@ export function userAdminOf(services: Pick<Services, 'store' | 'users'>): UserAd
       if (patch.role !== undefined && !isRole(patch.role)) throw invalidRole();
       if (patch.email !== undefined) await checkEmailFree(patch.email, id);
       if (patch.password !== undefined && patch.password === '') throw invalidParam('password', 'The password must not be empty.');
+      if (patch.password !== undefined) checkPolicy(patch.password, [user.login, patch.email ?? user.email, patch.name ?? user.display_name]);
       // The role first: the last administrator's refusal (checked with the write, under a lock) comes before anything is written.
       if (patch.role !== undefined && patch.role !== user.role) await asApi('roles', () => users.setRole(user.login, patch.role!, { keepAnAdministrator: true }));
       const fields: { display_name?: string; email?: string } = {};
@@ -156,6 +170,12 @@ export function userAdminOf(services: Pick<Services, 'store' | 'users'>): UserAd
       const keepSession = caller !== undefined && caller.userId === id ? caller.sessionId : undefined;
       if (patch.password !== undefined) await asApi('password', () => users.setPassword(user.login, patch.password!, { keepSession }));
       return userView(await mustFind(id));
+    },
+
+    async updateOwn(id, { name, email, password, currentPassword }, sessionId) {
+      const user = await mustFind(id);
+      if (password !== undefined && !(await verifyPassword(currentPassword ?? '', user.password_hash))) throw apiError('incorrect_password');
+      return this.update(id, { name, email, password }, { userId: id, sessionId });
     },
 
     async remove(id, reassign) {

@@ -193,7 +193,8 @@ export interface UserService {
   listAppPasswords(login: string): Promise<Array<{ uuid: string; name: string; created: string; lastUsed: string | null }>>;
   revokeAppPassword(login: string, uuidOrName: string): Promise<void>;
   /** Make sure an administrator with these credentials exists (created, or its password reset). */
-  ensureAdmin(login: string, password: string): Promise<'created' | 'updated' | 'unchanged'>;
+  /** `email`: given to the administrator when they have none (CALENDAR_ADMIN_EMAIL). */
+  ensureAdmin(login: string, password: string, email?: string): Promise<'created' | 'updated' | 'unchanged'>;
   exists(id: number): Promise<boolean>;
 }
 
@@ -489,12 +490,13 @@ function createUserManagement(db: Store['db'], check: (password: string, storedH
       if (n === 0) throw new UserError(`user "${login}" has no application password "${uuidOrName}"`);
     },
 
-    async ensureAdmin(login, password) {
+    async ensureAdmin(login, password, email) {
       const user = await usersStore.findUserByLogin(db, login);
       if (!user) {
-        await management.add({ login, role: 'administrator', password });
+        await management.add({ login, role: 'administrator', password, ...(email ? { email } : {}) });
         return 'created';
       }
+      if (email && user.email === '') await writeTransaction(db, (trx) => usersStore.updateUser(trx, user.id, { email }));
       const samePassword = await check(password, user.password_hash);
       if (samePassword && user.role === 'administrator') return 'unchanged';
       const passwordHash = await hashPassword(password);

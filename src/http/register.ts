@@ -30,6 +30,7 @@ import { allowForError, basePath, registerRoutes, sendJson } from './pipeline.js
 import { adminEventRoutes } from './routes/admin-events.js';
 import { adminSessionRoutes } from './routes/admin-sessions.js';
 import { adminUserRoutes } from './routes/admin-users.js';
+import { adminReviewRoutes } from './routes/admin-reviews.js';
 import { adminSettingRoutes } from './routes/admin-settings.js';
 import { adminRecurrenceRoutes } from './routes/admin-recurrence.js';
 import { adminSeriesRoutes } from './routes/admin-series.js';
@@ -278,6 +279,7 @@ export function registerRestApi(app: FastifyInstance, { config, services, webhoo
   admin.push(...adminEventRoutes(services)); // the event index (issue 25): in the same list, so the index and /doc declare it
   admin.push(...adminSessionRoutes(services)); // the admin face's sign-in sessions (issue 28)
   admin.push(...adminUserRoutes(services)); // users, roles, application passwords (issue 28)
+  admin.push(...adminReviewRoutes(services)); // send a contributor's pending event back with a note
   admin.push(...adminSettingRoutes(services)); // the settings in force (issue 28)
   admin.push(...adminRecurrenceRoutes(services)); // recurrence preview (issue 28)
   admin.push(...adminSeriesRoutes(services)); // trash and restore, one event or a whole series

@@ -18,6 +18,7 @@ import { pollIntervalMs, registerWebhookWorker, type WebhookWorker } from './web
 import { registerImportJob } from './imports.js';
 import { registerSubmissionJobs, type SubmissionJobs } from './submissions.js';
 import { registerSharedLimitsJob } from './shared-limits.js';
+import { registerMailOutbox } from './mail-outbox.js';
 
 export interface Jobs {
   runner: JobRunner;
@@ -31,6 +32,8 @@ export interface Jobs {
   submissionJobs?: SubmissionJobs;
   /** Deletes the failed-login counts and rate-limit grants no limit counts any more. */
   sharedLimitsJob: JobHandle<number>;
+  /** Sends the queued e-mails about people (invitations, resets, reviews); undefined without SMTP_URL. */
+  mailOutbox?: JobHandle<number>;
 }
 
 /** Declare the server's jobs to a new runner (not started). */
@@ -44,5 +47,6 @@ export function createJobs(services: Services, logger: PruneLogger, options: { w
   registerImportJob(runner, services);
   const submissionJobs = services.config.submissions !== 'off' ? registerSubmissionJobs(runner, services) : undefined;
   const sharedLimitsJob = registerSharedLimitsJob(runner, services);
-  return { runner, horizonJob, pruneJob, sharedLimitsJob, ...(webhookWorker ? { webhookWorker } : {}), ...(submissionJobs ? { submissionJobs } : {}) };
+  const mailOutbox = registerMailOutbox(runner, services);
+  return { runner, horizonJob, pruneJob, sharedLimitsJob, ...(mailOutbox ? { mailOutbox } : {}), ...(webhookWorker ? { webhookWorker } : {}), ...(submissionJobs ? { submissionJobs } : {}) };
 }

@@ -50,8 +50,9 @@ import { federationObjectTimesMigration } from './migrations/022_federation_obje
 import { editLocksMigration } from './migrations/024_edit_locks.js';
 import { filterIndexesMigration } from './migrations/025_filter_indexes.js';
 import { mediaMigration } from './migrations/026_media.js';
-import { importReviewMigration } from './migrations/029_import_review.js';
+import { peopleMigration } from './migrations/027_people.js';
 import { seriesPeopleMigration } from './migrations/028_series_people.js';
+import { importReviewMigration } from './migrations/029_import_review.js';
 
 export type { DialectName } from './handle.js';
 
@@ -130,8 +131,9 @@ function migrations(dialect: DialectName): Record<string, Migration> {
     '024_edit_locks': editLocksMigration(),
     '025_filter_indexes': filterIndexesMigration(),
     '026_media': mediaMigration(),
-    '029_import_review': importReviewMigration(),
+    '027_people': peopleMigration(dialect),
     '028_series_people': seriesPeopleMigration(),
+    '029_import_review': importReviewMigration(),
   };
 }
 

@@ -21,6 +21,8 @@ export interface SessionsTable {
   second_factor: Generated<number>;
   user_agent: Generated<string>;
   ip: Generated<string>;
+  /** 1: "Remember me" (a persistent cookie; SESSION_IDLE does not end it), migration 027 */
+  remember: Generated<number>;
 }
 
 export interface UserTotpTable {
@@ -43,7 +45,10 @@ export type UserTotpRow = Selectable<UserTotpTable>;
 
 const tables = (db: Executor) => db.withTables<{ sessions: SessionsTable; user_totp: UserTotpTable }>();
 
-export async function insertSession(db: Executor, row: { user_id: number; token_hash: string; created_gmt: string; second_factor: number; user_agent: string; ip: string }): Promise<number> {
+export async function insertSession(
+  db: Executor,
+  row: { user_id: number; token_hash: string; created_gmt: string; second_factor: number; user_agent: string; ip: string; remember?: number },
+): Promise<number> {
   const r = await tables(db)
     .insertInto('sessions')
     .values({ ...row, last_used_gmt: row.created_gmt })
@@ -92,11 +97,11 @@ export async function deleteSessionsOf(db: Executor, userId: number, exceptId?: 
   return n;
 }
 
-/** Sessions past their absolute or idle expiry (both GMT, `YYYY-MM-DD HH:MM:SS`), removed without a note (they are refused already). */
+/** Sessions past their absolute or idle expiry (both GMT, `YYYY-MM-DD HH:MM:SS`; remembered ones have no idle expiry), removed without a note (they are refused already). */
 export async function deleteExpiredSessions(db: Executor, createdBefore: string, usedBefore: string): Promise<number> {
   const r = await tables(db)
     .deleteFrom('sessions')
-    .where((eb) => eb.or([eb('created_gmt', '<', createdBefore), eb('last_used_gmt', '<', usedBefore)]))
+    .where((eb) => eb.or([eb('created_gmt', '<', createdBefore), eb.and([eb('last_used_gmt', '<', usedBefore), eb('remember', '=', 0)])]))
     .executeTakeFirst();
   return Number(r.numDeletedRows);
 }

@@ -59,16 +59,20 @@ export function commonPath(paths: string[]): string {
   return '/' + out.join('/');
 }
 
-/** The `Set-Cookie` value of a session (or of its removal, with an empty token). */
-export function sessionCookie(req: FastifyRequest, token: string, path: string): string {
+/**
+ * The `Set-Cookie` value of a session (or of its removal, with an empty token): a browser-session
+ * cookie, or with `maxAgeMs` ("Remember me") a persistent one.
+ */
+export function sessionCookie(req: FastifyRequest, token: string, path: string, maxAgeMs?: number): string {
   const parts = [`${SESSION_COOKIE}=${token}`, `Path=${path}`, 'HttpOnly', 'SameSite=Lax'];
   if (req.protocol === 'https') parts.push('Secure');
   if (token === '') parts.push('Max-Age=0', 'Expires=Thu, 01 Jan 1970 00:00:00 GMT');
+  else if (maxAgeMs !== undefined) parts.push(`Max-Age=${Math.floor(maxAgeMs / 1000)}`, `Expires=${new Date(Date.now() + maxAgeMs).toUTCString()}`);
   return parts.join('; ');
 }
 
-export function setSessionCookie(req: FastifyRequest, reply: FastifyReply, token: string, path: string): void {
-  reply.header('set-cookie', sessionCookie(req, token, path));
+export function setSessionCookie(req: FastifyRequest, reply: FastifyReply, token: string, path: string, maxAgeMs?: number): void {
+  reply.header('set-cookie', sessionCookie(req, token, path, maxAgeMs));
   reply.header('cache-control', 'no-store');
 }
 

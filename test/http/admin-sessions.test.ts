@@ -273,7 +273,7 @@ for (const kind of STORES) {
       const mine = await t.api.get(admin('/sessions'), { as: 'sam' });
       assert.equal(mine.status, 200);
       assert.equal(mine.body.length, 2);
-      assert.deepEqual(Object.keys(mine.body[0]), ['id', 'user', 'created_gmt', 'last_used_gmt', 'user_agent', 'ip']);
+      assert.deepEqual(Object.keys(mine.body[0]), ['id', 'user', 'created_gmt', 'last_used_gmt', 'user_agent', 'ip', 'device', 'remember', 'current']);
       assert.equal((await t.api.get(admin('/sessions'))).status, 401);
       assert.equal((await t.api.get(admin('/sessions'), { as: 'sam', query: { user: 1 } })).status, 403);
       // The cookie and its nonce work here too.

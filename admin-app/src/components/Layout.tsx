@@ -52,9 +52,9 @@ export function Layout({ screens, children }: { screens: ScreenDef[]; children: 
               ))}
             </select>
           </label>
-          <a href={`${boot.adminPath}/account`} class="account">
+          <Link to="/my-account" class="account">
             {t('layout.account', { name: currentUser.value.name })}
-          </a>
+          </Link>
           <form method="post" action={`${boot.adminPath}/sign-out`} class="inline">
             <input type="hidden" name="_wpnonce" value={boot.formNonce} />
             <button type="submit" class="link">

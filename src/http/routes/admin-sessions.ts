@@ -9,6 +9,7 @@
 import { ApiError } from '../../domain/errors.js';
 import type { Services } from '../../domain/services.js';
 import { sessionServiceOf } from '../../domain/sessions.js';
+import { describeUserAgent } from '../../domain/user-agent.js';
 import { isPositiveInt } from '../../domain/values.js';
 import { endpoint, route, type ArgSpec, type EndpointContext, type RouteDecl } from '../route.js';
 
@@ -25,8 +26,19 @@ export function adminSessionRoutes(services: Services): RouteDecl[] {
     if (!(await services.users.exists(Number(ctx.args.user)))) throw new ApiError('rest_user_invalid_id', 'Invalid user ID.', 404);
     return Number(ctx.args.user);
   };
-  const listing = async (userId: number) =>
-    (await sessions.list(userId)).map((s) => ({ id: s.id, user: userId, created_gmt: s.created, last_used_gmt: s.lastUsed, user_agent: s.userAgent, ip: s.ip }));
+  // `device` is the User-Agent in words (the app writes "Firefox on Windows"); `current`: the session the request came with.
+  const listing = async (userId: number, currentId: number | undefined) =>
+    (await sessions.list(userId)).map((s) => ({
+      id: s.id,
+      user: userId,
+      created_gmt: s.created,
+      last_used_gmt: s.lastUsed,
+      user_agent: s.userAgent,
+      ip: s.ip,
+      device: describeUserAgent(s.userAgent),
+      remember: s.remember,
+      current: s.id === currentId,
+    }));
   return [
     route('/sessions', [
       endpoint({
@@ -39,16 +51,23 @@ export function adminSessionRoutes(services: Services): RouteDecl[] {
             '403': { description: "Another user's, and not an administrator" },
           },
         },
-        handler: async (ctx) => ({ body: await listing(await userOf(ctx)) }),
+        handler: async (ctx) => ({ body: await listing(await userOf(ctx), ctx.client?.sessionId) }),
       }),
       endpoint({
         methods: ['DELETE'],
-        args: { user: userArg },
+        args: { user: userArg, keep_current: { type: 'boolean', description: 'Keep the session the request came with (sign out everywhere else)' } },
         permission: signedIn,
         docs: {
-          responses: { '200': { description: 'Every session of the user ended (sign out everywhere): { deleted: true, count }' }, '403': { description: "Another user's, and not an administrator" } },
+          responses: {
+            '200': { description: 'Every session of the user ended (sign out everywhere, or everywhere else): { deleted: true, count }' },
+            '403': { description: "Another user's, and not an administrator" },
+          },
         },
-        handler: async (ctx) => ({ body: { deleted: true, count: await sessions.revokeAll(await userOf(ctx)) } }),
+        handler: async (ctx) => {
+          const userId = await userOf(ctx);
+          const keep = Boolean(ctx.args.keep_current) && userId === ctx.viewer.id ? ctx.client?.sessionId : undefined;
+          return { body: { deleted: true, count: keep === undefined ? await sessions.revokeAll(userId) : await sessions.revokeOthers(userId, keep) } };
+        },
       }),
     ]),
     route('/sessions/{id}', [

@@ -20,6 +20,9 @@
 import type { Services } from '../../domain/services.js';
 import { ROLES } from '../../domain/permissions.js';
 import { userAdminOf } from '../../domain/user-admin.js';
+import { peopleOf } from '../../domain/people.js';
+import { passwordStrength, policyOf } from '../../domain/password-policy.js';
+import { localeOf } from '../../domain/submissions/locale.js';
 import { isPositiveInt } from '../../domain/values.js';
 import { endpoint, route, type ArgSpec, type EndpointContext, type RouteDecl } from '../route.js';
 import { listHeaders } from '../paging.js';
@@ -36,6 +39,7 @@ const roleOf = (ctx: EndpointContext): string | undefined => {
 
 export function adminUserRoutes(services: Services): RouteDecl[] {
   const admin = userAdminOf(services);
+  const people = peopleOf(services);
   const idArg: ArgSpec = { type: 'integer', description: 'The user ID', required: true, in: 'path' };
   const rolesArg: ArgSpec = { type: 'array', items: { type: 'string' }, maxItems: 1, description: `The user's role, as a one-item list (${ROLES.join(', ')})` };
   const roleArg: ArgSpec = { type: 'string', enum: ROLES, description: 'The role (instead of roles)' };
@@ -118,6 +122,99 @@ export function adminUserRoutes(services: Services): RouteDecl[] {
           },
         },
         handler: async (ctx) => ({ body: await admin.remove(Number(ctx.path.id), ctx.args.reassign === undefined ? undefined : Number(ctx.args.reassign)) }),
+      }),
+    ]),
+    // Invitations: a user made without a password, and a single-use set-password link e-mailed to them
+    // (answered as `link` when SMTP_URL is unset, for the administrator to hand over).
+    route('/invitations', [
+      endpoint({
+        methods: ['GET'],
+        args: {},
+        permission: isAdministrator,
+        docs: { responses: { '200': { description: 'Pending invitations: user_id, username, email, name, roles, invited, expires, expired' } } },
+        handler: async () => ({ body: await people.invitations() }),
+      }),
+      endpoint({
+        methods: ['POST'],
+        args: {
+          email: { type: 'string', required: true, description: 'The address the invitation is sent to (becomes the user’s)' },
+          name: nameArg,
+          username: { type: 'string', description: 'Login (default: from the e-mail address)' },
+          roles: rolesArg,
+          role: roleArg,
+        },
+        permission: isAdministrator,
+        docs: {
+          responses: { '201': { description: '{ user, invitation, link? }: the invited user and the invitation' }, '400': { description: 'A parameter is invalid, or the login or e-mail is taken' } },
+        },
+        handler: async (ctx) => {
+          const made = await people.invite(
+            { email: String(ctx.args.email), role: roleOf(ctx) ?? 'subscriber', name: ctx.args.name, username: ctx.args.username },
+            { by: ctx.viewer.id, locale: localeOf(ctx.client?.acceptLanguage) },
+          );
+          return { status: 201, body: made, headers: { location: ctx.links.rest(`users/${made.user.id}`) } };
+        },
+      }),
+    ]),
+    route('/invitations/{id}', [
+      endpoint({
+        methods: ['POST'],
+        args: { id: { ...idArg, description: 'The invited user’s ID' } },
+        permission: isAdministrator,
+        docs: { responses: { '200': { description: '{ invitation, link? }: a new link sent (the previous one no longer works)' }, '404': { description: 'No pending invitation for this user' } } },
+        handler: async (ctx) => ({ body: await people.resend(Number(ctx.path.id), { by: ctx.viewer.id, locale: localeOf(ctx.client?.acceptLanguage) }) }),
+      }),
+      endpoint({
+        methods: ['DELETE'],
+        args: { id: { ...idArg, description: 'The invited user’s ID' } },
+        permission: isAdministrator,
+        docs: {
+          responses: {
+            '200': { description: '{ revoked: true, removed }: the link no longer works; the user is removed while they never set a password' },
+            '404': { description: 'No pending invitation' },
+          },
+        },
+        handler: async (ctx) => ({ body: await people.revoke(Number(ctx.path.id)) }),
+      }),
+    ]),
+    // The strength meter's estimate, by the same check that decides (the dictionaries stay on the server).
+    route('/password-strength', [
+      endpoint({
+        methods: ['POST'],
+        args: {
+          password: { type: 'string', required: true, description: 'The password to estimate (never stored or logged)' },
+          user_inputs: { type: 'array', items: { type: 'string' }, maxItems: 10, description: 'Words of the account (login, name, e-mail) that make a password easy to guess' },
+        },
+        permission: (ctx) => ctx.viewer.id > 0,
+        docs: { responses: { '200': { description: '{ score (0-4), ok, min_score, min_length, reason?, message? }' } } },
+        handler: async (ctx) => {
+          const inputs = ((ctx.args.user_inputs as string[] | undefined) ?? []).map((w) => w.slice(0, 100));
+          return { body: passwordStrength(String(ctx.args.password), policyOf(services.config), [ctx.viewer.login, ...inputs]) };
+        },
+      }),
+    ]),
+    // The signed-in user's own account (the app's account screen).
+    route('/me', [
+      endpoint({
+        methods: ['GET'],
+        args: {},
+        permission: (ctx) => ctx.viewer.id > 0,
+        docs: { responses: { '200': { description: 'The caller: id, username, name, email, roles, registered_date, has_password' } } },
+        handler: async (ctx) => ({ body: await admin.get(ctx.viewer.id) }),
+      }),
+      endpoint({
+        methods: ['POST', 'PUT', 'PATCH'],
+        args: {
+          name: nameArg,
+          email: emailArg,
+          password: { ...passwordArg, description: 'A new password (the policy applies); needs current_password' },
+          current_password: { type: 'string', description: 'The current password (to set a new one)' },
+        },
+        permission: (ctx) => ctx.viewer.id > 0,
+        docs: { responses: { '200': { description: 'The caller, updated' }, '400': { description: 'Invalid value, weak_password, or incorrect_password' } } },
+        handler: async (ctx) => ({
+          body: await admin.updateOwn(ctx.viewer.id, { name: ctx.args.name, email: ctx.args.email, password: ctx.args.password, currentPassword: ctx.args.current_password }, ctx.client?.sessionId),
+        }),
       }),
     ]),
     route('/users/{id}/application-passwords', [

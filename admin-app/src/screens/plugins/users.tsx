@@ -18,6 +18,7 @@ import { Fieldset, FormErrors, SelectField, TextField } from '../../components/F
 import { ErrorState, Loading } from '../../components/States';
 import { confirmDialog } from '../../components/ConfirmDialog';
 import { toast } from '../../components/Toast';
+import { NewPassword } from '../../components/PasswordMeter';
 
 const NS = 'calendar/admin/v1';
 const ROLES = ['administrator', 'editor', 'author', 'contributor', 'subscriber'];
@@ -62,6 +63,9 @@ function UsersList() {
       <PageHeader title={t('users.title')}>
         <button type="button" onClick={() => navigate('/users/new')}>
           {t('users.add')}
+        </button>{' '}
+        <button type="button" class="secondary" onClick={() => navigate('/invitations')}>
+          {t('users.inviteByEmail')}
         </button>
       </PageHeader>
       <form class="filters" role="search" onSubmit={(e) => e.preventDefault()}>
@@ -123,7 +127,7 @@ function NewUser() {
           <TextField label={t('users.name')} name="name" value={form.name} onInput={set('name')} error={errors.name} />
           <TextField label={t('users.email')} name="email" type="email" value={form.email} onInput={set('email')} error={errors.email} />
           <SelectField label={t('users.roleLabel')} name="roles" value={form.role} onChange={set('role')} options={roleOptions()} error={errors.roles} />
-          <PasswordField value={form.password} onInput={set('password')} error={errors.password} help={t('users.passwordHelpNew')} />
+          <PasswordField value={form.password} onInput={set('password')} error={errors.password} help={t('users.passwordHelpNew')} words={[form.username, form.name, form.email]} />
         </Fieldset>
         <button type="submit" disabled={busy}>
           {t('users.create')}
@@ -133,30 +137,8 @@ function NewUser() {
   );
 }
 
-function PasswordField(o: { value: string; onInput: (v: string) => void; error?: string; help: string }) {
-  return (
-    <div class={`field${o.error ? ' has-error' : ''}`}>
-      <label for="f-password">{t('users.password')}</label>
-      <input
-        id="f-password"
-        name="password"
-        type="password"
-        autoComplete="new-password"
-        value={o.value}
-        onInput={(e) => o.onInput((e.target as HTMLInputElement).value)}
-        aria-describedby={`f-password-help${o.error ? ' f-password-error' : ''}`}
-        aria-invalid={o.error ? 'true' : undefined}
-      />
-      <p class="help" id="f-password-help">
-        {o.help}
-      </p>
-      {o.error && (
-        <p class="field-error" id="f-password-error" role="alert">
-          {o.error}
-        </p>
-      )}
-    </div>
-  );
+function PasswordField(o: { value: string; onInput: (v: string) => void; error?: string; help: string; words?: string[] }) {
+  return <NewPassword id="f-password" label={t('users.password')} value={o.value} onInput={o.onInput} error={o.error} words={o.words} help={o.help} />;
 }
 
 function UserPage({ params }: { params: Record<string, string> }) {
@@ -209,7 +191,7 @@ function UserForm({ user, onSaved }: { user: User; onSaved: () => void }) {
           <TextField label={t('users.name')} name="name" value={form.name} onInput={set('name')} error={errors.name} />
           <TextField label={t('users.email')} name="email" type="email" value={form.email} onInput={set('email')} error={errors.email} />
           <SelectField label={t('users.roleLabel')} name="roles" value={form.role} onChange={set('role')} options={roleOptions()} error={errors.roles} />
-          <PasswordField value={form.password} onInput={set('password')} error={errors.password} help={t('users.passwordHelp')} />
+          <PasswordField value={form.password} onInput={set('password')} error={errors.password} help={t('users.passwordHelp')} words={[user.username, form.name, form.email]} />
         </Fieldset>
         <button type="submit" disabled={busy}>
           {t('users.save')}

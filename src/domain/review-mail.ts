@@ -1,0 +1,104 @@
+/**
+ * The review notifications, read from the change log (one cursor, `mail_cursors.review`): when a
+ * contributor's event becomes `pending` (submitted for review, through the REST API or the admin
+ * app), editors and administrators with an e-mail address are told (SUBMISSIONS_NOTIFY_TO instead
+ * when it is set); when it goes from `pending` to published (or scheduled), its contributor is told,
+ * with its public address. "Sent back with a note" tells the contributor from its own action
+ * (`sendBack`), the note being no part of the event. Community submissions, which have e-mails of
+ * their own (domain/submissions), are left out. Mails and the cursor are written in one
+ * transaction, so a notification is queued once; the outbox job sends it (and retries).
+ *
+ * @example
+ *   const queued = await notifyReviews(services); // 2: two mails queued
+ */
+import { headOf, readChanges } from '../store/change-log.js';
+import { writeTransaction } from '../store/changes.js';
+import { addressesOfRoles, isSubmittedEvent, mailCursor, setMailCursor } from '../store/people.js';
+import * as usersStore from '../store/users.js';
+import { apiError } from './errors.js';
+import { peopleOf } from './people.js';
+import { pendingReviewMail, publishedMail, sentBackMail } from './people-mail.js';
+import { viewerOf, type Viewer } from './permissions.js';
+import type { Services } from './services.js';
+import type { Mail } from './submissions/mail.js';
+
+const CURSOR = 'review';
+/** Change-log rows read in one step. */
+const BATCH = 500;
+
+type ReviewServices = Pick<Services, 'store' | 'users' | 'config' | 'clock' | 'events' | 'links'>;
+
+const editLink = (config: Services['config'], id: number) => `${config.siteUrl}${config.adminPath}/events/${id}`;
+
+/** Queue the notifications of the changes logged since the cursor; how many mails were queued. */
+export async function notifyReviews(services: ReviewServices): Promise<number> {
+  const db = services.store.db;
+  const config = services.config;
+  const head = await headOf(db);
+  const from = await mailCursor(db, CURSOR);
+  // The first run starts at the present: what happened before the feature is not announced.
+  if (from === undefined) {
+    await writeTransaction(db, (trx) => setMailCursor(trx, CURSOR, head));
+    return 0;
+  }
+  if (from >= head) return 0;
+  const { rows, through } = await readChanges(db, from, head, BATCH);
+  // Each event's status before the first write of the window (null: created in it).
+  const before = new Map<number, string | null>();
+  for (const r of rows) {
+    if (r.type !== 'event' || before.has(r.id)) continue;
+    if (r.action === 'create') before.set(r.id, null);
+    else if (r.detail?.before !== undefined) before.set(r.id, r.detail.before?.status ?? null);
+  }
+  const mails: Array<{ kind: string; to: string | string[]; mail: Mail }> = [];
+  const authors = new Map<number, Awaited<ReturnType<typeof usersStore.findUserById>>>();
+  for (const [id, was] of before) {
+    const record = await services.events.findById(id);
+    if (!record || Number(record.parent_id) !== 0) continue;
+    const authorId = Number(record.author_id);
+    if (!authors.has(authorId)) authors.set(authorId, await usersStore.findUserById(db, authorId));
+    const author = authors.get(authorId);
+    if (!author || author.role !== 'contributor') continue;
+    // A community submission's moderators and submitter hear of it through its own e-mails.
+    if (await isSubmittedEvent(db, id)) continue;
+    const title = record.title || `#${id}`;
+    if (was !== 'pending' && record.status === 'pending') {
+      const to = config.submissionsNotifyTo.length ? config.submissionsNotifyTo : await addressesOfRoles(db, ['administrator', 'editor']);
+      if (to.length)
+        mails.push({ kind: 'review-pending', to, mail: pendingReviewMail('en', { site: config.siteName, title, author: author.display_name || author.login, link: editLink(config, id) }) });
+    } else if (was === 'pending' && (record.status === 'publish' || record.status === 'future') && author.email !== '') {
+      const reader: Viewer = viewerOf({ id: authorId, login: author.login, role: 'administrator' });
+      const [json] = await services.events.represent([record], reader, 'single', services.links);
+      const url = typeof json?.url === 'string' ? json.url : `${config.siteUrl}/`;
+      mails.push({ kind: 'review-published', to: author.email, mail: publishedMail('en', { site: config.siteName, name: author.display_name, title, url }) });
+    }
+  }
+  const people = peopleOf(services);
+  await writeTransaction(db, async (trx) => {
+    for (const m of mails) for (const to of Array.isArray(m.to) ? m.to : [m.to]) await people.queue(trx, m.kind, to, m.mail);
+    await setMailCursor(trx, CURSOR, through);
+  });
+  if (mails.length) people.queued();
+  return mails.length;
+}
+
+/**
+ * "Send back with a note": a pending event goes back to draft, and its contributor is e-mailed the
+ * note (with the link to edit it). Editors and administrators only (who may edit others' events).
+ */
+export async function sendBack(services: ReviewServices, viewer: Viewer, id: number, note: string): Promise<{ id: number; status: string; note: string }> {
+  const text = note.trim();
+  if (text === '') throw apiError('rest_review_note_required');
+  const record = await services.events.findById(id);
+  if (!record) throw apiError('rest-event-not-found', { args: [id] });
+  if (record.status !== 'pending') throw apiError('rest_review_not_pending');
+  const updated = await services.events.update(viewer, record, { status: 'draft' });
+  const author = await usersStore.findUserById(services.store.db, Number(record.author_id));
+  const people = peopleOf(services);
+  if (author && author.email !== '') {
+    const mail = sentBackMail('en', { site: services.config.siteName, name: author.display_name, title: record.title || `#${id}`, note: text, link: editLink(services.config, id) });
+    await writeTransaction(services.store.db, (trx) => people.queue(trx, 'review-sent-back', author.email, mail));
+    people.queued();
+  }
+  return { id, status: updated.status, note: text };
+}

@@ -65,7 +65,7 @@ export function TextField(
   o: Base & {
     value: string;
     onInput: (v: string) => void;
-    type?: 'text' | 'url' | 'number' | 'date' | 'time' | 'datetime-local' | 'email' | 'search';
+    type?: 'text' | 'url' | 'number' | 'date' | 'time' | 'datetime-local' | 'email' | 'search' | 'password';
     inputMode?: 'decimal' | 'numeric' | 'url' | 'email' | 'search';
     autoComplete?: string;
     placeholder?: string;

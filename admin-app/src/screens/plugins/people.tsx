@@ -100,41 +100,9 @@ function ChangePassword({ me }: { me: Me }) {
   return (
     <form onSubmit={save} noValidate>
       <Fieldset legend={t('people.changePassword')}>
-        <div class={`field${errors.current ? ' has-error' : ''}`}>
-          <label for="current-password">{t('people.currentPassword')}</label>
-          <input
-            id="current-password"
-            type="password"
-            autoComplete="current-password"
-            value={form.current}
-            onInput={(e) => setForm({ ...form, current: (e.target as HTMLInputElement).value })}
-            aria-invalid={errors.current ? 'true' : undefined}
-            aria-describedby={errors.current ? 'current-password-error' : undefined}
-          />
-          {errors.current && (
-            <p class="field-error" id="current-password-error" role="alert">
-              {errors.current}
-            </p>
-          )}
-        </div>
+        <TextField id="current-password" name="current" type="password" autoComplete="current-password" label={t('people.currentPassword')} value={form.current} onInput={(v) => setForm({ ...form, current: v })} error={errors.current} />
         <NewPassword id="new-password" label={t('people.newPassword')} value={form.password} onInput={(v) => setForm({ ...form, password: v })} error={errors.password} words={[me.name, me.email]} />
-        <div class={`field${errors.confirm ? ' has-error' : ''}`}>
-          <label for="confirm-password">{t('people.confirmPassword')}</label>
-          <input
-            id="confirm-password"
-            type="password"
-            autoComplete="new-password"
-            value={form.confirm}
-            onInput={(e) => setForm({ ...form, confirm: (e.target as HTMLInputElement).value })}
-            aria-invalid={errors.confirm ? 'true' : undefined}
-            aria-describedby={errors.confirm ? 'confirm-password-error' : undefined}
-          />
-          {errors.confirm && (
-            <p class="field-error" id="confirm-password-error" role="alert">
-              {errors.confirm}
-            </p>
-          )}
-        </div>
+        <TextField id="confirm-password" name="confirm" type="password" autoComplete="new-password" label={t('people.confirmPassword')} value={form.confirm} onInput={(v) => setForm({ ...form, confirm: v })} error={errors.confirm} />
         <p class="help">{t('people.passwordEndsSessions')}</p>
         <button type="submit">{t('people.savePassword')}</button>
       </Fieldset>

@@ -75,9 +75,10 @@ describe('the admin app in a browser', () => {
       return links;
     };
     // Administrators also see the plug-ins' system screens (users, webhooks, …), after the content ones.
-    assert.deepEqual((await navOf(ADMIN.login, ADMIN.password)).slice(0, 6), ['Dashboard', 'Events', 'Venues', 'Organizers', 'Categories', 'Tags']);
-    // The media library (plug-in) is for authors and up (`upload_files`).
-    assert.deepEqual(await navOf('ed', 'ed-pw', 'Media'), ['Dashboard', 'Events', 'Venues', 'Organizers', 'Categories', 'Tags', 'Media']);
+    assert.deepEqual((await navOf(ADMIN.login, ADMIN.password)).slice(0, 7), ['Dashboard', 'Events', 'Waiting for review', 'Venues', 'Organizers', 'Categories', 'Tags']);
+    // The media library (plug-in) is for authors and up (`upload_files`); events waiting for review
+    // (after the events) and the embed code are for editors and up.
+    assert.deepEqual(await navOf('ed', 'ed-pw', 'Embed'), ['Dashboard', 'Events', 'Waiting for review', 'Venues', 'Organizers', 'Categories', 'Tags', 'Media', 'Embed']);
     assert.deepEqual(await navOf('ann', 'ann-pw', 'Media'), ['Dashboard', 'Events', 'Venues', 'Organizers', 'Media']);
     assert.deepEqual(await navOf('carl', 'carl-pw'), ['Dashboard', 'Events', 'Venues', 'Organizers']);
   });

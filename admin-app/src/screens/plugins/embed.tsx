@@ -194,4 +194,4 @@ function EmbedScreen() {
   );
 }
 
-export const screens: ScreenDef[] = [{ path: '/embed', nav: { labelKey: 'embed.nav', group: 'system', order: 40 }, roles: ['administrator', 'editor'], component: EmbedScreen }];
+export const screens: ScreenDef[] = [{ path: '/embed', nav: { labelKey: 'embed.nav', group: 'system', order: 35 }, roles: ['administrator', 'editor'], component: EmbedScreen }];

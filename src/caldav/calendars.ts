@@ -192,14 +192,14 @@ export function createCalendars(services: Services): Calendars {
       if (page > 1) await nextTurn();
       let r;
       try {
-        r = await events.list(viewer, { page, per_page: PAGE, range, ...argsOf(cal), ...(include ? { include } : {}) }, links);
+        r = await services.reader.list(viewer, { page, per_page: PAGE, range, ...argsOf(cal), ...(include ? { include } : {}) }, links);
       } catch (e) {
         // A page past the end (the count moved between pages): the list is complete.
         if (e instanceof ApiError && e.code === 'event-archive-page-not-found') break;
         throw e;
       }
       if (r.total > config.caldavMaxEvents || out.length + r.events.length > config.caldavMaxEvents) throw new TooManyMatches();
-      out.push(...(r.events as unknown as PublicEvent[]));
+      out.push(...r.events);
       if (page >= r.totalPages || r.events.length < PAGE) break;
     }
     return out;

@@ -6,6 +6,7 @@
  *   const services = createServices(config, store);
  *   const viewer = await services.users.authenticate(request.headers.authorization);
  */
+import { createPublicReader, type PublicReader } from './public-reader.js';
 import type { Config } from '../config.js';
 import { NAMESPACE } from '../config.js';
 import type { Store } from '../store/db.js';
@@ -40,6 +41,8 @@ export interface Services {
   categories: TermService;
   tags: TermService;
   events: EventService;
+  /** What readers see, typed (public-reader.ts): the faces' door to events, venues and organizers as represented. */
+  reader: PublicReader;
   /** The memory bound of list answers being built and sent (RESPONSE_MEMORY_MB). */
   answers: AnswerBudget;
   /** Versions of records and of the data (ETags, sync tokens; issue 11). */
@@ -105,6 +108,7 @@ export function createServices(config: Config, store: Store): Services {
     categories,
     tags,
     events,
+    reader: createPublicReader({ events, venues, organizers }),
     answers,
     versions: createVersionService(store),
     submissions,

@@ -28,7 +28,6 @@
  */
 import { DateTime } from 'luxon';
 import { ANONYMOUS } from '../domain/permissions.js';
-import { canReadEvent } from '../domain/events/index.js';
 import type { Services } from '../domain/services.js';
 import type { ChangeRow } from '../store/change-log.js';
 import { runConsumer, type ChangeConsumer } from '../store/change-log.js';
@@ -54,10 +53,9 @@ export function createPublicReader(services: Services, urls: FederationUrls): Pu
   return {
     async event(id) {
       const record = await events.findById(id);
-      if (!record || record.type !== 'tribe_events' || record.status !== 'publish' || !canReadEvent(ANONYMOUS, record)) return undefined;
+      if (!record || record.type !== 'tribe_events' || record.status !== 'publish') return undefined;
       if (Number((record as { hide_from_listings?: number }).hide_from_listings ?? 0) === 1) return undefined;
-      const [json] = await events.represent([record], ANONYMOUS, 'single', links);
-      return json as unknown as PublicEventJson | undefined;
+      return services.reader.event(record, 'single', links);
     },
     object: (e) => eventObject(urls, e, { categoryUrl: links.categoryPermalink, tagUrl: links.tagPermalink }),
   };

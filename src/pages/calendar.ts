@@ -12,7 +12,7 @@
  *   const page = await calendar.upcoming({ category: 'concerts' }, 2);
  */
 import { ApiError } from '../domain/errors.js';
-import { canReadEvent, type EventListArgs, type EventRange } from '../domain/events/index.js';
+import type { EventListArgs, EventRange } from '../domain/events/index.js';
 import { eventValidators } from '../domain/events/index.js';
 import { ANONYMOUS } from '../domain/permissions.js';
 import { keptLocationOf } from '../domain/imports.js';
@@ -80,7 +80,7 @@ export function isPageNotFound(err: unknown): boolean {
 }
 
 export function createCalendar(services: Services): Calendar {
-  const { config, events } = services;
+  const { config, events, reader } = services;
   const links = services.links;
   // An event without a venue shows the free-text location an import kept for it (or its series).
   const withKeptLocation = async (json: PublicEvent | undefined, id: number, seriesId?: number): Promise<PublicEvent | undefined> => {
@@ -107,8 +107,8 @@ export function createCalendar(services: Services): Calendar {
   };
 
   async function list(args: EventListArgs): Promise<EventsPage> {
-    const r = await events.list(ANONYMOUS, args, links);
-    return { events: r.events as unknown as PublicEvent[], total: r.total, totalPages: r.totalPages, page: args.page };
+    const r = await reader.list(ANONYMOUS, args, links);
+    return { events: r.events, total: r.total, totalPages: r.totalPages, page: args.page };
   }
 
   /**
@@ -150,8 +150,7 @@ export function createCalendar(services: Services): Calendar {
     async byIds(ids) {
       const unique = [...new Set(ids)].slice(0, max);
       if (unique.length === 0) return [];
-      const r = await events.list(ANONYMOUS, { page: 1, per_page: unique.length, include: unique, range: {} }, links);
-      return r.events as unknown as PublicEvent[];
+      return (await reader.list(ANONYMOUS, { page: 1, per_page: unique.length, include: unique, range: {} }, links)).events;
     },
 
     async event(slug) {
@@ -169,17 +168,15 @@ export function createCalendar(services: Services): Calendar {
           eventIdBySlug.set(wanted, id);
         }
       }
-      if (!record || record.status === 'trash' || !canReadEvent(ANONYMOUS, record)) return undefined;
-      const [json] = await events.represent([record], ANONYMOUS, 'single', links);
-      return withKeptLocation(json as unknown as PublicEvent | undefined, Number(record.id));
+      if (!record) return undefined;
+      return withKeptLocation(await reader.event(record, 'single', links), Number(record.id));
     },
 
     async series(slug) {
       const id = await events.findIdBySlug(slug);
       const record = id === undefined ? undefined : await events.findById(id);
-      if (!record || record.type !== SERIES_TYPE || record.status === 'trash' || !canReadEvent(ANONYMOUS, record)) return undefined;
-      const [json] = await events.represent([record], ANONYMOUS, 'single', links);
-      return json as unknown as PublicEvent | undefined;
+      if (!record || record.type !== SERIES_TYPE) return undefined;
+      return reader.event(record, 'single', links);
     },
 
     async occurrence(slug, day) {
@@ -188,16 +185,14 @@ export function createCalendar(services: Services): Calendar {
       if (!series || series.type !== SERIES_TYPE) return undefined;
       const id = await events.occurrenceOn(seriesId!, day);
       const record = id === undefined ? undefined : await events.findById(id);
-      if (!record || record.status === 'trash' || !canReadEvent(ANONYMOUS, record)) return undefined;
-      const [json] = await events.represent([record], ANONYMOUS, 'single', links);
-      return withKeptLocation(json as unknown as PublicEvent | undefined, Number(record.id), seriesId);
+      if (!record) return undefined;
+      return withKeptLocation(await reader.event(record, 'single', links), Number(record.id), seriesId);
     },
 
     async preview(slug, token) {
       const record = await previewedEvent(services, token);
       if (!record || record.slug !== (sanitizeSlug(slug) || slug)) return undefined;
-      const [json] = await events.represent([record], ANONYMOUS, 'single', links);
-      return json as unknown as PublicEvent | undefined;
+      return reader.previewed(record, links);
     },
 
     async movedOccurrence(slug, day) {
@@ -206,10 +201,8 @@ export function createCalendar(services: Services): Calendar {
       if (!series || series.type !== SERIES_TYPE) return undefined;
       const id = await events.movedOccurrence(seriesId!, day);
       const record = id === undefined ? undefined : await events.findById(id);
-      if (!record || record.status === 'trash' || !canReadEvent(ANONYMOUS, record) || record.start_local.slice(0, 10) === day) return undefined;
-      const [json] = await events.represent([record], ANONYMOUS, 'single', links);
-      const url = (json as { url?: unknown } | undefined)?.url;
-      return typeof url === 'string' ? url : undefined;
+      if (!record || record.start_local.slice(0, 10) === day) return undefined;
+      return (await reader.event(record, 'single', links))?.url;
     },
 
     async seriesFeeds(list) {
@@ -227,10 +220,10 @@ export function createCalendar(services: Services): Calendar {
         const record = await events.findById(id);
         const details = await events.seriesDetails(id);
         // A series anonymous visitors may not read: its occurrences are written one by one.
-        if (!record || !details || record.status === 'trash' || !canReadEvent(ANONYMOUS, record)) continue;
-        const [json] = await events.represent([record], ANONYMOUS, 'list', links);
+        const series = record && details ? await reader.event(record, 'list', links) : undefined;
+        if (!record || !details || !series) continue;
         const shown = details.exceptions.filter((x) => x.status === 'publish').map((x) => x.id);
-        const shownJson = shown.length ? ((await events.list(ANONYMOUS, { page: 1, per_page: shown.length, include: shown, range: {} }, links)).events as unknown as PublicEvent[]) : [];
+        const shownJson = shown.length ? (await reader.list(ANONYMOUS, { page: 1, per_page: shown.length, include: shown, range: {} }, links)).events : [];
         const byId = new Map(shownJson.map((e) => [e.id, e]));
         const overrides: SeriesFeed['overrides'] = [];
         const removed: string[] = [];
@@ -241,23 +234,19 @@ export function createCalendar(services: Services): Calendar {
         }
         const first = { start_local: record.start_local, end_local: record.end_local, timezone: record.timezone, all_day: Number(record.all_day) === 1 };
         const lines = icsRecurrenceLines(parseRecurrence(details.rules), first, details.horizon, removed, !first.all_day && hasVtimezone(record.timezone));
-        out.set(id, { series: json as unknown as PublicEvent, lines, overrides });
+        out.set(id, { series, lines, overrides });
       }
       return out;
     },
 
     async venue(slug) {
       const record = await services.venues.findBySlug(services.store.db, slug);
-      if (!record || !services.venues.visibleTo(record, ANONYMOUS)) return undefined;
-      const [json] = await services.venues.represent([record], links, 'single');
-      return json as unknown as PublicVenue | undefined;
+      return record ? reader.venue(record, links) : undefined;
     },
 
     async organizer(slug) {
       const record = await services.organizers.findBySlug(services.store.db, slug);
-      if (!record || !services.organizers.visibleTo(record, ANONYMOUS)) return undefined;
-      const [json] = await services.organizers.represent([record], links, 'single');
-      return json as unknown as PublicOrganizer | undefined;
+      return record ? reader.organizer(record, links) : undefined;
     },
 
     async term(taxonomy, slug) {
@@ -275,8 +264,8 @@ export function createCalendar(services: Services): Calendar {
       }
       // The REST list's own window: its dates read as the list reads them (strtotime-style, site zone).
       const w = events.defaultWindow();
-      const r = await events.list(ANONYMOUS, { page: 1, per_page: config.maxPerPage, ...filterArgs(f), start_date: startDate ?? w.start, end_date: endDate ?? w.end }, links);
-      if (r.total <= r.events.length) return { events: r.events as unknown as PublicEvent[], total: r.total };
+      const r = await reader.list(ANONYMOUS, { page: 1, per_page: config.maxPerPage, ...filterArgs(f), start_date: startDate ?? w.start, end_date: endDate ?? w.end }, links);
+      if (r.total <= r.events.length) return { events: r.events, total: r.total };
       // More than one API page: read the same window as a range (no MAX_PER_PAGE cap), bounded by ICAL_MAX_EVENTS.
       const [, start] = r.query.find(([k]) => k === 'start_date')!;
       const [, end] = r.query.find(([k]) => k === 'end_date')!;

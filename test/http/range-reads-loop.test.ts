@@ -89,8 +89,8 @@ forEachStore(
         // The first 3,000 events in start order (100 a day): the days up to the 30th, each showing
         // three events and a link to the others.
         assert.equal(text.match(/<a class="more"/g)?.length, MONTH_PAGE_MAX / SERIES, text.slice(0, 500));
-        // Titles as text (their markup left out), escaped.
-        assert.ok(/>Daily \d+ &amp; more<\/a>/.test(text), text.slice(0, 500));
+        // Titles as text (their markup left out), escaped; each marked as repeating (daily series).
+        assert.ok(/>Daily \d+ &amp; more <span class="repeats-mark"[^>]*>.*?<\/span><\/span><\/a>/.test(text), text.slice(0, 500));
       };
       checkPage(await receive(page, identity));
       await assertNoStall(t, 'month page', () => receive(page, identity), checkPage, uncached);

@@ -292,8 +292,8 @@ export function embedRoutes(services: Services): RouteDecl[] {
           const out: Record<string, unknown>[] = [];
           let done = 0;
           for (;;) {
-            const page = await services.events.list(ctx.viewer, args, ctx.links, ctx.reserve);
-            for (const e of page.events as unknown as ListedEvent[]) {
+            const page = await services.reader.list(ctx.viewer, args, ctx.links, ctx.reserve);
+            for (const e of page.events) {
               if (out.length >= limit) break;
               // Up to a thousand events: built in steps, other requests running in between.
               if (++done % BUILD_CHUNK === 0) await nextTurn();

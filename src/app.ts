@@ -13,6 +13,7 @@
 import type { FastifyInstance } from 'fastify';
 import { Socket } from 'node:net';
 import type { Config } from './config.js';
+import type { Face, FaceDeps } from './faces.js';
 import { createCore, type Core } from './core.js';
 import type { OpenOptions, Store } from './store/db.js';
 import type { WebhookWorker } from './jobs/webhook-delivery.js';
@@ -137,31 +138,43 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
   const registry = metrics?.registry;
   if (registry) jobs.registerMetrics(registry);
 
-  // The faces. The REST face also sets the instance's error and not-found answers (the API's shape).
-  // The federation face (src/federation, issue 31), when FEDERATION=true: its admin routes are the REST face's.
-  // Loaded only then: Fedify takes over a second to import, which every other start (the CLI's
-  // commands, each test server) would pay for nothing.
+  // The faces, in this order, each `registerXFace(app, deps)` (faces.ts). The REST face also sets
+  // the instance's error and not-found answers (the API's shape), so it comes first. The federation
+  // face (src/federation), when FEDERATION=true: its administration is the REST face's routes', and
+  // it comes before the pages, whose event pages it negotiates (ActivityPub JSON or HTML). Loaded
+  // only then: Fedify takes over a second to import, which every other start (the CLI's commands,
+  // each test server) would pay for nothing.
   const federationFace = config.federation ? await (await import('./federation/index.js')).createFederationFace({ config, services, logger: app.log }) : undefined;
-  registerRestApi(app, { config, services, webhooks, ...(federationFace ? { federation: federationFace.admin } : {}) });
-  // Its routes, jobs and metrics; before the pages, whose event pages it negotiates (ActivityPub JSON or HTML).
-  if (federationFace) await federationFace.register(app, jobs, registry);
-  // Liveness and readiness probes, outside the REST root too; readiness waits for the warm-up (issue 27).
-  const warmUp = config.warmUp ? createWarmUp(app, warmUpPaths(config)) : undefined;
-  if (warmUp) app.addHook('onClose', async () => warmUp.stop());
-  registerHealthRoutes(app, store, warmUp);
-  // The calendar's pages and iCalendar feeds at the permalinks (src/pages).
-  registerCalendarPages(app, services);
-  // The site's icon (SITE_ICON; the shipped one at /favicon.svg), linked by the pages of every face.
-  registerSiteIcon(app, config);
-  // The admin face (src/admin): sign-in, the account page, and cookie authentication for the other faces.
-  await registerAdminFace(app, { config, services });
-  // Read-only CalDAV (src/caldav, issue 30): /.well-known/caldav and /dav/.
-  registerCalDav(app, { config, services });
-  // The embed face (src/embed, issue 30): the web component, the iframe view, the snippet generator.
-  registerEmbedFace(app, { config, services });
-  // Community submissions (src/submissions, issue 29): the form and the submitter's status page.
-  registerSubmissionsFace(app, services);
-  registerMediaFace(app, services); // the media library's files (docs/media.md)
+  const deps: FaceDeps = { config, services, jobs, logger: app.log, webhooks, ...(registry ? { registry } : {}), ...(federationFace ? { federation: federationFace.admin } : {}) };
+  let warmUp: WarmUp | undefined;
+  const faces: Array<[name: string, face: Face]> = [
+    ['rest', registerRestApi],
+    ...(federationFace ? ([['federation', federationFace.register]] as Array<[string, Face]>) : []),
+    // Liveness and readiness probes, outside the REST root too; readiness waits for the warm-up (issue 27).
+    [
+      'health',
+      () => {
+        warmUp = config.warmUp ? createWarmUp(app, warmUpPaths(config)) : undefined;
+        if (warmUp) app.addHook('onClose', async () => warmUp?.stop());
+        registerHealthRoutes(app, store, warmUp);
+      },
+    ],
+    // The calendar's pages and iCalendar feeds at the permalinks.
+    ['pages', registerCalendarPages],
+    // The site's icon (SITE_ICON; the shipped one at /favicon.svg), linked by the pages of every face.
+    ['site icon', (_app, d) => registerSiteIcon(app, d.config)],
+    // Sign-in, the account page, and cookie authentication for the other faces.
+    ['admin', registerAdminFace],
+    // Read-only CalDAV: /.well-known/caldav and /dav/.
+    ['caldav', registerCalDav],
+    // The web component, the iframe view, the snippet generator.
+    ['embed', registerEmbedFace],
+    // Community submissions: the form and the submitter's status page.
+    ['submissions', registerSubmissionsFace],
+    // The media library's files (docs/media.md).
+    ['media', registerMediaFace],
+  ];
+  for (const [, face] of faces) await face(app, deps);
 
   // Repeated anonymous reads answered from the bytes of the same answer, below Fastify (issue 27:
   // web/replay.ts); in front of the server's request listeners, once every face added its own.

@@ -23,12 +23,11 @@
  * @example
  *   await registerAdminFace(app, { config, services });
  */
+import type { FaceDeps } from '../faces.js';
 import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import QRCode from 'qrcode';
-import type { Config } from '../config.js';
 import { ApiError, apiError } from '../domain/errors.js';
-import type { Services } from '../domain/services.js';
 import { CodesBlocked, sessionServiceOf, type Session, type SessionService } from '../domain/sessions.js';
 import { loginThrottleOf } from '../web/authentication.js';
 import { registerErrorShape, withErrorHeaders } from '../web/error-shapes.js';
@@ -58,13 +57,8 @@ const PAGE_CSP = "default-src 'none'; connect-src 'self'; style-src 'unsafe-inli
 /** The set-password pages: their strength meter's script from here (password-meter.ts), nothing inline. */
 const METER_CSP = PAGE_CSP.replace("default-src 'none';", "default-src 'none'; script-src 'self';");
 
-export interface AdminFace {
-  config: Config;
-  services: Services;
-}
-
 /** Register the admin face; returns its session service (tests, the CLI's sign-out). */
-export async function registerAdminFace(app: FastifyInstance, { config, services }: AdminFace): Promise<SessionService> {
+export async function registerAdminFace(app: FastifyInstance, { config, services }: Pick<FaceDeps, 'config' | 'services'>): Promise<SessionService> {
   const base = config.adminPath;
   const sessions = sessionServiceOf(services);
   const roots = config.restRoot === '/wp-json' ? [config.restRoot] : [config.restRoot, '/wp-json'];

@@ -37,11 +37,10 @@
  *
  * @example registerCalDav(app, { config, services })
  */
+import type { FaceDeps } from '../faces.js';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import type { Config } from '../config.js';
 import { ApiError } from '../domain/errors.js';
 import { ANONYMOUS, isAuthenticated, type Viewer } from '../domain/permissions.js';
-import type { Services } from '../domain/services.js';
 import { createAuthentication } from '../web/authentication.js';
 import { registerErrorShape } from '../web/error-shapes.js';
 import { createCalendars, TooManyMatches } from './calendars.js';
@@ -53,7 +52,7 @@ import { report } from './report.js';
 import { DAV_ROOT, locate, PRIVATE_TREE, resolve, type Dav } from './resources.js';
 import { errorDocument, escapeXml } from './xml.js';
 
-export function registerCalDav(app: FastifyInstance, deps: { config: Config; services: Services }): void {
+export function registerCalDav(app: FastifyInstance, deps: Pick<FaceDeps, 'config' | 'services'>): void {
   const { config, services } = deps;
   const dav: Dav = { config, calendars: createCalendars(services) };
   const authenticate = createAuthentication(services, config);

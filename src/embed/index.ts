@@ -18,10 +18,10 @@
  *
  * @example registerEmbedFace(app, { config, services })
  */
+import type { FaceDeps } from '../faces.js';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { EMBED_NAMESPACE, WORDPRESS_REST_ROOT, type Config } from '../config.js';
+import { EMBED_NAMESPACE, WORDPRESS_REST_ROOT } from '../config.js';
 import { faultError } from '../domain/errors.js';
-import type { Services } from '../domain/services.js';
 import { storeFault } from '../store/faults.js';
 import { answerConditional, etagOf, isNotModified } from '../web/conditional.js';
 import { registerErrorShape, withErrorHeaders } from '../web/error-shapes.js';
@@ -41,9 +41,7 @@ const IMMUTABLE = 'public, max-age=31536000, immutable';
 const snippetCsp = (site: string) =>
   `default-src 'none'; script-src 'self' ${site}; connect-src 'self' ${site}; style-src 'self' 'unsafe-inline'; img-src 'self' data:; frame-src 'self' ${site}; form-action 'self'; base-uri 'none'; frame-ancestors 'self'`;
 
-export interface EmbedFace {
-  config: Config;
-  services: Services;
+export interface EmbedFace extends Pick<FaceDeps, 'config' | 'services'> {
   /** where the built component is (tests); dist/embed/ by default */
   assets?: AssetStore;
 }

@@ -20,17 +20,16 @@
  * @example
  *   const face = await createFederationFace({ config, services, logger });
  *   registerRestApi(app, { …, federation: face.admin });
- *   await face.register(app, jobs);
+ *   await face.register(app, { jobs });
  */
 import type { webcrypto } from 'node:crypto';
 import type { FastifyInstance } from 'fastify';
-import type { Registry } from 'prom-client';
 import { createFederation, type Federation, type MessageQueue } from '@fedify/fedify';
 import { Application, Endpoints, Image } from '@fedify/vocab';
 import type { Config } from '../config.js';
 import type { Services } from '../domain/services.js';
 import { createFederationAdmin, type FederationAdmin } from '../domain/federation.js';
-import type { JobRunner } from '../jobs/runner.js';
+import type { FaceDeps } from '../faces.js';
 import { ensureOutboxCursor, listActivities } from '../store/federation.js';
 import { createKvStore } from './kv.js';
 import { createOutbox, createPublicReader } from './outbox.js';
@@ -56,8 +55,8 @@ export interface FederationDeps {
 export interface FederationFace {
   urls: FederationUrls;
   admin: FederationAdmin;
-  /** Register the routes on the instance and the jobs on the runner. */
-  register(app: FastifyInstance, runner: JobRunner, registry?: Registry): Promise<void>;
+  /** The face: its routes on the instance, its jobs on the runner, its metrics on the registry. */
+  register(app: FastifyInstance, deps: Pick<FaceDeps, 'jobs' | 'registry'>): Promise<void>;
 }
 
 export async function createFederationFace({ config, services, logger }: FederationDeps): Promise<FederationFace> {
@@ -154,7 +153,7 @@ export async function createFederationFace({ config, services, logger }: Federat
   });
   const objects = createEventObjects(db, reader, urls);
 
-  async function register(app: FastifyInstance, runner: JobRunner, registry?: Registry): Promise<void> {
+  async function register(app: FastifyInstance, { jobs: runner, registry }: Pick<FaceDeps, 'jobs' | 'registry'>): Promise<void> {
     if (registry) metrics.register(registry);
     await registerFederationRoutes(app, { db, config, federation, origin, urls, guard, loaders, metrics, objects, logger });
     registerNegotiation(app, { services, urls, objects });

@@ -10,20 +10,19 @@
  *   const app = createWebServer(config, { rewriteUrl: restRouteRewrite(config.restRoot) });
  *   registerRestApi(app, { config, services, webhooks });
  */
+import type { FaceDeps } from '../faces.js';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { IncomingMessage } from 'node:http';
 import { NAMESPACE, WORDPRESS_REST_ROOT, type Config } from '../config.js';
 import { ApiError, apiError, faultError } from '../domain/errors.js';
 import type { Links } from '../domain/links.js';
 import { jsonBody } from '../domain/serialized.js';
-import type { Services } from '../domain/services.js';
 import { storeFault } from '../store/faults.js';
 import { createAuthentication } from '../web/authentication.js';
 import { answerConditional, etagOfBody } from '../web/conditional.js';
 import { requestErrorOf } from '../web/hostile-input.js';
 import { errorShapeOf } from '../web/error-shapes.js';
 import { rateLimitField } from '../web/rate-limit.js';
-import type { WebhookService } from '../webhooks/service.js';
 import { DOCS_PAGE_PATH, registerDocsPage } from './docs-page.js';
 import { JSONP_CONTENT_TYPE, jsonpCallbackOf, wrapJsonp } from './jsonp.js';
 import { allowForError, basePath, registerRoutes, sendJson } from './pipeline.js';
@@ -41,7 +40,6 @@ import { adminMediaRoutes } from './routes/admin-media.js';
 import { closeFollowers } from '../domain/change-stream.js';
 import { ADMIN_NAMESPACE, adminRoutes } from './routes/admin-webhooks.js';
 import { adminFederationRoutes } from './routes/admin-federation.js';
-import type { FederationAdmin } from '../domain/federation.js';
 import { apiRoutes } from './routes/index.js';
 import { EMBED_NAMESPACE, embedRoutes } from './routes/embed.js';
 import { adminSubmissionRoutes, SUBMISSIONS_NAMESPACE, submissionRoutes } from './routes/submissions.js';
@@ -49,15 +47,6 @@ import { rootIndex } from './self-description.js';
 import { sitePageHtml } from './site-page.js';
 
 /** What the REST face is built from. */
-export interface RestFace {
-  config: Config;
-  services: Services;
-  /** Webhook endpoints and deliveries (the administration namespace, issue 11). */
-  webhooks: WebhookService;
-  /** The fediverse followers and deliveries (issue 31); only when FEDERATION=true. */
-  federation?: FederationAdmin;
-}
-
 /**
  * The REST roots the API answers under: REST_ROOT, and WordPress' `/wp-json` (unless that is
  * REST_ROOT), so clients that hard-code it work.
@@ -177,7 +166,7 @@ const ADMIN_PATH_SEGMENT = `/${ADMIN_NAMESPACE}`;
  * shared plumbing (web/) and before the other faces. Synchronous on purpose: nothing may run between
  * the routes added before it and its error handler.
  */
-export function registerRestApi(app: FastifyInstance, { config, services, webhooks, federation }: RestFace): void {
+export function registerRestApi(app: FastifyInstance, { config, services, webhooks, federation }: FaceDeps): void {
   const restRoot = config.restRoot;
   const roots = restRoots(config);
   const served = namespaces(config);

@@ -11,13 +11,13 @@
  * hash of the file) and not listed anywhere a visitor can read until the event is public.
  *
  * @example
- *   registerMediaFace(app, services); // GET /media/0f3a…/medium.jpg → 200 image/jpeg
+ *   registerMediaFace(app, { services }); // GET /media/0f3a…/medium.jpg → 200 image/jpeg
  */
+import type { FaceDeps } from '../faces.js';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { IMMUTABLE, MEDIA_PATH } from '../domain/media/index.js';
-import type { Services } from '../domain/services.js';
 
-export function registerMediaFace(app: FastifyInstance, services: Services): void {
+export function registerMediaFace(app: FastifyInstance, { services }: Pick<FaceDeps, 'services'>): void {
   const answer = async (req: FastifyRequest<{ Params: { hash: string; file: string } }>, reply: FastifyReply) => {
     const key = `${req.params.hash}/${req.params.file}`;
     const etag = `"${key.replace('/', '-')}"`;

@@ -13,10 +13,10 @@
  * This module is the route table; the pages' answers are in `list-pages.ts`, `date-pages.ts`,
  * `event-pages.ts` and `subscription-feed.ts`, their shared context in `page-context.ts`. Unknown, trashed and unpublished records get the HTML 404 page.
  *
- * @example registerCalendarPages(app, services)
+ * @example registerCalendarPages(app, { services })
  */
+import type { FaceDeps } from '../faces.js';
 import type { FastifyInstance } from 'fastify';
-import type { Services } from '../domain/services.js';
 import { dayAnswer, monthAnswer } from './date-pages.js';
 import { createEventAnswer, linkedAnswer } from './event-pages.js';
 import { listAnswer, seriesAnswer, termAnswer } from './list-pages.js';
@@ -27,7 +27,7 @@ import { STYLESHEET, STYLESHEET_PATH } from './views.js';
 
 export type { Answer } from './page-context.js';
 
-export function registerCalendarPages(app: FastifyInstance, services: Services): void {
+export function registerCalendarPages(app: FastifyInstance, { services }: Pick<FaceDeps, 'services'>): void {
   const ctx = createPageContext(services);
   const { calendar } = ctx;
   const eventAnswer = createEventAnswer(ctx);

@@ -15,12 +15,12 @@
  * too (web/error-shapes.ts).
  *
  * @example
- *   registerSubmissionsFace(app, services);
+ *   registerSubmissionsFace(app, { services });
  */
+import type { FaceDeps } from '../faces.js';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { ApiError } from '../domain/errors.js';
 import { ANONYMOUS, type Viewer } from '../domain/permissions.js';
-import type { Services } from '../domain/services.js';
 import { sessionServiceOf } from '../domain/sessions.js';
 import type { Locale, SubmissionInput } from '../domain/submissions/index.js';
 import { localeOf } from '../domain/submissions/locale.js';
@@ -139,7 +139,7 @@ function errorsOf(e: ApiError, locale: Locale): { errors: Record<string, string>
   return { errors: {}, formError: locale === 'fr' ? (FORM_ERRORS_FR[e.code] ?? e.message) : e.message };
 }
 
-export function registerSubmissionsFace(app: FastifyInstance, services: Services): void {
+export function registerSubmissionsFace(app: FastifyInstance, { services }: Pick<FaceDeps, 'services'>): void {
   const config = services.config;
   if (config.submissions === 'off') return;
   const submissions = services.submissions;

@@ -1,0 +1,33 @@
+/**
+ * What every face is given, and the one signature of a face: `registerXFace(app, deps)`, called
+ * from the composition root's list (app.ts), in its order. A face takes what it reads from `deps`
+ * and nothing else: the configuration, the domain's services, the job runner (background work a
+ * face brings: federation's), /metrics' registry when it is on, and the two services faces hand
+ * each other through the root (webhooks, which the REST face administers; federation's
+ * administration, which the REST face's routes answer with).
+ *
+ * @example
+ *   export function registerMediaFace(app: FastifyInstance, { services }: FaceDeps): void { … }
+ */
+import type { FastifyBaseLogger, FastifyInstance } from 'fastify';
+import type { Registry } from 'prom-client';
+import type { Config } from './config.js';
+import type { FederationAdmin } from './domain/federation.js';
+import type { Services } from './domain/services.js';
+import type { JobRunner } from './jobs/runner.js';
+import type { WebhookService } from './webhooks/types.js';
+
+export interface FaceDeps {
+  config: Config;
+  services: Services;
+  jobs: JobRunner;
+  registry?: Registry;
+  logger: FastifyBaseLogger;
+  /** Webhook endpoints and deliveries (the administration namespace). */
+  webhooks: WebhookService;
+  /** The fediverse followers and deliveries; only when FEDERATION=true. */
+  federation?: FederationAdmin;
+}
+
+/** A face: its routes, hooks and background work added to the instance. */
+export type Face = (app: FastifyInstance, deps: FaceDeps) => void | Promise<void>;

@@ -5,7 +5,7 @@
  * publish <-> draft, term changes, titles), trashes, restores, term renames and deletes of terms
  * in use, with a fixed seed; afterwards every term's `count`, as stored and as the API answers it
  * (kept term rows, adjusted by the change feed), equals the number of published events linked to
- * it (`tribe_events` posts with status `publish`: what counts, see docs/design.md "The store", recurring
+ * it (`tribe_events` posts with status `publish`: what counts, see docs/performance.md "The store", recurring
  * events). Both stores; SQLite runs the writes one after another, PostgreSQL at the same time.
  */
 import { it } from 'node:test';

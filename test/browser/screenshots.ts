@@ -41,11 +41,14 @@ try {
 
   const page = await signInAdmin(browser, t.origin, 'ada');
   const shot = async (path: string, name: string, ready: () => Promise<unknown>) => {
+    const started = performance.now();
     await page.goto(`${t.origin}${path}`);
     await ready();
+    // How long the screen took to be usable (navigation to its content shown), for the record.
+    const ms = Math.round(performance.now() - started);
     await page.waitForTimeout(300);
     await page.screenshot({ path: join(DOCS, `${name}.png`), fullPage: true });
-    console.log(`docs/${name}.png  ${path}`);
+    console.log(`docs/${name}.png  ${path}  ${ms} ms`);
   };
   const h1 = () => page.locator('h1').first().waitFor();
   await shot('/admin/events', 'admin-series-rows', async () => {

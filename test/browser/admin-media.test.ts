@@ -109,6 +109,30 @@ describe('the media library in the admin app', () => {
     }
   });
 
+  for (const kind of ['venues', 'organizers'] as const) {
+    it(`gives a ${kind === 'venues' ? 'venue' : 'organizer'} a picture in its editor, uploaded by file picker, kept by a save (390 px and desktop)`, async () => {
+      const made = await t.api.post(`/${kind}`, { as: 'admin', json: kind === 'venues' ? { venue: 'Harbour hall' } : { organizer: 'Harbour friends' } });
+      assert.equal(made.status, 201, made.text);
+      for (const width of [390, 1280]) {
+        const page = await signInAdmin(browser, t.origin, 'edna', { width });
+        try {
+          await page.goto(`${t.origin}/admin/${kind}/${made.body.id}`);
+          await page.locator('#f-image').waitFor();
+          const before = await page.locator('#f-image').inputValue();
+          await page.locator('#event-picture-file').setInputFiles({ name: `${kind}-${width}.png`, mimeType: 'image/png', buffer: await plainImage(800, 500, 'png') });
+          const url = await uploadedUrl(page, before, 'png');
+          assert.deepEqual(await axe(page, `${kind} editor`, width), []);
+          await page.getByRole('button', { name: 'Save', exact: true }).click();
+          await page.getByText('Saved.').first().waitFor();
+          const stored = (await t.api.get(`/${kind}/${made.body.id}`, { as: 'admin' })).body;
+          assert.equal(stored.image.url, url);
+        } finally {
+          await page.context().close();
+        }
+      }
+    });
+  }
+
   for (const [lang, width] of [
     ['en', 390],
     ['fr', 390],

@@ -12,6 +12,7 @@ import { PageHeader } from '../components/PageHeader';
 import { Link } from '../components/Link';
 import { DataTable } from '../components/DataTable';
 import { FormErrors, TextField, TextArea } from '../components/Fields';
+import { MediaPicker } from './MediaPicker';
 import { ErrorState, Loading } from '../components/States';
 import { toast } from '../components/Toast';
 import { confirmDialog } from '../components/ConfirmDialog';
@@ -94,6 +95,9 @@ function Editor({ kind, id }: { kind: Kind; id: string }) {
   const [errors, setErrors] = useState<Record<string, string>>({});
   const [formError, setFormError] = useState<string | undefined>();
   const [geo, setGeo] = useState({ lat: '', lng: '' });
+  /** the picture's URL, and as it was loaded (sent only when it changed) */
+  const [image, setImage] = useState('');
+  const [loadedImage, setLoadedImage] = useState('');
   const load = async () => {
     try {
       const res = await api<Rec>(`${NS}/${kind}/${id}`);
@@ -102,6 +106,10 @@ function Editor({ kind, id }: { kind: Kind; id: string }) {
       setRec(flat);
       const g = res.data.geo_lat !== undefined ? { lat: String(res.data.geo_lat ?? ''), lng: String(res.data.geo_lng ?? '') } : { lat: '', lng: '' };
       setGeo(g);
+      const img = res.data.image as { url?: unknown } | false | undefined;
+      const url = img && typeof img === 'object' && typeof img.url === 'string' ? img.url : '';
+      setImage(url);
+      setLoadedImage(url);
       setEtag(res.headers.get('etag') ?? undefined);
     } catch (e) {
       setError(e);
@@ -120,6 +128,7 @@ function Editor({ kind, id }: { kind: Kind; id: string }) {
       body.geo_lat = Number(geo.lat);
       body.geo_lng = Number(geo.lng);
     }
+    if (image !== loadedImage) body.image = image;
     try {
       const res = await api<Rec>(isNew ? `${NS}/${kind}` : `${NS}/${kind}/${id}`, { method: 'POST', body, ifMatch: isNew ? undefined : etag });
       toast(t('common.saved'));
@@ -175,6 +184,7 @@ function Editor({ kind, id }: { kind: Kind; id: string }) {
             />
           ),
         )}
+        <MediaPicker value={image} onChange={setImage} error={errors.image} />
         {kind === 'venues' && (
           <div class="grid">
             <TextField label={t('venue.lat')} name="geo_lat" type="number" step="any" inputMode="decimal" value={geo.lat} onInput={(v) => setGeo({ ...geo, lat: v })} error={errors.geo_lat} />

@@ -8,12 +8,11 @@
  *
  * - every record's newest row, and the newest bulk-load (`all`) row: record versions (ETags,
  *   `Last-Modified`, `If-Match`) are read from them (`store/versions.ts`), so they do not move;
- * - every row after the lowest webhook endpoint cursor, enabled or disabled: those changes are
- *   still to be turned into deliveries (a disabled endpoint holds the log until it is enabled
- *   again or removed; the job says so in the log);
- * - with FEDERATION on, every row after the fediverse outbox's cursor (`federation_state`): those
- *   changes are still to be sent to followers. With it off, the outbox holds nothing (a calendar
- *   that turns federation on again after more than SYNC_HISTORY_DAYS sends what the log still has);
+ * - every row after the lowest position of the log's durable readers, declared in one list
+ *   (`store/durable-cursors.ts`): the webhook endpoints (enabled or disabled: a disabled endpoint
+ *   holds the log until it is enabled again or removed), the fediverse outbox (with FEDERATION on)
+ *   and the review e-mails (with REVIEW_NOTIFY and SMTP_URL); the job says in the log which one holds old
+ *   rows back;
  * - sync tokens: a token whose history was pruned answers 410 (the pruned sequence number is kept
  *   in `settings.changes_pruned_seq`), as a token that old does anyway.
  *
@@ -34,8 +33,8 @@
  */
 import type { Services } from '../domain/services.js';
 import type { JobRunner } from './runner.js';
-import { firstChangeTimeAfter, lastSeq, lowestWebhookCursor, pruneChangesBatch, pruneSupersededBatch } from '../store/changes.js';
-import { outboxCursorIfAny } from '../store/federation.js';
+import { firstChangeTimeAfter, lastSeq, pruneChangesBatch, pruneSupersededBatch } from '../store/changes.js';
+import { durableCursors } from '../store/durable-cursors.js';
 
 export interface PruneJob {
   /** Prune what is due now; resolves with how many rows were deleted. */
@@ -80,9 +79,8 @@ export async function pruneChangeLog(
   const limit = options.batch ?? BATCH;
   const since = options.since;
   const beforeGmt = gmtOf(now - services.config.syncHistoryDays * 86_400_000);
-  const [head, webhookCursor, outboxCursor] = await Promise.all([lastSeq(db), lowestWebhookCursor(db), services.config.federation ? outboxCursorIfAny(db) : undefined]);
-  const cursors = [webhookCursor, outboxCursor].filter((c): c is number => c !== undefined);
-  const upTo = Math.min(head, ...cursors);
+  const [head, cursors] = await Promise.all([lastSeq(db), durableCursors(db, services.config)]);
+  const upTo = Math.min(head, ...cursors.map((c) => c.seq));
   const pause = () => new Promise((resolve) => setImmediate(resolve));
   let deleted = 0;
   if (since && since.scanned > 0 && head > since.head) {
@@ -105,16 +103,11 @@ export async function pruneChangeLog(
   }
   if (deleted > 0) options.logger?.info({ pruned: deleted, through: at }, 'change log: pruned rows older than SYNC_HISTORY_DAYS');
   if (upTo < head && at >= upTo && !options.isStopped?.()) {
-    // Stopped at a consumer's cursor with older rows after it: an endpoint (or the outbox) holds the log.
+    // Stopped at a durable reader's position with older rows after it: that reader holds the log.
     const next = await firstChangeTimeAfter(db, upTo);
     if (next !== undefined && next < beforeGmt) {
-      const byOutbox = outboxCursor === upTo && webhookCursor !== upTo;
-      options.logger?.warn(
-        { cursor: upTo },
-        byOutbox
-          ? 'change log pruning: held back by the fediverse outbox cursor (deliveries behind?)'
-          : 'change log pruning: held back by a webhook endpoint cursor (a disabled endpoint? enable or remove it)',
-      );
+      const holder = cursors.find((c) => c.seq === upTo);
+      options.logger?.warn({ cursor: upTo, reader: holder?.name }, `change log pruning: held back by ${holder?.heldBack ?? 'a reader of the log'}`);
     }
   }
   return { deleted, through: at, state: { scanned: at, head } };

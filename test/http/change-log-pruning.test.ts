@@ -124,6 +124,31 @@ forEachStore('change log pruning', (t) => {
     await db.withTables<{ federation_state: { id: number } }>().deleteFrom('federation_state').execute();
   });
 
+  it('keeps the rows after the review e-mails cursor while review e-mails are sent (a durable reader declared to the pruning job)', async () => {
+    const db = t.built.store.db;
+    const e = (await t.api.post('/events', { as: 'admin', json: ev('Reviewed') })).body;
+    const before = (await recordVersion(db, 'event', e.id)).seq;
+    for (let i = 0; i < 3; i++) await t.api.post(`/events/${e.id}`, { as: 'admin', json: { title: `Reviewed ${i}` } });
+    // The review e-mails have read up to the create, not the edits after it.
+    const cursors = db.withTables<{ mail_cursors: { name: string; seq: number } }>();
+    const was = await cursors.selectFrom('mail_cursors').select('seq').where('name', '=', 'review').executeTakeFirst();
+    await cursors.deleteFrom('mail_cursors').where('name', '=', 'review').execute();
+    await cursors.insertInto('mail_cursors').values({ name: 'review', seq: before }).execute();
+    await db.updateTable('changes').set({ created_gmt: '2001-01-01 00:00:00' }).execute();
+    const rows = async () => (await db.selectFrom('changes').select('seq').where('record_type', '=', 'event').where('record_id', '=', e.id).execute()).length;
+    assert.equal(await rows(), 4);
+    await pruneChangeLog({ ...t.built.services, config: { ...t.built.services.config, reviewNotify: true, smtpUrl: 'smtp://127.0.0.1:1' } });
+    assert.equal(await rows(), 3, 'the edits after the review cursor are kept, the create before it is pruned');
+    await pruneChangeLog({ ...t.built.services, config: { ...t.built.services.config, reviewNotify: false, smtpUrl: 'smtp://127.0.0.1:1' } });
+    assert.equal(await rows(), 1, 'with the review e-mails off, only the newest row is kept');
+    await cursors.deleteFrom('mail_cursors').where('name', '=', 'review').execute();
+    if (was)
+      await cursors
+        .insertInto('mail_cursors')
+        .values({ name: 'review', seq: Number(was.seq) })
+        .execute();
+  });
+
   it('prunes in bounded batches, to the same end', async () => {
     const db = t.built.store.db;
     const e = (await t.api.post('/events', { as: 'admin', json: ev('Batched') })).body;

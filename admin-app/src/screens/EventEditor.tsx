@@ -9,15 +9,16 @@
  * beside who changed theirs. Unsaved changes are kept in localStorage per event with the version
  * they were made on (restored, and merged the same way, after a reload); leaving asks first. While
  * the event is open the editor holds a post lock (heartbeat), and says who else has it open, live.
+ * Its model (the draft, its fields, the write's body) is lib/event-draft.ts; the conflict panel and
+ * a series' occurrences are EditorParts.tsx.
  */
 import { useEffect, useRef, useState } from 'preact/hooks';
 import { api, apiUrl, ApiProblem, currentNonce, fieldErrors } from '../lib/api';
-import { changedKeys, differs, take, threeWay, type FieldGroup } from '../lib/merge';
+import { changedKeys, differs, take, threeWay } from '../lib/merge';
 import { NS, type EventRecord } from '../lib/events';
 import { formatDate, t } from '../lib/i18n';
 import { addGuard, navigate } from '../lib/router';
 import { boot, can, currentUser } from '../lib/session';
-import { EMPTY_RULE, parseLines, toLines, type Rule } from '../lib/recurrence';
 import { PageHeader } from '../components/PageHeader';
 import { Checkbox, Fieldset, FormErrors, SelectField, TextArea, TextField } from '../components/Fields';
 import { ErrorState, Loading } from '../components/States';
@@ -25,239 +26,19 @@ import { chooseDialog } from '../components/ConfirmDialog';
 import { lazyComponent } from '../components/Lazy';
 import { toast } from '../components/Toast';
 import { OrganizerPicker, TermPicker, TimeZonePicker, VenuePicker } from './Pickers';
-import { useApi } from '../components/useApi';
-import { Link } from '../components/Link';
-import type { EventList } from '../lib/events';
 import { RecurrenceEditor } from './RecurrenceEditor';
+import { bodyOf, draftOf, emptyDraft, fieldNamed, FIELDS, namesOf, type Draft } from '../lib/event-draft';
+import { ConflictPanel, SeriesOccurrences, type Conflict } from './EditorParts';
 import { MediaPicker } from './MediaPicker';
 import { EventActions } from './EventActions';
 
 const RichText = lazyComponent(() => import('./RichText').then((m) => m.RichText));
-
-/** What the form edits (strings as the inputs hold them). */
-export interface Draft {
-  title: string;
-  description: string;
-  excerpt: string;
-  slug: string;
-  status: string;
-  /** publication date, YYYY-MM-DDTHH:MM in the site's zone ('' = now) */
-  publish: string;
-  timezone: string;
-  all_day: boolean;
-  startDate: string;
-  startTime: string;
-  endDate: string;
-  endTime: string;
-  image: string;
-  cost: string;
-  website: string;
-  show_map: boolean;
-  show_map_link: boolean;
-  hide_from_listings: boolean;
-  sticky: boolean;
-  featured: boolean;
-  categories: number[];
-  newCategories: string[];
-  tags: number[];
-  newTags: string[];
-  venue: number | null;
-  organizer: number[];
-  rule: Rule;
-}
-
-const today = () => new Date().toISOString().slice(0, 10);
-
-function emptyDraft(): Draft {
-  return {
-    title: '',
-    description: '',
-    excerpt: '',
-    slug: '',
-    status: 'draft',
-    publish: '',
-    timezone: boot.timezone,
-    all_day: false,
-    startDate: today(),
-    startTime: '10:00',
-    endDate: today(),
-    endTime: '11:00',
-    image: '',
-    cost: '',
-    website: '',
-    show_map: true,
-    show_map_link: true,
-    hide_from_listings: false,
-    sticky: false,
-    featured: false,
-    categories: [],
-    newCategories: [],
-    tags: [],
-    newTags: [],
-    venue: null,
-    organizer: [],
-    rule: { ...EMPTY_RULE },
-  };
-}
-
-export function draftOf(e: EventRecord): Draft {
-  const venue = e.venue && 'id' in e.venue ? (e.venue as { id: number }).id : null;
-  return {
-    title: e.title ?? '',
-    description: e.description ?? '',
-    excerpt: (e.excerpt ?? '').replace(/<[^>]+>/g, ''),
-    slug: e.slug ?? '',
-    status: e.status,
-    publish: e.status === 'future' ? e.date.slice(0, 16).replace(' ', 'T') : '',
-    timezone: e.timezone || boot.timezone,
-    all_day: e.all_day,
-    startDate: e.start_date.slice(0, 10),
-    startTime: e.start_date.slice(11, 16),
-    endDate: e.end_date.slice(0, 10),
-    endTime: e.end_date.slice(11, 16),
-    image: e.image && typeof e.image === 'object' ? e.image.url : '',
-    cost: e.cost ?? '',
-    website: e.website ?? '',
-    show_map: e.show_map,
-    show_map_link: e.show_map_link,
-    hide_from_listings: e.hide_from_listings,
-    sticky: e.sticky,
-    featured: e.featured,
-    categories: (e.categories ?? []).map((c) => c.id),
-    newCategories: [],
-    tags: (e.tags ?? []).map((c) => c.id),
-    newTags: [],
-    venue,
-    organizer: (e.organizer ?? []).map((o) => o.id),
-    rule: parseLines(e.recurrence),
-  };
-}
-
-/** The API body of a draft. */
-export function bodyOf(d: Draft, isNew: boolean, original: EventRecord | null): Record<string, unknown> {
-  const body: Record<string, unknown> = {
-    title: d.title,
-    description: d.description,
-    excerpt: d.excerpt,
-    status: d.status,
-    timezone: d.timezone,
-    all_day: d.all_day,
-    start_date: `${d.startDate} ${d.all_day ? '00:00' : d.startTime}:00`,
-    end_date: `${d.endDate} ${d.all_day ? '23:59' : d.endTime}:${d.all_day ? '59' : '00'}`,
-    image: d.image,
-    cost: d.cost,
-    website: d.website,
-    show_map: d.show_map,
-    show_map_link: d.show_map_link,
-    hide_from_listings: d.hide_from_listings,
-    sticky: d.sticky,
-    featured: d.featured,
-    categories: [...d.categories, ...d.newCategories],
-    tags: [...d.tags, ...d.newTags],
-    venue: d.venue ?? '',
-    organizer: d.organizer,
-  };
-  if (d.slug) body.slug = d.slug;
-  if (d.publish && (d.status === 'publish' || d.status === 'future')) body.date = `${d.publish.replace('T', ' ')}:00`;
-  if (!original?.recurring_event_id) {
-    const lines = toLines(d.rule, d.startDate);
-    if (!isNew || lines.length) body.recurrence = lines;
-  }
-  if (isNew && !d.image) delete body.image;
-  return body;
-}
-
-/** The fields the conflict panel compares: groups of draft keys, labelled `editor.<name>`. */
-const FIELDS: ReadonlyArray<FieldGroup<Draft>> = [
-  { name: 'title', keys: ['title'] },
-  { name: 'description', keys: ['description'] },
-  { name: 'excerpt', keys: ['excerpt'] },
-  { name: 'status', keys: ['status'] },
-  { name: 'publishDate', keys: ['publish'] },
-  { name: 'slug', keys: ['slug'] },
-  { name: 'timezone', keys: ['timezone'] },
-  { name: 'allDay', keys: ['all_day'] },
-  { name: 'startDate', keys: ['startDate', 'startTime'] },
-  { name: 'endDate', keys: ['endDate', 'endTime'] },
-  { name: 'venue', keys: ['venue'] },
-  { name: 'organizers', keys: ['organizer'] },
-  { name: 'featured', keys: ['featured'] },
-  { name: 'sticky', keys: ['sticky'] },
-  { name: 'hide', keys: ['hide_from_listings'] },
-  { name: 'showMap', keys: ['show_map'] },
-  { name: 'showMapLink', keys: ['show_map_link'] },
-  { name: 'image', keys: ['image'] },
-  { name: 'cost', keys: ['cost'] },
-  { name: 'website', keys: ['website'] },
-  { name: 'categories', keys: ['categories', 'newCategories'] },
-  { name: 'tags', keys: ['tags', 'newTags'] },
-  { name: 'recurrence', keys: ['rule'] },
-];
-const fieldNamed = (name: string) => FIELDS.find((f) => f.name === name)!;
-const fieldLabel = (name: string) => t(name === 'recurrence' ? 'recurrence.title' : `editor.${name}`);
-
-/** Names of the linked records and terms the event versions mention (`v12`, `o3`, `c4`, `t5`). */
-function namesOf(...records: Array<EventRecord | null>): Map<string, string> {
-  const names = new Map<string, string>();
-  for (const e of records) {
-    if (!e) continue;
-    if (e.venue && 'id' in e.venue) names.set(`v${(e.venue as { id: number }).id}`, (e.venue as { venue: string }).venue);
-    for (const o of e.organizer ?? []) names.set(`o${o.id}`, o.organizer);
-    for (const c of e.categories ?? []) names.set(`c${c.id}`, c.name);
-    for (const c of e.tags ?? []) names.set(`t${c.id}`, c.name);
-  }
-  return names;
-}
-
-/** A field's value in one version, as the conflict panel shows it. */
-function shown(name: string, d: Draft, names: Map<string, string>): string {
-  const named = (prefix: string, ids: number[]) => ids.map((id) => names.get(`${prefix}${id}`) ?? `#${id}`);
-  const g = fieldNamed(name);
-  switch (name) {
-    case 'description':
-      return d.description
-        .replace(/<\/(p|h\d|li|blockquote)>/g, '\n')
-        .replace(/<[^>]+>/g, '')
-        .trim();
-    case 'status':
-      return t(`status.${d.status}`);
-    case 'startDate':
-      return `${d.startDate} ${d.all_day ? '' : d.startTime}`.trim();
-    case 'endDate':
-      return `${d.endDate} ${d.all_day ? '' : d.endTime}`.trim();
-    case 'venue':
-      return d.venue === null ? '' : named('v', [d.venue]).join('');
-    case 'organizers':
-      return named('o', d.organizer).join(', ');
-    case 'categories':
-      return [...named('c', d.categories), ...d.newCategories].join(', ');
-    case 'tags':
-      return [...named('t', d.tags), ...d.newTags].join(', ');
-    case 'recurrence':
-      return toLines(d.rule, d.startDate).join('\n');
-  }
-  const v = d[g.keys[0]!];
-  return typeof v === 'boolean' ? t(v ? 'editor.yes' : 'editor.no') : String(v ?? '');
-}
 
 /** What the editor keeps in localStorage: the draft and the version it was made on. */
 interface Kept {
   v: 2;
   draft: Draft;
   base: Draft | null;
-}
-
-/** A save refused with 412 whose merge left fields both sides changed. */
-interface Conflict {
-  theirs: EventRecord;
-  etag: string;
-  theirsDraft: Draft;
-  base: Draft;
-  fields: string[];
-  choice: Record<string, 'mine' | 'theirs'>;
-  /** who changed it last (the admin API's `last_editor`), when known */
-  who: string | null;
-  scope: string | undefined;
 }
 
 interface EditingState {
@@ -276,95 +57,6 @@ const ADMIN_NS = 'calendar/admin/v1';
 async function withTypedCost(e: EventRecord): Promise<EventRecord> {
   const typed = await api<{ cost: string }>(`${ADMIN_NS}/events/${e.id}`).catch(() => null);
   return typed ? { ...e, cost: typed.data.cost } : e;
-}
-
-/** The occurrences the server generated for a series (`?post_parent=`), next first. */
-function SeriesOccurrences({ id }: { id: number }) {
-  const list = useApi<EventList>(`${NS}/events`, { post_parent: id, per_page: 10, status: 'any' });
-  if (!list.data || list.data.events.length === 0) return null;
-  return (
-    <section class="card" aria-labelledby="series-occurrences">
-      <h2 id="series-occurrences">{t('editor.occurrences', { n: list.data.total })}</h2>
-      <ol class="occurrences">
-        {list.data.events.map((e) => (
-          <li key={e.id}>
-            <Link to={`/events/${e.id}`}>{formatDate(e.utc_start_date, { dateStyle: 'full', timeStyle: e.all_day ? undefined : 'short', timeZone: e.timezone || undefined })}</Link>{' '}
-            {e.title !== list.data!.events[0]!.title ? `· ${e.title}` : ''}
-          </li>
-        ))}
-      </ol>
-    </section>
-  );
-}
-
-/**
- * The fields both sides changed, each with the version loaded (before), theirs and mine, and a
- * choice; who changed theirs and when. Everything else is merged already.
- */
-function ConflictPanel({
-  conflict: c,
-  mine,
-  names,
-  onChoose,
-  onSave,
-  onTakeTheirs,
-}: {
-  conflict: Conflict;
-  mine: Draft;
-  names: Map<string, string>;
-  onChoose: (c: Conflict) => void;
-  onSave: (c: Conflict) => void;
-  onTakeTheirs: (c: Conflict) => void;
-}) {
-  const when = formatDate(c.theirs.modified_utc ?? c.theirs.modified);
-  const value = (text: string) => (text === '' ? <em>{t('editor.empty')}</em> : text);
-  // The keyboard goes to the question (the panel opens above the form, away from the Save button).
-  const heading = useRef<HTMLHeadingElement>(null);
-  useEffect(() => heading.current?.focus(), []);
-  return (
-    <section class="notice error conflict-panel" role="alert" aria-labelledby="conflict-title">
-      <h2 id="conflict-title" tabIndex={-1} ref={heading}>
-        {t('editor.conflict')}
-      </h2>
-      <p>{c.who ? t('editor.conflictBy', { who: c.who, when }) : t('editor.conflictByUnknown', { when })}</p>
-      <p>{t('editor.conflictMerged')}</p>
-      {c.fields.map((f) => (
-        <fieldset class="conflict-field" key={f}>
-          <legend>{fieldLabel(f)}</legend>
-          <dl>
-            <div>
-              <dt>{t('editor.base')}</dt>
-              <dd>{value(shown(f, c.base, names))}</dd>
-            </div>
-            <div>
-              <dt>{t('editor.theirsShort')}</dt>
-              <dd>{value(shown(f, c.theirsDraft, names))}</dd>
-            </div>
-            <div>
-              <dt>{t('editor.mine')}</dt>
-              <dd>{value(shown(f, mine, names))}</dd>
-            </div>
-          </dl>
-          <div class="choices">
-            {(['mine', 'theirs'] as const).map((side) => (
-              <label key={side}>
-                <input type="radio" name={`conflict-${f}`} value={side} checked={(c.choice[f] ?? 'mine') === side} onChange={() => onChoose({ ...c, choice: { ...c.choice, [f]: side } })} />{' '}
-                {t(side === 'mine' ? 'editor.chooseMine' : 'editor.chooseTheirs')}
-              </label>
-            ))}
-          </div>
-        </fieldset>
-      ))}
-      <div class="actions">
-        <button type="button" onClick={() => onSave(c)}>
-          {t('editor.saveMine')}
-        </button>
-        <button type="button" class="secondary" onClick={() => onTakeTheirs(c)}>
-          {t('editor.takeTheirs')}
-        </button>
-      </div>
-    </section>
-  );
 }
 
 const storageKey = (id: string) => `calendar-admin-draft-${currentUser.value.id}-${id}`;

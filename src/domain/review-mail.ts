@@ -21,6 +21,7 @@ import { pendingReviewMail, publishedMail, sentBackMail } from './people-mail.js
 import { viewerOf, type Viewer } from './permissions.js';
 import type { Services } from './services.js';
 import type { Mail } from './submissions/mail.js';
+import { SUBMISSIONS_USER } from './submissions/types.js';
 
 const CURSOR = 'review';
 /** Change-log rows read in one step. */
@@ -59,8 +60,10 @@ export async function notifyReviews(services: ReviewServices): Promise<number> {
     if (!authors.has(authorId)) authors.set(authorId, await usersStore.findUserById(db, authorId));
     const author = authors.get(authorId);
     if (!author || author.role !== 'contributor') continue;
-    // A community submission's moderators and submitter hear of it through its own e-mails.
-    if (await isSubmittedEvent(db, id)) continue;
+    // A community submission's moderators and submitter hear of it through its own e-mails. An
+    // anonymous one is the submissions account's (known at once: its submission row is written
+    // just after its event, so this reader may see the event first).
+    if (author.login === SUBMISSIONS_USER || (await isSubmittedEvent(db, id))) continue;
     const title = record.title || `#${id}`;
     if (was !== 'pending' && record.status === 'pending') {
       const to = config.submissionsNotifyTo.length ? config.submissionsNotifyTo : await addressesOfRoles(db, ['administrator', 'editor']);

@@ -15,6 +15,8 @@ import { cli, cliEnv, cliTarget } from '../support/cli.js';
 import { ADMIN, STORES, type TestServer, startServer } from '../support/harness.js';
 import { startSmtp, type TestSmtp } from '../support/smtp.js';
 import { startProxy } from '../support/tcp-proxy.js';
+import { SUBMISSIONS_USER } from '../../src/domain/submissions/types.js';
+import { viewerOf } from '../../src/domain/permissions.js';
 
 const A = '/api/calendar/admin/v1';
 const POLICY = { PASSWORD_MIN_LENGTH: '12', PASSWORD_MIN_STRENGTH: '3' };
@@ -425,6 +427,19 @@ for (const kind of STORES) {
       assert.equal(own.status, 201);
       await new Promise((r) => setTimeout(r, 1000));
       assert.ok(!smtp.messages.some((m) => m.subject.includes('Editor own')));
+    });
+
+    it("an anonymous community submission's event, seen before its submission row is written, tells no editor (its own e-mails do)", async () => {
+      const services = t.built.services;
+      const account =
+        (await services.users.list()).find((u) => u.login === SUBMISSIONS_USER) ??
+        (await services.users.add({ login: SUBMISSIONS_USER, role: 'contributor', password: '', noPassword: true, name: 'Community submissions' }));
+      // The submissions service writes the event first and its row just after: the review reader may run between.
+      await services.events.create(viewerOf({ id: Number(account.id), login: SUBMISSIONS_USER, role: 'contributor' }), { ...EVENT, title: 'Proposed by the public', status: 'pending' });
+      const marker = await t.api.post('/events', { as: 'cara:cara-pw', json: { ...EVENT, title: 'After the proposal', status: 'pending' } });
+      assert.equal(marker.status, 201);
+      await smtp.waitFor((m) => m.subject.includes('After the proposal'));
+      assert.ok(!smtp.messages.some((m) => m.subject.includes('Proposed by the public')));
     });
 
     it('send back with a note: back to draft, the contributor gets the note; editors only, a note required, pending only', async () => {

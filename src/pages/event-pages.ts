@@ -26,7 +26,7 @@ export function createEventAnswer(ctx: PageContext): EventAnswer {
     const e = day === undefined ? await calendar.event(slug) : await calendar.occurrence(slug, day);
     if (!e && day === undefined && format === 'html' && q.preview !== undefined) {
       const preview = await calendar.preview(slug, first(q.preview));
-      if (preview) return html(previewPage(ctx, preview));
+      if (preview) return { ...html(previewPage(ctx, preview)), unlisted: true };
     }
     if (!e) {
       // A moved occurrence's old address: 301 to its new one (the `.ics` twin to its new `.ics`).

@@ -10,7 +10,7 @@ import { createViews, type Subscription, type Views } from './views.js';
 
 /** What a page or feed request answers: a page, a feed, or not found. */
 export type Answer =
-  | { kind: 'html'; status: number; body: string }
+  | { kind: 'html'; status: number; body: string; /** for whoever holds the URL only: never kept by a shared cache */ unlisted?: boolean }
   | {
       kind: 'ical';
       events: PublicEvent[];

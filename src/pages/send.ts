@@ -58,6 +58,8 @@ export async function send(ctx: PageContext, req: FastifyRequest, reply: Fastify
   if (answer.kind === 'redirect') return reply.code(301).header('location', answer.location).header('content-type', 'text/html; charset=utf-8').send('');
   if (answer.kind === 'bad-request') return reply.code(400).header('content-type', 'text/plain; charset=utf-8').send(`${answer.message}\n`);
   if (answer.kind === 'html') {
+    // A signed preview: no shared cache may keep it (it would outlive the link's trash); the page says noindex.
+    if (answer.unlisted) return reply.code(answer.status).header('content-type', 'text/html; charset=utf-8').header('cache-control', 'private, no-store').send(answer.body);
     if (answer.status === 200 && validators) answerConditional(req, reply, validators);
     return reply.code(answer.status).header('content-type', 'text/html; charset=utf-8').send(answer.body);
   }

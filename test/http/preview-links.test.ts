@@ -43,6 +43,9 @@ forEachStore(
       assert.match(page.text, /Secret Gala/);
       assert.match(page.text, /class="preview-banner"/);
       assert.match(page.text, /<meta name="robots" content="noindex">/);
+      // For the link's holder only: no shared cache keeps it past the link's trash.
+      assert.equal(page.headers.get('cache-control'), 'private, no-store');
+      assert.equal(page.headers.get('etag'), null);
       // Pending review too.
       const pending = await draft('Pending Picnic', 'pending');
       const pl = await t.api.post(`${A}/events/${pending.id}/preview`, { as: 'admin' });

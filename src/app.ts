@@ -150,7 +150,7 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
   const faces: Array<[name: string, face: Face]> = [
     ['rest', registerRestApi],
     ...(federationFace ? ([['federation', federationFace.register]] as Array<[string, Face]>) : []),
-    // Liveness and readiness probes, outside the REST root too; readiness waits for the warm-up (issue 27).
+    // Liveness and readiness probes, outside the REST root too; readiness waits for the warm-up (the caches filled first).
     [
       'health',
       () => {

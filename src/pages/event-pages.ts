@@ -10,7 +10,7 @@ import type { PageMeta } from './views.js';
 import { first, html, pageOf, slugFile, type Answer, type Format, type PageContext, type Query } from './page-context.js';
 
 /**
- * An event's page or .ics: `(format, slug, day?, query?)`, `day` naming an occurrence (issue 15);
+ * An event's page or .ics: `(format, slug, day?, query?)`, `day` naming an occurrence of a recurring event;
  * the query's `preview` token opens an event not published yet (domain/previews.ts).
  */
 export type EventAnswer = (format: Format, slug: string, day?: string, q?: Query) => Promise<Answer>;

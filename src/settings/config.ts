@@ -34,7 +34,7 @@ export interface Config {
   metricsToken?: string;
   /** A request during which the event loop was held at least this long (ms) is logged (warn) and counted; 0 logs every hold. */
   slowRequestLogMs: number;
-  /** Answer the default anonymous lists before /readyz says ready (issue 27). */
+  /** Answer the default anonymous lists before /readyz says ready, so a new instance's first clients find the caches filled. */
   warmUp: boolean;
   /** Replay kept answers to anonymous reads below Fastify (web/replay.ts; REPLAY_ANSWERS, default true). */
   replayAnswers: boolean;
@@ -83,11 +83,11 @@ export interface Config {
   requestTimeoutMs: number;
   /** Memory that list answers being built and sent may hold together (bytes); more waits its turn. */
   responseMemoryBytes: number;
-  /** `max-age` (seconds) of `Cache-Control: public` on anonymous GET answers (issue 11). */
+  /** `max-age` (seconds) of `Cache-Control: public` on anonymous GET answers (shared caches may serve them that long). */
   cacheMaxAge: number;
   /** How long sync tokens stay valid, in days (the change log keeps at least this much). */
   syncHistoryDays: number;
-  /** Log rows one sync answer reads at most (issue 24: more are paged with continuation tokens). */
+  /** Log rows one sync answer reads at most (more are paged with continuation tokens, so no answer grows without bound). */
   syncMaxChanges: number;
   /** Whether webhook targets may be on loopback, private or link-local addresses. */
   webhooksAllowPrivate: boolean;
@@ -103,9 +103,9 @@ export interface Config {
   geolocRadius: number;
   /** Unit of `geolocRadius` and the default of `geoloc_unit`: miles or kilometres. */
   geolocUnit: 'mi' | 'km';
-  /** How far ahead (months) occurrences of recurring events are materialised (issue 15). */
+  /** How far ahead (months) occurrences of recurring events are materialised (rows, so lists and feeds read them like any event). */
   recurrenceHorizonMonths: number;
-  /** Path of the admin face (sign-in, account), without trailing slash, e.g. '/admin' (issue 28). */
+  /** Path of the admin face (sign-in, account), without trailing slash, e.g. '/admin'. */
   adminPath: string;
   /** A sign-in session unused this long ends (ms). */
   sessionIdleMs: number;
@@ -129,7 +129,7 @@ export interface Config {
   secretKey?: string;
   /** Where each setting not at its default came from (the admin API's settings list). */
   sources?: Partial<Record<keyof Config, 'environment' | 'flag'>>;
-  /** Issue 31 (docs/federation.md): the calendar as an ActivityPub actor; every federation route 404s when false. */
+  /** Federation (docs/federation.md): the calendar as an ActivityPub actor; every federation route 404s when false. */
   federation: boolean;
   /** The actor's WebFinger handle (`acct:HANDLE@host`). */
   federationHandle: string;
@@ -151,7 +151,7 @@ export interface Config {
   federationRetrySchedule: number[];
   /** The actor's icon (an image URL), if any. */
   federationIconUrl?: string;
-  /** Community submissions (issue 29; docs/submissions.md): `off` (every route 404), `registered`, `anyone`. */
+  /** Community submissions (docs/submissions.md): `off` (every route 404), `registered`, `anyone`. */
   submissions: 'off' | 'registered' | 'anyone';
   /** Whether a proof-of-work (ALTCHA) solution must come with each submission. */
   submissionsPow: boolean;

@@ -190,7 +190,7 @@ export interface EventService {
    * with `scope` `all`, an occurrence's series) with the occurrences trashed with it, in one transaction.
    */
   restore(record: EventRecord, scope?: RecurrenceScope): Promise<EventRecord>;
-  /** Recurring events (issue 15): the occurrence of a series that starts on a day (`YYYY-MM-DD`), moved ones at their new day. */
+  /** Recurring events: the occurrence of a series that starts on a day (`YYYY-MM-DD`), moved ones at their new day. */
   occurrenceOn(seriesId: number, day: string): Promise<number | undefined>;
   /** The occurrence that was on this day before it was moved to another (its old address redirects), if any. */
   movedOccurrence(seriesId: number, day: string): Promise<number | undefined>;

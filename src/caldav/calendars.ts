@@ -311,14 +311,17 @@ export function createCalendars(services: Services): Calendars {
       }
       // Nothing committed since the token: the same token, no look at the log (as cheap as a 304).
       if (from === position.seq) return { changed: [], removed: [], token: issue(from), truncated: false };
-      const filter = await events.syncFilter(viewer, { page: 1, per_page: 1, ...argsOf(cal) } as EventListArgs, new Set());
+      // The calendar's filter is built only when events changed (the delta asks `matching` first, then `listed`).
+      let filter: Awaited<ReturnType<typeof events.syncFilter>> | undefined;
+      const view = {
+        type: 'event' as const,
+        unknownShown: false,
+        matching: async (ids: number[]) => (filter ??= await events.syncFilter(viewer, { page: 1, per_page: 1, ...argsOf(cal) } as EventListArgs, new Set())).matching(ids),
+        listed: (before: Parameters<NonNullable<typeof filter>['listed']>[0]) => filter!.listed(before),
+      };
       let delta: SyncDelta;
       try {
-        delta = await syncDelta(
-          db,
-          { type: 'event', matching: filter.matching, listed: filter.listed, unknownShown: false },
-          { from, to: position.seq, rows: config.syncMaxChanges, historyDays, now, maxRecords: limit },
-        );
+        delta = await syncDelta(db, view, { from, to: position.seq, rows: config.syncMaxChanges, historyDays, now, maxRecords: limit });
       } catch (e) {
         if (e instanceof DeltaTooLarge) throw new TooManyMatches();
         if (e instanceof ApiError && e.code === 'rest_sync_token_expired') throw new InvalidSyncToken();

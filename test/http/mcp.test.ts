@@ -7,41 +7,12 @@
  */
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import { forEachStore, startServer, STORES, type TestServer } from '../support/harness.js';
+import { forEachStore, startServer, STORES } from '../support/harness.js';
 import { startReceiver, type Receiver } from '../support/receiver.js';
+import { appPasswordUser, call, connect } from '../support/mcp.js';
+import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 
 const ADMIN_BASE = '/api/calendar/admin/v1';
-
-/** An SDK client connected to the server's /mcp, as `credentials` (login:password) or anonymously. */
-export async function connect(t: TestServer, credentials?: string): Promise<Client> {
-  const client = new Client({ name: 'mcp-test', version: '1.0.0' });
-  const headers: Record<string, string> = credentials ? { authorization: 'Basic ' + Buffer.from(credentials).toString('base64') } : {};
-  await client.connect(new StreamableHTTPClientTransport(new URL(`${t.origin}/mcp`), { requestInit: { headers } }));
-  return client;
-}
-
-/** A tool call's answer: its JSON when it succeeded, its text when it is a tool error. */
-export async function call(client: Client, name: string, args: Record<string, unknown> = {}): Promise<{ isError: boolean; json: any; text: string }> {
-  const res = (await client.callTool({ name, arguments: args })) as { isError?: boolean; content: Array<{ type: string; text: string }> };
-  const text = res.content.map((c) => c.text).join('\n');
-  let json: unknown;
-  try {
-    json = JSON.parse(text);
-  } catch {
-    json = undefined;
-  }
-  return { isError: res.isError === true, json, text };
-}
-
-/** A user of this role with an application password: their `login:password` credentials. */
-export async function appPasswordUser(t: TestServer, role: 'editor' | 'contributor' | 'author', login: string): Promise<string> {
-  const { id } = await t.user(role, login);
-  const made = await t.api.post(`${ADMIN_BASE}/users/${id}/application-passwords`, { as: 'admin', json: { name: 'assistant' } });
-  assert.equal(made.status, 201, made.text);
-  return `${login}:${made.body.password}`;
-}
 
 const ev = (title: string, extra: Record<string, unknown> = {}) => ({ title, start_date: '2032-03-01 10:00:00', end_date: '2032-03-01 12:00:00', status: 'publish', ...extra });
 
@@ -184,7 +155,7 @@ forEachStore(
       const [delivery] = await r.waitFor((m) => m.path === '/hook/mcp' && m.body.type === 'event.created' && m.body.data?.id === id);
       assert.equal(delivery!.verified, true);
       // Near the venue's point.
-      const near = await call(anon, 'search_events', { start_date: '2032-04-01', near: { lat: 48.4, lng: -4.5, radius: 10, unit: 'km' } });
+      const near = await call(anon, 'search_events', { start_date: '2032-04-01', end_date: '2032-05-01', near: { lat: 48.4, lng: -4.5, radius: 10, unit: 'km' } });
       assert.deepEqual(
         near.json.events.map((e: any) => e.id),
         [id],

@@ -8,9 +8,12 @@
  * limits per address and e-mail, the link limit, the description's length, duplicates flagged) and
  * waits for a moderator like one sent from the form.
  *
- * The web form's proof of work (SUBMISSIONS_POW=on) is a small computation the visitor's browser
- * does; an assistant cannot run it, so with it on a proposal through MCP is refused with REST's own
- * message unless the caller is signed in (docs/mcp.md says so). The form's "open for a few seconds"
+ * The web form's proof of work (SUBMISSIONS_POW=on) is a computation the visitor's browser does
+ * (about 25,000 SHA-256 hashes); an assistant cannot be counted on to run it, and the service will
+ * not solve its own challenge (that would make it worthless). So with it on, a proposal through MCP
+ * needs the solved `altcha` like any API client's, and is otherwise refused with REST's own message;
+ * signed-in callers add events with create_event instead (a contributor's wait for review too).
+ * docs/mcp.md says so. The form's "open for a few seconds"
  * check does not apply: REST has no form to time.
  *
  * @example
@@ -76,6 +79,16 @@ export function registerSubmissionTools(server: McpServer, { rest, config }: Too
         image: z.string().optional().describe('An image URL (http or https)'),
         name: z.string().optional().describe('The submitter’s name (shown to moderators only); required unless signed in'),
         email: z.string().optional().describe('The submitter’s e-mail address (moderators only; where the decision is sent); required unless signed in'),
+        ...(config.submissionsPow
+          ? {
+              altcha: z
+                .string()
+                .optional()
+                .describe(
+                  `This calendar asks for a proof of work: the solved ALTCHA challenge from ${config.siteUrl}${config.restRoot}/calendar/submissions/v1/challenge (base64 JSON). Without it the proposal is refused.`,
+                ),
+            }
+          : {}),
       },
       readOnly: false,
     },

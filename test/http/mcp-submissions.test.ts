@@ -95,6 +95,27 @@ forEachStore(
   OPEN,
 );
 
+describe('mcp submissions: SUBMISSIONS_POW=on', () => {
+  for (const kind of STORES.slice(0, 1)) {
+    it('a proposal without the solved proof of work is refused with the REST message', async () => {
+      const t = await startServer(kind, { ...OPEN, SUBMISSIONS_POW: 'on' });
+      const anon = await connect(t);
+      try {
+        const res = await call(anon, 'propose_event', proposal('Unproven'));
+        const rest = await t.api.post('/api/calendar/submissions/v1/submissions', { json: proposal('Unproven') });
+        assert.equal(rest.status, 400);
+        assert.equal(res.isError, true);
+        assert.ok(res.text.startsWith(rest.body.message), res.text);
+        const tool = (await anon.listTools()).tools.find((x) => x.name === 'propose_event')!;
+        assert.ok('altcha' in (tool.inputSchema.properties as object));
+      } finally {
+        await anon.close();
+        await t.close();
+      }
+    });
+  }
+});
+
 describe('mcp submissions: SUBMISSIONS=off', () => {
   for (const kind of STORES.slice(0, 1)) {
     it('no proposal or moderation tool; a call to one is refused', async () => {

@@ -239,7 +239,7 @@ forEachStore(
       assert.equal(tooMany.isError, true);
     });
 
-    it('wrong credentials answer 401 before any MCP message; GET /mcp is 405 (stateless)', async () => {
+    it('wrong credentials answer 401 before any MCP message; a body over the limit 413; GET /mcp is 405 (stateless)', async () => {
       const res = await fetch(`${t.origin}/mcp`, {
         method: 'POST',
         headers: { authorization: 'Basic ' + Buffer.from('eddie:wrong').toString('base64'), 'content-type': 'application/json', accept: 'application/json, text/event-stream' },
@@ -248,6 +248,14 @@ forEachStore(
       assert.equal(res.status, 401);
       assert.match(res.headers.get('www-authenticate') ?? '', /^Basic /);
       assert.equal((await res.json()).code, 'rest_invalid_credentials');
+      // The body limit (256 KB): a larger request is refused before it is read as MCP.
+      const big = await fetch(`${t.origin}/mcp`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream' },
+        body: JSON.stringify({ jsonrpc: '2.0', id: 2, method: 'tools/call', params: { name: 'search_events', arguments: { search: 'x'.repeat(300 * 1024) } } }),
+      });
+      assert.equal(big.status, 413);
+      await big.text();
       const get = await fetch(`${t.origin}/mcp`, { headers: { accept: 'text/event-stream' } });
       assert.equal(get.status, 405);
       await get.text();

@@ -42,7 +42,7 @@ export function eventSummary(e: Json): Json {
   };
 }
 
-const termSummary = (t: Json): Json => ({ id: t.id, name: t.name, slug: t.slug, count: t.count, ...(t.parent ? { parent: t.parent } : {}), url: t.urls?.self ?? undefined });
+const termSummary = (t: Json): Json => ({ id: t.id, name: t.name, slug: t.slug, count: t.count, ...(t.parent ? { parent: t.parent } : {}) });
 
 const venueSummary = (v: Json): Json => ({
   id: v.id,

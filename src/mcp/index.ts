@@ -27,12 +27,12 @@ import type { FaceDeps } from '../faces.js';
 import { ApiError, apiError } from '../domain/errors.js';
 import { ANONYMOUS } from '../domain/permissions.js';
 import { createAuthentication } from '../web/authentication.js';
-import { registerReadTools } from './read-tools.js';
+import { readTools } from './read-tools.js';
 import { restClientOf } from './rest.js';
 import { registerPrompts, registerResources } from './resources.js';
-import { registerSubmissionTools } from './submission-tools.js';
-import type { ToolContext } from './tool.js';
-import { registerWriteTools } from './write-tools.js';
+import { submissionTools } from './submission-tools.js';
+import { registerTools, type ToolContext } from './tool.js';
+import { writeTools } from './write-tools.js';
 
 export const MCP_PATH = '/mcp';
 
@@ -84,6 +84,8 @@ export function registerMcpFace(app: FastifyInstance, { config, services }: Pick
     'call about_calendar for today’s date there. Lists are paged: answers say total, total_pages and next_page. ' +
     'Anonymous callers see published events only; writing needs an application password sent as HTTP Basic credentials.';
 
+  // Built once: their schemas cost more to build than a call costs to answer.
+  const tools = [...readTools(config), ...writeTools(), ...submissionTools(config)];
   const serverFor = (req: FastifyRequest): McpServer => {
     const server = new McpServer({ name: 'events-calendar', title: config.siteName, version: VERSION }, { instructions });
     const authorization = req.headers.authorization;
@@ -93,9 +95,7 @@ export function registerMcpFace(app: FastifyInstance, { config, services }: Pick
       viewer: req.viewer ?? ANONYMOUS,
       config,
     };
-    registerReadTools(server, ctx);
-    registerWriteTools(server, ctx);
-    registerSubmissionTools(server, ctx);
+    registerTools(server, tools, ctx);
     registerResources(server, ctx);
     registerPrompts(server, ctx);
     return server;

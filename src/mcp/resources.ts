@@ -45,16 +45,20 @@ export function registerResources(server: McpServer, { rest, config }: ToolConte
   }
 }
 
+// Built once (schemas cost more to build than a request to answer).
+const PLAN_ARGS = {
+  interests: z.string().optional().describe('What you like, e.g. "jazz, family outings"'),
+  start: z.string().optional().describe('The first day, e.g. "2026-12-07" (default: today)'),
+};
+const PROPOSE_ARGS = { about: z.string().optional().describe('What you know of the event, in your words') };
+
 export function registerPrompts(server: McpServer, { config, viewer }: ToolContext): void {
   server.registerPrompt(
     'plan_my_week',
     {
       title: 'Plan my week',
       description: 'Find what is on in the calendar over seven days and suggest a plan around the interests given.',
-      argsSchema: {
-        interests: z.string().optional().describe('What you like, e.g. "jazz, family outings"'),
-        start: z.string().optional().describe('The first day, e.g. "2026-12-07" (default: today)'),
-      },
+      argsSchema: PLAN_ARGS,
     },
     ({ interests, start }) => ({
       messages: [
@@ -78,7 +82,7 @@ export function registerPrompts(server: McpServer, { config, viewer }: ToolConte
     {
       title: 'Propose an event',
       description: signedIn ? 'Gather an event’s details and add it to the calendar.' : 'Gather an event’s details and propose it to the calendar’s moderators.',
-      argsSchema: { about: z.string().optional().describe('What you know of the event, in your words') },
+      argsSchema: PROPOSE_ARGS,
     },
     ({ about }) => ({
       messages: [

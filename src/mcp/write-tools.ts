@@ -9,9 +9,8 @@
  * @example
  *   registerWriteTools(server, ctx); // create_event {title, start_date: '2026-12-05 19:30', end_date: '2026-12-05 22:00'}
  */
-import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import * as z from 'zod';
-import { addTool, type ToolContext } from './tool.js';
+import { defineTool, type ToolDef } from './tool.js';
 
 type Json = Record<string, any>;
 
@@ -99,57 +98,62 @@ const organizerFields = (creating: boolean) => ({
 
 const SIGNED_IN = 'Needs a signed-in caller whose role may do it (as the REST API).';
 
-export function registerWriteTools(server: McpServer, { rest }: ToolContext): void {
+export function writeTools(): ToolDef[] {
+  const tools: ToolDef[] = [];
   const id = (what: string) => z.number().int().min(1).describe(`The ${what}’s ID`);
 
-  addTool(
-    server,
-    'create_event',
-    {
-      title: 'Create an event',
-      description: `Create an event; answers it with its ID and page \`url\`. ${SIGNED_IN} Authors and above may publish; a contributor’s event is saved as pending (for review) or draft.`,
-      input: eventFields(true),
-      readOnly: false,
-    },
-    async (a) => eventAnswer((await rest.call('POST', 'events', { body: writeBody(a) })).body),
+  tools.push(
+    defineTool(
+      'create_event',
+      {
+        title: 'Create an event',
+        description: `Create an event; answers it with its ID and page \`url\`. ${SIGNED_IN} Authors and above may publish; a contributor’s event is saved as pending (for review) or draft.`,
+        input: eventFields(true),
+        readOnly: false,
+      },
+      async ({ rest }, a) => eventAnswer((await rest.call('POST', 'events', { body: writeBody(a) })).body),
+    ),
   );
-  addTool(
-    server,
-    'update_event',
-    {
-      title: 'Update an event',
-      description: `Change the fields given and keep the others. ${SIGNED_IN}`,
-      input: { id: id('event'), ...eventFields(false) },
-      readOnly: false,
-      idempotent: true,
-    },
-    async (a) => eventAnswer((await rest.call('POST', `events/${a.id}`, { body: writeBody(a) })).body),
+  tools.push(
+    defineTool(
+      'update_event',
+      {
+        title: 'Update an event',
+        description: `Change the fields given and keep the others. ${SIGNED_IN}`,
+        input: { id: id('event'), ...eventFields(false) },
+        readOnly: false,
+        idempotent: true,
+      },
+      async ({ rest }, a) => eventAnswer((await rest.call('POST', `events/${a.id}`, { body: writeBody(a) })).body),
+    ),
   );
-  addTool(
-    server,
-    'trash_event',
-    {
-      title: 'Move an event to the trash',
-      description: `Take an event off the calendar into the trash (restore_event brings it back). ${SIGNED_IN}`,
-      input: { id: id('event') },
-      readOnly: false,
-    },
-    async (a) => eventAnswer((await rest.call('DELETE', `events/${a.id}`)).body),
+  tools.push(
+    defineTool(
+      'trash_event',
+      {
+        title: 'Move an event to the trash',
+        description: `Take an event off the calendar into the trash (restore_event brings it back). ${SIGNED_IN}`,
+        input: { id: id('event') },
+        readOnly: false,
+      },
+      async ({ rest }, a) => eventAnswer((await rest.call('DELETE', `events/${a.id}`)).body),
+    ),
   );
-  addTool(
-    server,
-    'restore_event',
-    {
-      title: 'Restore an event from the trash',
-      description: `Bring a trashed event back with the status it had. ${SIGNED_IN}`,
-      input: { id: id('event') },
-      readOnly: false,
-      idempotent: true,
-    },
-    async (a) => {
-      await rest.call('POST', `events/${a.id}/restore`, { ns: 'admin', body: {} });
-      return eventAnswer((await rest.call('GET', `events/${a.id}`)).body);
-    },
+  tools.push(
+    defineTool(
+      'restore_event',
+      {
+        title: 'Restore an event from the trash',
+        description: `Bring a trashed event back with the status it had. ${SIGNED_IN}`,
+        input: { id: id('event') },
+        readOnly: false,
+        idempotent: true,
+      },
+      async ({ rest }, a) => {
+        await rest.call('POST', `events/${a.id}/restore`, { ns: 'admin', body: {} });
+        return eventAnswer((await rest.call('GET', `events/${a.id}`)).body);
+      },
+    ),
   );
 
   for (const [kind, plural, fields] of [
@@ -157,35 +161,40 @@ export function registerWriteTools(server: McpServer, { rest }: ToolContext): vo
     ['organizer', 'organizers', organizerFields],
   ] as const) {
     const answer = (r: Json) => ({ id: r.id, [kind]: r[kind], status: r.status, url: r.url });
-    addTool(
-      server,
-      `create_${kind}`,
-      { title: `Create a ${kind}`, description: `Create a ${kind}; its ID goes in create_event’s \`${kind}\`. ${SIGNED_IN}`, input: fields(true), readOnly: false },
-      async (a) => answer((await rest.call('POST', plural, { body: writeBody(a) })).body),
+    tools.push(
+      defineTool(
+        `create_${kind}`,
+        { title: `Create a ${kind}`, description: `Create a ${kind}; its ID goes in create_event’s \`${kind}\`. ${SIGNED_IN}`, input: fields(true), readOnly: false },
+        async ({ rest }, a) => answer((await rest.call('POST', plural, { body: writeBody(a) })).body),
+      ),
     );
-    addTool(
-      server,
-      `update_${kind}`,
-      { title: `Update a ${kind}`, description: `Change the fields given and keep the others. ${SIGNED_IN}`, input: { id: id(kind), ...fields(false) }, readOnly: false, idempotent: true },
-      async (a) => answer((await rest.call('POST', `${plural}/${a.id}`, { body: writeBody(a) })).body),
+    tools.push(
+      defineTool(
+        `update_${kind}`,
+        { title: `Update a ${kind}`, description: `Change the fields given and keep the others. ${SIGNED_IN}`, input: { id: id(kind), ...fields(false) }, readOnly: false, idempotent: true },
+        async ({ rest }, a) => answer((await rest.call('POST', `${plural}/${a.id}`, { body: writeBody(a) })).body),
+      ),
     );
-    addTool(
-      server,
-      `trash_${kind}`,
-      { title: `Move a ${kind} to the trash`, description: `Move a ${kind} to the trash (restore_${kind} brings it back). ${SIGNED_IN}`, input: { id: id(kind) }, readOnly: false },
-      async (a) => answer((await rest.call('DELETE', `${plural}/${a.id}`)).body),
+    tools.push(
+      defineTool(
+        `trash_${kind}`,
+        { title: `Move a ${kind} to the trash`, description: `Move a ${kind} to the trash (restore_${kind} brings it back). ${SIGNED_IN}`, input: { id: id(kind) }, readOnly: false },
+        async ({ rest }, a) => answer((await rest.call('DELETE', `${plural}/${a.id}`)).body),
+      ),
     );
-    addTool(
-      server,
-      `restore_${kind}`,
-      {
-        title: `Restore a ${kind} from the trash`,
-        description: `Take a ${kind} out of the trash with the status given (default publish). ${SIGNED_IN}`,
-        input: { id: id(kind), status: STATUS.optional() },
-        readOnly: false,
-        idempotent: true,
-      },
-      async (a) => answer((await rest.call('POST', `${plural}/${a.id}`, { body: { status: a.status ?? 'publish' } })).body),
+    tools.push(
+      defineTool(
+        `restore_${kind}`,
+        {
+          title: `Restore a ${kind} from the trash`,
+          description: `Take a ${kind} out of the trash with the status given (default publish). ${SIGNED_IN}`,
+          input: { id: id(kind), status: STATUS.optional() },
+          readOnly: false,
+          idempotent: true,
+        },
+        async ({ rest }, a) => answer((await rest.call('POST', `${plural}/${a.id}`, { body: { status: a.status ?? 'publish' } })).body),
+      ),
     );
   }
+  return tools;
 }

@@ -27,6 +27,7 @@ import type { FaceDeps } from '../faces.js';
 import { ApiError, apiError } from '../domain/errors.js';
 import { ANONYMOUS } from '../domain/permissions.js';
 import { createAuthentication } from '../web/authentication.js';
+import { registerErrorShape, withErrorHeaders } from '../web/error-shapes.js';
 import { readTools } from './read-tools.js';
 import { restClientOf } from './rest.js';
 import { registerPrompts, registerResources } from './resources.js';
@@ -77,6 +78,18 @@ export function registerMcpFace(app: FastifyInstance, { config, services }: Pick
         done(e as Error);
       },
     );
+  });
+
+  // What is refused before the MCP server reads the request (credentials, a body over the limit or
+  // not JSON, the rate limit) is answered as a JSON-RPC error, which MCP clients read, with the
+  // HTTP status and the REST code kept in `data`.
+  registerErrorShape(app, {
+    owns: (path) => path === MCP_PATH,
+    send: (_req, reply, error) =>
+      withErrorHeaders(reply, error)
+        .code(error.status)
+        .header('content-type', 'application/json; charset=utf-8')
+        .send({ jsonrpc: '2.0', error: { code: error.code === 'rest_invalid_json' ? -32700 : -32000, message: error.message, data: { code: error.code, status: error.status } }, id: null }),
   });
 
   const instructions =

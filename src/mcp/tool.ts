@@ -78,7 +78,29 @@ export function defineTool<S extends Shape>(name: string, spec: ToolSpec<S>, run
     openWorldHint: false,
     ...(spec.readOnly ? {} : { destructiveHint: spec.destructive ?? false, idempotentHint: spec.idempotent ?? false }),
   };
-  return { name, spec, schema: z.object(spec.input) as unknown as z.ZodObject<Shape>, annotations, run };
+  return { name, spec, schema: z.object(withExamples(spec.input)) as unknown as z.ZodObject<Shape>, annotations, run };
+}
+
+/** The first example a field's description gives (`e.g. "2026-12-05 19:30"`, `e.g. ["music"]`, `e.g. 12`). */
+const EXAMPLE = /e\.g\. ("(?:[^"\\]|\\.)*"|\[[^\]]*\]|-?\d+(?:\.\d+)?)/;
+
+/**
+ * The fields with their descriptions' examples also as JSON Schema `examples`, which clients show
+ * and assistants copy: written once, in the description, where a reader of either finds it.
+ */
+function withExamples<S extends Shape>(shape: S): S {
+  const out: Record<string, z.ZodType> = {};
+  for (const [key, field] of Object.entries(shape as unknown as Record<string, z.ZodType>)) {
+    const found = field.description ? EXAMPLE.exec(field.description) : null;
+    let example: unknown;
+    try {
+      example = found ? JSON.parse(found[1]!) : undefined;
+    } catch {
+      example = undefined;
+    }
+    out[key] = example === undefined ? field : field.meta({ examples: [example] });
+  }
+  return out as unknown as S;
 }
 
 /** The `tools/list` answer of a set of definitions, made once (as the SDK makes it: the input schemas as JSON Schema). */

@@ -69,6 +69,10 @@ forEachStore(
       const search = tools.find((x) => x.name === 'search_events')!;
       const props = search.inputSchema.properties as Record<string, { description?: string }>;
       assert.match(props.start_date!.description!, /ISO 8601/);
+      assert.deepEqual((props.start_date as { examples?: unknown[] }).examples, ['2026-12-01']);
+      const create = tools.find((x) => x.name === 'create_event')!;
+      assert.deepEqual(create.inputSchema.required, ['title', 'start_date', 'end_date']);
+      assert.deepEqual((create.inputSchema.properties as Record<string, { examples?: unknown[] }>).categories!.examples, [['Music']]);
       assert.equal(search.annotations?.readOnlyHint, true);
       const { resources } = await anon.listResources();
       assert.ok(resources.some((x) => x.uri === `${t.config.siteUrl}/events.ics`));
@@ -247,7 +251,14 @@ forEachStore(
       });
       assert.equal(res.status, 401);
       assert.match(res.headers.get('www-authenticate') ?? '', /^Basic /);
-      assert.equal((await res.json()).code, 'rest_invalid_credentials');
+      const refusal = await res.json();
+      assert.equal(refusal.jsonrpc, '2.0');
+      assert.equal(refusal.error.data.code, 'rest_invalid_credentials');
+      assert.match(refusal.error.message, /wrong password/);
+      // A body that is not JSON: JSON-RPC's parse error.
+      const garbled = await fetch(`${t.origin}/mcp`, { method: 'POST', headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream' }, body: '{"jsonrpc":' });
+      assert.equal(garbled.status, 400);
+      assert.equal((await garbled.json()).error.code, -32700);
       // The body limit (256 KB): a larger request is refused before it is read as MCP.
       const big = await fetch(`${t.origin}/mcp`, {
         method: 'POST',

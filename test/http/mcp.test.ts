@@ -83,6 +83,8 @@ forEachStore(
         prompts.map((p) => p.name),
         ['plan_my_week'],
       );
+      const plan = await anon.getPrompt({ name: 'plan_my_week', arguments: { interests: 'jazz' } });
+      assert.match((plan.messages[0]!.content as { text: string }).text, /search_events.*jazz/s);
       const about = await call(anon, 'about_calendar');
       assert.equal(about.json.timezone, t.config.timezone);
       assert.equal(about.json.signed_in_as, null);

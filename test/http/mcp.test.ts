@@ -7,7 +7,7 @@
  */
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { forEachStore, startServer, STORES } from '../support/harness.js';
+import { forEachStore, startServer, startTwoInstances, STORES } from '../support/harness.js';
 import { startReceiver, type Receiver } from '../support/receiver.js';
 import { appPasswordUser, call, connect } from '../support/mcp.js';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
@@ -286,6 +286,33 @@ describe('mcp: MCP=false', () => {
         assert.equal(res.status, 404);
       } finally {
         await t.close();
+      }
+    });
+  }
+});
+
+describe('mcp: stateless behind several instances', () => {
+  for (const kind of STORES) {
+    it(`[${kind.name}] a call needs no session: an event created through one instance is read through the other`, async () => {
+      const { a, b, close } = await startTwoInstances(kind, 'mcp-two');
+      try {
+        const editor = await connect(a, 'admin:admin-password');
+        const made = await call(editor, 'create_event', { title: 'Made on A', start_date: '2032-08-01 10:00', end_date: '2032-08-01 11:00', status: 'publish' });
+        assert.equal(made.isError, false, made.text);
+        await editor.close();
+        // No initialize, no session id: a bare tools/call to the other instance is answered.
+        const res = await fetch(`${b.origin}/mcp`, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream' },
+          body: JSON.stringify({ jsonrpc: '2.0', id: 7, method: 'tools/call', params: { name: 'get_event', arguments: { id: made.json.id } } }),
+        });
+        assert.equal(res.status, 200);
+        assert.equal(res.headers.get('mcp-session-id'), null);
+        const answer = await res.json();
+        assert.equal(answer.id, 7);
+        assert.equal(JSON.parse(answer.result.content[0].text).title, 'Made on A');
+      } finally {
+        await close();
       }
     });
   }

@@ -25,15 +25,32 @@ import { defineTool, paged, pageInput, pageQuery, type ToolDef } from './tool.js
 
 type Json = Record<string, any>;
 
-const submissionSummary = (s: Json): Json => ({
-  id: s.id,
-  status: s.status,
-  flagged: s.flagged ?? s.flags ?? undefined,
-  submitted: s.created ?? s.created_at ?? undefined,
-  submitter: s.submitter ?? (s.name || s.email ? { name: s.name, email: s.email } : undefined),
-  event: s.event ? { id: s.event.id, title: s.event.title, start_date: s.event.start_date, end_date: s.event.end_date, venue: s.event.venue?.venue ?? null } : undefined,
-  reason: s.reason ?? undefined,
-});
+/** A submission as a moderator decides on it: who sent what, the flags, the event as proposed. */
+const submissionSummary = (s: Json): Json => {
+  const e = (s.event ?? {}) as Json;
+  return {
+    id: s.id,
+    status: s.status,
+    flags: s.flags,
+    created: s.created,
+    submitter: s.submitter ? { name: s.submitter.name, email: s.submitter.email, signed_in_user: s.submitter.user_id || null } : undefined,
+    event: {
+      id: e.id,
+      title: e.title,
+      description: e.description,
+      start_date: e.start_date,
+      end_date: e.end_date,
+      timezone: e.timezone,
+      all_day: e.all_day,
+      cost: e.cost,
+      venue: e.venue ? { id: e.venue.id, venue: e.venue.venue, status: e.venue.status } : null,
+      organizer: ((e.organizer ?? []) as Json[]).map((o) => ({ id: o.id, organizer: o.organizer, status: o.status })),
+      categories: ((e.categories ?? []) as Json[]).map((c) => c.name ?? c.id),
+    },
+    ...(s.reason ? { reason: s.reason } : {}),
+    ...(s.publish_at ? { publish_at: s.publish_at } : {}),
+  };
+};
 
 export function submissionTools(config: Config): ToolDef[] {
   const tools: ToolDef[] = [];

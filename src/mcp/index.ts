@@ -92,7 +92,8 @@ export function registerMcpFace(app: FastifyInstance, { config, services }: Pick
         .send({ jsonrpc: '2.0', error: { code: error.code === 'rest_invalid_json' ? -32700 : -32000, message: error.message, data: { code: error.code, status: error.status } }, id: null }),
   });
 
-  const instructions =
+  // Per request: administrators change the calendar's name and time zone while the server runs.
+  const instructionsNow = () =>
     `The events calendar "${config.siteName}" (${config.siteUrl}). Dates are read and given in its time zone, ${config.timezone}, unless they carry an offset; ` +
     'call about_calendar for today’s date there. Lists are paged: answers say total, total_pages and next_page. ' +
     'Anonymous callers see published events only; writing needs an application password sent as HTTP Basic credentials.';
@@ -100,7 +101,7 @@ export function registerMcpFace(app: FastifyInstance, { config, services }: Pick
   // Built once: their schemas cost more to build than a call costs to answer.
   const tools = [...readTools(config), ...writeTools(), ...submissionTools(config)];
   const serverFor = (req: FastifyRequest): McpServer => {
-    const server = new McpServer({ name: 'events-calendar', title: config.siteName, version: VERSION }, { instructions });
+    const server = new McpServer({ name: 'events-calendar', title: config.siteName, version: VERSION }, { instructions: instructionsNow() });
     const authorization = req.headers.authorization;
     const acceptLanguage = headerText(req.headers['accept-language']);
     const ctx: ToolContext = {

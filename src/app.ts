@@ -13,9 +13,12 @@
 import type { FastifyInstance } from 'fastify';
 import { Socket } from 'node:net';
 import type { Config } from './config.js';
-import type { Face, FaceDeps } from './faces.js';
+import type { CalendarExports, Face, FaceDeps } from './faces.js';
+import { faceServices } from './domain/services.js';
+import { exportCalendar } from './import/backup-json.js';
+import { exportIcs } from './import/ics-export.js';
 import { createCore, type Core } from './core.js';
-import type { OpenOptions, Store } from './store/db.js';
+import { checkReadiness, type OpenOptions, type Store } from './store/db.js';
 import type { WebhookWorker } from './jobs/webhook-delivery.js';
 import type { HorizonJob } from './jobs/horizon.js';
 import type { PruneJob } from './jobs/change-log-pruning.js';
@@ -145,7 +148,8 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
   // only then: Fedify takes over a second to import, which every other start (the CLI's commands,
   // each test server) would pay for nothing.
   const federationFace = config.federation ? await (await import('./federation/index.js')).createFederationFace({ config, services, logger: app.log }) : undefined;
-  const deps: FaceDeps = { config, services, jobs, logger: app.log, webhooks, ...(registry ? { registry } : {}), ...(federationFace ? { federation: federationFace.admin } : {}) };
+  const exports: CalendarExports = { json: () => exportCalendar(services), ics: (filter) => exportIcs(services, filter) };
+  const deps: FaceDeps = { config, services: faceServices(services), jobs, logger: app.log, webhooks, exports, ...(registry ? { registry } : {}), ...(federationFace ? { federation: federationFace.admin } : {}) };
   let warmUp: WarmUp | undefined;
   const faces: Array<[name: string, face: Face]> = [
     ['rest', registerRestApi],
@@ -156,7 +160,7 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
       () => {
         warmUp = config.warmUp ? createWarmUp(app, warmUpPaths(config)) : undefined;
         if (warmUp) app.addHook('onClose', async () => warmUp?.stop());
-        registerHealthRoutes(app, store, warmUp);
+        registerHealthRoutes(app, (timeoutMs) => checkReadiness(store, timeoutMs), warmUp);
       },
     ],
     // The calendar's pages and iCalendar feeds at the permalinks.

@@ -16,6 +16,7 @@ import type { FederationAdmin } from './domain/federation.js';
 import type { Services } from './domain/services.js';
 import type { JobRunner } from './jobs/runner.js';
 import type { WebhookService } from './webhooks/types.js';
+import type { ExportFilter } from './store/exports.js';
 
 export interface FaceDeps {
   config: Config;
@@ -27,6 +28,15 @@ export interface FaceDeps {
   webhooks: WebhookService;
   /** The fediverse followers and deliveries; only when FEDERATION=true. */
   federation?: FederationAdmin;
+  /** The calendar's exports (the importers' counterparts, src/import), which the REST face offers as downloads. */
+  exports: CalendarExports;
+}
+
+/** The calendar as a download: the whole backup (JSON), or its events as iCalendar. */
+export interface CalendarExports {
+  /** The backup document (src/import/backup-json.ts), which the face sends as JSON. */
+  json(): Promise<unknown>;
+  ics(filter?: ExportFilter): Promise<string>;
 }
 
 /** A face: its routes, hooks and background work added to the instance. */

@@ -143,7 +143,7 @@ export function registerSubmissionsFace(app: FastifyInstance, { services }: Pick
   const config = services.config;
   if (config.submissions === 'off') return;
   const submissions = services.submissions;
-  const sessions = sessionServiceOf(services);
+  const sessions = services.sessions;
   const home = `${services.links.siteUrl}/events/`;
   const site: Site = {
     // Read per page: administrators change the site's name while the server runs.
@@ -179,7 +179,7 @@ export function registerSubmissionsFace(app: FastifyInstance, { services }: Pick
   }
 
   async function choices(): Promise<{ venues: Option[]; organizers: Option[]; categories: Option[] }> {
-    const env = { dialect: services.store.dialect, maxPerPage: 100 };
+    const env = { maxPerPage: 100 };
     const [v, o, c] = await Promise.all([
       services.venues.list(ANONYMOUS, { page: 1, per_page: 100 }, env),
       services.organizers.list(ANONYMOUS, { page: 1, per_page: 100 }, env),

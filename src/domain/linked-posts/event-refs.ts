@@ -61,7 +61,7 @@ export function createEventRefs(deps: LinkedServiceDeps, readModel: LinkedReadMo
       }
       if (ids.length) {
         // A record the viewer may not read is refused as an unknown one (issue 24).
-        const known = await readModel.load(db, ids);
+        const known = await readModel.load(ids);
         if (ids.some((id) => !known.has(id) || !readModel.readableBy(known.get(id)!, viewer))) return false;
       }
       return true;

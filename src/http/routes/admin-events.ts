@@ -57,7 +57,7 @@ export function adminEventRoutes(services: Services): RouteDecl[] {
         },
         handler: async (ctx) => {
           const perPage = Math.min(500, Number(ctx.args.per_page));
-          const { items, total, totalPages } = await eventIndex(services.store.db, Number(ctx.args.page), perPage);
+          const { items, total, totalPages } = await services.eventIndex(Number(ctx.args.page), perPage);
           return { body: items, headers: listHeaders(total, totalPages) };
         },
       }),

@@ -33,7 +33,7 @@ export function adminReviewRoutes(services: Services): RouteDecl[] {
             '409': { description: 'The event is not pending review' },
           },
         },
-        handler: async (ctx) => ({ body: await sendBack(services, ctx.viewer, Number(ctx.path.id), String(ctx.args.note)) }),
+        handler: async (ctx) => ({ body: await services.reviews.sendBack(ctx.viewer, Number(ctx.path.id), String(ctx.args.note)) }),
       }),
     ]),
   ];

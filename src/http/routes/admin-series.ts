@@ -88,7 +88,7 @@ export function adminSeriesRoutes(services: Services): RouteDecl[] {
           const record = ctx.record;
           if (!record) throw apiError('rest-event-not-found', { args: [Number(ctx.path.id)] });
           if (record.status === 'trash') throw apiError('rest_preview_trashed');
-          const { url, expires } = await previewLink(services, record);
+          const { url, expires } = await services.previews.link(record);
           return { body: { url, expires } };
         },
       }),

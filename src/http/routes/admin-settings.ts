@@ -40,7 +40,7 @@ export function adminSettingRoutes(services: Services): RouteDecl[] {
             '403': { description: 'Not an administrator' },
           },
         },
-        handler: async () => ({ body: await settingsInForce(services) }),
+        handler: async () => ({ body: await services.settings.inForce() }),
       }),
       endpoint({
         methods: ['PUT', 'PATCH'],
@@ -56,8 +56,8 @@ export function adminSettingRoutes(services: Services): RouteDecl[] {
         handler: async (ctx) => {
           const values: Record<string, unknown> = {};
           for (const [name, value] of Object.entries(ctx.input ?? {})) if (NAMES.has(name)) values[name] = value;
-          await changeCalendarSettings(services, values);
-          return { body: await settingsInForce(services) };
+          await services.settings.change(values);
+          return { body: await services.settings.inForce() };
         },
       }),
     ]),

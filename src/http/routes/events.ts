@@ -132,7 +132,7 @@ export function eventListArgs(services: Services): Args {
   const linkedIds = (service: Services['venues']) => async (v: unknown, ctx: { viewer: Viewer }) => {
     const ids = listToArray(v);
     if (ids.length === 0 || !ids.every(isPositiveInt)) return false;
-    const known = await service.load(services.store.db, ids.map(Number));
+    const known = await service.load(ids.map(Number));
     return ids.every((id) => {
       const record = known.get(Number(id));
       return record !== undefined && service.readableBy(record, ctx.viewer);
@@ -347,7 +347,7 @@ export function eventRoutes(services: Services): RouteDecl[] {
             matching: filter.matching,
             listed: filter.listed,
             unknownShown: false,
-            tombstones: (ids) => postTombstones(services.store.db, ids),
+            tombstones: (ids) => services.sync.postTombstones(ids),
             represent: async (ids) => {
               const records = (await Promise.all(ids.map((id) => events.findById(id)))).filter((r): r is EventRecord => r !== undefined);
               const json = await events.represent(records, ctx.viewer, 'list', ctx.links);

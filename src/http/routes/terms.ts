@@ -222,7 +222,7 @@ function termRoutes(services: Services, spec: TaxonomyRoutes): RouteDecl[] {
             },
             listed: () => true,
             unknownShown: true,
-            tombstones: (ids, details) => termTombstones(services.store.db, spec.taxonomy, ids, details),
+            tombstones: (ids, details) => services.sync.termTombstones(spec.taxonomy, ids, details),
             represent: async (ids) => {
               const terms = await Promise.all(ids.map((id) => service.get(id)));
               return new Map(terms.filter((t): t is TermRow => t !== undefined).map((t) => [Number(t.id), toTermJson(t, ctx.links)]));

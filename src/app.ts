@@ -144,12 +144,21 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
   // it comes before the pages, whose event pages it negotiates (ActivityPub JSON or HTML). Loaded
   // only then: Fedify takes over a second to import, which every other start (the CLI's commands,
   // each test server) would pay for nothing.
-  const federationFace = config.federation ? await (await import('./federation/index.js')).createFederationFace({ config, services, logger: app.log }) : undefined;
+  const federationFace = config.federation
+    ? await (await import('./federation/index.js')).createFederationFace({ config, services, logger: app.log, nudgeJob: (name) => jobs.nudge(name) })
+    : undefined;
   const deps: FaceDeps = { config, services, jobs, logger: app.log, webhooks, ...(registry ? { registry } : {}), ...(federationFace ? { federation: federationFace.admin } : {}) };
+  // The federation face's jobs are handed to the runner here, after its routes: it registers none itself.
+  const federation: Face | undefined =
+    federationFace &&
+    (async (a, d) => {
+      await federationFace.register(a, d);
+      for (const spec of federationFace.jobs()) jobs.register(spec);
+    });
   let warmUp: WarmUp | undefined;
   const faces: Array<[name: string, face: Face]> = [
     ['rest', registerRestApi],
-    ...(federationFace ? ([['federation', federationFace.register]] as Array<[string, Face]>) : []),
+    ...(federation ? ([['federation', federation]] as Array<[string, Face]>) : []),
     // Liveness and readiness probes, outside the REST root too; readiness waits for the warm-up (the caches filled first).
     [
       'health',

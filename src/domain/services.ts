@@ -22,6 +22,7 @@ import { createVersionService, type VersionService } from './versions.js';
 import { createSubmissionService, type SubmissionService } from './submissions/index.js';
 import { createEditLockService, type EditLockService } from './edit-locks.js';
 import { createMediaService, type MediaService } from './media/index.js';
+import { createFederationStore, type FederationStore } from './federation-store.js';
 
 export interface Services {
   config: Config;
@@ -53,6 +54,8 @@ export interface Services {
   editLocks: EditLockService;
   /** The media library: uploaded images, their files and alt texts (docs/media.md). */
   media: MediaService;
+  /** What federation keeps in the database (federation-store.ts): the federation face's door to the store. */
+  federationStore: FederationStore;
 }
 
 export function createServices(config: Config, store: Store): Services {
@@ -114,5 +117,6 @@ export function createServices(config: Config, store: Store): Services {
     submissions,
     editLocks: createEditLockService(store, clock),
     media: createMediaService(config, store.db, clock),
+    federationStore: createFederationStore(store),
   };
 }

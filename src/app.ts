@@ -148,17 +148,10 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
     ? await (await import('./federation/index.js')).createFederationFace({ config, services, logger: app.log, nudgeJob: (name) => jobs.nudge(name) })
     : undefined;
   const deps: FaceDeps = { config, services, jobs, logger: app.log, webhooks, ...(registry ? { registry } : {}), ...(federationFace ? { federation: federationFace.admin } : {}) };
-  // The federation face's jobs are handed to the runner here, after its routes: it registers none itself.
-  const federation: Face | undefined =
-    federationFace &&
-    (async (a, d) => {
-      await federationFace.register(a, d);
-      for (const spec of federationFace.jobs()) jobs.register(spec);
-    });
   let warmUp: WarmUp | undefined;
   const faces: Array<[name: string, face: Face]> = [
     ['rest', registerRestApi],
-    ...(federation ? ([['federation', federation]] as Array<[string, Face]>) : []),
+    ...(federationFace ? ([['federation', federationFace.register]] as Array<[string, Face]>) : []),
     // Liveness and readiness probes, outside the REST root too; readiness waits for the warm-up (the caches filled first).
     [
       'health',
@@ -184,6 +177,8 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
     ['media', registerMediaFace],
   ];
   for (const [, face] of faces) await face(app, deps);
+  // A face hands its jobs to the runner here, once its routes are in place: it registers none itself.
+  for (const spec of federationFace?.jobs() ?? []) jobs.register(spec);
 
   // Repeated anonymous reads answered from the bytes of the same answer, below Fastify (issue 27:
   // web/replay.ts); in front of the server's request listeners, once every face added its own.

@@ -50,6 +50,13 @@ module.exports = {
       to: { path: [...FACES.filter((f) => f !== face).map(facePath), '^src/app\\.ts$', '^src/core\\.ts$', '^src/server\\.ts$', '^src/cli/'] },
     })),
     {
+      name: 'face-federation-store-types-only',
+      severity: 'error',
+      comment: 'federation/ reaches the store through the domain (services.federationStore): it imports store/ for types only.',
+      from: { path: '^src/federation/' },
+      to: { path: '^src/store/', dependencyTypesNot: ['type-only'] },
+    },
+    {
       name: 'web-imports-no-face',
       severity: 'error',
       comment: 'web/ is the plumbing every face shares: it imports no face.',

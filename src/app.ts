@@ -147,9 +147,13 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
   // it comes before the pages, whose event pages it negotiates (ActivityPub JSON or HTML). Loaded
   // only then: Fedify takes over a second to import, which every other start (the CLI's commands,
   // each test server) would pay for nothing.
-  const federationFace = config.federation ? await (await import('./federation/index.js')).createFederationFace({ config, services, logger: app.log }) : undefined;
+  // The faces' services: the same doors, without the store.
+  const forFaces = faceServices(services);
+  const federationFace = config.federation
+    ? await (await import('./federation/index.js')).createFederationFace({ config, services: forFaces, logger: app.log, nudgeJob: (name) => jobs.nudge(name) })
+    : undefined;
   const exports: CalendarExports = { json: () => exportCalendar(services), ics: (filter) => exportIcs(services, filter) };
-  const deps: FaceDeps = { config, services: faceServices(services), jobs, logger: app.log, webhooks, exports, ...(registry ? { registry } : {}), ...(federationFace ? { federation: federationFace.admin } : {}) };
+  const deps: FaceDeps = { config, services: forFaces, jobs, logger: app.log, webhooks, exports, ...(registry ? { registry } : {}), ...(federationFace ? { federation: federationFace.admin } : {}) };
   let warmUp: WarmUp | undefined;
   const faces: Array<[name: string, face: Face]> = [
     ['rest', registerRestApi],
@@ -179,6 +183,8 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
     ['media', registerMediaFace],
   ];
   for (const [, face] of faces) await face(app, deps);
+  // A face hands its jobs to the runner here, once its routes are in place: it registers none itself.
+  for (const spec of federationFace?.jobs() ?? []) jobs.register(spec);
 
   // Repeated anonymous reads answered from the bytes of the same answer, below Fastify (issue 27:
   // web/replay.ts); in front of the server's request listeners, once every face added its own.

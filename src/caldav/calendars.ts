@@ -24,7 +24,7 @@ import { icalendar } from '../domain/ical.js';
 import type { Viewer } from '../domain/permissions.js';
 import type { PublicEvent } from '../domain/public-records.js';
 import type { Services } from '../domain/services.js';
-import { DeltaTooLarge, decodeSyncToken, encodeSyncToken, syncDelta, type SyncDelta } from '../domain/sync.js';
+import { DeltaTooLarge, decodeSyncToken, encodeSyncToken, type SyncDelta } from '../domain/sync.js';
 import type { EventListArgs } from '../domain/events/index.js';
 
 /** A calendar collection: the whole site (`events`) or a category (`category-{slug}`). */

@@ -38,6 +38,7 @@ import { sessionServiceOf, type SessionService } from './sessions.js';
 import { settingsInForce, type SettingView } from './settings-view.js';
 import { postTombstones, syncDelta, termTombstones, type DeltaView, type SyncDelta, type Tombstone } from './sync.js';
 import { userAdminOf, type UserAdmin } from './user-admin.js';
+import { createFederationStore, type FederationStore } from './federation-store.js';
 
 /**
  * What every face is given: the domain's services, and the doors to the domain's parts that keep
@@ -95,6 +96,8 @@ export interface Services extends CoreServices {
   eventIndex(page: number, perPage: number): ReturnType<typeof eventIndex>;
   /** Report a structure a face keeps across requests, with its bound, to /metrics (its size by kind). */
   keep(kind: string, structure: KeptStructure): void;
+  /** What federation keeps in the database (federation-store.ts): the federation face's door to the store. */
+  federationStore: FederationStore;
 }
 
 /** The bundle the composition root builds: the services faces are given, and the store they stand on. */
@@ -177,6 +180,7 @@ export function createServices(config: Config, store: Store): DomainServices {
   const userAdmin = once(() => userAdminOf(ctx));
   const loginThrottle = once(() => createLoginThrottle(db, config.loginMaxFailures));
   const queue = once(() => importQueueOf(ctx));
+  const federationStore = once(() => createFederationStore(store));
   const out: DomainServices = {
     ...ctx,
     get sessions() {
@@ -190,6 +194,9 @@ export function createServices(config: Config, store: Store): DomainServices {
     },
     get loginThrottle() {
       return loginThrottle();
+    },
+    get federationStore() {
+      return federationStore();
     },
     settings: {
       inForce: () => settingsInForce(ctx),

@@ -10,7 +10,7 @@
  */
 import type { Services } from '../domain/services.js';
 import { apiError, type ErrorCode } from '../domain/errors.js';
-import { decodeSyncToken, encodeSyncToken, syncDelta, type DeltaView, type SyncKey, type Tombstone } from '../domain/sync.js';
+import { decodeSyncToken, encodeSyncToken, type DeltaView, type SyncKey, type Tombstone } from '../domain/sync.js';
 import type { ArgSpec, EndpointContext, Reply } from './route.js';
 import { listHeaders, requestPageLinks, type PageLinks } from './paging.js';
 

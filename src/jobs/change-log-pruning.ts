@@ -121,7 +121,12 @@ export const PRUNE_JOB = 'change-log-pruning';
  * run (a failed run is retried at the next one). Not a singleton: each server's run also brings
  * its own change feed up to date (above), and prunes from two servers at once are safe.
  */
-export function registerPruneJob(runner: JobRunner, services: Pick<DomainServices, 'store' | 'config' | 'versions'>, logger: PruneLogger, options: { firstMs?: number; everyMs?: number } = {}): PruneJob {
+export function registerPruneJob(
+  runner: JobRunner,
+  services: Pick<DomainServices, 'store' | 'config' | 'versions'>,
+  logger: PruneLogger,
+  options: { firstMs?: number; everyMs?: number } = {},
+): PruneJob {
   const everyMs = options.everyMs ?? 3_600_000;
   // Where the last run left off; a run from the start once a day besides (a row committed with an
   // earlier clock than the ones before it is then found too).

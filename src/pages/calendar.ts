@@ -15,15 +15,12 @@ import { ApiError } from '../domain/errors.js';
 import type { EventListArgs, EventRange } from '../domain/events/index.js';
 import { eventValidators } from '../domain/events/index.js';
 import { ANONYMOUS } from '../domain/permissions.js';
-import { keptLocationOf } from '../domain/imports.js';
 import type { Services } from '../domain/services.js';
 import { sanitizeSlug } from '../domain/slugs.js';
 import { SERIES_TYPE } from '../domain/events/index.js';
 import { icsRecurrenceLines, parseRecurrence } from '../domain/recurrence.js';
 import { hasVtimezone } from '../domain/ical.js';
 import type { EventFilter, EventsPage, PublicEvent, PublicOrganizer, PublicTerm, PublicVenue, SeriesFeed } from '../domain/public-records.js';
-import { registerKept } from '../metrics.js';
-import { previewedEvent } from '../domain/previews.js';
 
 export type { EventFilter, EventsPage, PublicEvent, PublicOrganizer, PublicTerm, PublicVenue } from '../domain/public-records.js';
 

@@ -21,7 +21,6 @@ import type { FaceDeps } from '../faces.js';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { ApiError } from '../domain/errors.js';
 import { ANONYMOUS, type Viewer } from '../domain/permissions.js';
-import { sessionServiceOf } from '../domain/sessions.js';
 import type { Locale, SubmissionInput } from '../domain/submissions/index.js';
 import { localeOf } from '../domain/submissions/locale.js';
 import { registerErrorShape, withErrorHeaders } from '../web/error-shapes.js';

@@ -18,7 +18,7 @@ import type { LinkedPostService, LinkedServiceDeps } from './types.js';
 import type { LinkedWrites } from './writes.js';
 
 export function createEventRefs(deps: LinkedServiceDeps, readModel: LinkedReadModel, writes: LinkedWrites): Pick<LinkedPostService, 'validateEventRef' | 'inlineEntries' | 'idsForEventWrite'> {
-  const { db, kind, images, info, fields } = deps;
+  const { kind, images, info, fields } = deps;
   return {
     async validateEventRef(value, viewer, checkEntry) {
       if (isEmptyValue(value)) return true;

@@ -21,7 +21,7 @@
 import type { ServerResponse } from 'node:http';
 import type { Services } from '../../domain/services.js';
 import { typeCan } from '../../domain/permissions.js';
-import { followChanges, readChanges, type ChangeEvent } from '../../domain/change-stream.js';
+import { type ChangeEvent } from '../../domain/change-stream.js';
 import { isPositiveInt } from '../../domain/values.js';
 import { endpoint, route, type EndpointContext, type RouteDecl } from '../route.js';
 

@@ -30,7 +30,6 @@ import { storedCost } from '../../domain/representations/event.js';
 import { apiError } from '../../domain/errors.js';
 import type { EventRecord } from '../../store/events.js';
 import { isPositiveInt } from '../../domain/values.js';
-import { eventIndex } from '../../domain/event-index.js';
 import { endpoint, route, type RouteDecl } from '../route.js';
 import { listHeaders } from '../paging.js';
 import { pageArg } from './common.js';

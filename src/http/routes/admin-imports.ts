@@ -21,7 +21,7 @@
  * Administrators only (401 without credentials, 403 otherwise).
  */
 import type { Services } from '../../domain/services.js';
-import { createReviewedVenues, importQueueOf, type ImportRequest } from '../../domain/imports.js';
+import { type ImportRequest } from '../../domain/imports.js';
 import { apiError, invalidParams } from '../../domain/errors.js';
 import { isPositiveInt } from '../../domain/values.js';
 import { isRole } from '../../domain/permissions.js';

@@ -7,7 +7,6 @@
  */
 import type { Services } from '../../domain/services.js';
 import { typeCan } from '../../domain/permissions.js';
-import { sendBack } from '../../domain/review-mail.js';
 import { endpoint, route, type RouteDecl } from '../route.js';
 
 export function adminReviewRoutes(services: Services): RouteDecl[] {

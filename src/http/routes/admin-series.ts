@@ -20,7 +20,7 @@
  */
 import type { Services } from '../../domain/services.js';
 import { canDeletePost, canEditPost, typeCan } from '../../domain/permissions.js';
-import { PREVIEW_DAYS, previewLink } from '../../domain/previews.js';
+import { PREVIEW_DAYS } from '../../domain/previews.js';
 import { apiError, forbidden } from '../../domain/errors.js';
 import type { EventRecord } from '../../store/events.js';
 import { isPositiveInt } from '../../domain/values.js';

@@ -8,7 +8,6 @@
  */
 import { ApiError } from '../../domain/errors.js';
 import type { Services } from '../../domain/services.js';
-import { sessionServiceOf } from '../../domain/sessions.js';
 import { describeUserAgent } from '../../domain/user-agent.js';
 import { isPositiveInt } from '../../domain/values.js';
 import { endpoint, route, type ArgSpec, type EndpointContext, type RouteDecl } from '../route.js';

@@ -8,9 +8,7 @@
  * with a message per setting. Administrators only (401 without credentials, 403 otherwise).
  */
 import { CALENDAR_SETTINGS, SETTINGS } from '../../config.js';
-import { changeCalendarSettings } from '../../domain/calendar-settings.js';
 import type { Services } from '../../domain/services.js';
-import { settingsInForce } from '../../domain/settings-view.js';
 import { endpoint, route, type ArgSpec, type RouteDecl } from '../route.js';
 
 /** One body arg per calendar setting, so that the index and /doc list them. */

@@ -19,8 +19,6 @@
  */
 import type { Services } from '../../domain/services.js';
 import { ROLES } from '../../domain/permissions.js';
-import { userAdminOf } from '../../domain/user-admin.js';
-import { peopleOf } from '../../domain/people.js';
 import { passwordStrength, policyOf } from '../../domain/password-policy.js';
 import { localeOf } from '../../domain/submissions/locale.js';
 import { isPositiveInt } from '../../domain/values.js';

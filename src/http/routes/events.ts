@@ -23,7 +23,6 @@ import { anyone, endpoint, optionalArgs, route, type Args, type EndpointContext,
 import { listUrls, listHeaders } from '../paging.js';
 import { checkGeolocArgs, geolocCoordinateArg, geolocRadiusArgs, idArg, isNonEmptyString, isStringValue, pageArg, perPageArg, slugArg } from './common.js';
 import { syncAnswer, syncTokenArg, syncTokenNow } from '../sync.js';
-import { postTombstones } from '../../domain/sync.js';
 import { isClearingRecurrence, parseRecurrence } from '../../domain/recurrence.js';
 import { ApiError, type ParamFailure } from '../../domain/errors.js';
 import { invalidDateFailure, invalidTimezoneFailure } from '../../domain/dates/hints.js';

@@ -22,7 +22,6 @@ import { isHttpUrl } from '../../domain/images.js';
 import { canAssignAuthor, canCreatePost, canDeletePost, canEditPost, typeCan, type Viewer } from '../../domain/permissions.js';
 import { isPostStatus, listScope, listStatusFilter } from '../../domain/statuses.js';
 import { syncAnswer, syncTokenArg, syncTokenNow } from '../sync.js';
-import { postTombstones } from '../../domain/sync.js';
 import { isEmptyValue, isNumeric, isPositiveInt } from '../../domain/values.js';
 import type { LinkedKind, LinkedRecord } from '../../store/linked-posts.js';
 import type { PostType } from '../../store/schema.js';

@@ -46,7 +46,6 @@ import { listHeaders, requestPageLinks } from '../paging.js';
 import { anyone, endpoint, optionalArgs, route, type ArgContext, type Args, type EndpointContext, type EndpointDocs, type RouteDecl } from '../route.js';
 import { idArg, isNonEmptyString, isStringValue, pageArg, perPageArg } from './common.js';
 import { syncAnswer, syncTokenArg, syncTokenNow } from '../sync.js';
-import { termTombstones } from '../../domain/sync.js';
 
 /** What the routes of one taxonomy need to know about it. */
 interface TaxonomyRoutes {

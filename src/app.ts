@@ -153,7 +153,7 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
     ? await (await import('./federation/index.js')).createFederationFace({ config, services: forFaces, logger: app.log, nudgeJob: (name) => jobs.nudge(name) })
     : undefined;
   const exports: CalendarExports = { json: () => exportCalendar(services), ics: (filter) => exportIcs(services, filter) };
-  const deps: FaceDeps = { config, services: forFaces, jobs, logger: app.log, webhooks, exports, ...(registry ? { registry } : {}), ...(federationFace ? { federation: federationFace.admin } : {}) };
+  const deps: FaceDeps = { config, services: forFaces, logger: app.log, webhooks, exports, ...(registry ? { registry } : {}), ...(federationFace ? { federation: federationFace.admin } : {}) };
   let warmUp: WarmUp | undefined;
   const faces: Array<[name: string, face: Face]> = [
     ['rest', registerRestApi],

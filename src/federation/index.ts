@@ -32,7 +32,7 @@ import type { Config } from '../config.js';
 import type { Services } from '../domain/services.js';
 import { createFederationAdmin, type FederationAdmin } from '../domain/federation.js';
 import type { FaceDeps } from '../faces.js';
-import type { JobSpec } from '../jobs/runner.js';
+import type { JobSpec } from '../job-spec.js';
 import { createKvStore } from './kv.js';
 import { createOutbox, createPublicReader } from './outbox.js';
 import { federationUrls, type FederationUrls } from './objects.js';

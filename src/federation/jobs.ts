@@ -12,7 +12,7 @@
  */
 import type { Federation } from '@fedify/fedify';
 import type { FederationStore } from '../domain/federation-store.js';
-import type { JobSpec } from '../jobs/runner.js';
+import type { JobSpec } from '../job-spec.js';
 import type { Deliveries } from './deliveries.js';
 import { LEASE_MS } from './deliveries.js';
 import type { createKvStore } from './kv.js';

@@ -24,8 +24,8 @@ interface SectionProps {
 }
 
 /** The page's title and view link, and the notices above the form. */
-export function EditorNotices({ ed, others }: { ed: EventEditing; others: Array<{ id: number; name: string }> }) {
-  const { original, isNew } = ed;
+export function EditorNotices({ ed }: { ed: EventEditing }) {
+  const { original, isNew, others } = ed;
   const title = isNew ? t('editor.new') : t('editor.edit', { title: original?.title ?? '' });
   const isPublic = original && ['publish'].includes(original.status);
   return (

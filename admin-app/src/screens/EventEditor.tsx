@@ -20,19 +20,17 @@ import { RecurrenceEditor } from './RecurrenceEditor';
 import { bodyOf, namesOf } from '../lib/event-draft';
 import { ConflictPanel, SeriesOccurrences } from './EditorParts';
 import { DetailsSection, EditorNotices, FlagsSection, MainSection, PublishSection, WhenSection } from './EditorSections';
-import { useEditLock } from './editor-session';
 import { useEventEditor } from './useEventEditor';
 
 export function EventEditor({ params }: { params: Record<string, string> }) {
   const id = params.id ?? 'new';
   const ed = useEventEditor(id);
-  const others = useEditLock(id, ed.isNew);
   const { original, draft, errors, conflict, update } = ed;
   if (ed.loadError) return <ErrorState error={ed.loadError} onRetry={() => void ed.load()} />;
   if (!draft) return <Loading />;
   return (
     <>
-      <EditorNotices ed={ed} others={others} />
+      <EditorNotices ed={ed} />
       {conflict && <ConflictPanel conflict={conflict} mine={draft} names={namesOf(original, conflict.theirs)} onChoose={ed.setConflict} onSave={ed.saveChoices} onTakeTheirs={ed.takeTheirs} />}
       <FormErrors message={ed.formError} fields={errors} />
       <form

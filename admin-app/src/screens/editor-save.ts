@@ -3,15 +3,16 @@
  * made on, with `If-Match`; a 412 merges three ways with the stored version and saves again, or
  * hands the fields both sides changed to the conflict panel.
  */
+import { useState } from 'preact/hooks';
 import { api, ApiProblem, fieldErrors } from '../lib/api';
-import { changedKeys, differs, threeWay } from '../lib/merge';
+import { changedKeys, differs, take, threeWay } from '../lib/merge';
 import { NS, type EventRecord } from '../lib/events';
 import { t } from '../lib/i18n';
 import { navigate } from '../lib/router';
 import { can } from '../lib/session';
 import { toast } from '../components/Toast';
 import { chooseDialog } from '../components/ConfirmDialog';
-import { bodyOf, draftOf, FIELDS, type Draft } from '../lib/event-draft';
+import { bodyOf, draftOf, fieldNamed, FIELDS, type Draft } from '../lib/event-draft';
 import type { Conflict } from './EditorParts';
 import { ADMIN_NS, storageKey, withTypedCost, type EditingState, type Kept } from './editor-session';
 
@@ -149,4 +150,47 @@ export async function submitDraft(c: SaveContext, d: Draft, from: Draft | null, 
       c.setFormError(e instanceof Error ? e.message : String(e));
     }
   }
+}
+
+/** The form's saves: `save` (the Save and Publish buttons) and `saveChoices` (the conflict panel), with `saving` while one is on its way. */
+export function useEditorSave(ctx: SaveContext, { draft, base, etag, original }: { draft: Draft | null; base: Draft | null; etag: string | undefined; original: EventRecord | null }) {
+  const [saving, setSaving] = useState(false);
+  const withSaving = async (run: () => Promise<void>) => {
+    setSaving(true);
+    ctx.setErrors({});
+    ctx.setFormError(undefined);
+    try {
+      await run();
+    } finally {
+      setSaving(false);
+    }
+  };
+
+  /** Save the conflict panel's choices: mine for each field, but those where theirs was chosen, onto theirs. */
+  const saveChoices = (c: Conflict) => {
+    if (!draft) return;
+    let d = draft;
+    for (const f of c.fields) if (c.choice[f] === 'theirs') d = take(fieldNamed(f), d, c.theirsDraft);
+    ctx.setConflict(null);
+    ctx.setOriginal(c.theirs);
+    ctx.setBase(c.theirsDraft);
+    ctx.setEtag(c.etag);
+    ctx.setDraft(d);
+    void withSaving(() => submitDraft(ctx, d, c.theirsDraft, c.etag, c.theirs, c.scope, 0));
+  };
+
+  const save = async (statusOverride?: string) => {
+    if (!draft) return;
+    const d = statusOverride ? { ...draft, status: statusOverride } : { ...draft };
+    if (d.publish && d.status === 'publish' && new Date(d.publish) > new Date()) d.status = 'future';
+    let scope: string | undefined;
+    if (original?.recurring_event_id) {
+      const chosen = await askScope();
+      if (chosen === false) return;
+      scope = chosen;
+    }
+    await withSaving(() => submitDraft(ctx, d, base, etag, original, scope, 0));
+  };
+
+  return { saving, save, saveChoices };
 }

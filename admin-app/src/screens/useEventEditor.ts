@@ -1,17 +1,18 @@
 /**
  * The event editor's state and actions: the event loaded with its ETag (and any kept changes merged
- * onto it), the draft and its edits, the save (editor-save.ts), and the conflict panel's answers.
+ * onto it), the draft and its edits, the kept copy and the lock (editor-session.ts); the save and
+ * the conflict panel's answers are editor-save.ts.
  */
 import { useEffect, useRef, useState } from 'preact/hooks';
 import { api } from '../lib/api';
-import { take, threeWay } from '../lib/merge';
+import { threeWay } from '../lib/merge';
 import { NS, type EventRecord } from '../lib/events';
 import { t } from '../lib/i18n';
 import { addGuard } from '../lib/router';
-import { draftOf, emptyDraft, fieldNamed, FIELDS, type Draft } from '../lib/event-draft';
+import { draftOf, emptyDraft, FIELDS, type Draft } from '../lib/event-draft';
 import type { Conflict } from './EditorParts';
-import { readKept, useKeptDraft, withTypedCost } from './editor-session';
-import { askScope, conflictOf, submitDraft, type SaveContext } from './editor-save';
+import { readKept, useEditLock, useKeptDraft, withTypedCost } from './editor-session';
+import { conflictOf, useEditorSave, type SaveContext } from './editor-save';
 
 /** Everything the editor's form shows and does for event `id` (`new` for a new one). */
 export function useEventEditor(id: string) {
@@ -24,7 +25,6 @@ export function useEventEditor(id: string) {
   const [loadError, setLoadError] = useState<unknown>(null);
   const [errors, setErrors] = useState<Record<string, string>>({});
   const [formError, setFormError] = useState<string | undefined>(undefined);
-  const [saving, setSaving] = useState(false);
   const [conflict, setConflict] = useState<Conflict | null>(null);
   const [stored, setStored] = useState<string | null>(null);
   /** the version the draft was made on (what the editor loaded, or merged onto) */
@@ -39,6 +39,7 @@ export function useEventEditor(id: string) {
 
   useEffect(() => addGuard(() => (dirtyRef.current ? t('editor.leave') : null)), []);
   const { persist, forget } = useKeptDraft(id, baseRef);
+  const others = useEditLock(id, isNew);
   const saveContext: SaveContext = {
     id,
     isNew,
@@ -123,44 +124,31 @@ export function useEventEditor(id: string) {
     setConflict(null);
   };
 
-  const withSaving = async (run: () => Promise<void>) => {
-    setSaving(true);
-    setErrors({});
-    setFormError(undefined);
-    try {
-      await run();
-    } finally {
-      setSaving(false);
-    }
-  };
+  const { saving, save, saveChoices } = useEditorSave(saveContext, { draft, base, etag, original });
 
-  /** Save the conflict panel's choices: mine for each field, but those where theirs was chosen, onto theirs. */
-  const saveChoices = (c: Conflict) => {
-    if (!draft) return;
-    let d = draft;
-    for (const f of c.fields) if (c.choice[f] === 'theirs') d = take(fieldNamed(f), d, c.theirsDraft);
-    setConflict(null);
-    setOriginal(c.theirs);
-    setBase(c.theirsDraft);
-    setEtag(c.etag);
-    setDraft(d);
-    void withSaving(() => submitDraft(saveContext, d, c.theirsDraft, c.etag, c.theirs, c.scope, 0));
+  return {
+    isNew,
+    others,
+    original,
+    setOriginal,
+    etag,
+    draft,
+    dirty,
+    restored,
+    loadError,
+    errors,
+    formError,
+    saving,
+    conflict,
+    setConflict,
+    stored,
+    load,
+    update,
+    discard,
+    takeTheirs,
+    saveChoices,
+    save,
   };
-
-  const save = async (statusOverride?: string) => {
-    if (!draft) return;
-    const d = statusOverride ? { ...draft, status: statusOverride } : { ...draft };
-    if (d.publish && d.status === 'publish' && new Date(d.publish) > new Date()) d.status = 'future';
-    let scope: string | undefined;
-    if (original?.recurring_event_id) {
-      const chosen = await askScope();
-      if (chosen === false) return;
-      scope = chosen;
-    }
-    await withSaving(() => submitDraft(saveContext, d, base, etag, original, scope, 0));
-  };
-
-  return { isNew, original, setOriginal, etag, draft, dirty, restored, loadError, errors, formError, saving, conflict, setConflict, stored, load, update, discard, takeTheirs, saveChoices, save };
 }
 
 /** The editor's state and actions, as the form's parts receive them. */

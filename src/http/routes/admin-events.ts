@@ -30,7 +30,6 @@ import { storedCost } from '../../domain/representations/event.js';
 import { apiError } from '../../domain/errors.js';
 import type { EventRecord } from '../../store/events.js';
 import { isPositiveInt } from '../../domain/values.js';
-import { eventIndex } from '../../domain/event-index.js';
 import { endpoint, route, type RouteDecl } from '../route.js';
 import { listHeaders } from '../paging.js';
 import { pageArg } from './common.js';
@@ -57,7 +56,7 @@ export function adminEventRoutes(services: Services): RouteDecl[] {
         },
         handler: async (ctx) => {
           const perPage = Math.min(500, Number(ctx.args.per_page));
-          const { items, total, totalPages } = await eventIndex(services.store.db, Number(ctx.args.page), perPage);
+          const { items, total, totalPages } = await services.eventIndex(Number(ctx.args.page), perPage);
           return { body: items, headers: listHeaders(total, totalPages) };
         },
       }),

@@ -5,7 +5,7 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { buildBatch } from '../../src/store/change-feed.js';
-import { matchesFilter, type EventListFilter } from '../../src/store/events.js';
+import { matchesFilter, type EventListFilter } from '../../src/store/event-list-results.js';
 import type { ListingState } from '../../src/store/changes.js';
 import type { FeedRow as ChangeRow } from '../../src/store/change-feed.js';
 import { noteChange, writeTransaction } from '../../src/store/changes.js';

@@ -11,7 +11,7 @@ import { directOf } from './sqlite-direct.js';
 import { PostgresAdapter, sql } from 'kysely';
 import type { EventsTable, Executor, NewPost, PostRow, EventRow, StoredPostType } from './schema.js';
 import type { Insertable, Updateable } from 'kysely';
-import { addTermCounts, isCreatedHere, isStatementWrite, noteChange, noteEventBefore, noteLinksWritten, recordTypeOfPost, statementLog } from './changes.js';
+import { addTermCounts, isCreatedHere, isStatementWrite, noteChange, noteEventBefore, noteLinksWritten, recordTypeOfPost, statementLog } from './change-notes.js';
 import { afterExplicitId, takeWantedId } from './import-context.js';
 
 /** A post row with its event fields (who changed it last is read apart, `edit-locks.ts`). */

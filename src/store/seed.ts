@@ -20,7 +20,7 @@
 import { CompiledQuery, sql, type Kysely } from 'kysely';
 import type { Database, StoredPostType, Taxonomy } from './schema.js';
 import type { DialectName, Store } from './db.js';
-import { noteChange } from './changes.js';
+import { noteChange } from './change-notes.js';
 
 type Row = ReadonlyArray<string | number | null>;
 type Table = 'posts' | 'events' | 'venues' | 'organizers' | 'event_organizers' | 'terms' | 'event_terms' | 'images' | 'event_series' | 'event_occurrences';

@@ -19,6 +19,7 @@ import { exportCalendar } from './import/backup-json.js';
 import { exportIcs } from './import/ics-export.js';
 import { createCore, type Core } from './core.js';
 import { checkReadiness, type OpenOptions, type Store } from './store/db.js';
+import { storeMetricsSource } from './store/metrics.js';
 import type { WebhookWorker } from './jobs/webhook-delivery.js';
 import type { HorizonJob } from './jobs/horizon.js';
 import type { PruneJob } from './jobs/change-log-pruning.js';
@@ -138,7 +139,7 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
   // The rate limit keys by the user when the credentials are valid: the REST face's credential
   // hook (an app-level onRequest hook) runs before the plugin's (route-level) ones.
   const rateLimitTake = await registerRateLimit(app, config, store.db, RATE_LIMIT_EXEMPT);
-  const metrics = registerMetrics(app, config, store, loopWatch);
+  const metrics = registerMetrics(app, config, storeMetricsSource(store), loopWatch);
   const registry = metrics?.registry;
   if (registry) jobs.registerMetrics(registry);
 

@@ -94,3 +94,142 @@ forEachStore('post passwords: writes', (t: TestServer) => {
     for (const o of occurrences) assert.equal((await t.api.get(`${ADMIN_API}/events/${o.id}`, { as: 'admin' })).body.password, 'weekly', `event ${o.id}`);
   });
 });
+
+forEachStore('post passwords: the legacy REST API', (t: TestServer) => {
+  const day = DateTime.utc().plus({ days: 14 }).toFormat('yyyy-MM-dd');
+  const times = { start_date: `${day} 18:00:00`, end_date: `${day} 20:00:00`, timezone: 'UTC' };
+  let venueId = 0;
+  let organizerId = 0;
+  let protectedId = 0;
+  let openId = 0;
+
+  before(async () => {
+    await t.user('author');
+    const venue = await t.api.post('/venues', { as: 'admin', json: { venue: 'Hidden hall', address: '1 Secret street', city: 'Lyon', phone: '555', password: 'venuepw' } });
+    venueId = venue.body.id;
+    const organizer = await t.api.post('/organizers', { as: 'admin', json: { organizer: 'Hidden host', email: 'host@example.org', phone: '123', password: 'orgpw' } });
+    organizerId = organizer.body.id;
+    const cat = await t.api.post('/categories', { as: 'admin', json: { name: 'Jazz' } });
+    const created = await t.api.post('/events', {
+      as: 'admin',
+      json: { title: 'Members only', description: 'The secret programme', excerpt: 'Secret excerpt', cost: '25', categories: [cat.body.id], ...times, password: 'letmein' },
+    });
+    assert.equal(created.status, 201, created.text);
+    protectedId = created.body.id;
+    const open = await t.api.post('/events', { as: 'admin', json: { title: 'Open night', description: 'Everyone welcome', ...times, venue: venueId, organizer: [organizerId] } });
+    openId = open.body.id;
+  });
+
+  it('a single protected event answers 403 event-password-protected without the password, to anonymous and signed-in readers', async () => {
+    for (const as of [null, 'author', 'admin']) {
+      for (const path of [`/events/${protectedId}`, `/events/${protectedId}?password=wrong`]) {
+        const res = await t.api.get(path, { as });
+        assert.equal(res.status, 403, `${as} ${path}: ${res.text}`);
+        assert.deepEqual(res.body, { code: 'event-password-protected', message: 'The requested event is not accessible without a password', data: { status: 403 } });
+      }
+    }
+  });
+
+  it('the right password, or the edit context for who may edit it, shows the whole event', async () => {
+    const withPassword = await t.api.get(`/events/${protectedId}`, { query: { password: 'letmein' } });
+    assert.equal(withPassword.status, 200, withPassword.text);
+    assert.match(withPassword.body.description, /The secret programme/);
+    assert.equal(withPassword.body.password, undefined, 'the password is never in an answer');
+    const bySlug = await t.api.get(`/events/by-slug/members-only`, { query: { password: 'letmein' } });
+    assert.equal(bySlug.status, 200, bySlug.text);
+    assert.equal((await t.api.get(`/events/by-slug/members-only`)).status, 403);
+    const edit = await t.api.get(`/events/${protectedId}`, { as: 'admin', query: { context: 'edit' } });
+    assert.equal(edit.status, 200, edit.text);
+    assert.match(edit.body.description, /The secret programme/);
+    // The edit context lets through only who may edit the event.
+    assert.equal((await t.api.get(`/events/${protectedId}`, { as: 'author', query: { context: 'edit' } })).status, 403);
+    assert.equal((await t.api.get(`/events/${protectedId}`, { query: { context: 'edit' } })).status, 403);
+    // On the original's namespace too.
+    const legacy = await fetch(`${t.origin}/wp-json/tribe/events/v1/events/${protectedId}`);
+    assert.equal(legacy.status, 403);
+    assert.equal(((await legacy.json()) as any).code, 'event-password-protected');
+    assert.equal((await fetch(`${t.origin}/wp-json/tribe/events/v1/events/${protectedId}?password=letmein`)).status, 200);
+  });
+
+  it('the event list shows a protected event without its content, unless the password is given', async () => {
+    const list = await t.api.get('/events');
+    const event = list.body.events.find((e: any) => e.id === protectedId);
+    assert.ok(event, 'a protected event is listed');
+    assert.equal(event.title, 'Members only');
+    assert.equal(event.start_date, `${day} 18:00:00`, 'dates stay');
+    assert.equal(event.description, '');
+    assert.equal(event.excerpt, '');
+    assert.equal(event.cost, '');
+    assert.deepEqual(event.cost_details, { currency_symbol: '', currency_position: '', currency_code: '', values: [] });
+    assert.deepEqual(event.categories, []);
+    assert.equal(event.image, false);
+    assert.equal(event.all_day, null);
+    assert.equal(event.featured, null);
+    assert.equal(event.website, '');
+    assert.deepEqual(event.venue, []);
+    assert.ok(!list.text.includes('secret programme') && !list.text.includes('Secret excerpt'), 'no protected text in the answer');
+    const unlocked = await t.api.get('/events', { query: { password: 'letmein' } });
+    assert.match(unlocked.body.events.find((e: any) => e.id === protectedId).description, /The secret programme/);
+    const edit = await t.api.get('/events', { as: 'admin', query: { context: 'edit' } });
+    assert.match(edit.body.events.find((e: any) => e.id === protectedId).description, /The secret programme/);
+    const signedIn = await t.api.get('/events', { as: 'admin' });
+    assert.equal(signedIn.body.events.find((e: any) => e.id === protectedId).description, '', 'signed in is not enough');
+    const open = list.body.events.find((e: any) => e.id === openId);
+    assert.match(open.description, /Everyone welcome/, 'other events are untouched');
+  });
+
+  it('a protected venue or organizer embedded in an event is shown without its content, whoever asks', async () => {
+    for (const query of [undefined, { password: 'venuepw' }]) {
+      const single = await t.api.get(`/events/${openId}`, { as: 'admin', query });
+      assert.equal(single.status, 200);
+      const venue = single.body.venue;
+      assert.equal(venue.id, venueId);
+      // The original's list of protected fields names `venue` and `organizer` (an event's), so a
+      // venue's and an organizer's own name fields are emptied too.
+      assert.deepEqual(venue.venue, []);
+      assert.equal(venue.slug, 'hidden-hall');
+      assert.equal(venue.address, '');
+      assert.equal(venue.city, '');
+      assert.equal(venue.phone, '');
+      const organizer = single.body.organizer[0];
+      assert.deepEqual(organizer.organizer, []);
+      assert.equal(organizer.email, '');
+      assert.equal(organizer.phone, '');
+      assert.ok(!single.text.includes('Secret street') && !single.text.includes('host@example.org'), single.text);
+    }
+  });
+
+  it('a single venue or organizer without its password is shown without its content; with it, whole', async () => {
+    const venue = await t.api.get(`/venues/${venueId}`);
+    assert.equal(venue.status, 200);
+    assert.deepEqual(venue.body.venue, []);
+    assert.equal(venue.body.address, '');
+    assert.deepEqual(Object.keys(venue.body.json_ld), ['@type', 'name', 'url']);
+    assert.equal(venue.body.city, '');
+    assert.ok(!venue.text.includes('Secret street'), venue.text);
+    const unlocked = await t.api.get(`/venues/${venueId}`, { query: { password: 'venuepw' } });
+    assert.equal(unlocked.body.address, '1 Secret street');
+    assert.ok(unlocked.body.json_ld.address, 'the whole json_ld');
+    const edit = await t.api.get(`/venues/${venueId}`, { as: 'admin', query: { context: 'edit' } });
+    assert.equal(edit.body.city, 'Lyon');
+    const organizer = await t.api.get(`/organizers/${organizerId}`);
+    assert.equal(organizer.body.email, '');
+    assert.equal((await t.api.get(`/organizers/${organizerId}`, { query: { password: 'orgpw' } })).body.email, 'host@example.org');
+    const venues = await t.api.get('/venues');
+    assert.equal(venues.body.venues.find((v: any) => v.id === venueId).address, '');
+    assert.equal((await t.api.get('/venues', { query: { password: 'venuepw' } })).body.venues.find((v: any) => v.id === venueId).address, '1 Secret street');
+    const organizers = await t.api.get('/organizers');
+    assert.equal(organizers.body.organizers.find((o: any) => o.id === organizerId).email, '');
+  });
+
+  it('write answers: the event is answered whole to its writer, a venue without its content unless in the edit context', async () => {
+    const updated = await t.api.post(`/events/${protectedId}`, { as: 'admin', json: { excerpt: 'Secret excerpt 2' } });
+    assert.equal(updated.status, 200);
+    assert.match(updated.body.excerpt, /Secret excerpt 2/);
+    const venue = await t.api.post(`/venues/${venueId}`, { as: 'admin', json: { city: 'Paris' } });
+    assert.equal(venue.status, 200);
+    assert.equal(venue.body.city, '');
+    const edit = await t.api.post(`/venues/${venueId}`, { as: 'admin', json: { city: 'Lyon', context: 'edit' } });
+    assert.equal(edit.body.city, 'Lyon');
+  });
+});

@@ -30,6 +30,7 @@ import { invalidDateFailure, invalidTimezoneFailure } from '../../domain/dates/h
 import { isNonBlankTitle } from '../../domain/text/php.js';
 import type { RecurrenceScope } from '../../domain/events/index.js';
 import { inlineLinkedChecks } from './linked-posts.js';
+import { canAccessPasswordContent, shownToRequest } from '../post-passwords.js';
 
 /** Ours (issue 15): the rules of a recurring event; the failure names the bad line and its problem. */
 const recurrenceArg = {
@@ -50,6 +51,9 @@ const recurrenceArg = {
     }
   },
 };
+
+/** The single event's `password` (the original's READ_args): a protected event answers 403 without it. */
+const readPasswordArg = { type: 'string' as const, description: 'The event password', validate: isStringValue };
 
 const SCOPES: readonly RecurrenceScope[] = ['this', 'following', 'all'];
 /** Ours (issue 15): which occurrences an update or delete of an occurrence applies to. */
@@ -274,7 +278,7 @@ function itemEndpoints(services: Services, addressing: { read: Args; write: Args
   return {
     get: endpoint<EventRecord>({
       methods: ['GET'],
-      args: addressing.read,
+      args: { ...addressing.read, password: readPasswordArg },
       permission: anyone,
       docs: SINGLE_DOCS.get,
       versioning: { kind: 'item', type: 'event', readable: (ctx) => ctx.record !== null && canReadEvent(ctx.viewer, ctx.record) && ctx.record.status !== 'trash' },
@@ -282,6 +286,7 @@ function itemEndpoints(services: Services, addressing: { read: Args; write: Args
         const record = await mustHave(ctx);
         if (!canReadEvent(ctx.viewer, record)) throw apiError('event-not-accessible');
         if (record.status === 'trash') throw apiError('event-no-longer-available');
+        if (!canAccessPasswordContent(ctx, record, 'tribe_events')) throw apiError('event-password-protected');
         const [json] = await events.represent([record], ctx.viewer, 'single', ctx.links);
         return { body: json };
       },
@@ -352,7 +357,7 @@ export function eventRoutes(services: Services): RouteDecl[] {
             represent: async (ids) => {
               const records = (await Promise.all(ids.map((id) => events.findById(id)))).filter((r): r is EventRecord => r !== undefined);
               const json = await events.represent(records, ctx.viewer, 'list', ctx.links);
-              return new Map(records.map((r, i) => [Number(r.id), json[i]!]));
+              return new Map(records.map((r, i) => [Number(r.id), shownToRequest(ctx, json[i]!, 'tribe_events')]));
             },
             body: (items, urls, total, totalPages) => ({ events: items, ...urls, total, total_pages: totalPages }),
             restUrl: ctx.links.rest('events/'),
@@ -363,7 +368,7 @@ export function eventRoutes(services: Services): RouteDecl[] {
         const page = await events.list(ctx.viewer, a, ctx.links, ctx.reserve);
         const urls = listUrls(ctx.links.rest('events/'), page.query, appendedQuery(ctx), a.page, page.totalPages);
         return {
-          body: { events: page.events, ...urls, total: page.total, total_pages: page.totalPages },
+          body: { events: page.events.map((json) => shownToRequest(ctx, json, 'tribe_events')), ...urls, total: page.total, total_pages: page.totalPages },
           headers: { ...listHeaders(page.total, page.totalPages, urls), 'X-Sync-Token': token },
           renew: { 'x-sync-token': renew },
         };

@@ -26,6 +26,7 @@ import { postTombstones } from '../../domain/sync.js';
 import { isEmptyValue, isNumeric, isPositiveInt } from '../../domain/values.js';
 import type { LinkedKind, LinkedRecord } from '../../store/linked-posts.js';
 import type { PostType } from '../../store/schema.js';
+import { shownToRequest } from '../post-passwords.js';
 import { anyone, endpoint, optionalArgs, route, type ArgContext, type ArgSpec, type Args, type EndpointContext, type EndpointDocs, type RouteDecl } from '../route.js';
 import { listUrls, listHeaders } from '../paging.js';
 import { checkGeolocArgs, geolocCoordinateArg, geolocRadiusArgs, idArg, isNonEmptyString, isStringValue, pageArg, perPageArg, postPasswordArg, slugArg } from './common.js';
@@ -246,7 +247,9 @@ function linkedPostRoutes(services: Services, spec: KindSpec): RouteDecl[] {
   const writeArgs = spec.writeArgs(services);
   const d = docs(spec);
 
-  const represent = async (ctx: EndpointContext, record: LinkedRecord, context: 'single' | 'list') => (await service.represent([record], ctx.links, context))[0];
+  // A protected record is answered without its content unless the request may see it (the
+  // original's venue and organizer data filters; post-passwords.ts), its write answers included.
+  const represent = async (ctx: EndpointContext, record: LinkedRecord, context: 'single' | 'list') => shownToRequest(ctx, (await service.represent([record], ctx.links, context))[0]!, postType);
   const reload = async (id: number) => (await service.findById(db, id))!;
 
   const list = route(`/${plural}`, [
@@ -276,7 +279,7 @@ function linkedPostRoutes(services: Services, spec: KindSpec): RouteDecl[] {
               const records = (await service.load(db, ids)) as Map<number, LinkedRecord>;
               const ordered = ids.map((id) => records.get(id)).filter((r): r is LinkedRecord => r !== undefined);
               const json = await service.represent(ordered, ctx.links, 'list');
-              return new Map(ordered.map((r, i) => [Number(r.id), json[i]!]));
+              return new Map(ordered.map((r, i) => [Number(r.id), shownToRequest(ctx, json[i]!, postType)]));
             },
             body: (items, urls, total, totalPages) => ({ [plural]: items, ...urls, total, total_pages: totalPages }),
             restUrl: ctx.links.rest(`${plural}/`),
@@ -287,7 +290,7 @@ function linkedPostRoutes(services: Services, spec: KindSpec): RouteDecl[] {
         const page = await service.list(ctx.viewer, a, { dialect: services.store.dialect, maxPerPage: services.config.maxPerPage });
         // The page's records are loaded (and kept); their representations and the JSON text are not yet.
         await ctx.reserve?.(2 * page.records.reduce((n, r) => n + r.title.length + r.content.length + r.excerpt.length, 0));
-        const items = await service.represent(page.records, ctx.links, 'list');
+        const items = (await service.represent(page.records, ctx.links, 'list')).map((json) => shownToRequest(ctx, json, postType));
         const urls = listUrls(ctx.links.rest(`${plural}/`), page.query, null, a.page, page.totalPages);
         return {
           body: { [plural]: items, ...urls, total: page.total, total_pages: page.totalPages },

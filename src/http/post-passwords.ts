@@ -8,11 +8,11 @@
  *
  * @example
  *   if (!canAccessPasswordContent(ctx, record, 'tribe_events')) throw apiError('event-password-protected');
- *   const shown = page.events.map((json) => shownToRequest(ctx, json, 'tribe_events'));
+ *   const shown = page.events.map((json) => eventShownToRequest(ctx, json));
  */
 import { canEditPost, type OwnedRecord } from '../domain/permissions.js';
 import { isProtected, passwordMatches, type PasswordHolder } from '../domain/post-passwords.js';
-import { representedPassword, withholdProtected } from '../domain/representations/protected.js';
+import { representedPassword, withEmbeddedWithheld, withholdProtected } from '../domain/representations/protected.js';
 import type { PostType } from '../store/schema.js';
 import type { EndpointContext } from './route.js';
 
@@ -40,4 +40,17 @@ export function shownToRequest(ctx: Request, json: Record<string, unknown>, type
   if (password === '') return json;
   const record = { password, author_id: Number(json.author), status: String(json.status) };
   return canAccessPasswordContent(ctx, record, type) ? json : withholdProtected(json);
+}
+
+/**
+ * An event's representation as this request may see it: its protected venue and organizers
+ * always without their content, and the event itself as `shownToRequest` says (lists).
+ */
+export function eventShownToRequest(ctx: Request, json: Record<string, unknown>): Record<string, unknown> {
+  return shownToRequest(ctx, withEmbeddedWithheld(json), 'tribe_events');
+}
+
+/** An event's representation in a single or write answer: whole, but for its protected venue and organizers. */
+export function eventAnswer(json: Record<string, unknown>): Record<string, unknown> {
+  return withEmbeddedWithheld(json);
 }

@@ -233,3 +233,127 @@ forEachStore('post passwords: the legacy REST API', (t: TestServer) => {
     assert.equal(edit.body.city, 'Lyon');
   });
 });
+
+forEachStore('post passwords: the pages, feeds, CalDAV and embeds', (t: TestServer) => {
+  const day = DateTime.utc().plus({ days: 16 }).toFormat('yyyy-MM-dd');
+  const times = { start_date: `${day} 18:00:00`, end_date: `${day} 20:00:00`, timezone: 'UTC' };
+  let protectedEvent: { id: number; url: string } = { id: 0, url: '' };
+  let openEvent: { id: number; url: string } = { id: 0, url: '' };
+  let venueUrl = '';
+
+  const get = (url: string, headers: Record<string, string> = {}) => fetch(url.startsWith('http') ? url : `${t.origin}${url}`, { headers, redirect: 'manual' });
+  const post = (url: string, body: string, headers: Record<string, string> = {}) =>
+    fetch(url, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded', ...headers }, body, redirect: 'manual' });
+  const cookieFrom = (res: Response) => (res.headers.get('set-cookie') ?? '').split(';')[0]!;
+
+  before(async () => {
+    const venue = await t.api.post('/venues', { as: 'admin', json: { venue: 'Hidden hall', address: '1 Secret street', city: 'Lyon', phone: '555 0101', password: 'venuepw' } });
+    venueUrl = venue.body.url;
+    const created = await t.api.post('/events', {
+      as: 'admin',
+      json: { title: 'Members only', description: 'The secret programme', cost: '25', categories: ['Jazz'], venue: venue.body.id, ...times, password: 'letmein' },
+    });
+    assert.equal(created.status, 201, created.text);
+    protectedEvent = { id: created.body.id, url: created.body.url };
+    const open = await t.api.post('/events', { as: 'admin', json: { title: 'Open night', description: 'Everyone welcome', ...times, venue: venue.body.id } });
+    openEvent = { id: open.body.id, url: open.body.url };
+  });
+
+  it("a protected event's page shows WordPress' password form, never its content, and no shared cache keeps it", async () => {
+    const res = await get(protectedEvent.url);
+    assert.equal(res.status, 200);
+    assert.match(res.headers.get('cache-control') ?? '', /private, no-store/);
+    const page = await res.text();
+    assert.match(page, /Protected: Members only/);
+    assert.match(page, /<form action="[^"]+" class="post-password-form" method="post">/);
+    assert.match(page, /This content is password protected\. To view it please enter your password below:/);
+    assert.match(page, /<label for="pwbox-\d+">Password:<\/label> <input name="post_password"/);
+    assert.ok(!page.includes('secret programme') && !page.includes('Secret street') && !page.includes('Jazz'), 'no protected content');
+    assert.ok(!page.includes('role="alert"'), 'no error before a password was typed');
+  });
+
+  it('the form sets the wp-postpass cookie (an HMAC, not the password), and the page then shows the event; a wrong password shows the form again', async () => {
+    const wrong = await post(protectedEvent.url, 'post_password=nope');
+    assert.equal(wrong.status, 303);
+    assert.equal(wrong.headers.get('location'), new URL(protectedEvent.url).pathname);
+    const wrongCookie = cookieFrom(wrong);
+    assert.match(wrongCookie, /^wp-postpass_[0-9a-f]{32}=[\w-]+$/);
+    assert.match(wrong.headers.get('set-cookie')!, /HttpOnly/);
+    assert.match(wrong.headers.get('set-cookie')!, /SameSite=Lax/);
+    const again = await (await get(protectedEvent.url, { cookie: wrongCookie })).text();
+    assert.match(again, /post-password-form/);
+    assert.match(again, /role="alert"/);
+    assert.ok(!again.includes('secret programme'));
+
+    const right = await post(protectedEvent.url, 'post_password=letmein');
+    const cookie = cookieFrom(right);
+    assert.ok(!cookie.includes('letmein'), 'the cookie does not hold the password');
+    const opened = await get(protectedEvent.url, { cookie });
+    assert.equal(opened.status, 200);
+    assert.match(opened.headers.get('cache-control') ?? '', /private, no-store/);
+    const page = await opened.text();
+    assert.match(page, /The secret programme/);
+    assert.ok(!page.includes('post-password-form'));
+    // The venue keeps its own password: its name only.
+    assert.match(page, /Hidden hall/);
+    assert.ok(!page.includes('Secret street'));
+    // Neither page carries validators: no cached copy of one is ever answered for the other.
+    assert.equal(opened.headers.get('etag'), null);
+    assert.equal((await get(protectedEvent.url)).headers.get('etag'), null);
+    // The feed of the event never shows protected content, cookie or not.
+    const ics = await (await get(`${protectedEvent.url}?ical=1`, { cookie })).text();
+    assert.match(ics, /DESCRIPTION:Content is protected\./);
+    assert.ok(!ics.includes('secret programme'));
+  });
+
+  it('the lists, the feeds, the venue page, CalDAV and the embeds withhold the protected content', async () => {
+    const list = await (await get('/events/list/')).text();
+    assert.match(list, /Protected: Members only/);
+    assert.ok(!list.includes('secret programme') && !list.includes('Secret street') && !list.includes('Lyon'), 'nothing protected in the list');
+    assert.match(list, /Open night/);
+    const feed = await (await get('/events.ics')).text();
+    assert.match(feed, /SUMMARY:Members only/);
+    assert.match(feed, /DESCRIPTION:Content is protected\./);
+    assert.ok(!feed.includes('secret programme') && !feed.includes('Secret street'), feed);
+    assert.match(feed, /DESCRIPTION:Everyone welcome/);
+    const venuePage = await (await get(venueUrl)).text();
+    assert.match(venuePage, /Hidden hall/);
+    assert.ok(!venuePage.includes('Secret street') && !venuePage.includes('555 0101'));
+    const dav = await get(`/dav/public/calendars/events/${protectedEvent.id}.ics`);
+    assert.equal(dav.status, 200);
+    const davText = await dav.text();
+    assert.match(davText, /Content is protected\./);
+    assert.ok(!davText.includes('secret programme'));
+    const openDav = await (await get(`/dav/public/calendars/events/${openEvent.id}.ics`)).text();
+    assert.ok(!openDav.includes('Secret street'), 'a protected venue is withheld from an open event too');
+    const fc = await t.api.get(`/api/calendar/embed/v1/fullcalendar?start=${day}&end=${DateTime.fromISO(day).plus({ days: 1 }).toISODate()}`);
+    assert.equal(fc.status, 200, fc.text);
+    assert.ok(fc.text.includes('Members only'));
+    assert.ok(!fc.text.includes('secret programme') && !fc.text.includes('Secret street') && !fc.text.includes('Lyon'), fc.text);
+    const iframe = await (await get('/embed/')).text();
+    assert.ok(!iframe.includes('secret programme') && !iframe.includes('Secret street'));
+  });
+});
+
+forEachStore(
+  'post passwords: federation',
+  (t: TestServer) => {
+    it('a protected event is not federated: its object answers 404, an open one 200', async () => {
+      const day = DateTime.utc().plus({ days: 18 }).toFormat('yyyy-MM-dd');
+      const times = { start_date: `${day} 18:00:00`, end_date: `${day} 20:00:00`, timezone: 'UTC' };
+      const hidden = await t.api.post('/events', { as: 'admin', json: { title: 'Secret gig', description: 'hush-hush programme', ...times, password: 'pw' } });
+      const open = await t.api.post('/events', { as: 'admin', json: { title: 'Open gig', ...times } });
+      const object = (id: number) => fetch(`${t.origin}/federation/events/${id}`, { headers: { accept: 'application/activity+json' } });
+      let status = 0;
+      for (let i = 0; i < 50 && status !== 200; i++) {
+        status = (await object(open.body.id)).status;
+        if (status !== 200) await new Promise((r) => setTimeout(r, 100));
+      }
+      assert.equal(status, 200, 'the open event is federated');
+      assert.equal((await object(hidden.body.id)).status, 404);
+      const page = await fetch(hidden.body.url, { headers: { accept: 'application/activity+json' } });
+      assert.ok(!(await page.text()).includes('hush-hush'), 'no content negotiation gives it away');
+    });
+  },
+  { FEDERATION: 'true', FEDERATION_ALLOW_PRIVATE_ADDRESSES: 'true' },
+);

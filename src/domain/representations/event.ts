@@ -20,7 +20,7 @@ import { toImageJson } from './image.js';
 import { organizerJsonLd, toOrganizerJson } from './organizer.js';
 import { permalinkOf, wireSlug } from './post.js';
 import { toEmbeddedTermJson } from './term.js';
-import { embeddedRepresentation, markProtected, withheldJsonLd } from './protected.js';
+import { markProtected, withheldJsonLd } from './protected.js';
 import { isProtected, type PasswordHolder } from '../post-passwords.js';
 import { toVenueJson, venueJsonLd, type RepresentationContext } from './venue.js';
 
@@ -159,10 +159,9 @@ export function toEventJson(e: EventRecord, related: EventRelated, links: Links,
     featured: Boolean(e.featured),
     categories: [...related.categories].sort(byTermName).map((t) => toEmbeddedTermJson(t, links)),
     tags: [...related.tags].sort(byTermName).map((t) => toEmbeddedTermJson(t, links)),
-    // A protected venue or organizer is embedded without its content, whoever reads the event,
-    // as the original's venue and organizer data filters do (they know no request password).
-    venue: related.venue ? embeddedRepresentation(toVenueJson(related.venue, imageOf(related, related.venue.image_id), links, context), related.venue) : [],
-    organizer: related.organizers.map((o) => embeddedRepresentation(toOrganizerJson(o, imageOf(related, o.image_id), links, context), o)),
+    // A protected venue or organizer is embedded whole, marked (protected.ts): each face withholds it its own way.
+    venue: related.venue ? toVenueJson(related.venue, imageOf(related, related.venue.image_id), links, context) : [],
+    organizer: related.organizers.map((o) => toOrganizerJson(o, imageOf(related, o.image_id), links, context)),
   };
   if (rec) {
     out.recurrence = rec.lines;

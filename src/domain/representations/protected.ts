@@ -90,9 +90,21 @@ export function withheldJsonLd(jsonLd: Record<string, unknown>): Record<string, 
   return Object.fromEntries(Object.entries(jsonLd).filter(([k]) => KEPT_JSON_LD.has(k)));
 }
 
-/** A representation embedded in another: as it is, or without its content when its record is protected. */
-export function embeddedRepresentation(json: Record<string, unknown>, record: PasswordHolder): Record<string, unknown> {
-  return isProtected(record) ? withholdProtected(markProtected(json, record)) : json;
+/**
+ * An event's representation with its protected venue and organizers (marked ones) without their
+ * content, as the original embeds them whoever reads the event (its venue and organizer data
+ * filters know no request password); the same object when none is protected.
+ */
+export function withEmbeddedWithheld(json: Record<string, unknown>): Record<string, unknown> {
+  const venue = json.venue as Record<string, unknown> | [];
+  const organizers = (json.organizer as Array<Record<string, unknown>> | undefined) ?? [];
+  const venueProtected = !Array.isArray(venue) && representedPassword(venue) !== '';
+  const organizersProtected = organizers.some((o) => representedPassword(o) !== '');
+  if (!venueProtected && !organizersProtected) return json;
+  const out: Record<string, unknown> = { ...json };
+  if (venueProtected) out.venue = withholdProtected(venue as Record<string, unknown>);
+  if (organizersProtected) out.organizer = organizers.map((o) => (representedPassword(o) !== '' ? withholdProtected(o) : o));
+  return out;
 }
 
 function walk(value: unknown): unknown {

@@ -30,7 +30,7 @@ import { invalidDateFailure, invalidTimezoneFailure } from '../../domain/dates/h
 import { isNonBlankTitle } from '../../domain/text/php.js';
 import type { RecurrenceScope } from '../../domain/events/index.js';
 import { inlineLinkedChecks } from './linked-posts.js';
-import { canAccessPasswordContent, shownToRequest } from '../post-passwords.js';
+import { canAccessPasswordContent, eventAnswer, eventShownToRequest } from '../post-passwords.js';
 
 /** Ours (issue 15): the rules of a recurring event; the failure names the bad line and its problem. */
 const recurrenceArg = {
@@ -288,7 +288,7 @@ function itemEndpoints(services: Services, addressing: { read: Args; write: Args
         if (record.status === 'trash') throw apiError('event-no-longer-available');
         if (!canAccessPasswordContent(ctx, record, 'tribe_events')) throw apiError('event-password-protected');
         const [json] = await events.represent([record], ctx.viewer, 'single', ctx.links);
-        return { body: json };
+        return { body: eventAnswer(json!) };
       },
     }),
     remove: endpoint<EventRecord>({
@@ -302,7 +302,7 @@ function itemEndpoints(services: Services, addressing: { read: Args; write: Args
         if (record.status === 'trash') throw apiError('event-is-in-trash');
         const trashed = await events.trash(record, ctx.args.recurrence_scope as RecurrenceScope | undefined, ctx.viewer);
         const [json] = await events.represent([trashed], ctx.viewer, 'list', ctx.links);
-        return { body: json };
+        return { body: eventAnswer(json!) };
       },
     }),
     update: endpoint<EventRecord>({
@@ -318,7 +318,7 @@ function itemEndpoints(services: Services, addressing: { read: Args; write: Args
         const record = await mustHave(ctx);
         const updated = await events.update(ctx.viewer, record, writeInput(ctx.args, ctx.sent));
         const [json] = await events.represent([updated], ctx.viewer, 'list', ctx.links);
-        return { body: json };
+        return { body: eventAnswer(json!) };
       },
     }),
   };
@@ -357,7 +357,7 @@ export function eventRoutes(services: Services): RouteDecl[] {
             represent: async (ids) => {
               const records = (await Promise.all(ids.map((id) => events.findById(id)))).filter((r): r is EventRecord => r !== undefined);
               const json = await events.represent(records, ctx.viewer, 'list', ctx.links);
-              return new Map(records.map((r, i) => [Number(r.id), shownToRequest(ctx, json[i]!, 'tribe_events')]));
+              return new Map(records.map((r, i) => [Number(r.id), eventShownToRequest(ctx, json[i]!)]));
             },
             body: (items, urls, total, totalPages) => ({ events: items, ...urls, total, total_pages: totalPages }),
             restUrl: ctx.links.rest('events/'),
@@ -368,7 +368,7 @@ export function eventRoutes(services: Services): RouteDecl[] {
         const page = await events.list(ctx.viewer, a, ctx.links, ctx.reserve);
         const urls = listUrls(ctx.links.rest('events/'), page.query, appendedQuery(ctx), a.page, page.totalPages);
         return {
-          body: { events: page.events.map((json) => shownToRequest(ctx, json, 'tribe_events')), ...urls, total: page.total, total_pages: page.totalPages },
+          body: { events: page.events.map((json) => eventShownToRequest(ctx, json)), ...urls, total: page.total, total_pages: page.totalPages },
           headers: { ...listHeaders(page.total, page.totalPages, urls), 'X-Sync-Token': token },
           renew: { 'x-sync-token': renew },
         };
@@ -384,7 +384,7 @@ export function eventRoutes(services: Services): RouteDecl[] {
       handler: async (ctx) => {
         const created = await events.create(ctx.viewer, writeInput(ctx.args, ctx.sent));
         const [json] = await events.represent([created], ctx.viewer, 'list', ctx.links);
-        return { status: 201, body: json };
+        return { status: 201, body: eventAnswer(json!) };
       },
     }),
   ]);

@@ -3,10 +3,11 @@
  * written (the write routes take `password`, at most 255 characters, stored as given; the admin
  * API hands it back to editors) and how each face withholds their content. On both stores.
  */
-import { before, it } from 'node:test';
+import { after, before, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { DateTime } from 'luxon';
 import { forEachStore, type TestServer } from '../support/harness.js';
+import { startReceiver, type Receiver } from '../support/receiver.js';
 
 const ADMIN_API = '/api/calendar/admin/v1';
 
@@ -356,4 +357,33 @@ forEachStore(
     });
   },
   { FEDERATION: 'true', FEDERATION_ALLOW_PRIVATE_ADDRESSES: 'true' },
+);
+
+forEachStore(
+  'post passwords: webhooks',
+  (t: TestServer) => {
+    let r: Receiver;
+    before(async () => {
+      r = await startReceiver();
+    });
+    after(async () => {
+      await r.close();
+    });
+
+    it('webhooks, which administrators set up, carry the full representation, never the password', async () => {
+      const hook = await t.api.post('/api/calendar/admin/v1/webhooks', { as: 'admin', json: { url: r.url } });
+      assert.equal(hook.status, 201, hook.text);
+      r.secret = hook.body.secret;
+      const venue = await t.api.post('/venues', { as: 'admin', json: { venue: 'Hook hall', address: '3 Hook road', password: 'hallpw' } });
+      const created = await t.api.post('/events', {
+        as: 'admin',
+        json: { title: 'Hooked', description: 'Full programme', start_date: '2032-01-01 10:00:00', end_date: '2032-01-01 11:00:00', venue: venue.body.id, password: 'eventpw' },
+      });
+      const [m] = await r.waitFor((x) => x.body?.type === 'event.created' && x.body?.data?.id === created.body.id);
+      assert.match(m!.body.data.description, /Full programme/);
+      assert.equal(m!.body.data.venue.address, '3 Hook road');
+      assert.ok(!m!.raw.includes('eventpw') && !m!.raw.includes('hallpw'), 'no password in a delivery');
+    });
+  },
+  { WEBHOOKS_ALLOW_PRIVATE: 'true', WEBHOOKS_RETRY_SCHEDULE: '150ms,150ms', WEBHOOKS_TIMEOUT: '2s' },
 );

@@ -223,6 +223,25 @@ forEachStore('post passwords: the legacy REST API', (t: TestServer) => {
     assert.equal(organizers.body.organizers.find((o: any) => o.id === organizerId).email, '');
   });
 
+  it('the sync delta of the lists withholds the same, unless the password is given', async () => {
+    const first = await t.api.get('/events');
+    const token = first.headers.get('x-sync-token')!;
+    const changed = await t.api.post(`/events/${protectedId}`, { as: 'admin', json: { excerpt: 'Secret excerpt, changed' } });
+    assert.equal(changed.status, 200);
+    const delta = await t.api.get('/events', { query: { sync_token: token } });
+    assert.equal(delta.status, 200, delta.text);
+    const item = delta.body.events.find((e: any) => e.id === protectedId);
+    assert.ok(item, delta.text);
+    assert.equal(item.excerpt, '');
+    assert.ok(!delta.text.includes('Secret excerpt'));
+    const unlocked = await t.api.get('/events', { query: { sync_token: token, password: 'letmein' } });
+    assert.match(unlocked.body.events.find((e: any) => e.id === protectedId).excerpt, /Secret excerpt, changed/);
+    const venues = await t.api.get('/venues');
+    await t.api.post(`/venues/${venueId}`, { as: 'admin', json: { phone: '556' } });
+    const venueDelta = await t.api.get('/venues', { query: { sync_token: venues.headers.get('x-sync-token')! } });
+    assert.equal(venueDelta.body.venues.find((v: any) => v.id === venueId).phone, '');
+  });
+
   it('write answers: the event is answered whole to its writer, a venue without its content unless in the edit context', async () => {
     const updated = await t.api.post(`/events/${protectedId}`, { as: 'admin', json: { excerpt: 'Secret excerpt 2' } });
     assert.equal(updated.status, 200);

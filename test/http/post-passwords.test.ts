@@ -177,6 +177,12 @@ forEachStore('post passwords: the legacy REST API', (t: TestServer) => {
     assert.equal(signedIn.body.events.find((e: any) => e.id === protectedId).description, '', 'signed in is not enough');
     const open = list.body.events.find((e: any) => e.id === openId);
     assert.match(open.description, /Everyone welcome/, 'other events are untouched');
+    // A kept representation copied with new term counts keeps its mark (another event in its category).
+    const jazz = (await t.api.get('/categories', { query: { search: 'Jazz' } })).body.categories[0].id;
+    await t.api.post('/events', { as: 'admin', json: { title: 'More jazz', categories: [jazz], ...times } });
+    const again = await t.api.get('/events');
+    assert.equal(again.body.events.find((e: any) => e.id === protectedId).description, '');
+    assert.ok(!again.text.includes('secret programme'));
   });
 
   it('a protected venue or organizer embedded in an event is shown without its content, whoever asks', async () => {

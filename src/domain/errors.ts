@@ -42,6 +42,7 @@ export const ERRORS = {
   'rest-invalid-event-id': [400, 'The specified ID is not a valid event.'],
   'event-no-longer-available': [403, 'This event is no longer available'],
   'event-not-accessible': [403, 'The requested event is not accessible'],
+  'event-password-protected': [403, 'The requested event is not accessible without a password'],
   'event-archive-page-not-found': [404, 'The requested event archive page does not exist'],
   'event-is-in-trash': [410, 'The event is already trashed'],
   'could-not-delete-event': [500, 'The event could not be deleted'],

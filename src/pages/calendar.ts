@@ -21,6 +21,7 @@ import { SERIES_TYPE } from '../domain/events/index.js';
 import { icsRecurrenceLines, parseRecurrence } from '../domain/recurrence.js';
 import { hasVtimezone } from '../domain/ical.js';
 import type { EventFilter, EventsPage, PublicEvent, PublicOrganizer, PublicTerm, PublicVenue, SeriesFeed } from '../domain/public-records.js';
+import type { GivenPasswords } from '../domain/public-reader.js';
 
 export type { EventFilter, EventsPage, PublicEvent, PublicOrganizer, PublicTerm, PublicVenue } from '../domain/public-records.js';
 
@@ -48,9 +49,9 @@ export interface Calendar {
   /** Events with these ids (published ones only), at most ICAL_MAX_EVENTS. */
   byIds(ids: number[]): Promise<PublicEvent[]>;
   /** The published event with this slug, with its JSON-LD, or undefined. */
-  event(slug: string): Promise<PublicEvent | undefined>;
+  event(slug: string, given?: GivenPasswords): Promise<PublicEvent | undefined>;
   /** Recurring events (issue 15): the published occurrence of the series with this slug on this day. */
-  occurrence(slug: string, day: string): Promise<PublicEvent | undefined>;
+  occurrence(slug: string, day: string, given?: GivenPasswords): Promise<PublicEvent | undefined>;
   /**
    * A moved occurrence: the address (its `url`) of the published occurrence of this series that was
    * on this day before it moved to another, or undefined.
@@ -81,7 +82,8 @@ export function createCalendar(services: Services): Calendar {
   const links = services.links;
   // An event without a venue shows the free-text location an import kept for it (or its series).
   const withKeptLocation = async (json: PublicEvent | undefined, id: number, seriesId?: number): Promise<PublicEvent | undefined> => {
-    if (!json || !Array.isArray(json.venue)) return json;
+    // A protected event shows no location either (public-reader.ts).
+    if (!json || json.protected || !Array.isArray(json.venue)) return json;
     const text = await services.imports.keptLocationOf(id, seriesId);
     return text === undefined ? json : { ...json, location_text: text };
   };
@@ -150,7 +152,7 @@ export function createCalendar(services: Services): Calendar {
       return (await reader.list(ANONYMOUS, { page: 1, per_page: unique.length, include: unique, range: {} }, links)).events;
     },
 
-    async event(slug) {
+    async event(slug, given) {
       // Slugs are unique among live events: the id found last time is checked against the (kept)
       // record, and looked up again only when that record no longer has the slug or is trashed.
       const wanted = sanitizeSlug(slug) || slug;
@@ -166,7 +168,7 @@ export function createCalendar(services: Services): Calendar {
         }
       }
       if (!record) return undefined;
-      return withKeptLocation(await reader.event(record, 'single', links), Number(record.id));
+      return withKeptLocation(await reader.event(record, 'single', links, ANONYMOUS, given), Number(record.id));
     },
 
     async series(slug) {
@@ -176,14 +178,14 @@ export function createCalendar(services: Services): Calendar {
       return reader.event(record, 'single', links);
     },
 
-    async occurrence(slug, day) {
+    async occurrence(slug, day, given) {
       const seriesId = await events.findIdBySlug(slug);
       const series = seriesId === undefined ? undefined : await events.findById(seriesId);
       if (!series || series.type !== SERIES_TYPE) return undefined;
       const id = await events.occurrenceOn(seriesId!, day);
       const record = id === undefined ? undefined : await events.findById(id);
       if (!record) return undefined;
-      return withKeptLocation(await reader.event(record, 'single', links), Number(record.id), seriesId);
+      return withKeptLocation(await reader.event(record, 'single', links, ANONYMOUS, given), Number(record.id), seriesId);
     },
 
     async preview(slug, token) {

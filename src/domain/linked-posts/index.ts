@@ -53,6 +53,7 @@ export function createLinkedPostService(
     updatePost: writes.updatePost,
     trashPost: writes.trashPost,
     findById: readModel.findById,
+    get: (id) => readModel.findById(db, id),
     findBySlug: readModel.findBySlug,
     list: lists.list,
     represent: readModel.represent,

@@ -79,6 +79,8 @@ export interface LinkedPostService {
   /** `trash` in a write transaction of its own (the direct delete route). */
   trashPost(record: LinkedRecord): Promise<void>;
   findById(db: Executor, id: number): Promise<LinkedRecord | undefined>;
+  /** `findById` on the store's own handle: for faces, which hold no handle. */
+  get(id: number): Promise<LinkedRecord | undefined>;
   /** Which of these ids are records of this kind (any status): is_venue_id / is_organizer_id. */
   existingIds(ids: number[]): Promise<Set<number>>;
   /**

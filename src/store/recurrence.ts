@@ -266,6 +266,7 @@ export async function insertOccurrences(db: Executor, copy: SeriesCopy, occurren
               modified_gmt: copy.nowGmt,
               parent_id: seriesId,
               image_id: s.image_id === null ? null : Number(s.image_id),
+              password: s.password,
             })),
           )
           .returning(['id', 'slug'])
@@ -326,6 +327,7 @@ export async function rewriteOccurrences(db: Executor, copy: SeriesCopy, ids: nu
         modified_local: copy.nowLocal,
         modified_gmt: copy.nowGmt,
         image_id: s.image_id === null ? null : Number(s.image_id),
+        password: s.password,
       })
       .where('id', 'in', chunk)
       .execute();

@@ -100,6 +100,7 @@ export function createWrites(deps: EventServiceDeps, readModel: ReadModel): Writ
     if (input.description !== undefined) post.content = html(viewer, input.description, 'description');
     if (input.excerpt !== undefined) post.excerpt = html(viewer, input.excerpt, 'excerpt');
     if (input.author !== undefined) post.author_id = input.author;
+    if (input.password !== undefined) post.password = input.password;
     if (input.slug !== undefined && !isEmptyValue(input.slug)) {
       const base = sanitizeSlug(input.slug) || record.slug;
       post.slug = await uniqueSlug(base, (c) => postsStore.isSlugTaken(trx, EVENT_SLUG_TYPES, c, id));
@@ -209,6 +210,7 @@ export function createWrites(deps: EventServiceDeps, readModel: ReadModel): Writ
             modified_local: nowLocal,
             modified_gmt: nowGmt,
             image_id: imageId,
+            password: input.password ?? '',
           },
           {
             ...sched,

@@ -82,6 +82,8 @@ export function createWrites(deps: LinkedServiceDeps, readModel: LinkedReadModel
       modified_local: nowLocal,
       modified_gmt: nowGmt,
       image_id: await images.idFor(trx, input.image, viewer),
+      // WordPress' post_password, stored as given (the route checked it: post-passwords.ts).
+      password: typeof input.password === 'string' ? input.password : '',
     });
     const details = detailsFrom(input);
     if (kind === 'venue') {
@@ -128,6 +130,7 @@ export function createWrites(deps: LinkedServiceDeps, readModel: LinkedReadModel
         patch.content = can(viewer, 'unfiltered_html') ? content : sanitizePostHtml(content);
       }
       if ('author' in input && !isEmptyValue(input.author)) patch.author_id = Number(input.author);
+      if (typeof input.password === 'string') patch.password = input.password;
       const nowGmt = clock.nowGmt();
       const nowLocal = clock.nowLocal();
       const dates = publicationDates(input);

@@ -21,7 +21,7 @@ import { isEmptyValue, isNumeric, isPositiveInt, isTruthy, listToArray } from '.
 import { isHttpUrl } from '../../domain/images.js';
 import { anyone, endpoint, optionalArgs, route, type Args, type EndpointContext, type EndpointDocs, type RouteDecl } from '../route.js';
 import { listUrls, listHeaders } from '../paging.js';
-import { checkGeolocArgs, geolocCoordinateArg, geolocRadiusArgs, idArg, isNonEmptyString, isStringValue, pageArg, perPageArg, slugArg } from './common.js';
+import { checkGeolocArgs, geolocCoordinateArg, geolocRadiusArgs, idArg, isNonEmptyString, isStringValue, pageArg, perPageArg, postPasswordArg, slugArg } from './common.js';
 import { syncAnswer, syncTokenArg, syncTokenNow } from '../sync.js';
 import { postTombstones } from '../../domain/sync.js';
 import { isClearingRecurrence, parseRecurrence } from '../../domain/recurrence.js';
@@ -122,6 +122,7 @@ export function eventWriteArgs(services: Services): Args {
       validate: (v, ctx) => services.organizers.validateEventRef(v, ctx.viewer, inlineOrganizer.check(ctx)),
     },
     recurrence: recurrenceArg,
+    password: postPasswordArg("event's"),
   };
 }
 

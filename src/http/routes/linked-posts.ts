@@ -28,7 +28,7 @@ import type { LinkedKind, LinkedRecord } from '../../store/linked-posts.js';
 import type { PostType } from '../../store/schema.js';
 import { anyone, endpoint, optionalArgs, route, type ArgContext, type ArgSpec, type Args, type EndpointContext, type EndpointDocs, type RouteDecl } from '../route.js';
 import { listUrls, listHeaders } from '../paging.js';
-import { checkGeolocArgs, geolocCoordinateArg, geolocRadiusArgs, idArg, isNonEmptyString, isStringValue, pageArg, perPageArg, slugArg } from './common.js';
+import { checkGeolocArgs, geolocCoordinateArg, geolocRadiusArgs, idArg, isNonEmptyString, isStringValue, pageArg, perPageArg, postPasswordArg, slugArg } from './common.js';
 import { invalidDateFailure } from '../../domain/dates/hints.js';
 import { isNonBlankTitle } from '../../domain/text/php.js';
 
@@ -98,6 +98,7 @@ function venueWriteArgs(services: Services): Args {
     },
     // The original's description says "organizer" here too.
     image: { type: 'string', default: null, description: 'The organizer featured image ID or URL', validate: v.image },
+    password: postPasswordArg("venue's"),
   };
 }
 
@@ -117,6 +118,7 @@ function organizerWriteArgs(services: Services): Args {
     // An e-mail address or empty (issue 24; the original checks no format: docs/api.md, Compatibility choices).
     email: text('The organizer e-mail address'),
     image: { type: 'string', default: null, description: 'The organizer featured image ID or URL', validate: v.image },
+    password: postPasswordArg("organizer's"),
   };
 }
 

@@ -140,5 +140,5 @@ export function pageNotFound(): Reply {
 /** The environment of the entity shapes, now. */
 export function entityEnv(services: Services): EntityEnv {
   const { config } = services;
-  return { siteTimezone: config.timezone, dateFormat: config.dateFormat, timeFormat: config.timeFormat, nowUtc: services.clock.nowGmt() };
+  return { siteUrl: config.siteUrl.replace(/\/+$/, ''), siteTimezone: config.timezone, dateFormat: config.dateFormat, timeFormat: config.timeFormat, nowUtc: services.clock.nowGmt() };
 }

@@ -14,19 +14,43 @@ import { utcToWall, wallAsUtcMs } from '../../domain/dates/wall.js';
 
 type Json = Record<string, any>;
 
+/** How a record's password stands for this request: none, or its content withheld (locked) or given (unlocked). */
+export type Protection = 'none' | 'locked' | 'unlocked';
+
+/** The post types of the three entities. */
+export type EntityType = 'tribe_events' | 'tribe_venue' | 'tribe_organizer';
+
 /** What a shape needs besides the record: the site's zone and formats, and the time now (UTC). */
 export interface EntityEnv {
+  /** SITE_URL, without a trailing slash */
+  siteUrl: string;
   siteTimezone: string;
   dateFormat: string;
   timeFormat: string;
   /** now, UTC wall time ('Y-m-d H:i:s') */
   nowUtc: string;
-  /** Whether the record's password is still required of this request (content withheld). */
-  passwordRequired?: (legacy: Json) => boolean;
+  /** Whether the record has a password, and whether this request may see its content (default: none). */
+  protection?: (legacy: Json, type: EntityType) => Protection;
 }
 
 /** What a password-protected record shows in place of its content, as the original does. */
 export const PASSWORD_PROTECTED = 'Password protected';
+
+/**
+ * WordPress' title filters (wptexturize, convert_chars) on a plain title: ampersands as `&#038;`,
+ * apostrophes and quotes curled, dashes and ellipses as their entities.
+ */
+export function renderedTitle(title: string): string {
+  return title
+    .replace(/&(?!#?\w+;)/g, '&#038;')
+    .replace(/\.\.\./g, '&#8230;')
+    .replace(/ -- /g, ' &#8212; ')
+    .replace(/ - /g, ' &#8211; ')
+    .replace(/(^|[\s([{])'/g, '$1&#8216;')
+    .replace(/'/g, '&#8217;')
+    .replace(/(^|[\s([{])"/g, '$1&#8220;')
+    .replace(/"/g, '&#8221;');
+}
 
 const iso = (wall: unknown): string => (typeof wall === 'string' ? wall.replace(' ', 'T') : '');
 
@@ -44,9 +68,10 @@ function excerptOf(excerptHtml: string, contentHtml: string): string {
 }
 
 /** WordPress' post classes: the post, its type and status, then its terms. */
-function classList(legacy: Json, type: string, protectedPost: boolean): string[] {
+function classList(legacy: Json, type: string, protection: Protection): string[] {
   const out = [`post-${legacy.id}`, type, `type-${type}`, `status-${legacy.status}`];
-  if (protectedPost) out.push('post-password-required');
+  if (protection === 'locked') out.push('post-password-required');
+  else if (protection === 'unlocked') out.push('post-password-protected');
   if (legacy.image && typeof legacy.image === 'object') out.push('has-post-thumbnail');
   out.push('hentry');
   for (const t of (legacy.tags ?? []) as Json[]) out.push(`tag-${t.slug}`);
@@ -54,36 +79,61 @@ function classList(legacy: Json, type: string, protectedPost: boolean): string[]
   return out;
 }
 
+/** WordPress' wptexturize on HTML: the text between tags, not the tags, nor what code, pre, script and style hold. */
+export function texturizeHtml(html: string): string {
+  let skip = 0;
+  return html
+    .split(/(<[^>]*>)/)
+    .map((part) => {
+      if (part.startsWith('<')) {
+        const m = /^<(\/?)(pre|code|kbd|style|script|tt)\b/i.exec(part);
+        if (m) skip += m[1] === '/' ? -1 : 1;
+        return part;
+      }
+      return skip > 0 ? part : renderedTitle(part);
+    })
+    .join('');
+}
+
+const UNPUBLISHED = new Set(['draft', 'pending', 'auto-draft']);
+
 /** The WordPress core part of a post entity (WP_REST_Posts_Controller's fields). */
-function postPart(legacy: Json, type: string, title: string, protectedPost: boolean): Json {
-  const raw = typeof legacy.description === 'string' ? legacy.description : '';
+function postPart(legacy: Json, type: string, title: string, protection: Protection, siteUrl: string): Json {
+  const raw = texturizeHtml(typeof legacy.description === 'string' ? legacy.description : '');
   // WordPress' the_content ends its paragraphs with a newline.
   const content = raw !== '' && !raw.endsWith('\n') ? `${raw}\n` : raw;
-  const excerpt = typeof legacy.excerpt === 'string' ? legacy.excerpt : '';
+  const rawExcerpt = texturizeHtml(typeof legacy.excerpt === 'string' ? legacy.excerpt : '');
+  const excerpt = rawExcerpt !== '' && !rawExcerpt.endsWith('\n') ? `${rawExcerpt}\n` : rawExcerpt;
+  const locked = protection === 'locked';
+  const shown = protection === 'unlocked';
+  // WordPress names a post not yet published by its id, and gives it its slug when published.
+  const unpublished = UNPUBLISHED.has(legacy.status);
+  const link = unpublished ? `${siteUrl}/?post_type=${type}&p=${legacy.id}` : legacy.url;
   return {
     id: Number(legacy.id),
     date: iso(legacy.date),
     date_gmt: iso(legacy.date_utc),
-    guid: { rendered: legacy.url },
+    guid: { rendered: link },
     modified: iso(legacy.modified),
     modified_gmt: iso(legacy.modified_utc),
-    slug: legacy.slug,
+    slug: unpublished ? '' : legacy.slug,
     status: legacy.status,
     type,
-    link: legacy.url,
-    title: { rendered: title },
-    content: protectedPost ? { rendered: PASSWORD_PROTECTED, protected: null } : { rendered: content, protected: false },
-    excerpt: protectedPost ? { rendered: PASSWORD_PROTECTED, protected: null } : { rendered: excerptOf(excerpt, content), protected: false },
+    link,
+    title: { rendered: renderedTitle(title) },
+    content: locked ? { rendered: PASSWORD_PROTECTED, protected: null } : { rendered: content, protected: shown },
+    excerpt: locked ? { rendered: PASSWORD_PROTECTED, protected: null } : { rendered: excerptOf(excerpt, content), protected: shown },
     author: Number(legacy.author),
     featured_media: legacy.image && typeof legacy.image === 'object' ? Number(legacy.image.id) : 0,
-    template: protectedPost ? PASSWORD_PROTECTED : '',
+    template: locked ? PASSWORD_PROTECTED : '',
   };
 }
 
 /** A venue as `tec/v1` answers it. */
 export function tecVenue(legacy: Json, env: EntityEnv): Json {
-  const protectedPost = env.passwordRequired?.(legacy) ?? false;
-  const base = postPart(legacy, 'tribe_venue', legacy.venue, protectedPost);
+  const protection = env.protection?.(legacy, 'tribe_venue') ?? 'none';
+  const protectedPost = protection === 'locked';
+  const base = postPart(legacy, 'tribe_venue', legacy.venue, protection, env.siteUrl);
   const field = (v: unknown) => (protectedPost ? PASSWORD_PROTECTED : typeof v === 'string' ? v : '');
   const address = [legacy.address, legacy.city, legacy.stateprovince || legacy.state || legacy.province, legacy.zip, legacy.country].filter((x) => typeof x === 'string' && x !== '').join(' ');
   return {
@@ -107,8 +157,9 @@ export function tecVenue(legacy: Json, env: EntityEnv): Json {
 
 /** An organizer as `tec/v1` answers it. */
 export function tecOrganizer(legacy: Json, env: EntityEnv): Json {
-  const protectedPost = env.passwordRequired?.(legacy) ?? false;
-  const base = postPart(legacy, 'tribe_organizer', legacy.organizer, protectedPost);
+  const protection = env.protection?.(legacy, 'tribe_organizer') ?? 'none';
+  const protectedPost = protection === 'locked';
+  const base = postPart(legacy, 'tribe_organizer', legacy.organizer, protection, env.siteUrl);
   const field = (v: unknown) => (protectedPost ? PASSWORD_PROTECTED : typeof v === 'string' ? v : '');
   return { ...base, phone: field(legacy.phone), website: field(legacy.website), email: field(legacy.email) };
 }
@@ -145,13 +196,14 @@ function scheduleDetails(start: string, end: string, allDay: boolean, multiday: 
 
 /** An event as `tec/v1` answers it, its venues and organizers embedded in their own `tec/v1` shapes. */
 export function tecEvent(legacy: Json, env: EntityEnv): Json {
-  const protectedPost = env.passwordRequired?.(legacy) ?? false;
-  const base = postPart(legacy, 'tribe_events', legacy.title, protectedPost);
+  const protection = env.protection?.(legacy, 'tribe_events') ?? 'none';
+  const protectedPost = protection === 'locked';
+  const base = postPart(legacy, 'tribe_events', legacy.title, protection, env.siteUrl);
   const categories = ((legacy.categories ?? []) as Json[]).map((t) => Number(t.id));
   const tags = ((legacy.tags ?? []) as Json[]).map((t) => Number(t.id));
   const venues = Array.isArray(legacy.venue) ? (legacy.venue as Json[]) : legacy.venue && typeof legacy.venue === 'object' ? [legacy.venue as Json] : [];
   const organizers = (legacy.organizer ?? []) as Json[];
-  const head = { ...base, tags, tribe_events_cat: categories, class_list: classList(legacy, 'tribe_events', protectedPost) };
+  const head = { ...base, tags, tribe_events_cat: categories, class_list: classList(legacy, 'tribe_events', protection) };
   const nullWeek = { starts_this_week: null, ends_this_week: null, this_week_duration: null, happens_this_week: null, displays_on: [] };
   if (protectedPost) {
     const dates = Object.fromEntries(['start', 'start_utc', 'start_site', 'start_display', 'end', 'end_utc', 'end_site', 'end_display'].map((k) => [k, PROTECTED_DATE]));
@@ -215,10 +267,12 @@ export function tecEvent(legacy: Json, env: EntityEnv): Json {
     featured: Boolean(legacy.featured),
     sticky: Boolean(legacy.sticky),
     cost: typeof legacy.cost === 'string' ? legacy.cost : '',
-    organizer_names: organizers.map((o) => o.organizer),
+    // The organizers' titles as WordPress prints them: a protected one's with its prefix.
+    organizer_names: organizers.map((o) => ((env.protection?.(o, 'tribe_organizer') ?? 'none') === 'none' ? o.organizer : `Protected: ${o.organizer}`)),
     organizers: organizers.map((o) => tecOrganizer(o, env)),
     venues: venues.map((v) => tecVenue(v, env)),
-    schedule_details: schedule.long,
-    short_schedule_details: schedule.short,
+    // The original leaves them empty when the password opened the record.
+    schedule_details: protection === 'unlocked' ? '' : schedule.long,
+    short_schedule_details: protection === 'unlocked' ? '' : schedule.short,
   };
 }

@@ -9,6 +9,7 @@
 import { DateTime } from 'luxon';
 import { invalidParams, missingParams } from '../../domain/errors.js';
 import { canReadEvent, type EventInput, type EventListArgs, type EventRange } from '../../domain/events/index.js';
+import { isProtected } from '../../domain/post-passwords.js';
 import { parseDateInput } from '../../domain/dates/strtotime.js';
 import { toWallTime, utcToWall } from '../../domain/dates/wall.js';
 import { canAssignAuthor, canCreatePost, canDeletePost, canEditPost, typeCan } from '../../domain/permissions.js';
@@ -18,7 +19,7 @@ import { anyone, endpoint, route, type Args, type ArgSpec, type EndpointContext,
 import { eventWriteArgs } from '../routes/events.js';
 import { acknowledged, dateTimeArg, entityEnv, entityError, idListArg, ORDER_ARGS, pageArg, pageNotFound, pagingHeaders, perPageArg, statusArg } from './common.js';
 import { tecEvent } from './entities.js';
-import { postWriteArgs, tecDocs, withPassword } from './posts.js';
+import { postWriteArgs, tecDocs, withPasswords } from './posts.js';
 
 const WALL = /^\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2}$/;
 
@@ -88,7 +89,7 @@ function eventInput(services: Services, args: Record<string, any>, sent: Readonl
   copy('date');
   copy('date_gmt', 'date_utc');
   copy('featured_media', 'image');
-  copy('password', 'post_password');
+  copy('password');
   copy('tags');
   copy('tribe_events_cat', 'categories');
   copy('start_date');
@@ -117,7 +118,7 @@ export function tecEventRoutes(services: Services): RouteDecl[] {
   const docs = tecDocs('event', 'events');
   const answer = async (ctx: EndpointContext, records: EventRecord[], context: 'single' | 'list') => {
     const legacy = await events.represent(records, ctx.viewer, context, ctx.links);
-    const env = withPassword(services, entityEnv(services), ctx, records);
+    const env = await withPasswords(services, entityEnv(services), ctx, legacy, 'tribe_events');
     return legacy.map((json) => tecEvent(json, env));
   };
 
@@ -161,7 +162,7 @@ export function tecEventRoutes(services: Services): RouteDecl[] {
           throw err;
         }
         if (page.events.length === 0 && a.page > 1) return pageNotFound();
-        const env = withPassword(services, entityEnv(services), ctx, []);
+        const env = await withPasswords(services, entityEnv(services), ctx, page.events, 'tribe_events');
         return { body: page.events.map((json) => tecEvent(json, env)), headers: pagingHeaders(ctx, 'events', a.page, page.total, page.totalPages) };
       },
     }),
@@ -194,7 +195,8 @@ export function tecEventRoutes(services: Services): RouteDecl[] {
       // Unknown ids and records the caller may not read answer as a refused permission (the original's can_read).
       permission: acknowledged(services, (ctx) => ctx.record !== null && canReadEvent(ctx.viewer, ctx.record)),
       docs: docs.read,
-      versioning: { kind: 'item', type: 'event', readable: (ctx) => ctx.record !== null && canReadEvent(ctx.viewer, ctx.record) },
+      // A protected record's answer depends on the password given: no version validators for it.
+      versioning: { kind: 'item', type: 'event', readable: (ctx) => ctx.record !== null && canReadEvent(ctx.viewer, ctx.record) && !isProtected(ctx.record) },
       handler: async (ctx) => {
         if (!ctx.record) return entityError(404, 'The entity could not be read.');
         const [json] = await answer(ctx, [ctx.record], 'single');

@@ -7,6 +7,7 @@
  * @example routes.push(...tecLinkedRoutes(services, 'venue'), ...tecLinkedRoutes(services, 'organizer'));
  */
 import { invalidParams, missingParams } from '../../domain/errors.js';
+import { isProtected } from '../../domain/post-passwords.js';
 import { isHttpUrl } from '../../domain/images.js';
 import type { LinkedListArgs, LinkedPostService } from '../../domain/linked-posts/index.js';
 import { canAssignAuthor, canCreatePost, canDeletePost, canEditPost, typeCan } from '../../domain/permissions.js';
@@ -17,7 +18,7 @@ import { anyone, endpoint, route, type Args, type ArgSpec, type EndpointContext,
 import { isStringValue } from '../routes/common.js';
 import { acknowledged, entityEnv, entityError, pageArg, pageNotFound, pagingHeaders, perPageArg, statusArg } from './common.js';
 import { tecOrganizer, tecVenue } from './entities.js';
-import { postWriteArgs, tecDocs, withPassword } from './posts.js';
+import { postWriteArgs, tecDocs, withPasswords } from './posts.js';
 
 /** What differs between venues and organizers. */
 interface KindSpec {
@@ -65,7 +66,7 @@ const KINDS: Record<LinkedKind, KindSpec> = {
 
 /** The domain's write input of a body: the fields sent, renamed where the names differ. */
 function writeInput(spec: KindSpec, args: Record<string, unknown>, sent: ReadonlySet<string>): Record<string, unknown> {
-  const rename: Record<string, string> = { content: 'description', date_gmt: 'date_utc', featured_media: 'image', password: 'post_password', ...spec.names };
+  const rename: Record<string, string> = { content: 'description', date_gmt: 'date_utc', featured_media: 'image', ...spec.names };
   const own = new Set(['title', 'content', 'excerpt', 'slug', 'status', 'author', 'date', 'date_gmt', 'featured_media', 'password', ...Object.keys(spec.fields)]);
   const input: Record<string, unknown> = {};
   for (const name of own) if (sent.has(name)) input[rename[name] ?? name] = args[name];
@@ -83,7 +84,7 @@ export function tecLinkedRoutes(services: Services, kind: LinkedKind): RouteDecl
   const bodyArgs: Args = { ...postWriteArgs(services), ...spec.fields };
   const answer = async (ctx: EndpointContext, records: LinkedRecord[], context: 'single' | 'list') => {
     const legacy = await service.represent(records, ctx.links, context);
-    const env = withPassword(services, entityEnv(services), ctx, records);
+    const env = await withPasswords(services, entityEnv(services), ctx, legacy, postType);
     return legacy.map((json) => spec.shape(json, env));
   };
   const reload = async (id: number) => (await service.get(id))!;
@@ -139,7 +140,8 @@ export function tecLinkedRoutes(services: Services, kind: LinkedKind): RouteDecl
       load,
       permission: acknowledged(services, (ctx) => ctx.record !== null && service.readableBy(ctx.record, ctx.viewer)),
       docs: docs.read,
-      versioning: { kind: 'item', type: kind, readable: (ctx) => ctx.record !== null && service.readableBy(ctx.record, ctx.viewer) },
+      // A protected record's answer depends on the password given: no version validators for it.
+      versioning: { kind: 'item', type: kind, readable: (ctx) => ctx.record !== null && service.readableBy(ctx.record, ctx.viewer) && !isProtected(ctx.record) },
       handler: async (ctx) => {
         if (!ctx.record) return entityError(404, 'The entity could not be read.');
         const [json] = await answer(ctx, [ctx.record], 'single');

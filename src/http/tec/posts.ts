@@ -8,7 +8,10 @@
 import type { Services } from '../../domain/services.js';
 import type { Args, ArgSpec, EndpointContext, EndpointDocs } from '../route.js';
 import { eventWriteArgs } from '../routes/events.js';
-import type { EntityEnv } from './entities.js';
+import { isProtected, passwordMatches, type PasswordHolder } from '../../domain/post-passwords.js';
+import { canEditPost, type OwnedRecord } from '../../domain/permissions.js';
+import { postPasswordArg } from '../routes/common.js';
+import type { EntityEnv, EntityType } from './entities.js';
 
 /** The WordPress post fields every entity's body takes, checked as the legacy routes check them. */
 export function postWriteArgs(services: Services, legacy: Args = eventWriteArgs(services)): Args {
@@ -34,6 +37,8 @@ export function postWriteArgs(services: Services, legacy: Args = eventWriteArgs(
     sticky: from('sticky', 'Whether or not the entity should be treated as sticky'),
     template: { type: 'string', description: 'The theme file to use to display the entity' },
     tags: { ...from('tags', 'The terms assigned to the entity in the post_tag taxonomy'), items: { type: 'integer' }, docType: 'array' },
+    // Ours, beyond the original's body (which drops it): the post password, as the legacy routes take it.
+    password: postPasswordArg("entity's"),
   };
 }
 
@@ -99,9 +104,39 @@ export function tecDocs(kind: 'event' | 'venue' | 'organizer', plural: string): 
 }
 
 /**
- * The entity environment of a request, with the rule of password-protected records: their content
- * is withheld unless the request's `password` is theirs or the caller may edit them.
+ * The entity environment of a request, with the rule of password-protected records (WordPress'
+ * can_access_password_content): a record with a password shows its content when the request's
+ * `password` is its password, or the caller may edit it and asks for `context=edit` (unlocked),
+ * and withholds it otherwise (locked). `legacy` are the answer's records (events with their venues and organizers embedded).
  */
-export function withPassword(_services: Services, env: EntityEnv, _ctx: EndpointContext, _records: unknown[]): EntityEnv {
-  return env;
+export async function withPasswords(services: Services, env: EntityEnv, ctx: EndpointContext, legacy: Array<Record<string, any>>, type: EntityType): Promise<EntityEnv> {
+  const ids: Record<EntityType, Set<number>> = { tribe_events: new Set(), tribe_venue: new Set(), tribe_organizer: new Set() };
+  for (const json of legacy) {
+    ids[type].add(Number(json.id));
+    if (type !== 'tribe_events') continue;
+    const venues = Array.isArray(json.venue) ? json.venue : json.venue && typeof json.venue === 'object' ? [json.venue] : [];
+    for (const v of venues) ids.tribe_venue.add(Number(v.id));
+    for (const o of (json.organizer ?? []) as Array<{ id: unknown }>) ids.tribe_organizer.add(Number(o.id));
+  }
+  const records = new Map<string, OwnedRecord & PasswordHolder>();
+  const keep = (t: EntityType, record: (OwnedRecord & PasswordHolder) | undefined) => {
+    if (record && isProtected(record)) records.set(`${t}:${Number((record as { id?: unknown }).id)}`, record);
+  };
+  await Promise.all([
+    ...[...ids.tribe_events].map(async (id) => keep('tribe_events', await services.events.findById(id))),
+    ...[...ids.tribe_venue].map(async (id) => keep('tribe_venue', await services.venues.get(id))),
+    ...[...ids.tribe_organizer].map(async (id) => keep('tribe_organizer', await services.organizers.get(id))),
+  ]);
+  if (records.size === 0) return env;
+  const given = ctx.args.password ?? ctx.input?.password;
+  // Editors see the content without the password only when they ask for the edit context (WordPress).
+  const editContext = ctx.input?.context === 'edit';
+  return {
+    ...env,
+    protection: (json, t) => {
+      const record = records.get(`${t}:${Number(json.id)}`);
+      if (!record) return 'none';
+      return passwordMatches(record, given) || (editContext && canEditPost(ctx.viewer, t, record)) ? 'unlocked' : 'locked';
+    },
+  };
 }

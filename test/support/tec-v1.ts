@@ -238,3 +238,174 @@ export function comparable(entity: any, origin: string): any {
   };
   return walk(JSON.parse(text));
 }
+
+/** Venue_Test's data set, created through tec/v1 itself (the venues) and the legacy API (the events). */
+export async function createVenueTestData(t: TestServer): Promise<{ organizers: number[]; venues: number[] }> {
+  const tec = tecClient(t);
+  const venue = async (json: Record<string, unknown>) => {
+    const res = await tec.post('/venues', { as: 'admin', json });
+    if (res.status !== 201) throw new Error(`venue: ${res.status} ${res.text}`);
+    return Number(res.body.id);
+  };
+  const o1 = await create(t, '/organizers', { organizer: 'Test Organizer for Venues', status: 'publish', email: 'venue-test@example.com' });
+  const us = { country: 'United States' };
+  const venues = [
+    await venue({
+      title: 'Downtown Convention Center',
+      status: 'publish',
+      address: '123 Main St',
+      city: 'New York',
+      state_province: 'NY',
+      zip: '10001',
+      ...us,
+      phone: '+1-212-555-0123',
+      website: 'https://downtowncc.example.com',
+      content: 'A modern convention center in the heart of downtown.',
+    }),
+    await venue({
+      title: 'Beach Resort Amphitheater',
+      status: 'publish',
+      address: '456 Ocean Blvd',
+      city: 'Miami',
+      state_province: 'FL',
+      zip: '33139',
+      ...us,
+      phone: '+1-305-555-0456',
+      content: 'Outdoor amphitheater with ocean views.',
+    }),
+    await venue({ title: 'Simple Venue', status: 'publish' }),
+    await venue({ title: 'Private Golf Club', status: 'private', address: '789 Country Club Rd', city: 'Augusta', state_province: 'GA', zip: '30901', ...us }),
+    await venue({ title: 'Planned Concert Hall', status: 'draft', address: '321 Music Way', city: 'Nashville', state_province: 'TN', zip: '37201', ...us }),
+    await venue({
+      title: 'London Exhibition Centre',
+      status: 'publish',
+      address: '10 Downing Street',
+      city: 'London',
+      state_province: 'England',
+      zip: 'SW1A 2AA',
+      country: 'United Kingdom',
+      phone: '+44 20 7930 4433',
+      website: 'https://londonexhibition.co.uk',
+    }),
+    await venue({
+      title: 'Café & Gallery "L\'Art Moderne"',
+      status: 'publish',
+      address: '15 Rue de la Paix',
+      city: 'Paris',
+      state_province: 'Île-de-France',
+      zip: '75002',
+      country: 'France',
+      content: "Un lieu unique pour l'art et la culture.",
+    }),
+    await venue({
+      title: 'Tech Conference Center',
+      status: 'publish',
+      address: '999 Innovation Dr',
+      city: 'San Jose',
+      state_province: 'CA',
+      zip: '95110',
+      ...us,
+      content:
+        '<h3>State-of-the-art Facilities</h3><p>Our venue features:</p><ul><li>High-speed WiFi</li><li>4K projectors</li><li>Live streaming capabilities</li></ul><p><strong>Perfect for tech events!</strong></p>',
+    }),
+    await venue({
+      title: 'Password Members Only Club',
+      status: 'publish',
+      password: 'password123',
+      address: '555 Exclusive Ave',
+      city: 'Beverly Hills',
+      state_province: 'CA',
+      zip: '90210',
+      ...us,
+      content: 'An exclusive venue for private members.',
+    }),
+    await venue({ title: 'Popular Event Space', status: 'publish', address: '777 Event Plaza', city: 'Chicago', state_province: 'IL', zip: '60601', ...us }),
+  ];
+  await create(t, '/events', { title: 'Test Event at Venue', start_date: fromNow(7 * DAY), end_date: fromNow(7 * DAY + 2 * HOUR), status: 'publish', venue: venues[9], organizer: [o1] });
+  await create(t, '/events', { title: 'Another Event at Venue', start_date: fromNow(14 * DAY), end_date: fromNow(14 * DAY + 3 * HOUR), status: 'publish', venue: venues[9] });
+  return { organizers: [o1], venues };
+}
+
+/** Organizer_Test's data set, created through tec/v1 itself (the organizers) and the legacy API (the rest). */
+export async function createOrganizerTestData(t: TestServer): Promise<{ venues: number[]; organizers: number[] }> {
+  const tec = tecClient(t);
+  const organizer = async (json: Record<string, unknown>) => {
+    const res = await tec.post('/organizers', { as: 'admin', json });
+    if (res.status !== 201) throw new Error(`organizer: ${res.status} ${res.text}`);
+    return Number(res.body.id);
+  };
+  const v1 = await create(t, '/venues', {
+    venue: 'Test Venue for Organizers',
+    status: 'publish',
+    address: '123 Event St',
+    city: 'Event City',
+    stateprovince: 'EC',
+    zip: '12345',
+    country: 'United States',
+  });
+  const organizers = [
+    await organizer({
+      title: 'Professional Events Company',
+      status: 'publish',
+      email: 'info@proevents.example.com',
+      phone: '+1-555-123-4567',
+      website: 'https://proevents.example.com',
+      content: 'We organize professional conferences and workshops.',
+    }),
+    await organizer({
+      title: 'Community Arts Foundation',
+      status: 'publish',
+      email: 'contact@artsorg.example.org',
+      phone: '+1-555-987-6543',
+      website: 'https://communityarts.example.org',
+      content: 'Supporting local artists and cultural events.',
+    }),
+    await organizer({ title: 'Simple Organizer', status: 'publish' }),
+    await organizer({ title: 'Private Event Planning LLC', status: 'private', email: 'private@eventplanning.example.com', phone: '+1-555-PRIVATE' }),
+    await organizer({ title: 'New Event Company (Coming Soon)', status: 'draft', email: 'info@neweventco.example.com', content: 'Launching our event services soon!' }),
+    await organizer({
+      title: 'Global Events International',
+      status: 'publish',
+      email: 'info@globalevents.example.eu',
+      phone: '+44 20 7946 0958',
+      website: 'https://globalevents.example.eu',
+      content: 'Organizing events across Europe and beyond.',
+    }),
+    await organizer({
+      title: 'Société d\'Événements "Lumière & Son"',
+      status: 'publish',
+      email: 'contact@lumiere-son.example.fr',
+      phone: '+33 1 42 86 82 00',
+      content: 'Spécialistes en événements audiovisuels.',
+    }),
+    await organizer({
+      title: 'Tech Events & Conferences',
+      status: 'publish',
+      email: 'hello@techevents.example.com',
+      website: 'https://techevents.example.com',
+      content:
+        '<h3>What We Do</h3><p>We specialize in:</p><ul><li>Developer conferences</li><li>Tech workshops</li><li>Hackathons</li><li>Product launches</li></ul><p><strong>Contact us for your next tech event!</strong></p>',
+    }),
+    await organizer({
+      title: 'Password Exclusive Events Management',
+      status: 'publish',
+      password: 'password123',
+      email: 'exclusive@vipevents.example.com',
+      phone: '+1-555-VIP-ONLY',
+      content: 'Managing exclusive events for select clients.',
+    }),
+    await organizer({ title: 'Active Event Productions', status: 'publish', email: 'bookings@activeevents.example.com', phone: '+1-555-BOOK-NOW', website: 'https://activeproductions.example.com' }),
+  ];
+  await create(t, '/events', { title: 'Test Event by Organizer', start_date: fromNow(7 * DAY), end_date: fromNow(7 * DAY + 2 * HOUR), status: 'publish', venue: v1, organizer: [organizers[9]] });
+  await create(t, '/events', { title: 'Another Event by Organizer', start_date: fromNow(14 * DAY), end_date: fromNow(14 * DAY + 3 * HOUR), status: 'publish', organizer: [organizers[9]] });
+  organizers.push(
+    await organizer({
+      title: 'Multi-Contact Organization',
+      status: 'publish',
+      email: 'info@multi-contact.example.com, support@multi-contact.example.com',
+      phone: '+1-555-1234, +1-555-5678',
+      website: 'https://multicontact.example.com',
+    }),
+  );
+  return { venues: [v1], organizers };
+}

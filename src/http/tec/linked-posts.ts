@@ -111,7 +111,14 @@ export function tecLinkedRoutes(services: Services, kind: LinkedKind): RouteDecl
         if (a.event !== undefined) args.event = a.event;
         if (a.has_events !== undefined) args.has_events = a.has_events;
         if (a.only_with_upcoming !== undefined) args.only_with_upcoming = a.only_with_upcoming;
-        const page = await service.list(ctx.viewer, args, { dialect, maxPerPage: 100 });
+        let page;
+        try {
+          page = await service.list(ctx.viewer, args, { dialect, maxPerPage: 100 });
+        } catch (err) {
+          // The legacy list's answer past the last page; tec/v1 has its own.
+          if (String((err as { code?: unknown }).code).endsWith('-archive-page-not-found')) return pageNotFound();
+          throw err;
+        }
         if (page.records.length === 0 && a.page > 1) return pageNotFound();
         return { body: await answer(ctx, page.records, 'list'), headers: pagingHeaders(ctx, spec.plural, a.page, page.total, page.totalPages) };
       },

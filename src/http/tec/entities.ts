@@ -40,8 +40,9 @@ export const PASSWORD_PROTECTED = 'Password protected';
  * WordPress' title filters (wptexturize, convert_chars) on a plain title: ampersands as `&#038;`,
  * apostrophes and quotes curled, dashes and ellipses as their entities.
  */
-export function renderedTitle(title: string): string {
-  return title
+export function renderedTitle(title: unknown): string {
+  // The legacy shape leaves out a title that filtering emptied.
+  return String(title ?? '')
     .replace(/&(?!#?\w+;)/g, '&#038;')
     .replace(/\.\.\./g, '&#8230;')
     .replace(/ -- /g, ' &#8212; ')
@@ -268,7 +269,7 @@ export function tecEvent(legacy: Json, env: EntityEnv): Json {
     sticky: Boolean(legacy.sticky),
     cost: typeof legacy.cost === 'string' ? legacy.cost : '',
     // The organizers' titles as WordPress prints them: a protected one's with its prefix.
-    organizer_names: organizers.map((o) => ((env.protection?.(o, 'tribe_organizer') ?? 'none') === 'none' ? o.organizer : `Protected: ${o.organizer}`)),
+    organizer_names: organizers.map((o) => ((env.protection?.(o, 'tribe_organizer') ?? 'none') === 'none' ? String(o.organizer ?? '') : `Protected: ${String(o.organizer ?? '')}`)),
     organizers: organizers.map((o) => tecOrganizer(o, env)),
     venues: venues.map((v) => tecVenue(v, env)),
     // The original leaves them empty when the password opened the record.

@@ -8,7 +8,7 @@
  */
 import { DateTime } from 'luxon';
 import { invalidParams, missingParams } from '../../domain/errors.js';
-import { canReadEvent, type EventInput, type EventListArgs, type EventRange } from '../../domain/events/index.js';
+import { canReadEvent, eventValidators, type EventInput, type EventListArgs, type EventRange } from '../../domain/events/index.js';
 import { isProtected } from '../../domain/post-passwords.js';
 import { parseDateInput } from '../../domain/dates/strtotime.js';
 import { toWallTime, utcToWall } from '../../domain/dates/wall.js';
@@ -55,7 +55,7 @@ function eventBodyArgs(services: Services): Args {
     const { required: _required, default: _default, ...spec } = legacy[name]!;
     return { ...spec, description, ...extra };
   };
-  const utc = (description: string): ArgSpec => ({ type: 'string', description, validate: (v) => typeof v === 'string' && WALL.test(v) });
+  const utc = (description: string): ArgSpec => ({ type: 'string', description, validate: (v) => typeof v === 'string' && WALL.test(v) && eventValidators.isTime(v, 'UTC') });
   return {
     ...postWriteArgs(services, legacy),
     tribe_events_cat: { ...from('categories', 'The terms assigned to the entity in the tribe_events_cat taxonomy'), items: { type: 'integer' }, docType: 'array' },

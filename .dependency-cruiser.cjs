@@ -3,8 +3,9 @@
  * The layer rules of src/ (dependency-cruiser; `npm run lint` runs `depcruise src`):
  *   store/  SQL, Kysely, schema, migrations: imports no layer above it
  *   domain/ services, rules, representations: imports no face, no job, no CLI
- *   faces   http/ (REST), pages/ (pages and feeds), later admin/, embed/, caldav/, activitypub/:
- *           import domain, store types and web/ (the plumbing they share), never each other
+ *   faces   http/ (REST), pages/ (pages and feeds), admin/, embed/, caldav/, federation/, submissions/, media/:
+ *           import domain, store types (never store values) and web/ (the plumbing they share), never
+ *           each other, never the job runner or the importers
  *   app.ts  the composition root: the one module that imports every face
  *   core.ts the store and services app.ts builds on, alone for the CLI's commands: imports no face, no web/
  * Kysely and the database drivers only in store/; no import cycles anywhere in src/.
@@ -49,6 +50,20 @@ module.exports = {
       from: { path: facePath(face) },
       to: { path: [...FACES.filter((f) => f !== face).map(facePath), '^src/app\\.ts$', '^src/core\\.ts$', '^src/server\\.ts$', '^src/cli/'] },
     })),
+    {
+      name: 'faces-import-store-types-only',
+      severity: 'error',
+      comment: "A face (and web/, the plumbing faces share) reaches the store through the domain's services: it imports store/ for types only.",
+      from: { path: [...FACES.map(facePath), '^src/web/'] },
+      to: { path: '^src/store/', dependencyTypesNot: ['type-only'] },
+    },
+    {
+      name: 'faces-stand-beside-jobs-and-importers',
+      severity: 'error',
+      comment: "A face imports neither the job runner nor the importers, not even their types: it hands job specs (job-spec.ts) and is handed the exports through the composition root (faces.ts).",
+      from: { path: [...FACES.map(facePath), '^src/web/', '^src/faces\\.ts$'] },
+      to: { path: ['^src/jobs/', '^src/import/'] },
+    },
     {
       name: 'web-imports-no-face',
       severity: 'error',

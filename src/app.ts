@@ -13,9 +13,12 @@
 import type { FastifyInstance } from 'fastify';
 import { Socket } from 'node:net';
 import type { Config } from './config.js';
-import type { Face, FaceDeps } from './faces.js';
+import type { CalendarExports, Face, FaceDeps } from './faces.js';
+import { faceServices } from './domain/services.js';
+import { exportCalendar } from './import/backup-json.js';
+import { exportIcs } from './import/ics-export.js';
 import { createCore, type Core } from './core.js';
-import type { OpenOptions, Store } from './store/db.js';
+import { checkReadiness, type OpenOptions, type Store } from './store/db.js';
 import type { WebhookWorker } from './jobs/webhook-delivery.js';
 import type { HorizonJob } from './jobs/horizon.js';
 import type { PruneJob } from './jobs/change-log-pruning.js';
@@ -144,8 +147,13 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
   // it comes before the pages, whose event pages it negotiates (ActivityPub JSON or HTML). Loaded
   // only then: Fedify takes over a second to import, which every other start (the CLI's commands,
   // each test server) would pay for nothing.
-  const federationFace = config.federation ? await (await import('./federation/index.js')).createFederationFace({ config, services, logger: app.log }) : undefined;
-  const deps: FaceDeps = { config, services, jobs, logger: app.log, webhooks, ...(registry ? { registry } : {}), ...(federationFace ? { federation: federationFace.admin } : {}) };
+  // The faces' services: the same doors, without the store.
+  const forFaces = faceServices(services);
+  const federationFace = config.federation
+    ? await (await import('./federation/index.js')).createFederationFace({ config, services: forFaces, logger: app.log, nudgeJob: (name) => jobs.nudge(name) })
+    : undefined;
+  const exports: CalendarExports = { json: () => exportCalendar(services), ics: (filter) => exportIcs(services, filter) };
+  const deps: FaceDeps = { config, services: forFaces, logger: app.log, webhooks, exports, ...(registry ? { registry } : {}), ...(federationFace ? { federation: federationFace.admin } : {}) };
   let warmUp: WarmUp | undefined;
   const faces: Array<[name: string, face: Face]> = [
     ['rest', registerRestApi],
@@ -156,7 +164,7 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
       () => {
         warmUp = config.warmUp ? createWarmUp(app, warmUpPaths(config)) : undefined;
         if (warmUp) app.addHook('onClose', async () => warmUp?.stop());
-        registerHealthRoutes(app, store, warmUp);
+        registerHealthRoutes(app, (timeoutMs) => checkReadiness(store, timeoutMs), warmUp);
       },
     ],
     // The calendar's pages and iCalendar feeds at the permalinks.
@@ -175,6 +183,8 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
     ['media', registerMediaFace],
   ];
   for (const [, face] of faces) await face(app, deps);
+  // A face hands its jobs to the runner here, once its routes are in place: it registers none itself.
+  for (const spec of federationFace?.jobs() ?? []) jobs.register(spec);
 
   // Repeated anonymous reads answered from the bytes of the same answer, below Fastify (issue 27:
   // web/replay.ts); in front of the server's request listeners, once every face added its own.

@@ -10,14 +10,14 @@
 import type { Config } from './config.js';
 import { isValidTimezone } from './domain/dates/zones.js';
 import { followCalendarSettings, loadCalendarSettings } from './domain/calendar-settings.js';
-import { createServices, type Services } from './domain/services.js';
+import { createServices, type DomainServices } from './domain/services.js';
 import { openStore, type OpenOptions, type Store } from './store/db.js';
 import { createWebhookService, type WebhookService } from './webhooks/service.js';
 
 /** The store, the services and the webhook service, without a server (the CLI's commands). */
 export interface Core {
   store: Store;
-  services: Services;
+  services: DomainServices;
   /** Webhook endpoints and deliveries (issue 11). */
   webhooks: WebhookService;
 }

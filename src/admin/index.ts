@@ -28,15 +28,13 @@ import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import QRCode from 'qrcode';
 import { ApiError, apiError } from '../domain/errors.js';
-import { CodesBlocked, sessionServiceOf, type Session, type SessionService } from '../domain/sessions.js';
-import { loginThrottleOf } from '../web/authentication.js';
+import { CodesBlocked, type Session, type SessionService } from '../domain/sessions.js';
 import { registerErrorShape, withErrorHeaders } from '../web/error-shapes.js';
 import { commonPath, cookieOf, registerCookieAuthentication, REST_NONCE_ACTION, SESSION_COOKIE, sessionOfRequest, setSessionCookie } from '../web/sessions.js';
 import { adminAppFiles, appIndexHtml } from './app-files.js';
 import { iconLink } from '../web/site-icon.js';
 import { LANGUAGES, messagesFor, type Messages } from './messages.js';
 import { accountPage, codePage, errorPage, linkErrorPage, loginPage, lostPasswordPage, recoveryPage, setPasswordPage, type AccountView } from './pages.js';
-import { peopleOf } from '../domain/people.js';
 import { passwordStrength, policyOf } from '../domain/password-policy.js';
 import { PASSWORD_METER_JS } from './password-meter.js';
 import { describeUserAgent } from '../domain/user-agent.js';
@@ -60,13 +58,13 @@ const METER_CSP = PAGE_CSP.replace("default-src 'none';", "default-src 'none'; s
 /** Register the admin face; returns its session service (tests, the CLI's sign-out). */
 export async function registerAdminFace(app: FastifyInstance, { config, services }: Pick<FaceDeps, 'config' | 'services'>): Promise<SessionService> {
   const base = config.adminPath;
-  const sessions = sessionServiceOf(services);
+  const sessions = services.sessions;
   const roots = config.restRoot === '/wp-json' ? [config.restRoot] : [config.restRoot, '/wp-json'];
   const cookiePath = commonPath([base, ...roots]);
   const underAdmin = (url: string) => url === base || url.startsWith(base + '/') || url.startsWith(base + '?');
   registerCookieAuthentication(app, sessions, (req) => !underAdmin(req.url));
   // The same throttle as HTTP Basic (one per app instance: a failure here counts there, and back).
-  const throttle = loginThrottleOf(services, config.loginMaxFailures);
+  const throttle = services.loginThrottle;
   const appFiles = adminAppFiles();
   const paths = {
     app: `${base}/`,
@@ -87,7 +85,7 @@ export async function registerAdminFace(app: FastifyInstance, { config, services
     meterScript: `${base}/password-meter.js`,
     strength: `${base}/password-strength`,
   };
-  const people = peopleOf(services);
+  const people = services.people;
   /** A GMT time (`YYYY-MM-DD HH:MM:SS`) in the site's time zone, the zone named. */
   const siteTime = (lang: string, gmt: string) => {
     const date = new Date(gmt.replace(' ', 'T') + 'Z');

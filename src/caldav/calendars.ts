@@ -24,7 +24,7 @@ import { icalendar } from '../domain/ical.js';
 import type { Viewer } from '../domain/permissions.js';
 import type { PublicEvent } from '../domain/public-records.js';
 import type { Services } from '../domain/services.js';
-import { DeltaTooLarge, decodeSyncToken, encodeSyncToken, syncDelta, type SyncDelta } from '../domain/sync.js';
+import { DeltaTooLarge, decodeSyncToken, encodeSyncToken, type SyncDelta } from '../domain/sync.js';
 import type { EventListArgs } from '../domain/events/index.js';
 
 /** A calendar collection: the whole site (`events`) or a category (`category-{slug}`). */
@@ -133,7 +133,6 @@ export interface Calendars {
 export function createCalendars(services: Services): Calendars {
   const { config, events, versions } = services;
   const links = services.links;
-  const db = services.store.db;
   const feedOptions = { name: config.siteName, timezone: config.timezone, siteUrl: config.siteUrl, resource: true } as const;
 
   const argsOf = (cal: CalendarRef): Partial<EventListArgs> => (cal.slug === undefined ? {} : { categories: [cal.slug] });
@@ -221,7 +220,7 @@ export function createCalendars(services: Services): Calendars {
       if (!key.startsWith(CATEGORY_PREFIX)) return undefined;
       const slug = key.slice(CATEGORY_PREFIX.length);
       if (slug === '' || slug.length > 200) return undefined;
-      const row = await services.categories.find(db, slug);
+      const row = await services.categories.find(slug);
       if (!row || row.slug !== slug) return undefined;
       return categoryCalendar(row.slug, row.name, row.description, 1);
     },
@@ -321,7 +320,7 @@ export function createCalendars(services: Services): Calendars {
       };
       let delta: SyncDelta;
       try {
-        delta = await syncDelta(db, view, { from, to: position.seq, rows: config.syncMaxChanges, historyDays, now, maxRecords: limit });
+        delta = await services.sync.delta(view, { from, to: position.seq, rows: config.syncMaxChanges, historyDays, now, maxRecords: limit });
       } catch (e) {
         if (e instanceof DeltaTooLarge) throw new TooManyMatches();
         if (e instanceof ApiError && e.code === 'rest_sync_token_expired') throw new InvalidSyncToken();

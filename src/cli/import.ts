@@ -11,7 +11,7 @@ import { writeFileSync } from 'node:fs';
 import type { Command } from 'commander';
 import cliProgress from 'cli-progress';
 import { loadConfig, type Config } from '../config.js';
-import { createServices, type Services } from '../domain/services.js';
+import { createServices, type DomainServices } from '../domain/services.js';
 import { isRole, viewerOf, type Viewer } from '../domain/permissions.js';
 import { openStore } from '../store/db.js';
 import * as usersStore from '../store/users.js';
@@ -26,7 +26,7 @@ type WithSettings = (cmd: Command, keys?: Array<keyof Config>) => Command;
 type OverridesOf = (opts: Record<string, unknown>) => Partial<Record<keyof Config, string>>;
 
 /** Open the store and services named by the settings; close them afterwards. */
-async function withServices<T>(opts: Record<string, unknown>, overridesOf: OverridesOf, fn: (services: Services, config: Config) => Promise<T>): Promise<T> {
+async function withServices<T>(opts: Record<string, unknown>, overridesOf: OverridesOf, fn: (services: DomainServices, config: Config) => Promise<T>): Promise<T> {
   const config = loadConfig(process.env, overridesOf(opts));
   const store = await openStore(config.databaseUrl);
   try {
@@ -37,7 +37,7 @@ async function withServices<T>(opts: Record<string, unknown>, overridesOf: Overr
 }
 
 /** The administrator the import writes as: CALENDAR_ADMIN_USER (made sure of), else the first administrator. */
-async function administrator(services: Services, config: Config): Promise<Viewer> {
+async function administrator(services: DomainServices, config: Config): Promise<Viewer> {
   if (config.adminUser && config.adminPassword) await services.users.ensureAdmin(config.adminUser, config.adminPassword);
   const users = await usersStore.listUsers(services.store.db);
   const admin = config.adminUser ? users.find((u) => u.login === config.adminUser) : users.find((u) => u.role === 'administrator');

@@ -17,10 +17,10 @@ import { CALENDAR_SETTINGS, ConfigError, applyCalendarSettings, parseSetting } f
 import { writeTransaction } from '../store/changes.js';
 import { readCalendarSettings, writeCalendarSettings } from '../store/calendar-settings.js';
 import { invalidParams } from './errors.js';
-import type { Services } from './services.js';
+import type { DomainContext } from './context.js';
 
 /** Put the stored calendar settings in force now and follow their changes through the change feed. */
-export async function followCalendarSettings(services: Pick<Services, 'config' | 'store'>): Promise<void> {
+export async function followCalendarSettings(services: Pick<DomainContext, 'config' | 'store'>): Promise<void> {
   const { config, store } = services;
   applyCalendarSettings(config, await readCalendarSettings(store.db));
   const reload = () =>
@@ -41,7 +41,7 @@ export async function followCalendarSettings(services: Pick<Services, 'config' |
 }
 
 /** Put the stored calendar settings in force once (CLI commands). */
-export async function loadCalendarSettings(services: Pick<Services, 'config' | 'store'>): Promise<void> {
+export async function loadCalendarSettings(services: Pick<DomainContext, 'config' | 'store'>): Promise<void> {
   applyCalendarSettings(services.config, await readCalendarSettings(services.store.db));
 }
 
@@ -50,7 +50,7 @@ export async function loadCalendarSettings(services: Pick<Services, 'config' | '
  * or boolean, read as its declaration says) or null (back to the default). Every value is checked
  * before anything is written; failures answer 400 `rest_invalid_param` with a message per setting.
  */
-export async function changeCalendarSettings(services: Pick<Services, 'config' | 'store'>, values: Record<string, unknown>): Promise<void> {
+export async function changeCalendarSettings(services: Pick<DomainContext, 'config' | 'store'>, values: Record<string, unknown>): Promise<void> {
   const failures: Record<string, string> = {};
   const changes: Record<string, string | null> = {};
   for (const [name, value] of Object.entries(values)) {

@@ -2,29 +2,18 @@
  * Federation's rules, apart from the protocol: who becomes a follower and when, what a delivery's
  * outcome makes of it (delivered, retried on the schedule, given up, gone with its followers), and
  * the administration service the REST face's routes use (src/http/routes/admin-federation.ts):
- * the followers, the deliveries and what was received, over the store. The federation face
- * (src/federation) keeps the ActivityPub glue (Fedify, signatures, objects, routes) and hands this
- * service the one protocol step it needs (sending Accept or Reject), so the REST face and the
- * federation face never import each other.
+ * the followers, the deliveries and what was received, over federation's store port
+ * (federation-store.ts). The federation face (src/federation) keeps the ActivityPub glue (Fedify,
+ * signatures, objects, routes) and hands this service the one protocol step it needs (sending
+ * Accept or Reject), so the REST face and the federation face never import each other.
  *
  * @example
  *   followStatus(undefined, true)                                   // 'pending'
  *   deliveryOutcome({ ok: false, status: 503 }, 1, [60_000], now)   // { status: 'pending', nextAttemptMs: now + 60_000, … }
  *   const { items, total } = await admin.followers({ status: 'pending', limit: 20, offset: 0 });
  */
-import type { Executor } from '../store/schema.js';
-import {
-  countDeliveries,
-  countFollowers,
-  deleteFollowerById,
-  findFollowerById,
-  listDeliveries,
-  listFollowers,
-  listReceived,
-  retryDelivery,
-  setFollowerStatus,
-  type FollowerRow,
-} from '../store/federation.js';
+import type { FollowerRow } from '../store/federation.js';
+import type { FederationStore } from './federation-store.js';
 
 export interface FollowerView {
   id: number;
@@ -141,9 +130,9 @@ function followerView(r: FollowerRow): FollowerView {
 
 const gmtOf = (ms: number | string | null) => (ms === null || Number(ms) === 0 ? null : new Date(Number(ms)).toISOString().replace(/\.\d{3}Z$/, 'Z'));
 
-/** What the administration service needs: the store, who the actor is, and the protocol's two steps. */
+/** What the administration service needs: federation's store, who the actor is, and the protocol's two steps. */
 export interface FederationAdminDeps {
-  db: Executor;
+  store: FederationStore;
   actor: string;
   /** `@handle@host` */
   handle: string;
@@ -156,33 +145,33 @@ export interface FederationAdminDeps {
 
 /** The administration of federation: followers (accept, reject, remove), deliveries (retry), what was received. */
 export function createFederationAdmin(deps: FederationAdminDeps): FederationAdmin {
-  const { db } = deps;
+  const { store } = deps;
   return {
     async status() {
-      return { actor: deps.actor, handle: deps.handle, approve_follows: deps.approveFollows, followers: await countFollowers(db), deliveries: await countDeliveries(db) };
+      return { actor: deps.actor, handle: deps.handle, approve_follows: deps.approveFollows, followers: await store.countFollowers(), deliveries: await store.countDeliveries() };
     },
     async followers(options) {
-      const { rows, total } = await listFollowers(db, options);
+      const { rows, total } = await store.listFollowers(options);
       return { items: rows.map(followerView), total };
     },
     async accept(id) {
-      const f = await findFollowerById(db, id);
+      const f = await store.findFollowerById(id);
       if (!f) return undefined;
       if (f.status !== 'pending') return 'not-pending';
-      await setFollowerStatus(db, id, 'accepted');
+      await store.setFollowerStatus(id, 'accepted');
       await deps.reply('Accept', f);
       return followerView({ ...f, status: 'accepted' });
     },
     async reject(id) {
-      const f = await findFollowerById(db, id);
+      const f = await store.findFollowerById(id);
       if (!f || f.status !== 'pending') return false;
-      await deleteFollowerById(db, id);
+      await store.deleteFollowerById(id);
       await deps.reply('Reject', f);
       return true;
     },
-    remove: (id) => deleteFollowerById(db, id),
+    remove: (id) => store.deleteFollowerById(id),
     async deliveries(options) {
-      const { rows, total } = await listDeliveries(db, options);
+      const { rows, total } = await store.listDeliveries(options);
       const items: DeliveryView[] = rows.map((r) => ({
         id: Number(r.id),
         activity_id: r.activity_id,
@@ -199,12 +188,12 @@ export function createFederationAdmin(deps: FederationAdminDeps): FederationAdmi
       return { items, total };
     },
     async retry(id) {
-      const ok = await retryDelivery(db, id, Date.now());
+      const ok = await store.retryDelivery(id, Date.now());
       if (ok) deps.nudgeDelivery();
       return ok;
     },
     async received(options) {
-      const { rows, total } = await listReceived(db, options);
+      const { rows, total } = await store.listReceived(options);
       return {
         items: rows.map((r) => ({ id: Number(r.id), activity_id: r.activity_id, type: r.type, actor: r.actor_id, received_utc: r.received_gmt, activity: JSON.parse(r.body) as unknown })),
         total,

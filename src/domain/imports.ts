@@ -23,7 +23,7 @@ import { fitsInteger } from '../store/ranges.js';
 import type { Store } from '../store/db.js';
 import type { Clock } from './linked-posts/index.js';
 import type { Viewer } from './permissions.js';
-import type { Services } from './services.js';
+import type { DomainContext } from './context.js';
 import { invalidParams } from './errors.js';
 import { openSecret, sealSecret, secretKeyText, secretsKey } from './sessions.js';
 
@@ -217,7 +217,7 @@ function createImportQueue(services: { store: Store; clock: Clock; config: { sec
  *   await createReviewedVenues(services, admin, 12, 'Town Hall') // [{ location: 'Town Hall', venue: 31, events: [40, 41] }]
  */
 export async function createReviewedVenues(
-  services: Services,
+  services: DomainContext,
   viewer: Viewer,
   id: number,
   location: string | undefined,

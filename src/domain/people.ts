@@ -31,7 +31,7 @@ import { checkPasswordPolicy, policyOf } from './password-policy.js';
 import { invitationMail, resetMail } from './people-mail.js';
 import { isRole } from './permissions.js';
 import { sha256hex } from './sessions.js';
-import type { Services } from './services.js';
+import type { DomainContext } from './context.js';
 import type { Locale, Mail } from './submissions/mail.js';
 import { hashPassword, isEmail } from './users.js';
 import { userAdminOf, type UserView } from './user-admin.js';
@@ -76,13 +76,13 @@ export interface PeopleService {
 const byServices = new WeakMap<object, PeopleService>();
 
 /** The people service of these services (one per services). */
-export function peopleOf(services: Pick<Services, 'store' | 'users' | 'config' | 'clock'>): PeopleService {
+export function peopleOf(services: Pick<DomainContext, 'store' | 'users' | 'config' | 'clock'>): PeopleService {
   let found = byServices.get(services);
   if (!found) byServices.set(services, (found = createPeopleService(services)));
   return found;
 }
 
-function createPeopleService(services: Pick<Services, 'store' | 'users' | 'config' | 'clock'>): PeopleService {
+function createPeopleService(services: Pick<DomainContext, 'store' | 'users' | 'config' | 'clock'>): PeopleService {
   const db = services.store.db;
   const config = services.config;
   const listeners = new Set<() => void>();

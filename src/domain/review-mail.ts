@@ -19,7 +19,7 @@ import { apiError } from './errors.js';
 import { peopleOf } from './people.js';
 import { pendingReviewMail, publishedMail, sentBackMail } from './people-mail.js';
 import { viewerOf, type Viewer } from './permissions.js';
-import type { Services } from './services.js';
+import type { DomainContext } from './context.js';
 import type { Mail } from './submissions/mail.js';
 import { SUBMISSIONS_USER } from './submissions/types.js';
 
@@ -27,9 +27,9 @@ const CURSOR = 'review';
 /** Change-log rows read in one step. */
 const BATCH = 500;
 
-type ReviewServices = Pick<Services, 'store' | 'users' | 'config' | 'clock' | 'events' | 'links'>;
+type ReviewServices = Pick<DomainContext, 'store' | 'users' | 'config' | 'clock' | 'events' | 'links'>;
 
-const editLink = (config: Services['config'], id: number) => `${config.siteUrl}${config.adminPath}/events/${id}`;
+const editLink = (config: DomainContext['config'], id: number) => `${config.siteUrl}${config.adminPath}/events/${id}`;
 
 /** Queue the notifications of the changes logged since the cursor; how many mails were queued. */
 export async function notifyReviews(services: ReviewServices): Promise<number> {

@@ -11,7 +11,7 @@
  *   const extended = await extendHorizons(services); // the series due now
  */
 import { DateTime } from 'luxon';
-import type { Services } from './services.js';
+import type { DomainContext } from './context.js';
 import { writeTransaction } from '../store/changes.js';
 import { seriesDue } from '../store/recurrence.js';
 import { refreshAfterBulkWrite } from '../store/statistics.js';
@@ -25,7 +25,7 @@ const BATCH = 100;
 const yieldToLoop = () => new Promise<void>((resolve) => setImmediate(resolve));
 
 /** What generating needs of the services. */
-export type GenerationServices = Pick<Services, 'store' | 'config' | 'clock'>;
+export type GenerationServices = Pick<DomainContext, 'store' | 'config' | 'clock'>;
 
 /**
  * Generate a series' occurrences up to its horizon, one step (at most OCCURRENCES_PER_WRITE

@@ -6,56 +6,110 @@
  *   const services = createServices(config, store);
  *   const viewer = await services.users.authenticate(request.headers.authorization);
  */
-import { createPublicReader, type PublicReader } from './public-reader.js';
+import { createPublicReader } from './public-reader.js';
 import type { Config } from '../config.js';
 import { NAMESPACE } from '../config.js';
 import type { Store } from '../store/db.js';
 import { nowWall } from './dates/wall.js';
-import { createEventService, type EventService } from './events/index.js';
-import { createAnswerBudget, type AnswerBudget } from './answer-budget.js';
-import { createImageService, type ImageService } from './images.js';
-import { createLinkedPostService, type Clock, type LinkedPostService } from './linked-posts/index.js';
+import { createEventService } from './events/index.js';
+import { createAnswerBudget } from './answer-budget.js';
+import { createImageService } from './images.js';
+import { createLinkedPostService, type Clock } from './linked-posts/index.js';
 import { createLinks, type Links } from './links.js';
-import { createTermService, type TermService } from './terms/index.js';
-import { createUserService, type UserService } from './users.js';
-import { createVersionService, type VersionService } from './versions.js';
-import { createSubmissionService, type SubmissionService } from './submissions/index.js';
-import { createEditLockService, type EditLockService } from './edit-locks.js';
-import { createMediaService, type MediaService } from './media/index.js';
+import { createTermService } from './terms/index.js';
+import { createUserService } from './users.js';
+import { createVersionService } from './versions.js';
+import { createSubmissionService } from './submissions/index.js';
+import { createEditLockService } from './edit-locks.js';
+import { createMediaService } from './media/index.js';
+import type { CoreServices, DomainContext } from './context.js';
+import { registerKept, type KeptStructure } from '../metrics.js';
+import type { EventRecord } from '../store/events.js';
+import { changeCalendarSettings } from './calendar-settings.js';
+import { closeFollowers, followChanges, readChanges, type ChangeEvent, type ChangeFollower } from './change-stream.js';
+import { eventIndex } from './event-index.js';
+import { createReviewedVenues, importQueueOf, keptLocationOf, type ImportQueue } from './imports.js';
+import { createLoginThrottle, type LoginThrottle } from './login-throttle.js';
+import { peopleOf, type PeopleService } from './people.js';
+import type { Viewer } from './permissions.js';
+import { previewedEvent, previewLink } from './previews.js';
+import { notifyReviews, sendBack } from './review-mail.js';
+import { sessionServiceOf, type SessionService } from './sessions.js';
+import { settingsInForce, type SettingView } from './settings-view.js';
+import { postTombstones, syncDelta, termTombstones, type DeltaView, type SyncDelta, type Tombstone } from './sync.js';
+import { userAdminOf, type UserAdmin } from './user-admin.js';
+import { createFederationStore, type FederationStore } from './federation-store.js';
 
-export interface Services {
-  config: Config;
-  store: Store;
-  /** REST URLs of our namespace under REST_ROOT (the canonical ones: discovery, `/docs`). */
-  links: Links;
-  /**
-   * REST URLs under another REST root and namespace (`/wp-json`, `tribe/events/v1`), one object per
-   * pair, so caches kept per `Links` stay per pair.
-   */
-  linksFor(restRoot: string, namespace: string): Links;
-  clock: Clock;
-  users: UserService;
-  images: ImageService;
-  venues: LinkedPostService;
-  organizers: LinkedPostService;
-  categories: TermService;
-  tags: TermService;
-  events: EventService;
-  /** What readers see, typed (public-reader.ts): the faces' door to events, venues and organizers as represented. */
-  reader: PublicReader;
-  /** The memory bound of list answers being built and sent (RESPONSE_MEMORY_MB). */
-  answers: AnswerBudget;
-  /** Versions of records and of the data (ETags, sync tokens; issue 11). */
-  versions: VersionService;
-  /** Community submissions and their moderation (issue 29). */
-  submissions: SubmissionService;
-  /** Who has an event open in the admin app's editor (post locks), and who changed it last. */
-  editLocks: EditLockService;
-  /** The media library: uploaded images, their files and alt texts (docs/media.md). */
-  media: MediaService;
+/**
+ * What every face is given: the domain's services, and the doors to the domain's parts that keep
+ * their own state (sessions, people, the change stream, …), each made once on first use. The store
+ * is not among them: a face reads and writes through these doors only (faces import store/ for
+ * types alone, a dependency rule).
+ */
+export interface Services extends CoreServices {
+  /** Sign-in sessions, nonces and second factors (one per services: the admin face and the REST routes share it). */
+  sessions: SessionService;
+  /** Invitations, password resets and the mail outbox. */
+  people: PeopleService;
+  /** Users as administrators manage them. */
+  userAdmin: UserAdmin;
+  /** The failed-login throttle, with the LOGIN_MAX_FAILURES in force when first used. */
+  loginThrottle: LoginThrottle;
+  /** The settings in force (and where each comes from), and administrators' changes to the calendar's. */
+  settings: {
+    inForce(): Promise<SettingView[]>;
+    change(values: Record<string, unknown>): Promise<void>;
+  };
+  /** Review requests: the editors' e-mails, and an event sent back to its author. */
+  reviews: {
+    notify(): Promise<number>;
+    sendBack(viewer: Viewer, id: number, note: string): Promise<{ id: number; status: string; note: string }>;
+  };
+  /** Signed preview links of events not yet published. */
+  previews: {
+    link(record: EventRecord, now?: number): Promise<{ url: string; expires: string; token: string }>;
+    event(token: unknown, now?: number): Promise<EventRecord | undefined>;
+  };
+  /** The change log as readers follow it: the admin app's stream, the head, and other instances' writes. */
+  changes: {
+    read(viewer: Viewer, after: number, limit: number): Promise<{ events: ChangeEvent[]; through: number; head: number }>;
+    follow(viewer: Viewer, from: number, handlers: Parameters<typeof followChanges>[3]): ChangeFollower;
+    /** End every open follower (the server closes). */
+    closeFollowers(): void;
+    head(): Promise<number>;
+    /** See every write acknowledged before now, by this process or another (before an answer naming settings). */
+    catchUp(): Promise<void>;
+  };
+  /** The sync delta (REST `sync_token` and CalDAV sync-collection) and the tombstones of what left. */
+  sync: {
+    delta(view: DeltaView, options: { from: number; to: number; rows: number; historyDays: number; now: number; maxRecords?: number }): Promise<SyncDelta>;
+    postTombstones(ids: number[]): Promise<Map<number, Tombstone>>;
+    termTombstones(taxonomy: string, ids: number[], details: Map<number, Array<Record<string, any> | null>>): Promise<Map<number, Tombstone>>;
+  };
+  /** Imports: the queue, the venues an import left for review, an event's imported location. */
+  imports: {
+    queue: ImportQueue;
+    createReviewedVenues(viewer: Viewer, id: number, location: string | undefined): ReturnType<typeof createReviewedVenues>;
+    keptLocationOf(eventId: number, seriesId?: number): Promise<string | undefined>;
+  };
+  /** The admin app's events index (one page, newest changes first). */
+  eventIndex(page: number, perPage: number): ReturnType<typeof eventIndex>;
+  /** Report a structure a face keeps across requests, with its bound, to /metrics (its size by kind). */
+  keep(kind: string, structure: KeptStructure): void;
+  /** What federation keeps in the database (federation-store.ts): the federation face's door to the store. */
+  federationStore: FederationStore;
 }
 
-export function createServices(config: Config, store: Store): Services {
+/** The bundle the composition root builds: the services faces are given, and the store they stand on. */
+export interface DomainServices extends Services {
+  store: Store;
+}
+
+/**
+ * The services over a store, with the store (the composition root, the jobs, the importers and the
+ * CLI use it; faces are given `faceServices(...)`, without it).
+ */
+export function createServices(config: Config, store: Store): DomainServices {
   const links = createLinks(config.siteUrl, config.restRoot, NAMESPACE);
   const linksByBase = new Map<string, Links>([[`${config.restRoot}/${NAMESPACE}`, links]]);
   const linksFor = (restRoot: string, namespace: string): Links => {
@@ -69,8 +123,8 @@ export function createServices(config: Config, store: Store): Services {
     nowLocal: () => nowWall(config.timezone),
   };
   const images = createImageService(store.db);
-  const venues = createLinkedPostService(store.db, 'venue', images, config.timezone, clock, { radius: config.geolocRadius, unit: config.geolocUnit });
-  const organizers = createLinkedPostService(store.db, 'organizer', images, config.timezone, clock);
+  const venues = createLinkedPostService(store, 'venue', images, config.timezone, clock, { radius: config.geolocRadius, unit: config.geolocUnit });
+  const organizers = createLinkedPostService(store, 'organizer', images, config.timezone, clock);
   const categories = createTermService(store.db, 'tribe_events_cat');
   const tags = createTermService(store.db, 'post_tag');
   const events = createEventService({
@@ -95,7 +149,7 @@ export function createServices(config: Config, store: Store): Services {
   const answers = createAnswerBudget(config.responseMemoryBytes);
   const users = createUserService(store);
   const submissions = createSubmissionService({ config, store, events, venues, organizers, users, links });
-  return {
+  const ctx: DomainContext = {
     config,
     store,
     links,
@@ -115,4 +169,79 @@ export function createServices(config: Config, store: Store): Services {
     editLocks: createEditLockService(store, clock),
     media: createMediaService(config, store.db, clock),
   };
+  const db = store.db;
+  // The doors made on first use: most commands and tests need few of them.
+  const once = <T>(make: () => T): (() => T) => {
+    let made: { value: T } | undefined;
+    return () => (made ??= { value: make() }).value;
+  };
+  const sessions = once(() => sessionServiceOf(ctx));
+  const people = once(() => peopleOf(ctx));
+  const userAdmin = once(() => userAdminOf(ctx));
+  const loginThrottle = once(() => createLoginThrottle(db, config.loginMaxFailures));
+  const queue = once(() => importQueueOf(ctx));
+  const federationStore = once(() => createFederationStore(store));
+  const out: DomainServices = {
+    ...ctx,
+    get sessions() {
+      return sessions();
+    },
+    get people() {
+      return people();
+    },
+    get userAdmin() {
+      return userAdmin();
+    },
+    get loginThrottle() {
+      return loginThrottle();
+    },
+    get federationStore() {
+      return federationStore();
+    },
+    settings: {
+      inForce: () => settingsInForce(ctx),
+      change: (values) => changeCalendarSettings(ctx, values),
+    },
+    reviews: {
+      notify: () => notifyReviews(ctx),
+      sendBack: (viewer, id, note) => sendBack(ctx, viewer, id, note),
+    },
+    previews: {
+      link: (record, now) => previewLink(ctx, record, now),
+      event: (token, now) => previewedEvent(ctx, token, now),
+    },
+    changes: {
+      read: (viewer, after, limit) => readChanges(ctx, viewer, after, limit),
+      follow: (viewer, from, handlers) => followChanges(ctx, viewer, from, handlers),
+      closeFollowers: () => closeFollowers(ctx),
+      head: () => store.changes.head(),
+      catchUp: async () => {
+        await store.feed.sync();
+      },
+    },
+    sync: {
+      delta: (view, options) => syncDelta(db, view, options),
+      postTombstones: (ids) => postTombstones(db, ids),
+      termTombstones: (taxonomy, ids, details) => termTombstones(db, taxonomy, ids, details),
+    },
+    imports: {
+      get queue() {
+        return queue();
+      },
+      createReviewedVenues: (viewer, id, location) => createReviewedVenues(ctx, viewer, id, location),
+      keptLocationOf: (eventId, seriesId) => keptLocationOf(ctx, eventId, seriesId),
+    },
+    eventIndex: (page, perPage) => eventIndex(db, page, perPage),
+    keep: (kind, structure) => registerKept(db, kind, structure),
+  };
+  return out;
+}
+
+/** The services as faces are given them: the same doors, without the store. */
+export function faceServices(services: DomainServices): Services {
+  const view = {} as Services;
+  for (const key of Object.keys(services) as Array<keyof DomainServices>) {
+    if (key !== 'store') Object.defineProperty(view, key, Object.getOwnPropertyDescriptor(services, key)!);
+  }
+  return view;
 }

@@ -14,7 +14,7 @@
 import { MASK, SETTINGS, maskUrl, type Config, type Setting, type SettingScope, type SettingType } from '../config.js';
 import { hasStoredSecretKey } from '../store/sessions.js';
 import { readCalendarSettings } from '../store/calendar-settings.js';
-import type { Services } from './services.js';
+import type { DomainContext } from './context.js';
 
 export interface SettingView {
   /** the environment variable */
@@ -78,7 +78,7 @@ function inDeclaredUnit(s: Setting, value: unknown): unknown {
   return value;
 }
 
-export async function settingsInForce(services: Pick<Services, 'config' | 'store'>): Promise<SettingView[]> {
+export async function settingsInForce(services: Pick<DomainContext, 'config' | 'store'>): Promise<SettingView[]> {
   const config = services.config;
   const sources = config.sources ?? {};
   const stored = await readCalendarSettings(services.store.db);

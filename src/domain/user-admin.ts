@@ -20,7 +20,7 @@ import { fitsInteger } from '../store/ranges.js';
 import { apiError, invalidParams } from './errors.js';
 import { checkPasswordPolicy, policyOf } from './password-policy.js';
 import { isRole, ROLES } from './permissions.js';
-import type { Services } from './services.js';
+import type { DomainContext } from './context.js';
 import { isEmail, LastAdministrator, UserError, UserRefusal, verifyPassword } from './users.js';
 
 /** A user as the admin API answers it (WordPress' `wp/v2/users` in the edit context, trimmed). */
@@ -93,7 +93,7 @@ export interface UserAdmin {
 }
 
 /** The users' administration over these services (with `config`, its password policy applies to the passwords set). */
-export function userAdminOf(services: Pick<Services, 'store' | 'users'> & { config?: Pick<Services['config'], 'passwordMinLength' | 'passwordMinStrength'> }): UserAdmin {
+export function userAdminOf(services: Pick<DomainContext, 'store' | 'users'> & { config?: Pick<DomainContext['config'], 'passwordMinLength' | 'passwordMinStrength'> }): UserAdmin {
   const db = services.store.db;
   const users = services.users;
   const config = services.config;

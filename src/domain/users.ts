@@ -21,7 +21,7 @@
  * remembered, so a repeated failure is never cheap. (A user with several application passwords
  * still costs one verification per application password, as in WordPress.)
  *
- * Over HTTP every check goes through the failed-login throttle (`web/login-throttle.ts`), given
+ * Over HTTP every check goes through the failed-login throttle (`domain/login-throttle.ts`), given
  * as a `LoginGate`: it sees the subject (the user the login or e-mail names, so both share one
  * count, or the unknown login) before any password is verified, may refuse (429) or make the
  * check wait, and hears the outcome. Identical headers from one client checked at the same time
@@ -127,7 +127,7 @@ export interface LoginAttempt {
   end(outcome: 'ok' | 'failed' | 'error'): Promise<void>;
 }
 
-/** The failed-login throttle for one client, as `authenticate` sees it (`web/login-throttle.ts`). */
+/** The failed-login throttle for one client, as `authenticate` sees it (`domain/login-throttle.ts`). */
 export interface LoginGate {
   /** The client's key (one per IPv4 address or IPv6 /64). */
   readonly client: string;

@@ -8,6 +8,9 @@
 
 import { INTEGER_MAX } from '../store/ranges.js';
 
+/** The integers a stored id or count can be (the store's `integer` columns), for the faces' argument checks. */
+export { fitsInteger, INTEGER_MAX, INTEGER_MIN } from '../store/ranges.js';
+
 /** PHP is_numeric for the values a request can carry. */
 export function isNumeric(value: unknown): boolean {
   if (typeof value === 'number') return Number.isFinite(value);

@@ -12,6 +12,7 @@
 import type { Store } from '../store/db.js';
 import type { Executor } from '../store/schema.js';
 import { changeTime, databaseId, eventVersions, lockRecord, recordVersion, type RecordVersion, type VersionedType } from '../store/versions.js';
+import { withWriteGuard } from '../store/changes.js';
 import { createKeptMap } from './kept.js';
 import { syncKeyReader, type SyncKey } from './sync.js';
 
@@ -44,6 +45,13 @@ export interface VersionService {
   ofEvents(ids: readonly number[]): Promise<Map<number, RecordVersion>>;
   /** Inside a write transaction: lock the record, then read its version. */
   locked(trx: Executor, type: VersionedType, id: number): Promise<RecordVersion>;
+  /**
+   * Run the write `fn` with `check` (a precondition such as If-Match: it throws when the version
+   * does not do) holding atomically with it: checked on the record's locked version as the first
+   * statement of the first write transaction `fn` opens (a check that throws writes nothing), or
+   * after `fn` when it opened none.
+   */
+  guardedWrite<T>(type: VersionedType, id: number, check: (version: RecordVersion) => void, fn: () => Promise<T>): Promise<T>;
   /** The position of the data as a whole (lists): brought up to date first unless `sync` is false. */
   position(sync?: boolean): Promise<DataPosition>;
 }
@@ -91,6 +99,16 @@ export function createVersionService(store: Store): VersionService {
     async locked(trx, type, id) {
       if (store.dialect === 'postgres') await lockRecord(trx, type, id);
       return recordVersion(trx, type, id);
+    },
+    async guardedWrite(type, id, check, fn) {
+      let checked = false;
+      const checkOn = async (trx: Executor) => {
+        checked = true;
+        check(await service.locked(trx, type, id));
+      };
+      const result = await withWriteGuard(checkOn, fn);
+      if (!checked) await checkOn(db);
+      return result;
     },
     async position(sync = true) {
       // A feed that never synced has no number yet (PostgreSQL, first request): sync once.

@@ -22,7 +22,7 @@ import type { FaceDeps } from '../faces.js';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { EMBED_NAMESPACE, WORDPRESS_REST_ROOT } from '../config.js';
 import { faultError } from '../domain/errors.js';
-import { storeFault } from '../store/faults.js';
+import { storeFault } from '../domain/faults.js';
 import { answerConditional, etagOf, isNotModified } from '../web/conditional.js';
 import { registerErrorShape, withErrorHeaders } from '../web/error-shapes.js';
 import { createAssetStore, type AssetStore } from './assets.js';

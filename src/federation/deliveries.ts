@@ -14,8 +14,8 @@ import { randomUUID, type webcrypto } from 'node:crypto';
 import type { Federation } from '@fedify/fedify';
 import type { Config } from '../config.js';
 import { deliveryOutcome, REFUSED_DELIVERY } from '../domain/federation.js';
-import type { Executor } from '../store/schema.js';
-import { claimFederationDeliveries, deleteFollowersAt, dropPendingTo, insertDeliveries, recordDeliveryAttempt, type FollowerRow } from '../store/federation.js';
+import type { FederationStore } from '../domain/federation-store.js';
+import type { FollowerRow } from '../store/federation.js';
 import { isBlockedHost, postActivity, type SigningKey } from './delivery.js';
 import type { FederationMetrics } from './metrics.js';
 import { withContext, type FederationUrls } from './objects.js';
@@ -37,8 +37,7 @@ export interface Deliveries {
 }
 
 export function createDeliveries(deps: {
-  db: Executor;
-  postgres: boolean;
+  store: FederationStore;
   config: Config;
   federation: Federation<void>;
   origin: string;
@@ -47,7 +46,7 @@ export function createDeliveries(deps: {
   logger: { info(obj: object, msg: string): void };
   userAgent: string;
 }): Deliveries {
-  const { db, config, federation, urls, metrics, logger, userAgent } = deps;
+  const { store, config, federation, urls, metrics, logger, userAgent } = deps;
   const handle = config.federationHandle;
   const blocked = config.federationBlockedDomains;
   let nudge = () => {};
@@ -62,7 +61,7 @@ export function createDeliveries(deps: {
 
   async function deliverDue(): Promise<boolean> {
     const now = Date.now();
-    const batch = await claimFederationDeliveries(db, { now, leaseUntilMs: now + LEASE_MS, limit: 10, skipLocked: deps.postgres });
+    const batch = await store.claimDeliveries({ now, leaseUntilMs: now + LEASE_MS, limit: 10 });
     if (batch.length === 0) return false;
     const key = await rsaKey();
     await Promise.all(
@@ -79,7 +78,7 @@ export function createDeliveries(deps: {
         const done = Date.now();
         const step = r ? deliveryOutcome(r, attempts, config.federationRetrySchedule, done) : REFUSED_DELIVERY;
         metrics.delivered.inc({ outcome: step.outcome });
-        await recordDeliveryAttempt(db, d.id, {
+        await store.recordDeliveryAttempt(d.id, {
           status: step.status,
           attempts,
           lastStatus: step.lastStatus,
@@ -88,8 +87,8 @@ export function createDeliveries(deps: {
           ...(step.nextAttemptMs !== undefined ? { nextAttemptMs: step.nextAttemptMs } : {}),
         });
         if (step.status === 'gone') {
-          const removed = await deleteFollowersAt(db, d.inbox);
-          await dropPendingTo(db, d.inbox, done);
+          const removed = await store.deleteFollowersAt(d.inbox);
+          await store.dropPendingTo(d.inbox, done);
           logger.info({ inbox: d.inbox, removed }, 'federation: inbox gone, followers removed');
         }
       }),
@@ -107,7 +106,7 @@ export function createDeliveries(deps: {
         to: [f.actor_id],
         object: { id: f.follow_id, type: 'Follow', actor: f.actor_id, object: urls.actor },
       });
-      await insertDeliveries(db, [{ activity_id: String(body.id), activity_type: type, inbox: f.inbox, body: JSON.stringify(body) }], Date.now());
+      await store.insertDeliveries([{ activity_id: String(body.id), activity_type: type, inbox: f.inbox, body: JSON.stringify(body) }], Date.now());
       nudge();
     },
     deliverDue,

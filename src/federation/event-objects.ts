@@ -5,13 +5,13 @@
  * horizon). Shared by the object's own URL and the event pages' content negotiation.
  *
  * @example
- *   const objects = createEventObjects(db, reader, urls);
+ *   const objects = createEventObjects(services.federationStore, reader, urls);
  *   const { object } = await objects.live(42);
  */
 import type { FastifyReply } from 'fastify';
 import { apiError, type ApiError } from '../domain/errors.js';
-import type { Executor } from '../store/schema.js';
-import { objectState } from '../store/federation.js';
+import type { FederationStore } from '../domain/federation-store.js';
+import type { ObjectStateRow } from '../store/federation.js';
 import { announcedObject, lastStampOf, stampOf, type createPublicReader } from './outbox.js';
 import { msIso, tombstone, withContext, type FederationUrls } from './objects.js';
 
@@ -27,14 +27,14 @@ export const sendActivityJson = (reply: FastifyReply, status: number, doc: unkno
 
 export interface EventObjects {
   /** The object of an announced event as anonymous readers may see it now (undefined: none to answer with 200). */
-  live(id: number): Promise<{ object?: Record<string, unknown>; state?: Awaited<ReturnType<typeof objectState>> }>;
+  live(id: number): Promise<{ object?: Record<string, unknown>; state?: ObjectStateRow }>;
   /** Answer an event's object URL: 200, 410 with its Tombstone, or 404. */
   answer(reply: FastifyReply, id: number): Promise<FastifyReply>;
 }
 
-export function createEventObjects(db: Executor, reader: ReturnType<typeof createPublicReader>, urls: FederationUrls): EventObjects {
-  async function live(id: number): Promise<{ object?: Record<string, unknown>; state?: Awaited<ReturnType<typeof objectState>> }> {
-    const state = await objectState(db, id);
+export function createEventObjects(store: FederationStore, reader: ReturnType<typeof createPublicReader>, urls: FederationUrls): EventObjects {
+  async function live(id: number): Promise<{ object?: Record<string, unknown>; state?: ObjectStateRow }> {
+    const state = await store.objectState(id);
     if (!state) return {};
     const json = state.state === 'live' ? await reader.event(id) : undefined;
     return { state, ...(json ? { object: announcedObject(reader, json, state) } : {}) };

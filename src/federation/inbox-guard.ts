@@ -28,8 +28,7 @@ import { createHash } from 'node:crypto';
 import type { FastifyRequest } from 'fastify';
 import type { Config } from '../config.js';
 import { apiError, type ApiError } from '../domain/errors.js';
-import type { Executor } from '../store/schema.js';
-import { kvCas, kvCountHit, kvEntry } from '../store/federation.js';
+import type { FederationStore } from '../domain/federation-store.js';
 import { clientKeyOf } from '../domain/client-address.js';
 import { isBlockedHost } from './delivery.js';
 
@@ -64,8 +63,8 @@ export function actorHostOf(activity: unknown): string {
   return hostOf(actor);
 }
 
-export function createInboxGuard(deps: { db: Executor; config: Config; onOutcome(outcome: string): void }): InboxGuard {
-  const { config, db } = deps;
+export function createInboxGuard(deps: { store: FederationStore; config: Config; onOutcome(outcome: string): void }): InboxGuard {
+  const { config, store } = deps;
   const limit = config.federationInboxRateLimit;
   const sha = (data: string | Buffer) => createHash('sha256').update(data).digest('hex');
   const rateKey = (kind: 'client' | 'host', id: string) => JSON.stringify(['_calendar', 'inbox-rate', kind, id]);
@@ -77,7 +76,7 @@ export function createInboxGuard(deps: { db: Executor; config: Config; onOutcome
     async check(req, body) {
       if (limit > 0) {
         const now = Date.now();
-        const hit = await kvCountHit(db, rateKey('client', clientKeyOf(req.ip)), now, now + WINDOW_MS);
+        const hit = await store.kvCountHit(rateKey('client', clientKeyOf(req.ip)), now, now + WINDOW_MS);
         if (hit.count > limit) return refuse(hit.endsMs, now);
       }
       const host = hostOf(signingKeyId(req.headers));
@@ -89,13 +88,13 @@ export function createInboxGuard(deps: { db: Executor; config: Config; onOutcome
         // A host over its limit of verified requests: refused before its key is looked at. (Only
         // verified requests raise this count, so naming a host does not bring it here.)
         const now = Date.now();
-        const entry = await kvEntry(db, rateKey('host', host), now);
+        const entry = await store.kvEntry(rateKey('host', host), now);
         if (entry && Number(entry.value) >= limit) return refuse(entry.expiresMs ?? now + WINDOW_MS, now);
       }
       const signature = `${String(req.headers.signature ?? '')}\n${String(req.headers['signature-input'] ?? '')}`;
       if (signature.trim() !== '') {
         const fingerprint = sha(`${signature}\n${sha(body ?? Buffer.alloc(0))}`);
-        const fresh = await kvCas(db, JSON.stringify(['_calendar', 'replay', fingerprint]), null, '1', Date.now() + 2 * config.federationClockSkewMs, Date.now());
+        const fresh = await store.kvCas(JSON.stringify(['_calendar', 'replay', fingerprint]), null, '1', Date.now() + 2 * config.federationClockSkewMs, Date.now());
         if (!fresh) {
           deps.onOutcome('replayed');
           return apiError('federation_replayed');
@@ -108,7 +107,7 @@ export function createInboxGuard(deps: { db: Executor; config: Config; onOutcome
       const host = actorHostOf(activity);
       if (!host) return;
       const now = Date.now();
-      const hit = await kvCountHit(db, rateKey('host', host), now, now + WINDOW_MS);
+      const hit = await store.kvCountHit(rateKey('host', host), now, now + WINDOW_MS);
       if (hit.count > limit) throw refuse(hit.endsMs, now);
     },
   };

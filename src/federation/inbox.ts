@@ -6,15 +6,14 @@
  * so. An unverifiable Delete of an actor by itself (its server deleted the account and its key)
  * removes the follower only once its actor URL answers 410 or 404 to us.
  *
- * @example registerInboxListeners(federation, { db, config, urls, clock, logger, deliveries, userAgent })
+ * @example registerInboxListeners(federation, { store, config, urls, clock, logger, deliveries, userAgent })
  */
 import type { Federation } from '@fedify/fedify';
 import { Activity, Delete, Follow, Undo, isActor } from '@fedify/vocab';
 import type { Config } from '../config.js';
 import type { Services } from '../domain/services.js';
 import { followStatus } from '../domain/federation.js';
-import type { Executor } from '../store/schema.js';
-import { deleteFollower, findFollower, insertReceived, upsertFollower } from '../store/federation.js';
+import type { FederationStore } from '../domain/federation-store.js';
 import { actorStatus } from './actor-status.js';
 import { isBlockedHost } from './delivery.js';
 import type { Deliveries } from './deliveries.js';
@@ -34,7 +33,7 @@ const hostOf = (u: URL | string | null | undefined) => {
 export function registerInboxListeners(
   federation: Federation<void>,
   deps: {
-    db: Executor;
+    store: FederationStore;
     config: Config;
     urls: FederationUrls;
     clock: Services['clock'];
@@ -43,13 +42,13 @@ export function registerInboxListeners(
     userAgent: string;
   },
 ): void {
-  const { db, config, urls, clock, logger, deliveries } = deps;
+  const { store, config, urls, clock, logger, deliveries } = deps;
   const blocked = config.federationBlockedDomains;
 
   async function keep(activity: Activity, actorId: string): Promise<void> {
     if (isBlockedHost(hostOf(actorId), blocked)) return;
     const body = await activity.toJsonLd().catch(() => ({}));
-    await insertReceived(db, { activity_id: activity.id?.href ?? null, type: activity.constructor.name, actor_id: actorId, body: JSON.stringify(body), received_gmt: clock.nowGmt() });
+    await store.insertReceived({ activity_id: activity.id?.href ?? null, type: activity.constructor.name, actor_id: actorId, body: JSON.stringify(body), received_gmt: clock.nowGmt() });
   }
 
   federation
@@ -60,9 +59,9 @@ export function registerInboxListeners(
       const actor = await follow.getActor(ctx);
       if (!actor || !isActor(actor) || !actor.inboxId || actor.id?.href !== follow.actorId.href) return;
       const username = typeof actor.preferredUsername === 'string' ? actor.preferredUsername : String(actor.preferredUsername ?? '');
-      const existing = await findFollower(db, follow.actorId.href);
+      const existing = await store.findFollower(follow.actorId.href);
       const status = followStatus(existing, config.federationApproveFollows);
-      const row = await upsertFollower(db, {
+      const row = await store.upsertFollower({
         actor_id: follow.actorId.href,
         host: follow.actorId.host,
         inbox: actor.inboxId.href,
@@ -78,19 +77,19 @@ export function registerInboxListeners(
     .on(Undo, async (_ctx, undo) => {
       const actorId = undo.actorId?.href;
       if (!actorId) return;
-      const follower = await findFollower(db, actorId);
+      const follower = await store.findFollower(actorId);
       if (!follower) return;
       const object = await undo.getObject({ crossOrigin: 'trust', suppressError: true }).catch(() => null);
       const undoesFollow = (object instanceof Follow && object.actorId?.href === actorId) || undo.objectId?.href === follower.follow_id;
       if (undoesFollow) {
-        await deleteFollower(db, actorId);
+        await store.deleteFollower(actorId);
         logger.info({ follower: actorId }, 'federation: unfollowed');
       }
     })
     .on(Delete, async (_ctx, del) => {
       const actorId = del.actorId?.href;
       if (actorId && del.objectId?.href === actorId) {
-        await deleteFollower(db, actorId);
+        await store.deleteFollower(actorId);
         return;
       }
       if (config.federationKeepActivities && actorId) await keep(del, actorId);
@@ -107,11 +106,11 @@ export function registerInboxListeners(
       // verified. Nothing in the request proves it (its key URL is whatever the sender chose), so
       // the follower goes only when the actor URL stored for it answers 410 or 404 to us now.
       if (!(activity instanceof Delete) || reason.type !== 'keyFetchError' || !activity.actorId || activity.objectId?.href !== activity.actorId.href) return undefined;
-      const follower = await findFollower(db, activity.actorId.href);
+      const follower = await store.findFollower(activity.actorId.href);
       if (!follower) return undefined;
       const status = await actorStatus(follower.actor_id, await deliveries.rsaKey(), { allowPrivate: config.federationAllowPrivate, timeoutMs: ACTOR_CHECK_TIMEOUT_MS, userAgent: deps.userAgent });
       if (status !== 410 && status !== 404) return undefined;
-      await deleteFollower(db, follower.actor_id);
+      await store.deleteFollower(follower.actor_id);
       logger.info({ follower: follower.actor_id, status }, 'federation: follower removed, its actor is gone');
       return new Response(null, { status: 202 });
     });

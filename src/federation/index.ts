@@ -15,12 +15,14 @@
  * negotiation.ts (an event's object, on its URL and on its page), jobs.ts (the outbox, inbox and
  * delivery jobs), besides the objects, outbox, queue, key-value store and guards. Who follows and
  * what a delivery's outcome makes of it are the domain's rules (domain/federation.ts), as is the
- * administration service the REST face uses.
+ * administration service the REST face uses; what it keeps in the database it reaches through the
+ * domain's port (`services.federationStore`, domain/federation-store.ts), never the store itself.
  *
  * @example
- *   const face = await createFederationFace({ config, services, logger });
+ *   const face = await createFederationFace({ config, services, logger, nudgeJob: (name) => runner.nudge(name) });
  *   registerRestApi(app, { …, federation: face.admin });
- *   await face.register(app, { jobs });
+ *   await face.register(app, { registry });
+ *   for (const spec of face.jobs()) runner.register(spec);
  */
 import type { webcrypto } from 'node:crypto';
 import type { FastifyInstance } from 'fastify';
@@ -30,7 +32,7 @@ import type { Config } from '../config.js';
 import type { Services } from '../domain/services.js';
 import { createFederationAdmin, type FederationAdmin } from '../domain/federation.js';
 import type { FaceDeps } from '../faces.js';
-import { ensureOutboxCursor, listActivities } from '../store/federation.js';
+import type { JobSpec } from '../job-spec.js';
 import { createKvStore } from './kv.js';
 import { createOutbox, createPublicReader } from './outbox.js';
 import { federationUrls, type FederationUrls } from './objects.js';
@@ -44,45 +46,46 @@ import { registerInboxListeners } from './inbox.js';
 import { registerFederationRoutes } from './routes.js';
 import { createEventObjects } from './event-objects.js';
 import { registerNegotiation } from './negotiation.js';
-import { registerFederationJobs } from './jobs.js';
+import { FEDERATION_JOBS, federationJobs } from './jobs.js';
 
 export interface FederationDeps {
   config: Config;
   services: Services;
   logger: { warn(obj: object, msg: string): void; info(obj: object, msg: string): void };
+  /** Wake one of the face's jobs by name (the runner's `nudge`; ignored until the job is registered). */
+  nudgeJob(name: string): void;
 }
 
 export interface FederationFace {
   urls: FederationUrls;
   admin: FederationAdmin;
-  /** The face: its routes on the instance, its jobs on the runner, its metrics on the registry. */
-  register(app: FastifyInstance, deps: Pick<FaceDeps, 'jobs' | 'registry'>): Promise<void>;
+  /** The face: its routes on the instance, its metrics on the registry. */
+  register(app: FastifyInstance, deps: Pick<FaceDeps, 'registry'>): Promise<void>;
+  /** The face's jobs, for the composition root to hand to the runner (called once, after `register`). */
+  jobs(): JobSpec[];
 }
 
-export async function createFederationFace({ config, services, logger }: FederationDeps): Promise<FederationFace> {
-  const { store } = services;
-  const db = store.db;
-  const postgres = store.dialect === 'postgres';
+export async function createFederationFace({ config, services, logger, nudgeJob }: FederationDeps): Promise<FederationFace> {
+  const store = services.federationStore;
   const handle = config.federationHandle;
   // The federation URLs live at the site's origin (WebFinger must; a SITE_URL with a path keeps its
   // pages there, and the actor at /federation/… of its origin).
   const origin = new URL(config.siteUrl).origin;
   const urls = federationUrls(origin, handle);
   const host = new URL(config.siteUrl).host;
-  const kv = createKvStore(db);
+  const kv = createKvStore(store);
   const reader = createPublicReader(services, urls);
   const userAgent = `events-calendar/0.1 (+${config.siteUrl}/)`;
-  const keyPairs: webcrypto.CryptoKeyPair[] = await actorKeyPairs(db, services.clock.nowGmt());
+  const keyPairs: webcrypto.CryptoKeyPair[] = await actorKeyPairs(store, services.clock.nowGmt());
 
   // The outbox's place in the change log, made before this server accepts a request (the first
   // start with federation on: at the log's head; later starts keep it), so that nothing published
   // from now on is skipped, even before the outbox job's first step or across a restart.
-  await ensureOutboxCursor(db);
+  await store.ensureOutboxCursor();
 
-  const metrics = createFederationMetrics(db);
-  const guard = createInboxGuard({ db, config, onOutcome: (outcome) => metrics.inbox.inc({ outcome }) });
-  let nudgeInbox = () => {};
-  const queue = createMessageQueue(db, () => nudgeInbox());
+  const metrics = createFederationMetrics(store);
+  const guard = createInboxGuard({ store, config, onOutcome: (outcome) => metrics.inbox.inc({ outcome }) });
+  const queue = createMessageQueue(store, () => nudgeJob(FEDERATION_JOBS.inbox));
   // Fedify queues an incoming activity once it has verified it: that is where its actor's host is
   // counted (inbox-guard.ts), and refused over its limit. Its own retries are not new requests.
   const admittingQueue: MessageQueue = {
@@ -130,7 +133,7 @@ export async function createFederationFace({ config, services, logger }: Federat
     .setKeyPairsDispatcher(async (_ctx, identifier) => (identifier === handle ? keyPairs : []));
 
   federation.setNodeInfoDispatcher('/nodeinfo/2.1', async () => {
-    const live = await listActivities(db, { limit: 1, offset: 0, types: ['Create'] });
+    const live = await store.listActivities({ limit: 1, offset: 0, types: ['Create'] });
     return {
       software: { name: 'events-calendar', version: '0.1.0', homepage: new URL(`${config.siteUrl}/`) },
       protocols: ['activitypub'],
@@ -140,38 +143,26 @@ export async function createFederationFace({ config, services, logger }: Federat
     };
   });
 
-  const deliveries = createDeliveries({ db, postgres, config, federation, origin, urls, metrics, logger, userAgent });
-  registerInboxListeners(federation, { db, config, urls, clock: services.clock, logger, deliveries, userAgent });
+  const deliveries = createDeliveries({ store, config, federation, origin, urls, metrics, logger, userAgent });
+  registerInboxListeners(federation, { store, config, urls, clock: services.clock, logger, deliveries, userAgent });
   const outbox = createOutbox({ services, urls, reader, blockedDomains: config.federationBlockedDomains });
   const admin = createFederationAdmin({
-    db,
+    store,
     actor: urls.actor,
     handle: `@${handle}@${host}`,
     approveFollows: config.federationApproveFollows,
     reply: (type, follower) => deliveries.reply(type, follower),
     nudgeDelivery: () => deliveries.nudge(),
   });
-  const objects = createEventObjects(db, reader, urls);
+  const objects = createEventObjects(store, reader, urls);
 
-  async function register(app: FastifyInstance, { jobs: runner, registry }: Pick<FaceDeps, 'jobs' | 'registry'>): Promise<void> {
+  async function register(app: FastifyInstance, { registry }: Pick<FaceDeps, 'registry'>): Promise<void> {
     if (registry) metrics.register(registry);
-    await registerFederationRoutes(app, { db, config, federation, origin, urls, guard, loaders, metrics, objects, logger });
+    await registerFederationRoutes(app, { store, config, federation, origin, urls, guard, loaders, metrics, objects, logger });
     registerNegotiation(app, { services, urls, objects });
-    registerFederationJobs(runner, {
-      db,
-      postgres,
-      federation,
-      deliveries,
-      outbox,
-      kv,
-      changes: store.changes,
-      logger,
-      retrySchedule: config.federationRetrySchedule,
-      onInboxJob: (nudge) => {
-        nudgeInbox = nudge;
-      },
-    });
   }
 
-  return { urls, admin, register };
+  const jobs = () => federationJobs({ store, federation, deliveries, outbox, kv, logger, retrySchedule: config.federationRetrySchedule, nudge: nudgeJob });
+
+  return { urls, admin, register, jobs };
 }

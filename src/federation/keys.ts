@@ -3,18 +3,17 @@
  * (Object Integrity Proofs), generated once and kept in the database. The first instance to start
  * stores them; the others, and later starts, read those.
  *
- * @example const pairs = await actorKeyPairs(db, clock.nowGmt()); // [rsa, ed25519]
+ * @example const pairs = await actorKeyPairs(services.federationStore, clock.nowGmt()); // [rsa, ed25519]
  */
 import type { webcrypto } from 'node:crypto';
 import { exportJwk, generateCryptoKeyPair, importJwk } from '@fedify/fedify';
-import type { Executor } from '../store/schema.js';
-import { insertKeysOnce, readKeys } from '../store/federation.js';
+import type { FederationStore } from '../domain/federation-store.js';
 
 const KINDS = ['RSASSA-PKCS1-v1_5', 'Ed25519'] as const;
 
 /** The actor's key pairs, RSA first; made and stored when missing (`now`: when, UTC). */
-export async function actorKeyPairs(db: Executor, now: string): Promise<webcrypto.CryptoKeyPair[]> {
-  let stored = await readKeys(db);
+export async function actorKeyPairs(store: FederationStore, now: string): Promise<webcrypto.CryptoKeyPair[]> {
+  let stored = await store.readKeys();
   if (stored.length < KINDS.length) {
     const made = [];
     for (const kind of KINDS) {
@@ -22,8 +21,8 @@ export async function actorKeyPairs(db: Executor, now: string): Promise<webcrypt
       const pair = await generateCryptoKeyPair(kind);
       made.push({ kind, private_jwk: JSON.stringify(await exportJwk(pair.privateKey)), public_jwk: JSON.stringify(await exportJwk(pair.publicKey)) });
     }
-    await insertKeysOnce(db, made, now);
-    stored = await readKeys(db);
+    await store.insertKeysOnce(made, now);
+    stored = await store.readKeys();
   }
   const pairs: webcrypto.CryptoKeyPair[] = [];
   for (const kind of KINDS) {

@@ -5,12 +5,11 @@
  * so a prefix of a key is a prefix of its text (without the closing bracket); values as JSON.
  *
  * @example
- *   const kv = createKvStore(store.db);
+ *   const kv = createKvStore(services.federationStore);
  *   await kv.set(['_fedify', 'x'], { a: 1 }, { ttl: Temporal.Duration.from({ minutes: 5 }) });
  */
 import type { KvKey, KvStore, KvStoreListEntry, KvStoreSetOptions } from '@fedify/fedify';
-import type { Executor } from '../store/schema.js';
-import { kvCas, kvDelete, kvGet, kvList, kvPurge, kvSet } from '../store/federation.js';
+import type { FederationStore } from '../domain/federation-store.js';
 
 const encode = (key: KvKey) => JSON.stringify(key);
 const expiry = (options?: KvStoreSetOptions): number | null => (options?.ttl ? Date.now() + options.ttl.total('millisecond') : null);
@@ -21,30 +20,30 @@ export interface PurgeableKvStore extends KvStore {
   purge(): Promise<number>;
 }
 
-export function createKvStore(db: Executor): PurgeableKvStore {
+export function createKvStore(store: FederationStore): PurgeableKvStore {
   return {
     async get<T = unknown>(key: KvKey): Promise<T | undefined> {
-      const v = await kvGet(db, encode(key), Date.now());
+      const v = await store.kvGet(encode(key), Date.now());
       return v === undefined ? undefined : (JSON.parse(v) as T);
     },
     async set(key, value, options) {
-      await kvSet(db, encode(key), text(value), expiry(options));
+      await store.kvSet(encode(key), text(value), expiry(options));
     },
     async delete(key) {
-      await kvDelete(db, encode(key));
+      await store.kvDelete(encode(key));
     },
     async cas(key, expected, value, options) {
-      return kvCas(db, encode(key), expected === undefined ? null : text(expected), text(value), expiry(options), Date.now());
+      return store.kvCas(encode(key), expected === undefined ? null : text(expected), text(value), expiry(options), Date.now());
     },
     async *list(prefix?: KvKey): AsyncIterable<KvStoreListEntry> {
       // ["a","b"] has the prefix ["a"] when its text starts with `["a",` (or is `["a"]`).
       const p = prefix === undefined ? undefined : encode(prefix).slice(0, -1);
-      for (const row of await kvList(db, p, Date.now())) {
+      for (const row of await store.kvList(p, Date.now())) {
         const key = JSON.parse(row.key) as KvKey;
         if (prefix && (key.length < prefix.length || prefix.some((part, i) => key[i] !== part))) continue;
         yield { key, value: JSON.parse(row.value) as unknown };
       }
     },
-    purge: () => kvPurge(db, Date.now()),
+    purge: () => store.kvPurge(Date.now()),
   };
 }

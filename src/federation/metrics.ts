@@ -3,13 +3,12 @@
  * the deliveries and followers by state (read from the database when scraped).
  *
  * @example
- *   const metrics = createFederationMetrics(db);
+ *   const metrics = createFederationMetrics(services.federationStore);
  *   metrics.delivered.inc({ outcome: 'delivered' });
  *   metrics.register(registry);
  */
 import { Counter, Gauge, type Registry } from 'prom-client';
-import type { Executor } from '../store/schema.js';
-import { countDeliveries, countFollowers } from '../store/federation.js';
+import type { FederationStore } from '../domain/federation-store.js';
 
 export interface FederationMetrics {
   delivered: Counter<'outcome'>;
@@ -17,7 +16,7 @@ export interface FederationMetrics {
   register(registry: Registry): void;
 }
 
-export function createFederationMetrics(db: Executor): FederationMetrics {
+export function createFederationMetrics(store: FederationStore): FederationMetrics {
   const delivered = new Counter({
     name: 'calendar_federation_deliveries_total',
     help: 'Delivery attempts of activities to fediverse inboxes, by outcome',
@@ -31,7 +30,7 @@ export function createFederationMetrics(db: Executor): FederationMetrics {
     labelNames: ['status'],
     registers: [],
     async collect() {
-      const counts = await countDeliveries(db).catch(() => ({}) as Record<string, number>);
+      const counts = await store.countDeliveries().catch(() => ({}) as Record<string, number>);
       for (const s of ['pending', 'delivered', 'failed', 'gone']) this.set({ status: s }, counts[s] ?? 0);
     },
   });
@@ -41,7 +40,7 @@ export function createFederationMetrics(db: Executor): FederationMetrics {
     labelNames: ['status'],
     registers: [],
     async collect() {
-      const counts = await countFollowers(db).catch(() => ({}) as Record<string, number>);
+      const counts = await store.countFollowers().catch(() => ({}) as Record<string, number>);
       for (const s of ['accepted', 'pending']) this.set({ status: s }, counts[s] ?? 0);
     },
   });

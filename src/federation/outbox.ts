@@ -1,8 +1,9 @@
 /**
- * The outbox (issue 31): a consumer of the change log (`store.changes`, docs/design.md "A
- * change-log consumer") whose cursor lives in `federation_state`, so that it survives restarts and
- * two instances never handle the same rows (the cursor moves with a compare-and-set in the
- * transaction that stores the step's activities and deliveries).
+ * The outbox: a consumer of the change log (run through federation's store port,
+ * `services.federationStore.runOutbox`; docs/design.md "A change-log consumer") whose cursor
+ * lives in `federation_state`, so that it survives restarts and two instances never handle the
+ * same rows (the cursor moves with a compare-and-set in the transaction that stores the step's
+ * activities and deliveries).
  *
  * For each event a step's rows name (and the events of a venue, organizer or term they name; an
  * `all`/`reset` row re-checks every event federated so far), it compares what anonymous readers
@@ -29,9 +30,8 @@
 import { DateTime } from 'luxon';
 import { ANONYMOUS } from '../domain/permissions.js';
 import type { Services } from '../domain/services.js';
-import type { ChangeRow } from '../store/change-log.js';
-import { runConsumer, type ChangeConsumer } from '../store/change-log.js';
-import { followerInboxes, liveObjectIds, objectStates, outboxCursor, storeOutboxStep, type ObjectStateRow, type OutboxStep } from '../store/federation.js';
+import type { ChangeConsumer, ChangeRow } from '../store/change-log.js';
+import type { ObjectStateRow, OutboxStep } from '../store/federation.js';
 import { isBlockedHost } from './delivery.js';
 import { AS_PUBLIC, eventObject, msIso, objectDigest, tombstone, withContext, type FederationUrls, type PublicEventJson } from './objects.js';
 
@@ -121,7 +121,7 @@ type Made = { activity?: OutboxStep['activities'][number]; object: ObjectStateRo
 
 export function createOutbox(deps: OutboxDeps): Outbox {
   const { services, urls, reader } = deps;
-  const { store } = services;
+  const store = services.federationStore;
   const listeners: Array<() => void> = [];
   let lastSweep = 0;
 
@@ -203,7 +203,7 @@ export function createOutbox(deps: OutboxDeps): Outbox {
       if (row.type === 'event') {
         own.add(row.id);
         ids.add(row.id);
-      } else if (row.type === 'all') for (const id of await liveObjectIds(store.db, 100_000)) ids.add(id);
+      } else if (row.type === 'all') for (const id of await store.liveObjectIds(100_000)) ids.add(id);
       else if (row.type === 'venue' || row.type === 'organizer' || row.type === 'term') {
         const filters: Array<Record<string, unknown>> = row.type === 'term' ? [{ categories: [row.id] }, { tags: [row.id] }] : [{ [row.type]: [row.id] }];
         for (const filter of filters) {
@@ -216,7 +216,7 @@ export function createOutbox(deps: OutboxDeps): Outbox {
         }
         // Events no longer shown with it (a venue trashed) are among the live objects whose
         // representation named it: re-check those too.
-        if (row.action === 'trash' || row.action === 'delete') for (const id of await liveObjectIds(store.db, 100_000)) ids.add(id);
+        if (row.action === 'trash' || row.action === 'delete') for (const id of await store.liveObjectIds(100_000)) ids.add(id);
       }
     }
     return { own, ids: [...ids].sort((a, b) => a - b) };
@@ -224,7 +224,7 @@ export function createOutbox(deps: OutboxDeps): Outbox {
 
   async function deliveriesFor(activities: OutboxStep['activities']): Promise<OutboxStep['deliveries']> {
     if (activities.length === 0) return [];
-    const inboxes = (await followerInboxes(store.db)).filter((inbox) => {
+    const inboxes = (await store.followerInboxes()).filter((inbox) => {
       try {
         return !isBlockedHost(new URL(inbox).hostname, deps.blockedDomains);
       } catch {
@@ -236,10 +236,10 @@ export function createOutbox(deps: OutboxDeps): Outbox {
 
   const consumer: ChangeConsumer = {
     limit: deps.limit ?? 200,
-    cursor: () => outboxCursor(store.db),
+    cursor: () => store.outboxCursor(),
     async handle(rows, { from, through }) {
       const { own, ids } = await affected(rows);
-      const states = await objectStates(store.db, ids);
+      const states = await store.objectStates(ids);
       const step: OutboxStep = { objects: [], activities: [], deliveries: [] };
       for (const id of ids) {
         const made = await evaluate(id, states.get(id), String(through), !own.has(id));
@@ -248,7 +248,7 @@ export function createOutbox(deps: OutboxDeps): Outbox {
         if (made.activity) step.activities.push(made.activity);
       }
       step.deliveries = await deliveriesFor(step.activities);
-      const stored = await storeOutboxStep(store.db, from, through, step, Date.now());
+      const stored = await store.storeOutboxStep(from, through, step, Date.now());
       if (stored && step.deliveries.length) for (const l of listeners) l();
     },
   };
@@ -265,7 +265,7 @@ export function createOutbox(deps: OutboxDeps): Outbox {
       if (page >= r.totalPages) break;
     }
     if (candidates.length === 0) return;
-    const states = await objectStates(store.db, candidates);
+    const states = await store.objectStates(candidates);
     const step: OutboxStep = { objects: [], activities: [], deliveries: [] };
     const tag = `sweep${Date.now()}`;
     for (const id of candidates) {
@@ -280,12 +280,12 @@ export function createOutbox(deps: OutboxDeps): Outbox {
     step.deliveries = await deliveriesFor(step.activities);
     // The sweep moves no cursor: the cursor is compared with itself.
     const cursor = await consumer.cursor();
-    if ((await storeOutboxStep(store.db, cursor, cursor, step, Date.now())) && step.deliveries.length) for (const l of listeners) l();
+    if ((await store.storeOutboxStep(cursor, cursor, step, Date.now())) && step.deliveries.length) for (const l of listeners) l();
   }
 
   return {
     async step() {
-      const more = await runConsumer(store.changes, consumer);
+      const more = await store.runOutbox(consumer);
       if (!more && Date.now() - lastSweep > 3_600_000) {
         lastSweep = Date.now();
         await sweep();

@@ -8,19 +8,17 @@
  * (`manuallyStartQueue`): the job drains it.
  *
  * @example
- *   const queue = createMessageQueue(store.db, () => job.nudge());
+ *   const queue = createMessageQueue(services.federationStore, () => job.nudge());
  *   createFederation({ kv, queue: { inbox: queue }, manuallyStartQueue: true });
  */
 import type { MessageQueue, MessageQueueEnqueueOptions } from '@fedify/fedify';
-import type { Executor } from '../store/schema.js';
-import { enqueueMessages, queueDepth } from '../store/federation.js';
+import type { FederationStore } from '../domain/federation-store.js';
 
-export function createMessageQueue(db: Executor, onEnqueued: () => void): MessageQueue {
+export function createMessageQueue(store: FederationStore, onEnqueued: () => void): MessageQueue {
   const delayMs = (options?: MessageQueueEnqueueOptions) => (options?.delay ? Math.max(0, options.delay.total('millisecond')) : 0);
   const put = async (messages: readonly unknown[], options?: MessageQueueEnqueueOptions) => {
     const now = Date.now();
-    await enqueueMessages(
-      db,
+    await store.enqueueMessages(
       messages.map((m) => ({ message: JSON.stringify(m), ordering_key: options?.orderingKey ?? null })),
       now + delayMs(options),
       now,
@@ -39,6 +37,6 @@ export function createMessageQueue(db: Executor, onEnqueued: () => void): Messag
         options.signal.addEventListener('abort', () => resolve(), { once: true });
       });
     },
-    getDepth: () => queueDepth(db, Date.now()),
+    getDepth: () => store.queueDepth(Date.now()),
   };
 }

@@ -12,9 +12,8 @@ import type { Federation } from '@fedify/fedify';
 import type { Config } from '../config.js';
 import { ApiError, apiError } from '../domain/errors.js';
 import { isPositiveInt } from '../domain/values.js';
-import { storeFault } from '../store/faults.js';
-import type { Executor } from '../store/schema.js';
-import { countFollowers, findActivity, listActivities } from '../store/federation.js';
+import { storeFault } from '../domain/faults.js';
+import type { FederationStore } from '../domain/federation-store.js';
 import { inboxBodyError } from './inbox-body.js';
 import type { createInboxGuard } from './inbox-guard.js';
 import type { createLoaders } from './loaders.js';
@@ -27,7 +26,7 @@ const PAGE_SIZE = 20;
 export async function registerFederationRoutes(
   app: FastifyInstance,
   deps: {
-    db: Executor;
+    store: FederationStore;
     config: Config;
     federation: Federation<void>;
     origin: string;
@@ -39,7 +38,7 @@ export async function registerFederationRoutes(
     logger: { warn(obj: object, msg: string): void };
   },
 ): Promise<void> {
-  const { db, config, federation, origin, urls, guard, loaders, logger } = deps;
+  const { store, config, federation, origin, urls, guard, loaders, logger } = deps;
   const handle = config.federationHandle;
   const inboxTotal = deps.metrics.inbox;
   const answerObject = deps.objects.answer;
@@ -139,7 +138,7 @@ export async function registerFederationRoutes(
     scope.get('/federation/actors/:handle/outbox', async (req, reply) => {
       if ((req.params as { handle: string }).handle !== handle) return sendError(reply, apiError('federation_not_found'));
       const pageText = (req.query as Record<string, string | undefined>).page;
-      const { total } = await listActivities(db, { limit: 1, offset: 0, types: ['Create', 'Update', 'Delete'] });
+      const { total } = await store.listActivities({ limit: 1, offset: 0, types: ['Create', 'Update', 'Delete'] });
       if (pageText === undefined) {
         return sendActivityJson(
           reply,
@@ -150,7 +149,7 @@ export async function registerFederationRoutes(
       // A page beyond what an integer column holds is no page (and must not reach SQL: PostgreSQL refuses it).
       if (!isPositiveInt(pageText)) return sendError(reply, apiError('federation_not_found'));
       const page = Number(pageText);
-      const { rows } = await listActivities(db, { limit: PAGE_SIZE, offset: (page - 1) * PAGE_SIZE, types: ['Create', 'Update', 'Delete'] });
+      const { rows } = await store.listActivities({ limit: PAGE_SIZE, offset: (page - 1) * PAGE_SIZE, types: ['Create', 'Update', 'Delete'] });
       const items = rows.map((r) => {
         const { '@context': _c, ...rest } = JSON.parse(r.body) as Record<string, unknown>;
         return rest;
@@ -164,7 +163,7 @@ export async function registerFederationRoutes(
     // The followers: their number only (who follows is not published).
     scope.get('/federation/actors/:handle/followers', async (req, reply) => {
       if ((req.params as { handle: string }).handle !== handle) return sendError(reply, apiError('federation_not_found'));
-      const counts = await countFollowers(db);
+      const counts = await store.countFollowers();
       return sendActivityJson(reply, 200, withContext({ id: urls.followers, type: 'OrderedCollection', totalItems: counts.accepted ?? 0, orderedItems: [] }));
     });
 
@@ -179,7 +178,7 @@ export async function registerFederationRoutes(
 
     // An activity of the outbox (Accept and Reject are not public).
     scope.get('/federation/activities/:id', async (req, reply) => {
-      const row = await findActivity(db, urls.activity((req.params as { id: string }).id));
+      const row = await store.findActivity(urls.activity((req.params as { id: string }).id));
       if (!row) return sendError(reply, apiError('federation_not_found'));
       return sendActivityJson(reply, 200, JSON.parse(row.body));
     });

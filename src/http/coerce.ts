@@ -9,8 +9,7 @@
  */
 import type { ParamFailure } from '../domain/errors.js';
 import { maxItemsOf, type ArgSpec, type JsonType } from './route.js';
-import { isNumeric } from '../domain/values.js';
-import { fitsInteger, INTEGER_MAX, INTEGER_MIN } from '../store/ranges.js';
+import { fitsInteger, INTEGER_MAX, INTEGER_MIN, isNumeric } from '../domain/values.js';
 
 export type Coerced = { ok: true; value: unknown } | { ok: false; failure: ParamFailure };
 

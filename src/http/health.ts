@@ -15,7 +15,7 @@
  * @example curl -i http://127.0.0.1:8080/readyz
  */
 import type { FastifyInstance, FastifyReply } from 'fastify';
-import { checkReadiness, type Store } from '../store/db.js';
+import type { Readiness } from '../store/db.js';
 import type { WarmUp } from './warm-up.js';
 
 /** How long `/readyz` waits for the database. */
@@ -25,12 +25,12 @@ function sendHealth(reply: FastifyReply, status: number, body: unknown): Fastify
   return reply.code(status).header('content-type', 'application/json; charset=UTF-8').header('cache-control', 'no-store').send(JSON.stringify(body));
 }
 
-export function registerHealthRoutes(app: FastifyInstance, store: Store, warmUp?: WarmUp): void {
+export function registerHealthRoutes(app: FastifyInstance, readiness: (timeoutMs: number) => Promise<Readiness>, warmUp?: WarmUp): void {
   const live = async (_req: unknown, reply: FastifyReply) => sendHealth(reply, 200, { status: 'ok' });
   app.get('/livez', live);
   app.get('/healthz', live);
   app.get('/readyz', async (_req, reply) => {
-    const r = await checkReadiness(store, READINESS_TIMEOUT_MS);
+    const r = await readiness(READINESS_TIMEOUT_MS);
     const warm = warmUp?.report();
     const warming = warm?.status === 'warming';
     const ready = r.ready && !warming;

@@ -21,8 +21,7 @@ import { SMALL_ANSWER_BYTES } from '../domain/answer-budget.js';
 import { coerceType, listLengthFailure } from './coerce.js';
 import { answerConditional, etagOfBody, hasPreconditions, isNotModified, preconditionsHold, type Validators } from '../web/conditional.js';
 import { itemValidators, listValidators, recordIdOf, tagNamesVersion } from './versioning.js';
-import { withWriteGuard } from '../store/changes.js';
-import type { Executor } from '../store/schema.js';
+import type { RecordVersion } from '../store/versions.js';
 import { defaultValue, fastifyPattern, routeMethods, type Endpoint, type EndpointContext, type Method, type Reply, type RouteDecl } from './route.js';
 import { routeIndexEntry } from './self-description.js';
 import { markReplayable, type ReplayMark } from '../web/replay.js';
@@ -333,15 +332,10 @@ async function guardedHandler(req: FastifyRequest, endpoint: Endpoint, ctx: Endp
   const id = recordIdOf(ctx);
   if (id === undefined) return endpoint.handler(ctx);
   const dbId = await services.versions.databaseId();
-  let checked = false;
-  const check = async (trx: Executor) => {
-    checked = true;
-    const v = await services.versions.locked(trx, type, id);
+  const check = (v: RecordVersion) => {
     if (!preconditionsHold(req.headers, { matches: (tag) => tagNamesVersion(tag, dbId, type, id, v.seq), lastModified: v.gmt })) throw apiError('rest_precondition_failed');
   };
-  const result = await withWriteGuard(check, () => endpoint.handler(ctx));
-  if (!checked) await check(services.store.db);
-  return result;
+  return services.versions.guardedWrite(type, id, check, () => endpoint.handler(ctx));
 }
 
 /** Allow header for an error answer of a matched route (permissions checked without a record). */

@@ -17,7 +17,7 @@ import { NAMESPACE, WORDPRESS_REST_ROOT, type Config } from '../config.js';
 import { ApiError, apiError, faultError } from '../domain/errors.js';
 import type { Links } from '../domain/links.js';
 import { jsonBody } from '../domain/serialized.js';
-import { storeFault } from '../store/faults.js';
+import { storeFault } from '../domain/faults.js';
 import { createAuthentication } from '../web/authentication.js';
 import { answerConditional, etagOfBody } from '../web/conditional.js';
 import { requestErrorOf } from '../web/hostile-input.js';
@@ -37,7 +37,6 @@ import { adminImportRoutes } from './routes/admin-imports.js';
 import { adminChangeRoutes } from './routes/admin-changes.js';
 import { adminEditingRoutes } from './routes/admin-editing.js';
 import { adminMediaRoutes } from './routes/admin-media.js';
-import { closeFollowers } from '../domain/change-stream.js';
 import { ADMIN_NAMESPACE, adminRoutes } from './routes/admin-webhooks.js';
 import { adminFederationRoutes } from './routes/admin-federation.js';
 import { apiRoutes } from './routes/index.js';
@@ -168,7 +167,7 @@ const ADMIN_PATH_SEGMENT = `/${ADMIN_NAMESPACE}`;
  * shared plumbing (web/) and before the other faces. Synchronous on purpose: nothing may run between
  * the routes added before it and its error handler.
  */
-export function registerRestApi(app: FastifyInstance, { config, services, webhooks, federation }: FaceDeps): void {
+export function registerRestApi(app: FastifyInstance, { config, services, webhooks, federation, exports }: FaceDeps): void {
   const restRoot = config.restRoot;
   const roots = restRoots(config);
   const served = namespaces(config);
@@ -267,7 +266,7 @@ export function registerRestApi(app: FastifyInstance, { config, services, webhoo
     app.get(root === '' ? '/' : root, async (req, reply) => {
       req.apiLinks = linksOfRoot[0];
       // The index names the site and its time zone, which another instance may just have changed.
-      await services.store.feed.sync();
+      await services.changes.catchUp();
       const text = jsonBody(rootIndex(routes, services, linksOfRoot, others));
       if (answerConditional(req, reply.header('allow', 'GET'), { etag: etagOfBody(text), private: req.viewer !== undefined && req.viewer.id > 0 })) return reply;
       return reply.code(200).header('content-type', 'application/json; charset=UTF-8').send(text);
@@ -282,11 +281,11 @@ export function registerRestApi(app: FastifyInstance, { config, services, webhoo
   admin.push(...adminSettingRoutes(services)); // the settings in force (issue 28)
   admin.push(...adminRecurrenceRoutes(services)); // recurrence preview (issue 28)
   admin.push(...adminSeriesRoutes(services)); // trash and restore, one event or a whole series
-  admin.push(...adminImportRoutes(services)); // imports as jobs, export downloads (issue 28)
+  admin.push(...adminImportRoutes(services, exports)); // imports as jobs, export downloads (issue 28)
   admin.push(...adminChangeRoutes(services)); // the change log as JSON and server-sent events (issue 28)
   admin.push(...adminEditingRoutes(services)); // who has an event open in the editor (post locks)
   admin.push(...adminMediaRoutes(services)); // the media library (docs/media.md)
-  app.addHook('preClose', async () => closeFollowers(services)); // open change streams end when the server closes
+  app.addHook('preClose', async () => services.changes.closeFollowers()); // open change streams end when the server closes
   if (federation) admin.push(...adminFederationRoutes(federation)); // fediverse followers and deliveries (issue 31)
   // Community submissions (issue 29): moderation here, the public routes in a namespace of their own;
   // none of them with SUBMISSIONS=off.

@@ -10,7 +10,7 @@
  */
 import type { Services } from '../domain/services.js';
 import { apiError, type ErrorCode } from '../domain/errors.js';
-import { decodeSyncToken, encodeSyncToken, syncDelta, type DeltaView, type SyncKey, type Tombstone } from '../domain/sync.js';
+import { decodeSyncToken, encodeSyncToken, type DeltaView, type SyncKey, type Tombstone } from '../domain/sync.js';
 import type { ArgSpec, EndpointContext, Reply } from './route.js';
 import { listHeaders, requestPageLinks, type PageLinks } from './paging.js';
 
@@ -63,7 +63,7 @@ export async function syncAnswer(ctx: EndpointContext, spec: SyncSpec): Promise<
   const historyDays = services.config.syncHistoryDays;
   const from = decodeSyncToken(ctx.args.sync_token, { key, seq: position.seq, historyDays, now });
   // At most SYNC_MAX_CHANGES log rows: `through` is where this answer stops (the position, when it fits).
-  const delta = await syncDelta(services.store.db, spec, { from, to: position.seq, rows: services.config.syncMaxChanges, historyDays, now });
+  const delta = await services.sync.delta(spec, { from, to: position.seq, rows: services.config.syncMaxChanges, historyDays, now });
   const { shownNow, through } = delta;
   let members = delta.records;
   const gone = members.filter((r) => !shownNow.has(r.id));

@@ -14,7 +14,7 @@
  *   const doc = await exportCalendar(services); await restoreCalendar(otherServices, file);
  */
 import { readFileSync } from 'node:fs';
-import type { Services } from '../domain/services.js';
+import type { DomainServices } from '../domain/services.js';
 import type { Executor } from '../store/schema.js';
 import { noteChange, writeTransaction } from '../store/changes.js';
 import { bumpIdSequence } from '../store/import-context.js';
@@ -79,7 +79,7 @@ export interface CalendarExport {
   tables: Record<string, Array<Record<string, unknown>>>;
 }
 
-export async function exportCalendar(services: Services): Promise<CalendarExport> {
+export async function exportCalendar(services: DomainServices): Promise<CalendarExport> {
   // One snapshot: all tables read in one transaction.
   const read = await readTables(services.store.db, TABLES);
   const tables: Record<string, Array<Record<string, unknown>>> = {};
@@ -109,7 +109,7 @@ export function readExport(file: string): CalendarExport {
 }
 
 /** Restore an export into a database without calendar records; returns row counts per table. */
-export async function restoreCalendar(services: Services, file: string): Promise<Record<string, number>> {
+export async function restoreCalendar(services: DomainServices, file: string): Promise<Record<string, number>> {
   const doc = readExport(file);
   const db = services.store.db;
   return writeTransaction(db, async (trx) => {

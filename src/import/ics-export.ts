@@ -11,7 +11,7 @@
  * @example const text = await exportIcs(services, { start: '2031-01-01', end: '2031-12-31', categoryId: 7 });
  */
 import ical from 'ical-generator';
-import type { Services } from '../domain/services.js';
+import type { DomainServices } from '../domain/services.js';
 import { stripTags } from '../domain/text/tags.js';
 import { addLines, organizerLine } from '../domain/ical.js';
 import * as eventsStore from '../store/events.js';
@@ -24,7 +24,7 @@ import type { VenueRecord } from '../store/linked-posts.js';
 
 const asUtc = (wall: string) => new Date(`${wall.replace(' ', 'T')}Z`);
 
-export async function exportIcs(services: Services, filter: ExportFilter = {}): Promise<string> {
+export async function exportIcs(services: DomainServices, filter: ExportFilter = {}): Promise<string> {
   const db = services.store.db;
   const host = new URL(services.config.siteUrl).host;
   // Named after the site (X-WR-CALNAME), as the feeds are: a subscriber sees the calendar's name, not a host.

@@ -31,7 +31,7 @@ import { readFile } from 'node:fs/promises';
 import { Worker } from 'node:worker_threads';
 import ICAL from 'ical.js';
 import { DateTime } from 'luxon';
-import type { Services } from '../domain/services.js';
+import type { DomainServices } from '../domain/services.js';
 import type { Viewer } from '../domain/permissions.js';
 import { ApiError } from '../domain/errors.js';
 import type { EventInput } from '../domain/events/index.js';
@@ -523,7 +523,7 @@ function overrideStart(o: IcsOverride, zone: string): string {
  * event that does not recur).
  */
 async function applyOverrides(
-  services: Services,
+  services: DomainServices,
   admin: Viewer,
   seriesId: number,
   e: IcsEvent,
@@ -567,7 +567,7 @@ function recurrenceProblem(err: ApiError): string {
  * A cancelled VEVENT is not imported; the event an earlier import made of it (same UID) is trashed,
  * so that a feed cancelling an event takes it down here. Returns the reason the summary gives.
  */
-async function retireCancelled(services: Services, admin: Viewer, c: IcsCancelled, dryRun: boolean): Promise<string> {
+async function retireCancelled(services: DomainServices, admin: Viewer, c: IcsCancelled, dryRun: boolean): Promise<string> {
   const reason = 'it is cancelled (STATUS:CANCELLED)';
   const known = await findMapping(services.store.db, SOURCE, 'event', c.uid);
   const record = known ? await services.events.findById(Number(known.local_id)) : undefined;
@@ -613,7 +613,7 @@ export async function parseIcsOffLoop(text: string, siteTimezone: string, status
   }
 }
 
-export async function importIcs(services: Services, admin: Viewer, options: IcsImportOptions, hooks: ImportHooks = {}): Promise<ImportReport> {
+export async function importIcs(services: DomainServices, admin: Viewer, options: IcsImportOptions, hooks: ImportHooks = {}): Promise<ImportReport> {
   const report = new ImportReport({ unchanged: true, dryRun: options.dryRun });
   report.source = SOURCE;
   const db = services.store.db;

@@ -19,7 +19,7 @@
  * @example
  *   const report = await importTec(services, admin, { from: 'https://site/wp-json', namespace: 'tribe/events/v1', … });
  */
-import type { Services } from '../domain/services.js';
+import type { DomainServices } from '../domain/services.js';
 import type { Viewer } from '../domain/permissions.js';
 import { writeTransaction } from '../store/changes.js';
 import { findMapping, mappingsOf, renameSource } from '../store/import-map.js';
@@ -33,7 +33,7 @@ import { refreshAfterBulkWrite } from '../store/statistics.js';
 
 export type { TecImportOptions };
 
-export async function importTec(services: Services, admin: Viewer, options: TecImportOptions, hooks: ImportHooks = {}): Promise<ImportReport> {
+export async function importTec(services: DomainServices, admin: Viewer, options: TecImportOptions, hooks: ImportHooks = {}): Promise<ImportReport> {
   const report = new ImportReport({ dryRun: options.dryRun });
   const warn = (m: string) => {
     report.warnings.push(m);
@@ -260,7 +260,7 @@ class EventPhases {
 }
 
 /** The import map of a source, for `--mapping FILE`: kind → source id → local id. */
-export async function mappingOf(services: Services, sourceKey: string): Promise<Record<string, Record<string, number>>> {
+export async function mappingOf(services: DomainServices, sourceKey: string): Promise<Record<string, Record<string, number>>> {
   const out: Record<string, Record<string, number>> = {};
   for (const m of await mappingsOf(services.store.db, sourceKey)) (out[m.kind] ??= {})[m.source_id] = Number(m.local_id);
   return out;

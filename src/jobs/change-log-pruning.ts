@@ -31,7 +31,7 @@
  *   await job.runOnce(); // { deleted: 1200, through: 4410 }
  *   await job.stop();
  */
-import type { Services } from '../domain/services.js';
+import type { DomainServices } from '../domain/services.js';
 import type { JobRunner } from './runner.js';
 import { firstChangeTimeAfter, lastSeq, pruneChangesBatch, pruneSupersededBatch } from '../store/changes.js';
 import { durableCursors } from '../store/durable-cursors.js';
@@ -71,7 +71,7 @@ export interface PruneState {
  * whose record has been logged again since: the run then costs what changed, not the log's size.
  */
 export async function pruneChangeLog(
-  services: Pick<Services, 'store' | 'config'>,
+  services: Pick<DomainServices, 'store' | 'config'>,
   options: { now?: number; isStopped?: () => boolean; logger?: PruneLogger; batch?: number; since?: PruneState } = {},
 ): Promise<{ deleted: number; through: number; state: PruneState }> {
   const db = services.store.db;
@@ -121,7 +121,12 @@ export const PRUNE_JOB = 'change-log-pruning';
  * run (a failed run is retried at the next one). Not a singleton: each server's run also brings
  * its own change feed up to date (above), and prunes from two servers at once are safe.
  */
-export function registerPruneJob(runner: JobRunner, services: Pick<Services, 'store' | 'config' | 'versions'>, logger: PruneLogger, options: { firstMs?: number; everyMs?: number } = {}): PruneJob {
+export function registerPruneJob(
+  runner: JobRunner,
+  services: Pick<DomainServices, 'store' | 'config' | 'versions'>,
+  logger: PruneLogger,
+  options: { firstMs?: number; everyMs?: number } = {},
+): PruneJob {
   const everyMs = options.everyMs ?? 3_600_000;
   // Where the last run left off; a run from the start once a day besides (a row committed with an
   // earlier clock than the ones before it is then found too).

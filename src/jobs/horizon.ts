@@ -21,7 +21,7 @@
  *   await job.runOnce(); // extends what is due now
  *   await job.stop();
  */
-import type { Services } from '../domain/services.js';
+import type { DomainServices } from '../domain/services.js';
 import { extendHorizons, type GenerationServices } from '../domain/series-generation.js';
 import type { JobRunner } from './runner.js';
 
@@ -42,7 +42,7 @@ export const HORIZON_JOB = 'occurrence-horizon';
  * (`events.onGenerationLeft`). Series are extended on every server: two that extend one series at
  * once are kept apart by the unique key, so it is not a singleton.
  */
-export function registerHorizonJob(runner: JobRunner, services: GenerationServices & Partial<Pick<Services, 'events'>>, options: { firstMs?: number; everyMs?: number } = {}): HorizonJob {
+export function registerHorizonJob(runner: JobRunner, services: GenerationServices & Partial<Pick<DomainServices, 'events'>>, options: { firstMs?: number; everyMs?: number } = {}): HorizonJob {
   const everyMs = options.everyMs ?? 3_600_000;
   const job = runner.register<number>({
     name: HORIZON_JOB,

@@ -13,7 +13,7 @@
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { Services } from '../domain/services.js';
+import type { DomainServices } from '../domain/services.js';
 import { importQueueOf, type ImportCounts, type ImportMessage, type StoredOptions } from '../domain/imports.js';
 import { viewerOf, type Viewer } from '../domain/permissions.js';
 import * as importsStore from '../store/imports.js';
@@ -66,7 +66,7 @@ function messagesOf(report: ImportReport, rename: (s: string) => string): Import
   return out.slice(0, MAX_MESSAGES).map((m) => ({ ...m, message: m.message.length > 1000 ? m.message.slice(0, 1000) + '…' : m.message }));
 }
 
-export function registerImportJob(runner: JobRunner, services: Services): ImportJob {
+export function registerImportJob(runner: JobRunner, services: DomainServices): ImportJob {
   const queue = importQueueOf(services);
   const db = services.store.db;
   const nowMs = () => Date.now();

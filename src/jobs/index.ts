@@ -9,7 +9,7 @@
  *   jobs.webhookWorker?.nudge(); // after a write
  *   await jobs.runner.stop();
  */
-import type { Services } from '../domain/services.js';
+import type { DomainServices } from '../domain/services.js';
 import type { WebhookService } from '../webhooks/service.js';
 import { registerPruneJob, type PruneJob, type PruneLogger } from './change-log-pruning.js';
 import { registerHorizonJob, type HorizonJob } from './horizon.js';
@@ -37,7 +37,7 @@ export interface Jobs {
 }
 
 /** Declare the server's jobs to a new runner (not started). */
-export function createJobs(services: Services, logger: PruneLogger, options: { webhooks?: WebhookService } = {}): Jobs {
+export function createJobs(services: DomainServices, logger: PruneLogger, options: { webhooks?: WebhookService } = {}): Jobs {
   // A stop waits for a webhook delivery under way (each attempt is bounded by WEBHOOKS_TIMEOUT).
   const runner = createJobRunner({ store: services.store, logger, stopWaitMs: Math.max(30_000, 2 * services.config.webhooksTimeoutMs) });
   const webhookWorker = options.webhooks ? registerWebhookWorker(runner, options.webhooks, { pollMs: pollIntervalMs(services.config.webhooksRetrySchedule) }) : undefined;

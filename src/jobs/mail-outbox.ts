@@ -11,7 +11,7 @@
  */
 import { peopleOf } from '../domain/people.js';
 import { notifyReviews } from '../domain/review-mail.js';
-import type { Services } from '../domain/services.js';
+import type { DomainServices } from '../domain/services.js';
 import { createMailer } from '../domain/submissions/mail.js';
 import { dueMails, markMailFailed, markMailSent, nextMailDue, pruneSentMails } from '../store/people.js';
 import type { JobHandle, JobRunner } from './runner.js';
@@ -24,7 +24,7 @@ const KEEP_SENT_MS = 7 * 86_400_000;
 /** The retry delay after `attempts` failures. */
 export const retryDelayMs = (attempts: number) => Math.min(RETRY_FIRST_MS * 2 ** Math.min(attempts - 1, 20), RETRY_MAX_MS);
 
-export function registerMailOutbox(runner: JobRunner, services: Pick<Services, 'config' | 'store' | 'users' | 'clock' | 'events' | 'links'>): JobHandle<number> | undefined {
+export function registerMailOutbox(runner: JobRunner, services: Pick<DomainServices, 'config' | 'store' | 'users' | 'clock' | 'events' | 'links'>): JobHandle<number> | undefined {
   const mailer = createMailer(services.config);
   if (!mailer) return undefined;
   const db = services.store.db;
@@ -69,7 +69,7 @@ export function registerMailOutbox(runner: JobRunner, services: Pick<Services, '
  * notifications (domain/review-mail.ts); woken by local commits, and by a poll for the other
  * servers' ones.
  */
-function registerReviewMail(runner: JobRunner, services: Pick<Services, 'config' | 'store' | 'users' | 'clock' | 'events' | 'links'>): JobHandle<number> {
+function registerReviewMail(runner: JobRunner, services: Pick<DomainServices, 'config' | 'store' | 'users' | 'clock' | 'events' | 'links'>): JobHandle<number> {
   const listening: { stop?: () => void } = {};
   const job = runner.register<number>({
     name: 'review-mail',

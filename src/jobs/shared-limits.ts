@@ -9,14 +9,14 @@
  *   const job = registerSharedLimitsJob(runner, services);
  *   await job.runOnce(); // { value: 12 }: twelve rows deleted
  */
-import type { Services } from '../domain/services.js';
+import type { DomainServices } from '../domain/services.js';
 import { pruneSharedLimits } from '../store/shared-limits.js';
-import { FAILURE_WINDOW_MS } from '../web/login-throttle.js';
+import { FAILURE_WINDOW_MS } from '../domain/login-throttle.js';
 import type { JobHandle, JobRunner } from './runner.js';
 
 const EVERY_MS = 10 * 60_000;
 
-export function registerSharedLimitsJob(runner: JobRunner, services: Pick<Services, 'config' | 'store'>): JobHandle<number> {
+export function registerSharedLimitsJob(runner: JobRunner, services: Pick<DomainServices, 'config' | 'store'>): JobHandle<number> {
   return runner.register<number>({
     name: 'shared-limits-pruning',
     everyMs: EVERY_MS,

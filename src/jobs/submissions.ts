@@ -13,7 +13,7 @@
  *   const { retention } = registerSubmissionJobs(runner, services);
  *   await retention.runOnce(); // { value: 3 }: three submitters' data erased
  */
-import type { Services } from '../domain/services.js';
+import type { DomainServices } from '../domain/services.js';
 import type { JobHandle, JobRunner } from './runner.js';
 
 export interface SubmissionJobs {
@@ -23,7 +23,7 @@ export interface SubmissionJobs {
 
 const HOUR = 3_600_000;
 
-export function registerSubmissionJobs(runner: JobRunner, services: Pick<Services, 'config' | 'submissions'>): SubmissionJobs {
+export function registerSubmissionJobs(runner: JobRunner, services: Pick<DomainServices, 'config' | 'submissions'>): SubmissionJobs {
   const retention = runner.register<number>({
     name: 'submission-retention',
     everyMs: HOUR,

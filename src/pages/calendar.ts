@@ -15,15 +15,12 @@ import { ApiError } from '../domain/errors.js';
 import type { EventListArgs, EventRange } from '../domain/events/index.js';
 import { eventValidators } from '../domain/events/index.js';
 import { ANONYMOUS } from '../domain/permissions.js';
-import { keptLocationOf } from '../domain/imports.js';
 import type { Services } from '../domain/services.js';
 import { sanitizeSlug } from '../domain/slugs.js';
 import { SERIES_TYPE } from '../domain/events/index.js';
 import { icsRecurrenceLines, parseRecurrence } from '../domain/recurrence.js';
 import { hasVtimezone } from '../domain/ical.js';
 import type { EventFilter, EventsPage, PublicEvent, PublicOrganizer, PublicTerm, PublicVenue, SeriesFeed } from '../domain/public-records.js';
-import { registerKept } from '../metrics.js';
-import { previewedEvent } from '../domain/previews.js';
 
 export type { EventFilter, EventsPage, PublicEvent, PublicOrganizer, PublicTerm, PublicVenue } from '../domain/public-records.js';
 
@@ -85,13 +82,13 @@ export function createCalendar(services: Services): Calendar {
   // An event without a venue shows the free-text location an import kept for it (or its series).
   const withKeptLocation = async (json: PublicEvent | undefined, id: number, seriesId?: number): Promise<PublicEvent | undefined> => {
     if (!json || !Array.isArray(json.venue)) return json;
-    const text = await keptLocationOf(services, id, seriesId);
+    const text = await services.imports.keptLocationOf(id, seriesId);
     return text === undefined ? json : { ...json, location_text: text };
   };
   const max = config.icalMaxEvents;
   /** Event ids by slug, checked on every use (see `event`). */
   const eventIdBySlug = new Map<string, number>();
-  registerKept(services.store.db, 'page_event_slugs', { entries: () => eventIdBySlug.size, maxEntries: 5000 });
+  services.keep('page_event_slugs', { entries: () => eventIdBySlug.size, maxEntries: 5000 });
 
   const filterArgs = (f: EventFilter): Partial<EventListArgs> => {
     const out: Partial<EventListArgs> = {};
@@ -190,7 +187,7 @@ export function createCalendar(services: Services): Calendar {
     },
 
     async preview(slug, token) {
-      const record = await previewedEvent(services, token);
+      const record = await services.previews.event(token);
       if (!record || record.slug !== (sanitizeSlug(slug) || slug)) return undefined;
       return reader.previewed(record, links);
     },
@@ -240,19 +237,19 @@ export function createCalendar(services: Services): Calendar {
     },
 
     async venue(slug) {
-      const record = await services.venues.findBySlug(services.store.db, slug);
+      const record = await services.venues.findBySlug(slug);
       return record ? reader.venue(record, links) : undefined;
     },
 
     async organizer(slug) {
-      const record = await services.organizers.findBySlug(services.store.db, slug);
+      const record = await services.organizers.findBySlug(slug);
       return record ? reader.organizer(record, links) : undefined;
     },
 
     async term(taxonomy, slug) {
       const terms = taxonomy === 'category' ? services.categories : services.tags;
       const wanted = sanitizeSlug(slug) || slug;
-      const row = await terms.find(services.store.db, wanted);
+      const row = await terms.find(wanted);
       if (!row || row.slug !== wanted) return undefined;
       return { id: Number(row.id), name: row.name, slug: row.slug, description: row.description ?? '', count: Number(row.count ?? 0) };
     },

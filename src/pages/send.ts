@@ -7,7 +7,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { faultError } from '../domain/errors.js';
 import { wallToUtc } from '../domain/dates/wall.js';
 import { answerConditional, etagOf, isNotModified, type Validators } from '../web/conditional.js';
-import { storeFault } from '../store/faults.js';
+import { storeFault } from '../domain/faults.js';
 import { icalendarInSteps, ICAL_CONTENT_TYPE } from '../domain/ical.js';
 import { isPageNotFound } from './calendar.js';
 import { idsOf, truthy, type Answer, type BadRequest, type Format, type PageContext, type Query } from './page-context.js';

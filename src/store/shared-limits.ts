@@ -1,6 +1,6 @@
 /**
  * The limits shared by every instance on one database (migration 020): the failed-login
- * throttle's counts (`login_failures`, web/login-throttle.ts has the policy) and the REST rate
+ * throttle's counts (`login_failures`, domain/login-throttle.ts has the policy) and the REST rate
  * limit's grants (`rate_limit_grants`, web/rate-limit.ts). Each change is one atomic statement on
  * its row (an upsert or an update), so counts taken at once on several instances add up.
  *

@@ -21,7 +21,6 @@ import type { FaceDeps } from '../faces.js';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { ApiError } from '../domain/errors.js';
 import { ANONYMOUS, type Viewer } from '../domain/permissions.js';
-import { sessionServiceOf } from '../domain/sessions.js';
 import type { Locale, SubmissionInput } from '../domain/submissions/index.js';
 import { localeOf } from '../domain/submissions/locale.js';
 import { registerErrorShape, withErrorHeaders } from '../web/error-shapes.js';
@@ -143,7 +142,7 @@ export function registerSubmissionsFace(app: FastifyInstance, { services }: Pick
   const config = services.config;
   if (config.submissions === 'off') return;
   const submissions = services.submissions;
-  const sessions = sessionServiceOf(services);
+  const sessions = services.sessions;
   const home = `${services.links.siteUrl}/events/`;
   const site: Site = {
     // Read per page: administrators change the site's name while the server runs.
@@ -179,7 +178,7 @@ export function registerSubmissionsFace(app: FastifyInstance, { services }: Pick
   }
 
   async function choices(): Promise<{ venues: Option[]; organizers: Option[]; categories: Option[] }> {
-    const env = { dialect: services.store.dialect, maxPerPage: 100 };
+    const env = { maxPerPage: 100 };
     const [v, o, c] = await Promise.all([
       services.venues.list(ANONYMOUS, { page: 1, per_page: 100 }, env),
       services.organizers.list(ANONYMOUS, { page: 1, per_page: 100 }, env),

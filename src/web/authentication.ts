@@ -13,7 +13,7 @@
  * REST root, except JSONP ones, which covers calendar/events/v1, its aliases and
  * calendar/admin/v1; CalDAV: every request under /dav/) and calls the `Authenticate` made here;
  * no face checks a header otherwise. The admin face's sign-in checks the password through the same
- * throttle (`loginThrottleOf`) and then asks for the second factor itself (domain/sessions.ts); a
+ * throttle (`services.loginThrottle`) and then asks for the second factor itself (domain/sessions.ts); a
  * sign-in session's cookie is turned into a viewer by web/sessions.ts (with the WordPress nonce
  * rule). The viewer found is `req.viewer` (anonymous when there is none), which the rate limit
  * keys by (rate-limit.ts).
@@ -28,7 +28,6 @@ import type { Viewer } from '../domain/permissions.js';
 import { secondFactorRequired } from '../domain/sessions.js';
 import type { Services } from '../domain/services.js';
 import type { Identified } from '../domain/users.js';
-import { createLoginThrottle, type LoginThrottle } from './login-throttle.js';
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -40,20 +39,6 @@ declare module 'fastify' {
 /** Check an `Authorization` header sent from the client at `ip` (its throttle: login-throttle.ts). */
 export type Authenticate = (authorization: string, ip: string) => Promise<Viewer>;
 
-/** One throttle per app instance (its services), shared by every way of signing in. */
-const throttles = new WeakMap<object, LoginThrottle>();
-
-/**
- * The failed-login throttle of an app instance, over its store (the counts are in the database,
- * shared with every instance on it): HTTP Basic and the admin face's sign-in (cookie sessions,
- * web/sessions.ts) count failures in the same rows.
- */
-export function loginThrottleOf(services: Pick<Services, 'store'>, loginMaxFailures: number): LoginThrottle {
-  let throttle = throttles.get(services);
-  if (!throttle) throttles.set(services, (throttle = createLoginThrottle(services.store.db, loginMaxFailures)));
-  return throttle;
-}
-
 /**
  * Whether what a header proved may authenticate a request: an application password always; the
  * account password only for a user without a second factor (none on, none required for the role).
@@ -63,9 +48,13 @@ export function mayAuthenticate(found: Identified, adminRequire2fa: Config['admi
   return !found.twoFactor && !secondFactorRequired(adminRequire2fa, found.viewer.role);
 }
 
-/** An authenticator through the app instance's throttle (`loginThrottleOf`), with the two-factor rule (`mayAuthenticate`). */
-export function createAuthentication(services: Pick<Services, 'users' | 'store'>, config: Pick<Config, 'loginMaxFailures' | 'adminRequire2fa'>): Authenticate {
-  const loginThrottle = loginThrottleOf(services, config.loginMaxFailures);
+/**
+ * An authenticator through the app instance's failed-login throttle (`services.loginThrottle`: the
+ * counts are in the database, shared by every instance on it and by the admin face's sign-in), with
+ * the two-factor rule (`mayAuthenticate`).
+ */
+export function createAuthentication(services: Pick<Services, 'users' | 'loginThrottle'>, config: Pick<Config, 'adminRequire2fa'>): Authenticate {
+  const loginThrottle = services.loginThrottle;
   return async (authorization, ip) => {
     const found = await services.users.identify(authorization, loginThrottle.forClient(ip));
     if (!mayAuthenticate(found, config.adminRequire2fa)) throw apiError('invalid_application_credentials');

@@ -49,7 +49,7 @@ export function createOutbox(deps: WebhookServiceDeps): Pick<WebhookService, 'ma
       case 'venue':
       case 'organizer': {
         const service = row.type === 'venue' ? services.venues : services.organizers;
-        const record = await service.findById(db, id);
+        const record = await service.findById(id);
         if (!record) return { type: `${row.type}.${action}`, data: tombstone('deleted') };
         if (action === 'trashed' || action === 'deleted') return { type: `${row.type}.${action}`, data: tombstone(action === 'trashed' ? 'trash' : 'deleted') };
         const [json] = await service.represent([record], links, 'single');

@@ -20,7 +20,7 @@
  * The service is composed of parts: endpoint management and the deliveries' log (`endpoints.ts`),
  * the outbox (`outbox.ts`) and sending (`delivery.ts`); the vocabulary is in `types.ts`.
  */
-import type { Services } from '../domain/services.js';
+import type { DomainServices } from '../domain/services.js';
 import { createDelivery } from './delivery.js';
 import { createEndpoints } from './endpoints.js';
 import { createOutbox } from './outbox.js';
@@ -31,7 +31,7 @@ import { TEST_EVENT_TYPE, type WebhookConfig, type WebhookService } from './type
 export { ACTIONS, EVENT_TYPES, RECORD_KINDS, TEST_EVENT_TYPE, type AttemptJson, type DeliveryJson, type EndpointJson, type WebhookService } from './types.js';
 export { wants } from './outbox.js';
 
-export function createWebhookService(services: Services, config: WebhookConfig): WebhookService {
+export function createWebhookService(services: DomainServices, config: WebhookConfig): WebhookService {
   const deps = { services, config };
   const endpoints = createEndpoints(deps);
   const outbox = createOutbox(deps);

@@ -7,7 +7,7 @@
  *   EVENT_TYPES.includes('venue.updated') // true
  */
 import type { Config } from '../config.js';
-import type { Services } from '../domain/services.js';
+import type { DomainServices } from '../domain/services.js';
 
 export const RECORD_KINDS = ['event', 'venue', 'organizer', 'category', 'tag'] as const;
 export const ACTIONS = ['created', 'updated', 'trashed', 'deleted'] as const;
@@ -107,6 +107,6 @@ export type WebhookConfig = Pick<Config, 'webhooksAllowPrivate' | 'webhooksRetry
 
 /** What the service's parts share. */
 export interface WebhookServiceDeps {
-  services: Services;
+  services: DomainServices;
   config: WebhookConfig;
 }

@@ -11,6 +11,7 @@ import { ConfigError, loadConfig } from '../../src/config.js';
 import { isBlockedHost } from '../../src/federation/delivery.js';
 import { sanitizeContent, summaryOf, withOffset, type PublicEventJson } from '../../src/federation/objects.js';
 import { createKvStore } from '../../src/federation/kv.js';
+import { createFederationStore } from '../../src/domain/federation-store.js';
 import { wantsActivityJson } from '../../src/federation/negotiation.js';
 import { actorHostOf, signingKeyId } from '../../src/federation/inbox-guard.js';
 import { openStore } from '../../src/store/db.js';
@@ -100,7 +101,7 @@ describe("Fedify's key-value store over the database", () => {
   it('gets, sets, lists by prefix, expires and compares-and-swaps', async () => {
     const store = await openStore('sqlite::memory:');
     try {
-      const kv = createKvStore(store.db);
+      const kv = createKvStore(createFederationStore(store));
       await kv.set(['a', 'b'], { n: 1 });
       await kv.set(['a', 'c'], [1, 2]);
       await kv.set(['ab'], 'not under a');

@@ -10,7 +10,8 @@ import { randomBytes } from 'node:crypto';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Registry } from 'prom-client';
-import { createJobRunner, type JobContext } from '../../src/jobs/runner.js';
+import { createJobRunner } from '../../src/jobs/runner.js';
+import type { JobContext } from '../../src/job-spec.js';
 import { openStore, type Store } from '../../src/store/db.js';
 import { STORES } from '../support/harness.js';
 

@@ -12,7 +12,7 @@ import { ApiError } from '../../src/domain/errors.js';
 import { subjectOf, type LoginGate } from '../../src/domain/users.js';
 import { openStore, type Store } from '../../src/store/db.js';
 import { pruneSharedLimits } from '../../src/store/shared-limits.js';
-import { ATTEMPT_LEASE_MS, clientKeyOf, createLoginThrottle as createOn, FAILURE_WINDOW_MS, MAX_SUBJECT_DELAY_MS, subjectDelayMs } from '../../src/web/login-throttle.js';
+import { ATTEMPT_LEASE_MS, clientKeyOf, createLoginThrottle as createOn, FAILURE_WINDOW_MS, MAX_SUBJECT_DELAY_MS, subjectDelayMs } from '../../src/domain/login-throttle.js';
 import { STORES } from '../support/harness.js';
 
 /** The 429's Retry-After seconds, or undefined when the attempt is let through (and then ends as `outcome`). */

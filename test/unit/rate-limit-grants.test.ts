@@ -10,7 +10,7 @@ import { randomBytes } from 'node:crypto';
 import { sql } from 'kysely';
 import { openStore, type Store } from '../../src/store/db.js';
 import { grantSize, pruneSharedLimits } from '../../src/store/shared-limits.js';
-import { createGrantStore } from '../../src/web/rate-limit.js';
+import { createGrantStore } from '../../src/domain/rate-grants.js';
 import { STORES } from '../support/harness.js';
 
 for (const kind of STORES) {

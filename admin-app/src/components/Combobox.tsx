@@ -11,6 +11,7 @@
 import { useEffect, useRef, useState } from 'preact/hooks';
 import { t } from '../lib/i18n';
 import { Extras } from './Fields';
+import './Combobox.css';
 
 export interface Choice {
   value: string;

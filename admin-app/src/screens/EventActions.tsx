@@ -11,6 +11,7 @@ import type { EventRecord } from '../lib/events';
 import { formatDate, t } from '../lib/i18n';
 import { chooseDialog } from '../components/ConfirmDialog';
 import { toast } from '../components/Toast';
+import './EventActions.css';
 
 const ADMIN_NS = 'calendar/admin/v1';
 /** How long the Undo stays offered. */

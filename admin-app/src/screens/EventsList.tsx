@@ -77,47 +77,14 @@ async function loadPage(filters: Query, page: number, desc: boolean): Promise<{ 
 }
 
 type Bulk = 'publish' | 'trash' | 'restore' | 'delete';
+type Progress = { done: number; total: number; failed: Array<{ id: number; title: string; message: string }>; action: Bulk };
 
-export function EventsList() {
-  const q = query.value;
-  const page = Math.max(1, Number(q.get('page') ?? 1) || 1);
-  const sort: Sort = { by: 'start', order: q.get('order') === 'desc' ? 'desc' : 'asc' };
-  const filters = listQuery(q);
-  const key = JSON.stringify([filters, page, sort.order]);
-  const [state, setState] = useState<{ rows: EventRecord[] | null; total: number; totalPages: number; error: unknown; loading: boolean }>({
-    rows: null,
-    total: 0,
-    totalPages: 0,
-    error: null,
-    loading: true,
-  });
-  const [selected, setSelected] = useState<Set<number>>(new Set());
-  const [search, setSearch] = useState(q.get('search') ?? '');
-  const [progress, setProgress] = useState<{ done: number; total: number; failed: Array<{ id: number; title: string; message: string }>; action: Bulk } | null>(null);
+/**
+ * Others' changes: polls the list's sync token; a change reloads the page shown (`reloadRef`).
+ * Says when the list was last updated so.
+ */
+function useChangesPoll(key: string, filters: Query, token: { current: string | null }, reloadRef: { current: () => Promise<void> }): string {
   const [updated, setUpdated] = useState('');
-  const token = useRef<string | null>(null);
-  const reloadRef = useRef<() => Promise<void>>(async () => {});
-  const categories = useApi<{ categories: TermRef[] }>(`${NS}/categories`, { per_page: 100, hide_empty: false });
-  const tags = useApi<{ tags: TermRef[] }>(`${NS}/tags`, { per_page: 100, hide_empty: false });
-  const venues = useApi<{ venues: Array<{ id: number; venue: string }> }>(`${NS}/venues`, { per_page: 100 });
-
-  const reload = async () => {
-    setState((s) => ({ ...s, loading: true, error: null }));
-    try {
-      const r = await loadPage(filters, page, sort.order === 'desc');
-      token.current = r.token;
-      setState({ rows: r.rows, total: r.total, totalPages: r.totalPages, error: null, loading: false });
-      setSelected((sel) => new Set([...sel].filter((id) => r.rows.some((row) => row.id === id))));
-    } catch (e) {
-      setState((s) => ({ ...s, error: e, loading: false }));
-    }
-  };
-  reloadRef.current = reload;
-  useEffect(() => {
-    void reload();
-  }, [key]);
-
-  // Others' changes: poll the list's sync token; a change reloads the page shown.
   useEffect(() => {
     let stopped = false;
     let timer: ReturnType<typeof setTimeout>;
@@ -143,6 +110,158 @@ export function EventsList() {
       clearTimeout(timer);
     };
   }, [key]);
+  return updated;
+}
+
+/** The list's columns; a series row's title opens into its dates (SeriesRows.tsx). */
+function eventColumns(filters: Query): Column<EventRecord>[] {
+  return [
+    {
+      key: 'title',
+      label: t('events.col.title'),
+      render: (e) =>
+        (e as ListRow).seriesRow ? (
+          <SeriesTitle row={e as ListRow} filters={filters} />
+        ) : (
+          <>
+            <Link to={`/events/${e.id}`}>{e.title || t('events.untitled')}</Link>
+            {e.recurring_event_id ? <span class="badge">{t('events.occurrence')}</span> : null}
+          </>
+        ),
+    },
+    {
+      key: 'start',
+      label: t('events.col.start'),
+      sort: 'start',
+      render: (e) => formatDate(e.utc_start_date, { dateStyle: 'medium', timeStyle: e.all_day ? undefined : 'short', timeZone: e.timezone || undefined }),
+    },
+    { key: 'status', label: t('events.col.status'), render: (e) => <span class={`badge ${e.status}`}>{t(`status.${e.status}`)}</span> },
+    { key: 'venue', label: t('events.col.venue'), optional: true, render: (e) => ('venue' in e.venue ? (e.venue as { venue: string }).venue : '—') },
+    { key: 'categories', label: t('events.col.categories'), optional: true, render: (e) => e.categories.map((c) => c.name).join(', ') || '—' },
+  ];
+}
+
+/** The search and filters, kept in the URL; folded behind a disclosure on a narrow screen. */
+function EventFilters({ q }: { q: URLSearchParams }) {
+  const [search, setSearch] = useState(q.get('search') ?? '');
+  const categories = useApi<{ categories: TermRef[] }>(`${NS}/categories`, { per_page: 100, hide_empty: false });
+  const tags = useApi<{ tags: TermRef[] }>(`${NS}/tags`, { per_page: 100, hide_empty: false });
+  const venues = useApi<{ venues: Array<{ id: number; venue: string }> }>(`${NS}/venues`, { per_page: 100 });
+  const status = q.get('status') ?? '';
+  const narrow = useNarrow();
+  const [unfolded, setUnfolded] = useState(false);
+  const inUse = ['search', 'status', 'category', 'tag', 'venue', 'from', 'to'].filter((k) => q.get(k)).length;
+  const termOptions = (list: TermRef[] | undefined) => [{ value: '', label: t('events.filter.all') }, ...(list ?? []).map((c) => ({ value: String(c.id), label: c.name }))];
+  return (
+    <details class="filters-fold" open={!narrow || unfolded} onToggle={(e) => narrow && setUnfolded((e.currentTarget as HTMLDetailsElement).open)}>
+      <summary>{t('events.filtersToggle', { n: inUse })}</summary>
+      <form
+        class="card filters"
+        role="search"
+        aria-label={t('events.filters')}
+        onSubmit={(e) => {
+          e.preventDefault();
+          setQuery({ search, page: undefined });
+        }}
+      >
+        <TextField label={t('common.search')} name="search" type="search" value={search} onInput={setSearch} />
+        <SelectField
+          label={t('events.col.status')}
+          name="status"
+          value={status}
+          onChange={(v) => setQuery({ status: v, page: undefined })}
+          options={[{ value: '', label: t('status.any') }, ...STATUSES.map((s) => ({ value: s, label: t(`status.${s}`) }))]}
+        />
+        <SelectField
+          label={t('events.col.categories')}
+          name="category"
+          value={q.get('category') ?? ''}
+          onChange={(v) => setQuery({ category: v, page: undefined })}
+          options={termOptions(categories.data?.categories)}
+        />
+        <SelectField label={t('events.filter.tag')} name="tag" value={q.get('tag') ?? ''} onChange={(v) => setQuery({ tag: v, page: undefined })} options={termOptions(tags.data?.tags)} />
+        <SelectField
+          label={t('events.col.venue')}
+          name="venue"
+          value={q.get('venue') ?? ''}
+          onChange={(v) => setQuery({ venue: v, page: undefined })}
+          options={[{ value: '', label: t('events.filter.all') }, ...(venues.data?.venues ?? []).map((v) => ({ value: String(v.id), label: v.venue }))]}
+        />
+        <TextField label={t('events.filter.from')} name="from" type="date" value={q.get('from') ?? ''} onInput={(v) => setQuery({ from: v, page: undefined })} />
+        <TextField label={t('events.filter.to')} name="to" type="date" value={q.get('to') ?? ''} onInput={(v) => setQuery({ to: v, page: undefined })} />
+        <div class="actions">
+          <button type="submit">{t('common.search')}</button>
+          <button
+            type="button"
+            class="secondary"
+            onClick={() => {
+              setSearch('');
+              setQuery({ search: undefined, status: undefined, category: undefined, tag: undefined, venue: undefined, from: undefined, to: undefined, page: undefined });
+            }}
+          >
+            {t('common.clear')}
+          </button>
+        </div>
+      </form>
+    </details>
+  );
+}
+
+/** A bulk action's progress, and each failure named. */
+function BulkProgress({ progress }: { progress: Progress }) {
+  return (
+    <div class={`notice ${progress.failed.length ? 'error' : 'success'}`} role="status" aria-live="polite">
+      <p>
+        <progress class="progress" max={progress.total} value={progress.done} aria-label={t('events.bulk.progressLabel')} />{' '}
+        {t('events.bulk.progress', { done: progress.done, n: progress.total, failed: progress.failed.length })}
+      </p>
+      {progress.failed.length > 0 && (
+        <ul>
+          {progress.failed.map((f) => (
+            <li key={f.id}>
+              {f.title || f.id}: {f.message}
+            </li>
+          ))}
+        </ul>
+      )}
+    </div>
+  );
+}
+
+export function EventsList() {
+  const q = query.value;
+  const page = Math.max(1, Number(q.get('page') ?? 1) || 1);
+  const sort: Sort = { by: 'start', order: q.get('order') === 'desc' ? 'desc' : 'asc' };
+  const filters = listQuery(q);
+  const key = JSON.stringify([filters, page, sort.order]);
+  const [state, setState] = useState<{ rows: EventRecord[] | null; total: number; totalPages: number; error: unknown; loading: boolean }>({
+    rows: null,
+    total: 0,
+    totalPages: 0,
+    error: null,
+    loading: true,
+  });
+  const [selected, setSelected] = useState<Set<number>>(new Set());
+  const [progress, setProgress] = useState<Progress | null>(null);
+  const token = useRef<string | null>(null);
+  const reloadRef = useRef<() => Promise<void>>(async () => {});
+
+  const reload = async () => {
+    setState((s) => ({ ...s, loading: true, error: null }));
+    try {
+      const r = await loadPage(filters, page, sort.order === 'desc');
+      token.current = r.token;
+      setState({ rows: r.rows, total: r.total, totalPages: r.totalPages, error: null, loading: false });
+      setSelected((sel) => new Set([...sel].filter((id) => r.rows.some((row) => row.id === id))));
+    } catch (e) {
+      setState((s) => ({ ...s, error: e, loading: false }));
+    }
+  };
+  reloadRef.current = reload;
+  useEffect(() => {
+    void reload();
+  }, [key]);
+  const updated = useChangesPoll(key, filters, token, reloadRef);
 
   // A series' occurrences on the page are one row (SeriesRows.tsx).
   const shownRows = groupSeries(state.rows ?? []);
@@ -174,30 +293,6 @@ export function EventsList() {
     await reload();
   };
 
-  const columns: Column<EventRecord>[] = [
-    {
-      key: 'title',
-      label: t('events.col.title'),
-      render: (e) =>
-        (e as ListRow).seriesRow ? (
-          <SeriesTitle row={e as ListRow} filters={filters} />
-        ) : (
-          <>
-            <Link to={`/events/${e.id}`}>{e.title || t('events.untitled')}</Link>
-            {e.recurring_event_id ? <span class="badge">{t('events.occurrence')}</span> : null}
-          </>
-        ),
-    },
-    {
-      key: 'start',
-      label: t('events.col.start'),
-      sort: 'start',
-      render: (e) => formatDate(e.utc_start_date, { dateStyle: 'medium', timeStyle: e.all_day ? undefined : 'short', timeZone: e.timezone || undefined }),
-    },
-    { key: 'status', label: t('events.col.status'), render: (e) => <span class={`badge ${e.status}`}>{t(`status.${e.status}`)}</span> },
-    { key: 'venue', label: t('events.col.venue'), optional: true, render: (e) => ('venue' in e.venue ? (e.venue as { venue: string }).venue : '—') },
-    { key: 'categories', label: t('events.col.categories'), optional: true, render: (e) => e.categories.map((c) => c.name).join(', ') || '—' },
-  ];
   const status = q.get('status') ?? '';
   const bulkActions: Array<{ value: Bulk; label: string }> = [];
   if (status === 'trash') bulkActions.push({ value: 'restore', label: t('events.bulk.restore') }, { value: 'delete', label: t('events.bulk.delete') });
@@ -206,10 +301,6 @@ export function EventsList() {
     bulkActions.push({ value: 'trash', label: t('events.bulk.trash') });
   }
   const [bulk, setBulk] = useState<string>('');
-  const narrow = useNarrow();
-  const [unfolded, setUnfolded] = useState(false);
-  const inUse = ['search', 'status', 'category', 'tag', 'venue', 'from', 'to'].filter((k) => q.get(k)).length;
-  const termOptions = (list: TermRef[] | undefined) => [{ value: '', label: t('events.filter.all') }, ...(list ?? []).map((c) => ({ value: String(c.id), label: c.name }))];
   return (
     <>
       <PageHeader title={t('events.title')}>
@@ -217,57 +308,7 @@ export function EventsList() {
           {t('events.add')}
         </Link>
       </PageHeader>
-      <details class="filters-fold" open={!narrow || unfolded} onToggle={(e) => narrow && setUnfolded((e.currentTarget as HTMLDetailsElement).open)}>
-        <summary>{t('events.filtersToggle', { n: inUse })}</summary>
-        <form
-          class="card filters"
-          role="search"
-          aria-label={t('events.filters')}
-          onSubmit={(e) => {
-            e.preventDefault();
-            setQuery({ search, page: undefined });
-          }}
-        >
-          <TextField label={t('common.search')} name="search" type="search" value={search} onInput={setSearch} />
-          <SelectField
-            label={t('events.col.status')}
-            name="status"
-            value={status}
-            onChange={(v) => setQuery({ status: v, page: undefined })}
-            options={[{ value: '', label: t('status.any') }, ...STATUSES.map((s) => ({ value: s, label: t(`status.${s}`) }))]}
-          />
-          <SelectField
-            label={t('events.col.categories')}
-            name="category"
-            value={q.get('category') ?? ''}
-            onChange={(v) => setQuery({ category: v, page: undefined })}
-            options={termOptions(categories.data?.categories)}
-          />
-          <SelectField label={t('events.filter.tag')} name="tag" value={q.get('tag') ?? ''} onChange={(v) => setQuery({ tag: v, page: undefined })} options={termOptions(tags.data?.tags)} />
-          <SelectField
-            label={t('events.col.venue')}
-            name="venue"
-            value={q.get('venue') ?? ''}
-            onChange={(v) => setQuery({ venue: v, page: undefined })}
-            options={[{ value: '', label: t('events.filter.all') }, ...(venues.data?.venues ?? []).map((v) => ({ value: String(v.id), label: v.venue }))]}
-          />
-          <TextField label={t('events.filter.from')} name="from" type="date" value={q.get('from') ?? ''} onInput={(v) => setQuery({ from: v, page: undefined })} />
-          <TextField label={t('events.filter.to')} name="to" type="date" value={q.get('to') ?? ''} onInput={(v) => setQuery({ to: v, page: undefined })} />
-          <div class="actions">
-            <button type="submit">{t('common.search')}</button>
-            <button
-              type="button"
-              class="secondary"
-              onClick={() => {
-                setSearch('');
-                setQuery({ search: undefined, status: undefined, category: undefined, tag: undefined, venue: undefined, from: undefined, to: undefined, page: undefined });
-              }}
-            >
-              {t('common.clear')}
-            </button>
-          </div>
-        </form>
-      </details>
+      <EventFilters q={q} />
       <p class="help">{t('events.windowHelp')}</p>
       <div class="bulk">
         <SelectField label={t('events.bulk.label')} name="bulk" value={bulk} onChange={setBulk} options={[{ value: '', label: t('events.bulk.choose') }, ...bulkActions]} />
@@ -275,23 +316,7 @@ export function EventsList() {
           {t('events.bulk.apply', { n: selected.size })}
         </button>
       </div>
-      {progress && (
-        <div class={`notice ${progress.failed.length ? 'error' : 'success'}`} role="status" aria-live="polite">
-          <p>
-            <progress class="progress" max={progress.total} value={progress.done} aria-label={t('events.bulk.progressLabel')} />{' '}
-            {t('events.bulk.progress', { done: progress.done, n: progress.total, failed: progress.failed.length })}
-          </p>
-          {progress.failed.length > 0 && (
-            <ul>
-              {progress.failed.map((f) => (
-                <li key={f.id}>
-                  {f.title || f.id}: {f.message}
-                </li>
-              ))}
-            </ul>
-          )}
-        </div>
-      )}
+      {progress && <BulkProgress progress={progress} />}
       <p class="sr-only" role="status" aria-live="polite">
         {updated}
       </p>
@@ -303,7 +328,7 @@ export function EventsList() {
       {state.error ? <ErrorState error={state.error} onRetry={() => void reload()} /> : null}
       <DataTable
         caption={t('events.title')}
-        columns={columns}
+        columns={eventColumns(filters)}
         rows={state.rows ? shownRows : null}
         loading={state.loading && state.rows !== null}
         empty={t('events.empty')}

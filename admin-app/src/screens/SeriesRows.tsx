@@ -11,6 +11,7 @@ import { NS, type EventList, type EventRecord } from '../lib/events';
 import { formatDate, t } from '../lib/i18n';
 import { Link } from '../components/Link';
 import { seriesAction } from './EventActions';
+import './SeriesRows.css';
 
 /** A row of the list: an event, or the first occurrence on the page of a series standing for it. */
 export type ListRow = EventRecord & { seriesRow?: true };

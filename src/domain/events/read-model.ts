@@ -327,11 +327,10 @@ async function relatedFor(
   const justWritten = known.every((k) => k !== undefined) && countsLeft.every((c) => c !== undefined);
   const options = { current: !justWritten };
   const [venues, organizers, keptTerms] = await Promise.all([
-    deps.venues.load(trx, venueIds, options),
+    deps.venues.load(venueIds, { ...options, on: trx }),
     deps.organizers.load(
-      trx,
       organizerLinks.map((l) => Number(l.organizer_id)),
-      options,
+      { ...options, on: trx },
     ),
     termsStore.findTermsByIds(trx, [...new Set(termLinks.map((l) => Number(l.term_id)))], options),
   ]);

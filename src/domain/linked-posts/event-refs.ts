@@ -18,7 +18,7 @@ import type { LinkedPostService, LinkedServiceDeps } from './types.js';
 import type { LinkedWrites } from './writes.js';
 
 export function createEventRefs(deps: LinkedServiceDeps, readModel: LinkedReadModel, writes: LinkedWrites): Pick<LinkedPostService, 'validateEventRef' | 'inlineEntries' | 'idsForEventWrite'> {
-  const { db, kind, images, info, fields } = deps;
+  const { kind, images, info, fields } = deps;
   return {
     async validateEventRef(value, viewer, checkEntry) {
       if (isEmptyValue(value)) return true;
@@ -61,7 +61,7 @@ export function createEventRefs(deps: LinkedServiceDeps, readModel: LinkedReadMo
       }
       if (ids.length) {
         // A record the viewer may not read is refused as an unknown one (issue 24).
-        const known = await readModel.load(db, ids);
+        const known = await readModel.load(ids);
         if (ids.some((id) => !known.has(id) || !readModel.readableBy(known.get(id)!, viewer))) return false;
       }
       return true;

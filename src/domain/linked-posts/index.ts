@@ -6,13 +6,14 @@
  * the differences as data (`LINKED_FIELDS`).
  *
  * @example
- *   const venues = createLinkedPostService(db, 'venue', images, siteTimezone);
+ *   const venues = createLinkedPostService(store, 'venue', images, siteTimezone);
  *   const id = await venues.create(trx, { venue: 'Town Hall', city: 'Springfield' }, viewer);
  *
  * The service is composed of parts: the read model and kept records (`read-model.ts`), writes
  * (`writes.ts`), the list (`lists.ts`) and event writes' references (`event-refs.ts`); the
  * vocabulary is in `types.ts`, the rules that need no store in `rules.ts`.
  */
+import type { DialectName } from '../../store/db.js';
 import type { Executor } from '../../store/schema.js';
 import * as linkedStore from '../../store/linked-posts.js';
 import type { LinkedKind } from '../../store/linked-posts.js';
@@ -29,7 +30,7 @@ export * from './types.js';
 export { deriveStateProvince, isCoordinate, isOrganizerEmail, LINKED_FIELDS, searchFragments } from './rules.js';
 
 export function createLinkedPostService(
-  db: Executor,
+  { db, dialect }: { db: Executor; dialect: DialectName },
   kind: LinkedKind,
   images: ImageService,
   siteTimezone: string,
@@ -37,7 +38,7 @@ export function createLinkedPostService(
   geoDefaults: { radius: number; unit: 'mi' | 'km' } = DEFAULT_GEOLOC,
 ): LinkedPostService {
   // `db` is the store's handle: validators and reads that run outside a write transaction use it.
-  const deps = { db, kind, images, siteTimezone, clock, geoDefaults, info: linkedStore.LINKED_KINDS[kind], fields: LINKED_FIELDS[kind] };
+  const deps = { db, dialect, kind, images, siteTimezone, clock, geoDefaults, info: linkedStore.LINKED_KINDS[kind], fields: LINKED_FIELDS[kind] };
   const readModel = createReadModel(deps);
   const writes = createWrites(deps, readModel);
   const lists = createList(deps);
@@ -53,7 +54,6 @@ export function createLinkedPostService(
     updatePost: writes.updatePost,
     trashPost: writes.trashPost,
     findById: readModel.findById,
-    get: (id) => readModel.findById(db, id),
     findBySlug: readModel.findBySlug,
     list: lists.list,
     represent: readModel.represent,

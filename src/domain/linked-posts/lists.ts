@@ -3,7 +3,7 @@
  * venues' distance, with COMPAT decision 11's status visibility, and the effective query.
  *
  * @example
- *   const page = await createList(deps).list(viewer, { page: 1, per_page: 10 }, { dialect: 'sqlite', maxPerPage: 50 });
+ *   const page = await createList(deps).list(viewer, { page: 1, per_page: 10 }, { maxPerPage: 50 });
  */
 import * as linkedStore from '../../store/linked-posts.js';
 import type { LinkedListFilter } from '../../store/linked-posts.js';
@@ -47,7 +47,7 @@ export function createList(deps: LinkedServiceDeps): Pick<LinkedPostService, 'li
           events: { statuses: events.statuses, ...(events.onlyPublishedOrAuthor !== undefined ? { onlyPublishedOrAuthor: events.onlyPublishedOrAuthor } : {}) },
         };
       }
-      const { rows, total } = await linkedStore.findLinkedPage(db, env.dialect, kind, filter, { limit: perPage, offset: (page - 1) * perPage });
+      const { rows, total } = await linkedStore.findLinkedPage(db, deps.dialect, kind, filter, { limit: perPage, offset: (page - 1) * perPage });
       if (rows.length === 0 && page > 1) throw apiError(kind === 'venue' ? 'venue-archive-page-not-found' : 'organizer-archive-page-not-found');
       const query: Array<[string, string]> = [
         ['page', String(page)],

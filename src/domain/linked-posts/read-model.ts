@@ -44,15 +44,15 @@ export function createReadModel(deps: LinkedServiceDeps): LinkedReadModel {
   const readModel: LinkedReadModel = {
     existingIds: async (ids) => new Set((await recordsOf(db, ids)).keys()),
 
-    async findById(trx, id) {
+    async findById(id, trx = db) {
       return (await linkedStore.findLinkedByIds(trx, kind, [id]))[0];
     },
 
-    async findBySlug(trx, slug) {
+    async findBySlug(slug, trx = db) {
       const trashed = slug.endsWith(TRASHED_SUFFIX) && slug.length > TRASHED_SUFFIX.length;
       const base = trashed ? slug.slice(0, -TRASHED_SUFFIX.length) : slug;
       const id = await linkedStore.findLinkedIdBySlug(trx, kind, sanitizeSlug(base) || base, trashed);
-      return id === undefined ? undefined : readModel.findById(trx, id);
+      return id === undefined ? undefined : readModel.findById(id, trx);
     },
 
     async represent(records, links, context) {
@@ -83,7 +83,7 @@ export function createReadModel(deps: LinkedServiceDeps): LinkedReadModel {
       return canReadPost(viewer, info.postType, record);
     },
 
-    load: recordsOf,
+    load: (ids, { on = db, ...options } = {}) => recordsOf(on, ids, options),
 
     visibleTo(record, viewer) {
       return record.status !== 'trash' && canReadPost(viewer, info.postType, record);

@@ -78,23 +78,25 @@ export interface LinkedPostService {
   updatePost(record: LinkedRecord, input: Record<string, unknown>, viewer: Viewer): Promise<void>;
   /** `trash` in a write transaction of its own (the direct delete route). */
   trashPost(record: LinkedRecord): Promise<void>;
-  findById(db: Executor, id: number): Promise<LinkedRecord | undefined>;
-  /** `findById` on the store's own handle: for faces, which hold no handle. */
-  get(id: number): Promise<LinkedRecord | undefined>;
+  findById(id: number, on?: Executor): Promise<LinkedRecord | undefined>;
   /** Which of these ids are records of this kind (any status): is_venue_id / is_organizer_id. */
   existingIds(ids: number[]): Promise<Set<number>>;
   /**
    * The record with this slug. A trashed record answers only to its wire slug (`slug__trashed`),
    * as the original renames the slug when trashing; others to their slug.
    */
-  findBySlug(db: Executor, slug: string): Promise<LinkedRecord | undefined>;
-  /** Records by id (kept ones on the store's handle; `current: false`: without looking for changes first, see `KeptRecords`). */
-  load(db: Executor, ids: number[], options?: { current?: boolean }): Promise<Map<number, LinkedRecord>>;
+  findBySlug(slug: string, on?: Executor): Promise<LinkedRecord | undefined>;
+  /**
+   * Records by id (kept ones on the store's handle; `current: false`: without looking for changes
+   * first, see `KeptRecords`). `on`: a write transaction to read in (default: the store's handle),
+   * as for `findById` and `findBySlug`.
+   */
+  load(ids: number[], options?: { current?: boolean; on?: Executor }): Promise<Map<number, LinkedRecord>>;
   /**
    * One page of the list (behavior.md §10.2), with COMPAT decision 11's visibility.
-   * `env` gives the store dialect (for the search) and the per_page cap.
+   * `env` gives the per_page cap.
    */
-  list(viewer: Viewer, args: LinkedListArgs, env: { dialect: DialectName; maxPerPage: number }): Promise<LinkedPage>;
+  list(viewer: Viewer, args: LinkedListArgs, env: { maxPerPage: number }): Promise<LinkedPage>;
   /** The wire objects of records (shapes.md §3/§4), images loaded in one batch. */
   represent(records: LinkedRecord[], links: Links, context: RepresentationContext): Promise<Record<string, unknown>[]>;
   /** Whether the viewer may read the record on its own route (WordPress read_post; trashed ones too). */
@@ -120,6 +122,8 @@ export interface LinkedPostService {
 export interface LinkedServiceDeps {
   /** the store's handle: validators and reads that run outside a write transaction use it */
   db: Executor;
+  /** the store's SQL dialect (the search's statements differ) */
+  dialect: DialectName;
   kind: LinkedKind;
   images: ImageService;
   siteTimezone: string;

@@ -113,7 +113,7 @@ export function createWrites(deps: LinkedServiceDeps, readModel: LinkedReadModel
       if (duplicate) {
         if (canEditPost(viewer, info.postType, duplicate)) {
           const { status: _s, date: _d, date_utc: _du, author: _a, description: _desc, [fields.nameField]: _n, ...rest } = input;
-          await writes.update(trx, (await readModel.findById(trx, Number(duplicate.id)))!, rest, viewer);
+          await writes.update(trx, (await readModel.findById(Number(duplicate.id), trx))!, rest, viewer);
         }
         return Number(duplicate.id);
       }

@@ -85,7 +85,7 @@ export async function eventInputOf(core: SubmissionCore, input: SubmissionInput,
   if (has('venue') && str(input.venue) !== '0') {
     const v = input.venue;
     if (typeof v === 'number' || (typeof v === 'string' && /^[1-9]\d{0,9}$/.test(v))) {
-      const found = await core.venues.findById(core.db, Number(v));
+      const found = await core.venues.findById(Number(v));
       if (!found || found.status !== 'publish') failures.venue = 'No such venue.';
       else out.venue = Number(v);
     } else if (v && typeof v === 'object' && !Array.isArray(v) && Object.values(v).every(isScalar)) {
@@ -107,7 +107,7 @@ export async function eventInputOf(core: SubmissionCore, input: SubmissionInput,
   if (has('organizer') && str(input.organizer) !== '0') {
     const v = input.organizer;
     if (typeof v === 'number' || (typeof v === 'string' && /^[1-9]\d{0,9}$/.test(v))) {
-      const found = await core.organizers.findById(core.db, Number(v));
+      const found = await core.organizers.findById(Number(v));
       if (!found || found.status !== 'publish') failures.organizer = 'No such organizer.';
       else out.organizer = [Number(v)];
     } else if (v && typeof v === 'object' && !Array.isArray(v) && Object.values(v).every(isScalar)) {

@@ -17,9 +17,9 @@ export async function settleLinked(core: SubmissionCore, viewer: Viewer, row: Su
   const detail: Record<string, unknown> = {};
   const newVenue = row.new_venue_id === null ? undefined : Number(row.new_venue_id);
   if (newVenue !== undefined) {
-    const record = await core.venues.findById(core.db, newVenue);
+    const record = await core.venues.findById(newVenue);
     if (options.mergeVenue !== undefined) {
-      const target = await core.venues.findById(core.db, options.mergeVenue);
+      const target = await core.venues.findById(options.mergeVenue);
       if (!target || target.status === 'trash') throw invalidParams({ merge_venue: 'No such venue.' });
       edits.venue = options.mergeVenue;
       detail.venue_merged_into = options.mergeVenue;
@@ -33,18 +33,18 @@ export async function settleLinked(core: SubmissionCore, viewer: Viewer, row: Su
   if (newOrgs.length > 0) {
     if (options.mergeOrganizers !== undefined) {
       for (const id of options.mergeOrganizers) {
-        const target = await core.organizers.findById(core.db, id);
+        const target = await core.organizers.findById(id);
         if (!target || target.status === 'trash') throw invalidParams({ merge_organizers: 'No such organizer.' });
       }
       edits.organizer = options.mergeOrganizers;
       detail.organizers_merged_into = options.mergeOrganizers;
       for (const id of newOrgs) {
-        const record = await core.organizers.findById(core.db, id);
+        const record = await core.organizers.findById(id);
         if (record && record.status !== 'trash') await core.organizers.trashPost(record);
       }
     } else {
       for (const id of newOrgs) {
-        const record = await core.organizers.findById(core.db, id);
+        const record = await core.organizers.findById(id);
         if (record && record.status === 'pending') await core.organizers.updatePost(record, { status: 'publish' }, viewer);
       }
       detail.organizers_approved = newOrgs;
@@ -71,14 +71,14 @@ export async function madeRecords(core: SubmissionCore, eventId: number, input: 
 /** The pending venue and organizers an edit replaced are trashed (nobody else links to them). */
 export async function trashReplaced(core: SubmissionCore, row: SubmissionRow, made: { new_venue_id?: number | null; new_organizer_ids?: string }): Promise<void> {
   if (made.new_venue_id !== undefined && row.new_venue_id !== null && Number(row.new_venue_id) !== made.new_venue_id) {
-    const v = await core.venues.findById(core.db, Number(row.new_venue_id));
+    const v = await core.venues.findById(Number(row.new_venue_id));
     if (v && v.status === 'pending') await core.venues.trashPost(v);
   }
   if (made.new_organizer_ids !== undefined) {
     const keep = new Set(JSON.parse(made.new_organizer_ids) as number[]);
     for (const id of JSON.parse(row.new_organizer_ids) as number[]) {
       if (keep.has(id)) continue;
-      const o = await core.organizers.findById(core.db, id);
+      const o = await core.organizers.findById(id);
       if (o && o.status === 'pending') await core.organizers.trashPost(o);
     }
   }
@@ -89,11 +89,11 @@ export async function trashMade(core: SubmissionCore, row: SubmissionRow): Promi
   const record = await core.events.findById(Number(row.event_id));
   if (record && record.status !== 'trash') await core.events.trash(record);
   if (row.new_venue_id !== null) {
-    const v = await core.venues.findById(core.db, Number(row.new_venue_id));
+    const v = await core.venues.findById(Number(row.new_venue_id));
     if (v && v.status === 'pending') await core.venues.trashPost(v);
   }
   for (const id of JSON.parse(row.new_organizer_ids) as number[]) {
-    const o = await core.organizers.findById(core.db, id);
+    const o = await core.organizers.findById(id);
     if (o && o.status === 'pending') await core.organizers.trashPost(o);
   }
 }

@@ -18,7 +18,7 @@ export type TermReadModel = Pick<TermService, 'find' | 'load' | 'get' | 'list'>;
 export function createReadModel(deps: TermServiceDeps): TermReadModel {
   const { db, taxonomy, traits } = deps;
   return {
-    async find(trx, ref) {
+    async find(ref, trx = db) {
       if (typeof ref === 'number' || isNumeric(ref)) {
         const byId = await termsStore.findTerm(trx, taxonomy, Number(ref));
         if (byId) return byId;
@@ -30,7 +30,7 @@ export function createReadModel(deps: TermServiceDeps): TermReadModel {
       return byName[0];
     },
 
-    load: (trx, ids) => termsStore.findTermsByIds(trx, ids),
+    load: (ids, trx = db) => termsStore.findTermsByIds(trx, ids),
 
     get: (id) => termsStore.findTerm(db, taxonomy, id),
 

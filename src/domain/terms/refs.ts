@@ -41,7 +41,7 @@ export function createRefs(deps: TermServiceDeps, readModel: TermReadModel, writ
       if (kept !== undefined) return kept;
       let valid = true;
       for (const ref of refs) {
-        if (!(await readModel.find(db, ref))) {
+        if (!(await readModel.find(ref))) {
           valid = false;
           break;
         }
@@ -53,7 +53,7 @@ export function createRefs(deps: TermServiceDeps, readModel: TermReadModel, writ
     async filterIds(value) {
       const ids: number[] = [];
       for (const ref of listToArray(value)) {
-        const term = await readModel.find(db, ref);
+        const term = await readModel.find(ref);
         if (term) ids.push(Number(term.id));
       }
       if (taxonomy === 'tribe_events_cat' && ids.length) ids.push(...(await termsStore.descendantTermIds(db, taxonomy, ids)));
@@ -92,7 +92,7 @@ export function createRefs(deps: TermServiceDeps, readModel: TermReadModel, writ
           ids.push(entry);
           continue;
         }
-        const existing = await readModel.find(trx, entry);
+        const existing = await readModel.find(entry, trx);
         if (existing) {
           ids.push(Number(existing.id));
           continue;
@@ -120,7 +120,7 @@ export function createRefs(deps: TermServiceDeps, readModel: TermReadModel, writ
           // The same new name twice in one value: created once (the second would find it).
           let id = created.get(entry);
           if (id === undefined) {
-            const again = await readModel.find(trx, entry);
+            const again = await readModel.find(entry, trx);
             id = again ? Number(again.id) : await writes.create(trx, { name: entry }, argName);
             created.set(entry, id);
           }
@@ -133,7 +133,7 @@ export function createRefs(deps: TermServiceDeps, readModel: TermReadModel, writ
     async refIds(value) {
       const ids: number[] = [];
       for (const ref of listToArray(value)) {
-        const term = await readModel.find(db, ref);
+        const term = await readModel.find(ref);
         if (term) ids.push(Number(term.id));
       }
       return [...new Set(ids)];

@@ -53,7 +53,7 @@ export interface TermInput {
 export interface TermService {
   taxonomy: Taxonomy;
   /** Find a term by id, slug or name (in that order for numbers; slug then name for text). */
-  find(db: Executor, ref: string | number): Promise<TermRow | undefined>;
+  find(ref: string | number, on?: Executor): Promise<TermRow | undefined>;
   /** Whether every entry of a list filter names an existing term (is_event_category / is_post_tag). */
   validateRefs(value: unknown): Promise<boolean>;
   /** Ids for an event list filter; categories include their descendants. */
@@ -72,7 +72,8 @@ export interface TermService {
   idsForWrite(db: Executor, value: unknown, viewer: Viewer, argName: string, newTerms?: { left: number }): Promise<number[]>;
   /** Create a term (name is stored WordPress-style); throws ApiError term_exists on a duplicate sibling. */
   create(db: Executor, input: { name: string; slug?: string; description?: string; parent?: number }, param?: string): Promise<number>;
-  load(db: Executor, ids: number[]): Promise<TermRow[]>;
+  /** Terms by id (`on`: a write transaction to read in; default the store's handle). */
+  load(ids: number[], on?: Executor): Promise<TermRow[]>;
   /** The term of this taxonomy with this id. */
   get(id: number): Promise<TermRow | undefined>;
   /** Ids of the terms a list value names (ids, slugs or names); unknown entries are left out. */

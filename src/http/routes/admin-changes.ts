@@ -21,7 +21,7 @@
 import type { ServerResponse } from 'node:http';
 import type { Services } from '../../domain/services.js';
 import { typeCan } from '../../domain/permissions.js';
-import { followChanges, readChanges, type ChangeEvent } from '../../domain/change-stream.js';
+import { type ChangeEvent } from '../../domain/change-stream.js';
 import { isPositiveInt } from '../../domain/values.js';
 import { endpoint, route, type EndpointContext, type RouteDecl } from '../route.js';
 
@@ -89,7 +89,7 @@ export function adminChangeRoutes(services: Services): RouteDecl[] {
           },
         },
         handler: async (ctx) => {
-          const { events, through, head } = await readChanges(services, ctx.viewer, Number(ctx.args.after), Math.min(1000, Number(ctx.args.limit)));
+          const { events, through, head } = await services.changes.read(ctx.viewer, Number(ctx.args.after), Math.min(1000, Number(ctx.args.limit)));
           return { body: { events, last_seq: through, head }, headers: { 'cache-control': 'no-store' } };
         },
       }),
@@ -119,7 +119,7 @@ export function adminChangeRoutes(services: Services): RouteDecl[] {
           const viewer = ctx.viewer;
           const heartbeatMs = Number(ctx.args.heartbeat) * 1000;
           const startAfter = ctx.args.after === undefined ? undefined : Number(ctx.args.after);
-          const head = await services.store.changes.head();
+          const head = await services.changes.head();
           return {
             headers: { 'content-type': 'text/event-stream; charset=UTF-8', 'cache-control': 'no-store', 'x-accel-buffering': 'no', connection: 'keep-alive' },
             body: null,
@@ -133,7 +133,7 @@ export function adminChangeRoutes(services: Services): RouteDecl[] {
               const send = (e: ChangeEvent) => write(`id: ${e.seq}\nevent: change\ndata: ${JSON.stringify(e)}\n\n`);
               const heartbeat = setInterval(() => write(': heartbeat\n\n'), heartbeatMs);
               const stopEditors = ctx.args.editing === undefined ? () => {} : followEditors(services, Number(ctx.args.editing), (state) => write(`event: editors\ndata: ${state}\n\n`));
-              const follower = followChanges(services, viewer, resumeAt ?? head, {
+              const follower = services.changes.follow(viewer, resumeAt ?? head, {
                 deliver: (events, through) => {
                   for (const e of events) send(e);
                   // The cursor moves past writes the viewer may not see too: a reconnect starts there.

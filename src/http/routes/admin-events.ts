@@ -32,24 +32,22 @@ import { canDeletePost, canEditPost, typeCan } from '../../domain/permissions.js
 import { typedCost } from '../../domain/cost.js';
 import { storedCost } from '../../domain/representations/event.js';
 import { apiError, invalidParams } from '../../domain/errors.js';
-import type { Executor } from '../../store/schema.js';
 import type { EventRecord } from '../../store/events.js';
 import type { LinkedRecord } from '../../store/linked-posts.js';
 import type { LinkedPostService } from '../../domain/linked-posts/index.js';
 import { isPositiveInt } from '../../domain/values.js';
-import { eventIndex } from '../../domain/event-index.js';
 import { endpoint, route, type RouteDecl } from '../route.js';
 import { listHeaders } from '../paging.js';
 import { pageArg } from './common.js';
 
 /** `GET /venues/{id}` or `/organizers/{id}`: the fields the editor loads beside the representation. */
-function linkedFieldsRoute(db: Executor, service: LinkedPostService, noun: 'venue' | 'organizer'): RouteDecl {
+function linkedFieldsRoute(service: LinkedPostService, noun: 'venue' | 'organizer'): RouteDecl {
   return route(`/${noun}s/{id}`, [
     endpoint<LinkedRecord>({
       methods: ['GET'],
       // An id that is not one of this kind fails as on the legacy single routes (400 rest_invalid_param).
       args: { id: { type: 'integer', description: `The ${noun} ID`, required: true, in: 'path', validate: async (v) => isPositiveInt(v) && (await service.existingIds([Number(v)])).has(Number(v)) } },
-      load: async (ctx) => (await service.findById(db, Number(ctx.path.id))) ?? null,
+      load: async (ctx) => (await service.findById(Number(ctx.path.id))) ?? null,
       permission: (ctx) => (ctx.record ? canEditPost(ctx.viewer, service.postType, ctx.record) : typeCan(ctx.viewer, 'edit', service.postType)),
       docs: {
         responses: {
@@ -70,8 +68,8 @@ function linkedFieldsRoute(db: Executor, service: LinkedPostService, noun: 'venu
 
 export function adminEventRoutes(services: Services): RouteDecl[] {
   return [
-    linkedFieldsRoute(services.store.db, services.venues, 'venue'),
-    linkedFieldsRoute(services.store.db, services.organizers, 'organizer'),
+    linkedFieldsRoute(services.venues, 'venue'),
+    linkedFieldsRoute(services.organizers, 'organizer'),
     route('/events', [
       endpoint({
         methods: ['GET'],
@@ -92,7 +90,7 @@ export function adminEventRoutes(services: Services): RouteDecl[] {
         },
         handler: async (ctx) => {
           const perPage = Math.min(500, Number(ctx.args.per_page));
-          const { items, total, totalPages } = await eventIndex(services.store.db, Number(ctx.args.page), perPage);
+          const { items, total, totalPages } = await services.eventIndex(Number(ctx.args.page), perPage);
           return { body: items, headers: listHeaders(total, totalPages) };
         },
       }),

@@ -21,12 +21,11 @@
  * Administrators only (401 without credentials, 403 otherwise).
  */
 import type { Services } from '../../domain/services.js';
-import { createReviewedVenues, importQueueOf, type ImportRequest } from '../../domain/imports.js';
+import { type ImportRequest } from '../../domain/imports.js';
 import { apiError, invalidParams } from '../../domain/errors.js';
 import { isPositiveInt } from '../../domain/values.js';
 import { isRole } from '../../domain/permissions.js';
-import { exportCalendar } from '../../import/backup-json.js';
-import { exportIcs } from '../../import/ics-export.js';
+import type { CalendarExports } from '../../faces.js';
 import { checkUrl } from '../../webhooks/validate.js';
 import { UPLOAD_LIMIT } from '../../web/uploads.js';
 import { endpoint, route, type ArgSpec, type EndpointContext, type RouteDecl } from '../route.js';
@@ -37,8 +36,8 @@ const isAdministrator = (ctx: EndpointContext) => ctx.viewer.role === 'administr
 const notFound = () => apiError('rest_import_invalid_id');
 const isDay = (v: unknown) => (typeof v === 'string' && /^\d{4}-\d{2}-\d{2}$/.test(v) && !Number.isNaN(Date.parse(`${v}T00:00:00Z`)) ? true : 'A day as YYYY-MM-DD.');
 
-export function adminImportRoutes(services: Services): RouteDecl[] {
-  const queue = importQueueOf(services);
+export function adminImportRoutes(services: Services, exports: CalendarExports): RouteDecl[] {
+  const queue = services.imports.queue;
   const allowPrivate = services.config.webhooksAllowPrivate;
   const urlArg = (description: string): ArgSpec => ({
     type: 'string',
@@ -161,7 +160,7 @@ export function adminImportRoutes(services: Services): RouteDecl[] {
           },
         },
         handler: async (ctx) => {
-          const review = await createReviewedVenues(services, ctx.viewer, Number(ctx.path.id), ctx.args.location === undefined ? undefined : String(ctx.args.location));
+          const review = await services.imports.createReviewedVenues(ctx.viewer, Number(ctx.path.id), ctx.args.location === undefined ? undefined : String(ctx.args.location));
           if (!review) throw notFound();
           return { body: review };
         },
@@ -195,7 +194,7 @@ export function adminImportRoutes(services: Services): RouteDecl[] {
           let categoryId: number | undefined;
           if (a.category !== undefined) {
             const ref = String(a.category);
-            const term = await services.categories.find(services.store.db, /^\d+$/.test(ref) ? Number(ref) : ref);
+            const term = await services.categories.find(/^\d+$/.test(ref) ? Number(ref) : ref);
             if (!term) throw invalidParams({ category: 'No such category.' });
             categoryId = Number(term.id);
           }
@@ -204,7 +203,7 @@ export function adminImportRoutes(services: Services): RouteDecl[] {
             ...(a.end_date !== undefined ? { end: String(a.end_date) } : {}),
             ...(categoryId !== undefined ? { categoryId } : {}),
           };
-          const text = json ? JSON.stringify(await exportCalendar(services)) + '\n' : await exportIcs(services, filter);
+          const text = json ? JSON.stringify(await exports.json()) + '\n' : await exports.ics(filter);
           return {
             raw: true,
             body: text,

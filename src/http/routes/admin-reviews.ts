@@ -7,7 +7,6 @@
  */
 import type { Services } from '../../domain/services.js';
 import { typeCan } from '../../domain/permissions.js';
-import { sendBack } from '../../domain/review-mail.js';
 import { endpoint, route, type RouteDecl } from '../route.js';
 
 export function adminReviewRoutes(services: Services): RouteDecl[] {
@@ -33,7 +32,7 @@ export function adminReviewRoutes(services: Services): RouteDecl[] {
             '409': { description: 'The event is not pending review' },
           },
         },
-        handler: async (ctx) => ({ body: await sendBack(services, ctx.viewer, Number(ctx.path.id), String(ctx.args.note)) }),
+        handler: async (ctx) => ({ body: await services.reviews.sendBack(ctx.viewer, Number(ctx.path.id), String(ctx.args.note)) }),
       }),
     ]),
   ];

@@ -20,7 +20,7 @@
  */
 import type { Services } from '../../domain/services.js';
 import { canDeletePost, canEditPost, typeCan } from '../../domain/permissions.js';
-import { PREVIEW_DAYS, previewLink } from '../../domain/previews.js';
+import { PREVIEW_DAYS } from '../../domain/previews.js';
 import { apiError, forbidden } from '../../domain/errors.js';
 import type { EventRecord } from '../../store/events.js';
 import { isPositiveInt } from '../../domain/values.js';
@@ -88,7 +88,7 @@ export function adminSeriesRoutes(services: Services): RouteDecl[] {
           const record = ctx.record;
           if (!record) throw apiError('rest-event-not-found', { args: [Number(ctx.path.id)] });
           if (record.status === 'trash') throw apiError('rest_preview_trashed');
-          const { url, expires } = await previewLink(services, record);
+          const { url, expires } = await services.previews.link(record);
           return { body: { url, expires } };
         },
       }),

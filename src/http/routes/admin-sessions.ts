@@ -8,7 +8,6 @@
  */
 import { ApiError } from '../../domain/errors.js';
 import type { Services } from '../../domain/services.js';
-import { sessionServiceOf } from '../../domain/sessions.js';
 import { describeUserAgent } from '../../domain/user-agent.js';
 import { isPositiveInt } from '../../domain/values.js';
 import { endpoint, route, type ArgSpec, type EndpointContext, type RouteDecl } from '../route.js';
@@ -17,7 +16,7 @@ const signedIn = (ctx: EndpointContext) => ctx.viewer.id > 0;
 const notFound = () => new ApiError('rest_session_invalid_id', 'Invalid session ID.', 404);
 
 export function adminSessionRoutes(services: Services): RouteDecl[] {
-  const sessions = sessionServiceOf(services);
+  const sessions = services.sessions;
   const userArg: ArgSpec = { type: 'integer', description: 'The user whose sessions (administrators only; default: the caller)', validate: (v) => isPositiveInt(v) };
   /** The user addressed: the caller, or (administrators) the one named. */
   const userOf = async (ctx: EndpointContext): Promise<number> => {

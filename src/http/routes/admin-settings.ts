@@ -8,9 +8,7 @@
  * with a message per setting. Administrators only (401 without credentials, 403 otherwise).
  */
 import { CALENDAR_SETTINGS, SETTINGS } from '../../config.js';
-import { changeCalendarSettings } from '../../domain/calendar-settings.js';
 import type { Services } from '../../domain/services.js';
-import { settingsInForce } from '../../domain/settings-view.js';
 import { endpoint, route, type ArgSpec, type RouteDecl } from '../route.js';
 
 /** One body arg per calendar setting, so that the index and /doc list them. */
@@ -40,7 +38,7 @@ export function adminSettingRoutes(services: Services): RouteDecl[] {
             '403': { description: 'Not an administrator' },
           },
         },
-        handler: async () => ({ body: await settingsInForce(services) }),
+        handler: async () => ({ body: await services.settings.inForce() }),
       }),
       endpoint({
         methods: ['PUT', 'PATCH'],
@@ -56,8 +54,8 @@ export function adminSettingRoutes(services: Services): RouteDecl[] {
         handler: async (ctx) => {
           const values: Record<string, unknown> = {};
           for (const [name, value] of Object.entries(ctx.input ?? {})) if (NAMES.has(name)) values[name] = value;
-          await changeCalendarSettings(services, values);
-          return { body: await settingsInForce(services) };
+          await services.settings.change(values);
+          return { body: await services.settings.inForce() };
         },
       }),
     ]),

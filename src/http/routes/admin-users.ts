@@ -19,8 +19,6 @@
  */
 import type { Services } from '../../domain/services.js';
 import { ROLES } from '../../domain/permissions.js';
-import { userAdminOf } from '../../domain/user-admin.js';
-import { peopleOf } from '../../domain/people.js';
 import { passwordStrength, policyOf } from '../../domain/password-policy.js';
 import { localeOf } from '../../domain/submissions/locale.js';
 import { isPositiveInt } from '../../domain/values.js';
@@ -38,8 +36,8 @@ const roleOf = (ctx: EndpointContext): string | undefined => {
 };
 
 export function adminUserRoutes(services: Services): RouteDecl[] {
-  const admin = userAdminOf(services);
-  const people = peopleOf(services);
+  const admin = services.userAdmin;
+  const people = services.people;
   const idArg: ArgSpec = { type: 'integer', description: 'The user ID', required: true, in: 'path' };
   const rolesArg: ArgSpec = { type: 'array', items: { type: 'string' }, maxItems: 1, description: `The user's role, as a one-item list (${ROLES.join(', ')})` };
   const roleArg: ArgSpec = { type: 'string', enum: ROLES, description: 'The role (instead of roles)' };

@@ -23,7 +23,6 @@ import { anyone, endpoint, optionalArgs, route, type Args, type EndpointContext,
 import { listUrls, listHeaders } from '../paging.js';
 import { checkGeolocArgs, geolocCoordinateArg, geolocRadiusArgs, idArg, isNonEmptyString, isStringValue, pageArg, perPageArg, postPasswordArg, slugArg } from './common.js';
 import { syncAnswer, syncTokenArg, syncTokenNow } from '../sync.js';
-import { postTombstones } from '../../domain/sync.js';
 import { isClearingRecurrence, parseRecurrence } from '../../domain/recurrence.js';
 import { ApiError, type ParamFailure } from '../../domain/errors.js';
 import { invalidDateFailure, invalidTimezoneFailure } from '../../domain/dates/hints.js';
@@ -133,7 +132,7 @@ export function eventListArgs(services: Services): Args {
   const linkedIds = (service: Services['venues']) => async (v: unknown, ctx: { viewer: Viewer }) => {
     const ids = listToArray(v);
     if (ids.length === 0 || !ids.every(isPositiveInt)) return false;
-    const known = await service.load(services.store.db, ids.map(Number));
+    const known = await service.load(ids.map(Number));
     return ids.every((id) => {
       const record = known.get(Number(id));
       return record !== undefined && service.readableBy(record, ctx.viewer);
@@ -348,7 +347,7 @@ export function eventRoutes(services: Services): RouteDecl[] {
             matching: filter.matching,
             listed: filter.listed,
             unknownShown: false,
-            tombstones: (ids) => postTombstones(services.store.db, ids),
+            tombstones: (ids) => services.sync.postTombstones(ids),
             represent: async (ids) => {
               const records = (await Promise.all(ids.map((id) => events.findById(id)))).filter((r): r is EventRecord => r !== undefined);
               const json = await events.represent(records, ctx.viewer, 'list', ctx.links);

@@ -22,7 +22,6 @@ import { isHttpUrl } from '../../domain/images.js';
 import { canAssignAuthor, canCreatePost, canDeletePost, canEditPost, typeCan, type Viewer } from '../../domain/permissions.js';
 import { isPostStatus, listScope, listStatusFilter } from '../../domain/statuses.js';
 import { syncAnswer, syncTokenArg, syncTokenNow } from '../sync.js';
-import { postTombstones } from '../../domain/sync.js';
 import { isEmptyValue, isNumeric, isPositiveInt } from '../../domain/values.js';
 import type { LinkedKind, LinkedRecord } from '../../store/linked-posts.js';
 import type { PostType } from '../../store/schema.js';
@@ -242,12 +241,11 @@ function linkedPostRoutes(services: Services, spec: KindSpec): RouteDecl[] {
   const { kind, plural } = spec;
   const service = spec.service(services);
   const postType = service.postType;
-  const db = services.store.db;
   const writeArgs = spec.writeArgs(services);
   const d = docs(spec);
 
   const represent = async (ctx: EndpointContext, record: LinkedRecord, context: 'single' | 'list') => (await service.represent([record], ctx.links, context))[0];
-  const reload = async (id: number) => (await service.findById(db, id))!;
+  const reload = async (id: number) => (await service.findById(id))!;
 
   const list = route(`/${plural}`, [
     endpoint({
@@ -265,15 +263,15 @@ function linkedPostRoutes(services: Services, spec: KindSpec): RouteDecl[] {
             type: kind,
             matching: async (ids) => {
               if (ids.length === 0) return new Set();
-              const now = await service.list(ctx.viewer, { ...a, page: 1, per_page: ids.length, ids }, { dialect: services.store.dialect, maxPerPage: ids.length });
+              const now = await service.list(ctx.viewer, { ...a, page: 1, per_page: ids.length, ids }, { maxPerPage: ids.length });
               return new Set(now.records.map((r) => Number(r.id)));
             },
             listed: (before: { status: string; author_id: number }) =>
               scope.statuses.includes(before.status) && (scope.onlyPublishedOrAuthor === undefined || before.status === 'publish' || before.author_id === scope.onlyPublishedOrAuthor),
             unknownShown: false,
-            tombstones: (ids) => postTombstones(services.store.db, ids),
+            tombstones: (ids) => services.sync.postTombstones(ids),
             represent: async (ids) => {
-              const records = (await service.load(db, ids)) as Map<number, LinkedRecord>;
+              const records = (await service.load(ids)) as Map<number, LinkedRecord>;
               const ordered = ids.map((id) => records.get(id)).filter((r): r is LinkedRecord => r !== undefined);
               const json = await service.represent(ordered, ctx.links, 'list');
               return new Map(ordered.map((r, i) => [Number(r.id), json[i]!]));
@@ -284,7 +282,7 @@ function linkedPostRoutes(services: Services, spec: KindSpec): RouteDecl[] {
           });
         }
         const { token, renew } = await syncTokenNow(services);
-        const page = await service.list(ctx.viewer, a, { dialect: services.store.dialect, maxPerPage: services.config.maxPerPage });
+        const page = await service.list(ctx.viewer, a, { maxPerPage: services.config.maxPerPage });
         // The page's records are loaded (and kept); their representations and the JSON text are not yet.
         await ctx.reserve?.(2 * page.records.reduce((n, r) => n + r.title.length + r.content.length + r.excerpt.length, 0));
         const items = await service.represent(page.records, ctx.links, 'list');
@@ -371,10 +369,10 @@ function linkedPostRoutes(services: Services, spec: KindSpec): RouteDecl[] {
   // is_venue_slug / is_organizer_slug.
   const slugSpec: ArgSpec = {
     ...slugArg(`the ${kind} post name`),
-    validate: async (v) => typeof v === 'string' && v !== '' && (await service.findBySlug(db, v)) !== undefined,
+    validate: async (v) => typeof v === 'string' && v !== '' && (await service.findBySlug(v)) !== undefined,
   };
-  const byId = itemEndpoints('id', idSpec, async (ctx) => (await service.findById(db, Number(ctx.path.id))) ?? null);
-  const bySlug = itemEndpoints('slug', slugSpec, async (ctx) => (await service.findBySlug(db, ctx.path.slug)) ?? null);
+  const byId = itemEndpoints('id', idSpec, async (ctx) => (await service.findById(Number(ctx.path.id))) ?? null);
+  const bySlug = itemEndpoints('slug', slugSpec, async (ctx) => (await service.findBySlug(ctx.path.slug)) ?? null);
 
   return [list, route(`/${plural}/{id}`, byId), route(`/${plural}/by-slug/{slug}`, bySlug)];
 }

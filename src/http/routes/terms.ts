@@ -46,7 +46,6 @@ import { listHeaders, requestPageLinks } from '../paging.js';
 import { anyone, endpoint, optionalArgs, route, type ArgContext, type Args, type EndpointContext, type EndpointDocs, type RouteDecl } from '../route.js';
 import { idArg, isNonEmptyString, isStringValue, pageArg, perPageArg } from './common.js';
 import { syncAnswer, syncTokenArg, syncTokenNow } from '../sync.js';
-import { termTombstones } from '../../domain/sync.js';
 
 /** What the routes of one taxonomy need to know about it. */
 interface TaxonomyRoutes {
@@ -222,7 +221,7 @@ function termRoutes(services: Services, spec: TaxonomyRoutes): RouteDecl[] {
             },
             listed: () => true,
             unknownShown: true,
-            tombstones: (ids, details) => termTombstones(services.store.db, spec.taxonomy, ids, details),
+            tombstones: (ids, details) => services.sync.termTombstones(spec.taxonomy, ids, details),
             represent: async (ids) => {
               const terms = await Promise.all(ids.map((id) => service.get(id)));
               return new Map(terms.filter((t): t is TermRow => t !== undefined).map((t) => [Number(t.id), toTermJson(t, ctx.links)]));

@@ -79,15 +79,13 @@ export function tecLinkedRoutes(services: Services, kind: LinkedKind): RouteDecl
   const service = spec.service(services);
   const { postType } = service;
   const docs = tecDocs(kind, spec.plural);
-  // The store's dialect, for its search: from the database URL (the face holds no store handle).
-  const dialect = services.config.databaseUrl.startsWith('postgres') ? ('postgres' as const) : ('sqlite' as const);
   const bodyArgs: Args = { ...postWriteArgs(services), ...spec.fields };
   const answer = async (ctx: EndpointContext, records: LinkedRecord[], context: 'single' | 'list') => {
     const legacy = await service.represent(records, ctx.links, context);
     const env = await withPasswords(services, entityEnv(services), ctx, legacy, postType);
     return legacy.map((json) => spec.shape(json, env));
   };
-  const reload = async (id: number) => (await service.get(id))!;
+  const reload = async (id: number) => (await service.findById(id))!;
 
   const collection = route(`/${spec.plural}`, [
     endpoint({
@@ -113,7 +111,7 @@ export function tecLinkedRoutes(services: Services, kind: LinkedKind): RouteDecl
         if (a.only_with_upcoming !== undefined) args.only_with_upcoming = a.only_with_upcoming;
         let page;
         try {
-          page = await service.list(ctx.viewer, args, { dialect, maxPerPage: 100 });
+          page = await service.list(ctx.viewer, args, { maxPerPage: 100 });
         } catch (err) {
           // The legacy list's answer past the last page; tec/v1 has its own.
           if (String((err as { code?: unknown }).code).endsWith('-archive-page-not-found')) return pageNotFound();
@@ -138,7 +136,7 @@ export function tecLinkedRoutes(services: Services, kind: LinkedKind): RouteDecl
     }),
   ]);
 
-  const load = async (ctx: Omit<EndpointContext, 'record'>) => (await service.get(Number(ctx.path.id))) ?? null;
+  const load = async (ctx: Omit<EndpointContext, 'record'>) => (await service.findById(Number(ctx.path.id))) ?? null;
   const id: ArgSpec = { type: 'integer', in: 'path', description: `Unique identifier for the ${kind}.` };
   const single = route(`/${spec.plural}/{id}`, [
     endpoint<LinkedRecord>({

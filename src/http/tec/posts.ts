@@ -124,8 +124,8 @@ export async function withPasswords(services: Services, env: EntityEnv, ctx: End
   };
   await Promise.all([
     ...[...ids.tribe_events].map(async (id) => keep('tribe_events', await services.events.findById(id))),
-    ...[...ids.tribe_venue].map(async (id) => keep('tribe_venue', await services.venues.get(id))),
-    ...[...ids.tribe_organizer].map(async (id) => keep('tribe_organizer', await services.organizers.get(id))),
+    ...[...ids.tribe_venue].map(async (id) => keep('tribe_venue', await services.venues.findById(id))),
+    ...[...ids.tribe_organizer].map(async (id) => keep('tribe_organizer', await services.organizers.findById(id))),
   ]);
   if (records.size === 0) return env;
   const given = ctx.args.password ?? ctx.input?.password;

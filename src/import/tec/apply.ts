@@ -11,7 +11,7 @@
  *   const applier = await TecApplier.open(services, admin, options, reader, report, sourceKey, [sourceKey], warn);
  *   await applier.importEvent(tecEvent);
  */
-import type { Services } from '../../domain/services.js';
+import type { DomainServices } from '../../domain/services.js';
 import type { Viewer } from '../../domain/permissions.js';
 import { ApiError } from '../../domain/errors.js';
 import type { EventInput } from '../../domain/events/index.js';
@@ -46,7 +46,7 @@ export class TecApplier {
   readonly exceptionIds = new Set<number>();
 
   private constructor(
-    private readonly services: Services,
+    private readonly services: DomainServices,
     private readonly admin: Viewer,
     private readonly options: TecImportOptions,
     private readonly reader: TecReader,
@@ -59,7 +59,7 @@ export class TecApplier {
 
   /** An applier with the import map of `mapKeys` (the source's key, and the key as typed for a dry run) and `--author` resolved. */
   static async open(
-    services: Services,
+    services: DomainServices,
     admin: Viewer,
     options: TecImportOptions,
     reader: TecReader,
@@ -237,7 +237,7 @@ export class TecApplier {
     return this.upsert(
       kind,
       v,
-      async (local) => (await service.findById(this.db, local)) !== undefined,
+      async (local) => (await service.findById(local)) !== undefined,
       async (print) => {
         const fields = { ...(await input()), slug: String(v.slug ?? '').replace(/__trashed$/, '') };
         return withImportContext({ wanted: { post: Number(v.id), ...(v.image?.id ? { image: Number(v.image.id) } : {}) } }, () =>
@@ -254,7 +254,7 @@ export class TecApplier {
         const fields = await input();
         await withImportContext({ wanted: v.image?.id ? { image: Number(v.image.id) } : {} }, () =>
           writeTransaction(this.db, async (trx) => {
-            const record = (await service.findById(trx, local))!;
+            const record = (await service.findById(local, trx))!;
             await service.update(trx, record, fields, this.admin);
             const slug = String(v.slug ?? '').replace(/__trashed$/, '');
             const slugPatch = slug && slug !== record.slug && !(await postsStore.isSlugTaken(trx, service.postType, slug, local)) ? { slug } : {};

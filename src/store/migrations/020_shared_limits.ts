@@ -2,7 +2,7 @@
  * The limits counted in memory until now, counted in the database so that they hold across every
  * instance on one database:
  *
- * - `login_failures`: the failed-login throttle (web/login-throttle.ts), one row per key: a
+ * - `login_failures`: the failed-login throttle (domain/login-throttle.ts), one row per key: a
  *   (subject, client) pair `p:`, a client `c:` (an IPv4 address or an IPv6 /64) or a subject `s:`
  *   (the user a login names, or the unknown login). `failures` since the last success of a pair,
  *   forgotten `FAILURE_WINDOW_MS` after `last_ms` (the last failure); `pending` attempts being

@@ -14,6 +14,7 @@ import { PageHeader } from '../../components/PageHeader';
 import { Checkbox, Fieldset, SelectField, TextField } from '../../components/Fields';
 import { Combobox, type Choice } from '../../components/Combobox';
 import { ErrorState } from '../../components/States';
+import './embed.css';
 
 const NS = 'calendar/events/v1';
 

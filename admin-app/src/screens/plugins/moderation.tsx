@@ -218,6 +218,95 @@ function Queue() {
   );
 }
 
+/** What was submitted: the event's fields, its description, and the events it may duplicate. */
+function SubmittedEvent({ s }: { s: Submission }) {
+  const ev = s.event;
+  return (
+    <section class="card" aria-labelledby="sub-event">
+      <h2 id="sub-event">{t('moderation.event')}</h2>
+      <dl class="details">
+        <dt>{t('moderation.col.status')}</dt>
+        <dd id="submission-status">{statusLabel(s.status)}</dd>
+        {s.reason && (
+          <>
+            <dt>{t('moderation.reason')}</dt>
+            <dd>{s.reason}</dd>
+          </>
+        )}
+        {ev && (
+          <>
+            <dt>{t('moderation.col.start')}</dt>
+            <dd>{`${ev.start_date} – ${ev.end_date} (${ev.timezone})${ev.all_day ? ` · ${t('moderation.allDay')}` : ''}`}</dd>
+            <dt>{t('moderation.venue')}</dt>
+            <dd>{ev.venue ? `${decoded(ev.venue.venue)}${ev.venue.status === 'pending' ? ` (${t('moderation.new')})` : ''}` : t('common.none')}</dd>
+            <dt>{t('moderation.organizer')}</dt>
+            <dd>{ev.organizer.length ? ev.organizer.map((o) => `${decoded(o.organizer)}${o.status === 'pending' ? ` (${t('moderation.new')})` : ''}`).join(', ') : t('common.none')}</dd>
+            <dt>{t('moderation.categories')}</dt>
+            <dd>{ev.categories.length ? ev.categories.map((c) => decoded(c.name)).join(', ') : t('common.none')}</dd>
+            {ev.cost && (
+              <>
+                <dt>{t('moderation.cost')}</dt>
+                <dd>{ev.cost}</dd>
+              </>
+            )}
+            {ev.website && (
+              <>
+                <dt>{t('moderation.website')}</dt>
+                <dd>{ev.website}</dd>
+              </>
+            )}
+            {ev.image && /^https?:\/\//.test(ev.image) && (
+              <>
+                <dt>{t('media.picture')}</dt>
+                <dd>
+                  <a href={ev.image}>
+                    <img class="image-preview" src={ev.image} alt={t('media.proposalPicture')} loading="lazy" />
+                  </a>
+                </dd>
+              </>
+            )}
+          </>
+        )}
+      </dl>
+      {ev?.description && <div class="description" dangerouslySetInnerHTML={{ __html: ev.description }} />}
+      {s.flags.duplicates?.length ? (
+        <p class="warning" role="note">
+          {t('moderation.duplicatesOf')}{' '}
+          {s.flags.duplicates.map((d, i) => (
+            <span key={d}>
+              {i > 0 && ', '}
+              <Link to={`/events/${d}`}>#{d}</Link>
+            </span>
+          ))}
+        </p>
+      ) : null}
+    </section>
+  );
+}
+
+/** Who submitted it, and when (or when their details were erased). */
+function Submitter({ s }: { s: Submission }) {
+  return (
+    <section class="card" aria-labelledby="sub-who">
+      <h2 id="sub-who">{t('moderation.submitter')}</h2>
+      {s.submitter.erased ? (
+        <p>{t('moderation.erasedOn', { date: formatDate(s.submitter.erased) })}</p>
+      ) : (
+        <dl class="details">
+          <dt>{t('common.name')}</dt>
+          <dd>{s.submitter.name}</dd>
+          <dt>{t('moderation.email')}</dt>
+          <dd>{s.submitter.email}</dd>
+          <dt>{t('moderation.address')}</dt>
+          <dd>{s.submitter.ip}</dd>
+          <dt>{t('moderation.col.received')}</dt>
+          <dd>{formatDate(s.created)}</dd>
+        </dl>
+      )}
+    </section>
+  );
+}
+
 function Detail({ params }: { params: Record<string, string> }) {
   const id = Number(params.id);
   const { data: s, error, loading, reload } = useApi<Submission>(`${BASE}/${id}`);
@@ -262,82 +351,8 @@ function Detail({ params }: { params: Record<string, string> }) {
       <PageHeader title={t('moderation.detailTitle', { title: decoded(ev?.title ?? '') })}>
         <Link to="/moderation">{t('common.back')}</Link>
       </PageHeader>
-      <section class="card" aria-labelledby="sub-event">
-        <h2 id="sub-event">{t('moderation.event')}</h2>
-        <dl class="details">
-          <dt>{t('moderation.col.status')}</dt>
-          <dd id="submission-status">{statusLabel(s.status)}</dd>
-          {s.reason && (
-            <>
-              <dt>{t('moderation.reason')}</dt>
-              <dd>{s.reason}</dd>
-            </>
-          )}
-          {ev && (
-            <>
-              <dt>{t('moderation.col.start')}</dt>
-              <dd>{`${ev.start_date} – ${ev.end_date} (${ev.timezone})${ev.all_day ? ` · ${t('moderation.allDay')}` : ''}`}</dd>
-              <dt>{t('moderation.venue')}</dt>
-              <dd>{ev.venue ? `${decoded(ev.venue.venue)}${ev.venue.status === 'pending' ? ` (${t('moderation.new')})` : ''}` : t('common.none')}</dd>
-              <dt>{t('moderation.organizer')}</dt>
-              <dd>{ev.organizer.length ? ev.organizer.map((o) => `${decoded(o.organizer)}${o.status === 'pending' ? ` (${t('moderation.new')})` : ''}`).join(', ') : t('common.none')}</dd>
-              <dt>{t('moderation.categories')}</dt>
-              <dd>{ev.categories.length ? ev.categories.map((c) => decoded(c.name)).join(', ') : t('common.none')}</dd>
-              {ev.cost && (
-                <>
-                  <dt>{t('moderation.cost')}</dt>
-                  <dd>{ev.cost}</dd>
-                </>
-              )}
-              {ev.website && (
-                <>
-                  <dt>{t('moderation.website')}</dt>
-                  <dd>{ev.website}</dd>
-                </>
-              )}
-              {ev.image && /^https?:\/\//.test(ev.image) && (
-                <>
-                  <dt>{t('media.picture')}</dt>
-                  <dd>
-                    <a href={ev.image}>
-                      <img class="image-preview" src={ev.image} alt={t('media.proposalPicture')} loading="lazy" />
-                    </a>
-                  </dd>
-                </>
-              )}
-            </>
-          )}
-        </dl>
-        {ev?.description && <div class="description" dangerouslySetInnerHTML={{ __html: ev.description }} />}
-        {s.flags.duplicates?.length ? (
-          <p class="warning" role="note">
-            {t('moderation.duplicatesOf')}{' '}
-            {s.flags.duplicates.map((d, i) => (
-              <span key={d}>
-                {i > 0 && ', '}
-                <Link to={`/events/${d}`}>#{d}</Link>
-              </span>
-            ))}
-          </p>
-        ) : null}
-      </section>
-      <section class="card" aria-labelledby="sub-who">
-        <h2 id="sub-who">{t('moderation.submitter')}</h2>
-        {s.submitter.erased ? (
-          <p>{t('moderation.erasedOn', { date: formatDate(s.submitter.erased) })}</p>
-        ) : (
-          <dl class="details">
-            <dt>{t('common.name')}</dt>
-            <dd>{s.submitter.name}</dd>
-            <dt>{t('moderation.email')}</dt>
-            <dd>{s.submitter.email}</dd>
-            <dt>{t('moderation.address')}</dt>
-            <dd>{s.submitter.ip}</dd>
-            <dt>{t('moderation.col.received')}</dt>
-            <dd>{formatDate(s.created)}</dd>
-          </dl>
-        )}
-      </section>
+      <SubmittedEvent s={s} />
+      <Submitter s={s} />
       {open && (
         <>
           <section class="card" aria-labelledby="sub-approve">

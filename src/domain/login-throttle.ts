@@ -38,9 +38,9 @@
  *   await users.authenticate(header, throttle.forClient(req.ip)); // may throw the 429
  */
 import { createHash } from 'node:crypto';
-import { clientKeyOf } from '../domain/client-address.js';
-import { ApiError } from '../domain/errors.js';
-import type { LoginAttempt, LoginGate } from '../domain/users.js';
+import { clientKeyOf } from './client-address.js';
+import { ApiError } from './errors.js';
+import type { LoginAttempt, LoginGate } from './users.js';
 import type { Executor } from '../store/schema.js';
 import { endLoginAttempt, loginWaitMs, readLoginCounts, reserveLoginAttempt, resetLoginCount, type LoginCounter, type LoginFailureRow, type LoginPolicy } from '../store/shared-limits.js';
 

@@ -124,8 +124,9 @@ export async function withPasswords(services: Services, env: EntityEnv, ctx: End
   };
   await Promise.all([
     ...[...ids.tribe_events].map(async (id) => keep('tribe_events', await services.events.findById(id))),
-    ...[...ids.tribe_venue].map(async (id) => keep('tribe_venue', await services.venues.findById(id))),
-    ...[...ids.tribe_organizer].map(async (id) => keep('tribe_organizer', await services.organizers.findById(id))),
+    // Venues and organizers in one batch each (kept records).
+    services.venues.load([...ids.tribe_venue]).then((found) => found.forEach((record) => keep('tribe_venue', record))),
+    services.organizers.load([...ids.tribe_organizer]).then((found) => found.forEach((record) => keep('tribe_organizer', record))),
   ]);
   if (records.size === 0) return env;
   const given = ctx.args.password ?? ctx.input?.password;

@@ -353,6 +353,7 @@ forEachStore("tec/v1 events: the collection (the original's Events_Test and its 
   });
 
   it('is one record with the legacy namespaces: the same write seen at once, the same version in the ETag, If-Match across both', async () => {
+    const token = (await t.api.get('/events')).headers.get('x-sync-token')!;
     const created = await tec.post('/events', { as: 'admin', json: { title: 'Both Faces', start_date: fromNow(86_400_000), end_date: fromNow(90_000_000), status: 'publish', cost: '12' } });
     assert.equal(created.status, 201);
     const id = created.body.id;
@@ -373,6 +374,15 @@ forEachStore("tec/v1 events: the collection (the original's Events_Test and its 
     const stale = await tec.put(`/events/${id}`, { as: 'admin', headers: { 'if-match': legacy.headers.get('etag')! }, json: { title: 'Lost Update' } });
     assert.equal(stale.status, 412);
     assert.equal((await t.api.get(`/events/${id}`)).body.title, 'Both Faces Again');
+    // The legacy list's incremental sync reports the tec/v1 writes, the trash included.
+    const synced = await t.api.get('/events', { query: { sync_token: token } });
+    assert.deepEqual(
+      synced.body.events.map((e: any) => [e.id, e.title]),
+      [[id, 'Both Faces Again']],
+    );
+    await tec.delete(`/events/${id}`, { as: 'admin' });
+    const afterTrash = await t.api.get('/events', { query: { sync_token: token } });
+    assert.deepEqual(afterTrash.body.events, [{ id, status: 'trash' }]);
     // And the change log saw the tec/v1 write (the admin's change feed lists it).
     const changes = await t.api.get(`${t.origin}/api/calendar/admin/v1/changes`, { as: 'admin' });
     assert.equal(changes.status, 200);

@@ -4,9 +4,10 @@
  * protected event), creates, updates property by property, deletes; then the collection's parameters,
  * paging headers and errors, the acknowledgement rule, and the two namespaces as faces of one record.
  */
-import { before, it } from 'node:test';
+import { after, before, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { forEachStore } from '../support/harness.js';
+import { startReceiver, type Receiver } from '../support/receiver.js';
 import { as, comparable, createEventTestData, EEA, ensureRoles, fromNow, ROLES, snapshot, tecClient, type RoleName } from '../support/tec-v1.js';
 
 /** The original's site formats (WordPress' date_format and time_format defaults), so the schedule details compare. */
@@ -389,3 +390,26 @@ forEachStore("tec/v1 events: the collection (the original's Events_Test and its 
     assert.ok(JSON.stringify(changes.body).includes(String(id)));
   });
 });
+
+forEachStore(
+  'tec/v1 events: webhooks',
+  (t) => {
+    let r: Receiver;
+    before(async () => {
+      r = await startReceiver();
+    });
+    after(async () => r?.close());
+
+    it('delivers a tec/v1 write to the webhooks, as a legacy write', async () => {
+      r.respond = () => 200;
+      const hook = await t.api.post('/api/calendar/admin/v1/webhooks', { as: 'admin', json: { url: r.url } });
+      assert.equal(hook.status, 201, hook.text);
+      const tec = tecClient(t);
+      const created = await tec.post('/events', { as: 'admin', json: { title: 'Hooked Through tec/v1', start_date: '2031-03-01 10:00:00', end_date: '2031-03-01 11:00:00', status: 'publish' } });
+      assert.equal(created.status, 201);
+      const [delivery] = await r.waitFor((m) => m.body?.type === 'event.created' && m.body?.data?.id === created.body.id, 1);
+      assert.equal(delivery!.body.data.title, 'Hooked Through tec/v1');
+    });
+  },
+  { WEBHOOKS_ALLOW_PRIVATE: 'true', WEBHOOKS_RETRY_SCHEDULE: '150ms,150ms', WEBHOOKS_TIMEOUT: '2s' },
+);

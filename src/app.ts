@@ -42,6 +42,7 @@ import { registerCalDav } from './caldav/index.js';
 import { registerEmbedFace } from './embed/index.js';
 import { registerSubmissionsFace } from './submissions/index.js';
 import { registerMediaFace } from './media/index.js';
+import { registerMcpFace } from './mcp/index.js';
 
 export interface BuiltApp extends Core {
   app: FastifyInstance;
@@ -181,6 +182,8 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
     ['submissions', registerSubmissionsFace],
     // The media library's files (docs/media.md).
     ['media', registerMediaFace],
+    // The Model Context Protocol for AI assistants at /mcp (docs/mcp.md).
+    ['mcp', registerMcpFace],
   ];
   for (const [, face] of faces) await face(app, deps);
   // A face hands its jobs to the runner here, once its routes are in place: it registers none itself.

@@ -474,6 +474,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Part
     ...(secretKey !== undefined ? { secretKey } : {}),
     sources,
     federation: declared('federation'),
+    mcp: declared('mcp'),
     federationHandle,
     federationApproveFollows: declared('federationApproveFollows'),
     federationKeepActivities: declared('federationKeepActivities'),

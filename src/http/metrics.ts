@@ -105,6 +105,45 @@ export function registerMetrics(app: FastifyInstance, config: Config, store: Sto
     buckets: [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5],
     registers: [registry],
   });
+  registerStoreMetrics(registry, store);
+  registerProcessMetrics(app, registry, config, loop);
+  registerKeptMetrics(registry, store);
+
+  app.addHook('onResponse', (req, reply, done) => {
+    const labels = { method: req.method, route: req.routeOptions.url ?? '(unmatched)', status: String(reply.statusCode) };
+    requests.inc(labels);
+    duration.observe(labels, reply.elapsedTime / 1000);
+    done();
+  });
+  const replayed = new Counter({
+    name: 'calendar_replayed_answers_total',
+    help: 'Anonymous reads answered from the kept bytes of the same answer, below Fastify (REPLAY_ANSWERS; counted in http_requests_total too), by status',
+    labelNames: ['status'],
+    registers: [registry],
+  });
+  const observeRequest = (method: string, route: string, status: number, seconds: number) => {
+    const labels = { method, route, status: String(status) };
+    requests.inc(labels);
+    duration.observe(labels, seconds);
+    replayed.inc({ status: labels.status });
+  };
+
+  app.get(METRICS_PATH, async (req, reply) => {
+    if (config.metricsToken !== undefined) {
+      const auth = req.headers.authorization ?? '';
+      if (!auth.startsWith('Bearer ') || !sameToken(auth.slice(7).trim(), config.metricsToken)) {
+        reply.header('www-authenticate', 'Bearer realm="metrics"');
+        throw new ApiError('rest_forbidden', 'Sorry, you are not allowed to do that.', 401);
+      }
+    }
+    const text = await registry.metrics();
+    return reply.header('content-type', registry.contentType).header('cache-control', 'no-store').send(text);
+  });
+  return { registry, observeRequest };
+}
+
+/** The store's metrics: memory bounds and use, connections, kept results, commits, the change feed's looks, SQLite's log. */
+function registerStoreMetrics(registry: Registry, store: Store): void {
   const bounds = { ...memoryBounds(store.dialect), ...youngGenerationBound() };
   new Gauge({
     name: 'calendar_memory_bound_bytes',
@@ -229,7 +268,10 @@ export function registerMetrics(app: FastifyInstance, config: Config, store: Sto
       },
     });
   }
+}
 
+/** The process's metrics: log output dropped, the event loop's delays and the requests that held it. */
+function registerProcessMetrics(app: FastifyInstance, registry: Registry, config: Config, loop: LoopWatch | undefined): void {
   // Log output (src/log-destination.ts): process-wide, as stdout is.
   new Counter({
     name: 'calendar_log_dropped_lines_total',
@@ -282,8 +324,10 @@ export function registerMetrics(app: FastifyInstance, config: Config, store: Sto
       },
     });
   }
+}
 
-  // Issue 24: every structure kept across requests, its size and its bound (src/metrics.ts `registerKept`).
+/** Every structure kept across requests, its size and its bound (src/metrics.ts `registerKept`). */
+function registerKeptMetrics(registry: Registry, store: Store): void {
   const keptOwners = [storeMetricsOf(store.db)];
   const keptGauge = (name: string, help: string, pick: (s: ReturnType<typeof keptSizesOf> extends Map<string, infer S> ? S : never) => number | undefined) =>
     new Gauge({
@@ -303,38 +347,6 @@ export function registerMetrics(app: FastifyInstance, config: Config, store: Sto
   keptGauge('calendar_kept_entries_max', 'The most entries each kind of kept structure holds (its bound)', (s) => s.maxEntries);
   keptGauge('calendar_kept_bytes', 'Approximate bytes of the kept structures bounded in bytes too', (s) => s.bytes);
   keptGauge('calendar_kept_bytes_max', 'The most bytes each kind of kept structure bounded in bytes holds', (s) => s.maxBytes);
-
-  app.addHook('onResponse', (req, reply, done) => {
-    const labels = { method: req.method, route: req.routeOptions.url ?? '(unmatched)', status: String(reply.statusCode) };
-    requests.inc(labels);
-    duration.observe(labels, reply.elapsedTime / 1000);
-    done();
-  });
-  const replayed = new Counter({
-    name: 'calendar_replayed_answers_total',
-    help: 'Anonymous reads answered from the kept bytes of the same answer, below Fastify (REPLAY_ANSWERS; counted in http_requests_total too), by status',
-    labelNames: ['status'],
-    registers: [registry],
-  });
-  const observeRequest = (method: string, route: string, status: number, seconds: number) => {
-    const labels = { method, route, status: String(status) };
-    requests.inc(labels);
-    duration.observe(labels, seconds);
-    replayed.inc({ status: labels.status });
-  };
-
-  app.get(METRICS_PATH, async (req, reply) => {
-    if (config.metricsToken !== undefined) {
-      const auth = req.headers.authorization ?? '';
-      if (!auth.startsWith('Bearer ') || !sameToken(auth.slice(7).trim(), config.metricsToken)) {
-        reply.header('www-authenticate', 'Bearer realm="metrics"');
-        throw new ApiError('rest_forbidden', 'Sorry, you are not allowed to do that.', 401);
-      }
-    }
-    const text = await registry.metrics();
-    return reply.header('content-type', registry.contentType).header('cache-control', 'no-store').send(text);
-  });
-  return { registry, observeRequest };
 }
 
 /** V8's young generation bound when the process was started with `--max-semi-space-size` (cli/heap-flags.ts): two semi-spaces. */

@@ -153,6 +153,8 @@ export interface Config {
   federationRetrySchedule: number[];
   /** The actor's icon (an image URL), if any. */
   federationIconUrl?: string;
+  /** The MCP endpoint at /mcp for AI assistants (docs/mcp.md); 404 when false. */
+  mcp: boolean;
   /** Community submissions (docs/submissions.md): `off` (every route 404), `registered`, `anyone`. */
   submissions: 'off' | 'registered' | 'anyone';
   /** Whether a proof-of-work (ALTCHA) solution must come with each submission. */

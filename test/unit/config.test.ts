@@ -126,6 +126,7 @@ describe('configuration', () => {
         'FEDERATION_INBOX_RATE_LIMIT',
         'FEDERATION_ICON_URL',
         'FEDERATION_RETRY_SCHEDULE',
+        'MCP',
         'SUBMISSIONS',
         'SUBMISSIONS_POW',
         'SUBMISSIONS_POW_MAX_NUMBER',

@@ -8,7 +8,7 @@
  */
 import type { Store } from '../../store/db.js';
 import type { EventRecord } from '../../store/events.js';
-import type { ListingState } from '../../store/changes.js';
+import type { ListingState } from '../../store/listing-states.js';
 import type { ImageService } from '../images.js';
 import type { CurrencyDefaults } from '../cost.js';
 import type { Clock, LinkedPostService } from '../linked-posts/index.js';

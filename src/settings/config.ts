@@ -28,6 +28,8 @@ export interface Config {
   namespaceAliases: string[];
   /** Whether `_jsonp=callback` wraps answers as JavaScript (WordPress' `rest_jsonp_enabled`). */
   jsonp: boolean;
+  /** Whether `tec/v1` requires its `X-TEC-EEA` acknowledgement header (the original's experimental rule). */
+  tecV1Acknowledgement: boolean;
   /** Whether `GET /metrics` answers (Prometheus text format). */
   metrics: boolean;
   /** When set, `/metrics` needs `Authorization: Bearer TOKEN`. */

@@ -65,6 +65,7 @@ describe('configuration', () => {
         'LOG_LEVEL',
         'NAMESPACE_ALIASES',
         'JSONP',
+        'TEC_V1_ACKNOWLEDGEMENT',
         'METRICS',
         'METRICS_TOKEN',
         'SLOW_REQUEST_LOG_MS',

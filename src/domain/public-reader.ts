@@ -57,8 +57,30 @@ export interface PublicReader {
   organizer(record: LinkedRecord, links: Links, given?: GivenPasswords): Promise<PublicOrganizer | undefined>;
 }
 
-/** The domain builds representations as wire JSON; a public event's is a `PublicEvent`. */
-const asEvents = (json: Record<string, unknown>[]) => json as unknown as PublicEvent[];
+/**
+ * The domain builds representations as wire JSON; these say (and check, so that a representation
+ * that lost a field fails here rather than on a page) which public record one is.
+ */
+type Json = Record<string, unknown>;
+const isRecordBase = (json: Json): boolean => typeof json.id === 'number' && typeof json.url === 'string' && typeof json.slug === 'string';
+function isPublicEvent(json: Json): json is Json & PublicEvent {
+  return (
+    isRecordBase(json) &&
+    typeof json.title === 'string' &&
+    typeof json.start_date === 'string' &&
+    typeof json.end_date === 'string' &&
+    Array.isArray(json.categories) &&
+    Array.isArray(json.tags) &&
+    Array.isArray(json.organizer)
+  );
+}
+const isPublicVenue = (json: Json): json is Json & PublicVenue => isRecordBase(json) && 'venue' in json;
+const isPublicOrganizer = (json: Json): json is Json & PublicOrganizer => isRecordBase(json) && 'organizer' in json;
+function typed<T>(json: Json, is: (json: Json) => json is Json & T, what: string): T {
+  if (!is(json)) throw new Error(`the representation of ${what} ${String(json.id)} lacks a field the faces read`);
+  return json;
+}
+const publicEvent = (json: Json): PublicEvent => typed(json, isPublicEvent, 'event');
 
 /** The string-keyed fields only: what the representation marks for its faces (a typed cost, a password) is dropped. */
 const fieldsOf = (json: Record<string, unknown>): Record<string, unknown> => Object.fromEntries(Object.entries(json));
@@ -67,7 +89,7 @@ const fieldsOf = (json: Record<string, unknown>): Record<string, unknown> => Obj
 function withheldEvent(json: Record<string, unknown>): PublicEvent {
   const out = fieldsOf(withholdProtected(json));
   delete out.location_text;
-  return { ...out, all_day: Boolean(json.all_day), featured: false, sticky: false, show_map: false, show_map_link: false, protected: true } as unknown as PublicEvent;
+  return publicEvent({ ...out, all_day: Boolean(json.all_day), featured: false, sticky: false, show_map: false, show_map_link: false, protected: true });
 }
 
 /** A protected venue or organizer whose password was not given: its name, slug and addresses only. */
@@ -88,22 +110,22 @@ function shownEvent(json: Record<string, unknown>, given: GivenPasswords): Publi
   const venue = json.venue as Record<string, unknown> | [];
   const organizers = (json.organizer as Array<Record<string, unknown>> | undefined) ?? [];
   const venueHidden = !Array.isArray(venue) && hidden(venue);
-  if (!venueHidden && !organizers.some(hidden)) return json as unknown as PublicEvent;
-  return {
+  if (!venueHidden && !organizers.some(hidden)) return publicEvent(json);
+  return publicEvent({
     ...json,
     venue: venueHidden ? withheldLinked(venue as Record<string, unknown>, 'venue') : venue,
     organizer: organizers.map((o) => (hidden(o) ? withheldLinked(o, 'organizer') : o)),
-  } as unknown as PublicEvent;
+  });
 }
 
 export function createPublicReader(deps: { events: EventService; venues: LinkedPostService; organizers: LinkedPostService }): PublicReader {
   const { events } = deps;
-  const linked = async <T>(service: LinkedPostService, record: LinkedRecord, links: Links, given: GivenPasswords): Promise<T | undefined> => {
+  const linked = async <T>(service: LinkedPostService, record: LinkedRecord, links: Links, given: GivenPasswords, is: (json: Json) => json is Json & T): Promise<T | undefined> => {
     if (!service.visibleTo(record, ANONYMOUS)) return undefined;
     const [json] = await service.represent([record], links, 'single');
     if (!json) return undefined;
     const password = representedPassword(json);
-    return (password !== '' && !given(password) ? withheldLinked(json, service.kind) : json) as unknown as T;
+    return typed(password !== '' && !given(password) ? withheldLinked(json, service.kind) : json, is, service.kind);
   };
   return {
     async list(viewer, args, links, reserve) {
@@ -116,9 +138,10 @@ export function createPublicReader(deps: { events: EventService; venues: LinkedP
       return json && shownEvent(json, given);
     },
     async previewed(record, links) {
-      return asEvents(await events.represent([record], ANONYMOUS, 'single', links))[0];
+      const [json] = await events.represent([record], ANONYMOUS, 'single', links);
+      return json && publicEvent(json);
     },
-    venue: (record, links, given = NO_PASSWORDS) => linked<PublicVenue>(deps.venues, record, links, given),
-    organizer: (record, links, given = NO_PASSWORDS) => linked<PublicOrganizer>(deps.organizers, record, links, given),
+    venue: (record, links, given = NO_PASSWORDS) => linked(deps.venues, record, links, given, isPublicVenue),
+    organizer: (record, links, given = NO_PASSWORDS) => linked(deps.organizers, record, links, given, isPublicOrganizer),
   };
 }

@@ -50,7 +50,7 @@ export function createEventAnswer(ctx: PageContext): EventAnswer {
     // object. An occurrence's shows its series' next dates too, read each time.
     // A protected event's page, with its password form or opened by the cookie, is for this reader only.
     if (e.protected) return privateHtml(protectedPage(ctx, e, passwords?.sent ?? false));
-    const opened = representedPassword(e as unknown as Record<string, unknown>) !== '';
+    const opened = representedPassword(e) !== '';
     const answer = (body: string): Answer => (opened ? privateHtml(body) : html(body));
     const seriesId = seriesIdOf(e);
     const kept = seriesId === undefined ? eventPages.get(e) : undefined;

@@ -23,7 +23,7 @@ export function markProtected<T extends Record<string, unknown>>(json: T, record
 }
 
 /** The password of the record a representation was built from, '' when it has none. */
-export function representedPassword(json: Record<string, unknown>): string {
+export function representedPassword(json: object): string {
   const value = (json as Marked)[PASSWORD];
   return typeof value === 'string' ? value : '';
 }

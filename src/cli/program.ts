@@ -12,9 +12,7 @@
 import { Command, Option } from 'commander';
 import { ConfigError, SETTINGS, loadConfig, type Config } from '../config.js';
 import { LastAdministrator, UserError, UserRefusal, type UserService } from '../domain/users.js';
-import { sessionServiceOf } from '../domain/sessions.js';
 import { passwordRefusal, policyOf } from '../domain/password-policy.js';
-import { peopleOf } from '../domain/people.js';
 import { ApiError } from '../domain/errors.js';
 import { openStore, migrate, StoreUrlError } from '../store/db.js';
 import { headOf as lastSeq } from '../store/change-log.js';
@@ -142,7 +140,7 @@ withSettings(
 ).action(async (email: string, opts) => {
   const made = await withCore(loadConfig(process.env, overridesOf(opts)), async ({ services }) => {
     try {
-      return await peopleOf(services).invite({ email, role: opts.role, name: opts.name, username: opts.login }, { by: 0, locale: 'en' });
+      return await services.people.invite({ email, role: opts.role, name: opts.name, username: opts.login }, { by: 0, locale: 'en' });
     } catch (e) {
       if (e instanceof ApiError) throw new UserError(e.message);
       throw e;
@@ -176,8 +174,8 @@ withSettings(
   const n = await withCore(loadConfig(process.env, overridesOf(opts)), async ({ services }) => {
     const user = (await services.users.list()).find((u) => u.login === login);
     if (!user) throw new UserError(`no user with login "${login}"`);
-    if (opts.twoFactorOff) await sessionServiceOf(services).resetTotp(Number(user.id));
-    return sessionServiceOf(services).revokeAll(Number(user.id));
+    if (opts.twoFactorOff) await services.sessions.resetTotp(Number(user.id));
+    return services.sessions.revokeAll(Number(user.id));
   });
   console.log(`${login}: ${n} session${n === 1 ? '' : 's'} ended${opts.twoFactorOff ? ', two-factor sign-in off' : ''}`);
 });

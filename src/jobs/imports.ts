@@ -14,7 +14,7 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { DomainServices } from '../domain/services.js';
-import { importQueueOf, type ImportCounts, type ImportMessage, type StoredOptions } from '../domain/imports.js';
+import { type ImportCounts, type ImportMessage, type StoredOptions } from '../domain/imports.js';
 import { viewerOf, type Viewer } from '../domain/permissions.js';
 import * as importsStore from '../store/imports.js';
 import * as usersStore from '../store/users.js';
@@ -67,7 +67,7 @@ function messagesOf(report: ImportReport, rename: (s: string) => string): Import
 }
 
 export function registerImportJob(runner: JobRunner, services: DomainServices): ImportJob {
-  const queue = importQueueOf(services);
+  const queue = services.imports.queue;
   const db = services.store.db;
   const nowMs = () => Date.now();
 

@@ -9,8 +9,6 @@
  *   const outbox = registerMailOutbox(runner, services);
  *   await outbox?.runOnce(); // { value: 2 }: two mails sent
  */
-import { peopleOf } from '../domain/people.js';
-import { notifyReviews } from '../domain/review-mail.js';
 import type { DomainServices } from '../domain/services.js';
 import { createMailer } from '../domain/submissions/mail.js';
 import { dueMails, markMailFailed, markMailSent, nextMailDue, pruneSentMails } from '../store/people.js';
@@ -24,7 +22,7 @@ const KEEP_SENT_MS = 7 * 86_400_000;
 /** The retry delay after `attempts` failures. */
 export const retryDelayMs = (attempts: number) => Math.min(RETRY_FIRST_MS * 2 ** Math.min(attempts - 1, 20), RETRY_MAX_MS);
 
-export function registerMailOutbox(runner: JobRunner, services: Pick<DomainServices, 'config' | 'store' | 'users' | 'clock' | 'events' | 'links'>): JobHandle<number> | undefined {
+export function registerMailOutbox(runner: JobRunner, services: Pick<DomainServices, 'config' | 'store' | 'people' | 'reviews'>): JobHandle<number> | undefined {
   const mailer = createMailer(services.config);
   if (!mailer) return undefined;
   const db = services.store.db;
@@ -59,7 +57,7 @@ export function registerMailOutbox(runner: JobRunner, services: Pick<DomainServi
       mailer.close();
     },
   });
-  listening.stop = peopleOf(services).onQueued(() => job.nudge());
+  listening.stop = services.people.onQueued(() => job.nudge());
   if (services.config.reviewNotify) registerReviewMail(runner, services);
   return job;
 }
@@ -69,7 +67,7 @@ export function registerMailOutbox(runner: JobRunner, services: Pick<DomainServi
  * notifications (domain/review-mail.ts); woken by local commits, and by a poll for the other
  * servers' ones.
  */
-function registerReviewMail(runner: JobRunner, services: Pick<DomainServices, 'config' | 'store' | 'users' | 'clock' | 'events' | 'links'>): JobHandle<number> {
+function registerReviewMail(runner: JobRunner, services: Pick<DomainServices, 'config' | 'store' | 'people' | 'reviews'>): JobHandle<number> {
   const listening: { stop?: () => void } = {};
   const job = runner.register<number>({
     name: 'review-mail',
@@ -79,7 +77,7 @@ function registerReviewMail(runner: JobRunner, services: Pick<DomainServices, 'c
     singleton: true,
     backoff: { initialMs: RETRY_FIRST_MS, maxMs: RETRY_MAX_MS },
     async run() {
-      return { value: await notifyReviews(services) };
+      return { value: await services.reviews.notify() };
     },
     onStop: () => listening.stop?.(),
   });

@@ -140,54 +140,7 @@ export function createReadModel(deps: EventServiceDeps): ReadModel {
     counters.publicEvents.hits += ids.length - missing.length;
     counters.publicEvents.misses += missing.length;
     if (missing.length === 0) return out as Record<string, unknown>[];
-    const built = new Map<number, Record<string, unknown>>();
-    // Requests that miss the same representation at the same sequence number (all readers of a
-    // popular event right after a write touched it) share one build instead of each making its own.
-    const building = buildingByLinksOf(links);
-    const waits: Array<Promise<void>> = [];
-    const own: number[] = [];
-    for (const id of missing) {
-      const pending = building.get(`${context}:${id}@${at}`);
-      if (pending) waits.push(pending.then((json) => void (json && built.set(id, json))));
-      else own.push(id);
-    }
-    // A reader that joined another's build found its answer without building: a hit.
-    counters.publicEvents.hits += missing.length - own.length;
-    counters.publicEvents.misses -= missing.length - own.length;
-    if (own.length) {
-      let settle!: (byId: Map<number, Record<string, unknown>> | undefined) => void;
-      const mine = new Promise<Map<number, Record<string, unknown>> | undefined>((resolve) => (settle = resolve));
-      const keys = own.map((id) => `${context}:${id}@${at}`);
-      own.forEach((id, i) =>
-        building.set(
-          keys[i]!,
-          mine.then((byId) => byId?.get(id)),
-        ),
-      );
-      const byId = new Map<number, Record<string, unknown>>();
-      try {
-        // In steps: the records of a chunk read, their representations built and kept, then the next turn.
-        for (let i = 0; i < own.length; i += BUILD_CHUNK) {
-          if (i > 0) await nextTurn();
-          const fresh = await eventsStore.findEventsByIds(db, own.slice(i, i + BUILD_CHUNK));
-          (await buildWithDeps(fresh, ANONYMOUS, context, links)).forEach(({ json, deps }, j) => {
-            const id = Number(fresh[j]!.id);
-            shownCounts.set(json, countsShownBy(json));
-            byId.set(id, json);
-            built.set(id, json);
-            // Its JSON's bytes only when kept (answered again from them); one not kept is sent once.
-            kept.set(`${context}:${id}`, json, at, deps, withSerialized);
-          });
-        }
-        settle(byId);
-      } catch (err) {
-        settle(undefined); // the others build their own (and meet the error themselves)
-        throw err;
-      } finally {
-        for (const key of keys) building.delete(key);
-      }
-    }
-    if (waits.length) await Promise.all(waits);
+    const built = await buildMissing({ db, building: buildingByLinksOf(links), kept, shownCounts, countsShownBy, counters, buildWithDeps }, missing, context, links, at);
     const gone = known.filter((r) => !built.has(Number(r.id)) && missing.includes(Number(r.id)));
     if (gone.length) (await build(gone, ANONYMOUS, context, links)).forEach((json, i) => built.set(Number(gone[i]!.id), json));
     const result: Record<string, unknown>[] = [];
@@ -255,6 +208,79 @@ export function createReadModel(deps: EventServiceDeps): ReadModel {
       );
     },
   };
+}
+
+/** What `buildMissing` works with: the read model's kept state and its builder. */
+interface MissingBuild {
+  db: Executor;
+  building: Map<string, Promise<Record<string, unknown> | undefined>>;
+  kept: KeptMap<Record<string, unknown>>;
+  shownCounts: WeakMap<object, ReadonlyArray<readonly [number, number]>>;
+  countsShownBy(json: Record<string, unknown>): Array<[number, number]>;
+  counters: ReturnType<typeof keptCountersOf>;
+  buildWithDeps(records: EventRecord[], viewer: Viewer, context: RepresentationContext, links: Links): Promise<Array<{ json: Record<string, unknown>; deps: string[] }>>;
+}
+
+/**
+ * The public representations of `missing` at `at`, built and kept. Requests that miss the same
+ * representation at the same sequence number (all readers of a popular event right after a write
+ * touched it) share one build instead of each making its own.
+ */
+async function buildMissing(
+  { db, building, kept, shownCounts, countsShownBy, counters, buildWithDeps }: MissingBuild,
+  missing: number[],
+  context: RepresentationContext,
+  links: Links,
+  at: number,
+): Promise<Map<number, Record<string, unknown>>> {
+  const built = new Map<number, Record<string, unknown>>();
+  // Requests that miss the same representation at the same sequence number (all readers of a
+  // popular event right after a write touched it) share one build instead of each making its own.
+  const waits: Array<Promise<void>> = [];
+  const own: number[] = [];
+  for (const id of missing) {
+    const pending = building.get(`${context}:${id}@${at}`);
+    if (pending) waits.push(pending.then((json) => void (json && built.set(id, json))));
+    else own.push(id);
+  }
+  // A reader that joined another's build found its answer without building: a hit.
+  counters.publicEvents.hits += missing.length - own.length;
+  counters.publicEvents.misses -= missing.length - own.length;
+  if (own.length) {
+    let settle!: (byId: Map<number, Record<string, unknown>> | undefined) => void;
+    const mine = new Promise<Map<number, Record<string, unknown>> | undefined>((resolve) => (settle = resolve));
+    const keys = own.map((id) => `${context}:${id}@${at}`);
+    own.forEach((id, i) =>
+      building.set(
+        keys[i]!,
+        mine.then((byId) => byId?.get(id)),
+      ),
+    );
+    const byId = new Map<number, Record<string, unknown>>();
+    try {
+      // In steps: the records of a chunk read, their representations built and kept, then the next turn.
+      for (let i = 0; i < own.length; i += BUILD_CHUNK) {
+        if (i > 0) await nextTurn();
+        const fresh = await eventsStore.findEventsByIds(db, own.slice(i, i + BUILD_CHUNK));
+        (await buildWithDeps(fresh, ANONYMOUS, context, links)).forEach(({ json, deps }, j) => {
+          const id = Number(fresh[j]!.id);
+          shownCounts.set(json, countsShownBy(json));
+          byId.set(id, json);
+          built.set(id, json);
+          // Its JSON's bytes only when kept (answered again from them); one not kept is sent once.
+          kept.set(`${context}:${id}`, json, at, deps, withSerialized);
+        });
+      }
+      settle(byId);
+    } catch (err) {
+      settle(undefined); // the others build their own (and meet the error themselves)
+      throw err;
+    } finally {
+      for (const key of keys) building.delete(key);
+    }
+  }
+  if (waits.length) await Promise.all(waits);
+  return built;
 }
 
 /**

@@ -28,7 +28,7 @@ import { registerErrorShape, withErrorHeaders } from '../web/error-shapes.js';
 import { createAssetStore, type AssetStore } from './assets.js';
 import { localeOf, messagesFor } from './messages.js';
 import { optionsOf } from './options.js';
-import { createEmbedReader } from './reader.js';
+import { createEmbedReader, type EmbedReader } from './reader.js';
 import { listView, messageView, monthView, snippetPage, snippetTexts, VIEW_CSP } from './views.js';
 import { createFullCalendarVendor } from './vendor.js';
 import { WEEKDAYS, type Weekday } from '../domain/month-grid.js';
@@ -118,45 +118,7 @@ export function registerEmbedFace(app: FastifyInstance, { config, services, asse
   app.get('/embed/events-calendar.:hash.js', async (req, reply) => script(req, reply, true));
 
   // The iframe view.
-  app.get('/embed/', async (req, reply) => {
-    req.sitePage = true;
-    const q = (req.query ?? {}) as Record<string, unknown>;
-    const o = optionsOf(q);
-    const locale = o.locale ?? localeOf(undefined, req.headers['accept-language']);
-    const m = messagesFor(locale);
-    reply.header('content-type', 'text/html; charset=utf-8').header('content-security-policy', VIEW_CSP).header('referrer-policy', 'strict-origin-when-cross-origin');
-    // Options only the component has are not errors here (the snippet's iframe never sends them).
-    const invalid = o.invalid.filter((n) => n !== 'time-zone' && n !== 'refresh');
-    if (invalid.length)
-      return reply
-        .code(400)
-        .header('cache-control', 'no-store')
-        .send(messageView(locale, m.calendar, m.badRequest.replace('{name}', invalid.join(', '))));
-    try {
-      const [position, databaseId] = await Promise.all([services.versions.position(), services.versions.databaseId()]);
-      const today = reader.today();
-      const validators = { etag: etagOf(['embed', databaseId, position.revision, today, locale, req.url]), ...(position.gmt !== undefined ? { lastModified: position.gmt } : {}) };
-      if (isNotModified(req, validators) && answerConditional(req, reply, validators)) return reply;
-      let body: string;
-      if (o.view === 'month') {
-        const month = o.month ?? today.slice(0, 7);
-        body = monthView(config.siteName, o, locale, month, await reader.month(o.filter, month), today, config.weekStart);
-      } else {
-        body = listView(config.siteName, o, locale, await reader.upcoming(o.filter, o.limit ?? (o.view === 'upcoming' ? 5 : 10)), today);
-      }
-      answerConditional(req, reply, validators);
-      return reply.code(200).send(body);
-    } catch (err) {
-      const fault = storeFault(err);
-      if (fault === undefined) throw err;
-      const e = faultError(fault);
-      return reply
-        .code(e.status)
-        .headers(e.headers)
-        .header('cache-control', 'no-store')
-        .send(messageView(locale, m.calendar, m.unavailable));
-    }
-  });
+  app.get('/embed/', async (req, reply) => iframeView(config, services, reader, req, reply));
 
   // FullCalendar's global build, for the snippet's script tags: versioned URLs, kept a year.
   app.get('/embed/vendor/:folder/*', async (req, reply) => {
@@ -209,4 +171,45 @@ export function registerEmbedFace(app: FastifyInstance, { config, services, asse
       .header('cache-control', 'no-cache')
       .send(body);
   });
+}
+
+/** The iframe view: the list, upcoming or month view of the query's options, conditional on the calendar's revision. */
+async function iframeView(config: FaceDeps['config'], services: FaceDeps['services'], reader: EmbedReader, req: FastifyRequest, reply: FastifyReply) {
+  req.sitePage = true;
+  const q = (req.query ?? {}) as Record<string, unknown>;
+  const o = optionsOf(q);
+  const locale = o.locale ?? localeOf(undefined, req.headers['accept-language']);
+  const m = messagesFor(locale);
+  reply.header('content-type', 'text/html; charset=utf-8').header('content-security-policy', VIEW_CSP).header('referrer-policy', 'strict-origin-when-cross-origin');
+  // Options only the component has are not errors here (the snippet's iframe never sends them).
+  const invalid = o.invalid.filter((n) => n !== 'time-zone' && n !== 'refresh');
+  if (invalid.length)
+    return reply
+      .code(400)
+      .header('cache-control', 'no-store')
+      .send(messageView(locale, m.calendar, m.badRequest.replace('{name}', invalid.join(', '))));
+  try {
+    const [position, databaseId] = await Promise.all([services.versions.position(), services.versions.databaseId()]);
+    const today = reader.today();
+    const validators = { etag: etagOf(['embed', databaseId, position.revision, today, locale, req.url]), ...(position.gmt !== undefined ? { lastModified: position.gmt } : {}) };
+    if (isNotModified(req, validators) && answerConditional(req, reply, validators)) return reply;
+    let body: string;
+    if (o.view === 'month') {
+      const month = o.month ?? today.slice(0, 7);
+      body = monthView(config.siteName, o, locale, month, await reader.month(o.filter, month), today, config.weekStart);
+    } else {
+      body = listView(config.siteName, o, locale, await reader.upcoming(o.filter, o.limit ?? (o.view === 'upcoming' ? 5 : 10)), today);
+    }
+    answerConditional(req, reply, validators);
+    return reply.code(200).send(body);
+  } catch (err) {
+    const fault = storeFault(err);
+    if (fault === undefined) throw err;
+    const e = faultError(fault);
+    return reply
+      .code(e.status)
+      .headers(e.headers)
+      .header('cache-control', 'no-store')
+      .send(messageView(locale, m.calendar, m.unavailable));
+  }
 }

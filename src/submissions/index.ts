@@ -138,6 +138,28 @@ function errorsOf(e: ApiError, locale: Locale): { errors: Record<string, string>
   return { errors: {}, formError: locale === 'fr' ? (FORM_ERRORS_FR[e.code] ?? e.message) : e.message };
 }
 
+/** What the face's handlers share. */
+interface SubmitFace {
+  config: FaceDeps['services']['config'];
+  services: FaceDeps['services'];
+  submissions: FaceDeps['services']['submissions'];
+  sessions: FaceDeps['services']['sessions'];
+  /** the calendar's public list, the pages' way home */
+  home: string;
+  site: Site;
+}
+
+const page = (reply: FastifyReply, status: number, body: string) =>
+  reply
+    .code(status)
+    .header('content-type', 'text/html; charset=UTF-8')
+    .header('cache-control', 'no-store')
+    .header('content-security-policy', CSP)
+    .header('x-frame-options', 'DENY')
+    .header('referrer-policy', 'no-referrer')
+    .send(body);
+const localeFor = (req: FastifyRequest): Locale => localeOf(req.headers['accept-language']);
+
 export function registerSubmissionsFace(app: FastifyInstance, { services }: Pick<FaceDeps, 'services'>): void {
   const config = services.config;
   if (config.submissions === 'off') return;
@@ -157,58 +179,7 @@ export function registerSubmissionsFace(app: FastifyInstance, { services }: Pick
   submissions.setPaths({ status: (token) => `${services.links.siteUrl}${STATUS_PATH}${token}`, queue: `${services.links.siteUrl}${config.adminPath}/moderation` });
   submissions.setLogger((message, error) => app.log.warn({ err: error }, message));
   app.addHook('onClose', async () => submissions.close());
-
-  const page = (reply: FastifyReply, status: number, body: string) =>
-    reply
-      .code(status)
-      .header('content-type', 'text/html; charset=UTF-8')
-      .header('cache-control', 'no-store')
-      .header('content-security-policy', CSP)
-      .header('x-frame-options', 'DENY')
-      .header('referrer-policy', 'no-referrer')
-      .send(body);
-  const localeFor = (req: FastifyRequest): Locale => localeOf(req.headers['accept-language']);
-
-  /** The signed-in user (their session and, for a POST, the form's nonce), or anonymous. */
-  async function viewerOf(req: FastifyRequest, nonce?: string): Promise<{ viewer: Viewer; formNonce?: string }> {
-    const session = await sessionOfRequest(req, sessions);
-    if (!session || !session.complete || !sessions.usable(session)) return { viewer: ANONYMOUS };
-    if (nonce !== undefined && sessions.verifyNonce(req.sessionToken!, session, nonce, NONCE_ACTION) === false) return { viewer: ANONYMOUS };
-    return { viewer: session.viewer, formNonce: sessions.nonce(req.sessionToken!, session, NONCE_ACTION) };
-  }
-
-  async function choices(): Promise<{ venues: Option[]; organizers: Option[]; categories: Option[] }> {
-    const env = { maxPerPage: 100 };
-    const [v, o, c] = await Promise.all([
-      services.venues.list(ANONYMOUS, { page: 1, per_page: 100 }, env),
-      services.organizers.list(ANONYMOUS, { page: 1, per_page: 100 }, env),
-      services.categories.list({ page: 1, perPage: 100, hideEmpty: false, orderby: 'name', order: 'asc' }),
-    ]);
-    const name = (r: { title: string }) => r.title.replace(/&amp;/g, '&').replace(/&#0?39;/g, "'");
-    return {
-      venues: v.records.filter((r) => r.status === 'publish').map((r) => ({ id: Number(r.id), name: name(r) })),
-      organizers: o.records.filter((r) => r.status === 'publish').map((r) => ({ id: Number(r.id), name: name(r) })),
-      categories: c.terms.map((t) => ({ id: Number(t.id), name: String(t.name) })),
-    };
-  }
-
-  async function formView(m: Messages, values: FormValues, signedIn: boolean, nonce: string | undefined, extra: Partial<FormView> = {}): Promise<FormView> {
-    return {
-      action: SUBMIT_PATH,
-      values: { timezone: config.timezone, ...values },
-      errors: {},
-      ...(await choices()),
-      timezone: config.timezone,
-      stamp: await submissions.formStamp(),
-      ...(submissions.pow ? { pow: { challenge: CHALLENGE_PATH } } : {}),
-      signedIn,
-      ...(nonce ? { nonce } : {}),
-      maxDescription: config.submissionsMaxDescription,
-      maxLinks: config.submissionsMaxLinks,
-      pictureMaxBytes: config.mediaMaxBytes,
-      ...extra,
-    };
-  }
+  const c: SubmitFace = { config, services, submissions, sessions, home, site };
 
   // What reaches none of the face's handlers (a body or URL it cannot read, a method its paths do
   // not take) is a page too.
@@ -237,119 +208,168 @@ export function registerSubmissionsFace(app: FastifyInstance, { services }: Pick
 
   app.get(SUBMIT_PATH, async (req, reply) => {
     const m = messagesOf(localeFor(req));
-    const { viewer, formNonce } = await viewerOf(req);
+    const { viewer, formNonce } = await viewerOf(c, req);
     if (config.submissions === 'registered' && viewer.id <= 0) return page(reply, 200, signInPage(m, site, `${config.adminPath}/login`));
-    return page(reply, 200, formPage(m, site, await formView(m, {}, viewer.id > 0, formNonce)));
+    return page(reply, 200, formPage(m, site, await formView(c, m, {}, viewer.id > 0, formNonce)));
   });
 
-  app.post(SUBMIT_PATH, async (req, reply) => {
-    const locale = localeFor(req);
-    const m = messagesOf(locale);
-    const body = (req.body ?? {}) as Record<string, unknown>;
-    const nonce = typeof body._wpnonce === 'string' ? body._wpnonce : undefined;
-    const { viewer, formNonce } = nonce !== undefined ? await viewerOf(req, nonce) : { viewer: ANONYMOUS, formNonce: undefined };
-    if (config.submissions === 'registered' && viewer.id <= 0) return page(reply, 401, signInPage(m, site, `${config.adminPath}/login`));
-    const values = valuesOf(body);
-    const { input } = inputOf(values, config.timezone);
-    const started = await submissions.stampTime(body._started);
-    // The picture (one, optional) goes into the media library first, as the submitter's (or
-    // nobody's) upload, and the proposal points at it; a proposal refused here takes it away again.
-    let picture: ImageRow | undefined;
-    if (body.picture instanceof UploadedFile) {
-      try {
-        picture = await services.media.upload({ bytes: body.picture.bytes, filename: body.picture.filename, alt: typeof body.picture_alt === 'string' ? body.picture_alt : '' }, viewer);
-      } catch (e) {
-        if (!(e instanceof ApiError) || e.status >= 500) throw e;
-        const kind =
-          e.code === 'rest_upload_file_too_big' || e.code === 'rest_upload_too_many_pixels' ? 'picture_too_big' : e.code === 'rest_upload_unreadable' ? 'picture_unreadable' : 'picture_type';
-        const errors = { picture: FIELD_ERRORS[locale][kind] ?? e.message };
-        return page(reply, e.status, formPage(m, site, await formView(m, values, viewer.id > 0, formNonce, { errors })));
-      }
-      input.image = picture.url;
-    }
-    try {
-      const { token } = await submissions.create(input, {
-        viewer,
-        ip: req.ip,
-        locale,
-        honeypot: typeof body.homepage === 'string' ? body.homepage : '',
-        // A form without a (valid) stamp counts as sent at once.
-        startedMs: started ?? Date.now(),
-        ...(body.altcha !== undefined ? { pow: body.altcha } : {}),
-      });
-      return reply.code(303).header('location', `${STATUS_PATH}${token}?sent=1`).header('cache-control', 'no-store').send();
-    } catch (e) {
-      if (picture) await services.media.remove(picture);
-      if (!(e instanceof ApiError) || e.status >= 500) throw e;
-      const { errors, formError } = errorsOf(e, locale);
-      for (const [k, v] of Object.entries(e.headers)) reply.header(k, v);
-      return page(reply, e.status, formPage(m, site, await formView(m, values, viewer.id > 0, formNonce, { errors, ...(formError ? { formError } : {}) })));
-    }
-  });
-
-  const statusOf = async (
-    req: FastifyRequest<{ Params: { token: string } }>,
-    reply: FastifyReply,
-    notice?: string,
-    edit?: { values: FormValues; errors: Record<string, string>; formError?: string },
-    status = 200,
-  ) => {
-    const locale = localeFor(req);
-    const m = messagesOf(locale);
-    const token = req.params.token;
-    let sub: Record<string, any>;
-    try {
-      sub = await submissions.view(token);
-    } catch (e) {
-      if (e instanceof ApiError && e.status === 404) return page(reply, 404, notFoundPage(m, site, home));
-      throw e;
-    }
-    const action = `${STATUS_PATH}${token}`;
-    const editView = sub.editable
-      ? {
-          ...(await formView(m, edit?.values ?? valuesFromSubmission(sub), true, undefined, {
-            action,
-            editing: true,
-            errors: edit?.errors ?? {},
-            ...(edit?.formError ? { formError: edit.formError } : {}),
-          })),
-        }
-      : undefined;
-    return page(reply, status, statusPage(m, site, { submission: sub, ...(notice ? { notice } : {}), ...(editView ? { edit: editView } : {}), action, home, siteZone: config.timezone }));
-  };
+  app.post(SUBMIT_PATH, async (req, reply) => sendForm(c, req, reply));
 
   app.get<{ Params: { token: string } }>(`${STATUS_PATH}:token`, async (req, reply) => {
     const m = messagesOf(localeFor(req));
     const sent = (req.query as Record<string, unknown>).sent !== undefined;
-    return statusOf(req, reply, sent ? m.received : undefined);
+    return statusOf(c, req, reply, sent ? m.received : undefined);
   });
 
-  app.post<{ Params: { token: string } }>(`${STATUS_PATH}:token`, async (req, reply) => {
-    const locale = localeFor(req);
-    const m = messagesOf(locale);
-    const body = (req.body ?? {}) as Record<string, unknown>;
-    const token = req.params.token;
+  app.post<{ Params: { token: string } }>(`${STATUS_PATH}:token`, async (req, reply) => sendStatus(c, req, reply));
+}
+
+/** The signed-in user (their session and, for a POST, the form's nonce), or anonymous. */
+async function viewerOf({ sessions }: SubmitFace, req: FastifyRequest, nonce?: string): Promise<{ viewer: Viewer; formNonce?: string }> {
+  const session = await sessionOfRequest(req, sessions);
+  if (!session || !session.complete || !sessions.usable(session)) return { viewer: ANONYMOUS };
+  if (nonce !== undefined && sessions.verifyNonce(req.sessionToken!, session, nonce, NONCE_ACTION) === false) return { viewer: ANONYMOUS };
+  return { viewer: session.viewer, formNonce: sessions.nonce(req.sessionToken!, session, NONCE_ACTION) };
+}
+
+/** The published venues and organizers and the categories the form offers. */
+async function choices({ services }: SubmitFace): Promise<{ venues: Option[]; organizers: Option[]; categories: Option[] }> {
+  const env = { maxPerPage: 100 };
+  const [v, o, c] = await Promise.all([
+    services.venues.list(ANONYMOUS, { page: 1, per_page: 100 }, env),
+    services.organizers.list(ANONYMOUS, { page: 1, per_page: 100 }, env),
+    services.categories.list({ page: 1, perPage: 100, hideEmpty: false, orderby: 'name', order: 'asc' }),
+  ]);
+  const name = (r: { title: string }) => r.title.replace(/&amp;/g, '&').replace(/&#0?39;/g, "'");
+  return {
+    venues: v.records.filter((r) => r.status === 'publish').map((r) => ({ id: Number(r.id), name: name(r) })),
+    organizers: o.records.filter((r) => r.status === 'publish').map((r) => ({ id: Number(r.id), name: name(r) })),
+    categories: c.terms.map((t) => ({ id: Number(t.id), name: String(t.name) })),
+  };
+}
+
+async function formView(c: SubmitFace, m: Messages, values: FormValues, signedIn: boolean, nonce: string | undefined, extra: Partial<FormView> = {}): Promise<FormView> {
+  return {
+    action: SUBMIT_PATH,
+    values: { timezone: c.config.timezone, ...values },
+    errors: {},
+    ...(await choices(c)),
+    timezone: c.config.timezone,
+    stamp: await c.submissions.formStamp(),
+    ...(c.submissions.pow ? { pow: { challenge: CHALLENGE_PATH } } : {}),
+    signedIn,
+    ...(nonce ? { nonce } : {}),
+    maxDescription: c.config.submissionsMaxDescription,
+    maxLinks: c.config.submissionsMaxLinks,
+    pictureMaxBytes: c.config.mediaMaxBytes,
+    ...extra,
+  };
+}
+
+/** `POST /events/submit/`: the proposal made (303 to its status page), or the form again with what is wrong. */
+async function sendForm(c: SubmitFace, req: FastifyRequest, reply: FastifyReply) {
+  const locale = localeFor(req);
+  const m = messagesOf(locale);
+  const body = (req.body ?? {}) as Record<string, unknown>;
+  const nonce = typeof body._wpnonce === 'string' ? body._wpnonce : undefined;
+  const { viewer, formNonce } = nonce !== undefined ? await viewerOf(c, req, nonce) : { viewer: ANONYMOUS, formNonce: undefined };
+  if (c.config.submissions === 'registered' && viewer.id <= 0) return page(reply, 401, signInPage(m, c.site, `${c.config.adminPath}/login`));
+  const values = valuesOf(body);
+  const { input } = inputOf(values, c.config.timezone);
+  const started = await c.submissions.stampTime(body._started);
+  // The picture (one, optional) goes into the media library first, as the submitter's (or
+  // nobody's) upload, and the proposal points at it; a proposal refused here takes it away again.
+  let picture: ImageRow | undefined;
+  if (body.picture instanceof UploadedFile) {
     try {
-      if (body._action === 'withdraw') {
-        await submissions.withdraw(token);
-        return statusOf(req, reply, m.withdrawn);
-      }
-      const values = valuesOf(body);
-      const { input } = inputOf(values, config.timezone);
-      delete input.name;
-      delete input.email;
-      try {
-        await submissions.edit(token, input);
-      } catch (e) {
-        if (!(e instanceof ApiError) || e.status >= 500 || e.status === 404) throw e;
-        const { errors, formError } = errorsOf(e, locale);
-        return statusOf(req, reply, undefined, { values, errors, ...(formError ? { formError } : {}) }, e.status);
-      }
-      return statusOf(req, reply, m.saved);
+      picture = await c.services.media.upload({ bytes: body.picture.bytes, filename: body.picture.filename, alt: typeof body.picture_alt === 'string' ? body.picture_alt : '' }, viewer);
     } catch (e) {
-      if (e instanceof ApiError && e.status === 404) return page(reply, 404, notFoundPage(m, site, home));
-      if (e instanceof ApiError && e.status === 409) return statusOf(req, reply, locale === 'fr' ? (FORM_ERRORS_FR[e.code] ?? e.message) : e.message, undefined, 409);
-      throw e;
+      if (!(e instanceof ApiError) || e.status >= 500) throw e;
+      const kind = e.code === 'rest_upload_file_too_big' || e.code === 'rest_upload_too_many_pixels' ? 'picture_too_big' : e.code === 'rest_upload_unreadable' ? 'picture_unreadable' : 'picture_type';
+      const errors = { picture: FIELD_ERRORS[locale][kind] ?? e.message };
+      return page(reply, e.status, formPage(m, c.site, await formView(c, m, values, viewer.id > 0, formNonce, { errors })));
     }
-  });
+    input.image = picture.url;
+  }
+  try {
+    const { token } = await c.submissions.create(input, {
+      viewer,
+      ip: req.ip,
+      locale,
+      honeypot: typeof body.homepage === 'string' ? body.homepage : '',
+      // A form without a (valid) stamp counts as sent at once.
+      startedMs: started ?? Date.now(),
+      ...(body.altcha !== undefined ? { pow: body.altcha } : {}),
+    });
+    return reply.code(303).header('location', `${STATUS_PATH}${token}?sent=1`).header('cache-control', 'no-store').send();
+  } catch (e) {
+    if (picture) await c.services.media.remove(picture);
+    if (!(e instanceof ApiError) || e.status >= 500) throw e;
+    const { errors, formError } = errorsOf(e, locale);
+    for (const [k, v] of Object.entries(e.headers)) reply.header(k, v);
+    return page(reply, e.status, formPage(m, c.site, await formView(c, m, values, viewer.id > 0, formNonce, { errors, ...(formError ? { formError } : {}) })));
+  }
+}
+
+/** The status page: the submission, a notice, and its edit form (with what was wrong) while it may be edited. */
+async function statusOf(
+  c: SubmitFace,
+  req: FastifyRequest<{ Params: { token: string } }>,
+  reply: FastifyReply,
+  notice?: string,
+  edit?: { values: FormValues; errors: Record<string, string>; formError?: string },
+  status = 200,
+): Promise<FastifyReply> {
+  const locale = localeFor(req);
+  const m = messagesOf(locale);
+  const token = req.params.token;
+  let sub: Record<string, any>;
+  try {
+    sub = await c.submissions.view(token);
+  } catch (e) {
+    if (e instanceof ApiError && e.status === 404) return page(reply, 404, notFoundPage(m, c.site, c.home));
+    throw e;
+  }
+  const action = `${STATUS_PATH}${token}`;
+  const editView = sub.editable
+    ? {
+        ...(await formView(c, m, edit?.values ?? valuesFromSubmission(sub), true, undefined, {
+          action,
+          editing: true,
+          errors: edit?.errors ?? {},
+          ...(edit?.formError ? { formError: edit.formError } : {}),
+        })),
+      }
+    : undefined;
+  return page(reply, status, statusPage(m, c.site, { submission: sub, ...(notice ? { notice } : {}), ...(editView ? { edit: editView } : {}), action, home: c.home, siteZone: c.config.timezone }));
+}
+
+/** `POST` on a status page: `_action=withdraw`, else the submitter's edit. */
+async function sendStatus(c: SubmitFace, req: FastifyRequest<{ Params: { token: string } }>, reply: FastifyReply) {
+  const locale = localeFor(req);
+  const m = messagesOf(locale);
+  const body = (req.body ?? {}) as Record<string, unknown>;
+  const token = req.params.token;
+  try {
+    if (body._action === 'withdraw') {
+      await c.submissions.withdraw(token);
+      return statusOf(c, req, reply, m.withdrawn);
+    }
+    const values = valuesOf(body);
+    const { input } = inputOf(values, c.config.timezone);
+    delete input.name;
+    delete input.email;
+    try {
+      await c.submissions.edit(token, input);
+    } catch (e) {
+      if (!(e instanceof ApiError) || e.status >= 500 || e.status === 404) throw e;
+      const { errors, formError } = errorsOf(e, locale);
+      return statusOf(c, req, reply, undefined, { values, errors, ...(formError ? { formError } : {}) }, e.status);
+    }
+    return statusOf(c, req, reply, m.saved);
+  } catch (e) {
+    if (e instanceof ApiError && e.status === 404) return page(reply, 404, notFoundPage(m, c.site, c.home));
+    if (e instanceof ApiError && e.status === 409) return statusOf(c, req, reply, locale === 'fr' ? (FORM_ERRORS_FR[e.code] ?? e.message) : e.message, undefined, 409);
+    throw e;
+  }
 }

@@ -28,7 +28,7 @@ import { isRole } from '../../domain/permissions.js';
 import type { CalendarExports } from '../../faces.js';
 import { checkUrl } from '../../webhooks/validate.js';
 import { UPLOAD_LIMIT } from '../../web/uploads.js';
-import { endpoint, route, type ArgSpec, type EndpointContext, type RouteDecl } from '../route.js';
+import { endpoint, route, type ArgSpec, type EndpointContext, type Reply, type RouteDecl } from '../route.js';
 import { listHeaders } from '../paging.js';
 import { pageArg } from './common.js';
 
@@ -91,37 +91,7 @@ export function adminImportRoutes(services: Services, exports: CalendarExports):
           },
         },
         handler: async (ctx) => {
-          const a = ctx.args;
-          const type = a.type ?? (a.from !== undefined ? 'tec' : 'ics');
-          let request: ImportRequest;
-          if (type === 'tec') {
-            if (a.from === undefined) throw invalidParams({ from: 'A tec import needs from (the site’s REST root).' });
-            if ((a.user === undefined) !== (a.app_password === undefined)) throw invalidParams({ app_password: 'user and app_password go together.' });
-            request = {
-              kind: 'tec',
-              from: String(a.from),
-              ...(a.namespace !== undefined ? { namespace: String(a.namespace).replace(/^\/+|\/+$/g, '') } : {}),
-              ...(a.user !== undefined ? { user: String(a.user), appPassword: String(a.app_password) } : {}),
-              ...(a.author !== undefined ? { author: String(a.author) } : {}),
-              ...(a.author_role !== undefined ? { authorRole: String(a.author_role) } : {}),
-              dryRun: Boolean(a.dry_run),
-            };
-          } else {
-            if ((a.file === undefined) === (a.url === undefined)) throw invalidParams({ file: 'Give an .ics file (file) or a URL (url), one of them.' });
-            if (a.file !== undefined && !/BEGIN:VCALENDAR/i.test(String(a.file))) throw invalidParams({ file: 'This is not an iCalendar file (no BEGIN:VCALENDAR).' });
-            const name =
-              String(a.filename ?? 'upload.ics')
-                .replace(/[\\/\r\n]/g, '_')
-                .slice(0, 200) || 'upload.ics';
-            request = {
-              kind: 'ics',
-              ...(a.file !== undefined ? { upload: { name, text: String(a.file) } } : { url: String(a.url) }),
-              ...(a.status !== undefined ? { status: String(a.status) } : {}),
-              strict: Boolean(a.strict),
-              dryRun: Boolean(a.dry_run),
-            };
-          }
-          const queued = await queue.enqueue(ctx.viewer, request);
+          const queued = await queue.enqueue(ctx.viewer, importRequestOf(ctx.args));
           return { status: 202, body: queued, headers: { location: ctx.links.rest(`imports/${queued.id}`) } };
         },
       }),
@@ -183,38 +153,73 @@ export function adminImportRoutes(services: Services, exports: CalendarExports):
             '403': { description: 'Not an administrator' },
           },
         },
-        handler: async (ctx) => {
-          const day = services.clock.nowGmt().slice(0, 10);
-          const json = ctx.args.format !== 'ics';
-          const a = ctx.args;
-          const filtered = a.start_date !== undefined || a.end_date !== undefined || a.category !== undefined;
-          // The JSON export is a backup: a partial one would restore a partial calendar.
-          if (json && filtered) throw invalidParams({ format: 'start_date, end_date and category filter the iCalendar export (format=ics) only.' });
-          if (a.start_date !== undefined && a.end_date !== undefined && String(a.end_date) < String(a.start_date)) throw invalidParams({ end_date: 'The range ends before it starts.' });
-          let categoryId: number | undefined;
-          if (a.category !== undefined) {
-            const ref = String(a.category);
-            const term = await services.categories.find(/^\d+$/.test(ref) ? Number(ref) : ref);
-            if (!term) throw invalidParams({ category: 'No such category.' });
-            categoryId = Number(term.id);
-          }
-          const filter = {
-            ...(a.start_date !== undefined ? { start: String(a.start_date) } : {}),
-            ...(a.end_date !== undefined ? { end: String(a.end_date) } : {}),
-            ...(categoryId !== undefined ? { categoryId } : {}),
-          };
-          const text = json ? JSON.stringify(await exports.json()) + '\n' : await exports.ics(filter);
-          return {
-            raw: true,
-            body: text,
-            headers: {
-              'content-type': json ? 'application/json; charset=UTF-8' : 'text/calendar; charset=UTF-8',
-              'content-disposition': `attachment; filename="calendar-${day}.${json ? 'json' : 'ics'}"`,
-              'cache-control': 'no-store',
-            },
-          };
-        },
+        handler: async (ctx) => exportAnswer(services, exports, ctx),
       }),
     ]),
   ];
+}
+
+/** The import a `POST /imports` asks for: a TEC site, or an .ics upload or URL (one of them). */
+function importRequestOf(a: EndpointContext['args']): ImportRequest {
+  const type = a.type ?? (a.from !== undefined ? 'tec' : 'ics');
+  if (type === 'tec') {
+    if (a.from === undefined) throw invalidParams({ from: 'A tec import needs from (the site’s REST root).' });
+    if ((a.user === undefined) !== (a.app_password === undefined)) throw invalidParams({ app_password: 'user and app_password go together.' });
+    return {
+      kind: 'tec',
+      from: String(a.from),
+      ...(a.namespace !== undefined ? { namespace: String(a.namespace).replace(/^\/+|\/+$/g, '') } : {}),
+      ...(a.user !== undefined ? { user: String(a.user), appPassword: String(a.app_password) } : {}),
+      ...(a.author !== undefined ? { author: String(a.author) } : {}),
+      ...(a.author_role !== undefined ? { authorRole: String(a.author_role) } : {}),
+      dryRun: Boolean(a.dry_run),
+    };
+  } else {
+    if ((a.file === undefined) === (a.url === undefined)) throw invalidParams({ file: 'Give an .ics file (file) or a URL (url), one of them.' });
+    if (a.file !== undefined && !/BEGIN:VCALENDAR/i.test(String(a.file))) throw invalidParams({ file: 'This is not an iCalendar file (no BEGIN:VCALENDAR).' });
+    const name =
+      String(a.filename ?? 'upload.ics')
+        .replace(/[\\/\r\n]/g, '_')
+        .slice(0, 200) || 'upload.ics';
+    return {
+      kind: 'ics',
+      ...(a.file !== undefined ? { upload: { name, text: String(a.file) } } : { url: String(a.url) }),
+      ...(a.status !== undefined ? { status: String(a.status) } : {}),
+      strict: Boolean(a.strict),
+      dryRun: Boolean(a.dry_run),
+    };
+  }
+}
+
+/** `GET /export`: the JSON backup or the (filtered) iCalendar export, as a download. */
+async function exportAnswer(services: Services, exports: CalendarExports, ctx: EndpointContext): Promise<Reply> {
+  const day = services.clock.nowGmt().slice(0, 10);
+  const json = ctx.args.format !== 'ics';
+  const a = ctx.args;
+  const filtered = a.start_date !== undefined || a.end_date !== undefined || a.category !== undefined;
+  // The JSON export is a backup: a partial one would restore a partial calendar.
+  if (json && filtered) throw invalidParams({ format: 'start_date, end_date and category filter the iCalendar export (format=ics) only.' });
+  if (a.start_date !== undefined && a.end_date !== undefined && String(a.end_date) < String(a.start_date)) throw invalidParams({ end_date: 'The range ends before it starts.' });
+  let categoryId: number | undefined;
+  if (a.category !== undefined) {
+    const ref = String(a.category);
+    const term = await services.categories.find(/^\d+$/.test(ref) ? Number(ref) : ref);
+    if (!term) throw invalidParams({ category: 'No such category.' });
+    categoryId = Number(term.id);
+  }
+  const filter = {
+    ...(a.start_date !== undefined ? { start: String(a.start_date) } : {}),
+    ...(a.end_date !== undefined ? { end: String(a.end_date) } : {}),
+    ...(categoryId !== undefined ? { categoryId } : {}),
+  };
+  const text = json ? JSON.stringify(await exports.json()) + '\n' : await exports.ics(filter);
+  return {
+    raw: true,
+    body: text,
+    headers: {
+      'content-type': json ? 'application/json; charset=UTF-8' : 'text/calendar; charset=UTF-8',
+      'content-disposition': `attachment; filename="calendar-${day}.${json ? 'json' : 'ics'}"`,
+      'cache-control': 'no-store',
+    },
+  };
 }

@@ -35,15 +35,19 @@ const roleOf = (ctx: EndpointContext): string | undefined => {
   return roles?.[0] ?? (ctx.args.role as string | undefined);
 };
 
+const idArg: ArgSpec = { type: 'integer', description: 'The user ID', required: true, in: 'path' };
+const rolesArg: ArgSpec = { type: 'array', items: { type: 'string' }, maxItems: 1, description: `The user's role, as a one-item list (${ROLES.join(', ')})` };
+const roleArg: ArgSpec = { type: 'string', enum: ROLES, description: 'The role (instead of roles)' };
+const nameArg: ArgSpec = { type: 'string', description: 'Display name' };
+const emailArg: ArgSpec = { type: 'string', description: 'E-mail address (unique; "" for none)' };
+const passwordArg: ArgSpec = { type: 'string', description: 'Password (stored hashed; never answered)' };
+
 export function adminUserRoutes(services: Services): RouteDecl[] {
-  const admin = services.userAdmin;
-  const people = services.people;
-  const idArg: ArgSpec = { type: 'integer', description: 'The user ID', required: true, in: 'path' };
-  const rolesArg: ArgSpec = { type: 'array', items: { type: 'string' }, maxItems: 1, description: `The user's role, as a one-item list (${ROLES.join(', ')})` };
-  const roleArg: ArgSpec = { type: 'string', enum: ROLES, description: 'The role (instead of roles)' };
-  const nameArg: ArgSpec = { type: 'string', description: 'Display name' };
-  const emailArg: ArgSpec = { type: 'string', description: 'E-mail address (unique; "" for none)' };
-  const passwordArg: ArgSpec = { type: 'string', description: 'Password (stored hashed; never answered)' };
+  return [...userRoutes(services.userAdmin), ...invitationRoutes(services.people), ...ownAccountRoutes(services), ...appPasswordRoutes(services.userAdmin)];
+}
+
+/** `/users` and `/users/{id}`: administrators manage every user. */
+function userRoutes(admin: Services['userAdmin']): RouteDecl[] {
   return [
     route('/users', [
       endpoint({
@@ -122,6 +126,11 @@ export function adminUserRoutes(services: Services): RouteDecl[] {
         handler: async (ctx) => ({ body: await admin.remove(Number(ctx.path.id), ctx.args.reassign === undefined ? undefined : Number(ctx.args.reassign)) }),
       }),
     ]),
+  ];
+}
+
+function invitationRoutes(people: Services['people']): RouteDecl[] {
+  return [
     // Invitations: a user made without a password, and a single-use set-password link e-mailed to them
     // (answered as `link` when SMTP_URL is unset, for the administrator to hand over).
     route('/invitations', [
@@ -175,6 +184,13 @@ export function adminUserRoutes(services: Services): RouteDecl[] {
         handler: async (ctx) => ({ body: await people.revoke(Number(ctx.path.id)) }),
       }),
     ]),
+  ];
+}
+
+/** The signed-in user's own: the password meter's estimate and their account. */
+function ownAccountRoutes(services: Services): RouteDecl[] {
+  const admin = services.userAdmin;
+  return [
     // The strength meter's estimate, by the same check that decides (the dictionaries stay on the server).
     route('/password-strength', [
       endpoint({
@@ -215,6 +231,11 @@ export function adminUserRoutes(services: Services): RouteDecl[] {
         }),
       }),
     ]),
+  ];
+}
+
+function appPasswordRoutes(admin: Services['userAdmin']): RouteDecl[] {
+  return [
     route('/users/{id}/application-passwords', [
       endpoint({
         methods: ['GET'],

@@ -28,38 +28,58 @@ export const ADMIN_NAMESPACE = 'calendar/admin/v1';
 
 const isAdministrator = (ctx: EndpointContext) => ctx.viewer.role === 'administrator';
 
+/** What the webhook routes share: the service, their argument specs and the endpoint loader. */
+interface WebhookRouteContext {
+  webhooks: WebhookService;
+  urlArg: (required: boolean) => ArgSpec;
+  eventsArg: ArgSpec;
+  secretArg: ArgSpec;
+  descriptionArg: ArgSpec;
+  idArg: ArgSpec;
+  load: (ctx: Omit<EndpointContext, 'record'>) => Promise<Awaited<ReturnType<WebhookService['get']>> | null>;
+}
+
+const mustHave = <R>(ctx: EndpointContext<R>): R => {
+  if (!ctx.record) throw apiError('rest_webhook_not_found');
+  return ctx.record;
+};
+
 export function adminRoutes(services: Services, webhooks: WebhookService): RouteDecl[] {
   const allowPrivate = services.config.webhooksAllowPrivate;
-  const urlArg = (required: boolean): ArgSpec => ({
-    type: 'string',
-    description: 'Where deliveries are POSTed (http or https). Loopback, private and link-local targets are refused unless WEBHOOKS_ALLOW_PRIVATE=true.',
-    required,
-    validate: (v) => checkUrl(v, allowPrivate),
-  });
-  const eventsArg: ArgSpec = {
-    type: 'array',
-    items: { type: 'string' },
-    description: `Event types to deliver (${EVENT_TYPES.join(', ')}), or * (the default) for all`,
-    validate: checkEvents,
-    sanitize: eventList,
+  const c: WebhookRouteContext = {
+    webhooks,
+    urlArg: (required) => ({
+      type: 'string',
+      description: 'Where deliveries are POSTed (http or https). Loopback, private and link-local targets are refused unless WEBHOOKS_ALLOW_PRIVATE=true.',
+      required,
+      validate: (v) => checkUrl(v, allowPrivate),
+    }),
+    eventsArg: {
+      type: 'array',
+      items: { type: 'string' },
+      description: `Event types to deliver (${EVENT_TYPES.join(', ')}), or * (the default) for all`,
+      validate: checkEvents,
+      sanitize: eventList,
+    },
+    secretArg: {
+      type: 'string',
+      description: 'The signing secret in Standard Webhooks form (whsec_ and base64 of 24 to 64 bytes); generated when not given',
+      validate: checkSecret,
+    },
+    descriptionArg: { type: 'string', description: 'A note for administrators' },
+    idArg: { type: 'integer', description: 'The webhook endpoint ID', required: true, in: 'path' },
+    load: async (ctx) => (await webhooks.get(Number(ctx.path.id))) ?? null,
   };
-  const secretArg: ArgSpec = {
-    type: 'string',
-    description: 'The signing secret in Standard Webhooks form (whsec_ and base64 of 24 to 64 bytes); generated when not given',
-    validate: checkSecret,
-  };
-  const descriptionArg: ArgSpec = { type: 'string', description: 'A note for administrators' };
-  const idArg: ArgSpec = { type: 'integer', description: 'The webhook endpoint ID', required: true, in: 'path' };
-  const load = async (ctx: Omit<EndpointContext, 'record'>) => (await webhooks.get(Number(ctx.path.id))) ?? null;
-  const mustHave = <R>(ctx: EndpointContext<R>): R => {
-    if (!ctx.record) throw apiError('rest_webhook_not_found');
-    return ctx.record;
-  };
-
   const routes: RouteDecl[] = [];
   routes.push(...namespaceRoutes(services, () => routes));
   routes.push(...docRoutes(services, () => routes));
-  routes.push(
+  routes.push(...endpointRoutes(c), ...deliveryRoutes(c));
+  return routes;
+}
+
+/** `/webhooks` and `/webhooks/{id}`: the endpoints themselves. */
+function endpointRoutes({ webhooks, urlArg, eventsArg, secretArg, descriptionArg, idArg, load }: WebhookRouteContext): RouteDecl[] {
+  return [
     route('/webhooks', [
       endpoint({
         methods: ['GET'],
@@ -117,6 +137,12 @@ export function adminRoutes(services: Services, webhooks: WebhookService): Route
         handler: async (ctx) => ({ body: await webhooks.remove((mustHave(ctx) as { id: number }).id) }),
       }),
     ]),
+  ];
+}
+
+/** Deliveries, test messages, redelivery and the event types. */
+function deliveryRoutes({ webhooks, idArg, load }: WebhookRouteContext): RouteDecl[] {
+  return [
     route('/webhooks/{id}/deliveries', [
       endpoint({
         methods: ['GET'],
@@ -181,6 +207,5 @@ export function adminRoutes(services: Services, webhooks: WebhookService): Route
         },
       }),
     ]),
-  );
-  return routes;
+  ];
 }

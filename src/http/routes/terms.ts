@@ -43,7 +43,7 @@ import { isTermOrder, TAXONOMY_TRAITS, TERM_ORDERBY, termOrderBy, type TermInput
 import { isPositiveInt } from '../../domain/values.js';
 import type { Taxonomy, TermRow } from '../../store/schema.js';
 import { listHeaders, requestPageLinks } from '../paging.js';
-import { anyone, endpoint, optionalArgs, route, type ArgContext, type Args, type EndpointContext, type EndpointDocs, type RouteDecl } from '../route.js';
+import { anyone, endpoint, optionalArgs, route, type ArgContext, type Args, type EndpointContext, type EndpointDocs, type Reply, type RouteDecl } from '../route.js';
 import { idArg, isNonEmptyString, isStringValue, pageArg, perPageArg } from './common.js';
 import { syncAnswer, syncTokenArg, syncTokenNow } from '../sync.js';
 
@@ -197,64 +197,7 @@ function termRoutes(services: Services, spec: TaxonomyRoutes): RouteDecl[] {
       permission: anyone,
       docs: d.list,
       versioning: { kind: 'list' },
-      handler: async (ctx) => {
-        const a = ctx.args;
-        const page = Number(a.page);
-        const filters = {
-          search: a.search,
-          exclude: a.exclude,
-          order: a.order,
-          orderby: a.orderby,
-          hideEmpty: a.hide_empty !== false,
-          parent: a.parent,
-          post: a.event ?? a.post,
-          slug: a.slug,
-        };
-        if (a.sync_token !== undefined) {
-          return syncAnswer(ctx, {
-            type: 'term',
-            matching: async (ids) => {
-              const wanted = a.include ? ids.filter((id) => (a.include as number[]).includes(id)) : ids;
-              if (wanted.length === 0) return new Set();
-              const now = await service.list({ ...filters, page: 1, perPage: wanted.length, include: wanted });
-              return new Set(now.terms.map((t) => Number(t.id)));
-            },
-            listed: () => true,
-            unknownShown: true,
-            tombstones: (ids, details) => services.sync.termTombstones(spec.taxonomy, ids, details),
-            represent: async (ids) => {
-              const terms = await Promise.all(ids.map((id) => service.get(id)));
-              return new Map(terms.filter((t): t is TermRow => t !== undefined).map((t) => [Number(t.id), toTermJson(t, ctx.links)]));
-            },
-            body: (items, urls, total, totalPages) => ({
-              rest_url: urls.rest_url,
-              total,
-              total_pages: totalPages,
-              [spec.base]: items,
-              ...(urls.next_rest_url ? { next_rest_url: urls.next_rest_url } : {}),
-              ...(urls.previous_rest_url ? { previous_rest_url: urls.previous_rest_url } : {}),
-            }),
-            restUrl: ctx.links.rest(`${spec.base}/`),
-          });
-        }
-        const { token, renew } = await syncTokenNow(services);
-        const result = await service.list({ ...filters, page, perPage: Math.min(Number(a.per_page), services.config.maxPerPage), include: a.include });
-        const restUrl = ctx.links.rest(`${spec.base}/`);
-        const body: Record<string, unknown> = {
-          rest_url: restUrl,
-          total: result.total,
-          total_pages: result.totalPages,
-          [spec.base]: result.terms.map((t) => toTermJson(t, ctx.links)),
-        };
-        if (page < result.totalPages) body.next_rest_url = `${restUrl}?page=${page + 1}`;
-        if (page > 1) body.previous_rest_url = page === 2 ? restUrl : `${restUrl}?page=${page - 1}`;
-        // next/previous_rest_url drop the query (as the original); the Link header keeps it, as WordPress core does.
-        return {
-          body,
-          headers: { ...listHeaders(result.total, result.totalPages, requestPageLinks(restUrl, ctx.rawQuery, page, result.totalPages)), 'X-Sync-Token': token },
-          renew: { 'x-sync-token': renew },
-        };
-      },
+      handler: async (ctx) => listAnswer(services, spec, service, ctx),
     }),
     endpoint({
       methods: ['POST'],
@@ -304,6 +247,66 @@ function termRoutes(services: Services, spec: TaxonomyRoutes): RouteDecl[] {
   ]);
 
   return [collection, item];
+}
+
+/** A taxonomy's list: a page of terms, or what changed since a sync token. */
+async function listAnswer(services: Services, spec: TaxonomyRoutes, service: TermService, ctx: EndpointContext): Promise<Reply> {
+  const a = ctx.args;
+  const page = Number(a.page);
+  const filters = {
+    search: a.search,
+    exclude: a.exclude,
+    order: a.order,
+    orderby: a.orderby,
+    hideEmpty: a.hide_empty !== false,
+    parent: a.parent,
+    post: a.event ?? a.post,
+    slug: a.slug,
+  };
+  if (a.sync_token !== undefined) {
+    return syncAnswer(ctx, {
+      type: 'term',
+      matching: async (ids) => {
+        const wanted = a.include ? ids.filter((id) => (a.include as number[]).includes(id)) : ids;
+        if (wanted.length === 0) return new Set();
+        const now = await service.list({ ...filters, page: 1, perPage: wanted.length, include: wanted });
+        return new Set(now.terms.map((t) => Number(t.id)));
+      },
+      listed: () => true,
+      unknownShown: true,
+      tombstones: (ids, details) => services.sync.termTombstones(spec.taxonomy, ids, details),
+      represent: async (ids) => {
+        const terms = await Promise.all(ids.map((id) => service.get(id)));
+        return new Map(terms.filter((t): t is TermRow => t !== undefined).map((t) => [Number(t.id), toTermJson(t, ctx.links)]));
+      },
+      body: (items, urls, total, totalPages) => ({
+        rest_url: urls.rest_url,
+        total,
+        total_pages: totalPages,
+        [spec.base]: items,
+        ...(urls.next_rest_url ? { next_rest_url: urls.next_rest_url } : {}),
+        ...(urls.previous_rest_url ? { previous_rest_url: urls.previous_rest_url } : {}),
+      }),
+      restUrl: ctx.links.rest(`${spec.base}/`),
+    });
+  }
+  const { token, renew } = await syncTokenNow(services);
+  const result = await service.list({ ...filters, page, perPage: Math.min(Number(a.per_page), services.config.maxPerPage), include: a.include });
+  const restUrl = ctx.links.rest(`${spec.base}/`);
+  const body: Record<string, unknown> = {
+    rest_url: restUrl,
+    total: result.total,
+    total_pages: result.totalPages,
+    [spec.base]: result.terms.map((t) => toTermJson(t, ctx.links)),
+  };
+  if (page < result.totalPages) body.next_rest_url = `${restUrl}?page=${page + 1}`;
+  if (page > 1) body.previous_rest_url = page === 2 ? restUrl : `${restUrl}?page=${page - 1}`;
+  // next/previous_rest_url drop the query (as the original); the Link header keeps it, as WordPress core does.
+  return {
+    body,
+    headers: { ...listHeaders(result.total, result.totalPages, requestPageLinks(restUrl, ctx.rawQuery, page, result.totalPages)), 'X-Sync-Token': token },
+    renew: { 'x-sync-token': renew },
+  };
 }
 
 /** `/categories` and `/categories/{id}`. */

@@ -10,7 +10,7 @@
  *   core.ts the store and services app.ts builds on, alone for the CLI's commands: imports no face, no web/
  * Kysely and the database drivers only in store/; no import cycles anywhere in src/.
  */
-const FACES = ['http', 'pages', 'admin', 'embed', 'caldav', 'activitypub', 'federation', 'submissions', 'media'];
+const FACES = ['http', 'pages', 'admin', 'embed', 'caldav', 'activitypub', 'federation', 'submissions', 'media', 'mcp'];
 const facePath = (face) => `^src/${face}/`;
 
 module.exports = {

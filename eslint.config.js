@@ -3,7 +3,7 @@
 import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
 
-const base = tseslint.config({ ignores: ['dist/', 'node_modules/', 'data/', 'coverage/'] }, js.configs.recommended, ...tseslint.configs.recommended, {
+const base = tseslint.config({ ignores: ['dist/', 'node_modules/', 'data/', 'coverage/', 'test/peers/'] }, js.configs.recommended, ...tseslint.configs.recommended, {
   languageOptions: {
     ecmaVersion: 2023,
     sourceType: 'module',

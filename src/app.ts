@@ -19,6 +19,7 @@ import { exportCalendar } from './import/backup-json.js';
 import { exportIcs } from './import/ics-export.js';
 import { createCore, type Core } from './core.js';
 import { checkReadiness, type OpenOptions, type Store } from './store/db.js';
+import { storeMetricsSource } from './store/metrics.js';
 import type { WebhookWorker } from './jobs/webhook-delivery.js';
 import type { HorizonJob } from './jobs/horizon.js';
 import type { PruneJob } from './jobs/change-log-pruning.js';
@@ -42,6 +43,7 @@ import { registerCalDav } from './caldav/index.js';
 import { registerEmbedFace } from './embed/index.js';
 import { registerSubmissionsFace } from './submissions/index.js';
 import { registerMediaFace } from './media/index.js';
+import { registerMcpFace } from './mcp/index.js';
 
 export interface BuiltApp extends Core {
   app: FastifyInstance;
@@ -137,7 +139,7 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
   // The rate limit keys by the user when the credentials are valid: the REST face's credential
   // hook (an app-level onRequest hook) runs before the plugin's (route-level) ones.
   const rateLimitTake = await registerRateLimit(app, config, store.db, RATE_LIMIT_EXEMPT);
-  const metrics = registerMetrics(app, config, store, loopWatch);
+  const metrics = registerMetrics(app, config, storeMetricsSource(store), loopWatch);
   const registry = metrics?.registry;
   if (registry) jobs.registerMetrics(registry);
 
@@ -181,6 +183,8 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
     ['submissions', registerSubmissionsFace],
     // The media library's files (docs/media.md).
     ['media', registerMediaFace],
+    // The Model Context Protocol for AI assistants at /mcp (docs/mcp.md).
+    ['mcp', registerMcpFace],
   ];
   for (const [, face] of faces) await face(app, deps);
   // A face hands its jobs to the runner here, once its routes are in place: it registers none itself.

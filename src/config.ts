@@ -422,6 +422,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Part
     // An empty NAMESPACE_ALIASES turns the aliases off, so it is read apart from `pick` (which treats '' as unset).
     namespaceAliases: namespaceAliases(overrides.namespaceAliases ?? env.NAMESPACE_ALIASES),
     jsonp: declared('jsonp'),
+    tecV1Acknowledgement: declared('tecV1Acknowledgement'),
     metrics: declared('metrics'),
     metricsToken: pick('metricsToken', 'METRICS_TOKEN'),
     slowRequestLogMs: declared('slowRequestLogMs'),
@@ -473,6 +474,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Part
     ...(secretKey !== undefined ? { secretKey } : {}),
     sources,
     federation: declared('federation'),
+    mcp: declared('mcp'),
     federationHandle,
     federationApproveFollows: declared('federationApproveFollows'),
     federationKeepActivities: declared('federationKeepActivities'),

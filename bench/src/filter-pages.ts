@@ -16,7 +16,7 @@ import { performance } from 'node:perf_hooks';
 import { CompiledQuery, sql } from 'kysely';
 import { DateTime } from 'luxon';
 import { openStore } from '../../src/store/db.js';
-import { eventPageStatements, findEventPageIds } from '../../src/store/events.js';
+import { eventPageStatements, findEventPageIds } from '../../src/store/event-pages.js';
 import type { EventListFilter } from '../../src/store/event-list-results.js';
 
 const url = process.argv[2];

@@ -11,7 +11,8 @@
  */
 import { DateTime } from 'luxon';
 import { openStore } from '../../src/store/db.js';
-import { findEventPageIds, type EventListFilter } from '../../src/store/events.js';
+import { findEventPageIds } from '../../src/store/event-pages.js';
+import type { EventListFilter } from '../../src/store/event-list-results.js';
 import { lookbackStart } from '../../src/store/event-overlaps.js';
 
 const url = process.argv[2];

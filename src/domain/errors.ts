@@ -42,6 +42,7 @@ export const ERRORS = {
   'rest-invalid-event-id': [400, 'The specified ID is not a valid event.'],
   'event-no-longer-available': [403, 'This event is no longer available'],
   'event-not-accessible': [403, 'The requested event is not accessible'],
+  'event-password-protected': [403, 'The requested event is not accessible without a password'],
   'event-archive-page-not-found': [404, 'The requested event archive page does not exist'],
   'event-is-in-trash': [410, 'The event is already trashed'],
   'could-not-delete-event': [500, 'The event could not be deleted'],
@@ -91,6 +92,8 @@ export const ERRORS = {
   rest_user_last_administrator: [400, 'This is the only administrator: make another user an administrator first.'],
   // The Two-Factor plugin's code: the account password over HTTP Basic of a user with two-factor sign-in.
   invalid_application_credentials: [401, 'Error: API login for user disabled. Two-factor sign-in is on for this user: use an application password.'],
+  // Ours: the MCP face (docs/mcp.md) refuses credentials that sign nobody in, where REST reads on as a visitor.
+  rest_invalid_credentials: [401, 'Unknown username or wrong password: send an application password over HTTP Basic, or no credentials to read as a visitor.'],
   rest_application_password_name: [400, 'An application name of 1 to 100 characters is required.'],
   application_password_duplicate_name: [409, 'Each application name should be unique.'],
   application_password_not_found: [404, 'Could not find an application password with that id.'],

@@ -29,6 +29,9 @@ import { imageDetails } from './representations/image.js';
 import { plainText } from './plain-text.js';
 import { isOrganizerEmail } from './linked-posts/index.js';
 
+/** The description of a password-protected event in a feed (the original's words). */
+export const PROTECTED_DESCRIPTION = 'Content is protected.';
+
 export type { SeriesFeed } from './public-records.js';
 
 export const ICAL_CONTENT_TYPE = 'text/calendar; charset=utf-8';
@@ -194,7 +197,8 @@ function calendarOf(options: FeedOptions): { cal: ICalCalendar; add: (e: PublicE
       allDay: e.all_day,
       ...(inZone ? { timezone: e.timezone } : {}),
       summary: plainText(e.title),
-      description: plainText(e.description),
+      // A protected event's content is withheld (public-reader.ts); the original's feed says so.
+      description: e.protected ? PROTECTED_DESCRIPTION : plainText(e.description),
       url: e.url,
       lastModified: utc(e.modified_utc),
       ...(venue

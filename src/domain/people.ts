@@ -73,6 +73,38 @@ export interface PeopleService {
   queued(): void;
 }
 
+const gmt = (ms: number) => new Date(ms).toISOString().slice(0, 19).replace('T', ' ');
+const iso = (g: string) => g.replace(' ', 'T');
+
+/** An invitation as the admin API lists it, as of `now`. */
+const invitationView = (u: UserRow, t: peopleStore.UserTokenRow, now: number): InvitationView => ({
+  user_id: Number(u.id),
+  username: u.login,
+  email: u.email,
+  name: u.display_name,
+  roles: [u.role],
+  invited: iso(t.created_gmt),
+  expires: iso(t.expires_gmt),
+  expired: t.expires_gmt <= gmt(now),
+});
+
+/** A free login from an e-mail address's local part (`ann`, `ann-2`, …). */
+async function loginFor(db: Executor, email: string): Promise<string> {
+  const stem =
+    email
+      .split('@')[0]!
+      .replace(/[^A-Za-z0-9_.-]/g, '')
+      .slice(0, 50) || 'user';
+  for (let i = 1; i < 1000; i++) {
+    const login = i === 1 ? stem : `${stem}-${i}`;
+    if (!(await usersStore.findUserByLogin(db, login))) return login;
+  }
+  return email.slice(0, 60);
+}
+
+// A reset request counts as a failure on its counters: after the limit, the counters block for an hour.
+const resetPolicy: LoginPolicy = { windowMs: HOUR, leaseMs: 60_000, blockMs: () => HOUR };
+
 const byServices = new WeakMap<object, PeopleService>();
 
 /** The people service of these services (one per services). */
@@ -87,8 +119,6 @@ function createPeopleService(services: Pick<DomainContext, 'store' | 'users' | '
   const config = services.config;
   const listeners = new Set<() => void>();
   const nowMs = () => Date.parse(services.clock.nowGmt().replace(' ', 'T') + 'Z');
-  const gmt = (ms: number) => new Date(ms).toISOString().slice(0, 19).replace('T', ' ');
-  const iso = (g: string) => g.replace(' ', 'T');
   const base = config.siteUrl + config.adminPath;
   const linkOf = (kind: peopleStore.TokenKind, token: string) => `${base}/${kind === 'invite' ? 'invitation' : 'reset-password'}?token=${token}`;
   /** Without SMTP_URL nothing is e-mailed: the administrator is answered the link to hand over. */
@@ -102,17 +132,6 @@ function createPeopleService(services: Pick<DomainContext, 'store' | 'users' | '
     for (const l of listeners) l();
   };
 
-  const invitationView = (u: UserRow, t: peopleStore.UserTokenRow, now: number): InvitationView => ({
-    user_id: Number(u.id),
-    username: u.login,
-    email: u.email,
-    name: u.display_name,
-    roles: [u.role],
-    invited: iso(t.created_gmt),
-    expires: iso(t.expires_gmt),
-    expired: t.expires_gmt <= gmt(now),
-  });
-
   /** A new link for a user (their earlier one of the kind stops working), its mail queued. */
   async function newLink(trx: Executor, user: UserRow, kind: peopleStore.TokenKind, by: number | null, locale: Locale): Promise<{ token: string; row: peopleStore.UserTokenRow }> {
     const token = randomBytes(32).toString('base64url');
@@ -124,23 +143,6 @@ function createPeopleService(services: Pick<DomainContext, 'store' | 'users' | '
     await queue(trx, kind, user.email, kind === 'invite' ? invitationMail(locale, v) : resetMail(locale, v));
     return { token, row: (await peopleStore.findToken(trx, sha256hex(token)))! };
   }
-
-  /** A free login from an e-mail address's local part (`ann`, `ann-2`, …). */
-  async function loginFor(email: string): Promise<string> {
-    const stem =
-      email
-        .split('@')[0]!
-        .replace(/[^A-Za-z0-9_.-]/g, '')
-        .slice(0, 50) || 'user';
-    for (let i = 1; i < 1000; i++) {
-      const login = i === 1 ? stem : `${stem}-${i}`;
-      if (!(await usersStore.findUserByLogin(db, login))) return login;
-    }
-    return email.slice(0, 60);
-  }
-
-  // A reset request counts as a failure on its counters: after the limit, the counters block for an hour.
-  const resetPolicy: LoginPolicy = { windowMs: HOUR, leaseMs: 60_000, blockMs: () => HOUR };
 
   return {
     queue,
@@ -154,7 +156,7 @@ function createPeopleService(services: Pick<DomainContext, 'store' | 'users' | '
       const address = email.trim();
       if (address === '') throw apiError('rest_invitation_email');
       // The checks and the user's creation are the admin API's (same errors as POST /users).
-      const login = username?.trim() || (await loginFor(address));
+      const login = username?.trim() || (await loginFor(db, address));
       if (!isRole(role)) throw apiError('rest_user_invalid_role', { args: ['administrator, editor, author, contributor, subscriber'] });
       const made = await userAdminOf(services).create({ username: login, email: address, name, role });
       const user = (await usersStore.findUserById(db, made.id))!;

@@ -43,6 +43,12 @@ export interface PublicEvent {
   location_text?: string;
   organizer: PublicOrganizer[];
   json_ld?: Record<string, unknown>;
+  /**
+   * Set when the event is password-protected and the reader has not given its password: its
+   * content (description, excerpt, image, cost, website, terms, venue, organizers) is withheld
+   * (public-reader.ts). Never in the REST answers.
+   */
+  protected?: true;
 }
 
 export interface PublicTerm {
@@ -72,6 +78,8 @@ export interface PublicVenue {
   geo_lng?: number;
   image?: false | { url: string };
   json_ld?: Record<string, unknown>;
+  /** Password-protected, its password not given: only its name and address (URL) are shown. */
+  protected?: true;
 }
 
 export interface PublicOrganizer {
@@ -85,6 +93,8 @@ export interface PublicOrganizer {
   email?: string;
   image?: false | { url: string };
   json_ld?: Record<string, unknown>;
+  /** Password-protected, its password not given: only its name and address (URL) are shown. */
+  protected?: true;
 }
 
 /** The list filters the pages and `/events.ics` accept (the REST list's, by slug or id). */

@@ -33,6 +33,7 @@ import { createLoginThrottle, type LoginThrottle } from './login-throttle.js';
 import { peopleOf, type PeopleService } from './people.js';
 import type { Viewer } from './permissions.js';
 import { previewedEvent, previewLink } from './previews.js';
+import { passwordCookieKey } from './post-password-cookie.js';
 import { notifyReviews, sendBack } from './review-mail.js';
 import { sessionServiceOf, type SessionService } from './sessions.js';
 import { settingsInForce, type SettingView } from './settings-view.js';
@@ -65,6 +66,8 @@ export interface Services extends CoreServices {
     notify(): Promise<number>;
     sendBack(viewer: Viewer, id: number, note: string): Promise<{ id: number; status: string; note: string }>;
   };
+  /** The key of the pages' password cookie (post-password-cookie.ts: the server's secret, narrowed to that use). */
+  passwordCookieKey(): Promise<Buffer>;
   /** Signed preview links of events not yet published. */
   previews: {
     link(record: EventRecord, now?: number): Promise<{ url: string; expires: string; token: string }>;
@@ -206,6 +209,7 @@ export function createServices(config: Config, store: Store): DomainServices {
       notify: () => notifyReviews(ctx),
       sendBack: (viewer, id, note) => sendBack(ctx, viewer, id, note),
     },
+    passwordCookieKey: () => passwordCookieKey(ctx),
     previews: {
       link: (record, now) => previewLink(ctx, record, now),
       event: (token, now) => previewedEvent(ctx, token, now),

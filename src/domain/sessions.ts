@@ -215,6 +215,164 @@ export async function secretKeyText(services: { store: Store; config: { secretKe
   return services.config.secretKey ?? (await sessionsStore.storedSecretKey(services.store.db));
 }
 
+const gmt = (ms: number) => new Date(ms).toISOString().slice(0, 19).replace('T', ' ');
+const msOf = (text: string) => Date.parse(text.replace(' ', 'T') + 'Z');
+
+/** What the session service's parts share: the store, the settings, the clock and the key of the TOTP secrets. */
+interface SessionContext {
+  db: Store['db'];
+  settings: SessionSettings;
+  siteName: string;
+  nowMs(): number;
+  /** A TOTP secret sealed for storage. */
+  seal(userId: number, plain: string): Promise<string>;
+  /** A TOTP row's secret in clear; one stored plain (before encryption) is encrypted now (best effort). */
+  secretOf(row: sessionsStore.UserTotpRow): Promise<string>;
+}
+
+const totpOf = (ctx: SessionContext, secret: string, login = '') => new TOTP({ issuer: ctx.siteName, label: login, algorithm: 'SHA1', digits: 6, period: 30, secret: Secret.fromBase32(secret) });
+
+/** The time step of a right code (one step of drift either way), or undefined. */
+function stepOf(ctx: SessionContext, secret: string, code: string, now = ctx.nowMs()): number | undefined {
+  if (!/^\d{6}$/.test(code)) return undefined;
+  const delta = totpOf(ctx, secret).validate({ token: code, timestamp: now, window: 1 });
+  return delta === null ? undefined : Math.floor(now / STEP_MS) + delta;
+}
+
+/** Accept a right code once (its step later than the last accepted); the attempts' count starts again. */
+function takeCode(ctx: SessionContext, trx: Executor, userId: number, secret: string, code: string): Promise<boolean> {
+  const step = stepOf(ctx, secret, code);
+  return step === undefined ? Promise.resolve(false) : sessionsStore.acceptCodeStep(trx, userId, step);
+}
+
+/** The session whose token has this hash, as a request sees it (undefined when it or its user is gone). */
+async function readSession(ctx: SessionContext, tokenHash: string): Promise<Session | undefined> {
+  const row = await sessionsStore.findSessionByHash(ctx.db, tokenHash);
+  if (!row) return undefined;
+  const user = await usersStore.findUserById(ctx.db, Number(row.user_id));
+  if (!user) return undefined;
+  const totp = await sessionsStore.findTotp(ctx.db, Number(row.user_id));
+  const viewer = viewerOf({ id: Number(user.id), login: user.login, role: user.role });
+  const on = totp?.confirmed_gmt != null;
+  return {
+    id: Number(row.id),
+    userId: Number(user.id),
+    viewer,
+    tokenHash,
+    createdMs: msOf(row.created_gmt),
+    lastUsedMs: msOf(row.last_used_gmt),
+    complete: Number(row.second_factor) === 1,
+    totp: on,
+    mustEnrol: secondFactorRequired(ctx.settings.require2fa, viewer.role) && !on,
+    remember: Number(row.remember) === 1,
+  };
+}
+
+const expired = (settings: SessionSettings, s: Session, now: number) =>
+  now - s.createdMs >= (s.complete ? settings.maxAgeMs : SECOND_STEP_MS) || (!(s.remember && s.complete) && now - s.lastUsedMs >= settings.idleMs);
+
+const nonceAt = (token: string, userId: number, action: string, tick: number) => createHmac('sha256', token).update(`${tick}|${userId}|${action}`).digest('hex').slice(0, 20);
+
+/** The second step of a sign-in (`SessionService.secondStep`). */
+async function secondStep(ctx: SessionContext, s: Session, code: string, gate: LoginGate): Promise<boolean> {
+  const attempt = await gate.attempt(`id:${s.userId}`);
+  let outcome: 'ok' | 'failed' | 'error' = 'error';
+  try {
+    if (attempt.delayMs > 0) await sleep(attempt.delayMs);
+    const now = ctx.nowMs();
+    // Counted before the check, so parallel guesses from any address or instance count at once;
+    // the attempt that reaches the cap blocks the codes at once (lifted if its code is right).
+    const reserved = await writeTransaction(ctx.db, async (trx) => {
+      const r = await sessionsStore.reserveCodeAttempt(trx, s.userId, gmt(now), MAX_CODE_FAILURES);
+      if (r === 'none' || 'blockedUntil' in r || r.count < MAX_CODE_FAILURES) return { reserved: r, blockMs: 0 };
+      const blockMs = Math.min(CODE_BLOCK_MS * 2 ** Math.min(r.lockouts, 20), MAX_CODE_BLOCK_MS);
+      await sessionsStore.blockCodes(trx, s.userId, gmt(now + blockMs));
+      return { reserved: r, blockMs };
+    });
+    const r = reserved.reserved;
+    if (r === 'none') {
+      outcome = 'failed';
+      return false;
+    }
+    if ('blockedUntil' in r) {
+      // No code is checked while blocked; this half-signed-in session ends.
+      await writeTransaction(ctx.db, (trx) => sessionsStore.deleteSession(trx, s.userId, s.id));
+      const until = r.blockedUntil === '' ? now : msOf(r.blockedUntil);
+      throw new CodesBlocked(Math.max(1, Math.ceil((until - now) / 1000)));
+    }
+    const totp = await sessionsStore.findTotp(ctx.db, s.userId);
+    const clean = code.replace(/\s+/g, '');
+    let ok = false;
+    if (totp?.confirmed_gmt != null) {
+      const secret = await ctx.secretOf(totp);
+      ok = await writeTransaction(ctx.db, async (trx) => {
+        let right = await takeCode(ctx, trx, s.userId, secret, clean);
+        if (!right && clean.length >= 10 && (await sessionsStore.takeRecoveryCode(trx, s.userId, sha256hex(clean.toLowerCase())))) {
+          await sessionsStore.resetCodeFailures(trx, s.userId);
+          right = true;
+        }
+        if (right) await sessionsStore.completeSession(trx, s.id, s.userId);
+        return right;
+      });
+    }
+    outcome = ok ? 'ok' : 'failed';
+    if (!ok && reserved.blockMs > 0) {
+      // The last wrong code allowed: every session of the user waiting for a code ends too.
+      await writeTransaction(ctx.db, (trx) => sessionsStore.deleteHalfSignedIn(trx, s.userId));
+      throw new CodesBlocked(Math.ceil(reserved.blockMs / 1000));
+    }
+    return ok;
+  } finally {
+    await attempt.end(outcome);
+  }
+}
+
+/** Two-factor sign-in's enrolment and removal (`SessionService`'s TOTP methods). */
+function totpMethods(ctx: SessionContext): Pick<SessionService, 'totpStatus' | 'startTotp' | 'confirmTotp' | 'resetTotp' | 'disableTotp'> {
+  return {
+    async totpStatus(userId) {
+      const row = await sessionsStore.findTotp(ctx.db, userId);
+      if (!row) return { state: 'off' };
+      if (row.confirmed_gmt == null) {
+        const user = await usersStore.findUserById(ctx.db, userId);
+        const secret = await ctx.secretOf(row);
+        return { state: 'pending', secret, uri: totpOf(ctx, secret, user?.login ?? '').toString() };
+      }
+      return { state: 'on', recoveryLeft: (JSON.parse(row.recovery_hashes) as string[]).length };
+    },
+
+    async startTotp(userId, login) {
+      const secret = new Secret({ size: 20 }).base32;
+      const sealed = await ctx.seal(userId, secret);
+      await writeTransaction(ctx.db, (trx) => sessionsStore.putTotp(trx, userId, sealed));
+      return { secret, uri: totpOf(ctx, secret, login).toString() };
+    },
+
+    async confirmTotp(userId, code) {
+      const row = await sessionsStore.findTotp(ctx.db, userId);
+      const now = ctx.nowMs();
+      const step = row ? stepOf(ctx, await ctx.secretOf(row), code.replace(/\s+/g, ''), now) : undefined;
+      if (!row || row.confirmed_gmt != null || step === undefined) return undefined;
+      const codes = Array.from({ length: 10 }, () => randomBytes(8).toString('hex').toLowerCase());
+      await writeTransaction(ctx.db, (trx) => sessionsStore.confirmTotp(trx, userId, gmt(now), codes.map(sha256hex), step));
+      return codes;
+    },
+
+    resetTotp: (userId) => writeTransaction(ctx.db, (trx) => sessionsStore.deleteTotp(trx, userId)),
+
+    async disableTotp(userId, code) {
+      const row = await sessionsStore.findTotp(ctx.db, userId);
+      if (!row) return true;
+      const secret = row.confirmed_gmt != null ? await ctx.secretOf(row) : undefined;
+      return writeTransaction(ctx.db, async (trx) => {
+        if (secret !== undefined && !(await takeCode(ctx, trx, userId, secret, code.replace(/\s+/g, '')))) return false;
+        await sessionsStore.deleteTotp(trx, userId);
+        return true;
+      });
+    },
+  };
+}
+
 export function createSessionService(
   services: { store: Store; users: Pick<UserService, 'authenticate'>; clock: Clock; config: { siteName: string; secretKey?: string } },
   settings: SessionSettings,
@@ -223,7 +381,6 @@ export function createSessionService(
   let keyMade: Promise<Buffer> | undefined;
   const keyOf = () => (keyMade ??= secretKeyText(services).then(secretsKey, (err: unknown) => ((keyMade = undefined), Promise.reject(err as Error))));
   const seal = async (userId: number, plain: string) => sealSecret(await keyOf(), plain, `totp:${userId}`);
-  /** A TOTP row's secret in clear; one stored plain (before encryption) is encrypted now (best effort). */
   const secretOf = async (row: sessionsStore.UserTotpRow): Promise<string> => {
     const userId = Number(row.user_id);
     const { value, plain } = openSecret(await keyOf(), row.secret, `totp:${userId}`);
@@ -231,8 +388,7 @@ export function createSessionService(
     return value;
   };
   const nowMs = () => Date.parse(services.clock.nowGmt().replace(' ', 'T') + 'Z');
-  const gmt = (ms: number) => new Date(ms).toISOString().slice(0, 19).replace('T', ' ');
-  const msOf = (text: string) => Date.parse(text.replace(' ', 'T') + 'Z');
+  const ctx: SessionContext = { db, settings, siteName: services.config.siteName, nowMs, seal, secretOf };
 
   const feed = services.store.feed;
   const kept = new Map<string, Session>();
@@ -241,45 +397,6 @@ export function createSessionService(
     if (batch.users.size === 0 || kept.size === 0) return;
     for (const [key, s] of kept) if (batch.users.has(s.userId)) kept.delete(key);
   });
-
-  const totpOf = (secret: string, login = '') => new TOTP({ issuer: services.config.siteName, label: login, algorithm: 'SHA1', digits: 6, period: 30, secret: Secret.fromBase32(secret) });
-  /** The time step of a right code (one step of drift either way), or undefined. */
-  const stepOf = (secret: string, code: string, now = nowMs()): number | undefined => {
-    if (!/^\d{6}$/.test(code)) return undefined;
-    const delta = totpOf(secret).validate({ token: code, timestamp: now, window: 1 });
-    return delta === null ? undefined : Math.floor(now / STEP_MS) + delta;
-  };
-  /** Accept a right code once (its step later than the last accepted); the attempts' count starts again. */
-  const takeCode = (trx: Executor, userId: number, secret: string, code: string): Promise<boolean> => {
-    const step = stepOf(secret, code);
-    return step === undefined ? Promise.resolve(false) : sessionsStore.acceptCodeStep(trx, userId, step);
-  };
-
-  async function read(tokenHash: string): Promise<Session | undefined> {
-    const row = await sessionsStore.findSessionByHash(db, tokenHash);
-    if (!row) return undefined;
-    const user = await usersStore.findUserById(db, Number(row.user_id));
-    if (!user) return undefined;
-    const totp = await sessionsStore.findTotp(db, Number(row.user_id));
-    const viewer = viewerOf({ id: Number(user.id), login: user.login, role: user.role });
-    const on = totp?.confirmed_gmt != null;
-    return {
-      id: Number(row.id),
-      userId: Number(user.id),
-      viewer,
-      tokenHash,
-      createdMs: msOf(row.created_gmt),
-      lastUsedMs: msOf(row.last_used_gmt),
-      complete: Number(row.second_factor) === 1,
-      totp: on,
-      mustEnrol: secondFactorRequired(settings.require2fa, viewer.role) && !on,
-      remember: Number(row.remember) === 1,
-    };
-  }
-
-  const expired = (s: Session, now: number) => now - s.createdMs >= (s.complete ? settings.maxAgeMs : SECOND_STEP_MS) || (!(s.remember && s.complete) && now - s.lastUsedMs >= settings.idleMs);
-
-  const nonceAt = (token: string, userId: number, action: string, tick: number) => createHmac('sha256', token).update(`${tick}|${userId}|${action}`).digest('hex').slice(0, 20);
 
   return {
     settings,
@@ -305,7 +422,7 @@ export function createSessionService(
       // Sessions past their expiry are refused already; their rows go now and then (here: at sign-in).
       const now = nowMs();
       await sessionsStore.deleteExpiredSessions(db, gmt(now - settings.maxAgeMs), gmt(now - settings.idleMs)).catch(() => 0);
-      const session = await read(tokenHash);
+      const session = await readSession(ctx, tokenHash);
       return session ? { token, session } : undefined;
     },
 
@@ -316,10 +433,10 @@ export function createSessionService(
       const now = nowMs();
       let s = kept.get(tokenHash);
       // What was kept may be behind another instance's use of the session: read it again before refusing.
-      if (s && expired(s, now)) s = undefined;
+      if (s && expired(settings, s, now)) s = undefined;
       if (!s) {
-        s = await read(tokenHash);
-        if (!s || expired(s, now)) {
+        s = await readSession(ctx, tokenHash);
+        if (!s || expired(settings, s, now)) {
           kept.delete(tokenHash);
           return undefined;
         }
@@ -353,58 +470,7 @@ export function createSessionService(
       return false;
     },
 
-    async secondStep(s, code, gate) {
-      const attempt = await gate.attempt(`id:${s.userId}`);
-      let outcome: 'ok' | 'failed' | 'error' = 'error';
-      try {
-        if (attempt.delayMs > 0) await sleep(attempt.delayMs);
-        const now = nowMs();
-        // Counted before the check, so parallel guesses from any address or instance count at once;
-        // the attempt that reaches the cap blocks the codes at once (lifted if its code is right).
-        const reserved = await writeTransaction(db, async (trx) => {
-          const r = await sessionsStore.reserveCodeAttempt(trx, s.userId, gmt(now), MAX_CODE_FAILURES);
-          if (r === 'none' || 'blockedUntil' in r || r.count < MAX_CODE_FAILURES) return { reserved: r, blockMs: 0 };
-          const blockMs = Math.min(CODE_BLOCK_MS * 2 ** Math.min(r.lockouts, 20), MAX_CODE_BLOCK_MS);
-          await sessionsStore.blockCodes(trx, s.userId, gmt(now + blockMs));
-          return { reserved: r, blockMs };
-        });
-        const r = reserved.reserved;
-        if (r === 'none') {
-          outcome = 'failed';
-          return false;
-        }
-        if ('blockedUntil' in r) {
-          // No code is checked while blocked; this half-signed-in session ends.
-          await writeTransaction(db, (trx) => sessionsStore.deleteSession(trx, s.userId, s.id));
-          const until = r.blockedUntil === '' ? now : msOf(r.blockedUntil);
-          throw new CodesBlocked(Math.max(1, Math.ceil((until - now) / 1000)));
-        }
-        const totp = await sessionsStore.findTotp(db, s.userId);
-        const clean = code.replace(/\s+/g, '');
-        let ok = false;
-        if (totp?.confirmed_gmt != null) {
-          const secret = await secretOf(totp);
-          ok = await writeTransaction(db, async (trx) => {
-            let right = await takeCode(trx, s.userId, secret, clean);
-            if (!right && clean.length >= 10 && (await sessionsStore.takeRecoveryCode(trx, s.userId, sha256hex(clean.toLowerCase())))) {
-              await sessionsStore.resetCodeFailures(trx, s.userId);
-              right = true;
-            }
-            if (right) await sessionsStore.completeSession(trx, s.id, s.userId);
-            return right;
-          });
-        }
-        outcome = ok ? 'ok' : 'failed';
-        if (!ok && reserved.blockMs > 0) {
-          // The last wrong code allowed: every session of the user waiting for a code ends too.
-          await writeTransaction(db, (trx) => sessionsStore.deleteHalfSignedIn(trx, s.userId));
-          throw new CodesBlocked(Math.ceil(reserved.blockMs / 1000));
-        }
-        return ok;
-      } finally {
-        await attempt.end(outcome);
-      }
-    },
+    secondStep: (s, code, gate) => secondStep(ctx, s, code, gate),
 
     async list(userId) {
       return (await sessionsStore.sessionsOf(db, userId)).map((r) => ({
@@ -428,45 +494,6 @@ export function createSessionService(
 
     revokeOthers: (userId, keepId) => writeTransaction(db, (trx) => sessionsStore.deleteSessionsOf(trx, userId, keepId)),
 
-    async totpStatus(userId) {
-      const row = await sessionsStore.findTotp(db, userId);
-      if (!row) return { state: 'off' };
-      if (row.confirmed_gmt == null) {
-        const user = await usersStore.findUserById(db, userId);
-        const secret = await secretOf(row);
-        return { state: 'pending', secret, uri: totpOf(secret, user?.login ?? '').toString() };
-      }
-      return { state: 'on', recoveryLeft: (JSON.parse(row.recovery_hashes) as string[]).length };
-    },
-
-    async startTotp(userId, login) {
-      const secret = new Secret({ size: 20 }).base32;
-      const sealed = await seal(userId, secret);
-      await writeTransaction(db, (trx) => sessionsStore.putTotp(trx, userId, sealed));
-      return { secret, uri: totpOf(secret, login).toString() };
-    },
-
-    async confirmTotp(userId, code) {
-      const row = await sessionsStore.findTotp(db, userId);
-      const now = nowMs();
-      const step = row ? stepOf(await secretOf(row), code.replace(/\s+/g, ''), now) : undefined;
-      if (!row || row.confirmed_gmt != null || step === undefined) return undefined;
-      const codes = Array.from({ length: 10 }, () => randomBytes(8).toString('hex').toLowerCase());
-      await writeTransaction(db, (trx) => sessionsStore.confirmTotp(trx, userId, gmt(now), codes.map(sha256hex), step));
-      return codes;
-    },
-
-    resetTotp: (userId) => writeTransaction(db, (trx) => sessionsStore.deleteTotp(trx, userId)),
-
-    async disableTotp(userId, code) {
-      const row = await sessionsStore.findTotp(db, userId);
-      if (!row) return true;
-      const secret = row.confirmed_gmt != null ? await secretOf(row) : undefined;
-      return writeTransaction(db, async (trx) => {
-        if (secret !== undefined && !(await takeCode(trx, userId, secret, code.replace(/\s+/g, '')))) return false;
-        await sessionsStore.deleteTotp(trx, userId);
-        return true;
-      });
-    },
+    ...totpMethods(ctx),
   };
 }

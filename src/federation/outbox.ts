@@ -34,6 +34,7 @@ import type { ChangeConsumer, ChangeRow } from '../store/change-log.js';
 import type { ObjectStateRow, OutboxStep } from '../store/federation.js';
 import { isBlockedHost } from './delivery.js';
 import { AS_PUBLIC, eventObject, msIso, objectDigest, tombstone, withContext, type FederationUrls, type PublicEventJson } from './objects.js';
+import { isProtected } from '../domain/post-passwords.js';
 
 /** Occurrences of a recurring series federate once they start within this many days. */
 export const SERIES_HORIZON_DAYS = 90;
@@ -55,6 +56,9 @@ export function createPublicReader(services: Services, urls: FederationUrls): Pu
       const record = await events.findById(id);
       if (!record || record.type !== 'tribe_events' || record.status !== 'publish') return undefined;
       if (Number((record as { hide_from_listings?: number }).hide_from_listings ?? 0) === 1) return undefined;
+      // A password-protected event is not federated (its followers' servers could not ask for the
+      // password): set on a federated event, it is deleted from them as an unpublished one is.
+      if (isProtected(record)) return undefined;
       return services.reader.event(record, 'single', links);
     },
     object: (e) => eventObject(urls, e, { categoryUrl: links.categoryPermalink, tagUrl: links.tagPermalink }),

@@ -28,7 +28,7 @@
  *
  * `METRICS=false`: no route (404). `METRICS_TOKEN`: `Authorization: Bearer TOKEN` or 401.
  *
- * @example registerMetrics(app, config, store, watchLoop())
+ * @example registerMetrics(app, config, storeMetricsSource(store), watchLoop())
  */
 import { timingSafeEqual } from 'node:crypto';
 import { monitorEventLoopDelay, type IntervalHistogram } from 'node:perf_hooks';
@@ -36,14 +36,7 @@ import type { FastifyInstance } from 'fastify';
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
 import type { Config } from '../config.js';
 import { ApiError } from '../domain/errors.js';
-import { keptCountersOf, writeCommitCountersOf, type KeptCounters } from '../metrics.js';
 import { logOutputCounters } from '../metrics.js';
-import { keptSizesOf, storeMetricsOf } from '../metrics.js';
-import type { Store } from '../store/db.js';
-import { memoryBounds } from '../store/memory-bounds.js';
-import { checkpointerOf } from '../store/handle.js';
-import { RESTART_PAGES } from '../store/checkpointer.js';
-import { memoryUsed } from '../store/memory-used.js';
 import type { LoopWatch } from '../web/loop-delay.js';
 
 export const METRICS_PATH = '/metrics';
@@ -92,7 +85,17 @@ export interface RegisteredMetrics {
   observeRequest(method: string, route: string, status: number, seconds: number): void;
 }
 
-export function registerMetrics(app: FastifyInstance, config: Config, store: Store, loop?: LoopWatch): RegisteredMetrics | undefined {
+/**
+ * The metrics of the store under the service (its memory, connections, kept results, commits,
+ * SQLite's log, and the structures kept across requests), registered in that order around the
+ * process's: store/metrics.ts, handed here by the composition root.
+ */
+export interface StoreMetricsSource {
+  register(registry: Registry): void;
+  registerKept(registry: Registry): void;
+}
+
+export function registerMetrics(app: FastifyInstance, config: Config, storeMetrics: StoreMetricsSource, loop?: LoopWatch): RegisteredMetrics | undefined {
   if (!config.metrics) return undefined;
   const registry = new Registry();
   collectDefaultMetrics({ register: registry });
@@ -105,131 +108,45 @@ export function registerMetrics(app: FastifyInstance, config: Config, store: Sto
     buckets: [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5],
     registers: [registry],
   });
-  const bounds = { ...memoryBounds(store.dialect), ...youngGenerationBound() };
-  new Gauge({
-    name: 'calendar_memory_bound_bytes',
-    help: 'Memory bounds besides the kept structures: SQLite page caches, worker thread heaps, V8 young generation (bytes)',
-    labelNames: ['part'],
-    registers: [registry],
-    collect() {
-      this.reset();
-      for (const [part, bytes] of Object.entries(bounds)) this.set({ part }, bytes);
-    },
+  storeMetrics.register(registry);
+  registerProcessMetrics(app, registry, config, loop);
+  storeMetrics.registerKept(registry);
+
+  app.addHook('onResponse', (req, reply, done) => {
+    const labels = { method: req.method, route: req.routeOptions.url ?? '(unmatched)', status: String(reply.statusCode) };
+    requests.inc(labels);
+    duration.observe(labels, reply.elapsedTime / 1000);
+    done();
   });
-  new Gauge({
-    name: 'calendar_memory_used_bytes',
-    help: 'What the worker threads hold now, by the parts of calendar_memory_bound_bytes: their V8 heaps (bytes; SQLite files only)',
-    labelNames: ['part'],
+  const replayed = new Counter({
+    name: 'calendar_replayed_answers_total',
+    help: 'Anonymous reads answered from the kept bytes of the same answer, below Fastify (REPLAY_ANSWERS; counted in http_requests_total too), by status',
+    labelNames: ['status'],
     registers: [registry],
-    async collect() {
-      const used = await memoryUsed(store.db);
-      this.reset();
-      for (const [part, bytes] of Object.entries(used)) this.set({ part }, bytes);
-    },
   });
-  new Gauge({
-    name: 'calendar_db_connections',
-    help: 'Database connections: PostgreSQL pool total/idle/waiting (clients waiting for one); SQLite: one connection',
-    labelNames: ['state'],
-    registers: [registry],
-    collect() {
-      this.reset();
-      const pool = store.pool;
-      if (pool) {
-        this.set({ state: 'total' }, pool.totalCount);
-        this.set({ state: 'idle' }, pool.idleCount);
-        this.set({ state: 'waiting' }, pool.waitingCount);
-      } else this.set({ state: 'total' }, 1);
-    },
-  });
-  const kept = keptCountersOf(store.db);
-  new Counter({
-    name: 'calendar_kept_results_total',
-    help: 'Lookups of results kept across requests, by kind (event_pages, event_totals, public_events, viewers, venues_organizers, terms) and result (hit, miss)',
-    labelNames: ['kind', 'result'],
-    registers: [registry],
-    collect() {
-      this.reset();
-      const kinds: Array<[string, keyof KeptCounters]> = [
-        ['event_pages', 'eventPages'],
-        ['event_totals', 'eventTotals'],
-        ['public_events', 'publicEvents'],
-        ['viewers', 'viewers'],
-        ['venues_organizers', 'linkedRecords'],
-        ['terms', 'terms'],
-      ];
-      for (const [kind, key] of kinds) {
-        this.inc({ kind, result: 'hit' }, kept[key].hits);
-        this.inc({ kind, result: 'miss' }, kept[key].misses);
+  const observeRequest = (method: string, route: string, status: number, seconds: number) => {
+    const labels = { method, route, status: String(status) };
+    requests.inc(labels);
+    duration.observe(labels, seconds);
+    replayed.inc({ status: labels.status });
+  };
+
+  app.get(METRICS_PATH, async (req, reply) => {
+    if (config.metricsToken !== undefined) {
+      const auth = req.headers.authorization ?? '';
+      if (!auth.startsWith('Bearer ') || !sameToken(auth.slice(7).trim(), config.metricsToken)) {
+        reply.header('www-authenticate', 'Bearer realm="metrics"');
+        throw new ApiError('rest_forbidden', 'Sorry, you are not allowed to do that.', 401);
       }
-    },
+    }
+    const text = await registry.metrics();
+    return reply.header('content-type', registry.contentType).header('cache-control', 'no-store').send(text);
   });
+  return { registry, observeRequest };
+}
 
-  const commits = writeCommitCountersOf(store.db);
-  new Counter({
-    name: 'calendar_write_commits_total',
-    help: 'Write transactions committed (on SQLite, writes waiting together share one commit)',
-    registers: [registry],
-    collect() {
-      this.reset();
-      this.inc(commits.commits);
-    },
-  });
-  new Counter({
-    name: 'calendar_writes_committed_total',
-    help: 'Writes committed (divided by calendar_write_commits_total: writes per commit)',
-    registers: [registry],
-    collect() {
-      this.reset();
-      this.inc(commits.writes);
-    },
-  });
-  new Counter({
-    name: 'calendar_write_retries_total',
-    help: 'Writes run again after losing a race to a concurrent write, by PostgreSQL error code (23505 unique key, 40P01 deadlock, 40001 serialization)',
-    labelNames: ['code'],
-    registers: [registry],
-    collect() {
-      this.reset();
-      for (const [code, n] of Object.entries(commits.retries)) this.inc({ code }, n);
-    },
-  });
-
-  // The change feed's looks for other connections' or instances' commits: one per batch of
-  // requests read in one poll of the event loop, not one per request (app.ts, issue 27).
-  const storeMetrics = storeMetricsOf(store.db);
-  new Counter({
-    name: 'calendar_feed_looks_total',
-    help: "Looks of the change feed for other connections' (SQLite) or instances' (PostgreSQL) commits: at most one per batch of requests read together",
-    registers: [registry],
-    collect() {
-      this.reset();
-      this.inc(storeMetrics?.feedLooks?.() ?? 0);
-    },
-  });
-
-  // SQLite files: the write-ahead log's length, kept bounded under sustained writes (store/checkpointer.ts, issue 27).
-  const checkpointer = checkpointerOf(store.db);
-  if (checkpointer) {
-    new Gauge({
-      name: 'calendar_sqlite_wal_frames',
-      help: `Frames (pages) in SQLite's write-ahead log at its last checkpoint; from ${RESTART_PAGES} on, the log is made to start over`,
-      registers: [registry],
-      collect() {
-        this.set(checkpointer.stats().log);
-      },
-    });
-    new Counter({
-      name: 'calendar_sqlite_wal_catch_ups_total',
-      help: 'Times the main connection copied the rest of a long write-ahead log back so that the next write starts it over',
-      registers: [registry],
-      collect() {
-        this.reset();
-        this.inc(checkpointer.stats().catchUps);
-      },
-    });
-  }
-
+/** The process's metrics: log output dropped, the event loop's delays and the requests that held it. */
+function registerProcessMetrics(app: FastifyInstance, registry: Registry, config: Config, loop: LoopWatch | undefined): void {
   // Log output (src/log-destination.ts): process-wide, as stdout is.
   new Counter({
     name: 'calendar_log_dropped_lines_total',
@@ -282,64 +199,4 @@ export function registerMetrics(app: FastifyInstance, config: Config, store: Sto
       },
     });
   }
-
-  // Issue 24: every structure kept across requests, its size and its bound (src/metrics.ts `registerKept`).
-  const keptOwners = [storeMetricsOf(store.db)];
-  const keptGauge = (name: string, help: string, pick: (s: ReturnType<typeof keptSizesOf> extends Map<string, infer S> ? S : never) => number | undefined) =>
-    new Gauge({
-      name,
-      help,
-      labelNames: ['kind'],
-      registers: [registry],
-      collect() {
-        this.reset();
-        for (const [kind, sizes] of keptSizesOf(keptOwners)) {
-          const value = pick(sizes);
-          if (value !== undefined) this.set({ kind }, value);
-        }
-      },
-    });
-  keptGauge('calendar_kept_entries', 'Entries of each kind of structure kept across requests (caches, memos, the change feed history)', (s) => s.entries);
-  keptGauge('calendar_kept_entries_max', 'The most entries each kind of kept structure holds (its bound)', (s) => s.maxEntries);
-  keptGauge('calendar_kept_bytes', 'Approximate bytes of the kept structures bounded in bytes too', (s) => s.bytes);
-  keptGauge('calendar_kept_bytes_max', 'The most bytes each kind of kept structure bounded in bytes holds', (s) => s.maxBytes);
-
-  app.addHook('onResponse', (req, reply, done) => {
-    const labels = { method: req.method, route: req.routeOptions.url ?? '(unmatched)', status: String(reply.statusCode) };
-    requests.inc(labels);
-    duration.observe(labels, reply.elapsedTime / 1000);
-    done();
-  });
-  const replayed = new Counter({
-    name: 'calendar_replayed_answers_total',
-    help: 'Anonymous reads answered from the kept bytes of the same answer, below Fastify (REPLAY_ANSWERS; counted in http_requests_total too), by status',
-    labelNames: ['status'],
-    registers: [registry],
-  });
-  const observeRequest = (method: string, route: string, status: number, seconds: number) => {
-    const labels = { method, route, status: String(status) };
-    requests.inc(labels);
-    duration.observe(labels, seconds);
-    replayed.inc({ status: labels.status });
-  };
-
-  app.get(METRICS_PATH, async (req, reply) => {
-    if (config.metricsToken !== undefined) {
-      const auth = req.headers.authorization ?? '';
-      if (!auth.startsWith('Bearer ') || !sameToken(auth.slice(7).trim(), config.metricsToken)) {
-        reply.header('www-authenticate', 'Bearer realm="metrics"');
-        throw new ApiError('rest_forbidden', 'Sorry, you are not allowed to do that.', 401);
-      }
-    }
-    const text = await registry.metrics();
-    return reply.header('content-type', registry.contentType).header('cache-control', 'no-store').send(text);
-  });
-  return { registry, observeRequest };
-}
-
-/** V8's young generation bound when the process was started with `--max-semi-space-size` (cli/heap-flags.ts): two semi-spaces. */
-function youngGenerationBound(): Record<string, number> {
-  const flags = [...process.execArgv, ...(process.env.NODE_OPTIONS ?? '').split(/\s+/)];
-  const m = flags.map((f) => /^--max[-_]semi[-_]space[-_]size=(\d+)$/.exec(f)).find((x) => x !== null);
-  return m ? { v8_young_generation: 2 * Number(m[1]) * 1024 * 1024 } : {};
 }

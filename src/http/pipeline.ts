@@ -226,7 +226,7 @@ export function registerRoutes(app: FastifyInstance, routes: RouteDecl[], servic
         else reply.raw.once('close', release);
       };
       const client = { ip: req.ip, acceptLanguage: req.headers['accept-language'], sessionId: sessionIdOf(req, viewer) };
-      const base = { args, sent, path, viewer, services, links, rawQuery: rawQueryOf(req), input, reserve, client };
+      const base = { args, sent, path, viewer, services, links, rawQuery: rawQueryOf(req), input, reserve, client, headers: req.headers };
       const versioning = method === 'GET' ? endpoint.versioning : undefined;
       // Items: the log's number before the record is loaded (see itemValidators).
       const before = versioning?.kind === 'item' ? (await services.versions.position()).seq : 0;

@@ -44,6 +44,8 @@ import { EMBED_NAMESPACE, embedRoutes } from './routes/embed.js';
 import { adminSubmissionRoutes, SUBMISSIONS_NAMESPACE, submissionRoutes } from './routes/submissions.js';
 import { rootIndex } from './self-description.js';
 import { sitePageHtml } from './site-page.js';
+import { TEC_NAMESPACE, tecRoutes } from './tec/index.js';
+import { WP_NAMESPACE, wpCoreRoutes } from './tec/wp-core.js';
 
 /** What the REST face is built from. */
 /**
@@ -250,14 +252,22 @@ export function registerRestApi(app: FastifyInstance, { config, services, webhoo
   // One set of declarations, registered under every REST root and namespace: each registration
   // carries its Links, so the answers' REST URLs follow the root and namespace of the request.
   const routes = apiRoutes(services);
+  // The original's second API (tec/v1) and the WordPress core routes its clients read (wp/v2).
+  const tec = tecRoutes(services);
+  const wp = wpCoreRoutes(services);
   for (const root of roots) {
     const linksOfRoot = served.map((ns) => services.linksFor(root, ns));
     for (const links of linksOfRoot) registerRoutes(app, routes, services, links);
+    const others = [
+      { routes: tec, links: services.linksFor(root, TEC_NAMESPACE) },
+      { routes: wp, links: services.linksFor(root, WP_NAMESPACE) },
+    ];
+    for (const other of others) registerRoutes(app, other.routes, services, other.links);
     app.get(root === '' ? '/' : root, async (req, reply) => {
       req.apiLinks = linksOfRoot[0];
       // The index names the site and its time zone, which another instance may just have changed.
       await services.changes.catchUp();
-      const text = jsonBody(rootIndex(routes, services, linksOfRoot));
+      const text = jsonBody(rootIndex(routes, services, linksOfRoot, others));
       if (answerConditional(req, reply.header('allow', 'GET'), { etag: etagOfBody(text), private: req.viewer !== undefined && req.viewer.id > 0 })) return reply;
       return reply.code(200).header('content-type', 'application/json; charset=UTF-8').send(text);
     });

@@ -97,6 +97,8 @@ export interface EndpointContext<R = unknown> {
   record: R | null;
   /** The request URL's query string, raw (without '?'). */
   rawQuery: string;
+  /** The request's headers (lower-case names), set by the pipeline: tec/v1's acknowledgement header. */
+  headers?: Readonly<Record<string, string | string[] | undefined>>;
   /**
    * Reserve memory for the answer being built (the answer budget, RESPONSE_MEMORY_MB): waits while
    * other large answers hold it; given back when the response has been sent. Set by the pipeline.
@@ -136,6 +138,9 @@ export interface Reply {
 /** Documentation of one endpoint for the OpenAPI document. */
 export interface EndpointDocs {
   summary?: string;
+  /** OpenAPI's `description` and `operationId`, where a namespace's document gives them (tec/v1). */
+  description?: string;
+  operationId?: string;
   /** status → description, optionally with a schema reference name ('Event') or list ('Event[]' with title) */
   responses: Record<string, { description: string; schema?: string; listTitle?: string }>;
 }

@@ -74,13 +74,15 @@ export function namespaceIndex(routes: RouteDecl[], links: Links): Record<string
  * `namespaces` holds one `Links` per namespace served (ours first, then the aliases), all under
  * the REST root the request came in on; each namespace lists its routes, as WordPress does.
  */
-export function rootIndex(routes: RouteDecl[], services: Services, namespaces: Links[]): Record<string, unknown> {
+export function rootIndex(routes: RouteDecl[], services: Services, namespaces: Links[], others: Array<{ routes: RouteDecl[]; links: Links }> = []): Record<string, unknown> {
   const [primary] = namespaces;
   if (!primary) throw new Error('rootIndex needs at least one namespace');
   const nsRoutes: Record<string, unknown> = {};
   for (const links of namespaces) {
     for (const r of routes) nsRoutes[routeKey(r, links.namespace)] = routeIndexEntry(r, links);
   }
+  // Namespaces with routes of their own (tec/v1, wp/v2), after ours and the aliases.
+  for (const other of others) for (const r of other.routes) nsRoutes[routeKey(r, other.links.namespace)] = routeIndexEntry(r, other.links);
   return {
     name: services.config.siteName,
     description: 'A headless events calendar speaking The Events Calendar REST API',
@@ -88,8 +90,12 @@ export function rootIndex(routes: RouteDecl[], services: Services, namespaces: L
     home: primary.siteUrl,
     gmt_offset: gmtOffsetHours(services.config.timezone),
     timezone_string: services.config.timezone,
-    namespaces: namespaces.map((l) => l.namespace),
-    authentication: { basic: { description: 'HTTP Basic with a user password or an application password' } },
+    namespaces: [...namespaces.map((l) => l.namespace), ...others.map((o) => o.links.namespace)],
+    // WordPress' block names where a client asks for application passwords; Basic is how they are sent.
+    authentication: {
+      basic: { description: 'HTTP Basic with a user password or an application password' },
+      'application-passwords': { endpoints: { authorization: `${primary.siteUrl}${services.config.adminPath}/` } },
+    },
     routes: {
       '/': {
         namespace: '',

@@ -16,7 +16,8 @@
 import { readFileSync } from 'node:fs';
 import type { DomainServices } from '../domain/services.js';
 import type { Executor } from '../store/schema.js';
-import { noteChange, writeTransaction } from '../store/changes.js';
+import { noteChange } from '../store/change-notes.js';
+import { writeTransaction } from '../store/changes.js';
 import { bumpIdSequence } from '../store/import-context.js';
 import { firstNonEmptyTable, insertRows, readTables, userById, userIdByLogin, type ExportTable } from '../store/exports.js';
 import { ImportError } from './source.js';

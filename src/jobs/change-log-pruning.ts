@@ -33,7 +33,8 @@
  */
 import type { DomainServices } from '../domain/services.js';
 import type { JobRunner } from './runner.js';
-import { firstChangeTimeAfter, lastSeq, pruneChangesBatch, pruneSupersededBatch } from '../store/changes.js';
+import { firstChangeTimeAfter, pruneChangesBatch, pruneSupersededBatch } from '../store/change-pruning.js';
+import { headOf as lastSeq } from '../store/change-log.js';
 import { durableCursors } from '../store/durable-cursors.js';
 
 export interface PruneJob {

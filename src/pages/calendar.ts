@@ -21,6 +21,7 @@ import { SERIES_TYPE } from '../domain/events/index.js';
 import { icsRecurrenceLines, parseRecurrence } from '../domain/recurrence.js';
 import { hasVtimezone } from '../domain/ical.js';
 import type { EventFilter, EventsPage, PublicEvent, PublicOrganizer, PublicTerm, PublicVenue, SeriesFeed } from '../domain/public-records.js';
+import type { GivenPasswords } from '../domain/public-reader.js';
 
 export type { EventFilter, EventsPage, PublicEvent, PublicOrganizer, PublicTerm, PublicVenue } from '../domain/public-records.js';
 
@@ -48,9 +49,9 @@ export interface Calendar {
   /** Events with these ids (published ones only), at most ICAL_MAX_EVENTS. */
   byIds(ids: number[]): Promise<PublicEvent[]>;
   /** The published event with this slug, with its JSON-LD, or undefined. */
-  event(slug: string): Promise<PublicEvent | undefined>;
+  event(slug: string, given?: GivenPasswords): Promise<PublicEvent | undefined>;
   /** Recurring events (issue 15): the published occurrence of the series with this slug on this day. */
-  occurrence(slug: string, day: string): Promise<PublicEvent | undefined>;
+  occurrence(slug: string, day: string, given?: GivenPasswords): Promise<PublicEvent | undefined>;
   /**
    * A moved occurrence: the address (its `url`) of the published occurrence of this series that was
    * on this day before it moved to another, or undefined.
@@ -131,8 +132,8 @@ export function createCalendar(services: Services): Calendar {
       return (await reader.list(ANONYMOUS, { page: 1, per_page: unique.length, include: unique, range: {} }, links)).events;
     },
 
-    async event(slug) {
-      return eventBySlug(services, eventIdBySlug, slug);
+    async event(slug, given) {
+      return eventBySlug(services, eventIdBySlug, slug, given);
     },
 
     async series(slug) {
@@ -142,14 +143,14 @@ export function createCalendar(services: Services): Calendar {
       return reader.event(record, 'single', links);
     },
 
-    async occurrence(slug, day) {
+    async occurrence(slug, day, given) {
       const seriesId = await events.findIdBySlug(slug);
       const series = seriesId === undefined ? undefined : await events.findById(seriesId);
       if (!series || series.type !== SERIES_TYPE) return undefined;
       const id = await events.occurrenceOn(seriesId!, day);
       const record = id === undefined ? undefined : await events.findById(id);
       if (!record) return undefined;
-      return withKeptLocation(services, await reader.event(record, 'single', links), Number(record.id), seriesId);
+      return withKeptLocation(services, await reader.event(record, 'single', links, ANONYMOUS, given), Number(record.id), seriesId);
     },
 
     async preview(slug, token) {
@@ -228,7 +229,8 @@ function filterArgs(f: EventFilter): Partial<EventListArgs> {
 
 /** An event without a venue shows the free-text location an import kept for it (or its series). */
 async function withKeptLocation(services: Services, json: PublicEvent | undefined, id: number, seriesId?: number): Promise<PublicEvent | undefined> {
-  if (!json || !Array.isArray(json.venue)) return json;
+  // A protected event shows no location either (public-reader.ts).
+  if (!json || json.protected || !Array.isArray(json.venue)) return json;
   const text = await services.imports.keptLocationOf(id, seriesId);
   return text === undefined ? json : { ...json, location_text: text };
 }
@@ -238,7 +240,7 @@ async function withKeptLocation(services: Services, json: PublicEvent | undefine
  * (`idBySlug`) is checked against the (kept) record, and looked up again only when that record no
  * longer has the slug or is trashed.
  */
-async function eventBySlug(services: Services, idBySlug: Map<string, number>, slug: string): Promise<PublicEvent | undefined> {
+async function eventBySlug(services: Services, idBySlug: Map<string, number>, slug: string, given?: GivenPasswords): Promise<PublicEvent | undefined> {
   const { events, reader, links } = services;
   const wanted = sanitizeSlug(slug) || slug;
   const knownId = idBySlug.get(wanted);
@@ -253,7 +255,7 @@ async function eventBySlug(services: Services, idBySlug: Map<string, number>, sl
     }
   }
   if (!record) return undefined;
-  return withKeptLocation(services, await reader.event(record, 'single', links), Number(record.id));
+  return withKeptLocation(services, await reader.event(record, 'single', links, ANONYMOUS, given), Number(record.id));
 }
 
 /** How feeds write the series of these occurrences (public ones only): see `Calendar.seriesFeeds`. */

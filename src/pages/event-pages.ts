@@ -3,6 +3,9 @@
  * a venue's or organizer's upcoming events (`/venue/{slug}/`, `/organizer/{slug}/`), and their feeds.
  */
 import { plainText, type SafeHtml } from './html.js';
+import { representedPassword } from '../domain/representations/protected.js';
+import type { GivenPasswords } from '../domain/public-reader.js';
+import { shownTitle } from './view-helpers.js';
 import { previewBanner, seriesBlock, seriesIdOf } from './series-views.js';
 import { seriesOnce } from './list-pages.js';
 import type { EventFilter, PublicEvent } from './calendar.js';
@@ -13,17 +16,25 @@ import { first, html, pageOf, slugFile, type Answer, type Format, type PageConte
  * An event's page or .ics: `(format, slug, day?, query?)`, `day` naming an occurrence of a recurring event;
  * the query's `preview` token opens an event not published yet (domain/previews.ts).
  */
-export type EventAnswer = (format: Format, slug: string, day?: string, q?: Query) => Promise<Answer>;
+export type EventAnswer = (format: Format, slug: string, day?: string, q?: Query, passwords?: GivenOnPage) => Promise<Answer>;
+
+/** What the request's password cookie says: which passwords it gives, and whether it has one at all. */
+export interface GivenOnPage {
+  given: GivenPasswords;
+  sent: boolean;
+}
 
 /** The event page's answer, keeping each page by the representation it was rendered from. */
 export function createEventAnswer(ctx: PageContext): EventAnswer {
   const { calendar, config } = ctx;
   /** Event pages by the representation they were rendered from. */
   const eventPages = new WeakMap<PublicEvent, string>();
-  return async (format, slug, day, q = {}) => {
+  return async (format, slug, day, q = {}, passwords) => {
     // `/event/{slug}/{YYYY-MM-DD}/`: an occurrence of a recurring event (issue 15).
     if (day !== undefined && !/^\d{4}-\d{2}-\d{2}$/.test(day)) return { kind: 'not-found' };
-    const e = day === undefined ? await calendar.event(slug) : await calendar.occurrence(slug, day);
+    // The password cookie opens the page only: a feed, which a shared cache may keep, never shows protected content.
+    const given = format === 'html' ? passwords?.given : undefined;
+    const e = day === undefined ? await calendar.event(slug, given) : await calendar.occurrence(slug, day, given);
     if (!e && day === undefined && format === 'html' && q.preview !== undefined) {
       const preview = await calendar.preview(slug, first(q.preview));
       if (preview) return { ...html(previewPage(ctx, preview)), unlisted: true };
@@ -37,9 +48,13 @@ export function createEventAnswer(ctx: PageContext): EventAnswer {
     if (format !== 'html') return { kind: 'ical', events: [e], name: config.siteName, filename: `${slugFile(e.slug)}.ics`, single: true };
     // A single event's page depends on its representation alone: kept per (kept) representation
     // object. An occurrence's shows its series' next dates too, read each time.
+    // A protected event's page, with its password form or opened by the cookie, is for this reader only.
+    if (e.protected) return privateHtml(protectedPage(ctx, e, passwords?.sent ?? false));
+    const opened = representedPassword(e) !== '';
+    const answer = (body: string): Answer => (opened ? privateHtml(body) : html(body));
     const seriesId = seriesIdOf(e);
     const kept = seriesId === undefined ? eventPages.get(e) : undefined;
-    if (kept !== undefined) return html(kept);
+    if (kept !== undefined) return answer(kept);
     const title = plainText(e.title);
     const text = plainText(e.excerpt || e.description);
     const meta: PageMeta = {
@@ -50,11 +65,21 @@ export function createEventAnswer(ctx: PageContext): EventAnswer {
       ...(e.image ? { image: e.image.url } : {}),
       ics: ctx.withIcal(e.url),
     };
-    if (seriesId !== undefined) return html(ctx.views.event(e, meta, { series: await otherDates(ctx, e, seriesId) }));
+    if (seriesId !== undefined) return answer(ctx.views.event(e, meta, { series: await otherDates(ctx, e, seriesId) }));
     const body = ctx.views.event(e, meta);
     eventPages.set(e, body);
-    return html(body);
+    return answer(body);
   };
+}
+
+/** A page for whoever asked only (never kept by a shared cache). */
+const privateHtml = (body: string): Answer => ({ kind: 'html', status: 200, body, unlisted: true });
+
+/** A protected event's page before its password is given: the form, posting to the page itself. */
+function protectedPage(ctx: PageContext, e: PublicEvent, wrong: boolean): string {
+  const title = shownTitle(e);
+  const meta: PageMeta = { title, description: title, canonical: e.url, ogType: 'article', noindex: true };
+  return ctx.views.protectedEvent(e, meta, e.url, wrong);
 }
 
 /** A draft's page seen through its signed link: the banner, never indexed, canonical its future address. */

@@ -7,6 +7,20 @@ import type { Services } from '../domain/services.js';
 import type { SeriesFeed } from '../domain/ical.js';
 import { createCalendar, type Calendar, type EventFilter, type PublicEvent } from './calendar.js';
 import { createViews, type Subscription, type Views } from './views.js';
+import { givenByCookie, passwordCookieName, passwordCookieValue } from '../domain/post-password-cookie.js';
+import type { GivenPasswords } from '../domain/public-reader.js';
+import { cookieOf } from '../web/sessions.js';
+
+/** The pages' password cookie (WordPress' wp-postpass_…): its name, what a request's says, and its value for a password. */
+export interface PagePasswords {
+  cookieName: string;
+  /** The request's cookie value ('' without one). */
+  cookieOf(cookieHeader: string | undefined): string;
+  /** Which passwords the request's cookie says were given. */
+  given(cookieHeader: string | undefined): Promise<GivenPasswords>;
+  /** The cookie's value for a password typed in the form. */
+  valueOf(password: string): Promise<string>;
+}
 
 /** What a page or feed request answers: a page, a feed, or not found. */
 export type Answer =
@@ -81,6 +95,7 @@ export interface PageContext {
   withIcal(pageUrl: string): string;
   /** The filter a page's query asks for, added to the page's own. */
   filterOf(q: Query, base?: EventFilter): EventFilter;
+  passwords: PagePasswords;
 }
 
 export function createPageContext(services: Services): PageContext {
@@ -122,5 +137,18 @@ export function createPageContext(services: Services): PageContext {
     return f;
   }
 
-  return { services, config, calendar, views, site, url, siteFile: slugFile(config.siteName), filterQuery, subscription, withIcal, filterOf };
+  let key: Promise<Buffer> | undefined;
+  const keyOf = () => (key ??= services.passwordCookieKey().catch((err: unknown) => ((key = undefined), Promise.reject(err as Error))));
+  const cookieName = passwordCookieName(site);
+  const passwords: PagePasswords = {
+    cookieName,
+    cookieOf: (header) => cookieOf(header, cookieName) ?? '',
+    async given(header) {
+      const value = cookieOf(header, cookieName);
+      return value ? givenByCookie(await keyOf(), value) : () => false;
+    },
+    valueOf: async (password) => passwordCookieValue(await keyOf(), password),
+  };
+
+  return { services, config, calendar, views, site, url, siteFile: slugFile(config.siteName), filterQuery, subscription, withIcal, filterOf, passwords };
 }

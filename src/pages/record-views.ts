@@ -5,7 +5,7 @@ import { costShown } from '../domain/representations/event.js';
 import { venueAddress } from '../domain/ical.js';
 import type { EventsPage, PublicEvent, PublicOrganizer, PublicVenue } from '../domain/public-records.js';
 import { html, jsonLdScript, plainText } from './html.js';
-import { eventDay, googleCalendarUrl, isoOf, mapUrl, outlookUrl, safeDescription, safeUrl, timeText, whenText, type PageMeta, type Subscription } from './view-helpers.js';
+import { eventDay, googleCalendarUrl, shownTitle, isoOf, mapUrl, outlookUrl, safeDescription, safeUrl, timeText, whenText, type PageMeta, type Subscription } from './view-helpers.js';
 import type { ViewParts } from './view-parts.js';
 import { imageTag } from './image-views.js';
 import type { SafeHtml } from '../web/html.js';
@@ -25,7 +25,7 @@ export function eventView(parts: ViewParts, e: PublicEvent, meta: PageMeta, extr
   const f = parts.formats();
   const main = html`<article class="event-single" itemscope>
 ${extra.banner ?? ''}<p class="back"><a href="${url('/events/')}">« All events</a></p>
-<h1>${plainText(e.title)}</h1>
+<h1>${shownTitle(e)}</h1>
 <p class="when"><time datetime="${isoOf(e.start_date, e.utc_start_date, e.all_day)}">${whenText(e, f)}</time>${e.all_day ? '' : html` <span class="zone">(${e.timezone})</span>`}</p>
 ${extra.series ?? ''}${image && safeUrl(image.url) ? html`<figure class="image">${imageTag(image, { sizes: '(max-width: 50rem) 100vw, 50rem', alt: plainText(e.title) })}</figure>` : ''}
 <div class="description">${safeDescription(e.description)}</div>
@@ -75,6 +75,26 @@ ${e.organizer.map((o) => organizerBlock(o))}
   // The API's json_ld object, plus the eventStatus search engines' event results ask for
   // (a published event is scheduled: the calendar has no cancelled or postponed state).
   return layout(meta, main, e.json_ld ? html`${jsonLdScript({ ...e.json_ld, eventStatus: 'https://schema.org/EventScheduled' })}\n` : '');
+}
+
+/**
+ * A password-protected event's page before its password is given: its title, and WordPress'
+ * password form (get_the_password_form), which posts to the page itself (event-pages.ts sets the
+ * cookie and comes back here). `wrong`: the cookie holds another password.
+ */
+export function protectedEventView(parts: ViewParts, e: PublicEvent, meta: PageMeta, action: string, wrong: boolean): string {
+  const { url, layout } = parts;
+  const field = `pwbox-${e.id}`;
+  const main = html`<article class="event-single protected">
+<p class="back"><a href="${url('/events/')}">« All events</a></p>
+<h1>${shownTitle(e)}</h1>
+<form action="${action}" class="post-password-form" method="post">
+<p id="${field}-help">This content is password protected. To view it please enter your password below:</p>
+${wrong ? html`<p class="password-wrong" role="alert">The password you entered is not the right one.</p>` : ''}
+<p><label for="${field}">Password:</label> <input name="post_password" id="${field}" type="password" spellcheck="false" size="20" autocomplete="current-password" aria-describedby="${field}-help" required> <button type="submit">Enter</button></p>
+</form>
+</article>`;
+  return layout(meta, main);
 }
 
 /** A venue's or organizer's page: its details and upcoming events, with its JSON-LD. */

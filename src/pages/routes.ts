@@ -16,9 +16,11 @@
  * @example registerCalendarPages(app, { services })
  */
 import type { FaceDeps } from '../faces.js';
-import type { FastifyInstance } from 'fastify';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import { passwordFailure } from '../domain/post-passwords.js';
+import { PASSWORD_COOKIE_MAX_AGE } from '../domain/post-password-cookie.js';
 import { dayAnswer, monthAnswer } from './date-pages.js';
-import { createEventAnswer, linkedAnswer } from './event-pages.js';
+import { createEventAnswer, linkedAnswer, type GivenOnPage } from './event-pages.js';
 import { listAnswer, seriesAnswer, termAnswer } from './list-pages.js';
 import { createPageContext, type Query } from './page-context.js';
 import { registerPage, send, type PageHandler } from './send.js';
@@ -52,9 +54,28 @@ export function registerCalendarPages(app: FastifyInstance, { services }: Pick<F
   page('/events/category/:slug/page/:page', (f, p, q) => termAnswer(ctx, f, 'category', p.slug!, q, p.page));
   page('/events/tag/:slug', (f, p, q) => termAnswer(ctx, f, 'tag', p.slug!, q, undefined));
   page('/events/tag/:slug/page/:page', (f, p, q) => termAnswer(ctx, f, 'tag', p.slug!, q, p.page));
-  page('/event/:slug', (f, p, q) => eventAnswer(f, p.slug!, undefined, q));
+  // A protected event's page reads the password cookie its form sets (below).
+  const given = async (req: FastifyRequest): Promise<GivenOnPage> => ({ given: await ctx.passwords.given(req.headers.cookie), sent: ctx.passwords.cookieOf(req.headers.cookie) !== '' });
+  page('/event/:slug', async (f, p, q, req) => eventAnswer(f, p.slug!, undefined, q, await given(req)));
   // Recurring events (issue 15): one occurrence, and the series (its upcoming occurrences, its feed).
-  page('/event/:slug/:day', (f, p) => eventAnswer(f, p.slug!, p.day!));
+  page('/event/:slug/:day', async (f, p, _q, req) => eventAnswer(f, p.slug!, p.day!, {}, await given(req)));
+  // The password form of a protected event's page (WordPress' wp-login.php?action=postpass): the
+  // cookie keeps an HMAC of what was typed (right or not, as WordPress does), then back to the page.
+  for (const path of ['/event/:slug', '/event/:slug/:day']) {
+    app.post(path, async (req, reply) => {
+      req.sitePage = true;
+      const body = (req.body ?? {}) as Record<string, unknown>;
+      const typed = typeof body.post_password === 'string' ? body.post_password : '';
+      const secure = req.protocol === 'https' ? '; Secure' : '';
+      const value = typed === '' || passwordFailure(typed) !== undefined ? '' : await ctx.passwords.valueOf(typed);
+      const cookie =
+        value === ''
+          ? `${ctx.passwords.cookieName}=; Path=/; Max-Age=0; HttpOnly; SameSite=Lax${secure}`
+          : `${ctx.passwords.cookieName}=${value}; Path=/; Max-Age=${PASSWORD_COOKIE_MAX_AGE}; HttpOnly; SameSite=Lax${secure}`;
+      const back = req.url.split('?')[0]!;
+      return reply.code(303).header('set-cookie', cookie).header('cache-control', 'no-store').header('location', back).send('');
+    });
+  }
   const seriesPage: PageHandler = (f, p, q) => seriesAnswer(ctx, f, p.slug!, q, p.page);
   page('/event/:slug/all', seriesPage);
   page('/event/:slug/all/page/:page', seriesPage);

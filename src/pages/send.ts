@@ -24,7 +24,8 @@ async function validatorsOf(ctx: PageContext, req: FastifyRequest): Promise<Vali
   const today = ctx.calendar.today();
   const dayStart = wallToUtc(`${today} 00:00:00`, ctx.config.timezone);
   const lastModified = position.gmt !== undefined && position.gmt > dayStart ? position.gmt : dayStart;
-  return { etag: etagOf(['page', databaseId, position.revision, today, req.url]), lastModified };
+  // The password cookie opens protected event pages: a page read with another cookie is another page.
+  return { etag: etagOf(['page', databaseId, position.revision, today, req.url, ctx.passwords.cookieOf(req.headers.cookie)]), lastModified };
 }
 
 /** Answers a page or feed request with what `compute` makes of it. */
@@ -83,7 +84,7 @@ function formatOf(q: Query, suffix: boolean): Format {
 }
 
 /** A page's answer to a request in a format, with the route's parameters and the query. */
-export type PageHandler = (format: Format, params: Record<string, string>, q: Query) => Promise<Answer>;
+export type PageHandler = (format: Format, params: Record<string, string>, q: Query, req: FastifyRequest) => Promise<Answer>;
 
 /** A page route, its `/ical` twin, and `?ical=1&event_ids=…` on either. */
 export function registerPage(app: FastifyInstance, ctx: PageContext, path: string, handler: PageHandler): void {
@@ -96,7 +97,7 @@ export function registerPage(app: FastifyInstance, ctx: PageContext, path: strin
         if (format !== 'html' && q.event_ids !== undefined) {
           return { kind: 'ical', events: await ctx.calendar.byIds(idsOf(q.event_ids)), name: ctx.config.siteName, filename: `${ctx.siteFile}.ics` };
         }
-        return handler(format, params, q);
+        return handler(format, params, q, req);
       });
     });
   }

@@ -12,6 +12,14 @@ import type { EventFilter, EventsPage, PublicEvent, PublicVenue } from '../domai
 import { plainText, trusted, type SafeHtml } from './html.js';
 import { registerKept } from '../metrics.js';
 
+/**
+ * An event's title as the pages show it: WordPress' "Protected: %s" for a password-protected
+ * event whose password the reader has not given.
+ */
+export function shownTitle(e: Pick<PublicEvent, 'title' | 'protected'>): string {
+  return e.protected ? `Protected: ${plainText(e.title)}` : plainText(e.title);
+}
+
 /** The stylesheet's path (served by routes.ts). */
 export const STYLESHEET_PATH = '/events-calendar.css';
 

@@ -13,7 +13,7 @@ import { html, plainText, trusted, type SafeHtml } from './html.js';
 import { imageTag } from './image-views.js';
 import { iconLink } from '../web/site-icon.js';
 import { repeatingMark } from './series-views.js';
-import { isoOf, safeUrl, STYLESHEET_PATH, subscribeLinks, whenText, type DateFormats, type PageMeta, type Subscription } from './view-helpers.js';
+import { isoOf, safeUrl, shownTitle, STYLESHEET_PATH, subscribeLinks, whenText, type DateFormats, type PageMeta, type Subscription } from './view-helpers.js';
 
 /** The pages' shared pieces (see {@link createViewParts}). */
 export type ViewParts = ReturnType<typeof createViewParts>;
@@ -97,7 +97,7 @@ ${main}
 
   function renderCard(e: PublicEvent, headingLevel: 2 | 3): SafeHtml {
     const venue = Array.isArray(e.venue) ? undefined : e.venue;
-    const title = html`<a href="${e.url}">${plainText(e.title)}</a>`;
+    const title = html`<a href="${e.url}">${shownTitle(e)}</a>`;
     return html`<article class="event${e.featured ? ' featured' : ''}">
 ${headingLevel === 2 ? html`<h2>${title}</h2>` : html`<h3>${title}</h3>`}
 ${e.image ? imageTag(e.image, { sizes: '(max-width: 30rem) 100vw, 300px', alt: '', prefer: 'medium', className: 'picture' }) : ''}

@@ -14,7 +14,7 @@ import type { Links } from '../domain/links.js';
 import type { EventsPage, PublicEvent, PublicOrganizer, PublicVenue } from '../domain/public-records.js';
 import { html } from './html.js';
 import { dayView, listView, monthView } from './calendar-views.js';
-import { eventView, linkedView, type EventExtras } from './record-views.js';
+import { eventView, linkedView, protectedEventView, type EventExtras } from './record-views.js';
 import { SERIES_STYLES } from './series-views.js';
 import type { DayView, ListView, MonthView, PageMeta, Subscription } from './view-helpers.js';
 import { createViewParts } from './view-parts.js';
@@ -53,6 +53,7 @@ export function createViews(config: Config, links: Links) {
     month: (v: MonthView): string => monthView(parts, v),
     day: (v: DayView): string => dayView(parts, v),
     event: (e: PublicEvent, meta: PageMeta, extra?: EventExtras): string => eventView(parts, e, meta, extra),
+    protectedEvent: (e: PublicEvent, meta: PageMeta, action: string, wrong: boolean): string => protectedEventView(parts, e, meta, action, wrong),
     linked: (kind: 'venue' | 'organizer', record: PublicVenue | PublicOrganizer, page: EventsPage, meta: PageMeta, pageUrl: (n: number) => string, subscription: Subscription): string =>
       linkedView(parts, kind, record, page, meta, pageUrl, subscription),
 
@@ -113,6 +114,9 @@ table.month li{margin-bottom:.2rem;overflow-wrap:anywhere}
 .more{font-size:.8rem}
 .event-single .description{margin:1rem 0}
 .event-single img{max-width:100%;height:auto}
+.post-password-form input{padding:.5rem;border:1px solid var(--muted);border-radius:4px;font:inherit;max-width:100%}
+.post-password-form button{padding:.5rem 1rem;border:0;border-radius:4px;background:var(--accent);color:#fff;font:inherit;cursor:pointer}
+.password-wrong{color:#b32d2e;font-weight:700}
 .event img.picture{display:block;width:100%;max-width:300px;height:auto;margin:.5rem 0;border-radius:4px}
 .month img.thumb{display:block;width:2.5rem;height:2.5rem;object-fit:cover;border-radius:3px;margin-bottom:.125rem}
 dl{display:grid;grid-template-columns:max-content 1fr;gap:.25rem 1rem}dt{font-weight:700}dd{margin:0}

@@ -28,6 +28,8 @@ export interface Config {
   namespaceAliases: string[];
   /** Whether `_jsonp=callback` wraps answers as JavaScript (WordPress' `rest_jsonp_enabled`). */
   jsonp: boolean;
+  /** Whether `tec/v1` requires its `X-TEC-EEA` acknowledgement header (the original's experimental rule). */
+  tecV1Acknowledgement: boolean;
   /** Whether `GET /metrics` answers (Prometheus text format). */
   metrics: boolean;
   /** When set, `/metrics` needs `Authorization: Bearer TOKEN`. */
@@ -151,6 +153,8 @@ export interface Config {
   federationRetrySchedule: number[];
   /** The actor's icon (an image URL), if any. */
   federationIconUrl?: string;
+  /** The MCP endpoint at /mcp for AI assistants (docs/mcp.md); 404 when false. */
+  mcp: boolean;
   /** Community submissions (docs/submissions.md): `off` (every route 404), `registered`, `anyone`. */
   submissions: 'off' | 'registered' | 'anyone';
   /** Whether a proof-of-work (ALTCHA) solution must come with each submission. */

@@ -207,6 +207,15 @@ export const PEOPLE_AND_FACE_SETTINGS: Setting[] = [
     description: 'delays before each retry of a failed delivery (ms, s, m, h), comma-separated',
   },
   {
+    env: 'MCP',
+    flag: '--mcp',
+    key: 'mcp',
+    type: 'boolean',
+    group: 'server',
+    defaultText: 'true',
+    description: 'answer the Model Context Protocol at /mcp, for AI assistants (docs/mcp.md); it reads and writes only what the REST API lets the same caller; off: /mcp answers 404',
+  },
+  {
     env: 'SUBMISSIONS',
     flag: '--submissions',
     key: 'submissions',

@@ -65,6 +65,15 @@ export const SERVICE_SETTINGS: Setting[] = [
     description: 'comma-separated namespaces every route also answers under ("" for none)',
   },
   { env: 'JSONP', flag: '--jsonp', key: 'jsonp', type: 'boolean', group: 'server', defaultText: 'true', description: 'whether ?_jsonp=callback is answered (true/false)' },
+  {
+    env: 'TEC_V1_ACKNOWLEDGEMENT',
+    flag: '--tec-v1-acknowledgement',
+    key: 'tecV1Acknowledgement',
+    type: 'boolean',
+    group: 'server',
+    defaultText: 'true',
+    description: 'whether tec/v1 asks for its X-TEC-EEA acknowledgement header, as the original does (true/false)',
+  },
   { env: 'METRICS', flag: '--metrics', key: 'metrics', type: 'boolean', group: 'server', defaultText: 'true', description: 'whether GET /metrics answers (Prometheus text format; true/false)' },
   { env: 'METRICS_TOKEN', flag: '--metrics-token', key: 'metricsToken', secret: true, group: 'security', defaultText: 'unset', description: 'when set, /metrics needs Authorization: Bearer TOKEN' },
   {

@@ -6,7 +6,7 @@
  *   await writeCalendarSettings(trx, { SITE_NAME: 'Town', CALENDAR_TIMEZONE: null }); // { SITE_NAME: 'Town' }
  */
 import { sql } from 'kysely';
-import { noteChange } from './changes.js';
+import { noteChange } from './change-notes.js';
 import type { Executor } from './schema.js';
 
 /** The rows of the calendar's own settings (changed in the app) are named `calendar:VARIABLE`. */

@@ -1,5 +1,5 @@
 /**
- * Reading the change log (migration 005, `changes.ts`): each open store has one feed that knows
+ * Reading the change log (migration 005, `change-notes.ts`): each open store has one feed that knows
  * the sequence number its readers' kept results reflect (`seq()`), and brings them up to the
  * database's (`sync()`): it reads the log rows written since, the current listing state and text
  * of the events they name, and hands each subscriber one batch of transitions to apply. Writes of

@@ -1,5 +1,5 @@
 /**
- * Reading the change log (migration 005; written by `changes.ts`): the one place that reads
+ * Reading the change log (migration 005; written by `change-notes.ts`): the one place that reads
  * `changes`. Every reader of the log is a *consumer*: a cursor (the sequence number it has
  * handled, kept wherever it must survive: in memory for caches, in a row for webhook endpoints)
  * plus a handler for the rows after it. A consumer reads with {@link ChangeLog.read} (ordered rows,

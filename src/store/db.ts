@@ -53,6 +53,7 @@ import { mediaMigration } from './migrations/026_media.js';
 import { peopleMigration } from './migrations/027_people.js';
 import { seriesPeopleMigration } from './migrations/028_series_people.js';
 import { importReviewMigration } from './migrations/029_import_review.js';
+import { postPasswordsMigration } from './migrations/030_post_passwords.js';
 
 export type { DialectName } from './handle.js';
 
@@ -134,6 +135,7 @@ function migrations(dialect: DialectName): Record<string, Migration> {
     '027_people': peopleMigration(dialect),
     '028_series_people': seriesPeopleMigration(),
     '029_import_review': importReviewMigration(),
+    '030_post_passwords': postPasswordsMigration(),
   };
 }
 

@@ -9,7 +9,7 @@
  */
 import type { Config } from '../config.js';
 import type { Executor } from './schema.js';
-import { lowestWebhookCursor } from './changes.js';
+import { lowestWebhookCursor } from './webhooks.js';
 import { outboxCursorIfAny } from './federation.js';
 import { mailCursor } from './people.js';
 

@@ -8,7 +8,7 @@
 import { byChunks } from './lists.js';
 import { sql, type Insertable } from 'kysely';
 import type { Executor, ImageRow, ImagesTable } from './schema.js';
-import { noteChange, notePostBefore } from './changes.js';
+import { noteChange, notePostBefore } from './change-notes.js';
 import { afterExplicitId, takeWantedId } from './import-context.js';
 import { storedIds } from './ranges.js';
 

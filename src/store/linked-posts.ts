@@ -10,7 +10,7 @@ import { sql, type ExpressionBuilder } from 'kysely';
 import type { Database, Executor, OrganizerRow, PostRow, PostType, VenueRow } from './schema.js';
 import { readOffLoop, type DialectName } from './handle.js';
 import { dataRevision, linkedDataRevision, revisionMemo, stampRevision } from './revision.js';
-import { noteChange, noteChanges } from './changes.js';
+import { noteChange, noteChanges } from './change-notes.js';
 import { storedIds } from './ranges.js';
 import { nearCondition, type NearFilter } from './geo.js';
 

@@ -1,7 +1,7 @@
 /**
  * What the change log records of a change (migration 005): the kinds of records and actions, and
  * an event's listing state, the fields the event list filters and orders on, which the first note
- * of an event in a write keeps as it was before (`changes.ts`), so that readers keeping list totals
+ * of an event in a write keeps as it was before (`change-notes.ts`), so that readers keeping list totals
  * adjust them from the before and after states (`change-feed.ts`).
  *
  * @example await readListingStates(db, [42]) // [{ id: 42, status: 'publish', start_local: '2027-03-01 20:00:00', … }]

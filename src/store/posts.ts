@@ -8,7 +8,8 @@
 import { revokePreviews } from './previews.js';
 import { PostgresAdapter } from 'kysely';
 import type { Executor, NewPost, PostRow, PostType, PostUpdate, StoredPostType } from './schema.js';
-import { isRepeatedWrite, noteChange, notePostBefore, recordTypeOfPost } from './changes.js';
+import { isRepeatedWrite } from './changes.js';
+import { noteChange, notePostBefore, recordTypeOfPost } from './change-notes.js';
 import { afterExplicitId, takeWantedId } from './import-context.js';
 import { storedIds } from './ranges.js';
 import { lockForWrite } from './locks.js';

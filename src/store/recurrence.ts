@@ -1,7 +1,7 @@
 /**
  * Recurring events' storage (issue 15, migration 010): series rows, occurrence rows, and the bulk
  * writes that materialise a series' occurrences as ordinary event posts. Every write notes what it
- * touches in the change log (changes.ts), as the other store modules do.
+ * touches in the change log (change-notes.ts), as the other store modules do.
  *
  * @example
  *   const series = await findSeries(db, [42]); // Map { 42 => { rules: ['RRULE:FREQ=WEEKLY'], … } }
@@ -9,7 +9,8 @@
 import { chunksOf, rowsPerStatement } from './lists.js';
 import type { Executor } from './schema.js';
 import type { EventRecord } from './events.js';
-import { addTermCounts, isPostgres, noteChange, noteChanges, readListingStates } from './changes.js';
+import { addTermCounts, isPostgres, noteChange, noteChanges } from './change-notes.js';
+import { readListingStates } from './listing-states.js';
 import { recountTerms } from './terms.js';
 import { revokePreviews } from './previews.js';
 import { afterExplicitId, takeWantedOccurrenceIds } from './import-context.js';
@@ -266,6 +267,7 @@ export async function insertOccurrences(db: Executor, copy: SeriesCopy, occurren
               modified_gmt: copy.nowGmt,
               parent_id: seriesId,
               image_id: s.image_id === null ? null : Number(s.image_id),
+              password: s.password,
             })),
           )
           .returning(['id', 'slug'])
@@ -326,6 +328,7 @@ export async function rewriteOccurrences(db: Executor, copy: SeriesCopy, ids: nu
         modified_local: copy.nowLocal,
         modified_gmt: copy.nowGmt,
         image_id: s.image_id === null ? null : Number(s.image_id),
+        password: s.password,
       })
       .where('id', 'in', chunk)
       .execute();

@@ -34,6 +34,8 @@ export interface PostsTable {
   modified_gmt: string;
   parent_id: ColumnType<number, number | undefined, number>;
   image_id: ColumnType<number | null, number | null | undefined, number | null>;
+  /** WordPress' post_password (migration 030): '' when anyone may read the post's content */
+  password: ColumnType<string, string | undefined, string>;
 }
 
 export interface EventsTable {

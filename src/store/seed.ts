@@ -20,7 +20,7 @@
 import { CompiledQuery, sql, type Kysely } from 'kysely';
 import type { Database, StoredPostType, Taxonomy } from './schema.js';
 import type { DialectName, Store } from './db.js';
-import { noteChange } from './changes.js';
+import { noteChange } from './change-notes.js';
 
 type Row = ReadonlyArray<string | number | null>;
 type Table = 'posts' | 'events' | 'venues' | 'organizers' | 'event_organizers' | 'terms' | 'event_terms' | 'images' | 'event_series' | 'event_occurrences';
@@ -95,135 +95,146 @@ function placeholders(dialect: DialectName, columns: number, rows: number): stri
   return out.join(', ');
 }
 
+/** The transaction side of a bulk load on this connection: ids reserved, rows inserted in batches. */
+function bulkTransactionOn(conn: Kysely<Database>, dialect: DialectName): BulkTransaction {
+  const statements = new Map<string, string>();
+  const statementFor = (table: Table, columns: readonly string[], rows: number): string => {
+    const key = `${table}|${columns.join(',')}|${rows}`;
+    let text = statements.get(key);
+    if (!text) {
+      text = `insert into ${table} (${columns.join(', ')}) values ${placeholders(dialect, columns.length, rows)}`;
+      statements.set(key, text);
+    }
+    return text;
+  };
+
+  return {
+    async reserveIds(table, n) {
+      if (n <= 0) return [];
+      if (dialect === 'postgres') {
+        const r = await sql<{ id: number }>`select nextval(pg_get_serial_sequence(${table}, 'id'))::int as id from generate_series(1, ${n})`.execute(conn);
+        return r.rows.map((row) => Number(row.id)).sort((a, b) => a - b);
+      }
+      // AUTOINCREMENT never reuses ids: continue after the larger of max(id) and the sequence.
+      const r = await sql<{
+        next: number;
+      }>`select max(coalesce((select max(id) from ${sql.table(table)}), 0), coalesce((select seq from sqlite_sequence where name = ${table}), 0)) + 1 as next`.execute(conn);
+      const first = Number(r.rows[0]!.next);
+      return Array.from({ length: n }, (_, i) => first + i);
+    },
+    async insert(table, columns, rows) {
+      if (dialect === 'postgres') {
+        // One array per column: the statement text and parameter count do not grow with the rows.
+        const text = `insert into ${table} (${columns.join(', ')}) select * from unnest(${columns.map((c, i) => `$${i + 1}::${PG_TYPES[c] ?? 'text'}[]`).join(', ')})`;
+        for (let i = 0; i < rows.length; i += PG_ROWS) {
+          const chunk = rows.slice(i, i + PG_ROWS);
+          await conn.executeQuery(
+            CompiledQuery.raw(
+              text,
+              columns.map((_, c) => chunk.map((row) => row[c])),
+            ),
+          );
+        }
+        return;
+      }
+      const perStatement = Math.max(1, Math.min(MAX_ROWS, Math.floor(MAX_PARAMS / columns.length)));
+      for (let i = 0; i < rows.length; i += perStatement) {
+        const chunk = rows.slice(i, i + perStatement);
+        const params: Array<string | number | null> = [];
+        for (const row of chunk) for (const v of row) params.push(v);
+        await conn.executeQuery(CompiledQuery.raw(statementFor(table, columns, chunk.length), params));
+      }
+    },
+  };
+}
+
+/** Set `count` of these terms to their number of published events, in one pass over the links. */
+async function recountTermsOn(conn: Kysely<Database>, termIds: number[]): Promise<void> {
+  // One pass over the links (a correlated count per term can end up scanning them per term).
+  const ids = [...new Set(termIds)];
+  if (ids.length === 0) return;
+  const counts = new Map<number, number>();
+  for (let i = 0; i < ids.length; i += 500) {
+    const rows = await conn
+      .selectFrom('event_terms')
+      .innerJoin('posts', 'posts.id', 'event_terms.event_id')
+      .select(['event_terms.term_id', (eb) => eb.fn.countAll<number>().as('n')])
+      .where('posts.status', '=', 'publish')
+      // A recurring event's series is not counted: its occurrences are (as store/terms.ts recounts).
+      .where('posts.type', '=', 'tribe_events')
+      .where('event_terms.term_id', 'in', ids.slice(i, i + 500))
+      .groupBy('event_terms.term_id')
+      .execute();
+    for (const r of rows) counts.set(Number(r.term_id), Number(r.n));
+  }
+  await sql.raw('begin').execute(conn);
+  try {
+    for (const id of ids)
+      await conn
+        .updateTable('terms')
+        .set({ count: counts.get(id) ?? 0 })
+        .where('id', '=', id)
+        .execute();
+    await sql.raw('commit').execute(conn);
+  } catch (e) {
+    await sql
+      .raw('rollback')
+      .execute(conn)
+      .catch(() => {});
+    throw e;
+  }
+}
+
+/** The loader a bulk load's seeders are given, on this connection. */
+function bulkLoaderOn(conn: Kysely<Database>, dialect: DialectName, tx: BulkTransaction): BulkLoader {
+  return {
+    dialect,
+    db: conn,
+    async transaction(body) {
+      await sql.raw(dialect === 'sqlite' ? 'begin immediate' : 'begin').execute(conn);
+      try {
+        const out = await body(tx);
+        await sql.raw('commit').execute(conn);
+        return out;
+      } catch (e) {
+        await sql
+          .raw('rollback')
+          .execute(conn)
+          .catch(() => {});
+        throw e;
+      }
+    },
+    async existingSlugs(type) {
+      const rows = await conn.selectFrom('posts').select('slug').where('type', '=', type).execute();
+      return new Set(rows.map((r) => r.slug));
+    },
+    async countPosts(type) {
+      const r = await conn
+        .selectFrom('posts')
+        .select((eb) => eb.fn.countAll<number>().as('n'))
+        .where('type', '=', type)
+        .executeTakeFirstOrThrow();
+      return Number(r.n);
+    },
+    recountTerms: (termIds) => recountTermsOn(conn, termIds),
+    async termIdsBySlug(taxonomy) {
+      const rows = await conn.selectFrom('terms').select(['id', 'slug']).where('taxonomy', '=', taxonomy).execute();
+      return new Map(rows.map((r) => [r.slug, Number(r.id)]));
+    },
+    async analyze() {
+      if (dialect === 'postgres') await sql.raw('vacuum analyze').execute(conn);
+      else await sql.raw('pragma optimize').execute(conn);
+    },
+  };
+}
+
 /**
  * Open one connection for a bulk load, run `fn`, and restore the connection's settings.
  */
 export async function bulkLoad<T>(store: Store, fn: (loader: BulkLoader) => Promise<T>): Promise<T> {
   const dialect = store.dialect;
   return store.db.connection().execute(async (conn) => {
-    const statements = new Map<string, string>();
-    const statementFor = (table: Table, columns: readonly string[], rows: number): string => {
-      const key = `${table}|${columns.join(',')}|${rows}`;
-      let text = statements.get(key);
-      if (!text) {
-        text = `insert into ${table} (${columns.join(', ')}) values ${placeholders(dialect, columns.length, rows)}`;
-        statements.set(key, text);
-      }
-      return text;
-    };
-
-    const tx: BulkTransaction = {
-      async reserveIds(table, n) {
-        if (n <= 0) return [];
-        if (dialect === 'postgres') {
-          const r = await sql<{ id: number }>`select nextval(pg_get_serial_sequence(${table}, 'id'))::int as id from generate_series(1, ${n})`.execute(conn);
-          return r.rows.map((row) => Number(row.id)).sort((a, b) => a - b);
-        }
-        // AUTOINCREMENT never reuses ids: continue after the larger of max(id) and the sequence.
-        const r = await sql<{
-          next: number;
-        }>`select max(coalesce((select max(id) from ${sql.table(table)}), 0), coalesce((select seq from sqlite_sequence where name = ${table}), 0)) + 1 as next`.execute(conn);
-        const first = Number(r.rows[0]!.next);
-        return Array.from({ length: n }, (_, i) => first + i);
-      },
-      async insert(table, columns, rows) {
-        if (dialect === 'postgres') {
-          // One array per column: the statement text and parameter count do not grow with the rows.
-          const text = `insert into ${table} (${columns.join(', ')}) select * from unnest(${columns.map((c, i) => `$${i + 1}::${PG_TYPES[c] ?? 'text'}[]`).join(', ')})`;
-          for (let i = 0; i < rows.length; i += PG_ROWS) {
-            const chunk = rows.slice(i, i + PG_ROWS);
-            await conn.executeQuery(
-              CompiledQuery.raw(
-                text,
-                columns.map((_, c) => chunk.map((row) => row[c])),
-              ),
-            );
-          }
-          return;
-        }
-        const perStatement = Math.max(1, Math.min(MAX_ROWS, Math.floor(MAX_PARAMS / columns.length)));
-        for (let i = 0; i < rows.length; i += perStatement) {
-          const chunk = rows.slice(i, i + perStatement);
-          const params: Array<string | number | null> = [];
-          for (const row of chunk) for (const v of row) params.push(v);
-          await conn.executeQuery(CompiledQuery.raw(statementFor(table, columns, chunk.length), params));
-        }
-      },
-    };
-
-    const loader: BulkLoader = {
-      dialect,
-      db: conn,
-      async transaction(body) {
-        await sql.raw(dialect === 'sqlite' ? 'begin immediate' : 'begin').execute(conn);
-        try {
-          const out = await body(tx);
-          await sql.raw('commit').execute(conn);
-          return out;
-        } catch (e) {
-          await sql
-            .raw('rollback')
-            .execute(conn)
-            .catch(() => {});
-          throw e;
-        }
-      },
-      async existingSlugs(type) {
-        const rows = await conn.selectFrom('posts').select('slug').where('type', '=', type).execute();
-        return new Set(rows.map((r) => r.slug));
-      },
-      async countPosts(type) {
-        const r = await conn
-          .selectFrom('posts')
-          .select((eb) => eb.fn.countAll<number>().as('n'))
-          .where('type', '=', type)
-          .executeTakeFirstOrThrow();
-        return Number(r.n);
-      },
-      async recountTerms(termIds) {
-        // One pass over the links (a correlated count per term can end up scanning them per term).
-        const ids = [...new Set(termIds)];
-        if (ids.length === 0) return;
-        const counts = new Map<number, number>();
-        for (let i = 0; i < ids.length; i += 500) {
-          const rows = await conn
-            .selectFrom('event_terms')
-            .innerJoin('posts', 'posts.id', 'event_terms.event_id')
-            .select(['event_terms.term_id', (eb) => eb.fn.countAll<number>().as('n')])
-            .where('posts.status', '=', 'publish')
-            // A recurring event's series is not counted: its occurrences are (as store/terms.ts recounts).
-            .where('posts.type', '=', 'tribe_events')
-            .where('event_terms.term_id', 'in', ids.slice(i, i + 500))
-            .groupBy('event_terms.term_id')
-            .execute();
-          for (const r of rows) counts.set(Number(r.term_id), Number(r.n));
-        }
-        await sql.raw('begin').execute(conn);
-        try {
-          for (const id of ids)
-            await conn
-              .updateTable('terms')
-              .set({ count: counts.get(id) ?? 0 })
-              .where('id', '=', id)
-              .execute();
-          await sql.raw('commit').execute(conn);
-        } catch (e) {
-          await sql
-            .raw('rollback')
-            .execute(conn)
-            .catch(() => {});
-          throw e;
-        }
-      },
-      async termIdsBySlug(taxonomy) {
-        const rows = await conn.selectFrom('terms').select(['id', 'slug']).where('taxonomy', '=', taxonomy).execute();
-        return new Map(rows.map((r) => [r.slug, Number(r.id)]));
-      },
-      async analyze() {
-        if (dialect === 'postgres') await sql.raw('vacuum analyze').execute(conn);
-        else await sql.raw('pragma optimize').execute(conn);
-      },
-    };
+    const loader = bulkLoaderOn(conn, dialect, bulkTransactionOn(conn, dialect));
 
     // A bulk load touches too much to follow record by record: readers drop what they keep.
     const run = async () => {

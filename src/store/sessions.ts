@@ -9,7 +9,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import { sql, type Generated, type Selectable } from 'kysely';
-import { noteChange } from './changes.js';
+import { noteChange } from './change-notes.js';
 import type { Executor } from './schema.js';
 
 export interface SessionsTable {

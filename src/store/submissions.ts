@@ -9,7 +9,8 @@
  *   await findSubmissionByTokenHash(db, sha256hex(token)) // the row, or undefined
  */
 import { sql, type Insertable, type Selectable, type Updateable } from 'kysely';
-import { noteChange, writeTransaction } from './changes.js';
+import { noteChange } from './change-notes.js';
+import { writeTransaction } from './changes.js';
 import { lockForWrite } from './locks.js';
 import type { Executor, SubmissionLogTable, SubmissionsTable } from './schema.js';
 

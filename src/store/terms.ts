@@ -12,7 +12,7 @@ import { revisionExpression, revisionMemo, revisionOfHandle } from './revision.j
 import type { ChangeFeed } from './change-feed.js';
 import { partsOf, slot, slotKey, type StoreParts } from './handle.js';
 import { keptCountersOf, registerKept } from '../metrics.js';
-import { addTermCounts, noteChange, noteChanges, noteTermRecount } from './changes.js';
+import { addTermCounts, noteChange, noteChanges, noteTermRecount } from './change-notes.js';
 import { afterExplicitId, takeWantedId } from './import-context.js';
 import { storedIds } from './ranges.js';
 import { directOf } from './sqlite-direct.js';
@@ -226,7 +226,7 @@ export async function adjustTermCounts(db: Executor, termIds: number[], delta: n
  * concurrent writers never leave a count wrong.
  */
 export async function recountTerms(db: Executor, termIds: number[]): Promise<void> {
-  // In id order, as every writer locks terms (changes.ts).
+  // In id order, as every writer locks terms (change-notes.ts).
   const unique = [...new Set(termIds)].sort((a, b) => a - b);
   if (unique.length === 0) return;
   await noteChanges(db, 'term', unique, 'update');

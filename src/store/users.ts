@@ -7,7 +7,7 @@
  *   const user = await findUserByLogin(db, 'admin');
  */
 import type { Insertable, Updateable } from 'kysely';
-import { noteChange, noteChanges, noteEventBefore, recordTypeOfPost } from './changes.js';
+import { noteChange, noteChanges, noteEventBefore, recordTypeOfPost } from './change-notes.js';
 import type { AppPasswordRow, AppPasswordsTable, Executor, UserRow, UsersTable } from './schema.js';
 import { afterExplicitId, takeWantedId } from './import-context.js';
 

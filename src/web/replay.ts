@@ -164,6 +164,110 @@ export interface Replay {
   stats(): { entries: number; bytes: number };
 }
 
+/** The key of a replayable request (undefined: Fastify answers it). */
+function keyOf(req: IncomingMessage): string | undefined {
+  if (req.method !== 'GET') return undefined;
+  const raw = req.rawHeaders;
+  let host = '';
+  let accept = '';
+  let encoding = '';
+  let language = '';
+  let origin = '';
+  let forwarded = '';
+  for (let i = 0; i < raw.length; i += 2) {
+    const name = raw[i]!.toLowerCase();
+    if (!REPLAYABLE_HEADERS.has(name)) return undefined;
+    const value = raw[i + 1]!;
+    // A header of the key sent twice: Fastify's to join.
+    if (name === 'host') host = host === '' ? value : '\u0000';
+    else if (name === 'accept') accept = accept === '' ? value : '\u0000';
+    else if (name === 'accept-encoding') encoding = encoding === '' ? value : '\u0000';
+    else if (name === 'accept-language') language = language === '' ? value : '\u0000';
+    else if (name === 'origin') origin = origin === '' ? value : '\u0000';
+    else if (name === 'x-forwarded-proto' || name === 'x-forwarded-host') forwarded += `${name}:${value}\u0001`;
+  }
+  if (host.includes('\u0000') || accept.includes('\u0000') || encoding.includes('\u0000') || language.includes('\u0000') || origin.includes('\u0000')) return undefined;
+  return `${req.url}\n${host}\n${accept}\n${encoding}\n${language}\n${origin}\n${forwarded}`;
+}
+
+/** An answer as kept: its headers flat, the places of those made per request; undefined when it cannot be replayed. */
+function recordedOf(mark: ReplayMark, status: number, headers: Record<string, unknown>, body: Buffer): Recorded | undefined {
+  const flat: string[] = [];
+  const slots: Recorded['slots'] = [];
+  let etag: string | undefined;
+  // The memory the body holds (in memory of its own: its length).
+  let size = body.buffer.byteLength;
+  for (const name of Object.keys(headers)) {
+    const value = headers[name];
+    if (value === undefined) continue;
+    if (typeof value !== 'string' && typeof value !== 'number') return undefined; // several values
+    const lower = name.toLowerCase();
+    if (lower === 'set-cookie' || lower === 'x-wp-nonce' || lower === 'transfer-encoding') return undefined;
+    if (lower === 'etag') etag = String(value);
+    const slot = SLOT_OF[lower] ?? (mark.renew?.[lower] ? 'renew' : undefined);
+    if (slot) slots.push({ at: flat.length + 1, slot, name: lower });
+    flat.push(name, String(value));
+    size += name.length + String(value).length;
+  }
+  if (!slots.some((s) => s.slot === 'request-id')) return undefined;
+  return { status, headers: flat, slots, body, etag, bytes: size + 64 };
+}
+
+/** Whether two answers are the same outside the headers made per request. */
+function same(a: Recorded, b: Recorded): boolean {
+  if (a.status !== b.status || a.headers.length !== b.headers.length || a.slots.length !== b.slots.length) return false;
+  const perRequest = new Set(a.slots.map((s) => s.at));
+  for (let i = 0; i < a.headers.length; i++) if (!perRequest.has(i) && a.headers[i] !== b.headers[i]) return false;
+  return a.body.equals(b.body);
+}
+
+/** The values of the renewed headers for this second (made once a second per entry). */
+function renewed(entry: Entry, now: number): Record<string, string> {
+  const second = Math.floor(now / 1000);
+  if (entry.renewed?.second === second) return entry.renewed.values;
+  const values: Record<string, string> = {};
+  for (const [name, make] of Object.entries(entry.mark.renew ?? {})) values[name] = make(now);
+  entry.renewed = { second, values };
+  return values;
+}
+
+/** Whether a recorded answer carries the rate limit's headers (then its request is counted). */
+const limited = (rec: Recorded) => rec.slots.some((s) => s.slot === 'limit' || s.slot === 'remaining' || s.slot === 'ratelimit');
+
+/** Send a kept answer; `limit`: the request's count, when the answer is `limited`. */
+function send(deps: ReplayDeps, req: IncomingMessage, res: ServerResponse, entry: Entry, rec: Recorded, arrived: number, limit: Limit | undefined): boolean {
+  if (limited(rec) && !limit) return false; // over the limit (or no limit to count in): Fastify answers
+  const id = deps.requestId(req);
+  const headers = rec.headers.slice();
+  const renew = entry.mark.renew ? renewed(entry, Date.now()) : undefined;
+  for (const { at, slot, name } of rec.slots) {
+    if (slot === 'request-id') headers[at] = id;
+    else if (slot === 'limit') headers[at] = String(limit!.limit);
+    else if (slot === 'remaining') headers[at] = String(limit!.remaining);
+    else if (slot === 'reset') headers[at] = String(limit!.reset);
+    else if (slot === 'ratelimit') headers[at] = rateLimitField(limit!.remaining, limit!.reset);
+    else headers[at] = renew![name]!;
+  }
+  const log = deps.log?.requests() ? deps.log : undefined;
+  if (log) log.info({ reqId: id, req: { method: req.method, url: req.url, headers: req.headers, host: req.headers.host, ip: deps.clientAddress(req), socket: req.socket } }, 'incoming request');
+  res.writeHead(rec.status, headers);
+  if (rec.status === 304) res.end();
+  else res.end(rec.body);
+  const ms = performance.now() - arrived;
+  deps.observe?.('GET', entry.mark.route, rec.status, ms / 1000);
+  if (log) log.info({ reqId: id, res: { statusCode: rec.status }, responseTime: ms }, 'request completed');
+  return true;
+}
+
+/** The kept answer for this request now, if any (the feed synced). */
+function answerOf(req: IncomingMessage, entry: Entry): Recorded | undefined {
+  const inm = req.headers['if-none-match'];
+  if (inm === undefined) return entry.ok;
+  const etag = entry.ok?.etag ?? entry.notModified?.etag;
+  if (etag === undefined) return undefined;
+  return weakMatch(parseEtags(inm), etag) ? entry.notModified : entry.ok;
+}
+
 export function createReplay(deps: ReplayDeps): Replay {
   const entries = new Map<string, Entry>();
   let bytes = 0;
@@ -182,32 +286,6 @@ export function createReplay(deps: ReplayDeps): Replay {
       drop(key);
     }
   };
-
-  /** The key of a replayable request (undefined: Fastify answers it). */
-  function keyOf(req: IncomingMessage): string | undefined {
-    if (req.method !== 'GET') return undefined;
-    const raw = req.rawHeaders;
-    let host = '';
-    let accept = '';
-    let encoding = '';
-    let language = '';
-    let origin = '';
-    let forwarded = '';
-    for (let i = 0; i < raw.length; i += 2) {
-      const name = raw[i]!.toLowerCase();
-      if (!REPLAYABLE_HEADERS.has(name)) return undefined;
-      const value = raw[i + 1]!;
-      // A header of the key sent twice: Fastify's to join.
-      if (name === 'host') host = host === '' ? value : '\u0000';
-      else if (name === 'accept') accept = accept === '' ? value : '\u0000';
-      else if (name === 'accept-encoding') encoding = encoding === '' ? value : '\u0000';
-      else if (name === 'accept-language') language = language === '' ? value : '\u0000';
-      else if (name === 'origin') origin = origin === '' ? value : '\u0000';
-      else if (name === 'x-forwarded-proto' || name === 'x-forwarded-host') forwarded += `${name}:${value}\u0001`;
-    }
-    if (host.includes('\u0000') || accept.includes('\u0000') || encoding.includes('\u0000') || language.includes('\u0000') || origin.includes('\u0000')) return undefined;
-    return `${req.url}\n${host}\n${accept}\n${encoding}\n${language}\n${origin}\n${forwarded}`;
-  }
 
   /** Kept answers go on recording the request's answer once the pipeline marked it. */
   function record(req: Tagged, res: ServerResponse, key: string): void {
@@ -252,35 +330,6 @@ export function createReplay(deps: ReplayDeps): Replay {
     } as ServerResponse['end'];
   }
 
-  function recordedOf(mark: ReplayMark, status: number, headers: Record<string, unknown>, body: Buffer): Recorded | undefined {
-    const flat: string[] = [];
-    const slots: Recorded['slots'] = [];
-    let etag: string | undefined;
-    // The memory the body holds (in memory of its own: its length).
-    let size = body.buffer.byteLength;
-    for (const name of Object.keys(headers)) {
-      const value = headers[name];
-      if (value === undefined) continue;
-      if (typeof value !== 'string' && typeof value !== 'number') return undefined; // several values
-      const lower = name.toLowerCase();
-      if (lower === 'set-cookie' || lower === 'x-wp-nonce' || lower === 'transfer-encoding') return undefined;
-      if (lower === 'etag') etag = String(value);
-      const slot = SLOT_OF[lower] ?? (mark.renew?.[lower] ? 'renew' : undefined);
-      if (slot) slots.push({ at: flat.length + 1, slot, name: lower });
-      flat.push(name, String(value));
-      size += name.length + String(value).length;
-    }
-    if (!slots.some((s) => s.slot === 'request-id')) return undefined;
-    return { status, headers: flat, slots, body, etag, bytes: size + 64 };
-  }
-
-  function same(a: Recorded, b: Recorded): boolean {
-    if (a.status !== b.status || a.headers.length !== b.headers.length || a.slots.length !== b.slots.length) return false;
-    const perRequest = new Set(a.slots.map((s) => s.at));
-    for (let i = 0; i < a.headers.length; i++) if (!perRequest.has(i) && a.headers[i] !== b.headers[i]) return false;
-    return a.body.equals(b.body);
-  }
-
   function keep(key: string, revision: string, mark: ReplayMark, status: number, headers: Record<string, unknown>, body: string | Buffer): void {
     // A kept body in memory of its own: a slice of Node's shared slab (a list's `Buffer.concat`, a
     // short text's bytes) would keep the whole slab, 64 KiB on Node 24, alive (issue 27, item 5).
@@ -306,53 +355,6 @@ export function createReplay(deps: ReplayDeps): Replay {
     } else entry[`pending${kind}`] = recorded;
     bytes += sizeOf(entry) - before;
     makeRoom();
-  }
-
-  /** The values of the renewed headers for this second (made once a second per entry). */
-  function renewed(entry: Entry, now: number): Record<string, string> {
-    const second = Math.floor(now / 1000);
-    if (entry.renewed?.second === second) return entry.renewed.values;
-    const values: Record<string, string> = {};
-    for (const [name, make] of Object.entries(entry.mark.renew ?? {})) values[name] = make(now);
-    entry.renewed = { second, values };
-    return values;
-  }
-
-  /** Whether a recorded answer carries the rate limit's headers (then its request is counted). */
-  const limited = (rec: Recorded) => rec.slots.some((s) => s.slot === 'limit' || s.slot === 'remaining' || s.slot === 'ratelimit');
-
-  /** Send a kept answer; `limit`: the request's count, when the answer is `limited`. */
-  function send(req: IncomingMessage, res: ServerResponse, entry: Entry, rec: Recorded, arrived: number, limit: Limit | undefined): boolean {
-    if (limited(rec) && !limit) return false; // over the limit (or no limit to count in): Fastify answers
-    const id = deps.requestId(req);
-    const headers = rec.headers.slice();
-    const renew = entry.mark.renew ? renewed(entry, Date.now()) : undefined;
-    for (const { at, slot, name } of rec.slots) {
-      if (slot === 'request-id') headers[at] = id;
-      else if (slot === 'limit') headers[at] = String(limit!.limit);
-      else if (slot === 'remaining') headers[at] = String(limit!.remaining);
-      else if (slot === 'reset') headers[at] = String(limit!.reset);
-      else if (slot === 'ratelimit') headers[at] = rateLimitField(limit!.remaining, limit!.reset);
-      else headers[at] = renew![name]!;
-    }
-    const log = deps.log?.requests() ? deps.log : undefined;
-    if (log) log.info({ reqId: id, req: { method: req.method, url: req.url, headers: req.headers, host: req.headers.host, ip: deps.clientAddress(req), socket: req.socket } }, 'incoming request');
-    res.writeHead(rec.status, headers);
-    if (rec.status === 304) res.end();
-    else res.end(rec.body);
-    const ms = performance.now() - arrived;
-    deps.observe?.('GET', entry.mark.route, rec.status, ms / 1000);
-    if (log) log.info({ reqId: id, res: { statusCode: rec.status }, responseTime: ms }, 'request completed');
-    return true;
-  }
-
-  /** The kept answer for this request now, if any (the feed synced). */
-  function answerOf(req: IncomingMessage, entry: Entry): Recorded | undefined {
-    const inm = req.headers['if-none-match'];
-    if (inm === undefined) return entry.ok;
-    const etag = entry.ok?.etag ?? entry.notModified?.etag;
-    if (etag === undefined) return undefined;
-    return weakMatch(parseEtags(inm), etag) ? entry.notModified : entry.ok;
   }
 
   const replay: Replay = {
@@ -385,7 +387,7 @@ export function createReplay(deps: ReplayDeps): Replay {
         const rec = current && current.revision === deps.revision() ? answerOf(req, current) : undefined;
         const answer = (limit: Limit | undefined) => {
           try {
-            if (current && rec && send(req, res, current, rec, arrived, limit)) return;
+            if (current && rec && send(deps, req, res, current, rec, arrived, limit)) return;
           } catch (error) {
             // Nothing of a replay may take the process down: Fastify answers instead, or the answer is cut.
             drop(key);

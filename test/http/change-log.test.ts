@@ -6,7 +6,7 @@
 import { it } from 'node:test';
 import assert from 'node:assert/strict';
 import { forEachStore } from '../support/harness.js';
-import { lastSeq } from '../../src/store/changes.js';
+import { headOf as lastSeq } from '../../src/store/change-log.js';
 import { readChanges, type ChangeRow } from '../../src/store/change-log.js';
 
 forEachStore('change log', (t) => {

@@ -10,7 +10,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { UserError, UserRefusal } from '../../src/domain/users.js';
 import { insertImage } from '../../src/store/images.js';
-import { lastSeq, writeTransaction } from '../../src/store/changes.js';
+import { headOf as lastSeq } from '../../src/store/change-log.js';
+import { writeTransaction } from '../../src/store/changes.js';
 import { cli } from '../support/cli.js';
 import { forEachStore, startServer, type TestServer } from '../support/harness.js';
 

@@ -7,7 +7,9 @@ import { join } from 'node:path';
 import { STORES, startServer, type TestServer } from '../support/harness.js';
 import { storeMetricsOf } from '../../src/metrics.js';
 import { openStore, type Store } from '../../src/store/db.js';
-import { lastSeq, noteChange, writeTransaction } from '../../src/store/changes.js';
+import { headOf as lastSeq } from '../../src/store/change-log.js';
+import { noteChange } from '../../src/store/change-notes.js';
+import { writeTransaction } from '../../src/store/changes.js';
 import pg from 'pg';
 import { updateEventDetails } from '../../src/store/events.js';
 

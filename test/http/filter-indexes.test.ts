@@ -13,7 +13,7 @@ import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { CompiledQuery, sql } from 'kysely';
 import { startServer, STORES, type TestServer } from '../support/harness.js';
-import { eventPageStatements } from '../../src/store/events.js';
+import { eventPageStatements } from '../../src/store/event-pages.js';
 import type { EventListFilter } from '../../src/store/event-list-results.js';
 
 /** Statistics of a seeded calendar of 1,000,000 events (`PRAGMA optimize`), as SQLite's planner reads them. */

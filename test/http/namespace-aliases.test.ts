@@ -142,7 +142,7 @@ forEachStore('the original namespace and /wp-json as aliases', (t) => {
     const index = await get('/?rest_route=/tribe/events/v1');
     assert.equal((await index.json()).namespace, 'tribe/events/v1');
     const root = await (await get('/?rest_route=/')).json();
-    assert.deepEqual(root.namespaces, ['calendar/events/v1', 'tribe/events/v1']);
+    assert.deepEqual(root.namespaces, ['calendar/events/v1', 'tribe/events/v1', 'tec/v1', 'wp/v2']);
   });
 
   it('serves the root index under /wp-json too, listing both namespaces and their routes with /wp-json URLs', async () => {
@@ -150,7 +150,7 @@ forEachStore('the original namespace and /wp-json as aliases', (t) => {
       const res = await get(`${root}/`);
       assert.equal(res.status, 200);
       const body = await res.json();
-      assert.deepEqual(body.namespaces, ['calendar/events/v1', 'tribe/events/v1']);
+      assert.deepEqual(body.namespaces, ['calendar/events/v1', 'tribe/events/v1', 'tec/v1', 'wp/v2']);
       assert.ok(body.routes['/calendar/events/v1/events']);
       assert.equal(body.routes['/tribe/events/v1/events'].namespace, 'tribe/events/v1');
       assert.deepEqual(body.routes['/tribe/events/v1/events']._links, { self: [{ href: `${t.origin}${root}/tribe/events/v1/events` }] });
@@ -249,7 +249,7 @@ forEachStore(
       assert.equal((await res.json()).code, 'rest_no_route');
       assert.equal((await fetch(`${t.origin}/wp-json/tribe/events/v1/events`)).status, 404);
       const root = await (await fetch(`${t.origin}/api/`)).json();
-      assert.deepEqual(root.namespaces, ['calendar/events/v1']);
+      assert.deepEqual(root.namespaces, ['calendar/events/v1', 'tec/v1', 'wp/v2']);
       assert.equal(
         Object.keys(root.routes).some((k) => k.startsWith('/tribe/')),
         false,
@@ -265,7 +265,7 @@ forEachStore(
   (t) => {
     it('serves each, in the order given', async () => {
       const root = await (await fetch(`${t.origin}/api/`)).json();
-      assert.deepEqual(root.namespaces, ['calendar/events/v1', 'tribe/events/v1', 'legacy/events/v2']);
+      assert.deepEqual(root.namespaces, ['calendar/events/v1', 'tribe/events/v1', 'legacy/events/v2', 'tec/v1', 'wp/v2']);
       const res = await fetch(`${t.origin}/wp-json/legacy/events/v2/venues`);
       assert.equal(res.status, 200);
       assert.equal((await res.json()).rest_url, `${t.origin}/wp-json/legacy/events/v2/venues/?page=1&per_page=10&status=publish`);
@@ -280,7 +280,7 @@ forEachStore(
     it('registers /wp-json once (the server starts) and serves both namespaces there only', async () => {
       const root = await fetch(`${t.origin}/wp-json/`);
       assert.equal(root.status, 200);
-      assert.deepEqual((await root.json()).namespaces, ['calendar/events/v1', 'tribe/events/v1']);
+      assert.deepEqual((await root.json()).namespaces, ['calendar/events/v1', 'tribe/events/v1', 'tec/v1', 'wp/v2']);
       assert.equal((await fetch(`${t.origin}/wp-json/tribe/events/v1/events`)).status, 200);
       assert.equal((await fetch(`${t.origin}/api/calendar/events/v1/events`)).status, 404);
       const site = await fetch(`${t.origin}/`);

@@ -6,7 +6,7 @@ forEachStore('REST root and namespace index', (t) => {
   it('serves the REST root index with our namespace and routes', async () => {
     const res = await t.api.get('/api/');
     assert.equal(res.status, 200);
-    assert.deepEqual(res.body.namespaces, ['calendar/events/v1', 'tribe/events/v1']);
+    assert.deepEqual(res.body.namespaces, ['calendar/events/v1', 'tribe/events/v1', 'tec/v1', 'wp/v2']);
     assert.ok(res.body.routes['/calendar/events/v1/events']);
     assert.ok(res.body.routes['/calendar/events/v1/events/(?P<id>\\d+)']);
     assert.equal(res.body.url, t.origin);

@@ -18,7 +18,7 @@ import { CompiledQuery, sql } from 'kysely';
 import { ADMIN, startServer, STORES, type StoreKind, type TestServer } from '../support/harness.js';
 import { createEvent } from '../support/fixtures.js';
 import { backgroundReaderOf } from '../../src/store/handle.js';
-import { eventPageStatements } from '../../src/store/events.js';
+import { eventPageStatements } from '../../src/store/event-pages.js';
 import { migrate, openStore, type Store } from '../../src/store/db.js';
 import { searchWords } from '../../src/domain/events/types.js';
 

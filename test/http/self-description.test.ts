@@ -75,9 +75,12 @@ forEachStore('self-description: namespace and root index', (t) => {
     assert.equal(res.status, 200);
     const index = (await t.api.get('')).body;
     // Our namespace first, then the original's as an alias (NAMESPACE_ALIASES), each with its routes.
-    assert.deepEqual(res.body.namespaces, [NS, 'tribe/events/v1']);
+    assert.deepEqual(res.body.namespaces, [NS, 'tribe/events/v1', 'tec/v1', 'wp/v2']);
     const aliasKeys = Object.keys(index.routes).map((key) => key.replace(`/${NS}`, '/tribe/events/v1'));
-    assert.deepEqual(Object.keys(res.body.routes), ['/', ...Object.keys(index.routes), ...aliasKeys]);
+    // Then tec/v1 and the WordPress core routes its clients read (wp/v2), each with its own routes.
+    const others = Object.keys(res.body.routes).filter((key) => key.startsWith('/tec/v1') || key.startsWith('/wp/v2'));
+    assert.deepEqual(Object.keys(res.body.routes), ['/', ...Object.keys(index.routes), ...aliasKeys, ...others]);
+    assert.ok(others.includes('/tec/v1/events') && others.includes('/wp/v2/users/me'));
     for (const [key, entry] of Object.entries<any>(index.routes)) {
       const rootEntry = res.body.routes[key];
       assert.deepEqual(rootEntry.methods, entry.methods, key);

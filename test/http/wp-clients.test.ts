@@ -54,7 +54,7 @@ forEachStore('node-wpapi 1.2 as a client', (t) => {
     ]) {
       const site = await WPAPI.discover(from);
       assert.equal(site._options.endpoint, `${t.origin}${root}`, from);
-      assert.deepEqual(Object.keys(site._ns).sort(), ['calendar/events/v1', 'tribe/events/v1']);
+      assert.deepEqual(Object.keys(site._ns).sort(), ['calendar/events/v1', 'tec/v1', 'tribe/events/v1', 'wp/v2']);
       for (const ns of ['tribe/events/v1', 'calendar/events/v1']) {
         const handlers = site.namespace(ns);
         for (const resource of ['events', 'venues', 'organizers', 'categories', 'tags', 'doc']) assert.equal(typeof handlers[resource], 'function', `${ns} ${resource}`);
@@ -327,7 +327,7 @@ forEachStore('@wordpress/api-fetch 7 as a client', (t) => {
       const updated = (await apiFetch({ path: `/tribe/events/v1/tags/${created.id}`, method: 'PATCH', data: { name: 'Via rest_route 2' }, headers: basic(ADMIN.login, ADMIN.password) })) as Json;
       assert.equal(updated.name, 'Via rest_route 2');
       const root = (await apiFetch({ path: '/' })) as Json;
-      assert.deepEqual(root.namespaces, ['calendar/events/v1', 'tribe/events/v1']);
+      assert.deepEqual(root.namespaces, ['calendar/events/v1', 'tribe/events/v1', 'tec/v1', 'wp/v2']);
     } finally {
       root = '/wp-json/';
     }

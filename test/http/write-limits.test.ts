@@ -12,6 +12,7 @@ import { OCCURRENCES_PER_WRITE } from '../../src/domain/series.js';
 import { MAX_NEW_TERMS_PER_WRITE, MAX_TERMS_PER_WRITE } from '../../src/domain/terms/index.js';
 import { extendHorizons, generateSeries } from '../../src/domain/series-generation.js';
 import * as eventsStore from '../../src/store/events.js';
+import * as eventPages from '../../src/store/event-pages.js';
 import * as termsStore from '../../src/store/terms.js';
 import * as linkedStore from '../../src/store/linked-posts.js';
 import { findImagesByIds } from '../../src/store/images.js';
@@ -330,7 +331,7 @@ forEachStore('issue 24: store functions take more ids than one statement binds',
     } as never);
     assert.equal(excluded.total, 0);
     const filter = { statuses: ['publish'], include: ids, categoryIds: ids, venueIds: ids };
-    const page = await eventsStore.findEventPageIds(db, dialect, filter as never, { limit: 10, offset: 0 });
+    const page = await eventPages.findEventPageIds(db, dialect, filter as never, { limit: 10, offset: 0 });
     assert.deepEqual(page.ids, [made.body.id]);
   });
 });

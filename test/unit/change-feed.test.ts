@@ -5,10 +5,11 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { buildBatch } from '../../src/store/change-feed.js';
-import { matchesFilter, type EventListFilter } from '../../src/store/events.js';
-import type { ListingState } from '../../src/store/changes.js';
+import { matchesFilter, type EventListFilter } from '../../src/store/event-list-results.js';
+import type { ListingState } from '../../src/store/listing-states.js';
 import type { FeedRow as ChangeRow } from '../../src/store/change-feed.js';
-import { noteChange, writeTransaction } from '../../src/store/changes.js';
+import { noteChange } from '../../src/store/change-notes.js';
+import { writeTransaction } from '../../src/store/changes.js';
 import { openStore } from '../../src/store/db.js';
 import { STORES } from '../support/harness.js';
 

@@ -16,7 +16,7 @@ import { createServices, type Services } from '../../src/domain/services.js';
 import { ANONYMOUS, type Viewer } from '../../src/domain/permissions.js';
 import type { EventRange } from '../../src/domain/events/index.js';
 import { openStore, type Store } from '../../src/store/db.js';
-import { eventPageStatements } from '../../src/store/events.js';
+import { eventPageStatements } from '../../src/store/event-pages.js';
 import { LONG_EVENTS_INDEX, lookbackStart } from '../../src/store/event-overlaps.js';
 import { STORES } from '../support/harness.js';
 

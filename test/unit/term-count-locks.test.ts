@@ -4,7 +4,7 @@
  * the links while the second had not committed, and its count (1) overwrote the second's, which
  * had counted the first's event as still published (1): the category said 1 where 0 published
  * events link it. Counts made from links are now made at the transaction's end under the terms'
- * row locks (`noteTermRecount`, changes.ts), so the second counts after the first commits.
+ * row locks (`noteTermRecount`, change-notes.ts), so the second counts after the first commits.
  *
  * The first write is held open after its recount until the second has finished (or has waited
  * a moment: without the fix on PostgreSQL it waits for the first's row lock; on SQLite writes run
@@ -16,7 +16,8 @@ import { randomBytes } from 'node:crypto';
 import { sql } from 'kysely';
 import { loadConfig } from '../../src/config.js';
 import { createServices, type Services } from '../../src/domain/services.js';
-import { addTermCounts, writeTransaction } from '../../src/store/changes.js';
+import { addTermCounts } from '../../src/store/change-notes.js';
+import { writeTransaction } from '../../src/store/changes.js';
 import { openStore, type Store } from '../../src/store/db.js';
 import { updatePost } from '../../src/store/posts.js';
 import { recountTerms } from '../../src/store/terms.js';

@@ -20,6 +20,9 @@ export interface Draft {
   excerpt: string;
   slug: string;
   status: string;
+  /** password protected (WordPress' visibility "Password protected"), with `password` */
+  protect: boolean;
+  password: string;
   /** publication date, YYYY-MM-DDTHH:MM in the site's zone ('' = now) */
   publish: string;
   timezone: string;
@@ -54,6 +57,8 @@ export function emptyDraft(): Draft {
     excerpt: '',
     slug: '',
     status: 'draft',
+    protect: false,
+    password: '',
     publish: '',
     timezone: boot.timezone,
     all_day: false,
@@ -87,6 +92,8 @@ export function draftOf(e: EventRecord): Draft {
     excerpt: (e.excerpt ?? '').replace(/<[^>]+>/g, ''),
     slug: e.slug ?? '',
     status: e.status,
+    protect: (e.password ?? '') !== '',
+    password: e.password ?? '',
     publish: e.status === 'future' ? e.date.slice(0, 16).replace(' ', 'T') : '',
     timezone: e.timezone || boot.timezone,
     all_day: e.all_day,
@@ -119,6 +126,8 @@ export function bodyOf(d: Draft, isNew: boolean, original: EventRecord | null): 
     description: d.description,
     excerpt: d.excerpt,
     status: d.status,
+    // Unticked, or ticked with no password: anyone may read it (WordPress' empty post password).
+    password: d.protect ? d.password : '',
     timezone: d.timezone,
     all_day: d.all_day,
     start_date: `${d.startDate} ${d.all_day ? '00:00' : d.startTime}:00`,
@@ -152,6 +161,7 @@ export const FIELDS: ReadonlyArray<FieldGroup<Draft>> = [
   { name: 'description', keys: ['description'] },
   { name: 'excerpt', keys: ['excerpt'] },
   { name: 'status', keys: ['status'] },
+  { name: 'password', keys: ['protect', 'password'] },
   { name: 'publishDate', keys: ['publish'] },
   { name: 'slug', keys: ['slug'] },
   { name: 'timezone', keys: ['timezone'] },
@@ -200,6 +210,8 @@ export function shown(name: string, d: Draft, names: Map<string, string>): strin
         .trim();
     case 'status':
       return t(`status.${d.status}`);
+    case 'password':
+      return d.protect && d.password !== '' ? d.password : t('editor.notProtected');
     case 'startDate':
       return `${d.startDate} ${d.all_day ? '' : d.startTime}`.trim();
     case 'endDate':

@@ -54,6 +54,8 @@ export interface EventRecord {
   recurrence?: string[];
   recurring_event_id?: number;
   original_start_date?: string;
+  /** its password ('' when none): read from the admin API, never in the REST representation */
+  password?: string;
 }
 
 export interface EventList {

@@ -135,6 +135,7 @@ export function PublishSection({ ed, draft }: SectionProps) {
   return (
     <Fieldset legend={t('editor.publish')}>
       <SelectField label={t('editor.status')} name="status" value={draft.status} onChange={(v) => update({ status: v })} options={statusOptions} error={errors.status} />
+      <PasswordChoice ed={ed} draft={draft} />
       {mayPublish && (
         <TextField
           label={t('editor.publishDate')}
@@ -167,6 +168,30 @@ export function PublishSection({ ed, draft }: SectionProps) {
       {dirty && <p class="help">{t('editor.unsaved')}</p>}
       {original && <p class="help">{t('editor.modified', { when: formatDate(original.modified_utc ?? original.modified) })}</p>}
     </Fieldset>
+  );
+}
+
+/**
+ * WordPress' "Password protected" visibility: readers see the title and dates, the rest once they
+ * type the password on the event's page (a private event is the status' "Private" instead).
+ */
+export function PasswordChoice({ ed: { update, errors }, draft }: SectionProps) {
+  return (
+    <>
+      <Checkbox label={t('editor.protect')} name="protect" checked={draft.protect} onChange={(v) => update({ protect: v })} help={t('editor.protectHelp')} />
+      {draft.protect && (
+        <TextField
+          label={t('editor.password')}
+          name="password"
+          id="f-password"
+          value={draft.password}
+          onInput={(v) => update({ password: v })}
+          autoComplete="off"
+          help={t('editor.passwordHelp')}
+          error={errors.password}
+        />
+      )}
+    </>
   );
 }
 

@@ -146,7 +146,7 @@ function EventFilters({ q }: { q: URLSearchParams }) {
   const [search, setSearch] = useState(q.get('search') ?? '');
   const categories = useApi<{ categories: TermRef[] }>(`${NS}/categories`, { per_page: 100, hide_empty: false });
   const tags = useApi<{ tags: TermRef[] }>(`${NS}/tags`, { per_page: 100, hide_empty: false });
-  const venues = useApi<{ venues: Array<{ id: number; venue: string }> }>(`${NS}/venues`, { per_page: 100 });
+  const venues = useApi<{ venues: Array<{ id: number; venue: string }> }>(`${NS}/venues`, { per_page: 100, context: 'edit' });
   const status = q.get('status') ?? '';
   const narrow = useNarrow();
   const [unfolded, setUnfolded] = useState(false);

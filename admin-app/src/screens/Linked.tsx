@@ -11,8 +11,9 @@ import { useApi } from '../components/useApi';
 import { PageHeader } from '../components/PageHeader';
 import { Link } from '../components/Link';
 import { DataTable } from '../components/DataTable';
-import { FormErrors, TextField, TextArea } from '../components/Fields';
+import { Checkbox, FormErrors, TextField, TextArea } from '../components/Fields';
 import { MediaPicker } from './MediaPicker';
+import { ADMIN_NS } from './editor-session';
 import { ErrorState, Loading } from '../components/States';
 import { toast } from '../components/Toast';
 import { confirmDialog } from '../components/ConfirmDialog';
@@ -47,7 +48,8 @@ function List({ kind }: { kind: Kind }) {
   const q = query.value;
   const page = Number(q.get('page') ?? 1) || 1;
   const [search, setSearch] = useState(q.get('search') ?? '');
-  const list = useApi<Record<string, Rec[]>>(`${NS}/${kind}`, { page, per_page: 20, search: q.get('search') || undefined, status: 'any' });
+  // The edit context: a password-protected record is listed whole to who may edit it.
+  const list = useApi<Record<string, Rec[]>>(`${NS}/${kind}`, { page, per_page: 20, search: q.get('search') || undefined, status: 'any', context: 'edit' });
   const total = Number(list.headers?.get('x-wp-total') ?? 0);
   const name = NAME[kind];
   return (
@@ -98,9 +100,15 @@ function Editor({ kind, id }: { kind: Kind; id: string }) {
   /** the picture's URL, and as it was loaded (sent only when it changed) */
   const [image, setImage] = useState('');
   const [loadedImage, setLoadedImage] = useState('');
+  /** WordPress' "Password protected": the password is read from the admin API (no REST answer carries it) */
+  const [secret, setSecret] = useState({ protect: false, password: '' });
   const load = async () => {
     try {
-      const res = await api<Rec>(`${NS}/${kind}/${id}`);
+      // The edit context: a password-protected record is answered whole to who may edit it.
+      const res = await api<Rec>(`${NS}/${kind}/${id}`, { query: { context: 'edit' } });
+      const fields = await api<{ password?: string }>(`${ADMIN_NS}/${kind}/${id}`).catch(() => null);
+      const password = fields?.data.password ?? '';
+      setSecret({ protect: password !== '', password });
       const flat: Record<string, string> = {};
       for (const f of FIELDS[kind]) flat[f.name] = String(res.data[f.name] ?? '');
       setRec(flat);
@@ -129,6 +137,8 @@ function Editor({ kind, id }: { kind: Kind; id: string }) {
       body.geo_lng = Number(geo.lng);
     }
     if (image !== loadedImage) body.image = image;
+    body.password = secret.protect ? secret.password : '';
+    body.context = 'edit';
     try {
       const res = await api<Rec>(isNew ? `${NS}/${kind}` : `${NS}/${kind}/${id}`, { method: 'POST', body, ifMatch: isNew ? undefined : etag });
       toast(t('common.saved'));
@@ -185,6 +195,18 @@ function Editor({ kind, id }: { kind: Kind; id: string }) {
           ),
         )}
         <MediaPicker value={image} onChange={setImage} error={errors.image} />
+        <Checkbox label={t('editor.protect')} name="protect" checked={secret.protect} onChange={(v) => setSecret({ ...secret, protect: v })} help={t(`${name}.protectHelp`)} />
+        {secret.protect && (
+          <TextField
+            label={t('editor.password')}
+            name="password"
+            autoComplete="off"
+            value={secret.password}
+            onInput={(v) => setSecret({ ...secret, password: v })}
+            help={t('editor.passwordHelpLinked')}
+            error={errors.password}
+          />
+        )}
         {kind === 'venues' && (
           <div class="grid">
             <TextField label={t('venue.lat')} name="geo_lat" type="number" step="any" inputMode="decimal" value={geo.lat} onInput={(v) => setGeo({ ...geo, lat: v })} error={errors.geo_lat} />

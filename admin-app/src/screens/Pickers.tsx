@@ -83,7 +83,8 @@ interface Linked {
 }
 
 async function findVenues(text: string): Promise<Choice[]> {
-  const res = await api<{ venues: Linked[] }>(`${NS}/venues`, { query: { search: text.trim() || undefined, per_page: 20, status: 'any' } });
+  // The edit context: a password-protected venue is answered whole (its name) to who may edit it.
+  const res = await api<{ venues: Linked[] }>(`${NS}/venues`, { query: { search: text.trim() || undefined, per_page: 20, status: 'any', context: 'edit' } });
   const found = res.data.venues.map((v) => ({ value: String(v.id), label: v.venue ?? String(v.id) }));
   return text.trim() ? found : [{ value: '', label: t('common.none') }, ...found];
 }
@@ -97,7 +98,7 @@ export function VenuePicker({ value, onChange }: { value: number | null; onChang
   useEffect(() => {
     if (!value) return setName('');
     let stale = false;
-    api<Linked>(`${NS}/venues/${value}`)
+    api<Linked>(`${NS}/venues/${value}`, { query: { context: 'edit' } })
       .then((res) => !stale && setName(res.data.venue ?? String(value)))
       .catch(() => !stale && setName(String(value)));
     return () => {
@@ -156,7 +157,7 @@ export function VenuePicker({ value, onChange }: { value: number | null; onChang
 }
 
 async function findOrganizers(text: string, chosen: number[]): Promise<Choice[]> {
-  const res = await api<{ organizers: Linked[] }>(`${NS}/organizers`, { query: { search: text.trim() || undefined, per_page: 20, status: 'any' } });
+  const res = await api<{ organizers: Linked[] }>(`${NS}/organizers`, { query: { search: text.trim() || undefined, per_page: 20, status: 'any', context: 'edit' } });
   return res.data.organizers.filter((o) => !chosen.includes(o.id)).map((o) => ({ value: String(o.id), label: o.organizer ?? String(o.id) }));
 }
 
@@ -172,7 +173,7 @@ export function OrganizerPicker({ value, onChange }: { value: number[]; onChange
     let stale = false;
     void Promise.all(
       missing.map((id) =>
-        api<Linked>(`${NS}/organizers/${id}`).then(
+        api<Linked>(`${NS}/organizers/${id}`, { query: { context: 'edit' } }).then(
           (r) => [id, r.data.organizer ?? String(id)] as const,
           () => [id, String(id)] as const,
         ),

@@ -107,7 +107,7 @@ export async function submitDraft(c: SaveContext, d: Draft, from: Draft | null, 
     c.setEtag(res.headers.get('etag') ?? undefined);
     // A GET gives the ETag of the stored version when the write's answer carries none.
     if (!res.headers.get('etag')) {
-      const again = await api<EventRecord>(`${NS}/events/${id}`);
+      const again = await api<EventRecord>(`${NS}/events/${id}`, { query: { context: 'edit' } });
       c.setEtag(again.headers.get('etag') ?? undefined);
     }
     const savedDraft = draftOf(saved);
@@ -126,7 +126,7 @@ export async function submitDraft(c: SaveContext, d: Draft, from: Draft | null, 
     }
   } catch (e) {
     if (e instanceof ApiProblem && e.status === 412) {
-      const theirs = await api<EventRecord>(`${NS}/events/${id}`);
+      const theirs = await api<EventRecord>(`${NS}/events/${id}`, { query: { context: 'edit' } });
       const theirsData = await withTypedCost(theirs.data);
       const theirsEtag = theirs.headers.get('etag') ?? '';
       const theirsDraft = draftOf(theirsData);

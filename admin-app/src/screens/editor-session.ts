@@ -25,13 +25,13 @@ export interface EditingState {
 export const ADMIN_NS = 'calendar/admin/v1';
 
 /**
- * The event as the editor works on it: its REST representation with the cost as typed. The REST
- * `cost` is the original's rendering ("€5 suggested donation" reads "€ suggested donation5"):
- * loaded into the form and saved again, it stored that.
+ * The event as the editor works on it: its REST representation with the cost as typed and its
+ * password. The REST `cost` is the original's rendering ("€5 suggested donation" reads "€ suggested
+ * donation5"): loaded into the form and saved again, it stored that; the password is in no REST answer.
  */
 export async function withTypedCost(e: EventRecord): Promise<EventRecord> {
-  const typed = await api<{ cost: string }>(`${ADMIN_NS}/events/${e.id}`).catch(() => null);
-  return typed ? { ...e, cost: typed.data.cost } : e;
+  const typed = await api<{ cost: string; password?: string }>(`${ADMIN_NS}/events/${e.id}`).catch(() => null);
+  return typed ? { ...e, cost: typed.data.cost, password: typed.data.password ?? '' } : e;
 }
 
 export const storageKey = (id: string) => `calendar-admin-draft-${currentUser.value.id}-${id}`;

@@ -72,7 +72,8 @@ export function useEventEditor(id: string) {
       return;
     }
     try {
-      const res = await api<EventRecord>(`${NS}/events/${id}`);
+      // The edit context: a password-protected event is answered whole to who may edit it.
+      const res = await api<EventRecord>(`${NS}/events/${id}`, { query: { context: 'edit' } });
       const data = await withTypedCost(res.data);
       const fresh = draftOf(data);
       const freshEtag = res.headers.get('etag') ?? undefined;

@@ -10,7 +10,8 @@
  */
 import { DateTime } from 'luxon';
 import * as eventsStore from '../../store/events.js';
-import type { EventListFilter } from '../../store/events.js';
+import * as eventPages from '../../store/event-pages.js';
+import { matchesFilter, type EventListFilter } from '../../store/event-list-results.js';
 import { postTextLength } from '../../store/sizes.js';
 import { endOfDay, startOfDay, toWallTime } from '../dates/wall.js';
 import { apiError } from '../errors.js';
@@ -69,14 +70,14 @@ export function createLists(deps: EventServiceDeps, readModel: ReadModel): Pick<
           const out = new Set<number>();
           for (let i = 0; i < wanted.length; i += 500) {
             const chunk = wanted.slice(i, i + 500);
-            const found = await eventsStore.findEventPageIds(db, store.dialect, { ...filter, include: chunk }, { limit: chunk.length, offset: 0 });
+            const found = await eventPages.findEventPageIds(db, store.dialect, { ...filter, include: chunk }, { limit: chunk.length, offset: 0 });
             for (const id of found.ids) out.add(Number(id));
           }
           return out;
         },
-        listed: (state) => eventsStore.matchesFilter(filter, state, undefined, store.dialect),
+        listed: (state) => matchesFilter(filter, state, undefined, store.dialect),
         async page(page) {
-          const rows = await eventsStore.findEventIdsAfter(db, store.dialect, filter, page.after, page.limit);
+          const rows = await eventPages.findEventIdsAfter(db, store.dialect, filter, page.after, page.limit);
           const last = rows[rows.length - 1];
           return { ids: rows.map((r) => r.id), ...(last ? { last: { start: last.start, id: last.id } } : {}) };
         },
@@ -139,7 +140,7 @@ export function createLists(deps: EventServiceDeps, readModel: ReadModel): Pick<
 
       // Uncounted (pages and embeds): one row more than the page says whether another follows.
       const counted = !(args.range && args.countTotal === false);
-      const found = await eventsStore.findEventPageIds(db, store.dialect, filter, { limit: counted ? perPage : perPage + 1, offset: (page - 1) * perPage, count: counted }, revision);
+      const found = await eventPages.findEventPageIds(db, store.dialect, filter, { limit: counted ? perPage : perPage + 1, offset: (page - 1) * perPage, count: counted }, revision);
       const ids = counted ? found.ids : found.ids.slice(0, perPage);
       // Uncounted, the store's total is the rows up to the one more: this page's, plus one when more follow.
       const total = found.total;

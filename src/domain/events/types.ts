@@ -8,7 +8,7 @@
  */
 import type { Store } from '../../store/db.js';
 import type { EventRecord } from '../../store/events.js';
-import type { ListingState } from '../../store/changes.js';
+import type { ListingState } from '../../store/listing-states.js';
 import type { ImageService } from '../images.js';
 import type { CurrencyDefaults } from '../cost.js';
 import type { Clock, LinkedPostService } from '../linked-posts/index.js';
@@ -47,6 +47,8 @@ export interface EventInput {
   tags?: unknown;
   venue?: unknown;
   organizer?: unknown;
+  /** WordPress' post_password: '' removes it (checked by the route: post-passwords.ts `passwordFailure`). */
+  password?: string;
   /** Recurring events (issue 15): RRULE/RDATE/EXDATE lines; `[]` or `""` make the event single again. */
   recurrence?: unknown;
   /** On an occurrence: `this` (default), `following` (split the series) or `all` (the series). */

@@ -14,7 +14,8 @@ import type { EventRecord } from '../../store/events.js';
 import * as postsStore from '../../store/posts.js';
 import * as termsStore from '../../store/terms.js';
 import * as recurrenceStore from '../../store/recurrence.js';
-import { isCreatedHere, isStatementWrite, writeStatement, writeTransaction } from '../../store/changes.js';
+import { isCreatedHere, isStatementWrite } from '../../store/change-notes.js';
+import { writeStatement, writeTransaction } from '../../store/changes.js';
 import { parseCostInput } from '../cost.js';
 import { endOfDay, startOfDay, toWallTime, wallToUtc } from '../dates/wall.js';
 import { invalidDateFailure } from '../dates/hints.js';
@@ -116,6 +117,7 @@ export function createWrites(deps: EventServiceDeps, readModel: ReadModel): Writ
             modified_local: nowLocal,
             modified_gmt: nowGmt,
             image_id: imageId,
+            password: input.password ?? '',
           },
           {
             ...sched,
@@ -187,6 +189,7 @@ async function updateRecord(deps: EventServiceDeps, trx: Executor, viewer: Viewe
   if (input.description !== undefined) post.content = html(viewer, input.description, 'description');
   if (input.excerpt !== undefined) post.excerpt = html(viewer, input.excerpt, 'excerpt');
   if (input.author !== undefined) post.author_id = input.author;
+  if (input.password !== undefined) post.password = input.password;
   if (input.slug !== undefined && !isEmptyValue(input.slug)) {
     const base = sanitizeSlug(input.slug) || record.slug;
     post.slug = await uniqueSlug(base, (c) => postsStore.isSlugTaken(trx, EVENT_SLUG_TYPES, c, id));

@@ -30,39 +30,41 @@ import type { LinkedPostService, LinkedServiceDeps } from './types.js';
 /** The write side of the service. */
 export type LinkedWrites = Pick<LinkedPostService, 'create' | 'update' | 'trash' | 'createPost' | 'updatePost' | 'trashPost'>;
 
+const text = (value: unknown) => stripTags(String(value ?? ''));
+/** A name as stored: trimmed, as WordPress' title_save_pre (PHP trim). */
+const nameText = (value: unknown) => phpTrim(text(value));
+
+/** The publication dates an input gives (`date` in the site's zone, else `date_utc`), both forms. */
+function publicationDates(siteTimezone: string, input: Record<string, unknown>): { date_local?: string; date_gmt?: string } {
+  if (!isEmptyValue(input.date)) {
+    const d = parseDateInput(input.date as string, siteTimezone);
+    if (d) return { date_local: toWallTime(d), date_gmt: toWallTime(d.toUTC()) };
+  }
+  if (!isEmptyValue(input.date_utc)) {
+    const d = parseDateInput(input.date_utc as string, 'UTC');
+    if (d) return { date_gmt: toWallTime(d), date_local: toWallTime(d.setZone(siteTimezone)) };
+  }
+  return {};
+}
+
+/** Detail columns from the fields present in input. */
+function detailsFrom({ kind, fields }: Pick<LinkedServiceDeps, 'kind' | 'fields'>, input: Record<string, unknown>, current?: LinkedRecord): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  for (const f of fields.textFields) if (f in input && input[f] !== null && input[f] !== undefined) out[f] = text(input[f]);
+  for (const f of fields.urlFields) if (f in input && input[f] !== null && input[f] !== undefined) out[f] = isEmptyValue(input[f]) ? '' : String(input[f]).trim();
+  for (const f of fields.flagFields) if (f in input && input[f] !== null && input[f] !== undefined) out[f] = isTruthy(input[f]) ? 1 : 0;
+  if (kind === 'venue') Object.assign(out, coordinatesFrom(input, current as linkedStore.VenueRecord | undefined));
+  return out;
+}
+
 export function createWrites(deps: LinkedServiceDeps, readModel: LinkedReadModel): LinkedWrites {
   const { db, kind, images, siteTimezone, clock, info, fields } = deps;
-  const text = (value: unknown) => stripTags(String(value ?? ''));
-  /** A name as stored: trimmed, as WordPress' title_save_pre (PHP trim). */
-  const nameText = (value: unknown) => phpTrim(text(value));
-
-  function publicationDates(input: Record<string, unknown>): { date_local?: string; date_gmt?: string } {
-    if (!isEmptyValue(input.date)) {
-      const d = parseDateInput(input.date as string, siteTimezone);
-      if (d) return { date_local: toWallTime(d), date_gmt: toWallTime(d.toUTC()) };
-    }
-    if (!isEmptyValue(input.date_utc)) {
-      const d = parseDateInput(input.date_utc as string, 'UTC');
-      if (d) return { date_gmt: toWallTime(d), date_local: toWallTime(d.setZone(siteTimezone)) };
-    }
-    return {};
-  }
-
-  /** Detail columns from the fields present in input. */
-  function detailsFrom(input: Record<string, unknown>, current?: LinkedRecord): Record<string, unknown> {
-    const out: Record<string, unknown> = {};
-    for (const f of fields.textFields) if (f in input && input[f] !== null && input[f] !== undefined) out[f] = text(input[f]);
-    for (const f of fields.urlFields) if (f in input && input[f] !== null && input[f] !== undefined) out[f] = isEmptyValue(input[f]) ? '' : String(input[f]).trim();
-    for (const f of fields.flagFields) if (f in input && input[f] !== null && input[f] !== undefined) out[f] = isTruthy(input[f]) ? 1 : 0;
-    if (kind === 'venue') Object.assign(out, coordinatesFrom(input, current as linkedStore.VenueRecord | undefined));
-    return out;
-  }
 
   async function createNew(trx: Executor, input: Record<string, unknown>, viewer: Viewer, slugBase?: string): Promise<number> {
     const name = nameText(input[fields.nameField]);
     const nowGmt = clock.nowGmt();
     const nowLocal = clock.nowLocal();
-    const dates = publicationDates(input);
+    const dates = publicationDates(siteTimezone, input);
     // `future` without a date publishes now, as in WordPress (applyScheduling against now).
     const status = applyScheduling(scaleBackStatus(viewer, (input.status as string | undefined) ?? ''), dates.date_gmt ?? nowGmt, nowGmt);
     const slug = await uniqueSlug(sanitizeSlug(slugBase ?? '') || sanitizeSlug(name) || `${kind}`, (c) => postsStore.isSlugTaken(trx, info.postType, c));
@@ -82,8 +84,10 @@ export function createWrites(deps: LinkedServiceDeps, readModel: LinkedReadModel
       modified_local: nowLocal,
       modified_gmt: nowGmt,
       image_id: await images.idFor(trx, input.image, viewer),
+      // WordPress' post_password, stored as given (the route checked it: post-passwords.ts).
+      password: typeof input.password === 'string' ? input.password : '',
     });
-    const details = detailsFrom(input);
+    const details = detailsFrom(deps, input);
     if (kind === 'venue') {
       if (!('show_map' in details)) details.show_map = 1;
       if (!('show_map_link' in details)) details.show_map_link = 1;
@@ -128,9 +132,10 @@ export function createWrites(deps: LinkedServiceDeps, readModel: LinkedReadModel
         patch.content = can(viewer, 'unfiltered_html') ? content : sanitizePostHtml(content);
       }
       if ('author' in input && !isEmptyValue(input.author)) patch.author_id = Number(input.author);
+      if (typeof input.password === 'string') patch.password = input.password;
       const nowGmt = clock.nowGmt();
       const nowLocal = clock.nowLocal();
-      const dates = publicationDates(input);
+      const dates = publicationDates(siteTimezone, input);
       Object.assign(patch, dates);
       let status = record.status;
       if (typeof input.status === 'string' && input.status !== '') status = scaleBackStatus(viewer, input.status);
@@ -146,7 +151,7 @@ export function createWrites(deps: LinkedServiceDeps, readModel: LinkedReadModel
         }
       }
       if ('image' in input && input.image != null) patch.image_id = await images.idFor(trx, input.image, viewer);
-      const details = detailsFrom(input, record);
+      const details = detailsFrom(deps, input, record);
       // stateprovince: derived when sent empty, or when not sent and what it derives from changes (§7.2).
       const spSent = 'stateprovince' in details;
       if (kind === 'venue' && ((spSent && details.stateprovince === '') || (!spSent && ('state' in details || 'province' in details || 'country' in details)))) {

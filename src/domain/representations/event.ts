@@ -20,6 +20,8 @@ import { toImageJson } from './image.js';
 import { organizerJsonLd, toOrganizerJson } from './organizer.js';
 import { permalinkOf, wireSlug } from './post.js';
 import { toEmbeddedTermJson } from './term.js';
+import { markProtected, withheldJsonLd } from './protected.js';
+import { isProtected, type PasswordHolder } from '../post-passwords.js';
 import { toVenueJson, venueJsonLd, type RepresentationContext } from './venue.js';
 
 /** Everything an event links to, loaded in batches by the domain before representing. */
@@ -86,8 +88,10 @@ function eventJsonLd(e: EventRecord, related: EventRelated, url: string, cost: {
   out.eventAttendanceMode = 'https://schema.org/OfflineEventAttendanceMode';
   out.startDate = isoWithOffset(e.start_local, e.timezone);
   out.endDate = isoWithOffset(e.end_local, e.timezone);
-  if (related.venue) out.location = venueJsonLd(related.venue, imageOf(related, related.venue.image_id));
-  if (related.organizers[0]) out.organizer = organizerJsonLd(related.organizers[0], imageOf(related, related.organizers[0].image_id));
+  // A protected venue or organizer shows no more here than embedded (protected.ts).
+  const jsonLdOf = (json: Record<string, unknown>, record: PasswordHolder) => (isProtected(record) ? withheldJsonLd(json) : json);
+  if (related.venue) out.location = jsonLdOf(venueJsonLd(related.venue, imageOf(related, related.venue.image_id)), related.venue);
+  if (related.organizers[0]) out.organizer = jsonLdOf(organizerJsonLd(related.organizers[0], imageOf(related, related.organizers[0].image_id)), related.organizers[0]);
   if (cost.values.length) {
     out.offers = {
       '@type': 'Offer',
@@ -155,6 +159,7 @@ export function toEventJson(e: EventRecord, related: EventRelated, links: Links,
     featured: Boolean(e.featured),
     categories: [...related.categories].sort(byTermName).map((t) => toEmbeddedTermJson(t, links)),
     tags: [...related.tags].sort(byTermName).map((t) => toEmbeddedTermJson(t, links)),
+    // A protected venue or organizer is embedded whole, marked (protected.ts): each face withholds it its own way.
     venue: related.venue ? toVenueJson(related.venue, imageOf(related, related.venue.image_id), links, context) : [],
     organizer: related.organizers.map((o) => toOrganizerJson(o, imageOf(related, o.image_id), links, context)),
   };
@@ -167,5 +172,5 @@ export function toEventJson(e: EventRecord, related: EventRelated, links: Links,
   }
   if (context === 'single') out.json_ld = eventJsonLd(e, related, url, { cost: cost.cost, values: cost.cost_details.values });
   (out as Record<symbol, unknown>)[COST_AS_TYPED] = { shown: shownCost(rawCost, cost.cost), typed: typedCost(rawCost) };
-  return out;
+  return markProtected(out, e);
 }

@@ -15,6 +15,7 @@ import { isEmptyValue } from '../values.js';
 import { toImageJson } from './image.js';
 import { permalinkOf, wireSlug } from './post.js';
 import type { RepresentationContext } from './venue.js';
+import { markProtected } from './protected.js';
 
 /** Schema.org Person of an organizer (its `json_ld`, also the event's `organizer`). */
 export function organizerJsonLd(o: OrganizerRecord, image: ImageRow | null): Record<string, unknown> {
@@ -56,5 +57,5 @@ export function toOrganizerJson(o: OrganizerRecord, image: ImageRow | null, link
   filled.global_id_lineage = [globalId];
   const out: Record<string, unknown> = {};
   for (const [k, val] of Object.entries(filled)) if (!isEmptyValue(val)) out[k] = val;
-  return out;
+  return markProtected(out, o);
 }

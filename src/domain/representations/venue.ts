@@ -15,6 +15,7 @@ import { phpTrim } from '../text/php.js';
 import { isEmptyValue } from '../values.js';
 import { toImageJson } from './image.js';
 import { permalinkOf, wireSlug } from './post.js';
+import { markProtected } from './protected.js';
 
 export type RepresentationContext = 'single' | 'list';
 
@@ -82,5 +83,5 @@ export function toVenueJson(v: VenueRecord, image: ImageRow | null, links: Links
   out.show_map_link = Boolean(v.show_map_link);
   out.global_id = links.globalId(Number(v.id));
   out.global_id_lineage = [out.global_id];
-  return out;
+  return markProtected(out, v);
 }

@@ -21,21 +21,55 @@
  * event's REST representation, the fields as they were typed where that representation renders
  * them otherwise: `{"id": 12, "cost": "€5 suggested donation"}` (the legacy `cost` reads
  * "€ suggested donation5", the original's rendering: loaded into the editor and saved again, it
- * stored that). For whoever may edit that event; 401/403/404 as the legacy single event.
+ * stored that), and its `password` ('' when none: docs/api.md, "Password-protected records"). For
+ * whoever may edit that event; 401/403/404 as the legacy single event.
+ *
+ * `GET {REST_ROOT}/calendar/admin/v1/venues/{id}` and `/organizers/{id}`: the same for a venue or
+ * an organizer, `{"id": 7, "password": ""}` (its REST representation never carries the password).
  */
 import type { Services } from '../../domain/services.js';
 import { canDeletePost, canEditPost, typeCan } from '../../domain/permissions.js';
 import { typedCost } from '../../domain/cost.js';
 import { storedCost } from '../../domain/representations/event.js';
-import { apiError } from '../../domain/errors.js';
+import { apiError, invalidParams } from '../../domain/errors.js';
 import type { EventRecord } from '../../store/events.js';
+import type { LinkedRecord } from '../../store/linked-posts.js';
+import type { LinkedPostService } from '../../domain/linked-posts/index.js';
 import { isPositiveInt } from '../../domain/values.js';
 import { endpoint, route, type RouteDecl } from '../route.js';
 import { listHeaders } from '../paging.js';
 import { pageArg } from './common.js';
 
+/** `GET /venues/{id}` or `/organizers/{id}`: the fields the editor loads beside the representation. */
+function linkedFieldsRoute(service: LinkedPostService, noun: 'venue' | 'organizer'): RouteDecl {
+  return route(`/${noun}s/{id}`, [
+    endpoint<LinkedRecord>({
+      methods: ['GET'],
+      // An id that is not one of this kind fails as on the legacy single routes (400 rest_invalid_param).
+      args: { id: { type: 'integer', description: `The ${noun} ID`, required: true, in: 'path', validate: async (v) => isPositiveInt(v) && (await service.existingIds([Number(v)])).has(Number(v)) } },
+      load: async (ctx) => (await service.findById(Number(ctx.path.id))) ?? null,
+      permission: (ctx) => (ctx.record ? canEditPost(ctx.viewer, service.postType, ctx.record) : typeCan(ctx.viewer, 'edit', service.postType)),
+      docs: {
+        responses: {
+          '200': { description: `The ${noun}'s password, which its REST representation never carries: {"id": 7, "password": ""}` },
+          '401': { description: 'Not logged in' },
+          '403': { description: `May not edit this ${noun}` },
+          '400': { description: `No ${noun} with this ID` },
+        },
+      },
+      handler: async (ctx) => {
+        const record = ctx.record;
+        if (!record) throw invalidParams({ id: 'Invalid parameter.' });
+        return { body: { id: Number(record.id), password: record.password } };
+      },
+    }),
+  ]);
+}
+
 export function adminEventRoutes(services: Services): RouteDecl[] {
   return [
+    linkedFieldsRoute(services.venues, 'venue'),
+    linkedFieldsRoute(services.organizers, 'organizer'),
     route('/events', [
       endpoint({
         methods: ['GET'],
@@ -70,7 +104,7 @@ export function adminEventRoutes(services: Services): RouteDecl[] {
         precondition: { type: 'event' },
         docs: {
           responses: {
-            '200': { description: 'The fields as typed where the REST representation renders them otherwise: {"id": 12, "cost": "€5 suggested donation"}' },
+            '200': { description: 'The fields as typed where the REST representation renders them otherwise, and the password: {"id": 12, "cost": "€5 suggested donation", "password": ""}' },
             '401': { description: 'Not logged in' },
             '403': { description: 'May not edit this event' },
             '404': { description: 'No event with this ID' },
@@ -79,7 +113,8 @@ export function adminEventRoutes(services: Services): RouteDecl[] {
         handler: async (ctx) => {
           const record = ctx.record;
           if (!record) throw apiError('rest-event-not-found', { args: [Number(ctx.path.id)] });
-          return { body: { id: Number(record.id), cost: typedCost(storedCost(record)) } };
+          // The password is the editor's to show again (WordPress' edit screen shows it too).
+          return { body: { id: Number(record.id), cost: typedCost(storedCost(record)), password: record.password } };
         },
       }),
       endpoint<EventRecord>({

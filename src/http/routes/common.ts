@@ -6,6 +6,7 @@
 import type { ArgSpec, Args } from '../route.js';
 import { isNumeric, isPositiveInt, isPositiveIntegral } from '../../domain/values.js';
 import { invalidParams } from '../../domain/errors.js';
+import { passwordFailure } from '../../domain/post-passwords.js';
 
 /** `page`: default 1, a positive integer. */
 export function pageArg(): ArgSpec {
@@ -32,6 +33,19 @@ export function isNonEmptyString(value: unknown): boolean {
 /** A string, possibly empty (empty clears the field on update, COMPAT decision 1). */
 export function isStringValue(value: unknown): boolean {
   return typeof value === 'string';
+}
+
+/**
+ * Ours, on the write routes of events, venues and organizers: WordPress' post password, which
+ * withholds the record's content from readers until they give it ('' removes it; at most 255
+ * characters, stored as given).
+ */
+export function postPasswordArg(noun: string): ArgSpec {
+  return {
+    type: 'string',
+    description: `A password that withholds the ${noun} content from readers until it is given ('' removes it)`,
+    validate: (v) => passwordFailure(v) ?? true,
+  };
 }
 
 /** The path `id` of item routes. */

@@ -21,7 +21,7 @@ import { isEmptyValue, isNumeric, isPositiveInt, isTruthy, listToArray } from '.
 import { isHttpUrl } from '../../domain/images.js';
 import { anyone, endpoint, optionalArgs, route, type Args, type EndpointContext, type EndpointDocs, type RouteDecl } from '../route.js';
 import { listUrls, listHeaders } from '../paging.js';
-import { checkGeolocArgs, geolocCoordinateArg, geolocRadiusArgs, idArg, isNonEmptyString, isStringValue, pageArg, perPageArg, slugArg } from './common.js';
+import { checkGeolocArgs, geolocCoordinateArg, geolocRadiusArgs, idArg, isNonEmptyString, isStringValue, pageArg, perPageArg, postPasswordArg, slugArg } from './common.js';
 import { syncAnswer, syncTokenArg, syncTokenNow } from '../sync.js';
 import { isClearingRecurrence, parseRecurrence } from '../../domain/recurrence.js';
 import { ApiError, type ParamFailure } from '../../domain/errors.js';
@@ -29,6 +29,7 @@ import { invalidDateFailure, invalidTimezoneFailure } from '../../domain/dates/h
 import { isNonBlankTitle } from '../../domain/text/php.js';
 import type { RecurrenceScope } from '../../domain/events/index.js';
 import { inlineLinkedChecks } from './linked-posts.js';
+import { canAccessPasswordContent, eventAnswer, eventShownToRequest } from '../post-passwords.js';
 
 /** Ours (issue 15): the rules of a recurring event; the failure names the bad line and its problem. */
 const recurrenceArg = {
@@ -49,6 +50,9 @@ const recurrenceArg = {
     }
   },
 };
+
+/** The single event's `password` (the original's READ_args): a protected event answers 403 without it. */
+const readPasswordArg = { type: 'string' as const, description: 'The event password', validate: isStringValue };
 
 const SCOPES: readonly RecurrenceScope[] = ['this', 'following', 'all'];
 /** Ours (issue 15): which occurrences an update or delete of an occurrence applies to. */
@@ -121,6 +125,7 @@ export function eventWriteArgs(services: Services): Args {
       validate: (v, ctx) => services.organizers.validateEventRef(v, ctx.viewer, inlineOrganizer.check(ctx)),
     },
     recurrence: recurrenceArg,
+    password: postPasswordArg("event's"),
   };
 }
 
@@ -272,7 +277,7 @@ function itemEndpoints(services: Services, addressing: { read: Args; write: Args
   return {
     get: endpoint<EventRecord>({
       methods: ['GET'],
-      args: addressing.read,
+      args: { ...addressing.read, password: readPasswordArg },
       permission: anyone,
       docs: SINGLE_DOCS.get,
       versioning: { kind: 'item', type: 'event', readable: (ctx) => ctx.record !== null && canReadEvent(ctx.viewer, ctx.record) && ctx.record.status !== 'trash' },
@@ -280,8 +285,9 @@ function itemEndpoints(services: Services, addressing: { read: Args; write: Args
         const record = await mustHave(ctx);
         if (!canReadEvent(ctx.viewer, record)) throw apiError('event-not-accessible');
         if (record.status === 'trash') throw apiError('event-no-longer-available');
+        if (!canAccessPasswordContent(ctx, record, 'tribe_events')) throw apiError('event-password-protected');
         const [json] = await events.represent([record], ctx.viewer, 'single', ctx.links);
-        return { body: json };
+        return { body: eventAnswer(json!) };
       },
     }),
     remove: endpoint<EventRecord>({
@@ -295,7 +301,7 @@ function itemEndpoints(services: Services, addressing: { read: Args; write: Args
         if (record.status === 'trash') throw apiError('event-is-in-trash');
         const trashed = await events.trash(record, ctx.args.recurrence_scope as RecurrenceScope | undefined, ctx.viewer);
         const [json] = await events.represent([trashed], ctx.viewer, 'list', ctx.links);
-        return { body: json };
+        return { body: eventAnswer(json!) };
       },
     }),
     update: endpoint<EventRecord>({
@@ -311,7 +317,7 @@ function itemEndpoints(services: Services, addressing: { read: Args; write: Args
         const record = await mustHave(ctx);
         const updated = await events.update(ctx.viewer, record, writeInput(ctx.args, ctx.sent));
         const [json] = await events.represent([updated], ctx.viewer, 'list', ctx.links);
-        return { body: json };
+        return { body: eventAnswer(json!) };
       },
     }),
   };
@@ -350,7 +356,7 @@ export function eventRoutes(services: Services): RouteDecl[] {
             represent: async (ids) => {
               const records = (await Promise.all(ids.map((id) => events.findById(id)))).filter((r): r is EventRecord => r !== undefined);
               const json = await events.represent(records, ctx.viewer, 'list', ctx.links);
-              return new Map(records.map((r, i) => [Number(r.id), json[i]!]));
+              return new Map(records.map((r, i) => [Number(r.id), eventShownToRequest(ctx, json[i]!)]));
             },
             body: (items, urls, total, totalPages) => ({ events: items, ...urls, total, total_pages: totalPages }),
             restUrl: ctx.links.rest('events/'),
@@ -361,7 +367,7 @@ export function eventRoutes(services: Services): RouteDecl[] {
         const page = await events.list(ctx.viewer, a, ctx.links, ctx.reserve);
         const urls = listUrls(ctx.links.rest('events/'), page.query, appendedQuery(ctx), a.page, page.totalPages);
         return {
-          body: { events: page.events, ...urls, total: page.total, total_pages: page.totalPages },
+          body: { events: page.events.map((json) => eventShownToRequest(ctx, json)), ...urls, total: page.total, total_pages: page.totalPages },
           headers: { ...listHeaders(page.total, page.totalPages, urls), 'X-Sync-Token': token },
           renew: { 'x-sync-token': renew },
         };
@@ -377,7 +383,7 @@ export function eventRoutes(services: Services): RouteDecl[] {
       handler: async (ctx) => {
         const created = await events.create(ctx.viewer, writeInput(ctx.args, ctx.sent));
         const [json] = await events.represent([created], ctx.viewer, 'list', ctx.links);
-        return { status: 201, body: json };
+        return { status: 201, body: eventAnswer(json!) };
       },
     }),
   ]);

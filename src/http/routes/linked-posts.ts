@@ -25,9 +25,10 @@ import { syncAnswer, syncTokenArg, syncTokenNow } from '../sync.js';
 import { isEmptyValue, isNumeric, isPositiveInt } from '../../domain/values.js';
 import type { LinkedKind, LinkedRecord } from '../../store/linked-posts.js';
 import type { PostType } from '../../store/schema.js';
+import { shownToRequest } from '../post-passwords.js';
 import { anyone, endpoint, optionalArgs, route, type ArgContext, type ArgSpec, type Args, type EndpointContext, type EndpointDocs, type RouteDecl } from '../route.js';
 import { listUrls, listHeaders } from '../paging.js';
-import { checkGeolocArgs, geolocCoordinateArg, geolocRadiusArgs, idArg, isNonEmptyString, isStringValue, pageArg, perPageArg, slugArg } from './common.js';
+import { checkGeolocArgs, geolocCoordinateArg, geolocRadiusArgs, idArg, isNonEmptyString, isStringValue, pageArg, perPageArg, postPasswordArg, slugArg } from './common.js';
 import { invalidDateFailure } from '../../domain/dates/hints.js';
 import { isNonBlankTitle } from '../../domain/text/php.js';
 
@@ -97,6 +98,7 @@ function venueWriteArgs(services: Services): Args {
     },
     // The original's description says "organizer" here too.
     image: { type: 'string', default: null, description: 'The organizer featured image ID or URL', validate: v.image },
+    password: postPasswordArg("venue's"),
   };
 }
 
@@ -116,6 +118,7 @@ function organizerWriteArgs(services: Services): Args {
     // An e-mail address or empty (issue 24; the original checks no format: docs/api.md, Compatibility choices).
     email: text('The organizer e-mail address'),
     image: { type: 'string', default: null, description: 'The organizer featured image ID or URL', validate: v.image },
+    password: postPasswordArg("organizer's"),
   };
 }
 
@@ -242,7 +245,9 @@ function linkedPostRoutes(services: Services, spec: KindSpec): RouteDecl[] {
   const writeArgs = spec.writeArgs(services);
   const d = docs(spec);
 
-  const represent = async (ctx: EndpointContext, record: LinkedRecord, context: 'single' | 'list') => (await service.represent([record], ctx.links, context))[0];
+  // A protected record is answered without its content unless the request may see it (the
+  // original's venue and organizer data filters; post-passwords.ts), its write answers included.
+  const represent = async (ctx: EndpointContext, record: LinkedRecord, context: 'single' | 'list') => shownToRequest(ctx, (await service.represent([record], ctx.links, context))[0]!, postType);
   const reload = async (id: number) => (await service.findById(id))!;
 
   const list = route(`/${plural}`, [
@@ -272,7 +277,7 @@ function linkedPostRoutes(services: Services, spec: KindSpec): RouteDecl[] {
               const records = (await service.load(ids)) as Map<number, LinkedRecord>;
               const ordered = ids.map((id) => records.get(id)).filter((r): r is LinkedRecord => r !== undefined);
               const json = await service.represent(ordered, ctx.links, 'list');
-              return new Map(ordered.map((r, i) => [Number(r.id), json[i]!]));
+              return new Map(ordered.map((r, i) => [Number(r.id), shownToRequest(ctx, json[i]!, postType)]));
             },
             body: (items, urls, total, totalPages) => ({ [plural]: items, ...urls, total, total_pages: totalPages }),
             restUrl: ctx.links.rest(`${plural}/`),
@@ -283,7 +288,7 @@ function linkedPostRoutes(services: Services, spec: KindSpec): RouteDecl[] {
         const page = await service.list(ctx.viewer, a, { maxPerPage: services.config.maxPerPage });
         // The page's records are loaded (and kept); their representations and the JSON text are not yet.
         await ctx.reserve?.(2 * page.records.reduce((n, r) => n + r.title.length + r.content.length + r.excerpt.length, 0));
-        const items = await service.represent(page.records, ctx.links, 'list');
+        const items = (await service.represent(page.records, ctx.links, 'list')).map((json) => shownToRequest(ctx, json, postType));
         const urls = listUrls(ctx.links.rest(`${plural}/`), page.query, null, a.page, page.totalPages);
         return {
           body: { [plural]: items, ...urls, total: page.total, total_pages: page.totalPages },

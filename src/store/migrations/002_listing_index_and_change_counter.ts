@@ -6,7 +6,7 @@
  *   every published event and sorting; the end-date filter is checked from the index.
  * - PostgreSQL: `change_counter`, a one-row counter that statement-level triggers on the tables
  *   the event list reads (posts, events, event_terms, event_organizers) bump in the writing
- *   transaction. The list's total is cached per filter and revision (`src/store/events.ts`), so any
+ *   transaction. The list's total is cached per filter and revision (`src/store/event-pages.ts`), so any
  *   write, from any process, invalidates it once committed. SQLite needs no table for this:
  *   `PRAGMA data_version` (other connections' commits) with `total_changes()` (this connection's)
  *   serve as its revision.

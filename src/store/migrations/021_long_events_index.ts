@@ -18,7 +18,7 @@ export function longEventsIndexMigration(dialect: 'sqlite' | 'postgres') {
       await sql.raw(LONG_EVENTS_INDEX_SQL).execute(db);
       if (dialect !== 'postgres') return;
       // Statistics of an expression exist from PostgreSQL 14 on; before, the lists' plan holds (see
-      // store/events.ts, longPartQuery) and only its estimate is high.
+      // store/event-list-query.ts, longPartQuery) and only its estimate is high.
       const version = await sql<{ v: string }>`select current_setting('server_version_num') as "v"`.execute(db);
       if (Number(version.rows[0]?.v ?? 0) < 140000) return;
       await sql.raw(SPAN_STATISTICS_SQL).execute(db);

@@ -3,7 +3,7 @@
  * ties by id). The event list filtered by venue read the listing index (`events_listing`) in start
  * order and checked each row's venue until the page filled: with a venue's few events spread over
  * the whole calendar, every row of it (1-3 s at 1,000,000 events). Through this index the page reads
- * the venue's events alone (store/events.ts, `listQuery`). It replaces `events_venue (venue_id)`, its
+ * the venue's events alone (store/event-list-query.ts, `listQuery`). It replaces `events_venue (venue_id)`, its
  * first column: every read by venue (the geolocation filter's venues, the venue's events, the
  * foreign key's `on delete set null` when a venue is deleted) is served by it as well.
  */

@@ -6,7 +6,7 @@
  * tells running servers to drop what they keep by id.
  */
 import type { Kysely } from 'kysely';
-import { flushChanges, noteChange } from '../changes.js';
+import { flushChanges, noteChange } from '../change-notes.js';
 import type { Executor } from '../schema.js';
 
 /** The slug with a number, within 200 characters (as `uniqueSlug` truncates). */

@@ -1,0 +1,144 @@
+/**
+ * The submitter's side of a submission: creating it (its abuse checks, its event pending, its
+ * private link), editing it while it may be, withdrawing it. The service (index.ts) answers with
+ * these; the moderators' side is decisions.ts.
+ *
+ * @example
+ *   const { token, submission } = await createSubmission(core, input, { viewer, ip: '192.0.2.1', locale: 'en' });
+ */
+import { randomBytes } from 'node:crypto';
+import * as store from '../../store/submissions.js';
+import { apiError } from '../errors.js';
+import type { EventService } from '../events/index.js';
+import { EMAIL, editable, gmt, sha256, str, type SubmissionCore } from './core.js';
+import { countLinks, eventInputOf, reservePlaces } from './input.js';
+import { madeRecords, trashMade, trashReplaced } from './moderation.js';
+import { notifyModerators, tellSubmitter } from './notifications.js';
+import type { SubmissionContext, SubmissionInput, SubmissionService } from './types.js';
+import { flagsFor, publicView } from './views.js';
+
+/** A new submission (`SubmissionService.create`): the abuse checks, its event pending, its row and token, the e-mails. */
+export async function createSubmission(core: SubmissionCore, input: SubmissionInput, ctx: SubmissionContext): ReturnType<SubmissionService['create']> {
+  const anonymous = ctx.viewer.id <= 0;
+  if (core.config.submissions === 'off') throw apiError('rest_no_route');
+  if (core.config.submissions === 'registered' && anonymous) throw apiError('submission_login_required');
+  // The form's checks: a robot fills every field, and fills it at once.
+  if (ctx.honeypot !== undefined && ctx.honeypot.trim() !== '') throw apiError('submission_rejected_as_spam');
+  if (ctx.startedMs !== undefined && core.config.submissionsMinFillMs > 0 && Date.now() - ctx.startedMs < core.config.submissionsMinFillMs) throw apiError('submission_too_fast');
+  if (core.pow && !(await core.pow.verify(ctx.pow))) throw apiError('submission_pow_required');
+  let name = str(input.name).trim();
+  let email = str(input.email).trim().toLowerCase();
+  if (!anonymous) {
+    const user = (await core.deps.users.list()).find((u) => Number(u.id) === ctx.viewer.id);
+    if (name === '') name = user?.display_name || user?.login || '';
+    if (email === '') email = (user?.email ?? '').toLowerCase();
+  }
+  // The submitter's fields and the event's are checked together: every error at once.
+  const failures: Record<string, string> = {};
+  if (name === '') failures.name = 'Your name is required.';
+  else if (name.length > 200) failures.name = 'Your name must be at most 200 characters.';
+  if (email === '') failures.email = 'Your e-mail address is required.';
+  else if (email.length > 200 || !EMAIL.test(email)) failures.email = 'This is not an e-mail address.';
+  const eventInput = await eventInputOf(core, input, false, failures);
+  if (countLinks(name) > 0) throw apiError('submission_too_many_links', { args: [core.config.submissionsMaxLinks] });
+
+  // Only what is stored counts: the places go back if the event or the submission is refused.
+  const places = await reservePlaces(core, ctx.ip, email);
+  let record: Awaited<ReturnType<EventService['create']>>;
+  try {
+    const authorId = anonymous ? await core.systemUser() : ctx.viewer.id;
+    record = await core.events.create(core.submitterViewer(authorId), { ...eventInput, status: 'pending' });
+  } catch (e) {
+    await store.releaseSubmissionQuota(core.db, places).catch(() => undefined);
+    throw e;
+  }
+  const eventId = Number(record.id);
+  try {
+    const json = await core.eventJson(eventId);
+    const newVenueId = eventInput.venue && typeof eventInput.venue === 'object' ? Number((json?.venue as { id?: number } | undefined)?.id ?? 0) || null : null;
+    const newOrgIds = Array.isArray(eventInput.organizer) && typeof eventInput.organizer[0] === 'object' ? ((json?.organizer ?? []) as Array<{ id: number }>).map((o) => Number(o.id)) : [];
+    const now = gmt();
+    const salt = randomBytes(16).toString('hex');
+    const token = await core.tokenOf(salt);
+    const flags = await flagsFor(core, eventId);
+    const id = await store.insertSubmission(
+      core.db,
+      {
+        token_hash: sha256(token),
+        link_salt: salt,
+        event_id: eventId,
+        status: 'pending',
+        user_id: anonymous ? 0 : ctx.viewer.id,
+        name,
+        email,
+        ip: ctx.ip,
+        locale: ctx.locale,
+        flags: JSON.stringify(flags),
+        new_venue_id: newVenueId,
+        new_organizer_ids: JSON.stringify(newOrgIds),
+        notified: core.config.submissionsNotify === 'off' || !core.mailer ? 1 : 0,
+        created_gmt: now,
+        updated_gmt: now,
+      },
+      { actor_id: anonymous ? 0 : ctx.viewer.id, actor: 'submitter', action: 'received', reason: '', detail: JSON.stringify(flags), created_gmt: now },
+    );
+    const row = await core.byId(id);
+    if (core.config.submissionsNotify === 'immediate') notifyModerators(core, [row]).catch((e: unknown) => core.logError('moderator e-mail failed', e));
+    tellSubmitter(core, row, 'received', token, { title: record.title, when: core.whenOfRecord(row, record) });
+    return { token, submission: await publicView(core, row) };
+  } catch (e) {
+    // Nothing half-written: the pending event goes when its submission could not be stored.
+    const again = await core.events.findById(eventId);
+    if (again && again.status !== 'trash') await core.events.trash(again).catch(() => undefined);
+    await store.releaseSubmissionQuota(core.db, places).catch(() => undefined);
+    throw e;
+  }
+}
+
+/** The submitter's edit while pending or asked for changes (`SubmissionService.edit`). */
+export async function editSubmission(core: SubmissionCore, token: string, input: SubmissionInput): ReturnType<SubmissionService['edit']> {
+  const row = await core.byToken(token);
+  if (!editable(row.status)) throw apiError('submission_not_editable', { args: [row.status] });
+  const eventInput = await eventInputOf(core, input, true);
+  const record = await core.events.findById(Number(row.event_id));
+  if (!record) throw apiError('submission_not_found');
+  await core.events.update(core.submitterViewer(Number(record.author_id)), record, { ...eventInput, status: 'pending' });
+  // A new venue or organizer named by the edit is the submission's too (approved or merged with it).
+  const made = await madeRecords(core, Number(row.event_id), eventInput);
+  await trashReplaced(core, row, made);
+  const flags = await flagsFor(core, Number(row.event_id));
+  const now = gmt();
+  const resubmitted = row.status === 'changes_requested';
+  await store.updateSubmission(
+    core.db,
+    Number(row.id),
+    { status: 'pending', updated_gmt: now, flags: JSON.stringify(flags), ...made, ...(resubmitted ? { notified: core.config.submissionsNotify === 'off' || !core.mailer ? 1 : 0 } : {}) },
+    {
+      actor_id: Number(row.user_id),
+      actor: 'submitter',
+      action: resubmitted ? 'resubmitted' : 'edited',
+      reason: '',
+      detail: JSON.stringify({ fields: Object.keys(eventInput) }),
+      created_gmt: now,
+    },
+    resubmitted ? 'received' : undefined,
+  );
+  const after = await core.byId(Number(row.id));
+  if (resubmitted && core.config.submissionsNotify === 'immediate') notifyModerators(core, [after]).catch((e: unknown) => core.logError('moderator e-mail failed', e));
+  return publicView(core, after);
+}
+
+/** The submitter withdraws (`SubmissionService.withdraw`): what it made goes to the trash. */
+export async function withdrawSubmission(core: SubmissionCore, token: string): ReturnType<SubmissionService['withdraw']> {
+  const row = await core.byToken(token);
+  if (!editable(row.status)) throw apiError('submission_not_editable', { args: [row.status] });
+  await trashMade(core, row);
+  const now = gmt();
+  await store.updateSubmission(
+    core.db,
+    Number(row.id),
+    { status: 'withdrawn', updated_gmt: now, decided_gmt: now },
+    { actor_id: Number(row.user_id), actor: 'submitter', action: 'withdrawn', reason: '', detail: '{}', created_gmt: now },
+  );
+  return publicView(core, await core.byId(Number(row.id)));
+}

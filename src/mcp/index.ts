@@ -1,0 +1,146 @@
+/**
+ * The MCP face (docs/mcp.md): the calendar for AI assistants over the Model Context Protocol's
+ * Streamable HTTP transport, at `POST /mcp`, with the official SDK (`@modelcontextprotocol/sdk`).
+ *
+ * Stateless: every request builds its own server and transport (no `Mcp-Session-Id`, no stream kept
+ * open, answers as plain JSON), so any instance behind a load balancer answers any request and
+ * nothing is held in memory between them; `GET` and `DELETE /mcp` (a server-sent stream, a
+ * session's end) answer 405, as the SDK's stateless servers do.
+ *
+ * Who calls: the `Authorization` header as the REST API reads it (HTTP Basic with an application
+ * password; web/authentication.ts, its throttle and two-factor rule); none is the anonymous
+ * visitor; wrong credentials answer 401 before any MCP message is read. The caller is known before
+ * the rate limit counts the request, so it counts per user as REST's does. The tools reach the
+ * calendar through the REST routes themselves (rest.ts), so they see, write and refuse what REST
+ * would for the same caller. OAuth is not offered (docs/mcp.md says why).
+ *
+ * MCP=false: nothing is registered (404).
+ *
+ * @example
+ *   registerMcpFace(app, deps); // POST /mcp {"jsonrpc":"2.0","id":1,"method":"tools/list"}
+ */
+import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
+import { WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { readFileSync } from 'node:fs';
+import type { FaceDeps } from '../faces.js';
+import { ApiError, apiError } from '../domain/errors.js';
+import { ANONYMOUS } from '../domain/permissions.js';
+import { createAuthentication } from '../web/authentication.js';
+import { registerErrorShape, withErrorHeaders } from '../web/error-shapes.js';
+import { readTools } from './read-tools.js';
+import { restClientOf } from './rest.js';
+import { registerPrompts, registerResources } from './resources.js';
+import { submissionTools } from './submission-tools.js';
+import { registerTools, type ToolContext } from './tool.js';
+import { writeTools } from './write-tools.js';
+
+export const MCP_PATH = '/mcp';
+
+/** The largest MCP request body: a tool call with an event's description fits many times over. */
+export const MCP_BODY_LIMIT = 256 * 1024;
+
+const VERSION = (JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string }).version;
+
+const isMcpUrl = (url: string) => url === MCP_PATH || url.startsWith(`${MCP_PATH}?`);
+
+function headerText(v: string | string[] | undefined): string | undefined {
+  return Array.isArray(v) ? v.join(', ') : v;
+}
+
+export function registerMcpFace(app: FastifyInstance, { config, services }: Pick<FaceDeps, 'config' | 'services'>): void {
+  if (!config.mcp) return;
+  const authenticate = createAuthentication(services, config);
+  const realm = `Basic realm="${config.siteName.replace(/["\\]/g, '')}", charset="UTF-8"`;
+
+  // Who calls, before the rate limit's hook keys the request by them (a callback-style hook: it
+  // runs for every request, and costs one comparison for those not to /mcp).
+  app.addHook('onRequest', (req, reply, done) => {
+    if (!isMcpUrl(req.url)) return done();
+    const header = req.headers.authorization;
+    if (!header) {
+      req.viewer = ANONYMOUS;
+      return done();
+    }
+    authenticate(header, req.ip).then(
+      (viewer) => {
+        // REST reads on as a visitor when credentials sign nobody in; an assistant set up with a
+        // wrong password would then be refused every write with no hint why, so it is told here.
+        if (viewer.id === 0) {
+          void reply.header('www-authenticate', realm);
+          return done(apiError('rest_invalid_credentials'));
+        }
+        req.viewer = viewer;
+        done();
+      },
+      (e: unknown) => {
+        if (e instanceof ApiError && e.status === 401) void reply.header('www-authenticate', realm);
+        done(e as Error);
+      },
+    );
+  });
+
+  // What is refused before the MCP server reads the request (credentials, a body over the limit or
+  // not JSON, the rate limit) is answered as a JSON-RPC error, which MCP clients read, with the
+  // HTTP status and the REST code kept in `data`.
+  registerErrorShape(app, {
+    owns: (path) => path === MCP_PATH,
+    send: (_req, reply, error) =>
+      withErrorHeaders(reply, error)
+        .code(error.status)
+        .header('content-type', 'application/json; charset=utf-8')
+        .send({ jsonrpc: '2.0', error: { code: error.code === 'rest_invalid_json' ? -32700 : -32000, message: error.message, data: { code: error.code, status: error.status } }, id: null }),
+  });
+
+  // Per request: administrators change the calendar's name and time zone while the server runs.
+  const instructionsNow = () =>
+    `The events calendar "${config.siteName}" (${config.siteUrl}). Dates are read and given in its time zone, ${config.timezone}, unless they carry an offset; ` +
+    'call about_calendar for today’s date there. Lists are paged: answers say total, total_pages and next_page. ' +
+    'Anonymous callers see published events only; writing needs an application password sent as HTTP Basic credentials.';
+
+  // Built once: their schemas cost more to build than a call costs to answer.
+  const tools = [...readTools(config), ...writeTools(), ...submissionTools(config)];
+  const serverFor = (req: FastifyRequest): McpServer => {
+    const server = new McpServer({ name: 'events-calendar', title: config.siteName, version: VERSION }, { instructions: instructionsNow() });
+    const authorization = req.headers.authorization;
+    const acceptLanguage = headerText(req.headers['accept-language']);
+    const ctx: ToolContext = {
+      rest: restClientOf(app, config, { ip: req.ip, ...(authorization ? { authorization } : {}), ...(acceptLanguage ? { acceptLanguage } : {}) }),
+      viewer: req.viewer ?? ANONYMOUS,
+      config,
+    };
+    registerTools(server, tools, ctx);
+    registerResources(server, ctx);
+    registerPrompts(server, ctx);
+    return server;
+  };
+
+  const notAllowed = (_req: FastifyRequest, reply: FastifyReply) =>
+    reply
+      .code(405)
+      .header('allow', 'POST')
+      .send({ jsonrpc: '2.0', error: { code: -32000, message: 'Method not allowed: this server is stateless (POST only, no session or event stream).' }, id: null });
+
+  app.route({ method: ['GET', 'DELETE'], url: MCP_PATH, handler: notAllowed });
+  app.route({
+    method: 'POST',
+    url: MCP_PATH,
+    bodyLimit: MCP_BODY_LIMIT,
+    handler: async (req, reply) => {
+      const server = serverFor(req);
+      const transport = new WebStandardStreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
+      try {
+        await server.connect(transport);
+        const headers = new Headers();
+        for (const [k, v] of Object.entries(req.headers)) if (v !== undefined) headers.set(k, headerText(v)!);
+        const answer = await transport.handleRequest(new Request(`${config.siteUrl}${MCP_PATH}`, { method: 'POST', headers }), { parsedBody: req.body });
+        reply.code(answer.status);
+        answer.headers.forEach((value, key) => void reply.header(key, value));
+        reply.header('cache-control', 'no-store');
+        return reply.send(await answer.text());
+      } finally {
+        await server.close();
+      }
+    },
+  });
+}

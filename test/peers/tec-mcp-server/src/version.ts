@@ -1,0 +1,2 @@
+// This file is auto-generated during build
+export const VERSION = '0.1.6';

@@ -131,78 +131,8 @@ export interface Calendars {
 }
 
 export function createCalendars(services: Services): Calendars {
-  const { config, events, versions } = services;
-  const links = services.links;
+  const { config, versions } = services;
   const feedOptions = { name: config.siteName, timezone: config.timezone, siteUrl: config.siteUrl, resource: true } as const;
-
-  const argsOf = (cal: CalendarRef): Partial<EventListArgs> => (cal.slug === undefined ? {} : { categories: [cal.slug] });
-
-  async function withEtags(list: PublicEvent[]): Promise<Member[]> {
-    const listed = await withVersions(list.map((e) => e.id));
-    return list.map((e, i) => ({ ...listed[i]!, event: e }));
-  }
-
-  /** These events' ETags and times (the ETag GET answers), read VERSION_CHUNK at a time. */
-  async function withVersions(ids: number[]): Promise<Listed[]> {
-    const dbId = await versions.databaseId();
-    const out: Listed[] = [];
-    for (let i = 0; i < ids.length; i += VERSION_CHUNK) {
-      // Let other requests run between chunks (SQLite answers synchronously).
-      if (i > 0) await nextTurn();
-      const chunk = ids.slice(i, i + VERSION_CHUNK);
-      const vs = await versions.ofEvents(chunk);
-      for (const id of chunk) {
-        const v = vs.get(id)!;
-        out.push({ id, etag: `"${dbId}.e${id}.${v.seq}.ics"`, lastModified: v.gmt });
-      }
-    }
-    return out;
-  }
-
-  /**
-   * The ids of every event of a calendar the viewer may read (the list's filter without its date
-   * window, as `listAll` reads it), ID_PAGE per statement; over CALDAV_MAX_EVENTS, TooManyMatches
-   * (after reading at most that many).
-   */
-  async function listedIds(viewer: Viewer, cal: CalendarRef): Promise<number[]> {
-    const filter = await events.syncFilter(viewer, { page: 1, per_page: 1, ...argsOf(cal) } as EventListArgs, new Set());
-    const out: number[] = [];
-    let after: { start: string; id: number } | undefined;
-    for (;;) {
-      if (after) await nextTurn();
-      // Keyset pages: the last page of a large calendar costs what the first does.
-      const r = await filter.page({ limit: ID_PAGE, ...(after ? { after } : {}) });
-      if (out.length + r.ids.length > config.caldavMaxEvents) throw new TooManyMatches();
-      out.push(...r.ids);
-      if (r.ids.length < ID_PAGE || !r.last) break;
-      after = r.last;
-    }
-    return out;
-  }
-
-  /**
-   * The events of a calendar (in `range`, or these ids), page by page. More than
-   * `CALDAV_MAX_EVENTS` (the first page's total says so) throw `TooManyMatches` (507) before the
-   * rest is read: one request must not build a calendar of a million events in memory.
-   */
-  async function listAll(viewer: Viewer, cal: CalendarRef, range: NonNullable<EventListArgs['range']>, include?: number[]): Promise<PublicEvent[]> {
-    const out: PublicEvent[] = [];
-    for (let page = 1; ; page++) {
-      if (page > 1) await nextTurn();
-      let r;
-      try {
-        r = await services.reader.list(viewer, { page, per_page: PAGE, range, ...argsOf(cal), ...(include ? { include } : {}) }, links);
-      } catch (e) {
-        // A page past the end (the count moved between pages): the list is complete.
-        if (e instanceof ApiError && e.code === 'event-archive-page-not-found') break;
-        throw e;
-      }
-      if (r.total > config.caldavMaxEvents || out.length + r.events.length > config.caldavMaxEvents) throw new TooManyMatches();
-      out.push(...r.events);
-      if (page >= r.totalPages || r.events.length < PAGE) break;
-    }
-    return out;
-  }
 
   const calendars: Calendars = {
     async list() {
@@ -226,11 +156,11 @@ export function createCalendars(services: Services): Calendars {
     },
 
     async members(viewer, cal) {
-      return withEtags(await listAll(viewer, cal, {}));
+      return withEtags(services, await listAll(services, viewer, cal, {}));
     },
 
     async listing(viewer, cal) {
-      return withVersions(await listedIds(viewer, cal));
+      return withVersions(services, await listedIds(services, viewer, cal));
     },
 
     async inRange(viewer, cal, start, end) {
@@ -240,14 +170,14 @@ export function createCalendars(services: Services): Calendars {
       if (end) wider.until = end.plus({ days: 1 }).toFormat('yyyy-MM-dd HH:mm:ss');
       if (start) wider.from = start.minus({ days: 1 }).toFormat('yyyy-MM-dd HH:mm:ss');
       const range: NonNullable<EventListArgs['range']> = { overlaps: wider };
-      const listed = await listAll(viewer, cal, range);
+      const listed = await listAll(services, viewer, cal, range);
       const found: PublicEvent[] = [];
       for (let i = 0; i < listed.length; i += VERSION_CHUNK) {
         // Comparing instants costs about 20 µs an event: thousands are compared in steps too.
         if (i > 0) await nextTurn();
         for (const e of listed.slice(i, i + VERSION_CHUNK)) if (overlaps(e, config.timezone, start, end)) found.push(e);
       }
-      return withEtags(found);
+      return withEtags(services, found);
     },
 
     async byIds(viewer, cal, ids) {
@@ -256,8 +186,8 @@ export function createCalendars(services: Services): Calendars {
       for (let i = 0; i < unique.length; i += PAGE) {
         // A multiget of thousands of hrefs is read page by page, other requests running in between.
         if (i > 0) await nextTurn();
-        const list = await listAll(viewer, cal, {}, unique.slice(i, i + PAGE));
-        for (const m of await withEtags(list)) out.set(m.id, m);
+        const list = await listAll(services, viewer, cal, {}, unique.slice(i, i + PAGE));
+        for (const m of await withEtags(services, list)) out.set(m.id, m);
       }
       return out;
     },
@@ -286,56 +216,7 @@ export function createCalendars(services: Services): Calendars {
     },
 
     async sync(viewer, cal, token, limit, withEvents = true) {
-      const [key, position] = await Promise.all([versions.syncKey(), versions.position()]);
-      const now = Date.now();
-      const issue = (seq: number) => tokenUri(encodeSyncToken(key, seq, Math.floor(now / DAY_MS) * DAY_MS));
-      if (token === '') {
-        // The position is read before the events: a change in between is reported again, never lost.
-        if (!withEvents) {
-          const ids = await listedIds(viewer, cal);
-          if (limit !== undefined && ids.length > limit) throw new TooManyMatches();
-          return { changed: await withVersions(ids), removed: [], token: issue(position.seq), truncated: false };
-        }
-        const all = await listAll(viewer, cal, {});
-        if (limit !== undefined && all.length > limit) throw new TooManyMatches();
-        return { changed: await withEtags(all), removed: [], token: issue(position.seq), truncated: false };
-      }
-      if (!token.startsWith(SYNC_TOKEN_PREFIX)) throw new InvalidSyncToken();
-      const historyDays = config.syncHistoryDays;
-      let from: number;
-      try {
-        from = decodeSyncToken(token.slice(SYNC_TOKEN_PREFIX.length), { key, seq: position.seq, historyDays, now });
-      } catch {
-        throw new InvalidSyncToken();
-      }
-      // Nothing committed since the token: the same token, no look at the log (as cheap as a 304).
-      if (from === position.seq) return { changed: [], removed: [], token: issue(from), truncated: false };
-      // The calendar's filter is built only when events changed (the delta asks `matching` first, then `listed`).
-      let filter: Awaited<ReturnType<typeof events.syncFilter>> | undefined;
-      const view = {
-        type: 'event' as const,
-        unknownShown: false,
-        matching: async (ids: number[]) => (filter ??= await events.syncFilter(viewer, { page: 1, per_page: 1, ...argsOf(cal) } as EventListArgs, new Set())).matching(ids),
-        listed: (before: Parameters<NonNullable<typeof filter>['listed']>[0]) => filter!.listed(before),
-      };
-      let delta: SyncDelta;
-      try {
-        delta = await services.sync.delta(view, { from, to: position.seq, rows: config.syncMaxChanges, historyDays, now, maxRecords: limit });
-      } catch (e) {
-        if (e instanceof DeltaTooLarge) throw new TooManyMatches();
-        if (e instanceof ApiError && e.code === 'rest_sync_token_expired') throw new InvalidSyncToken();
-        throw e;
-      }
-      const upTo = delta.through;
-      const changedIds = delta.records.filter((r) => delta.shownNow.has(r.id)).map((r) => r.id);
-      const removed = delta.records.filter((r) => !delta.shownNow.has(r.id)).map((r) => r.id);
-      if (changedIds.length === 0 && removed.length === 0) return { changed: [], removed: [], token: issue(upTo), truncated: upTo < position.seq };
-      if (!withEvents) return { changed: await withVersions(changedIds), removed, token: issue(upTo), truncated: upTo < position.seq };
-      const found = changedIds.length ? await calendars.byIds(viewer, cal, changedIds) : new Map<number, Member>();
-      const changed = changedIds.map((id) => found.get(id)).filter((m): m is Member => m !== undefined);
-      // Shown by the filter but not readable as a member (e.g. deleted in between): reported removed.
-      for (const id of changedIds) if (!found.has(id)) removed.push(id);
-      return { changed, removed, token: issue(upTo), truncated: upTo < position.seq };
+      return syncCalendar(services, calendars, viewer, cal, token, limit, withEvents);
     },
 
     timezoneText() {
@@ -352,6 +233,138 @@ export function createCalendars(services: Services): Calendars {
     return { key: `${CATEGORY_PREFIX}${slug}`, slug, name: `${config.siteName}: ${name}`, description: description || name, order };
   }
   return calendars;
+}
+
+const argsOf = (cal: CalendarRef): Partial<EventListArgs> => (cal.slug === undefined ? {} : { categories: [cal.slug] });
+
+async function withEtags(services: Services, list: PublicEvent[]): Promise<Member[]> {
+  const listed = await withVersions(
+    services,
+    list.map((e) => e.id),
+  );
+  return list.map((e, i) => ({ ...listed[i]!, event: e }));
+}
+
+/** These events' ETags and times (the ETag GET answers), read VERSION_CHUNK at a time. */
+async function withVersions(services: Services, ids: number[]): Promise<Listed[]> {
+  const { versions } = services;
+  const dbId = await versions.databaseId();
+  const out: Listed[] = [];
+  for (let i = 0; i < ids.length; i += VERSION_CHUNK) {
+    // Let other requests run between chunks (SQLite answers synchronously).
+    if (i > 0) await nextTurn();
+    const chunk = ids.slice(i, i + VERSION_CHUNK);
+    const vs = await versions.ofEvents(chunk);
+    for (const id of chunk) {
+      const v = vs.get(id)!;
+      out.push({ id, etag: `"${dbId}.e${id}.${v.seq}.ics"`, lastModified: v.gmt });
+    }
+  }
+  return out;
+}
+
+/**
+ * The ids of every event of a calendar the viewer may read (the list's filter without its date
+ * window, as `listAll` reads it), ID_PAGE per statement; over CALDAV_MAX_EVENTS, TooManyMatches
+ * (after reading at most that many).
+ */
+async function listedIds(services: Services, viewer: Viewer, cal: CalendarRef): Promise<number[]> {
+  const filter = await services.events.syncFilter(viewer, { page: 1, per_page: 1, ...argsOf(cal) } as EventListArgs, new Set());
+  const out: number[] = [];
+  let after: { start: string; id: number } | undefined;
+  for (;;) {
+    if (after) await nextTurn();
+    // Keyset pages: the last page of a large calendar costs what the first does.
+    const r = await filter.page({ limit: ID_PAGE, ...(after ? { after } : {}) });
+    if (out.length + r.ids.length > services.config.caldavMaxEvents) throw new TooManyMatches();
+    out.push(...r.ids);
+    if (r.ids.length < ID_PAGE || !r.last) break;
+    after = r.last;
+  }
+  return out;
+}
+
+/**
+ * The events of a calendar (in `range`, or these ids), page by page. More than
+ * `CALDAV_MAX_EVENTS` (the first page's total says so) throw `TooManyMatches` (507) before the
+ * rest is read: one request must not build a calendar of a million events in memory.
+ */
+async function listAll(services: Services, viewer: Viewer, cal: CalendarRef, range: NonNullable<EventListArgs['range']>, include?: number[]): Promise<PublicEvent[]> {
+  const { config } = services;
+  const out: PublicEvent[] = [];
+  for (let page = 1; ; page++) {
+    if (page > 1) await nextTurn();
+    let r;
+    try {
+      r = await services.reader.list(viewer, { page, per_page: PAGE, range, ...argsOf(cal), ...(include ? { include } : {}) }, services.links);
+    } catch (e) {
+      // A page past the end (the count moved between pages): the list is complete.
+      if (e instanceof ApiError && e.code === 'event-archive-page-not-found') break;
+      throw e;
+    }
+    if (r.total > config.caldavMaxEvents || out.length + r.events.length > config.caldavMaxEvents) throw new TooManyMatches();
+    out.push(...r.events);
+    if (page >= r.totalPages || r.events.length < PAGE) break;
+  }
+  return out;
+}
+
+/**
+ * RFC 6578 for `Calendars.sync`: the changes since `token` read from the change log, the changed
+ * events read through `calendars.byIds`.
+ */
+async function syncCalendar(services: Services, calendars: Calendars, viewer: Viewer, cal: CalendarRef, token: string, limit: number | undefined, withEvents: boolean): Promise<SyncResult> {
+  const { config, events, versions } = services;
+  const [key, position] = await Promise.all([versions.syncKey(), versions.position()]);
+  const now = Date.now();
+  const issue = (seq: number) => tokenUri(encodeSyncToken(key, seq, Math.floor(now / DAY_MS) * DAY_MS));
+  if (token === '') {
+    // The position is read before the events: a change in between is reported again, never lost.
+    if (!withEvents) {
+      const ids = await listedIds(services, viewer, cal);
+      if (limit !== undefined && ids.length > limit) throw new TooManyMatches();
+      return { changed: await withVersions(services, ids), removed: [], token: issue(position.seq), truncated: false };
+    }
+    const all = await listAll(services, viewer, cal, {});
+    if (limit !== undefined && all.length > limit) throw new TooManyMatches();
+    return { changed: await withEtags(services, all), removed: [], token: issue(position.seq), truncated: false };
+  }
+  if (!token.startsWith(SYNC_TOKEN_PREFIX)) throw new InvalidSyncToken();
+  const historyDays = config.syncHistoryDays;
+  let from: number;
+  try {
+    from = decodeSyncToken(token.slice(SYNC_TOKEN_PREFIX.length), { key, seq: position.seq, historyDays, now });
+  } catch {
+    throw new InvalidSyncToken();
+  }
+  // Nothing committed since the token: the same token, no look at the log (as cheap as a 304).
+  if (from === position.seq) return { changed: [], removed: [], token: issue(from), truncated: false };
+  // The calendar's filter is built only when events changed (the delta asks `matching` first, then `listed`).
+  let filter: Awaited<ReturnType<typeof events.syncFilter>> | undefined;
+  const view = {
+    type: 'event' as const,
+    unknownShown: false,
+    matching: async (ids: number[]) => (filter ??= await events.syncFilter(viewer, { page: 1, per_page: 1, ...argsOf(cal) } as EventListArgs, new Set())).matching(ids),
+    listed: (before: Parameters<NonNullable<typeof filter>['listed']>[0]) => filter!.listed(before),
+  };
+  let delta: SyncDelta;
+  try {
+    delta = await services.sync.delta(view, { from, to: position.seq, rows: config.syncMaxChanges, historyDays, now, maxRecords: limit });
+  } catch (e) {
+    if (e instanceof DeltaTooLarge) throw new TooManyMatches();
+    if (e instanceof ApiError && e.code === 'rest_sync_token_expired') throw new InvalidSyncToken();
+    throw e;
+  }
+  const upTo = delta.through;
+  const changedIds = delta.records.filter((r) => delta.shownNow.has(r.id)).map((r) => r.id);
+  const removed = delta.records.filter((r) => !delta.shownNow.has(r.id)).map((r) => r.id);
+  if (changedIds.length === 0 && removed.length === 0) return { changed: [], removed: [], token: issue(upTo), truncated: upTo < position.seq };
+  if (!withEvents) return { changed: await withVersions(services, changedIds), removed, token: issue(upTo), truncated: upTo < position.seq };
+  const found = changedIds.length ? await calendars.byIds(viewer, cal, changedIds) : new Map<number, Member>();
+  const changed = changedIds.map((id) => found.get(id)).filter((m): m is Member => m !== undefined);
+  // Shown by the filter but not readable as a member (e.g. deleted in between): reported removed.
+  for (const id of changedIds) if (!found.has(id)) removed.push(id);
+  return { changed, removed, token: issue(upTo), truncated: upTo < position.seq };
 }
 
 /**

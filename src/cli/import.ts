@@ -136,10 +136,26 @@ async function everyInterval(ms: number, fn: () => Promise<void>): Promise<void>
   }
 }
 
+/** What the import commands' registrations share. */
+interface CommandContext {
+  withSettings: WithSettings;
+  overridesOf: OverridesOf;
+  /** the settings an import reads */
+  settings: Array<keyof Config>;
+}
+
 export function registerImportCommands(program: Command, withSettings: WithSettings, overridesOf: OverridesOf): void {
   const imports = program.command('import').description('bring a calendar in: from a The Events Calendar site (tec), an iCalendar file (ics), or an export of this service (json)');
   const settings: Array<keyof Config> = ['databaseUrl', 'timezone', 'adminUser', 'adminPassword', 'importMaxBytes'];
+  const ctx: CommandContext = { withSettings, overridesOf, settings };
+  registerTecImport(imports, ctx);
+  registerIcsImport(imports, ctx);
+  registerRestoreAndExport(program, imports, ctx);
+}
 
+/** `import tec`: a whole calendar through The Events Calendar's REST API. */
+function registerTecImport(imports: Command, ctx: CommandContext): void {
+  const { withSettings, overridesOf, settings } = ctx;
   withSettings(
     imports
       .command('tec')
@@ -211,7 +227,11 @@ Examples:
       failWith(err);
     }
   });
+}
 
+/** `import ics`: an iCalendar file or URL, once or every INTERVAL. */
+function registerIcsImport(imports: Command, ctx: CommandContext): void {
+  const { withSettings, overridesOf, settings } = ctx;
   withSettings(
     imports
       .command('ics <file-or-url>')
@@ -295,7 +315,11 @@ Examples:
       failWith(err);
     }
   });
+}
 
+/** `import json` (a restore into an empty database) and `export`. */
+function registerRestoreAndExport(program: Command, imports: Command, ctx: CommandContext): void {
+  const { withSettings, overridesOf } = ctx;
   withSettings(imports.command('json <file>').description('restore a calendar exported with `events-calendar export --format json` into an empty database, exactly (same ids)'), [
     'databaseUrl',
   ]).action(async (file: string, opts) => {

@@ -123,135 +123,134 @@ export interface OutboxDeps {
 
 type Made = { activity?: OutboxStep['activities'][number]; object: ObjectStateRow } | undefined;
 
-export function createOutbox(deps: OutboxDeps): Outbox {
+/** Whether an occurrence is too far ahead to federate yet. */
+function beyondHorizon(e: PublicEventJson & { utc_start_date?: string }, parentId: number): boolean {
+  if (!parentId) return false;
+  const start = DateTime.fromSQL(e.utc_start_date ?? '', { zone: 'UTC' });
+  return start.isValid && start > DateTime.utc().plus({ days: SERIES_HORIZON_DAYS });
+}
+
+/**
+ * What one event needs now, given what was last sent. `announcedOnly`: the event is re-checked
+ * for a change of something it shows (a venue, a bulk load), not of itself: only an event
+ * already announced may need an activity (an event published before federation started is
+ * announced when it is itself next edited, not when its venue is).
+ */
+async function evaluate(deps: OutboxDeps, id: number, before: ObjectStateRow | undefined, tag: string, announcedOnly = false): Promise<Made> {
+  if (announcedOnly && before?.state !== 'live') return undefined;
   const { services, urls, reader } = deps;
-  const store = services.federationStore;
-  const listeners: Array<() => void> = [];
-  let lastSweep = 0;
-
-  const nowGmt = () => services.clock.nowGmt();
-  const startOfOccurrenceWindow = () => DateTime.utc().plus({ days: SERIES_HORIZON_DAYS });
-
-  /** Whether an occurrence is too far ahead to federate yet. */
-  const beyondHorizon = (e: PublicEventJson & { utc_start_date?: string }, parentId: number) => {
-    if (!parentId) return false;
-    const start = DateTime.fromSQL(e.utc_start_date ?? '', { zone: 'UTC' });
-    return start.isValid && start > startOfOccurrenceWindow();
-  };
-
-  /**
-   * What one event needs now, given what was last sent. `announcedOnly`: the event is re-checked
-   * for a change of something it shows (a venue, a bulk load), not of itself: only an event
-   * already announced may need an activity (an event published before federation started is
-   * announced when it is itself next edited, not when its venue is).
-   */
-  async function evaluate(id: number, before: ObjectStateRow | undefined, tag: string, announcedOnly = false): Promise<Made> {
-    if (announcedOnly && before?.state !== 'live') return undefined;
-    const now = nowGmt();
-    const nowMs = Date.now();
-    const json = await reader.event(id);
-    if (json) {
-      const record = await services.events.findById(id);
-      if (beyondHorizon(json as PublicEventJson & { utc_start_date?: string }, Number(record?.parent_id ?? 0)) && before?.state !== 'live') {
-        // Published while federation is on, too far ahead to announce yet: the sweep will.
-        return before?.state === 'waiting' ? undefined : { object: { event_id: id, state: 'waiting', digest: '', published_gmt: now, updated_gmt: now, updated_ms: before?.updated_ms ?? null } };
-      }
-      const shown = reader.object(json);
-      const digest = objectDigest(shown);
-      if (before?.state === 'live' && before.digest === digest) return undefined;
-      const stamp = stampOf(before, json.modified_utc, nowMs);
-      const object = { ...shown, updated: msIso(stamp) };
-      const type = before?.state === 'live' ? 'Update' : 'Create';
-      const activityId = urls.activity(`${type.toLowerCase()}-${id}-${tag}`);
-      const body = withContext({
-        id: activityId,
-        type,
-        actor: urls.actor,
-        published: msIso(Math.max(nowMs, stamp)),
-        to: [AS_PUBLIC],
-        cc: [urls.followers],
-        object,
-      });
-      return {
-        activity: { id: activityId, type, event_id: id, body: JSON.stringify(body), created_gmt: now },
-        object: { event_id: id, state: 'live', digest, published_gmt: before?.state === 'live' ? before.published_gmt : now, updated_gmt: now, updated_ms: stamp },
-      };
+  const now = services.clock.nowGmt();
+  const nowMs = Date.now();
+  const json = await reader.event(id);
+  if (json) {
+    const record = await services.events.findById(id);
+    if (beyondHorizon(json as PublicEventJson & { utc_start_date?: string }, Number(record?.parent_id ?? 0)) && before?.state !== 'live') {
+      // Published while federation is on, too far ahead to announce yet: the sweep will.
+      return before?.state === 'waiting' ? undefined : { object: { event_id: id, state: 'waiting', digest: '', published_gmt: now, updated_gmt: now, updated_ms: before?.updated_ms ?? null } };
     }
-    if (before?.state !== 'live') return undefined;
-    const stamp = stampOf(before, undefined, nowMs);
-    const activityId = urls.activity(`delete-${id}-${tag}`);
+    const shown = reader.object(json);
+    const digest = objectDigest(shown);
+    if (before?.state === 'live' && before.digest === digest) return undefined;
+    const stamp = stampOf(before, json.modified_utc, nowMs);
+    const object = { ...shown, updated: msIso(stamp) };
+    const type = before?.state === 'live' ? 'Update' : 'Create';
+    const activityId = urls.activity(`${type.toLowerCase()}-${id}-${tag}`);
     const body = withContext({
       id: activityId,
-      type: 'Delete',
+      type,
       actor: urls.actor,
       published: msIso(Math.max(nowMs, stamp)),
       to: [AS_PUBLIC],
       cc: [urls.followers],
-      object: tombstone(urls, id, msIso(stamp)),
+      object,
     });
     return {
-      activity: { id: activityId, type: 'Delete', event_id: id, body: JSON.stringify(body), created_gmt: now },
-      object: { event_id: id, state: 'gone', digest: '', published_gmt: before.published_gmt, updated_gmt: now, updated_ms: stamp },
+      activity: { id: activityId, type, event_id: id, body: JSON.stringify(body), created_gmt: now },
+      object: { event_id: id, state: 'live', digest, published_gmt: before?.state === 'live' ? before.published_gmt : now, updated_gmt: now, updated_ms: stamp },
     };
   }
+  if (before?.state !== 'live') return undefined;
+  const stamp = stampOf(before, undefined, nowMs);
+  const activityId = urls.activity(`delete-${id}-${tag}`);
+  const body = withContext({
+    id: activityId,
+    type: 'Delete',
+    actor: urls.actor,
+    published: msIso(Math.max(nowMs, stamp)),
+    to: [AS_PUBLIC],
+    cc: [urls.followers],
+    object: tombstone(urls, id, msIso(stamp)),
+  });
+  return {
+    activity: { id: activityId, type: 'Delete', event_id: id, body: JSON.stringify(body), created_gmt: now },
+    object: { event_id: id, state: 'gone', digest: '', published_gmt: before.published_gmt, updated_gmt: now, updated_ms: stamp },
+  };
+}
 
-  /**
-   * The events a step's rows may have changed (`ids`), and among them those changed themselves
-   * (`own`); the others show a record that changed (a venue, organizer or term), or are re-checked
-   * after a bulk load.
-   */
-  async function affected(rows: ChangeRow[]): Promise<{ own: Set<number>; ids: number[] }> {
-    const own = new Set<number>();
-    const ids = new Set<number>();
-    for (const row of rows) {
-      if (row.type === 'event') {
-        own.add(row.id);
-        ids.add(row.id);
-      } else if (row.type === 'all') for (const id of await store.liveObjectIds(100_000)) ids.add(id);
-      else if (row.type === 'venue' || row.type === 'organizer' || row.type === 'term') {
-        const filters: Array<Record<string, unknown>> = row.type === 'term' ? [{ categories: [row.id] }, { tags: [row.id] }] : [{ [row.type]: [row.id] }];
-        for (const filter of filters) {
-          for (let page = 1; page * 50 <= MAX_EVENTS_PER_LINKED_RECORD; page++) {
-            const r = await services.events.list(ANONYMOUS, { page, per_page: 50, range: {}, ...filter }, services.links).catch(() => undefined);
-            if (!r) break;
-            for (const e of r.events) ids.add(Number(e.id));
-            if (page >= r.totalPages) break;
-          }
+/**
+ * The events a step's rows may have changed (`ids`), and among them those changed themselves
+ * (`own`); the others show a record that changed (a venue, organizer or term), or are re-checked
+ * after a bulk load.
+ */
+async function affected(services: Services, rows: ChangeRow[]): Promise<{ own: Set<number>; ids: number[] }> {
+  const store = services.federationStore;
+  const own = new Set<number>();
+  const ids = new Set<number>();
+  for (const row of rows) {
+    if (row.type === 'event') {
+      own.add(row.id);
+      ids.add(row.id);
+    } else if (row.type === 'all') for (const id of await store.liveObjectIds(100_000)) ids.add(id);
+    else if (row.type === 'venue' || row.type === 'organizer' || row.type === 'term') {
+      const filters: Array<Record<string, unknown>> = row.type === 'term' ? [{ categories: [row.id] }, { tags: [row.id] }] : [{ [row.type]: [row.id] }];
+      for (const filter of filters) {
+        for (let page = 1; page * 50 <= MAX_EVENTS_PER_LINKED_RECORD; page++) {
+          const r = await services.events.list(ANONYMOUS, { page, per_page: 50, range: {}, ...filter }, services.links).catch(() => undefined);
+          if (!r) break;
+          for (const e of r.events) ids.add(Number(e.id));
+          if (page >= r.totalPages) break;
         }
-        // Events no longer shown with it (a venue trashed) are among the live objects whose
-        // representation named it: re-check those too.
-        if (row.action === 'trash' || row.action === 'delete') for (const id of await store.liveObjectIds(100_000)) ids.add(id);
       }
+      // Events no longer shown with it (a venue trashed) are among the live objects whose
+      // representation named it: re-check those too.
+      if (row.action === 'trash' || row.action === 'delete') for (const id of await store.liveObjectIds(100_000)) ids.add(id);
     }
-    return { own, ids: [...ids].sort((a, b) => a - b) };
   }
+  return { own, ids: [...ids].sort((a, b) => a - b) };
+}
 
-  async function deliveriesFor(activities: OutboxStep['activities']): Promise<OutboxStep['deliveries']> {
-    if (activities.length === 0) return [];
-    const inboxes = (await store.followerInboxes()).filter((inbox) => {
-      try {
-        return !isBlockedHost(new URL(inbox).hostname, deps.blockedDomains);
-      } catch {
-        return false;
-      }
-    });
-    return activities.flatMap((a) => inboxes.map((inbox) => ({ activity_id: a.id, activity_type: a.type, inbox, body: a.body })));
-  }
+/** The deliveries of these activities: one per follower inbox not on a blocked domain. */
+async function deliveriesFor(deps: OutboxDeps, activities: OutboxStep['activities']): Promise<OutboxStep['deliveries']> {
+  if (activities.length === 0) return [];
+  const inboxes = (await deps.services.federationStore.followerInboxes()).filter((inbox) => {
+    try {
+      return !isBlockedHost(new URL(inbox).hostname, deps.blockedDomains);
+    } catch {
+      return false;
+    }
+  });
+  return activities.flatMap((a) => inboxes.map((inbox) => ({ activity_id: a.id, activity_type: a.type, inbox, body: a.body })));
+}
 
+export function createOutbox(deps: OutboxDeps): Outbox {
+  const { services } = deps;
+  const store = services.federationStore;
+  const listeners: Array<() => void> = [];
+  let lastSweep = 0;
   const consumer: ChangeConsumer = {
     limit: deps.limit ?? 200,
     cursor: () => store.outboxCursor(),
     async handle(rows, { from, through }) {
-      const { own, ids } = await affected(rows);
+      const { own, ids } = await affected(services, rows);
       const states = await store.objectStates(ids);
       const step: OutboxStep = { objects: [], activities: [], deliveries: [] };
       for (const id of ids) {
-        const made = await evaluate(id, states.get(id), String(through), !own.has(id));
+        const made = await evaluate(deps, id, states.get(id), String(through), !own.has(id));
         if (!made) continue;
         step.objects.push(made.object);
         if (made.activity) step.activities.push(made.activity);
       }
-      step.deliveries = await deliveriesFor(step.activities);
+      step.deliveries = await deliveriesFor(deps, step.activities);
       const stored = await store.storeOutboxStep(from, through, step, Date.now());
       if (stored && step.deliveries.length) for (const l of listeners) l();
     },
@@ -275,13 +274,13 @@ export function createOutbox(deps: OutboxDeps): Outbox {
     for (const id of candidates) {
       // Only occurrences published (or changed) while federation was on, and kept waiting.
       if (states.get(id)?.state !== 'waiting') continue;
-      const made = await evaluate(id, states.get(id), tag);
+      const made = await evaluate(deps, id, states.get(id), tag);
       if (!made) continue;
       step.objects.push(made.object);
       if (made.activity) step.activities.push(made.activity);
     }
     if (step.objects.length === 0) return;
-    step.deliveries = await deliveriesFor(step.activities);
+    step.deliveries = await deliveriesFor(deps, step.activities);
     // The sweep moves no cursor: the cursor is compared with itself.
     const cursor = await consumer.cursor();
     if ((await store.storeOutboxStep(cursor, cursor, step, Date.now())) && step.deliveries.length) for (const l of listeners) l();

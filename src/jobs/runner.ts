@@ -98,15 +98,8 @@ const DURATION_BUCKETS = [0.001, 0.005, 0.025, 0.1, 0.5, 2.5, 10, 60, 300];
 
 const errorText = (err: unknown): string => (err instanceof Error ? err.message : String(err));
 
-export function createJobRunner(options: JobRunnerOptions): JobRunner {
-  const { logger } = options;
-  const stopWaitMs = options.stopWaitMs ?? 30_000;
-  const jobs = new Map<string, JobHandle<unknown>>();
-  let started = false;
-  let stopping = false;
-  const starters: Array<() => void> = [];
-  const stoppers: Array<() => Promise<void>> = [];
-
+/** The jobs' metrics, registered in a registry by `registerMetrics`. */
+function createJobMetrics() {
   const labelNames = ['job'] as const;
   const runs = new Counter({ name: 'calendar_job_runs_total', help: 'Steps of background jobs run (succeeded or failed), by job', labelNames, registers: [] });
   const failures = new Counter({ name: 'calendar_job_failures_total', help: 'Steps of background jobs that failed (each logged, retried after a backoff), by job', labelNames, registers: [] });
@@ -123,153 +116,184 @@ export function createJobRunner(options: JobRunnerOptions): JobRunner {
     labelNames,
     registers: [],
   });
+  return { runs, failures, skipped, duration, lastSuccess };
+}
 
-  /**
-   * Wait for `promise`, at most `ms`; whether it settled in time. The timer keeps the process
-   * alive (not unref'd): whoever awaits a stop must get its answer, also when nothing else is left
-   * to run (Node 22 ends a test whose only pending timer is unref'd).
-   */
-  const within = (promise: Promise<unknown>, ms: number): Promise<boolean> =>
-    new Promise((resolve) => {
-      const timer = setTimeout(() => resolve(false), ms);
-      void promise.then(() => {
-        clearTimeout(timer);
-        resolve(true);
-      });
+/**
+ * Wait for `promise`, at most `ms`; whether it settled in time. The timer keeps the process
+ * alive (not unref'd): whoever awaits a stop must get its answer, also when nothing else is left
+ * to run (Node 22 ends a test whose only pending timer is unref'd).
+ */
+const within = (promise: Promise<unknown>, ms: number): Promise<boolean> =>
+  new Promise((resolve) => {
+    const timer = setTimeout(() => resolve(false), ms);
+    void promise.then(() => {
+      clearTimeout(timer);
+      resolve(true);
     });
+  });
 
-  function register<T>(spec: JobSpec<T>): JobHandle<T> {
-    const { name } = spec;
-    if (jobs.has(name)) throw new Error(`job ${name} is registered already`);
-    if (spec.singleton && !options.store) throw new Error(`job ${name} is a singleton: the runner needs the store`);
-    const labels = { job: name };
-    const backoff = spec.backoff ?? { initialMs: spec.everyMs, maxMs: spec.everyMs * 10 };
-    let timer: NodeJS.Timeout | undefined;
-    let due = Infinity;
-    let running: Promise<JobRun<T>> | undefined;
-    let again = false;
-    let stopped = false;
-    let failed = 0;
-    const ctx: JobContext = { isStopped: () => stopped || stopping };
+/** What a runner's jobs share: its options, its registered jobs, its state and its metrics. */
+interface RunnerState {
+  options: JobRunnerOptions;
+  logger: JobLogger;
+  stopWaitMs: number;
+  jobs: Map<string, JobHandle<unknown>>;
+  started: boolean;
+  stopping: boolean;
+  starters: Array<() => void>;
+  stoppers: Array<() => Promise<void>>;
+  metrics: ReturnType<typeof createJobMetrics>;
+}
 
-    /** Wake in `delay` ms, replacing the wake-up set. */
-    const schedule = (delay: number) => {
-      if (stopped || stopping) return;
-      if (timer) clearTimeout(timer);
-      due = Date.now() + delay;
-      timer = setTimeout(() => void execute(), delay);
-      timer.unref();
-    };
-    /** Wake within `delay` ms: sooner than the wake-up set, never later. */
-    const wake = (delay: number) => {
-      if (Date.now() + delay < due) schedule(delay);
-    };
+/** Register a job with a runner: its schedule, its steps (locked when a singleton), retries and stop. */
+function registerJob<T>(runner: RunnerState, spec: JobSpec<T>): JobHandle<T> {
+  const { name } = spec;
+  if (runner.jobs.has(name)) throw new Error(`job ${name} is registered already`);
+  if (spec.singleton && !runner.options.store) throw new Error(`job ${name} is a singleton: the runner needs the store`);
+  const labels = { job: name };
+  const backoff = spec.backoff ?? { initialMs: spec.everyMs, maxMs: spec.everyMs * 10 };
+  let timer: NodeJS.Timeout | undefined;
+  let due = Infinity;
+  let running: Promise<JobRun<T>> | undefined;
+  let again = false;
+  let stopped = false;
+  let failed = 0;
+  const ctx: JobContext = { isStopped: () => stopped || runner.stopping };
 
-    /** A step's outcome, and when the next one runs ('more': at once; a number: that many ms from now). */
-    type Done = { run: JobRun<T>; next?: 'more' | number };
+  /** Wake in `delay` ms, replacing the wake-up set. */
+  const schedule = (delay: number) => {
+    if (stopped || runner.stopping) return;
+    if (timer) clearTimeout(timer);
+    due = Date.now() + delay;
+    timer = setTimeout(() => void execute(), delay);
+    timer.unref();
+  };
+  /** Wake within `delay` ms: sooner than the wake-up set, never later. */
+  const wake = (delay: number) => {
+    if (Date.now() + delay < due) schedule(delay);
+  };
 
-    const step = async (): Promise<Done> => {
-      let lock: JobLock | undefined;
-      if (spec.singleton) {
-        lock = await tryJobLock(options.store!, name);
-        if (!lock) {
-          skipped.inc(labels);
-          return { run: { skipped: true } };
-        }
+  /** A step's outcome, and when the next one runs ('more': at once; a number: that many ms from now). */
+  type Done = { run: JobRun<T>; next?: 'more' | number };
+
+  const step = async (): Promise<Done> => {
+    let lock: JobLock | undefined;
+    if (spec.singleton) {
+      lock = await tryJobLock(runner.options.store!, name);
+      if (!lock) {
+        runner.metrics.skipped.inc(labels);
+        return { run: { skipped: true } };
       }
-      const end = duration.startTimer(labels);
-      try {
-        const answer = (await spec.run(ctx)) ?? {};
-        runs.inc(labels);
-        lastSuccess.set(labels, Date.now() / 1000);
-        failed = 0;
-        const next = answer.more ? 'more' : answer.nextInMs;
-        return { run: answer.value !== undefined ? { value: answer.value } : {}, ...(next !== undefined ? { next } : {}) };
-      } finally {
-        end();
-        await lock?.release();
+    }
+    const end = runner.metrics.duration.startTimer(labels);
+    try {
+      const answer = (await spec.run(ctx)) ?? {};
+      runner.metrics.runs.inc(labels);
+      runner.metrics.lastSuccess.set(labels, Date.now() / 1000);
+      failed = 0;
+      const next = answer.more ? 'more' : answer.nextInMs;
+      return { run: answer.value !== undefined ? { value: answer.value } : {}, ...(next !== undefined ? { next } : {}) };
+    } finally {
+      end();
+      await lock?.release();
+    }
+  };
+
+  const retryDelay = () => Math.min(backoff.maxMs, backoff.initialMs * 2 ** Math.max(0, failed - 1));
+
+  const after = (done: Done) => {
+    running = undefined;
+    // Not started (a `runOnce` before `start()`): no schedule yet.
+    if (stopped || runner.stopping || !runner.started) return;
+    const soon = again || done.next === 'more';
+    again = false;
+    if (soon) schedule(0);
+    else if (done.run.error !== undefined) schedule(retryDelay());
+    else schedule(typeof done.next === 'number' ? done.next : spec.everyMs);
+  };
+
+  const execute = (): Promise<JobRun<T>> => {
+    if (running) return running;
+    if (timer) clearTimeout(timer);
+    timer = undefined;
+    due = Infinity;
+    running = step()
+      .catch((err: unknown): Done => {
+        failed++;
+        runner.metrics.runs.inc(labels);
+        runner.metrics.failures.inc(labels);
+        const retryInMs = retryDelay();
+        runner.logger.warn({ job: name, err: errorText(err), failures: failed, retryInMs }, `job ${name}: run failed (retried in ${retryInMs} ms)`);
+        return { run: { error: err } };
+      })
+      .then((done) => {
+        after(done);
+        return done.run;
+      });
+    return running;
+  };
+
+  const handle: JobHandle<T> = {
+    name,
+    async runOnce() {
+      await running;
+      return execute();
+    },
+    nudge() {
+      if (stopped || runner.stopping || !runner.started) return;
+      if (running) again = true;
+      else wake(spec.nudgeMs ?? 0);
+    },
+    async stop() {
+      if (!stopped) {
+        stopped = true;
+        if (timer) clearTimeout(timer);
+        timer = undefined;
+        spec.onStop?.();
       }
-    };
+      const under = running;
+      if (under && !(await within(under, runner.stopWaitMs))) runner.logger.warn({ job: name, waitedMs: runner.stopWaitMs }, `job ${name}: a step still runs after the stop's wait (left to finish)`);
+    },
+  };
+  runner.jobs.set(name, handle as JobHandle<unknown>);
+  const begin = () => {
+    if (!stopped) schedule(spec.firstMs ?? spec.everyMs);
+  };
+  runner.starters.push(begin);
+  runner.stoppers.push(() => handle.stop());
+  if (runner.started && !runner.stopping) begin();
+  return handle;
+}
 
-    const retryDelay = () => Math.min(backoff.maxMs, backoff.initialMs * 2 ** Math.max(0, failed - 1));
-
-    const after = (done: Done) => {
-      running = undefined;
-      // Not started (a `runOnce` before `start()`): no schedule yet.
-      if (stopped || stopping || !started) return;
-      const soon = again || done.next === 'more';
-      again = false;
-      if (soon) schedule(0);
-      else if (done.run.error !== undefined) schedule(retryDelay());
-      else schedule(typeof done.next === 'number' ? done.next : spec.everyMs);
-    };
-
-    const execute = (): Promise<JobRun<T>> => {
-      if (running) return running;
-      if (timer) clearTimeout(timer);
-      timer = undefined;
-      due = Infinity;
-      running = step()
-        .catch((err: unknown): Done => {
-          failed++;
-          runs.inc(labels);
-          failures.inc(labels);
-          const retryInMs = retryDelay();
-          logger.warn({ job: name, err: errorText(err), failures: failed, retryInMs }, `job ${name}: run failed (retried in ${retryInMs} ms)`);
-          return { run: { error: err } };
-        })
-        .then((done) => {
-          after(done);
-          return done.run;
-        });
-      return running;
-    };
-
-    const handle: JobHandle<T> = {
-      name,
-      async runOnce() {
-        await running;
-        return execute();
-      },
-      nudge() {
-        if (stopped || stopping || !started) return;
-        if (running) again = true;
-        else wake(spec.nudgeMs ?? 0);
-      },
-      async stop() {
-        if (!stopped) {
-          stopped = true;
-          if (timer) clearTimeout(timer);
-          timer = undefined;
-          spec.onStop?.();
-        }
-        const under = running;
-        if (under && !(await within(under, stopWaitMs))) logger.warn({ job: name, waitedMs: stopWaitMs }, `job ${name}: a step still runs after the stop's wait (left to finish)`);
-      },
-    };
-    jobs.set(name, handle as JobHandle<unknown>);
-    const begin = () => {
-      if (!stopped) schedule(spec.firstMs ?? spec.everyMs);
-    };
-    starters.push(begin);
-    stoppers.push(() => handle.stop());
-    if (started && !stopping) begin();
-    return handle;
-  }
+export function createJobRunner(options: JobRunnerOptions): JobRunner {
+  const runner: RunnerState = {
+    options,
+    logger: options.logger,
+    stopWaitMs: options.stopWaitMs ?? 30_000,
+    jobs: new Map(),
+    started: false,
+    stopping: false,
+    starters: [],
+    stoppers: [],
+    metrics: createJobMetrics(),
+  };
+  const { jobs, starters, stoppers } = runner;
+  const { runs, failures, skipped, duration, lastSuccess } = runner.metrics;
 
   return {
-    register,
+    register: (spec) => registerJob(runner, spec),
     job: (name) => jobs.get(name),
     start() {
-      if (started || stopping) return;
-      started = true;
+      if (runner.started || runner.stopping) return;
+      runner.started = true;
       for (const begin of starters) begin();
     },
     nudge(name) {
       jobs.get(name)?.nudge();
     },
     async stop() {
-      stopping = true;
+      runner.stopping = true;
       await Promise.all(stoppers.map((stop) => stop()));
     },
     registerMetrics(registry) {

@@ -80,30 +80,10 @@ export function isPageNotFound(err: unknown): boolean {
 export function createCalendar(services: Services): Calendar {
   const { config, events, reader } = services;
   const links = services.links;
-  // An event without a venue shows the free-text location an import kept for it (or its series).
-  const withKeptLocation = async (json: PublicEvent | undefined, id: number, seriesId?: number): Promise<PublicEvent | undefined> => {
-    // A protected event shows no location either (public-reader.ts).
-    if (!json || json.protected || !Array.isArray(json.venue)) return json;
-    const text = await services.imports.keptLocationOf(id, seriesId);
-    return text === undefined ? json : { ...json, location_text: text };
-  };
   const max = config.icalMaxEvents;
   /** Event ids by slug, checked on every use (see `event`). */
   const eventIdBySlug = new Map<string, number>();
   services.keep('page_event_slugs', { entries: () => eventIdBySlug.size, maxEntries: 5000 });
-
-  const filterArgs = (f: EventFilter): Partial<EventListArgs> => {
-    const out: Partial<EventListArgs> = {};
-    if (f.categories?.length) out.categories = f.categories;
-    if (f.tags?.length) out.tags = f.tags;
-    if (f.search !== undefined && f.search.trim() !== '') out.search = f.search.trim();
-    if (f.venue?.length) out.venue = f.venue;
-    if (f.organizer?.length) out.organizer = f.organizer;
-    if (f.featured !== undefined) out.featured = f.featured;
-    if (f.series !== undefined) out.post_parent = f.series;
-    if (f.firstOfSeries) out.firstOfSeries = true;
-    return out;
-  };
 
   async function list(args: EventListArgs): Promise<EventsPage> {
     const r = await reader.list(ANONYMOUS, args, links);
@@ -153,22 +133,7 @@ export function createCalendar(services: Services): Calendar {
     },
 
     async event(slug, given) {
-      // Slugs are unique among live events: the id found last time is checked against the (kept)
-      // record, and looked up again only when that record no longer has the slug or is trashed.
-      const wanted = sanitizeSlug(slug) || slug;
-      const knownId = eventIdBySlug.get(wanted);
-      let record = knownId === undefined ? undefined : await events.findById(knownId);
-      if (!record || record.slug !== wanted || record.status === 'trash') {
-        const id = await events.findIdBySlug(slug);
-        if (id === undefined) return undefined;
-        record = await events.findById(id);
-        if (record) {
-          if (eventIdBySlug.size >= 5000) eventIdBySlug.clear();
-          eventIdBySlug.set(wanted, id);
-        }
-      }
-      if (!record) return undefined;
-      return withKeptLocation(await reader.event(record, 'single', links, ANONYMOUS, given), Number(record.id));
+      return eventBySlug(services, eventIdBySlug, slug, given);
     },
 
     async series(slug) {
@@ -185,7 +150,7 @@ export function createCalendar(services: Services): Calendar {
       const id = await events.occurrenceOn(seriesId!, day);
       const record = id === undefined ? undefined : await events.findById(id);
       if (!record) return undefined;
-      return withKeptLocation(await reader.event(record, 'single', links, ANONYMOUS, given), Number(record.id), seriesId);
+      return withKeptLocation(services, await reader.event(record, 'single', links, ANONYMOUS, given), Number(record.id), seriesId);
     },
 
     async preview(slug, token) {
@@ -205,37 +170,7 @@ export function createCalendar(services: Services): Calendar {
     },
 
     async seriesFeeds(list) {
-      const out = new Map<number, SeriesFeed>();
-      const ids = new Set<number>();
-      for (const e of list) {
-        const id = (e as PublicEvent & { recurring_event_id?: number }).recurring_event_id;
-        if (typeof id === 'number') ids.add(id);
-      }
-      let done = 0;
-      for (const id of ids) {
-        // A feed of many series reads and writes each one's rules: other requests run every few
-        // (SQLite answers synchronously; a hundred series held the loop about 0.2 s).
-        if (++done % SERIES_STEP === 0) await new Promise((resolve) => setImmediate(resolve));
-        const record = await events.findById(id);
-        const details = await events.seriesDetails(id);
-        // A series anonymous visitors may not read: its occurrences are written one by one.
-        const series = record && details ? await reader.event(record, 'list', links) : undefined;
-        if (!record || !details || !series) continue;
-        const shown = details.exceptions.filter((x) => x.status === 'publish').map((x) => x.id);
-        const shownJson = shown.length ? (await reader.list(ANONYMOUS, { page: 1, per_page: shown.length, include: shown, range: {} }, links)).events : [];
-        const byId = new Map(shownJson.map((e) => [e.id, e]));
-        const overrides: SeriesFeed['overrides'] = [];
-        const removed: string[] = [];
-        for (const x of details.exceptions) {
-          const event = byId.get(x.id);
-          if (event) overrides.push({ event, originalStart: x.original_start });
-          else removed.push(x.original_start);
-        }
-        const first = { start_local: record.start_local, end_local: record.end_local, timezone: record.timezone, all_day: Number(record.all_day) === 1 };
-        const lines = icsRecurrenceLines(parseRecurrence(details.rules), first, details.horizon, removed, !first.all_day && hasVtimezone(record.timezone));
-        out.set(id, { series, lines, overrides });
-      }
-      return out;
+      return seriesFeedsOf(services, list);
     },
 
     async venue(slug) {
@@ -276,4 +211,85 @@ export function createCalendar(services: Services): Calendar {
       return eventValidators.isTime(value, config.timezone);
     },
   };
+}
+
+/** The REST list's arguments of a page's filter. */
+function filterArgs(f: EventFilter): Partial<EventListArgs> {
+  const out: Partial<EventListArgs> = {};
+  if (f.categories?.length) out.categories = f.categories;
+  if (f.tags?.length) out.tags = f.tags;
+  if (f.search !== undefined && f.search.trim() !== '') out.search = f.search.trim();
+  if (f.venue?.length) out.venue = f.venue;
+  if (f.organizer?.length) out.organizer = f.organizer;
+  if (f.featured !== undefined) out.featured = f.featured;
+  if (f.series !== undefined) out.post_parent = f.series;
+  if (f.firstOfSeries) out.firstOfSeries = true;
+  return out;
+}
+
+/** An event without a venue shows the free-text location an import kept for it (or its series). */
+async function withKeptLocation(services: Services, json: PublicEvent | undefined, id: number, seriesId?: number): Promise<PublicEvent | undefined> {
+  // A protected event shows no location either (public-reader.ts).
+  if (!json || json.protected || !Array.isArray(json.venue)) return json;
+  const text = await services.imports.keptLocationOf(id, seriesId);
+  return text === undefined ? json : { ...json, location_text: text };
+}
+
+/**
+ * The published event with this slug. Slugs are unique among live events: the id found last time
+ * (`idBySlug`) is checked against the (kept) record, and looked up again only when that record no
+ * longer has the slug or is trashed.
+ */
+async function eventBySlug(services: Services, idBySlug: Map<string, number>, slug: string, given?: GivenPasswords): Promise<PublicEvent | undefined> {
+  const { events, reader, links } = services;
+  const wanted = sanitizeSlug(slug) || slug;
+  const knownId = idBySlug.get(wanted);
+  let record = knownId === undefined ? undefined : await events.findById(knownId);
+  if (!record || record.slug !== wanted || record.status === 'trash') {
+    const id = await events.findIdBySlug(slug);
+    if (id === undefined) return undefined;
+    record = await events.findById(id);
+    if (record) {
+      if (idBySlug.size >= 5000) idBySlug.clear();
+      idBySlug.set(wanted, id);
+    }
+  }
+  if (!record) return undefined;
+  return withKeptLocation(services, await reader.event(record, 'single', links, ANONYMOUS, given), Number(record.id));
+}
+
+/** How feeds write the series of these occurrences (public ones only): see `Calendar.seriesFeeds`. */
+async function seriesFeedsOf(services: Services, list: PublicEvent[]): Promise<Map<number, SeriesFeed>> {
+  const { events, reader, links } = services;
+  const out = new Map<number, SeriesFeed>();
+  const ids = new Set<number>();
+  for (const e of list) {
+    const id = (e as PublicEvent & { recurring_event_id?: number }).recurring_event_id;
+    if (typeof id === 'number') ids.add(id);
+  }
+  let done = 0;
+  for (const id of ids) {
+    // A feed of many series reads and writes each one's rules: other requests run every few
+    // (SQLite answers synchronously; a hundred series held the loop about 0.2 s).
+    if (++done % SERIES_STEP === 0) await new Promise((resolve) => setImmediate(resolve));
+    const record = await events.findById(id);
+    const details = await events.seriesDetails(id);
+    // A series anonymous visitors may not read: its occurrences are written one by one.
+    const series = record && details ? await reader.event(record, 'list', links) : undefined;
+    if (!record || !details || !series) continue;
+    const shown = details.exceptions.filter((x) => x.status === 'publish').map((x) => x.id);
+    const shownJson = shown.length ? (await reader.list(ANONYMOUS, { page: 1, per_page: shown.length, include: shown, range: {} }, links)).events : [];
+    const byId = new Map(shownJson.map((e) => [e.id, e]));
+    const overrides: SeriesFeed['overrides'] = [];
+    const removed: string[] = [];
+    for (const x of details.exceptions) {
+      const event = byId.get(x.id);
+      if (event) overrides.push({ event, originalStart: x.original_start });
+      else removed.push(x.original_start);
+    }
+    const first = { start_local: record.start_local, end_local: record.end_local, timezone: record.timezone, all_day: Number(record.all_day) === 1 };
+    const lines = icsRecurrenceLines(parseRecurrence(details.rules), first, details.horizon, removed, !first.all_day && hasVtimezone(record.timezone));
+    out.set(id, { series, lines, overrides });
+  }
+  return out;
 }

@@ -12,7 +12,7 @@ import { join } from 'node:path';
 import { cli } from '../support/cli.js';
 import { STORES, startServer, type StoreKind, type TestServer } from '../support/harness.js';
 import { buildCalendar, snapshot, type BuiltCalendar } from '../support/calendar-fixture.js';
-import { parseIcs } from '../../src/import/ics.js';
+import { parseIcs } from '../../src/import/ics-parse.js';
 
 async function server(kind: StoreKind, dir: string, name: string): Promise<{ server: TestServer; url: string }> {
   if (kind.name === 'sqlite') {

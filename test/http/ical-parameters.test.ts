@@ -13,7 +13,7 @@ import { join } from 'node:path';
 import ICAL from 'ical.js';
 import { cli } from '../support/cli.js';
 import { ADMIN, STORES, startServer, type StoreKind, type TestServer } from '../support/harness.js';
-import { parseIcs } from '../../src/import/ics.js';
+import { parseIcs } from '../../src/import/ics-parse.js';
 import { paramValue } from '../../src/domain/ical.js';
 
 const HOSTILE = 'Real Org":mailto:attacker@evil.example;X="';

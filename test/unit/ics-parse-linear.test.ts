@@ -8,7 +8,7 @@
 import { it } from 'node:test';
 import assert from 'node:assert/strict';
 import ICAL from 'ical.js';
-import { parseIcs } from '../../src/import/ics.js';
+import { parseIcs } from '../../src/import/ics-parse.js';
 
 const vevent = (i: number, extra: string[] = []) => ['BEGIN:VEVENT', `UID:e${i}@test`, `SUMMARY:Event ${i}`, 'DTSTART:20310101T100000Z', 'DTEND:20310101T110000Z', ...extra, 'END:VEVENT'];
 const calendar = (events: string[][]) => ['BEGIN:VCALENDAR', 'VERSION:2.0', 'PRODID:-//test//EN', ...events.flat(), 'END:VCALENDAR', ''].join('\r\n');

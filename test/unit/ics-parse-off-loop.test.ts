@@ -6,7 +6,7 @@
  */
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { parseIcs, parseIcsOffLoop, PARSE_ON_LOOP_MAX_CHARS } from '../../src/import/ics.js';
+import { parseIcs, parseIcsOffLoop, PARSE_ON_LOOP_MAX_CHARS } from '../../src/import/ics-parse.js';
 import { ImportError } from '../../src/import/source.js';
 import { startLoopPing } from '../support/loop-ping.js';
 

@@ -36,17 +36,6 @@ export function createSeriesWrites(deps: EventServiceDeps, writes: Writes): Pick
   const db = store.db;
   const { updateRecord, trashRecord, generate, seriesWrite } = writes;
 
-  /** A single event given rules: it becomes a series (same id), its occurrences are generated. */
-  async function convertToSeries(trx: Executor, record: EventRecord, rec: Recurrence): Promise<EventRecord> {
-    const id = Number(record.id);
-    await postsStore.updatePost(trx, id, { type: SERIES_TYPE });
-    await eventsStore.updateEventDetails(trx, id, { hide_from_listings: 1 });
-    await recurrenceStore.insertSeries(trx, { post_id: id, rules: rec.lines, horizon_local: record.start_local, complete: false, hide_from_listings: Number(record.hide_from_listings) });
-    await recountTerms(trx, await termIdsOf(trx, id));
-    await generate(trx, id, { rewrite: false });
-    return reload(trx, id);
-  }
-
   /** An update of a series (scope `all`): its record, its rules, then every occurrence not edited alone. */
   async function updateSeriesRecord(trx: Executor, viewer: Viewer, series: EventRecord, input: EventInput, rec: Recurrence | undefined): Promise<EventRecord> {
     if (input.recurrence_scope !== undefined && input.recurrence_scope !== 'all') throw invalidParams({ recurrence_scope: SCOPE_ON_OCCURRENCES });
@@ -89,78 +78,12 @@ export function createSeriesWrites(deps: EventServiceDeps, writes: Writes): Pick
       return occurrenceOrSeries(trx, id, occurrence.series_id);
     }
     if (input.recurrence !== undefined && isClearingRecurrence(input.recurrence)) throw invalidParams({ recurrence: 'A split series needs rules: send recurrence lines, or none to keep the rules.' });
-    const newId = await split(trx, series, occurrence.original_start, rec);
+    const newId = await split(trx, series, occurrence.original_start, rec, clock, generate);
     const [created] = await eventsStore.findEventsByIds(trx, [newId]);
     // The changes sent apply to the new series (the occurrence's own id stays with it).
     const withDates = scheduleSent(input) ? input : { ...input, start_date: undefined, end_date: undefined };
     await updateSeriesRecord(trx, viewer, created!, { ...withDates, recurrence: undefined, recurrence_scope: 'all' }, undefined);
     return occurrenceOrSeries(trx, id, newId);
-  }
-
-  /**
-   * Split a series at a generated start `at`: the old series ends before it, a new series (a copy,
-   * starting at that occurrence) continues with the same rules (COUNT reduced) or `rec`, and the
-   * occurrences from `at` on move to it with their ids. Returns the new series' id.
-   */
-  async function split(trx: Executor, series: EventRecord, at: string, rec: Recurrence | undefined): Promise<number> {
-    const seriesId = Number(series.id);
-    const row = await seriesRowOf(trx, seriesId);
-    const old = parseRecurrence(row.rules);
-    const first = { start_local: series.start_local, end_local: series.end_local, timezone: series.timezone, all_day: Number(series.all_day) === 1 };
-    const generated = expandOccurrences(old, first, `${at.slice(0, 10)} 23:59:59`).find((o) => o.start_local === at);
-    const sched = generated ?? { start_local: at, end_local: at, start_utc: series.start_utc, end_utc: series.start_utc };
-    const nowLocal = clock.nowLocal();
-    const nowGmt = clock.nowGmt();
-    const slug = await uniqueSlug(series.slug || 'event', (c) => postsStore.isSlugTaken(trx, EVENT_SLUG_TYPES, c));
-    const newId = await postsStore.insertPost(trx, {
-      type: SERIES_TYPE,
-      author_id: Number(series.author_id),
-      status: series.status,
-      title: series.title,
-      content: series.content,
-      excerpt: series.excerpt,
-      slug,
-      date_local: series.date_local,
-      date_gmt: series.date_gmt,
-      modified_local: nowLocal,
-      modified_gmt: nowGmt,
-      image_id: series.image_id === null ? null : Number(series.image_id),
-    });
-    await eventsStore.insertEventDetails(trx, {
-      post_id: newId,
-      start_local: sched.start_local,
-      end_local: sched.end_local,
-      start_utc: sched.start_utc,
-      end_utc: sched.end_utc,
-      timezone: series.timezone,
-      all_day: Number(series.all_day),
-      cost: series.cost,
-      currency_symbol: series.currency_symbol,
-      currency_position: series.currency_position,
-      website: series.website,
-      show_map: Number(series.show_map),
-      show_map_link: Number(series.show_map_link),
-      hide_from_listings: 1,
-      sticky: Number(series.sticky),
-      featured: Number(series.featured),
-      venue_id: series.venue_id === null ? null : Number(series.venue_id),
-    });
-    const organizers = (await eventsStore.organizerLinksOf(trx, [seriesId])).map((l) => Number(l.organizer_id));
-    if (organizers.length) await eventsStore.setEventOrganizers(trx, newId, organizers);
-    await eventsStore.addEventTerms(trx, newId, await termIdsOf(trx, seriesId));
-    await recurrenceStore.insertSeries(trx, {
-      post_id: newId,
-      rules: rec ? rec.lines : rulesContinuingFrom(old, first, at),
-      horizon_local: at,
-      complete: false,
-      hide_from_listings: row.hide_from_listings,
-    });
-    await recurrenceStore.updateSeries(trx, seriesId, { rules: rulesEndingBefore(old, at, series.timezone, first.all_day) });
-    const moving = (await recurrenceStore.occurrencesOf(trx, seriesId)).filter((o) => o.original_start >= at).map((o) => o.post_id);
-    await recurrenceStore.moveOccurrences(trx, moving, newId);
-    await postsStore.updatePost(trx, seriesId, { modified_local: nowLocal, modified_gmt: nowGmt });
-    await generate(trx, seriesId, { rewrite: false });
-    return newId;
   }
 
   return {
@@ -182,7 +105,7 @@ export function createSeriesWrites(deps: EventServiceDeps, writes: Writes): Pick
         }
         if (input.recurrence_scope !== undefined && input.recurrence_scope !== 'all') throw invalidParams({ recurrence_scope: SCOPE_ON_OCCURRENCES });
         const updated = await updateRecord(trx, viewer, record, input);
-        return rec ? convertToSeries(trx, updated, rec) : updated;
+        return rec ? convertToSeries(trx, updated, rec, generate) : updated;
       });
     },
 
@@ -203,31 +126,7 @@ export function createSeriesWrites(deps: EventServiceDeps, writes: Writes): Pick
           await trashSeries(trx, await reload(trx, occurrence.series_id), clock);
           return reload(trx, Number(record.id));
         }
-        if (scope === 'following') {
-          const series = await reload(trx, occurrence.series_id);
-          if (occurrence.original_start <= series.start_local) {
-            await trashSeries(trx, series, clock);
-            return reload(trx, Number(record.id));
-          }
-          const row = await seriesRowOf(trx, occurrence.series_id);
-          const rec = parseRecurrence(row.rules);
-          await recurrenceStore.updateSeries(trx, occurrence.series_id, { rules: rulesEndingBefore(rec, occurrence.original_start, series.timezone, Number(series.all_day) === 1) });
-          const following = (await recurrenceStore.occurrencesOf(trx, occurrence.series_id)).filter((o) => o.original_start >= occurrence.original_start);
-          // Kept as trashed exceptions (not deleted): their ids answer 403 "no longer available".
-          await recurrenceStore.markExceptions(
-            trx,
-            following.map((o) => o.post_id),
-          );
-          await recurrenceStore.trashOccurrences(
-            trx,
-            following.filter((o) => o.status !== 'trash').map((o) => o.post_id),
-            clock.nowLocal(),
-            clock.nowGmt(),
-          );
-          await postsStore.updatePost(trx, occurrence.series_id, { modified_local: clock.nowLocal(), modified_gmt: clock.nowGmt() });
-          await generate(trx, occurrence.series_id, { rewrite: false });
-          return reload(trx, Number(record.id));
-        }
+        if (scope === 'following') return trashFollowing(trx, record, occurrence, clock, generate);
         // this (default): an exception, never generated again.
         await recurrenceStore.markExceptions(trx, [Number(record.id)]);
         return trashRecord(trx, record);
@@ -325,4 +224,111 @@ async function seriesDetails(db: Executor, seriesId: number): ReturnType<EventSe
   if (!row) return undefined;
   const exceptions = (await recurrenceStore.occurrencesOf(db, seriesId)).filter((o) => o.exception).map((o) => ({ id: o.post_id, original_start: o.original_start, status: o.status }));
   return { rules: row.rules, horizon: row.horizon_local, exceptions };
+}
+
+/** A single event given rules: it becomes a series (same id), its occurrences are generated. */
+async function convertToSeries(trx: Executor, record: EventRecord, rec: Recurrence, generate: Writes['generate']): Promise<EventRecord> {
+  const id = Number(record.id);
+  await postsStore.updatePost(trx, id, { type: SERIES_TYPE });
+  await eventsStore.updateEventDetails(trx, id, { hide_from_listings: 1 });
+  await recurrenceStore.insertSeries(trx, { post_id: id, rules: rec.lines, horizon_local: record.start_local, complete: false, hide_from_listings: Number(record.hide_from_listings) });
+  await recountTerms(trx, await termIdsOf(trx, id));
+  await generate(trx, id, { rewrite: false });
+  return reload(trx, id);
+}
+
+/**
+ * Split a series at a generated start `at`: the old series ends before it, a new series (a copy,
+ * starting at that occurrence) continues with the same rules (COUNT reduced) or `rec`, and the
+ * occurrences from `at` on move to it with their ids. Returns the new series' id.
+ */
+async function split(trx: Executor, series: EventRecord, at: string, rec: Recurrence | undefined, clock: Clock, generate: Writes['generate']): Promise<number> {
+  const seriesId = Number(series.id);
+  const row = await seriesRowOf(trx, seriesId);
+  const old = parseRecurrence(row.rules);
+  const first = { start_local: series.start_local, end_local: series.end_local, timezone: series.timezone, all_day: Number(series.all_day) === 1 };
+  const generated = expandOccurrences(old, first, `${at.slice(0, 10)} 23:59:59`).find((o) => o.start_local === at);
+  const sched = generated ?? { start_local: at, end_local: at, start_utc: series.start_utc, end_utc: series.start_utc };
+  const nowLocal = clock.nowLocal();
+  const nowGmt = clock.nowGmt();
+  const slug = await uniqueSlug(series.slug || 'event', (c) => postsStore.isSlugTaken(trx, EVENT_SLUG_TYPES, c));
+  const newId = await postsStore.insertPost(trx, {
+    type: SERIES_TYPE,
+    author_id: Number(series.author_id),
+    status: series.status,
+    title: series.title,
+    content: series.content,
+    excerpt: series.excerpt,
+    slug,
+    date_local: series.date_local,
+    date_gmt: series.date_gmt,
+    modified_local: nowLocal,
+    modified_gmt: nowGmt,
+    image_id: series.image_id === null ? null : Number(series.image_id),
+  });
+  await eventsStore.insertEventDetails(trx, {
+    post_id: newId,
+    start_local: sched.start_local,
+    end_local: sched.end_local,
+    start_utc: sched.start_utc,
+    end_utc: sched.end_utc,
+    timezone: series.timezone,
+    all_day: Number(series.all_day),
+    cost: series.cost,
+    currency_symbol: series.currency_symbol,
+    currency_position: series.currency_position,
+    website: series.website,
+    show_map: Number(series.show_map),
+    show_map_link: Number(series.show_map_link),
+    hide_from_listings: 1,
+    sticky: Number(series.sticky),
+    featured: Number(series.featured),
+    venue_id: series.venue_id === null ? null : Number(series.venue_id),
+  });
+  const organizers = (await eventsStore.organizerLinksOf(trx, [seriesId])).map((l) => Number(l.organizer_id));
+  if (organizers.length) await eventsStore.setEventOrganizers(trx, newId, organizers);
+  await eventsStore.addEventTerms(trx, newId, await termIdsOf(trx, seriesId));
+  await recurrenceStore.insertSeries(trx, {
+    post_id: newId,
+    rules: rec ? rec.lines : rulesContinuingFrom(old, first, at),
+    horizon_local: at,
+    complete: false,
+    hide_from_listings: row.hide_from_listings,
+  });
+  await recurrenceStore.updateSeries(trx, seriesId, { rules: rulesEndingBefore(old, at, series.timezone, first.all_day) });
+  const moving = (await recurrenceStore.occurrencesOf(trx, seriesId)).filter((o) => o.original_start >= at).map((o) => o.post_id);
+  await recurrenceStore.moveOccurrences(trx, moving, newId);
+  await postsStore.updatePost(trx, seriesId, { modified_local: nowLocal, modified_gmt: nowGmt });
+  await generate(trx, seriesId, { rewrite: false });
+  return newId;
+}
+
+/**
+ * Trash an occurrence and the ones after it (`recurrence_scope=following`): the series ends before
+ * it (the whole series when it is the first). Returns the occurrence's record.
+ */
+async function trashFollowing(trx: Executor, record: EventRecord, occurrence: recurrenceStore.OccurrenceRow, clock: Clock, generate: Writes['generate']): Promise<EventRecord> {
+  const series = await reload(trx, occurrence.series_id);
+  if (occurrence.original_start <= series.start_local) {
+    await trashSeries(trx, series, clock);
+    return reload(trx, Number(record.id));
+  }
+  const row = await seriesRowOf(trx, occurrence.series_id);
+  const rec = parseRecurrence(row.rules);
+  await recurrenceStore.updateSeries(trx, occurrence.series_id, { rules: rulesEndingBefore(rec, occurrence.original_start, series.timezone, Number(series.all_day) === 1) });
+  const following = (await recurrenceStore.occurrencesOf(trx, occurrence.series_id)).filter((o) => o.original_start >= occurrence.original_start);
+  // Kept as trashed exceptions (not deleted): their ids answer 403 "no longer available".
+  await recurrenceStore.markExceptions(
+    trx,
+    following.map((o) => o.post_id),
+  );
+  await recurrenceStore.trashOccurrences(
+    trx,
+    following.filter((o) => o.status !== 'trash').map((o) => o.post_id),
+    clock.nowLocal(),
+    clock.nowGmt(),
+  );
+  await postsStore.updatePost(trx, occurrence.series_id, { modified_local: clock.nowLocal(), modified_gmt: clock.nowGmt() });
+  await generate(trx, occurrence.series_id, { rewrite: false });
+  return reload(trx, Number(record.id));
 }

@@ -68,103 +68,9 @@ export function createWrites(deps: EventServiceDeps, readModel: ReadModel): Writ
     return out;
   }
 
-  async function assignTerms(trx: Executor, viewer: Viewer, eventId: number, input: EventInput): Promise<number[]> {
-    const wanted = await termIdsForWrite(deps, trx, viewer, input);
-    // A new event has no links yet: every taxonomy's in one statement.
-    if (isCreatedHere(trx, 'event', eventId))
-      return eventsStore.addEventTerms(
-        trx,
-        eventId,
-        wanted.flatMap(([, ids]) => ids),
-      );
-    const changed: number[] = [];
-    for (const [taxonomy, ids] of wanted) changed.push(...(await eventsStore.setEventTerms(trx, eventId, taxonomy, ids)));
-    return changed;
-  }
-
-  async function linkedIds(trx: Executor, viewer: Viewer, input: EventInput) {
-    const venue = input.venue === undefined || input.venue === null ? undefined : await deps.venues.idsForEventWrite(trx, input.venue, viewer);
-    const organizers = input.organizer === undefined || input.organizer === null ? undefined : await deps.organizers.idsForEventWrite(trx, input.organizer, viewer);
-    return { venue, organizers };
-  }
-
-  /** The update of one event or series record (partial, COMPAT 1), inside the caller's transaction. */
-  async function updateRecord(trx: Executor, viewer: Viewer, record: EventRecord, input: EventInput): Promise<EventRecord> {
-    const id = Number(record.id);
-    const nowGmt = clock.nowGmt();
-    const nowLocal = clock.nowLocal();
-    const schedTouched = input.start_date !== undefined || input.end_date !== undefined || input.all_day !== undefined || !isEmptyValue(input.timezone);
-    const sched = schedTouched ? schedule(input, record, deps.siteTimezone) : {};
-    const post: Record<string, unknown> = { modified_local: nowLocal, modified_gmt: nowGmt };
-    // Stored trimmed, as WordPress' title_save_pre (PHP trim).
-    if (input.title !== undefined) post.title = html(viewer, phpTrim(input.title));
-    if (input.description !== undefined) post.content = html(viewer, input.description, 'description');
-    if (input.excerpt !== undefined) post.excerpt = html(viewer, input.excerpt, 'excerpt');
-    if (input.author !== undefined) post.author_id = input.author;
-    if (input.password !== undefined) post.password = input.password;
-    if (input.slug !== undefined && !isEmptyValue(input.slug)) {
-      const base = sanitizeSlug(input.slug) || record.slug;
-      post.slug = await uniqueSlug(base, (c) => postsStore.isSlugTaken(trx, EVENT_SLUG_TYPES, c, id));
-    }
-    const pub = publicationDate(input, deps.siteTimezone);
-    if (pub) Object.assign(post, pub);
-    let status = record.status;
-    if (input.status !== undefined && input.status !== '') status = scaleBackStatus(viewer, input.status);
-    const dateGmt = (post.date_gmt as string | undefined) ?? record.date_gmt;
-    if (status !== record.status || pub) status = applyScheduling(status, dateGmt === ZERO_DATE ? nowGmt : dateGmt, nowGmt);
-    if (status !== record.status) {
-      post.status = status;
-      if (record.status === 'trash') post.pre_trash_status = '';
-      if ((status === 'publish' || status === 'future' || status === 'private') && record.date_gmt === ZERO_DATE && !pub) {
-        post.date_gmt = nowGmt;
-        post.date_local = nowLocal;
-      }
-    }
-    if (input.image !== undefined) post.image_id = await deps.images.idFor(trx, input.image, viewer);
-    await postsStore.updatePost(trx, id, post);
-
-    const details: Record<string, unknown> = { ...sched };
-    // Who changed it last (WordPress' `_edit_last`), for the editor's conflict panel.
-    if (viewer.id > 0) details.modified_by = viewer.id;
-    if (input.cost !== undefined) Object.assign(details, costColumns(input.cost));
-    if (input.website !== undefined) details.website = isEmptyValue(input.website) ? '' : String(input.website).trim();
-    for (const flag of ['show_map', 'show_map_link', 'hide_from_listings', 'sticky', 'featured'] as const) {
-      if (input[flag] !== undefined) details[flag] = input[flag] ? 1 : 0;
-    }
-    // A series stays out of lists (its own flag is kept with its rules, `updateSeriesRecord`).
-    if (record.type === SERIES_TYPE) delete details.hide_from_listings;
-    const { venue, organizers } = await linkedIds(trx, viewer, input);
-    if (input.venue !== undefined && input.venue !== null) details.venue_id = venue?.[0] ?? null;
-    await eventsStore.updateEventDetails(trx, id, details);
-    if (organizers !== undefined) await eventsStore.setEventOrganizers(trx, id, organizers);
-
-    const changedTerms = await assignTerms(trx, viewer, id, input);
-    if (status !== record.status && record.type !== SERIES_TYPE) {
-      for (const l of await eventsStore.termLinksOf(trx, [id])) changedTerms.push(Number(l.term_id));
-    }
-    await termsStore.recountTerms(trx, changedTerms);
-    return reload(trx, id);
-  }
-
-  /** Trash one event record (the original's DELETE). */
-  async function trashRecord(trx: Executor, record: EventRecord): Promise<EventRecord> {
-    const id = Number(record.id);
-    await postsStore.updatePost(trx, id, {
-      status: 'trash',
-      pre_trash_status: record.status,
-      modified_local: clock.nowLocal(),
-      modified_gmt: clock.nowGmt(),
-    });
-    await termsStore.recountTerms(
-      trx,
-      (await eventsStore.termLinksOf(trx, [id])).map((l) => Number(l.term_id)),
-    );
-    return reload(trx, id);
-  }
-
   return {
-    updateRecord,
-    trashRecord,
+    updateRecord: (trx, viewer, record, input) => updateRecord(deps, trx, viewer, record, input),
+    trashRecord: (trx, record) => trashRecord(clock, trx, record),
     generate,
     seriesWrite,
 
@@ -192,7 +98,7 @@ export function createWrites(deps: EventServiceDeps, readModel: ReadModel): Writ
         const slug = statement ? firstSlugCandidate(base) : await uniqueSlug(base, slugTaken);
         // Linked records and terms first (named ones may be created, in the store's lock order:
         // venue, organizer, categories, tags), then the event with its links in one go.
-        const { venue, organizers } = await linkedIds(trx, viewer, input);
+        const { venue, organizers } = await linkedIds(deps, trx, viewer, input);
         const imageId = await deps.images.idFor(trx, input.image, viewer);
         const termIds = [...new Set((await termIdsForWrite(deps, trx, viewer, input)).flatMap(([, ids]) => ids))];
         const organizerIds = [...new Set(organizers ?? [])];
@@ -245,6 +151,103 @@ export function createWrites(deps: EventServiceDeps, readModel: ReadModel): Writ
       return () => generationListeners.delete(listener);
     },
   };
+}
+
+/** Link an event to the terms a write names; the ids of terms whose counts may have changed. */
+async function assignTerms(deps: EventServiceDeps, trx: Executor, viewer: Viewer, eventId: number, input: EventInput): Promise<number[]> {
+  const wanted = await termIdsForWrite(deps, trx, viewer, input);
+  // A new event has no links yet: every taxonomy's in one statement.
+  if (isCreatedHere(trx, 'event', eventId))
+    return eventsStore.addEventTerms(
+      trx,
+      eventId,
+      wanted.flatMap(([, ids]) => ids),
+    );
+  const changed: number[] = [];
+  for (const [taxonomy, ids] of wanted) changed.push(...(await eventsStore.setEventTerms(trx, eventId, taxonomy, ids)));
+  return changed;
+}
+
+/** The venue and organizer ids a write names (inline ones the viewer may create are created). */
+async function linkedIds(deps: EventServiceDeps, trx: Executor, viewer: Viewer, input: EventInput) {
+  const venue = input.venue === undefined || input.venue === null ? undefined : await deps.venues.idsForEventWrite(trx, input.venue, viewer);
+  const organizers = input.organizer === undefined || input.organizer === null ? undefined : await deps.organizers.idsForEventWrite(trx, input.organizer, viewer);
+  return { venue, organizers };
+}
+
+/** The update of one event or series record (partial, COMPAT 1), inside the caller's transaction. */
+async function updateRecord(deps: EventServiceDeps, trx: Executor, viewer: Viewer, record: EventRecord, input: EventInput): Promise<EventRecord> {
+  const { clock } = deps;
+  const id = Number(record.id);
+  const nowGmt = clock.nowGmt();
+  const nowLocal = clock.nowLocal();
+  const schedTouched = input.start_date !== undefined || input.end_date !== undefined || input.all_day !== undefined || !isEmptyValue(input.timezone);
+  const sched = schedTouched ? schedule(input, record, deps.siteTimezone) : {};
+  const post: Record<string, unknown> = { modified_local: nowLocal, modified_gmt: nowGmt };
+  // Stored trimmed, as WordPress' title_save_pre (PHP trim).
+  if (input.title !== undefined) post.title = html(viewer, phpTrim(input.title));
+  if (input.description !== undefined) post.content = html(viewer, input.description, 'description');
+  if (input.excerpt !== undefined) post.excerpt = html(viewer, input.excerpt, 'excerpt');
+  if (input.author !== undefined) post.author_id = input.author;
+  if (input.password !== undefined) post.password = input.password;
+  if (input.slug !== undefined && !isEmptyValue(input.slug)) {
+    const base = sanitizeSlug(input.slug) || record.slug;
+    post.slug = await uniqueSlug(base, (c) => postsStore.isSlugTaken(trx, EVENT_SLUG_TYPES, c, id));
+  }
+  const pub = publicationDate(input, deps.siteTimezone);
+  if (pub) Object.assign(post, pub);
+  let status = record.status;
+  if (input.status !== undefined && input.status !== '') status = scaleBackStatus(viewer, input.status);
+  const dateGmt = (post.date_gmt as string | undefined) ?? record.date_gmt;
+  if (status !== record.status || pub) status = applyScheduling(status, dateGmt === ZERO_DATE ? nowGmt : dateGmt, nowGmt);
+  if (status !== record.status) {
+    post.status = status;
+    if (record.status === 'trash') post.pre_trash_status = '';
+    if ((status === 'publish' || status === 'future' || status === 'private') && record.date_gmt === ZERO_DATE && !pub) {
+      post.date_gmt = nowGmt;
+      post.date_local = nowLocal;
+    }
+  }
+  if (input.image !== undefined) post.image_id = await deps.images.idFor(trx, input.image, viewer);
+  await postsStore.updatePost(trx, id, post);
+
+  const details: Record<string, unknown> = { ...sched };
+  // Who changed it last (WordPress' `_edit_last`), for the editor's conflict panel.
+  if (viewer.id > 0) details.modified_by = viewer.id;
+  if (input.cost !== undefined) Object.assign(details, costColumns(input.cost));
+  if (input.website !== undefined) details.website = isEmptyValue(input.website) ? '' : String(input.website).trim();
+  for (const flag of ['show_map', 'show_map_link', 'hide_from_listings', 'sticky', 'featured'] as const) {
+    if (input[flag] !== undefined) details[flag] = input[flag] ? 1 : 0;
+  }
+  // A series stays out of lists (its own flag is kept with its rules, `updateSeriesRecord`).
+  if (record.type === SERIES_TYPE) delete details.hide_from_listings;
+  const { venue, organizers } = await linkedIds(deps, trx, viewer, input);
+  if (input.venue !== undefined && input.venue !== null) details.venue_id = venue?.[0] ?? null;
+  await eventsStore.updateEventDetails(trx, id, details);
+  if (organizers !== undefined) await eventsStore.setEventOrganizers(trx, id, organizers);
+
+  const changedTerms = await assignTerms(deps, trx, viewer, id, input);
+  if (status !== record.status && record.type !== SERIES_TYPE) {
+    for (const l of await eventsStore.termLinksOf(trx, [id])) changedTerms.push(Number(l.term_id));
+  }
+  await termsStore.recountTerms(trx, changedTerms);
+  return reload(trx, id);
+}
+
+/** Trash one event record (the original's DELETE). */
+async function trashRecord(clock: EventServiceDeps['clock'], trx: Executor, record: EventRecord): Promise<EventRecord> {
+  const id = Number(record.id);
+  await postsStore.updatePost(trx, id, {
+    status: 'trash',
+    pre_trash_status: record.status,
+    modified_local: clock.nowLocal(),
+    modified_gmt: clock.nowGmt(),
+  });
+  await termsStore.recountTerms(
+    trx,
+    (await eventsStore.termLinksOf(trx, [id])).map((l) => Number(l.term_id)),
+  );
+  return reload(trx, id);
 }
 
 /**

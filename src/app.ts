@@ -28,12 +28,12 @@ import type { SubmissionJobs } from './jobs/submissions.js';
 import type { JobHandle } from './jobs/runner.js';
 import { clientAddressOf, createWebServer, requestIdOf, registerBodyParsers, registerCompression } from './web/server.js';
 import { registerQueryRefusal } from './web/query-string.js';
-import { registerRateLimit } from './web/rate-limit.js';
+import { registerRateLimit, type RateLimitTake } from './web/rate-limit.js';
 import { registerSlowRequestLog, watchLoop, type LoopWatch } from './web/loop-delay.js';
 import { registerConditional } from './web/conditional.js';
 import { createReplay } from './web/replay.js';
 import { registerRestApi, restRouteRewrite } from './http/register.js';
-import { METRICS_PATH, registerMetrics } from './http/metrics.js';
+import { METRICS_PATH, registerMetrics, type RegisteredMetrics } from './http/metrics.js';
 import { registerHealthRoutes } from './http/health.js';
 import { createWarmUp, warmUpPaths, type WarmUp } from './http/warm-up.js';
 import { registerCalendarPages } from './pages/routes.js';
@@ -190,26 +190,7 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
   // A face hands its jobs to the runner here, once its routes are in place: it registers none itself.
   for (const spec of federationFace?.jobs() ?? []) jobs.register(spec);
 
-  // Repeated anonymous reads answered from the bytes of the same answer, below Fastify (issue 27:
-  // web/replay.ts); in front of the server's request listeners, once every face added its own.
-  if (config.replayAnswers) {
-    let open = true;
-    app.addHook('preClose', (done) => {
-      open = false;
-      done();
-    });
-    createReplay({
-      open: () => open,
-      revision: () => feed.revision(),
-      arrive: arriveOnSocket,
-      sync: () => feed.sync(),
-      requestId: requestIdOf,
-      clientAddress: clientAddressOf(config.trustProxy),
-      ...(rateLimitTake ? { rateLimit: rateLimitTake } : {}),
-      ...(metrics ? { observe: metrics.observeRequest } : {}),
-      log: { requests: () => (app.log as { isLevelEnabled?(level: string): boolean }).isLevelEnabled?.('info') === true, info: (obj, msg) => app.log.info(obj, msg) },
-    }).install(app.server);
-  }
+  if (config.replayAnswers) installReplay(app, config, feed, arriveOnSocket, rateLimitTake, metrics);
 
   return {
     app,
@@ -230,4 +211,27 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
       await store.close();
     },
   };
+}
+
+/**
+ * Repeated anonymous reads answered from the bytes of the same answer, below Fastify
+ * (web/replay.ts): in front of the server's request listeners, once every face added its own.
+ */
+function installReplay(app: FastifyInstance, config: Config, feed: Store['feed'], arrive: () => void, rateLimitTake: RateLimitTake | undefined, metrics: RegisteredMetrics | undefined): void {
+  let open = true;
+  app.addHook('preClose', (done) => {
+    open = false;
+    done();
+  });
+  createReplay({
+    open: () => open,
+    revision: () => feed.revision(),
+    arrive,
+    sync: () => feed.sync(),
+    requestId: requestIdOf,
+    clientAddress: clientAddressOf(config.trustProxy),
+    ...(rateLimitTake ? { rateLimit: rateLimitTake } : {}),
+    ...(metrics ? { observe: metrics.observeRequest } : {}),
+    log: { requests: () => (app.log as { isLevelEnabled?(level: string): boolean }).isLevelEnabled?.('info') === true, info: (obj, msg) => app.log.info(obj, msg) },
+  }).install(app.server);
 }

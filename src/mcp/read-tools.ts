@@ -145,6 +145,13 @@ export function readTools(config: Config): ToolDef[] {
     ),
   );
 
+  tools.push(...recordTools());
+  return tools;
+}
+
+/** Reading one event, and listing and reading the terms, venues and organizers. */
+function recordTools(): ToolDef[] {
+  const tools: ToolDef[] = [];
   tools.push(
     defineTool(
       'get_event',

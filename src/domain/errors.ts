@@ -79,7 +79,7 @@ export const ERRORS = {
   rest_sync_token_expired: [410, 'The sync token is invalid, from another database, or older than the kept history; do a full sync without sync_token.'],
   rest_webhook_not_found: [404, 'No webhook endpoint with this ID.'],
   rest_webhook_delivery_not_found: [404, 'No delivery with this ID for this webhook endpoint.'],
-  // Ours (issue 30): the FullCalendar event source's range.
+  // Ours: the FullCalendar event source's range.
   rest_embed_range_too_wide: [400, 'The range from start to end is longer than %d days; ask for a shorter one.'],
   rest_embed_range_empty: [400, 'The end of the range must be after its start.'],
   // Issue 28 (ours, with WordPress' codes where it has one): the admin app's routes (docs/admin-api.md).
@@ -119,7 +119,7 @@ export const ERRORS = {
   federation_replayed: [401, 'This signed request was received already (a replay); sign each request anew.'],
   federation_blocked: [403, 'Requests from this domain are refused.'],
   federation_rate_limited: [429, 'Too many inbox requests from this address or host; try again later.'],
-  // Community submissions (issue 29).
+  // Community submissions.
   submission_not_found: [404, 'No submission with this ID or link.'],
   submission_login_required: [401, 'Sign in to propose an event.'],
   submission_rate_limited: [429, 'Too many submissions. Try again in %d seconds.'],

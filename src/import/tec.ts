@@ -222,7 +222,7 @@ class EventPhases {
     }
   }
 
-  /** Series (issue 25): the rules from the series itself, its occurrences with their ids, and the exceptions (occurrences changed or trashed alone). */
+  /** Series: the rules from the series itself, its occurrences with their ids, and the exceptions (occurrences changed or trashed alone). */
   async series(): Promise<void> {
     let done = 0;
     for (const seriesId of [...this.seriesIds].sort((a, b) => a - b)) {
@@ -238,7 +238,7 @@ class EventPhases {
     }
   }
 
-  /** TEC Pro's recurring events (issue 25): each parent with the children that name it. */
+  /** TEC Pro's recurring events: each parent with the children that name it. */
   async proSeries(): Promise<void> {
     let done = 0;
     for (const parentId of [...this.proParents.keys()].sort((a, b) => a - b)) {

@@ -1,5 +1,5 @@
 /**
- * The horizon job (issue 15): every running server keeps the occurrences of recurring events
+ * The horizon job: every running server keeps the occurrences of recurring events
  * generated `RECURRENCE_HORIZON_MONTHS` ahead. Soon after start and then every hour it looks for
  * series whose generated horizon is more than a day behind and extends each one (`materialise`,
  * which inserts only the missing occurrences; existing ones keep their ids). Two servers on one

@@ -12,7 +12,7 @@
  * occurrence only, with a warning. An event is upserted by its `UID` (import map, source `ics`), so
  * importing the same calendar again updates it (its overrides included).
  *
- * Issue 25, nothing lost silently: a `TZID` without `VTIMEZONE` is resolved by name (IANA, a
+ * Nothing is lost silently: a `TZID` without `VTIMEZONE` is resolved by name (IANA, a
  * producer's prefix, Windows through CLDR: `windows-zones.ts`), one known nowhere is a warning and
  * floating time in the site zone; a VEVENT that cannot be imported is skipped and named (summary,
  * UID, line) with the reason, the rest imported (`strict`: all or nothing); a VEVENT without UID

@@ -64,7 +64,7 @@ export function createOutbox(deps: WebhookServiceDeps): Pick<WebhookService, 'ma
         return { type: `${kind}.${action}`, data: toTermJson(term, links) };
       }
       case 'submission': {
-        // Issue 29: what happened to a community submission; never the submitter's identity.
+        // What happened to a community submission; never the submitter's identity.
         const event = row.detail?.submission;
         if (!event) return undefined;
         return { type: `submission.${event}`, data: await services.submissions.webhookPayload(id) };

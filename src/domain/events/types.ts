@@ -224,7 +224,7 @@ export interface EventService {
     page(page: { limit: number; after?: { start: string; id: number } }): Promise<{ ids: number[]; last?: { start: string; id: number } }>;
   }>;
   /**
-   * Issue 24: call `listener` after a write has committed that left occurrences of a series to
+   * Call `listener` after a write has committed that left occurrences of a series to
    * generate (more than one write inserts, `OCCURRENCES_PER_WRITE`); the horizon job listens.
    * Returns the function that stops listening.
    */

@@ -324,7 +324,7 @@ function costColumns(value: unknown) {
 /** The term ids a write's `categories` and `tags` name, by taxonomy (named terms the viewer may create are created). */
 async function termIdsForWrite(deps: EventServiceDeps, trx: Executor, viewer: Viewer, input: EventInput): Promise<Array<[string, number[]]>> {
   const wanted: Array<[string, number[]]> = [];
-  // Issue 24: one count of new terms for the whole write (MAX_NEW_TERMS_PER_WRITE), categories and tags together.
+  // One count of new terms for the whole write (MAX_NEW_TERMS_PER_WRITE), categories and tags together.
   const newTerms = { left: MAX_NEW_TERMS_PER_WRITE };
   for (const [arg, service] of [
     ['categories', deps.categories],

@@ -83,7 +83,7 @@ function venueWriteArgs(services: Services): Args {
     phone: text('The venue phone number'),
     stateprovince: text('The venue state and province'),
     website: { type: 'string', default: null, description: 'The venue website URL', validate: v.url },
-    // Issue 14 (as the original's Pro add-on): coordinates; "" or null clears both.
+    // Coordinates (as the original's Pro add-on): "" or null clears both.
     geo_lat: {
       format: 'double',
       docType: 'number',
@@ -170,7 +170,7 @@ function listArgs(services: Services, spec: KindSpec, postType: PostType): Args 
       validate: (v, ctx) => listStatusFilter(ctx.viewer, postType, v) !== null,
       sanitize: (v, ctx) => listStatusFilter(ctx.viewer, postType, v),
     },
-    // Issue 14: the event list's geolocation filters, on the venues themselves.
+    // The event list's geolocation filters, on the venues themselves.
     ...(spec.kind === 'venue'
       ? {
           geoloc: { type: 'boolean', description: 'Venues should be filtered by whether they have geolocation data' },

@@ -49,11 +49,11 @@ export interface BuiltApp extends Core {
   app: FastifyInstance;
   /** The background webhook worker (undefined when `webhooks: false`). */
   webhookWorker?: WebhookWorker;
-  /** The job extending recurring events' occurrences (issue 15). */
+  /** The job extending recurring events' occurrences. */
   horizonJob: HorizonJob;
-  /** The job pruning the change log past SYNC_HISTORY_DAYS (issue 24). */
+  /** The job pruning the change log past SYNC_HISTORY_DAYS. */
   pruneJob: PruneJob;
-  /** Community submissions' retention and digest jobs (issue 29); undefined with SUBMISSIONS=off. */
+  /** Community submissions' retention and digest jobs; undefined with SUBMISSIONS=off. */
   submissionJobs?: SubmissionJobs;
   /** The job deleting failed-login counts and rate-limit grants no limit counts any more (jobs/shared-limits.ts). */
   sharedLimitsJob: JobHandle<number>;
@@ -91,8 +91,8 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
   registerSlowRequestLog(app, loopWatch, config.slowRequestLogMs);
   // CACHE_MAX_AGE for the conditional-request helpers (conditional.ts), plugins included.
   registerConditional(app, config.cacheMaxAge);
-  // Background jobs on one runner (src/jobs): webhook delivery (issue 11), the occurrence horizon
-  // (issue 15), change-log pruning past SYNC_HISTORY_DAYS (issue 24).
+  // Background jobs on one runner (src/jobs): webhook delivery, the occurrence horizon,
+  // change-log pruning past SYNC_HISTORY_DAYS.
   const { runner: jobs, webhookWorker, horizonJob, pruneJob, submissionJobs, sharedLimitsJob, mailOutbox } = createJobs(services, app.log, options.webhooks === false ? {} : { webhooks });
   jobs.start();
   app.addHook('onClose', async () => jobs.stop());
@@ -104,12 +104,12 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
   }
   // A request that arrives must see every write acknowledged before it, by this process or another
   // (SQLite: other connections' commits; PostgreSQL: other instances'). The feed looks for them
-  // once per batch of requests, not once per request (issue 27: a look per request was 5-10 µs of
+  // once per batch of requests, not once per request (a look per request was 5-10 µs of
   // a 60-100 µs read): the requests the HTTP server reads in one poll of the event loop all had
   // their first bytes waiting before that poll returned, so before the look the batch's first
   // request asks for; the batch ends at the loop's check phase, which follows the poll.
   // Requests made in-process (`app.inject`: the warm-up, tests) may run in any phase: each asks.
-  // Hooks on every request are callback-style (no promise, no microtask per hook: issue 27).
+  // Hooks on every request are callback-style (no promise, no microtask per hook).
   const feed = store.feed;
   let batchOpen = false;
   const closeBatch = () => {

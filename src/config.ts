@@ -30,7 +30,7 @@ export const NAMESPACE = 'calendar/events/v1';
 /** The original's namespace, the default alias. */
 export const ORIGINAL_NAMESPACE = 'tribe/events/v1';
 
-/** Ours (issue 30): the embedding namespace (the FullCalendar event source), public reads from any origin. */
+/** Ours: the embedding namespace (the FullCalendar event source), public reads from any origin. */
 export const EMBED_NAMESPACE = 'calendar/embed/v1';
 
 /** WordPress' REST root, always answering as a REST root beside REST_ROOT. */
@@ -544,7 +544,7 @@ function declaredSetting<K extends keyof Config>(pick: (key: keyof Config, envNa
   return parseSetting(s, raw === undefined || (s.scope === 'calendar' && raw.trim() === '') ? s.defaultText : raw) as Config[K];
 }
 
-/** The submission settings (issue 29): their checks, with `pick` (flags over the environment). */
+/** The submission settings: their checks, with `pick` (flags over the environment). */
 function submissionSettings(
   pick: (key: keyof Config, envName: string) => string | undefined,
 ): Pick<

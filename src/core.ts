@@ -18,7 +18,7 @@ import { createWebhookService, type WebhookService } from './webhooks/service.js
 export interface Core {
   store: Store;
   services: DomainServices;
-  /** Webhook endpoints and deliveries (issue 11). */
+  /** Webhook endpoints and deliveries. */
   webhooks: WebhookService;
 }
 
@@ -30,7 +30,7 @@ export async function createCore(config: Config, options: { store?: Store; store
   // The calendar settings administrators changed in the app, and their changes from now on.
   await followCalendarSettings(services);
   if (config.adminUser && config.adminPassword) await services.users.ensureAdmin(config.adminUser, config.adminPassword, config.adminEmail);
-  // Webhooks (issue 11): the service (its worker is a job, started by buildApp).
+  // Webhooks: the service (its worker is a job, started by buildApp).
   const webhooks = createWebhookService(services, config);
   return { store, services, webhooks };
 }

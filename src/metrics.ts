@@ -92,7 +92,7 @@ export interface LogOutputCounters {
 export const logOutputCounters: LogOutputCounters = { droppedLines: 0, droppedBytes: 0, buffered: () => 0 };
 
 /**
- * The structures kept across requests (issue 24: every one has a bound and a metric). Each
+ * The structures kept across requests (every one has a bound and a metric). Each
  * registers how to read its size and its bound, with the store it lives as long as (in the
  * store's {@link StoreMetrics}, so that several apps in one process report apart) or for the whole
  * process (pure memos, shared by every app). `/metrics` reports `calendar_kept_entries{kind}` and

@@ -104,7 +104,7 @@ export async function serve(config: Config): Promise<void> {
     app.log.fatal({ err, origin }, 'uncaught exception; shutting down');
     void shutdown('uncaughtException');
   });
-  // The first reads' costs are paid before /readyz says ready (issue 27; http/warm-up.ts).
+  // The first reads' costs are paid before /readyz says ready (http/warm-up.ts).
   const warmUp = built.warmUp;
   if (warmUp) {
     void warmUp.run().then((r) => {

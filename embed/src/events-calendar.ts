@@ -1,5 +1,5 @@
 /**
- * `<events-calendar>` (issue 30): the service's events on any page, in a Shadow DOM, without a
+ * `<events-calendar>`: the service's events on any page, in a Shadow DOM, without a
  * framework. Views `list` (events grouped by day), `upcoming` (compact) and `month` (a grid with
  * arrow-key navigation and a roving tabindex). It reads the service's FullCalendar event source
  * (`{service}/wp-json/calendar/embed/v1/fullcalendar`) without credentials, and refreshes every

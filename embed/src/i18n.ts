@@ -1,5 +1,5 @@
 /**
- * The component's strings, English and French (issue 30). Month and weekday names, dates and times
+ * The component's strings, English and French. Month and weekday names, dates and times
  * come from `Intl` in the chosen locale; these are the rest. `{n}` is a number.
  */
 export const STRINGS = {

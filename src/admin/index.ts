@@ -1,5 +1,5 @@
 /**
- * The admin face (issue 28), at ADMIN_PATH (`/admin`): sign-in as WordPress does it (a login page,
+ * The admin face, at ADMIN_PATH (`/admin`): sign-in as WordPress does it (a login page,
  * a session cookie, nonces), the account page (who is signed in, their sessions, sign out, sign out
  * everywhere, two-factor sign-in), and the admin app (admin-app/, built into dist/admin-app/), a
  * client of the REST API served to signed-in users. Registered by the composition root after the

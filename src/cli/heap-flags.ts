@@ -1,5 +1,5 @@
 /**
- * The heap flags of the server (issue 27, item 5). The young generation's bound: Node 24's V8 lets the
+ * The heap flags of the server. The young generation's bound: Node 24's V8 lets the
  * young generation (new space: two semi-spaces) grow to 128 MiB under allocation pressure, as a
  * server under load makes: most of the gap between the RSS at rest and under load (RSS 349 MB at
  * 1,000,000 events). With `--max-semi-space-size=16` it stays within 32 MiB (Node 20's bound),

@@ -1,5 +1,5 @@
 /**
- * `events-calendar import tec|ics|json` and `events-calendar export` (issue 12): the commands'
+ * `events-calendar import tec|ics|json` and `events-calendar export`: the commands'
  * wiring, progress bars and summaries; the work is in `src/import/`.
  *
  * @example

@@ -15,7 +15,7 @@ if (unsupported) {
   console.error(unsupported);
   process.exit(2);
 }
-// `serve` bounds V8's young generation and the old generation's growth (heap-flags.ts, issue 27): re-executed with the flags, same pid.
+// `serve` bounds V8's young generation and the old generation's growth (heap-flags.ts): re-executed with the flags, same pid.
 reexecWithHeapFlags(process.argv);
 import('./program.js').catch((err: unknown) => {
   console.error(err);

@@ -6,8 +6,8 @@
  * @example
  *   events-calendar seed --events 100000 --database-url sqlite:./data/bench.db
  *   CALENDAR_ADMIN_USER=admin CALENDAR_ADMIN_PASSWORD=pw events-calendar seed --events 1000 --author admin
- *   events-calendar seed --events 100000 --series 10000   # plus weekly and monthly recurring events (issue 15)
- *   events-calendar seed --events 100000 --series 10000 --series-kind weekly   # issue 15's target: about 2.6 million occurrences
+ *   events-calendar seed --events 100000 --series 10000   # plus weekly and monthly recurring events
+ *   events-calendar seed --events 100000 --series 10000 --series-kind weekly   # the recurring-events load target: about 2.6 million occurrences
  */
 import type { Command } from 'commander';
 import cliProgress from 'cli-progress';

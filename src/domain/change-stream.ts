@@ -1,5 +1,5 @@
 /**
- * The change log as the admin app follows it (issue 28, `calendar/admin/v1/changes` and
+ * The change log as the admin app follows it (`calendar/admin/v1/changes` and
  * `changes/stream`): one event per committed write (its sequence number, time, and the records it
  * changed: type, id, action), read through the one reader (`store.changes`: `read` after a cursor,
  * woken by `subscribe` after local commits and by a 1 s poll for other instances'). Only editors

@@ -43,9 +43,9 @@ export interface CoreServices {
   reader: PublicReader;
   /** The memory bound of list answers being built and sent (RESPONSE_MEMORY_MB). */
   answers: AnswerBudget;
-  /** Versions of records and of the data (ETags, sync tokens; issue 11). */
+  /** Versions of records and of the data (ETags, sync tokens). */
   versions: VersionService;
-  /** Community submissions and their moderation (issue 29). */
+  /** Community submissions and their moderation. */
   submissions: SubmissionService;
   /** Who has an event open in the admin app's editor (post locks), and who changed it last. */
   editLocks: EditLockService;

@@ -74,15 +74,15 @@ export const ERRORS = {
   rest_database_busy: [503, 'The database is busy. Please try again shortly.'],
   rest_database_read_only: [503, 'The database is read-only at the moment; nothing was changed.'],
   rest_database_full: [507, 'The database has run out of space; nothing was changed.'],
-  // Issue 11 (ours): conditional writes and sync tokens.
+  // Ours: conditional writes and sync tokens.
   rest_precondition_failed: [412, 'The record has changed since the version given in If-Match or If-Unmodified-Since; nothing was changed. Read it again.'],
   rest_sync_token_expired: [410, 'The sync token is invalid, from another database, or older than the kept history; do a full sync without sync_token.'],
   rest_webhook_not_found: [404, 'No webhook endpoint with this ID.'],
   rest_webhook_delivery_not_found: [404, 'No delivery with this ID for this webhook endpoint.'],
-  // Ours (issue 30): the FullCalendar event source's range.
+  // Ours: the FullCalendar event source's range.
   rest_embed_range_too_wide: [400, 'The range from start to end is longer than %d days; ask for a shorter one.'],
   rest_embed_range_empty: [400, 'The end of the range must be after its start.'],
-  // Issue 28 (ours, with WordPress' codes where it has one): the admin app's routes (docs/admin-api.md).
+  // Ours (with WordPress' codes where it has one): the admin app's routes (docs/admin-api.md).
   rest_user_invalid_id: [404, 'Invalid user ID.'],
   existing_user_login: [400, 'Sorry, that username already exists!'],
   existing_user_email: [400, 'Sorry, that email address is already used!'],
@@ -119,7 +119,7 @@ export const ERRORS = {
   federation_replayed: [401, 'This signed request was received already (a replay); sign each request anew.'],
   federation_blocked: [403, 'Requests from this domain are refused.'],
   federation_rate_limited: [429, 'Too many inbox requests from this address or host; try again later.'],
-  // Community submissions (issue 29).
+  // Community submissions.
   submission_not_found: [404, 'No submission with this ID or link.'],
   submission_login_required: [401, 'Sign in to propose an event.'],
   submission_rate_limited: [429, 'Too many submissions. Try again in %d seconds.'],
@@ -136,7 +136,7 @@ export const ERRORS = {
   rest_invitation_not_found: [404, 'This user has no pending invitation.'],
   rest_review_not_pending: [409, 'Only an event pending review can be sent back with a note.'],
   rest_review_note_required: [400, 'Say what to change: the note is sent to the contributor.'],
-  // Issue 28: deleting an event permanently (calendar/admin/v1/events/{id}).
+  // Deleting an event permanently (calendar/admin/v1/events/{id}).
   rest_preview_trashed: [400, 'An event in the trash has no preview link: restore it first.'],
   rest_restore_not_trashed: [400, 'Only an event in the trash can be restored.'],
   rest_purge_not_trashed: [400, 'Only an event in the trash can be deleted permanently: move it to the trash first.'],

@@ -1,5 +1,5 @@
 /**
- * The index of every event post for administrators and importers (issue 25): see
+ * The index of every event post for administrators and importers: see
  * `src/store/event-index.ts` and the route `GET calendar/admin/v1/events`.
  */
 import type { Executor } from '../store/schema.js';

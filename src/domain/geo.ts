@@ -1,5 +1,5 @@
 /**
- * Geolocation arguments of the event and venue lists (issue 14) turned into the store's filter:
+ * Geolocation arguments of the event and venue lists turned into the store's filter:
  * units, the configured default radius (GEOLOC_RADIUS, GEOLOC_UNIT; the add-on's 25 miles).
  *
  * @example geoFilterOf({ geoloc_lat: 45.46, geoloc_lng: 9.19, geoloc_radius: 10, geoloc_unit: 'km' }, DEFAULT_GEOLOC)?.near?.radiusKm // 10

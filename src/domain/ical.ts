@@ -1,6 +1,6 @@
 /**
  * iCalendar (RFC 5545) text of events, for the feeds (src/pages) and the CalDAV face's calendar
- * object resources (src/caldav, issue 30: the same VEVENTs, so a subscription and a CalDAV
+ * object resources (src/caldav: the same VEVENTs, so a subscription and a CalDAV
  * calendar agree). Generated generated with `ical-generator` and VTIMEZONE
  * components from `@touch4it/ical-timezones` (one per time zone the events use).
  *
@@ -15,7 +15,7 @@
  *
  * Parameter values (the organizer's `CN`, the only one written from stored text) are written by
  * `paramValue`, not by the library (which backslash-escapes a `"` inside a quoted value: RFC 5545 has
- * no such escape, and parsers end the value there, issue 24): always quoted, RFC 6868 caret encoding
+ * no such escape, and parsers end the value there): always quoted, RFC 6868 caret encoding
  * (`^'` for `"`, `^n` for a line break, `^^` for `^`), other control characters removed.
  *
  * @example
@@ -52,7 +52,7 @@ export interface FeedOptions {
   /** X-WR-CALDESC */
   description?: string;
   /**
-   * Recurring events (issue 15) by series id: occurrences of these series are written as their
+   * Recurring events by series id: occurrences of these series are written as their
    * series' one VEVENT (RRULE/RDATE/EXDATE) plus an override per occurrence edited alone.
    */
   series?: ReadonlyMap<number, SeriesFeed>;
@@ -93,7 +93,7 @@ export function paramValue(value: string): string {
 
 /**
  * The `ORGANIZER` line of an organizer, or undefined when the address is not a valid e-mail
- * address (a calendar user address must be one; a stored value from before issue 24 may not be).
+ * address (a calendar user address must be one; a stored value from before e-mail addresses were checked may not be).
  */
 export function organizerLine(name: string, email: string): string | undefined {
   const address = email.trim();

@@ -1,5 +1,5 @@
 /**
- * Imports as background jobs (issue 28, `calendar/admin/v1/imports`): the queue and its views.
+ * Imports as background jobs (`calendar/admin/v1/imports`): the queue and its views.
  * `enqueue` stores what to import (an `.ics` file's text, an `.ics` URL, or a The Events Calendar
  * site, with the options `events-calendar import` takes) as a queued row (migration 014) and wakes
  * the import job (jobs/imports.ts), which runs one import at a time across servers and writes its

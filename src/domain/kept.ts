@@ -17,7 +17,7 @@
  *   estimated bytes (`sizeOf`); the oldest entries go first, and a value over a tenth of the byte
  *   bound is not kept.
  * - **Its metrics**: every structure registers with `registerKept` (`/metrics`:
- *   `calendar_kept_entries{kind}` and `calendar_kept_bytes{kind}` with their `_max`, issue 24),
+ *   `calendar_kept_entries{kind}` and `calendar_kept_bytes{kind}` with their `_max`),
  *   owned by the store (its handle, `store.db`) it lives as long as.
  *
  * Pure-function memo tables (date formatting and the like) are not data and stay where they are.
@@ -54,8 +54,8 @@ export interface KeptMapOptions {
   /** The store whose `/metrics` reports the map (its handle, `store.db`): the map lives as long as it. */
   owner: object;
   /**
-   * What `/metrics` calls it (`calendar_kept_entries{kind}`, summed over the maps of one kind;
-   * issue 24: every kept structure has a bound and a metric).
+   * What `/metrics` calls it (`calendar_kept_entries{kind}`, summed over the maps of one kind:
+   * every kept structure has a bound and a metric).
    */
   kind?: string;
   /**
@@ -75,7 +75,7 @@ export interface KeptMapOptions {
    * Keep a key the second time it is set, not the first (a doorkeeper: `createDoorkeeper`). For maps
    * keyed by record over far more records than their bound: reads spread over 1,000,000 events
    * otherwise fill the map with entries pushed out before their second use, each first promoted to
-   * V8's old generation, where it then lies as garbage (bench/RESULTS.md, issue 27, item 5). A key
+   * V8's old generation, where it then lies as garbage (bench/RESULTS.md). A key
    * read again is kept at its second miss; one read once is not kept at all.
    */
   admitOnSecondUse?: boolean;

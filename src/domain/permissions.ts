@@ -156,7 +156,7 @@ export function canAssignAuthor(viewer: Viewer, type: PostType, authorId: number
  * Whether the viewer may create a record of this type attributed to `authorId` (the `author`
  * write field; absent = the viewer): the type's `edit_*` capability and {@link canAssignAuthor}.
  * The permission of `POST /events`, `/venues` and `/organizers`, and of every inline venue or
- * organizer an event write creates (issue 24: the same rule, so the same 403 `rest_forbidden`).
+ * organizer an event write creates (the same rule, so the same 403 `rest_forbidden`).
  *
  * @example canCreatePost(author, 'tribe_venue', adminId) // false
  */

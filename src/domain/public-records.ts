@@ -105,7 +105,7 @@ export interface EventFilter {
   venue?: number[];
   organizer?: number[];
   featured?: boolean;
-  /** the occurrences of this recurring event's series (issue 15) */
+  /** the occurrences of this recurring event's series */
   series?: number;
   /** each recurring event once, at its first occurrence in the window (LIST_SERIES_ONCE) */
   firstOfSeries?: boolean;
@@ -118,7 +118,7 @@ export interface EventsPage {
   page: number;
 }
 
-/** A series as a feed writes it (issue 15). */
+/** A series as a feed writes it. */
 export interface SeriesFeed {
   /** the series' representation (its first occurrence's schedule) */
   series: PublicEvent;

@@ -1,6 +1,6 @@
 /**
- * A recurring event's occurrences, computed without writing anything (issue 28,
- * `POST calendar/admin/v1/recurrence/preview`): the schedule is read as an event write reads it
+ * A recurring event's occurrences, computed without writing anything
+ * (`POST calendar/admin/v1/recurrence/preview`): the schedule is read as an event write reads it
  * (start and end in the event's zone, all-day days widened), the `recurrence` lines parsed and
  * expanded by the same functions (domain/recurrence.ts), so the preview shows what saving the
  * event would generate. The expansion looks one year ahead, then ten, then a hundred, until it has

@@ -1,5 +1,5 @@
 /**
- * Recurrence rules (issue 15): the `recurrence` lines of an event (RFC 5545 `RRULE`, `RDATE`,
+ * Recurrence rules: the `recurrence` lines of an event (RFC 5545 `RRULE`, `RDATE`,
  * `EXDATE`, as Google Calendar's API takes them, without `DTSTART`: the event's own start, end,
  * time zone and all-day flag give the first occurrence and the duration), their validation, and
  * their expansion into occurrence start times.
@@ -487,7 +487,7 @@ function icsWall(wall: string): string {
 
 /**
  * The series' recurrence as iCalendar property lines for a VEVENT whose DTSTART is the first
- * occurrence (issue 15 feeds): the RRULE with UNTIL in UTC (a date for all-day series), RDATE
+ * occurrence (for feeds): the RRULE with UNTIL in UTC (a date for all-day series), RDATE
  * lines in the event's zone, and one EXDATE per start the rules generate (up to `horizon`) that is
  * not an occurrence any more: EXDATE lines of the rules (a date: every start that day) and
  * `removed` starts (occurrences deleted or hidden one by one). `zoned` says whether DTSTART is

@@ -19,7 +19,7 @@ const encoder = new TextEncoder();
  * The UTF-8 bytes of a text in a buffer of their own. `Buffer.from` takes the bytes of a short
  * text from a shared slab (Node 24: 64 KiB, `Buffer.poolSize`), and a kept slice keeps its whole
  * slab alive: kept representations, each a few kB and made at different moments, pinned a slab
- * each (issue 27, item 5: 149 MB of slabs for about 2,400 kept answers at 1,000,000 events).
+ * each (149 MB of slabs for about 2,400 kept answers at 1,000,000 events).
  */
 export function ownUtf8(text: string): Buffer {
   const bytes = encoder.encode(text);

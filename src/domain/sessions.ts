@@ -1,5 +1,5 @@
 /**
- * Sign-in sessions (issue 28, "sign-in as WordPress does it"): a password check through the same
+ * Sign-in sessions ("sign-in as WordPress does it"): a password check through the same
  * throttle as HTTP Basic, a random session id (256 bits) of which only a SHA-256 is stored, idle
  * and absolute expiry, revocation (one session, or all of a user's), WordPress-style nonces bound
  * to the session, and optional two-factor sign-in (TOTP, RFC 6238) with recovery codes.

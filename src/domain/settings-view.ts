@@ -1,5 +1,5 @@
 /**
- * The settings in force (issue 28, `GET calendar/admin/v1/settings`): every row of the settings
+ * The settings in force (`GET calendar/admin/v1/settings`): every row of the settings
  * table (config.ts `SETTINGS`) with the value this server runs with, where it came from (`default`,
  * `environment`, `flag`, or `database` for a value kept in the database's settings table: the
  * generated SECRET_KEY), its default and description. Secrets are masked: passwords, tokens and

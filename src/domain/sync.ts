@@ -1,11 +1,11 @@
 /**
- * Sync tokens (issue 11): every list answer carries `X-Sync-Token`, the change log's position at
+ * Sync tokens: every list answer carries `X-Sync-Token`, the change log's position at
  * the moment of the read; `?sync_token=` on a list answers only the records of that list changed
  * after it, in change order (each record at its first change after the token, so records never
  * move between pages while a client pages through), from the change log (`changes`), never by
  * scanning `modified` columns.
  *
- * A token (issue 24) is `base64url("2.<database id>.<seq>.<issued, unix seconds>.<mac>")`, `mac`
+ * A token is `base64url("2.<database id>.<seq>.<issued, unix seconds>.<mac>")`, `mac`
  * being the first 16 bytes of HMAC-SHA256 of the text before it, base64url, keyed with a secret
  * kept in the database (`settings.sync_token_secret`, migration 012: every instance on one
  * database shares it). Clients treat it as opaque. It is refused (410 `rest_sync_token_expired`)

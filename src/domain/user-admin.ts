@@ -1,5 +1,5 @@
 /**
- * Users and application passwords managed over HTTP (issue 28, `calendar/admin/v1/users`): what
+ * Users and application passwords managed over HTTP (`calendar/admin/v1/users`): what
  * the CLI's `users` and `app-passwords` commands do, with WordPress-style errors, through the same
  * user service (so every change notes the user in the change log and takes effect at once on every
  * server). Hashes never leave this module; an application password's secret is answered once, at

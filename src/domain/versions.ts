@@ -1,6 +1,6 @@
 /**
  * Versions of records and of the data as a whole, for ETags, `Last-Modified`, `If-Match` and sync
- * tokens (issue 11), read from the change log (`src/store/versions.ts`). A record's version is
+ * tokens, read from the change log (`src/store/versions.ts`). A record's version is
  * kept until the change feed reports a change to something it covers (`kept.ts`), so a hot record
  * costs no query; inside a write transaction it is read fresh, after locking the record
  * (PostgreSQL: `select … for update`; SQLite's write transactions hold the database lock already),
@@ -39,7 +39,7 @@ export interface VersionService {
    */
   of(type: VersionedType, id: number, sync?: boolean): Promise<RecordVersion>;
   /**
-   * The versions of many events (issue 30: a CalDAV calendar's members), each equal to
+   * The versions of many events (a CalDAV calendar's members), each equal to
    * `of('event', id, false)`: kept ones as kept, the others read together (`eventVersions`) and kept.
    */
   ofEvents(ids: readonly number[]): Promise<Map<number, RecordVersion>>;

@@ -1,5 +1,5 @@
 /**
- * The embed face (issue 30): the calendar on other sites.
+ * The embed face: the calendar on other sites.
  *
  *   /embed/events-calendar.js          the `<events-calendar>` web component, stable URL (short cache)
  *   /embed/events-calendar.<hash>.js   the same bytes, long-cache and `immutable` (for SRI snippets)
@@ -64,7 +64,7 @@ export function registerEmbedFace(app: FastifyInstance, { config, services, asse
 
   // After the REST face's common headers (its onSend hook was added first): public-read CORS for
   // the component's files and the embedding namespace.
-  // Callback-style, and decided from the matched route's pattern (no string work per request: issue 27).
+  // Callback-style, and decided from the matched route's pattern (no string work per request).
   const embedRoutes = new WeakMap<object, boolean>();
   const isEmbedRoute = (url: string) => {
     const path = url.replace(/\/{2,}/g, '/');

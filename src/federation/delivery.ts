@@ -1,5 +1,5 @@
 /**
- * Sending activities (issue 31): each delivery (one activity to one inbox; an activity to every
+ * Sending activities: each delivery (one activity to one inbox; an activity to every
  * follower goes once to each shared inbox) is a row of `federation_deliveries`, sent by a job on
  * the runner, signed with the actor's RSA key (HTTP Signatures, draft-cavage, which Mastodon,
  * Mobilizon, Gancio and Fedify all verify; Fedify's `signRequest`), over `node:http(s)` with the

@@ -1,5 +1,5 @@
 /**
- * Events as ActivityStreams `Event` objects (issue 31, docs/federation.md): shaped as FEP-8a8e
+ * Events as ActivityStreams `Event` objects (docs/federation.md): shaped as FEP-8a8e
  * describes and as Mobilizon and Gancio read them, from the API's public representation of the
  * event (what an anonymous reader sees, never more): name, sanitised HTML content, a summary
  * stating the date in the event's own zone and the venue (what Mastodon shows), `startTime` and

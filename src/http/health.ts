@@ -4,7 +4,7 @@
  * - `GET /livez` (alias `/healthz`): the process is alive and serving; 200 `{"status":"ok"}`
  *   always. It does not touch the database, so an outage does not get the process restarted.
  * - `GET /readyz`: the database answers a cheap query within 2 s, every migration of this
- *   version is applied and the warm-up after the start (warm-up.ts, issue 27) has settled;
+ *   version is applied and the warm-up after the start (warm-up.ts) has settled;
  *   200 `{"status":"ok","checks":{…}}`, otherwise 503 with `{"status":"unavailable","checks":{…}}`
  *   saying which check failed, or `{"status":"warming","checks":{…,"warm_up":{"status":"warming",
  *   "done":2,"paths":5}}}` while the warm-up runs. A warm-up that failed (a read answered an error)

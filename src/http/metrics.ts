@@ -6,7 +6,7 @@
  *   pattern (`/api/calendar/events/v1/events/:id`, `(unmatched)` for 404s without a route), so the
  *   number of series is bounded whatever URLs clients send;
  * * `calendar_db_connections{state}`: PostgreSQL pool `total`, `idle`, `waiting`; SQLite `total` 1;
- * * `calendar_memory_bound_bytes{part}`: what may be held outside the kept structures (issue 27):
+ * * `calendar_memory_bound_bytes{part}`: what may be held outside the kept structures:
  *   the SQLite page caches and worker thread heaps (store/memory-bounds.ts) and V8's young
  *   generation (`v8_young_generation`, twice `--max-semi-space-size`, which `serve` sets);
  * * `calendar_memory_used_bytes{part}`: what the worker threads' heaps hold now (`worker_heap_background`,
@@ -23,7 +23,7 @@
  * * `calendar_slow_requests_total{method,route}`: requests during which the loop was held past
  *   SLOW_REQUEST_LOG_MS (each also logged, see loop-delay.ts);
  * * `calendar_kept_entries{kind}` and `calendar_kept_entries_max{kind}` (and `_bytes` for those bounded
- *   in bytes too): the size and bound of every structure kept across requests (issue 24);
+ *   in bytes too): the size and bound of every structure kept across requests;
  * * Node's process metrics (`collectDefaultMetrics`).
  *
  * `METRICS=false`: no route (404). `METRICS_TOKEN`: `Authorization: Bearer TOKEN` or 401.

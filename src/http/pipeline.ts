@@ -233,7 +233,7 @@ export function registerRoutes(app: FastifyInstance, routes: RouteDecl[], servic
       const record = endpoint.load ? await endpoint.load(base) : null;
       const ctx: EndpointContext = { ...base, record };
       if (!(await endpoint.permission(ctx))) throw forbidden(isAuthenticated(viewer));
-      // Conditional GET (issue 11): validators from versions, and a 304 before any representation is built.
+      // Conditional GET: validators from versions, and a 304 before any representation is built.
       let validators: Validators | undefined;
       if (versioning?.kind === 'list') validators = await listValidators(services, req, ctx, decl);
       else if (versioning?.kind === 'item' && versioning.readable(ctx)) validators = await itemValidators(services, req, ctx, versioning.type, before);

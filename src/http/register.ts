@@ -132,7 +132,7 @@ function setCommonHeaders(reply: FastifyReply, req: FastifyRequest, discovery: L
   reply.header('access-control-expose-headers', 'X-WP-Total, X-WP-TotalPages, Link, X-TEC-Total, X-TEC-TotalPages, X-Sync-Token, X-Sync-More, ETag');
   reply.header('access-control-allow-headers', 'Authorization, X-WP-Nonce, Content-Disposition, Content-MD5, Content-Type');
   // Answers may be compressed (gzip/brotli by Accept-Encoding), HEAD and small ones included in
-  // the rule; API answers depend on the credentials sent (issue 11: shared caches keep them apart).
+  // the rule; API answers depend on the credentials sent (shared caches keep them apart).
   reply.header('vary', 'Origin, accept-encoding, Authorization');
   if (req.viewer && req.viewer.id > 0) {
     reply.header('expires', 'Wed, 11 Jan 1984 05:00:00 GMT');
@@ -179,7 +179,7 @@ export function registerRestApi(app: FastifyInstance, { config, services, webhoo
   // valid), through the failed-login throttle (web/authentication.ts; the pipeline uses the viewer
   // found here, and anonymous when there is none).
   const authenticate = createAuthentication(services, config);
-  // Callback-style (no promise per request unless credentials are checked: issue 27).
+  // Callback-style (no promise per request unless credentials are checked).
   app.addHook('onRequest', (req, _reply, done) => {
     if (apiRootOf(roots, req) === undefined) return done();
     const callback = jsonpCallbackOf(req.query as Record<string, unknown> | undefined, config.jsonp);
@@ -272,22 +272,22 @@ export function registerRestApi(app: FastifyInstance, { config, services, webhoo
       return reply.code(200).header('content-type', 'application/json; charset=UTF-8').send(text);
     });
   }
-  // This service's own administration namespace (webhooks, issue 11), under every REST root.
+  // This service's own administration namespace (webhooks), under every REST root.
   const admin = adminRoutes(services, webhooks);
-  admin.push(...adminEventRoutes(services)); // the event index (issue 25): in the same list, so the index and /doc declare it
-  admin.push(...adminSessionRoutes(services)); // the admin face's sign-in sessions (issue 28)
-  admin.push(...adminUserRoutes(services)); // users, roles, application passwords (issue 28)
+  admin.push(...adminEventRoutes(services)); // the event index: in the same list, so the index and /doc declare it
+  admin.push(...adminSessionRoutes(services)); // the admin face's sign-in sessions
+  admin.push(...adminUserRoutes(services)); // users, roles, application passwords
   admin.push(...adminReviewRoutes(services)); // send a contributor's pending event back with a note
-  admin.push(...adminSettingRoutes(services)); // the settings in force (issue 28)
-  admin.push(...adminRecurrenceRoutes(services)); // recurrence preview (issue 28)
+  admin.push(...adminSettingRoutes(services)); // the settings in force
+  admin.push(...adminRecurrenceRoutes(services)); // recurrence preview
   admin.push(...adminSeriesRoutes(services)); // trash and restore, one event or a whole series
-  admin.push(...adminImportRoutes(services, exports)); // imports as jobs, export downloads (issue 28)
-  admin.push(...adminChangeRoutes(services)); // the change log as JSON and server-sent events (issue 28)
+  admin.push(...adminImportRoutes(services, exports)); // imports as jobs, export downloads
+  admin.push(...adminChangeRoutes(services)); // the change log as JSON and server-sent events
   admin.push(...adminEditingRoutes(services)); // who has an event open in the editor (post locks)
   admin.push(...adminMediaRoutes(services)); // the media library (docs/media.md)
   app.addHook('preClose', async () => services.changes.closeFollowers()); // open change streams end when the server closes
-  if (federation) admin.push(...adminFederationRoutes(federation)); // fediverse followers and deliveries (issue 31)
-  // Community submissions (issue 29): moderation here, the public routes in a namespace of their own;
+  if (federation) admin.push(...adminFederationRoutes(federation)); // fediverse followers and deliveries
+  // Community submissions: moderation here, the public routes in a namespace of their own;
   // none of them with SUBMISSIONS=off.
   if (config.submissions !== 'off') {
     admin.push(...adminSubmissionRoutes(services));
@@ -295,7 +295,7 @@ export function registerRestApi(app: FastifyInstance, { config, services, webhoo
     for (const root of roots) registerRoutes(app, publicSubmissions, services, services.linksFor(root, SUBMISSIONS_NAMESPACE));
   }
   for (const root of roots) registerRoutes(app, admin, services, services.linksFor(root, ADMIN_NAMESPACE));
-  // The embedding namespace (issue 30): the FullCalendar event source, under every REST root.
+  // The embedding namespace: the FullCalendar event source, under every REST root.
   const embed = embedRoutes(services);
   for (const root of roots) registerRoutes(app, embed, services, services.linksFor(root, EMBED_NAMESPACE));
 

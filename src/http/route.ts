@@ -158,7 +158,7 @@ export interface Endpoint<R = any> {
   handler: (ctx: EndpointContext<R>) => Promise<Reply>;
   docs?: EndpointDocs;
   /**
-   * GET: how the answer's validators (issue 11) derive from versions: an item's record, or the
+   * GET: how the answer's validators derive from versions: an item's record, or the
    * list's data revision. Without it a GET's ETag is a hash of its body (`conditional.ts`).
    */
   versioning?: { kind: 'list' } | { kind: 'item'; type: VersionedType; readable: (ctx: EndpointContext<R>) => boolean };

@@ -1,5 +1,5 @@
 /**
- * `?sync_token=` on the five lists (issue 11; the rules are in `src/domain/sync.ts`): one
+ * `?sync_token=` on the five lists (the rules are in `src/domain/sync.ts`): one
  * implementation, each list giving what differs (how it filters now and before, how it represents
  * records, its envelope).
  *

@@ -1,5 +1,5 @@
 /**
- * ETags of API answers derived from versions (issue 11), for the pipeline:
+ * ETags of API answers derived from versions, for the pipeline:
  *
  * - an item (`/events/42`, `/venues/by-slug/x`, `/tags/5`): `"<database id>.<type><id>.<seq>.<variant>"`,
  *   where `seq` is the record's version (`services.versions.of`: the last change of it, its venue,

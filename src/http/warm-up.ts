@@ -1,5 +1,5 @@
 /**
- * The warm-up after a start (issue 27): before `/readyz` says ready, the server answers the
+ * The warm-up after a start: before `/readyz` says ready, the server answers the
  * anonymous REST lists a restarted server is first asked for, the way a client would ask them
  * (`app.inject`: the whole request path, no socket). What those first answers would otherwise pay
  * is then paid before any client waits: the totals of the default lists (`X-WP-Total`, counted once

@@ -36,7 +36,7 @@ const TABLES: Array<ExportTable & { optional?: true }> = [
   { table: 'organizers', order: ['post_id'] },
   { table: 'event_organizers', order: ['event_id', 'position'] },
   { table: 'event_terms', order: ['event_id', 'term_id'] },
-  // Recurring events (issue 15); exports made before them have none.
+  // Recurring events; exports made before them have none.
   { table: 'event_series', order: ['post_id'], optional: true },
   { table: 'event_occurrences', order: ['post_id'], optional: true },
   // Imported events' free-text locations (migration 029); exports made before them have none.

@@ -4,7 +4,7 @@
  * `event-ID@HOST`, or the UID an imported event came with (the import map), so calendars that
  * subscribe or re-import (here too) update instead of duplicating, times in UTC (all-day events as dates), the venue as `LOCATION`,
  * categories as `CATEGORIES`, the first organizer with a valid e-mail address as `ORGANIZER` (its `CN` written by the
- * feeds' `paramValue`: RFC 6868, issue 24), the website (or permalink) as
+ * feeds' `paramValue`: RFC 6868), the website (or permalink) as
  * `URL`, the description as plain text. Drafts and other unpublished events carry
  * `STATUS:TENTATIVE`.
  *

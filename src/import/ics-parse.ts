@@ -275,7 +275,7 @@ export function parseIcs(text: string, siteTimezone: string, status: string, whe
         const address = String(organizerProp.getFirstValue() ?? '').replace(/^mailto:/i, '');
         const cn = String(organizerProp.getParameter('cn') ?? '').trim();
         // The e-mail only when the value is an address: a CN with a backslash-escaped quote (which
-        // RFC 5545 does not have) ends early in ical.js and leaves the rest in the value (issue 24).
+        // RFC 5545 does not have) ends early in ical.js and leaves the rest in the value.
         if (cn || address) organizers.push({ organizer: cn || address, ...(isOrganizerEmail(address) ? { email: address } : {}) });
       }
       const location = (event.location ?? '').trim();

@@ -5,14 +5,14 @@
  * title or address: `venueMatcher`); one that matches none makes no venue, it is listed for review
  * in the result (`venuesForReview`) and the event goes without a venue until an editor creates it;
  * `CATEGORIES` categories (found by name or created), `ORGANIZER` an organizer (its CN, else its
- * address), `URL` the website. A recurring event becomes a series (issue 15): its `RRULE`,
+ * address), `URL` the website. A recurring event becomes a series: its `RRULE`,
  * `RDATE`s and `EXDATE`s become the event's `recurrence` lines, and each override (a VEVENT with
  * the same UID and a `RECURRENCE-ID`) changes that one occurrence, or trashes it when its `STATUS`
  * is `CANCELLED`. Rules this service does not take (`FREQ=HOURLY`, `BYHOUR`, …) bring the first
  * occurrence only, with a warning. An event is upserted by its `UID` (import map, source `ics`), so
  * importing the same calendar again updates it (its overrides included).
  *
- * Issue 25, nothing lost silently: a `TZID` without `VTIMEZONE` is resolved by name (IANA, a
+ * Nothing is lost silently: a `TZID` without `VTIMEZONE` is resolved by name (IANA, a
  * producer's prefix, Windows through CLDR: `windows-zones.ts`), one known nowhere is a warning and
  * floating time in the site zone; a VEVENT that cannot be imported is skipped and named (summary,
  * UID, line) with the reason, the rest imported (`strict`: all or nothing); a VEVENT without UID
@@ -88,7 +88,7 @@ async function applyOverrides(
   venueOf: (input: EventInput) => EventInput['venue'] | undefined,
 ): Promise<number> {
   if (!e.recurring && e.overrides.length === 0) return 0;
-  // Every occurrence first: a write generates at most OCCURRENCES_PER_WRITE of them (issue 24).
+  // Every occurrence first: a write generates at most OCCURRENCES_PER_WRITE of them.
   if (e.recurring) await generateSeries(services, seriesId);
   const occurrences = await occurrencesOf(services.store.db, seriesId);
   if (e.overrides.length === 0) return occurrences.length;

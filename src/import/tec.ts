@@ -6,13 +6,13 @@
  * `--author`); statuses, publication and modification dates, time zones, costs, flags, links and
  * images (as URL records) are kept.
  *
- * Issue 25: recurring events from another instance of this service arrive as series (rules,
+ * Recurring events from another instance of this service arrive as series (rules,
  * occurrence ids, exceptions), and so do The Events Calendar Pro's (occurrences naming their
  * parent in `post_parent`: `tec/pro.ts`); events hidden from listings are found through its event
  * index (`calendar/admin/v1/events`, when offered) or WordPress' `/wp/v2`; the import map keys on
  * the canonical REST root that discovery names, so every spelling of the source's URL is one source.
  *
- * Issue 26: this module runs the phases; reading the source is `tec/fetch.ts`, the source's JSON
+ * This module runs the phases (each small enough to read alone); reading the source is `tec/fetch.ts`, the source's JSON
  * to our records `tec/map.ts`, the writes through the domain services (and the import map, so an
  * interrupted import resumes and a later run updates what changed) `tec/apply.ts`.
  *
@@ -222,7 +222,7 @@ class EventPhases {
     }
   }
 
-  /** Series (issue 25): the rules from the series itself, its occurrences with their ids, and the exceptions (occurrences changed or trashed alone). */
+  /** Series: the rules from the series itself, its occurrences with their ids, and the exceptions (occurrences changed or trashed alone). */
   async series(): Promise<void> {
     let done = 0;
     for (const seriesId of [...this.seriesIds].sort((a, b) => a - b)) {
@@ -238,7 +238,7 @@ class EventPhases {
     }
   }
 
-  /** TEC Pro's recurring events (issue 25): each parent with the children that name it. */
+  /** TEC Pro's recurring events: each parent with the children that name it. */
   async proSeries(): Promise<void> {
     let done = 0;
     for (const parentId of [...this.proParents.keys()].sort((a, b) => a - b)) {

@@ -1,5 +1,5 @@
 /**
- * The change log's pruning job (issue 24): every running server, soon after start and then every
+ * The change log's pruning job: every running server, soon after start and then every
  * hour, deletes the log rows committed more than SYNC_HISTORY_DAYS ago, in batches of 1,000 rows
  * (each its own short transaction, yielding to requests in between), so the log stops growing
  * forever. A server's first run (and one a day) goes over every old row; the others go on from

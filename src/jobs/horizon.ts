@@ -1,12 +1,12 @@
 /**
- * The horizon job (issue 15): every running server keeps the occurrences of recurring events
+ * The horizon job: every running server keeps the occurrences of recurring events
  * generated `RECURRENCE_HORIZON_MONTHS` ahead. Soon after start and then every hour it looks for
  * series whose generated horizon is more than a day behind and extends each one (`materialise`,
  * which inserts only the missing occurrences; existing ones keep their ids). Two servers on one
  * database may both extend a series: the unique key on (series, generated start) makes the second
  * one's insert fail and run again, finding nothing missing.
  *
- * Issue 24: it also finishes what writes leave. A write inserts at most OCCURRENCES_PER_WRITE
+ * It also finishes what writes leave, so that no write takes long. A write inserts at most OCCURRENCES_PER_WRITE
  * occurrences and marks the series pending when more are due; the event service then nudges the
  * job, which generates the rest in steps of that size, each step a transaction of its own, and
  * yields to the event loop between steps (so reads answer meanwhile).

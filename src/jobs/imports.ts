@@ -1,5 +1,5 @@
 /**
- * The import job (issue 28): runs the imports queued through the admin API (domain/imports.ts),
+ * The import job: runs the imports queued through the admin API (domain/imports.ts),
  * one at a time across servers (`singleton`), with the CLI's importers (`src/import/`): progress
  * (phase, done, total) and a heartbeat written to the import's row while it runs, counts and
  * messages at the end. Woken by each enqueue, and every 5 s (another server's enqueue, a stale

@@ -22,13 +22,13 @@ import { registerMailOutbox } from './mail-outbox.js';
 
 export interface Jobs {
   runner: JobRunner;
-  /** Extends recurring events' occurrences (issue 15). */
+  /** Extends recurring events' occurrences. */
   horizonJob: HorizonJob;
-  /** Prunes the change log past SYNC_HISTORY_DAYS (issue 24). */
+  /** Prunes the change log past SYNC_HISTORY_DAYS. */
   pruneJob: PruneJob;
-  /** Delivers webhooks (issue 11); undefined without `webhooks`. */
+  /** Delivers webhooks; undefined without `webhooks`. */
   webhookWorker?: WebhookWorker;
-  /** Community submissions' retention and digest (issue 29); undefined with SUBMISSIONS=off. */
+  /** Community submissions' retention and digest; undefined with SUBMISSIONS=off. */
   submissionJobs?: SubmissionJobs;
   /** Deletes the failed-login counts and rate-limit grants no limit counts any more. */
   sharedLimitsJob: JobHandle<number>;
@@ -43,7 +43,7 @@ export function createJobs(services: DomainServices, logger: PruneLogger, option
   const webhookWorker = options.webhooks ? registerWebhookWorker(runner, options.webhooks, { pollMs: pollIntervalMs(services.config.webhooksRetrySchedule) }) : undefined;
   const horizonJob = registerHorizonJob(runner, services);
   const pruneJob = registerPruneJob(runner, services, logger);
-  // Imports queued through the admin API (issue 28).
+  // Imports queued through the admin API.
   registerImportJob(runner, services);
   const submissionJobs = services.config.submissions !== 'off' ? registerSubmissionJobs(runner, services) : undefined;
   const sharedLimitsJob = registerSharedLimitsJob(runner, services);

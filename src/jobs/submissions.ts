@@ -1,5 +1,5 @@
 /**
- * The jobs of community submissions (issue 29), on the server's runner:
+ * The jobs of community submissions, on the server's runner:
  *
  * - `submission-retention` (hourly): erases the submitter's name, e-mail and address
  *   SUBMISSION_RETENTION_DAYS after the decision, 500 submissions a step (`more` while there are);

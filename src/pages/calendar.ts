@@ -50,7 +50,7 @@ export interface Calendar {
   byIds(ids: number[]): Promise<PublicEvent[]>;
   /** The published event with this slug, with its JSON-LD, or undefined. */
   event(slug: string, given?: GivenPasswords): Promise<PublicEvent | undefined>;
-  /** Recurring events (issue 15): the published occurrence of the series with this slug on this day. */
+  /** Recurring events: the published occurrence of the series with this slug on this day. */
   occurrence(slug: string, day: string, given?: GivenPasswords): Promise<PublicEvent | undefined>;
   /**
    * A moved occurrence: the address (its `url`) of the published occurrence of this series that was
@@ -59,9 +59,9 @@ export interface Calendar {
   movedOccurrence(slug: string, day: string): Promise<string | undefined>;
   /** A signed preview link's event (domain/previews.ts): not published yet, with this slug; undefined when the token does not open it. */
   preview(slug: string, token: unknown): Promise<PublicEvent | undefined>;
-  /** Recurring events (issue 15): the published series with this slug (its representation). */
+  /** Recurring events: the published series with this slug (its representation). */
   series(slug: string): Promise<PublicEvent | undefined>;
-  /** Recurring events (issue 15): how feeds write the series of these occurrences (public ones only). */
+  /** Recurring events: how feeds write the series of these occurrences (public ones only). */
   seriesFeeds(events: PublicEvent[]): Promise<Map<number, SeriesFeed>>;
   venue(slug: string): Promise<PublicVenue | undefined>;
   organizer(slug: string): Promise<PublicOrganizer | undefined>;

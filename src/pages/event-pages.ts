@@ -30,7 +30,7 @@ export function createEventAnswer(ctx: PageContext): EventAnswer {
   /** Event pages by the representation they were rendered from. */
   const eventPages = new WeakMap<PublicEvent, string>();
   return async (format, slug, day, q = {}, passwords) => {
-    // `/event/{slug}/{YYYY-MM-DD}/`: an occurrence of a recurring event (issue 15).
+    // `/event/{slug}/{YYYY-MM-DD}/`: an occurrence of a recurring event.
     if (day !== undefined && !/^\d{4}-\d{2}-\d{2}$/.test(day)) return { kind: 'not-found' };
     // The password cookie opens the page only: a feed, which a shared cache may keep, never shows protected content.
     const given = format === 'html' ? passwords?.given : undefined;

@@ -17,5 +17,5 @@ export function jsonLdScript(value: unknown): SafeHtml {
   return html`<script type="application/ld+json">${trusted(json)}</script>`;
 }
 
-// The plain-text helpers moved to the domain (the iCalendar writer there uses them, issue 30).
+// The plain-text helpers moved to the domain (the iCalendar writer there uses them).
 export { decodeEntities, plainText } from '../domain/plain-text.js';

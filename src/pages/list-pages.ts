@@ -90,7 +90,7 @@ export async function termAnswer(ctx: PageContext, format: Format, taxonomy: 'ca
   });
 }
 
-/** A recurring event's series (issue 15): its upcoming occurrences, its feed. */
+/** A recurring event's series: its upcoming occurrences, its feed. */
 export async function seriesAnswer(ctx: PageContext, format: Format, slug: string, q: Query, pageParam: unknown): Promise<Answer> {
   const series = await ctx.calendar.series(slug);
   if (!series) return { kind: 'not-found' };

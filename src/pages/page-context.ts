@@ -30,9 +30,9 @@ export type Answer =
       events: PublicEvent[];
       name: string;
       filename: string;
-      /** one event's own .ics: an occurrence stays that occurrence (no series, issue 15) */
+      /** one event's own .ics: an occurrence stays that occurrence (no series) */
       single?: boolean;
-      /** the series of recurring events' occurrences, filled in before writing (issue 15) */
+      /** the series of recurring events' occurrences, filled in before writing */
       series?: Map<number, SeriesFeed>;
     }
   | { kind: 'not-found' }

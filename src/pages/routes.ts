@@ -57,7 +57,7 @@ export function registerCalendarPages(app: FastifyInstance, { services }: Pick<F
   // A protected event's page reads the password cookie its form sets (below).
   const given = async (req: FastifyRequest): Promise<GivenOnPage> => ({ given: await ctx.passwords.given(req.headers.cookie), sent: ctx.passwords.cookieOf(req.headers.cookie) !== '' });
   page('/event/:slug', async (f, p, q, req) => eventAnswer(f, p.slug!, undefined, q, await given(req)));
-  // Recurring events (issue 15): one occurrence, and the series (its upcoming occurrences, its feed).
+  // Recurring events: one occurrence, and the series (its upcoming occurrences, its feed).
   page('/event/:slug/:day', async (f, p, _q, req) => eventAnswer(f, p.slug!, p.day!, {}, await given(req)));
   // The password form of a protected event's page (WordPress' wp-login.php?action=postpass): the
   // cookie keeps an HMAC of what was typed (right or not, as WordPress does), then back to the page.

@@ -13,7 +13,7 @@ import { isPageNotFound } from './calendar.js';
 import { idsOf, truthy, type Answer, type BadRequest, type Format, type PageContext, type Query } from './page-context.js';
 
 /**
- * The validators of a page or feed (issue 11): what it shows depends on the data (the change
+ * The validators of a page or feed: what it shows depends on the data (the change
  * log's position), on the day (upcoming events, today's view) and on the URL; the tag is made of
  * those, so a conditional GET is answered 304 before anything is read. `Last-Modified` is the
  * later of the last change and the start of the site's day.
@@ -39,7 +39,7 @@ export async function send(ctx: PageContext, req: FastifyRequest, reply: Fastify
     // Only a 200 carries these validators, so a client that has them had a 200 for this URL.
     if (isNotModified(req, validators) && answerConditional(req, reply, validators)) return reply;
     answer = await compute();
-    // Recurring events (issue 15): a feed writes each series once, with its exceptions.
+    // Recurring events: a feed writes each series once, with its exceptions.
     if (answer.kind === 'ical' && !answer.single) answer = { ...answer, series: await ctx.calendar.seriesFeeds(answer.events) };
   } catch (err) {
     if (isPageNotFound(err)) answer = { kind: 'not-found' };

@@ -1,5 +1,5 @@
 /**
- * `seed --series N` (issue 15): recurring events on top of the seeded calendar, bulk-loaded
+ * `seed --series N`: recurring events on top of the seeded calendar, bulk-loaded
  * (`store/seed.ts`) with exactly the rows the event service writes for the same series created
  * through the API: the series post (`tribe_event_series`) and its events row (hidden from lists),
  * its `event_series` row (normalised rules, horizon, complete), and per occurrence a post, an

@@ -133,7 +133,7 @@ export interface ChangeFeed {
 const MAX_ROWS = 20_000;
 /** Transitions kept for `transitionsBetween`. */
 const HISTORY = 5_000;
-/** ... and at most about this many bytes of them (their texts), whichever comes first (issue 24). */
+/** ... and at most about this many bytes of them (their texts), whichever comes first. */
 const HISTORY_BYTES = 16 * 1024 * 1024;
 /** Listeners a feed expects at most (what `/metrics` reports as their bound; more is a leak). */
 const MAX_LISTENERS = 100;

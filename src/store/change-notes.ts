@@ -68,7 +68,7 @@ const recountsByTrx = new WeakMap<object, Set<number>>();
  * These terms' counts are set from the published events linked to them (`recountTerms`): their
  * pending moves (`addTermCounts`) are dropped, since a count made from the links includes this
  * transaction's own. Answers whether the count is deferred: on PostgreSQL inside a transaction it
- * is made by `flushChanges`, after locking the terms (issue 24: a count read before the lock
+ * is made by `flushChanges`, after locking the terms (a count read before the lock
  * missed a concurrent write's link or status change that committed before this write set the
  * count, and set it wrong by one); elsewhere (SQLite runs one writer at a time; outside a
  * transaction) the caller counts now.
@@ -117,7 +117,7 @@ function byDelta(counts: Map<number, number>): Array<[number, number[]]> {
 async function applyTermCounts(db: Executor, counts: Map<number, number>): Promise<void> {
   const direct = directOf(db);
   for (const [delta, all] of byDelta(counts)) {
-    // In chunks: never more bound values than a statement takes (lists.ts, issue 24).
+    // In chunks: never more bound values than a statement takes (lists.ts).
     for (const ids of chunksOf(all)) {
       if (direct) {
         direct.run(`update "terms" set "count" = "count" + ? where "id" in (${ids.map(() => '?').join(', ')})`, [delta, ...ids]);

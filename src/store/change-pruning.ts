@@ -1,5 +1,5 @@
 /**
- * Pruning the change log (issue 24; the pruning job in `jobs/` drives it): rows older than the
+ * Pruning the change log (the pruning job in `jobs/` drives it): rows older than the
  * sync history that are not their record's newest row go, and `settings.changes_pruned_seq`
  * records how far, so that sync tokens from before it are refused.
  *

@@ -19,7 +19,7 @@ import { enterDirect, leaveDirect } from './sqlite-direct.js';
 import { beginStatementWrite, dropNotes, flushChanges, hasPendingNotes } from './change-notes.js';
 
 /**
- * A write that is one statement on PostgreSQL (issue 9's event create): `fn` reads what it needs
+ * A write that is one statement on PostgreSQL (an event create, say): `fn` reads what it needs
  * on a handle outside any transaction, notes term count moves, and ends with one store write that
  * writes its records and the change log in one statement (`insertEvent`, with `statementLog`),
  * which PostgreSQL runs and commits alone. That saves the BEGIN and COMMIT round trips, and the

@@ -1,5 +1,5 @@
 /**
- * SQLite WAL checkpoints beside the event loop (issue 9). By default SQLite checkpoints on the
+ * SQLite WAL checkpoints beside the event loop. By default SQLite checkpoints on the
  * connection whose commit makes the write-ahead log reach 1,000 pages: that commit copies the
  * log's pages back into the database file and, with `synchronous = NORMAL`, syncs both files to
  * disk, all on the server's only connection, so every request waits for two disk flushes every
@@ -12,7 +12,7 @@
  * if the worker stops (an error, `close`), the main connection checkpoints by itself again. Writes
  * are as durable as before: a commit is in the log when it is acknowledged, checkpointed or not.
  *
- * **The log must also start over** (issue 27). SQLite writes the log from its beginning again only
+ * **The log must also start over**. SQLite writes the log from its beginning again only
  * when a write begins with every frame already copied back. Under sustained writes the worker's
  * checkpoint never copies the last frames (the main connection commits more while it copies), so
  * the log grew without end: 2.7 GB after 30 s of event creates at 1,000,000 events (95 MB/s). So

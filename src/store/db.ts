@@ -282,7 +282,7 @@ function sqliteStore(path: string, options: OpenOptions): Store {
   database.pragma(`cache_size = -${MAIN_CACHE_KIB}`);
   // Savepoints (group commit: a savepoint per write) journal the pages they change; on the default
   // temp_store those journals go to a temporary file once they pass 64 KiB, at one system call per
-  // page (about 60 per event create, issue 9). In memory they cost a copy each.
+  // page (about 60 per event create). In memory they cost a copy each.
   database.pragma('temp_store = MEMORY');
   ensureMathFunctions(database);
   registerFoldCase(database);

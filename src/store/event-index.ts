@@ -1,5 +1,5 @@
 /**
- * The index of every event post (issue 25), for `GET calendar/admin/v1/events`: singles, series
+ * The index of every event post, for `GET calendar/admin/v1/events`: singles, series
  * and their occurrences, in every status, hidden ones included, by id, with what an importer needs
  * to rebuild series (each occurrence's series, generated start and whether it was edited or
  * deleted alone). The event lists never show hidden events, series or trashed occurrences.

@@ -232,7 +232,7 @@ function applyFilter(q: EventQuery, dialect: DialectName, f: EventListFilter, pa
   }
   // Term filters are correlated EXISTS (a primary-key probe per candidate row) rather than
   // `id IN (subquery)`, which SQLite materializes in full (every event of a popular category).
-  // Lists (a category's descendants too) are bound as one value when long (lists.ts, issue 24).
+  // Lists (a category's descendants too) are bound as one value when long (lists.ts).
   if (f.categoryIds) q = q.where(hasTermIn(f.categoryIds, dialect));
   if (f.tagIds) q = q.where(hasTermIn(f.tagIds, dialect));
   if (f.venueIds) {

@@ -48,7 +48,7 @@ export interface EventListFilter {
    */
   firstOfSeries?: boolean;
   /**
-   * Geolocation (issue 14): only events whose venue has coordinates, and with `near`, whose venue
+   * Geolocation: only events whose venue has coordinates, and with `near`, whose venue
    * lies inside that circle (bounding box on the indexed coordinates, then the great-circle cut).
    */
   geo?: { near?: NearFilter };
@@ -121,7 +121,7 @@ export function keyAtOrBefore(filter: EventListFilter, a: SortKey, b: SortKey): 
 }
 
 /**
- * List results kept per database (issue 9): the total of each filter and the ids of its pages,
+ * List results kept per database: the total of each filter and the ids of its pages,
  * each valid at the change feed's sequence number. A change to an event adjusts the totals it
  * affects (+1 when it starts matching a filter, -1 when it stops) and drops only the pages whose
  * range it falls in; nothing else is recomputed.

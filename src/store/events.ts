@@ -78,7 +78,7 @@ export async function findEventsByIds(db: Executor, ids: number[]): Promise<Even
 /**
  * A new event: its post, its events row and its organizer and term links (none of them there
  * yet), written as few statements as the store allows, and the record as stored, built from what
- * was written instead of read back (issue 9: an event create is about a dozen statements fewer).
+ * was written instead of read back (an event create is about a dozen statements fewer).
  * On PostgreSQL the four inserts are one statement (data-modifying CTEs: one round trip); on
  * SQLite they run on the write transaction's connection directly (`sqlite-direct.ts`). A
  * published event (not a series: its occurrences count) adds one to each of its terms' counts.
@@ -286,7 +286,7 @@ export async function setEventOrganizers(db: Executor, eventId: number, organize
 export async function organizerLinksOf(db: Executor, eventIds: number[]): Promise<Array<{ event_id: number; organizer_id: number }>> {
   if (eventIds.length === 0) return [];
   if (eventIds.length > ID_CHUNK) {
-    // In chunks (issue 24), then in the order one statement gives.
+    // In chunks (never more bound values than a statement takes), then in the order one statement gives.
     const rows = await byChunks(eventIds, (chunk) => db.selectFrom('event_organizers').select(['event_id', 'organizer_id', 'position']).where('event_id', 'in', chunk).execute());
     rows.sort((a, b) => Number(a.event_id) - Number(b.event_id) || Number(a.position) - Number(b.position));
     return rows.map(({ event_id, organizer_id }) => ({ event_id, organizer_id }));

@@ -1,6 +1,6 @@
 /**
  * The reads and writes of the whole-calendar export and restore (`export --format json|ics`,
- * `import json`), for `import/backup-json.ts` and `import/ics-export.ts` (issue 26: SQL only in the
+ * `import json`), for `import/backup-json.ts` and `import/ics-export.ts` (SQL only in the
  * store): every row of a set of tables in one snapshot, the checks and inserts of a restore, and
  * the ids of the events an iCalendar export writes.
  *

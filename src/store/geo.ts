@@ -1,5 +1,5 @@
 /**
- * Geolocation filters (issue 14): "within this distance of a point" on a sphere of radius
+ * Geolocation filters: "within this distance of a point" on a sphere of radius
  * 6371 km, as two steps that both stores run in SQL without extensions:
  *
  * 1. a bounding box on the venues' indexed coordinate columns (`venues_geo`, migration 009): the

@@ -19,7 +19,7 @@ export type WantedIdKind = 'post' | 'term' | 'image' | 'user';
 export interface ImportContext {
   /** the id wanted for the next insert of each kind (taken once) */
   wanted: Partial<Record<WantedIdKind, number>>;
-  /** ids wanted for the occurrences a series write generates, by generated start (wall time; issue 25) */
+  /** ids wanted for the occurrences a series write generates, by generated start (wall time) */
   occurrences?: Map<string, number>;
   /** bookkeeping to run inside the write's own transaction (once), given the write's result */
   inTransaction?: (trx: Executor, result: unknown) => Promise<void>;
@@ -53,7 +53,7 @@ export async function takeWantedId(db: Executor, kind: WantedIdKind): Promise<nu
 }
 
 /**
- * The ids wanted for occurrences starting at these wall times that are free (issue 25: `import tec`
+ * The ids wanted for occurrences starting at these wall times that are free (`import tec`
  * keeps occurrence ids); empty outside an import. Each id is taken once.
  */
 export async function takeWantedOccurrenceIds(db: Executor, starts: string[]): Promise<Map<string, number>> {

@@ -32,7 +32,7 @@ export async function putMapping(db: Executor, m: Omit<Mapping, 'updated_gmt'>):
 }
 
 /**
- * Move every mapping of a source to another key (issue 25: maps written under the URL as typed are
+ * Move every mapping of a source to another key (maps written under the URL as typed are
  * moved to the canonical REST root's key); rows already under the new key win.
  */
 export async function renameSource(db: Executor, from: string, to: string): Promise<number> {

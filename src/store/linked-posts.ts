@@ -143,9 +143,9 @@ export interface LinkedListFilter {
   hasEvents?: { value: boolean; events: LinkedEventScope };
   /** only those linked to an event in scope, not hidden from listings, that ends at or after this UTC wall time */
   upcoming?: { fromUtc: string; events: LinkedEventScope };
-  /** only these ids (sync tokens, issue 11) */
+  /** only these ids (sync tokens) */
   ids?: number[];
-  /** venues: with coordinates, and with `near` inside that circle (issue 14; box, then distance) */
+  /** venues: with coordinates, and with `near` inside that circle (box, then distance) */
   geo?: { near?: NearFilter };
 }
 
@@ -170,7 +170,7 @@ function linkedIdsOfEvents(kind: LinkedKind, eb: ExpressionBuilder<Database, 'po
 function applyLinkedFilter(kind: LinkedKind, dialect: DialectName, q: any, f: LinkedListFilter, withSearch: boolean): any {
   const info = LINKED_KINDS[kind];
   q = q.where('posts.type', '=', info.postType).where('posts.status', 'in', [...f.statuses]);
-  // A long list is bound as one value (lists.ts, issue 24).
+  // A long list is bound as one value (lists.ts).
   if (f.ids) {
     const ids = f.ids;
     q = q.where((eb: any) => inList(eb, dialect, 'posts.id', ids.length ? ids : [0]));

@@ -12,7 +12,7 @@ import type { Executor } from './schema.js';
  * Kinds of records in the log. `all` (action `reset`): anything may have changed (bulk loads).
  * `user`: a user or their application passwords changed (servers drop who they keep authenticated;
  * sync tokens and webhooks do not report users). `submission`: a community submission was received or
- * decided (issue 29; only webhooks read it, as `submission.*` types; its detail says which).
+ * decided (only webhooks read it, as `submission.*` types; its detail says which).
  */
 export type RecordType = 'event' | 'venue' | 'organizer' | 'term' | 'image' | 'user' | 'submission' | 'all' | 'lists' | 'settings';
 export type ChangeAction = 'create' | 'update' | 'trash' | 'delete' | 'reset';
@@ -47,7 +47,7 @@ export interface EventChangeDetail {
 }
 
 /**
- * The detail of a venue, organizer or term change (issue 11's sync tokens): a post's status and
+ * The detail of a venue, organizer or term change (for sync tokens): a post's status and
  * author before the write (null: it did not exist), a deleted term's taxonomy.
  */
 export interface RecordChangeDetail {
@@ -58,7 +58,7 @@ export interface RecordChangeDetail {
    * readers that keep term rows adjust them instead of reading them again.
    */
   count?: number;
-  /** A submission's event (issue 29): received, approved, rejected, changes_requested. */
+  /** A submission's event: received, approved, rejected, changes_requested. */
   submission?: string;
   /** A `settings` change: every calendar setting stored in the database after it (variable → text). */
   settings?: Record<string, string>;

@@ -1,5 +1,5 @@
 /**
- * Lists in SQL (issue 24): no statement binds more values than a database takes. SQLite refuses a
+ * Lists in SQL: no statement binds more values than a database takes. SQLite refuses a
  * statement with more than SQLITE_MAX_VARIABLE_NUMBER bound values (32,766 on builds since 3.32,
  * 999 on older ones) with "too many SQL variables"; PostgreSQL's protocol takes at most 65,535.
  *

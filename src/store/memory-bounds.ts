@@ -1,5 +1,5 @@
 /**
- * What the store may hold in memory outside the JavaScript heap (issue 27, item 5), in one place:
+ * What the store may hold in memory outside the JavaScript heap, in one place:
  * the SQLite page caches of its connections (the server's, the background reader's, the
  * checkpointer's) and the heap limits of the two worker threads that hold those connections.
  * Each cache fills up to its bound as pages are read and then stays there, counted in the

@@ -1,5 +1,5 @@
 /**
- * What the store's worker threads hold now (issue 27, item 5), beside their bounds in
+ * What the store's worker threads hold now, beside their bounds in
  * memory-bounds.ts: their V8 heaps, read from each running worker (`Worker.getHeapStatistics`).
  *
  * @example await memoryUsed(store.db) // { worker_heap_background: 0, worker_heap_checkpointer: 3407872 }

@@ -113,7 +113,7 @@ function registerStoreMetrics(registry: Registry, store: Store): void {
   });
 
   // The change feed's looks for other connections' or instances' commits: one per batch of
-  // requests read in one poll of the event loop, not one per request (app.ts, issue 27).
+  // requests read in one poll of the event loop, not one per request (app.ts).
   const storeMetrics = storeMetricsOf(store.db);
   new Counter({
     name: 'calendar_feed_looks_total',
@@ -125,7 +125,7 @@ function registerStoreMetrics(registry: Registry, store: Store): void {
     },
   });
 
-  // SQLite files: the write-ahead log's length, kept bounded under sustained writes (store/checkpointer.ts, issue 27).
+  // SQLite files: the write-ahead log's length, kept bounded under sustained writes (store/checkpointer.ts).
   const checkpointer = checkpointerOf(store.db);
   if (checkpointer) {
     new Gauge({

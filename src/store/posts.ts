@@ -63,7 +63,7 @@ export async function findPostIdBySlug(db: Executor, type: StoredPostType, slug:
  * same slug meet them, and the loser runs again (`writeTransaction`). Run again, a write on
  * PostgreSQL locks the slug before looking (store/locks.ts), so creates of one title then number
  * their slugs one after the other instead of colliding again; a first attempt takes no lock (a
- * statement less per create, issue 9).
+ * statement less per create).
  */
 export async function isSlugTaken(db: Executor, type: StoredPostType | readonly StoredPostType[], slug: string, exceptId?: number): Promise<boolean> {
   // Events and recurring events' series share one slug space (by-slug routes find either): the

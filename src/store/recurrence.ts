@@ -1,5 +1,5 @@
 /**
- * Recurring events' storage (issue 15, migration 010): series rows, occurrence rows, and the bulk
+ * Recurring events' storage (migration 010): series rows, occurrence rows, and the bulk
  * writes that materialise a series' occurrences as ordinary event posts. Every write notes what it
  * touches in the change log (change-notes.ts), as the other store modules do.
  *
@@ -21,7 +21,7 @@ export interface SeriesRow {
   rules: string[];
   horizon_local: string;
   complete: boolean;
-  /** occurrences before the horizon are left to generate (issue 24): the horizon job continues from `horizon_local` */
+  /** occurrences before the horizon are left to generate: the horizon job continues from `horizon_local` */
   pending: boolean;
   hide_from_listings: number;
 }
@@ -46,7 +46,7 @@ export interface OccurrenceInfo {
 const CHUNK = 200;
 /**
  * `event_series.complete` of a series whose occurrences before its horizon are not all generated
- * yet (issue 24): 0 = generated up to `horizon_local` (extended by the job once that is a day
+ * yet: 0 = generated up to `horizon_local` (extended by the job once that is a day
  * behind), 1 = the rules end before it, 2 = generated up to `horizon_local`, more due now.
  */
 const PENDING = 2;
@@ -238,7 +238,7 @@ export async function insertOccurrences(db: Executor, copy: SeriesCopy, occurren
   const seriesId = Number(s.id);
   const ids: number[] = [];
   for (const chunk of chunks(occurrences)) {
-    // An import keeps the source's occurrence ids where they are free (issue 25); inserted apart
+    // An import keeps the source's occurrence ids where they are free; inserted apart
     // (a multi-row insert takes the same columns in every row).
     const wanted = await takeWantedOccurrenceIds(
       db,
@@ -431,7 +431,7 @@ export async function seriesDue(db: Executor, before: string, limit: number): Pr
 }
 
 /**
- * Webhooks (issue 15): of one write's log rows, those of occurrences whose series is logged in the
+ * Webhooks: of one write's log rows, those of occurrences whose series is logged in the
  * same write (generated, rewritten, deleted or trashed with it). The series' own message stands for
  * them, so a change to a series is delivered once. Rows are `(seq, idx, record_type, record_id,
  * detail)` as read from `changes`; the answer holds `seq:idx` keys.

@@ -10,7 +10,7 @@ import type { ColumnType, Generated, Insertable, Kysely, Selectable, Updateable 
 
 /** WordPress post type names, kept so that stored data reads like the original. */
 export type PostType = 'tribe_events' | 'tribe_venue' | 'tribe_organizer';
-/** Every type a post row may have: also a recurring event's series (issue 15), an event for every right. */
+/** Every type a post row may have: also a recurring event's series, an event for every right. */
 export type StoredPostType = PostType | 'tribe_event_series';
 /** WordPress taxonomy names of the two term kinds. */
 export type Taxonomy = 'tribe_events_cat' | 'post_tag';

@@ -1,5 +1,5 @@
 /**
- * Sign-in sessions and TOTP enrolments (issue 28; tables of migration 013). Only hashes of session
+ * Sign-in sessions and TOTP enrolments (tables of migration 013). Only hashes of session
  * ids and recovery codes are stored. Ending sessions (one, or all of a user) notes the user in the
  * change log (record type `user`), so every server drops the sessions it keeps for them before its
  * next request (domain/sessions.ts); so does a change of the user's two-factor enrolment.

@@ -1,5 +1,5 @@
 /**
- * The hot statements of a SQLite write transaction, run straight on its connection (issue 9).
+ * The hot statements of a SQLite write transaction, run straight on its connection.
  *
  * Inside a write transaction a SQLite store's one connection belongs to that transaction until it
  * commits, and better-sqlite3 runs a statement to completion synchronously. A statement built and
@@ -72,7 +72,7 @@ export function createSqliteDirect(prepare: PrepareFn): SqliteDirect {
     insertMany(table, rows) {
       if (rows.length === 0) return;
       const columns = definedColumns(rows[0]!);
-      // Never more bound values than SQLite takes in one statement (issue 24, lists.ts).
+      // Never more bound values than SQLite takes in one statement (lists.ts).
       const per = rowsPerStatement(columns.length);
       for (let i = 0; i < rows.length; i += per) {
         const chunk = rows.slice(i, i + per);

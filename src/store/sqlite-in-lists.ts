@@ -1,5 +1,5 @@
 /**
- * SQLite's dialect with `IN` lists compiled to a few lengths only (issue 27, item 5). Kysely writes
+ * SQLite's dialect with `IN` lists compiled to a few lengths only. Kysely writes
  * `column IN (?, ?, …)` with one placeholder per value, so a look-up of 137 ids and one of 138 are
  * two statements; the connection keeps its 500 most recent prepared statements (db.ts), and
  * requests whose lists vary in length (a CalDAV sync of the events changed since a token, the

@@ -1,5 +1,5 @@
 /**
- * Community submissions and their moderation log (issue 29; tables of migration 015). The rules
+ * Community submissions and their moderation log (tables of migration 015). The rules
  * (who may submit, what a decision does) are the submission service's (`domain/submissions/`);
  * this file holds their SQL. Every write that changes a submission's status notes a `submission`
  * row in the change log with the event it is (`detail.submission`), so webhooks hear it.

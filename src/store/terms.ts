@@ -18,7 +18,7 @@ import { storedIds } from './ranges.js';
 import { directOf } from './sqlite-direct.js';
 
 /**
- * Term rows kept by id across requests, per store (issue 9): an event write's validation and its
+ * Term rows kept by id across requests, per store: an event write's validation and its
  * answer, and every representation that embeds terms, read them without a query. The change feed
  * keeps them current: a term that changed is dropped (read again when next asked for), and a
  * term whose published-event count alone moved (every event published, trashed or relinked moves
@@ -238,7 +238,7 @@ export async function recountTerms(db: Executor, termIds: number[]): Promise<voi
       .select((eb) => eb.fn.countAll<number>().as('n'))
       .where('event_terms.term_id', '=', id)
       .where('posts.status', '=', 'publish')
-      // A recurring event's series is not counted: its occurrences are (issue 15).
+      // A recurring event's series is not counted: its occurrences are.
       .where('posts.type', '=', 'tribe_events')
       .executeTakeFirstOrThrow();
     await db
@@ -313,7 +313,7 @@ async function queryTerms(db: Executor, f: TermListFilter): Promise<{ rows: Term
     const pattern = `%${f.search.toLowerCase().replace(/[\\%_]/g, (c) => '\\' + c)}%`;
     q = q.where((eb) => eb.or([eb(eb.fn('lower', ['terms.name']), 'like', sql<string>`${pattern} ESCAPE '\\'`), eb(eb.fn('lower', ['terms.slug']), 'like', sql<string>`${pattern} ESCAPE '\\'`)]));
   }
-  // Long lists are bound as one value (lists.ts, issue 24).
+  // Long lists are bound as one value (lists.ts).
   if (f.include) {
     const ids = f.include;
     q = q.where((eb) => inList(eb, db, 'terms.id', ids.length ? ids : [0]));

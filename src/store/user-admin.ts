@@ -1,5 +1,5 @@
 /**
- * The users' administration reads (issue 28, the admin API's users screen): a page of users with
+ * The users' administration reads (the admin API's users screen): a page of users with
  * a search and a role filter, and how many administrators there are (counted under
  * `lockAdministrators` when a write depends on it). Writes go through store/users.ts (each notes
  * the user in the change log).

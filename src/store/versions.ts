@@ -1,6 +1,6 @@
 /**
- * Versions read from the change log (migration 005) for ETags, `Last-Modified` and sync tokens
- * (issue 11): a record's version is the sequence number of the last change of anything its
+ * Versions read from the change log (migration 005) for ETags, `Last-Modified` and sync tokens:
+ * a record's version is the sequence number of the last change of anything its
  * representation is built from (an event: itself, its venue, its organizers and its terms), or of
  * the last bulk load (`all`), whichever is later. Migration 007's index on
  * `changes (record_type, record_id, seq)` makes each of these one index lookup.
@@ -66,7 +66,7 @@ export async function databaseId(db: Executor): Promise<string> {
 }
 
 /**
- * The versions of many events at once (issue 30: a CalDAV calendar lists thousands), equal to
+ * The versions of many events at once (a CalDAV calendar lists thousands), equal to
  * `recordVersion(db, 'event', id)` for each: their venues, organizers and terms read in a few
  * statements per ID_CHUNK events, the newest change of each distinct record once (the terms and
  * venues events share are looked up once, not per event), the last bulk load once, and the times

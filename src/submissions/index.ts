@@ -1,5 +1,5 @@
 /**
- * The submissions face (issue 29): the public's form and the submitter's private status page,
+ * The submissions face: the public's form and the submitter's private status page,
  * server-rendered, in English or French from `Accept-Language`, working without JavaScript (a
  * small script only solves the proof of work when SUBMISSIONS_POW=on):
  *

@@ -1,5 +1,5 @@
 /**
- * The submission pages' catalogue (issue 29): every string the form and the status page show, in
+ * The submission pages' catalogue: every string the form and the status page show, in
  * English and French, chosen from `Accept-Language` (`localeOf`).
  *
  * @example messagesOf('fr').submitTitle // 'Proposer un événement'

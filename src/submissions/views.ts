@@ -1,5 +1,5 @@
 /**
- * The submission pages' HTML (issue 29): the form (`/events/submit/`) and the submitter's status
+ * The submission pages' HTML: the form (`/events/submit/`) and the submitter's status
  * page (`/events/submit/status/{token}`), server-rendered, usable without JavaScript (but for the
  * proof of work, see docs/submissions.md), labelled fields, an error summary linked to its fields,
  * visible focus, a single column at 390 px. Every interpolated value is escaped (`html`).

@@ -1,5 +1,5 @@
 /**
- * Conditional requests (issue 11), for any GET handler: strong `ETag` and `Last-Modified`
+ * Conditional requests, for any GET handler: strong `ETag` and `Last-Modified`
  * validators, `304 Not Modified` for `If-None-Match` / `If-Modified-Since`, and the caching
  * headers that go with them (`Cache-Control: public, max-age=CACHE_MAX_AGE` for anonymous
  * answers, `private, no-cache` for answers to requests with credentials; `Vary: Authorization`).

@@ -1,5 +1,5 @@
 /**
- * Which requests hold the event loop (issue 24): a light watch of the loop, and a warning naming a
+ * Which requests hold the event loop: a light watch of the loop, and a warning naming a
  * request during which the loop was held past SLOW_REQUEST_LOG_MS.
  *
  * The watch is a timer firing every {@link TICK_MS} (unref'd): a tick that comes late by `held`

@@ -1,5 +1,5 @@
 /**
- * Answers replayed below Fastify (issue 27, item 2): an anonymous `GET` that the REST pipeline
+ * Answers replayed below Fastify: an anonymous `GET` that the REST pipeline
  * answered from versions (an item or a list with validators: `markReplayable`) is kept as the bytes
  * it was sent as, headers in their order and body, and the same request is answered again from
  * them by the HTTP server's `request` listener, before Fastify routes it, while the data revision
@@ -332,7 +332,7 @@ export function createReplay(deps: ReplayDeps): Replay {
 
   function keep(key: string, revision: string, mark: ReplayMark, status: number, headers: Record<string, unknown>, body: string | Buffer): void {
     // A kept body in memory of its own: a slice of Node's shared slab (a list's `Buffer.concat`, a
-    // short text's bytes) would keep the whole slab, 64 KiB on Node 24, alive (issue 27, item 5).
+    // short text's bytes) would keep the whole slab, 64 KiB on Node 24, alive.
     const recorded = recordedOf(mark, status, headers, ownBytes(body));
     if (!recorded) return;
     let entry = entries.get(key);

@@ -117,7 +117,7 @@ export function registerBodyParsers(app: FastifyInstance, options: { mediaMaxByt
     if (refusal !== undefined) done(refusal, undefined);
     else done(null, parsed);
   });
-  // Uploads (the admin API's imports, issue 28): text/calendar and multipart/form-data bodies as parameters.
+  // Uploads (the admin API's imports): text/calendar and multipart/form-data bodies as parameters.
   registerUploadParsers(app, options);
   app.addContentTypeParser('*', { parseAs: 'buffer' }, (_req, _body, done) => done(null, undefined));
 }

@@ -1,5 +1,5 @@
 /**
- * Cookie authentication, shared by every face (issue 28): the session cookie the admin face sets
+ * Cookie authentication, shared by every face: the session cookie the admin face sets
  * at sign-in, and the WordPress rule for using it (`rest_cookie_check_errors`): a request whose
  * cookie names a valid session counts as its user only with a valid nonce (`X-WP-Nonce` header,
  * `_wpnonce` query parameter, or `_wpnonce` in a form body, `application/x-www-form-urlencoded`,
@@ -103,7 +103,7 @@ export function nonceOfRequest(req: FastifyRequest): string | undefined {
  * hook (so it sees its outcome) and before the rate limit's route-level hooks (which key by the user).
  */
 export function registerCookieAuthentication(app: FastifyInstance, sessions: SessionService, applies: (req: FastifyRequest) => boolean): void {
-  // Callback-style: a request without a cookie costs no promise (issue 27).
+  // Callback-style: a request without a cookie costs no promise.
   app.addHook('onRequest', (req, reply, done) => {
     if (req.headers.authorization !== undefined || req.jsonpCallback !== undefined || req.viewer !== undefined) return done();
     if (req.headers.cookie === undefined || !applies(req)) return done();

@@ -1,5 +1,5 @@
 /**
- * File uploads as request parameters (issue 28, the admin API's imports): a raw `text/calendar`
+ * File uploads as request parameters (the admin API's imports): a raw `text/calendar`
  * body becomes the parameter `file` (its text); a `multipart/form-data` body (parsed by Node's own
  * `Response.formData()`, undici) becomes one parameter per field, a file field's text under its
  * name and the first file's name under `filename`; an `image/*` file field or raw `image/*` body

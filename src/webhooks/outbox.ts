@@ -64,7 +64,7 @@ export function createOutbox(deps: WebhookServiceDeps): Pick<WebhookService, 'ma
         return { type: `${kind}.${action}`, data: toTermJson(term, links) };
       }
       case 'submission': {
-        // Issue 29: what happened to a community submission; never the submitter's identity.
+        // What happened to a community submission; never the submitter's identity.
         const event = row.detail?.submission;
         if (!event) return undefined;
         return { type: `submission.${event}`, data: await services.submissions.webhookPayload(id) };
@@ -91,7 +91,7 @@ export function createOutbox(deps: WebhookServiceDeps): Pick<WebhookService, 'ma
       async handle(rows, { from, through }) {
         const deliveries: Array<Parameters<typeof storeDeliveries>[4][number]> = [];
         const created = gmtNow();
-        // A change to a recurring event's series is delivered once, as the series (issue 15).
+        // A change to a recurring event's series is delivered once, as the series.
         const covered = await rowsCoveredBySeries(
           db,
           rows.map((r) => ({ seq: r.seq, idx: r.idx, record_type: r.type, record_id: r.id, detail: r.detailText })),

@@ -1,5 +1,5 @@
 /**
- * Webhooks (issue 11): endpoints, the outbox, deliveries and their attempts.
+ * Webhooks: endpoints, the outbox, deliveries and their attempts.
  *
  * The outbox is the change log itself (`changes`, written in each write's own transaction by
  * `writeTransaction`): each endpoint keeps a cursor in it (`cursor_seq`). Turning the log rows

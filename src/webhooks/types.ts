@@ -12,7 +12,7 @@ import type { DomainServices } from '../domain/services.js';
 export const RECORD_KINDS = ['event', 'venue', 'organizer', 'category', 'tag'] as const;
 export const ACTIONS = ['created', 'updated', 'trashed', 'deleted'] as const;
 /**
- * Community submissions' event types (issue 29): their payloads say the submission's id, status,
+ * Community submissions' event types: their payloads say the submission's id, status,
  * event id, reason and flags, never the submitter's name, e-mail or address.
  */
 export const SUBMISSION_EVENT_TYPES = ['submission.received', 'submission.approved', 'submission.rejected', 'submission.changes_requested'] as const;

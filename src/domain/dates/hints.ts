@@ -1,5 +1,5 @@
 /**
- * What a failed date or zone argument tells the client (issue 25): the accepted forms of
+ * What a failed date or zone argument tells the client: the accepted forms of
  * `parseDateInput` (strtotime.ts) and `isValidTimezone` (zones.ts), with examples, as `details` messages.
  */
 import { INVALID_PARAMETER, type ParamFailure } from '../errors.js';

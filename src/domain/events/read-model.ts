@@ -284,7 +284,7 @@ async function buildMissing(
 }
 
 /**
- * A kept public representation with its terms' counts as they are now (issue 9: every published
+ * A kept public representation with its terms' counts as they are now (every published
  * create moves the counts of its terms, and every event of a popular category shows that count).
  * A count alone moving keeps the representation (`countsPatchedOnRead`); the first read after it
  * copies the representation with the current counts from the kept term rows and serializes it
@@ -371,7 +371,7 @@ async function relatedFor(
   for (const v of venues.values()) if (v.image_id !== null) imageIds.push(Number(v.image_id));
   for (const o of organizers.values()) if (o.image_id !== null) imageIds.push(Number(o.image_id));
   const images = await deps.images.load(trx, imageIds, options);
-  // Recurring events (issue 15): only records that are a series or have a parent cost a query.
+  // Recurring events: only records that are a series or have a parent cost a query.
   const recurrence = new Map<number, EventRecurrence>();
   const occurrenceIds = records.filter((r) => Number(r.parent_id) !== 0).map((r) => Number(r.id));
   const seriesIds = records.filter((r) => r.type === SERIES_TYPE).map((r) => Number(r.id));
@@ -431,7 +431,7 @@ async function findIdBySlug(db: Executor, slug: string): Promise<number | undefi
   const trashed = slug.endsWith(TRASHED_SUFFIX) && slug.length > TRASHED_SUFFIX.length;
   const base = trashed ? slug.slice(0, -TRASHED_SUFFIX.length) : slug;
   const wanted = sanitizeSlug(base) || base;
-  // A recurring event's series answers to its slug too (issue 15).
+  // A recurring event's series answers to its slug too.
   const id = (await postsStore.findPostIdBySlug(db, 'tribe_events', wanted)) ?? (await postsStore.findPostIdBySlug(db, SERIES_TYPE, wanted));
   if (id === undefined) return undefined;
   const [row] = await eventsStore.findEventsByIds(db, [id]);

@@ -1,5 +1,5 @@
 /**
- * Writes of recurring events (issue 15): an update or trash of a series, or of one occurrence with
+ * Writes of recurring events: an update or trash of a series, or of one occurrence with
  * its scope (`this`: an exception; `following`: the series is split; `all`: the series), a single
  * event given rules (it becomes a series) and a series given none (it becomes a single event
  * again); and the reads feeds make of a series. Occurrences are generated within the write, at

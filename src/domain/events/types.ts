@@ -49,16 +49,16 @@ export interface EventInput {
   organizer?: unknown;
   /** WordPress' post_password: '' removes it (checked by the route: post-passwords.ts `passwordFailure`). */
   password?: string;
-  /** Recurring events (issue 15): RRULE/RDATE/EXDATE lines; `[]` or `""` make the event single again. */
+  /** Recurring events: RRULE/RDATE/EXDATE lines; `[]` or `""` make the event single again. */
   recurrence?: unknown;
   /** On an occurrence: `this` (default), `following` (split the series) or `all` (the series). */
   recurrence_scope?: RecurrenceScope;
 }
 
-/** Which occurrences an update or delete of an occurrence applies to (issue 15). */
+/** Which occurrences an update or delete of an occurrence applies to. */
 export type RecurrenceScope = 'this' | 'following' | 'all';
 
-/** The post type of a recurring event's series (issue 15). */
+/** The post type of a recurring event's series. */
 export const SERIES_TYPE = 'tribe_event_series';
 /** Slugs of events and series are one space (by-slug routes address either). */
 export const EVENT_SLUG_TYPES = ['tribe_events', SERIES_TYPE] as const;
@@ -182,7 +182,7 @@ export interface EventService {
   /** `scope` applies to occurrences of recurring events (default `this`). */
   trash(record: EventRecord, scope?: RecurrenceScope, viewer?: Viewer): Promise<EventRecord>;
   /**
-   * Delete an event for good, as wp-admin's "Delete Permanently" (issue 28): only from the trash;
+   * Delete an event for good, as wp-admin's "Delete Permanently": only from the trash;
    * a series goes with all its occurrences; an occurrence alone is refused (its series would
    * generate it again): it stays trashed, or goes with its series.
    */
@@ -197,7 +197,7 @@ export interface EventService {
   /** The occurrence that was on this day before it was moved to another (its old address redirects), if any. */
   movedOccurrence(seriesId: number, day: string): Promise<number | undefined>;
   /**
-   * Recurring events (issue 15), for feeds: the series' rules and first occurrence, how far its
+   * Recurring events, for feeds: the series' rules and first occurrence, how far its
    * occurrences are generated, and its occurrences edited or deleted one by one (with their status).
    */
   seriesDetails(seriesId: number): Promise<{ rules: string[]; horizon: string; exceptions: Array<{ id: number; original_start: string; status: string }> } | undefined>;
@@ -206,7 +206,7 @@ export interface EventService {
   /** The declared defaults of the list's date window, computed now (for args and the index). */
   defaultWindow(): { start: string; end: string };
   /**
-   * Sync tokens (issue 11): the list's filter for these arguments without the default date window
+   * Sync tokens: the list's filter for these arguments without the default date window
    * (explicit `start_date`/`end_date` still apply), as the ids of `ids` it shows now, and a test of
    * an earlier listing state (undefined: cannot tell, e.g. a search over text not kept).
    */
@@ -224,7 +224,7 @@ export interface EventService {
     page(page: { limit: number; after?: { start: string; id: number } }): Promise<{ ids: number[]; last?: { start: string; id: number } }>;
   }>;
   /**
-   * Issue 24: call `listener` after a write has committed that left occurrences of a series to
+   * Call `listener` after a write has committed that left occurrences of a series to
    * generate (more than one write inserts, `OCCURRENCES_PER_WRITE`); the horizon job listens.
    * Returns the function that stops listening.
    */

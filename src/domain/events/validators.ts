@@ -47,7 +47,7 @@ export function canReadEvent(viewer: Viewer, record: EventRecord): boolean {
  * Whether `value` names an event (or a recurring event's series) the viewer may read: what an
  * argument naming an event (`event`, `post`, `post_parent`) accepts besides its id check. Other
  * ids answer as unknown ones, so a filter never tells an unreadable event from a missing one
- * (issue 24, docs/security.md "Who may do what").
+ * (docs/security.md "Who may do what").
  *
  * @example await namesReadableEvent(services.events, ANONYMOUS, draftId) // false
  */

@@ -50,7 +50,7 @@ export function createWrites(deps: EventServiceDeps, readModel: ReadModel): Writ
   const { store, clock } = deps;
   const db = store.db;
   const seriesDeps: SeriesDeps = { horizonMonths: deps.recurrenceHorizonMonths ?? 60, clock };
-  /** Transactions whose writes left occurrences to generate (issue 24), and who wants to know once they commit. */
+  /** Transactions whose writes left occurrences to generate, and who wants to know once they commit. */
   const generationLeft = new WeakSet<Executor>();
   const generationListeners = new Set<() => void>();
   /** `materialise` within a write: at most OCCURRENCES_PER_WRITE occurrences, the rest noted for the horizon job. */
@@ -75,7 +75,7 @@ export function createWrites(deps: EventServiceDeps, readModel: ReadModel): Writ
     seriesWrite,
 
     async create(viewer, input) {
-      // A recurring event (issue 15): a series post, and its occurrences as events.
+      // A recurring event: a series post, and its occurrences as events.
       const rec = input.recurrence === undefined || isClearingRecurrence(input.recurrence) ? undefined : parseRecurrence(input.recurrence);
       // An event that only names existing records by id writes one statement on PostgreSQL
       // (`writeStatement`); one that may create some (inline venues, named terms, an image URL)
@@ -309,7 +309,7 @@ function publicationDate(input: EventInput, siteTimezone: string): { date_local:
   return null;
 }
 
-/** Submitted markup as stored; `name` (description, excerpt) is refused beyond the markup limit (issue 24). */
+/** Submitted markup as stored; `name` (description, excerpt) is refused beyond the markup limit. */
 function html(viewer: Viewer, value: string, name?: string): string {
   const failure = name === undefined ? undefined : markupFailure(name, value);
   if (failure) throw invalidParams({ [name!]: failure });
@@ -324,7 +324,7 @@ function costColumns(value: unknown) {
 /** The term ids a write's `categories` and `tags` name, by taxonomy (named terms the viewer may create are created). */
 async function termIdsForWrite(deps: EventServiceDeps, trx: Executor, viewer: Viewer, input: EventInput): Promise<Array<[string, number[]]>> {
   const wanted: Array<[string, number[]]> = [];
-  // Issue 24: one count of new terms for the whole write (MAX_NEW_TERMS_PER_WRITE), categories and tags together.
+  // One count of new terms for the whole write (MAX_NEW_TERMS_PER_WRITE), categories and tags together.
   const newTerms = { left: MAX_NEW_TERMS_PER_WRITE };
   for (const [arg, service] of [
     ['categories', deps.categories],

@@ -60,7 +60,7 @@ export function createEventRefs(deps: LinkedServiceDeps, readModel: LinkedReadMo
         }
       }
       if (ids.length) {
-        // A record the viewer may not read is refused as an unknown one (issue 24).
+        // A record the viewer may not read is refused as an unknown one.
         const known = await readModel.load(ids);
         if (ids.some((id) => !known.has(id) || !readModel.readableBy(known.get(id)!, viewer))) return false;
       }

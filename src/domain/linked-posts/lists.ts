@@ -40,7 +40,7 @@ export function createList(deps: LinkedServiceDeps): Pick<LinkedPostService, 'li
       }
       if (isTruthy(args.only_with_upcoming)) {
         // The events that count are those of the list's statuses the viewer may see, that have not
-        // ended yet (the issue's rule; the original looks at the start) and are not hidden.
+        // ended yet (this service's choice; the original looks at the start) and are not hidden.
         const events = listScope(viewer, 'tribe_events', typeCan(viewer, 'edit', 'tribe_events') ? scope.statuses : ['publish']);
         filter.upcoming = {
           fromUtc: clock.nowGmt(),

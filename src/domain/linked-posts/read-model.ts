@@ -34,7 +34,7 @@ export function createReadModel(deps: LinkedServiceDeps): LinkedReadModel {
     return cache;
   };
   /**
-   * Records by id, kept until the change log names them (issue 9): an event write's validation
+   * Records by id, kept until the change log names them: an event write's validation
    * and answer, and the venues and organizers events embed, read no row. Only reads on the
    * store's handle use them (a transaction sees its own writes).
    */

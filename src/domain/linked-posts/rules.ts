@@ -118,7 +118,7 @@ export function isNewEntry(entry: unknown): entry is Record<string, unknown> {
 }
 
 /**
- * Venue coordinates (issue 14): `geo_lat`/`geo_lng` numbers (0 included) set them; `""` or
+ * Venue coordinates: `geo_lat`/`geo_lng` numbers (0 included) set them; `""` or
  * `null` in either clears both. Only one of them sent changes that one (the other must exist).
  */
 export function coordinatesFrom(input: Record<string, unknown>, current?: { geo_lat: number | null; geo_lng: number | null }): Record<string, unknown> {

@@ -23,9 +23,9 @@ export interface LinkedListArgs {
   has_events?: unknown;
   only_with_upcoming?: unknown;
   status?: string[];
-  /** only these ids (not a request argument: sync tokens, issue 11) */
+  /** only these ids (not a request argument: sync tokens) */
   ids?: number[];
-  /** venues only (issue 14): as on the event list */
+  /** venues only: as on the event list */
   geoloc?: boolean;
   geoloc_lat?: number;
   geoloc_lng?: number;
@@ -104,7 +104,7 @@ export interface LinkedPostService {
   /**
    * Validator of an event write's `venue`/`organizer` value (is_*_id_or_entry_or_empty). Ids must
    * name records the viewer may read (others fail as unknown ones, README "Who may do what");
-   * each new entry must also pass `checkEntry`, the direct create route's validators (issue 24).
+   * each new entry must also pass `checkEntry`, the direct create route's validators.
    */
   validateEventRef(value: unknown, viewer: Viewer, checkEntry?: InlineEntryCheck): Promise<boolean | ParamFailure>;
   /** The new entries of an event write's value: the objects without an id, which the write creates. */

@@ -69,7 +69,7 @@ export function createWrites(deps: LinkedServiceDeps, readModel: LinkedReadModel
     const status = applyScheduling(scaleBackStatus(viewer, (input.status as string | undefined) ?? ''), dates.date_gmt ?? nowGmt, nowGmt);
     const slug = await uniqueSlug(sanitizeSlug(slugBase ?? '') || sanitizeSlug(name) || `${kind}`, (c) => postsStore.isSlugTaken(trx, info.postType, c));
     const content = String(input.description ?? '');
-    const tooDense = markupFailure('description', content); // issue 24: bounded rendering
+    const tooDense = markupFailure('description', content); // bounded rendering
     if (tooDense) throw invalidParams({ description: tooDense });
     const id = await postsStore.insertPost(trx, {
       type: info.postType,

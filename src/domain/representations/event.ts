@@ -32,11 +32,11 @@ export interface EventRelated {
   tags: TermRow[];
   /** images by id (the event's, its venue's and its organizers') */
   images: ReadonlyMap<number, ImageRow>;
-  /** Recurring events (issue 15): set for a series and for its occurrences only. */
+  /** Recurring events: set for a series and for its occurrences only. */
   recurrence?: EventRecurrence;
 }
 
-/** What a series or an occurrence adds to the event object (issue 15). */
+/** What a series or an occurrence adds to the event object. */
 export type EventRecurrence = { kind: 'series'; lines: string[]; hideFromListings: number } | { kind: 'occurrence'; lines: string[]; seriesId: number; seriesSlug: string; originalStart: string };
 
 function imageOf(related: EventRelated, id: number | null): ImageRow | null {
@@ -133,7 +133,7 @@ export function toEventJson(e: EventRecord, related: EventRelated, links: Links,
     modified_utc: e.modified_gmt,
     url,
     rest_url: links.rest(`events/${id}`),
-    title: phpTrim(e.title), // PHP trim: NBSP stays (issue 25)
+    title: phpTrim(e.title), // PHP trim: NBSP stays
     description: autop(e.content),
     excerpt: autop(e.excerpt),
     slug: wireSlug(e),

@@ -10,7 +10,7 @@ import type { Links } from '../links.js';
 export function permalinkOf(post: Pick<PostRow, 'id' | 'type' | 'status' | 'slug'>, links: Links): string {
   if (post.status === 'trash' || post.slug === '') return links.trashedPermalink(post.type, Number(post.id));
   if (post.type === 'tribe_events') return links.eventPermalink(post.slug);
-  // A recurring event's series (issue 15): the page of all its occurrences.
+  // A recurring event's series: the page of all its occurrences.
   if (post.type === 'tribe_event_series') return `${links.eventPermalink(post.slug)}all/`;
   if (post.type === 'tribe_venue') return links.venuePermalink(post.slug);
   return links.organizerPermalink(post.slug);

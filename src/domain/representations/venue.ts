@@ -19,7 +19,7 @@ import { markProtected } from './protected.js';
 
 export type RepresentationContext = 'single' | 'list';
 
-/** Whether the venue has both coordinates (issue 14: set through `geo_lat`/`geo_lng`). */
+/** Whether the venue has both coordinates (set through `geo_lat`/`geo_lng`). */
 export function hasCoordinates(v: Pick<VenueRecord, 'geo_lat' | 'geo_lng'>): boolean {
   return v.geo_lat !== null && v.geo_lat !== undefined && v.geo_lng !== null && v.geo_lng !== undefined;
 }

@@ -1,5 +1,5 @@
 /**
- * E-mails of community submissions (issue 29), sent through nodemailer to SMTP_URL: moderators on a
+ * E-mails of community submissions, sent through nodemailer to SMTP_URL: moderators on a
  * new submission (or a daily digest), the submitter on each decision with their private link.
  * Every message has a plain-text part and an HTML part, in the submitter's language (English or
  * French) or the site's (moderators: English and French catalogue, chosen per message).

@@ -1,7 +1,7 @@
 /**
  * References to terms (ids, slugs or names, COMPAT decision 4): list filters' validation (kept
  * per data revision) and ids (categories with their descendants), event writes' validation and
- * ids (creating missing names, within issue 24's limits), and the `post`/`event` filter.
+ * ids (creating missing names, within the limits per write), and the `post`/`event` filter.
  *
  * @example
  *   await refs.filterIds('jazz,2')                        // [3, 2, …children]

@@ -47,12 +47,12 @@ export function isTermOrder(value: unknown): boolean {
 }
 
 /**
- * Issue 24: at most this many entries (ids, slugs or names) in one event write's `categories`, and
+ * At most this many entries (ids, slugs or names) in one event write's `categories`, and
  * as many in its `tags` (400 `rest_invalid_param` beyond, before anything is looked up).
  */
 export const MAX_TERMS_PER_WRITE = 100;
 /**
- * Issue 24: at most this many terms that do not exist yet may one event write create, categories
+ * At most this many terms that do not exist yet may one event write create, categories
  * and tags together (400 `rest_invalid_param` beyond; nothing is written).
  */
 export const MAX_NEW_TERMS_PER_WRITE = 20;

@@ -26,7 +26,7 @@ export function phpTrim(text: string, chars = ' \t\n\r\0\x0B'): string {
 /**
  * A post title or venue/organizer name: a string with something left after PHP's `trim()` (what
  * WordPress stores, `title_save_pre`), and not `"0"` (PHP `empty`, as the original's `is_string`).
- * A whitespace-only title is refused like an empty one (issue 25); NBSP is not whitespace to PHP.
+ * A whitespace-only title is refused like an empty one; NBSP is not whitespace to PHP.
  *
  * @example isNonBlankTitle('  Jazz ') // true
  * @example isNonBlankTitle(' \t\n') // false

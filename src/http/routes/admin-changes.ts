@@ -1,5 +1,5 @@
 /**
- * `{REST_ROOT}/calendar/admin/v1/changes` and `/changes/stream` (issue 28): the change log for the
+ * `{REST_ROOT}/calendar/admin/v1/changes` and `/changes/stream`: the change log for the
  * admin app (domain/change-stream.ts), one event per committed write with the records it changed
  * (type, id, action; `user` records for administrators only).
  *

@@ -1,5 +1,5 @@
 /**
- * `GET {REST_ROOT}/calendar/admin/v1/events` (issue 25): the index of every event post, for
+ * `GET {REST_ROOT}/calendar/admin/v1/events`: the index of every event post, for
  * importers and administrators. The event lists (ours and the original's) never show events hidden
  * from listings, series or trashed occurrences; this index names them all, so `import tec` from
  * another instance brings hidden events and series with their exceptions. The legacy lists are
@@ -11,7 +11,7 @@
  * `X-WP-Total`/`X-WP-TotalPages` headers. Callers who may edit others' events (editors and
  * administrators): 401 without credentials, 403 for other roles.
  *
- * `DELETE {REST_ROOT}/calendar/admin/v1/events/{id}` (issue 28): wp-admin's "Delete Permanently"
+ * `DELETE {REST_ROOT}/calendar/admin/v1/events/{id}`: wp-admin's "Delete Permanently"
  * (the legacy `DELETE` only trashes): an event in the trash is deleted for good, a series with all
  * its occurrences; answers `{"deleted": true, "previous": {id, type, status, title}}` as WordPress'
  * forced deletes do. For whoever may delete that event (its author with `delete_published_posts`

@@ -1,5 +1,5 @@
 /**
- * `{REST_ROOT}/calendar/admin/v1/federation…` (issue 31, docs/federation.md): the calendar's
+ * `{REST_ROOT}/calendar/admin/v1/federation…` (docs/federation.md): the calendar's
  * fediverse followers and the deliveries of its activities, for editors and administrators.
  * Registered only when FEDERATION=true (otherwise these routes answer 404 like any unknown URL).
  *

@@ -1,5 +1,5 @@
 /**
- * `{REST_ROOT}/calendar/admin/v1/imports` and `/export` (issue 28): imports as background jobs and
+ * `{REST_ROOT}/calendar/admin/v1/imports` and `/export`: imports as background jobs and
  * the calendar's exports as downloads, what `events-calendar import` and `export` do:
  *
  * - `POST /imports` queues an import and answers 202 with it (`Location`: its URL): an `.ics`

@@ -1,5 +1,5 @@
 /**
- * `POST {REST_ROOT}/calendar/admin/v1/recurrence/preview` (issue 28): the first `count` (at most
+ * `POST {REST_ROOT}/calendar/admin/v1/recurrence/preview`: the first `count` (at most
  * 50) occurrences a recurring event's schedule and `recurrence` lines generate, local and UTC,
  * without writing anything (domain/recurrence-preview.ts). The arguments are the event write's
  * own (`start_date`, `end_date`, `timezone`, `all_day`, `recurrence`), with its validators, so a

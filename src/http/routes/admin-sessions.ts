@@ -1,5 +1,5 @@
 /**
- * `{REST_ROOT}/calendar/admin/v1/sessions` (issue 28): the sign-in sessions of the admin face
+ * `{REST_ROOT}/calendar/admin/v1/sessions`: the sign-in sessions of the admin face
  * (domain/sessions.ts). Any signed-in user lists and ends their own; administrators those of any
  * user (`user`). `GET /sessions` lists them (id, created, last used, browser, address; never the
  * session id), `DELETE /sessions` ends them all (sign out everywhere), `DELETE /sessions/{id}` one.

@@ -1,5 +1,5 @@
 /**
- * `{REST_ROOT}/calendar/admin/v1/users` (issue 28): users and roles, and their application
+ * `{REST_ROOT}/calendar/admin/v1/users`: users and roles, and their application
  * passwords, over the user service (domain/user-admin.ts), as the CLI's `users` and
  * `app-passwords` commands:
  *

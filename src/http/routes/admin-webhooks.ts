@@ -1,5 +1,5 @@
 /**
- * `{REST_ROOT}/calendar/admin/v1`: this service's own extensions for administrators (issue 11),
+ * `{REST_ROOT}/calendar/admin/v1`: this service's own extensions for administrators,
  * declared like every other route (so they appear in this namespace's index and `/doc`):
  *
  * - `GET /webhooks`, `POST /webhooks` `{url, events?, secret?, description?}` (201, with `id` and

@@ -59,7 +59,7 @@ export function slugArg(description: string): ArgSpec {
 }
 
 /**
- * `geoloc_radius` and `geoloc_unit` (issue 14, beyond the original): the circle around
+ * `geoloc_radius` and `geoloc_unit` (beyond the original): the circle around
  * `geoloc_lat`/`geoloc_lng`, default GEOLOC_RADIUS in GEOLOC_UNIT.
  */
 export function geolocRadiusArgs(defaults: { radius: number; unit: 'mi' | 'km' }): Args {

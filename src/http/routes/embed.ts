@@ -1,5 +1,5 @@
 /**
- * `{REST_ROOT}/calendar/embed/v1` (issue 30): what embeds read, declared like every other route (so
+ * `{REST_ROOT}/calendar/embed/v1`: what embeds read, declared like every other route (so
  * they appear in this namespace's index and `/doc`):
  *
  * - `GET /fullcalendar?start=…&end=…[&timeZone=…]`: a FullCalendar event source (its JSON feed

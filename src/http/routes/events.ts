@@ -9,7 +9,7 @@
  * another user as `author` needs `edit_others_tribe_events` (403 `rest_forbidden` otherwise);
  * inline venues and organizers pass their own create route's validators and permission, and
  * `post_parent`, `venue`, `organizer` and the write references naming a record the caller may
- * not read answer as unknown ids (issue 24, docs/security.md "Who may do what").
+ * not read answer as unknown ids (docs/security.md "Who may do what").
  */
 import type { Services } from '../../domain/services.js';
 import { apiError, invalidParams } from '../../domain/errors.js';
@@ -31,7 +31,7 @@ import type { RecurrenceScope } from '../../domain/events/index.js';
 import { inlineLinkedChecks } from './linked-posts.js';
 import { canAccessPasswordContent, eventAnswer, eventShownToRequest } from '../post-passwords.js';
 
-/** Ours (issue 15): the rules of a recurring event; the failure names the bad line and its problem. */
+/** Ours: the rules of a recurring event; the failure names the bad line and its problem. */
 const recurrenceArg = {
   items: { type: 'string' as const },
   docType: 'array' as const,
@@ -55,7 +55,7 @@ const recurrenceArg = {
 const readPasswordArg = { type: 'string' as const, description: 'The event password', validate: isStringValue };
 
 const SCOPES: readonly RecurrenceScope[] = ['this', 'following', 'all'];
-/** Ours (issue 15): which occurrences an update or delete of an occurrence applies to. */
+/** Ours: which occurrences an update or delete of an occurrence applies to. */
 const recurrenceScopeArg = {
   type: 'string' as const,
   enum: SCOPES,
@@ -65,7 +65,7 @@ const recurrenceScopeArg = {
 
 /**
  * Whether the viewer may create every inline venue and organizer of an event write: the
- * permission of `POST /venues` and `/organizers` for each (issue 24), part of the write's permission.
+ * permission of `POST /venues` and `/organizers` for each, part of the write's permission.
  */
 function inlineLinkedPermitted(services: Services): (viewer: Viewer, args: Record<string, unknown>) => boolean {
   const venue = inlineLinkedChecks(services, 'venue');
@@ -76,10 +76,10 @@ function inlineLinkedPermitted(services: Services): (viewer: Viewer, args: Recor
 /** The create args of an event, in the original's order. */
 export function eventWriteArgs(services: Services): Args {
   // Read per request: administrators change the site's time zone while the server runs.
-  // Inline venues and organizers pass the validators of their own create route (issue 24).
+  // Inline venues and organizers pass the validators of their own create route.
   const inlineVenue = inlineLinkedChecks(services, 'venue');
   const inlineOrganizer = inlineLinkedChecks(services, 'organizer');
-  // A refused date or zone names the accepted forms in `details` (issue 25); `params` stays the original's.
+  // A refused date or zone names the accepted forms in `details`; `params` stays the original's.
   const siteZone = () => `the site time zone (${services.config.timezone})`;
   const time = (name: string, zoneNote: string | (() => string)) => (v: unknown) =>
     eventValidators.isTime(v, services.config.timezone) || invalidDateFailure(name, typeof zoneNote === 'function' ? zoneNote() : zoneNote);
@@ -88,7 +88,7 @@ export function eventWriteArgs(services: Services): Args {
     author: { type: 'integer', description: 'The event author ID', validate: async (v) => isNumeric(v) && (await services.users.exists(Number(v))) },
     date: { type: 'string', description: 'The event publication date', validate: time('date', siteZone) },
     date_utc: { type: 'string', description: 'The event publication date (UTC time zone)', validate: (v) => eventValidators.isTime(v, 'UTC') || invalidDateFailure('date_utc', 'UTC') },
-    // Whitespace-only is refused like empty (issue 25).
+    // Whitespace-only is refused like empty.
     title: { type: 'string', description: 'The event title', required: true, validate: isNonBlankTitle },
     description: { type: 'string', description: 'The event description', validate: isStringValue },
     slug: { type: 'string', description: 'The event slug', validate: isStringValue },
@@ -213,7 +213,7 @@ export function eventListArgs(services: Services): Args {
           detail: { code: 'event-tickets-not-active', message: 'Event Tickets plugin is not activated.', data: { status: 400 } },
         },
     },
-    // Ours (issue 11): incremental sync.
+    // Ours: incremental sync.
     sync_token: syncTokenArg(),
   };
 }
@@ -377,7 +377,7 @@ export function eventRoutes(services: Services): RouteDecl[] {
       methods: ['POST'],
       args: writeArgs,
       // Naming another user as `author` needs edit_others (our choice, docs/api.md "Compatibility choices");
-      // inline venues and organizers need what their own create route needs (issue 24).
+      // inline venues and organizers need what their own create route needs.
       permission: (ctx) => canCreatePost(ctx.viewer, 'tribe_events', ctx.args.author) && inlinePermitted(ctx.viewer, ctx.args),
       docs: SINGLE_DOCS.post,
       handler: async (ctx) => {

@@ -7,7 +7,7 @@
  * the permission check, so also for anonymous callers); updates are partial (COMPAT 1); by-slug
  * writes check the same per-record permissions as id routes (COMPAT 3); lists apply COMPAT 11's
  * visibility (non-editors see others' published records and their own), and their `event` filter
- * answers for an event the caller may not read as for an unknown one (issue 24). The create
+ * answers for an event the caller may not read as for an unknown one. The create
  * route's validators and permission also judge the inline entries of event writes
  * ({@link inlineLinkedChecks}).
  *
@@ -52,7 +52,7 @@ interface KindSpec {
 function writeValidators(services: Services) {
   return {
     author: async (v: unknown) => isNumeric(v) && (await services.users.exists(Number(v))),
-    // A refused date names the accepted forms in `details` (issue 25); `params` stays the original's.
+    // A refused date names the accepted forms in `details`; `params` stays the original's.
     date: (v: unknown) => eventValidators.isTime(v, services.config.timezone) || invalidDateFailure('date', `the site time zone (${services.config.timezone})`),
     dateUtc: (v: unknown) => eventValidators.isTime(v, 'UTC') || invalidDateFailure('date_utc', 'UTC'),
     url: (v: unknown) => isEmptyValue(v) || isHttpUrl(v),
@@ -83,7 +83,7 @@ function venueWriteArgs(services: Services): Args {
     phone: text('The venue phone number'),
     stateprovince: text('The venue state and province'),
     website: { type: 'string', default: null, description: 'The venue website URL', validate: v.url },
-    // Issue 14 (as the original's Pro add-on): coordinates; "" or null clears both.
+    // Coordinates (as the original's Pro add-on): "" or null clears both.
     geo_lat: {
       format: 'double',
       docType: 'number',
@@ -115,7 +115,7 @@ function organizerWriteArgs(services: Services): Args {
     status: { type: 'string', default: null, description: 'The organizer post status', validate: isPostStatus },
     phone: text('The organizer phone number'),
     website: { type: 'string', default: null, description: 'The organizer website', validate: v.url },
-    // An e-mail address or empty (issue 24; the original checks no format: docs/api.md, Compatibility choices).
+    // An e-mail address or empty (the original checks no format: docs/api.md, Compatibility choices).
     email: text('The organizer e-mail address'),
     image: { type: 'string', default: null, description: 'The organizer featured image ID or URL', validate: v.image },
     password: postPasswordArg("organizer's"),
@@ -170,7 +170,7 @@ function listArgs(services: Services, spec: KindSpec, postType: PostType): Args 
       validate: (v, ctx) => listStatusFilter(ctx.viewer, postType, v) !== null,
       sanitize: (v, ctx) => listStatusFilter(ctx.viewer, postType, v),
     },
-    // Issue 14: the event list's geolocation filters, on the venues themselves.
+    // The event list's geolocation filters, on the venues themselves.
     ...(spec.kind === 'venue'
       ? {
           geoloc: { type: 'boolean', description: 'Venues should be filtered by whether they have geolocation data' },
@@ -179,7 +179,7 @@ function listArgs(services: Services, spec: KindSpec, postType: PostType): Args 
           ...geolocRadiusArgs({ radius: services.config.geolocRadius, unit: services.config.geolocUnit }),
         }
       : {}),
-    // Ours (issue 11): incremental sync.
+    // Ours: incremental sync.
     sync_token: syncTokenArg(),
   } as Args;
 }
@@ -232,7 +232,7 @@ function docs(spec: KindSpec): Record<'list' | 'create' | 'get' | 'post' | 'dele
 function writeInput(args: Record<string, unknown>, sent: ReadonlySet<string>, pathArg: string, raw?: Readonly<Record<string, unknown>>): Record<string, unknown> {
   const input: Record<string, unknown> = {};
   for (const [k, v] of Object.entries(args)) if (sent.has(k) && k !== pathArg) input[k] = v;
-  // A JSON `null` is "not sent" for every other field (WordPress), but clears venue coordinates (issue 14).
+  // A JSON `null` is "not sent" for every other field (WordPress), but clears venue coordinates.
   for (const k of ['geo_lat', 'geo_lng']) if (k in args === false && raw?.[k] === null) input[k] = null;
   return input;
 }
@@ -382,7 +382,7 @@ function linkedPostRoutes(services: Services, spec: KindSpec): RouteDecl[] {
 
 /**
  * The rules of the direct create route (`POST /venues`, `/organizers`) for the inline entries of
- * an event write's `venue`/`organizer` (issue 24): `check` runs the route's validators on the
+ * an event write's `venue`/`organizer`: `check` runs the route's validators on the
  * fields an entry has (not their types, as the original's is_*_entry; `null` is "not sent"), and
  * a failure is the route's own 400 `rest_invalid_param`, carried as the event parameter's
  * failure (its message, and the whole error in `details`); `permitted` is the route's permission

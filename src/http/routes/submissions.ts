@@ -1,5 +1,5 @@
 /**
- * Community submissions over REST (issue 29), declared like every other route (so the namespace
+ * Community submissions over REST, declared like every other route (so the namespace
  * indexes and `/doc` list them):
  *
  * - `{REST_ROOT}/calendar/submissions/v1`: `GET /challenge` (the ALTCHA challenge, when

@@ -149,7 +149,7 @@ function termRoutes(services: Services, spec: TaxonomyRoutes): RouteDecl[] {
     post: { description: 'Limit result set to terms assigned to a specific post', type: 'integer', validate: eventRef },
     event: { description: 'Limit result set to terms assigned to a specific event (an alias of the "post" parameter)', type: 'integer', validate: eventRef },
     slug: { description: 'Limit result set to terms with a specific slug', type: 'string', validate: isNonEmptyString },
-    // Ours (issue 11): incremental sync.
+    // Ours: incremental sync.
     sync_token: syncTokenArg(),
   };
 

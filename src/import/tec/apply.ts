@@ -1,11 +1,11 @@
 /**
- * `import tec`, writing what was read (issue 26: the importer in fetch, map and apply): every
+ * `import tec`, writing what was read (the importer in fetch, map and apply): every
  * record through the domain services as an administrator (validation, permissions, change log),
  * the ids wanted handed to the store through the import context, and the import map row of each
  * record written in the record's own transaction, so an interrupted import resumes by skipping
  * what it already wrote (unchanged fingerprint) and a later run updates what changed at the source
  * (upsert by source and source id). Terms, venues and organizers, authors, single events, series
- * of another instance of this service (issue 25) and TEC Pro's recurring events.
+ * of another instance of this service and TEC Pro's recurring events.
  *
  * @example
  *   const applier = await TecApplier.open(services, admin, options, reader, report, sourceKey, [sourceKey], warn);
@@ -438,7 +438,7 @@ export class TecApplier {
   }
 
   /**
-   * A TEC Pro recurring event (issue 25): its parent and the children that name it (`post_parent`)
+   * A TEC Pro recurring event: its parent and the children that name it (`post_parent`)
    * become one series here with the parent's id and fields, a rule (or RDATEs) made from the
    * occurrences' starts, the children keeping their ids; children that differ from the parent are
    * updated alone (exceptions). A parent imported before as a single event (a first run imports it

@@ -1,5 +1,5 @@
 /**
- * `import tec`, reading the source (issue 26: the importer in fetch, map and apply): where its
+ * `import tec`, reading the source (the importer in fetch, map and apply): where its
  * calendar API is (`--from` as given, then its `/wp-json`), its canonical REST root (discovery's
  * `Link: rel="https://api.w.org/"`, so that every spelling of the URL is one source in the import
  * map), whether the credentials were honoured, its lists page by page, this service's event index
@@ -51,7 +51,7 @@ function discoveredRoot(link: string | null, base: string): string | undefined {
 }
 
 /**
- * The canonical REST root of a source (issue 25), so that every spelling of its URL is one source in
+ * The canonical REST root of a source, so that every spelling of its URL is one source in
  * the import map: on the origin given (scheme, host and port as URL normalises them), the root path
  * that discovery names: the `Link: rel="https://api.w.org/"` header of the site's home page, else
  * of the namespace index found; kept only when it serves the namespace. Else the root found.
@@ -60,7 +60,7 @@ export async function canonicalRoot(source: Source, located: string, namespace: 
   const origin = new URL(located).origin;
   const paths: string[] = [];
   try {
-    // Through the source's private-address guard, as every request of an import (issue 24).
+    // Through the source's private-address guard, as every request of an import.
     const home = await source.home(`${origin}/`);
     const path = discoveredRoot(home.link, home.url);
     if (path !== undefined && new URL(home.url).origin === origin) paths.push(path);
@@ -207,7 +207,7 @@ export async function openTecSource(options: TecImportOptions, warn: (message: s
     maxBytes: options.maxBytes,
   });
   const located = await locateApi(source, options.from, options.namespace);
-  // One source however its URL is spelled (issue 25): the REST root discovery names, on the origin given.
+  // One source however its URL is spelled: the REST root discovery names, on the origin given.
   const root = await canonicalRoot(source, located, options.namespace);
   const ns = `${root}/${options.namespace}`;
   await onLocated(located, root);

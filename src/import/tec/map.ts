@@ -1,5 +1,5 @@
 /**
- * `import tec`, from the source's JSON to this service's records (issue 26: the importer in fetch,
+ * `import tec`, from the source's JSON to this service's records (the importer in fetch,
  * map and apply): the fields of events, venues and organizers as the domain services take them,
  * costs, excerpts, fingerprints, and whether an occurrence differs from its series. Pure functions:
  * the references (venue, organizers, terms, author) are resolved by the caller.
@@ -13,14 +13,14 @@ import type { EventInput } from '../../domain/events/index.js';
 import { ImportError } from '../source.js';
 
 export type Json = Record<string, any>;
-/** `series`: a TEC Pro recurring event (its parent's id) imported here as a series (issue 25). */
+/** `series`: a TEC Pro recurring event (its parent's id) imported here as a series. */
 export type Kind = 'category' | 'tag' | 'venue' | 'organizer' | 'event' | 'user' | 'series';
 
 export const ZERO_DATE = '0000-00-00 00:00:00';
 /** The list window: all dates (the default window ends 24 months ahead). */
 export const ALL_DATES = { start_date: '1900-01-01 00:00:00', end_date: '2200-12-31 23:59:59' };
 
-/** This service's administration namespace, where it offers its event index (issue 25). */
+/** This service's administration namespace, where it offers its event index. */
 export const ADMIN_NAMESPACE = 'calendar/admin/v1';
 
 export const fingerprint = (value: unknown) => createHash('sha256').update(JSON.stringify(value)).digest('hex').slice(0, 32);

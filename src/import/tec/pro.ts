@@ -1,5 +1,5 @@
 /**
- * The Events Calendar Pro's recurring events (issue 25), as its REST API shows them: each
+ * The Events Calendar Pro's recurring events, as its REST API shows them: each
  * occurrence is an event of its own in the lists, the first being the recurring event itself (the
  * parent post) and the others its children, which name it in `post_parent`. Pro's lists do not give
  * the rule, so the series is rebuilt here from the occurrences' starts: a rule when the starts are

@@ -1,5 +1,5 @@
 /**
- * The change log (issue 9): one ordered log of every write to the calendar's data, appended in the
+ * The change log: one ordered log of every write to the calendar's data, appended in the
  * writing transaction (`src/store/changes.ts`). Readers keep what they computed together with the
  * sequence number it reflects and refresh only what newer rows touch (`src/store/change-feed.ts`);
  * the same sequence numbers will serve sync tokens, ETags and webhook delivery.

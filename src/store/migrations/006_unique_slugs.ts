@@ -1,5 +1,5 @@
 /**
- * Concurrent writes give the answers sequential ones give (issue 13): on PostgreSQL two creates
+ * Concurrent writes give the answers sequential ones give: on PostgreSQL two creates
  * could both find a slug free and both store it (SQLite serialises writers, so it never happened
  * there). This migration makes the database refuse a second post of a type with the same slug;
  * a write that meets the refusal is run again (`writeTransaction`), and then finds the slug taken.

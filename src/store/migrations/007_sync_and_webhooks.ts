@@ -1,5 +1,5 @@
 /**
- * Issue 11: sync tokens, record versions (ETags) and webhooks, all read from the change log
+ * Sync tokens, record versions (ETags) and webhooks, all read from the change log
  * (migration 005).
  *
  * - `sync_state` (one row, id 1): `database_id`, a random id made when this database was migrated.

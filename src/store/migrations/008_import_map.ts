@@ -1,5 +1,5 @@
 /**
- * The import map (issue 12): which local record each imported source record became, so that a
+ * The import map: which local record each imported source record became, so that a
  * second import updates instead of duplicating (upsert by source and source id), and an
  * interrupted import resumes by skipping what is already there unchanged.
  *

@@ -1,5 +1,5 @@
 /**
- * Geolocation (issue 14): venues' coordinates indexed as (latitude, longitude), so the event and
+ * Geolocation: venues' coordinates indexed as (latitude, longitude), so the event and
  * venue lists' `geoloc*` filters read only the venues inside the bounding box of their circle
  * (a range on the latitude, the longitude checked from the index) before the distance cut.
  * `geoloc=1` ("has coordinates") uses it as well. Both columns exist since migration 001.

@@ -1,5 +1,5 @@
 /**
- * Recurring events (issue 15). A series is a post of type `tribe_event_series` with an `events`
+ * Recurring events. A series is a post of type `tribe_event_series` with an `events`
  * row (its first occurrence's schedule and its fields) and an `event_series` row (its recurrence
  * lines, and how far its occurrences have been generated). Each occurrence is an ordinary event
  * post (`tribe_events`, `parent_id` = the series) with an `event_occurrences` row naming its series

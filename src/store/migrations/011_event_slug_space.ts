@@ -1,8 +1,8 @@
 /**
- * Events and recurring events' series share one slug space (by-slug routes find either, issue 15),
+ * Events and recurring events' series share one slug space (by-slug routes find either),
  * and from here on the database enforces it as it enforces each post type's own (migration 006):
  * a unique index on `posts (slug)` for the two types. A create then needs no lock to pick its slug
- * (issue 9: one statement fewer on PostgreSQL): two concurrent writes that pick the same one meet
+ * (one statement fewer on PostgreSQL): two concurrent writes that pick the same one meet
  * the index, and the loser is run again (`writeTransaction`), finding the slug taken.
  *
  * Slugs already shared by an event and a series (a race before this version) are made unique

@@ -1,5 +1,5 @@
 /**
- * Issue 24: sync tokens are signed, and the change log is pruned.
+ * Sync tokens are signed (so a client cannot forge one), and the change log is pruned.
  *
  * - `settings (name, value)`: small values the service keeps in the database, shared by every
  *   instance on it. `sync_token_secret`: the HMAC key of sync tokens (32 random bytes, hex), made

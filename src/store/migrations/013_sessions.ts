@@ -1,5 +1,5 @@
 /**
- * Issue 28: sign-in sessions of the admin face, and two-factor (TOTP) enrolment.
+ * Sign-in sessions of the admin face, and two-factor (TOTP) enrolment.
  *
  * - `sessions`: one row per signed-in browser. `token_hash` is a SHA-256 (hex) of the random
  *   session id the cookie holds; the id itself is never stored. `created_gmt` and `last_used_gmt`

@@ -1,5 +1,5 @@
 /**
- * Issue 28: imports run in the background (the admin API's `POST imports`), one row each:
+ * Imports run in the background (the admin API's `POST imports`), one row each:
  * what to import (`kind` ics or tec, `source`: the URL or the uploaded file's name, `options` as
  * JSON with any credentials encrypted, `upload`: an uploaded file's text until the import ends),
  * its state (`status` queued, running, done or failed; `attempts`), progress (`phase`, `done`,

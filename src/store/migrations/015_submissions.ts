@@ -1,5 +1,5 @@
 /**
- * Issue 29: community submissions and their moderation log.
+ * Community submissions and their moderation log.
  *
  * - `submissions`: one row per event proposed by the public. `token_hash` is a SHA-256 (hex) of the
  *   token of the submitter's private link (the token itself is never stored; it is an HMAC of the

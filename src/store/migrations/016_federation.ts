@@ -1,5 +1,5 @@
 /**
- * Issue 31: the calendar as an ActivityPub actor (src/federation, docs/federation.md).
+ * The calendar as an ActivityPub actor (src/federation, docs/federation.md).
  *
  * - `federation_kv`: Fedify's key-value store (public-key cache, inbox idempotence, …): the key
  *   as a JSON array, the value as JSON, an optional expiry (ms since the epoch).

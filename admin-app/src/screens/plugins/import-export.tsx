@@ -1,5 +1,5 @@
 /**
- * Import and export (issue 28) over `calendar/admin/v1/imports` and `/export`: an import from an
+ * Import and export over `calendar/admin/v1/imports` and `/export`: an import from an
  * `.ics` file, an `.ics` URL or a The Events Calendar site, queued and followed with a live progress
  * bar (`imports/{id}` polled until it ends: phase, done of total, then the counts and each message);
  * the import history; the JSON export and the iCalendar export as downloads. Administrators only.

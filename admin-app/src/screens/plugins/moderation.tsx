@@ -1,5 +1,5 @@
 /**
- * The moderation screens (issue 29), a plug-in of the admin app: the queue of community
+ * The moderation screens, a plug-in of the admin app: the queue of community
  * submissions (`/moderation`: filters, paging, selection and bulk actions), one submission
  * (`/moderation/:id`: the event as submitted, the submitter, duplicate flags, approve now or at a
  * time, edit then approve, merge a new venue or organizer into an existing one, reject or ask for

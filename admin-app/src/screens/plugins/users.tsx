@@ -1,5 +1,5 @@
 /**
- * Users and roles, and application passwords (issue 28), over `calendar/admin/v1/users`: the list
+ * Users and roles, and application passwords, over `calendar/admin/v1/users`: the list
  * (search, role filter, paging), a form to add a user, and a user's page (name, e-mail, role,
  * password; removal with their records given to another user; application passwords: the secret
  * shown once). Administrators only.

@@ -1,5 +1,5 @@
 /**
- * Webhook endpoints (issue 28) over `calendar/admin/v1/webhooks`: the list, a form to add one
+ * Webhook endpoints over `calendar/admin/v1/webhooks`: the list, a form to add one
  * (URL, event types, description; the signing secret shown once), an endpoint's page (edit,
  * disable and re-enable, remove, send a test delivery and see how it went) with its deliveries
  * (status, attempts, each attempt's response) and a "Send again" per delivery. The event types

@@ -5,6 +5,16 @@
  *
  * @example TEC_DEFINITIONS.Event.allOf[0] // { $ref: '#/components/schemas/TEC_Post_Entity' }
  */
+
+/** A wall time property as the original's definitions write it (`Y-m-d H:i:s`). */
+const dateTime = (description: string, example: string) => ({
+  description,
+  type: 'string',
+  format: 'date-time',
+  pattern: '^[0-9]{4}-[0-9]{2}-[0-9]{2} [0-9]{2}:[0-9]{2}:[0-9]{2}$',
+  example,
+});
+
 export const TEC_DEFINITIONS: Record<string, any> = {
   TEC_Post_Entity: {
     type: 'object',
@@ -144,34 +154,10 @@ export const TEC_DEFINITIONS: Record<string, any> = {
         title: 'Event',
         properties: {
           tribe_events_cat: { description: 'The terms assigned to the entity in the tribe_events_cat taxonomy', type: 'array', items: { type: 'integer' }, uniqueItems: true, example: [1, 5, 12] },
-          start_date: {
-            description: 'The start date of the event',
-            type: 'string',
-            format: 'date-time',
-            pattern: '^[0-9]{4}-[0-9]{2}-[0-9]{2} [0-9]{2}:[0-9]{2}:[0-9]{2}$',
-            example: '2025-06-05 12:00:00',
-          },
-          start_date_utc: {
-            description: 'The start date of the event in UTC',
-            type: 'string',
-            format: 'date-time',
-            pattern: '^[0-9]{4}-[0-9]{2}-[0-9]{2} [0-9]{2}:[0-9]{2}:[0-9]{2}$',
-            example: '2025-06-05 09:00:00',
-          },
-          end_date: {
-            description: 'The end date of the event',
-            type: 'string',
-            format: 'date-time',
-            pattern: '^[0-9]{4}-[0-9]{2}-[0-9]{2} [0-9]{2}:[0-9]{2}:[0-9]{2}$',
-            example: '2025-06-05 16:00:00',
-          },
-          end_date_utc: {
-            description: 'The end date of the event in UTC',
-            type: 'string',
-            format: 'date-time',
-            pattern: '^[0-9]{4}-[0-9]{2}-[0-9]{2} [0-9]{2}:[0-9]{2}:[0-9]{2}$',
-            example: '2025-06-05 13:00:00',
-          },
+          start_date: dateTime('The start date of the event', '2025-06-05 12:00:00'),
+          start_date_utc: dateTime('The start date of the event in UTC', '2025-06-05 09:00:00'),
+          end_date: dateTime('The end date of the event', '2025-06-05 16:00:00'),
+          end_date_utc: dateTime('The end date of the event in UTC', '2025-06-05 13:00:00'),
           dates: { $ref: '#/components/schemas/DateDetails' },
           timezone: { description: 'The timezone of the event', type: 'string', example: 'Europe/Athens' },
           duration: { description: 'The duration of the event in seconds', type: 'integer', example: 14400 },
@@ -212,34 +198,10 @@ export const TEC_DEFINITIONS: Record<string, any> = {
         type: 'object',
         properties: {
           tribe_events_cat: { description: 'The terms assigned to the entity in the tribe_events_cat taxonomy', type: 'array', items: { type: 'integer' }, uniqueItems: true, example: [1, 5, 12] },
-          start_date: {
-            description: 'The start date of the event',
-            type: 'string',
-            format: 'date-time',
-            pattern: '^[0-9]{4}-[0-9]{2}-[0-9]{2} [0-9]{2}:[0-9]{2}:[0-9]{2}$',
-            example: '2025-06-05 12:00:00',
-          },
-          start_date_utc: {
-            description: 'The start date of the event in UTC',
-            type: 'string',
-            format: 'date-time',
-            pattern: '^[0-9]{4}-[0-9]{2}-[0-9]{2} [0-9]{2}:[0-9]{2}:[0-9]{2}$',
-            example: '2025-06-05 09:00:00',
-          },
-          end_date: {
-            description: 'The end date of the event',
-            type: 'string',
-            format: 'date-time',
-            pattern: '^[0-9]{4}-[0-9]{2}-[0-9]{2} [0-9]{2}:[0-9]{2}:[0-9]{2}$',
-            example: '2025-06-05 16:00:00',
-          },
-          end_date_utc: {
-            description: 'The end date of the event in UTC',
-            type: 'string',
-            format: 'date-time',
-            pattern: '^[0-9]{4}-[0-9]{2}-[0-9]{2} [0-9]{2}:[0-9]{2}:[0-9]{2}$',
-            example: '2025-06-05 13:00:00',
-          },
+          start_date: dateTime('The start date of the event', '2025-06-05 12:00:00'),
+          start_date_utc: dateTime('The start date of the event in UTC', '2025-06-05 09:00:00'),
+          end_date: dateTime('The end date of the event', '2025-06-05 16:00:00'),
+          end_date_utc: dateTime('The end date of the event in UTC', '2025-06-05 13:00:00'),
           timezone: { description: 'The timezone of the event', type: 'string', example: 'Europe/Athens' },
           duration: { description: 'The duration of the event in seconds', type: 'integer', example: 14400 },
           all_day: { description: 'Whether the event is all day', type: 'boolean', example: false },

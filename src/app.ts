@@ -28,6 +28,7 @@ import type { SubmissionJobs } from './jobs/submissions.js';
 import type { JobHandle } from './jobs/runner.js';
 import { clientAddressOf, createWebServer, requestIdOf, registerBodyParsers, registerCompression } from './web/server.js';
 import { registerQueryRefusal } from './web/query-string.js';
+import { calendarRewrite, registerCalendarEntry } from './web/calendars.js';
 import { registerRateLimit, type RateLimitTake } from './web/rate-limit.js';
 import { registerSlowRequestLog, watchLoop, type LoopWatch } from './web/loop-delay.js';
 import { registerConditional } from './web/conditional.js';
@@ -84,7 +85,9 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
   const { store, services, webhooks } = await createCore(config, options);
 
   // The instance every face is registered on (web/server.ts); `?rest_route=` is the REST face's.
-  const app = createWebServer(config, { logger: options.logger, rewriteUrl: restRouteRewrite(config.restRoot) });
+  const app = createWebServer(config, { logger: options.logger, rewriteUrl: calendarRewrite(restRouteRewrite(config.restRoot)) });
+  // Each request runs in its calendar (`/c/{slug}/…` or a calendar's own host; else the default one).
+  registerCalendarEntry(app, services);
   // Which requests hold the event loop (loop-delay.ts): logged past SLOW_REQUEST_LOG_MS, counted in
   // /metrics; its hooks come first, so that every request is seen, refused ones included.
   const loopWatch = watchLoop();
@@ -155,7 +158,15 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
     ? await (await import('./federation/index.js')).createFederationFace({ config, services: forFaces, logger: app.log, nudgeJob: (name) => jobs.nudge(name) })
     : undefined;
   const exports: CalendarExports = { json: () => exportCalendar(services), ics: (filter) => exportIcs(services, filter) };
-  const deps: FaceDeps = { config, services: forFaces, logger: app.log, webhooks, exports, ...(registry ? { registry } : {}), ...(federationFace ? { federation: federationFace.admin } : {}) };
+  const deps: FaceDeps = {
+    config: services.config,
+    services: forFaces,
+    logger: app.log,
+    webhooks,
+    exports,
+    ...(registry ? { registry } : {}),
+    ...(federationFace ? { federation: federationFace.admin } : {}),
+  };
   let warmUp: WarmUp | undefined;
   const faces: Array<[name: string, face: Face]> = [
     ['rest', registerRestApi],

@@ -11,6 +11,7 @@ import type { Config } from './config.js';
 import { isValidTimezone } from './domain/dates/zones.js';
 import { followCalendarSettings, loadCalendarSettings } from './domain/calendar-settings.js';
 import { createServices, type DomainServices } from './domain/services.js';
+import { calendarConfig } from './domain/calendars.js';
 import { openStore, type OpenOptions, type Store } from './store/db.js';
 import { createWebhookService, type WebhookService } from './webhooks/service.js';
 
@@ -26,7 +27,10 @@ export interface Core {
 export async function createCore(config: Config, options: { store?: Store; storeOptions?: OpenOptions } = {}): Promise<Core> {
   if (!isValidTimezone(config.timezone)) throw new Error(`CALENDAR_TIMEZONE "${config.timezone}" is not a known time zone`);
   const store = options.store ?? (await openStore(config.databaseUrl, { timeoutMs: config.databaseTimeoutMs, ...options.storeOptions }));
-  const services = createServices(config, store);
+  // Every service and face reads the configuration of the calendar the work at hand is of
+  // (domain/calendars.ts); outside any, this one: the default calendar's.
+  const pristine: Config = { ...config, sources: { ...config.sources } };
+  const services = createServices(calendarConfig(config), store, pristine);
   // The calendar settings administrators changed in the app, and their changes from now on.
   await followCalendarSettings(services);
   if (config.adminUser && config.adminPassword) await services.users.ensureAdmin(config.adminUser, config.adminPassword, config.adminEmail);
@@ -42,7 +46,8 @@ export async function createCore(config: Config, options: { store?: Store; store
 export async function withCore<T>(config: Config, fn: (core: Core) => Promise<T>, storeOptions: OpenOptions = {}): Promise<T> {
   const store = await openStore(config.databaseUrl, storeOptions);
   try {
-    const services = createServices(config, store);
+    const pristine: Config = { ...config, sources: { ...config.sources } };
+    const services = createServices(calendarConfig(config), store, pristine);
     await loadCalendarSettings(services);
     return await fn({ store, services, webhooks: createWebhookService(services, config) });
   } finally {

@@ -11,6 +11,7 @@
  */
 
 /** Hits and misses of one kind of kept result. */
+import { calendarIdNow, DEFAULT_CALENDAR_ID } from './store/calendar-scope.js';
 export interface HitMiss {
   hits: number;
   misses: number;
@@ -148,6 +149,9 @@ const keptInProcess: KeptEntry[] = [];
  * make, reports nothing: the structure is not registered.
  */
 export function registerKept(owner: object | undefined, kind: string, structure: KeptStructure): void {
+  // Other calendars' structures come and go with their slots (store/handle.ts `slotsOf`), which
+  // are bounded and reported as one kind of their own, `calendar_slots`.
+  if (calendarIdNow() !== DEFAULT_CALENDAR_ID) return;
   if (owner === undefined) {
     keptInProcess.push({ kind, structure });
     return;

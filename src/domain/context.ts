@@ -10,6 +10,7 @@
 import type { Config } from '../config.js';
 import type { Store } from '../store/db.js';
 import type { AnswerBudget } from './answer-budget.js';
+import type { CalendarService } from './calendars.js';
 import type { EditLockService } from './edit-locks.js';
 import type { EventService } from './events/index.js';
 import type { ImageService } from './images.js';
@@ -51,6 +52,8 @@ export interface CoreServices {
   editLocks: EditLockService;
   /** The media library: uploaded images, their files and alt texts (docs/media.md). */
   media: MediaService;
+  /** The calendars of the service, which one the work at hand is of, people's roles in each (calendars.ts). */
+  calendars: CalendarService;
 }
 
 /** What a domain module that reads or writes the store is given: the services and their store. */

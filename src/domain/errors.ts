@@ -31,6 +31,11 @@ export class ApiError extends Error {
 /** The catalogue: code → [status, message]. `%d`/`%s` are filled by apiError's args. */
 export const ERRORS = {
   rest_no_route: [404, 'No route was found matching the URL and request method.'],
+  // Many calendars in one service (domain/calendars.ts).
+  calendar_not_found: [404, 'No calendar has that ID or slug.'],
+  calendar_exists: [400, 'A calendar already has that slug or host name.'],
+  calendar_default: [400, 'The default calendar cannot be deleted.'],
+  calendar_suspended: [503, 'This calendar is suspended.'],
   rest_invalid_json: [400, 'Invalid JSON body passed.'],
   rest_forbidden: [401, 'Sorry, you are not allowed to do that.'],
   // WordPress' rest_cookie_check_errors: a session cookie with a wrong X-WP-Nonce / _wpnonce.

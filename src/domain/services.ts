@@ -40,6 +40,7 @@ import { settingsInForce, type SettingView } from './settings-view.js';
 import { postTombstones, syncDelta, termTombstones, type DeltaView, type SyncDelta, type Tombstone } from './sync.js';
 import { userAdminOf, type UserAdmin } from './user-admin.js';
 import { createFederationStore, type FederationStore } from './federation-store.js';
+import { createCalendarService } from './calendars.js';
 
 /**
  * What every face is given: the domain's services, and the doors to the domain's parts that keep
@@ -112,13 +113,19 @@ export interface DomainServices extends Services {
  * The services over a store, with the store (the composition root, the jobs, the importers and the
  * CLI use it; faces are given `faceServices(...)`, without it).
  */
-export function createServices(config: Config, store: Store): DomainServices {
-  const links = createLinks(config.siteUrl, config.restRoot, NAMESPACE);
-  const linksByBase = new Map<string, Links>([[`${config.restRoot}/${NAMESPACE}`, links]]);
+export function createServices(config: Config, store: Store, pristine: Config = { ...config }): DomainServices {
+  // One `Links` per site URL (each calendar has its own), REST root and namespace; the calendars'
+  // are bounded (the most recently used), the default calendar's are always there.
+  const linksByBase = new Map<string, Links>();
+  const defaultSite = config.siteUrl;
   const linksFor = (restRoot: string, namespace: string): Links => {
-    const key = `${restRoot}/${namespace}`;
+    const site = config.siteUrl;
+    const key = `${site}|${restRoot}/${namespace}`;
     let out = linksByBase.get(key);
-    if (!out) linksByBase.set(key, (out = createLinks(config.siteUrl, restRoot, namespace)));
+    if (!out) {
+      if (linksByBase.size >= 1024) for (const k of linksByBase.keys()) if (!k.startsWith(`${defaultSite}|`)) linksByBase.delete(k);
+      linksByBase.set(key, (out = createLinks(site, restRoot, namespace)));
+    }
     return out;
   };
   const clock: Clock = {
@@ -151,11 +158,24 @@ export function createServices(config: Config, store: Store): DomainServices {
   });
   const answers = createAnswerBudget(config.responseMemoryBytes);
   const users = createUserService(store);
-  const submissions = createSubmissionService({ config, store, events, venues, organizers, users, links });
+  const submissions = createSubmissionService({
+    config,
+    store,
+    events,
+    venues,
+    organizers,
+    users,
+    get links() {
+      return linksFor(config.restRoot, NAMESPACE);
+    },
+  });
   const ctx: DomainContext = {
     config,
     store,
-    links,
+    // The calendar of the work at hand's (its site URL): a getter, read at each use.
+    get links() {
+      return linksFor(config.restRoot, NAMESPACE);
+    },
     linksFor,
     clock,
     users,
@@ -171,6 +191,7 @@ export function createServices(config: Config, store: Store): DomainServices {
     submissions,
     editLocks: createEditLockService(store, clock),
     media: createMediaService(config, store.db, clock),
+    calendars: createCalendarService(config, pristine, store),
   };
   const db = store.db;
   // The doors made on first use: most commands and tests need few of them.
@@ -186,6 +207,9 @@ export function createServices(config: Config, store: Store): DomainServices {
   const federationStore = once(() => createFederationStore(store));
   const out: DomainServices = {
     ...ctx,
+    get links() {
+      return ctx.links;
+    },
     get sessions() {
       return sessions();
     },

@@ -48,6 +48,8 @@ import { ApiError } from './errors.js';
 import type { Clock } from './linked-posts/index.js';
 import { viewerOf, type Role, type Viewer } from './permissions.js';
 import type { LoginGate, UserService } from './users.js';
+import { viewerHere } from './calendars.js';
+import { calendarIdNow, DEFAULT_CALENDAR_ID } from '../store/calendar-scope.js';
 
 /** WordPress' nonce tick: half a day. */
 export const NONCE_TICK_MS = 12 * 3600_000;
@@ -450,6 +452,8 @@ export function createSessionService(
         // Best effort: a database that cannot be written to right now must not refuse the request.
         void sessionsStore.touchSession(db, s.id, gmt(now)).catch(() => {});
       }
+      // One sign-in across the service; its role is the calendar's of the work at hand.
+      if (calendarIdNow() !== DEFAULT_CALENDAR_ID) return { ...s, viewer: await viewerHere(db, s.viewer) };
       return s;
     },
 

@@ -45,6 +45,8 @@ import { deleteSessionsOf, findTotp } from '../store/sessions.js';
 import { countAdministrators, lockAdministrators } from '../store/user-admin.js';
 import { isEmail } from './email-address.js';
 import { ANONYMOUS, isRole, viewerOf, type Role, type Viewer } from './permissions.js';
+import { viewerHere } from './calendars.js';
+import { calendarIdNow, DEFAULT_CALENDAR_ID } from '../store/calendar-scope.js';
 
 const scrypt = promisify(scryptCb) as (pw: string | Buffer, salt: Buffer, keylen: number, opts: object) => Promise<Buffer>;
 const SCRYPT = { N: 32768, r: 8, p: 1, maxmem: 64 * 1024 * 1024 };
@@ -202,15 +204,17 @@ export interface UserService {
 interface AuthenticatedEntry {
   viewer: Viewer;
   userId: number;
-  /** the application password it matched (its last use is written at most once a minute) */
-  app?: { id: number; lastUsed: string | null };
+  /** the application password it matched (its last use is written at most once a minute), and the one calendar it may be used in */
+  app?: { id: number; lastUsed: string | null; calendar: number | null };
   /** the user has two-factor sign-in on (a change to it notes the user in the change log, which drops this entry) */
   twoFactor: boolean;
 }
 
 /** What an entry (or its absence) proved. */
-const identifiedBy = (found: { viewer: Viewer; entry?: AuthenticatedEntry }): Identified =>
-  found.entry ? { viewer: found.viewer, credential: found.entry.app ? 'application-password' : 'password', twoFactor: found.entry.twoFactor } : { viewer: found.viewer, twoFactor: false };
+const identifiedBy = (found: { viewer: Viewer; entry?: AuthenticatedEntry }): Identified & { appCalendar?: number | null } =>
+  found.entry
+    ? { viewer: found.viewer, credential: found.entry.app ? 'application-password' : 'password', twoFactor: found.entry.twoFactor, appCalendar: found.entry.app?.calendar ?? null }
+    : { viewer: found.viewer, twoFactor: false };
 
 export function createUserService(store: Store): UserService {
   const db = store.db;
@@ -305,7 +309,7 @@ export function createUserService(store: Store): UserService {
     if (apps.length === 0) await verifyPassword(appPassword, DUMMY_HASH);
     for (const app of apps) {
       if (!(await check(appPassword, app.password_hash))) continue;
-      const used = { id: Number(app.id), lastUsed: app.last_used_gmt };
+      const used = { id: Number(app.id), lastUsed: app.last_used_gmt, calendar: app.calendar_id == null ? null : Number(app.calendar_id) };
       touchLater(used);
       const viewer = viewerOf(user);
       return { viewer, entry: { viewer, userId: Number(user.id), app: used, twoFactor: false } };
@@ -324,7 +328,15 @@ export function createUserService(store: Store): UserService {
     return started;
   }
 
+  /** Who a header proved, as the calendar of the work at hand sees them (domain/calendars.ts). */
   async function identify(header: string | undefined, gate: LoginGate | undefined, passwordOnly = false): Promise<Identified> {
+    const found = await identifyAnywhere(header, gate, passwordOnly);
+    if (found.viewer.id <= 0 || calendarIdNow() === DEFAULT_CALENDAR_ID) return found;
+    const viewer = await viewerHere(db, found.viewer, { appPasswordCalendar: found.appCalendar ?? null });
+    return viewer.id <= 0 ? { viewer, twoFactor: false } : { ...found, viewer };
+  }
+
+  async function identifyAnywhere(header: string | undefined, gate: LoginGate | undefined, passwordOnly = false): Promise<Identified & { appCalendar?: number | null }> {
     if (!header || !header.startsWith('Basic ')) return { viewer: ANONYMOUS, twoFactor: false };
     const key = digest(header);
     if (!feed || passwordOnly) return identifiedBy(await authenticateShared(header, key, gate, passwordOnly));

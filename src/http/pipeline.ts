@@ -200,8 +200,10 @@ export function basePath(links: Links): string {
  * Register every declared route under the REST root and namespace of `links`
  * (e.g. '/api/calendar/events/v1').
  */
-export function registerRoutes(app: FastifyInstance, routes: RouteDecl[], services: Services, links: Links): void {
-  const base = basePath(links);
+export function registerRoutes(app: FastifyInstance, routes: RouteDecl[], services: Services, registeredLinks: Links): void {
+  const base = basePath(registeredLinks);
+  // The URLs of the calendar the request is of (its site URL), under this root and namespace.
+  const linksHere = () => services.linksFor(registeredLinks.restRootPath, registeredLinks.namespace);
   for (const decl of routes) {
     const url = base + fastifyPattern(decl.path);
     const methods = routeMethods(decl);
@@ -213,6 +215,7 @@ export function registerRoutes(app: FastifyInstance, routes: RouteDecl[], servic
       const endpoint = decl.endpoints.find((e) => e.methods.includes(method as Method));
       if (!endpoint) throw new ApiError('rest_no_route', 'No route was found matching the URL and request method.', 404);
       req.apiRoute = decl;
+      const links = linksHere();
       req.apiLinks = links;
       const viewer = (req.viewer = await authenticate(req, services));
       const path = (req.params ?? {}) as Record<string, string>;
@@ -285,6 +288,7 @@ export function registerRoutes(app: FastifyInstance, routes: RouteDecl[], servic
       url,
       handler: async (req, reply) => {
         req.apiRoute = decl;
+        const links = linksHere();
         req.apiLinks = links;
         const viewer = (req.viewer = await authenticate(req, services));
         const ctx: EndpointContext = { args: {}, sent: new Set(), path: {}, viewer, services, links, record: null, rawQuery: '' };

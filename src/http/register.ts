@@ -264,10 +264,13 @@ export function registerRestApi(app: FastifyInstance, { config, services, webhoo
     ];
     for (const other of others) registerRoutes(app, other.routes, services, other.links);
     app.get(root === '' ? '/' : root, async (req, reply) => {
-      req.apiLinks = linksOfRoot[0];
+      // The calendar of the request's (its site URL).
+      const linksHere = served.map((ns) => services.linksFor(root, ns));
+      const othersHere = others.map((o) => ({ routes: o.routes, links: services.linksFor(root, o.links.namespace) }));
+      req.apiLinks = linksHere[0];
       // The index names the site and its time zone, which another instance may just have changed.
       await services.changes.catchUp();
-      const text = jsonBody(rootIndex(routes, services, linksOfRoot, others));
+      const text = jsonBody(rootIndex(routes, services, linksHere, othersHere));
       if (answerConditional(req, reply.header('allow', 'GET'), { etag: etagOfBody(text), private: req.viewer !== undefined && req.viewer.id > 0 })) return reply;
       return reply.code(200).header('content-type', 'application/json; charset=UTF-8').send(text);
     });

@@ -1,22 +1,19 @@
 /**
- * The calendar's own settings changed in the app, in the `settings` table (migration 012) as rows
- * named `calendar:VARIABLE` (domain/calendar-settings.ts checks and applies them).
+ * The calendar's own settings changed in the app, in `calendar_settings` (migration 031; before it,
+ * `settings` rows named `calendar:VARIABLE`), each calendar's apart (domain/calendar-settings.ts
+ * checks and applies them).
  *
  * @example
  *   await writeCalendarSettings(trx, { SITE_NAME: 'Town', CALENDAR_TIMEZONE: null }); // { SITE_NAME: 'Town' }
  */
-import { sql } from 'kysely';
 import { noteChange } from './change-notes.js';
 import type { Executor } from './schema.js';
 
-/** The rows of the calendar's own settings (changed in the app) are named `calendar:VARIABLE`. */
-const CALENDAR_PREFIX = 'calendar:';
-
 /** The calendar settings kept in the database: environment variable name → value as text. */
 export async function readCalendarSettings(db: Executor): Promise<Record<string, string>> {
-  const r = await sql<{ name: string; value: string }>`select "name", "value" from "settings" where "name" like ${CALENDAR_PREFIX + '%'}`.execute(db);
+  const rows = await db.selectFrom('calendar_settings').select(['name', 'value']).execute();
   const out: Record<string, string> = {};
-  for (const row of r.rows) out[row.name.slice(CALENDAR_PREFIX.length)] = row.value;
+  for (const row of rows) out[row.name] = row.value;
   return out;
 }
 
@@ -28,8 +25,13 @@ export async function readCalendarSettings(db: Executor): Promise<Record<string,
  */
 export async function writeCalendarSettings(db: Executor, changes: Record<string, string | null>): Promise<Record<string, string>> {
   for (const [name, value] of Object.entries(changes)) {
-    if (value === null) await sql`delete from "settings" where "name" = ${CALENDAR_PREFIX + name}`.execute(db);
-    else await sql`insert into "settings" ("name", "value") values (${CALENDAR_PREFIX + name}, ${value}) on conflict ("name") do update set "value" = excluded."value"`.execute(db);
+    if (value === null) await db.deleteFrom('calendar_settings').where('name', '=', name).execute();
+    else
+      await db
+        .insertInto('calendar_settings')
+        .values({ name, value })
+        .onConflict((oc) => oc.columns(['calendar_id', 'name']).doUpdateSet({ value }))
+        .execute();
   }
   const stored = await readCalendarSettings(db);
   await noteChange(db, 'settings', 0, 'update', { settings: stored });

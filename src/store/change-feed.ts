@@ -27,6 +27,7 @@ import type { Executor } from './schema.js';
 import { listingStateOf, type ListingRow, type ListingState, type RecordChangeDetail } from './listing-states.js';
 import { CHANGES_SINCE_SQL, HEAD_SQL, changeRowsCte, headOf, toChangeRow, type ChangeRow, type RawChangeRow } from './change-log.js';
 import { registerKept, storeMetricsOf } from '../metrics.js';
+import { calendarIdNow, DEFAULT_CALENDAR_ID, isAcrossCalendars } from './calendar-scope.js';
 
 /** The text the event list searches (title, excerpt, description). */
 export interface EventText {
@@ -42,6 +43,8 @@ export interface EventText {
  */
 export interface EventTransition {
   seq: number;
+  /** the calendar of the event */
+  calendar: number;
   id: number;
   before: ListingState | null | undefined;
   after: ListingState | null | undefined;
@@ -158,7 +161,7 @@ function textOf(r: EventText): EventText | undefined {
 }
 
 /** What a batch is built from of each log row. */
-export type FeedRow = Pick<ChangeRow, 'seq' | 'type' | 'id' | 'action' | 'detail'>;
+export type FeedRow = Pick<ChangeRow, 'seq' | 'type' | 'id' | 'action' | 'detail'> & { calendar?: number };
 
 /**
  * Build a batch from log rows and the events' states and texts at the batch's end.
@@ -237,10 +240,37 @@ export function buildBatch(from: number, to: number, rows: readonly FeedRow[], s
     const after = next ? (next.detail ? next.detail.before : undefined) : (states.get(r.id) ?? null);
     const afterText = textChangedLater ? undefined : texts.get(r.id);
     const textChanged = r.action === 'create' || !r.detail || r.detail.text;
-    batch.events.push({ seq: r.seq, id: r.id, before, after, beforeText: textChanged ? undefined : afterText, afterText });
+    batch.events.push({ seq: r.seq, calendar: r.calendar ?? DEFAULT_CALENDAR_ID, id: r.id, before, after, beforeText: textChanged ? undefined : afterText, afterText });
     if (before === undefined || after === undefined) batch.listsReset = true;
   }
   return batch;
+}
+
+/** What a batch was built from, to build each calendar's part of it (`calendarBatches`). */
+interface BatchParts {
+  rows: readonly FeedRow[];
+  states: Map<number, ListingState>;
+  texts: Map<number, EventText | undefined>;
+}
+
+/**
+ * Each calendar's part of a batch, made when first asked for: its listeners (what a calendar's
+ * requests keep) hear only its own writes, and the changes of people (shared by every calendar).
+ * A reset, or a batch of one calendar's rows, is the same for all.
+ */
+function calendarBatches(batch: ChangeBatch, made: BatchParts | undefined): (calendar: number) => ChangeBatch {
+  if (!made || batch.reset) return () => batch;
+  const calendars = new Set(made.rows.filter((r) => r.type !== 'user').map((r) => r.calendar ?? DEFAULT_CALENDAR_ID));
+  const parts = new Map<number, ChangeBatch>();
+  return (calendar) => {
+    if (calendars.size === 0 || (calendars.size === 1 && calendars.has(calendar))) return batch;
+    let part = parts.get(calendar);
+    if (!part) {
+      const rows = made.rows.filter((r) => r.type === 'user' || (r.calendar ?? DEFAULT_CALENDAR_ID) === calendar);
+      parts.set(calendar, (part = buildBatch(batch.from, batch.to, rows, made.states, made.texts, false)));
+    }
+    return part;
+  };
 }
 
 /** The machinery both dialects share: subscribers, history, applying a batch. */
@@ -249,7 +279,8 @@ function feedCore() {
   let resets = 0;
   /** the `to` of the last batch that changed something other than events and terms, or reset */
   let linkedSeq = -1;
-  const listeners: ChangeListener[] = [];
+  /** each listener with the calendar it was made in (undefined: it hears every calendar's changes) */
+  const listeners: Array<{ hear: ChangeListener; calendar: number | undefined }> = [];
   const history: EventTransition[] = [];
   /** bytes of `history` (`transitionBytes`) */
   let historyBytes = 0;
@@ -262,7 +293,7 @@ function feedCore() {
     revision: () => (resets === 0 ? String(seq) : `${seq}~${resets}`),
     linkedRevision: () => (resets === 0 ? String(linkedSeq) : `${linkedSeq}~${resets}`),
     subscribe(listener: ChangeListener) {
-      listeners.push(listener);
+      listeners.push({ hear: listener, calendar: isAcrossCalendars() ? undefined : calendarIdNow() });
     },
     /**
      * First sync: from now on kept results reflect this number. Anything kept before it (a result
@@ -273,9 +304,9 @@ function feedCore() {
       linkedSeq = value;
       historyFloor = value;
       const batch = buildBatch(value, value, [], new Map(), new Map(), true);
-      for (const l of listeners) l(batch);
+      for (const l of listeners) l.hear(batch);
     },
-    apply(batch: ChangeBatch) {
+    apply(batch: ChangeBatch, made?: BatchParts) {
       if (batch.reset) resets++;
       if (batch.reset || batch.linkedChanged) linkedSeq = batch.to;
       if (batch.reset || batch.listsReset) {
@@ -302,13 +333,16 @@ function feedCore() {
         }
       }
       seq = batch.to;
-      for (const l of listeners) l(batch);
+      const byCalendar = calendarBatches(batch, made);
+      for (const l of listeners) l.hear(l.calendar === undefined ? batch : byCalendar(l.calendar));
     },
     transitionsBetween(from: number, to: number): EventTransition[] | undefined {
       if (from === to) return [];
       // A result from ahead of the feed cannot be kept: the feed would apply those changes again.
       if (from > to || from < historyFloor || to > seq) return undefined;
-      return history.filter((t) => t.seq > from && t.seq <= to);
+      const across = isAcrossCalendars();
+      const calendar = calendarIdNow();
+      return history.filter((t) => t.seq > from && t.seq <= to && (across || t.calendar === calendar));
     },
   };
 }
@@ -404,7 +438,7 @@ export function createSqliteFeed(connection: {
           texts.set(Number(r.id), textOf(r));
         }
       }
-      core.apply(buildBatch(from, value, rows, states, texts, truncated));
+      core.apply(buildBatch(from, value, rows, states, texts, truncated), { rows, states, texts });
     }
     lastDataVersion = dataVersion;
     lastTotalChanges = totalChanges;
@@ -453,12 +487,12 @@ export async function lookPostgres(db: Executor, from: number): Promise<Look> {
   const limit = MAX_ROWS + 1;
   const r = await sql<{
     value: number | string;
-    changes: Array<[number | string, number, string, number, string, string | null]> | null;
+    changes: Array<[number | string, number, string, number, string, string | null, number]> | null;
     states: LookedState[] | null;
   }>`with ${changeRowsCte(from, limit)},
   "ev" as (select distinct "record_id" as "id" from "ch" where "record_type" = 'event' and (select count(*) from "ch") < ${limit}::int)
 select "c"."value",
-  case when "c"."value" <> ${from}::bigint and ${from}::bigint >= 0 then (select json_agg(json_build_array("seq", "idx", "record_type", "record_id", "action", "detail") order by "seq", "idx") from "ch") end as "changes",
+  case when "c"."value" <> ${from}::bigint and ${from}::bigint >= 0 then (select json_agg(json_build_array("seq", "idx", "record_type", "record_id", "action", "detail", "calendar_id") order by "seq", "idx") from "ch") end as "changes",
   case when "c"."value" <> ${from}::bigint and ${from}::bigint >= 0 then (select json_agg(json_build_object(
       'id', p."id", 'status', p."status", 'author_id', p."author_id", 'parent_id', p."parent_id", 'date_gmt', p."date_gmt",
       'start_local', e."start_local", 'end_local', e."end_local", 'hide_from_listings', e."hide_from_listings", 'featured', e."featured",
@@ -473,7 +507,7 @@ from "c"`.execute(db);
   const value = Number(row?.value ?? 0);
   const raw = row?.changes ?? [];
   const truncated = raw.length > MAX_ROWS || (from >= 0 && value < from);
-  const rows = truncated ? [] : raw.map(([seq, idx, record_type, record_id, action, detail]) => toChangeRow({ seq, idx, record_type, record_id, action, detail }));
+  const rows = truncated ? [] : raw.map(([seq, idx, record_type, record_id, action, detail, calendar_id]) => toChangeRow({ seq, idx, record_type, record_id, action, detail, calendar_id }));
   const states = new Map<number, ListingState>();
   const texts = new Map<number, EventText | undefined>();
   if (!truncated) {
@@ -544,7 +578,7 @@ export function createPostgresFeed(db: Executor): ChangeFeed {
       else if (look.value > core.seq() || look.truncated) {
         // Another look applied meanwhile from an older number: this one's rows start elsewhere.
         if (look.from !== core.seq()) continue;
-        core.apply(buildBatch(look.from, look.value, look.rows, look.states, look.texts, look.truncated));
+        core.apply(buildBatch(look.from, look.value, look.rows, look.states, look.texts, look.truncated), look);
       }
       if (look.sentAt > lookedEpoch) lookedEpoch = look.sentAt;
       break;

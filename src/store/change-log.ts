@@ -36,6 +36,7 @@
 import { sql, type RawBuilder } from 'kysely';
 import type { Executor } from './schema.js';
 import type { ChangeAction, EventChangeDetail, RecordChangeDetail, RecordType } from './listing-states.js';
+import { calendarFilter } from './calendar-scope.js';
 
 /** A change as read back from the log: one row of `changes`, in (seq, idx) order. */
 export interface ChangeRow {
@@ -51,6 +52,8 @@ export interface ChangeRow {
   detailText: string | null;
   /** when the write was committed (UTC, `YYYY-MM-DD HH:MM:SS`) */
   created_gmt: string;
+  /** the calendar the write was of (migration 031) */
+  calendar: number;
 }
 
 /** A raw log row (numbers may arrive as strings from PostgreSQL). */
@@ -62,6 +65,7 @@ export interface RawChangeRow {
   action: string;
   detail: string | null;
   created_gmt?: string;
+  calendar_id?: number | string;
 }
 
 /** A raw log row as a `ChangeRow`. */
@@ -75,6 +79,7 @@ export function toChangeRow(r: RawChangeRow): ChangeRow {
     detail: r.detail ? (JSON.parse(r.detail) as EventChangeDetail & RecordChangeDetail) : null,
     detailText: r.detail,
     created_gmt: r.created_gmt ?? '',
+    calendar: Number(r.calendar_id ?? 1),
   };
 }
 
@@ -86,7 +91,7 @@ export interface ChangeRead {
   through: number;
 }
 
-const COLUMNS = ['seq', 'idx', 'record_type', 'record_id', 'action', 'detail', 'created_gmt'] as const;
+const COLUMNS = ['seq', 'idx', 'record_type', 'record_id', 'action', 'detail', 'created_gmt', 'calendar_id'] as const;
 
 /** The sequence number of the last committed write, read on `db`. */
 export async function headOf(db: Executor): Promise<number> {
@@ -121,7 +126,7 @@ export async function readChanges(db: Executor, from: number, to: number, limit:
 }
 
 /** The SQL of the rows after a number up to another (`?` parameters: from, to, limit), for a prepared statement. */
-export const CHANGES_SINCE_SQL = 'select "seq", "idx", "record_type", "record_id", "action", "detail" from "changes" where "seq" > ? and "seq" <= ? order by "seq", "idx" limit ?';
+export const CHANGES_SINCE_SQL = 'select "seq", "idx", "record_type", "record_id", "action", "detail", "calendar_id" from "changes" where "seq" > ? and "seq" <= ? order by "seq", "idx" limit ?';
 
 /** The SQL of the log's head, for a prepared statement. */
 export const HEAD_SQL = 'select "value" from "change_counter" where "id" = 1';
@@ -134,7 +139,7 @@ export const HEAD_SQL = 'select "value" from "change_counter" where "id" = 1';
 export function changeRowsCte(from: number, limit: number): RawBuilder<unknown> {
   return sql`"c" as (select "value" from "change_counter" where "id" = 1),
   "ch" as (
-    select "seq", "idx", "record_type", "record_id", "action", "detail" from "changes"
+    select "seq", "idx", "record_type", "record_id", "action", "detail", "calendar_id" from "changes"
     where "seq" > ${from}::bigint and "seq" <= (select "value" from "c")
     order by "seq", "idx" limit ${limit}::int
   )`;
@@ -146,8 +151,8 @@ export function changeRowsCte(from: number, limit: number): RawBuilder<unknown> 
  * `changes (record_type, record_id, seq)`).
  */
 export async function newestSeqOf(db: Executor, records: ReadonlyArray<readonly [string, number]>): Promise<number> {
-  const parts = records.map(([t, i]) => sql`select max("seq") as "s" from "changes" where "record_type" = ${t} and "record_id" = ${i}`);
-  parts.push(sql`select max("seq") as "s" from "changes" where "record_type" in ('all', 'settings')`);
+  const parts = records.map(([t, i]) => sql`select max("seq") as "s" from "changes" where "record_type" = ${t} and "record_id" = ${i}${calendarFilter('changes')}`);
+  parts.push(sql`select max("seq") as "s" from "changes" where "record_type" in ('all', 'settings')${calendarFilter('changes')}`);
   const r = await sql<{ s: number | string | null }>`select max("s") as "s" from (${sql.join(parts, sql` union all `)}) as "v"`.execute(db);
   return Number(r.rows[0]?.s ?? 0);
 }

@@ -19,6 +19,7 @@ import type { Executor } from './schema.js';
 import { directOf } from './sqlite-direct.js';
 import { chunksOf } from './lists.js';
 import { readListingStates, type ChangeAction, type EventChangeDetail, type RecordChangeDetail, type RecordType } from './listing-states.js';
+import { calendarCondition, calendarFilter, calendarIdNow } from './calendar-scope.js';
 
 interface Pending {
   type: RecordType;
@@ -96,10 +97,12 @@ async function recountLocked(trx: Executor, recounts: ReadonlySet<number>, count
   const recounted = [...recounts].sort((a, b) => a - b);
   for (const id of recounted) counts?.delete(id);
   const locked = [...new Set([...recounted, ...(counts?.keys() ?? [])])].sort((a, b) => a - b);
-  await sql`select "id" from "terms" where "id" = any(${locked}::int[]) order by "id" for no key update`.execute(trx);
+  await sql`select "id" from "terms" where "id" = any(${locked}::int[])${calendarFilter('terms')} order by "id" for no key update`.execute(trx);
   // What counts: published `tribe_events` posts (a recurring event's series is not counted; its occurrences are), as `recountTerms`.
   await sql`update "terms" set "count" = (select count(*) from "event_terms" et inner join "posts" p on p."id" = et."event_id"
-    where et."term_id" = "terms"."id" and p."status" = 'publish' and p."type" = 'tribe_events') where "id" = any(${recounted}::int[])`.execute(trx);
+    where et."term_id" = "terms"."id" and p."status" = 'publish' and p."type" = 'tribe_events' and et."calendar_id" = "terms"."calendar_id" and p."calendar_id" = "terms"."calendar_id") where "id" = any(${recounted}::int[])${calendarFilter('terms')}`.execute(
+    trx,
+  );
 }
 
 /** Term ids grouped by the delta they get, in id order (every writer locks them in the same order). */
@@ -120,7 +123,11 @@ async function applyTermCounts(db: Executor, counts: Map<number, number>): Promi
     // In chunks: never more bound values than a statement takes (lists.ts).
     for (const ids of chunksOf(all)) {
       if (direct) {
-        direct.run(`update "terms" set "count" = "count" + ? where "id" in (${ids.map(() => '?').join(', ')})`, [delta, ...ids]);
+        direct.run(`update "terms" set "count" = "count" + ? where "id" in (${ids.map(() => '?').join(', ')})${calendarCondition('terms').text}`, [
+          delta,
+          ...ids,
+          ...calendarCondition('terms').params,
+        ]);
         continue;
       }
       await db
@@ -306,7 +313,7 @@ function termCountCtes(groups: Array<[number, number[]]>, after: string | undefi
   const parts = ids.map((id, i) => {
     const before = i > 0 ? names[i - 1] : after;
     const conditions = `${before ? ` and (select count(*) from ${before}) >= 0` : ''}${onlyIf ? ` and ${onlyIf}` : ''}`;
-    return sql`, ${sql.raw(names[i]!)} as (update "terms" set "count" = "count" + ${deltas.get(id)} where "id" = ${id}${sql.raw(conditions)} returning "id", "count")`;
+    return sql`, ${sql.raw(names[i]!)} as (update "terms" set "count" = "count" + ${deltas.get(id)} where "id" = ${id}${calendarFilter('terms')}${sql.raw(conditions)} returning "id", "count")`;
   });
   return { ctes: sql.join(parts, sql``), last: names.length ? names[names.length - 1] : after, names };
 }
@@ -318,8 +325,8 @@ async function appendChangesPostgres(db: Executor, notes: Pending[], counts: Arr
   const r = await sql<{
     seq: number | string;
   }>`with "start" as (select 1)${terms.ctes}, c as (update "change_counter" set "value" = "value" + 1 where "id" = 1${terms.last ? sql.raw(` and (select count(*) from ${terms.last}) >= 0`) : sql``} returning "value")
-    insert into "changes" ("seq", "idx", "record_type", "record_id", "action", "detail", "created_gmt")
-    select c."value", v."idx", v."record_type", v."record_id", v."action", v."detail", ${nowGmt()}
+    insert into "changes" ("seq", "idx", "record_type", "record_id", "action", "detail", "created_gmt", "calendar_id")
+    select c."value", v."idx", v."record_type", v."record_id", v."action", v."detail", ${nowGmt()}, ${calendarIdNow()}
     from c, unnest(${notes.map((_, i) => i)}::int[], ${notes.map((n) => n.type)}::text[], ${notes.map((n) => n.id)}::int[], ${notes.map((n) => n.action)}::text[], ${notes.map((n) => (n.detail ? JSON.stringify(n.detail) : null))}::text[])
       as v("idx", "record_type", "record_id", "action", "detail")
     returning "seq"`.execute(db);
@@ -365,8 +372,8 @@ export function statementLog(
     ? sql.raw(`(select json_agg(json_build_array(x."id", x."count")) from (${terms.names.map((n) => `select "id", "count" from ${n}`).join(' union all ')}) x)`)
     : sql.raw(`null`);
   const ctes = sql`${terms.ctes}, "c" as (update "change_counter" set "value" = "value" + 1 where "id" = 1${afterTerms} returning "value"),
-    "l" as (insert into "changes" ("seq", "idx", "record_type", "record_id", "action", "detail", "created_gmt")
-      select c."value", v."idx", v."record_type", coalesce(v."record_id", (select "id" from "p")), v."action", v."detail", ${nowGmt()}
+    "l" as (insert into "changes" ("seq", "idx", "record_type", "record_id", "action", "detail", "created_gmt", "calendar_id")
+      select c."value", v."idx", v."record_type", coalesce(v."record_id", (select "id" from "p")), v."action", v."detail", ${nowGmt()}, ${calendarIdNow()}
       from "c" c, unnest(${rows.map((_, i) => i)}::int[], ${rows.map((r) => r.type)}::text[], ${rows.map((r) => r.id)}::int[], ${rows.map((r) => r.action)}::text[], ${rows.map((r) => r.detail)}::text[])
         as v("idx", "record_type", "record_id", "action", "detail") returning 1)`;
   return { ctes, counts: countsLeft, done: sql.raw(`(select count(*) from "l")`) };

@@ -13,6 +13,7 @@
 import { AsyncLocalStorage, AsyncResource } from 'node:async_hooks';
 import type { Executor } from './schema.js';
 import { partsOf, type GroupCommit, type StoreParts } from './handle.js';
+import { CALENDAR_SCOPE, calendarIdNow, inCalendar } from './calendar-scope.js';
 import { writeCommitCountersOf } from '../metrics.js';
 import { importContextRestorer, inImportContext, runImportHook } from './import-context.js';
 import { enterDirect, leaveDirect } from './sqlite-direct.js';
@@ -35,7 +36,7 @@ import { beginStatementWrite, dropNotes, flushChanges, hasPendingNotes } from '.
 export async function writeStatement<T>(db: Executor, fn: (w: Executor) => Promise<T>): Promise<T> {
   const guard = guards.getStore();
   if (partsOf(db)?.dialect !== 'postgres' || (guard !== undefined && !guard.done) || inImportContext()) return writeTransaction(db, fn);
-  const w = db.withoutPlugins();
+  const w = db.withoutPlugins().withPlugin(CALENDAR_SCOPE);
   beginStatementWrite(w);
   try {
     const out = await fn(w);
@@ -182,6 +183,8 @@ const GROUP_MAX = 32;
 
 interface QueuedWrite {
   fn: (trx: Executor) => Promise<unknown>;
+  /** the calendar of the write (its log rows are that calendar's; the group runs in its own turn) */
+  calendar: number;
   resolve: (value: unknown) => void;
   reject: (error: unknown) => void;
 }
@@ -204,7 +207,7 @@ function groupCommitOf(db: Executor, parts: StoreParts): GroupCommit {
   async function runGroup(batch: QueuedWrite[]): Promise<void> {
     if (batch.length === 1) {
       const [only] = batch as [QueuedWrite];
-      await ownTransaction(db, only.fn).then(only.resolve, only.reject);
+      await inCalendar(only.calendar, () => ownTransaction(db, only.fn)).then(only.resolve, only.reject);
       return;
     }
     const done: Array<{ write: QueuedWrite; out: unknown }> = [];
@@ -221,12 +224,12 @@ function groupCommitOf(db: Executor, parts: StoreParts): GroupCommit {
     const direct = parts.direct!;
     try {
       for (const write of batch) {
-        const point = trx.withoutPlugins();
+        const point = trx.withoutPlugins().withPlugin(CALENDAR_SCOPE);
         direct.run('savepoint "w"', []);
         enterDirect(direct, point);
         try {
           const out = await write.fn(point);
-          await flushChanges(point);
+          await inCalendar(write.calendar, () => flushChanges(point));
           leaveDirect(point);
           direct.run('release "w"', []);
           done.push({ write, out });
@@ -268,7 +271,7 @@ function groupCommitOf(db: Executor, parts: StoreParts): GroupCommit {
   group = {
     run(fn) {
       return new Promise((resolve, reject) => {
-        queue.push({ fn, resolve, reject });
+        queue.push({ fn, calendar: calendarIdNow(), resolve, reject });
         // Start on the next turn of the event loop: requests whose reads are queued on the
         // connection now reach their write meanwhile and join the group.
         if (!draining) {

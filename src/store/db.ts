@@ -54,6 +54,8 @@ import { peopleMigration } from './migrations/027_people.js';
 import { seriesPeopleMigration } from './migrations/028_series_people.js';
 import { importReviewMigration } from './migrations/029_import_review.js';
 import { postPasswordsMigration } from './migrations/030_post_passwords.js';
+import { calendarsMigration } from './migrations/031_calendars.js';
+import { acrossCalendars, CALENDAR_SCOPE } from './calendar-scope.js';
 
 export type { DialectName } from './handle.js';
 
@@ -136,6 +138,7 @@ function migrations(dialect: DialectName): Record<string, Migration> {
     '028_series_people': seriesPeopleMigration(),
     '029_import_review': importReviewMigration(),
     '030_post_passwords': postPasswordsMigration(),
+    '031_calendars': calendarsMigration(dialect),
   };
 }
 
@@ -166,10 +169,11 @@ export async function migrate(store: Store): Promise<string[]> {
   // 3F000 ("schema does not exist"), 42P01 (a relation dropped) or 42703 (a column of a table being
   // altered: "column … of relation sync_state does not exist"), which say nothing about ours: ask
   // again. A failure of our own migrations repeats and is thrown after the last attempt.
-  let outcome = await migrator.migrateToLatest();
+  // Migrations work on the whole database, whatever calendar the rows are of.
+  let outcome = await acrossCalendars(() => migrator.migrateToLatest());
   for (let attempt = 1; attempt < 5 && RACING_CATALOG_CODES.has((outcome.error as { code?: string } | undefined)?.code ?? ''); attempt++) {
     await new Promise((r) => setTimeout(r, 50 * attempt));
-    outcome = await migrator.migrateToLatest();
+    outcome = await acrossCalendars(() => migrator.migrateToLatest());
   }
   const { error, results } = outcome;
   if (error) throw error instanceof Error ? error : new Error(String(error));
@@ -297,7 +301,7 @@ function sqliteStore(path: string, options: OpenOptions): Store {
     slots: new Map(),
   };
   const cached = withStatementCache(database, 500, () => parts.changes?.committed());
-  const db = new StoreDb({ dialect: new SqliteInListDialect({ database: cached }) }, parts as StoreParts);
+  const db = new StoreDb({ dialect: new SqliteInListDialect({ database: cached }), plugins: [CALENDAR_SCOPE] }, parts as StoreParts);
   const changes = (parts.changes = createChangeLog(db));
   // A commit on this connection: the feed reads `total_changes()` again at its next sync (between
   // two, a sync in a turn that looked already calls nothing in SQLite).
@@ -472,7 +476,7 @@ async function postgresStore(url: string, options: OpenOptions): Promise<Store> 
   // COUNT(*) and other bigints arrive as strings; ids and counts fit in a JS number.
   pg.types.setTypeParser(20, (v) => Number(v));
   const parts = { dialect: 'postgres', metrics: new StoreMetrics(), slots: new Map() } as unknown as StoreParts;
-  const db = new StoreDb({ dialect: new PostgresDialect({ pool }) }, parts);
+  const db = new StoreDb({ dialect: new PostgresDialect({ pool }), plugins: [CALENDAR_SCOPE] }, parts);
   const feed = (parts.feed = createPostgresFeed(db));
   registerFeedMetrics(db, feed);
   const changes = (parts.changes = createChangeLog(db));

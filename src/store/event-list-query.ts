@@ -17,6 +17,7 @@ import { LONG_EVENT_CONDITION, LONG_EVENTS_INDEX, lookbackStart } from './event-
 import { VENUE_EVENTS_INDEX } from './migrations/025_filter_indexes.js';
 import { ftsPhrases, indexableWord, SEARCH_TABLE } from './search-index.js';
 import type { EventListFilter } from './event-list-results.js';
+import { calendarFilter } from './calendar-scope.js';
 
 export type EventQuery = SelectQueryBuilder<Database, 'posts' | 'events', object>;
 
@@ -119,7 +120,10 @@ function firstOfItsSeries(f: EventListFilter) {
     if (f.startUntil !== undefined) conds.push(sql`sev.start_local <= ${f.startUntil}`);
     if (f.endFrom !== undefined) conds.push(sql`sev.end_local >= ${f.endFrom}`);
     if (f.endUntil !== undefined) conds.push(sql`sev.end_local <= ${f.endUntil}`);
-    return eb.or([eb('posts.parent_id', '=', 0), sql<SqlBool>`not exists (select 1 from posts sib inner join events sev on sev.post_id = sib.id where ${sql.join(conds, sql` and `)})`]);
+    return eb.or([
+      eb('posts.parent_id', '=', 0),
+      sql<SqlBool>`not exists (select 1 from posts sib inner join events sev on sev.post_id = sib.id where ${sql.join(conds, sql` and `)}${calendarFilter('sib')}${calendarFilter('sev')})`,
+    ]);
   };
 }
 
@@ -159,7 +163,7 @@ function longEvents(dialect: DialectName, overlaps: NonNullable<EventListFilter[
   const until = overlaps.until !== undefined ? sql` and "start_local" <= ${overlaps.until}` : sql``;
   const table = dialect === 'sqlite' ? sql`"events" indexed by ${sql.raw(`"${LONG_EVENTS_INDEX}"`)}` : sql`"events"`;
   const fence = dialect === 'postgres' ? sql` offset 0` : sql``;
-  return sql`(select * from ${table} where ${sql.raw(LONG_EVENT_CONDITION)} and "end_local" >= ${from} and "start_local" < ${lookbackStart(from)}${until}${fence})`;
+  return sql`(select * from ${table} where ${sql.raw(LONG_EVENT_CONDITION)}${calendarFilter('events')} and "end_local" >= ${from} and "start_local" < ${lookbackStart(from)}${until}${fence})`;
 }
 
 /**

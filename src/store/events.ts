@@ -13,6 +13,7 @@ import type { EventsTable, Executor, NewPost, PostRow, EventRow, StoredPostType 
 import type { Insertable, Updateable } from 'kysely';
 import { addTermCounts, isCreatedHere, isStatementWrite, noteChange, noteEventBefore, noteLinksWritten, recordTypeOfPost, statementLog } from './change-notes.js';
 import { afterExplicitId, takeWantedId } from './import-context.js';
+import { calendarCondition, calendarFilter } from './calendar-scope.js';
 
 /** A post row with its event fields (who changed it last is read apart, `edit-locks.ts`). */
 export type EventRecord = PostRow & Omit<EventRow, 'post_id' | 'modified_by'>;
@@ -70,8 +71,12 @@ export async function findEventsByIds(db: Executor, ids: number[]): Promise<Even
   if (ids.length > ID_CHUNK) return byChunks(ids, (chunk) => findEventsByIds(db, chunk));
   const direct = directOf(db);
   if (direct)
-    return direct.all<EventRecord>(`select ${EVENT_SELECT_TEXT} from "posts" inner join "events" on "events"."post_id" = "posts"."id" where "posts"."id" in (${ids.map(() => '?').join(', ')})`, ids);
-  const r = await sql<EventRecord>`select ${EVENT_SELECT} from "posts" inner join "events" on "events"."post_id" = "posts"."id" where "posts"."id" in (${sql.join(ids)})`.execute(db);
+    return direct.all<EventRecord>(
+      `select ${EVENT_SELECT_TEXT} from "posts" inner join "events" on "events"."post_id" = "posts"."id" where "posts"."id" in (${ids.map(() => '?').join(', ')})${calendarCondition('posts').text}`,
+      [...ids, ...calendarCondition('posts').params],
+    );
+  const r =
+    await sql<EventRecord>`select ${EVENT_SELECT} from "posts" inner join "events" on "events"."post_id" = "posts"."id" where "posts"."id" in (${sql.join(ids)})${calendarFilter('posts')}`.execute(db);
   return r.rows;
 }
 
@@ -178,7 +183,7 @@ async function insertEventPostgres(
   const list = (columns: string[]) => sql.join(columns.map((c) => sql.ref(c)));
   const values = (row: object, columns: string[]) => sql.join(columns.map((c) => sql`${(row as Record<string, unknown>)[c]}`));
   const free = statement?.slugSpace
-    ? sql`select not exists (select 1 from "posts" where "slug" = ${post.slug} and "type" = any(${[...statement.slugSpace.types]}::text[])) as "ok"`
+    ? sql`select not exists (select 1 from "posts" where "slug" = ${post.slug} and "type" = any(${[...statement.slugSpace.types]}::text[])${calendarFilter('posts')}) as "ok"`
     : sql`select true as "ok"`;
   const log = statement
     ? statementLog(db, { type: recordTypeOfPost(post.type), action: 'create' }, { after: '"t"', onlyIf: 'exists (select 1 from "p")', counts: statement.counted ? terms : [] })

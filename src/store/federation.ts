@@ -10,6 +10,7 @@
  */
 import { sql, type Generated, type Selectable } from 'kysely';
 import type { Executor } from './schema.js';
+import { calendarIdNow } from './calendar-scope.js';
 
 export interface FederationKvTable {
   key: string;
@@ -289,8 +290,8 @@ export async function countFollowers(db: Executor): Promise<Record<string, numbe
 export async function ensureOutboxCursor(db: Executor): Promise<number> {
   await t(db)
     .insertInto('federation_state')
-    .columns(['id', 'cursor_seq'])
-    .expression(sql<never>`select 1, "value" from "change_counter" where "id" = 1`)
+    .columns(['id', 'cursor_seq', 'calendar_id'] as never)
+    .expression(sql<never>`select 1, "value", ${calendarIdNow()} from "change_counter" where "id" = 1`)
     .onConflict((oc) => oc.column('id').doNothing())
     .execute();
   const row = await t(db).selectFrom('federation_state').select('cursor_seq').where('id', '=', 1).executeTakeFirstOrThrow();

@@ -21,6 +21,7 @@ import type { Checkpointer } from './checkpointer.js';
 import type { BackgroundReader } from './background-reader.js';
 import type { DialectName } from './dialect.js';
 import type { StoreMetrics } from '../metrics.js';
+import { calendarIdNow, DEFAULT_CALENDAR_ID } from './calendar-scope.js';
 
 export type { DialectName };
 
@@ -85,12 +86,43 @@ export function backgroundReaderOf(db: object): BackgroundReader | undefined {
   return partsOf(db)?.reader;
 }
 
-/** What a module keeps per store under `key`, made by `make` on first use. */
+/**
+ * The slots of the calendar of the work at hand: what a module keeps (lists' results, totals, term
+ * rows) is that calendar's alone, so that a key (a query) never answers with another calendar's
+ * rows. The default calendar's are `parts.slots`; other calendars' are kept for the most recently
+ * used ones only (`CALENDAR_SLOTS`), so that the memory of idle calendars stays bounded.
+ */
+export function slotsOf(parts: StoreParts): Map<SlotKey<unknown>, unknown> {
+  const id = calendarIdNow();
+  if (id === DEFAULT_CALENDAR_ID) return parts.slots;
+  let byCalendar = parts.slots.get(CALENDAR_SLOTS_KEY) as Map<number, Map<SlotKey<unknown>, unknown>> | undefined;
+  if (!byCalendar) {
+    const made = (byCalendar = new Map());
+    parts.slots.set(CALENDAR_SLOTS_KEY, made);
+    parts.metrics.structures.push({ kind: 'calendar_slots', structure: { entries: () => made.size, maxEntries: CALENDAR_SLOTS } });
+  }
+  let slots = byCalendar.get(id);
+  if (slots) {
+    byCalendar.delete(id);
+  } else {
+    slots = new Map();
+    if (byCalendar.size >= CALENDAR_SLOTS) byCalendar.delete(byCalendar.keys().next().value!);
+  }
+  byCalendar.set(id, slots);
+  return slots;
+}
+
+/** Calendars other than the default one whose kept structures a store keeps (the most recently used). */
+export const CALENDAR_SLOTS = 64;
+const CALENDAR_SLOTS_KEY = slotKey<Map<number, Map<SlotKey<unknown>, unknown>>>('calendars');
+
+/** What a module keeps per store (and per calendar, `slotsOf`) under `key`, made by `make` on first use. */
 export function slot<T>(parts: StoreParts, key: SlotKey<T>, make: () => T): T {
-  let value = parts.slots.get(key) as T | undefined;
+  const slots = slotsOf(parts);
+  let value = slots.get(key) as T | undefined;
   if (value === undefined) {
     value = make();
-    parts.slots.set(key, value);
+    slots.set(key, value);
   }
   return value;
 }

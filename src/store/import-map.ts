@@ -27,7 +27,7 @@ export async function putMapping(db: Executor, m: Omit<Mapping, 'updated_gmt'>):
   await db
     .insertInto('import_map')
     .values({ ...m, updated_gmt })
-    .onConflict((oc) => oc.columns(['source', 'kind', 'source_id']).doUpdateSet({ local_id: m.local_id, fingerprint: m.fingerprint, updated_gmt }))
+    .onConflict((oc) => oc.columns(['calendar_id', 'source', 'kind', 'source_id']).doUpdateSet({ local_id: m.local_id, fingerprint: m.fingerprint, updated_gmt }))
     .execute();
 }
 

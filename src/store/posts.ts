@@ -15,6 +15,7 @@ import { storedIds } from './ranges.js';
 import { lockForWrite } from './locks.js';
 import { directOf } from './sqlite-direct.js';
 import { byChunks } from './lists.js';
+import { calendarCondition } from './calendar-scope.js';
 
 /** Insert a post row and return its id. */
 export async function insertPost(db: Executor, post: NewPost): Promise<number> {
@@ -74,7 +75,9 @@ export async function isSlugTaken(db: Executor, type: StoredPostType | readonly 
   if (direct) {
     const params: unknown[] = [slug, ...types];
     if (exceptId !== undefined) params.push(exceptId);
-    const text = `select "id" from "posts" where "slug" = ? and "type" in (${types.map(() => '?').join(', ')})${exceptId !== undefined ? ' and "id" != ?' : ''} limit 1`;
+    const calendar = calendarCondition('posts');
+    params.push(...calendar.params);
+    const text = `select "id" from "posts" where "slug" = ? and "type" in (${types.map(() => '?').join(', ')})${exceptId !== undefined ? ' and "id" != ?' : ''}${calendar.text} limit 1`;
     return direct.get(text, params) !== undefined;
   }
   let q = db.selectFrom('posts').select('id').where('slug', '=', slug);

@@ -143,6 +143,8 @@ export interface AppPasswordsTable {
   name: string;
   password_hash: string;
   created_gmt: string;
+  /** the one calendar it may be used in (migration 031), or null for all the account's */
+  calendar_id?: ColumnType<number | null, number | null | undefined, number | null>;
   last_used_gmt: string | null;
 }
 
@@ -180,33 +182,67 @@ export interface EventLocationsTable {
   location: string;
 }
 
+/** A table of calendar data: each row carries its calendar's id, which the scope plugin sets and filters by (calendar-scope.ts). */
+export type Scoped<T> = T & { calendar_id: Generated<number> };
+
+/** A calendar of the service (migration 031): the default one has id 1. */
+export interface CalendarsTable {
+  id: Generated<number>;
+  slug: string;
+  name: string;
+  /** 'active' or 'suspended' (a suspended calendar answers 503 on every path) */
+  status: ColumnType<string, string | undefined, string>;
+  /** a host name of its own (a custom domain), or null */
+  host: ColumnType<string | null, string | null | undefined, string | null>;
+  /** its quotas as JSON; {} for the installation's defaults */
+  quotas: ColumnType<string, string | undefined, string>;
+  created_gmt: string;
+}
+
+/** An account's role in a calendar other than the default one (the default one's is users.role). */
+export interface CalendarRolesTable {
+  user_id: number;
+  calendar_id: number;
+  role: string;
+}
+
+/** A calendar's own settings changed in the app: environment variable name and value as text. */
+export interface CalendarSettingsTable {
+  calendar_id: Generated<number>;
+  name: string;
+  value: string;
+}
+
 export interface Database {
-  posts: PostsTable;
-  event_locations: EventLocationsTable;
-  events: EventsTable;
-  venues: VenuesTable;
-  organizers: OrganizersTable;
-  event_organizers: EventOrganizersTable;
-  terms: TermsTable;
-  event_terms: EventTermsTable;
-  images: ImagesTable;
+  posts: Scoped<PostsTable>;
+  event_locations: Scoped<EventLocationsTable>;
+  events: Scoped<EventsTable>;
+  venues: Scoped<VenuesTable>;
+  organizers: Scoped<OrganizersTable>;
+  event_organizers: Scoped<EventOrganizersTable>;
+  terms: Scoped<TermsTable>;
+  event_terms: Scoped<EventTermsTable>;
+  images: Scoped<ImagesTable>;
   users: UsersTable;
   app_passwords: AppPasswordsTable;
   change_counter: ChangeCounterTable;
-  changes: ChangesTable;
-  import_map: ImportMapTable;
+  changes: Scoped<ChangesTable>;
+  import_map: Scoped<ImportMapTable>;
   sync_state: SyncStateTable;
-  webhook_endpoints: WebhookEndpointsTable;
-  webhook_deliveries: WebhookDeliveriesTable;
-  webhook_attempts: WebhookAttemptsTable;
-  event_series: EventSeriesTable;
-  event_occurrences: EventOccurrencesTable;
-  occurrence_moves: OccurrenceMovesTable;
-  preview_revocations: PreviewRevocationsTable;
-  submissions: SubmissionsTable;
-  submission_log: SubmissionLogTable;
-  submission_quota: SubmissionQuotaTable;
+  webhook_endpoints: Scoped<WebhookEndpointsTable>;
+  webhook_deliveries: Scoped<WebhookDeliveriesTable>;
+  webhook_attempts: Scoped<WebhookAttemptsTable>;
+  event_series: Scoped<EventSeriesTable>;
+  event_occurrences: Scoped<EventOccurrencesTable>;
+  occurrence_moves: Scoped<OccurrenceMovesTable>;
+  preview_revocations: Scoped<PreviewRevocationsTable>;
+  submissions: Scoped<SubmissionsTable>;
+  submission_log: Scoped<SubmissionLogTable>;
+  submission_quota: Scoped<SubmissionQuotaTable>;
   submission_pow_used: SubmissionPowUsedTable;
+  calendars: CalendarsTable;
+  calendar_roles: CalendarRolesTable;
+  calendar_settings: CalendarSettingsTable;
 }
 
 /** A day a moved occurrence was at (migration 028): its old address answers 301 to its new one. */

@@ -17,6 +17,7 @@
  *   const id = direct ? direct.insert('posts', row) : await insertWithBuilder(trx, row);
  */
 import { rowsPerStatement } from './lists.js';
+import { CALENDAR_TABLES, calendarIdNow } from './calendar-scope.js';
 import type BetterSqlite3 from 'better-sqlite3';
 
 type Value = string | number | bigint | Buffer | null;
@@ -58,19 +59,25 @@ export function createSqliteDirect(prepare: PrepareFn): SqliteDirect {
     return text;
   };
   const definedColumns = (row: object): string[] => Object.keys(row).filter((k) => (row as Record<string, unknown>)[k] !== undefined);
+  // A row of calendar data is the calendar's of the work at hand, as the scope plugin sets it on
+  // the query builder's inserts (calendar-scope.ts).
+  const scoped = (table: string, row: object): object => (CALENDAR_TABLES.has(table) && (row as { calendar_id?: number }).calendar_id === undefined ? { ...row, calendar_id: calendarIdNow() } : row);
   return {
     all: <T>(sql: string, params: readonly unknown[]) => prepare(sql).all(...(params as Value[])) as T[],
     get: <T>(sql: string, params: readonly unknown[]) => prepare(sql).get(...(params as Value[])) as T | undefined,
     run: (sql, params) => prepare(sql).run(...(params as Value[])).changes,
-    insert(table, row, returning) {
+    insert(table, given, returning) {
+      const row = scoped(table, given);
       const columns = definedColumns(row);
       const values = columns.map((c) => (row as Record<string, Value>)[c]!);
       if (returning === undefined) return Number(prepare(insertText(table, columns, 1)).run(...values).lastInsertRowid);
       const r = prepare(`${insertText(table, columns, 1)} returning ${quote(returning)}`).get(...values) as Record<string, number>;
       return Number(r[returning]);
     },
-    insertMany(table, rows) {
-      if (rows.length === 0) return;
+    insertMany(table, given) {
+      if (given.length === 0) return;
+      const id = calendarIdNow();
+      const rows = CALENDAR_TABLES.has(table) ? given.map((r) => ((r as { calendar_id?: number }).calendar_id === undefined ? { ...r, calendar_id: id } : r)) : given;
       const columns = definedColumns(rows[0]!);
       // Never more bound values than SQLite takes in one statement (lists.ts).
       const per = rowsPerStatement(columns.length);

@@ -10,12 +10,13 @@ import { sql, type Insertable, type Updateable } from 'kysely';
 import type { Executor, Taxonomy, TermRow, TermsTable } from './schema.js';
 import { revisionExpression, revisionMemo, revisionOfHandle } from './revision.js';
 import type { ChangeFeed } from './change-feed.js';
-import { partsOf, slot, slotKey, type StoreParts } from './handle.js';
+import { partsOf, slot, slotKey, slotsOf, type StoreParts } from './handle.js';
 import { keptCountersOf, registerKept } from '../metrics.js';
 import { addTermCounts, noteChange, noteChanges, noteTermRecount } from './change-notes.js';
 import { afterExplicitId, takeWantedId } from './import-context.js';
 import { storedIds } from './ranges.js';
 import { directOf } from './sqlite-direct.js';
+import { calendarCondition } from './calendar-scope.js';
 
 /**
  * Term rows kept by id across requests, per store: an event write's validation and its
@@ -94,7 +95,7 @@ async function keptTermRows(db: Executor, ids: number[], current = true): Promis
  */
 export function keptTermCount(db: Executor, id: number): number | undefined {
   const parts = partsOf(db);
-  const row = parts ? (parts.slots.get(KEPT_TERM_ROWS) as Map<number, TermRow | null> | undefined)?.get(id) : undefined;
+  const row = parts ? (slotsOf(parts).get(KEPT_TERM_ROWS) as Map<number, TermRow | null> | undefined)?.get(id) : undefined;
   return row ? Number(row.count) : undefined;
 }
 
@@ -142,7 +143,11 @@ export async function existingTermIds(db: Executor, taxonomy: Taxonomy, ids: rea
   if (wanted.length === 0) return new Set();
   const direct = directOf(db);
   const rows = direct
-    ? direct.all<{ id: number }>(`select "id" from "terms" where "taxonomy" = ? and "id" in (${wanted.map(() => '?').join(', ')})`, [taxonomy, ...wanted])
+    ? direct.all<{ id: number }>(`select "id" from "terms" where "taxonomy" = ? and "id" in (${wanted.map(() => '?').join(', ')})${calendarCondition('terms').text}`, [
+        taxonomy,
+        ...wanted,
+        ...calendarCondition('terms').params,
+      ])
     : await db.selectFrom('terms').select('id').where('taxonomy', '=', taxonomy).where('id', 'in', wanted).execute();
   return new Set(rows.map((r) => Number(r.id)));
 }

@@ -12,6 +12,7 @@ import { sql } from 'kysely';
 import type { Executor } from './schema.js';
 import { newestSeqOf, timeOf } from './change-log.js';
 import { chunksOf } from './lists.js';
+import { calendarFilter } from './calendar-scope.js';
 
 export type VersionedType = 'event' | 'venue' | 'organizer' | 'term';
 
@@ -52,8 +53,8 @@ export async function recordVersion(db: Executor, type: VersionedType, id: numbe
  * its version read next holds until the commit (SQLite's write transactions hold the database lock).
  */
 export async function lockRecord(trx: Executor, type: VersionedType, id: number): Promise<void> {
-  if (type === 'term') await sql`select "id" from "terms" where "id" = ${id} for update`.execute(trx);
-  else await sql`select "id" from "posts" where "id" = ${id} for update`.execute(trx);
+  if (type === 'term') await sql`select "id" from "terms" where "id" = ${id}${calendarFilter('terms')} for update`.execute(trx);
+  else await sql`select "id" from "posts" where "id" = ${id}${calendarFilter('posts')} for update`.execute(trx);
 }
 
 /** When the change with this sequence number was committed (undefined: not in the log). */
@@ -104,7 +105,7 @@ export async function eventVersions(db: Executor, ids: readonly number[]): Promi
       for (const row of rows) newest.set(`${type}:${Number(row.record_id)}`, Number(row.s ?? 0));
     }
   }
-  const all = await sql<{ s: number | string | null }>`select max("seq") as "s" from "changes" where "record_type" in ('all', 'settings')`.execute(db);
+  const all = await sql<{ s: number | string | null }>`select max("seq") as "s" from "changes" where "record_type" in ('all', 'settings')${calendarFilter('changes')}`.execute(db);
   const allSeq = Number(all.rows[0]?.s ?? 0);
   const seqs = new Map<number, number>();
   for (const [id, list] of deps) seqs.set(id, Math.max(allSeq, ...list.map(([t, i]) => newest.get(`${t}:${i}`) ?? 0)));

@@ -1,0 +1,388 @@
+/**
+ * Many calendars in one service: the one rule of which calendar the work at hand is of, each
+ * calendar's configuration, people's roles per calendar, and the network's administration.
+ *
+ * - **Which calendar.** A request names its calendar by its path (`/c/{slug}/…`) or its host name
+ *   (a calendar's own domain); anything else is the default calendar's (id 1), whose URLs are those
+ *   of a single-calendar installation. `enter` runs the request's work in that calendar: every
+ *   statement on calendar data keeps to it (store/calendar-scope.ts), what the store keeps is kept
+ *   per calendar (store/handle.ts `slotsOf`), and `config` answers with that calendar's settings.
+ * - **Configuration.** `config` (the one given to every service and face) reads, in a calendar, the
+ *   calendar's own: the installation's environment, then its URL (`SITE_URL` + `/c/{slug}`, or its
+ *   host), its name, then the settings its administrators changed in the app. Each calendar's is
+ *   made when a request first enters it and kept for a few seconds (`RUNTIME_TTL_MS`) in a bounded
+ *   cache, so that every instance sees a change (a setting, a suspension) within that time.
+ * - **People.** An account is one login across the service. Its role in the default calendar is
+ *   `users.role`; an administrator there is a network administrator, an administrator of every
+ *   calendar (WordPress multisite's super admin). Elsewhere its role is the one `calendar_roles`
+ *   gives, or none: signed in, it may do what an anonymous reader may. An application password
+ *   limited to one calendar proves nobody in the others.
+ *
+ * @example
+ *   const runtime = await calendars.resolve({ slug: 'north' });
+ *   await calendars.enter(runtime!, () => services.events.list(query)); // north's events only
+ */
+import { AsyncLocalStorage } from 'node:async_hooks';
+import { applyCalendarSettings, type Config } from '../config.js';
+import type { Store } from '../store/db.js';
+import { writeTransaction } from '../store/changes.js';
+import { readCalendarSettings } from '../store/calendar-settings.js';
+import { DEFAULT_CALENDAR_ID, calendarIdNow, inCalendar } from '../store/calendar-scope.js';
+import * as calendarsStore from '../store/calendars.js';
+import type { CalendarRow } from '../store/calendars.js';
+import { findUserByLogin } from '../store/users.js';
+import { ANONYMOUS, isRole, viewerOf, type Viewer } from './permissions.js';
+import { apiError, invalidParams } from './errors.js';
+
+export type { CalendarRow };
+export { DEFAULT_CALENDAR_ID, calendarIdNow };
+
+/** How long a calendar's configuration is kept before it is read again (settings, status, name). */
+export const RUNTIME_TTL_MS = 2000;
+/** Calendars whose configuration is kept at once (the most recently entered). */
+export const RUNTIMES_KEPT = 256;
+
+/** A calendar as a request runs in it. */
+export interface CalendarRuntime {
+  calendar: CalendarRow;
+  /** the calendar's configuration (the installation's, with its URL, name and own settings) */
+  config: Config;
+  /** when it was read (ms) */
+  readAt: number;
+}
+
+/** A calendar as the network's administration shows it. */
+export interface CalendarView {
+  id: number;
+  slug: string;
+  name: string;
+  status: 'active' | 'suspended';
+  host: string | null;
+  url: string;
+  quotas: Record<string, number>;
+  created: string;
+  default: boolean;
+}
+
+/** Slugs: lower-case letters, digits and hyphens, 1 to 60, not one the service's own paths take. */
+const SLUG = /^[a-z0-9](?:[a-z0-9-]{0,58}[a-z0-9])?$/;
+const RESERVED = new Set(['default', 'api', 'wp-json', 'admin', 'c', 'dav', 'mcp', 'events', 'static', 'assets', 'media', 'embed', 'submit']);
+const HOST = /^(?=.{1,253}$)[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?(?:\.[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?)*(?::\d{1,5})?$/;
+
+const frame = new AsyncLocalStorage<CalendarRuntime>();
+
+/** The calendar the work at hand runs in (undefined: the default one, outside any request of another). */
+export function runtimeNow(): CalendarRuntime | undefined {
+  return frame.getStore();
+}
+
+/**
+ * The configuration every service and face is given: in a calendar other than the default one,
+ * that calendar's (reads and writes alike: a settings change made there is that calendar's).
+ */
+export function calendarConfig(base: Config): Config {
+  return new Proxy(base, {
+    get(target, prop) {
+      const runtime = frame.getStore();
+      return Reflect.get(runtime ? runtime.config : target, prop);
+    },
+    set(target, prop, value) {
+      const runtime = frame.getStore();
+      return Reflect.set(runtime ? runtime.config : target, prop, value);
+    },
+  });
+}
+
+export interface CalendarService {
+  /** The calendar a request names by its path's slug or its host name (undefined: none such). */
+  resolve(by: { slug?: string; host?: string }): Promise<CalendarRuntime | undefined>;
+  /** Run `fn` as work of this calendar. */
+  enter<T>(runtime: CalendarRuntime, fn: () => T): T;
+  /** Run `fn` as work of the calendar with this id (jobs, the CLI); throws when there is none. */
+  within<T>(id: number, fn: () => Promise<T>): Promise<T>;
+  list(options?: { page?: number; perPage?: number; search?: string; ids?: readonly number[] }): Promise<{ calendars: CalendarView[]; total: number }>;
+  get(idOrSlug: number | string): Promise<CalendarView>;
+  create(input: { slug: string; name: string; host?: string | null; quotas?: Record<string, number> }): Promise<CalendarView>;
+  update(idOrSlug: number | string, patch: { slug?: string; name?: string; host?: string | null; status?: 'active' | 'suspended'; quotas?: Record<string, number> }): Promise<CalendarView>;
+  remove(idOrSlug: number | string): Promise<void>;
+  /** The viewer as the calendar of the work at hand sees it (its role there; an application password of another calendar: nobody). */
+  viewerHere(viewer: Viewer, options?: { appPasswordCalendar?: number | null }): Promise<Viewer>;
+  /** An account's role in a calendar ('' : none); the default calendar's is `users.role`. */
+  roleOf(userId: number, idOrSlug: number | string): Promise<string>;
+  /** Give an account a role in a calendar other than the default one ('' removes it). */
+  setRole(login: string, idOrSlug: number | string, role: string): Promise<void>;
+  /** The people with a role in a calendar other than the default one. */
+  members(idOrSlug: number | string): Promise<Array<{ user_id: number; login: string; role: string }>>;
+  /** The calendars an account may enter with a role, the default one first. */
+  calendarsOf(viewer: Viewer): Promise<Array<{ calendar: CalendarView; role: string }>>;
+  /** The calendar's URL (its site's base). */
+  urlOf(calendar: CalendarRow): string;
+  /** Forget what is kept of a calendar (after a change to it). */
+  forget(id: number): void;
+  /**
+   * Whether a host name is a calendar's own, as known now (read again every `RUNTIME_TTL_MS`, in the
+   * background): synchronous, so that the default calendar's requests cost no look-up.
+   */
+  isCalendarHost(host: string): boolean;
+}
+
+/**
+ * The viewer as the calendar of the work at hand sees it: in the default calendar, as the account
+ * is; a network administrator (an administrator of the default calendar) administers every
+ * calendar; elsewhere the role `calendar_roles` gives, or none (signed in, with no capability). An
+ * application password limited to another calendar proves nobody here.
+ */
+export async function viewerHere(db: Store['db'], viewer: Viewer, options: { appPasswordCalendar?: number | null } = {}): Promise<Viewer> {
+  const id = calendarIdNow();
+  if (viewer.id <= 0) return viewer;
+  if (options.appPasswordCalendar != null && options.appPasswordCalendar !== id) return ANONYMOUS;
+  if (id === DEFAULT_CALENDAR_ID || viewer.role === 'administrator') return viewer;
+  const role = await calendarsStore.roleIn(db, viewer.id, id);
+  if (!role || !isRole(role)) return { id: viewer.id, login: viewer.login, role: null, caps: NO_CAPS };
+  return viewerOf({ id: viewer.id, login: viewer.login, role });
+}
+const NO_CAPS: ReadonlySet<string> = new Set<string>();
+
+export function createCalendarService(base: Config, pristine: Config, store: Store): CalendarService {
+  const db = store.db;
+  const kept = new Map<number, CalendarRuntime>();
+  let hosts: ReadonlySet<string> = new Set();
+  let hostsReadAt = 0;
+  let hostsReading = false;
+  const readHosts = () => {
+    if (hostsReading) return;
+    hostsReading = true;
+    hostsReadAt = Date.now();
+    void db
+      .selectFrom('calendars')
+      .select('host')
+      .where('host', 'is not', null)
+      .execute()
+      .then(
+        (rows) => {
+          hosts = new Set(rows.map((r) => r.host!));
+        },
+        () => undefined,
+      )
+      .finally(() => {
+        hostsReading = false;
+      });
+  };
+
+  const urlOf = (calendar: CalendarRow): string => {
+    if (calendar.id === DEFAULT_CALENDAR_ID) return base.siteUrl;
+    if (calendar.host) return `${new URL(base.siteUrl).protocol}//${calendar.host}`;
+    return `${base.siteUrl}/c/${calendar.slug}`;
+  };
+
+  const quotasOf = (row: CalendarRow): Record<string, number> => {
+    try {
+      const q = JSON.parse(row.quotas) as unknown;
+      return q && typeof q === 'object' ? (q as Record<string, number>) : {};
+    } catch {
+      return {};
+    }
+  };
+
+  const view = (row: CalendarRow): CalendarView => ({
+    id: Number(row.id),
+    slug: row.slug,
+    name: row.name,
+    status: row.status === 'suspended' ? 'suspended' : 'active',
+    host: row.host,
+    url: urlOf(row),
+    quotas: quotasOf(row),
+    created: row.created_gmt,
+    default: Number(row.id) === DEFAULT_CALENDAR_ID,
+  });
+
+  async function load(row: CalendarRow): Promise<CalendarRuntime> {
+    const id = Number(row.id);
+    const stored = await inCalendar(id, () => readCalendarSettings(db));
+    const config: Config = { ...pristine, siteUrl: urlOf(row), siteName: row.name, sources: { ...pristine.sources } };
+    applyCalendarSettings(config, stored);
+    return { calendar: { ...row, id }, config, readAt: Date.now() };
+  }
+
+  function keep(runtime: CalendarRuntime): CalendarRuntime {
+    kept.delete(runtime.calendar.id);
+    if (kept.size >= RUNTIMES_KEPT) kept.delete(kept.keys().next().value!);
+    kept.set(runtime.calendar.id, runtime);
+    return runtime;
+  }
+
+  async function find(idOrSlug: number | string): Promise<CalendarRow> {
+    const row = typeof idOrSlug === 'number' || /^\d+$/.test(idOrSlug) ? await calendarsStore.findCalendarById(db, Number(idOrSlug)) : await calendarsStore.findCalendarBySlug(db, idOrSlug);
+    if (!row) throw apiError('calendar_not_found');
+    return row;
+  }
+
+  function checkSlug(slug: unknown): string {
+    if (typeof slug !== 'string' || !SLUG.test(slug)) throw invalidParams({ slug: 'A calendar slug is 1 to 60 lower-case letters, digits and hyphens, starting and ending with a letter or digit.' });
+    if (RESERVED.has(slug)) throw invalidParams({ slug: `"${slug}" is taken by the service's own paths.` });
+    return slug;
+  }
+  function checkName(name: unknown): string {
+    if (typeof name !== 'string' || name.trim() === '' || name.length > 200) throw invalidParams({ name: 'A calendar name is 1 to 200 characters.' });
+    return name.trim();
+  }
+  function checkHost(host: unknown): string | null {
+    if (host === null || host === undefined || host === '') return null;
+    if (typeof host !== 'string' || !HOST.test(host.toLowerCase())) throw invalidParams({ host: 'A host name such as events.example.org.' });
+    const lower = host.toLowerCase();
+    if (lower === new URL(base.siteUrl).host) throw invalidParams({ host: 'That host name is the default calendar’s.' });
+    return lower;
+  }
+  const QUOTA_NAMES = new Set(['events', 'media_bytes', 'requests_per_minute', 'webhook_endpoints', 'submissions_per_day']);
+  function checkQuotas(quotas: unknown): Record<string, number> {
+    if (quotas === undefined) return {};
+    if (!quotas || typeof quotas !== 'object' || Array.isArray(quotas)) throw invalidParams({ quotas: 'An object of quota names and whole numbers.' });
+    const out: Record<string, number> = {};
+    for (const [name, value] of Object.entries(quotas)) {
+      if (!QUOTA_NAMES.has(name)) throw invalidParams({ quotas: `Unknown quota "${name}" (events, media_bytes, requests_per_minute, webhook_endpoints, submissions_per_day).` });
+      if (typeof value !== 'number' || !Number.isInteger(value) || value < 0) throw invalidParams({ quotas: `The quota "${name}" must be a whole number, 0 or more.` });
+      out[name] = value;
+    }
+    return out;
+  }
+  const taken = (error: unknown) => /unique|UNIQUE/.test(String((error as Error)?.message ?? ''));
+
+  const service: CalendarService = {
+    async resolve({ slug, host }) {
+      const row = slug !== undefined ? await calendarsStore.findCalendarBySlug(db, slug) : host !== undefined ? await calendarsStore.findCalendarByHost(db, host.toLowerCase()) : undefined;
+      if (!row) return undefined;
+      const id = Number(row.id);
+      const known = kept.get(id);
+      if (known && Date.now() - known.readAt < RUNTIME_TTL_MS && known.calendar.slug === row.slug && known.calendar.status === row.status && known.calendar.name === row.name) return keep(known);
+      return keep(await load(row));
+    },
+    enter(runtime, fn) {
+      return inCalendar(runtime.calendar.id, () => frame.run(runtime, fn));
+    },
+    async within(id, fn) {
+      if (id === DEFAULT_CALENDAR_ID) return inCalendar(id, fn);
+      const row = await calendarsStore.findCalendarById(db, id);
+      if (!row) throw apiError('calendar_not_found');
+      const runtime = kept.get(id) ?? keep(await load(row));
+      return service.enter(runtime, fn);
+    },
+    async list({ page = 1, perPage = 50, search, ids } = {}) {
+      const { rows, total } = await calendarsStore.listCalendars(db, { offset: (page - 1) * perPage, limit: perPage, ...(search ? { search } : {}), ...(ids ? { ids } : {}) });
+      return { calendars: rows.map(view), total };
+    },
+    async get(idOrSlug) {
+      return view(await find(idOrSlug));
+    },
+    async create(input) {
+      const slug = checkSlug(input.slug);
+      const name = checkName(input.name);
+      const host = checkHost(input.host);
+      const quotas = checkQuotas(input.quotas);
+      try {
+        const row = await calendarsStore.insertCalendar(db, { slug, name, host, quotas: JSON.stringify(quotas), created_gmt: new Date().toISOString().slice(0, 19).replace('T', ' ') });
+        hostsReadAt = 0;
+        return view(row);
+      } catch (error) {
+        if (taken(error)) throw apiError('calendar_exists');
+        throw error;
+      }
+    },
+    async update(idOrSlug, patch) {
+      const row = await find(idOrSlug);
+      const id = Number(row.id);
+      const changes: Partial<Pick<CalendarRow, 'slug' | 'name' | 'status' | 'host' | 'quotas'>> = {};
+      if (patch.slug !== undefined) {
+        if (id === DEFAULT_CALENDAR_ID) throw invalidParams({ slug: 'The default calendar keeps its slug (its URLs are the service’s own).' });
+        changes.slug = checkSlug(patch.slug);
+      }
+      if (patch.name !== undefined) changes.name = checkName(patch.name);
+      if (patch.host !== undefined) {
+        if (id === DEFAULT_CALENDAR_ID && patch.host) throw invalidParams({ host: 'The default calendar answers on SITE_URL.' });
+        changes.host = checkHost(patch.host);
+      }
+      if (patch.status !== undefined) {
+        if (patch.status !== 'active' && patch.status !== 'suspended') throw invalidParams({ status: 'active or suspended.' });
+        if (id === DEFAULT_CALENDAR_ID && patch.status === 'suspended') throw invalidParams({ status: 'The default calendar cannot be suspended.' });
+        changes.status = patch.status;
+      }
+      if (patch.quotas !== undefined) changes.quotas = JSON.stringify(checkQuotas(patch.quotas));
+      try {
+        const updated = await calendarsStore.updateCalendar(db, id, changes);
+        kept.delete(id);
+        hostsReadAt = 0;
+        return view(updated!);
+      } catch (error) {
+        if (taken(error)) throw apiError('calendar_exists');
+        throw error;
+      }
+    },
+    async remove(idOrSlug) {
+      const row = await find(idOrSlug);
+      const id = Number(row.id);
+      if (id === DEFAULT_CALENDAR_ID) throw apiError('calendar_default');
+      await writeTransaction(db, (trx) => calendarsStore.deleteCalendarRows(trx, id));
+      kept.delete(id);
+    },
+    viewerHere: (viewer, options) => viewerHere(db, viewer, options),
+    async roleOf(userId, idOrSlug) {
+      const row = await find(idOrSlug);
+      if (Number(row.id) === DEFAULT_CALENDAR_ID) {
+        const user = await db.selectFrom('users').select('role').where('id', '=', userId).executeTakeFirst();
+        return user?.role ?? '';
+      }
+      return calendarsStore.roleIn(db, userId, Number(row.id));
+    },
+    async setRole(login, idOrSlug, role) {
+      const row = await find(idOrSlug);
+      if (Number(row.id) === DEFAULT_CALENDAR_ID) throw invalidParams({ calendar: 'Roles in the default calendar are the accounts’ own (users set-role).' });
+      if (role !== '' && !isRole(role)) throw invalidParams({ role: 'administrator, editor, author, contributor, subscriber, or empty to remove.' });
+      const user = await findUserByLogin(db, login);
+      if (!user) throw invalidParams({ login: 'No user has that login.' });
+      await calendarsStore.setRoleIn(db, Number(user.id), Number(row.id), role);
+    },
+    async members(idOrSlug) {
+      const row = await find(idOrSlug);
+      const roles = await calendarsStore.rolesOf(db, Number(row.id));
+      if (roles.length === 0) return [];
+      const users = await db
+        .selectFrom('users')
+        .select(['id', 'login'])
+        .where(
+          'id',
+          'in',
+          roles.map((r) => r.user_id),
+        )
+        .execute();
+      const logins = new Map(users.map((u) => [Number(u.id), u.login]));
+      return roles.map((r) => ({ user_id: Number(r.user_id), login: logins.get(Number(r.user_id)) ?? '', role: r.role }));
+    },
+    async calendarsOf(viewer) {
+      if (viewer.id <= 0) return [];
+      const defaultRow = await calendarsStore.findCalendarById(db, DEFAULT_CALENDAR_ID);
+      const out: Array<{ calendar: CalendarView; role: string }> = [];
+      const homeRole = (await db.selectFrom('users').select('role').where('id', '=', viewer.id).executeTakeFirst())?.role ?? '';
+      if (defaultRow) out.push({ calendar: view(defaultRow), role: homeRole });
+      if (homeRole === 'administrator') {
+        const { rows } = await calendarsStore.listCalendars(db, { offset: 0, limit: 500 });
+        for (const row of rows) if (Number(row.id) !== DEFAULT_CALENDAR_ID) out.push({ calendar: view(row), role: 'administrator' });
+        return out;
+      }
+      const mine = await calendarsStore.calendarsOfUser(db, viewer.id);
+      if (mine.length === 0) return out;
+      const { rows } = await calendarsStore.listCalendars(db, { offset: 0, limit: 500, ids: mine.map((m) => Number(m.calendar_id)) });
+      const roles = new Map(mine.map((m) => [Number(m.calendar_id), m.role]));
+      for (const row of rows) out.push({ calendar: view(row), role: roles.get(Number(row.id)) ?? '' });
+      return out;
+    },
+    urlOf,
+    forget(id) {
+      kept.delete(id);
+      hostsReadAt = 0;
+    },
+    isCalendarHost(host) {
+      if (Date.now() - hostsReadAt >= RUNTIME_TTL_MS) readHosts();
+      return hosts.has(host);
+    },
+  };
+  return service;
+}

@@ -1,0 +1,99 @@
+/**
+ * Which calendar a request is of, for every face at once: a path under `/c/{slug}/` is that
+ * calendar's (the prefix is taken off before routing, so each face answers there with the same
+ * tree: `/c/north/api/…`, `/c/north/events/`, `/c/north/dav/…`), and so is a request whose `Host`
+ * is a calendar's own host name; anything else is the default calendar's. The request's work then
+ * runs in that calendar (`services.calendars.enter`): its statements keep to it, its caches are
+ * its own, its configuration is its own. An unknown slug answers 404 `calendar_not_found`, a
+ * suspended calendar 503 `calendar_suspended`.
+ *
+ * The calendar is carried by an AsyncResource made in the calendar's context and re-entered at each
+ * step of the request's life that Fastify may start from elsewhere (the body's parsing runs from
+ * the socket's events), the way `@fastify/request-context` keeps its store.
+ *
+ * @example
+ *   createWebServer(config, { rewriteUrl: calendarRewrite(restRouteRewrite(root)) });
+ *   registerCalendarEntry(app, services);
+ */
+import { AsyncResource } from 'node:async_hooks';
+import type { IncomingMessage } from 'node:http';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { Services } from '../domain/services.js';
+import { apiError, type ApiError } from '../domain/errors.js';
+
+/** The slug a request's path named (`/c/{slug}/…`), set on the raw request by `calendarRewrite`. */
+const SLUG = Symbol('calendar slug');
+const RESOURCE = Symbol('calendar context');
+
+type RawWithCalendar = IncomingMessage & { [SLUG]?: string };
+type RequestWithCalendar = FastifyRequest & { [RESOURCE]?: AsyncResource };
+
+const PREFIX = /^\/c\/([a-z0-9](?:[a-z0-9-]{0,58}[a-z0-9])?)(?=\/|\?|$)/;
+
+/** Take `/c/{slug}` off a request's path (then `next`, the other rewrites), remembering the slug. */
+export function calendarRewrite(next: (req: IncomingMessage) => string): (req: IncomingMessage) => string {
+  return (req) => {
+    const url = req.url ?? '/';
+    if (url.startsWith('/c/')) {
+      const m = PREFIX.exec(url);
+      if (m) {
+        (req as RawWithCalendar)[SLUG] = m[1]!;
+        const rest = url.slice(m[0].length);
+        req.url = rest === '' || rest.startsWith('?') ? `/${rest}` : rest;
+      }
+    }
+    return next(req);
+  };
+}
+
+/** The slug of the calendar a request's path named, if any. */
+export function calendarSlugOf(req: FastifyRequest): string | undefined {
+  return (req.raw as RawWithCalendar)[SLUG];
+}
+
+function send(reply: FastifyReply, error: ApiError): void {
+  void reply.code(error.status).header('content-type', 'application/json; charset=UTF-8').send(JSON.stringify(error.toJSON()));
+}
+
+/**
+ * Run each request in its calendar. Registered first, so that every hook and handler after it
+ * (authentication, the rate limit, the routes) runs there.
+ */
+export function registerCalendarEntry(app: FastifyInstance, services: Pick<Services, 'calendars'>): void {
+  const reenter = (req: FastifyRequest, _reply: FastifyReply, done: () => void) => {
+    const resource = (req as RequestWithCalendar)[RESOURCE];
+    if (resource) resource.runInAsyncScope(done, req.raw);
+    else done();
+  };
+  app.addHook('onRequest', (req, reply, done) => {
+    const slug = calendarSlugOf(req);
+    const host = req.headers.host?.toLowerCase();
+    // The default calendar's requests (the common case) cost no look-up.
+    if (slug === undefined && (host === undefined || !services.calendars.isCalendarHost(host))) return done();
+    services.calendars.resolve(slug !== undefined ? { slug } : { host: host! }).then(
+      (runtime) => {
+        if (!runtime) {
+          if (slug !== undefined) return send(reply, apiError('calendar_not_found'));
+          return done();
+        }
+        if (runtime.calendar.status === 'suspended') {
+          void reply.header('retry-after', '3600');
+          return send(reply, apiError('calendar_suspended'));
+        }
+        services.calendars.enter(runtime, () => {
+          const resource = new AsyncResource('events-calendar:calendar');
+          (req as RequestWithCalendar)[RESOURCE] = resource;
+          resource.runInAsyncScope(done, req.raw);
+        });
+      },
+      (error: unknown) => done(error as Error),
+    );
+  });
+  app.addHook('preParsing', (req, reply, payload, done) => {
+    const resource = (req as RequestWithCalendar)[RESOURCE];
+    if (resource) resource.runInAsyncScope(() => done(null, payload), req.raw);
+    else done(null, payload);
+  });
+  app.addHook('preValidation', reenter);
+  app.addHook('preHandler', reenter);
+}

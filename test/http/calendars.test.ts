@@ -1,0 +1,69 @@
+/**
+ * Many calendars in one service: a second calendar answers under `/c/{slug}/` with its own data,
+ * URLs, settings and people, and nothing of one calendar is seen through the other.
+ */
+import { before, it } from 'node:test';
+import assert from 'node:assert/strict';
+import { forEachStore } from '../support/harness.js';
+
+forEachStore('calendars: a second calendar under /c/{slug}/', (t) => {
+  const north = (path: string) => `${t.origin}/c/north${t.config.restRoot}/calendar/events/v1${path}`;
+  before(async () => {
+    await t.built.services.calendars.create({ slug: 'north', name: 'North side' });
+  });
+
+  it('keeps each calendar’s events apart, with its own URLs', async () => {
+    const home = await t.api.post('/events', { as: 'admin', json: { title: 'Home concert', start_date: '2027-01-01 10:00', end_date: '2027-01-01 12:00' } });
+    assert.equal(home.status, 201);
+    const away = await t.api.post(north('/events'), { as: 'admin', json: { title: 'North concert', start_date: '2027-01-02 10:00', end_date: '2027-01-02 12:00' } });
+    assert.equal(away.status, 201, away.text);
+    assert.match(away.body.url, /\/c\/north\/event\//);
+    assert.ok(away.body.rest_url.startsWith(`${t.origin}/c/north/`), away.body.rest_url);
+    // The same slug in two calendars.
+    assert.equal(away.body.slug, 'north-concert');
+    const same = await t.api.post(north('/events'), { as: 'admin', json: { title: 'Home concert', start_date: '2027-01-03 10:00', end_date: '2027-01-03 12:00' } });
+    assert.equal(same.body.slug, 'home-concert');
+
+    const homeList = await t.api.get('/events', { query: { start_date: '2026-12-01' } });
+    assert.deepEqual(
+      homeList.body.events.map((e: { title: string }) => e.title),
+      ['Home concert'],
+    );
+    const northList = await t.api.get(north('/events'), { query: { start_date: '2026-12-01' } });
+    assert.deepEqual(
+      northList.body.events.map((e: { title: string }) => e.title),
+      ['North concert', 'Home concert'],
+    );
+    // By id: the other calendar's event is not found.
+    assert.equal((await t.api.get(`/events/${away.body.id}`)).status, 404);
+    assert.equal((await t.api.get(north(`/events/${home.body.id}`))).status, 404);
+    assert.equal((await t.api.get(north(`/events/${away.body.id}`))).status, 200);
+    // Writes through the other calendar find nothing either.
+    assert.equal((await t.api.post(north(`/events/${home.body.id}`), { as: 'admin', json: { title: 'Taken' } })).status, 404);
+    assert.equal((await t.api.delete(north(`/events/${home.body.id}`), { as: 'admin' })).status, 404);
+    assert.equal((await t.api.get(`/events/${home.body.id}`)).body.title, 'Home concert');
+  });
+
+  it('answers 404 calendar_not_found for an unknown slug', async () => {
+    const r = await t.api.get(`${t.origin}/c/nowhere${t.config.restRoot}/calendar/events/v1/events`);
+    assert.equal(r.status, 404);
+    assert.equal(r.body.code, 'calendar_not_found');
+  });
+
+  it('gives roles per calendar: an editor in one calendar is nobody in the other', async () => {
+    await t.user('subscriber', 'nora');
+    await t.built.services.calendars.setRole('nora', 'north', 'editor');
+    const there = await t.api.post(north('/events'), { as: 'nora', json: { title: 'Nora’s', start_date: '2027-02-01 10:00', end_date: '2027-02-01 12:00' } });
+    assert.equal(there.status, 201, there.text);
+    const here = await t.api.post('/events', { as: 'nora', json: { title: 'Nora’s', start_date: '2027-02-01 10:00', end_date: '2027-02-01 12:00' } });
+    assert.equal(here.status, 403);
+  });
+
+  it('suspends a calendar: 503 on every path', async () => {
+    await t.built.services.calendars.create({ slug: 'south', name: 'South' });
+    await t.built.services.calendars.update('south', { status: 'suspended' });
+    const r = await t.api.get(`${t.origin}/c/south${t.config.restRoot}/calendar/events/v1/events`);
+    assert.equal(r.status, 503);
+    assert.equal(r.body.code, 'calendar_suspended');
+  });
+});

@@ -1,5 +1,5 @@
 /**
- * The `events-calendar` command: serve, migrate, refresh, users, app-passwords, webhooks, seed, backup, import, export (loaded
+ * The `events-calendar` command: serve, migrate, refresh, users, app-passwords, webhooks, calendars, seed, backup, import, export (loaded
  * by `main.ts` once the Node.js version is known to be supported).
  * Every command works on the database named by DATABASE_URL (or --database-url); changes to users
  * and application passwords take effect on a running server at once (it reads them per request).
@@ -20,6 +20,7 @@ import { noteChange } from '../store/change-notes.js';
 import { registerSeedCommand } from './seed.js';
 import { registerBackupCommand } from './backup.js';
 import { registerImportCommands } from './import.js';
+import { registerCalendarsCommand } from './calendars.js';
 import { passwordFrom } from './password-input.js';
 import { withCore } from '../core.js';
 import type { WebhookService } from '../webhooks/service.js';
@@ -208,14 +209,25 @@ withSettings(
 });
 
 const apps = program.command('app-passwords').description("manage users' application passwords (HTTP Basic credentials for API clients)");
-withSettings(apps.command('add <login>').description('create an application password and print it (shown once)').option('--name <name>', 'a label', 'default'), ['databaseUrl']).action(
-  async (login: string, opts) => {
-    const created = await withUsers(opts, (u) => u.addAppPassword(login, opts.name));
-    console.log(`application password for ${login} (${opts.name}, uuid ${created.uuid}):`);
-    console.log(created.password);
-    console.log('It is shown only now; it is stored hashed.');
-  },
-);
+withSettings(
+  apps
+    .command('add <login>')
+    .description('create an application password and print it (shown once)')
+    .option('--name <name>', 'a label', 'default')
+    .option('--calendar <slug>', 'limit it to this calendar: it proves nobody in the others (docs/calendars.md)'),
+  ['databaseUrl'],
+).action(async (login: string, opts) => {
+  const created = await withCore(loadConfig(process.env, overridesOf(opts)), async ({ services }) => {
+    // The calendar first: an unknown one creates nothing.
+    if (opts.calendar) await services.calendars.get(String(opts.calendar));
+    const made = await services.users.addAppPassword(login, opts.name);
+    if (opts.calendar) await services.calendars.limitAppPassword(made.uuid, String(opts.calendar));
+    return made;
+  });
+  console.log(`application password for ${login} (${opts.name}, uuid ${created.uuid}):`);
+  console.log(created.password);
+  console.log('It is shown only now; it is stored hashed.');
+});
 withSettings(apps.command('list <login>').description("list a user's application passwords"), ['databaseUrl']).action(async (login: string, opts) => {
   const rows = await withUsers(opts, (u) => u.listAppPasswords(login));
   if (!rows.length) console.log('no application passwords');
@@ -295,8 +307,13 @@ withSettings(hooks.command('redeliver <id> <delivery>').description('send a deli
 registerSeedCommand(program, withSettings, overridesOf);
 registerBackupCommand(program, withSettings, overridesOf);
 registerImportCommands(program, withSettings, overridesOf);
+registerCalendarsCommand(program, withSettings, overridesOf);
 
 program.parseAsync(process.argv).catch((err: unknown) => {
+  if (err instanceof ApiError) {
+    console.error(`error: ${err.message}`);
+    process.exit(2);
+  }
   if (err instanceof UserError || err instanceof ConfigError || err instanceof StoreUrlError) {
     console.error(`error: ${err.message}`);
     process.exit(2);

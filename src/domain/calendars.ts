@@ -117,6 +117,8 @@ export interface CalendarService {
   calendarsOf(viewer: Viewer): Promise<Array<{ calendar: CalendarView; role: string }>>;
   /** The calendar's URL (its site's base). */
   urlOf(calendar: CalendarRow): string;
+  /** Limit an application password (by its uuid) to one calendar: it proves nobody in the others. */
+  limitAppPassword(uuid: string, idOrSlug: number | string): Promise<void>;
   /** Forget what is kept of a calendar (after a change to it). */
   forget(id: number): void;
   /**
@@ -375,6 +377,10 @@ export function createCalendarService(base: Config, pristine: Config, store: Sto
       return out;
     },
     urlOf,
+    async limitAppPassword(uuid, idOrSlug) {
+      const row = await find(idOrSlug);
+      await calendarsStore.limitAppPassword(db, uuid, Number(row.id));
+    },
     forget(id) {
       kept.delete(id);
       hostsReadAt = 0;

@@ -331,7 +331,7 @@ export function createUserService(store: Store): UserService {
   /** Who a header proved, as the calendar of the work at hand sees them (domain/calendars.ts). */
   async function identify(header: string | undefined, gate: LoginGate | undefined, passwordOnly = false): Promise<Identified> {
     const found = await identifyAnywhere(header, gate, passwordOnly);
-    if (found.viewer.id <= 0 || calendarIdNow() === DEFAULT_CALENDAR_ID) return found;
+    if (found.viewer.id <= 0 || (calendarIdNow() === DEFAULT_CALENDAR_ID && found.appCalendar == null)) return found;
     const viewer = await viewerHere(db, found.viewer, { appPasswordCalendar: found.appCalendar ?? null });
     return viewer.id <= 0 ? { viewer, twoFactor: false } : { ...found, viewer };
   }

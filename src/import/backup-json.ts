@@ -21,6 +21,7 @@ import { writeTransaction } from '../store/changes.js';
 import { bumpIdSequence } from '../store/import-context.js';
 import { firstNonEmptyTable, insertRows, readTables, userById, userIdByLogin, type ExportTable } from '../store/exports.js';
 import { ImportError } from './source.js';
+import { calendarIdNow, DEFAULT_CALENDAR_ID } from '../store/calendar-scope.js';
 
 export const EXPORT_FORMAT = 'events-calendar-export';
 export const EXPORT_VERSION = 1;
@@ -89,8 +90,16 @@ export async function exportCalendar(services: DomainServices): Promise<Calendar
       const row: Record<string, unknown> = {};
       for (const [k, v] of Object.entries(r)) row[k] = NUMERIC.has(k) && v !== null && typeof v === 'string' ? Number(v) : v;
       if (table === 'users') delete row.password_hash; // no secrets
+      // An export is of one calendar and restores into any: its rows do not name the calendar.
+      delete row.calendar_id;
       return row;
     });
+  }
+  // People are the network's: a calendar other than the default one exports those its records name.
+  if (services.calendars && calendarIdNow() !== DEFAULT_CALENDAR_ID) {
+    const named = new Set<number>();
+    for (const table of ['posts', 'images']) for (const row of tables[table] ?? []) named.add(Number(row.author_id));
+    tables.users = (tables.users ?? []).filter((u) => named.has(Number(u.id)));
   }
   return { format: EXPORT_FORMAT, version: EXPORT_VERSION, exported_gmt: new Date().toISOString().slice(0, 19).replace('T', ' '), tables };
 }

@@ -9,6 +9,8 @@
 import type { Selectable } from 'kysely';
 import type { CalendarsTable, Executor } from './schema.js';
 import { CALENDAR_TABLES, DEFAULT_CALENDAR_ID, acrossCalendars } from './calendar-scope.js';
+import { writeTransaction } from './changes.js';
+import { noteChange } from './change-notes.js';
 
 export type CalendarRow = Selectable<CalendarsTable>;
 
@@ -100,4 +102,12 @@ export async function countPosts(db: Executor, type: 'tribe_events' | 'tribe_ven
     .where('type', '=', type)
     .executeTakeFirstOrThrow();
   return Number(row.n);
+}
+
+/** Limit an application password to one calendar; its user's next request is checked again (the change log names the user). */
+export async function limitAppPassword(db: Executor, uuid: string, calendarId: number): Promise<void> {
+  await writeTransaction(db, async (trx) => {
+    const row = await trx.updateTable('app_passwords').set({ calendar_id: calendarId }).where('uuid', '=', uuid).returning('user_id').executeTakeFirst();
+    if (row) await noteChange(trx, 'user', Number(row.user_id), 'update');
+  });
 }

@@ -101,6 +101,11 @@ export interface OpenOptions {
    * held by another process (`busy_timeout`; the wait blocks the event loop, so keep it short).
    */
   timeoutMs?: number;
+  /**
+   * Hear the text of every statement the store sends (the suite checks that each one on calendar
+   * data names its calendar: test/store/calendar-statements.test.ts). Costs a call per statement.
+   */
+  onStatement?: (sqlText: string) => void;
 }
 
 /** Raised for a DATABASE_URL that names no supported database. */
@@ -300,7 +305,17 @@ function sqliteStore(path: string, options: OpenOptions): Store {
     metrics: new StoreMetrics(),
     slots: new Map(),
   };
-  const cached = withStatementCache(database, 500, () => parts.changes?.committed());
+  const statements = withStatementCache(database, 500, () => parts.changes?.committed());
+  const heard = options.onStatement;
+  const cached = heard
+    ? {
+        ...statements,
+        prepare: (text: string) => {
+          heard(text);
+          return statements.prepare(text);
+        },
+      }
+    : statements;
   const db = new StoreDb({ dialect: new SqliteInListDialect({ database: cached }), plugins: [CALENDAR_SCOPE] }, parts as StoreParts);
   const changes = (parts.changes = createChangeLog(db));
   // A commit on this connection: the feed reads `total_changes()` again at its next sync (between
@@ -476,7 +491,7 @@ async function postgresStore(url: string, options: OpenOptions): Promise<Store> 
   // COUNT(*) and other bigints arrive as strings; ids and counts fit in a JS number.
   pg.types.setTypeParser(20, (v) => Number(v));
   const parts = { dialect: 'postgres', metrics: new StoreMetrics(), slots: new Map() } as unknown as StoreParts;
-  const db = new StoreDb({ dialect: new PostgresDialect({ pool }), plugins: [CALENDAR_SCOPE] }, parts);
+  const db = new StoreDb({ dialect: new PostgresDialect({ pool }), plugins: [CALENDAR_SCOPE], ...(options.onStatement ? { log: (event) => options.onStatement!(event.query.sql) } : {}) }, parts);
   const feed = (parts.feed = createPostgresFeed(db));
   registerFeedMetrics(db, feed);
   const changes = (parts.changes = createChangeLog(db));

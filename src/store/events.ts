@@ -13,7 +13,7 @@ import type { EventsTable, Executor, NewPost, PostRow, EventRow, StoredPostType 
 import type { Insertable, Updateable } from 'kysely';
 import { addTermCounts, isCreatedHere, isStatementWrite, noteChange, noteEventBefore, noteLinksWritten, recordTypeOfPost, statementLog } from './change-notes.js';
 import { afterExplicitId, takeWantedId } from './import-context.js';
-import { calendarCondition, calendarFilter } from './calendar-scope.js';
+import { calendarCondition, calendarFilter, calendarIdNow } from './calendar-scope.js';
 
 /** A post row with its event fields (who changed it last is read apart, `edit-locks.ts`). */
 export type EventRecord = PostRow & Omit<EventRow, 'post_id' | 'modified_by'>;
@@ -188,13 +188,15 @@ async function insertEventPostgres(
   const log = statement
     ? statementLog(db, { type: recordTypeOfPost(post.type), action: 'create' }, { after: '"t"', onlyIf: 'exists (select 1 from "p")', counts: statement.counted ? terms : [] })
     : { ctes: sql``, counts: sql`null`, done: sql`null` };
+  // Written as text: each row names the calendar of the work at hand itself (calendar-scope.ts).
+  const calendar = calendarIdNow();
   const r = await sql<{ id: number | string | null; counts: Array<[number, number]> | null }>`with "free" as (${free}),
-    "p" as (insert into "posts" (${list(postColumns)}) select ${values(post, postColumns)} from "free" where "free"."ok" returning "id"),
-    "e" as (insert into "events" ("post_id", ${list(detailColumns)}) select "p"."id", ${values(details, detailColumns)} from "p" returning "post_id"),
-    "o" as (insert into "event_organizers" ("event_id", "organizer_id", "position")
-      select "p"."id", x."organizer_id", (x."n" - 1)::int from "p", unnest(${organizers}::int[]) with ordinality as x("organizer_id", "n")
+    "p" as (insert into "posts" ("calendar_id", ${list(postColumns)}) select ${calendar}, ${values(post, postColumns)} from "free" where "free"."ok" returning "id"),
+    "e" as (insert into "events" ("calendar_id", "post_id", ${list(detailColumns)}) select ${calendar}, "p"."id", ${values(details, detailColumns)} from "p" returning "post_id"),
+    "o" as (insert into "event_organizers" ("calendar_id", "event_id", "organizer_id", "position")
+      select ${calendar}, "p"."id", x."organizer_id", (x."n" - 1)::int from "p", unnest(${organizers}::int[]) with ordinality as x("organizer_id", "n")
       where (select count(*) from "e") >= 0 returning "event_id"),
-    "t" as (insert into "event_terms" ("event_id", "term_id") select "p"."id", x."term_id" from "p", unnest(${terms}::int[]) as x("term_id")
+    "t" as (insert into "event_terms" ("calendar_id", "event_id", "term_id") select ${calendar}, "p"."id", x."term_id" from "p", unnest(${terms}::int[]) as x("term_id")
       where (select count(*) from "o") >= 0 returning "event_id")${log.ctes}
     select (select "id" from "p") as "id", ${log.counts} as "counts", ${log.done} as "logged"`.execute(db);
   const row = r.rows[0];

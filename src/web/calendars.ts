@@ -28,6 +28,9 @@ const RESOURCE = Symbol('calendar context');
 type RawWithCalendar = IncomingMessage & { [SLUG]?: string };
 type RequestWithCalendar = FastifyRequest & { [RESOURCE]?: AsyncResource };
 
+const FEDERATION_PATH = /^\/(?:\.well-known\/(?:webfinger|nodeinfo)|nodeinfo\/|federation\/)/;
+const ACTIVITY_TYPES = /application\/(?:activity\+json|ld\+json)/;
+
 const PREFIX = /^\/c\/([a-z0-9](?:[a-z0-9-]{0,58}[a-z0-9])?)(?=\/|\?|$)/;
 
 /** Take `/c/{slug}` off a request's path (then `next`, the other rewrites), remembering the slug. */
@@ -80,6 +83,10 @@ export function registerCalendarEntry(app: FastifyInstance, services: Pick<Servi
           void reply.header('retry-after', '3600');
           return send(reply, apiError('calendar_suspended'));
         }
+        // Federation speaks for the default calendar only: its actor, inbox and objects are not
+        // another calendar's (docs/calendars.md, "Not yet").
+        if (FEDERATION_PATH.test(req.url)) return send(reply, apiError('rest_no_route'));
+        if (ACTIVITY_TYPES.test(req.headers.accept ?? '')) req.headers.accept = 'text/html';
         services.calendars.enter(runtime, () => {
           const resource = new AsyncResource('events-calendar:calendar');
           (req as RequestWithCalendar)[RESOURCE] = resource;

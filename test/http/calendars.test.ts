@@ -44,6 +44,13 @@ forEachStore('calendars: a second calendar under /c/{slug}/', (t) => {
     assert.equal((await t.api.get(`/events/${home.body.id}`)).body.title, 'Home concert');
   });
 
+  it('speaks for the default calendar alone to the fediverse', async () => {
+    const finger = await t.api.get(`${t.origin}/c/north/.well-known/webfinger?resource=acct:calendar@127.0.0.1`);
+    assert.equal(finger.status, 404);
+    const inbox = await t.api.post(`${t.origin}/c/north/federation/inbox`, { json: {} });
+    assert.equal(inbox.status, 404);
+  });
+
   it('answers 404 calendar_not_found for an unknown slug', async () => {
     const r = await t.api.get(`${t.origin}/c/nowhere${t.config.restRoot}/calendar/events/v1/events`);
     assert.equal(r.status, 404);
@@ -57,6 +64,17 @@ forEachStore('calendars: a second calendar under /c/{slug}/', (t) => {
     assert.equal(there.status, 201, there.text);
     const here = await t.api.post('/events', { as: 'nora', json: { title: 'Nora’s', start_date: '2027-02-01 10:00', end_date: '2027-02-01 12:00' } });
     assert.equal(here.status, 403);
+  });
+
+  it('limits an application password to one calendar: it proves nobody in the others', async () => {
+    await t.user('administrator', 'ada');
+    const app = await t.built.services.users.addAppPassword('ada', 'north only');
+    await t.built.services.calendars.limitAppPassword(app.uuid, 'north');
+    const as = `ada:${app.password}`;
+    const there = await t.api.post(north('/events'), { as, json: { title: 'By app', start_date: '2027-04-01 10:00', end_date: '2027-04-01 12:00' } });
+    assert.equal(there.status, 201, there.text);
+    const here = await t.api.post('/events', { as, json: { title: 'By app', start_date: '2027-04-01 10:00', end_date: '2027-04-01 12:00' } });
+    assert.equal(here.status, 401, here.text);
   });
 
   it('suspends a calendar: 503 on every path', async () => {

@@ -1,0 +1,118 @@
+/**
+ * Every statement the store sends on calendar data names its calendar. A server runs a day's work
+ * in two calendars (writes of every kind, lists with filters, sync, pages, feeds, CalDAV, embeds,
+ * submissions, deletes) while the store reports each statement's text; each one that reads or
+ * writes a table of calendar data must carry `calendar_id` (the scope plugin adds it to the query
+ * builder's, text statements name it themselves). The few readers that work across calendars by
+ * design are listed here with their reason, by a fragment of their text.
+ */
+import { after, before, describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+import { CALENDAR_TABLES } from '../../src/store/calendar-scope.js';
+import { STORES, startServer, type TestServer } from '../support/harness.js';
+
+/** Statements that work across calendars on purpose. */
+const ACROSS: Array<[fragment: RegExp, reason: string]> = [
+  // Calendars and people are the network's; deleting a calendar names it by `calendar_id` anyway.
+  [/^select .* from "calendars"/, 'the network’s own table'],
+];
+
+const TABLE_REFERENCE = /\b(?:from|join|update|into)\s+"?([a-z_]+)"?/gi;
+
+function tablesOf(text: string): string[] {
+  const out: string[] = [];
+  for (const m of text.matchAll(TABLE_REFERENCE)) if (CALENDAR_TABLES.has(m[1]!.toLowerCase())) out.push(m[1]!.toLowerCase());
+  return out;
+}
+
+for (const kind of STORES) {
+  describe(`every statement on calendar data names its calendar [${kind.name}]`, () => {
+    let t: TestServer;
+    const heard = new Set<string>();
+    let listening = false;
+    before(async () => {
+      t = await startServer(kind, {}, { onStatement: (text) => listening && heard.add(text) });
+      await t.built.services.calendars.create({ slug: 'north', name: 'North' });
+      listening = true;
+    });
+    after(async () => t?.close());
+
+    it('in a day’s work in two calendars', { timeout: 120_000 }, async () => {
+      for (const prefix of ['', '/c/north']) {
+        const api = `${t.origin}${prefix}${t.config.restRoot}/calendar/events/v1`;
+        const as = 'admin';
+        const venue = await t.api.post(`${api}/venues`, { as, json: { venue: `Hall ${prefix}`, city: 'Town' } });
+        assert.equal(venue.status, 201, venue.text);
+        const organizer = await t.api.post(`${api}/organizers`, { as, json: { organizer: `Org ${prefix}` } });
+        const category = await t.api.post(`${api}/categories`, { as, json: { name: `Music ${prefix}` } });
+        const tag = await t.api.post(`${api}/tags`, { as, json: { name: `free ${prefix}` } });
+        const event = await t.api.post(`${api}/events`, {
+          as,
+          json: {
+            title: `Concert ${prefix}`,
+            start_date: '2027-05-01 20:00',
+            end_date: '2027-05-01 22:00',
+            venue: venue.body.id,
+            organizer: [organizer.body.id],
+            categories: [category.body.id],
+            tags: [tag.body.id],
+            status: 'publish',
+          },
+        });
+        assert.equal(event.status, 201, event.text);
+        const series = await t.api.post(`${api}/events`, {
+          as,
+          json: {
+            title: `Weekly ${prefix}`,
+            start_date: '2027-05-03 18:00',
+            end_date: '2027-05-03 19:00',
+            status: 'publish',
+            recurrence: { rules: [{ type: 'Weekly', end_type: 'After', end_count: 4 }] },
+          },
+        });
+        assert.ok(series.status === 201 || series.status === 400, series.text);
+        await t.api.post(`${api}/events/${event.body.id}`, { as, json: { title: `Concert ${prefix} (moved)` } });
+        for (const query of [
+          {},
+          { start_date: '2027-01-01', categories: category.body.id },
+          { search: 'concert' },
+          { venue: venue.body.id },
+          { organizer: organizer.body.id },
+          { tags: tag.body.id },
+          { featured: 'true' },
+        ]) {
+          assert.equal((await t.api.get(`${api}/events`, { query })).status, 200);
+        }
+        await t.api.get(`${api}/events/${event.body.id}`);
+        await t.api.get(`${api}/venues`);
+        await t.api.get(`${api}/organizers`);
+        await t.api.get(`${api}/categories`);
+        await t.api.get(`${api}/tags`);
+        const first = await t.api.get(`${api}/events`, { query: { sync_token: '' }, as });
+        if (first.body?.sync_token) await t.api.get(`${api}/events`, { query: { sync_token: first.body.sync_token }, as });
+        await fetch(`${t.origin}${prefix}/events/`);
+        await fetch(`${t.origin}${prefix}/events/?ical=1`);
+        await fetch(`${t.origin}${prefix}/event/${event.body.slug}/`);
+        await t.api.delete(`${api}/events/${event.body.id}`, { as });
+        await t.api.delete(`${api}/events/${event.body.id}`, { as, query: { force: 'true' } });
+        await t.api.delete(`${api}/categories/${category.body.id}`, { as, query: { force: 'true' } });
+      }
+      const unscoped: string[] = [];
+      for (const text of heard) {
+        const tables = tablesOf(text);
+        if (tables.length === 0) continue;
+        // Each insert into calendar data names the calendar among its columns.
+        const inserts = [...text.matchAll(/insert into "?([a-z_]+)"?\s*\(([^)]*)\)/gi)].filter((m) => CALENDAR_TABLES.has(m[1]!.toLowerCase()) && !/calendar_id/.test(m[2]!));
+        if (inserts.length) {
+          unscoped.push(`insert into ${inserts.map((m) => m[1]).join(', ')} without its calendar: ${text.slice(0, 300)}`);
+          continue;
+        }
+        if (/calendar_id/.test(text)) continue;
+        if (ACROSS.some(([fragment]) => fragment.test(text))) continue;
+        unscoped.push(`${tables.join(', ')}: ${text.slice(0, 300)}`);
+      }
+      assert.ok(heard.size > 50, `only ${heard.size} statements heard`);
+      assert.deepEqual(unscoped, []);
+    });
+  });
+}

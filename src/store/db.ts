@@ -157,8 +157,8 @@ class InlineMigrations implements MigrationProvider {
 /** PostgreSQL errors of a catalog query that raced another schema's DDL (see `migrate`). */
 const RACING_CATALOG_CODES = new Set(['3F000', '42P01', '42703']);
 
-/** Apply pending migrations; returns the names applied. */
-export async function migrate(store: Store): Promise<string[]> {
+/** Apply pending migrations (up to `to` when given: a database as an earlier version left it, for tests); returns the names applied. */
+export async function migrate(store: Store, to?: string): Promise<string[]> {
   // Kysely looks for its migration tables in every schema unless told which one: with several
   // schemas in one database (parallel test runs) it would find another run's and skip creating its own.
   const migrator = new Migrator({
@@ -175,10 +175,11 @@ export async function migrate(store: Store): Promise<string[]> {
   // altered: "column … of relation sync_state does not exist"), which say nothing about ours: ask
   // again. A failure of our own migrations repeats and is thrown after the last attempt.
   // Migrations work on the whole database, whatever calendar the rows are of.
-  let outcome = await acrossCalendars(() => migrator.migrateToLatest());
+  const run = () => acrossCalendars(() => (to === undefined ? migrator.migrateToLatest() : migrator.migrateTo(to)));
+  let outcome = await run();
   for (let attempt = 1; attempt < 5 && RACING_CATALOG_CODES.has((outcome.error as { code?: string } | undefined)?.code ?? ''); attempt++) {
     await new Promise((r) => setTimeout(r, 50 * attempt));
-    outcome = await acrossCalendars(() => migrator.migrateToLatest());
+    outcome = await run();
   }
   const { error, results } = outcome;
   if (error) throw error instanceof Error ? error : new Error(String(error));

@@ -18,6 +18,7 @@ import { writeTransaction } from '../store/changes.js';
 import { readCalendarSettings, writeCalendarSettings } from '../store/calendar-settings.js';
 import { invalidParams } from './errors.js';
 import type { DomainContext } from './context.js';
+import { DEFAULT_CALENDAR_ID } from '../store/calendar-scope.js';
 
 /** Put the stored calendar settings in force now and follow their changes through the change feed. */
 export async function followCalendarSettings(services: Pick<DomainContext, 'config' | 'store'>): Promise<void> {
@@ -28,16 +29,20 @@ export async function followCalendarSettings(services: Pick<DomainContext, 'conf
       (stored) => applyCalendarSettings(config, stored),
       () => undefined,
     );
-  store.feed.subscribe((batch) => {
-    // In force for the request that looked at the log; then read again, since two changes
-    // committed at once on PostgreSQL may each carry a set without the other's value.
-    if (batch.settings) {
-      applyCalendarSettings(config, batch.settings);
-      reload();
-    }
-    // A reset the feed could not follow row by row (too many changes at once) may hide one.
-    else if (batch.reset) reload();
-  });
+  // The default calendar's settings: another calendar's are its own configuration's (domain/calendars.ts).
+  store.feed.subscribe(
+    (batch) => {
+      // In force for the request that looked at the log; then read again, since two changes
+      // committed at once on PostgreSQL may each carry a set without the other's value.
+      if (batch.settings) {
+        applyCalendarSettings(config, batch.settings);
+        reload();
+      }
+      // A reset the feed could not follow row by row (too many changes at once) may hide one.
+      else if (batch.reset) reload();
+    },
+    { calendar: DEFAULT_CALENDAR_ID },
+  );
 }
 
 /** Put the stored calendar settings in force once (CLI commands). */

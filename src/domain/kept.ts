@@ -33,6 +33,7 @@ import { partsOf } from '../store/handle.js';
 import type { Executor } from '../store/schema.js';
 import { registerKept } from '../metrics.js';
 import { createKeptEntries } from '../store/kept-entries.js';
+import { calendarIdNow, DEFAULT_CALENDAR_ID } from '../store/calendar-scope.js';
 
 export { createRevisionCache, type RevisionCache, type RevisionView } from '../store/kept-entries.js';
 
@@ -136,13 +137,21 @@ export function createKeptMap<V>(feed: ChangeFeed, maxEntries: number, options: 
     ...(sizeOf && options.maxBytes !== undefined ? { bytes: () => kept.bytes, maxBytes: options.maxBytes } : {}),
   });
 
+  // One map for every calendar, each calendar's keys apart (a key is often a record's id or a
+  // query, which another calendar must never be answered from); the records its entries depend on
+  // have ids of their own, so the batches of every calendar drop exactly theirs.
+  const calendarKey = (key: string): string => {
+    const calendar = calendarIdNow();
+    return calendar === DEFAULT_CALENDAR_ID ? key : `${calendar}\u0000${key}`;
+  };
   return {
-    get: kept.get,
-    update: kept.update,
+    get: (key) => kept.get(calendarKey(key)),
+    update: (key, value) => kept.update(calendarKey(key), value),
     set(key, value, seq, deps, prepare) {
       if (feed.seq() !== seq) return false;
-      if (admit && kept.get(key) === undefined && !admit(key)) return false;
-      kept.put(key, prepare ? prepare(value) : value, deps);
+      const k = calendarKey(key);
+      if (admit && kept.get(k) === undefined && !admit(k)) return false;
+      kept.put(k, prepare ? prepare(value) : value, deps);
       return true;
     },
     get size() {

@@ -8,7 +8,7 @@
  */
 import type { Selectable } from 'kysely';
 import type { CalendarsTable, Executor } from './schema.js';
-import { CALENDAR_TABLES, DEFAULT_CALENDAR_ID, acrossCalendars } from './calendar-scope.js';
+import { CALENDAR_TABLES, DEFAULT_CALENDAR_ID, acrossCalendars, inCalendar } from './calendar-scope.js';
 import { writeTransaction } from './changes.js';
 import { noteChange } from './change-notes.js';
 
@@ -47,9 +47,18 @@ export async function insertCalendar(db: Executor, row: { slug: string; name: st
   return db.insertInto('calendars').values(row).returning(COLUMNS).executeTakeFirstOrThrow();
 }
 
+/**
+ * Change a calendar. The change log says that anything of it may have changed (its URLs, its name
+ * in every answer, whether it answers at all), so that what servers keep of it, answers replayed
+ * below the framework included, is dropped at once on every instance.
+ */
 export async function updateCalendar(db: Executor, id: number, patch: Partial<Pick<CalendarRow, 'slug' | 'name' | 'status' | 'host' | 'quotas'>>): Promise<CalendarRow | undefined> {
   if (Object.keys(patch).length === 0) return findCalendarById(db, id);
-  return db.updateTable('calendars').set(patch).where('id', '=', id).returning(COLUMNS).executeTakeFirst();
+  return writeTransaction(db, async (trx) => {
+    const row = await trx.updateTable('calendars').set(patch).where('id', '=', id).returning(COLUMNS).executeTakeFirst();
+    if (row) await inCalendar(id, () => noteChange(trx, 'lists', 0, 'update'));
+    return row;
+  });
 }
 
 /**
@@ -70,6 +79,8 @@ export async function deleteCalendarRows(db: Executor, id: number): Promise<void
     await db.deleteFrom('app_passwords').where('calendar_id', '=', id).execute();
     await db.deleteFrom('calendars').where('id', '=', id).execute();
   });
+  // What servers keep of it goes (see `updateCalendar`); the row names a calendar no longer there.
+  await inCalendar(id, () => noteChange(db, 'lists', 0, 'delete'));
 }
 
 /** An account's role in a calendar other than the default one ('' : none). */

@@ -99,7 +99,14 @@ export interface ChangeFeed {
   linkedRevision(): string;
   /** Apply every committed change to the subscribers; resolves with the new sequence number. */
   sync(): Promise<number>;
-  subscribe(listener: ChangeListener): void;
+  /**
+   * Hear every batch: of every calendar (the default), or with `calendar`, that calendar's part of
+   * each (its own writes and people's): what keeps one calendar's results (its list totals, its
+   * settings) hears that calendar only.
+   */
+  subscribe(listener: ChangeListener, options?: { calendar?: number }): void;
+  /** Drop the listeners of one calendar (its kept structures were let go: store/handle.ts `slotsOf`). */
+  forgetCalendar(calendar: number): void;
   /**
    * Writes may have been committed since the last look (a batch of requests arrived: `app.ts`
    * calls it for the first request the HTTP server reads in a poll of the event loop, and for each
@@ -292,8 +299,11 @@ function feedCore() {
     seq: () => seq,
     revision: () => (resets === 0 ? String(seq) : `${seq}~${resets}`),
     linkedRevision: () => (resets === 0 ? String(linkedSeq) : `${linkedSeq}~${resets}`),
-    subscribe(listener: ChangeListener) {
-      listeners.push({ hear: listener, calendar: isAcrossCalendars() ? undefined : calendarIdNow() });
+    subscribe(listener: ChangeListener, options: { calendar?: number } = {}) {
+      listeners.push({ hear: listener, calendar: options.calendar });
+    },
+    forgetCalendar(calendar: number) {
+      for (let i = listeners.length - 1; i >= 0; i--) if (listeners[i]!.calendar === calendar) listeners.splice(i, 1);
     },
     /**
      * First sync: from now on kept results reflect this number. Anything kept before it (a result
@@ -454,6 +464,7 @@ export function createSqliteFeed(connection: {
     // (others' commits are looked for once per batch of requests or turn, as before).
     expectOwnCommit: ownCommit,
     subscribe: core.subscribe,
+    forgetCalendar: core.forgetCalendar,
     transitionsBetween: core.transitionsBetween,
     kept: core.kept,
     looks: () => looks,
@@ -603,6 +614,7 @@ export function createPostgresFeed(db: Executor): ChangeFeed {
       epoch++;
     },
     subscribe: core.subscribe,
+    forgetCalendar: core.forgetCalendar,
     transitionsBetween: core.transitionsBetween,
     kept: core.kept,
     looks: () => looks,

@@ -13,6 +13,7 @@ import type { ListingState } from './listing-states.js';
 import type { Executor } from './schema.js';
 import { withinRadius, type NearFilter } from './geo.js';
 import { registerKept } from '../metrics.js';
+import { calendarIdNow } from './calendar-scope.js';
 
 /** What the list can filter on (already resolved to ids by the domain). */
 export interface EventListFilter {
@@ -185,26 +186,30 @@ function makeResults(db: Executor, feed: ChangeFeed, dialect: DialectName): List
   const kept: ListResults = { dialect, venuesChangedAt: -1, totals: new Map(), pages: new Map() };
   registerKept(db, 'event_totals', { entries: () => kept.totals.size, maxEntries: RESULTS_KEPT });
   registerKept(db, 'event_pages', { entries: () => kept.pages.size, maxEntries: RESULTS_KEPT });
-  feed.subscribe((batch) => {
-    if (batch.reset || batch.listsReset) {
-      kept.totals.clear();
-      kept.pages.clear();
-      kept.venuesChangedAt = batch.to;
-      return;
-    }
-    if (batch.venues.size > 0) {
-      kept.venuesChangedAt = batch.to;
-      for (const [key, entry] of kept.totals) if (entry.filter.geo) kept.totals.delete(key);
-      for (const [key, page] of kept.pages) if (page.filter.geo) kept.pages.delete(key);
-    }
-    if (batch.events.length === 0) return;
-    for (const [key, entry] of kept.totals) {
-      const total = adjustedTotal(entry.total, entry.filter, batch.events, dialect);
-      if (total === undefined) kept.totals.delete(key);
-      else entry.total = total;
-    }
-    for (const [key, page] of kept.pages) if (pageTouched(page, batch.events, dialect)) kept.pages.delete(key);
-  });
+  // The results are the calendar's of the work at hand (they are kept in its slots): its changes alone move them.
+  feed.subscribe(
+    (batch) => {
+      if (batch.reset || batch.listsReset) {
+        kept.totals.clear();
+        kept.pages.clear();
+        kept.venuesChangedAt = batch.to;
+        return;
+      }
+      if (batch.venues.size > 0) {
+        kept.venuesChangedAt = batch.to;
+        for (const [key, entry] of kept.totals) if (entry.filter.geo) kept.totals.delete(key);
+        for (const [key, page] of kept.pages) if (page.filter.geo) kept.pages.delete(key);
+      }
+      if (batch.events.length === 0) return;
+      for (const [key, entry] of kept.totals) {
+        const total = adjustedTotal(entry.total, entry.filter, batch.events, dialect);
+        if (total === undefined) kept.totals.delete(key);
+        else entry.total = total;
+      }
+      for (const [key, page] of kept.pages) if (pageTouched(page, batch.events, dialect)) kept.pages.delete(key);
+    },
+    { calendar: calendarIdNow() },
+  );
   return kept;
 }
 

@@ -106,7 +106,12 @@ export function slotsOf(parts: StoreParts): Map<SlotKey<unknown>, unknown> {
     byCalendar.delete(id);
   } else {
     slots = new Map();
-    if (byCalendar.size >= CALENDAR_SLOTS) byCalendar.delete(byCalendar.keys().next().value!);
+    if (byCalendar.size >= CALENDAR_SLOTS) {
+      // The calendar used longest ago lets its structures go, and their listeners with them.
+      const oldest = byCalendar.keys().next().value!;
+      byCalendar.delete(oldest);
+      parts.feed.forgetCalendar(oldest);
+    }
   }
   byCalendar.set(id, slots);
   return slots;

@@ -58,11 +58,30 @@ function send(reply: FastifyReply, error: ApiError): void {
   void reply.code(error.status).header('content-type', 'application/json; charset=UTF-8').send(JSON.stringify(error.toJSON()));
 }
 
+/** Answer an error with its headers (`Retry-After`). */
+function refuse(reply: FastifyReply, error: ApiError): void {
+  for (const [name, value] of Object.entries(error.headers)) void reply.header(name, value);
+  send(reply, error);
+}
+
 /**
  * Run each request in its calendar. Registered first, so that every hook and handler after it
  * (authentication, the rate limit, the routes) runs there.
  */
-export function registerCalendarEntry(app: FastifyInstance, services: Pick<Services, 'calendars'>): void {
+export function registerCalendarEntry(app: FastifyInstance, services: Pick<Services, 'calendars' | 'quotas'>, exempt: ReadonlySet<string> = new Set()): void {
+  /**
+   * The calendar's `requests_per_minute` quota (domain/quotas.ts), counted once the request is in
+   * its calendar: nothing to look at when the calendar has none (at once, from what is kept).
+   */
+  const counted = (req: FastifyRequest, reply: FastifyReply, done: () => void): void => {
+    const refusal = services.quotas.countRequest(() => exempt.has(req.url.split('?')[0]!));
+    if (refusal === undefined) return done();
+    if (!(refusal instanceof Promise)) return refuse(reply, refusal);
+    refusal.then(
+      (error) => (error ? refuse(reply, error) : done()),
+      () => done(),
+    );
+  };
   const reenter = (req: FastifyRequest, _reply: FastifyReply, done: () => void) => {
     const resource = (req as RequestWithCalendar)[RESOURCE];
     if (resource) resource.runInAsyncScope(done, req.raw);
@@ -72,12 +91,12 @@ export function registerCalendarEntry(app: FastifyInstance, services: Pick<Servi
     const slug = calendarSlugOf(req);
     const host = req.headers.host?.toLowerCase();
     // The default calendar's requests (the common case) cost no look-up.
-    if (slug === undefined && (host === undefined || !services.calendars.isCalendarHost(host))) return done();
+    if (slug === undefined && (host === undefined || !services.calendars.isCalendarHost(host))) return counted(req, reply, done);
     services.calendars.resolve(slug !== undefined ? { slug } : { host: host! }).then(
       (runtime) => {
         if (!runtime) {
           if (slug !== undefined) return send(reply, apiError('calendar_not_found'));
-          return done();
+          return counted(req, reply, done);
         }
         if (runtime.calendar.status === 'suspended') {
           void reply.header('retry-after', '3600');
@@ -90,7 +109,7 @@ export function registerCalendarEntry(app: FastifyInstance, services: Pick<Servi
         services.calendars.enter(runtime, () => {
           const resource = new AsyncResource('events-calendar:calendar');
           (req as RequestWithCalendar)[RESOURCE] = resource;
-          resource.runInAsyncScope(done, req.raw);
+          resource.runInAsyncScope(() => counted(req, reply, done), req.raw);
         });
       },
       (error: unknown) => done(error as Error),

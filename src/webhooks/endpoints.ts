@@ -91,7 +91,9 @@ export function createEndpoints(deps: WebhookServiceDeps): WebhookEndpoints {
     },
     async create(input) {
       const cursor = await store.changes.head();
-      const id = await insertEndpoint(db, {
+      // The calendar's `webhook_endpoints` quota, counted in the insert's transaction (domain/quotas.ts).
+      const id = await deps.services.quotas.write(db, 'webhook_endpoints', 1, (on) =>
+        insertEndpoint(on, {
         url: input.url,
         secret: input.secret ?? newSecret(),
         events: JSON.stringify(input.events && input.events.length ? input.events : ['*']),
@@ -101,7 +103,8 @@ export function createEndpoints(deps: WebhookServiceDeps): WebhookEndpoints {
         cursor_seq: cursor,
         failing_since: null,
         created_gmt: gmtNow(),
-      });
+        }),
+      );
       changed();
       return (await endpoints.get(id))!;
     },

@@ -20,6 +20,7 @@ import type { IncomingMessage } from 'node:http';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Services } from '../domain/services.js';
 import { apiError, type ApiError } from '../domain/errors.js';
+import { neverReplay } from './replay.js';
 
 /** The slug a request's path named (`/c/{slug}/…`), set on the raw request by `calendarRewrite`. */
 const SLUG = Symbol('calendar slug');
@@ -74,7 +75,13 @@ export function registerCalendarEntry(app: FastifyInstance, services: Pick<Servi
    * its calendar: nothing to look at when the calendar has none (at once, from what is kept).
    */
   const counted = (req: FastifyRequest, reply: FastifyReply, done: () => void): void => {
-    const refusal = services.quotas.countRequest(() => exempt.has(req.url.split('?')[0]!));
+    let limited = false;
+    const refusal = services.quotas.countRequest(() => {
+      limited = !exempt.has(req.url.split('?')[0]!);
+      return !limited;
+    });
+    // Counted: its answer is not kept for replay, which would answer the next one uncounted.
+    if (limited) neverReplay(req.raw);
     if (refusal === undefined) return done();
     if (!(refusal instanceof Promise)) return refuse(reply, refusal);
     refusal.then(

@@ -258,7 +258,15 @@ export function createCalendarService(base: Config, pristine: Config, store: Sto
       if (!row) return undefined;
       const id = Number(row.id);
       const known = kept.get(id);
-      if (known && Date.now() - known.readAt < RUNTIME_TTL_MS && known.calendar.slug === row.slug && known.calendar.status === row.status && known.calendar.name === row.name && known.calendar.quotas === row.quotas) return keep(known);
+      if (
+        known &&
+        Date.now() - known.readAt < RUNTIME_TTL_MS &&
+        known.calendar.slug === row.slug &&
+        known.calendar.status === row.status &&
+        known.calendar.name === row.name &&
+        known.calendar.quotas === row.quotas
+      )
+        return keep(known);
       return keep(await load(row));
     },
     enter(runtime, fn) {

@@ -183,7 +183,13 @@ export function createMediaService(
         });
       const id = await (quota > 0 ? quotas!.write(on, 'media_bytes', made.full.bytes.length, insert) : writeTransaction(on, insert)).catch(async (e: unknown) => {
         // Refused by the quota meanwhile (uploads at once): its files go unless a record shares them.
-        if (e instanceof ApiError && e.code === 'calendar_quota_exceeded' && !(await imagesStore.findImageByStorageKey(on, hash))) await storage.removeAll(hash, files.map((f) => `${f.name}.${type.extension}`)).catch(() => undefined);
+        if (e instanceof ApiError && e.code === 'calendar_quota_exceeded' && !(await imagesStore.findImageByStorageKey(on, hash)))
+          await storage
+            .removeAll(
+              hash,
+              files.map((f) => `${f.name}.${type.extension}`),
+            )
+            .catch(() => undefined);
         throw e;
       });
       const [row] = await imagesStore.findImagesByIds(on, [id]);

@@ -153,10 +153,18 @@ export async function usePowSolution(db: Executor, signature: string, expiresGmt
   });
 }
 
-/** Delete places older than the window (`quotaBeforeGmt`) and solutions whose challenge has expired. */
-export async function pruneSubmissionLimits(db: Executor, quotaBeforeGmt: string, nowGmt: string): Promise<void> {
+/**
+ * Delete places older than the window (`quotaBeforeGmt`) and solutions whose challenge has expired;
+ * the places of `longer` (a key with a window of its own: a calendar's submissions a day) are kept
+ * until its own start.
+ */
+export async function pruneSubmissionLimits(db: Executor, quotaBeforeGmt: string, nowGmt: string, longer?: { key: string; beforeGmt: string }): Promise<void> {
   await writeTransaction(db, async (trx) => {
-    await trx.deleteFrom('submission_quota').where('created_gmt', '<', quotaBeforeGmt).execute();
+    if (!longer) await trx.deleteFrom('submission_quota').where('created_gmt', '<', quotaBeforeGmt).execute();
+    else {
+      await trx.deleteFrom('submission_quota').where('created_gmt', '<', quotaBeforeGmt).where('key_hash', '!=', longer.key).execute();
+      await trx.deleteFrom('submission_quota').where('created_gmt', '<', longer.beforeGmt).where('key_hash', '=', longer.key).execute();
+    }
     await trx.deleteFrom('submission_pow_used').where('expires_gmt', '<', nowGmt).execute();
   });
 }

@@ -87,7 +87,7 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
   // The instance every face is registered on (web/server.ts); `?rest_route=` is the REST face's.
   const app = createWebServer(config, { logger: options.logger, rewriteUrl: calendarRewrite(restRouteRewrite(config.restRoot)) });
   // Each request runs in its calendar (`/c/{slug}/…` or a calendar's own host; else the default one).
-  registerCalendarEntry(app, services);
+  registerCalendarEntry(app, services, RATE_LIMIT_EXEMPT);
   // Which requests hold the event loop (loop-delay.ts): logged past SLOW_REQUEST_LOG_MS, counted in
   // /metrics; its hooks come first, so that every request is seen, refused ones included.
   const loopWatch = watchLoop();

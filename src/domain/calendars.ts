@@ -33,6 +33,7 @@ import type { CalendarRow } from '../store/calendars.js';
 import { findUserByLogin } from '../store/users.js';
 import { ANONYMOUS, isRole, viewerOf, type Viewer } from './permissions.js';
 import { apiError, invalidParams } from './errors.js';
+import { parseQuotas, type CalendarQuotas, type Quotas } from './quotas.js';
 
 export type { CalendarRow };
 export { DEFAULT_CALENDAR_ID, calendarIdNow };
@@ -47,6 +48,8 @@ export interface CalendarRuntime {
   calendar: CalendarRow;
   /** the calendar's configuration (the installation's, with its URL, name and own settings) */
   config: Config;
+  /** its own quotas (those it does not name are the installation's: domain/quotas.ts) */
+  quotas: Quotas;
   /** when it was read (ms) */
   readAt: number;
 }
@@ -145,7 +148,7 @@ export async function viewerHere(db: Store['db'], viewer: Viewer, options: { app
 }
 const NO_CAPS: ReadonlySet<string> = new Set<string>();
 
-export function createCalendarService(base: Config, pristine: Config, store: Store): CalendarService {
+export function createCalendarService(base: Config, pristine: Config, store: Store, quotas?: Pick<CalendarQuotas, 'defaultChanged'>): CalendarService {
   const db = store.db;
   const kept = new Map<number, CalendarRuntime>();
   let hosts: ReadonlySet<string> = new Set();
@@ -203,7 +206,7 @@ export function createCalendarService(base: Config, pristine: Config, store: Sto
     const stored = await inCalendar(id, () => readCalendarSettings(db));
     const config: Config = { ...pristine, siteUrl: urlOf(row), siteName: row.name, sources: { ...pristine.sources } };
     applyCalendarSettings(config, stored);
-    return { calendar: { ...row, id }, config, readAt: Date.now() };
+    return { calendar: { ...row, id }, config, quotas: parseQuotas(row.quotas), readAt: Date.now() };
   }
 
   function keep(runtime: CalendarRuntime): CalendarRuntime {
@@ -255,7 +258,15 @@ export function createCalendarService(base: Config, pristine: Config, store: Sto
       if (!row) return undefined;
       const id = Number(row.id);
       const known = kept.get(id);
-      if (known && Date.now() - known.readAt < RUNTIME_TTL_MS && known.calendar.slug === row.slug && known.calendar.status === row.status && known.calendar.name === row.name) return keep(known);
+      if (
+        known &&
+        Date.now() - known.readAt < RUNTIME_TTL_MS &&
+        known.calendar.slug === row.slug &&
+        known.calendar.status === row.status &&
+        known.calendar.name === row.name &&
+        known.calendar.quotas === row.quotas
+      )
+        return keep(known);
       return keep(await load(row));
     },
     enter(runtime, fn) {
@@ -311,6 +322,7 @@ export function createCalendarService(base: Config, pristine: Config, store: Sto
       try {
         const updated = await calendarsStore.updateCalendar(db, id, changes);
         kept.delete(id);
+        if (id === DEFAULT_CALENDAR_ID && updated) quotas?.defaultChanged(parseQuotas(updated.quotas));
         hostsReadAt = 0;
         return view(updated!);
       } catch (error) {

@@ -11,6 +11,7 @@ import type { Config } from '../config.js';
 import type { Store } from '../store/db.js';
 import type { AnswerBudget } from './answer-budget.js';
 import type { CalendarService } from './calendars.js';
+import type { CalendarQuotas } from './quotas.js';
 import type { EditLockService } from './edit-locks.js';
 import type { EventService } from './events/index.js';
 import type { ImageService } from './images.js';
@@ -54,6 +55,8 @@ export interface CoreServices {
   media: MediaService;
   /** The calendars of the service, which one the work at hand is of, people's roles in each (calendars.ts). */
   calendars: CalendarService;
+  /** Each calendar's quotas, enforced by the writes they limit (quotas.ts). */
+  quotas: CalendarQuotas;
 }
 
 /** What a domain module that reads or writes the store is given: the services and their store. */

@@ -36,6 +36,10 @@ export const ERRORS = {
   calendar_exists: [400, 'A calendar already has that slug or host name.'],
   calendar_default: [400, 'The default calendar cannot be deleted.'],
   calendar_suspended: [503, 'This calendar is suspended.'],
+  // A calendar's quota used up (domain/quotas.ts): 403 (events, webhook endpoints), 413 (media
+  // bytes) or 429 with Retry-After (requests a minute, submissions a day); data names the quota,
+  // its limit and what is used.
+  calendar_quota_exceeded: [403, 'This calendar has used its %s quota (%d of %d).'],
   rest_invalid_json: [400, 'Invalid JSON body passed.'],
   rest_forbidden: [401, 'Sorry, you are not allowed to do that.'],
   // WordPress' rest_cookie_check_errors: a session cookie with a wrong X-WP-Nonce / _wpnonce.

@@ -40,7 +40,8 @@ import { settingsInForce, type SettingView } from './settings-view.js';
 import { postTombstones, syncDelta, termTombstones, type DeltaView, type SyncDelta, type Tombstone } from './sync.js';
 import { userAdminOf, type UserAdmin } from './user-admin.js';
 import { createFederationStore, type FederationStore } from './federation-store.js';
-import { createCalendarService } from './calendars.js';
+import { createCalendarService, runtimeNow } from './calendars.js';
+import { createQuotas } from './quotas.js';
 
 /**
  * What every face is given: the domain's services, and the doors to the domain's parts that keep
@@ -133,6 +134,8 @@ export function createServices(config: Config, store: Store, pristine: Config = 
     nowLocal: () => nowWall(config.timezone),
   };
   const images = createImageService(store.db);
+  // Each calendar's quotas, read from its runtime (the default calendar's kept apart): quotas.ts.
+  const quotas = createQuotas(config, store.db, () => runtimeNow()?.quotas);
   const venues = createLinkedPostService(store, 'venue', images, config.timezone, clock, { radius: config.geolocRadius, unit: config.geolocUnit });
   const organizers = createLinkedPostService(store, 'organizer', images, config.timezone, clock);
   const categories = createTermService(store.db, 'tribe_events_cat');
@@ -155,12 +158,14 @@ export function createServices(config: Config, store: Store, pristine: Config = 
     categories,
     tags,
     recurrenceHorizonMonths: config.recurrenceHorizonMonths,
+    quotas,
   });
   const answers = createAnswerBudget(config.responseMemoryBytes);
   const users = createUserService(store);
   const submissions = createSubmissionService({
     config,
     store,
+    quotas,
     events,
     venues,
     organizers,
@@ -190,8 +195,9 @@ export function createServices(config: Config, store: Store, pristine: Config = 
     versions: createVersionService(store),
     submissions,
     editLocks: createEditLockService(store, clock),
-    media: createMediaService(config, store.db, clock),
-    calendars: createCalendarService(config, pristine, store),
+    media: createMediaService(config, store.db, clock, undefined, quotas),
+    quotas,
+    calendars: createCalendarService(config, pristine, store, quotas),
   };
   const db = store.db;
   // The doors made on first use: most commands and tests need few of them.

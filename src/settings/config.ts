@@ -44,6 +44,12 @@ export interface Config {
   rateLimitMax: number;
   /** The rate-limit window, in seconds. */
   rateLimitWindow: number;
+  /** The installation's calendar quotas (docs/calendars.md, "Quotas"): what a calendar whose own quotas do not name one may hold or do; 0: no limit. */
+  calendarQuotaEvents: number;
+  calendarQuotaMediaMb: number;
+  calendarQuotaRequestsPerMinute: number;
+  calendarQuotaWebhookEndpoints: number;
+  calendarQuotaSubmissionsPerDay: number;
   /** Failed logins (per login; 4× that per IP) after which further attempts are refused for a while; 0 turns it off. */
   loginMaxFailures: number;
   /** Fastify's `trustProxy`: false, true, a hop count, or addresses/CIDRs of the trusted proxies. */

@@ -87,10 +87,12 @@ export async function listSubmissions(
 export interface QuotaLimit {
   key: string;
   max: number;
+  /** the start of this limit's window, when it is not the call's */
+  sinceGmt?: string;
 }
 
-/** The places taken (to give back should the submission not be stored), or the limit that refused. */
-export type QuotaReservation = { ids: number[] } | { refused: string; oldestGmt: string | undefined };
+/** The places taken (to give back should the submission not be stored), or the limit that refused with the places it counted. */
+export type QuotaReservation = { ids: number[] } | { refused: string; oldestGmt: string | undefined; used: number };
 
 /**
  * Count and take a place in each limit, all or none, in one transaction: at most `max` places of
@@ -103,12 +105,12 @@ export async function reserveSubmissionQuota(db: Executor, limits: QuotaLimit[],
   const ordered = [...limits].sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0));
   return writeTransaction(db, async (trx): Promise<QuotaReservation> => {
     for (const { key } of ordered) await lockForWrite(trx, `submission-quota:${key}`);
-    for (const { key, max } of limits) {
-      const recent = trx.selectFrom('submission_quota').where('key_hash', '=', key).where('created_gmt', '>=', sinceGmt);
+    for (const { key, max, sinceGmt: since = sinceGmt } of limits) {
+      const recent = trx.selectFrom('submission_quota').where('key_hash', '=', key).where('created_gmt', '>=', since);
       const n = Number((await recent.select((eb) => eb.fn.countAll().as('n')).executeTakeFirstOrThrow()).n);
       if (n < max) continue;
       const oldest = await recent.select('created_gmt').orderBy('created_gmt').limit(1).executeTakeFirst();
-      return { refused: key, oldestGmt: oldest?.created_gmt };
+      return { refused: key, oldestGmt: oldest?.created_gmt, used: n };
     }
     const ids: number[] = [];
     for (const { key } of limits) {
@@ -151,10 +153,18 @@ export async function usePowSolution(db: Executor, signature: string, expiresGmt
   });
 }
 
-/** Delete places older than the window (`quotaBeforeGmt`) and solutions whose challenge has expired. */
-export async function pruneSubmissionLimits(db: Executor, quotaBeforeGmt: string, nowGmt: string): Promise<void> {
+/**
+ * Delete places older than the window (`quotaBeforeGmt`) and solutions whose challenge has expired;
+ * the places of `longer` (a key with a window of its own: a calendar's submissions a day) are kept
+ * until its own start.
+ */
+export async function pruneSubmissionLimits(db: Executor, quotaBeforeGmt: string, nowGmt: string, longer?: { key: string; beforeGmt: string }): Promise<void> {
   await writeTransaction(db, async (trx) => {
-    await trx.deleteFrom('submission_quota').where('created_gmt', '<', quotaBeforeGmt).execute();
+    if (!longer) await trx.deleteFrom('submission_quota').where('created_gmt', '<', quotaBeforeGmt).execute();
+    else {
+      await trx.deleteFrom('submission_quota').where('created_gmt', '<', quotaBeforeGmt).where('key_hash', '!=', longer.key).execute();
+      await trx.deleteFrom('submission_quota').where('created_gmt', '<', longer.beforeGmt).where('key_hash', '=', longer.key).execute();
+    }
     await trx.deleteFrom('submission_pow_used').where('expires_gmt', '<', nowGmt).execute();
   });
 }

@@ -20,6 +20,7 @@ import type { IncomingMessage } from 'node:http';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Services } from '../domain/services.js';
 import { apiError, type ApiError } from '../domain/errors.js';
+import { neverReplay } from './replay.js';
 
 /** The slug a request's path named (`/c/{slug}/…`), set on the raw request by `calendarRewrite`. */
 const SLUG = Symbol('calendar slug');
@@ -58,11 +59,36 @@ function send(reply: FastifyReply, error: ApiError): void {
   void reply.code(error.status).header('content-type', 'application/json; charset=UTF-8').send(JSON.stringify(error.toJSON()));
 }
 
+/** Answer an error with its headers (`Retry-After`). */
+function refuse(reply: FastifyReply, error: ApiError): void {
+  for (const [name, value] of Object.entries(error.headers)) void reply.header(name, value);
+  send(reply, error);
+}
+
 /**
  * Run each request in its calendar. Registered first, so that every hook and handler after it
  * (authentication, the rate limit, the routes) runs there.
  */
-export function registerCalendarEntry(app: FastifyInstance, services: Pick<Services, 'calendars'>): void {
+export function registerCalendarEntry(app: FastifyInstance, services: Pick<Services, 'calendars' | 'quotas'>, exempt: ReadonlySet<string> = new Set()): void {
+  /**
+   * The calendar's `requests_per_minute` quota (domain/quotas.ts), counted once the request is in
+   * its calendar: nothing to look at when the calendar has none (at once, from what is kept).
+   */
+  const counted = (req: FastifyRequest, reply: FastifyReply, done: () => void): void => {
+    let limited = false;
+    const refusal = services.quotas.countRequest(() => {
+      limited = !exempt.has(req.url.split('?')[0]!);
+      return !limited;
+    });
+    // Counted: its answer is not kept for replay, which would answer the next one uncounted.
+    if (limited) neverReplay(req.raw);
+    if (refusal === undefined) return done();
+    if (!(refusal instanceof Promise)) return refuse(reply, refusal);
+    refusal.then(
+      (error) => (error ? refuse(reply, error) : done()),
+      () => done(),
+    );
+  };
   const reenter = (req: FastifyRequest, _reply: FastifyReply, done: () => void) => {
     const resource = (req as RequestWithCalendar)[RESOURCE];
     if (resource) resource.runInAsyncScope(done, req.raw);
@@ -72,12 +98,12 @@ export function registerCalendarEntry(app: FastifyInstance, services: Pick<Servi
     const slug = calendarSlugOf(req);
     const host = req.headers.host?.toLowerCase();
     // The default calendar's requests (the common case) cost no look-up.
-    if (slug === undefined && (host === undefined || !services.calendars.isCalendarHost(host))) return done();
+    if (slug === undefined && (host === undefined || !services.calendars.isCalendarHost(host))) return counted(req, reply, done);
     services.calendars.resolve(slug !== undefined ? { slug } : { host: host! }).then(
       (runtime) => {
         if (!runtime) {
           if (slug !== undefined) return send(reply, apiError('calendar_not_found'));
-          return done();
+          return counted(req, reply, done);
         }
         if (runtime.calendar.status === 'suspended') {
           void reply.header('retry-after', '3600');
@@ -90,7 +116,7 @@ export function registerCalendarEntry(app: FastifyInstance, services: Pick<Servi
         services.calendars.enter(runtime, () => {
           const resource = new AsyncResource('events-calendar:calendar');
           (req as RequestWithCalendar)[RESOURCE] = resource;
-          resource.runInAsyncScope(done, req.raw);
+          resource.runInAsyncScope(() => counted(req, reply, done), req.raw);
         });
       },
       (error: unknown) => done(error as Error),

@@ -148,6 +148,17 @@ export function markReplayable(req: IncomingMessage, mark: ReplayMark): void {
   if (tagged[KEY] !== undefined) tagged[MARK] = mark;
 }
 
+/**
+ * This request's answer is never kept for replay (a no-op for other requests): a request counted
+ * against its calendar's `requests_per_minute` quota (web/calendars.ts) must be counted again each
+ * time, which a replay, answered before the calendar is known, would not do.
+ */
+export function neverReplay(req: IncomingMessage): void {
+  const tagged = req as Tagged;
+  delete tagged[KEY];
+  delete tagged[MARK];
+}
+
 const SLOT_OF: Record<string, Slot> = {
   'x-request-id': 'request-id',
   'x-ratelimit-limit': 'limit',

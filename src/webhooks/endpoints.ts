@@ -91,17 +91,20 @@ export function createEndpoints(deps: WebhookServiceDeps): WebhookEndpoints {
     },
     async create(input) {
       const cursor = await store.changes.head();
-      const id = await insertEndpoint(db, {
-        url: input.url,
-        secret: input.secret ?? newSecret(),
-        events: JSON.stringify(input.events && input.events.length ? input.events : ['*']),
-        description: input.description ?? '',
-        enabled: 1,
-        disabled_reason: null,
-        cursor_seq: cursor,
-        failing_since: null,
-        created_gmt: gmtNow(),
-      });
+      // The calendar's `webhook_endpoints` quota, counted in the insert's transaction (domain/quotas.ts).
+      const id = await deps.services.quotas.write(db, 'webhook_endpoints', 1, (on) =>
+        insertEndpoint(on, {
+          url: input.url,
+          secret: input.secret ?? newSecret(),
+          events: JSON.stringify(input.events && input.events.length ? input.events : ['*']),
+          description: input.description ?? '',
+          enabled: 1,
+          disabled_reason: null,
+          cursor_seq: cursor,
+          failing_since: null,
+          created_gmt: gmtNow(),
+        }),
+      );
       changed();
       return (await endpoints.get(id))!;
     },

@@ -305,7 +305,7 @@ describe('webhooks: a "no endpoint enabled" read while this process enabled one 
         });
         const store = Object.create(t.built.store, { db: { value: db } }) as typeof t.built.store;
         const { createEndpoints } = await import('../../src/webhooks/endpoints.js');
-        const webhooks = createEndpoints({ services: { store } } as unknown as Parameters<typeof createEndpoints>[0]);
+        const webhooks = createEndpoints({ services: { store, quotas: t.built.services.quotas } } as unknown as Parameters<typeof createEndpoints>[0]);
         const mine = await webhooks.create({ url: 'http://127.0.0.1:9/hook' });
         await webhooks.update(mine.id, { enabled: false });
         assert.equal(await webhooks.anyEnabled(0), false);

@@ -6,6 +6,7 @@
  * @example
  *   const input: EventInput = { title: 'Jazz', start_date: 'tomorrow 8pm', end_date: 'tomorrow 11pm' };
  */
+import type { CalendarQuotas } from '../quotas.js';
 import type { Store } from '../../store/db.js';
 import type { EventRecord } from '../../store/events.js';
 import type { ListingState } from '../../store/listing-states.js';
@@ -166,6 +167,8 @@ export interface EventServiceDeps {
   tags: TermService;
   /** RECURRENCE_HORIZON_MONTHS (default 60) */
   recurrenceHorizonMonths?: number;
+  /** The calendars' quotas: a create past the calendar's `events` is refused (domain/quotas.ts). */
+  quotas?: Pick<CalendarQuotas, 'limit' | 'guard'>;
 }
 
 export interface EventService {

@@ -80,8 +80,12 @@ export function createWrites(deps: EventServiceDeps, readModel: ReadModel): Writ
       // An event that only names existing records by id writes one statement on PostgreSQL
       // (`writeStatement`); one that may create some (inline venues, named terms, an image URL)
       // or a series with its occurrences is a transaction.
-      const plain = !rec && idsOnly(input.venue) && idsOnly(input.organizer) && idsOnly(input.categories) && idsOnly(input.tags) && idsOnly(input.image);
+      // The calendar's `events` quota, when it has one, is counted in the transaction, under its lock.
+      const limit = deps.quotas?.limit('events') ?? 0;
+      const quota = typeof limit === 'number' ? limit : await limit;
+      const plain = !quota && !rec && idsOnly(input.venue) && idsOnly(input.organizer) && idsOnly(input.categories) && idsOnly(input.tags) && idsOnly(input.image);
       return seriesWrite(plain ? writeStatement : writeTransaction, async (trx) => {
+        if (quota) await deps.quotas!.guard(trx, 'events', 1, quota);
         const sched = schedule(input, null, deps.siteTimezone);
         const nowGmt = clock.nowGmt();
         const nowLocal = clock.nowLocal();

@@ -16,7 +16,8 @@ import type { Config } from '../../config.js';
 import { writeTransaction } from '../../store/changes.js';
 import * as imagesStore from '../../store/images.js';
 import type { Executor, ImageRow } from '../../store/schema.js';
-import { apiError } from '../errors.js';
+import { ApiError, apiError } from '../errors.js';
+import type { CalendarQuotas } from '../quotas.js';
 import type { Clock } from '../linked-posts/types.js';
 import { can, type Viewer } from '../permissions.js';
 import { storedSizes, toImageJson, type ImageSizeJson, type StoredSize } from '../representations/image.js';
@@ -127,7 +128,13 @@ export function toMediaJson(row: ImageRow): MediaJson {
   };
 }
 
-export function createMediaService(config: Config, db: Executor, clock: { nowGmt(): string } | Clock, storage: MediaStorage = storageFor(config)): MediaService {
+export function createMediaService(
+  config: Config,
+  db: Executor,
+  clock: { nowGmt(): string } | Clock,
+  storage: MediaStorage = storageFor(config),
+  quotas?: Pick<CalendarQuotas, 'limit' | 'write' | 'check'>,
+): MediaService {
   const urlOf = (key: string) => storage.publicUrl(key) ?? `${config.siteUrl}${MEDIA_PATH}/${key}`;
 
   const check = (bytes: Buffer): SniffedImage => {
@@ -151,10 +158,15 @@ export function createMediaService(config: Config, db: Executor, clock: { nowGmt
       });
       const hash = createHash('sha256').update(input.bytes).digest('hex').slice(0, 32);
       const fullFile = `full.${type.extension}`;
+      // The calendar's `media_bytes` quota counts the kept full-size files: a look before the files
+      // are stored (an upload past it stores nothing), the count that holds in the write below.
+      const quota = quotas ? await quotas.limit('media_bytes') : 0;
+      if (quota > 0) await quotas!.check(on, 'media_bytes', made.full.bytes.length, quota);
       // The files first: a record never points at files that are not there. Same bytes, same files.
-      for (const f of [made.full, ...made.variants]) await storage.put(`${hash}/${f.name}.${type.extension}`, f.bytes, type.mime);
+      const files = [made.full, ...made.variants];
+      for (const f of files) await storage.put(`${hash}/${f.name}.${type.extension}`, f.bytes, type.mime);
       const sizes: StoredSize[] = made.variants.map((v) => ({ name: v.name, width: v.width, height: v.height, mime: type.mime, filesize: v.bytes.length, file: `${v.name}.${type.extension}` }));
-      const id = await writeTransaction(on, (trx) =>
+      const insert = (trx: Executor) =>
         imagesStore.insertImage(trx, {
           url: urlOf(`${hash}/${fullFile}`),
           extension: type.extension,
@@ -168,8 +180,18 @@ export function createMediaService(config: Config, db: Executor, clock: { nowGmt
           filename: cleanFilename(input.filename, fullFile),
           filesize: made.full.bytes.length,
           sizes: JSON.stringify(sizes),
-        }),
-      );
+        });
+      const id = await (quota > 0 ? quotas!.write(on, 'media_bytes', made.full.bytes.length, insert) : writeTransaction(on, insert)).catch(async (e: unknown) => {
+        // Refused by the quota meanwhile (uploads at once): its files go unless a record shares them.
+        if (e instanceof ApiError && e.code === 'calendar_quota_exceeded' && !(await imagesStore.findImageByStorageKey(on, hash)))
+          await storage
+            .removeAll(
+              hash,
+              files.map((f) => `${f.name}.${type.extension}`),
+            )
+            .catch(() => undefined);
+        throw e;
+      });
       const [row] = await imagesStore.findImagesByIds(on, [id]);
       return row!;
     },

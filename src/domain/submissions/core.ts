@@ -25,7 +25,7 @@ import { SUBMISSIONS_USER, type SubmissionDeps } from './types.js';
 
 export const sha256 = (s: string) => createHash('sha256').update(s).digest('hex');
 /** A limit's key as stored: a hash, so the quota table holds no address. */
-export const quotaKey = (kind: 'ip' | 'email', value: string) => sha256(`${kind}:${value}`);
+export const quotaKey = (kind: 'ip' | 'email' | 'calendar', value: string) => sha256(`${kind}:${value}`);
 export const gmt = (d = new Date()) => d.toISOString().slice(0, 19).replace('T', ' ');
 export const iso = (v: string | null | undefined) => (v ? v.replace(' ', 'T') + 'Z' : null);
 export const str = (v: unknown): string => (typeof v === 'string' ? v : typeof v === 'number' ? String(v) : '');

@@ -48,6 +48,7 @@ export {
   type SubmissionStatus,
 } from './types.js';
 export { countLinks } from './input.js';
+import { SUBMISSION_QUOTA_DAY_MS } from './input.js';
 
 export function createSubmissionService(deps: SubmissionDeps): SubmissionService {
   const core = createSubmissionCore(deps);
@@ -157,7 +158,11 @@ export function createSubmissionService(deps: SubmissionDeps): SubmissionService
     async eraseExpired(now = new Date()) {
       const before = gmt(new Date(now.getTime() - core.config.submissionRetentionDays * 86_400_000));
       // The limits' places older than their window, and proofs of work whose challenge expired.
-      await store.pruneSubmissionLimits(core.db, gmt(new Date(now.getTime() - core.config.submissionsRateWindowMs)), gmt(now));
+      // A calendar's `submissions_per_day` places are kept for their day.
+      await store.pruneSubmissionLimits(core.db, gmt(new Date(now.getTime() - core.config.submissionsRateWindowMs)), gmt(now), {
+        key: quotaKey('calendar', 'day'),
+        beforeGmt: gmt(new Date(now.getTime() - SUBMISSION_QUOTA_DAY_MS)),
+      });
       const ids = await store.expiredIdentities(core.db, before, 500);
       return store.eraseIdentities(core.db, ids);
     },

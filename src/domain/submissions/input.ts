@@ -14,6 +14,7 @@ import { apiError, invalidParams } from '../errors.js';
 import type { EventInput } from '../events/index.js';
 import { isOrganizerEmail } from '../linked-posts/rules.js';
 import { gmt, quotaKey, str, type SubmissionCore } from './core.js';
+import { quotaExceeded } from '../quotas.js';
 import type { SubmissionInput } from './types.js';
 
 /** The strict subset of HTML a description may hold. */
@@ -146,13 +147,24 @@ export async function eventInputOf(core: SubmissionCore, input: SubmissionInput,
  */
 export async function reservePlaces(core: SubmissionCore, ip: string, email: string): Promise<number[]> {
   const limits: store.QuotaLimit[] = [];
+  const now = Date.now();
   if (core.config.submissionsMaxPerAddress > 0 && ip !== '') limits.push({ key: quotaKey('ip', clientKeyOf(ip)), max: core.config.submissionsMaxPerAddress });
   if (core.config.submissionsMaxPerEmail > 0 && email !== '') limits.push({ key: quotaKey('email', email), max: core.config.submissionsMaxPerEmail });
+  // The calendar's `submissions_per_day` quota: one more place, the calendar's own (the quota
+  // table's rows are each calendar's), counted over the last 24 hours.
+  const limit = core.deps.quotas?.limit('submissions_per_day') ?? 0;
+  const perDay = typeof limit === 'number' ? limit : await limit;
+  const calendarKey = quotaKey('calendar', 'day');
+  if (perDay > 0) limits.push({ key: calendarKey, max: perDay, sinceGmt: gmt(new Date(now - SUBMISSION_QUOTA_DAY_MS)) });
   if (limits.length === 0) return [];
-  const now = Date.now();
   const taken = await store.reserveSubmissionQuota(core.db, limits, gmt(new Date(now - core.config.submissionsRateWindowMs)), gmt(new Date(now)));
   if ('ids' in taken) return taken.ids;
-  const freeAt = taken.oldestGmt ? Date.parse(taken.oldestGmt.replace(' ', 'T') + 'Z') + core.config.submissionsRateWindowMs : now + core.config.submissionsRateWindowMs;
+  const windowMs = taken.refused === calendarKey ? SUBMISSION_QUOTA_DAY_MS : core.config.submissionsRateWindowMs;
+  const freeAt = taken.oldestGmt ? Date.parse(taken.oldestGmt.replace(' ', 'T') + 'Z') + windowMs : now + windowMs;
   const seconds = Math.max(1, Math.ceil((freeAt - now) / 1000));
+  if (taken.refused === calendarKey) throw quotaExceeded('submissions_per_day', perDay, taken.used, seconds);
   throw apiError('submission_rate_limited', { args: [seconds], headers: { 'retry-after': String(seconds) } });
 }
+
+/** The window of a calendar's `submissions_per_day` quota (its places are kept this long at least). */
+export const SUBMISSION_QUOTA_DAY_MS = 24 * 60 * 60 * 1000;

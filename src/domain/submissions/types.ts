@@ -2,6 +2,7 @@
  * Community submissions' vocabulary: their statuses and webhook events, what a submitter sends
  * and from where, what a moderator decides, what the service offers and needs.
  */
+import type { CalendarQuotas } from '../quotas.js';
 import type { Config } from '../../config.js';
 import type { Store } from '../../store/db.js';
 import type { EventInput, EventService } from '../events/index.js';
@@ -110,4 +111,6 @@ export interface SubmissionDeps {
   organizers: LinkedPostService;
   users: UserService;
   links: Links;
+  /** The calendars' quotas: submissions past the calendar's `submissions_per_day` are refused (domain/quotas.ts). */
+  quotas?: Pick<CalendarQuotas, 'limit'>;
 }

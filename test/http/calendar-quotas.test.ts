@@ -1,0 +1,166 @@
+/**
+ * Each calendar's quotas (docs/calendars.md, "Quotas"): past a limit the write it limits is
+ * refused with `calendar_quota_exceeded` (403 events and webhook endpoints, 413 media bytes, 429
+ * with Retry-After submissions a day and requests a minute), below it allowed; creates at once
+ * never pass the limit together; one calendar's used-up quota leaves the others alone; the
+ * requests a minute hold across two instances on one database; the installation's defaults
+ * (CALENDAR_QUOTA_*) apply where a calendar names none, and 0 means no limit.
+ */
+import { before, describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+import { STORES, forEachStore, startTwoInstances, type TestServer } from '../support/harness.js';
+import { plainImage, authOf } from '../support/media.js';
+import { EVENT, OPEN } from '../support/submissions.js';
+
+const REST = '/api/calendar/events/v1';
+const ADMIN = '/api/calendar/admin/v1';
+const at = (t: TestServer, slug: string | null, path: string) => `${t.origin}${slug ? `/c/${slug}` : ''}${path}`;
+let n = 0;
+const event = (extra: Record<string, unknown> = {}) => ({ title: `Quota ${++n}`, start_date: '2031-03-01 10:00', end_date: '2031-03-01 11:00', ...extra });
+
+function assertExceeded(r: { status: number; body: any; headers: Headers }, status: number, quota: string, limit: number, used: number) {
+  assert.equal(r.status, status, JSON.stringify(r.body));
+  assert.equal(r.body.code, 'calendar_quota_exceeded');
+  assert.equal(r.body.data.status, status);
+  assert.equal(r.body.data.quota, quota);
+  assert.equal(r.body.data.limit, limit);
+  assert.equal(r.body.data.used, used);
+  if (status === 429) assert.ok(Number(r.headers.get('retry-after')) > 0, 'Retry-After');
+}
+
+async function upload(t: TestServer, slug: string, bytes: Buffer): Promise<{ status: number; body: any; headers: Headers }> {
+  const res = await fetch(at(t, slug, `${ADMIN}/media`), { method: 'POST', headers: { 'content-type': 'image/png', ...authOf(t, 'admin') }, body: new Uint8Array(bytes) });
+  return { status: res.status, body: await res.json(), headers: res.headers };
+}
+
+forEachStore(
+  'calendar quotas',
+  (t) => {
+    before(async () => {
+      const c = t.built.services.calendars;
+      await c.create({ slug: 'small', name: 'Small', quotas: { events: 2, webhook_endpoints: 1, submissions_per_day: 2 } });
+      await c.create({ slug: 'crowd', name: 'Crowd', quotas: { events: 3 } });
+      await c.create({ slug: 'series', name: 'Series', quotas: { events: 2 } });
+      await c.create({ slug: 'pictures', name: 'Pictures', quotas: { media_bytes: 10_000_000 } });
+      await c.create({ slug: 'free', name: 'Free' });
+    });
+
+    it('refuses an event past the events quota with 403 and what it counts; trashed events still count', async () => {
+      for (let i = 0; i < 2; i++) assert.equal((await t.api.post(at(t, 'small', `${REST}/events`), { as: 'admin', json: event() })).status, 201);
+      const third = await t.api.post(at(t, 'small', `${REST}/events`), { as: 'admin', json: event() });
+      assertExceeded(third, 403, 'events', 2, 2);
+      // A trashed event is still kept (and may be restored): it counts until deleted permanently.
+      const list = await t.api.get(at(t, 'small', `${REST}/events`), { query: { start_date: '2031-01-01', end_date: '2032-01-01' } });
+      assert.equal((await t.api.delete(at(t, 'small', `${REST}/events/${list.body.events[0].id}`), { as: 'admin' })).status, 200);
+      assertExceeded(await t.api.post(at(t, 'small', `${REST}/events`), { as: 'admin', json: event() }), 403, 'events', 2, 2);
+      // The other calendars are not limited by it.
+      assert.equal((await t.api.post(at(t, 'free', `${REST}/events`), { as: 'admin', json: event() })).status, 201);
+      assert.equal((await t.api.post(at(t, null, `${REST}/events`), { as: 'admin', json: event() })).status, 201);
+    });
+
+    it('counts a recurring event once, whatever its occurrences', async () => {
+      const series = await t.api.post(at(t, 'series', `${REST}/events`), { as: 'admin', json: event({ recurrence: ['RRULE:FREQ=WEEKLY;COUNT=6'] }) });
+      assert.equal(series.status, 201, series.text);
+      assert.equal((await t.api.post(at(t, 'series', `${REST}/events`), { as: 'admin', json: event() })).status, 201);
+      assertExceeded(await t.api.post(at(t, 'series', `${REST}/events`), { as: 'admin', json: event() }), 403, 'events', 2, 2);
+    });
+
+    it('10 creates at once with a quota of 3 leave exactly 3', async () => {
+      const answers = await Promise.all(Array.from({ length: 10 }, () => t.api.post(at(t, 'crowd', `${REST}/events`), { as: 'admin', json: event() })));
+      const statuses = answers.map((a) => a.status).sort();
+      assert.equal(answers.filter((a) => a.status === 201).length, 3, statuses.join(','));
+      for (const a of answers.filter((x) => x.status !== 201)) assertExceeded(a, 403, 'events', 3, 3);
+      const list = await t.api.get(at(t, 'crowd', `${REST}/events`), { as: 'admin', query: { start_date: '2031-01-01', end_date: '2032-01-01', per_page: 50 } });
+      assert.equal(list.body.total, 3, JSON.stringify(list.body).slice(0, 500));
+    });
+
+    it('refuses a webhook endpoint past the webhook_endpoints quota with 403', async () => {
+      const first = await t.api.post(at(t, 'small', `${ADMIN}/webhooks`), { as: 'admin', json: { url: 'http://127.0.0.1:9/one' } });
+      assert.equal(first.status, 201, first.text);
+      assertExceeded(await t.api.post(at(t, 'small', `${ADMIN}/webhooks`), { as: 'admin', json: { url: 'http://127.0.0.1:9/two' } }), 403, 'webhook_endpoints', 1, 1);
+      assert.equal((await t.api.post(at(t, 'free', `${ADMIN}/webhooks`), { as: 'admin', json: { url: 'http://127.0.0.1:9/two' } })).status, 201);
+    });
+
+    it('refuses an upload past the media_bytes quota with 413, storing nothing', async () => {
+      const first = await upload(t, 'pictures', await plainImage(64, 64));
+      assert.equal(first.status, 201, JSON.stringify(first.body));
+      const used = first.body.filesize as number;
+      assert.ok(used > 0);
+      await t.built.services.calendars.update('pictures', { quotas: { media_bytes: used + 10 } });
+      const second = await upload(t, 'pictures', await plainImage(64, 64));
+      assertExceeded(second, 413, 'media_bytes', used + 10, used);
+      const library = await t.api.get(at(t, 'pictures', `${ADMIN}/media`), { as: 'admin' });
+      assert.equal(library.body.length, 1);
+      assert.equal((await upload(t, 'free', await plainImage(64, 64))).status, 201);
+    });
+
+    it('refuses public submissions past submissions_per_day with 429 and Retry-After', async () => {
+      const send = (slug: string | null, i: number) => t.api.post(at(t, slug, '/api/calendar/submissions/v1/submissions'), { json: { ...EVENT, title: `Fair ${i}`, email: `s${i}@example.org` } });
+      // The small calendar's events quota is used up: raise it, so that only the submissions' counts.
+      await t.built.services.calendars.update('small', { quotas: { events: 100, webhook_endpoints: 1, submissions_per_day: 2 } });
+      for (let i = 0; i < 2; i++) {
+        const ok = await send('small', i);
+        assert.equal(ok.status, 201, ok.text);
+      }
+      assertExceeded(await send('small', 2), 429, 'submissions_per_day', 2, 2);
+      assert.equal((await send('free', 3)).status, 201);
+      assert.equal((await send(null, 4)).status, 201);
+    });
+  },
+  { ...OPEN, WEBHOOKS_ALLOW_PRIVATE: 'true' },
+);
+
+forEachStore(
+  'calendar quotas: the installation’s defaults',
+  (t) => {
+    before(async () => {
+      await t.built.services.calendars.create({ slug: 'own', name: 'Own', quotas: { events: 0 } });
+      await t.built.services.calendars.create({ slug: 'plain', name: 'Plain' });
+    });
+
+    it('limits every calendar that names no quota, the default one included; a calendar’s 0 means no limit', async () => {
+      assert.equal((await t.api.post(at(t, null, `${REST}/events`), { as: 'admin', json: event() })).status, 201);
+      assertExceeded(await t.api.post(at(t, null, `${REST}/events`), { as: 'admin', json: event() }), 403, 'events', 1, 1);
+      assert.equal((await t.api.post(at(t, 'plain', `${REST}/events`), { as: 'admin', json: event() })).status, 201);
+      assertExceeded(await t.api.post(at(t, 'plain', `${REST}/events`), { as: 'admin', json: event() }), 403, 'events', 1, 1);
+      for (let i = 0; i < 3; i++) assert.equal((await t.api.post(at(t, 'own', `${REST}/events`), { as: 'admin', json: event() })).status, 201);
+    });
+
+    it('takes the default calendar’s own quota once it is set', async () => {
+      await t.built.services.calendars.update(1, { quotas: { events: 3 } });
+      assert.equal((await t.api.post(at(t, null, `${REST}/events`), { as: 'admin', json: event() })).status, 201);
+      assert.equal((await t.api.post(at(t, null, `${REST}/events`), { as: 'admin', json: event() })).status, 201);
+      assertExceeded(await t.api.post(at(t, null, `${REST}/events`), { as: 'admin', json: event() }), 403, 'events', 3, 3);
+    });
+  },
+  { CALENDAR_QUOTA_EVENTS: '1' },
+);
+
+for (const kind of STORES) {
+  describe(`calendar quotas: requests a minute across two instances [${kind.name}]`, () => {
+    it('answers a calendar’s requests_per_minute over every client and instance, then 429 with Retry-After', async () => {
+      const { a, b, close } = await startTwoInstances(kind, 'calendar-quotas');
+      try {
+        await a.built.services.calendars.create({ slug: 'busy', name: 'Busy', quotas: { requests_per_minute: 10 } });
+        // The count is per minute since the epoch: start well inside one.
+        const left = 60_000 - (Date.now() % 60_000);
+        if (left < 15_000) await new Promise((r) => setTimeout(r, left + 100));
+        const answers = [];
+        for (let i = 0; i < 16; i++) {
+          const server = i % 2 ? b : a;
+          answers.push(await server.api.get(at(server, 'busy', `${REST}/events`), i % 4 === 0 ? {} : { as: 'admin' }));
+        }
+        assert.deepEqual(
+          answers.map((r) => r.status),
+          [...Array<number>(10).fill(200), ...Array<number>(6).fill(429)],
+        );
+        for (const r of answers.slice(10)) assertExceeded(r, 429, 'requests_per_minute', 10, 10);
+        // Another calendar, and the default one, answer on both instances.
+        assert.equal((await b.api.get(at(b, null, `${REST}/events`))).status, 200);
+        assert.equal((await a.api.get(at(a, null, `${REST}/events`))).status, 200);
+      } finally {
+        await close();
+      }
+    });
+  });
+}

@@ -41,6 +41,7 @@ import { postTombstones, syncDelta, termTombstones, type DeltaView, type SyncDel
 import { userAdminOf, type UserAdmin } from './user-admin.js';
 import { createFederationStore, type FederationStore } from './federation-store.js';
 import { createCalendarService } from './calendars.js';
+import { createNetworkService, type NetworkService } from './network.js';
 
 /**
  * What every face is given: the domain's services, and the doors to the domain's parts that keep
@@ -102,6 +103,8 @@ export interface Services extends CoreServices {
   keep(kind: string, structure: KeptStructure): void;
   /** What federation keeps in the database (federation-store.ts): the federation face's door to the store. */
   federationStore: FederationStore;
+  /** Networks of calendars: proposals to another calendar, follows, the network search (network.ts). */
+  network: NetworkService;
 }
 
 /** The bundle the composition root builds: the services faces are given, and the store they stand on. */
@@ -205,6 +208,7 @@ export function createServices(config: Config, store: Store, pristine: Config = 
   const loginThrottle = once(() => createLoginThrottle(db, config.loginMaxFailures));
   const queue = once(() => importQueueOf(ctx));
   const federationStore = once(() => createFederationStore(store));
+  const network = once(() => createNetworkService(ctx));
   const out: DomainServices = {
     ...ctx,
     get links() {
@@ -224,6 +228,9 @@ export function createServices(config: Config, store: Store, pristine: Config = 
     },
     get federationStore() {
       return federationStore();
+    },
+    get network() {
+      return network();
     },
     settings: {
       inForce: () => settingsInForce(ctx),

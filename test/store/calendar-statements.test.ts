@@ -15,6 +15,11 @@ import { STORES, startServer, type TestServer } from '../support/harness.js';
 const ACROSS: Array<[fragment: RegExp, reason: string]> = [
   // Calendars and people are the network's; deleting a calendar names it by `calendar_id` anyway.
   [/^select .* from "calendars"/, 'the network’s own table'],
+  // The network search reads every active calendar's published, public events (store/network.ts).
+  [/from "posts" inner join "events" .* inner join "calendars"/, 'the network search: every active calendar, joined to `calendars`'],
+  // The mirroring job lists every calendar's follows and the calendars the change log touched.
+  [/from "calendar_follows" order by "calendar_id"/, 'the mirroring job: every calendar’s follows'],
+  [/select distinct "calendar_id" from "changes"/, 'the mirroring job: which calendars changed'],
 ];
 
 const TABLE_REFERENCE = /\b(?:from|join|update|into)\s+"?([a-z_]+)"?/gi;

@@ -13,7 +13,7 @@ export function networkMigration(dialect: 'sqlite' | 'postgres') {
       const id = dialect === 'postgres' ? 'serial' : 'integer';
       await db.schema
         .createTable('calendar_follows')
-        .addColumn('id', id, (c) => c.primaryKey().autoIncrement())
+        .addColumn('id', id, (c) => (dialect === 'postgres' ? c.primaryKey() : c.primaryKey().autoIncrement()))
         .addColumn('calendar_id', 'integer', (c) => c.notNull())
         .addColumn('source_calendar_id', 'integer', (c) => c.notNull())
         .addColumn('categories', 'text', (c) => c.notNull().defaultTo('[]'))

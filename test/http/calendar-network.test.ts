@@ -73,6 +73,8 @@ forEachStore(
       const rejected = await t.api.post(`${moderation('south')}/${proposed.body.id}/reject`, { as: 'admin', json: { reason: 'Not ours' } });
       assert.equal(rejected.status, 200, rejected.text);
       assert.equal(rejected.body.status, 'rejected');
+      // The moderators' view reads the event again: trashed (what is kept hears every calendar's writes).
+      assert.equal(rejected.body.event.status, 'trash');
       const trashed = await t.api.get(events('south'), { as: 'admin', query: { status: 'trash', start_date: '2026-12-01' } });
       assert.deepEqual(
         trashed.body.events.map((e: { id: number }) => e.id),

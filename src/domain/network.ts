@@ -82,6 +82,8 @@ export function createNetworkService(ctx: DomainContext): NetworkService {
   const db = ctx.store.db;
   let networkUserId: number | undefined;
   let cursor: number | undefined;
+  /** Each followed calendar's status at the last step. */
+  let sourceStatus = new Map<number, string>();
 
   /** What the mirroring writes as: an administrator of the calendar at hand, under the network's own account. */
   async function writer(): Promise<Viewer> {
@@ -277,8 +279,18 @@ export function createNetworkService(ctx: DomainContext): NetworkService {
         cursor = head;
         return 0;
       }
-      // The first step after a start looks at every follow; then those of calendars that changed.
+      // The first step after a start looks at every follow; then those of calendars whose data
+      // changed, or that were suspended, resumed or deleted (which the change log does not note).
       const changed = from < 0 ? undefined : new Set(await store.calendarsChanged(db, from, head));
+      const statuses = new Map<number, string>();
+      for (const id of new Set(all.map((f) => f.source_calendar_id))) {
+        const status = await calendars.get(id).then(
+          (c) => c.status,
+          () => 'deleted',
+        );
+        statuses.set(id, status);
+        if (changed && sourceStatus.get(id) !== status) changed.add(id);
+      }
       let n = 0;
       for (const f of all) {
         if (changed && !changed.has(f.source_calendar_id)) continue;
@@ -286,6 +298,7 @@ export function createNetworkService(ctx: DomainContext): NetworkService {
         n++;
       }
       cursor = head;
+      sourceStatus = statuses;
       return n;
     },
 

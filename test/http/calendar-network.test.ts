@@ -157,6 +157,25 @@ forEachStore(
       assert.equal((await t.api.delete(`${network('west')}/follows/east`, { as: 'admin' })).status, 404);
     });
 
+    it('a suspended source’s events leave its followers, and come back when it resumes', async () => {
+      await t.built.services.calendars.create({ slug: 'isle', name: 'Isle' });
+      await t.built.services.calendars.create({ slug: 'shore', name: 'Shore' });
+      await make('isle', 'admin', { title: 'Lighthouse tour' });
+      assert.equal((await t.api.post(`${network('shore')}/follows`, { as: 'admin', json: { calendar: 'isle' } })).status, 201);
+      assert.deepEqual(await titles('shore'), ['Lighthouse tour']);
+      await t.built.networkJob.runOnce();
+      await t.built.services.calendars.update('isle', { status: 'suspended' });
+      assert.equal((await t.built.networkJob.runOnce()).error, undefined);
+      assert.deepEqual(await titles('shore'), []);
+      await t.built.services.calendars.update('isle', { status: 'active' });
+      await t.built.networkJob.runOnce();
+      assert.deepEqual(await titles('shore'), ['Lighthouse tour']);
+      // A suspended calendar cannot be followed anew.
+      await t.built.services.calendars.update('isle', { status: 'suspended' });
+      const refused = await t.api.post(`${network('west')}/follows`, { as: 'admin', json: { calendar: 'isle' } });
+      assert.equal(refused.status, 503);
+    });
+
     it('searches the network: published, public events of active calendars, with their calendar', async () => {
       for (const slug of ['alpha', 'beta', 'gamma']) await t.built.services.calendars.create({ slug, name: slug.toUpperCase() });
       await make('alpha', 'admin', { title: 'Zebrafish talk', start_date: '2027-06-01 10:00', end_date: '2027-06-01 11:00' });

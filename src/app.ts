@@ -60,6 +60,8 @@ export interface BuiltApp extends Core {
   sharedLimitsJob: JobHandle<number>;
   /** The job sending the queued e-mails about people (jobs/mail-outbox.ts); undefined without SMTP_URL. */
   mailOutbox?: JobHandle<number>;
+  /** The job mirroring the events of the calendars each calendar follows (jobs/network-follows.ts). */
+  networkJob: JobHandle<number>;
   /** The watch of the event loop (which requests hold it; loop-delay.ts). */
   loopWatch: LoopWatch;
   /** The reads answered after a start before `/readyz` says ready (`serve` runs it; off with WARM_UP=false). */
@@ -96,7 +98,7 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
   registerConditional(app, config.cacheMaxAge);
   // Background jobs on one runner (src/jobs): webhook delivery, the occurrence horizon,
   // change-log pruning past SYNC_HISTORY_DAYS.
-  const { runner: jobs, webhookWorker, horizonJob, pruneJob, submissionJobs, sharedLimitsJob, mailOutbox } = createJobs(services, app.log, options.webhooks === false ? {} : { webhooks });
+  const { runner: jobs, webhookWorker, horizonJob, pruneJob, submissionJobs, sharedLimitsJob, mailOutbox, networkJob } = createJobs(services, app.log, options.webhooks === false ? {} : { webhooks });
   jobs.start();
   app.addHook('onClose', async () => jobs.stop());
   if (webhookWorker) {
@@ -211,6 +213,7 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
     horizonJob,
     pruneJob,
     sharedLimitsJob,
+    networkJob,
     ...(mailOutbox ? { mailOutbox } : {}),
     loopWatch,
     ...(webhookWorker ? { webhookWorker } : {}),

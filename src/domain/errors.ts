@@ -40,6 +40,13 @@ export const ERRORS = {
   // bytes) or 429 with Retry-After (requests a minute, submissions a day); data names the quota,
   // its limit and what is used.
   calendar_quota_exceeded: [403, 'This calendar has used its %s quota (%d of %d).'],
+  // Networks of calendars (domain/network.ts).
+  network_not_public: [400, 'Only a published event that is not password-protected can be proposed to another calendar.'],
+  network_same_calendar: [400, 'A calendar cannot propose events to itself or follow itself.'],
+  network_already_proposed: [409, 'This event is already proposed to that calendar and waits for its moderators.'],
+  network_proposals_closed: [403, 'That calendar takes no submissions.'],
+  network_follow_not_found: [404, 'This calendar does not follow that calendar.'],
+  network_copy_read_only: [403, 'This event is a copy of another calendar’s event: it follows its source and cannot be changed here.'],
   rest_invalid_json: [400, 'Invalid JSON body passed.'],
   rest_forbidden: [401, 'Sorry, you are not allowed to do that.'],
   // WordPress' rest_cookie_check_errors: a session cookie with a wrong X-WP-Nonce / _wpnonce.

@@ -33,7 +33,7 @@ import { partsOf } from '../store/handle.js';
 import type { Executor } from '../store/schema.js';
 import { registerKept } from '../metrics.js';
 import { createKeptEntries } from '../store/kept-entries.js';
-import { calendarIdNow, DEFAULT_CALENDAR_ID } from '../store/calendar-scope.js';
+import { acrossCalendars, calendarIdNow, DEFAULT_CALENDAR_ID } from '../store/calendar-scope.js';
 
 export { createRevisionCache, type RevisionCache, type RevisionView } from '../store/kept-entries.js';
 
@@ -115,21 +115,25 @@ export function createKeptMap<V>(feed: ChangeFeed, maxEntries: number, options: 
   const kept = createKeptEntries<V>(maxEntries, options.maxBytes, sizeOf);
   const admit = options.admitOnSecondUse ? createDoorkeeper(2 * maxEntries) : undefined;
 
-  feed.subscribe((batch: ChangeBatch) => {
-    if (batch.reset) return kept.clear();
-    if (kept.size === 0) return;
-    for (const id of batch.eventIds) kept.dropDep(`event:${id}`);
-    for (const id of batch.venues) kept.dropDep(`venue:${id}`);
-    for (const id of batch.organizers) kept.dropDep(`organizer:${id}`);
-    for (const id of batch.images) kept.dropDep(`image:${id}`);
-    if (batch.terms.size) {
-      kept.dropDep('term:*');
-      for (const id of batch.terms) kept.dropDep(`term:${id}`);
-    }
-    // What shows a term shows its count: a moved count drops it too (`term:*`, which stands for
-    // which terms exist and what they are called, stays).
-    if (!options.countsPatchedOnRead) for (const id of batch.termCounts.keys()) kept.dropDep(`term:${id}`);
-  });
+  // Its keys are ids every calendar shares one space of (posts, terms), and a map is made once for
+  // every calendar: it hears every calendar's changes, not only those of the calendar it was made in.
+  acrossCalendars(() =>
+    feed.subscribe((batch: ChangeBatch) => {
+      if (batch.reset) return kept.clear();
+      if (kept.size === 0) return;
+      for (const id of batch.eventIds) kept.dropDep(`event:${id}`);
+      for (const id of batch.venues) kept.dropDep(`venue:${id}`);
+      for (const id of batch.organizers) kept.dropDep(`organizer:${id}`);
+      for (const id of batch.images) kept.dropDep(`image:${id}`);
+      if (batch.terms.size) {
+        kept.dropDep('term:*');
+        for (const id of batch.terms) kept.dropDep(`term:${id}`);
+      }
+      // What shows a term shows its count: a moved count drops it too (`term:*`, which stands for
+      // which terms exist and what they are called, stays).
+      if (!options.countsPatchedOnRead) for (const id of batch.termCounts.keys()) kept.dropDep(`term:${id}`);
+    }),
+  );
 
   registerKept(options.owner, options.kind ?? 'other', {
     entries: () => kept.size,

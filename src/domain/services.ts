@@ -42,6 +42,7 @@ import { userAdminOf, type UserAdmin } from './user-admin.js';
 import { createFederationStore, type FederationStore } from './federation-store.js';
 import { createCalendarService, runtimeNow } from './calendars.js';
 import { createQuotas } from './quotas.js';
+import { createNetworkService, type NetworkService } from './network.js';
 
 /**
  * What every face is given: the domain's services, and the doors to the domain's parts that keep
@@ -103,6 +104,8 @@ export interface Services extends CoreServices {
   keep(kind: string, structure: KeptStructure): void;
   /** What federation keeps in the database (federation-store.ts): the federation face's door to the store. */
   federationStore: FederationStore;
+  /** Networks of calendars: proposals to another calendar, follows, the network search (network.ts). */
+  network: NetworkService;
 }
 
 /** The bundle the composition root builds: the services faces are given, and the store they stand on. */
@@ -211,6 +214,7 @@ export function createServices(config: Config, store: Store, pristine: Config = 
   const loginThrottle = once(() => createLoginThrottle(db, config.loginMaxFailures));
   const queue = once(() => importQueueOf(ctx));
   const federationStore = once(() => createFederationStore(store));
+  const network = once(() => createNetworkService(ctx));
   const out: DomainServices = {
     ...ctx,
     get links() {
@@ -230,6 +234,9 @@ export function createServices(config: Config, store: Store, pristine: Config = 
     },
     get federationStore() {
       return federationStore();
+    },
+    get network() {
+      return network();
     },
     settings: {
       inForce: () => settingsInForce(ctx),

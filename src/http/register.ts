@@ -42,6 +42,7 @@ import { adminFederationRoutes } from './routes/admin-federation.js';
 import { apiRoutes } from './routes/index.js';
 import { EMBED_NAMESPACE, embedRoutes } from './routes/embed.js';
 import { adminSubmissionRoutes, SUBMISSIONS_NAMESPACE, submissionRoutes } from './routes/submissions.js';
+import { NETWORK_NAMESPACE, networkProposalRoutes } from './routes/network-proposals.js';
 import { rootIndex } from './self-description.js';
 import { sitePageHtml } from './site-page.js';
 import { TEC_NAMESPACE, tecRoutes } from './tec/index.js';
@@ -298,6 +299,9 @@ export function registerRestApi(app: FastifyInstance, { config, services, webhoo
     for (const root of roots) registerRoutes(app, publicSubmissions, services, services.linksFor(root, SUBMISSIONS_NAMESPACE));
   }
   for (const root of roots) registerRoutes(app, admin, services, services.linksFor(root, ADMIN_NAMESPACE));
+  // Networks of calendars: proposals, follows and the network search (routes/network-proposals.ts).
+  const networkProposals = networkProposalRoutes(services);
+  for (const root of roots) registerRoutes(app, networkProposals, services, services.linksFor(root, NETWORK_NAMESPACE));
   // The embedding namespace: the FullCalendar event source, under every REST root.
   const embed = embedRoutes(services);
   for (const root of roots) registerRoutes(app, embed, services, services.linksFor(root, EMBED_NAMESPACE));

@@ -19,6 +19,7 @@ import { registerImportJob } from './imports.js';
 import { registerSubmissionJobs, type SubmissionJobs } from './submissions.js';
 import { registerSharedLimitsJob } from './shared-limits.js';
 import { registerMailOutbox } from './mail-outbox.js';
+import { registerNetworkJob } from './network-follows.js';
 
 export interface Jobs {
   runner: JobRunner;
@@ -34,6 +35,8 @@ export interface Jobs {
   sharedLimitsJob: JobHandle<number>;
   /** Sends the queued e-mails about people (invitations, resets, reviews); undefined without SMTP_URL. */
   mailOutbox?: JobHandle<number>;
+  /** Mirrors the events of the calendars each calendar follows (network-follows.ts). */
+  networkJob: JobHandle<number>;
 }
 
 /** Declare the server's jobs to a new runner (not started). */
@@ -48,5 +51,15 @@ export function createJobs(services: DomainServices, logger: PruneLogger, option
   const submissionJobs = services.config.submissions !== 'off' ? registerSubmissionJobs(runner, services) : undefined;
   const sharedLimitsJob = registerSharedLimitsJob(runner, services);
   const mailOutbox = registerMailOutbox(runner, services);
-  return { runner, horizonJob, pruneJob, sharedLimitsJob, ...(mailOutbox ? { mailOutbox } : {}), ...(webhookWorker ? { webhookWorker } : {}), ...(submissionJobs ? { submissionJobs } : {}) };
+  const networkJob = registerNetworkJob(runner, services);
+  return {
+    runner,
+    horizonJob,
+    pruneJob,
+    sharedLimitsJob,
+    networkJob,
+    ...(mailOutbox ? { mailOutbox } : {}),
+    ...(webhookWorker ? { webhookWorker } : {}),
+    ...(submissionJobs ? { submissionJobs } : {}),
+  };
 }

@@ -84,6 +84,8 @@ export const CALENDAR_TABLES: ReadonlySet<string> = new Set([
   'federation_deliveries',
   'federation_received',
   'federation_queue',
+  'calendar_follows',
+  'network_sources',
 ]);
 
 /** The calendar of the work at hand; ACROSS (0) while a reader works across every calendar. */

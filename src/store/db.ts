@@ -55,6 +55,7 @@ import { seriesPeopleMigration } from './migrations/028_series_people.js';
 import { importReviewMigration } from './migrations/029_import_review.js';
 import { postPasswordsMigration } from './migrations/030_post_passwords.js';
 import { calendarsMigration } from './migrations/031_calendars.js';
+import { networkMigration } from './migrations/032_network.js';
 import { acrossCalendars, CALENDAR_SCOPE } from './calendar-scope.js';
 
 export type { DialectName } from './handle.js';
@@ -144,6 +145,7 @@ function migrations(dialect: DialectName): Record<string, Migration> {
     '029_import_review': importReviewMigration(),
     '030_post_passwords': postPasswordsMigration(),
     '031_calendars': calendarsMigration(dialect),
+    '032_network': networkMigration(dialect),
   };
 }
 

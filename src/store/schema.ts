@@ -213,6 +213,29 @@ export interface CalendarSettingsTable {
   value: string;
 }
 
+/** A calendar's follow of another (migration 032): the source's published events are mirrored here. */
+export interface CalendarFollowsTable {
+  id: Generated<number>;
+  source_calendar_id: number;
+  /** JSON array of the source's category slugs followed; [] : every event */
+  categories: string;
+  created_gmt: string;
+}
+
+/** Where an event of this calendar came from (migration 032): a proposal or a follow of another calendar. */
+export interface NetworkSourcesTable {
+  post_id: number;
+  kind: 'proposal' | 'follow';
+  /** the follow that made it (0 for a proposal) */
+  follow_id: number;
+  source_calendar_id: number;
+  source_event_id: number;
+  source_url: string;
+  /** a digest of what the copy was last made from (follows), the source's modified time (proposals) */
+  source_modified: string;
+  created_gmt: string;
+}
+
 export interface Database {
   posts: Scoped<PostsTable>;
   event_locations: Scoped<EventLocationsTable>;
@@ -243,6 +266,8 @@ export interface Database {
   calendars: CalendarsTable;
   calendar_roles: CalendarRolesTable;
   calendar_settings: CalendarSettingsTable;
+  calendar_follows: Scoped<CalendarFollowsTable>;
+  network_sources: Scoped<NetworkSourcesTable>;
 }
 
 /** A day a moved occurrence was at (migration 028): its old address answers 301 to its new one. */

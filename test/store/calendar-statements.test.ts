@@ -15,6 +15,11 @@ import { STORES, startServer, type TestServer } from '../support/harness.js';
 const ACROSS: Array<[fragment: RegExp, reason: string]> = [
   // Calendars and people are the network's; deleting a calendar names it by `calendar_id` anyway.
   [/^select .* from "calendars"/, 'the network’s own table'],
+  // The network search reads every active calendar's published, public events (store/network.ts).
+  [/from "posts" inner join "events" .* inner join "calendars"/, 'the network search: every active calendar, joined to `calendars`'],
+  // The mirroring job lists every calendar's follows and the calendars the change log touched.
+  [/from "calendar_follows" order by "calendar_id"/, 'the mirroring job: every calendar’s follows'],
+  [/select distinct "calendar_id" from "changes"/, 'the mirroring job: which calendars changed'],
 ];
 
 const TABLE_REFERENCE = /\b(?:from|join|update|into)\s+"?([a-z_]+)"?/gi;
@@ -97,6 +102,21 @@ for (const kind of STORES) {
         await t.api.delete(`${api}/events/${event.body.id}`, { as, query: { force: 'true' } });
         await t.api.delete(`${api}/categories/${category.body.id}`, { as, query: { force: 'true' } });
       }
+      // The network: a proposal from the default calendar to north, north following it, the search.
+      const network = (prefix: string) => `${t.origin}${prefix}${t.config.restRoot}/calendar/network/v1`;
+      const shared = await t.api.post(`${t.origin}${t.config.restRoot}/calendar/events/v1/events`, {
+        as: 'admin',
+        json: { title: 'Shared', start_date: '2027-06-01 20:00', end_date: '2027-06-01 22:00', status: 'publish' },
+      });
+      assert.equal(shared.status, 201, shared.text);
+      await t.api.post(`${network('')}/proposals`, { as: 'admin', json: { event: shared.body.id, to: 'north' } });
+      const follow = await t.api.post(`${network('/c/north')}/follows`, { as: 'admin', json: { calendar: 'default' } });
+      assert.equal(follow.status, 201, follow.text);
+      await t.api.post(`${t.origin}${t.config.restRoot}/calendar/events/v1/events/${shared.body.id}`, { as: 'admin', json: { title: 'Shared (moved)' } });
+      assert.equal((await t.built.networkJob.runOnce()).error, undefined);
+      assert.equal((await t.api.get(`${network('/c/north')}/follows`, { as: 'admin' })).status, 200);
+      assert.equal((await t.api.get(`${network('')}/search`, { query: { search: 'shared', start_date: '2027-01-01' } })).status, 200);
+      assert.equal((await t.api.delete(`${network('/c/north')}/follows/default`, { as: 'admin' })).status, 200);
       const unscoped: string[] = [];
       for (const text of heard) {
         const tables = tablesOf(text);

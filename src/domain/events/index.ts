@@ -17,6 +17,9 @@ import { createSeriesRestore } from './series-restore.js';
 import { createSeriesWrites } from './series-writes.js';
 import type { EventService, EventServiceDeps } from './types.js';
 import { createWrites } from './writes.js';
+import { sourcesOf } from '../../store/network.js';
+import { apiError } from '../errors.js';
+import { NETWORK_USER } from '../network-user.js';
 
 export * from './types.js';
 export * from './validators.js';
@@ -34,7 +37,14 @@ export function createEventService(deps: EventServiceDeps): EventService {
     isEventId: readModel.isEventId,
     represent: readModel.represent,
     create: writes.create,
-    update: series.update,
+    // A copy mirrored from a followed calendar follows its source: only the mirroring changes it.
+    async update(viewer, record, input) {
+      if (viewer.login !== NETWORK_USER) {
+        const [source] = await sourcesOf(deps.store.db, [Number(record.id)]);
+        if (source?.kind === 'follow') throw apiError('network_copy_read_only');
+      }
+      return series.update(viewer, record, input);
+    },
     trash: series.trash,
     purge: series.purge,
     restore: restore.restore,

@@ -31,7 +31,7 @@ import * as store from '../../store/submissions.js';
 import { createSubmissionCore, gmt, iso, quotaKey } from './core.js';
 import { approveSubmission, rejectSubmission, requestSubmissionChanges } from './decisions.js';
 import { notifyModerators } from './notifications.js';
-import { createSubmission, editSubmission, withdrawSubmission } from './submitting.js';
+import { createSubmission, editSubmission, receiveProposal, withdrawSubmission } from './submitting.js';
 import type { SubmissionDeps, SubmissionService } from './types.js';
 import { adminView, logJson, publicView } from './views.js';
 
@@ -66,6 +66,8 @@ export function createSubmissionService(deps: SubmissionDeps): SubmissionService
     },
 
     create: (input, ctx) => createSubmission(core, input, ctx),
+
+    receiveProposal: (input, from) => receiveProposal(core, input, from),
 
     async formStamp(nowMs = Date.now()) {
       const key = await store.powSecret(core.db);

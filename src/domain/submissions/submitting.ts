@@ -9,7 +9,7 @@
 import { randomBytes } from 'node:crypto';
 import * as store from '../../store/submissions.js';
 import { apiError } from '../errors.js';
-import type { EventService } from '../events/index.js';
+import type { EventInput, EventService } from '../events/index.js';
 import { EMAIL, editable, gmt, sha256, str, type SubmissionCore } from './core.js';
 import { countLinks, eventInputOf, reservePlaces } from './input.js';
 import { madeRecords, trashMade, trashReplaced } from './moderation.js';
@@ -141,4 +141,48 @@ export async function withdrawSubmission(core: SubmissionCore, token: string): R
     { actor_id: Number(row.user_id), actor: 'submitter', action: 'withdrawn', reason: '', detail: '{}', created_gmt: now },
   );
   return publicView(core, await core.byId(Number(row.id)));
+}
+
+/**
+ * A proposal from another calendar of the network (`SubmissionService.receiveProposal`): the event,
+ * copied by the network service, is stored pending as a community submission's is, authored by the
+ * `community-submissions` user; the proposer (an editor or author of the other calendar) is the
+ * submitter, and the log's `received` entry names the source. No abuse checks: the proposer is
+ * signed in and has a role in the source calendar, which the network service checked.
+ */
+export async function receiveProposal(core: SubmissionCore, input: EventInput, from: Parameters<SubmissionService['receiveProposal']>[1]): ReturnType<SubmissionService['receiveProposal']> {
+  const authorId = await core.systemUser();
+  const record = await core.events.create(core.submitterViewer(authorId), { ...input, status: 'pending' });
+  const eventId = Number(record.id);
+  try {
+    const now = gmt();
+    const salt = randomBytes(16).toString('hex');
+    const token = await core.tokenOf(salt);
+    const flags = await flagsFor(core, eventId);
+    const id = await store.insertSubmission(
+      core.db,
+      {
+        token_hash: sha256(token),
+        link_salt: salt,
+        event_id: eventId,
+        status: 'pending',
+        user_id: from.userId,
+        name: from.name,
+        email: from.email.toLowerCase(),
+        ip: '',
+        locale: 'en',
+        flags: JSON.stringify(flags),
+        new_venue_id: null,
+        new_organizer_ids: '[]',
+        notified: core.config.submissionsNotify === 'off' || !core.mailer ? 1 : 0,
+        created_gmt: now,
+        updated_gmt: now,
+      },
+      { actor_id: from.userId, actor: 'network', action: 'received', reason: '', detail: JSON.stringify({ ...flags, source: from.source }), created_gmt: now },
+    );
+    return { id, eventId };
+  } catch (e) {
+    await core.events.trash(record).catch(() => undefined);
+    throw e;
+  }
 }

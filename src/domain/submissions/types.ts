@@ -71,6 +71,11 @@ export interface SubmissionService {
   readonly pow: ProofOfWork | undefined;
   /** Create a submission: its event pending, its token (shown once). */
   create(input: SubmissionInput, ctx: SubmissionContext): Promise<{ token: string; submission: Record<string, unknown> }>;
+  /**
+   * A proposal from another calendar of the network (domain/network.ts): its event (a copy) stored
+   * pending, the proposer as submitter, the source in the log. Returns the submission and event ids.
+   */
+  receiveProposal(input: EventInput, from: { userId: number; name: string; email: string; source: { calendar: string; url: string; event_id: number } }): Promise<{ id: number; eventId: number }>;
   /** The submitter's view of a submission, by its token (404 for an unknown one). */
   view(token: string): Promise<Record<string, unknown>>;
   /** Edit while pending or when changes were asked for (the submission is pending again). */

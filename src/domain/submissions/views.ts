@@ -5,6 +5,8 @@
  *
  * @example const view = await publicView(core, await core.byToken(token));
  */
+import { findCalendarById } from '../../store/calendars.js';
+import { sourcesOf } from '../../store/network.js';
 import * as store from '../../store/submissions.js';
 import type { SubmissionRow } from '../../store/submissions.js';
 import { costTyped } from '../representations/event.js';
@@ -73,6 +75,12 @@ export async function adminView(core: SubmissionCore, row: SubmissionRow, withLo
     new_venue_id: row.new_venue_id === null ? null : Number(row.new_venue_id),
     new_organizer_ids: JSON.parse(row.new_organizer_ids) as number[],
   };
+  // A proposal from another calendar of the network: where its event came from.
+  const [source] = await sourcesOf(core.db, [Number(row.event_id)]);
+  if (source) {
+    const calendar = await findCalendarById(core.db, Number(source.source_calendar_id));
+    out.source = { kind: source.kind, calendar: calendar?.slug ?? null, calendar_id: Number(source.source_calendar_id), event_id: Number(source.source_event_id), url: source.source_url };
+  }
   if (withLog) out.log = (await store.listLog(core.db, { submissionId: Number(row.id), limit: 200, offset: 0 })).rows.map(logJson);
   return out;
 }

@@ -1,0 +1,340 @@
+/**
+ * Networks of calendars: proposals, follows and the network search.
+ *
+ * - **Proposals.** An author or editor of calendar A proposes one of A's published, public events
+ *   to calendar B: a copy of it lands in B's moderation queue as a community submission does
+ *   (pending, authored by the `community-submissions` user, the proposer as submitter), with its
+ *   source (A's slug, the event's id and URL) in `network_sources` and in the queue's view. B's
+ *   moderators approve (published in B) or reject (trashed) it through the moderation routes. The
+ *   proposer learns the submission's id and status, nothing else of B.
+ * - **Follows.** B follows A (optionally some of A's categories, by slug): A's published, public
+ *   events are mirrored into B as events of B (so every face of B, its lists, pages, feeds and
+ *   embeds, shows them without reading across calendars), each tagged `from: {A's name}` and with
+ *   its website the source event's URL; `network_sources` ties each copy to its source. The
+ *   `network-follows` job reads the change log across calendars and brings the follows of each
+ *   changed calendar up to date: new events copied, changed ones updated, unpublished or deleted ones
+ *   (or all, when the follow ends or A is suspended or deleted) trashed. Copies are read-only in B.
+ * - **Search.** Published, public events of every active calendar, with their calendar.
+ *
+ * @example
+ *   await services.network.propose(viewer, 12, 'north');   // in calendar A's request
+ *   await services.network.follow(admin, 'south', ['jazz']); // in calendar B's request
+ *   await services.network.search({ search: 'jazz', page: 1, perPage: 10 });
+ */
+import { createHash } from 'node:crypto';
+import { headOf } from '../store/change-log.js';
+import { calendarIdNow } from '../store/calendar-scope.js';
+import * as store from '../store/network.js';
+import { findEventsByIds } from '../store/events.js';
+import { findUserByLogin } from '../store/users.js';
+import type { DomainContext } from './context.js';
+import { parseDateInput } from './dates/strtotime.js';
+import { apiError, invalidParams } from './errors.js';
+import type { EventInput } from './events/index.js';
+import { createLinks } from './links.js';
+import { NETWORK_USER } from './network-user.js';
+import { can, viewerOf, type Viewer } from './permissions.js';
+
+export { NETWORK_USER };
+
+export interface FollowView {
+  id: number;
+  calendar: { id: number; slug: string; name: string; url: string } | null;
+  categories: string[];
+  created: string;
+}
+
+export interface NetworkSearchItem {
+  id: number;
+  title: string;
+  start_date: string;
+  end_date: string;
+  all_day: boolean;
+  timezone: string;
+  url: string;
+  calendar: { slug: string; name: string; url: string };
+}
+
+export interface NetworkService {
+  /** Propose an event of the calendar at hand to another calendar's moderation queue. */
+  propose(viewer: Viewer, eventId: number, to: string): Promise<{ id: number; status: string; to: { slug: string; name: string }; event_id: number }>;
+  /** The calendar at hand's follows. */
+  follows(viewer: Viewer): Promise<FollowView[]>;
+  /** Follow another calendar (or change the categories followed): its events are mirrored at once. */
+  follow(viewer: Viewer, source: string, categories: string[]): Promise<FollowView>;
+  /** End a follow: its copies are trashed. */
+  unfollow(viewer: Viewer, source: string): Promise<void>;
+  /**
+   * The job's step: the follows of the calendars the change log touched since the last step (all
+   * on the first) brought up to date. Returns how many follows it synced.
+   */
+  syncChanged(): Promise<number>;
+  /** Bring one follow of the calendar at hand up to date. */
+  syncFollow(followId: number): Promise<void>;
+  search(query: { search: string; startDate?: string; endDate?: string; page: number; perPage: number }): Promise<{ items: NetworkSearchItem[]; total: number }>;
+}
+
+const escapeHtml = (s: string) => s.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
+const gmt = () => new Date().toISOString().slice(0, 19).replace('T', ' ');
+
+export function createNetworkService(ctx: DomainContext): NetworkService {
+  const { calendars, events } = ctx;
+  const db = ctx.store.db;
+  let networkUserId: number | undefined;
+  let cursor: number | undefined;
+  /** Each followed calendar's status at the last step. */
+  let sourceStatus = new Map<number, string>();
+
+  /** What the mirroring writes as: an administrator of the calendar at hand, under the network's own account. */
+  async function writer(): Promise<Viewer> {
+    if (networkUserId === undefined) {
+      const found = await findUserByLogin(db, NETWORK_USER);
+      if (found) networkUserId = Number(found.id);
+      else {
+        try {
+          networkUserId = Number((await ctx.users.add({ login: NETWORK_USER, role: 'subscriber', password: '', noPassword: true, name: 'Calendar network' })).id);
+        } catch (e) {
+          const again = await findUserByLogin(db, NETWORK_USER);
+          if (!again) throw e;
+          networkUserId = Number(again.id);
+        }
+      }
+    }
+    return viewerOf({ id: networkUserId, login: NETWORK_USER, role: 'administrator' });
+  }
+
+  const reader = viewerOf({ id: 2 ** 31 - 1, login: NETWORK_USER, role: 'administrator' });
+
+  /** The fields of an event of the calendar at hand as a copy takes them, with its public URL. */
+  async function copyInput(eventId: number): Promise<{ input: EventInput; url: string; modified: string } | undefined> {
+    // Read from the store, not the kept records: the job runs outside any request of the source.
+    const [record] = await findEventsByIds(db, [eventId]);
+    if (!record || record.status !== 'publish' || (record.password ?? '') !== '') return undefined;
+    const [json] = await events.represent([record], reader, 'single', ctx.links);
+    if (!json) return undefined;
+    const url = String(json.url ?? '');
+    const cost = typeof json.cost === 'string' && json.cost !== '' ? json.cost : undefined;
+    return {
+      url,
+      modified: record.modified_gmt,
+      input: {
+        title: record.title,
+        description: String(json.description ?? ''),
+        start_date: String(json.start_date),
+        end_date: String(json.end_date),
+        timezone: String(json.timezone),
+        all_day: Boolean(json.all_day),
+        ...(cost !== undefined ? { cost } : {}),
+        website: url,
+      },
+    };
+  }
+
+  async function calendarOf(slug: string) {
+    const view = await calendars.get(slug);
+    if (view.id === calendarIdNow()) throw apiError('network_same_calendar');
+    if (view.status !== 'active') throw apiError('calendar_suspended');
+    return view;
+  }
+
+  const isAdmin = (viewer: Viewer) => viewer.role === 'administrator';
+
+  async function followView(row: store.FollowRow): Promise<FollowView> {
+    let calendar: FollowView['calendar'] = null;
+    try {
+      const c = await calendars.get(Number(row.source_calendar_id));
+      calendar = { id: c.id, slug: c.slug, name: c.name, url: c.url };
+    } catch {
+      // The source calendar was deleted: the next step of the job ends the follow's copies.
+    }
+    return { id: Number(row.id), calendar, categories: JSON.parse(row.categories) as string[], created: row.created_gmt.replace(' ', 'T') + 'Z' };
+  }
+
+  const service: NetworkService = {
+    async propose(viewer, eventId, to) {
+      if (viewer.id <= 0 || !can(viewer, 'publish_tribe_events')) throw apiError('rest_forbidden');
+      const record = await events.findById(eventId);
+      if (!record || record.status === 'trash') throw apiError('rest-event-not-found', { args: [eventId] });
+      if (Number(record.author_id) !== viewer.id && !can(viewer, 'edit_others_tribe_events')) throw apiError('rest_forbidden');
+      const copy = await copyInput(eventId);
+      if (!copy) throw apiError('network_not_public');
+      const target = await calendarOf(to);
+      const from = await calendars.get(calendarIdNow());
+      const user = (await ctx.users.list()).find((u) => Number(u.id) === viewer.id);
+      return calendars.within(target.id, async () => {
+        if (ctx.config.submissions === 'off') throw apiError('network_proposals_closed');
+        for (const earlier of await store.proposalsOf(db, from.id, eventId)) {
+          const made = await events.findById(Number(earlier.post_id));
+          if (made && made.status === 'pending') throw apiError('network_already_proposed');
+        }
+        const source = { calendar: from.slug, url: copy.url, event_id: eventId };
+        const made = await ctx.submissions.receiveProposal(copy.input, { userId: viewer.id, name: user?.display_name || viewer.login, email: user?.email ?? '', source });
+        await store.insertSource(db, {
+          post_id: made.eventId,
+          kind: 'proposal',
+          follow_id: 0,
+          source_calendar_id: from.id,
+          source_event_id: eventId,
+          source_url: copy.url,
+          source_modified: copy.modified,
+          created_gmt: gmt(),
+        });
+        return { id: made.id, status: 'pending', to: { slug: target.slug, name: target.name }, event_id: eventId };
+      });
+    },
+
+    async follows(viewer) {
+      if (!isAdmin(viewer)) throw apiError('rest_forbidden');
+      const out: FollowView[] = [];
+      for (const row of await store.listFollows(db)) out.push(await followView(row));
+      return out;
+    },
+
+    async follow(viewer, source, categories) {
+      if (!isAdmin(viewer)) throw apiError('rest_forbidden');
+      for (const slug of categories) if (!/^[a-z0-9%_-]{1,200}$/.test(slug)) throw invalidParams({ categories: 'Category slugs of the followed calendar.' });
+      const target = await calendarOf(source);
+      const row = await store.upsertFollow(db, target.id, [...new Set(categories)], gmt());
+      await service.syncFollow(Number(row.id));
+      return followView(row);
+    },
+
+    async unfollow(viewer, source) {
+      if (!isAdmin(viewer)) throw apiError('rest_forbidden');
+      const target = await calendars.get(source);
+      const row = await store.findFollow(db, target.id);
+      if (!row) throw apiError('network_follow_not_found');
+      for (const copy of await store.sourcesOfFollow(db, Number(row.id))) {
+        const [record] = await findEventsByIds(db, [Number(copy.post_id)]);
+        if (record && record.status !== 'trash') await events.trash(record);
+        await store.deleteSource(db, Number(copy.post_id));
+      }
+      await store.deleteFollow(db, Number(row.id));
+    },
+
+    async syncFollow(followId) {
+      const follow = (await store.listFollows(db)).find((f) => Number(f.id) === followId);
+      if (!follow) return;
+      const sourceId = Number(follow.source_calendar_id);
+      const categories = JSON.parse(follow.categories) as string[];
+      // What the source offers now: nothing when it is suspended or gone.
+      let sourceName = '';
+      const offered = new Map<number, string>();
+      try {
+        const source = await calendars.get(sourceId);
+        sourceName = source.name;
+        if (source.status === 'active') {
+          await calendars.within(sourceId, async () => {
+            for (const e of await store.mirroredEvents(db, categories)) offered.set(e.id, e.modified_gmt);
+          });
+        }
+      } catch (e) {
+        if (!(e instanceof Error && 'code' in e && (e as { code: string }).code === 'calendar_not_found')) throw e;
+      }
+      const me = await writer();
+      const copies = new Map((await store.sourcesOfFollow(db, followId)).map((c) => [Number(c.source_event_id), c]));
+      for (const [sourceEventId, copy] of copies) {
+        if (offered.has(sourceEventId)) continue;
+        const [record] = await findEventsByIds(db, [Number(copy.post_id)]);
+        if (record && record.status !== 'trash') await events.trash(record);
+        await store.deleteSource(db, Number(copy.post_id));
+      }
+      for (const sourceEventId of offered.keys()) {
+        const copy = copies.get(sourceEventId);
+        const fields = await calendars.within(sourceId, () => copyInput(sourceEventId));
+        if (!fields) continue;
+        // The source shows in every face: a tag, the website, and a line of the description (feeds carry it).
+        const from = `from: ${sourceName}`;
+        const description = `${fields.input.description ?? ''}<p>${escapeHtml(from)} <a href="${escapeHtml(fields.url)}">${escapeHtml(fields.url)}</a></p>`;
+        const input: EventInput = { ...fields.input, description, tags: [from], status: 'publish' };
+        // What the copy was made from, as a digest: a change within the same second as the last copy counts too.
+        const version = createHash('sha256').update(JSON.stringify(input)).digest('hex').slice(0, 19);
+        if (copy && copy.source_modified === version) continue;
+        if (copy) {
+          const [record] = await findEventsByIds(db, [Number(copy.post_id)]);
+          // A copy B's editors trashed stays trashed (their way to leave one event out).
+          if (record && record.status !== 'trash') await events.update(me, record, input);
+          await store.updateSourceModified(db, Number(copy.post_id), version);
+        } else {
+          const made = await events.create(me, input);
+          await store.insertSource(db, {
+            post_id: Number(made.id),
+            kind: 'follow',
+            follow_id: followId,
+            source_calendar_id: sourceId,
+            source_event_id: sourceEventId,
+            source_url: fields.url,
+            source_modified: version,
+            created_gmt: gmt(),
+          });
+        }
+      }
+    },
+
+    async syncChanged() {
+      const head = await headOf(db);
+      const from = cursor ?? -1;
+      const all = await store.everyFollow(db);
+      if (all.length === 0) {
+        cursor = head;
+        return 0;
+      }
+      // The first step after a start looks at every follow; then those of calendars whose data
+      // changed, or that were suspended, resumed or deleted (which the change log does not note).
+      const changed = from < 0 ? undefined : new Set(await store.calendarsChanged(db, from, head));
+      const statuses = new Map<number, string>();
+      for (const id of new Set(all.map((f) => f.source_calendar_id))) {
+        const status = await calendars.get(id).then(
+          (c) => c.status,
+          () => 'deleted',
+        );
+        statuses.set(id, status);
+        if (changed && sourceStatus.get(id) !== status) changed.add(id);
+      }
+      let n = 0;
+      for (const f of all) {
+        if (changed && !changed.has(f.source_calendar_id)) continue;
+        await calendars.within(f.calendar_id, () => service.syncFollow(f.id));
+        n++;
+      }
+      cursor = head;
+      sourceStatus = statuses;
+      return n;
+    },
+
+    async search({ search, startDate, endDate, page, perPage }) {
+      // Dates as every list reads them (any strtotime form), in wall time: each calendar's events are in their own.
+      const wall = (name: string, v: string | undefined) => {
+        if (v === undefined || v === '') return undefined;
+        const d = parseDateInput(v, ctx.config.timezone);
+        if (!d) throw invalidParams({ [name]: `${name} is not a date.` });
+        return d.toFormat('yyyy-MM-dd HH:mm:ss');
+      };
+      const startLocal = wall('start_date', startDate);
+      const endLocal = wall('end_date', endDate);
+      const { rows, total } = await store.searchNetwork(db, {
+        search,
+        ...(startLocal ? { startLocal } : {}),
+        ...(endLocal ? { endLocal } : {}),
+        limit: perPage,
+        offset: (page - 1) * perPage,
+      });
+      const items: NetworkSearchItem[] = [];
+      for (const r of rows) {
+        const url = calendars.urlOf({ id: r.calendar_id, slug: r.calendar_slug, host: r.calendar_host } as Parameters<typeof calendars.urlOf>[0]);
+        items.push({
+          id: r.id,
+          title: r.title,
+          start_date: r.start_local,
+          end_date: r.end_local,
+          all_day: r.all_day === 1,
+          timezone: r.timezone,
+          url: createLinks(url, '', '').eventPermalink(r.slug),
+          calendar: { slug: r.calendar_slug, name: r.calendar_name, url },
+        });
+      }
+      return { items, total };
+    },
+  };
+  return service;
+}

@@ -1,0 +1,198 @@
+/**
+ * Networks of calendars (migration 032): where an event came from (`network_sources`: a proposal
+ * or a follow of another calendar), a calendar's follows (`calendar_follows`), what a follow
+ * mirrors (a source calendar's published, public events), and the network search. The rules are
+ * the network service's (`domain/network.ts`); this file holds their SQL.
+ *
+ * Most statements here are calendar data of the calendar at hand and keep to it through the
+ * calendar scope. Three read across calendars on purpose, and say so (`acrossCalendars`): the
+ * follows of every calendar (the mirroring job's list), the calendars the change log touched
+ * since a position, and the network search, which joins `calendars` to keep to active ones.
+ *
+ * @example
+ *   await inCalendar(b, () => insertSource(db, { post_id: 12, kind: 'follow', … }));
+ *   await searchNetwork(db, { search: 'jazz', startLocal: '2027-01-01 00:00:00', limit: 10, offset: 0 });
+ */
+import { sql, type Insertable, type Selectable } from 'kysely';
+import { acrossCalendars } from './calendar-scope.js';
+import type { CalendarFollowsTable, Executor, NetworkSourcesTable } from './schema.js';
+
+export type NetworkSourceRow = Selectable<NetworkSourcesTable>;
+export type FollowRow = Selectable<CalendarFollowsTable> & { calendar_id?: number };
+
+/** Note where an event of this calendar came from. */
+export async function insertSource(db: Executor, row: Insertable<NetworkSourcesTable>): Promise<void> {
+  await db.insertInto('network_sources').values(row).execute();
+}
+
+export async function updateSourceModified(db: Executor, postId: number, modified: string): Promise<void> {
+  await db.updateTable('network_sources').set({ source_modified: modified }).where('post_id', '=', postId).execute();
+}
+
+export async function deleteSource(db: Executor, postId: number): Promise<void> {
+  await db.deleteFrom('network_sources').where('post_id', '=', postId).execute();
+}
+
+/** The sources of these events of this calendar (those that came from another). */
+export async function sourcesOf(db: Executor, postIds: readonly number[]): Promise<NetworkSourceRow[]> {
+  if (postIds.length === 0) return [];
+  return db
+    .selectFrom('network_sources')
+    .selectAll()
+    .where('post_id', 'in', [...postIds])
+    .execute();
+}
+
+/** The copies a follow made in this calendar. */
+export async function sourcesOfFollow(db: Executor, followId: number): Promise<NetworkSourceRow[]> {
+  return db.selectFrom('network_sources').selectAll().where('kind', '=', 'follow').where('follow_id', '=', followId).orderBy('post_id').execute();
+}
+
+/** This calendar's proposals of an event of another calendar (any status of the copy). */
+export async function proposalsOf(db: Executor, sourceCalendarId: number, sourceEventId: number): Promise<NetworkSourceRow[]> {
+  return db.selectFrom('network_sources').selectAll().where('kind', '=', 'proposal').where('source_calendar_id', '=', sourceCalendarId).where('source_event_id', '=', sourceEventId).execute();
+}
+
+export async function listFollows(db: Executor): Promise<FollowRow[]> {
+  return db.selectFrom('calendar_follows').selectAll().orderBy('id').execute();
+}
+
+export async function findFollow(db: Executor, sourceCalendarId: number): Promise<FollowRow | undefined> {
+  return db.selectFrom('calendar_follows').selectAll().where('source_calendar_id', '=', sourceCalendarId).executeTakeFirst();
+}
+
+/** Follow a calendar, or change the categories of a follow: the follow's row. */
+export async function upsertFollow(db: Executor, sourceCalendarId: number, categories: string[], nowGmt: string): Promise<FollowRow> {
+  const found = await findFollow(db, sourceCalendarId);
+  if (found) {
+    await db
+      .updateTable('calendar_follows')
+      .set({ categories: JSON.stringify(categories) })
+      .where('id', '=', found.id)
+      .execute();
+  } else {
+    await db
+      .insertInto('calendar_follows')
+      .values({ source_calendar_id: sourceCalendarId, categories: JSON.stringify(categories), created_gmt: nowGmt })
+      .execute();
+  }
+  return (await findFollow(db, sourceCalendarId))!;
+}
+
+export async function deleteFollow(db: Executor, id: number): Promise<void> {
+  await db.deleteFrom('calendar_follows').where('id', '=', id).execute();
+}
+
+/** Every follow of every calendar, with the follower's id: the mirroring job's list (across calendars on purpose). */
+export async function everyFollow(db: Executor): Promise<Array<{ id: number; calendar_id: number; source_calendar_id: number }>> {
+  return acrossCalendars(async () => {
+    const rows = await db.selectFrom('calendar_follows').select(['id', 'calendar_id', 'source_calendar_id']).orderBy('calendar_id').orderBy('id').execute();
+    return rows.map((r) => ({ id: Number(r.id), calendar_id: Number(r.calendar_id), source_calendar_id: Number(r.source_calendar_id) }));
+  });
+}
+
+/** The calendars whose data the change log notes between two positions (across calendars on purpose). */
+export async function calendarsChanged(db: Executor, from: number, to: number): Promise<number[]> {
+  if (to <= from) return [];
+  return acrossCalendars(async () => {
+    const rows = await db.selectFrom('changes').select('calendar_id').distinct().where('seq', '>', from).where('seq', '<=', to).execute();
+    return rows.map((r) => Number(r.calendar_id));
+  });
+}
+
+/**
+ * The events of this calendar a follow mirrors: published, not password-protected, listed, and
+ * (when `categories` names any) in one of those categories (by slug); with their modified time.
+ */
+export async function mirroredEvents(db: Executor, categories: readonly string[]): Promise<Array<{ id: number; modified_gmt: string }>> {
+  let q = db
+    .selectFrom('posts')
+    .innerJoin('events', 'events.post_id', 'posts.id')
+    .select(['posts.id', 'posts.modified_gmt'])
+    .where('posts.type', '=', 'tribe_events')
+    .where('posts.status', '=', 'publish')
+    .where('posts.password', '=', '')
+    // Copies this calendar mirrors from another are not offered on (two calendars that follow each other).
+    .where('posts.id', 'not in', (eb) => eb.selectFrom('network_sources').select('network_sources.post_id').where('network_sources.kind', '=', 'follow'));
+  if (categories.length > 0) {
+    q = q.where('posts.id', 'in', (eb) =>
+      eb
+        .selectFrom('event_terms')
+        .innerJoin('terms', 'terms.id', 'event_terms.term_id')
+        .select('event_terms.event_id')
+        .where('terms.taxonomy', '=', 'tribe_events_cat')
+        .where('terms.slug', 'in', [...categories]),
+    );
+  }
+  const rows = await q.orderBy('posts.id').execute();
+  return rows.map((r) => ({ id: Number(r.id), modified_gmt: r.modified_gmt }));
+}
+
+export interface NetworkSearchRow {
+  id: number;
+  title: string;
+  slug: string;
+  start_local: string;
+  end_local: string;
+  all_day: number;
+  timezone: string;
+  calendar_id: number;
+  calendar_slug: string;
+  calendar_name: string;
+  calendar_host: string | null;
+}
+
+/**
+ * The network search: published, public (no password) events of every active calendar whose title
+ * or description holds `search` (case aside) and that end at or after `startLocal`, soonest first,
+ * with their calendar; one statement across calendars, joining `calendars` to leave suspended
+ * ones out.
+ */
+export async function searchNetwork(
+  db: Executor,
+  filter: { search: string; startLocal?: string; endLocal?: string; limit: number; offset: number },
+): Promise<{ rows: NetworkSearchRow[]; total: number }> {
+  return acrossCalendars(async () => {
+    let q = db
+      .selectFrom('posts')
+      .innerJoin('events', (j) => j.onRef('events.post_id', '=', 'posts.id').onRef('events.calendar_id', '=', 'posts.calendar_id'))
+      .innerJoin('calendars', 'calendars.id', 'posts.calendar_id')
+      .where('calendars.status', '=', 'active')
+      .where('posts.type', '=', 'tribe_events')
+      .where('posts.status', '=', 'publish')
+      .where('posts.password', '=', '')
+      .where('events.hide_from_listings', '=', 0);
+    const text = filter.search.trim().toLowerCase();
+    if (text !== '') {
+      const like = `%${text.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
+      q = q.where((eb) => eb.or([eb(sql`lower(posts.title)`, 'like', sql`${like} escape '\\'`), eb(sql`lower(posts.content)`, 'like', sql`${like} escape '\\'`)]));
+    }
+    if (filter.startLocal) q = q.where('events.end_local', '>=', filter.startLocal);
+    if (filter.endLocal) q = q.where('events.start_local', '<=', filter.endLocal);
+    const total = Number((await q.select((eb) => eb.fn.countAll().as('n')).executeTakeFirstOrThrow()).n);
+    const rows = await q
+      .select([
+        'posts.id',
+        'posts.title',
+        'posts.slug',
+        'events.start_local',
+        'events.end_local',
+        'events.all_day',
+        'events.timezone',
+        'posts.calendar_id',
+        'calendars.slug as calendar_slug',
+        'calendars.name as calendar_name',
+        'calendars.host as calendar_host',
+      ])
+      .orderBy('events.start_local')
+      .orderBy('posts.calendar_id')
+      .orderBy('posts.id')
+      .limit(filter.limit)
+      .offset(filter.offset)
+      .execute();
+    return {
+      rows: rows.map((r) => ({ ...r, id: Number(r.id), calendar_id: Number(r.calendar_id), all_day: Number(r.all_day) })),
+      total,
+    };
+  });
+}

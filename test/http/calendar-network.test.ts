@@ -1,0 +1,212 @@
+/**
+ * Networks of calendars: an editor of one calendar proposes an event to another's moderation
+ * queue (accepted: published there; declined: trashed), a calendar follows another (its events
+ * mirrored, marked with their source, updated and removed with it), and the network search
+ * (published, public events of active calendars only).
+ */
+import { before, it } from 'node:test';
+import assert from 'node:assert/strict';
+import { forEachStore } from '../support/harness.js';
+import { OPEN } from '../support/submissions.js';
+
+forEachStore(
+  'calendar networks: proposals, follows, search',
+  (t) => {
+    const at = (slug: string, ns: string) => `${t.origin}/c/${slug}${t.config.restRoot}/calendar/${ns}`;
+    const events = (slug: string) => at(slug, 'events/v1/events');
+    const network = (slug: string) => at(slug, 'network/v1');
+    const moderation = (slug: string) => at(slug, 'admin/v1/submissions');
+    const titles = async (slug: string) =>
+      ((await t.api.get(events(slug), { query: { start_date: '2026-12-01', per_page: '50' } })).body.events as Array<{ title: string }>).map((e) => e.title).sort();
+    const make = async (slug: string, as: string, fields: Record<string, unknown>) => {
+      const r = await t.api.post(events(slug), { as, json: { start_date: '2027-05-01 20:00', end_date: '2027-05-01 23:00', status: 'publish', ...fields } });
+      assert.equal(r.status, 201, r.text);
+      return r.body as { id: number; url: string; slug: string };
+    };
+    before(async () => {
+      for (const [slug, name] of [
+        ['north', 'North'],
+        ['south', 'South'],
+        ['east', 'East side'],
+        ['west', 'West'],
+      ])
+        await t.built.services.calendars.create({ slug: slug!, name: name! });
+      await t.user('subscriber', 'nora');
+      await t.built.services.calendars.setRole('nora', 'north', 'editor');
+      await t.user('subscriber', 'sid');
+      await t.built.services.calendars.setRole('sid', 'north', 'subscriber');
+    });
+
+    it('proposes an event to another calendar’s queue: accepted, it is published there', async () => {
+      const festival = await make('north', 'nora', { title: 'Harbour festival' });
+      const proposed = await t.api.post(`${network('north')}/proposals`, { as: 'nora', json: { event: festival.id, to: 'south' } });
+      assert.equal(proposed.status, 201, proposed.text);
+      assert.equal(proposed.body.status, 'pending');
+      assert.equal(proposed.body.to.slug, 'south');
+      // The proposer reads nothing else of the other calendar.
+      assert.ok([401, 403].includes((await t.api.get(moderation('south'), { as: 'nora' })).status));
+      assert.ok([401, 403].includes((await t.api.get(`${moderation('south')}/${proposed.body.id}`, { as: 'nora' })).status));
+      // Not public in the other calendar until a moderator accepts it.
+      assert.deepEqual(await titles('south'), []);
+      const queue = await t.api.get(moderation('south'), { as: 'admin' });
+      const item = (queue.body as Array<Record<string, any>>).find((s) => s.id === proposed.body.id)!;
+      assert.ok(item, queue.text);
+      assert.equal(item.event.status, 'pending');
+      assert.equal(item.event.title, 'Harbour festival');
+      assert.equal(item.source.calendar, 'north');
+      assert.equal(item.source.url, festival.url);
+      assert.equal(item.event.website, festival.url);
+      // Once is enough while it waits.
+      const again = await t.api.post(`${network('north')}/proposals`, { as: 'nora', json: { event: festival.id, to: 'south' } });
+      assert.equal(again.status, 409);
+      assert.equal(again.body.code, 'network_already_proposed');
+      const approved = await t.api.post(`${moderation('south')}/${proposed.body.id}/approve`, { as: 'admin', json: {} });
+      assert.equal(approved.status, 200, approved.text);
+      assert.deepEqual(await titles('south'), ['Harbour festival']);
+      assert.deepEqual(await titles('north'), ['Harbour festival']);
+    });
+
+    it('declined, the proposed copy is removed; drafts, strangers and unknown calendars are refused', async () => {
+      const market = await make('north', 'nora', { title: 'Night market' });
+      const proposed = await t.api.post(`${network('north')}/proposals`, { as: 'nora', json: { event: market.id, to: 'south' } });
+      assert.equal(proposed.status, 201, proposed.text);
+      const rejected = await t.api.post(`${moderation('south')}/${proposed.body.id}/reject`, { as: 'admin', json: { reason: 'Not ours' } });
+      assert.equal(rejected.status, 200, rejected.text);
+      assert.equal(rejected.body.status, 'rejected');
+      // The moderators' view reads the event again: trashed (what is kept hears every calendar's writes).
+      assert.equal(rejected.body.event.status, 'trash');
+      const trashed = await t.api.get(events('south'), { as: 'admin', query: { status: 'trash', start_date: '2026-12-01' } });
+      assert.deepEqual(
+        trashed.body.events.map((e: { id: number }) => e.id),
+        [rejected.body.event_id],
+      );
+      assert.ok(!(await titles('south')).includes('Night market'));
+
+      const draft = await make('north', 'nora', { title: 'Secret', status: 'draft' });
+      const refused = await t.api.post(`${network('north')}/proposals`, { as: 'nora', json: { event: draft.id, to: 'south' } });
+      assert.equal(refused.status, 400);
+      assert.equal(refused.body.code, 'network_not_public');
+      const stranger = await t.api.post(`${network('north')}/proposals`, { as: 'sid', json: { event: market.id, to: 'south' } });
+      assert.ok([401, 403].includes(stranger.status), stranger.text);
+      const anonymous = await t.api.post(`${network('north')}/proposals`, { json: { event: market.id, to: 'south' } });
+      assert.equal(anonymous.status, 401);
+      const nowhere = await t.api.post(`${network('north')}/proposals`, { as: 'nora', json: { event: market.id, to: 'nowhere' } });
+      assert.equal(nowhere.status, 404);
+      assert.equal(nowhere.body.code, 'calendar_not_found');
+      // Another calendar's event, named by id, is not found from this one.
+      const other = await make('south', 'admin', { title: 'South only' });
+      const foreign = await t.api.post(`${network('north')}/proposals`, { as: 'nora', json: { event: other.id, to: 'south' } });
+      assert.equal(foreign.status, 404);
+    });
+
+    it('follows a calendar: its events appear in lists, pages and feeds, marked with their source, updated and removed with it', async () => {
+      const music = await t.api.post(at('east', 'events/v1/categories'), { as: 'admin', json: { name: 'Music' } });
+      const words = await t.api.post(at('east', 'events/v1/categories'), { as: 'admin', json: { name: 'Words' } });
+      assert.equal(music.status, 201, music.text);
+      const jazz = await make('east', 'admin', { title: 'Jazz night', categories: [music.body.id] });
+      await make('east', 'admin', { title: 'Poetry slam', categories: [words.body.id] });
+      await make('east', 'admin', { title: 'Closed rehearsal', categories: [music.body.id], status: 'draft' });
+      // Only administrators of the follower manage its follows.
+      assert.ok([401, 403].includes((await t.api.post(`${network('west')}/follows`, { as: 'nora', json: { calendar: 'east' } })).status));
+      const follow = await t.api.post(`${network('west')}/follows`, { as: 'admin', json: { calendar: 'east', categories: ['music'] } });
+      assert.equal(follow.status, 201, follow.text);
+      assert.equal(follow.body.calendar.slug, 'east');
+      assert.deepEqual(follow.body.categories, ['music']);
+      const listed = await t.api.get(`${network('west')}/follows`, { as: 'admin' });
+      assert.deepEqual(
+        listed.body.map((f: { calendar: { slug: string } }) => f.calendar.slug),
+        ['east'],
+      );
+
+      assert.deepEqual(await titles('west'), ['Jazz night']);
+      const list = await t.api.get(events('west'), { query: { start_date: '2026-12-01' } });
+      const copy = list.body.events[0];
+      assert.equal(copy.website, jazz.url);
+      assert.ok(
+        copy.tags.some((tag: { name: string }) => tag.name === 'from: East side'),
+        JSON.stringify(copy.tags),
+      );
+      assert.match(copy.url, /\/c\/west\/event\//);
+      // Its page and the feed show the source.
+      const page = await fetch(copy.url);
+      const html = await page.text();
+      assert.equal(page.status, 200);
+      assert.ok(html.includes('Jazz night') && html.includes(jazz.url), 'the page links to the source');
+      const ics = await (await fetch(`${t.origin}/c/west/events.ics`)).text();
+      assert.match(ics, /SUMMARY:Jazz night/);
+      assert.ok(ics.replace(/\r\n /g, '').includes('from: East side'), ics);
+      // The copy is read-only here.
+      const edit = await t.api.post(`${events('west')}/${copy.id}`, { as: 'admin', json: { title: 'Mine now' } });
+      assert.equal(edit.status, 403);
+      assert.equal(edit.body.code, 'network_copy_read_only');
+
+      // The source changes: the job follows.
+      assert.equal((await t.api.post(`${events('east')}/${jazz.id}`, { as: 'admin', json: { title: 'Jazz night (late set)' } })).status, 200);
+      await make('east', 'admin', { title: 'Brass band', categories: [music.body.id] });
+      await t.built.networkJob.runOnce();
+      assert.deepEqual(await titles('west'), ['Brass band', 'Jazz night (late set)']);
+      // Unpublished at the source: gone from the follower.
+      assert.equal((await t.api.post(`${events('east')}/${jazz.id}`, { as: 'admin', json: { status: 'draft' } })).status, 200);
+      const step = await t.built.networkJob.runOnce();
+      assert.equal(step.error, undefined);
+      assert.deepEqual(await titles('west'), ['Brass band']);
+      // The follow ends: every copy goes.
+      const ended = await t.api.delete(`${network('west')}/follows/east`, { as: 'admin' });
+      assert.equal(ended.status, 200, ended.text);
+      assert.deepEqual(await titles('west'), []);
+      assert.equal((await t.api.delete(`${network('west')}/follows/east`, { as: 'admin' })).status, 404);
+    });
+
+    it('a suspended source’s events leave its followers, and come back when it resumes', async () => {
+      await t.built.services.calendars.create({ slug: 'isle', name: 'Isle' });
+      await t.built.services.calendars.create({ slug: 'shore', name: 'Shore' });
+      await make('isle', 'admin', { title: 'Lighthouse tour' });
+      assert.equal((await t.api.post(`${network('shore')}/follows`, { as: 'admin', json: { calendar: 'isle' } })).status, 201);
+      assert.deepEqual(await titles('shore'), ['Lighthouse tour']);
+      await t.built.networkJob.runOnce();
+      await t.built.services.calendars.update('isle', { status: 'suspended' });
+      assert.equal((await t.built.networkJob.runOnce()).error, undefined);
+      assert.deepEqual(await titles('shore'), []);
+      await t.built.services.calendars.update('isle', { status: 'active' });
+      await t.built.networkJob.runOnce();
+      assert.deepEqual(await titles('shore'), ['Lighthouse tour']);
+      // A suspended calendar cannot be followed anew.
+      await t.built.services.calendars.update('isle', { status: 'suspended' });
+      const refused = await t.api.post(`${network('west')}/follows`, { as: 'admin', json: { calendar: 'isle' } });
+      assert.equal(refused.status, 503);
+    });
+
+    it('searches the network: published, public events of active calendars, with their calendar', async () => {
+      for (const slug of ['alpha', 'beta', 'gamma']) await t.built.services.calendars.create({ slug, name: slug.toUpperCase() });
+      await make('alpha', 'admin', { title: 'Zebrafish talk', start_date: '2027-06-01 10:00', end_date: '2027-06-01 11:00' });
+      await make('beta', 'admin', { title: 'Zebrafish walk', start_date: '2027-06-02 10:00', end_date: '2027-06-02 11:00' });
+      await make('alpha', 'admin', { title: 'Zebrafish draft', status: 'draft' });
+      await make('alpha', 'admin', { title: 'Zebrafish private', status: 'private' });
+      await make('beta', 'admin', { title: 'Zebrafish locked', password: 'sesame' });
+      await make('beta', 'admin', { title: 'Zebrafish of old', start_date: '2025-06-01 10:00', end_date: '2025-06-01 11:00' });
+      await make('gamma', 'admin', { title: 'Zebrafish suspended' });
+      await t.built.services.calendars.update('gamma', { status: 'suspended' });
+
+      const found = await t.api.get(`${t.origin}${t.config.restRoot}/calendar/network/v1/search`, { query: { search: 'zebrafish', start_date: '2026-12-01' } });
+      assert.equal(found.status, 200, found.text);
+      assert.equal(found.headers.get('x-wp-total'), '2');
+      assert.deepEqual(
+        found.body.map((e: { title: string; calendar: { slug: string } }) => [e.title, e.calendar.slug]),
+        [
+          ['Zebrafish talk', 'alpha'],
+          ['Zebrafish walk', 'beta'],
+        ],
+      );
+      assert.equal(found.body[0].calendar.url, `${t.config.siteUrl}/c/alpha`);
+      assert.equal(found.body[0].url, `${t.config.siteUrl}/c/alpha/event/zebrafish-talk/`);
+      assert.equal((await fetch(found.body[0].url)).status, 200);
+      const paged = await t.api.get(`${network('alpha')}/search`, { query: { search: 'ZEBRAFISH', start_date: '2026-12-01', per_page: '1', page: '2' } });
+      assert.equal(paged.headers.get('x-wp-total'), '2');
+      assert.deepEqual(
+        paged.body.map((e: { title: string }) => e.title),
+        ['Zebrafish walk'],
+      );
+    });
+  },
+  OPEN,
+);

@@ -206,6 +206,8 @@ export function createCalendarService(base: Config, pristine: Config, store: Sto
     const stored = await inCalendar(id, () => readCalendarSettings(db));
     const config: Config = { ...pristine, siteUrl: urlOf(row), siteName: row.name, sources: { ...pristine.sources } };
     applyCalendarSettings(config, stored);
+    // Its name is the site's name until its administrators give the site another (SITE_NAME).
+    if (stored.SITE_NAME === undefined && config.sources?.siteName !== 'environment' && config.sources?.siteName !== 'flag') config.siteName = row.name;
     return { calendar: { ...row, id }, config, quotas: parseQuotas(row.quotas), readAt: Date.now() };
   }
 

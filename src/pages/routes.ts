@@ -22,15 +22,30 @@ import { PASSWORD_COOKIE_MAX_AGE } from '../domain/post-password-cookie.js';
 import { dayAnswer, monthAnswer } from './date-pages.js';
 import { createEventAnswer, linkedAnswer, type GivenOnPage } from './event-pages.js';
 import { listAnswer, seriesAnswer, termAnswer } from './list-pages.js';
-import { createPageContext, type Query } from './page-context.js';
+import { createPageContext, type PageContext, type Query } from './page-context.js';
+import { calendarIdNow } from '../domain/calendars.js';
 import { registerPage, send, type PageHandler } from './send.js';
 import { feedAnswer } from './subscription-feed.js';
 import { STYLESHEET, STYLESHEET_PATH } from './views.js';
 
 export type { Answer } from './page-context.js';
 
+/** Calendars whose page context is kept (the most recently used); the default calendar's always is. */
+const CONTEXTS_KEPT = 256;
+
 export function registerCalendarPages(app: FastifyInstance, { services }: Pick<FaceDeps, 'services'>): void {
-  const ctx = createPageContext(services);
+  // A page context holds the calendar's URLs, name and views: one per calendar, made in it when a
+  // request of it first comes, and read through `ctx` by every page of that request.
+  const contexts = new Map<string, PageContext>();
+  const here = (): PageContext => {
+    const key = `${calendarIdNow()}|${services.links.siteUrl}|${services.config.siteName}`;
+    let made = contexts.get(key);
+    if (made) return made;
+    if (contexts.size >= CONTEXTS_KEPT) contexts.delete(contexts.keys().next().value!);
+    contexts.set(key, (made = createPageContext(services)));
+    return made;
+  };
+  const ctx = new Proxy({} as PageContext, { get: (_target, name) => Reflect.get(here(), name) });
   const { calendar } = ctx;
   const eventAnswer = createEventAnswer(ctx);
   const page = (path: string, handler: PageHandler) => registerPage(app, ctx, path, handler);
@@ -72,7 +87,8 @@ export function registerCalendarPages(app: FastifyInstance, { services }: Pick<F
         value === ''
           ? `${ctx.passwords.cookieName}=; Path=/; Max-Age=0; HttpOnly; SameSite=Lax${secure}`
           : `${ctx.passwords.cookieName}=${value}; Path=/; Max-Age=${PASSWORD_COOKIE_MAX_AGE}; HttpOnly; SameSite=Lax${secure}`;
-      const back = req.url.split('?')[0]!;
+      // Back to the page, under its calendar's path (`/c/{slug}`, taken off before routing).
+      const back = `${new URL(ctx.site).pathname.replace(/\/$/, '')}${req.url.split('?')[0]!}`;
       return reply.code(303).header('set-cookie', cookie).header('cache-control', 'no-store').header('location', back).send('');
     });
   }

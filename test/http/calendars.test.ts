@@ -63,6 +63,21 @@ forEachStore('calendars: a second calendar under /c/{slug}/', (t) => {
     assert.equal(inbox.status, 404);
   });
 
+  it('serves each calendar’s pages and feeds with its own name and URLs', async () => {
+    const made = await t.api.post(north('/events'), { as: 'admin', json: { title: 'North fair', start_date: '2027-06-01 10:00', end_date: '2027-06-01 12:00', status: 'publish' } });
+    assert.equal(made.status, 201, made.text);
+    const feed = await (await fetch(`${t.origin}/c/north/events/?ical=1`)).text();
+    assert.match(feed, /X-WR-CALNAME:North side/);
+    assert.match(feed, new RegExp(`URL;VALUE=URI:${t.origin}/c/north/event/north-fair/`));
+    // No URL of the default calendar's.
+    assert.doesNotMatch(feed, new RegExp(`URI:${t.origin}/event/`));
+    const page = await (await fetch(`${t.origin}/c/north/event/north-fair/`)).text();
+    assert.match(page, /North side/);
+    assert.match(page, new RegExp(`${t.origin}/c/north/event/north-fair/`));
+    const home = await (await fetch(`${t.origin}/events/?ical=1`)).text();
+    assert.doesNotMatch(home, /North fair|North side/);
+  });
+
   it('answers 404 calendar_not_found for an unknown slug', async () => {
     const r = await t.api.get(`${t.origin}/c/nowhere${t.config.restRoot}/calendar/events/v1/events`);
     assert.equal(r.status, 404);

@@ -43,7 +43,11 @@ export const HORIZON_JOB = 'occurrence-horizon';
  * (`events.onGenerationLeft`). Series are extended on every server: two that extend one series at
  * once are kept apart by the unique key, so it is not a singleton.
  */
-export function registerHorizonJob(runner: JobRunner, services: GenerationServices & Partial<Pick<DomainServices, 'events' | 'calendars'>>, options: { firstMs?: number; everyMs?: number } = {}): HorizonJob {
+export function registerHorizonJob(
+  runner: JobRunner,
+  services: GenerationServices & Partial<Pick<DomainServices, 'events' | 'calendars'>>,
+  options: { firstMs?: number; everyMs?: number } = {},
+): HorizonJob {
   const everyMs = options.everyMs ?? 3_600_000;
   const job = runner.register<number>({
     name: HORIZON_JOB,

@@ -208,7 +208,8 @@ export async function calendarsWithSubmissions(db: Executor, purpose: 'retention
     if (purpose === 'digest') {
       for (const r of await db.selectFrom('submissions').select('calendar_id').distinct().where('notified', '=', 0).execute()) ids.add(Number(r.calendar_id));
     } else {
-      for (const r of await db.selectFrom('submissions').select('calendar_id').distinct().where('decided_gmt', 'is not', null).where('erased_gmt', 'is', null).execute()) ids.add(Number(r.calendar_id));
+      for (const r of await db.selectFrom('submissions').select('calendar_id').distinct().where('decided_gmt', 'is not', null).where('erased_gmt', 'is', null).execute())
+        ids.add(Number(r.calendar_id));
       for (const r of await db.selectFrom('submission_quota').select('calendar_id').distinct().execute()) ids.add(Number(r.calendar_id));
     }
     return [...ids].sort((a, b) => a - b);

@@ -1,0 +1,144 @@
+/**
+ * Background jobs work for every calendar, not only the default one: a second calendar's webhook
+ * endpoints receive its own changes only (and the default calendar's endpoints never its changes),
+ * with its URLs in the payloads; an import queued in it runs there and writes its events only; its
+ * recurring series are extended by the horizon job.
+ */
+import { it } from 'node:test';
+import assert from 'node:assert/strict';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { forEachStore, type TestServer } from '../support/harness.js';
+import { startReceiver, type Receiver } from '../support/receiver.js';
+
+const FAST = { WEBHOOKS_ALLOW_PRIVATE: 'true', WEBHOOKS_RETRY_SCHEDULE: '150ms,150ms,150ms,150ms', WEBHOOKS_TIMEOUT: '2s' };
+
+const ev = (title: string, day = '2032-01-01') => ({ title, start_date: `${day} 10:00:00`, end_date: `${day} 11:00:00`, status: 'publish' });
+
+/** A calendar's REST bases: its events namespace and its admin namespace ('' : the default calendar). */
+const bases = (t: TestServer, prefix: string) => ({
+  events: `${t.origin}${prefix}${t.config.restRoot}/calendar/events/v1`,
+  admin: `${t.origin}${prefix}${t.config.restRoot}/calendar/admin/v1`,
+});
+
+const calendarOf = (...events: string[]) => ['BEGIN:VCALENDAR', 'VERSION:2.0', 'PRODID:-//test//EN', ...events, 'END:VCALENDAR', ''].join('\r\n');
+const vevent = (uid: string, summary: string) => ['BEGIN:VEVENT', `UID:${uid}`, `SUMMARY:${summary}`, 'DTSTART:20330101T100000Z', 'DTEND:20330101T110000Z', 'END:VEVENT'].join('\r\n');
+
+forEachStore(
+  'background jobs in every calendar',
+  (t) => {
+    let made = false;
+    const north = async () => {
+      if (!made) await t.built.services.calendars.create({ slug: 'north', name: 'North' });
+      made = true;
+    };
+
+    it('a calendar’s webhook endpoints receive its own changes only, with its URLs', async () => {
+      await north();
+      const home = bases(t, '');
+      const away = bases(t, '/c/north');
+      const receivers: Receiver[] = [await startReceiver(), await startReceiver()];
+      const [homeReceiver, northReceiver] = receivers as [Receiver, Receiver];
+      try {
+        const homeHook = await t.api.post(`${home.admin}/webhooks`, { as: 'admin', json: { url: homeReceiver.url, events: ['event.created'] } });
+        assert.equal(homeHook.status, 201, homeHook.text);
+        homeReceiver.secret = homeHook.body.secret;
+        const northHook = await t.api.post(`${away.admin}/webhooks`, { as: 'admin', json: { url: northReceiver.url, events: ['event.created'] } });
+        assert.equal(northHook.status, 201, northHook.text);
+        northReceiver.secret = northHook.body.secret;
+        // Each calendar's list shows its own endpoint only.
+        assert.deepEqual(
+          (await t.api.get(`${away.admin}/webhooks`, { as: 'admin' })).body.map((e: { id: number }) => e.id),
+          [northHook.body.id],
+        );
+
+        const northEvent = await t.api.post(`${away.events}/events`, { as: 'admin', json: ev('Northern lights') });
+        assert.equal(northEvent.status, 201, northEvent.text);
+        const homeEvent = await t.api.post(`${home.events}/events`, { as: 'admin', json: ev('Home match') });
+        assert.equal(homeEvent.status, 201, homeEvent.text);
+
+        const [atNorth] = await northReceiver.waitFor((m) => m.body.type === 'event.created');
+        assert.ok(atNorth!.verified, atNorth!.verifyError);
+        assert.equal(atNorth!.body.data.id, northEvent.body.id);
+        assert.equal(atNorth!.body.data.title, 'Northern lights');
+        assert.ok(atNorth!.body.data.url.startsWith(`${t.origin}/c/north/`), atNorth!.body.data.url);
+        assert.ok(atNorth!.body.data.rest_url.startsWith(`${t.origin}/c/north/`), atNorth!.body.data.rest_url);
+        const [atHome] = await homeReceiver.waitFor((m) => m.body.type === 'event.created');
+        assert.ok(atHome!.verified, atHome!.verifyError);
+        assert.equal(atHome!.body.data.id, homeEvent.body.id);
+        assert.ok(!atHome!.body.data.url.includes('/c/north/'), atHome!.body.data.url);
+
+        // Everything made is delivered: neither endpoint got the other calendar's event.
+        await t.built.webhookWorker!.runOnce();
+        await t.built.webhookWorker!.runOnce();
+        assert.deepEqual(
+          northReceiver.received.map((m) => m.body.data.id),
+          [northEvent.body.id],
+        );
+        assert.deepEqual(
+          homeReceiver.received.map((m) => m.body.data.id),
+          [homeEvent.body.id],
+        );
+        // Each calendar's deliveries log is its own, and says the delivery succeeded.
+        const log = await t.api.get(`${away.admin}/webhooks/${northHook.body.id}/deliveries`, { as: 'admin' });
+        assert.equal(log.status, 200, log.text);
+        assert.deepEqual(
+          log.body.map((d: { status: string; payload: { data: { id: number } } }) => [d.status, d.payload.data.id]),
+          [['succeeded', northEvent.body.id]],
+        );
+        await t.api.delete(`${away.admin}/webhooks/${northHook.body.id}`, { as: 'admin' });
+        await t.api.delete(`${home.admin}/webhooks/${homeHook.body.id}`, { as: 'admin' });
+      } finally {
+        for (const r of receivers) await r.close();
+      }
+    });
+
+    it('an import queued in a calendar runs there and writes its events only', async () => {
+      await north();
+      const away = bases(t, '/c/north');
+      const home = bases(t, '');
+      const queued = await t.api.post(`${away.admin}/imports`, { as: 'admin', json: { file: calendarOf(vevent('n1@test', 'Polar night'), vevent('n2@test', 'Aurora')) } });
+      assert.equal(queued.status, 202, queued.text);
+      let final: Record<string, any> | undefined;
+      for (let i = 0; i < 600; i++) {
+        const res = await t.api.get(`${away.admin}/imports/${queued.body.id}`, { as: 'admin' });
+        assert.equal(res.status, 200, res.text);
+        if (res.body.status === 'done' || res.body.status === 'failed') {
+          final = res.body;
+          break;
+        }
+        await sleep(50);
+      }
+      assert.equal(final?.status, 'done', JSON.stringify(final));
+      assert.equal(final!.counts.created, 2);
+      // The default calendar does not see north's import, nor its events.
+      assert.equal((await t.api.get(`${home.admin}/imports/${queued.body.id}`, { as: 'admin' })).status, 404);
+      const query = { start_date: '2033-01-01', end_date: '2033-01-02' };
+      const there = await t.api.get(`${away.events}/events`, { query });
+      assert.deepEqual(there.body.events.map((e: { title: string }) => e.title).sort(), ['Aurora', 'Polar night']);
+      for (const e of there.body.events) assert.ok(e.url.startsWith(`${t.origin}/c/north/`), e.url);
+      const here = await t.api.get(`${home.events}/events`, { query });
+      assert.equal(here.body.events?.length ?? 0, 0, JSON.stringify(here.body));
+    });
+
+    it('the horizon job, nudged by a write in a calendar, generates what the write left there', async () => {
+      await north();
+      const away = bases(t, '/c/north');
+      const res = await t.api.post(`${away.events}/events`, {
+        as: 'admin',
+        json: { title: 'Daily swim', status: 'publish', start_date: '2031-01-01 07:00:00', end_date: '2031-01-01 08:00:00', timezone: 'UTC', recurrence: ['RRULE:FREQ=DAILY;COUNT=300'] },
+      });
+      assert.equal(res.status, 201, res.text);
+      const total = async () => {
+        const list = await t.api.get(`${away.events}/events`, { as: 'admin', query: { post_parent: res.body.id, start_date: '2031-01-01', end_date: '2032-12-31', per_page: 1 } });
+        assert.equal(list.status, 200, list.text);
+        return Number(list.body.total);
+      };
+      // No timing asserted: the job runs on its own (a write leaves at most OCCURRENCES_PER_WRITE); wait, bounded, for its count.
+      for (let i = 0; i < 300 && (await total()) < 300; i++) await sleep(100);
+      assert.equal(await total(), 300);
+      // Nothing is left due in any calendar.
+      assert.equal(await t.built.horizonJob.runOnce(), 0);
+    });
+  },
+  FAST,
+);

@@ -2,13 +2,17 @@
  * Background jobs work for every calendar, not only the default one: a second calendar's webhook
  * endpoints receive its own changes only (and the default calendar's endpoints never its changes),
  * with its URLs in the payloads; an import queued in it runs there and writes its events only; its
- * recurring series are extended by the horizon job.
+ * recurring series are extended by the horizon job; its old change-log rows are pruned, each
+ * record's newest row kept in its own calendar.
  */
 import { it } from 'node:test';
 import assert from 'node:assert/strict';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { forEachStore, type TestServer } from '../support/harness.js';
 import { startReceiver, type Receiver } from '../support/receiver.js';
+import { DEFAULT_CALENDAR_ID, acrossCalendars, inCalendar } from '../../src/store/calendar-scope.js';
+import { writeTransaction } from '../../src/store/changes.js';
+import { writeCalendarSettings } from '../../src/store/calendar-settings.js';
 
 const FAST = { WEBHOOKS_ALLOW_PRIVATE: 'true', WEBHOOKS_RETRY_SCHEDULE: '150ms,150ms,150ms,150ms', WEBHOOKS_TIMEOUT: '2s' };
 
@@ -138,6 +142,27 @@ forEachStore(
       assert.equal(await total(), 300);
       // Nothing is left due in any calendar.
       assert.equal(await t.built.horizonJob.runOnce(), 0);
+    });
+
+    it('change-log pruning prunes every calendar’s old rows, keeping each record’s newest row in its own calendar', async () => {
+      await north();
+      const db = t.built.store.db;
+      const northId = (await t.built.services.calendars.get('north')).id;
+      const away = bases(t, '/c/north');
+      // A settings change is record 0 of its calendar: north's, then the default calendar's (newer).
+      for (const id of [northId, DEFAULT_CALENDAR_ID]) await inCalendar(id, () => writeTransaction(db, (trx) => writeCalendarSettings(trx, { CALENDAR_JOBS_TEST: String(id) })));
+      const made = await t.api.post(`${away.events}/events`, { as: 'admin', json: ev('Pruned', '2034-01-01') });
+      assert.equal(made.status, 201, made.text);
+      for (const title of ['Pruned twice', 'Pruned thrice']) assert.equal((await t.api.post(`${away.events}/events/${made.body.id}`, { as: 'admin', json: { title } })).status, 200);
+      const rows = (type: string, id: number, calendar: number) =>
+        acrossCalendars(() => db.selectFrom('changes').select('seq').where('record_type', '=', type).where('record_id', '=', id).where('calendar_id', '=', calendar).execute());
+      assert.ok((await rows('event', made.body.id, northId)).length >= 3);
+      await acrossCalendars(() => db.updateTable('changes').set({ created_gmt: '2001-01-01 00:00:00' }).execute());
+      assert.ok((await t.built.pruneJob.runOnce()) > 0);
+      assert.equal((await rows('event', made.body.id, northId)).length, 1, 'north’s event keeps its newest row only');
+      assert.equal((await rows('settings', 0, northId)).length, 1, 'north’s settings keep their newest row');
+      assert.equal((await rows('settings', 0, DEFAULT_CALENDAR_ID)).length, 1);
+      assert.equal((await t.api.get(`${away.events}/events/${made.body.id}`)).body.title, 'Pruned thrice');
     });
   },
   FAST,

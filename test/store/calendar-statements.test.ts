@@ -15,6 +15,13 @@ import { STORES, startServer, type TestServer } from '../support/harness.js';
 const ACROSS: Array<[fragment: RegExp, reason: string]> = [
   // Calendars and people are the network's; deleting a calendar names it by `calendar_id` anyway.
   [/^select .* from "calendars"/, 'the network’s own table'],
+  // The background jobs' looks for due work in every calendar (each item is then done in its calendar).
+  [/^select "id" from "webhook_endpoints" where "enabled" = \S+ limit/, 'the webhook worker: is any calendar’s endpoint enabled'],
+  [/^select min\("cursor_seq"\) as "low" from "webhook_endpoints"/, 'change-log pruning keeps what any calendar’s endpoint still has to deliver'],
+  [/^update "webhook_deliveries" set "lease_until_ms" = \S+ where "id" in/, 'the lease on deliveries claimed across calendars, by their ids (each names its endpoint)'],
+  [/^update "imports" set "status" = .* where "status" = \S+ and "heartbeat_gmt" < /, 'imports whose server died are queued again, whichever calendar queued them'],
+  [/^select "seq", "created_gmt" from "changes" where "seq" > /, 'change-log pruning walks the whole log (its numbers are the database’s)'],
+  [/^select "created_gmt" from "changes" where "seq" > /, 'change-log pruning: when the first row after a reader’s position was written'],
 ];
 
 const TABLE_REFERENCE = /\b(?:from|join|update|into)\s+"?([a-z_]+)"?/gi;
@@ -31,7 +38,7 @@ for (const kind of STORES) {
     const heard = new Set<string>();
     let listening = false;
     before(async () => {
-      t = await startServer(kind, {}, { onStatement: (text) => listening && heard.add(text) });
+      t = await startServer(kind, { WEBHOOKS_ALLOW_PRIVATE: 'true' }, { onStatement: (text) => listening && heard.add(text) });
       await t.built.services.calendars.create({ slug: 'north', name: 'North' });
       listening = true;
     });
@@ -41,6 +48,9 @@ for (const kind of STORES) {
       for (const prefix of ['', '/c/north']) {
         const api = `${t.origin}${prefix}${t.config.restRoot}/calendar/events/v1`;
         const as = 'admin';
+        // An endpoint in each calendar: the webhook worker's statements are heard below.
+        const hook = await t.api.post(`${t.origin}${prefix}${t.config.restRoot}/calendar/admin/v1/webhooks`, { as, json: { url: 'https://127.0.0.1:9/hook' } });
+        assert.equal(hook.status, 201, hook.text);
         const venue = await t.api.post(`${api}/venues`, { as, json: { venue: `Hall ${prefix}`, city: 'Town' } });
         assert.equal(venue.status, 201, venue.text);
         const organizer = await t.api.post(`${api}/organizers`, { as, json: { organizer: `Org ${prefix}` } });
@@ -97,6 +107,11 @@ for (const kind of STORES) {
         await t.api.delete(`${api}/events/${event.body.id}`, { as, query: { force: 'true' } });
         await t.api.delete(`${api}/categories/${category.body.id}`, { as, query: { force: 'true' } });
       }
+      // The background jobs, which find their work across calendars and do it in each.
+      await t.built.webhookWorker!.runOnce();
+      await t.built.horizonJob.runOnce();
+      await t.built.pruneJob.runOnce();
+      await t.built.submissionJobs?.retention.runOnce();
       const unscoped: string[] = [];
       for (const text of heard) {
         const tables = tablesOf(text);

@@ -96,6 +96,16 @@ export function calendarIdNow(): number {
   return id === undefined || id === ACROSS ? DEFAULT_CALENDAR_ID : id;
 }
 
+/**
+ * The calendar the work at hand was entered in (`inCalendar`); undefined outside any (a default
+ * calendar's request, a job, a start) and across calendars. What is made outside any calendar (the
+ * services' own kept records, keyed by ids that are the whole database's) is not one calendar's.
+ */
+export function enteredCalendar(): number | undefined {
+  const id = current.getStore();
+  return id === ACROSS ? undefined : id;
+}
+
 /** Whether the work at hand reads across calendars (`acrossCalendars`). */
 export function isAcrossCalendars(): boolean {
   return current.getStore() === ACROSS;

@@ -27,7 +27,7 @@ import type { Executor } from './schema.js';
 import { listingStateOf, type ListingRow, type ListingState, type RecordChangeDetail } from './listing-states.js';
 import { CHANGES_SINCE_SQL, HEAD_SQL, changeRowsCte, headOf, toChangeRow, type ChangeRow, type RawChangeRow } from './change-log.js';
 import { registerKept, storeMetricsOf } from '../metrics.js';
-import { calendarIdNow, DEFAULT_CALENDAR_ID, isAcrossCalendars } from './calendar-scope.js';
+import { calendarIdNow, DEFAULT_CALENDAR_ID, enteredCalendar, isAcrossCalendars } from './calendar-scope.js';
 
 /** The text the event list searches (title, excerpt, description). */
 export interface EventText {
@@ -293,7 +293,11 @@ function feedCore() {
     revision: () => (resets === 0 ? String(seq) : `${seq}~${resets}`),
     linkedRevision: () => (resets === 0 ? String(linkedSeq) : `${linkedSeq}~${resets}`),
     subscribe(listener: ChangeListener) {
-      listeners.push({ hear: listener, calendar: isAcrossCalendars() ? undefined : calendarIdNow() });
+      // A listener made in a calendar hears its calendar's changes; one made outside any (what the
+      // services keep across calendars, by ids that are the whole database's: event records, linked
+      // records) or across calendars hears every calendar's, else another calendar's writes would
+      // leave it stale.
+      listeners.push({ hear: listener, calendar: enteredCalendar() });
     },
     /**
      * First sync: from now on kept results reflect this number. Anything kept before it (a result

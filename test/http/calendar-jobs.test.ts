@@ -3,12 +3,13 @@
  * endpoints receive its own changes only (and the default calendar's endpoints never its changes),
  * with its URLs in the payloads; an import queued in it runs there and writes its events only; its
  * recurring series are extended by the horizon job; its old change-log rows are pruned, each
- * record's newest row kept in its own calendar.
+ * record's newest row kept in its own calendar; review e-mails about its events go to its editors.
  */
-import { it } from 'node:test';
+import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { forEachStore, type TestServer } from '../support/harness.js';
+import { forEachStore, startServer, STORES, type TestServer } from '../support/harness.js';
+import { startSmtp, type TestSmtp } from '../support/smtp.js';
 import { startReceiver, type Receiver } from '../support/receiver.js';
 import { DEFAULT_CALENDAR_ID, acrossCalendars, inCalendar } from '../../src/store/calendar-scope.js';
 import { writeTransaction } from '../../src/store/changes.js';
@@ -144,6 +145,17 @@ forEachStore(
       assert.equal(await t.built.horizonJob.runOnce(), 0);
     });
 
+    it('an update in a calendar is seen by the next read of the record (what the services keep hears every calendar’s writes)', async () => {
+      await north();
+      const away = bases(t, '/c/north');
+      const made = await t.api.post(`${away.events}/events`, { as: 'admin', json: ev('Kept', '2035-01-01') });
+      assert.equal(made.status, 201, made.text);
+      // Read often enough to be kept.
+      for (let i = 0; i < 3; i++) assert.equal((await t.api.get(`${away.events}/events/${made.body.id}`, { as: 'admin' })).body.title, 'Kept');
+      assert.equal((await t.api.post(`${away.events}/events/${made.body.id}`, { as: 'admin', json: { title: 'Changed' } })).status, 200);
+      assert.equal((await t.api.get(`${away.events}/events/${made.body.id}`, { as: 'admin' })).body.title, 'Changed');
+    });
+
     it('change-log pruning prunes every calendar’s old rows, keeping each record’s newest row in its own calendar', async () => {
       await north();
       const db = t.built.store.db;
@@ -167,3 +179,42 @@ forEachStore(
   },
   FAST,
 );
+
+for (const kind of STORES) {
+  describe(`review e-mails in every calendar [${kind.name}]`, () => {
+    let t: TestServer;
+    let smtp: TestSmtp;
+    before(async () => {
+      smtp = await startSmtp();
+      t = await startServer(kind, { SMTP_URL: smtp.url, SITE_NAME: 'Town Calendar' });
+      await t.built.services.calendars.create({ slug: 'north', name: 'North' });
+      await t.built.services.users.add({ login: 'cora', role: 'subscriber', password: 'cora-pw', email: 'cora@example.org', name: 'Cora' });
+      await t.built.services.users.add({ login: 'nina', role: 'subscriber', password: 'nina-pw', email: 'nina@example.org' });
+      await t.built.services.users.add({ login: 'eve', role: 'editor', password: 'eve-pw', email: 'eve@example.org' });
+      await t.built.services.calendars.setRole('cora', 'north', 'contributor');
+      await t.built.services.calendars.setRole('nina', 'north', 'editor');
+    });
+    after(async () => {
+      await t?.close();
+      await smtp?.close();
+    });
+
+    it('a contributor’s event submitted in a calendar is told to that calendar’s editors, its publication to the contributor, with the calendar’s name and URLs', async () => {
+      const away = bases(t, '/c/north');
+      const made = await t.api.post(`${away.events}/events`, { as: 'cora:cora-pw', json: { ...ev('Ice fishing', '2031-02-01'), status: 'pending' } });
+      assert.equal(made.status, 201, made.text);
+      assert.equal(made.body.status, 'pending');
+      const [toNina] = await smtp.waitFor((m) => m.to.includes('nina@example.org') && m.subject.includes('Ice fishing'));
+      assert.equal(toNina!.subject, '[North] An event waits for review: Ice fishing');
+      assert.ok(toNina!.text.includes(`/c/north/admin/events/${made.body.id}`), toNina!.text);
+      const published = await t.api.post(`${away.events}/events/${made.body.id}`, { as: 'nina:nina-pw', json: { status: 'publish' } });
+      assert.equal(published.status, 200, published.text);
+      const [toCora] = await smtp.waitFor((m) => m.to.includes('cora@example.org') && m.subject.includes('published'));
+      assert.equal(toCora!.subject, '[North] Your event is published: Ice fishing');
+      assert.ok(published.body.url.includes('/c/north/'), published.body.url);
+      assert.ok(toCora!.text.includes(published.body.url), toCora!.text);
+      // The default calendar's editor is nobody in north: told nothing of its events.
+      assert.ok(!smtp.messages.some((m) => m.to.includes('eve@example.org')));
+    });
+  });
+}

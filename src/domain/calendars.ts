@@ -278,7 +278,9 @@ export function createCalendarService(base: Config, pristine: Config, store: Sto
       if (id === DEFAULT_CALENDAR_ID) return inCalendar(id, fn);
       const row = await calendarsStore.findCalendarById(db, id);
       if (!row) throw apiError('calendar_not_found');
-      const runtime = kept.get(id) ?? keep(await load(row));
+      // Kept configuration while fresh (as `resolve`), so that a long-running job sees a change soon.
+      const known = kept.get(id);
+      const runtime = known && Date.now() - known.readAt < RUNTIME_TTL_MS && known.calendar.slug === row.slug && known.calendar.name === row.name ? keep(known) : keep(await load(row));
       return service.enter(runtime, fn);
     },
     async list({ page = 1, perPage = 50, search, ids } = {}) {

@@ -17,6 +17,8 @@ import { seriesDue } from '../store/recurrence.js';
 import { refreshAfterBulkWrite } from '../store/statistics.js';
 import { materialise } from './series.js';
 import { horizonWall } from './recurrence.js';
+import { inCalendar } from '../store/calendar-scope.js';
+import type { CalendarService } from './calendars.js';
 
 /** Series looked up per batch. */
 const BATCH = 100;
@@ -52,22 +54,27 @@ async function generateSteps(services: GenerationServices, id: number, isStopped
   }
 }
 
-/** Extend the series that are due: left pending by a write, or horizon more than a day behind (in UTC terms). */
-export async function extendHorizons(services: GenerationServices, isStopped: () => boolean = () => false): Promise<number> {
+/**
+ * Extend the series that are due, of every calendar: left pending by a write, or horizon more than a
+ * day behind (in UTC terms). Each is generated in its calendar (`calendars.within` when given, for
+ * that calendar's configuration; else its scope alone).
+ */
+export async function extendHorizons(services: GenerationServices & { calendars?: Pick<CalendarService, 'within'> }, isStopped: () => boolean = () => false): Promise<number> {
   const months = services.config.recurrenceHorizonMonths;
   const now = DateTime.fromSQL(services.clock.nowGmt(), { zone: 'utc' });
   // Zones differ by up to a day: a series is due once its horizon is a day behind UTC's.
   const before = horizonWall('UTC', months, now.minus({ days: 1 }));
   let extended = 0;
   let inserted = 0;
-  const seen = new Set<number>();
+  const seen = new Set<string>();
+  const inItsCalendar = <T>(calendar: number, fn: () => Promise<T>): Promise<T> => (services.calendars ? services.calendars.within(calendar, fn) : inCalendar(calendar, fn));
   run: for (;;) {
-    const ids = (await seriesDue(services.store.db, before, BATCH)).filter((id) => !seen.has(id));
-    if (ids.length === 0 || isStopped()) break;
-    for (const id of ids) {
-      seen.add(id);
+    const due = (await seriesDue(services.store.db, before, BATCH)).filter((s) => !seen.has(`${s.calendar}:${s.id}`));
+    if (due.length === 0 || isStopped()) break;
+    for (const { id, calendar } of due) {
+      seen.add(`${calendar}:${id}`);
       if (isStopped()) break run;
-      inserted += (await generateSteps(services, id, isStopped)).inserted;
+      inserted += (await inItsCalendar(calendar, () => generateSteps(services, id, isStopped))).inserted;
       extended++;
       await yieldToLoop();
     }

@@ -1,7 +1,7 @@
 /**
- * The change log's pruning job: every running server, soon after start and then every
- * hour, deletes the log rows committed more than SYNC_HISTORY_DAYS ago, in batches of 1,000 rows
- * (each its own short transaction, yielding to requests in between), so the log stops growing
+ * The change log's pruning job: every running server, soon after start and then every hour,
+ * deletes the log rows of every calendar committed more than SYNC_HISTORY_DAYS ago, in batches of
+ * 1,000 rows (each its own short transaction, yielding to requests in between), so the log stops growing
  * forever. A server's first run (and one a day) goes over every old row; the others go on from
  * where the last one stopped and revisit only the records logged since. It keeps what readers of
  * the log still need:
@@ -36,6 +36,7 @@ import type { JobRunner } from './runner.js';
 import { firstChangeTimeAfter, pruneChangesBatch, pruneSupersededBatch } from '../store/change-pruning.js';
 import { headOf as lastSeq } from '../store/change-log.js';
 import { durableCursors } from '../store/durable-cursors.js';
+import { acrossCalendars } from '../store/calendar-scope.js';
 
 export interface PruneJob {
   /** Prune what is due now; resolves with how many rows were deleted. */
@@ -80,38 +81,42 @@ export async function pruneChangeLog(
   const limit = options.batch ?? BATCH;
   const since = options.since;
   const beforeGmt = gmtOf(now - services.config.syncHistoryDays * 86_400_000);
+  // The durable readers' positions as each keeps them (the webhook endpoints' across calendars).
   const [head, cursors] = await Promise.all([lastSeq(db), durableCursors(db, services.config)]);
-  const upTo = Math.min(head, ...cursors.map((c) => c.seq));
-  const pause = () => new Promise((resolve) => setImmediate(resolve));
-  let deleted = 0;
-  if (since && since.scanned > 0 && head > since.head) {
-    let after = { seq: since.head, idx: 2 ** 31 - 1 };
+  // The log and its numbers are the whole database's: every calendar's old rows are pruned together.
+  return acrossCalendars(async () => {
+    const upTo = Math.min(head, ...cursors.map((c) => c.seq));
+    const pause = () => new Promise((resolve) => setImmediate(resolve));
+    let deleted = 0;
+    if (since && since.scanned > 0 && head > since.head) {
+      let after = { seq: since.head, idx: 2 ** 31 - 1 };
+      for (;;) {
+        const batch = await pruneSupersededBatch(db, { after, to: head, below: Math.min(since.scanned, upTo), beforeGmt, limit });
+        deleted += batch.deleted;
+        after = batch.next;
+        if (batch.done || options.isStopped?.()) break;
+        await pause();
+      }
+    }
+    let at = since?.scanned ?? 0;
     for (;;) {
-      const batch = await pruneSupersededBatch(db, { after, to: head, below: Math.min(since.scanned, upTo), beforeGmt, limit });
+      const batch = await pruneChangesBatch(db, { after: at, upTo, beforeGmt, limit });
       deleted += batch.deleted;
-      after = batch.next;
+      at = batch.next;
       if (batch.done || options.isStopped?.()) break;
       await pause();
     }
-  }
-  let at = since?.scanned ?? 0;
-  for (;;) {
-    const batch = await pruneChangesBatch(db, { after: at, upTo, beforeGmt, limit });
-    deleted += batch.deleted;
-    at = batch.next;
-    if (batch.done || options.isStopped?.()) break;
-    await pause();
-  }
-  if (deleted > 0) options.logger?.info({ pruned: deleted, through: at }, 'change log: pruned rows older than SYNC_HISTORY_DAYS');
-  if (upTo < head && at >= upTo && !options.isStopped?.()) {
-    // Stopped at a durable reader's position with older rows after it: that reader holds the log.
-    const next = await firstChangeTimeAfter(db, upTo);
-    if (next !== undefined && next < beforeGmt) {
-      const holder = cursors.find((c) => c.seq === upTo);
-      options.logger?.warn({ cursor: upTo, reader: holder?.name }, `change log pruning: held back by ${holder?.heldBack ?? 'a reader of the log'}`);
+    if (deleted > 0) options.logger?.info({ pruned: deleted, through: at }, 'change log: pruned rows older than SYNC_HISTORY_DAYS');
+    if (upTo < head && at >= upTo && !options.isStopped?.()) {
+      // Stopped at a durable reader's position with older rows after it: that reader holds the log.
+      const next = await firstChangeTimeAfter(db, upTo);
+      if (next !== undefined && next < beforeGmt) {
+        const holder = cursors.find((c) => c.seq === upTo);
+        options.logger?.warn({ cursor: upTo, reader: holder?.name }, `change log pruning: held back by ${holder?.heldBack ?? 'a reader of the log'}`);
+      }
     }
-  }
-  return { deleted, through: at, state: { scanned: at, head } };
+    return { deleted, through: at, state: { scanned: at, head } };
+  });
 }
 
 /** The job's name (metrics, log lines). */

@@ -1,6 +1,7 @@
 /**
- * The horizon job: every running server keeps the occurrences of recurring events
- * generated `RECURRENCE_HORIZON_MONTHS` ahead. Soon after start and then every hour it looks for
+ * The horizon job: every running server keeps the occurrences of recurring events of every
+ * calendar generated `RECURRENCE_HORIZON_MONTHS` ahead, each series in its calendar (with that
+ * calendar's configuration). Soon after start and then every hour it looks for
  * series whose generated horizon is more than a day behind and extends each one (`materialise`,
  * which inserts only the missing occurrences; existing ones keep their ids). Two servers on one
  * database may both extend a series: the unique key on (series, generated start) makes the second
@@ -42,7 +43,11 @@ export const HORIZON_JOB = 'occurrence-horizon';
  * (`events.onGenerationLeft`). Series are extended on every server: two that extend one series at
  * once are kept apart by the unique key, so it is not a singleton.
  */
-export function registerHorizonJob(runner: JobRunner, services: GenerationServices & Partial<Pick<DomainServices, 'events'>>, options: { firstMs?: number; everyMs?: number } = {}): HorizonJob {
+export function registerHorizonJob(
+  runner: JobRunner,
+  services: GenerationServices & Partial<Pick<DomainServices, 'events' | 'calendars'>>,
+  options: { firstMs?: number; everyMs?: number } = {},
+): HorizonJob {
   const everyMs = options.everyMs ?? 3_600_000;
   const job = runner.register<number>({
     name: HORIZON_JOB,

@@ -1,6 +1,6 @@
 /**
- * The import job: runs the imports queued through the admin API (domain/imports.ts),
- * one at a time across servers (`singleton`), with the CLI's importers (`src/import/`): progress
+ * The import job: runs the imports queued through the admin API (domain/imports.ts) of every
+ * calendar, each in its calendar, one at a time across servers (`singleton`), with the CLI's importers (`src/import/`): progress
  * (phase, done, total) and a heartbeat written to the import's row while it runs, counts and
  * messages at the end. Woken by each enqueue, and every 5 s (another server's enqueue, a stale
  * import to resume). A stop ends the import between two records and queues it again; an import
@@ -71,14 +71,16 @@ export function registerImportJob(runner: JobRunner, services: DomainServices): 
   const db = services.store.db;
   const nowMs = () => Date.now();
 
-  async function importer(id: number): Promise<Viewer> {
+  /** Who the import runs as: the person who queued it, still an administrator of its calendar (or of the network). */
+  async function importer(id: number, calendar: number): Promise<Viewer> {
     const row = await importsStore.findImport(db, id);
     const user = row ? await usersStore.findUserById(db, Number(row.user_id)) : undefined;
-    if (!user || user.role !== 'administrator') throw new ImportError('the user who queued this import is no longer an administrator');
-    return viewerOf({ id: Number(user.id), login: user.login, role: user.role });
+    const role = !user ? '' : user.role === 'administrator' ? user.role : await services.calendars.roleOf(Number(user.id), calendar);
+    if (!user || role !== 'administrator') throw new ImportError('the user who queued this import is no longer an administrator');
+    return viewerOf({ id: Number(user.id), login: user.login, role });
   }
 
-  async function runImport(row: importsStore.ImportRow, isStopped: () => boolean): Promise<void> {
+  async function runImport(row: importsStore.ClaimedImport, isStopped: () => boolean): Promise<void> {
     const id = Number(row.id);
     const options = JSON.parse(row.options) as StoredOptions;
     let lastWrite = 0;
@@ -105,7 +107,7 @@ export function registerImportJob(runner: JobRunner, services: DomainServices): 
     let rename = (s: string) => s;
     const ended = JSON.stringify({ ...options, sealed_password: undefined });
     try {
-      const admin = await importer(id);
+      const admin = await importer(id, row.calendar_id);
       let report: ImportReport;
       if (row.kind === 'ics') {
         let input = options.url ?? '';
@@ -184,10 +186,12 @@ export function registerImportJob(runner: JobRunner, services: DomainServices): 
       const now = nowMs();
       await importsStore.requeueStale(db, gmtOf(now - STALE_MS), MAX_ATTEMPTS, gmtOf(now));
       if (ctx.isStopped()) return;
+      // The queue is every calendar's; each import runs in the calendar it was queued in (its records,
+      // its import map, its configuration: site URL, time zone).
       const row = await importsStore.claimNextImport(db, gmtOf(now));
       if (!row) return { value: undefined };
       try {
-        await runImport(row, ctx.isStopped);
+        await services.calendars.within(row.calendar_id, () => runImport(row, ctx.isStopped));
       } catch (err) {
         // The import is marked failed; the job itself goes on with the next one.
         if (ctx.isStopped()) return { value: Number(row.id) };

@@ -17,6 +17,8 @@
  * - `singleton`: across servers sharing the database, one step at a time
  *   (`store/job-locks.ts`: a PostgreSQL advisory lock, a process-local lock on SQLite). A server
  *   finding the lock held skips that step (counted as skipped) and tries again at its next time;
+ * - every step runs outside any request, whoever woke it (a nudge from a request of one calendar
+ *   does not make the step that calendar's work): a job that works in calendars enters each itself;
  * - `stop()` (the runner's or one job's): no step starts any more, a nudge is ignored, and it waits
  *   for the steps under way (their `ctx.isStopped()` turns true, so a long step returns early),
  *   at most `stopWaitMs` (default 30 s; then it logs and returns: a stop never hangs).
@@ -46,6 +48,7 @@
  *   await cleanup.runOnce(); // { value: 12 }
  *   await jobs.stop();
  */
+import { AsyncLocalStorage } from 'node:async_hooks';
 import { Counter, Gauge, Histogram, type Registry } from 'prom-client';
 import type { Store } from '../store/db.js';
 import { tryJobLock, type JobLock } from '../store/job-locks.js';
@@ -144,6 +147,12 @@ interface RunnerState {
   starters: Array<() => void>;
   stoppers: Array<() => Promise<void>>;
   metrics: ReturnType<typeof createJobMetrics>;
+  /**
+   * Run in the context the runner was made in (outside any request): a step woken by a nudge or run
+   * by `runOnce` would otherwise inherit its caller's async context, a request's calendar and its
+   * configuration among it. Each job names the calendars it works in itself.
+   */
+  outside: <R>(fn: () => R) => R;
 }
 
 /** Register a job with a runner: its schedule, its steps (locked when a singleton), retries and stop. */
@@ -218,7 +227,8 @@ function registerJob<T>(runner: RunnerState, spec: JobSpec<T>): JobHandle<T> {
     if (timer) clearTimeout(timer);
     timer = undefined;
     due = Infinity;
-    running = step()
+    running = runner
+      .outside(step)
       .catch((err: unknown): Done => {
         failed++;
         runner.metrics.runs.inc(labels);
@@ -277,6 +287,7 @@ export function createJobRunner(options: JobRunnerOptions): JobRunner {
     starters: [],
     stoppers: [],
     metrics: createJobMetrics(),
+    outside: AsyncLocalStorage.snapshot(),
   };
   const { jobs, starters, stoppers } = runner;
   const { runs, failures, skipped, duration, lastSuccess } = runner.metrics;

@@ -1,6 +1,7 @@
 /**
- * Pruning the change log (the pruning job in `jobs/` drives it): rows older than the
- * sync history that are not their record's newest row go, and `settings.changes_pruned_seq`
+ * Pruning the change log (the pruning job in `jobs/` drives it, across calendars: the log and its
+ * numbers are the whole database's): rows older than the sync history that are not their record's
+ * newest row in their calendar go, and `settings.changes_pruned_seq`
  * records how far, so that sync tokens from before it are refused.
  *
  * @example
@@ -13,14 +14,15 @@ import { raisePrunedThrough } from './settings.js';
 import { chunksOf } from './lists.js';
 
 /**
- * Delete the log rows matching `where` that have a newer row of their record (never a record's
- * newest row, whoever else deletes meanwhile), raising `settings.changes_pruned_seq` to the
+ * Delete the log rows matching `where` that have a newer row of their record in their calendar
+ * (never a record's newest row, whoever else deletes meanwhile: a calendar's settings are record 0
+ * of every calendar, each its own), raising `settings.changes_pruned_seq` to the
  * highest deleted in the same transaction; returns how many went.
  */
 async function deleteSuperseded(db: Executor, where: RawBuilder<unknown>): Promise<number> {
   return db.transaction().execute(async (trx) => {
     const gone = await sql<{ seq: number | string }>`delete from "changes" where ${where}
-        and exists (select 1 from "changes" "n" where "n"."record_type" = "changes"."record_type" and "n"."record_id" = "changes"."record_id" and "n"."seq" > "changes"."seq")
+        and exists (select 1 from "changes" "n" where "n"."record_type" = "changes"."record_type" and "n"."record_id" = "changes"."record_id" and "n"."calendar_id" = "changes"."calendar_id" and "n"."seq" > "changes"."seq")
       returning "seq"`.execute(trx);
     if (gone.rows.length)
       await raisePrunedThrough(
@@ -46,7 +48,7 @@ export async function pruneSupersededBatch(
   const { after, to, below, beforeGmt, limit } = options;
   const rows = await db
     .selectFrom('changes')
-    .select(['seq', 'idx', 'record_type', 'record_id'])
+    .select(['seq', 'idx', 'record_type', 'record_id', 'calendar_id'])
     .where((eb) => eb.or([eb('seq', '>', after.seq), eb.and([eb('seq', '=', after.seq), eb('idx', '>', after.idx)])]))
     .where('seq', '<=', to)
     .orderBy('seq')
@@ -56,16 +58,20 @@ export async function pruneSupersededBatch(
   if (rows.length === 0) return { next: after, deleted: 0, done: true };
   const last = rows[rows.length - 1]!;
   const next = { seq: Number(last.seq), idx: Number(last.idx) };
-  const byType = new Map<string, Set<number>>();
+  const byType = new Map<string, { type: string; calendar: number; ids: Set<number> }>();
   for (const r of rows) {
-    let ids = byType.get(r.record_type);
-    if (!ids) byType.set(r.record_type, (ids = new Set()));
-    ids.add(Number(r.record_id));
+    const key = `${r.calendar_id}:${r.record_type}`;
+    let group = byType.get(key);
+    if (!group) byType.set(key, (group = { type: r.record_type, calendar: Number(r.calendar_id), ids: new Set() }));
+    group.ids.add(Number(r.record_id));
   }
   let deleted = 0;
-  for (const [type, ids] of byType) {
+  for (const { type, calendar, ids } of byType.values()) {
     for (const chunk of chunksOf([...ids])) {
-      deleted += await deleteSuperseded(db, sql`"record_type" = ${type} and "record_id" in (${sql.join(chunk)}) and "seq" <= ${below} and "created_gmt" < ${beforeGmt}`);
+      deleted += await deleteSuperseded(
+        db,
+        sql`"record_type" = ${type} and "calendar_id" = ${calendar} and "record_id" in (${sql.join(chunk)}) and "seq" <= ${below} and "created_gmt" < ${beforeGmt}`,
+      );
     }
   }
   return { next, deleted, done: rows.length < limit };

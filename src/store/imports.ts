@@ -10,6 +10,7 @@
  */
 import type { Generated, Selectable } from 'kysely';
 import type { Executor } from './schema.js';
+import { acrossCalendars } from './calendar-scope.js';
 
 export interface ImportsTable {
   id: Generated<number>;
@@ -35,6 +36,11 @@ export interface ImportsTable {
 export type ImportRow = Selectable<ImportsTable>;
 
 const tables = (db: Executor) => db.withTables<{ imports: ImportsTable }>();
+/** The table with its calendar, for the readers across calendars (the scope plugin sets it elsewhere). */
+const scoped = (db: Executor) => db.withTables<{ imports: ImportsTable & { calendar_id: Generated<number> } }>();
+
+/** A claimed import, with the calendar it was queued in (it runs there). */
+export type ClaimedImport = ImportRow & { calendar_id: number };
 
 /** The columns answered by reads (the upload's text stays in the table). */
 const COLUMNS = [
@@ -81,32 +87,47 @@ export async function listImports(db: Executor, limit: number, offset: number): 
   return { rows, total: Number(n?.n ?? 0) };
 }
 
-/** Running imports whose heartbeat is older than `staleBefore`: queued again (or failed after `maxAttempts`). Returns how many were queued again. */
+/**
+ * Running imports of every calendar whose heartbeat is older than `staleBefore`: queued again (or
+ * failed after `maxAttempts`). Returns how many were queued again. One queue for the whole
+ * database: the import job runs one import at a time, whichever calendar queued it.
+ */
 export async function requeueStale(db: Executor, staleBefore: string, maxAttempts: number, now: string): Promise<number> {
-  await tables(db)
-    .updateTable('imports')
-    .set({ status: 'failed', error: 'The import stopped (its server stopped) too many times.', finished_gmt: now, upload: null })
-    .where('status', '=', 'running')
-    .where('heartbeat_gmt', '<', staleBefore)
-    .where('attempts', '>=', maxAttempts)
-    .execute();
-  const r = await tables(db).updateTable('imports').set({ status: 'queued' }).where('status', '=', 'running').where('heartbeat_gmt', '<', staleBefore).executeTakeFirst();
-  return Number(r.numUpdatedRows);
+  return acrossCalendars(async () => {
+    await tables(db)
+      .updateTable('imports')
+      .set({ status: 'failed', error: 'The import stopped (its server stopped) too many times.', finished_gmt: now, upload: null })
+      .where('status', '=', 'running')
+      .where('heartbeat_gmt', '<', staleBefore)
+      .where('attempts', '>=', maxAttempts)
+      .execute();
+    const r = await tables(db).updateTable('imports').set({ status: 'queued' }).where('status', '=', 'running').where('heartbeat_gmt', '<', staleBefore).executeTakeFirst();
+    return Number(r.numUpdatedRows);
+  });
 }
 
-/** Claim the oldest queued import (compare-and-set on its status): the row with its upload, now running; undefined when none. */
-export async function claimNextImport(db: Executor, now: string): Promise<ImportRow | undefined> {
-  for (;;) {
-    const next = await tables(db).selectFrom('imports').select('id').where('status', '=', 'queued').orderBy('id').limit(1).executeTakeFirst();
-    if (!next) return undefined;
-    const r = await tables(db)
-      .updateTable('imports')
-      .set((eb) => ({ status: 'running', started_gmt: now, heartbeat_gmt: now, attempts: eb('attempts', '+', 1), phase: '', done: 0, total: 0 }))
-      .where('id', '=', next.id)
-      .where('status', '=', 'queued')
-      .executeTakeFirst();
-    if (Number(r.numUpdatedRows) === 1) return tables(db).selectFrom('imports').selectAll().where('id', '=', next.id).executeTakeFirst();
-  }
+/**
+ * Claim the oldest queued import of any calendar (compare-and-set on its status): the row with its
+ * upload and its calendar (`calendar_id`, where it then runs), now running; undefined when none.
+ */
+export async function claimNextImport(db: Executor, now: string): Promise<ClaimedImport | undefined> {
+  return acrossCalendars(async () => {
+    for (;;) {
+      const next = await scoped(db).selectFrom('imports').select(['id', 'calendar_id']).where('status', '=', 'queued').orderBy('id').limit(1).executeTakeFirst();
+      if (!next) return undefined;
+      const r = await scoped(db)
+        .updateTable('imports')
+        .set((eb) => ({ status: 'running', started_gmt: now, heartbeat_gmt: now, attempts: eb('attempts', '+', 1), phase: '', done: 0, total: 0 }))
+        .where('id', '=', next.id)
+        .where('calendar_id', '=', next.calendar_id)
+        .where('status', '=', 'queued')
+        .executeTakeFirst();
+      if (Number(r.numUpdatedRows) === 1) {
+        const row = await scoped(db).selectFrom('imports').selectAll().where('id', '=', next.id).where('calendar_id', '=', next.calendar_id).executeTakeFirst();
+        return row && { ...row, calendar_id: Number(row.calendar_id) };
+      }
+    }
+  });
 }
 
 /** Progress of a running import (and its heartbeat). */

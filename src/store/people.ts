@@ -58,6 +58,26 @@ export async function addressesOfRoles(db: Executor, roles: string[]): Promise<s
   return rows.map((r) => r.email);
 }
 
+/**
+ * The e-mail addresses of the people with one of `roles` in a calendar other than the default one
+ * (`calendar_roles`), and of the network's administrators (administrators of every calendar), by id.
+ */
+export async function addressesOfCalendarRoles(db: Executor, calendarId: number, roles: string[]): Promise<string[]> {
+  const rows = await db
+    .selectFrom('users')
+    .select('email')
+    .where('email', '!=', '')
+    .where((eb) =>
+      eb.or([
+        eb('role', '=', 'administrator'),
+        eb('id', 'in', eb.selectFrom('calendar_roles').select('user_id').where('calendar_roles.calendar_id', '=', calendarId).where('calendar_roles.role', 'in', roles)),
+      ]),
+    )
+    .orderBy('id')
+    .execute();
+  return rows.map((r) => r.email);
+}
+
 /** A new link; the user's earlier unused links of the same kind stop working (one link at a time). */
 export async function insertToken(db: Executor, row: { user_id: number; kind: TokenKind; token_hash: string; created_gmt: string; expires_gmt: string; created_by: number | null }): Promise<void> {
   await t(db).updateTable('user_tokens').set({ used_gmt: row.created_gmt }).where('user_id', '=', row.user_id).where('kind', '=', row.kind).where('used_gmt', 'is', null).execute();

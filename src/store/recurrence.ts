@@ -8,6 +8,7 @@
  */
 import { chunksOf, rowsPerStatement } from './lists.js';
 import type { Executor } from './schema.js';
+import { acrossCalendars } from './calendar-scope.js';
 import type { EventRecord } from './events.js';
 import { addTermCounts, isPostgres, noteChange, noteChanges } from './change-notes.js';
 import { readListingStates } from './listing-states.js';
@@ -411,23 +412,26 @@ export async function untrashPosts(db: Executor, ids: number[], nowLocal: string
 }
 
 /**
- * Series whose occurrences need generating: those left pending by a write (first), then those not
- * complete whose horizon is before `before`. Trashed series wait.
+ * Series of every calendar whose occurrences need generating: those left pending by a write
+ * (first), then those not complete whose horizon is before `before`. Trashed series wait. Each
+ * comes with its calendar: the horizon job generates it there.
  */
-export async function seriesDue(db: Executor, before: string, limit: number): Promise<number[]> {
+export async function seriesDue(db: Executor, before: string, limit: number): Promise<Array<{ id: number; calendar: number }>> {
   const due = (complete: number, horizonBefore?: string) => {
     let query = db
       .selectFrom('event_series')
-      .innerJoin('posts', 'posts.id', 'event_series.post_id')
-      .select('event_series.post_id')
+      .innerJoin('posts', (j) => j.onRef('posts.id', '=', 'event_series.post_id').onRef('posts.calendar_id', '=', 'event_series.calendar_id'))
+      .select(['event_series.post_id', 'event_series.calendar_id'])
       .where('event_series.complete', '=', complete)
       .where('posts.status', '!=', 'trash');
     if (horizonBefore !== undefined) query = query.where('event_series.horizon_local', '<', horizonBefore);
     return query.orderBy('event_series.horizon_local').limit(limit).execute();
   };
-  const rows = [...(await due(PENDING))];
-  if (rows.length < limit) rows.push(...(await due(0, before)).slice(0, limit - rows.length));
-  return rows.map((r) => Number(r.post_id));
+  return acrossCalendars(async () => {
+    const rows = [...(await due(PENDING))];
+    if (rows.length < limit) rows.push(...(await due(0, before)).slice(0, limit - rows.length));
+    return rows.map((r) => ({ id: Number(r.post_id), calendar: Number(r.calendar_id) }));
+  });
 }
 
 /**

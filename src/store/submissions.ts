@@ -12,6 +12,7 @@ import { sql, type Insertable, type Selectable, type Updateable } from 'kysely';
 import { noteChange } from './change-notes.js';
 import { writeTransaction } from './changes.js';
 import { lockForWrite } from './locks.js';
+import { acrossCalendars } from './calendar-scope.js';
 import type { Executor, SubmissionLogTable, SubmissionsTable } from './schema.js';
 
 export type SubmissionRow = Selectable<SubmissionsTable>;
@@ -203,6 +204,26 @@ export async function unnotifiedSubmissions(db: Executor, limit: number): Promis
 export async function markNotified(db: Executor, ids: number[]): Promise<void> {
   if (ids.length === 0) return;
   await db.updateTable('submissions').set({ notified: 1 }).where('id', 'in', ids).execute();
+}
+
+/**
+ * The calendars with submissions for the jobs: for `retention`, those with decided submissions
+ * whose submitter data is still kept, or with places in the submission limits; for `digest`, those
+ * with submissions not yet told to moderators. Read across calendars: each job then does each
+ * calendar's work in it, with its configuration.
+ */
+export async function calendarsWithSubmissions(db: Executor, purpose: 'retention' | 'digest'): Promise<number[]> {
+  return acrossCalendars(async () => {
+    const ids = new Set<number>();
+    if (purpose === 'digest') {
+      for (const r of await db.selectFrom('submissions').select('calendar_id').distinct().where('notified', '=', 0).execute()) ids.add(Number(r.calendar_id));
+    } else {
+      for (const r of await db.selectFrom('submissions').select('calendar_id').distinct().where('decided_gmt', 'is not', null).where('erased_gmt', 'is', null).execute())
+        ids.add(Number(r.calendar_id));
+      for (const r of await db.selectFrom('submission_quota').select('calendar_id').distinct().execute()) ids.add(Number(r.calendar_id));
+    }
+    return [...ids].sort((a, b) => a - b);
+  });
 }
 
 /** Decided submissions whose submitter data is still kept and whose decision is older than `beforeGmt`. */

@@ -9,6 +9,7 @@
  */
 import { sql, type Insertable, type Selectable } from 'kysely';
 import type { Executor, WebhookAttemptsTable, WebhookDeliveriesTable, WebhookEndpointsTable } from './schema.js';
+import { acrossCalendars } from './calendar-scope.js';
 
 export type EndpointRow = Selectable<WebhookEndpointsTable>;
 export type DeliveryRow = Selectable<WebhookDeliveriesTable>;
@@ -45,25 +46,34 @@ export async function deleteEndpoint(db: Executor, id: number): Promise<void> {
   });
 }
 
-/** The enabled endpoints' cursors and event types, by id. */
-export async function enabledEndpoints(db: Executor): Promise<Array<Pick<EndpointRow, 'id' | 'cursor_seq' | 'events'>>> {
-  return db.selectFrom('webhook_endpoints').select(['id', 'cursor_seq', 'events']).where('enabled', '=', 1).orderBy('id').execute();
+/**
+ * The enabled endpoints of every calendar, with their calendar, cursors and event types, by
+ * calendar and id: the webhook worker's scan, which then makes each calendar's deliveries in it.
+ */
+export async function enabledEndpoints(db: Executor): Promise<Array<Pick<EndpointRow, 'id' | 'cursor_seq' | 'events'> & { calendar_id: number }>> {
+  const rows = await acrossCalendars(() =>
+    db.selectFrom('webhook_endpoints').select(['id', 'cursor_seq', 'events', 'calendar_id']).where('enabled', '=', 1).orderBy('calendar_id').orderBy('id').execute(),
+  );
+  return rows.map((r) => ({ ...r, calendar_id: Number(r.calendar_id) }));
 }
 
-/** Whether any endpoint is enabled. */
+/** Whether any endpoint of any calendar is enabled (the worker's cheap look before its work). */
 export async function anyEndpointEnabled(db: Executor): Promise<boolean> {
-  return (await db.selectFrom('webhook_endpoints').select('id').where('enabled', '=', 1).limit(1).executeTakeFirst()) !== undefined;
+  return (await acrossCalendars(() => db.selectFrom('webhook_endpoints').select('id').where('enabled', '=', 1).limit(1).executeTakeFirst())) !== undefined;
 }
 
 /**
- * The lowest webhook endpoint cursor, enabled or not (a disabled endpoint delivers from its cursor
- * once enabled again); undefined without endpoints. Log rows past it are still to be delivered.
+ * The lowest webhook endpoint cursor of every calendar's endpoints, enabled or not (a disabled
+ * endpoint delivers from its cursor once enabled again); undefined without endpoints. Log rows
+ * past it are still to be delivered (the log and its numbers are the whole database's).
  */
 export async function lowestWebhookCursor(db: Executor): Promise<number | undefined> {
-  const r = await db
-    .selectFrom('webhook_endpoints')
-    .select((eb) => eb.fn.min('cursor_seq').as('low'))
-    .executeTakeFirst();
+  const r = await acrossCalendars(() =>
+    db
+      .selectFrom('webhook_endpoints')
+      .select((eb) => eb.fn.min('cursor_seq').as('low'))
+      .executeTakeFirst(),
+  );
   return r?.low === null || r?.low === undefined ? undefined : Number(r.low);
 }
 
@@ -124,6 +134,8 @@ export async function storeDeliveries(db: Executor, endpointId: number, from: nu
 /** A claimed delivery, with where it goes. */
 export interface ClaimedDelivery {
   id: string;
+  /** the calendar of the delivery (its attempt is recorded in it) */
+  calendar_id: number;
   endpoint_id: number;
   payload: string;
   attempts: number;
@@ -132,35 +144,41 @@ export interface ClaimedDelivery {
 }
 
 /**
- * Claim up to `limit` due deliveries of enabled endpoints (none while an earlier one of the same
- * record to the same endpoint is pending), leasing them until `leaseUntilMs`; on PostgreSQL with
- * `FOR UPDATE SKIP LOCKED`, so concurrent claimers take different ones.
+ * Claim up to `limit` due deliveries of enabled endpoints, of every calendar (none while an earlier
+ * one of the same record to the same endpoint is pending), leasing them until `leaseUntilMs`; on
+ * PostgreSQL with `FOR UPDATE SKIP LOCKED`, so concurrent claimers take different ones. Each comes
+ * with its calendar: its attempt is recorded in it. A delivery's id names its endpoint, whose id is
+ * the whole database's, so ids alone tell deliveries apart across calendars.
  */
 export async function claimDeliveries(db: Executor, options: { now: number; leaseUntilMs: number; limit: number; skipLocked: boolean }): Promise<ClaimedDelivery[]> {
   const { now, leaseUntilMs, limit, skipLocked } = options;
-  return db.transaction().execute(async (trx) => {
-    const due = await sql<{ id: string }>`
-        select d."id" from "webhook_deliveries" d inner join "webhook_endpoints" e on e."id" = d."endpoint_id"
+  const claimed = await acrossCalendars(() =>
+    db.transaction().execute(async (trx) => {
+      const due = await sql<{ id: string }>`
+        select d."id", d."calendar_id" from "webhook_deliveries" d
+          inner join "webhook_endpoints" e on e."id" = d."endpoint_id" and e."calendar_id" = d."calendar_id"
         where d."status" = 'pending' and d."next_attempt_ms" <= ${now} and d."lease_until_ms" < ${now} and e."enabled" = 1
           and not exists (
             select 1 from "webhook_deliveries" p
-            where p."endpoint_id" = d."endpoint_id" and p."record_key" = d."record_key" and p."status" = 'pending'
+            where p."endpoint_id" = d."endpoint_id" and p."calendar_id" = d."calendar_id" and p."record_key" = d."record_key" and p."status" = 'pending'
               and (p."seq" < d."seq" or (p."seq" = d."seq" and p."idx" < d."idx")))
         order by d."seq", d."idx"
         limit ${limit}
         ${skipLocked ? sql`for update of d skip locked` : sql``}`.execute(trx);
-    const ids = due.rows.map((r) => r.id);
-    if (ids.length === 0) return [];
-    await trx.updateTable('webhook_deliveries').set({ lease_until_ms: leaseUntilMs }).where('id', 'in', ids).execute();
-    return trx
-      .selectFrom('webhook_deliveries as d')
-      .innerJoin('webhook_endpoints as e', 'e.id', 'd.endpoint_id')
-      .select(['d.id', 'd.endpoint_id', 'd.payload', 'd.attempts', 'e.url', 'e.secret'])
-      .where('d.id', 'in', ids)
-      .orderBy('d.seq')
-      .orderBy('d.idx')
-      .execute();
-  });
+      const ids = due.rows.map((r) => r.id);
+      if (ids.length === 0) return [];
+      await trx.updateTable('webhook_deliveries').set({ lease_until_ms: leaseUntilMs }).where('id', 'in', ids).execute();
+      return trx
+        .selectFrom('webhook_deliveries as d')
+        .innerJoin('webhook_endpoints as e', (j) => j.onRef('e.id', '=', 'd.endpoint_id').onRef('e.calendar_id', '=', 'd.calendar_id'))
+        .select(['d.id', 'd.calendar_id', 'd.endpoint_id', 'd.payload', 'd.attempts', 'e.url', 'e.secret'])
+        .where('d.id', 'in', ids)
+        .orderBy('d.seq')
+        .orderBy('d.idx')
+        .execute();
+    }),
+  );
+  return claimed.map((d) => ({ ...d, calendar_id: Number(d.calendar_id) }));
 }
 
 /** One attempt to record (`recordAttempt`). */

@@ -1,5 +1,5 @@
 /**
- * Sending: claim the due deliveries with a lease (on PostgreSQL `FOR UPDATE SKIP LOCKED`), send
+ * Sending: claim the due deliveries of every calendar with a lease (on PostgreSQL `FOR UPDATE SKIP LOCKED`), send
  * each (`send.ts`), and record the attempt: success, or the next try on WEBHOOKS_RETRY_SCHEDULE,
  * the endpoint disabled after WEBHOOKS_DISABLE_AFTER of failures (`store/webhooks.ts`).
  *
@@ -7,6 +7,7 @@
  *   const sent = await createDelivery(deps).deliverDue();
  */
 import { claimDeliveries, recordAttempt as storeAttempt } from '../store/webhooks.js';
+import { inCalendar } from '../store/calendar-scope.js';
 import { sendWebhook, type AttemptResult } from './send.js';
 import type { WebhookService, WebhookServiceDeps } from './types.js';
 
@@ -52,7 +53,8 @@ export function createDelivery(deps: WebhookServiceDeps): Pick<WebhookService, '
         claimed.map(async (d) => {
           const started = Date.now();
           const result = await sendWebhook(d.url, d.id, d.payload, d.secret, { timeoutMs: config.webhooksTimeoutMs, allowPrivate: config.webhooksAllowPrivate });
-          await recordAttempt(d, result, started);
+          // Claimed across calendars; the attempt is the delivery's calendar's.
+          await inCalendar(d.calendar_id, () => recordAttempt(d, result, started));
         }),
       );
       return claimed.length;

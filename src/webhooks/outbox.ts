@@ -3,8 +3,11 @@
  * after its cursor into deliveries (the record as an administrator reads it, or a tombstone) and
  * moves the cursor with them, in one transaction (`storeDeliveries`, a compare-and-set).
  *
+ * Endpoints are a calendar's: each calendar's endpoints read that calendar's log rows, in it, so a
+ * calendar's webhooks never carry another calendar's records.
+ *
  * @example
- *   const made = await createOutbox(deps).materialize(); // deliveries made for every enabled endpoint
+ *   const made = await createOutbox(deps).materialize(); // deliveries made for every enabled endpoint of every calendar
  */
 import { rowsCoveredBySeries } from '../store/recurrence.js';
 import { viewerOf, type Viewer } from '../domain/permissions.js';
@@ -131,10 +134,22 @@ export function createOutbox(deps: WebhookServiceDeps): Pick<WebhookService, 'ma
       const endpoints = await enabledEndpoints(db);
       if (endpoints.length === 0) return 0;
       const to = await store.changes.head();
-      const cache = new Map<string, { type: string; data: unknown; time: string } | null>();
       const made = { count: 0 };
-      // One batch per endpoint and run (the worker runs again while there is more).
-      for (const ep of endpoints) await runConsumer(store.changes, endpointConsumer(ep, cache, made), to);
+      const byCalendar = new Map<number, typeof endpoints>();
+      for (const ep of endpoints) {
+        const list = byCalendar.get(ep.calendar_id);
+        if (list) list.push(ep);
+        else byCalendar.set(ep.calendar_id, [ep]);
+      }
+      // Each calendar's endpoints in their calendar: the log they read is that calendar's rows only,
+      // the records are read there, and the payloads' URLs are its own (its site's).
+      for (const [calendar, list] of byCalendar) {
+        const cache = new Map<string, { type: string; data: unknown; time: string } | null>();
+        await services.calendars.within(calendar, async () => {
+          // One batch per endpoint and run (the worker runs again while there is more).
+          for (const ep of list) await runConsumer(store.changes, endpointConsumer(ep, cache, made), to);
+        });
+      }
       return made.count;
     },
   };

@@ -20,6 +20,13 @@ const ACROSS: Array<[fragment: RegExp, reason: string]> = [
   // The mirroring job lists every calendar's follows and the calendars the change log touched.
   [/from "calendar_follows" order by "calendar_id"/, 'the mirroring job: every calendar’s follows'],
   [/select distinct "calendar_id" from "changes"/, 'the mirroring job: which calendars changed'],
+  // The background jobs' looks for due work in every calendar (each item is then done in its calendar).
+  [/^select "id" from "webhook_endpoints" where "enabled" = \S+ limit/, 'the webhook worker: is any calendar’s endpoint enabled'],
+  [/^select min\("cursor_seq"\) as "low" from "webhook_endpoints"/, 'change-log pruning keeps what any calendar’s endpoint still has to deliver'],
+  [/^update "webhook_deliveries" set "lease_until_ms" = \S+ where "id" in/, 'the lease on deliveries claimed across calendars, by their ids (each names its endpoint)'],
+  [/^update "imports" set "status" = .* where "status" = \S+ and "heartbeat_gmt" < /, 'imports whose server died are queued again, whichever calendar queued them'],
+  [/^select "seq", "created_gmt" from "changes" where "seq" > /, 'change-log pruning walks the whole log (its numbers are the database’s)'],
+  [/^select "created_gmt" from "changes" where "seq" > /, 'change-log pruning: when the first row after a reader’s position was written'],
 ];
 
 const TABLE_REFERENCE = /\b(?:from|join|update|into)\s+"?([a-z_]+)"?/gi;
@@ -36,7 +43,7 @@ for (const kind of STORES) {
     const heard = new Set<string>();
     let listening = false;
     before(async () => {
-      t = await startServer(kind, {}, { onStatement: (text) => listening && heard.add(text) });
+      t = await startServer(kind, { WEBHOOKS_ALLOW_PRIVATE: 'true' }, { onStatement: (text) => listening && heard.add(text) });
       await t.built.services.calendars.create({ slug: 'north', name: 'North' });
       listening = true;
     });
@@ -46,6 +53,9 @@ for (const kind of STORES) {
       for (const prefix of ['', '/c/north']) {
         const api = `${t.origin}${prefix}${t.config.restRoot}/calendar/events/v1`;
         const as = 'admin';
+        // An endpoint in each calendar: the webhook worker's statements are heard below.
+        const hook = await t.api.post(`${t.origin}${prefix}${t.config.restRoot}/calendar/admin/v1/webhooks`, { as, json: { url: 'https://127.0.0.1:9/hook' } });
+        assert.equal(hook.status, 201, hook.text);
         const venue = await t.api.post(`${api}/venues`, { as, json: { venue: `Hall ${prefix}`, city: 'Town' } });
         assert.equal(venue.status, 201, venue.text);
         const organizer = await t.api.post(`${api}/organizers`, { as, json: { organizer: `Org ${prefix}` } });
@@ -117,6 +127,11 @@ for (const kind of STORES) {
       assert.equal((await t.api.get(`${network('/c/north')}/follows`, { as: 'admin' })).status, 200);
       assert.equal((await t.api.get(`${network('')}/search`, { query: { search: 'shared', start_date: '2027-01-01' } })).status, 200);
       assert.equal((await t.api.delete(`${network('/c/north')}/follows/default`, { as: 'admin' })).status, 200);
+      // The background jobs, which find their work across calendars and do it in each.
+      await t.built.webhookWorker!.runOnce();
+      await t.built.horizonJob.runOnce();
+      await t.built.pruneJob.runOnce();
+      await t.built.submissionJobs?.retention.runOnce();
       const unscoped: string[] = [];
       for (const text of heard) {
         const tables = tablesOf(text);

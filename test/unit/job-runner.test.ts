@@ -13,6 +13,7 @@ import { Registry } from 'prom-client';
 import { createJobRunner } from '../../src/jobs/runner.js';
 import type { JobContext } from '../../src/job-spec.js';
 import { openStore, type Store } from '../../src/store/db.js';
+import { DEFAULT_CALENDAR_ID, acrossCalendars, calendarIdNow, inCalendar, isAcrossCalendars } from '../../src/store/calendar-scope.js';
 import { STORES } from '../support/harness.js';
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
@@ -225,6 +226,29 @@ describe('job runner', () => {
     assert.ok(b > b0);
     assert.throws(() => runner.register({ name: 'b', everyMs: 10, run: async () => {} }), /registered already/);
     await runner.stop();
+  });
+
+  it('a step runs outside any calendar, also when a request of one nudged it or ran it', async () => {
+    const runner = createJobRunner({ logger: logger() });
+    const seen: Array<[number, boolean]> = [];
+    const job = runner.register({
+      name: 'where',
+      everyMs: 60_000,
+      async run() {
+        seen.push([calendarIdNow(), isAcrossCalendars()]);
+      },
+    });
+    runner.start();
+    inCalendar(7, () => job.nudge());
+    await until(() => seen.length === 1, 'the nudged step');
+    await inCalendar(7, () => job.runOnce());
+    await acrossCalendars(() => job.runOnce());
+    await runner.stop();
+    assert.deepEqual(seen, [
+      [DEFAULT_CALENDAR_ID, false],
+      [DEFAULT_CALENDAR_ID, false],
+      [DEFAULT_CALENDAR_ID, false],
+    ]);
   });
 });
 

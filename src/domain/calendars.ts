@@ -113,6 +113,11 @@ export interface CalendarService {
   setRole(login: string, idOrSlug: number | string, role: string): Promise<void>;
   /** The people with a role in a calendar other than the default one. */
   members(idOrSlug: number | string): Promise<Array<{ user_id: number; login: string; role: string }>>;
+  /**
+   * Whether the viewer is a network administrator (an administrator of the default calendar),
+   * whichever calendar the request is in: a calendar's own administrator is not one.
+   */
+  isNetworkAdministrator(viewer: Viewer): Promise<boolean>;
   /** The calendars an account may enter with a role, the default one first. */
   calendarsOf(viewer: Viewer): Promise<Array<{ calendar: CalendarView; role: string }>>;
   /** The calendar's URL (its site's base). */
@@ -145,7 +150,7 @@ export async function viewerHere(db: Store['db'], viewer: Viewer, options: { app
 }
 const NO_CAPS: ReadonlySet<string> = new Set<string>();
 
-export function createCalendarService(base: Config, pristine: Config, store: Store): CalendarService {
+export function createCalendarService(_config: Config, pristine: Config, store: Store): CalendarService {
   const db = store.db;
   const kept = new Map<number, CalendarRuntime>();
   let hosts: ReadonlySet<string> = new Set();
@@ -171,10 +176,12 @@ export function createCalendarService(base: Config, pristine: Config, store: Sto
       });
   };
 
+  // The installation's own SITE_URL: the configuration given answers, within a calendar, with that calendar's.
+  const siteUrl = pristine.siteUrl;
   const urlOf = (calendar: CalendarRow): string => {
-    if (calendar.id === DEFAULT_CALENDAR_ID) return base.siteUrl;
-    if (calendar.host) return `${new URL(base.siteUrl).protocol}//${calendar.host}`;
-    return `${base.siteUrl}/c/${calendar.slug}`;
+    if (Number(calendar.id) === DEFAULT_CALENDAR_ID) return siteUrl;
+    if (calendar.host) return `${new URL(siteUrl).protocol}//${calendar.host}`;
+    return `${siteUrl}/c/${calendar.slug}`;
   };
 
   const quotasOf = (row: CalendarRow): Record<string, number> => {
@@ -232,7 +239,7 @@ export function createCalendarService(base: Config, pristine: Config, store: Sto
     if (host === null || host === undefined || host === '') return null;
     if (typeof host !== 'string' || !HOST.test(host.toLowerCase())) throw invalidParams({ host: 'A host name such as events.example.org.' });
     const lower = host.toLowerCase();
-    if (lower === new URL(base.siteUrl).host) throw invalidParams({ host: 'That host name is the default calendar’s.' });
+    if (lower === new URL(siteUrl).host) throw invalidParams({ host: 'That host name is the default calendar’s.' });
     return lower;
   }
   const QUOTA_NAMES = new Set(['events', 'media_bytes', 'requests_per_minute', 'webhook_endpoints', 'submissions_per_day']);
@@ -323,6 +330,8 @@ export function createCalendarService(base: Config, pristine: Config, store: Sto
       const id = Number(row.id);
       if (id === DEFAULT_CALENDAR_ID) throw apiError('calendar_default');
       await writeTransaction(db, (trx) => calendarsStore.deleteCalendarRows(trx, id));
+      // Answers kept of it (replayed below the server while the log does not move) go with it.
+      await calendarsStore.noteCalendarChanged(db, id);
       kept.delete(id);
     },
     viewerHere: (viewer, options) => viewerHere(db, viewer, options),
@@ -357,6 +366,14 @@ export function createCalendarService(base: Config, pristine: Config, store: Sto
         .execute();
       const logins = new Map(users.map((u) => [Number(u.id), u.login]));
       return roles.map((r) => ({ user_id: Number(r.user_id), login: logins.get(Number(r.user_id)) ?? '', role: r.role }));
+    },
+    async isNetworkAdministrator(viewer) {
+      // Elsewhere than the default calendar the viewer's role may be that calendar's own: the
+      // account's own role (the default calendar's) decides.
+      if (viewer.id <= 0 || viewer.role !== 'administrator') return false;
+      if (calendarIdNow() === DEFAULT_CALENDAR_ID) return true;
+      const user = await db.selectFrom('users').select('role').where('id', '=', viewer.id).executeTakeFirst();
+      return user?.role === 'administrator';
     },
     async calendarsOf(viewer) {
       if (viewer.id <= 0) return [];

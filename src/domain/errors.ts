@@ -36,6 +36,8 @@ export const ERRORS = {
   calendar_exists: [400, 'A calendar already has that slug or host name.'],
   calendar_default: [400, 'The default calendar cannot be deleted.'],
   calendar_suspended: [503, 'This calendar is suspended.'],
+  // WordPress' rest_trash_not_supported: a calendar is deleted for good, so the caller says so.
+  calendar_trash_not_supported: [501, 'Calendars cannot be trashed. Set “force” to true to delete.'],
   rest_invalid_json: [400, 'Invalid JSON body passed.'],
   rest_forbidden: [401, 'Sorry, you are not allowed to do that.'],
   // WordPress' rest_cookie_check_errors: a session cookie with a wrong X-WP-Nonce / _wpnonce.

@@ -8,7 +8,7 @@
  */
 import type { Selectable } from 'kysely';
 import type { CalendarsTable, Executor } from './schema.js';
-import { CALENDAR_TABLES, DEFAULT_CALENDAR_ID, acrossCalendars } from './calendar-scope.js';
+import { CALENDAR_TABLES, DEFAULT_CALENDAR_ID, acrossCalendars, inCalendar } from './calendar-scope.js';
 import { writeTransaction } from './changes.js';
 import { noteChange } from './change-notes.js';
 
@@ -47,9 +47,25 @@ export async function insertCalendar(db: Executor, row: { slug: string; name: st
   return db.insertInto('calendars').values(row).returning(COLUMNS).executeTakeFirstOrThrow();
 }
 
+/**
+ * Change a calendar. A reset is logged in it: its name, URLs and status show in every answer it
+ * kept (and in the answers replayed below the server, which last while the log does not move), so
+ * that a suspended calendar stops answering at once.
+ */
 export async function updateCalendar(db: Executor, id: number, patch: Partial<Pick<CalendarRow, 'slug' | 'name' | 'status' | 'host' | 'quotas'>>): Promise<CalendarRow | undefined> {
   if (Object.keys(patch).length === 0) return findCalendarById(db, id);
-  return db.updateTable('calendars').set(patch).where('id', '=', id).returning(COLUMNS).executeTakeFirst();
+  const row = await db.updateTable('calendars').set(patch).where('id', '=', id).returning(COLUMNS).executeTakeFirst();
+  if (row) await noteCalendarChanged(db, id);
+  return row;
+}
+
+/**
+ * Log a reset in a calendar that changed or went (outside any transaction: the note is the
+ * calendar's, whatever calendar the work at hand is of). The log's revision moves, so nothing kept
+ * of the calendar before is answered again.
+ */
+export async function noteCalendarChanged(db: Executor, id: number): Promise<void> {
+  await inCalendar(id, () => noteChange(db, 'all', 0, 'reset'));
 }
 
 /**

@@ -210,6 +210,10 @@ export function createCalendarService(_config: Config, pristine: Config, store: 
     const stored = await inCalendar(id, () => readCalendarSettings(db));
     const config: Config = { ...pristine, siteUrl: urlOf(row), siteName: row.name, sources: { ...pristine.sources } };
     applyCalendarSettings(config, stored);
+    // Its name is its site's name, unless the environment or its administrators gave another (the
+    // settings above put back the installation's default name).
+    const nameSource = pristine.sources?.siteName;
+    if (stored.SITE_NAME === undefined && nameSource !== 'environment' && nameSource !== 'flag') config.siteName = row.name;
     return { calendar: { ...row, id }, config, readAt: Date.now() };
   }
 

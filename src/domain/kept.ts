@@ -33,6 +33,7 @@ import { partsOf } from '../store/handle.js';
 import type { Executor } from '../store/schema.js';
 import { registerKept } from '../metrics.js';
 import { createKeptEntries } from '../store/kept-entries.js';
+import { DEFAULT_CALENDAR_ID, acrossCalendars, calendarIdNow } from '../store/calendar-scope.js';
 
 export { createRevisionCache, type RevisionCache, type RevisionView } from '../store/kept-entries.js';
 
@@ -114,7 +115,15 @@ export function createKeptMap<V>(feed: ChangeFeed, maxEntries: number, options: 
   const kept = createKeptEntries<V>(maxEntries, options.maxBytes, sizeOf);
   const admit = options.admitOnSecondUse ? createDoorkeeper(2 * maxEntries) : undefined;
 
-  feed.subscribe((batch: ChangeBatch) => {
+  // One map for every calendar: a key is its calendar's (the same query, or an id a calendar has no
+  // record of, means something else in another calendar), and the map hears every calendar's
+  // changes (record ids are the service's, never two calendars' at once).
+  const here = (key: string): string => {
+    const calendar = calendarIdNow();
+    return calendar === DEFAULT_CALENDAR_ID ? key : `${calendar}|${key}`;
+  };
+  acrossCalendars(() => feed.subscribe(drop));
+  function drop(batch: ChangeBatch): void {
     if (batch.reset) return kept.clear();
     if (kept.size === 0) return;
     for (const id of batch.eventIds) kept.dropDep(`event:${id}`);
@@ -128,7 +137,7 @@ export function createKeptMap<V>(feed: ChangeFeed, maxEntries: number, options: 
     // What shows a term shows its count: a moved count drops it too (`term:*`, which stands for
     // which terms exist and what they are called, stays).
     if (!options.countsPatchedOnRead) for (const id of batch.termCounts.keys()) kept.dropDep(`term:${id}`);
-  });
+  }
 
   registerKept(options.owner, options.kind ?? 'other', {
     entries: () => kept.size,
@@ -137,12 +146,13 @@ export function createKeptMap<V>(feed: ChangeFeed, maxEntries: number, options: 
   });
 
   return {
-    get: kept.get,
-    update: kept.update,
+    get: (key) => kept.get(here(key)),
+    update: (key, value) => kept.update(here(key), value),
     set(key, value, seq, deps, prepare) {
       if (feed.seq() !== seq) return false;
-      if (admit && kept.get(key) === undefined && !admit(key)) return false;
-      kept.put(key, prepare ? prepare(value) : value, deps);
+      const mine = here(key);
+      if (admit && kept.get(mine) === undefined && !admit(mine)) return false;
+      kept.put(mine, prepare ? prepare(value) : value, deps);
       return true;
     },
     get size() {

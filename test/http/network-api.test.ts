@@ -61,6 +61,8 @@ forEachStore('network API: calendars over HTTP', (t) => {
     assert.equal(renamed.body.slug, 'northern');
     assert.deepEqual(renamed.body.quotas, { events: 5 });
     const events = (slug: string) => `${t.origin}/c/${slug}/api/calendar/events/v1/events`;
+    // Its name is its site's name (the REST index, the pages, the admin app's top bar).
+    assert.equal((await t.api.get(`${t.origin}/c/northern/api`)).body.name, 'Northern');
     // Twice: an anonymous answer given twice is kept and replayed below the server, until the
     // change log moves; a suspension moves it.
     assert.equal((await t.api.get(events('northern'))).status, 200);

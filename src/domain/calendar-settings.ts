@@ -17,6 +17,7 @@ import { CALENDAR_SETTINGS, ConfigError, applyCalendarSettings, parseSetting } f
 import { writeTransaction } from '../store/changes.js';
 import { readCalendarSettings, writeCalendarSettings } from '../store/calendar-settings.js';
 import { invalidParams } from './errors.js';
+import { asDefaultCalendar } from './calendars.js';
 import type { DomainContext } from './context.js';
 
 /** Put the stored calendar settings in force now and follow their changes through the change feed. */
@@ -28,16 +29,20 @@ export async function followCalendarSettings(services: Pick<DomainContext, 'conf
       (stored) => applyCalendarSettings(config, stored),
       () => undefined,
     );
-  store.feed.subscribe((batch) => {
-    // In force for the request that looked at the log; then read again, since two changes
-    // committed at once on PostgreSQL may each carry a set without the other's value.
-    if (batch.settings) {
-      applyCalendarSettings(config, batch.settings);
-      reload();
-    }
-    // A reset the feed could not follow row by row (too many changes at once) may hide one.
-    else if (batch.reset) reload();
-  });
+  store.feed.subscribe((batch) =>
+    // The default calendar's settings, into its configuration, even when the request that looked
+    // at the log is another calendar's (whose configuration `config` would otherwise answer with).
+    asDefaultCalendar(() => {
+      // In force for the request that looked at the log; then read again, since two changes
+      // committed at once on PostgreSQL may each carry a set without the other's value.
+      if (batch.settings) {
+        applyCalendarSettings(config, batch.settings);
+        reload();
+      }
+      // A reset the feed could not follow row by row (too many changes at once) may hide one.
+      else if (batch.reset) reload();
+    }),
+  );
 }
 
 /** Put the stored calendar settings in force once (CLI commands). */

@@ -71,6 +71,15 @@ const HOST = /^(?=.{1,253}$)[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?(?:\.[a-z0-9](?:
 
 const frame = new AsyncLocalStorage<CalendarRuntime>();
 
+/**
+ * Run `fn` as the default calendar's work, whatever calendar the work at hand is of: its
+ * configuration is the installation's own (a listener of the default calendar's changes, called
+ * from another calendar's request, updates the default calendar's configuration, not that one's).
+ */
+export function asDefaultCalendar<T>(fn: () => T): T {
+  return frame.exit(() => inCalendar(DEFAULT_CALENDAR_ID, fn));
+}
+
 /** The calendar the work at hand runs in (undefined: the default one, outside any request of another). */
 export function runtimeNow(): CalendarRuntime | undefined {
   return frame.getStore();

@@ -72,9 +72,18 @@ export const field = (req: FastifyRequest, name: string): string => {
   return typeof v === 'string' ? v : '';
 };
 
-/** Where to go after sign-in: `redirect_to` when it is an app path under ADMIN_PATH, else the app. */
+/** A calendar's path prefix (`/c/north`) at the start of a path. */
+const CALENDAR_PREFIX = /^\/c\/[a-z0-9](?:[a-z0-9-]{0,58}[a-z0-9])?(?=\/)/;
+
+/**
+ * Where to go after sign-in: `redirect_to` when it is an app path under ADMIN_PATH, in the default
+ * calendar or under a calendar's prefix (`/c/north/admin/…`: one sign-in for every calendar), else
+ * the app.
+ */
 export function redirectTarget(c: AdminContext, value: unknown): string {
-  if (typeof value !== 'string' || !value.startsWith(c.base + '/') || value.startsWith('//') || /[\\\s]/.test(value) || value.startsWith(c.paths.login)) return c.paths.app;
+  if (typeof value !== 'string') return c.paths.app;
+  const path = value.replace(CALENDAR_PREFIX, '');
+  if (!path.startsWith(c.base + '/') || value.startsWith('//') || /[\\\s]/.test(value) || path.startsWith(c.paths.login)) return c.paths.app;
   return value;
 }
 

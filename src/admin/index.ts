@@ -38,6 +38,7 @@ import { errorPage } from './pages.js';
 import { adminPaths, APP_CSP, FORM_ACTION, html, LANG_COOKIE, messages, PAGE_CSP, redirectTarget, type AdminContext } from './context.js';
 import { registerAccountRoutes } from './account-routes.js';
 import { registerSignInRoutes } from './sign-in-routes.js';
+import { calendarSlugOf } from '../web/calendars.js';
 
 /** Register the admin face; returns its session service (tests, the CLI's sign-out). */
 export async function registerAdminFace(app: FastifyInstance, { config, services }: Pick<FaceDeps, 'config' | 'services'>): Promise<SessionService> {
@@ -80,7 +81,7 @@ export async function registerAdminFace(app: FastifyInstance, { config, services
       if (!reply.hasHeader('cache-control') || reply.statusCode !== 200) reply.header('cache-control', 'no-store');
       return payload;
     });
-    registerAppRoutes(scope, c);
+    registerAppRoutes(scope, c, services.calendars);
     registerSignInRoutes(scope, c);
     registerAccountRoutes(scope, c);
   });
@@ -88,22 +89,27 @@ export async function registerAdminFace(app: FastifyInstance, { config, services
 }
 
 /** The admin app (index.html at P/ and at every app path under it, its assets) and the language choice. */
-function registerAppRoutes(scope: FastifyInstance, c: AdminContext): void {
+function registerAppRoutes(scope: FastifyInstance, c: AdminContext, calendars: FaceDeps['services']['calendars']): void {
   const { config, sessions, base, paths } = c;
   const appFiles = adminAppFiles();
   // The admin app: index.html at P/ and at every app path under it (reloads, deep links).
   const appPage = async (req: FastifyRequest, reply: FastifyReply) => {
+    // In a calendar named by its path (`/c/north/admin/`), the app's URLs, the REST root it calls
+    // and its assets are under that prefix, so that it works in that calendar; sign-in is the
+    // service's own (one session for every calendar), and brings the user back here.
+    const slug = calendarSlugOf(req);
+    const prefix = slug === undefined ? '' : `/c/${slug}`;
     const session = await sessionOfRequest(req, sessions);
-    if (!session || !session.complete) return reply.redirect(`${paths.login}?redirect_to=${encodeURIComponent(req.url)}`, 303);
+    if (!session || !session.complete) return reply.redirect(`${paths.login}?redirect_to=${encodeURIComponent(prefix + req.url)}`, 303);
     if (!sessions.usable(session)) return reply.redirect(paths.account, 303);
     const built = await appFiles.index();
     const m = messages(req);
     if (built === undefined) return reply.code(503).header('content-type', 'text/plain; charset=UTF-8').send('The admin app is not built: run `npm run build`.');
     const viewer = session.viewer;
     const boot = {
-      restRoot: config.restRoot,
+      restRoot: prefix + config.restRoot,
       nonce: sessions.nonce(req.sessionToken!, session, REST_NONCE_ACTION),
-      adminPath: base,
+      adminPath: prefix + base,
       locale: m.lang,
       locales: LANGUAGES.map((l) => l.code),
       siteName: config.siteName,
@@ -111,11 +117,12 @@ function registerAppRoutes(scope: FastifyInstance, c: AdminContext): void {
       timezone: config.timezone,
       formNonce: sessions.nonce(req.sessionToken!, session, FORM_ACTION),
       // Optional features whose screens the app shows only when they are on.
-      features: [...(config.submissions !== 'off' ? ['submissions'] : []), ...(config.federation ? ['federation'] : [])],
+      // `network`: the user administers the network (the Calendars screen).
+      features: [...(config.submissions !== 'off' ? ['submissions'] : []), ...(config.federation ? ['federation'] : []), ...((await calendars.isNetworkAdministrator(viewer)) ? ['network'] : [])],
       user: { id: viewer.id, name: viewer.login, roles: viewer.role ? [viewer.role] : [], capabilities: Object.fromEntries([...viewer.caps].sort().map((cap) => [cap, true])) },
     };
     reply.header('content-security-policy', APP_CSP);
-    return html(reply, 200, appIndexHtml(built, base, boot, m.lang, iconLink(config.siteIcon)));
+    return html(reply, 200, appIndexHtml(built, prefix + base, boot, m.lang, iconLink(config.siteIcon)));
   };
   scope.get(paths.app, appPage);
   scope.get(`${base}/*`, appPage);

@@ -17,6 +17,7 @@ import { CALENDAR_SETTINGS, ConfigError, applyCalendarSettings, parseSetting } f
 import { writeTransaction } from '../store/changes.js';
 import { readCalendarSettings, writeCalendarSettings } from '../store/calendar-settings.js';
 import { invalidParams } from './errors.js';
+import { asDefaultCalendar } from './calendars.js';
 import type { DomainContext } from './context.js';
 import { DEFAULT_CALENDAR_ID } from '../store/calendar-scope.js';
 
@@ -29,18 +30,21 @@ export async function followCalendarSettings(services: Pick<DomainContext, 'conf
       (stored) => applyCalendarSettings(config, stored),
       () => undefined,
     );
-  // The default calendar's settings: another calendar's are its own configuration's (domain/calendars.ts).
+  // The default calendar's settings (another calendar's are its own configuration's, domain/calendars.ts),
+  // into the default calendar's configuration, even when the request that looked at the log is
+  // another calendar's (whose configuration `config` would otherwise answer with).
   store.feed.subscribe(
-    (batch) => {
-      // In force for the request that looked at the log; then read again, since two changes
-      // committed at once on PostgreSQL may each carry a set without the other's value.
-      if (batch.settings) {
-        applyCalendarSettings(config, batch.settings);
-        reload();
-      }
-      // A reset the feed could not follow row by row (too many changes at once) may hide one.
-      else if (batch.reset) reload();
-    },
+    (batch) =>
+      asDefaultCalendar(() => {
+        // In force for the request that looked at the log; then read again, since two changes
+        // committed at once on PostgreSQL may each carry a set without the other's value.
+        if (batch.settings) {
+          applyCalendarSettings(config, batch.settings);
+          reload();
+        }
+        // A reset the feed could not follow row by row (too many changes at once) may hide one.
+        else if (batch.reset) reload();
+      }),
     { calendar: DEFAULT_CALENDAR_ID },
   );
 }

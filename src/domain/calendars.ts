@@ -74,6 +74,15 @@ const HOST = /^(?=.{1,253}$)[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?(?:\.[a-z0-9](?:
 
 const frame = new AsyncLocalStorage<CalendarRuntime>();
 
+/**
+ * Run `fn` as the default calendar's work, whatever calendar the work at hand is of: its
+ * configuration is the installation's own (a listener of the default calendar's changes, called
+ * from another calendar's request, updates the default calendar's configuration, not that one's).
+ */
+export function asDefaultCalendar<T>(fn: () => T): T {
+  return frame.exit(() => inCalendar(DEFAULT_CALENDAR_ID, fn));
+}
+
 /** The calendar the work at hand runs in (undefined: the default one, outside any request of another). */
 export function runtimeNow(): CalendarRuntime | undefined {
   return frame.getStore();
@@ -116,6 +125,11 @@ export interface CalendarService {
   setRole(login: string, idOrSlug: number | string, role: string): Promise<void>;
   /** The people with a role in a calendar other than the default one. */
   members(idOrSlug: number | string): Promise<Array<{ user_id: number; login: string; role: string }>>;
+  /**
+   * Whether the viewer is a network administrator (an administrator of the default calendar),
+   * whichever calendar the request is in: a calendar's own administrator is not one.
+   */
+  isNetworkAdministrator(viewer: Viewer): Promise<boolean>;
   /** The calendars an account may enter with a role, the default one first. */
   calendarsOf(viewer: Viewer): Promise<Array<{ calendar: CalendarView; role: string }>>;
   /** The calendar's URL (its site's base). */
@@ -148,7 +162,7 @@ export async function viewerHere(db: Store['db'], viewer: Viewer, options: { app
 }
 const NO_CAPS: ReadonlySet<string> = new Set<string>();
 
-export function createCalendarService(base: Config, pristine: Config, store: Store, quotas?: Pick<CalendarQuotas, 'defaultChanged'>): CalendarService {
+export function createCalendarService(_config: Config, pristine: Config, store: Store, quotas?: Pick<CalendarQuotas, 'defaultChanged'>): CalendarService {
   const db = store.db;
   const kept = new Map<number, CalendarRuntime>();
   let hosts: ReadonlySet<string> = new Set();
@@ -174,10 +188,12 @@ export function createCalendarService(base: Config, pristine: Config, store: Sto
       });
   };
 
+  // The installation's own SITE_URL: the configuration given answers, within a calendar, with that calendar's.
+  const siteUrl = pristine.siteUrl;
   const urlOf = (calendar: CalendarRow): string => {
-    if (calendar.id === DEFAULT_CALENDAR_ID) return base.siteUrl;
-    if (calendar.host) return `${new URL(base.siteUrl).protocol}//${calendar.host}`;
-    return `${base.siteUrl}/c/${calendar.slug}`;
+    if (Number(calendar.id) === DEFAULT_CALENDAR_ID) return siteUrl;
+    if (calendar.host) return `${new URL(siteUrl).protocol}//${calendar.host}`;
+    return `${siteUrl}/c/${calendar.slug}`;
   };
 
   const quotasOf = (row: CalendarRow): Record<string, number> => {
@@ -206,8 +222,10 @@ export function createCalendarService(base: Config, pristine: Config, store: Sto
     const stored = await inCalendar(id, () => readCalendarSettings(db));
     const config: Config = { ...pristine, siteUrl: urlOf(row), siteName: row.name, sources: { ...pristine.sources } };
     applyCalendarSettings(config, stored);
-    // Its name is the site's name until its administrators give the site another (SITE_NAME).
-    if (stored.SITE_NAME === undefined && config.sources?.siteName !== 'environment' && config.sources?.siteName !== 'flag') config.siteName = row.name;
+    // Its name is its site's name, unless the environment or its administrators gave another (the
+    // settings above put back the installation's default name).
+    const nameSource = pristine.sources?.siteName;
+    if (stored.SITE_NAME === undefined && nameSource !== 'environment' && nameSource !== 'flag') config.siteName = row.name;
     return { calendar: { ...row, id }, config, quotas: parseQuotas(row.quotas), readAt: Date.now() };
   }
 
@@ -237,7 +255,7 @@ export function createCalendarService(base: Config, pristine: Config, store: Sto
     if (host === null || host === undefined || host === '') return null;
     if (typeof host !== 'string' || !HOST.test(host.toLowerCase())) throw invalidParams({ host: 'A host name such as events.example.org.' });
     const lower = host.toLowerCase();
-    if (lower === new URL(base.siteUrl).host) throw invalidParams({ host: 'That host name is the default calendar’s.' });
+    if (lower === new URL(siteUrl).host) throw invalidParams({ host: 'That host name is the default calendar’s.' });
     return lower;
   }
   const QUOTA_NAMES = new Set(['events', 'media_bytes', 'requests_per_minute', 'webhook_endpoints', 'submissions_per_day']);
@@ -339,6 +357,8 @@ export function createCalendarService(base: Config, pristine: Config, store: Sto
       const id = Number(row.id);
       if (id === DEFAULT_CALENDAR_ID) throw apiError('calendar_default');
       await writeTransaction(db, (trx) => calendarsStore.deleteCalendarRows(trx, id));
+      // Answers kept of it (replayed below the server while the log does not move) go with it.
+      await calendarsStore.noteCalendarChanged(db, id);
       kept.delete(id);
     },
     viewerHere: (viewer, options) => viewerHere(db, viewer, options),
@@ -373,6 +393,14 @@ export function createCalendarService(base: Config, pristine: Config, store: Sto
         .execute();
       const logins = new Map(users.map((u) => [Number(u.id), u.login]));
       return roles.map((r) => ({ user_id: Number(r.user_id), login: logins.get(Number(r.user_id)) ?? '', role: r.role }));
+    },
+    async isNetworkAdministrator(viewer) {
+      // Elsewhere than the default calendar the viewer's role may be that calendar's own: the
+      // account's own role (the default calendar's) decides.
+      if (viewer.id <= 0 || viewer.role !== 'administrator') return false;
+      if (calendarIdNow() === DEFAULT_CALENDAR_ID) return true;
+      const user = await db.selectFrom('users').select('role').where('id', '=', viewer.id).executeTakeFirst();
+      return user?.role === 'administrator';
     },
     async calendarsOf(viewer) {
       if (viewer.id <= 0) return [];

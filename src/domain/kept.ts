@@ -33,7 +33,7 @@ import { partsOf } from '../store/handle.js';
 import type { Executor } from '../store/schema.js';
 import { registerKept } from '../metrics.js';
 import { createKeptEntries } from '../store/kept-entries.js';
-import { acrossCalendars, calendarIdNow, DEFAULT_CALENDAR_ID } from '../store/calendar-scope.js';
+import { DEFAULT_CALENDAR_ID, acrossCalendars, calendarIdNow } from '../store/calendar-scope.js';
 
 export { createRevisionCache, type RevisionCache, type RevisionView } from '../store/kept-entries.js';
 
@@ -115,25 +115,29 @@ export function createKeptMap<V>(feed: ChangeFeed, maxEntries: number, options: 
   const kept = createKeptEntries<V>(maxEntries, options.maxBytes, sizeOf);
   const admit = options.admitOnSecondUse ? createDoorkeeper(2 * maxEntries) : undefined;
 
-  // Its keys are ids every calendar shares one space of (posts, terms), and a map is made once for
-  // every calendar: it hears every calendar's changes, not only those of the calendar it was made in.
-  acrossCalendars(() =>
-    feed.subscribe((batch: ChangeBatch) => {
-      if (batch.reset) return kept.clear();
-      if (kept.size === 0) return;
-      for (const id of batch.eventIds) kept.dropDep(`event:${id}`);
-      for (const id of batch.venues) kept.dropDep(`venue:${id}`);
-      for (const id of batch.organizers) kept.dropDep(`organizer:${id}`);
-      for (const id of batch.images) kept.dropDep(`image:${id}`);
-      if (batch.terms.size) {
-        kept.dropDep('term:*');
-        for (const id of batch.terms) kept.dropDep(`term:${id}`);
-      }
-      // What shows a term shows its count: a moved count drops it too (`term:*`, which stands for
-      // which terms exist and what they are called, stays).
-      if (!options.countsPatchedOnRead) for (const id of batch.termCounts.keys()) kept.dropDep(`term:${id}`);
-    }),
-  );
+  // One map for every calendar: a key is its calendar's (the same query, or an id a calendar has no
+  // record of, means something else in another calendar), and the map hears every calendar's
+  // changes (record ids are the service's, never two calendars' at once).
+  const here = (key: string): string => {
+    const calendar = calendarIdNow();
+    return calendar === DEFAULT_CALENDAR_ID ? key : `${calendar}|${key}`;
+  };
+  acrossCalendars(() => feed.subscribe(drop));
+  function drop(batch: ChangeBatch): void {
+    if (batch.reset) return kept.clear();
+    if (kept.size === 0) return;
+    for (const id of batch.eventIds) kept.dropDep(`event:${id}`);
+    for (const id of batch.venues) kept.dropDep(`venue:${id}`);
+    for (const id of batch.organizers) kept.dropDep(`organizer:${id}`);
+    for (const id of batch.images) kept.dropDep(`image:${id}`);
+    if (batch.terms.size) {
+      kept.dropDep('term:*');
+      for (const id of batch.terms) kept.dropDep(`term:${id}`);
+    }
+    // What shows a term shows its count: a moved count drops it too (`term:*`, which stands for
+    // which terms exist and what they are called, stays).
+    if (!options.countsPatchedOnRead) for (const id of batch.termCounts.keys()) kept.dropDep(`term:${id}`);
+  }
 
   registerKept(options.owner, options.kind ?? 'other', {
     entries: () => kept.size,
@@ -141,21 +145,14 @@ export function createKeptMap<V>(feed: ChangeFeed, maxEntries: number, options: 
     ...(sizeOf && options.maxBytes !== undefined ? { bytes: () => kept.bytes, maxBytes: options.maxBytes } : {}),
   });
 
-  // One map for every calendar, each calendar's keys apart (a key is often a record's id or a
-  // query, which another calendar must never be answered from); the records its entries depend on
-  // have ids of their own, so the batches of every calendar drop exactly theirs.
-  const calendarKey = (key: string): string => {
-    const calendar = calendarIdNow();
-    return calendar === DEFAULT_CALENDAR_ID ? key : `${calendar}\u0000${key}`;
-  };
   return {
-    get: (key) => kept.get(calendarKey(key)),
-    update: (key, value) => kept.update(calendarKey(key), value),
+    get: (key) => kept.get(here(key)),
+    update: (key, value) => kept.update(here(key), value),
     set(key, value, seq, deps, prepare) {
       if (feed.seq() !== seq) return false;
-      const k = calendarKey(key);
-      if (admit && kept.get(k) === undefined && !admit(k)) return false;
-      kept.put(k, prepare ? prepare(value) : value, deps);
+      const mine = here(key);
+      if (admit && kept.get(mine) === undefined && !admit(mine)) return false;
+      kept.put(mine, prepare ? prepare(value) : value, deps);
       return true;
     },
     get size() {

@@ -39,10 +39,11 @@ import { adminEditingRoutes } from './routes/admin-editing.js';
 import { adminMediaRoutes } from './routes/admin-media.js';
 import { ADMIN_NAMESPACE, adminRoutes } from './routes/admin-webhooks.js';
 import { adminFederationRoutes } from './routes/admin-federation.js';
+import { NETWORK_NAMESPACE, networkRoutes } from './routes/network.js';
 import { apiRoutes } from './routes/index.js';
 import { EMBED_NAMESPACE, embedRoutes } from './routes/embed.js';
 import { adminSubmissionRoutes, SUBMISSIONS_NAMESPACE, submissionRoutes } from './routes/submissions.js';
-import { NETWORK_NAMESPACE, networkProposalRoutes } from './routes/network-proposals.js';
+import { networkProposalRoutes } from './routes/network-proposals.js';
 import { rootIndex } from './self-description.js';
 import { sitePageHtml } from './site-page.js';
 import { TEC_NAMESPACE, tecRoutes } from './tec/index.js';
@@ -145,22 +146,25 @@ function setCommonHeaders(reply: FastifyReply, req: FastifyRequest, discovery: L
     reply.header('access-control-allow-origin', origin);
     reply.header('access-control-allow-methods', 'OPTIONS, GET, POST, PUT, PATCH, DELETE');
     // The legacy namespaces keep WordPress's credentialed CORS (their clients rely on it). Our own
-    // administration namespace has no such client: a page on another origin may call it with an
+    // administration namespaces have no such client: a page on another origin may call it with an
     // application password it holds (an explicit Authorization header needs no credentials flag),
     // never with the browser's cookie or cached Basic credentials.
     if (!isAdminNamespace(req)) reply.header('access-control-allow-credentials', 'true');
   }
 }
 
-/** Whether a request is under `calendar/admin/v1` (of any REST root), by the route it matched or else its path. */
+/**
+ * Whether a request is under `calendar/admin/v1` or `calendar/network/v1` (of any REST root), by
+ * the route it matched or else its path.
+ */
 function isAdminNamespace(req: FastifyRequest): boolean {
-  if (req.apiLinks !== undefined) return req.apiLinks.namespace === ADMIN_NAMESPACE;
+  if (req.apiLinks !== undefined) return req.apiLinks.namespace === ADMIN_NAMESPACE || req.apiLinks.namespace === NETWORK_NAMESPACE;
   const url = req.routeOptions.url ?? req.url;
   const q = url.indexOf('?');
   const path = (q === -1 ? url : url.slice(0, q)).replace(/\/{2,}/g, '/');
-  return path.includes(ADMIN_PATH_SEGMENT + '/') || path.endsWith(ADMIN_PATH_SEGMENT);
+  return ADMIN_PATH_SEGMENTS.some((segment) => path.includes(segment + '/') || path.endsWith(segment));
 }
-const ADMIN_PATH_SEGMENT = `/${ADMIN_NAMESPACE}`;
+const ADMIN_PATH_SEGMENTS = [`/${ADMIN_NAMESPACE}`, `/${NETWORK_NAMESPACE}`];
 
 /**
  * Register the REST face. Its credential hook must come before the rate limit's (which keys by the
@@ -299,9 +303,11 @@ export function registerRestApi(app: FastifyInstance, { config, services, webhoo
     for (const root of roots) registerRoutes(app, publicSubmissions, services, services.linksFor(root, SUBMISSIONS_NAMESPACE));
   }
   for (const root of roots) registerRoutes(app, admin, services, services.linksFor(root, ADMIN_NAMESPACE));
-  // Networks of calendars: proposals, follows and the network search (routes/network-proposals.ts).
-  const networkProposals = networkProposalRoutes(services);
-  for (const root of roots) registerRoutes(app, networkProposals, services, services.linksFor(root, NETWORK_NAMESPACE));
+  // The network's namespace: the calendars themselves (the same under every calendar's prefix), and
+  // the proposals, follows and network search (routes/network-proposals.ts), in its index and /doc.
+  const network = networkRoutes(services);
+  network.push(...networkProposalRoutes(services));
+  for (const root of roots) registerRoutes(app, network, services, services.linksFor(root, NETWORK_NAMESPACE));
   // The embedding namespace: the FullCalendar event source, under every REST root.
   const embed = embedRoutes(services);
   for (const root of roots) registerRoutes(app, embed, services, services.linksFor(root, EMBED_NAMESPACE));

@@ -48,17 +48,24 @@ export async function insertCalendar(db: Executor, row: { slug: string; name: st
 }
 
 /**
- * Change a calendar. The change log says that anything of it may have changed (its URLs, its name
- * in every answer, whether it answers at all), so that what servers keep of it, answers replayed
- * below the framework included, is dropped at once on every instance.
+ * Change a calendar. A reset is logged in it: its name, URLs and status show in every answer it
+ * kept (and in the answers replayed below the server, which last while the log does not move), so
+ * that a suspended calendar stops answering at once.
  */
 export async function updateCalendar(db: Executor, id: number, patch: Partial<Pick<CalendarRow, 'slug' | 'name' | 'status' | 'host' | 'quotas'>>): Promise<CalendarRow | undefined> {
   if (Object.keys(patch).length === 0) return findCalendarById(db, id);
-  return writeTransaction(db, async (trx) => {
-    const row = await trx.updateTable('calendars').set(patch).where('id', '=', id).returning(COLUMNS).executeTakeFirst();
-    if (row) await inCalendar(id, () => noteChange(trx, 'lists', 0, 'update'));
-    return row;
-  });
+  const row = await db.updateTable('calendars').set(patch).where('id', '=', id).returning(COLUMNS).executeTakeFirst();
+  if (row) await noteCalendarChanged(db, id);
+  return row;
+}
+
+/**
+ * Log a reset in a calendar that changed or went (outside any transaction: the note is the
+ * calendar's, whatever calendar the work at hand is of). The log's revision moves, so nothing kept
+ * of the calendar before is answered again.
+ */
+export async function noteCalendarChanged(db: Executor, id: number): Promise<void> {
+  await inCalendar(id, () => noteChange(db, 'all', 0, 'reset'));
 }
 
 /**

@@ -96,6 +96,32 @@ for (const kind of STORES) {
       assert.equal((await loginPost(t, { log: ADMIN.login, pwd: ADMIN.password })).status, 303);
     });
 
+    it('serves the admin app in a calendar under /c/{slug}/admin/ with that calendar’s REST root, app path and assets; sign-in brings the user back', async () => {
+      await t.built.services.calendars.create({ slug: 'north', name: 'North side' });
+      const anonymous = await page(t, '/c/north/admin/events/5', '');
+      assert.equal(anonymous.status, 303);
+      assert.equal(anonymous.res.headers.get('location'), '/admin/login?redirect_to=%2Fc%2Fnorth%2Fadmin%2Fevents%2F5');
+      const res = await loginPost(t, { log: ADMIN.login, pwd: ADMIN.password, redirect_to: '/c/north/admin/events/5' });
+      assert.equal(res.headers.get('location'), '/c/north/admin/events/5');
+      const app = await page(t, '/c/north/admin/events/5', cookieOf(res));
+      assert.equal(app.status, 200);
+      const boot = JSON.parse(/<script type="application\/json" id="admin-boot">(.*?)<\/script>/s.exec(app.text)![1]!);
+      assert.equal(boot.restRoot, '/c/north/api');
+      assert.equal(boot.adminPath, '/c/north/admin');
+      assert.equal(boot.siteUrl, `${t.config.siteUrl}/c/north`);
+      assert.equal(boot.siteName, 'North side');
+      const script = /<script type="module" crossorigin src="([^"]+\.js)"/.exec(app.text)![1]!;
+      assert.match(script, /^\/c\/north\/admin\/assets\//);
+      assert.equal((await fetch(t.origin + script)).status, 200);
+      // A calendar's own administrator does not administer the network.
+      await t.user('subscriber', 'nadia');
+      await t.built.services.calendars.setRole('nadia', 'north', 'administrator');
+      const hers = await page(t, '/c/north/admin/', cookieOf(await loginPost(t, { log: 'nadia', pwd: 'nadia-pw' })));
+      const herBoot = JSON.parse(/<script type="application\/json" id="admin-boot">(.*?)<\/script>/s.exec(hers.text)![1]!);
+      assert.deepEqual(herBoot.user.roles, ['administrator']);
+      assert.deepEqual(herBoot.features, []);
+    });
+
     it('serves the admin app to signed-in users at ADMIN_PATH/ and every app path, with its boot data; assets are immutable', async () => {
       const anonymous = await page(t, '/admin/events/5', '');
       assert.equal(anonymous.status, 303);
@@ -123,8 +149,9 @@ for (const kind of STORES) {
         assert.deepEqual(boot.user.roles, ['administrator']);
         assert.equal(boot.user.name, 'admin');
         assert.equal(boot.user.capabilities.publish_tribe_events, true);
-        // Optional features (their screens, e.g. moderation, exist only when on): off by default.
-        assert.deepEqual(boot.features, []);
+        // Optional features (their screens, e.g. moderation, exist only when on): off by default;
+        // `network`: the administrator of the default calendar administers the network (Calendars).
+        assert.deepEqual(boot.features, ['network']);
         // The embedded nonce is the session's REST nonce.
         assert.equal((await create(t, { cookie, nonce: boot.nonce }, { 'x-wp-nonce': boot.nonce })).status, 201);
         const script = /<script type="module" crossorigin src="(\/admin\/assets\/[^"]+\.js)"/.exec(app.text)![1]!;

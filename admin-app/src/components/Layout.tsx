@@ -1,5 +1,5 @@
 /**
- * The frame of every screen: a skip link, the header (site name, the menu, the language selector,
+ * The frame of every screen: a skip link, the header (site name, the calendar switcher, the menu, the language selector,
  * the account page and sign-out), the navigation grouped content / people / system with only the
  * screens the user's role may see, the main region (focused after each navigation, so a screen
  * reader starts at the new screen), the toasts and the dialog host.
@@ -10,6 +10,7 @@ import { LANGUAGES, locale, setLocale, t } from '../lib/i18n';
 import { path } from '../lib/router';
 import { NAV_GROUPS, type ScreenDef } from '../lib/screens';
 import { boot, currentUser, hasRole } from '../lib/session';
+import { CalendarSwitcher } from './CalendarSwitcher';
 import { ConfirmHost } from './ConfirmDialog';
 import { Link } from './Link';
 import { Toasts } from './Toast';
@@ -38,6 +39,7 @@ export function Layout({ screens, children }: { screens: ScreenDef[]; children: 
         <div class="brand">
           <Link to="/">{boot.siteName || t('layout.admin')}</Link>
         </div>
+        <CalendarSwitcher />
         <button type="button" class="menu-toggle secondary" aria-expanded={menuOpen} aria-controls="site-nav" onClick={() => setMenuOpen(!menuOpen)}>
           {t('layout.menu')}
         </button>

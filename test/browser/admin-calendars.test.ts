@@ -1,0 +1,185 @@
+/**
+ * Many calendars in the admin app, in a real browser (Chromium, SQLite): the network administrator
+ * creates a second calendar in the Calendars screen and gives an existing user (a subscriber of the
+ * default calendar) the editor role in it only; that user signs in, moves to the second calendar
+ * with the calendar switcher, creates and edits an event there, and sees none of the default
+ * calendar's events (the second calendar's list is empty of them; the default calendar's admin
+ * refuses them). English and French, 390 px and desktop, axe-core (WCAG 2.2 AA) on each screen.
+ */
+import { after, before, describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+import type { Browser, Page } from 'playwright-core';
+import { ADMIN, startServer, type TestServer } from '../support/harness.js';
+import { launchBrowser, seriousViolations } from '../support/browser.js';
+
+const AXE_TAGS = ['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa', 'wcag22aa', 'best-practice'];
+const HOME_EVENT = 'Home gala';
+
+const TEXT = {
+  en: {
+    calendars: 'Calendars',
+    add: 'Add a calendar',
+    name: 'Name',
+    slug: 'Slug',
+    create: 'Create the calendar',
+    login: 'Login',
+    role: 'Role',
+    give: 'Give the role',
+    members: 'Members',
+    editor: 'Editor',
+    switcher: /Calendar/,
+    forbidden: 'Not allowed',
+    dashboard: 'Dashboard',
+    newEvent: 'New event',
+    title: 'Title',
+    publish: 'Publish',
+    save: 'Save',
+    saved: 'Saved.',
+    events: 'Events',
+  },
+  fr: {
+    calendars: 'Calendriers',
+    add: 'Ajouter un calendrier',
+    name: 'Nom',
+    slug: 'Identifiant',
+    create: 'Créer le calendrier',
+    login: 'Identifiant de connexion',
+    role: 'Rôle',
+    give: 'Donner le rôle',
+    members: 'Membres',
+    editor: 'Éditeur',
+    switcher: /Calendrier/,
+    forbidden: 'Accès refusé',
+    dashboard: 'Tableau de bord',
+    newEvent: 'Nouvel évènement',
+    title: 'Titre',
+    publish: 'Publier',
+    save: 'Enregistrer',
+    saved: 'Enregistré.',
+    events: 'Évènements',
+  },
+} as const;
+
+async function checkPage(page: Page, width: number, where: string): Promise<void> {
+  await page.waitForLoadState('networkidle');
+  const failures = (await seriousViolations(page, AXE_TAGS)).map((v) => `${where}: ${v.id} (${v.impact}) ${v.help} at ${v.nodes.map((n) => n.target.join(' ')).join(', ')}`);
+  const scroll = await page.evaluate(() => document.documentElement.scrollWidth);
+  if (scroll > width) failures.push(`${where}: ${scroll} px wide at ${width}`);
+  assert.deepEqual(failures, []);
+}
+
+async function signIn(browser: Browser, t: TestServer, lang: string, width: number, login: string, password: string): Promise<Page> {
+  const context = await browser.newContext({ viewport: { width, height: 900 } });
+  await context.addCookies([{ name: 'calendar_lang', value: lang, url: t.origin }]);
+  const page = await context.newPage();
+  await page.goto(`${t.origin}/admin/login`);
+  await page.locator('#user_login').fill(login);
+  await page.locator('#user_pass').fill(password);
+  await page.keyboard.press('Enter');
+  await page.waitForURL(/\/admin\/$/);
+  return page;
+}
+
+describe('many calendars in the admin app: the Calendars screen, roles per calendar, the switcher', () => {
+  let t: TestServer;
+  let browser: Browser;
+
+  before(async () => {
+    t = await startServer({ name: 'sqlite', url: 'sqlite::memory:' });
+    browser = await launchBrowser();
+    const home = await t.api.post('/events', { as: 'admin', json: { title: HOME_EVENT, start_date: '2027-03-01 18:00', end_date: '2027-03-01 20:00', status: 'publish' } });
+    assert.equal(home.status, 201, home.text);
+  });
+  after(async () => {
+    await browser?.close();
+    await t?.close();
+  });
+
+  for (const [lang, width, slug] of [
+    ['en', 1280, 'north'],
+    ['fr', 390, 'sud'],
+  ] as const) {
+    it(`a network administrator makes a calendar and an editor of it; the editor works there only (${lang}, ${width} px)`, async () => {
+      const text = TEXT[lang];
+      const name = `Calendar ${slug}`;
+      const login = `sara-${slug}`;
+      await t.user('subscriber', login);
+
+      // The network administrator: the Calendars screen, a new calendar, a member.
+      const admin = await signIn(browser, t, lang, width, ADMIN.login, ADMIN.password);
+      await admin.goto(`${t.origin}/admin/calendars`);
+      await admin.getByRole('heading', { level: 1, name: text.calendars }).waitFor();
+      await admin.locator('a[href$="/admin/calendars/1"]').waitFor();
+      await checkPage(admin, width, 'calendars');
+      await admin.getByRole('button', { name: text.add }).click();
+      await admin.getByRole('heading', { level: 1, name: text.add }).waitFor();
+      await admin.getByRole('textbox', { name: text.name, exact: true }).fill(name);
+      await admin.getByRole('textbox', { name: text.slug, exact: true }).fill(slug);
+      await checkPage(admin, width, 'new calendar');
+      await admin.getByRole('button', { name: text.create }).click();
+      await admin.getByRole('heading', { level: 1, name }).waitFor();
+      await admin.getByRole('textbox', { name: text.login, exact: true }).fill(login);
+      await admin.getByRole('combobox', { name: text.role, exact: true }).selectOption('editor');
+      await admin.getByRole('button', { name: text.give, exact: true }).click();
+      await admin.locator('section[aria-labelledby="members"] td', { hasText: login }).waitFor();
+      await admin.locator('section[aria-labelledby="members"] td', { hasText: text.editor }).waitFor();
+      await checkPage(admin, width, 'calendar page');
+      await admin.context().close();
+      const made = (await t.api.get('/api/calendar/network/v1/calendars', { as: 'admin', query: { search: slug } })).body[0];
+      assert.equal(made.slug, slug);
+      assert.deepEqual(
+        (await t.api.get(`/api/calendar/network/v1/calendars/${made.id}/members`, { as: 'admin' })).body.map((m: { login: string; role: string }) => [m.login, m.role]),
+        [[login, 'editor']],
+      );
+
+      // The member: nobody in the default calendar's admin, an editor in the new one, reached
+      // with the switcher.
+      const page = await signIn(browser, t, lang, width, login, `${login}-pw`);
+      await page.getByRole('heading', { level: 1, name: text.forbidden }).waitFor();
+      const switcher = page.locator('details.calendar-switch');
+      await switcher.locator('summary').click();
+      await checkPage(page, width, 'switcher open');
+      await switcher.getByRole('link', { name: new RegExp(name) }).click();
+      await page.waitForURL(new RegExp(`/c/${slug}/admin/$`));
+      await page.getByRole('heading', { level: 1, name: text.dashboard }).waitFor();
+      // The calendar is named in the top bar; the switcher is gone, there being no other calendar
+      // this user may work in.
+      assert.equal(await page.locator('header.top .brand').textContent(), name);
+      assert.equal(await page.locator('details.calendar-switch').count(), 0);
+      await checkPage(page, width, 'second calendar dashboard');
+
+      // An event made and edited there.
+      await page.goto(`${t.origin}/c/${slug}/admin/events/new`);
+      await page.getByRole('heading', { level: 1, name: text.newEvent }).waitFor();
+      await page.getByLabel(text.title).first().fill(`Fair ${slug}`);
+      await page.locator('#f-start_date').fill('2027-04-01');
+      await page.locator('#f-end_date').fill('2027-04-01');
+      await page.getByRole('button', { name: text.publish, exact: true }).click();
+      await page.waitForURL(new RegExp(`/c/${slug}/admin/events/\\d+$`), { timeout: 90_000 });
+      const id = Number(/events\/(\d+)$/.exec(page.url())![1]);
+      await page.goto(`${t.origin}/c/${slug}/admin/events/${id}`);
+      await page.getByRole('heading', { level: 1, name: new RegExp(`Fair ${slug}`) }).waitFor();
+      await page.getByLabel(text.title).first().fill(`Fair ${slug} (edited)`);
+      await page.getByRole('button', { name: text.save, exact: true }).click();
+      await page.getByText(text.saved, { exact: true }).waitFor();
+      const there = await t.api.get(`${t.origin}/c/${slug}/api/calendar/events/v1/events/${id}`, { as: 'admin' });
+      assert.equal(there.status, 200, there.text);
+      assert.equal(there.body.title, `Fair ${slug} (edited)`);
+      assert.equal((await t.api.get(`/events/${id}`, { as: 'admin' })).status, 404, 'not in the default calendar');
+
+      // Its events list holds its own event and none of the default calendar's.
+      await page.goto(`${t.origin}/c/${slug}/admin/events`);
+      await page.getByRole('heading', { level: 1, name: text.events }).waitFor();
+      await page.getByText(`Fair ${slug} (edited)`).first().waitFor();
+      assert.equal(await page.getByText(HOME_EVENT).count(), 0, 'the default calendar’s events are not listed');
+      await checkPage(page, width, 'second calendar events');
+
+      // The default calendar's admin refuses them.
+      await page.goto(`${t.origin}/admin/events`);
+      await page.getByRole('heading', { level: 1, name: text.forbidden }).waitFor();
+      assert.equal(await page.getByText(HOME_EVENT).count(), 0);
+      assert.equal((await t.api.get('/api/calendar/admin/v1/events', { as: login })).status, 403);
+      await page.context().close();
+    });
+  }
+});

@@ -16,5 +16,6 @@ export function stillFeed(): ChangeFeed {
     expectChanges: () => {},
     expectOwnCommit: () => {},
     transitionsBetween: () => [],
+    forgetCalendar: () => {},
   };
 }

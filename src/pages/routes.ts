@@ -23,7 +23,7 @@ import { dayAnswer, monthAnswer } from './date-pages.js';
 import { createEventAnswer, linkedAnswer, type GivenOnPage } from './event-pages.js';
 import { listAnswer, seriesAnswer, termAnswer } from './list-pages.js';
 import { createPageContext, type PageContext, type Query } from './page-context.js';
-import { calendarIdNow } from '../domain/calendars.js';
+import { calendarIdNow, DEFAULT_CALENDAR_ID } from '../domain/calendars.js';
 import { registerPage, send, type PageHandler } from './send.js';
 import { feedAnswer } from './subscription-feed.js';
 import { STYLESHEET, STYLESHEET_PATH } from './views.js';
@@ -37,7 +37,14 @@ export function registerCalendarPages(app: FastifyInstance, { services }: Pick<F
   // A page context holds the calendar's URLs, name and views: one per calendar, made in it when a
   // request of it first comes, and read through `ctx` by every page of that request.
   const contexts = new Map<string, PageContext>();
+  let home: { ctx: PageContext; name: string } | undefined;
   const here = (): PageContext => {
+    // The default calendar's (most requests, and read at every step of a page): one look.
+    if (calendarIdNow() === DEFAULT_CALENDAR_ID) {
+      const name = services.config.siteName;
+      if (home?.name !== name) home = { ctx: createPageContext(services), name };
+      return home.ctx;
+    }
     const key = `${calendarIdNow()}|${services.links.siteUrl}|${services.config.siteName}`;
     let made = contexts.get(key);
     if (made) return made;

@@ -33,7 +33,7 @@ import type { CalendarRow } from '../store/calendars.js';
 import { findUserByLogin } from '../store/users.js';
 import { ANONYMOUS, isRole, viewerOf, type Viewer } from './permissions.js';
 import { apiError, invalidParams } from './errors.js';
-import { parseQuotas, type CalendarQuotas, type Quotas } from './quotas.js';
+import { QUOTA_NAMES, parseQuotas, type CalendarQuotas, type Quotas } from './quotas.js';
 
 export type { CalendarRow };
 export { DEFAULT_CALENDAR_ID, calendarIdNow };
@@ -162,7 +162,7 @@ export async function viewerHere(db: Store['db'], viewer: Viewer, options: { app
 }
 const NO_CAPS: ReadonlySet<string> = new Set<string>();
 
-export function createCalendarService(_config: Config, pristine: Config, store: Store, quotas?: Pick<CalendarQuotas, 'defaultChanged'>): CalendarService {
+export function createCalendarService(pristine: Config, store: Store, quotas?: Pick<CalendarQuotas, 'defaultChanged'>): CalendarService {
   const db = store.db;
   const kept = new Map<number, CalendarRuntime>();
   let hosts: ReadonlySet<string> = new Set();
@@ -196,15 +196,6 @@ export function createCalendarService(_config: Config, pristine: Config, store: 
     return `${siteUrl}/c/${calendar.slug}`;
   };
 
-  const quotasOf = (row: CalendarRow): Record<string, number> => {
-    try {
-      const q = JSON.parse(row.quotas) as unknown;
-      return q && typeof q === 'object' ? (q as Record<string, number>) : {};
-    } catch {
-      return {};
-    }
-  };
-
   const view = (row: CalendarRow): CalendarView => ({
     id: Number(row.id),
     slug: row.slug,
@@ -212,7 +203,7 @@ export function createCalendarService(_config: Config, pristine: Config, store: 
     status: row.status === 'suspended' ? 'suspended' : 'active',
     host: row.host,
     url: urlOf(row),
-    quotas: quotasOf(row),
+    quotas: parseQuotas(row.quotas),
     created: row.created_gmt,
     default: Number(row.id) === DEFAULT_CALENDAR_ID,
   });
@@ -227,6 +218,14 @@ export function createCalendarService(_config: Config, pristine: Config, store: 
     const nameSource = pristine.sources?.siteName;
     if (stored.SITE_NAME === undefined && nameSource !== 'environment' && nameSource !== 'flag') config.siteName = row.name;
     return { calendar: { ...row, id }, config, quotas: parseQuotas(row.quotas), readAt: Date.now() };
+  }
+
+  /** The calendar's kept configuration while it is fresh and its row unchanged, else read anew; kept either way. */
+  async function runtimeOf(row: CalendarRow): Promise<CalendarRuntime> {
+    const known = kept.get(Number(row.id));
+    const fresh =
+      known !== undefined && Date.now() - known.readAt < RUNTIME_TTL_MS && (['slug', 'name', 'status', 'host', 'quotas'] as const).every((column) => known.calendar[column] === row[column]);
+    return keep(fresh ? known : await load(row));
   }
 
   function keep(runtime: CalendarRuntime): CalendarRuntime {
@@ -258,13 +257,13 @@ export function createCalendarService(_config: Config, pristine: Config, store: 
     if (lower === new URL(siteUrl).host) throw invalidParams({ host: 'That host name is the default calendar’s.' });
     return lower;
   }
-  const QUOTA_NAMES = new Set(['events', 'media_bytes', 'requests_per_minute', 'webhook_endpoints', 'submissions_per_day']);
+  const quotaNames: ReadonlySet<string> = new Set(QUOTA_NAMES);
   function checkQuotas(quotas: unknown): Record<string, number> {
     if (quotas === undefined) return {};
     if (!quotas || typeof quotas !== 'object' || Array.isArray(quotas)) throw invalidParams({ quotas: 'An object of quota names and whole numbers.' });
     const out: Record<string, number> = {};
     for (const [name, value] of Object.entries(quotas)) {
-      if (!QUOTA_NAMES.has(name)) throw invalidParams({ quotas: `Unknown quota "${name}" (events, media_bytes, requests_per_minute, webhook_endpoints, submissions_per_day).` });
+      if (!quotaNames.has(name)) throw invalidParams({ quotas: `Unknown quota "${name}" (${QUOTA_NAMES.join(', ')}).` });
       if (typeof value !== 'number' || !Number.isInteger(value) || value < 0) throw invalidParams({ quotas: `The quota "${name}" must be a whole number, 0 or more.` });
       out[name] = value;
     }
@@ -275,19 +274,7 @@ export function createCalendarService(_config: Config, pristine: Config, store: 
   const service: CalendarService = {
     async resolve({ slug, host }) {
       const row = slug !== undefined ? await calendarsStore.findCalendarBySlug(db, slug) : host !== undefined ? await calendarsStore.findCalendarByHost(db, host.toLowerCase()) : undefined;
-      if (!row) return undefined;
-      const id = Number(row.id);
-      const known = kept.get(id);
-      if (
-        known &&
-        Date.now() - known.readAt < RUNTIME_TTL_MS &&
-        known.calendar.slug === row.slug &&
-        known.calendar.status === row.status &&
-        known.calendar.name === row.name &&
-        known.calendar.quotas === row.quotas
-      )
-        return keep(known);
-      return keep(await load(row));
+      return row ? runtimeOf(row) : undefined;
     },
     enter(runtime, fn) {
       return inCalendar(runtime.calendar.id, () => frame.run(runtime, fn));
@@ -296,10 +283,7 @@ export function createCalendarService(_config: Config, pristine: Config, store: 
       if (id === DEFAULT_CALENDAR_ID) return inCalendar(id, fn);
       const row = await calendarsStore.findCalendarById(db, id);
       if (!row) throw apiError('calendar_not_found');
-      // Kept configuration while fresh (as `resolve`), so that a long-running job sees a change soon.
-      const known = kept.get(id);
-      const runtime = known && Date.now() - known.readAt < RUNTIME_TTL_MS && known.calendar.slug === row.slug && known.calendar.name === row.name ? keep(known) : keep(await load(row));
-      return service.enter(runtime, fn);
+      return service.enter(await runtimeOf(row), fn);
     },
     async list({ page = 1, perPage = 50, search, ids } = {}) {
       const { rows, total } = await calendarsStore.listCalendars(db, { offset: (page - 1) * perPage, limit: perPage, ...(search ? { search } : {}), ...(ids ? { ids } : {}) });

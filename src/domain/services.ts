@@ -200,7 +200,7 @@ export function createServices(config: Config, store: Store, pristine: Config = 
     editLocks: createEditLockService(store, clock),
     media: createMediaService(config, store.db, clock, undefined, quotas),
     quotas,
-    calendars: createCalendarService(config, pristine, store, quotas),
+    calendars: createCalendarService(pristine, store, quotas),
   };
   const db = store.db;
   // The doors made on first use: most commands and tests need few of them.

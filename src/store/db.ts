@@ -24,38 +24,8 @@ import { MAIN_CACHE_KIB } from './memory-bounds.js';
 import BetterSqlite3 from 'better-sqlite3';
 import { isLostConnection, storeFault } from './faults.js';
 import { maskUrl } from '../config.js';
-import { initialMigration } from './migrations/001_initial.js';
-import { listingIndexMigration } from './migrations/002_listing_index_and_change_counter.js';
-import { changeCounterAllTablesMigration } from './migrations/003_change_counter_all_tables.js';
-import { linkedListIndexMigration } from './migrations/004_linked_list_index.js';
-import { changeLogMigration } from './migrations/005_change_log.js';
-import { uniqueSlugsMigration } from './migrations/006_unique_slugs.js';
-import { syncAndWebhooksMigration } from './migrations/007_sync_and_webhooks.js';
-import { importMapMigration } from './migrations/008_import_map.js';
-import { venueGeoIndexMigration } from './migrations/009_venue_geo_index.js';
-import { recurrenceMigration } from './migrations/010_recurrence.js';
-import { eventSlugSpaceMigration } from './migrations/011_event_slug_space.js';
-import { settingsMigration } from './migrations/012_settings.js';
-import { sessionsMigration } from './migrations/013_sessions.js';
-import { importsMigration } from './migrations/014_imports.js';
-import { submissionsMigration } from './migrations/015_submissions.js';
-import { federationMigration } from './migrations/016_federation.js';
-import { signInCodesMigration } from './migrations/017_sign_in_codes.js';
-import { submissionLimitsMigration } from './migrations/018_submission_limits.js';
-import { searchIndexMigration } from './migrations/019_search_index.js';
 import { searchIndexMissing } from './search-index.js';
-import { sharedLimitsMigration } from './migrations/020_shared_limits.js';
-import { longEventsIndexMigration } from './migrations/021_long_events_index.js';
-import { federationObjectTimesMigration } from './migrations/022_federation_object_times.js';
-import { editLocksMigration } from './migrations/024_edit_locks.js';
-import { filterIndexesMigration } from './migrations/025_filter_indexes.js';
-import { mediaMigration } from './migrations/026_media.js';
-import { peopleMigration } from './migrations/027_people.js';
-import { seriesPeopleMigration } from './migrations/028_series_people.js';
-import { importReviewMigration } from './migrations/029_import_review.js';
-import { postPasswordsMigration } from './migrations/030_post_passwords.js';
-import { calendarsMigration } from './migrations/031_calendars.js';
-import { networkMigration } from './migrations/032_network.js';
+import { migrations } from './migrations/index.js';
 import { acrossCalendars, CALENDAR_SCOPE } from './calendar-scope.js';
 
 export type { DialectName } from './handle.js';
@@ -111,43 +81,6 @@ export interface OpenOptions {
 
 /** Raised for a DATABASE_URL that names no supported database. */
 export class StoreUrlError extends Error {}
-
-/** The migrations, in order. New ones are appended with a sortable name. */
-function migrations(dialect: DialectName): Record<string, Migration> {
-  return {
-    '001_initial': initialMigration(dialect),
-    '002_listing_index_and_change_counter': listingIndexMigration(dialect),
-    '003_change_counter_all_tables': changeCounterAllTablesMigration(dialect),
-    '004_linked_list_index': linkedListIndexMigration(),
-    '005_change_log': changeLogMigration(dialect),
-    '006_unique_slugs': uniqueSlugsMigration(dialect),
-    '007_sync_and_webhooks': syncAndWebhooksMigration(dialect),
-    '008_import_map': importMapMigration(),
-    '009_venue_geo_index': venueGeoIndexMigration(),
-    '010_recurrence': recurrenceMigration(),
-    '011_event_slug_space': eventSlugSpaceMigration(),
-    '012_settings': settingsMigration(),
-    '013_sessions': sessionsMigration(dialect),
-    '014_imports': importsMigration(dialect),
-    '015_submissions': submissionsMigration(dialect),
-    '016_federation': federationMigration(dialect),
-    '017_sign_in_codes': signInCodesMigration(),
-    '018_submission_limits': submissionLimitsMigration(dialect),
-    '019_search_index': searchIndexMigration(dialect),
-    '020_shared_limits': sharedLimitsMigration(),
-    '021_long_events_index': longEventsIndexMigration(dialect),
-    '022_federation_object_times': federationObjectTimesMigration(),
-    '024_edit_locks': editLocksMigration(),
-    '025_filter_indexes': filterIndexesMigration(),
-    '026_media': mediaMigration(),
-    '027_people': peopleMigration(dialect),
-    '028_series_people': seriesPeopleMigration(),
-    '029_import_review': importReviewMigration(),
-    '030_post_passwords': postPasswordsMigration(),
-    '031_calendars': calendarsMigration(dialect),
-    '032_network': networkMigration(dialect),
-  };
-}
 
 class InlineMigrations implements MigrationProvider {
   constructor(private readonly dialect: DialectName) {}

@@ -4,7 +4,10 @@
  */
 import { before, it } from 'node:test';
 import assert from 'node:assert/strict';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { forEachStore } from '../support/harness.js';
+import { dav } from '../support/caldav.js';
 
 forEachStore('calendars: a second calendar under /c/{slug}/', (t) => {
   const north = (path: string) => `${t.origin}/c/north${t.config.restRoot}/calendar/events/v1${path}`;
@@ -76,6 +79,43 @@ forEachStore('calendars: a second calendar under /c/{slug}/', (t) => {
     assert.match(page, new RegExp(`${t.origin}/c/north/event/north-fair/`));
     const home = await (await fetch(`${t.origin}/events/?ical=1`)).text();
     assert.doesNotMatch(home, /North fair|North side/);
+  });
+
+  it('keeps the embeds, CalDAV and MCP of each calendar to its own events', async () => {
+    const made = await t.api.post(north('/events'), { as: 'admin', json: { title: 'North market', start_date: '2027-07-01 10:00', end_date: '2027-07-01 12:00', status: 'publish' } });
+    assert.equal(made.status, 201, made.text);
+    const homeOnly = await t.api.post('/events', { as: 'admin', json: { title: 'Home picnic', start_date: '2027-07-02 10:00', end_date: '2027-07-02 12:00', status: 'publish' } });
+    assert.equal(homeOnly.status, 201, homeOnly.text);
+    // The iframe view.
+    const embed = await (await fetch(`${t.origin}/c/north/embed/?view=list`)).text();
+    assert.match(embed, /North market/);
+    assert.doesNotMatch(embed, /Home picnic/);
+    // CalDAV: north's public collection holds north's events, named under north's path.
+    const query = `<c:calendar-query xmlns:d="DAV:" xmlns:c="urn:ietf:params:xml:ns:caldav"><d:prop><d:getetag/><c:calendar-data/></d:prop><c:filter><c:comp-filter name="VCALENDAR"><c:comp-filter name="VEVENT"/></c:comp-filter></c:filter></c:calendar-query>`;
+    const report = await dav(t, 'REPORT', '/c/north/dav/public/calendars/events/', query, { depth: '1' });
+    assert.equal(report.status, 207, report.text);
+    assert.match(report.text, /SUMMARY:North market/);
+    assert.doesNotMatch(report.text, /Home picnic|URI:http:\/\/127\.0\.0\.1:\d+\/event\//);
+    const home = await dav(t, 'REPORT', '/dav/public/calendars/events/', query, { depth: '1' });
+    assert.match(home.text, /SUMMARY:Home picnic/);
+    assert.doesNotMatch(home.text, /North market/);
+    // MCP: the assistant's search in north finds north's event, in the default calendar it does not.
+    const search = async (path: string) => {
+      const client = new Client({ name: 'calendars-test', version: '1.0.0' });
+      await client.connect(new StreamableHTTPClientTransport(new URL(`${t.origin}${path}`)));
+      try {
+        const res = (await client.callTool({ name: 'search_events', arguments: { start_date: '2027-07-01', end_date: '2027-07-03' } })) as { content: Array<{ text: string }> };
+        return res.content.map((c) => c.text).join('\n');
+      } finally {
+        await client.close();
+      }
+    };
+    const there = await search('/c/north/mcp');
+    assert.match(there, /North market/);
+    assert.doesNotMatch(there, /Home picnic/);
+    const here = await search('/mcp');
+    assert.match(here, /Home picnic/);
+    assert.doesNotMatch(here, /North market/);
   });
 
   it('answers 404 calendar_not_found for an unknown slug', async () => {

@@ -57,31 +57,11 @@ export async function createSubmission(core: SubmissionCore, input: SubmissionIn
     const json = await core.eventJson(eventId);
     const newVenueId = eventInput.venue && typeof eventInput.venue === 'object' ? Number((json?.venue as { id?: number } | undefined)?.id ?? 0) || null : null;
     const newOrgIds = Array.isArray(eventInput.organizer) && typeof eventInput.organizer[0] === 'object' ? ((json?.organizer ?? []) as Array<{ id: number }>).map((o) => Number(o.id)) : [];
-    const now = gmt();
-    const salt = randomBytes(16).toString('hex');
-    const token = await core.tokenOf(salt);
-    const flags = await flagsFor(core, eventId);
-    const id = await store.insertSubmission(
-      core.db,
-      {
-        token_hash: sha256(token),
-        link_salt: salt,
-        event_id: eventId,
-        status: 'pending',
-        user_id: anonymous ? 0 : ctx.viewer.id,
-        name,
-        email,
-        ip: ctx.ip,
-        locale: ctx.locale,
-        flags: JSON.stringify(flags),
-        new_venue_id: newVenueId,
-        new_organizer_ids: JSON.stringify(newOrgIds),
-        notified: core.config.submissionsNotify === 'off' || !core.mailer ? 1 : 0,
-        created_gmt: now,
-        updated_gmt: now,
-      },
-      { actor_id: anonymous ? 0 : ctx.viewer.id, actor: 'submitter', action: 'received', reason: '', detail: JSON.stringify(flags), created_gmt: now },
-    );
+    const { id, token } = await storeReceived(core, eventId, {
+      submitter: { user_id: anonymous ? 0 : ctx.viewer.id, name, email, ip: ctx.ip, locale: ctx.locale, new_venue_id: newVenueId, new_organizer_ids: JSON.stringify(newOrgIds) },
+      actor: 'submitter',
+      logged: {},
+    });
     const row = await core.byId(id);
     if (core.config.submissionsNotify === 'immediate') notifyModerators(core, [row]).catch((e: unknown) => core.logError('moderator e-mail failed', e));
     tellSubmitter(core, row, 'received', token, { title: record.title, when: core.whenOfRecord(row, record) });
@@ -93,6 +73,41 @@ export async function createSubmission(core: SubmissionCore, input: SubmissionIn
     await store.releaseSubmissionQuota(core.db, places).catch(() => undefined);
     throw e;
   }
+}
+
+/**
+ * Store a received submission of a pending event, and its log's `received` entry (with the event's
+ * flags, and `logged` beside them): a community submission's and a network proposal's alike.
+ */
+async function storeReceived(
+  core: SubmissionCore,
+  eventId: number,
+  what: {
+    submitter: { user_id: number; name: string; email: string; ip: string; locale: string; new_venue_id: number | null; new_organizer_ids: string };
+    actor: 'submitter' | 'network';
+    logged: Record<string, unknown>;
+  },
+): Promise<{ id: number; token: string }> {
+  const now = gmt();
+  const salt = randomBytes(16).toString('hex');
+  const token = await core.tokenOf(salt);
+  const flags = await flagsFor(core, eventId);
+  const id = await store.insertSubmission(
+    core.db,
+    {
+      token_hash: sha256(token),
+      link_salt: salt,
+      event_id: eventId,
+      status: 'pending',
+      ...what.submitter,
+      flags: JSON.stringify(flags),
+      notified: core.config.submissionsNotify === 'off' || !core.mailer ? 1 : 0,
+      created_gmt: now,
+      updated_gmt: now,
+    },
+    { actor_id: what.submitter.user_id, actor: what.actor, action: 'received', reason: '', detail: JSON.stringify({ ...flags, ...what.logged }), created_gmt: now },
+  );
+  return { id, token };
 }
 
 /** The submitter's edit while pending or asked for changes (`SubmissionService.edit`). */
@@ -155,31 +170,11 @@ export async function receiveProposal(core: SubmissionCore, input: EventInput, f
   const record = await core.events.create(core.submitterViewer(authorId), { ...input, status: 'pending' });
   const eventId = Number(record.id);
   try {
-    const now = gmt();
-    const salt = randomBytes(16).toString('hex');
-    const token = await core.tokenOf(salt);
-    const flags = await flagsFor(core, eventId);
-    const id = await store.insertSubmission(
-      core.db,
-      {
-        token_hash: sha256(token),
-        link_salt: salt,
-        event_id: eventId,
-        status: 'pending',
-        user_id: from.userId,
-        name: from.name,
-        email: from.email.toLowerCase(),
-        ip: '',
-        locale: 'en',
-        flags: JSON.stringify(flags),
-        new_venue_id: null,
-        new_organizer_ids: '[]',
-        notified: core.config.submissionsNotify === 'off' || !core.mailer ? 1 : 0,
-        created_gmt: now,
-        updated_gmt: now,
-      },
-      { actor_id: from.userId, actor: 'network', action: 'received', reason: '', detail: JSON.stringify({ ...flags, source: from.source }), created_gmt: now },
-    );
+    const { id } = await storeReceived(core, eventId, {
+      submitter: { user_id: from.userId, name: from.name, email: from.email.toLowerCase(), ip: '', locale: 'en', new_venue_id: null, new_organizer_ids: '[]' },
+      actor: 'network',
+      logged: { source: from.source },
+    });
     return { id, eventId };
   } catch (e) {
     await core.events.trash(record).catch(() => undefined);

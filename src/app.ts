@@ -29,6 +29,7 @@ import type { JobHandle } from './jobs/runner.js';
 import { clientAddressOf, createWebServer, requestIdOf, registerBodyParsers, registerCompression } from './web/server.js';
 import { registerQueryRefusal } from './web/query-string.js';
 import { calendarRewrite, registerCalendarEntry } from './web/calendars.js';
+import { createFairShare, registerFairShareMetrics } from './web/fair-share.js';
 import { registerRateLimit, type RateLimitTake } from './web/rate-limit.js';
 import { registerSlowRequestLog, watchLoop, type LoopWatch } from './web/loop-delay.js';
 import { registerConditional } from './web/conditional.js';
@@ -88,8 +89,10 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
 
   // The instance every face is registered on (web/server.ts); `?rest_route=` is the REST face's.
   const app = createWebServer(config, { logger: options.logger, rewriteUrl: calendarRewrite(restRouteRewrite(config.restRoot)) });
-  // Each request runs in its calendar (`/c/{slug}/…` or a calendar's own host; else the default one).
-  registerCalendarEntry(app, services, RATE_LIMIT_EXEMPT);
+  // Each request runs in its calendar (`/c/{slug}/…` or a calendar's own host; else the default one),
+  // and waits its calendar's turn while other calendars ask too (CALENDAR_FAIR_SHARE).
+  const fairShare = createFairShare({ share: config.calendarFairShare });
+  registerCalendarEntry(app, services, RATE_LIMIT_EXEMPT, fairShare);
   // Which requests hold the event loop (loop-delay.ts): logged past SLOW_REQUEST_LOG_MS, counted in
   // /metrics; its hooks come first, so that every request is seen, refused ones included.
   const loopWatch = watchLoop();
@@ -147,6 +150,7 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
   const metrics = registerMetrics(app, config, storeMetricsSource(store), loopWatch);
   const registry = metrics?.registry;
   if (registry) jobs.registerMetrics(registry);
+  if (registry) registerFairShareMetrics(registry, fairShare);
 
   // The faces, in this order, each `registerXFace(app, deps)` (faces.ts). The REST face also sets
   // the instance's error and not-found answers (the API's shape), so it comes first. The federation

@@ -435,6 +435,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Part
     calendarQuotaRequestsPerMinute: declared('calendarQuotaRequestsPerMinute'),
     calendarQuotaWebhookEndpoints: declared('calendarQuotaWebhookEndpoints'),
     calendarQuotaSubmissionsPerDay: declared('calendarQuotaSubmissionsPerDay'),
+    calendarFairShare: declared('calendarFairShare'),
     loginMaxFailures: declared('loginMaxFailures'),
     trustProxy: trustProxy(pick('trustProxy', 'TRUST_PROXY')),
     corsOrigins: corsOrigins(pick('corsOrigins', 'CORS_ORIGINS')),

@@ -149,12 +149,18 @@ export interface CalendarService {
  * The viewer as the calendar of the work at hand sees it: in the default calendar, as the account
  * is; a network administrator (an administrator of the default calendar) administers every
  * calendar; elsewhere the role `calendar_roles` gives, or none (signed in, with no capability). An
- * application password limited to another calendar proves nobody here.
+ * application password limited to another calendar proves nobody here; limited to this one, it
+ * proves its viewer for this calendar only (`calendarOnly`: it administers no network).
  */
 export async function viewerHere(db: Store['db'], viewer: Viewer, options: { appPasswordCalendar?: number | null } = {}): Promise<Viewer> {
   const id = calendarIdNow();
   if (viewer.id <= 0) return viewer;
   if (options.appPasswordCalendar != null && options.appPasswordCalendar !== id) return ANONYMOUS;
+  const here = await roleHere(db, viewer, id);
+  return options.appPasswordCalendar != null && here.id > 0 ? { ...here, calendarOnly: id } : here;
+}
+
+async function roleHere(db: Store['db'], viewer: Viewer, id: number): Promise<Viewer> {
   if (id === DEFAULT_CALENDAR_ID || viewer.role === 'administrator') return viewer;
   const role = await calendarsStore.roleIn(db, viewer.id, id);
   if (!role || !isRole(role)) return { id: viewer.id, login: viewer.login, role: null, caps: NO_CAPS };
@@ -381,13 +387,18 @@ export function createCalendarService(pristine: Config, store: Store, quotas?: P
     async isNetworkAdministrator(viewer) {
       // Elsewhere than the default calendar the viewer's role may be that calendar's own: the
       // account's own role (the default calendar's) decides.
-      if (viewer.id <= 0 || viewer.role !== 'administrator') return false;
+      if (viewer.id <= 0 || viewer.role !== 'administrator' || viewer.calendarOnly !== undefined) return false;
       if (calendarIdNow() === DEFAULT_CALENDAR_ID) return true;
       const user = await db.selectFrom('users').select('role').where('id', '=', viewer.id).executeTakeFirst();
       return user?.role === 'administrator';
     },
     async calendarsOf(viewer) {
       if (viewer.id <= 0) return [];
+      // A password limited to one calendar: that one, with the role it proved there.
+      if (viewer.calendarOnly !== undefined) {
+        const only = await calendarsStore.findCalendarById(db, viewer.calendarOnly);
+        return only ? [{ calendar: view(only), role: viewer.role ?? '' }] : [];
+      }
       const defaultRow = await calendarsStore.findCalendarById(db, DEFAULT_CALENDAR_ID);
       const out: Array<{ calendar: CalendarView; role: string }> = [];
       const homeRole = (await db.selectFrom('users').select('role').where('id', '=', viewer.id).executeTakeFirst())?.role ?? '';

@@ -52,6 +52,11 @@ export interface Viewer {
   login: string;
   role: Role | null;
   caps: ReadonlySet<string>;
+  /**
+   * The calendar an application password limited to one calendar proved this viewer in: its role
+   * there holds, but it acts for no other calendar (it administers no network).
+   */
+  calendarOnly?: number;
 }
 
 export const ANONYMOUS: Viewer = Object.freeze({ id: 0, login: '', role: null, caps: new Set<string>() });

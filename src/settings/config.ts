@@ -50,6 +50,8 @@ export interface Config {
   calendarQuotaRequestsPerMinute: number;
   calendarQuotaWebhookEndpoints: number;
   calendarQuotaSubmissionsPerDay: number;
+  /** Requests of one calendar worked on at once per instance while other calendars ask (web/fair-share.ts); 0: no limit. */
+  calendarFairShare: number;
   /** Failed logins (per login; 4× that per IP) after which further attempts are refused for a while; 0 turns it off. */
   loginMaxFailures: number;
   /** Fastify's `trustProxy`: false, true, a hop count, or addresses/CIDRs of the trusted proxies. */

@@ -178,6 +178,16 @@ export const SERVICE_SETTINGS: Setting[] = [
     description: 'community submissions a calendar accepts per 24 hours unless its own quota says otherwise; 0: no limit',
   },
   {
+    env: 'CALENDAR_FAIR_SHARE',
+    flag: '--calendar-fair-share',
+    key: 'calendarFairShare',
+    type: 'integer',
+    min: 0,
+    group: 'limits',
+    defaultText: '4',
+    description: "requests of one calendar an instance works on at once while another calendar's requests wait or arrive (the rest wait their turn, first come first served); a calendar alone is never held back; 0: no limit",
+  },
+  {
     env: 'LOGIN_MAX_FAILURES',
     flag: '--login-max-failures',
     key: 'loginMaxFailures',

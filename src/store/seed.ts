@@ -21,6 +21,7 @@ import { CompiledQuery, sql, type Kysely } from 'kysely';
 import type { Database, StoredPostType, Taxonomy } from './schema.js';
 import type { DialectName, Store } from './db.js';
 import { noteChange } from './change-notes.js';
+import { CALENDAR_TABLES, calendarIdNow } from './calendar-scope.js';
 
 type Row = ReadonlyArray<string | number | null>;
 type Table = 'posts' | 'events' | 'venues' | 'organizers' | 'event_organizers' | 'terms' | 'event_terms' | 'images' | 'event_series' | 'event_occurrences';
@@ -57,6 +58,7 @@ const PG_TYPES: Record<string, string> = {
   height: 'int',
   geo_lat: 'float8',
   geo_lng: 'float8',
+  calendar_id: 'int',
 };
 
 export interface BulkTransaction {
@@ -122,7 +124,16 @@ function bulkTransactionOn(conn: Kysely<Database>, dialect: DialectName): BulkTr
       const first = Number(r.rows[0]!.next);
       return Array.from({ length: n }, (_, i) => first + i);
     },
-    async insert(table, columns, rows) {
+    async insert(table, givenColumns, givenRows) {
+      // Text statements name their calendar themselves (store/calendar-scope.ts): the calendar of the
+      // load (`seed --calendar`) on every row of a table of calendar data.
+      let columns = givenColumns;
+      let rows = givenRows;
+      if (CALENDAR_TABLES.has(table)) {
+        const calendar = calendarIdNow();
+        columns = [...givenColumns, 'calendar_id'];
+        rows = givenRows.map((row) => [...row, calendar]);
+      }
       if (dialect === 'postgres') {
         // One array per column: the statement text and parameter count do not grow with the rows.
         const text = `insert into ${table} (${columns.join(', ')}) select * from unnest(${columns.map((c, i) => `$${i + 1}::${PG_TYPES[c] ?? 'text'}[]`).join(', ')})`;

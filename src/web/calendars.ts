@@ -20,7 +20,9 @@ import type { IncomingMessage } from 'node:http';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Services } from '../domain/services.js';
 import { apiError, type ApiError } from '../domain/errors.js';
+import { DEFAULT_CALENDAR_ID } from '../domain/calendars.js';
 import { neverReplay } from './replay.js';
+import type { FairShare } from './fair-share.js';
 
 /** The slug a request's path named (`/c/{slug}/…`), set on the raw request by `calendarRewrite`. */
 const SLUG = Symbol('calendar slug');
@@ -69,24 +71,42 @@ function refuse(reply: FastifyReply, error: ApiError): void {
  * Run each request in its calendar. Registered first, so that every hook and handler after it
  * (authentication, the rate limit, the routes) runs there.
  */
-export function registerCalendarEntry(app: FastifyInstance, services: Pick<Services, 'calendars' | 'quotas'>, exempt: ReadonlySet<string> = new Set()): void {
+export function registerCalendarEntry(app: FastifyInstance, services: Pick<Services, 'calendars' | 'quotas'>, exempt: ReadonlySet<string> = new Set(), fair?: FairShare): void {
+  /**
+   * Its calendar's turn (fair-share.ts): the request holds its place until its answer starts (the
+   * headers written, by Fastify or by a stream of its own) or its connection closes.
+   */
+  const admitted = (reply: FastifyReply, calendar: number, done: () => void): void => {
+    if (!fair) return done();
+    const raw = reply.raw;
+    const ticket = fair.admit(calendar, done);
+    raw.once('close', ticket.release);
+    const writeHead = raw.writeHead;
+    raw.writeHead = function (this: typeof raw, ...args: Parameters<typeof writeHead>) {
+      ticket.release();
+      return writeHead.apply(this, args);
+    } as typeof writeHead;
+  };
   /**
    * The calendar's `requests_per_minute` quota (domain/quotas.ts), counted once the request is in
    * its calendar: nothing to look at when the calendar has none (at once, from what is kept).
+   * Health checks and metrics are neither counted nor made to wait their calendar's turn.
    */
-  const counted = (req: FastifyRequest, reply: FastifyReply, done: () => void): void => {
+  const counted = (req: FastifyRequest, reply: FastifyReply, calendar: number, done: () => void): void => {
+    const free = exempt.has(req.url.split('?')[0]!);
     let limited = false;
     const refusal = services.quotas.countRequest(() => {
-      limited = !exempt.has(req.url.split('?')[0]!);
-      return !limited;
+      limited = !free;
+      return free;
     });
     // Counted: its answer is not kept for replay, which would answer the next one uncounted.
     if (limited) neverReplay(req.raw);
-    if (refusal === undefined) return done();
+    const go = () => (free ? done() : admitted(reply, calendar, done));
+    if (refusal === undefined) return go();
     if (!(refusal instanceof Promise)) return refuse(reply, refusal);
     refusal.then(
-      (error) => (error ? refuse(reply, error) : done()),
-      () => done(),
+      (error) => (error ? refuse(reply, error) : go()),
+      () => go(),
     );
   };
   const reenter = (req: FastifyRequest, _reply: FastifyReply, done: () => void) => {
@@ -98,12 +118,12 @@ export function registerCalendarEntry(app: FastifyInstance, services: Pick<Servi
     const slug = calendarSlugOf(req);
     const host = req.headers.host?.toLowerCase();
     // The default calendar's requests (the common case) cost no look-up.
-    if (slug === undefined && (host === undefined || !services.calendars.isCalendarHost(host))) return counted(req, reply, done);
+    if (slug === undefined && (host === undefined || !services.calendars.isCalendarHost(host))) return counted(req, reply, DEFAULT_CALENDAR_ID, done);
     services.calendars.resolve(slug !== undefined ? { slug } : { host: host! }).then(
       (runtime) => {
         if (!runtime) {
           if (slug !== undefined) return send(reply, apiError('calendar_not_found'));
-          return counted(req, reply, done);
+          return counted(req, reply, DEFAULT_CALENDAR_ID, done);
         }
         if (runtime.calendar.status === 'suspended') {
           void reply.header('retry-after', '3600');
@@ -116,7 +136,7 @@ export function registerCalendarEntry(app: FastifyInstance, services: Pick<Servi
         services.calendars.enter(runtime, () => {
           const resource = new AsyncResource('events-calendar:calendar');
           (req as RequestWithCalendar)[RESOURCE] = resource;
-          resource.runInAsyncScope(() => counted(req, reply, done), req.raw);
+          resource.runInAsyncScope(() => counted(req, reply, runtime.calendar.id, done), req.raw);
         });
       },
       (error: unknown) => done(error as Error),

@@ -142,6 +142,19 @@ forEachStore('calendars: a second calendar under /c/{slug}/', (t) => {
     assert.equal(there.status, 201, there.text);
     const here = await t.api.post('/events', { as, json: { title: 'By app', start_date: '2027-04-01 10:00', end_date: '2027-04-01 12:00' } });
     assert.equal(here.status, 401, here.text);
+    // Ada administers the network, but this password was limited to north: it manages north's
+    // records, not the calendars, from north's prefix as from anywhere.
+    const network = `${t.origin}/c/north${t.config.restRoot}/calendar/network/v1/calendars`;
+    assert.equal((await t.api.get(network, { as: 'ada' })).status, 200);
+    // Its own calendars: north alone.
+    const listed = await t.api.get(network, { as });
+    assert.equal(listed.status, 200, listed.text);
+    assert.deepEqual(
+      listed.body.map((c: { slug: string; role: string }) => [c.slug, c.role]),
+      [['north', 'administrator']],
+    );
+    const made = await t.api.post(network, { as, json: { slug: 'by-app', name: 'By app' } });
+    assert.equal(made.status, 403, made.text);
   });
 
   it('suspends a calendar: 503 on every path', async () => {

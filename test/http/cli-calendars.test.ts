@@ -84,5 +84,27 @@ for (const kind of STORES) {
       assert.doesNotMatch((await cli(['calendars', 'list'], env)).stdout, /north/);
       assert.equal((await cli(['calendars', 'delete', 'default', '--yes'], env)).code, 2);
     });
+
+    it('seeds a calendar of its own (seed --calendar), and no other', { timeout: 240_000 }, async () => {
+      const env = cliEnv(url, { LOG_LEVEL: 'silent', SITE_URL: t.origin });
+      assert.equal((await cli(['calendars', 'create', 'seeded', '--name', 'Seeded'], env)).code, 0);
+      const api = (prefix: string) => `${t.origin}${prefix}${t.config.restRoot}/calendar/events/v1`;
+      const everything = 'start_date=2000-01-01&end_date=2100-01-01&per_page=50&status=publish,draft,pending,private,future';
+      const before = (await t.api.get(`${api('')}/events?${everything}`, { as: 'admin' })).body.total;
+      const seeded = await cli(['seed', '--events', '30', '--calendar', 'seeded', '--no-progress'], env);
+      assert.equal(seeded.code, 0, seeded.stderr);
+      const there = await t.api.get(`${api('/c/seeded')}/events?${everything}`, { as: 'admin' });
+      assert.equal(there.status, 200, there.text);
+      assert.equal(there.body.total, 30);
+      // Its venues and terms are its own too.
+      assert.ok((await t.api.get(`${api('/c/seeded')}/venues?per_page=50`)).body.venues.length > 0);
+      assert.ok((await t.api.get(`${api('/c/seeded')}/categories?per_page=100`)).body.categories.length > 0);
+      // The default calendar has none of them.
+      assert.equal((await t.api.get(`${api('')}/events?${everything}`, { as: 'admin' })).body.total, before);
+      assert.equal((await t.api.get(`${api('')}/events/${there.body.events[0].id}`, { as: 'admin' })).status, 404);
+      const nowhere = await cli(['seed', '--events', '3', '--calendar', 'nowhere', '--no-progress'], env);
+      assert.notEqual(nowhere.code, 0);
+      assert.match(nowhere.stderr, /no calendar with slug "nowhere"/);
+    });
   });
 }

@@ -78,6 +78,7 @@ describe('configuration', () => {
         'CALENDAR_QUOTA_REQUESTS_PER_MINUTE',
         'CALENDAR_QUOTA_WEBHOOK_ENDPOINTS',
         'CALENDAR_QUOTA_SUBMISSIONS_PER_DAY',
+        'CALENDAR_FAIR_SHARE',
         'LOGIN_MAX_FAILURES',
         'TRUST_PROXY',
         'CORS_ORIGINS',

@@ -1,0 +1,185 @@
+/**
+ * Fair sharing of one instance between calendars: while more than one calendar is asking, each
+ * has at most `share` requests at work at once, and its others wait their turn in its own queue
+ * (first come, first served). One calendar's load (a closed loop of readers and writers) then
+ * puts at most `share` of its requests ahead of another calendar's request, instead of all of
+ * them; without it, a calendar quiet at 2 ms waited behind every request the busy one had sent.
+ *
+ * Work-conserving: a calendar alone (the single-calendar installation, or a night with one
+ * active calendar) is never held back, and a waiting request starts as soon as its calendar has a
+ * free place or the others have gone quiet. "Asking" means a request at work, waiting, or started
+ * within the last `windowMs` (a client's next request arrives a moment after its last answer).
+ *
+ * A request holds its place until its answer starts (its headers are written) or its connection
+ * closes: a stream (the admin app's change stream) holds no place while it streams. Requests of
+ * every calendar are counted, the default calendar's too. The queues are per instance; the
+ * per-calendar quota of requests per minute is the limit across instances (domain/quotas.ts).
+ *
+ * @example
+ *   const fair = createFairShare({ share: 4 });
+ *   const ticket = fair.admit(calendarId, () => handle());
+ *   res.once('close', ticket.release);
+ */
+import { AsyncResource } from 'node:async_hooks';
+import { Counter, Gauge, type Registry } from 'prom-client';
+
+export interface FairShareOptions {
+  /** requests of one calendar at work at once while another calendar asks too; 0: no limit */
+  share: number;
+  /** how long a calendar counts as asking after its last request started (ms) */
+  windowMs?: number;
+  now?: () => number;
+}
+
+export interface FairShareStats {
+  /** calendars with requests at work or waiting */
+  calendars: number;
+  working: number;
+  waiting: number;
+  /** requests that waited since the start */
+  waited: number;
+}
+
+export interface FairShare {
+  /**
+   * Start `go` now or when its calendar's turn comes. The ticket's `release` is called once the
+   * request no longer needs its place: its answer started, or its connection closed (then, if it
+   * still waited, it never starts). Calling it again does nothing.
+   */
+  admit(calendar: number, go: () => void): Ticket;
+  stats(): FairShareStats;
+}
+
+export interface Ticket {
+  release(): void;
+}
+
+interface Waiting {
+  go: () => void;
+  dropped: boolean;
+}
+
+interface Lane {
+  working: number;
+  queue: Waiting[];
+  lastStart: number;
+}
+
+export function createFairShare(options: FairShareOptions): FairShare {
+  const share = options.share;
+  const windowMs = options.windowMs ?? 1000;
+  const now = options.now ?? (() => performance.now());
+  /** Calendars asking: lanes are dropped once idle for `windowMs` (no structure per calendar kept). */
+  const lanes = new Map<number, Lane>();
+  let waited = 0;
+
+  const laneOf = (calendar: number): Lane => {
+    let lane = lanes.get(calendar);
+    if (!lane) lanes.set(calendar, (lane = { working: 0, queue: [], lastStart: -Infinity }));
+    return lane;
+  };
+
+  /** Whether another calendar than `calendar` asks (a lane idle past the window is forgotten). */
+  const othersAsk = (calendar: number, at: number): boolean => {
+    for (const [id, lane] of lanes) {
+      if (id === calendar) continue;
+      if (lane.working > 0 || lane.queue.length > 0 || at - lane.lastStart < windowMs) return true;
+      lanes.delete(id);
+    }
+    return false;
+  };
+
+  /** The request starts: it holds a place until released. */
+  const start = (lane: Lane, go: () => void, at: number): void => {
+    lane.working++;
+    lane.lastStart = at;
+    go();
+  };
+
+  /** A place freed in `lane`: its next waiting request starts; when it had none, the others' may. */
+  const next = (calendar: number, lane: Lane): void => {
+    while (lane.queue.length > 0 && (lane.working < share || !othersAsk(calendar, now()))) {
+      const waiting = lane.queue.shift()!;
+      if (!waiting.dropped) waiting.go();
+    }
+    if (lane.working === 0 && lane.queue.length === 0) {
+      // A lane that waited because of this one may start now that this one is quiet.
+      for (const [id, other] of lanes) if (id !== calendar && other.queue.length > 0) next(id, other);
+    }
+  };
+
+  return {
+    admit(calendar, go) {
+      if (share <= 0) {
+        go();
+        return { release: () => {} };
+      }
+      const at = now();
+      const lane = laneOf(calendar);
+      let state: 'waiting' | 'working' | 'done' = 'waiting';
+      const release = () => {
+        if (state === 'working') {
+          lane.working--;
+          next(calendar, lane);
+        } else if (state === 'waiting') waiting.dropped = true;
+        state = 'done';
+      };
+      const waiting: Waiting = {
+        go: () => {
+          state = 'working';
+          start(lane, go, now());
+        },
+        dropped: false,
+      };
+      if (lane.queue.length === 0 && (lane.working < share || !othersAsk(calendar, at))) waiting.go();
+      else {
+        waited++;
+        // It starts from another request's release: in its own context (its calendar's), not that one's.
+        const resume = AsyncResource.bind(waiting.go);
+        waiting.go = resume;
+        lane.queue.push(waiting);
+      }
+      return { release };
+    },
+    stats() {
+      let working = 0;
+      let waiting = 0;
+      let calendars = 0;
+      for (const lane of lanes.values()) {
+        working += lane.working;
+        waiting += lane.queue.filter((w) => !w.dropped).length;
+        if (lane.working > 0 || lane.queue.length > 0) calendars++;
+      }
+      return { calendars, working, waiting, waited };
+    },
+  };
+}
+
+/** The fair share's figures in /metrics: requests waiting their calendar's turn now, and since the start. */
+export function registerFairShareMetrics(registry: Registry, fair: FairShare): void {
+  new Gauge({
+    name: 'calendar_fair_share_waiting_requests',
+    help: "Requests waiting their calendar's turn (CALENDAR_FAIR_SHARE) now",
+    registers: [registry],
+    collect() {
+      this.set(fair.stats().waiting);
+    },
+  });
+  new Gauge({
+    name: 'calendar_fair_share_working_requests',
+    help: 'Requests at work that hold a place of their calendar (until their answer starts)',
+    registers: [registry],
+    collect() {
+      this.set(fair.stats().working);
+    },
+  });
+  new Counter({
+    name: 'calendar_fair_share_waited_requests_total',
+    help: "Requests that waited their calendar's turn because other calendars asked too",
+    registers: [registry],
+    collect() {
+      this.reset();
+      this.inc(fair.stats().waited);
+    },
+  });
+}

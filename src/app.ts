@@ -28,8 +28,8 @@ import type { SubmissionJobs } from './jobs/submissions.js';
 import type { JobHandle } from './jobs/runner.js';
 import { clientAddressOf, createWebServer, requestIdOf, registerBodyParsers, registerCompression } from './web/server.js';
 import { registerQueryRefusal } from './web/query-string.js';
-import { calendarRewrite, registerCalendarEntry } from './web/calendars.js';
-import { createFairShare, registerFairShareMetrics } from './web/fair-share.js';
+import { calendarRewrite, installTurnShare, registerCalendarEntry } from './web/calendars.js';
+import { createFairShare, createTurnShare, registerFairShareMetrics } from './web/fair-share.js';
 import { registerRateLimit, type RateLimitTake } from './web/rate-limit.js';
 import { registerSlowRequestLog, watchLoop, type LoopWatch } from './web/loop-delay.js';
 import { registerConditional } from './web/conditional.js';
@@ -150,7 +150,6 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
   const metrics = registerMetrics(app, config, storeMetricsSource(store), loopWatch);
   const registry = metrics?.registry;
   if (registry) jobs.registerMetrics(registry);
-  if (registry) registerFairShareMetrics(registry, fairShare);
 
   // The faces, in this order, each `registerXFace(app, deps)` (faces.ts). The REST face also sets
   // the instance's error and not-found answers (the API's shape), so it comes first. The federation
@@ -208,6 +207,10 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
   for (const spec of federationFace?.jobs() ?? []) jobs.register(spec);
 
   if (config.replayAnswers) installReplay(app, config, feed, arriveOnSocket, rateLimitTake, metrics);
+  // Before the replay and Fastify: each calendar's requests take their turns (CALENDAR_FAIR_SHARE).
+  const turnShare = createTurnShare({ perTurn: config.calendarFairShare });
+  if (config.calendarFairShare > 0) installTurnShare(app.server, turnShare, (host) => services.calendars.isCalendarHost(host), RATE_LIMIT_EXEMPT);
+  if (registry) registerFairShareMetrics(registry, fairShare, turnShare);
 
   return {
     app,

@@ -22,8 +22,10 @@
  *
  * Settings: BENCH_CALENDARS (10000), BENCH_CALENDAR_EVENTS (100), BENCH_BIG (1000000),
  * BENCH_STORES (sqlite; add postgres with BENCH_POSTGRES_URL), BENCH_DURATION (10 s),
- * BENCH_WARMUP (3 s), BENCH_CONNECTIONS (10), BENCH_WRITERS (2), BENCH_FAIR_SHARES ("4,0"),
+ * BENCH_WARMUP (3 s), BENCH_CONNECTIONS (10), BENCH_WRITERS (2), BENCH_FAIR_SHARES ("4,1,0"),
  * BENCH_DATA_DIR (./data/bench), BENCH_REUSE=1 (keep the seeded SQLite files of the same sizes),
+ * BENCH_SEED_ONLY=1 (seed the SQLite files and stop: seeding needs no quiet machine),
+ * BENCH_ONLY (some of lists,creates,memory,fairness),
  * BENCH_OUT (bench/calendars-results.md; "-" prints only).
  *
  * @example npm run bench:calendars
@@ -31,6 +33,8 @@
  */
 import { copyFileSync, existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { resolve } from 'node:path';
+import { spawn } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
 import pg from 'pg';
 import { openStore, type Store } from '../../src/store/db.js';
 import { inCalendar } from '../../src/store/calendar-scope.js';
@@ -50,9 +54,10 @@ const SECONDS = Number(env.BENCH_DURATION ?? 10);
 const WARMUP = Number(env.BENCH_WARMUP ?? 3);
 const CONNECTIONS = Number(env.BENCH_CONNECTIONS ?? 10);
 const WRITERS = Number(env.BENCH_WRITERS ?? 2);
-const FAIR_SHARES = (env.BENCH_FAIR_SHARES ?? '4,0').split(',').map(Number);
+const FAIR_SHARES = (env.BENCH_FAIR_SHARES ?? '4,1,0').split(',').map(Number);
 const DATA_DIR = resolve(env.BENCH_DATA_DIR ?? 'data/bench');
 const OUT = env.BENCH_OUT ?? 'bench/calendars-results.md';
+const ONLY = new Set((env.BENCH_ONLY ?? 'lists,creates,memory,fairness').split(',').map((s) => s.trim()));
 const ADMIN = { login: 'bench-admin', password: 'bench-admin-password' };
 const AUTH = `Basic ${Buffer.from(`${ADMIN.login}:${ADMIN.password}`).toString('base64')}`;
 const SERVER_ENV = { LOG_LEVEL: 'warn', RATE_LIMIT_MAX: '0', CALENDAR_TIMEZONE: 'UTC', CALENDAR_ADMIN_USER: ADMIN.login, CALENDAR_ADMIN_PASSWORD: ADMIN.password, METRICS: 'true' };
@@ -132,7 +137,7 @@ async function prepare(store: string): Promise<Databases> {
       let t = performance.now();
       await seedBig(`sqlite:${files.aloneBig}`);
       log(`- seeded the default calendar's ${BIG.toLocaleString('en')} events in ${((performance.now() - t) / 1000).toFixed(0)} s`);
-      copyFileSync(files.aloneBig, files.shared);
+      for (const suffix of ['', '-wal']) if (existsSync(files.aloneBig + suffix)) copyFileSync(files.aloneBig + suffix, files.shared + suffix);
       t = performance.now();
       const s = await seedSmall(`sqlite:${files.shared}`, all);
       log(`- seeded ${CALENDARS.toLocaleString('en')} calendars of ${CALENDAR_EVENTS} events beside it in ${s.toFixed(0)} s (${((s * 1000) / CALENDARS).toFixed(0)} ms each)`);
@@ -258,6 +263,17 @@ async function memory(server: Child, table: string[]): Promise<void> {
   }
 }
 
+/** A load run by drive-load.ts in a child process: its result. */
+function driveLoad(spec: Record<string, unknown>): Promise<LoadResult> {
+  return new Promise((resolveRun, reject) => {
+    const child = spawn(process.execPath, ['--import', 'tsx', fileURLToPath(new URL('./drive-load.ts', import.meta.url)), JSON.stringify(spec)], { stdio: ['ignore', 'pipe', 'inherit'] });
+    let out = '';
+    child.stdout.on('data', (c: Buffer) => (out += c.toString()));
+    child.once('error', reject);
+    child.once('exit', (code) => (code === 0 ? resolveRun(JSON.parse(out.trim().split('\n').at(-1)!) as LoadResult) : reject(new Error(`drive-load exited with ${code}`))));
+  });
+}
+
 /** 4. The probe calendar's p99 quiet and while the big calendar is under read and write load. */
 async function fairness(url: string, table: string[]): Promise<void> {
   table.push(`| CALENDAR_FAIR_SHARE | probe p99 quiet ms | probe p99 under load ms | ratio | probe req/s quiet / under load | busy calendar reads/s, writes/s |`, '|---|---:|---:|---:|---:|---:|');
@@ -267,18 +283,18 @@ async function fairness(url: string, table: string[]): Promise<void> {
     try {
       const probe = { url: server.origin + probePath, connections: 1 };
       const quiet = await measure({ ...probe, seconds: SECONDS, warmupSeconds: WARMUP });
-      let n = 0;
       const busyRead = { url: `${server.origin}/api/calendar/events/v1/events?per_page=20`, connections: CONNECTIONS };
       const busyWrite = {
         url: `${server.origin}/api/calendar/events/v1/events`,
         method: 'POST' as const,
         headers: { authorization: AUTH, 'content-type': 'application/json' },
-        body: () => JSON.stringify({ title: `Load ${process.pid} ${++n}`, start_date: '2031-01-05 10:00:00', end_date: '2031-01-05 11:00:00', status: 'publish' }),
+        create: true,
         connections: WRITERS,
       };
-      // The load starts first and runs past the probe's measurement.
-      const reads = loadOnce(busyRead, SECONDS + WARMUP + 2);
-      const writes = loadOnce(busyWrite, SECONDS + WARMUP + 2);
+      // The load runs in processes of their own (drive-load.ts), starts first and runs past the
+      // probe's measurement: the probe's answers are not delayed by the load generator's work.
+      const reads = driveLoad({ ...busyRead, seconds: SECONDS + WARMUP + 2 });
+      const writes = driveLoad({ ...busyWrite, seconds: SECONDS + WARMUP + 2 });
       await new Promise((r) => setTimeout(r, WARMUP * 1000));
       const loaded = await loadOnce(probe, SECONDS);
       const [r, w] = await Promise.all([reads, writes]);
@@ -311,32 +327,44 @@ async function main(): Promise<void> {
     log(`### ${store === 'sqlite' ? 'SQLite' : 'PostgreSQL'}`);
     log('');
     const dbs = await prepare(store);
+    // Seeding does not need the machine alone; the measurements do (run again with BENCH_REUSE=1).
+    if (env.BENCH_SEED_ONLY === '1') continue;
     try {
       const table: string[] = [];
-      log('**Lists**, the same calendar alone in a database and among the others (target: >= 90 %):');
-      log('');
-      await lists(dbs, table);
-      table.splice(0).forEach(log);
-      const server = await serve(dbs.shared);
-      try {
+      if (ONLY.has('lists')) {
+        log('**Lists**, the same calendar alone in a database and among the others (target: >= 90 %):');
         log('');
-        log(`**Creating a calendar** (POST calendar/network/v1/calendars) among ${CALENDARS.toLocaleString('en')} (target: under 50 ms):`);
-        log('');
-        await creates(server, table);
+        await lists(dbs, table);
         table.splice(0).forEach(log);
-        log('');
-        log('**Idle memory**: one list request in each of more and more calendars, then 3 s idle (target: bounded):');
-        log('');
-        await memory(server, table);
-        table.splice(0).forEach(log);
-      } finally {
-        await server.stop();
       }
-      log('');
-      log(`**Fairness**: calendar ${PROBE_SLUG} read by one connection, quiet, then while the default calendar is read by ${CONNECTIONS} connections and written by ${WRITERS} (target: within 2x):`);
-      log('');
-      await fairness(dbs.shared, table);
-      table.splice(0).forEach(log);
+      if (ONLY.has('creates') || ONLY.has('memory')) {
+        const server = await serve(dbs.shared);
+        try {
+          if (ONLY.has('creates')) {
+            log('');
+            log(`**Creating a calendar** (POST calendar/network/v1/calendars) among ${CALENDARS.toLocaleString('en')} (target: under 50 ms):`);
+            log('');
+            await creates(server, table);
+            table.splice(0).forEach(log);
+          }
+          if (ONLY.has('memory')) {
+            log('');
+            log('**Idle memory**: one list request in each of more and more calendars, then 3 s idle (target: bounded):');
+            log('');
+            await memory(server, table);
+            table.splice(0).forEach(log);
+          }
+        } finally {
+          await server.stop();
+        }
+      }
+      if (ONLY.has('fairness')) {
+        log('');
+        log(`**Fairness**: calendar ${PROBE_SLUG} read by one connection, quiet, then while the default calendar is read by ${CONNECTIONS} connections and written by ${WRITERS} (target: within 2x):`);
+        log('');
+        await fairness(dbs.shared, table);
+        table.splice(0).forEach(log);
+      }
     } finally {
       if (store === 'postgres') await dropPostgres();
     }

@@ -16,13 +16,13 @@
  *   registerCalendarEntry(app, services);
  */
 import { AsyncResource } from 'node:async_hooks';
-import type { IncomingMessage } from 'node:http';
+import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Services } from '../domain/services.js';
 import { apiError, type ApiError } from '../domain/errors.js';
 import { DEFAULT_CALENDAR_ID } from '../domain/calendars.js';
 import { neverReplay } from './replay.js';
-import type { FairShare } from './fair-share.js';
+import type { FairShare, TurnShare } from './fair-share.js';
 
 /** The slug a request's path named (`/c/{slug}/…`), set on the raw request by `calendarRewrite`. */
 const SLUG = Symbol('calendar slug');
@@ -149,4 +149,29 @@ export function registerCalendarEntry(app: FastifyInstance, services: Pick<Servi
   });
   app.addHook('preValidation', reenter);
   app.addHook('preHandler', reenter);
+}
+
+/**
+ * Every request takes its calendar's turn (fair-share.ts, `createTurnShare`) before anything else
+ * runs for it, replayed answers included: the request listeners of `server` (the replay, Fastify)
+ * are called in its turn. The calendar is told from the raw request (its `/c/{slug}` prefix, else a
+ * calendar's own host name, else the default calendar); health checks and metrics never wait.
+ */
+export function installTurnShare(server: Server, turns: TurnShare, isCalendarHost: (host: string) => boolean, exempt: ReadonlySet<string>): void {
+  const listeners = server.listeners('request') as Array<(req: IncomingMessage, res: ServerResponse) => void>;
+  server.removeAllListeners('request');
+  server.on('request', (req: IncomingMessage, res: ServerResponse) => {
+    const go = () => {
+      for (const listener of listeners) listener.call(server, req, res);
+    };
+    const url = req.url ?? '/';
+    let calendar = '';
+    if (url.startsWith('/c/')) calendar = PREFIX.exec(url)?.[1] ?? '';
+    else {
+      const host = req.headers.host?.toLowerCase();
+      if (host !== undefined && isCalendarHost(host)) calendar = `host:${host}`;
+      else if (exempt.has(url.split('?')[0]!)) return go();
+    }
+    turns.enter(calendar, go);
+  });
 }

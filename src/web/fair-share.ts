@@ -155,8 +155,89 @@ export function createFairShare(options: FairShareOptions): FairShare {
   };
 }
 
+export interface TurnShareOptions {
+  /** requests of one calendar started per turn of the event loop while another asks; 0: no limit */
+  perTurn: number;
+  windowMs?: number;
+  now?: () => number;
+}
+
+export interface TurnShare {
+  /** Start `go` now, or in a later turn of the event loop when its calendar has had its turns. */
+  enter(calendar: string, go: () => void): void;
+  stats(): { deferred: number };
+}
+
+/**
+ * The same share, in turns of the event loop: while more than one calendar asks, each starts at
+ * most `perTurn` requests per turn, the rest in later turns (round robin between calendars). A
+ * request's work (a replayed answer, a read of SQLite) is mostly done in the turn it starts, so a
+ * busy calendar's many requests, all read from their sockets at once, no longer all run before
+ * another calendar's one request read with them: it waits for at most `perTurn` of them. Keyed
+ * before the calendar is known (the path's slug, the host name), so that replayed answers, which
+ * never reach Fastify, take their turn too.
+ */
+export function createTurnShare(options: TurnShareOptions): TurnShare {
+  const perTurn = options.perTurn;
+  const windowMs = options.windowMs ?? 1000;
+  const now = options.now ?? (() => performance.now());
+  const lanes = new Map<string, { used: number; queue: Array<() => void>; lastStart: number }>();
+  let turnScheduled = false;
+  let deferred = 0;
+
+  const othersAsk = (calendar: string, at: number): boolean => {
+    for (const [key, lane] of lanes) {
+      if (key === calendar) continue;
+      if (lane.queue.length > 0 || at - lane.lastStart < windowMs) return true;
+      lanes.delete(key);
+    }
+    return false;
+  };
+
+  /** The next turn: every calendar's count starts again, and the waiting start, round robin. */
+  const nextTurn = () => {
+    turnScheduled = false;
+    for (const lane of lanes.values()) lane.used = 0;
+    let waiting = false;
+    for (const [key, lane] of lanes) {
+      while (lane.queue.length > 0 && (lane.used < perTurn || !othersAsk(key, now()))) {
+        lane.used++;
+        lane.lastStart = now();
+        lane.queue.shift()!();
+      }
+      if (lane.queue.length > 0) waiting = true;
+    }
+    if (waiting) schedule();
+  };
+  const schedule = () => {
+    if (turnScheduled) return;
+    turnScheduled = true;
+    setImmediate(nextTurn);
+  };
+
+  return {
+    enter(calendar, go) {
+      if (perTurn <= 0) return go();
+      const at = now();
+      let lane = lanes.get(calendar);
+      if (!lane) lanes.set(calendar, (lane = { used: 0, queue: [], lastStart: -Infinity }));
+      if (lane.queue.length === 0 && (lane.used < perTurn || !othersAsk(calendar, at))) {
+        lane.used++;
+        lane.lastStart = at;
+        schedule();
+        return go();
+      }
+      deferred++;
+      // It starts from the turn's callback: in its own context, not that one's.
+      lane.queue.push(AsyncResource.bind(go));
+      schedule();
+    },
+    stats: () => ({ deferred }),
+  };
+}
+
 /** The fair share's figures in /metrics: requests waiting their calendar's turn now, and since the start. */
-export function registerFairShareMetrics(registry: Registry, fair: FairShare): void {
+export function registerFairShareMetrics(registry: Registry, fair: FairShare, turns: TurnShare): void {
   new Gauge({
     name: 'calendar_fair_share_waiting_requests',
     help: "Requests waiting their calendar's turn (CALENDAR_FAIR_SHARE) now",
@@ -180,6 +261,15 @@ export function registerFairShareMetrics(registry: Registry, fair: FairShare): v
     collect() {
       this.reset();
       this.inc(fair.stats().waited);
+    },
+  });
+  new Counter({
+    name: 'calendar_fair_share_deferred_requests_total',
+    help: "Requests started in a later turn of the event loop because their calendar had had its turn while other calendars asked",
+    registers: [registry],
+    collect() {
+      this.reset();
+      this.inc(turns.stats().deferred);
     },
   });
 }

@@ -4,7 +4,9 @@
  * its next request wait while another calendar asks, and the waiting request is answered, in its
  * own calendar, as soon as the first one's answer starts; the other calendar is never held back by
  * it. A stream (the admin change stream) holds no place while it streams. Health checks and
- * metrics never wait. What is at work and waiting is read from /metrics, so nothing here is timed.
+ * metrics never wait. In turns of the event loop: many requests of one calendar read at once, while
+ * another calendar asks, start one per turn, and every one is answered. What is at work, waiting
+ * and deferred is read from /metrics, so nothing here is timed.
  */
 import { after, before, it } from 'node:test';
 import assert from 'node:assert/strict';
@@ -48,7 +50,12 @@ forEachStore(
       const res = await fetch(`${t.origin}/metrics`);
       const text = await res.text();
       const figure = (name: string) => Number(new RegExp(`^${name} (\\d+)$`, 'm').exec(text)?.[1] ?? NaN);
-      return { working: figure('calendar_fair_share_working_requests'), waiting: figure('calendar_fair_share_waiting_requests'), waited: figure('calendar_fair_share_waited_requests_total') };
+      return {
+        working: figure('calendar_fair_share_working_requests'),
+        waiting: figure('calendar_fair_share_waiting_requests'),
+        waited: figure('calendar_fair_share_waited_requests_total'),
+        deferred: figure('calendar_fair_share_deferred_requests_total'),
+      };
     };
     /** Wait until /metrics shows what `test` wants (each look is a request of its own). */
     const until = async (test: (f: Awaited<ReturnType<typeof figures>>) => boolean, what: string) => {
@@ -112,6 +119,28 @@ forEachStore(
       held = [];
       const now = await until((f) => f.working === 0 && f.waiting === 0, 'every place free');
       assert.equal(now.waited - before.waited, 2);
+    });
+
+    it("starts a busy calendar's requests read at once one per turn while another calendar asks, and answers them all", async () => {
+      // Twenty connections, open (each answered once), so that their next requests are read together.
+      const agent = new http.Agent({ keepAlive: true, maxSockets: 20 });
+      const get = () =>
+        new Promise<number>((resolve, reject) => {
+          http
+            .get(`${t.origin}${EVENTS}?per_page=1`, { agent }, (res) => {
+              res.resume();
+              res.on('end', () => resolve(res.statusCode ?? 0));
+            })
+            .on('error', reject);
+        });
+      await Promise.all(Array.from({ length: 20 }, get));
+      const before = (await figures()).deferred;
+      // North asks; then twenty requests of the default calendar arrive together.
+      assert.equal((await fetch(`${t.origin}/c/north${EVENTS}`)).status, 200);
+      const answers = await Promise.all(Array.from({ length: 20 }, get));
+      agent.destroy();
+      assert.deepEqual(new Set(answers), new Set([200]));
+      assert.ok((await figures()).deferred > before, 'some started in a later turn');
     });
 
     it('holds no place while a stream streams (its answer has started)', async () => {

@@ -2,12 +2,14 @@
  * The fair share between calendars (src/web/fair-share.ts): a calendar alone is never held back;
  * while another calendar asks, each works on at most `share` requests and its others wait, first
  * come first served; a request released while it waited never starts; a waiting request starts
- * in its own asynchronous context; an idle calendar is forgotten.
+ * in its own asynchronous context; an idle calendar is forgotten. The same share in turns of the
+ * event loop: a busy calendar starts at most its share per turn while another asks, the rest in
+ * later turns, in order.
  */
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { AsyncLocalStorage } from 'node:async_hooks';
-import { createFairShare, type Ticket } from '../../src/web/fair-share.js';
+import { createFairShare, createTurnShare, type Ticket } from '../../src/web/fair-share.js';
 
 /** A clock the test moves. */
 function clock() {
@@ -98,6 +100,51 @@ describe('fair share between calendars', () => {
     let n = 0;
     fair.admit(2, () => n++);
     for (let i = 0; i < 5; i++) fair.admit(1, () => n++);
+    assert.equal(n, 6);
+  });
+});
+
+const turn = () => new Promise<void>((resolve) => setImmediate(resolve));
+
+describe('fair share between calendars, in turns of the event loop', () => {
+  it('starts every request of a calendar alone at once', () => {
+    const turns = createTurnShare({ perTurn: 2 });
+    let n = 0;
+    for (let i = 0; i < 10; i++) turns.enter('busy', () => n++);
+    assert.equal(n, 10);
+    assert.equal(turns.stats().deferred, 0);
+  });
+
+  it("starts a busy calendar's share per turn while another asks, the other's request at once, the rest in later turns and in order", async () => {
+    const turns = createTurnShare({ perTurn: 2 });
+    const order: string[] = [];
+    turns.enter('quiet', () => order.push('quiet 1'));
+    for (let i = 1; i <= 5; i++) turns.enter('busy', () => order.push(`busy ${i}`));
+    turns.enter('quiet', () => order.push('quiet 2'));
+    assert.deepEqual(order, ['quiet 1', 'busy 1', 'busy 2', 'quiet 2']);
+    assert.equal(turns.stats().deferred, 3);
+    await turn();
+    assert.deepEqual(order.slice(4), ['busy 3', 'busy 4']);
+    await turn();
+    assert.deepEqual(order.slice(6), ['busy 5']);
+  });
+
+  it('starts a deferred request in its own context', async () => {
+    const turns = createTurnShare({ perTurn: 1 });
+    const context = new AsyncLocalStorage<string>();
+    const seen: Array<string | undefined> = [];
+    turns.enter('quiet', () => {});
+    context.run('first', () => turns.enter('busy', () => seen.push(context.getStore())));
+    context.run('second', () => turns.enter('busy', () => seen.push(context.getStore())));
+    await turn();
+    assert.deepEqual(seen, ['first', 'second']);
+  });
+
+  it('holds nothing back with a share of 0', () => {
+    const turns = createTurnShare({ perTurn: 0 });
+    let n = 0;
+    turns.enter('quiet', () => n++);
+    for (let i = 0; i < 5; i++) turns.enter('busy', () => n++);
     assert.equal(n, 6);
   });
 });

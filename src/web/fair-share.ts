@@ -265,7 +265,7 @@ export function registerFairShareMetrics(registry: Registry, fair: FairShare, tu
   });
   new Counter({
     name: 'calendar_fair_share_deferred_requests_total',
-    help: "Requests started in a later turn of the event loop because their calendar had had its turn while other calendars asked",
+    help: 'Requests started in a later turn of the event loop because their calendar had had its turn while other calendars asked',
     registers: [registry],
     collect() {
       this.reset();

@@ -23,8 +23,9 @@
  * Settings: BENCH_CALENDARS (10000), BENCH_CALENDAR_EVENTS (100), BENCH_BIG (1000000),
  * BENCH_STORES (sqlite; add postgres with BENCH_POSTGRES_URL), BENCH_DURATION (10 s),
  * BENCH_WARMUP (3 s), BENCH_CONNECTIONS (10), BENCH_WRITERS (2), BENCH_FAIR_SHARES ("4,1,0"),
- * BENCH_DATA_DIR (./data/bench), BENCH_REUSE=1 (keep the seeded SQLite files of the same sizes),
- * BENCH_SEED_ONLY=1 (seed the SQLite files and stop: seeding needs no quiet machine),
+ * BENCH_DATA_DIR (./data/bench), BENCH_REUSE=1 (keep and reuse the seeded SQLite files and PostgreSQL
+ * databases of the same sizes),
+ * BENCH_SEED_ONLY=1 (seed the databases and stop: seeding needs no quiet machine),
  * BENCH_ONLY (some of lists,creates,memory,fairness),
  * BENCH_OUT (bench/calendars-results.md; "-" prints only).
  *
@@ -148,26 +149,41 @@ async function prepare(store: string): Promise<Databases> {
     }
     return { shared: `sqlite:${files.shared}`, aloneBig: `sqlite:${files.aloneBig}`, aloneProbe: `sqlite:${files.aloneProbe}` };
   }
-  const names = { shared: `events_bench_cal_shared_${process.pid}`, aloneBig: `events_bench_cal_big_${process.pid}`, aloneProbe: `events_bench_cal_probe_${process.pid}` };
-  for (const db of Object.values(names)) {
-    await pgAdmin(`drop database if exists ${db} with (force)`);
-    await pgAdmin(`create database ${db}`);
-  }
+  const suffix = env.BENCH_REUSE === '1' ? `${BIG}_${CALENDARS}x${CALENDAR_EVENTS}` : String(process.pid);
+  const names = { shared: `events_bench_cal_shared_${suffix}`, aloneBig: `events_bench_cal_big_${suffix}`, aloneProbe: `events_bench_cal_probe_${suffix}` };
   const urls = { shared: pgUrlFor(names.shared), aloneBig: pgUrlFor(names.aloneBig), aloneProbe: pgUrlFor(names.aloneProbe) };
+  // Kept with BENCH_REUSE=1 (the names say the sizes; a database is reused only when all three are there).
+  if (env.BENCH_REUSE === '1' && (await pgDatabasesExist(Object.values(names)))) return urls;
+  for (const db of Object.values(names)) await pgAdmin(`drop database if exists ${db} with (force)`);
+  await pgAdmin(`create database ${names.aloneBig}`);
   let t = performance.now();
   await seedBig(urls.aloneBig);
   log(`- seeded the default calendar's ${BIG.toLocaleString('en')} events in ${((performance.now() - t) / 1000).toFixed(0)} s`);
   // A copy of it: PostgreSQL's template copy (no connection may be open to it).
-  await pgAdmin(`drop database ${names.shared}`);
   await pgAdmin(`create database ${names.shared} template ${names.aloneBig}`);
   t = performance.now();
   const s = await seedSmall(urls.shared, all);
   log(`- seeded ${CALENDARS.toLocaleString('en')} calendars of ${CALENDAR_EVENTS} events beside it in ${s.toFixed(0)} s (${((s * 1000) / CALENDARS).toFixed(0)} ms each)`);
+  // The last of the three, made last: its presence says the others are complete.
+  await pgAdmin(`create database ${names.aloneProbe}`);
   await seedSmall(urls.aloneProbe, [PROBE]);
   return urls;
 }
 
+async function pgDatabasesExist(names: string[]): Promise<boolean> {
+  const client = new pg.Client({ connectionString: PG_URL });
+  await client.connect();
+  try {
+    const r = await client.query('select count(*)::int as n from pg_database where datname = any($1)', [names]);
+    return Number(r.rows[0].n) === names.length;
+  } finally {
+    await client.end();
+  }
+}
+
 async function dropPostgres(): Promise<void> {
+  // Kept for the next run with BENCH_REUSE=1.
+  if (env.BENCH_REUSE === '1') return;
   for (const what of ['shared', 'big', 'probe']) await pgAdmin(`drop database if exists events_bench_cal_${what}_${process.pid} with (force)`);
 }
 

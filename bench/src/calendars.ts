@@ -36,7 +36,7 @@ import { copyFileSync, existsSync, mkdirSync, readFileSync, rmSync, writeFileSyn
 import { resolve } from 'node:path';
 import { spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
-import pg from 'pg';
+import { adminQuery, postgresUrlFor } from './postgres.js';
 import { openStore, type Store } from '../../src/store/db.js';
 import { inCalendar } from '../../src/store/calendar-scope.js';
 import { insertCalendar } from '../../src/store/calendars.js';
@@ -74,20 +74,8 @@ const log = (line: string) => {
   lines.push(line);
 };
 
-const pgUrlFor = (database: string) => {
-  const u = new URL(PG_URL!);
-  u.pathname = `/${database}`;
-  return u.toString();
-};
-async function pgAdmin(text: string): Promise<void> {
-  const client = new pg.Client({ connectionString: PG_URL });
-  await client.connect();
-  try {
-    await client.query(text);
-  } finally {
-    await client.end();
-  }
-}
+const pgUrlFor = (database: string) => postgresUrlFor(PG_URL!, database);
+const pgAdmin = async (text: string): Promise<void> => void (await adminQuery(PG_URL!, text));
 
 /** The default calendar's BIG events, by the CLI as it ships. */
 async function seedBig(url: string): Promise<void> {
@@ -171,14 +159,8 @@ async function prepare(store: string): Promise<Databases> {
 }
 
 async function pgDatabasesExist(names: string[]): Promise<boolean> {
-  const client = new pg.Client({ connectionString: PG_URL });
-  await client.connect();
-  try {
-    const r = await client.query('select count(*)::int as n from pg_database where datname = any($1)', [names]);
-    return Number(r.rows[0].n) === names.length;
-  } finally {
-    await client.end();
-  }
+  const rows = await adminQuery<{ n: number }>(PG_URL!, 'select count(*)::int as n from pg_database where datname = any($1)', [names]);
+  return Number(rows[0]!.n) === names.length;
 }
 
 async function dropPostgres(): Promise<void> {

@@ -45,10 +45,10 @@
 import { existsSync, rmSync, mkdirSync } from 'node:fs';
 import { loadavg } from 'node:os';
 import { resolve } from 'node:path';
-import pg from 'pg';
 import { openStore } from '../../src/store/db.js';
 import { describeMachine } from './machine.js';
 import { measure, type LoadResult, type LoadSpec } from './load.js';
+import { adminQuery as pgAdminQuery, postgresUrlFor as postgresUrl } from './postgres.js';
 import { BASELINE_ARGS, CLI_PATH, runNode, sampleProcess, startChild, rssOf, type Child } from './processes.js';
 import { SERIES_KINDS, type SeriesKind } from '../../src/seed/series.js';
 import { renderReport, sizeLabel, writeReport } from './report.js';
@@ -130,21 +130,8 @@ function commandLine(): string {
   return [...vars, how].join(' ');
 }
 
-function postgresUrlFor(database: string): string {
-  const u = new URL(PG_URL!);
-  u.pathname = `/${database}`;
-  return u.toString();
-}
-
-async function adminQuery(text: string): Promise<void> {
-  const client = new pg.Client({ connectionString: PG_URL });
-  await client.connect();
-  try {
-    await client.query(text);
-  } finally {
-    await client.end();
-  }
-}
+const postgresUrlFor = (database: string): string => postgresUrl(PG_URL!, database);
+const adminQuery = async (text: string): Promise<void> => void (await pgAdminQuery(PG_URL!, text));
 
 async function countDataset(url: string): Promise<Dataset> {
   const store = await openStore(url, { poolSize: 1 });

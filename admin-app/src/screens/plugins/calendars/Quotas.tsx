@@ -53,9 +53,7 @@ export function QuotasSection({ calendarId, quotas }: { calendarId: number; quot
   return (
     <section class="card" aria-labelledby="quotas">
       <h2 id="quotas">{t('calendars.quotas.title')}</h2>
-      <p class="help" id="quotas-help">
-        {t('calendars.quotas.help')}
-      </p>
+      <p>{t('calendars.quotas.help')}</p>
       <form ref={form} onSubmit={(e) => void submit(e)} noValidate>
         {message && (
           <div class="notice error" role="alert">

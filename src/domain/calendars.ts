@@ -267,10 +267,12 @@ export function createCalendarService(pristine: Config, store: Store, quotas?: P
   function checkQuotas(quotas: unknown): Record<string, number> {
     if (quotas === undefined) return {};
     if (!quotas || typeof quotas !== 'object' || Array.isArray(quotas)) throw invalidParams({ quotas: 'An object of quota names and whole numbers.' });
+    // The failure names its quota in `details.quotas.data.quota`, so that a form shows it by its field.
+    const refuse = (quota: string, message: string) => invalidParams({ quotas: { message, detail: { code: 'rest_invalid_param', message, data: { status: 400, quota } } } });
     const out: Record<string, number> = {};
     for (const [name, value] of Object.entries(quotas)) {
-      if (!quotaNames.has(name)) throw invalidParams({ quotas: `Unknown quota "${name}" (${QUOTA_NAMES.join(', ')}).` });
-      if (typeof value !== 'number' || !Number.isInteger(value) || value < 0) throw invalidParams({ quotas: `The quota "${name}" must be a whole number, 0 or more.` });
+      if (!quotaNames.has(name)) throw refuse(name, `Unknown quota "${name}" (${QUOTA_NAMES.join(', ')}).`);
+      if (typeof value !== 'number' || !Number.isInteger(value) || value < 0) throw refuse(name, `The quota "${name}" must be a whole number, 0 or more.`);
       out[name] = value;
     }
     return out;

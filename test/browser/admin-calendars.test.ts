@@ -5,6 +5,8 @@
  * with the calendar switcher, creates and edits an event there, and sees none of the default
  * calendar's events (the second calendar's list is empty of them; the default calendar's admin
  * refuses them). English and French, 390 px and desktop, axe-core (WCAG 2.2 AA) on each screen.
+ * Then a calendar's quotas: set in its page, they hold over REST, they are shown after a reload, and
+ * a bad value is shown at its field.
  */
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
@@ -57,6 +59,18 @@ const TEXT = {
     save: 'Enregistrer',
     saved: 'Enregistré.',
     events: 'Évènements',
+  },
+} as const;
+
+const QUOTAS = {
+  en: { heading: 'Quotas', events: 'Events', images: 'Images (MB)', save: 'Save the quotas', saved: 'Quotas saved.', invalid: 'Enter a whole number, 0 or more, or leave it empty.' },
+  fr: {
+    heading: 'Quotas',
+    events: 'Événements',
+    images: 'Images (Mo)',
+    save: 'Enregistrer les quotas',
+    saved: 'Quotas enregistrés.',
+    invalid: 'Saisissez un nombre entier, 0 ou plus, ou laissez le champ vide.',
   },
 } as const;
 
@@ -180,6 +194,59 @@ describe('many calendars in the admin app: the Calendars screen, roles per calen
       assert.equal(await page.getByText(HOME_EVENT).count(), 0);
       assert.equal((await t.api.get('/api/calendar/admin/v1/events', { as: login })).status, 403);
       await page.context().close();
+    });
+  }
+
+  for (const [lang, width, slug] of [
+    ['en', 390, 'capped'],
+    ['fr', 1280, 'plafond'],
+  ] as const) {
+    it(`a network administrator sets a calendar's quotas in its page; they hold (${lang}, ${width} px)`, async () => {
+      const text = QUOTAS[lang];
+      const made = await t.api.post('/api/calendar/network/v1/calendars', { as: 'admin', json: { slug, name: `Calendar ${slug}`, quotas: { media_bytes: 3 * 1024 * 1024 } } });
+      assert.equal(made.status, 201, made.text);
+      const events = `${t.origin}/c/${slug}/api/calendar/events/v1/events`;
+      const event = (title: string) => ({ title, start_date: '2027-05-01 10:00', end_date: '2027-05-01 11:00', status: 'publish' });
+      const first = await t.api.post(events, { as: 'admin', json: event(`First ${slug}`) });
+      assert.equal(first.status, 201, first.text);
+      const quotasNow = async () => (await t.api.get(`/api/calendar/network/v1/calendars/${made.body.id}`, { as: 'admin' })).body.quotas;
+
+      const admin = await signIn(browser, t, lang, width, ADMIN.login, ADMIN.password);
+      await admin.goto(`${t.origin}/admin/calendars/${made.body.id}`);
+      await admin.getByRole('heading', { level: 2, name: text.heading }).waitFor();
+      const field = admin.getByRole('textbox', { name: text.events, exact: true });
+      assert.equal(await field.inputValue(), '', 'no events quota: the installation default');
+      assert.equal(await admin.getByRole('textbox', { name: text.images, exact: true }).inputValue(), '3', 'bytes shown as MB');
+
+      // An events quota of 1, saved from the keyboard: the calendar, which holds one event, takes no second.
+      await field.fill('1');
+      await admin.getByRole('button', { name: text.save, exact: true }).focus();
+      await admin.keyboard.press('Enter');
+      await admin.getByText(text.saved, { exact: true }).waitFor();
+      assert.deepEqual(await quotasNow(), { events: 1, media_bytes: 3 * 1024 * 1024 }, 'the MB left as shown keep their bytes');
+      const second = await t.api.post(events, { as: 'admin', json: event(`Second ${slug}`) });
+      assert.equal(second.status, 403, second.text);
+      assert.equal(second.body.code, 'calendar_quota_exceeded');
+      assert.equal(second.body.data.quota, 'events');
+
+      // After a reload the field shows the saved value.
+      await admin.reload();
+      await admin.getByRole('heading', { level: 2, name: text.heading }).waitFor();
+      assert.equal(await field.inputValue(), '1');
+      await checkPage(admin, width, 'quotas');
+
+      // A bad value: the API's refusal at its field, the focus there, nothing saved.
+      await field.fill('-1');
+      await admin.getByRole('button', { name: text.save, exact: true }).click();
+      const error = admin.locator('#f-quota-events-error');
+      await error.waitFor();
+      assert.equal(await error.textContent(), text.invalid);
+      assert.equal(await field.getAttribute('aria-invalid'), 'true');
+      assert.ok((await field.getAttribute('aria-describedby'))?.split(' ').includes('f-quota-events-error'));
+      await admin.waitForFunction(() => document.activeElement?.id === 'f-quota-events');
+      assert.deepEqual(await quotasNow(), { events: 1, media_bytes: 3 * 1024 * 1024 });
+      await checkPage(admin, width, 'quotas with an error');
+      await admin.context().close();
     });
   }
 });

@@ -174,6 +174,9 @@ forEachStore('network API: calendars over HTTP', (t) => {
     assert.equal(missing.body.code, 'rest_missing_callback_param');
     const quota = await t.api.post(`${N}/calendars`, { as: 'admin', json: { slug: 'q', name: 'Q', quotas: { events: -1 } } });
     assert.equal(quota.body.code, 'rest_invalid_param');
+    // The refusal names its quota (the admin app shows it at that quota's field).
+    assert.match(quota.body.data.params.quotas, /"events"/);
+    assert.deepEqual(quota.body.data.details.quotas.data, { status: 400, quota: 'events' });
 
     const first = await t.api.post(`${N}/calendars`, { as: 'admin', json: { slug: 'taken', name: 'Taken' } });
     assert.equal(first.status, 201);
@@ -185,6 +188,9 @@ forEachStore('network API: calendars over HTTP', (t) => {
     assert.equal(clash.body.code, 'calendar_exists');
     const status = await t.api.patch(`${N}/calendars/${other.body.id}`, { as: 'admin', json: { status: 'closed' } });
     assert.equal(status.body.code, 'rest_invalid_param');
+    const bytes = await t.api.patch(`${N}/calendars/${other.body.id}`, { as: 'admin', json: { quotas: { events: 2, media_bytes: 1.5 } } });
+    assert.equal(bytes.status, 400);
+    assert.equal(bytes.body.data.details.quotas.data.quota, 'media_bytes');
 
     for (const [method, path] of [
       ['GET', '/calendars/9999'],

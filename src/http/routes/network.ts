@@ -39,7 +39,8 @@ const nameArg: ArgSpec = { type: 'string', description: 'The calendar’s name (
 const hostArg: ArgSpec = { type: 'string', description: 'A host name of the calendar’s own (events.example.org); "" for none' };
 const quotasArg: ArgSpec = {
   type: 'object',
-  description: 'Quotas by name (events, media_bytes, requests_per_minute, webhook_endpoints, submissions_per_day): whole numbers, stored and not yet enforced',
+  description:
+    'Quotas by name (events, media_bytes in bytes, requests_per_minute, webhook_endpoints, submissions_per_day): whole numbers, 0 for no limit; a quota not named is the installation’s default. They replace the calendar’s quotas',
 };
 
 /** A calendar as answered: the calendar, with the caller's role in it. */

@@ -1,7 +1,8 @@
 /**
  * The network's calendars over `calendar/network/v1` (docs/calendars.md): the list, a form to
  * create one (name and slug), a calendar's page (rename, change its slug and host name, suspend and
- * resume, delete after a confirmation) with its members (a role given by login, or taken away).
+ * resume, delete after a confirmation) with its quotas (calendars/Quotas.tsx) and its members (a
+ * role given by login, or taken away).
  * Network administrators only (the boot feature `network`: an administrator of the default
  * calendar; a calendar's own administrator does not manage the network).
  */
@@ -19,6 +20,8 @@ import { ErrorState, Loading } from '../../components/States';
 import { confirmDialog } from '../../components/ConfirmDialog';
 import { toast } from '../../components/Toast';
 import { adminUrlOf, type CalendarEntry } from '../../components/CalendarSwitcher';
+import { QuotasSection } from './calendars/Quotas';
+import type { Quotas } from './calendars/quota-values';
 
 const NS = 'calendar/network/v1';
 const PER_PAGE = 20;
@@ -27,6 +30,7 @@ const ROLES = ['administrator', 'editor', 'author', 'contributor', 'subscriber']
 interface Calendar extends CalendarEntry {
   host: string | null;
   created: string;
+  quotas: Quotas;
 }
 
 interface Member {
@@ -222,6 +226,7 @@ function CalendarDetails({ id }: { id: number }) {
       </dl>
       {c.default && <p class="help">{t('calendars.defaultHelp')}</p>}
       <CalendarForm key={`${c.id}-${c.name}-${c.slug}-${c.host ?? ''}`} calendar={c} onSaved={() => (toast(t('calendars.saved')), calendar.reload())} />
+      <QuotasSection key={`${c.id}-${JSON.stringify(c.quotas)}`} calendarId={c.id} quotas={c.quotas} />
       {!c.default && <Members id={c.id} />}
     </>
   );

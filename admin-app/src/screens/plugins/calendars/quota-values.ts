@@ -1,0 +1,69 @@
+/**
+ * A calendar's quotas between the API and the Quotas form (docs/calendars.md, "Quotas"): the API
+ * holds whole numbers by name, `media_bytes` in bytes, and a quota the calendar does not name is
+ * the installation's default; `0` is no limit. The form shows one text per quota: empty for the
+ * installation's default, images in MB.
+ *
+ * The form validates nothing itself: what is no number is sent as typed, so that the API's
+ * `rest_invalid_param` (its `details.quotas.data.quota`) names the field, one rule in one place.
+ *
+ * @example
+ *   quotaText('media_bytes', 5242880, 'en') // '5'
+ *   quotasBody({ events: '1', media_bytes: '' }, {}, 'en') // { events: 1 }
+ */
+export const QUOTA_NAMES = ['events', 'media_bytes', 'requests_per_minute', 'webhook_endpoints', 'submissions_per_day'] as const;
+export type QuotaName = (typeof QUOTA_NAMES)[number];
+export type Quotas = Partial<Record<QuotaName, number>>;
+export type QuotaTexts = Record<QuotaName, string>;
+
+const MB = 1024 * 1024;
+
+/** What a field shows for a stored quota: '' when the calendar names none; images in MB (two decimals at most). */
+export function quotaText(name: QuotaName, value: number | undefined, locale: string): string {
+  if (value === undefined) return '';
+  if (name !== 'media_bytes') return String(value);
+  return new Intl.NumberFormat(locale, { maximumFractionDigits: 2, useGrouping: false }).format(value / MB);
+}
+
+/** Every field's text for a calendar's quotas. */
+export function quotaTexts(quotas: Quotas, locale: string): QuotaTexts {
+  return Object.fromEntries(QUOTA_NAMES.map((name) => [name, quotaText(name, quotas[name], locale)])) as QuotaTexts;
+}
+
+/**
+ * The value sent for what a field holds: undefined when empty (the installation's default), a
+ * number when it reads as one ("1,5" as "1.5", spaces between digits ignored; MB made bytes), else
+ * the text as typed, which the API refuses with the field's error.
+ */
+export function quotaValue(name: QuotaName, text: string): number | string | undefined {
+  const typed = text.trim();
+  if (typed === '') return undefined;
+  const plain = typed.replace(/[\s\u00a0\u202f]/g, '').replace(',', '.');
+  if (!/^[-+]?(\d+\.?\d*|\.\d+)$/.test(plain)) return typed;
+  const n = Number(plain);
+  if (name !== 'media_bytes') return n;
+  // A positive size never becomes 0 (no limit) by rounding.
+  return n > 0 ? Math.max(1, Math.round(n * MB)) : Math.round(n * MB);
+}
+
+/**
+ * The `quotas` to send (they replace the calendar's): each field's value, a field left as shown
+ * keeping its stored value exactly (MB are shown rounded).
+ */
+export function quotasBody(texts: Partial<QuotaTexts>, saved: Quotas, locale: string): Record<string, number | string> {
+  const out: Record<string, number | string> = {};
+  for (const name of QUOTA_NAMES) {
+    const text = texts[name] ?? '';
+    const stored = saved[name];
+    const value = stored !== undefined && text === quotaText(name, stored, locale) ? stored : quotaValue(name, text);
+    if (value !== undefined) out[name] = value;
+  }
+  return out;
+}
+
+/** The quota a `rest_invalid_param` of `quotas` names (`data.details.quotas.data.quota`), if one of the form's. */
+export function quotaOfProblem(data: Record<string, unknown> | undefined): QuotaName | undefined {
+  const details = data?.details as Record<string, { data?: { quota?: unknown } }> | undefined;
+  const quota = details && typeof details === 'object' && !Array.isArray(details) ? details.quotas?.data?.quota : undefined;
+  return QUOTA_NAMES.find((name) => name === quota);
+}

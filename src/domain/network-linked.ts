@@ -21,8 +21,7 @@
  */
 import { createHash } from 'node:crypto';
 import { writeTransaction } from '../store/changes.js';
-import type { EventRecord } from '../store/events.js';
-import { organizerLinksOf } from '../store/events.js';
+import { organizerLinksOf, type EventRecord } from '../store/events.js';
 import * as linkedStore from '../store/linked-posts.js';
 import type { LinkedKind, LinkedRecord, VenueRecord, OrganizerRecord } from '../store/linked-posts.js';
 import * as store from '../store/network-linked.js';
@@ -52,21 +51,21 @@ export interface LinkedSources {
 function fieldsOf(kind: LinkedKind, r: LinkedRecord): Record<string, unknown> {
   if (kind === 'organizer') {
     const o = r as OrganizerRecord;
-    return { organizer: o.title, email: o.email ?? '', phone: o.phone ?? '', website: o.website ?? '' };
+    return { organizer: o.title, email: o.email, phone: o.phone, website: o.website };
   }
   const v = r as VenueRecord;
   const located = hasCoordinates(v);
   return {
     venue: v.title,
-    address: v.address ?? '',
-    city: v.city ?? '',
-    state: v.state ?? '',
-    province: v.province ?? '',
-    stateprovince: v.stateprovince ?? '',
-    zip: v.zip ?? '',
-    country: v.country ?? '',
-    phone: v.phone ?? '',
-    website: v.website ?? '',
+    address: v.address,
+    city: v.city,
+    state: v.state,
+    province: v.province,
+    stateprovince: v.stateprovince,
+    zip: v.zip,
+    country: v.country,
+    phone: v.phone,
+    website: v.website,
     show_map: Boolean(v.show_map),
     show_map_link: Boolean(v.show_map_link),
     // Cleared when the source has none (null clears both).

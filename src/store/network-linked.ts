@@ -28,7 +28,7 @@ export async function saveMirror(db: Executor, row: Insertable<NetworkLinkedTabl
   await db
     .insertInto('network_linked')
     .values(row)
-    .onConflict((oc) => oc.columns(['calendar_id', 'follow_id', 'kind', 'source_id']).doUpdateSet({ post_id: row.post_id, source_digest: row.source_digest ?? '' }))
+    .onConflict((oc) => oc.columns(['calendar_id', 'follow_id', 'kind', 'source_id']).doUpdateSet({ post_id: row.post_id, source_digest: row.source_digest }))
     .execute();
 }
 

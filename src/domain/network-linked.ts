@@ -206,7 +206,8 @@ export async function retireMirrors(ctx: DomainContext, followId: number): Promi
     if (ids.length === 0) continue;
     const used = await store.linkedInUse(db, kind, ids);
     const service = kind === 'venue' ? ctx.venues : ctx.organizers;
-    for (const record of await linkedStore.findLinkedByIds(db, kind, ids.filter((id) => !used.has(id)))) {
+    const unused = ids.filter((id) => !used.has(id));
+    for (const record of await linkedStore.findLinkedByIds(db, kind, unused)) {
       if (record.status !== 'trash') await service.trashPost(record);
     }
   }

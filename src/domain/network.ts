@@ -261,7 +261,8 @@ export function createNetworkService(ctx: DomainContext): NetworkService {
         await store.deleteSource(db, Number(copy.post_id));
       }
       // The copies as they are here (one read), and what brings their venues, organizers and categories.
-      const copyRecords = new Map((await findEventsByIds(db, [...copies.values()].map((c) => Number(c.post_id)))).map((r) => [Number(r.id), r]));
+      const copyIds = [...copies.values()].map((c) => Number(c.post_id));
+      const copyRecords = new Map((await findEventsByIds(db, copyIds)).map((r) => [Number(r.id), r]));
       const readLinked = createSourceReader(db);
       const mirror = createLinkedMirror(ctx, followId, me);
       for (const sourceEventId of offered.keys()) {

@@ -47,6 +47,7 @@ export const ERRORS = {
   network_proposals_closed: [403, 'That calendar takes no submissions.'],
   network_follow_not_found: [404, 'This calendar does not follow that calendar.'],
   network_copy_read_only: [403, 'This event is a copy of another calendar’s event: it follows its source and cannot be changed here.'],
+  network_linked_read_only: [403, 'This venue or organizer is a copy of another calendar’s: it follows its source and cannot be changed here.'],
   // WordPress' rest_trash_not_supported: a calendar is deleted for good, so the caller says so.
   calendar_trash_not_supported: [501, 'Calendars cannot be trashed. Set “force” to true to delete.'],
   rest_invalid_json: [400, 'Invalid JSON body passed.'],

@@ -14,6 +14,7 @@
  *   `network-follows` job reads the change log across calendars and brings the follows of each
  *   changed calendar up to date: new events copied, changed ones updated, unpublished or deleted ones
  *   (or all, when the follow ends or A is suspended or deleted) trashed. Copies are read-only in B.
+ *   A copy brings its source's venue, organizers and categories as B's records (network-linked.ts).
  * - **Search.** Published, public events of every active calendar, with their calendar.
  *
  * @example
@@ -25,13 +26,15 @@ import { createHash } from 'node:crypto';
 import { headOf } from '../store/change-log.js';
 import { calendarIdNow } from '../store/calendar-scope.js';
 import * as store from '../store/network.js';
-import { findEventsByIds } from '../store/events.js';
+import { findEventsByIds, type EventRecord } from '../store/events.js';
 import { findUserByLogin } from '../store/users.js';
 import type { DomainContext } from './context.js';
 import { parseDateInput } from './dates/strtotime.js';
 import { apiError, invalidParams } from './errors.js';
 import type { EventInput } from './events/index.js';
 import { createLinks } from './links.js';
+import { MAX_TERMS_PER_WRITE } from './terms/index.js';
+import { createLinkedMirror, createSourceReader, retireMirrors, type LinkedMirror, type LinkedSources } from './network-linked.js';
 import { NETWORK_USER } from './network-user.js';
 import { can, viewerOf, type Viewer } from './permissions.js';
 
@@ -77,6 +80,22 @@ export interface NetworkService {
 const escapeHtml = (s: string) => s.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
 const gmt = () => new Date().toISOString().slice(0, 19).replace('T', ' ');
 
+/**
+ * A copy's venue, organizers and categories: the follower's records for the source's (its
+ * mirrored venue and organizers, by id; its categories, by id). Always all three, so that what the
+ * source no longer has leaves the copy.
+ */
+async function linkedInput(mirror: LinkedMirror, linked: LinkedSources): Promise<Pick<EventInput, 'venue' | 'organizer' | 'categories'>> {
+  const venue = linked.venue ? await mirror.idOf(linked.venue) : undefined;
+  const organizer: number[] = [];
+  for (const o of linked.organizers) {
+    const id = await mirror.idOf(o);
+    if (id !== undefined) organizer.push(id);
+  }
+  // As many categories as one event write takes.
+  return { venue: venue ?? '', organizer, categories: await mirror.categoryIds(linked.categories.slice(0, MAX_TERMS_PER_WRITE)) };
+}
+
 export function createNetworkService(ctx: DomainContext): NetworkService {
   const { calendars, events } = ctx;
   const db = ctx.store.db;
@@ -106,7 +125,7 @@ export function createNetworkService(ctx: DomainContext): NetworkService {
   const reader = viewerOf({ id: 2 ** 31 - 1, login: NETWORK_USER, role: 'administrator' });
 
   /** The fields of an event of the calendar at hand as a copy takes them, with its public URL. */
-  async function copyInput(eventId: number): Promise<{ input: EventInput; url: string; modified: string } | undefined> {
+  async function copyInput(eventId: number): Promise<{ input: EventInput; url: string; modified: string; record: EventRecord } | undefined> {
     // Read from the store, not the kept records: the job runs outside any request of the source.
     const [record] = await findEventsByIds(db, [eventId]);
     if (!record || record.status !== 'publish' || (record.password ?? '') !== '') return undefined;
@@ -117,6 +136,7 @@ export function createNetworkService(ctx: DomainContext): NetworkService {
     return {
       url,
       modified: record.modified_gmt,
+      record,
       input: {
         title: record.title,
         description: String(json.description ?? ''),
@@ -209,6 +229,7 @@ export function createNetworkService(ctx: DomainContext): NetworkService {
         if (record && record.status !== 'trash') await events.trash(record);
         await store.deleteSource(db, Number(copy.post_id));
       }
+      await retireMirrors(ctx, Number(row.id));
       await store.deleteFollow(db, Number(row.id));
     },
 
@@ -239,21 +260,30 @@ export function createNetworkService(ctx: DomainContext): NetworkService {
         if (record && record.status !== 'trash') await events.trash(record);
         await store.deleteSource(db, Number(copy.post_id));
       }
+      // The copies as they are here (one read), and what brings their venues, organizers and categories.
+      const copyIds = [...copies.values()].map((c) => Number(c.post_id));
+      const copyRecords = new Map((await findEventsByIds(db, copyIds)).map((r) => [Number(r.id), r]));
+      const readLinked = createSourceReader(db);
+      const mirror = createLinkedMirror(ctx, followId, me);
       for (const sourceEventId of offered.keys()) {
         const copy = copies.get(sourceEventId);
-        const fields = await calendars.within(sourceId, () => copyInput(sourceEventId));
+        const record = copy ? copyRecords.get(Number(copy.post_id)) : undefined;
+        // A copy B's editors trashed (or deleted) stays so (their way to leave one event out).
+        if (copy && (!record || record.status === 'trash')) continue;
+        const fields = await calendars.within(sourceId, async () => {
+          const made = await copyInput(sourceEventId);
+          return made && { ...made, linked: await readLinked(made.record) };
+        });
         if (!fields) continue;
         // The source shows in every face: a tag, the website, and a line of the description (feeds carry it).
         const from = `from: ${sourceName}`;
         const description = `${fields.input.description ?? ''}<p>${escapeHtml(from)} <a href="${escapeHtml(fields.url)}">${escapeHtml(fields.url)}</a></p>`;
-        const input: EventInput = { ...fields.input, description, tags: [from], status: 'publish' };
+        const input: EventInput = { ...fields.input, description, tags: [from], status: 'publish', ...(await linkedInput(mirror, fields.linked)) };
         // What the copy was made from, as a digest: a change within the same second as the last copy counts too.
         const version = createHash('sha256').update(JSON.stringify(input)).digest('hex').slice(0, 19);
         if (copy && copy.source_modified === version) continue;
-        if (copy) {
-          const [record] = await findEventsByIds(db, [Number(copy.post_id)]);
-          // A copy B's editors trashed stays trashed (their way to leave one event out).
-          if (record && record.status !== 'trash') await events.update(me, record, input);
+        if (copy && record) {
+          await events.update(me, record, input);
           await store.updateSourceModified(db, Number(copy.post_id), version);
         } else {
           const made = await events.create(me, input);

@@ -86,6 +86,7 @@ export const CALENDAR_TABLES: ReadonlySet<string> = new Set([
   'federation_queue',
   'calendar_follows',
   'network_sources',
+  'network_linked',
 ]);
 
 /** The calendar of the work at hand; ACROSS (0) while a reader works across every calendar. */

@@ -236,6 +236,19 @@ export interface NetworkSourcesTable {
   created_gmt: string;
 }
 
+/** A venue or organizer a follow mirrored into this calendar (migration 033): one per source record and follow. */
+export interface NetworkLinkedTable {
+  follow_id: number;
+  kind: 'venue' | 'organizer';
+  /** the record's id in the followed calendar */
+  source_id: number;
+  /** the mirrored record, a venue or organizer of this calendar */
+  post_id: number;
+  /** a digest of the source's fields the mirrored record was last written from */
+  source_digest: string;
+  created_gmt: string;
+}
+
 export interface Database {
   posts: Scoped<PostsTable>;
   event_locations: Scoped<EventLocationsTable>;
@@ -268,6 +281,7 @@ export interface Database {
   calendar_settings: CalendarSettingsTable;
   calendar_follows: Scoped<CalendarFollowsTable>;
   network_sources: Scoped<NetworkSourcesTable>;
+  network_linked: Scoped<NetworkLinkedTable>;
 }
 
 /** A day a moved occurrence was at (migration 028): its old address answers 301 to its new one. */

@@ -11,10 +11,12 @@ import * as linkedStore from '../../store/linked-posts.js';
 import type { LinkedRecord } from '../../store/linked-posts.js';
 import * as postsStore from '../../store/posts.js';
 import { lockForWrite } from '../../store/locks.js';
+import { isMirrored } from '../../store/network-linked.js';
 import { writeTransaction } from '../../store/changes.js';
 import { parseDateInput } from '../dates/strtotime.js';
 import { toWallTime } from '../dates/wall.js';
-import { invalidParams } from '../errors.js';
+import { apiError, invalidParams } from '../errors.js';
+import { NETWORK_USER } from '../network-user.js';
 import { can, canEditPost, canReadPost, type Viewer } from '../permissions.js';
 import { sanitizeSlug, uniqueSlug } from '../slugs.js';
 import { applyScheduling, scaleBackStatus } from '../statuses.js';
@@ -113,7 +115,8 @@ export function createWrites(deps: LinkedServiceDeps, readModel: LinkedReadModel
       const folded = description.toLowerCase();
       const duplicate = candidates.find((p: PostRow) => (description === '' || p.content.toLowerCase() === folded) && canReadPost(viewer, info.postType, p));
       if (duplicate) {
-        if (canEditPost(viewer, info.postType, duplicate)) {
+        // A venue or organizer mirrored from a followed calendar is linked to, never rewritten.
+        if (canEditPost(viewer, info.postType, duplicate) && !(await isMirrored(trx, Number(duplicate.id)))) {
           const { status: _s, date: _d, date_utc: _du, author: _a, description: _desc, [fields.nameField]: _n, ...rest } = input;
           await writes.update(trx, (await readModel.findById(Number(duplicate.id), trx))!, rest, viewer);
         }
@@ -123,6 +126,8 @@ export function createWrites(deps: LinkedServiceDeps, readModel: LinkedReadModel
     },
 
     async update(trx, record, input, viewer) {
+      // A record mirrored from a followed calendar follows its source: only the mirroring changes it.
+      if (viewer.login !== NETWORK_USER && (await isMirrored(trx, Number(record.id)))) throw apiError('network_linked_read_only');
       const patch: Record<string, unknown> = {};
       if (fields.nameField in input && input[fields.nameField] != null) patch.title = nameText(input[fields.nameField]);
       if ('description' in input && input.description != null) {

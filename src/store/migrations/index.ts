@@ -35,6 +35,7 @@ import { importReviewMigration } from './029_import_review.js';
 import { postPasswordsMigration } from './030_post_passwords.js';
 import { calendarsMigration } from './031_calendars.js';
 import { networkMigration } from './032_network.js';
+import { networkLinkedMigration } from './033_network_linked.js';
 
 /** The migrations, in order. New ones are appended with a sortable name. */
 export function migrations(dialect: DialectName): Record<string, Migration> {
@@ -70,5 +71,6 @@ export function migrations(dialect: DialectName): Record<string, Migration> {
     '030_post_passwords': postPasswordsMigration(),
     '031_calendars': calendarsMigration(dialect),
     '032_network': networkMigration(dialect),
+    '033_network_linked': networkLinkedMigration(),
   };
 }

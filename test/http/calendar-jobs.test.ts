@@ -10,6 +10,7 @@ import assert from 'node:assert/strict';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { forEachStore, startServer, STORES, type TestServer } from '../support/harness.js';
 import { startSmtp, type TestSmtp } from '../support/smtp.js';
+import { EVENT, OPEN, SUB } from '../support/submissions.js';
 import { startReceiver, type Receiver } from '../support/receiver.js';
 import { DEFAULT_CALENDAR_ID, acrossCalendars, inCalendar } from '../../src/store/calendar-scope.js';
 import { writeTransaction } from '../../src/store/changes.js';
@@ -186,7 +187,7 @@ for (const kind of STORES) {
     let smtp: TestSmtp;
     before(async () => {
       smtp = await startSmtp();
-      t = await startServer(kind, { SMTP_URL: smtp.url, SITE_NAME: 'Town Calendar' });
+      t = await startServer(kind, { SMTP_URL: smtp.url, SITE_NAME: 'Town Calendar', ...OPEN });
       await t.built.services.calendars.create({ slug: 'north', name: 'North' });
       await t.built.services.users.add({ login: 'cora', role: 'subscriber', password: 'cora-pw', email: 'cora@example.org', name: 'Cora' });
       await t.built.services.users.add({ login: 'nina', role: 'subscriber', password: 'nina-pw', email: 'nina@example.org' });
@@ -215,6 +216,19 @@ for (const kind of STORES) {
       assert.ok(toCora!.text.includes(published.body.url), toCora!.text);
       // The default calendar's editor is nobody in north: told nothing of its events.
       assert.ok(!smtp.messages.some((m) => m.to.includes('eve@example.org')));
+    });
+
+    it("a community submission to a calendar is told to that calendar's editors, not the default calendar's", async () => {
+      const made = await t.api.post(`${t.origin}/c/north${SUB}/submissions`, { json: { ...EVENT, title: 'Lake swim' } });
+      assert.equal(made.status, 201, made.text);
+      const [toNina] = await smtp.waitFor((m) => m.to.includes('nina@example.org') && m.text.includes('Lake swim'));
+      assert.equal(toNina!.subject, '[North] 1 new event to moderate');
+      assert.ok(!smtp.messages.some((m) => m.to.includes('eve@example.org') && m.text.includes('Lake swim')));
+      // The default calendar's own submissions still go to its editors.
+      const home = await t.api.post(`${SUB}/submissions`, { json: { ...EVENT, title: 'Town fair' } });
+      assert.equal(home.status, 201, home.text);
+      const [toEve] = await smtp.waitFor((m) => m.to.includes('eve@example.org') && m.text.includes('Town fair'));
+      assert.ok(!toEve!.to.includes('nina@example.org'));
     });
   });
 }

@@ -9,6 +9,8 @@ import * as store from '../../store/submissions.js';
 import type { SubmissionRow } from '../../store/submissions.js';
 import { decisionMail, moderatorMail, type Decision } from './mail.js';
 import type { SubmissionCore } from './core.js';
+import { DEFAULT_CALENDAR_ID, calendarIdNow } from '../../store/calendar-scope.js';
+import { addressesOfCalendarRoles } from '../../store/people.js';
 
 export function tellSubmitter(
   core: SubmissionCore,
@@ -27,8 +29,15 @@ export function tellSubmitter(
 
 export async function notifyModerators(core: SubmissionCore, rows: SubmissionRow[]): Promise<void> {
   if (!core.mailer || rows.length === 0) return;
-  // The addresses administrators chose (SUBMISSIONS_NOTIFY_TO), else every moderator with one.
-  const to = core.config.submissionsNotifyTo.length > 0 ? [...core.config.submissionsNotifyTo] : await store.moderatorEmails(core.db);
+  // The addresses administrators chose (SUBMISSIONS_NOTIFY_TO), else every moderator of the
+  // submission's calendar with one (its own editors and administrators, and the network's).
+  const calendar = calendarIdNow();
+  const to =
+    core.config.submissionsNotifyTo.length > 0
+      ? [...core.config.submissionsNotifyTo]
+      : calendar === DEFAULT_CALENDAR_ID
+        ? await store.moderatorEmails(core.db)
+        : await addressesOfCalendarRoles(core.db, calendar, ['administrator', 'editor']);
   if (to.length === 0) return;
   const items = [];
   for (const r of rows) {

@@ -98,7 +98,7 @@ export class ImportReport {
       skips: [...this.skips],
       notModified: this.notModified,
       eventIds: { created: this.eventIds.created.slice(0, maxIds), updated: this.eventIds.updated.slice(0, maxIds) },
-      venuesForReview: [...this.venuesForReview].map(([location, ids]) => [location, ids.slice(0, maxIds)]),
+      venuesForReview: [...this.venuesForReview].map(([location, ids]): [string, number[]] => [location, ids.slice(0, maxIds)]),
       ...(this.inputDigest !== undefined ? { inputDigest: this.inputDigest } : {}),
     };
   }

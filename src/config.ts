@@ -464,6 +464,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Part
     webhooksDisableAfterMs: declared('webhooksDisableAfterMs'),
     webhooksTimeoutMs: declared('webhooksTimeoutMs'),
     importMaxBytes: Math.max(1024, positiveInt('IMPORT_MAX_BYTES', pick('importMaxBytes', 'IMPORT_MAX_BYTES') ?? String(DEFAULT_IMPORT_MAX_BYTES))),
+    importSliceMs: declared('importSliceMs'),
     geolocRadius,
     geolocUnit,
     recurrenceHorizonMonths,

@@ -3,14 +3,19 @@
  * `enqueue` stores what to import (an `.ics` file's text, an `.ics` URL, or a The Events Calendar
  * site, with the options `events-calendar import` takes) as a queued row (migration 014) and wakes
  * the import job (jobs/imports.ts), which runs one import at a time across servers and writes its
- * progress, counts and messages to the row. A TEC application password is stored encrypted
- * (AES-256-GCM with the SECRET_KEY of the TOTP secrets) and removed once the import ends.
+ * progress, counts and messages to the row. Calendars take turns: the next import is the oldest
+ * queued one of the calendar that ran least recently, and an import that ran IMPORT_SLICE while
+ * another calendar's waits is stopped between two records and queued again behind it, to go on
+ * later where it stopped (its status is `queued` meanwhile, its progress kept). A TEC application
+ * password is stored encrypted (AES-256-GCM with the SECRET_KEY of the TOTP secrets) and removed
+ * once the import ends.
  *
  * Durability: a running import renews its heartbeat every 10 s; one whose heartbeat is older than
  * a minute (its server stopped or died) is **queued again and resumed** by the next run of the job
- * on any server: it starts over, and the import map makes what it had written count as unchanged
- * (ics) or skipped (tec), so nothing is written twice. After three starts it is marked failed. A
- * server that stops gracefully ends its import between two records and queues it again at once.
+ * on any server: it goes on from its last slice (or starts over), and the import map makes what it
+ * had written since count as unchanged (ics) or skipped (tec), so nothing is written twice. After
+ * three starts (a slice is not one) it is marked failed. A server that stops gracefully ends its
+ * import between two records and queues it again at once, to go on where it stopped.
  *
  * @example
  *   const queue = importQueueOf(services);
@@ -21,6 +26,7 @@ import * as importsStore from '../store/imports.js';
 import { eventLocationsOf } from '../store/event-locations.js';
 import { fitsInteger } from '../store/ranges.js';
 import type { Store } from '../store/db.js';
+import type { ReportState } from '../import/report.js';
 import type { Clock } from './linked-posts/index.js';
 import type { Viewer } from './permissions.js';
 import type { DomainContext } from './context.js';
@@ -108,13 +114,15 @@ export interface StoredOptions {
   author_role?: string;
   /** the TEC application password, encrypted (removed once the import ended) */
   sealed_password?: string;
+  /** where the import stopped between two slices (jobs/imports.ts; removed once it ended) */
+  resume?: { at: number; report: ReportState };
 }
 
 const CREDENTIALS_CONTEXT = 'import:tec-password';
 
 export function importView(row: importsStore.ImportListing): ImportView {
   const options = JSON.parse(row.options) as StoredOptions;
-  const { sealed_password, ...shown } = options;
+  const { sealed_password, resume: _resume, ...shown } = options;
   const counts = JSON.parse(row.counts) as Partial<ImportCounts>;
   return {
     id: Number(row.id),

@@ -9,8 +9,13 @@
  * their own (domain/submissions), are left out. Mails and the cursor are written in one
  * transaction, so a notification is queued once; the outbox job sends it (and retries).
  *
+ * One cursor is fair to every calendar: a batch handles every calendar's changes in it, in log
+ * order, so no calendar's change is passed over for a later one; and a batch that stops short of
+ * the head is followed by the next at once (`more`), so a change waits only for the reading of the
+ * changes logged before it (a busy calendar's thousands), not for a later commit or the minute's poll.
+ *
  * @example
- *   const queued = await notifyReviews(services); // 2: two mails queued
+ *   const { queued, more } = await notifyReviews(services); // 2 mails queued; more: the log goes on past this batch
  */
 import { headOf, readChanges } from '../store/change-log.js';
 import { writeTransaction } from '../store/changes.js';
@@ -33,17 +38,21 @@ type ReviewServices = Pick<DomainContext, 'store' | 'users' | 'config' | 'clock'
 
 const editLink = (config: DomainContext['config'], id: number) => `${config.siteUrl}${config.adminPath}/events/${id}`;
 
-/** Queue the notifications of the changes logged since the cursor; how many mails were queued. */
-export async function notifyReviews(services: ReviewServices): Promise<number> {
+/**
+ * Queue the notifications of the changes logged since the cursor, one batch of the log (every
+ * calendar's changes in it, in log order): how many mails were queued, and whether the log goes on
+ * past the batch (the job then reads the next one at once).
+ */
+export async function notifyReviews(services: ReviewServices): Promise<{ queued: number; more: boolean }> {
   const db = services.store.db;
   const head = await headOf(db);
   const from = await mailCursor(db, CURSOR);
   // The first run starts at the present: what happened before the feature is not announced.
   if (from === undefined) {
     await writeTransaction(db, (trx) => setMailCursor(trx, CURSOR, head));
-    return 0;
+    return { queued: 0, more: false };
   }
-  if (from >= head) return 0;
+  if (from >= head) return { queued: 0, more: false };
   // The log of every calendar (one cursor for all); each calendar's events are read in it.
   const { rows, through } = await acrossCalendars(() => readChanges(db, from, head, BATCH));
   // Each event's status before the first write of the window (null: created in it), by calendar.
@@ -72,7 +81,7 @@ export async function notifyReviews(services: ReviewServices): Promise<number> {
     await setMailCursor(trx, CURSOR, through);
   });
   if (mails.length) people.queued();
-  return mails.length;
+  return { queued: mails.length, more: through < head };
 }
 
 /**

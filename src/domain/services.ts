@@ -66,7 +66,8 @@ export interface Services extends CoreServices {
   };
   /** Review requests: the editors' e-mails, and an event sent back to its author. */
   reviews: {
-    notify(): Promise<number>;
+    /** Queue the notifications of one batch of the log: how many mails, and whether the log goes on past it. */
+    notify(): Promise<{ queued: number; more: boolean }>;
     sendBack(viewer: Viewer, id: number, note: string): Promise<{ id: number; status: string; note: string }>;
   };
   /** The key of the pages' password cookie (post-password-cookie.ts: the server's secret, narrowed to that use). */

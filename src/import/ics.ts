@@ -21,11 +21,13 @@
  * parsed before anything is written: a file that is not iCalendar changes nothing. A Windows zone
  * name with its `VTIMEZONE` (Outlook) is mapped to its IANA zone too, so the event keeps its zone. A
  * VEVENT with `STATUS:CANCELLED` and no `RECURRENCE-ID` is not a live event: it is left out (named
- * in the summary), and the event an earlier import made of it is trashed.
+ * in the summary), and the event an earlier import made of it is trashed. A run may go on from where
+ * an earlier one stopped (`resume`: the import job's slices) when it reads the same text.
  *
  * @example
  *   await importIcs(services, admin, { input: 'calendar.ics', status: 'publish', dryRun: false, retries: 5, retryDelayMs: 1000 });
  */
+import { createHash } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
 import { DateTime } from 'luxon';
 import type { DomainServices } from '../domain/services.js';
@@ -43,7 +45,7 @@ import { occurrencesOf } from '../store/recurrence.js';
 import { readFeedState, writeFeedState } from '../store/feed-state.js';
 import { generateSeries } from '../domain/series-generation.js';
 import { checkUrl, createSource, ImportError } from './source.js';
-import { ImportReport, type ImportHooks } from './report.js';
+import { ImportReport, type ImportHooks, type ReportState } from './report.js';
 import { refreshAfterBulkWrite } from '../store/statistics.js';
 import { parseIcsOffLoop, type IcsCancelled, type IcsEvent, type IcsOverride } from './ics-parse.js';
 
@@ -63,6 +65,19 @@ export interface IcsImportOptions {
   conditional?: boolean;
   /** read a URL on a loopback, private or reserved address too (`--allow-private`) */
   allowPrivate?: boolean;
+  /** go on from where an earlier run of this import stopped (between two slices of the import job) */
+  resume?: IcsResume;
+}
+
+/**
+ * Where a run stopped between two events: the report then (its `inputDigest`: the text it read) and
+ * how many events it had handled. A run that reads the same text goes on with the next event and
+ * that report; one that reads another text (the feed changed) starts over, and the import map makes
+ * what was written count as unchanged.
+ */
+export interface IcsResume {
+  at: number;
+  report: ReportState;
 }
 
 const SOURCE = 'ics';
@@ -146,6 +161,7 @@ export interface FeedValidators {
 export async function importIcs(services: DomainServices, admin: Viewer, options: IcsImportOptions, hooks: ImportHooks = {}): Promise<ImportReport> {
   const report = new ImportReport({ unchanged: true, dryRun: options.dryRun });
   report.source = SOURCE;
+  hooks.onReport?.(report);
   const db = services.store.db;
   let text: string;
   if (/^https?:\/\//i.test(options.input)) {
@@ -171,17 +187,25 @@ export async function importIcs(services: DomainServices, admin: Viewer, options
     }
   }
   const { events, cancelled, warnings, skipped } = await parseIcsOffLoop(text, services.config.timezone, options.status, options.input, options.strict ?? false);
-  for (const s of skipped) report.skip('event', s.id, s.reason);
-  for (const c of cancelled) report.skip('event', c.label, await retireCancelled(services, admin, c, options.dryRun));
-  for (const w of warnings) {
-    report.warnings.push(w);
-    hooks.onWarning?.(w);
+  const digest = createHash('sha256').update(text).digest('base64url');
+  // The same text parses to the same events in the same order: the events before `at`, and what
+  // was said of the file, are in the report kept.
+  const resume = options.resume?.report.inputDigest === digest ? options.resume : undefined;
+  if (resume) report.restore(resume.report);
+  report.inputDigest = digest;
+  if (!resume) {
+    for (const s of skipped) report.skip('event', s.id, s.reason);
+    for (const c of cancelled) report.skip('event', c.label, await retireCancelled(services, admin, c, options.dryRun));
+    for (const w of warnings) {
+      report.warnings.push(w);
+      hooks.onWarning?.(w);
+    }
   }
-  let done = 0;
+  let done = Math.min(resume?.at ?? 0, events.length);
   let occurrences = 0;
   const venues = await venueMatcher(db);
   const ownUid = ownUidPattern(services.config.siteUrl);
-  for (const e of events) {
+  for (const e of events.slice(done)) {
     try {
       const known = await findMapping(db, SOURCE, 'event', e.uid);
       let record = known ? await services.events.findById(Number(known.local_id)) : undefined;

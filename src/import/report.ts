@@ -21,9 +21,26 @@ export interface Progress {
 }
 
 export interface ImportHooks {
+  /** The report the import fills, once made (the import job keeps it when it stops the import between two slices). */
+  onReport?(report: ImportReport): void;
   onProgress?(p: Progress): void;
   /** A remark for the operator (a fallback taken, something not imported). */
   onWarning?(message: string): void;
+}
+
+/** What a report holds, as JSON: an import stopped between two slices keeps it in its row (jobs/imports.ts). */
+export interface ReportState {
+  source: string;
+  counts: Record<string, Record<Outcome, number>>;
+  failures: Array<{ kind: string; id: string; reason: string }>;
+  remapped: Array<{ kind: string; sourceId: string; localId: number; why: string }>;
+  warnings: string[];
+  skips: Array<{ kind: string; id: string; reason: string }>;
+  notModified: boolean;
+  eventIds: { created: number[]; updated: number[] };
+  venuesForReview: Array<[string, number[]]>;
+  /** the digest of the input that was read (`inputDigest`) */
+  inputDigest?: string;
 }
 
 const PLURAL: Record<string, string> = { category: 'categories', tag: 'tags', venue: 'venues', organizer: 'organizers', event: 'events', user: 'users', image: 'images' };
@@ -50,6 +67,8 @@ export class ImportReport {
   readonly eventIds: { created: number[]; updated: number[] } = { created: [], updated: [] };
   /** free-text locations matched to no venue: kept off the venue list until an editor creates them */
   readonly venuesForReview = new Map<string, number[]>();
+  /** a digest of the text read (import ics): a run resumed later tells by it whether it reads the same records in the same order */
+  inputDigest?: string;
 
   constructor(options: { unchanged?: boolean; dryRun?: boolean } = {}) {
     this.separateUnchanged = options.unchanged ?? false;
@@ -66,6 +85,62 @@ export class ImportReport {
     let list = this.venuesForReview.get(location);
     if (!list) this.venuesForReview.set(location, (list = []));
     if (eventId !== undefined) list.push(eventId);
+  }
+
+  /** What the report holds, as JSON; at most `maxIds` event ids per outcome (the result shows no more). */
+  state(maxIds = Infinity): ReportState {
+    return {
+      source: this.source,
+      counts: Object.fromEntries([...this.counts].map(([k, c]) => [k, { ...c }])),
+      failures: [...this.failures],
+      remapped: [...this.remapped],
+      warnings: [...this.warnings],
+      skips: [...this.skips],
+      notModified: this.notModified,
+      eventIds: { created: this.eventIds.created.slice(0, maxIds), updated: this.eventIds.updated.slice(0, maxIds) },
+      venuesForReview: [...this.venuesForReview].map(([location, ids]): [string, number[]] => [location, ids.slice(0, maxIds)]),
+      ...(this.inputDigest !== undefined ? { inputDigest: this.inputDigest } : {}),
+    };
+  }
+
+  /** Take up what an earlier run of the same import held (`state()`), to go on from there. */
+  restore(state: ReportState): void {
+    this.source = state.source;
+    for (const [kind, c] of Object.entries(state.counts)) this.counts.set(kind, { ...c });
+    this.failures.push(...state.failures);
+    this.remapped.push(...state.remapped);
+    this.warnings.push(...state.warnings);
+    this.skips.push(...state.skips);
+    this.notModified = state.notModified;
+    this.eventIds.created.push(...state.eventIds.created);
+    this.eventIds.updated.push(...state.eventIds.updated);
+    for (const [location, ids] of state.venuesForReview) this.venuesForReview.set(location, [...ids]);
+    if (state.inputDigest !== undefined) this.inputDigest = state.inputDigest;
+  }
+
+  /**
+   * Take up an earlier run of the same import that this run walked again from the start (import
+   * tec starts over; the import map makes what the earlier run wrote count as skipped now): what it
+   * created and updated is counted as such, not as skipped, and its event ids, mapped ids, warnings
+   * and venues for review are kept. Failures and skips are this run's (it tried every record again).
+   */
+  takeUpRewalked(earlier: ReportState): void {
+    for (const [kind, e] of Object.entries(earlier.counts)) {
+      let c = this.counts.get(kind);
+      if (!c) this.counts.set(kind, (c = { created: 0, updated: 0, unchanged: 0, skipped: 0, failed: 0 }));
+      c.skipped = Math.max(0, c.skipped - e.created - e.updated);
+      c.created += e.created;
+      c.updated += e.updated;
+    }
+    for (const outcome of ['created', 'updated'] as const) {
+      const mine = new Set(this.eventIds[outcome]);
+      this.eventIds[outcome].unshift(...earlier.eventIds[outcome].filter((id) => !mine.has(id)));
+    }
+    const mapped = new Set(this.remapped.map((r) => `${r.kind}:${r.sourceId}`));
+    this.remapped.unshift(...earlier.remapped.filter((r) => !mapped.has(`${r.kind}:${r.sourceId}`)));
+    const said = new Set(this.warnings);
+    this.warnings.unshift(...earlier.warnings.filter((w) => !said.has(w)));
+    for (const [location, ids] of earlier.venuesForReview) this.venuesForReview.set(location, [...new Set([...ids, ...(this.venuesForReview.get(location) ?? [])])]);
   }
 
   count(kind: string, outcome: Outcome): void {

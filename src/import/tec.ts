@@ -35,6 +35,7 @@ export type { TecImportOptions };
 
 export async function importTec(services: DomainServices, admin: Viewer, options: TecImportOptions, hooks: ImportHooks = {}): Promise<ImportReport> {
   const report = new ImportReport({ dryRun: options.dryRun });
+  hooks.onReport?.(report);
   const warn = (m: string) => {
     report.warnings.push(m);
     hooks.onWarning?.(m);

@@ -6,9 +6,18 @@
  * import to resume). A stop ends the import between two records and queues it again; an import
  * whose server died is queued again once its heartbeat is a minute old (see domain/imports.ts).
  *
+ * Calendars take turns, so that one calendar's long import (hours) does not hold back another's:
+ * the next import is the oldest queued one of the calendar that ran least recently
+ * (`claimNextImport`), and an import that has run IMPORT_SLICE while another calendar's import
+ * waits ends its slice between two records and is queued again, behind it. With no other calendar
+ * waiting it runs on. The next slice goes on where it stopped: an ics import at the next event of
+ * the same text (its report kept in the row), a tec import by walking its source again, the import
+ * map making what it wrote count as skipped, and its report's counts taken up (`takeUpRewalked`);
+ * its slice's clock starts once it is past what it had done.
+ *
  * @example
  *   const job = registerImportJob(runner, services);
- *   await job.runOnce(); // { value: 12 }: the id of the import it ran
+ *   await job.runOnce(); // { value: 12 }: the id of the import it ran (or the slice of it)
  */
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -19,7 +28,7 @@ import { viewerOf, type Viewer } from '../domain/permissions.js';
 import * as importsStore from '../store/imports.js';
 import * as usersStore from '../store/users.js';
 import { ImportError } from '../import/source.js';
-import type { ImportReport, Progress } from '../import/report.js';
+import type { ImportReport, Progress, ReportState } from '../import/report.js';
 import { importIcs } from '../import/ics.js';
 import { importTec } from '../import/tec.js';
 import type { JobHandle, JobRunner } from './runner.js';
@@ -39,8 +48,13 @@ const MAX_MESSAGES = 500;
 /** Event ids kept per import and outcome (the result's links). */
 const MAX_IDS = 10_000;
 
+/** Another calendar's waiting import is looked for at most this often once a slice is over (ms). */
+const WAITING_CHECK_MS = 1_000;
+
 /** A stop asked for while an import ran: it is queued again. */
 class Interrupted extends Error {}
+/** An import's slice ended while another calendar's import waits: it is queued again, behind it. */
+class SliceEnded extends Error {}
 
 const gmtOf = (ms: number) => new Date(ms).toISOString().slice(0, 19).replace('T', ' ');
 
@@ -70,6 +84,9 @@ export function registerImportJob(runner: JobRunner, services: DomainServices): 
   const queue = services.imports.queue;
   const db = services.store.db;
   const nowMs = () => Date.now();
+  /** The order in which this server gave calendars their turns (a tie-break below the heartbeats' second). */
+  const turns = new Map<number, number>();
+  let turn = 0;
 
   /** Who the import runs as: the person who queued it, still an administrator of its calendar (or of the network). */
   async function importer(id: number, calendar: number): Promise<Viewer> {
@@ -80,9 +97,14 @@ export function registerImportJob(runner: JobRunner, services: DomainServices): 
     return viewerOf({ id: Number(user.id), login: user.login, role });
   }
 
-  async function runImport(row: importsStore.ClaimedImport, isStopped: () => boolean): Promise<void> {
+  /**
+   * Run an import (or its next slice). Resolves `'slice'` when it ended a slice and went back to
+   * the queue (another calendar's import waits), `'stopped'` when a stop interrupted it.
+   */
+  async function runImport(row: importsStore.ClaimedImport, isStopped: () => boolean): Promise<'ended' | 'slice' | 'stopped'> {
     const id = Number(row.id);
     const options = JSON.parse(row.options) as StoredOptions;
+    const earlier = options.resume;
     let lastWrite = 0;
     let phase = '';
     let pending: Promise<void> = Promise.resolve();
@@ -93,22 +115,30 @@ export function registerImportJob(runner: JobRunner, services: DomainServices): 
     let lastProgress: Progress = { phase: '', done: 0, total: 0 };
     const heartbeat = setInterval(() => write(lastProgress), HEARTBEAT_MS);
     heartbeat.unref();
+    let report: ImportReport | undefined;
+    const slice = sliceOf(row, earlier, isStopped);
     const hooks = {
+      onReport(r: ImportReport) {
+        report = r;
+      },
       onProgress(p: Progress) {
-        if (isStopped()) throw new Interrupted('stopping');
+        // Called once a record is done: a stop then ends the run with that record counted.
         lastProgress = p;
+        if (isStopped()) throw new Interrupted('stopping');
         if (p.phase !== phase || nowMs() - lastWrite >= PROGRESS_EVERY_MS || p.done === p.total) {
           phase = p.phase;
           write(p);
         }
+        // After the record is counted and its progress noted: the next slice goes on from here.
+        slice.afterRecord(p);
       },
     };
     let dir: string | undefined;
     let rename = (s: string) => s;
-    const ended = JSON.stringify({ ...options, sealed_password: undefined });
+    const ended = JSON.stringify({ ...options, sealed_password: undefined, resume: undefined });
     try {
       const admin = await importer(id, row.calendar_id);
-      let report: ImportReport;
+      let final: ImportReport;
       if (row.kind === 'ics') {
         let input = options.url ?? '';
         if (row.upload !== null) {
@@ -118,7 +148,7 @@ export function registerImportJob(runner: JobRunner, services: DomainServices): 
           const path = input;
           rename = (s) => s.split(path).join(row.source);
         }
-        report = await importIcs(
+        final = await importIcs(
           services,
           admin,
           {
@@ -129,12 +159,13 @@ export function registerImportJob(runner: JobRunner, services: DomainServices): 
             retryDelayMs: 1000,
             strict: options.strict ?? false,
             allowPrivate: services.config.webhooksAllowPrivate,
+            ...(earlier ? { resume: earlier } : {}),
           },
           hooks,
         );
       } else {
         const password = await queue.passwordOf(options);
-        report = await importTec(
+        final = await importTec(
           services,
           admin,
           {
@@ -151,29 +182,90 @@ export function registerImportJob(runner: JobRunner, services: DomainServices): 
           },
           hooks,
         );
+        if (earlier) final.takeUpRewalked(earlier.report);
       }
       await pending;
       await importsStore.finishImport(db, id, {
         status: 'done',
         options: ended,
-        counts: JSON.stringify(countsOf(report)),
-        messages: JSON.stringify(messagesOf(report, rename)),
+        counts: JSON.stringify(countsOf(final)),
+        messages: JSON.stringify(messagesOf(final, rename)),
         error: null,
         finished_gmt: gmtOf(nowMs()),
+        heartbeat_gmt: gmtOf(nowMs()),
       });
+      return 'ended';
     } catch (err) {
+      // Its progress as it stopped: the row, queued again, says how far it got.
+      if (err instanceof Interrupted || err instanceof SliceEnded) write(lastProgress);
       await pending;
-      if (err instanceof Interrupted) {
-        await importsStore.finishImport(db, id, { status: 'queued' });
-        return;
+      if (err instanceof Interrupted || err instanceof SliceEnded) {
+        // Where it stopped, for the next run to go on from (a stop keeps it too).
+        const resume = report && resumeOf(row, report, earlier, slice.records(), lastProgress.done);
+        await importsStore.finishImport(db, id, {
+          status: 'queued',
+          ...(resume ? { options: JSON.stringify({ ...options, resume }) } : {}),
+          heartbeat_gmt: gmtOf(nowMs()),
+          slice: err instanceof SliceEnded,
+        });
+        return err instanceof SliceEnded ? 'slice' : 'stopped';
       }
       // Operator-level failures (unreachable, refused, not iCalendar, credentials) are the import's outcome; anything else too, logged by the runner.
-      await importsStore.finishImport(db, id, { status: 'failed', options: ended, error: rename((err as Error).message), finished_gmt: gmtOf(nowMs()) });
+      await importsStore.finishImport(db, id, { status: 'failed', options: ended, error: rename((err as Error).message), finished_gmt: gmtOf(nowMs()), heartbeat_gmt: gmtOf(nowMs()) });
       if (!(err instanceof ImportError)) throw err;
+      return 'ended';
     } finally {
       clearInterval(heartbeat);
       if (dir) await rm(dir, { recursive: true, force: true });
     }
+  }
+
+  /**
+   * The slice of a run: it ends after a record once IMPORT_SLICE has passed since the run's first
+   * new record while another calendar's import waits (looked for in the background, at most every
+   * second, so that a record never waits on it). A tec run walks again what the earlier ones did:
+   * its clock starts past that many records.
+   */
+  function sliceOf(row: importsStore.ClaimedImport, earlier: StoredOptions['resume'], isStopped: () => boolean) {
+    const sliceMs = services.config.importSliceMs;
+    const walkedBefore = row.kind === 'tec' ? (earlier?.at ?? 0) : 0;
+    let records = 0;
+    let from: number | undefined;
+    let lastCheck = 0;
+    let checking = false;
+    let waits = false;
+    return {
+      records: () => records,
+      afterRecord(p: Progress) {
+        records++;
+        // An ics import's last event: nothing is left to go on with.
+        if (sliceMs <= 0 || records <= walkedBefore || (row.kind === 'ics' && p.done >= p.total)) return;
+        const now = nowMs();
+        from ??= now;
+        if (now - from < sliceMs) return;
+        if (waits && !isStopped()) throw new SliceEnded('another calendar waits');
+        if (checking || now - lastCheck < Math.min(sliceMs, WAITING_CHECK_MS)) return;
+        checking = true;
+        lastCheck = now;
+        importsStore
+          .otherCalendarWaits(db, row.calendar_id)
+          .then((w) => {
+            waits = w;
+          })
+          .catch(() => {})
+          .finally(() => {
+            checking = false;
+          });
+      },
+    };
+  }
+
+  /** What the next run of an import stopped now goes on from. */
+  function resumeOf(row: importsStore.ClaimedImport, report: ImportReport, earlier: StoredOptions['resume'], records: number, done: number): { at: number; report: ReportState } {
+    // An ics run reports the events of the text done so far, those of the earlier runs included.
+    if (row.kind === 'ics') return { at: done, report: report.state(MAX_IDS) };
+    if (earlier) report.takeUpRewalked(earlier.report);
+    return { at: records, report: report.state(MAX_IDS) };
   }
 
   const job = runner.register<number | undefined>({
@@ -186,10 +278,13 @@ export function registerImportJob(runner: JobRunner, services: DomainServices): 
       const now = nowMs();
       await importsStore.requeueStale(db, gmtOf(now - STALE_MS), MAX_ATTEMPTS, gmtOf(now));
       if (ctx.isStopped()) return;
-      // The queue is every calendar's; each import runs in the calendar it was queued in (its records,
-      // its import map, its configuration: site URL, time zone).
-      const row = await importsStore.claimNextImport(db, gmtOf(now));
+      // The queue is every calendar's, served by calendar in turns; each import runs in the calendar
+      // it was queued in (its records, its import map, its configuration: site URL, time zone).
+      const row = await importsStore.claimNextImport(db, gmtOf(now), (calendar) => turns.get(calendar) ?? -1);
       if (!row) return { value: undefined };
+      turns.delete(row.calendar_id);
+      turns.set(row.calendar_id, ++turn);
+      if (turns.size > 1000) turns.delete(turns.keys().next().value!);
       try {
         await services.calendars.within(row.calendar_id, () => runImport(row, ctx.isStopped));
       } catch (err) {

@@ -77,7 +77,10 @@ function registerReviewMail(runner: JobRunner, services: Pick<DomainServices, 'c
     singleton: true,
     backoff: { initialMs: RETRY_FIRST_MS, maxMs: RETRY_MAX_MS },
     async run() {
-      return { value: await services.reviews.notify() };
+      // A batch that stopped short of the head: the next one at once, not at the next commit or poll
+      // (a calendar's change logged behind a busy calendar's thousands waits for their reading only).
+      const { queued, more } = await services.reviews.notify();
+      return { value: queued, more };
     },
     onStop: () => listening.stop?.(),
   });

@@ -248,6 +248,17 @@ export const CALENDAR_AND_ANSWER_SETTINGS: Setting[] = [
     description: 'the most bytes an import (ics or tec, admin API or CLI) reads of one answer of its source, as sent and once gzip, deflate or br is undone; a larger one fails the import',
   },
   {
+    env: 'IMPORT_SLICE',
+    flag: '--import-slice',
+    key: 'importSliceMs',
+    type: 'duration',
+    min: 0,
+    group: 'limits',
+    defaultText: '30s',
+    description:
+      "how long a background import runs before it goes behind another calendar's waiting import (it stops between two records and goes on later where it stopped); alone, it runs on; 0: imports are never cut (ms, s, m, h)",
+  },
+  {
     env: 'GEOLOC_RADIUS',
     flag: '--geoloc-radius',
     key: 'geolocRadius',

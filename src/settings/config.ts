@@ -109,6 +109,8 @@ export interface Config {
   webhooksTimeoutMs: number;
   /** The most bytes an import reads of one answer of its source, as sent and as decoded (gzip, deflate, br). */
   importMaxBytes: number;
+  /** How long (ms) a background import runs before it lets another calendar's waiting import go first (jobs/imports.ts); 0: never. */
+  importSliceMs: number;
   /** Default radius of the geolocation filters (`geoloc_lat`/`geoloc_lng` without `geoloc_radius`), in `geolocUnit`. */
   geolocRadius: number;
   /** Unit of `geolocRadius` and the default of `geoloc_unit`: miles or kilometres. */

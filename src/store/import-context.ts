@@ -13,6 +13,7 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
 import { sql } from 'kysely';
 import type { Executor } from './schema.js';
+import { acrossCalendars } from './calendar-scope.js';
 
 export type WantedIdKind = 'post' | 'term' | 'image' | 'user';
 
@@ -48,7 +49,8 @@ export async function takeWantedId(db: Executor, kind: WantedIdKind): Promise<nu
   if (id === undefined || !context) return undefined;
   delete context.wanted[kind];
   if (!Number.isSafeInteger(id) || id <= 0) return undefined;
-  const taken = await db.selectFrom(TABLE_OF[kind]).select('id').where('id', '=', id).executeTakeFirst();
+  // Ids are the whole database's: one another calendar holds is not free (its calendar's scope would hide it).
+  const taken = await acrossCalendars(() => db.selectFrom(TABLE_OF[kind]).select('id').where('id', '=', id).executeTakeFirst());
   return taken ? undefined : id;
 }
 
@@ -65,11 +67,13 @@ export async function takeWantedOccurrenceIds(db: Executor, starts: string[]): P
     if (id !== undefined && Number.isSafeInteger(id) && id > 0) out.set(start, id);
   }
   if (out.size === 0) return out;
-  const taken = await db
-    .selectFrom('posts')
-    .select('id')
-    .where('id', 'in', [...out.values()])
-    .execute();
+  const taken = await acrossCalendars(() =>
+    db
+      .selectFrom('posts')
+      .select('id')
+      .where('id', 'in', [...out.values()])
+      .execute(),
+  );
   const takenIds = new Set(taken.map((r) => Number(r.id)));
   for (const [start, id] of out) {
     wanted.delete(start);

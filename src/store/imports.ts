@@ -1,7 +1,7 @@
 /**
  * Background imports (migration 014; domain/imports.ts runs them): queued by the admin API,
- * claimed one at a time with a compare-and-set on the status, their progress and heartbeat
- * written while they run, their outcome at the end. Not logged in the change log (the records an
+ * claimed one at a time with a compare-and-set on the status, in turns by calendar, their progress
+ * and heartbeat written while they run, their outcome at the end. Not logged in the change log (the records an
  * import writes are, through the domain services).
  *
  * @example
@@ -90,7 +90,7 @@ export async function listImports(db: Executor, limit: number, offset: number): 
 /**
  * Running imports of every calendar whose heartbeat is older than `staleBefore`: queued again (or
  * failed after `maxAttempts`). Returns how many were queued again. One queue for the whole
- * database: the import job runs one import at a time, whichever calendar queued it.
+ * database, served by calendar in turns (`queuedCalendars`).
  */
 export async function requeueStale(db: Executor, staleBefore: string, maxAttempts: number, now: string): Promise<number> {
   return acrossCalendars(async () => {
@@ -106,18 +106,61 @@ export async function requeueStale(db: Executor, staleBefore: string, maxAttempt
   });
 }
 
+/** A calendar with imports queued: its oldest queued import, and its last turn (the newest heartbeat of its imports, '' for none). */
+export interface QueuedCalendar {
+  calendar_id: number;
+  id: number;
+  turn: string;
+}
+
 /**
- * Claim the oldest queued import of any calendar (compare-and-set on its status): the row with its
- * upload and its calendar (`calendar_id`, where it then runs), now running; undefined when none.
+ * The calendars with imports queued, in the order of their turns: the one whose imports ran least
+ * recently first (never: first of all), then the one whose turn this server gave longest ago
+ * (`lastTurn`, a counter the job keeps: heartbeats are to the second, and slices may be shorter),
+ * then the oldest queued import. An import's heartbeat is renewed while it runs, so a calendar
+ * whose import just ended a slice goes behind every calendar that waits.
  */
-export async function claimNextImport(db: Executor, now: string): Promise<ClaimedImport | undefined> {
+export async function queuedCalendars(db: Executor, lastTurn: (calendar: number) => number = () => -1): Promise<QueuedCalendar[]> {
+  return acrossCalendars(async () => {
+    const queued = await scoped(db)
+      .selectFrom('imports')
+      .select((eb) => ['calendar_id', eb.fn.min('id').as('id')])
+      .where('status', '=', 'queued')
+      .groupBy('calendar_id')
+      .execute();
+    if (queued.length === 0) return [];
+    const turns = await scoped(db)
+      .selectFrom('imports')
+      .select((eb) => ['calendar_id', eb.fn.max('heartbeat_gmt').as('turn')])
+      .where(
+        'calendar_id',
+        'in',
+        queued.map((q) => Number(q.calendar_id)),
+      )
+      .groupBy('calendar_id')
+      .execute();
+    const turnOf = new Map(turns.map((t) => [Number(t.calendar_id), t.turn ?? '']));
+    return queued
+      .map((q) => ({ calendar_id: Number(q.calendar_id), id: Number(q.id), turn: turnOf.get(Number(q.calendar_id)) ?? '' }))
+      .sort((a, b) => (a.turn < b.turn ? -1 : a.turn > b.turn ? 1 : lastTurn(a.calendar_id) - lastTurn(b.calendar_id) || a.id - b.id));
+  });
+}
+
+/**
+ * Claim the next import (compare-and-set on its status): the oldest queued import of the calendar
+ * whose turn it is (`queuedCalendars`: round robin by calendar, so one calendar's many or long
+ * imports do not hold back another's), with its upload and its calendar (`calendar_id`, where it
+ * then runs), now running; undefined when none. `started_gmt` stays the first start of the import
+ * (a slice or a resumption continues it); its progress stays until the run reports its own.
+ */
+export async function claimNextImport(db: Executor, now: string, lastTurn?: (calendar: number) => number): Promise<ClaimedImport | undefined> {
   return acrossCalendars(async () => {
     for (;;) {
-      const next = await scoped(db).selectFrom('imports').select(['id', 'calendar_id']).where('status', '=', 'queued').orderBy('id').limit(1).executeTakeFirst();
+      const [next] = await queuedCalendars(db, lastTurn);
       if (!next) return undefined;
       const r = await scoped(db)
         .updateTable('imports')
-        .set((eb) => ({ status: 'running', started_gmt: now, heartbeat_gmt: now, attempts: eb('attempts', '+', 1), phase: '', done: 0, total: 0 }))
+        .set((eb) => ({ status: 'running', started_gmt: eb.fn.coalesce('started_gmt', eb.val(now)), heartbeat_gmt: now, attempts: eb('attempts', '+', 1) }))
         .where('id', '=', next.id)
         .where('calendar_id', '=', next.calendar_id)
         .where('status', '=', 'queued')
@@ -130,20 +173,33 @@ export async function claimNextImport(db: Executor, now: string): Promise<Claime
   });
 }
 
+/** Whether an import of another calendar than `calendar` is queued (a running import then ends its slice). */
+export async function otherCalendarWaits(db: Executor, calendar: number): Promise<boolean> {
+  return acrossCalendars(async () => {
+    const row = await scoped(db).selectFrom('imports').select('id').where('status', '=', 'queued').where('calendar_id', '<>', calendar).limit(1).executeTakeFirst();
+    return row !== undefined;
+  });
+}
+
 /** Progress of a running import (and its heartbeat). */
 export async function noteProgress(db: Executor, id: number, p: { phase: string; done: number; total: number; heartbeat_gmt: string }): Promise<void> {
   await tables(db).updateTable('imports').set(p).where('id', '=', id).where('status', '=', 'running').execute();
 }
 
-/** The end of a run: done, failed, or queued again (interrupted by a stop); the upload is dropped once it ended. */
+/**
+ * The end of a run: done, failed, or queued again (interrupted by a stop, or at the end of a slice:
+ * `slice` gives back the attempt its claim counted, since a slice continues the same attempt); the
+ * upload is dropped once it ended. The heartbeat is renewed: it is when the calendar last had its turn.
+ */
 export async function finishImport(
   db: Executor,
   id: number,
-  end: { status: 'done' | 'failed' | 'queued'; options?: string; counts?: string; messages?: string; error?: string | null; finished_gmt?: string | null },
+  end: { status: 'done' | 'failed' | 'queued'; options?: string; counts?: string; messages?: string; error?: string | null; finished_gmt?: string | null; heartbeat_gmt?: string; slice?: boolean },
 ): Promise<void> {
+  const { slice, ...set } = end;
   await tables(db)
     .updateTable('imports')
-    .set({ ...end, ...(end.status !== 'queued' ? { upload: null } : {}) })
+    .set((eb) => ({ ...set, ...(end.status !== 'queued' ? { upload: null } : {}), ...(slice ? { attempts: eb('attempts', '-', 1) } : {}) }))
     .where('id', '=', id)
     .execute();
 }

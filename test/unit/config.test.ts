@@ -107,6 +107,7 @@ describe('configuration', () => {
         'WEBHOOKS_DISABLE_AFTER',
         'WEBHOOKS_TIMEOUT',
         'IMPORT_MAX_BYTES',
+        'IMPORT_SLICE',
         'GEOLOC_RADIUS',
         'GEOLOC_UNIT',
         'RECURRENCE_HORIZON_MONTHS',

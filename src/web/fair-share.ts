@@ -23,6 +23,14 @@
 import { AsyncResource } from 'node:async_hooks';
 import { Counter, Gauge, type Registry } from 'prom-client';
 
+/** Lanes kept before the quiet ones are looked for (each sweep drops every lane quiet past the window). */
+const SWEEP_AT = 64;
+
+/** Drop the lanes that are `idle` and started nothing within the window. */
+function sweep<K, L extends { lastStart: number }>(lanes: Map<K, L>, at: number, windowMs: number, idle: (lane: L) => boolean): void {
+  for (const [key, lane] of lanes) if (idle(lane) && at - lane.lastStart >= windowMs) lanes.delete(key);
+}
+
 export interface FairShareOptions {
   /** requests of one calendar at work at once while another calendar asks too; 0: no limit */
   share: number;
@@ -38,6 +46,8 @@ export interface FairShareStats {
   waiting: number;
   /** requests that waited since the start */
   waited: number;
+  /** calendars kept track of (those asking, and the quiet ones not yet forgotten) */
+  lanes: number;
 }
 
 export interface FairShare {
@@ -75,7 +85,12 @@ export function createFairShare(options: FairShareOptions): FairShare {
 
   const laneOf = (calendar: number): Lane => {
     let lane = lanes.get(calendar);
-    if (!lane) lanes.set(calendar, (lane = { working: 0, queue: [], lastStart: -Infinity }));
+    if (!lane) {
+      // A new calendar: the quiet ones are forgotten first, so that one request in each of
+      // thousands of calendars leaves no lane behind.
+      if (lanes.size >= SWEEP_AT) sweep(lanes, now(), windowMs, (l) => l.working === 0 && l.queue.length === 0);
+      lanes.set(calendar, (lane = { working: 0, queue: [], lastStart: -Infinity }));
+    }
     return lane;
   };
 
@@ -150,7 +165,7 @@ export function createFairShare(options: FairShareOptions): FairShare {
         waiting += lane.queue.filter((w) => !w.dropped).length;
         if (lane.working > 0 || lane.queue.length > 0) calendars++;
       }
-      return { calendars, working, waiting, waited };
+      return { calendars, working, waiting, waited, lanes: lanes.size };
     },
   };
 }
@@ -165,7 +180,7 @@ export interface TurnShareOptions {
 export interface TurnShare {
   /** Start `go` now, or in a later turn of the event loop when its calendar has had its turns. */
   enter(calendar: string, go: () => void): void;
-  stats(): { deferred: number };
+  stats(): { deferred: number; calendars: number };
 }
 
 /**
@@ -220,7 +235,10 @@ export function createTurnShare(options: TurnShareOptions): TurnShare {
       if (perTurn <= 0) return go();
       const at = now();
       let lane = lanes.get(calendar);
-      if (!lane) lanes.set(calendar, (lane = { used: 0, queue: [], lastStart: -Infinity }));
+      if (!lane) {
+        if (lanes.size >= SWEEP_AT) sweep(lanes, at, windowMs, (l) => l.queue.length === 0);
+        lanes.set(calendar, (lane = { used: 0, queue: [], lastStart: -Infinity }));
+      }
       if (lane.queue.length === 0 && (lane.used < perTurn || !othersAsk(calendar, at))) {
         lane.used++;
         lane.lastStart = at;
@@ -232,7 +250,7 @@ export function createTurnShare(options: TurnShareOptions): TurnShare {
       lane.queue.push(AsyncResource.bind(go));
       schedule();
     },
-    stats: () => ({ deferred }),
+    stats: () => ({ deferred, calendars: lanes.size }),
   };
 }
 

@@ -24,7 +24,7 @@ describe('fair share between calendars', () => {
     const started: number[] = [];
     for (let i = 0; i < 10; i++) fair.admit(1, () => started.push(i));
     assert.equal(started.length, 10);
-    assert.deepEqual(fair.stats(), { calendars: 1, working: 10, waiting: 0, waited: 0 });
+    assert.deepEqual(fair.stats(), { calendars: 1, working: 10, waiting: 0, waited: 0, lanes: 1 });
   });
 
   it('holds a busy calendar to its share while another asks, and lets the other through at once', () => {
@@ -138,6 +138,20 @@ describe('fair share between calendars, in turns of the event loop', () => {
     context.run('second', () => turns.enter('busy', () => seen.push(context.getStore())));
     await turn();
     assert.deepEqual(seen, ['first', 'second']);
+  });
+
+  it('keeps no lane of the calendars asked once and quiet since (one request in each of thousands)', () => {
+    let t = 0;
+    const fair = createFairShare({ share: 2, windowMs: 1000, now: () => t });
+    const turns = createTurnShare({ perTurn: 2, windowMs: 1000, now: () => t });
+    for (let i = 0; i < 10_000; i++) {
+      fair.admit(i, () => {}).release();
+      turns.enter(`c${i}`, () => {});
+      t += 10;
+    }
+    // Those of the last second at most (100 a second here), and a sweep's worth.
+    assert.ok(fair.stats().lanes <= 100 + 64, String(fair.stats().lanes));
+    assert.ok(turns.stats().calendars <= 100 + 64, String(turns.stats().calendars));
   });
 
   it('holds nothing back with a share of 0', () => {

@@ -32,7 +32,8 @@ import type { ChangeBatch, ChangeFeed } from '../store/change-feed.js';
 import { partsOf } from '../store/handle.js';
 import type { Executor } from '../store/schema.js';
 import { registerKept } from '../metrics.js';
-import { createKeptEntries } from '../store/kept-entries.js';
+import { createKeptEntries, type KeptEntries } from '../store/kept-entries.js';
+import { LISTENER_GONE, type ChangeListener } from '../store/change-batches.js';
 import { DEFAULT_CALENDAR_ID, acrossCalendars, calendarIdNow } from '../store/calendar-scope.js';
 
 export { createRevisionCache, type RevisionCache, type RevisionView } from '../store/kept-entries.js';
@@ -107,6 +108,35 @@ export function createDoorkeeper(slots: number): (key: string) => boolean {
 }
 
 /**
+ * The feed's listener of a kept map, made outside the map's scope: a closure made there would share
+ * its context, and with it the entries, which the feed would then never let go.
+ */
+function weakListener<V>(weak: WeakRef<KeptEntries<V>>, countsPatchedOnRead: boolean): ChangeListener {
+  return (batch) => {
+    const kept = weak.deref();
+    if (!kept) return LISTENER_GONE;
+    dropChanged(kept, batch, countsPatchedOnRead);
+  };
+}
+
+/** Drop from `kept` what a batch of changes names. */
+function dropChanged<V>(kept: KeptEntries<V>, batch: ChangeBatch, countsPatchedOnRead: boolean): void {
+  if (batch.reset) return kept.clear();
+  if (kept.size === 0) return;
+  for (const id of batch.eventIds) kept.dropDep(`event:${id}`);
+  for (const id of batch.venues) kept.dropDep(`venue:${id}`);
+  for (const id of batch.organizers) kept.dropDep(`organizer:${id}`);
+  for (const id of batch.images) kept.dropDep(`image:${id}`);
+  if (batch.terms.size) {
+    kept.dropDep('term:*');
+    for (const id of batch.terms) kept.dropDep(`term:${id}`);
+  }
+  // What shows a term shows its count: a moved count drops it too (`term:*`, which stands for
+  // which terms exist and what they are called, stays).
+  if (!countsPatchedOnRead) for (const id of batch.termCounts.keys()) kept.dropDep(`term:${id}`);
+}
+
+/**
  * Values kept while the change log says they are current: each entry names the records it was
  * built from, and a batch of changes drops exactly the entries built from what it names.
  */
@@ -122,22 +152,9 @@ export function createKeptMap<V>(feed: ChangeFeed, maxEntries: number, options: 
     const calendar = calendarIdNow();
     return calendar === DEFAULT_CALENDAR_ID ? key : `${calendar}|${key}`;
   };
-  acrossCalendars(() => feed.subscribe(drop));
-  function drop(batch: ChangeBatch): void {
-    if (batch.reset) return kept.clear();
-    if (kept.size === 0) return;
-    for (const id of batch.eventIds) kept.dropDep(`event:${id}`);
-    for (const id of batch.venues) kept.dropDep(`venue:${id}`);
-    for (const id of batch.organizers) kept.dropDep(`organizer:${id}`);
-    for (const id of batch.images) kept.dropDep(`image:${id}`);
-    if (batch.terms.size) {
-      kept.dropDep('term:*');
-      for (const id of batch.terms) kept.dropDep(`term:${id}`);
-    }
-    // What shows a term shows its count: a moved count drops it too (`term:*`, which stands for
-    // which terms exist and what they are called, stays).
-    if (!options.countsPatchedOnRead) for (const id of batch.termCounts.keys()) kept.dropDep(`term:${id}`);
-  }
+  // Held weakly by the feed: a map made for one set of links (a calendar's URLs) goes when they
+  // do, instead of being kept by its listener for ever (one map per calendar ever asked).
+  acrossCalendars(() => feed.subscribe(weakListener(new WeakRef(kept), options.countsPatchedOnRead === true)));
 
   registerKept(options.owner, options.kind ?? 'other', {
     entries: () => kept.size,

@@ -118,6 +118,13 @@ export interface DomainServices extends Services {
  * The services over a store, with the store (the composition root, the jobs, the importers and the
  * CLI use it; faces are given `faceServices(...)`, without it).
  */
+/**
+ * Links kept for calendars other than the default one (as many as their runtimes, domain/calendars.ts):
+ * each set has its kept representations (read-model.ts), about 64 KiB of admission table even
+ * when idle, which go with it.
+ */
+const LINKS_KEPT = 256;
+
 export function createServices(config: Config, store: Store, pristine: Config = { ...config }): DomainServices {
   // One `Links` per site URL (each calendar has its own), REST root and namespace; the calendars'
   // are bounded (the most recently used), the default calendar's are always there.
@@ -128,7 +135,7 @@ export function createServices(config: Config, store: Store, pristine: Config = 
     const key = `${site}|${restRoot}/${namespace}`;
     let out = linksByBase.get(key);
     if (!out) {
-      if (linksByBase.size >= 1024) for (const k of linksByBase.keys()) if (!k.startsWith(`${defaultSite}|`)) linksByBase.delete(k);
+      if (linksByBase.size >= LINKS_KEPT) for (const k of linksByBase.keys()) if (!k.startsWith(`${defaultSite}|`)) linksByBase.delete(k);
       linksByBase.set(key, (out = createLinks(site, restRoot, namespace)));
     }
     return out;

@@ -63,7 +63,12 @@ export interface ChangeBatch {
   settings?: Record<string, string>;
 }
 
-export type ChangeListener = (batch: ChangeBatch) => void;
+/**
+ * Hears a batch. A listener that answers `LISTENER_GONE` is dropped: what it kept up to date is no
+ * more (a kept map held weakly, collected once nothing else used it).
+ */
+export type ChangeListener = (batch: ChangeBatch) => void | typeof LISTENER_GONE;
+export const LISTENER_GONE = Symbol('listener gone');
 
 /** What a batch is built from of each log row. */
 export type FeedRow = Pick<ChangeRow, 'seq' | 'type' | 'id' | 'action' | 'detail'> & { calendar?: number };

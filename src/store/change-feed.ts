@@ -27,8 +27,8 @@ import type { Executor } from './schema.js';
 import { listingStateOf, type ListingRow, type ListingState } from './listing-states.js';
 import { CHANGES_SINCE_SQL, HEAD_SQL, changeRowsCte, headOf, toChangeRow, type ChangeRow, type RawChangeRow } from './change-log.js';
 import { registerKept, storeMetricsOf } from '../metrics.js';
-import { calendarIdNow, isAcrossCalendars } from './calendar-scope.js';
-import { buildBatch, calendarBatches, type BatchParts, type ChangeBatch, type ChangeListener, type EventText, type EventTransition } from './change-batches.js';
+import { DEFAULT_CALENDAR_ID, calendarIdNow, isAcrossCalendars } from './calendar-scope.js';
+import { LISTENER_GONE, buildBatch, calendarBatches, type BatchParts, type ChangeBatch, type ChangeListener, type EventText, type EventTransition } from './change-batches.js';
 
 export { buildBatch, type ChangeBatch, type ChangeListener, type EventText, type EventTransition, type FeedRow } from './change-batches.js';
 
@@ -49,9 +49,10 @@ export interface ChangeFeed {
   /** Apply every committed change to the subscribers; resolves with the new sequence number. */
   sync(): Promise<number>;
   /**
-   * Hear every batch: of every calendar (the default), or with `calendar`, that calendar's part of
-   * each (its own writes and people's): what keeps one calendar's results (its list totals, its
-   * settings) hears that calendar only.
+   * Hear every batch: of every calendar (the default, for a listener made in the default calendar
+   * or across calendars), or with `calendar` (by default, the calendar other than the default one
+   * the listener is made in), that calendar's part of each (its own writes and people's): what
+   * keeps one calendar's results (its list totals, its settings) hears that calendar only.
    */
   subscribe(listener: ChangeListener, options?: { calendar?: number }): void;
   /** Drop the listeners of one calendar (its kept structures were let go: store/handle.ts `slotsOf`). */
@@ -124,6 +125,12 @@ function feedCore() {
   let linkedSeq = -1;
   /** each listener with the calendar it was made in (undefined: it hears every calendar's changes) */
   const listeners: Array<{ hear: ChangeListener; calendar: number | undefined }> = [];
+  /** Each listener hears (`hear`), and those whose structure is gone are dropped. */
+  const hearAll = (hear: (l: (typeof listeners)[number]) => ReturnType<ChangeListener>): void => {
+    const gone = new Set<(typeof listeners)[number]>();
+    for (const l of listeners) if (hear(l) === LISTENER_GONE) gone.add(l);
+    if (gone.size > 0) for (let i = listeners.length - 1; i >= 0; i--) if (gone.has(listeners[i]!)) listeners.splice(i, 1);
+  };
   const history: EventTransition[] = [];
   /** bytes of `history` (`transitionBytes`) */
   let historyBytes = 0;
@@ -136,7 +143,12 @@ function feedCore() {
     revision: () => (resets === 0 ? String(seq) : `${seq}~${resets}`),
     linkedRevision: () => (resets === 0 ? String(linkedSeq) : `${linkedSeq}~${resets}`),
     subscribe(listener: ChangeListener, options: { calendar?: number } = {}) {
-      listeners.push({ hear: listener, calendar: options.calendar });
+      // A structure made in another calendar than the default one (kept in that calendar's slots)
+      // hears that calendar, and goes with its slots (`forgetCalendar`): without this, each
+      // calendar ever asked left its structures' listeners behind.
+      const here = calendarIdNow();
+      const calendar = options.calendar ?? (here === DEFAULT_CALENDAR_ID || isAcrossCalendars() ? undefined : here);
+      listeners.push({ hear: listener, calendar });
     },
     forgetCalendar(calendar: number) {
       for (let i = listeners.length - 1; i >= 0; i--) if (listeners[i]!.calendar === calendar) listeners.splice(i, 1);
@@ -150,7 +162,7 @@ function feedCore() {
       linkedSeq = value;
       historyFloor = value;
       const batch = buildBatch(value, value, [], new Map(), new Map(), true);
-      for (const l of listeners) l.hear(batch);
+      hearAll((l) => l.hear(batch));
     },
     apply(batch: ChangeBatch, made?: BatchParts) {
       if (batch.reset) resets++;
@@ -180,7 +192,7 @@ function feedCore() {
       }
       seq = batch.to;
       const byCalendar = calendarBatches(batch, made);
-      for (const l of listeners) l.hear(l.calendar === undefined ? batch : byCalendar(l.calendar));
+      hearAll((l) => l.hear(l.calendar === undefined ? batch : byCalendar(l.calendar)));
     },
     transitionsBetween(from: number, to: number): EventTransition[] | undefined {
       if (from === to) return [];

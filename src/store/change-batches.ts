@@ -67,7 +67,7 @@ export interface ChangeBatch {
  * Hears a batch. A listener that answers `LISTENER_GONE` is dropped: what it kept up to date is no
  * more (a kept map held weakly, collected once nothing else used it).
  */
-export type ChangeListener = (batch: ChangeBatch) => void | typeof LISTENER_GONE;
+export type ChangeListener = (batch: ChangeBatch) => unknown;
 export const LISTENER_GONE = Symbol('listener gone');
 
 /** What a batch is built from of each log row. */

@@ -185,7 +185,8 @@ export const SERVICE_SETTINGS: Setting[] = [
     min: 0,
     group: 'limits',
     defaultText: '2',
-    description: "requests of one calendar an instance works on at once while another calendar's requests wait or arrive (the rest wait their turn, first come first served); a calendar alone is never held back; 0: no limit",
+    description:
+      "requests of one calendar an instance works on at once while another calendar's requests wait or arrive (the rest wait their turn, first come first served); a calendar alone is never held back; 0: no limit",
   },
   {
     env: 'LOGIN_MAX_FAILURES',

@@ -109,7 +109,6 @@ export function createSourceReader(db: Executor): (record: EventRecord) => Promi
 }
 
 const digestOf = (value: unknown) => createHash('sha256').update(JSON.stringify(value)).digest('hex').slice(0, 19);
-const gmt = () => new Date().toISOString().slice(0, 19).replace('T', ' ');
 
 export interface LinkedMirror {
   /** The follower's record for a source venue or organizer (made or brought up to date); none when its editors trashed it. */
@@ -157,7 +156,7 @@ export function createLinkedMirror(ctx: DomainContext, followId: number, writer:
     // would take over, and rewrite, a record of the follower's own of the same name).
     return writeTransaction(db, async (trx) => {
       const made = await service(source.kind).create(trx, { ...source.fields, status: 'publish' }, writer, { exact: true });
-      await store.saveMirror(trx, { follow_id: followId, kind: source.kind, source_id: source.id, post_id: made, source_digest: digest, created_gmt: gmt() });
+      await store.saveMirror(trx, { follow_id: followId, kind: source.kind, source_id: source.id, post_id: made, source_digest: digest, created_gmt: ctx.clock.nowGmt() });
       return made;
     });
   }

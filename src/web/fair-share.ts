@@ -31,6 +31,19 @@ function sweep<K, L extends { lastStart: number }>(lanes: Map<K, L>, at: number,
   for (const [key, lane] of lanes) if (idle(lane) && at - lane.lastStart >= windowMs) lanes.delete(key);
 }
 
+/**
+ * Whether a calendar other than `calendar` asks: a lane not `idle`, or one that started a request
+ * within the window. Lanes found idle past the window are forgotten on the way.
+ */
+function anotherAsks<K, L extends { lastStart: number }>(lanes: Map<K, L>, calendar: K, at: number, windowMs: number, idle: (lane: L) => boolean): boolean {
+  for (const [key, lane] of lanes) {
+    if (key === calendar) continue;
+    if (!idle(lane) || at - lane.lastStart < windowMs) return true;
+    lanes.delete(key);
+  }
+  return false;
+}
+
 export interface FairShareOptions {
   /** requests of one calendar at work at once while another calendar asks too; 0: no limit */
   share: number;
@@ -94,15 +107,7 @@ export function createFairShare(options: FairShareOptions): FairShare {
     return lane;
   };
 
-  /** Whether another calendar than `calendar` asks (a lane idle past the window is forgotten). */
-  const othersAsk = (calendar: number, at: number): boolean => {
-    for (const [id, lane] of lanes) {
-      if (id === calendar) continue;
-      if (lane.working > 0 || lane.queue.length > 0 || at - lane.lastStart < windowMs) return true;
-      lanes.delete(id);
-    }
-    return false;
-  };
+  const othersAsk = (calendar: number, at: number): boolean => anotherAsks(lanes, calendar, at, windowMs, (l) => l.working === 0 && l.queue.length === 0);
 
   /** The request starts: it holds a place until released. */
   const start = (lane: Lane, go: () => void, at: number): void => {
@@ -200,14 +205,7 @@ export function createTurnShare(options: TurnShareOptions): TurnShare {
   let turnScheduled = false;
   let deferred = 0;
 
-  const othersAsk = (calendar: string, at: number): boolean => {
-    for (const [key, lane] of lanes) {
-      if (key === calendar) continue;
-      if (lane.queue.length > 0 || at - lane.lastStart < windowMs) return true;
-      lanes.delete(key);
-    }
-    return false;
-  };
+  const othersAsk = (calendar: string, at: number): boolean => anotherAsks(lanes, calendar, at, windowMs, (l) => l.queue.length === 0);
 
   /** The next turn: every calendar's count starts again, and the waiting start, round robin. */
   const nextTurn = () => {

@@ -9,7 +9,7 @@
  *   await storeOutboxStep(db, 1043, 1050, { objects, activities, deliveries }) // false: another instance moved the cursor
  */
 import { sql, type Generated, type Selectable } from 'kysely';
-import type { Executor } from './schema.js';
+import type { Executor, Scoped } from './schema.js';
 import { calendarIdNow } from './calendar-scope.js';
 
 export interface FederationKvTable {
@@ -90,15 +90,15 @@ export interface FederationQueueTable {
 }
 
 type Tables = {
-  federation_queue: FederationQueueTable;
-  federation_kv: FederationKvTable;
-  federation_keys: FederationKeysTable;
-  federation_followers: FederationFollowersTable;
-  federation_state: FederationStateTable;
-  federation_objects: FederationObjectsTable;
-  federation_activities: FederationActivitiesTable;
-  federation_deliveries: FederationDeliveriesTable;
-  federation_received: FederationReceivedTable;
+  federation_queue: Scoped<FederationQueueTable>;
+  federation_kv: Scoped<FederationKvTable>;
+  federation_keys: Scoped<FederationKeysTable>;
+  federation_followers: Scoped<FederationFollowersTable>;
+  federation_state: Scoped<FederationStateTable>;
+  federation_objects: Scoped<FederationObjectsTable>;
+  federation_activities: Scoped<FederationActivitiesTable>;
+  federation_deliveries: Scoped<FederationDeliveriesTable>;
+  federation_received: Scoped<FederationReceivedTable>;
 };
 
 export type FollowerRow = Selectable<FederationFollowersTable>;
@@ -127,7 +127,7 @@ export async function kvSet(db: Executor, key: string, value: string, expiresMs:
   await t(db)
     .insertInto('federation_kv')
     .values({ key, value, expires_ms: expiresMs })
-    .onConflict((oc) => oc.column('key').doUpdateSet({ value, expires_ms: expiresMs }))
+    .onConflict((oc) => oc.columns(['calendar_id', 'key']).doUpdateSet({ value, expires_ms: expiresMs }))
     .execute();
 }
 
@@ -151,7 +151,7 @@ export async function kvCas(db: Executor, key: string, expected: string | null, 
     const r = await t(trx)
       .insertInto('federation_kv')
       .values({ key, value, expires_ms: expiresMs })
-      .onConflict((oc) => oc.column('key').doNothing())
+      .onConflict((oc) => oc.columns(['calendar_id', 'key']).doNothing())
       .returning('key')
       .executeTakeFirst();
     return r !== undefined;
@@ -180,7 +180,7 @@ export async function kvCountHit(db: Executor, key: string, now: number, windowE
     .insertInto('federation_kv')
     .values({ key, value: '1', expires_ms: windowEndsMs })
     .onConflict((oc) =>
-      oc.column('key').doUpdateSet({
+      oc.columns(['calendar_id', 'key']).doUpdateSet({
         value: sql<string>`case when ${expired} then '1' else cast(cast("federation_kv"."value" as integer) + 1 as text) end`,
         expires_ms: sql<number>`case when ${expired} then ${windowEndsMs} else "federation_kv"."expires_ms" end`,
       }),
@@ -208,7 +208,7 @@ export async function insertKeysOnce(db: Executor, keys: Array<{ kind: string; p
     await t(db)
       .insertInto('federation_keys')
       .values({ ...k, created_gmt: now })
-      .onConflict((oc) => oc.column('kind').doNothing())
+      .onConflict((oc) => oc.columns(['calendar_id', 'kind']).doNothing())
       .execute();
   }
 }
@@ -228,7 +228,7 @@ export async function upsertFollower(db: Executor, f: Omit<FollowerRow, 'id'>): 
   await t(db)
     .insertInto('federation_followers')
     .values(f)
-    .onConflict((oc) => oc.column('actor_id').doUpdateSet({ inbox: f.inbox, shared_inbox: f.shared_inbox, follow_id: f.follow_id, handle: f.handle, host: f.host, status: f.status }))
+    .onConflict((oc) => oc.columns(['calendar_id', 'actor_id']).doUpdateSet({ inbox: f.inbox, shared_inbox: f.shared_inbox, follow_id: f.follow_id, handle: f.handle, host: f.host, status: f.status }))
     .execute();
   return (await findFollower(db, f.actor_id))!;
 }
@@ -292,7 +292,7 @@ export async function ensureOutboxCursor(db: Executor): Promise<number> {
     .insertInto('federation_state')
     .columns(['id', 'cursor_seq', 'calendar_id'] as never)
     .expression(sql<never>`select 1, "value", ${calendarIdNow()} from "change_counter" where "id" = 1`)
-    .onConflict((oc) => oc.column('id').doNothing())
+    .onConflict((oc) => oc.columns(['calendar_id', 'id']).doNothing())
     .execute();
   const row = await t(db).selectFrom('federation_state').select('cursor_seq').where('id', '=', 1).executeTakeFirstOrThrow();
   return Number(row.cursor_seq);
@@ -339,7 +339,9 @@ export async function storeOutboxStep(db: Executor, from: number, to: number, st
       await t(trx)
         .insertInto('federation_objects')
         .values(o)
-        .onConflict((oc) => oc.column('event_id').doUpdateSet({ state: o.state, digest: o.digest, published_gmt: o.published_gmt, updated_gmt: o.updated_gmt, updated_ms: o.updated_ms }))
+        .onConflict((oc) =>
+          oc.columns(['calendar_id', 'event_id']).doUpdateSet({ state: o.state, digest: o.digest, published_gmt: o.published_gmt, updated_gmt: o.updated_gmt, updated_ms: o.updated_ms }),
+        )
         .execute();
     }
     for (const a of step.activities) await t(trx).insertInto('federation_activities').values(a).execute();
@@ -354,7 +356,7 @@ export async function insertDeliveries(db: Executor, deliveries: OutboxStep['del
     await t(db)
       .insertInto('federation_deliveries')
       .values({ ...d, status: 'pending', attempts: 0, next_attempt_ms: now, lease_until_ms: 0, last_status: null, last_error: null, created_ms: now, updated_ms: now })
-      .onConflict((oc) => oc.columns(['activity_id', 'inbox']).doNothing())
+      .onConflict((oc) => oc.columns(['calendar_id', 'activity_id', 'inbox']).doNothing())
       .execute();
   }
 }

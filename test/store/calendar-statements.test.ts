@@ -23,7 +23,6 @@ const ACROSS: Array<[fragment: RegExp, reason: string]> = [
   // The background jobs' looks for due work in every calendar (each item is then done in its calendar).
   [/^select "id" from "webhook_endpoints" where "enabled" = \S+ limit/, 'the webhook worker: is any calendar’s endpoint enabled'],
   [/^select min\("cursor_seq"\) as "low" from "webhook_endpoints"/, 'change-log pruning keeps what any calendar’s endpoint still has to deliver'],
-  [/^update "webhook_deliveries" set "lease_until_ms" = \S+ where "id" in/, 'the lease on deliveries claimed across calendars, by their ids (each names its endpoint)'],
   [/^update "imports" set "status" = .* where "status" = \S+ and "heartbeat_gmt" < /, 'imports whose server died are queued again, whichever calendar queued them'],
   [/^select "seq", "created_gmt" from "changes" where "seq" > /, 'change-log pruning walks the whole log (its numbers are the database’s)'],
   [/^select "created_gmt" from "changes" where "seq" > /, 'change-log pruning: when the first row after a reader’s position was written'],

@@ -72,10 +72,16 @@ export interface NetworkService {
    * on the first) brought up to date. Returns how many follows it synced.
    */
   syncChanged(): Promise<number>;
-  /** Bring one follow of the calendar at hand up to date. */
-  syncFollow(followId: number): Promise<void>;
+  /**
+   * Bring one follow of the calendar at hand up to date: every event the source offers, or (with
+   * `changed`) those the change log says changed, besides the copies of events no longer offered.
+   */
+  syncFollow(followId: number, changed?: ReadonlySet<number>): Promise<void>;
   search(query: { search: string; startDate?: string; endDate?: string; page: number; perPage: number }): Promise<{ items: NetworkSearchItem[]; total: number }>;
 }
+
+/** Past this many changed records in one step, every offered event of the changed calendars is looked at. */
+const CHANGED_EVENTS_LIMIT = 5_000;
 
 const escapeHtml = (s: string) => s.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
 const gmt = () => new Date().toISOString().slice(0, 19).replace('T', ' ');
@@ -233,7 +239,7 @@ export function createNetworkService(ctx: DomainContext): NetworkService {
       await store.deleteFollow(db, Number(row.id));
     },
 
-    async syncFollow(followId) {
+    async syncFollow(followId, changed) {
       const follow = (await store.listFollows(db)).find((f) => Number(f.id) === followId);
       if (!follow) return;
       const sourceId = Number(follow.source_calendar_id);
@@ -270,6 +276,8 @@ export function createNetworkService(ctx: DomainContext): NetworkService {
         const record = copy ? copyRecords.get(Number(copy.post_id)) : undefined;
         // A copy B's editors trashed (or deleted) stays so (their way to leave one event out).
         if (copy && (!record || record.status === 'trash')) continue;
+        // A copy of an event the log says did not change is as it was made.
+        if (copy && changed && !changed.has(sourceEventId)) continue;
         const fields = await calendars.within(sourceId, async () => {
           const made = await copyInput(sourceEventId);
           return made && { ...made, linked: await readLinked(made.record) };
@@ -311,7 +319,8 @@ export function createNetworkService(ctx: DomainContext): NetworkService {
       }
       // The first step after a start looks at every follow; then those of calendars whose data
       // changed, or that were suspended, resumed or deleted (which the change log does not note).
-      const changed = from < 0 ? undefined : new Set(await store.calendarsChanged(db, from, head));
+      // Of a calendar whose events alone changed, only those events are copied again.
+      const changed = from < 0 ? undefined : await store.changedByCalendar(db, from, head, CHANGED_EVENTS_LIMIT);
       const statuses = new Map<number, string>();
       for (const id of new Set(all.map((f) => f.source_calendar_id))) {
         const status = await calendars.get(id).then(
@@ -319,12 +328,13 @@ export function createNetworkService(ctx: DomainContext): NetworkService {
           () => 'deleted',
         );
         statuses.set(id, status);
-        if (changed && sourceStatus.get(id) !== status) changed.add(id);
+        if (changed && sourceStatus.get(id) !== status) changed.set(id, 'all');
       }
       let n = 0;
       for (const f of all) {
-        if (changed && !changed.has(f.source_calendar_id)) continue;
-        await calendars.within(f.calendar_id, () => service.syncFollow(f.id));
+        const events = changed?.get(f.source_calendar_id);
+        if (changed && events === undefined) continue;
+        await calendars.within(f.calendar_id, () => service.syncFollow(f.id, events === 'all' ? undefined : events));
         n++;
       }
       cursor = head;

@@ -101,6 +101,40 @@ export async function calendarsChanged(db: Executor, from: number, to: number): 
 }
 
 /**
+ * What the change log says changed in each calendar between `from` and `to`: the events by id, or
+ * `all` when anything else changed there (a venue, an organizer, a term, an image, its settings),
+ * which any copy may show, or when the window holds more than `limit` rows.
+ */
+export async function changedByCalendar(db: Executor, from: number, to: number, limit: number): Promise<Map<number, Set<number> | 'all'>> {
+  const out = new Map<number, Set<number> | 'all'>();
+  if (to <= from) return out;
+  const rows = await acrossCalendars(() =>
+    db
+      .selectFrom('changes')
+      .select(['calendar_id', 'record_type', 'record_id'])
+      .distinct()
+      .where('seq', '>', from)
+      .where('seq', '<=', to)
+      .limit(limit + 1)
+      .execute(),
+  );
+  if (rows.length > limit) {
+    for (const id of await calendarsChanged(db, from, to)) out.set(id, 'all');
+    return out;
+  }
+  for (const r of rows) {
+    const calendar = Number(r.calendar_id);
+    const known = out.get(calendar);
+    if (known === 'all') continue;
+    if (r.record_type === 'event') {
+      if (known) known.add(Number(r.record_id));
+      else out.set(calendar, new Set([Number(r.record_id)]));
+    } else if (r.record_type !== 'submission') out.set(calendar, 'all');
+  }
+  return out;
+}
+
+/**
  * The events of this calendar a follow mirrors: published, not password-protected, listed, and
  * (when `categories` names any) in one of those categories (by slug); with their modified time.
  */

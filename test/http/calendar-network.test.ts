@@ -157,6 +157,40 @@ forEachStore(
       assert.equal((await t.api.delete(`${network('west')}/follows/east`, { as: 'admin' })).status, 404);
     });
 
+    it('copies again only the events the change log says changed, and every one when a linked record changed', async () => {
+      await t.built.services.calendars.create({ slug: 'big-source', name: 'Big source' });
+      await t.built.services.calendars.create({ slug: 'big-follower', name: 'Big follower' });
+      const hall = await t.api.post(at('big-source', 'events/v1/venues'), { as: 'admin', json: { venue: 'Big hall' } });
+      assert.equal(hall.status, 201, hall.text);
+      const made = [];
+      for (let i = 0; i < 12; i++) made.push(await make('big-source', 'admin', { title: `Big ${i}`, venue: hall.body.id }));
+      assert.equal((await t.api.post(`${network('big-follower')}/follows`, { as: 'admin', json: { calendar: 'big-source' } })).status, 201);
+      assert.equal((await t.built.networkJob.runOnce()).error, undefined);
+      assert.equal((await titles('big-follower')).length, 12);
+      // How many source events the follow step reads to make their copies' fields.
+      const service = t.built.services.events;
+      const represent = service.represent;
+      let read = 0;
+      service.represent = ((...args: Parameters<typeof represent>) => {
+        read += args[0].length;
+        return represent.apply(service, args);
+      }) as typeof represent;
+      try {
+        assert.equal((await t.api.post(`${events('big-source')}/${made[3]!.id}`, { as: 'admin', json: { title: 'Big 3 (moved)' } })).status, 200);
+        read = 0;
+        assert.equal((await t.built.networkJob.runOnce()).error, undefined);
+        assert.equal(read, 1, 'one changed event: one read');
+        assert.ok((await titles('big-follower')).includes('Big 3 (moved)'));
+        // The venue changes: every copy may show it.
+        assert.equal((await t.api.post(at('big-source', `events/v1/venues/${hall.body.id}`), { as: 'admin', json: { venue: 'Big hall (renamed)' } })).status, 200);
+        read = 0;
+        assert.equal((await t.built.networkJob.runOnce()).error, undefined);
+        assert.equal(read, 12, 'a linked record changed: every offered event read');
+      } finally {
+        service.represent = represent;
+      }
+    });
+
     it('a suspended source’s events leave its followers, and come back when it resumes', async () => {
       await t.built.services.calendars.create({ slug: 'isle', name: 'Isle' });
       await t.built.services.calendars.create({ slug: 'shore', name: 'Shore' });

@@ -14,6 +14,8 @@
  *   created when missing: they are the follower's own, shared with its own events.
  * - **When a follow ends** (`retireMirrors`): a mirrored record no event of the follower uses any
  *   more (its copies trashed) is trashed; one the follower's own events use stays, as its own.
+ * - **When a step changed copies** (`sweepMirrors`): the same for the mirrored records no copy
+ *   names any more (a source event moved to another venue), whose notes go.
  *
  * @example
  *   const linked = await calendars.within(a, () => readSource(record));   // in the followed calendar
@@ -198,8 +200,24 @@ export function createLinkedMirror(ctx: DomainContext, followId: number, writer:
  * follow's notes of its mirrors go.
  */
 export async function retireMirrors(ctx: DomainContext, followId: number): Promise<void> {
+  await trashUnused(ctx, followId);
+  await store.deleteMirrorsOfFollow(ctx.store.db, followId);
+}
+
+/**
+ * After a follow's step changed its copies: a mirrored record none of the follower's events uses
+ * any more (the copies that named it now name another, or are gone) is trashed, and its note goes,
+ * so that a later copy naming its source again mirrors it anew.
+ */
+export async function sweepMirrors(ctx: DomainContext, followId: number): Promise<void> {
+  for (const { kind, id } of await trashUnused(ctx, followId)) await store.deleteMirror(ctx.store.db, followId, kind, id);
+}
+
+/** Trash the follow's mirrored records no event of the follower that is not trashed uses; answers them. */
+async function trashUnused(ctx: DomainContext, followId: number): Promise<Array<{ kind: 'venue' | 'organizer'; id: number }>> {
   const db = ctx.store.db;
   const rows = await store.mirrorsOfFollow(db, followId);
+  const gone: Array<{ kind: 'venue' | 'organizer'; id: number }> = [];
   for (const kind of ['venue', 'organizer'] as const) {
     const ids = rows.filter((r) => r.kind === kind).map((r) => Number(r.post_id));
     if (ids.length === 0) continue;
@@ -209,6 +227,7 @@ export async function retireMirrors(ctx: DomainContext, followId: number): Promi
     for (const record of await linkedStore.findLinkedByIds(db, kind, unused)) {
       if (record.status !== 'trash') await service.trashPost(record);
     }
+    gone.push(...unused.map((id) => ({ kind, id })));
   }
-  await store.deleteMirrorsOfFollow(db, followId);
+  return gone;
 }

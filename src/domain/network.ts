@@ -34,7 +34,7 @@ import { apiError, invalidParams } from './errors.js';
 import type { EventInput } from './events/index.js';
 import { createLinks } from './links.js';
 import { MAX_TERMS_PER_WRITE } from './terms/index.js';
-import { createLinkedMirror, createSourceReader, retireMirrors, type LinkedMirror, type LinkedSources } from './network-linked.js';
+import { createLinkedMirror, createSourceReader, retireMirrors, sweepMirrors, type LinkedMirror, type LinkedSources } from './network-linked.js';
 import { NETWORK_USER } from './network-user.js';
 import { can, viewerOf, type Viewer } from './permissions.js';
 
@@ -260,11 +260,14 @@ export function createNetworkService(ctx: DomainContext): NetworkService {
       }
       const me = await writer();
       const copies = new Map((await store.sourcesOfFollow(db, followId)).map((c) => [Number(c.source_event_id), c]));
+      // Whether a copy changed: the mirrored venues and organizers are then swept (below).
+      let touched = false;
       for (const [sourceEventId, copy] of copies) {
         if (offered.has(sourceEventId)) continue;
         const [record] = await findEventsByIds(db, [Number(copy.post_id)]);
         if (record && record.status !== 'trash') await events.trash(record);
         await store.deleteSource(db, Number(copy.post_id));
+        touched = true;
       }
       // The copies as they are here (one read), and what brings their venues, organizers and categories.
       const copyIds = [...copies.values()].map((c) => Number(c.post_id));
@@ -290,6 +293,7 @@ export function createNetworkService(ctx: DomainContext): NetworkService {
         // What the copy was made from, as a digest: a change within the same second as the last copy counts too.
         const version = createHash('sha256').update(JSON.stringify(input)).digest('hex').slice(0, 19);
         if (copy && copy.source_modified === version) continue;
+        touched = true;
         if (copy && record) {
           await events.update(me, record, input);
           await store.updateSourceModified(db, Number(copy.post_id), version);
@@ -307,6 +311,7 @@ export function createNetworkService(ctx: DomainContext): NetworkService {
           });
         }
       }
+      if (touched) await sweepMirrors(ctx, followId);
     },
 
     async syncChanged() {

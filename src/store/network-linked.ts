@@ -36,6 +36,11 @@ export async function setMirrorDigest(db: Executor, followId: number, kind: Mirr
   await db.updateTable('network_linked').set({ source_digest: digest }).where('follow_id', '=', followId).where('kind', '=', kind).where('source_id', '=', sourceId).execute();
 }
 
+/** Forget the follow's mirror of one venue or organizer (by the mirrored record's id here). */
+export async function deleteMirror(db: Executor, followId: number, kind: MirrorRow['kind'], postId: number): Promise<void> {
+  await db.deleteFrom('network_linked').where('follow_id', '=', followId).where('kind', '=', kind).where('post_id', '=', postId).execute();
+}
+
 export async function deleteMirrorsOfFollow(db: Executor, followId: number): Promise<void> {
   await db.deleteFrom('network_linked').where('follow_id', '=', followId).execute();
 }

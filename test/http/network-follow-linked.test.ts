@@ -179,8 +179,37 @@ forEachStore('calendar networks: a copy’s venue, organizers and categories', (
     );
   });
 
-  it('when the follow ends, a mirrored record no event of B uses is trashed; one B’s own events use stays, as B’s own', async () => {
+  it('a mirrored record no copy names any more is trashed at the step, and mirrored anew when named again', async () => {
     const [jazz] = await copiesIn('b');
+    const townHall = jazz!.venue.id as number;
+    const bandstand = await made('a', 'venues', { venue: 'Bandstand', city: 'Springfield' });
+    const brass = await made('a', 'events', { title: 'Brass band', start_date: '2027-05-02 20:00', end_date: '2027-05-02 22:00', status: 'publish', venue: bandstand.id });
+    assert.equal((await t.built.networkJob.runOnce()).error, undefined);
+    const mirrored = (await copiesIn('b')).find((c) => c.title === 'Brass band')!.venue.id as number;
+    assert.notEqual(mirrored, bandstand.id);
+    assert.deepEqual((await listed('b', 'venues')).map((v) => v.id).sort(), [townHall, mirrored].sort());
+
+    // The source event moves to the Town Hall: B's Bandstand is named by nothing and goes.
+    assert.equal((await t.api.post(`${api('a', 'events')}/${brass.id}`, { as: 'admin', json: { venue: hall.id } })).status, 200);
+    assert.equal((await t.built.networkJob.runOnce()).error, undefined);
+    assert.equal((await copiesIn('b')).find((c) => c.title === 'Brass band')!.venue.id, townHall);
+    assert.deepEqual(
+      (await listed('b', 'venues')).map((v) => v.id),
+      [townHall],
+    );
+    assert.equal((await t.api.get(`${api('b', 'venues')}/${mirrored}`, { as: 'admin' })).body.status, 'trash');
+
+    // Named again: a new mirror, published, not the trashed one.
+    assert.equal((await t.api.post(`${api('a', 'events')}/${brass.id}`, { as: 'admin', json: { venue: bandstand.id } })).status, 200);
+    assert.equal((await t.built.networkJob.runOnce()).error, undefined);
+    const again = (await copiesIn('b')).find((c) => c.title === 'Brass band')!.venue;
+    assert.notEqual(again.id, mirrored);
+    assert.equal(again.venue, 'Bandstand');
+    assert.deepEqual((await listed('b', 'venues')).map((v) => v.id).sort(), [townHall, again.id].sort());
+  });
+
+  it('when the follow ends, a mirrored record no event of B uses is trashed; one B’s own events use stays, as B’s own', async () => {
+    const jazz = (await copiesIn('b')).find((c) => c.title === 'Jazz night');
     const venueId = jazz!.venue.id as number;
     const organizerId = jazz!.organizer[0].id as number;
     const ended = await t.api.delete(`${follows('b')}/a`, { as: 'admin' });
@@ -201,8 +230,8 @@ forEachStore('calendar networks: a copy’s venue, organizers and categories', (
     assert.equal(edit.status, 200, edit.text);
     // A keeps its own.
     assert.deepEqual(
-      (await listed('a', 'venues')).map((v) => v.id),
-      [hall.id],
+      (await listed('a', 'venues')).map((v) => v.venue).sort(),
+      ['Bandstand', 'Town Hall'],
     );
     assert.deepEqual(
       (await listed('a', 'organizers')).map((o) => o.id),

@@ -229,10 +229,7 @@ forEachStore('calendar networks: a copy’s venue, organizers and categories', (
     const edit = await t.api.post(`${api('b', 'venues')}/${venueId}`, { as: 'admin', json: { city: 'Ours now' } });
     assert.equal(edit.status, 200, edit.text);
     // A keeps its own.
-    assert.deepEqual(
-      (await listed('a', 'venues')).map((v) => v.venue).sort(),
-      ['Bandstand', 'Town Hall'],
-    );
+    assert.deepEqual((await listed('a', 'venues')).map((v) => v.venue).sort(), ['Bandstand', 'Town Hall']);
     assert.deepEqual(
       (await listed('a', 'organizers')).map((o) => o.id),
       [ada.id],

@@ -92,7 +92,7 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
   // Each request runs in its calendar (`/c/{slug}/…` or a calendar's own host; else the default one),
   // and waits its calendar's turn while other calendars ask too (CALENDAR_FAIR_SHARE).
   const fairShare = createFairShare({ share: config.calendarFairShare });
-  registerCalendarEntry(app, services, RATE_LIMIT_EXEMPT, fairShare);
+  registerCalendarEntry(app, services, RATE_LIMIT_EXEMPT, fairShare, config.federation ? config.federationHandle : undefined);
   // Which requests hold the event loop (loop-delay.ts): logged past SLOW_REQUEST_LOG_MS, counted in
   // /metrics; its hooks come first, so that every request is seen, refused ones included.
   const loopWatch = watchLoop();

@@ -125,7 +125,8 @@ export interface FederationStore {
   // Followers.
   findFollower(actorId: string): Promise<FollowerRow | undefined>;
   findFollowerById(id: number): Promise<FollowerRow | undefined>;
-  upsertFollower(f: Omit<FollowerRow, 'id'>): Promise<FollowerRow>;
+  /** Undefined: the actor could not be stored in this calendar (it follows another while the key is `actor_id` alone). */
+  upsertFollower(f: Omit<FollowerRow, 'id'>): Promise<FollowerRow | undefined>;
   setFollowerStatus(id: number, status: string): Promise<void>;
   deleteFollower(actorId: string): Promise<boolean>;
   deleteFollowerById(id: number): Promise<boolean>;

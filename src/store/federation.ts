@@ -223,14 +223,28 @@ export async function findFollowerById(db: Executor, id: number): Promise<Follow
   return t(db).selectFrom('federation_followers').selectAll().where('id', '=', id).executeTakeFirst();
 }
 
-/** Add or refresh a follower (a second Follow from the same actor replaces the first's details). */
-export async function upsertFollower(db: Executor, f: Omit<FollowerRow, 'id'>): Promise<FollowerRow> {
-  await t(db)
-    .insertInto('federation_followers')
-    .values(f)
-    .onConflict((oc) => oc.column('actor_id').doUpdateSet({ inbox: f.inbox, shared_inbox: f.shared_inbox, follow_id: f.follow_id, handle: f.handle, host: f.host, status: f.status }))
-    .execute();
-  return (await findFollower(db, f.actor_id))!;
+/**
+ * Add or refresh a follower of the calendar at hand (a second Follow from the same actor replaces
+ * the first's details). The refresh is an update of this calendar's row, never an upsert: while the
+ * key is `actor_id` alone, an actor following another calendar already holds it, and an upsert
+ * would rewrite that calendar's row. Then nothing is stored here and undefined is answered.
+ */
+export async function upsertFollower(db: Executor, f: Omit<FollowerRow, 'id'>): Promise<FollowerRow | undefined> {
+  const existing = await findFollower(db, f.actor_id);
+  if (existing) {
+    await t(db)
+      .updateTable('federation_followers')
+      .set({ inbox: f.inbox, shared_inbox: f.shared_inbox, follow_id: f.follow_id, handle: f.handle, host: f.host, status: f.status })
+      .where('id', '=', existing.id)
+      .execute();
+  } else {
+    await t(db)
+      .insertInto('federation_followers')
+      .values(f)
+      .onConflict((oc) => oc.column('actor_id').doNothing())
+      .execute();
+  }
+  return findFollower(db, f.actor_id);
 }
 
 export async function setFollowerStatus(db: Executor, id: number, status: string): Promise<void> {

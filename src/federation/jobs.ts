@@ -32,10 +32,11 @@ export function federationJobs(deps: {
   retrySchedule: readonly number[];
   /** Wake a job by name (the runner's `nudge`). */
   nudge(name: string): void;
-  /** Run `fn` in a calendar (each item of due work is done in its own). */
-  within<T>(calendarId: number, fn: () => Promise<T>): Promise<T>;
+  /** Run `fn` in a calendar (each item of due work is done in its own); absent, in the default calendar (one calendar alone). */
+  within?<T>(calendarId: number, fn: () => Promise<T>): Promise<T>;
 }): JobSpec[] {
-  const { store, federation, deliveries, outbox, kv, logger, retrySchedule, nudge, within } = deps;
+  const { store, federation, deliveries, outbox, kv, logger, retrySchedule, nudge } = deps;
+  const within = deps.within ?? (<T>(_calendarId: number, fn: () => Promise<T>) => fn());
   // Jobs: the outbox (one instance at a time: it moves each calendar's cursor) and the deliveries
   // (shared by instances through leases), woken by commits and polled for other instances' work.
   const pollMs = Math.max(100, Math.min(5_000, Math.floor(Math.min(...retrySchedule, 10_000) / 2)));

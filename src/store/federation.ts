@@ -481,7 +481,12 @@ export async function claimFederationDeliveries(db: Executor, options: { now: nu
         .where('id', 'in', ids)
         .orderBy('id')
         .execute();
-      return rows.map((r) => ({ ...(r as typeof r & { calendar_id: number | string }), id: Number(r.id), calendar_id: Number((r as { calendar_id?: number | string }).calendar_id), attempts: Number(r.attempts) }));
+      return rows.map((r) => ({
+        ...(r as typeof r & { calendar_id: number | string }),
+        id: Number(r.id),
+        calendar_id: Number((r as { calendar_id?: number | string }).calendar_id),
+        attempts: Number(r.attempts),
+      }));
     }),
   );
 }

@@ -84,7 +84,10 @@ for (const kind of STORES) {
       const byUrl = await fetch(`${t.origin}/.well-known/webfinger?resource=${encodeURIComponent(northActor.id)}`);
       assert.equal(byUrl.status, 200);
       const jrd = await byUrl.json();
-      assert.ok(jrd.links.some((l: any) => l.rel === 'self' && l.href === northActor.id), JSON.stringify(jrd));
+      assert.ok(
+        jrd.links.some((l: any) => l.rel === 'self' && l.href === northActor.id),
+        JSON.stringify(jrd),
+      );
       const unknown = await fetch(`${t.origin}/.well-known/webfinger?resource=${encodeURIComponent(`acct:south@${host}`)}`);
       assert.equal(unknown.status, 404);
       await unknown.arrayBuffer();
@@ -157,7 +160,7 @@ for (const kind of STORES) {
 
       const northFollowers = await t.api.get(northApi('/calendar/admin/v1/federation/followers'), { as: 'admin' });
       assert.equal(northFollowers.status, 200, northFollowers.text);
-      const actorsOf = (body: any) => (Array.isArray(body) ? body : body.items ?? body.followers).map((f: any) => f.actor).sort();
+      const actorsOf = (body: any) => (Array.isArray(body) ? body : (body.items ?? body.followers)).map((f: any) => f.actor).sort();
       assert.deepEqual(actorsOf(northFollowers.body), [nina.actorId, sam.actorId].sort());
       const homeFollowers = await t.api.get(`${t.config.restRoot}/calendar/admin/v1/federation/followers`, { as: 'admin' });
       assert.equal(homeFollowers.status, 200, homeFollowers.text);
@@ -180,8 +183,16 @@ for (const kind of STORES) {
         assert.equal(inbox.status, 503);
         await inbox.arrayBuffer();
         // Something queued for north's follower: it waits while the calendar is suspended.
-        const body = JSON.stringify({ '@context': 'https://www.w3.org/ns/activitystreams', id: `${northActor.id}/activities/suspended-test`, type: 'Announce', actor: northActor.id, object: northActor.id });
-        await inCalendar(northId, () => t.built.services.federationStore.insertDeliveries([{ activity_id: `${northActor.id}/activities/suspended-test`, activity_type: 'Announce', inbox: nina.inbox, body }], Date.now()));
+        const body = JSON.stringify({
+          '@context': 'https://www.w3.org/ns/activitystreams',
+          id: `${northActor.id}/activities/suspended-test`,
+          type: 'Announce',
+          actor: northActor.id,
+          object: northActor.id,
+        });
+        await inCalendar(northId, () =>
+          t.built.services.federationStore.insertDeliveries([{ activity_id: `${northActor.id}/activities/suspended-test`, activity_type: 'Announce', inbox: nina.inbox, body }], Date.now()),
+        );
         await sleep(1_500);
         assert.ok(!nina.received.some((a) => a.type === 'Announce'), 'nothing delivered for a suspended calendar');
       } finally {

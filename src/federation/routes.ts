@@ -97,9 +97,9 @@ export function activityTargetOf(body: Buffer | undefined, origin: string): stri
 }
 
 /** Hand a request to Fedify (its body as received, for the signature's digest). */
-async function toFedify(deps: FederationRouteDeps, req: FastifyRequest, reply: FastifyReply, body?: Buffer) {
+async function toFedify(deps: FederationRouteDeps, req: FastifyRequest, reply: FastifyReply, body?: Buffer, asked?: URL) {
   const { federation, origin, logger } = deps;
-  const url = new URL(req.url, origin);
+  const url = asked ?? new URL(req.url, origin);
   const headers = new Headers();
   for (const [name, value] of Object.entries(req.headers)) {
     if (value === undefined) continue;
@@ -217,7 +217,21 @@ export async function registerFederationRoutes(app: FastifyInstance, deps: Feder
     }
     // WebFinger: the resource names the actor, so its calendar (`acct:north@host`: calendar north).
     scope.get('/.well-known/webfinger', async (req, reply) => {
-      const identifier = webFingerIdentifierOf((req.query as Record<string, unknown>).resource, origin);
+      const resource = (req.query as Record<string, unknown>).resource;
+      if (calendarIdNow() !== DEFAULT_CALENDAR_ID) {
+        // On a calendar's own host (web/calendars.ts lets nothing else of federation through):
+        // `acct:{slug}@{its host}` is its actor, answered as `acct:{slug}@{the service's host}`,
+        // where the actor lives; any other account is none of its.
+        const identifier = deps.identifierHere();
+        const acct = typeof resource === 'string' ? /^acct:([^@]+)@([^@]+)$/.exec(resource) : null;
+        const hosts = [req.headers.host?.toLowerCase(), new URL(origin).host];
+        const own = acct ? acct[1] === identifier && hosts.includes(acct[2]!.toLowerCase()) : webFingerIdentifierOf(resource, origin) === identifier;
+        if (!own) return sendError(reply, apiError('federation_not_found'));
+        const asked = new URL('/.well-known/webfinger', origin);
+        asked.searchParams.set('resource', `acct:${identifier}@${new URL(origin).host}`);
+        return toFedify(deps, req, reply, undefined, asked);
+      }
+      const identifier = webFingerIdentifierOf(resource, origin);
       const answered = await deps.withinActor(identifier, async () => toFedify(deps, req, reply));
       return answered instanceof ApiError ? sendError(reply, answered) : answered;
     });

@@ -157,7 +157,9 @@ export function registerCalendarEntry(
         }
         // Federation lives on the service's origin (one Fedify origin): every calendar's actor is
         // `/federation/actors/{identifier}` there, not under its prefix or on its own host.
-        if (actorSlug === undefined && FEDERATION_PATH.test(req.url)) return send(reply, apiError('rest_no_route'));
+        // A calendar's own host answers WebFinger for its actor (federation/routes.ts), and nothing else of federation.
+        const ownHostWebFinger = federationHandle !== undefined && slug === undefined && /^\/\.well-known\/webfinger(?:\?|$)/.test(req.url);
+        if (actorSlug === undefined && !ownHostWebFinger && FEDERATION_PATH.test(req.url)) return send(reply, apiError('rest_no_route'));
         // Without federation, an ActivityPub client asking for a page of another calendar gets its HTML.
         if (federationHandle === undefined && ACTIVITY_TYPES.test(req.headers.accept ?? '')) req.headers.accept = 'text/html';
         services.calendars.enter(runtime, () => {

@@ -49,6 +49,7 @@ import { registerFederationRoutes } from './routes.js';
 import { createEventObjects } from './event-objects.js';
 import { registerNegotiation } from './negotiation.js';
 import { FEDERATION_JOBS, federationJobs } from './jobs.js';
+import { registerKept } from '../metrics.js';
 
 export interface FederationDeps {
   config: Config;
@@ -146,6 +147,7 @@ export async function createFederationFace({ config, services, logger, nudgeJob 
   // it), so that nothing published from now on is skipped, even before the outbox job's first step
   // or across a restart.
   await keysHere();
+  registerKept(undefined, 'federation_actor_keys', { entries: () => keptKeys.size, maxEntries: ACTOR_KEYS_KEPT });
 
   /**
    * Run `fn` in the calendar whose actor `identifier` names (the default calendar's handle, or a

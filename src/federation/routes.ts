@@ -12,6 +12,7 @@ import type { Federation } from '@fedify/fedify';
 import type { Config } from '../config.js';
 import { ApiError, apiError } from '../domain/errors.js';
 import { isPositiveInt } from '../domain/values.js';
+import { registerKept } from '../metrics.js';
 import { DEFAULT_CALENDAR_ID, calendarIdNow, runtimeNow } from '../domain/calendars.js';
 import { storeFault } from '../domain/faults.js';
 import type { FederationStore } from '../domain/federation-store.js';
@@ -141,6 +142,7 @@ async function toFedify(deps: FederationRouteDeps, req: FastifyRequest, reply: F
  */
 function registerActorRoute(scope: FastifyInstance, deps: FederationRouteDeps): void {
   const actorAnswers = new Map<string, { status: number; headers: Record<string, string>; body: Buffer }>();
+  registerKept(undefined, 'federation_actor_answers', { entries: () => actorAnswers.size, maxEntries: ACTOR_ANSWERS_KEPT });
   // Kept per calendar and Accept, and, for a calendar other than the default one, per reading of
   // its configuration (its name may change): at most ACTOR_ANSWERS_KEPT, the oldest dropped.
   const keyOf = (req: FastifyRequest) => {

@@ -209,7 +209,8 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
   if (config.replayAnswers) installReplay(app, config, feed, arriveOnSocket, rateLimitTake, metrics);
   // Before the replay and Fastify: each calendar's requests take their turns (CALENDAR_FAIR_SHARE).
   const turnShare = createTurnShare({ perTurn: config.calendarFairShare });
-  if (config.calendarFairShare > 0) installTurnShare(app.server, turnShare, (host) => services.calendars.isCalendarHost(host), RATE_LIMIT_EXEMPT);
+  if (config.calendarFairShare > 0)
+    installTurnShare(app.server, turnShare, (host) => services.calendars.isCalendarHost(host), RATE_LIMIT_EXEMPT, config.federation ? config.federationHandle : undefined);
   if (registry) registerFairShareMetrics(registry, fairShare, turnShare);
 
   return {

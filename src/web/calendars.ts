@@ -184,9 +184,17 @@ export function registerCalendarEntry(
  * Every request takes its calendar's turn (fair-share.ts, `createTurnShare`) before anything else
  * runs for it, replayed answers included: the request listeners of `server` (the replay, Fastify)
  * are called in its turn. The calendar is told from the raw request (its `/c/{slug}` prefix, else a
- * calendar's own host name, else the default calendar); health checks and metrics never wait.
+ * calendar's own host name, else the slug a federation actor's path names, else the default
+ * calendar); health checks and metrics never wait.
  */
-export function installTurnShare(server: Server, turns: TurnShare, isCalendarHost: (host: string) => boolean, exempt: ReadonlySet<string>): void {
+export function installTurnShare(
+  server: Server,
+  turns: TurnShare,
+  isCalendarHost: (host: string) => boolean,
+  exempt: ReadonlySet<string>,
+  /** With federation on: the default calendar's actor identifier (another in an actor's path is a calendar's slug). */
+  federationHandle?: string,
+): void {
   const listeners = server.listeners('request') as Array<(req: IncomingMessage, res: ServerResponse) => void>;
   server.removeAllListeners('request');
   server.on('request', (req: IncomingMessage, res: ServerResponse) => {
@@ -199,7 +207,11 @@ export function installTurnShare(server: Server, turns: TurnShare, isCalendarHos
     else {
       const host = req.headers.host?.toLowerCase();
       if (host !== undefined && isCalendarHost(host)) calendar = `host:${host}`;
-      else if (exempt.has(url.split('?')[0]!)) return go();
+      else if (federationHandle !== undefined && url.startsWith('/federation/actors/')) {
+        // A federation actor's paths name its calendar by its slug (the default calendar's: its handle).
+        const identifier = ACTOR_PATH.exec(url)?.[1];
+        if (identifier !== undefined && identifier !== federationHandle) calendar = identifier;
+      } else if (exempt.has(url.split('?')[0]!)) return go();
     }
     turns.enter(calendar, go);
   });

@@ -190,9 +190,9 @@ export async function kvCountHit(db: Executor, key: string, now: number, windowE
   return { count: Number(row.value), endsMs: Number(row.expires_ms) };
 }
 
-/** Drop expired entries; answers how many. */
+/** Drop expired entries of every calendar (the delivery job's upkeep, now and then); answers how many. */
 export async function kvPurge(db: Executor, now: number): Promise<number> {
-  const r = await t(db).deleteFrom('federation_kv').where('expires_ms', 'is not', null).where('expires_ms', '<=', now).executeTakeFirst();
+  const r = await acrossCalendars(() => t(db).deleteFrom('federation_kv').where('expires_ms', 'is not', null).where('expires_ms', '<=', now).executeTakeFirst());
   return Number(r.numDeletedRows);
 }
 

@@ -30,6 +30,7 @@ const ACROSS: Array<[fragment: RegExp, reason: string]> = [
   // sent or handled in its calendar.
   [/^update "federation_deliveries" set "lease_until_ms" = \S+ where "id" in/, 'the lease on federation deliveries claimed across calendars, by their ids'],
   [/^update "federation_queue" set "lease_until_ms" = \S+ where "id" in/, 'the lease on incoming activities claimed across calendars, by their ids'],
+  [/^delete from "federation_kv" where "expires_ms" is not null and "expires_ms" <= /, 'the upkeep of Fedify’s cache drops expired entries of every calendar'],
   [/^update "imports" set "status" = .* where "status" = \S+ and "heartbeat_gmt" < /, 'imports whose server died are queued again, whichever calendar queued them'],
   [/^select "seq", "created_gmt" from "changes" where "seq" > /, 'change-log pruning walks the whole log (its numbers are the database’s)'],
   [/^select "created_gmt" from "changes" where "seq" > /, 'change-log pruning: when the first row after a reader’s position was written'],

@@ -160,7 +160,7 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
   // The faces' services: the same doors, without the store.
   const forFaces = faceServices(services);
   const federationFace = config.federation
-    ? await (await import('./federation/index.js')).createFederationFace({ config, services: forFaces, logger: app.log, nudgeJob: (name) => jobs.nudge(name) })
+    ? await (await import('./federation/index.js')).createFederationFace({ config, services: forFaces, logger: app.log, nudgeJob: (name) => jobs.nudge(name), keptOwner: store.db })
     : undefined;
   const exports: CalendarExports = { json: () => exportCalendar(services), ics: (filter) => exportIcs(services, filter) };
   const deps: FaceDeps = {

@@ -57,6 +57,8 @@ export interface FederationDeps {
   logger: { warn(obj: object, msg: string): void; info(obj: object, msg: string): void };
   /** Wake one of the face's jobs by name (the runner's `nudge`; ignored until the job is registered). */
   nudgeJob(name: string): void;
+  /** What the face's kept structures are reported with in `/metrics` (the store's handle: src/metrics.ts `registerKept`); absent, the process. */
+  keptOwner?: object;
 }
 
 /** How many calendars' actor keys are kept in memory at once (the most recently used; the others are read again when needed). */
@@ -72,7 +74,7 @@ export interface FederationFace {
   jobs(): JobSpec[];
 }
 
-export async function createFederationFace({ config, services, logger, nudgeJob }: FederationDeps): Promise<FederationFace> {
+export async function createFederationFace({ config, services, logger, nudgeJob, keptOwner }: FederationDeps): Promise<FederationFace> {
   const store = services.federationStore;
   // The installation's handle (the default calendar's actor); each calendar's own configuration
   // (its name, its site's URL, its settings) is read through `services.config`, in its calendar.
@@ -147,7 +149,7 @@ export async function createFederationFace({ config, services, logger, nudgeJob 
   // it), so that nothing published from now on is skipped, even before the outbox job's first step
   // or across a restart.
   await keysHere();
-  registerKept(undefined, 'federation_actor_keys', { entries: () => keptKeys.size, maxEntries: ACTOR_KEYS_KEPT });
+  registerKept(keptOwner, 'federation_actor_keys', { entries: () => keptKeys.size, maxEntries: ACTOR_KEYS_KEPT });
 
   /**
    * Run `fn` in the calendar whose actor `identifier` names (the default calendar's handle, or a
@@ -254,7 +256,7 @@ export async function createFederationFace({ config, services, logger, nudgeJob 
 
   async function register(app: FastifyInstance, { registry }: Pick<FaceDeps, 'registry'>): Promise<void> {
     if (registry) metrics.register(registry);
-    await registerFederationRoutes(app, { store, config, federation, origin, urls, guard, loaders, metrics, objects, logger, identifierHere, withinActor });
+    await registerFederationRoutes(app, { store, config, federation, origin, urls, guard, loaders, metrics, objects, logger, identifierHere, withinActor, keptOwner });
     registerNegotiation(app, { services, urls, objects });
   }
 

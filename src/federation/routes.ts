@@ -43,6 +43,8 @@ interface FederationRouteDeps {
   identifierHere(): string;
   /** Run `fn` in the calendar whose actor `identifier` names (an ApiError: its calendar is suspended). */
   withinActor<T>(identifier: string | undefined, fn: () => Promise<T>): Promise<T | ApiError>;
+  /** What the kept actor answers are reported with (`registerKept`). */
+  keptOwner?: object;
 }
 
 /** The identifier of one of our actors a URL names (`{origin}/federation/actors/{identifier}[/…]`), if any. */
@@ -142,7 +144,7 @@ async function toFedify(deps: FederationRouteDeps, req: FastifyRequest, reply: F
  */
 function registerActorRoute(scope: FastifyInstance, deps: FederationRouteDeps): void {
   const actorAnswers = new Map<string, { status: number; headers: Record<string, string>; body: Buffer }>();
-  registerKept(undefined, 'federation_actor_answers', { entries: () => actorAnswers.size, maxEntries: ACTOR_ANSWERS_KEPT });
+  registerKept(deps.keptOwner, 'federation_actor_answers', { entries: () => actorAnswers.size, maxEntries: ACTOR_ANSWERS_KEPT });
   // Kept per calendar and Accept, and, for a calendar other than the default one, per reading of
   // its configuration (its name may change): at most ACTOR_ANSWERS_KEPT, the oldest dropped.
   const keyOf = (req: FastifyRequest) => {

@@ -1,7 +1,7 @@
 /** The Quotas form's values (screens/plugins/calendars/quota-values.ts): fields to the API's `quotas` and back. */
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { quotaOfProblem, quotasBody, quotaText, quotaTexts, quotaValue } from '../src/screens/plugins/calendars/quota-values';
+import { quotaOfProblem, quotasBody, quotaText, quotaTexts, quotaUsage, quotaValue } from '../src/screens/plugins/calendars/quota-values';
 
 const MB = 1024 * 1024;
 
@@ -42,5 +42,20 @@ describe('admin app quota values', () => {
     assert.equal(quotaOfProblem({ status: 400, params: { quotas: 'x' }, details: [] }), undefined);
     assert.equal(quotaOfProblem({ details: { quotas: { data: { quota: 'nonsense' } } } }), undefined);
     assert.equal(quotaOfProblem(undefined), undefined);
+  });
+
+  it('says what a calendar uses of each quota, with or without a limit, images in MB', () => {
+    const usage = {
+      events: { limit: 5, used: 2 },
+      media_bytes: { limit: 10 * MB, used: 1.5 * MB },
+      requests_per_minute: { limit: 60, used: null },
+      webhook_endpoints: { limit: 0, used: 1234 },
+      submissions_per_day: { limit: 0, used: 0 },
+    };
+    assert.deepEqual(quotaUsage('events', usage, 'en'), { key: 'calendars.quotas.usedOf', vars: { used: '2', limit: '5' } });
+    assert.deepEqual(quotaUsage('media_bytes', usage, 'fr'), { key: 'calendars.quotas.usedOf', vars: { used: '1,5', limit: '10' } });
+    assert.deepEqual(quotaUsage('webhook_endpoints', usage, 'en'), { key: 'calendars.quotas.usedNoLimit', vars: { used: '1,234' } });
+    assert.equal(quotaUsage('requests_per_minute', usage, 'en'), undefined);
+    assert.equal(quotaUsage('events', undefined, 'en'), undefined);
   });
 });

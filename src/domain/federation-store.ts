@@ -125,7 +125,7 @@ export interface FederationStore {
   // Followers.
   findFollower(actorId: string): Promise<FollowerRow | undefined>;
   findFollowerById(id: number): Promise<FollowerRow | undefined>;
-  /** Undefined: the actor could not be stored in this calendar (it follows another while the key is `actor_id` alone). */
+  /** The follower as stored (undefined only if it was removed meanwhile). */
   upsertFollower(f: Omit<FollowerRow, 'id'>): Promise<FollowerRow | undefined>;
   setFollowerStatus(id: number, status: string): Promise<void>;
   deleteFollower(actorId: string): Promise<boolean>;

@@ -24,7 +24,7 @@ import type { Executor } from '../store/schema.js';
 import { writeTransaction } from '../store/changes.js';
 import { DEFAULT_CALENDAR_ID, calendarIdNow } from '../store/calendar-scope.js';
 import { findCalendarById } from '../store/calendars.js';
-import { countQuotaEvents, countQuotaWebhookEndpoints, lockQuota, sumQuotaMediaBytes } from '../store/quotas.js';
+import { countQuotaEvents, countQuotaWebhookEndpoints, countSubmissionsSince, lockQuota, sumQuotaMediaBytes } from '../store/quotas.js';
 import { apiError, type ApiError } from './errors.js';
 import { createGrantStore } from './rate-grants.js';
 
@@ -38,6 +38,7 @@ const STATUS: Record<QuotaName, number> = { events: 403, media_bytes: 413, reque
 /** How long the default calendar's quotas are kept before they are read again (as a calendar's runtime). */
 const DEFAULT_TTL_MS = 2000;
 const MINUTE_MS = 60_000;
+const DAY_MS = 24 * 60 * 60 * 1000;
 
 /** The counts taken inside a write, by quota. */
 const COUNTERS: Partial<Record<QuotaName, (trx: Executor) => Promise<number>>> = {
@@ -96,7 +97,16 @@ export interface CalendarQuotas {
   countRequest(exempt?: () => boolean): ApiError | undefined | Promise<ApiError | undefined>;
   /** The default calendar's quotas changed here: in force at once on this instance. */
   defaultChanged(quotas: Quotas): void;
+  /**
+   * Each quota of the calendar of the work at hand: its limit (0: none) and what is used of it,
+   * counted now as the write it limits counts it; the submissions of the last 24 hours; null for
+   * requests a minute, which instances count in grants of their own (no one number to read).
+   */
+  usage(): Promise<QuotaUsage>;
 }
+
+/** A calendar's quotas and their use (`usage`). */
+export type QuotaUsage = Record<QuotaName, { limit: number; used: number | null }>;
 
 /** `runtimeQuotas` gives the quotas of the calendar runtime of the work at hand (undefined: the default calendar). */
 export function createQuotas(base: Config, db: Executor, runtimeQuotas: () => Quotas | undefined): CalendarQuotas {
@@ -195,6 +205,19 @@ export function createQuotas(base: Config, db: Executor, runtimeQuotas: () => Qu
     defaultChanged(q) {
       kept = q;
       readAt = Date.now();
+    },
+    async usage() {
+      const since = new Date(Date.now() - DAY_MS).toISOString().slice(0, 19).replace('T', ' ');
+      const used: Record<QuotaName, () => Promise<number | null>> = {
+        events: () => countQuotaEvents(db),
+        media_bytes: () => sumQuotaMediaBytes(db),
+        webhook_endpoints: () => countQuotaWebhookEndpoints(db),
+        submissions_per_day: () => countSubmissionsSince(db, since),
+        requests_per_minute: async () => null,
+      };
+      const out = {} as QuotaUsage;
+      for (const name of QUOTA_NAMES) out[name] = { limit: await limit(name), used: await used[name]() };
+      return out;
     },
   };
   return quotas;

@@ -72,8 +72,8 @@ export function registerInboxListeners(
         created_gmt: existing?.created_gmt ?? clock.nowGmt(),
       });
       if (!row) {
-        // The actor follows another calendar, and the followers' key is its actor alone (docs/federation.md, "Many calendars").
-        logger.warn({ follower: follow.actorId.href }, 'federation: a follow of this calendar by an actor following another could not be stored');
+        // Removed meanwhile (an Undo handled in between): nothing to answer.
+        logger.warn({ follower: follow.actorId.href }, 'federation: a follow could not be stored');
         return;
       }
       logger.info({ follower: row.actor_id, status }, 'federation: follow received');

@@ -4,8 +4,7 @@
  * survives restarts and is shared by every instance. Keys are stored as their JSON array text,
  * so a prefix of a key is a prefix of its text (without the closing bracket); values as JSON.
  * Its rows are the calendar's whose work is at hand (its actor's fetches, the activities it was
- * sent); another calendar's keys carry its id as their first part (`["calendar:7", …]`), so that
- * two calendars caching the same document keep a row each.
+ * sent): each calendar has its own cache.
  *
  * @example
  *   const kv = createKvStore(services.federationStore);
@@ -13,21 +12,8 @@
  */
 import type { KvKey, KvStore, KvStoreListEntry, KvStoreSetOptions } from '@fedify/fedify';
 import type { FederationStore } from '../domain/federation-store.js';
-import { DEFAULT_CALENDAR_ID, calendarIdNow } from '../domain/calendars.js';
 
-/** The first part of another calendar's keys (none for the default calendar's: its rows are as they were). */
-const calendarPart = (): string | undefined => {
-  const id = calendarIdNow();
-  return id === DEFAULT_CALENDAR_ID ? undefined : `calendar:${id}`;
-};
-const encode = (key: KvKey) => {
-  const part = calendarPart();
-  return JSON.stringify(part === undefined ? key : [part, ...key]);
-};
-const decode = (text: string): KvKey => {
-  const key = JSON.parse(text) as string[];
-  return (calendarPart() !== undefined ? key.slice(1) : key) as unknown as KvKey;
-};
+const encode = (key: KvKey) => JSON.stringify(key);
 const expiry = (options?: KvStoreSetOptions): number | null => (options?.ttl ? Date.now() + options.ttl.total('millisecond') : null);
 const text = (value: unknown) => JSON.stringify(value === undefined ? null : value);
 
@@ -55,7 +41,7 @@ export function createKvStore(store: FederationStore): PurgeableKvStore {
       // ["a","b"] has the prefix ["a"] when its text starts with `["a",` (or is `["a"]`).
       const p = prefix === undefined ? undefined : encode(prefix).slice(0, -1);
       for (const row of await store.kvList(p, Date.now())) {
-        const key = decode(row.key);
+        const key = JSON.parse(row.key) as KvKey;
         if (prefix && (key.length < prefix.length || prefix.some((part, i) => key[i] !== part))) continue;
         yield { key, value: JSON.parse(row.value) as unknown };
       }

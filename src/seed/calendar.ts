@@ -182,8 +182,10 @@ export async function seedCalendar(store: Store, options: SeedOptions): Promise<
     /* term counts -------------------------------------------------- */
     const allTermIds = [...new Set([...leaves.flatMap((l) => [l.id, l.parentId]), ...tagIds])];
     progress('counts', 0, allTermIds.length);
-    await load.recountTerms(allTermIds);
+    // The statistics first: PostgreSQL plans the counts' join over a million fresh rows as if the
+    // tables were empty (a nested loop over every post) until it has them.
     await load.analyze();
+    await load.recountTerms(allTermIds);
     progress('counts', allTermIds.length, allTermIds.length);
 
     return { ...plan, categories: categoryCount, eventOrganizers, eventTerms, milliseconds: Date.now() - started };

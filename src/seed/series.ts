@@ -226,8 +226,8 @@ export async function seedSeries(store: Store, options: SeriesSeedOptions): Prom
       options.onProgress?.(done, inputs.length);
     }
     // Term counts: each category's published events (the series themselves are not counted).
-    await load.recountTerms([...termIds]);
     await load.analyze();
+    await load.recountTerms([...termIds]);
     return { series: inputs.length, occurrences: occurrenceCount, milliseconds: Date.now() - started };
   });
 }

@@ -349,7 +349,7 @@ export async function lookPostgres(db: Executor, from: number): Promise<Look> {
     changes: Array<[number | string, number, string, number, string, string | null, number]> | null;
     states: LookedState[] | null;
   }>`with ${changeRowsCte(from, limit)},
-  "ev" as (select distinct "record_id" as "id" from "ch" where "record_type" = 'event' and (select count(*) from "ch") < ${limit}::int)
+  "ev" as (select distinct "calendar_id", "record_id" as "id" from "ch" where "record_type" = 'event' and (select count(*) from "ch") < ${limit}::int)
 select "c"."value",
   case when "c"."value" <> ${from}::bigint and ${from}::bigint >= 0 then (select json_agg(json_build_array("seq", "idx", "record_type", "record_id", "action", "detail", "calendar_id") order by "seq", "idx") from "ch") end as "changes",
   case when "c"."value" <> ${from}::bigint and ${from}::bigint >= 0 then (select json_agg(json_build_object(
@@ -357,10 +357,10 @@ select "c"."value",
       'start_local', e."start_local", 'end_local', e."end_local", 'hide_from_listings', e."hide_from_listings", 'featured', e."featured",
       'venue_id', e."venue_id", 'venue_lat', v."geo_lat", 'venue_lng', v."geo_lng",
       'text', case when length(p."title") + length(p."excerpt") + length(p."content") > ${MAX_TEXT}::int then null else json_build_array(p."title", p."excerpt", p."content") end,
-      'terms', (select coalesce(json_agg(t."term_id"), '[]') from "event_terms" t where t."event_id" = p."id"),
-      'organizers', (select coalesce(json_agg(o."organizer_id" order by o."position"), '[]') from "event_organizers" o where o."event_id" = p."id")))
-    from "posts" p inner join "events" e on e."post_id" = p."id" left join "venues" v on v."post_id" = e."venue_id"
-    where p."id" in (select "id" from "ev")) end as "states"
+      'terms', (select coalesce(json_agg(t."term_id"), '[]') from "event_terms" t where t."calendar_id" = p."calendar_id" and t."event_id" = p."id"),
+      'organizers', (select coalesce(json_agg(o."organizer_id" order by o."position"), '[]') from "event_organizers" o where o."calendar_id" = p."calendar_id" and o."event_id" = p."id")))
+    from "posts" p inner join "events" e on e."calendar_id" = p."calendar_id" and e."post_id" = p."id" left join "venues" v on v."calendar_id" = e."calendar_id" and v."post_id" = e."venue_id"
+    where (p."calendar_id", p."id") in (select "calendar_id", "id" from "ev")) end as "states"
 from "c"`.execute(db);
   const row = r.rows[0];
   const value = Number(row?.value ?? 0);

@@ -8,7 +8,7 @@
  *   await takeEditLock(db, 42, 7, { nowMs: Date.now(), ttlMs: 150_000, startedGmt: '2026-11-29 02:00:00' });
  *   await activeEditLocks(db, 42, Date.now()); // [{ user_id: 7, name: 'Edna', started_gmt, expires_ms }]
  */
-import type { Executor } from './schema.js';
+import type { Executor, Scoped } from './schema.js';
 
 export interface EditLocksTable {
   post_id: number;
@@ -24,7 +24,7 @@ export interface EditLockRow {
   expires_ms: number;
 }
 
-const tables = (db: Executor) => db.withTables<{ edit_locks: EditLocksTable }>();
+const tables = (db: Executor) => db.withTables<{ edit_locks: Scoped<EditLocksTable> }>();
 
 /**
  * Take or refresh the user's lock on the event (until `nowMs + ttlMs`); a refresh keeps its start.
@@ -36,7 +36,7 @@ export async function takeEditLock(db: Executor, postId: number, userId: number,
   await t
     .insertInto('edit_locks')
     .values({ post_id: postId, user_id: userId, started_gmt: at.startedGmt, expires_ms: at.nowMs + at.ttlMs })
-    .onConflict((oc) => oc.columns(['post_id', 'user_id']).doUpdateSet({ expires_ms: at.nowMs + at.ttlMs }))
+    .onConflict((oc) => oc.columns(['calendar_id', 'post_id', 'user_id']).doUpdateSet({ expires_ms: at.nowMs + at.ttlMs }))
     .execute();
 }
 

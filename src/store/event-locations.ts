@@ -18,7 +18,7 @@ export async function putEventLocation(db: Executor, eventId: number, location: 
   await db
     .insertInto('event_locations')
     .values({ event_id: eventId, location })
-    .onConflict((oc) => oc.column('event_id').doUpdateSet({ location }))
+    .onConflict((oc) => oc.columns(['calendar_id', 'event_id']).doUpdateSet({ location }))
     .execute();
 }
 

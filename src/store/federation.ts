@@ -9,7 +9,7 @@
  *   await storeOutboxStep(db, 1043, 1050, { objects, activities, deliveries }) // false: another instance moved the cursor
  */
 import { sql, type Generated, type Selectable } from 'kysely';
-import type { Executor } from './schema.js';
+import type { Executor, Scoped } from './schema.js';
 import { acrossCalendars, calendarIdNow } from './calendar-scope.js';
 
 export interface FederationKvTable {
@@ -90,15 +90,15 @@ export interface FederationQueueTable {
 }
 
 type Tables = {
-  federation_queue: FederationQueueTable;
-  federation_kv: FederationKvTable;
-  federation_keys: FederationKeysTable;
-  federation_followers: FederationFollowersTable;
-  federation_state: FederationStateTable;
-  federation_objects: FederationObjectsTable;
-  federation_activities: FederationActivitiesTable;
-  federation_deliveries: FederationDeliveriesTable;
-  federation_received: FederationReceivedTable;
+  federation_queue: Scoped<FederationQueueTable>;
+  federation_kv: Scoped<FederationKvTable>;
+  federation_keys: Scoped<FederationKeysTable>;
+  federation_followers: Scoped<FederationFollowersTable>;
+  federation_state: Scoped<FederationStateTable>;
+  federation_objects: Scoped<FederationObjectsTable>;
+  federation_activities: Scoped<FederationActivitiesTable>;
+  federation_deliveries: Scoped<FederationDeliveriesTable>;
+  federation_received: Scoped<FederationReceivedTable>;
 };
 
 export type FollowerRow = Selectable<FederationFollowersTable>;
@@ -127,7 +127,7 @@ export async function kvSet(db: Executor, key: string, value: string, expiresMs:
   await t(db)
     .insertInto('federation_kv')
     .values({ key, value, expires_ms: expiresMs })
-    .onConflict((oc) => oc.column('key').doUpdateSet({ value, expires_ms: expiresMs }))
+    .onConflict((oc) => oc.columns(['calendar_id', 'key']).doUpdateSet({ value, expires_ms: expiresMs }))
     .execute();
 }
 
@@ -151,7 +151,7 @@ export async function kvCas(db: Executor, key: string, expected: string | null, 
     const r = await t(trx)
       .insertInto('federation_kv')
       .values({ key, value, expires_ms: expiresMs })
-      .onConflict((oc) => oc.column('key').doNothing())
+      .onConflict((oc) => oc.columns(['calendar_id', 'key']).doNothing())
       .returning('key')
       .executeTakeFirst();
     return r !== undefined;
@@ -180,7 +180,7 @@ export async function kvCountHit(db: Executor, key: string, now: number, windowE
     .insertInto('federation_kv')
     .values({ key, value: '1', expires_ms: windowEndsMs })
     .onConflict((oc) =>
-      oc.column('key').doUpdateSet({
+      oc.columns(['calendar_id', 'key']).doUpdateSet({
         value: sql<string>`case when ${expired} then '1' else cast(cast("federation_kv"."value" as integer) + 1 as text) end`,
         expires_ms: sql<number>`case when ${expired} then ${windowEndsMs} else "federation_kv"."expires_ms" end`,
       }),
@@ -208,7 +208,7 @@ export async function insertKeysOnce(db: Executor, keys: Array<{ kind: string; p
     await t(db)
       .insertInto('federation_keys')
       .values({ ...k, created_gmt: now })
-      .onConflict((oc) => oc.column('kind').doNothing())
+      .onConflict((oc) => oc.columns(['calendar_id', 'kind']).doNothing())
       .execute();
   }
 }
@@ -223,27 +223,13 @@ export async function findFollowerById(db: Executor, id: number): Promise<Follow
   return t(db).selectFrom('federation_followers').selectAll().where('id', '=', id).executeTakeFirst();
 }
 
-/**
- * Add or refresh a follower of the calendar at hand (a second Follow from the same actor replaces
- * the first's details). The refresh is an update of this calendar's row, never an upsert: while the
- * key is `actor_id` alone, an actor following another calendar already holds it, and an upsert
- * would rewrite that calendar's row. Then nothing is stored here and undefined is answered.
- */
+/** Add or refresh a follower of the calendar at hand (a second Follow from the same actor replaces the first's details). */
 export async function upsertFollower(db: Executor, f: Omit<FollowerRow, 'id'>): Promise<FollowerRow | undefined> {
-  const existing = await findFollower(db, f.actor_id);
-  if (existing) {
-    await t(db)
-      .updateTable('federation_followers')
-      .set({ inbox: f.inbox, shared_inbox: f.shared_inbox, follow_id: f.follow_id, handle: f.handle, host: f.host, status: f.status })
-      .where('id', '=', existing.id)
-      .execute();
-  } else {
-    await t(db)
-      .insertInto('federation_followers')
-      .values(f)
-      .onConflict((oc) => oc.column('actor_id').doNothing())
-      .execute();
-  }
+  await t(db)
+    .insertInto('federation_followers')
+    .values(f)
+    .onConflict((oc) => oc.columns(['calendar_id', 'actor_id']).doUpdateSet({ inbox: f.inbox, shared_inbox: f.shared_inbox, follow_id: f.follow_id, handle: f.handle, host: f.host, status: f.status }))
+    .execute();
   return findFollower(db, f.actor_id);
 }
 
@@ -309,7 +295,7 @@ export async function ensureOutboxCursor(db: Executor): Promise<number> {
     .insertInto('federation_state')
     .columns(['id', 'cursor_seq', 'calendar_id'] as never)
     .expression(sql<never>`select ${calendar}, "value", ${calendar} from "change_counter" where "id" = 1`)
-    .onConflict((oc) => oc.column('id').doNothing())
+    .onConflict((oc) => oc.columns(['calendar_id', 'id']).doNothing())
     .execute();
   const row = await t(db).selectFrom('federation_state').select('cursor_seq').where('id', '=', calendar).executeTakeFirstOrThrow();
   return Number(row.cursor_seq);
@@ -400,7 +386,9 @@ export async function storeOutboxStep(db: Executor, from: number, to: number, st
       await t(trx)
         .insertInto('federation_objects')
         .values(o)
-        .onConflict((oc) => oc.column('event_id').doUpdateSet({ state: o.state, digest: o.digest, published_gmt: o.published_gmt, updated_gmt: o.updated_gmt, updated_ms: o.updated_ms }))
+        .onConflict((oc) =>
+          oc.columns(['calendar_id', 'event_id']).doUpdateSet({ state: o.state, digest: o.digest, published_gmt: o.published_gmt, updated_gmt: o.updated_gmt, updated_ms: o.updated_ms }),
+        )
         .execute();
     }
     for (const a of step.activities) await t(trx).insertInto('federation_activities').values(a).execute();
@@ -415,7 +403,7 @@ export async function insertDeliveries(db: Executor, deliveries: OutboxStep['del
     await t(db)
       .insertInto('federation_deliveries')
       .values({ ...d, status: 'pending', attempts: 0, next_attempt_ms: now, lease_until_ms: 0, last_status: null, last_error: null, created_ms: now, updated_ms: now })
-      .onConflict((oc) => oc.columns(['activity_id', 'inbox']).doNothing())
+      .onConflict((oc) => oc.columns(['calendar_id', 'activity_id', 'inbox']).doNothing())
       .execute();
   }
 }
@@ -456,14 +444,14 @@ export interface ClaimedFederationDelivery {
  * Claim up to `limit` due pending deliveries of every active calendar (none while an earlier one
  * of the same calendar to the same inbox is pending: a calendar's activities reach an inbox in
  * order), leased until `leaseUntilMs`. A suspended calendar's wait. Each comes with its calendar:
- * it is sent by that calendar's actor and recorded there. Ids are the whole database's.
+ * it is sent by that calendar's actor and recorded there.
  */
 export async function claimFederationDeliveries(db: Executor, options: { now: number; leaseUntilMs: number; limit: number; skipLocked: boolean }): Promise<ClaimedFederationDelivery[]> {
   const { now, leaseUntilMs, limit, skipLocked } = options;
   return acrossCalendars(() =>
     db.transaction().execute(async (trx) => {
-      const due = await sql<{ id: number | string }>`
-        select d."id" from "federation_deliveries" d
+      const due = await sql<{ id: number | string; calendar_id: number | string }>`
+        select d."id", d."calendar_id" from "federation_deliveries" d
           inner join "calendars" c on c."id" = d."calendar_id" and c."status" = 'active'
         where d."status" = 'pending' and d."next_attempt_ms" <= ${now} and coalesce(d."lease_until_ms", 0) < ${now}
           and not exists (
@@ -472,13 +460,18 @@ export async function claimFederationDeliveries(db: Executor, options: { now: nu
         order by d."id"
         limit ${limit}
         ${skipLocked ? sql`for update of d skip locked` : sql``}`.execute(trx);
-      const ids = due.rows.map((r) => Number(r.id));
-      if (ids.length === 0) return [];
-      await t(trx).updateTable('federation_deliveries').set({ lease_until_ms: leaseUntilMs }).where('id', 'in', ids).execute();
+      if (due.rows.length === 0) return [];
+      // The claimed rows by their key, calendar and id.
+      const keys = due.rows.map((r) => [Number(r.calendar_id), Number(r.id)] as const);
+      await t(trx)
+        .updateTable('federation_deliveries')
+        .set({ lease_until_ms: leaseUntilMs })
+        .where((eb) => eb.or(keys.map(([c, id]) => eb.and([eb('calendar_id', '=', c), eb('id', '=', id)]))))
+        .execute();
       const rows = await t(trx)
         .selectFrom('federation_deliveries')
-        .select(['id', 'calendar_id' as never, 'activity_id', 'activity_type', 'inbox', 'body', 'attempts'])
-        .where('id', 'in', ids)
+        .select(['id', 'calendar_id', 'activity_id', 'activity_type', 'inbox', 'body', 'attempts'])
+        .where((eb) => eb.or(keys.map(([c, id]) => eb.and([eb('calendar_id', '=', c), eb('id', '=', id)]))))
         .orderBy('id')
         .execute();
       return rows.map((r) => ({
@@ -576,7 +569,7 @@ export async function enqueueMessages(db: Executor, messages: Array<{ message: s
 /**
  * Claim up to `limit` due messages of every active calendar (none while an earlier one with the
  * same ordering key is waiting in that calendar), leased until `leaseUntilMs`. Each comes with its
- * calendar (the actor it was addressed to): it is handled there. Ids are the whole database's.
+ * calendar (the actor it was addressed to): it is handled there.
  */
 export async function claimMessages(
   db: Executor,
@@ -585,8 +578,8 @@ export async function claimMessages(
   const { now, leaseUntilMs, limit, skipLocked } = options;
   return acrossCalendars(() =>
     db.transaction().execute(async (trx) => {
-      const due = await sql<{ id: number | string }>`
-        select q."id" from "federation_queue" q
+      const due = await sql<{ id: number | string; calendar_id: number | string }>`
+        select q."id", q."calendar_id" from "federation_queue" q
           inner join "calendars" c on c."id" = q."calendar_id" and c."status" = 'active'
         where q."run_at_ms" <= ${now} and q."lease_until_ms" < ${now}
           and (q."ordering_key" is null or not exists (
@@ -594,16 +587,21 @@ export async function claimMessages(
         order by q."id"
         limit ${limit}
         ${skipLocked ? sql`for update of q skip locked` : sql``}`.execute(trx);
-      const ids = due.rows.map((r) => Number(r.id));
-      if (ids.length === 0) return [];
-      await t(trx).updateTable('federation_queue').set({ lease_until_ms: leaseUntilMs }).where('id', 'in', ids).execute();
+      if (due.rows.length === 0) return [];
+      // The claimed rows by their key, calendar and id.
+      const keys = due.rows.map((r) => [Number(r.calendar_id), Number(r.id)] as const);
+      await t(trx)
+        .updateTable('federation_queue')
+        .set({ lease_until_ms: leaseUntilMs })
+        .where((eb) => eb.or(keys.map(([c, id]) => eb.and([eb('calendar_id', '=', c), eb('id', '=', id)]))))
+        .execute();
       const rows = await t(trx)
         .selectFrom('federation_queue')
-        .select(['id', 'calendar_id' as never, 'message', 'attempts'])
-        .where('id', 'in', ids)
+        .select(['id', 'calendar_id', 'message', 'attempts'])
+        .where((eb) => eb.or(keys.map(([c, id]) => eb.and([eb('calendar_id', '=', c), eb('id', '=', id)]))))
         .orderBy('id')
         .execute();
-      return rows.map((r) => ({ id: Number(r.id), calendar_id: Number((r as { calendar_id?: number | string }).calendar_id), message: r.message, attempts: Number(r.attempts) }));
+      return rows.map((r) => ({ id: Number(r.id), calendar_id: Number(r.calendar_id), message: r.message, attempts: Number(r.attempts) }));
     }),
   );
 }

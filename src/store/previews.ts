@@ -16,7 +16,7 @@ export async function revokePreviews(db: Executor, ids: number[], ms: number): P
     await db
       .insertInto('preview_revocations')
       .values(rows)
-      .onConflict((oc) => oc.column('post_id').doUpdateSet({ revoked_ms: ms }))
+      .onConflict((oc) => oc.columns(['calendar_id', 'post_id']).doUpdateSet({ revoked_ms: ms }))
       .execute();
   }
 }

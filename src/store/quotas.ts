@@ -53,3 +53,13 @@ export async function countQuotaWebhookEndpoints(db: Executor): Promise<number> 
     .executeTakeFirstOrThrow();
   return Number(row.n);
 }
+
+/** The public submissions the calendar received since `sinceGmt` (its `submissions_per_day` in use). */
+export async function countSubmissionsSince(db: Executor, sinceGmt: string): Promise<number> {
+  const row = await db
+    .selectFrom('submissions')
+    .select((eb) => eb.fn.countAll<number>().as('n'))
+    .where('created_gmt', '>=', sinceGmt)
+    .executeTakeFirstOrThrow();
+  return Number(row.n);
+}

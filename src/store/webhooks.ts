@@ -147,14 +147,14 @@ export interface ClaimedDelivery {
  * Claim up to `limit` due deliveries of enabled endpoints, of every calendar (none while an earlier
  * one of the same record to the same endpoint is pending), leasing them until `leaseUntilMs`; on
  * PostgreSQL with `FOR UPDATE SKIP LOCKED`, so concurrent claimers take different ones. Each comes
- * with its calendar: its attempt is recorded in it. A delivery's id names its endpoint, whose id is
- * the whole database's, so ids alone tell deliveries apart across calendars.
+ * with its calendar: its attempt is recorded in it. The claimed rows are named by their key,
+ * calendar and id (migration 034).
  */
 export async function claimDeliveries(db: Executor, options: { now: number; leaseUntilMs: number; limit: number; skipLocked: boolean }): Promise<ClaimedDelivery[]> {
   const { now, leaseUntilMs, limit, skipLocked } = options;
   const claimed = await acrossCalendars(() =>
     db.transaction().execute(async (trx) => {
-      const due = await sql<{ id: string }>`
+      const due = await sql<{ id: string; calendar_id: string }>`
         select d."id", d."calendar_id" from "webhook_deliveries" d
           inner join "webhook_endpoints" e on e."id" = d."endpoint_id" and e."calendar_id" = d."calendar_id"
         where d."status" = 'pending' and d."next_attempt_ms" <= ${now} and d."lease_until_ms" < ${now} and e."enabled" = 1
@@ -165,14 +165,18 @@ export async function claimDeliveries(db: Executor, options: { now: number; leas
         order by d."seq", d."idx"
         limit ${limit}
         ${skipLocked ? sql`for update of d skip locked` : sql``}`.execute(trx);
-      const ids = due.rows.map((r) => r.id);
-      if (ids.length === 0) return [];
-      await trx.updateTable('webhook_deliveries').set({ lease_until_ms: leaseUntilMs }).where('id', 'in', ids).execute();
+      if (due.rows.length === 0) return [];
+      const keys = due.rows.map((r) => [Number(r.calendar_id), r.id] as const);
+      await trx
+        .updateTable('webhook_deliveries')
+        .set({ lease_until_ms: leaseUntilMs })
+        .where((eb) => eb.or(keys.map(([c, id]) => eb.and([eb('calendar_id', '=', c), eb('id', '=', id)]))))
+        .execute();
       return trx
         .selectFrom('webhook_deliveries as d')
         .innerJoin('webhook_endpoints as e', (j) => j.onRef('e.id', '=', 'd.endpoint_id').onRef('e.calendar_id', '=', 'd.calendar_id'))
         .select(['d.id', 'd.calendar_id', 'd.endpoint_id', 'd.payload', 'd.attempts', 'e.url', 'e.secret'])
-        .where('d.id', 'in', ids)
+        .where((eb) => eb.or(keys.map(([c, id]) => eb.and([eb('d.calendar_id', '=', c), eb('d.id', '=', id)]))))
         .orderBy('d.seq')
         .orderBy('d.idx')
         .execute();

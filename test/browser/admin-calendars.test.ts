@@ -63,7 +63,16 @@ const TEXT = {
 } as const;
 
 const QUOTAS = {
-  en: { heading: 'Quotas', events: 'Events', images: 'Images (MB)', save: 'Save the quotas', saved: 'Quotas saved.', invalid: 'Enter a whole number, 0 or more, or leave it empty.' },
+  en: {
+    heading: 'Quotas',
+    events: 'Events',
+    images: 'Images (MB)',
+    save: 'Save the quotas',
+    saved: 'Quotas saved.',
+    invalid: 'Enter a whole number, 0 or more, or leave it empty.',
+    unlimited: 'In use: 1, no limit.',
+    used: 'In use: 1 of 1.',
+  },
   fr: {
     heading: 'Quotas',
     events: 'Événements',
@@ -71,6 +80,8 @@ const QUOTAS = {
     save: 'Enregistrer les quotas',
     saved: 'Quotas enregistrés.',
     invalid: 'Saisissez un nombre entier, 0 ou plus, ou laissez le champ vide.',
+    unlimited: 'Utilisé : 1, sans limite.',
+    used: 'Utilisé : 1 sur 1.',
   },
 } as const;
 
@@ -217,6 +228,11 @@ describe('many calendars in the admin app: the Calendars screen, roles per calen
       const field = admin.getByRole('textbox', { name: text.events, exact: true });
       assert.equal(await field.inputValue(), '', 'no events quota: the installation default');
       assert.equal(await admin.getByRole('textbox', { name: text.images, exact: true }).inputValue(), '3', 'bytes shown as MB');
+      // What the calendar uses, in the field's description: one event, no limit of its own.
+      const described = async () => (await admin.locator('#f-quota-events-help').textContent()) ?? '';
+      assert.ok((await field.getAttribute('aria-describedby'))?.split(' ').includes('f-quota-events-help'));
+      await admin.waitForFunction((used) => document.body.textContent!.includes(used), text.unlimited);
+      assert.ok((await described()).endsWith(text.unlimited), await described());
 
       // An events quota of 1, saved from the keyboard: the calendar, which holds one event, takes no second.
       await field.fill('1');
@@ -224,6 +240,9 @@ describe('many calendars in the admin app: the Calendars screen, roles per calen
       await admin.keyboard.press('Enter');
       await admin.getByText(text.saved, { exact: true }).waitFor();
       assert.deepEqual(await quotasNow(), { events: 1, media_bytes: 3 * 1024 * 1024 }, 'the MB left as shown keep their bytes');
+      // The use read again after the save, against the new limit.
+      await admin.waitForFunction((used) => document.body.textContent!.includes(used), text.used);
+      assert.ok((await described()).endsWith(text.used), await described());
       const second = await t.api.post(events, { as: 'admin', json: event(`Second ${slug}`) });
       assert.equal(second.status, 403, second.text);
       assert.equal(second.body.code, 'calendar_quota_exceeded');

@@ -106,6 +106,41 @@ forEachStore(
       assert.equal((await send('free', 3)).status, 201);
       assert.equal((await send(null, 4)).status, 201);
     });
+
+    it('tells a network administrator each quota of a calendar and what it uses of it', async () => {
+      const c = t.built.services.calendars;
+      const { id } = await c.create({ slug: 'usage', name: 'Usage', quotas: { events: 5, webhook_endpoints: 2, submissions_per_day: 3 } });
+      const other = await c.create({ slug: 'usage-other', name: 'Usage other' });
+      const created = await t.api.post(at(t, 'usage', `${REST}/events`), { as: 'admin', json: event() });
+      assert.equal(created.status, 201, created.text);
+      assert.equal((await t.api.delete(at(t, 'usage', `${REST}/events/${created.body.id}`), { as: 'admin' })).status, 200);
+      assert.equal((await t.api.post(at(t, 'usage', `${ADMIN}/webhooks`), { as: 'admin', json: { url: 'http://127.0.0.1:9/hook' } })).status, 201);
+      const submitted = await t.api.post(at(t, 'usage', '/api/calendar/submissions/v1/submissions'), { json: { ...EVENT, title: 'Usage', email: 'usage@example.org' } });
+      assert.equal(submitted.status, 201, submitted.text);
+      assert.equal((await t.api.post(at(t, 'usage-other', `${REST}/events`), { as: 'admin', json: event() })).status, 201);
+
+      const usage = await t.api.get(at(t, null, `/api/calendar/network/v1/calendars/${id}/usage`), { as: 'admin' });
+      assert.equal(usage.status, 200, usage.text);
+      // The trashed event still counts (it is kept); the submission is a pending event of the calendar.
+      assert.deepEqual(usage.body, {
+        events: { limit: 5, used: 2 },
+        media_bytes: { limit: 0, used: 0 },
+        requests_per_minute: { limit: 0, used: null },
+        webhook_endpoints: { limit: 2, used: 1 },
+        submissions_per_day: { limit: 3, used: 1 },
+      });
+      // Another calendar's use is its own; the namespace answers the same under any calendar's path.
+      const theirs = await t.api.get(at(t, 'usage', `/api/calendar/network/v1/calendars/${other.id}/usage`), { as: 'admin' });
+      assert.equal(theirs.status, 200, theirs.text);
+      assert.deepEqual([theirs.body.events.used, theirs.body.webhook_endpoints.used, theirs.body.submissions_per_day.used], [1, 0, 0]);
+      // Network administrators only; an unknown calendar is 404.
+      const editor = await t.user('editor', 'quota-editor');
+      assert.equal((await t.api.get(at(t, null, `/api/calendar/network/v1/calendars/${id}/usage`), { as: editor.credentials })).status, 403);
+      assert.equal((await t.api.get(at(t, null, `/api/calendar/network/v1/calendars/${id}/usage`), { as: null })).status, 401);
+      const missing = await t.api.get(at(t, null, '/api/calendar/network/v1/calendars/99999/usage'), { as: 'admin' });
+      assert.equal(missing.status, 404);
+      assert.equal(missing.body.code, 'calendar_not_found');
+    });
   },
   { ...OPEN, WEBHOOKS_ALLOW_PRIVATE: 'true' },
 );

@@ -24,12 +24,7 @@ const ACROSS: Array<[fragment: RegExp, reason: string]> = [
   // The background jobs' looks for due work in every calendar (each item is then done in its calendar).
   [/^select "id" from "webhook_endpoints" where "enabled" = \S+ limit/, 'the webhook worker: is any calendar’s endpoint enabled'],
   [/^select min\("cursor_seq"\) as "low" from "webhook_endpoints"/, 'change-log pruning keeps what any calendar’s endpoint still has to deliver'],
-  [/^update "webhook_deliveries" set "lease_until_ms" = \S+ where "id" in/, 'the lease on deliveries claimed across calendars, by their ids (each names its endpoint)'],
-  // Federation's jobs: deliveries and incoming activities of every calendar are claimed together
-  // (their claims name `calendar_id`), leased by their ids (the whole database's), then each is
-  // sent or handled in its calendar.
-  [/^update "federation_deliveries" set "lease_until_ms" = \S+ where "id" in/, 'the lease on federation deliveries claimed across calendars, by their ids'],
-  [/^update "federation_queue" set "lease_until_ms" = \S+ where "id" in/, 'the lease on incoming activities claimed across calendars, by their ids'],
+  // Federation's upkeep of Fedify's cache (the delivery job, now and then).
   [/^delete from "federation_kv" where "expires_ms" is not null and "expires_ms" <= /, 'the upkeep of Fedify’s cache drops expired entries of every calendar'],
   [/^update "imports" set "status" = .* where "status" = \S+ and "heartbeat_gmt" < /, 'imports whose server died are queued again, whichever calendar queued them'],
   [/^select "seq", "created_gmt" from "changes" where "seq" > /, 'change-log pruning walks the whole log (its numbers are the database’s)'],

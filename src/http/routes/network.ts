@@ -10,7 +10,8 @@
  * - `GET`/`POST|PUT|PATCH`/`DELETE /calendars/{id}` (update `name`, `slug`, `host` ("" removes
  *   it), `status` (`active` or `suspended`), `quotas`; delete, every record of it, only with
  *   `force=true`);
- * - `GET`/`POST /calendars/{id}/members` `{login, role}` (role "" removes it).
+ * - `GET`/`POST /calendars/{id}/members` `{login, role}` (role "" removes it);
+ * - `GET /calendars/{id}/usage`: each quota's limit and what the calendar uses of it.
  *
  * The network is one: the namespace answers the same under `/c/{slug}/` as at the root. Only
  * network administrators (administrators of the default calendar) manage it; a calendar's own
@@ -50,7 +51,7 @@ export function networkRoutes(services: Services): RouteDecl[] {
   const routes: RouteDecl[] = [];
   routes.push(...namespaceRoutes(services, () => routes));
   routes.push(...docRoutes(services, () => routes));
-  routes.push(...calendarRoutes(services.calendars), ...memberRoutes(services.calendars));
+  routes.push(...calendarRoutes(services.calendars), ...memberRoutes(services.calendars), ...usageRoutes(services));
   return routes;
 }
 
@@ -207,6 +208,32 @@ function memberRoutes(calendars: Services['calendars']): RouteDecl[] {
           const id = Number(ctx.path.id);
           await calendars.setRole(String(ctx.args.login), id, String(ctx.args.role));
           return { body: await calendars.members(id) };
+        },
+      }),
+    ]),
+  ];
+}
+
+function usageRoutes(services: Pick<Services, 'calendars' | 'quotas'>): RouteDecl[] {
+  const { calendars, quotas } = services;
+  return [
+    route('/calendars/{id}/usage', [
+      endpoint({
+        methods: ['GET'],
+        args: { id: idArg },
+        permission: isNetworkAdministrator,
+        docs: {
+          responses: {
+            '200': {
+              description:
+                'Each quota (events, media_bytes, requests_per_minute, webhook_endpoints, submissions_per_day): { limit (0: none), used }; used is counted now as the quota counts it (submissions: the last 24 hours), null for requests_per_minute (each instance counts its own share of the minute)',
+            },
+            '404': { description: 'calendar_not_found' },
+          },
+        },
+        handler: async (ctx) => {
+          const calendar = await calendars.get(Number(ctx.path.id));
+          return { body: await calendars.within(calendar.id, () => quotas.usage()) };
         },
       }),
     ]),

@@ -36,6 +36,7 @@ import { postPasswordsMigration } from './030_post_passwords.js';
 import { calendarsMigration } from './031_calendars.js';
 import { networkMigration } from './032_network.js';
 import { networkLinkedMigration } from './033_network_linked.js';
+import { calendarKeysMigration } from './034_calendar_keys.js';
 
 /** The migrations, in order. New ones are appended with a sortable name. */
 export function migrations(dialect: DialectName): Record<string, Migration> {
@@ -72,5 +73,6 @@ export function migrations(dialect: DialectName): Record<string, Migration> {
     '031_calendars': calendarsMigration(dialect),
     '032_network': networkMigration(dialect),
     '033_network_linked': networkLinkedMigration(),
+    '034_calendar_keys': calendarKeysMigration(dialect),
   };
 }

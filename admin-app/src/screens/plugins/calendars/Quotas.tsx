@@ -3,15 +3,16 @@
  * admin app"): one field per quota, empty for the installation's default (which the API does not
  * tell, so the hint says "installation default"), `0` for no limit, images in MB. Saved with
  * `PATCH calendar/network/v1/calendars/{id} {quotas}`, which replaces them all; a refused value is
- * shown at its field (the API names the quota) and the focus moves there. What a calendar uses is
- * not shown: the API does not answer it.
+ * shown at its field (the API names the quota) and the focus moves there. Each field also says
+ * what the calendar uses of its quota (`GET calendar/network/v1/calendars/{id}/usage`), read when
+ * the page opens and again after a save; requests a minute have no one number to show.
  */
-import { useRef, useState } from 'preact/hooks';
+import { useEffect, useRef, useState } from 'preact/hooks';
 import { api, ApiProblem } from '../../../lib/api';
 import { locale, t } from '../../../lib/i18n';
 import { TextField } from '../../../components/Fields';
 import { toast } from '../../../components/Toast';
-import { QUOTA_NAMES, quotaOfProblem, quotasBody, quotaTexts, type QuotaName, type Quotas, type QuotaTexts } from './quota-values';
+import { QUOTA_NAMES, quotaOfProblem, quotasBody, quotaTexts, quotaUsage, type QuotaName, type Quotas, type QuotaTexts, type QuotaUsage } from './quota-values';
 
 const fieldId = (name: QuotaName) => `f-quota-${name}`;
 
@@ -23,6 +24,21 @@ export function QuotasSection({ calendarId, quotas }: { calendarId: number; quot
   const [busy, setBusy] = useState(false);
   const inFlight = useRef(false);
   const form = useRef<HTMLFormElement>(null);
+  const [usage, setUsage] = useState<QuotaUsage | undefined>();
+  const [usageState, setUsageState] = useState<'loading' | 'ready' | string>('loading');
+
+  const readUsage = async () => {
+    try {
+      const res = await api<QuotaUsage>(`calendar/network/v1/calendars/${calendarId}/usage`);
+      setUsage(res.data);
+      setUsageState('ready');
+    } catch (err) {
+      setUsageState(err instanceof Error ? err.message : String(err));
+    }
+  };
+  useEffect(() => {
+    void readUsage();
+  }, [calendarId]);
 
   const submit = async (e: Event) => {
     e.preventDefault();
@@ -37,6 +53,7 @@ export function QuotasSection({ calendarId, quotas }: { calendarId: number; quot
       setSaved(res.data.quotas);
       setTexts(quotaTexts(res.data.quotas, locale.value));
       toast(t('calendars.quotas.saved'));
+      void readUsage();
     } catch (err) {
       const quota = err instanceof ApiProblem && err.code === 'rest_invalid_param' ? quotaOfProblem(err.data) : undefined;
       if (quota) {
@@ -54,6 +71,9 @@ export function QuotasSection({ calendarId, quotas }: { calendarId: number; quot
     <section class="card" aria-labelledby="quotas">
       <h2 id="quotas">{t('calendars.quotas.title')}</h2>
       <p>{t('calendars.quotas.help')}</p>
+      <p role="status" class={usageState !== 'loading' && usageState !== 'ready' ? 'notice error' : undefined}>
+        {usageState === 'loading' ? t('calendars.quotas.usageLoading') : usageState === 'ready' ? '' : t('calendars.quotas.usageFailed', { message: usageState })}
+      </p>
       <form ref={form} onSubmit={(e) => void submit(e)} noValidate>
         {message && (
           <div class="notice error" role="alert">
@@ -61,20 +81,23 @@ export function QuotasSection({ calendarId, quotas }: { calendarId: number; quot
           </div>
         )}
         <div class="grid">
-          {QUOTA_NAMES.map((name) => (
-            <TextField
-              key={name}
-              id={fieldId(name)}
-              name={`quota-${name}`}
-              label={t(`calendars.quotas.${name}`)}
-              help={`${t(`calendars.quotas.${name}.help`)} ${t('calendars.quotas.emptyIsDefault')}`}
-              value={texts[name]}
-              onInput={(v) => setTexts((old) => ({ ...old, [name]: v }))}
-              error={errors[name]}
-              inputMode={name === 'media_bytes' ? 'decimal' : 'numeric'}
-              autoComplete="off"
-            />
-          ))}
+          {QUOTA_NAMES.map((name) => {
+            const used = quotaUsage(name, usage, locale.value);
+            return (
+              <TextField
+                key={name}
+                id={fieldId(name)}
+                name={`quota-${name}`}
+                label={t(`calendars.quotas.${name}`)}
+                help={`${t(`calendars.quotas.${name}.help`)} ${t('calendars.quotas.emptyIsDefault')}${used ? ` ${t(used.key, used.vars)}` : ''}`}
+                value={texts[name]}
+                onInput={(v) => setTexts((old) => ({ ...old, [name]: v }))}
+                error={errors[name]}
+                inputMode={name === 'media_bytes' ? 'decimal' : 'numeric'}
+                autoComplete="off"
+              />
+            );
+          })}
         </div>
         <button type="submit" aria-disabled={busy ? 'true' : undefined}>
           {busy ? t('calendars.quotas.saving') : t('calendars.quotas.save')}

@@ -67,3 +67,18 @@ export function quotaOfProblem(data: Record<string, unknown> | undefined): Quota
   const quota = details && typeof details === 'object' && !Array.isArray(details) ? details.quotas?.data?.quota : undefined;
   return QUOTA_NAMES.find((name) => name === quota);
 }
+
+/** What the API answers of a calendar's use of its quotas (`GET calendars/{id}/usage`). */
+export type QuotaUsage = Record<QuotaName, { limit: number; used: number | null }>;
+
+/**
+ * What a field says of its quota's use: the catalogue key and its values, numbers in the locale
+ * (images in MB); none for a quota with no one number of use (requests a minute).
+ */
+export function quotaUsage(name: QuotaName, usage: QuotaUsage | undefined, locale: string): { key: string; vars: Record<string, string> } | undefined {
+  const u = usage?.[name];
+  if (!u || u.used === null) return undefined;
+  const format = new Intl.NumberFormat(locale, { maximumFractionDigits: 2 });
+  const shown = (v: number) => format.format(name === 'media_bytes' ? v / MB : v);
+  return u.limit > 0 ? { key: 'calendars.quotas.usedOf', vars: { used: shown(u.used), limit: shown(u.limit) } } : { key: 'calendars.quotas.usedNoLimit', vars: { used: shown(u.used) } };
+}

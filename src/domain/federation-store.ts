@@ -125,8 +125,7 @@ export interface FederationStore {
   // Followers.
   findFollower(actorId: string): Promise<FollowerRow | undefined>;
   findFollowerById(id: number): Promise<FollowerRow | undefined>;
-  /** The follower as stored (undefined only if it was removed meanwhile). */
-  upsertFollower(f: Omit<FollowerRow, 'id'>): Promise<FollowerRow | undefined>;
+  upsertFollower(f: Omit<FollowerRow, 'id'>): Promise<FollowerRow>;
   setFollowerStatus(id: number, status: string): Promise<void>;
   deleteFollower(actorId: string): Promise<boolean>;
   deleteFollowerById(id: number): Promise<boolean>;

@@ -71,11 +71,6 @@ export function registerInboxListeners(
         status,
         created_gmt: existing?.created_gmt ?? clock.nowGmt(),
       });
-      if (!row) {
-        // Removed meanwhile (an Undo handled in between): nothing to answer.
-        logger.warn({ follower: follow.actorId.href }, 'federation: a follow could not be stored');
-        return;
-      }
       logger.info({ follower: row.actor_id, status }, 'federation: follow received');
       if (status === 'accepted') await deliveries.reply('Accept', row);
     })

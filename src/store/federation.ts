@@ -224,13 +224,13 @@ export async function findFollowerById(db: Executor, id: number): Promise<Follow
 }
 
 /** Add or refresh a follower of the calendar at hand (a second Follow from the same actor replaces the first's details). */
-export async function upsertFollower(db: Executor, f: Omit<FollowerRow, 'id'>): Promise<FollowerRow | undefined> {
+export async function upsertFollower(db: Executor, f: Omit<FollowerRow, 'id'>): Promise<FollowerRow> {
   await t(db)
     .insertInto('federation_followers')
     .values(f)
     .onConflict((oc) => oc.columns(['calendar_id', 'actor_id']).doUpdateSet({ inbox: f.inbox, shared_inbox: f.shared_inbox, follow_id: f.follow_id, handle: f.handle, host: f.host, status: f.status }))
     .execute();
-  return findFollower(db, f.actor_id);
+  return (await findFollower(db, f.actor_id))!;
 }
 
 export async function setFollowerStatus(db: Executor, id: number, status: string): Promise<void> {

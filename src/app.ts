@@ -92,7 +92,7 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
   // Each request runs in its calendar (`/c/{slug}/…` or a calendar's own host; else the default one),
   // and waits its calendar's turn while other calendars ask too (CALENDAR_FAIR_SHARE).
   const fairShare = createFairShare({ share: config.calendarFairShare });
-  registerCalendarEntry(app, services, RATE_LIMIT_EXEMPT, fairShare);
+  registerCalendarEntry(app, services, RATE_LIMIT_EXEMPT, fairShare, config.federation ? config.federationHandle : undefined);
   // Which requests hold the event loop (loop-delay.ts): logged past SLOW_REQUEST_LOG_MS, counted in
   // /metrics; its hooks come first, so that every request is seen, refused ones included.
   const loopWatch = watchLoop();
@@ -160,7 +160,7 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
   // The faces' services: the same doors, without the store.
   const forFaces = faceServices(services);
   const federationFace = config.federation
-    ? await (await import('./federation/index.js')).createFederationFace({ config, services: forFaces, logger: app.log, nudgeJob: (name) => jobs.nudge(name) })
+    ? await (await import('./federation/index.js')).createFederationFace({ config, services: forFaces, logger: app.log, nudgeJob: (name) => jobs.nudge(name), keptOwner: store.db })
     : undefined;
   const exports: CalendarExports = { json: () => exportCalendar(services), ics: (filter) => exportIcs(services, filter) };
   const deps: FaceDeps = {
@@ -209,7 +209,8 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
   if (config.replayAnswers) installReplay(app, config, feed, arriveOnSocket, rateLimitTake, metrics);
   // Before the replay and Fastify: each calendar's requests take their turns (CALENDAR_FAIR_SHARE).
   const turnShare = createTurnShare({ perTurn: config.calendarFairShare });
-  if (config.calendarFairShare > 0) installTurnShare(app.server, turnShare, (host) => services.calendars.isCalendarHost(host), RATE_LIMIT_EXEMPT);
+  if (config.calendarFairShare > 0)
+    installTurnShare(app.server, turnShare, (host) => services.calendars.isCalendarHost(host), RATE_LIMIT_EXEMPT, config.federation ? config.federationHandle : undefined);
   if (registry) registerFairShareMetrics(registry, fairShare, turnShare);
 
   return {

@@ -250,6 +250,8 @@ export function createCalendarService(pristine: Config, store: Store, quotas?: P
   function checkSlug(slug: unknown): string {
     if (typeof slug !== 'string' || !SLUG.test(slug)) throw invalidParams({ slug: 'A calendar slug is 1 to 60 lower-case letters, digits and hyphens, starting and ending with a letter or digit.' });
     if (RESERVED.has(slug)) throw invalidParams({ slug: `"${slug}" is taken by the service's own paths.` });
+    // A calendar's slug is its fediverse actor's identifier; the default calendar's is FEDERATION_HANDLE.
+    if (slug === pristine.federationHandle.toLowerCase()) throw invalidParams({ slug: `"${slug}" is the default calendar’s fediverse handle (FEDERATION_HANDLE).` });
     return slug;
   }
   function checkName(name: unknown): string {

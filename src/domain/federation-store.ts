@@ -54,6 +54,8 @@ import {
   liveObjectIds,
   objectState,
   objectStates,
+  outboxCalendars,
+  outboxCalendarsDue,
   outboxCursor,
   postponeMessage,
   queueDepth,
@@ -140,7 +142,8 @@ export interface FederationStore {
 
   // Fedify's message queue (incoming activities).
   enqueueMessages(messages: Array<{ message: string; ordering_key: string | null }>, runAtMs: number, now: number): Promise<void>;
-  claimMessages(claim: Claim): Promise<Array<{ id: number; message: string; attempts: number }>>;
+  /** Due messages of every active calendar, each with its calendar (handled there). */
+  claimMessages(claim: Claim): Promise<Array<{ id: number; calendar_id: number; message: string; attempts: number }>>;
   finishMessage(id: number): Promise<void>;
   postponeMessage(id: number, attempts: number, runAtMs: number): Promise<void>;
   queueDepth(now: number): Promise<{ queued: number; ready: number; delayed: number }>;
@@ -149,6 +152,10 @@ export interface FederationStore {
   /** Make the cursor at the change log's head unless there is one; answers it. */
   ensureOutboxCursor(): Promise<number>;
   outboxCursor(): Promise<number>;
+  /** The active calendars with rows of their own after their outbox's cursor (a look across calendars for due work). */
+  outboxCalendarsDue(limit: number): Promise<number[]>;
+  /** The active calendars with an outbox (a cursor). */
+  outboxCalendars(limit: number): Promise<number[]>;
   /** Move the cursor from `from` to `to` and store the step, in one transaction; false when another instance moved it. */
   storeOutboxStep(from: number, to: number, step: OutboxStep, now: number): Promise<boolean>;
   /** One step of a consumer of this store's change log; true when more is left. */
@@ -167,7 +174,7 @@ export interface FederationStore {
 
   // Deliveries.
   insertDeliveries(deliveries: OutboxStep['deliveries'], now: number): Promise<void>;
-  /** Due pending deliveries, none behind an earlier pending one to the same inbox. */
+  /** Due pending deliveries of every active calendar, each with its calendar; none behind an earlier pending one of its calendar to the same inbox. */
   claimDeliveries(claim: Claim): Promise<ClaimedFederationDelivery[]>;
   recordDeliveryAttempt(id: number, attempt: DeliveryAttempt): Promise<void>;
   dropPendingTo(inbox: string, now: number): Promise<void>;
@@ -215,6 +222,8 @@ export function createFederationStore(store: Pick<Store, 'db' | 'dialect' | 'cha
 
     ensureOutboxCursor: () => ensureOutboxCursor(db),
     outboxCursor: () => outboxCursor(db),
+    outboxCalendarsDue: (limit) => outboxCalendarsDue(db, limit),
+    outboxCalendars: (limit) => outboxCalendars(db, limit),
     storeOutboxStep: (from, to, step, now) => storeOutboxStep(db, from, to, step, now),
     runOutbox: (consumer) => runConsumer(changes, consumer),
     subscribeToChanges: (wake, options) => changes.subscribe(wake, options),

@@ -1,7 +1,8 @@
 /**
  * Sending activities: what is queued for an inbox (the outbox's Creates, Updates and Deletes,
  * and the Accept or Reject of a Follow), claimed in leased batches shared by instances, signed
- * with the actor's RSA key and posted (delivery.ts); what each attempt makes of a delivery is the
+ * with the RSA key of the actor of its calendar (each delivery is claimed with its calendar, among
+ * every active calendar's, and attempted and recorded in it) and posted (delivery.ts); what each attempt makes of a delivery is the
  * domain's rule (`deliveryOutcome`: delivered, retried on the schedule, failed, or gone with the
  * followers at that inbox).
  *
@@ -15,7 +16,7 @@ import type { Federation } from '@fedify/fedify';
 import type { Config } from '../config.js';
 import { deliveryOutcome, REFUSED_DELIVERY } from '../domain/federation.js';
 import type { FederationStore } from '../domain/federation-store.js';
-import type { FollowerRow } from '../store/federation.js';
+import type { ClaimedFederationDelivery, FollowerRow } from '../store/federation.js';
 import { isBlockedHost, postActivity, type SigningKey } from './delivery.js';
 import type { FederationMetrics } from './metrics.js';
 import { withContext, type FederationUrls } from './objects.js';
@@ -45,24 +46,25 @@ export function createDeliveries(deps: {
   metrics: FederationMetrics;
   logger: { info(obj: object, msg: string): void };
   userAgent: string;
+  /** The identifier of the calendar at hand's actor. */
+  identifierHere(): string;
+  /** Run `fn` in a calendar (its deliveries are attempted and recorded there). */
+  within<T>(calendarId: number, fn: () => Promise<T>): Promise<T>;
 }): Deliveries {
   const { store, config, federation, urls, metrics, logger, userAgent } = deps;
-  const handle = config.federationHandle;
   const blocked = config.federationBlockedDomains;
   let nudge = () => {};
 
   const rsaKey = async (): Promise<SigningKey> => {
     const ctx = federation.createContext(new URL(deps.origin), undefined);
     // (ActorKeyPair extends the DOM's CryptoKeyPair, which this project's lib does not declare.)
-    const pairs = (await ctx.getActorKeyPairs(handle)) as unknown as Array<webcrypto.CryptoKeyPair & { keyId: URL }>;
+    const pairs = (await ctx.getActorKeyPairs(deps.identifierHere())) as unknown as Array<webcrypto.CryptoKeyPair & { keyId: URL }>;
     const rsa = pairs.find((p) => p.privateKey.algorithm.name === 'RSASSA-PKCS1-v1_5') ?? pairs[0]!;
     return { keyId: rsa.keyId, privateKey: rsa.privateKey as unknown as SigningKey['privateKey'] };
   };
 
-  async function deliverDue(): Promise<boolean> {
-    const now = Date.now();
-    const batch = await store.claimDeliveries({ now, leaseUntilMs: now + LEASE_MS, limit: 10 });
-    if (batch.length === 0) return false;
+  /** Attempt the claimed deliveries of the calendar at hand, signed with its actor's key. */
+  async function attempt(batch: ClaimedFederationDelivery[]): Promise<void> {
     const key = await rsaKey();
     await Promise.all(
       batch.map(async (d) => {
@@ -93,6 +95,28 @@ export function createDeliveries(deps: {
         }
       }),
     );
+  }
+
+  async function deliverDue(): Promise<boolean> {
+    const now = Date.now();
+    // Due work of every active calendar (a suspended calendar's waits); each calendar's is then
+    // attempted in it, with its actor's key.
+    const batch = await store.claimDeliveries({ now, leaseUntilMs: now + LEASE_MS, limit: 10 });
+    if (batch.length === 0) return false;
+    const byCalendar = new Map<number, ClaimedFederationDelivery[]>();
+    for (const d of batch) {
+      const list = byCalendar.get(d.calendar_id);
+      if (list) list.push(d);
+      else byCalendar.set(d.calendar_id, [d]);
+    }
+    for (const [calendar, list] of byCalendar) {
+      try {
+        await deps.within(calendar, () => attempt(list));
+      } catch (err) {
+        // A calendar deleted since the claim: its deliveries went with it.
+        if ((err as { code?: string }).code !== 'calendar_not_found') throw err;
+      }
+    }
     return true;
   }
 

@@ -31,6 +31,8 @@ import { Application, Endpoints, Image } from '@fedify/vocab';
 import type { Config } from '../config.js';
 import type { Services } from '../domain/services.js';
 import { createFederationAdmin, type FederationAdmin } from '../domain/federation.js';
+import { DEFAULT_CALENDAR_ID, asDefaultCalendar, calendarIdNow, runtimeNow } from '../domain/calendars.js';
+import { apiError, type ApiError } from '../domain/errors.js';
 import type { FaceDeps } from '../faces.js';
 import type { JobSpec } from '../job-spec.js';
 import { createKvStore } from './kv.js';
@@ -47,6 +49,7 @@ import { registerFederationRoutes } from './routes.js';
 import { createEventObjects } from './event-objects.js';
 import { registerNegotiation } from './negotiation.js';
 import { FEDERATION_JOBS, federationJobs } from './jobs.js';
+import { registerKept } from '../metrics.js';
 
 export interface FederationDeps {
   config: Config;
@@ -54,9 +57,15 @@ export interface FederationDeps {
   logger: { warn(obj: object, msg: string): void; info(obj: object, msg: string): void };
   /** Wake one of the face's jobs by name (the runner's `nudge`; ignored until the job is registered). */
   nudgeJob(name: string): void;
+  /** What the face's kept structures are reported with in `/metrics` (the store's handle: src/metrics.ts `registerKept`); absent, the process. */
+  keptOwner?: object;
 }
 
+/** How many calendars' actor keys are kept in memory at once (the most recently used; the others are read again when needed). */
+export const ACTOR_KEYS_KEPT = 64;
+
 export interface FederationFace {
+  /** The URLs of the actor of the calendar at hand (each read answers with that calendar's). */
   urls: FederationUrls;
   admin: FederationAdmin;
   /** The face: its routes on the instance, its metrics on the registry. */
@@ -65,26 +74,105 @@ export interface FederationFace {
   jobs(): JobSpec[];
 }
 
-export async function createFederationFace({ config, services, logger, nudgeJob }: FederationDeps): Promise<FederationFace> {
+export async function createFederationFace({ config, services, logger, nudgeJob, keptOwner }: FederationDeps): Promise<FederationFace> {
   const store = services.federationStore;
+  // The installation's handle (the default calendar's actor); each calendar's own configuration
+  // (its name, its site's URL, its settings) is read through `services.config`, in its calendar.
   const handle = config.federationHandle;
+  const here = services.config;
   // The federation URLs live at the site's origin (WebFinger must; a SITE_URL with a path keeps its
   // pages there, and the actor at /federation/… of its origin).
   const origin = new URL(config.siteUrl).origin;
-  const urls = federationUrls(origin, handle);
   const host = new URL(config.siteUrl).host;
+  const defaultUrls = federationUrls(origin, handle);
+
+  /** The identifier of the calendar at hand's actor: FEDERATION_HANDLE for the default calendar, else its slug. */
+  const identifierHere = (): string => {
+    const id = calendarIdNow();
+    if (id === DEFAULT_CALENDAR_ID) return handle;
+    const runtime = runtimeNow();
+    if (!runtime || runtime.calendar.id !== id) throw new Error(`federation: calendar ${id} is entered without its configuration`);
+    return runtime.calendar.slug;
+  };
+  const urlsHere = (): FederationUrls => (calendarIdNow() === DEFAULT_CALENDAR_ID ? defaultUrls : federationUrls(origin, identifierHere(), true));
+  // The URLs every part of the face is given: each read answers with the calendar at hand's actor.
+  const urls: FederationUrls = {
+    origin,
+    get actor() {
+      return urlsHere().actor;
+    },
+    get inbox() {
+      return urlsHere().inbox;
+    },
+    get sharedInbox() {
+      return urlsHere().sharedInbox;
+    },
+    get outbox() {
+      return urlsHere().outbox;
+    },
+    get followers() {
+      return urlsHere().followers;
+    },
+    object: (id) => urlsHere().object(id),
+    activity: (id) => urlsHere().activity(id),
+  };
+
   const kv = createKvStore(store);
   const reader = createPublicReader(services, urls);
   const userAgent = `events-calendar/0.1 (+${config.siteUrl}/)`;
-  const keyPairs: webcrypto.CryptoKeyPair[] = await actorKeyPairs(store, services.clock.nowGmt());
 
-  // The outbox's place in the change log, made before this server accepts a request (the first
-  // start with federation on: at the log's head; later starts keep it), so that nothing published
-  // from now on is skipped, even before the outbox job's first step or across a restart.
-  await store.ensureOutboxCursor();
+  /**
+   * Each calendar's actor keys, made and stored the first time its actor is needed (and its
+   * outbox's cursor with them: what it publishes from then on is announced); kept for the
+   * ACTOR_KEYS_KEPT calendars used last, read again from its rows otherwise.
+   */
+  const keptKeys = new Map<number, Promise<webcrypto.CryptoKeyPair[]>>();
+  const keysHere = (): Promise<webcrypto.CryptoKeyPair[]> => {
+    const id = calendarIdNow();
+    const known = keptKeys.get(id);
+    if (known) {
+      keptKeys.delete(id);
+      keptKeys.set(id, known);
+      return known;
+    }
+    const made = (async () => {
+      await store.ensureOutboxCursor();
+      return actorKeyPairs(store, services.clock.nowGmt());
+    })();
+    made.catch(() => keptKeys.delete(id));
+    if (keptKeys.size >= ACTOR_KEYS_KEPT) keptKeys.delete(keptKeys.keys().next().value!);
+    keptKeys.set(id, made);
+    return made;
+  };
+  // The default calendar's keys, and its outbox's place in the change log, made before this server
+  // accepts a request (the first start with federation on: at the log's head; later starts keep
+  // it), so that nothing published from now on is skipped, even before the outbox job's first step
+  // or across a restart.
+  await keysHere();
+  registerKept(keptOwner, 'federation_actor_keys', { entries: () => keptKeys.size, maxEntries: ACTOR_KEYS_KEPT });
+
+  /**
+   * Run `fn` in the calendar whose actor `identifier` names (the default calendar's handle, or a
+   * calendar's slug); a name of no calendar runs it in the default one (whose actor it is not: it
+   * answers 404). A suspended calendar's actor answers as the rest of it does.
+   */
+  async function withinActor<T>(identifier: string | undefined, fn: () => Promise<T>): Promise<T | ApiError> {
+    if (identifier === undefined || identifier === handle || calendarIdNow() !== DEFAULT_CALENDAR_ID) return fn();
+    const runtime = await services.calendars.resolve({ slug: identifier });
+    if (!runtime || runtime.calendar.id === DEFAULT_CALENDAR_ID) return fn();
+    if (runtime.calendar.status === 'suspended') return apiError('calendar_suspended', { headers: { 'retry-after': '3600' } });
+    return services.calendars.enter(runtime, fn);
+  }
 
   const metrics = createFederationMetrics(store);
-  const guard = createInboxGuard({ store, config, onOutcome: (outcome) => metrics.inbox.inc({ outcome }) });
+  // The inbox's limits are the service's, whichever actor a request is for: counted in the default
+  // calendar's rows, so that a sender addressing many calendars has one budget, not one each.
+  const serviceGuard = createInboxGuard({ store, config, onOutcome: (outcome) => metrics.inbox.inc({ outcome }) });
+  const guard: typeof serviceGuard = {
+    ...serviceGuard,
+    check: (req, body) => asDefaultCalendar(() => serviceGuard.check(req, body)),
+    admit: (activity) => asDefaultCalendar(() => serviceGuard.admit(activity)),
+  };
   const queue = createMessageQueue(store, () => nudgeJob(FEDERATION_JOBS.inbox));
   // Fedify queues an incoming activity once it has verified it: that is where its actor's host is
   // counted (inbox-guard.ts), and refused over its limit. Its own retries are not new requests.
@@ -110,27 +198,30 @@ export async function createFederationFace({ config, services, logger, nudgeJob 
 
   federation
     .setActorDispatcher('/federation/actors/{identifier}', async (ctx, identifier) => {
-      if (identifier !== handle) return null;
+      // The request runs in the calendar its URL names: an identifier of another is none of this one's.
+      if (identifier !== identifierHere()) return null;
       const keys = await ctx.getActorKeyPairs(identifier);
+      const own = urlsHere();
+      const name = here.siteName;
       return new Application({
         id: ctx.getActorUri(identifier),
-        preferredUsername: handle,
-        name: config.siteName,
-        summary: `<p>Events of ${config.siteName.replace(/[<>&"]/g, '')}: follow to see new and changed events in your timeline.</p>`,
-        url: new URL(`${config.siteUrl}/events/`),
+        preferredUsername: identifier,
+        name,
+        summary: `<p>Events of ${name.replace(/[<>&"]/g, '')}: follow to see new and changed events in your timeline.</p>`,
+        url: new URL(`${here.siteUrl}/events/`),
         inbox: ctx.getInboxUri(identifier),
-        outbox: new URL(urls.outbox),
-        followers: new URL(urls.followers),
+        outbox: new URL(own.outbox),
+        followers: new URL(own.followers),
         endpoints: new Endpoints({ sharedInbox: ctx.getInboxUri() }),
         publicKey: keys[0]?.cryptographicKey ?? null,
         assertionMethods: keys.map((k) => k.multikey),
-        manuallyApprovesFollowers: config.federationApproveFollows,
+        manuallyApprovesFollowers: here.federationApproveFollows,
         discoverable: true,
         indexable: true,
         ...(config.federationIconUrl ? { icon: new Image({ url: new URL(config.federationIconUrl) }) } : {}),
       });
     })
-    .setKeyPairsDispatcher(async (_ctx, identifier) => (identifier === handle ? keyPairs : []));
+    .setKeyPairsDispatcher(async (_ctx, identifier) => (identifier === identifierHere() ? keysHere() : []));
 
   federation.setNodeInfoDispatcher('/nodeinfo/2.1', async () => {
     const live = await store.listActivities({ limit: 1, offset: 0, types: ['Create'] });
@@ -143,14 +234,21 @@ export async function createFederationFace({ config, services, logger, nudgeJob 
     };
   });
 
-  const deliveries = createDeliveries({ store, config, federation, origin, urls, metrics, logger, userAgent });
-  registerInboxListeners(federation, { store, config, urls, clock: services.clock, logger, deliveries, userAgent });
+  const deliveries = createDeliveries({ store, config, federation, origin, urls, metrics, logger, userAgent, identifierHere, within: (id, fn) => services.calendars.within(id, fn) });
+  registerInboxListeners(federation, { store, config: here, urls, clock: services.clock, logger, deliveries, userAgent });
   const outbox = createOutbox({ services, urls, reader, blockedDomains: config.federationBlockedDomains });
   const admin = createFederationAdmin({
     store,
-    actor: urls.actor,
-    handle: `@${handle}@${host}`,
-    approveFollows: config.federationApproveFollows,
+    // The calendar at hand's actor: the REST face's routes run in the calendar their URL names.
+    get actor() {
+      return urls.actor;
+    },
+    get handle() {
+      return `@${identifierHere()}@${host}`;
+    },
+    get approveFollows() {
+      return here.federationApproveFollows;
+    },
     reply: (type, follower) => deliveries.reply(type, follower),
     nudgeDelivery: () => deliveries.nudge(),
   });
@@ -158,11 +256,22 @@ export async function createFederationFace({ config, services, logger, nudgeJob 
 
   async function register(app: FastifyInstance, { registry }: Pick<FaceDeps, 'registry'>): Promise<void> {
     if (registry) metrics.register(registry);
-    await registerFederationRoutes(app, { store, config, federation, origin, urls, guard, loaders, metrics, objects, logger });
+    await registerFederationRoutes(app, { store, config, federation, origin, urls, guard, loaders, metrics, objects, logger, identifierHere, withinActor, keptOwner });
     registerNegotiation(app, { services, urls, objects });
   }
 
-  const jobs = () => federationJobs({ store, federation, deliveries, outbox, kv, logger, retrySchedule: config.federationRetrySchedule, nudge: nudgeJob });
+  const jobs = () =>
+    federationJobs({
+      store,
+      federation,
+      deliveries,
+      outbox,
+      kv,
+      logger,
+      retrySchedule: config.federationRetrySchedule,
+      nudge: nudgeJob,
+      within: (id, fn) => services.calendars.within(id, fn),
+    });
 
   return { urls, admin, register, jobs };
 }

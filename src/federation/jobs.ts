@@ -1,6 +1,7 @@
 /**
- * Federation's jobs, handed to the composition root as specs for the runner: the outbox (one
- * instance at a time: it moves a shared cursor, woken by commits), the deliveries (shared by
+ * Federation's jobs, handed to the composition root as specs for the runner, each working for every
+ * calendar (it looks for due work across calendars, then does each item in its calendar, as the
+ * webhook worker does): the outbox (one instance at a time: it moves each calendar's cursor, woken by commits), the deliveries (shared by
  * instances through leases, woken when something is queued and polled for other instances' work)
  * and the inbox queue (activities Fedify verified and queued, handled on any instance). The face
  * registers nothing itself; it wakes its jobs by name through the runner's `nudge`, which the root
@@ -31,9 +32,12 @@ export function federationJobs(deps: {
   retrySchedule: readonly number[];
   /** Wake a job by name (the runner's `nudge`). */
   nudge(name: string): void;
+  /** Run `fn` in a calendar (each item of due work is done in its own); absent, in the default calendar (one calendar alone). */
+  within?<T>(calendarId: number, fn: () => Promise<T>): Promise<T>;
 }): JobSpec[] {
   const { store, federation, deliveries, outbox, kv, logger, retrySchedule, nudge } = deps;
-  // Jobs: the outbox (one instance at a time: it moves a shared cursor) and the deliveries
+  const within = deps.within ?? (<T>(_calendarId: number, fn: () => Promise<T>) => fn());
+  // Jobs: the outbox (one instance at a time: it moves each calendar's cursor) and the deliveries
   // (shared by instances through leases), woken by commits and polled for other instances' work.
   const pollMs = Math.max(100, Math.min(5_000, Math.floor(Math.min(...retrySchedule, 10_000) / 2)));
   const deliveryJob: JobSpec = {
@@ -55,16 +59,24 @@ export function federationJobs(deps: {
     async run(ctx) {
       const now = Date.now();
       const batch = await store.claimMessages({ now, leaseUntilMs: now + LEASE_MS, limit: 10 });
+      // Messages of every active calendar (the actor each was addressed to); each handled in its calendar.
       for (const m of batch) {
         try {
-          await federation.processQueuedTask(undefined, JSON.parse(m.message) as Parameters<typeof federation.processQueuedTask>[1]);
-          await store.finishMessage(m.id);
+          await within(m.calendar_id, async () => {
+            try {
+              await federation.processQueuedTask(undefined, JSON.parse(m.message) as Parameters<typeof federation.processQueuedTask>[1]);
+              await store.finishMessage(m.id);
+            } catch (err) {
+              // Fedify retries a failing listener itself (it queues the message again); this is a
+              // failure around it (the database): try again later, at most ten times.
+              logger.warn({ err: (err as Error).message, attempts: m.attempts + 1 }, 'federation: an incoming activity could not be handled');
+              if (m.attempts + 1 >= 10) await store.finishMessage(m.id);
+              else await store.postponeMessage(m.id, m.attempts + 1, Date.now() + 1_000 * 2 ** m.attempts);
+            }
+          });
         } catch (err) {
-          // Fedify retries a failing listener itself (it queues the message again); this is a
-          // failure around it (the database): try again later, at most ten times.
-          logger.warn({ err: (err as Error).message, attempts: m.attempts + 1 }, 'federation: an incoming activity could not be handled');
-          if (m.attempts + 1 >= 10) await store.finishMessage(m.id);
-          else await store.postponeMessage(m.id, m.attempts + 1, Date.now() + 1_000 * 2 ** m.attempts);
+          // A calendar deleted since the claim: its messages went with it.
+          if ((err as { code?: string }).code !== 'calendar_not_found') throw err;
         }
       }
       // Messages with the same ordering key wait for the one before: look again at once.

@@ -1,7 +1,8 @@
 /**
  * The actor's keys: an RSA pair (HTTP Signatures, as Mastodon reads them) and an Ed25519 pair
  * (Object Integrity Proofs), generated once and kept in the database. The first instance to start
- * stores them; the others, and later starts, read those.
+ * stores them; the others, and later starts, read those. Each calendar's actor has its own, in its
+ * calendar's rows (their key is the calendar and the kind), made when it is first needed.
  *
  * @example const pairs = await actorKeyPairs(services.federationStore, clock.nowGmt()); // [rsa, ed25519]
  */
@@ -11,7 +12,7 @@ import type { FederationStore } from '../domain/federation-store.js';
 
 const KINDS = ['RSASSA-PKCS1-v1_5', 'Ed25519'] as const;
 
-/** The actor's key pairs, RSA first; made and stored when missing (`now`: when, UTC). */
+/** The key pairs of the calendar at hand's actor, RSA first; made and stored when missing (`now`: when, UTC). */
 export async function actorKeyPairs(store: FederationStore, now: string): Promise<webcrypto.CryptoKeyPair[]> {
   let stored = await store.readKeys();
   if (stored.length < KINDS.length) {

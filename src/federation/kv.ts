@@ -3,6 +3,8 @@
  * keeps (fetched public keys, the ids of activities already received, signature-spec choices)
  * survives restarts and is shared by every instance. Keys are stored as their JSON array text,
  * so a prefix of a key is a prefix of its text (without the closing bracket); values as JSON.
+ * Its rows are the calendar's whose work is at hand (its actor's fetches, the activities it was
+ * sent): each calendar has its own cache.
  *
  * @example
  *   const kv = createKvStore(services.federationStore);

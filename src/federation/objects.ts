@@ -54,9 +54,15 @@ export interface FederationUrls {
   activity(id: string): string;
 }
 
-export function federationUrls(siteUrl: string, handle: string): FederationUrls {
+/**
+ * The URLs of an actor: the default calendar's (`underActor` false) keep the paths they always had
+ * (`/federation/events/{id}`); another calendar's objects and activities are under its actor
+ * (`/federation/actors/{identifier}/events/{id}`), so that each URL names its calendar.
+ */
+export function federationUrls(siteUrl: string, handle: string, underActor = false): FederationUrls {
   const base = `${siteUrl}/federation`;
   const actor = `${base}/actors/${encodeURIComponent(handle)}`;
+  const own = underActor ? actor : base;
   return {
     origin: new URL(siteUrl).origin,
     actor,
@@ -64,8 +70,8 @@ export function federationUrls(siteUrl: string, handle: string): FederationUrls 
     sharedInbox: `${base}/inbox`,
     outbox: `${actor}/outbox`,
     followers: `${actor}/followers`,
-    object: (id) => `${base}/events/${id}`,
-    activity: (id) => `${base}/activities/${encodeURIComponent(id)}`,
+    object: (id) => `${own}/events/${id}`,
+    activity: (id) => `${own}/activities/${encodeURIComponent(id)}`,
   };
 }
 

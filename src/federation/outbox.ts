@@ -39,6 +39,11 @@ import { isProtected } from '../domain/post-passwords.js';
 /** Occurrences of a recurring series federate once they start within this many days. */
 export const SERIES_HORIZON_DAYS = 90;
 
+/** Calendars whose outbox one step of the job moves at most (the others' wait for the next step). */
+const CALENDARS_PER_STEP = 50;
+/** Calendars whose waiting occurrences the hourly sweep looks at. */
+const SWEPT_CALENDARS = 10_000;
+
 /** Events of one venue, organizer or term re-checked at most per change of it. */
 const MAX_EVENTS_PER_LINKED_RECORD = 500;
 
@@ -50,7 +55,8 @@ export interface PublicReader {
 }
 
 export function createPublicReader(services: Services, urls: FederationUrls): PublicReader {
-  const { events, links } = services;
+  // The links of the calendar at hand (its site's URLs), read at each call.
+  const { events } = services;
   return {
     async event(id) {
       const record = await events.findById(id);
@@ -59,9 +65,12 @@ export function createPublicReader(services: Services, urls: FederationUrls): Pu
       // A password-protected event is not federated (its followers' servers could not ask for the
       // password): set on a federated event, it is deleted from them as an unpublished one is.
       if (isProtected(record)) return undefined;
-      return services.reader.event(record, 'single', links);
+      return services.reader.event(record, 'single', services.links);
     },
-    object: (e) => eventObject(urls, e, { categoryUrl: links.categoryPermalink, tagUrl: links.tagPermalink }),
+    object: (e) => {
+      const links = services.links;
+      return eventObject(urls, e, { categoryUrl: links.categoryPermalink, tagUrl: links.tagPermalink });
+    },
   };
 }
 
@@ -286,12 +295,29 @@ export function createOutbox(deps: OutboxDeps): Outbox {
     if ((await store.storeOutboxStep(cursor, cursor, step, Date.now())) && step.deliveries.length) for (const l of listeners) l();
   }
 
+  /** Run `fn` in a calendar; a calendar deleted meanwhile has nothing left to do. */
+  async function inCalendar(id: number, fn: () => Promise<void>): Promise<void> {
+    try {
+      await services.calendars.within(id, fn);
+    } catch (err) {
+      if ((err as { code?: string }).code !== 'calendar_not_found') throw err;
+    }
+  }
+
   return {
     async step() {
-      const more = await store.runOutbox(consumer);
+      // The calendars with rows of their own after their cursor (a look across calendars for due
+      // work): a step of each, in its calendar. A calendar without any is not read at all.
+      const due = await store.outboxCalendarsDue(CALENDARS_PER_STEP);
+      for (const id of due) {
+        await inCalendar(id, async () => {
+          await store.runOutbox(consumer);
+        });
+      }
+      const more = due.length > 0 && (await store.outboxCalendarsDue(1)).length > 0;
       if (!more && Date.now() - lastSweep > 3_600_000) {
         lastSweep = Date.now();
-        await sweep();
+        for (const id of await store.outboxCalendars(SWEPT_CALENDARS)) await inCalendar(id, sweep);
       }
       return more;
     },

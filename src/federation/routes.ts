@@ -12,6 +12,8 @@ import type { Federation } from '@fedify/fedify';
 import type { Config } from '../config.js';
 import { ApiError, apiError } from '../domain/errors.js';
 import { isPositiveInt } from '../domain/values.js';
+import { registerKept } from '../metrics.js';
+import { DEFAULT_CALENDAR_ID, calendarIdNow, runtimeNow } from '../domain/calendars.js';
 import { storeFault } from '../domain/faults.js';
 import type { FederationStore } from '../domain/federation-store.js';
 import { inboxBodyError } from './inbox-body.js';
@@ -22,6 +24,8 @@ import { withContext, type FederationUrls } from './objects.js';
 import { sendActivityJson, sendError, type EventObjects } from './event-objects.js';
 
 const PAGE_SIZE = 20;
+/** Actor documents kept (by calendar and Accept). */
+const ACTOR_ANSWERS_KEPT = 50;
 
 /** What the federation routes read and answer with. */
 interface FederationRouteDeps {
@@ -35,12 +39,70 @@ interface FederationRouteDeps {
   metrics: FederationMetrics;
   objects: EventObjects;
   logger: { warn(obj: object, msg: string): void };
+  /** The identifier of the calendar at hand's actor (FEDERATION_HANDLE, or the calendar's slug). */
+  identifierHere(): string;
+  /** Run `fn` in the calendar whose actor `identifier` names (an ApiError: its calendar is suspended). */
+  withinActor<T>(identifier: string | undefined, fn: () => Promise<T>): Promise<T | ApiError>;
+  /** What the kept actor answers are reported with (`registerKept`). */
+  keptOwner?: object;
+}
+
+/** The identifier of one of our actors a URL names (`{origin}/federation/actors/{identifier}[/…]`), if any. */
+export function actorIdentifierOf(url: unknown, origin: string): string | undefined {
+  if (typeof url !== 'string') return undefined;
+  const prefix = `${origin}/federation/actors/`;
+  if (!url.startsWith(prefix)) return undefined;
+  const rest = url.slice(prefix.length);
+  const end = rest.search(/[/?#]/);
+  const text = end === -1 ? rest : rest.slice(0, end);
+  try {
+    return text ? decodeURIComponent(text) : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/** The identifier a WebFinger look-up's resource names (`acct:{identifier}@{host}`, or an actor's URL). */
+export function webFingerIdentifierOf(resource: unknown, origin: string): string | undefined {
+  if (typeof resource !== 'string') return undefined;
+  const acct = /^acct:([^@]+)@([^@]+)$/.exec(resource);
+  if (acct) return acct[1];
+  return actorIdentifierOf(resource, origin);
+}
+
+/**
+ * The actor an activity posted to the shared inbox is for, by its object: a Follow's object is the
+ * actor, an Undo's or an Accept's the Follow whose object it is, a Like's or an Announce's one of
+ * its objects (under the actor's URL). Undefined: none of ours (the default calendar handles it).
+ */
+export function activityTargetOf(body: Buffer | undefined, origin: string): string | undefined {
+  let activity: unknown;
+  try {
+    activity = JSON.parse((body ?? Buffer.alloc(0)).toString('utf8'));
+  } catch {
+    return undefined;
+  }
+  const look = (object: unknown, depth: number): string | undefined => {
+    if (depth > 3 || object === null || object === undefined) return undefined;
+    if (typeof object === 'string') return actorIdentifierOf(object, origin);
+    if (Array.isArray(object)) {
+      for (const item of object.slice(0, 10)) {
+        const found = look(item, depth + 1);
+        if (found !== undefined) return found;
+      }
+      return undefined;
+    }
+    if (typeof object !== 'object') return undefined;
+    const o = object as Record<string, unknown>;
+    return actorIdentifierOf(o.id, origin) ?? look(o.object, depth + 1);
+  };
+  return activity && typeof activity === 'object' ? look((activity as Record<string, unknown>).object, 0) : undefined;
 }
 
 /** Hand a request to Fedify (its body as received, for the signature's digest). */
-async function toFedify(deps: FederationRouteDeps, req: FastifyRequest, reply: FastifyReply, body?: Buffer) {
+async function toFedify(deps: FederationRouteDeps, req: FastifyRequest, reply: FastifyReply, body?: Buffer, asked?: URL) {
   const { federation, origin, logger } = deps;
-  const url = new URL(req.url, origin);
+  const url = asked ?? new URL(req.url, origin);
   const headers = new Headers();
   for (const [name, value] of Object.entries(req.headers)) {
     if (value === undefined) continue;
@@ -82,21 +144,28 @@ async function toFedify(deps: FederationRouteDeps, req: FastifyRequest, reply: F
  */
 function registerActorRoute(scope: FastifyInstance, deps: FederationRouteDeps): void {
   const actorAnswers = new Map<string, { status: number; headers: Record<string, string>; body: Buffer }>();
+  registerKept(deps.keptOwner, 'federation_actor_answers', { entries: () => actorAnswers.size, maxEntries: ACTOR_ANSWERS_KEPT });
+  // Kept per calendar and Accept, and, for a calendar other than the default one, per reading of
+  // its configuration (its name may change): at most ACTOR_ANSWERS_KEPT, the oldest dropped.
+  const keyOf = (req: FastifyRequest) => {
+    const runtime = runtimeNow();
+    return `${calendarIdNow()}:${runtime?.readAt ?? 0}\n${(req.params as { handle: string }).handle}\n${req.headers.accept ?? ''}`;
+  };
   scope.get('/federation/actors/:handle', async (req, reply) => {
-    const key = `${(req.params as { handle: string }).handle}\n${req.headers.accept ?? ''}`;
-    const kept = actorAnswers.get(key);
+    const kept = actorAnswers.get(keyOf(req));
     if (kept) return reply.code(kept.status).headers(kept.headers).send(kept.body);
     await toFedify(deps, req, reply);
     return reply;
   });
   scope.addHook('onSend', async (req, reply, payload) => {
-    if (req.method === 'GET' && reply.statusCode === 200 && req.routeOptions.url === '/federation/actors/:handle' && Buffer.isBuffer(payload) && actorAnswers.size < 50) {
+    if (req.method === 'GET' && reply.statusCode === 200 && req.routeOptions.url === '/federation/actors/:handle' && Buffer.isBuffer(payload)) {
       const headers: Record<string, string> = {};
       for (const name of ['content-type', 'vary', 'cache-control']) {
         const v = reply.getHeader(name);
         if (v !== undefined) headers[name] = String(v);
       }
-      actorAnswers.set(`${(req.params as { handle: string }).handle}\n${req.headers.accept ?? ''}`, { status: 200, headers, body: payload });
+      if (actorAnswers.size >= ACTOR_ANSWERS_KEPT) actorAnswers.delete(actorAnswers.keys().next().value!);
+      actorAnswers.set(keyOf(req), { status: 200, headers, body: payload });
     }
     return payload;
   });
@@ -105,7 +174,7 @@ function registerActorRoute(scope: FastifyInstance, deps: FederationRouteDeps): 
 /** The outbox: newest first, paged; its first page is what a new follower sees. */
 async function answerOutbox(deps: FederationRouteDeps, req: FastifyRequest, reply: FastifyReply) {
   const { store, urls } = deps;
-  if ((req.params as { handle: string }).handle !== deps.config.federationHandle) return sendError(reply, apiError('federation_not_found'));
+  if ((req.params as { handle: string }).handle !== deps.identifierHere()) return sendError(reply, apiError('federation_not_found'));
   const pageText = (req.query as Record<string, string | undefined>).page;
   const { total } = await store.listActivities({ limit: 1, offset: 0, types: ['Create', 'Update', 'Delete'] });
   if (pageText === undefined) {
@@ -130,8 +199,7 @@ async function answerOutbox(deps: FederationRouteDeps, req: FastifyRequest, repl
 }
 
 export async function registerFederationRoutes(app: FastifyInstance, deps: FederationRouteDeps): Promise<void> {
-  const { store, config, urls, guard, loaders } = deps;
-  const handle = config.federationHandle;
+  const { store, config, urls, guard, loaders, origin } = deps;
   const inboxTotal = deps.metrics.inbox;
   const answerObject = deps.objects.answer;
 
@@ -148,16 +216,41 @@ export async function registerFederationRoutes(app: FastifyInstance, deps: Feder
       throw err;
     });
 
-    for (const path of ['/.well-known/webfinger', '/.well-known/nodeinfo', '/nodeinfo/2.1']) {
+    for (const path of ['/.well-known/nodeinfo', '/nodeinfo/2.1']) {
       scope.get(path, async (req, reply) => toFedify(deps, req, reply));
     }
+    // WebFinger: the resource names the actor, so its calendar (`acct:north@host`: calendar north).
+    scope.get('/.well-known/webfinger', async (req, reply) => {
+      const resource = (req.query as Record<string, unknown>).resource;
+      if (calendarIdNow() !== DEFAULT_CALENDAR_ID) {
+        // On a calendar's own host (web/calendars.ts lets nothing else of federation through):
+        // `acct:{slug}@{its host}` is its actor, answered as `acct:{slug}@{the service's host}`,
+        // where the actor lives; any other account is none of its.
+        const identifier = deps.identifierHere();
+        const acct = typeof resource === 'string' ? /^acct:([^@]+)@([^@]+)$/.exec(resource) : null;
+        const hosts = [req.headers.host?.toLowerCase(), new URL(origin).host];
+        const own = acct ? acct[1] === identifier && hosts.includes(acct[2]!.toLowerCase()) : webFingerIdentifierOf(resource, origin) === identifier;
+        if (!own) return sendError(reply, apiError('federation_not_found'));
+        const asked = new URL('/.well-known/webfinger', origin);
+        asked.searchParams.set('resource', `acct:${identifier}@${new URL(origin).host}`);
+        return toFedify(deps, req, reply, undefined, asked);
+      }
+      const identifier = webFingerIdentifierOf(resource, origin);
+      const answered = await deps.withinActor(identifier, async () => toFedify(deps, req, reply));
+      return answered instanceof ApiError ? sendError(reply, answered) : answered;
+    });
     registerActorRoute(scope, deps);
     for (const path of ['/federation/actors/:handle/inbox', '/federation/inbox']) {
       scope.post(path, { bodyLimit: config.federationMaxBodyBytes }, async (req, reply) => {
         const refusal = (await guard.check(req, req.body as Buffer | undefined)) ?? inboxBodyError(req.body as Buffer | undefined);
         if (refusal) return sendError(reply, refusal);
+        // An actor's own inbox runs in its calendar already (its path names it: web/calendars.ts);
+        // the shared inbox's activity names its actor by its object.
+        const target = req.routeOptions.url === '/federation/inbox' ? activityTargetOf(req.body as Buffer | undefined, origin) : undefined;
         try {
-          const res = await loaders.withFetchBudget(() => toFedify(deps, req, reply, (req.body as Buffer | undefined) ?? Buffer.alloc(0)));
+          const answered = await loaders.withFetchBudget(() => deps.withinActor(target, () => toFedify(deps, req, reply, (req.body as Buffer | undefined) ?? Buffer.alloc(0))));
+          if (answered instanceof ApiError) return sendError(reply, answered);
+          const res = answered;
           inboxTotal.inc({ outcome: reply.statusCode < 300 ? 'accepted' : 'refused' });
           return res;
         } catch (err) {
@@ -172,7 +265,7 @@ export async function registerFederationRoutes(app: FastifyInstance, deps: Feder
 
     // The followers: their number only (who follows is not published).
     scope.get('/federation/actors/:handle/followers', async (req, reply) => {
-      if ((req.params as { handle: string }).handle !== handle) return sendError(reply, apiError('federation_not_found'));
+      if ((req.params as { handle: string }).handle !== deps.identifierHere()) return sendError(reply, apiError('federation_not_found'));
       const counts = await store.countFollowers();
       return sendActivityJson(reply, 200, withContext({ id: urls.followers, type: 'OrderedCollection', totalItems: counts.accepted ?? 0, orderedItems: [] }));
     });
@@ -181,16 +274,26 @@ export async function registerFederationRoutes(app: FastifyInstance, deps: Feder
     scope.get('/federation/events/:id', async (req, reply) => {
       const idText = (req.params as { id: string }).id;
       // An id beyond what the column holds is no event's (and must not reach SQL: PostgreSQL refuses it).
-      if (!isPositiveInt(idText)) return sendError(reply, apiError('federation_not_found'));
+      if (!isPositiveInt(idText) || calendarIdNow() !== DEFAULT_CALENDAR_ID) return sendError(reply, apiError('federation_not_found'));
       const id = Number(idText);
       return answerObject(reply, id);
     });
 
     // An activity of the outbox (Accept and Reject are not public).
-    scope.get('/federation/activities/:id', async (req, reply) => {
+    const answerActivity = async (req: FastifyRequest, reply: FastifyReply) => {
       const row = await store.findActivity(urls.activity((req.params as { id: string }).id));
       if (!row) return sendError(reply, apiError('federation_not_found'));
       return sendActivityJson(reply, 200, JSON.parse(row.body));
+    };
+    // The default calendar's objects and activities keep their paths; another calendar's are
+    // under its actor (objects.ts), whose identifier names the calendar the request runs in.
+    scope.get('/federation/activities/:id', async (req, reply) => (calendarIdNow() === DEFAULT_CALENDAR_ID ? answerActivity(req, reply) : sendError(reply, apiError('federation_not_found'))));
+    const ownActor = (req: FastifyRequest) => calendarIdNow() !== DEFAULT_CALENDAR_ID && (req.params as { handle: string }).handle === deps.identifierHere();
+    scope.get('/federation/actors/:handle/activities/:id', async (req, reply) => (ownActor(req) ? answerActivity(req, reply) : sendError(reply, apiError('federation_not_found'))));
+    scope.get('/federation/actors/:handle/events/:id', async (req, reply) => {
+      const idText = (req.params as { id: string }).id;
+      if (!ownActor(req) || !isPositiveInt(idText)) return sendError(reply, apiError('federation_not_found'));
+      return answerObject(reply, Number(idText));
     });
   });
 }

@@ -10,7 +10,7 @@
 import type { Config } from '../config.js';
 import type { Executor } from './schema.js';
 import { lowestWebhookCursor } from './webhooks.js';
-import { outboxCursorIfAny } from './federation.js';
+import { lowestOutboxCursor } from './federation.js';
 import { mailCursor } from './people.js';
 
 export interface DurableCursor {
@@ -31,7 +31,8 @@ export const DURABLE_CURSORS: readonly DurableCursor[] = [
   {
     name: 'fediverse outbox',
     // With federation off the outbox holds nothing: turned on again, it sends what the log still has.
-    read: (db, config) => (config.federation ? outboxCursorIfAny(db) : Promise.resolve(undefined)),
+    // Each calendar's outbox has its cursor: the lowest of those that still have rows to read.
+    read: (db, config) => (config.federation ? lowestOutboxCursor(db) : Promise.resolve(undefined)),
     heldBack: 'the fediverse outbox cursor (deliveries behind?)',
   },
   {

@@ -10,7 +10,7 @@
  */
 import { sql, type Generated, type Selectable } from 'kysely';
 import type { Executor, Scoped } from './schema.js';
-import { calendarIdNow } from './calendar-scope.js';
+import { acrossCalendars, calendarIdNow } from './calendar-scope.js';
 
 export interface FederationKvTable {
   key: string;
@@ -190,9 +190,9 @@ export async function kvCountHit(db: Executor, key: string, now: number, windowE
   return { count: Number(row.value), endsMs: Number(row.expires_ms) };
 }
 
-/** Drop expired entries; answers how many. */
+/** Drop expired entries of every calendar (the delivery job's upkeep, now and then); answers how many. */
 export async function kvPurge(db: Executor, now: number): Promise<number> {
-  const r = await t(db).deleteFrom('federation_kv').where('expires_ms', 'is not', null).where('expires_ms', '<=', now).executeTakeFirst();
+  const r = await acrossCalendars(() => t(db).deleteFrom('federation_kv').where('expires_ms', 'is not', null).where('expires_ms', '<=', now).executeTakeFirst());
   return Number(r.numDeletedRows);
 }
 
@@ -223,7 +223,7 @@ export async function findFollowerById(db: Executor, id: number): Promise<Follow
   return t(db).selectFrom('federation_followers').selectAll().where('id', '=', id).executeTakeFirst();
 }
 
-/** Add or refresh a follower (a second Follow from the same actor replaces the first's details). */
+/** Add or refresh a follower of the calendar at hand (a second Follow from the same actor replaces the first's details). */
 export async function upsertFollower(db: Executor, f: Omit<FollowerRow, 'id'>): Promise<FollowerRow> {
   await t(db)
     .insertInto('federation_followers')
@@ -285,16 +285,19 @@ export async function countFollowers(db: Executor): Promise<Record<string, numbe
  * Make the outbox's cursor at the change log's head unless there is one: one statement (an insert
  * of the head read by the insert itself), so two instances starting at once keep the first's, and
  * no write can commit between the read and the insert. A server calls it before it accepts
- * requests: what it publishes afterwards is after the cursor. Answers the cursor.
+ * requests: what it publishes afterwards is after the cursor. Answers the cursor. Each calendar
+ * has its own cursor, in its own row, whose `id` is the calendar's id (the default calendar's is 1,
+ * as it always was).
  */
 export async function ensureOutboxCursor(db: Executor): Promise<number> {
+  const calendar = calendarIdNow();
   await t(db)
     .insertInto('federation_state')
     .columns(['id', 'cursor_seq', 'calendar_id'] as never)
-    .expression(sql<never>`select 1, "value", ${calendarIdNow()} from "change_counter" where "id" = 1`)
+    .expression(sql<never>`select ${calendar}, "value", ${calendar} from "change_counter" where "id" = 1`)
     .onConflict((oc) => oc.columns(['calendar_id', 'id']).doNothing())
     .execute();
-  const row = await t(db).selectFrom('federation_state').select('cursor_seq').where('id', '=', 1).executeTakeFirstOrThrow();
+  const row = await t(db).selectFrom('federation_state').select('cursor_seq').where('id', '=', calendar).executeTakeFirstOrThrow();
   return Number(row.cursor_seq);
 }
 
@@ -305,8 +308,52 @@ export async function outboxCursor(db: Executor): Promise<number> {
 
 /** The outbox's cursor, if the outbox has ever run (change-log pruning keeps the rows after it). */
 export async function outboxCursorIfAny(db: Executor): Promise<number | undefined> {
-  const row = await t(db).selectFrom('federation_state').select('cursor_seq').where('id', '=', 1).executeTakeFirst();
+  const row = await t(db).selectFrom('federation_state').select('cursor_seq').where('id', '=', calendarIdNow()).executeTakeFirst();
   return row ? Number(row.cursor_seq) : undefined;
+}
+
+/**
+ * The calendars whose outbox has work: an active calendar with a cursor (its actor was needed
+ * once) and rows of its own in the change log after it. One look across calendars, for the outbox
+ * job's due work; each calendar's step then runs in it.
+ */
+export async function outboxCalendarsDue(db: Executor, limit: number): Promise<number[]> {
+  const r = await acrossCalendars(() =>
+    sql<{ calendar_id: number | string }>`
+      select s."calendar_id" from "federation_state" s
+        inner join "calendars" c on c."id" = s."calendar_id" and c."status" = 'active'
+      where exists (select 1 from "changes" ch where ch."calendar_id" = s."calendar_id" and ch."seq" > s."cursor_seq")
+      order by s."calendar_id"
+      limit ${limit}`.execute(db),
+  );
+  return r.rows.map((row) => Number(row.calendar_id));
+}
+
+/** The active calendars with an outbox (a cursor): those the hourly sweep of series looks at. */
+export async function outboxCalendars(db: Executor, limit: number): Promise<number[]> {
+  const r = await acrossCalendars(() =>
+    sql<{ calendar_id: number | string }>`
+      select s."calendar_id" from "federation_state" s
+        inner join "calendars" c on c."id" = s."calendar_id" and c."status" = 'active'
+      order by s."calendar_id"
+      limit ${limit}`.execute(db),
+  );
+  return r.rows.map((row) => Number(row.calendar_id));
+}
+
+/**
+ * The lowest outbox cursor that still needs rows of the log: among the calendars with rows of
+ * their own after their cursor (a calendar with none holds nothing: its next step moves its
+ * cursor to the head). Undefined when no outbox holds anything.
+ */
+export async function lowestOutboxCursor(db: Executor): Promise<number | undefined> {
+  const r = await acrossCalendars(() =>
+    sql<{ low: number | string | null }>`
+      select min(s."cursor_seq") as "low" from "federation_state" s
+      where exists (select 1 from "changes" ch where ch."calendar_id" = s."calendar_id" and ch."seq" > s."cursor_seq")`.execute(db),
+  );
+  const low = r.rows[0]?.low;
+  return low === null || low === undefined ? undefined : Number(low);
 }
 
 export async function objectStates(db: Executor, eventIds: number[]): Promise<Map<number, ObjectStateRow>> {
@@ -333,7 +380,7 @@ export interface OutboxStep {
  */
 export async function storeOutboxStep(db: Executor, from: number, to: number, step: OutboxStep, now: number): Promise<boolean> {
   return db.transaction().execute(async (trx) => {
-    const moved = await t(trx).updateTable('federation_state').set({ cursor_seq: to }).where('id', '=', 1).where('cursor_seq', '=', from).executeTakeFirst();
+    const moved = await t(trx).updateTable('federation_state').set({ cursor_seq: to }).where('id', '=', calendarIdNow()).where('cursor_seq', '=', from).executeTakeFirst();
     if (Number(moved.numUpdatedRows) !== 1) return false;
     for (const o of step.objects) {
       await t(trx)
@@ -384,6 +431,8 @@ export async function liveObjectIds(db: Executor, limit: number): Promise<number
 
 export interface ClaimedFederationDelivery {
   id: number;
+  /** the calendar whose actor sends it (its attempt is recorded there, signed with its key) */
+  calendar_id: number;
   activity_id: string;
   activity_type: string;
   inbox: string;
@@ -392,27 +441,47 @@ export interface ClaimedFederationDelivery {
 }
 
 /**
- * Claim up to `limit` due pending deliveries (none while an earlier one to the same inbox is
- * pending: activities reach an inbox in order), leased until `leaseUntilMs`.
+ * Claim up to `limit` due pending deliveries of every active calendar (none while an earlier one
+ * of the same calendar to the same inbox is pending: a calendar's activities reach an inbox in
+ * order), leased until `leaseUntilMs`. A suspended calendar's wait. Each comes with its calendar:
+ * it is sent by that calendar's actor and recorded there.
  */
 export async function claimFederationDeliveries(db: Executor, options: { now: number; leaseUntilMs: number; limit: number; skipLocked: boolean }): Promise<ClaimedFederationDelivery[]> {
   const { now, leaseUntilMs, limit, skipLocked } = options;
-  return db.transaction().execute(async (trx) => {
-    const due = await sql<{ id: number | string }>`
-        select d."id" from "federation_deliveries" d
+  return acrossCalendars(() =>
+    db.transaction().execute(async (trx) => {
+      const due = await sql<{ id: number | string; calendar_id: number | string }>`
+        select d."id", d."calendar_id" from "federation_deliveries" d
+          inner join "calendars" c on c."id" = d."calendar_id" and c."status" = 'active'
         where d."status" = 'pending' and d."next_attempt_ms" <= ${now} and coalesce(d."lease_until_ms", 0) < ${now}
           and not exists (
             select 1 from "federation_deliveries" p
-            where p."inbox" = d."inbox" and p."status" = 'pending' and p."id" < d."id")
+            where p."calendar_id" = d."calendar_id" and p."inbox" = d."inbox" and p."status" = 'pending' and p."id" < d."id")
         order by d."id"
         limit ${limit}
         ${skipLocked ? sql`for update of d skip locked` : sql``}`.execute(trx);
-    const ids = due.rows.map((r) => Number(r.id));
-    if (ids.length === 0) return [];
-    await t(trx).updateTable('federation_deliveries').set({ lease_until_ms: leaseUntilMs }).where('id', 'in', ids).execute();
-    const rows = await t(trx).selectFrom('federation_deliveries').select(['id', 'activity_id', 'activity_type', 'inbox', 'body', 'attempts']).where('id', 'in', ids).orderBy('id').execute();
-    return rows.map((r) => ({ ...r, id: Number(r.id), attempts: Number(r.attempts) }));
-  });
+      if (due.rows.length === 0) return [];
+      // The claimed rows by their key, calendar and id.
+      const keys = due.rows.map((r) => [Number(r.calendar_id), Number(r.id)] as const);
+      await t(trx)
+        .updateTable('federation_deliveries')
+        .set({ lease_until_ms: leaseUntilMs })
+        .where((eb) => eb.or(keys.map(([c, id]) => eb.and([eb('calendar_id', '=', c), eb('id', '=', id)]))))
+        .execute();
+      const rows = await t(trx)
+        .selectFrom('federation_deliveries')
+        .select(['id', 'calendar_id', 'activity_id', 'activity_type', 'inbox', 'body', 'attempts'])
+        .where((eb) => eb.or(keys.map(([c, id]) => eb.and([eb('calendar_id', '=', c), eb('id', '=', id)]))))
+        .orderBy('id')
+        .execute();
+      return rows.map((r) => ({
+        ...(r as typeof r & { calendar_id: number | string }),
+        id: Number(r.id),
+        calendar_id: Number((r as { calendar_id?: number | string }).calendar_id),
+        attempts: Number(r.attempts),
+      }));
+    }),
+  );
 }
 
 /** Record an attempt's outcome: `delivered`, `pending` (retried at `nextAttemptMs`), `failed` or `gone`. */
@@ -498,29 +567,43 @@ export async function enqueueMessages(db: Executor, messages: Array<{ message: s
 }
 
 /**
- * Claim up to `limit` due messages (none while an earlier one with the same ordering key is
- * waiting), leased until `leaseUntilMs`.
+ * Claim up to `limit` due messages of every active calendar (none while an earlier one with the
+ * same ordering key is waiting in that calendar), leased until `leaseUntilMs`. Each comes with its
+ * calendar (the actor it was addressed to): it is handled there.
  */
 export async function claimMessages(
   db: Executor,
   options: { now: number; leaseUntilMs: number; limit: number; skipLocked: boolean },
-): Promise<Array<{ id: number; message: string; attempts: number }>> {
+): Promise<Array<{ id: number; calendar_id: number; message: string; attempts: number }>> {
   const { now, leaseUntilMs, limit, skipLocked } = options;
-  return db.transaction().execute(async (trx) => {
-    const due = await sql<{ id: number | string }>`
-        select q."id" from "federation_queue" q
+  return acrossCalendars(() =>
+    db.transaction().execute(async (trx) => {
+      const due = await sql<{ id: number | string; calendar_id: number | string }>`
+        select q."id", q."calendar_id" from "federation_queue" q
+          inner join "calendars" c on c."id" = q."calendar_id" and c."status" = 'active'
         where q."run_at_ms" <= ${now} and q."lease_until_ms" < ${now}
           and (q."ordering_key" is null or not exists (
-            select 1 from "federation_queue" p where p."ordering_key" = q."ordering_key" and p."id" < q."id"))
+            select 1 from "federation_queue" p where p."calendar_id" = q."calendar_id" and p."ordering_key" = q."ordering_key" and p."id" < q."id"))
         order by q."id"
         limit ${limit}
         ${skipLocked ? sql`for update of q skip locked` : sql``}`.execute(trx);
-    const ids = due.rows.map((r) => Number(r.id));
-    if (ids.length === 0) return [];
-    await t(trx).updateTable('federation_queue').set({ lease_until_ms: leaseUntilMs }).where('id', 'in', ids).execute();
-    const rows = await t(trx).selectFrom('federation_queue').select(['id', 'message', 'attempts']).where('id', 'in', ids).orderBy('id').execute();
-    return rows.map((r) => ({ id: Number(r.id), message: r.message, attempts: Number(r.attempts) }));
-  });
+      if (due.rows.length === 0) return [];
+      // The claimed rows by their key, calendar and id.
+      const keys = due.rows.map((r) => [Number(r.calendar_id), Number(r.id)] as const);
+      await t(trx)
+        .updateTable('federation_queue')
+        .set({ lease_until_ms: leaseUntilMs })
+        .where((eb) => eb.or(keys.map(([c, id]) => eb.and([eb('calendar_id', '=', c), eb('id', '=', id)]))))
+        .execute();
+      const rows = await t(trx)
+        .selectFrom('federation_queue')
+        .select(['id', 'calendar_id', 'message', 'attempts'])
+        .where((eb) => eb.or(keys.map(([c, id]) => eb.and([eb('calendar_id', '=', c), eb('id', '=', id)]))))
+        .orderBy('id')
+        .execute();
+      return rows.map((r) => ({ id: Number(r.id), calendar_id: Number(r.calendar_id), message: r.message, attempts: Number(r.attempts) }));
+    }),
+  );
 }
 
 export async function finishMessage(db: Executor, id: number): Promise<void> {

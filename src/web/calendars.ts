@@ -32,6 +32,8 @@ type RawWithCalendar = IncomingMessage & { [SLUG]?: string };
 type RequestWithCalendar = FastifyRequest & { [RESOURCE]?: AsyncResource };
 
 const FEDERATION_PATH = /^\/(?:\.well-known\/(?:webfinger|nodeinfo)|nodeinfo\/|federation\/)/;
+/** A federation actor's paths (`/federation/actors/{identifier}[/…]`): the identifier names its calendar. */
+const ACTOR_PATH = /^\/federation\/actors\/([^/?#]+)(?:[/?#]|$)/;
 const ACTIVITY_TYPES = /application\/(?:activity\+json|ld\+json)/;
 
 const PREFIX = /^\/c\/([a-z0-9](?:[a-z0-9-]{0,58}[a-z0-9])?)(?=\/|\?|$)/;
@@ -71,7 +73,27 @@ function refuse(reply: FastifyReply, error: ApiError): void {
  * Run each request in its calendar. Registered first, so that every hook and handler after it
  * (authentication, the rate limit, the routes) runs there.
  */
-export function registerCalendarEntry(app: FastifyInstance, services: Pick<Services, 'calendars' | 'quotas'>, exempt: ReadonlySet<string> = new Set(), fair?: FairShare): void {
+export function registerCalendarEntry(
+  app: FastifyInstance,
+  services: Pick<Services, 'calendars' | 'quotas'>,
+  exempt: ReadonlySet<string> = new Set(),
+  fair?: FairShare,
+  /** With federation on: the default calendar's actor identifier (another identifier in an actor's path is a calendar's slug). */
+  federationHandle?: string,
+): void {
+  /** The slug of the calendar a federation actor's path names, on the service's own host (undefined: none, or the default calendar's). */
+  const actorSlugOf = (url: string): string | undefined => {
+    if (federationHandle === undefined || !url.startsWith('/federation/actors/')) return undefined;
+    const m = ACTOR_PATH.exec(url);
+    if (!m) return undefined;
+    let identifier: string;
+    try {
+      identifier = decodeURIComponent(m[1]!);
+    } catch {
+      return undefined;
+    }
+    return identifier === federationHandle ? undefined : identifier;
+  };
   /**
    * Its calendar's turn (fair-share.ts): the request holds its place until its answer starts (the
    * headers written, by Fastify or by a stream of its own) or its connection closes.
@@ -117,11 +139,15 @@ export function registerCalendarEntry(app: FastifyInstance, services: Pick<Servi
   app.addHook('onRequest', (req, reply, done) => {
     const slug = calendarSlugOf(req);
     const host = req.headers.host?.toLowerCase();
+    const onCalendarHost = host !== undefined && services.calendars.isCalendarHost(host);
+    // A federation actor's paths, on the service's own host, name the actor's calendar by its
+    // identifier (federation/index.ts); a name of no calendar is left to the default one (404).
+    const actorSlug = slug === undefined && !onCalendarHost ? actorSlugOf(req.url) : undefined;
     // The default calendar's requests (the common case) cost no look-up.
-    if (slug === undefined && (host === undefined || !services.calendars.isCalendarHost(host))) return counted(req, reply, DEFAULT_CALENDAR_ID, done);
-    services.calendars.resolve(slug !== undefined ? { slug } : { host: host! }).then(
+    if (slug === undefined && !onCalendarHost && actorSlug === undefined) return counted(req, reply, DEFAULT_CALENDAR_ID, done);
+    services.calendars.resolve(slug !== undefined ? { slug } : actorSlug !== undefined ? { slug: actorSlug } : { host: host! }).then(
       (runtime) => {
-        if (!runtime) {
+        if (!runtime || (actorSlug !== undefined && runtime.calendar.id === DEFAULT_CALENDAR_ID)) {
           if (slug !== undefined) return send(reply, apiError('calendar_not_found'));
           return counted(req, reply, DEFAULT_CALENDAR_ID, done);
         }
@@ -129,10 +155,13 @@ export function registerCalendarEntry(app: FastifyInstance, services: Pick<Servi
           void reply.header('retry-after', '3600');
           return send(reply, apiError('calendar_suspended'));
         }
-        // Federation speaks for the default calendar only: its actor, inbox and objects are not
-        // another calendar's (docs/calendars.md, "Not yet").
-        if (FEDERATION_PATH.test(req.url)) return send(reply, apiError('rest_no_route'));
-        if (ACTIVITY_TYPES.test(req.headers.accept ?? '')) req.headers.accept = 'text/html';
+        // Federation lives on the service's origin (one Fedify origin): every calendar's actor is
+        // `/federation/actors/{identifier}` there, not under its prefix or on its own host.
+        // A calendar's own host answers WebFinger for its actor (federation/routes.ts), and nothing else of federation.
+        const ownHostWebFinger = federationHandle !== undefined && slug === undefined && /^\/\.well-known\/webfinger(?:\?|$)/.test(req.url);
+        if (actorSlug === undefined && !ownHostWebFinger && FEDERATION_PATH.test(req.url)) return send(reply, apiError('rest_no_route'));
+        // Without federation, an ActivityPub client asking for a page of another calendar gets its HTML.
+        if (federationHandle === undefined && ACTIVITY_TYPES.test(req.headers.accept ?? '')) req.headers.accept = 'text/html';
         services.calendars.enter(runtime, () => {
           const resource = new AsyncResource('events-calendar:calendar');
           (req as RequestWithCalendar)[RESOURCE] = resource;
@@ -155,9 +184,17 @@ export function registerCalendarEntry(app: FastifyInstance, services: Pick<Servi
  * Every request takes its calendar's turn (fair-share.ts, `createTurnShare`) before anything else
  * runs for it, replayed answers included: the request listeners of `server` (the replay, Fastify)
  * are called in its turn. The calendar is told from the raw request (its `/c/{slug}` prefix, else a
- * calendar's own host name, else the default calendar); health checks and metrics never wait.
+ * calendar's own host name, else the slug a federation actor's path names, else the default
+ * calendar); health checks and metrics never wait.
  */
-export function installTurnShare(server: Server, turns: TurnShare, isCalendarHost: (host: string) => boolean, exempt: ReadonlySet<string>): void {
+export function installTurnShare(
+  server: Server,
+  turns: TurnShare,
+  isCalendarHost: (host: string) => boolean,
+  exempt: ReadonlySet<string>,
+  /** With federation on: the default calendar's actor identifier (another in an actor's path is a calendar's slug). */
+  federationHandle?: string,
+): void {
   const listeners = server.listeners('request') as Array<(req: IncomingMessage, res: ServerResponse) => void>;
   server.removeAllListeners('request');
   server.on('request', (req: IncomingMessage, res: ServerResponse) => {
@@ -170,7 +207,11 @@ export function installTurnShare(server: Server, turns: TurnShare, isCalendarHos
     else {
       const host = req.headers.host?.toLowerCase();
       if (host !== undefined && isCalendarHost(host)) calendar = `host:${host}`;
-      else if (exempt.has(url.split('?')[0]!)) return go();
+      else if (federationHandle !== undefined && url.startsWith('/federation/actors/')) {
+        // A federation actor's paths name its calendar by its slug (the default calendar's: its handle).
+        const identifier = ACTOR_PATH.exec(url)?.[1];
+        if (identifier !== undefined && identifier !== federationHandle) calendar = identifier;
+      } else if (exempt.has(url.split('?')[0]!)) return go();
     }
     turns.enter(calendar, go);
   });

@@ -59,7 +59,7 @@ forEachStore('calendars: a second calendar under /c/{slug}/', (t) => {
     assert.equal(trashed.body.code, 'event-no-longer-available', trashed.text);
   });
 
-  it('speaks for the default calendar alone to the fediverse', async () => {
+  it('answers no federation path under a calendar’s prefix (each calendar’s actor is /federation/actors/{slug} on the service’s origin)', async () => {
     const finger = await t.api.get(`${t.origin}/c/north/.well-known/webfinger?resource=acct:calendar@127.0.0.1`);
     assert.equal(finger.status, 404);
     const inbox = await t.api.post(`${t.origin}/c/north/federation/inbox`, { json: {} });

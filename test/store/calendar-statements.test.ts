@@ -10,6 +10,7 @@ import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { CALENDAR_TABLES } from '../../src/store/calendar-scope.js';
 import { STORES, startServer, type TestServer } from '../support/harness.js';
+import { startIndependentFollower } from '../http/federation-independent-follower.js';
 
 /** Statements that work across calendars on purpose. */
 const ACROSS: Array<[fragment: RegExp, reason: string]> = [
@@ -23,6 +24,8 @@ const ACROSS: Array<[fragment: RegExp, reason: string]> = [
   // The background jobs' looks for due work in every calendar (each item is then done in its calendar).
   [/^select "id" from "webhook_endpoints" where "enabled" = \S+ limit/, 'the webhook worker: is any calendar’s endpoint enabled'],
   [/^select min\("cursor_seq"\) as "low" from "webhook_endpoints"/, 'change-log pruning keeps what any calendar’s endpoint still has to deliver'],
+  // Federation's upkeep of Fedify's cache (the delivery job, now and then).
+  [/^delete from "federation_kv" where "expires_ms" is not null and "expires_ms" <= /, 'the upkeep of Fedify’s cache drops expired entries of every calendar'],
   [/^update "imports" set "status" = .* where "status" = \S+ and "heartbeat_gmt" < /, 'imports whose server died are queued again, whichever calendar queued them'],
   [/^select "seq", "created_gmt" from "changes" where "seq" > /, 'change-log pruning walks the whole log (its numbers are the database’s)'],
   [/^select "created_gmt" from "changes" where "seq" > /, 'change-log pruning: when the first row after a reader’s position was written'],
@@ -44,13 +47,33 @@ for (const kind of STORES) {
     const heard = new Set<string>();
     let listening = false;
     before(async () => {
-      t = await startServer(kind, { WEBHOOKS_ALLOW_PRIVATE: 'true' }, { onStatement: (text) => listening && heard.add(text) });
+      t = await startServer(
+        kind,
+        // Federation on: each calendar's actor is followed below, and its jobs' statements are heard.
+        { WEBHOOKS_ALLOW_PRIVATE: 'true', FEDERATION: 'true', FEDERATION_ALLOW_PRIVATE_ADDRESSES: 'true' },
+        { onStatement: (text) => listening && heard.add(text) },
+      );
       await t.built.services.calendars.create({ slug: 'north', name: 'North' });
       listening = true;
     });
-    after(async () => t?.close());
+    const peers: Array<{ close(): Promise<void> }> = [];
+    after(async () => {
+      for (const p of peers) await p.close();
+      await t?.close();
+    });
 
     it('in a day’s work in two calendars', { timeout: 120_000 }, async () => {
+      // A follower of each calendar's actor (WebFinger, the actor, a Follow, its Accept delivered).
+      for (const [identifier, name, host] of [
+        [t.config.federationHandle, 'stan', '127.0.0.181'],
+        ['north', 'nora', '127.0.0.182'],
+      ] as const) {
+        const peer = await startIndependentFollower(name, { host });
+        peers.push(peer);
+        const actor = await peer.lookUp(`acct:${identifier}@${new URL(t.origin).host}`, t.origin);
+        await peer.follow(actor);
+        await peer.waitFor((a) => a.type === 'Accept' && a.json.actor === actor.id);
+      }
       for (const prefix of ['', '/c/north']) {
         const api = `${t.origin}${prefix}${t.config.restRoot}/calendar/events/v1`;
         const as = 'admin';
@@ -133,6 +156,8 @@ for (const kind of STORES) {
       await t.built.horizonJob.runOnce();
       await t.built.pruneJob.runOnce();
       await t.built.submissionJobs?.retention.runOnce();
+      // Federation's outbox announces each calendar's events to its follower (a delivery each).
+      await new Promise((r) => setTimeout(r, 2_500));
       const unscoped: string[] = [];
       for (const text of heard) {
         const tables = tablesOf(text);

@@ -1,0 +1,264 @@
+/**
+ * Issue 49, federation per calendar: each calendar is a fediverse actor of its own
+ * (`/federation/actors/{slug}`, `acct:{slug}@{host}`), with its own keys, followers, outbox,
+ * deliveries and inbox; the default calendar's actor is unchanged. Followed by peers written without
+ * Fedify (federation-independent-follower.ts), which verify every delivery's signature with the key
+ * its `keyId` names and check that key's owner is the activity's actor. On both stores.
+ */
+import { after, before, describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+import http from 'node:http';
+import { STORES, startServer, type TestServer } from '../support/harness.js';
+import { inCalendar } from '../../src/store/calendar-scope.js';
+import { startIndependentFollower, type IndependentFollower } from './federation-independent-follower.js';
+
+const ENV = { FEDERATION: 'true', FEDERATION_HANDLE: 'calendar', FEDERATION_ALLOW_PRIVATE_ADDRESSES: 'true', FEDERATION_RETRY_SCHEDULE: '300ms,300ms,300ms' };
+
+const event = (title: string) => ({
+  title,
+  description: '<p>Come along.</p>',
+  start_date: '2031-05-14 19:30:00',
+  end_date: '2031-05-14 22:00:00',
+  timezone: 'Europe/Paris',
+  status: 'publish',
+});
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+/** Poll `fn` until it answers something truthy (bounded). */
+async function until<T>(what: string, fn: () => Promise<T | undefined | false>, ms = 20_000): Promise<T> {
+  const end = Date.now() + ms;
+  for (;;) {
+    const v = await fn();
+    if (v) return v;
+    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
+    await sleep(50);
+  }
+}
+
+for (const kind of STORES) {
+  describe(`federation: each calendar is an actor of its own [${kind.name}]`, () => {
+    let t: TestServer;
+    let northId: number;
+    const peers: IndependentFollower[] = [];
+    const peer = async (name: string, host: string) => {
+      const p = await startIndependentFollower(name, { host });
+      peers.push(p);
+      return p;
+    };
+    const northApi = (path: string) => `${t.origin}/c/north${t.config.restRoot}${path}`;
+    let host: string;
+    let northActor: any;
+    let homeActor: any;
+    let nina: IndependentFollower;
+    let dora: IndependentFollower;
+
+    before(async () => {
+      t = await startServer(kind, ENV);
+      northId = (await t.built.services.calendars.create({ slug: 'north', name: 'North side' })).id;
+      host = new URL(t.origin).host;
+    });
+    after(async () => {
+      for (const p of peers) await p.close();
+      await t?.close();
+    });
+
+    it('finds north’s actor by WebFinger: its name, its page, its own keys', async () => {
+      nina = await peer('nina', '127.0.0.171');
+      dora = await peer('dora', '127.0.0.172');
+      northActor = await nina.lookUp(`acct:north@${host}`, t.origin);
+      homeActor = await dora.lookUp(`acct:${t.config.federationHandle}@${host}`, t.origin);
+      assert.equal(northActor.id, `${t.origin}/federation/actors/north`);
+      assert.equal(northActor.preferredUsername, 'north');
+      assert.equal(northActor.name, 'North side');
+      assert.equal(northActor.url, `${t.origin}/c/north/events/`);
+      assert.equal(northActor.inbox, `${t.origin}/federation/actors/north/inbox`);
+      assert.equal(northActor.endpoints.sharedInbox, `${t.origin}/federation/inbox`);
+      // The default calendar's actor is as it always was.
+      assert.equal(homeActor.id, `${t.origin}/federation/actors/${t.config.federationHandle}`);
+      assert.notEqual(homeActor.name, 'North side');
+      // Two actors, two keys.
+      assert.ok(northActor.publicKey.publicKeyPem && homeActor.publicKey.publicKeyPem);
+      assert.notEqual(northActor.publicKey.publicKeyPem, homeActor.publicKey.publicKeyPem);
+      assert.equal(northActor.publicKey.owner, northActor.id);
+      // WebFinger by the actor's URL too; an unknown identifier is no actor.
+      const byUrl = await fetch(`${t.origin}/.well-known/webfinger?resource=${encodeURIComponent(northActor.id)}`);
+      assert.equal(byUrl.status, 200);
+      const jrd = await byUrl.json();
+      assert.ok(
+        jrd.links.some((l: any) => l.rel === 'self' && l.href === northActor.id),
+        JSON.stringify(jrd),
+      );
+      const unknown = await fetch(`${t.origin}/.well-known/webfinger?resource=${encodeURIComponent(`acct:south@${host}`)}`);
+      assert.equal(unknown.status, 404);
+      await unknown.arrayBuffer();
+      assert.equal((await fetch(`${t.origin}/federation/actors/south`, { headers: { accept: 'application/activity+json' } })).status, 404);
+    });
+
+    it('delivers north’s events to north’s followers only, and the default calendar’s to its own, each signed with its actor’s key', async () => {
+      await nina.follow(northActor);
+      await nina.waitFor((a) => a.type === 'Accept' && a.json.actor === northActor.id);
+      await dora.follow(homeActor);
+      await dora.waitFor((a) => a.type === 'Accept' && a.json.actor === homeActor.id);
+
+      const north = await t.api.post(northApi('/calendar/events/v1/events'), { as: 'admin', json: event('North Jam') });
+      assert.equal(north.status, 201, north.text);
+      const home = await t.api.post('/events', { as: 'admin', json: event('Home Jam') });
+      assert.equal(home.status, 201, home.text);
+
+      const northObject = `${t.origin}/federation/actors/north/events/${north.body.id}`;
+      const created = await nina.waitFor((a) => a.type === 'Create' && a.json.object?.id === northObject);
+      assert.equal(created.json.actor, northActor.id);
+      assert.equal(created.json.object.name, 'North Jam');
+      assert.equal(created.json.object.attributedTo, northActor.id);
+      assert.deepEqual(created.json.cc, [`${northActor.id}/followers`]);
+      assert.equal(created.json.object.url, north.body.url);
+      const homeCreated = await dora.waitFor((a) => a.type === 'Create' && a.json.object?.name === 'Home Jam');
+      assert.equal(homeCreated.json.actor, homeActor.id);
+      assert.equal(homeCreated.json.object.id, `${t.origin}/federation/events/${home.body.id}`);
+      await sleep(1_000);
+      assert.ok(!nina.received.some((a) => a.json.object?.name === 'Home Jam'), 'north’s follower never gets the default calendar’s event');
+      assert.ok(!dora.received.some((a) => a.json.object?.name === 'North Jam'), 'the default calendar’s follower never gets north’s');
+      // Every delivery verified with the key its keyId names, owned by the activity's actor.
+      assert.deepEqual(nina.refused, []);
+      assert.deepEqual(dora.refused, []);
+
+      // North's object, outbox and followers; none of it through the default calendar's paths.
+      const object = await fetch(northObject, { headers: { accept: 'application/activity+json' } });
+      assert.equal(object.status, 200);
+      assert.equal((await object.json()).name, 'North Jam');
+      const across = await fetch(`${t.origin}/federation/events/${north.body.id}`, { headers: { accept: 'application/activity+json' } });
+      assert.equal(across.status, 404);
+      await across.arrayBuffer();
+      const wrongActor = await fetch(`${t.origin}/federation/actors/north/events/${home.body.id}`, { headers: { accept: 'application/activity+json' } });
+      assert.equal(wrongActor.status, 404);
+      await wrongActor.arrayBuffer();
+      const outbox = await (await fetch(`${northActor.outbox}?page=1`, { headers: { accept: 'application/activity+json' } })).json();
+      assert.deepEqual(
+        outbox.orderedItems.map((a: any) => a.object.name),
+        ['North Jam'],
+      );
+      const activity = await fetch(created.json.id, { headers: { accept: 'application/activity+json' } });
+      assert.equal(activity.status, 200);
+      assert.equal((await activity.json()).object.name, 'North Jam');
+      const followers = await (await fetch(northActor.followers, { headers: { accept: 'application/activity+json' } })).json();
+      assert.equal(followers.totalItems, 1);
+
+      // Content negotiation of north's pages: its object; the default calendar's page of the same path is not it.
+      const negotiated = await fetch(north.body.url, { headers: { accept: 'application/activity+json' } });
+      assert.match(negotiated.headers.get('content-type') ?? '', /activity\+json/);
+      assert.equal((await negotiated.json()).id, northObject);
+      const page = await fetch(north.body.url, { headers: { accept: 'text/html' } });
+      assert.equal(page.status, 200);
+      assert.match(page.headers.get('link') ?? '', new RegExp(`<${northObject}>`));
+      await page.arrayBuffer();
+    });
+
+    it('routes a Follow sent to the shared inbox to the calendar its object names; the REST administration of each calendar lists its own followers', async () => {
+      const sam = await peer('sam', '127.0.0.173');
+      await sam.follow({ ...northActor, inbox: northActor.endpoints.sharedInbox });
+      await sam.waitFor((a) => a.type === 'Accept' && a.json.actor === northActor.id);
+
+      const northFollowers = await t.api.get(northApi('/calendar/admin/v1/federation/followers'), { as: 'admin' });
+      assert.equal(northFollowers.status, 200, northFollowers.text);
+      const actorsOf = (body: any) => (Array.isArray(body) ? body : (body.items ?? body.followers)).map((f: any) => f.actor).sort();
+      assert.deepEqual(actorsOf(northFollowers.body), [nina.actorId, sam.actorId].sort());
+      const homeFollowers = await t.api.get(`${t.config.restRoot}/calendar/admin/v1/federation/followers`, { as: 'admin' });
+      assert.equal(homeFollowers.status, 200, homeFollowers.text);
+      assert.deepEqual(actorsOf(homeFollowers.body), [dora.actorId]);
+      const status = await t.api.get(northApi('/calendar/admin/v1/federation'), { as: 'admin' });
+      assert.equal(status.body.actor, northActor.id);
+      assert.equal(status.body.handle, `@north@${host}`);
+    });
+
+    it('a suspended calendar’s actor answers 503 and nothing is delivered for it until it is resumed', async () => {
+      await t.built.services.calendars.update('north', { status: 'suspended' });
+      try {
+        const actor = await fetch(northActor.id, { headers: { accept: 'application/activity+json' } });
+        assert.equal(actor.status, 503);
+        assert.equal((await actor.json()).code, 'calendar_suspended');
+        const finger = await fetch(`${t.origin}/.well-known/webfinger?resource=${encodeURIComponent(`acct:north@${host}`)}`);
+        assert.equal(finger.status, 503);
+        await finger.arrayBuffer();
+        const inbox = await fetch(northActor.inbox, { method: 'POST', headers: { 'content-type': 'application/activity+json' }, body: '{}' });
+        assert.equal(inbox.status, 503);
+        await inbox.arrayBuffer();
+        // Something queued for north's follower: it waits while the calendar is suspended.
+        const body = JSON.stringify({
+          '@context': 'https://www.w3.org/ns/activitystreams',
+          id: `${northActor.id}/activities/suspended-test`,
+          type: 'Announce',
+          actor: northActor.id,
+          object: northActor.id,
+        });
+        await inCalendar(northId, () =>
+          t.built.services.federationStore.insertDeliveries([{ activity_id: `${northActor.id}/activities/suspended-test`, activity_type: 'Announce', inbox: nina.inbox, body }], Date.now()),
+        );
+        await sleep(1_500);
+        assert.ok(!nina.received.some((a) => a.type === 'Announce'), 'nothing delivered for a suspended calendar');
+      } finally {
+        await t.built.services.calendars.update('north', { status: 'active' });
+      }
+      await until('the delivery after resuming', async () => nina.received.some((a) => a.type === 'Announce'));
+      assert.deepEqual(nina.refused, []);
+    });
+
+    it('answers WebFinger on a calendar’s own host name for its actor, which lives on the service’s origin; nothing else of federation there', async () => {
+      await t.built.services.calendars.create({ slug: 'west', name: 'West side', host: 'west.example' });
+      const onHost = (path: string) =>
+        new Promise<{ status: number; body: string }>((resolve, reject) => {
+          const url = new URL(t.origin);
+          const req = http.request({ host: url.hostname, port: url.port, path, headers: { host: 'west.example', accept: 'application/jrd+json' } }, (res) => {
+            let body = '';
+            res.on('data', (c: Buffer) => (body += c.toString('utf8')));
+            res.on('end', () => resolve({ status: res.statusCode ?? 0, body }));
+          });
+          req.on('error', reject);
+          req.end();
+        });
+      // The host name's calendar is known within a few seconds (read in the background).
+      await until('the host name known', async () => (await onHost('/events/')).status === 200);
+      const finger = await onHost(`/.well-known/webfinger?resource=${encodeURIComponent('acct:west@west.example')}`);
+      assert.equal(finger.status, 200, finger.body);
+      const jrd = JSON.parse(finger.body);
+      assert.equal(jrd.subject, `acct:west@${host}`);
+      assert.ok(jrd.links.some((l: any) => l.rel === 'self' && l.href === `${t.origin}/federation/actors/west`));
+      // Another account, or the default calendar's, is none of this host's.
+      assert.equal((await onHost(`/.well-known/webfinger?resource=${encodeURIComponent('acct:north@west.example')}`)).status, 404);
+      assert.equal((await onHost(`/.well-known/webfinger?resource=${encodeURIComponent(`acct:${t.config.federationHandle}@${host}`)}`)).status, 404);
+      assert.equal((await onHost('/federation/actors/west')).status, 404);
+      const actor = await (await fetch(`${t.origin}/federation/actors/west`, { headers: { accept: 'application/activity+json' } })).json();
+      assert.equal(actor.name, 'West side');
+      assert.equal(actor.url, 'http://west.example/events/');
+    });
+
+    it('a deleted calendar’s actor is gone', async () => {
+      await t.built.services.calendars.create({ slug: 'south', name: 'South side' });
+      const before = await fetch(`${t.origin}/federation/actors/south`, { headers: { accept: 'application/activity+json' } });
+      assert.equal(before.status, 200);
+      await before.arrayBuffer();
+      await t.built.services.calendars.remove('south');
+      const gone = await fetch(`${t.origin}/federation/actors/south`, { headers: { accept: 'application/activity+json' } });
+      assert.equal(gone.status, 404);
+      await gone.arrayBuffer();
+      const finger = await fetch(`${t.origin}/.well-known/webfinger?resource=${encodeURIComponent(`acct:south@${host}`)}`);
+      assert.equal(finger.status, 404);
+      await finger.arrayBuffer();
+    });
+
+    it('lets one remote actor follow two calendars: a follower of each, an Accept from each', async () => {
+      const both = await peer('bea', '127.0.0.174');
+      await both.follow(northActor);
+      await both.waitFor((a) => a.type === 'Accept' && a.json.actor === northActor.id);
+      await both.follow(homeActor);
+      await both.waitFor((a) => a.type === 'Accept' && a.json.actor === homeActor.id);
+      const actorsOf = (body: any) => (Array.isArray(body) ? body : (body.items ?? body.followers)).map((f: any) => f.actor);
+      assert.ok(actorsOf((await t.api.get(northApi('/calendar/admin/v1/federation/followers'), { as: 'admin' })).body).includes(both.actorId));
+      assert.ok(actorsOf((await t.api.get(`${t.config.restRoot}/calendar/admin/v1/federation/followers`, { as: 'admin' })).body).includes(both.actorId));
+    });
+
+    it('refuses a calendar slug that is the default calendar’s handle', async () => {
+      await assert.rejects(t.built.services.calendars.create({ slug: t.config.federationHandle, name: 'Clash' }), (err: any) => /fediverse handle/.test(JSON.stringify(err.data ?? err)));
+    });
+  });
+}

@@ -241,8 +241,13 @@ export function createCalendarService(pristine: Config, store: Store, quotas?: P
     return runtime;
   }
 
+  // A slug or id no calendar can have is looked for nowhere: a NUL byte or a number past the
+  // column's range would be the database's error (PostgreSQL), not a calendar not found.
+  const bySlug = (slug: string) => (SLUG.test(slug) ? calendarsStore.findCalendarBySlug(db, slug) : Promise.resolve(undefined));
+  const byId = (id: number) => (Number.isSafeInteger(id) && id > 0 && id <= 2 ** 31 - 1 ? calendarsStore.findCalendarById(db, id) : Promise.resolve(undefined));
+
   async function find(idOrSlug: number | string): Promise<CalendarRow> {
-    const row = typeof idOrSlug === 'number' || /^\d+$/.test(idOrSlug) ? await calendarsStore.findCalendarById(db, Number(idOrSlug)) : await calendarsStore.findCalendarBySlug(db, idOrSlug);
+    const row = typeof idOrSlug === 'number' || /^\d+$/.test(idOrSlug) ? await byId(Number(idOrSlug)) : await bySlug(idOrSlug);
     if (!row) throw apiError('calendar_not_found');
     return row;
   }
@@ -283,7 +288,7 @@ export function createCalendarService(pristine: Config, store: Store, quotas?: P
 
   const service: CalendarService = {
     async resolve({ slug, host }) {
-      const row = slug !== undefined ? await calendarsStore.findCalendarBySlug(db, slug) : host !== undefined ? await calendarsStore.findCalendarByHost(db, host.toLowerCase()) : undefined;
+      const row = slug !== undefined ? await bySlug(slug) : host !== undefined ? await calendarsStore.findCalendarByHost(db, host.toLowerCase()) : undefined;
       return row ? runtimeOf(row) : undefined;
     },
     enter(runtime, fn) {
@@ -291,7 +296,7 @@ export function createCalendarService(pristine: Config, store: Store, quotas?: P
     },
     async within(id, fn) {
       if (id === DEFAULT_CALENDAR_ID) return inCalendar(id, fn);
-      const row = await calendarsStore.findCalendarById(db, id);
+      const row = await byId(id);
       if (!row) throw apiError('calendar_not_found');
       return service.enter(await runtimeOf(row), fn);
     },

@@ -122,6 +122,14 @@ forEachStore('calendars: a second calendar under /c/{slug}/', (t) => {
     const r = await t.api.get(`${t.origin}/c/nowhere${t.config.restRoot}/calendar/events/v1/events`);
     assert.equal(r.status, 404);
     assert.equal(r.body.code, 'calendar_not_found');
+    // A slug or id no calendar can have is refused or not found (not the database's error).
+    const network = `${t.origin}${t.config.restRoot}/calendar/network/v1`;
+    for (const path of ['/calendars/99999999999999', '/calendars/99999999999999/usage', '/calendars/3000000000/members']) {
+      const odd = await t.api.get(`${network}${path}`, { as: 'admin' });
+      assert.ok(odd.status === 400 || odd.status === 404, `${path}: ${odd.text}`);
+    }
+    const nul = await t.api.post(`${network}/follows`, { as: 'admin', json: { calendar: 'north\u0000' } });
+    assert.ok(nul.status >= 400 && nul.status < 500, nul.text);
   });
 
   it('gives roles per calendar: an editor in one calendar is nobody in the other', async () => {

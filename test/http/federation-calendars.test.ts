@@ -232,6 +232,15 @@ for (const kind of STORES) {
       assert.equal(actor.url, 'http://west.example/events/');
     });
 
+    it('an actor name no calendar can have is refused or not found, whatever it holds (a NUL byte, a name too long)', async () => {
+      for (const name of ['north%00', `${t.config.federationHandle}%00`, 'North', 'a'.repeat(300), '%ff']) {
+        for (const method of ['GET', 'OPTIONS']) {
+          const res = await fetch(`${t.origin}/federation/actors/${name}`, { method, headers: { accept: 'application/activity+json' } });
+          assert.ok(res.status >= 400 && res.status < 500, `${method} ${name}: ${res.status} ${await res.text()}`);
+        }
+      }
+    });
+
     it('a deleted calendar’s actor is gone', async () => {
       await t.built.services.calendars.create({ slug: 'south', name: 'South side' });
       const before = await fetch(`${t.origin}/federation/actors/south`, { headers: { accept: 'application/activity+json' } });

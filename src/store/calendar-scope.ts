@@ -16,7 +16,7 @@
  *   await inCalendar(7, () => services.events.list(query)); // only calendar 7's events
  */
 import { AsyncLocalStorage } from 'node:async_hooks';
-import { sql, type RawBuilder } from 'kysely';
+import { sql, type ExpressionBuilder, type RawBuilder } from 'kysely';
 import {
   AliasNode,
   BinaryOperationNode,
@@ -235,6 +235,15 @@ export const CALENDAR_SCOPE: KyselyPlugin = new CalendarScopePlugin();
 export function calendarCondition(table: string): { text: string; params: number[] } {
   if (current.getStore() === ACROSS) return { text: '', params: [] };
   return { text: ` and "${table}"."calendar_id" = ?`, params: [calendarIdNow()] };
+}
+
+/**
+ * Rows named by their key, calendar and id (what a claim across calendars took): a condition for a
+ * `where`, on the table's columns or an alias's (`d.`).
+ */
+export function byCalendarAndId(keys: ReadonlyArray<readonly [calendar: number, id: number | string]>, alias = '') {
+  const prefix = alias === '' ? '' : `${alias}.`;
+  return (eb: ExpressionBuilder<any, any>) => eb.or(keys.map(([calendar, id]) => eb.and([eb(`${prefix}calendar_id`, '=', calendar), eb(`${prefix}id`, '=', id)])));
 }
 
 /** `calendarCondition` as a fragment of a `sql` template. */

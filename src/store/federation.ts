@@ -10,7 +10,7 @@
  */
 import { sql, type Generated, type Selectable } from 'kysely';
 import type { Executor, Scoped } from './schema.js';
-import { acrossCalendars, calendarIdNow } from './calendar-scope.js';
+import { acrossCalendars, byCalendarAndId, calendarIdNow } from './calendar-scope.js';
 
 export interface FederationKvTable {
   key: string;
@@ -463,15 +463,11 @@ export async function claimFederationDeliveries(db: Executor, options: { now: nu
       if (due.rows.length === 0) return [];
       // The claimed rows by their key, calendar and id.
       const keys = due.rows.map((r) => [Number(r.calendar_id), Number(r.id)] as const);
-      await t(trx)
-        .updateTable('federation_deliveries')
-        .set({ lease_until_ms: leaseUntilMs })
-        .where((eb) => eb.or(keys.map(([c, id]) => eb.and([eb('calendar_id', '=', c), eb('id', '=', id)]))))
-        .execute();
+      await t(trx).updateTable('federation_deliveries').set({ lease_until_ms: leaseUntilMs }).where(byCalendarAndId(keys)).execute();
       const rows = await t(trx)
         .selectFrom('federation_deliveries')
         .select(['id', 'calendar_id', 'activity_id', 'activity_type', 'inbox', 'body', 'attempts'])
-        .where((eb) => eb.or(keys.map(([c, id]) => eb.and([eb('calendar_id', '=', c), eb('id', '=', id)]))))
+        .where(byCalendarAndId(keys))
         .orderBy('id')
         .execute();
       return rows.map((r) => ({
@@ -590,17 +586,8 @@ export async function claimMessages(
       if (due.rows.length === 0) return [];
       // The claimed rows by their key, calendar and id.
       const keys = due.rows.map((r) => [Number(r.calendar_id), Number(r.id)] as const);
-      await t(trx)
-        .updateTable('federation_queue')
-        .set({ lease_until_ms: leaseUntilMs })
-        .where((eb) => eb.or(keys.map(([c, id]) => eb.and([eb('calendar_id', '=', c), eb('id', '=', id)]))))
-        .execute();
-      const rows = await t(trx)
-        .selectFrom('federation_queue')
-        .select(['id', 'calendar_id', 'message', 'attempts'])
-        .where((eb) => eb.or(keys.map(([c, id]) => eb.and([eb('calendar_id', '=', c), eb('id', '=', id)]))))
-        .orderBy('id')
-        .execute();
+      await t(trx).updateTable('federation_queue').set({ lease_until_ms: leaseUntilMs }).where(byCalendarAndId(keys)).execute();
+      const rows = await t(trx).selectFrom('federation_queue').select(['id', 'calendar_id', 'message', 'attempts']).where(byCalendarAndId(keys)).orderBy('id').execute();
       return rows.map((r) => ({ id: Number(r.id), calendar_id: Number(r.calendar_id), message: r.message, attempts: Number(r.attempts) }));
     }),
   );

@@ -9,7 +9,7 @@
  */
 import { sql, type Insertable, type Selectable } from 'kysely';
 import type { Executor, WebhookAttemptsTable, WebhookDeliveriesTable, WebhookEndpointsTable } from './schema.js';
-import { acrossCalendars } from './calendar-scope.js';
+import { acrossCalendars, byCalendarAndId } from './calendar-scope.js';
 
 export type EndpointRow = Selectable<WebhookEndpointsTable>;
 export type DeliveryRow = Selectable<WebhookDeliveriesTable>;
@@ -167,16 +167,12 @@ export async function claimDeliveries(db: Executor, options: { now: number; leas
         ${skipLocked ? sql`for update of d skip locked` : sql``}`.execute(trx);
       if (due.rows.length === 0) return [];
       const keys = due.rows.map((r) => [Number(r.calendar_id), r.id] as const);
-      await trx
-        .updateTable('webhook_deliveries')
-        .set({ lease_until_ms: leaseUntilMs })
-        .where((eb) => eb.or(keys.map(([c, id]) => eb.and([eb('calendar_id', '=', c), eb('id', '=', id)]))))
-        .execute();
+      await trx.updateTable('webhook_deliveries').set({ lease_until_ms: leaseUntilMs }).where(byCalendarAndId(keys)).execute();
       return trx
         .selectFrom('webhook_deliveries as d')
         .innerJoin('webhook_endpoints as e', (j) => j.onRef('e.id', '=', 'd.endpoint_id').onRef('e.calendar_id', '=', 'd.calendar_id'))
         .select(['d.id', 'd.calendar_id', 'd.endpoint_id', 'd.payload', 'd.attempts', 'e.url', 'e.secret'])
-        .where((eb) => eb.or(keys.map(([c, id]) => eb.and([eb('d.calendar_id', '=', c), eb('d.id', '=', id)]))))
+        .where(byCalendarAndId(keys, 'd'))
         .orderBy('d.seq')
         .orderBy('d.idx')
         .execute();

@@ -20,7 +20,7 @@ async function server(kind: StoreKind, dir: string, name: string): Promise<{ ser
     return { server: await startServer({ name: 'sqlite', url }), url };
   }
   const s = await startServer(kind);
-  return { server: s, url: `${kind.url}${kind.url.includes('?') ? '&' : '?'}options=${encodeURIComponent(`-c search_path=${s.built.store.schema}`)}` };
+  return { server: s, url: s.databaseUrl };
 }
 const env = (url: string) => ({ DATABASE_URL: url });
 

@@ -33,7 +33,7 @@ for (const kind of STORES) {
       } else {
         t = await startServer(kind);
         // A second pool on the same schema stands for another instance.
-        other = await openStore(kind.url, { schema: t.built.store.schema, skipMigrations: true, poolSize: 1 });
+        other = await openStore(t.storeUrl, { schema: t.built.store.schema, skipMigrations: true, poolSize: 1 });
       }
       const res = await t.api.post('/events', { as: 'admin', json: { title: 'Batch', status: 'publish', start_date: '2031-01-01 10:00', end_date: '2031-01-01 11:00' } });
       assert.equal(res.status, 201);

@@ -25,7 +25,7 @@ async function target(kind: StoreKind, dir: string): Promise<{ server: TestServe
     return { server: await startServer({ name: 'sqlite', url }), url };
   }
   const server = await startServer(kind);
-  return { server, url: `${kind.url}${kind.url.includes('?') ? '&' : '?'}options=${encodeURIComponent(`-c search_path=${server.built.store.schema}`)}` };
+  return { server, url: server.databaseUrl };
 }
 
 /** The ORGANIZER of each VEVENT, by SUMMARY, as ical.js reads it. */

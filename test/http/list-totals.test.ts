@@ -33,7 +33,7 @@ for (const kind of STORES) {
         t = await startServer(kind);
         // A second pool on the same schema stands for another process.
         const schema = (t.built.store as Store & { schema?: string }).schema;
-        other = await openStore(kind.url, { schema, skipMigrations: true, poolSize: 1 });
+        other = await openStore(t.storeUrl, { schema, skipMigrations: true, poolSize: 1 });
       }
     });
     after(async () => {
@@ -75,10 +75,8 @@ for (const kind of STORES) {
       if (kind.name === 'postgres') {
         assert.equal(await total(), 3, 'PostgreSQL does not see writes outside the log…');
         // …until `events-calendar refresh` logs a reset (the schema of this run through the URL's options).
-        const url = new URL(kind.url);
-        url.searchParams.set('options', `-c search_path=${(t.built.store as Store & { schema?: string }).schema}`);
         const { stdout } = await promisify(execFile)(process.execPath, [...CLI_ENTRY, 'refresh'], {
-          env: { ...process.env, DATABASE_URL: url.toString() },
+          env: { ...process.env, DATABASE_URL: t.databaseUrl },
         });
         assert.match(stdout, /drop what they keep/);
       }

@@ -68,7 +68,7 @@ for (const kind of STORES) {
       } else {
         t = await startServer(kind, { RATE_LIMIT_MAX: '1000' });
         // A second pool on the same schema stands for another instance.
-        other = await openStore(kind.url, { schema: t.built.store.schema, skipMigrations: true, poolSize: 1 });
+        other = await openStore(t.storeUrl, { schema: t.built.store.schema, skipMigrations: true, poolSize: 1 });
       }
       api = new URL(t.base).pathname;
       const res = await t.api.post('/events', { as: 'admin', json: { title: 'Replayed', status: 'publish', start_date: '2031-01-01 10:00', end_date: '2031-01-01 11:00', venue: { venue: 'Hall' } } });

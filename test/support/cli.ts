@@ -33,8 +33,7 @@ export async function cliTarget(kind: StoreKind, dir: string, name: string): Pro
     return { server: await startServer({ name: 'sqlite', url }), url };
   }
   const server = await startServer(kind);
-  const schema = server.built.store.schema!;
-  return { server, url: `${kind.url}${kind.url.includes('?') ? '&' : '?'}options=${encodeURIComponent(`-c search_path=${schema}`)}` };
+  return { server, url: server.databaseUrl };
 }
 
 /** The CLI's environment for a target database, as the administrator. */

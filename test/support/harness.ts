@@ -20,6 +20,7 @@ import { buildApp, type BuiltApp } from '../../src/app.js';
 import { openStore, type OpenOptions } from '../../src/store/db.js';
 import type { Role } from '../../src/domain/permissions.js';
 import { freePort } from '../../bench/src/processes.js';
+import { freshDatabase, type FreshDatabase } from './pg-template.js';
 
 export interface StoreKind {
   name: 'sqlite' | 'postgres';
@@ -61,6 +62,10 @@ export interface Client {
 export interface TestServer {
   built: BuiltApp;
   config: Config;
+  /** The database URL the store was opened with (PostgreSQL: with the schema in `built.store.schema`). */
+  storeUrl: string;
+  /** The URL a CLI or another connection reaches this server's data with (PostgreSQL: its search_path set). */
+  databaseUrl: string;
   /** 'http://127.0.0.1:PORT' */
   origin: string;
   /** '{origin}/api/calendar/events/v1' */
@@ -104,14 +109,37 @@ let counter = 0;
  * both; PostgreSQL: the same schema, left to the first to drop).
  */
 export async function startServer(kind: StoreKind, env: Record<string, string> = {}, { peerOf, ...storeOptions }: OpenOptions & { peerOf?: TestServer } = {}): Promise<TestServer> {
-  const shared = peerOf?.built.store.schema;
-  const schema = kind.name === 'postgres' ? (shared ?? `t_${process.pid}_${++counter}_${randomBytes(3).toString('hex')}`) : undefined;
-  const store = await openStore(kind.url, { schema, dropSchemaOnClose: !peerOf, poolSize: 4, ...storeOptions });
+  // PostgreSQL: a copy of the migrated template (pg-template.ts), unless a test asks for a schema,
+  // its own migrations or another server's database (or TEST_POSTGRES_TEMPLATE=off: every server
+  // migrates a schema of its own, as before the template).
+  let fresh: FreshDatabase | undefined;
+  let storeUrl = kind.url;
+  let schema: string | undefined;
+  if (kind.name === 'postgres') {
+    if (peerOf) {
+      storeUrl = peerOf.storeUrl;
+      schema = peerOf.built.store.schema;
+    } else if (storeOptions.schema === undefined && !storeOptions.skipMigrations && process.env.TEST_POSTGRES_TEMPLATE !== 'off') {
+      fresh = await freshDatabase(kind.url);
+      storeUrl = fresh.url;
+      schema = fresh.schema;
+    } else {
+      schema = `t_${process.pid}_${++counter}_${randomBytes(3).toString('hex')}`;
+    }
+  }
+  let store;
+  try {
+    store = await openStore(storeUrl, { schema, dropSchemaOnClose: !peerOf && !fresh, poolSize: 4, ...storeOptions });
+  } catch (e) {
+    await fresh?.drop();
+    throw e;
+  }
+  const databaseUrl = fresh ? fresh.urlWithSchema : kind.name === 'postgres' ? `${storeUrl}${storeUrl.includes('?') ? '&' : '?'}options=${encodeURIComponent(`-c search_path=${store.schema}`)}` : storeUrl;
   const port = await freePort();
   const config = loadConfig({
     PORT: String(port),
     HOST: '127.0.0.1',
-    DATABASE_URL: kind.url,
+    DATABASE_URL: kind.name === 'postgres' ? databaseUrl : kind.url,
     CALENDAR_ADMIN_USER: ADMIN.login,
     CALENDAR_ADMIN_PASSWORD: ADMIN.password,
     LOG_LEVEL: 'silent',
@@ -167,6 +195,8 @@ export async function startServer(kind: StoreKind, env: Record<string, string> =
   return {
     built,
     config,
+    storeUrl,
+    databaseUrl,
     origin,
     base,
     api,
@@ -186,6 +216,7 @@ export async function startServer(kind: StoreKind, env: Record<string, string> =
         clearTimeout(force);
       }
       await store.close();
+      await fresh?.drop();
     },
   };
 }

@@ -25,15 +25,15 @@ export function QuotasSection({ calendarId, quotas }: { calendarId: number; quot
   const inFlight = useRef(false);
   const form = useRef<HTMLFormElement>(null);
   const [usage, setUsage] = useState<QuotaUsage | undefined>();
-  const [usageState, setUsageState] = useState<'loading' | 'ready' | string>('loading');
+  const [usageState, setUsageState] = useState<{ state: 'loading' } | { state: 'ready' } | { state: 'failed'; message: string }>({ state: 'loading' });
 
   const readUsage = async () => {
     try {
       const res = await api<QuotaUsage>(`calendar/network/v1/calendars/${calendarId}/usage`);
       setUsage(res.data);
-      setUsageState('ready');
+      setUsageState({ state: 'ready' });
     } catch (err) {
-      setUsageState(err instanceof Error ? err.message : String(err));
+      setUsageState({ state: 'failed', message: err instanceof Error ? err.message : String(err) });
     }
   };
   useEffect(() => {
@@ -71,8 +71,8 @@ export function QuotasSection({ calendarId, quotas }: { calendarId: number; quot
     <section class="card" aria-labelledby="quotas">
       <h2 id="quotas">{t('calendars.quotas.title')}</h2>
       <p>{t('calendars.quotas.help')}</p>
-      <p role="status" class={usageState !== 'loading' && usageState !== 'ready' ? 'notice error' : undefined}>
-        {usageState === 'loading' ? t('calendars.quotas.usageLoading') : usageState === 'ready' ? '' : t('calendars.quotas.usageFailed', { message: usageState })}
+      <p role="status" class={usageState.state === 'failed' ? 'notice error' : undefined}>
+        {usageState.state === 'loading' ? t('calendars.quotas.usageLoading') : usageState.state === 'failed' ? t('calendars.quotas.usageFailed', { message: usageState.message }) : ''}
       </p>
       <form ref={form} onSubmit={(e) => void submit(e)} noValidate>
         {message && (

@@ -35,6 +35,7 @@ import {
   findFollower,
   findFollowerById,
   finishMessage,
+  followerCalendars,
   followerInboxes,
   insertDeliveries,
   insertKeysOnce,
@@ -62,6 +63,9 @@ import {
   readKeys,
   recordDeliveryAttempt,
   retryDelivery,
+  serviceDeliveryCounts,
+  serviceFollowerCounts,
+  serviceUsage,
   setFollowerStatus,
   storeOutboxStep,
   upsertFollower,
@@ -135,6 +139,10 @@ export interface FederationStore {
   /** Where an activity to every accepted follower goes: each shared inbox once, else each inbox. */
   followerInboxes(): Promise<string[]>;
   countFollowers(): Promise<Record<string, number>>;
+  /** The calendars (suspended ones too) where a remote actor is a follower: a look across calendars, by its index. */
+  followerCalendars(actorId: string): Promise<number[]>;
+  /** Every calendar's followers by state, in one statement (the service's `/metrics`). */
+  serviceFollowerCounts(): Promise<Record<string, number>>;
 
   // Activities received, kept for moderation.
   insertReceived(r: Omit<ReceivedRow, 'id'>): Promise<void>;
@@ -181,6 +189,11 @@ export interface FederationStore {
   listDeliveries(options: Paging & { status?: string }): Promise<{ rows: Array<Omit<DeliveryRow, 'body'>>; total: number }>;
   retryDelivery(id: number, now: number): Promise<boolean>;
   countDeliveries(): Promise<Record<string, number>>;
+  /** Every calendar's deliveries by state, in one statement (the service's `/metrics`). */
+  serviceDeliveryCounts(): Promise<Record<string, number>>;
+
+  /** The service as NodeInfo tells it, in one statement: its active calendars and the Creates they announced. */
+  serviceUsage(): Promise<{ calendars: number; creates: number }>;
 }
 
 /** The port over one store: its handle, its dialect (for the claims) and its change log. */
@@ -210,6 +223,8 @@ export function createFederationStore(store: Pick<Store, 'db' | 'dialect' | 'cha
     listFollowers: (options) => listFollowers(db, options),
     followerInboxes: () => followerInboxes(db),
     countFollowers: () => countFollowers(db),
+    followerCalendars: (actorId) => followerCalendars(db, actorId),
+    serviceFollowerCounts: () => serviceFollowerCounts(db),
 
     insertReceived: (r) => insertReceived(db, r),
     listReceived: (options) => listReceived(db, options),
@@ -242,5 +257,8 @@ export function createFederationStore(store: Pick<Store, 'db' | 'dialect' | 'cha
     listDeliveries: (options) => listDeliveries(db, options),
     retryDelivery: (id, now) => retryDelivery(db, id, now),
     countDeliveries: () => countDeliveries(db),
+    serviceDeliveryCounts: () => serviceDeliveryCounts(db),
+
+    serviceUsage: () => serviceUsage(db),
   };
 }

@@ -223,19 +223,23 @@ export async function createFederationFace({ config, services, logger, nudgeJob,
     })
     .setKeyPairsDispatcher(async (_ctx, identifier) => (identifier === identifierHere() ? keysHere() : []));
 
+  // NodeInfo speaks for the service: its users are its actors, one per active calendar (a suspended
+  // one answers 503), every one of them counted active (a calendar has no sign-ins to count), and
+  // its posts the events they announced (their Creates).
   federation.setNodeInfoDispatcher('/nodeinfo/2.1', async () => {
-    const live = await store.listActivities({ limit: 1, offset: 0, types: ['Create'] });
+    const usage = await store.serviceUsage();
+    const users = usage.calendars;
     return {
       software: { name: 'events-calendar', version: '0.1.0', homepage: new URL(`${config.siteUrl}/`) },
       protocols: ['activitypub'],
       openRegistrations: false,
-      usage: { users: { total: 1, activeHalfyear: 1, activeMonth: 1 }, localPosts: live.total, localComments: 0 },
+      usage: { users: { total: users, activeHalfyear: users, activeMonth: users }, localPosts: usage.creates, localComments: 0 },
       metadata: { nodeName: config.siteName },
     };
   });
 
   const deliveries = createDeliveries({ store, config, federation, origin, urls, metrics, logger, userAgent, identifierHere, within: (id, fn) => services.calendars.within(id, fn) });
-  registerInboxListeners(federation, { store, config: here, urls, clock: services.clock, logger, deliveries, userAgent });
+  registerInboxListeners(federation, { store, config: here, urls, clock: services.clock, logger, deliveries, userAgent, within: (id, fn) => services.calendars.within(id, fn) });
   const outbox = createOutbox({ services, urls, reader, blockedDomains: config.federationBlockedDomains });
   const admin = createFederationAdmin({
     store,

@@ -20,6 +20,7 @@
 import type { Store } from '../store/db.js';
 import type { ChangeConsumer } from '../store/change-log.js';
 import { runConsumer } from '../store/change-log.js';
+import { formerSlugs, pendingMoves } from '../store/calendars.js';
 import {
   claimFederationDeliveries,
   claimMessages,
@@ -164,6 +165,10 @@ export interface FederationStore {
   outboxCalendarsDue(limit: number): Promise<number[]>;
   /** The active calendars with an outbox (a cursor). */
   outboxCalendars(limit: number): Promise<number[]>;
+  /** The identifiers the calendar at hand's actor had before (its former slugs), the latest first. */
+  formerIdentifiers(): Promise<string[]>;
+  /** Those whose Move the calendar at hand's followers are still to be sent (the step that makes it lists them in `moved`). */
+  pendingMoves(): Promise<string[]>;
   /** Move the cursor from `from` to `to` and store the step, in one transaction; false when another instance moved it. */
   storeOutboxStep(from: number, to: number, step: OutboxStep, now: number): Promise<boolean>;
   /** One step of a consumer of this store's change log; true when more is left. */
@@ -239,6 +244,8 @@ export function createFederationStore(store: Pick<Store, 'db' | 'dialect' | 'cha
     outboxCursor: () => outboxCursor(db),
     outboxCalendarsDue: (limit) => outboxCalendarsDue(db, limit),
     outboxCalendars: (limit) => outboxCalendars(db, limit),
+    formerIdentifiers: () => formerSlugs(db),
+    pendingMoves: () => pendingMoves(db),
     storeOutboxStep: (from, to, step, now) => storeOutboxStep(db, from, to, step, now),
     runOutbox: (consumer) => runConsumer(changes, consumer),
     subscribeToChanges: (wake, options) => changes.subscribe(wake, options),

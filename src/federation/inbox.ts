@@ -101,7 +101,12 @@ export function registerInboxListeners(
       const follower = await store.findFollower(actorId);
       if (!follower) return;
       const object = await undo.getObject({ crossOrigin: 'trust', suppressError: true }).catch(() => null);
-      const undoesFollow = (object instanceof Follow && object.actorId?.href === actorId) || undo.objectId?.href === follower.follow_id;
+      // The Follow it undoes is the one kept (by its id), or one of the actor now. An earlier Follow
+      // of a former identifier is not: a follower moving with the calendar (Mastodon's migration)
+      // follows the new actor, then undoes its Follow of the old one, and stays a follower.
+      const undoesFollow =
+        undo.objectId?.href === follower.follow_id ||
+        (object instanceof Follow && object.actorId?.href === actorId && (object.id?.href === follower.follow_id || object.objectId?.href === urls.actor));
       if (undoesFollow) {
         await store.deleteFollower(actorId);
         logger.info({ follower: actorId }, 'federation: unfollowed');

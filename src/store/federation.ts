@@ -11,6 +11,7 @@
 import { sql, type Generated, type Selectable } from 'kysely';
 import type { Executor, Scoped } from './schema.js';
 import { acrossCalendars, byCalendarAndId, calendarIdNow } from './calendar-scope.js';
+import { clearPendingMoves } from './calendars.js';
 
 export interface FederationKvTable {
   key: string;
@@ -409,6 +410,8 @@ export interface OutboxStep {
   activities: Array<{ id: string; type: string; event_id: number | null; body: string; created_gmt: string }>;
   /** deliveries of the activities: inbox and activity id */
   deliveries: Array<{ activity_id: string; activity_type: string; inbox: string; body: string }>;
+  /** former slugs of the calendar whose Move the step made (no longer pending once it is stored) */
+  moved?: string[];
 }
 
 /**
@@ -430,6 +433,7 @@ export async function storeOutboxStep(db: Executor, from: number, to: number, st
     }
     for (const a of step.activities) await t(trx).insertInto('federation_activities').values(a).execute();
     await insertDeliveries(trx, step.deliveries, now);
+    await clearPendingMoves(trx, step.moved ?? []);
     return true;
   });
 }

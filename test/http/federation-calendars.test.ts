@@ -354,6 +354,79 @@ for (const kind of STORES) {
       }
     });
 
+    const ACCEPT_AS = { accept: 'application/activity+json' };
+
+    it('a slug change moves the actor: the old one answers movedTo the new, which lists it in alsoKnownAs; followers get a Move signed by the old actor; the new actor’s Follow is accepted and the old Follow’s Undo keeps the follower', async () => {
+      const mia = await peer('mia', '127.0.0.177');
+      const ned = await peer('ned', '127.0.0.178');
+      const harbour = await t.built.services.calendars.create({ slug: 'harbour', name: 'Harbour' });
+      const oldActor = await mia.lookUp(`acct:harbour@${host}`, t.origin);
+      const oldFollow = await mia.follow(oldActor);
+      await mia.waitFor((a) => a.type === 'Accept' && a.json.actor === oldActor.id);
+      const nedFollow = await ned.follow(oldActor);
+      await ned.waitFor((a) => a.type === 'Accept' && a.json.actor === oldActor.id);
+
+      await t.built.services.calendars.update(harbour.id, { slug: 'quay' });
+      const newId = `${t.origin}/federation/actors/quay`;
+      // The Move, as Mastodon sends it: actor and object the old actor, target the new; the peer
+      // verified its signature with the key its keyId names, owned by the old actor.
+      const move = await mia.waitFor((a) => a.type === 'Move');
+      assert.equal(move.json.actor, oldActor.id);
+      assert.equal(move.json.object, oldActor.id);
+      assert.equal(move.json.target, newId);
+      assert.deepEqual(mia.refused, []);
+      await ned.waitFor((a) => a.type === 'Move' && a.json.target === newId);
+      assert.deepEqual(ned.refused, []);
+
+      // The old actor URL answers the old identifier's actor, moved, with the calendar's key.
+      const old = await (await fetch(oldActor.id, { headers: ACCEPT_AS })).json();
+      assert.equal(old.id, oldActor.id);
+      assert.equal(old.preferredUsername, 'harbour');
+      assert.equal(old.movedTo, newId);
+      assert.equal(old.publicKey.owner, oldActor.id);
+      assert.equal(old.publicKey.publicKeyPem, oldActor.publicKey.publicKeyPem);
+      // WebFinger of the old account answers it too; of the new, the new actor, which lists the old
+      // in alsoKnownAs (what Mastodon checks before it moves a follower).
+      const fingered = await mia.lookUp(`acct:harbour@${host}`, t.origin);
+      assert.equal(fingered.id, oldActor.id);
+      assert.equal(fingered.movedTo, newId);
+      const newActor = await mia.lookUp(`acct:quay@${host}`, t.origin);
+      assert.equal(newActor.id, newId);
+      assert.deepEqual([newActor.alsoKnownAs].flat(), [oldActor.id]);
+      assert.equal(newActor.movedTo, undefined);
+      assert.equal(newActor.publicKey.publicKeyPem, oldActor.publicKey.publicKeyPem);
+
+      // What a Mastodon follower does with the Move: follow the new actor (accepted as usual), then
+      // undo its Follow of the old one, which leaves it a follower.
+      await mia.follow(newActor);
+      await mia.waitFor((a) => a.type === 'Accept' && a.json.actor === newId);
+      const undo = await mia.send(oldActor.inbox, { id: `${mia.actorId}#undo-old`, type: 'Undo', object: { id: oldFollow, type: 'Follow', actor: mia.actorId, object: oldActor.id } });
+      assert.equal(undo, 202);
+      // A follower that does not move (its software reads no Move) and unfollows the old actor is removed.
+      assert.equal(await ned.send(oldActor.inbox, { id: `${ned.actorId}#undo-old`, type: 'Undo', object: { id: nedFollow, type: 'Follow', actor: ned.actorId, object: oldActor.id } }), 202);
+      await until('both Undos handled', async () => (await inCalendar(harbour.id, () => t.built.services.federationStore.queueDepth(Date.now()))).queued === 0);
+      assert.deepEqual(await followsOf(mia.actorId, [harbour.id]), [true]);
+      assert.deepEqual(await followsOf(ned.actorId, [harbour.id]), [false]);
+      const made = await t.api.post(`${t.origin}/c/quay${t.config.restRoot}/calendar/events/v1/events`, { as: 'admin', json: event('Quay Night') });
+      assert.equal(made.status, 201, made.text);
+      const created = await mia.waitFor((a) => a.type === 'Create' && a.json.object?.name === 'Quay Night');
+      assert.equal(created.json.actor, newId);
+      assert.equal(mia.received.filter((a) => a.type === 'Move').length, 1, 'one Move');
+      assert.deepEqual(mia.refused, []);
+    });
+
+    it('a former slug another calendar takes is that calendar’s actor from then on, no longer the old one’s', async () => {
+      const taken = await t.built.services.calendars.create({ slug: 'harbour', name: 'New harbour' });
+      const actor = await (await fetch(`${t.origin}/federation/actors/harbour`, { headers: ACCEPT_AS })).json();
+      assert.equal(actor.name, 'New harbour');
+      assert.equal(actor.movedTo, undefined);
+      await until('quay no longer known as harbour', async () => {
+        const quay = await (await fetch(`${t.origin}/federation/actors/quay`, { headers: ACCEPT_AS })).json();
+        return quay.alsoKnownAs === undefined;
+      });
+      await t.built.services.calendars.remove(taken.id);
+    });
+
     it('refuses a calendar slug that is the default calendar’s handle', async () => {
       await assert.rejects(t.built.services.calendars.create({ slug: t.config.federationHandle, name: 'Clash' }), (err: any) => /fediverse handle/.test(JSON.stringify(err.data ?? err)));
     });

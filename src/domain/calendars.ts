@@ -12,6 +12,9 @@
  *   host), its name, then the settings its administrators changed in the app. Each calendar's is
  *   made when a request first enters it and kept for a few seconds (`RUNTIME_TTL_MS`) in a bounded
  *   cache, so that every instance sees a change (a setting, a suspension) within that time.
+ * - **Slugs.** A calendar's slug names its URLs and its fediverse actor. A slug it leaves is kept as
+ *   a former slug (its old actor answers, moved, and its followers are sent a Move: federation),
+ *   until a calendar takes it: any calendar may, and it is then that calendar's alone.
  * - **People.** An account is one login across the service. Its role in the default calendar is
  *   `users.role`; an administrator there is a network administrator, an administrator of every
  *   calendar (WordPress multisite's super admin). Elsewhere its role is the one `calendar_roles`
@@ -73,6 +76,7 @@ const RESERVED = new Set(['default', 'api', 'wp-json', 'admin', 'c', 'dav', 'mcp
 const HOST = /^(?=.{1,253}$)[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?(?:\.[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?)*(?::\d{1,5})?$/;
 
 const frame = new AsyncLocalStorage<CalendarRuntime>();
+const nowGmt = () => new Date().toISOString().slice(0, 19).replace('T', ' ');
 
 /**
  * Run `fn` as the default calendar's work, whatever calendar the work at hand is of: its
@@ -106,8 +110,12 @@ export function calendarConfig(base: Config): Config {
 }
 
 export interface CalendarService {
-  /** The calendar a request names by its path's slug or its host name (undefined: none such). */
-  resolve(by: { slug?: string; host?: string }): Promise<CalendarRuntime | undefined>;
+  /**
+   * The calendar a request names by its path's slug or its host name (undefined: none such).
+   * `formerToo`: a slug no calendar has now names the calendar that had it before, if one did (a
+   * fediverse actor's former identifier; the calendar's pages are not under it).
+   */
+  resolve(by: { slug?: string; host?: string; formerToo?: boolean }): Promise<CalendarRuntime | undefined>;
   /** Run `fn` as work of this calendar. */
   enter<T>(runtime: CalendarRuntime, fn: () => T): T;
   /** Run `fn` as work of the calendar with this id (jobs, the CLI); throws when there is none. */
@@ -287,8 +295,9 @@ export function createCalendarService(pristine: Config, store: Store, quotas?: P
   const taken = (error: unknown) => /unique|UNIQUE/.test(String((error as Error)?.message ?? ''));
 
   const service: CalendarService = {
-    async resolve({ slug, host }) {
-      const row = slug !== undefined ? await bySlug(slug) : host !== undefined ? await calendarsStore.findCalendarByHost(db, host.toLowerCase()) : undefined;
+    async resolve({ slug, host, formerToo }) {
+      let row = slug !== undefined ? await bySlug(slug) : host !== undefined ? await calendarsStore.findCalendarByHost(db, host.toLowerCase()) : undefined;
+      if (!row && slug !== undefined && formerToo && SLUG.test(slug)) row = await calendarsStore.findCalendarByFormerSlug(db, slug);
       return row ? runtimeOf(row) : undefined;
     },
     enter(runtime, fn) {
@@ -313,7 +322,7 @@ export function createCalendarService(pristine: Config, store: Store, quotas?: P
       const host = checkHost(input.host);
       const quotas = checkQuotas(input.quotas);
       try {
-        const row = await calendarsStore.insertCalendar(db, { slug, name, host, quotas: JSON.stringify(quotas), created_gmt: new Date().toISOString().slice(0, 19).replace('T', ' ') });
+        const row = await calendarsStore.insertCalendar(db, { slug, name, host, quotas: JSON.stringify(quotas), created_gmt: nowGmt() });
         hostsReadAt = 0;
         return view(row);
       } catch (error) {
@@ -341,7 +350,7 @@ export function createCalendarService(pristine: Config, store: Store, quotas?: P
       }
       if (patch.quotas !== undefined) changes.quotas = JSON.stringify(checkQuotas(patch.quotas));
       try {
-        const updated = await calendarsStore.updateCalendar(db, id, changes);
+        const updated = await calendarsStore.updateCalendar(db, id, changes, nowGmt());
         kept.delete(id);
         if (id === DEFAULT_CALENDAR_ID && updated) quotas?.defaultChanged(parseQuotas(updated.quotas));
         hostsReadAt = 0;

@@ -20,6 +20,7 @@
 import type { Store } from '../store/db.js';
 import type { ChangeConsumer } from '../store/change-log.js';
 import { runConsumer } from '../store/change-log.js';
+import { formerSlugs, pendingMoves } from '../store/calendars.js';
 import {
   claimFederationDeliveries,
   claimMessages,
@@ -35,6 +36,7 @@ import {
   findFollower,
   findFollowerById,
   finishMessage,
+  followerCalendars,
   followerInboxes,
   insertDeliveries,
   insertKeysOnce,
@@ -62,6 +64,9 @@ import {
   readKeys,
   recordDeliveryAttempt,
   retryDelivery,
+  serviceDeliveryCounts,
+  serviceFollowerCounts,
+  serviceUsage,
   setFollowerStatus,
   storeOutboxStep,
   upsertFollower,
@@ -135,6 +140,10 @@ export interface FederationStore {
   /** Where an activity to every accepted follower goes: each shared inbox once, else each inbox. */
   followerInboxes(): Promise<string[]>;
   countFollowers(): Promise<Record<string, number>>;
+  /** The calendars (suspended ones too) where a remote actor is a follower: a look across calendars, by its index. */
+  followerCalendars(actorId: string): Promise<number[]>;
+  /** Every calendar's followers by state, in one statement (the service's `/metrics`). */
+  serviceFollowerCounts(): Promise<Record<string, number>>;
 
   // Activities received, kept for moderation.
   insertReceived(r: Omit<ReceivedRow, 'id'>): Promise<void>;
@@ -156,6 +165,10 @@ export interface FederationStore {
   outboxCalendarsDue(limit: number): Promise<number[]>;
   /** The active calendars with an outbox (a cursor). */
   outboxCalendars(limit: number): Promise<number[]>;
+  /** The identifiers the calendar at hand's actor had before (its former slugs), the latest first. */
+  formerIdentifiers(): Promise<string[]>;
+  /** Those whose Move the calendar at hand's followers are still to be sent (the step that makes it lists them in `moved`). */
+  pendingMoves(): Promise<string[]>;
   /** Move the cursor from `from` to `to` and store the step, in one transaction; false when another instance moved it. */
   storeOutboxStep(from: number, to: number, step: OutboxStep, now: number): Promise<boolean>;
   /** One step of a consumer of this store's change log; true when more is left. */
@@ -181,6 +194,11 @@ export interface FederationStore {
   listDeliveries(options: Paging & { status?: string }): Promise<{ rows: Array<Omit<DeliveryRow, 'body'>>; total: number }>;
   retryDelivery(id: number, now: number): Promise<boolean>;
   countDeliveries(): Promise<Record<string, number>>;
+  /** Every calendar's deliveries by state, in one statement (the service's `/metrics`). */
+  serviceDeliveryCounts(): Promise<Record<string, number>>;
+
+  /** The service as NodeInfo tells it, in one statement: its active calendars and the Creates they announced. */
+  serviceUsage(): Promise<{ calendars: number; creates: number }>;
 }
 
 /** The port over one store: its handle, its dialect (for the claims) and its change log. */
@@ -210,6 +228,8 @@ export function createFederationStore(store: Pick<Store, 'db' | 'dialect' | 'cha
     listFollowers: (options) => listFollowers(db, options),
     followerInboxes: () => followerInboxes(db),
     countFollowers: () => countFollowers(db),
+    followerCalendars: (actorId) => followerCalendars(db, actorId),
+    serviceFollowerCounts: () => serviceFollowerCounts(db),
 
     insertReceived: (r) => insertReceived(db, r),
     listReceived: (options) => listReceived(db, options),
@@ -224,6 +244,8 @@ export function createFederationStore(store: Pick<Store, 'db' | 'dialect' | 'cha
     outboxCursor: () => outboxCursor(db),
     outboxCalendarsDue: (limit) => outboxCalendarsDue(db, limit),
     outboxCalendars: (limit) => outboxCalendars(db, limit),
+    formerIdentifiers: () => formerSlugs(db),
+    pendingMoves: () => pendingMoves(db),
     storeOutboxStep: (from, to, step, now) => storeOutboxStep(db, from, to, step, now),
     runOutbox: (consumer) => runConsumer(changes, consumer),
     subscribeToChanges: (wake, options) => changes.subscribe(wake, options),
@@ -242,5 +264,8 @@ export function createFederationStore(store: Pick<Store, 'db' | 'dialect' | 'cha
     listDeliveries: (options) => listDeliveries(db, options),
     retryDelivery: (id, now) => retryDelivery(db, id, now),
     countDeliveries: () => countDeliveries(db),
+    serviceDeliveryCounts: () => serviceDeliveryCounts(db),
+
+    serviceUsage: () => serviceUsage(db),
   };
 }

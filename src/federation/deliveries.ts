@@ -18,6 +18,7 @@ import { deliveryOutcome, REFUSED_DELIVERY } from '../domain/federation.js';
 import type { FederationStore } from '../domain/federation-store.js';
 import type { ClaimedFederationDelivery, FollowerRow } from '../store/federation.js';
 import { isBlockedHost, postActivity, type SigningKey } from './delivery.js';
+import { actorIdentifierOf } from './routes.js';
 import type { FederationMetrics } from './metrics.js';
 import { withContext, type FederationUrls } from './objects.js';
 
@@ -26,8 +27,11 @@ export const LEASE_MS = 60_000;
 const ATTEMPT_TIMEOUT_MS = 15_000;
 
 export interface Deliveries {
-  /** The actor's RSA key, as signatures use it. */
-  rsaKey(): Promise<SigningKey>;
+  /**
+   * The actor's RSA key, as signatures use it: under the calendar at hand's actor's key id, or,
+   * given one of its former identifiers, under that old actor's (its Move is signed by the old actor).
+   */
+  rsaKey(identifier?: string): Promise<SigningKey>;
   /** Queue Accept or Reject of a follower's Follow, to its inbox. */
   reply(type: 'Accept' | 'Reject', follower: Pick<FollowerRow, 'actor_id' | 'follow_id' | 'inbox'>): Promise<void>;
   /** Send what is due; true when something was claimed (the next activity to the same inbox may be due now). */
@@ -55,19 +59,34 @@ export function createDeliveries(deps: {
   const blocked = config.federationBlockedDomains;
   let nudge = () => {};
 
-  const rsaKey = async (): Promise<SigningKey> => {
+  const rsaKey = async (identifier?: string): Promise<SigningKey> => {
     const ctx = federation.createContext(new URL(deps.origin), undefined);
+    const current = deps.identifierHere();
     // (ActorKeyPair extends the DOM's CryptoKeyPair, which this project's lib does not declare.)
-    const pairs = (await ctx.getActorKeyPairs(deps.identifierHere())) as unknown as Array<webcrypto.CryptoKeyPair & { keyId: URL }>;
+    type Pair = webcrypto.CryptoKeyPair & { keyId: URL };
+    let pairs = (await ctx.getActorKeyPairs(identifier ?? current)) as unknown as Pair[];
+    // A former identifier another calendar has taken since is no longer this calendar's: its own key then.
+    if (pairs.length === 0 && identifier !== undefined) pairs = (await ctx.getActorKeyPairs(current)) as unknown as Pair[];
     const rsa = pairs.find((p) => p.privateKey.algorithm.name === 'RSASSA-PKCS1-v1_5') ?? pairs[0]!;
     return { keyId: rsa.keyId, privateKey: rsa.privateKey as unknown as SigningKey['privateKey'] };
   };
 
-  /** Attempt the claimed deliveries of the calendar at hand, signed with its actor's key. */
+  /** The actor a Move is sent by (its old identifier, whose key signs it), from the activity as stored. */
+  const moverOf = (body: string): string | undefined => {
+    try {
+      return actorIdentifierOf((JSON.parse(body) as { actor?: unknown }).actor, deps.origin);
+    } catch {
+      return undefined;
+    }
+  };
+
+  /** Attempt the claimed deliveries of the calendar at hand, signed with its actor's key (a Move, with its old actor's). */
   async function attempt(batch: ClaimedFederationDelivery[]): Promise<void> {
-    const key = await rsaKey();
+    const own = await rsaKey();
     await Promise.all(
       batch.map(async (d) => {
+        const mover = d.activity_type === 'Move' ? moverOf(d.body) : undefined;
+        const key = mover === undefined ? own : await rsaKey(mover);
         const attempts = d.attempts + 1;
         let host = '';
         try {

@@ -6,7 +6,12 @@
  * so. An unverifiable Delete of an actor by itself (its server deleted the account and its key)
  * removes the follower only once its actor URL answers 410 or 404 to us.
  *
- * @example registerInboxListeners(federation, { store, config, urls, clock, logger, deliveries, userAgent })
+ * An account deleted is gone for every calendar it follows, whichever inbox its Delete reached
+ * (servers send it once, to each shared inbox they know): its follower rows are found across
+ * calendars (one indexed look) and each is removed in its calendar, suspended calendars included
+ * (removing a follower sends nothing, and a deleted account will never be delivered to again).
+ *
+ * @example registerInboxListeners(federation, { store, config, urls, clock, logger, deliveries, userAgent, within })
  */
 import type { Federation } from '@fedify/fedify';
 import { Activity, Delete, Follow, Undo, isActor } from '@fedify/vocab';
@@ -40,10 +45,26 @@ export function registerInboxListeners(
     logger: { warn(obj: object, msg: string): void; info(obj: object, msg: string): void };
     deliveries: Deliveries;
     userAgent: string;
+    /** Run `fn` in a calendar (a follower row is removed in its own). */
+    within<T>(calendarId: number, fn: () => Promise<T>): Promise<T>;
   },
 ): void {
   const { store, config, urls, clock, logger, deliveries } = deps;
   const blocked = config.federationBlockedDomains;
+
+  /** Remove a deleted account's follower rows in every calendar it follows; answers how many. */
+  async function removeEverywhere(actorId: string, calendars?: number[]): Promise<number> {
+    let removed = 0;
+    for (const id of calendars ?? (await store.followerCalendars(actorId))) {
+      try {
+        if (await deps.within(id, () => store.deleteFollower(actorId))) removed++;
+      } catch (err) {
+        // A calendar deleted since the look: its followers went with it.
+        if ((err as { code?: string }).code !== 'calendar_not_found') throw err;
+      }
+    }
+    return removed;
+  }
 
   async function keep(activity: Activity, actorId: string): Promise<void> {
     if (isBlockedHost(hostOf(actorId), blocked)) return;
@@ -80,7 +101,12 @@ export function registerInboxListeners(
       const follower = await store.findFollower(actorId);
       if (!follower) return;
       const object = await undo.getObject({ crossOrigin: 'trust', suppressError: true }).catch(() => null);
-      const undoesFollow = (object instanceof Follow && object.actorId?.href === actorId) || undo.objectId?.href === follower.follow_id;
+      // The Follow it undoes is the one kept (by its id), or one of the actor now. An earlier Follow
+      // of a former identifier is not: a follower moving with the calendar (Mastodon's migration)
+      // follows the new actor, then undoes its Follow of the old one, and stays a follower.
+      const undoesFollow =
+        undo.objectId?.href === follower.follow_id ||
+        (object instanceof Follow && object.actorId?.href === actorId && (object.id?.href === follower.follow_id || object.objectId?.href === urls.actor));
       if (undoesFollow) {
         await store.deleteFollower(actorId);
         logger.info({ follower: actorId }, 'federation: unfollowed');
@@ -89,7 +115,8 @@ export function registerInboxListeners(
     .on(Delete, async (_ctx, del) => {
       const actorId = del.actorId?.href;
       if (actorId && del.objectId?.href === actorId) {
-        await store.deleteFollower(actorId);
+        const removed = await removeEverywhere(actorId);
+        if (removed) logger.info({ follower: actorId, calendars: removed }, 'federation: account deleted, its follows removed');
         return;
       }
       if (config.federationKeepActivities && actorId) await keep(del, actorId);
@@ -105,13 +132,15 @@ export function registerInboxListeners(
       // An account deleted on its server: its key went with it, so its Delete of itself cannot be
       // verified. Nothing in the request proves it (its key URL is whatever the sender chose), so
       // the follower goes only when the actor URL stored for it answers 410 or 404 to us now.
+      // Its follower rows are keyed by that actor URL in every calendar: one check of it serves them all.
       if (!(activity instanceof Delete) || reason.type !== 'keyFetchError' || !activity.actorId || activity.objectId?.href !== activity.actorId.href) return undefined;
-      const follower = await store.findFollower(activity.actorId.href);
-      if (!follower) return undefined;
-      const status = await actorStatus(follower.actor_id, await deliveries.rsaKey(), { allowPrivate: config.federationAllowPrivate, timeoutMs: ACTOR_CHECK_TIMEOUT_MS, userAgent: deps.userAgent });
+      const actorId = activity.actorId.href;
+      const calendars = await store.followerCalendars(actorId);
+      if (calendars.length === 0) return undefined;
+      const status = await actorStatus(actorId, await deliveries.rsaKey(), { allowPrivate: config.federationAllowPrivate, timeoutMs: ACTOR_CHECK_TIMEOUT_MS, userAgent: deps.userAgent });
       if (status !== 410 && status !== 404) return undefined;
-      await store.deleteFollower(follower.actor_id);
-      logger.info({ follower: follower.actor_id, status }, 'federation: follower removed, its actor is gone');
+      const removed = await removeEverywhere(actorId, calendars);
+      logger.info({ follower: actorId, status, calendars: removed }, 'federation: follower removed, its actor is gone');
       return new Response(null, { status: 202 });
     });
 }

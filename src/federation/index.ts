@@ -94,6 +94,11 @@ export async function createFederationFace({ config, services, logger, nudgeJob,
     if (!runtime || runtime.calendar.id !== id) throw new Error(`federation: calendar ${id} is entered without its configuration`);
     return runtime.calendar.slug;
   };
+  /**
+   * The identifiers the calendar at hand's actor had before (its former slugs: a rename keeps them):
+   * each still answers, moved to the current one. The default calendar's handle never changes.
+   */
+  const formerIdentifiersHere = (): Promise<string[]> => (calendarIdNow() === DEFAULT_CALENDAR_ID ? Promise.resolve([]) : store.formerIdentifiers());
   const urlsHere = (): FederationUrls => (calendarIdNow() === DEFAULT_CALENDAR_ID ? defaultUrls : federationUrls(origin, identifierHere(), true));
   // The URLs every part of the face is given: each read answers with the calendar at hand's actor.
   const urls: FederationUrls = {
@@ -152,13 +157,13 @@ export async function createFederationFace({ config, services, logger, nudgeJob,
   registerKept(keptOwner, 'federation_actor_keys', { entries: () => keptKeys.size, maxEntries: ACTOR_KEYS_KEPT });
 
   /**
-   * Run `fn` in the calendar whose actor `identifier` names (the default calendar's handle, or a
-   * calendar's slug); a name of no calendar runs it in the default one (whose actor it is not: it
-   * answers 404). A suspended calendar's actor answers as the rest of it does.
+   * Run `fn` in the calendar whose actor `identifier` names (the default calendar's handle, a
+   * calendar's slug, or a slug it had before); a name of no calendar runs it in the default one
+   * (whose actor it is not: it answers 404). A suspended calendar's actor answers as the rest of it does.
    */
   async function withinActor<T>(identifier: string | undefined, fn: () => Promise<T>): Promise<T | ApiError> {
     if (identifier === undefined || identifier === handle || calendarIdNow() !== DEFAULT_CALENDAR_ID) return fn();
-    const runtime = await services.calendars.resolve({ slug: identifier });
+    const runtime = await services.calendars.resolve({ slug: identifier, formerToo: true });
     if (!runtime || runtime.calendar.id === DEFAULT_CALENDAR_ID) return fn();
     if (runtime.calendar.status === 'suspended') return apiError('calendar_suspended', { headers: { 'retry-after': '3600' } });
     return services.calendars.enter(runtime, fn);
@@ -198,44 +203,68 @@ export async function createFederationFace({ config, services, logger, nudgeJob,
 
   federation
     .setActorDispatcher('/federation/actors/{identifier}', async (ctx, identifier) => {
-      // The request runs in the calendar its URL names: an identifier of another is none of this one's.
-      if (identifier !== identifierHere()) return null;
+      // The request runs in the calendar its URL names: an identifier of another is none of this
+      // one's. A former identifier of this calendar is its old actor, moved to the current one (as
+      // Mastodon's account migration expects: the old account's `movedTo` names the new, whose
+      // `alsoKnownAs` names the old), with the calendar's keys, so that its Move can be verified.
+      const current = identifierHere();
+      const formers = await formerIdentifiersHere();
+      if (identifier !== current && !formers.includes(identifier)) return null;
       const keys = await ctx.getActorKeyPairs(identifier);
       const own = urlsHere();
       const name = here.siteName;
-      return new Application({
+      const plain = name.replace(/[<>&"]/g, '');
+      const common = {
         id: ctx.getActorUri(identifier),
         preferredUsername: identifier,
         name,
-        summary: `<p>Events of ${name.replace(/[<>&"]/g, '')}: follow to see new and changed events in your timeline.</p>`,
         url: new URL(`${here.siteUrl}/events/`),
         inbox: ctx.getInboxUri(identifier),
-        outbox: new URL(own.outbox),
-        followers: new URL(own.followers),
         endpoints: new Endpoints({ sharedInbox: ctx.getInboxUri() }),
         publicKey: keys[0]?.cryptographicKey ?? null,
         assertionMethods: keys.map((k) => k.multikey),
         manuallyApprovesFollowers: here.federationApproveFollows,
+        ...(config.federationIconUrl ? { icon: new Image({ url: new URL(config.federationIconUrl) }) } : {}),
+      };
+      if (identifier !== current) {
+        return new Application({
+          ...common,
+          summary: `<p>Events of ${plain} have moved to @${current}@${host}.</p>`,
+          successor: ctx.getActorUri(current),
+          discoverable: false,
+          indexable: false,
+        });
+      }
+      return new Application({
+        ...common,
+        summary: `<p>Events of ${plain}: follow to see new and changed events in your timeline.</p>`,
+        outbox: new URL(own.outbox),
+        followers: new URL(own.followers),
+        aliases: formers.map((former) => ctx.getActorUri(former)),
         discoverable: true,
         indexable: true,
-        ...(config.federationIconUrl ? { icon: new Image({ url: new URL(config.federationIconUrl) }) } : {}),
       });
     })
-    .setKeyPairsDispatcher(async (_ctx, identifier) => (identifier === identifierHere() ? keysHere() : []));
+    // The calendar's keys, for its actor and for its former identifiers (its old actor signs its Move).
+    .setKeyPairsDispatcher(async (_ctx, identifier) => (identifier === identifierHere() || (await formerIdentifiersHere()).includes(identifier) ? keysHere() : []));
 
+  // NodeInfo speaks for the service: its users are its actors, one per active calendar (a suspended
+  // one answers 503), every one of them counted active (a calendar has no sign-ins to count), and
+  // its posts the events they announced (their Creates).
   federation.setNodeInfoDispatcher('/nodeinfo/2.1', async () => {
-    const live = await store.listActivities({ limit: 1, offset: 0, types: ['Create'] });
+    const usage = await store.serviceUsage();
+    const users = usage.calendars;
     return {
       software: { name: 'events-calendar', version: '0.1.0', homepage: new URL(`${config.siteUrl}/`) },
       protocols: ['activitypub'],
       openRegistrations: false,
-      usage: { users: { total: 1, activeHalfyear: 1, activeMonth: 1 }, localPosts: live.total, localComments: 0 },
+      usage: { users: { total: users, activeHalfyear: users, activeMonth: users }, localPosts: usage.creates, localComments: 0 },
       metadata: { nodeName: config.siteName },
     };
   });
 
   const deliveries = createDeliveries({ store, config, federation, origin, urls, metrics, logger, userAgent, identifierHere, within: (id, fn) => services.calendars.within(id, fn) });
-  registerInboxListeners(federation, { store, config: here, urls, clock: services.clock, logger, deliveries, userAgent });
+  registerInboxListeners(federation, { store, config: here, urls, clock: services.clock, logger, deliveries, userAgent, within: (id, fn) => services.calendars.within(id, fn) });
   const outbox = createOutbox({ services, urls, reader, blockedDomains: config.federationBlockedDomains });
   const admin = createFederationAdmin({
     store,

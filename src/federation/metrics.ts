@@ -1,6 +1,9 @@
 /**
  * Federation's metrics (/metrics): delivery attempts by outcome, inbox requests by outcome, and
- * the deliveries and followers by state (read from the database when scraped).
+ * the deliveries and followers by state (read from the database when scraped). The gauges are the
+ * service's, every calendar's together (one statement each): a label per calendar would make a
+ * set of series as large as the number of calendars; each calendar's own counts are in its
+ * administration (`GET …/federation`).
  *
  * @example
  *   const metrics = createFederationMetrics(services.federationStore);
@@ -26,21 +29,21 @@ export function createFederationMetrics(store: FederationStore): FederationMetri
   const inbox = new Counter({ name: 'calendar_federation_inbox_requests_total', help: 'Requests to the federation inboxes, by outcome', labelNames: ['outcome'], registers: [] });
   const deliveries = new Gauge({
     name: 'calendar_federation_deliveries',
-    help: 'Deliveries of activities by state (pending, delivered, failed, gone)',
+    help: 'Deliveries of activities of every calendar by state (pending, delivered, failed, gone)',
     labelNames: ['status'],
     registers: [],
     async collect() {
-      const counts = await store.countDeliveries().catch(() => ({}) as Record<string, number>);
+      const counts = await store.serviceDeliveryCounts().catch(() => ({}) as Record<string, number>);
       for (const s of ['pending', 'delivered', 'failed', 'gone']) this.set({ status: s }, counts[s] ?? 0);
     },
   });
   const followers = new Gauge({
     name: 'calendar_federation_followers',
-    help: 'Fediverse followers of the calendar, by state (accepted, pending)',
+    help: 'Fediverse followers of every calendar, by state (accepted, pending)',
     labelNames: ['status'],
     registers: [],
     async collect() {
-      const counts = await store.countFollowers().catch(() => ({}) as Record<string, number>);
+      const counts = await store.serviceFollowerCounts().catch(() => ({}) as Record<string, number>);
       for (const s of ['accepted', 'pending']) this.set({ status: s }, counts[s] ?? 0);
     },
   });

@@ -18,6 +18,9 @@
  * newest version of an object applies each Update, and in order, even for edits within a second.
  * The cursor is made when the server starts (`ensureOutboxCursor`, before it accepts requests), so
  * nothing published while federation is on is skipped.
+ * A calendar whose slug changed (its actor's identifier: the change logs a reset in it) sends its
+ * followers a `Move` from each former identifier still pending (`movesFor`), before anything else
+ * of that step, so that they follow the new actor (Mastodon's account migration).
  * Drafts, pending, scheduled and private events are never visible to anonymous readers, so nothing
  * about them leaves. Recurring series federate as one object per occurrence (each occurrence is
  * an event with its own page); the series itself is not an object, and occurrences starting more
@@ -29,11 +32,12 @@
  */
 import { DateTime } from 'luxon';
 import { ANONYMOUS } from '../domain/permissions.js';
+import { DEFAULT_CALENDAR_ID, calendarIdNow } from '../domain/calendars.js';
 import type { Services } from '../domain/services.js';
 import type { ChangeConsumer, ChangeRow } from '../store/change-log.js';
 import type { ObjectStateRow, OutboxStep } from '../store/federation.js';
 import { isBlockedHost } from './delivery.js';
-import { AS_PUBLIC, eventObject, msIso, objectDigest, tombstone, withContext, type FederationUrls, type PublicEventJson } from './objects.js';
+import { AS_PUBLIC, eventObject, federationUrls, msIso, objectDigest, tombstone, withContext, type FederationUrls, type PublicEventJson } from './objects.js';
 import { isProtected } from '../domain/post-passwords.js';
 
 /** Occurrences of a recurring series federate once they start within this many days. */
@@ -228,6 +232,29 @@ async function affected(services: Services, rows: ChangeRow[]): Promise<{ own: S
   return { own, ids: [...ids].sort((a, b) => a - b) };
 }
 
+/**
+ * The Moves a step makes: one from each former identifier of the calendar at hand whose Move is
+ * pending, to its actor now. A rename logs a reset, so a step follows it; the look is made at every
+ * step all the same (one read by the calendar's key), so that a rename made while federation was
+ * off, whose reset the log may no longer hold, is announced at the calendar's next change. As
+ * Mastodon sends it: `actor` and `object` the old actor (whose key signs it: deliveries.ts),
+ * `target` the new, whose `alsoKnownAs` lists the old (the receiver checks it). The default
+ * calendar's identifier (FEDERATION_HANDLE) never changes.
+ */
+async function movesFor(deps: OutboxDeps, tag: string): Promise<{ activities: OutboxStep['activities']; moved: string[] }> {
+  if (calendarIdNow() === DEFAULT_CALENDAR_ID) return { activities: [], moved: [] };
+  const { services, urls } = deps;
+  const moved = await services.federationStore.pendingMoves();
+  const now = services.clock.nowGmt();
+  const activities = moved.map((former) => {
+    const origin = federationUrls(urls.origin, former, true).actor;
+    const id = `${origin}#moves/${tag}`;
+    const body = withContext({ id, type: 'Move', actor: origin, object: origin, target: urls.actor, published: msIso(Date.now()) });
+    return { id, type: 'Move', event_id: null, body: JSON.stringify(body), created_gmt: now };
+  });
+  return { activities, moved };
+}
+
 /** The deliveries of these activities: one per follower inbox not on a blocked domain. */
 async function deliveriesFor(deps: OutboxDeps, activities: OutboxStep['activities']): Promise<OutboxStep['deliveries']> {
   if (activities.length === 0) return [];
@@ -252,7 +279,9 @@ export function createOutbox(deps: OutboxDeps): Outbox {
     async handle(rows, { from, through }) {
       const { own, ids } = await affected(services, rows);
       const states = await store.objectStates(ids);
-      const step: OutboxStep = { objects: [], activities: [], deliveries: [] };
+      // A rename's Moves go first: the Updates it causes (every object's URLs changed) come from the new actor.
+      const moves = await movesFor(deps, String(through));
+      const step: OutboxStep = { objects: [], activities: moves.activities, deliveries: [], moved: moves.moved };
       for (const id of ids) {
         const made = await evaluate(deps, id, states.get(id), String(through), !own.has(id));
         if (!made) continue;

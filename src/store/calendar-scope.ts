@@ -87,6 +87,7 @@ export const CALENDAR_TABLES: ReadonlySet<string> = new Set([
   'calendar_follows',
   'network_sources',
   'network_linked',
+  'calendar_former_slugs',
 ]);
 
 /** The calendar of the work at hand; ACROSS (0) while a reader works across every calendar. */

@@ -11,6 +11,7 @@
 import { sql, type Generated, type Selectable } from 'kysely';
 import type { Executor, Scoped } from './schema.js';
 import { acrossCalendars, byCalendarAndId, calendarIdNow } from './calendar-scope.js';
+import { clearPendingMoves } from './calendars.js';
 
 export interface FederationKvTable {
   key: string;
@@ -270,6 +271,43 @@ export async function followerInboxes(db: Executor): Promise<string[]> {
   return [...new Set(rows.map((r) => r.shared_inbox ?? r.inbox))].sort();
 }
 
+/**
+ * The calendars where a remote actor is a follower, suspended ones included: one look across
+ * calendars, by the index `federation_followers_actor` (a Delete of itself names most often an
+ * actor no calendar has).
+ */
+export async function followerCalendars(db: Executor, actorId: string): Promise<number[]> {
+  const rows = await acrossCalendars(() => t(db).selectFrom('federation_followers').select('calendar_id').where('actor_id', '=', actorId).orderBy('calendar_id').execute());
+  return rows.map((r) => Number(r.calendar_id));
+}
+
+/** The followers of every calendar by state, in one statement (read from `federation_followers_status`). */
+export async function serviceFollowerCounts(db: Executor): Promise<Record<string, number>> {
+  return acrossCalendars(() => countFollowers(db));
+}
+
+/** The deliveries of every calendar by state, in one statement (read from `federation_deliveries_due`). */
+export async function serviceDeliveryCounts(db: Executor): Promise<Record<string, number>> {
+  return acrossCalendars(() => countDeliveries(db));
+}
+
+/**
+ * What NodeInfo says of the service, in one statement: its active calendars (each an actor) and the
+ * Creates they announced (by `federation_activities_type`, joined to the active calendars).
+ */
+export async function serviceUsage(db: Executor): Promise<{ calendars: number; creates: number }> {
+  const r = await acrossCalendars(() =>
+    sql<{ calendars: number | string; creates: number | string }>`
+      select
+        (select count(*) from "calendars" where "status" = 'active') as "calendars",
+        (select count(*) from "federation_activities" a
+           inner join "calendars" c on c."id" = a."calendar_id" and c."status" = 'active'
+         where a."type" = 'Create') as "creates"`.execute(db),
+  );
+  const row = r.rows[0];
+  return { calendars: Number(row?.calendars ?? 0), creates: Number(row?.creates ?? 0) };
+}
+
 export async function countFollowers(db: Executor): Promise<Record<string, number>> {
   const rows = await t(db)
     .selectFrom('federation_followers')
@@ -372,6 +410,8 @@ export interface OutboxStep {
   activities: Array<{ id: string; type: string; event_id: number | null; body: string; created_gmt: string }>;
   /** deliveries of the activities: inbox and activity id */
   deliveries: Array<{ activity_id: string; activity_type: string; inbox: string; body: string }>;
+  /** former slugs of the calendar whose Move the step made (no longer pending once it is stored) */
+  moved?: string[];
 }
 
 /**
@@ -393,6 +433,7 @@ export async function storeOutboxStep(db: Executor, from: number, to: number, st
     }
     for (const a of step.activities) await t(trx).insertInto('federation_activities').values(a).execute();
     await insertDeliveries(trx, step.deliveries, now);
+    await clearPendingMoves(trx, step.moved ?? []);
     return true;
   });
 }

@@ -145,7 +145,8 @@ export function registerCalendarEntry(
     const actorSlug = slug === undefined && !onCalendarHost ? actorSlugOf(req.url) : undefined;
     // The default calendar's requests (the common case) cost no look-up.
     if (slug === undefined && !onCalendarHost && actorSlug === undefined) return counted(req, reply, DEFAULT_CALENDAR_ID, done);
-    services.calendars.resolve(slug !== undefined ? { slug } : actorSlug !== undefined ? { slug: actorSlug } : { host: host! }).then(
+    // An actor's former identifier (a slug its calendar had before) names that calendar too: its old actor answers, moved.
+    services.calendars.resolve(slug !== undefined ? { slug } : actorSlug !== undefined ? { slug: actorSlug, formerToo: true } : { host: host! }).then(
       (runtime) => {
         if (!runtime || (actorSlug !== undefined && runtime.calendar.id === DEFAULT_CALENDAR_ID)) {
           if (slug !== undefined) return send(reply, apiError('calendar_not_found'));

@@ -266,6 +266,167 @@ for (const kind of STORES) {
       assert.ok(actorsOf((await t.api.get(`${t.config.restRoot}/calendar/admin/v1/federation/followers`, { as: 'admin' })).body).includes(both.actorId));
     });
 
+    /** Whether `actorId` follows each of these calendars (read in each, as its administration would). */
+    const followsOf = (actorId: string, ids: number[]) => Promise.all(ids.map((id) => inCalendar(id, async () => (await t.built.services.federationStore.findFollower(actorId)) !== undefined)));
+
+    it('a remote account’s Delete of itself, sent once to the shared inbox, removes it from every calendar it follows, a suspended one’s too', async () => {
+      const eve = await peer('eve', '127.0.0.175');
+      const east = await t.built.services.calendars.create({ slug: 'east', name: 'East side' });
+      const eastActor = await eve.lookUp(`acct:east@${host}`, t.origin);
+      for (const actor of [northActor, homeActor, eastActor]) {
+        await eve.follow(actor);
+        await eve.waitFor((a) => a.type === 'Accept' && a.json.actor === actor.id);
+      }
+      const calendars = [1, northId, east.id];
+      assert.deepEqual(await followsOf(eve.actorId, calendars), [true, true, true]);
+      // A suspended calendar does nothing, but a follower of it whose account is gone goes too.
+      await t.built.services.calendars.update('east', { status: 'suspended' });
+      try {
+        const status = await eve.send(`${t.origin}/federation/inbox`, { id: `${eve.actorId}#delete`, type: 'Delete', object: eve.actorId, to: ['https://www.w3.org/ns/activitystreams#Public'] });
+        assert.equal(status, 202);
+        await until('removed from every calendar', async () => (await followsOf(eve.actorId, calendars)).every((follows) => !follows));
+      } finally {
+        await t.built.services.calendars.update('east', { status: 'active' });
+      }
+      // Nobody else is removed.
+      assert.deepEqual(await followsOf(nina.actorId, [northId]), [true]);
+      assert.deepEqual(await followsOf(dora.actorId, [1]), [true]);
+    });
+
+    it('a remote account’s Delete of itself whose key is gone removes it from every calendar once its actor URL answers 410', async () => {
+      const gus = await peer('gus', '127.0.0.176');
+      for (const actor of [northActor, homeActor]) {
+        await gus.follow(actor);
+        await gus.waitFor((a) => a.type === 'Accept' && a.json.actor === actor.id);
+      }
+      assert.deepEqual(await followsOf(gus.actorId, [1, northId]), [true, true]);
+      // Its key under an id not seen before, which answers 410 as the account does: unverifiable.
+      gus.actorAnswers(410);
+      const status = await gus.send(`${t.origin}/federation/inbox`, { id: `${gus.actorId}#delete`, type: 'Delete', object: gus.actorId }, { keyId: gus.actorId });
+      assert.equal(status, 202);
+      assert.deepEqual(await followsOf(gus.actorId, [1, northId]), [false, false]);
+    });
+
+    it('NodeInfo and /metrics speak for the service: its active calendars as users, every calendar’s Creates, followers and deliveries', async () => {
+      const store = t.built.services.federationStore;
+      const expected = async () => {
+        const { calendars } = await t.built.services.calendars.list({ perPage: 100 });
+        const out = { users: 0, posts: 0, followers: 0, deliveries: 0 };
+        for (const c of calendars) {
+          await inCalendar(c.id, async () => {
+            if (c.status === 'active') {
+              out.users++;
+              out.posts += (await store.listActivities({ limit: 1, offset: 0, types: ['Create'] })).total;
+            }
+            out.followers += (await store.countFollowers()).accepted ?? 0;
+            out.deliveries += Object.values(await store.countDeliveries()).reduce((a, b) => a + b, 0);
+          });
+        }
+        return out;
+      };
+      const answered = async () => {
+        const nodeinfo = await (await fetch(`${t.origin}/nodeinfo/2.1`)).json();
+        const metrics = await (await fetch(`${t.origin}/metrics`)).text();
+        const gauge = (re: RegExp) => [...metrics.matchAll(re)].reduce((sum, m) => sum + Number(m[1]), 0);
+        return {
+          users: nodeinfo.usage.users.total,
+          posts: nodeinfo.usage.localPosts,
+          followers: gauge(/^calendar_federation_followers\{status="accepted"\} (\d+)$/gm),
+          deliveries: gauge(/^calendar_federation_deliveries\{status="\w+"\} (\d+)$/gm),
+        };
+      };
+      const same = async () => {
+        const [want, got] = [await expected(), await answered()];
+        return JSON.stringify(want) === JSON.stringify(got) && { want, got };
+      };
+      const both = await until('NodeInfo and /metrics', same);
+      // More than the default calendar's: north's Create, followers and deliveries count too.
+      assert.ok(both.got.users >= 3 && both.got.posts >= 2, JSON.stringify(both));
+      assert.ok(both.got.followers > (await store.countFollowers()).accepted!, JSON.stringify(both));
+      // A suspended calendar is no actor: it and its Creates leave NodeInfo's figures.
+      await t.built.services.calendars.update('north', { status: 'suspended' });
+      try {
+        const suspended = await until('NodeInfo without north', same);
+        assert.equal(suspended.got.users, both.got.users - 1);
+        assert.ok(suspended.got.posts < both.got.posts);
+      } finally {
+        await t.built.services.calendars.update('north', { status: 'active' });
+      }
+    });
+
+    const ACCEPT_AS = { accept: 'application/activity+json' };
+
+    it('a slug change moves the actor: the old one answers movedTo the new, which lists it in alsoKnownAs; followers get a Move signed by the old actor; the new actor’s Follow is accepted and the old Follow’s Undo keeps the follower', async () => {
+      const mia = await peer('mia', '127.0.0.177');
+      const ned = await peer('ned', '127.0.0.178');
+      const harbour = await t.built.services.calendars.create({ slug: 'harbour', name: 'Harbour' });
+      const oldActor = await mia.lookUp(`acct:harbour@${host}`, t.origin);
+      const oldFollow = await mia.follow(oldActor);
+      await mia.waitFor((a) => a.type === 'Accept' && a.json.actor === oldActor.id);
+      const nedFollow = await ned.follow(oldActor);
+      await ned.waitFor((a) => a.type === 'Accept' && a.json.actor === oldActor.id);
+
+      await t.built.services.calendars.update(harbour.id, { slug: 'quay' });
+      const newId = `${t.origin}/federation/actors/quay`;
+      // The Move, as Mastodon sends it: actor and object the old actor, target the new; the peer
+      // verified its signature with the key its keyId names, owned by the old actor.
+      const move = await mia.waitFor((a) => a.type === 'Move');
+      assert.equal(move.json.actor, oldActor.id);
+      assert.equal(move.json.object, oldActor.id);
+      assert.equal(move.json.target, newId);
+      assert.deepEqual(mia.refused, []);
+      await ned.waitFor((a) => a.type === 'Move' && a.json.target === newId);
+      assert.deepEqual(ned.refused, []);
+
+      // The old actor URL answers the old identifier's actor, moved, with the calendar's key.
+      const old = await (await fetch(oldActor.id, { headers: ACCEPT_AS })).json();
+      assert.equal(old.id, oldActor.id);
+      assert.equal(old.preferredUsername, 'harbour');
+      assert.equal(old.movedTo, newId);
+      assert.equal(old.publicKey.owner, oldActor.id);
+      assert.equal(old.publicKey.publicKeyPem, oldActor.publicKey.publicKeyPem);
+      // WebFinger of the old account answers it too; of the new, the new actor, which lists the old
+      // in alsoKnownAs (what Mastodon checks before it moves a follower).
+      const fingered = await mia.lookUp(`acct:harbour@${host}`, t.origin);
+      assert.equal(fingered.id, oldActor.id);
+      assert.equal(fingered.movedTo, newId);
+      const newActor = await mia.lookUp(`acct:quay@${host}`, t.origin);
+      assert.equal(newActor.id, newId);
+      assert.deepEqual([newActor.alsoKnownAs].flat(), [oldActor.id]);
+      assert.equal(newActor.movedTo, undefined);
+      assert.equal(newActor.publicKey.publicKeyPem, oldActor.publicKey.publicKeyPem);
+
+      // What a Mastodon follower does with the Move: follow the new actor (accepted as usual), then
+      // undo its Follow of the old one, which leaves it a follower.
+      await mia.follow(newActor);
+      await mia.waitFor((a) => a.type === 'Accept' && a.json.actor === newId);
+      const undo = await mia.send(oldActor.inbox, { id: `${mia.actorId}#undo-old`, type: 'Undo', object: { id: oldFollow, type: 'Follow', actor: mia.actorId, object: oldActor.id } });
+      assert.equal(undo, 202);
+      // A follower that does not move (its software reads no Move) and unfollows the old actor is removed.
+      assert.equal(await ned.send(oldActor.inbox, { id: `${ned.actorId}#undo-old`, type: 'Undo', object: { id: nedFollow, type: 'Follow', actor: ned.actorId, object: oldActor.id } }), 202);
+      await until('both Undos handled', async () => (await inCalendar(harbour.id, () => t.built.services.federationStore.queueDepth(Date.now()))).queued === 0);
+      assert.deepEqual(await followsOf(mia.actorId, [harbour.id]), [true]);
+      assert.deepEqual(await followsOf(ned.actorId, [harbour.id]), [false]);
+      const made = await t.api.post(`${t.origin}/c/quay${t.config.restRoot}/calendar/events/v1/events`, { as: 'admin', json: event('Quay Night') });
+      assert.equal(made.status, 201, made.text);
+      const created = await mia.waitFor((a) => a.type === 'Create' && a.json.object?.name === 'Quay Night');
+      assert.equal(created.json.actor, newId);
+      assert.equal(mia.received.filter((a) => a.type === 'Move').length, 1, 'one Move');
+      assert.deepEqual(mia.refused, []);
+    });
+
+    it('a former slug another calendar takes is that calendar’s actor from then on, no longer the old one’s', async () => {
+      const taken = await t.built.services.calendars.create({ slug: 'harbour', name: 'New harbour' });
+      const actor = await (await fetch(`${t.origin}/federation/actors/harbour`, { headers: ACCEPT_AS })).json();
+      assert.equal(actor.name, 'New harbour');
+      assert.equal(actor.movedTo, undefined);
+      await until('quay no longer known as harbour', async () => {
+        const quay = await (await fetch(`${t.origin}/federation/actors/quay`, { headers: ACCEPT_AS })).json();
+        return quay.alsoKnownAs === undefined;
+      });
+      await t.built.services.calendars.remove(taken.id);
+    });
+
     it('refuses a calendar slug that is the default calendar’s handle', async () => {
       await assert.rejects(t.built.services.calendars.create({ slug: t.config.federationHandle, name: 'Clash' }), (err: any) => /fediverse handle/.test(JSON.stringify(err.data ?? err)));
     });

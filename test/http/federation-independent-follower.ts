@@ -46,6 +46,10 @@ export interface IndependentFollower {
   lookUp(acct: string, server: string): Promise<any>;
   /** Send a signed Follow of `actor` to its inbox; answers the Follow's id */
   follow(actor: any): Promise<string>;
+  /** Send a signed activity of this actor (`actor` set to it) to `inbox`, under `keyId` (default: its `#main-key`); answers the status */
+  send(inbox: string, activity: Record<string, unknown>, options?: { keyId?: string }): Promise<number>;
+  /** What its actor document answers from now on: a status (410: the account deleted), or undefined for the document */
+  actorAnswers(status: number | undefined): void;
   waitFor(test: (a: ReceivedActivity) => boolean, ms?: number): Promise<ReceivedActivity>;
   close(): Promise<void>;
 }
@@ -141,10 +145,15 @@ export async function startIndependentFollower(name = 'ivy', { host = '127.0.0.1
     publicKey: { id: `${actorId()}#main-key`, owner: actorId(), publicKeyPem: publicKey },
   });
 
+  let actorStatus: number | undefined;
   const server = createServer((req, res) => {
     void (async () => {
       const body = await bodyOf(req);
       const path = new URL(req.url ?? '/', origin).pathname;
+      if (req.method === 'GET' && path === `/users/${name}` && actorStatus !== undefined) {
+        res.writeHead(actorStatus).end();
+        return;
+      }
       if (req.method === 'GET' && path === `/users/${name}`) {
         res.writeHead(200, { 'content-type': 'application/activity+json' }).end(JSON.stringify(actorDocument()));
         return;
@@ -177,8 +186,8 @@ export async function startIndependentFollower(name = 'ivy', { host = '127.0.0.1
   await new Promise<void>((resolve) => server.listen(0, host, resolve));
   origin = `http://${host}:${(server.address() as AddressInfo).port}`;
 
-  /** POST a JSON body to `url` signed with this actor's key (draft-cavage, as Mastodon signs). */
-  const postSigned = (url: string, doc: unknown) =>
+  /** POST a JSON body to `url` signed with this actor's key (draft-cavage, as Mastodon signs), under `keyId`. */
+  const postSigned = (url: string, doc: unknown, keyId = `${actorId()}#main-key`) =>
     new Promise<number>((resolve, reject) => {
       const body = JSON.stringify(doc);
       const target = new URL(url);
@@ -187,7 +196,7 @@ export async function startIndependentFollower(name = 'ivy', { host = '127.0.0.1
         res.on('end', () => resolve(res.statusCode ?? 0));
       });
       req.on('error', reject);
-      httpSignature.signRequest(req, { key: privateKey, keyId: `${actorId()}#main-key`, headers: ['(request-target)', 'host', 'date', 'digest'], authorizationHeaderName: 'Signature' } as never);
+      httpSignature.signRequest(req, { key: privateKey, keyId, headers: ['(request-target)', 'host', 'date', 'digest'], authorizationHeaderName: 'Signature' } as never);
       req.end(body);
     });
 
@@ -211,6 +220,10 @@ export async function startIndependentFollower(name = 'ivy', { host = '127.0.0.1
       const status = await postSigned(String(actor.inbox), { '@context': AS, id, type: 'Follow', actor: actorId(), object: actor.id });
       if (status < 200 || status >= 300) throw new Error(`Follow answered ${status}`);
       return id;
+    },
+    send: (inbox, activity, options = {}) => postSigned(inbox, { '@context': AS, ...activity, actor: actorId() }, options.keyId),
+    actorAnswers(status) {
+      actorStatus = status;
     },
     async waitFor(test, ms = 20_000) {
       const until = Date.now() + ms;

@@ -26,6 +26,10 @@ const ACROSS: Array<[fragment: RegExp, reason: string]> = [
   [/^select min\("cursor_seq"\) as "low" from "webhook_endpoints"/, 'change-log pruning keeps what any calendar’s endpoint still has to deliver'],
   // Federation's upkeep of Fedify's cache (the delivery job, now and then).
   [/^delete from "federation_kv" where "expires_ms" is not null and "expires_ms" <= /, 'the upkeep of Fedify’s cache drops expired entries of every calendar'],
+  // A slug taken (a calendar made or renamed) is no calendar's former slug any more.
+  [/^delete from "calendar_former_slugs" where "slug" = /, 'a slug a calendar takes is dropped from every calendar’s former slugs'],
+  // Federation's figures for the service (/metrics): every calendar's followers and deliveries by state.
+  [/^select "status", count\(\*\) as "n" from "federation_(?:followers|deliveries)" group by "status"$/, 'the /metrics gauges are the service’s totals'],
   [/^update "imports" set "status" = .* where "status" = \S+ and "heartbeat_gmt" < /, 'imports whose server died are queued again, whichever calendar queued them'],
   [/^select "seq", "created_gmt" from "changes" where "seq" > /, 'change-log pruning walks the whole log (its numbers are the database’s)'],
   [/^select "created_gmt" from "changes" where "seq" > /, 'change-log pruning: when the first row after a reader’s position was written'],

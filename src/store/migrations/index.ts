@@ -37,6 +37,8 @@ import { calendarsMigration } from './031_calendars.js';
 import { networkMigration } from './032_network.js';
 import { networkLinkedMigration } from './033_network_linked.js';
 import { calendarKeysMigration } from './034_calendar_keys.js';
+import { federationServiceIndexesMigration } from './035_federation_service_indexes.js';
+import { calendarFormerSlugsMigration } from './036_calendar_former_slugs.js';
 
 /** The migrations, in order. New ones are appended with a sortable name. */
 export function migrations(dialect: DialectName): Record<string, Migration> {
@@ -74,5 +76,7 @@ export function migrations(dialect: DialectName): Record<string, Migration> {
     '032_network': networkMigration(dialect),
     '033_network_linked': networkLinkedMigration(),
     '034_calendar_keys': calendarKeysMigration(dialect),
+    '035_federation_service_indexes': federationServiceIndexesMigration(),
+    '036_calendar_former_slugs': calendarFormerSlugsMigration(),
   };
 }

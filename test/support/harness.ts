@@ -134,7 +134,11 @@ export async function startServer(kind: StoreKind, env: Record<string, string> =
     await fresh?.drop();
     throw e;
   }
-  const databaseUrl = fresh ? fresh.urlWithSchema : kind.name === 'postgres' ? `${storeUrl}${storeUrl.includes('?') ? '&' : '?'}options=${encodeURIComponent(`-c search_path=${store.schema}`)}` : storeUrl;
+  const databaseUrl = fresh
+    ? fresh.urlWithSchema
+    : kind.name === 'postgres'
+      ? `${storeUrl}${storeUrl.includes('?') ? '&' : '?'}options=${encodeURIComponent(`-c search_path=${store.schema}`)}`
+      : storeUrl;
   const port = await freePort();
   const config = loadConfig({
     PORT: String(port),

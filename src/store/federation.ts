@@ -512,9 +512,9 @@ export async function claimFederationDeliveries(db: Executor, options: { now: nu
         .orderBy('id')
         .execute();
       return rows.map((r) => ({
-        ...(r as typeof r & { calendar_id: number | string }),
+        ...r,
         id: Number(r.id),
-        calendar_id: Number((r as { calendar_id?: number | string }).calendar_id),
+        calendar_id: Number(r.calendar_id),
         attempts: Number(r.attempts),
       }));
     }),

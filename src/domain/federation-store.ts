@@ -1,6 +1,7 @@
 /**
  * What federation keeps in the database, as one narrow port: the operations of
- * `store/federation.ts` (Fedify's key-value store and message queue, the actor's keys, followers,
+ * `store/federation-fedify.ts` (Fedify's key-value store and message queue) and
+ * `store/federation.ts` (the actor's keys, followers,
  * activities received, the outbox's cursor and steps, object states, activities, deliveries,
  * counts) bound to one store's handle, and the change log as the outbox reads it. The federation
  * face (src/federation) and the administration service (domain/federation.ts) reach the store
@@ -21,34 +22,24 @@ import type { Store } from '../store/db.js';
 import type { ChangeConsumer } from '../store/change-log.js';
 import { runConsumer } from '../store/change-log.js';
 import { formerSlugs, pendingMoves } from '../store/calendars.js';
+import { claimMessages, enqueueMessages, finishMessage, kvCas, kvCountHit, kvDelete, kvEntry, kvGet, kvList, kvPurge, kvSet, postponeMessage, queueDepth } from '../store/federation-fedify.js';
 import {
   claimFederationDeliveries,
-  claimMessages,
   countDeliveries,
   countFollowers,
   deleteFollower,
   deleteFollowerById,
   deleteFollowersAt,
   dropPendingTo,
-  enqueueMessages,
   ensureOutboxCursor,
   findActivity,
   findFollower,
   findFollowerById,
-  finishMessage,
   followerCalendars,
   followerInboxes,
   insertDeliveries,
   insertKeysOnce,
   insertReceived,
-  kvCas,
-  kvCountHit,
-  kvDelete,
-  kvEntry,
-  kvGet,
-  kvList,
-  kvPurge,
-  kvSet,
   listActivities,
   listDeliveries,
   listFollowers,
@@ -59,8 +50,6 @@ import {
   outboxCalendars,
   outboxCalendarsDue,
   outboxCursor,
-  postponeMessage,
-  queueDepth,
   readKeys,
   recordDeliveryAttempt,
   retryDelivery,

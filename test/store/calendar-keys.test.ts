@@ -15,7 +15,8 @@ import { randomBytes } from 'node:crypto';
 import { sql, type Kysely } from 'kysely';
 import { openStore, migrate, type Store } from '../../src/store/db.js';
 import { CALENDAR_TABLES, inCalendar } from '../../src/store/calendar-scope.js';
-import { ensureOutboxCursor, findFollower, insertKeysOnce, kvGet, kvSet, readKeys, upsertFollower } from '../../src/store/federation.js';
+import { ensureOutboxCursor, findFollower, insertKeysOnce, readKeys, upsertFollower } from '../../src/store/federation.js';
+import { kvGet, kvSet } from '../../src/store/federation-fedify.js';
 import { activeEditLocks, takeEditLock } from '../../src/store/edit-locks.js';
 import { STORES } from '../support/harness.js';
 

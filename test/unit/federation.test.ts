@@ -15,7 +15,7 @@ import { createFederationStore } from '../../src/domain/federation-store.js';
 import { wantsActivityJson } from '../../src/federation/negotiation.js';
 import { actorHostOf, signingKeyId } from '../../src/federation/inbox-guard.js';
 import { openStore } from '../../src/store/db.js';
-import { kvCountHit } from '../../src/store/federation.js';
+import { kvCountHit } from '../../src/store/federation-fedify.js';
 
 const base: PublicEventJson = {
   id: 1,

@@ -15,6 +15,7 @@
  *   await services.editLocks.release(viewer, 42);
  */
 import type { Store } from '../store/db.js';
+import { calendarIdNow, inCalendar } from '../store/calendar-scope.js';
 import { activeEditLocks, lastEditorOf, releaseEditLock, takeEditLock } from '../store/edit-locks.js';
 import type { Clock } from './linked-posts/index.js';
 import type { Viewer } from './permissions.js';
@@ -39,6 +40,13 @@ export interface EditLockService {
   /** Release the viewer's lock (answers whether there was one). */
   release(viewer: Viewer, postId: number): Promise<boolean>;
   state(postId: number): Promise<EditingState>;
+  /**
+   * Hold the viewer's lock while a connection stays open (the editor's change stream): taken now,
+   * released when the last of this instance's holds on it ends (answers that end). A browser gone
+   * without a word (killed, offline, its `pagehide` request lost as it closed) would otherwise
+   * keep its lock until LOCK_TTL_MS; a stream's end is seen at once.
+   */
+  hold(viewer: Viewer, postId: number): () => void;
   /** Call `listener` when a lock of this instance changes (other instances' are found by polling `state`). */
   onChange(listener: (postId: number) => void): () => void;
 }
@@ -58,17 +66,50 @@ export function createEditLockService(store: Store, clock: Clock): EditLockServi
       heartbeat: HEARTBEAT_SECONDS,
     };
   };
+  // Open holds per calendar, event and user, and each key's steps in order: a release must not
+  // overtake the take of a hold that began before it ended, nor the other way round.
+  const holds = new Map<string, { count: number; steps: Promise<unknown> }>();
+  const take = async (viewer: Viewer, postId: number): Promise<EditingState> => {
+    const before = await activeEditLocks(store.db, postId, Date.now());
+    await takeEditLock(store.db, postId, viewer.id, { nowMs: Date.now(), ttlMs: LOCK_TTL_MS, startedGmt: clock.nowGmt() });
+    if (!before.some((l) => l.user_id === viewer.id)) changed(postId);
+    return state(postId);
+  };
+  const release = async (viewer: Viewer, postId: number): Promise<boolean> => {
+    const had = await releaseEditLock(store.db, postId, viewer.id);
+    if (had) changed(postId);
+    return had;
+  };
   return {
-    async take(viewer, postId) {
-      const before = await activeEditLocks(store.db, postId, Date.now());
-      await takeEditLock(store.db, postId, viewer.id, { nowMs: Date.now(), ttlMs: LOCK_TTL_MS, startedGmt: clock.nowGmt() });
-      if (!before.some((l) => l.user_id === viewer.id)) changed(postId);
-      return state(postId);
-    },
-    async release(viewer, postId) {
-      const had = await releaseEditLock(store.db, postId, viewer.id);
-      if (had) changed(postId);
-      return had;
+    take,
+    release,
+    hold(viewer, postId) {
+      // The end comes from the connection's close, outside the request's calendar: kept here.
+      const calendar = calendarIdNow();
+      const key = `${calendar}:${postId}:${viewer.id}`;
+      const entry = holds.get(key) ?? { count: 0, steps: Promise.resolve() };
+      holds.set(key, entry);
+      entry.count++;
+      const step = (fn: () => Promise<unknown>) => {
+        // A failed step (the database away) leaves the lock to its expiry.
+        entry.steps = entry.steps.then(() => inCalendar(calendar, fn)).catch(() => {});
+      };
+      step(() => take(viewer, postId));
+      let ended = false;
+      return () => {
+        if (ended) return;
+        ended = true;
+        entry.count--;
+        step(async () => {
+          if (entry.count > 0) return;
+          try {
+            await release(viewer, postId);
+          } finally {
+            // A hold begun meanwhile found this entry and queued its take after the release.
+            if (entry.count === 0 && holds.get(key) === entry) holds.delete(key);
+          }
+        });
+      };
     },
     state,
     onChange(listener) {

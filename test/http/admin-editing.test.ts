@@ -1,7 +1,8 @@
 /**
  * The editor's post locks (`calendar/admin/v1/events/{id}/editors`, as WordPress' `_edit_lock`):
  * taken and refreshed by POST, released by DELETE, listed by GET with who changed the event last;
- * the change stream's `editors` events (`?editing=ID`) when someone opens or leaves the event; two
+ * the change stream's `editors` events (`?editing=ID`) when someone opens or leaves the event, and
+ * the lock it holds while open (`&hold=1`), released when the connection ends; two
  * instances on one database see each other's locks; for whoever may edit the event only.
  */
 import { it } from 'node:test';
@@ -20,7 +21,7 @@ interface Editors {
 }
 
 /** The `editors` events of a change stream following one event, as they come. */
-function followEditors(t: TestServer, cred: string, id: number) {
+function followEditors(t: TestServer, cred: string, id: number, query = '') {
   const states: Editors[] = [];
   let waiters: Array<() => void> = [];
   let status = 0;
@@ -29,7 +30,7 @@ function followEditors(t: TestServer, cred: string, id: number) {
     waiters = [];
     for (const f of w) f();
   };
-  const req = http.get(`${t.origin}${A}/changes/stream?editing=${id}`, { headers: { authorization: basic(cred), accept: 'text/event-stream' } });
+  const req = http.get(`${t.origin}${A}/changes/stream?editing=${id}${query}`, { headers: { authorization: basic(cred), accept: 'text/event-stream' } });
   const opened = new Promise<void>((resolve, reject) => {
     req.on('error', reject);
     req.on('response', (res) => {
@@ -55,12 +56,21 @@ function followEditors(t: TestServer, cred: string, id: number) {
     get status() {
       return status;
     },
-    /** The first state at or after `from` that passes `test`. */
+    /** The first state at or after `from` that passes `test` (failing after 15 s without one). */
     async until(from: number, test: (s: Editors) => boolean): Promise<number> {
+      const deadline = Date.now() + 15_000;
       for (;;) {
         const at = states.findIndex((s, i) => i >= from && test(s));
         if (at >= 0) return at;
-        await new Promise<void>((resolve) => waiters.push(resolve));
+        const left = deadline - Date.now();
+        if (left <= 0) throw new Error(`no such editors state after 15 s; states: ${JSON.stringify(states.slice(from))}`);
+        await new Promise<void>((resolve) => {
+          const timer = setTimeout(resolve, left);
+          waiters.push(() => {
+            clearTimeout(timer);
+            resolve();
+          });
+        });
       }
     },
     close: () => req.destroy(),
@@ -136,6 +146,44 @@ forEachStore('the editor’s post locks', (t) => {
     } finally {
       s.close();
     }
+  });
+
+  it('holds the lock while a stream with hold=1 is open and frees it when the connection ends', async () => {
+    await t.user('editor', 'hal');
+    await t.user('editor', 'ida');
+    await t.user('contributor', 'cy');
+    const id = (await t.api.post('/events', { as: 'admin', json: EVENT })).body.id as number;
+    const path = `${A}/events/${id}/editors`;
+    const watch = followEditors(t, 'ida:ida-pw', id);
+    const first = followEditors(t, 'hal:hal-pw', id, '&hold=1');
+    const second = followEditors(t, 'hal:hal-pw', id, '&hold=true');
+    try {
+      await Promise.all([watch.opened, first.opened, second.opened]);
+      assert.equal(first.status, 200);
+      const at = await watch.until(0, (x) => names(x).join() === 'hal');
+      // The editor's heartbeat on top of the holds; a browser gone sends no DELETE.
+      await t.api.post(path, { as: 'hal' });
+      first.close();
+      // Another of the user's streams still holds it.
+      await new Promise((r) => setTimeout(r, 300));
+      assert.deepEqual(names((await t.api.get(path, { as: 'admin' })).body), ['hal']);
+      second.close();
+      await watch.until(at + 1, (x) => x.editors.length === 0);
+      assert.deepEqual((await t.api.get(path, { as: 'admin' })).body.editors, [], 'released in the database, not only on the stream');
+      assert.equal(
+        watch.states.some((x) => names(x).includes('ida')),
+        false,
+        'following without hold takes no lock',
+      );
+    } finally {
+      for (const s of [watch, first, second]) s.close();
+    }
+    // No lock for who may not edit the event: a contributor may not open the stream at all.
+    const denied = followEditors(t, 'cy:cy-pw', id, '&hold=1');
+    await denied.opened;
+    assert.equal(denied.status, 403);
+    denied.close();
+    assert.equal((await t.api.get(`${A}/changes/stream?editing=${id}&hold=maybe`, { as: 'admin' })).status, 400);
   });
 });
 

@@ -108,7 +108,9 @@ export function useEditLock(id: string, isNew: boolean): Array<{ id: number; nam
     void beat();
     let source: EventSource | null = null;
     if (can('edit_others_tribe_events') && typeof EventSource !== 'undefined') {
-      source = new EventSource(apiUrl(`${ADMIN_NS}/changes/stream`, { editing: id, _wpnonce: currentNonce() }));
+      // `hold`: the stream holds the lock too, so a browser gone without its `pagehide` request
+      // (killed, its context closed) frees it as its stream ends, not 150 s later.
+      source = new EventSource(apiUrl(`${ADMIN_NS}/changes/stream`, { editing: id, hold: 1, _wpnonce: currentNonce() }));
       source.addEventListener('editors', (e) => apply(JSON.parse((e as MessageEvent<string>).data) as EditingState));
     }
     let released = false;

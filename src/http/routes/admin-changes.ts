@@ -15,12 +15,16 @@
  * - `?editing=ID` also sends `event: editors` (data: `{id, editors, last_editor, heartbeat}`, as
  *   `GET events/{id}/editors`) at once and whenever someone opens or leaves that event in the
  *   editor (this instance's changes at once, other instances' within two seconds).
+ * - `&hold=1` (the admin app's editor) also holds the caller's lock on that event while the stream
+ *   is open: taken at once, released when the stream ends (a browser killed or closed before its
+ *   `pagehide` request left frees its lock at once rather than after 150 s). A caller who may not
+ *   edit that event follows it without a lock.
  *
  * Editors and administrators (401 without credentials, 403 otherwise).
  */
 import type { ServerResponse } from 'node:http';
 import type { Services } from '../../domain/services.js';
-import { typeCan } from '../../domain/permissions.js';
+import { canEditPost, typeCan } from '../../domain/permissions.js';
 import { type ChangeEvent } from '../../domain/change-stream.js';
 import { isPositiveInt } from '../../domain/values.js';
 import { endpoint, route, type EndpointContext, type RouteDecl } from '../route.js';
@@ -105,6 +109,11 @@ export function adminChangeRoutes(services: Services): RouteDecl[] {
             description: 'An event whose editors to follow too: `editors` events (as GET events/{id}/editors, with `id`) now and whenever they change',
             validate: (v) => isPositiveInt(v),
           },
+          hold: {
+            type: 'boolean',
+            default: false,
+            description: "Hold the caller's lock on `editing` while the stream is open (taken at once, released when it ends); no lock when the caller may not edit that event",
+          },
         },
         permission: isEditor,
         docs: {
@@ -120,6 +129,9 @@ export function adminChangeRoutes(services: Services): RouteDecl[] {
           const heartbeatMs = Number(ctx.args.heartbeat) * 1000;
           const startAfter = ctx.args.after === undefined ? undefined : Number(ctx.args.after);
           const head = await services.changes.head();
+          const editing = ctx.args.editing === undefined ? undefined : Number(ctx.args.editing);
+          const held = editing !== undefined && ctx.args.hold === true ? await services.events.findById(editing) : undefined;
+          const holding = held && held.status !== 'auto-draft' && canEditPost(viewer, 'tribe_events', held) ? editing : undefined;
           return {
             headers: { 'content-type': 'text/event-stream; charset=UTF-8', 'cache-control': 'no-store', 'x-accel-buffering': 'no', connection: 'keep-alive' },
             body: null,
@@ -132,7 +144,8 @@ export function adminChangeRoutes(services: Services): RouteDecl[] {
               write(`retry: 3000\n: following the change log from ${resumeAt ?? head}\n\n`);
               const send = (e: ChangeEvent) => write(`id: ${e.seq}\nevent: change\ndata: ${JSON.stringify(e)}\n\n`);
               const heartbeat = setInterval(() => write(': heartbeat\n\n'), heartbeatMs);
-              const stopEditors = ctx.args.editing === undefined ? () => {} : followEditors(services, Number(ctx.args.editing), (state) => write(`event: editors\ndata: ${state}\n\n`));
+              const stopEditors = editing === undefined ? () => {} : followEditors(services, editing, (state) => write(`event: editors\ndata: ${state}\n\n`));
+              const unhold = holding === undefined ? () => {} : services.editLocks.hold(viewer, holding);
               const follower = services.changes.follow(viewer, resumeAt ?? head, {
                 deliver: (events, through) => {
                   for (const e of events) send(e);
@@ -143,12 +156,14 @@ export function adminChangeRoutes(services: Services): RouteDecl[] {
                 closed: () => {
                   clearInterval(heartbeat);
                   stopEditors();
+                  unhold();
                   if (!res.writableEnded) res.end();
                 },
                 failed: () => follower.close(),
               });
               res.on('close', () => {
                 stopEditors();
+                unhold();
                 follower.close();
               });
             },

@@ -71,8 +71,11 @@ export function createDeliveries(deps: {
     return { keyId: rsa.keyId, privateKey: rsa.privateKey as unknown as SigningKey['privateKey'] };
   };
 
-  /** The actor a Move is sent by (its old identifier, whose key signs it), from the activity as stored. */
-  const moverOf = (body: string): string | undefined => {
+  /**
+   * The actor an activity is sent by, from the activity as stored: a former identifier's (a Move;
+   * an Update or Delete of an object announced before a rename) is signed with that old actor's key id.
+   */
+  const senderOf = (body: string): string | undefined => {
     try {
       return actorIdentifierOf((JSON.parse(body) as { actor?: unknown }).actor, deps.origin);
     } catch {
@@ -80,13 +83,14 @@ export function createDeliveries(deps: {
     }
   };
 
-  /** Attempt the claimed deliveries of the calendar at hand, signed with its actor's key (a Move, with its old actor's). */
+  /** Attempt the claimed deliveries of the calendar at hand, signed with the key of the actor each is sent by. */
   async function attempt(batch: ClaimedFederationDelivery[]): Promise<void> {
     const own = await rsaKey();
+    const current = deps.identifierHere();
     await Promise.all(
       batch.map(async (d) => {
-        const mover = d.activity_type === 'Move' ? moverOf(d.body) : undefined;
-        const key = mover === undefined ? own : await rsaKey(mover);
+        const sender = senderOf(d.body);
+        const key = sender === undefined || sender === current ? own : await rsaKey(sender);
         const attempts = d.attempts + 1;
         let host = '';
         try {

@@ -36,7 +36,7 @@ import { apiError, type ApiError } from '../domain/errors.js';
 import type { FaceDeps } from '../faces.js';
 import type { JobSpec } from '../job-spec.js';
 import { createKvStore } from './kv.js';
-import { createOutbox, createPublicReader } from './outbox.js';
+import { createOutbox, createPublicReader, type ObjectHome } from './outbox.js';
 import { federationUrls, type FederationUrls } from './objects.js';
 import { createInboxGuard } from './inbox-guard.js';
 import { createMessageQueue } from './queue.js';
@@ -120,6 +120,13 @@ export async function createFederationFace({ config, services, logger, nudgeJob,
     },
     object: (id) => urlsHere().object(id),
     activity: (id) => urlsHere().activity(id),
+  };
+
+  /** The actor an announced object is of (outbox.ts `ObjectHome`). */
+  const objectHome: ObjectHome = async (home) => {
+    const current = calendarIdNow() === DEFAULT_CALENDAR_ID ? null : identifierHere();
+    if (!home || current === null || home === current) return { urls, home: current };
+    return (await formerIdentifiersHere()).includes(home) ? { urls: federationUrls(origin, home, true), home } : { urls, home: current };
   };
 
   const kv = createKvStore(store);
@@ -265,7 +272,7 @@ export async function createFederationFace({ config, services, logger, nudgeJob,
 
   const deliveries = createDeliveries({ store, config, federation, origin, urls, metrics, logger, userAgent, identifierHere, within: (id, fn) => services.calendars.within(id, fn) });
   registerInboxListeners(federation, { store, config: here, urls, clock: services.clock, logger, deliveries, userAgent, within: (id, fn) => services.calendars.within(id, fn) });
-  const outbox = createOutbox({ services, urls, reader, blockedDomains: config.federationBlockedDomains });
+  const outbox = createOutbox({ services, urls, reader, objectHome, blockedDomains: config.federationBlockedDomains });
   const admin = createFederationAdmin({
     store,
     // The calendar at hand's actor: the REST face's routes run in the calendar their URL names.
@@ -281,7 +288,7 @@ export async function createFederationFace({ config, services, logger, nudgeJob,
     reply: (type, follower) => deliveries.reply(type, follower),
     nudgeDelivery: () => deliveries.nudge(),
   });
-  const objects = createEventObjects(store, reader, urls);
+  const objects = createEventObjects(store, reader, objectHome);
 
   async function register(app: FastifyInstance, { registry }: Pick<FaceDeps, 'registry'>): Promise<void> {
     if (registry) metrics.register(registry);

@@ -17,7 +17,7 @@ export function wantsActivityJson(accept: string | undefined): boolean {
 }
 
 export function registerNegotiation(app: FastifyInstance, deps: { services: Services; urls: FederationUrls; objects: EventObjects }): void {
-  const { services, urls } = deps;
+  const { services } = deps;
   const liveObject = deps.objects.live;
   const eventPage = /^\/event\/([^/?#]+)\/?(?:[?#].*)?$/;
   const idOfPage = async (url: string): Promise<number | undefined> => {
@@ -42,8 +42,10 @@ export function registerNegotiation(app: FastifyInstance, deps: { services: Serv
   app.addHook('onSend', async (req, reply, payload) => {
     if (req.method !== 'GET' || reply.statusCode !== 200 || !String(reply.getHeader('content-type') ?? '').startsWith('text/html') || !eventPage.test(req.url)) return payload;
     const id = await idOfPage(req.url);
-    if (id !== undefined && (await liveObject(id)).object) {
-      const link = `<${urls.object(id)}>; rel="alternate"; type="${ACTIVITY_JSON}"`;
+    const object = id === undefined ? undefined : (await liveObject(id)).object;
+    if (object) {
+      // The object's own id: under the actor it was first announced by, after a rename too.
+      const link = `<${String(object.id)}>; rel="alternate"; type="${ACTIVITY_JSON}"`;
       const existing = reply.getHeader('link');
       reply.header('link', existing ? `${String(existing)}, ${link}` : link);
       reply.header('vary', 'Accept');

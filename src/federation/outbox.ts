@@ -20,7 +20,8 @@
  * nothing published while federation is on is skipped.
  * A calendar whose slug changed (its actor's identifier: the change logs a reset in it) sends its
  * followers a `Move` from each former identifier still pending (`movesFor`), before anything else
- * of that step, so that they follow the new actor (Mastodon's account migration).
+ * of that step, so that they follow the new actor (Mastodon's account migration). Objects announced
+ * before keep their ids, under the old actor, who sends their Updates and Deletes (`ObjectHome`).
  * Drafts, pending, scheduled and private events are never visible to anonymous readers, so nothing
  * about them leaves. Recurring series federate as one object per occurrence (each occurrence is
  * an event with its own page); the series itself is not an object, and occurrences starting more
@@ -54,9 +55,17 @@ const MAX_EVENTS_PER_LINKED_RECORD = 500;
 export interface PublicReader {
   /** The event as anonymous readers see it, or undefined when they may not (or it is not federated). */
   event(id: number): Promise<PublicEventJson | undefined>;
-  /** The Event object of a visible event. */
-  object(e: PublicEventJson): Record<string, unknown>;
+  /** The Event object of a visible event (under the URLs of `urls`: its home actor's; the calendar's actor's by default). */
+  object(e: PublicEventJson, urls?: FederationUrls): Record<string, unknown>;
 }
+
+/**
+ * The actor an announced object is of (its `home`, federation_objects): the one it was first
+ * announced by, while that identifier is still the calendar's (its current one, or a former one
+ * no other calendar has taken), so that its id and its later Updates and Deletes are those its
+ * receivers hold; `home` is that identifier (null: the default calendar's, whose never changes).
+ */
+export type ObjectHome = (home: string | null | undefined) => Promise<{ urls: FederationUrls; home: string | null }>;
 
 export function createPublicReader(services: Services, urls: FederationUrls): PublicReader {
   // The links of the calendar at hand (its site's URLs), read at each call.
@@ -71,9 +80,9 @@ export function createPublicReader(services: Services, urls: FederationUrls): Pu
       if (isProtected(record)) return undefined;
       return services.reader.event(record, 'single', services.links);
     },
-    object: (e) => {
+    object: (e, under = urls) => {
       const links = services.links;
-      return eventObject(urls, e, { categoryUrl: links.categoryPermalink, tagUrl: links.tagPermalink });
+      return eventObject(under, e, { categoryUrl: links.categoryPermalink, tagUrl: links.tagPermalink });
     },
   };
 }
@@ -110,9 +119,9 @@ export function stampOf(before: ObjectStateRow | undefined, modifiedGmt: string 
  * is still visible (never announced: 404; deleted: 410). Its `updated` is the one last sent when it
  * has not changed since, else the one its next Update will carry.
  */
-export function announcedObject(reader: PublicReader, json: PublicEventJson, state: ObjectStateRow | undefined, nowMs = Date.now()): Record<string, unknown> | undefined {
+export function announcedObject(reader: PublicReader, json: PublicEventJson, state: ObjectStateRow | undefined, home: FederationUrls, nowMs = Date.now()): Record<string, unknown> | undefined {
   if (state?.state !== 'live') return undefined;
-  const object = reader.object(json);
+  const object = reader.object(json, home);
   const unchanged = objectDigest(object) === state.digest;
   const stamp = unchanged ? (state.updated_ms === null || state.updated_ms === undefined ? undefined : Number(state.updated_ms)) : stampOf(state, json.modified_utc, nowMs);
   return stamp === undefined ? object : { ...object, updated: msIso(stamp) };
@@ -129,6 +138,7 @@ export interface OutboxDeps {
   services: Services;
   urls: FederationUrls;
   reader: PublicReader;
+  objectHome: ObjectHome;
   blockedDomains: readonly string[];
   /** rows per step */
   limit?: number;
@@ -151,17 +161,22 @@ function beyondHorizon(e: PublicEventJson & { utc_start_date?: string }, parentI
  */
 async function evaluate(deps: OutboxDeps, id: number, before: ObjectStateRow | undefined, tag: string, announcedOnly = false): Promise<Made> {
   if (announcedOnly && before?.state !== 'live') return undefined;
-  const { services, urls, reader } = deps;
+  const { services, reader } = deps;
   const now = services.clock.nowGmt();
   const nowMs = Date.now();
+  // An announced object keeps its actor (a rename moves only what is announced after it); a new
+  // one, or one announced again after its Delete, is the calendar's actor's now.
+  const { urls, home } = await deps.objectHome(before?.state === 'live' ? before.home : null);
   const json = await reader.event(id);
   if (json) {
     const record = await services.events.findById(id);
     if (beyondHorizon(json as PublicEventJson & { utc_start_date?: string }, Number(record?.parent_id ?? 0)) && before?.state !== 'live') {
       // Published while federation is on, too far ahead to announce yet: the sweep will.
-      return before?.state === 'waiting' ? undefined : { object: { event_id: id, state: 'waiting', digest: '', published_gmt: now, updated_gmt: now, updated_ms: before?.updated_ms ?? null } };
+      return before?.state === 'waiting'
+        ? undefined
+        : { object: { event_id: id, state: 'waiting', digest: '', published_gmt: now, updated_gmt: now, updated_ms: before?.updated_ms ?? null, home: null } };
     }
-    const shown = reader.object(json);
+    const shown = reader.object(json, urls);
     const digest = objectDigest(shown);
     if (before?.state === 'live' && before.digest === digest) return undefined;
     const stamp = stampOf(before, json.modified_utc, nowMs);
@@ -179,7 +194,7 @@ async function evaluate(deps: OutboxDeps, id: number, before: ObjectStateRow | u
     });
     return {
       activity: { id: activityId, type, event_id: id, body: JSON.stringify(body), created_gmt: now },
-      object: { event_id: id, state: 'live', digest, published_gmt: before?.state === 'live' ? before.published_gmt : now, updated_gmt: now, updated_ms: stamp },
+      object: { event_id: id, state: 'live', digest, published_gmt: before?.state === 'live' ? before.published_gmt : now, updated_gmt: now, updated_ms: stamp, home },
     };
   }
   if (before?.state !== 'live') return undefined;
@@ -196,7 +211,7 @@ async function evaluate(deps: OutboxDeps, id: number, before: ObjectStateRow | u
   });
   return {
     activity: { id: activityId, type: 'Delete', event_id: id, body: JSON.stringify(body), created_gmt: now },
-    object: { event_id: id, state: 'gone', digest: '', published_gmt: before.published_gmt, updated_gmt: now, updated_ms: stamp },
+    object: { event_id: id, state: 'gone', digest: '', published_gmt: before.published_gmt, updated_gmt: now, updated_ms: stamp, home },
   };
 }
 
@@ -268,6 +283,17 @@ async function deliveriesFor(deps: OutboxDeps, activities: OutboxStep['activitie
   return activities.flatMap((a) => inboxes.map((inbox) => ({ activity_id: a.id, activity_type: a.type, inbox, body: a.body })));
 }
 
+/** The deps of one step: each object home looked up once (a rename's step re-checks every announced event). */
+function stepDeps(deps: OutboxDeps): OutboxDeps {
+  const known = new Map<string, ReturnType<ObjectHome>>();
+  const objectHome: ObjectHome = (home) => {
+    let found = known.get(home ?? '');
+    if (!found) known.set(home ?? '', (found = deps.objectHome(home)));
+    return found;
+  };
+  return { ...deps, objectHome };
+}
+
 export function createOutbox(deps: OutboxDeps): Outbox {
   const { services } = deps;
   const store = services.federationStore;
@@ -279,11 +305,13 @@ export function createOutbox(deps: OutboxDeps): Outbox {
     async handle(rows, { from, through }) {
       const { own, ids } = await affected(services, rows);
       const states = await store.objectStates(ids);
-      // A rename's Moves go first: the Updates it causes (every object's URLs changed) come from the new actor.
+      const here = stepDeps(deps);
+      // A rename's Moves go first; the Updates it causes (each announced event's page moved) come
+      // from the actor each object was announced by, as every later Update and Delete of it.
       const moves = await movesFor(deps, String(through));
       const step: OutboxStep = { objects: [], activities: moves.activities, deliveries: [], moved: moves.moved };
       for (const id of ids) {
-        const made = await evaluate(deps, id, states.get(id), String(through), !own.has(id));
+        const made = await evaluate(here, id, states.get(id), String(through), !own.has(id));
         if (!made) continue;
         step.objects.push(made.object);
         if (made.activity) step.activities.push(made.activity);
@@ -309,10 +337,11 @@ export function createOutbox(deps: OutboxDeps): Outbox {
     const states = await store.objectStates(candidates);
     const step: OutboxStep = { objects: [], activities: [], deliveries: [] };
     const tag = `sweep${Date.now()}`;
+    const here = stepDeps(deps);
     for (const id of candidates) {
       // Only occurrences published (or changed) while federation was on, and kept waiting.
       if (states.get(id)?.state !== 'waiting') continue;
-      const made = await evaluate(deps, id, states.get(id), tag);
+      const made = await evaluate(here, id, states.get(id), tag);
       if (!made) continue;
       step.objects.push(made.object);
       if (made.activity) step.activities.push(made.activity);

@@ -20,7 +20,7 @@ import { inboxBodyError } from './inbox-body.js';
 import type { createInboxGuard } from './inbox-guard.js';
 import type { createLoaders } from './loaders.js';
 import type { FederationMetrics } from './metrics.js';
-import { withContext, type FederationUrls } from './objects.js';
+import { federationUrls, withContext, type FederationUrls } from './objects.js';
 import { sendActivityJson, sendError, type EventObjects } from './event-objects.js';
 
 const PAGE_SIZE = 20;
@@ -263,11 +263,21 @@ export async function registerFederationRoutes(app: FastifyInstance, deps: Feder
     // The outbox: newest first, paged; its first page is what a new follower sees.
     scope.get('/federation/actors/:handle/outbox', async (req, reply) => answerOutbox(deps, req, reply));
 
+    // An actor path of the calendar at hand: its current identifier, or (another calendar than the
+    // default one) a former one, which the request was resolved by (web/calendars.ts): the old
+    // actor's objects, activities and followers stay where they were announced.
+    const actorUrlsOf = (req: FastifyRequest): FederationUrls | undefined => {
+      const handle = (req.params as { handle: string }).handle;
+      if (handle === deps.identifierHere()) return urls;
+      return calendarIdNow() === DEFAULT_CALENDAR_ID ? undefined : federationUrls(origin, handle, true);
+    };
+
     // The followers: their number only (who follows is not published).
     scope.get('/federation/actors/:handle/followers', async (req, reply) => {
-      if ((req.params as { handle: string }).handle !== deps.identifierHere()) return sendError(reply, apiError('federation_not_found'));
+      const asked = actorUrlsOf(req);
+      if (!asked) return sendError(reply, apiError('federation_not_found'));
       const counts = await store.countFollowers();
-      return sendActivityJson(reply, 200, withContext({ id: urls.followers, type: 'OrderedCollection', totalItems: counts.accepted ?? 0, orderedItems: [] }));
+      return sendActivityJson(reply, 200, withContext({ id: asked.followers, type: 'OrderedCollection', totalItems: counts.accepted ?? 0, orderedItems: [] }));
     });
 
     // An event's object: live, gone (410 with its Tombstone), or never federated (404).
@@ -276,24 +286,29 @@ export async function registerFederationRoutes(app: FastifyInstance, deps: Feder
       // An id beyond what the column holds is no event's (and must not reach SQL: PostgreSQL refuses it).
       if (!isPositiveInt(idText) || calendarIdNow() !== DEFAULT_CALENDAR_ID) return sendError(reply, apiError('federation_not_found'));
       const id = Number(idText);
-      return answerObject(reply, id);
+      return answerObject(reply, id, urls.actor);
     });
 
     // An activity of the outbox (Accept and Reject are not public).
-    const answerActivity = async (req: FastifyRequest, reply: FastifyReply) => {
-      const row = await store.findActivity(urls.activity((req.params as { id: string }).id));
+    const answerActivity = async (req: FastifyRequest, reply: FastifyReply, under: FederationUrls = urls) => {
+      const row = await store.findActivity(under.activity((req.params as { id: string }).id));
       if (!row) return sendError(reply, apiError('federation_not_found'));
       return sendActivityJson(reply, 200, JSON.parse(row.body));
     };
     // The default calendar's objects and activities keep their paths; another calendar's are
     // under its actor (objects.ts), whose identifier names the calendar the request runs in.
     scope.get('/federation/activities/:id', async (req, reply) => (calendarIdNow() === DEFAULT_CALENDAR_ID ? answerActivity(req, reply) : sendError(reply, apiError('federation_not_found'))));
-    const ownActor = (req: FastifyRequest) => calendarIdNow() !== DEFAULT_CALENDAR_ID && (req.params as { handle: string }).handle === deps.identifierHere();
-    scope.get('/federation/actors/:handle/activities/:id', async (req, reply) => (ownActor(req) ? answerActivity(req, reply) : sendError(reply, apiError('federation_not_found'))));
+    // Each under the actor it was made by: a former identifier's stay under it after a rename.
+    const ownActor = (req: FastifyRequest) => (calendarIdNow() === DEFAULT_CALENDAR_ID ? undefined : actorUrlsOf(req));
+    scope.get('/federation/actors/:handle/activities/:id', async (req, reply) => {
+      const asked = ownActor(req);
+      return asked ? answerActivity(req, reply, asked) : sendError(reply, apiError('federation_not_found'));
+    });
     scope.get('/federation/actors/:handle/events/:id', async (req, reply) => {
       const idText = (req.params as { id: string }).id;
-      if (!ownActor(req) || !isPositiveInt(idText)) return sendError(reply, apiError('federation_not_found'));
-      return answerObject(reply, Number(idText));
+      const asked = ownActor(req);
+      if (!asked || !isPositiveInt(idText)) return sendError(reply, apiError('federation_not_found'));
+      return answerObject(reply, Number(idText), asked.actor);
     });
   });
 }

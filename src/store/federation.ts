@@ -43,6 +43,11 @@ export interface FederationObjectsTable {
   updated_gmt: string;
   /** the `updated` (or `deleted`) last sent, ms since the epoch (migration 022; null before it) */
   updated_ms: number | string | null;
+  /**
+   * the actor identifier it was first announced under, whose URLs it keeps after a rename
+   * (migration 037; null: the default calendar's, or not announced)
+   */
+  home: string | null;
 }
 export interface FederationActivitiesTable {
   ord: Generated<number>;
@@ -319,7 +324,9 @@ export async function storeOutboxStep(db: Executor, from: number, to: number, st
         .insertInto('federation_objects')
         .values(o)
         .onConflict((oc) =>
-          oc.columns(['calendar_id', 'event_id']).doUpdateSet({ state: o.state, digest: o.digest, published_gmt: o.published_gmt, updated_gmt: o.updated_gmt, updated_ms: o.updated_ms }),
+          oc
+            .columns(['calendar_id', 'event_id'])
+            .doUpdateSet({ state: o.state, digest: o.digest, published_gmt: o.published_gmt, updated_gmt: o.updated_gmt, updated_ms: o.updated_ms, home: o.home ?? null }),
         )
         .execute();
     }

@@ -427,6 +427,65 @@ for (const kind of STORES) {
       await t.built.services.calendars.remove(taken.id);
     });
 
+    it('an event announced before a slug change keeps its id under the old actor, which answers it and sends its Updates and Delete, signed with its key; events announced after are the new actor’s', async () => {
+      const pia = await peer('pia', '127.0.0.179');
+      const pier = await t.built.services.calendars.create({ slug: 'pier', name: 'Pier' });
+      const eventsOf = (slug: string) => `${t.origin}/c/${slug}${t.config.restRoot}/calendar/events/v1/events`;
+      const oldActor = await pia.lookUp(`acct:pier@${host}`, t.origin);
+      await pia.follow(oldActor);
+      await pia.waitFor((a) => a.type === 'Accept' && a.json.actor === oldActor.id);
+      const made = await t.api.post(eventsOf('pier'), { as: 'admin', json: event('Pier Night') });
+      assert.equal(made.status, 201, made.text);
+      const id = made.body.id as number;
+      const created = await pia.waitFor((a) => a.type === 'Create' && a.json.object?.name === 'Pier Night');
+      const objectId = `${oldActor.id}/events/${id}`;
+      assert.equal(created.json.object.id, objectId);
+
+      await t.built.services.calendars.update(pier.id, { slug: 'jetty' });
+      const newId = `${t.origin}/federation/actors/jetty`;
+      await pia.waitFor((a) => a.type === 'Move' && a.json.target === newId);
+      // The rename moved the event's page: an Update of the same object, from the actor that announced it.
+      const moved = await pia.waitFor((a) => a.type === 'Update' && a.json.object?.id === objectId);
+      assert.equal(moved.json.actor, oldActor.id);
+      assert.equal(moved.json.object.attributedTo, oldActor.id);
+      assert.match(moved.json.object.url, /\/c\/jetty\//);
+      assert.equal(pia.objects.get(objectId)?.url, moved.json.object.url, 'applied to the object it holds');
+
+      // Its URL still answers it; under the new actor there is no such object.
+      const there = await fetch(objectId, { headers: ACCEPT_AS });
+      assert.equal(there.status, 200);
+      assert.equal((await there.json()).id, objectId);
+      assert.equal((await fetch(`${newId}/events/${id}`, { headers: ACCEPT_AS })).status, 404);
+      // So do the activities made under the old actor, at their ids.
+      assert.equal((await fetch(created.json.id, { headers: ACCEPT_AS })).status, 200);
+      assert.equal((await fetch(`${t.origin}/federation/actors/pier/followers`, { headers: ACCEPT_AS })).status, 200);
+
+      const edited = await t.api.post(`${eventsOf('jetty')}/${id}`, { as: 'admin', json: { title: 'Pier Night (later)' } });
+      assert.equal(edited.status, 200, edited.text);
+      const update = await pia.waitFor((a) => a.type === 'Update' && a.json.object?.name === 'Pier Night (later)');
+      assert.equal(update.json.actor, oldActor.id);
+      assert.equal(update.json.object.id, objectId);
+      assert.equal(pia.objects.get(objectId)?.name, 'Pier Night (later)');
+      // The event page's link to its object names the object's own id.
+      const page = await fetch(moved.json.object.url);
+      assert.match(page.headers.get('link') ?? '', new RegExp(`<${objectId}>; rel="alternate"`));
+
+      assert.equal((await t.api.delete(`${eventsOf('jetty')}/${id}`, { as: 'admin' })).status, 200);
+      const deleted = await pia.waitFor((a) => a.type === 'Delete' && a.json.object?.id === objectId);
+      assert.equal(deleted.json.actor, oldActor.id);
+      assert.equal(pia.objects.has(objectId), false);
+      const gone = await fetch(objectId, { headers: ACCEPT_AS });
+      assert.equal(gone.status, 410);
+      assert.equal((await gone.json()).id, objectId);
+
+      const later = await t.api.post(eventsOf('jetty'), { as: 'admin', json: event('Jetty Night') });
+      const fresh = await pia.waitFor((a) => a.type === 'Create' && a.json.object?.name === 'Jetty Night');
+      assert.equal(fresh.json.actor, newId);
+      assert.equal(fresh.json.object.id, `${newId}/events/${later.body.id}`);
+      assert.deepEqual(pia.refused, [], 'each signed with the key of its actor');
+      await t.built.services.calendars.remove(pier.id);
+    });
+
     it('refuses a calendar slug that is the default calendar’s handle', async () => {
       await assert.rejects(t.built.services.calendars.create({ slug: t.config.federationHandle, name: 'Clash' }), (err: any) => /fediverse handle/.test(JSON.stringify(err.data ?? err)));
     });

@@ -39,6 +39,7 @@ import { networkLinkedMigration } from './033_network_linked.js';
 import { calendarKeysMigration } from './034_calendar_keys.js';
 import { federationServiceIndexesMigration } from './035_federation_service_indexes.js';
 import { calendarFormerSlugsMigration } from './036_calendar_former_slugs.js';
+import { federationObjectHomeMigration } from './037_federation_object_home.js';
 
 /** The migrations, in order. New ones are appended with a sortable name. */
 export function migrations(dialect: DialectName): Record<string, Migration> {
@@ -78,5 +79,6 @@ export function migrations(dialect: DialectName): Record<string, Migration> {
     '034_calendar_keys': calendarKeysMigration(dialect),
     '035_federation_service_indexes': federationServiceIndexesMigration(),
     '036_calendar_former_slugs': calendarFormerSlugsMigration(),
+    '037_federation_object_home': federationObjectHomeMigration(),
   };
 }

@@ -225,14 +225,16 @@ export async function registerFederationRoutes(app: FastifyInstance, deps: Feder
       if (calendarIdNow() !== DEFAULT_CALENDAR_ID) {
         // On a calendar's own host (web/calendars.ts lets nothing else of federation through):
         // `acct:{slug}@{its host}` is its actor, answered as `acct:{slug}@{the service's host}`,
-        // where the actor lives; any other account is none of its.
+        // where the actor lives, and so is a slug it had before (its old actor, moved); any other
+        // account is none of its.
         const identifier = deps.identifierHere();
         const acct = typeof resource === 'string' ? /^acct:([^@]+)@([^@]+)$/.exec(resource) : null;
         const hosts = [req.headers.host?.toLowerCase(), new URL(origin).host];
-        const own = acct ? acct[1] === identifier && hosts.includes(acct[2]!.toLowerCase()) : webFingerIdentifierOf(resource, origin) === identifier;
+        const named = acct ? (hosts.includes(acct[2]!.toLowerCase()) ? acct[1] : undefined) : webFingerIdentifierOf(resource, origin);
+        const own = named !== undefined && (named === identifier || (await store.formerIdentifiers()).includes(named));
         if (!own) return sendError(reply, apiError('federation_not_found'));
         const asked = new URL('/.well-known/webfinger', origin);
-        asked.searchParams.set('resource', `acct:${identifier}@${new URL(origin).host}`);
+        asked.searchParams.set('resource', `acct:${named}@${new URL(origin).host}`);
         return toFedify(deps, req, reply, undefined, asked);
       }
       const identifier = webFingerIdentifierOf(resource, origin);

@@ -230,6 +230,19 @@ for (const kind of STORES) {
       const actor = await (await fetch(`${t.origin}/federation/actors/west`, { headers: { accept: 'application/activity+json' } })).json();
       assert.equal(actor.name, 'West side');
       assert.equal(actor.url, 'http://west.example/events/');
+      // Renamed, its host answers for the new account and, moved, for the old one.
+      const west = await t.built.services.calendars.get('west');
+      await t.built.services.calendars.update(west.id, { slug: 'wharf' });
+      const finger2 = (acct: string) => onHost(`/.well-known/webfinger?resource=${encodeURIComponent(acct)}`);
+      await until('the new slug known on the host', async () => (await finger2('acct:wharf@west.example')).status === 200);
+      const moved = await finger2('acct:west@west.example');
+      assert.equal(moved.status, 200, moved.body);
+      assert.equal(JSON.parse(moved.body).subject, `acct:west@${host}`);
+      assert.ok(JSON.parse(moved.body).links.some((l: any) => l.rel === 'self' && l.href === `${t.origin}/federation/actors/west`));
+      const old = await (await fetch(`${t.origin}/federation/actors/west`, { headers: { accept: 'application/activity+json' } })).json();
+      assert.equal(old.movedTo, `${t.origin}/federation/actors/wharf`);
+      assert.equal((await finger2('acct:east@west.example')).status, 404);
+      await t.built.services.calendars.remove(west.id);
     });
 
     it('an actor name no calendar can have is refused or not found, whatever it holds (a NUL byte, a name too long)', async () => {

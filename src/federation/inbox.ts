@@ -4,7 +4,10 @@
  * for an editor: the domain's `followStatus`) and answers Accept; an Undo of it or a Delete of the
  * actor itself removes the follower; anything else is kept when FEDERATION_KEEP_ACTIVITIES says
  * so. An unverifiable Delete of an actor by itself (its server deleted the account and its key)
- * removes the follower only once its actor URL answers 410 or 404 to us.
+ * removes the follower only once its actor URL answers 410 or 404 to us. An accepted follower that
+ * undoes its Follow of the calendar's old actor (after a rename) is remembered for a day: its Follow
+ * of the new actor, which Mastodon's migration sends apart and may deliver second, is accepted as
+ * it was, even when follows wait for an editor.
  *
  * An account deleted is gone for every calendar it follows, whichever inbox its Delete reached
  * (servers send it once, to each shared inbox they know): its follower rows are found across
@@ -23,9 +26,19 @@ import { actorStatus } from './actor-status.js';
 import { isBlockedHost } from './delivery.js';
 import type { Deliveries } from './deliveries.js';
 import type { FederationUrls } from './objects.js';
+import { actorIdentifierOf } from './routes.js';
 
 /** How long the check of a follower's actor URL (an unverified Delete of itself) may take. */
 const ACTOR_CHECK_TIMEOUT_MS = 10_000;
+
+/**
+ * How long an accepted follower that undid its Follow of a former identifier is remembered: its
+ * Follow of the new actor within that time is accepted as it was (Mastodon's migration sends the
+ * two apart, and the Undo may come first).
+ */
+export const MOVED_FOLLOWER_MEMORY_MS = 24 * 3600_000;
+/** The key-value entry of such a follower (the calendar's own rows; Fedify's keys are JSON arrays). */
+const movedKey = (actorId: string) => `calendar:moved-follower:${actorId}`;
 
 const hostOf = (u: URL | string | null | undefined) => {
   try {
@@ -81,7 +94,9 @@ export function registerInboxListeners(
       if (!actor || !isActor(actor) || !actor.inboxId || actor.id?.href !== follow.actorId.href) return;
       const username = typeof actor.preferredUsername === 'string' ? actor.preferredUsername : String(actor.preferredUsername ?? '');
       const existing = await store.findFollower(follow.actorId.href);
-      const status = followStatus(existing, config.federationApproveFollows);
+      // A follower moving with a renamed calendar whose Undo of its old Follow came first.
+      const moved = !existing && (await store.kvGet(movedKey(follow.actorId.href), Date.now())) !== undefined;
+      const status = followStatus(moved ? { status: 'accepted' } : existing, config.federationApproveFollows);
       const row = await store.upsertFollower({
         actor_id: follow.actorId.href,
         host: follow.actorId.host,
@@ -92,7 +107,8 @@ export function registerInboxListeners(
         status,
         created_gmt: existing?.created_gmt ?? clock.nowGmt(),
       });
-      logger.info({ follower: row.actor_id, status }, 'federation: follow received');
+      if (moved) await store.kvDelete(movedKey(row.actor_id));
+      logger.info({ follower: row.actor_id, status, ...(moved ? { moved: true } : {}) }, 'federation: follow received');
       if (status === 'accepted') await deliveries.reply('Accept', row);
     })
     .on(Undo, async (_ctx, undo) => {
@@ -109,7 +125,12 @@ export function registerInboxListeners(
         (object instanceof Follow && object.actorId?.href === actorId && (object.id?.href === follower.follow_id || object.objectId?.href === urls.actor));
       if (undoesFollow) {
         await store.deleteFollower(actorId);
-        logger.info({ follower: actorId }, 'federation: unfollowed');
+        // Its Follow of a former identifier of the calendar (the old actor, before a rename): it may
+        // be moving, its Follow of the new actor still on its way.
+        const former = object instanceof Follow ? actorIdentifierOf(object.objectId?.href, urls.origin) : undefined;
+        const moving = follower.status === 'accepted' && former !== undefined && object instanceof Follow && object.objectId?.href !== urls.actor && (await store.formerIdentifiers()).includes(former);
+        if (moving) await store.kvSet(movedKey(actorId), '1', Date.now() + MOVED_FOLLOWER_MEMORY_MS);
+        logger.info({ follower: actorId, ...(moving ? { from: former } : {}) }, 'federation: unfollowed');
       }
     })
     .on(Delete, async (_ctx, del) => {

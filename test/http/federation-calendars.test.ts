@@ -428,6 +428,39 @@ for (const kind of STORES) {
       assert.deepEqual(mia.refused, []);
     });
 
+    it('a moving follower whose Undo of the old Follow comes before its Follow of the new actor is accepted again at once, even when follows wait for an editor', async () => {
+      const s = await startServer(kind, { ...ENV, FEDERATION_APPROVE_FOLLOWS: 'true' });
+      try {
+        const sHost = new URL(s.origin).host;
+        const max = await peer('max', '127.0.0.180');
+        const dock = await s.built.services.calendars.create({ slug: 'dock', name: 'Dock' });
+        const followers = (status: string) => s.api.get(`${s.origin}/c/dock${s.config.restRoot}/calendar/admin/v1/federation/followers`, { as: 'admin', query: { status } });
+        const rowOf = (actorId: string) => inCalendar(dock.id, () => s.built.services.federationStore.findFollower(actorId));
+        const oldActor = await max.lookUp(`acct:dock@${sHost}`, s.origin);
+        const oldFollow = await max.follow(oldActor);
+        const waiting = await until('the follow waiting', async () => (await followers('pending')).body.find((f: any) => f.actor === max.actorId));
+        assert.equal((await s.api.post(`${s.origin}/c/dock${s.config.restRoot}/calendar/admin/v1/federation/followers/${waiting.id}/accept`, { as: 'admin' })).status, 200);
+        await max.waitFor((a) => a.type === 'Accept' && a.json.actor === oldActor.id);
+        await s.built.services.calendars.update(dock.id, { slug: 'berth' });
+        const newId = `${s.origin}/federation/actors/berth`;
+        await max.waitFor((a) => a.type === 'Move' && a.json.target === newId);
+        // The Undo first: the follower goes.
+        assert.equal(await max.send(oldActor.inbox, { id: `${max.actorId}#undo-dock`, type: 'Undo', object: { id: oldFollow, type: 'Follow', actor: max.actorId, object: oldActor.id } }), 202);
+        await until('the Undo handled', async () => (await rowOf(max.actorId)) === undefined);
+        // Then its Follow of the new actor: accepted at once, not left for an editor.
+        const newActor = await max.lookUp(`acct:berth@${sHost}`, s.origin);
+        await max.follow(newActor);
+        await max.waitFor((a) => a.type === 'Accept' && a.json.actor === newId);
+        assert.equal((await rowOf(max.actorId))?.status, 'accepted');
+        // Another account's first Follow still waits.
+        const sam = await peer('sam', '127.0.0.181');
+        await sam.follow(newActor);
+        await until('sam waiting', async () => (await rowOf(sam.actorId))?.status === 'pending');
+      } finally {
+        await s.close();
+      }
+    });
+
     it('a former slug another calendar takes is that calendar’s actor from then on, no longer the old one’s', async () => {
       const taken = await t.built.services.calendars.create({ slug: 'harbour', name: 'New harbour' });
       const actor = await (await fetch(`${t.origin}/federation/actors/harbour`, { headers: ACCEPT_AS })).json();

@@ -5,7 +5,6 @@
  * each with the session's form nonce. Registered by registerAdminFace (index.ts) in its scope.
  */
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import QRCode from 'qrcode';
 import { apiError } from '../domain/errors.js';
 import type { Session } from '../domain/sessions.js';
 import { describeUserAgent } from '../domain/user-agent.js';
@@ -30,6 +29,8 @@ async function account(c: AdminContext, req: FastifyRequest, reply: FastifyReply
   const status2 = await sessions.totpStatus(session.userId);
   let twoFactor: AccountView['twoFactor'];
   if (status2.state === 'pending') {
+    // qrcode is loaded with the first enrolment, not at every start.
+    const { default: QRCode } = await import('qrcode');
     const svg = await QRCode.toString(status2.uri, { type: 'svg', margin: 2 });
     twoFactor = { state: 'pending', secret: status2.secret, qrSvg: svg.replace('<svg', `<svg role="img" aria-label="${messages(req).qrLabel}"`) };
   } else twoFactor = status2;

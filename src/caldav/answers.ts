@@ -38,12 +38,15 @@ const XML_TYPE = 'application/xml; charset=utf-8';
 
 /** An answer with a status, a DAV error body and maybe headers. */
 export class DavError extends Error {
-  constructor(
-    readonly status: number,
-    readonly body?: string,
-    readonly headers: Record<string, string> = {},
-  ) {
+  readonly status: number;
+  readonly body?: string;
+  readonly headers: Record<string, string>;
+
+  constructor(status: number, body?: string, headers: Record<string, string> = {}) {
     super(`DAV ${status}`);
+    this.status = status;
+    this.body = body;
+    this.headers = headers;
   }
 }
 

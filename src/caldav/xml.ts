@@ -53,11 +53,11 @@ export interface XmlElement {
 
 /** A request body that is not acceptable XML: 400, or 413 when it is over one of the limits. */
 export class XmlError extends Error {
-  constructor(
-    message: string,
-    readonly status: 400 | 413 = 400,
-  ) {
+  readonly status: 400 | 413;
+
+  constructor(message: string, status: 400 | 413 = 400) {
     super(message);
+    this.status = status;
   }
 }
 

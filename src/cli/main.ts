@@ -7,8 +7,14 @@
  * @example
  *   events-calendar serve --port 9000
  */
+import module from 'node:module';
 import { unsupportedNodeMessage } from './node-support.js';
 import { reexecWithHeapFlags } from './heap-flags.js';
+
+// Node's on-disk cache of compiled code (in the system's temporary directory, or NODE_COMPILE_CACHE):
+// the command loads some 1,300 modules, and with the cache a start takes about a fifth less CPU.
+// Where the directory cannot be written Node carries on without it.
+module.enableCompileCache?.();
 
 const unsupported = unsupportedNodeMessage(process.versions.node);
 if (unsupported) {

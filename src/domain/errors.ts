@@ -9,15 +9,18 @@
 import type { StoreFault } from '../store/faults.js';
 
 export class ApiError extends Error {
-  constructor(
-    readonly code: string,
-    message: string,
-    readonly status: number,
-    readonly data: Record<string, unknown> = {},
-    /** extra top-level keys of the body (WordPress' `additional_data`) */
-    readonly extra: Record<string, unknown> = {},
-  ) {
+  readonly code: string;
+  readonly status: number;
+  readonly data: Record<string, unknown>;
+  /** extra top-level keys of the body (WordPress' `additional_data`) */
+  readonly extra: Record<string, unknown>;
+
+  constructor(code: string, message: string, status: number, data: Record<string, unknown> = {}, extra: Record<string, unknown> = {}) {
     super(message);
+    this.code = code;
+    this.status = status;
+    this.data = data;
+    this.extra = extra;
   }
 
   /** HTTP headers sent with this error (e.g. `Retry-After`). */

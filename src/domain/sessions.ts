@@ -77,8 +77,11 @@ export function secondFactorRequired(require2fa: 'administrators' | 'off', role:
  * anywhere): 429 with Retry-After; the half-signed-in session has ended.
  */
 export class CodesBlocked extends ApiError {
-  constructor(readonly seconds: number) {
+  readonly seconds: number;
+
+  constructor(seconds: number) {
     super('rest_too_many_requests', `Too many wrong codes. Try again in ${seconds} seconds.`, 429);
+    this.seconds = seconds;
     this.headers = { 'retry-after': String(seconds) };
   }
 }

@@ -5,7 +5,11 @@
  * @example html`<a href="${url}">${title}</a>` // both escaped
  */
 export class Html {
-  constructor(readonly value: string) {}
+  readonly value: string;
+
+  constructor(value: string) {
+    this.value = value;
+  }
   toString(): string {
     return this.value;
   }

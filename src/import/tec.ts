@@ -113,13 +113,19 @@ class EventPhases {
   /** From the index: the starts of occurrences trashed alone, per series. */
   private readonly trashedStarts = new Map<number, Array<{ id: number; start: string }>>();
 
-  constructor(
-    private readonly reader: TecReader,
-    private readonly applier: TecApplier,
-    private readonly options: TecImportOptions,
-    private readonly hooks: ImportHooks,
-    private readonly warn: (message: string) => void,
-  ) {}
+  private readonly reader: TecReader;
+  private readonly applier: TecApplier;
+  private readonly options: TecImportOptions;
+  private readonly hooks: ImportHooks;
+  private readonly warn: (message: string) => void;
+
+  constructor(reader: TecReader, applier: TecApplier, options: TecImportOptions, hooks: ImportHooks, warn: (message: string) => void) {
+    this.reader = reader;
+    this.applier = applier;
+    this.options = options;
+    this.hooks = hooks;
+    this.warn = warn;
+  }
 
   private async importListed(e: Json): Promise<void> {
     const seriesId = Number(e.recurring_event_id);

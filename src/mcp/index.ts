@@ -14,39 +14,26 @@
  * calendar through the REST routes themselves (rest.ts), so they see, write and refuse what REST
  * would for the same caller. OAuth is not offered (docs/mcp.md says why).
  *
- * MCP=false: nothing is registered (404).
+ * MCP=false: nothing is registered (404). The SDK's side (server.ts) is loaded on the first
+ * request to `/mcp`.
  *
  * @example
  *   registerMcpFace(app, deps); // POST /mcp {"jsonrpc":"2.0","id":1,"method":"tools/list"}
  */
-import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
-import { WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { readFileSync } from 'node:fs';
 import type { FaceDeps } from '../faces.js';
 import { ApiError, apiError } from '../domain/errors.js';
 import { ANONYMOUS } from '../domain/permissions.js';
 import { createAuthentication } from '../web/authentication.js';
 import { registerErrorShape, withErrorHeaders } from '../web/error-shapes.js';
-import { readTools } from './read-tools.js';
-import { restClientOf } from './rest.js';
-import { registerPrompts, registerResources } from './resources.js';
-import { submissionTools } from './submission-tools.js';
-import { registerTools, type ToolContext } from './tool.js';
-import { writeTools } from './write-tools.js';
+import type { McpAnswerer } from './server.js';
 
 export const MCP_PATH = '/mcp';
 
 /** The largest MCP request body: a tool call with an event's description fits many times over. */
 export const MCP_BODY_LIMIT = 256 * 1024;
 
-const VERSION = (JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string }).version;
-
 const isMcpUrl = (url: string) => url === MCP_PATH || url.startsWith(`${MCP_PATH}?`);
-
-function headerText(v: string | string[] | undefined): string | undefined {
-  return Array.isArray(v) ? v.join(', ') : v;
-}
 
 export function registerMcpFace(app: FastifyInstance, { config, services }: Pick<FaceDeps, 'config' | 'services'>): void {
   if (!config.mcp) return;
@@ -92,28 +79,18 @@ export function registerMcpFace(app: FastifyInstance, { config, services }: Pick
         .send({ jsonrpc: '2.0', error: { code: error.code === 'rest_invalid_json' ? -32700 : -32000, message: error.message, data: { code: error.code, status: error.status } }, id: null }),
   });
 
-  // Per request: administrators change the calendar's name and time zone while the server runs.
-  const instructionsNow = () =>
-    `The events calendar "${config.siteName}" (${config.siteUrl}). Dates are read and given in its time zone, ${config.timezone}, unless they carry an offset; ` +
-    'call about_calendar for today’s date there. Lists are paged: answers say total, total_pages and next_page. ' +
-    'Anonymous callers see published events only; writing needs an application password sent as HTTP Basic credentials.';
-
-  // Built once: their schemas cost more to build than a call costs to answer.
-  const tools = [...readTools(config), ...writeTools(), ...submissionTools(config)];
-  const serverFor = (req: FastifyRequest): McpServer => {
-    const server = new McpServer({ name: 'events-calendar', title: config.siteName, version: VERSION }, { instructions: instructionsNow() });
-    const authorization = req.headers.authorization;
-    const acceptLanguage = headerText(req.headers['accept-language']);
-    const ctx: ToolContext = {
-      rest: restClientOf(app, config, { ip: req.ip, ...(authorization ? { authorization } : {}), ...(acceptLanguage ? { acceptLanguage } : {}) }),
-      viewer: req.viewer ?? ANONYMOUS,
-      config,
-    };
-    registerTools(server, tools, ctx);
-    registerResources(server, ctx);
-    registerPrompts(server, ctx);
-    return server;
-  };
+  // The SDK and the tools' schemas (some 300 modules, a quarter of the app's loading time) are
+  // loaded on the first MCP request, not at every start: most servers and CLI commands never
+  // answer one.
+  let answerer: Promise<McpAnswerer> | undefined;
+  const answererOf = () =>
+    (answerer ??= import('./server.js').then(
+      (m) => m.createMcpAnswerer(app, config, MCP_PATH),
+      (e: unknown) => {
+        answerer = undefined; // a failed load is tried again by the next request
+        throw e;
+      },
+    ));
 
   const notAllowed = (_req: FastifyRequest, reply: FastifyReply) =>
     reply
@@ -127,20 +104,11 @@ export function registerMcpFace(app: FastifyInstance, { config, services }: Pick
     url: MCP_PATH,
     bodyLimit: MCP_BODY_LIMIT,
     handler: async (req, reply) => {
-      const server = serverFor(req);
-      const transport = new WebStandardStreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
-      try {
-        await server.connect(transport);
-        const headers = new Headers();
-        for (const [k, v] of Object.entries(req.headers)) if (v !== undefined) headers.set(k, headerText(v)!);
-        const answer = await transport.handleRequest(new Request(`${config.siteUrl}${MCP_PATH}`, { method: 'POST', headers }), { parsedBody: req.body });
-        reply.code(answer.status);
-        answer.headers.forEach((value, key) => void reply.header(key, value));
-        reply.header('cache-control', 'no-store');
-        return reply.send(await answer.text());
-      } finally {
-        await server.close();
-      }
+      const answer = await (await answererOf())(req);
+      reply.code(answer.status);
+      answer.headers.forEach((value, key) => void reply.header(key, value));
+      reply.header('cache-control', 'no-store');
+      return reply.send(answer.body);
     },
   });
 }

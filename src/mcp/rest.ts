@@ -31,13 +31,15 @@ export interface Caller {
 
 /** A REST answer over 399, as the WordPress-style error it carries. */
 export class RestRefusal extends Error {
-  constructor(
-    readonly status: number,
-    readonly code: string,
-    message: string,
-    readonly params?: Record<string, string>,
-  ) {
+  readonly status: number;
+  readonly code: string;
+  readonly params?: Record<string, string>;
+
+  constructor(status: number, code: string, message: string, params?: Record<string, string>) {
     super(message);
+    this.status = status;
+    this.code = code;
+    this.params = params;
   }
 
   /** The text of the tool error: REST's message, then each refused argument's own message. */

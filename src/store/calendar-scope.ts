@@ -155,8 +155,11 @@ function scopedName(node: OperationNode | undefined): string | undefined {
 }
 
 class ScopeTransformer extends OperationNodeTransformer {
-  constructor(private readonly id: number) {
+  private readonly id: number;
+
+  constructor(id: number) {
     super();
+    this.id = id;
   }
 
   private scopeJoins(joins: ReadonlyArray<JoinNode> | undefined): ReadonlyArray<JoinNode> | undefined {

@@ -63,11 +63,11 @@ export interface StoreParts {
 
 /** A store's Kysely handle, with its parts. */
 export class StoreDb extends Kysely<Database> {
-  constructor(
-    config: KyselyConfig,
-    readonly parts: StoreParts,
-  ) {
+  readonly parts: StoreParts;
+
+  constructor(config: KyselyConfig, parts: StoreParts) {
     super(config);
+    this.parts = parts;
   }
 }
 

@@ -61,8 +61,11 @@ export function loginWaitMs(row: LoginFailureRow | undefined, threshold: number,
 }
 
 class Refused extends Error {
-  constructor(readonly waitMs: number) {
+  readonly waitMs: number;
+
+  constructor(waitMs: number) {
     super('refused');
+    this.waitMs = waitMs;
   }
 }
 

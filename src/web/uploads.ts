@@ -21,11 +21,15 @@ export const UPLOAD_LIMIT = 10 * 1024 * 1024;
  * (other file fields are read as text, as the imports want them).
  */
 export class UploadedFile {
-  constructor(
-    readonly bytes: Buffer,
-    readonly filename: string,
-    readonly type: string,
-  ) {}
+  readonly bytes: Buffer;
+  readonly filename: string;
+  readonly type: string;
+
+  constructor(bytes: Buffer, filename: string, type: string) {
+    this.bytes = bytes;
+    this.filename = filename;
+    this.type = type;
+  }
 }
 
 /** Room beyond the largest image for a multipart body's other fields and boundaries. */

@@ -103,6 +103,23 @@ function encodeQuery(q: RequestOptions['query']): string {
 
 let counter = 0;
 
+let sqliteTemplate: Promise<Buffer> | undefined;
+
+/**
+ * An in-memory SQLite database with every migration applied, serialized: built once per test
+ * process by `openStore` as a server's would be, then copied for each server. The migrations
+ * themselves stay tested where a test opens a store of its own (test/store/, the upgrade tests).
+ */
+function migratedSqlite(): Promise<Buffer> {
+  return (sqliteTemplate ??= openStore('sqlite::memory:').then(async (store) => {
+    try {
+      return store.db.parts.connection!.serialize();
+    } finally {
+      await store.close();
+    }
+  }));
+}
+
 /**
  * Start a server on a fresh store (`storeOptions` add to or override the harness' own), or, with
  * `peerOf`, a second instance on the same database as that server (SQLite: give a file URL to
@@ -127,9 +144,12 @@ export async function startServer(kind: StoreKind, env: Record<string, string> =
       schema = `t_${process.pid}_${++counter}_${randomBytes(3).toString('hex')}`;
     }
   }
+  // SQLite in memory: a copy of a database migrated once in this process (migrating one takes
+  // about a third of a server's start), unless a test asks for its own migrations.
+  const sqliteImage = kind.name === 'sqlite' && kind.url === 'sqlite::memory:' && !storeOptions.skipMigrations && process.env.TEST_SQLITE_TEMPLATE !== 'off' ? await migratedSqlite() : undefined;
   let store;
   try {
-    store = await openStore(storeUrl, { schema, dropSchemaOnClose: !peerOf && !fresh, poolSize: 4, ...storeOptions });
+    store = await openStore(storeUrl, { schema, dropSchemaOnClose: !peerOf && !fresh, poolSize: 4, ...(sqliteImage ? { sqliteImage } : {}), ...storeOptions });
   } catch (e) {
     await fresh?.drop();
     throw e;

@@ -11,7 +11,7 @@
  *   const made = await processImage(bytes, FORMATS.jpeg, { maxPixels: 40e6 });
  *   made.full.width; made.variants.map((v) => v.name) // ['medium', 'large', 'thumbnail', 'medium_large']
  */
-import sharp from 'sharp';
+import type sharpFunction from 'sharp';
 import type { Metadata, Sharp } from 'sharp';
 import type { ImageFormat, SniffedImage } from './sniff.js';
 
@@ -30,11 +30,11 @@ export interface MadeImage {
 
 /** Why an image could not be made: too many pixels, or bytes that do not decode. */
 export class ImageProblem extends Error {
-  constructor(
-    readonly kind: 'pixels' | 'unreadable',
-    message: string,
-  ) {
+  readonly kind: 'pixels' | 'unreadable';
+
+  constructor(kind: 'pixels' | 'unreadable', message: string) {
     super(message);
+    this.kind = kind;
   }
 }
 
@@ -75,7 +75,19 @@ function wanted(rule: SizeRule, width: number, height: number): boolean {
   return width > rule.width || (rule.height !== null && height > rule.height);
 }
 
+// sharp (libvips, a native addon) is loaded with the first image, not at every start.
+let sharpModule: Promise<typeof sharpFunction> | undefined;
+const sharpOf = () =>
+  (sharpModule ??= import('sharp').then(
+    (m) => m.default,
+    (e: unknown) => {
+      sharpModule = undefined;
+      throw e;
+    },
+  ));
+
 export async function processImage(bytes: Buffer, type: SniffedImage, options: { maxPixels: number }): Promise<MadeImage> {
+  const sharp = await sharpOf();
   const open = () => sharp(bytes, { limitInputPixels: options.maxPixels, failOn: 'error', animated: false });
   let meta: Metadata;
   try {

@@ -8,7 +8,7 @@
  *   const mailer = createMailer({ smtpUrl: 'smtp://127.0.0.1:2525', smtpFrom: 'cal@example.org', siteName: 'Town' });
  *   await mailer?.send({ to: 'ann@example.org', ...decisionMail('fr', { … }) });
  */
-import nodemailer from 'nodemailer';
+import type { Transporter } from 'nodemailer';
 
 export type Locale = 'en' | 'fr';
 
@@ -25,13 +25,27 @@ export interface Mailer {
 
 /** A mailer over SMTP_URL, or undefined when none is set. */
 export function createMailer(config: { smtpUrl?: string; smtpFrom: string }): Mailer | undefined {
-  if (!config.smtpUrl) return undefined;
-  const transport = nodemailer.createTransport(config.smtpUrl);
+  const smtpUrl = config.smtpUrl;
+  if (!smtpUrl) return undefined;
+  // nodemailer is loaded with the first message, not at every start.
+  let transport: Promise<Transporter> | undefined;
+  const transportOf = () =>
+    (transport ??= import('nodemailer').then(
+      (m) => m.default.createTransport(smtpUrl),
+      (e: unknown) => {
+        transport = undefined;
+        throw e;
+      },
+    ));
   return {
     async send(message) {
-      await transport.sendMail({ from: config.smtpFrom, to: message.to, subject: message.subject, text: message.text, html: message.html });
+      await (await transportOf()).sendMail({ from: config.smtpFrom, to: message.to, subject: message.subject, text: message.text, html: message.html });
     },
-    close: () => transport.close(),
+    close: () =>
+      void transport?.then(
+        (t) => t.close(),
+        () => undefined,
+      ),
   };
 }
 

@@ -45,15 +45,22 @@ export class TecApplier {
   /** From the index: occurrences edited or deleted alone. */
   readonly exceptionIds = new Set<number>();
 
-  private constructor(
-    private readonly services: DomainServices,
-    private readonly admin: Viewer,
-    private readonly options: TecImportOptions,
-    private readonly reader: TecReader,
-    private readonly report: ImportReport,
-    private readonly sourceKey: string,
-    private readonly warn: (message: string) => void,
-  ) {
+  private readonly services: DomainServices;
+  private readonly admin: Viewer;
+  private readonly options: TecImportOptions;
+  private readonly reader: TecReader;
+  private readonly report: ImportReport;
+  private readonly sourceKey: string;
+  private readonly warn: (message: string) => void;
+
+  private constructor(services: DomainServices, admin: Viewer, options: TecImportOptions, reader: TecReader, report: ImportReport, sourceKey: string, warn: (message: string) => void) {
+    this.services = services;
+    this.admin = admin;
+    this.options = options;
+    this.reader = reader;
+    this.report = report;
+    this.sourceKey = sourceKey;
+    this.warn = warn;
     this.db = services.store.db;
   }
 

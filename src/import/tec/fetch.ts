@@ -88,18 +88,26 @@ export interface Answer {
 
 /** The source of an import: its REST root, its calendar namespace and how to read them. */
 export class TecReader {
-  constructor(
-    readonly source: Source,
-    /** the REST root URL as located (before the canonical one was found) */
-    readonly located: string,
-    /** the canonical REST root */
-    readonly root: string,
-    /** the calendar namespace's URL */
-    readonly ns: string,
-    private readonly perPage: number,
-    private readonly concurrency: number,
-    private readonly warn: (message: string) => void,
-  ) {}
+  readonly source: Source;
+  /** the REST root URL as located (before the canonical one was found) */
+  readonly located: string;
+  /** the canonical REST root */
+  readonly root: string;
+  /** the calendar namespace's URL */
+  readonly ns: string;
+  private readonly perPage: number;
+  private readonly concurrency: number;
+  private readonly warn: (message: string) => void;
+
+  constructor(source: Source, located: string, root: string, ns: string, perPage: number, concurrency: number, warn: (message: string) => void) {
+    this.source = source;
+    this.located = located;
+    this.root = root;
+    this.ns = ns;
+    this.perPage = perPage;
+    this.concurrency = concurrency;
+    this.warn = warn;
+  }
 
   get authenticated(): boolean {
     return this.source.authenticated;

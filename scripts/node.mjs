@@ -7,7 +7,7 @@
  * life since April 2026).
  *
  *   node scripts/node.mjs dist/cli/main.js serve
- *   node scripts/node.mjs --test --import tsx test/unit/dates.test.ts
+ *   node scripts/node.mjs --test --import ./scripts/typescript.mjs test/unit/dates.test.ts
  *
  * Where the supported Node comes from, in this order:
  *   1. the Node running this script, when it is 22 or later;

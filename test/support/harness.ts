@@ -12,6 +12,7 @@
  */
 import { after, before, describe } from 'node:test';
 import { randomBytes } from 'node:crypto';
+import type BetterSqlite3 from 'better-sqlite3';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -106,6 +107,17 @@ let counter = 0;
 let sqliteTemplate: Promise<Buffer> | undefined;
 
 /**
+ * A database of its own has an identity of its own: the id and secret its sync tokens carry, drawn
+ * at random by migrations 007 and 012, are drawn again for each copy of the template (a token of
+ * one copy is another's "token of another database"), as pg-template.ts does for PostgreSQL.
+ */
+function redrawIdentity(connection: BetterSqlite3.Database): void {
+  const id = connection.prepare('update sync_state set database_id = ? where id = 1').run(randomBytes(8).toString('hex'));
+  const secret = connection.prepare("update settings set value = ? where name = 'sync_token_secret'").run(randomBytes(32).toString('hex'));
+  if (id.changes !== 1 || secret.changes !== 1) throw new Error('the SQLite template has no sync identity to draw again (migrations 007 and 012)');
+}
+
+/**
  * An in-memory SQLite database with every migration applied, serialized: built once per test
  * process by `openStore` as a server's would be, then copied for each server. The migrations
  * themselves stay tested where a test opens a store of its own (test/store/, the upgrade tests).
@@ -150,6 +162,7 @@ export async function startServer(kind: StoreKind, env: Record<string, string> =
   let store;
   try {
     store = await openStore(storeUrl, { schema, dropSchemaOnClose: !peerOf && !fresh, poolSize: 4, ...(sqliteImage ? { sqliteImage } : {}), ...storeOptions });
+    if (sqliteImage) redrawIdentity(store.db.parts.connection!);
   } catch (e) {
     await fresh?.drop();
     throw e;

@@ -36,7 +36,7 @@ const ACTOR_CHECK_TIMEOUT_MS = 10_000;
  * Follow of the new actor within that time is accepted as it was (Mastodon's migration sends the
  * two apart, and the Undo may come first).
  */
-export const MOVED_FOLLOWER_MEMORY_MS = 24 * 3600_000;
+const MOVED_FOLLOWER_MEMORY_MS = 24 * 3600_000;
 /** The key-value entry of such a follower (the calendar's own rows; Fedify's keys are JSON arrays). */
 const movedKey = (actorId: string) => `calendar:moved-follower:${actorId}`;
 
@@ -127,8 +127,9 @@ export function registerInboxListeners(
         await store.deleteFollower(actorId);
         // Its Follow of a former identifier of the calendar (the old actor, before a rename): it may
         // be moving, its Follow of the new actor still on its way.
-        const former = object instanceof Follow ? actorIdentifierOf(object.objectId?.href, urls.origin) : undefined;
-        const moving = follower.status === 'accepted' && former !== undefined && object instanceof Follow && object.objectId?.href !== urls.actor && (await store.formerIdentifiers()).includes(former);
+        const followed = object instanceof Follow ? object.objectId?.href : undefined;
+        const former = followed === undefined || followed === urls.actor ? undefined : actorIdentifierOf(followed, urls.origin);
+        const moving = follower.status === 'accepted' && former !== undefined && (await store.formerIdentifiers()).includes(former);
         if (moving) await store.kvSet(movedKey(actorId), '1', Date.now() + MOVED_FOLLOWER_MEMORY_MS);
         logger.info({ follower: actorId, ...(moving ? { from: former } : {}) }, 'federation: unfollowed');
       }

@@ -9,6 +9,7 @@ import { it } from 'node:test';
 import assert from 'node:assert/strict';
 import http from 'node:http';
 import { forEachStore, startTwoInstances, STORES, type TestServer } from '../support/harness.js';
+import { activeEditLocks } from '../../src/store/edit-locks.js';
 
 const A = '/api/calendar/admin/v1';
 const basic = (cred: string) => 'Basic ' + Buffer.from(cred).toString('base64');
@@ -183,6 +184,22 @@ forEachStore('the editor’s post locks', (t) => {
     await denied.opened;
     assert.equal(denied.status, 403);
     denied.close();
+    // No lock on an id that is no event: the stream follows it, holding nothing.
+    const none = followEditors(t, 'hal:hal-pw', 999_999, '&hold=1');
+    try {
+      await none.opened;
+      assert.equal(none.status, 200);
+      await none.until(0, (x) => x.id === 999_999);
+      await new Promise((r) => setTimeout(r, 300)); // a lock taken would be written by now
+      assert.deepEqual(await activeEditLocks(t.built.store.db, 999_999, Date.now()), []);
+      assert.equal(
+        none.states.some((x) => x.editors.length > 0),
+        false,
+        'no editor on the stream',
+      );
+    } finally {
+      none.close();
+    }
     assert.equal((await t.api.get(`${A}/changes/stream?editing=${id}&hold=maybe`, { as: 'admin' })).status, 400);
   });
 });

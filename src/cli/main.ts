@@ -12,7 +12,7 @@ import { unsupportedNodeMessage } from './node-support.js';
 import { reexecWithHeapFlags } from './heap-flags.js';
 
 // Node's on-disk cache of compiled code (in the system's temporary directory, or NODE_COMPILE_CACHE):
-// the command loads some 1,300 modules, and with the cache a start takes about a fifth less CPU.
+// the command loads some 1,200 modules, and with the cache a start takes about a fifth less CPU.
 // Where the directory cannot be written Node carries on without it.
 module.enableCompileCache?.();
 

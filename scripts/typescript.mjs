@@ -10,9 +10,9 @@
  * `tsconfig.json`'s `erasableSyntaxOnly` keeps the sources to the syntax stripping can run.
  *
  * It also turns on Node's compile cache (in the system's temporary directory): a test file's
- * process loads some 1,500 modules, mostly the same ones as the last file's, and on Node 24 the
+ * process loads some 1,200 modules, mostly the same ones as the last file's, and on Node 24 the
  * cache keeps the stripped and compiled code between processes. Loading the whole app took about
- * 0.95 s of CPU this way against 1.75 s through `tsx`, for each of the suite's ~300 processes.
+ * 0.85 s of CPU this way against 1.75 s through `tsx`, for each of the suite's ~300 processes.
  *
  * A Node without type stripping or synchronous hooks (22 before 22.18) gets `tsx` instead, which
  * the project keeps as a development dependency.

@@ -23,6 +23,7 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { FaceDeps } from '../faces.js';
 import { ApiError, apiError } from '../domain/errors.js';
+import { onFirstUse } from '../domain/on-first-use.js';
 import { ANONYMOUS } from '../domain/permissions.js';
 import { createAuthentication } from '../web/authentication.js';
 import { registerErrorShape, withErrorHeaders } from '../web/error-shapes.js';
@@ -82,15 +83,7 @@ export function registerMcpFace(app: FastifyInstance, { config, services }: Pick
   // The SDK and the tools' schemas (some 300 modules, a quarter of the app's loading time) are
   // loaded on the first MCP request, not at every start: most servers and CLI commands never
   // answer one.
-  let answerer: Promise<McpAnswerer> | undefined;
-  const answererOf = () =>
-    (answerer ??= import('./server.js').then(
-      (m) => m.createMcpAnswerer(app, config, MCP_PATH),
-      (e: unknown) => {
-        answerer = undefined; // a failed load is tried again by the next request
-        throw e;
-      },
-    ));
+  const answererOf = onFirstUse<McpAnswerer>(() => import('./server.js').then((m) => m.createMcpAnswerer(app, config, MCP_PATH)));
 
   const notAllowed = (_req: FastifyRequest, reply: FastifyReply) =>
     reply

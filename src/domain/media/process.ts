@@ -13,6 +13,7 @@
  */
 import type sharpFunction from 'sharp';
 import type { Metadata, Sharp } from 'sharp';
+import { onFirstUse } from '../on-first-use.js';
 import type { ImageFormat, SniffedImage } from './sniff.js';
 
 export interface MadeFile {
@@ -76,15 +77,7 @@ function wanted(rule: SizeRule, width: number, height: number): boolean {
 }
 
 // sharp (libvips, a native addon) is loaded with the first image, not at every start.
-let sharpModule: Promise<typeof sharpFunction> | undefined;
-const sharpOf = () =>
-  (sharpModule ??= import('sharp').then(
-    (m) => m.default,
-    (e: unknown) => {
-      sharpModule = undefined;
-      throw e;
-    },
-  ));
+const sharpOf = onFirstUse<typeof sharpFunction>(() => import('sharp').then((m) => m.default));
 
 export async function processImage(bytes: Buffer, type: SniffedImage, options: { maxPixels: number }): Promise<MadeImage> {
   const sharp = await sharpOf();

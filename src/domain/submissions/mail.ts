@@ -9,6 +9,7 @@
  *   await mailer?.send({ to: 'ann@example.org', ...decisionMail('fr', { … }) });
  */
 import type { Transporter } from 'nodemailer';
+import { onFirstUse } from '../on-first-use.js';
 
 export type Locale = 'en' | 'fr';
 
@@ -28,24 +29,13 @@ export function createMailer(config: { smtpUrl?: string; smtpFrom: string }): Ma
   const smtpUrl = config.smtpUrl;
   if (!smtpUrl) return undefined;
   // nodemailer is loaded with the first message, not at every start.
-  let transport: Promise<Transporter> | undefined;
-  const transportOf = () =>
-    (transport ??= import('nodemailer').then(
-      (m) => m.default.createTransport(smtpUrl),
-      (e: unknown) => {
-        transport = undefined;
-        throw e;
-      },
-    ));
+  let transport: Transporter | undefined;
+  const transportOf = onFirstUse(() => import('nodemailer').then((m) => (transport = m.default.createTransport(smtpUrl))));
   return {
     async send(message) {
       await (await transportOf()).sendMail({ from: config.smtpFrom, to: message.to, subject: message.subject, text: message.text, html: message.html });
     },
-    close: () =>
-      void transport?.then(
-        (t) => t.close(),
-        () => undefined,
-      ),
+    close: () => transport?.close(),
   };
 }
 

@@ -13,6 +13,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { randomBytes } from 'node:crypto';
 import { STORES, startServer, startTwoInstances } from '../support/harness.js';
+import { clearOfWindowEnd } from '../support/rate-window.js';
 import { openStore, type Store } from '../../src/store/db.js';
 import { claimNextImport, insertImport } from '../../src/store/imports.js';
 
@@ -22,6 +23,7 @@ const statuses = (answers: Array<{ status: number }>) => answers.map((a) => a.st
 for (const kind of STORES) {
   describe(`the REST rate limit under concurrency [${kind.name}]`, () => {
     it('20 requests at once from one client with RATE_LIMIT_MAX=5: exactly 5 answered, 15 refused 429', async () => {
+      await clearOfWindowEnd(60, 15_000);
       const t = await startServer(kind, { RATE_LIMIT_MAX: '5', RATE_LIMIT_WINDOW: '1m' });
       try {
         const answers = await Promise.all(Array.from({ length: 20 }, (_, i) => t.api.get('/events', { query: { search: `x${i}` } })));
@@ -34,6 +36,7 @@ for (const kind of STORES) {
     });
 
     it('IPv6 clients count by /64: 20 requests at once from addresses of one /64 share a budget, another /64 has its own', async () => {
+      await clearOfWindowEnd(60, 15_000);
       const t = await startServer(kind, { RATE_LIMIT_MAX: '5', RATE_LIMIT_WINDOW: '1m', TRUST_PROXY: 'true' });
       try {
         const answers = await Promise.all(Array.from({ length: 20 }, (_, i) => t.api.get('/events', { headers: { 'x-forwarded-for': `2001:db8:5:5::${(i + 1).toString(16)}` } })));
@@ -46,6 +49,7 @@ for (const kind of STORES) {
     });
 
     it('two instances on one database share the limit: 16 requests at once split over both with RATE_LIMIT_MAX=10, exactly 10 answered', async () => {
+      await clearOfWindowEnd(3600, 30_000);
       const { a, b, close } = await startTwoInstances(kind, 'rate-two', { RATE_LIMIT_MAX: '10', RATE_LIMIT_WINDOW: '1h', TRUST_PROXY: 'true' });
       try {
         const from = { 'x-forwarded-for': '203.0.113.50' };
@@ -61,6 +65,7 @@ for (const kind of STORES) {
     });
 
     it('two instances, one after the other: a larger limit (200) spent in turns never goes past it, nor far below', async () => {
+      await clearOfWindowEnd(3600, 30_000);
       const { a, b, close } = await startTwoInstances(kind, 'rate-turns', { RATE_LIMIT_MAX: '200', RATE_LIMIT_WINDOW: '1h', TRUST_PROXY: 'true' });
       try {
         const from = { 'x-forwarded-for': '203.0.113.60' };

@@ -10,6 +10,7 @@ import { brotliDecompressSync, gunzipSync } from 'node:zlib';
 import { loadConfig } from '../../src/config.js';
 import { buildApp } from '../../src/app.js';
 import { STORES, forEachStore, startServer, type TestServer } from '../support/harness.js';
+import { clearOfWindowEnd } from '../support/rate-window.js';
 
 /** A GET (or other method) with node:http: the body as sent (no transparent decompression). */
 function raw(url: string, headers: Record<string, string> = {}, method = 'GET'): Promise<{ status: number; headers: Record<string, string | string[] | undefined>; body: Buffer }> {
@@ -174,6 +175,7 @@ forEachStore(
   'rate limits',
   (t) => {
     it('answers 429 rest_too_many_requests with Retry-After and the X-RateLimit and IETF RateLimit fields', async () => {
+      await clearOfWindowEnd(60);
       const first = await t.api.get('/events');
       assert.equal(first.status, 200);
       assert.equal(first.headers.get('x-ratelimit-limit'), '3');
@@ -220,6 +222,7 @@ describe('rate limit settings and TRUST_PROXY [sqlite]', () => {
   });
 
   it('without TRUST_PROXY, X-Forwarded-For does not change the client', async () => {
+    await clearOfWindowEnd(60, 15_000);
     const t = await startServer(STORES[0]!, { RATE_LIMIT_MAX: '2' });
     try {
       await t.api.get('/events', { headers: { 'x-forwarded-for': '10.0.0.1' } });
@@ -231,6 +234,7 @@ describe('rate limit settings and TRUST_PROXY [sqlite]', () => {
   });
 
   it('with TRUST_PROXY, the forwarded client IP is the rate-limit key', async () => {
+    await clearOfWindowEnd(60, 15_000);
     const t = await startServer(STORES[0]!, { RATE_LIMIT_MAX: '2', TRUST_PROXY: 'true' });
     try {
       await t.api.get('/events', { headers: { 'x-forwarded-for': '10.0.0.1' } });

@@ -5,6 +5,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { STORES, startServer, type TestServer } from '../support/harness.js';
+import { clearOfWindowEnd } from '../support/rate-window.js';
 import { openStore, type Store } from '../../src/store/db.js';
 import { writeTransaction } from '../../src/store/changes.js';
 import { updateEventDetails } from '../../src/store/events.js';
@@ -83,6 +84,7 @@ for (const kind of STORES) {
     });
 
     it('replays the third read of an event with the same headers in the same order and the same body', async () => {
+      await clearOfWindowEnd(60);
       const before = await replays(t);
       const first = await get(t.origin, path);
       const second = await get(t.origin, path);
@@ -215,6 +217,7 @@ for (const kind of STORES) {
     });
 
     it('sends a request over the rate limit to Fastify, which answers 429', async () => {
+      await clearOfWindowEnd(60, 15_000);
       const limited = await startServer(kind, { RATE_LIMIT_MAX: '4' });
       try {
         const p = `${new URL(limited.base).pathname}/events?per_page=1`;
@@ -230,6 +233,7 @@ for (const kind of STORES) {
 
 describe('replayed answers behind a proxy (TRUST_PROXY)', () => {
   it("counts a replayed request under the forwarded client's address, as Fastify counts the others", async () => {
+    await clearOfWindowEnd(60, 15_000);
     const t = await startServer(STORES[0]!, { TRUST_PROXY: 'true', RATE_LIMIT_MAX: '5' });
     try {
       const p = `${new URL(t.base).pathname}/events?per_page=1`;

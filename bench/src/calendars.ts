@@ -18,11 +18,12 @@
  *    calendars (target: bounded: no structure per calendar that grows without a bound);
  * 4. fairness: the probe calendar's p99 (one connection) quiet, then while the big calendar is
  *    read by BENCH_CONNECTIONS connections and written by BENCH_WRITERS; with CALENDAR_FAIR_SHARE
- *    as shipped and with it off (target: within 2x the quiet p99).
+ *    as shipped and with it off (target: within 2x the quiet p99); then with the reads alone and
+ *    the writes alone (BENCH_FAIR_MIX=0: not).
  *
  * Settings: BENCH_CALENDARS (10000), BENCH_CALENDAR_EVENTS (100), BENCH_BIG (1000000),
  * BENCH_STORES (sqlite; add postgres with BENCH_POSTGRES_URL), BENCH_DURATION (10 s),
- * BENCH_WARMUP (3 s), BENCH_CONNECTIONS (10), BENCH_WRITERS (2), BENCH_FAIR_SHARES ("4,1,0"),
+ * BENCH_WARMUP (3 s), BENCH_CONNECTIONS (10), BENCH_WRITERS (2), BENCH_FAIR_SHARES ("2,4,1,0"), BENCH_FAIR_MIX,
  * BENCH_DATA_DIR (./data/bench), BENCH_REUSE=1 (keep and reuse the seeded SQLite files and PostgreSQL
  * databases of the same sizes),
  * BENCH_SEED_ONLY=1 (seed the databases and stop: seeding needs no quiet machine),
@@ -56,7 +57,9 @@ const SECONDS = Number(env.BENCH_DURATION ?? 10);
 const WARMUP = Number(env.BENCH_WARMUP ?? 3);
 const CONNECTIONS = Number(env.BENCH_CONNECTIONS ?? 10);
 const WRITERS = Number(env.BENCH_WRITERS ?? 2);
-const FAIR_SHARES = (env.BENCH_FAIR_SHARES ?? '4,1,0').split(',').map(Number);
+const FAIR_SHARES = (env.BENCH_FAIR_SHARES ?? '2,4,1,0').split(',').map(Number);
+/** CALENDAR_FAIR_SHARE's default (settings/service.ts): the reads-only and writes-only runs use it. */
+const SHIPPED_FAIR_SHARE = 2;
 const DATA_DIR = resolve(env.BENCH_DATA_DIR ?? 'data/bench');
 const OUT = env.BENCH_OUT ?? 'bench/calendars-results.md';
 /** Fairness: server, load and probe pinned to CPUs (Linux with taskset and 2 CPUs or more; BENCH_PIN=0 turns it off). */
@@ -289,48 +292,64 @@ function driveLoad(spec: Record<string, unknown>): Promise<LoadResult> {
   });
 }
 
-/** 4. The probe calendar's p99 quiet and while the big calendar is under read and write load. */
+/** No load: what a load of 0 connections "measured". */
+const NO_LOAD: LoadResult = { rps: 0, p50: NaN, p99: NaN, mean: NaN, requests: 0, non2xx: 0, errors: 0 };
+
+/**
+ * 4. The probe calendar's p99 quiet and while the big calendar is under load: read by `readers`
+ * connections and written by `writers`, on a server with CALENDAR_FAIR_SHARE=`share`.
+ */
+async function fairnessRow(url: string, share: number, load: string, readers: number, writers: number): Promise<string> {
+  const probePath = `/c/${PROBE_SLUG}/api/calendar/events/v1/events`;
+  const server = await serve(url, { CALENDAR_FAIR_SHARE: String(share) });
+  try {
+    if (PIN) {
+      // On 2 cores the load generators would take the server's CPU from it, and the probe's
+      // answers would wait on the operating system rather than on the server: the server has
+      // CPU 0 to itself, the load and the probe share CPU 1, the load at a lower priority.
+      execFileSync('taskset', ['-a', '-p', '-c', '0', String(server.pid)], { stdio: 'ignore' });
+      execFileSync('taskset', ['-a', '-p', '-c', '1', String(process.pid)], { stdio: 'ignore' });
+    }
+    const probe = { url: server.origin + probePath, connections: 1 };
+    const quiet = await measure({ ...probe, seconds: SECONDS, warmupSeconds: WARMUP });
+    const busyRead = { url: `${server.origin}/api/calendar/events/v1/events?per_page=20`, connections: readers };
+    const busyWrite = {
+      url: `${server.origin}/api/calendar/events/v1/events`,
+      method: 'POST' as const,
+      headers: { authorization: AUTH, 'content-type': 'application/json' },
+      create: true,
+      connections: writers,
+    };
+    // The load runs in processes of their own (drive-load.ts), starts first and runs past the
+    // probe's measurement: the probe's answers are not delayed by the load generator's work.
+    const reads = readers > 0 ? driveLoad({ ...busyRead, seconds: SECONDS + WARMUP + 2 }) : Promise.resolve(NO_LOAD);
+    const writes = writers > 0 ? driveLoad({ ...busyWrite, seconds: SECONDS + WARMUP + 2 }) : Promise.resolve(NO_LOAD);
+    await new Promise((r) => setTimeout(r, WARMUP * 1000));
+    const loaded = await loadOnce(probe, SECONDS);
+    const [r, w] = await Promise.all([reads, writes]);
+    const busy = (x: LoadResult) => (x.requests ? `${x.rps.toFixed(0)} (${ms(x.p99)})` : '–');
+    console.log(`  share ${share}, ${load}: quiet p99 ${ms(quiet.p99)} ms, under load ${ms(loaded.p99)} ms`);
+    return `| ${share || 'off (0)'} | ${load} | ${ms(quiet.p99)} | ${ms(loaded.p99)} | ${(loaded.p99 / quiet.p99).toFixed(1)}x | ${quiet.rps.toFixed(0)} / ${loaded.rps.toFixed(0)} | ${busy(r)} | ${busy(w)} |`;
+  } finally {
+    await server.stop();
+  }
+}
+
+/**
+ * 4. Fairness: the full load (reads and writes) with each CALENDAR_FAIR_SHARE of BENCH_FAIR_SHARES;
+ * then, with the shipped share, the reads alone and the writes alone (BENCH_FAIR_MIX=0 leaves
+ * them out), which tells what the probe waits on.
+ */
 async function fairness(url: string, table: string[]): Promise<void> {
   table.push(
-    `| CALENDAR_FAIR_SHARE | probe p99 quiet ms | probe p99 under load ms | ratio | probe req/s quiet / under load | busy calendar reads/s (p99 ms), writes/s (p99 ms) |`,
-    '|---|---:|---:|---:|---:|---:|',
+    `| CALENDAR_FAIR_SHARE | the busy calendar's load | probe p99 quiet ms | probe p99 under load ms | ratio | probe req/s quiet / under load | busy calendar reads/s (p99 ms) | busy calendar writes/s (p99 ms) |`,
+    '|---|---|---:|---:|---:|---:|---:|---:|',
   );
-  const probePath = `/c/${PROBE_SLUG}/api/calendar/events/v1/events`;
-  for (const share of FAIR_SHARES) {
-    const server = await serve(url, { CALENDAR_FAIR_SHARE: String(share) });
-    try {
-      if (PIN) {
-        // On 2 cores the load generators would take the server's CPU from it, and the probe's
-        // answers would wait on the operating system rather than on the server: the server has
-        // CPU 0 to itself, the load and the probe share CPU 1, the load at a lower priority.
-        execFileSync('taskset', ['-a', '-p', '-c', '0', String(server.pid)], { stdio: 'ignore' });
-        execFileSync('taskset', ['-a', '-p', '-c', '1', String(process.pid)], { stdio: 'ignore' });
-      }
-      const probe = { url: server.origin + probePath, connections: 1 };
-      const quiet = await measure({ ...probe, seconds: SECONDS, warmupSeconds: WARMUP });
-      const busyRead = { url: `${server.origin}/api/calendar/events/v1/events?per_page=20`, connections: CONNECTIONS };
-      const busyWrite = {
-        url: `${server.origin}/api/calendar/events/v1/events`,
-        method: 'POST' as const,
-        headers: { authorization: AUTH, 'content-type': 'application/json' },
-        create: true,
-        connections: WRITERS,
-      };
-      // The load runs in processes of their own (drive-load.ts), starts first and runs past the
-      // probe's measurement: the probe's answers are not delayed by the load generator's work.
-      const reads = driveLoad({ ...busyRead, seconds: SECONDS + WARMUP + 2 });
-      const writes = driveLoad({ ...busyWrite, seconds: SECONDS + WARMUP + 2 });
-      await new Promise((r) => setTimeout(r, WARMUP * 1000));
-      const loaded = await loadOnce(probe, SECONDS);
-      const [r, w] = await Promise.all([reads, writes]);
-      table.push(
-        `| ${share || 'off (0)'} | ${ms(quiet.p99)} | ${ms(loaded.p99)} | ${(loaded.p99 / quiet.p99).toFixed(1)}x | ${quiet.rps.toFixed(0)} / ${loaded.rps.toFixed(0)} | ${r.rps.toFixed(0)} (${ms(r.p99)}), ${w.rps.toFixed(0)} (${ms(w.p99)}) |`,
-      );
-      console.log(`  share ${share}: quiet p99 ${ms(quiet.p99)} ms, under load ${ms(loaded.p99)} ms`);
-    } finally {
-      await server.stop();
-    }
-  }
+  const full = `${CONNECTIONS} readers, ${WRITERS} writers`;
+  for (const share of FAIR_SHARES) table.push(await fairnessRow(url, share, full, CONNECTIONS, WRITERS));
+  if (env.BENCH_FAIR_MIX === '0') return;
+  if (CONNECTIONS > 0) table.push(await fairnessRow(url, SHIPPED_FAIR_SHARE, `${CONNECTIONS} readers only`, CONNECTIONS, 0));
+  if (WRITERS > 0) table.push(await fairnessRow(url, SHIPPED_FAIR_SHARE, `${WRITERS} writers only`, 0, WRITERS));
 }
 
 async function main(): Promise<void> {
@@ -385,7 +404,9 @@ async function main(): Promise<void> {
       }
       if (ONLY.has('fairness')) {
         log('');
-        log(`**Fairness**: calendar ${PROBE_SLUG} read by one connection, quiet, then while the default calendar is read by ${CONNECTIONS} connections and written by ${WRITERS} (target: within 2x):`);
+        log(
+          `**Fairness**: calendar ${PROBE_SLUG} read by one connection, quiet, then while the default calendar is read by ${CONNECTIONS} connections and written by ${WRITERS}, and by each alone (target: within 2x):`,
+        );
         log('');
         await fairness(dbs.shared, table);
         table.splice(0).forEach(log);

@@ -11,6 +11,7 @@ import assert from 'node:assert/strict';
 import { STORES, forEachStore, startTwoInstances, type TestServer } from '../support/harness.js';
 import { plainImage, authOf } from '../support/media.js';
 import { EVENT, OPEN } from '../support/submissions.js';
+import { clearOfWindowEnd } from '../support/rate-window.js';
 
 const REST = '/api/calendar/events/v1';
 const ADMIN = '/api/calendar/admin/v1';
@@ -178,8 +179,7 @@ for (const kind of STORES) {
       try {
         await a.built.services.calendars.create({ slug: 'busy', name: 'Busy', quotas: { requests_per_minute: 10 } });
         // The count is per minute since the epoch: start well inside one.
-        const left = 60_000 - (Date.now() % 60_000);
-        if (left < 15_000) await new Promise((r) => setTimeout(r, left + 100));
+        await clearOfWindowEnd(60, 15_000);
         const answers = [];
         for (let i = 0; i < 16; i++) {
           const server = i % 2 ? b : a;

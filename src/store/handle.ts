@@ -95,12 +95,16 @@ export function backgroundReaderOf(db: object): BackgroundReader | undefined {
 export function slotsOf(parts: StoreParts): Map<SlotKey<unknown>, unknown> {
   const id = calendarIdNow();
   if (id === DEFAULT_CALENDAR_ID) return parts.slots;
-  let byCalendar = parts.slots.get(CALENDAR_SLOTS_KEY) as Map<number, Map<SlotKey<unknown>, unknown>> | undefined;
-  if (!byCalendar) {
-    const made = (byCalendar = new Map());
+  let kept = parts.slots.get(CALENDAR_SLOTS_KEY) as CalendarSlots | undefined;
+  if (!kept) {
+    const made: CalendarSlots = (kept = { byCalendar: new Map(), lastId: DEFAULT_CALENDAR_ID, last: parts.slots });
     parts.slots.set(CALENDAR_SLOTS_KEY, made);
-    parts.metrics.structures.push({ kind: 'calendar_slots', structure: { entries: () => made.size, maxEntries: CALENDAR_SLOTS } });
+    parts.metrics.structures.push({ kind: 'calendar_slots', structure: { entries: () => made.byCalendar.size, maxEntries: CALENDAR_SLOTS } });
   }
+  // A request asks many times over (every kept term count of every event it shows): the calendar
+  // used last is already the newest, and moving it again would churn the map's table.
+  if (kept.lastId === id) return kept.last;
+  const { byCalendar } = kept;
   let slots = byCalendar.get(id);
   if (slots) {
     byCalendar.delete(id);
@@ -114,12 +118,22 @@ export function slotsOf(parts: StoreParts): Map<SlotKey<unknown>, unknown> {
     }
   }
   byCalendar.set(id, slots);
+  kept.lastId = id;
+  kept.last = slots;
   return slots;
+}
+
+/** The slots of calendars other than the default one, the most recently used last. */
+interface CalendarSlots {
+  byCalendar: Map<number, Map<SlotKey<unknown>, unknown>>;
+  /** the calendar asked last (the newest in `byCalendar`), and its slots */
+  lastId: number;
+  last: Map<SlotKey<unknown>, unknown>;
 }
 
 /** Calendars other than the default one whose kept structures a store keeps (the most recently used). */
 export const CALENDAR_SLOTS = 64;
-const CALENDAR_SLOTS_KEY = slotKey<Map<number, Map<SlotKey<unknown>, unknown>>>('calendars');
+const CALENDAR_SLOTS_KEY = slotKey<CalendarSlots>('calendars');
 
 /** What a module keeps per store (and per calendar, `slotsOf`) under `key`, made by `make` on first use. */
 export function slot<T>(parts: StoreParts, key: SlotKey<T>, make: () => T): T {

@@ -29,13 +29,19 @@ export function createMailer(config: { smtpUrl?: string; smtpFrom: string }): Ma
   const smtpUrl = config.smtpUrl;
   if (!smtpUrl) return undefined;
   // nodemailer is loaded with the first message, not at every start.
-  let transport: Transporter | undefined;
-  const transportOf = onFirstUse(() => import('nodemailer').then((m) => (transport = m.default.createTransport(smtpUrl))));
+  const transportOf = onFirstUse<Transporter>(() => import('nodemailer').then((m) => m.default.createTransport(smtpUrl)));
+  // The transport the last message asked for, loaded or still loading: closing waits for it, so
+  // that one made while the server stops is closed too (a pooled transport keeps its connections).
+  let asked: Promise<Transporter> | undefined;
   return {
     async send(message) {
-      await (await transportOf()).sendMail({ from: config.smtpFrom, to: message.to, subject: message.subject, text: message.text, html: message.html });
+      await (await (asked = transportOf())).sendMail({ from: config.smtpFrom, to: message.to, subject: message.subject, text: message.text, html: message.html });
     },
-    close: () => transport?.close(),
+    close: () =>
+      void asked?.then(
+        (t) => t.close(),
+        () => undefined,
+      ),
   };
 }
 

@@ -39,6 +39,7 @@ import { availableParallelism } from 'node:os';
 import { execFileSync, spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { adminQuery, postgresUrlFor } from './postgres.js';
+import { loadConfig } from '../../src/config.js';
 import { openStore, type Store } from '../../src/store/db.js';
 import { inCalendar } from '../../src/store/calendar-scope.js';
 import { insertCalendar } from '../../src/store/calendars.js';
@@ -57,9 +58,9 @@ const SECONDS = Number(env.BENCH_DURATION ?? 10);
 const WARMUP = Number(env.BENCH_WARMUP ?? 3);
 const CONNECTIONS = Number(env.BENCH_CONNECTIONS ?? 10);
 const WRITERS = Number(env.BENCH_WRITERS ?? 2);
-const FAIR_SHARES = (env.BENCH_FAIR_SHARES ?? '2,4,1,0').split(',').map(Number);
-/** CALENDAR_FAIR_SHARE's default (settings/service.ts): the reads-only and writes-only runs use it. */
-const SHIPPED_FAIR_SHARE = 2;
+/** CALENDAR_FAIR_SHARE's default, as the service reads it: the reads-only and writes-only runs use it. */
+const SHIPPED_FAIR_SHARE = loadConfig({}).calendarFairShare;
+const FAIR_SHARES = (env.BENCH_FAIR_SHARES ?? `${SHIPPED_FAIR_SHARE},4,1,0`).split(',').map(Number);
 const DATA_DIR = resolve(env.BENCH_DATA_DIR ?? 'data/bench');
 const OUT = env.BENCH_OUT ?? 'bench/calendars-results.md';
 /** Fairness: server, load and probe pinned to CPUs (Linux with taskset and 2 CPUs or more; BENCH_PIN=0 turns it off). */
@@ -292,9 +293,6 @@ function driveLoad(spec: Record<string, unknown>): Promise<LoadResult> {
   });
 }
 
-/** No load: what a load of 0 connections "measured". */
-const NO_LOAD: LoadResult = { rps: 0, p50: NaN, p99: NaN, mean: NaN, requests: 0, non2xx: 0, errors: 0 };
-
 /**
  * 4. The probe calendar's p99 quiet and while the big calendar is under load: read by `readers`
  * connections and written by `writers`, on a server with CALENDAR_FAIR_SHARE=`share`.
@@ -322,12 +320,12 @@ async function fairnessRow(url: string, share: number, load: string, readers: nu
     };
     // The load runs in processes of their own (drive-load.ts), starts first and runs past the
     // probe's measurement: the probe's answers are not delayed by the load generator's work.
-    const reads = readers > 0 ? driveLoad({ ...busyRead, seconds: SECONDS + WARMUP + 2 }) : Promise.resolve(NO_LOAD);
-    const writes = writers > 0 ? driveLoad({ ...busyWrite, seconds: SECONDS + WARMUP + 2 }) : Promise.resolve(NO_LOAD);
+    const reads = readers > 0 ? driveLoad({ ...busyRead, seconds: SECONDS + WARMUP + 2 }) : undefined;
+    const writes = writers > 0 ? driveLoad({ ...busyWrite, seconds: SECONDS + WARMUP + 2 }) : undefined;
     await new Promise((r) => setTimeout(r, WARMUP * 1000));
     const loaded = await loadOnce(probe, SECONDS);
     const [r, w] = await Promise.all([reads, writes]);
-    const busy = (x: LoadResult) => (x.requests ? `${x.rps.toFixed(0)} (${ms(x.p99)})` : '–');
+    const busy = (x: LoadResult | undefined) => (x ? `${x.rps.toFixed(0)} (${ms(x.p99)})` : '–');
     console.log(`  share ${share}, ${load}: quiet p99 ${ms(quiet.p99)} ms, under load ${ms(loaded.p99)} ms`);
     return `| ${share || 'off (0)'} | ${load} | ${ms(quiet.p99)} | ${ms(loaded.p99)} | ${(loaded.p99 / quiet.p99).toFixed(1)}x | ${quiet.rps.toFixed(0)} / ${loaded.rps.toFixed(0)} | ${busy(r)} | ${busy(w)} |`;
   } finally {

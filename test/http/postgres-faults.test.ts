@@ -77,7 +77,9 @@ describe('PostgreSQL: killed connections [postgres]', { skip: !PG_URL }, () => {
   const applicationName = `ec_test_kill_${process.pid}_${randomBytes(3).toString('hex')}`;
   let t: TestServer;
   before(async () => {
-    t = await startServer({ name: 'postgres', url: urlWith(PG_URL!, { applicationName }) });
+    // A read retried after a kill may need a new connection: on a busy machine (the suite beside
+    // it) PostgreSQL has taken more than the default 3 s to start one, which is not what is tested.
+    t = await startServer({ name: 'postgres', url: urlWith(PG_URL!, { applicationName }) }, {}, { timeoutMs: 10_000 });
   });
   after(async () => {
     await t?.close();

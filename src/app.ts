@@ -247,7 +247,9 @@ function installReplay(app: FastifyInstance, config: Config, feed: Store['feed']
   });
   createReplay({
     open: () => open,
-    revision: () => feed.revision(),
+    revision: (calendar) => feed.calendarRevision(calendar),
+    stamp: () => feed.stamp(),
+    revisionSince: (calendar, stamp) => feed.calendarRevisionSince(calendar, stamp as ReturnType<typeof feed.stamp>),
     arrive,
     sync: () => feed.sync(),
     requestId: requestIdOf,

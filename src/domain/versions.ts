@@ -19,9 +19,12 @@ import { syncKeyReader, type SyncKey } from './sync.js';
 export type { RecordVersion, VersionedType };
 
 export interface DataPosition {
-  /** the change log's sequence number the kept results reflect */
+  /**
+   * the change log's number of the calendar's last change (its own or people's) the kept results
+   * reflect: what its sync tokens carry (another calendar's writes do not move it)
+   */
   seq: number;
-  /** the data revision (`ChangeFeed.revision()`: the number, and resets the feed saw) */
+  /** the calendar's data revision (`ChangeFeed.revision()`: that number, and resets the feed could not follow) */
   revision: string;
   /** when that change was committed (undefined: not logged) */
   gmt: string | undefined;
@@ -111,9 +114,15 @@ export function createVersionService(store: Store): VersionService {
       return result;
     },
     async position(sync = true) {
-      // A feed that never synced has no number yet (PostgreSQL, first request): sync once.
-      const seq = sync || feed.seq() < 0 ? await feed.sync() : feed.seq();
-      const revision = feed.revision();
+      // A feed that never synced has no number yet (PostgreSQL, first request), nor the position of
+      // a calendar it was not synced in (PostgreSQL looks it up then): sync once.
+      if (sync || feed.seq() < 0) await feed.sync();
+      let here = feed.here();
+      if (!here) {
+        await feed.sync();
+        here = feed.here() ?? { seq: feed.seq(), revision: feed.revision() };
+      }
+      const { seq, revision } = here;
       if (lastTime?.seq !== seq) lastTime = { seq, gmt: await changeTime(db, seq) };
       return { seq, revision, gmt: lastTime.gmt };
     },

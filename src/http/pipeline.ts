@@ -22,6 +22,7 @@ import { coerceType, listLengthFailure } from './coerce.js';
 import { answerConditional, etagOfBody, hasPreconditions, isNotModified, preconditionsHold, type Validators } from '../web/conditional.js';
 import { itemValidators, listValidators, recordIdOf, tagNamesVersion } from './versioning.js';
 import type { RecordVersion } from '../store/versions.js';
+import { calendarIdNow } from '../domain/calendars.js';
 import { defaultValue, fastifyPattern, routeMethods, type Endpoint, type EndpointContext, type Method, type Reply, type RouteDecl } from './route.js';
 import { routeIndexEntry } from './self-description.js';
 import { markReplayable, type ReplayMark } from '../web/replay.js';
@@ -311,7 +312,7 @@ function offerReplay(req: FastifyRequest, viewer: Viewer, kind: 'item' | 'list',
   const renew = result.renew;
   for (const name of Object.keys(result.headers ?? {})) if (name.toLowerCase() === 'x-sync-token' && !renew?.['x-sync-token']) return;
   if (renew && (req.query as Record<string, unknown> | undefined)?._envelope !== undefined) return;
-  const mark: ReplayMark = { route: req.routeOptions.url ?? '(unmatched)' };
+  const mark: ReplayMark = { route: req.routeOptions.url ?? '(unmatched)', calendar: calendarIdNow() };
   if (renew) mark.renew = renew;
   if (kind === 'list') {
     const days = () => {

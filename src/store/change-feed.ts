@@ -36,16 +36,37 @@ export interface ChangeFeed {
   /** The sequence number kept results reflect now (synchronous). */
   seq(): number;
   /**
-   * The data revision for caches keyed by one value: the sequence number, and how often the feed
-   * had to reset (a write it could not follow changes the revision without a new number).
+   * The data revision of the calendar at hand (`calendarIdNow`), for caches keyed by one value:
+   * the number of its last change the feed applied (its own rows, or people's, which every
+   * calendar shows), and how often the feed had to reset without knowing what changed. Another
+   * calendar's writes leave it as it is: they neither drop this calendar's kept results nor show
+   * a reader of it how often the store is written. Across calendars (`acrossCalendars`): the
+   * whole log's number, and every reset. A calendar whose position the feed does not know yet
+   * (PostgreSQL, before a `sync()` in it) answers with the whole log's, marked `*`.
    */
   revision(): string;
   /**
-   * As `revision`, moved only by batches that changed something other than events and terms
-   * (`ChangeBatch.linkedChanged`) or reset: what venue and organizer lists that do not depend on
+   * As `revision`, moved only by changes of something other than events and terms
+   * (`ChangeBatch.linkedChanged`) or a reset: what venue and organizer lists that do not depend on
    * events are kept for (an event create does not recount 50,000 venues).
    */
   linkedRevision(): string;
+  /**
+   * Where the calendar at hand stands (across calendars: the whole log): the number of its last
+   * change and its revision, as `revision`; undefined while the feed does not know it (PostgreSQL,
+   * before a `sync()` in that calendar).
+   */
+  here(): { seq: number; revision: string } | undefined;
+  /** `revision` of a named calendar (no scope at hand: replayed answers); undefined while not known. */
+  calendarRevision(calendar: number): string | undefined;
+  /** The feed's position now, to ask later whether a calendar changed since (`calendarRevisionSince`). */
+  stamp(): FeedStamp;
+  /**
+   * The calendar's revision when nothing of it changed since `stamp` (its own rows, people's, a
+   * reset); undefined when something did, or the feed does not know (an answer begun at `stamp`
+   * may then be older than the revision).
+   */
+  calendarRevisionSince(calendar: number, stamp: FeedStamp): string | undefined;
   /** Apply every committed change to the subscribers; resolves with the new sequence number. */
   sync(): Promise<number>;
   /**
@@ -83,8 +104,8 @@ export interface ChangeFeed {
    * older than the kept history): then a result computed at `from` cannot be brought to `to`.
    */
   transitionsBetween(from: number, to: number): EventTransition[] | undefined;
-  /** What the feed keeps (its history of transitions, its listeners), for `/metrics`. */
-  readonly kept?: { transitions(): number; bytes(): number; listeners(): number };
+  /** What the feed keeps (its history of transitions, its listeners, calendars' positions), for `/metrics`. */
+  readonly kept?: { transitions(): number; bytes(): number; listeners(): number; positions(): number };
   /** Looks for other connections' or instances' commits since the feed was made (`/metrics`: `calendar_feed_looks_total`). */
   readonly looks?: () => number;
 }
@@ -97,6 +118,24 @@ const HISTORY = 5_000;
 const HISTORY_BYTES = 16 * 1024 * 1024;
 /** Listeners a feed expects at most (what `/metrics` reports as their bound; more is a leak). */
 const MAX_LISTENERS = 100;
+/**
+ * Calendars whose last change a feed keeps at most: past it, the one written longest ago is
+ * forgotten, and looked up again in the log when next asked (its value is the log's, so every
+ * instance and every start agrees on it).
+ */
+const MAX_POSITIONS = 10_000;
+
+/** A feed's position, for `calendarRevisionSince`. */
+export interface FeedStamp {
+  readonly seq: number;
+  readonly blind: number;
+}
+
+/** A calendar's last change, and its last change of anything but events and terms. */
+interface Position {
+  seq: number;
+  linked: number;
+}
 
 /** A rough size in bytes of a transition: its two listing states and its texts. */
 function transitionBytes(t: EventTransition): number {
@@ -136,12 +175,72 @@ function feedCore() {
   let historyBytes = 0;
   /** sequence numbers at or below this one are not all in `history` */
   let historyFloor = -1;
+  /**
+   * Each calendar's last change the feed applied or looked up (its own log rows), the calendar
+   * written last at the end; `people`: the last change of people (user rows), which every
+   * calendar shows. A calendar's revision is the later of the two, so it is the log's alone.
+   */
+  const positions = new Map<number, Position>();
+  let people: Position | undefined;
+  /** resets whose changes the feed could not tell (a truncated batch, a commit without log rows): every calendar's revision moves */
+  let blind = 0;
+  /** bumped when every position is forgotten (a blind reset): a look-up begun before does not count */
+  let generation = 0;
+  const remember = (calendar: number, at: number, linkedToo: boolean) => {
+    const p = positions.get(calendar);
+    if (p) {
+      positions.delete(calendar);
+      p.seq = at;
+      if (linkedToo) p.linked = at;
+      positions.set(calendar, p);
+    } else {
+      // Not known: this row is its newest, and the linked part's newest is at most this.
+      positions.set(calendar, { seq: at, linked: at });
+      if (positions.size > MAX_POSITIONS) positions.delete(positions.keys().next().value!);
+    }
+  };
+  const suffix = (n: number) => (n === 0 ? '' : `~${n}`);
+  const positionOf = (calendar: number): Position | undefined => {
+    const p = positions.get(calendar);
+    if (!p || !people) return undefined;
+    return { seq: Math.max(p.seq, people.seq), linked: Math.max(p.linked, people.linked) };
+  };
+  const globalRevision = () => `${seq}${suffix(resets)}`;
   return {
     /** What is kept: `/metrics` reports it (`registerChangeFeed`). */
-    kept: { transitions: () => history.length, bytes: () => historyBytes, listeners: () => listeners.length },
+    kept: { transitions: () => history.length, bytes: () => historyBytes, listeners: () => listeners.length, positions: () => positions.size },
     seq: () => seq,
-    revision: () => (resets === 0 ? String(seq) : `${seq}~${resets}`),
-    linkedRevision: () => (resets === 0 ? String(linkedSeq) : `${linkedSeq}~${resets}`),
+    globalRevision,
+    globalLinkedRevision: () => `${linkedSeq}${suffix(resets)}`,
+    /** The calendar's position, or undefined when it (or people's) is not known. */
+    positionOf,
+    calendarRevision: (calendar: number): string | undefined => {
+      const p = positionOf(calendar);
+      return p && `${p.seq}${suffix(blind)}`;
+    },
+    calendarLinkedRevision: (calendar: number): string | undefined => {
+      const p = positionOf(calendar);
+      return p && `${p.linked}${suffix(blind)}`;
+    },
+    stamp: (): FeedStamp => ({ seq, blind }),
+    calendarRevisionSince(calendar: number, stamp: FeedStamp): string | undefined {
+      const p = positionOf(calendar);
+      return p && p.seq <= stamp.seq && blind === stamp.blind ? `${p.seq}${suffix(blind)}` : undefined;
+    },
+    /** Where a look-up of positions starts: the feed's number, and which positions it may fill. */
+    lookupAt: () => ({ seq, generation }),
+    /**
+     * What a look-up found at `at` (the newest log row of the calendar, and of people, at or below
+     * `at.seq`: 0 for none); rows applied since are newer and keep their place.
+     */
+    learn(calendar: number, own: number, ofPeople: number, at: { seq: number; generation: number }) {
+      if (at.generation !== generation || at.seq < 0 || at.seq > seq) return;
+      people ??= { seq: ofPeople, linked: ofPeople };
+      if (!positions.has(calendar)) {
+        positions.set(calendar, { seq: own, linked: own });
+        if (positions.size > MAX_POSITIONS) positions.delete(positions.keys().next().value!);
+      }
+    },
     subscribe(listener: ChangeListener, options: { calendar?: number } = {}) {
       // A structure made in another calendar than the default one (kept in that calendar's slots)
       // hears that calendar, and goes with its slots (`forgetCalendar`): without this, each
@@ -166,6 +265,20 @@ function feedCore() {
     },
     apply(batch: ChangeBatch, made?: BatchParts) {
       if (batch.reset) resets++;
+      if (!made || (batch.reset && made.rows.length === 0)) {
+        // Which calendars changed is not known: every one is looked up again.
+        if (batch.reset || batch.to !== batch.from) {
+          blind++;
+          generation++;
+          positions.clear();
+          people = undefined;
+        }
+      } else {
+        for (const r of made.rows) {
+          if (r.type === 'user') people = { seq: r.seq, linked: r.seq };
+          else remember(r.calendar ?? DEFAULT_CALENDAR_ID, r.seq, r.type !== 'event' && r.type !== 'term' && r.type !== 'lists');
+        }
+      }
       if (batch.reset || batch.linkedChanged) linkedSeq = batch.to;
       if (batch.reset || batch.listsReset) {
         history.length = 0;
@@ -205,6 +318,41 @@ function feedCore() {
   };
 }
 
+/** The newest log row of a calendar, and of people, at or below a number (0: none). */
+const POSITIONS_SQL =
+  'select (select max("seq") from "changes" where "calendar_id" = ? and "seq" <= ?) as "own", (select max("seq") from "changes" where "record_type" = \'user\' and "seq" <= ?) as "people"';
+
+/**
+ * What both dialects answer of calendars' revisions (`revision`, `here`, …), over the core: `know`
+ * looks a calendar's position up when it can at once (SQLite) and does nothing otherwise
+ * (PostgreSQL looks it up in `sync()`).
+ */
+function calendarViews(core: ReturnType<typeof feedCore>, know: (calendar: number) => void) {
+  const known = (calendar: number) => {
+    if (!core.positionOf(calendar)) know(calendar);
+    return calendar;
+  };
+  return {
+    revision(): string {
+      if (isAcrossCalendars()) return core.globalRevision();
+      return core.calendarRevision(known(calendarIdNow())) ?? `*${core.globalRevision()}`;
+    },
+    linkedRevision(): string {
+      if (isAcrossCalendars()) return core.globalLinkedRevision();
+      return core.calendarLinkedRevision(known(calendarIdNow())) ?? `*${core.globalLinkedRevision()}`;
+    },
+    here(): { seq: number; revision: string } | undefined {
+      if (isAcrossCalendars()) return { seq: core.seq(), revision: core.globalRevision() };
+      const calendar = known(calendarIdNow());
+      const p = core.positionOf(calendar);
+      return p && { seq: p.seq, revision: core.calendarRevision(calendar)! };
+    },
+    calendarRevision: (calendar: number) => core.calendarRevision(known(calendar)),
+    stamp: core.stamp,
+    calendarRevisionSince: (calendar: number, stamp: FeedStamp) => core.calendarRevisionSince(known(calendar), stamp),
+  };
+}
+
 /**
  * The feed of a SQLite database, reading on its connection synchronously. `inTransaction` tells
  * whether a transaction of another request is open on that connection: the feed then keeps its
@@ -216,7 +364,7 @@ export function createSqliteFeed(connection: {
 }): ChangeFeed {
   const core = feedCore();
   type Stmt = { get(...params: unknown[]): unknown; all(...params: unknown[]): unknown[] };
-  let statements: { dataVersion: Stmt; totalChanges: Stmt; counter: Stmt; since: Stmt; states: Stmt } | undefined;
+  let statements: { dataVersion: Stmt; totalChanges: Stmt; counter: Stmt; since: Stmt; states: Stmt; positions: Stmt } | undefined;
   let lastDataVersion = -1;
   let lastTotalChanges = -1;
   // Whether other connections' commits were looked for since the last batch of requests arrived
@@ -248,6 +396,7 @@ export function createSqliteFeed(connection: {
       totalChanges: totalChanges.pluck(),
       counter: (connection.prepare(HEAD_SQL) as unknown as { pluck(): Stmt }).pluck(),
       since: connection.prepare(CHANGES_SINCE_SQL) as Stmt,
+      positions: connection.prepare(POSITIONS_SQL) as Stmt,
       states: connection.prepare(
         `select p."id", p."status", p."author_id", p."parent_id", p."date_gmt", e."start_local", e."end_local", e."hide_from_listings", e."featured", e."venue_id", v."geo_lat" as "venue_lat", v."geo_lng" as "venue_lng", p."title", p."excerpt", p."content",
            (select json_group_array("term_id") from "event_terms" t where t."event_id" = p."id") as "terms",
@@ -302,10 +451,18 @@ export function createSqliteFeed(connection: {
     lastTotalChanges = totalChanges;
     return core.seq();
   };
+  // A calendar's position is read at once on the connection, at or below the feed's number (a
+  // transaction open on it writes rows above that number, which are not read).
+  const know = (calendar: number) => {
+    if (core.seq() < 0 && syncNow() < 0) return;
+    statements ??= prepare();
+    const at = core.lookupAt();
+    const r = statements.positions.get(calendar, at.seq, at.seq) as { own: number | null; people: number | null } | undefined;
+    core.learn(calendar, Number(r?.own ?? 0), Number(r?.people ?? 0), at);
+  };
   const feed: ChangeFeed = {
     seq: () => (core.seq() < 0 ? syncNow() : core.seq()),
-    revision: core.revision,
-    linkedRevision: core.linkedRevision,
+    ...calendarViews(core, know),
     sync: async () => syncNow(),
     expectChanges: lookAgain,
     // This connection's own commits show in `total_changes()`: read it again at the next sync
@@ -429,7 +586,35 @@ export function createPostgresFeed(db: Executor): ChangeFeed {
     return shared;
   };
 
+  // Positions of calendars looked up now, one look-up per calendar however many requests ask.
+  const learning = new Map<number, Promise<void>>();
+  const learn = (calendar: number): Promise<void> => {
+    let pending = learning.get(calendar);
+    if (!pending) {
+      const at = core.lookupAt();
+      pending = sql<{
+        own: number | string | null;
+        people: number | string | null;
+      }>`select (select max("seq") from "changes" where "calendar_id" = ${calendar} and "seq" <= ${at.seq}) as "own", (select max("seq") from "changes" where "record_type" = 'user' and "seq" <= ${at.seq}) as "people"`
+        .execute(db)
+        .then((r) => core.learn(calendar, Number(r.rows[0]?.own ?? 0), Number(r.rows[0]?.people ?? 0), at))
+        .finally(() => learning.delete(calendar));
+      learning.set(calendar, pending);
+    }
+    return pending;
+  };
+
+  // The calendar at hand's position is known after a sync (its revision is then its own).
   const sync = async (): Promise<number> => {
+    await syncLog();
+    if (!isAcrossCalendars()) {
+      const calendar = calendarIdNow();
+      if (!core.positionOf(calendar)) await learn(calendar);
+    }
+    return core.seq();
+  };
+
+  const syncLog = async (): Promise<number> => {
     if (lookedEpoch === epoch && core.seq() >= 0) return core.seq();
     for (;;) {
       const look = await sharedLook();
@@ -451,8 +636,7 @@ export function createPostgresFeed(db: Executor): ChangeFeed {
 
   const feed: ChangeFeed = {
     seq: core.seq,
-    revision: core.revision,
-    linkedRevision: core.linkedRevision,
+    ...calendarViews(core, () => {}),
     sync,
     expectChanges: () => {
       epoch++;
@@ -479,5 +663,7 @@ export function registerFeedMetrics(db: object, feed: ChangeFeed): void {
     registerKept(db, 'feed_transitions', { entries: kept.transitions, maxEntries: HISTORY, bytes: kept.bytes, maxBytes: HISTORY_BYTES });
     // One per structure that follows the feed (made once per store or per links, never per request).
     registerKept(db, 'feed_listeners', { entries: kept.listeners, maxEntries: MAX_LISTENERS });
+    // The last change of each calendar written or asked lately (its revision).
+    registerKept(db, 'feed_calendar_positions', { entries: kept.positions, maxEntries: MAX_POSITIONS });
   }
 }

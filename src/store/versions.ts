@@ -12,7 +12,7 @@ import { sql } from 'kysely';
 import type { Executor } from './schema.js';
 import { newestSeqOf, timeOf } from './change-log.js';
 import { chunksOf } from './lists.js';
-import { calendarFilter } from './calendar-scope.js';
+import { acrossCalendars, calendarFilter } from './calendar-scope.js';
 
 export type VersionedType = 'event' | 'venue' | 'organizer' | 'term';
 
@@ -57,8 +57,14 @@ export async function lockRecord(trx: Executor, type: VersionedType, id: number)
   else await sql`select "id" from "posts" where "id" = ${id}${calendarFilter('posts')} for update`.execute(trx);
 }
 
-/** When the change with this sequence number was committed (undefined: not in the log). */
-export const changeTime = timeOf;
+/**
+ * When the change with this sequence number was committed (undefined: not in the log). Read across
+ * calendars: a calendar's position (`ChangeFeed.here`) may be a change of people, which is
+ * logged in the calendar it was made in, and its time is every calendar's.
+ */
+export function changeTime(db: Executor, seq: number): Promise<string | undefined> {
+  return acrossCalendars(() => timeOf(db, seq));
+}
 
 /** This database's id (migration 007), made when it was migrated. */
 export async function databaseId(db: Executor): Promise<string> {

@@ -23,9 +23,10 @@
  * - admitted on the second identical answer: the first is kept aside, and the second must match it
  *   byte for byte outside the per-request headers (an answer with something else made per request
  *   is never admitted);
- * - kept while the change feed's revision is the one it was built at (looked for once per batch of
- *   requests, as for every request: app.ts) and while the route's own condition holds (a list: its
- *   default date window's day); a replay seen stale is dropped and the request goes to Fastify;
+ * - kept while its calendar's data revision is the one it was built at (the change feed's, looked
+ *   for once per batch of requests, as for every request: app.ts; another calendar's writes leave
+ *   it be) and while the route's own condition holds (a list: its default date window's day); a
+ *   replay seen stale is dropped and the request goes to Fastify;
  * - with `TRUST_PROXY`, the client's address (which the rate limit counts) is worked out from the
  *   forwarding headers as Fastify does (web/server.ts' `clientAddressOf`), and `X-Forwarded-Proto`
  *   and `X-Forwarded-Host` are in the key; `REPLAY_ANSWERS=false` turns it off.
@@ -34,7 +35,7 @@
  * and `calendar_kept_bytes`, kind `replayed_answers`); the oldest go first.
  *
  * @example
- *   const replay = createReplay({ revision: feed.revision, ... });
+ *   const replay = createReplay({ revision: feed.calendarRevision, stamp: feed.stamp, revisionSince: feed.calendarRevisionSince, ... });
  *   replay.install(app.server); // after every face registered its routes
  */
 import type { IncomingMessage, Server, ServerResponse } from 'node:http';
@@ -75,6 +76,9 @@ export const REPLAYABLE_HEADERS: ReadonlySet<string> = new Set([
   'via',
 ]);
 
+/** The calendar of an answer whose mark names none (store/calendar-scope.ts' `DEFAULT_CALENDAR_ID`). */
+const DEFAULT_CALENDAR = 1;
+
 export const MAX_ENTRIES = 2000;
 export const MAX_BYTES = 16 * 1024 * 1024;
 /** The most of an answer sent in chunks (compressed) that is gathered to be kept. */
@@ -88,11 +92,17 @@ export interface ReplayMark {
   renew?: Record<string, (nowMs: number) => string>;
   /** whether the answer still holds besides the data (a list: the same default window) */
   holds?: () => boolean;
+  /** the calendar the answer is of (its revision keeps it; the default one when not said) */
+  calendar?: number;
 }
 
 export interface ReplayDeps {
-  /** the change feed's revision now (`ChangeFeed.revision`) */
-  revision(): string;
+  /** a calendar's data revision now (`ChangeFeed.calendarRevision`); undefined while not known */
+  revision(calendar: number): string | undefined;
+  /** the change feed's position now (`ChangeFeed.stamp`), taken before a request is answered */
+  stamp(): unknown;
+  /** the calendar's revision when nothing of it changed since `stamp` (`ChangeFeed.calendarRevisionSince`), else undefined */
+  revisionSince(calendar: number, stamp: unknown): string | undefined;
   /** a request arrived on a socket: the batch's look for others' commits (app.ts) */
   arrive(): void;
   /** whether the server still takes requests (Fastify answers 503 while it closes) */
@@ -300,7 +310,9 @@ export function createReplay(deps: ReplayDeps): Replay {
 
   /** Kept answers go on recording the request's answer once the pipeline marked it. */
   function record(req: Tagged, res: ServerResponse, key: string): void {
-    const revision = deps.revision();
+    // Before anything of the answer is read: an answer is kept only when nothing of its calendar
+    // changed since (its reads may have been of any moment after this).
+    const stamp = deps.stamp();
     const writeHead = res.writeHead;
     const write = res.write;
     const end = res.end;
@@ -335,7 +347,8 @@ export function createReplay(deps: ReplayDeps): Replay {
       if (mark && !spoiled && headers && (status === 200 || status === 304) && (chunk === undefined || chunk === null || typeof chunk === 'string' || Buffer.isBuffer(chunk))) {
         let body: string | Buffer = chunk === undefined || chunk === null ? '' : (chunk as string | Buffer);
         if (chunks) body = Buffer.concat([...chunks, ...(body === '' ? [] : [Buffer.isBuffer(body) ? body : Buffer.from(body)])]);
-        if (deps.revision() === revision) keep(key, revision, mark, status, headers, body);
+        const revision = deps.revisionSince(mark.calendar ?? DEFAULT_CALENDAR, stamp);
+        if (revision !== undefined) keep(key, revision, mark, status, headers, body);
       }
       return (end as (...a: unknown[]) => ServerResponse).call(this, chunk, ...rest);
     } as ServerResponse['end'];
@@ -395,7 +408,8 @@ export function createReplay(deps: ReplayDeps): Replay {
       };
       deps.sync().then(() => {
         const current = entries.get(key);
-        const rec = current && current.revision === deps.revision() ? answerOf(req, current) : undefined;
+        const revision = current && deps.revision(current.mark.calendar ?? DEFAULT_CALENDAR);
+        const rec = current && current.revision === revision ? answerOf(req, current) : undefined;
         const answer = (limit: Limit | undefined) => {
           try {
             if (current && rec && send(deps, req, res, current, rec, arrived, limit)) return;
@@ -404,7 +418,7 @@ export function createReplay(deps: ReplayDeps): Replay {
             drop(key);
             if (res.headersSent) return void res.destroy(error as Error);
           }
-          if (current && current.revision !== deps.revision()) drop(key);
+          if (current && current.revision !== revision) drop(key);
           toFastify();
         };
         // The request is counted before its answer is sent: at once when the instance holds a grant for its client.

@@ -33,6 +33,7 @@ const ACROSS: Array<[fragment: RegExp, reason: string]> = [
   [/^update "imports" set "status" = .* where "status" = \S+ and "heartbeat_gmt" < /, 'imports whose server died are queued again, whichever calendar queued them'],
   [/^select "seq", "created_gmt" from "changes" where "seq" > /, 'change-log pruning walks the whole log (its numbers are the database’s)'],
   [/^select "created_gmt" from "changes" where "seq" > /, 'change-log pruning: when the first row after a reader’s position was written'],
+  [/^select "created_gmt" from "changes" where "seq" = /, 'a calendar’s Last-Modified: the time of its last change, which may be a change of people (every calendar’s)'],
   // An import keeps a source's id only when no calendar holds it: ids are the whole database's.
   [/^select "id" from "(?:posts|terms|images)" where "id" (?:= \S+|in \([^)]*\))$/, 'an import asks whether the id it wants is free in the database'],
 ];

@@ -206,7 +206,141 @@ describe('the SQLite feed looks for other connections at most once per batch of 
   });
 });
 
+describe('each calendar has a revision of its own, the log’s alone', () => {
+  /** A connection double whose log holds `rows`, and whose look-up of positions answers `own` and `people`. */
+  function connectionWith() {
+    const db = { dataVersion: 1, counter: 10, own: 5, people: 3, lookups: 0, rows: [] as unknown[] };
+    const stmt = (get: () => unknown, all: () => unknown[] = () => []) => ({ get, all, pluck: () => ({ get, all }) });
+    const connection = {
+      inTransaction: false,
+      prepare(text: string) {
+        if (text.startsWith('pragma data_version')) return stmt(() => db.dataVersion);
+        if (text.startsWith('select total_changes()')) return stmt(() => 0);
+        if (text.includes('"change_counter"')) return stmt(() => db.counter);
+        if (text.includes('max("seq")')) return stmt(() => (db.lookups++, { own: db.own, people: db.people }));
+        if (text.includes('from "changes"'))
+          return stmt(
+            () => undefined,
+            () => db.rows,
+          );
+        return stmt(() => undefined);
+      },
+    };
+    return { db, connection };
+  }
+  const row = (seq: number, calendar: number, type = 'venue') => ({ seq, idx: 0, record_type: type, record_id: 1, action: 'update', detail: null, calendar_id: calendar });
+
+  it('moves with the calendar’s own rows and people’s, not with another calendar’s; a blind reset moves all; positions are bounded', async () => {
+    const { createSqliteFeed } = await import('../../src/store/change-feed.js');
+    const { inCalendar, acrossCalendars } = await import('../../src/store/calendar-scope.js');
+    const { db, connection } = connectionWith();
+    const feed = createSqliteFeed(connection);
+    const step = async (counter: number, rows: unknown[], other = true) => {
+      db.counter = counter;
+      db.rows = rows;
+      if (other) db.dataVersion++;
+      feed.expectChanges();
+      await feed.sync();
+    };
+    await feed.sync();
+    assert.equal(
+      inCalendar(2, () => feed.revision()),
+      '5',
+      'looked up: its last change',
+    );
+    assert.equal(db.lookups, 1);
+    assert.equal(
+      acrossCalendars(() => feed.revision()),
+      '10',
+      'across calendars: the whole log',
+    );
+
+    await step(11, [row(11, 3)]);
+    assert.equal(
+      inCalendar(2, () => feed.revision()),
+      '5',
+      'another calendar’s write',
+    );
+    assert.equal(
+      inCalendar(3, () => feed.revision()),
+      '11',
+    );
+    assert.equal(db.lookups, 1, 'a calendar written is known without a look-up');
+    const stamp = feed.stamp();
+
+    await step(12, [row(12, 3, 'event')]);
+    assert.equal(feed.calendarRevisionSince(2, stamp), '5');
+    assert.equal(feed.calendarRevisionSince(3, stamp), undefined);
+    assert.equal(
+      inCalendar(3, () => feed.linkedRevision()),
+      '11',
+      'an event leaves the linked revision',
+    );
+
+    await step(13, [row(13, 2, 'user')]);
+    assert.equal(
+      inCalendar(2, () => feed.revision()),
+      '13',
+      'people’s change moves every calendar',
+    );
+    assert.equal(
+      inCalendar(3, () => feed.revision()),
+      '13',
+    );
+    assert.deepEqual(
+      inCalendar(2, () => feed.here()),
+      { seq: 13, revision: '13' },
+    );
+
+    // Another connection commits without log rows: what changed is unknown.
+    db.dataVersion++;
+    feed.expectChanges();
+    await feed.sync();
+    db.people = 13;
+    assert.equal(
+      inCalendar(2, () => feed.revision()),
+      '13~1',
+    );
+    assert.equal(db.lookups, 2, 'looked up again');
+
+    // More calendars written than the feed keeps: the oldest are forgotten and looked up again.
+    await step(
+      14,
+      Array.from({ length: 10_001 }, (_, i) => row(14, 100 + i)),
+    );
+    assert.equal(feed.kept?.positions(), 10_000);
+    db.own = 14;
+    assert.equal(
+      inCalendar(2, () => feed.revision()),
+      '14~1',
+    );
+    assert.equal(db.lookups, 3);
+  });
+});
+
 for (const kind of STORES) {
+  describe(`a calendar's position is known after a sync in it [${kind.name}]`, () => {
+    it('answers here() with the calendar’s last change, not another calendar’s', async () => {
+      const { inCalendar } = await import('../../src/store/calendar-scope.js');
+      const schema = kind.name === 'postgres' ? `t_here_${process.pid}` : undefined;
+      const store = await openStore(kind.url, { schema, dropSchemaOnClose: true, poolSize: 2 });
+      try {
+        await inCalendar(2, () => writeTransaction(store.db, (trx) => noteChange(trx, 'venue', 1, 'update')));
+        const own = await store.feed.sync();
+        await inCalendar(3, () => writeTransaction(store.db, (trx) => noteChange(trx, 'venue', 1, 'update')));
+        const here = await inCalendar(2, async () => {
+          await store.feed.sync();
+          return store.feed.here();
+        });
+        assert.equal(here?.seq, own);
+        assert.equal(here?.revision, String(own));
+        assert.ok(store.feed.seq() > own);
+      } finally {
+        await store.close();
+      }
+    });
+  });
+
   describe(`the change log wakes only subscribers that want waking [${kind.name}]`, () => {
     it('a commit wakes a wanted subscriber soon, and none when no subscriber wants it', async () => {
       const schema = kind.name === 'postgres' ? `t_wake_${process.pid}` : undefined;

@@ -48,6 +48,8 @@ describe('replay (web/replay.ts)', () => {
   };
   const deps: ReplayDeps = {
     revision: () => String(revision),
+    stamp: () => revision,
+    revisionSince: (_calendar, stamp) => (stamp === revision ? String(revision) : undefined),
     arrive: () => {},
     open: () => open,
     sync: async () => revision,

@@ -1,0 +1,150 @@
+/**
+ * Each calendar has a data revision of its own (store/change-feed.ts): the number of its last
+ * change, or of people's, which every calendar shows. Another calendar's writes (drafts included)
+ * leave a calendar's list ETags, Last-Modified, sync tokens and replayed answers as they were, so
+ * a reader of one calendar neither has its answers rebuilt by them nor learns how often the store
+ * is written; its own writes and people's move them. The revision is the log's alone: a second
+ * instance on the same database gives the same validators.
+ */
+import { after, before, describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { STORES, forEachStore, startServer, type TestServer } from '../support/harness.js';
+
+/** The change log's number a sync token carries (`2.<database>.<seq>.<issued>.<mac>`, base64url). */
+function tokenSeq(token: string | null): number {
+  assert.ok(token, 'an X-Sync-Token');
+  return Number(Buffer.from(token, 'base64url').toString('utf8').split('.')[2]);
+}
+
+async function replays(t: TestServer): Promise<number> {
+  const text = await (await fetch(`${t.origin}/metrics`)).text();
+  const m = /^calendar_replayed_answers_total\{status="200"\} (\d+)$/m.exec(text);
+  return m ? Number(m[1]) : 0;
+}
+
+const event = (title: string, status = 'publish') => ({ title, status, start_date: '2027-06-01 10:00', end_date: '2027-06-01 11:00' });
+
+forEachStore('calendars: each has a data revision of its own', (t) => {
+  const api = (slug: string, path: string) => `${t.origin}/c/${slug}${t.config.restRoot}/tribe/events/v1${path}`;
+  const northList = () => fetch(api('north', '/events'));
+  before(async () => {
+    await t.built.services.calendars.create({ slug: 'north', name: 'North' });
+    await t.built.services.calendars.create({ slug: 'south', name: 'South' });
+    const made = await t.api.post(api('north', '/events'), { as: 'admin', json: event('North fair') });
+    assert.equal(made.status, 201, made.text);
+  });
+
+  it('keeps a calendar’s list ETag, Last-Modified and sync token through other calendars’ writes, drafts included', async () => {
+    const first = await northList();
+    assert.equal(first.status, 200);
+    const etag = first.headers.get('etag');
+    const lastModified = first.headers.get('last-modified');
+    const seq = tokenSeq(first.headers.get('x-sync-token'));
+    assert.ok(etag && lastModified);
+    const defaultBefore = (await t.api.get('/events')).headers.get('etag');
+    assert.ok(defaultBefore);
+
+    // A draft in the default calendar, and a published event and its edit in another.
+    assert.equal((await t.api.post('/events', { as: 'admin', json: event('Unannounced', 'draft') })).status, 201);
+    const south = await t.api.post(api('south', '/events'), { as: 'admin', json: event('South fair') });
+    assert.equal(south.status, 201, south.text);
+    assert.equal((await t.api.post(api('south', `/events/${south.body.id}`), { as: 'admin', json: { title: 'South fair (moved)' } })).status, 200);
+
+    const again = await northList();
+    assert.equal(again.headers.get('etag'), etag);
+    assert.equal(again.headers.get('last-modified'), lastModified);
+    assert.equal(tokenSeq(again.headers.get('x-sync-token')), seq);
+    const conditional = await fetch(api('north', '/events'), { headers: { 'if-none-match': etag } });
+    assert.equal(conditional.status, 304);
+    // The default calendar's own list did move (its draft is its data).
+    assert.notEqual((await t.api.get('/events')).headers.get('etag'), defaultBefore);
+
+    // A sync from the token finds nothing of the other calendars.
+    const delta = await fetch(api('north', `/events?sync_token=${encodeURIComponent(first.headers.get('x-sync-token')!)}`));
+    assert.equal(delta.status, 200);
+    assert.deepEqual(((await delta.json()) as { events: unknown[] }).events, []);
+  });
+
+  it('moves them with the calendar’s own write, and a sync from the old token finds it', async () => {
+    const before = await northList();
+    const token = before.headers.get('x-sync-token')!;
+    const made = await t.api.post(api('north', '/events'), { as: 'admin', json: event('North market') });
+    assert.equal(made.status, 201, made.text);
+    const after = await northList();
+    assert.notEqual(after.headers.get('etag'), before.headers.get('etag'));
+    assert.ok(tokenSeq(after.headers.get('x-sync-token')) > tokenSeq(token));
+    const delta = await fetch(api('north', `/events?sync_token=${encodeURIComponent(token)}`));
+    const ids = ((await delta.json()) as { events: Array<{ id: number }> }).events.map((e) => e.id);
+    assert.deepEqual(ids, [made.body.id]);
+  });
+
+  it('moves every calendar’s revision with a change of people (which any calendar may show)', async () => {
+    const before = (await northList()).headers.get('etag');
+    await t.user('editor', 'revision-editor');
+    assert.notEqual((await northList()).headers.get('etag'), before);
+  });
+
+  it('goes on replaying a calendar’s answer while another calendar is written, and stops at its own write', async () => {
+    const path = api('north', '/events/?per_page=5');
+    const first = await fetch(path);
+    const body = await first.text();
+    await fetch(path);
+    const before = await replays(t);
+    assert.equal(await (await fetch(path)).text(), body);
+    assert.equal(await replays(t), before + 1, 'the third read is replayed');
+
+    assert.equal((await t.api.post(api('south', '/events'), { as: 'admin', json: event('South market') })).status, 201);
+    assert.equal((await t.api.post('/events', { as: 'admin', json: event('Another draft', 'draft') })).status, 201);
+    assert.equal(await (await fetch(path)).text(), body);
+    assert.equal(await replays(t), before + 2, 'replayed after the other calendars’ writes');
+
+    assert.equal((await t.api.post(api('north', '/events'), { as: 'admin', json: event('North concert') })).status, 201);
+    const fresh = await (await fetch(path)).text();
+    assert.notEqual(fresh, body);
+    assert.ok(fresh.includes('North concert'));
+    assert.equal(await replays(t), before + 2, 'not replayed after its own write');
+  });
+});
+
+for (const kind of STORES) {
+  describe(`two instances give a calendar the same validators [${kind.name}]`, () => {
+    let a: TestServer;
+    let b: TestServer;
+    let dir: string | undefined;
+    before(async () => {
+      if (kind.name === 'sqlite') {
+        dir = mkdtempSync(join(tmpdir(), 'revision-'));
+        const file = { name: 'sqlite' as const, url: `sqlite:${join(dir, 'calendar.db')}` };
+        a = await startServer(file);
+        b = await startServer(file);
+      } else {
+        a = await startServer(kind);
+        b = await startServer(kind, {}, { peerOf: a });
+      }
+    });
+    after(async () => {
+      await b?.close();
+      await a?.close();
+      if (dir) rmSync(dir, { recursive: true, force: true });
+    });
+
+    it('answers a calendar’s list with the same ETag and sync token on both, before and after a write in another calendar', async () => {
+      await a.built.services.calendars.create({ slug: 'east', name: 'East' });
+      await a.built.services.calendars.create({ slug: 'west', name: 'West' });
+      const east = (t: TestServer) => `${t.origin}/c/east${t.config.restRoot}/tribe/events/v1/events`;
+      assert.equal((await a.api.post(east(a), { as: 'admin', json: event('East fair') })).status, 201);
+      // The second instance starts its look-ups after the write: its position is the log's, not its start's.
+      const onA = await fetch(east(a));
+      const onB = await fetch(east(b));
+      assert.equal(onB.headers.get('etag'), onA.headers.get('etag'));
+      assert.equal(tokenSeq(onB.headers.get('x-sync-token')), tokenSeq(onA.headers.get('x-sync-token')));
+      const west = `${b.origin}/c/west${b.config.restRoot}/tribe/events/v1/events`;
+      assert.equal((await b.api.post(west, { as: 'admin', json: event('West fair') })).status, 201);
+      assert.equal((await fetch(east(a))).headers.get('etag'), onA.headers.get('etag'));
+      assert.equal((await fetch(east(b))).headers.get('etag'), onA.headers.get('etag'));
+    });
+  });
+}

@@ -333,7 +333,8 @@ async function syncCalendar(services: Services, calendars: Calendars, viewer: Vi
   const historyDays = config.syncHistoryDays;
   let from: number;
   try {
-    from = decodeSyncToken(token.slice(SYNC_TOKEN_PREFIX.length), { key, seq: position.seq, historyDays, now });
+    // A token past the calendar's last change has seen everything of it (see http/sync.ts).
+    from = Math.min(decodeSyncToken(token.slice(SYNC_TOKEN_PREFIX.length), { key, seq: position.logSeq, historyDays, now }), position.seq);
   } catch {
     throw new InvalidSyncToken();
   }

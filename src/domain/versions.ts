@@ -26,6 +26,12 @@ export interface DataPosition {
   seq: number;
   /** the calendar's data revision (`ChangeFeed.revision()`: that number, and resets the feed could not follow) */
   revision: string;
+  /**
+   * the whole log's number the feed reflects (at least `seq`): a sync token up to it is not from
+   * the future (one issued before tokens carried a calendar's number, or after another calendar's
+   * write), and nothing of the calendar changed between `seq` and it
+   */
+  logSeq: number;
   /** when that change was committed (undefined: not logged) */
   gmt: string | undefined;
 }
@@ -124,7 +130,7 @@ export function createVersionService(store: Store): VersionService {
       }
       const { seq, revision } = here;
       if (lastTime?.seq !== seq) lastTime = { seq, gmt: await changeTime(db, seq) };
-      return { seq, revision, gmt: lastTime.gmt };
+      return { seq, revision, gmt: lastTime.gmt, logSeq: Math.max(seq, feed.seq()) };
     },
   };
   const syncKey = syncKeyReader(db, () => service.databaseId());

@@ -61,7 +61,9 @@ export async function syncAnswer(ctx: EndpointContext, spec: SyncSpec): Promise<
   const [key, position] = await Promise.all([keyOf(services), services.versions.position()]);
   const now = Date.now();
   const historyDays = services.config.syncHistoryDays;
-  const from = decodeSyncToken(ctx.args.sync_token, { key, seq: position.seq, historyDays, now });
+  // A token past the calendar's last change (one that carries the whole log's number, as tokens did
+  // before each calendar had its own) has seen everything of it: it goes on from that change.
+  const from = Math.min(decodeSyncToken(ctx.args.sync_token, { key, seq: position.logSeq, historyDays, now }), position.seq);
   // At most SYNC_MAX_CHANGES log rows: `through` is where this answer stops (the position, when it fits).
   const delta = await services.sync.delta(spec, { from, to: position.seq, rows: services.config.syncMaxChanges, historyDays, now });
   const { shownNow, through } = delta;

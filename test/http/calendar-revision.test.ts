@@ -12,6 +12,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { STORES, forEachStore, startServer, type TestServer } from '../support/harness.js';
+import { encodeSyncToken } from '../../src/domain/sync.js';
 
 /** The change log's number a sync token carries (`2.<database>.<seq>.<issued>.<mac>`, base64url). */
 function tokenSeq(token: string | null): number {
@@ -66,6 +67,20 @@ forEachStore('calendars: each has a data revision of its own', (t) => {
     const delta = await fetch(api('north', `/events?sync_token=${encodeURIComponent(first.headers.get('x-sync-token')!)}`));
     assert.equal(delta.status, 200);
     assert.deepEqual(((await delta.json()) as { events: unknown[] }).events, []);
+  });
+
+  it('takes a token that carries the whole log’s number (as tokens did before), and goes on from the calendar’s last change', async () => {
+    const list = await northList();
+    const own = tokenSeq(list.headers.get('x-sync-token'));
+    const log = await t.built.store.feed.sync();
+    assert.ok(log > own, 'other calendars wrote since');
+    const token = encodeSyncToken(await t.built.services.versions.syncKey(), log, Date.now());
+    const delta = await fetch(api('north', `/events?sync_token=${encodeURIComponent(token)}`));
+    assert.equal(delta.status, 200);
+    assert.deepEqual(((await delta.json()) as { events: unknown[] }).events, []);
+    assert.equal(tokenSeq(delta.headers.get('x-sync-token')), own);
+    const ahead = encodeSyncToken(await t.built.services.versions.syncKey(), log + 1000, Date.now());
+    assert.equal((await fetch(api('north', `/events?sync_token=${encodeURIComponent(ahead)}`))).status, 410, 'a token ahead of the log is refused');
   });
 
   it('moves them with the calendar’s own write, and a sync from the old token finds it', async () => {

@@ -19,11 +19,12 @@
  * 4. fairness: the probe calendar's p99 (one connection) quiet, then while the big calendar is
  *    read by BENCH_CONNECTIONS connections and written by BENCH_WRITERS; with CALENDAR_FAIR_SHARE
  *    as shipped and with it off (target: within 2x the quiet p99); then with the reads alone and
- *    the writes alone (BENCH_FAIR_MIX=0: not).
+ *    the writes alone (BENCH_FAIR_MIX=0: not); then the writes sent to a second instance on the
+ *    same database, alone and with the reads (BENCH_FAIR_ELSEWHERE=0: not).
  *
  * Settings: BENCH_CALENDARS (10000), BENCH_CALENDAR_EVENTS (100), BENCH_BIG (1000000),
  * BENCH_STORES (sqlite; add postgres with BENCH_POSTGRES_URL), BENCH_DURATION (10 s),
- * BENCH_WARMUP (3 s), BENCH_CONNECTIONS (10), BENCH_WRITERS (2), BENCH_FAIR_SHARES ("2,4,1,0"), BENCH_FAIR_MIX,
+ * BENCH_WARMUP (3 s), BENCH_CONNECTIONS (10), BENCH_WRITERS (2), BENCH_FAIR_SHARES ("2,4,1,0"), BENCH_FAIR_MIX, BENCH_FAIR_ELSEWHERE,
  * BENCH_DATA_DIR (./data/bench), BENCH_REUSE=1 (keep and reuse the seeded SQLite files and PostgreSQL
  * databases of the same sizes),
  * BENCH_SEED_ONLY=1 (seed the databases and stop: seeding needs no quiet machine),
@@ -297,22 +298,26 @@ function driveLoad(spec: Record<string, unknown>): Promise<LoadResult> {
  * 4. The probe calendar's p99 quiet and while the big calendar is under load: read by `readers`
  * connections and written by `writers`, on a server with CALENDAR_FAIR_SHARE=`share`.
  */
-async function fairnessRow(url: string, share: number, load: string, readers: number, writers: number): Promise<string> {
+async function fairnessRow(url: string, share: number, load: string, readers: number, writers: number, writesElsewhere = false): Promise<string> {
   const probePath = `/c/${PROBE_SLUG}/api/calendar/events/v1/events`;
   const server = await serve(url, { CALENDAR_FAIR_SHARE: String(share) });
+  // The writes sent to a second instance on the same database: the first only follows them.
+  const writer = writesElsewhere ? await serve(url, { CALENDAR_FAIR_SHARE: String(share) }) : undefined;
   try {
     if (PIN) {
       // On 2 cores the load generators would take the server's CPU from it, and the probe's
       // answers would wait on the operating system rather than on the server: the server has
-      // CPU 0 to itself, the load and the probe share CPU 1, the load at a lower priority.
+      // CPU 0 to itself, the load and the probe share CPU 1, the load at a lower priority (and
+      // the writing instance, when there is one, with them).
       execFileSync('taskset', ['-a', '-p', '-c', '0', String(server.pid)], { stdio: 'ignore' });
       execFileSync('taskset', ['-a', '-p', '-c', '1', String(process.pid)], { stdio: 'ignore' });
+      if (writer) execFileSync('taskset', ['-a', '-p', '-c', '1', String(writer.pid)], { stdio: 'ignore' });
     }
     const probe = { url: server.origin + probePath, connections: 1 };
     const quiet = await measure({ ...probe, seconds: SECONDS, warmupSeconds: WARMUP });
     const busyRead = { url: `${server.origin}/api/calendar/events/v1/events?per_page=20`, connections: readers };
     const busyWrite = {
-      url: `${server.origin}/api/calendar/events/v1/events`,
+      url: `${(writer ?? server).origin}/api/calendar/events/v1/events`,
       method: 'POST' as const,
       headers: { authorization: AUTH, 'content-type': 'application/json' },
       create: true,
@@ -329,6 +334,7 @@ async function fairnessRow(url: string, share: number, load: string, readers: nu
     console.log(`  share ${share}, ${load}: quiet p99 ${ms(quiet.p99)} ms, under load ${ms(loaded.p99)} ms`);
     return `| ${share || 'off (0)'} | ${load} | ${ms(quiet.p99)} | ${ms(loaded.p99)} | ${(loaded.p99 / quiet.p99).toFixed(1)}x | ${quiet.rps.toFixed(0)} / ${loaded.rps.toFixed(0)} | ${busy(r)} | ${busy(w)} |`;
   } finally {
+    await writer?.stop();
     await server.stop();
   }
 }
@@ -348,6 +354,12 @@ async function fairness(url: string, table: string[]): Promise<void> {
   if (env.BENCH_FAIR_MIX === '0') return;
   if (CONNECTIONS > 0) table.push(await fairnessRow(url, SHIPPED_FAIR_SHARE, `${CONNECTIONS} readers only`, CONNECTIONS, 0));
   if (WRITERS > 0) table.push(await fairnessRow(url, SHIPPED_FAIR_SHARE, `${WRITERS} writers only`, 0, WRITERS));
+  // The writes on a second instance on the same database: what the probe's instance then pays is
+  // following them (BENCH_FAIR_ELSEWHERE=0 leaves these rows out).
+  if (WRITERS > 0 && env.BENCH_FAIR_ELSEWHERE !== '0') {
+    table.push(await fairnessRow(url, SHIPPED_FAIR_SHARE, `${WRITERS} writers only, on a second instance`, 0, WRITERS, true));
+    if (CONNECTIONS > 0) table.push(await fairnessRow(url, SHIPPED_FAIR_SHARE, `${full}, the writers on a second instance`, CONNECTIONS, WRITERS, true));
+  }
 }
 
 async function main(): Promise<void> {

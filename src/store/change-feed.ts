@@ -41,8 +41,8 @@ export interface ChangeFeed {
    * calendar shows), and how often the feed had to reset without knowing what changed. Another
    * calendar's writes leave it as it is: they neither drop this calendar's kept results nor show
    * a reader of it how often the store is written. Across calendars (`acrossCalendars`): the
-   * whole log's number, and every reset. A calendar whose position the feed does not know yet
-   * (PostgreSQL, before a `sync()` in it) answers with the whole log's, marked `*`.
+   * whole log's number, and every reset, marked `a`. A calendar whose position the feed does not
+   * know yet (PostgreSQL, before a `sync()` in it) answers with the whole log's, marked `*a`.
    */
   revision(): string;
   /**
@@ -205,13 +205,15 @@ function feedCore() {
     if (!p || !people) return undefined;
     return { seq: Math.max(p.seq, people.seq), linked: Math.max(p.linked, people.linked) };
   };
-  const globalRevision = () => `${seq}${suffix(resets)}`;
+  // Marked apart from any calendar's: a structure kept in the default calendar's slots is also the
+  // one work across calendars uses (`slotsOf`), and the same number would name other data there.
+  const globalRevision = () => `a${seq}${suffix(resets)}`;
   return {
     /** What is kept: `/metrics` reports it (`registerChangeFeed`). */
     kept: { transitions: () => history.length, bytes: () => historyBytes, listeners: () => listeners.length, positions: () => positions.size },
     seq: () => seq,
     globalRevision,
-    globalLinkedRevision: () => `${linkedSeq}${suffix(resets)}`,
+    globalLinkedRevision: () => `a${linkedSeq}${suffix(resets)}`,
     /** The calendar's position, or undefined when it (or people's) is not known. */
     positionOf,
     calendarRevision: (calendar: number): string | undefined => {

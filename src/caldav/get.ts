@@ -10,7 +10,7 @@ import { ICAL_CONTENT_TYPE } from '../domain/ical.js';
 import { isAuthenticated, type Viewer } from '../domain/permissions.js';
 import { answerConditional } from '../web/conditional.js';
 import { DAV_HEADER, memberOf } from './answers.js';
-import { DAV_ROOT, PUBLIC_ROOT, type Dav, type Resource } from './resources.js';
+import { DAV_ROOT, PUBLIC_ROOT, davPrefixOf, type Dav, type Resource } from './resources.js';
 
 export async function get(dav: Dav, req: FastifyRequest, reply: FastifyReply, res: Resource, viewer: Viewer) {
   if (res.kind === 'object') {
@@ -29,6 +29,6 @@ export async function get(dav: Dav, req: FastifyRequest, reply: FastifyReply, re
     .header('content-type', 'text/plain; charset=utf-8')
     .header('dav', DAV_HEADER)
     .send(
-      `${dav.config.siteName}: CalDAV (read-only). Give ${new URL(`${DAV_ROOT}/`, dav.config.siteUrl).href} to your calendar app with your login and an application password, or ${new URL(`${PUBLIC_ROOT}/`, dav.config.siteUrl).href} to subscribe to the public events without an account; see docs/caldav.md.\n`,
+      `${dav.config.siteName}: CalDAV (read-only). Give ${new URL(`${davPrefixOf(req)}${DAV_ROOT}/`, dav.config.siteUrl).href} to your calendar app with your login and an application password, or ${new URL(`${davPrefixOf(req)}${PUBLIC_ROOT}/`, dav.config.siteUrl).href} to subscribe to the public events without an account; see docs/caldav.md.\n`,
     );
 }

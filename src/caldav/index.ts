@@ -49,7 +49,7 @@ import { get } from './get.js';
 import { hrefXml } from './properties.js';
 import { propfind } from './propfind.js';
 import { report } from './report.js';
-import { DAV_ROOT, locate, PRIVATE_TREE, resolve, type Dav } from './resources.js';
+import { DAV_ROOT, davPrefixOf, locate, PRIVATE_TREE, resolve, treeUnder, type Dav } from './resources.js';
 import { errorDocument, escapeXml } from './xml.js';
 
 export function registerCalDav(app: FastifyInstance, deps: Pick<FaceDeps, 'config' | 'services'>): void {
@@ -98,13 +98,15 @@ export function registerCalDav(app: FastifyInstance, deps: Pick<FaceDeps, 'confi
       const path = req.url.split('?')[0]!;
       // PROPFIND on the site root (the URL people type, and DAVx5's first request) answers as the
       // authenticated tree's root does; every other method on / is the pages face's.
-      const where = path === '/' ? { tree: PRIVATE_TREE, s: [] } : locate(req.url);
-      const tree = where?.tree ?? PRIVATE_TREE;
+      // Under a calendar's path (`/c/north/dav/…`), every href answered carries it.
+      const prefix = davPrefixOf(req);
+      const where = path === '/' ? { tree: treeUnder(PRIVATE_TREE, prefix), s: [] } : locate(req.url, prefix);
+      const tree = where?.tree ?? treeUnder(PRIVATE_TREE, prefix);
       // The public tree is anonymous whatever is sent; the authenticated tree asks for credentials
       // before anything else (OPTIONS aside), so that nothing there is ever the anonymous view.
       const viewer = tree.public ? ANONYMOUS : await viewerOf(req, method === 'OPTIONS');
       let res = where ? await resolve(dav, where.tree, where.s) : undefined;
-      if (path === '/') res = { kind: 'root', href: '/' };
+      if (path === '/') res = { kind: 'root', href: `${prefix}/` };
       if (WRITE_METHODS.includes(method)) throw forbiddenWrite(req, path);
       if (!res) throw notFound();
       // A user's principal is theirs only.
@@ -173,7 +175,7 @@ export function registerCalDav(app: FastifyInstance, deps: Pick<FaceDeps, 'confi
     scope.route({
       method: methods,
       url: '/.well-known/caldav',
-      handler: async (_req, reply) => reply.code(301).header('location', `${DAV_ROOT}/`).header('cache-control', 'no-cache').send(),
+      handler: async (req, reply) => reply.code(301).header('location', `${davPrefixOf(req)}${DAV_ROOT}/`).header('cache-control', 'no-cache').send(),
     });
   });
 }

@@ -34,10 +34,10 @@ export async function report(dav: Dav, req: FastifyRequest, reply: FastifyReply,
     if (hrefs.length > MAX_HREFS) throw tooLarge(`more than ${MAX_HREFS} hrefs`);
     const wanted = new Map<string, number | undefined>();
     for (const h of hrefs) {
-      const path = hrefPath(dav, h);
+      const path = hrefPath(dav, h, tree.prefix);
       // Only this calendar's members: `{calendar}/{id}.ics`, read from the path alone (no look-up per href).
       const where = path === undefined ? undefined : locate(path);
-      const s = where?.tree === tree ? where.s : undefined;
+      const s = where?.tree.public === tree.public ? where.s : undefined;
       wanted.set(h, s && s.length === 3 && s[0] === 'calendars' && s[1] === cal.key ? objectIdOf(s[2]!) : undefined);
     }
     const found = await dav.calendars.byIds(

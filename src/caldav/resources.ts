@@ -7,7 +7,9 @@
  *   const where = locate('/dav/calendars/events/42.ics'); // { tree: PRIVATE_TREE, s: ['calendars', 'events', '42.ics'] }
  *   const res = await resolve(dav, where.tree, where.s);   // { kind: 'object', cal, id: 42 }
  */
+import type { FastifyRequest } from 'fastify';
 import type { Config } from '../config.js';
+import { calendarSlugOf } from '../web/calendars.js';
 import { isAuthenticated, type Viewer } from '../domain/permissions.js';
 import type { CalendarRef, Calendars } from './calendars.js';
 
@@ -23,13 +25,30 @@ export const DAV_ROOT = '/dav';
 /** The public tree's root: the calendars as an anonymous visitor reads them, without credentials. */
 export const PUBLIC_ROOT = `${DAV_ROOT}/public`;
 
-/** One of the two trees: the authenticated one (credentials required) or the public one (anonymous). */
+/**
+ * One of the two trees: the authenticated one (credentials required) or the public one
+ * (anonymous), as a calendar's URLs name it: `prefix` is the path its URLs start with
+ * (`/c/north` for a calendar reached under the service's own host; '' at the root and on a
+ * calendar's own host name), which every href it answers with carries.
+ */
 export interface Tree {
   public: boolean;
   base: string;
+  prefix: string;
 }
-export const PRIVATE_TREE: Tree = { public: false, base: DAV_ROOT };
-export const PUBLIC_TREE: Tree = { public: true, base: PUBLIC_ROOT };
+export const PRIVATE_TREE: Tree = { public: false, base: DAV_ROOT, prefix: '' };
+export const PUBLIC_TREE: Tree = { public: true, base: PUBLIC_ROOT, prefix: '' };
+
+/** The tree as reached under `prefix` (see `Tree`). */
+export function treeUnder(tree: Tree, prefix: string): Tree {
+  return prefix === '' ? tree : { public: tree.public, base: `${prefix}${tree.public ? PUBLIC_ROOT : DAV_ROOT}`, prefix };
+}
+
+/** The path prefix of the calendar a request named by its path (`/c/north`), or '' (web/calendars.ts took it off the URL). */
+export function davPrefixOf(req: FastifyRequest): string {
+  const slug = calendarSlugOf(req);
+  return slug === undefined ? '' : `/c/${slug}`;
+}
 
 /** A resource of the face, from its path. */
 export type Resource =
@@ -69,10 +88,10 @@ export function segmentsOf(url: string): string[] | undefined {
 }
 
 /** The tree a path is in and its segments under that tree's root, or undefined when it is not under the DAV root. */
-export function locate(url: string): { tree: Tree; s: string[] } | undefined {
+export function locate(url: string, prefix = ''): { tree: Tree; s: string[] } | undefined {
   const s = segmentsOf(url);
   if (!s) return undefined;
-  return s[0] === 'public' ? { tree: PUBLIC_TREE, s: s.slice(1) } : { tree: PRIVATE_TREE, s };
+  return s[0] === 'public' ? { tree: treeUnder(PUBLIC_TREE, prefix), s: s.slice(1) } : { tree: treeUnder(PRIVATE_TREE, prefix), s };
 }
 
 export async function resolve(dav: Dav, tree: Tree, s: string[]): Promise<Resource | undefined> {
@@ -93,14 +112,20 @@ export async function resolve(dav: Dav, tree: Tree, s: string[]): Promise<Resour
   return { kind: 'object', cal, id: Number(m[1]) };
 }
 
-/** An href (absolute URL or path) as a path under the DAV root, or undefined. */
-export function hrefPath(dav: Dav, href: string): string | undefined {
+/**
+ * An href (absolute URL or path) as a path under the DAV root, or undefined: under `prefix` (a
+ * calendar reached by its path), without it; one outside it is none of this calendar's.
+ */
+export function hrefPath(dav: Dav, href: string, prefix = ''): string | undefined {
   const text = href.trim();
+  let path: string;
   try {
-    return new URL(text, dav.config.siteUrl).pathname;
+    path = new URL(text, dav.config.siteUrl).pathname;
   } catch {
     return undefined;
   }
+  if (prefix === '') return path;
+  return path.startsWith(`${prefix}/`) ? path.slice(prefix.length) : undefined;
 }
 
 /** A resource's href in its tree. */

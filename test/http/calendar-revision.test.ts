@@ -13,6 +13,12 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { STORES, forEachStore, startServer, type TestServer } from '../support/harness.js';
 import { encodeSyncToken } from '../../src/domain/sync.js';
+import { SYNC_TOKEN_PREFIX } from '../../src/caldav/calendars.js';
+import { dav, responses } from '../support/caldav.js';
+
+const PROPFIND_CTAG = '<d:propfind xmlns:d="DAV:" xmlns:cs="http://calendarserver.org/ns/"><d:prop><cs:getctag/></d:prop></d:propfind>';
+const syncBody = (token: string) =>
+  `<?xml version="1.0" encoding="utf-8"?><d:sync-collection xmlns:d="DAV:"><d:sync-token>${token}</d:sync-token><d:sync-level>1</d:sync-level><d:prop><d:getetag/></d:prop></d:sync-collection>`;
 
 /** The change log's number a sync token carries (`2.<database>.<seq>.<issued>.<mac>`, base64url). */
 function tokenSeq(token: string | null): number {
@@ -94,6 +100,31 @@ forEachStore('calendars: each has a data revision of its own', (t) => {
     const delta = await fetch(api('north', `/events?sync_token=${encodeURIComponent(token)}`));
     const ids = ((await delta.json()) as { events: Array<{ id: number }> }).events.map((e) => e.id);
     assert.deepEqual(ids, [made.body.id]);
+  });
+
+  it('keeps a calendar’s CalDAV ctag and sync token through other calendars’ writes, and takes a whole-log token', async () => {
+    const CAL = '/c/north/dav/public/calendars/events/';
+    const ctag = async () => {
+      const res = await dav(t, 'PROPFIND', CAL, PROPFIND_CTAG, { depth: '0' });
+      assert.equal(res.status, 207);
+      return String(responses(res.doc).get(CAL)!.ok.getctag);
+    };
+    const before = await ctag();
+    const first = await dav(t, 'REPORT', CAL, syncBody(''));
+    assert.equal(first.status, 207);
+    const token = first.doc.multistatus['sync-token'] as string;
+    assert.equal((await t.api.post(api('south', '/events'), { as: 'admin', json: event('South dance') })).status, 201);
+    assert.equal(await ctag(), before);
+    const same = await dav(t, 'REPORT', CAL, syncBody(token));
+    assert.equal(responses(same.doc).size, 0);
+    assert.equal(same.doc.multistatus['sync-token'], token, 'the same token: nothing of this calendar changed');
+    // A token carrying the whole log's number, as tokens did before calendars had their own.
+    const log = await t.built.store.feed.sync();
+    const legacy = `${SYNC_TOKEN_PREFIX}${encodeSyncToken(await t.built.services.versions.syncKey(), log, Math.floor(Date.now() / 86_400_000) * 86_400_000)}`;
+    const fromLegacy = await dav(t, 'REPORT', CAL, syncBody(legacy));
+    assert.equal(fromLegacy.status, 207);
+    assert.equal(responses(fromLegacy.doc).size, 0);
+    assert.equal(fromLegacy.doc.multistatus['sync-token'], token);
   });
 
   it('moves every calendar’s revision with a change of people (which any calendar may show)', async () => {

@@ -175,7 +175,12 @@ export function registerCalDav(app: FastifyInstance, deps: Pick<FaceDeps, 'confi
     scope.route({
       method: methods,
       url: '/.well-known/caldav',
-      handler: async (req, reply) => reply.code(301).header('location', `${davPrefixOf(req)}${DAV_ROOT}/`).header('cache-control', 'no-cache').send(),
+      handler: async (req, reply) =>
+        reply
+          .code(301)
+          .header('location', `${davPrefixOf(req)}${DAV_ROOT}/`)
+          .header('cache-control', 'no-cache')
+          .send(),
     });
   });
 }

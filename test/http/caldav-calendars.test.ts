@@ -9,7 +9,7 @@ import { before, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { DAVClient, fetchHomeUrl, fetchPrincipalUrl, type DAVAccount } from 'tsdav';
 import { forEachStore, type TestServer } from '../support/harness.js';
-import { dav, responses } from '../support/caldav.js';
+import { dav, responses, uidsOf } from '../support/caldav.js';
 
 forEachStore('CalDAV of a calendar under its path, with the tsdav client', (t: TestServer) => {
   const ids: Record<string, number> = {};
@@ -26,11 +26,6 @@ forEachStore('CalDAV of a calendar under its path, with the tsdav client', (t: T
       },
     });
   };
-  const uidsOf = (objects: Array<{ data?: unknown }>) =>
-    objects
-      .map((o) => /UID:(\d+)@/.exec(String(o.data))?.[1])
-      .map(Number)
-      .sort((a, b) => a - b);
 
   before(async () => {
     await t.built.services.calendars.create({ slug: 'north', name: 'North' });

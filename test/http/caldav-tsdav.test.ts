@@ -11,6 +11,7 @@ import { before, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { DAVClient, fetchHomeUrl, fetchPrincipalUrl, type DAVAccount, type DAVCalendar } from 'tsdav';
 import { forEachStore, type TestServer } from '../support/harness.js';
+import { uidsOf } from '../support/caldav.js';
 
 forEachStore('CalDAV with the tsdav client', (t: TestServer) => {
   const ids: Record<string, number> = {};
@@ -55,11 +56,6 @@ forEachStore('CalDAV with the tsdav client', (t: TestServer) => {
     const client = new DAVClient({ serverUrl: t.origin, authMethod: 'Custom', authFunction: async () => ({}), defaultAccountType: 'caldav', credentials: {}, fetch: lazyFetch });
     return { client, seen };
   };
-  const uidsOf = (objects: Array<{ data?: unknown }>) =>
-    objects
-      .map((o) => /UID:(\d+)@/.exec(String(o.data))?.[1])
-      .map(Number)
-      .sort((a, b) => a - b);
 
   before(async () => {
     const create = async (key: string, json: Record<string, unknown>) => {

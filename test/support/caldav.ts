@@ -48,3 +48,11 @@ export function responses(doc: any): Map<string, { status?: string; ok: Record<s
   }
   return out;
 }
+
+/** The event ids of fetched calendar objects (their UIDs, `{id}@host`), in order. */
+export function uidsOf(objects: Array<{ data?: unknown }>): number[] {
+  return objects
+    .map((o) => /UID:(\d+)@/.exec(String(o.data))?.[1])
+    .map(Number)
+    .sort((a, b) => a - b);
+}

@@ -59,7 +59,8 @@ function publicCors(reply: FastifyReply): void {
 export function registerEmbedFace(app: FastifyInstance, { config, services, assets = createAssetStore() }: EmbedFace): void {
   const reader = createEmbedReader(services);
   const vendor = createFullCalendarVendor();
-  const site = services.links.siteUrl;
+  // The site URL of the calendar a request is of (a getter: `/c/north/embed/snippet` writes north's snippets).
+  const siteNow = () => services.links.siteUrl;
   const namespacePrefixes = [...new Set([config.restRoot, WORDPRESS_REST_ROOT])].map((root) => `${root}/${EMBED_NAMESPACE}`);
 
   // After the REST face's common headers (its onSend hook was added first): public-read CORS for
@@ -141,6 +142,7 @@ export function registerEmbedFace(app: FastifyInstance, { config, services, asse
     // A day's number (0 Sunday to 6 Saturday); unset or unreadable: the calendar's own first day.
     const firstDay = raw !== undefined && /^[0-6]$/.test(raw) ? Number(raw) : Math.max(0, WEEKDAYS.indexOf(config.weekStart as Weekday));
     const asset = assets.current();
+    const site = siteNow();
     const componentAssets = asset ? { stable: `${site}${STABLE_PATH}`, hashed: `${site}/embed/${asset.file}`, integrity: asset.integrity } : undefined;
     const scripts = vendor.scripts(o.locale).map((f) => ({ src: `${site}${f.path}`, integrity: f.integrity }));
     return { o, firstDay, componentAssets, scripts, invalid: raw !== undefined && !/^[0-6]$/.test(raw) ? [...o.invalid, 'first-day'] : o.invalid };
@@ -150,7 +152,7 @@ export function registerEmbedFace(app: FastifyInstance, { config, services, asse
     req.sitePage = true;
     const { o, firstDay, componentAssets, scripts, invalid } = snippetsOf((req.query ?? {}) as Record<string, unknown>);
     const locale = o.locale ?? localeOf(undefined, req.headers['accept-language']);
-    const texts = snippetTexts(site, config.siteName, o, locale, componentAssets, firstDay, scripts);
+    const texts = snippetTexts(siteNow(), config.siteName, o, locale, componentAssets, firstDay, scripts);
     return reply
       .code(200)
       .header('cache-control', 'no-cache')
@@ -162,6 +164,7 @@ export function registerEmbedFace(app: FastifyInstance, { config, services, asse
     req.sitePage = true;
     const { o, firstDay, componentAssets, scripts, invalid } = snippetsOf((req.query ?? {}) as Record<string, unknown>);
     const locale = localeOf(undefined, req.headers['accept-language']);
+    const site = siteNow();
     const body = snippetPage(site, config.siteName, { ...o, invalid }, locale, componentAssets, firstDay, scripts);
     return reply
       .code(200)

@@ -51,7 +51,6 @@ export interface EmbedReader {
 }
 
 export function createEmbedReader(services: Services): EmbedReader {
-  const { links } = services;
   const argsOf = (f: EmbedFilter): Partial<EventListArgs> => {
     const out: Partial<EventListArgs> = {};
     if (f.categories?.length) out.categories = f.categories;
@@ -63,7 +62,8 @@ export function createEmbedReader(services: Services): EmbedReader {
     return out;
   };
   // The embeds show events, never a total: none is counted (the upcoming window ends at the current minute).
-  const read = async (args: EventListArgs): Promise<EmbedEvent[]> => (await services.reader.list(ANONYMOUS, { ...args, countTotal: false }, links)).events;
+  // The links of the calendar at hand (a getter: each calendar's events link to its own pages).
+  const read = async (args: EventListArgs): Promise<EmbedEvent[]> => (await services.reader.list(ANONYMOUS, { ...args, countTotal: false }, services.links)).events;
   return {
     today: () => services.clock.nowLocal().slice(0, 10),
     async upcoming(f, limit) {

@@ -165,7 +165,6 @@ export function registerSubmissionsFace(app: FastifyInstance, { services }: Pick
   if (config.submissions === 'off') return;
   const submissions = services.submissions;
   const sessions = services.sessions;
-  const home = `${services.links.siteUrl}/events/`;
   const site: Site = {
     // Read per page: administrators change the site's name while the server runs.
     get siteName() {
@@ -176,10 +175,20 @@ export function registerSubmissionsFace(app: FastifyInstance, { services }: Pick
     },
     url: (path) => `${services.links.siteUrl}${path}`,
   };
-  submissions.setPaths({ status: (token) => `${services.links.siteUrl}${STATUS_PATH}${token}`, queue: `${services.links.siteUrl}${config.adminPath}/moderation` });
+  // Read at each use (`services.links` is the calendar at hand's): each calendar's mails and pages link to its own.
+  submissions.setPaths({ status: (token) => `${services.links.siteUrl}${STATUS_PATH}${token}`, queue: () => `${services.links.siteUrl}${config.adminPath}/moderation` });
   submissions.setLogger((message, error) => app.log.warn({ err: error }, message));
   app.addHook('onClose', async () => submissions.close());
-  const c: SubmitFace = { config, services, submissions, sessions, home, site };
+  const c: SubmitFace = {
+    config,
+    services,
+    submissions,
+    sessions,
+    get home() {
+      return `${services.links.siteUrl}/events/`;
+    },
+    site,
+  };
 
   // What reaches none of the face's handlers (a body or URL it cannot read, a method its paths do
   // not take) is a page too.
@@ -189,8 +198,8 @@ export function registerSubmissionsFace(app: FastifyInstance, { services }: Pick
       const locale = localeFor(req);
       const m = messagesOf(locale);
       withErrorHeaders(reply, error);
-      if (error.code === 'rest_no_route') return page(reply, 404, notFoundPage(m, site, home));
-      return page(reply, error.status, errorPage(m, site, locale === 'fr' ? (FORM_ERRORS_FR[error.code] ?? m.requestError) : error.message, home));
+      if (error.code === 'rest_no_route') return page(reply, 404, notFoundPage(m, site, c.home));
+      return page(reply, error.status, errorPage(m, site, locale === 'fr' ? (FORM_ERRORS_FR[error.code] ?? m.requestError) : error.message, c.home));
     },
   });
 

@@ -223,6 +223,9 @@ for (const kind of STORES) {
       assert.equal(made.status, 201, made.text);
       const [toNina] = await smtp.waitFor((m) => m.to.includes('nina@example.org') && m.text.includes('Lake swim'));
       assert.equal(toNina!.subject, '[North] 1 new event to moderate');
+      // Its link is north's moderation queue, and the submitter's is north's status page.
+      assert.ok(toNina!.text.includes(`${t.origin}/c/north/admin/moderation`), toNina!.text);
+      assert.ok(String(made.body.link).startsWith(`${t.origin}/c/north/events/submit/status/`), made.body.link);
       assert.ok(!smtp.messages.some((m) => m.to.includes('eve@example.org') && m.text.includes('Lake swim')));
       // The default calendar's own submissions still go to its editors.
       const home = await t.api.post(`${SUB}/submissions`, { json: { ...EVENT, title: 'Town fair' } });

@@ -46,7 +46,7 @@ export interface SubmissionCore {
   /** Every record the service reads is read as an administrator would (the submitter's fields aside). */
   admin: Viewer;
   /** Where the e-mails link to (the face sets them). */
-  paths: { status: (token: string) => string; queue: string };
+  paths: { status: (token: string) => string; queue: () => string };
   /** Where failures of e-mails sent after the answer go (the face sets it). */
   logError: (message: string, error: unknown) => void;
   /** The author of anonymous submissions, made on first use. */
@@ -84,7 +84,7 @@ export function createSubmissionCore(deps: SubmissionDeps): SubmissionCore {
         (signature, untilMs) => store.usePowSolution(db, signature, gmt(new Date(untilMs))),
       )
     : undefined;
-  const paths = { status: (token: string) => `${config.siteUrl}/events/submit/status/${token}`, queue: `${config.siteUrl}${config.adminPath}/` };
+  const paths = { status: (token: string) => `${config.siteUrl}/events/submit/status/${token}`, queue: () => `${config.siteUrl}${config.adminPath}/` };
   const admin = viewerOf({ id: 2 ** 31 - 1, login: 'submissions', role: 'administrator' });
 
   let systemUserId: number | undefined;

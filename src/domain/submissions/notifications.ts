@@ -44,7 +44,7 @@ export async function notifyModerators(core: SubmissionCore, rows: SubmissionRow
     const e = await core.events.findById(Number(r.event_id));
     items.push({ title: e?.title ?? '', start: core.whenOfRecord(r, e, 'en') ?? '', submitter: r.name, flagged: r.flags !== '{}', resubmitted: await core.wasResubmitted(r) });
   }
-  await core.mailer.send({ to, ...moderatorMail('en', { site: core.config.siteName, queue: core.paths.queue, items }) });
+  await core.mailer.send({ to, ...moderatorMail('en', { site: core.config.siteName, queue: core.paths.queue(), items }) });
   await store.markNotified(
     core.db,
     rows.map((r) => Number(r.id)),

@@ -104,7 +104,7 @@ export interface SubmissionService {
   /** Where errors of e-mails sent after the answer go (the app's logger). */
   setLogger(log: (message: string, error: unknown) => void): void;
   /** Paths the e-mails link to: the submitter's status page and the moderation screen. */
-  setPaths(paths: { status: (token: string) => string; queue: string }): void;
+  setPaths(paths: { status: (token: string) => string; queue: () => string }): void;
   close(): void;
 }
 

@@ -28,8 +28,8 @@ export interface DataPosition {
   revision: string;
   /**
    * the whole log's number the feed reflects (at least `seq`): a sync token up to it is not from
-   * the future (one issued before tokens carried a calendar's number, or after another calendar's
-   * write), and nothing of the calendar changed between `seq` and it
+   * the future (one issued before tokens carried a calendar's number carries the log's), and
+   * nothing of the calendar changed between `seq` and it
    */
   logSeq: number;
   /** when that change was committed (undefined: not logged) */

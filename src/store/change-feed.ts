@@ -28,8 +28,10 @@ import { listingStateOf, type ListingRow, type ListingState } from './listing-st
 import { CHANGES_SINCE_SQL, HEAD_SQL, changeRowsCte, headOf, toChangeRow, type ChangeRow, type RawChangeRow } from './change-log.js';
 import { registerKept, storeMetricsOf } from '../metrics.js';
 import { DEFAULT_CALENDAR_ID, calendarIdNow, isAcrossCalendars } from './calendar-scope.js';
+import { MAX_POSITIONS, POSITIONS_SQL, createCalendarPositions, lookPositionsPostgres, type FeedStamp } from './calendar-positions.js';
 import { LISTENER_GONE, buildBatch, calendarBatches, type BatchParts, type ChangeBatch, type ChangeListener, type EventText, type EventTransition } from './change-batches.js';
 
+export type { FeedStamp } from './calendar-positions.js';
 export { buildBatch, type ChangeBatch, type ChangeListener, type EventText, type EventTransition, type FeedRow } from './change-batches.js';
 
 export interface ChangeFeed {
@@ -118,25 +120,6 @@ const HISTORY = 5_000;
 const HISTORY_BYTES = 16 * 1024 * 1024;
 /** Listeners a feed expects at most (what `/metrics` reports as their bound; more is a leak). */
 const MAX_LISTENERS = 100;
-/**
- * Calendars whose last change a feed keeps at most: past it, the one written longest ago is
- * forgotten, and looked up again in the log when next asked (its value is the log's, so every
- * instance and every start agrees on it).
- */
-const MAX_POSITIONS = 10_000;
-
-/** A feed's position, for `calendarRevisionSince`. */
-export interface FeedStamp {
-  readonly seq: number;
-  readonly blind: number;
-}
-
-/** A calendar's last change, and its last change of anything but events and terms. */
-interface Position {
-  seq: number;
-  linked: number;
-}
-
 /** A rough size in bytes of a transition: its two listing states and its texts. */
 function transitionBytes(t: EventTransition): number {
   const text = (x: EventText | undefined) => (x ? x.title.length + x.excerpt.length + x.content.length : 0);
@@ -175,74 +158,18 @@ function feedCore() {
   let historyBytes = 0;
   /** sequence numbers at or below this one are not all in `history` */
   let historyFloor = -1;
-  /**
-   * Each calendar's last change the feed applied or looked up (its own log rows), the calendar
-   * written last at the end; `people`: the last change of people (user rows), which every
-   * calendar shows. A calendar's revision is the later of the two, so it is the log's alone.
-   */
-  const positions = new Map<number, Position>();
-  let people: Position | undefined;
-  /** resets whose changes the feed could not tell (a truncated batch, a commit without log rows): every calendar's revision moves */
-  let blind = 0;
-  /** bumped when every position is forgotten (a blind reset): a look-up begun before does not count */
-  let generation = 0;
-  const remember = (calendar: number, at: number, linkedToo: boolean) => {
-    const p = positions.get(calendar);
-    if (p) {
-      positions.delete(calendar);
-      p.seq = at;
-      if (linkedToo) p.linked = at;
-      positions.set(calendar, p);
-    } else {
-      // Not known: this row is its newest, and the linked part's newest is at most this.
-      positions.set(calendar, { seq: at, linked: at });
-      if (positions.size > MAX_POSITIONS) positions.delete(positions.keys().next().value!);
-    }
-  };
+  const positions = createCalendarPositions(() => seq);
   const suffix = (n: number) => (n === 0 ? '' : `~${n}`);
-  const positionOf = (calendar: number): Position | undefined => {
-    const p = positions.get(calendar);
-    if (!p || !people) return undefined;
-    return { seq: Math.max(p.seq, people.seq), linked: Math.max(p.linked, people.linked) };
-  };
   // Marked apart from any calendar's: a structure kept in the default calendar's slots is also the
   // one work across calendars uses (`slotsOf`), and the same number would name other data there.
   const globalRevision = () => `a${seq}${suffix(resets)}`;
   return {
     /** What is kept: `/metrics` reports it (`registerChangeFeed`). */
-    kept: { transitions: () => history.length, bytes: () => historyBytes, listeners: () => listeners.length, positions: () => positions.size },
+    kept: { transitions: () => history.length, bytes: () => historyBytes, listeners: () => listeners.length, positions: positions.size },
     seq: () => seq,
     globalRevision,
     globalLinkedRevision: () => `a${linkedSeq}${suffix(resets)}`,
-    /** The calendar's position, or undefined when it (or people's) is not known. */
-    positionOf,
-    calendarRevision: (calendar: number): string | undefined => {
-      const p = positionOf(calendar);
-      return p && `${p.seq}${suffix(blind)}`;
-    },
-    calendarLinkedRevision: (calendar: number): string | undefined => {
-      const p = positionOf(calendar);
-      return p && `${p.linked}${suffix(blind)}`;
-    },
-    stamp: (): FeedStamp => ({ seq, blind }),
-    calendarRevisionSince(calendar: number, stamp: FeedStamp): string | undefined {
-      const p = positionOf(calendar);
-      return p && p.seq <= stamp.seq && blind === stamp.blind ? `${p.seq}${suffix(blind)}` : undefined;
-    },
-    /** Where a look-up of positions starts: the feed's number, and which positions it may fill. */
-    lookupAt: () => ({ seq, generation }),
-    /**
-     * What a look-up found at `at` (the newest log row of the calendar, and of people, at or below
-     * `at.seq`: 0 for none); rows applied since are newer and keep their place.
-     */
-    learn(calendar: number, own: number, ofPeople: number, at: { seq: number; generation: number }) {
-      if (at.generation !== generation || at.seq < 0 || at.seq > seq) return;
-      people ??= { seq: ofPeople, linked: ofPeople };
-      if (!positions.has(calendar)) {
-        positions.set(calendar, { seq: own, linked: own });
-        if (positions.size > MAX_POSITIONS) positions.delete(positions.keys().next().value!);
-      }
-    },
+    positions,
     subscribe(listener: ChangeListener, options: { calendar?: number } = {}) {
       // A structure made in another calendar than the default one (kept in that calendar's slots)
       // hears that calendar, and goes with its slots (`forgetCalendar`): without this, each
@@ -267,20 +194,11 @@ function feedCore() {
     },
     apply(batch: ChangeBatch, made?: BatchParts) {
       if (batch.reset) resets++;
+      // Without the batch's rows (a reset it could not read, a commit without log rows), which
+      // calendars changed is not known: every one is looked up again.
       if (!made || (batch.reset && made.rows.length === 0)) {
-        // Which calendars changed is not known: every one is looked up again.
-        if (batch.reset || batch.to !== batch.from) {
-          blind++;
-          generation++;
-          positions.clear();
-          people = undefined;
-        }
-      } else {
-        for (const r of made.rows) {
-          if (r.type === 'user') people = { seq: r.seq, linked: r.seq };
-          else remember(r.calendar ?? DEFAULT_CALENDAR_ID, r.seq, r.type !== 'event' && r.type !== 'term' && r.type !== 'lists');
-        }
-      }
+        if (batch.reset || batch.to !== batch.from) positions.apply(undefined);
+      } else positions.apply(made.rows);
       if (batch.reset || batch.linkedChanged) linkedSeq = batch.to;
       if (batch.reset || batch.listsReset) {
         history.length = 0;
@@ -320,38 +238,33 @@ function feedCore() {
   };
 }
 
-/** The newest log row of a calendar, and of people, at or below a number (0: none). */
-const POSITIONS_SQL =
-  'select (select max("seq") from "changes" where "calendar_id" = ? and "seq" <= ?) as "own", (select max("seq") from "changes" where "record_type" = \'user\' and "seq" <= ?) as "people"';
-
 /**
  * What both dialects answer of calendars' revisions (`revision`, `here`, …), over the core: `know`
  * looks a calendar's position up when it can at once (SQLite) and does nothing otherwise
  * (PostgreSQL looks it up in `sync()`).
  */
 function calendarViews(core: ReturnType<typeof feedCore>, know: (calendar: number) => void) {
+  const { positions } = core;
   const known = (calendar: number) => {
-    if (!core.positionOf(calendar)) know(calendar);
+    if (!positions.known(calendar)) know(calendar);
     return calendar;
   };
   return {
     revision(): string {
       if (isAcrossCalendars()) return core.globalRevision();
-      return core.calendarRevision(known(calendarIdNow())) ?? `*${core.globalRevision()}`;
+      return positions.revision(known(calendarIdNow())) ?? `*${core.globalRevision()}`;
     },
     linkedRevision(): string {
       if (isAcrossCalendars()) return core.globalLinkedRevision();
-      return core.calendarLinkedRevision(known(calendarIdNow())) ?? `*${core.globalLinkedRevision()}`;
+      return positions.linkedRevision(known(calendarIdNow())) ?? `*${core.globalLinkedRevision()}`;
     },
     here(): { seq: number; revision: string } | undefined {
       if (isAcrossCalendars()) return { seq: core.seq(), revision: core.globalRevision() };
-      const calendar = known(calendarIdNow());
-      const p = core.positionOf(calendar);
-      return p && { seq: p.seq, revision: core.calendarRevision(calendar)! };
+      return positions.here(known(calendarIdNow()));
     },
-    calendarRevision: (calendar: number) => core.calendarRevision(known(calendar)),
-    stamp: core.stamp,
-    calendarRevisionSince: (calendar: number, stamp: FeedStamp) => core.calendarRevisionSince(known(calendar), stamp),
+    calendarRevision: (calendar: number) => positions.revision(known(calendar)),
+    stamp: positions.stamp,
+    calendarRevisionSince: (calendar: number, stamp: FeedStamp) => positions.revisionSince(known(calendar), stamp),
   };
 }
 
@@ -458,9 +371,9 @@ export function createSqliteFeed(connection: {
   const know = (calendar: number) => {
     if (core.seq() < 0 && syncNow() < 0) return;
     statements ??= prepare();
-    const at = core.lookupAt();
+    const at = core.positions.lookupAt();
     const r = statements.positions.get(calendar, at.seq, at.seq) as { own: number | null; people: number | null } | undefined;
-    core.learn(calendar, Number(r?.own ?? 0), Number(r?.people ?? 0), at);
+    core.positions.learn(calendar, Number(r?.own ?? 0), Number(r?.people ?? 0), at);
   };
   const feed: ChangeFeed = {
     seq: () => (core.seq() < 0 ? syncNow() : core.seq()),
@@ -593,13 +506,9 @@ export function createPostgresFeed(db: Executor): ChangeFeed {
   const learn = (calendar: number): Promise<void> => {
     let pending = learning.get(calendar);
     if (!pending) {
-      const at = core.lookupAt();
-      pending = sql<{
-        own: number | string | null;
-        people: number | string | null;
-      }>`select (select max("seq") from "changes" where "calendar_id" = ${calendar} and "seq" <= ${at.seq}) as "own", (select max("seq") from "changes" where "record_type" = 'user' and "seq" <= ${at.seq}) as "people"`
-        .execute(db)
-        .then((r) => core.learn(calendar, Number(r.rows[0]?.own ?? 0), Number(r.rows[0]?.people ?? 0), at))
+      const at = core.positions.lookupAt();
+      pending = lookPositionsPostgres(db, calendar, at.seq)
+        .then((found) => core.positions.learn(calendar, found.own, found.people, at))
         .finally(() => learning.delete(calendar));
       learning.set(calendar, pending);
     }
@@ -611,7 +520,7 @@ export function createPostgresFeed(db: Executor): ChangeFeed {
     await syncLog();
     if (!isAcrossCalendars()) {
       const calendar = calendarIdNow();
-      if (!core.positionOf(calendar)) await learn(calendar);
+      if (!core.positions.known(calendar)) await learn(calendar);
     }
     return core.seq();
   };

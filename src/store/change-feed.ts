@@ -9,7 +9,8 @@
  *
  * SQLite: `sync()` first compares `PRAGMA data_version` and `total_changes()` with the last look
  * (two cached statements, no query through Kysely): unchanged, the kept results are current. It
- * reads the log synchronously on the server's one connection, so log and states are one snapshot.
+ * reads the log synchronously on the server's one connection, in one read transaction, so log and
+ * states are one snapshot even while another process (a second instance, a CLI command) commits.
  * PostgreSQL: requests asking during one turn of the event loop share one read of the counter;
  * when it moved, the log and states are read in one REPEATABLE READ transaction.
  *
@@ -269,17 +270,47 @@ function calendarViews(core: ReturnType<typeof feedCore>, know: (calendar: numbe
 }
 
 /**
+ * What a SQLite feed at `from` finds in the log (in the caller's read transaction): the counter,
+ * and, when it moved, the batch of rows after `from` with their events' states; when it did not
+ * but another connection committed (`othersCommitted`: plain SQL, an older version), a reset,
+ * since what changed is unknown. No batch while the feed has not started (`from < 0`).
+ */
+function readSince(
+  st: { counter: { get(): unknown }; since: { all(...params: unknown[]): unknown[] }; states: { all(...params: unknown[]): unknown[] } },
+  from: number,
+  othersCommitted: boolean,
+): { value: number; batch?: ChangeBatch; parts?: BatchParts } {
+  const value = Number(st.counter.get() ?? 0);
+  if (from < 0) return { value };
+  if (value === from) return othersCommitted ? { value, batch: buildBatch(value, value, [], new Map(), new Map(), true) } : { value };
+  const raw = st.since.all(from, value, MAX_ROWS + 1) as RawChangeRow[];
+  const truncated = raw.length > MAX_ROWS || value < from;
+  const rows = truncated ? [] : raw.map(toChangeRow);
+  const ids = [...new Set(rows.filter((r) => r.type === 'event').map((r) => r.id))];
+  const states = new Map<number, ListingState>();
+  const texts = new Map<number, EventText | undefined>();
+  for (let i = 0; i < ids.length; i += 500) {
+    const found = st.states.all(JSON.stringify(ids.slice(i, i + 500))) as Array<StateRow & { terms: string; organizers: string }>;
+    for (const r of found) {
+      states.set(Number(r.id), listingStateOf(r, (JSON.parse(r.terms) as number[]).map(Number), (JSON.parse(r.organizers) as number[]).map(Number)));
+      texts.set(Number(r.id), textOf(r));
+    }
+  }
+  return { value, batch: buildBatch(from, value, rows, states, texts, truncated), parts: { rows, states, texts } };
+}
+
+/**
  * The feed of a SQLite database, reading on its connection synchronously. `inTransaction` tells
  * whether a transaction of another request is open on that connection: the feed then keeps its
  * number (uncommitted rows must not be read as changes); that request's commit is seen next time.
  */
 export function createSqliteFeed(connection: {
-  prepare(sql: string): { get(...params: unknown[]): unknown; all(...params: unknown[]): unknown[]; pluck(on?: boolean): unknown };
+  prepare(sql: string): { get(...params: unknown[]): unknown; all(...params: unknown[]): unknown[]; run(...params: unknown[]): unknown; pluck(on?: boolean): unknown };
   readonly inTransaction: boolean;
 }): ChangeFeed {
   const core = feedCore();
-  type Stmt = { get(...params: unknown[]): unknown; all(...params: unknown[]): unknown[] };
-  let statements: { dataVersion: Stmt; totalChanges: Stmt; counter: Stmt; since: Stmt; states: Stmt; positions: Stmt } | undefined;
+  type Stmt = { get(...params: unknown[]): unknown; all(...params: unknown[]): unknown[]; run(...params: unknown[]): unknown };
+  let statements: { dataVersion: Stmt; totalChanges: Stmt; counter: Stmt; since: Stmt; states: Stmt; positions: Stmt; begin: Stmt; end: Stmt } | undefined;
   let lastDataVersion = -1;
   let lastTotalChanges = -1;
   // Whether other connections' commits were looked for since the last batch of requests arrived
@@ -312,6 +343,8 @@ export function createSqliteFeed(connection: {
       counter: (connection.prepare(HEAD_SQL) as unknown as { pluck(): Stmt }).pluck(),
       since: connection.prepare(CHANGES_SINCE_SQL) as Stmt,
       positions: connection.prepare(POSITIONS_SQL) as Stmt,
+      begin: connection.prepare('begin') as Stmt,
+      end: connection.prepare('commit') as Stmt,
       states: connection.prepare(
         `select p."id", p."status", p."author_id", p."parent_id", p."date_gmt", e."start_local", e."end_local", e."hide_from_listings", e."featured", e."venue_id", v."geo_lat" as "venue_lat", v."geo_lng" as "venue_lng", p."title", p."excerpt", p."content",
            (select json_group_array("term_id") from "event_terms" t where t."event_id" = p."id") as "terms",
@@ -339,29 +372,18 @@ export function createSqliteFeed(connection: {
       }
     }
     if (dataVersion === lastDataVersion && totalChanges === lastTotalChanges) return core.seq();
-    const value = Number(st.counter.get() ?? 0);
-    if (core.seq() < 0) core.start(value);
-    else if (value === core.seq() && dataVersion !== lastDataVersion) {
-      // Another connection committed without writing to the log (plain SQL, an older version):
-      // what it changed is unknown, so nothing kept can be trusted.
-      core.apply(buildBatch(value, value, [], new Map(), new Map(), true));
-    } else if (value !== core.seq()) {
-      const from = core.seq();
-      const raw = st.since.all(from, value, MAX_ROWS + 1) as RawChangeRow[];
-      const truncated = raw.length > MAX_ROWS || value < from;
-      const rows = truncated ? [] : raw.map(toChangeRow);
-      const ids = [...new Set(rows.filter((r) => r.type === 'event').map((r) => r.id))];
-      const states = new Map<number, ListingState>();
-      const texts = new Map<number, EventText | undefined>();
-      for (let i = 0; i < ids.length; i += 500) {
-        const found = st.states.all(JSON.stringify(ids.slice(i, i + 500))) as Array<StateRow & { terms: string; organizers: string }>;
-        for (const r of found) {
-          states.set(Number(r.id), listingStateOf(r, (JSON.parse(r.terms) as number[]).map(Number), (JSON.parse(r.organizers) as number[]).map(Number)));
-          texts.set(Number(r.id), textOf(r));
-        }
-      }
-      core.apply(buildBatch(from, value, rows, states, texts, truncated), { rows, states, texts });
+    // The counter, its rows and their events' states in one read transaction: each statement on
+    // its own would see the commits of other processes landed in between, and a state newer than
+    // the batch's last row would be applied twice (once here, once with the later row's batch).
+    st.begin.run();
+    let read: { value: number; batch?: ChangeBatch; parts?: BatchParts };
+    try {
+      read = readSince(st, core.seq(), dataVersion !== lastDataVersion);
+    } finally {
+      st.end.run();
     }
+    if (core.seq() < 0) core.start(read.value);
+    else if (read.batch) core.apply(read.batch, read.parts);
     lastDataVersion = dataVersion;
     lastTotalChanges = totalChanges;
     return core.seq();

@@ -142,7 +142,7 @@ describe('the SQLite feed looks for other connections at most once per batch of 
   /** A connection double: what the feed's statements answer, and how often it asked each. */
   function fakeConnection() {
     const db = { dataVersion: 1, totalChanges: 0, counter: 10, inTransaction: false, asked: { dataVersion: 0, totalChanges: 0, since: 0 }, rows: [] as unknown[] };
-    const stmt = (get: () => unknown, all: () => unknown[] = () => []) => ({ get, all, pluck: () => ({ get, all }) });
+    const stmt = (get: () => unknown, all: () => unknown[] = () => [], run = () => undefined) => ({ get, all, run, pluck: () => ({ get, all, run }) });
     return {
       db,
       connection: {
@@ -210,7 +210,7 @@ describe('each calendar has a revision of its own, the log’s alone', () => {
   /** A connection double whose log holds `rows`, and whose look-up of positions answers `own` and `people`. */
   function connectionWith() {
     const db = { dataVersion: 1, counter: 10, own: 5, people: 3, lookups: 0, rows: [] as unknown[] };
-    const stmt = (get: () => unknown, all: () => unknown[] = () => []) => ({ get, all, pluck: () => ({ get, all }) });
+    const stmt = (get: () => unknown, all: () => unknown[] = () => [], run = () => undefined) => ({ get, all, run, pluck: () => ({ get, all, run }) });
     const connection = {
       inTransaction: false,
       prepare(text: string) {
@@ -369,3 +369,80 @@ for (const kind of STORES) {
     });
   });
 }
+
+describe('the SQLite feed reads a batch as one snapshot', () => {
+  it('a commit of another process landing while it reads does not show in the batch’s states (it would be applied twice)', async () => {
+    const { mkdtempSync, rmSync } = await import('node:fs');
+    const { tmpdir } = await import('node:os');
+    const { join } = await import('node:path');
+    const { default: Database } = await import('better-sqlite3');
+    const { createSqliteFeed } = await import('../../src/store/change-feed.js');
+    const dir = mkdtempSync(join(tmpdir(), 'calendar-feed-snapshot-'));
+    const file = join(dir, 'calendar.db');
+    const store = await openStore(`sqlite:${file}`);
+    const reader = new Database(file);
+    const other = new Database(file);
+    try {
+      // The feed under test reads on a connection of its own; right after it reads the log's
+      // counter, another connection commits a change of the event the batch names.
+      let afterCounter: (() => void) | undefined;
+      const connection = {
+        get inTransaction() {
+          return reader.inTransaction;
+        },
+        prepare(text: string) {
+          const statement = reader.prepare(text);
+          if (!text.includes('"change_counter"')) return statement;
+          const plucked = statement.pluck();
+          const get = () => {
+            const value = plucked.get();
+            const then = afterCounter;
+            afterCounter = undefined;
+            then?.();
+            return value;
+          };
+          const wrapped = { get, all: () => [get()], run: () => plucked.run(), pluck: () => wrapped };
+          return wrapped;
+        },
+      };
+      const feed = createSqliteFeed(connection);
+      const seen: Array<{ id: number; before: string | null | undefined; after: string | null | undefined }> = [];
+      feed.subscribe((batch) => {
+        for (const t of batch.events)
+          seen.push({ id: t.id, before: t.before === undefined ? undefined : (t.before?.status ?? null), after: t.after === undefined ? undefined : (t.after?.status ?? null) });
+      });
+      await feed.sync();
+      const when = '2031-01-01 10:00:00';
+      const id = await writeTransaction(store.db, async (trx) => {
+        const post = await trx
+          .insertInto('posts')
+          .values({ type: 'tribe_events', status: 'publish', title: 'Snapshot', date_local: when, date_gmt: when, modified_local: when, modified_gmt: when } as never)
+          .returning('id')
+          .executeTakeFirstOrThrow();
+        const postId = Number(post.id);
+        await trx
+          .insertInto('events')
+          .values({ post_id: postId, start_local: when, end_local: when, start_utc: when, end_utc: when, timezone: 'UTC' } as never)
+          .execute();
+        await noteChange(trx, 'event', postId, 'create');
+        return postId;
+      });
+      afterCounter = () => other.prepare(`update "posts" set "status" = 'trash' where "id" = ?`).run(id);
+      feed.expectChanges();
+      await feed.sync();
+      assert.equal(afterCounter, undefined, 'the other connection committed during the read');
+      // The batch up to the counter it read ends at the event's state then: published. The trash
+      // (a later commit) is the next batch's to tell.
+      assert.deepEqual(
+        seen.filter((t) => t.id === id),
+        [{ id, before: null, after: 'publish' }],
+      );
+      assert.equal(other.prepare('select "status" from "posts" where "id" = ?').pluck().get(id), 'trash');
+    } finally {
+      reader.close();
+      other.close();
+      await store.close();
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});

@@ -119,6 +119,42 @@ describe('WAL checkpointer', () => {
     }
   });
 
+  it('leaves the catch-up to the connection that writes: one that only follows writes of another on the same file never copies the log on its loop', async () => {
+    const file = join(dir, 'two-instances.db');
+    const writer = walDatabase(file);
+    const follower = new BetterSqlite3(file);
+    const restartPages = 200;
+    const writes = startCheckpointer(file, writer, { pages: 20, lookMs: 5, restartPages });
+    const follows = startCheckpointer(file, follower, { pages: 20, lookMs: 5, restartPages });
+    try {
+      assert.equal(await writes.ready, true);
+      assert.equal(await follows.ready, true);
+      const insert = writer.prepare('insert into t values (?)');
+      const many = writer.transaction((n: number) => {
+        for (let i = 0; i < n; i++) insert.run('x'.repeat(3000));
+      });
+      const read = follower.prepare('select count(*) as n from t');
+      // Sustained writes on one connection, reads on the other, until both workers have reported a
+      // log long enough to catch up with (up to 15 s on a busy host).
+      let longestSeen = 0;
+      const started = Date.now();
+      while (Date.now() < started + 1200 || ((writes.stats().catchUps === 0 || longestSeen < restartPages) && Date.now() < started + 15_000)) {
+        many(10);
+        read.get();
+        longestSeen = Math.max(longestSeen, follows.stats().log);
+        await new Promise((r) => setImmediate(r));
+      }
+      assert.ok(longestSeen >= restartPages, `the follower's worker reported a long log (${JSON.stringify(follows.stats())})`);
+      assert.ok(writes.stats().catchUps > 0, `the writer caught up (${JSON.stringify(writes.stats())})`);
+      assert.equal(follows.stats().catchUps, 0, 'the follower never copied the log itself');
+    } finally {
+      await follows.close();
+      await writes.close();
+      follower.close();
+      writer.close();
+    }
+  });
+
   it("reports the log's length and its catch-ups in /metrics", async () => {
     const t = await startServer({ name: 'sqlite', url: `sqlite:${join(dir, 'served.db')}` });
     try {

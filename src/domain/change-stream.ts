@@ -33,10 +33,12 @@ const POLL_MS = 1000;
 export function visibleEvents(rows: ChangeRow[], viewer: Viewer): ChangeEvent[] {
   const out: ChangeEvent[] = [];
   for (const row of rows) {
-    if (row.type === 'lists' || (row.type === 'user' && viewer.role !== 'administrator')) continue;
+    if (row.type === 'lists' || ((row.type === 'user' || row.type === 'credentials') && viewer.role !== 'administrator')) continue;
+    // A user's credentials (sessions, application passwords, second factor) are a change of that user.
+    const type = row.type === 'credentials' ? 'user' : row.type;
     let last = out.at(-1);
     if (!last || last.seq !== row.seq) out.push((last = { seq: row.seq, time: row.created_gmt, changes: [] }));
-    if (!last.changes.some((c) => c.type === row.type && c.id === row.id && c.action === row.action)) last.changes.push({ type: row.type, id: row.id, action: row.action });
+    if (!last.changes.some((c) => c.type === type && c.id === row.id && c.action === row.action)) last.changes.push({ type, id: row.id, action: row.action });
   }
   return out;
 }

@@ -41,16 +41,19 @@ interface Position {
   linked: number;
 }
 
-/** The newest log row of a calendar, and of people, at or below a number (SQLite, bound as calendar, upTo, upTo). */
+/**
+ * The newest log row of a calendar (but credentials: `apply` moves no calendar with them), and of
+ * people, at or below a number (SQLite, bound as calendar, upTo, upTo).
+ */
 export const POSITIONS_SQL =
-  'select (select max("seq") from "changes" where "calendar_id" = ? and "seq" <= ?) as "own", (select max("seq") from "changes" where "record_type" = \'user\' and "seq" <= ?) as "people"';
+  'select (select max("seq") from "changes" where "calendar_id" = ? and "seq" <= ? and "record_type" <> \'credentials\') as "own", (select max("seq") from "changes" where "record_type" = \'user\' and "seq" <= ?) as "people"';
 
 /** `POSITIONS_SQL` on PostgreSQL: the newest log row of a calendar, and of people, at or below `upTo` (0: none). */
 export async function lookPositionsPostgres(db: Executor, calendar: number, upTo: number): Promise<{ own: number; people: number }> {
   const r = await sql<{
     own: number | string | null;
     people: number | string | null;
-  }>`select (select max("seq") from "changes" where "calendar_id" = ${calendar} and "seq" <= ${upTo}) as "own", (select max("seq") from "changes" where "record_type" = 'user' and "seq" <= ${upTo}) as "people"`.execute(
+  }>`select (select max("seq") from "changes" where "calendar_id" = ${calendar} and "seq" <= ${upTo} and "record_type" <> 'credentials') as "own", (select max("seq") from "changes" where "record_type" = 'user' and "seq" <= ${upTo}) as "people"`.execute(
     db,
   );
   return { own: Number(r.rows[0]?.own ?? 0), people: Number(r.rows[0]?.people ?? 0) };
@@ -126,6 +129,8 @@ export function createCalendarPositions(feedSeq: () => number) {
       }
       for (const r of rows) {
         if (r.type === 'user') people = { seq: r.seq, linked: r.seq };
+        // Sessions, application passwords, second factors: no answer shows them.
+        else if (r.type === 'credentials') continue;
         else remember(r.calendar ?? DEFAULT_CALENDAR_ID, r.seq, r.type !== 'event' && r.type !== 'term' && r.type !== 'lists');
       }
     },

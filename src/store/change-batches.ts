@@ -126,7 +126,9 @@ export function buildBatch(from: number, to: number, rows: readonly FeedRow[], s
       case 'image':
         batch.images.add(r.id);
         break;
+      // Both drop who is kept authenticated; only an account's change may show in an answer.
       case 'user':
+      case 'credentials':
         batch.users.add(r.id);
         break;
     }
@@ -156,6 +158,9 @@ export function buildBatch(from: number, to: number, rows: readonly FeedRow[], s
   return batch;
 }
 
+/** A change of people (an account, a role, credentials): every calendar's part of a batch has it. */
+const isPeople = (r: FeedRow): boolean => r.type === 'user' || r.type === 'credentials';
+
 /** What a batch was built from, to build each calendar's part of it (`calendarBatches`). */
 export interface BatchParts {
   rows: readonly FeedRow[];
@@ -170,13 +175,13 @@ export interface BatchParts {
  */
 export function calendarBatches(batch: ChangeBatch, made: BatchParts | undefined): (calendar: number) => ChangeBatch {
   if (!made || batch.reset) return () => batch;
-  const calendars = new Set(made.rows.filter((r) => r.type !== 'user').map((r) => r.calendar ?? DEFAULT_CALENDAR_ID));
+  const calendars = new Set(made.rows.filter((r) => !isPeople(r)).map((r) => r.calendar ?? DEFAULT_CALENDAR_ID));
   const parts = new Map<number, ChangeBatch>();
   return (calendar) => {
     if (calendars.size === 0 || (calendars.size === 1 && calendars.has(calendar))) return batch;
     let part = parts.get(calendar);
     if (!part) {
-      const rows = made.rows.filter((r) => r.type === 'user' || (r.calendar ?? DEFAULT_CALENDAR_ID) === calendar);
+      const rows = made.rows.filter((r) => isPeople(r) || (r.calendar ?? DEFAULT_CALENDAR_ID) === calendar);
       parts.set(calendar, (part = buildBatch(batch.from, batch.to, rows, made.states, made.texts, false)));
     }
     return part;

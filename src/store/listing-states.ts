@@ -10,11 +10,13 @@ import type { Executor } from './schema.js';
 
 /**
  * Kinds of records in the log. `all` (action `reset`): anything may have changed (bulk loads).
- * `user`: a user or their application passwords changed (servers drop who they keep authenticated;
- * sync tokens and webhooks do not report users). `submission`: a community submission was received or
+ * `user`: a user account or role changed (servers drop who they keep authenticated; sync tokens and
+ * webhooks do not report users; every calendar's revision moves, since any calendar may show it).
+ * `credentials`: a user's sessions, application passwords or second factor changed: servers drop
+ * who they keep authenticated, as for `user`, and no calendar's revision moves (no answer shows them). `submission`: a community submission was received or
  * decided (only webhooks read it, as `submission.*` types; its detail says which).
  */
-export type RecordType = 'event' | 'venue' | 'organizer' | 'term' | 'image' | 'user' | 'submission' | 'all' | 'lists' | 'settings';
+export type RecordType = 'event' | 'venue' | 'organizer' | 'term' | 'image' | 'user' | 'credentials' | 'submission' | 'all' | 'lists' | 'settings';
 export type ChangeAction = 'create' | 'update' | 'trash' | 'delete' | 'reset';
 
 /** What the event list filters and orders on, for one event. */

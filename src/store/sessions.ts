@@ -77,14 +77,14 @@ export async function touchSession(db: Executor, id: number, when: string): Prom
 /** The second step of a sign-in passed. */
 export async function completeSession(db: Executor, id: number, userId: number): Promise<void> {
   await tables(db).updateTable('sessions').set({ second_factor: 1 }).where('id', '=', id).execute();
-  await noteChange(db, 'user', userId, 'update');
+  await noteChange(db, 'credentials', userId, 'update');
 }
 
 /** End one session of a user; returns whether there was one. */
 export async function deleteSession(db: Executor, userId: number, id: number): Promise<boolean> {
   const r = await tables(db).deleteFrom('sessions').where('id', '=', id).where('user_id', '=', userId).executeTakeFirst();
   const n = Number(r.numDeletedRows);
-  if (n > 0) await noteChange(db, 'user', userId, 'update');
+  if (n > 0) await noteChange(db, 'credentials', userId, 'update');
   return n > 0;
 }
 
@@ -93,7 +93,7 @@ export async function deleteSessionsOf(db: Executor, userId: number, exceptId?: 
   let q = tables(db).deleteFrom('sessions').where('user_id', '=', userId);
   if (exceptId !== undefined) q = q.where('id', '!=', exceptId);
   const n = Number((await q.executeTakeFirst()).numDeletedRows);
-  if (n > 0) await noteChange(db, 'user', userId, 'update');
+  if (n > 0) await noteChange(db, 'credentials', userId, 'update');
   return n;
 }
 
@@ -114,7 +114,7 @@ export async function findTotp(db: Executor, userId: number): Promise<UserTotpRo
 export async function putTotp(db: Executor, userId: number, secret: string): Promise<void> {
   await tables(db).deleteFrom('user_totp').where('user_id', '=', userId).execute();
   await tables(db).insertInto('user_totp').values({ user_id: userId, secret, confirmed_gmt: null, recovery_hashes: '[]' }).execute();
-  await noteChange(db, 'user', userId, 'update');
+  await noteChange(db, 'credentials', userId, 'update');
 }
 
 /** Two-factor sign-in on: confirmed with a first code, of time step `step` (which cannot sign in again). */
@@ -124,7 +124,7 @@ export async function confirmTotp(db: Executor, userId: number, when: string, re
     .set({ confirmed_gmt: when, recovery_hashes: JSON.stringify(recoveryHashes), last_step: step })
     .where('user_id', '=', userId)
     .execute();
-  await noteChange(db, 'user', userId, 'update');
+  await noteChange(db, 'credentials', userId, 'update');
 }
 
 /** Use up one recovery code: true when it was there (and is now gone). */
@@ -200,13 +200,13 @@ export async function resetCodeFailures(db: Executor, userId: number): Promise<v
 export async function deleteHalfSignedIn(db: Executor, userId: number): Promise<number> {
   const r = await tables(db).deleteFrom('sessions').where('user_id', '=', userId).where('second_factor', '=', 0).executeTakeFirst();
   const n = Number(r.numDeletedRows);
-  if (n > 0) await noteChange(db, 'user', userId, 'update');
+  if (n > 0) await noteChange(db, 'credentials', userId, 'update');
   return n;
 }
 
 export async function deleteTotp(db: Executor, userId: number): Promise<void> {
   await tables(db).deleteFrom('user_totp').where('user_id', '=', userId).execute();
-  await noteChange(db, 'user', userId, 'update');
+  await noteChange(db, 'credentials', userId, 'update');
 }
 
 /** Re-encrypt a stored TOTP secret (a plain one read before SECRET_KEY encryption), unless it changed meanwhile. Not logged: the secret's meaning is unchanged. */

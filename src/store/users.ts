@@ -57,7 +57,7 @@ export async function appPasswordsOf(db: Executor, userId: number): Promise<AppP
 
 export async function insertAppPassword(db: Executor, row: Insertable<AppPasswordsTable>): Promise<number> {
   const r = await db.insertInto('app_passwords').values(row).returning('id').executeTakeFirstOrThrow();
-  await noteChange(db, 'user', Number(row.user_id), 'update');
+  await noteChange(db, 'credentials', Number(row.user_id), 'update');
   return Number(r.id);
 }
 
@@ -67,7 +67,7 @@ export async function deleteAppPassword(db: Executor, userId: number, uuidOrName
     .where('user_id', '=', userId)
     .where((eb) => eb.or([eb('uuid', '=', uuidOrName), eb('name', '=', uuidOrName)]))
     .executeTakeFirst();
-  if (Number(r.numDeletedRows) > 0) await noteChange(db, 'user', userId, 'update');
+  if (Number(r.numDeletedRows) > 0) await noteChange(db, 'credentials', userId, 'update');
   return Number(r.numDeletedRows);
 }
 

@@ -1,6 +1,6 @@
 /**
  * Each calendar has a data revision of its own (store/change-feed.ts): the number of its last
- * change, or of people's, which every calendar shows. Another calendar's writes (drafts included)
+ * change, or of people's (accounts and roles, not credentials), which every calendar shows. Another calendar's writes (drafts included)
  * leave a calendar's list ETags, Last-Modified, sync tokens and replayed answers as they were, so
  * a reader of one calendar neither has its answers rebuilt by them nor learns how often the store
  * is written; its own writes and people's move them. The revision is the log's alone: a second
@@ -133,6 +133,24 @@ forEachStore('calendars: each has a data revision of its own', (t) => {
     assert.notEqual((await northList()).headers.get('etag'), before);
   });
 
+  it('keeps every calendar’s revision through a change of credentials (an application password made and revoked): no answer shows them', async () => {
+    const A = `${t.origin}${t.config.restRoot}/calendar/admin/v1`;
+    const list = await northList();
+    const etag = list.headers.get('etag');
+    const seq = tokenSeq(list.headers.get('x-sync-token'));
+    const made = await t.api.post(`${A}/users/1/application-passwords`, { as: 'admin', json: { name: 'revision' } });
+    assert.equal(made.status, 201, made.text);
+    const revoked = await t.api.delete(`${A}/users/1/application-passwords/${made.body.uuid}`, { as: 'admin' });
+    assert.equal(revoked.status, 200, revoked.text);
+    const again = await northList();
+    assert.equal(again.headers.get('etag'), etag);
+    assert.equal(tokenSeq(again.headers.get('x-sync-token')), seq);
+    assert.equal((await fetch(api('north', '/events'), { headers: { 'if-none-match': etag! } })).status, 304);
+    // The log has them (what servers keep authenticated is dropped): the whole log moved.
+    const log = await t.api.get(`${A}/changes`, { as: 'admin', query: { after: seq } });
+    assert.ok(log.body.events.some((e: { changes: Array<{ type: string; id: number }> }) => e.changes.some((c) => c.type === 'user' && c.id === 1)));
+  });
+
   it('goes on replaying a calendar’s answer while another calendar is written, and stops at its own write', async () => {
     const path = api('north', '/events/?per_page=5');
     const first = await fetch(path);
@@ -191,6 +209,27 @@ for (const kind of STORES) {
       assert.equal((await b.api.post(west, { as: 'admin', json: event('West fair') })).status, 201);
       assert.equal((await fetch(east(a))).headers.get('etag'), onA.headers.get('etag'));
       assert.equal((await fetch(east(b))).headers.get('etag'), onA.headers.get('etag'));
+    });
+
+    it('agree through a change of credentials made in the calendar: the instances that follow it and one started after it, which looks the calendar up', async () => {
+      await a.built.services.calendars.create({ slug: 'dawn', name: 'Dawn' });
+      const dawn = (t: TestServer, path = '/tribe/events/v1/events') => `${t.origin}/c/dawn${t.config.restRoot}${path}`;
+      assert.equal((await a.api.post(dawn(a), { as: 'admin', json: event('Dawn fair') })).status, 201);
+      const onA = await fetch(dawn(a));
+      assert.equal((await fetch(dawn(b))).headers.get('etag'), onA.headers.get('etag'));
+      // Made in the calendar's tree: its log row names the calendar.
+      const made = await b.api.post(dawn(b, '/calendar/admin/v1/users/1/application-passwords'), { as: 'admin', json: { name: 'dawn' } });
+      assert.equal(made.status, 201, made.text);
+      assert.equal((await fetch(dawn(a))).headers.get('etag'), onA.headers.get('etag'));
+      assert.equal((await fetch(dawn(b))).headers.get('etag'), onA.headers.get('etag'));
+      const c = kind.name === 'sqlite' ? await startServer({ name: 'sqlite', url: `sqlite:${join(dir!, 'calendar.db')}` }) : await startServer(kind, {}, { peerOf: a });
+      try {
+        const onC = await fetch(dawn(c));
+        assert.equal(onC.headers.get('etag'), onA.headers.get('etag'));
+        assert.equal(tokenSeq(onC.headers.get('x-sync-token')), tokenSeq(onA.headers.get('x-sync-token')));
+      } finally {
+        await c.close();
+      }
     });
   });
 }

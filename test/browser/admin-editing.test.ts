@@ -3,7 +3,7 @@
  * event. Changes to different fields merge without asking; a field both changed shows the conflict
  * panel with base, theirs and mine and who changed theirs, and "Save mine" keeps the other's
  * unrelated changes; changes kept in the browser merge the same way after a reload; "X is
- * currently editing" appears and goes live as the other opens and leaves the event; a free-text cost is loaded as typed (not as the REST `cost` renders it) and stays so through saves; fast typing (no delay, 5 ms) gives exactly the typed text; what is typed while a save or a create is on its way is kept over its answer. axe-core on the panel and
+ * currently editing" appears and goes live as the other opens and leaves the event, and an editor who leaves and comes back at once keeps the lock however late the leaving page's release arrives; a free-text cost is loaded as typed (not as the REST `cost` renders it) and stays so through saves; fast typing (no delay, 5 ms) gives exactly the typed text; what is typed while a save or a create is on its way is kept over its answer. axe-core on the panel and
  * the notice at 390 px and on desktop, in English and French. `ADMIN_SCREENSHOTS=docs` also saves
  * docs/admin-conflict.png.
  */
@@ -205,6 +205,51 @@ describe('editing together in the admin app', () => {
       await eve.context().close();
     }
     assert.deepEqual(failures, []);
+  });
+
+  it("keeps the lock of an editor who leaves the event and comes back at once, when the leaving page's release arrives last", async () => {
+    const id = await event('Back at once');
+    const edna = await signIn(browser, t, 'edna');
+    const editors = async () => ((await t.api.get(`/api/calendar/admin/v1/events/${id}/editors`, { as: 'admin' })).body.editors as Array<{ name: string }>).map((e) => e.name);
+    const until = async (want: string, what: string) => {
+      const deadline = Date.now() + 15_000;
+      while ((await editors()).join() !== want) {
+        if (Date.now() > deadline) assert.fail(`${what}: editors ${JSON.stringify(await editors())}`);
+        await new Promise((r) => setTimeout(r, 100));
+      }
+    };
+    try {
+      await openEditor(edna, t, id);
+      await until('edna', 'the lock taken');
+      // The release of the editor being left is held back until the editor opened again has taken
+      // its lock (a slow request, or the two pages' requests served by two servers).
+      let letGo!: () => void;
+      const held = new Promise<void>((resolve) => (letGo = resolve));
+      let releases = 0;
+      const handled: Array<Promise<void>> = [];
+      await edna.route(new RegExp(`/events/${id}/editors`), async (route) => {
+        if (route.request().method() !== 'DELETE') return route.continue();
+        releases++;
+        const done = held.then(() => route.continue());
+        handled.push(done);
+        await done;
+      });
+      await edna.locator('nav#site-nav').getByRole('link', { name: 'Events' }).click();
+      await edna.getByRole('heading', { level: 1, name: 'Events' }).waitFor();
+      await edna.goBack();
+      await edna.locator('#f-title').waitFor();
+      await until('edna', 'the lock taken again');
+      await new Promise((r) => setTimeout(r, 500)); // the new editor's heartbeat and stream are in
+      letGo();
+      await Promise.all(handled);
+      assert.equal(releases, 1, 'the editor left sent its release');
+      await new Promise((r) => setTimeout(r, 500));
+      assert.deepEqual(await editors(), ['edna'], 'the editor opened again keeps its lock');
+      await edna.unroute(new RegExp(`/events/${id}/editors`));
+    } finally {
+      await edna.context().close();
+    }
+    await until('', 'released once the browser closed');
   });
 
   const TEXT =

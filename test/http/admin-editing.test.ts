@@ -229,3 +229,56 @@ for (const kind of STORES) {
     }
   });
 }
+
+for (const kind of STORES) {
+  it(`a page's lock is its own (${kind.name}): leaving releases it and not the one the user's next page took meanwhile, on another instance`, async () => {
+    const both = await startTwoInstances(kind, 'edit-lock-holders');
+    try {
+      const { a, b } = both;
+      await a.user('editor', 'fay');
+      const id = (await a.api.post('/events', { as: 'admin', json: EVENT })).body.id as number;
+      const path = `${A}/events/${id}/editors`;
+      const editorsOn = async (t: TestServer) => names((await t.api.get(path, { as: 'admin' })).body);
+      // The first page, its stream and heartbeat on instance a; the user reopens the event at once,
+      // the new page's on instance b, before the first page's leaving reaches a.
+      const first = followEditors(a, 'fay:fay-pw', id, '&hold=1&holder=page-one');
+      await first.opened;
+      assert.equal((await a.api.post(path, { as: 'fay', query: { holder: 'page-one' } })).status, 200);
+      const second = followEditors(b, 'fay:fay-pw', id, '&hold=1&holder=page-two');
+      try {
+        await second.opened;
+        assert.equal((await b.api.post(path, { as: 'fay:fay-pw', query: { holder: 'page-two' } })).status, 200);
+        assert.deepEqual(await editorsOn(a), ['fay'], 'one editor, whatever locks they hold');
+        // The first page leaves: its DELETE and its stream's end.
+        const left = await a.api.delete(path, { as: 'fay', query: { holder: 'page-one' } });
+        assert.deepEqual(left.body, { released: true });
+        first.close();
+        await new Promise((r) => setTimeout(r, 300));
+        assert.deepEqual(await editorsOn(b), ['fay'], 'the second page keeps its lock');
+        assert.deepEqual(await editorsOn(a), ['fay']);
+        // Released by the second page itself: gone.
+        assert.deepEqual((await b.api.delete(path, { as: 'fay:fay-pw', query: { holder: 'page-two' } })).body, { released: true });
+        second.close();
+        await new Promise((r) => setTimeout(r, 300));
+        assert.deepEqual(await editorsOn(a), []);
+      } finally {
+        first.close();
+        second.close();
+      }
+      // Without a holder, a DELETE releases every lock of the caller on the event (as before).
+      await a.api.post(path, { as: 'fay', query: { holder: 'page-three' } });
+      await b.api.post(path, { as: 'fay:fay-pw' });
+      assert.deepEqual((await b.api.delete(path, { as: 'fay:fay-pw' })).body, { released: true });
+      assert.deepEqual(await editorsOn(a), []);
+      // A holder is letters, digits, '-' and '_', 1 to 64.
+      for (const holder of ['', 'a b', 'x'.repeat(65), 'é']) {
+        const bad = await a.api.post(path, { as: 'fay', query: { holder } });
+        assert.equal(bad.status, 400, `holder ${JSON.stringify(holder)}`);
+        assert.equal(bad.body.code, 'rest_invalid_param');
+      }
+      assert.equal((await a.api.get(`${A}/changes/stream?editing=${id}&hold=1&holder=a%20b`, { as: 'admin' })).status, 400);
+    } finally {
+      await both.close();
+    }
+  });
+}

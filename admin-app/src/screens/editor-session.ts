@@ -79,6 +79,12 @@ export function useKeptDraft(id: string, baseRef: { current: Draft | null }) {
   return { persist, forget };
 }
 
+/** A token for one editor page's lock (not a secret: it only tells the page's lock from others'). */
+function lockHolder(): string {
+  const random = typeof crypto !== 'undefined' && typeof crypto.randomUUID === 'function' ? crypto.randomUUID() : `${Math.random().toString(36).slice(2)}${Math.random().toString(36).slice(2)}`;
+  return `page-${random}`;
+}
+
 /**
  * The post lock: taken and refreshed by a heartbeat, released on leaving; who else holds one, live
  * from the change stream (editors) or at each heartbeat (authors, who do not follow the stream).
@@ -90,13 +96,16 @@ export function useEditLock(id: string, isNew: boolean): Array<{ id: number; nam
     if (isNew) return;
     const path = `${ADMIN_NS}/events/${id}/editors`;
     const me = currentUser.value.id;
+    // This page's own lock: leaving releases it, and not the one the user's next page (here or in
+    // another tab, served by this server or another) took meanwhile.
+    const holder = lockHolder();
     let stopped = false;
     const apply = (s: EditingState) => {
       if (!stopped) setOthers(s.editors.filter((e) => e.id !== me).map(({ id, name }) => ({ id, name })));
     };
     let timer: number | undefined;
     const beat = () =>
-      api<EditingState>(path, { method: 'POST' })
+      api<EditingState>(path, { method: 'POST', query: { holder } })
         .then((r) => {
           apply(r.data);
           window.clearTimeout(timer);
@@ -110,7 +119,7 @@ export function useEditLock(id: string, isNew: boolean): Array<{ id: number; nam
     if (can('edit_others_tribe_events') && typeof EventSource !== 'undefined') {
       // `hold`: the stream holds the lock too, so a browser gone without its `pagehide` request
       // (killed, its context closed) frees it as its stream ends, not 150 s later.
-      source = new EventSource(apiUrl(`${ADMIN_NS}/changes/stream`, { editing: id, hold: 1, _wpnonce: currentNonce() }));
+      source = new EventSource(apiUrl(`${ADMIN_NS}/changes/stream`, { editing: id, hold: 1, holder, _wpnonce: currentNonce() }));
       source.addEventListener('editors', (e) => apply(JSON.parse((e as MessageEvent<string>).data) as EditingState));
     }
     let released = false;
@@ -118,7 +127,7 @@ export function useEditLock(id: string, isNew: boolean): Array<{ id: number; nam
       if (released) return;
       released = true;
       // `keepalive`: sent even while the page unloads.
-      void fetch(apiUrl(path), { method: 'DELETE', keepalive: true, credentials: 'same-origin', headers: { 'x-wp-nonce': currentNonce() } }).catch(() => {});
+      void fetch(apiUrl(path, { holder }), { method: 'DELETE', keepalive: true, credentials: 'same-origin', headers: { 'x-wp-nonce': currentNonce() } }).catch(() => {});
     };
     window.addEventListener('pagehide', release);
     return () => {

@@ -28,6 +28,7 @@ import { canEditPost, typeCan } from '../../domain/permissions.js';
 import { type ChangeEvent } from '../../domain/change-stream.js';
 import { isPositiveInt } from '../../domain/values.js';
 import { endpoint, route, type EndpointContext, type RouteDecl } from '../route.js';
+import { holderArg } from './common.js';
 
 const isEditor = (ctx: EndpointContext) => typeCan(ctx.viewer, 'edit_others', 'tribe_events');
 const nonNegative = (v: unknown) => /^\d{1,15}$/.test(String(v));
@@ -114,6 +115,7 @@ export function adminChangeRoutes(services: Services): RouteDecl[] {
             default: false,
             description: "Hold the caller's lock on `editing` while the stream is open (taken at once, released when it ends); no lock when the caller may not edit that event",
           },
+          holder: holderArg("With `hold`: the editor page's token, whose lock the stream holds (letters, digits, '-' and '_'; 1 to 64; default: the lock requests without a holder share)"),
         },
         permission: isEditor,
         docs: {
@@ -145,7 +147,7 @@ export function adminChangeRoutes(services: Services): RouteDecl[] {
               const send = (e: ChangeEvent) => write(`id: ${e.seq}\nevent: change\ndata: ${JSON.stringify(e)}\n\n`);
               const heartbeat = setInterval(() => write(': heartbeat\n\n'), heartbeatMs);
               const stopEditors = editing === undefined ? () => {} : followEditors(services, editing, (state) => write(`event: editors\ndata: ${state}\n\n`));
-              const unhold = holding === undefined ? () => {} : services.editLocks.hold(viewer, holding);
+              const unhold = holding === undefined ? () => {} : services.editLocks.hold(viewer, holding, typeof ctx.args.holder === 'string' ? ctx.args.holder : undefined);
               const follower = services.changes.follow(viewer, resumeAt ?? head, {
                 deliver: (events, through) => {
                   for (const e of events) send(e);

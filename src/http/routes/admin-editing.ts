@@ -8,6 +8,10 @@
  *   a lock not refreshed for 150 s ends); answers as `GET`.
  * - `DELETE`: release the caller's lock (the editor leaves): `{ released: true|false }`.
  *
+ * `holder` (both): the editor page's token. A page's lock is its own: its `DELETE` releases it and
+ * not the lock the user's next page (or stream, on this server or another) took meanwhile; without
+ * it, `DELETE` releases every lock of the caller on the event.
+ *
  * For whoever may edit the event (the permission of its writes): 401 without credentials, 403
  * otherwise, 404 for no event. The change stream (`changes/stream?editing=ID`) sends the same
  * state as `editors` events when it changes.
@@ -18,6 +22,7 @@ import { apiError } from '../../domain/errors.js';
 import type { EventRecord } from '../../store/events.js';
 import { isPositiveInt } from '../../domain/values.js';
 import { endpoint, route, type EndpointContext, type RouteDecl } from '../route.js';
+import { holderArg } from './common.js';
 
 const STATE = '{ editors: [{ id, name, since, expires }], last_editor: { id, name } | null, heartbeat }';
 
@@ -27,6 +32,7 @@ export function adminEditingRoutes(services: Services): RouteDecl[] {
     load: async (ctx: Omit<EndpointContext<EventRecord>, 'record'>) => (await services.events.findById(Number(ctx.path.id))) ?? null,
     permission: (ctx: EndpointContext<EventRecord>) => (ctx.record ? canEditPost(ctx.viewer, 'tribe_events', ctx.record) : typeCan(ctx.viewer, 'edit', 'tribe_events')),
   };
+  const holderOf = (ctx: EndpointContext<EventRecord>): string | undefined => (typeof ctx.args.holder === 'string' ? ctx.args.holder : undefined);
   const mustHave = (ctx: EndpointContext<EventRecord>): number => {
     if (!ctx.record || ctx.record.status === 'auto-draft') throw apiError('rest-event-not-found', { args: [Number(ctx.path.id)] });
     return Number(ctx.record.id);
@@ -48,14 +54,16 @@ export function adminEditingRoutes(services: Services): RouteDecl[] {
       endpoint<EventRecord>({
         methods: ['POST'],
         ...common,
+        args: { ...common.args, holder: holderArg() },
         docs: { responses: responses(`The caller's lock was taken or refreshed (until 150 s after): ${STATE}`) },
-        handler: async (ctx) => ({ body: await services.editLocks.take(ctx.viewer, mustHave(ctx)), headers: { 'cache-control': 'no-store' } }),
+        handler: async (ctx) => ({ body: await services.editLocks.take(ctx.viewer, mustHave(ctx), holderOf(ctx)), headers: { 'cache-control': 'no-store' } }),
       }),
       endpoint<EventRecord>({
         methods: ['DELETE'],
         ...common,
+        args: { ...common.args, holder: holderArg() },
         docs: { responses: responses("The caller's lock was released: { released: true } (false: it held none)") },
-        handler: async (ctx) => ({ body: { released: await services.editLocks.release(ctx.viewer, mustHave(ctx)) } }),
+        handler: async (ctx) => ({ body: { released: await services.editLocks.release(ctx.viewer, mustHave(ctx), holderOf(ctx)) } }),
       }),
     ]),
   ];

@@ -8,6 +8,14 @@ import { isNumeric, isPositiveInt, isPositiveIntegral } from '../../domain/value
 import { invalidParams } from '../../domain/errors.js';
 import { passwordFailure } from '../../domain/post-passwords.js';
 
+/**
+ * `holder`: an editor page's (or a stream's) token for its own post lock: letters, digits, `-` and
+ * `_`, 1 to 64.
+ */
+export function holderArg(description = "The editor page's token (letters, digits, '-' and '_'; 1 to 64): its lock is its own, released by its own DELETE or stream end only"): ArgSpec {
+  return { type: 'string', description, validate: (v) => typeof v === 'string' && /^[A-Za-z0-9_-]{1,64}$/.test(v) };
+}
+
 /** `page`: default 1, a positive integer. */
 export function pageArg(): ArgSpec {
   return { default: 1, description: 'The archive page to return', type: 'integer', validate: (v) => isPositiveInt(v) };

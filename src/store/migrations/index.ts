@@ -40,6 +40,7 @@ import { calendarKeysMigration } from './034_calendar_keys.js';
 import { federationServiceIndexesMigration } from './035_federation_service_indexes.js';
 import { calendarFormerSlugsMigration } from './036_calendar_former_slugs.js';
 import { federationObjectHomeMigration } from './037_federation_object_home.js';
+import { editLockHoldersMigration } from './038_edit_lock_holders.js';
 
 /** The migrations, in order. New ones are appended with a sortable name. */
 export function migrations(dialect: DialectName): Record<string, Migration> {
@@ -80,5 +81,6 @@ export function migrations(dialect: DialectName): Record<string, Migration> {
     '035_federation_service_indexes': federationServiceIndexesMigration(),
     '036_calendar_former_slugs': calendarFormerSlugsMigration(),
     '037_federation_object_home': federationObjectHomeMigration(),
+    '038_edit_lock_holders': editLockHoldersMigration(),
   };
 }

@@ -310,7 +310,7 @@ export function createSqliteFeed(connection: {
 }): ChangeFeed {
   const core = feedCore();
   type Stmt = { get(...params: unknown[]): unknown; all(...params: unknown[]): unknown[]; run(...params: unknown[]): unknown };
-  let statements: { dataVersion: Stmt; totalChanges: Stmt; counter: Stmt; since: Stmt; states: Stmt; positions: Stmt; begin: Stmt; end: Stmt } | undefined;
+  let statements: { dataVersion: Stmt; totalChanges: Stmt; counter: Stmt; since: Stmt; states: Stmt; positions: Stmt; begin: Stmt; end: Stmt; readVersion: Stmt } | undefined;
   let lastDataVersion = -1;
   let lastTotalChanges = -1;
   // Whether other connections' commits were looked for since the last batch of requests arrived
@@ -345,6 +345,8 @@ export function createSqliteFeed(connection: {
       positions: connection.prepare(POSITIONS_SQL) as Stmt,
       begin: connection.prepare('begin') as Stmt,
       end: connection.prepare('commit') as Stmt,
+      // `PRAGMA data_version` again, inside the read transaction: the version of what it read.
+      readVersion: (connection.prepare('select "data_version" from pragma_data_version()') as unknown as { pluck(): Stmt }).pluck(),
       states: connection.prepare(
         `select p."id", p."status", p."author_id", p."parent_id", p."date_gmt", e."start_local", e."end_local", e."hide_from_listings", e."featured", e."venue_id", v."geo_lat" as "venue_lat", v."geo_lng" as "venue_lng", p."title", p."excerpt", p."content",
            (select json_group_array("term_id") from "event_terms" t where t."event_id" = p."id") as "terms",
@@ -379,6 +381,10 @@ export function createSqliteFeed(connection: {
     let read: { value: number; batch?: ChangeBatch; parts?: BatchParts };
     try {
       read = readSince(st, core.seq(), dataVersion !== lastDataVersion);
+      // The version of the snapshot just read: a commit that landed between the look above and
+      // this read is in it, and must not pass for a commit without log rows at the next look
+      // (a reset of every calendar's kept results).
+      dataVersion = Number(st.readVersion.get());
     } finally {
       st.end.run();
     }

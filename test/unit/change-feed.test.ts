@@ -150,6 +150,7 @@ describe('the SQLite feed looks for other connections at most once per batch of 
           return db.inTransaction;
         },
         prepare(text: string) {
+          if (text.includes('pragma_data_version()')) return stmt(() => db.dataVersion);
           if (text.startsWith('pragma data_version')) return stmt(() => (db.asked.dataVersion++, db.dataVersion));
           if (text.startsWith('select total_changes()')) return stmt(() => (db.asked.totalChanges++, db.totalChanges));
           if (text.includes('"change_counter"')) return stmt(() => db.counter);
@@ -214,7 +215,7 @@ describe('each calendar has a revision of its own, the log’s alone', () => {
     const connection = {
       inTransaction: false,
       prepare(text: string) {
-        if (text.startsWith('pragma data_version')) return stmt(() => db.dataVersion);
+        if (text.startsWith('pragma data_version') || text.includes('pragma_data_version()')) return stmt(() => db.dataVersion);
         if (text.startsWith('select total_changes()')) return stmt(() => 0);
         if (text.includes('"change_counter"')) return stmt(() => db.counter);
         if (text.includes('max("seq")')) return stmt(() => (db.lookups++, { own: db.own, people: db.people }));
@@ -438,6 +439,75 @@ describe('the SQLite feed reads a batch as one snapshot', () => {
         [{ id, before: null, after: 'publish' }],
       );
       assert.equal(other.prepare('select "status" from "posts" where "id" = ?').pluck().get(id), 'trash');
+    } finally {
+      reader.close();
+      other.close();
+      await store.close();
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});
+
+describe('the SQLite feed knows which version it read', () => {
+  it('a logged commit of another process landing between its look and its read is no reset at the next look', async () => {
+    const { mkdtempSync, rmSync } = await import('node:fs');
+    const { tmpdir } = await import('node:os');
+    const { join } = await import('node:path');
+    const { default: Database } = await import('better-sqlite3');
+    const { createSqliteFeed } = await import('../../src/store/change-feed.js');
+    const dir = mkdtempSync(join(tmpdir(), 'calendar-feed-version-'));
+    const file = join(dir, 'calendar.db');
+    const store = await openStore(`sqlite:${file}`);
+    const reader = new Database(file);
+    const other = new Database(file);
+    try {
+      // Another process's write, logged as the store logs writes: the counter moves, one row.
+      const logged = other.transaction(() => {
+        other.prepare('update "change_counter" set "value" = "value" + 1 where "id" = 1').run();
+        const seq = Number(other.prepare('select "value" from "change_counter" where "id" = 1').pluck().get());
+        other
+          .prepare(
+            `insert into "changes" ("seq", "idx", "record_type", "record_id", "action", "detail", "created_gmt", "calendar_id") values (?, 0, 'venue', 1, 'update', null, '2031-01-01 00:00:00', 1)`,
+          )
+          .run(seq);
+      });
+      // Right after the feed's look at `PRAGMA data_version`, before it reads the log.
+      let afterLook: (() => void) | undefined;
+      const connection = {
+        get inTransaction() {
+          return reader.inTransaction;
+        },
+        prepare(text: string) {
+          const statement = reader.prepare(text);
+          if (!text.startsWith('pragma data_version')) return statement;
+          const plucked = statement.pluck();
+          const get = () => {
+            const value = plucked.get();
+            const then = afterLook;
+            afterLook = undefined;
+            then?.();
+            return value;
+          };
+          const wrapped = { get, all: () => [get()], run: () => plucked.run(), pluck: () => wrapped };
+          return wrapped;
+        },
+      };
+      const feed = createSqliteFeed(connection);
+      const batches: Array<{ reset: boolean; venues: number[] }> = [];
+      feed.subscribe((batch) => batches.push({ reset: batch.reset, venues: [...batch.venues] }));
+      await feed.sync();
+      batches.length = 0;
+      logged();
+      afterLook = logged;
+      feed.expectChanges();
+      const seq = await feed.sync();
+      assert.equal(afterLook, undefined, 'the second commit landed between the look and the read');
+      assert.deepEqual(batches, [{ reset: false, venues: [1] }], 'both commits read in one batch');
+      // Nothing committed since: the next look finds nothing to do, and no reset.
+      await new Promise((r) => setImmediate(r));
+      feed.expectChanges();
+      assert.equal(await feed.sync(), seq);
+      assert.deepEqual(batches, [{ reset: false, venues: [1] }], 'no reset');
     } finally {
       reader.close();
       other.close();

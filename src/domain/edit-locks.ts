@@ -3,10 +3,10 @@
  * editing"): the editor takes a lock on the event it opens and refreshes it with a heartbeat every
  * {@link HEARTBEAT_SECONDS}; a lock not refreshed for {@link LOCK_TTL_MS} ends by itself (a closed
  * laptop), and the editor releases it when it leaves. Locks are per event, user and holder (the
- * editor page's token; '' for callers without one), in the database (every instance sees them), so that a
- * page that leaves releases its lock and not the one its successor took meanwhile, on this
- * instance or another; the state names each user once. They warn, they never refuse a write (the write's
- * `If-Match` keeps edits from overwriting each other, the editor merges).
+ * editor page's token; '' for callers without one), in the database (every instance sees them),
+ * so that a page that leaves releases its lock and not the one its successor took meanwhile, on
+ * this instance or another; the state names each user once. They warn, they never refuse a write
+ * (the write's `If-Match` keeps edits from overwriting each other, the editor merges).
  *
  * The state of an event also names who changed it last (`last_editor`), for the editor's conflict
  * panel. Followers (the change stream's presence events) are woken at once by this instance's

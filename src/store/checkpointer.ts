@@ -24,8 +24,9 @@
  * reader in the middle of a long read (the background reader's counts) still holds the log until
  * it is done; the next report asks again. Only a connection that wrote since the worker's last
  * report does this: a second instance on the same file that only follows the first one's writes
- * leaves the catch-up to it, instead of copying its log on its own event loop. Bulk loads (`events-calendar seed`) do not yield to the
- * event loop between their batches: they start the log over themselves after each batch (seed.ts).
+ * leaves the catch-up to it, instead of copying its log on its own event loop. Bulk loads
+ * (`events-calendar seed`) do not yield to the event loop between their batches: they start the
+ * log over themselves after each batch (seed.ts).
  *
  * @example
  *   const checkpointer = startCheckpointer('/srv/calendar.db', connection);

@@ -1,7 +1,8 @@
 /**
  * The editor's post locks (migrations 024 and 038, `edit_locks`): who has an event open in the admin
- * app's editor, one row per event, user and holder (an editor page, a stream: what releases its own
- * lock and no other), until `expires_ms`; and who changed an event last
+ * app's editor, one row per event, user and holder (an editor page's token, so that a page
+ * releases its own lock and no other; '' for callers without one), until `expires_ms`; and who
+ * changed an event last
  * (`events.modified_by`, its author when no signed-in user updated it). Plain statements, outside
  * the change log: a lock is presence, not content (no ETag, sync token or webhook moves with it).
  *
@@ -30,7 +31,8 @@ const tables = (db: Executor) => db.withTables<{ edit_locks: Scoped<EditLocksTab
 
 /**
  * Take or refresh the holder's lock on the event for the user (until `nowMs + ttlMs`; no holder:
- * the one callers without one share); a refresh keeps its start. Expired locks of the event go in the same step.
+ * the one callers without one share); a refresh keeps its start. Expired locks of the event go in
+ * the same step.
  */
 export async function takeEditLock(db: Executor, postId: number, userId: number, at: { nowMs: number; ttlMs: number; startedGmt: string }, holder = ''): Promise<void> {
   const t = tables(db);

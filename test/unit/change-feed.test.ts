@@ -10,7 +10,12 @@ import type { ListingState } from '../../src/store/listing-states.js';
 import type { FeedRow as ChangeRow } from '../../src/store/change-feed.js';
 import { noteChange } from '../../src/store/change-notes.js';
 import { writeTransaction } from '../../src/store/changes.js';
-import { openStore } from '../../src/store/db.js';
+import { openStore, type Store } from '../../src/store/db.js';
+import { createSqliteFeed } from '../../src/store/change-feed.js';
+import BetterSqlite3 from 'better-sqlite3';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { STORES } from '../support/harness.js';
 
 const state = (over: Partial<ListingState> = {}): ListingState => ({
@@ -371,149 +376,128 @@ for (const kind of STORES) {
   });
 }
 
+/**
+ * A SQLite file with a migrated store on it, a connection for a feed under test whose (plucked)
+ * statement matching `at` runs what `after` was given right after it answers, and another
+ * connection: another process's writes landing at that moment.
+ */
+async function withFeedFile(
+  at: (text: string) => boolean,
+  run: (x: { store: Store; other: BetterSqlite3.Database; connection: Parameters<typeof createSqliteFeed>[0]; after: (then: () => void) => void; pending: () => boolean }) => Promise<void>,
+): Promise<void> {
+  const dir = mkdtempSync(join(tmpdir(), 'calendar-feed-'));
+  const file = join(dir, 'calendar.db');
+  const store = await openStore(`sqlite:${file}`);
+  const reader = new BetterSqlite3(file);
+  const other = new BetterSqlite3(file);
+  let hook: (() => void) | undefined;
+  const connection = {
+    get inTransaction() {
+      return reader.inTransaction;
+    },
+    prepare(text: string) {
+      const statement = reader.prepare(text);
+      if (!at(text)) return statement;
+      const plucked = statement.pluck();
+      const get = () => {
+        const value = plucked.get();
+        const then = hook;
+        hook = undefined;
+        then?.();
+        return value;
+      };
+      const wrapped = { get, all: () => [get()], run: () => plucked.run(), pluck: () => wrapped };
+      return wrapped;
+    },
+  };
+  try {
+    await run({ store, other, connection, after: (then) => (hook = then), pending: () => hook !== undefined });
+  } finally {
+    reader.close();
+    other.close();
+    await store.close();
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
 describe('the SQLite feed reads a batch as one snapshot', () => {
   it('a commit of another process landing while it reads does not show in the batch’s states (it would be applied twice)', async () => {
-    const { mkdtempSync, rmSync } = await import('node:fs');
-    const { tmpdir } = await import('node:os');
-    const { join } = await import('node:path');
-    const { default: Database } = await import('better-sqlite3');
-    const { createSqliteFeed } = await import('../../src/store/change-feed.js');
-    const dir = mkdtempSync(join(tmpdir(), 'calendar-feed-snapshot-'));
-    const file = join(dir, 'calendar.db');
-    const store = await openStore(`sqlite:${file}`);
-    const reader = new Database(file);
-    const other = new Database(file);
-    try {
-      // The feed under test reads on a connection of its own; right after it reads the log's
-      // counter, another connection commits a change of the event the batch names.
-      let afterCounter: (() => void) | undefined;
-      const connection = {
-        get inTransaction() {
-          return reader.inTransaction;
-        },
-        prepare(text: string) {
-          const statement = reader.prepare(text);
-          if (!text.includes('"change_counter"')) return statement;
-          const plucked = statement.pluck();
-          const get = () => {
-            const value = plucked.get();
-            const then = afterCounter;
-            afterCounter = undefined;
-            then?.();
-            return value;
-          };
-          const wrapped = { get, all: () => [get()], run: () => plucked.run(), pluck: () => wrapped };
-          return wrapped;
-        },
-      };
-      const feed = createSqliteFeed(connection);
-      const seen: Array<{ id: number; before: string | null | undefined; after: string | null | undefined }> = [];
-      feed.subscribe((batch) => {
-        for (const t of batch.events)
-          seen.push({ id: t.id, before: t.before === undefined ? undefined : (t.before?.status ?? null), after: t.after === undefined ? undefined : (t.after?.status ?? null) });
-      });
-      await feed.sync();
-      const when = '2031-01-01 10:00:00';
-      const id = await writeTransaction(store.db, async (trx) => {
-        const post = await trx
-          .insertInto('posts')
-          .values({ type: 'tribe_events', status: 'publish', title: 'Snapshot', date_local: when, date_gmt: when, modified_local: when, modified_gmt: when } as never)
-          .returning('id')
-          .executeTakeFirstOrThrow();
-        const postId = Number(post.id);
-        await trx
-          .insertInto('events')
-          .values({ post_id: postId, start_local: when, end_local: when, start_utc: when, end_utc: when, timezone: 'UTC' } as never)
-          .execute();
-        await noteChange(trx, 'event', postId, 'create');
-        return postId;
-      });
-      afterCounter = () => other.prepare(`update "posts" set "status" = 'trash' where "id" = ?`).run(id);
-      feed.expectChanges();
-      await feed.sync();
-      assert.equal(afterCounter, undefined, 'the other connection committed during the read');
-      // The batch up to the counter it read ends at the event's state then: published. The trash
-      // (a later commit) is the next batch's to tell.
-      assert.deepEqual(
-        seen.filter((t) => t.id === id),
-        [{ id, before: null, after: 'publish' }],
-      );
-      assert.equal(other.prepare('select "status" from "posts" where "id" = ?').pluck().get(id), 'trash');
-    } finally {
-      reader.close();
-      other.close();
-      await store.close();
-      rmSync(dir, { recursive: true, force: true });
-    }
+    // Right after the feed reads the log's counter, another connection changes the event the batch names.
+    await withFeedFile(
+      (text) => text.includes('"change_counter"'),
+      async ({ store, other, connection, after, pending }) => {
+        const feed = createSqliteFeed(connection);
+        const seen: Array<{ id: number; before: string | null | undefined; after: string | null | undefined }> = [];
+        feed.subscribe((batch) => {
+          for (const t of batch.events)
+            seen.push({ id: t.id, before: t.before === undefined ? undefined : (t.before?.status ?? null), after: t.after === undefined ? undefined : (t.after?.status ?? null) });
+        });
+        await feed.sync();
+        const when = '2031-01-01 10:00:00';
+        const id = await writeTransaction(store.db, async (trx) => {
+          const post = await trx
+            .insertInto('posts')
+            .values({ type: 'tribe_events', status: 'publish', title: 'Snapshot', date_local: when, date_gmt: when, modified_local: when, modified_gmt: when } as never)
+            .returning('id')
+            .executeTakeFirstOrThrow();
+          const postId = Number(post.id);
+          await trx
+            .insertInto('events')
+            .values({ post_id: postId, start_local: when, end_local: when, start_utc: when, end_utc: when, timezone: 'UTC' } as never)
+            .execute();
+          await noteChange(trx, 'event', postId, 'create');
+          return postId;
+        });
+        after(() => other.prepare(`update "posts" set "status" = 'trash' where "id" = ?`).run(id));
+        feed.expectChanges();
+        await feed.sync();
+        assert.equal(pending(), false, 'the other connection committed during the read');
+        // The batch up to the counter it read ends at the event's state then: published. The trash
+        // (a later commit) is the next batch's to tell.
+        assert.deepEqual(
+          seen.filter((t) => t.id === id),
+          [{ id, before: null, after: 'publish' }],
+        );
+        assert.equal(other.prepare('select "status" from "posts" where "id" = ?').pluck().get(id), 'trash');
+      },
+    );
   });
 });
 
 describe('the SQLite feed knows which version it read', () => {
   it('a logged commit of another process landing between its look and its read is no reset at the next look', async () => {
-    const { mkdtempSync, rmSync } = await import('node:fs');
-    const { tmpdir } = await import('node:os');
-    const { join } = await import('node:path');
-    const { default: Database } = await import('better-sqlite3');
-    const { createSqliteFeed } = await import('../../src/store/change-feed.js');
-    const dir = mkdtempSync(join(tmpdir(), 'calendar-feed-version-'));
-    const file = join(dir, 'calendar.db');
-    const store = await openStore(`sqlite:${file}`);
-    const reader = new Database(file);
-    const other = new Database(file);
-    try {
-      // Another process's write, logged as the store logs writes: the counter moves, one row.
-      const logged = other.transaction(() => {
-        other.prepare('update "change_counter" set "value" = "value" + 1 where "id" = 1').run();
-        const seq = Number(other.prepare('select "value" from "change_counter" where "id" = 1').pluck().get());
-        other
-          .prepare(
-            `insert into "changes" ("seq", "idx", "record_type", "record_id", "action", "detail", "created_gmt", "calendar_id") values (?, 0, 'venue', 1, 'update', null, '2031-01-01 00:00:00', 1)`,
-          )
-          .run(seq);
-      });
-      // Right after the feed's look at `PRAGMA data_version`, before it reads the log.
-      let afterLook: (() => void) | undefined;
-      const connection = {
-        get inTransaction() {
-          return reader.inTransaction;
-        },
-        prepare(text: string) {
-          const statement = reader.prepare(text);
-          if (!text.startsWith('pragma data_version')) return statement;
-          const plucked = statement.pluck();
-          const get = () => {
-            const value = plucked.get();
-            const then = afterLook;
-            afterLook = undefined;
-            then?.();
-            return value;
-          };
-          const wrapped = { get, all: () => [get()], run: () => plucked.run(), pluck: () => wrapped };
-          return wrapped;
-        },
-      };
-      const feed = createSqliteFeed(connection);
-      const batches: Array<{ reset: boolean; venues: number[] }> = [];
-      feed.subscribe((batch) => batches.push({ reset: batch.reset, venues: [...batch.venues] }));
-      await feed.sync();
-      batches.length = 0;
-      logged();
-      afterLook = logged;
-      feed.expectChanges();
-      const seq = await feed.sync();
-      assert.equal(afterLook, undefined, 'the second commit landed between the look and the read');
-      assert.deepEqual(batches, [{ reset: false, venues: [1] }], 'both commits read in one batch');
-      // Nothing committed since: the next look finds nothing to do, and no reset.
-      await new Promise((r) => setImmediate(r));
-      feed.expectChanges();
-      assert.equal(await feed.sync(), seq);
-      assert.deepEqual(batches, [{ reset: false, venues: [1] }], 'no reset');
-    } finally {
-      reader.close();
-      other.close();
-      await store.close();
-      rmSync(dir, { recursive: true, force: true });
-    }
+    // Right after the feed's look at `PRAGMA data_version`, before it reads the log.
+    await withFeedFile(
+      (text) => text.startsWith('pragma data_version'),
+      async ({ other, connection, after, pending }) => {
+        // Another process's write, logged as the store logs writes: the counter moves, one row.
+        const logged = other.transaction(() => {
+          other.prepare('update "change_counter" set "value" = "value" + 1 where "id" = 1').run();
+          const seq = Number(other.prepare('select "value" from "change_counter" where "id" = 1').pluck().get());
+          other
+            .prepare(
+              `insert into "changes" ("seq", "idx", "record_type", "record_id", "action", "detail", "created_gmt", "calendar_id") values (?, 0, 'venue', 1, 'update', null, '2031-01-01 00:00:00', 1)`,
+            )
+            .run(seq);
+        });
+        const feed = createSqliteFeed(connection);
+        const batches: Array<{ reset: boolean; venues: number[] }> = [];
+        feed.subscribe((batch) => batches.push({ reset: batch.reset, venues: [...batch.venues] }));
+        await feed.sync();
+        batches.length = 0;
+        logged();
+        after(logged);
+        feed.expectChanges();
+        const seq = await feed.sync();
+        assert.equal(pending(), false, 'the second commit landed between the look and the read');
+        assert.deepEqual(batches, [{ reset: false, venues: [1] }], 'both commits read in one batch');
+        // Nothing committed since: the next look finds nothing to do, and no reset.
+        await new Promise((r) => setImmediate(r));
+        feed.expectChanges();
+        assert.equal(await feed.sync(), seq);
+        assert.deepEqual(batches, [{ reset: false, venues: [1] }], 'no reset');
+      },
+    );
   });
 });
 

@@ -22,8 +22,8 @@
  * file's flush, about once a second under creates at full speed); the next write then starts the
  * log over, and `journal_size_limit` cuts the file back to twice {@link RESTART_PAGES} pages. A
  * reader in the middle of a long read (the background reader's counts) still holds the log until
- * it is done; the next report asks again. Only a connection that wrote since the worker's last
- * report does this: a second instance on the same file that only follows the first one's writes
+ * it is done; the next report asks again. Only a connection that wrote since its last catch-up
+ * does this: a second instance on the same file that only follows the first one's writes
  * leaves the catch-up to it, instead of copying its log on its own event loop. Bulk loads
  * (`events-calendar seed`) do not yield to the event loop between their batches: they start the
  * log over themselves after each batch (seed.ts).
@@ -91,11 +91,11 @@ export function startCheckpointer(file: string, connection: BetterSqlite3.Databa
   const restartPages = options.restartPages ?? RESTART_PAGES;
   let handedOver = false;
   let closed = false;
-  // Rows this connection changed (`total_changes()`) when the last report was heard: the catch-up
+  // Rows this connection changed (`total_changes()`) at its start or last catch-up: the catch-up
   // is the writer's, and an instance that only follows another's writes (on the same file) would
   // otherwise copy that instance's log on its own event loop.
   const changedRows = (connection.prepare('select total_changes()') as unknown as { pluck(): { get(): unknown } }).pluck();
-  let changedAtLastReport = Number(changedRows.get());
+  let changedAtCatchUp = Number(changedRows.get());
   const takeBack = () => {
     if (!handedOver) return;
     handedOver = false;
@@ -124,14 +124,15 @@ export function startCheckpointer(file: string, connection: BetterSqlite3.Databa
       log = Math.max(0, msg.log ?? 0);
       // A long log: copy the rest here, between two writes (nothing else writes on this connection
       // meanwhile), so that the next write starts the log over; only when this connection wrote
-      // since the last report (another instance's writes are that instance's to catch up with).
-      const changed = connection.open ? Number(changedRows.get()) : changedAtLastReport;
-      const wrote = changed !== changedAtLastReport;
-      changedAtLastReport = changed;
-      if (log >= restartPages && wrote && handedOver && !closed && connection.open && !connection.inTransaction) {
+      // since its last catch-up (another instance's writes are that instance's to catch up with).
+      const changed = connection.open ? Number(changedRows.get()) : changedAtCatchUp;
+      if (log >= restartPages && changed !== changedAtCatchUp && handedOver && !closed && connection.open && !connection.inTransaction) {
         try {
           const [r] = connection.pragma('wal_checkpoint(PASSIVE)') as Array<{ busy: number; log: number; checkpointed: number }>;
-          if (r && r.busy === 0 && r.log === r.checkpointed) catchUps++;
+          if (r && r.busy === 0 && r.log === r.checkpointed) {
+            catchUps++;
+            changedAtCatchUp = changed;
+          }
         } catch {
           // Busy or failing: the next report asks again; the log is as safe as before.
         }

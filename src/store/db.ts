@@ -15,7 +15,8 @@ import { DEFAULT_MIGRATION_TABLE, Migrator, PostgresDialect, sql, type Migration
 import { SqliteInListDialect } from './sqlite-in-lists.js';
 import { StoreDb, partsOf, type DialectName, type StoreParts } from './handle.js';
 import { registerKept, StoreMetrics, type KeptStructure } from '../metrics.js';
-import { createPostgresFeed, createSqliteFeed, registerFeedMetrics, type ChangeFeed } from './change-feed.js';
+import { createPostgresFeed, registerFeedMetrics, type ChangeFeed } from './change-feed.js';
+import { createSqliteFeed } from './sqlite-feed.js';
 import { createChangeLog, type ChangeLog } from './change-log.js';
 import { createBackgroundReader } from './background-reader.js';
 import { startCheckpointer } from './checkpointer.js';

@@ -11,7 +11,7 @@ import type { FeedRow as ChangeRow } from '../../src/store/change-feed.js';
 import { noteChange } from '../../src/store/change-notes.js';
 import { writeTransaction } from '../../src/store/changes.js';
 import { openStore, type Store } from '../../src/store/db.js';
-import { createSqliteFeed } from '../../src/store/change-feed.js';
+import { createSqliteFeed } from '../../src/store/sqlite-feed.js';
 import BetterSqlite3 from 'better-sqlite3';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -172,7 +172,6 @@ describe('the SQLite feed looks for other connections at most once per batch of 
   const nextTurn = () => new Promise((resolve) => setImmediate(resolve));
 
   it('sees another connection after expectChanges() or in the next turn, and its own writes at once', async () => {
-    const { createSqliteFeed } = await import('../../src/store/change-feed.js');
     const { db, connection } = fakeConnection();
     const feed = createSqliteFeed(connection);
     const terms: number[][] = [];
@@ -237,7 +236,6 @@ describe('each calendar has a revision of its own, the log’s alone', () => {
   const row = (seq: number, calendar: number, type = 'venue') => ({ seq, idx: 0, record_type: type, record_id: 1, action: 'update', detail: null, calendar_id: calendar });
 
   it('moves with the calendar’s own rows and people’s, not with another calendar’s; a blind reset moves all; positions are bounded', async () => {
-    const { createSqliteFeed } = await import('../../src/store/change-feed.js');
     const { inCalendar, acrossCalendars } = await import('../../src/store/calendar-scope.js');
     const { db, connection } = connectionWith();
     const feed = createSqliteFeed(connection);

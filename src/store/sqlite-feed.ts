@@ -1,0 +1,169 @@
+/**
+ * The change feed of a SQLite database (`ChangeFeed`, change-feed.ts): it reads the log on the
+ * server's connection, synchronously. `sync()` first compares `PRAGMA data_version` and
+ * `total_changes()` with the last look (two cached statements, no query through Kysely):
+ * unchanged, the kept results are current. Otherwise it reads the log's counter, its rows and the
+ * events' states in one read transaction, so that they are one snapshot even while another
+ * process (a second instance, a CLI command) commits, and remembers the data version of that
+ * snapshot.
+ *
+ * @example
+ *   const feed = createSqliteFeed(database); // a better-sqlite3 connection
+ *   await feed.sync();
+ */
+import { listingStateOf, type ListingState } from './listing-states.js';
+import { CHANGES_SINCE_SQL, HEAD_SQL, toChangeRow, type RawChangeRow } from './change-log.js';
+import { POSITIONS_SQL } from './calendar-positions.js';
+import { buildBatch, type BatchParts, type ChangeBatch, type EventText } from './change-batches.js';
+import { MAX_ROWS, calendarViews, feedCore, textOf, type ChangeFeed, type StateRow } from './change-feed.js';
+
+/**
+ * What a SQLite feed at `from` finds in the log (in the caller's read transaction): the counter,
+ * and, when it moved, the batch of rows after `from` with their events' states; when it did not
+ * but another connection committed (`othersCommitted`: plain SQL, an older version), a reset,
+ * since what changed is unknown. No batch while the feed has not started (`from < 0`).
+ */
+function readSince(
+  st: { counter: { get(): unknown }; since: { all(...params: unknown[]): unknown[] }; states: { all(...params: unknown[]): unknown[] } },
+  from: number,
+  othersCommitted: boolean,
+): { value: number; batch?: ChangeBatch; parts?: BatchParts } {
+  const value = Number(st.counter.get() ?? 0);
+  if (from < 0) return { value };
+  if (value === from) return othersCommitted ? { value, batch: buildBatch(value, value, [], new Map(), new Map(), true) } : { value };
+  const raw = st.since.all(from, value, MAX_ROWS + 1) as RawChangeRow[];
+  const truncated = raw.length > MAX_ROWS || value < from;
+  const rows = truncated ? [] : raw.map(toChangeRow);
+  const ids = [...new Set(rows.filter((r) => r.type === 'event').map((r) => r.id))];
+  const states = new Map<number, ListingState>();
+  const texts = new Map<number, EventText | undefined>();
+  for (let i = 0; i < ids.length; i += 500) {
+    const found = st.states.all(JSON.stringify(ids.slice(i, i + 500))) as Array<StateRow & { terms: string; organizers: string }>;
+    for (const r of found) {
+      states.set(Number(r.id), listingStateOf(r, (JSON.parse(r.terms) as number[]).map(Number), (JSON.parse(r.organizers) as number[]).map(Number)));
+      texts.set(Number(r.id), textOf(r));
+    }
+  }
+  return { value, batch: buildBatch(from, value, rows, states, texts, truncated), parts: { rows, states, texts } };
+}
+
+/**
+ * The feed of a SQLite database, reading on its connection synchronously. `inTransaction` tells
+ * whether a transaction of another request is open on that connection: the feed then keeps its
+ * number (uncommitted rows must not be read as changes); that request's commit is seen next time.
+ */
+export function createSqliteFeed(connection: {
+  prepare(sql: string): { get(...params: unknown[]): unknown; all(...params: unknown[]): unknown[]; run(...params: unknown[]): unknown; pluck(on?: boolean): unknown };
+  readonly inTransaction: boolean;
+}): ChangeFeed {
+  const core = feedCore();
+  type Stmt = { get(...params: unknown[]): unknown; all(...params: unknown[]): unknown[]; run(...params: unknown[]): unknown };
+  let statements: { dataVersion: Stmt; totalChanges: Stmt; counter: Stmt; since: Stmt; states: Stmt; positions: Stmt; begin: Stmt; end: Stmt; readVersion: Stmt } | undefined;
+  let lastDataVersion = -1;
+  let lastTotalChanges = -1;
+  // Whether other connections' commits were looked for since the last batch of requests arrived
+  // (`expectChanges`) and in this turn of the event loop. A commit by another process that was
+  // acknowledged before a request was sent is seen by that request; one that lands while requests
+  // are being answered is seen by the next batch or turn (as if it had committed a moment later).
+  let othersChecked = false;
+  let resetScheduled = false;
+  let looks = 0;
+  // Whether this connection committed since the last sync (`expectOwnCommit`, from the change
+  // log's commit hook): then `total_changes()` is read again. Otherwise a sync in a turn that has
+  // looked already costs no call into SQLite at all.
+  let ownCommitted = true;
+  const resetOthersChecked = () => {
+    othersChecked = false;
+    resetScheduled = false;
+  };
+  const lookAgain = () => {
+    othersChecked = false;
+  };
+  const ownCommit = () => {
+    ownCommitted = true;
+  };
+  const prepare = () => {
+    const dataVersion = connection.prepare('pragma data_version') as unknown as { pluck(): Stmt };
+    const totalChanges = connection.prepare('select total_changes()') as unknown as { pluck(): Stmt };
+    return {
+      dataVersion: dataVersion.pluck(),
+      totalChanges: totalChanges.pluck(),
+      counter: (connection.prepare(HEAD_SQL) as unknown as { pluck(): Stmt }).pluck(),
+      since: connection.prepare(CHANGES_SINCE_SQL) as Stmt,
+      positions: connection.prepare(POSITIONS_SQL) as Stmt,
+      begin: connection.prepare('begin') as Stmt,
+      end: connection.prepare('commit') as Stmt,
+      // `PRAGMA data_version` again, inside the read transaction: the version of what it read.
+      readVersion: (connection.prepare('select "data_version" from pragma_data_version()') as unknown as { pluck(): Stmt }).pluck(),
+      states: connection.prepare(
+        `select p."id", p."status", p."author_id", p."parent_id", p."date_gmt", e."start_local", e."end_local", e."hide_from_listings", e."featured", e."venue_id", v."geo_lat" as "venue_lat", v."geo_lng" as "venue_lng", p."title", p."excerpt", p."content",
+           (select json_group_array("term_id") from "event_terms" t where t."event_id" = p."id") as "terms",
+           (select json_group_array("organizer_id") from (select "organizer_id" from "event_organizers" o where o."event_id" = p."id" order by o."position")) as "organizers"
+         from "posts" p inner join "events" e on e."post_id" = p."id" left join "venues" v on v."post_id" = e."venue_id" where p."id" in (select "value" from json_each(?))`,
+      ) as Stmt,
+    };
+  };
+  const syncNow = (): number => {
+    if (othersChecked && !ownCommitted && core.seq() >= 0) return core.seq();
+    statements ??= prepare();
+    const st = statements;
+    if (connection.inTransaction) return core.seq();
+    ownCommitted = false;
+    const totalChanges = Number(st.totalChanges.get());
+    if (othersChecked && totalChanges === lastTotalChanges) return core.seq();
+    let dataVersion = lastDataVersion;
+    if (!othersChecked) {
+      dataVersion = Number(st.dataVersion.get());
+      looks++;
+      othersChecked = true;
+      if (!resetScheduled) {
+        resetScheduled = true;
+        setImmediate(resetOthersChecked);
+      }
+    }
+    if (dataVersion === lastDataVersion && totalChanges === lastTotalChanges) return core.seq();
+    // The counter, its rows and their events' states in one read transaction: each statement on
+    // its own would see the commits of other processes landed in between, and a state newer than
+    // the batch's last row would be applied twice (once here, once with the later row's batch).
+    st.begin.run();
+    let read: { value: number; batch?: ChangeBatch; parts?: BatchParts };
+    try {
+      read = readSince(st, core.seq(), dataVersion !== lastDataVersion);
+      // The version of the snapshot just read: a commit that landed between the look above and
+      // this read is in it, and must not pass for a commit without log rows at the next look
+      // (a reset of every calendar's kept results).
+      dataVersion = Number(st.readVersion.get());
+    } finally {
+      st.end.run();
+    }
+    if (core.seq() < 0) core.start(read.value);
+    else if (read.batch) core.apply(read.batch, read.parts);
+    lastDataVersion = dataVersion;
+    lastTotalChanges = totalChanges;
+    return core.seq();
+  };
+  // A calendar's position is read at once on the connection, at or below the feed's number (a
+  // transaction open on it writes rows above that number, which are not read).
+  const know = (calendar: number) => {
+    if (core.seq() < 0 && syncNow() < 0) return;
+    statements ??= prepare();
+    const at = core.positions.lookupAt();
+    const r = statements.positions.get(calendar, at.seq, at.seq) as { own: number | null; people: number | null } | undefined;
+    core.positions.learn(calendar, Number(r?.own ?? 0), Number(r?.people ?? 0), at);
+  };
+  const feed: ChangeFeed = {
+    seq: () => (core.seq() < 0 ? syncNow() : core.seq()),
+    ...calendarViews(core, know),
+    sync: async () => syncNow(),
+    expectChanges: lookAgain,
+    // This connection's own commits show in `total_changes()`: read it again at the next sync
+    // (others' commits are looked for once per batch of requests or turn, as before).
+    expectOwnCommit: ownCommit,
+    subscribe: core.subscribe,
+    forgetCalendar: core.forgetCalendar,
+    transitionsBetween: core.transitionsBetween,
+    kept: core.kept,
+    looks: () => looks,
+  };
+  return feed;
+}

@@ -301,13 +301,13 @@ function driveLoad(spec: Record<string, unknown>): Promise<LoadResult> {
  * 4. The probe calendar's p99 quiet and while the big calendar is under load: read by `readers`
  * connections and written by `writers`, on a server with CALENDAR_FAIR_SHARE=`share`.
  */
-async function fairnessRow(url: string, share: number, load: string, readers: number, writers: number, writesElsewhere: false | 'same database' | 'another database' = false): Promise<string> {
+async function fairnessRow(url: string, share: number, load: string, readers: number, writers: number, writesTo?: string): Promise<string> {
   const probePath = `/c/${PROBE_SLUG}/api/calendar/events/v1/events`;
   const server = await serve(url, { CALENDAR_FAIR_SHARE: String(share) });
-  // The writes sent to a second instance on the same database: the first only follows them. On
-  // another database (the default calendar's alone): nothing to follow, what is left is what the
-  // machine's sharing costs the probe.
-  const writer = writesElsewhere ? await serve(writesElsewhere === 'another database' ? otherDatabase! : url, { CALENDAR_FAIR_SHARE: String(share) }) : undefined;
+  // The writes sent to a second instance of `writesTo`: on the same database the first only
+  // follows them; on another, there is nothing to follow, and what is left is what the machine's
+  // sharing costs the probe.
+  const writer = writesTo === undefined ? undefined : await serve(writesTo, { CALENDAR_FAIR_SHARE: String(share) });
   try {
     if (PIN) {
       // On 2 cores the load generators would take the server's CPU from it, and the probe's
@@ -367,21 +367,18 @@ async function fairness(url: string, table: string[]): Promise<void> {
   // The writes on a second instance on the same database: what the probe's instance then pays is
   // following them (BENCH_FAIR_ELSEWHERE=0 leaves these rows out).
   if (WRITERS > 0 && env.BENCH_FAIR_ELSEWHERE !== '0') {
-    table.push(await fairnessRow(url, SHIPPED_FAIR_SHARE, `${WRITERS} writers only, on a second instance`, 0, WRITERS, 'same database'));
-    if (CONNECTIONS > 0) table.push(await fairnessRow(url, SHIPPED_FAIR_SHARE, `${full}, the writers on a second instance`, CONNECTIONS, WRITERS, 'same database'));
+    table.push(await fairnessRow(url, SHIPPED_FAIR_SHARE, `${WRITERS} writers only, on a second instance`, 0, WRITERS, url));
+    if (CONNECTIONS > 0) table.push(await fairnessRow(url, SHIPPED_FAIR_SHARE, `${full}, the writers on a second instance`, CONNECTIONS, WRITERS, url));
     // The floor: the same writes on a second instance of another database, which the probe's
     // instance does not follow at all: a copy of the same one, so that the writes cost the same.
-    otherDatabase = await copyDatabase(url);
+    const copy = await copyDatabase(url);
     try {
-      table.push(await fairnessRow(url, SHIPPED_FAIR_SHARE, `${WRITERS} writers only, on a second instance of a copy of the database`, 0, WRITERS, 'another database'));
+      table.push(await fairnessRow(url, SHIPPED_FAIR_SHARE, `${WRITERS} writers only, on a second instance of a copy of the database`, 0, WRITERS, copy));
     } finally {
-      await dropCopy(otherDatabase);
+      await dropCopy(copy);
     }
   }
 }
-
-/** The database the floor's writes go to (a copy of the shared one, `copyDatabase`). */
-let otherDatabase: string | undefined;
 
 /** A copy of a benchmark database (SQLite: its file; PostgreSQL: a database made from it as a template). */
 async function copyDatabase(url: string): Promise<string> {

@@ -111,6 +111,12 @@ export interface ChangeFeed {
   readonly kept?: { transitions(): number; bytes(): number; listeners(): number; positions(): number };
   /** Looks for other connections' or instances' commits since the feed was made (`/metrics`: `calendar_feed_looks_total`). */
   readonly looks?: () => number;
+  /**
+   * SQLite: other connections' commits found without log rows, by whether they were the service's
+   * own state outside the log (`marked`, quiet-writes.ts: nothing dropped) or not (`unknown`: every
+   * calendar's kept results dropped and revision moved). `/metrics`: `calendar_feed_unlogged_commits_total`.
+   */
+  readonly unlogged?: () => { marked: number; unknown: number };
 }
 
 /** Log rows read in one go; more than this and the feed resets its subscribers instead. */
@@ -446,6 +452,7 @@ export function createPostgresFeed(db: Executor): ChangeFeed {
 export function registerFeedMetrics(db: object, feed: ChangeFeed): void {
   const metrics = storeMetricsOf(db);
   if (metrics && feed.looks) metrics.feedLooks = feed.looks;
+  if (metrics && feed.unlogged) metrics.feedUnlogged = feed.unlogged;
   const kept = feed.kept;
   if (kept) {
     registerKept(db, 'feed_transitions', { entries: kept.transitions, maxEntries: HISTORY, bytes: kept.bytes, maxBytes: HISTORY_BYTES });

@@ -17,6 +17,7 @@ import { StoreDb, partsOf, type DialectName, type StoreParts } from './handle.js
 import { registerKept, StoreMetrics, type KeptStructure } from '../metrics.js';
 import { createPostgresFeed, registerFeedMetrics, type ChangeFeed } from './change-feed.js';
 import { createSqliteFeed } from './sqlite-feed.js';
+import { quietWrites } from './quiet-writes.js';
 import { createChangeLog, type ChangeLog } from './change-log.js';
 import { createBackgroundReader } from './background-reader.js';
 import { startCheckpointer } from './checkpointer.js';
@@ -127,6 +128,8 @@ export async function migrate(store: Store, to?: string): Promise<string[]> {
     outcome = await run();
   }
   const { error, results } = outcome;
+  // Tables made (or made anew) have no marking triggers yet (quiet-writes.ts).
+  partsOf(store.db)?.quiet?.install();
   if (error) throw error instanceof Error ? error : new Error(String(error));
   return (results ?? []).filter((r) => r.status === 'Success').map((r) => r.migrationName);
 }
@@ -241,13 +244,18 @@ function sqliteStore(path: string, options: OpenOptions): Store {
   database.pragma('temp_store = MEMORY');
   ensureMathFunctions(database);
   registerFoldCase(database);
+  // This connection's writes outside the change log mark themselves, so that other servers on the
+  // file keep what they have (quiet-writes.ts); added again after migrating.
+  const quiet = quietWrites(database);
+  quiet.install();
   // The change feed reads on this connection directly (change-feed.ts); it sees this
   // connection's commits itself (`total_changes()`, read after each commit the change log reports).
-  const feed = createSqliteFeed(database);
+  const feed = createSqliteFeed(database, quiet.own);
   const parts: Omit<StoreParts, 'changes'> & { changes?: StoreParts['changes'] } = {
     dialect: 'sqlite',
     feed,
     connection: database,
+    quiet,
     metrics: new StoreMetrics(),
     slots: new Map(),
   };

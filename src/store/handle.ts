@@ -17,6 +17,7 @@ import type { Database, Executor } from './schema.js';
 import type { ChangeFeed } from './change-feed.js';
 import type { ChangeLog } from './change-log.js';
 import type { SqliteDirect } from './sqlite-direct.js';
+import type { QuietWrites } from './quiet-writes.js';
 import type { Checkpointer } from './checkpointer.js';
 import type { BackgroundReader } from './background-reader.js';
 import type { DialectName } from './dialect.js';
@@ -47,6 +48,8 @@ export interface StoreParts {
   changes: ChangeLog;
   /** SQLite: the connection (backups) */
   connection?: BetterSqlite3.Database;
+  /** SQLite: the marking of its writes outside the change log (quiet-writes.ts) */
+  quiet?: QuietWrites;
   /** SQLite: statements run on the connection directly (sqlite-direct.ts) */
   direct?: SqliteDirect;
   /** SQLite files: WAL checkpoints beside the event loop */

@@ -125,6 +125,25 @@ function registerStoreMetrics(registry: Registry, store: Store): void {
     },
   });
 
+  // SQLite: other connections' commits without log rows. `unknown` ones (plain SQL, another
+  // program) dropped every calendar's kept results; `marked` ones (another server's state outside
+  // the log: limits, locks, sessions, deliveries) did not.
+  if (storeMetrics?.feedUnlogged) {
+    const unlogged = storeMetrics.feedUnlogged;
+    new Counter({
+      name: 'calendar_feed_unlogged_commits_total',
+      help: "SQLite: other connections' commits the change feed found without log rows: `marked` (another server's state outside the log; nothing dropped) or `unknown` (plain SQL, another program; every calendar's kept results dropped)",
+      labelNames: ['kind'],
+      registers: [registry],
+      collect() {
+        this.reset();
+        const n = unlogged();
+        this.inc({ kind: 'marked' }, n.marked);
+        this.inc({ kind: 'unknown' }, n.unknown);
+      },
+    });
+  }
+
   // SQLite files: the write-ahead log's length, kept bounded under sustained writes (store/checkpointer.ts).
   const checkpointer = checkpointerOf(store.db);
   if (checkpointer) {

@@ -5,7 +5,9 @@
  * unchanged, the kept results are current. Otherwise it reads the log's counter, its rows and the
  * events' states in one read transaction, so that they are one snapshot even while another
  * process (a second instance, a CLI command) commits, and remembers the data version of that
- * snapshot.
+ * snapshot. A commit of another server that wrote only state outside the log (marked by its
+ * triggers, quiet-writes.ts) leaves the kept results as they are; any other commit without log
+ * rows resets them.
  *
  * @example
  *   const feed = createSqliteFeed(database); // a better-sqlite3 connection
@@ -16,21 +18,27 @@ import { CHANGES_SINCE_SQL, HEAD_SQL, toChangeRow, type RawChangeRow } from './c
 import { POSITIONS_SQL } from './calendar-positions.js';
 import { buildBatch, type BatchParts, type ChangeBatch, type EventText } from './change-batches.js';
 import { MAX_ROWS, calendarViews, feedCore, textOf, type ChangeFeed, type StateRow } from './change-feed.js';
+import { QUIET_SQL } from './quiet-writes.js';
 
 /**
  * What a SQLite feed at `from` finds in the log (in the caller's read transaction): the counter,
  * and, when it moved, the batch of rows after `from` with their events' states; when it did not
- * but another connection committed (`othersCommitted`: plain SQL, an older version), a reset,
- * since what changed is unknown. No batch while the feed has not started (`from < 0`).
+ * but another connection committed (`othersCommitted`) and `othersMarked` says it was not
+ * (only) the service's state outside the log: plain SQL, an older version; then a reset, since
+ * what changed is unknown. No batch while the feed has not started (`from < 0`).
  */
 function readSince(
   st: { counter: { get(): unknown }; since: { all(...params: unknown[]): unknown[] }; states: { all(...params: unknown[]): unknown[] } },
   from: number,
   othersCommitted: boolean,
-): { value: number; batch?: ChangeBatch; parts?: BatchParts } {
+  othersMarked: boolean,
+): { value: number; batch?: ChangeBatch; parts?: BatchParts; unlogged?: 'marked' | 'unknown' } {
   const value = Number(st.counter.get() ?? 0);
   if (from < 0) return { value };
-  if (value === from) return othersCommitted ? { value, batch: buildBatch(value, value, [], new Map(), new Map(), true) } : { value };
+  if (value === from) {
+    if (!othersCommitted) return { value };
+    return othersMarked ? { value, unlogged: 'marked' } : { value, batch: buildBatch(value, value, [], new Map(), new Map(), true), unlogged: 'unknown' };
+  }
   const raw = st.since.all(from, value, MAX_ROWS + 1) as RawChangeRow[];
   const truncated = raw.length > MAX_ROWS || value < from;
   const rows = truncated ? [] : raw.map(toChangeRow);
@@ -51,16 +59,26 @@ function readSince(
  * The feed of a SQLite database, reading on its connection synchronously. `inTransaction` tells
  * whether a transaction of another request is open on that connection: the feed then keeps its
  * number (uncommitted rows must not be read as changes); that request's commit is seen next time.
+ * `ownQuiet` counts the rows this connection marked as written outside the log (quiet-writes.ts;
+ * without it, every commit of another connection without log rows resets).
  */
-export function createSqliteFeed(connection: {
-  prepare(sql: string): { get(...params: unknown[]): unknown; all(...params: unknown[]): unknown[]; run(...params: unknown[]): unknown; pluck(on?: boolean): unknown };
-  readonly inTransaction: boolean;
-}): ChangeFeed {
+export function createSqliteFeed(
+  connection: {
+    prepare(sql: string): { get(...params: unknown[]): unknown; all(...params: unknown[]): unknown[]; run(...params: unknown[]): unknown; pluck(on?: boolean): unknown };
+    readonly inTransaction: boolean;
+  },
+  ownQuiet?: () => number,
+): ChangeFeed {
   const core = feedCore();
   type Stmt = { get(...params: unknown[]): unknown; all(...params: unknown[]): unknown[]; run(...params: unknown[]): unknown };
-  let statements: { dataVersion: Stmt; totalChanges: Stmt; counter: Stmt; since: Stmt; states: Stmt; positions: Stmt; begin: Stmt; end: Stmt; readVersion: Stmt } | undefined;
+  let statements: { dataVersion: Stmt; totalChanges: Stmt; counter: Stmt; quiet: Stmt; since: Stmt; states: Stmt; positions: Stmt; begin: Stmt; end: Stmt; readVersion: Stmt } | undefined;
   let lastDataVersion = -1;
   let lastTotalChanges = -1;
+  // The marked rows' count (`change_counter` row 2) at the last read, and how many of them were
+  // this connection's then: what moved beyond this connection's own marks is other servers'.
+  let lastQuiet = -1;
+  let lastOwnQuiet = 0;
+  const unlogged = { marked: 0, unknown: 0 };
   // Whether other connections' commits were looked for since the last batch of requests arrived
   // (`expectChanges`) and in this turn of the event loop. A commit by another process that was
   // acknowledged before a request was sent is seen by that request; one that lands while requests
@@ -89,6 +107,7 @@ export function createSqliteFeed(connection: {
       dataVersion: dataVersion.pluck(),
       totalChanges: totalChanges.pluck(),
       counter: (connection.prepare(HEAD_SQL) as unknown as { pluck(): Stmt }).pluck(),
+      quiet: (connection.prepare(QUIET_SQL) as unknown as { pluck(): Stmt }).pluck(),
       since: connection.prepare(CHANGES_SINCE_SQL) as Stmt,
       positions: connection.prepare(POSITIONS_SQL) as Stmt,
       begin: connection.prepare('begin') as Stmt,
@@ -126,9 +145,19 @@ export function createSqliteFeed(connection: {
     // its own would see the commits of other processes landed in between, and a state newer than
     // the batch's last row would be applied twice (once here, once with the later row's batch).
     st.begin.run();
-    let read: { value: number; batch?: ChangeBatch; parts?: BatchParts };
+    let read: { value: number; batch?: ChangeBatch; parts?: BatchParts; unlogged?: 'marked' | 'unknown' };
     try {
-      read = readSince(st, core.seq(), dataVersion !== lastDataVersion);
+      // Other servers marked rows since the last read (in this snapshot) when the count moved by
+      // more than this connection's own marks did. Without `change_counter` row 2 (a database not
+      // migrated yet) or marking, never.
+      const own = ownQuiet?.() ?? 0;
+      const row = ownQuiet ? st.quiet.get() : undefined;
+      const quiet = row === undefined ? -1 : Number(row);
+      const othersMarked = lastQuiet >= 0 && quiet >= 0 && quiet - lastQuiet > own - lastOwnQuiet;
+      read = readSince(st, core.seq(), dataVersion !== lastDataVersion, othersMarked);
+      lastQuiet = quiet;
+      lastOwnQuiet = own;
+      if (read.unlogged) unlogged[read.unlogged]++;
       // The version of the snapshot just read: a commit that landed between the look above and
       // this read is in it, and must not pass for a commit without log rows at the next look
       // (a reset of every calendar's kept results).
@@ -164,6 +193,7 @@ export function createSqliteFeed(connection: {
     transitionsBetween: core.transitionsBetween,
     kept: core.kept,
     looks: () => looks,
+    unlogged: () => ({ ...unlogged }),
   };
   return feed;
 }

@@ -211,6 +211,33 @@ for (const kind of STORES) {
       assert.equal((await fetch(east(b))).headers.get('etag'), onA.headers.get('etag'));
     });
 
+    it('agree through the other instance’s writes outside the log (a failed sign-in, a post lock): each keeps the calendar’s ETag and sync token', async () => {
+      await a.built.services.calendars.create({ slug: 'dusk', name: 'Dusk' });
+      const dusk = (t: TestServer, path = '/tribe/events/v1/events') => `${t.origin}/c/dusk${t.config.restRoot}${path}`;
+      const made = await a.api.post(dusk(a), { as: 'admin', json: event('Dusk fair') });
+      assert.equal(made.status, 201, made.text);
+      const id = (made.body as { id: number }).id;
+      const onA = await fetch(dusk(a));
+      const onB = await fetch(dusk(b));
+      assert.equal(onB.headers.get('etag'), onA.headers.get('etag'));
+      // Rows of the login throttle and of post locks: state no answer of the calendar shows.
+      const wrong = await fetch(dusk(b, '/wp/v2/users/me'), { headers: { authorization: `Basic ${Buffer.from('admin:not-the-password').toString('base64')}` } });
+      assert.equal(wrong.status, 401);
+      const locked = await b.api.post(dusk(b, `/calendar/admin/v1/events/${id}/editors`), { as: 'admin', json: {} });
+      assert.ok(locked.status < 300, locked.text);
+      for (const t of [a, b, a]) {
+        const again = await fetch(dusk(t));
+        assert.equal(again.headers.get('etag'), onA.headers.get('etag'), `the ETag on ${t === a ? 'a' : 'b'}`);
+        assert.equal(again.headers.get('x-sync-token') && tokenSeq(again.headers.get('x-sync-token')), tokenSeq(onA.headers.get('x-sync-token')));
+      }
+      if (kind.name === 'sqlite') {
+        // What the first instance's feed found: the other's commits without log rows, all marked.
+        const metrics = await (await fetch(`${a.origin}/metrics`)).text();
+        assert.match(metrics, /^calendar_feed_unlogged_commits_total\{kind="marked"\} [1-9]\d*$/m);
+        assert.match(metrics, /^calendar_feed_unlogged_commits_total\{kind="unknown"\} 0$/m);
+      }
+    });
+
     it('agree through a change of credentials made in the calendar: the instances that follow it and one started after it, which looks the calendar up', async () => {
       await a.built.services.calendars.create({ slug: 'dawn', name: 'Dawn' });
       const dawn = (t: TestServer, path = '/tribe/events/v1/events') => `${t.origin}/c/dawn${t.config.restRoot}${path}`;

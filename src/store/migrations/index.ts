@@ -41,6 +41,7 @@ import { federationServiceIndexesMigration } from './035_federation_service_inde
 import { calendarFormerSlugsMigration } from './036_calendar_former_slugs.js';
 import { federationObjectHomeMigration } from './037_federation_object_home.js';
 import { editLockHoldersMigration } from './038_edit_lock_holders.js';
+import { quietWritesMigration } from './039_quiet_writes.js';
 
 /** The migrations, in order. New ones are appended with a sortable name. */
 export function migrations(dialect: DialectName): Record<string, Migration> {
@@ -82,5 +83,6 @@ export function migrations(dialect: DialectName): Record<string, Migration> {
     '036_calendar_former_slugs': calendarFormerSlugsMigration(),
     '037_federation_object_home': federationObjectHomeMigration(),
     '038_edit_lock_holders': editLockHoldersMigration(),
+    '039_quiet_writes': quietWritesMigration(dialect),
   };
 }

@@ -15,7 +15,7 @@
  *   retried after a backoff: `backoff.initialMs`, doubled after each further failure up to
  *   `backoff.maxMs` (defaults: `everyMs`, and ten times that); a success resets it;
  * - `singleton`: across servers sharing the database, one step at a time
- *   (`store/job-locks.ts`: a PostgreSQL advisory lock, a process-local lock on SQLite). A server
+ *   (`store/job-locks.ts`: a PostgreSQL advisory lock, a lease row in the file on SQLite). A server
  *   finding the lock held skips that step (counted as skipped) and tries again at its next time;
  * - every step runs outside any request, whoever woke it (a nudge from a request of one calendar
  *   does not make the step that calendar's work): a job that works in calendars enters each itself;

@@ -9,15 +9,18 @@
  *   The key includes the current schema, so stores in separate schemas of one database do not
  *   exclude each other. The two-key form is a key space of its own: it never meets the one-key
  *   transaction locks of `locks.ts`.
- * - SQLite: one process owns the file (the service does not share a SQLite file between
- *   processes), so a lock held in this process is enough; it is keyed by the file, so two stores
- *   open on one file in one process (tests) exclude each other as well. In-memory databases are
- *   each their own.
+ * - SQLite: a lease, a row of `job_locks` (migration 040) taken by one atomic upsert that only
+ *   replaces a row whose lease has run out, renewed every `RENEW_MS` while the step runs and
+ *   deleted by its release. Several servers on one file (processes of their own) thus exclude
+ *   each other, as do two stores open on one file in one process (tests); a server that dies
+ *   holding one leaves it for at most `LEASE_MS`. Its writes are marked as the service's own state
+ *   outside the change log (quiet-writes.ts): the other servers' kept results stay.
  *
  * @example
  *   const lock = await tryJobLock(store, 'change-log-pruning');
  *   if (lock) try { await step(); } finally { await lock.release(); }
  */
+import { randomUUID } from 'node:crypto';
 import { sql } from 'kysely';
 import type { Store } from './db.js';
 
@@ -29,34 +32,52 @@ export interface JobLock {
 /** The first key of every job lock ("jobs" in ASCII), beside the job's own. */
 const JOB_LOCK_CLASS = 0x6a6f6273;
 
-/** SQLite: locks held in this process, by file (or by store, for in-memory databases). */
-const heldByFile = new Map<string, Set<string>>();
-const heldInMemory = new WeakMap<object, Set<string>>();
+/** SQLite: how long a lease lasts without being renewed (a server that died held it), and how often a held one is renewed (ms). */
+export const LEASE_MS = 60_000;
+const RENEW_MS = 15_000;
 
-function sqliteHeld(store: Store): Set<string> {
-  if (store.describe === 'sqlite::memory:') {
-    let held = heldInMemory.get(store.db);
-    if (!held) heldInMemory.set(store.db, (held = new Set()));
-    return held;
-  }
-  let held = heldByFile.get(store.describe);
-  if (!held) heldByFile.set(store.describe, (held = new Set()));
-  return held;
-}
+type LockTables = { job_locks: { name: string; holder: string; expires_ms: number | string } };
 
 /** Take the lock named `name` if no one (this server or another) holds it; undefined when one does. */
 export async function tryJobLock(store: Pick<Store, 'db' | 'dialect' | 'describe'>, name: string): Promise<JobLock | undefined> {
   if (store.dialect !== 'postgres') {
-    const held = sqliteHeld(store as Store);
-    if (held.has(name)) return undefined;
-    held.add(name);
+    const db = store.db.withTables<LockTables>();
+    const holder = randomUUID();
+    const now = Date.now();
+    // One statement: a new row, or the row of a lease that ran out; a live lease is left alone.
+    const taken = await db
+      .insertInto('job_locks')
+      .values({ name, holder, expires_ms: now + LEASE_MS })
+      .onConflict((oc) =>
+        oc
+          .column('name')
+          .doUpdateSet({ holder, expires_ms: now + LEASE_MS })
+          .where('job_locks.expires_ms', '<=', now),
+      )
+      .executeTakeFirst();
+    if (Number(taken.numInsertedOrUpdatedRows ?? 0) === 0) return undefined;
+    const renew = setInterval(() => {
+      db.updateTable('job_locks')
+        .set({ expires_ms: Date.now() + LEASE_MS })
+        .where('name', '=', name)
+        .where('holder', '=', holder)
+        .execute()
+        // A closed store or a busy file: the lease runs out by itself (as a dead server's).
+        .catch(() => {});
+    }, RENEW_MS);
+    renew.unref();
     let released = false;
     return {
       async release() {
         if (released) return;
         released = true;
-        held.delete(name);
-        if (held.size === 0 && store.describe !== 'sqlite::memory:') heldByFile.delete(store.describe);
+        clearInterval(renew);
+        await db
+          .deleteFrom('job_locks')
+          .where('name', '=', name)
+          .where('holder', '=', holder)
+          .execute()
+          .catch(() => {});
       },
     };
   }

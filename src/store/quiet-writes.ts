@@ -6,7 +6,7 @@
  * data_version` moved); when the log has no new rows, it cannot know what changed, and drops every
  * calendar's kept results and moves every calendar's revision (`~n`). Much of what servers write
  * is outside the log and behind no answer they keep: the login throttle's and the quotas' counts,
- * post locks, sessions being used, deliveries of webhooks, mail and federation. Each such commit
+ * post locks, singleton jobs' leases, sessions being used, deliveries of webhooks, mail and federation. Each such commit
  * of one server used to reset every other server on the file: their kept results were built again
  * and, worse, their revisions parted (`L2~1` on one, `L2` on the other), so an `If-None-Match` or a
  * sync token from one was not current on the other.
@@ -58,6 +58,8 @@ export const QUIET_TABLES = [
   'federation_kv',
   // an import's run and progress (the admin app reads it afresh; what it writes is logged)
   'imports',
+  // singleton jobs' leases (job-locks.ts)
+  'job_locks',
 ] as const;
 
 /** The row of `change_counter` that counts marked rows (row 1 is the log's head). */

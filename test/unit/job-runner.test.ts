@@ -271,7 +271,8 @@ for (const kind of STORES) {
         return [a, b];
       }
       const url = `sqlite:${join(dir, `jobs-${randomBytes(3).toString('hex')}.db`)}`;
-      const a = await openStore(url, { skipMigrations: true });
+      // The first migrates: SQLite's job locks are rows of `job_locks`.
+      const a = await openStore(url);
       const b = await openStore(url, { skipMigrations: true });
       stores.push(a, b);
       return [a, b];

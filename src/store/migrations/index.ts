@@ -42,6 +42,7 @@ import { calendarFormerSlugsMigration } from './036_calendar_former_slugs.js';
 import { federationObjectHomeMigration } from './037_federation_object_home.js';
 import { editLockHoldersMigration } from './038_edit_lock_holders.js';
 import { quietWritesMigration } from './039_quiet_writes.js';
+import { jobLocksMigration } from './040_job_locks.js';
 
 /** The migrations, in order. New ones are appended with a sortable name. */
 export function migrations(dialect: DialectName): Record<string, Migration> {
@@ -84,5 +85,6 @@ export function migrations(dialect: DialectName): Record<string, Migration> {
     '037_federation_object_home': federationObjectHomeMigration(),
     '038_edit_lock_holders': editLockHoldersMigration(),
     '039_quiet_writes': quietWritesMigration(dialect),
+    '040_job_locks': jobLocksMigration(dialect),
   };
 }

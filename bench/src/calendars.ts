@@ -341,12 +341,25 @@ async function fairnessRow(url: string, share: number, load: string, readers: nu
     const loaded = await loadOnce(probe, SECONDS);
     const [r, w] = await Promise.all([reads, writes]);
     const busy = (x: LoadResult | undefined) => (x ? `${x.rps.toFixed(0)} (${ms(x.p99)})` : '–');
-    console.log(`  share ${share}, ${load}: quiet p99 ${ms(quiet.p99)} ms, under load ${ms(loaded.p99)} ms`);
-    return `| ${share || 'off (0)'} | ${load} | ${ms(quiet.p99)} | ${ms(loaded.p99)} | ${(loaded.p99 / quiet.p99).toFixed(1)}x | ${quiet.rps.toFixed(0)} / ${loaded.rps.toFixed(0)} | ${busy(r)} | ${busy(w)} |`;
+    // What the probe's instance found of the other's commits without log rows (SQLite): marked
+    // ones it kept its results through, and the others, each of which dropped every calendar's.
+    const unlogged = await unloggedOf(server);
+    const resets = unlogged ? `${unlogged.unknown} / ${unlogged.marked}` : '–';
+    console.log(`  share ${share}, ${load}: quiet p99 ${ms(quiet.p99)} ms, under load ${ms(loaded.p99)} ms, unlogged commits unknown / marked ${resets}`);
+    return `| ${share || 'off (0)'} | ${load} | ${ms(quiet.p99)} | ${ms(loaded.p99)} | ${(loaded.p99 / quiet.p99).toFixed(1)}x | ${quiet.rps.toFixed(0)} / ${loaded.rps.toFixed(0)} | ${busy(r)} | ${busy(w)} | ${resets} |`;
   } finally {
     await writer?.stop();
     await server.stop();
   }
+}
+
+/** Others' commits without log rows the server's feed found, by kind (SQLite; undefined on PostgreSQL). */
+async function unloggedOf(server: Child): Promise<{ unknown: number; marked: number } | undefined> {
+  const text = await (await fetch(`${server.origin}/metrics`)).text();
+  const of = (kind: string) => new RegExp(`^calendar_feed_unlogged_commits_total\\{kind="${kind}"\\} (\\S+)$`, 'm').exec(text)?.[1];
+  const unknown = of('unknown');
+  const marked = of('marked');
+  return unknown === undefined || marked === undefined ? undefined : { unknown: Number(unknown), marked: Number(marked) };
 }
 
 /**
@@ -356,8 +369,8 @@ async function fairnessRow(url: string, share: number, load: string, readers: nu
  */
 async function fairness(url: string, table: string[]): Promise<void> {
   table.push(
-    `| CALENDAR_FAIR_SHARE | the busy calendar's load | probe p99 quiet ms | probe p99 under load ms | ratio | probe req/s quiet / under load | busy calendar reads/s (p99 ms) | busy calendar writes/s (p99 ms) |`,
-    '|---|---|---:|---:|---:|---:|---:|---:|',
+    `| CALENDAR_FAIR_SHARE | the busy calendar's load | probe p99 quiet ms | probe p99 under load ms | ratio | probe req/s quiet / under load | busy calendar reads/s (p99 ms) | busy calendar writes/s (p99 ms) | probe's resets / marked commits seen |`,
+    '|---|---|---:|---:|---:|---:|---:|---:|---:|',
   );
   const full = `${CONNECTIONS} readers, ${WRITERS} writers`;
   for (const share of FAIR_SHARES) table.push(await fairnessRow(url, share, full, CONNECTIONS, WRITERS));

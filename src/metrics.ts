@@ -130,7 +130,7 @@ export class StoreMetrics {
   /** how many times the store's change feed looked for others' commits (set by `registerFeedMetrics`) */
   feedLooks?: () => number;
   /** SQLite: others' commits its feed found without log rows, marked or not (set by `registerFeedMetrics`) */
-  feedUnlogged?: () => { marked: number; unknown: number };
+  feedUnlogged?: () => { marked: number; unknown: number; explainedLater: number };
 }
 
 /** Where the counts of a transaction, or of a handle `openStore` did not make, go: nobody reports them. */

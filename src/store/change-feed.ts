@@ -114,9 +114,11 @@ export interface ChangeFeed {
   /**
    * SQLite: other connections' commits found without log rows, by whether they were the service's
    * own state outside the log (`marked`, quiet-writes.ts: nothing dropped) or not (`unknown`: every
-   * calendar's kept results dropped and revision moved). `/metrics`: `calendar_feed_unlogged_commits_total`.
+   * calendar's kept results dropped and revision moved); and moves of the data version a look saw
+   * before the commit that made them (`explainedLater`: a writer starting the write-ahead log over).
+   * `/metrics`: `calendar_feed_unlogged_commits_total`.
    */
-  readonly unlogged?: () => { marked: number; unknown: number };
+  readonly unlogged?: () => { marked: number; unknown: number; explainedLater: number };
 }
 
 /** Log rows read in one go; more than this and the feed resets its subscribers instead. */

@@ -127,12 +127,13 @@ function registerStoreMetrics(registry: Registry, store: Store): void {
 
   // SQLite: other connections' commits without log rows. `unknown` ones (plain SQL, another
   // program) dropped every calendar's kept results; `marked` ones (another server's state outside
-  // the log: limits, locks, sessions, deliveries) did not.
+  // the log: limits, locks, sessions, deliveries) did not; `explained_later`, moves of the data
+  // version seen before their commit, neither.
   if (storeMetrics?.feedUnlogged) {
     const unlogged = storeMetrics.feedUnlogged;
     new Counter({
       name: 'calendar_feed_unlogged_commits_total',
-      help: "SQLite: other connections' commits the change feed found without log rows: `marked` (another server's state outside the log; nothing dropped) or `unknown` (plain SQL, another program; every calendar's kept results dropped)",
+      help: "SQLite: other connections' commits the change feed found without log rows: `marked` (another server's state outside the log; nothing dropped), `unknown` (plain SQL, another program; every calendar's kept results dropped, after waiting half a second for a commit to explain it), or `explained_later` (a look saw the data version move before the commit that moved it: a writer starting the write-ahead log over)",
       labelNames: ['kind'],
       registers: [registry],
       collect() {
@@ -140,6 +141,7 @@ function registerStoreMetrics(registry: Registry, store: Store): void {
         const n = unlogged();
         this.inc({ kind: 'marked' }, n.marked);
         this.inc({ kind: 'unknown' }, n.unknown);
+        this.inc({ kind: 'explained_later' }, n.explainedLater);
       },
     });
   }

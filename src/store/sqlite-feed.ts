@@ -20,6 +20,9 @@ import { buildBatch, type BatchParts, type ChangeBatch, type EventText } from '.
 import { MAX_ROWS, calendarViews, feedCore, textOf, type ChangeFeed, type StateRow } from './change-feed.js';
 import { QUIET_SQL } from './quiet-writes.js';
 
+/** How long a move of the data version with nothing to show for it waits to be explained before it resets (ms). */
+export const UNEXPLAINED_MS = 500;
+
 /**
  * What a SQLite feed at `from` finds in the log (in the caller's read transaction): the counter,
  * and, when it moved, the batch of rows after `from` with their events' states; when it did not
@@ -60,7 +63,8 @@ function readSince(
  * whether a transaction of another request is open on that connection: the feed then keeps its
  * number (uncommitted rows must not be read as changes); that request's commit is seen next time.
  * `ownQuiet` counts the rows this connection marked as written outside the log (quiet-writes.ts;
- * without it, every commit of another connection without log rows resets).
+ * without it, every commit of another connection without log rows resets); `unexplainedMs`, how
+ * long a move of the data version may wait for its commit (`UNEXPLAINED_MS`).
  */
 export function createSqliteFeed(
   connection: {
@@ -68,6 +72,7 @@ export function createSqliteFeed(
     readonly inTransaction: boolean;
   },
   ownQuiet?: () => number,
+  { unexplainedMs = UNEXPLAINED_MS }: { unexplainedMs?: number } = {},
 ): ChangeFeed {
   const core = feedCore();
   type Stmt = { get(...params: unknown[]): unknown; all(...params: unknown[]): unknown[]; run(...params: unknown[]): unknown };
@@ -78,7 +83,14 @@ export function createSqliteFeed(
   // this connection's then: what moved beyond this connection's own marks is other servers'.
   let lastQuiet = -1;
   let lastOwnQuiet = 0;
-  const unlogged = { marked: 0, unknown: 0 };
+  const unlogged = { marked: 0, unknown: 0, explainedLater: 0 };
+  // Since when (ms) the data version has moved with nothing in the log or the marks to show for
+  // it, else undefined. A writer that starts the write-ahead log over (after a checkpoint copied it
+  // all) rewrites the log's header when it writes its first page, before it commits: a look in
+  // between sees the version move, and the read finds nothing yet (measured: every 2-3 s under
+  // creates on another server). Its commit, a moment later, explains it; a commit of plain SQL
+  // never is, and resets once `unexplainedMs` have passed, at the first look after that.
+  let unexplainedSince: number | undefined;
   // Whether other connections' commits were looked for since the last batch of requests arrived
   // (`expectChanges`) and in this turn of the event loop. A commit by another process that was
   // acknowledged before a request was sent is seen by that request; one that lands while requests
@@ -145,7 +157,7 @@ export function createSqliteFeed(
     // its own would see the commits of other processes landed in between, and a state newer than
     // the batch's last row would be applied twice (once here, once with the later row's batch).
     st.begin.run();
-    let read: { value: number; batch?: ChangeBatch; parts?: BatchParts; unlogged?: 'marked' | 'unknown' };
+    let read: { value: number; batch?: ChangeBatch; parts?: BatchParts; unlogged?: 'marked' | 'unknown' | 'unexplained' };
     try {
       // Other servers marked rows since the last read (in this snapshot) when the count moved by
       // more than this connection's own marks did. Without `change_counter` row 2 (a database not
@@ -154,10 +166,20 @@ export function createSqliteFeed(
       const row = ownQuiet ? st.quiet.get() : undefined;
       const quiet = row === undefined ? -1 : Number(row);
       const othersMarked = lastQuiet >= 0 && quiet >= 0 && quiet - lastQuiet > own - lastOwnQuiet;
-      read = readSince(st, core.seq(), dataVersion !== lastDataVersion, othersMarked);
+      const othersCommitted = dataVersion !== lastDataVersion;
+      read = readSince(st, core.seq(), othersCommitted, othersMarked);
       lastQuiet = quiet;
       lastOwnQuiet = own;
-      if (read.unlogged) unlogged[read.unlogged]++;
+      if (read.unlogged === 'unknown') {
+        const now = Date.now();
+        unexplainedSince ??= now;
+        if (now - unexplainedSince < unexplainedMs) read = { value: read.value, unlogged: 'unexplained' };
+        else unexplainedSince = undefined;
+      } else if (othersCommitted && unexplainedSince !== undefined && (read.batch || read.unlogged === 'marked')) {
+        unexplainedSince = undefined;
+        unlogged.explainedLater++;
+      }
+      if (read.unlogged === 'marked' || read.unlogged === 'unknown') unlogged[read.unlogged]++;
       // The version of the snapshot just read: a commit that landed between the look above and
       // this read is in it, and must not pass for a commit without log rows at the next look
       // (a reset of every calendar's kept results).
@@ -167,7 +189,8 @@ export function createSqliteFeed(
     }
     if (core.seq() < 0) core.start(read.value);
     else if (read.batch) core.apply(read.batch, read.parts);
-    lastDataVersion = dataVersion;
+    // While the version's move is unexplained, the next look reads again.
+    if (unexplainedSince === undefined) lastDataVersion = dataVersion;
     lastTotalChanges = totalChanges;
     return core.seq();
   };

@@ -11,12 +11,14 @@ import { promisify } from 'node:util';
 import { writeTransaction } from '../../src/store/changes.js';
 import { updateEventDetails } from '../../src/store/events.js';
 import { CLI_ENTRY } from '../support/cli-entry.js';
+import { UNEXPLAINED_MS } from '../../src/store/sqlite-feed.js';
+import { setTimeout as sleep } from 'node:timers/promises';
 
 /**
  * The list's total is kept per filter and adjusted from the change log: every write, through the
  * API or by another process on the same database (through the store, which logs it), must show in
  * the next total. Writes that bypass the log are seen on SQLite (data_version moves without a log
- * entry: everything kept is dropped) and, on PostgreSQL, once a reset is logged (`events-calendar
+ * entry: everything kept is dropped, once no commit has explained it for half a second) and, on PostgreSQL, once a reset is logged (`events-calendar
  * refresh`).
  */
 for (const kind of STORES) {
@@ -79,8 +81,13 @@ for (const kind of STORES) {
           env: { ...process.env, DATABASE_URL: t.databaseUrl },
         });
         assert.match(stdout, /drop what they keep/);
+      } else {
+        // SQLite sees the data version move without a log row, and waits a moment for a commit
+        // that would explain it (a writer starting the write-ahead log over) before it drops what it keeps.
+        await total();
+        await sleep(UNEXPLAINED_MS + 50);
       }
-      assert.equal(await total(), 2, 'seen after the refresh; SQLite sees them at once');
+      assert.equal(await total(), 2, 'seen after the refresh; SQLite sees them within half a second');
     });
   });
 }

@@ -1,7 +1,8 @@
 /**
  * SQLite: the service's writes outside the change log mark themselves (store/quiet-writes.ts), so
  * that a server's feed keeps what it has when another server on the file wrote only such state,
- * and still resets on any other commit without log rows (plain SQL), its own marks not counted.
+ * and still resets on any other commit without log rows (plain SQL), its own marks not counted;
+ * and a move of the data version a look sees before the commit that makes it waits for that commit.
  */
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
@@ -10,13 +11,18 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { openStore } from '../../src/store/db.js';
-import { createSqliteFeed } from '../../src/store/sqlite-feed.js';
+import { UNEXPLAINED_MS, createSqliteFeed } from '../../src/store/sqlite-feed.js';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { QUIET_TABLES, quietWrites } from '../../src/store/quiet-writes.js';
 import type { ChangeFeed } from '../../src/store/change-feed.js';
 
-/** Connections on a migrated SQLite file: the feed's and another server's (both marking), and a plain one (the `sqlite3` shell). */
+/**
+ * Connections on a migrated SQLite file: the feed's and another server's (both marking), and a
+ * plain one (the `sqlite3` shell). `bump()` moves the data version the feed's connection reports
+ * without a commit, as a writer starting the write-ahead log over does before it commits.
+ */
 async function withServers(
-  run: (x: { feed: ChangeFeed; mine: BetterSqlite3.Database; theirs: BetterSqlite3.Database; plain: BetterSqlite3.Database; resets: () => number }) => Promise<void>,
+  run: (x: { feed: ChangeFeed; mine: BetterSqlite3.Database; theirs: BetterSqlite3.Database; plain: BetterSqlite3.Database; resets: () => number; bump: () => void }) => Promise<void>,
 ): Promise<void> {
   const dir = mkdtempSync(join(tmpdir(), 'calendar-quiet-'));
   const file = join(dir, 'calendar.db');
@@ -28,7 +34,21 @@ async function withServers(
     const own = quietWrites(mine);
     own.install();
     quietWrites(theirs).install();
-    const feed = createSqliteFeed(mine, own.own);
+    let extra = 0;
+    const connection = {
+      get inTransaction() {
+        return mine.inTransaction;
+      },
+      prepare(text: string) {
+        const statement = mine.prepare(text);
+        if (!text.startsWith('pragma data_version') && !text.includes('pragma_data_version()')) return statement;
+        const plucked = statement.pluck();
+        const get = () => Number(plucked.get()) + extra;
+        const wrapped = { get, all: () => [get()], run: () => plucked.run(), pluck: () => wrapped };
+        return wrapped;
+      },
+    };
+    const feed = createSqliteFeed(connection, own.own);
     let resets = 0;
     feed.subscribe((batch) => {
       if (batch.reset) resets++;
@@ -36,7 +56,7 @@ async function withServers(
     await feed.sync();
     // Its start tells subscribers to begin afresh; what counts is what comes after.
     resets = 0;
-    await run({ feed, mine, theirs, plain, resets: () => resets });
+    await run({ feed, mine, theirs, plain, resets: () => resets, bump: () => extra++ });
   } finally {
     for (const c of [mine, theirs, plain]) c.close();
     await store.close();
@@ -47,6 +67,17 @@ async function withServers(
 /** A row of the login throttle's (a table of `QUIET_TABLES`), written on `connection`. */
 function throttle(connection: BetterSqlite3.Database, key: string): void {
   connection.prepare(`insert into "login_failures" ("key", "failures", "pending", "pending_until_ms", "last_ms", "blocked_until_ms") values (?, 1, 0, 0, 0, 0)`).run(key);
+}
+
+/** A logged commit on `connection`, as the store logs its writes: the counter moves, one row. */
+function logVenue(connection: BetterSqlite3.Database): void {
+  connection.transaction(() => {
+    connection.prepare('update "change_counter" set "value" = "value" + 1 where "id" = 1').run();
+    const seq = Number(connection.prepare('select "value" from "change_counter" where "id" = 1').pluck().get());
+    connection
+      .prepare(`insert into "changes" ("seq", "idx", "record_type", "record_id", "action", "detail", "created_gmt", "calendar_id") values (?, 0, 'venue', 1, 'update', null, '2031-01-01 00:00:00', 1)`)
+      .run(seq);
+  })();
 }
 
 /** The next look, in a later turn (the feed looks for others' commits once per turn). */
@@ -62,12 +93,16 @@ describe('SQLite: writes outside the log mark themselves', () => {
       throttle(theirs, 'a');
       await look(feed);
       assert.equal(resets(), 0, 'a marked commit');
-      assert.deepEqual(feed.unlogged?.(), { marked: 1, unknown: 0 });
+      assert.deepEqual(feed.unlogged?.(), { marked: 1, unknown: 0, explainedLater: 0 });
       // The same table written by a connection without the triggers: what else it did is unknown.
+      // The feed waits a moment for a commit to explain it, then resets.
       throttle(plain, 'b');
       await look(feed);
+      assert.equal(resets(), 0, 'not at once');
+      await sleep(UNEXPLAINED_MS + 50);
+      await look(feed);
       assert.equal(resets(), 1, 'a plain commit');
-      assert.deepEqual(feed.unlogged?.(), { marked: 1, unknown: 1 });
+      assert.deepEqual(feed.unlogged?.(), { marked: 1, unknown: 1, explainedLater: 0 });
     });
   });
 
@@ -77,29 +112,47 @@ describe('SQLite: writes outside the log mark themselves', () => {
       throttle(mine, 'mine');
       throttle(plain, 'plain');
       await look(feed);
+      await sleep(UNEXPLAINED_MS + 50);
+      await look(feed);
       assert.equal(resets(), 1);
-      assert.deepEqual(feed.unlogged?.(), { marked: 0, unknown: 1 });
+      assert.deepEqual(feed.unlogged?.(), { marked: 0, unknown: 1, explainedLater: 0 });
     });
   });
 
   it('a marked commit and a logged one of another server between two looks are one batch, no reset', async () => {
     await withServers(async ({ feed, theirs, resets }) => {
       throttle(theirs, 'a');
-      theirs.transaction(() => {
-        theirs.prepare('update "change_counter" set "value" = "value" + 1 where "id" = 1').run();
-        const seq = Number(theirs.prepare('select "value" from "change_counter" where "id" = 1').pluck().get());
-        theirs
-          .prepare(
-            `insert into "changes" ("seq", "idx", "record_type", "record_id", "action", "detail", "created_gmt", "calendar_id") values (?, 0, 'venue', 1, 'update', null, '2031-01-01 00:00:00', 1)`,
-          )
-          .run(seq);
-      })();
+      logVenue(theirs);
       await look(feed);
       assert.equal(resets(), 0);
       throttle(theirs, 'b');
       await look(feed);
       assert.equal(resets(), 0, 'marked again after the logged batch');
-      assert.deepEqual(feed.unlogged?.(), { marked: 1, unknown: 0 });
+      assert.deepEqual(feed.unlogged?.(), { marked: 1, unknown: 0, explainedLater: 0 });
+    });
+  });
+
+  it('a move of the data version before its commit (the write-ahead log started over) waits for the commit; one that nothing explains resets after a moment', async () => {
+    await withServers(async ({ feed, theirs, resets, bump }) => {
+      bump();
+      await look(feed);
+      assert.equal(resets(), 0);
+      logVenue(theirs);
+      await look(feed);
+      assert.equal(resets(), 0, 'explained by the logged commit');
+      throttle(theirs, 'a');
+      await look(feed);
+      assert.deepEqual(feed.unlogged?.(), { marked: 1, unknown: 0, explainedLater: 1 });
+      // A move nothing follows: a reset once the moment has passed, not before.
+      bump();
+      await look(feed);
+      await sleep(UNEXPLAINED_MS / 2);
+      await look(feed);
+      assert.equal(resets(), 0);
+      await sleep(UNEXPLAINED_MS / 2 + 50);
+      await look(feed);
+      assert.equal(resets(), 1);
+      assert.deepEqual(feed.unlogged?.(), { marked: 1, unknown: 1, explainedLater: 1 });
     });
   });
 

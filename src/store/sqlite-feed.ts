@@ -6,8 +6,8 @@
  * events' states in one read transaction, so that they are one snapshot even while another
  * process (a second instance, a CLI command) commits, and remembers the data version of that
  * snapshot. A commit of another server that wrote only state outside the log (marked by its
- * triggers, quiet-writes.ts) leaves the kept results as they are; any other commit without log
- * rows resets them.
+ * triggers, quiet-writes.ts) leaves the kept results as they are; any other move of the data
+ * version without log rows resets them, once no commit has explained it for `UNEXPLAINED_MS`.
  *
  * @example
  *   const feed = createSqliteFeed(database); // a better-sqlite3 connection

@@ -39,7 +39,7 @@ const RENEW_MS = 15_000;
 type LockTables = { job_locks: { name: string; holder: string; expires_ms: number | string } };
 
 /** Take the lock named `name` if no one (this server or another) holds it; undefined when one does. */
-export async function tryJobLock(store: Pick<Store, 'db' | 'dialect' | 'describe'>, name: string): Promise<JobLock | undefined> {
+export async function tryJobLock(store: Pick<Store, 'db' | 'dialect'>, name: string): Promise<JobLock | undefined> {
   if (store.dialect !== 'postgres') {
     const db = store.db.withTables<LockTables>();
     const holder = randomUUID();

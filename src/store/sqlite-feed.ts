@@ -26,7 +26,7 @@ export const UNEXPLAINED_MS = 500;
 /**
  * What a SQLite feed at `from` finds in the log (in the caller's read transaction): the counter,
  * and, when it moved, the batch of rows after `from` with their events' states; when it did not
- * but another connection committed (`othersCommitted`) and `othersMarked` says it was not
+ * but another connection committed (`othersCommitted`) and `othersMarked()` says it was not
  * (only) the service's state outside the log: plain SQL, an older version; then a reset, since
  * what changed is unknown. No batch while the feed has not started (`from < 0`).
  */
@@ -34,13 +34,13 @@ function readSince(
   st: { counter: { get(): unknown }; since: { all(...params: unknown[]): unknown[] }; states: { all(...params: unknown[]): unknown[] } },
   from: number,
   othersCommitted: boolean,
-  othersMarked: boolean,
+  othersMarked: () => boolean,
 ): { value: number; batch?: ChangeBatch; parts?: BatchParts; unlogged?: 'marked' | 'unknown' } {
   const value = Number(st.counter.get() ?? 0);
   if (from < 0) return { value };
   if (value === from) {
     if (!othersCommitted) return { value };
-    return othersMarked ? { value, unlogged: 'marked' } : { value, batch: buildBatch(value, value, [], new Map(), new Map(), true), unlogged: 'unknown' };
+    return othersMarked() ? { value, unlogged: 'marked' } : { value, batch: buildBatch(value, value, [], new Map(), new Map(), true), unlogged: 'unknown' };
   }
   const raw = st.since.all(from, value, MAX_ROWS + 1) as RawChangeRow[];
   const truncated = raw.length > MAX_ROWS || value < from;
@@ -79,10 +79,24 @@ export function createSqliteFeed(
   let statements: { dataVersion: Stmt; totalChanges: Stmt; counter: Stmt; quiet: Stmt; since: Stmt; states: Stmt; positions: Stmt; begin: Stmt; end: Stmt; readVersion: Stmt } | undefined;
   let lastDataVersion = -1;
   let lastTotalChanges = -1;
-  // The marked rows' count (`change_counter` row 2) at the last read, and how many of them were
-  // this connection's then: what moved beyond this connection's own marks is other servers'.
+  // The marked rows' count (`change_counter` row 2) when it was last read, and how many of them
+  // were this connection's then: what moved beyond this connection's own marks is other servers'.
   let lastQuiet = -1;
   let lastOwnQuiet = 0;
+  // Whether other servers marked rows since the count was last read (in the caller's read
+  // transaction). Read only when the log did not move though another connection committed, and at
+  // the start: the count's moves and this connection's are compared over the same span, however
+  // long. Without `change_counter` row 2 (a database not migrated yet) or marking, never.
+  const othersMarked = (st: { quiet: Stmt }): boolean => {
+    if (!ownQuiet) return false;
+    const own = ownQuiet();
+    const row = st.quiet.get();
+    const quiet = row === undefined ? -1 : Number(row);
+    const marked = lastQuiet >= 0 && quiet >= 0 && quiet - lastQuiet > own - lastOwnQuiet;
+    lastQuiet = quiet;
+    lastOwnQuiet = own;
+    return marked;
+  };
   const unlogged = { marked: 0, unknown: 0, explainedLater: 0 };
   // Since when (ms) the data version has moved with nothing in the log or the marks to show for
   // it, else undefined. A writer that starts the write-ahead log over (after a checkpoint copied it
@@ -159,17 +173,9 @@ export function createSqliteFeed(
     st.begin.run();
     let read: { value: number; batch?: ChangeBatch; parts?: BatchParts; unlogged?: 'marked' | 'unknown' | 'unexplained' };
     try {
-      // Other servers marked rows since the last read (in this snapshot) when the count moved by
-      // more than this connection's own marks did. Without `change_counter` row 2 (a database not
-      // migrated yet) or marking, never.
-      const own = ownQuiet?.() ?? 0;
-      const row = ownQuiet ? st.quiet.get() : undefined;
-      const quiet = row === undefined ? -1 : Number(row);
-      const othersMarked = lastQuiet >= 0 && quiet >= 0 && quiet - lastQuiet > own - lastOwnQuiet;
       const othersCommitted = dataVersion !== lastDataVersion;
-      read = readSince(st, core.seq(), othersCommitted, othersMarked);
-      lastQuiet = quiet;
-      lastOwnQuiet = own;
+      if (core.seq() < 0) othersMarked(st);
+      read = readSince(st, core.seq(), othersCommitted, () => othersMarked(st));
       if (read.unlogged === 'unknown') {
         const now = Date.now();
         unexplainedSince ??= now;

@@ -17,6 +17,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { STORES } from '../support/harness.js';
+import { logVenueUpdate } from '../support/logged-commit.js';
 
 const state = (over: Partial<ListingState> = {}): ListingState => ({
   id: 1,
@@ -469,15 +470,7 @@ describe('the SQLite feed knows which version it read', () => {
       (text) => text.startsWith('pragma data_version'),
       async ({ other, connection, after, pending }) => {
         // Another process's write, logged as the store logs writes: the counter moves, one row.
-        const logged = other.transaction(() => {
-          other.prepare('update "change_counter" set "value" = "value" + 1 where "id" = 1').run();
-          const seq = Number(other.prepare('select "value" from "change_counter" where "id" = 1').pluck().get());
-          other
-            .prepare(
-              `insert into "changes" ("seq", "idx", "record_type", "record_id", "action", "detail", "created_gmt", "calendar_id") values (?, 0, 'venue', 1, 'update', null, '2031-01-01 00:00:00', 1)`,
-            )
-            .run(seq);
-        });
+        const logged = () => logVenueUpdate(other);
         const feed = createSqliteFeed(connection);
         const batches: Array<{ reset: boolean; venues: number[] }> = [];
         feed.subscribe((batch) => batches.push({ reset: batch.reset, venues: [...batch.venues] }));

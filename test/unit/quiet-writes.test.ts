@@ -15,6 +15,7 @@ import { UNEXPLAINED_MS, createSqliteFeed } from '../../src/store/sqlite-feed.js
 import { setTimeout as sleep } from 'node:timers/promises';
 import { QUIET_TABLES, quietWrites } from '../../src/store/quiet-writes.js';
 import type { ChangeFeed } from '../../src/store/change-feed.js';
+import { logVenueUpdate } from '../support/logged-commit.js';
 
 /**
  * Connections on a migrated SQLite file: the feed's and another server's (both marking), and a
@@ -69,17 +70,6 @@ function throttle(connection: BetterSqlite3.Database, key: string): void {
   connection.prepare(`insert into "login_failures" ("key", "failures", "pending", "pending_until_ms", "last_ms", "blocked_until_ms") values (?, 1, 0, 0, 0, 0)`).run(key);
 }
 
-/** A logged commit on `connection`, as the store logs its writes: the counter moves, one row. */
-function logVenue(connection: BetterSqlite3.Database): void {
-  connection.transaction(() => {
-    connection.prepare('update "change_counter" set "value" = "value" + 1 where "id" = 1').run();
-    const seq = Number(connection.prepare('select "value" from "change_counter" where "id" = 1').pluck().get());
-    connection
-      .prepare(`insert into "changes" ("seq", "idx", "record_type", "record_id", "action", "detail", "created_gmt", "calendar_id") values (?, 0, 'venue', 1, 'update', null, '2031-01-01 00:00:00', 1)`)
-      .run(seq);
-  })();
-}
-
 /** The next look, in a later turn (the feed looks for others' commits once per turn). */
 async function look(feed: ChangeFeed): Promise<void> {
   await new Promise((r) => setImmediate(r));
@@ -122,7 +112,7 @@ describe('SQLite: writes outside the log mark themselves', () => {
   it('a marked commit and a logged one of another server between two looks are one batch, no reset', async () => {
     await withServers(async ({ feed, theirs, resets }) => {
       throttle(theirs, 'a');
-      logVenue(theirs);
+      logVenueUpdate(theirs);
       await look(feed);
       assert.equal(resets(), 0);
       throttle(theirs, 'b');
@@ -137,7 +127,7 @@ describe('SQLite: writes outside the log mark themselves', () => {
       bump();
       await look(feed);
       assert.equal(resets(), 0);
-      logVenue(theirs);
+      logVenueUpdate(theirs);
       await look(feed);
       assert.equal(resets(), 0, 'explained by the logged commit');
       throttle(theirs, 'a');

@@ -31,7 +31,9 @@ describe('the calendar on another site', () => {
   let other: Server;
   let otherOrigin = '';
   let fcBundle = '';
-  const month = DateTime.utc().startOf('month').plus({ months: 1 });
+  // Next month where the viewer is (Europe/Paris, as the site): never the month of its today, which
+  // the grid marks "Today". Next month in UTC was that month in the last hours of a month's last day.
+  const month = DateTime.now().setZone('Europe/Paris').startOf('month').plus({ months: 1 });
   const ym = month.toFormat('yyyy-MM');
   const day = (n: number) => month.plus({ days: n - 1 }).toISODate()!;
   let manifest: { file: string; integrity: string };

@@ -45,7 +45,11 @@ import { registerCalDav } from './caldav/index.js';
 import { registerEmbedFace } from './embed/index.js';
 import { registerSubmissionsFace } from './submissions/index.js';
 import { registerMediaFace } from './media/index.js';
-import { registerMcpFace } from './mcp/index.js';
+import { MCP_PATH, registerMcpFace } from './mcp/index.js';
+import { startWriteWorker, type WriteWorker, type WriteWorkerData } from './web/write-worker.js';
+import type { JobRunner } from './jobs/runner.js';
+import { BODY_LIMIT } from './web/hostile-input.js';
+import { MULTIPART_SLACK, UPLOAD_LIMIT } from './web/uploads.js';
 
 export interface BuiltApp extends Core {
   app: FastifyInstance;
@@ -65,6 +69,8 @@ export interface BuiltApp extends Core {
   networkJob: JobHandle<number>;
   /** The watch of the event loop (which requests hold it; loop-delay.ts). */
   loopWatch: LoopWatch;
+  /** The thread answering the writes (WRITE_WORKER; web/write-worker.ts). */
+  writeWorker?: WriteWorker;
   /** The reads answered after a start before `/readyz` says ready (`serve` runs it; off with WARM_UP=false). */
   warmUp?: WarmUp;
   /** Stop the server, then close the store; `progress` hears each step as it starts. */
@@ -79,6 +85,11 @@ export interface BuildOptions {
   logger?: boolean | object;
   /** Run the webhook worker (default true). */
   webhooks?: boolean;
+  /**
+   * The background jobs run in another thread (this app is the write worker's, src/write-worker.ts):
+   * none is started here, and a nudge of one is handed to this.
+   */
+  jobsElsewhere?: (name: string) => void;
 }
 
 /** Paths never rate-limited: health checks and metrics (scrapers and orchestrators poll them). */
@@ -101,7 +112,19 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
   registerConditional(app, config.cacheMaxAge);
   // Background jobs on one runner (src/jobs): webhook delivery, the occurrence horizon,
   // change-log pruning past SYNC_HISTORY_DAYS.
-  const { runner: jobs, webhookWorker, horizonJob, pruneJob, submissionJobs, sharedLimitsJob, mailOutbox, networkJob } = createJobs(services, app.log, options.webhooks === false ? {} : { webhooks });
+  const {
+    runner: jobs,
+    webhookWorker,
+    horizonJob,
+    pruneJob,
+    submissionJobs,
+    sharedLimitsJob,
+    mailOutbox,
+    networkJob,
+  } = createJobs(services, app.log, {
+    ...(options.webhooks === false ? {} : { webhooks }),
+    ...(options.jobsElsewhere ? { elsewhere: options.jobsElsewhere } : {}),
+  });
   jobs.start();
   app.addHook('onClose', async () => jobs.stop());
   if (webhookWorker) {
@@ -212,6 +235,8 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
   if (config.calendarFairShare > 0)
     installTurnShare(app.server, turnShare, (host) => services.calendars.isCalendarHost(host), RATE_LIMIT_EXEMPT, config.federation ? config.federationHandle : undefined);
   if (registry) registerFairShareMetrics(registry, fairShare, turnShare);
+  // WRITE_WORKER: the writes in a thread of their own (web/write-worker.ts), in front of everything else.
+  const writeWorker = config.writeWorker ? startWrites(app, config, store, jobs, metrics, options.logger) : undefined;
 
   return {
     app,
@@ -227,12 +252,48 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
     ...(webhookWorker ? { webhookWorker } : {}),
     ...(submissionJobs ? { submissionJobs } : {}),
     ...(warmUp ? { warmUp } : {}),
+    ...(writeWorker ? { writeWorker } : {}),
     async close(progress?: (step: string) => void) {
       await app.close();
       progress?.('closing the database');
       await store.close();
     },
   };
+}
+
+/**
+ * Start the write worker's thread (src/write-worker.ts) on this store's database and put its
+ * forwarding in front of the server's request listeners. It opens the same database (PostgreSQL:
+ * the same schema) without migrating; its commits wake this thread's jobs, which it nudges.
+ */
+function startWrites(app: FastifyInstance, config: Config, store: Store, jobs: JobRunner, metrics: RegisteredMetrics | undefined, logger: BuildOptions['logger']): WriteWorker {
+  // The entry beside this file: `.ts` when the sources run as they are (the tests), `.js` built.
+  const script = new URL(import.meta.url.endsWith('.ts') ? './write-worker.ts' : './write-worker.js', import.meta.url);
+  const storeOptions: OpenOptions = { skipMigrations: true, timeoutMs: config.databaseTimeoutMs, ...(store.schema ? { schema: store.schema } : {}) };
+  const workerData: WriteWorkerData = { config, storeOptions, logger: logger === false ? false : { level: levelOf(logger) ?? config.logLevel } };
+  // The worker's lines go where this thread's go: `serve`'s bounded destination, else stdout.
+  const stream = typeof logger === 'object' && logger !== null && 'stream' in logger ? (logger as { stream: { write(line: string): unknown } }).stream : process.stdout;
+  const writes = startWriteWorker({
+    script,
+    workerData,
+    maxBodyBytes: Math.max(BODY_LIMIT, UPLOAD_LIMIT, config.mediaMaxBytes + MULTIPART_SLACK, config.federationMaxBodyBytes),
+    stays: (path) => path === MCP_PATH,
+    committed: () => store.changes.committedElsewhere(),
+    nudge: (name) => jobs.nudge(name),
+    ...(metrics ? { observe: metrics.observeWritten } : {}),
+    log: app.log,
+    logLine: (line) => void stream.write(line),
+  });
+  writes.install(app.server);
+  // Once the server answered its last request (the writes under way included), before the store closes.
+  app.addHook('onClose', async () => writes.close());
+  return writes;
+}
+
+/** The level of Fastify logger options, when they name one. */
+function levelOf(logger: BuildOptions['logger']): string | undefined {
+  const level = typeof logger === 'object' && logger !== null ? (logger as { level?: unknown }).level : undefined;
+  return typeof level === 'string' ? level : undefined;
 }
 
 /**

@@ -404,6 +404,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Part
   if (!/^[A-Za-z0-9_.-]{1,64}$/.test(federationHandle)) throw new ConfigError(`FEDERATION_HANDLE must be letters, digits, _ . or -, got "${federationHandle}"`);
   const federationIconUrl = pick('federationIconUrl', 'FEDERATION_ICON_URL');
   if (federationIconUrl !== undefined && !/^https?:\/\/[^\s]+$/i.test(federationIconUrl)) throw new ConfigError(`FEDERATION_ICON_URL must be an http(s) URL, got "${maskUrl(federationIconUrl)}"`);
+  // The write worker opens the database again in its own thread: an in-memory database is one connection's own.
+  if (declared('writeWorker') && /^sqlite::memory:/.test(pick('databaseUrl', 'DATABASE_URL') ?? ''))
+    throw new ConfigError('WRITE_WORKER needs a database file (sqlite:PATH) or PostgreSQL: sqlite::memory: cannot be opened by a second thread');
   const logLevel = (pick('logLevel', 'LOG_LEVEL') ?? 'info').toLowerCase();
   if (!LOG_LEVELS.includes(logLevel)) throw new ConfigError(`LOG_LEVEL must be one of ${LOG_LEVELS.join(', ')}, got "${logLevel}"`);
   return {
@@ -428,6 +431,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Part
     slowRequestLogMs: declared('slowRequestLogMs'),
     warmUp: declared('warmUp'),
     replayAnswers: declared('replayAnswers'),
+    writeWorker: declared('writeWorker'),
+    writeWorkerNice: declared('writeWorkerNice'),
     rateLimitMax: declared('rateLimitMax'),
     rateLimitWindow: durationSeconds('RATE_LIMIT_WINDOW', pick('rateLimitWindow', 'RATE_LIMIT_WINDOW') ?? '60'),
     calendarQuotaEvents: declared('calendarQuotaEvents'),

@@ -19,7 +19,9 @@
  * 4. fairness: the probe calendar's p99 (one connection) quiet, then while the big calendar is
  *    read by BENCH_CONNECTIONS connections and written by BENCH_WRITERS; with CALENDAR_FAIR_SHARE
  *    as shipped and with it off (target: within 2x the quiet p99); then with the reads alone and
- *    the writes alone (BENCH_FAIR_MIX=0: not); then the writes sent to a second instance on the
+ *    the writes alone (BENCH_FAIR_MIX=0: not); then the writes in a thread of their own on the
+ *    probe's instance, alone and with the reads (WRITE_WORKER; BENCH_FAIR_WORKER=0: not); then the
+ *    writes sent to a second instance on the
  *    same database, alone and with the reads, and to a second instance of another database, which
  *    the probe's instance does not follow: what the machine's sharing alone costs the probe
  *    (BENCH_FAIR_ELSEWHERE=0: not). The second instance stands for another machine: pinned beside
@@ -27,7 +29,7 @@
  *
  * Settings: BENCH_CALENDARS (10000), BENCH_CALENDAR_EVENTS (100), BENCH_BIG (1000000),
  * BENCH_STORES (sqlite; add postgres with BENCH_POSTGRES_URL), BENCH_DURATION (10 s),
- * BENCH_WARMUP (3 s), BENCH_CONNECTIONS (10), BENCH_WRITERS (2), BENCH_FAIR_SHARES ("2,4,1,0"), BENCH_FAIR_MIX, BENCH_FAIR_ELSEWHERE,
+ * BENCH_WARMUP (3 s), BENCH_CONNECTIONS (10), BENCH_WRITERS (2), BENCH_FAIR_SHARES ("2,4,1,0"), BENCH_FAIR_MIX, BENCH_FAIR_WORKER, BENCH_FAIR_ELSEWHERE,
  * BENCH_DATA_DIR (./data/bench), BENCH_REUSE=1 (keep and reuse the seeded SQLite files and PostgreSQL
  * databases of the same sizes),
  * BENCH_SEED_ONLY=1 (seed the databases and stop: seeding needs no quiet machine),
@@ -301,9 +303,9 @@ function driveLoad(spec: Record<string, unknown>): Promise<LoadResult> {
  * 4. The probe calendar's p99 quiet and while the big calendar is under load: read by `readers`
  * connections and written by `writers`, on a server with CALENDAR_FAIR_SHARE=`share`.
  */
-async function fairnessRow(url: string, share: number, load: string, readers: number, writers: number, writesTo?: string): Promise<string> {
+async function fairnessRow(url: string, share: number, load: string, readers: number, writers: number, writesTo?: string, settings: Record<string, string> = {}): Promise<string> {
   const probePath = `/c/${PROBE_SLUG}/api/calendar/events/v1/events`;
-  const server = await serve(url, { CALENDAR_FAIR_SHARE: String(share) });
+  const server = await serve(url, { CALENDAR_FAIR_SHARE: String(share), ...settings });
   // The writes sent to a second instance of `writesTo`: on the same database the first only
   // follows them; on another, there is nothing to follow, and what is left is what the machine's
   // sharing costs the probe.
@@ -377,6 +379,12 @@ async function fairness(url: string, table: string[]): Promise<void> {
   if (env.BENCH_FAIR_MIX === '0') return;
   if (CONNECTIONS > 0) table.push(await fairnessRow(url, SHIPPED_FAIR_SHARE, `${CONNECTIONS} readers only`, CONNECTIONS, 0));
   if (WRITERS > 0) table.push(await fairnessRow(url, SHIPPED_FAIR_SHARE, `${WRITERS} writers only`, 0, WRITERS));
+  // The writes in a thread of their own on the probe's instance (WRITE_WORKER; its nice value
+  // WRITE_WORKER_NICE's default), on its CPU (BENCH_FAIR_WORKER=0 leaves these rows out).
+  if (WRITERS > 0 && env.BENCH_FAIR_WORKER !== '0') {
+    table.push(await fairnessRow(url, SHIPPED_FAIR_SHARE, `${WRITERS} writers only, WRITE_WORKER`, 0, WRITERS, undefined, { WRITE_WORKER: 'true' }));
+    if (CONNECTIONS > 0) table.push(await fairnessRow(url, SHIPPED_FAIR_SHARE, `${full}, WRITE_WORKER`, CONNECTIONS, WRITERS, undefined, { WRITE_WORKER: 'true' }));
+  }
   // The writes on a second instance on the same database: what the probe's instance then pays is
   // following them (BENCH_FAIR_ELSEWHERE=0 leaves these rows out).
   if (WRITERS > 0 && env.BENCH_FAIR_ELSEWHERE !== '0') {

@@ -83,6 +83,8 @@ export interface RegisteredMetrics {
   registry: Registry;
   /** A request answered outside Fastify's hooks: a replayed answer (web/replay.ts). */
   observeRequest(method: string, route: string, status: number, seconds: number): void;
+  /** A request answered by the write worker's thread (web/write-worker.ts; `route`: the pattern it matched there). */
+  observeWritten(method: string, route: string, status: number, seconds: number): void;
 }
 
 /**
@@ -131,6 +133,19 @@ export function registerMetrics(app: FastifyInstance, config: Config, storeMetri
     replayed.inc({ status: labels.status });
   };
 
+  const written = new Counter({
+    name: 'calendar_write_worker_requests_total',
+    help: 'Requests answered by the write worker thread (WRITE_WORKER; counted in http_requests_total too), by status',
+    labelNames: ['status'],
+    registers: [registry],
+  });
+  const observeWritten = (method: string, route: string, status: number, seconds: number) => {
+    const labels = { method, route, status: String(status) };
+    requests.inc(labels);
+    duration.observe(labels, seconds);
+    written.inc({ status: labels.status });
+  };
+
   app.get(METRICS_PATH, async (req, reply) => {
     if (config.metricsToken !== undefined) {
       const auth = req.headers.authorization ?? '';
@@ -142,7 +157,7 @@ export function registerMetrics(app: FastifyInstance, config: Config, storeMetri
     const text = await registry.metrics();
     return reply.header('content-type', registry.contentType).header('cache-control', 'no-store').send(text);
   });
-  return { registry, observeRequest };
+  return { registry, observeRequest, observeWritten };
 }
 
 /** The process's metrics: log output dropped, the event loop's delays and the requests that held it. */

@@ -40,9 +40,14 @@ export interface Jobs {
 }
 
 /** Declare the server's jobs to a new runner (not started). */
-export function createJobs(services: DomainServices, logger: PruneLogger, options: { webhooks?: WebhookService } = {}): Jobs {
+export function createJobs(services: DomainServices, logger: PruneLogger, options: { webhooks?: WebhookService; elsewhere?: (name: string) => void } = {}): Jobs {
   // A stop waits for a webhook delivery under way (each attempt is bounded by WEBHOOKS_TIMEOUT).
-  const runner = createJobRunner({ store: services.store, logger, stopWaitMs: Math.max(30_000, 2 * services.config.webhooksTimeoutMs) });
+  const runner = createJobRunner({
+    store: services.store,
+    logger,
+    stopWaitMs: Math.max(30_000, 2 * services.config.webhooksTimeoutMs),
+    ...(options.elsewhere ? { elsewhere: options.elsewhere } : {}),
+  });
   const webhookWorker = options.webhooks ? registerWebhookWorker(runner, options.webhooks, { pollMs: pollIntervalMs(services.config.webhooksRetrySchedule) }) : undefined;
   const horizonJob = registerHorizonJob(runner, services);
   const pruneJob = registerPruneJob(runner, services, logger);

@@ -95,6 +95,11 @@ export interface JobRunnerOptions {
   logger: JobLogger;
   /** The longest `stop()` waits for a step under way (ms; default 30,000). */
   stopWaitMs?: number;
+  /**
+   * The jobs run in another thread (the write worker's: its main thread runs them): `start()`
+   * schedules nothing here, and a nudge (by name or by a handle) is handed to `elsewhere`.
+   */
+  elsewhere?: (name: string) => void;
 }
 
 const DURATION_BUCKETS = [0.001, 0.005, 0.025, 0.1, 0.5, 2.5, 10, 60, 300];
@@ -251,6 +256,10 @@ function registerJob<T>(runner: RunnerState, spec: JobSpec<T>): JobHandle<T> {
       return execute();
     },
     nudge() {
+      if (runner.options.elsewhere) {
+        if (!stopped && !runner.stopping) runner.options.elsewhere(name);
+        return;
+      }
       if (stopped || runner.stopping || !runner.started) return;
       if (running) again = true;
       else wake(spec.nudgeMs ?? 0);
@@ -296,7 +305,7 @@ export function createJobRunner(options: JobRunnerOptions): JobRunner {
     register: (spec) => registerJob(runner, spec),
     job: (name) => jobs.get(name),
     start() {
-      if (runner.started || runner.stopping) return;
+      if (runner.started || runner.stopping || options.elsewhere) return;
       runner.started = true;
       for (const begin of starters) begin();
     },

@@ -40,6 +40,10 @@ export interface Config {
   warmUp: boolean;
   /** Replay kept answers to anonymous reads below Fastify (web/replay.ts; REPLAY_ANSWERS, default true). */
   replayAnswers: boolean;
+  /** Run mutating requests in a worker thread with its own store connection (web/write-worker.ts; WRITE_WORKER, default false). */
+  writeWorker: boolean;
+  /** The write worker thread's nice value (WRITE_WORKER_NICE, 0-19). */
+  writeWorkerNice: number;
   /** Requests per client (IP, or user when authenticated) per `rateLimitWindow`; 0 turns rate limiting off. */
   rateLimitMax: number;
   /** The rate-limit window, in seconds. */

@@ -106,6 +106,27 @@ export const SERVICE_SETTINGS: Setting[] = [
     description: 'answer repeated anonymous reads from the bytes of the same answer while the data is unchanged (true/false)',
   },
   {
+    env: 'WRITE_WORKER',
+    flag: '--write-worker',
+    key: 'writeWorker',
+    type: 'boolean',
+    group: 'server',
+    defaultText: 'false',
+    description:
+      "run the writes (POST, PUT, PATCH, DELETE) in a thread of their own beside the one that answers the reads, so that one calendar's writes do not hold the others' reads (true/false; needs a database file or PostgreSQL)",
+  },
+  {
+    env: 'WRITE_WORKER_NICE',
+    flag: '--write-worker-nice',
+    key: 'writeWorkerNice',
+    type: 'integer',
+    min: 0,
+    max: 19,
+    group: 'server',
+    defaultText: '10',
+    description: "with WRITE_WORKER: the write thread's nice value (0-19; higher yields the CPU to the reads sooner; 0 shares it evenly)",
+  },
+  {
     env: 'RATE_LIMIT_MAX',
     flag: '--rate-limit-max',
     key: 'rateLimitMax',

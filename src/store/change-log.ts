@@ -217,6 +217,12 @@ export interface ChangeLog {
   onCommit(listener: () => void): void;
   /** The store says a transaction of this process committed (or is committing). */
   committed(): void;
+  /**
+   * Another thread of this process committed on a connection of its own (the write worker): wake
+   * the subscribers as after a local commit (one look at the head, coalesced). The change feed
+   * finds the commit itself, at its next look.
+   */
+  committedElsewhere(): void;
   /** Stop the polls (the store closes). */
   close(): void;
 }
@@ -292,6 +298,9 @@ export function createChangeLog(db: Executor): ChangeLog {
     },
     committed() {
       for (const l of immediate) l();
+      log.committedElsewhere();
+    },
+    committedElsewhere() {
       if (!lookTimer && anyWanted()) {
         lookTimer = setTimeout(look, COMMIT_LOOK_MS);
         lookTimer.unref();

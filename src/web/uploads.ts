@@ -33,7 +33,7 @@ export class UploadedFile {
 }
 
 /** Room beyond the largest image for a multipart body's other fields and boundaries. */
-const MULTIPART_SLACK = 1024 * 1024;
+export const MULTIPART_SLACK = 1024 * 1024;
 
 /** `filename` of a `Content-Disposition` header (`attachment; filename="poster.jpg"`), if any. */
 function dispositionFilename(header: unknown): string {

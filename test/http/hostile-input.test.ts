@@ -7,55 +7,9 @@
  */
 import { it } from 'node:test';
 import assert from 'node:assert/strict';
-import { connect } from 'node:net';
 import { sql } from 'kysely';
 import { forEachStore, type ApiResponse, type TestServer } from '../support/harness.js';
-
-/** Send raw bytes on a fresh connection; resolve with everything the server sent before closing. */
-function raw(t: TestServer, chunks: Array<string | Buffer>, { pauseMs = 0, timeoutMs = 10_000 } = {}): Promise<{ text: string; closedAfterMs: number }> {
-  const { port } = new URL(t.origin);
-  return new Promise((resolve, reject) => {
-    const started = Date.now();
-    const socket = connect(Number(port), '127.0.0.1');
-    let text = '';
-    const timer = setTimeout(() => {
-      socket.destroy();
-      reject(new Error(`no close within ${timeoutMs} ms; got ${JSON.stringify(text.slice(0, 300))}`));
-    }, timeoutMs);
-    socket.setEncoding('latin1');
-    socket.on('data', (d: string) => (text += d));
-    socket.on('error', () => {
-      /* the server may reset a connection it refused */
-    });
-    socket.on('close', () => {
-      clearTimeout(timer);
-      resolve({ text, closedAfterMs: Date.now() - started });
-    });
-    socket.on('connect', async () => {
-      for (const chunk of chunks) {
-        if (socket.destroyed) return;
-        socket.write(chunk);
-        if (pauseMs) await new Promise((r) => setTimeout(r, pauseMs));
-      }
-    });
-  });
-}
-
-/** Status and JSON body of a raw HTTP answer. */
-function parseRaw(text: string): { status: number; body: any; headers: string } {
-  const status = Number(/^HTTP\/1\.1 (\d{3})/.exec(text)?.[1] ?? 0);
-  const split = text.indexOf('\r\n\r\n');
-  const head = text.slice(0, split);
-  let body = text.slice(split + 4);
-  if (/transfer-encoding: chunked/i.test(head)) body = body.replace(/^[0-9a-f]+\r\n/i, '').replace(/\r\n0\r\n\r\n$/, '');
-  let parsed: unknown;
-  try {
-    parsed = JSON.parse(body);
-  } catch {
-    parsed = body;
-  }
-  return { status, body: parsed, headers: head };
-}
+import { parseRaw, raw } from '../support/raw-http.js';
 
 function assertWpError(res: { status: number; body: any }, status: number, code?: string): void {
   assert.equal(res.status, status, JSON.stringify(res.body));

@@ -71,6 +71,8 @@ describe('configuration', () => {
         'SLOW_REQUEST_LOG_MS',
         'WARM_UP',
         'REPLAY_ANSWERS',
+        'WRITE_WORKER',
+        'WRITE_WORKER_NICE',
         'RATE_LIMIT_MAX',
         'RATE_LIMIT_WINDOW',
         'CALENDAR_QUOTA_EVENTS',

@@ -147,6 +147,28 @@ for (const kind of STORES) {
       assert.ok(mail);
     });
 
+    it("wakes what this thread's commits wake with the worker's commits (the webhook worker's wake among them)", async () => {
+      // A server without mail, whose jobs commit nothing of their own after a write, and a
+      // subscriber without a poll: only a commit of this process, or the worker's passed on, wakes
+      // it. (On SQLite nothing else does; on PostgreSQL this thread's own job steps may too.)
+      const quiet = await startServer(kind.name === 'sqlite' ? { name: 'sqlite', url: `sqlite:${join(dir!, 'wake.db')}` } : kind, { WRITE_WORKER: 'true' });
+      await quiet.built.writeWorker!.ready;
+      let woken = 0;
+      const stop = quiet.built.store.changes.subscribe(() => void woken++);
+      try {
+        await new Promise((r) => setTimeout(r, 300));
+        woken = 0;
+        const made = await quiet.api.post('/events', { as: 'admin', json: { title: 'Wakes', start_date: `${soon(14)} 10:00:00`, end_date: `${soon(14)} 11:00:00` } });
+        assert.equal(made.status, 201);
+        const until = Date.now() + 5000;
+        while (woken === 0 && Date.now() < until) await new Promise((r) => setTimeout(r, 10));
+        assert.ok(woken > 0, "the worker's commit woke this thread's subscriber");
+      } finally {
+        stop();
+        await quiet.close();
+      }
+    });
+
     it('signs in with a cookie through the worker, and the cookie needs its nonce for writes', async () => {
       // As a browser: the login form (read here), then its POST (answered by the worker).
       const form0 = await fetch(`${t.origin}/admin/login`, { redirect: 'manual' });

@@ -40,6 +40,23 @@ function logger() {
 }
 
 describe('job runner', () => {
+  it('with its jobs run elsewhere (the write worker): starts nothing, and hands every nudge over by name', async () => {
+    const handed: string[] = [];
+    let steps = 0;
+    const runner = createJobRunner({ logger: logger(), elsewhere: (name) => handed.push(name) });
+    const job = runner.register({ name: 'kept-elsewhere', everyMs: 10, firstMs: 0, run: async () => void steps++ });
+    runner.start();
+    job.nudge();
+    runner.nudge('kept-elsewhere');
+    runner.nudge('unknown');
+    await sleep(60);
+    assert.equal(steps, 0, 'no step ran here');
+    assert.deepEqual(handed, ['kept-elsewhere', 'kept-elsewhere']);
+    await runner.stop();
+    job.nudge();
+    assert.deepEqual(handed, ['kept-elsewhere', 'kept-elsewhere'], 'nothing is handed over once stopped');
+  });
+
   it('retries a failing step after a backoff that doubles up to its cap, logs each failure with the job name, and a success resets it', async () => {
     const log = logger();
     const runner = createJobRunner({ logger: log });

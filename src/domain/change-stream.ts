@@ -33,9 +33,9 @@ const POLL_MS = 1000;
 export function visibleEvents(rows: ChangeRow[], viewer: Viewer): ChangeEvent[] {
   const out: ChangeEvent[] = [];
   for (const row of rows) {
-    if (row.type === 'lists' || ((row.type === 'user' || row.type === 'credentials') && viewer.role !== 'administrator')) continue;
-    // A user's credentials (sessions, application passwords, second factor) are a change of that user.
-    const type = row.type === 'credentials' ? 'user' : row.type;
+    if (row.type === 'lists' || ((row.type === 'user' || row.type === 'credentials' || row.type === 'role') && viewer.role !== 'administrator')) continue;
+    // A user's credentials (sessions, application passwords, second factor) and roles are a change of that user.
+    const type = row.type === 'credentials' || row.type === 'role' ? 'user' : row.type;
     let last = out.at(-1);
     if (!last || last.seq !== row.seq) out.push((last = { seq: row.seq, time: row.created_gmt, changes: [] }));
     if (!last.changes.some((c) => c.type === type && c.id === row.id && c.action === row.action)) last.changes.push({ type, id: row.id, action: row.action });

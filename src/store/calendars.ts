@@ -183,10 +183,19 @@ export async function roleIn(db: Executor, userId: number, calendarId: number): 
   return row?.role ?? '';
 }
 
-/** Set (or with '' remove) an account's role in a calendar other than the default one. */
+/**
+ * Set (or with '' remove) an account's role in a calendar other than the default one, in one
+ * transaction with its log row: a `role` row in that calendar, which moves that calendar's revision
+ * alone (the default calendar's roles are the accounts' own, `user` rows, and move every one).
+ */
 export async function setRoleIn(db: Executor, userId: number, calendarId: number, role: string): Promise<void> {
-  await db.deleteFrom('calendar_roles').where('user_id', '=', userId).where('calendar_id', '=', calendarId).execute();
-  if (role) await db.insertInto('calendar_roles').values({ user_id: userId, calendar_id: calendarId, role }).execute();
+  await inCalendar(calendarId, () =>
+    writeTransaction(db, async (trx) => {
+      await trx.deleteFrom('calendar_roles').where('user_id', '=', userId).where('calendar_id', '=', calendarId).execute();
+      if (role) await trx.insertInto('calendar_roles').values({ user_id: userId, calendar_id: calendarId, role }).execute();
+      await noteChange(trx, 'role', userId, 'update');
+    }),
+  );
 }
 
 /** The people with a role in a calendar other than the default one. */
@@ -213,6 +222,7 @@ export async function countPosts(db: Executor, type: 'tribe_events' | 'tribe_ven
 export async function limitAppPassword(db: Executor, uuid: string, calendarId: number): Promise<void> {
   await writeTransaction(db, async (trx) => {
     const row = await trx.updateTable('app_passwords').set({ calendar_id: calendarId }).where('uuid', '=', uuid).returning('user_id').executeTakeFirst();
-    if (row) await noteChange(trx, 'user', Number(row.user_id), 'update');
+    // A change of credentials: servers drop who they keep authenticated; no answer shows it.
+    if (row) await noteChange(trx, 'credentials', Number(row.user_id), 'update');
   });
 }

@@ -129,6 +129,7 @@ export function buildBatch(from: number, to: number, rows: readonly FeedRow[], s
       // Both drop who is kept authenticated; only an account's change may show in an answer.
       case 'user':
       case 'credentials':
+      case 'role':
         batch.users.add(r.id);
         break;
     }

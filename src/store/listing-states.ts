@@ -13,10 +13,12 @@ import type { Executor } from './schema.js';
  * `user`: a user account or role changed (servers drop who they keep authenticated; sync tokens and
  * webhooks do not report users; every calendar's revision moves, since any calendar may show it).
  * `credentials`: a user's sessions, application passwords or second factor changed: servers drop
- * who they keep authenticated, as for `user`, and no calendar's revision moves (no answer shows them). `submission`: a community submission was received or
+ * who they keep authenticated, as for `user`, and no calendar's revision moves (no answer shows them). `role`: an
+ * account's role in a calendar other than the default one changed (its row names that calendar):
+ * that calendar's revision moves, no other's. `submission`: a community submission was received or
  * decided (only webhooks read it, as `submission.*` types; its detail says which).
  */
-export type RecordType = 'event' | 'venue' | 'organizer' | 'term' | 'image' | 'user' | 'credentials' | 'submission' | 'all' | 'lists' | 'settings';
+export type RecordType = 'event' | 'venue' | 'organizer' | 'term' | 'image' | 'user' | 'credentials' | 'role' | 'submission' | 'all' | 'lists' | 'settings';
 export type ChangeAction = 'create' | 'update' | 'trash' | 'delete' | 'reset';
 
 /** What the event list filters and orders on, for one event. */

@@ -133,6 +133,41 @@ forEachStore('calendars: each has a data revision of its own', (t) => {
     assert.notEqual((await northList()).headers.get('etag'), before);
   });
 
+  it('moves only its calendar’s revision with a change of a role in it (as its log row says), not every calendar’s', async () => {
+    const N = `${t.origin}${t.config.restRoot}/calendar/network/v1`;
+    const south = () => fetch(api('south', '/events'));
+    const home = () => fetch(`${t.base}/events`);
+    await t.user('subscriber', 'revision-member');
+    const afterAccount = await Promise.all([northList(), south(), home()]);
+    const listed = await t.api.get(`${N}/calendars`, { as: 'admin' });
+    const northId = (listed.body as Array<{ id: number; slug: string }>).find((c) => c.slug === 'north')!.id;
+    const member = await t.api.post(`${N}/calendars/${northId}/members`, { as: 'admin', json: { login: 'revision-member', role: 'editor' } });
+    assert.equal(member.status, 200, member.text);
+    assert.notEqual((await northList()).headers.get('etag'), afterAccount[0].headers.get('etag'), 'north moved with a role in it');
+    assert.equal((await south()).headers.get('etag'), afterAccount[1].headers.get('etag'), 'south kept its ETag');
+    assert.equal((await home()).headers.get('etag'), afterAccount[2].headers.get('etag'), 'the default calendar kept its ETag');
+    assert.equal((await fetch(`${t.base}/events`, { headers: { 'if-none-match': afterAccount[2].headers.get('etag')! } })).status, 304);
+    // The role is in force at once, and its removal too.
+    const asMember = (path: string) =>
+      fetch(`${t.origin}/c/north${t.config.restRoot}/tribe/events/v1${path}`, {
+        headers: { authorization: `Basic ${Buffer.from('revision-member:revision-member-pw').toString('base64')}`, 'content-type': 'application/json' },
+        method: 'POST',
+        body: JSON.stringify(event('Member fair')),
+      });
+    assert.equal((await asMember('/events')).status, 201);
+    const removed = await t.api.post(`${N}/calendars/${northId}/members`, { as: 'admin', json: { login: 'revision-member', role: '' } });
+    assert.equal(removed.status, 200, removed.text);
+    assert.equal((await asMember('/events')).status, 403);
+    // The log names the calendar and the user.
+    const A = `${t.origin}/c/north${t.config.restRoot}/calendar/admin/v1`;
+    const seq = tokenSeq(afterAccount[0].headers.get('x-sync-token'));
+    const log = await t.api.get(`${A}/changes`, { as: 'admin', query: { after: seq } });
+    assert.ok(
+      log.body.events.some((e: { changes: Array<{ type: string; id: number }> }) => e.changes.some((c) => c.type === 'user')),
+      JSON.stringify(log.body),
+    );
+  });
+
   it('keeps every calendar’s revision through a change of credentials (an application password made and revoked): no answer shows them', async () => {
     const A = `${t.origin}${t.config.restRoot}/calendar/admin/v1`;
     const list = await northList();
@@ -236,6 +271,28 @@ for (const kind of STORES) {
         assert.match(metrics, /^calendar_feed_unlogged_commits_total\{kind="marked"\} [1-9]\d*$/m);
         assert.match(metrics, /^calendar_feed_unlogged_commits_total\{kind="unknown"\} 0$/m);
       }
+    });
+
+    it('agree through a change of a role in a calendar made on the other: that calendar moves alike on both, no other does, nothing is reset', async () => {
+      const noon = await a.built.services.calendars.create({ slug: 'noon', name: 'Noon' });
+      const lists = (t: TestServer) => Promise.all([fetch(`${t.origin}/c/noon${t.config.restRoot}/tribe/events/v1/events`), fetch(`${t.base}/events`)]);
+      await a.user('subscriber', 'noon-member');
+      const [noonA, homeA] = await lists(a);
+      const [noonB, homeB] = await lists(b);
+      assert.equal(noonB.headers.get('etag'), noonA.headers.get('etag'));
+      assert.equal(homeB.headers.get('etag'), homeA.headers.get('etag'));
+      const N = `${b.origin}${b.config.restRoot}/calendar/network/v1`;
+      const member = await b.api.post(`${N}/calendars/${noon.id}/members`, { as: 'admin', json: { login: 'noon-member', role: 'author' } });
+      assert.equal(member.status, 200, member.text);
+      // Past the half second a commit without log rows would wait before a reset (SQLite).
+      await new Promise((r) => setTimeout(r, 700));
+      const [noonA2, homeA2] = await lists(a);
+      const [noonB2, homeB2] = await lists(b);
+      assert.notEqual(noonA2.headers.get('etag'), noonA.headers.get('etag'), 'noon moved on a');
+      assert.equal(noonB2.headers.get('etag'), noonA2.headers.get('etag'), 'noon alike on both');
+      assert.equal(homeA2.headers.get('etag'), homeA.headers.get('etag'), 'the default calendar kept its ETag on a');
+      assert.equal(homeB2.headers.get('etag'), homeA.headers.get('etag'), 'the default calendar kept its ETag on b');
+      if (kind.name === 'sqlite') assert.match(await (await fetch(`${a.origin}/metrics`)).text(), /^calendar_feed_unlogged_commits_total\{kind="unknown"\} 0$/m);
     });
 
     it('agree through a change of credentials made in the calendar: the instances that follow it and one started after it, which looks the calendar up', async () => {

@@ -50,6 +50,8 @@ import { startWriteWorker, type WriteWorker, type WriteWorkerData } from './web/
 import type { JobRunner } from './jobs/runner.js';
 import { BODY_LIMIT } from './web/hostile-input.js';
 import { MULTIPART_SLACK, UPLOAD_LIMIT } from './web/uploads.js';
+import { workerHeapBytes } from './store/worker-threads.js';
+import { Gauge } from 'prom-client';
 
 export interface BuiltApp extends Core {
   app: FastifyInstance;
@@ -287,6 +289,24 @@ function startWrites(app: FastifyInstance, config: Config, store: Store, jobs: J
   writes.install(app.server);
   // Once the server answered its last request (the writes under way included), before the store closes.
   app.addHook('onClose', async () => writes.close());
+  if (metrics) {
+    new Gauge({
+      name: 'calendar_write_worker_ready',
+      help: 'Whether the write worker thread answers the writes now (1), or they are answered in the main thread (0: starting, restarting, or stopped for good)',
+      registers: [metrics.registry],
+      collect() {
+        this.set(writes.stats().ready ? 1 : 0);
+      },
+    });
+    new Gauge({
+      name: 'calendar_write_worker_heap_bytes',
+      help: "The write worker thread's V8 heap (bytes; 0 while no worker answers)",
+      registers: [metrics.registry],
+      async collect() {
+        this.set(await workerHeapBytes(writes.thread() ?? null));
+      },
+    });
+  }
   return writes;
 }
 

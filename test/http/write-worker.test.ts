@@ -56,6 +56,9 @@ for (const kind of STORES) {
 
     it('answers a write in its own thread, at a lower priority, and a read right after it sees it', async () => {
       assert.equal(t.built.writeWorker!.stats().ready, true);
+      const metrics = await (await fetch(`${t.origin}/metrics`)).text();
+      assert.match(metrics, /^calendar_write_worker_ready 1$/m);
+      assert.ok(Number(/^calendar_write_worker_heap_bytes (\d+)$/m.exec(metrics)?.[1]) > 1_000_000, "the worker's heap is counted");
       assert.ok(threadNices().includes(10), `a thread at nice 10 (WRITE_WORKER_NICE): ${threadNices().join(' ')}`);
       const before = await t.api.get('/events');
       const etag = before.headers.get('etag');

@@ -287,7 +287,12 @@ function startWrites(app: FastifyInstance, config: Config, store: Store, jobs: J
     logLine: (line) => void stream.write(line),
   });
   writes.install(app.server);
-  // Once the server answered its last request (the writes under way included), before the store closes.
+  // Closing: new writes go to Fastify (503 while it closes); once it answered its last request (the
+  // writes under way included), the worker stops, before the store closes.
+  app.addHook('preClose', (done) => {
+    writes.drain();
+    done();
+  });
   app.addHook('onClose', async () => writes.close());
   if (metrics) {
     new Gauge({

@@ -30,15 +30,16 @@ if (data.config.writeWorkerNice > 0) {
 }
 
 try {
-  const built = await buildApp(
-    { ...data.config, writeWorker: false, warmUp: false },
-    {
-      logger: data.logger === false ? false : { level: data.logger.level, stream: { write: (line: string) => post({ type: 'log', line }) } },
-      storeOptions: data.storeOptions,
-      webhooks: false,
-      jobsElsewhere: (name) => post({ type: 'nudge', name }),
-    },
-  );
+  // The first administrator is the main thread's to create (or its password to reset): not again here.
+  const config = { ...data.config, writeWorker: false, warmUp: false };
+  delete config.adminUser;
+  delete config.adminPassword;
+  const built = await buildApp(config, {
+    logger: data.logger === false ? false : { level: data.logger.level, stream: { write: (line: string) => post({ type: 'log', line }) } },
+    storeOptions: data.storeOptions,
+    webhooks: false,
+    jobsElsewhere: (name) => post({ type: 'nudge', name }),
+  });
   const { app, store } = built;
   // The route pattern each answer matched, for the main thread's /metrics.
   const routes = new WeakMap<IncomingMessage, string>();
@@ -47,6 +48,9 @@ try {
     done();
   });
   await app.ready();
+  // As in the main thread (server.ts): a rejection nobody handled is logged, and the thread goes on
+  // (writes are transactions; nothing is left half-changed). Node would end the thread otherwise.
+  process.on('unhandledRejection', (reason) => app.log.error({ err: reason }, 'unhandled promise rejection in the write worker (it keeps running)'));
   // This thread's commits wake the main thread's jobs (webhook deliveries, mail, network follows).
   store.changes.subscribe(() => post({ type: 'committed' }));
   port.on('message', (message: ToWorker) => {

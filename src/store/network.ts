@@ -103,7 +103,8 @@ export async function calendarsChanged(db: Executor, from: number, to: number): 
 /**
  * What the change log says changed in each calendar between `from` and `to`: the events by id, or
  * `all` when anything else changed there (a venue, an organizer, a term, an image, its settings),
- * which any copy may show, or when the window holds more than `limit` rows.
+ * which any copy may show, or when the window holds more than `limit` rows. Submissions, roles and
+ * credentials change no copy.
  */
 export async function changedByCalendar(db: Executor, from: number, to: number, limit: number): Promise<Map<number, Set<number> | 'all'>> {
   const out = new Map<number, Set<number> | 'all'>();
@@ -129,7 +130,8 @@ export async function changedByCalendar(db: Executor, from: number, to: number, 
     if (r.record_type === 'event') {
       if (known) known.add(Number(r.record_id));
       else out.set(calendar, new Set([Number(r.record_id)]));
-    } else if (r.record_type !== 'submission') out.set(calendar, 'all');
+      // Roles and credentials: nothing a copy shows.
+    } else if (r.record_type !== 'submission' && r.record_type !== 'role' && r.record_type !== 'credentials') out.set(calendar, 'all');
   }
   return out;
 }

@@ -60,6 +60,10 @@ export const QUIET_TABLES = [
   'imports',
   // singleton jobs' leases (job-locks.ts)
   'job_locks',
+  // webhook endpoints and their cursors (the delivery job moves them): no answer is kept from them
+  'webhook_endpoints',
+  // a calendar's follows: the mirroring job's list (what it copies is logged, and moves revisions)
+  'calendar_follows',
 ] as const;
 
 /** The row of `change_counter` that counts marked rows (row 1 is the log's head). */

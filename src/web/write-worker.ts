@@ -14,10 +14,13 @@
  * jobs as a local commit would (`committed`), and a job the worker nudges is nudged here (`nudge`):
  * the background jobs run in this thread only.
  *
- * Left here: reads (GET, HEAD, OPTIONS, and CalDAV's PROPFIND and REPORT), the MCP face (its
- * transport may stream its answer), and a body announced larger than any route takes (Fastify
- * answers it 413 without reading it). Until the worker is ready, after it failed to start, and
- * while it restarts after a crash, writes are answered here too: the service never depends on it.
+ * Left here: reads (GET, HEAD, OPTIONS, CalDAV's PROPFIND and REPORT, and a POST that asks to be
+ * read as a GET: an answer passed back whole cannot stream, as the admin app's change stream does),
+ * the MCP face (whose tools reach the REST routes in-process, mostly to read), a body announced
+ * larger than any route takes (Fastify answers it 413 without reading it), and any write while the
+ * bodies read and not yet answered hold more than `maxBufferedBytes`. Until the worker is ready,
+ * after it failed to start, while it restarts after a crash, and once the server is closing, writes
+ * are answered here too: the service never depends on it.
  * A write the worker was answering when it died gets 503 `rest_write_interrupted` (its transaction
  * was either committed before or rolled back: nothing half-written).
  *
@@ -79,14 +82,22 @@ export interface WriteWorkerOptions {
   log: WriteWorkerLog;
   /** Write a log line of the worker where this thread's own go. */
   logLine?: (line: string) => void;
-  /** Restarts after a crash within a minute before the worker is left stopped (writes then stay here). */
+  /** Crashes within a minute after which the worker is left stopped (writes then stay here; default 5). */
   maxRestarts?: number;
+  /**
+   * Bytes of bodies read here and not yet answered, past which further writes stay in this thread
+   * (where Fastify refuses what a route does not take before reading it, and the rate limit comes
+   * first); default four of the largest bodies.
+   */
+  maxBufferedBytes?: number;
 }
 
 export interface WriteWorkerStats {
   ready: boolean;
   /** writes waiting for the worker's answer */
   pending: number;
+  /** bytes of bodies read and not answered yet */
+  buffered: number;
   answered: number;
   restarts: number;
 }
@@ -96,6 +107,8 @@ export interface WriteWorker {
   install(server: Server): void;
   /** Resolves once the worker answers (or when it failed to start: writes then stay here). */
   ready: Promise<void>;
+  /** The server is closing: new writes stay here (Fastify answers them 503); those under way are answered. */
+  drain(): void;
   stats(): WriteWorkerStats;
   /** The thread answering now (undefined while none does): its `threadId`, or `terminate()` to see a crash handled. */
   thread(): Worker | undefined;
@@ -109,12 +122,25 @@ const HOP_BY_HOP = new Set(['connection', 'keep-alive', 'transfer-encoding', 'up
 /** How long `close` waits for the worker to close its store before it stops the thread. */
 const CLOSE_WAIT_MS = 10_000;
 
-/** The path of a request, without its query and its calendar's `/c/{slug}` prefix. */
+/** The path of a request, without its query, its calendar's `/c/{slug}` prefix, repeated or trailing slashes. */
 function pathOf(url: string): string {
   const q = url.indexOf('?');
-  const path = q === -1 ? url : url.slice(0, q);
+  const path = (q === -1 ? url : url.slice(0, q)).replace(/\/{2,}/g, '/');
   const prefixed = /^\/c\/[^/]+(\/.*)?$/.exec(path);
-  return prefixed ? (prefixed[1] ?? '/') : path;
+  const bare = prefixed ? (prefixed[1] ?? '/') : path;
+  return bare.length > 1 ? bare.replace(/\/$/, '') : bare;
+}
+
+/**
+ * Whether a POST asks to be read as another method that does not write (`X-HTTP-Method-Override`
+ * or `?_method=`, as the REST pipeline honours them): such a request is a read, and stays here (a
+ * read may stream, which an answer passed back whole cannot).
+ */
+function overriddenToRead(req: IncomingMessage): boolean {
+  const header = req.headers['x-http-method-override'];
+  const query = /[?&]_method=([^&#]*)/i.exec(req.url ?? '')?.[1];
+  const override = typeof header === 'string' && header !== '' ? header : query !== undefined ? decodeURIComponent(query.replace(/\+/g, ' ')) : undefined;
+  return override !== undefined && override !== '' && !WRITES.has(override.trim().toUpperCase());
 }
 
 function errorBody(code: string, message: string, status: number): string {
@@ -133,12 +159,18 @@ interface Pending {
   res: ServerResponse;
   method: string;
   started: number;
+  /** the body's bytes, counted in `buffered` until the answer */
+  bytes: number;
 }
 
 export function startWriteWorker(options: WriteWorkerOptions): WriteWorker {
   const { log } = options;
   const maxRestarts = options.maxRestarts ?? 5;
+  const maxBuffered = options.maxBufferedBytes ?? 4 * options.maxBodyBytes;
   const pending = new Map<number, Pending>();
+  /** bytes of bodies read and not answered yet */
+  let buffered = 0;
+  let accepting = true;
   let worker: Worker | undefined;
   let ready = false;
   let closing = false;
@@ -156,6 +188,7 @@ export function startWriteWorker(options: WriteWorkerOptions): WriteWorker {
     const entry = pending.get(message.id);
     if (!entry) return;
     pending.delete(message.id);
+    buffered -= entry.bytes;
     answered++;
     const { res } = entry;
     options.observe?.(entry.method, message.route, message.status, (performance.now() - entry.started) / 1000);
@@ -173,6 +206,7 @@ export function startWriteWorker(options: WriteWorkerOptions): WriteWorker {
   const interrupt = () => {
     for (const [id, entry] of pending) {
       pending.delete(id);
+      buffered -= entry.bytes;
       options.observe?.(entry.method, '(write worker)', 503, (performance.now() - entry.started) / 1000);
       refuse(
         entry.res,
@@ -205,6 +239,7 @@ export function startWriteWorker(options: WriteWorkerOptions): WriteWorker {
           const entry = pending.get(message.id);
           pending.delete(message.id);
           if (entry) {
+            buffered -= entry.bytes;
             log.error({ err: message.message }, 'the write worker could not answer a request');
             options.observe?.(entry.method, '(write worker)', 500, (performance.now() - entry.started) / 1000);
             refuse(entry.res, 'rest_write_failed', 'The server could not answer this request.', 500);
@@ -240,7 +275,7 @@ export function startWriteWorker(options: WriteWorkerOptions): WriteWorker {
       const now = Date.now();
       crashes.push(now);
       while (crashes.length > 0 && now - crashes[0]! > 60_000) crashes.shift();
-      if (crashes.length > maxRestarts) {
+      if (crashes.length >= maxRestarts) {
         log.error({ code, crashes: crashes.length }, 'the write worker stopped too often; writes run in the main thread from now on');
         return;
       }
@@ -254,24 +289,36 @@ export function startWriteWorker(options: WriteWorkerOptions): WriteWorker {
   const forward = (req: IncomingMessage, res: ServerResponse) => {
     const chunks: Buffer[] = [];
     let size = 0;
-    let over = false;
+    /** the body is no longer kept: refused, its client gone, or handed over */
+    let done = false;
+    const drop = () => {
+      if (done) return;
+      done = true;
+      buffered -= size;
+      chunks.length = 0;
+    };
     req.on('data', (chunk: Buffer) => {
-      if (over) return;
+      if (done) return;
       size += chunk.length;
+      buffered += chunk.length;
       if (size > options.maxBodyBytes) {
-        over = true;
-        chunks.length = 0;
+        drop();
         refuse(res, 'rest_payload_too_large', `The request body is too large (at most ${options.maxBodyBytes} bytes).`, 413, true);
         return;
       }
       chunks.push(chunk);
     });
+    // A client gone before its body ended: nothing is sent on.
+    req.on('close', () => {
+      if (!req.complete) drop();
+    });
     req.on('end', () => {
-      if (over || res.destroyed) return;
+      if (done || res.destroyed) return drop();
       const thread = worker;
       if (!thread || !ready) {
         // The worker stopped while the body came: answered as if it had never been there is not
         // possible (the body is read), so the request is refused as a stopped write is.
+        drop();
         return refuse(res, 'rest_write_interrupted', 'The server is restarting its write thread; nothing was saved. Try again.', 503);
       }
       // A body of its own (never a slice of Node's shared pool), so that its memory moves to the
@@ -286,8 +333,11 @@ export function startWriteWorker(options: WriteWorkerOptions): WriteWorker {
         }
         body = new Uint8Array(whole.buffer, 0, size);
       }
+      // Counted in `buffered` until the answer (the pending entry's), no longer here.
+      done = true;
+      chunks.length = 0;
       const id = nextId++;
-      pending.set(id, { res, method: req.method ?? 'POST', started: performance.now() });
+      pending.set(id, { res, method: req.method ?? 'POST', started: performance.now(), bytes: size });
       const message: ToWorker = { type: 'request', id, method: req.method ?? 'POST', url: req.url ?? '/', headers: req.headers, body, remoteAddress: req.socket.remoteAddress };
       thread.postMessage(message, body ? [body.buffer as ArrayBuffer] : []);
     });
@@ -302,14 +352,18 @@ export function startWriteWorker(options: WriteWorkerOptions): WriteWorker {
         const here = () => {
           for (const listener of listeners) listener.call(server, req, res);
         };
-        if (!ready || !WRITES.has(req.method ?? '')) return here();
+        if (!ready || !accepting || !WRITES.has(req.method ?? '')) return here();
+        if (req.method === 'POST' && overriddenToRead(req)) return here();
         if (options.stays?.(pathOf(req.url ?? '/'))) return here();
         const declared = Number(req.headers['content-length'] ?? 0);
-        if (declared > options.maxBodyBytes) return here();
+        if (declared > options.maxBodyBytes || buffered + declared > maxBuffered) return here();
         forward(req, res);
       });
     },
-    stats: () => ({ ready, pending: pending.size, answered, restarts }),
+    drain() {
+      accepting = false;
+    },
+    stats: () => ({ ready, pending: pending.size, answered, restarts, buffered }),
     thread: () => (ready ? worker : undefined),
     async close() {
       const answering = ready;

@@ -295,6 +295,25 @@ for (const kind of STORES) {
       if (kind.name === 'sqlite') assert.match(await (await fetch(`${a.origin}/metrics`)).text(), /^calendar_feed_unlogged_commits_total\{kind="unknown"\} 0$/m);
     });
 
+    it('agree through a follow made on the other (its row is marked, what it copies is logged): no other calendar moves, nothing is reset', async () => {
+      await a.built.services.calendars.create({ slug: 'eve', name: 'Eve' });
+      await a.built.services.calendars.create({ slug: 'morn', name: 'Morn' });
+      await a.built.services.calendars.create({ slug: 'night', name: 'Night' });
+      const follow = (calendar: string) => b.api.post(`${b.origin}/c/eve${b.config.restRoot}/calendar/network/v1/follows`, { as: 'admin', json: { calendar } });
+      // The first follow makes the account its copies are written by (a change of people: every calendar moves).
+      assert.equal((await follow('morn')).status, 201);
+      await new Promise((r) => setTimeout(r, 700));
+      const [homeA, homeB] = await Promise.all([fetch(`${a.base}/events`), fetch(`${b.base}/events`)]);
+      assert.equal(homeB.headers.get('etag'), homeA.headers.get('etag'));
+      const followed = await follow('night');
+      assert.equal(followed.status, 201, followed.text);
+      // Past the half second a commit without log rows would wait before a reset (SQLite).
+      await new Promise((r) => setTimeout(r, 700));
+      assert.equal((await fetch(`${a.base}/events`)).headers.get('etag'), homeA.headers.get('etag'), 'the default calendar kept its ETag on a');
+      assert.equal((await fetch(`${b.base}/events`)).headers.get('etag'), homeA.headers.get('etag'), 'the default calendar kept its ETag on b');
+      if (kind.name === 'sqlite') assert.match(await (await fetch(`${a.origin}/metrics`)).text(), /^calendar_feed_unlogged_commits_total\{kind="unknown"\} 0$/m);
+    });
+
     it('agree through a change of credentials made in the calendar: the instances that follow it and one started after it, which looks the calendar up', async () => {
       await a.built.services.calendars.create({ slug: 'dawn', name: 'Dawn' });
       const dawn = (t: TestServer, path = '/tribe/events/v1/events') => `${t.origin}/c/dawn${t.config.restRoot}${path}`;

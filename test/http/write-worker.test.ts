@@ -132,8 +132,28 @@ for (const kind of STORES) {
       });
       assert.equal(json.status, 413);
       assert.equal(((await json.json()) as { code: string }).code, 'rest_payload_too_large');
-      // The service still answers.
+      // The service still answers, and holds no body of these any more.
       assert.equal((await t.api.get('/events')).status, 200);
+      assert.equal(t.built.writeWorker!.stats().buffered, 0);
+    });
+
+    it('keeps a POST that asks to be read (X-HTTP-Method-Override, ?_method=) in this thread: a read, which may stream', async () => {
+      const before = await written(t, 200);
+      const auth = { authorization: 'Basic ' + Buffer.from('admin:admin-password').toString('base64') };
+      const list = await fetch(`${t.base}/events`, { method: 'POST', headers: { ...auth, 'x-http-method-override': 'GET' } });
+      assert.equal(list.status, 200);
+      assert.ok(Array.isArray(((await list.json()) as { events: unknown[] }).events));
+      const viaQuery = await fetch(`${t.base}/events?_method=get`, { method: 'POST', headers: auth });
+      assert.equal(viaQuery.status, 200);
+      await viaQuery.arrayBuffer();
+      assert.equal(await written(t, 200), before, 'neither was answered by the worker');
+      // The admin app's change stream, asked for by a POST read as a GET, streams its first bytes.
+      const aborted = new AbortController();
+      const stream = await fetch(`${t.origin}/api/calendar/admin/v1/changes/stream`, { method: 'POST', headers: { ...auth, 'x-http-method-override': 'GET' }, signal: aborted.signal });
+      assert.equal(stream.status, 200);
+      assert.match(stream.headers.get('content-type') ?? '', /text\/event-stream/);
+      aborted.abort();
+      await stream.body?.cancel().catch(() => undefined);
     });
 
     it("wakes this thread's jobs at once: an invitation's mail is sent although the write ran in the worker", async () => {

@@ -96,6 +96,23 @@ describe('SQLite: writes outside the log mark themselves', () => {
     });
   });
 
+  it('marks a webhook endpoint made and a follow made by another server (admin writes the write worker answers): no reset', async () => {
+    await withServers(async ({ feed, theirs, resets }) => {
+      theirs
+        .prepare(
+          `insert into "webhook_endpoints" ("url", "events", "secret", "description", "enabled", "cursor_seq", "created_gmt", "calendar_id") values ('https://example.org/hook', '[]', 's', '', 1, 0, '2026-12-01 00:00:00', 1)`,
+        )
+        .run();
+      theirs.prepare(`insert into "calendar_follows" ("source_calendar_id", "categories", "created_gmt", "calendar_id") values (1, '[]', '2026-12-01 00:00:00', 1)`).run();
+      await look(feed);
+      await sleep(UNEXPLAINED_MS + 50);
+      await look(feed);
+      assert.equal(resets(), 0);
+      // Both commits were found at one look: one marked move of the file's version.
+      assert.deepEqual(feed.unlogged?.(), { marked: 1, unknown: 0, explainedLater: 0 });
+    });
+  });
+
   it('counts the feed’s own marks apart: its own marked writes do not hide another’s plain commit', async () => {
     await withServers(async ({ feed, mine, plain, resets }) => {
       // This server's own state (it sees its own commits without a look), then plain SQL.
@@ -166,7 +183,6 @@ describe('SQLite: writes outside the log mark themselves', () => {
     // Tables behind kept results, revisions or public answers (or written only with log rows,
     // rarely, or by migrations): a write to them without log rows resets the other servers' feeds.
     const resetting = [
-      'calendar_follows',
       'calendar_former_slugs',
       'calendar_roles',
       'calendar_settings',
@@ -207,7 +223,6 @@ describe('SQLite: writes outside the log mark themselves', () => {
       'terms',
       'users',
       'venues',
-      'webhook_endpoints',
     ];
     const dir = mkdtempSync(join(tmpdir(), 'calendar-quiet-'));
     const store = await openStore(`sqlite:${join(dir, 'calendar.db')}`);

@@ -120,31 +120,21 @@ export function registerMetrics(app: FastifyInstance, config: Config, storeMetri
     duration.observe(labels, reply.elapsedTime / 1000);
     done();
   });
-  const replayed = new Counter({
-    name: 'calendar_replayed_answers_total',
-    help: 'Anonymous reads answered from the kept bytes of the same answer, below Fastify (REPLAY_ANSWERS; counted in http_requests_total too), by status',
-    labelNames: ['status'],
-    registers: [registry],
-  });
-  const observeRequest = (method: string, route: string, status: number, seconds: number) => {
-    const labels = { method, route, status: String(status) };
-    requests.inc(labels);
-    duration.observe(labels, seconds);
-    replayed.inc({ status: labels.status });
+  /** A request answered outside Fastify's hooks, by `way`: counted with the others, and by its way. */
+  const answeredOutside = (name: string, help: string) => {
+    const way = new Counter({ name, help, labelNames: ['status'], registers: [registry] });
+    return (method: string, route: string, status: number, seconds: number) => {
+      const labels = { method, route, status: String(status) };
+      requests.inc(labels);
+      duration.observe(labels, seconds);
+      way.inc({ status: labels.status });
+    };
   };
-
-  const written = new Counter({
-    name: 'calendar_write_worker_requests_total',
-    help: 'Requests answered by the write worker thread (WRITE_WORKER; counted in http_requests_total too), by status',
-    labelNames: ['status'],
-    registers: [registry],
-  });
-  const observeWritten = (method: string, route: string, status: number, seconds: number) => {
-    const labels = { method, route, status: String(status) };
-    requests.inc(labels);
-    duration.observe(labels, seconds);
-    written.inc({ status: labels.status });
-  };
+  const observeRequest = answeredOutside(
+    'calendar_replayed_answers_total',
+    'Anonymous reads answered from the kept bytes of the same answer, below Fastify (REPLAY_ANSWERS; counted in http_requests_total too), by status',
+  );
+  const observeWritten = answeredOutside('calendar_write_worker_requests_total', 'Requests answered by the write worker thread (WRITE_WORKER; counted in http_requests_total too), by status');
 
   app.get(METRICS_PATH, async (req, reply) => {
     if (config.metricsToken !== undefined) {

@@ -231,6 +231,8 @@ export function startWriteWorker(options: WriteWorkerOptions): WriteWorker {
           break;
         case 'failed':
           log.error({ err: message.message }, `the write worker could not start (${message.message}); writes run in the main thread`);
+          // Whatever it opened before it failed may keep it alive: it is stopped (its exit settles `ready`).
+          void thread.terminate();
           break;
         case 'answer':
           answer(message);

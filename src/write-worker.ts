@@ -65,13 +65,15 @@ try {
     delete headers['transfer-encoding'];
     delete headers.connection;
     if (message.body) headers['content-length'] = String(message.body.byteLength);
+    // A client that sent no User-Agent sent none here either (the injection would name itself).
+    if (!('user-agent' in headers)) headers['user-agent'] = undefined;
     app
       .inject({
         method: message.method as 'POST',
         url: message.url,
         headers,
         ...(message.body ? { payload: Buffer.from(message.body.buffer, message.body.byteOffset, message.body.byteLength) } : {}),
-        ...(message.remoteAddress ? { remoteAddress: message.remoteAddress } : {}),
+        remoteAddress: message.remoteAddress,
       })
       .then((res) => {
         const body = res.rawPayload;

@@ -44,8 +44,7 @@ export interface WriteWorkerData {
 }
 
 /** What this thread sends the worker. */
-export type ToWorker =
-  { type: 'request'; id: number; method: string; url: string; headers: IncomingMessage['headers']; body: Uint8Array | null; remoteAddress: string | undefined } | { type: 'close' };
+export type ToWorker = { type: 'request'; id: number; method: string; url: string; headers: IncomingMessage['headers']; body: Uint8Array | null; remoteAddress: string } | { type: 'close' };
 
 /** What the worker sends back. */
 export type FromWorker =
@@ -315,7 +314,9 @@ export function startWriteWorker(options: WriteWorkerOptions): WriteWorker {
       if (!req.complete) drop();
     });
     req.on('end', () => {
-      if (done || res.destroyed) return drop();
+      // Without its address, the client's connection is gone (and the worker would take it for one
+      // from this machine): nothing is sent on.
+      if (done || res.destroyed || req.socket.remoteAddress === undefined) return drop();
       const thread = worker;
       if (!thread || !ready) {
         // The worker stopped while the body came: answered as if it had never been there is not
@@ -340,7 +341,7 @@ export function startWriteWorker(options: WriteWorkerOptions): WriteWorker {
       chunks.length = 0;
       const id = nextId++;
       pending.set(id, { res, method: req.method ?? 'POST', started: performance.now(), bytes: size });
-      const message: ToWorker = { type: 'request', id, method: req.method ?? 'POST', url: req.url ?? '/', headers: req.headers, body, remoteAddress: req.socket.remoteAddress };
+      const message: ToWorker = { type: 'request', id, method: req.method ?? 'POST', url: req.url ?? '/', headers: req.headers, body, remoteAddress: req.socket.remoteAddress! };
       thread.postMessage(message, body ? [body.buffer as ArrayBuffer] : []);
     });
   };

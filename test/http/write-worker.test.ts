@@ -16,6 +16,7 @@ import { ConfigError, loadConfig } from '../../src/config.js';
 import { STORES, startServer, type StoreKind, type TestServer } from '../support/harness.js';
 import { startSmtp, type TestSmtp } from '../support/smtp.js';
 import { parseRaw, raw } from '../support/raw-http.js';
+import type { SessionsTable } from '../../src/store/sessions.js';
 
 const A = '/api/calendar/admin/v1';
 /** Days from now (YYYY-MM-DD): within the lists' default window. */
@@ -213,6 +214,20 @@ for (const kind of STORES) {
       assert.equal(((await wrong.json()) as { code: string }).code, 'rest_cookie_invalid_nonce');
       const ok = await fetch(`${t.base}/events`, { method: 'POST', headers: { cookie, 'x-wp-nonce': nonce, 'content-type': 'application/json' }, body: event });
       assert.equal(ok.status, 201, await ok.clone().text());
+      // The session keeps the client's User-Agent and address (the worker's injection has its own).
+      const [session] = await t.built.store.db.withTables<{ sessions: SessionsTable }>().selectFrom('sessions').select(['user_agent', 'ip']).orderBy('id', 'desc').limit(1).execute();
+      assert.equal(session!.user_agent, 'node');
+      assert.equal(session!.ip, '127.0.0.1');
+      const bare = parseRaw(
+        (
+          await raw(t, [
+            `POST /admin/login HTTP/1.1\r\nHost: x\r\nContent-Type: application/x-www-form-urlencoded\r\nCookie: ${(form0.headers.get('set-cookie') ?? '').split(';')[0]!}\r\nContent-Length: ${Buffer.byteLength(new URLSearchParams({ log: 'admin', pwd: 'admin-password', _wpnonce: loginNonce }).toString())}\r\nConnection: close\r\n\r\n${new URLSearchParams({ log: 'admin', pwd: 'admin-password', _wpnonce: loginNonce }).toString()}`,
+          ])
+        ).text,
+      );
+      assert.equal(bare.status, 303);
+      const [without] = await t.built.store.db.withTables<{ sessions: SessionsTable }>().selectFrom('sessions').select(['user_agent']).orderBy('id', 'desc').limit(1).execute();
+      assert.equal(without!.user_agent, '', 'a client without a User-Agent is recorded without one');
     });
 
     it('replaces a write thread that dies, and the service keeps answering meanwhile', async () => {

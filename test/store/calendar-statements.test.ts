@@ -68,6 +68,10 @@ for (const kind of STORES) {
     });
 
     it('in a day’s work in two calendars', { timeout: 120_000 }, async () => {
+      // A role given and taken back in a calendar (with its log row, in one transaction).
+      await t.user('subscriber', 'statement-member');
+      await t.built.services.calendars.setRole('statement-member', 'north', 'editor');
+      await t.built.services.calendars.setRole('statement-member', 'north', '');
       // A follower of each calendar's actor (WebFinger, the actor, a Follow, its Accept delivered).
       for (const [identifier, name, host] of [
         [t.config.federationHandle, 'stan', '127.0.0.181'],

@@ -57,6 +57,9 @@ export const ERRORS = {
   rest_forbidden: [401, 'Sorry, you are not allowed to do that.'],
   // WordPress' rest_cookie_check_errors: a session cookie with a wrong X-WP-Nonce / _wpnonce.
   rest_cookie_invalid_nonce: [403, 'Cookie check failed'],
+  // WRITE_WORKER (web/write-worker.ts): the write thread stopped, or failed, with a write in hand.
+  rest_write_interrupted: [503, 'The server stopped while it answered this request: it was either saved whole or not at all. Read the item to see which, then try again if it is missing.'],
+  rest_write_failed: [500, 'The server could not answer this request.'],
   rest_invalid_namespace: [404, 'The specified namespace could not be found.'],
   rest_callback_invalid: [400, 'Invalid JSONP callback function.'],
   rest_callback_disabled: [400, 'JSONP support is disabled on this site.'],

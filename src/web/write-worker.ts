@@ -33,6 +33,8 @@ import { Worker } from 'node:worker_threads';
 import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import type { Config } from '../config.js';
 import type { OpenOptions } from '../store/db.js';
+import { apiError, type ApiError } from '../domain/errors.js';
+import { requestErrorOf } from './hostile-input.js';
 
 /** What the worker's entry is started with. */
 export interface WriteWorkerData {
@@ -142,15 +144,11 @@ function overriddenToRead(req: IncomingMessage): boolean {
   return override !== undefined && override !== '' && !WRITES.has(override.trim().toUpperCase());
 }
 
-function errorBody(code: string, message: string, status: number): string {
-  return JSON.stringify({ code, message, data: { status } });
-}
-
-/** Answer `res` with an error in the API's shape (the connection is closed after it when `close`). */
-function refuse(res: ServerResponse, code: string, message: string, status: number, close = false): void {
+/** Answer `res` with an API error (the connection is closed after it when `close`). */
+function refuse(res: ServerResponse, error: ApiError, close = false): void {
   if (res.headersSent || res.destroyed) return;
-  const body = errorBody(code, message, status);
-  res.writeHead(status, { 'content-type': 'application/json; charset=UTF-8', 'content-length': Buffer.byteLength(body), ...(close ? { connection: 'close' } : {}) });
+  const body = JSON.stringify(error.toJSON());
+  res.writeHead(error.status, { 'content-type': 'application/json; charset=UTF-8', 'content-length': Buffer.byteLength(body), ...(close ? { connection: 'close' } : {}) });
   res.end(body);
 }
 
@@ -207,12 +205,7 @@ export function startWriteWorker(options: WriteWorkerOptions): WriteWorker {
       pending.delete(id);
       buffered -= entry.bytes;
       options.observe?.(entry.method, '(write worker)', 503, (performance.now() - entry.started) / 1000);
-      refuse(
-        entry.res,
-        'rest_write_interrupted',
-        'The server stopped while it answered this request: it was either saved whole or not at all. Read the item to see which, then try again if it is missing.',
-        503,
-      );
+      refuse(entry.res, apiError('rest_write_interrupted'));
     }
   };
 
@@ -243,7 +236,7 @@ export function startWriteWorker(options: WriteWorkerOptions): WriteWorker {
             buffered -= entry.bytes;
             log.error({ err: message.message }, 'the write worker could not answer a request');
             options.observe?.(entry.method, '(write worker)', 500, (performance.now() - entry.started) / 1000);
-            refuse(entry.res, 'rest_write_failed', 'The server could not answer this request.', 500);
+            refuse(entry.res, apiError('rest_write_failed'));
           }
           break;
         }
@@ -304,7 +297,8 @@ export function startWriteWorker(options: WriteWorkerOptions): WriteWorker {
       buffered += chunk.length;
       if (size > options.maxBodyBytes) {
         drop();
-        refuse(res, 'rest_payload_too_large', `The request body is too large (at most ${options.maxBodyBytes} bytes).`, 413, true);
+        // Fastify's own answer to a body over its limit, as without the worker.
+        refuse(res, requestErrorOf({ code: 'FST_ERR_CTP_BODY_TOO_LARGE' })!, true);
         return;
       }
       chunks.push(chunk);
@@ -322,7 +316,7 @@ export function startWriteWorker(options: WriteWorkerOptions): WriteWorker {
         // The worker stopped while the body came: answered as if it had never been there is not
         // possible (the body is read), so the request is refused as a stopped write is.
         drop();
-        return refuse(res, 'rest_write_interrupted', 'The server is restarting its write thread; nothing was saved. Try again.', 503);
+        return refuse(res, apiError('rest_write_interrupted'));
       }
       // A body of its own (never a slice of Node's shared pool), so that its memory moves to the
       // worker instead of being copied.

@@ -9,6 +9,8 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { startWriteWorker, type WriteWorkerData } from '../../src/web/write-worker.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'write-worker-unit-'));
@@ -40,6 +42,37 @@ describe('write worker, the main thread’s side', () => {
     assert.equal(writes.thread(), undefined);
     assert.ok(lines.some((l) => l.level === 'error' && l.msg.includes('could not start (no database)')));
     await writes.close();
+  });
+
+  it('answers a write in hand when the worker stops (503 rest_write_interrupted) or cannot answer it (500 rest_write_failed), in the API’s shape', async () => {
+    // It takes the first write and fails it, and ends with the second one in hand.
+    const dying = script(
+      'dying.mjs',
+      "import { parentPort } from 'node:worker_threads'; let n = 0; parentPort.on('message', (m) => { if (m.type !== 'request') return; if (n++ === 0) parentPort.postMessage({ type: 'error', id: m.id, message: 'broken' }); else process.exit(3); }); parentPort.postMessage({ type: 'ready' });",
+    );
+    const { log } = logs();
+    const writes = startWriteWorker({ ...options, script: dying, log, maxRestarts: 1 });
+    await writes.ready;
+    const server = createServer((_req, res) => res.end('here'));
+    writes.install(server);
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/api/x`;
+    try {
+      const failed = await fetch(url, { method: 'POST', body: '{}' });
+      assert.equal(failed.status, 500);
+      assert.deepEqual(await failed.json(), { code: 'rest_write_failed', message: 'The server could not answer this request.', data: { status: 500 } });
+      const interrupted = await fetch(url, { method: 'POST', body: '{}' });
+      assert.equal(interrupted.status, 503);
+      const body = (await interrupted.json()) as { code: string; data: { status: number } };
+      assert.equal(body.code, 'rest_write_interrupted');
+      assert.equal(body.data.status, 503);
+      // Left stopped (one crash allowed here): the next write is this thread's.
+      assert.equal(await (await fetch(url, { method: 'POST', body: '{}' })).text(), 'here');
+      assert.equal(writes.stats().buffered, 0);
+    } finally {
+      await writes.close();
+      await new Promise((resolve) => server.close(resolve));
+    }
   });
 
   it('uses a worker that says it is ready, and stops it on close', async () => {

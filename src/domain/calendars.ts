@@ -26,10 +26,10 @@
  *   await calendars.enter(runtime!, () => services.events.list(query)); // north's events only
  */
 import { AsyncLocalStorage } from 'node:async_hooks';
-import { applyCalendarSettings, type Config } from '../config.js';
+import { CALENDAR_SETTINGS, applyCalendarSettings, parseSetting, type Config } from '../config.js';
 import type { Store } from '../store/db.js';
 import { writeTransaction } from '../store/changes.js';
-import { readCalendarSettings } from '../store/calendar-settings.js';
+import { readCalendarSettings, storedEverywhere } from '../store/calendar-settings.js';
 import { DEFAULT_CALENDAR_ID, calendarIdNow, inCalendar } from '../store/calendar-scope.js';
 import * as calendarsStore from '../store/calendars.js';
 import type { CalendarRow } from '../store/calendars.js';
@@ -144,6 +144,13 @@ export interface CalendarService {
   urlOf(calendar: CalendarRow): string;
   /** Limit an application password (by its uuid) to one calendar: it proves nobody in the others. */
   limitAppPassword(uuid: string, idOrSlug: number | string): Promise<void>;
+  /**
+   * A calendar setting across the calendars (the change log's pruning reads each calendar's
+   * SYNC_HISTORY_DAYS): the installation's value, which every calendar without one of its own has,
+   * and each calendar's own where it differs. A setting pinned in the environment or by a flag is
+   * the installation's everywhere.
+   */
+  settingEverywhere<K extends keyof Config>(key: K): Promise<{ installation: Config[K]; own: Map<number, Config[K]> }>;
   /** Forget what is kept of a calendar (after a change to it). */
   forget(id: number): void;
   /**
@@ -437,6 +444,24 @@ export function createCalendarService(pristine: Config, store: Store, quotas?: P
     async limitAppPassword(uuid, idOrSlug) {
       const row = await find(idOrSlug);
       await calendarsStore.limitAppPassword(db, uuid, Number(row.id));
+    },
+    async settingEverywhere<K extends keyof Config>(key: K) {
+      const setting = CALENDAR_SETTINGS.find((s) => s.key === key);
+      if (!setting) throw new Error(`${String(key)} is not a calendar setting`);
+      const source = pristine.sources?.[key];
+      if (source === 'environment' || source === 'flag') return { installation: pristine[key], own: new Map<number, Config[K]>() };
+      // As applyCalendarSettings reads them: the declared default, unless the calendar stored its own.
+      const installation = parseSetting(setting, setting.defaultText) as Config[K];
+      const own = new Map<number, Config[K]>();
+      for (const [id, text] of await storedEverywhere(db, setting.env)) {
+        try {
+          const value = parseSetting(setting, text) as Config[K];
+          if (value !== installation) own.set(id, value);
+        } catch {
+          // A value that does not parse is in force nowhere (applyCalendarSettings skips it too).
+        }
+      }
+      return { installation, own };
     },
     forget(id) {
       kept.delete(id);

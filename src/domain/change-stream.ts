@@ -13,7 +13,7 @@
  */
 import type { ChangeRow } from '../store/change-log.js';
 import type { Store } from '../store/db.js';
-import { prunedThrough } from '../store/settings.js';
+import { prunedThrough } from '../store/change-pruning.js';
 import { apiError } from './errors.js';
 import type { Viewer } from './permissions.js';
 

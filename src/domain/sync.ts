@@ -12,7 +12,7 @@
  * when it does not parse or its MAC does not match (forged, altered, or a version 1 token of
  * before), names another database, is ahead of this one, was issued more than SYNC_HISTORY_DAYS
  * ago, when the first change after it was committed more than SYNC_HISTORY_DAYS ago by the log's
- * own timestamps (`created_gmt`) or was pruned (`settings.changes_pruned_seq`), or when a bulk
+ * own timestamps (`created_gmt`) or was pruned (the calendar's `changes_pruned`), or when a bulk
  * load (`all`) happened after it.
  *
  * One answer reads at most SYNC_MAX_CHANGES log rows (whole writes); when more are left, its token
@@ -32,7 +32,8 @@
 import { createHmac, createSecretKey, timingSafeEqual, type KeyObject } from 'node:crypto';
 import type { Executor } from '../store/schema.js';
 import { readChanges } from '../store/change-log.js';
-import { prunedThrough, syncTokenSecret } from '../store/settings.js';
+import { syncTokenSecret } from '../store/settings.js';
+import { prunedThrough } from '../store/change-pruning.js';
 import { existingPostIds } from '../store/posts.js';
 import { taxonomiesOf } from '../store/terms.js';
 import { apiError } from './errors.js';

@@ -1,6 +1,6 @@
 /**
  * The change log's pruning job: every running server, soon after start and then every hour,
- * deletes the log rows of every calendar committed more than SYNC_HISTORY_DAYS ago, in batches of
+ * deletes the log rows of every calendar committed more than its SYNC_HISTORY_DAYS ago, in batches of
  * 1,000 rows (each its own short transaction, yielding to requests in between), so the log stops growing
  * forever. A server's first run (and one a day) goes over every old row; the others go on from
  * where the last one stopped and revisit only the records logged since. It keeps what readers of
@@ -13,8 +13,14 @@
  *   holds the log until it is enabled again or removed), the fediverse outbox (with FEDERATION on)
  *   and the review e-mails (with REVIEW_NOTIFY and SMTP_URL); the job says in the log which one holds old
  *   rows back;
- * - sync tokens: a token whose history was pruned answers 410 (the pruned sequence number is kept
- *   in `settings.changes_pruned_seq`), as a token that old does anyway.
+ * - sync tokens: a token whose history was pruned answers 410 (each calendar's pruned sequence
+ *   number is kept in `changes_pruned`), as a token that old does anyway.
+ *
+ * Each calendar keeps the history its SYNC_HISTORY_DAYS says. One pass cuts every calendar at the
+ * installation's; a calendar that keeps a longer one is exempt from that cut and cut at its own
+ * (a pass from the start, once a day, finds its rows that became old since). A calendar that keeps
+ * a shorter one is cut at the installation's: its tokens expire by their age, its rows are kept
+ * as long as the others'.
  *
  * - change feeds (`store/change-feed.ts`: what each server keeps across requests follows the log):
  *   each run first brings this server's feed up to date, so a running server's feed is never more
@@ -73,16 +79,18 @@ export interface PruneState {
  * whose record has been logged again since: the run then costs what changed, not the log's size.
  */
 export async function pruneChangeLog(
-  services: Pick<DomainServices, 'store' | 'config'>,
+  services: Pick<DomainServices, 'store' | 'config' | 'calendars'>,
   options: { now?: number; isStopped?: () => boolean; logger?: PruneLogger; batch?: number; since?: PruneState } = {},
 ): Promise<{ deleted: number; through: number; state: PruneState }> {
   const db = services.store.db;
   const now = options.now ?? Date.now();
   const limit = options.batch ?? BATCH;
   const since = options.since;
-  const beforeGmt = gmtOf(now - services.config.syncHistoryDays * 86_400_000);
   // The durable readers' positions as each keeps them (the webhook endpoints' across calendars).
-  const [head, cursors] = await Promise.all([lastSeq(db), durableCursors(db, services.config)]);
+  const [head, cursors, history] = await Promise.all([lastSeq(db), durableCursors(db, services.config), services.calendars.settingEverywhere('syncHistoryDays')]);
+  const beforeGmt = gmtOf(now - history.installation * 86_400_000);
+  const exempt = new Map<number, string>();
+  for (const [calendar, days] of history.own) if (days > history.installation) exempt.set(calendar, gmtOf(now - days * 86_400_000));
   // The log and its numbers are the whole database's: every calendar's old rows are pruned together.
   return acrossCalendars(async () => {
     const upTo = Math.min(head, ...cursors.map((c) => c.seq));
@@ -91,7 +99,7 @@ export async function pruneChangeLog(
     if (since && since.scanned > 0 && head > since.head) {
       let after = { seq: since.head, idx: 2 ** 31 - 1 };
       for (;;) {
-        const batch = await pruneSupersededBatch(db, { after, to: head, below: Math.min(since.scanned, upTo), beforeGmt, limit });
+        const batch = await pruneSupersededBatch(db, { after, to: head, below: Math.min(since.scanned, upTo), beforeGmt, exempt, limit });
         deleted += batch.deleted;
         after = batch.next;
         if (batch.done || options.isStopped?.()) break;
@@ -100,7 +108,7 @@ export async function pruneChangeLog(
     }
     let at = since?.scanned ?? 0;
     for (;;) {
-      const batch = await pruneChangesBatch(db, { after: at, upTo, beforeGmt, limit });
+      const batch = await pruneChangesBatch(db, { after: at, upTo, beforeGmt, exempt, limit });
       deleted += batch.deleted;
       at = batch.next;
       if (batch.done || options.isStopped?.()) break;
@@ -129,7 +137,7 @@ export const PRUNE_JOB = 'change-log-pruning';
  */
 export function registerPruneJob(
   runner: JobRunner,
-  services: Pick<DomainServices, 'store' | 'config' | 'versions'>,
+  services: Pick<DomainServices, 'store' | 'config' | 'versions' | 'calendars'>,
   logger: PruneLogger,
   options: { firstMs?: number; everyMs?: number } = {},
 ): PruneJob {

@@ -186,9 +186,11 @@ export const CALENDAR_AND_ANSWER_SETTINGS: Setting[] = [
     key: 'syncHistoryDays',
     type: 'number',
     unit: 'days',
+    max: 3660,
+    scope: 'calendar',
     group: 'sync',
     defaultText: '30',
-    description: 'days a sync token stays valid (older ones answer 410 rest_sync_token_expired)',
+    description: "days a sync token stays valid (older ones answer 410 rest_sync_token_expired) and the change log keeps the calendar's history; set in the environment, every calendar's",
   },
   {
     env: 'SYNC_MAX_CHANGES',

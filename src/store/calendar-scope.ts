@@ -64,6 +64,7 @@ export const CALENDAR_TABLES: ReadonlySet<string> = new Set([
   'event_series',
   'occurrence_moves',
   'changes',
+  'changes_pruned',
   'edit_locks',
   'import_map',
   'imports',

@@ -6,6 +6,7 @@
  * @example
  *   await writeCalendarSettings(trx, { SITE_NAME: 'Town', CALENDAR_TIMEZONE: null }); // { SITE_NAME: 'Town' }
  */
+import { acrossCalendars } from './calendar-scope.js';
 import { noteChange } from './change-notes.js';
 import type { Executor } from './schema.js';
 
@@ -15,6 +16,12 @@ export async function readCalendarSettings(db: Executor): Promise<Record<string,
   const out: Record<string, string> = {};
   for (const row of rows) out[row.name] = row.value;
   return out;
+}
+
+/** One setting's stored value in every calendar that has one: calendar id → value as text. */
+export async function storedEverywhere(db: Executor, name: string): Promise<Map<number, string>> {
+  const rows = await acrossCalendars(() => db.selectFrom('calendar_settings').select(['calendar_id', 'value']).where('name', '=', name).execute());
+  return new Map(rows.map((r) => [Number(r.calendar_id), r.value]));
 }
 
 /**

@@ -1,34 +1,52 @@
 /**
  * Pruning the change log (the pruning job in `jobs/` drives it, across calendars: the log and its
- * numbers are the whole database's): rows older than the sync history that are not their record's
- * newest row in their calendar go, and `settings.changes_pruned_seq`
- * records how far, so that sync tokens from before it are refused.
+ * numbers are the whole database's): rows older than their calendar's sync history that are not
+ * their record's newest row in their calendar go, and `changes_pruned` records how far, per
+ * calendar, so that sync tokens of that calendar from before it are refused.
+ *
+ * A calendar whose own history is longer than the installation's (its SYNC_HISTORY_DAYS) is
+ * `exempt` from the installation's cut: its rows go at its own, earlier one.
  *
  * @example
  *   let at = 0;
  *   for (;;) { const b = await pruneChangesBatch(db, { after: at, upTo: head, beforeGmt, limit: 1000 }); at = b.next; if (b.done) break; }
+ *   await prunedThrough(db) // in a calendar: 0 until the job deletes rows of it
  */
 import { sql, type RawBuilder } from 'kysely';
 import type { Executor } from './schema.js';
-import { raisePrunedThrough } from './settings.js';
 import { chunksOf } from './lists.js';
+
+/** Calendars whose history is longer than the installation's: calendar id → its own cut (`created_gmt` before it goes). */
+export type ExemptCalendars = ReadonlyMap<number, string>;
+
+/** How far the log rows of the calendar of the work at hand were pruned: the highest sequence number deleted (0: none). */
+export async function prunedThrough(db: Executor): Promise<number> {
+  const row = await db.selectFrom('changes_pruned').select('seq').executeTakeFirst();
+  return Number(row?.seq ?? 0);
+}
+
+/** Record, for each calendar, the highest sequence number deleted (never moves back: pruners may finish in any order). */
+async function raisePrunedThrough(db: Executor, gone: Array<{ calendar_id: number | string; seq: number | string }>): Promise<void> {
+  const highest = new Map<number, number>();
+  for (const r of gone) highest.set(Number(r.calendar_id), Math.max(highest.get(Number(r.calendar_id)) ?? 0, Number(r.seq)));
+  for (const chunk of chunksOf([...highest])) {
+    await sql`insert into "changes_pruned" ("calendar_id", "seq") values ${sql.join(chunk.map(([calendar, seq]) => sql`(${calendar}, ${seq})`))}
+      on conflict ("calendar_id") do update set "seq" = case when excluded."seq" > "changes_pruned"."seq" then excluded."seq" else "changes_pruned"."seq" end`.execute(db);
+  }
+}
 
 /**
  * Delete the log rows matching `where` that have a newer row of their record in their calendar
  * (never a record's newest row, whoever else deletes meanwhile: a calendar's settings are record 0
- * of every calendar, each its own), raising `settings.changes_pruned_seq` to the
- * highest deleted in the same transaction; returns how many went.
+ * of every calendar, each its own), raising each calendar's `changes_pruned` to the highest of its
+ * rows deleted in the same transaction; returns how many went.
  */
 async function deleteSuperseded(db: Executor, where: RawBuilder<unknown>): Promise<number> {
   return db.transaction().execute(async (trx) => {
-    const gone = await sql<{ seq: number | string }>`delete from "changes" where ${where}
+    const gone = await sql<{ seq: number | string; calendar_id: number | string }>`delete from "changes" where ${where}
         and exists (select 1 from "changes" "n" where "n"."record_type" = "changes"."record_type" and "n"."record_id" = "changes"."record_id" and "n"."calendar_id" = "changes"."calendar_id" and "n"."seq" > "changes"."seq")
-      returning "seq"`.execute(trx);
-    if (gone.rows.length)
-      await raisePrunedThrough(
-        trx,
-        gone.rows.reduce((m, r) => Math.max(m, Number(r.seq)), 0),
-      );
+      returning "seq", "calendar_id"`.execute(trx);
+    if (gone.rows.length) await raisePrunedThrough(trx, gone.rows);
     return gone.rows.length;
   });
 }
@@ -36,14 +54,15 @@ async function deleteSuperseded(db: Executor, where: RawBuilder<unknown>): Promi
 /**
  * Pruning after a first pass (`pruneChangesBatch`): of the records logged in the rows after
  * `after` (at most `limit` rows, in order, up to `to`), delete their older rows at or below
- * `below` committed before `beforeGmt` (rows a pass kept as their record's newest, superseded
- * since). `next`: the position to go on from; `done`: no rows left up to `to`.
+ * `below` committed before their calendar's cut (`beforeGmt`, or an exempt calendar's own): rows a
+ * pass kept as their record's newest, superseded since. `next`: the position to go on from;
+ * `done`: no rows left up to `to`.
  *
  * @example await pruneSupersededBatch(db, { after: { seq: 5000, idx: -1 }, to: 5400, below: 4100, beforeGmt, limit: 1000 })
  */
 export async function pruneSupersededBatch(
   db: Executor,
-  options: { after: { seq: number; idx: number }; to: number; below: number; beforeGmt: string; limit: number },
+  options: { after: { seq: number; idx: number }; to: number; below: number; beforeGmt: string; exempt?: ExemptCalendars; limit: number },
 ): Promise<{ next: { seq: number; idx: number }; deleted: number; done: boolean }> {
   const { after, to, below, beforeGmt, limit } = options;
   const rows = await db
@@ -67,11 +86,9 @@ export async function pruneSupersededBatch(
   }
   let deleted = 0;
   for (const { type, calendar, ids } of byType.values()) {
+    const cut = options.exempt?.get(calendar) ?? beforeGmt;
     for (const chunk of chunksOf([...ids])) {
-      deleted += await deleteSuperseded(
-        db,
-        sql`"record_type" = ${type} and "calendar_id" = ${calendar} and "record_id" in (${sql.join(chunk)}) and "seq" <= ${below} and "created_gmt" < ${beforeGmt}`,
-      );
+      deleted += await deleteSuperseded(db, sql`"record_type" = ${type} and "calendar_id" = ${calendar} and "record_id" in (${sql.join(chunk)}) and "seq" <= ${below} and "created_gmt" < ${cut}`);
     }
   }
   return { next, deleted, done: rows.length < limit };
@@ -87,22 +104,35 @@ export async function firstChangeTimeAfter(db: Executor, seq: number): Promise<s
  * One batch of pruning: of the log rows after `after` (at most `limit`, in order, up to `upTo`),
  * deletes those committed before `beforeGmt` that are not the newest row of their record (a
  * record's version, its ETag and `Last-Modified`, is read from its newest row and the newest `all`
- * row: they stay). Records the highest sequence number deleted (`settings.changes_pruned_seq`) in
- * the same transaction. `next`: where the next batch starts; `done`: nothing older is left in range.
+ * row: they stay). The rows of an `exempt` calendar go only when committed before its own cut: the
+ * pass goes past the others, and a later pass from the start finds them. Records the highest
+ * sequence number deleted of each calendar (`changes_pruned`) in the same transaction. `next`:
+ * where the next batch starts; `done`: nothing older is left in range.
  *
  * @example
  *   let at = 0;
  *   for (;;) { const b = await pruneChangesBatch(db, { after: at, upTo: head, beforeGmt: '2026-10-27 00:00:00', limit: 1000 }); at = b.next; if (b.done) break; }
  */
-export async function pruneChangesBatch(db: Executor, options: { after: number; upTo: number; beforeGmt: string; limit: number }): Promise<{ next: number; deleted: number; done: boolean }> {
+export async function pruneChangesBatch(
+  db: Executor,
+  options: { after: number; upTo: number; beforeGmt: string; exempt?: ExemptCalendars; limit: number },
+): Promise<{ next: number; deleted: number; done: boolean }> {
   const { after, upTo, beforeGmt, limit } = options;
   if (upTo <= after) return { next: after, deleted: 0, done: true };
-  const rows = await db.selectFrom('changes').select(['seq', 'created_gmt']).where('seq', '>', after).where('seq', '<=', upTo).orderBy('seq').orderBy('idx').limit(limit).execute();
+  const rows = await db.selectFrom('changes').select(['seq', 'created_gmt', 'calendar_id']).where('seq', '>', after).where('seq', '<=', upTo).orderBy('seq').orderBy('idx').limit(limit).execute();
   let old = 0;
   while (old < rows.length && rows[old]!.created_gmt < beforeGmt) old++;
   if (old === 0) return { next: after, deleted: 0, done: true };
   const end = Number(rows[old - 1]!.seq);
   const done = old < rows.length || rows.length < limit;
-  const deleted = await deleteSuperseded(db, sql`"seq" > ${after} and "seq" <= ${end} and "created_gmt" < ${beforeGmt}`);
+  // The exempt calendars among these rows: each at its own cut, the others at the installation's.
+  const exempt = new Set<number>();
+  for (let i = 0; i < old; i++) if (options.exempt?.has(Number(rows[i]!.calendar_id))) exempt.add(Number(rows[i]!.calendar_id));
+  const range = sql`"seq" > ${after} and "seq" <= ${end}`;
+  let deleted = await deleteSuperseded(
+    db,
+    exempt.size ? sql`${range} and "created_gmt" < ${beforeGmt} and "calendar_id" not in (${sql.join([...exempt])})` : sql`${range} and "created_gmt" < ${beforeGmt}`,
+  );
+  for (const calendar of exempt) deleted += await deleteSuperseded(db, sql`${range} and "calendar_id" = ${calendar} and "created_gmt" < ${options.exempt!.get(calendar)!}`);
   return { next: end, deleted, done };
 }

@@ -166,6 +166,11 @@ export interface ChangesTable {
   created_gmt: string;
 }
 
+/** How far the pruning job deleted a calendar's log rows (migration 041): a sync token before `seq` lost its history. */
+export interface ChangesPrunedTable {
+  seq: ColumnType<number | string, number, number>;
+}
+
 /** Which local record each imported source record became (migration 008, `src/store/import-map.ts`). */
 export interface ImportMapTable {
   source: string;
@@ -263,6 +268,7 @@ export interface Database {
   app_passwords: AppPasswordsTable;
   change_counter: ChangeCounterTable;
   changes: Scoped<ChangesTable>;
+  changes_pruned: Scoped<ChangesPrunedTable>;
   import_map: Scoped<ImportMapTable>;
   sync_state: SyncStateTable;
   webhook_endpoints: Scoped<WebhookEndpointsTable>;

@@ -8,7 +8,7 @@ import { it } from 'node:test';
 import assert from 'node:assert/strict';
 import { forEachStore } from '../support/harness.js';
 import { recordVersion } from '../../src/store/versions.js';
-import { prunedThrough } from '../../src/store/settings.js';
+import { prunedThrough } from '../../src/store/change-pruning.js';
 import { pruneChangeLog } from '../../src/jobs/change-log-pruning.js';
 
 const ev = (title: string) => ({ title, start_date: '2031-03-01 10:00:00', end_date: '2031-03-01 11:00:00', status: 'publish' });

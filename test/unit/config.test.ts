@@ -3,7 +3,8 @@ import assert from 'node:assert/strict';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { ConfigError, loadConfig, SETTINGS } from '../../src/config.js';
+import { readFileSync } from 'node:fs';
+import { CALENDAR_SETTINGS, ConfigError, loadConfig, SETTINGS } from '../../src/config.js';
 
 describe('configuration', () => {
   it('has the documented defaults', () => {
@@ -323,6 +324,13 @@ describe('configuration', () => {
       assert.throws(() => loadConfig({ CALENDAR_ADMIN_USER: 'a', CALENDAR_ADMIN_PASSWORD_FILE: file }), /is empty/);
     } finally {
       rmSync(dir, { recursive: true, force: true });
+    }
+  });
+  it('every setting the admin app changes has a label in each of its catalogues', () => {
+    for (const lang of ['en', 'fr']) {
+      const catalogue = JSON.parse(readFileSync(new URL(`../../admin-app/src/i18n/settings.${lang}.json`, import.meta.url), 'utf8')) as Record<string, string>;
+      const missing = CALENDAR_SETTINGS.filter((s) => !catalogue[`settings.label.${s.env}`]).map((s) => s.env);
+      assert.deepEqual(missing, [], `${lang}: settings shown with their catalogue key for a label`);
     }
   });
 });

@@ -43,6 +43,7 @@ import { federationObjectHomeMigration } from './037_federation_object_home.js';
 import { editLockHoldersMigration } from './038_edit_lock_holders.js';
 import { quietWritesMigration } from './039_quiet_writes.js';
 import { jobLocksMigration } from './040_job_locks.js';
+import { changesPrunedMigration } from './041_changes_pruned.js';
 
 /** The migrations, in order. New ones are appended with a sortable name. */
 export function migrations(dialect: DialectName): Record<string, Migration> {
@@ -86,5 +87,6 @@ export function migrations(dialect: DialectName): Record<string, Migration> {
     '038_edit_lock_holders': editLockHoldersMigration(),
     '039_quiet_writes': quietWritesMigration(dialect),
     '040_job_locks': jobLocksMigration(dialect),
+    '041_changes_pruned': changesPrunedMigration(),
   };
 }

@@ -1,0 +1,31 @@
+/**
+ * How far each calendar's change log was pruned (`changes_pruned`, calendar data): the highest
+ * sequence number of the calendar's rows the pruning job deleted. Before, one number in `settings`
+ * (`changes_pruned_seq`) said it for the whole log, which was right while every calendar kept its
+ * history as long as the others; now a calendar may keep a longer one (its own SYNC_HISTORY_DAYS),
+ * and another calendar's pruning must not expire its tokens.
+ *
+ * Every calendar there is gets the installation's number, the rows of each having been pruned
+ * as far as it says at most; the `settings` row goes.
+ */
+import { sql, type Kysely } from 'kysely';
+
+export function changesPrunedMigration() {
+  return {
+    async up(db: Kysely<any>): Promise<void> {
+      await db.schema
+        .createTable('changes_pruned')
+        .addColumn('calendar_id', 'integer', (c) => c.primaryKey())
+        .addColumn('seq', 'bigint', (c) => c.notNull())
+        .execute();
+      await sql`insert into "changes_pruned" ("calendar_id", "seq")
+        select "calendars"."id", cast("settings"."value" as bigint) from "calendars", "settings"
+        where "settings"."name" = 'changes_pruned_seq' and cast("settings"."value" as bigint) > 0`.execute(db);
+      await sql`delete from "settings" where "name" = 'changes_pruned_seq'`.execute(db);
+    },
+    async down(db: Kysely<any>): Promise<void> {
+      await sql`insert into "settings" ("name", "value") select 'changes_pruned_seq', cast(coalesce(max("seq"), 0) as varchar(20)) from "changes_pruned"`.execute(db);
+      await db.schema.dropTable('changes_pruned').execute();
+    },
+  };
+}

@@ -20,7 +20,10 @@
  * larger than any route takes (Fastify answers it 413 without reading it), and any write while the
  * bodies read and not yet answered hold more than `maxBufferedBytes`. Until the worker is ready,
  * after it failed to start, while it restarts after a crash, and once the server is closing, writes
- * are answered here too: the service never depends on it.
+ * are answered here too: the service never depends on it. A worker that cannot start at first is
+ * not tried again (its configuration or its database is wrong: the log says why); one that cannot
+ * start again after a crash (its database away for a while) is tried again, 1 s later, then twice
+ * as long each time up to a minute.
  * A write the worker was answering when it died gets 503 `rest_write_interrupted` (its transaction
  * was either committed before or rolled back: nothing half-written).
  *
@@ -85,6 +88,9 @@ export interface WriteWorkerOptions {
   logLine?: (line: string) => void;
   /** Crashes within a minute after which the worker is left stopped (writes then stay here; default 5). */
   maxRestarts?: number;
+  /** The wait before a restart that could not start is tried again (ms; default 1,000), doubled each time up to `retryMaxMs` (default 60,000). */
+  retryFirstMs?: number;
+  retryMaxMs?: number;
   /**
    * Bytes of bodies read here and not yet answered, past which further writes stay in this thread
    * (where Fastify refuses what a route does not take before reading it, and the rate limit comes
@@ -175,6 +181,10 @@ export function startWriteWorker(options: WriteWorkerOptions): WriteWorker {
   let answered = 0;
   let restarts = 0;
   const crashes: number[] = [];
+  /** whether a worker was ready once: a start that fails after that is tried again */
+  let everReady = false;
+  let retryMs = 0;
+  let retry: NodeJS.Timeout | undefined;
   let settleReady: () => void = () => {};
   const readyPromise = new Promise<void>((resolve) => {
     settleReady = resolve;
@@ -217,6 +227,8 @@ export function startWriteWorker(options: WriteWorkerOptions): WriteWorker {
       switch (message.type) {
         case 'ready':
           wasReady = true;
+          everReady = true;
+          retryMs = 0;
           ready = !closing;
           log.info({ restarts }, 'write worker ready: writes run in their own thread');
           settleReady();
@@ -261,9 +273,22 @@ export function startWriteWorker(options: WriteWorkerOptions): WriteWorker {
       interrupt();
       closed?.();
       if (closing) return;
-      if (!wasReady) {
-        // It never answered: starting it again would fail the same way. Writes stay here.
+      if (!wasReady && !everReady) {
+        // The first one never answered: starting it again would fail the same way. Writes stay here.
         settleReady();
+        return;
+      }
+      if (!wasReady) {
+        // A restart that could not start (its database away for a while): tried again, later each time.
+        retryMs = Math.min(retryMs === 0 ? (options.retryFirstMs ?? 1_000) : retryMs * 2, options.retryMaxMs ?? 60_000);
+        log.error({ code, retryInMs: retryMs }, `the write worker could not start again; tried again in ${retryMs / 1000} s, writes run in the main thread meanwhile`);
+        retry = setTimeout(() => {
+          retry = undefined;
+          if (closing) return;
+          restarts++;
+          spawn();
+        }, retryMs);
+        retry.unref();
         return;
       }
       const now = Date.now();
@@ -366,6 +391,7 @@ export function startWriteWorker(options: WriteWorkerOptions): WriteWorker {
       const answering = ready;
       closing = true;
       ready = false;
+      clearTimeout(retry);
       const thread = worker;
       if (!thread) return;
       if (answering) {

@@ -5,7 +5,7 @@
  */
 import { after, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
@@ -73,6 +73,67 @@ describe('write worker, the main thread’s side', () => {
       await writes.close();
       await new Promise((resolve) => server.close(resolve));
     }
+  });
+
+  it('tries a restart that could not start again, later each time, until one is ready (its database was away for a while)', async () => {
+    // Each start counts itself in a file: the first is ready and crashes at its first write, the
+    // next two fail to start, the fourth is ready.
+    const counter = join(dir, 'starts');
+    writeFileSync(counter, '0');
+    const flaky = script(
+      'flaky.mjs',
+      `import { parentPort, workerData } from 'node:worker_threads'; import { readFileSync, writeFileSync } from 'node:fs';
+      const n = Number(readFileSync(workerData.counter, 'utf8')) + 1; writeFileSync(workerData.counter, String(n));
+      if (n === 2 || n === 3) { parentPort.postMessage({ type: 'failed', message: 'database away' }); setInterval(() => {}, 1000); }
+      else { parentPort.on('message', (m) => { if (m.type === 'request') process.exit(3); if (m.type === 'close') parentPort.postMessage({ type: 'closed' }); }); parentPort.postMessage({ type: 'ready' }); }`,
+    );
+    const { lines, log } = logs();
+    const writes = startWriteWorker({ ...options, workerData: { counter } as unknown as WriteWorkerData, script: flaky, log, retryFirstMs: 50, retryMaxMs: 100 });
+    await writes.ready;
+    const server = createServer((_req, res) => res.end('here'));
+    writes.install(server);
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/api/x`;
+    try {
+      assert.equal((await fetch(url, { method: 'POST', body: '{}' })).status, 503, 'the write the worker died with');
+      assert.equal(await (await fetch(url, { method: 'POST', body: '{}' })).text(), 'here', 'writes stay here meanwhile');
+      const deadline = Date.now() + 10_000;
+      while (!writes.stats().ready && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
+      assert.equal(writes.stats().ready, true, 'ready again after two failed starts');
+      assert.equal(writes.stats().restarts, 3);
+      const retried = lines.filter((l) => l.msg.includes('could not start again'));
+      assert.deepEqual(
+        retried.map((l) => l.msg),
+        [
+          'the write worker could not start again; tried again in 0.05 s, writes run in the main thread meanwhile',
+          'the write worker could not start again; tried again in 0.1 s, writes run in the main thread meanwhile',
+        ],
+      );
+    } finally {
+      await writes.close();
+      await new Promise((resolve) => server.close(resolve));
+    }
+  });
+
+  it('stops trying a restart on close', async () => {
+    const counter = join(dir, 'starts-closed');
+    writeFileSync(counter, '0');
+    const once = script(
+      'once.mjs',
+      `import { parentPort, workerData } from 'node:worker_threads'; import { readFileSync, writeFileSync } from 'node:fs';
+      const n = Number(readFileSync(workerData.counter, 'utf8')) + 1; writeFileSync(workerData.counter, String(n));
+      if (n > 1) parentPort.postMessage({ type: 'failed', message: 'database away' }); else { parentPort.postMessage({ type: 'ready' }); setTimeout(() => process.exit(3), 10); }`,
+    );
+    const { lines, log } = logs();
+    const writes = startWriteWorker({ ...options, workerData: { counter } as unknown as WriteWorkerData, script: once, log, retryFirstMs: 200, retryMaxMs: 200 });
+    await writes.ready;
+    const deadline = Date.now() + 10_000;
+    while (!lines.some((l) => l.msg.includes('could not start again')) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
+    await writes.close();
+    const starts = readFileSync(counter, 'utf8');
+    await new Promise((r) => setTimeout(r, 400));
+    assert.equal(readFileSync(counter, 'utf8'), starts, 'no start after close');
+    assert.equal(starts, '2');
   });
 
   it('uses a worker that says it is ready, and stops it on close', async () => {

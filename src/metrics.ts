@@ -131,6 +131,8 @@ export class StoreMetrics {
   feedLooks?: () => number;
   /** SQLite: others' commits its feed found without log rows, marked or not (set by `registerFeedMetrics`) */
   feedUnlogged?: () => { marked: number; unknown: number; explainedLater: number };
+  /** SQLite: statements that waited for another connection's write lock (store/sqlite-waits.ts): then ran, or gave up; and the time waited */
+  readonly lockWaits = { ran: 0, gaveUp: 0, seconds: 0 };
 }
 
 /** Where the counts of a transaction, or of a handle `openStore` did not make, go: nobody reports them. */

@@ -13,6 +13,7 @@ import { dirname, resolve } from 'node:path';
 import pg from 'pg';
 import { DEFAULT_MIGRATION_TABLE, Migrator, PostgresDialect, sql, type Migration, type MigrationProvider } from 'kysely';
 import { SqliteInListDialect } from './sqlite-in-lists.js';
+import type { LockWait } from './sqlite-waits.js';
 import { StoreDb, partsOf, type DialectName, type StoreParts } from './handle.js';
 import { registerKept, StoreMetrics, type KeptStructure } from '../metrics.js';
 import { createPostgresFeed, registerFeedMetrics, type ChangeFeed } from './change-feed.js';
@@ -71,7 +72,8 @@ export interface OpenOptions {
   /**
    * How long to wait for the database (default 3000 ms): PostgreSQL, for a new connection (a
    * request then fails with 503 instead of hanging while the server is down); SQLite, for a lock
-   * held by another process (`busy_timeout`; the wait blocks the event loop, so keep it short).
+   * held by another connection (another process, the write worker), waited for off the event loop
+   * (sqlite-waits.ts).
    */
   timeoutMs?: number;
   /**
@@ -147,8 +149,9 @@ function withStatementCache(database: BetterSqlite3.Database, size = 500, onComm
     prepare(sqlText: string) {
       // Transactions take the write lock when they begin: a deferred one that reads first and
       // then meets another process' lock fails at once with SQLITE_BUSY (SQLite does not wait
-      // there, to avoid a deadlock), whereas BEGIN IMMEDIATE waits `busy_timeout` for it. The
-      // server has one connection, whose transactions run one after the other anyway.
+      // there, to avoid a deadlock), whereas BEGIN IMMEDIATE can be waited for and tried again
+      // (sqlite-waits.ts). The server has one connection, whose transactions run one after the
+      // other anyway.
       const text = sqlText === 'begin' ? 'begin immediate' : sqlText;
       // A transaction commits (the statement runs right after it is prepared): the change log
       // wakes its subscribers (they look on a later turn of the event loop, after the commit).
@@ -235,7 +238,8 @@ function sqliteStore(path: string, options: OpenOptions): Store {
   database.pragma('journal_mode = WAL');
   database.pragma('synchronous = NORMAL');
   database.pragma('foreign_keys = ON');
-  database.pragma(`busy_timeout = ${Math.floor(options.timeoutMs ?? DEFAULT_DATABASE_TIMEOUT_MS)}`);
+  // Another connection's write lock is waited for off the event loop, by the driver (sqlite-waits.ts).
+  database.pragma('busy_timeout = 0');
   // Its page cache, bounded (memory-bounds.ts; counted in RSS once filled).
   database.pragma(`cache_size = -${MAIN_CACHE_KIB}`);
   // Savepoints (group commit: a savepoint per write) journal the pages they change; on the default
@@ -270,7 +274,17 @@ function sqliteStore(path: string, options: OpenOptions): Store {
         },
       }
     : statements;
-  const db = new StoreDb({ dialect: new SqliteInListDialect({ database: cached }), plugins: [CALENDAR_SCOPE] }, parts as StoreParts);
+  const waits = parts.metrics.lockWaits;
+  const wait: LockWait = {
+    timeoutMs: Math.floor(options.timeoutMs ?? DEFAULT_DATABASE_TIMEOUT_MS),
+    inTransaction: () => database.inTransaction,
+    waited(ms, ran) {
+      if (ran) waits.ran++;
+      else waits.gaveUp++;
+      waits.seconds += ms / 1000;
+    },
+  };
+  const db = new StoreDb({ dialect: new SqliteInListDialect({ database: cached }, wait), plugins: [CALENDAR_SCOPE] }, parts as StoreParts);
   const changes = (parts.changes = createChangeLog(db));
   // A commit on this connection: the feed reads `total_changes()` again at its next sync (between
   // two, a sync in a turn that looked already calls nothing in SQLite).

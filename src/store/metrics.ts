@@ -115,6 +115,29 @@ function registerStoreMetrics(registry: Registry, store: Store): void {
   // The change feed's looks for other connections' or instances' commits: one per batch of
   // requests read in one poll of the event loop, not one per request (app.ts).
   const storeMetrics = storeMetricsOf(store.db);
+  if (store.dialect === 'sqlite' && storeMetrics) {
+    const waits = storeMetrics.lockWaits;
+    new Counter({
+      name: 'calendar_sqlite_lock_waits_total',
+      help: "SQLite: statements that found another connection's write lock (another server or command on the file, the write worker) and waited for it off the event loop, by outcome (ran, gave_up: 503 after DATABASE_TIMEOUT_MS)",
+      labelNames: ['outcome'],
+      registers: [registry],
+      collect() {
+        this.reset();
+        this.inc({ outcome: 'ran' }, waits.ran);
+        this.inc({ outcome: 'gave_up' }, waits.gaveUp);
+      },
+    });
+    new Counter({
+      name: 'calendar_sqlite_lock_wait_seconds_total',
+      help: "SQLite: time statements waited for another connection's write lock (seconds)",
+      registers: [registry],
+      collect() {
+        this.reset();
+        this.inc(waits.seconds);
+      },
+    });
+  }
   new Counter({
     name: 'calendar_feed_looks_total',
     help: "Looks of the change feed for other connections' (SQLite) or instances' (PostgreSQL) commits: at most one per batch of requests read together",

@@ -14,7 +14,8 @@
  *
  * @example new StoreDb({ dialect: new SqliteInListDialect({ database }) }) // `in (?, …)` of 137 ids → 192 placeholders
  */
-import { BinaryOperationNode, PrimitiveValueListNode, SqliteDialect, SqliteQueryCompiler, type QueryCompiler } from 'kysely';
+import { BinaryOperationNode, PrimitiveValueListNode, SqliteDialect, SqliteQueryCompiler, type Driver, type QueryCompiler, type SqliteDialectConfig } from 'kysely';
+import { LockWaitingSqliteDriver, type LockWait } from './sqlite-waits.js';
 
 /** Lists up to this long are written as they are (a page of events, a few terms). */
 export const EXACT_MAX = 16;
@@ -42,6 +43,20 @@ class InListCompiler extends SqliteQueryCompiler {
 }
 
 export class SqliteInListDialect extends SqliteDialect {
+  private readonly config: SqliteDialectConfig;
+  private readonly wait: LockWait | undefined;
+
+  /** `wait`: a statement that finds another connection's write lock waits off the event loop (sqlite-waits.ts). */
+  constructor(config: SqliteDialectConfig, wait?: LockWait) {
+    super(config);
+    this.config = config;
+    this.wait = wait;
+  }
+
+  override createDriver(): Driver {
+    return this.wait ? new LockWaitingSqliteDriver(this.config, this.wait) : super.createDriver();
+  }
+
   override createQueryCompiler(): QueryCompiler {
     return new InListCompiler();
   }

@@ -14,6 +14,7 @@
 import type { ChangeRow } from '../store/change-log.js';
 import type { Store } from '../store/db.js';
 import { prunedThrough } from '../store/change-pruning.js';
+import { calendarIdNow, inCalendar } from '../store/calendar-scope.js';
 import { apiError } from './errors.js';
 import type { Viewer } from './permissions.js';
 
@@ -119,7 +120,11 @@ export function followChanges(
       running = false;
     }
   };
-  const unsubscribe = store.changes.subscribe(() => void step(), { pollMs: POLL_MS });
+  // A commit wakes the follower from the committing request, which may be another calendar's: each
+  // step runs in the calendar the follower was opened in (its log rows, its pruned history).
+  const calendar = calendarIdNow();
+  const wake = () => void inCalendar(calendar, step);
+  const unsubscribe = store.changes.subscribe(wake, { pollMs: POLL_MS });
   const followers = followersOf(store);
   const close = () => {
     if (stopped) return;
@@ -129,7 +134,7 @@ export function followChanges(
     handlers.closed();
   };
   followers.all.add(close);
-  void step();
+  wake();
   return { close };
 }
 

@@ -21,7 +21,7 @@ interface SseMessage {
 }
 
 /** An SSE reader over node:http: the parsed messages as they come, and the end. */
-function openStream(t: TestServer, cred: string, query = '', headers: Record<string, string> = {}) {
+function openStream(t: TestServer, cred: string, query = '', headers: Record<string, string> = {}, calendarPrefix = '') {
   const messages: SseMessage[] = [];
   let waiters: Array<() => void> = [];
   let ended = false;
@@ -32,7 +32,7 @@ function openStream(t: TestServer, cred: string, query = '', headers: Record<str
     waiters = [];
     for (const f of w) f();
   };
-  const req = http.get(`${t.origin}${A}/changes/stream${query}`, { headers: { authorization: basic(cred), accept: 'text/event-stream', ...headers } });
+  const req = http.get(`${t.origin}${calendarPrefix}${A}/changes/stream${query}`, { headers: { authorization: basic(cred), accept: 'text/event-stream', ...headers } });
   const opened = new Promise<void>((resolve, reject) => {
     req.on('error', reject);
     req.on('response', (res) => {
@@ -148,6 +148,24 @@ forEachStore('admin change log', (t) => {
     );
     await s.until((m) => m.comment === 'heartbeat');
     s.close();
+  });
+
+  it('shows a calendar’s stream its own writes only, whichever calendar’s write wakes it', async () => {
+    for (const slug of ['stream-north', 'stream-south']) await t.built.services.calendars.create({ slug, name: slug });
+    const events = (slug: string) => `${t.origin}/c/${slug}${t.config.restRoot}/calendar/events/v1/events`;
+    const north = openStream(t, `${ADMIN.login}:${ADMIN.password}`, '', {}, '/c/stream-north');
+    await north.opened;
+    assert.equal(north.status, 200);
+    await north.until((m) => m.comment?.startsWith('following') ?? false);
+    // South's write wakes the stream (from South's request), then North's.
+    const south = await t.api.post(events('stream-south'), { as: 'admin', json: EVENT('South only') });
+    assert.equal(south.status, 201, south.text);
+    const own = await t.api.post(events('stream-north'), { as: 'admin', json: EVENT('North only') });
+    assert.equal(own.status, 201, own.text);
+    await north.until((m) => changeOf(m)?.changes.some((c) => c.type === 'event' && c.id === own.body.id) ?? false);
+    const seen = north.messages.flatMap((m) => changeOf(m)?.changes ?? []);
+    assert.ok(!seen.some((c) => c.type === 'event' && c.id === south.body.id), `South's event is not in North's stream: ${JSON.stringify(seen)}`);
+    north.close();
   });
 
   it('resumes after Last-Event-ID with the writes missed', async () => {

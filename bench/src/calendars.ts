@@ -87,7 +87,14 @@ const ADMIN = { login: 'bench-admin', password: 'bench-admin-password' };
 const AUTH = `Basic ${Buffer.from(`${ADMIN.login}:${ADMIN.password}`).toString('base64')}`;
 // The rate limit off unless asked (BENCH_RATE_LIMIT_MAX): the load's clients are one address, and
 // a limit its rate passes costs a grant write in about a hundred requests (the main thread's writes).
-const SERVER_ENV = { LOG_LEVEL: 'warn', RATE_LIMIT_MAX: env.BENCH_RATE_LIMIT_MAX ?? '0', CALENDAR_TIMEZONE: 'UTC', CALENDAR_ADMIN_USER: ADMIN.login, CALENDAR_ADMIN_PASSWORD: ADMIN.password, METRICS: 'true' };
+const SERVER_ENV = {
+  LOG_LEVEL: 'warn',
+  RATE_LIMIT_MAX: env.BENCH_RATE_LIMIT_MAX ?? '0',
+  CALENDAR_TIMEZONE: 'UTC',
+  CALENDAR_ADMIN_USER: ADMIN.login,
+  CALENDAR_ADMIN_PASSWORD: ADMIN.password,
+  METRICS: 'true',
+};
 /** Every seed's "today": the same dates in every database. */
 const NOW = new Date(`${new Date().toISOString().slice(0, 10)}T12:00:00Z`);
 const PROBE = Math.max(1, Math.ceil(CALENDARS / 2));

@@ -186,7 +186,7 @@ export const CALENDAR_AND_ANSWER_SETTINGS: Setting[] = [
     key: 'syncHistoryDays',
     type: 'number',
     unit: 'days',
-    max: 3660,
+    max: 36500,
     scope: 'calendar',
     group: 'sync',
     defaultText: '30',

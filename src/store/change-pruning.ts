@@ -15,14 +15,22 @@
 import { sql, type RawBuilder } from 'kysely';
 import type { Executor } from './schema.js';
 import { chunksOf } from './lists.js';
+import { isAcrossCalendars } from './calendar-scope.js';
 
 /** Calendars whose history is longer than the installation's: calendar id → its own cut (`created_gmt` before it goes). */
 export type ExemptCalendars = ReadonlyMap<number, string>;
 
-/** How far the log rows of the calendar of the work at hand were pruned: the highest sequence number deleted (0: none). */
+/**
+ * How far the log rows of the calendar of the work at hand were pruned: the highest sequence
+ * number deleted (0: none). The number servers of versions before migration 041 keep for the whole
+ * log (`settings.changes_pruned_seq`) counts too: one still running while this one starts may prune.
+ */
 export async function prunedThrough(db: Executor): Promise<number> {
-  const row = await db.selectFrom('changes_pruned').select('seq').executeTakeFirst();
-  return Number(row?.seq ?? 0);
+  // Across calendars there is no one answer (any calendar's row would come first).
+  if (isAcrossCalendars()) throw new Error('prunedThrough is a calendar’s: read it in one');
+  const own = await db.selectFrom('changes_pruned').select('seq').executeTakeFirst();
+  const before = await sql<{ value: string }>`select "value" from "settings" where "name" = 'changes_pruned_seq'`.execute(db);
+  return Math.max(Number(own?.seq ?? 0), Number(before.rows[0]?.value ?? 0) || 0);
 }
 
 /** Record, for each calendar, the highest sequence number deleted (never moves back: pruners may finish in any order). */

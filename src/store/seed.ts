@@ -287,10 +287,15 @@ export async function bulkLoad<T>(store: Store, fn: (loader: BulkLoader) => Prom
       return await run();
     } finally {
       await sql.raw(`pragma synchronous = ${Number(previous.rows[0]?.synchronous ?? 1)}`).execute(conn);
+      // A truncating checkpoint waits for the readers of other connections (a server on the file)
+      // through SQLite's busy handler, which the connection otherwise does without (sqlite-waits.ts):
+      // given 3 s here, on a command-line load, then taken back.
+      await sql.raw('pragma busy_timeout = 3000').execute(conn);
       await sql
         .raw('pragma wal_checkpoint(TRUNCATE)')
         .execute(conn)
         .catch(() => {});
+      await sql.raw('pragma busy_timeout = 0').execute(conn);
     }
   });
 }

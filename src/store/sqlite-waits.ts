@@ -14,6 +14,14 @@
  * nothing and may be sent again. Inside a transaction, which holds the write lock from its begin,
  * a statement is not refused for the lock in WAL mode; one that is fails at once.
  *
+ * What giving the connection up while waiting means: work of others may run between two
+ * statements of one `db.connection()` session that are outside a transaction (the migrator's, the
+ * bulk load's: `seed.ts` sets `pragma synchronous = OFF` on the connection for its load, which
+ * then holds for what runs between, on a command-line load only), and of two writes sent at once
+ * the second may be committed first. The time spent waiting for the connection after a try counts
+ * in `timeoutMs`. Statements run on the connection directly (the change feed's reads, read-only
+ * in WAL mode) and streamed reads are not tried again; reads find no lock in WAL mode.
+ *
  * @example new StoreDb({ dialect: new SqliteInListDialect({ database }, { timeoutMs: 3000, inTransaction: () => connection.inTransaction }) })
  */
 import { SqliteDriver, type CompiledQuery, type DatabaseConnection, type QueryResult } from 'kysely';
@@ -81,7 +89,11 @@ export class LockWaitingSqliteDriver extends SqliteDriver {
             if (deadline !== undefined) wait.waited?.(performance.now() - started, true);
             return result;
           } catch (error) {
-            if (!isBusy(error) || wait.inTransaction()) throw error;
+            if (!isBusy(error) || wait.inTransaction()) {
+              // It got past the lock and failed for another reason: the wait is counted as ended.
+              if (deadline !== undefined) wait.waited?.(performance.now() - started, true);
+              throw error;
+            }
             if (deadline === undefined) {
               started = performance.now();
               deadline = started + wait.timeoutMs;

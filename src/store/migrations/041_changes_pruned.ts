@@ -6,7 +6,9 @@
  * and another calendar's pruning must not expire its tokens.
  *
  * Every calendar there is gets the installation's number, the rows of each having been pruned
- * as far as it says at most; the `settings` row goes.
+ * as far as it says at most. The `settings` row stays, and is read too (store/change-pruning.ts): a
+ * server of an earlier version still running on the database while a newer one starts reads it,
+ * and raises it when it prunes; the newer versions no longer raise it.
  */
 import { sql, type Kysely } from 'kysely';
 
@@ -21,10 +23,8 @@ export function changesPrunedMigration() {
       await sql`insert into "changes_pruned" ("calendar_id", "seq")
         select "calendars"."id", cast("settings"."value" as bigint) from "calendars", "settings"
         where "settings"."name" = 'changes_pruned_seq' and cast("settings"."value" as bigint) > 0`.execute(db);
-      await sql`delete from "settings" where "name" = 'changes_pruned_seq'`.execute(db);
     },
     async down(db: Kysely<any>): Promise<void> {
-      await sql`insert into "settings" ("name", "value") select 'changes_pruned_seq', cast(coalesce(max("seq"), 0) as varchar(20)) from "changes_pruned"`.execute(db);
       await db.schema.dropTable('changes_pruned').execute();
     },
   };

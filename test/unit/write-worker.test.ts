@@ -11,7 +11,7 @@ import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { startWriteWorker, type WriteWorkerData } from '../../src/web/write-worker.js';
+import { startWriteWorker, type WriteWorker, type WriteWorkerData } from '../../src/web/write-worker.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'write-worker-unit-'));
 after(() => rmSync(dir, { recursive: true, force: true }));
@@ -26,6 +26,22 @@ function logs() {
   const lines: Array<{ level: string; msg: string }> = [];
   const at = (level: string) => (_obj: object, msg: string) => void lines.push({ level, msg });
   return { lines, log: { info: at('info'), warn: at('warn'), error: at('error') } };
+}
+
+/**
+ * Run `fn` with a server whose own answer is 'here', the worker's forwarding in front of it, at
+ * `url`; the worker and the server are closed after.
+ */
+async function answeringHere(writes: WriteWorker, fn: (url: string) => Promise<void>): Promise<void> {
+  const server = createServer((_req, res) => res.end('here'));
+  writes.install(server);
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  try {
+    await fn(`http://127.0.0.1:${(server.address() as AddressInfo).port}/api/x`);
+  } finally {
+    await writes.close();
+    await new Promise((resolve) => server.close(resolve));
+  }
 }
 
 const options = { workerData: {} as unknown as WriteWorkerData, maxBodyBytes: 1024, committed: () => {}, nudge: () => {} };
@@ -53,11 +69,7 @@ describe('write worker, the main thread’s side', () => {
     const { log } = logs();
     const writes = startWriteWorker({ ...options, script: dying, log, maxRestarts: 1 });
     await writes.ready;
-    const server = createServer((_req, res) => res.end('here'));
-    writes.install(server);
-    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-    const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/api/x`;
-    try {
+    await answeringHere(writes, async (url) => {
       const failed = await fetch(url, { method: 'POST', body: '{}' });
       assert.equal(failed.status, 500);
       assert.deepEqual(await failed.json(), { code: 'rest_write_failed', message: 'The server could not answer this request.', data: { status: 500 } });
@@ -69,10 +81,7 @@ describe('write worker, the main thread’s side', () => {
       // Left stopped (one crash allowed here): the next write is this thread's.
       assert.equal(await (await fetch(url, { method: 'POST', body: '{}' })).text(), 'here');
       assert.equal(writes.stats().buffered, 0);
-    } finally {
-      await writes.close();
-      await new Promise((resolve) => server.close(resolve));
-    }
+    });
   });
 
   it('tries a restart that could not start again, later each time, until one is ready (its database was away for a while)', async () => {
@@ -90,11 +99,7 @@ describe('write worker, the main thread’s side', () => {
     const { lines, log } = logs();
     const writes = startWriteWorker({ ...options, workerData: { counter } as unknown as WriteWorkerData, script: flaky, log, retryFirstMs: 50, retryMaxMs: 100 });
     await writes.ready;
-    const server = createServer((_req, res) => res.end('here'));
-    writes.install(server);
-    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-    const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/api/x`;
-    try {
+    await answeringHere(writes, async (url) => {
       assert.equal((await fetch(url, { method: 'POST', body: '{}' })).status, 503, 'the write the worker died with');
       assert.equal(await (await fetch(url, { method: 'POST', body: '{}' })).text(), 'here', 'writes stay here meanwhile');
       const deadline = Date.now() + 10_000;
@@ -109,10 +114,7 @@ describe('write worker, the main thread’s side', () => {
           'the write worker could not start again; tried again in 0.1 s, writes run in the main thread meanwhile',
         ],
       );
-    } finally {
-      await writes.close();
-      await new Promise((resolve) => server.close(resolve));
-    }
+    });
   });
 
   it('stops trying a restart on close', async () => {

@@ -121,21 +121,27 @@ describe('SQLite: a write waits for a lock held briefly by another process [sqli
     rmSync(dir, { recursive: true, force: true });
   });
 
-  it('waits for the lock (up to the busy timeout) and then writes', async () => {
-    // Another process (as the CLI would be) holds the write lock for 600 ms.
+  /** Another process holds the file's write lock for `ms` from when this resolves; `exited`: when that process is gone. */
+  async function lockedFor(ms: number): Promise<{ exited: Promise<unknown> }> {
     const script = `
       const Database = require(process.env.DRIVER);
       const db = new Database(process.env.FILE);
       db.exec('begin exclusive');
       process.stdout.write('locked\\n');
-      setTimeout(() => { db.exec('commit'); db.close(); }, 600);`;
+      setTimeout(() => { db.exec('commit'); db.close(); }, Number(process.env.HOLD_MS));`;
     const child = spawn(process.execPath, ['-e', script], {
-      env: { ...process.env, FILE: file, DRIVER: createRequire(import.meta.url).resolve('better-sqlite3') },
+      env: { ...process.env, FILE: file, HOLD_MS: String(ms), DRIVER: createRequire(import.meta.url).resolve('better-sqlite3') },
       stdio: ['ignore', 'pipe', 'inherit'],
     });
     // Listen for the exit now: the child may be gone before the answer arrives.
     const exited = once(child, 'exit');
     await once(child.stdout!, 'data');
+    return { exited };
+  }
+
+  it('waits for the lock (up to the busy timeout) and then writes', async () => {
+    // Another process (as the CLI would be) holds the write lock for 600 ms.
+    const { exited } = await lockedFor(600);
     const started = performance.now();
     const res = await t.api.post('/events', { as: 'admin', json: { ...EVENT, title: 'Waited' } });
     const ms = performance.now() - started;
@@ -149,18 +155,7 @@ describe('SQLite: a write waits for a lock held briefly by another process [sqli
   });
 
   it('serves reads, through the database too, while a write waits for the lock: the wait holds neither the event loop nor the connection', async () => {
-    const script = `
-      const Database = require(process.env.DRIVER);
-      const db = new Database(process.env.FILE);
-      db.exec('begin exclusive');
-      process.stdout.write('locked\\n');
-      setTimeout(() => { db.exec('commit'); db.close(); }, 800);`;
-    const child = spawn(process.execPath, ['-e', script], {
-      env: { ...process.env, FILE: file, DRIVER: createRequire(import.meta.url).resolve('better-sqlite3') },
-      stdio: ['ignore', 'pipe', 'inherit'],
-    });
-    const exited = once(child, 'exit');
-    await once(child.stdout!, 'data');
+    const { exited } = await lockedFor(800);
     const waits = async () => Number(/^calendar_sqlite_lock_waits_total\{outcome="ran"\} (\d+)$/m.exec(await (await fetch(`${t.origin}/metrics`)).text())?.[1] ?? 0);
     const waitedBefore = await waits();
     const started = performance.now();

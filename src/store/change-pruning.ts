@@ -15,7 +15,7 @@
 import { sql, type RawBuilder } from 'kysely';
 import type { Executor } from './schema.js';
 import { chunksOf } from './lists.js';
-import { isAcrossCalendars } from './calendar-scope.js';
+import { calendarIdNow, isAcrossCalendars } from './calendar-scope.js';
 
 /** Calendars whose history is longer than the installation's: calendar id → its own cut (`created_gmt` before it goes). */
 export type ExemptCalendars = ReadonlyMap<number, string>;
@@ -28,9 +28,10 @@ export type ExemptCalendars = ReadonlyMap<number, string>;
 export async function prunedThrough(db: Executor): Promise<number> {
   // Across calendars there is no one answer (any calendar's row would come first).
   if (isAcrossCalendars()) throw new Error('prunedThrough is a calendar’s: read it in one');
-  const own = await db.selectFrom('changes_pruned').select('seq').executeTakeFirst();
-  const before = await sql<{ value: string }>`select "value" from "settings" where "name" = 'changes_pruned_seq'`.execute(db);
-  return Math.max(Number(own?.seq ?? 0), Number(before.rows[0]?.value ?? 0) || 0);
+  const r = await sql<{ seq: number | string | null }>`select max("s") as "seq" from (
+      select "seq" as "s" from "changes_pruned" where "calendar_id" = ${calendarIdNow()}
+      union all select cast("value" as bigint) from "settings" where "name" = 'changes_pruned_seq') "p"`.execute(db);
+  return Number(r.rows[0]?.seq ?? 0);
 }
 
 /** Record, for each calendar, the highest sequence number deleted (never moves back: pruners may finish in any order). */

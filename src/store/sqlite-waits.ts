@@ -24,7 +24,9 @@
  *
  * @example new StoreDb({ dialect: new SqliteInListDialect({ database }, { timeoutMs: 3000, inTransaction: () => connection.inTransaction }) })
  */
+import { setTimeout as pause } from 'node:timers/promises';
 import { SqliteDriver, type CompiledQuery, type DatabaseConnection, type QueryResult } from 'kysely';
+import { storeFault } from './faults.js';
 
 export interface LockWait {
   /** how long a statement waits for the lock in all, in ms */
@@ -33,11 +35,6 @@ export interface LockWait {
   inTransaction(): boolean;
   /** told of each wait that ended, with its length in ms and whether the statement then ran (metrics, tests) */
   waited?(ms: number, ran: boolean): void;
-}
-
-export function isBusy(error: unknown): boolean {
-  const code = (error as { code?: unknown } | null)?.code;
-  return typeof code === 'string' && code.startsWith('SQLITE_BUSY');
 }
 
 /** One holder of the connection at a time (as Kysely's own driver has), given up while a statement waits. */
@@ -59,8 +56,6 @@ class Turn {
     free?.();
   }
 }
-
-const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 /** Kysely's SQLite driver whose connection waits for another connection's lock as the file's comment says. */
 export class LockWaitingSqliteDriver extends SqliteDriver {
@@ -89,7 +84,7 @@ export class LockWaitingSqliteDriver extends SqliteDriver {
             if (deadline !== undefined) wait.waited?.(performance.now() - started, true);
             return result;
           } catch (error) {
-            if (!isBusy(error) || wait.inTransaction()) {
+            if (storeFault(error) !== 'busy' || wait.inTransaction()) {
               // It got past the lock and failed for another reason: the wait is counted as ended.
               if (deadline !== undefined) wait.waited?.(performance.now() - started, true);
               throw error;

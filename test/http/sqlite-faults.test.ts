@@ -38,6 +38,8 @@ describe('SQLite faults [sqlite file]', () => {
 
   it('answers 503 rest_database_busy with Retry-After while another connection holds the write lock', async () => {
     const before = await postCount();
+    const gaveUp = async () => Number(/^calendar_sqlite_lock_waits_total\{outcome="gave_up"\} (\d+)$/m.exec(await (await fetch(`${t.origin}/metrics`)).text())?.[1] ?? 0);
+    const gaveUpBefore = await gaveUp();
     const other = new BetterSqlite3(file);
     other.exec('begin exclusive');
     try {
@@ -48,6 +50,7 @@ describe('SQLite faults [sqlite file]', () => {
       assert.deepEqual(res.body, { code: 'rest_database_busy', message: 'The database is busy. Please try again shortly.', data: { status: 503 } });
       assert.equal(res.headers.get('retry-after'), '1');
       assert.ok(ms >= 250 && ms < 5000, `answered in ${ms} ms (busy timeout 250 ms: waited for the lock, then gave up)`);
+      assert.equal(await gaveUp(), gaveUpBefore + 1, 'counted as a wait given up');
       // Readers are not blocked (WAL), and the process serves on.
       assert.equal((await t.api.get('/events')).status, 200);
       assert.equal((await fetch(t.origin + '/livez')).status, 200);

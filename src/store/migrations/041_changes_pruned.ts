@@ -20,9 +20,10 @@ export function changesPrunedMigration() {
         .addColumn('calendar_id', 'integer', (c) => c.primaryKey())
         .addColumn('seq', 'bigint', (c) => c.notNull())
         .execute();
-      await sql`insert into "changes_pruned" ("calendar_id", "seq")
-        select "calendars"."id", cast("settings"."value" as bigint) from "calendars", "settings"
-        where "settings"."name" = 'changes_pruned_seq' and cast("settings"."value" as bigint) > 0`.execute(db);
+      // Read first: PostgreSQL may cast another row's value (the sync key, in hex) in a WHERE clause.
+      const before = await sql<{ value: string }>`select "value" from "settings" where "name" = 'changes_pruned_seq'`.execute(db);
+      const seq = Number(before.rows[0]?.value ?? 0);
+      if (seq > 0) await sql`insert into "changes_pruned" ("calendar_id", "seq") select "id", ${seq} from "calendars"`.execute(db);
     },
     async down(db: Kysely<any>): Promise<void> {
       await db.schema.dropTable('changes_pruned').execute();

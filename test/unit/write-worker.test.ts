@@ -28,6 +28,19 @@ function logs() {
   return { lines, log: { info: at('info'), warn: at('warn'), error: at('error') } };
 }
 
+/** A stand-in worker that counts its starts in a file (`n`, from 1), then runs `body`. */
+function countingStarts(name: string, body: string): { counter: string; url: URL } {
+  const counter = join(dir, `${name}-starts`);
+  writeFileSync(counter, '0');
+  const url = script(
+    `${name}.mjs`,
+    `import { parentPort, workerData } from 'node:worker_threads'; import { readFileSync, writeFileSync } from 'node:fs';
+    const n = Number(readFileSync(workerData.counter, 'utf8')) + 1; writeFileSync(workerData.counter, String(n));
+    ${body}`,
+  );
+  return { counter, url };
+}
+
 /**
  * Run `fn` with a server whose own answer is 'here', the worker's forwarding in front of it, at
  * `url`; the worker and the server are closed after.
@@ -87,13 +100,9 @@ describe('write worker, the main thread’s side', () => {
   it('tries a restart that could not start again, later each time, until one is ready (its database was away for a while)', async () => {
     // Each start counts itself in a file: the first is ready and crashes at its first write, the
     // next two fail to start, the fourth is ready.
-    const counter = join(dir, 'starts');
-    writeFileSync(counter, '0');
-    const flaky = script(
-      'flaky.mjs',
-      `import { parentPort, workerData } from 'node:worker_threads'; import { readFileSync, writeFileSync } from 'node:fs';
-      const n = Number(readFileSync(workerData.counter, 'utf8')) + 1; writeFileSync(workerData.counter, String(n));
-      if (n === 2 || n === 3) { parentPort.postMessage({ type: 'failed', message: 'database away' }); setInterval(() => {}, 1000); }
+    const { counter, url: flaky } = countingStarts(
+      'flaky',
+      `if (n === 2 || n === 3) { parentPort.postMessage({ type: 'failed', message: 'database away' }); setInterval(() => {}, 1000); }
       else { parentPort.on('message', (m) => { if (m.type === 'request') process.exit(3); if (m.type === 'close') parentPort.postMessage({ type: 'closed' }); }); parentPort.postMessage({ type: 'ready' }); }`,
     );
     const { lines, log } = logs();
@@ -118,13 +127,9 @@ describe('write worker, the main thread’s side', () => {
   });
 
   it('stops trying a restart on close', async () => {
-    const counter = join(dir, 'starts-closed');
-    writeFileSync(counter, '0');
-    const once = script(
-      'once.mjs',
-      `import { parentPort, workerData } from 'node:worker_threads'; import { readFileSync, writeFileSync } from 'node:fs';
-      const n = Number(readFileSync(workerData.counter, 'utf8')) + 1; writeFileSync(workerData.counter, String(n));
-      if (n > 1) parentPort.postMessage({ type: 'failed', message: 'database away' }); else { parentPort.postMessage({ type: 'ready' }); setTimeout(() => process.exit(3), 10); }`,
+    const { counter, url: once } = countingStarts(
+      'once',
+      `if (n > 1) parentPort.postMessage({ type: 'failed', message: 'database away' }); else { parentPort.postMessage({ type: 'ready' }); setTimeout(() => process.exit(3), 10); }`,
     );
     const { lines, log } = logs();
     const writes = startWriteWorker({ ...options, workerData: { counter } as unknown as WriteWorkerData, script: once, log, retryFirstMs: 200, retryMaxMs: 200 });

@@ -440,6 +440,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Part
     calendarQuotaRequestsPerMinute: declared('calendarQuotaRequestsPerMinute'),
     calendarQuotaWebhookEndpoints: declared('calendarQuotaWebhookEndpoints'),
     calendarQuotaSubmissionsPerDay: declared('calendarQuotaSubmissionsPerDay'),
+    calendarQuotaSyncHistoryDays: declared('calendarQuotaSyncHistoryDays'),
     calendarFairShare: declared('calendarFairShare'),
     loginMaxFailures: declared('loginMaxFailures'),
     trustProxy: trustProxy(pick('trustProxy', 'TRUST_PROXY')),

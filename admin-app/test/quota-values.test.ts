@@ -13,6 +13,7 @@ describe('admin app quota values', () => {
       requests_per_minute: '',
       webhook_endpoints: '0',
       submissions_per_day: '',
+      sync_history_days: '',
     });
     assert.equal(quotaText('media_bytes', 1.5 * MB, 'fr'), '1,5');
     assert.equal(quotaText('media_bytes', 1_000_000, 'en'), '0.95');
@@ -51,11 +52,15 @@ describe('admin app quota values', () => {
       requests_per_minute: { limit: 60, used: null },
       webhook_endpoints: { limit: 0, used: 1234 },
       submissions_per_day: { limit: 0, used: 0 },
+      sync_history_days: { limit: 10, used: 90 },
     };
     assert.deepEqual(quotaUsage('events', usage, 'en'), { key: 'calendars.quotas.usedOf', vars: { used: '2', limit: '5' } });
     assert.deepEqual(quotaUsage('media_bytes', usage, 'fr'), { key: 'calendars.quotas.usedOf', vars: { used: '1,5', limit: '10' } });
     assert.deepEqual(quotaUsage('webhook_endpoints', usage, 'en'), { key: 'calendars.quotas.usedNoLimit', vars: { used: '1,234' } });
     assert.equal(quotaUsage('requests_per_minute', usage, 'en'), undefined);
+    // The sync history: the days the calendar's setting asks for, and what the quota lets it keep.
+    assert.deepEqual(quotaUsage('sync_history_days', usage, 'en'), { key: 'calendars.quotas.historySetting', vars: { used: '90', kept: '10' } });
+    assert.deepEqual(quotaUsage('sync_history_days', { ...usage, sync_history_days: { limit: 0, used: 30 } }, 'en'), { key: 'calendars.quotas.historySetting', vars: { used: '30', kept: '30' } });
     assert.equal(quotaUsage('events', undefined, 'en'), undefined);
   });
 });

@@ -330,7 +330,7 @@ async function syncCalendar(services: Services, calendars: Calendars, viewer: Vi
     return { changed: await withEtags(services, all), removed: [], token: issue(position.seq), truncated: false };
   }
   if (!token.startsWith(SYNC_TOKEN_PREFIX)) throw new InvalidSyncToken();
-  const historyDays = config.syncHistoryDays;
+  const historyDays = await services.sync.historyDays();
   let from: number;
   try {
     // A token past the calendar's last change has seen everything of it (see http/sync.ts).

@@ -59,7 +59,7 @@ export async function loadCalendarSettings(services: Pick<DomainContext, 'config
  * or boolean, read as its declaration says) or null (back to the default). Every value is checked
  * before anything is written; failures answer 400 `rest_invalid_param` with a message per setting.
  */
-export async function changeCalendarSettings(services: Pick<DomainContext, 'config' | 'store'>, values: Record<string, unknown>): Promise<void> {
+export async function changeCalendarSettings(services: Pick<DomainContext, 'config' | 'store' | 'quotas'>, values: Record<string, unknown>): Promise<void> {
   const failures: Record<string, string> = {};
   const changes: Record<string, string | null> = {};
   for (const [name, value] of Object.entries(values)) {
@@ -82,7 +82,15 @@ export async function changeCalendarSettings(services: Pick<DomainContext, 'conf
       continue;
     }
     try {
-      parseSetting(s, String(value));
+      const parsed = parseSetting(s, String(value));
+      // The calendar's history is bounded by its quota (domain/quotas.ts), which network administrators set.
+      if (s.key === 'syncHistoryDays') {
+        const limit = await services.quotas.limit('sync_history_days');
+        if (limit > 0 && (parsed as number) > limit) {
+          failures[name] = `${name} is at most ${limit} days in this calendar (its sync_history_days quota).`;
+          continue;
+        }
+      }
       changes[name] = String(value).trim();
     } catch (e) {
       if (!(e instanceof ConfigError)) throw e;

@@ -36,7 +36,7 @@ import type { CalendarRow } from '../store/calendars.js';
 import { findUserByLogin } from '../store/users.js';
 import { ANONYMOUS, isRole, viewerOf, type Viewer } from './permissions.js';
 import { apiError, invalidParams } from './errors.js';
-import { QUOTA_NAMES, parseQuotas, type CalendarQuotas, type Quotas } from './quotas.js';
+import { QUOTA_MAX, QUOTA_NAMES, cappedHistoryDays, parseQuotas, type CalendarQuotas, type QuotaName, type Quotas } from './quotas.js';
 
 export type { CalendarRow };
 export { DEFAULT_CALENDAR_ID, calendarIdNow };
@@ -151,6 +151,12 @@ export interface CalendarService {
    * the installation's everywhere.
    */
   settingEverywhere<K extends keyof Config>(key: K): Promise<{ installation: Config[K]; own: Map<number, Config[K]> }>;
+  /**
+   * The days of sync history across the calendars, for the change log's pruning: as
+   * `settingEverywhere('syncHistoryDays')`, with each value longer than the installation's capped
+   * by its calendar's `sync_history_days` quota (its own, else the installation's).
+   */
+  historyEverywhere(): Promise<{ installation: number; own: Map<number, number> }>;
   /** Forget what is kept of a calendar (after a change to it). */
   forget(id: number): void;
   /**
@@ -295,6 +301,8 @@ export function createCalendarService(pristine: Config, store: Store, quotas?: P
     for (const [name, value] of Object.entries(quotas)) {
       if (!quotaNames.has(name)) throw refuse(name, `Unknown quota "${name}" (${QUOTA_NAMES.join(', ')}).`);
       if (typeof value !== 'number' || !Number.isInteger(value) || value < 0) throw refuse(name, `The quota "${name}" must be a whole number, 0 or more.`);
+      const max = QUOTA_MAX[name as QuotaName];
+      if (max !== undefined && value > max) throw refuse(name, `The quota "${name}" is at most ${max}.`);
       out[name] = value;
     }
     return out;
@@ -462,6 +470,18 @@ export function createCalendarService(pristine: Config, store: Store, quotas?: P
         }
       }
       return { installation, own };
+    },
+    async historyEverywhere() {
+      const history = await service.settingEverywhere('syncHistoryDays');
+      const longer = [...history.own].filter(([, days]) => days > history.installation).map(([id]) => id);
+      if (longer.length === 0) return history;
+      const own = new Map(history.own);
+      const { rows } = await calendarsStore.listCalendars(db, { offset: 0, limit: longer.length, ids: longer });
+      for (const row of rows) {
+        const id = Number(row.id);
+        own.set(id, cappedHistoryDays(own.get(id)!, parseQuotas(row.quotas).sync_history_days ?? pristine.calendarQuotaSyncHistoryDays));
+      }
+      return { installation: history.installation, own };
     },
     forget(id) {
       kept.delete(id);

@@ -1,16 +1,21 @@
 /**
  * Each calendar's quotas (docs/calendars.md, "Quotas"): how many events it may hold, how many
- * bytes of images, webhook endpoints, public submissions a day, and requests a minute over every
- * client. A calendar's own quotas are its row's `quotas` (JSON); a quota it does not name is the
- * installation's (`CALENDAR_QUOTA_*`); 0 means no limit, and every default is 0, so that an
- * installation that sets none sees no change.
+ * bytes of images, webhook endpoints, public submissions a day, requests a minute over every
+ * client, and how many days of sync history (its change log rows) it may keep. A calendar's own
+ * quotas are its row's `quotas` (JSON); a quota it does not name is the installation's
+ * (`CALENDAR_QUOTA_*`); 0 means no limit, and every default is 0, so that an installation that
+ * sets none sees no change.
  *
- * Each quota is enforced in one place, the write it limits: the count is taken inside the write's
- * transaction, after a lock of the calendar's quota (`lockQuota`: PostgreSQL's advisory lock; on
- * SQLite writes run one at a time), so writes at once, on any instance, count one after the other
- * and never pass the limit together. Requests a minute are counted as the rate limit counts a
- * client (domain/rate-grants.ts: grants taken from the database, spent in memory), with the key
- * `calendar:ID`, so the count holds across instances.
+ * The sync history's quota caps a setting, not a count: a calendar's SYNC_HISTORY_DAYS above it is
+ * refused (calendar-settings.ts), and one stored before the quota was lowered counts as the quota
+ * (`cappedHistoryDays`, for the tokens and the log's pruning).
+ *
+ * Each other quota is enforced in one place, the write it limits: the count is taken inside the
+ * write's transaction, after a lock of the calendar's quota (`lockQuota`: PostgreSQL's advisory
+ * lock; on SQLite writes run one at a time), so writes at once, on any instance, count one after
+ * the other and never pass the limit together. Requests a minute are counted as the rate limit
+ * counts a client (domain/rate-grants.ts: grants taken from the database, spent in memory), with
+ * the key `calendar:ID`, so the count holds across instances.
  *
  * What a quota costs when it is not set: nothing on the database. The limits are read from the
  * calendar's runtime (read with it, `runtimeNow()`), or for the default calendar, which has none,
@@ -28,20 +33,31 @@ import { countQuotaEvents, countQuotaWebhookEndpoints, countSubmissionsSince, lo
 import { apiError, type ApiError } from './errors.js';
 import { createGrantStore } from './rate-grants.js';
 
-export const QUOTA_NAMES = ['events', 'media_bytes', 'requests_per_minute', 'webhook_endpoints', 'submissions_per_day'] as const;
+export const QUOTA_NAMES = ['events', 'media_bytes', 'requests_per_minute', 'webhook_endpoints', 'submissions_per_day', 'sync_history_days'] as const;
 export type QuotaName = (typeof QUOTA_NAMES)[number];
 export type Quotas = Partial<Record<QuotaName, number>>;
 
-/** The status each quota answers with once used up. */
-const STATUS: Record<QuotaName, number> = { events: 403, media_bytes: 413, requests_per_minute: 429, webhook_endpoints: 403, submissions_per_day: 429 };
+/** The status each quota answers with once used up (the sync history's: a setting refused, calendar-settings.ts). */
+const STATUS: Record<QuotaName, number> = { events: 403, media_bytes: 413, requests_per_minute: 429, webhook_endpoints: 403, submissions_per_day: 429, sync_history_days: 400 };
+
+/** The largest value of a quota, where one is bounded (the sync history: SYNC_HISTORY_DAYS's own bound). */
+export const QUOTA_MAX: Partial<Record<QuotaName, number>> = { sync_history_days: 36500 };
+
+/** The days of sync history a calendar keeps: its SYNC_HISTORY_DAYS, at most its quota (0: no limit). */
+export function cappedHistoryDays(days: number, limit: number): number {
+  return limit > 0 ? Math.min(days, limit) : days;
+}
 
 /** How long the default calendar's quotas are kept before they are read again (as a calendar's runtime). */
 const DEFAULT_TTL_MS = 2000;
 const MINUTE_MS = 60_000;
 const DAY_MS = 24 * 60 * 60 * 1000;
 
+/** The quotas counted inside the write they limit. */
+export type CountedQuota = Exclude<QuotaName, 'requests_per_minute' | 'submissions_per_day' | 'sync_history_days'>;
+
 /** The counts taken inside a write, by quota. */
-const COUNTERS: Partial<Record<QuotaName, (trx: Executor) => Promise<number>>> = {
+const COUNTERS: Record<CountedQuota, (trx: Executor) => Promise<number>> = {
   events: countQuotaEvents,
   media_bytes: sumQuotaMediaBytes,
   webhook_endpoints: countQuotaWebhookEndpoints,
@@ -83,11 +99,11 @@ export interface CalendarQuotas {
    * Inside a write transaction: lock the calendar's quota, count what it holds and refuse
    * (`calendar_quota_exceeded`) when `adding` more would pass the limit. Nothing when no limit.
    */
-  guard(trx: Executor, name: Exclude<QuotaName, 'requests_per_minute' | 'submissions_per_day'>, adding: number, limit?: number): Promise<void>;
+  guard(trx: Executor, name: CountedQuota, adding: number, limit?: number): Promise<void>;
   /** A look without the lock (before work that is costly to undo); `guard` in the write is what holds. */
-  check(db: Executor, name: Exclude<QuotaName, 'requests_per_minute' | 'submissions_per_day'>, adding: number, limit?: number): Promise<void>;
+  check(db: Executor, name: CountedQuota, adding: number, limit?: number): Promise<void>;
   /** Run `write` under a quota: in a transaction with `guard` first when there is a limit, else as it is. */
-  write<T>(db: Executor, name: Exclude<QuotaName, 'requests_per_minute' | 'submissions_per_day'>, adding: number, write: (db: Executor) => Promise<T>): Promise<T>;
+  write<T>(db: Executor, name: CountedQuota, adding: number, write: (db: Executor) => Promise<T>): Promise<T>;
   /**
    * Count a request of the calendar of the work at hand: undefined when it may go on (or there is
    * no limit), the 429 when the calendar's requests this minute are used up. At once when this
@@ -139,6 +155,8 @@ export function createQuotas(base: Config, db: Executor, runtimeQuotas: () => Qu
         return base.calendarQuotaWebhookEndpoints;
       case 'submissions_per_day':
         return base.calendarQuotaSubmissionsPerDay;
+      case 'sync_history_days':
+        return base.calendarQuotaSyncHistoryDays;
     }
   };
   /** The limit now, from what is known (the default calendar's row read again in the background when old). */
@@ -172,13 +190,13 @@ export function createQuotas(base: Config, db: Executor, runtimeQuotas: () => Qu
       const max = known ?? (await limit(name));
       if (max <= 0) return;
       await lockQuota(trx, name);
-      const used = await COUNTERS[name]!(trx);
+      const used = await COUNTERS[name](trx);
       if (used + adding > max) throw quotaExceeded(name, max, used);
     },
     async check(on, name, adding, known) {
       const max = known ?? (await limit(name));
       if (max <= 0) return;
-      const used = await COUNTERS[name]!(on);
+      const used = await COUNTERS[name](on);
       if (used + adding > max) throw quotaExceeded(name, max, used);
     },
     async write(on, name, adding, write) {
@@ -214,6 +232,8 @@ export function createQuotas(base: Config, db: Executor, runtimeQuotas: () => Qu
         webhook_endpoints: () => countQuotaWebhookEndpoints(db),
         submissions_per_day: () => countSubmissionsSince(db, since),
         requests_per_minute: async () => null,
+        // The days the calendar's SYNC_HISTORY_DAYS asks for (its own or the installation's), before the cap.
+        sync_history_days: async () => base.syncHistoryDays,
       };
       const out = {} as QuotaUsage;
       for (const name of QUOTA_NAMES) out[name] = { limit: await limit(name), used: await used[name]() };

@@ -41,7 +41,7 @@ import { postTombstones, syncDelta, termTombstones, type DeltaView, type SyncDel
 import { userAdminOf, type UserAdmin } from './user-admin.js';
 import { createFederationStore, type FederationStore } from './federation-store.js';
 import { createCalendarService, runtimeNow } from './calendars.js';
-import { createQuotas } from './quotas.js';
+import { cappedHistoryDays, createQuotas } from './quotas.js';
 import { createNetworkService, type NetworkService } from './network.js';
 
 /**
@@ -89,6 +89,8 @@ export interface Services extends CoreServices {
   };
   /** The sync delta (REST `sync_token` and CalDAV sync-collection) and the tombstones of what left. */
   sync: {
+    /** The days of history the calendar of the work at hand keeps: its SYNC_HISTORY_DAYS, at most its quota. */
+    historyDays(): Promise<number>;
     delta(view: DeltaView, options: { from: number; to: number; rows: number; historyDays: number; now: number; maxRecords?: number }): Promise<SyncDelta>;
     postTombstones(ids: number[]): Promise<Map<number, Tombstone>>;
     termTombstones(taxonomy: string, ids: number[], details: Map<number, Array<Record<string, any> | null>>): Promise<Map<number, Tombstone>>;
@@ -269,6 +271,7 @@ export function createServices(config: Config, store: Store, pristine: Config = 
       },
     },
     sync: {
+      historyDays: async () => cappedHistoryDays(config.syncHistoryDays, await quotas.limit('sync_history_days')),
       delta: (view, options) => syncDelta(db, view, options),
       postTombstones: (ids) => postTombstones(db, ids),
       termTombstones: (taxonomy, ids, details) => termTombstones(db, taxonomy, ids, details),

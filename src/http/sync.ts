@@ -58,9 +58,8 @@ export interface SyncSpec extends DeltaView {
 /** Answer a list request that carries `sync_token`. */
 export async function syncAnswer(ctx: EndpointContext, spec: SyncSpec): Promise<Reply> {
   const { services } = ctx;
-  const [key, position] = await Promise.all([keyOf(services), services.versions.position()]);
+  const [key, position, historyDays] = await Promise.all([keyOf(services), services.versions.position(), services.sync.historyDays()]);
   const now = Date.now();
-  const historyDays = services.config.syncHistoryDays;
   // A token past the calendar's last change (one that carries the whole log's number, as tokens did
   // before each calendar had its own) has seen everything of it: it goes on from that change.
   const from = Math.min(decodeSyncToken(ctx.args.sync_token, { key, seq: position.logSeq, historyDays, now }), position.seq);

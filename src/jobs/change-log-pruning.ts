@@ -16,7 +16,7 @@
  * - sync tokens: a token whose history was pruned answers 410 (each calendar's pruned sequence
  *   number is kept in `changes_pruned`), as a token that old does anyway.
  *
- * Each calendar keeps the history its SYNC_HISTORY_DAYS says. One pass cuts every calendar at the
+ * Each calendar keeps the history its SYNC_HISTORY_DAYS says, at most its `sync_history_days` quota. One pass cuts every calendar at the
  * installation's; a calendar that keeps a longer one is exempt from that cut and cut at its own
  * (a pass from the start, once a day, finds its rows that became old since). A calendar that keeps
  * a shorter one is cut at the installation's: its tokens expire by their age, its rows are kept
@@ -87,7 +87,7 @@ export async function pruneChangeLog(
   const limit = options.batch ?? BATCH;
   const since = options.since;
   // The durable readers' positions as each keeps them (the webhook endpoints' across calendars).
-  const [head, cursors, history] = await Promise.all([lastSeq(db), durableCursors(db, services.config), services.calendars.settingEverywhere('syncHistoryDays')]);
+  const [head, cursors, history] = await Promise.all([lastSeq(db), durableCursors(db, services.config), services.calendars.historyEverywhere()]);
   const beforeGmt = gmtOf(now - history.installation * 86_400_000);
   const exempt = new Map<number, string>();
   for (const [calendar, days] of history.own) if (days > history.installation) exempt.set(calendar, gmtOf(now - days * 86_400_000));

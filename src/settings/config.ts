@@ -54,6 +54,7 @@ export interface Config {
   calendarQuotaRequestsPerMinute: number;
   calendarQuotaWebhookEndpoints: number;
   calendarQuotaSubmissionsPerDay: number;
+  calendarQuotaSyncHistoryDays: number;
   /** Requests of one calendar worked on at once per instance while other calendars ask (web/fair-share.ts); 0: no limit. */
   calendarFairShare: number;
   /** Failed logins (per login; 4× that per IP) after which further attempts are refused for a while; 0 turns it off. */

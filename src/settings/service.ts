@@ -199,6 +199,18 @@ export const SERVICE_SETTINGS: Setting[] = [
     description: 'community submissions a calendar accepts per 24 hours unless its own quota says otherwise; 0: no limit',
   },
   {
+    env: 'CALENDAR_QUOTA_SYNC_HISTORY_DAYS',
+    flag: '--calendar-quota-sync-history-days',
+    key: 'calendarQuotaSyncHistoryDays',
+    type: 'integer',
+    unit: 'days',
+    min: 0,
+    max: 36500,
+    group: 'limits',
+    defaultText: '0',
+    description: "days of history a calendar's SYNC_HISTORY_DAYS may keep unless its own quota says otherwise (a longer value is refused, one stored before counts as this many); 0: no limit",
+  },
+  {
     env: 'CALENDAR_FAIR_SHARE',
     flag: '--calendar-fair-share',
     key: 'calendarFairShare',

@@ -129,6 +129,7 @@ forEachStore(
         requests_per_minute: { limit: 0, used: null },
         webhook_endpoints: { limit: 2, used: 1 },
         submissions_per_day: { limit: 3, used: 1 },
+        sync_history_days: { limit: 0, used: 30 },
       });
       // Another calendar's use is its own; the namespace answers the same under any calendar's path.
       const theirs = await t.api.get(at(t, 'usage', `/api/calendar/network/v1/calendars/${other.id}/usage`), { as: 'admin' });
@@ -168,8 +169,22 @@ forEachStore(
       assert.equal((await t.api.post(at(t, null, `${REST}/events`), { as: 'admin', json: event() })).status, 201);
       assertExceeded(await t.api.post(at(t, null, `${REST}/events`), { as: 'admin', json: event() }), 403, 'events', 3, 3);
     });
+
+    it('bounds every calendar’s SYNC_HISTORY_DAYS by the installation’s sync_history_days quota, where its own names none', async () => {
+      const put = (slug: string | null, days: number) => t.api.put(at(t, slug, `${ADMIN}/settings`), { as: 'admin', json: { SYNC_HISTORY_DAYS: days } });
+      for (const slug of [null, 'plain']) {
+        const refused = await put(slug, 21);
+        assert.equal(refused.status, 400, refused.text);
+        assert.equal(refused.body.code, 'rest_invalid_param');
+        assert.match(refused.body.data.params.SYNC_HISTORY_DAYS, /at most 20 days in this calendar \(its sync_history_days quota\)/);
+        assert.equal((await put(slug, 20)).status, 200);
+      }
+      // Its own 0: no limit.
+      await t.built.services.calendars.update('own', { quotas: { events: 0, sync_history_days: 0 } });
+      assert.equal((await put('own', 365)).status, 200);
+    });
   },
-  { CALENDAR_QUOTA_EVENTS: '1' },
+  { CALENDAR_QUOTA_EVENTS: '1', CALENDAR_QUOTA_SYNC_HISTORY_DAYS: '20' },
 );
 
 for (const kind of STORES) {

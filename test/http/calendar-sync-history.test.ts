@@ -2,7 +2,9 @@
  * Each calendar keeps the sync history its own SYNC_HISTORY_DAYS says (a calendar setting): its
  * sync tokens expire at its age, and the change log's pruning cuts its rows at its horizon, not the
  * installation's, when it keeps a longer one; how far a calendar's rows were pruned is its own
- * (`changes_pruned`), so pruning another calendar expires none of its tokens. On both stores.
+ * (`changes_pruned`), so pruning another calendar expires none of its tokens. The calendar's
+ * `sync_history_days` quota bounds it: a longer value is refused, and one stored before the quota
+ * counts as the quota, for its tokens and its rows. On both stores.
  */
 import { before, it } from 'node:test';
 import assert from 'node:assert/strict';
@@ -39,10 +41,11 @@ forEachStore('calendars: each keeps its own sync history', (t) => {
   };
 
   before(async () => {
-    for (const slug of ['long', 'short']) ids[slug] = (await t.built.services.calendars.create({ slug, name: slug })).id;
+    for (const slug of ['long', 'short', 'capped']) ids[slug] = (await t.built.services.calendars.create({ slug, name: slug })).id;
     for (const [slug, days] of [
       ['long', 90],
       ['short', 1],
+      ['capped', 90],
     ] as const) {
       const changed = await t.api.put(`${admin(slug)}/settings`, { as: 'admin', json: { SYNC_HISTORY_DAYS: days } });
       assert.equal(changed.status, 200, changed.text);
@@ -114,5 +117,36 @@ forEachStore('calendars: each keeps its own sync history', (t) => {
     // Its rows are kept as long as the installation's (the pruning cuts it at 30 days).
     await pruneChangeLog(t.built.services);
     assert.equal(await rowsOf(ids.short!, short), 3);
+  });
+
+  it('bounds a calendar’s history by its sync_history_days quota: a longer value refused, one stored before counted as the quota for its tokens and its rows', async () => {
+    const network = `${t.origin}${t.config.restRoot}/calendar/network/v1/calendars/${ids.capped}`;
+    // The quota, through the network API: at most 36500, as the setting.
+    const tooLong = await t.api.patch(network, { as: 'admin', json: { quotas: { sync_history_days: 36501 } } });
+    assert.equal(tooLong.status, 400, tooLong.text);
+    assert.equal(tooLong.body.code, 'rest_invalid_param');
+    const set = await t.api.patch(network, { as: 'admin', json: { quotas: { sync_history_days: 10 } } });
+    assert.equal(set.status, 200, set.text);
+    assert.deepEqual(set.body.quotas, { sync_history_days: 10 });
+
+    // The calendar's administrators can no longer ask for more; the 90 days stored before stay stored.
+    const refused = await t.api.put(`${admin('capped')}/settings`, { as: 'admin', json: { SYNC_HISTORY_DAYS: 11 } });
+    assert.equal(refused.status, 400, refused.text);
+    assert.equal(refused.body.data.params.SYNC_HISTORY_DAYS, 'SYNC_HISTORY_DAYS is at most 10 days in this calendar (its sync_history_days quota).');
+    const usage = await t.api.get(`${network}/usage`, { as: 'admin' });
+    assert.deepEqual(usage.body.sync_history_days, { limit: 10, used: 90 });
+
+    // Its tokens expire at 10 days, not 90.
+    const capToken = await token('capped');
+    const capped = await written('capped', 'Capped fair');
+    await age(15);
+    const expired = await t.api.get(events('capped'), { query: { sync_token: capToken } });
+    assert.equal(expired.status, 410, expired.text);
+    assert.equal(expired.body.code, 'rest_sync_token_expired');
+
+    // Its rows are cut with the installation's 30 days: the 90 days stored do not exempt it.
+    await age(40);
+    await pruneChangeLog(t.built.services);
+    assert.equal(await rowsOf(ids.capped!, capped), 1);
   });
 });

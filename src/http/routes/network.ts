@@ -41,7 +41,7 @@ const hostArg: ArgSpec = { type: 'string', description: 'A host name of the cale
 const quotasArg: ArgSpec = {
   type: 'object',
   description:
-    'Quotas by name (events, media_bytes in bytes, requests_per_minute, webhook_endpoints, submissions_per_day): whole numbers, 0 for no limit; a quota not named is the installation’s default. They replace the calendar’s quotas',
+    'Quotas by name (events, media_bytes in bytes, requests_per_minute, webhook_endpoints, submissions_per_day, sync_history_days in days, at most 36500): whole numbers, 0 for no limit; a quota not named is the installation’s default. They replace the calendar’s quotas',
 };
 
 /** A calendar as answered: the calendar, with the caller's role in it. */
@@ -226,7 +226,7 @@ function usageRoutes(services: Pick<Services, 'calendars' | 'quotas'>): RouteDec
           responses: {
             '200': {
               description:
-                'Each quota (events, media_bytes, requests_per_minute, webhook_endpoints, submissions_per_day): { limit (0: none), used }; used is counted now as the quota counts it (submissions: the last 24 hours), null for requests_per_minute (each instance counts its own share of the minute)',
+                'Each quota (events, media_bytes, requests_per_minute, webhook_endpoints, submissions_per_day, sync_history_days): { limit (0: none), used }; used is counted now as the quota counts it (submissions: the last 24 hours; the sync history: the days SYNC_HISTORY_DAYS asks for), null for requests_per_minute (each instance counts its own share of the minute)',
             },
             '404': { description: 'calendar_not_found' },
           },

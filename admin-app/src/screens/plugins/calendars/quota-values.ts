@@ -11,7 +11,7 @@
  *   quotaText('media_bytes', 5242880, 'en') // '5'
  *   quotasBody({ events: '1', media_bytes: '' }, {}, 'en') // { events: 1 }
  */
-export const QUOTA_NAMES = ['events', 'media_bytes', 'requests_per_minute', 'webhook_endpoints', 'submissions_per_day'] as const;
+export const QUOTA_NAMES = ['events', 'media_bytes', 'requests_per_minute', 'webhook_endpoints', 'submissions_per_day', 'sync_history_days'] as const;
 export type QuotaName = (typeof QUOTA_NAMES)[number];
 export type Quotas = Partial<Record<QuotaName, number>>;
 export type QuotaTexts = Record<QuotaName, string>;
@@ -80,5 +80,7 @@ export function quotaUsage(name: QuotaName, usage: QuotaUsage | undefined, local
   if (!u || u.used === null) return undefined;
   const format = new Intl.NumberFormat(locale, { maximumFractionDigits: 2 });
   const shown = (v: number) => format.format(name === 'media_bytes' ? v / MB : v);
+  // The sync history's quota caps a setting: what is used is the days the setting asks for, of which the calendar keeps at most the limit.
+  if (name === 'sync_history_days') return { key: 'calendars.quotas.historySetting', vars: { used: shown(u.used), kept: shown(u.limit > 0 ? Math.min(u.used, u.limit) : u.used) } };
   return u.limit > 0 ? { key: 'calendars.quotas.usedOf', vars: { used: shown(u.used), limit: shown(u.limit) } } : { key: 'calendars.quotas.usedNoLimit', vars: { used: shown(u.used) } };
 }

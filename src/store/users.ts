@@ -42,7 +42,10 @@ export async function insertUser(db: Executor, user: Insertable<UsersTable>): Pr
 
 export async function updateUser(db: Executor, id: number, patch: Updateable<UsersTable>): Promise<void> {
   await db.updateTable('users').set(patch).where('id', '=', id).execute();
-  await noteChange(db, 'user', id, 'update');
+  // A new password alone is a change of credentials: it drops what servers keep authenticated for
+  // the user, as any account change, but no answer shows it, so no calendar's revision moves.
+  const shown = Object.keys(patch).some((column) => column !== 'password_hash');
+  await noteChange(db, shown ? 'user' : 'credentials', id, 'update');
 }
 
 export async function deleteUser(db: Executor, id: number): Promise<void> {

@@ -168,7 +168,7 @@ forEachStore('calendars: each has a data revision of its own', (t) => {
     );
   });
 
-  it('keeps every calendar’s revision through a change of credentials (an application password made and revoked): no answer shows them', async () => {
+  it('keeps every calendar’s revision through a change of credentials (an application password made and revoked, a new password): no answer shows them', async () => {
     const A = `${t.origin}${t.config.restRoot}/calendar/admin/v1`;
     const list = await northList();
     const etag = list.headers.get('etag');
@@ -184,6 +184,19 @@ forEachStore('calendars: each has a data revision of its own', (t) => {
     // The log has them (what servers keep authenticated is dropped): the whole log moved.
     const log = await t.api.get(`${A}/changes`, { as: 'admin', query: { after: seq } });
     assert.ok(log.body.events.some((e: { changes: Array<{ type: string; id: number }> }) => e.changes.some((c) => c.type === 'user' && c.id === 1)));
+
+    // A new password, alone, is a change of credentials too.
+    const member = await t.user('subscriber', 'revision-password');
+    const asMember = () => fetch(`${A}/me`, { headers: { authorization: `Basic ${Buffer.from(member.credentials).toString('base64')}` } });
+    assert.equal((await asMember()).status, 200, 'the first password opens the account (and is kept authenticated)');
+    const afterMember = await northList();
+    const changed = await t.api.patch(`${A}/users/${member.id}`, { as: 'admin', json: { password: 'a new password for revisions' } });
+    assert.equal(changed.status, 200, changed.text);
+    const afterPassword = await northList();
+    assert.equal(afterPassword.headers.get('etag'), afterMember.headers.get('etag'), 'a new password moves no calendar');
+    assert.equal(tokenSeq(afterPassword.headers.get('x-sync-token')), tokenSeq(afterMember.headers.get('x-sync-token')));
+    // What was kept authenticated is dropped: the old password no longer opens the account.
+    assert.equal((await asMember()).status, 401);
   });
 
   it('goes on replaying a calendar’s answer while another calendar is written, and stops at its own write', async () => {

@@ -109,6 +109,7 @@ table.month td.other-month .day-number{color:var(--muted)}
 table.month td.today{background:var(--today)}
 table.month ul{list-style:none;margin:.25rem 0 0;padding:0;font-size:.8rem}
 table.month li{margin-bottom:.2rem;overflow-wrap:anywhere}
+table.month li a{display:inline-block;min-width:24px;min-height:24px}
 .day-number{font-weight:700;text-decoration:none}
 .time{color:var(--muted)}
 .more{font-size:.8rem}

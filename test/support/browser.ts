@@ -58,11 +58,11 @@ export interface AxeViolation {
 }
 
 /**
- * axe-core's serious and critical violations on the page, for the rules of these tags (WCAG 2.x A
- * and AA, best practices by default). A page whose Content-Security-Policy forbids scripts (the
- * admin pages) gets axe evaluated instead of added as a script tag.
+ * axe-core's serious and critical violations on the page, for the rules of these tags (WCAG 2.0
+ * to 2.2 A and AA, best practices by default). A page whose Content-Security-Policy forbids
+ * scripts (the admin pages) gets axe evaluated instead of added as a script tag.
  */
-export async function seriousViolations(page: Page, tags: readonly string[] = ['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa', 'best-practice']): Promise<AxeViolation[]> {
+export async function seriousViolations(page: Page, tags: readonly string[] = ['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa', 'wcag22aa', 'best-practice']): Promise<AxeViolation[]> {
   await page.addScriptTag({ content: AXE_SOURCE }).catch(async () => {
     await page.evaluate(AXE_SOURCE);
   });

@@ -9,16 +9,13 @@ import { before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import ICAL from 'ical.js';
 import { forEachStore, type TestServer } from '../support/harness.js';
-import { dav, responses } from '../support/caldav.js';
+import { dav, responses, syncCollection } from '../support/caldav.js';
 import { eventVersions, recordVersion } from '../../src/store/versions.js';
 
 const PROPFIND_CAL = `<?xml version="1.0" encoding="utf-8"?>
 <D:propfind xmlns:D="DAV:" xmlns:C="urn:ietf:params:xml:ns:caldav" xmlns:CS="http://calendarserver.org/ns/" xmlns:A="http://apple.com/ns/ical/" xmlns:X="urn:example:unknown">
   <D:prop><D:displayname/><D:resourcetype/><CS:getctag/><D:getetag/><D:sync-token/><C:supported-calendar-component-set/><A:calendar-color/><C:calendar-description/><C:calendar-timezone/><D:supported-report-set/><D:current-user-privilege-set/><X:nothing/></D:prop>
 </D:propfind>`;
-
-const syncBody = (token: string, extra = '') =>
-  `<?xml version="1.0" encoding="utf-8"?><d:sync-collection xmlns:d="DAV:" xmlns:c="urn:ietf:params:xml:ns:caldav"><d:sync-token>${token}</d:sync-token><d:sync-level>1</d:sync-level>${extra}<d:prop><d:getetag/></d:prop></d:sync-collection>`;
 
 forEachStore('CalDAV: raw requests', (t: TestServer) => {
   const ids: Record<string, number> = {};
@@ -228,9 +225,9 @@ forEachStore('CalDAV: raw requests', (t: TestServer) => {
     assert.doesNotMatch(anonList.text, new RegExp(`/${ids.draft}\\.ics|/${ids.private}\\.ics`));
     const anonCal = await dav(t, 'GET', CAL);
     assert.doesNotMatch(anonCal.text, /Secret Draft|Private Party/);
-    const anonSync = await dav(t, 'REPORT', CAL, syncBody(''));
+    const anonSync = await dav(t, 'REPORT', CAL, syncCollection(''));
     assert.doesNotMatch(anonSync.text, new RegExp(`/${ids.draft}\\.ics|/${ids.private}\\.ics`));
-    const editorSync = await dav(t, 'REPORT', AUTH, syncBody(''), {}, 'editor:editor-pw');
+    const editorSync = await dav(t, 'REPORT', AUTH, syncCollection(''), {}, 'editor:editor-pw');
     assert.match(editorSync.text, new RegExp(`/${ids.draft}\\.ics`));
     assert.match(editorSync.text, new RegExp(`/${ids.private}\\.ics`));
   });
@@ -321,11 +318,11 @@ forEachStore('CalDAV: raw requests', (t: TestServer) => {
 
   describe('sync-collection', () => {
     it('syncs from an empty token, then reports only the changes since, deletions as 404', async () => {
-      const first = await dav(t, 'REPORT', CAL, syncBody(''), {}, null);
+      const first = await dav(t, 'REPORT', CAL, syncCollection(''), {}, null);
       assert.equal(first.status, 207);
       const token = first.doc.multistatus['sync-token'] as string;
       assert.equal(responses(first.doc).size, 3);
-      const unchanged = await dav(t, 'REPORT', CAL, syncBody(token));
+      const unchanged = await dav(t, 'REPORT', CAL, syncCollection(token));
       assert.equal(responses(unchanged.doc).size, 0);
       assert.equal(unchanged.doc.multistatus['sync-token'], token, 'the same token while nothing changed');
 
@@ -336,7 +333,7 @@ forEachStore('CalDAV: raw requests', (t: TestServer) => {
       const ghost = await t.api.post('/events', { as: 'admin', json: { title: 'Ghost', status: 'draft', start_date: '2031-06-01 10:00', end_date: '2031-06-01 11:00' } });
       await t.api.delete(`/events/${ghost.body.id}`, { as: 'admin', query: { force: true } });
 
-      const delta = await dav(t, 'REPORT', CAL, syncBody(token));
+      const delta = await dav(t, 'REPORT', CAL, syncCollection(token));
       const r = responses(delta.doc);
       assert.deepEqual([...r.keys()].sort(), [created.body.id, ids.fair, ids.talk].map((id) => `${CAL}${id}.ics`).sort());
       assert.ok(r.get(`${CAL}${created.body.id}.ics`)!.ok.getetag);
@@ -344,30 +341,30 @@ forEachStore('CalDAV: raw requests', (t: TestServer) => {
       assert.match(r.get(`${CAL}${ids.talk}.ics`)!.status!, / 404 /);
       const next = delta.doc.multistatus['sync-token'] as string;
       assert.notEqual(next, token);
-      assert.equal(responses((await dav(t, 'REPORT', CAL, syncBody(next))).doc).size, 0);
+      assert.equal(responses((await dav(t, 'REPORT', CAL, syncCollection(next))).doc).size, 0);
       // The category calendar: the deleted talk was in it; the new event is not.
-      const music = await dav(t, 'REPORT', '/dav/public/calendars/category-music/', syncBody(token));
+      const music = await dav(t, 'REPORT', '/dav/public/calendars/category-music/', syncCollection(token));
       assert.deepEqual([...responses(music.doc).keys()], [`/dav/public/calendars/category-music/${ids.talk}.ics`]);
     });
 
     it('refuses an invalid token with valid-sync-token, and truncates at the limit', async () => {
       for (const bad of ['urn:events-calendar:sync:AAAA', 'http://example.com/sync/1', 'garbage']) {
-        const res = await dav(t, 'REPORT', CAL, syncBody(bad));
+        const res = await dav(t, 'REPORT', CAL, syncCollection(bad));
         assert.equal(res.status, 403, bad);
         assert.ok('valid-sync-token' in res.doc.error);
       }
-      const start = (await dav(t, 'REPORT', CAL, syncBody(''))).doc.multistatus['sync-token'] as string;
+      const start = (await dav(t, 'REPORT', CAL, syncCollection(''))).doc.multistatus['sync-token'] as string;
       const made: number[] = [];
       for (let i = 0; i < 3; i++) made.push((await t.api.post('/events', { as: 'admin', json: { title: `Batch ${i}`, start_date: '2031-07-01 10:00', end_date: '2031-07-01 11:00' } })).body.id);
       const limit = '<d:limit><d:nresults>2</d:nresults></d:limit>';
-      const part = await dav(t, 'REPORT', CAL, syncBody(start, limit));
+      const part = await dav(t, 'REPORT', CAL, syncCollection(start, limit));
       const r = responses(part.doc);
       assert.deepEqual([...r.keys()], [`${CAL}${made[0]}.ics`, `${CAL}${made[1]}.ics`, CAL]);
       assert.match(r.get(CAL)!.status!, / 507 /);
-      const rest = responses((await dav(t, 'REPORT', CAL, syncBody(part.doc.multistatus['sync-token'], limit))).doc);
+      const rest = responses((await dav(t, 'REPORT', CAL, syncCollection(part.doc.multistatus['sync-token'], limit))).doc);
       assert.deepEqual([...rest.keys()], [`${CAL}${made[2]}.ics`]);
       // An initial sync larger than the limit cannot be cut: 507 number-of-matches-within-limits.
-      const tooMany = await dav(t, 'REPORT', CAL, syncBody('', limit));
+      const tooMany = await dav(t, 'REPORT', CAL, syncCollection('', limit));
       assert.equal(tooMany.status, 507);
       assert.ok('number-of-matches-within-limits' in tooMany.doc.error);
     });
@@ -379,14 +376,14 @@ forEachStore(
   (t: TestServer) => {
     it('answers 507 on the collection with a token that continues, until the delta is complete', async () => {
       const CAL = '/dav/public/calendars/events/';
-      const start = (await dav(t, 'REPORT', CAL, syncBody(''))).doc.multistatus['sync-token'] as string;
+      const start = (await dav(t, 'REPORT', CAL, syncCollection(''))).doc.multistatus['sync-token'] as string;
       const made: number[] = [];
       for (let i = 0; i < 5; i++) made.push((await t.api.post('/events', { as: 'admin', json: { title: `Part ${i}`, start_date: '2031-07-01 10:00', end_date: '2031-07-01 11:00' } })).body.id);
       const seen: string[] = [];
       let token = start;
       let rounds = 0;
       for (; rounds < 10; rounds++) {
-        const res = await dav(t, 'REPORT', CAL, syncBody(token));
+        const res = await dav(t, 'REPORT', CAL, syncCollection(token));
         assert.equal(res.status, 207);
         const r = responses(res.doc);
         token = res.doc.multistatus['sync-token'];
@@ -406,7 +403,7 @@ forEachStore(
   (t: TestServer) => {
     it('GET, PROPFIND Depth 1, an open calendar-query and an initial sync answer 507; a narrow query, a sync with a token and one event still answer', async () => {
       const CAL = '/dav/public/calendars/events/';
-      const start = (await dav(t, 'REPORT', CAL, syncBody(''))).doc.multistatus['sync-token'] as string;
+      const start = (await dav(t, 'REPORT', CAL, syncCollection(''))).doc.multistatus['sync-token'] as string;
       const made: number[] = [];
       for (let i = 0; i < 4; i++)
         made.push((await t.api.post('/events', { as: 'admin', json: { title: `Many ${i}`, status: 'publish', start_date: `2031-08-0${i + 1} 10:00`, end_date: `2031-08-0${i + 1} 11:00` } })).body.id);
@@ -419,12 +416,12 @@ forEachStore(
       const query = (range: string) =>
         `<c:calendar-query xmlns:d="DAV:" xmlns:c="urn:ietf:params:xml:ns:caldav"><d:prop><d:getetag/></d:prop><c:filter><c:comp-filter name="VCALENDAR"><c:comp-filter name="VEVENT">${range}</c:comp-filter></c:comp-filter></c:filter></c:calendar-query>`;
       tooMany(await dav(t, 'REPORT', CAL, query(''), { depth: '1' }), 'calendar-query without a range');
-      tooMany(await dav(t, 'REPORT', CAL, syncBody('')), 'initial sync');
+      tooMany(await dav(t, 'REPORT', CAL, syncCollection('')), 'initial sync');
       // Within the bound: a range of two days, the delta since a token (SYNC_MAX_CHANGES parts), one event.
       const narrow = await dav(t, 'REPORT', CAL, query('<c:time-range start="20310801T000000Z" end="20310803T000000Z"/>'), { depth: '1' });
       assert.equal(narrow.status, 207);
       assert.deepEqual([...responses(narrow.doc).keys()].sort(), [`${CAL}${made[0]}.ics`, `${CAL}${made[1]}.ics`].sort());
-      const delta = await dav(t, 'REPORT', CAL, syncBody(start, '<d:limit><d:nresults>3</d:nresults></d:limit>'));
+      const delta = await dav(t, 'REPORT', CAL, syncCollection(start, '<d:limit><d:nresults>3</d:nresults></d:limit>'));
       assert.equal(delta.status, 207);
       assert.equal((await dav(t, 'GET', `${CAL}${made[3]}.ics`)).status, 200);
       // The calendar itself (Depth 0) lists no events.

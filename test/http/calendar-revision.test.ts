@@ -14,11 +14,9 @@ import { join } from 'node:path';
 import { STORES, forEachStore, startServer, type TestServer } from '../support/harness.js';
 import { encodeSyncToken } from '../../src/domain/sync.js';
 import { SYNC_TOKEN_PREFIX } from '../../src/caldav/calendars.js';
-import { dav, responses } from '../support/caldav.js';
+import { dav, responses, syncCollection } from '../support/caldav.js';
 
 const PROPFIND_CTAG = '<d:propfind xmlns:d="DAV:" xmlns:cs="http://calendarserver.org/ns/"><d:prop><cs:getctag/></d:prop></d:propfind>';
-const syncBody = (token: string) =>
-  `<?xml version="1.0" encoding="utf-8"?><d:sync-collection xmlns:d="DAV:"><d:sync-token>${token}</d:sync-token><d:sync-level>1</d:sync-level><d:prop><d:getetag/></d:prop></d:sync-collection>`;
 
 /** The change log's number a sync token carries (`2.<database>.<seq>.<issued>.<mac>`, base64url). */
 function tokenSeq(token: string | null): number {
@@ -110,18 +108,18 @@ forEachStore('calendars: each has a data revision of its own', (t) => {
       return String(responses(res.doc).get(CAL)!.ok.getctag);
     };
     const before = await ctag();
-    const first = await dav(t, 'REPORT', CAL, syncBody(''));
+    const first = await dav(t, 'REPORT', CAL, syncCollection(''));
     assert.equal(first.status, 207);
     const token = first.doc.multistatus['sync-token'] as string;
     assert.equal((await t.api.post(api('south', '/events'), { as: 'admin', json: event('South dance') })).status, 201);
     assert.equal(await ctag(), before);
-    const same = await dav(t, 'REPORT', CAL, syncBody(token));
+    const same = await dav(t, 'REPORT', CAL, syncCollection(token));
     assert.equal(responses(same.doc).size, 0);
     assert.equal(same.doc.multistatus['sync-token'], token, 'the same token: nothing of this calendar changed');
     // A token carrying the whole log's number, as tokens did before calendars had their own.
     const log = await t.built.store.feed.sync();
     const legacy = `${SYNC_TOKEN_PREFIX}${encodeSyncToken(await t.built.services.versions.syncKey(), log, Math.floor(Date.now() / 86_400_000) * 86_400_000)}`;
-    const fromLegacy = await dav(t, 'REPORT', CAL, syncBody(legacy));
+    const fromLegacy = await dav(t, 'REPORT', CAL, syncCollection(legacy));
     assert.equal(fromLegacy.status, 207);
     assert.equal(responses(fromLegacy.doc).size, 0);
     assert.equal(fromLegacy.doc.multistatus['sync-token'], token);

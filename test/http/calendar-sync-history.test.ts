@@ -12,6 +12,7 @@ import { forEachStore } from '../support/harness.js';
 import { acrossCalendars, inCalendar } from '../../src/store/calendar-scope.js';
 import { pruneChangeLog } from '../../src/jobs/change-log-pruning.js';
 import { prunedThrough } from '../../src/store/change-pruning.js';
+import { dav, syncCollection } from '../support/caldav.js';
 
 const event = (title: string) => ({ title, status: 'publish', start_date: '2031-06-01 10:00:00', end_date: '2031-06-01 11:00:00' });
 const ago = (days: number) => new Date(Date.now() - days * 86_400_000).toISOString().slice(0, 19).replace('T', ' ');
@@ -136,13 +137,18 @@ forEachStore('calendars: each keeps its own sync history', (t) => {
     const usage = await t.api.get(`${network}/usage`, { as: 'admin' });
     assert.deepEqual(usage.body.sync_history_days, { limit: 10, used: 90 });
 
-    // Its tokens expire at 10 days, not 90.
+    // Its tokens expire at 10 days, not 90: the REST API's and CalDAV's.
     const capToken = await token('capped');
+    const CAL = '/c/capped/dav/public/calendars/events/';
+    const davToken = (await dav(t, 'REPORT', CAL, syncCollection(''))).doc.multistatus['sync-token'] as string;
     const capped = await written('capped', 'Capped fair');
     await age(15);
     const expired = await t.api.get(events('capped'), { query: { sync_token: capToken } });
     assert.equal(expired.status, 410, expired.text);
     assert.equal(expired.body.code, 'rest_sync_token_expired');
+    const davExpired = await dav(t, 'REPORT', CAL, syncCollection(davToken));
+    assert.equal(davExpired.status, 403, davExpired.text);
+    assert.ok('valid-sync-token' in davExpired.doc.error);
 
     // Its rows are cut with the installation's 30 days: the 90 days stored do not exempt it.
     await age(40);

@@ -23,6 +23,11 @@ export async function dav(t: TestServer, method: string, path: string, body?: st
   return withDoc({ status: res.status, headers: res.headers, text: await res.text() });
 }
 
+/** A `sync-collection` REPORT's body: from `token` ('' for the first sync), asking each member's ETag; `extra` goes before the properties (a `limit`). */
+export function syncCollection(token: string, extra = ''): string {
+  return `<?xml version="1.0" encoding="utf-8"?><d:sync-collection xmlns:d="DAV:" xmlns:c="urn:ietf:params:xml:ns:caldav"><d:sync-token>${token}</d:sync-token><d:sync-level>1</d:sync-level>${extra}<d:prop><d:getetag/></d:prop></d:sync-collection>`;
+}
+
 /** An answer with its body parsed (`doc`), when it is an XML document. */
 export function withDoc(answer: Omit<DavAnswer, 'doc'>): DavAnswer {
   let doc: any;

@@ -10,8 +10,9 @@
  *   keptCountersOf(store.db).eventPages // { hits: 1, misses: 0 }
  */
 
+import { calendarIdNow, DEFAULT_CALENDAR_ID } from './calendar-now.js';
+
 /** Hits and misses of one kind of kept result. */
-import { calendarIdNow, DEFAULT_CALENDAR_ID } from './store/calendar-scope.js';
 export interface HitMiss {
   hits: number;
   misses: number;

@@ -9,7 +9,7 @@
  * @example BENCH_SCENARIOS=list-304,caldav BENCH_SIZES=100,20000 npm run bench
  */
 import { createRequire } from 'node:module';
-import type { Scenario } from './scenarios.js';
+import type { Scenario } from './scenario.js';
 
 // autocannon builds requests only for the methods in its list (RFC 7231's and PATCH): add REPORT.
 const autocannonMethods = createRequire(import.meta.url)('autocannon/lib/httpMethods.js') as string[];

@@ -26,7 +26,6 @@ import * as importsStore from '../store/imports.js';
 import { eventLocationsOf } from '../store/event-locations.js';
 import { fitsInteger } from '../store/ranges.js';
 import type { Store } from '../store/db.js';
-import type { ReportState } from '../import/report.js';
 import type { Clock } from './linked-posts/index.js';
 import type { Viewer } from './permissions.js';
 import type { DomainContext } from './context.js';
@@ -100,6 +99,24 @@ export interface ImportView {
   created_gmt: string;
   started_gmt: string | null;
   finished_gmt: string | null;
+}
+
+/** What an import did to a record (import/report.ts counts them). */
+export type Outcome = 'created' | 'updated' | 'unchanged' | 'skipped' | 'failed';
+
+/** What a report holds, as JSON: an import stopped between two slices keeps it in its row (jobs/imports.ts; import/report.ts makes and reads it). */
+export interface ReportState {
+  source: string;
+  counts: Record<string, Record<Outcome, number>>;
+  failures: Array<{ kind: string; id: string; reason: string }>;
+  remapped: Array<{ kind: string; sourceId: string; localId: number; why: string }>;
+  warnings: string[];
+  skips: Array<{ kind: string; id: string; reason: string }>;
+  notModified: boolean;
+  eventIds: { created: number[]; updated: number[] };
+  venuesForReview: Array<[string, number[]]>;
+  /** the digest of the input that was read (`inputDigest`) */
+  inputDigest?: string;
 }
 
 /** The stored options: what the view shows, with the TEC password sealed. */

@@ -7,10 +7,9 @@
  */
 import { DateTime } from 'luxon';
 
-/** The week's days by name, Sunday first (WordPress' start_of_week numbers them 0-6 so). */
-export const WEEKDAYS = ['sunday', 'monday', 'tuesday', 'wednesday', 'thursday', 'friday', 'saturday'] as const;
+import { WEEKDAYS, type Weekday } from '../settings/calendar.js';
 
-export type Weekday = (typeof WEEKDAYS)[number];
+export { WEEKDAYS, type Weekday };
 
 /** Luxon's weekday number (1 Monday … 7 Sunday) of a day's name. */
 export function luxonWeekday(day: string): number {

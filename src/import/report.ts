@@ -10,8 +10,9 @@
  *   report.lines() // ['events: 1 created, 0 updated, 0 skipped, 0 failed']
  *   new ImportReport({ dryRun: true }) // the same lines say 'would be created'
  */
+import type { Outcome, ReportState } from '../domain/imports.js';
 
-export type Outcome = 'created' | 'updated' | 'unchanged' | 'skipped' | 'failed';
+export type { Outcome, ReportState };
 
 /** A phase's progress, for a progress bar. */
 export interface Progress {
@@ -26,21 +27,6 @@ export interface ImportHooks {
   onProgress?(p: Progress): void;
   /** A remark for the operator (a fallback taken, something not imported). */
   onWarning?(message: string): void;
-}
-
-/** What a report holds, as JSON: an import stopped between two slices keeps it in its row (jobs/imports.ts). */
-export interface ReportState {
-  source: string;
-  counts: Record<string, Record<Outcome, number>>;
-  failures: Array<{ kind: string; id: string; reason: string }>;
-  remapped: Array<{ kind: string; sourceId: string; localId: number; why: string }>;
-  warnings: string[];
-  skips: Array<{ kind: string; id: string; reason: string }>;
-  notModified: boolean;
-  eventIds: { created: number[]; updated: number[] };
-  venuesForReview: Array<[string, number[]]>;
-  /** the digest of the input that was read (`inputDigest`) */
-  inputDigest?: string;
 }
 
 const PLURAL: Record<string, string> = { category: 'categories', tag: 'tags', venue: 'venues', organizer: 'organizers', event: 'events', user: 'users', image: 'images' };

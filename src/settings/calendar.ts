@@ -1,8 +1,12 @@
 /**
  * Declared settings, part of config.ts `SETTINGS` (in its order): the calendar and what it answers: its name, icon, week, currency, date formats and views (changed in the app), feed and CalDAV sizes, request limits, caching, sync, webhooks, imports, geolocation and the recurrence horizon.
  */
-import { WEEKDAYS } from '../domain/month-grid.js';
 import type { Setting } from './setting.js';
+
+/** The week's days by name, Sunday first (WordPress' start_of_week numbers them 0-6 so): CALENDAR_WEEK_START's choices. */
+export const WEEKDAYS = ['sunday', 'monday', 'tuesday', 'wednesday', 'thursday', 'friday', 'saturday'] as const;
+
+export type Weekday = (typeof WEEKDAYS)[number];
 
 export const CALENDAR_AND_ANSWER_SETTINGS: Setting[] = [
   {

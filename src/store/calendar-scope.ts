@@ -15,7 +15,6 @@
  * @example
  *   await inCalendar(7, () => services.events.list(query)); // only calendar 7's events
  */
-import { AsyncLocalStorage } from 'node:async_hooks';
 import { sql, type ExpressionBuilder, type RawBuilder } from 'kysely';
 import {
   AliasNode,
@@ -45,9 +44,9 @@ import {
   type UnknownRow,
   type UpdateQueryNode,
 } from 'kysely';
+import { DEFAULT_CALENDAR_ID, calendarIdNow, isAcrossCalendars, inCalendar, acrossCalendars } from '../calendar-now.js';
 
-/** The default calendar: the first one, which keeps every URL of a single-calendar installation. */
-export const DEFAULT_CALENDAR_ID = 1;
+export { DEFAULT_CALENDAR_ID, calendarIdNow, isAcrossCalendars, inCalendar, acrossCalendars };
 
 /** The tables whose rows belong to one calendar: each has `calendar_id`, and every statement on it filters by it. */
 export const CALENDAR_TABLES: ReadonlySet<string> = new Set([
@@ -90,36 +89,6 @@ export const CALENDAR_TABLES: ReadonlySet<string> = new Set([
   'network_linked',
   'calendar_former_slugs',
 ]);
-
-/** The calendar of the work at hand; ACROSS (0) while a reader works across every calendar. */
-const current = new AsyncLocalStorage<number>();
-const ACROSS = 0;
-
-/** The id of the calendar the work at hand belongs to (the default one outside any). */
-export function calendarIdNow(): number {
-  const id = current.getStore();
-  return id === undefined || id === ACROSS ? DEFAULT_CALENDAR_ID : id;
-}
-
-/** Whether the work at hand reads across calendars (`acrossCalendars`). */
-export function isAcrossCalendars(): boolean {
-  return current.getStore() === ACROSS;
-}
-
-/** Run `fn` as work of calendar `id`: every statement it issues keeps to that calendar. */
-export function inCalendar<T>(id: number, fn: () => T): T {
-  if (!Number.isInteger(id) || id < 1) throw new Error(`not a calendar id: ${id}`);
-  return current.run(id, fn);
-}
-
-/**
- * Run `fn` across every calendar: its statements are not filtered. For the readers whose work is
- * the whole database's (the change log's tail, the network's lists, the migration, the network
- * search): each names the calendars it touches itself.
- */
-export function acrossCalendars<T>(fn: () => T): T {
-  return current.run(ACROSS, fn);
-}
 
 /** The calendar's column on `table` (its alias when it has one), as a reference. */
 function calendarColumn(table: string): ReferenceNode {
@@ -221,9 +190,8 @@ class ScopeTransformer extends OperationNodeTransformer {
  */
 class CalendarScopePlugin implements KyselyPlugin {
   transformQuery(args: PluginTransformQueryArgs): RootOperationNode {
-    const id = current.getStore();
-    if (id === ACROSS) return args.node;
-    return new ScopeTransformer(id ?? DEFAULT_CALENDAR_ID).transformNode(args.node, args.queryId);
+    if (isAcrossCalendars()) return args.node;
+    return new ScopeTransformer(calendarIdNow()).transformNode(args.node, args.queryId);
   }
 
   transformResult(args: PluginTransformResultArgs): Promise<QueryResult<UnknownRow>> {
@@ -238,7 +206,7 @@ export const CALENDAR_SCOPE: KyselyPlugin = new CalendarScopePlugin();
  * the work at hand (nothing while working across calendars), its text and its value.
  */
 export function calendarCondition(table: string): { text: string; params: number[] } {
-  if (current.getStore() === ACROSS) return { text: '', params: [] };
+  if (isAcrossCalendars()) return { text: '', params: [] };
   return { text: ` and "${table}"."calendar_id" = ?`, params: [calendarIdNow()] };
 }
 
@@ -253,6 +221,6 @@ export function byCalendarAndId(keys: ReadonlyArray<readonly [calendar: number, 
 
 /** `calendarCondition` as a fragment of a `sql` template. */
 export function calendarFilter(table: string): RawBuilder<unknown> {
-  if (current.getStore() === ACROSS) return sql``;
+  if (isAcrossCalendars()) return sql``;
   return sql` and ${sql.ref(`${table}.calendar_id`)} = ${calendarIdNow()}`;
 }

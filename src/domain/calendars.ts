@@ -185,7 +185,7 @@ async function roleHere(db: Store['db'], viewer: Viewer, id: number): Promise<Vi
   if (id === DEFAULT_CALENDAR_ID || viewer.role === 'administrator') return viewer;
   const role = await calendarsStore.roleIn(db, viewer.id, id);
   if (!role || !isRole(role)) return { id: viewer.id, login: viewer.login, role: null, caps: NO_CAPS };
-  return viewerOf({ id: viewer.id, login: viewer.login, role });
+  return { ...viewerOf({ id: viewer.id, login: viewer.login, role }), roleIn: id };
 }
 const NO_CAPS: ReadonlySet<string> = new Set<string>();
 

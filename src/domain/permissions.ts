@@ -57,6 +57,11 @@ export interface Viewer {
    * there holds, but it acts for no other calendar (it administers no network).
    */
   calendarOnly?: number;
+  /**
+   * The calendar whose own role list (`calendar_roles`) gave this viewer its role: an administrator
+   * there runs that calendar, not the accounts every calendar shares.
+   */
+  roleIn?: number;
 }
 
 export const ANONYMOUS: Viewer = Object.freeze({ id: 0, login: '', role: null, caps: new Set<string>() });
@@ -73,6 +78,26 @@ export function viewerOf(user: { id: number; login: string; role: string }): Vie
 
 export function isAuthenticated(viewer: Viewer): boolean {
   return viewer.id > 0;
+}
+
+/**
+ * Whether this viewer manages accounts, which are one login across every calendar: every user,
+ * their roles, passwords, application passwords, invitations and sessions. Only an administrator
+ * whose role is the account's own (a network administrator, in whatever calendar it asks), and
+ * never through an application password limited to one calendar: otherwise a calendar's
+ * administrator could take over the accounts of another.
+ */
+export function managesAccounts(viewer: Viewer): boolean {
+  return viewer.id > 0 && viewer.role === 'administrator' && viewer.roleIn === undefined && viewer.calendarOnly === undefined;
+}
+
+/**
+ * Whether this viewer may change its own credentials and account (e-mail, password, application
+ * passwords, sessions): any signed-in account, but not through an application password limited to
+ * one calendar, which would otherwise mint itself an unlimited one or take over the account.
+ */
+export function managesOwnAccount(viewer: Viewer): boolean {
+  return viewer.id > 0 && viewer.calendarOnly === undefined;
 }
 
 /** Primitive capability check. */

@@ -18,7 +18,7 @@ export interface ScreenDef {
   nav?: { labelKey: string; group: NavGroup; order: number };
   /** WordPress roles allowed to see it */
   roles: string[];
-  /** A feature the server must have on for the screen to exist (`boot.features`: `submissions`, `federation`). */
+  /** A feature the server must have on for the screen to exist (`boot.features`: `submissions`, `federation`, `network`). */
   feature?: string;
   component: ComponentType<{ params: Record<string, string> }>;
 }

@@ -7,12 +7,15 @@
  * another user's sessions unless administrator, 404 for an unknown user or session.
  */
 import { ApiError } from '../../domain/errors.js';
+import { managesAccounts, managesOwnAccount } from '../../domain/permissions.js';
 import type { Services } from '../../domain/services.js';
 import { describeUserAgent } from '../../domain/user-agent.js';
 import { isPositiveInt } from '../../domain/values.js';
 import { endpoint, route, type ArgSpec, type EndpointContext, type RouteDecl } from '../route.js';
 
 const signedIn = (ctx: EndpointContext) => ctx.viewer.id > 0;
+/** Ending sessions changes the account: not through an application password limited to one calendar. */
+const ownAccount = (ctx: EndpointContext) => managesOwnAccount(ctx.viewer);
 const notFound = () => new ApiError('rest_session_invalid_id', 'Invalid session ID.', 404);
 
 export function adminSessionRoutes(services: Services): RouteDecl[] {
@@ -21,7 +24,7 @@ export function adminSessionRoutes(services: Services): RouteDecl[] {
   /** The user addressed: the caller, or (administrators) the one named. */
   const userOf = async (ctx: EndpointContext): Promise<number> => {
     if (ctx.args.user === undefined || Number(ctx.args.user) === ctx.viewer.id) return ctx.viewer.id;
-    if (ctx.viewer.role !== 'administrator') throw new ApiError('rest_forbidden', 'Sorry, you are not allowed to do that.', 403);
+    if (!managesAccounts(ctx.viewer)) throw new ApiError('rest_forbidden', 'Sorry, you are not allowed to do that.', 403);
     if (!(await services.users.exists(Number(ctx.args.user)))) throw new ApiError('rest_user_invalid_id', 'Invalid user ID.', 404);
     return Number(ctx.args.user);
   };
@@ -55,7 +58,7 @@ export function adminSessionRoutes(services: Services): RouteDecl[] {
       endpoint({
         methods: ['DELETE'],
         args: { user: userArg, keep_current: { type: 'boolean', description: 'Keep the session the request came with (sign out everywhere else)' } },
-        permission: signedIn,
+        permission: ownAccount,
         docs: {
           responses: {
             '200': { description: 'Every session of the user ended (sign out everywhere, or everywhere else): { deleted: true, count }' },
@@ -73,12 +76,12 @@ export function adminSessionRoutes(services: Services): RouteDecl[] {
       endpoint({
         methods: ['DELETE'],
         args: { id: { type: 'integer', description: 'The session ID', required: true, in: 'path' } },
-        permission: signedIn,
+        permission: ownAccount,
         docs: { responses: { '200': { description: 'The session ended: { deleted: true }' }, '404': { description: 'No such session (of the caller, unless administrator)' } } },
         handler: async (ctx) => {
           const id = Number(ctx.path.id);
           const owner = Number.isSafeInteger(id) ? await sessions.ownerOf(id) : undefined;
-          if (owner === undefined || (owner !== ctx.viewer.id && ctx.viewer.role !== 'administrator')) throw notFound();
+          if (owner === undefined || (owner !== ctx.viewer.id && !managesAccounts(ctx.viewer))) throw notFound();
           if (!(await sessions.revoke(owner, id))) throw notFound();
           return { body: { deleted: true } };
         },

@@ -14,11 +14,13 @@
  *   (WordPress' `wp/v2/users/{id}/application-passwords` shape; the secret only in the answer to
  *   POST).
  *
- * Administrators manage every user; any signed-in user lists, creates and revokes their own
- * application passwords. 401 without credentials, 403 otherwise. No answer carries a hash.
+ * Network administrators manage every user (a calendar's own administrator does not: accounts are
+ * shared by every calendar); any signed-in user lists, creates and revokes their own application
+ * passwords and changes their own account, but not through an application password limited to one
+ * calendar. 401 without credentials, 403 otherwise. No answer carries a hash.
  */
 import type { Services } from '../../domain/services.js';
-import { ROLES } from '../../domain/permissions.js';
+import { ROLES, managesAccounts, managesOwnAccount } from '../../domain/permissions.js';
 import { passwordStrength, policyOf } from '../../domain/password-policy.js';
 import { localeOf } from '../../domain/submissions/locale.js';
 import { isPositiveInt } from '../../domain/values.js';
@@ -26,9 +28,10 @@ import { endpoint, route, type ArgSpec, type EndpointContext, type RouteDecl } f
 import { listHeaders } from '../paging.js';
 import { pageArg } from './common.js';
 
-const isAdministrator = (ctx: EndpointContext) => ctx.viewer.role === 'administrator';
-/** Administrators, or the user themselves (their application passwords). */
-const selfOrAdministrator = (ctx: EndpointContext) => ctx.viewer.id > 0 && (ctx.viewer.role === 'administrator' || Number(ctx.path.id) === ctx.viewer.id);
+/** Accounts are one login across every calendar: network administrators manage them (domain/permissions.ts). */
+const isAdministrator = (ctx: EndpointContext) => managesAccounts(ctx.viewer);
+/** Network administrators, or the user themselves (their application passwords), not through a password limited to one calendar. */
+const selfOrAdministrator = (ctx: EndpointContext) => managesAccounts(ctx.viewer) || (managesOwnAccount(ctx.viewer) && Number(ctx.path.id) === ctx.viewer.id);
 
 const roleOf = (ctx: EndpointContext): string | undefined => {
   const roles = ctx.args.roles as string[] | undefined;
@@ -224,7 +227,7 @@ function ownAccountRoutes(services: Services): RouteDecl[] {
           password: { ...passwordArg, description: 'A new password (the policy applies); needs current_password' },
           current_password: { type: 'string', description: 'The current password (to set a new one)' },
         },
-        permission: (ctx) => ctx.viewer.id > 0,
+        permission: (ctx) => managesOwnAccount(ctx.viewer),
         docs: { responses: { '200': { description: 'The caller, updated' }, '400': { description: 'Invalid value, weak_password, or incorrect_password' } } },
         handler: async (ctx) => ({
           body: await admin.updateOwn(ctx.viewer.id, { name: ctx.args.name, email: ctx.args.email, password: ctx.args.password, currentPassword: ctx.args.current_password }, ctx.client?.sessionId),

@@ -36,6 +36,7 @@ import type { CalendarRow } from '../store/calendars.js';
 import { findUserByLogin } from '../store/users.js';
 import { ANONYMOUS, isRole, viewerOf, type Viewer } from './permissions.js';
 import { apiError, invalidParams } from './errors.js';
+import type { MediaService } from './media/index.js';
 import { QUOTA_MAX, QUOTA_NAMES, cappedHistoryDays, parseQuotas, type CalendarQuotas, type QuotaName, type Quotas } from './quotas.js';
 
 export type { CalendarRow };
@@ -124,6 +125,7 @@ export interface CalendarService {
   get(idOrSlug: number | string): Promise<CalendarView>;
   create(input: { slug: string; name: string; host?: string | null; quotas?: Record<string, number> }): Promise<CalendarView>;
   update(idOrSlug: number | string, patch: { slug?: string; name?: string; host?: string | null; status?: 'active' | 'suspended'; quotas?: Record<string, number> }): Promise<CalendarView>;
+  /** Delete the calendar and every record of it, then the files of its images that no other calendar uses. */
   remove(idOrSlug: number | string): Promise<void>;
   /** The viewer as the calendar of the work at hand sees it (its role there; an application password of another calendar: nobody). */
   viewerHere(viewer: Viewer, options?: { appPasswordCalendar?: number | null }): Promise<Viewer>;
@@ -189,7 +191,7 @@ async function roleHere(db: Store['db'], viewer: Viewer, id: number): Promise<Vi
 }
 const NO_CAPS: ReadonlySet<string> = new Set<string>();
 
-export function createCalendarService(pristine: Config, store: Store, quotas?: Pick<CalendarQuotas, 'defaultChanged'>): CalendarService {
+export function createCalendarService(pristine: Config, store: Store, quotas?: Pick<CalendarQuotas, 'defaultChanged'>, media?: Pick<MediaService, 'calendarFilesRemoval'>): CalendarService {
   const db = store.db;
   const kept = new Map<number, CalendarRuntime>();
   let hosts: ReadonlySet<string> = new Set();
@@ -379,10 +381,13 @@ export function createCalendarService(pristine: Config, store: Store, quotas?: P
       const row = await find(idOrSlug);
       const id = Number(row.id);
       if (id === DEFAULT_CALENDAR_ID) throw apiError('calendar_default');
+      // Its image files go too (those no other calendar uses), once its rows are gone.
+      const removeFiles = await media?.calendarFilesRemoval(id);
       await writeTransaction(db, (trx) => calendarsStore.deleteCalendarRows(trx, id));
       // Answers kept of it (replayed below the server while the log does not move) go with it.
       await calendarsStore.noteCalendarChanged(db, id);
       kept.delete(id);
+      await removeFiles?.();
     },
     viewerHere: (viewer, options) => viewerHere(db, viewer, options),
     async roleOf(userId, idOrSlug) {

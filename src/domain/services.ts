@@ -187,6 +187,7 @@ export function createServices(config: Config, store: Store, pristine: Config = 
       return linksFor(config.restRoot, NAMESPACE);
     },
   });
+  const media = createMediaService(config, store.db, clock, undefined, quotas);
   const ctx: DomainContext = {
     config,
     store,
@@ -208,9 +209,9 @@ export function createServices(config: Config, store: Store, pristine: Config = 
     versions: createVersionService(store),
     submissions,
     editLocks: createEditLockService(store, clock),
-    media: createMediaService(config, store.db, clock, undefined, quotas),
+    media,
     quotas,
-    calendars: createCalendarService(pristine, store, quotas),
+    calendars: createCalendarService(pristine, store, quotas, media),
   };
   const db = store.db;
   // The doors made on first use: most commands and tests need few of them.

@@ -23,6 +23,9 @@ export function registerMediaFace(app: FastifyInstance, { services }: Pick<FaceD
     const etag = `"${key.replace('/', '-')}"`;
     const notFound = () => reply.code(404).header('content-type', 'text/plain; charset=utf-8').header('cache-control', 'no-store').send('Not found\n');
     if (!/^[0-9a-f]{32}$/.test(req.params.hash)) return notFound();
+    // Files are kept by the hash of their bytes, once for every calendar: a calendar serves only
+    // the files of its own images, so one calendar's files are never read under another's prefix.
+    if (!(await services.media.heldHere(req.params.hash))) return notFound();
     const ifNoneMatch = req.headers['if-none-match'];
     const found = await services.media.read(key);
     if (!found) return notFound();

@@ -11,6 +11,7 @@ import type { Executor, ImageRow, ImagesTable } from './schema.js';
 import { noteChange, notePostBefore } from './change-notes.js';
 import { afterExplicitId, takeWantedId } from './import-context.js';
 import { storedIds } from './ranges.js';
+import { acrossCalendars, inCalendar } from './calendar-scope.js';
 
 export async function findImagesByIds(db: Executor, ids: number[]): Promise<ImageRow[]> {
   ids = storedIds(ids);
@@ -34,9 +35,27 @@ export async function insertImage(db: Executor, image: Insertable<ImagesTable>):
   return Number(row.id);
 }
 
-/** An uploaded image by its storage key (the same bytes uploaded twice share their files). */
-export async function findImageByStorageKey(db: Executor, key: string): Promise<ImageRow | undefined> {
-  return db.selectFrom('images').selectAll().where('storage_key', '=', key).orderBy('id').limit(1).executeTakeFirst();
+/**
+ * Whether any calendar has an image with these files. Files are kept by the hash of their bytes,
+ * so the same bytes uploaded in two calendars share them: they may go only when no calendar's
+ * image is left on them. Across calendars, through `images_storage_key`.
+ */
+export async function storageKeyUsedInAnyCalendar(db: Executor, key: string): Promise<boolean> {
+  const row = await acrossCalendars(() => db.selectFrom('images').select('id').where('storage_key', '=', key).limit(1).executeTakeFirst());
+  return row !== undefined;
+}
+
+/** Whether the calendar of the work at hand has an uploaded image with these files (`images_calendar_storage_key`). */
+export async function calendarHoldsStorageKey(db: Executor, key: string): Promise<boolean> {
+  if (key === '') return false;
+  const row = await db.selectFrom('images').select('id').where('storage_key', '=', key).limit(1).executeTakeFirst();
+  return row !== undefined;
+}
+
+/** The uploaded images of a calendar, one per storage key: what its files are, read before the calendar is deleted. */
+export async function findUploadsOfCalendar(db: Executor, calendarId: number): Promise<Array<Pick<ImageRow, 'storage_key' | 'extension' | 'sizes'>>> {
+  const rows = await inCalendar(calendarId, () => db.selectFrom('images').select(['storage_key', 'extension', 'sizes']).where('storage_key', '<>', '').orderBy('id').execute());
+  return [...new Map(rows.map((r) => [r.storage_key, r])).values()];
 }
 
 /** `%` and `_` of a search taken literally in a LIKE pattern (escape character `\`). */

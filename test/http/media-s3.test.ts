@@ -1,7 +1,8 @@
 /**
  * The media library on S3-compatible storage (MEDIA_S3_*), against a loopback fake S3 server
  * (test/support/fake-s3.ts: signed path-style PUT, GET and DELETE): the variants are PUT with their
- * type and a year-long cache, /media/ passes them on from the bucket, deletion removes them; with
+ * type and a year-long cache, /media/ passes them on from the bucket, deletion removes them (a
+ * calendar's deletion too, but for the objects another calendar uses); with
  * MEDIA_S3_PUBLIC_URL the images' URLs point at the bucket's public address instead.
  */
 import { after, it } from 'node:test';
@@ -10,7 +11,7 @@ import sharp from 'sharp';
 import { forEachStore, type TestServer } from '../support/harness.js';
 import { loadConfig } from '../../src/config.js';
 import { startFakeS3 } from '../support/fake-s3.js';
-import { jpegWithGps, plainImage, uploadRaw } from '../support/media.js';
+import { authOf, jpegWithGps, plainImage, uploadRaw } from '../support/media.js';
 
 const s3 = await startFakeS3('calendar-media', 'test-access');
 after(() => s3.close());
@@ -51,6 +52,29 @@ forEachStore(
         [],
       );
       assert.equal((await fetch(up.body.sizes.medium.url)).status, 404);
+    });
+
+    it('removes a deleted calendar’s objects from the bucket, keeping those another calendar uses', async () => {
+      const calendar = await t.built.services.calendars.create({ slug: 'bucketed', name: 'Bucketed' });
+      const send = async (slug: string | null, bytes: Buffer) => {
+        const res = await fetch(`${t.origin}${slug ? `/c/${slug}` : ''}/api/calendar/admin/v1/media`, {
+          method: 'POST',
+          headers: { 'content-type': 'image/png', ...authOf(t, 'admin') },
+          body: new Uint8Array(bytes),
+        });
+        assert.equal(res.status, 201);
+        return /\/media\/([0-9a-f]{32})\//.exec(((await res.json()) as { url: string }).url)![1]!;
+      };
+      const shared = await plainImage(320, 240);
+      const own = await send('bucketed', await plainImage(320, 240));
+      await send('bucketed', shared);
+      const home = await send(null, shared);
+      const held = (hash: string) => [...s3.objects.keys()].filter((k) => k.includes(hash)).length;
+      assert.ok(held(own) > 0);
+      const del = await t.api.delete(`/api/calendar/network/v1/calendars/${calendar.id}`, { as: 'admin', query: { force: 'true' } });
+      assert.equal(del.status, 200, del.text);
+      assert.equal(held(own), 0, 'its own objects are deleted');
+      assert.ok(held(home) > 0, 'the objects another calendar uses stay');
     });
   },
   env,

@@ -72,6 +72,13 @@ export interface MediaService {
   remove(row: ImageRow): Promise<void>;
   /** A stored file by `<hash>/<file>`, with its content type; undefined when there is none. */
   read(key: string): Promise<{ bytes: Buffer; mime: string } | undefined>;
+  /** Whether the calendar of the work at hand has an uploaded image with the files under this hash. */
+  heldHere(hash: string): Promise<boolean>;
+  /**
+   * Read before a calendar is deleted: what its uploads' files are. The function it answers,
+   * called once the calendar's rows are gone, removes those files that no other calendar uses.
+   */
+  calendarFilesRemoval(calendarId: number): Promise<() => Promise<void>>;
   /** Alt texts of these images (for the pages, feeds and federation, which read the REST shape without it). */
   alts(ids: number[]): Promise<Map<number, string>>;
 }
@@ -89,6 +96,11 @@ export function storageFor(config: Config): MediaStorage {
     });
   }
   return createLocalStorage(config.mediaDir);
+}
+
+/** The files of an uploaded image under its hash: the full size and each stored size. */
+function filesOf(row: Pick<ImageRow, 'extension' | 'sizes'>): string[] {
+  return [`full.${row.extension}`, ...storedSizes(row).map((s) => s.file)];
 }
 
 const MIME_BY_EXTENSION: Record<string, string> = Object.fromEntries(Object.values(FORMATS).map((f) => [f.extension, f.mime]));
@@ -182,8 +194,9 @@ export function createMediaService(
           sizes: JSON.stringify(sizes),
         });
       const id = await (quota > 0 ? quotas!.write(on, 'media_bytes', made.full.bytes.length, insert) : writeTransaction(on, insert)).catch(async (e: unknown) => {
-        // Refused by the quota meanwhile (uploads at once): its files go unless a record shares them.
-        if (e instanceof ApiError && e.code === 'calendar_quota_exceeded' && !(await imagesStore.findImageByStorageKey(on, hash)))
+        // Refused by the quota meanwhile (uploads at once): its files go unless a record shares them,
+        // in any calendar (the same bytes uploaded elsewhere are the same files).
+        if (e instanceof ApiError && e.code === 'calendar_quota_exceeded' && !(await imagesStore.storageKeyUsedInAnyCalendar(on, hash)))
           await storage
             .removeAll(
               hash,
@@ -220,10 +233,26 @@ export function createMediaService(
 
     async remove(row) {
       await writeTransaction(db, (trx) => imagesStore.deleteImage(trx, Number(row.id)));
-      if (!(await imagesStore.findImageByStorageKey(db, row.storage_key))) {
-        const files = [`full.${row.extension}`, ...storedSizes(row).map((s) => s.file)];
-        await storage.removeAll(row.storage_key, files);
-      }
+      // Another calendar's image of the same bytes has the same files: they stay while any has one.
+      if (!(await imagesStore.storageKeyUsedInAnyCalendar(db, row.storage_key))) await storage.removeAll(row.storage_key, filesOf(row));
+    },
+
+    heldHere: (hash) => imagesStore.calendarHoldsStorageKey(db, hash),
+
+    async calendarFilesRemoval(calendarId) {
+      const uploads = await imagesStore.findUploadsOfCalendar(db, calendarId);
+      return async () => {
+        let failure: unknown;
+        for (const row of uploads) {
+          try {
+            if (!(await imagesStore.storageKeyUsedInAnyCalendar(db, row.storage_key))) await storage.removeAll(row.storage_key, filesOf(row));
+          } catch (e) {
+            // The others are still removed; the first failure is told once they are.
+            failure ??= e;
+          }
+        }
+        if (failure !== undefined) throw failure;
+      };
     },
 
     async read(key) {

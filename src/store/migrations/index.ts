@@ -44,6 +44,7 @@ import { editLockHoldersMigration } from './038_edit_lock_holders.js';
 import { quietWritesMigration } from './039_quiet_writes.js';
 import { jobLocksMigration } from './040_job_locks.js';
 import { changesPrunedMigration } from './041_changes_pruned.js';
+import { imagesCalendarStorageKeyMigration } from './042_images_calendar_storage_key.js';
 
 /** The migrations, in order. New ones are appended with a sortable name. */
 export function migrations(dialect: DialectName): Record<string, Migration> {
@@ -88,5 +89,6 @@ export function migrations(dialect: DialectName): Record<string, Migration> {
     '039_quiet_writes': quietWritesMigration(dialect),
     '040_job_locks': jobLocksMigration(dialect),
     '041_changes_pruned': changesPrunedMigration(),
+    '042_images_calendar_storage_key': imagesCalendarStorageKeyMigration(),
   };
 }

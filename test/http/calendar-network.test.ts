@@ -191,6 +191,39 @@ forEachStore(
       }
     });
 
+    it('a follower whose events quota is full misses those copies alone: the follow is kept, the job goes on for every other', async () => {
+      await t.built.services.calendars.create({ slug: 'q-source', name: 'Q source' });
+      await t.built.services.calendars.create({ slug: 'q-full', name: 'Q full', quotas: { events: 1 } });
+      await t.built.services.calendars.create({ slug: 'q-roomy', name: 'Q roomy' });
+      await make('q-source', 'admin', { title: 'Q one' });
+      await make('q-source', 'admin', { title: 'Q two' });
+      // Followed at once: what fits is copied, the follow is stored, and the answer says what was not.
+      const full = await t.api.post(`${network('q-full')}/follows`, { as: 'admin', json: { calendar: 'q-source' } });
+      assert.equal(full.status, 201, full.text);
+      assert.equal(full.body.calendar.slug, 'q-source');
+      assert.equal(full.body.not_copied, 1);
+      assert.equal((await titles('q-full')).length, 1);
+      const listed = await t.api.get(`${network('q-full')}/follows`, { as: 'admin' });
+      assert.deepEqual(
+        listed.body.map((f: { calendar: { slug: string } }) => f.calendar.slug),
+        ['q-source'],
+      );
+      const roomy = await t.api.post(`${network('q-roomy')}/follows`, { as: 'admin', json: { calendar: 'q-source' } });
+      assert.equal(roomy.status, 201, roomy.text);
+      assert.equal(roomy.body.not_copied, 0);
+      // The job: the full calendar's refusal is skipped, the other follower gets the new event.
+      await make('q-source', 'admin', { title: 'Q three' });
+      const step = await t.built.networkJob.runOnce();
+      assert.equal(step.error, undefined, String(step.error));
+      assert.deepEqual(await titles('q-roomy'), ['Q one', 'Q three', 'Q two']);
+      assert.equal((await titles('q-full')).length, 1);
+      // Room made: the next step that looks at the source copies what was missing.
+      await t.built.services.calendars.update('q-full', { quotas: { events: 10 } });
+      await make('q-source', 'admin', { title: 'Q four' });
+      assert.equal((await t.built.networkJob.runOnce()).error, undefined);
+      assert.deepEqual(await titles('q-full'), ['Q four', 'Q one', 'Q three', 'Q two']);
+    });
+
     it('a suspended source’s events leave its followers, and come back when it resumes', async () => {
       await t.built.services.calendars.create({ slug: 'isle', name: 'Isle' });
       await t.built.services.calendars.create({ slug: 'shore', name: 'Shore' });

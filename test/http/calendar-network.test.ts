@@ -7,7 +7,7 @@
 import { before, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { forEachStore } from '../support/harness.js';
-import { OPEN } from '../support/submissions.js';
+import { EVENT, OPEN } from '../support/submissions.js';
 
 forEachStore(
   'calendar networks: proposals, follows, search',
@@ -97,6 +97,34 @@ forEachStore(
       const other = await make('south', 'admin', { title: 'South only' });
       const foreign = await t.api.post(`${network('north')}/proposals`, { as: 'nora', json: { event: other.id, to: 'south' } });
       assert.equal(foreign.status, 404);
+    });
+
+    it('a proposal counts against the target calendar’s submissions_per_day quota, and is refused past it as a submission is', async () => {
+      await t.built.services.calendars.create({ slug: 'p-from', name: 'P from' });
+      await t.built.services.calendars.create({ slug: 'p-to', name: 'P to', quotas: { submissions_per_day: 2 } });
+      const submit = (title: string) => t.api.post(at('p-to', 'submissions/v1/submissions'), { json: { ...EVENT, title, email: 'p-to@example.org' } });
+      const propose = async (title: string) => {
+        const made = await make('p-from', 'admin', { title });
+        return t.api.post(`${network('p-from')}/proposals`, { as: 'admin', json: { event: made.id, to: 'p-to' } });
+      };
+      const submitted = await submit('Community one');
+      assert.equal(submitted.status, 201, submitted.text);
+      const first = await propose('Proposed one');
+      assert.equal(first.status, 201, first.text);
+      // The quota is used up: a proposal gets the submissions' 429, and nothing reaches the queue.
+      const refused = await propose('Proposed two');
+      assert.equal(refused.status, 429, refused.text);
+      assert.equal(refused.body.code, 'calendar_quota_exceeded');
+      assert.deepEqual([refused.body.data.quota, refused.body.data.limit, refused.body.data.used], ['submissions_per_day', 2, 2]);
+      assert.ok(Number(refused.headers.get('retry-after')) > 0, 'Retry-After');
+      const queue = await t.api.get(moderation('p-to'), { as: 'admin' });
+      assert.deepEqual((queue.body as Array<{ event: { title: string } }>).map((s) => s.event.title).sort(), ['Community one', 'Proposed one']);
+      const pending = await t.api.get(events('p-to'), { as: 'admin', query: { status: 'pending', start_date: '2026-01-01', end_date: '2032-01-01', per_page: '50' } });
+      assert.equal(pending.body.events.length, 2, pending.text);
+      // The proposal took a place: a community submission is refused too.
+      const after = await submit('Community two');
+      assert.equal(after.status, 429, after.text);
+      assert.equal(after.body.code, 'calendar_quota_exceeded');
     });
 
     it('follows a calendar: its events appear in lists, pages and feeds, marked with their source, updated and removed with it', async () => {

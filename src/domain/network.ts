@@ -63,21 +63,37 @@ export interface NetworkService {
   propose(viewer: Viewer, eventId: number, to: string): Promise<{ id: number; status: string; to: { slug: string; name: string }; event_id: number }>;
   /** The calendar at hand's follows. */
   follows(viewer: Viewer): Promise<FollowView[]>;
-  /** Follow another calendar (or change the categories followed): its events are mirrored at once. */
-  follow(viewer: Viewer, source: string, categories: string[]): Promise<FollowView>;
+  /**
+   * Follow another calendar (or change the categories followed): its events are mirrored at once,
+   * as many as the calendar's `events` quota takes (`not_copied`: those it refused).
+   */
+  follow(viewer: Viewer, source: string, categories: string[]): Promise<FollowView & { not_copied: number }>;
   /** End a follow: its copies are trashed. */
   unfollow(viewer: Viewer, source: string): Promise<void>;
   /**
    * The job's step: the follows of the calendars the change log touched since the last step (all
-   * on the first) brought up to date. Returns how many follows it synced.
+   * on the first) brought up to date. Returns how many follows it synced. A follow whose calendar's
+   * `events` quota refused copies is told to `onRefused` (the job logs it); the step goes on.
    */
-  syncChanged(): Promise<number>;
+  syncChanged(onRefused?: (refused: RefusedCopies) => void): Promise<number>;
   /**
    * Bring one follow of the calendar at hand up to date: every event the source offers, or (with
    * `changed`) those the change log says changed, besides the copies of events no longer offered.
+   * Returns how many new copies the calendar's `events` quota refused (skipped; tried again on a
+   * later step that looks at the source).
    */
-  syncFollow(followId: number, changed?: ReadonlySet<number>): Promise<void>;
+  syncFollow(followId: number, changed?: ReadonlySet<number>): Promise<number>;
   search(query: { search: string; startDate?: string; endDate?: string; page: number; perPage: number }): Promise<{ items: NetworkSearchItem[]; total: number }>;
+}
+
+/** A follow's new copies the follower's `events` quota refused in one step. */
+export interface RefusedCopies {
+  /** The follower. */
+  calendarId: number;
+  followId: number;
+  sourceCalendarId: number;
+  /** How many of the source's events were not copied. */
+  notCopied: number;
 }
 
 /** Past this many changed records in one step, every offered event of the changed calendars is looked at. */
@@ -221,8 +237,10 @@ export function createNetworkService(ctx: DomainContext): NetworkService {
       for (const slug of categories) if (!/^[a-z0-9%_-]{1,200}$/.test(slug)) throw invalidParams({ categories: 'Category slugs of the followed calendar.' });
       const target = await calendarOf(source);
       const row = await store.upsertFollow(db, target.id, [...new Set(categories)], gmt());
-      await service.syncFollow(Number(row.id));
-      return followView(row);
+      // The follow is kept even when the calendar's events quota refuses some copies (as the job
+      // keeps it): the answer says how many were not copied; a later step copies them once there is room.
+      const notCopied = await service.syncFollow(Number(row.id));
+      return { ...(await followView(row)), not_copied: notCopied };
     },
 
     async unfollow(viewer, source) {
@@ -241,7 +259,8 @@ export function createNetworkService(ctx: DomainContext): NetworkService {
 
     async syncFollow(followId, changed) {
       const follow = (await store.listFollows(db)).find((f) => Number(f.id) === followId);
-      if (!follow) return;
+      if (!follow) return 0;
+      let notCopied = 0;
       const sourceId = Number(follow.source_calendar_id);
       const categories = JSON.parse(follow.categories) as string[];
       // What the source offers now: nothing when it is suspended or gone.
@@ -298,7 +317,17 @@ export function createNetworkService(ctx: DomainContext): NetworkService {
           await events.update(me, record, input);
           await store.updateSourceModified(db, Number(copy.post_id), version);
         } else {
-          const made = await events.create(me, input);
+          let made;
+          try {
+            made = await events.create(me, input);
+          } catch (e) {
+            // A full calendar skips this copy alone: its other copies, and the other follows, go on.
+            if (!(e instanceof Error && 'code' in e && (e as { code: string }).code === 'calendar_quota_exceeded')) throw e;
+            notCopied++;
+            // A venue or organizer mirrored for it alone is swept as any unused one is.
+            touched = true;
+            continue;
+          }
           await store.insertSource(db, {
             post_id: Number(made.id),
             kind: 'follow',
@@ -312,9 +341,10 @@ export function createNetworkService(ctx: DomainContext): NetworkService {
         }
       }
       if (touched) await sweepMirrors(ctx, followId);
+      return notCopied;
     },
 
-    async syncChanged() {
+    async syncChanged(onRefused) {
       const head = await headOf(db);
       const from = cursor ?? -1;
       const all = await store.everyFollow(db);
@@ -339,7 +369,8 @@ export function createNetworkService(ctx: DomainContext): NetworkService {
       for (const f of all) {
         const events = changed?.get(f.source_calendar_id);
         if (changed && events === undefined) continue;
-        await calendars.within(f.calendar_id, () => service.syncFollow(f.id, events === 'all' ? undefined : events));
+        const notCopied = await calendars.within(f.calendar_id, () => service.syncFollow(f.id, events === 'all' ? undefined : events));
+        if (notCopied > 0) onRefused?.({ calendarId: f.calendar_id, followId: f.id, sourceCalendarId: f.source_calendar_id, notCopied });
         n++;
       }
       cursor = head;

@@ -56,7 +56,7 @@ export function createJobs(services: DomainServices, logger: PruneLogger, option
   const submissionJobs = services.config.submissions !== 'off' ? registerSubmissionJobs(runner, services) : undefined;
   const sharedLimitsJob = registerSharedLimitsJob(runner, services);
   const mailOutbox = registerMailOutbox(runner, services);
-  const networkJob = registerNetworkJob(runner, services);
+  const networkJob = registerNetworkJob(runner, services, logger);
   return {
     runner,
     horizonJob,

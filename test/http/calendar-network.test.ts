@@ -7,7 +7,7 @@
 import { before, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { forEachStore } from '../support/harness.js';
-import { OPEN } from '../support/submissions.js';
+import { EVENT, OPEN } from '../support/submissions.js';
 
 forEachStore(
   'calendar networks: proposals, follows, search',
@@ -97,6 +97,34 @@ forEachStore(
       const other = await make('south', 'admin', { title: 'South only' });
       const foreign = await t.api.post(`${network('north')}/proposals`, { as: 'nora', json: { event: other.id, to: 'south' } });
       assert.equal(foreign.status, 404);
+    });
+
+    it('a proposal counts against the target calendar’s submissions_per_day quota, and is refused past it as a submission is', async () => {
+      await t.built.services.calendars.create({ slug: 'p-from', name: 'P from' });
+      await t.built.services.calendars.create({ slug: 'p-to', name: 'P to', quotas: { submissions_per_day: 2 } });
+      const submit = (title: string) => t.api.post(at('p-to', 'submissions/v1/submissions'), { json: { ...EVENT, title, email: 'p-to@example.org' } });
+      const propose = async (title: string) => {
+        const made = await make('p-from', 'admin', { title });
+        return t.api.post(`${network('p-from')}/proposals`, { as: 'admin', json: { event: made.id, to: 'p-to' } });
+      };
+      const submitted = await submit('Community one');
+      assert.equal(submitted.status, 201, submitted.text);
+      const first = await propose('Proposed one');
+      assert.equal(first.status, 201, first.text);
+      // The quota is used up: a proposal gets the submissions' 429, and nothing reaches the queue.
+      const refused = await propose('Proposed two');
+      assert.equal(refused.status, 429, refused.text);
+      assert.equal(refused.body.code, 'calendar_quota_exceeded');
+      assert.deepEqual([refused.body.data.quota, refused.body.data.limit, refused.body.data.used], ['submissions_per_day', 2, 2]);
+      assert.ok(Number(refused.headers.get('retry-after')) > 0, 'Retry-After');
+      const queue = await t.api.get(moderation('p-to'), { as: 'admin' });
+      assert.deepEqual((queue.body as Array<{ event: { title: string } }>).map((s) => s.event.title).sort(), ['Community one', 'Proposed one']);
+      const pending = await t.api.get(events('p-to'), { as: 'admin', query: { status: 'pending', start_date: '2026-01-01', end_date: '2032-01-01', per_page: '50' } });
+      assert.equal(pending.body.events.length, 2, pending.text);
+      // The proposal took a place: a community submission is refused too.
+      const after = await submit('Community two');
+      assert.equal(after.status, 429, after.text);
+      assert.equal(after.body.code, 'calendar_quota_exceeded');
     });
 
     it('follows a calendar: its events appear in lists, pages and feeds, marked with their source, updated and removed with it', async () => {
@@ -189,6 +217,39 @@ forEachStore(
       } finally {
         service.represent = represent;
       }
+    });
+
+    it('a follower whose events quota is full misses those copies alone: the follow is kept, the job goes on for every other', async () => {
+      await t.built.services.calendars.create({ slug: 'q-source', name: 'Q source' });
+      await t.built.services.calendars.create({ slug: 'q-full', name: 'Q full', quotas: { events: 1 } });
+      await t.built.services.calendars.create({ slug: 'q-roomy', name: 'Q roomy' });
+      await make('q-source', 'admin', { title: 'Q one' });
+      await make('q-source', 'admin', { title: 'Q two' });
+      // Followed at once: what fits is copied, the follow is stored, and the answer says what was not.
+      const full = await t.api.post(`${network('q-full')}/follows`, { as: 'admin', json: { calendar: 'q-source' } });
+      assert.equal(full.status, 201, full.text);
+      assert.equal(full.body.calendar.slug, 'q-source');
+      assert.equal(full.body.not_copied, 1);
+      assert.equal((await titles('q-full')).length, 1);
+      const listed = await t.api.get(`${network('q-full')}/follows`, { as: 'admin' });
+      assert.deepEqual(
+        listed.body.map((f: { calendar: { slug: string } }) => f.calendar.slug),
+        ['q-source'],
+      );
+      const roomy = await t.api.post(`${network('q-roomy')}/follows`, { as: 'admin', json: { calendar: 'q-source' } });
+      assert.equal(roomy.status, 201, roomy.text);
+      assert.equal(roomy.body.not_copied, 0);
+      // The job: the full calendar's refusal is skipped, the other follower gets the new event.
+      await make('q-source', 'admin', { title: 'Q three' });
+      const step = await t.built.networkJob.runOnce();
+      assert.equal(step.error, undefined, String(step.error));
+      assert.deepEqual(await titles('q-roomy'), ['Q one', 'Q three', 'Q two']);
+      assert.equal((await titles('q-full')).length, 1);
+      // Room made: the next step that looks at the source copies what was missing.
+      await t.built.services.calendars.update('q-full', { quotas: { events: 10 } });
+      await make('q-source', 'admin', { title: 'Q four' });
+      assert.equal((await t.built.networkJob.runOnce()).error, undefined);
+      assert.deepEqual(await titles('q-full'), ['Q four', 'Q one', 'Q three', 'Q two']);
     });
 
     it('a suspended source’s events leave its followers, and come back when it resumes', async () => {

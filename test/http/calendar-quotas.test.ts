@@ -66,6 +66,43 @@ forEachStore(
       assertExceeded(await t.api.post(at(t, 'series', `${REST}/events`), { as: 'admin', json: event() }), 403, 'events', 2, 2);
     });
 
+    it('refuses a series split or a series made single that would pass the events quota, writing nothing', async () => {
+      await t.built.services.calendars.create({ slug: 'split', name: 'Split', quotas: { events: 2 } });
+      const events = at(t, 'split', `${REST}/events`);
+      const window = { start_date: '2031-01-01', end_date: '2032-01-01', per_page: 50 };
+      const occurrences = async (seriesId: number) => (await t.api.get(events, { as: 'admin', query: { ...window, post_parent: seriesId } })).body.events as Array<Record<string, any>>;
+      const series = await t.api.post(events, { as: 'admin', json: event({ title: 'Split weekly', status: 'publish', recurrence: ['RRULE:FREQ=WEEKLY;COUNT=4'] }) });
+      assert.equal(series.status, 201, series.text);
+      const before = await occurrences(series.body.id);
+      assert.equal(before.length, 4);
+      // One occurrence edited alone: an exception, which a series made single keeps as an event.
+      assert.equal((await t.api.post(`${events}/${before[1]!.id}`, { as: 'admin', json: { title: 'Split weekly (kept)' } })).status, 200);
+      assert.equal((await t.api.post(events, { as: 'admin', json: event() })).status, 201);
+
+      // Split from the third occurrence: a new series, one event more than the quota.
+      const split = await t.api.post(`${events}/${before[2]!.id}`, { as: 'admin', json: { title: 'Split weekly (new room)', recurrence_scope: 'following' } });
+      assertExceeded(split, 403, 'events', 2, 2);
+      // Made single: its exception would become a third event.
+      const single = await t.api.post(`${events}/${series.body.id}`, { as: 'admin', json: { recurrence: [] } });
+      assertExceeded(single, 403, 'events', 2, 2);
+      const fromOccurrence = await t.api.post(`${events}/${before[0]!.id}`, { as: 'admin', json: { recurrence: [], recurrence_scope: 'all' } });
+      assertExceeded(fromOccurrence, 403, 'events', 2, 2);
+      // Nothing written: the series, its rules and its occurrences as they were.
+      const after = await occurrences(series.body.id);
+      assert.deepEqual(
+        after.map((e) => [e.id, e.title]),
+        before.map((e, i) => [e.id, i === 1 ? 'Split weekly (kept)' : 'Split weekly']),
+      );
+      assert.deepEqual((await t.api.get(`${events}/${series.body.id}`, { as: 'admin' })).body.recurrence, ['RRULE:FREQ=WEEKLY;COUNT=4']);
+      const usage = await t.built.services.calendars.within((await t.built.services.calendars.get('split')).id, () => t.built.services.quotas.usage());
+      assert.equal(usage.events.used, 2);
+      // With room for them, both are allowed.
+      await t.built.services.calendars.update('split', { quotas: { events: 4 } });
+      const splitOk = await t.api.post(`${events}/${before[2]!.id}`, { as: 'admin', json: { title: 'Split weekly (new room)', recurrence_scope: 'following' } });
+      assert.equal(splitOk.status, 200, splitOk.text);
+      assert.equal((await t.api.post(`${events}/${series.body.id}`, { as: 'admin', json: { recurrence: [] } })).status, 200);
+    });
+
     it('10 creates at once with a quota of 3 leave exactly 3', async () => {
       const answers = await Promise.all(Array.from({ length: 10 }, () => t.api.post(at(t, 'crowd', `${REST}/events`), { as: 'admin', json: event() })));
       const statuses = answers.map((a) => a.status).sort();

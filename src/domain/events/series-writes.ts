@@ -35,13 +35,21 @@ export function createSeriesWrites(deps: EventServiceDeps, writes: Writes): Pick
   const { store, clock } = deps;
   const db = store.db;
   const { updateRecord, trashRecord, generate, seriesWrite } = writes;
+  /**
+   * A series write that leaves `adding` more events (a split's new series, a series' exceptions
+   * left as single events) counts against the calendar's `events` quota as a create does, in the
+   * write's transaction and under its lock: refused, the transaction writes nothing.
+   */
+  const guardEvents = async (trx: Executor, adding: number): Promise<void> => {
+    if (adding > 0 && deps.quotas) await deps.quotas.guard(trx, 'events', adding);
+  };
 
   /** An update of a series (scope `all`): its record, its rules, then every occurrence not edited alone. */
   async function updateSeriesRecord(trx: Executor, viewer: Viewer, series: EventRecord, input: EventInput, rec: Recurrence | undefined): Promise<EventRecord> {
     if (input.recurrence_scope !== undefined && input.recurrence_scope !== 'all') throw invalidParams({ recurrence_scope: SCOPE_ON_OCCURRENCES });
     const id = Number(series.id);
     let record = series;
-    if (input.recurrence !== undefined && isClearingRecurrence(input.recurrence)) record = await makeSingle(trx, series);
+    if (input.recurrence !== undefined && isClearingRecurrence(input.recurrence)) record = await makeSingle(trx, series, guardEvents);
     const updated = await updateRecord(trx, viewer, record, plainInput(input));
     if (record.type !== SERIES_TYPE) return updated;
     const patch: { rules?: string[]; hide_from_listings?: number } = {};
@@ -78,6 +86,8 @@ export function createSeriesWrites(deps: EventServiceDeps, writes: Writes): Pick
       return occurrenceOrSeries(trx, id, occurrence.series_id);
     }
     if (input.recurrence !== undefined && isClearingRecurrence(input.recurrence)) throw invalidParams({ recurrence: 'A split series needs rules: send recurrence lines, or none to keep the rules.' });
+    // The new series is one more event: counted before anything is written.
+    await guardEvents(trx, 1);
     const newId = await split(trx, series, occurrence.original_start, rec, clock, generate);
     const [created] = await eventsStore.findEventsByIds(trx, [newId]);
     // The changes sent apply to the new series (the occurrence's own id stays with it).
@@ -177,10 +187,12 @@ async function termIdsOf(trx: Executor, id: number): Promise<number[]> {
  * `recurrence: []` on a series: it becomes a single event again (same id). Occurrences edited or
  * deleted one by one stay as single events; the others are deleted.
  */
-async function makeSingle(trx: Executor, series: EventRecord): Promise<EventRecord> {
+async function makeSingle(trx: Executor, series: EventRecord, guardEvents: (trx: Executor, adding: number) => Promise<void>): Promise<EventRecord> {
   const id = Number(series.id);
   const row = await seriesRowOf(trx, id);
   const occurrences = await recurrenceStore.occurrencesOf(trx, id);
+  // The series stays one event; each exception kept becomes one more (counted before any write).
+  await guardEvents(trx, occurrences.filter((o) => o.exception).length);
   await recurrenceStore.detachOccurrences(
     trx,
     occurrences.filter((o) => o.exception).map((o) => o.post_id),

@@ -163,11 +163,22 @@ export async function withdrawSubmission(core: SubmissionCore, token: string): R
  * copied by the network service, is stored pending as a community submission's is, authored by the
  * `community-submissions` user; the proposer (an editor or author of the other calendar) is the
  * submitter, and the log's `received` entry names the source. No abuse checks: the proposer is
- * signed in and has a role in the source calendar, which the network service checked.
+ * signed in and has a role in the source calendar, which the network service checked; the
+ * calendar's `submissions_per_day` quota counts it as it counts a community submission.
  */
 export async function receiveProposal(core: SubmissionCore, input: EventInput, from: Parameters<SubmissionService['receiveProposal']>[1]): ReturnType<SubmissionService['receiveProposal']> {
+  // A proposal lands in the queue as a submission does, so it takes a place in the calendar's
+  // `submissions_per_day` quota (the per-address and per-e-mail limits are for anonymous senders:
+  // none is named). Refused, nothing is stored; the place goes back if the proposal is not.
   const authorId = await core.systemUser();
-  const record = await core.events.create(core.submitterViewer(authorId), { ...input, status: 'pending' });
+  const places = await reservePlaces(core, '', '');
+  let record: Awaited<ReturnType<EventService['create']>>;
+  try {
+    record = await core.events.create(core.submitterViewer(authorId), { ...input, status: 'pending' });
+  } catch (e) {
+    await store.releaseSubmissionQuota(core.db, places).catch(() => undefined);
+    throw e;
+  }
   const eventId = Number(record.id);
   try {
     const { id } = await storeReceived(core, eventId, {
@@ -178,6 +189,7 @@ export async function receiveProposal(core: SubmissionCore, input: EventInput, f
     return { id, eventId };
   } catch (e) {
     await core.events.trash(record).catch(() => undefined);
+    await store.releaseSubmissionQuota(core.db, places).catch(() => undefined);
     throw e;
   }
 }

@@ -70,7 +70,14 @@ export function networkProposalRoutes(services: Services): RouteDecl[] {
           categories: { type: 'array', items: { type: 'string' }, maxItems: 50, description: 'Only events in these categories of it (by slug); every event by default' },
         },
         permission: isAdministrator,
-        docs: { responses: { '201': { description: 'The follow; its events are mirrored here at once' } } },
+        docs: {
+          responses: {
+            '201': {
+              description:
+                'The follow; its events are mirrored here at once, as many as this calendar’s events quota takes: not_copied counts those it refused (the follow is kept; they are copied on a later sync once there is room)',
+            },
+          },
+        },
         handler: async (ctx) => {
           const raw = ctx.args.categories;
           const categories = raw === undefined ? [] : (Array.isArray(raw) ? raw : String(raw).split(',')).map((c: unknown) => String(c).trim()).filter((c: string) => c !== '');

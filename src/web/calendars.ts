@@ -5,7 +5,8 @@
  * is a calendar's own host name; anything else is the default calendar's. The request's work then
  * runs in that calendar (`services.calendars.enter`): its statements keep to it, its caches are
  * its own, its configuration is its own. An unknown slug answers 404 `calendar_not_found`, a
- * suspended calendar 503 `calendar_suspended`.
+ * suspended calendar 503 `calendar_suspended`; a slug the calendar had before is redirected to the
+ * same path under its slug now; a `/c/{slug}/` path on a calendar's own host name is not found.
  *
  * The calendar is carried by an AsyncResource made in the calendar's context and re-entered at each
  * step of the request's life that Fastify may start from elsewhere (the body's parsing runs from
@@ -67,6 +68,22 @@ function send(reply: FastifyReply, error: ApiError): void {
 function refuse(reply: FastifyReply, error: ApiError): void {
   for (const [name, value] of Object.entries(error.headers)) void reply.header(name, value);
   send(reply, error);
+}
+
+/**
+ * A path under a calendar's former slug: the same path under its slug now (the default calendar's,
+ * unprefixed), 301 for reads and 308 for writes, so that a client repeats its method and body.
+ */
+function moved(req: FastifyRequest, reply: FastifyReply, former: string, prefix: string): void {
+  const original = req.originalUrl;
+  const rest = original.slice(`/c/${former}`.length);
+  const location = `${prefix}${rest === '' || rest.startsWith('?') ? `/${rest}` : rest}`;
+  const read = req.method === 'GET' || req.method === 'HEAD';
+  void reply
+    .code(read ? 301 : 308)
+    .header('location', location)
+    .header('cache-control', 'no-store')
+    .send();
 }
 
 /**
@@ -145,13 +162,18 @@ export function registerCalendarEntry(
     const actorSlug = slug === undefined && !onCalendarHost ? actorSlugOf(req.url) : undefined;
     // The default calendar's requests (the common case) cost no look-up.
     if (slug === undefined && !onCalendarHost && actorSlug === undefined) return counted(req, reply, DEFAULT_CALENDAR_ID, done);
-    // An actor's former identifier (a slug its calendar had before) names that calendar too: its old actor answers, moved.
-    services.calendars.resolve(slug !== undefined ? { slug } : actorSlug !== undefined ? { slug: actorSlug, formerToo: true } : { host: host! }).then(
+    // On a calendar's own host name, its paths are its own: another calendar's prefix there would
+    // serve that one under this one's name (its cookies, its links).
+    if (slug !== undefined && onCalendarHost) return send(reply, apiError('calendar_not_found'));
+    // An actor's former identifier (a slug its calendar had before) names that calendar too: its old
+    // actor answers, moved. So does a former slug in a path: its old links are redirected.
+    services.calendars.resolve(slug !== undefined ? { slug, formerToo: true } : actorSlug !== undefined ? { slug: actorSlug, formerToo: true } : { host: host! }).then(
       (runtime) => {
         if (!runtime || (actorSlug !== undefined && runtime.calendar.id === DEFAULT_CALENDAR_ID)) {
           if (slug !== undefined) return send(reply, apiError('calendar_not_found'));
           return counted(req, reply, DEFAULT_CALENDAR_ID, done);
         }
+        if (slug !== undefined && runtime.calendar.slug !== slug) return moved(req, reply, slug, runtime.calendar.id === DEFAULT_CALENDAR_ID ? '' : `/c/${runtime.calendar.slug}`);
         if (runtime.calendar.status === 'suspended') {
           void reply.header('retry-after', '3600');
           return send(reply, apiError('calendar_suspended'));

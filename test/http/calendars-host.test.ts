@@ -103,4 +103,21 @@ forEachStore('calendars: a host name of its own', (t) => {
     assert.equal(there.status, 200);
     assert.equal((await t.api.get(`/events/${JSON.parse(created.text).id}`, { as: 'admin' })).status, 404);
   });
+
+  it('serves no other calendar’s prefix on a calendar’s own host name (it would answer under this one’s name and cookies)', async () => {
+    await t.built.services.calendars.create({ slug: 'hosted-other', name: 'Other side' });
+    const made = await t.api.post(`${t.origin}/c/hosted-other${api}/events`, {
+      as: 'admin',
+      json: { title: 'Other fair', start_date: '2030-06-03 10:00', end_date: '2030-06-03 12:00', status: 'publish' },
+    });
+    assert.equal(made.status, 201, made.text);
+    for (const path of [`/c/hosted-other${api}/events?start_date=2030-05-01&end_date=2030-07-01`, '/c/hosted-other/events/', `/c/north${api}/events`]) {
+      const r = await send(path);
+      assert.equal(r.status, 404, `${path}: ${r.text}`);
+      assert.doesNotMatch(r.text, /Other fair|Harbour lights/);
+    }
+    // On the service's own host name the prefix still names the calendar.
+    const there = await t.api.get(`${t.origin}/c/hosted-other${api}/events`, { query: { start_date: '2030-05-01', end_date: '2030-07-01' } });
+    assert.equal(there.body.events[0]?.title, 'Other fair', there.text);
+  });
 });

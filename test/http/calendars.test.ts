@@ -165,6 +165,35 @@ forEachStore('calendars: a second calendar under /c/{slug}/', (t) => {
     assert.equal(made.status, 403, made.text);
   });
 
+  it('redirects a former slug’s paths to the calendar’s slug now (301 for reads, 308 for writes)', async () => {
+    await t.built.services.calendars.create({ slug: 'old-town', name: 'Old town' });
+    const made = await t.api.post(`${t.origin}/c/old-town${t.config.restRoot}/calendar/events/v1/events`, {
+      as: 'admin',
+      json: { title: 'Renamed fair', start_date: '2027-05-01 10:00', end_date: '2027-05-01 12:00', status: 'publish' },
+    });
+    assert.equal(made.status, 201, made.text);
+    await t.built.services.calendars.update('old-town', { slug: 'new-town' });
+    const page = await fetch(`${t.origin}/c/old-town/event/renamed-fair/?x=1`, { redirect: 'manual' });
+    assert.equal(page.status, 301);
+    assert.equal(page.headers.get('location'), '/c/new-town/event/renamed-fair/?x=1');
+    const root = await fetch(`${t.origin}/c/old-town`, { redirect: 'manual' });
+    assert.equal(root.headers.get('location'), '/c/new-town/');
+    const api = await fetch(`${t.origin}/c/old-town${t.config.restRoot}/calendar/events/v1/events/${made.body.id}`, { redirect: 'manual' });
+    assert.equal(api.status, 301);
+    const followed = await fetch(new URL(api.headers.get('location')!, t.origin));
+    assert.equal(((await followed.json()) as { title: string }).title, 'Renamed fair');
+    const write = await fetch(`${t.origin}/c/old-town${t.config.restRoot}/calendar/events/v1/events`, {
+      method: 'POST',
+      redirect: 'manual',
+      body: '{}',
+      headers: { 'content-type': 'application/json' },
+    });
+    assert.equal(write.status, 308);
+    assert.equal(write.headers.get('location'), `/c/new-town${t.config.restRoot}/calendar/events/v1/events`);
+    // A slug no calendar ever had is still not found.
+    assert.equal((await fetch(`${t.origin}/c/never-was/events/`, { redirect: 'manual' })).status, 404);
+  });
+
   it('suspends a calendar: 503 on every path', async () => {
     await t.built.services.calendars.create({ slug: 'south', name: 'South' });
     await t.built.services.calendars.update('south', { status: 'suspended' });

@@ -136,7 +136,13 @@ export function registerCalendarsCommand(program: Command, withSettings: (cmd: C
       const c = await core.services.calendars.get(slug);
       const text = await core.services.calendars.within(c.id, async () => (opts.format === 'ics' ? exportIcs(core.services) : JSON.stringify(await exportCalendar(core.services), null, 1)));
       if (opts.output) {
-        writeFileSync(String(opts.output), text);
+        try {
+          writeFileSync(String(opts.output), text);
+        } catch (err) {
+          console.error(`error: cannot write ${String(opts.output)}: ${(err as Error).message}`);
+          process.exitCode = 1;
+          return;
+        }
         console.error(`wrote ${c.slug} to ${String(opts.output)}`);
       } else process.stdout.write(text.endsWith('\n') ? text : `${text}\n`);
     });

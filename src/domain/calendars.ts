@@ -300,9 +300,12 @@ export function createCalendarService(pristine: Config, store: Store, quotas?: P
     // The failure names its quota in `details.quotas.data.quota`, so that a form shows it by its field.
     const refuse = (quota: string, message: string) => invalidParams({ quotas: { message, detail: { code: 'rest_invalid_param', message, data: { status: 400, quota } } } });
     const out: Record<string, number> = {};
-    for (const [name, value] of Object.entries(quotas)) {
+    for (const [name, given] of Object.entries(quotas)) {
       if (!quotaNames.has(name)) throw refuse(name, `Unknown quota "${name}" (${QUOTA_NAMES.join(', ')}).`);
-      if (typeof value !== 'number' || !Number.isInteger(value) || value < 0) throw refuse(name, `The quota "${name}" must be a whole number, 0 or more.`);
+      // A form sends its numbers as text; a number past 2^53 (1e300, 2^53 + 1) has already lost
+      // digits when parsed, so it is refused rather than kept as some other number.
+      const value = typeof given === 'string' && /^\d{1,16}$/.test(given) ? Number(given) : given;
+      if (typeof value !== 'number' || !Number.isSafeInteger(value) || value < 0) throw refuse(name, `The quota "${name}" must be a whole number, 0 or more.`);
       const max = QUOTA_MAX[name as QuotaName];
       if (max !== undefined && value > max) throw refuse(name, `The quota "${name}" is at most ${max}.`);
       out[name] = value;

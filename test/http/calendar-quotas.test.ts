@@ -180,6 +180,23 @@ forEachStore(
       assert.equal(missing.status, 404);
       assert.equal(missing.body.code, 'calendar_not_found');
     });
+
+    it('keeps a quota only as the exact whole number given: past 2^53 refused, digits from a form taken', async () => {
+      const N = `${t.origin}/api/calendar/network/v1/calendars`;
+      const made = await t.api.post(N, { as: 'admin', json: { slug: 'exact', name: 'Exact' } });
+      assert.equal(made.status, 201, made.text);
+      for (const events of [1e300, 2 ** 53 + 2, 1.5, -1, '12a', '']) {
+        const refused = await t.api.patch(`${N}/${made.body.id}`, { as: 'admin', json: { quotas: { events } } });
+        assert.equal(refused.status, 400, `${String(events)}: ${refused.text}`);
+        assert.equal(refused.body.data.details.quotas.data.quota, 'events');
+      }
+      const big = await t.api.patch(`${N}/${made.body.id}`, { as: 'admin', json: { quotas: { media_bytes: 2 ** 53 - 1 } } });
+      assert.equal(big.status, 200, big.text);
+      assert.equal(big.body.quotas.media_bytes, 2 ** 53 - 1);
+      const text = await t.api.patch(`${N}/${made.body.id}`, { as: 'admin', json: { quotas: { events: '25' } } });
+      assert.equal(text.status, 200, text.text);
+      assert.equal(text.body.quotas.events, 25);
+    });
   },
   { ...OPEN, WEBHOOKS_ALLOW_PRIVATE: 'true' },
 );

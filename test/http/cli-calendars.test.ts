@@ -74,6 +74,11 @@ for (const kind of STORES) {
         ['nina'],
       );
       assert.ok(doc.tables.posts!.every((p) => !('calendar_id' in p)));
+      // A file that cannot be written: one line saying so, not a stack trace.
+      const unwritable = await cli(['calendars', 'export', 'north', '--output', join(dir, 'no-such-folder', 'north.json')], env);
+      assert.equal(unwritable.code, 1, unwritable.stderr);
+      assert.match(unwritable.stderr, /^error: cannot write .*no-such-folder.*ENOENT/m);
+      assert.doesNotMatch(unwritable.stderr, /\n\s+at /);
       const ics = await cli(['calendars', 'export', 'north', '--format', 'ics'], env);
       assert.match(ics.stdout, /SUMMARY:Nina’s/);
       assert.doesNotMatch(ics.stdout, /BEGIN:VEVENT[\s\S]*BEGIN:VEVENT/);

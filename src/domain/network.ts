@@ -152,6 +152,8 @@ export function createNetworkService(ctx: DomainContext): NetworkService {
         all_day: Boolean(json.all_day),
         ...(cost !== undefined ? { cost } : {}),
         website: url,
+        // Hidden from the source's lists (reachable by its URL only): the copy is hidden the same way.
+        hide_from_listings: json.hide_from_listings === true,
       },
     };
   }

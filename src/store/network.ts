@@ -137,7 +137,8 @@ export async function changedByCalendar(db: Executor, from: number, to: number, 
 }
 
 /**
- * The events of this calendar a follow mirrors: published, not password-protected, listed, and
+ * The events of this calendar a follow mirrors: published, not password-protected (those hidden
+ * from listings too: their copies keep the flag, domain/network.ts), and
  * (when `categories` names any) in one of those categories (by slug); with their modified time.
  */
 export async function mirroredEvents(db: Executor, categories: readonly string[]): Promise<Array<{ id: number; modified_gmt: string }>> {

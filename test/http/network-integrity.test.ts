@@ -1,0 +1,60 @@
+/**
+ * Networks of calendars, what a follow and the network search must not do: list an event its
+ * calendar hides from listings, or answer an event twice (its original and a follower's copy).
+ */
+import { before, it } from 'node:test';
+import assert from 'node:assert/strict';
+import { forEachStore } from '../support/harness.js';
+import { OPEN } from '../support/submissions.js';
+
+type Json = Record<string, any>;
+
+forEachStore(
+  'calendar networks: hidden events, one answer per event',
+  (t) => {
+    const at = (slug: string, ns: string) => `${t.origin}/c/${slug}${t.config.restRoot}/calendar/${ns}`;
+    const events = (slug: string) => at(slug, 'events/v1/events');
+    const network = (slug: string) => at(slug, 'network/v1');
+    const search = (q: Json) => t.api.get(`${t.origin}${t.config.restRoot}/calendar/network/v1/search`, { query: { start_date: '2026-12-01', ...q } });
+    const titles = async (slug: string) =>
+      ((await t.api.get(events(slug), { query: { start_date: '2026-12-01', per_page: '50' } })).body.events as Array<{ title: string }>).map((e) => e.title).sort();
+    const make = async (slug: string, fields: Json) => {
+      const r = await t.api.post(events(slug), { as: 'admin', json: { start_date: '2027-05-01 20:00', end_date: '2027-05-01 23:00', status: 'publish', ...fields } });
+      assert.equal(r.status, 201, r.text);
+      return r.body as Json;
+    };
+    const follow = async (follower: string, source: string) => {
+      const r = await t.api.post(`${network(follower)}/follows`, { as: 'admin', json: { calendar: source } });
+      assert.equal(r.status, 201, r.text);
+      return r.body as Json;
+    };
+    before(async () => {
+      for (const slug of ['hid-src', 'hid-fol', 'dup-src', 'dup-fol', 'dup-other']) await t.built.services.calendars.create({ slug, name: slug.toUpperCase() });
+    });
+
+    it('an event hidden from listings stays hidden: its copy keeps the flag, and the search lists neither', async () => {
+      const secret = await make('hid-src', { title: 'Quokka rehearsal', hide_from_listings: true });
+      await make('hid-src', { title: 'Quokka concert' });
+      assert.equal(secret.hide_from_listings, true);
+      await follow('hid-fol', 'hid-src');
+      // Like the original: absent from the follower's lists…
+      assert.deepEqual(await titles('hid-src'), ['Quokka concert']);
+      assert.deepEqual(await titles('hid-fol'), ['Quokka concert']);
+      // …but copied, hidden, and reachable by its URL.
+      const copy = await t.api.get(`${events('hid-fol')}/by-slug/${secret.slug}`);
+      const page = await fetch(`${t.config.siteUrl}/c/hid-fol/event/${secret.slug}/`);
+      assert.equal(page.status, 200);
+      assert.ok((await page.text()).includes('Quokka rehearsal'));
+      assert.equal(copy.status, 200, copy.text);
+      assert.equal(copy.body.hide_from_listings, true);
+      const found = await search({ search: 'quokka' });
+      assert.equal(found.status, 200, found.text);
+      assert.ok(!found.body.some((e: Json) => e.title === 'Quokka rehearsal'), found.text);
+      // Listed again at the source: the job lists the copy too.
+      assert.equal((await t.api.post(`${events('hid-src')}/${secret.id}`, { as: 'admin', json: { hide_from_listings: false } })).status, 200);
+      assert.equal((await t.built.networkJob.runOnce()).error, undefined);
+      assert.deepEqual(await titles('hid-fol'), ['Quokka concert', 'Quokka rehearsal']);
+    });
+  },
+  OPEN,
+);

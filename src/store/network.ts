@@ -183,7 +183,7 @@ export interface NetworkSearchRow {
  * The network search: published, public (no password) events of every active calendar whose title
  * or description holds `search` (case aside) and that end at or after `startLocal`, soonest first,
  * with their calendar; one statement across calendars, joining `calendars` to leave suspended
- * ones out.
+ * ones out. A copy of another calendar's event is not answered beside its original.
  */
 export async function searchNetwork(
   db: Executor,
@@ -198,7 +198,24 @@ export async function searchNetwork(
       .where('posts.type', '=', 'tribe_events')
       .where('posts.status', '=', 'publish')
       .where('posts.password', '=', '')
-      .where('events.hide_from_listings', '=', 0);
+      .where('events.hide_from_listings', '=', 0)
+      // Each event once: a copy (a follow's, an accepted proposal's) is left out while its original
+      // is published and public in an active calendar, where the search answers the original.
+      .where(({ not, exists, selectFrom }) =>
+        not(
+          exists(
+            selectFrom('network_sources as ns')
+              .innerJoin('posts as original', (j) => j.onRef('original.id', '=', 'ns.source_event_id').onRef('original.calendar_id', '=', 'ns.source_calendar_id'))
+              .innerJoin('calendars as home', 'home.id', 'original.calendar_id')
+              .select('ns.post_id')
+              .whereRef('ns.post_id', '=', 'posts.id')
+              .whereRef('ns.calendar_id', '=', 'posts.calendar_id')
+              .where('original.status', '=', 'publish')
+              .where('original.password', '=', '')
+              .where('home.status', '=', 'active'),
+          ),
+        ),
+      );
     const text = filter.search.trim().toLowerCase();
     if (text !== '') {
       const like = `%${text.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;

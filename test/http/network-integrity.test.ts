@@ -55,6 +55,48 @@ forEachStore(
       assert.equal((await t.built.networkJob.runOnce()).error, undefined);
       assert.deepEqual(await titles('hid-fol'), ['Quokka concert', 'Quokka rehearsal']);
     });
+
+    it('the search answers each event once, its original: not a follow’s copy nor an accepted proposal, and counts so', async () => {
+      const talk = await make('dup-src', { title: 'Wombat talk', start_date: '2027-06-01 10:00', end_date: '2027-06-01 11:00' });
+      await make('dup-src', { title: 'Wombat walk', start_date: '2027-06-02 10:00', end_date: '2027-06-02 11:00' });
+      await follow('dup-fol', 'dup-src');
+      assert.deepEqual(await titles('dup-fol'), ['Wombat talk', 'Wombat walk']);
+      const proposed = await t.api.post(`${network('dup-src')}/proposals`, { as: 'admin', json: { event: talk.id, to: 'dup-other' } });
+      assert.equal(proposed.status, 201, proposed.text);
+      const approved = await t.api.post(`${at('dup-other', 'admin/v1/submissions')}/${proposed.body.id}/approve`, { as: 'admin', json: {} });
+      assert.equal(approved.status, 200, approved.text);
+      assert.deepEqual(await titles('dup-other'), ['Wombat talk']);
+
+      const found = await search({ search: 'wombat' });
+      assert.equal(found.status, 200, found.text);
+      assert.deepEqual(
+        found.body.map((e: Json) => [e.title, e.calendar.slug]),
+        [
+          ['Wombat talk', 'dup-src'],
+          ['Wombat walk', 'dup-src'],
+        ],
+      );
+      assert.equal(found.headers.get('x-wp-total'), '2');
+      assert.equal(found.headers.get('x-wp-totalpages'), '1');
+      const second = await search({ search: 'wombat', per_page: '1', page: '2' });
+      assert.equal(second.headers.get('x-wp-total'), '2');
+      assert.deepEqual(
+        second.body.map((e: Json) => [e.title, e.calendar.slug]),
+        [['Wombat walk', 'dup-src']],
+      );
+      // The original unpublished: the follow's copy goes with it, the accepted proposal (B's event now) is answered.
+      assert.equal((await t.api.post(`${events('dup-src')}/${talk.id}`, { as: 'admin', json: { status: 'draft' } })).status, 200);
+      assert.equal((await t.built.networkJob.runOnce()).error, undefined);
+      const after = await search({ search: 'wombat' });
+      assert.deepEqual(
+        after.body.map((e: Json) => [e.title, e.calendar.slug]),
+        [
+          ['Wombat talk', 'dup-other'],
+          ['Wombat walk', 'dup-src'],
+        ],
+      );
+      assert.equal(after.headers.get('x-wp-total'), '2');
+    });
   },
   OPEN,
 );

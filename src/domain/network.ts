@@ -68,6 +68,11 @@ export interface NetworkService {
   /** End a follow: its copies are trashed. */
   unfollow(viewer: Viewer, source: string): Promise<void>;
   /**
+   * A calendar was deleted: every follow of it ends in each follower as an unfollow ends one (its
+   * copies trashed), so that no follow names a calendar that is gone.
+   */
+  sourceRemoved(calendarId: number): Promise<void>;
+  /**
    * The job's step: the follows of the calendars the change log touched since the last step (all
    * on the first) brought up to date. Returns how many follows it synced.
    */
@@ -178,6 +183,17 @@ export function createNetworkService(ctx: DomainContext): NetworkService {
     return { id: Number(row.id), calendar, categories: JSON.parse(row.categories) as string[], created: row.created_gmt.replace(' ', 'T') + 'Z' };
   }
 
+  /** End a follow of the calendar at hand: its copies trashed, the records it mirrored retired, the follow gone. */
+  async function endFollow(followId: number): Promise<void> {
+    for (const copy of await store.sourcesOfFollow(db, followId)) {
+      const [record] = await findEventsByIds(db, [Number(copy.post_id)]);
+      if (record && record.status !== 'trash') await events.trash(record);
+      await store.deleteSource(db, Number(copy.post_id));
+    }
+    await retireMirrors(ctx, followId);
+    await store.deleteFollow(db, followId);
+  }
+
   const service: NetworkService = {
     async propose(viewer, eventId, to) {
       if (viewer.id <= 0 || !can(viewer, 'publish_tribe_events')) throw apiError('rest_forbidden');
@@ -232,13 +248,13 @@ export function createNetworkService(ctx: DomainContext): NetworkService {
       const target = await calendars.get(source);
       const row = await store.findFollow(db, target.id);
       if (!row) throw apiError('network_follow_not_found');
-      for (const copy of await store.sourcesOfFollow(db, Number(row.id))) {
-        const [record] = await findEventsByIds(db, [Number(copy.post_id)]);
-        if (record && record.status !== 'trash') await events.trash(record);
-        await store.deleteSource(db, Number(copy.post_id));
+      await endFollow(Number(row.id));
+    },
+
+    async sourceRemoved(calendarId) {
+      for (const f of await store.everyFollow(db)) {
+        if (f.source_calendar_id === calendarId) await calendars.within(f.calendar_id, () => endFollow(f.id));
       }
-      await retireMirrors(ctx, Number(row.id));
-      await store.deleteFollow(db, Number(row.id));
     },
 
     async syncFollow(followId, changed) {
@@ -259,6 +275,10 @@ export function createNetworkService(ctx: DomainContext): NetworkService {
         }
       } catch (e) {
         if (!(e instanceof Error && 'code' in e && (e as { code: string }).code === 'calendar_not_found')) throw e;
+        // The source was deleted (by a way that did not end its follows at once): the follow ends
+        // here, as an unfollow, rather than stay naming a calendar that is gone.
+        await endFollow(followId);
+        return;
       }
       const me = await writer();
       const copies = new Map((await store.sourcesOfFollow(db, followId)).map((c) => [Number(c.source_event_id), c]));

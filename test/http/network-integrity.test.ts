@@ -29,7 +29,8 @@ forEachStore(
       return r.body as Json;
     };
     before(async () => {
-      for (const slug of ['hid-src', 'hid-fol', 'dup-src', 'dup-fol', 'dup-other']) await t.built.services.calendars.create({ slug, name: slug.toUpperCase() });
+      for (const slug of ['hid-src', 'hid-fol', 'dup-src', 'dup-fol', 'dup-other', 'gone-src', 'gone-fol', 'gone-fol2', 'lost-src', 'lost-fol'])
+        await t.built.services.calendars.create({ slug, name: slug.toUpperCase() });
     });
 
     it('an event hidden from listings stays hidden: its copy keeps the flag, and the search lists neither', async () => {
@@ -96,6 +97,49 @@ forEachStore(
         ],
       );
       assert.equal(after.headers.get('x-wp-total'), '2');
+    });
+
+    const followed = async (slug: string) => {
+      const r = await t.api.get(`${network(slug)}/follows`, { as: 'admin' });
+      assert.equal(r.status, 200, r.text);
+      return r.body as Json[];
+    };
+    const trashed = async (slug: string) => ((await t.api.get(events(slug), { as: 'admin', query: { status: 'trash', start_date: '2026-12-01' } })).body.events as Json[]).map((e) => e.title).sort();
+
+    it('deleting a followed calendar ends its follows at once: no follow names it, its copies are trashed', async () => {
+      await make('gone-src', { title: 'Ibis count' });
+      await follow('gone-fol', 'gone-src');
+      await follow('gone-fol2', 'gone-src');
+      await follow('gone-fol', 'hid-src');
+      assert.deepEqual(await titles('gone-fol2'), ['Ibis count']);
+      const id = (await t.api.get(`${t.origin}${t.config.restRoot}/calendar/network/v1/calendars`, { as: 'admin', query: { search: 'gone-src' } })).body.find((c: Json) => c.slug === 'gone-src').id;
+      const deleted = await t.api.delete(`${t.origin}${t.config.restRoot}/calendar/network/v1/calendars/${id}`, { as: 'admin', query: { force: 'true' } });
+      assert.equal(deleted.status, 200, deleted.text);
+      // Before any step of the job: the follows of it are gone, the others stay.
+      assert.deepEqual(
+        (await followed('gone-fol')).map((f) => f.calendar?.slug),
+        ['hid-src'],
+      );
+      assert.deepEqual(await followed('gone-fol2'), []);
+      assert.deepEqual(await titles('gone-fol2'), []);
+      assert.deepEqual(await trashed('gone-fol2'), ['Ibis count']);
+      assert.ok((await titles('gone-fol')).includes('Quokka concert'));
+      // Nothing left to unfollow.
+      const again = await t.api.delete(`${network('gone-fol2')}/follows/gone-src`, { as: 'admin' });
+      assert.equal(again.status, 404, again.text);
+      assert.equal((await t.built.networkJob.runOnce()).error, undefined);
+      assert.deepEqual(await followed('gone-fol2'), []);
+    });
+
+    it('a calendar deleted by another way (the service alone): the job’s next step ends its follows', async () => {
+      await make('lost-src', { title: 'Heron walk' });
+      await follow('lost-fol', 'lost-src');
+      assert.equal((await t.built.networkJob.runOnce()).error, undefined);
+      await t.built.services.calendars.remove('lost-src');
+      assert.equal((await t.built.networkJob.runOnce()).error, undefined);
+      assert.deepEqual(await followed('lost-fol'), []);
+      assert.deepEqual(await titles('lost-fol'), []);
+      assert.deepEqual(await trashed('lost-fol'), ['Heron walk']);
     });
   },
   OPEN,

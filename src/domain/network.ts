@@ -194,6 +194,29 @@ export function createNetworkService(ctx: DomainContext): NetworkService {
     await store.deleteFollow(db, followId);
   }
 
+  /** A digest of what a copy is made from: a proposal's (what its moderators judge) and a follow's. */
+  const digestOf = (input: EventInput) => createHash('sha256').update(JSON.stringify(input)).digest('hex').slice(0, 19);
+
+  /**
+   * Refuse a proposal (in the target calendar) that would give it the event twice, or ask again
+   * what its moderators declined: waiting already (`network_already_proposed`), accepted or
+   * copied by a follow (`network_already_there`; a copy trashed there no longer counts), or
+   * declined (trashed) as it is now. A declined event may be proposed again once it changed.
+   */
+  async function refuseRepeat(sourceCalendarId: number, eventId: number, version: string): Promise<void> {
+    for (const earlier of await store.copiesOf(db, sourceCalendarId, eventId)) {
+      const made = await events.findById(Number(earlier.post_id));
+      // Deleted for good there: nothing of it is left to repeat.
+      if (!made) continue;
+      if (made.status === 'trash') {
+        if (earlier.kind === 'proposal' && earlier.source_modified === version) throw apiError('network_proposal_declined');
+        continue;
+      }
+      if (earlier.kind === 'proposal' && made.status === 'pending') throw apiError('network_already_proposed');
+      throw apiError('network_already_there');
+    }
+  }
+
   const service: NetworkService = {
     async propose(viewer, eventId, to) {
       if (viewer.id <= 0 || !can(viewer, 'publish_tribe_events')) throw apiError('rest_forbidden');
@@ -207,10 +230,8 @@ export function createNetworkService(ctx: DomainContext): NetworkService {
       const user = (await ctx.users.list()).find((u) => Number(u.id) === viewer.id);
       return calendars.within(target.id, async () => {
         if (ctx.config.submissions === 'off') throw apiError('network_proposals_closed');
-        for (const earlier of await store.proposalsOf(db, from.id, eventId)) {
-          const made = await events.findById(Number(earlier.post_id));
-          if (made && made.status === 'pending') throw apiError('network_already_proposed');
-        }
+        const version = digestOf(copy.input);
+        await refuseRepeat(from.id, eventId, version);
         const source = { calendar: from.slug, url: copy.url, event_id: eventId };
         const made = await ctx.submissions.receiveProposal(copy.input, { userId: viewer.id, name: user?.display_name || viewer.login, email: user?.email ?? '', source });
         await store.insertSource(db, {
@@ -220,7 +241,8 @@ export function createNetworkService(ctx: DomainContext): NetworkService {
           source_calendar_id: from.id,
           source_event_id: eventId,
           source_url: copy.url,
-          source_modified: copy.modified,
+          // What was proposed, to tell the same event proposed again after a decline from a changed one.
+          source_modified: version,
           created_gmt: gmt(),
         });
         return { id: made.id, status: 'pending', to: { slug: target.slug, name: target.name }, event_id: eventId };

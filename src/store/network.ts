@@ -48,9 +48,9 @@ export async function sourcesOfFollow(db: Executor, followId: number): Promise<N
   return db.selectFrom('network_sources').selectAll().where('kind', '=', 'follow').where('follow_id', '=', followId).orderBy('post_id').execute();
 }
 
-/** This calendar's proposals of an event of another calendar (any status of the copy). */
-export async function proposalsOf(db: Executor, sourceCalendarId: number, sourceEventId: number): Promise<NetworkSourceRow[]> {
-  return db.selectFrom('network_sources').selectAll().where('kind', '=', 'proposal').where('source_calendar_id', '=', sourceCalendarId).where('source_event_id', '=', sourceEventId).execute();
+/** This calendar's copies of an event of another calendar: its proposals and a follow's copy (any status). */
+export async function copiesOf(db: Executor, sourceCalendarId: number, sourceEventId: number): Promise<NetworkSourceRow[]> {
+  return db.selectFrom('network_sources').selectAll().where('source_calendar_id', '=', sourceCalendarId).where('source_event_id', '=', sourceEventId).orderBy('post_id').execute();
 }
 
 export async function listFollows(db: Executor): Promise<FollowRow[]> {

@@ -29,7 +29,7 @@ forEachStore(
       return r.body as Json;
     };
     before(async () => {
-      for (const slug of ['hid-src', 'hid-fol', 'dup-src', 'dup-fol', 'dup-other', 'gone-src', 'gone-fol', 'gone-fol2', 'lost-src', 'lost-fol'])
+      for (const slug of ['hid-src', 'hid-fol', 'dup-src', 'dup-fol', 'dup-other', 'gone-src', 'gone-fol', 'gone-fol2', 'lost-src', 'lost-fol', 'pr-a', 'pr-b', 'pr-c'])
         await t.built.services.calendars.create({ slug, name: slug.toUpperCase() });
     });
 
@@ -140,6 +140,49 @@ forEachStore(
       assert.deepEqual(await followed('lost-fol'), []);
       assert.deepEqual(await titles('lost-fol'), []);
       assert.deepEqual(await trashed('lost-fol'), ['Heron walk']);
+    });
+
+    const propose = (event: number, to: string) => t.api.post(`${network('pr-a')}/proposals`, { as: 'admin', json: { event, to } });
+    const decide = async (to: string, id: number, how: 'approve' | 'reject') => {
+      const r = await t.api.post(`${at(to, 'admin/v1/submissions')}/${id}/${how}`, { as: 'admin', json: how === 'reject' ? { reason: 'Not ours' } : {} });
+      assert.equal(r.status, 200, r.text);
+    };
+    const refused = (r: Awaited<ReturnType<typeof propose>>, code: string) => {
+      assert.equal(r.status, 409, r.text);
+      assert.equal(r.body.code, code);
+      assert.equal(typeof r.body.message, 'string');
+      assert.equal(r.body.data.status, 409);
+    };
+
+    it('refuses to propose an event its target already has: accepted there, or copied there by a follow', async () => {
+      const gala = await make('pr-a', { title: 'Otter gala' });
+      const first = await propose(gala.id, 'pr-b');
+      assert.equal(first.status, 201, first.text);
+      await decide('pr-b', first.body.id, 'approve');
+      refused(await propose(gala.id, 'pr-b'), 'network_already_there');
+      assert.deepEqual(await titles('pr-b'), ['Otter gala']);
+      // pr-c follows pr-a: the gala is there already, as a copy.
+      await follow('pr-c', 'pr-a');
+      assert.deepEqual(await titles('pr-c'), ['Otter gala']);
+      refused(await propose(gala.id, 'pr-c'), 'network_already_there');
+      assert.deepEqual(await titles('pr-c'), ['Otter gala']);
+      const queue = await t.api.get(at('pr-c', 'admin/v1/submissions'), { as: 'admin' });
+      assert.deepEqual(queue.body, [], queue.text);
+    });
+
+    it('a declined proposal is sent again only once the event changed', async () => {
+      const fair = await make('pr-a', { title: 'Otter fair', start_date: '2027-07-01 10:00', end_date: '2027-07-01 12:00' });
+      const first = await propose(fair.id, 'pr-b');
+      assert.equal(first.status, 201, first.text);
+      await decide('pr-b', first.body.id, 'reject');
+      refused(await propose(fair.id, 'pr-b'), 'network_proposal_declined');
+      // Another calendar did not decline it.
+      const elsewhere = await t.api.post(`${network('pr-a')}/proposals`, { as: 'admin', json: { event: fair.id, to: 'hid-fol' } });
+      assert.equal(elsewhere.status, 201, elsewhere.text);
+      assert.equal((await t.api.post(`${events('pr-a')}/${fair.id}`, { as: 'admin', json: { title: 'Otter fair (with a market)' } })).status, 200);
+      const again = await propose(fair.id, 'pr-b');
+      assert.equal(again.status, 201, again.text);
+      refused(await propose(fair.id, 'pr-b'), 'network_already_proposed');
     });
   },
   OPEN,

@@ -49,7 +49,10 @@ export function networkProposalRoutes(services: Services): RouteDecl[] {
             '400': { description: 'The event is not published, or is password-protected' },
             '403': { description: 'Not an author or editor here, or that calendar takes no submissions' },
             '404': { description: 'No such event or calendar' },
-            '409': { description: 'Already proposed there and not yet decided' },
+            '409': {
+              description:
+                'network_already_proposed: proposed there and not yet decided; network_already_there: accepted there, or copied there by a follow; network_proposal_declined: declined there, and not changed since',
+            },
           },
         },
         handler: async (ctx) => ({ status: 201, body: await network.propose(ctx.viewer, Number(ctx.args.event), String(ctx.args.to)) }),

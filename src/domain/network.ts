@@ -30,7 +30,7 @@ import { findEventsByIds, type EventRecord } from '../store/events.js';
 import { findUserByLogin } from '../store/users.js';
 import type { DomainContext } from './context.js';
 import { parseDateInput } from './dates/strtotime.js';
-import { apiError, invalidParams } from './errors.js';
+import { apiError, forbidden, invalidParams } from './errors.js';
 import type { EventInput } from './events/index.js';
 import { createLinks } from './links.js';
 import { MAX_TERMS_PER_WRITE } from './terms/index.js';
@@ -63,8 +63,11 @@ export interface NetworkService {
   propose(viewer: Viewer, eventId: number, to: string): Promise<{ id: number; status: string; to: { slug: string; name: string }; event_id: number }>;
   /** The calendar at hand's follows. */
   follows(viewer: Viewer): Promise<FollowView[]>;
-  /** Follow another calendar (or change the categories followed): its events are mirrored at once. */
-  follow(viewer: Viewer, source: string, categories: string[]): Promise<FollowView>;
+  /**
+   * Follow another calendar (or change the categories followed): its events are mirrored at once.
+   * `made`: whether the follow is new (false: an existing follow's categories were set).
+   */
+  follow(viewer: Viewer, source: string, categories: string[]): Promise<{ follow: FollowView; made: boolean }>;
   /** End a follow: its copies are trashed. */
   unfollow(viewer: Viewer, source: string): Promise<void>;
   /**
@@ -219,10 +222,11 @@ export function createNetworkService(ctx: DomainContext): NetworkService {
 
   const service: NetworkService = {
     async propose(viewer, eventId, to) {
-      if (viewer.id <= 0 || !can(viewer, 'publish_tribe_events')) throw apiError('rest_forbidden');
+      // Signed in without the role: 403, as WordPress answers an authenticated caller.
+      if (viewer.id <= 0 || !can(viewer, 'publish_tribe_events')) throw forbidden(viewer.id > 0);
       const record = await events.findById(eventId);
       if (!record || record.status === 'trash') throw apiError('rest-event-not-found', { args: [eventId] });
-      if (Number(record.author_id) !== viewer.id && !can(viewer, 'edit_others_tribe_events')) throw apiError('rest_forbidden');
+      if (Number(record.author_id) !== viewer.id && !can(viewer, 'edit_others_tribe_events')) throw forbidden(true);
       const copy = await copyInput(eventId);
       if (!copy) throw apiError('network_not_public');
       const target = await calendarOf(to);
@@ -260,9 +264,14 @@ export function createNetworkService(ctx: DomainContext): NetworkService {
       if (!isAdmin(viewer)) throw apiError('rest_forbidden');
       for (const slug of categories) if (!/^[a-z0-9%_-]{1,200}$/.test(slug)) throw invalidParams({ categories: 'Category slugs of the followed calendar.' });
       const target = await calendarOf(source);
-      const row = await store.upsertFollow(db, target.id, [...new Set(categories)], gmt());
+      const wanted = [...new Set(categories)];
+      // A slug the source has no category of would follow nothing, silently: refused.
+      const unknown = await calendars.within(target.id, () => store.unknownCategories(db, wanted));
+      if (unknown.length > 0) throw invalidParams({ categories: `${target.name} has no category ${unknown.map((s) => `“${s}”`).join(', ')}.` });
+      const made = (await store.findFollow(db, target.id)) === undefined;
+      const row = await store.upsertFollow(db, target.id, wanted, gmt());
       await service.syncFollow(Number(row.id));
-      return followView(row);
+      return { follow: await followView(row), made };
     },
 
     async unfollow(viewer, source) {

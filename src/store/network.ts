@@ -53,6 +53,19 @@ export async function copiesOf(db: Executor, sourceCalendarId: number, sourceEve
   return db.selectFrom('network_sources').selectAll().where('source_calendar_id', '=', sourceCalendarId).where('source_event_id', '=', sourceEventId).orderBy('post_id').execute();
 }
 
+/** Which of these category slugs this calendar has no category of. */
+export async function unknownCategories(db: Executor, slugs: readonly string[]): Promise<string[]> {
+  if (slugs.length === 0) return [];
+  const rows = await db
+    .selectFrom('terms')
+    .select('slug')
+    .where('taxonomy', '=', 'tribe_events_cat')
+    .where('slug', 'in', [...slugs])
+    .execute();
+  const known = new Set(rows.map((r) => r.slug));
+  return slugs.filter((s) => !known.has(s));
+}
+
 export async function listFollows(db: Executor): Promise<FollowRow[]> {
   return db.selectFrom('calendar_follows').selectAll().orderBy('id').execute();
 }

@@ -29,7 +29,7 @@ forEachStore(
       return r.body as Json;
     };
     before(async () => {
-      for (const slug of ['hid-src', 'hid-fol', 'dup-src', 'dup-fol', 'dup-other', 'gone-src', 'gone-fol', 'gone-fol2', 'lost-src', 'lost-fol', 'pr-a', 'pr-b', 'pr-c'])
+      for (const slug of ['hid-src', 'hid-fol', 'dup-src', 'dup-fol', 'dup-other', 'gone-src', 'gone-fol', 'gone-fol2', 'lost-src', 'lost-fol', 'pr-a', 'pr-b', 'pr-c', 'fw-a', 'fw-b'])
         await t.built.services.calendars.create({ slug, name: slug.toUpperCase() });
     });
 
@@ -183,6 +183,40 @@ forEachStore(
       const again = await propose(fair.id, 'pr-b');
       assert.equal(again.status, 201, again.text);
       refused(await propose(fair.id, 'pr-b'), 'network_already_proposed');
+    });
+
+    it('a signed-in user without the role is refused a proposal with 403, not 401', async () => {
+      await t.user('subscriber', 'pat');
+      await t.built.services.calendars.setRole('pat', 'pr-a', 'subscriber');
+      const otter = await make('pr-a', { title: 'Otter talk' });
+      const r = await t.api.post(`${network('pr-a')}/proposals`, { as: 'pat', json: { event: otter.id, to: 'pr-b' } });
+      assert.equal(r.status, 403, r.text);
+      assert.equal(r.body.code, 'rest_forbidden');
+      assert.equal(r.body.data.status, 403);
+      assert.equal((await t.api.post(`${network('pr-a')}/proposals`, { json: { event: otter.id, to: 'pr-b' } })).status, 401);
+    });
+
+    it('following again changes the categories and answers 200; a category the source lacks is refused with 400', async () => {
+      const music = await t.api.post(at('fw-a', 'events/v1/categories'), { as: 'admin', json: { name: 'Music' } });
+      assert.equal(music.status, 201, music.text);
+      await make('fw-a', { title: 'Stoat jazz', categories: [music.body.id] });
+      await make('fw-a', { title: 'Stoat poetry' });
+      const first = await t.api.post(`${network('fw-b')}/follows`, { as: 'admin', json: { calendar: 'fw-a', categories: ['music'] } });
+      assert.equal(first.status, 201, first.text);
+      assert.deepEqual(await titles('fw-b'), ['Stoat jazz']);
+      const unknown = await t.api.post(`${network('fw-b')}/follows`, { as: 'admin', json: { calendar: 'fw-a', categories: ['musik'] } });
+      assert.equal(unknown.status, 400, unknown.text);
+      assert.equal(unknown.body.code, 'rest_invalid_param');
+      assert.match(unknown.body.data.params.categories, /musik/);
+      assert.deepEqual(
+        (await followed('fw-b')).map((f) => f.categories),
+        [['music']],
+      );
+      const again = await t.api.post(`${network('fw-b')}/follows`, { as: 'admin', json: { calendar: 'fw-a' } });
+      assert.equal(again.status, 200, again.text);
+      assert.deepEqual(again.body.categories, []);
+      assert.equal(again.body.id, first.body.id);
+      assert.deepEqual(await titles('fw-b'), ['Stoat jazz', 'Stoat poetry']);
     });
   },
   OPEN,

@@ -73,11 +73,19 @@ export function networkProposalRoutes(services: Services): RouteDecl[] {
           categories: { type: 'array', items: { type: 'string' }, maxItems: 50, description: 'Only events in these categories of it (by slug); every event by default' },
         },
         permission: isAdministrator,
-        docs: { responses: { '201': { description: 'The follow; its events are mirrored here at once' } } },
+        docs: {
+          responses: {
+            '200': { description: 'The calendar was followed already: the follow, with the categories changed' },
+            '201': { description: 'The follow; its events are mirrored here at once' },
+            '400': { description: 'rest_invalid_param: a category slug that calendar has no category of' },
+          },
+        },
         handler: async (ctx) => {
           const raw = ctx.args.categories;
           const categories = raw === undefined ? [] : (Array.isArray(raw) ? raw : String(raw).split(',')).map((c: unknown) => String(c).trim()).filter((c: string) => c !== '');
-          return { status: 201, body: await network.follow(ctx.viewer, String(ctx.args.calendar), categories) };
+          const { follow, made } = await network.follow(ctx.viewer, String(ctx.args.calendar), categories);
+          // 200, not 201, when the calendar was followed already: its categories were changed.
+          return { status: made ? 201 : 200, body: follow };
         },
       }),
     ]),

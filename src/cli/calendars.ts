@@ -114,7 +114,10 @@ export function registerCalendarsCommand(program: Command, withSettings: (cmd: C
       return;
     }
     await run(opts, async ({ services }) => {
-      await services.calendars.remove(slug);
+      const { id } = await services.calendars.get(slug);
+      await services.calendars.remove(id);
+      // Its followers stop following it (their copies trashed), as when it is deleted over REST.
+      await services.network.sourceRemoved(id);
       console.log(`deleted calendar ${slug}`);
     });
   });

@@ -47,6 +47,8 @@ export const ERRORS = {
   network_not_public: [400, 'Only a published event that is not password-protected can be proposed to another calendar.'],
   network_same_calendar: [400, 'A calendar cannot propose events to itself or follow itself.'],
   network_already_proposed: [409, 'This event is already proposed to that calendar and waits for its moderators.'],
+  network_already_there: [409, 'This event is already in that calendar (an accepted proposal or a copy of a follow).'],
+  network_proposal_declined: [409, 'That calendar declined this event as it is; change the event to propose it again.'],
   network_proposals_closed: [403, 'That calendar takes no submissions.'],
   network_follow_not_found: [404, 'This calendar does not follow that calendar.'],
   network_copy_read_only: [403, 'This event is a copy of another calendar’s event: it follows its source and cannot be changed here.'],

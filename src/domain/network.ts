@@ -30,7 +30,7 @@ import { findEventsByIds, type EventRecord } from '../store/events.js';
 import { findUserByLogin } from '../store/users.js';
 import type { DomainContext } from './context.js';
 import { parseDateInput } from './dates/strtotime.js';
-import { apiError, invalidParams } from './errors.js';
+import { apiError, forbidden, invalidParams } from './errors.js';
 import type { EventInput } from './events/index.js';
 import { createLinks } from './links.js';
 import { MAX_TERMS_PER_WRITE } from './terms/index.js';
@@ -65,11 +65,17 @@ export interface NetworkService {
   follows(viewer: Viewer): Promise<FollowView[]>;
   /**
    * Follow another calendar (or change the categories followed): its events are mirrored at once,
-   * as many as the calendar's `events` quota takes (`not_copied`: those it refused).
+   * as many as the calendar's `events` quota takes (`not_copied`: those it refused). `made`: whether
+   * the follow is new (false: an existing follow's categories were set).
    */
-  follow(viewer: Viewer, source: string, categories: string[]): Promise<FollowView & { not_copied: number }>;
+  follow(viewer: Viewer, source: string, categories: string[]): Promise<{ follow: FollowView & { not_copied: number }; made: boolean }>;
   /** End a follow: its copies are trashed. */
   unfollow(viewer: Viewer, source: string): Promise<void>;
+  /**
+   * A calendar was deleted: every follow of it ends in each follower as an unfollow ends one (its
+   * copies trashed), so that no follow names a calendar that is gone.
+   */
+  sourceRemoved(calendarId: number): Promise<void>;
   /**
    * The job's step: the follows of the calendars the change log touched since the last step (all
    * on the first) brought up to date. Returns how many follows it synced. A follow whose calendar's
@@ -168,6 +174,8 @@ export function createNetworkService(ctx: DomainContext): NetworkService {
         all_day: Boolean(json.all_day),
         ...(cost !== undefined ? { cost } : {}),
         website: url,
+        // Hidden from the source's lists (reachable by its URL only): the copy is hidden the same way.
+        hide_from_listings: json.hide_from_listings === true,
       },
     };
   }
@@ -192,12 +200,47 @@ export function createNetworkService(ctx: DomainContext): NetworkService {
     return { id: Number(row.id), calendar, categories: JSON.parse(row.categories) as string[], created: row.created_gmt.replace(' ', 'T') + 'Z' };
   }
 
+  /** End a follow of the calendar at hand: its copies trashed, the records it mirrored retired, the follow gone. */
+  async function endFollow(followId: number): Promise<void> {
+    for (const copy of await store.sourcesOfFollow(db, followId)) {
+      const [record] = await findEventsByIds(db, [Number(copy.post_id)]);
+      if (record && record.status !== 'trash') await events.trash(record);
+      await store.deleteSource(db, Number(copy.post_id));
+    }
+    await retireMirrors(ctx, followId);
+    await store.deleteFollow(db, followId);
+  }
+
+  /** A digest of what a copy is made from: a proposal's (what its moderators judge) and a follow's. */
+  const digestOf = (input: EventInput) => createHash('sha256').update(JSON.stringify(input)).digest('hex').slice(0, 19);
+
+  /**
+   * Refuse a proposal (in the target calendar) that would give it the event twice, or ask again
+   * what its moderators declined: waiting already (`network_already_proposed`), accepted or
+   * copied by a follow (`network_already_there`; a copy trashed there no longer counts), or
+   * declined (trashed) as it is now. A declined event may be proposed again once it changed.
+   */
+  async function refuseRepeat(sourceCalendarId: number, eventId: number, version: string): Promise<void> {
+    for (const earlier of await store.copiesOf(db, sourceCalendarId, eventId)) {
+      const made = await events.findById(Number(earlier.post_id));
+      // Deleted for good there: nothing of it is left to repeat.
+      if (!made) continue;
+      if (made.status === 'trash') {
+        if (earlier.kind === 'proposal' && earlier.source_modified === version) throw apiError('network_proposal_declined');
+        continue;
+      }
+      if (earlier.kind === 'proposal' && made.status === 'pending') throw apiError('network_already_proposed');
+      throw apiError('network_already_there');
+    }
+  }
+
   const service: NetworkService = {
     async propose(viewer, eventId, to) {
-      if (viewer.id <= 0 || !can(viewer, 'publish_tribe_events')) throw apiError('rest_forbidden');
+      // Signed in without the role: 403, as WordPress answers an authenticated caller.
+      if (viewer.id <= 0 || !can(viewer, 'publish_tribe_events')) throw forbidden(viewer.id > 0);
       const record = await events.findById(eventId);
       if (!record || record.status === 'trash') throw apiError('rest-event-not-found', { args: [eventId] });
-      if (Number(record.author_id) !== viewer.id && !can(viewer, 'edit_others_tribe_events')) throw apiError('rest_forbidden');
+      if (Number(record.author_id) !== viewer.id && !can(viewer, 'edit_others_tribe_events')) throw forbidden(true);
       const copy = await copyInput(eventId);
       if (!copy) throw apiError('network_not_public');
       const target = await calendarOf(to);
@@ -205,10 +248,8 @@ export function createNetworkService(ctx: DomainContext): NetworkService {
       const user = (await ctx.users.list()).find((u) => Number(u.id) === viewer.id);
       return calendars.within(target.id, async () => {
         if (ctx.config.submissions === 'off') throw apiError('network_proposals_closed');
-        for (const earlier of await store.proposalsOf(db, from.id, eventId)) {
-          const made = await events.findById(Number(earlier.post_id));
-          if (made && made.status === 'pending') throw apiError('network_already_proposed');
-        }
+        const version = digestOf(copy.input);
+        await refuseRepeat(from.id, eventId, version);
         const source = { calendar: from.slug, url: copy.url, event_id: eventId };
         const made = await ctx.submissions.receiveProposal(copy.input, { userId: viewer.id, name: user?.display_name || viewer.login, email: user?.email ?? '', source });
         await store.insertSource(db, {
@@ -218,7 +259,8 @@ export function createNetworkService(ctx: DomainContext): NetworkService {
           source_calendar_id: from.id,
           source_event_id: eventId,
           source_url: copy.url,
-          source_modified: copy.modified,
+          // What was proposed, to tell the same event proposed again after a decline from a changed one.
+          source_modified: version,
           created_gmt: gmt(),
         });
         return { id: made.id, status: 'pending', to: { slug: target.slug, name: target.name }, event_id: eventId };
@@ -236,11 +278,16 @@ export function createNetworkService(ctx: DomainContext): NetworkService {
       if (!isAdmin(viewer)) throw apiError('rest_forbidden');
       for (const slug of categories) if (!/^[a-z0-9%_-]{1,200}$/.test(slug)) throw invalidParams({ categories: 'Category slugs of the followed calendar.' });
       const target = await calendarOf(source);
-      const row = await store.upsertFollow(db, target.id, [...new Set(categories)], gmt());
+      const wanted = [...new Set(categories)];
+      // A slug the source has no category of would follow nothing, silently: refused.
+      const unknown = await calendars.within(target.id, () => store.unknownCategories(db, wanted));
+      if (unknown.length > 0) throw invalidParams({ categories: `${target.name} has no category ${unknown.map((s) => `“${s}”`).join(', ')}.` });
+      const made = (await store.findFollow(db, target.id)) === undefined;
+      const row = await store.upsertFollow(db, target.id, wanted, gmt());
       // The follow is kept even when the calendar's events quota refuses some copies (as the job
       // keeps it): the answer says how many were not copied; a later step copies them once there is room.
       const notCopied = await service.syncFollow(Number(row.id));
-      return { ...(await followView(row)), not_copied: notCopied };
+      return { follow: { ...(await followView(row)), not_copied: notCopied }, made };
     },
 
     async unfollow(viewer, source) {
@@ -248,13 +295,13 @@ export function createNetworkService(ctx: DomainContext): NetworkService {
       const target = await calendars.get(source);
       const row = await store.findFollow(db, target.id);
       if (!row) throw apiError('network_follow_not_found');
-      for (const copy of await store.sourcesOfFollow(db, Number(row.id))) {
-        const [record] = await findEventsByIds(db, [Number(copy.post_id)]);
-        if (record && record.status !== 'trash') await events.trash(record);
-        await store.deleteSource(db, Number(copy.post_id));
+      await endFollow(Number(row.id));
+    },
+
+    async sourceRemoved(calendarId) {
+      for (const f of await store.everyFollow(db)) {
+        if (f.source_calendar_id === calendarId) await calendars.within(f.calendar_id, () => endFollow(f.id));
       }
-      await retireMirrors(ctx, Number(row.id));
-      await store.deleteFollow(db, Number(row.id));
     },
 
     async syncFollow(followId, changed) {
@@ -276,6 +323,10 @@ export function createNetworkService(ctx: DomainContext): NetworkService {
         }
       } catch (e) {
         if (!(e instanceof Error && 'code' in e && (e as { code: string }).code === 'calendar_not_found')) throw e;
+        // The source was deleted (by a way that did not end its follows at once): the follow ends
+        // here, as an unfollow, rather than stay naming a calendar that is gone.
+        await endFollow(followId);
+        return 0;
       }
       const me = await writer();
       const copies = new Map((await store.sourcesOfFollow(db, followId)).map((c) => [Number(c.source_event_id), c]));

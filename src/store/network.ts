@@ -48,9 +48,22 @@ export async function sourcesOfFollow(db: Executor, followId: number): Promise<N
   return db.selectFrom('network_sources').selectAll().where('kind', '=', 'follow').where('follow_id', '=', followId).orderBy('post_id').execute();
 }
 
-/** This calendar's proposals of an event of another calendar (any status of the copy). */
-export async function proposalsOf(db: Executor, sourceCalendarId: number, sourceEventId: number): Promise<NetworkSourceRow[]> {
-  return db.selectFrom('network_sources').selectAll().where('kind', '=', 'proposal').where('source_calendar_id', '=', sourceCalendarId).where('source_event_id', '=', sourceEventId).execute();
+/** This calendar's copies of an event of another calendar: its proposals and a follow's copy (any status). */
+export async function copiesOf(db: Executor, sourceCalendarId: number, sourceEventId: number): Promise<NetworkSourceRow[]> {
+  return db.selectFrom('network_sources').selectAll().where('source_calendar_id', '=', sourceCalendarId).where('source_event_id', '=', sourceEventId).orderBy('post_id').execute();
+}
+
+/** Which of these category slugs this calendar has no category of. */
+export async function unknownCategories(db: Executor, slugs: readonly string[]): Promise<string[]> {
+  if (slugs.length === 0) return [];
+  const rows = await db
+    .selectFrom('terms')
+    .select('slug')
+    .where('taxonomy', '=', 'tribe_events_cat')
+    .where('slug', 'in', [...slugs])
+    .execute();
+  const known = new Set(rows.map((r) => r.slug));
+  return slugs.filter((s) => !known.has(s));
 }
 
 export async function listFollows(db: Executor): Promise<FollowRow[]> {
@@ -137,7 +150,8 @@ export async function changedByCalendar(db: Executor, from: number, to: number, 
 }
 
 /**
- * The events of this calendar a follow mirrors: published, not password-protected, listed, and
+ * The events of this calendar a follow mirrors: published, not password-protected (those hidden
+ * from listings too: their copies keep the flag, domain/network.ts), and
  * (when `categories` names any) in one of those categories (by slug); with their modified time.
  */
 export async function mirroredEvents(db: Executor, categories: readonly string[]): Promise<Array<{ id: number; modified_gmt: string }>> {
@@ -182,7 +196,7 @@ export interface NetworkSearchRow {
  * The network search: published, public (no password) events of every active calendar whose title
  * or description holds `search` (case aside) and that end at or after `startLocal`, soonest first,
  * with their calendar; one statement across calendars, joining `calendars` to leave suspended
- * ones out.
+ * ones out. A copy of another calendar's event is not answered beside its original.
  */
 export async function searchNetwork(
   db: Executor,
@@ -197,7 +211,24 @@ export async function searchNetwork(
       .where('posts.type', '=', 'tribe_events')
       .where('posts.status', '=', 'publish')
       .where('posts.password', '=', '')
-      .where('events.hide_from_listings', '=', 0);
+      .where('events.hide_from_listings', '=', 0)
+      // Each event once: a copy (a follow's, an accepted proposal's) is left out while its original
+      // is published and public in an active calendar, where the search answers the original.
+      .where(({ not, exists, selectFrom }) =>
+        not(
+          exists(
+            selectFrom('network_sources as ns')
+              .innerJoin('posts as original', (j) => j.onRef('original.id', '=', 'ns.source_event_id').onRef('original.calendar_id', '=', 'ns.source_calendar_id'))
+              .innerJoin('calendars as home', 'home.id', 'original.calendar_id')
+              .select('ns.post_id')
+              .whereRef('ns.post_id', '=', 'posts.id')
+              .whereRef('ns.calendar_id', '=', 'posts.calendar_id')
+              .where('original.status', '=', 'publish')
+              .where('original.password', '=', '')
+              .where('home.status', '=', 'active'),
+          ),
+        ),
+      );
     const text = filter.search.trim().toLowerCase();
     if (text !== '') {
       const like = `%${text.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;

@@ -49,7 +49,10 @@ export function networkProposalRoutes(services: Services): RouteDecl[] {
             '400': { description: 'The event is not published, or is password-protected' },
             '403': { description: 'Not an author or editor here, or that calendar takes no submissions' },
             '404': { description: 'No such event or calendar' },
-            '409': { description: 'Already proposed there and not yet decided' },
+            '409': {
+              description:
+                'network_already_proposed: proposed there and not yet decided; network_already_there: accepted there, or copied there by a follow; network_proposal_declined: declined there, and not changed since',
+            },
           },
         },
         handler: async (ctx) => ({ status: 201, body: await network.propose(ctx.viewer, Number(ctx.args.event), String(ctx.args.to)) }),
@@ -72,16 +75,20 @@ export function networkProposalRoutes(services: Services): RouteDecl[] {
         permission: isAdministrator,
         docs: {
           responses: {
+            '200': { description: 'The calendar was followed already: the follow, with the categories changed (and not_copied, as for 201)' },
             '201': {
               description:
                 'The follow; its events are mirrored here at once, as many as this calendar’s events quota takes: not_copied counts those it refused (the follow is kept; they are copied on a later sync once there is room)',
             },
+            '400': { description: 'rest_invalid_param: a category slug that calendar has no category of' },
           },
         },
         handler: async (ctx) => {
           const raw = ctx.args.categories;
           const categories = raw === undefined ? [] : (Array.isArray(raw) ? raw : String(raw).split(',')).map((c: unknown) => String(c).trim()).filter((c: string) => c !== '');
-          return { status: 201, body: await network.follow(ctx.viewer, String(ctx.args.calendar), categories) };
+          const { follow, made } = await network.follow(ctx.viewer, String(ctx.args.calendar), categories);
+          // 200, not 201, when the calendar was followed already: its categories were changed.
+          return { status: made ? 201 : 200, body: follow };
         },
       }),
     ]),

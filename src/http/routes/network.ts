@@ -51,11 +51,11 @@ export function networkRoutes(services: Services): RouteDecl[] {
   const routes: RouteDecl[] = [];
   routes.push(...namespaceRoutes(services, () => routes));
   routes.push(...docRoutes(services, () => routes));
-  routes.push(...calendarRoutes(services.calendars), ...memberRoutes(services.calendars), ...usageRoutes(services));
+  routes.push(...calendarRoutes(services.calendars, services.network), ...memberRoutes(services.calendars), ...usageRoutes(services));
   return routes;
 }
 
-function calendarRoutes(calendars: Services['calendars']): RouteDecl[] {
+function calendarRoutes(calendars: Services['calendars'], network: Services['network']): RouteDecl[] {
   return [
     route('/calendars', [
       endpoint({
@@ -167,6 +167,8 @@ function calendarRoutes(calendars: Services['calendars']): RouteDecl[] {
           const previous = await calendars.get(Number(ctx.path.id));
           if (ctx.args.force !== true) throw apiError('calendar_trash_not_supported');
           await calendars.remove(previous.id);
+          // Its followers stop following it now (their copies trashed), not at the job's next step.
+          await network.sourceRemoved(previous.id);
           return { body: { deleted: true, previous } };
         },
       }),

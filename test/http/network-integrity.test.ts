@@ -1,0 +1,223 @@
+/**
+ * Networks of calendars, what a follow and the network search must not do: list an event its
+ * calendar hides from listings, or answer an event twice (its original and a follower's copy).
+ */
+import { before, it } from 'node:test';
+import assert from 'node:assert/strict';
+import { forEachStore } from '../support/harness.js';
+import { OPEN } from '../support/submissions.js';
+
+type Json = Record<string, any>;
+
+forEachStore(
+  'calendar networks: hidden events, one answer per event',
+  (t) => {
+    const at = (slug: string, ns: string) => `${t.origin}/c/${slug}${t.config.restRoot}/calendar/${ns}`;
+    const events = (slug: string) => at(slug, 'events/v1/events');
+    const network = (slug: string) => at(slug, 'network/v1');
+    const search = (q: Json) => t.api.get(`${t.origin}${t.config.restRoot}/calendar/network/v1/search`, { query: { start_date: '2026-12-01', ...q } });
+    const titles = async (slug: string) =>
+      ((await t.api.get(events(slug), { query: { start_date: '2026-12-01', per_page: '50' } })).body.events as Array<{ title: string }>).map((e) => e.title).sort();
+    const make = async (slug: string, fields: Json) => {
+      const r = await t.api.post(events(slug), { as: 'admin', json: { start_date: '2027-05-01 20:00', end_date: '2027-05-01 23:00', status: 'publish', ...fields } });
+      assert.equal(r.status, 201, r.text);
+      return r.body as Json;
+    };
+    const follow = async (follower: string, source: string) => {
+      const r = await t.api.post(`${network(follower)}/follows`, { as: 'admin', json: { calendar: source } });
+      assert.equal(r.status, 201, r.text);
+      return r.body as Json;
+    };
+    before(async () => {
+      for (const slug of ['hid-src', 'hid-fol', 'dup-src', 'dup-fol', 'dup-other', 'gone-src', 'gone-fol', 'gone-fol2', 'lost-src', 'lost-fol', 'pr-a', 'pr-b', 'pr-c', 'fw-a', 'fw-b'])
+        await t.built.services.calendars.create({ slug, name: slug.toUpperCase() });
+    });
+
+    it('an event hidden from listings stays hidden: its copy keeps the flag, and the search lists neither', async () => {
+      const secret = await make('hid-src', { title: 'Quokka rehearsal', hide_from_listings: true });
+      await make('hid-src', { title: 'Quokka concert' });
+      assert.equal(secret.hide_from_listings, true);
+      await follow('hid-fol', 'hid-src');
+      // Like the original: absent from the follower's lists…
+      assert.deepEqual(await titles('hid-src'), ['Quokka concert']);
+      assert.deepEqual(await titles('hid-fol'), ['Quokka concert']);
+      // …but copied, hidden, and reachable by its URL.
+      const copy = await t.api.get(`${events('hid-fol')}/by-slug/${secret.slug}`);
+      const page = await fetch(`${t.config.siteUrl}/c/hid-fol/event/${secret.slug}/`);
+      assert.equal(page.status, 200);
+      assert.ok((await page.text()).includes('Quokka rehearsal'));
+      assert.equal(copy.status, 200, copy.text);
+      assert.equal(copy.body.hide_from_listings, true);
+      const found = await search({ search: 'quokka' });
+      assert.equal(found.status, 200, found.text);
+      assert.ok(!found.body.some((e: Json) => e.title === 'Quokka rehearsal'), found.text);
+      // Listed again at the source: the job lists the copy too.
+      assert.equal((await t.api.post(`${events('hid-src')}/${secret.id}`, { as: 'admin', json: { hide_from_listings: false } })).status, 200);
+      assert.equal((await t.built.networkJob.runOnce()).error, undefined);
+      assert.deepEqual(await titles('hid-fol'), ['Quokka concert', 'Quokka rehearsal']);
+    });
+
+    it('the search answers each event once, its original: not a follow’s copy nor an accepted proposal, and counts so', async () => {
+      const talk = await make('dup-src', { title: 'Wombat talk', start_date: '2027-06-01 10:00', end_date: '2027-06-01 11:00' });
+      await make('dup-src', { title: 'Wombat walk', start_date: '2027-06-02 10:00', end_date: '2027-06-02 11:00' });
+      await follow('dup-fol', 'dup-src');
+      assert.deepEqual(await titles('dup-fol'), ['Wombat talk', 'Wombat walk']);
+      const proposed = await t.api.post(`${network('dup-src')}/proposals`, { as: 'admin', json: { event: talk.id, to: 'dup-other' } });
+      assert.equal(proposed.status, 201, proposed.text);
+      const approved = await t.api.post(`${at('dup-other', 'admin/v1/submissions')}/${proposed.body.id}/approve`, { as: 'admin', json: {} });
+      assert.equal(approved.status, 200, approved.text);
+      assert.deepEqual(await titles('dup-other'), ['Wombat talk']);
+
+      const found = await search({ search: 'wombat' });
+      assert.equal(found.status, 200, found.text);
+      assert.deepEqual(
+        found.body.map((e: Json) => [e.title, e.calendar.slug]),
+        [
+          ['Wombat talk', 'dup-src'],
+          ['Wombat walk', 'dup-src'],
+        ],
+      );
+      assert.equal(found.headers.get('x-wp-total'), '2');
+      assert.equal(found.headers.get('x-wp-totalpages'), '1');
+      const second = await search({ search: 'wombat', per_page: '1', page: '2' });
+      assert.equal(second.headers.get('x-wp-total'), '2');
+      assert.deepEqual(
+        second.body.map((e: Json) => [e.title, e.calendar.slug]),
+        [['Wombat walk', 'dup-src']],
+      );
+      // The original unpublished: the follow's copy goes with it, the accepted proposal (B's event now) is answered.
+      assert.equal((await t.api.post(`${events('dup-src')}/${talk.id}`, { as: 'admin', json: { status: 'draft' } })).status, 200);
+      assert.equal((await t.built.networkJob.runOnce()).error, undefined);
+      const after = await search({ search: 'wombat' });
+      assert.deepEqual(
+        after.body.map((e: Json) => [e.title, e.calendar.slug]),
+        [
+          ['Wombat talk', 'dup-other'],
+          ['Wombat walk', 'dup-src'],
+        ],
+      );
+      assert.equal(after.headers.get('x-wp-total'), '2');
+    });
+
+    const followed = async (slug: string) => {
+      const r = await t.api.get(`${network(slug)}/follows`, { as: 'admin' });
+      assert.equal(r.status, 200, r.text);
+      return r.body as Json[];
+    };
+    const trashed = async (slug: string) => ((await t.api.get(events(slug), { as: 'admin', query: { status: 'trash', start_date: '2026-12-01' } })).body.events as Json[]).map((e) => e.title).sort();
+
+    it('deleting a followed calendar ends its follows at once: no follow names it, its copies are trashed', async () => {
+      await make('gone-src', { title: 'Ibis count' });
+      await follow('gone-fol', 'gone-src');
+      await follow('gone-fol2', 'gone-src');
+      await follow('gone-fol', 'hid-src');
+      assert.deepEqual(await titles('gone-fol2'), ['Ibis count']);
+      const id = (await t.api.get(`${t.origin}${t.config.restRoot}/calendar/network/v1/calendars`, { as: 'admin', query: { search: 'gone-src' } })).body.find((c: Json) => c.slug === 'gone-src').id;
+      const deleted = await t.api.delete(`${t.origin}${t.config.restRoot}/calendar/network/v1/calendars/${id}`, { as: 'admin', query: { force: 'true' } });
+      assert.equal(deleted.status, 200, deleted.text);
+      // Before any step of the job: the follows of it are gone, the others stay.
+      assert.deepEqual(
+        (await followed('gone-fol')).map((f) => f.calendar?.slug),
+        ['hid-src'],
+      );
+      assert.deepEqual(await followed('gone-fol2'), []);
+      assert.deepEqual(await titles('gone-fol2'), []);
+      assert.deepEqual(await trashed('gone-fol2'), ['Ibis count']);
+      assert.ok((await titles('gone-fol')).includes('Quokka concert'));
+      // Nothing left to unfollow.
+      const again = await t.api.delete(`${network('gone-fol2')}/follows/gone-src`, { as: 'admin' });
+      assert.equal(again.status, 404, again.text);
+      assert.equal((await t.built.networkJob.runOnce()).error, undefined);
+      assert.deepEqual(await followed('gone-fol2'), []);
+    });
+
+    it('a calendar deleted by another way (the service alone): the job’s next step ends its follows', async () => {
+      await make('lost-src', { title: 'Heron walk' });
+      await follow('lost-fol', 'lost-src');
+      assert.equal((await t.built.networkJob.runOnce()).error, undefined);
+      await t.built.services.calendars.remove('lost-src');
+      assert.equal((await t.built.networkJob.runOnce()).error, undefined);
+      assert.deepEqual(await followed('lost-fol'), []);
+      assert.deepEqual(await titles('lost-fol'), []);
+      assert.deepEqual(await trashed('lost-fol'), ['Heron walk']);
+    });
+
+    const propose = (event: number, to: string) => t.api.post(`${network('pr-a')}/proposals`, { as: 'admin', json: { event, to } });
+    const decide = async (to: string, id: number, how: 'approve' | 'reject') => {
+      const r = await t.api.post(`${at(to, 'admin/v1/submissions')}/${id}/${how}`, { as: 'admin', json: how === 'reject' ? { reason: 'Not ours' } : {} });
+      assert.equal(r.status, 200, r.text);
+    };
+    const refused = (r: Awaited<ReturnType<typeof propose>>, code: string) => {
+      assert.equal(r.status, 409, r.text);
+      assert.equal(r.body.code, code);
+      assert.equal(typeof r.body.message, 'string');
+      assert.equal(r.body.data.status, 409);
+    };
+
+    it('refuses to propose an event its target already has: accepted there, or copied there by a follow', async () => {
+      const gala = await make('pr-a', { title: 'Otter gala' });
+      const first = await propose(gala.id, 'pr-b');
+      assert.equal(first.status, 201, first.text);
+      await decide('pr-b', first.body.id, 'approve');
+      refused(await propose(gala.id, 'pr-b'), 'network_already_there');
+      assert.deepEqual(await titles('pr-b'), ['Otter gala']);
+      // pr-c follows pr-a: the gala is there already, as a copy.
+      await follow('pr-c', 'pr-a');
+      assert.deepEqual(await titles('pr-c'), ['Otter gala']);
+      refused(await propose(gala.id, 'pr-c'), 'network_already_there');
+      assert.deepEqual(await titles('pr-c'), ['Otter gala']);
+      const queue = await t.api.get(at('pr-c', 'admin/v1/submissions'), { as: 'admin' });
+      assert.deepEqual(queue.body, [], queue.text);
+    });
+
+    it('a declined proposal is sent again only once the event changed', async () => {
+      const fair = await make('pr-a', { title: 'Otter fair', start_date: '2027-07-01 10:00', end_date: '2027-07-01 12:00' });
+      const first = await propose(fair.id, 'pr-b');
+      assert.equal(first.status, 201, first.text);
+      await decide('pr-b', first.body.id, 'reject');
+      refused(await propose(fair.id, 'pr-b'), 'network_proposal_declined');
+      // Another calendar did not decline it.
+      const elsewhere = await t.api.post(`${network('pr-a')}/proposals`, { as: 'admin', json: { event: fair.id, to: 'hid-fol' } });
+      assert.equal(elsewhere.status, 201, elsewhere.text);
+      assert.equal((await t.api.post(`${events('pr-a')}/${fair.id}`, { as: 'admin', json: { title: 'Otter fair (with a market)' } })).status, 200);
+      const again = await propose(fair.id, 'pr-b');
+      assert.equal(again.status, 201, again.text);
+      refused(await propose(fair.id, 'pr-b'), 'network_already_proposed');
+    });
+
+    it('a signed-in user without the role is refused a proposal with 403, not 401', async () => {
+      await t.user('subscriber', 'pat');
+      await t.built.services.calendars.setRole('pat', 'pr-a', 'subscriber');
+      const otter = await make('pr-a', { title: 'Otter talk' });
+      const r = await t.api.post(`${network('pr-a')}/proposals`, { as: 'pat', json: { event: otter.id, to: 'pr-b' } });
+      assert.equal(r.status, 403, r.text);
+      assert.equal(r.body.code, 'rest_forbidden');
+      assert.equal(r.body.data.status, 403);
+      assert.equal((await t.api.post(`${network('pr-a')}/proposals`, { json: { event: otter.id, to: 'pr-b' } })).status, 401);
+    });
+
+    it('following again changes the categories and answers 200; a category the source lacks is refused with 400', async () => {
+      const music = await t.api.post(at('fw-a', 'events/v1/categories'), { as: 'admin', json: { name: 'Music' } });
+      assert.equal(music.status, 201, music.text);
+      await make('fw-a', { title: 'Stoat jazz', categories: [music.body.id] });
+      await make('fw-a', { title: 'Stoat poetry' });
+      const first = await t.api.post(`${network('fw-b')}/follows`, { as: 'admin', json: { calendar: 'fw-a', categories: ['music'] } });
+      assert.equal(first.status, 201, first.text);
+      assert.deepEqual(await titles('fw-b'), ['Stoat jazz']);
+      const unknown = await t.api.post(`${network('fw-b')}/follows`, { as: 'admin', json: { calendar: 'fw-a', categories: ['musik'] } });
+      assert.equal(unknown.status, 400, unknown.text);
+      assert.equal(unknown.body.code, 'rest_invalid_param');
+      assert.match(unknown.body.data.params.categories, /musik/);
+      assert.deepEqual(
+        (await followed('fw-b')).map((f) => f.categories),
+        [['music']],
+      );
+      const again = await t.api.post(`${network('fw-b')}/follows`, { as: 'admin', json: { calendar: 'fw-a' } });
+      assert.equal(again.status, 200, again.text);
+      assert.deepEqual(again.body.categories, []);
+      assert.equal(again.body.id, first.body.id);
+      assert.deepEqual(await titles('fw-b'), ['Stoat jazz', 'Stoat poetry']);
+    });
+  },
+  OPEN,
+);

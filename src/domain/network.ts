@@ -30,6 +30,7 @@ import { findEventsByIds, type EventRecord } from '../store/events.js';
 import { findUserByLogin } from '../store/users.js';
 import type { DomainContext } from './context.js';
 import { parseDateInput } from './dates/strtotime.js';
+import { endOfDay, type WallTime } from './dates/wall.js';
 import { apiError, forbidden, invalidParams } from './errors.js';
 import type { EventInput } from './events/index.js';
 import { createLinks } from './links.js';
@@ -438,7 +439,10 @@ export function createNetworkService(ctx: DomainContext): NetworkService {
         return d.toFormat('yyyy-MM-dd HH:mm:ss');
       };
       const startLocal = wall('start_date', startDate);
-      const endLocal = wall('end_date', endDate);
+      // As the events list reads it (the original's rule): an end date is that day's end, so a bare
+      // date keeps the day's events.
+      const endWall = wall('end_date', endDate);
+      const endLocal = endWall === undefined ? undefined : endOfDay(endWall as WallTime);
       const { rows, total } = await store.searchNetwork(db, {
         search,
         ...(startLocal ? { startLocal } : {}),

@@ -301,6 +301,13 @@ forEachStore(
         paged.body.map((e: { title: string }) => e.title),
         ['Zebrafish walk'],
       );
+      // A bare end date is that day's end, as the events list reads it: the day's events are in.
+      const untilDay = await t.api.get(`${network('alpha')}/search`, { query: { search: 'zebrafish', start_date: '2026-12-01', end_date: '2027-06-01' } });
+      assert.deepEqual(
+        untilDay.body.map((e: { title: string }) => e.title),
+        ['Zebrafish talk'],
+      );
+      assert.equal(untilDay.headers.get('x-wp-total'), '1');
     });
   },
   OPEN,

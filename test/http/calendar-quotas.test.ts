@@ -145,6 +145,19 @@ forEachStore(
       assert.equal((await send(null, 4)).status, 201);
     });
 
+    it('answers a submission refused by the events quota as such, and gives its day’s place back', async () => {
+      await t.built.services.calendars.create({ slug: 'brim', name: 'Brim', quotas: { events: 1, submissions_per_day: 2 } });
+      const made = await t.api.post(at(t, 'brim', `${REST}/events`), { as: 'admin', json: event() });
+      assert.equal(made.status, 201, made.text);
+      const send = (i: number) => t.api.post(at(t, 'brim', '/api/calendar/submissions/v1/submissions'), { json: { ...EVENT, title: `Brim ${i}`, email: `brim${i}@example.org` } });
+      // More submissions than the day's places: each is refused for the events quota, none for the day's.
+      for (let i = 0; i < 4; i++) assertExceeded(await send(i), 403, 'events', 1, 1);
+      // Sent at once, too.
+      for (const r of await Promise.all([6, 7, 8, 9].map(send))) assertExceeded(r, 403, 'events', 1, 1);
+      await t.built.services.calendars.update('brim', { quotas: { events: 10, submissions_per_day: 2 } });
+      assert.equal((await send(5)).status, 201);
+    });
+
     it('tells a network administrator each quota of a calendar and what it uses of it', async () => {
       const c = t.built.services.calendars;
       const { id } = await c.create({ slug: 'usage', name: 'Usage', quotas: { events: 5, webhook_endpoints: 2, submissions_per_day: 3 } });

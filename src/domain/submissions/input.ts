@@ -146,6 +146,11 @@ export async function eventInputOf(core: SubmissionCore, input: SubmissionInput,
  * the submission not be stored.
  */
 export async function reservePlaces(core: SubmissionCore, ip: string, email: string): Promise<number[]> {
+  // A calendar whose events quota is full refuses the submission for that, before it takes a
+  // place: otherwise submissions sent at once would hold the day's places while each is refused,
+  // and the others be told the day is used up (429, a day's Retry-After). The write's own guard
+  // still holds the quota.
+  await core.deps.quotas?.check(core.db, 'events', 1);
   const limits: store.QuotaLimit[] = [];
   const now = Date.now();
   if (core.config.submissionsMaxPerAddress > 0 && ip !== '') limits.push({ key: quotaKey('ip', clientKeyOf(ip)), max: core.config.submissionsMaxPerAddress });

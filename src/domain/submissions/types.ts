@@ -116,6 +116,9 @@ export interface SubmissionDeps {
   organizers: LinkedPostService;
   users: UserService;
   links: Links;
-  /** The calendars' quotas: submissions past the calendar's `submissions_per_day` are refused (domain/quotas.ts). */
-  quotas?: Pick<CalendarQuotas, 'limit'>;
+  /**
+   * The calendars' quotas: submissions past the calendar's `submissions_per_day` are refused, and
+   * so is a submission while its `events` quota is full, before it takes a day's place (domain/quotas.ts).
+   */
+  quotas?: Pick<CalendarQuotas, 'limit' | 'check'>;
 }

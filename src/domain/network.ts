@@ -13,7 +13,9 @@
  *   its website the source event's URL; `network_sources` ties each copy to its source. The
  *   `network-follows` job reads the change log across calendars and brings the follows of each
  *   changed calendar up to date: new events copied, changed ones updated, unpublished or deleted ones
- *   (or all, when the follow ends or A is suspended or deleted) trashed. Copies are read-only in B.
+ *   (or all, when the follow ends or A is suspended or deleted) trashed, yet (unless A was deleted) kept tied to their
+ *   source (`follow-ended`) so that a later follow restores the same copy. An event B has as its own
+ *   (an accepted proposal) is not copied again. Copies are read-only in B.
  *   A copy brings its source's venue, organizers and categories as B's records (network-linked.ts).
  * - **Search.** Published, public events of every active calendar, with their calendar.
  *
@@ -70,7 +72,7 @@ export interface NetworkService {
    * the follow is new (false: an existing follow's categories were set).
    */
   follow(viewer: Viewer, source: string, categories: string[]): Promise<{ follow: FollowView & { not_copied: number }; made: boolean }>;
-  /** End a follow: its copies are trashed. */
+  /** End a follow: its copies are trashed (a later follow of the calendar restores them). */
   unfollow(viewer: Viewer, source: string): Promise<void>;
   /**
    * A calendar was deleted: every follow of it ends in each follower as an unfollow ends one (its
@@ -201,13 +203,28 @@ export function createNetworkService(ctx: DomainContext): NetworkService {
     return { id: Number(row.id), calendar, categories: JSON.parse(row.categories) as string[], created: row.created_gmt.replace(' ', 'T') + 'Z' };
   }
 
-  /** End a follow of the calendar at hand: its copies trashed, the records it mirrored retired, the follow gone. */
-  async function endFollow(followId: number): Promise<void> {
-    for (const copy of await store.sourcesOfFollow(db, followId)) {
-      const [record] = await findEventsByIds(db, [Number(copy.post_id)]);
-      if (record && record.status !== 'trash') await events.trash(record);
-      await store.deleteSource(db, Number(copy.post_id));
+  /**
+   * Trash a follow's copy the follow no longer brings. It stays tied to its source, marked as an
+   * ended follow's (`keep`), so that a later follow of the event restores it rather than make
+   * another (a new id, slug and UID, and the trashed one still counted in the events quota). A copy
+   * B's editors trashed themselves is untied, as is every copy when the source calendar is gone
+   * (nothing can bring its events back, and its ids may be given again).
+   */
+  async function retireCopy(copy: store.NetworkSourceRow, keep: boolean): Promise<void> {
+    const [record] = await findEventsByIds(db, [Number(copy.post_id)]);
+    if (record && record.status !== 'trash') {
+      await events.trash(record);
+      if (keep) return store.endSource(db, Number(copy.post_id));
     }
+    await store.deleteSource(db, Number(copy.post_id));
+  }
+
+  /**
+   * End a follow of the calendar at hand: its copies trashed, the records it mirrored retired, the
+   * follow gone. `sourceGone`: the source calendar was deleted.
+   */
+  async function endFollow(followId: number, sourceGone = false): Promise<void> {
+    for (const copy of await store.sourcesOfFollow(db, followId)) await retireCopy(copy, !sourceGone);
     await retireMirrors(ctx, followId);
     await store.deleteFollow(db, followId);
   }
@@ -301,7 +318,7 @@ export function createNetworkService(ctx: DomainContext): NetworkService {
 
     async sourceRemoved(calendarId) {
       for (const f of await store.everyFollow(db)) {
-        if (f.source_calendar_id === calendarId) await calendars.within(f.calendar_id, () => endFollow(f.id));
+        if (f.source_calendar_id === calendarId) await calendars.within(f.calendar_id, () => endFollow(f.id, true));
       }
     },
 
@@ -326,7 +343,7 @@ export function createNetworkService(ctx: DomainContext): NetworkService {
         if (!(e instanceof Error && 'code' in e && (e as { code: string }).code === 'calendar_not_found')) throw e;
         // The source was deleted (by a way that did not end its follows at once): the follow ends
         // here, as an unfollow, rather than stay naming a calendar that is gone.
-        await endFollow(followId);
+        await endFollow(followId, true);
         return 0;
       }
       const me = await writer();
@@ -335,23 +352,38 @@ export function createNetworkService(ctx: DomainContext): NetworkService {
       let touched = false;
       for (const [sourceEventId, copy] of copies) {
         if (offered.has(sourceEventId)) continue;
-        const [record] = await findEventsByIds(db, [Number(copy.post_id)]);
-        if (record && record.status !== 'trash') await events.trash(record);
-        await store.deleteSource(db, Number(copy.post_id));
+        // Offered again later (published again, the source resumed, its category followed again): restored.
+        await retireCopy(copy, true);
         touched = true;
       }
+      // This calendar's other copies of the source's events: accepted or waiting proposals, and
+      // copies of an ended follow (or of events the source withdrew) in the trash.
+      const others = new Map<number, store.NetworkSourceRow[]>();
+      for (const c of await store.unfollowedCopiesFrom(db, sourceId)) others.set(Number(c.source_event_id), [...(others.get(Number(c.source_event_id)) ?? []), c]);
       // The copies as they are here (one read), and what brings their venues, organizers and categories.
-      const copyIds = [...copies.values()].map((c) => Number(c.post_id));
+      const copyIds = [...copies.values(), ...[...others.values()].flat()].map((c) => Number(c.post_id));
       const copyRecords = new Map((await findEventsByIds(db, copyIds)).map((r) => [Number(r.id), r]));
       const readLinked = createSourceReader(db);
       const mirror = createLinkedMirror(ctx, followId, me);
       for (const sourceEventId of offered.keys()) {
-        const copy = copies.get(sourceEventId);
-        const record = copy ? copyRecords.get(Number(copy.post_id)) : undefined;
+        let copy = copies.get(sourceEventId);
+        let record = copy ? copyRecords.get(Number(copy.post_id)) : undefined;
         // A copy B's editors trashed (or deleted) stays so (their way to leave one event out).
         if (copy && (!record || record.status === 'trash')) continue;
         // A copy of an event the log says did not change is as it was made.
         if (copy && changed && !changed.has(sourceEventId)) continue;
+        // Not brought by this follow yet. B has the event already as its own (a proposal it accepted
+        // or has yet to judge, an ended follow's copy it took out of the trash): the follow leaves
+        // it so rather than copy it twice, and neither overwrites nor makes read-only what B's
+        // moderators chose to keep (nor trashes it when the follow ends).
+        const earlier = copy ? [] : (others.get(sourceEventId) ?? []);
+        if (earlier.some((c) => (copyRecords.get(Number(c.post_id))?.status ?? 'trash') !== 'trash')) continue;
+        // An ended follow's copy in the trash: restored below and written as this follow's.
+        const ended = earlier.find((c) => c.kind === 'follow-ended' && copyRecords.has(Number(c.post_id)));
+        if (ended) {
+          copy = ended;
+          record = copyRecords.get(Number(ended.post_id));
+        }
         const fields = await calendars.within(sourceId, async () => {
           const made = await copyInput(sourceEventId);
           return made && { ...made, linked: await readLinked(made.record) };
@@ -366,6 +398,11 @@ export function createNetworkService(ctx: DomainContext): NetworkService {
         if (copy && copy.source_modified === version) continue;
         touched = true;
         if (copy && record) {
+          if (copy.kind === 'follow-ended') {
+            // Tied to this follow before its update, so that a failed update is tried again, not left as B's own.
+            record = await events.restore(record);
+            await store.retieSource(db, Number(copy.post_id), followId, fields.url);
+          }
           await events.update(me, record, input);
           await store.updateSourceModified(db, Number(copy.post_id), version);
         } else {

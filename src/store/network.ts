@@ -33,6 +33,24 @@ export async function deleteSource(db: Executor, postId: number): Promise<void> 
   await db.deleteFrom('network_sources').where('post_id', '=', postId).execute();
 }
 
+/**
+ * A follow's copy the network trashed because the follow no longer brings its source: it stays tied
+ * to its source, marked so, for a later follow of it to restore (same id, slug and UID).
+ */
+export async function endSource(db: Executor, postId: number): Promise<void> {
+  await db.updateTable('network_sources').set({ kind: 'follow-ended', follow_id: 0, source_modified: '' }).where('post_id', '=', postId).execute();
+}
+
+/** Tie an ended follow's copy to a follow again (its digest cleared: the follow rewrites it). */
+export async function retieSource(db: Executor, postId: number, followId: number, sourceUrl: string): Promise<void> {
+  await db.updateTable('network_sources').set({ kind: 'follow', follow_id: followId, source_url: sourceUrl, source_modified: '' }).where('post_id', '=', postId).execute();
+}
+
+/** This calendar's copies of a calendar's events that no follow holds: accepted or waiting proposals, ended follows' copies. */
+export async function unfollowedCopiesFrom(db: Executor, sourceCalendarId: number): Promise<NetworkSourceRow[]> {
+  return db.selectFrom('network_sources').selectAll().where('source_calendar_id', '=', sourceCalendarId).where('kind', '!=', 'follow').orderBy('post_id').execute();
+}
+
 /** The sources of these events of this calendar (those that came from another). */
 export async function sourcesOf(db: Executor, postIds: readonly number[]): Promise<NetworkSourceRow[]> {
   if (postIds.length === 0) return [];

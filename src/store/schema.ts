@@ -230,8 +230,12 @@ export interface CalendarFollowsTable {
 /** Where an event of this calendar came from (migration 032): a proposal or a follow of another calendar. */
 export interface NetworkSourcesTable {
   post_id: number;
-  kind: 'proposal' | 'follow';
-  /** the follow that made it (0 for a proposal) */
+  /**
+   * `follow-ended`: a follow's copy the network trashed when the follow stopped bringing its source
+   * (the follow ended, or the source withdrew the event); a later follow of it restores the copy.
+   */
+  kind: 'proposal' | 'follow' | 'follow-ended';
+  /** the follow that made it (0 for a proposal or an ended follow's copy) */
   follow_id: number;
   source_calendar_id: number;
   source_event_id: number;

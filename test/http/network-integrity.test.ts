@@ -29,7 +29,27 @@ forEachStore(
       return r.body as Json;
     };
     before(async () => {
-      for (const slug of ['hid-src', 'hid-fol', 'dup-src', 'dup-fol', 'dup-other', 'gone-src', 'gone-fol', 'gone-fol2', 'lost-src', 'lost-fol', 'pr-a', 'pr-b', 'pr-c', 'fw-a', 'fw-b'])
+      for (const slug of [
+        'hid-src',
+        'hid-fol',
+        'dup-src',
+        'dup-fol',
+        'dup-other',
+        'gone-src',
+        'gone-fol',
+        'gone-fol2',
+        'lost-src',
+        'lost-fol',
+        'pr-a',
+        'pr-b',
+        'pr-c',
+        'fw-a',
+        'fw-b',
+        'rf-a',
+        'rf-b',
+        'pf-a',
+        'pf-b',
+      ])
         await t.built.services.calendars.create({ slug, name: slug.toUpperCase() });
     });
 
@@ -217,6 +237,75 @@ forEachStore(
       assert.deepEqual(again.body.categories, []);
       assert.equal(again.body.id, first.body.id);
       assert.deepEqual(await titles('fw-b'), ['Stoat jazz', 'Stoat poetry']);
+    });
+
+    it('following again restores the copies an unfollow trashed (same id, slug and UID); a copy the follower trashed stays trashed', async () => {
+      const dance = await make('rf-a', { title: 'Badger dance' });
+      const film = await make('rf-a', { title: 'Badger film', start_date: '2027-05-02 20:00', end_date: '2027-05-02 22:00' });
+      const copyOf = async (slug: string) => {
+        const r = await t.api.get(`${events('rf-b')}/by-slug/${slug}`, { as: 'admin' });
+        assert.equal(r.status, 200, r.text);
+        return r.body as Json;
+      };
+      await follow('rf-b', 'rf-a');
+      const danceCopy = await copyOf(dance.slug);
+      const filmCopy = await copyOf(film.slug);
+      // The follower leaves the film out.
+      assert.equal((await t.api.delete(`${events('rf-b')}/${filmCopy.id}`, { as: 'admin' })).status, 200);
+      assert.deepEqual(await titles('rf-b'), ['Badger dance']);
+      const left = await t.api.delete(`${network('rf-b')}/follows/rf-a`, { as: 'admin' });
+      assert.equal(left.status, 200, left.text);
+      assert.deepEqual(await titles('rf-b'), []);
+      assert.deepEqual(await trashed('rf-b'), ['Badger dance', 'Badger film']);
+      // Changed at the source meanwhile: the restored copy is brought up to date.
+      assert.equal((await t.api.post(`${events('rf-a')}/${dance.id}`, { as: 'admin', json: { title: 'Badger dance (late)' } })).status, 200);
+      await follow('rf-b', 'rf-a');
+      const back = await copyOf(dance.slug);
+      assert.equal(back.id, danceCopy.id);
+      assert.equal(back.slug, danceCopy.slug);
+      assert.equal(back.status, 'publish');
+      assert.equal(back.title, 'Badger dance (late)');
+      // Read-only again: the follow holds it.
+      const edit = await t.api.post(`${events('rf-b')}/${back.id}`, { as: 'admin', json: { title: 'Mine' } });
+      assert.equal(edit.status, 403, edit.text);
+      // The film copy the follower trashed is not brought back (a new follow copies the film anew).
+      assert.deepEqual(await trashed('rf-b'), ['Badger film']);
+      const inTrash = (await t.api.get(events('rf-b'), { as: 'admin', query: { status: 'trash', start_date: '2026-12-01' } })).body.events as Json[];
+      assert.deepEqual(
+        inTrash.map((e) => e.id),
+        [filmCopy.id],
+      );
+      assert.deepEqual(await titles('rf-b'), ['Badger dance (late)', 'Badger film']);
+      // Withdrawn at the source and published again: the same copy, out of the trash.
+      assert.equal((await t.api.post(`${events('rf-a')}/${dance.id}`, { as: 'admin', json: { status: 'draft' } })).status, 200);
+      assert.equal((await t.built.networkJob.runOnce()).error, undefined);
+      assert.deepEqual(await trashed('rf-b'), ['Badger dance (late)', 'Badger film']);
+      assert.equal((await t.api.post(`${events('rf-a')}/${dance.id}`, { as: 'admin', json: { status: 'publish' } })).status, 200);
+      assert.equal((await t.built.networkJob.runOnce()).error, undefined);
+      assert.equal((await copyOf(dance.slug)).id, danceCopy.id);
+      assert.deepEqual(await trashed('rf-b'), ['Badger film']);
+    });
+
+    it('a follow does not copy again an event the follower accepted as a proposal: that copy stays the follower’s own', async () => {
+      const lecture = await make('pf-a', { title: 'Lynx lecture' });
+      await make('pf-a', { title: 'Lynx walk', start_date: '2027-05-03 10:00', end_date: '2027-05-03 12:00' });
+      const proposed = await t.api.post(`${network('pf-a')}/proposals`, { as: 'admin', json: { event: lecture.id, to: 'pf-b' } });
+      assert.equal(proposed.status, 201, proposed.text);
+      const approved = await t.api.post(`${at('pf-b', 'admin/v1/submissions')}/${proposed.body.id}/approve`, { as: 'admin', json: {} });
+      assert.equal(approved.status, 200, approved.text);
+      const accepted = (await t.api.get(events('pf-b'), { query: { start_date: '2026-12-01' } })).body.events[0] as Json;
+      await follow('pf-b', 'pf-a');
+      assert.deepEqual(await titles('pf-b'), ['Lynx lecture', 'Lynx walk']);
+      assert.equal((await t.built.networkJob.runOnce()).error, undefined);
+      assert.deepEqual(await titles('pf-b'), ['Lynx lecture', 'Lynx walk']);
+      // Still the follower's: its editors may change it, and an unfollow leaves it.
+      const edit = await t.api.post(`${events('pf-b')}/${accepted.id}`, { as: 'admin', json: { title: 'Lynx lecture (room 2)' } });
+      assert.equal(edit.status, 200, edit.text);
+      assert.equal((await t.api.post(`${events('pf-a')}/${lecture.id}`, { as: 'admin', json: { title: 'Lynx lecture (moved)' } })).status, 200);
+      assert.equal((await t.built.networkJob.runOnce()).error, undefined);
+      assert.deepEqual(await titles('pf-b'), ['Lynx lecture (room 2)', 'Lynx walk']);
+      assert.equal((await t.api.delete(`${network('pf-b')}/follows/pf-a`, { as: 'admin' })).status, 200);
+      assert.deepEqual(await titles('pf-b'), ['Lynx lecture (room 2)']);
     });
   },
   OPEN,

@@ -19,7 +19,7 @@ import { ImportError } from '../import/source.js';
 import type { ImportHooks, ImportReport, Progress } from '../import/report.js';
 import { importTec, mappingOf } from '../import/tec.js';
 import { importIcs } from '../import/ics.js';
-import { exportCalendar, restoreCalendar } from '../import/backup-json.js';
+import { exportCalendar, restoreCalendar, type FollowsRestored } from '../import/backup-json.js';
 import { exportIcs } from '../import/ics-export.js';
 
 type WithSettings = (cmd: Command, keys?: Array<keyof Config>) => Command;
@@ -325,12 +325,16 @@ function registerRestoreAndExport(program: Command, imports: Command, ctx: Comma
   ]).action(async (file: string, opts) => {
     try {
       await withServices(opts, overridesOf, async (services) => {
-        const counts = await restoreCalendar(services, file);
+        const follows: FollowsRestored = { followed: [], skipped: [] };
+        const counts = await restoreCalendar(services, file, follows);
         console.log(
           `restored ${Object.entries(counts)
             .map(([k, n]) => `${n} ${k}`)
             .join(', ')}`,
         );
+        // The export's follows: re-created (their copies made again), or skipped and why.
+        for (const slug of follows.followed) console.log(`  follows ${slug} again`);
+        for (const s of follows.skipped) console.log(`  skipped follow of ${s.calendar}: ${s.reason}`);
       });
     } catch (err) {
       failWith(err);

@@ -10,6 +10,10 @@
  * log, so running servers drop what they keep; restored users have no password
  * (`events-calendar users set-password`).
  *
+ * A calendar's follows travel by the followed calendar's slug (`follows`), without the copies they
+ * made: the restore re-creates each follow of a calendar here with that slug (which copies its
+ * events again, once each) and tells those it could not.
+ *
  * @example
  *   const doc = await exportCalendar(services); await restoreCalendar(otherServices, file);
  */
@@ -22,6 +26,9 @@ import { bumpIdSequence } from '../store/import-context.js';
 import { firstNonEmptyTable, insertRows, readTables, userById, userIdByLogin, type ExportTable } from '../store/exports.js';
 import { ImportError } from './source.js';
 import { calendarIdNow, DEFAULT_CALENDAR_ID } from '../store/calendar-scope.js';
+import { followMadePosts, followsBySlug } from '../store/network.js';
+import { ApiError } from '../domain/errors.js';
+import { viewerOf } from '../domain/permissions.js';
 
 export const EXPORT_FORMAT = 'events-calendar-export';
 export const EXPORT_VERSION = 1;
@@ -79,7 +86,38 @@ export interface CalendarExport {
   version: number;
   exported_gmt: string;
   tables: Record<string, Array<Record<string, unknown>>>;
+  /**
+   * The calendar's follows (optional: older exports have none, older importers ignore it): the
+   * followed calendar's slug and the category slugs followed. The follows' copies and the venues
+   * and organizers they mirrored are not in `tables`: restoring the follow makes them again.
+   */
+  follows?: ExportedFollow[];
 }
+
+export interface ExportedFollow {
+  calendar: string;
+  categories: string[];
+}
+
+/** What a restore did with the export's follows: those re-created, those it could not (and why). */
+export interface FollowsRestored {
+  followed: string[];
+  skipped: Array<{ calendar: string; reason: string }>;
+}
+
+/** Events, venues and organizers a follow made: the rows of these tables that name them are left out. */
+const POST_KEYS: Record<string, string> = {
+  posts: 'id',
+  events: 'post_id',
+  venues: 'post_id',
+  organizers: 'post_id',
+  event_organizers: 'event_id',
+  event_terms: 'event_id',
+  event_series: 'post_id',
+  event_occurrences: 'post_id',
+  event_locations: 'event_id',
+  occurrence_moves: 'post_id',
+};
 
 export async function exportCalendar(services: DomainServices): Promise<CalendarExport> {
   // One snapshot: all tables read in one transaction.
@@ -95,13 +133,35 @@ export async function exportCalendar(services: DomainServices): Promise<Calendar
       return row;
     });
   }
+  const follows = await followsBySlug(services.store.db);
+  leaveOutFollowMade(tables, await followMadePosts(services.store.db));
   // People are the network's: a calendar other than the default one exports those its records name.
   if (services.calendars && calendarIdNow() !== DEFAULT_CALENDAR_ID) {
     const named = new Set<number>();
     for (const table of ['posts', 'images']) for (const row of tables[table] ?? []) named.add(Number(row.author_id));
     tables.users = (tables.users ?? []).filter((u) => named.has(Number(u.id)));
   }
-  return { format: EXPORT_FORMAT, version: EXPORT_VERSION, exported_gmt: new Date().toISOString().slice(0, 19).replace('T', ' '), tables };
+  return { format: EXPORT_FORMAT, version: EXPORT_VERSION, exported_gmt: new Date().toISOString().slice(0, 19).replace('T', ' '), tables, ...(follows.length > 0 ? { follows } : {}) };
+}
+
+/**
+ * Leave out of the tables what the calendar's follows made: their copies, and the venues and
+ * organizers they mirrored that none of the calendar's own events names. Restoring the follow
+ * copies the source's events again, one copy each; the terms' counts lose the copies' share (the
+ * restored follow's copies count again).
+ */
+function leaveOutFollowMade(tables: Record<string, Array<Record<string, unknown>>>, made: { copies: number[]; mirrored: number[] }): void {
+  if (made.copies.length === 0 && made.mirrored.length === 0) return;
+  const copies = new Set(made.copies);
+  const named = new Set<number>();
+  for (const e of tables.events ?? []) if (!copies.has(Number(e.post_id)) && e.venue_id) named.add(Number(e.venue_id));
+  for (const o of tables.event_organizers ?? []) if (!copies.has(Number(o.event_id))) named.add(Number(o.organizer_id));
+  const out = new Set([...copies, ...made.mirrored.filter((id) => !named.has(id))]);
+  const published = new Set((tables.posts ?? []).filter((p) => copies.has(Number(p.id)) && p.status === 'publish' && p.type === 'tribe_events').map((p) => Number(p.id)));
+  const lessCount = new Map<number, number>();
+  for (const l of tables.event_terms ?? []) if (published.has(Number(l.event_id))) lessCount.set(Number(l.term_id), (lessCount.get(Number(l.term_id)) ?? 0) + 1);
+  for (const [table, key] of Object.entries(POST_KEYS)) if (tables[table]) tables[table] = tables[table]!.filter((r) => !out.has(Number(r[key])));
+  for (const t of tables.terms ?? []) if (lessCount.has(Number(t.id))) t.count = Math.max(0, Number(t.count) - lessCount.get(Number(t.id))!);
 }
 
 /** Read and check an export file (exports made before recurring events lack their two tables). */
@@ -118,9 +178,50 @@ export function readExport(file: string): CalendarExport {
   return doc;
 }
 
-/** Restore an export into a database without calendar records; returns row counts per table. */
-export async function restoreCalendar(services: DomainServices, file: string): Promise<Record<string, number>> {
+/**
+ * Restore an export into a database without calendar records; returns row counts per table. Then
+ * the export's follows are re-created, each of a calendar here with its slug (its events copied
+ * at once), and told to `follows` (with those it could not: unknown here, the calendar itself,
+ * suspended, a category the calendar has none of).
+ */
+export async function restoreCalendar(services: DomainServices, file: string, follows?: FollowsRestored): Promise<Record<string, number>> {
   const doc = readExport(file);
+  const counts = await restoreTables(services, doc);
+  const done = await restoreFollows(services, Array.isArray(doc.follows) ? doc.follows : []);
+  if (follows) {
+    follows.followed.push(...done.followed);
+    follows.skipped.push(...done.skipped);
+  }
+  return counts;
+}
+
+/** Re-create follows of an export in the calendar at hand (after its rows are restored). */
+async function restoreFollows(services: DomainServices, follows: ExportedFollow[]): Promise<FollowsRestored> {
+  const out: FollowsRestored = { followed: [], skipped: [] };
+  // The restore is the operator's: it follows as an administrator of the calendar at hand.
+  const admin = viewerOf({ id: 0, login: 'import', role: 'administrator' });
+  for (const f of follows) {
+    const calendar = String(f.calendar);
+    try {
+      await services.network.follow(admin, calendar, Array.isArray(f.categories) ? f.categories.map(String) : []);
+      out.followed.push(calendar);
+    } catch (err) {
+      if (!(err instanceof ApiError)) throw err;
+      const reason =
+        err.code === 'calendar_not_found'
+          ? `no calendar "${calendar}" here`
+          : err.code === 'network_same_calendar'
+            ? 'it is the calendar restored into'
+            : err.code === 'calendar_suspended'
+              ? `calendar "${calendar}" is suspended`
+              : `${err.message}${err.data.params ? ` (${Object.values(err.data.params as Record<string, string>).join(' ')})` : ''}`;
+      out.skipped.push({ calendar, reason });
+    }
+  }
+  return out;
+}
+
+async function restoreTables(services: DomainServices, doc: CalendarExport): Promise<Record<string, number>> {
   const db = services.store.db;
   return writeTransaction(db, async (trx) => {
     const table = await firstNonEmptyTable(trx);

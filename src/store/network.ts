@@ -281,3 +281,28 @@ export async function searchNetwork(
     };
   });
 }
+
+/**
+ * This calendar's follows as an export carries them: the followed calendar by slug (ids differ
+ * between installations) and the category slugs followed. A follow of a calendar that is gone is
+ * left out (the job ends it).
+ */
+export async function followsBySlug(db: Executor): Promise<Array<{ calendar: string; categories: string[] }>> {
+  const rows = await db
+    .selectFrom('calendar_follows')
+    .innerJoin('calendars', 'calendars.id', 'calendar_follows.source_calendar_id')
+    .select(['calendars.slug', 'calendar_follows.categories'])
+    .orderBy('calendar_follows.id')
+    .execute();
+  return rows.map((r) => ({ calendar: r.slug, categories: JSON.parse(r.categories) as string[] }));
+}
+
+/**
+ * What this calendar's follows made in it: their copies, and the venues and organizers they
+ * mirrored (`network_linked`). An export leaves them out: re-creating the follow makes them again.
+ */
+export async function followMadePosts(db: Executor): Promise<{ copies: number[]; mirrored: number[] }> {
+  const copies = await db.selectFrom('network_sources').select('post_id').where('kind', '=', 'follow').execute();
+  const mirrored = await db.selectFrom('network_linked').select('post_id').execute();
+  return { copies: copies.map((r) => Number(r.post_id)), mirrored: mirrored.map((r) => Number(r.post_id)) };
+}

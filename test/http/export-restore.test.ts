@@ -101,6 +101,99 @@ for (const kind of STORES) {
       assert.match(notExport.stderr, /no such file/);
     });
 
+    it('a calendar’s follows go out by slug and come back where their calendar is (its copies once), the others reported', async () => {
+      // An installation where north follows south (its music), west and the default calendar.
+      const { server: a, url: aUrl } = await server(kind, dir, 'network-source');
+      servers.push(a);
+      const aEnv = { ...env(aUrl), SITE_URL: a.origin };
+      for (const slug of ['south', 'west', 'north']) assert.equal((await cli(['calendars', 'create', slug, '--name', slug.toUpperCase()], aEnv)).code, 0);
+      const at = (t: TestServer, slug: string, path: string) => `${t.origin}${slug === 'default' ? '' : `/c/${slug}`}${t.config.restRoot}/calendar/${path}`;
+      const make = async (t: TestServer, slug: string, title: string, more: Record<string, unknown> = {}) => {
+        const r = await t.api.post(at(t, slug, 'events/v1/events'), { as: 'admin', json: { title, start_date: '2027-05-01 20:00', end_date: '2027-05-01 23:00', status: 'publish', ...more } });
+        assert.equal(r.status, 201, r.text);
+      };
+      const sourceCalendar = async (t: TestServer) => {
+        const music = await t.api.post(at(t, 'south', 'events/v1/categories'), { as: 'admin', json: { name: 'Music' } });
+        assert.equal(music.status, 201, music.text);
+        await make(t, 'south', 'Jazz night', { categories: [music.body.id], venue: { venue: 'Blue Room' } });
+        await make(t, 'south', 'Talk');
+      };
+      await sourceCalendar(a);
+      await make(a, 'west', 'West fair');
+      await make(a, 'north', 'North own');
+      for (const [calendar, categories] of [
+        ['south', ['music']],
+        ['west', []],
+        ['default', []],
+      ] as const) {
+        const followed = await a.api.post(at(a, 'north', 'network/v1/follows'), { as: 'admin', json: { calendar, categories } });
+        assert.equal(followed.status, 201, followed.text);
+      }
+      const titles = async (t: TestServer, slug: string) =>
+        ((await t.api.get(at(t, slug, 'events/v1/events'), { query: { start_date: '2027-01-01', per_page: '50' } })).body.events as Array<{ title: string }>).map((e) => e.title).sort();
+      assert.deepEqual(await titles(a, 'north'), ['Jazz night', 'North own', 'West fair']);
+
+      const file = join(dir, 'north.json');
+      const out = await cli(['calendars', 'export', 'north', '--output', file], aEnv);
+      assert.equal(out.code, 0, out.stderr);
+      const doc = JSON.parse(readFileSync(file, 'utf8'));
+      // By slug (ids differ between installations), with the categories followed.
+      assert.deepEqual(doc.follows, [
+        { calendar: 'south', categories: ['music'] },
+        { calendar: 'west', categories: [] },
+        { calendar: 'default', categories: [] },
+      ]);
+      // The copies, and the venue mirrored for them, are the follows' to make again: not in the tables.
+      assert.deepEqual(
+        doc.tables.posts.map((p: any) => p.title),
+        ['North own'],
+      );
+
+      // Another installation, with a calendar south (other ids) and no west.
+      const { server: b, url: bUrl } = await server(kind, dir, 'network-target');
+      servers.push(b);
+      const bEnv = { ...env(bUrl), SITE_URL: b.origin };
+      assert.equal((await cli(['calendars', 'create', 'south', '--name', 'South here'], bEnv)).code, 0);
+      await make(b, 'south', 'Here first');
+      await sourceCalendar(b);
+      const restored = await cli(['import', 'json', file], bEnv);
+      assert.equal(restored.code, 0, restored.stderr);
+      assert.match(restored.stdout, /follows south again/);
+      assert.match(restored.stdout, /skipped follow of west: no calendar "west" here/);
+      assert.match(restored.stdout, /skipped follow of default: it is the calendar restored into/);
+      // One copy of each followed event: the follow made them again, none came from the file.
+      assert.deepEqual(await titles(b, 'default'), ['Jazz night', 'North own']);
+      assert.match(restored.stdout, /restored .*1 posts, 1 events/);
+      const follows = await b.api.get(at(b, 'default', 'network/v1/follows'), { as: 'admin' });
+      assert.deepEqual(
+        (follows.body as Array<{ calendar: { slug: string }; categories: string[] }>).map((f) => [f.calendar.slug, f.categories]),
+        [['south', ['music']]],
+      );
+      const venues = await b.api.get(at(b, 'default', 'events/v1/venues'), { as: 'admin' });
+      assert.deepEqual(
+        (venues.body.venues as Array<{ venue: string }>).map((v) => v.venue),
+        ['Blue Room'],
+      );
+      // The terms count the copies once (the file's counts left the copies out).
+      const terms = async (taxonomy: string) =>
+        ((await b.api.get(at(b, 'default', `events/v1/${taxonomy}`), { query: { hide_empty: 'false' } })).body[taxonomy] as Array<{ slug: string; count: number }>).map((c) => [c.slug, c.count]);
+      assert.deepEqual(await terms('categories'), [['music', 1]]);
+      // The copies' tags of the file stay the calendar's terms, with nothing in them; the new copies' is named after south here.
+      assert.deepEqual(await terms('tags'), [
+        ['from-south', 0],
+        ['from-south-here', 1],
+        ['from-west', 0],
+      ]);
+      // Still followed: a new event of south is copied by the job.
+      await make(b, 'south', 'Brass band', { categories: [(await b.api.get(at(b, 'south', 'events/v1/categories'), { query: { slug: 'music' } })).body.categories[0].id] });
+      let seen: string[] = [];
+      for (let i = 0; i < 100 && !seen.includes('Brass band'); i++) {
+        seen = await titles(b, 'default');
+        if (!seen.includes('Brass band')) await new Promise((r) => setTimeout(r, 200));
+      }
+      assert.deepEqual(seen, ['Brass band', 'Jazz night', 'North own']);
+    });
+
     it('export --format ics writes every event not in the trash, readable by the importer', async () => {
       const out = await cli(['export', '--format', 'ics'], { ...env(sourceUrl), SITE_URL: source.origin });
       assert.equal(out.code, 0, out.stderr);

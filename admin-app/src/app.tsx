@@ -6,8 +6,7 @@ import { Link } from './components/Link';
 import { Loading } from './components/States';
 import { t } from './lib/i18n';
 import { path } from './lib/router';
-import { findScreen } from './lib/screens';
-import { hasRole } from './lib/session';
+import { findScreen, mayOpen } from './lib/screens';
 import { coreScreens, loadPlugins, pluginScreens, pluginsLoaded } from './screens';
 
 export function App() {
@@ -17,7 +16,7 @@ export function App() {
   const screens = [...coreScreens, ...pluginScreens.value];
   const found = findScreen(screens, path.value);
   let body;
-  if (found && hasRole(found.screen.roles)) {
+  if (found && mayOpen(found.screen)) {
     const C = found.screen.component;
     body = <C key={path.value} params={found.params} />;
   } else if (!found && !pluginsLoaded.value) body = <Loading />;

@@ -160,6 +160,20 @@ describe('admin system screens in a browser', () => {
     await context.close();
   });
 
+  it('a calendar’s own administrator runs its screens but not the accounts: Users and Invitations are not allowed', async () => {
+    await t.built.services.calendars.create({ slug: 'north', name: 'North side' });
+    await t.user('subscriber', 'nadia');
+    await t.built.services.calendars.setRole('nadia', 'north', 'administrator');
+    const north = `${t.origin}/c/north`;
+    const { context, page } = await signIn(browser, north, 'nadia', 'nadia-pw');
+    await open(page, north, '/webhooks', 'Webhooks');
+    const nav = page.getByRole('navigation');
+    await nav.getByRole('link', { name: 'Settings', exact: true }).waitFor();
+    for (const name of ['Users', 'Invitations']) assert.equal(await nav.getByRole('link', { name, exact: true }).count(), 0, name);
+    for (const path of ['/users', '/users/1', '/invitations']) await open(page, north, path, 'Not allowed');
+    await context.close();
+  });
+
   it('has no serious or critical accessibility violations on each screen, at 390 px and on a desktop', async () => {
     const failures: string[] = [];
     const users = (await t.api.get(`${A}/users`, { as: 'admin', query: { search: 'bea' } })).body;

@@ -8,8 +8,8 @@ import type { ComponentChildren } from 'preact';
 import { useEffect, useRef, useState } from 'preact/hooks';
 import { LANGUAGES, locale, setLocale, t } from '../lib/i18n';
 import { path } from '../lib/router';
-import { NAV_GROUPS, type ScreenDef } from '../lib/screens';
-import { boot, currentUser, hasRole } from '../lib/session';
+import { NAV_GROUPS, mayOpen, type ScreenDef } from '../lib/screens';
+import { boot, currentUser } from '../lib/session';
 import { CalendarSwitcher } from './CalendarSwitcher';
 import { ConfirmHost } from './ConfirmDialog';
 import { Link } from './Link';
@@ -28,7 +28,7 @@ export function Layout({ screens, children }: { screens: ScreenDef[]; children: 
     }
     main.current?.focus();
   }, [current]);
-  const visible = screens.filter((s) => s.nav && hasRole(s.roles));
+  const visible = screens.filter((s) => s.nav && mayOpen(s));
   const active = (p: string) => (p === '/' ? current === '/' : current === p || current.startsWith(p + '/'));
   return (
     <>

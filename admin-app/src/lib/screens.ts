@@ -9,6 +9,7 @@
  *   export const screens: ScreenDef[] = [{ path: '/users', nav: { labelKey: 'users.nav', group: 'people', order: 10 }, roles: ['administrator'], component: Users }];
  */
 import type { ComponentType } from 'preact';
+import { boot, hasRole } from './session';
 
 export type NavGroup = 'content' | 'people' | 'system';
 
@@ -20,6 +21,11 @@ export interface ScreenDef {
   roles: string[];
   /** A feature the server must have on for the screen to exist (`boot.features`: `submissions`, `federation`, `network`). */
   feature?: string;
+  /**
+   * A feature the signed-in user must have to open the screen (`network`: a network
+   * administrator's). Without it the screen exists but is not allowed, as for a role it lacks.
+   */
+  needs?: string;
   component: ComponentType<{ params: Record<string, string> }>;
 }
 
@@ -49,4 +55,9 @@ export function findScreen(screens: ScreenDef[], path: string): { screen: Screen
     if (params) return { screen, params };
   }
   return null;
+}
+
+/** Whether the signed-in user may open this screen: one of its roles, and what it `needs`. */
+export function mayOpen(screen: Pick<ScreenDef, 'roles' | 'needs'>): boolean {
+  return hasRole(screen.roles) && (screen.needs === undefined || boot.features.includes(screen.needs));
 }

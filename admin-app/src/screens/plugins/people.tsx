@@ -423,5 +423,5 @@ function Reviews() {
 export const screens: ScreenDef[] = [
   { path: '/reviews', nav: { labelKey: 'people.reviewsNav', group: 'content', order: 15 }, roles: ['administrator', 'editor'], component: Reviews },
   { path: '/my-account', roles: ['administrator', 'editor', 'author', 'contributor'], component: Account },
-  { path: '/invitations', nav: { labelKey: 'people.invitationsNav', group: 'people', order: 11 }, roles: ['administrator'], feature: 'network', component: Invitations },
+  { path: '/invitations', nav: { labelKey: 'people.invitationsNav', group: 'people', order: 11 }, roles: ['administrator'], needs: 'network', component: Invitations },
 ];

@@ -315,6 +315,6 @@ function RemoveUser({ user }: { user: User }) {
 }
 
 export const screens: ScreenDef[] = [
-  { path: '/users', nav: { labelKey: 'users.nav', group: 'people', order: 10 }, roles: ['administrator'], feature: 'network', component: UsersList },
-  { path: '/users/:id', roles: ['administrator'], feature: 'network', component: UserPage },
+  { path: '/users', nav: { labelKey: 'users.nav', group: 'people', order: 10 }, roles: ['administrator'], needs: 'network', component: UsersList },
+  { path: '/users/:id', roles: ['administrator'], needs: 'network', component: UserPage },
 ];

@@ -3,7 +3,8 @@
  * `changes/stream`): one event per committed write (its sequence number, time, and the records it
  * changed: type, id, action), read through the one reader (`store.changes`: `read` after a cursor,
  * woken by `subscribe` after local commits and by a 1 s poll for other instances'). Only editors
- * and administrators follow it; `user` records are shown to administrators only; the log's
+ * and administrators follow it; `user` records are shown to those who manage accounts (network
+ * administrators) only, and a calendar administrator's own; the log's
  * internal `lists` rows are left out; an `all`/`reset` row says that anything may have changed.
  *
  * @example
@@ -16,7 +17,7 @@ import type { Store } from '../store/db.js';
 import { prunedThrough } from '../store/change-pruning.js';
 import { calendarIdNow, inCalendar } from '../store/calendar-scope.js';
 import { apiError } from './errors.js';
-import type { Viewer } from './permissions.js';
+import { managesAccounts, type Viewer } from './permissions.js';
 
 export interface ChangeEvent {
   seq: number;
@@ -34,7 +35,9 @@ const POLL_MS = 1000;
 export function visibleEvents(rows: ChangeRow[], viewer: Viewer): ChangeEvent[] {
   const out: ChangeEvent[] = [];
   for (const row of rows) {
-    if (row.type === 'lists' || ((row.type === 'user' || row.type === 'credentials' || row.type === 'role') && viewer.role !== 'administrator')) continue;
+    if (row.type === 'lists') continue;
+    // Accounts are every calendar's: their changes are for who manages accounts, and a viewer's own.
+    if ((row.type === 'user' || row.type === 'credentials' || row.type === 'role') && !managesAccounts(viewer) && !(viewer.role === 'administrator' && row.id === viewer.id)) continue;
     // A user's credentials (sessions, application passwords, second factor) and roles are a change of that user.
     const type = row.type === 'credentials' || row.type === 'role' ? 'user' : row.type;
     let last = out.at(-1);

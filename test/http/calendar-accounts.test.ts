@@ -89,4 +89,19 @@ forEachStore('calendars: accounts are managed by network administrators only', (
       assert.ok(!passwords.body.some((p: { name: string }) => p.name === 'unlimited'), passwords.text);
     }
   });
+
+  it('shows a calendar’s administrator no other account’s changes in the change log', async () => {
+    const changes = (as: string, after: number) => t.api.get(admin('/c/north', '/changes'), { as, query: { after, limit: 1000 } });
+    const start = (await changes('admin', 0)).body.head as number;
+    await t.api.post(admin('/c/north', `/users/${vic.id}`), { as: 'admin', json: { name: 'Vic the editor' } });
+    await t.api.post(admin('/c/north', `/users/${nadia.id}/application-passwords`), { as: 'nadia', json: { name: 'tablet' } });
+    const records = (res: { body: { events: Array<{ changes: Array<{ type: string; id: number }> }> } }) => res.body.events.flatMap((e) => e.changes.map((c) => `${c.type}:${c.id}`));
+    const network = await changes('admin', start);
+    assert.equal(network.status, 200, network.text);
+    assert.ok(records(network).includes(`user:${vic.id}`), network.text);
+    const own = await changes('nadia', start);
+    assert.equal(own.status, 200, own.text);
+    assert.ok(!records(own).includes(`user:${vic.id}`), `another account's change leaked: ${own.text}`);
+    assert.ok(records(own).includes(`user:${nadia.id}`), own.text);
+  });
 });

@@ -14,7 +14,8 @@
  *   `network-follows` job reads the change log across calendars and brings the follows of each
  *   changed calendar up to date: new events copied, changed ones updated, unpublished or deleted ones
  *   (or all, when the follow ends or A is suspended or deleted) trashed, yet (unless A was deleted) kept tied to their
- *   source (`follow-ended`) so that a later follow restores the same copy. An event B has as its own
+ *   source (`follow-ended`) so that a later follow restores the same copy (those B's editors trashed
+ *   too: while the follow lasts they stay out, a new follow is a new choice). An event B has as its own
  *   (an accepted proposal) is not copied again. Copies are read-only in B.
  *   A copy brings its source's venue, organizers and categories as B's records (network-linked.ts).
  * - **Search.** Published, public events of every active calendar, with their calendar.
@@ -204,19 +205,25 @@ export function createNetworkService(ctx: DomainContext): NetworkService {
   }
 
   /**
-   * Trash a follow's copy the follow no longer brings. It stays tied to its source, marked as an
-   * ended follow's (`keep`), so that a later follow of the event restores it rather than make
-   * another (a new id, slug and UID, and the trashed one still counted in the events quota). A copy
-   * B's editors trashed themselves is untied, as is every copy when the source calendar is gone
-   * (nothing can bring its events back, and its ids may be given again).
+   * Trash a follow's copy the follow no longer brings, and say why (`why`):
+   * - `withdrawn`: the follow goes on, the source no longer offers the event (a draft, a category
+   *   left, the source suspended). The copy stays tied to its source, marked as an ended follow's, so
+   *   that offered again it is restored rather than made anew (a new id, slug and UID, with the
+   *   trashed one still counted in the events quota). A copy B's editors trashed themselves stays
+   *   this follow's: offered again, it stays out, as it would have.
+   * - `ended`: the follow ends. Every copy, those B's editors trashed too, is marked as an ended
+   *   follow's: a later follow restores it (a new follow is a new choice) instead of copying the
+   *   event again beside it.
+   * - `gone`: the source calendar is gone: untied (nothing can bring its events back, and its ids
+   *   may be given again).
    */
-  async function retireCopy(copy: store.NetworkSourceRow, keep: boolean): Promise<void> {
+  async function retireCopy(copy: store.NetworkSourceRow, why: 'withdrawn' | 'ended' | 'gone'): Promise<void> {
     const [record] = await findEventsByIds(db, [Number(copy.post_id)]);
-    if (record && record.status !== 'trash') {
-      await events.trash(record);
-      if (keep) return store.endSource(db, Number(copy.post_id));
-    }
-    await store.deleteSource(db, Number(copy.post_id));
+    const wasTrashed = !record || record.status === 'trash';
+    if (record && !wasTrashed) await events.trash(record);
+    if (!record || why === 'gone') return store.deleteSource(db, Number(copy.post_id));
+    if (why === 'withdrawn' && wasTrashed) return;
+    await store.endSource(db, Number(copy.post_id));
   }
 
   /**
@@ -224,7 +231,7 @@ export function createNetworkService(ctx: DomainContext): NetworkService {
    * follow gone. `sourceGone`: the source calendar was deleted.
    */
   async function endFollow(followId: number, sourceGone = false): Promise<void> {
-    for (const copy of await store.sourcesOfFollow(db, followId)) await retireCopy(copy, !sourceGone);
+    for (const copy of await store.sourcesOfFollow(db, followId)) await retireCopy(copy, sourceGone ? 'gone' : 'ended');
     await retireMirrors(ctx, followId);
     await store.deleteFollow(db, followId);
   }
@@ -353,7 +360,7 @@ export function createNetworkService(ctx: DomainContext): NetworkService {
       for (const [sourceEventId, copy] of copies) {
         if (offered.has(sourceEventId)) continue;
         // Offered again later (published again, the source resumed, its category followed again): restored.
-        await retireCopy(copy, true);
+        await retireCopy(copy, 'withdrawn');
         touched = true;
       }
       // This calendar's other copies of the source's events: accepted or waiting proposals, and

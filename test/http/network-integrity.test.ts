@@ -239,7 +239,7 @@ forEachStore(
       assert.deepEqual(await titles('fw-b'), ['Stoat jazz', 'Stoat poetry']);
     });
 
-    it('following again restores the copies an unfollow trashed (same id, slug and UID); a copy the follower trashed stays trashed', async () => {
+    it('following again restores the copies an unfollow trashed, those the follower trashed too (same id, slug and UID); while a follow lasts, a copy its editors trashed stays out', async () => {
       const dance = await make('rf-a', { title: 'Badger dance' });
       const film = await make('rf-a', { title: 'Badger film', start_date: '2027-05-02 20:00', end_date: '2027-05-02 22:00' });
       const copyOf = async (slug: string) => {
@@ -268,14 +268,22 @@ forEachStore(
       // Read-only again: the follow holds it.
       const edit = await t.api.post(`${events('rf-b')}/${back.id}`, { as: 'admin', json: { title: 'Mine' } });
       assert.equal(edit.status, 403, edit.text);
-      // The film copy the follower trashed is not brought back (a new follow copies the film anew).
-      assert.deepEqual(await trashed('rf-b'), ['Badger film']);
-      const inTrash = (await t.api.get(events('rf-b'), { as: 'admin', query: { status: 'trash', start_date: '2026-12-01' } })).body.events as Json[];
-      assert.deepEqual(
-        inTrash.map((e) => e.id),
-        [filmCopy.id],
-      );
+      // The film copy the follower trashed is restored too (a new follow is a new choice), not copied
+      // again beside it: the same id and slug, nothing left in the trash.
+      assert.deepEqual(await trashed('rf-b'), []);
+      const filmBack = await copyOf(film.slug);
+      assert.equal(filmBack.id, filmCopy.id);
+      assert.equal(filmBack.slug, filmCopy.slug);
       assert.deepEqual(await titles('rf-b'), ['Badger dance (late)', 'Badger film']);
+      // While a follow lasts, a copy its editors trashed stays out, even withdrawn at the source and
+      // published again (neither restored nor copied anew).
+      assert.equal((await t.api.delete(`${events('rf-b')}/${filmCopy.id}`, { as: 'admin' })).status, 200);
+      assert.equal((await t.api.post(`${events('rf-a')}/${film.id}`, { as: 'admin', json: { status: 'draft' } })).status, 200);
+      assert.equal((await t.built.networkJob.runOnce()).error, undefined);
+      assert.equal((await t.api.post(`${events('rf-a')}/${film.id}`, { as: 'admin', json: { status: 'publish' } })).status, 200);
+      assert.equal((await t.built.networkJob.runOnce()).error, undefined);
+      assert.deepEqual(await titles('rf-b'), ['Badger dance (late)']);
+      assert.deepEqual(await trashed('rf-b'), ['Badger film']);
       // Withdrawn at the source and published again: the same copy, out of the trash.
       assert.equal((await t.api.post(`${events('rf-a')}/${dance.id}`, { as: 'admin', json: { status: 'draft' } })).status, 200);
       assert.equal((await t.built.networkJob.runOnce()).error, undefined);

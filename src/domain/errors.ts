@@ -50,6 +50,7 @@ export const ERRORS = {
   network_already_there: [409, 'This event is already in that calendar (an accepted proposal or a copy of a follow).'],
   network_proposal_declined: [409, 'That calendar declined this event as it is; change the event to propose it again.'],
   network_proposals_closed: [403, 'That calendar takes no submissions.'],
+  network_calendar_suspended: [409, 'That calendar is suspended: it takes no proposals and cannot be followed until it is resumed.'],
   network_follow_not_found: [404, 'This calendar does not follow that calendar.'],
   network_copy_read_only: [403, 'This event is a copy of another calendar’s event: it follows its source and cannot be changed here.'],
   network_linked_read_only: [403, 'This venue or organizer is a copy of another calendar’s: it follows its source and cannot be changed here.'],

@@ -187,7 +187,9 @@ export function createNetworkService(ctx: DomainContext): NetworkService {
   async function calendarOf(slug: string) {
     const view = await calendars.get(slug);
     if (view.id === calendarIdNow()) throw apiError('network_same_calendar');
-    if (view.status !== 'active') throw apiError('calendar_suspended');
+    // The caller's calendar answers, not the suspended one: a conflict with that calendar's state, not
+    // an outage here (503 would tell a client to retry this service later).
+    if (view.status !== 'active') throw apiError('network_calendar_suspended');
     return view;
   }
 

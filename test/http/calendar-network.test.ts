@@ -268,7 +268,13 @@ forEachStore(
       // A suspended calendar cannot be followed anew.
       await t.built.services.calendars.update('isle', { status: 'suspended' });
       const refused = await t.api.post(`${network('west')}/follows`, { as: 'admin', json: { calendar: 'isle' } });
-      assert.equal(refused.status, 503);
+      assert.equal(refused.status, 409, refused.text);
+      assert.equal(refused.body.code, 'network_calendar_suspended');
+      // Nor take proposals.
+      const event = await make('shore', 'admin', { title: 'Harbour lights' });
+      const proposed = await t.api.post(`${network('shore')}/proposals`, { as: 'admin', json: { event: event.id, to: 'isle' } });
+      assert.equal(proposed.status, 409, proposed.text);
+      assert.equal(proposed.body.code, 'network_calendar_suspended');
     });
 
     it('searches the network: published, public events of active calendars, with their calendar', async () => {

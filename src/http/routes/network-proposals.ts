@@ -51,7 +51,7 @@ export function networkProposalRoutes(services: Services): RouteDecl[] {
             '404': { description: 'No such event or calendar' },
             '409': {
               description:
-                'network_already_proposed: proposed there and not yet decided; network_already_there: accepted there, or copied there by a follow; network_proposal_declined: declined there, and not changed since',
+                'network_already_proposed: proposed there and not yet decided; network_already_there: accepted there, or copied there by a follow; network_proposal_declined: declined there, and not changed since; network_calendar_suspended: that calendar is suspended',
             },
           },
         },
@@ -81,6 +81,8 @@ export function networkProposalRoutes(services: Services): RouteDecl[] {
                 'The follow; its events are mirrored here at once, as many as this calendar’s events quota takes: not_copied counts those it refused (the follow is kept; they are copied on a later sync once there is room)',
             },
             '400': { description: 'rest_invalid_param: a category slug that calendar has no category of' },
+            '404': { description: 'calendar_not_found: no calendar has that slug' },
+            '409': { description: 'network_calendar_suspended: that calendar is suspended' },
           },
         },
         handler: async (ctx) => {

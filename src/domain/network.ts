@@ -49,6 +49,11 @@ export interface FollowView {
   calendar: { id: number; slug: string; name: string; url: string } | null;
   categories: string[];
   created: string;
+  /**
+   * The source's events this calendar's `events` quota refused at the follow's last sync: the job
+   * copies them as soon as the calendar has room (a raised quota, events deleted).
+   */
+  not_copied: number;
 }
 
 export interface NetworkSearchItem {
@@ -72,7 +77,7 @@ export interface NetworkService {
    * as many as the calendar's `events` quota takes (`not_copied`: those it refused). `made`: whether
    * the follow is new (false: an existing follow's categories were set).
    */
-  follow(viewer: Viewer, source: string, categories: string[]): Promise<{ follow: FollowView & { not_copied: number }; made: boolean }>;
+  follow(viewer: Viewer, source: string, categories: string[]): Promise<{ follow: FollowView; made: boolean }>;
   /** End a follow: its copies are trashed (a later follow of the calendar restores them). */
   unfollow(viewer: Viewer, source: string): Promise<void>;
   /**
@@ -195,6 +200,17 @@ export function createNetworkService(ctx: DomainContext): NetworkService {
 
   const isAdmin = (viewer: Viewer) => viewer.role === 'administrator';
 
+  /** Whether the calendar at hand's `events` quota takes one more event (a look, without the lock). */
+  async function hasRoom(): Promise<boolean> {
+    try {
+      await ctx.quotas.check(db, 'events', 1);
+      return true;
+    } catch (e) {
+      if (e instanceof Error && 'code' in e && (e as { code: string }).code === 'calendar_quota_exceeded') return false;
+      throw e;
+    }
+  }
+
   async function followView(row: store.FollowRow): Promise<FollowView> {
     let calendar: FollowView['calendar'] = null;
     try {
@@ -203,7 +219,7 @@ export function createNetworkService(ctx: DomainContext): NetworkService {
     } catch {
       // The source calendar was deleted: the next step of the job ends the follow's copies.
     }
-    return { id: Number(row.id), calendar, categories: JSON.parse(row.categories) as string[], created: row.created_gmt.replace(' ', 'T') + 'Z' };
+    return { id: Number(row.id), calendar, categories: JSON.parse(row.categories) as string[], created: row.created_gmt.replace(' ', 'T') + 'Z', not_copied: Number(row.not_copied ?? 0) };
   }
 
   /**
@@ -439,6 +455,7 @@ export function createNetworkService(ctx: DomainContext): NetworkService {
         }
       }
       if (touched) await sweepMirrors(ctx, followId);
+      if (notCopied !== Number(follow.not_copied ?? 0)) await store.setNotCopied(db, followId, notCopied);
       return notCopied;
     },
 
@@ -465,7 +482,11 @@ export function createNetworkService(ctx: DomainContext): NetworkService {
       }
       let n = 0;
       for (const f of all) {
-        const events = changed?.get(f.source_calendar_id);
+        let events = changed?.get(f.source_calendar_id);
+        // A follow whose copies the follower's quota refused: tried again once the follower has room
+        // (a raised quota, events deleted), whether or not the source changed. With no event of the
+        // source named, the sync copies what is missing and leaves the copies it has as they are.
+        if (changed && events === undefined && f.not_copied > 0 && (await calendars.within(f.calendar_id, () => hasRoom()))) events = new Set();
         if (changed && events === undefined) continue;
         const notCopied = await calendars.within(f.calendar_id, () => service.syncFollow(f.id, events === 'all' ? undefined : events));
         if (notCopied > 0) onRefused?.({ calendarId: f.calendar_id, followId: f.id, sourceCalendarId: f.source_calendar_id, notCopied });

@@ -115,11 +115,16 @@ export async function deleteFollow(db: Executor, id: number): Promise<void> {
 }
 
 /** Every follow of every calendar, with the follower's id: the mirroring job's list (across calendars on purpose). */
-export async function everyFollow(db: Executor): Promise<Array<{ id: number; calendar_id: number; source_calendar_id: number }>> {
+export async function everyFollow(db: Executor): Promise<Array<{ id: number; calendar_id: number; source_calendar_id: number; not_copied: number }>> {
   return acrossCalendars(async () => {
-    const rows = await db.selectFrom('calendar_follows').select(['id', 'calendar_id', 'source_calendar_id']).orderBy('calendar_id').orderBy('id').execute();
-    return rows.map((r) => ({ id: Number(r.id), calendar_id: Number(r.calendar_id), source_calendar_id: Number(r.source_calendar_id) }));
+    const rows = await db.selectFrom('calendar_follows').select(['id', 'calendar_id', 'source_calendar_id', 'not_copied']).orderBy('calendar_id').orderBy('id').execute();
+    return rows.map((r) => ({ id: Number(r.id), calendar_id: Number(r.calendar_id), source_calendar_id: Number(r.source_calendar_id), not_copied: Number(r.not_copied) }));
   });
+}
+
+/** How many of its source's events the follower's quota refused at this follow's last sync. */
+export async function setNotCopied(db: Executor, id: number, notCopied: number): Promise<void> {
+  await db.updateTable('calendar_follows').set({ not_copied: notCopied }).where('id', '=', id).execute();
 }
 
 /** The calendars whose data the change log notes between two positions (across calendars on purpose). */

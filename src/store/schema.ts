@@ -225,6 +225,8 @@ export interface CalendarFollowsTable {
   /** JSON array of the source's category slugs followed; [] : every event */
   categories: string;
   created_gmt: string;
+  /** The source's events the follower's `events` quota refused at the last sync (migration 043) */
+  not_copied: Generated<number>;
 }
 
 /** Where an event of this calendar came from (migration 032): a proposal or a follow of another calendar. */

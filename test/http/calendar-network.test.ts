@@ -245,11 +245,28 @@ forEachStore(
       assert.equal(step.error, undefined, String(step.error));
       assert.deepEqual(await titles('q-roomy'), ['Q one', 'Q three', 'Q two']);
       assert.equal((await titles('q-full')).length, 1);
-      // Room made: the next step that looks at the source copies what was missing.
-      await t.built.services.calendars.update('q-full', { quotas: { events: 10 } });
+      // The follow says so, later too: its administrators see how many the quota refused.
+      const kept = await t.api.get(`${network('q-full')}/follows`, { as: 'admin' });
+      assert.equal(kept.body[0].not_copied, 2, kept.text);
+      // Still no room: a step with nothing new at the source leaves it.
+      assert.equal((await t.built.networkJob.runOnce()).error, undefined);
+      assert.equal((await titles('q-full')).length, 1);
+      // Room made (a raised quota), the source unchanged: the next step copies what was missing.
+      await t.built.services.calendars.update('q-full', { quotas: { events: 3 } });
+      assert.equal((await t.built.networkJob.runOnce()).error, undefined);
+      assert.equal((await titles('q-full')).length, 3);
+      assert.equal((await t.api.get(`${network('q-full')}/follows`, { as: 'admin' })).body[0].not_copied, 0);
       await make('q-source', 'admin', { title: 'Q four' });
       assert.equal((await t.built.networkJob.runOnce()).error, undefined);
-      assert.deepEqual(await titles('q-full'), ['Q four', 'Q one', 'Q three', 'Q two']);
+      assert.equal((await t.api.get(`${network('q-full')}/follows`, { as: 'admin' })).body[0].not_copied, 1);
+      // Room made by the follower itself (a copy it left out, deleted for good): the missing one is copied.
+      const one = (await t.api.get(events('q-full'), { query: { start_date: '2026-12-01', search: 'Q one' } })).body.events[0] as { id: number };
+      assert.equal((await t.api.delete(`${events('q-full')}/${one.id}`, { as: 'admin' })).status, 200);
+      const gone = await t.api.delete(`${at('q-full', 'admin/v1/events')}/${one.id}`, { as: 'admin' });
+      assert.equal(gone.status, 200, gone.text);
+      assert.equal((await t.built.networkJob.runOnce()).error, undefined);
+      assert.deepEqual(await titles('q-full'), ['Q four', 'Q three', 'Q two']);
+      assert.equal((await t.api.get(`${network('q-full')}/follows`, { as: 'admin' })).body[0].not_copied, 0);
     });
 
     it('a suspended source’s events leave its followers, and come back when it resumes', async () => {

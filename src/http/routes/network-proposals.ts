@@ -63,7 +63,14 @@ export function networkProposalRoutes(services: Services): RouteDecl[] {
         methods: ['GET'],
         args: {},
         permission: isAdministrator,
-        docs: { responses: { '200': { description: 'The calendars this calendar follows, with the categories followed' } } },
+        docs: {
+          responses: {
+            '200': {
+              description:
+                'The calendars this calendar follows: id, calendar ({id, slug, name, url}, null when it is gone), categories followed, created, not_copied (its events this calendar’s events quota refused at the last sync)',
+            },
+          },
+        },
         handler: async (ctx) => ({ body: await network.follows(ctx.viewer) }),
       }),
       endpoint({

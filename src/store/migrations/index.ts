@@ -45,6 +45,7 @@ import { quietWritesMigration } from './039_quiet_writes.js';
 import { jobLocksMigration } from './040_job_locks.js';
 import { changesPrunedMigration } from './041_changes_pruned.js';
 import { imagesCalendarStorageKeyMigration } from './042_images_calendar_storage_key.js';
+import { followNotCopiedMigration } from './043_follow_not_copied.js';
 
 /** The migrations, in order. New ones are appended with a sortable name. */
 export function migrations(dialect: DialectName): Record<string, Migration> {
@@ -90,5 +91,6 @@ export function migrations(dialect: DialectName): Record<string, Migration> {
     '040_job_locks': jobLocksMigration(dialect),
     '041_changes_pruned': changesPrunedMigration(),
     '042_images_calendar_storage_key': imagesCalendarStorageKeyMigration(),
+    '043_follow_not_copied': followNotCopiedMigration(),
   };
 }

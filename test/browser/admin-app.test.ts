@@ -78,8 +78,10 @@ describe('the admin app in a browser', () => {
     assert.deepEqual((await navOf(ADMIN.login, ADMIN.password, 'Waiting for review')).slice(0, 7), ['Dashboard', 'Events', 'Waiting for review', 'Venues', 'Organizers', 'Categories', 'Tags']);
     // The media library (plug-in) is for authors and up (`upload_files`); events waiting for review
     // (after the events) and the embed code are for editors and up.
-    assert.deepEqual(await navOf('ed', 'ed-pw', 'Waiting for review', 'Media', 'Embed'), ['Dashboard', 'Events', 'Waiting for review', 'Venues', 'Organizers', 'Categories', 'Tags', 'Media', 'Embed']);
-    assert.deepEqual(await navOf('ann', 'ann-pw', 'Media'), ['Dashboard', 'Events', 'Venues', 'Organizers', 'Media']);
+    // The network screen (plug-in: proposing events to other calendars) is for authors and up too.
+    const editorNav = ['Dashboard', 'Events', 'Waiting for review', 'Venues', 'Organizers', 'Categories', 'Tags', 'Media', 'Network', 'Embed'];
+    assert.deepEqual(await navOf('ed', 'ed-pw', 'Waiting for review', 'Media', 'Network', 'Embed'), editorNav);
+    assert.deepEqual(await navOf('ann', 'ann-pw', 'Media', 'Network'), ['Dashboard', 'Events', 'Venues', 'Organizers', 'Media', 'Network']);
     assert.deepEqual(await navOf('carl', 'carl-pw'), ['Dashboard', 'Events', 'Venues', 'Organizers']);
   });
 

@@ -8,7 +8,7 @@
  *   words;
  * - "Calendars this calendar follows" (administrators only: the routes are theirs): the follows
  *   (`GET follows`) with how many of each calendar's events are here (the copies carry the tag
- *   `from: {its name}`), Unfollow after a confirmation (`DELETE follows/{slug}`), and a form to
+ *   `from: {its name}`) and how many its events quota refused (`not_copied`), Unfollow after a confirmation (`DELETE follows/{slug}`), and a form to
  *   follow a calendar, all its events or some of its categories (`POST follows`), which says what
  *   happened: followed, its categories changed, events the events quota refused.
  */
@@ -43,6 +43,8 @@ interface Follow {
   calendar: CalendarRef | null;
   categories: string[];
   created: string;
+  /** the calendar's events this calendar's events quota refused at the last sync (copied once there is room) */
+  not_copied: number;
 }
 
 interface Proposal {
@@ -213,7 +215,7 @@ function FollowForm({ onFollowed }: { onFollowed: () => void }) {
   const [categories, setCategories] = useState('');
   const [errors, setErrors] = useState<Record<string, string>>({});
   const [message, setMessage] = useState<string | undefined>();
-  const [answer, setAnswer] = useState<{ follow: Follow & { not_copied: number }; made: boolean } | null>(null);
+  const [answer, setAnswer] = useState<{ follow: Follow; made: boolean } | null>(null);
   const [busy, setBusy] = useState(false);
   useFocusOnError(errors, ['calendar', 'categories']);
 
@@ -230,7 +232,7 @@ function FollowForm({ onFollowed }: { onFollowed: () => void }) {
         .split(',')
         .map((c) => c.trim())
         .filter(Boolean);
-      const res = await api<Follow & { not_copied: number }>(`${NS}/follows`, { method: 'POST', body: { calendar, categories: list } });
+      const res = await api<Follow>(`${NS}/follows`, { method: 'POST', body: { calendar, categories: list } });
       setAnswer({ follow: res.data, made: res.status === 201 });
       setSlug('');
       setCategories('');
@@ -308,7 +310,19 @@ function FollowsSection() {
     },
     { key: 'slug', label: t('network.follows.slug'), render: (f) => (f.calendar ? <code>{f.calendar.slug}</code> : '—') },
     { key: 'categories', label: t('network.follows.categories'), render: (f) => (f.categories.length ? f.categories.join(', ') : t('network.follows.allEvents')) },
-    { key: 'copies', label: t('network.follows.copies'), render: (f) => (f.calendar ? <CopiesHere name={f.calendar.name} version={version} /> : '—') },
+    {
+      key: 'copies',
+      label: t('network.follows.copies'),
+      render: (f) =>
+        f.calendar ? (
+          <>
+            <CopiesHere name={f.calendar.name} version={version} />
+            {f.not_copied > 0 && <p class="field-error">{t('network.follows.notCopied', { n: f.not_copied })}</p>}
+          </>
+        ) : (
+          '—'
+        ),
+    },
     { key: 'created', label: t('network.follows.since'), render: (f) => formatDate(f.created, { dateStyle: 'medium' }) },
     {
       key: 'actions',

@@ -1,5 +1,5 @@
 /**
- * The `events-calendar` command: serve, migrate, refresh, users, app-passwords, webhooks, calendars, seed, backup, import, export (loaded
+ * The `events-calendar` command: serve, migrate, refresh, users, app-passwords, webhooks, calendars, media, seed, backup, import, export (loaded
  * by `main.ts` once the Node.js version is known to be supported).
  * Every command works on the database named by DATABASE_URL (or --database-url); changes to users
  * and application passwords take effect on a running server at once (it reads them per request).
@@ -21,6 +21,7 @@ import { registerSeedCommand } from './seed.js';
 import { registerBackupCommand } from './backup.js';
 import { registerImportCommands } from './import.js';
 import { registerCalendarsCommand } from './calendars.js';
+import { registerMediaCommand } from './media.js';
 import { passwordFrom } from './password-input.js';
 import { withCore } from '../core.js';
 import type { WebhookService } from '../webhooks/service.js';
@@ -308,6 +309,7 @@ registerSeedCommand(program, withSettings, overridesOf);
 registerBackupCommand(program, withSettings, overridesOf);
 registerImportCommands(program, withSettings, overridesOf);
 registerCalendarsCommand(program, withSettings, overridesOf);
+registerMediaCommand(program, withSettings, overridesOf);
 
 program.parseAsync(process.argv).catch((err: unknown) => {
   if (err instanceof ApiError) {

@@ -45,6 +45,12 @@ export async function storageKeyUsedInAnyCalendar(db: Executor, key: string): Pr
   return row !== undefined;
 }
 
+/** Whether any calendar has an uploaded image at all (a look across calendars; the first such row answers). */
+export async function anyUploadInAnyCalendar(db: Executor): Promise<boolean> {
+  const row = await acrossCalendars(() => db.selectFrom('images').select('id').where('storage_key', '<>', '').limit(1).executeTakeFirst());
+  return row !== undefined;
+}
+
 /** Whether the calendar of the work at hand has an uploaded image with these files (`images_calendar_storage_key`). */
 export async function calendarHoldsStorageKey(db: Executor, key: string): Promise<boolean> {
   if (key === '') return false;

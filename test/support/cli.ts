@@ -24,15 +24,15 @@ export function cli(args: string[], env: Record<string, string>, input = ''): Pr
 }
 
 /**
- * A target database for the CLI and a server over it: on SQLite a file in `dir`, on PostgreSQL the
- * server's own schema (the CLI's DATABASE_URL sets its search_path).
+ * A target database for the CLI and a server over it (with `env` added to its settings): on SQLite
+ * a file in `dir`, on PostgreSQL the server's own schema (the CLI's DATABASE_URL sets its search_path).
  */
-export async function cliTarget(kind: StoreKind, dir: string, name: string): Promise<{ server: TestServer; url: string }> {
+export async function cliTarget(kind: StoreKind, dir: string, name: string, env: Record<string, string> = {}): Promise<{ server: TestServer; url: string }> {
   if (kind.name === 'sqlite') {
     const url = `sqlite:${join(dir, `${name}.db`)}`;
-    return { server: await startServer({ name: 'sqlite', url }), url };
+    return { server: await startServer({ name: 'sqlite', url }, env), url };
   }
-  const server = await startServer(kind);
+  const server = await startServer(kind, env);
   return { server, url: server.databaseUrl };
 }
 

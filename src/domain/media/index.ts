@@ -4,7 +4,8 @@
  * upright and stripped of their metadata, resized into WordPress' sizes (process.ts) and kept in a
  * storage (a local folder or an S3-compatible bucket: storage.ts, s3.ts) under content-addressed
  * keys. Each upload is an `images` row, so the REST `image` field, ETags, sync and webhooks treat
- * it as any featured image; its alt text is kept with it.
+ * it as any featured image; its alt text is kept with it. `sweep` removes the stored files no
+ * image of any calendar uses (the `media sweep` command).
  *
  * @example
  *   const media = createMediaService(config, store.db, clock);
@@ -24,10 +25,10 @@ import { storedSizes, toImageJson, type ImageSizeJson, type StoredSize } from '.
 import { ImageProblem, processImage } from './process.js';
 import { createS3Storage } from './s3.js';
 import { sniffImage, FORMATS, type SniffedImage } from './sniff.js';
-import { createLocalStorage, KEY_PATTERN, type MediaStorage } from './storage.js';
+import { createLocalStorage, KEY_PATTERN, type MediaStorage, type StoredHash } from './storage.js';
 
 export { IMMUTABLE } from './s3.js';
-export type { MediaStorage } from './storage.js';
+export type { MediaStorage, StoredHash } from './storage.js';
 
 /** The path the service answers media files under (outside the REST root). */
 export const MEDIA_PATH = '/media';
@@ -57,6 +58,55 @@ export interface MediaJson {
   sizes: Record<string, ImageSizeJson>;
 }
 
+/** The grace period of a sweep by default (minutes): an upload stores its files before its record. */
+export const SWEEP_GRACE_MINUTES = 60;
+
+export interface SweepOptions {
+  /** Leave the hashes with a file written in the last this many minutes (default SWEEP_GRACE_MINUTES). */
+  olderThanMinutes?: number;
+  /** Find and tell, remove nothing. */
+  dryRun?: boolean;
+  /**
+   * Remove even when no calendar has any uploaded image. Without it such a sweep is refused
+   * (MediaSweepRefused): a database with no upload beside a storage with files is more likely
+   * another installation's, or a new one opened by mistake, than one whose every file is unused.
+   */
+  allowEmptyLibrary?: boolean;
+  /** Told of each hash stored as the sweep goes. */
+  onProgress?: (step: SweepStep) => void;
+}
+
+/**
+ * A hash the sweep went by: `recent` (written within the grace period, left), `in-use` (an image
+ * of some calendar uses it), `unused` (a dry run's find), `removed`, or `failed` (with its error).
+ */
+export interface SweepStep extends StoredHash {
+  outcome: 'recent' | 'in-use' | 'unused' | 'removed' | 'failed';
+  error?: unknown;
+}
+
+export interface SweepResult {
+  /** hashes in the storage */
+  stored: number;
+  /** of them, written within the grace period: left without a look */
+  recent: number;
+  /** the older ones, looked up in the database */
+  checked: number;
+  /** of them, used by no image of any calendar (removed, or with a dry run to be) */
+  unused: number;
+  /** their size */
+  unusedBytes: number;
+  removed: number;
+  bytesFreed: number;
+  /** removals that failed; the others were still made */
+  failed: number;
+  /** the first failure's error, when there was one */
+  firstError?: unknown;
+}
+
+/** A sweep that would remove files although no calendar has any uploaded image (SweepOptions.allowEmptyLibrary). */
+export class MediaSweepRefused extends Error {}
+
 export interface MediaService {
   readonly storage: MediaStorage;
   /** Check, process, store and record an upload; throws the API's upload errors. */
@@ -81,6 +131,13 @@ export interface MediaService {
   calendarFilesRemoval(calendarId: number): Promise<() => Promise<void>>;
   /** Alt texts of these images (for the pages, feeds and federation, which read the REST shape without it). */
   alts(ids: number[]): Promise<Map<number, string>>;
+  /**
+   * Remove the stored files no image of any calendar uses (an upload that stopped between its files
+   * and its record, a removal whose storage call failed, calendars deleted by a version that left
+   * their files), but those written within the grace period. One failed removal does not stop the
+   * others: they are counted, the first error kept. A listing or database error stops it (thrown).
+   */
+  sweep(options?: SweepOptions): Promise<SweepResult>;
 }
 
 /** The storage the settings choose: an S3-compatible bucket when MEDIA_S3_BUCKET is set, else MEDIA_DIR. */
@@ -268,6 +325,68 @@ export function createMediaService(
       const rows = await imagesStore.findImagesByIds(db, [...new Set(ids)]);
       for (const r of rows) if (r.alt) out.set(Number(r.id), r.alt);
       return out;
+    },
+
+    async sweep({ olderThanMinutes = SWEEP_GRACE_MINUTES, dryRun = false, allowEmptyLibrary = false, onProgress } = {}) {
+      // Files' times are the storage's (the disk's, the bucket's): the wall clock, not the calendar's clock.
+      const cutoff = Date.now() - olderThanMinutes * 60_000;
+      const result: SweepResult = { stored: 0, recent: 0, checked: 0, unused: 0, unusedBytes: 0, removed: 0, bytesFreed: 0, failed: 0 };
+      const tell = (found: StoredHash, outcome: SweepStep['outcome'], error?: unknown) => onProgress?.({ ...found, outcome, ...(error !== undefined ? { error } : {}) });
+      const used = (hash: string) => imagesStore.storageKeyUsedInAnyCalendar(db, hash);
+      let libraryLooked = false;
+      let failure: { error: unknown } | undefined;
+      for await (const listed of storage.list()) {
+        result.stored++;
+        if (listed.newest > cutoff) {
+          result.recent++;
+          tell(listed, 'recent');
+          continue;
+        }
+        result.checked++;
+        if (await used(listed.hash)) {
+          tell(listed, 'in-use');
+          continue;
+        }
+        let found = listed;
+        if (!dryRun) {
+          if (!libraryLooked && !allowEmptyLibrary && !(await imagesStore.anyUploadInAnyCalendar(db)))
+            throw new MediaSweepRefused('no calendar of this database has any uploaded image, yet the media storage holds files: is it the database these files belong to?');
+          libraryLooked = true;
+          // Looked at again just before it goes: an upload of the same bytes writes the files again
+          // (so they are new) before it records its row, and a restored record (an import) writes
+          // no file at all, so the database is asked again after the files.
+          const now = await storage.look(listed.hash);
+          if (!now) continue;
+          if (now.newest > cutoff) {
+            result.recent++;
+            tell(now, 'recent');
+            continue;
+          }
+          if (await used(now.hash)) {
+            tell(now, 'in-use');
+            continue;
+          }
+          found = now;
+        }
+        result.unused++;
+        result.unusedBytes += found.bytes;
+        if (dryRun) {
+          tell(found, 'unused');
+          continue;
+        }
+        try {
+          await storage.removeAll(found.hash, found.files);
+          result.removed++;
+          result.bytesFreed += found.bytes;
+          tell(found, 'removed');
+        } catch (e) {
+          // The others are still removed; the first failure is told with the counts.
+          result.failed++;
+          failure ??= { error: e };
+          tell(found, 'failed', e);
+        }
+      }
+      return failure ? { ...result, firstError: failure.error } : result;
     },
   };
 }

@@ -303,11 +303,18 @@ export async function followsBySlug(db: Executor): Promise<Array<{ calendar: str
 }
 
 /**
- * What this calendar's follows made in it: their copies, and the venues and organizers they
- * mirrored (`network_linked`). An export leaves them out: re-creating the follow makes them again.
+ * What this calendar's follows made in it: their copies (and those an ended or withdrawn follow
+ * left in the trash, the network's own, which a later follow restores), and the venues and
+ * organizers they mirrored (`network_linked`). An export leaves them out: re-creating the follow
+ * makes them again. An ended follow's copy taken out of the trash is the calendar's own, and stays.
  */
 export async function followMadePosts(db: Executor): Promise<{ copies: number[]; mirrored: number[] }> {
-  const copies = await db.selectFrom('network_sources').select('post_id').where('kind', '=', 'follow').execute();
+  const copies = await db
+    .selectFrom('network_sources')
+    .innerJoin('posts', 'posts.id', 'network_sources.post_id')
+    .select('network_sources.post_id')
+    .where((eb) => eb.or([eb('network_sources.kind', '=', 'follow'), eb.and([eb('network_sources.kind', '=', 'follow-ended'), eb('posts.status', '=', 'trash')])]))
+    .execute();
   const mirrored = await db.selectFrom('network_linked').select('post_id').execute();
   return { copies: copies.map((r) => Number(r.post_id)), mirrored: mirrored.map((r) => Number(r.post_id)) };
 }

@@ -409,6 +409,13 @@ export function createNetworkService(ctx: DomainContext): NetworkService {
           copy = ended;
           record = copyRecords.get(Number(ended.post_id));
         }
+        // A new copy the calendar's events quota has no room for is refused before its venue and
+        // organizers are mirrored: made, then trashed by the sweep, they would pile up in the trash
+        // at every step that tries the event again. (The create below still holds the quota.)
+        if (!(copy && record) && !(await hasRoom())) {
+          notCopied++;
+          continue;
+        }
         const fields = await calendars.within(sourceId, async () => {
           const made = await copyInput(sourceEventId);
           return made && { ...made, linked: await readLinked(made.record) };

@@ -269,6 +269,34 @@ forEachStore(
       assert.equal((await t.api.get(`${network('q-full')}/follows`, { as: 'admin' })).body[0].not_copied, 0);
     });
 
+    it('a follower still full: no venue is mirrored for a refused copy, and a step with no room and nothing new leaves the follow', async () => {
+      await t.built.services.calendars.create({ slug: 'r-source', name: 'R source' });
+      await t.built.services.calendars.create({ slug: 'r-full', name: 'R full', quotas: { events: 1 } });
+      const hall = await t.api.post(at('r-source', 'events/v1/venues'), { as: 'admin', json: { venue: 'Only hall' } });
+      assert.equal(hall.status, 201, hall.text);
+      await make('r-source', 'admin', { title: 'R one' });
+      const two = await make('r-source', 'admin', { title: 'R two', venue: hall.body.id });
+      const followed = await t.api.post(`${network('r-full')}/follows`, { as: 'admin', json: { calendar: 'r-source' } });
+      assert.equal(followed.body.not_copied, 1, followed.text);
+      assert.deepEqual(await titles('r-full'), ['R one']);
+      const venues = async (status: string) =>
+        ((await t.api.get(at('r-full', 'events/v1/venues'), { as: 'admin', query: { status, per_page: '50' } })).body.venues ?? []).map((v: { venue: string }) => v.venue);
+      // Each change at the source tries the refused copy again: no venue is made for it (and trashed).
+      for (let i = 1; i <= 3; i++) {
+        assert.equal((await t.api.post(`${events('r-source')}/${two.id}`, { as: 'admin', json: { title: `R two (${i})` } })).status, 200);
+        assert.equal((await t.built.networkJob.runOnce()).error, undefined);
+      }
+      assert.deepEqual(await venues('trash'), []);
+      assert.deepEqual(await venues('publish'), []);
+      // Nothing new at the source and still no room: the steps sync no follow (each would try every
+      // missing copy again).
+      for (let i = 0; i < 3; i++) {
+        const step = await t.built.networkJob.runOnce();
+        assert.equal(step.error, undefined);
+        assert.equal(step.value, 0, `step ${i}: follows synced`);
+      }
+    });
+
     it('a suspended source’s events leave its followers, and come back when it resumes', async () => {
       await t.built.services.calendars.create({ slug: 'isle', name: 'Isle' });
       await t.built.services.calendars.create({ slug: 'shore', name: 'Shore' });

@@ -45,9 +45,10 @@ the database of DATABASE_URL about each hash: give it the same settings as the s
 
 It is safe while servers run: files written in the last --older-than minutes are left (an upload
 stores its files before it records the image), and each hash is looked at again, files and
-database, just before it is removed. A sweep that would remove files although no calendar has any
-uploaded image is refused (exit 2): that is more often the wrong database than an unused library;
---allow-empty-library removes them anyway.
+database, just before it is removed. A sweep that would remove files is refused (exit 2) when the
+database and the storage do not look like one installation's: no calendar has any uploaded image,
+or none of the files of the 20 newest images is in the storage (a wrong DATABASE_URL or MEDIA_DIR
+makes every file look unused); --force removes them anyway.
 
 Output: one line per hash removed (with --dry-run: that would be removed) with its size, then a
 summary. Exit 0; 1 when a removal failed (the others are still made) or the storage or database
@@ -66,7 +67,7 @@ export function registerMediaCommand(program: Command, withSettings: (cmd: Comma
       .description('remove stored image files that no image of any calendar refers to; safe while servers run')
       .option('--older-than <minutes>', 'leave the files written in the last MINUTES minutes (uploads in progress)', String(SWEEP_GRACE_MINUTES))
       .option('--dry-run', 'list what would be removed, remove nothing')
-      .option('--allow-empty-library', 'remove even when no calendar has any uploaded image (else refused)')
+      .option('--force', 'remove even when the database and the storage do not look like one installation’s (else refused)')
       .addHelpText('after', HELP),
     KEYS,
   ).action(async (opts) => {
@@ -93,10 +94,10 @@ export function registerMediaCommand(program: Command, withSettings: (cmd: Comma
       };
       let result;
       try {
-        result = await services.media.sweep({ olderThanMinutes: minutes, dryRun, allowEmptyLibrary: opts.allowEmptyLibrary === true, onProgress });
+        result = await services.media.sweep({ olderThanMinutes: minutes, dryRun, force: opts.force === true, onProgress });
       } catch (err) {
         if (err instanceof MediaSweepRefused) {
-          console.error(`error: ${err.message} Nothing removed; check DATABASE_URL and the media settings, or give --allow-empty-library.`);
+          console.error(`error: ${err.message} Nothing removed; check DATABASE_URL and the media settings, or give --force.`);
           process.exitCode = 2;
           return;
         }

@@ -45,10 +45,10 @@ export async function storageKeyUsedInAnyCalendar(db: Executor, key: string): Pr
   return row !== undefined;
 }
 
-/** Whether any calendar has an uploaded image at all (a look across calendars; the first such row answers). */
-export async function anyUploadInAnyCalendar(db: Executor): Promise<boolean> {
-  const row = await acrossCalendars(() => db.selectFrom('images').select('id').where('storage_key', '<>', '').limit(1).executeTakeFirst());
-  return row !== undefined;
+/** The storage keys of the newest uploaded images of every calendar (at most `limit` images; a look across calendars). */
+export async function newestStorageKeys(db: Executor, limit: number): Promise<string[]> {
+  const rows = await acrossCalendars(() => db.selectFrom('images').select('storage_key').where('storage_key', '<>', '').orderBy('id', 'desc').limit(limit).execute());
+  return [...new Set(rows.map((r) => r.storage_key))];
 }
 
 /** Whether the calendar of the work at hand has an uploaded image with these files (`images_calendar_storage_key`). */

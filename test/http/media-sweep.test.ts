@@ -10,7 +10,7 @@
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, utimesSync, writeFileSync } from 'node:fs';
+import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, utimesSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { forEachStore, STORES, type TestServer } from '../support/harness.js';
@@ -129,6 +129,36 @@ forEachStore(
       assert.equal((await fetch(`${t.origin}/c/south/media/${south.hash}/full.png`)).status, 200);
     });
 
+    it('looks again just before it removes: an image uploaded meanwhile keeps its files', async () => {
+      // An orphan of real bytes: an image's files, put back after its record and files went.
+      const bytes = await plainImage(333, 222);
+      const first = await upload(t, null, bytes);
+      const kept = join(dir, `kept-${first.hash}`);
+      cpSync(join(mediaDir(), first.hash), kept, { recursive: true });
+      assert.equal((await t.api.delete(`${t.origin}${ADMIN}/media/${first.id}`, { as: 'admin' })).status, 200);
+      cpSync(kept, join(mediaDir(), first.hash), { recursive: true });
+      age(mediaDir(), first.hash);
+      // Between the sweep's first look (unused, old) and its removal, the same bytes are uploaded
+      // again: the files written anew, the image recorded.
+      const storage = t.built.services.media.storage;
+      let again: { id: number; hash: string } | undefined;
+      const racing: MediaStorage = {
+        ...storage,
+        look: async (hash) => {
+          if (hash === first.hash && !again) again = await upload(t, null, bytes);
+          return storage.look(hash);
+        },
+      };
+      const media = createMediaService(t.config, t.built.store.db, { nowGmt: () => new Date().toISOString() }, racing);
+      const steps = new Map<string, SweepStep>();
+      // Forced: the library may hold no other image to recognise the folder by.
+      await media.sweep({ force: true, onProgress: (s) => steps.set(s.hash, s) });
+      assert.ok(again, 'the upload ran between the looks');
+      assert.notEqual(steps.get(first.hash)?.outcome, 'removed');
+      assert.ok(onDisk(first.hash));
+      assert.equal((await fetch(`${t.origin}/media/${first.hash}/full.png`)).status, 200);
+    });
+
     it('goes on past a failed removal and tells the first error with the counts', async () => {
       const [first, second, third] = [orphan(mediaDir()), orphan(mediaDir()), orphan(mediaDir())];
       const storage = t.built.services.media.storage;
@@ -239,7 +269,7 @@ for (const kind of STORES) {
       assert.match(refused.stderr, /no calendar of this database has any uploaded image/);
       assert.equal(refused.stdout, '');
       assert.ok(existsSync(join(mediaDir(), old)));
-      const allowed = await cli(['media', 'sweep', '--allow-empty-library'], env);
+      const allowed = await cli(['media', 'sweep', '--force'], env);
       assert.equal(allowed.code, 0, allowed.stderr);
       assert.match(allowed.stdout, new RegExp(`^removed ${old}  500 bytes \\(2 files\\)$`, 'm'));
       assert.equal(existsSync(join(mediaDir(), old)), false);
@@ -282,13 +312,35 @@ for (const kind of STORES) {
       assert.ok(existsSync(join(mediaDir(), used.hash)));
     });
 
+    it('refuses to sweep a storage that holds none of the newest images’ files (another instance’s folder) unless forced', { timeout: 240_000 }, async () => {
+      // The database has uploads (their files in mediaDir()); the folder named is another one.
+      await upload(t, null, await plainImage(320, 200));
+      const other = join(work, 'other-media');
+      const stranger = orphan(other);
+      const env = cliEnv(url, { LOG_LEVEL: 'silent', MEDIA_DIR: other });
+      const refused = await cli(['media', 'sweep'], env);
+      assert.equal(refused.code, 2, `${refused.stdout}\n${refused.stderr}`);
+      assert.match(refused.stderr, /none of the files of this database's \d+ newest uploaded images? is in this media storage/);
+      assert.match(refused.stderr, /Nothing removed; check DATABASE_URL and the media settings, or give --force\./);
+      assert.ok(existsSync(join(other, stranger)));
+      // A dry run is not refused: it removes nothing.
+      const dry = await cli(['media', 'sweep', '--dry-run'], env);
+      assert.equal(dry.code, 0, dry.stderr);
+      assert.match(dry.stdout, new RegExp(`^would remove ${stranger} `, 'm'));
+      const forced = await cli(['media', 'sweep', '--force'], env);
+      assert.equal(forced.code, 0, forced.stderr);
+      assert.match(forced.stdout, new RegExp(`^removed ${stranger}  500 bytes \\(2 files\\)$`, 'm'));
+      assert.equal(existsSync(join(other, stranger)), false);
+    });
+
     it('exits 1 when a removal fails, after removing the others', { timeout: 240_000 }, async () => {
       const env = cliEnv(url, { LOG_LEVEL: 'silent', ...s3Env });
       const refusedHash = orphanObjects(['full.png', 'medium.png']);
       const removedHash = orphanObjects(['full.png']);
       s3.refuse = (method, path) => method === 'DELETE' && path.startsWith(`sweep-media/${refusedHash}/`);
       try {
-        const r = await cli(['media', 'sweep'], env);
+        // Forced: this database's images have their files on local disk, not in this bucket.
+        const r = await cli(['media', 'sweep', '--force'], env);
         assert.equal(r.code, 1, `${r.stdout}\n${r.stderr}`);
         assert.match(r.stdout, new RegExp(`^removed ${removedHash}  100 bytes \\(1 file\\)$`, 'm'));
         assert.match(r.stderr, new RegExp(`^error: could not remove ${refusedHash}: S3 DELETE answered 403`, 'm'));

@@ -61,17 +61,22 @@ export interface MediaJson {
 /** The grace period of a sweep by default (minutes): an upload stores its files before its record. */
 export const SWEEP_GRACE_MINUTES = 60;
 
+/** How many of the newest images a sweep looks for in the storage before it removes anything. */
+export const SWEEP_SAMPLE = 20;
+
 export interface SweepOptions {
   /** Leave the hashes with a file written in the last this many minutes (default SWEEP_GRACE_MINUTES). */
   olderThanMinutes?: number;
   /** Find and tell, remove nothing. */
   dryRun?: boolean;
   /**
-   * Remove even when no calendar has any uploaded image. Without it such a sweep is refused
-   * (MediaSweepRefused): a database with no upload beside a storage with files is more likely
-   * another installation's, or a new one opened by mistake, than one whose every file is unused.
+   * Remove even when the database and the storage do not look like each other's. Without it a
+   * sweep that would remove files is refused (MediaSweepRefused) when no calendar has any uploaded
+   * image, or when none of the newest images' files (up to SWEEP_SAMPLE) is in the storage: a
+   * new database opened by mistake, another installation's, or another instance's media folder
+   * makes every file look unused.
    */
-  allowEmptyLibrary?: boolean;
+  force?: boolean;
   /** Told of each hash stored as the sweep goes. */
   onProgress?: (step: SweepStep) => void;
 }
@@ -104,7 +109,7 @@ export interface SweepResult {
   firstError?: unknown;
 }
 
-/** A sweep that would remove files although no calendar has any uploaded image (SweepOptions.allowEmptyLibrary). */
+/** A sweep that would remove files although the database and the storage do not look like each other's (SweepOptions.force). */
 export class MediaSweepRefused extends Error {}
 
 export interface MediaService {
@@ -327,13 +332,24 @@ export function createMediaService(
       return out;
     },
 
-    async sweep({ olderThanMinutes = SWEEP_GRACE_MINUTES, dryRun = false, allowEmptyLibrary = false, onProgress } = {}) {
+    async sweep({ olderThanMinutes = SWEEP_GRACE_MINUTES, dryRun = false, force = false, onProgress } = {}) {
       // Files' times are the storage's (the disk's, the bucket's): the wall clock, not the calendar's clock.
       const cutoff = Date.now() - olderThanMinutes * 60_000;
       const result: SweepResult = { stored: 0, recent: 0, checked: 0, unused: 0, unusedBytes: 0, removed: 0, bytesFreed: 0, failed: 0 };
       const tell = (found: StoredHash, outcome: SweepStep['outcome'], error?: unknown) => onProgress?.({ ...found, outcome, ...(error !== undefined ? { error } : {}) });
       const used = (hash: string) => imagesStore.storageKeyUsedInAnyCalendar(db, hash);
       let libraryLooked = false;
+      // Before the first removal: do this database and this storage belong together? Some of the
+      // newest images' files must be here (one uploaded image whose files are elsewhere, or none
+      // at all, is more often the wrong DATABASE_URL or MEDIA_DIR than a library nobody uses).
+      const refuseStrangers = async () => {
+        const sample = await imagesStore.newestStorageKeys(db, SWEEP_SAMPLE);
+        if (sample.length === 0) throw new MediaSweepRefused('no calendar of this database has any uploaded image, yet the media storage holds files: is it the database these files belong to?');
+        for (const hash of sample) if (await storage.look(hash)) return;
+        throw new MediaSweepRefused(
+          `none of the files of this database's ${sample.length} newest uploaded image${sample.length === 1 ? '' : 's'} is in this media storage: are they the database and the storage of one installation?`,
+        );
+      };
       let failure: { error: unknown } | undefined;
       for await (const listed of storage.list()) {
         result.stored++;
@@ -349,8 +365,7 @@ export function createMediaService(
         }
         let found = listed;
         if (!dryRun) {
-          if (!libraryLooked && !allowEmptyLibrary && !(await imagesStore.anyUploadInAnyCalendar(db)))
-            throw new MediaSweepRefused('no calendar of this database has any uploaded image, yet the media storage holds files: is it the database these files belong to?');
+          if (!libraryLooked && !force) await refuseStrangers();
           libraryLooked = true;
           // Looked at again just before it goes: an upload of the same bytes writes the files again
           // (so they are new) before it records its row, and a restored record (an import) writes

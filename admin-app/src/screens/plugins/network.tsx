@@ -87,10 +87,18 @@ function placeError(err: unknown, fields: string[], byCode: Record<string, strin
 }
 
 /** This calendar's published events matching `text` (an author's own only: they may propose no other). */
+/** Pages of the events list an author's picker reads at most, looking for their own events among everyone's (the list has no author filter). */
+const OWN_PAGES = 5;
+
 async function findEvents(text: string): Promise<Choice[]> {
-  const res = await api<{ events: EventSummary[] }>(`${EVENTS}/events`, { query: { search: text.trim() || undefined, status: 'publish', per_page: 20 } });
-  const mayPropose = can('edit_others_tribe_events') ? res.data.events : res.data.events.filter((e) => Number(e.author) === currentUser.value.id);
-  return mayPropose.map((e) => ({
+  const everyone = can('edit_others_tribe_events');
+  const mayPropose: EventSummary[] = [];
+  for (let page = 1; page <= (everyone ? 1 : OWN_PAGES) && mayPropose.length < 20; page++) {
+    const res = await api<{ events: EventSummary[]; total_pages?: number }>(`${EVENTS}/events`, { query: { search: text.trim() || undefined, status: 'publish', per_page: everyone ? 20 : 50, page } });
+    mayPropose.push(...(everyone ? res.data.events : res.data.events.filter((e) => Number(e.author) === currentUser.value.id)));
+    if (page >= Number(res.headers.get('x-wp-totalpages') ?? res.data.total_pages ?? 1)) break;
+  }
+  return mayPropose.slice(0, 20).map((e) => ({
     value: String(e.id),
     label: textOf(e.title) || `#${e.id}`,
     hint: formatDate(e.utc_start_date, { dateStyle: 'medium', timeStyle: 'short', timeZone: e.timezone }),

@@ -35,6 +35,7 @@ import type { DomainContext } from './context.js';
 import { parseDateInput } from './dates/strtotime.js';
 import { endOfDay, type WallTime } from './dates/wall.js';
 import { apiError, forbidden, invalidParams } from './errors.js';
+import { isQuotaExceeded } from './quotas.js';
 import type { EventInput } from './events/index.js';
 import { createLinks } from './links.js';
 import { MAX_TERMS_PER_WRITE } from './terms/index.js';
@@ -206,7 +207,7 @@ export function createNetworkService(ctx: DomainContext): NetworkService {
       await ctx.quotas.check(db, 'events', 1);
       return true;
     } catch (e) {
-      if (e instanceof Error && 'code' in e && (e as { code: string }).code === 'calendar_quota_exceeded') return false;
+      if (isQuotaExceeded(e)) return false;
       throw e;
     }
   }
@@ -219,7 +220,7 @@ export function createNetworkService(ctx: DomainContext): NetworkService {
     } catch {
       // The source calendar was deleted: the next step of the job ends the follow's copies.
     }
-    return { id: Number(row.id), calendar, categories: JSON.parse(row.categories) as string[], created: row.created_gmt.replace(' ', 'T') + 'Z', not_copied: Number(row.not_copied ?? 0) };
+    return { id: Number(row.id), calendar, categories: JSON.parse(row.categories) as string[], created: row.created_gmt.replace(' ', 'T') + 'Z', not_copied: Number(row.not_copied) };
   }
 
   /**
@@ -351,6 +352,8 @@ export function createNetworkService(ctx: DomainContext): NetworkService {
       const follow = (await store.listFollows(db)).find((f) => Number(f.id) === followId);
       if (!follow) return 0;
       let notCopied = 0;
+      // Whether the calendar's events quota refused a new copy in this sync (the later ones are refused unasked).
+      let full = false;
       const sourceId = Number(follow.source_calendar_id);
       const categories = JSON.parse(follow.categories) as string[];
       // What the source offers now: nothing when it is suspended or gone.
@@ -411,8 +414,10 @@ export function createNetworkService(ctx: DomainContext): NetworkService {
         }
         // A new copy the calendar's events quota has no room for is refused before its venue and
         // organizers are mirrored: made, then trashed by the sweep, they would pile up in the trash
-        // at every step that tries the event again. (The create below still holds the quota.)
-        if (!(copy && record) && !(await hasRoom())) {
+        // at every step that tries the event again. (The create below still holds the quota.) Once
+        // full, the calendar stays so for the rest of this sync: no count is asked again.
+        if (!(copy && record) && (full || !(await hasRoom()))) {
+          full = true;
           notCopied++;
           continue;
         }
@@ -443,7 +448,8 @@ export function createNetworkService(ctx: DomainContext): NetworkService {
             made = await events.create(me, input);
           } catch (e) {
             // A full calendar skips this copy alone: its other copies, and the other follows, go on.
-            if (!(e instanceof Error && 'code' in e && (e as { code: string }).code === 'calendar_quota_exceeded')) throw e;
+            if (!isQuotaExceeded(e)) throw e;
+            full = true;
             notCopied++;
             // A venue or organizer mirrored for it alone is swept as any unused one is.
             touched = true;
@@ -462,7 +468,7 @@ export function createNetworkService(ctx: DomainContext): NetworkService {
         }
       }
       if (touched) await sweepMirrors(ctx, followId);
-      if (notCopied !== Number(follow.not_copied ?? 0)) await store.setNotCopied(db, followId, notCopied);
+      if (notCopied !== Number(follow.not_copied)) await store.setNotCopied(db, followId, notCopied);
       return notCopied;
     },
 

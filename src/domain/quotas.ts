@@ -30,7 +30,7 @@ import { writeTransaction } from '../store/changes.js';
 import { DEFAULT_CALENDAR_ID, calendarIdNow } from '../store/calendar-scope.js';
 import { findCalendarById } from '../store/calendars.js';
 import { countQuotaEvents, countQuotaWebhookEndpoints, countSubmissionsSince, lockQuota, sumQuotaMediaBytes } from '../store/quotas.js';
-import { apiError, type ApiError } from './errors.js';
+import { ApiError, apiError } from './errors.js';
 import { createGrantStore } from './rate-grants.js';
 
 export const QUOTA_NAMES = ['events', 'media_bytes', 'requests_per_minute', 'webhook_endpoints', 'submissions_per_day', 'sync_history_days'] as const;
@@ -77,6 +77,11 @@ export function parseQuotas(json: string): Quotas {
   } catch {
     return {};
   }
+}
+
+/** Whether an error is a quota's refusal (`quotaExceeded`): the work it refused may be tried again once there is room. */
+export function isQuotaExceeded(e: unknown): boolean {
+  return e instanceof ApiError && e.code === 'calendar_quota_exceeded';
 }
 
 /** The error of a used-up quota: its status (403, 413 or 429), with what it counts. */

@@ -17,8 +17,8 @@ import type { Config } from '../../config.js';
 import { writeTransaction } from '../../store/changes.js';
 import * as imagesStore from '../../store/images.js';
 import type { Executor, ImageRow } from '../../store/schema.js';
-import { ApiError, apiError } from '../errors.js';
-import type { CalendarQuotas } from '../quotas.js';
+import { apiError } from '../errors.js';
+import { isQuotaExceeded, type CalendarQuotas } from '../quotas.js';
 import type { Clock } from '../linked-posts/types.js';
 import { can, type Viewer } from '../permissions.js';
 import { storedSizes, toImageJson, type ImageSizeJson, type StoredSize } from '../representations/image.js';
@@ -258,7 +258,7 @@ export function createMediaService(
       const id = await (quota > 0 ? quotas!.write(on, 'media_bytes', made.full.bytes.length, insert) : writeTransaction(on, insert)).catch(async (e: unknown) => {
         // Refused by the quota meanwhile (uploads at once): its files go unless a record shares them,
         // in any calendar (the same bytes uploaded elsewhere are the same files).
-        if (e instanceof ApiError && e.code === 'calendar_quota_exceeded' && !(await imagesStore.storageKeyUsedInAnyCalendar(on, hash)))
+        if (isQuotaExceeded(e) && !(await imagesStore.storageKeyUsedInAnyCalendar(on, hash)))
           await storage
             .removeAll(
               hash,

@@ -104,7 +104,7 @@ export function createLocalStorage(folder: string): MediaStorage {
       try {
         return await readFile(pathOf(key));
       } catch (e) {
-        if ((e as NodeJS.ErrnoException).code === 'ENOENT' || (e as NodeJS.ErrnoException).code === 'ENOTDIR') return undefined;
+        if (gone(e)) return undefined;
         throw e;
       }
     },

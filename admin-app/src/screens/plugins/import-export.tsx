@@ -10,6 +10,7 @@ import { formatDate, formatNumber, t } from '../../lib/i18n';
 import { query, setQuery } from '../../lib/router';
 import { boot } from '../../lib/session';
 import type { ScreenDef } from '../../lib/screens';
+import { textOf } from '../../lib/text';
 import { useApi } from '../../components/useApi';
 import { PageHeader } from '../../components/PageHeader';
 import { DataTable, type Column } from '../../components/DataTable';
@@ -294,10 +295,6 @@ function DryRunMark() {
   return <span class="badge">{t('io.dryRun.mark')}</span>;
 }
 
-/** An event's title as text (the API answers it with HTML entities). */
-function decodeTitle(html: string): string {
-  return new DOMParser().parseFromString(html, 'text/html').documentElement.textContent ?? html;
-}
 
 /** The events an import wrote, as links to the editor, a page at a time. */
 function WrittenEvents({ ids }: { ids: { created: number[]; updated: number[] } }) {
@@ -312,7 +309,7 @@ function WrittenEvents({ ids }: { ids: { created: number[]; updated: number[] } 
     per_page: IDS_PER_PAGE,
     status: 'any',
   });
-  const titleOf = new Map((titles.data?.events ?? []).map((e) => [e.id, decodeTitle(e.title)]));
+  const titleOf = new Map((titles.data?.events ?? []).map((e) => [e.id, textOf(e.title)]));
   return (
     <section aria-labelledby="written-events">
       <h3 id="written-events">{t('io.written', { n: all.length })}</h3>

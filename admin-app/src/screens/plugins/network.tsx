@@ -16,6 +16,7 @@ import { useEffect, useState } from 'preact/hooks';
 import { api, ApiProblem, fieldErrors } from '../../lib/api';
 import { formatDate, t } from '../../lib/i18n';
 import type { ScreenDef } from '../../lib/screens';
+import { textOf } from '../../lib/text';
 import { can, currentUser, hasRole } from '../../lib/session';
 import { useApi } from '../../components/useApi';
 import { PageHeader } from '../../components/PageHeader';
@@ -64,8 +65,6 @@ interface EventSummary {
 
 const messageOf = (e: unknown) => (e instanceof Error ? e.message : String(e));
 
-/** An event's title as text (the API answers it with HTML entities). */
-const textOf = (html: string) => new DOMParser().parseFromString(html, 'text/html').documentElement.textContent ?? html;
 
 /** Move the focus to a field once the error shown under it is rendered. */
 function useFocusOnError(errors: Record<string, string>, order: string[]) {
@@ -86,10 +85,10 @@ function placeError(err: unknown, fields: string[], byCode: Record<string, strin
   return field ? { fields: { [field]: messageOf(err) } } : { fields: {}, message: messageOf(err) };
 }
 
-/** This calendar's published events matching `text` (an author's own only: they may propose no other). */
 /** Pages of the events list an author's picker reads at most, looking for their own events among everyone's (the list has no author filter). */
 const OWN_PAGES = 5;
 
+/** This calendar's published events matching `text` (an author's own only: they may propose no other). */
 async function findEvents(text: string): Promise<Choice[]> {
   const everyone = can('edit_others_tribe_events');
   const mayPropose: EventSummary[] = [];

@@ -9,7 +9,7 @@
  *
  * ETags are the REST API's item tags with the variant `ics`: `"<database id>.e<id>.<version>.ics"`,
  * the version being the event's (`services.versions.of`: its last change, or its venue's, an
- * organizer's or a term's), so a tag read here is accepted by the REST API's `If-Match` and the other
+ * organizer's or a term's) named by its `versionTag` (domain/sync.ts), so a tag read here is accepted by the REST API's `If-Match` and the other
  * way round (both name the same database, record and version).
  *
  * @example
@@ -24,7 +24,7 @@ import { icalendar } from '../domain/ical.js';
 import type { Viewer } from '../domain/permissions.js';
 import type { PublicEvent } from '../domain/public-records.js';
 import type { Services } from '../domain/services.js';
-import { DeltaTooLarge, decodeSyncToken, encodeSyncToken, type SyncDelta } from '../domain/sync.js';
+import { DeltaTooLarge, decodeSyncToken, encodeSyncToken, versionTag, type SyncDelta } from '../domain/sync.js';
 import type { EventListArgs } from '../domain/events/index.js';
 
 /** A calendar collection: the whole site (`events`) or a category (`category-{slug}`). */
@@ -207,7 +207,7 @@ export function createCalendars(services: Services): Calendars {
 
     async state() {
       const [dbId, position] = await Promise.all([versions.databaseId(), versions.position()]);
-      return { ctag: `${dbId}.${position.revision}`, lastModified: position.gmt, seq: position.seq };
+      return { ctag: `${dbId}.${position.tag}`, lastModified: position.gmt, seq: position.seq };
     },
 
     async syncToken() {
@@ -248,7 +248,7 @@ async function withEtags(services: Services, list: PublicEvent[]): Promise<Membe
 /** These events' ETags and times (the ETag GET answers), read VERSION_CHUNK at a time. */
 async function withVersions(services: Services, ids: number[]): Promise<Listed[]> {
   const { versions } = services;
-  const dbId = await versions.databaseId();
+  const key = await versions.syncKey();
   const out: Listed[] = [];
   for (let i = 0; i < ids.length; i += VERSION_CHUNK) {
     // Let other requests run between chunks (SQLite answers synchronously).
@@ -257,7 +257,7 @@ async function withVersions(services: Services, ids: number[]): Promise<Listed[]
     const vs = await versions.ofEvents(chunk);
     for (const id of chunk) {
       const v = vs.get(id)!;
-      out.push({ id, etag: `"${dbId}.e${id}.${v.seq}.ics"`, lastModified: v.gmt });
+      out.push({ id, etag: `"${key.databaseId}.e${id}.${versionTag(key, v.seq)}.ics"`, lastModified: v.gmt });
     }
   }
   return out;

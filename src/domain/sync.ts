@@ -5,15 +5,24 @@
  * move between pages while a client pages through), from the change log (`changes`), never by
  * scanning `modified` columns.
  *
- * A token is `base64url("2.<database id>.<seq>.<issued, unix seconds>.<mac>")`, `mac`
- * being the first 16 bytes of HMAC-SHA256 of the text before it, base64url, keyed with a secret
- * kept in the database (`settings.sync_token_secret`, migration 012: every instance on one
- * database shares it). Clients treat it as opaque. It is refused (410 `rest_sync_token_expired`)
- * when it does not parse or its MAC does not match (forged, altered, or a version 1 token of
- * before), names another database, is ahead of this one, was issued more than SYNC_HISTORY_DAYS
- * ago, when the first change after it was committed more than SYNC_HISTORY_DAYS ago by the log's
- * own timestamps (`created_gmt`) or was pruned (the calendar's `changes_pruned`), or when a bulk
- * load (`all`) happened after it.
+ * A token is `base64url("3.<database id>.<sealed>.<issued, unix seconds>.<mac>")`. `sealed` is
+ * the position with the calendar's id, enciphered (one AES-128 block, base64url): a reader cannot
+ * tell how far apart two tokens are, so a calendar's tokens show nothing of how much the whole
+ * service wrote between them, and a token opens in its own calendar only. `mac` is the first 16
+ * bytes of HMAC-SHA256 of the text before it, base64url, keyed with a secret kept in the database
+ * (`settings.sync_token_secret`, migration 012: every instance on one database shares it; the
+ * cipher's key is derived from it). Clients treat it as opaque. A version 2 token (the position in
+ * clear, no calendar: what this service issued before) is still taken until it expires, so that
+ * clients holding one go on. A token is refused (410 `rest_sync_token_expired`) when it does not
+ * parse, its MAC does not match (forged, altered, or a version 1 token of before), it names another
+ * database or (version 3) another calendar, it is ahead of this one, was issued more than
+ * SYNC_HISTORY_DAYS ago, when the first change after it was committed more than SYNC_HISTORY_DAYS
+ * ago by the log's own timestamps (`created_gmt`) or was pruned (the calendar's `changes_pruned`),
+ * or when a bulk load (`all`) happened after it.
+ *
+ * The validators that name a version (entity tags, CalDAV's `getctag`) show it the same way:
+ * `versionTag` is a keyed hash of the calendar and the version, equal for equal versions on every
+ * instance and telling nothing of the number.
  *
  * One answer reads at most SYNC_MAX_CHANGES log rows (whole writes); when more are left, its token
  * continues from the last write it read, and the answer says so (`X-Sync-More: true`).
@@ -26,10 +35,11 @@
  *
  * @example
  *   const key = await services.versions.syncKey();
- *   const token = encodeSyncToken(key, 1043, Date.now()); // 'Mi5hYmMxMjMuMTA0My4xNzk1…'
+ *   const token = encodeSyncToken(key, 1043, Date.now()); // 'My5hYmMxMjMuV3JK…' (in the calendar at hand)
  *   decodeSyncToken(token, { key, seq: 1050, historyDays: 30, now: Date.now() }) // 1043
  */
-import { createHmac, createSecretKey, timingSafeEqual, type KeyObject } from 'node:crypto';
+import { createCipheriv, createDecipheriv, createHmac, createSecretKey, timingSafeEqual, type KeyObject } from 'node:crypto';
+import { calendarIdNow } from '../calendar-now.js';
 import type { Executor } from '../store/schema.js';
 import { readChanges } from '../store/change-log.js';
 import { syncTokenSecret } from '../store/settings.js';
@@ -62,39 +72,113 @@ export function syncKeyReader(db: Executor, databaseId: () => Promise<string>): 
   };
 }
 
-/** Each secret as a key object, made once (an HMAC over a raw buffer prepares the key on every call). */
-const keyObjects = new WeakMap<Buffer, KeyObject>();
+/** What a secret keys: the tokens' MAC (the secret itself), the cipher of their positions and the version tags (each derived from it). */
+interface Keys {
+  mac: KeyObject;
+  seal: Buffer;
+  tag: KeyObject;
+}
+
+/** Each secret's keys, made once (an HMAC over a raw buffer prepares the key on every call). */
+const keysOf = new WeakMap<Buffer, Keys>();
+
+function keys(secret: Buffer): Keys {
+  let k = keysOf.get(secret);
+  if (!k) {
+    const derive = (purpose: string) => createHmac('sha256', secret).update(purpose).digest();
+    k = { mac: createSecretKey(secret), seal: derive('sync token position').subarray(0, 16), tag: createSecretKey(derive('version tag')) };
+    keysOf.set(secret, k);
+  }
+  return k;
+}
 
 function macOf(secret: Buffer, payload: string): Buffer {
-  let key = keyObjects.get(secret);
-  if (!key) keyObjects.set(secret, (key = createSecretKey(secret)));
-  return createHmac('sha256', key).update(payload).digest().subarray(0, 16);
+  return createHmac('sha256', keys(secret).mac).update(payload).digest().subarray(0, 16);
+}
+
+/** One AES block: the calendar's id, four zero bytes, the position; base64url (22 characters). */
+function seal(secret: Buffer, calendar: number, seq: number): string {
+  const block = Buffer.alloc(16);
+  block.writeUInt32BE(calendar, 0);
+  block.writeBigUInt64BE(BigInt(seq), 8);
+  const cipher = createCipheriv('aes-128-ecb', keys(secret).seal, null).setAutoPadding(false);
+  return Buffer.concat([cipher.update(block), cipher.final()]).toString('base64url');
+}
+
+/** The calendar and position `seal` enciphered, or undefined (not a block of this secret's). */
+function unseal(secret: Buffer, sealed: string): { calendar: number; seq: number } | undefined {
+  const bytes = Buffer.from(sealed, 'base64url');
+  if (bytes.length !== 16) return undefined;
+  const decipher = createDecipheriv('aes-128-ecb', keys(secret).seal, null).setAutoPadding(false);
+  const block = Buffer.concat([decipher.update(bytes), decipher.final()]);
+  const seq = block.readBigUInt64BE(8);
+  if (block.readUInt32BE(4) !== 0 || seq > BigInt(Number.MAX_SAFE_INTEGER)) return undefined;
+  return { calendar: block.readUInt32BE(0), seq: Number(seq) };
+}
+
+/** Tags made lately, by secret: most answers name one of a few versions (cleared when full). */
+const tagsOf = new WeakMap<Buffer, Map<string, string>>();
+const MAX_TAGS = 10_000;
+
+/**
+ * How a validator names a version (a calendar's data revision, a record's change number): a keyed
+ * hash of it and the calendar (16 characters), so that two tags tell whether they are equal and
+ * nothing else, never the number nor how far apart two are.
+ *
+ * @example etag = `"${dbId}.L${versionTag(key, position.revision)}.${hash}"`
+ */
+export function versionTag(key: SyncKey, version: string | number, calendar = calendarIdNow()): string {
+  const text = `${calendar}.${version}`;
+  let tags = tagsOf.get(key.secret);
+  if (!tags) tagsOf.set(key.secret, (tags = new Map()));
+  let tag = tags.get(text);
+  if (tag === undefined) {
+    tag = createHmac('sha256', keys(key.secret).tag).update(text).digest('base64url').slice(0, 16);
+    if (tags.size >= MAX_TAGS) tags.clear();
+    tags.set(text, tag);
+  }
+  return tag;
 }
 
 /** The last token made for each key: every list answer carries one, and most in a second are the same. */
-const lastTokens = new WeakMap<SyncKey, { seq: number; second: number; token: string }>();
+const lastTokens = new WeakMap<SyncKey, { seq: number; second: number; calendar: number; token: string }>();
 
-export function encodeSyncToken(key: SyncKey, seq: number, nowMs: number): string {
+/** A token of position `seq` in `calendar` (by default the calendar at hand), issued at `nowMs`. */
+export function encodeSyncToken(key: SyncKey, seq: number, nowMs: number, calendar = calendarIdNow()): string {
   const second = Math.floor(nowMs / 1000);
   const last = lastTokens.get(key);
-  if (last !== undefined && last.seq === seq && last.second === second) return last.token;
-  const payload = `2.${key.databaseId}.${seq}.${second}`;
+  if (last !== undefined && last.seq === seq && last.second === second && last.calendar === calendar) return last.token;
+  const payload = `3.${key.databaseId}.${seal(key.secret, calendar, seq)}.${second}`;
   const token = Buffer.from(`${payload}.${macOf(key.secret, payload).toString('base64url')}`).toString('base64url');
-  lastTokens.set(key, { seq, second, token });
+  lastTokens.set(key, { seq, second, calendar, token });
   return token;
 }
 
+/**
+ * What a token this database issued holds, whether or not it is still valid: its position, its
+ * calendar (undefined for a version 2 token, which named none) and when it was issued; undefined
+ * when it is not one (its MAC does not match). For tests and tools: a request's token goes through
+ * `decodeSyncToken`, which keeps it to its calendar.
+ */
+export function openSyncToken(key: SyncKey, token: string): { seq: number; calendar: number | undefined; issuedMs: number } | undefined {
+  const m = /^(([23])\.([0-9a-f]+)\.([A-Za-z0-9_-]{1,22})\.(\d{1,12}))\.([A-Za-z0-9_-]{22})$/.exec(Buffer.from(token, 'base64url').toString('latin1'));
+  if (!m || m[3] !== key.databaseId) return undefined;
+  const mac = Buffer.from(m[6]!, 'base64url');
+  if (mac.length !== 16 || !timingSafeEqual(mac, macOf(key.secret, m[1]!))) return undefined;
+  const issuedMs = Number(m[5]) * 1000;
+  if (m[2] === '2') return /^\d{1,15}$/.test(m[4]!) ? { seq: Number(m[4]), calendar: undefined, issuedMs } : undefined;
+  const sealed = unseal(key.secret, m[4]!);
+  return sealed && { ...sealed, issuedMs };
+}
+
 /** The sequence number of a token, or a 410 `rest_sync_token_expired`. */
-export function decodeSyncToken(token: unknown, current: { key: SyncKey; seq: number; historyDays: number; now: number }): number {
+export function decodeSyncToken(token: unknown, current: { key: SyncKey; seq: number; historyDays: number; now: number; calendar?: number }): number {
   const expired = apiError('rest_sync_token_expired');
   if (typeof token !== 'string' || !/^[A-Za-z0-9_-]{1,200}$/.test(token)) throw expired;
-  const m = /^(2\.([0-9a-f]+)\.(\d{1,15})\.(\d{1,12}))\.([A-Za-z0-9_-]{22})$/.exec(Buffer.from(token, 'base64url').toString('latin1'));
-  if (!m) throw expired;
-  const mac = Buffer.from(m[5]!, 'base64url');
-  if (mac.length !== 16 || !timingSafeEqual(mac, macOf(current.key.secret, m[1]!))) throw expired;
-  if (m[2] !== current.key.databaseId) throw expired;
-  const seq = Number(m[3]);
-  const issuedMs = Number(m[4]) * 1000;
+  const opened = openSyncToken(current.key, token);
+  // A version 2 token named no calendar: it is taken in any, as it was.
+  if (!opened || (opened.calendar !== undefined && opened.calendar !== (current.calendar ?? calendarIdNow()))) throw expired;
+  const { seq, issuedMs } = opened;
   if (seq > current.seq || issuedMs < current.now - current.historyDays * 86_400_000 || issuedMs > current.now + 86_400_000) throw expired;
   return seq;
 }

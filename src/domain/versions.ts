@@ -14,7 +14,7 @@ import type { Executor } from '../store/schema.js';
 import { changeTime, databaseId, eventVersions, lockRecord, recordVersion, type RecordVersion, type VersionedType } from '../store/versions.js';
 import { withWriteGuard } from '../store/changes.js';
 import { createKeptMap } from './kept.js';
-import { syncKeyReader, type SyncKey } from './sync.js';
+import { syncKeyReader, versionTag, type SyncKey } from './sync.js';
 
 export type { RecordVersion, VersionedType };
 
@@ -26,6 +26,8 @@ export interface DataPosition {
   seq: number;
   /** the calendar's data revision (`ChangeFeed.revision()`: that number, and resets the feed could not follow) */
   revision: string;
+  /** the revision as validators show it (`versionTag`: equal for equal revisions, and nothing more) */
+  tag: string;
   /**
    * the whole log's number the feed reflects (at least `seq`): a sync token up to it is not from
    * the future (one issued before tokens carried a calendar's number carries the log's), and
@@ -129,8 +131,9 @@ export function createVersionService(store: Store): VersionService {
         here = feed.here() ?? { seq: feed.seq(), revision: feed.revision() };
       }
       const { seq, revision } = here;
+      const key = await syncKey();
       if (lastTime?.seq !== seq) lastTime = { seq, gmt: await changeTime(db, seq) };
-      return { seq, revision, gmt: lastTime.gmt, logSeq: Math.max(seq, feed.seq()) };
+      return { seq, revision, tag: versionTag(key, revision), gmt: lastTime.gmt, logSeq: Math.max(seq, feed.seq()) };
     },
   };
   const syncKey = syncKeyReader(db, () => service.databaseId());

@@ -194,7 +194,7 @@ async function iframeView(config: FaceDeps['config'], services: FaceDeps['servic
   try {
     const [position, databaseId] = await Promise.all([services.versions.position(), services.versions.databaseId()]);
     const today = reader.today();
-    const validators = { etag: etagOf(['embed', databaseId, position.revision, today, locale, req.url]), ...(position.gmt !== undefined ? { lastModified: position.gmt } : {}) };
+    const validators = { etag: etagOf(['embed', databaseId, position.tag, today, locale, req.url]), ...(position.gmt !== undefined ? { lastModified: position.gmt } : {}) };
     if (isNotModified(req, validators) && answerConditional(req, reply, validators)) return reply;
     let body: string;
     if (o.view === 'month') {

@@ -336,9 +336,9 @@ async function guardedHandler(req: FastifyRequest, endpoint: Endpoint, ctx: Endp
   const type = endpoint.precondition!.type;
   const id = recordIdOf(ctx);
   if (id === undefined) return endpoint.handler(ctx);
-  const dbId = await services.versions.databaseId();
+  const key = await services.versions.syncKey();
   const check = (v: RecordVersion) => {
-    if (!preconditionsHold(req.headers, { matches: (tag) => tagNamesVersion(tag, dbId, type, id, v.seq), lastModified: v.gmt })) throw apiError('rest_precondition_failed');
+    if (!preconditionsHold(req.headers, { matches: (tag) => tagNamesVersion(tag, key, type, id, v.seq), lastModified: v.gmt })) throw apiError('rest_precondition_failed');
   };
   return services.versions.guardedWrite(type, id, check, () => endpoint.handler(ctx));
 }

@@ -9,6 +9,7 @@
  *   return { body, headers: { ...listHeaders(…), 'X-Sync-Token': token }, renew: { 'x-sync-token': renew } };
  */
 import type { Services } from '../domain/services.js';
+import { calendarIdNow } from '../calendar-now.js';
 import { apiError, type ErrorCode } from '../domain/errors.js';
 import { decodeSyncToken, encodeSyncToken, type DeltaView, type SyncKey, type Tombstone } from '../domain/sync.js';
 import type { ArgSpec, EndpointContext, Reply } from './route.js';
@@ -32,8 +33,10 @@ export function syncTokenArg(): ArgSpec {
  */
 export async function syncTokenNow(services: Services): Promise<{ token: string; renew: (nowMs: number) => string }> {
   const [key, position] = await Promise.all([keyOf(services), services.versions.position(false)]);
-  // `renew`: the same position's token at another second (a replayed list answer: web/replay.ts).
-  const renew = (nowMs: number) => encodeSyncToken(key, position.seq, nowMs);
+  // `renew`: the same position's token at another second (a replayed list answer: web/replay.ts,
+  // which may renew it outside the request's calendar: the calendar is taken now).
+  const calendar = calendarIdNow();
+  const renew = (nowMs: number) => encodeSyncToken(key, position.seq, nowMs, calendar);
   return { token: renew(Date.now()), renew };
 }
 

@@ -1,13 +1,14 @@
 /**
  * ETags of API answers derived from versions, for the pipeline:
  *
- * - an item (`/events/42`, `/venues/by-slug/x`, `/tags/5`): `"<database id>.<type><id>.<seq>.<variant>"`,
- *   where `seq` is the record's version (`services.versions.of`: the last change of it, its venue,
- *   organizers and terms) and `variant` a short hash of what else decides the body (who asks, the
+ * - an item (`/events/42`, `/venues/by-slug/x`, `/tags/5`): `"<database id>.<type><id>.<version>.<variant>"`,
+ *   where `version` names the record's version (`services.versions.of`: the last change of it, its
+ *   venue, organizers and terms) by its `versionTag` (equal for equal versions, never the change
+ *   log's number: see domain/sync.ts) and `variant` a short hash of what else decides the body (who asks, the
  *   REST root and namespace, `_fields`, `_envelope`, `_jsonp`). `If-Match` on a write compares the
  *   database id, record and version, so a tag read under any namespace or by any caller is current
  *   as long as the record has not changed.
- * - a list: `"<database id>.L<revision>.<hash>"`: the data revision (the change log's number) and a
+ * - a list: `"<database id>.L<revision>.<hash>"`: the data revision (its `versionTag`) and a
  *   hash of the route, the request's arguments (canonical: sorted), who asks, and the day of the
  *   default date window (the event list's default window moves daily).
  */
@@ -16,6 +17,7 @@ import type { FastifyRequest } from 'fastify';
 import { isAuthenticated, type Viewer } from '../domain/permissions.js';
 import type { Services } from '../domain/services.js';
 import type { VersionedType } from '../domain/versions.js';
+import { versionTag, type SyncKey } from '../domain/sync.js';
 import type { Validators } from '../web/conditional.js';
 import type { EndpointContext, RouteDecl } from './route.js';
 import { registerKept } from '../metrics.js';
@@ -74,14 +76,14 @@ function isPrivate(req: FastifyRequest, ctx: EndpointContext): boolean {
   return req.headers.authorization !== undefined || isAuthenticated(ctx.viewer);
 }
 
-export function itemEtag(databaseId: string, type: VersionedType, id: number, seq: number, variant: string): string {
-  return `"${databaseId}.${TYPE_LETTER[type]}${id}.${seq}.${variant}"`;
+export function itemEtag(key: SyncKey, type: VersionedType, id: number, seq: number, variant: string): string {
+  return `"${key.databaseId}.${TYPE_LETTER[type]}${id}.${versionTag(key, seq)}.${variant}"`;
 }
 
-/** Whether an entity tag names this record at this version (any variant). */
-export function tagNamesVersion(tag: string, databaseId: string, type: VersionedType, id: number, seq: number): boolean {
-  const m = /^"([^.]+)\.([a-z])(\d+)\.(\d+)\.[^"]*"$/.exec(tag);
-  return !!m && m[1] === databaseId && m[2] === TYPE_LETTER[type] && Number(m[3]) === id && Number(m[4]) === seq;
+/** Whether an entity tag names this record at this version (any variant), in the calendar at hand. */
+export function tagNamesVersion(tag: string, key: SyncKey, type: VersionedType, id: number, seq: number): boolean {
+  const m = /^"([^.]+)\.([a-z])(\d+)\.([A-Za-z0-9_-]+)\.[^"]*"$/.exec(tag);
+  return !!m && m[1] === key.databaseId && m[2] === TYPE_LETTER[type] && Number(m[3]) === id && m[4] === versionTag(key, seq);
 }
 
 /** The id of the addressed record (loaded by the route's `load`). */
@@ -100,9 +102,9 @@ export function recordIdOf(ctx: EndpointContext): number | undefined {
 export async function itemValidators(services: Services, req: FastifyRequest, ctx: EndpointContext, type: VersionedType, before: number): Promise<Validators | undefined> {
   const id = recordIdOf(ctx);
   if (id === undefined) return undefined;
-  const [dbId, v] = await Promise.all([services.versions.databaseId(), services.versions.of(type, id, false)]);
+  const [key, v] = await Promise.all([services.versions.syncKey(), services.versions.of(type, id, false)]);
   if (v.seq > before) return undefined;
-  return { etag: itemEtag(dbId, type, id, v.seq, shortHash([...variantParts(req, ctx), ...settingsParts(services)])), lastModified: v.gmt, private: isPrivate(req, ctx) };
+  return { etag: itemEtag(key, type, id, v.seq, shortHash([...variantParts(req, ctx), ...settingsParts(services)])), lastModified: v.gmt, private: isPrivate(req, ctx) };
 }
 
 /** Validators of a list GET: the data revision, the canonical arguments and who asks. */
@@ -110,5 +112,5 @@ export async function listValidators(services: Services, req: FastifyRequest, ct
   const [dbId, position] = await Promise.all([services.versions.databaseId(), services.versions.position()]);
   const window = services.events.defaultWindow();
   const hash = shortHash([decl.path, canonical(ctx.input ?? {}), window.start.slice(0, 10), window.end.slice(0, 10), ...variantParts(req, ctx), ...settingsParts(services)]);
-  return { etag: `"${dbId}.L${position.revision}.${hash}"`, lastModified: position.gmt, private: isPrivate(req, ctx) };
+  return { etag: `"${dbId}.L${position.tag}.${hash}"`, lastModified: position.gmt, private: isPrivate(req, ctx) };
 }

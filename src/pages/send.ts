@@ -25,7 +25,7 @@ async function validatorsOf(ctx: PageContext, req: FastifyRequest): Promise<Vali
   const dayStart = wallToUtc(`${today} 00:00:00`, ctx.config.timezone);
   const lastModified = position.gmt !== undefined && position.gmt > dayStart ? position.gmt : dayStart;
   // The password cookie opens protected event pages: a page read with another cookie is another page.
-  return { etag: etagOf(['page', databaseId, position.revision, today, req.url, ctx.passwords.cookieOf(req.headers.cookie)]), lastModified };
+  return { etag: etagOf(['page', databaseId, position.tag, today, req.url, ctx.passwords.cookieOf(req.headers.cookie)]), lastModified };
 }
 
 /** Answers a page or feed request with what `compute` makes of it. */

@@ -12,17 +12,11 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { STORES, forEachStore, startServer, type TestServer } from '../support/harness.js';
-import { encodeSyncToken } from '../../src/domain/sync.js';
 import { SYNC_TOKEN_PREFIX } from '../../src/caldav/calendars.js';
 import { dav, responses, syncCollection } from '../support/caldav.js';
+import { legacySyncToken, tokenSeq } from '../support/sync-token.js';
 
 const PROPFIND_CTAG = '<d:propfind xmlns:d="DAV:" xmlns:cs="http://calendarserver.org/ns/"><d:prop><cs:getctag/></d:prop></d:propfind>';
-
-/** The change log's number a sync token carries (`2.<database>.<seq>.<issued>.<mac>`, base64url). */
-function tokenSeq(token: string | null): number {
-  assert.ok(token, 'an X-Sync-Token');
-  return Number(Buffer.from(token, 'base64url').toString('utf8').split('.')[2]);
-}
 
 async function replays(t: TestServer): Promise<number> {
   const text = await (await fetch(`${t.origin}/metrics`)).text();
@@ -47,7 +41,7 @@ forEachStore('calendars: each has a data revision of its own', (t) => {
     assert.equal(first.status, 200);
     const etag = first.headers.get('etag');
     const lastModified = first.headers.get('last-modified');
-    const seq = tokenSeq(first.headers.get('x-sync-token'));
+    const seq = await tokenSeq(t, first.headers.get('x-sync-token'));
     assert.ok(etag && lastModified);
     const defaultBefore = (await t.api.get('/events')).headers.get('etag');
     assert.ok(defaultBefore);
@@ -61,7 +55,7 @@ forEachStore('calendars: each has a data revision of its own', (t) => {
     const again = await northList();
     assert.equal(again.headers.get('etag'), etag);
     assert.equal(again.headers.get('last-modified'), lastModified);
-    assert.equal(tokenSeq(again.headers.get('x-sync-token')), seq);
+    assert.equal(await tokenSeq(t, again.headers.get('x-sync-token')), seq);
     const conditional = await fetch(api('north', '/events'), { headers: { 'if-none-match': etag } });
     assert.equal(conditional.status, 304);
     // The default calendar's own list did move (its draft is its data).
@@ -73,17 +67,17 @@ forEachStore('calendars: each has a data revision of its own', (t) => {
     assert.deepEqual(((await delta.json()) as { events: unknown[] }).events, []);
   });
 
-  it('takes a token that carries the whole log’s number (as tokens did before), and goes on from the calendar’s last change', async () => {
+  it('takes a version 2 token that carries the whole log’s number (as tokens did before), and goes on from the calendar’s last change', async () => {
     const list = await northList();
-    const own = tokenSeq(list.headers.get('x-sync-token'));
+    const own = await tokenSeq(t, list.headers.get('x-sync-token'));
     const log = await t.built.store.feed.sync();
     assert.ok(log > own, 'other calendars wrote since');
-    const token = encodeSyncToken(await t.built.services.versions.syncKey(), log, Date.now());
+    const token = legacySyncToken(await t.built.services.versions.syncKey(), log, Date.now());
     const delta = await fetch(api('north', `/events?sync_token=${encodeURIComponent(token)}`));
     assert.equal(delta.status, 200);
     assert.deepEqual(((await delta.json()) as { events: unknown[] }).events, []);
-    assert.equal(tokenSeq(delta.headers.get('x-sync-token')), own);
-    const ahead = encodeSyncToken(await t.built.services.versions.syncKey(), log + 1000, Date.now());
+    assert.equal(await tokenSeq(t, delta.headers.get('x-sync-token')), own);
+    const ahead = legacySyncToken(await t.built.services.versions.syncKey(), log + 1000, Date.now());
     assert.equal((await fetch(api('north', `/events?sync_token=${encodeURIComponent(ahead)}`))).status, 410, 'a token ahead of the log is refused');
   });
 
@@ -94,7 +88,7 @@ forEachStore('calendars: each has a data revision of its own', (t) => {
     assert.equal(made.status, 201, made.text);
     const after = await northList();
     assert.notEqual(after.headers.get('etag'), before.headers.get('etag'));
-    assert.ok(tokenSeq(after.headers.get('x-sync-token')) > tokenSeq(token));
+    assert.ok((await tokenSeq(t, after.headers.get('x-sync-token'))) > (await tokenSeq(t, token)));
     const delta = await fetch(api('north', `/events?sync_token=${encodeURIComponent(token)}`));
     const ids = ((await delta.json()) as { events: Array<{ id: number }> }).events.map((e) => e.id);
     assert.deepEqual(ids, [made.body.id]);
@@ -118,11 +112,63 @@ forEachStore('calendars: each has a data revision of its own', (t) => {
     assert.equal(same.doc.multistatus['sync-token'], token, 'the same token: nothing of this calendar changed');
     // A token carrying the whole log's number, as tokens did before calendars had their own.
     const log = await t.built.store.feed.sync();
-    const legacy = `${SYNC_TOKEN_PREFIX}${encodeSyncToken(await t.built.services.versions.syncKey(), log, Math.floor(Date.now() / 86_400_000) * 86_400_000)}`;
+    const legacy = `${SYNC_TOKEN_PREFIX}${legacySyncToken(await t.built.services.versions.syncKey(), log, Math.floor(Date.now() / 86_400_000) * 86_400_000)}`;
     const fromLegacy = await dav(t, 'REPORT', CAL, syncCollection(legacy));
     assert.equal(fromLegacy.status, 207);
     assert.equal(responses(fromLegacy.doc).size, 0);
     assert.equal(fromLegacy.doc.multistatus['sync-token'], token);
+  });
+
+  it('shows no change log number in a calendar’s tokens and validators, so they tell nothing of the writes of others between its changes; a token opens in its calendar only', async () => {
+    const CAL = '/c/north/dav/public/calendars/events/';
+    const made = await t.api.post(api('north', '/events'), { as: 'admin', json: event('North concert') });
+    assert.equal(made.status, 201, made.text);
+    const before = await northList();
+    const item = await fetch(api('north', `/events/${made.body.id}`));
+    // Others write between two changes of north: a reader who saw the log's numbers would see the gap.
+    for (let i = 0; i < 3; i++) assert.equal((await t.api.post(api('south', '/events'), { as: 'admin', json: event(`South ${i}`) })).status, 201);
+    assert.equal((await t.api.post(api('north', `/events/${made.body.id}`), { as: 'admin', json: { title: 'North concert (moved)' } })).status, 200);
+    const after = await northList();
+    const itemAfter = await fetch(api('north', `/events/${made.body.id}`));
+    const first = await dav(t, 'REPORT', CAL, syncCollection(''));
+    const listing = await dav(t, 'PROPFIND', CAL, PROPFIND_CTAG, { depth: '0' });
+    const seqs = [await tokenSeq(t, before.headers.get('x-sync-token')), await tokenSeq(t, after.headers.get('x-sync-token'))];
+    assert.ok(seqs[1]! - seqs[0]! > 3, 'the log moved by others’ writes in between');
+    const shown = [
+      before.headers.get('etag'),
+      after.headers.get('etag'),
+      item.headers.get('etag'),
+      itemAfter.headers.get('etag'),
+      String(responses(listing.doc).get(CAL)!.ok.getctag),
+      String(first.doc.multistatus['sync-token']),
+      ...[...responses(first.doc).values()].map((r) => String(r.ok?.getetag)),
+      // What a reader decodes of a token: base64url of text.
+      Buffer.from(before.headers.get('x-sync-token')!, 'base64url').toString('latin1'),
+      Buffer.from(after.headers.get('x-sync-token')!, 'base64url').toString('latin1'),
+      Buffer.from(String(first.doc.multistatus['sync-token']).slice(SYNC_TOKEN_PREFIX.length), 'base64url').toString('latin1'),
+    ];
+    // Each names its parts with dots (`"<database>.L<revision>.<hash>"`, `3.<database>.<position>.<issued>.<mac>`): none is a number of the log.
+    for (const text of shown) {
+      const fields = text!.replace(/^W\/|"/g, '').split('.');
+      for (const seq of seqs) assert.ok(!fields.some((f) => f === String(seq) || f === `L${seq}`), `${text} shows ${seq}`);
+    }
+    assert.notEqual(after.headers.get('etag'), before.headers.get('etag'));
+    assert.notEqual(itemAfter.headers.get('etag'), item.headers.get('etag'));
+    // The item's tag still works as a precondition, and is current while the item is.
+    assert.equal((await fetch(api('north', `/events/${made.body.id}`), { headers: { 'if-none-match': itemAfter.headers.get('etag')! } })).status, 304);
+    const stale = await t.api.post(api('north', `/events/${made.body.id}`), { as: 'admin', json: { title: 'Stale' }, headers: { 'if-match': item.headers.get('etag')! } });
+    assert.equal(stale.status, 412, stale.text);
+    // North's token is north's: south refuses it (REST 410, CalDAV's valid-sync-token).
+    const token = after.headers.get('x-sync-token')!;
+    assert.equal((await fetch(api('north', `/events?sync_token=${encodeURIComponent(token)}`))).status, 200);
+    const elsewhere = await fetch(api('south', `/events?sync_token=${encodeURIComponent(token)}`));
+    assert.equal(elsewhere.status, 410);
+    assert.equal(((await elsewhere.json()) as { code: string }).code, 'rest_sync_token_expired');
+    assert.equal((await fetch(`${t.base}/events?sync_token=${encodeURIComponent(token)}`)).status, 410);
+    const davToken = String(first.doc.multistatus['sync-token']);
+    const davElsewhere = await dav(t, 'REPORT', '/c/south/dav/public/calendars/events/', syncCollection(davToken));
+    assert.equal(davElsewhere.status, 403);
+    assert.match(davElsewhere.text, /valid-sync-token/);
   });
 
   it('moves every calendar’s revision with a change of people (which any calendar may show)', async () => {
@@ -158,7 +204,7 @@ forEachStore('calendars: each has a data revision of its own', (t) => {
     assert.equal((await asMember('/events')).status, 403);
     // The log names the calendar and the user.
     const A = `${t.origin}/c/north${t.config.restRoot}/calendar/admin/v1`;
-    const seq = tokenSeq(afterAccount[0].headers.get('x-sync-token'));
+    const seq = await tokenSeq(t, afterAccount[0].headers.get('x-sync-token'));
     const log = await t.api.get(`${A}/changes`, { as: 'admin', query: { after: seq } });
     assert.ok(
       log.body.events.some((e: { changes: Array<{ type: string; id: number }> }) => e.changes.some((c) => c.type === 'user')),
@@ -170,14 +216,14 @@ forEachStore('calendars: each has a data revision of its own', (t) => {
     const A = `${t.origin}${t.config.restRoot}/calendar/admin/v1`;
     const list = await northList();
     const etag = list.headers.get('etag');
-    const seq = tokenSeq(list.headers.get('x-sync-token'));
+    const seq = await tokenSeq(t, list.headers.get('x-sync-token'));
     const made = await t.api.post(`${A}/users/1/application-passwords`, { as: 'admin', json: { name: 'revision' } });
     assert.equal(made.status, 201, made.text);
     const revoked = await t.api.delete(`${A}/users/1/application-passwords/${made.body.uuid}`, { as: 'admin' });
     assert.equal(revoked.status, 200, revoked.text);
     const again = await northList();
     assert.equal(again.headers.get('etag'), etag);
-    assert.equal(tokenSeq(again.headers.get('x-sync-token')), seq);
+    assert.equal(await tokenSeq(t, again.headers.get('x-sync-token')), seq);
     assert.equal((await fetch(api('north', '/events'), { headers: { 'if-none-match': etag! } })).status, 304);
     // The log has them (what servers keep authenticated is dropped): the whole log moved.
     const log = await t.api.get(`${A}/changes`, { as: 'admin', query: { after: seq } });
@@ -192,7 +238,7 @@ forEachStore('calendars: each has a data revision of its own', (t) => {
     assert.equal(changed.status, 200, changed.text);
     const afterPassword = await northList();
     assert.equal(afterPassword.headers.get('etag'), afterMember.headers.get('etag'), 'a new password moves no calendar');
-    assert.equal(tokenSeq(afterPassword.headers.get('x-sync-token')), tokenSeq(afterMember.headers.get('x-sync-token')));
+    assert.equal(await tokenSeq(t, afterPassword.headers.get('x-sync-token')), await tokenSeq(t, afterMember.headers.get('x-sync-token')));
     // What was kept authenticated is dropped: the old password no longer opens the account.
     assert.equal((await asMember()).status, 401);
   });
@@ -250,7 +296,7 @@ for (const kind of STORES) {
       const onA = await fetch(east(a));
       const onB = await fetch(east(b));
       assert.equal(onB.headers.get('etag'), onA.headers.get('etag'));
-      assert.equal(tokenSeq(onB.headers.get('x-sync-token')), tokenSeq(onA.headers.get('x-sync-token')));
+      assert.equal(await tokenSeq(a, onB.headers.get('x-sync-token')), await tokenSeq(a, onA.headers.get('x-sync-token')));
       const west = `${b.origin}/c/west${b.config.restRoot}/tribe/events/v1/events`;
       assert.equal((await b.api.post(west, { as: 'admin', json: event('West fair') })).status, 201);
       assert.equal((await fetch(east(a))).headers.get('etag'), onA.headers.get('etag'));
@@ -274,7 +320,7 @@ for (const kind of STORES) {
       for (const t of [a, b, a]) {
         const again = await fetch(dusk(t));
         assert.equal(again.headers.get('etag'), onA.headers.get('etag'), `the ETag on ${t === a ? 'a' : 'b'}`);
-        assert.equal(again.headers.get('x-sync-token') && tokenSeq(again.headers.get('x-sync-token')), tokenSeq(onA.headers.get('x-sync-token')));
+        assert.equal(again.headers.get('x-sync-token') && (await tokenSeq(t, again.headers.get('x-sync-token'))), await tokenSeq(t, onA.headers.get('x-sync-token')));
       }
       if (kind.name === 'sqlite') {
         // What the first instance's feed found: the other's commits without log rows, all marked.
@@ -340,7 +386,7 @@ for (const kind of STORES) {
       try {
         const onC = await fetch(dawn(c));
         assert.equal(onC.headers.get('etag'), onA.headers.get('etag'));
-        assert.equal(tokenSeq(onC.headers.get('x-sync-token')), tokenSeq(onA.headers.get('x-sync-token')));
+        assert.equal(await tokenSeq(a, onC.headers.get('x-sync-token')), await tokenSeq(a, onA.headers.get('x-sync-token')));
       } finally {
         await c.close();
       }

@@ -11,6 +11,7 @@
 import { it } from 'node:test';
 import assert from 'node:assert/strict';
 import { forEachStore, startServer, startTwoInstances, STORES, type TestServer } from '../support/harness.js';
+import { tokenSeq } from '../support/sync-token.js';
 import { syncTokenSecret } from '../../src/store/settings.js';
 import { describe, after, before } from 'node:test';
 
@@ -212,16 +213,18 @@ forEachStore('sync tokens', (t) => {
     }
   });
 
-  it('issue 24: a forged token (any field changed, seq=0 with issued=now, the unsigned form) answers 410; the genuine one 200', async () => {
+  it('a forged token (any field changed, the position zero with issued=now, the unsigned form, the position in clear under the MAC) answers 410; the genuine one 200', async () => {
     await t.api.post('/events', { as: 'admin', json: ev('Before the token') });
     const genuine = await token(t, '/events');
     await t.api.post('/events', { as: 'admin', json: ev('After the token') });
-    const [version, db, seq, issued, mac] = Buffer.from(genuine, 'base64url').toString('latin1').split('.');
-    assert.equal(version, '2');
-    assert.ok(Number(seq) > 0);
+    const [version, db, sealed, issued, mac] = Buffer.from(genuine, 'base64url').toString('latin1').split('.');
+    assert.equal(version, '3');
+    const seq = await tokenSeq(t, genuine);
+    assert.ok(seq > 0);
     const now = String(Math.floor(Date.now() / 1000));
     const forge = (...parts: string[]) => Buffer.from(parts.join('.')).toString('base64url');
-    const ok = await sync(t, '/events', forge(version!, db!, seq!, issued!, mac!));
+    const flip = (text: string) => (text.startsWith('A') ? 'B' : 'A') + text.slice(1);
+    const ok = await sync(t, '/events', forge(version!, db!, sealed!, issued!, mac!));
     assert.equal(ok.status, 200);
     assert.deepEqual(
       ok.body.events.map((e: any) => e.title),
@@ -229,13 +232,15 @@ forEachStore('sync tokens', (t) => {
     );
     const forged = [
       forge(version!, db!, '0', now, mac!),
-      forge(version!, db!, '0', issued!, mac!),
-      forge(version!, db!, String(Number(seq) - 1), issued!, mac!),
-      forge(version!, db!, seq!, String(Number(issued) - 1), mac!),
-      forge(version!, db!, seq!, issued!, mac!.slice(0, -2) + (mac!.endsWith('AA') ? 'BA' : 'AA')),
-      forge(version!, db!, seq!, issued!),
+      forge(version!, db!, flip(sealed!), issued!, mac!),
+      forge(version!, db!, String(seq), issued!, mac!),
+      forge('2', db!, String(seq), issued!, mac!),
+      forge('2', db!, sealed!, issued!, mac!),
+      forge(version!, db!, sealed!, String(Number(issued) - 1), mac!),
+      forge(version!, db!, sealed!, issued!, mac!.slice(0, -2) + (mac!.endsWith('AA') ? 'BA' : 'AA')),
+      forge(version!, db!, sealed!, issued!),
       forge('1', db!, '0', now),
-      forge('3', db!, seq!, issued!, mac!),
+      forge('4', db!, sealed!, issued!, mac!),
     ];
     for (const bad of forged) {
       const res = await sync(t, '/events', bad);
@@ -250,9 +255,8 @@ forEachStore('sync tokens', (t) => {
     const fresh = await token(t, '/events');
     await t.api.post(`/events/${e.id}`, { as: 'admin', json: { title: 'Backdated 2' } });
     const db = t.built.store.db;
-    const seqOf = (tok: string) => Number(Buffer.from(tok, 'base64url').toString().split('.')[2]);
-    const oldSeq = seqOf(old);
-    const freshSeq = seqOf(fresh);
+    const oldSeq = await tokenSeq(t, old);
+    const freshSeq = await tokenSeq(t, fresh);
     assert.ok(freshSeq > oldSeq);
     const restore = await db.selectFrom('changes').select(['seq', 'idx', 'created_gmt']).where('seq', '>', oldSeq).where('seq', '<=', freshSeq).execute();
     // The create's rows, 40 days old by the log (the default history is 30 days).

@@ -5,6 +5,7 @@
  */
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
+import { createHmac } from 'node:crypto';
 import { Webhook } from 'standardwebhooks';
 import { isForbiddenAddress } from '../../src/web/ssrf.js';
 import { isSecret, newSecret, sign } from '../../src/webhooks/send.js';
@@ -12,7 +13,8 @@ import { wants } from '../../src/webhooks/service.js';
 import { pollIntervalMs } from '../../src/jobs/webhook-delivery.js';
 import { etagOf, parseEtags, preconditionsHold } from '../../src/web/conditional.js';
 import { tagNamesVersion, itemEtag } from '../../src/http/versioning.js';
-import { decodeSyncToken, encodeSyncToken, everListed } from '../../src/domain/sync.js';
+import { decodeSyncToken, encodeSyncToken, everListed, openSyncToken, versionTag } from '../../src/domain/sync.js';
+import { inCalendar } from '../../src/calendar-now.js';
 import { ApiError } from '../../src/domain/errors.js';
 import { ConfigError, loadConfig } from '../../src/config.js';
 
@@ -62,12 +64,24 @@ describe('entity tags', () => {
   it('strong tags from versions; If-Match names the record and version, any variant', () => {
     assert.match(etagOf(['x', 1]), /^"[A-Za-z0-9_-]{27}"$/);
     assert.notEqual(etagOf(['x', 1]), etagOf(['x', 2]));
-    const tag = itemEtag('abc', 'event', 42, 7, 'v1');
-    assert.equal(tagNamesVersion(tag, 'abc', 'event', 42, 7), true);
-    assert.equal(tagNamesVersion(itemEtag('abc', 'event', 42, 7, 'other'), 'abc', 'event', 42, 7), true);
-    assert.equal(tagNamesVersion(tag, 'abc', 'event', 42, 8), false);
-    assert.equal(tagNamesVersion(tag, 'abd', 'event', 42, 7), false);
-    assert.equal(tagNamesVersion(tag, 'abc', 'venue', 42, 7), false);
+    const key = { databaseId: 'abc', secret: Buffer.alloc(32, 7) };
+    const tag = itemEtag(key, 'event', 42, 7, 'v1');
+    assert.equal(tagNamesVersion(tag, key, 'event', 42, 7), true);
+    assert.equal(tagNamesVersion(itemEtag(key, 'event', 42, 7, 'other'), key, 'event', 42, 7), true);
+    assert.equal(tagNamesVersion(tag, key, 'event', 42, 8), false);
+    assert.equal(tagNamesVersion(tag, { ...key, databaseId: 'abd' }, 'event', 42, 7), false);
+    assert.equal(tagNamesVersion(tag, key, 'venue', 42, 7), false);
+    // The version is named, not shown: no tag carries the change log's number, and another
+    // calendar (or another secret) names the same number otherwise.
+    assert.doesNotMatch(tag, /\.7\./);
+    assert.equal(tagNamesVersion('"abc.e42.7.v1"', key, 'event', 42, 7), false);
+    assert.equal(
+      inCalendar(2, () => tagNamesVersion(tag, key, 'event', 42, 7)),
+      false,
+    );
+    assert.notEqual(versionTag(key, 7, 1), versionTag(key, 7, 2));
+    assert.notEqual(versionTag(key, 7), versionTag({ ...key, secret: Buffer.alloc(32, 8) }, 7));
+    assert.equal(versionTag(key, '7~1'), versionTag(key, '7~1'));
     const current = { matches: (t: string) => t === tag, lastModified: '2026-01-01 10:00:00' };
     assert.equal(preconditionsHold({ 'if-match': tag }, current), true);
     assert.equal(preconditionsHold({ 'if-match': `W/${tag}` }, current), false);
@@ -92,22 +106,58 @@ describe('sync tokens', () => {
     expired(() => decodeSyncToken('%%%', at(12)));
     expired(() => decodeSyncToken(42, at(12)));
   });
-  it('issue 24: tokens are signed: any field changed, another key or the unsigned version 1 form answer 410', () => {
+  it('tokens are signed: any field changed, another key or the unsigned version 1 form answer 410', () => {
     const tok = encodeSyncToken(key, 10, now);
     const text = Buffer.from(tok, 'base64url').toString('latin1');
-    const [version, db, seq, issued, mac] = text.split('.');
-    assert.equal(version, '2');
+    const [version, db, sealed, issued, mac] = text.split('.');
+    assert.equal(version, '3');
+    assert.equal(sealed!.length, 22, 'one AES block, base64url');
     assert.equal(mac!.length, 22, '16 bytes of HMAC-SHA256, base64url');
     const forge = (parts: string[]) => Buffer.from(parts.join('.')).toString('base64url');
-    assert.equal(decodeSyncToken(forge([version!, db!, seq!, issued!, mac!]), at(12)), 10);
-    expired(() => decodeSyncToken(forge([version!, db!, '0', issued!, mac!]), at(12)));
+    const flip = (s: string) => (s.startsWith('A') ? 'B' : 'A') + s.slice(1);
+    assert.equal(decodeSyncToken(forge([version!, db!, sealed!, issued!, mac!]), at(12)), 10);
+    expired(() => decodeSyncToken(forge([version!, db!, flip(sealed!), issued!, mac!]), at(12)));
     expired(() => decodeSyncToken(forge([version!, db!, '9', issued!, mac!]), at(12)));
-    expired(() => decodeSyncToken(forge([version!, db!, seq!, String(Number(issued) + 1), mac!]), at(12)));
-    expired(() => decodeSyncToken(forge([version!, 'abc124', seq!, issued!, mac!]), { ...at(12), key: { ...key, databaseId: 'abc124' } }));
-    expired(() => decodeSyncToken(forge([version!, db!, seq!, issued!, (mac!.startsWith('A') ? 'B' : 'A') + mac!.slice(1)]), at(12)));
-    expired(() => decodeSyncToken(forge([version!, db!, seq!, issued!]), at(12)));
+    expired(() => decodeSyncToken(forge(['2', db!, sealed!, issued!, mac!]), at(12)));
+    expired(() => decodeSyncToken(forge([version!, db!, sealed!, String(Number(issued) + 1), mac!]), at(12)));
+    expired(() => decodeSyncToken(forge([version!, 'abc124', sealed!, issued!, mac!]), { ...at(12), key: { ...key, databaseId: 'abc124' } }));
+    expired(() => decodeSyncToken(forge([version!, db!, sealed!, issued!, flip(mac!)]), at(12)));
+    expired(() => decodeSyncToken(forge([version!, db!, sealed!, issued!]), at(12)));
     expired(() => decodeSyncToken(forge(['1', db!, '0', issued!]), at(12)));
     expired(() => decodeSyncToken(tok, { ...at(12), key: { ...key, secret: Buffer.alloc(32, 8) } }));
+  });
+  it('a token shows neither its position nor how far apart two are, and opens in its own calendar only', () => {
+    const parts = (seq: number) =>
+      Buffer.from(encodeSyncToken(key, seq, now), 'base64url')
+        .toString('latin1')
+        .split('.');
+    const [a, b] = [parts(10), parts(11)];
+    assert.doesNotMatch(a[2]!, /^\d+$/);
+    assert.notEqual(a[2], b[2]);
+    // Bytes of the two blocks in common: about one in 256 per byte by chance, never the run of
+    // equal leading bytes a counter in clear gives.
+    const [x, y] = [Buffer.from(a[2]!, 'base64url'), Buffer.from(b[2]!, 'base64url')];
+    assert.ok(x.filter((v, i) => v === y[i]).length < 6);
+    assert.deepEqual(openSyncToken(key, encodeSyncToken(key, 10, now)), { seq: 10, calendar: 1, issuedMs: Math.floor(now / 1000) * 1000 });
+    const north = encodeSyncToken(key, 10, now, 2);
+    assert.equal(
+      inCalendar(2, () => decodeSyncToken(north, at(12))),
+      10,
+    );
+    assert.equal(decodeSyncToken(north, { ...at(12), calendar: 2 }), 10);
+    expired(() => decodeSyncToken(north, at(12)));
+    expired(() => inCalendar(3, () => decodeSyncToken(north, at(12))));
+    const home = encodeSyncToken(key, 10, now);
+    expired(() => inCalendar(2, () => decodeSyncToken(home, at(12))));
+  });
+  it('a version 2 token (the position in clear, before tokens were sealed) is still taken while valid', () => {
+    const payload = `2.${key.databaseId}.10.${Math.floor(now / 1000)}`;
+    const mac = createHmac('sha256', key.secret).update(payload).digest().subarray(0, 16).toString('base64url');
+    const v2 = Buffer.from(`${payload}.${mac}`).toString('base64url');
+    assert.equal(decodeSyncToken(v2, at(12)), 10);
+    expired(() => decodeSyncToken(v2, at(9)));
+    const old = `2.${key.databaseId}.10.${Math.floor((now - 31 * 86_400_000) / 1000)}`;
+    expired(() => decodeSyncToken(Buffer.from(`${old}.${createHmac('sha256', key.secret).update(old).digest().subarray(0, 16).toString('base64url')}`).toString('base64url'), at(12)));
   });
   it('a record counts as seen when one of its logged earlier states was listed', () => {
     const listed = (b: { status: string }) => b.status === 'publish';

@@ -324,7 +324,9 @@ export function createCalendarService(pristine: Config, store: Store, quotas?: P
       return inCalendar(runtime.calendar.id, () => frame.run(runtime, fn));
     },
     async within(id, fn) {
-      if (id === DEFAULT_CALENDAR_ID) return inCalendar(id, fn);
+      // Out of the frame of the calendar at hand: the default calendar's configuration, links and
+      // quotas are the installation's own, not those of the calendar that asks (a proposal to it).
+      if (id === DEFAULT_CALENDAR_ID) return asDefaultCalendar(fn);
       const row = await byId(id);
       if (!row) throw apiError('calendar_not_found');
       return service.enter(await runtimeOf(row), fn);

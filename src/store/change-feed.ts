@@ -312,7 +312,7 @@ select "c"."value",
   case when "c"."value" <> ${from}::bigint and ${from}::bigint >= 0 then (select json_agg(json_build_object(
       'id', p."id", 'status', p."status", 'author_id', p."author_id", 'parent_id', p."parent_id", 'date_gmt', p."date_gmt",
       'start_local', e."start_local", 'end_local', e."end_local", 'hide_from_listings', e."hide_from_listings", 'featured', e."featured",
-      'venue_id', e."venue_id", 'venue_lat', v."geo_lat", 'venue_lng', v."geo_lng",
+      'venue_id', e."venue_id", 'venue_lat', v."geo_lat", 'venue_lng', v."geo_lng", 'protected', p."password" <> '',
       'text', case when length(p."title") + length(p."excerpt") + length(p."content") > ${MAX_TEXT}::int then null else json_build_array(p."title", p."excerpt", p."content") end,
       'terms', (select coalesce(json_agg(t."term_id"), '[]') from "event_terms" t where t."calendar_id" = p."calendar_id" and t."event_id" = p."id"),
       'organizers', (select coalesce(json_agg(o."organizer_id" order by o."position"), '[]') from "event_organizers" o where o."calendar_id" = p."calendar_id" and o."event_id" = p."id")))

@@ -228,6 +228,7 @@ function applyFilter(q: EventQuery, dialect: DialectName, f: EventListFilter, pa
   if (f.overlaps) q = applyOverlap(q, f.overlaps, part);
   const indexed = search !== 'scan' && dialect === 'sqlite' ? indexedWords(f) : [];
   if (indexed.length) q = q.where(inSearchIndex(indexed, search === 'probe' ? 'probe' : 'index'));
+  if (f.searchWords?.length && f.searchPublicOnly) q = q.where('posts.password', '=', '');
   for (const raw of f.searchWords ?? []) {
     if (raw.startsWith('-') && raw.length > 1) {
       const like = likeAny(dialect, raw.slice(1));

@@ -36,6 +36,11 @@ export interface EventListFilter {
   overlaps?: { from?: string; until?: string };
   /** every word must appear in title, excerpt or content; words starting with '-' must not */
   searchWords?: string[];
+  /**
+   * With `searchWords`: password-protected events are left out, whatever matched (WordPress'
+   * search for a visitor who is not signed in: the words of a protected content are no oracle).
+   */
+  searchPublicOnly?: boolean;
   categoryIds?: number[];
   tagIds?: number[];
   venueIds?: number[];
@@ -96,6 +101,11 @@ export function matchesFilter(filter: EventListFilter, state: ListingState | nul
     if (filter.geo.near && !withinRadius(filter.geo.near, state.venue_lat, state.venue_lng)) return false;
   }
   if (filter.searchWords?.length) {
+    if (filter.searchPublicOnly) {
+      // States logged before they said so cannot tell.
+      if (state.protected === undefined) return undefined;
+      if (state.protected) return false;
+    }
     if (!text) return undefined;
     const fold = dialect === 'sqlite' ? (v: string) => v.replace(/[A-Z]+/g, (c) => c.toLowerCase()) : (v: string) => v.toLowerCase();
     const fields = [fold(text.title), fold(text.excerpt), fold(text.content)];

@@ -137,6 +137,11 @@ export interface LinkedListFilter {
   onlyPublishedOrAuthor?: number;
   /** fragments that must all occur in one of the searched fields */
   searchFragments?: string[];
+  /**
+   * With `searchFragments`: password-protected records are left out, whatever matched (WordPress'
+   * search for a visitor who is not signed in: the words of a protected content are no oracle).
+   */
+  searchPublicOnly?: boolean;
   /** only those linked to this event (whatever its status) */
   eventId?: number;
   /** true: linked to some event in scope; false: to none */
@@ -184,6 +189,7 @@ function applyLinkedFilter(kind: LinkedKind, dialect: DialectName, q: any, f: Li
     const op = dialect === 'postgres' ? sql`ILIKE` : sql`LIKE`;
     const frags = f.searchFragments;
     q = q.where((eb: any) => eb.or(fields.map((field) => eb.and(frags.map((frag) => eb(sql.ref(field), op, sql`${'%' + frag.replace(/[\\%_]/g, (c) => '\\' + c) + '%'} ESCAPE '\\'`))))));
+    if (f.searchPublicOnly) q = q.where('posts.password', '=', '');
   }
   if (f.eventId !== undefined) {
     const eventId = f.eventId;

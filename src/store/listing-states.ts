@@ -39,6 +39,11 @@ export interface ListingState {
    */
   venue_lat?: number | null;
   venue_lng?: number | null;
+  /**
+   * Whether the event is password-protected (a visitor's search leaves it out). Undefined in
+   * states logged before it was kept: then such a search cannot tell.
+   */
+  protected?: boolean;
   terms: number[];
   organizers: number[];
 }
@@ -81,6 +86,8 @@ export interface ListingRow {
   venue_id: number | string | null;
   venue_lat: number | string | null;
   venue_lng: number | string | null;
+  /** the post's password is not empty (SQLite: 0 or 1; PostgreSQL: a boolean) */
+  protected: number | string | boolean | null;
 }
 
 /** A listing state from its row and the event's term and organizer ids. */
@@ -98,6 +105,7 @@ export function listingStateOf(r: ListingRow, terms: number[], organizers: numbe
     venue_id: r.venue_id === null ? null : Number(r.venue_id),
     venue_lat: r.venue_id === null || r.venue_lat === null || r.venue_lat === undefined ? null : Number(r.venue_lat),
     venue_lng: r.venue_id === null || r.venue_lng === null || r.venue_lng === undefined ? null : Number(r.venue_lng),
+    protected: r.protected === true || r.protected === 1 || r.protected === '1' || r.protected === 'true',
     terms,
     organizers,
   };
@@ -131,6 +139,7 @@ export async function readListingStates(db: Executor, ids: number[]): Promise<Li
           'events.venue_id',
         ])
         .select(['venues.geo_lat as venue_lat', 'venues.geo_lng as venue_lng'])
+        .select((eb) => eb('posts.password', '<>', '').as('protected'))
         .where('posts.id', 'in', chunk)
         .execute(),
       db.selectFrom('event_terms').select(['event_id', 'term_id']).where('event_id', 'in', chunk).execute(),

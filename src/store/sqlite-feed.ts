@@ -141,7 +141,7 @@ export function createSqliteFeed(
       // `PRAGMA data_version` again, inside the read transaction: the version of what it read.
       readVersion: (connection.prepare('select "data_version" from pragma_data_version()') as unknown as { pluck(): Stmt }).pluck(),
       states: connection.prepare(
-        `select p."id", p."status", p."author_id", p."parent_id", p."date_gmt", e."start_local", e."end_local", e."hide_from_listings", e."featured", e."venue_id", v."geo_lat" as "venue_lat", v."geo_lng" as "venue_lng", p."title", p."excerpt", p."content",
+        `select p."id", p."status", p."author_id", p."parent_id", p."date_gmt", e."start_local", e."end_local", e."hide_from_listings", e."featured", e."venue_id", v."geo_lat" as "venue_lat", v."geo_lng" as "venue_lng", p."password" <> '' as "protected", p."title", p."excerpt", p."content",
            (select json_group_array("term_id") from "event_terms" t where t."event_id" = p."id") as "terms",
            (select json_group_array("organizer_id") from (select "organizer_id" from "event_organizers" o where o."event_id" = p."id" order by o."position")) as "organizers"
          from "posts" p inner join "events" e on e."post_id" = p."id" left join "venues" v on v."post_id" = e."venue_id" where p."id" in (select "value" from json_each(?))`,

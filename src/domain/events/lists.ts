@@ -56,7 +56,11 @@ export function createLists(deps: EventServiceDeps, readModel: ReadModel): Pick<
       if (scope.onlyPublishedOrAuthor !== undefined) filter.onlyPublishedOrAuthor = scope.onlyPublishedOrAuthor;
       if (sent.has('start_date') && args.start_date !== undefined) filter.startFrom = startOfDay(toWallTime(parseIn('start_date', args.start_date, deps.siteTimezone)));
       if (sent.has('end_date') && args.end_date !== undefined) filter.endUntil = endOfDay(toWallTime(parseIn('end_date', args.end_date, deps.siteTimezone)));
-      if (args.search !== undefined) filter.searchWords = searchWords(args.search);
+      if (args.search !== undefined) {
+        filter.searchWords = searchWords(args.search);
+        // WordPress' rule: a visitor who is not signed in finds no password-protected event by search.
+        if (!isAuthenticated(viewer)) filter.searchPublicOnly = true;
+      }
       if (args.categories !== undefined) filter.categoryIds = await deps.categories.filterIds(args.categories);
       if (args.tags !== undefined) filter.tagIds = await deps.tags.filterIds(args.tags);
       if (args.venue !== undefined) filter.venueIds = listToArray(args.venue).map(Number);
@@ -119,7 +123,11 @@ export function createLists(deps: EventServiceDeps, readModel: ReadModel): Pick<
         startLabel = filter.startFrom;
         endLabel = filter.endUntil;
       }
-      if (args.search !== undefined) filter.searchWords = searchWords(args.search);
+      if (args.search !== undefined) {
+        filter.searchWords = searchWords(args.search);
+        // WordPress' rule: a visitor who is not signed in finds no password-protected event by search.
+        if (!isAuthenticated(viewer)) filter.searchPublicOnly = true;
+      }
       // Term references resolve to the same ids until the data changes: kept per revision.
       const seq = await current();
       const revision = feed.revision();

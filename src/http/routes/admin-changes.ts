@@ -22,6 +22,7 @@
  *
  * Editors and administrators (401 without credentials, 403 otherwise).
  */
+import { AsyncLocalStorage } from 'node:async_hooks';
 import type { ServerResponse } from 'node:http';
 import type { Services } from '../../domain/services.js';
 import { canEditPost, typeCan } from '../../domain/permissions.js';
@@ -64,8 +65,11 @@ function followEditors(services: Services, id: number, send: (json: string) => v
       looking = false;
     }
   };
+  // A lock's change is told in the request that made it, which may be another calendar's: the look
+  // runs in this stream's calendar, whose statements show that calendar's locks only.
+  const here = AsyncLocalStorage.snapshot();
   const stopLocal = services.editLocks.onChange((changed) => {
-    if (changed === id) void look();
+    if (changed === id) here(() => void look());
   });
   const poll = setInterval(() => void look(), EDITORS_POLL_MS);
   poll.unref();

@@ -231,7 +231,7 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
   // A face hands its jobs to the runner here, once its routes are in place: it registers none itself.
   for (const spec of federationFace?.jobs() ?? []) jobs.register(spec);
 
-  if (config.replayAnswers) installReplay(app, config, feed, arriveOnSocket, rateLimitTake, metrics);
+  if (config.replayAnswers) installReplay(app, config, feed, arriveOnSocket, rateLimitTake, metrics, (host) => services.calendars.isCalendarHost(host));
   // Before the replay and Fastify: each calendar's requests take their turns (CALENDAR_FAIR_SHARE).
   const turnShare = createTurnShare({ perTurn: config.calendarFairShare });
   if (config.calendarFairShare > 0)
@@ -325,7 +325,15 @@ function levelOf(logger: BuildOptions['logger']): string | undefined {
  * Repeated anonymous reads answered from the bytes of the same answer, below Fastify
  * (web/replay.ts): in front of the server's request listeners, once every face added its own.
  */
-function installReplay(app: FastifyInstance, config: Config, feed: Store['feed'], arrive: () => void, rateLimitTake: RateLimitTake | undefined, metrics: RegisteredMetrics | undefined): void {
+function installReplay(
+  app: FastifyInstance,
+  config: Config,
+  feed: Store['feed'],
+  arrive: () => void,
+  rateLimitTake: RateLimitTake | undefined,
+  metrics: RegisteredMetrics | undefined,
+  isCalendarHost: (host: string) => boolean,
+): void {
   let open = true;
   app.addHook('preClose', (done) => {
     open = false;
@@ -338,6 +346,8 @@ function installReplay(app: FastifyInstance, config: Config, feed: Store['feed']
     revisionSince: (calendar, stamp) => feed.calendarRevisionSince(calendar, stamp as ReturnType<typeof feed.stamp>),
     arrive,
     sync: () => feed.sync(),
+    // A host name's requests move to a calendar, or back, without the revision of the kept answers moving.
+    isCalendarHost,
     requestId: requestIdOf,
     clientAddress: clientAddressOf(config.trustProxy),
     ...(rateLimitTake ? { rateLimit: rateLimitTake } : {}),

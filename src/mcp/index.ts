@@ -39,7 +39,8 @@ const isMcpUrl = (url: string) => url === MCP_PATH || url.startsWith(`${MCP_PATH
 export function registerMcpFace(app: FastifyInstance, { config, services }: Pick<FaceDeps, 'config' | 'services'>): void {
   if (!config.mcp) return;
   const authenticate = createAuthentication(services, config);
-  const realm = `Basic realm="${config.siteName.replace(/["\\]/g, '')}", charset="UTF-8"`;
+  // The calendar's own name (`config` answers with the request's calendar's), read per request.
+  const realmNow = () => `Basic realm="${config.siteName.replace(/["\\]/g, '')}", charset="UTF-8"`;
 
   // Who calls, before the rate limit's hook keys the request by them (a callback-style hook: it
   // runs for every request, and costs one comparison for those not to /mcp).
@@ -50,6 +51,8 @@ export function registerMcpFace(app: FastifyInstance, { config, services }: Pick
       req.viewer = ANONYMOUS;
       return done();
     }
+    // Read in the request's calendar, before the authentication's own work.
+    const realm = realmNow();
     authenticate(header, req.ip).then(
       (viewer) => {
         // REST reads on as a visitor when credentials sign nobody in; an assistant set up with a

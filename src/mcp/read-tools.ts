@@ -61,7 +61,12 @@ const organizerSummary = (o: Json): Json => ({ id: o.id, organizer: o.organizer,
 
 const list = (v: Array<string | number> | undefined) => (v === undefined || v.length === 0 ? undefined : v.join(','));
 
-export function readTools(config: Config): ToolDef[] {
+/**
+ * The reading tools, their descriptions written with the calendar's settings (`settings`: a
+ * calendar's own, read once when its tools are built); a call reads the calendar's configuration
+ * of the request (`ctx.config`).
+ */
+export function readTools(settings: Pick<Config, 'geolocRadius' | 'geolocUnit'>): ToolDef[] {
   const tools: ToolDef[] = [];
 
   tools.push(
@@ -74,7 +79,7 @@ export function readTools(config: Config): ToolDef[] {
         input: {},
         readOnly: true,
       },
-      async ({ viewer }) => ({
+      async ({ viewer, config }) => ({
         name: config.siteName,
         site: config.siteUrl,
         timezone: config.timezone,
@@ -113,8 +118,8 @@ export function readTools(config: Config): ToolDef[] {
             .object({
               lat: z.number().min(-90).max(90).describe('Latitude, e.g. 48.8566'),
               lng: z.number().min(-180).max(180).describe('Longitude, e.g. 2.3522'),
-              radius: z.number().positive().optional().describe(`Distance from the point (default ${config.geolocRadius})`),
-              unit: z.enum(['km', 'mi']).optional().describe(`Unit of the radius (default ${config.geolocUnit})`),
+              radius: z.number().positive().optional().describe(`Distance from the point (default ${settings.geolocRadius})`),
+              unit: z.enum(['km', 'mi']).optional().describe(`Unit of the radius (default ${settings.geolocUnit})`),
             })
             .optional()
             .describe('Events whose venue is within a distance of this point (the venue must have coordinates). The calendar does not geocode place names: give coordinates.'),

@@ -52,7 +52,8 @@ const submissionSummary = (s: Json): Json => {
   };
 };
 
-export function submissionTools(config: Config): ToolDef[] {
+/** The submission tools of a calendar whose settings are `config` (read once, when its tools are built). */
+export function submissionTools(config: Pick<Config, 'submissions' | 'submissionsPow' | 'siteUrl' | 'restRoot'>): ToolDef[] {
   const tools: ToolDef[] = [];
   if (config.submissions === 'off') return tools;
   tools.push(

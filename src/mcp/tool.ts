@@ -1,8 +1,9 @@
 /**
  * What every tool of the MCP face shares: the per-request context (the REST client of the caller,
- * who they are, the settings), tool definitions built once per face (building the schemas took
- * 10 ms, more than the call) and registered on each request's server, a REST refusal turned into a
- * tool error (`isError: true`, REST's message), the paging arguments and the paged answer's shape.
+ * who they are, the settings), tool definitions built once (those written with a calendar's
+ * settings, once per calendar: server.ts; building the schemas took 10 ms, more than the call) and
+ * registered on each request's server, a REST refusal turned into a tool error (`isError: true`,
+ * REST's message), the paging arguments and the paged answer's shape.
  *
  * @example
  *   const tools = [defineTool('list_tags', { title: 'List tags', description: '…', input: { ...pageInput }, readOnly: true }, async (ctx, a) => …)];
@@ -103,23 +104,24 @@ function withExamples<S extends Shape>(shape: S): S {
   return out as unknown as S;
 }
 
-/** The `tools/list` answer of a set of definitions, made once (as the SDK makes it: the input schemas as JSON Schema). */
-const listed = new WeakMap<readonly ToolDef[], { tools: Tool[] }>();
-function toolList(defs: readonly ToolDef[]): { tools: Tool[] } {
-  let list = listed.get(defs);
-  if (!list) {
-    list = {
-      tools: defs.map((d) => ({
-        name: d.name,
-        title: d.spec.title,
-        description: d.spec.description,
-        inputSchema: toJsonSchemaCompat(d.schema, { strictUnions: true, pipeStrategy: 'input' }) as Tool['inputSchema'],
-        annotations: d.annotations,
-      })),
+/**
+ * A definition as `tools/list` gives it, made once per definition (as the SDK makes it: the input
+ * schema as JSON Schema): definitions shared by every calendar's tools are converted once for all.
+ */
+const listed = new WeakMap<ToolDef, Tool>();
+function listedOf(d: ToolDef): Tool {
+  let tool = listed.get(d);
+  if (!tool) {
+    tool = {
+      name: d.name,
+      title: d.spec.title,
+      description: d.spec.description,
+      inputSchema: toJsonSchemaCompat(d.schema, { strictUnions: true, pipeStrategy: 'input' }) as Tool['inputSchema'],
+      annotations: d.annotations,
     };
-    listed.set(defs, list);
+    listed.set(d, tool);
   }
-  return list;
+  return tool;
 }
 
 /** Register tools on a request's server; a REST refusal comes back as a tool error with REST's message. */
@@ -136,7 +138,7 @@ export function registerTools(server: McpServer, defs: readonly ToolDef[], ctx: 
     // The SDK's generic callback type is wider than this one (it also passes the request's extra).
     server.registerTool(name, { title: spec.title, description: spec.description, inputSchema: schema, annotations }, callback as never);
   }
-  // The list is the same for every caller: made once rather than converted again per request (it was
-  // most of a tools/list's time).
-  server.server.setRequestHandler(ListToolsRequestSchema, () => toolList(defs));
+  // Each definition's entry is the same for every caller: made once rather than converted again per
+  // request (it was most of a tools/list's time).
+  server.server.setRequestHandler(ListToolsRequestSchema, () => ({ tools: defs.map(listedOf) }));
 }

@@ -27,6 +27,11 @@
  *   for once per batch of requests, as for every request: app.ts; another calendar's writes leave
  *   it be) and while the route's own condition holds (a list: its default date window's day); a
  *   replay seen stale is dropped and the request goes to Fastify;
+ * - kept while the request is still of the calendar it was answered in (`ofCalendarNow`): a host
+ *   name given to a calendar after the default calendar (or another calendar, under its prefix)
+ *   answered on it moves the host's requests away without changing the revision of the calendar
+ *   whose answers are kept. Told from the host names kept in memory (`isCalendarHost`), as the
+ *   calendar routing tells it (web/calendars.ts), with no look-up per request;
  * - with `TRUST_PROXY`, the client's address (which the rate limit counts) is worked out from the
  *   forwarding headers as Fastify does (web/server.ts' `clientAddressOf`), and `X-Forwarded-Proto`
  *   and `X-Forwarded-Host` are in the key; `REPLAY_ANSWERS=false` turns it off.
@@ -109,6 +114,11 @@ export interface ReplayDeps {
   open(): boolean;
   /** bring the change feed up to the database (`ChangeFeed.sync`) */
   sync(): Promise<unknown>;
+  /**
+   * Whether a host name (lower-case) is a calendar's own now, as the calendar routing knows it
+   * (`services.calendars.isCalendarHost`, kept in memory).
+   */
+  isCalendarHost(host: string): boolean;
   /** the client's address, as Fastify's `request.ip` (web/server.ts' `clientAddressOf`) */
   clientAddress(req: IncomingMessage): string;
   /** the request's id: the client's `X-Request-Id` when sane, else a fresh one (web/server.ts' `requestIdOf`, Fastify's `genReqId`) */
@@ -280,6 +290,23 @@ function send(deps: ReplayDeps, req: IncomingMessage, res: ServerResponse, entry
   return true;
 }
 
+/**
+ * Whether the request is still of the calendar `mark` says its kept answer is of, as the calendar
+ * routing (web/calendars.ts) would tell it now: on a calendar's own host name, a path without a
+ * `/c/{slug}` prefix is that calendar's and one with a prefix is not found; on any other host, a
+ * path without a prefix is the default calendar's. Which calendar a prefix or a host name is
+ * need not be told: a calendar whose slug or host name changes, or that is deleted, has its
+ * revision moved, which drops its answers. What no revision tells is the rest: a host name given to
+ * a calendar leaves the revision of the default calendar, which answered there before, as it was;
+ * so does it leave that of a calendar whose prefixed paths were answered on that host name before.
+ */
+function ofCalendarNow(deps: ReplayDeps, req: IncomingMessage, mark: ReplayMark): boolean {
+  const host = req.headers.host;
+  const own = host !== undefined && deps.isCalendarHost(host.toLowerCase());
+  if (req.url!.startsWith('/c/')) return !own;
+  return own === ((mark.calendar ?? DEFAULT_CALENDAR) !== DEFAULT_CALENDAR);
+}
+
 /** The kept answer for this request now, if any (the feed synced). */
 function answerOf(req: IncomingMessage, entry: Entry): Recorded | undefined {
   const inm = req.headers['if-none-match'];
@@ -360,7 +387,8 @@ export function createReplay(deps: ReplayDeps): Replay {
     const recorded = recordedOf(mark, status, headers, ownBytes(body));
     if (!recorded) return;
     let entry = entries.get(key);
-    if (entry && entry.revision !== revision) {
+    // Another calendar's answer under the same key (its request moved: `ofCalendarNow`) starts anew.
+    if (entry && (entry.revision !== revision || (entry.mark.calendar ?? DEFAULT_CALENDAR) !== (mark.calendar ?? DEFAULT_CALENDAR))) {
       drop(key);
       entry = undefined;
     }
@@ -400,6 +428,11 @@ export function createReplay(deps: ReplayDeps): Replay {
         record(req as Tagged, res, key);
         return fallback();
       }
+      if (!ofCalendarNow(deps, req, entry.mark)) {
+        drop(key);
+        record(req as Tagged, res, key);
+        return fallback();
+      }
       const arrived = performance.now();
       deps.arrive();
       const toFastify = () => {
@@ -409,7 +442,9 @@ export function createReplay(deps: ReplayDeps): Replay {
       deps.sync().then(() => {
         const current = entries.get(key);
         const revision = current && deps.revision(current.mark.calendar ?? DEFAULT_CALENDAR);
-        const rec = current && current.revision === revision ? answerOf(req, current) : undefined;
+        // Stale: its calendar changed, or the request is another calendar's now (the host names were read again meanwhile).
+        const stale = current !== undefined && (current.revision !== revision || !ofCalendarNow(deps, req, current.mark));
+        const rec = current && !stale ? answerOf(req, current) : undefined;
         const answer = (limit: Limit | undefined) => {
           try {
             if (current && rec && send(deps, req, res, current, rec, arrived, limit)) return;
@@ -418,7 +453,7 @@ export function createReplay(deps: ReplayDeps): Replay {
             drop(key);
             if (res.headersSent) return void res.destroy(error as Error);
           }
-          if (current && current.revision !== revision) drop(key);
+          if (stale) drop(key);
           toFastify();
         };
         // The request is counted before its answer is sent: at once when the instance holds a grant for its client.

@@ -53,6 +53,8 @@ describe('replay (web/replay.ts)', () => {
     arrive: () => {},
     open: () => open,
     sync: async () => revision,
+    // No calendar has a host name of its own here (test/http/calendars-replay-mcp.test.ts moves one).
+    isCalendarHost: () => false,
     requestId: (req) => (typeof req.headers['x-request-id'] === 'string' ? req.headers['x-request-id'] : 'fresh-id'),
     clientAddress: (req) => req.socket.remoteAddress ?? '',
     rateLimit: () => (allowed ? { limit: 9, remaining: 5, reset: 30 } : undefined),

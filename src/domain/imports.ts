@@ -27,9 +27,9 @@ import { eventLocationsOf } from '../store/event-locations.js';
 import { fitsInteger } from '../store/ranges.js';
 import type { Store } from '../store/db.js';
 import type { Clock } from './linked-posts/index.js';
-import type { Viewer } from './permissions.js';
+import { managesAccounts, type Viewer } from './permissions.js';
 import type { DomainContext } from './context.js';
-import { invalidParams } from './errors.js';
+import { apiError, invalidParams } from './errors.js';
 import { openSecret, sealSecret, secretKeyText, secretsKey } from './sessions.js';
 
 export type ImportKind = 'ics' | 'tec';
@@ -128,6 +128,11 @@ export interface StoredOptions {
   namespace?: string;
   user?: string;
   author?: string;
+  /**
+   * the role of the accounts made for the source's authors (in a calendar other than the default
+   * one, their role there); '' when whoever queued the import may not make accounts (not a network
+   * administrator): its authors are then mapped to accounts there are (tec/apply.ts `authorOf`)
+   */
   author_role?: string;
   /** the TEC application password, encrypted (removed once the import ended) */
   sealed_password?: string;
@@ -136,6 +141,18 @@ export interface StoredOptions {
 }
 
 const CREDENTIALS_CONTEXT = 'import:tec-password';
+
+/** `author_role` asked by someone who may not make accounts: 403, as the users API answers them. */
+const authorRoleRefused = () =>
+  apiError('rest_forbidden', {
+    status: 403,
+    data: {
+      params: {
+        author_role:
+          'Only a network administrator makes accounts, and author_role is the role of the accounts an import makes for the authors. Leave it out: each author is then the account of that login when it has a role in this calendar, else you (or give author).',
+      },
+    },
+  });
 
 export function importView(row: importsStore.ImportListing): ImportView {
   const options = JSON.parse(row.options) as StoredOptions;
@@ -201,7 +218,13 @@ function createImportQueue(services: { store: Store; clock: Clock; config: { sec
         if (request.user !== undefined) options.user = request.user;
         if (request.appPassword !== undefined) options.sealed_password = sealSecret(await keyOf(), request.appPassword, CREDENTIALS_CONTEXT);
         if (request.author !== undefined) options.author = request.author;
-        options.author_role = request.authorRole ?? 'subscriber';
+        if (managesAccounts(viewer)) options.author_role = request.authorRole ?? 'subscriber';
+        else {
+          // Accounts are one login across every calendar: only a network administrator makes them,
+          // so an import by anyone else makes none (its authors map to accounts there are).
+          if (request.authorRole !== undefined) throw authorRoleRefused();
+          options.author_role = '';
+        }
       }
       options.dry_run = request.dryRun ?? false;
       const id = await importsStore.insertImport(db, { kind: request.kind, source, options: JSON.stringify(options), upload, user_id: viewer.id, created_gmt: services.clock.nowGmt() });

@@ -2,9 +2,9 @@
  * `events-calendar import tec --from URL`: a whole calendar through The Events Calendar's REST API
  * (or this service's, which speaks the same): categories and tags (parents first), venues,
  * organizers, then events in every status the credentials can read, over all dates. Ids and
- * slugs are kept when free and mapped otherwise; authors become users without a password (or
- * `--author`); statuses, publication and modification dates, time zones, costs, flags, links and
- * images (as URL records) are kept.
+ * slugs are kept when free and mapped otherwise; authors become users without a password when a
+ * network administrator imports (or `--author`; `tec/apply.ts` `authorOf`); statuses, publication
+ * and modification dates, time zones, costs, flags, links and images (as URL records) are kept.
  *
  * Recurring events from another instance of this service arrive as series (rules,
  * occurrence ids, exceptions), and so do The Events Calendar Pro's (occurrences naming their

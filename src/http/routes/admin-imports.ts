@@ -5,7 +5,8 @@
  * - `POST /imports` queues an import and answers 202 with it (`Location`: its URL): an `.ics`
  *   upload (`file`: a raw `text/calendar` body, a `multipart/form-data` file field, or the text in
  *   JSON; up to 10 MiB), an `.ics` URL (`url`), or a The Events Calendar site (`type=tec`, `from`:
- *   its REST root, with `namespace`, `user` + `app_password`, `author`, `author_role`); `status`
+ *   its REST root, with `namespace`, `user` + `app_password`, `author`, `author_role`: network
+ *   administrators only, as they alone make accounts); `status`
  *   and `strict` for ics, `dry_run` for both. URLs on loopback, private or reserved addresses are
  *   refused (400) unless WEBHOOKS_ALLOW_PRIVATE=true, as webhook targets;
  * - `GET /imports` (newest first, paged) and `GET /imports/{id}`: status (queued, running, done,
@@ -79,7 +80,12 @@ export function adminImportRoutes(services: Services, exports: CalendarExports):
           user: { type: 'string', description: 'tec: a source user who may read unpublished events (with app_password)' },
           app_password: { type: 'string', description: 'tec: an application password of user (stored encrypted until the import ends; never answered)' },
           author: { type: 'string', description: 'tec: the local login made the author of everything imported (instead of users for the authors)' },
-          author_role: { type: 'string', description: 'tec: role of the users created for authors (default subscriber)', validate: (v) => isRole(String(v)) || 'Not a role.' },
+          author_role: {
+            type: 'string',
+            description:
+              'tec: role of the users created for authors (default subscriber; in a calendar other than the default one, their role there, the account’s own being subscriber). Network administrators only (403 otherwise): anyone else’s import creates no users',
+            validate: (v) => isRole(String(v)) || 'Not a role.',
+          },
           dry_run: { type: 'boolean', description: 'Read everything and report what would be created, updated or skipped; write nothing' },
         },
         permission: isAdministrator,

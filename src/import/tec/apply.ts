@@ -12,7 +12,7 @@
  *   await applier.importEvent(tecEvent);
  */
 import type { DomainServices } from '../../domain/services.js';
-import type { Viewer } from '../../domain/permissions.js';
+import { isRole, managesAccounts, type Viewer } from '../../domain/permissions.js';
 import { ApiError } from '../../domain/errors.js';
 import type { EventInput } from '../../domain/events/index.js';
 import type { Executor } from '../../store/schema.js';
@@ -24,6 +24,8 @@ import * as postsStore from '../../store/posts.js';
 import * as linkedStore from '../../store/linked-posts.js';
 import * as termsStore from '../../store/terms.js';
 import * as usersStore from '../../store/users.js';
+import * as calendarsStore from '../../store/calendars.js';
+import { DEFAULT_CALENDAR_ID, calendarIdNow } from '../../store/calendar-scope.js';
 import { ImportError } from '../source.js';
 import type { ImportReport } from '../report.js';
 import type { TecImportOptions } from './options.js';
@@ -40,6 +42,13 @@ export class TecApplier {
   private readonly db: Executor;
   /** `--author`: the local user every record is authored by */
   private authorOverride: number | undefined;
+  /**
+   * Whether this import makes accounts for the source's authors: only when the importer is a
+   * network administrator (accounts are the network's) and a role was given for them.
+   */
+  private makesAccounts = false;
+  /** The calendar imported into. */
+  private readonly calendarId = calendarIdNow();
   /** The source's event index was read (this service): which occurrences are exceptions comes from it. */
   index = false;
   /** From the index: occurrences edited or deleted alone. */
@@ -82,6 +91,10 @@ export class TecApplier {
       if (!user) throw new ImportError(`--author ${options.author}: no such user here (create it with events-calendar users add)`);
       applier.authorOverride = Number(user.id);
     }
+    // Asked of the account, not of the viewer: the import job runs a calendar's administrator as an
+    // administrator, and an import queued by a network administrator since demoted runs as they are now.
+    const importer = admin.id > 0 ? await usersStore.findUserById(applier.db, admin.id) : undefined;
+    applier.makesAccounts = isRole(options.authorRole) && importer?.role === 'administrator' && managesAccounts(admin);
     return applier;
   }
 
@@ -141,7 +154,12 @@ export class TecApplier {
     }
   }
 
-  /** The local user of a source author: `--author`, else the user imported for it (created here when new). */
+  /**
+   * The local user of a source author: `--author`, else the user imported for it. A network
+   * administrator's import reuses the account of that login or makes it (in another calendar than
+   * the default one, with the role given there and the least of its own); anyone else's makes none: the
+   * author is the account of that login when it has a role in the calendar, else the importer.
+   */
   private async authorOf(sourceAuthor: unknown): Promise<number> {
     if (this.authorOverride !== undefined) return this.authorOverride;
     const sid = String(sourceAuthor ?? '0');
@@ -149,7 +167,7 @@ export class TecApplier {
     const done = this.authorsDone.get(sid) ?? this.localOf('user', sid);
     if (done !== undefined && (await usersStore.findUserById(this.db, done))) return done;
     if (this.options.dryRun) {
-      this.report.count('user', 'created');
+      this.report.count('user', this.makesAccounts ? 'created' : 'skipped');
       this.authorsDone.set(sid, this.admin.id);
       return this.admin.id;
     }
@@ -166,19 +184,45 @@ export class TecApplier {
     }
     const existing = await usersStore.findUserByLogin(this.db, login);
     let local: number;
-    if (existing) {
+    /** The role of an account made here in the calendar imported into, when not the default one. */
+    let roleHere: string | undefined;
+    if (existing && (this.makesAccounts || (await this.isOfThisCalendar(Number(existing.id))))) {
       local = Number(existing.id);
       this.report.count('user', 'skipped');
       if (local !== Number(sid)) this.report.remap('user', sid, local, `user ${login} exists here`);
+    } else if (!this.makesAccounts) {
+      // Not the importer's to make (nor, when it is another calendar's only, to give records to):
+      // the importer is the author, for this run only, so that a later import by a network
+      // administrator still makes the account.
+      this.report.count('user', 'skipped');
+      this.report.remap('user', sid, this.admin.id, `no account ${login} in this calendar, and only a network administrator makes accounts: the importer is its author`);
+      this.authorsDone.set(sid, this.admin.id);
+      return this.admin.id;
     } else {
-      const user = await withImportContext({ wanted: { user: Number(sid) } }, () => this.services.users.add({ login, role: this.options.authorRole, password: '', noPassword: true, name }));
+      const inDefault = this.calendarId === DEFAULT_CALENDAR_ID;
+      // In another calendar the role given is the account's role there; its own (the default
+      // calendar's) is the least, as for any account made for one calendar.
+      const role = inDefault ? this.options.authorRole : 'subscriber';
+      const user = await withImportContext({ wanted: { user: Number(sid) } }, () => this.services.users.add({ login, role, password: '', noPassword: true, name }));
       local = Number(user.id);
       this.report.count('user', 'created');
       if (local !== Number(sid)) this.report.remap('user', sid, local, 'the id is taken here');
+      if (!inDefault) roleHere = this.options.authorRole;
     }
-    await writeTransaction(this.db, (trx) => this.remember(trx, 'user', sid, local, ''));
+    await writeTransaction(this.db, async (trx) => {
+      if (roleHere !== undefined) await calendarsStore.setRoleIn(trx, local, this.calendarId, roleHere);
+      await this.remember(trx, 'user', sid, local, '');
+    });
     this.authorsDone.set(sid, local);
     return local;
+  }
+
+  /** Whether an account has a role in the calendar imported into (the default one's: any account). */
+  private async isOfThisCalendar(userId: number): Promise<boolean> {
+    if (userId === this.admin.id) return true;
+    if (this.calendarId === DEFAULT_CALENDAR_ID) return true;
+    const user = await usersStore.findUserById(this.db, userId);
+    return user?.role === 'administrator' || (await calendarsStore.roleIn(this.db, userId, this.calendarId)) !== '';
   }
 
   /** Publication and modification dates (and what the services do not write) as at the source. */

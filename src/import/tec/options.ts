@@ -8,7 +8,11 @@ export interface TecImportOptions {
   password?: string;
   /** map every author to this local login instead of creating users */
   author?: string;
-  /** role of the users created for authors */
+  /**
+   * role of the users created for authors: the account's own in the default calendar, its role in
+   * the calendar imported into otherwise. Not a role (''), or an importer who is no network
+   * administrator: no user is created (tec/apply.ts `authorOf`).
+   */
   authorRole: string;
   dryRun: boolean;
   /** pages fetched at once */

@@ -132,7 +132,8 @@ export interface Calendars {
 
 export function createCalendars(services: Services): Calendars {
   const { config, versions } = services;
-  const feedOptions = { name: config.siteName, timezone: config.timezone, siteUrl: config.siteUrl, resource: true } as const;
+  // Read per call: `config` answers with the request's calendar's (its name, zone and host, which its UIDs carry).
+  const feedOptions = () => ({ name: config.siteName, timezone: config.timezone, siteUrl: config.siteUrl, resource: true }) as const;
 
   const calendars: Calendars = {
     async list() {
@@ -193,15 +194,15 @@ export function createCalendars(services: Services): Calendars {
     },
 
     objectText(member, expand) {
-      if (!expand) return icalendar([member.event], feedOptions);
+      if (!expand) return icalendar([member.event], feedOptions());
       const inRange = overlaps(member.event, config.timezone, expand.start, expand.end);
-      return icalendar(inRange ? [member.event] : [], { ...feedOptions, expand: true });
+      return icalendar(inRange ? [member.event] : [], { ...feedOptions(), expand: true });
     },
 
     calendarText(cal, members) {
       return icalendar(
         members.map((m) => m.event),
-        { ...feedOptions, resource: false, name: cal.name },
+        { ...feedOptions(), resource: false, name: cal.name },
       );
     },
 

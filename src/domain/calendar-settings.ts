@@ -17,7 +17,7 @@ import { CALENDAR_SETTINGS, ConfigError, applyCalendarSettings, parseSetting } f
 import { writeTransaction } from '../store/changes.js';
 import { readCalendarSettings, writeCalendarSettings } from '../store/calendar-settings.js';
 import { invalidParams } from './errors.js';
-import { asDefaultCalendar } from './calendars.js';
+import { applyOwnSettings, asDefaultCalendar, runtimeNow } from './calendars.js';
 import type { DomainContext } from './context.js';
 import { DEFAULT_CALENDAR_ID } from '../store/calendar-scope.js';
 
@@ -100,5 +100,6 @@ export async function changeCalendarSettings(services: Pick<DomainContext, 'conf
   if (Object.keys(failures).length > 0) throw invalidParams(failures);
   if (Object.keys(changes).length === 0) return;
   const stored = await writeTransaction(services.store.db, (trx) => writeCalendarSettings(trx, changes));
-  applyCalendarSettings(services.config, stored);
+  // In another calendar than the default one, its configuration keeps its own name.
+  applyOwnSettings(services.config, stored, runtimeNow()?.calendar.name);
 }

@@ -88,6 +88,17 @@ export function asDefaultCalendar<T>(fn: () => T): T {
   return frame.exit(() => inCalendar(DEFAULT_CALENDAR_ID, fn));
 }
 
+/**
+ * Put a calendar's stored settings in its configuration. Its name (`calendarName`, another
+ * calendar's than the default one) is its site's name, unless the environment or its administrators
+ * gave another: the settings put back the installation's default name.
+ */
+export function applyOwnSettings(config: Config, stored: Record<string, string>, calendarName: string | undefined): void {
+  applyCalendarSettings(config, stored);
+  const nameSource = config.sources?.siteName;
+  if (calendarName !== undefined && stored.SITE_NAME === undefined && nameSource !== 'environment' && nameSource !== 'flag') config.siteName = calendarName;
+}
+
 /** The calendar the work at hand runs in (undefined: the default one, outside any request of another). */
 export function runtimeNow(): CalendarRuntime | undefined {
   return frame.getStore();
@@ -241,11 +252,7 @@ export function createCalendarService(pristine: Config, store: Store, quotas?: P
     const id = Number(row.id);
     const stored = await inCalendar(id, () => readCalendarSettings(db));
     const config: Config = { ...pristine, siteUrl: urlOf(row), siteName: row.name, sources: { ...pristine.sources } };
-    applyCalendarSettings(config, stored);
-    // Its name is its site's name, unless the environment or its administrators gave another (the
-    // settings above put back the installation's default name).
-    const nameSource = pristine.sources?.siteName;
-    if (stored.SITE_NAME === undefined && nameSource !== 'environment' && nameSource !== 'flag') config.siteName = row.name;
+    applyOwnSettings(config, stored, row.name);
     return { calendar: { ...row, id }, config, quotas: parseQuotas(row.quotas), readAt: Date.now() };
   }
 

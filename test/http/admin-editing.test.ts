@@ -7,76 +7,11 @@
  */
 import { it } from 'node:test';
 import assert from 'node:assert/strict';
-import http from 'node:http';
 import { forEachStore, startTwoInstances, STORES, type TestServer } from '../support/harness.js';
 import { activeEditLocks } from '../../src/store/edit-locks.js';
+import { followEditors, type Editors } from '../support/editors-stream.js';
 
 const A = '/api/calendar/admin/v1';
-const basic = (cred: string) => 'Basic ' + Buffer.from(cred).toString('base64');
-
-interface Editors {
-  id?: number;
-  editors: Array<{ id: number; name: string; since: string; expires?: string }>;
-  last_editor: { id: number; name: string } | null;
-  heartbeat: number;
-}
-
-/** The `editors` events of a change stream following one event, as they come. */
-function followEditors(t: TestServer, cred: string, id: number, query = '') {
-  const states: Editors[] = [];
-  let waiters: Array<() => void> = [];
-  let status = 0;
-  const notify = () => {
-    const w = waiters;
-    waiters = [];
-    for (const f of w) f();
-  };
-  const req = http.get(`${t.origin}${A}/changes/stream?editing=${id}${query}`, { headers: { authorization: basic(cred), accept: 'text/event-stream' } });
-  const opened = new Promise<void>((resolve, reject) => {
-    req.on('error', reject);
-    req.on('response', (res) => {
-      status = res.statusCode ?? 0;
-      res.setEncoding('utf8');
-      let buffer = '';
-      res.on('data', (chunk: string) => {
-        buffer += chunk;
-        let at: number;
-        while ((at = buffer.indexOf('\n\n')) >= 0) {
-          const block = buffer.slice(0, at).split('\n');
-          buffer = buffer.slice(at + 2);
-          if (block.includes('event: editors')) states.push(JSON.parse(block.find((l) => l.startsWith('data: '))!.slice(6)) as Editors);
-        }
-        notify();
-      });
-      resolve();
-    });
-  });
-  return {
-    opened,
-    states,
-    get status() {
-      return status;
-    },
-    /** The first state at or after `from` that passes `test` (failing after 15 s without one). */
-    async until(from: number, test: (s: Editors) => boolean): Promise<number> {
-      const deadline = Date.now() + 15_000;
-      for (;;) {
-        const at = states.findIndex((s, i) => i >= from && test(s));
-        if (at >= 0) return at;
-        const left = deadline - Date.now();
-        if (left <= 0) throw new Error(`no such editors state after 15 s; states: ${JSON.stringify(states.slice(from))}`);
-        await new Promise<void>((resolve) => {
-          const timer = setTimeout(resolve, left);
-          waiters.push(() => {
-            clearTimeout(timer);
-            resolve();
-          });
-        });
-      }
-    },
-    close: () => req.destroy(),
-  };
-}
 
 const EVENT = { title: 'Rehearsal', start_date: '2031-03-01 10:00', end_date: '2031-03-01 11:00', status: 'publish' };
 const names = (s: Editors) => s.editors.map((e) => e.name);

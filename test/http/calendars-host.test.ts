@@ -6,31 +6,14 @@
  */
 import { before, it } from 'node:test';
 import assert from 'node:assert/strict';
-import http from 'node:http';
 import { ADMIN, forEachStore } from '../support/harness.js';
+import { viaHost } from '../support/raw-http.js';
 
 const HOST = 'events.north.example';
 
-interface Answer {
-  status: number;
-  headers: http.IncomingHttpHeaders;
-  text: string;
-}
-
 forEachStore('calendars: a host name of its own', (t) => {
   /** A request to the test server as if sent to `host` (fetch may not set Host). */
-  const send = (path: string, options: { host?: string; method?: string; headers?: Record<string, string>; body?: string } = {}): Promise<Answer> =>
-    new Promise((resolve, reject) => {
-      const url = new URL(t.origin);
-      const req = http.request({ host: url.hostname, port: url.port, path, method: options.method ?? 'GET', headers: { host: options.host ?? HOST, ...options.headers } }, (res) => {
-        let text = '';
-        res.setEncoding('utf8');
-        res.on('data', (c: string) => (text += c));
-        res.on('end', () => resolve({ status: res.statusCode ?? 0, headers: res.headers, text }));
-      });
-      req.on('error', reject);
-      req.end(options.body);
-    });
+  const send = (path: string, options: { host?: string; method?: string; headers?: Record<string, string>; body?: string } = {}) => viaHost(t, path, options.host ?? HOST, options);
   // The REST root is known once the server started.
   let api = '';
 

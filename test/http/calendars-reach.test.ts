@@ -10,43 +10,8 @@
  */
 import { before, it } from 'node:test';
 import assert from 'node:assert/strict';
-import http from 'node:http';
-import { forEachStore, type ApiResponse, type TestServer } from '../support/harness.js';
-
-const basic = (cred: string) => 'Basic ' + Buffer.from(cred).toString('base64');
-
-/** The `editors` events of a change stream, as they come. */
-function openStream(t: TestServer, path: string, cred: string) {
-  const editors: Array<{ id: number; editors: Array<{ id: number; name: string }>; last_editor: { id: number; name: string } | null }> = [];
-  let status = 0;
-  const req = http.get(`${t.origin}${path}`, { headers: { authorization: basic(cred), accept: 'text/event-stream' } });
-  const opened = new Promise<void>((resolve, reject) => {
-    req.on('error', reject);
-    req.on('response', (res) => {
-      status = res.statusCode ?? 0;
-      res.setEncoding('utf8');
-      let buffer = '';
-      res.on('data', (chunk: string) => {
-        buffer += chunk;
-        let at: number;
-        while ((at = buffer.indexOf('\n\n')) >= 0) {
-          const block = buffer.slice(0, at).split('\n');
-          buffer = buffer.slice(at + 2);
-          if (block.includes('event: editors')) editors.push(JSON.parse(block.find((l) => l.startsWith('data: '))!.slice(6)));
-        }
-      });
-      resolve();
-    });
-  });
-  return {
-    opened,
-    editors,
-    get status() {
-      return status;
-    },
-    close: () => req.destroy(),
-  };
-}
+import { forEachStore, type ApiResponse } from '../support/harness.js';
+import { followEditors } from '../support/editors-stream.js';
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
@@ -81,17 +46,17 @@ forEachStore(
     it('a calendar’s change stream shows nothing of who edits an event of another calendar (editing=ID of another calendar’s draft)', async () => {
       const draft = await ok(t.api.post(v1('default', '/events'), { as: 'admin', json: { title: 'Home draft', start_date: '2027-03-01 10:00', end_date: '2027-03-01 12:00', status: 'draft' } }));
       // North's editor follows the id of the default calendar's draft through north's stream.
-      const stream = openStream(t, `/c/north${t.config.restRoot}/calendar/admin/v1/changes/stream?editing=${draft.id}&heartbeat=1`, 'north-editor:north-editor-pw');
+      const stream = followEditors(t, 'north-editor:north-editor-pw', draft.id, '&heartbeat=1', '/c/north');
       try {
         await stream.opened;
         assert.equal(stream.status, 200);
-        for (let i = 0; i < 50 && stream.editors.length === 0; i++) await sleep(20);
+        await stream.until(0, () => true);
         // The default calendar's administrator opens the draft in the editor (takes its lock).
         const taken = await ok(t.api.post(admin('default', `/events/${draft.id}/editors`), { as: 'admin' }), 200);
         assert.equal(taken.editors.length, 1, 'the lock is taken in the default calendar');
         await sleep(600);
-        const seen = stream.editors.filter((s) => s.editors.length > 0 || s.last_editor !== null);
-        assert.deepEqual(seen, [], `north's stream showed the default calendar's editors of event ${draft.id}: ${JSON.stringify(stream.editors)}`);
+        const seen = stream.states.filter((s) => s.editors.length > 0 || s.last_editor !== null);
+        assert.deepEqual(seen, [], `north's stream showed the default calendar's editors of event ${draft.id}: ${JSON.stringify(stream.states)}`);
       } finally {
         stream.close();
         await t.api.delete(admin('default', `/events/${draft.id}/editors`), { as: 'admin' });

@@ -13,15 +13,9 @@
  */
 import { before, it } from 'node:test';
 import assert from 'node:assert/strict';
-import http from 'node:http';
 import { forEachStore } from '../support/harness.js';
+import { viaHost } from '../support/raw-http.js';
 import { dav } from '../support/caldav.js';
-
-interface Answer {
-  status: number;
-  headers: http.IncomingHttpHeaders;
-  text: string;
-}
 
 const when = { start_date: '2030-06-01 20:00', end_date: '2030-06-01 22:00' };
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
@@ -30,18 +24,7 @@ forEachStore(
   'calendars: each calendar’s read faces answer with its data and settings',
   (t) => {
     /** A request to the test server with this Host (fetch may not set it). */
-    const send = (path: string, host: string, options: { method?: string; headers?: Record<string, string>; body?: string } = {}): Promise<Answer> =>
-      new Promise((resolve, reject) => {
-        const url = new URL(t.origin);
-        const req = http.request({ host: url.hostname, port: url.port, path, method: options.method ?? 'GET', headers: { host, ...options.headers } }, (res) => {
-          let text = '';
-          res.setEncoding('utf8');
-          res.on('data', (c: string) => (text += c));
-          res.on('end', () => resolve({ status: res.statusCode ?? 0, headers: res.headers, text }));
-        });
-        req.on('error', reject);
-        req.end(options.body);
-      });
+    const send = (path: string, host: string, options: { method?: string; headers?: Record<string, string>; body?: string } = {}) => viaHost(t, path, host, options);
     const rest = (prefix: string, path: string) => `${t.origin}${prefix}${t.config.restRoot}/calendar/events/v1${path}`;
     const mcp = async (prefix: string, body: unknown, host?: string): Promise<{ status: number; text: string }> => {
       const headers = { 'content-type': 'application/json', accept: 'application/json, text/event-stream' };

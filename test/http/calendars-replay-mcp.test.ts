@@ -12,14 +12,8 @@
  */
 import { before, it } from 'node:test';
 import assert from 'node:assert/strict';
-import http from 'node:http';
 import { forEachStore, type TestServer } from '../support/harness.js';
-
-interface Answer {
-  status: number;
-  headers: http.IncomingHttpHeaders;
-  text: string;
-}
+import { viaHost, type HostAnswer as Answer } from '../support/raw-http.js';
 
 const when = { start_date: '2030-06-01 20:00', end_date: '2030-06-01 22:00' };
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
@@ -34,18 +28,7 @@ forEachStore(
   'calendars: replayed answers and MCP tools follow the calendar a request is of now',
   (t) => {
     /** A request to the test server with this Host (fetch may not set it). */
-    const send = (path: string, host: string, options: { method?: string; headers?: Record<string, string>; body?: string } = {}): Promise<Answer> =>
-      new Promise((resolve, reject) => {
-        const url = new URL(t.origin);
-        const req = http.request({ host: url.hostname, port: url.port, path, method: options.method ?? 'GET', headers: { host, ...options.headers } }, (res) => {
-          let text = '';
-          res.setEncoding('utf8');
-          res.on('data', (c: string) => (text += c));
-          res.on('end', () => resolve({ status: res.statusCode ?? 0, headers: res.headers, text }));
-        });
-        req.on('error', reject);
-        req.end(options.body);
-      });
+    const send = (path: string, host: string, options: { method?: string; headers?: Record<string, string>; body?: string } = {}) => viaHost(t, path, host, options);
     const rest = (prefix: string, path: string) => `${t.origin}${prefix}${t.config.restRoot}/calendar/events/v1${path}`;
     const list = () => `${t.config.restRoot}/calendar/events/v1/events?start_date=2030-05-01&end_date=2030-07-01`;
     /** Wait until the service answers `host`'s list page with `mark` in it (host names are read again in the background). */

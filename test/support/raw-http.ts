@@ -2,6 +2,7 @@
  * Raw HTTP/1.1 on a socket: what a client that no HTTP library would send (a chunked body over the
  * limits, headers that never end) gets back, read whole up to the server's close.
  */
+import { request, type IncomingHttpHeaders } from 'node:http';
 import { connect } from 'node:net';
 
 /** Send raw bytes on a fresh connection; resolve with everything the server sent before closing. */
@@ -48,4 +49,31 @@ export function parseRaw(text: string): { status: number; body: any; headers: st
     parsed = body;
   }
   return { status, body: parsed, headers: head };
+}
+
+/** An answer read whole, as `viaHost` gives it. */
+export interface HostAnswer {
+  status: number;
+  headers: IncomingHttpHeaders;
+  text: string;
+}
+
+/**
+ * A request to the test server as if sent to `host` (fetch may not set `Host`): how a calendar's
+ * own host name is reached in tests.
+ *
+ * @example const page = await viaHost(t, '/events/', 'events.north.example');
+ */
+export function viaHost(t: { origin: string }, path: string, host: string, options: { method?: string; headers?: Record<string, string>; body?: string } = {}): Promise<HostAnswer> {
+  return new Promise((resolve, reject) => {
+    const url = new URL(t.origin);
+    const req = request({ host: url.hostname, port: url.port, path, method: options.method ?? 'GET', headers: { host, ...options.headers } }, (res) => {
+      let text = '';
+      res.setEncoding('utf8');
+      res.on('data', (c: string) => (text += c));
+      res.on('end', () => resolve({ status: res.statusCode ?? 0, headers: res.headers, text }));
+    });
+    req.on('error', reject);
+    req.end(options.body);
+  });
 }

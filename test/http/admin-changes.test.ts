@@ -9,16 +9,10 @@ import { it } from 'node:test';
 import assert from 'node:assert/strict';
 import http from 'node:http';
 import { forEachStore, startServer, STORES, ADMIN, type TestServer } from '../support/harness.js';
+import { sseReader, type SseMessage } from '../support/sse.js';
 
 const A = '/api/calendar/admin/v1';
 const basic = (cred: string) => 'Basic ' + Buffer.from(cred).toString('base64');
-
-interface SseMessage {
-  id?: string;
-  event?: string;
-  data?: string;
-  comment?: string;
-}
 
 /** An SSE reader over node:http: the parsed messages as they come, and the end. */
 function openStream(t: TestServer, cred: string, query = '', headers: Record<string, string> = {}, calendarPrefix = '') {
@@ -39,25 +33,9 @@ function openStream(t: TestServer, cred: string, query = '', headers: Record<str
       status = res.statusCode ?? 0;
       contentType = String(res.headers['content-type']);
       res.setEncoding('utf8');
-      let buffer = '';
+      const read = sseReader((m) => messages.push(m));
       res.on('data', (chunk: string) => {
-        buffer += chunk;
-        let at: number;
-        while ((at = buffer.indexOf('\n\n')) >= 0) {
-          const block = buffer.slice(0, at);
-          buffer = buffer.slice(at + 2);
-          const m: SseMessage = {};
-          for (const line of block.split('\n')) {
-            if (line.startsWith(':')) m.comment = line.slice(1).trim();
-            else {
-              const colon = line.indexOf(':');
-              const field = line.slice(0, colon);
-              const value = line.slice(colon + 1).trimStart();
-              if (field === 'id' || field === 'event' || field === 'data') m[field] = value;
-            }
-          }
-          messages.push(m);
-        }
+        read(chunk);
         notify();
       });
       res.on('end', () => {

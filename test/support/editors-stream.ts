@@ -9,6 +9,7 @@
  */
 import http from 'node:http';
 import type { TestServer } from './harness.js';
+import { sseReader } from './sse.js';
 
 const basic = (cred: string) => 'Basic ' + Buffer.from(cred).toString('base64');
 
@@ -37,15 +38,11 @@ export function followEditors(t: TestServer, cred: string, id: number, query = '
     req.on('response', (res) => {
       status = res.statusCode ?? 0;
       res.setEncoding('utf8');
-      let buffer = '';
+      const read = sseReader((m) => {
+        if (m.event === 'editors' && m.data !== undefined) states.push(JSON.parse(m.data) as Editors);
+      });
       res.on('data', (chunk: string) => {
-        buffer += chunk;
-        let at: number;
-        while ((at = buffer.indexOf('\n\n')) >= 0) {
-          const block = buffer.slice(0, at).split('\n');
-          buffer = buffer.slice(at + 2);
-          if (block.includes('event: editors')) states.push(JSON.parse(block.find((l) => l.startsWith('data: '))!.slice(6)) as Editors);
-        }
+        read(chunk);
         notify();
       });
       resolve();

@@ -72,6 +72,50 @@ forEachStore(
       }
     });
 
+    it('puts back an upload’s files that a removal of the same bytes took after they were written, before its record (another calendar’s refused upload, a deleted image)', async () => {
+      // The removal that looked before this upload's record and removed after its files were
+      // written, made to happen in that instant: once the upload's first file is stored, every
+      // file of its hash goes (as a refused upload's cleanup of the same bytes in another calendar
+      // did, in the race two instances ran into).
+      const storage = t.built.services.media.storage;
+      const put = storage.put.bind(storage);
+      const bytes = await plainImage(320, 240);
+      let armed = true;
+      storage.put = async (key, data, type) => {
+        await put(key, data, type);
+        if (!armed) return;
+        armed = false;
+        const hash = key.slice(0, 32);
+        const there = await storage.look(hash);
+        await storage.removeAll(hash, there?.files ?? []);
+      };
+      try {
+        const made = await upload(t, 'south', bytes);
+        assert.equal(made.status, 201, JSON.stringify(made.body));
+        assert.equal(armed, false, 'the removal ran');
+        assert.equal(await status(made.body.url), 200, 'its full-size file is there');
+        for (const size of Object.values(made.body.sizes as Record<string, { url: string }>)) assert.equal(await status(size.url), 200, size.url);
+        assert.equal((await t.api.delete(at(t, 'south', `${ADMIN}/media/${made.body.id}`), { as: 'admin' })).status, 200);
+      } finally {
+        storage.put = put;
+      }
+    });
+
+    it('a removal that looks while an upload of the same bytes records its image leaves the files (they take turns on the hash)', async () => {
+      // A deletion in one calendar and an upload of the same bytes in another, at once, many times:
+      // whatever the order, the image that remains has its files.
+      for (let round = 0; round < 6; round++) {
+        const bytes = await plainImage(180 + round, 120);
+        const first = await upload(t, 'north', bytes);
+        assert.equal(first.status, 201, JSON.stringify(first.body));
+        const [deleted, second] = await Promise.all([t.api.delete(at(t, 'north', `${ADMIN}/media/${first.body.id}`), { as: 'admin', query: { force: 'true' } }), upload(t, 'south', bytes)]);
+        assert.equal(deleted.status, 200, deleted.text);
+        assert.equal(second.status, 201, JSON.stringify(second.body));
+        assert.equal(await status(second.body.url), 200, `round ${round}`);
+        assert.equal((await t.api.delete(at(t, 'south', `${ADMIN}/media/${second.body.id}`), { as: 'admin' })).status, 200);
+      }
+    });
+
     it('serves a file under a calendar’s prefix only when that calendar has an image with it', async () => {
       const north = await upload(t, 'north', await plainImage(300, 200));
       assert.equal(north.status, 201, JSON.stringify(north.body));

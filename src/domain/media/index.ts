@@ -15,6 +15,7 @@
 import { createHash } from 'node:crypto';
 import type { Config } from '../../config.js';
 import { writeTransaction } from '../../store/changes.js';
+import { lockForWrite } from '../../store/locks.js';
 import * as imagesStore from '../../store/images.js';
 import type { Executor, ImageRow } from '../../store/schema.js';
 import { apiError } from '../errors.js';
@@ -220,6 +221,22 @@ export function createMediaService(
     return type;
   };
 
+  /**
+   * Remove a hash's files unless an image of any calendar has them, as one step against the record
+   * of an upload of the same bytes: the check and the removal hold the hash's lock (PostgreSQL's
+   * transaction-scoped advisory lock; SQLite's write transaction), which an upload's record takes
+   * too, and that record puts back any of its files a removal took before it (`upload`). Without
+   * it, a removal that looked before another calendar's upload recorded its image took the files
+   * that image had just written. Answers whether they went.
+   */
+  const removeUnused = (on: Executor, hash: string, files: string[]): Promise<boolean> =>
+    writeTransaction(on, async (trx) => {
+      await lockForWrite(trx, `media:${hash}`);
+      if (await imagesStore.storageKeyUsedInAnyCalendar(trx, hash)) return false;
+      await storage.removeAll(hash, files);
+      return true;
+    });
+
   return {
     storage,
 
@@ -240,8 +257,9 @@ export function createMediaService(
       const files = [made.full, ...made.variants];
       for (const f of files) await storage.put(`${hash}/${f.name}.${type.extension}`, f.bytes, type.mime);
       const sizes: StoredSize[] = made.variants.map((v) => ({ name: v.name, width: v.width, height: v.height, mime: type.mime, filesize: v.bytes.length, file: `${v.name}.${type.extension}` }));
-      const insert = (trx: Executor) =>
-        imagesStore.insertImage(trx, {
+      const insert = async (trx: Executor) => {
+        await lockForWrite(trx, `media:${hash}`);
+        const id = await imagesStore.insertImage(trx, {
           url: urlOf(`${hash}/${fullFile}`),
           extension: type.extension,
           mime_type: type.mime,
@@ -255,16 +273,22 @@ export function createMediaService(
           filesize: made.full.bytes.length,
           sizes: JSON.stringify(sizes),
         });
+        // A removal of the same bytes (a refused upload, an image deleted in another calendar, the
+        // sweep) that looked before this record may have taken the files since they were written:
+        // with the hash's lock held, what is gone is put back before the record is seen.
+        const there = new Set((await storage.look(hash))?.files ?? []);
+        for (const f of files) if (!there.has(`${f.name}.${type.extension}`)) await storage.put(`${hash}/${f.name}.${type.extension}`, f.bytes, type.mime);
+        return id;
+      };
       const id = await (quota > 0 ? quotas!.write(on, 'media_bytes', made.full.bytes.length, insert) : writeTransaction(on, insert)).catch(async (e: unknown) => {
         // Refused by the quota meanwhile (uploads at once): its files go unless a record shares them,
         // in any calendar (the same bytes uploaded elsewhere are the same files).
-        if (isQuotaExceeded(e) && !(await imagesStore.storageKeyUsedInAnyCalendar(on, hash)))
-          await storage
-            .removeAll(
-              hash,
-              files.map((f) => `${f.name}.${type.extension}`),
-            )
-            .catch(() => undefined);
+        if (isQuotaExceeded(e))
+          await removeUnused(
+            on,
+            hash,
+            files.map((f) => `${f.name}.${type.extension}`),
+          ).catch(() => undefined);
         throw e;
       });
       const [row] = await imagesStore.findImagesByIds(on, [id]);
@@ -296,7 +320,7 @@ export function createMediaService(
     async remove(row) {
       await writeTransaction(db, (trx) => imagesStore.deleteImage(trx, Number(row.id)));
       // Another calendar's image of the same bytes has the same files: they stay while any has one.
-      if (!(await imagesStore.storageKeyUsedInAnyCalendar(db, row.storage_key))) await storage.removeAll(row.storage_key, filesOf(row));
+      await removeUnused(db, row.storage_key, filesOf(row));
     },
 
     heldHere: (hash) => imagesStore.calendarHoldsStorageKey(db, hash),
@@ -307,7 +331,7 @@ export function createMediaService(
         let failure: unknown;
         for (const row of uploads) {
           try {
-            if (!(await imagesStore.storageKeyUsedInAnyCalendar(db, row.storage_key))) await storage.removeAll(row.storage_key, filesOf(row));
+            await removeUnused(db, row.storage_key, filesOf(row));
           } catch (e) {
             // The others are still removed; the first failure is told once they are.
             failure ??= e;
@@ -390,7 +414,14 @@ export function createMediaService(
           continue;
         }
         try {
-          await storage.removeAll(found.hash, found.files);
+          // Checked once more under the hash's lock, with the removal: an upload's record of these
+          // bytes either came before (they stay) or puts back what goes (`removeUnused`).
+          if (!(await removeUnused(db, found.hash, found.files))) {
+            result.unused--;
+            result.unusedBytes -= found.bytes;
+            tell(found, 'in-use');
+            continue;
+          }
           result.removed++;
           result.bytesFreed += found.bytes;
           tell(found, 'removed');

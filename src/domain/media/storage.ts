@@ -93,11 +93,21 @@ export function createLocalStorage(folder: string): MediaStorage {
     kind: 'local',
     async put(key, bytes) {
       const path = pathOf(key);
-      await mkdir(dirname(path), { recursive: true });
-      // Written whole under another name first, so a reader never sees half a file.
-      const partial = `${path}.${randomBytes(6).toString('hex')}.part`;
-      await writeFile(partial, bytes);
-      await rename(partial, path);
+      // The hash's folder may go while a file is written into it: a removal of the same bytes that
+      // found no record yet (the record of this upload puts back what it took: domain/media). The
+      // write then starts again in a new folder.
+      for (let attempt = 1; ; attempt++) {
+        // Written whole under another name first, so a reader never sees half a file.
+        const partial = `${path}.${randomBytes(6).toString('hex')}.part`;
+        try {
+          await mkdir(dirname(path), { recursive: true });
+          await writeFile(partial, bytes);
+          await rename(partial, path);
+          return;
+        } catch (e) {
+          if (!gone(e) || attempt >= 5) throw e;
+        }
+      }
     },
     async get(key) {
       if (!KEY_PATTERN.test(key)) return undefined;
@@ -110,7 +120,9 @@ export function createLocalStorage(folder: string): MediaStorage {
     },
     async removeAll(hash) {
       if (!HASH_PATTERN.test(hash)) return;
-      await rm(join(root, hash), { recursive: true, force: true });
+      // A put into the folder while it goes (an upload of the same bytes) leaves it not empty at the
+      // end: tried again (the upload's record then puts back what it needs: domain/media).
+      await rm(join(root, hash), { recursive: true, force: true, maxRetries: 5, retryDelay: 5 });
     },
     publicUrl: () => undefined,
     async *list() {

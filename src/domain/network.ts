@@ -116,7 +116,12 @@ export interface RefusedCopies {
 const CHANGED_EVENTS_LIMIT = 5_000;
 
 const escapeHtml = (s: string) => s.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
-const gmt = () => new Date().toISOString().slice(0, 19).replace('T', ' ');
+const gmt = (ms = Date.now()) => new Date(ms).toISOString().slice(0, 19).replace('T', ' ');
+
+/** How long a proposal's claim holds its place after its server stopped while making it. */
+const CLAIM_MS = 60_000;
+
+const isUniqueViolation = (error: unknown) => /unique|duplicate key/i.test(String((error as Error)?.message ?? ''));
 
 /**
  * A copy's venue, organizers and categories: the follower's records for the source's (its
@@ -266,6 +271,8 @@ export function createNetworkService(ctx: DomainContext): NetworkService {
    */
   async function refuseRepeat(sourceCalendarId: number, eventId: number, version: string): Promise<void> {
     for (const earlier of await store.copiesOf(db, sourceCalendarId, eventId)) {
+      // The claim of the proposal being made (`claimProposal`), this one's.
+      if (Number(earlier.post_id) < 0) continue;
       const made = await events.findById(Number(earlier.post_id));
       // Deleted for good there: nothing of it is left to repeat.
       if (!made) continue;
@@ -275,6 +282,35 @@ export function createNetworkService(ctx: DomainContext): NetworkService {
       }
       if (earlier.kind === 'proposal' && made.status === 'pending') throw apiError('network_already_proposed');
       throw apiError('network_already_there');
+    }
+  }
+
+  /**
+   * Hold a proposal's place in the target calendar (the calendar at hand) while it is made: the
+   * look for an earlier copy and the making are not one step, so two proposals of one event at
+   * once (on one server or two) both found none and both landed. The claim's key lets one in; the
+   * other answers 409 `network_already_proposed`, as it would a moment later. Released by the
+   * caller once the proposal is made or refused; one left by a stopped server is taken over after
+   * CLAIM_MS.
+   */
+  async function claimProposal(sourceCalendarId: number, eventId: number, url: string, version: string): Promise<void> {
+    const claim = {
+      post_id: store.proposalClaimId(eventId),
+      kind: 'proposal',
+      follow_id: 0,
+      source_calendar_id: sourceCalendarId,
+      source_event_id: eventId,
+      source_url: url,
+      source_modified: version,
+    } as const;
+    for (let attempt = 1; ; attempt++) {
+      try {
+        await store.insertSource(db, { ...claim, created_gmt: gmt() });
+        return;
+      } catch (error) {
+        if (!isUniqueViolation(error)) throw error;
+        if (attempt > 1 || !(await store.dropStaleClaim(db, eventId, gmt(Date.now() - CLAIM_MS)))) throw apiError('network_already_proposed');
+      }
     }
   }
 
@@ -293,21 +329,26 @@ export function createNetworkService(ctx: DomainContext): NetworkService {
       return calendars.within(target.id, async () => {
         if (ctx.config.submissions === 'off') throw apiError('network_proposals_closed');
         const version = digestOf(copy.input);
-        await refuseRepeat(from.id, eventId, version);
-        const source = { calendar: from.slug, url: copy.url, event_id: eventId };
-        const made = await ctx.submissions.receiveProposal(copy.input, { userId: viewer.id, name: user?.display_name || viewer.login, email: user?.email ?? '', source });
-        await store.insertSource(db, {
-          post_id: made.eventId,
-          kind: 'proposal',
-          follow_id: 0,
-          source_calendar_id: from.id,
-          source_event_id: eventId,
-          source_url: copy.url,
-          // What was proposed, to tell the same event proposed again after a decline from a changed one.
-          source_modified: version,
-          created_gmt: gmt(),
-        });
-        return { id: made.id, status: 'pending', to: { slug: target.slug, name: target.name }, event_id: eventId };
+        await claimProposal(from.id, eventId, copy.url, version);
+        try {
+          await refuseRepeat(from.id, eventId, version);
+          const source = { calendar: from.slug, url: copy.url, event_id: eventId };
+          const made = await ctx.submissions.receiveProposal(copy.input, { userId: viewer.id, name: user?.display_name || viewer.login, email: user?.email ?? '', source });
+          await store.insertSource(db, {
+            post_id: made.eventId,
+            kind: 'proposal',
+            follow_id: 0,
+            source_calendar_id: from.id,
+            source_event_id: eventId,
+            source_url: copy.url,
+            // What was proposed, to tell the same event proposed again after a decline from a changed one.
+            source_modified: version,
+            created_gmt: gmt(),
+          });
+          return { id: made.id, status: 'pending', to: { slug: target.slug, name: target.name }, event_id: eventId };
+        } finally {
+          await store.deleteSource(db, store.proposalClaimId(eventId));
+        }
       });
     },
 
@@ -405,7 +446,8 @@ export function createNetworkService(ctx: DomainContext): NetworkService {
         // it so rather than copy it twice, and neither overwrites nor makes read-only what B's
         // moderators chose to keep (nor trashes it when the follow ends).
         const earlier = copy ? [] : (others.get(sourceEventId) ?? []);
-        if (earlier.some((c) => (copyRecords.get(Number(c.post_id))?.status ?? 'trash') !== 'trash')) continue;
+        // (A proposal of it being made holds its place: `claimProposal`.)
+        if (earlier.some((c) => Number(c.post_id) < 0 || (copyRecords.get(Number(c.post_id))?.status ?? 'trash') !== 'trash')) continue;
         // An ended follow's copy in the trash: restored below and written as this follow's.
         const ended = earlier.find((c) => c.kind === 'follow-ended' && copyRecords.has(Number(c.post_id)));
         if (ended) {

@@ -29,6 +29,20 @@ export async function updateSourceModified(db: Executor, postId: number, modifie
   await db.updateTable('network_sources').set({ source_modified: modified }).where('post_id', '=', postId).execute();
 }
 
+/**
+ * Where a proposal of a source event to this calendar holds its place while it is made: a row of
+ * its own under the key (calendar, post id) with the source event's id negated (post ids are the
+ * whole service's, so no other row has it), which a second proposal of that event at the same time
+ * cannot insert again.
+ */
+export const proposalClaimId = (sourceEventId: number): number => -sourceEventId;
+
+/** Remove a proposal's claim left since before `beforeGmt` (a server that stopped while making it); whether one went. */
+export async function dropStaleClaim(db: Executor, sourceEventId: number, beforeGmt: string): Promise<boolean> {
+  const r = await db.deleteFrom('network_sources').where('post_id', '=', proposalClaimId(sourceEventId)).where('created_gmt', '<', beforeGmt).executeTakeFirst();
+  return Number(r.numDeletedRows) > 0;
+}
+
 export async function deleteSource(db: Executor, postId: number): Promise<void> {
   await db.deleteFrom('network_sources').where('post_id', '=', postId).execute();
 }

@@ -75,7 +75,7 @@ export function syncKeyReader(db: Executor, databaseId: () => Promise<string>): 
 /** What a secret keys: the tokens' MAC (the secret itself), the cipher of their positions and the version tags (each derived from it). */
 interface Keys {
   mac: KeyObject;
-  seal: Buffer;
+  seal: KeyObject;
   tag: KeyObject;
 }
 
@@ -86,7 +86,7 @@ function keys(secret: Buffer): Keys {
   let k = keysOf.get(secret);
   if (!k) {
     const derive = (purpose: string) => createHmac('sha256', secret).update(purpose).digest();
-    k = { mac: createSecretKey(secret), seal: derive('sync token position').subarray(0, 16), tag: createSecretKey(derive('version tag')) };
+    k = { mac: createSecretKey(secret), seal: createSecretKey(derive('sync token position').subarray(0, 16)), tag: createSecretKey(derive('version tag')) };
     keysOf.set(secret, k);
   }
   return k;
@@ -140,17 +140,24 @@ export function versionTag(key: SyncKey, version: string | number, calendar = ca
   return tag;
 }
 
-/** The last token made for each key: every list answer carries one, and most in a second are the same. */
-const lastTokens = new WeakMap<SyncKey, { seq: number; second: number; calendar: number; token: string }>();
+/**
+ * The last token made for each key and calendar: every list answer carries one, and most in a
+ * second are the same (a calendar's readers at once; cleared when it holds many calendars).
+ */
+const lastTokens = new WeakMap<SyncKey, Map<number, { seq: number; second: number; token: string }>>();
+const MAX_LAST_TOKENS = 1_000;
 
 /** A token of position `seq` in `calendar` (by default the calendar at hand), issued at `nowMs`. */
 export function encodeSyncToken(key: SyncKey, seq: number, nowMs: number, calendar = calendarIdNow()): string {
   const second = Math.floor(nowMs / 1000);
-  const last = lastTokens.get(key);
-  if (last !== undefined && last.seq === seq && last.second === second && last.calendar === calendar) return last.token;
+  let kept = lastTokens.get(key);
+  if (!kept) lastTokens.set(key, (kept = new Map()));
+  const last = kept.get(calendar);
+  if (last !== undefined && last.seq === seq && last.second === second) return last.token;
   const payload = `3.${key.databaseId}.${seal(key.secret, calendar, seq)}.${second}`;
   const token = Buffer.from(`${payload}.${macOf(key.secret, payload).toString('base64url')}`).toString('base64url');
-  lastTokens.set(key, { seq, second, calendar, token });
+  if (kept.size >= MAX_LAST_TOKENS) kept.clear();
+  kept.set(calendar, { seq, second, token });
   return token;
 }
 

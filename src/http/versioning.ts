@@ -80,10 +80,17 @@ export function itemEtag(key: SyncKey, type: VersionedType, id: number, seq: num
   return `"${key.databaseId}.${TYPE_LETTER[type]}${id}.${versionTag(key, seq)}.${variant}"`;
 }
 
-/** Whether an entity tag names this record at this version (any variant), in the calendar at hand. */
+/**
+ * Whether an entity tag names this record at this version (any variant), in the calendar at hand.
+ * A tag of before versions were named by their tag (the number itself) still does, as version 2 sync
+ * tokens are still taken: a client that held both through the upgrade writes an unchanged record
+ * without a 412. Only a write's precondition reads it (a caller who may edit the record), and it
+ * tells nothing but whether it matches.
+ */
 export function tagNamesVersion(tag: string, key: SyncKey, type: VersionedType, id: number, seq: number): boolean {
   const m = /^"([^.]+)\.([a-z])(\d+)\.([A-Za-z0-9_-]+)\.[^"]*"$/.exec(tag);
-  return !!m && m[1] === key.databaseId && m[2] === TYPE_LETTER[type] && Number(m[3]) === id && m[4] === versionTag(key, seq);
+  if (!m || m[1] !== key.databaseId || m[2] !== TYPE_LETTER[type] || Number(m[3]) !== id) return false;
+  return m[4] === versionTag(key, seq) || m[4] === String(seq);
 }
 
 /** The id of the addressed record (loaded by the route's `load`). */

@@ -18,6 +18,9 @@ describe('replay (web/replay.ts)', () => {
   let allowed = true;
   let holds = true;
   let open = true;
+  /** whether the requests' host name is a calendar's own now, and whether the next sync makes it so */
+  let hostTaken = false;
+  let takeHostOnSync = false;
   let logged: Array<{ obj: Record<string, unknown>; msg: string }> = [];
   /** what the stand-in for Fastify answers: per URL path */
   const answer = (req: IncomingMessage, res: ServerResponse) => {
@@ -52,9 +55,12 @@ describe('replay (web/replay.ts)', () => {
     revisionSince: (_calendar, stamp) => (stamp === revision ? String(revision) : undefined),
     arrive: () => {},
     open: () => open,
-    sync: async () => revision,
-    // No calendar has a host name of its own here (test/http/calendars-replay-mcp.test.ts moves one).
-    isCalendarHost: () => false,
+    sync: async () => {
+      if (takeHostOnSync) hostTaken = true;
+      return revision;
+    },
+    // The requests' host name becomes a calendar's in one test (test/http/calendars-replay-mcp.test.ts moves a real one).
+    isCalendarHost: () => hostTaken,
     requestId: (req) => (typeof req.headers['x-request-id'] === 'string' ? req.headers['x-request-id'] : 'fresh-id'),
     clientAddress: (req) => req.socket.remoteAddress ?? '',
     rateLimit: () => (allowed ? { limit: 9, remaining: 5, reset: 30 } : undefined),
@@ -117,6 +123,23 @@ describe('replay (web/replay.ts)', () => {
     assert.equal((logged[0]!.obj.req as { url: string }).url, '/a');
     assert.deepEqual(logged[1]!.obj.res, { statusCode: 200 });
     assert.equal(typeof logged[1]!.obj.responseTime, 'number');
+  });
+
+  it('goes to the stand-in when the host name became a calendar’s while the feed was brought up to date (the look after the sync)', async () => {
+    await get('/hosted');
+    await get('/hosted');
+    const before = fastify;
+    await get('/hosted');
+    assert.equal(fastify, before, 'replayed while the host is no calendar’s');
+    // The default calendar's answer: the host names read during this request's sync make the host a calendar's.
+    takeHostOnSync = true;
+    try {
+      await get('/hosted');
+      assert.equal(fastify, before + 1, 'answered by the stand-in: the request is another calendar’s now');
+    } finally {
+      takeHostOnSync = false;
+      hostTaken = false;
+    }
   });
 
   it('goes to the stand-in when the revision moved, and replays the new answer once admitted again', async () => {

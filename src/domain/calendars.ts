@@ -28,7 +28,7 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
 import { CALENDAR_SETTINGS, applyCalendarSettings, parseSetting, type Config } from '../config.js';
 import type { Store } from '../store/db.js';
-import { writeTransaction } from '../store/changes.js';
+import { isUniqueViolation, writeTransaction } from '../store/changes.js';
 import { readCalendarSettings, storedEverywhere } from '../store/calendar-settings.js';
 import { DEFAULT_CALENDAR_ID, calendarIdNow, inCalendar } from '../store/calendar-scope.js';
 import * as calendarsStore from '../store/calendars.js';
@@ -319,7 +319,6 @@ export function createCalendarService(pristine: Config, store: Store, quotas?: P
     }
     return out;
   }
-  const taken = (error: unknown) => /unique|UNIQUE/.test(String((error as Error)?.message ?? ''));
 
   const service: CalendarService = {
     async resolve({ slug, host, formerToo }) {
@@ -355,7 +354,7 @@ export function createCalendarService(pristine: Config, store: Store, quotas?: P
         hostsReadAt = 0;
         return view(row);
       } catch (error) {
-        if (taken(error)) throw apiError('calendar_exists');
+        if (isUniqueViolation(error)) throw apiError('calendar_exists');
         throw error;
       }
     },
@@ -385,7 +384,7 @@ export function createCalendarService(pristine: Config, store: Store, quotas?: P
         hostsReadAt = 0;
         return view(updated!);
       } catch (error) {
-        if (taken(error)) throw apiError('calendar_exists');
+        if (isUniqueViolation(error)) throw apiError('calendar_exists');
         throw error;
       }
     },

@@ -29,6 +29,7 @@ import { createHash } from 'node:crypto';
 import { headOf } from '../store/change-log.js';
 import { calendarIdNow } from '../store/calendar-scope.js';
 import * as store from '../store/network.js';
+import { isUniqueViolation } from '../store/changes.js';
 import { findEventsByIds, type EventRecord } from '../store/events.js';
 import { findUserByLogin } from '../store/users.js';
 import type { DomainContext } from './context.js';
@@ -120,8 +121,6 @@ const gmt = (ms = Date.now()) => new Date(ms).toISOString().slice(0, 19).replace
 
 /** How long a proposal's claim holds its place after its server stopped while making it. */
 const CLAIM_MS = 60_000;
-
-const isUniqueViolation = (error: unknown) => /unique|duplicate key/i.test(String((error as Error)?.message ?? ''));
 
 /**
  * A copy's venue, organizers and categories: the follower's records for the source's (its

@@ -71,6 +71,17 @@ export function isLostRace(err: unknown): boolean {
   return code === '23505' || code === '40P01' || code === '40001' || code === '23503';
 }
 
+/**
+ * Whether an error is a unique key met (an insert of a key another row holds): PostgreSQL's 23505,
+ * SQLite's UNIQUE or PRIMARY KEY constraint; by its message too, for an error that lost its code
+ * on the way (from the write thread).
+ */
+export function isUniqueViolation(err: unknown): boolean {
+  const code = (err as { code?: unknown } | null)?.code;
+  if (code === '23505' || code === 'SQLITE_CONSTRAINT_UNIQUE' || code === 'SQLITE_CONSTRAINT_PRIMARYKEY') return true;
+  return /unique|duplicate key/i.test(String((err as Error | null)?.message ?? ''));
+}
+
 function countRetry(db: Executor, err: unknown): void {
   const retries = writeCommitCountersOf(db).retries;
   const code = String((err as { code?: unknown }).code);

@@ -56,6 +56,11 @@ export interface FollowView {
    * copies them as soon as the calendar has room (a raised quota, events deleted).
    */
   not_copied: number;
+  /**
+   * How many of the source's events this calendar shows now: the follow's copies that are published
+   * (those B's editors or the network trashed are not counted).
+   */
+  copies: number;
 }
 
 export interface NetworkSearchItem {
@@ -216,7 +221,7 @@ export function createNetworkService(ctx: DomainContext): NetworkService {
     }
   }
 
-  async function followView(row: store.FollowRow): Promise<FollowView> {
+  async function followView(row: store.FollowRow, copies: ReadonlyMap<number, number>): Promise<FollowView> {
     let calendar: FollowView['calendar'] = null;
     try {
       const c = await calendars.get(Number(row.source_calendar_id));
@@ -224,7 +229,14 @@ export function createNetworkService(ctx: DomainContext): NetworkService {
     } catch {
       // The source calendar was deleted: the next step of the job ends the follow's copies.
     }
-    return { id: Number(row.id), calendar, categories: JSON.parse(row.categories) as string[], created: row.created_gmt.replace(' ', 'T') + 'Z', not_copied: Number(row.not_copied) };
+    return {
+      id: Number(row.id),
+      calendar,
+      categories: JSON.parse(row.categories) as string[],
+      created: row.created_gmt.replace(' ', 'T') + 'Z',
+      not_copied: Number(row.not_copied),
+      copies: copies.get(Number(row.id)) ?? 0,
+    };
   }
 
   /**
@@ -354,7 +366,8 @@ export function createNetworkService(ctx: DomainContext): NetworkService {
     async follows(viewer) {
       if (!isAdmin(viewer)) throw apiError('rest_forbidden');
       const out: FollowView[] = [];
-      for (const row of await store.listFollows(db)) out.push(await followView(row));
+      const copies = await store.publishedCopiesByFollow(db);
+      for (const row of await store.listFollows(db)) out.push(await followView(row, copies));
       return out;
     },
 
@@ -371,7 +384,7 @@ export function createNetworkService(ctx: DomainContext): NetworkService {
       // The follow is kept even when the calendar's events quota refuses some copies (as the job
       // keeps it): the answer says how many were not copied; a later step copies them once there is room.
       const notCopied = await service.syncFollow(Number(row.id));
-      return { follow: { ...(await followView(row)), not_copied: notCopied }, made };
+      return { follow: { ...(await followView(row, await store.publishedCopiesByFollow(db))), not_copied: notCopied }, made };
     },
 
     async unfollow(viewer, source) {

@@ -80,6 +80,19 @@ export async function sourcesOfFollow(db: Executor, followId: number): Promise<N
   return db.selectFrom('network_sources').selectAll().where('kind', '=', 'follow').where('follow_id', '=', followId).orderBy('post_id').execute();
 }
 
+/** How many published copies each follow of this calendar holds now, by the follow's id (follows with none are absent). */
+export async function publishedCopiesByFollow(db: Executor): Promise<Map<number, number>> {
+  const rows = await db
+    .selectFrom('network_sources')
+    .innerJoin('posts', 'posts.id', 'network_sources.post_id')
+    .select(['network_sources.follow_id', (eb) => eb.fn.countAll<string | number>().as('n')])
+    .where('network_sources.kind', '=', 'follow')
+    .where('posts.status', '=', 'publish')
+    .groupBy('network_sources.follow_id')
+    .execute();
+  return new Map(rows.map((r) => [Number(r.follow_id), Number(r.n)]));
+}
+
 /** This calendar's copies of an event of another calendar: its proposals and a follow's copy (any status). */
 export async function copiesOf(db: Executor, sourceCalendarId: number, sourceEventId: number): Promise<NetworkSourceRow[]> {
   return db.selectFrom('network_sources').selectAll().where('source_calendar_id', '=', sourceCalendarId).where('source_event_id', '=', sourceEventId).orderBy('post_id').execute();

@@ -144,7 +144,7 @@ describe('the Network screen of the admin app', () => {
     assert.equal(await row.getByRole('link', { name: 'Third calendar', exact: true }).getAttribute('href'), `${t.origin}/c/third`);
     await row.getByRole('cell', { name: 'third', exact: true }).waitFor();
     await row.getByRole('cell', { name: 'All events', exact: true }).waitFor();
-    const count = row.getByRole('link', { name: '3 upcoming events', exact: true });
+    const count = row.getByRole('link', { name: '3 events published here', exact: true });
     await count.waitFor();
     const copies = await t.api.get(`${second()}/calendar/events/v1/events`, { as: 'ada', query: { status: 'publish', per_page: '100' } });
     assert.deepEqual(
@@ -175,7 +175,7 @@ describe('the Network screen of the admin app', () => {
     await result.getByText('Third calendar was followed already: the categories followed were changed.', { exact: true }).waitFor();
     await result.getByText('Categories followed: music.', { exact: true }).waitFor();
     await row.getByRole('cell', { name: 'music', exact: true }).waitFor();
-    await row.getByRole('link', { name: '1 upcoming event', exact: true }).waitFor();
+    await row.getByRole('link', { name: '1 event published here', exact: true }).waitFor();
 
     // Unfollowed after a confirmation that says where the copies go.
     await row.getByRole('button', { name: 'Unfollow Third calendar', exact: true }).click();
@@ -210,7 +210,7 @@ describe('the Network screen of the admin app', () => {
     await result.getByText('Following Third calendar.', { exact: true }).waitFor();
     await result.locator('.notice.warning').getByText('2 events were not copied: this calendar’s events quota is full. They will be copied once there is room.', { exact: true }).waitFor();
     const row = page.locator('table.data tbody tr', { hasText: 'Third calendar' });
-    await row.getByRole('link', { name: '1 upcoming event', exact: true }).waitFor();
+    await row.getByRole('link', { name: '1 event published here', exact: true }).waitFor();
     // The table says it too, on a later visit: the follow keeps its count.
     await page.reload();
     await row.getByText('2 not copied: the events quota is full', { exact: true }).waitFor();

@@ -230,6 +230,7 @@ forEachStore(
       assert.equal(full.status, 201, full.text);
       assert.equal(full.body.calendar.slug, 'q-source');
       assert.equal(full.body.not_copied, 1);
+      assert.equal(full.body.copies, 1);
       assert.equal((await titles('q-full')).length, 1);
       const listed = await t.api.get(`${network('q-full')}/follows`, { as: 'admin' });
       assert.deepEqual(
@@ -239,6 +240,7 @@ forEachStore(
       const roomy = await t.api.post(`${network('q-roomy')}/follows`, { as: 'admin', json: { calendar: 'q-source' } });
       assert.equal(roomy.status, 201, roomy.text);
       assert.equal(roomy.body.not_copied, 0);
+      assert.equal(roomy.body.copies, 2);
       // The job: the full calendar's refusal is skipped, the other follower gets the new event.
       await make('q-source', 'admin', { title: 'Q three' });
       const step = await t.built.networkJob.runOnce();
@@ -248,6 +250,7 @@ forEachStore(
       // The follow says so, later too: its administrators see how many the quota refused.
       const kept = await t.api.get(`${network('q-full')}/follows`, { as: 'admin' });
       assert.equal(kept.body[0].not_copied, 2, kept.text);
+      assert.equal(kept.body[0].copies, 1, kept.text);
       // Still no room: a step with nothing new at the source leaves it.
       assert.equal((await t.built.networkJob.runOnce()).error, undefined);
       assert.equal((await titles('q-full')).length, 1);
@@ -267,6 +270,40 @@ forEachStore(
       assert.equal((await t.built.networkJob.runOnce()).error, undefined);
       assert.deepEqual(await titles('q-full'), ['Q four', 'Q three', 'Q two']);
       assert.equal((await t.api.get(`${network('q-full')}/follows`, { as: 'admin' })).body[0].not_copied, 0);
+    });
+
+    it('each follow says how many of its copies are published here, counted by their tie to the follow (a renamed source, a copy trashed)', async () => {
+      await t.built.services.calendars.create({ slug: 'n-source', name: 'N source' });
+      await t.built.services.calendars.create({ slug: 'n-other', name: 'N other' });
+      await t.built.services.calendars.create({ slug: 'n-follower', name: 'N follower' });
+      await make('n-source', 'admin', { title: 'N one' });
+      await make('n-source', 'admin', { title: 'N two' });
+      await make('n-other', 'admin', { title: 'N elsewhere' });
+      assert.equal((await t.api.post(`${network('n-follower')}/follows`, { as: 'admin', json: { calendar: 'n-source' } })).body.copies, 2);
+      assert.equal((await t.api.post(`${network('n-follower')}/follows`, { as: 'admin', json: { calendar: 'n-other' } })).body.copies, 1);
+      const counts = async () =>
+        Object.fromEntries(
+          ((await t.api.get(`${network('n-follower')}/follows`, { as: 'admin' })).body as Array<{ calendar: { slug: string }; copies: number }>).map((f) => [f.calendar.slug, f.copies]),
+        );
+      assert.deepEqual(await counts(), { 'n-source': 2, 'n-other': 1 });
+      // Renamed, the source's copies are still counted: the count is the copies' tie, not their `from:` tag.
+      await t.built.services.calendars.update('n-source', { name: 'N source renamed' });
+      assert.equal((await t.built.networkJob.runOnce()).error, undefined);
+      assert.deepEqual(await counts(), { 'n-source': 2, 'n-other': 1 });
+      // The job's next step rewrites the copies' `from:` tags (a calendar's change is a reset in its log).
+      const tagged = await t.api.get(at('n-follower', 'events/v1/tags'), { query: { search: 'from: N', hide_empty: 'true' } });
+      assert.deepEqual(tagged.body.tags.map((x: { name: string; count: number }) => [x.name, x.count]).sort(), [
+        ['from: N other', 1],
+        ['from: N source renamed', 2],
+      ]);
+      // A copy the follower's editors trash is no longer shown, so no longer counted; the source's new event is.
+      const one = (await t.api.get(events('n-follower'), { query: { start_date: '2026-12-01', search: 'N one' } })).body.events[0] as { id: number };
+      assert.equal((await t.api.delete(`${events('n-follower')}/${one.id}`, { as: 'admin' })).status, 200);
+      await make('n-source', 'admin', { title: 'N three' });
+      assert.equal((await t.built.networkJob.runOnce()).error, undefined);
+      assert.deepEqual(await counts(), { 'n-source': 2, 'n-other': 1 });
+      // The source's own list is not a follow: it has none.
+      assert.deepEqual((await t.api.get(`${network('n-source')}/follows`, { as: 'admin' })).body, []);
     });
 
     it('a follower still full: no venue is mirrored for a refused copy, and a step with no room and nothing new leaves the follow', async () => {

@@ -67,7 +67,7 @@ export function networkProposalRoutes(services: Services): RouteDecl[] {
           responses: {
             '200': {
               description:
-                'The calendars this calendar follows: id, calendar ({id, slug, name, url}, null when it is gone), categories followed, created, not_copied (its events this calendar’s events quota refused at the last sync)',
+                'The calendars this calendar follows: id, calendar ({id, slug, name, url}, null when it is gone), categories followed, created, not_copied (its events this calendar’s events quota refused at the last sync), copies (its events published here now: the follow’s copies not trashed)',
             },
           },
         },
@@ -82,10 +82,10 @@ export function networkProposalRoutes(services: Services): RouteDecl[] {
         permission: isAdministrator,
         docs: {
           responses: {
-            '200': { description: 'The calendar was followed already: the follow, with the categories changed (and not_copied, as for 201)' },
+            '200': { description: 'The calendar was followed already: the follow, with the categories changed (and not_copied and copies, as for 201)' },
             '201': {
               description:
-                'The follow; its events are mirrored here at once, as many as this calendar’s events quota takes: not_copied counts those it refused (the follow is kept; they are copied on a later sync once there is room)',
+                'The follow; its events are mirrored here at once, as many as this calendar’s events quota takes: not_copied counts those it refused (the follow is kept; they are copied on a later sync once there is room), copies those published here',
             },
             '400': { description: 'rest_invalid_param: a category slug that calendar has no category of' },
             '404': { description: 'calendar_not_found: no calendar has that slug' },

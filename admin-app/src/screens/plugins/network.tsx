@@ -7,8 +7,8 @@
  *   submission, the calendar's name) or the refusal, at its field or for the form, in the server's
  *   words;
  * - "Calendars this calendar follows" (administrators only: the routes are theirs): the follows
- *   (`GET follows`) with how many of each calendar's events are here (the copies carry the tag
- *   `from: {its name}`) and how many its events quota refused (`not_copied`), Unfollow after a confirmation (`DELETE follows/{slug}`), and a form to
+ *   (`GET follows`) with how many of each calendar's events are published here (`copies`; linked to
+ *   them in the events list by their tag `from: {its name}`) and how many its events quota refused (`not_copied`), Unfollow after a confirmation (`DELETE follows/{slug}`), and a form to
  *   follow a calendar, all its events or some of its categories (`POST follows`), which says what
  *   happened: followed, its categories changed, events the events quota refused.
  */
@@ -46,6 +46,7 @@ interface Follow {
   created: string;
   /** the calendar's events this calendar's events quota refused at the last sync (copied once there is room) */
   not_copied: number;
+  copies: number;
 }
 
 interface Proposal {
@@ -64,7 +65,6 @@ interface EventSummary {
 }
 
 const messageOf = (e: unknown) => (e instanceof Error ? e.message : String(e));
-
 
 /** Move the focus to a field once the error shown under it is rendered. */
 function useFocusOnError(errors: Record<string, string>, order: string[]) {
@@ -183,31 +183,29 @@ function ProposeSection() {
   );
 }
 
-/** How many published events of a followed calendar this calendar has from now on: its copies, by their tag, as a link to them in the events list. */
-function CopiesHere({ name, version }: { name: string; version: number }) {
-  const [state, setState] = useState<{ tag: number | null; n: number } | 'loading' | 'failed'>('loading');
+/**
+ * How many of a followed calendar's events are published here (`copies`, counted by the server from
+ * each copy's tie to the follow), as a link to them in the events list by their `from:` tag when a tag
+ * of the calendar's current name is found (after a rename, the copies are retagged at the network job's next step).
+ */
+function CopiesHere({ name, count, version }: { name: string; count: number; version: number }) {
+  const [tag, setTag] = useState<number | null>(null);
   useEffect(() => {
     let stale = false;
-    setState('loading');
-    (async () => {
-      const tag = `from: ${name}`;
-      const tags = await api<{ tags: Array<{ id: number; name: string }> }>(`${EVENTS}/tags`, { query: { search: tag, per_page: 100, hide_empty: false } });
-      const found = tags.data.tags.find((x) => textOf(x.name) === tag);
-      if (!found) return { tag: null, n: 0 };
-      const events = await api<{ total?: number }>(`${EVENTS}/events`, { query: { tags: found.id, status: 'publish', per_page: 1 } });
-      return { tag: found.id, n: Number(events.headers.get('x-wp-total') ?? events.data.total ?? 0) };
-    })().then(
-      (s) => !stale && setState(s),
-      () => !stale && setState('failed'),
+    setTag(null);
+    if (count === 0) return;
+    const wanted = `from: ${name}`;
+    api<{ tags: Array<{ id: number; name: string }> }>(`${EVENTS}/tags`, { query: { search: wanted, per_page: 100, hide_empty: false } }).then(
+      (tags) => !stale && setTag(tags.data.tags.find((x) => textOf(x.name) === wanted)?.id ?? null),
+      // Without the tag the count is shown without its link.
+      () => undefined,
     );
     return () => {
       stale = true;
     };
-  }, [name, version]);
-  if (state === 'loading') return <span>{t('common.loading')}</span>;
-  if (state === 'failed') return <span>—</span>;
-  const text = t('network.follows.copiesCount', { n: state.n });
-  return state.tag === null || state.n === 0 ? <span>{text}</span> : <Link to={`/events?tag=${state.tag}&status=publish`}>{text}</Link>;
+  }, [name, count, version]);
+  const text = t('network.follows.copiesCount', { n: count });
+  return tag === null || count === 0 ? <span>{text}</span> : <Link to={`/events?tag=${tag}&status=publish`}>{text}</Link>;
 }
 
 /** The refusals of a follow that belong to the calendar's slug. */
@@ -323,7 +321,7 @@ function FollowsSection() {
       render: (f) =>
         f.calendar ? (
           <>
-            <CopiesHere name={f.calendar.name} version={version} />
+            <CopiesHere name={f.calendar.name} count={f.copies} version={version} />
             {f.not_copied > 0 && <p class="field-error">{t('network.follows.notCopied', { n: f.not_copied })}</p>}
           </>
         ) : (

@@ -22,10 +22,31 @@ describe('replay (web/replay.ts)', () => {
   let hostTaken = false;
   let takeHostOnSync = false;
   let logged: Array<{ obj: Record<string, unknown>; msg: string }> = [];
+  /** `/moving`'s answers wait for these, by the calendar they are of (1: the default one), while set */
+  const gates = new Map<number, Promise<void>>();
+  /**
+   * `/moving`: the default calendar's answer while the host name is no calendar's, calendar 7's once
+   * it is (each with an ETag of its own, 304 to its own `If-None-Match`), held at its gate if any.
+   */
+  const moving = async (req: IncomingMessage, res: ServerResponse) => {
+    const calendar = hostTaken ? 7 : 1;
+    if (calendar === 7) markReplayable(req, { route: '/moving', calendar });
+    else markReplayable(req, { route: '/moving' });
+    await gates.get(calendar);
+    const etag = `"c${calendar}"`;
+    if (req.headers['if-none-match'] === etag) {
+      res.writeHead(304, { 'x-request-id': `slow-${fastify}`, etag });
+      return void res.end();
+    }
+    const body = `{"calendar":${calendar}}`;
+    res.writeHead(200, { 'x-request-id': `slow-${fastify}`, etag, 'content-type': 'application/json', 'content-length': String(body.length) });
+    res.end(body);
+  };
   /** what the stand-in for Fastify answers: per URL path */
   const answer = (req: IncomingMessage, res: ServerResponse) => {
     fastify++;
     const url = new URL(req.url!, 'http://x');
+    if (url.pathname === '/moving') return void moving(req, res);
     const size = Number(url.searchParams.get('size') ?? 10);
     const headers: Record<string, string> = {
       'x-request-id': `slow-${fastify}`,
@@ -138,6 +159,38 @@ describe('replay (web/replay.ts)', () => {
       assert.equal(fastify, before + 1, 'answered by the stand-in: the request is another calendar’s now');
     } finally {
       takeHostOnSync = false;
+      hostTaken = false;
+    }
+  });
+
+  it('never puts answers of two calendars under one key together: the default calendar’s answers in flight when a host name became another’s', async () => {
+    // The two calendars' revisions are equal here (the stand-in's deps have one for all), so only
+    // the calendar of each answer tells them apart when it is kept.
+    const release = new Map<number, () => void>();
+    for (const calendar of [1, 7]) gates.set(calendar, new Promise<void>((resolve) => release.set(calendar, resolve)));
+    try {
+      const before = fastify;
+      const reached = async (n: number) => {
+        while (fastify < before + n) await new Promise((resolve) => setTimeout(resolve, 5));
+      };
+      // Two of the default calendar's answers, in flight while the host name becomes calendar 7's.
+      const old = [get('/moving'), get('/moving')];
+      await reached(2);
+      hostTaken = true;
+      // Two of calendar 7's, asked with its ETag (304): they finish after the default calendar's.
+      const conditional = [get('/moving', { 'if-none-match': '"c7"' }), get('/moving', { 'if-none-match': '"c7"' })];
+      await reached(4);
+      release.get(1)!();
+      for (const r of await Promise.all(old)) assert.equal(JSON.parse(r.body).calendar, 1);
+      release.get(7)!();
+      for (const r of await Promise.all(conditional)) assert.equal(r.status, 304);
+      // Calendar 7's 304 was kept twice; its 200 never was: the default calendar's body is not it.
+      const plain = await get('/moving');
+      assert.equal(plain.status, 200);
+      assert.equal(JSON.parse(plain.body).calendar, 7, 'calendar 7 is answered its own body, not the one kept of the default calendar');
+      assert.equal(fastify, before + 5, 'answered by the stand-in');
+    } finally {
+      gates.clear();
       hostTaken = false;
     }
   });

@@ -550,6 +550,14 @@ export function createNetworkService(ctx: DomainContext): NetworkService {
       let n = 0;
       for (const f of all) {
         let events = changed?.get(f.source_calendar_id);
+        // A proposal of the source's events judged in the follower (declined, or accepted and then
+        // trashed) no longer holds the follow off that event: it is read again, though the source
+        // did not change.
+        const here = changed?.get(f.calendar_id);
+        if (here !== undefined && events !== 'all') {
+          const judged = await calendars.within(f.calendar_id, () => store.proposedFrom(db, f.source_calendar_id, here === 'all' ? undefined : here));
+          if (judged.length > 0) events = new Set([...(events ?? []), ...judged]);
+        }
         // A follow whose copies the follower's quota refused: tried again once the follower has room
         // (a raised quota, events deleted), whether or not the source changed. With no event of the
         // source named, the sync copies what is missing and leaves the copies it has as they are.

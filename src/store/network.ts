@@ -93,6 +93,18 @@ export async function publishedCopiesByFollow(db: Executor): Promise<Map<number,
   return new Map(rows.map((r) => [Number(r.follow_id), Number(r.n)]));
 }
 
+/**
+ * The source events of this calendar's proposals from a calendar, among these events of this
+ * calendar (every one when `postIds` is undefined): those a follow of it reads again when its
+ * moderators judged one.
+ */
+export async function proposedFrom(db: Executor, sourceCalendarId: number, postIds: ReadonlySet<number> | undefined): Promise<number[]> {
+  if (postIds?.size === 0) return [];
+  let q = db.selectFrom('network_sources').select('source_event_id').where('kind', '=', 'proposal').where('source_calendar_id', '=', sourceCalendarId);
+  if (postIds) q = q.where('post_id', 'in', [...postIds]);
+  return (await q.execute()).map((r) => Number(r.source_event_id));
+}
+
 /** This calendar's copies of an event of another calendar: its proposals and a follow's copy (any status). */
 export async function copiesOf(db: Executor, sourceCalendarId: number, sourceEventId: number): Promise<NetworkSourceRow[]> {
   return db.selectFrom('network_sources').selectAll().where('source_calendar_id', '=', sourceCalendarId).where('source_event_id', '=', sourceEventId).orderBy('post_id').execute();

@@ -49,6 +49,8 @@ forEachStore(
         'rf-b',
         'pf-a',
         'pf-b',
+        'pq-a',
+        'pq-b',
       ])
         await t.built.services.calendars.create({ slug, name: slug.toUpperCase() });
     });
@@ -314,6 +316,41 @@ forEachStore(
       assert.deepEqual(await titles('pf-b'), ['Lynx lecture (room 2)', 'Lynx walk']);
       assert.equal((await t.api.delete(`${network('pf-b')}/follows/pf-a`, { as: 'admin' })).status, 200);
       assert.deepEqual(await titles('pf-b'), ['Lynx lecture (room 2)']);
+    });
+
+    it('an event waiting in the follower’s queue is left to its moderators: declined there, the follow copies it at its next step', async () => {
+      const talk = await make('pq-a', { title: 'Quail talk' });
+      await make('pq-a', { title: 'Quail walk', start_date: '2027-05-03 10:00', end_date: '2027-05-03 12:00' });
+      const proposed = await t.api.post(`${network('pq-a')}/proposals`, { as: 'admin', json: { event: talk.id, to: 'pq-b' } });
+      assert.equal(proposed.status, 201, proposed.text);
+      // Followed while the proposal waits: the follow leaves that event to the queue.
+      await follow('pq-b', 'pq-a');
+      assert.deepEqual(await titles('pq-b'), ['Quail walk']);
+      assert.equal((await t.built.networkJob.runOnce()).error, undefined);
+      assert.deepEqual(await titles('pq-b'), ['Quail walk']);
+      // Declined: nothing of the source changed, yet the follow now brings the event as its copy.
+      const rejected = await t.api.post(`${at('pq-b', 'admin/v1/submissions')}/${proposed.body.id}/reject`, { as: 'admin', json: { reason: 'Not for us.' } });
+      assert.equal(rejected.status, 200, rejected.text);
+      assert.equal((await t.built.networkJob.runOnce()).error, undefined);
+      assert.deepEqual(await titles('pq-b'), ['Quail talk', 'Quail walk']);
+      const copy = ((await t.api.get(events('pq-b'), { query: { start_date: '2026-12-01', search: 'Quail talk' } })).body.events as Json[])[0]!;
+      const update = await t.api.post(`${events('pq-b')}/${copy.id}`, { as: 'admin', json: { title: 'mine' } });
+      assert.equal(update.status, 403, 'the follow’s copy, read-only');
+      assert.equal(update.body.code, 'network_copy_read_only');
+      // The follow's copy is one: a later step does not copy it again.
+      assert.equal((await t.built.networkJob.runOnce()).error, undefined);
+      assert.deepEqual(await titles('pq-b'), ['Quail talk', 'Quail walk']);
+      // An accepted proposal is the follower's own; trashed by its editors later, the follow brings the event.
+      const dance = await make('pq-a', { title: 'Quail dance', start_date: '2027-05-04 10:00', end_date: '2027-05-04 12:00' });
+      const sent = await t.api.post(`${network('pq-a')}/proposals`, { as: 'admin', json: { event: dance.id, to: 'pq-b' } });
+      assert.equal(sent.status, 201, sent.text);
+      assert.equal((await t.api.post(`${at('pq-b', 'admin/v1/submissions')}/${sent.body.id}/approve`, { as: 'admin', json: {} })).status, 200);
+      assert.equal((await t.built.networkJob.runOnce()).error, undefined);
+      const accepted = ((await t.api.get(events('pq-b'), { query: { start_date: '2026-12-01', search: 'Quail dance' } })).body.events as Json[])[0]!;
+      assert.equal((await t.api.post(`${events('pq-b')}/${accepted.id}`, { as: 'admin', json: { title: 'Quail dance (ours)' } })).status, 200, 'the accepted copy is the follower’s own');
+      assert.equal((await t.api.delete(`${events('pq-b')}/${accepted.id}`, { as: 'admin' })).status, 200);
+      assert.equal((await t.built.networkJob.runOnce()).error, undefined);
+      assert.deepEqual(await titles('pq-b'), ['Quail dance', 'Quail talk', 'Quail walk']);
     });
   },
   OPEN,

@@ -81,6 +81,17 @@ export function isAuthenticated(viewer: Viewer): boolean {
 }
 
 /**
+ * Whether a search by this viewer leaves password-protected records out, as WordPress does for a
+ * visitor who is not signed in: a visitor, and an account with no role in the calendar at hand (one
+ * login across the service is a stranger to a calendar it has no part in, and a search would tell
+ * a protected record's hidden content word by word). In the default calendar every account has a
+ * role, so there it is the original's rule.
+ */
+export function searchesAsVisitor(viewer: Viewer): boolean {
+  return !isAuthenticated(viewer) || viewer.role === null;
+}
+
+/**
  * Whether this viewer manages accounts, which are one login across every calendar: every user,
  * their roles, passwords, application passwords, invitations and sessions. Only an administrator
  * whose role is the account's own (a network administrator, in whatever calendar it asks), and

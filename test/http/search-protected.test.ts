@@ -92,4 +92,25 @@ forEachStore('search leaves password-protected records out for visitors', (t) =>
       );
     }
   });
+  it('in another calendar, an account with no role there searches as a visitor; given a role there, it finds the protected records', async () => {
+    await t.built.services.calendars.create({ slug: 'sp-north', name: 'SP north' });
+    await t.user('subscriber', 'stranger');
+    const at = (path: string) => `${t.origin}/c/sp-north${t.config.restRoot}/tribe/events/v1${path}`;
+    const made = await t.api.post(at('/events'), { as: 'admin', json: { title: 'North board', ...when, status: 'publish', password: 'sesame', description: 'Agenda: the vontriquel sale' } });
+    assert.equal(made.status, 201, made.text);
+    const venue = await t.api.post(at('/venues'), { as: 'admin', json: { venue: 'North vault', description: 'vontriquel', password: 'sesame', status: 'publish' } });
+    assert.equal(venue.status, 201, venue.text);
+    const find = async (as: string) => ({
+      events: titles((await t.api.get(at('/events'), { as, query: { search: 'vontriquel', ...window } })).body),
+      venues: ((await t.api.get(at('/venues'), { as, query: { search: 'vontriquel' } })).body.venues as Array<{ id: number }>).map((v) => v.id),
+    });
+    assert.deepEqual(await find('stranger'), { events: [], venues: [] }, 'signed in, but nobody in this calendar');
+    assert.deepEqual(await find('admin'), { events: ['North board'], venues: [venue.body.id] }, 'a network administrator');
+    await t.built.services.calendars.setRole('stranger', 'sp-north', 'subscriber');
+    assert.deepEqual(await find('stranger'), { events: ['North board'], venues: [venue.body.id] }, 'a subscriber there');
+    await t.built.services.calendars.setRole('stranger', 'sp-north', '');
+    assert.deepEqual(await find('stranger'), { events: [], venues: [] }, 'the role taken away');
+    // In the default calendar the account's own role holds, as before.
+    assert.deepEqual(titles((await t.api.get('/events', { as: 'stranger', query: { search: 'quixotrenal', ...window } })).body), ['Board meeting', 'Open meeting']);
+  });
 });

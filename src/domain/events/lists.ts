@@ -15,7 +15,7 @@ import { matchesFilter, type EventListFilter } from '../../store/event-list-resu
 import { postTextLength } from '../../store/sizes.js';
 import { endOfDay, startOfDay, toWallTime } from '../dates/wall.js';
 import { apiError } from '../errors.js';
-import { isAuthenticated } from '../permissions.js';
+import { isAuthenticated, searchesAsVisitor } from '../permissions.js';
 import { listScope } from '../statuses.js';
 import type { TermService } from '../terms/index.js';
 import { createKeptMap } from '../kept.js';
@@ -58,8 +58,8 @@ export function createLists(deps: EventServiceDeps, readModel: ReadModel): Pick<
       if (sent.has('end_date') && args.end_date !== undefined) filter.endUntil = endOfDay(toWallTime(parseIn('end_date', args.end_date, deps.siteTimezone)));
       if (args.search !== undefined) {
         filter.searchWords = searchWords(args.search);
-        // WordPress' rule: a visitor who is not signed in finds no password-protected event by search.
-        if (!isAuthenticated(viewer)) filter.searchPublicOnly = true;
+        // WordPress' rule: a visitor who is not signed in (here: or has no role in the calendar) finds no password-protected event by search.
+        if (searchesAsVisitor(viewer)) filter.searchPublicOnly = true;
       }
       if (args.categories !== undefined) filter.categoryIds = await deps.categories.filterIds(args.categories);
       if (args.tags !== undefined) filter.tagIds = await deps.tags.filterIds(args.tags);
@@ -125,8 +125,8 @@ export function createLists(deps: EventServiceDeps, readModel: ReadModel): Pick<
       }
       if (args.search !== undefined) {
         filter.searchWords = searchWords(args.search);
-        // WordPress' rule: a visitor who is not signed in finds no password-protected event by search.
-        if (!isAuthenticated(viewer)) filter.searchPublicOnly = true;
+        // WordPress' rule: a visitor who is not signed in (here: or has no role in the calendar) finds no password-protected event by search.
+        if (searchesAsVisitor(viewer)) filter.searchPublicOnly = true;
       }
       // Term references resolve to the same ids until the data changes: kept per revision.
       const seq = await current();

@@ -9,7 +9,7 @@ import * as linkedStore from '../../store/linked-posts.js';
 import type { LinkedListFilter } from '../../store/linked-posts.js';
 import { apiError } from '../errors.js';
 import { geoFilterOf } from '../geo.js';
-import { isAuthenticated, typeCan } from '../permissions.js';
+import { searchesAsVisitor, typeCan } from '../permissions.js';
 import { listScope } from '../statuses.js';
 import { isTruthy } from '../values.js';
 import { HAS_EVENTS_STATUSES, queryValue, searchFragments } from './rules.js';
@@ -28,8 +28,8 @@ export function createList(deps: LinkedServiceDeps): Pick<LinkedPostService, 'li
       if (args.search !== undefined) {
         const fragments = searchFragments(args.search);
         if (fragments.length) filter.searchFragments = fragments;
-        // WordPress' rule: a visitor who is not signed in finds no password-protected record by search.
-        if (fragments.length && !isAuthenticated(viewer)) filter.searchPublicOnly = true;
+        // WordPress' rule: a visitor who is not signed in (here: or has no role in the calendar) finds no password-protected record by search.
+        if (fragments.length && searchesAsVisitor(viewer)) filter.searchPublicOnly = true;
       }
       if (args.event !== undefined) filter.eventId = args.event;
       if (args.ids !== undefined) filter.ids = args.ids;

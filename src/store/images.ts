@@ -45,6 +45,20 @@ export async function storageKeyUsedInAnyCalendar(db: Executor, key: string): Pr
   return row !== undefined;
 }
 
+/** Which of these storage keys an image of any calendar has (one statement; across calendars, as above). */
+export async function storageKeysUsedInAnyCalendar(db: Executor, keys: readonly string[]): Promise<Set<string>> {
+  if (keys.length === 0) return new Set();
+  const rows = await acrossCalendars(() =>
+    db
+      .selectFrom('images')
+      .select('storage_key')
+      .distinct()
+      .where('storage_key', 'in', [...keys])
+      .execute(),
+  );
+  return new Set(rows.map((r) => r.storage_key));
+}
+
 /** The storage keys of the newest uploaded images of every calendar (at most `limit` images; a look across calendars). */
 export async function newestStorageKeys(db: Executor, limit: number): Promise<string[]> {
   const rows = await acrossCalendars(() => db.selectFrom('images').select('storage_key').where('storage_key', '<>', '').orderBy('id', 'desc').limit(limit).execute());

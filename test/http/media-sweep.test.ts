@@ -17,7 +17,7 @@ import { forEachStore, STORES, type TestServer } from '../support/harness.js';
 import { cli, cliEnv, cliTarget } from '../support/cli.js';
 import { startFakeS3 } from '../support/fake-s3.js';
 import { authOf, plainImage } from '../support/media.js';
-import { createMediaService, type MediaStorage, type SweepStep } from '../../src/domain/media/index.js';
+import { createMediaService, SWEEP_BATCH, type MediaStorage, type SweepStep } from '../../src/domain/media/index.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'media-sweep-'));
 after(() => rmSync(dir, { recursive: true, force: true }));
@@ -182,6 +182,32 @@ forEachStore(
       assert.ok(onDisk(first) && onDisk(third));
       await t.built.services.media.sweep();
       assert.equal(onDisk(first) || onDisk(third), false);
+    });
+
+    it('asks the database about the stored hashes SWEEP_BATCH at a time, not one by one', async () => {
+      const kept = await upload(t, null, await plainImage(251, 171));
+      age(mediaDir(), kept.hash);
+      const orphans = Array.from({ length: SWEEP_BATCH + 100 }, () => orphan(mediaDir()));
+      let statements = 0;
+      const counted = t.built.store.db.withPlugin({
+        transformQuery: ({ node }) => {
+          statements++;
+          return node;
+        },
+        transformResult: async ({ result }) => result,
+      });
+      const media = createMediaService(t.config, counted, { nowGmt: () => new Date().toISOString() }, t.built.services.media.storage);
+      const steps = new Map<string, SweepStep>();
+      const result = await media.sweep({ dryRun: true, onProgress: (s) => steps.set(s.hash, s) });
+      assert.ok(result.stored > SWEEP_BATCH, String(result.stored));
+      assert.ok(statements >= 1 && statements <= Math.ceil(result.stored / SWEEP_BATCH), `${statements} statements for ${result.stored} hashes`);
+      assert.equal(steps.get(kept.hash)?.outcome, 'in-use');
+      for (const hash of orphans) assert.equal(steps.get(hash)?.outcome, 'unused', hash);
+      // Swept for real (the hashes looked at again one by one before each removal): the orphans go.
+      const swept = await t.built.services.media.sweep();
+      assert.ok(swept.removed >= orphans.length, JSON.stringify(swept));
+      assert.equal(orphans.some(onDisk), false);
+      assert.ok(onDisk(kept.hash));
     });
   },
   { MEDIA_DIR: join(dir, `local-${process.pid}`) },

@@ -279,8 +279,10 @@ export function createNetworkService(ctx: DomainContext): NetworkService {
    * what its moderators declined: waiting already (`network_already_proposed`), accepted or
    * copied by a follow (`network_already_there`; a copy trashed there no longer counts), or
    * declined (trashed) as it is now. A declined event may be proposed again once it changed.
+   * `modified`: the event's modified time, which a proposal made before proposals kept a digest
+   * kept instead (so a proposal declined then is refused too until the event changed).
    */
-  async function refuseRepeat(sourceCalendarId: number, eventId: number, version: string): Promise<void> {
+  async function refuseRepeat(sourceCalendarId: number, eventId: number, version: string, modified: string): Promise<void> {
     for (const earlier of await store.copiesOf(db, sourceCalendarId, eventId)) {
       // The claim of the proposal being made (`claimProposal`), this one's.
       if (Number(earlier.post_id) < 0) continue;
@@ -288,7 +290,7 @@ export function createNetworkService(ctx: DomainContext): NetworkService {
       // Deleted for good there: nothing of it is left to repeat.
       if (!made) continue;
       if (made.status === 'trash') {
-        if (earlier.kind === 'proposal' && earlier.source_modified === version) throw apiError('network_proposal_declined');
+        if (earlier.kind === 'proposal' && (earlier.source_modified === version || earlier.source_modified === modified)) throw apiError('network_proposal_declined');
         continue;
       }
       if (earlier.kind === 'proposal' && made.status === 'pending') throw apiError('network_already_proposed');
@@ -342,7 +344,7 @@ export function createNetworkService(ctx: DomainContext): NetworkService {
         const version = digestOf(copy.input);
         await claimProposal(from.id, eventId, copy.url, version);
         try {
-          await refuseRepeat(from.id, eventId, version);
+          await refuseRepeat(from.id, eventId, version, copy.modified);
           const source = { calendar: from.slug, url: copy.url, event_id: eventId };
           const made = await ctx.submissions.receiveProposal(copy.input, { userId: viewer.id, name: user?.display_name || viewer.login, email: user?.email ?? '', source });
           await store.insertSource(db, {

@@ -6,6 +6,7 @@ import { before, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { forEachStore } from '../support/harness.js';
 import { OPEN } from '../support/submissions.js';
+import { inCalendar } from '../../src/store/calendar-scope.js';
 
 type Json = Record<string, any>;
 
@@ -205,6 +206,27 @@ forEachStore(
       const again = await propose(fair.id, 'pr-b');
       assert.equal(again.status, 201, again.text);
       refused(await propose(fair.id, 'pr-b'), 'network_already_proposed');
+    });
+
+    it('a proposal declined before proposals kept a digest (its source’s modified time kept instead) is refused too until the event changed', async () => {
+      const fete = await make('pr-a', { title: 'Heron fete', start_date: '2027-07-02 10:00', end_date: '2027-07-02 12:00' });
+      const first = await propose(fete.id, 'pr-b');
+      assert.equal(first.status, 201, first.text);
+      await decide('pr-b', first.body.id, 'reject');
+      // The row as a proposal made by an earlier version left it: the source event's modified time.
+      const db = t.built.store.db;
+      const source = await inCalendar(Number((await t.built.services.calendars.get('pr-a')).id), () =>
+        db.selectFrom('posts').select('modified_gmt').where('id', '=', fete.id).executeTakeFirstOrThrow(),
+      );
+      const updated = await inCalendar(Number((await t.built.services.calendars.get('pr-b')).id), () =>
+        db.updateTable('network_sources').set({ source_modified: source.modified_gmt }).where('source_event_id', '=', fete.id).where('kind', '=', 'proposal').executeTakeFirstOrThrow(),
+      );
+      assert.equal(Number(updated.numUpdatedRows), 1);
+      refused(await propose(fete.id, 'pr-b'), 'network_proposal_declined');
+      // Changed in a later second (the modified time counts seconds; the digest is why proposals keep one now).
+      await new Promise((resolve) => setTimeout(resolve, 1100));
+      assert.equal((await t.api.post(`${events('pr-a')}/${fete.id}`, { as: 'admin', json: { title: 'Heron fete (at dawn)' } })).status, 200);
+      assert.equal((await propose(fete.id, 'pr-b')).status, 201);
     });
 
     it('a signed-in user without the role is refused a proposal with 403, not 401', async () => {

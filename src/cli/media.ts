@@ -48,7 +48,11 @@ stores its files before it records the image), and each hash is looked at again,
 database, just before it is removed. A sweep that would remove files is refused (exit 2) when the
 database and the storage do not look like one installation's: no calendar has any uploaded image,
 or none of the files of the 20 newest images is in the storage (a wrong DATABASE_URL or MEDIA_DIR
-makes every file look unused); --force removes them anyway.
+makes every file look unused); --force removes them anyway. Files written after the database's last
+write (of any calendar) are kept and told ("kept ... written after the database's last write"):
+against a copy of the database from before (a restored backup) they are the images uploaded since;
+in the installation itself, an upload that stopped, which a sweep after any later write removes.
+--force removes them too.
 
 Output: one line per hash removed (with --dry-run: that would be removed) with its size, then a
 summary. Exit 0; 1 when a removal failed (the others are still made) or the storage or database
@@ -67,7 +71,7 @@ export function registerMediaCommand(program: Command, withSettings: (cmd: Comma
       .description('remove stored image files that no image of any calendar refers to; safe while servers run')
       .option('--older-than <minutes>', 'leave the files written in the last MINUTES minutes (uploads in progress)', String(SWEEP_GRACE_MINUTES))
       .option('--dry-run', 'list what would be removed, remove nothing')
-      .option('--force', 'remove even when the database and the storage do not look like one installation’s (else refused)')
+      .option('--force', 'remove even when the database and the storage do not look like one installation’s (else refused), and files written after the database’s last write (else kept)')
       .addHelpText('after', HELP),
     KEYS,
   ).action(async (opts) => {
@@ -90,6 +94,7 @@ export function registerMediaCommand(program: Command, withSettings: (cmd: Comma
           removed++;
           console.log(`removed ${what}`);
         } else if (step.outcome === 'unused') console.log(`would remove ${what}`);
+        else if (step.outcome === 'after-last-write') console.log(`kept ${what}: written after the database's last write`);
         else if (step.outcome === 'failed') console.error(`error: could not remove ${step.hash}: ${messageOf(step.error)}`);
       };
       let result;
@@ -106,7 +111,8 @@ export function registerMediaCommand(program: Command, withSettings: (cmd: Comma
         process.exitCode = 1;
         return;
       }
-      const left = `${result.stored} stored, ${result.recent} newer than ${minutes} minutes left, ${result.checked} checked`;
+      const after = result.afterLastWrite ? `, ${result.afterLastWrite} written after the database's last write kept` : '';
+      const left = `${result.stored} stored, ${result.recent} newer than ${minutes} minutes left, ${result.checked} checked${after}`;
       if (dryRun) console.log(`${left}: ${result.unused} unused (${sized(result.unusedBytes)}); dry run, nothing removed`);
       else console.log(`${left}: ${result.unused} unused, ${result.removed} removed (${sized(result.bytesFreed)} freed)${result.failed ? `, ${result.failed} failed` : ''}`);
       if (result.failed) {

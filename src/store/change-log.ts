@@ -36,7 +36,7 @@
 import { sql, type RawBuilder } from 'kysely';
 import type { Executor } from './schema.js';
 import type { ChangeAction, EventChangeDetail, RecordChangeDetail, RecordType } from './listing-states.js';
-import { calendarFilter } from './calendar-scope.js';
+import { acrossCalendars, calendarFilter } from './calendar-scope.js';
 
 /** A change as read back from the log: one row of `changes`, in (seq, idx) order. */
 export interface ChangeRow {
@@ -97,6 +97,12 @@ const COLUMNS = ['seq', 'idx', 'record_type', 'record_id', 'action', 'detail', '
 export async function headOf(db: Executor): Promise<number> {
   const r = await sql<{ value: number | string }>`select "value" from "change_counter" where "id" = 1`.execute(db);
   return Number(r.rows[0]?.value ?? 0);
+}
+
+/** When the newest write of any calendar was logged (`created_gmt`), or undefined for an empty log (one look across calendars, by the log's key). */
+export async function lastWriteGmt(db: Executor): Promise<string | undefined> {
+  const row = await acrossCalendars(() => db.selectFrom('changes').select('created_gmt').orderBy('seq', 'desc').orderBy('idx', 'desc').limit(1).executeTakeFirst());
+  return row?.created_gmt;
 }
 
 /**

@@ -14,6 +14,7 @@ import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, utimes
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { forEachStore, STORES, type TestServer } from '../support/harness.js';
+import { acrossCalendars } from '../../src/store/calendar-scope.js';
 import { cli, cliEnv, cliTarget } from '../support/cli.js';
 import { startFakeS3 } from '../support/fake-s3.js';
 import { authOf, plainImage } from '../support/media.js';
@@ -49,7 +50,7 @@ function orphan(mediaDir: string, minutes = TWO_HOURS): string {
   return hash;
 }
 
-const stepsOf = async (t: TestServer, options: { dryRun?: boolean; olderThanMinutes?: number } = {}) => {
+const stepsOf = async (t: TestServer, options: { dryRun?: boolean; olderThanMinutes?: number; force?: boolean } = {}) => {
   const steps = new Map<string, SweepStep>();
   const result = await t.built.services.media.sweep({ ...options, onProgress: (s) => steps.set(s.hash, s) });
   return { result, steps };
@@ -107,8 +108,12 @@ forEachStore(
       assert.ok(existsSync(join(notHash, 'full.png')));
       assert.ok(existsSync(join(mediaDir(), 'README.txt')));
       assert.equal((await fetch(`${t.origin}/media/${used.hash}/medium.png`)).status, 200);
-      // With no grace the fresh orphan goes too; the image in use still stays.
-      const now = await stepsOf(t, { olderThanMinutes: 0 });
+      // With no grace the fresh orphan is still kept: written after the database's last write, it
+      // could be an upload a copy of the database does not know of.
+      assert.equal((await stepsOf(t, { olderThanMinutes: 0 })).steps.get(fresh)?.outcome, 'after-last-write');
+      assert.ok(onDisk(fresh));
+      // Forced, it goes too; the image in use still stays.
+      const now = await stepsOf(t, { olderThanMinutes: 0, force: true });
       assert.equal(now.steps.get(fresh)?.outcome, 'removed');
       assert.equal(onDisk(fresh), false);
       assert.ok(onDisk(used.hash));
@@ -200,7 +205,8 @@ forEachStore(
       const steps = new Map<string, SweepStep>();
       const result = await media.sweep({ dryRun: true, onProgress: (s) => steps.set(s.hash, s) });
       assert.ok(result.stored > SWEEP_BATCH, String(result.stored));
-      assert.ok(statements >= 1 && statements <= Math.ceil(result.stored / SWEEP_BATCH), `${statements} statements for ${result.stored} hashes`);
+      // (and one look at the change log's newest entry, once a hash is found unused)
+      assert.ok(statements >= 1 && statements <= Math.ceil(result.stored / SWEEP_BATCH) + 1, `${statements} statements for ${result.stored} hashes`);
       assert.equal(steps.get(kept.hash)?.outcome, 'in-use');
       for (const hash of orphans) assert.equal(steps.get(hash)?.outcome, 'unused', hash);
       // Swept for real (the hashes looked at again one by one before each removal): the orphans go.
@@ -211,6 +217,50 @@ forEachStore(
     });
   },
   { MEDIA_DIR: join(dir, `local-${process.pid}`) },
+);
+
+forEachStore(
+  'media sweep against a copy of the database from before',
+  (t: TestServer) => {
+    const mediaDir = () => t.config.mediaDir;
+    const onDisk = (hash: string) => existsSync(join(mediaDir(), hash));
+    const DAY = 24 * 60;
+    before(() => rmSync(mediaDir(), { recursive: true, force: true }));
+
+    it('keeps the files written after the database’s last write (the uploads since the copy) unless forced; after a later write they go', async () => {
+      // The copy, made three days ago: its newest image and every write it logged are of then.
+      const copied = await upload(t, null, await plainImage(300, 200));
+      age(mediaDir(), copied.hash, 3 * DAY + 60);
+      const then = new Date(Date.now() - 3 * DAY * 60_000).toISOString().slice(0, 19).replace('T', ' ');
+      await acrossCalendars(() => t.built.store.db.updateTable('changes').set({ created_gmt: then }).execute());
+      // Uploaded since (two hours ago: past the grace period), unknown to the copy; and an old orphan.
+      const since = orphan(mediaDir(), TWO_HOURS);
+      const stale = orphan(mediaDir(), 4 * DAY);
+      const dry = await stepsOf(t, { dryRun: true });
+      assert.equal(dry.steps.get(since)?.outcome, 'after-last-write');
+      assert.equal(dry.steps.get(stale)?.outcome, 'unused');
+      assert.equal(dry.steps.get(copied.hash)?.outcome, 'in-use');
+      assert.equal(dry.result.afterLastWrite, 1);
+      assert.equal(dry.result.unused, 1);
+      const forced = new Map<string, SweepStep>();
+      await t.built.services.media.sweep({ dryRun: true, force: true, onProgress: (s) => forced.set(s.hash, s) });
+      assert.equal(forced.get(since)?.outcome, 'unused', 'forced, it would go');
+      const swept = await stepsOf(t);
+      assert.equal(swept.result.removed, 1);
+      assert.equal(swept.steps.get(since)?.outcome, 'after-last-write');
+      assert.ok(onDisk(since) && onDisk(copied.hash));
+      assert.equal(onDisk(stale), false);
+      // In the installation itself such files are an upload that stopped: once anything is written
+      // later (past the clocks' margin), they go.
+      const event = await t.api.post('/events', { as: 'admin', json: { title: 'Written later', start_date: '2031-01-01 10:00', end_date: '2031-01-01 11:00' } });
+      assert.equal(event.status, 201, event.text);
+      const later = await stepsOf(t);
+      assert.equal(later.steps.get(since)?.outcome, 'removed');
+      assert.equal(onDisk(since), false);
+      assert.ok(onDisk(copied.hash));
+    });
+  },
+  { MEDIA_DIR: join(dir, `copy-${process.pid}`) },
 );
 
 const s3 = await startFakeS3('sweep-media', 'test-access', { maxKeys: 2 });
@@ -331,7 +381,13 @@ for (const kind of STORES) {
       assert.ok(existsSync(join(mediaDir(), used.hash)));
       assert.ok(existsSync(join(mediaDir(), fresh)));
 
-      const again = await cli(['media', 'sweep', '--older-than', '0'], env);
+      // With no grace, the fresh orphan is kept and told: written after the database's last write.
+      const kept = await cli(['media', 'sweep', '--older-than', '0'], env);
+      assert.equal(kept.code, 0, kept.stderr);
+      assert.match(kept.stdout, new RegExp(`^kept ${fresh}  500 bytes \\(2 files\\): written after the database's last write$`, 'm'));
+      assert.match(kept.stdout, /^2 stored, 0 newer than 0 minutes left, 2 checked, 1 written after the database's last write kept: 0 unused, 0 removed \(0 bytes freed\)$/m);
+      assert.ok(existsSync(join(mediaDir(), fresh)));
+      const again = await cli(['media', 'sweep', '--older-than', '0', '--force'], env);
       assert.equal(again.code, 0, again.stderr);
       assert.match(again.stdout, new RegExp(`^removed ${fresh}  500 bytes \\(2 files\\)$`, 'm'));
       assert.match(again.stdout, /^2 stored, 0 newer than 0 minutes left, 2 checked: 1 unused, 1 removed \(500 bytes freed\)$/m);

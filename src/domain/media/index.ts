@@ -15,6 +15,7 @@
 import { createHash } from 'node:crypto';
 import type { Config } from '../../config.js';
 import { writeTransaction } from '../../store/changes.js';
+import { lastWriteGmt } from '../../store/change-log.js';
 import { lockForWrite } from '../../store/locks.js';
 import * as imagesStore from '../../store/images.js';
 import type { Executor, ImageRow } from '../../store/schema.js';
@@ -65,6 +66,9 @@ export const SWEEP_GRACE_MINUTES = 60;
 /** How many of the newest images a sweep looks for in the storage before it removes anything. */
 export const SWEEP_SAMPLE = 20;
 
+/** A file written up to this long before the database's last write still counts, to a sweep, as written after it (the storage's clock and the database's differ). */
+export const SWEEP_CLOCK_MARGIN_MS = 10 * 60_000;
+
 /** How many of the storage's hashes a sweep asks the database about in one statement. */
 export const SWEEP_BATCH = 500;
 
@@ -87,10 +91,12 @@ export interface SweepOptions {
 
 /**
  * A hash the sweep went by: `recent` (written within the grace period, left), `in-use` (an image
- * of some calendar uses it), `unused` (a dry run's find), `removed`, or `failed` (with its error).
+ * of some calendar uses it), `after-last-write` (used by none, but written after the database's
+ * last write: left, see `sweep`), `unused` (a dry run's find), `removed`, or `failed` (with its
+ * error).
  */
 export interface SweepStep extends StoredHash {
-  outcome: 'recent' | 'in-use' | 'unused' | 'removed' | 'failed';
+  outcome: 'recent' | 'in-use' | 'after-last-write' | 'unused' | 'removed' | 'failed';
   error?: unknown;
 }
 
@@ -101,6 +107,8 @@ export interface SweepResult {
   recent: number;
   /** the older ones, looked up in the database */
   checked: number;
+  /** of them, used by no image but written after the database's last write: left */
+  afterLastWrite: number;
   /** of them, used by no image of any calendar (removed, or with a dry run to be) */
   unused: number;
   /** their size */
@@ -362,7 +370,22 @@ export function createMediaService(
     async sweep({ olderThanMinutes = SWEEP_GRACE_MINUTES, dryRun = false, force = false, onProgress } = {}) {
       // Files' times are the storage's (the disk's, the bucket's): the wall clock, not the calendar's clock.
       const cutoff = Date.now() - olderThanMinutes * 60_000;
-      const result: SweepResult = { stored: 0, recent: 0, checked: 0, unused: 0, unusedBytes: 0, removed: 0, bytesFreed: 0, failed: 0 };
+      const result: SweepResult = { stored: 0, recent: 0, checked: 0, afterLastWrite: 0, unused: 0, unusedBytes: 0, removed: 0, bytesFreed: 0, failed: 0 };
+      // Files written after the database's last write (its change log's newest entry, of any
+      // calendar) are left: in the installation itself they can only be an upload that stopped
+      // before its record, which a sweep after any later write removes; against a copy of its
+      // database from before (a restored backup, a staging copy) they are the images uploaded
+      // since, which that copy does not know of. The storage's clock is not the database's: a
+      // margin of SWEEP_CLOCK_MARGIN_MS. Unless forced.
+      let lastWrite: number | null | undefined;
+      const afterLastWrite = async (found: StoredHash) => {
+        if (force) return false;
+        if (lastWrite === undefined) {
+          const gmt = await lastWriteGmt(db);
+          lastWrite = gmt ? Date.parse(`${gmt.replace(' ', 'T')}Z`) : null;
+        }
+        return lastWrite !== null && found.newest > lastWrite - SWEEP_CLOCK_MARGIN_MS;
+      };
       const tell = (found: StoredHash, outcome: SweepStep['outcome'], error?: unknown) => onProgress?.({ ...found, outcome, ...(error !== undefined ? { error } : {}) });
       const used = (hash: string) => imagesStore.storageKeyUsedInAnyCalendar(db, hash);
       let libraryLooked = false;
@@ -417,6 +440,11 @@ export function createMediaService(
             return;
           }
           found = now;
+        }
+        if (await afterLastWrite(found)) {
+          result.afterLastWrite++;
+          tell(found, 'after-last-write');
+          return;
         }
         result.unused++;
         result.unusedBytes += found.bytes;

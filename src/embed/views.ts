@@ -41,8 +41,14 @@ function formatter(locale: Locale, options: Intl.DateTimeFormatOptions): Intl.Da
   if (!f) formatters.set(key, (f = new Intl.DateTimeFormat(locale === 'fr' ? 'fr-FR' : 'en-GB', { ...options, timeZone: 'UTC' })));
   return f;
 }
-const fmt = (locale: Locale, wall: string, options: Intl.DateTimeFormatOptions) =>
-  formatter(locale, options).format(new Date(`${wall.slice(0, 10)}T${wall.length > 10 ? wall.slice(11, 19) : '00:00:00'}Z`));
+/** A wall time (`YYYY-MM-DD[ HH:MM:SS]`, the year of any length: a month grid of 9999-12 reaches into 10000) formatted. */
+const fmt = (locale: Locale, wall: string, options: Intl.DateTimeFormatOptions) => {
+  const [year = 0, month = 1, day = 1, hour = 0, minute = 0, second = 0] = wall.split(/[-T: ]/).map(Number);
+  const date = new Date(Date.UTC(2000, 0, 1, hour, minute, second));
+  // Set apart: Date.UTC reads the years 0-99 as 1900-1999.
+  date.setUTCFullYear(year, month - 1, day);
+  return formatter(locale, options).format(date);
+};
 const longDay = (locale: Locale, day: string) => fmt(locale, day, { weekday: 'long', day: 'numeric', month: 'long', year: 'numeric' });
 const hm = (locale: Locale, wall: string) => fmt(locale, wall, { hour: '2-digit', minute: '2-digit' });
 
@@ -166,10 +172,9 @@ export function monthView(site: string, o: EmbedOptions, locale: Locale, month: 
     const d = gridStart.plus({ days: i }).toFormat('yyyy-MM-dd');
     return html`<th scope="col" abbr="${fmt(locale, d, { weekday: 'long' })}">${fmt(locale, d, { weekday: 'short' })}</th>`;
   });
-  const body = html`<nav aria-label="${title}"><a href="./${iframeQuery(o, [['month', prev]])}" target="_self" rel="prev" aria-label="${m.previous}">‹</a><h1 id="month-title">${title}</h1><a href="./${iframeQuery(
-    o,
-    [['month', next]],
-  )}" target="_self" rel="next" aria-label="${m.next}">›</a></nav>
+  // No link past the last month a view takes (9999-12).
+  const nextLink = next.length === 7 ? html`<a href="./${iframeQuery(o, [['month', next]])}" target="_self" rel="next" aria-label="${m.next}">›</a>` : '';
+  const body = html`<nav aria-label="${title}"><a href="./${iframeQuery(o, [['month', prev]])}" target="_self" rel="prev" aria-label="${m.previous}">‹</a><h1 id="month-title">${title}</h1>${nextLink}</nav>
 <table aria-labelledby="month-title"><thead><tr>${heads}</tr></thead><tbody>${weeks}</tbody></table>${inMonth ? '' : html`<p>${m.emptyMonth}</p>`}`;
   return page(locale, `${title} – ${site}`, body);
 }

@@ -173,11 +173,12 @@ export function registerCalendarEntry(
           if (slug !== undefined) return send(reply, apiError('calendar_not_found'));
           return counted(req, reply, DEFAULT_CALENDAR_ID, done);
         }
-        if (slug !== undefined && runtime.calendar.slug !== slug) return moved(req, reply, slug, runtime.calendar.id === DEFAULT_CALENDAR_ID ? '' : `/c/${runtime.calendar.slug}`);
+        // Suspended first: a redirect from a former slug would tell where the calendar is now.
         if (runtime.calendar.status === 'suspended') {
           void reply.header('retry-after', '3600');
           return send(reply, apiError('calendar_suspended'));
         }
+        if (slug !== undefined && runtime.calendar.slug !== slug) return moved(req, reply, slug, runtime.calendar.id === DEFAULT_CALENDAR_ID ? '' : `/c/${runtime.calendar.slug}`);
         // Federation lives on the service's origin (one Fedify origin): every calendar's actor is
         // `/federation/actors/{identifier}` there, not under its prefix or on its own host.
         // A calendar's own host answers WebFinger for its actor (federation/routes.ts), and nothing else of federation.

@@ -8,11 +8,13 @@
  *
  * - every record's newest row, and the newest bulk-load (`all`) row: record versions (ETags,
  *   `Last-Modified`, `If-Match`) are read from them (`store/versions.ts`), so they do not move;
- * - every row after the lowest position of the log's durable readers, declared in one list
+ * - every row after the position of the log's durable readers, declared in one list
  *   (`store/durable-cursors.ts`): the webhook endpoints (enabled or disabled: a disabled endpoint
  *   holds the log until it is enabled again or removed), the fediverse outbox (with FEDERATION on)
  *   and the review e-mails (with REVIEW_NOTIFY and SMTP_URL); the job says in the log which one holds old
- *   rows back;
+ *   rows back. A reader of one calendar's rows (an endpoint, an outbox) holds back that calendar's
+ *   rows only, so one calendar's paused endpoint does not keep the others' history (a pass goes past
+ *   them, and a pass from the start finds them once its reader moved);
  * - sync tokens: a token whose history was pruned answers 410 (each calendar's pruned sequence
  *   number is kept in `changes_pruned`), as a token that old does anyway.
  *
@@ -93,13 +95,16 @@ export async function pruneChangeLog(
   for (const [calendar, days] of history.own) if (days > history.installation) exempt.set(calendar, gmtOf(now - days * 86_400_000));
   // The log and its numbers are the whole database's: every calendar's old rows are pruned together.
   return acrossCalendars(async () => {
-    const upTo = Math.min(head, ...cursors.map((c) => c.seq));
+    const upTo = Math.min(head, ...cursors.filter((c) => c.calendar === undefined).map((c) => c.seq));
+    // The readers of one calendar's rows: that calendar's rows up to the lowest of its readers' positions.
+    const held = new Map<number, number>();
+    for (const c of cursors) if (c.calendar !== undefined) held.set(c.calendar, Math.min(held.get(c.calendar) ?? Infinity, c.seq));
     const pause = () => new Promise((resolve) => setImmediate(resolve));
     let deleted = 0;
     if (since && since.scanned > 0 && head > since.head) {
       let after = { seq: since.head, idx: 2 ** 31 - 1 };
       for (;;) {
-        const batch = await pruneSupersededBatch(db, { after, to: head, below: Math.min(since.scanned, upTo), beforeGmt, exempt, limit });
+        const batch = await pruneSupersededBatch(db, { after, to: head, below: Math.min(since.scanned, upTo), beforeGmt, exempt, held, limit });
         deleted += batch.deleted;
         after = batch.next;
         if (batch.done || options.isStopped?.()) break;
@@ -108,7 +113,7 @@ export async function pruneChangeLog(
     }
     let at = since?.scanned ?? 0;
     for (;;) {
-      const batch = await pruneChangesBatch(db, { after: at, upTo, beforeGmt, exempt, limit });
+      const batch = await pruneChangesBatch(db, { after: at, upTo, beforeGmt, exempt, held, limit });
       deleted += batch.deleted;
       at = batch.next;
       if (batch.done || options.isStopped?.()) break;
@@ -119,8 +124,17 @@ export async function pruneChangeLog(
       // Stopped at a durable reader's position with older rows after it: that reader holds the log.
       const next = await firstChangeTimeAfter(db, upTo);
       if (next !== undefined && next < beforeGmt) {
-        const holder = cursors.find((c) => c.seq === upTo);
+        const holder = cursors.find((c) => c.seq === upTo && c.calendar === undefined);
         options.logger?.warn({ cursor: upTo, reader: holder?.name }, `change log pruning: held back by ${holder?.heldBack ?? 'a reader of the log'}`);
+      }
+    }
+    for (const [calendar, seq] of held) {
+      if (seq >= head || options.isStopped?.()) continue;
+      // A calendar's rows older than its cut after its reader's position: that reader holds them.
+      const next = await firstChangeTimeAfter(db, seq, calendar);
+      if (next !== undefined && next < (exempt.get(calendar) ?? beforeGmt)) {
+        const holder = cursors.find((c) => c.seq === seq && c.calendar === calendar);
+        options.logger?.warn({ cursor: seq, calendar, reader: holder?.name }, `change log pruning: calendar ${calendar}'s rows held back by ${holder?.heldBack ?? 'a reader of the log'}`);
       }
     }
     return { deleted, through: at, state: { scanned: at, head } };

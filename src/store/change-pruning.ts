@@ -21,6 +21,12 @@ import { calendarIdNow, isAcrossCalendars } from './calendar-scope.js';
 export type ExemptCalendars = ReadonlyMap<number, string>;
 
 /**
+ * Calendars a durable reader of their own rows holds back (a webhook endpoint, an outbox): calendar
+ * id → the highest sequence number of theirs that may go (their reader's position).
+ */
+export type HeldCalendars = ReadonlyMap<number, number>;
+
+/**
  * How far the log rows of the calendar of the work at hand were pruned: the highest sequence
  * number deleted (0: none). The number servers of versions before migration 041 keep for the whole
  * log (`settings.changes_pruned_seq`) counts too: one still running while this one starts may prune.
@@ -63,15 +69,15 @@ async function deleteSuperseded(db: Executor, where: RawBuilder<unknown>): Promi
 /**
  * Pruning after a first pass (`pruneChangesBatch`): of the records logged in the rows after
  * `after` (at most `limit` rows, in order, up to `to`), delete their older rows at or below
- * `below` committed before their calendar's cut (`beforeGmt`, or an exempt calendar's own): rows a
- * pass kept as their record's newest, superseded since. `next`: the position to go on from;
+ * `below` (and a `held` calendar's position) committed before their calendar's cut (`beforeGmt`, or
+ * an exempt calendar's own): rows a pass kept as their record's newest, superseded since. `next`: the position to go on from;
  * `done`: no rows left up to `to`.
  *
  * @example await pruneSupersededBatch(db, { after: { seq: 5000, idx: -1 }, to: 5400, below: 4100, beforeGmt, limit: 1000 })
  */
 export async function pruneSupersededBatch(
   db: Executor,
-  options: { after: { seq: number; idx: number }; to: number; below: number; beforeGmt: string; exempt?: ExemptCalendars; limit: number },
+  options: { after: { seq: number; idx: number }; to: number; below: number; beforeGmt: string; exempt?: ExemptCalendars; held?: HeldCalendars; limit: number },
 ): Promise<{ next: { seq: number; idx: number }; deleted: number; done: boolean }> {
   const { after, to, below, beforeGmt, limit } = options;
   const rows = await db
@@ -96,16 +102,19 @@ export async function pruneSupersededBatch(
   let deleted = 0;
   for (const { type, calendar, ids } of byType.values()) {
     const cut = options.exempt?.get(calendar) ?? beforeGmt;
+    const upTo = Math.min(below, options.held?.get(calendar) ?? below);
     for (const chunk of chunksOf([...ids])) {
-      deleted += await deleteSuperseded(db, sql`"record_type" = ${type} and "calendar_id" = ${calendar} and "record_id" in (${sql.join(chunk)}) and "seq" <= ${below} and "created_gmt" < ${cut}`);
+      deleted += await deleteSuperseded(db, sql`"record_type" = ${type} and "calendar_id" = ${calendar} and "record_id" in (${sql.join(chunk)}) and "seq" <= ${upTo} and "created_gmt" < ${cut}`);
     }
   }
   return { next, deleted, done: rows.length < limit };
 }
 
-/** When the first change after `seq` was committed (undefined: none). */
-export async function firstChangeTimeAfter(db: Executor, seq: number): Promise<string | undefined> {
-  const r = await db.selectFrom('changes').select('created_gmt').where('seq', '>', seq).orderBy('seq').orderBy('idx').limit(1).executeTakeFirst();
+/** When the first change after `seq` was committed (undefined: none), of one calendar when given. */
+export async function firstChangeTimeAfter(db: Executor, seq: number, calendar?: number): Promise<string | undefined> {
+  let q = db.selectFrom('changes').select('created_gmt').where('seq', '>', seq);
+  if (calendar !== undefined) q = q.where('calendar_id', '=', calendar);
+  const r = await q.orderBy('seq').orderBy('idx').limit(1).executeTakeFirst();
   return r?.created_gmt;
 }
 
@@ -113,8 +122,9 @@ export async function firstChangeTimeAfter(db: Executor, seq: number): Promise<s
  * One batch of pruning: of the log rows after `after` (at most `limit`, in order, up to `upTo`),
  * deletes those committed before `beforeGmt` that are not the newest row of their record (a
  * record's version, its ETag and `Last-Modified`, is read from its newest row and the newest `all`
- * row: they stay). The rows of an `exempt` calendar go only when committed before its own cut: the
- * pass goes past the others, and a later pass from the start finds them. Records the highest
+ * row: they stay). The rows of an `exempt` calendar go only when committed before its own cut, and
+ * those of a `held` calendar only up to its reader's position: the pass goes past the others, and a
+ * later pass from the start finds them. Records the highest
  * sequence number deleted of each calendar (`changes_pruned`) in the same transaction. `next`:
  * where the next batch starts; `done`: nothing older is left in range.
  *
@@ -124,7 +134,7 @@ export async function firstChangeTimeAfter(db: Executor, seq: number): Promise<s
  */
 export async function pruneChangesBatch(
   db: Executor,
-  options: { after: number; upTo: number; beforeGmt: string; exempt?: ExemptCalendars; limit: number },
+  options: { after: number; upTo: number; beforeGmt: string; exempt?: ExemptCalendars; held?: HeldCalendars; limit: number },
 ): Promise<{ next: number; deleted: number; done: boolean }> {
   const { after, upTo, beforeGmt, limit } = options;
   if (upTo <= after) return { next: after, deleted: 0, done: true };
@@ -134,14 +144,23 @@ export async function pruneChangesBatch(
   if (old === 0) return { next: after, deleted: 0, done: true };
   const end = Number(rows[old - 1]!.seq);
   const done = old < rows.length || rows.length < limit;
-  // The exempt calendars among these rows: each at its own cut, the others at the installation's.
-  const exempt = new Set<number>();
-  for (let i = 0; i < old; i++) if (options.exempt?.has(Number(rows[i]!.calendar_id))) exempt.add(Number(rows[i]!.calendar_id));
+  // The exempt and held calendars among these rows: each at its own cut and up to its reader's
+  // position, the others at the installation's cut.
+  const special = new Set<number>();
+  for (let i = 0; i < old; i++) {
+    const calendar = Number(rows[i]!.calendar_id);
+    if (options.exempt?.has(calendar) || options.held?.has(calendar)) special.add(calendar);
+  }
   const range = sql`"seq" > ${after} and "seq" <= ${end}`;
   let deleted = await deleteSuperseded(
     db,
-    exempt.size ? sql`${range} and "created_gmt" < ${beforeGmt} and "calendar_id" not in (${sql.join([...exempt])})` : sql`${range} and "created_gmt" < ${beforeGmt}`,
+    special.size ? sql`${range} and "created_gmt" < ${beforeGmt} and "calendar_id" not in (${sql.join([...special])})` : sql`${range} and "created_gmt" < ${beforeGmt}`,
   );
-  for (const calendar of exempt) deleted += await deleteSuperseded(db, sql`${range} and "calendar_id" = ${calendar} and "created_gmt" < ${options.exempt!.get(calendar)!}`);
+  for (const calendar of special) {
+    const cut = options.exempt?.get(calendar) ?? beforeGmt;
+    const held = options.held?.get(calendar);
+    if (held === undefined) deleted += await deleteSuperseded(db, sql`${range} and "calendar_id" = ${calendar} and "created_gmt" < ${cut}`);
+    else if (held > after) deleted += await deleteSuperseded(db, sql`${range} and "calendar_id" = ${calendar} and "created_gmt" < ${cut} and "seq" <= ${held}`);
+  }
   return { next: end, deleted, done };
 }

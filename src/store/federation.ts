@@ -277,18 +277,19 @@ export async function outboxCalendars(db: Executor, limit: number): Promise<numb
 }
 
 /**
- * The lowest outbox cursor that still needs rows of the log: among the calendars with rows of
- * their own after their cursor (a calendar with none holds nothing: its next step moves its
- * cursor to the head). Undefined when no outbox holds anything.
+ * Each calendar's outbox cursor, of the calendars with rows of their own after it (a calendar with
+ * none holds nothing: its next step moves its cursor to the head). An outbox reads its own
+ * calendar's rows only, so it holds back only those.
  */
-export async function lowestOutboxCursor(db: Executor): Promise<number | undefined> {
+export async function outboxCursors(db: Executor): Promise<Map<number, number>> {
   const r = await acrossCalendars(() =>
-    sql<{ low: number | string | null }>`
-      select min(s."cursor_seq") as "low" from "federation_state" s
+    sql<{ calendar_id: number | string; seq: number | string }>`
+      select s."calendar_id", s."cursor_seq" as "seq" from "federation_state" s
       where exists (select 1 from "changes" ch where ch."calendar_id" = s."calendar_id" and ch."seq" > s."cursor_seq")`.execute(db),
   );
-  const low = r.rows[0]?.low;
-  return low === null || low === undefined ? undefined : Number(low);
+  const out = new Map<number, number>();
+  for (const row of r.rows) out.set(Number(row.calendar_id), Math.min(out.get(Number(row.calendar_id)) ?? Infinity, Number(row.seq)));
+  return out;
 }
 
 export async function objectStates(db: Executor, eventIds: number[]): Promise<Map<number, ObjectStateRow>> {

@@ -63,18 +63,22 @@ export async function anyEndpointEnabled(db: Executor): Promise<boolean> {
 }
 
 /**
- * The lowest webhook endpoint cursor of every calendar's endpoints, enabled or not (a disabled
- * endpoint delivers from its cursor once enabled again); undefined without endpoints. Log rows
- * past it are still to be delivered (the log and its numbers are the whole database's).
+ * Each calendar's lowest webhook endpoint cursor, enabled or not (a disabled endpoint delivers from
+ * its cursor once enabled again); calendars without endpoints are absent. An endpoint reads its own
+ * calendar's rows only, so it holds back only those: log rows of that calendar past it are still to
+ * be delivered.
  */
-export async function lowestWebhookCursor(db: Executor): Promise<number | undefined> {
-  const r = await acrossCalendars(() =>
+export async function lowestWebhookCursors(db: Executor): Promise<Map<number, number>> {
+  const rows = await acrossCalendars(() =>
     db
       .selectFrom('webhook_endpoints')
-      .select((eb) => eb.fn.min('cursor_seq').as('low'))
-      .executeTakeFirst(),
+      .select(['calendar_id', (eb) => eb.fn.min('cursor_seq').as('low')])
+      .groupBy('calendar_id')
+      .execute(),
   );
-  return r?.low === null || r?.low === undefined ? undefined : Number(r.low);
+  const out = new Map<number, number>();
+  for (const r of rows) if (r.low !== null && r.low !== undefined) out.set(Number(r.calendar_id), Number(r.low));
+  return out;
 }
 
 /** An endpoint's deliveries, newest first, with their total (of that status, when given). */

@@ -187,7 +187,7 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
   const federationFace = config.federation
     ? await (await import('./federation/index.js')).createFederationFace({ config, services: forFaces, logger: app.log, nudgeJob: (name) => jobs.nudge(name), keptOwner: store.db })
     : undefined;
-  const exports: CalendarExports = { json: () => exportCalendar(services), ics: (filter) => exportIcs(services, filter) };
+  const exports: CalendarExports = { json: (options) => exportCalendar(services, options), ics: (filter) => exportIcs(services, filter) };
   const deps: FaceDeps = {
     config: services.config,
     services: forFaces,

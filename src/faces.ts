@@ -33,8 +33,11 @@ export interface FaceDeps {
 
 /** The calendar as a download: the whole backup (JSON), or its events as iCalendar. */
 export interface CalendarExports {
-  /** The backup document (src/import/backup-json.ts), which the face sends as JSON. */
-  json(): Promise<unknown>;
+  /**
+   * The backup document (src/import/backup-json.ts), which the face sends as JSON; `everyAccount`
+   * false: only the accounts its records name (for a caller who may not list the accounts).
+   */
+  json(options?: { everyAccount?: boolean }): Promise<unknown>;
   ics(filter?: ExportFilter): Promise<string>;
 }
 

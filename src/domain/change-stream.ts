@@ -17,7 +17,9 @@ import type { Store } from '../store/db.js';
 import { prunedThrough } from '../store/change-pruning.js';
 import { calendarIdNow, inCalendar } from '../store/calendar-scope.js';
 import { apiError } from './errors.js';
-import { managesAccounts, type Viewer } from './permissions.js';
+import { managesAccounts, viewerOf, type Viewer } from './permissions.js';
+import { viewerHere } from './calendars.js';
+import { findUserById } from '../store/users.js';
 
 export interface ChangeEvent {
   seq: number;
@@ -30,6 +32,12 @@ export interface ChangeEvent {
 const BATCH = 500;
 /** How often other instances' commits are looked for (ms). */
 const POLL_MS = 1000;
+/**
+ * How long a follower's right to the log is taken as it was (ms): a change of the follower's own
+ * account or role that this calendar's log shows is looked at at once, any other (one told in
+ * another calendar's log) within this.
+ */
+export const RECHECK_MS = 30_000;
 
 /** The writes among `rows` the viewer may see, one event each (writes with nothing visible are left out). */
 export function visibleEvents(rows: ChangeRow[], viewer: Viewer): ChangeEvent[] {
@@ -88,9 +96,23 @@ export function followChanges(
   viewer: Viewer,
   from: number,
   handlers: { deliver(events: ChangeEvent[], through: number): void; reset(head: number): void; closed(): void; failed?(err: unknown): void },
+  options: { allowed?: (viewer: Viewer) => boolean } = {},
 ): ChangeFollower {
   const store = services.store;
   let cursor = from;
+  // The viewer was allowed when the follower opened: looked at again before writes are delivered,
+  // at once when they change the viewer's account, role or credentials (a role taken away, the
+  // account demoted or deleted), else once RECHECK_MS went by; no longer allowed, it closes.
+  let checkedAt = Date.now();
+  const stillAllowed = async (rows: ChangeRow[]): Promise<boolean> => {
+    const allowed = options.allowed;
+    if (!allowed) return true;
+    const own = rows.some((r) => (r.type === 'role' || r.type === 'user' || r.type === 'credentials') && r.id === viewer.id);
+    if (!own && Date.now() - checkedAt < RECHECK_MS) return true;
+    checkedAt = Date.now();
+    const now = await viewerNow(store, viewer);
+    return now !== undefined && allowed(now);
+  };
   let running = false;
   let again = false;
   let stopped = false;
@@ -112,6 +134,10 @@ export function followChanges(
           const head = await store.changes.head();
           if (cursor >= head) break;
           const { rows, through } = await store.changes.read(cursor, BATCH, { to: head });
+          if (!(await stillAllowed(rows))) {
+            close();
+            return;
+          }
           cursor = through;
           const events = visibleEvents(rows, viewer);
           if (!stopped) handlers.deliver(events, through);
@@ -139,6 +165,17 @@ export function followChanges(
   followers.all.add(close);
   wake();
   return { close };
+}
+
+/**
+ * The viewer as its account and roles are now, in the calendar at hand, by the same credential (an
+ * application password limited to a calendar stays so); undefined when the account is gone.
+ */
+async function viewerNow(store: Store, viewer: Viewer): Promise<Viewer | undefined> {
+  if (viewer.id <= 0) return viewer;
+  const row = await findUserById(store.db, viewer.id);
+  if (!row) return undefined;
+  return viewerHere(store.db, viewerOf({ id: Number(row.id), login: row.login, role: row.role }), { appPasswordCalendar: viewer.calendarOnly ?? null });
 }
 
 /** Stop every follower of this store (the server closes: their streams end). */

@@ -80,7 +80,8 @@ export interface Services extends CoreServices {
   /** The change log as readers follow it: the admin app's stream, the head, and other instances' writes. */
   changes: {
     read(viewer: Viewer, after: number, limit: number): Promise<{ events: ChangeEvent[]; through: number; head: number }>;
-    follow(viewer: Viewer, from: number, handlers: Parameters<typeof followChanges>[3]): ChangeFollower;
+    /** `allowed`: whether the viewer, as it is now, may still follow (looked at again as the log goes: `followChanges`). */
+    follow(viewer: Viewer, from: number, handlers: Parameters<typeof followChanges>[3], allowed?: (viewer: Viewer) => boolean): ChangeFollower;
     /** End every open follower (the server closes). */
     closeFollowers(): void;
     head(): Promise<number>;
@@ -264,7 +265,7 @@ export function createServices(config: Config, store: Store, pristine: Config = 
     },
     changes: {
       read: (viewer, after, limit) => readChanges(ctx, viewer, after, limit),
-      follow: (viewer, from, handlers) => followChanges(ctx, viewer, from, handlers),
+      follow: (viewer, from, handlers, allowed) => followChanges(ctx, viewer, from, handlers, allowed ? { allowed } : {}),
       closeFollowers: () => closeFollowers(ctx),
       head: () => store.changes.head(),
       catchUp: async () => {

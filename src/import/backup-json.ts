@@ -119,7 +119,12 @@ const POST_KEYS: Record<string, string> = {
   occurrence_moves: 'post_id',
 };
 
-export async function exportCalendar(services: DomainServices): Promise<CalendarExport> {
+/**
+ * `everyAccount`: the default calendar's export carries every account (a whole installation's
+ * backup) when its caller manages accounts (the command line, a network administrator); else, as
+ * every other calendar's, the accounts its records name.
+ */
+export async function exportCalendar(services: DomainServices, options: { everyAccount?: boolean } = {}): Promise<CalendarExport> {
   // One snapshot: all tables read in one transaction.
   const read = await readTables(services.store.db, TABLES);
   const tables: Record<string, Array<Record<string, unknown>>> = {};
@@ -135,8 +140,9 @@ export async function exportCalendar(services: DomainServices): Promise<Calendar
   }
   const follows = await followsBySlug(services.store.db);
   leaveOutFollowMade(tables, await followMadePosts(services.store.db));
-  // People are the network's: a calendar other than the default one exports those its records name.
-  if (services.calendars && calendarIdNow() !== DEFAULT_CALENDAR_ID) {
+  // People are the network's: a calendar other than the default one exports those its records
+  // name, and so does the default one for a caller who may not list the accounts.
+  if ((services.calendars && calendarIdNow() !== DEFAULT_CALENDAR_ID) || options.everyAccount === false) {
     const named = new Set<number>();
     for (const table of ['posts', 'images']) for (const row of tables[table] ?? []) named.add(Number(row.author_id));
     tables.users = (tables.users ?? []).filter((u) => named.has(Number(u.id)));

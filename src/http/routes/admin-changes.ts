@@ -25,13 +25,14 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
 import type { ServerResponse } from 'node:http';
 import type { Services } from '../../domain/services.js';
-import { canEditPost, typeCan } from '../../domain/permissions.js';
+import { canEditPost, typeCan, type Viewer } from '../../domain/permissions.js';
 import { type ChangeEvent } from '../../domain/change-stream.js';
 import { isPositiveInt } from '../../domain/values.js';
 import { endpoint, route, type EndpointContext, type RouteDecl } from '../route.js';
 import { holderArg } from './common.js';
 
-const isEditor = (ctx: EndpointContext) => typeCan(ctx.viewer, 'edit_others', 'tribe_events');
+const mayFollow = (viewer: Viewer) => typeCan(viewer, 'edit_others', 'tribe_events');
+const isEditor = (ctx: EndpointContext) => mayFollow(ctx.viewer);
 const nonNegative = (v: unknown) => /^\d{1,15}$/.test(String(v));
 
 /** How often a stream looks for lock changes made on other instances (ms); this instance's come at once. */
@@ -152,21 +153,27 @@ export function adminChangeRoutes(services: Services): RouteDecl[] {
               const heartbeat = setInterval(() => write(': heartbeat\n\n'), heartbeatMs);
               const stopEditors = editing === undefined ? () => {} : followEditors(services, editing, (state) => write(`event: editors\ndata: ${state}\n\n`));
               const unhold = holding === undefined ? () => {} : services.editLocks.hold(viewer, holding, typeof ctx.args.holder === 'string' ? ctx.args.holder : undefined);
-              const follower = services.changes.follow(viewer, resumeAt ?? head, {
-                deliver: (events, through) => {
-                  for (const e of events) send(e);
-                  // The cursor moves past writes the viewer may not see too: a reconnect starts there.
-                  if (events.at(-1)?.seq !== through) write(`id: ${through}\n\n`);
+              const follower = services.changes.follow(
+                viewer,
+                resumeAt ?? head,
+                {
+                  deliver: (events, through) => {
+                    for (const e of events) send(e);
+                    // The cursor moves past writes the viewer may not see too: a reconnect starts there.
+                    if (events.at(-1)?.seq !== through) write(`id: ${through}\n\n`);
+                  },
+                  reset: (at) => write(`id: ${at}\nevent: reset\ndata: ${JSON.stringify({ seq: at })}\n\n`),
+                  closed: () => {
+                    clearInterval(heartbeat);
+                    stopEditors();
+                    unhold();
+                    if (!res.writableEnded) res.end();
+                  },
+                  failed: () => follower.close(),
                 },
-                reset: (at) => write(`id: ${at}\nevent: reset\ndata: ${JSON.stringify({ seq: at })}\n\n`),
-                closed: () => {
-                  clearInterval(heartbeat);
-                  stopEditors();
-                  unhold();
-                  if (!res.writableEnded) res.end();
-                },
-                failed: () => follower.close(),
-              });
+                // A stream outlives its request's check: a viewer no longer allowed (a role taken away) has it ended.
+                mayFollow,
+              );
               res.on('close', () => {
                 stopEditors();
                 unhold();

@@ -25,7 +25,7 @@ import type { Services } from '../../domain/services.js';
 import { type ImportRequest } from '../../domain/imports.js';
 import { apiError, invalidParams } from '../../domain/errors.js';
 import { isPositiveInt } from '../../domain/values.js';
-import { isRole } from '../../domain/permissions.js';
+import { isRole, managesAccounts } from '../../domain/permissions.js';
 import type { CalendarExports } from '../../faces.js';
 import { checkUrl } from '../../webhooks/validate.js';
 import { UPLOAD_LIMIT } from '../../web/uploads.js';
@@ -218,7 +218,8 @@ async function exportAnswer(services: Services, exports: CalendarExports, ctx: E
     ...(a.end_date !== undefined ? { end: String(a.end_date) } : {}),
     ...(categoryId !== undefined ? { categoryId } : {}),
   };
-  const text = json ? JSON.stringify(await exports.json()) + '\n' : await exports.ics(filter);
+  // Accounts are one login across the service: the backup carries them all only for whoever may list them.
+  const text = json ? JSON.stringify(await exports.json({ everyAccount: managesAccounts(ctx.viewer) })) + '\n' : await exports.ics(filter);
   return {
     raw: true,
     body: text,

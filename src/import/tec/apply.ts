@@ -86,15 +86,25 @@ export class TecApplier {
   ): Promise<TecApplier> {
     const applier = new TecApplier(services, admin, options, reader, report, sourceKey, warn);
     for (const key of mapKeys) for (const m of await mappingsOf(applier.db, key)) applier.mapped.set(`${m.kind}:${m.source_id}`, { local: Number(m.local_id), fingerprint: m.fingerprint });
-    if (options.author !== undefined) {
-      const user = await usersStore.findUserByLogin(applier.db, options.author);
-      if (!user) throw new ImportError(`--author ${options.author}: no such user here (create it with events-calendar users add)`);
-      applier.authorOverride = Number(user.id);
-    }
     // Asked of the account, not of the viewer: the import job runs a calendar's administrator as an
     // administrator, and an import queued by a network administrator since demoted runs as they are now.
     const importer = admin.id > 0 ? await usersStore.findUserById(applier.db, admin.id) : undefined;
-    applier.makesAccounts = isRole(options.authorRole) && importer?.role === 'administrator' && managesAccounts(admin);
+    const networkAdministrator = importer?.role === 'administrator' && managesAccounts(admin);
+    if (options.author !== undefined) {
+      const user = await usersStore.findUserByLogin(applier.db, options.author);
+      // An account with no role in the calendar is, to its administrator, no account: naming it
+      // would make it the author of the calendar's records (its row then in the calendar's export),
+      // and a different answer would tell which logins the network has. A network administrator
+      // may name any account, as their import makes accounts.
+      if (!user || !(networkAdministrator || (await applier.isOfThisCalendar(Number(user.id)))))
+        throw new ImportError(
+          applier.calendarId === DEFAULT_CALENDAR_ID
+            ? `--author ${options.author}: no such user here (create it with events-calendar users add)`
+            : `--author ${options.author}: no account with a role in this calendar has that login (give it a role here first)`,
+        );
+      applier.authorOverride = Number(user.id);
+    }
+    applier.makesAccounts = isRole(options.authorRole) && networkAdministrator;
     return applier;
   }
 

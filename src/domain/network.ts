@@ -433,10 +433,26 @@ export function createNetworkService(ctx: DomainContext): NetworkService {
       const copies = new Map((await store.sourcesOfFollow(db, followId)).map((c) => [Number(c.source_event_id), c]));
       // Whether a copy changed: the mirrored venues and organizers are then swept (below).
       let touched = false;
-      for (const [sourceEventId, copy] of copies) {
-        if (offered.has(sourceEventId)) continue;
+      // Copies of events no longer offered: those whose source event is gone for good are untied from
+      // the follow (nothing can bring them back, so B's editors may keep one as their own, and the
+      // follow stops looking at it at every step); the others stay the follow's, trashed.
+      const withdrawn = [...copies].filter(([sourceEventId]) => !offered.has(sourceEventId));
+      const stillThere =
+        withdrawn.length === 0
+          ? new Set<number>()
+          : new Set(
+              (
+                await calendars.within(sourceId, () =>
+                  findEventsByIds(
+                    db,
+                    withdrawn.map(([id]) => id),
+                  ),
+                )
+              ).map((r) => Number(r.id)),
+            );
+      for (const [sourceEventId, copy] of withdrawn) {
         // Offered again later (published again, the source resumed, its category followed again): restored.
-        await retireCopy(copy, 'withdrawn');
+        await retireCopy(copy, stillThere.has(sourceEventId) ? 'withdrawn' : 'ended');
         touched = true;
       }
       // This calendar's other copies of the source's events: accepted or waiting proposals, and

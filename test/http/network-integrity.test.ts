@@ -52,6 +52,8 @@ forEachStore(
         'pf-b',
         'pq-a',
         'pq-b',
+        'pd-a',
+        'pd-b',
       ])
         await t.built.services.calendars.create({ slug, name: slug.toUpperCase() });
     });
@@ -373,6 +375,22 @@ forEachStore(
       assert.equal((await t.api.delete(`${events('pq-b')}/${accepted.id}`, { as: 'admin' })).status, 200);
       assert.equal((await t.built.networkJob.runOnce()).error, undefined);
       assert.deepEqual(await titles('pq-b'), ['Quail dance', 'Quail talk', 'Quail walk']);
+    });
+
+    it('a copy the follower trashed, of an event its source deleted for good, is untied from the follow: the follower may keep it as its own', async () => {
+      const supper = await make('pd-a', { title: 'Stoat supper' });
+      await follow('pd-b', 'pd-a');
+      const copy = ((await t.api.get(events('pd-b'), { query: { start_date: '2026-12-01', search: 'Stoat supper' } })).body.events as Json[])[0]!;
+      assert.equal((await t.api.delete(`${events('pd-b')}/${copy.id}`, { as: 'admin' })).status, 200);
+      // Deleted for good at the source (trashed, then removed).
+      assert.equal((await t.api.delete(`${events('pd-a')}/${supper.id}`, { as: 'admin' })).status, 200);
+      assert.equal((await t.api.delete(`${at('pd-a', 'admin/v1/events')}/${supper.id}`, { as: 'admin' })).status, 200);
+      assert.equal((await t.built.networkJob.runOnce()).error, undefined);
+      // Nothing can bring the event back: the follower's editors take the copy out of the trash and keep it.
+      const kept = await t.api.post(`${events('pd-b')}/${copy.id}`, { as: 'admin', json: { status: 'publish', title: 'Stoat supper (ours)' } });
+      assert.equal(kept.status, 200, kept.text);
+      assert.equal((await t.built.networkJob.runOnce()).error, undefined);
+      assert.deepEqual(await titles('pd-b'), ['Stoat supper (ours)']);
     });
   },
   OPEN,

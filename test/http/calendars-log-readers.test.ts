@@ -8,42 +8,11 @@
  */
 import { before, it } from 'node:test';
 import assert from 'node:assert/strict';
-import http from 'node:http';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { forEachStore, type ApiResponse, type TestServer } from '../support/harness.js';
+import { forEachStore, type ApiResponse } from '../support/harness.js';
+import { openChangeStream } from '../support/sse.js';
 import { acrossCalendars } from '../../src/store/calendar-scope.js';
 import { pruneChangeLog } from '../../src/jobs/change-log-pruning.js';
-
-const basic = (cred: string) => 'Basic ' + Buffer.from(cred).toString('base64');
-
-/** Open a change stream and collect its raw text. */
-function openStream(t: TestServer, prefix: string, cred: string, query = '') {
-  let text = '';
-  let status = 0;
-  const req = http.get(`${t.origin}${prefix}${t.config.restRoot}/calendar/admin/v1/changes/stream?heartbeat=1${query}`, {
-    headers: { authorization: basic(cred), accept: 'text/event-stream' },
-  });
-  const opened = new Promise<void>((resolve, reject) => {
-    req.on('error', reject);
-    req.on('response', (res) => {
-      status = res.statusCode ?? 0;
-      res.setEncoding('utf8');
-      res.on('data', (c: string) => (text += c));
-      res.on('error', () => {});
-      resolve();
-    });
-  });
-  return {
-    opened,
-    get status() {
-      return status;
-    },
-    get text() {
-      return text;
-    },
-    close: () => req.destroy(),
-  };
-}
 
 forEachStore(
   'calendars: the log’s readers, imports and exports across calendars',
@@ -76,7 +45,7 @@ forEachStore(
     it('a change stream opened by an editor of beta stops showing beta’s changes once that role is removed', async () => {
       await t.user('subscriber', 'beta-leaver');
       await t.built.services.calendars.setRole('beta-leaver', 'beta', 'editor');
-      const s = openStream(t, '/c/beta', 'beta-leaver:beta-leaver-pw');
+      const s = openChangeStream(t, 'beta-leaver:beta-leaver-pw', { prefix: '/c/beta', heartbeat: 1 });
       try {
         await s.opened;
         assert.equal(s.status, 200);
@@ -191,7 +160,7 @@ forEachStore(
           assert.equal(r.status, as ? 403 : 401, `${as} ${path}: ${r.text}`);
           assert.equal(r.body.code, 'rest_forbidden');
         }
-        const s = openStream(t, '/c/beta', as ? `${as}:${as}-pw` : 'nobody:nothing');
+        const s = openChangeStream(t, as ? `${as}:${as}-pw` : 'nobody:nothing', { prefix: '/c/beta', heartbeat: 1 });
         await s.opened;
         s.close();
         assert.equal(s.status, as ? 403 : 401);

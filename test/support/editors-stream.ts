@@ -7,11 +7,8 @@
  *   await s.opened;
  *   await s.until(0, (state) => state.editors.length === 1);
  */
-import http from 'node:http';
 import type { TestServer } from './harness.js';
-import { sseReader } from './sse.js';
-
-const basic = (cred: string) => 'Basic ' + Buffer.from(cred).toString('base64');
+import { openChangeStream, sseReader } from './sse.js';
 
 export interface Editors {
   id?: number;
@@ -24,35 +21,28 @@ export interface Editors {
 export function followEditors(t: TestServer, cred: string, id: number, query = '', calendarPrefix = '') {
   const states: Editors[] = [];
   let waiters: Array<() => void> = [];
-  let status = 0;
   const notify = () => {
     const w = waiters;
     waiters = [];
     for (const f of w) f();
   };
-  const req = http.get(`${t.origin}${calendarPrefix}${t.config.restRoot}/calendar/admin/v1/changes/stream?editing=${id}${query}`, {
-    headers: { authorization: basic(cred), accept: 'text/event-stream' },
+  const read = sseReader((m) => {
+    if (m.event === 'editors' && m.data !== undefined) states.push(JSON.parse(m.data) as Editors);
   });
-  const opened = new Promise<void>((resolve, reject) => {
-    req.on('error', reject);
-    req.on('response', (res) => {
-      status = res.statusCode ?? 0;
-      res.setEncoding('utf8');
-      const read = sseReader((m) => {
-        if (m.event === 'editors' && m.data !== undefined) states.push(JSON.parse(m.data) as Editors);
-      });
-      res.on('data', (chunk: string) => {
-        read(chunk);
-        notify();
-      });
-      resolve();
-    });
+  const stream = openChangeStream(t, cred, {
+    prefix: calendarPrefix,
+    query: `&editing=${id}${query}`,
+    onData: (chunk) => {
+      read(chunk);
+      notify();
+    },
   });
+  const opened = stream.opened;
   return {
     opened,
     states,
     get status() {
-      return status;
+      return stream.status;
     },
     /** The first state at or after `from` that passes `test` (failing after 15 s without one). */
     async until(from: number, test: (s: Editors) => boolean): Promise<number> {
@@ -71,6 +61,6 @@ export function followEditors(t: TestServer, cred: string, id: number, query = '
         });
       }
     },
-    close: () => req.destroy(),
+    close: () => stream.close(),
   };
 }

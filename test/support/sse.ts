@@ -3,7 +3,10 @@
  * come (a message ends at a blank line; `:` lines are comments, the heartbeats).
  *
  * @example res.on('data', sseReader((m) => messages.push(m)));
+ * @example const s = openChangeStream(t, 'edna:edna-pw', { query: '&editing=12', onData: (c) => read(c) }); await s.opened;
  */
+import http from 'node:http';
+import type { TestServer } from './harness.js';
 export interface SseMessage {
   id?: string;
   event?: string;
@@ -32,5 +35,41 @@ export function sseReader(onMessage: (message: SseMessage) => void): (chunk: str
       }
       onMessage(m);
     }
+  };
+}
+
+/**
+ * Open the admin change stream (`changes/stream`) as `cred` (`login:password`, Basic), under
+ * `prefix` (`/c/north`), with `heartbeat` seconds and `query` (`&editing=12`): its status once
+ * `opened`, every utf8 chunk to `onData` and its whole `text` so far.
+ */
+export function openChangeStream(t: TestServer, cred: string, options: { prefix?: string; query?: string; heartbeat?: number; onData?: (chunk: string) => void } = {}) {
+  let text = '';
+  let status = 0;
+  const query = `${options.heartbeat !== undefined ? `&heartbeat=${options.heartbeat}` : ''}${options.query ?? ''}`.replace(/^&/, '');
+  const url = `${t.origin}${options.prefix ?? ''}${t.config.restRoot}/calendar/admin/v1/changes/stream${query ? `?${query}` : ''}`;
+  const req = http.get(url, { headers: { authorization: 'Basic ' + Buffer.from(cred).toString('base64'), accept: 'text/event-stream' } });
+  const opened = new Promise<void>((resolve, reject) => {
+    req.on('error', reject);
+    req.on('response', (res) => {
+      status = res.statusCode ?? 0;
+      res.setEncoding('utf8');
+      res.on('data', (chunk: string) => {
+        text += chunk;
+        options.onData?.(chunk);
+      });
+      res.on('error', () => {});
+      resolve();
+    });
+  });
+  return {
+    opened,
+    get status() {
+      return status;
+    },
+    get text() {
+      return text;
+    },
+    close: () => req.destroy(),
   };
 }

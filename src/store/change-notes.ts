@@ -19,7 +19,7 @@ import type { Executor } from './schema.js';
 import { directOf } from './sqlite-direct.js';
 import { chunksOf } from './lists.js';
 import { readListingStates, type ChangeAction, type EventChangeDetail, type RecordChangeDetail, type RecordType } from './listing-states.js';
-import { calendarCondition, calendarFilter, calendarIdNow } from './calendar-scope.js';
+import { calendarCondition, calendarFilter, calendarIdNow, inCalendar, isAcrossCalendars } from './calendar-scope.js';
 
 interface Pending {
   type: RecordType;
@@ -390,6 +390,36 @@ export function beginStatementWrite(w: Executor): void {
 /** Whether notes on this handle wait to be written (a write that must end with the statement writing them). */
 export function hasPendingNotes(db: Executor): boolean {
   return (pendingByTrx.get(db)?.size ?? 0) > 0;
+}
+
+/**
+ * Inside the transaction `db`, run `fn` as work of calendar `id` (an account's records in each
+ * calendar, say): what it notes is written to that calendar's log when it ends, under a sequence
+ * number of its own, since a log row belongs to the calendar it is written in. What the
+ * transaction noted before stays pending for its own end, in its own calendar; in that calendar
+ * `fn` simply runs (its notes join the transaction's).
+ */
+export async function inCalendarNoted<T>(db: Executor, id: number, fn: () => Promise<T>): Promise<T> {
+  if (id === calendarIdNow() && !isAcrossCalendars()) return fn();
+  const pending = pendingByTrx.get(db);
+  const counts = countsByTrx.get(db);
+  const recounts = recountsByTrx.get(db);
+  dropNotes(db);
+  recountsByTrx.delete(db);
+  try {
+    return await inCalendar(id, async () => {
+      const out = await fn();
+      await flushChanges(db);
+      return out;
+    });
+  } finally {
+    // Anything `fn` left (it failed: the transaction rolls back) is not the caller's.
+    dropNotes(db);
+    recountsByTrx.delete(db);
+    if (pending) pendingByTrx.set(db, pending);
+    if (counts) countsByTrx.set(db, counts);
+    if (recounts) recountsByTrx.set(db, recounts);
+  }
 }
 
 /** Forget the notes and term count moves of a handle whose write failed or is over (nothing of them is written). */

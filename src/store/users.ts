@@ -7,7 +7,8 @@
  *   const user = await findUserByLogin(db, 'admin');
  */
 import type { Insertable, Updateable } from 'kysely';
-import { noteChange, noteChanges, noteEventBefore, recordTypeOfPost } from './change-notes.js';
+import { inCalendarNoted, noteChange, noteChanges, noteEventBefore, recordTypeOfPost } from './change-notes.js';
+import { acrossCalendars } from './calendar-scope.js';
 import type { AppPasswordRow, AppPasswordsTable, Executor, UserRow, UsersTable } from './schema.js';
 import { afterExplicitId, takeWantedId } from './import-context.js';
 
@@ -79,7 +80,7 @@ export async function touchAppPassword(db: Executor, id: number, when: string): 
   await db.updateTable('app_passwords').set({ last_used_gmt: when }).where('id', '=', id).execute();
 }
 
-/** How many records a user is the author of, by kind (trashed ones included). */
+/** How many records a user is the author of, by kind (trashed ones included), in every calendar. */
 export interface OwnedCounts {
   events: number;
   venues: number;
@@ -87,7 +88,15 @@ export interface OwnedCounts {
   images: number;
 }
 
+/**
+ * An account is one across the service: what it authored in any calendar counts (a removal that
+ * looked at the calendar of the request only would leave the others' records to a deleted author).
+ */
 export async function countOwned(db: Executor, userId: number): Promise<OwnedCounts> {
+  return acrossCalendars(() => countOwnedHere(db, userId));
+}
+
+async function countOwnedHere(db: Executor, userId: number): Promise<OwnedCounts> {
   const posts = await db
     .selectFrom('posts')
     .select(['type', (eb) => eb.fn.countAll<number | string>().as('n')])
@@ -106,13 +115,32 @@ export async function countOwned(db: Executor, userId: number): Promise<OwnedCou
 /** Above this many records a reassignment logs one `all`/`reset` instead of a note per record. */
 const NOTE_EACH_UP_TO = 1000;
 
+/** The calendars in which a user authored records (posts of any type, images), in id order. */
+async function calendarsOwning(db: Executor, userId: number): Promise<number[]> {
+  return acrossCalendars(async () => {
+    const posts = await db.selectFrom('posts').select('calendar_id').distinct().where('author_id', '=', userId).execute();
+    const images = await db.selectFrom('images').select('calendar_id').distinct().where('author_id', '=', userId).execute();
+    return [...new Set([...posts, ...images].map((r) => Number(r.calendar_id)))].sort((a, b) => a - b);
+  });
+}
+
 /**
- * Make `to` the author of everything `from` authored (posts of every type, images). Call it in a
- * `writeTransaction`: each changed record is noted in the change log (events with their listing
- * state before, since list filters look at the author), or, for more than 1,000 records, one
- * `all`/`reset`. Returns how many records moved.
+ * Make `to` the author of everything `from` authored (posts of every type, images), in every
+ * calendar. Call it in a `writeTransaction`: each changed record is noted in the change log of its
+ * calendar (events with their listing state before, since list filters look at the author), or,
+ * for more than 1,000 records of a calendar, one `all`/`reset` there, so that each calendar's sync
+ * clients and webhooks see its records' new author. The calendar of the work at hand's notes join
+ * the transaction's; another calendar's are written to its log as soon as its records moved, under
+ * a sequence number of their own, in the same transaction (`inCalendarNoted`). Returns how many
+ * records moved.
  */
 export async function reassignOwned(db: Executor, from: number, to: number): Promise<number> {
+  let moved = 0;
+  for (const calendar of await calendarsOwning(db, from)) moved += await inCalendarNoted(db, calendar, () => reassignOwnedHere(db, from, to));
+  return moved;
+}
+
+async function reassignOwnedHere(db: Executor, from: number, to: number): Promise<number> {
   const posts = await db.selectFrom('posts').select(['id', 'type']).where('author_id', '=', from).orderBy('id').execute();
   const images = await db.selectFrom('images').select('id').where('author_id', '=', from).orderBy('id').execute();
   if (posts.length + images.length > NOTE_EACH_UP_TO) {

@@ -108,7 +108,7 @@ export interface Session {
   complete: boolean;
   /** whether the user has two-factor sign-in on */
   totp: boolean;
-  /** the user must enrol in two-factor sign-in before the session authenticates anything */
+  /** the user must enrol in two-factor sign-in before the session authenticates anything (by their role in the calendar of the work at hand) */
   mustEnrol: boolean;
   /** "Remember me": a persistent cookie, and SESSION_IDLE does not end the session (SESSION_MAX_AGE still does) */
   remember: boolean;
@@ -456,7 +456,13 @@ export function createSessionService(
         void sessionsStore.touchSession(db, s.id, gmt(now)).catch(() => {});
       }
       // One sign-in across the service; its role is the calendar's of the work at hand.
-      if (calendarIdNow() !== DEFAULT_CALENDAR_ID) return { ...s, viewer: await viewerHere(db, s.viewer) };
+      if (calendarIdNow() !== DEFAULT_CALENDAR_ID) {
+        const viewer = await viewerHere(db, s.viewer);
+        // ADMIN_REQUIRE_2FA holds by the role here, as over Basic (web/authentication.ts): an
+        // administrator of this calendar only (a subscriber of the default one) must enrol before
+        // the session acts here; what `readSession` found holds for the default calendar's role.
+        return { ...s, viewer, mustEnrol: secondFactorRequired(settings.require2fa, viewer.role) && !s.totp };
+      }
       return s;
     },
 

@@ -8,7 +8,7 @@
  */
 import { createHash } from 'node:crypto';
 import { ApiError } from '../../domain/errors.js';
-import { isAuthenticated } from '../../domain/permissions.js';
+import { isAuthenticated, managesAccounts } from '../../domain/permissions.js';
 import type { Services } from '../../domain/services.js';
 import { anyone, endpoint, route, type RouteDecl } from '../route.js';
 
@@ -82,7 +82,10 @@ export function wpCoreRoutes(services: Services): RouteDecl[] {
             title: c.siteName,
             description: '',
             url: ctx.links.siteUrl,
-            email: c.adminEmail ?? '',
+            // The installation's administrator's address (CALENDAR_ADMIN_EMAIL) is the network's:
+            // a calendar's own administrator (or a key limited to one calendar) is told none, as
+            // when it is unset; a calendar has no address of its own to answer instead.
+            email: managesAccounts(ctx.viewer) ? (c.adminEmail ?? '') : '',
             timezone: c.timezone,
             date_format: c.dateFormat,
             time_format: c.timeFormat,

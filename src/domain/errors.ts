@@ -113,6 +113,10 @@ export const ERRORS = {
   // Ours (with WordPress' codes where it has one): the admin app's routes (docs/admin-api.md).
   rest_user_invalid_id: [404, 'Invalid user ID.'],
   existing_user_login: [400, 'Sorry, that username already exists!'],
+  // WordPress' answer to a login among its illegal ones: here the service's own accounts' (domain/system-accounts.ts).
+  rest_user_invalid_username: [400, 'Sorry, that username is not allowed.'],
+  // Ours: an account under the login of one of the service's own that can be signed in to is a person's, never used as the service's.
+  rest_system_account_taken: [503, 'The account %s can be signed in to, so the service does not write as it: an administrator must remove that account first (its records can go to another user).'],
   existing_user_email: [400, 'Sorry, that email address is already used!'],
   rest_user_invalid_role: [400, 'Sorry, you are not allowed to give users that role (one of %s).'],
   rest_user_invalid_reassign: [400, 'Invalid user ID for reassignment: %s.'],

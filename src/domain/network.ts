@@ -31,7 +31,6 @@ import { calendarIdNow } from '../store/calendar-scope.js';
 import * as store from '../store/network.js';
 import { isUniqueViolation } from '../store/changes.js';
 import { findEventsByIds, type EventRecord } from '../store/events.js';
-import { findUserByLogin } from '../store/users.js';
 import type { DomainContext } from './context.js';
 import { parseDateInput } from './dates/strtotime.js';
 import { endOfDay, type WallTime } from './dates/wall.js';
@@ -43,6 +42,7 @@ import { MAX_TERMS_PER_WRITE } from './terms/index.js';
 import { createLinkedMirror, createSourceReader, retireMirrors, sweepMirrors, type LinkedMirror, type LinkedSources } from './network-linked.js';
 import { NETWORK_USER } from './network-user.js';
 import { can, viewerOf, type Viewer } from './permissions.js';
+import { systemAccount } from './system-accounts.js';
 
 export { NETWORK_USER };
 
@@ -153,19 +153,8 @@ export function createNetworkService(ctx: DomainContext): NetworkService {
 
   /** What the mirroring writes as: an administrator of the calendar at hand, under the network's own account. */
   async function writer(): Promise<Viewer> {
-    if (networkUserId === undefined) {
-      const found = await findUserByLogin(db, NETWORK_USER);
-      if (found) networkUserId = Number(found.id);
-      else {
-        try {
-          networkUserId = Number((await ctx.users.add({ login: NETWORK_USER, role: 'subscriber', password: '', noPassword: true, name: 'Calendar network' })).id);
-        } catch (e) {
-          const again = await findUserByLogin(db, NETWORK_USER);
-          if (!again) throw e;
-          networkUserId = Number(again.id);
-        }
-      }
-    }
+    // Never a person's account under that login (one that can sign in): refused then (domain/system-accounts.ts).
+    networkUserId ??= await systemAccount(db, ctx.users, NETWORK_USER, { role: 'subscriber', name: 'Calendar network' });
     return viewerOf({ id: networkUserId, login: NETWORK_USER, role: 'administrator' });
   }
 

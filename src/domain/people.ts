@@ -34,7 +34,8 @@ import { sha256hex } from './sessions.js';
 import type { DomainContext } from './context.js';
 import type { Locale, Mail } from './submissions/mail.js';
 import { hashPassword, isEmail } from './users.js';
-import { userAdminOf, type UserView } from './user-admin.js';
+import { checkDisplayName, checkLoginAllowed, userAdminOf, type UserView } from './user-admin.js';
+import { isSystemLogin } from './system-accounts.js';
 
 const HOUR = 3_600_000;
 
@@ -88,7 +89,10 @@ const invitationView = (u: UserRow, t: peopleStore.UserTokenRow, now: number): I
   expired: t.expires_gmt <= gmt(now),
 });
 
-/** A free login from an e-mail address's local part (`ann`, `ann-2`, …). */
+/**
+ * A free login from an e-mail address's local part (`ann`, `ann-2`, …), never one of the service's
+ * own accounts' (`community-submissions@…` gets `community-submissions-2`).
+ */
 async function loginFor(db: Executor, email: string): Promise<string> {
   const stem =
     email
@@ -97,7 +101,7 @@ async function loginFor(db: Executor, email: string): Promise<string> {
       .slice(0, 50) || 'user';
   for (let i = 1; i < 1000; i++) {
     const login = i === 1 ? stem : `${stem}-${i}`;
-    if (!(await usersStore.findUserByLogin(db, login))) return login;
+    if (!isSystemLogin(login) && !(await usersStore.findUserByLogin(db, login))) return login;
   }
   return email.slice(0, 60);
 }
@@ -155,6 +159,8 @@ function createPeopleService(services: Pick<DomainContext, 'store' | 'users' | '
     async invite({ email, role, name = '', username }, { by, locale }) {
       const address = email.trim();
       if (address === '') throw apiError('rest_invitation_email');
+      checkDisplayName(name);
+      if (username?.trim()) checkLoginAllowed(username.trim());
       // The checks and the user's creation are the admin API's (same errors as POST /users).
       const login = username?.trim() || (await loginFor(db, address));
       if (!isRole(role)) throw apiError('rest_user_invalid_role', { args: ['administrator, editor, author, contributor, subscriber'] });
@@ -177,7 +183,8 @@ function createPeopleService(services: Pick<DomainContext, 'store' | 'users' | '
 
     async resend(userId, { by, locale }) {
       const user = await usersStore.findUserById(db, userId);
-      if (!user || user.password_hash !== '' || user.email === '' || !isEmail(user.email)) throw apiError('rest_invitation_not_found');
+      // The service's own accounts have no password, but nobody is invited to become one.
+      if (!user || user.password_hash !== '' || user.email === '' || !isEmail(user.email) || isSystemLogin(user.login)) throw apiError('rest_invitation_not_found');
       const { token, row } = await writeTransaction(db, (trx) => newLink(trx, user, 'invite', by, locale));
       queued();
       return { invitation: invitationView(user, row, nowMs()), ...(mailing() ? {} : { link: linkOf('invite', token) }) };
@@ -213,7 +220,8 @@ function createPeopleService(services: Pick<DomainContext, 'store' | 'users' | '
 
     async useLink(kind, token, password) {
       const state = await this.linkState(kind, token);
-      if (state.state !== 'ok') return undefined;
+      // A link to one of the service's own accounts (made before their logins were reserved) gives it no password.
+      if (state.state !== 'ok' || isSystemLogin(state.login)) return undefined;
       checkPasswordPolicy(password, policyOf(config), [state.login, state.name, state.email]);
       const hash = await hashPassword(password);
       return writeTransaction(db, async (trx) => {
@@ -243,7 +251,7 @@ function createPeopleService(services: Pick<DomainContext, 'store' | 'users' | '
       const r = await reserveLoginAttempt(db, counters, now, resetPolicy);
       if ('refusedMs' in r) return;
       await endLoginAttempt(db, counters, { failed: true }, now, resetPolicy);
-      if (!user || user.email === '' || !isEmail(user.email)) return;
+      if (!user || user.email === '' || !isEmail(user.email) || isSystemLogin(user.login)) return;
       await writeTransaction(db, (trx) => newLink(trx, user, 'reset', null, locale));
       queued();
     },

@@ -21,7 +21,8 @@ import { apiError, invalidParams } from './errors.js';
 import { checkPasswordPolicy, policyOf } from './password-policy.js';
 import { isRole, ROLES } from './permissions.js';
 import type { DomainContext } from './context.js';
-import { isEmail, LastAdministrator, UserError, UserRefusal, verifyPassword } from './users.js';
+import { DISPLAY_NAME_MAX, isEmail, LastAdministrator, UserError, UserRefusal, verifyPassword } from './users.js';
+import { isSystemLogin } from './system-accounts.js';
 
 /** A user as the admin API answers it (WordPress' `wp/v2/users` in the edit context, trimmed). */
 export interface UserView {
@@ -61,6 +62,19 @@ const invalidId = () => apiError('rest_user_invalid_id');
 const invalidParam = (param: string, message: string) => invalidParams({ [param]: message });
 const lastAdministrator = () => apiError('rest_user_last_administrator');
 const invalidRole = () => apiError('rest_user_invalid_role', { args: [ROLES.join(', ')] });
+
+/**
+ * A display name the users table holds (varchar(250)): longer is refused with 400 on every store,
+ * where PostgreSQL would fail the write (a 500) and SQLite keep it.
+ */
+export function checkDisplayName(name: string | undefined): void {
+  if (name !== undefined && name.length > DISPLAY_NAME_MAX) throw invalidParam('name', `A display name is at most ${DISPLAY_NAME_MAX} characters.`);
+}
+
+/** A login of the service's own accounts, asked for explicitly: WordPress' answer to an illegal login. */
+export function checkLoginAllowed(login: string): void {
+  if (isSystemLogin(login)) throw apiError('rest_user_invalid_username');
+}
 
 export interface UserPatch {
   name?: string;
@@ -146,6 +160,8 @@ export function userAdminOf(services: Pick<DomainContext, 'store' | 'users'> & {
 
     async create({ username, password, email = '', name = '', role }) {
       if (!isRole(role)) throw invalidRole();
+      checkLoginAllowed(username);
+      checkDisplayName(name);
       if (await usersStore.findUserByLogin(db, username)) throw apiError('existing_user_login');
       await checkEmailFree(email);
       const noPassword = password === undefined || password === '';
@@ -157,6 +173,7 @@ export function userAdminOf(services: Pick<DomainContext, 'store' | 'users'> & {
     async update(id, patch, caller) {
       const user = await mustFind(id);
       if (patch.role !== undefined && !isRole(patch.role)) throw invalidRole();
+      checkDisplayName(patch.name);
       if (patch.email !== undefined) await checkEmailFree(patch.email, id);
       if (patch.password !== undefined && patch.password === '') throw invalidParam('password', 'The password must not be empty.');
       if (patch.password !== undefined) checkPolicy(patch.password, [user.login, patch.email ?? user.email, patch.name ?? user.display_name]);
@@ -201,7 +218,7 @@ export function userAdminOf(services: Pick<DomainContext, 'store' | 'users'> & {
       const trimmed = name.trim();
       if (trimmed === '' || trimmed.length > 100) throw apiError('rest_application_password_name');
       if ((await users.listAppPasswords(user.login)).some((a) => a.name === trimmed)) throw apiError('application_password_duplicate_name');
-      const { uuid, password } = await users.addAppPassword(user.login, trimmed);
+      const { uuid, password } = await asApi('id', () => users.addAppPassword(user.login, trimmed));
       const made = (await users.listAppPasswords(user.login)).find((a) => a.uuid === uuid)!;
       return { ...appView(made), password };
     },

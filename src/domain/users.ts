@@ -44,6 +44,7 @@ import * as usersStore from '../store/users.js';
 import { deleteSessionsOf, findTotp } from '../store/sessions.js';
 import { countAdministrators, lockAdministrators } from '../store/user-admin.js';
 import { isEmail } from './email-address.js';
+import { isSystemLogin } from './system-accounts.js';
 import { ANONYMOUS, isRole, viewerOf, type Role, type Viewer } from './permissions.js';
 import { viewerHere } from './calendars.js';
 import { calendarIdNow, DEFAULT_CALENDAR_ID } from '../store/calendar-scope.js';
@@ -99,6 +100,16 @@ export class UserError extends Error {}
 
 /** An operation refused in the current state (a user who still owns records): the CLI exits 1. */
 export class UserRefusal extends UserError {}
+
+/** A login, password or application password refused because the account is (or would be) one of the service's own (domain/system-accounts.ts). */
+export class ReservedLogin extends UserError {}
+
+/**
+ * The longest display name the users table holds (migration 001: varchar(250)). Its other
+ * limited columns have their rules: a login of 1 to 60 characters (`add`), an e-mail address of
+ * at most 100 (`isEmail`); the role is one of five; hashes are made here.
+ */
+export const DISPLAY_NAME_MAX = 250;
 
 function nowGmt(): string {
   return new Date().toISOString().slice(0, 19).replace('T', ' ');
@@ -172,9 +183,10 @@ export interface UserService {
   identify(header: string | undefined, gate?: LoginGate): Promise<Identified>;
   /**
    * `noPassword`: a user nobody can log in as until `users set-password` (imported authors);
-   * `password` is then ignored.
+   * `password` is then ignored. The service's own accounts' logins are refused (`ReservedLogin`)
+   * but to the service itself making one (`system`, domain/system-accounts.ts).
    */
-  add(input: { login: string; role: string; password: string; email?: string; name?: string; noPassword?: boolean }): Promise<UserRow>;
+  add(input: { login: string; role: string; password: string; email?: string; name?: string; noPassword?: boolean; system?: boolean }): Promise<UserRow>;
   list(): Promise<UserRow[]>;
   /**
    * A new password, and the user's sign-in sessions ended in the same transaction, but
@@ -399,6 +411,11 @@ function createUserManagement(db: Store['db'], check: (password: string, storedH
     if (!password) throw new UserError('the password must not be empty');
   }
 
+  /** Nobody signs in as the service's own accounts: a credential for one would make it a person's (domain/system-accounts.ts). */
+  function refuseCredentials(user: UserRow): void {
+    if (isSystemLogin(user.login)) throw new ReservedLogin(`${user.login} is one of the service's own accounts: nobody signs in as it`);
+  }
+
   /**
    * Inside the write that takes a user's administrator role (a demotion or removal): refuse when
    * they are the only administrator. The check and the write are one step: the administrators'
@@ -413,9 +430,13 @@ function createUserManagement(db: Store['db'], check: (password: string, storedH
   }
 
   const management: UserManagement = {
-    async add({ login, role, password, email = '', name = '', noPassword = false }) {
+    async add({ login, role, password, email = '', name = '', noPassword = false, system = false }) {
       if (!/^[A-Za-z0-9_.@ -]{1,60}$/.test(login)) throw new UserError('a login is 1 to 60 letters, digits, spaces or _ . @ -');
+      // Whoever held it would author (and read) what the service writes as that account, in every calendar.
+      if (!system && isSystemLogin(login)) throw new ReservedLogin(`"${login}" is the login of one of the service's own accounts`);
       if (email !== '' && !isEmail(email)) throw new UserError(`"${email}" is not an e-mail address (like ann@example.com)`);
+      // The column's length (PostgreSQL refuses a longer one, SQLite would keep it): the same answer on both.
+      if (name.length > DISPLAY_NAME_MAX) throw new UserError(`a display name is at most ${DISPLAY_NAME_MAX} characters`);
       if (!noPassword) checkPassword(password);
       const r = checkRole(role);
       if (await usersStore.findUserByLogin(db, login)) throw new UserError(`a user "${login}" already exists`);
@@ -439,6 +460,7 @@ function createUserManagement(db: Store['db'], check: (password: string, storedH
     async setPassword(login, password, { keepSession } = {}) {
       checkPassword(password);
       const user = await mustFind(login);
+      refuseCredentials(user);
       const passwordHash = await hashPassword(password);
       // Whoever signed in with the old password (or stole a session) is signed out with it.
       const sessionsEnded = await writeTransaction(db, async (trx) => {
@@ -475,6 +497,7 @@ function createUserManagement(db: Store['db'], check: (password: string, storedH
 
     async addAppPassword(login, name) {
       const user = await mustFind(login);
+      refuseCredentials(user);
       const password = generateAppPassword();
       const uuid = randomUUID();
       const passwordHash = await hashPassword(password.replace(/\s+/g, ''));
@@ -508,6 +531,7 @@ function createUserManagement(db: Store['db'], check: (password: string, storedH
         await management.add({ login, role: 'administrator', password, ...(email ? { email } : {}) });
         return 'created';
       }
+      refuseCredentials(user);
       if (email && user.email === '') await writeTransaction(db, (trx) => usersStore.updateUser(trx, user.id, { email }));
       const samePassword = await check(password, user.password_hash);
       if (samePassword && user.role === 'administrator') return 'unchanged';

@@ -433,7 +433,7 @@ for (const kind of STORES) {
       const services = t.built.services;
       const account =
         (await services.users.list()).find((u) => u.login === SUBMISSIONS_USER) ??
-        (await services.users.add({ login: SUBMISSIONS_USER, role: 'contributor', password: '', noPassword: true, name: 'Community submissions' }));
+        (await services.users.add({ login: SUBMISSIONS_USER, role: 'contributor', password: '', noPassword: true, name: 'Community submissions', system: true }));
       // The submissions service writes the event first and its row just after: the review reader may run between.
       await services.events.create(viewerOf({ id: Number(account.id), login: SUBMISSIONS_USER, role: 'contributor' }), { ...EVENT, title: 'Proposed by the public', status: 'pending' });
       const marker = await t.api.post('/events', { as: 'cara:cara-pw', json: { ...EVENT, title: 'After the proposal', status: 'pending' } });

@@ -13,8 +13,8 @@ import type { Config } from '../../config.js';
 import type { Store } from '../../store/db.js';
 import * as store from '../../store/submissions.js';
 import type { SubmissionRow } from '../../store/submissions.js';
-import { findUserByLogin } from '../../store/users.js';
 import { apiError } from '../errors.js';
+import { systemAccount } from '../system-accounts.js';
 import type { EventService } from '../events/index.js';
 import type { LinkedPostService } from '../linked-posts/index.js';
 import { can, viewerOf, type Viewer } from '../permissions.js';
@@ -102,17 +102,8 @@ export function createSubmissionCore(deps: SubmissionDeps): SubmissionCore {
     logError: () => undefined,
     async systemUser() {
       if (systemUserId !== undefined) return systemUserId;
-      const found = await findUserByLogin(db, SUBMISSIONS_USER);
-      if (found) return (systemUserId = Number(found.id));
-      try {
-        const row = await deps.users.add({ login: SUBMISSIONS_USER, role: 'contributor', password: '', noPassword: true, name: 'Community submissions' });
-        return (systemUserId = Number(row.id));
-      } catch (e) {
-        // Another instance made it first.
-        const again = await findUserByLogin(db, SUBMISSIONS_USER);
-        if (again) return (systemUserId = Number(again.id));
-        throw e;
-      }
+      // Never a person's account under that login (one that can sign in): 503 then (domain/system-accounts.ts).
+      return (systemUserId = await systemAccount(db, deps.users, SUBMISSIONS_USER, { role: 'contributor', name: 'Community submissions' }));
     },
     submitterViewer(authorId) {
       const base = viewerOf({ id: authorId, login: SUBMISSIONS_USER, role: 'contributor' });

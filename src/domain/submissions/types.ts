@@ -18,8 +18,8 @@ export type SubmissionStatus = (typeof SUBMISSION_STATUSES)[number];
 /** The webhook event types (src/webhooks/types.ts lists them). */
 export const SUBMISSION_EVENTS = ['received', 'approved', 'rejected', 'changes_requested'] as const;
 
-/** The login of the user anonymous submissions are authored by. */
-export const SUBMISSIONS_USER = 'community-submissions';
+/** The login of the user anonymous submissions are authored by (one of the service's own accounts, whose logins are reserved). */
+export { SUBMISSIONS_USER } from '../system-accounts.js';
 
 /** What a submitter sends (the form's fields, the API's body). */
 export interface SubmissionInput {

@@ -14,6 +14,8 @@
 import type { DomainServices } from '../../domain/services.js';
 import { isRole, managesAccounts, type Viewer } from '../../domain/permissions.js';
 import { ApiError } from '../../domain/errors.js';
+import { isSystemLogin } from '../../domain/system-accounts.js';
+import { DISPLAY_NAME_MAX } from '../../domain/users.js';
 import type { EventInput } from '../../domain/events/index.js';
 import type { Executor } from '../../store/schema.js';
 import { writeTransaction } from '../../store/changes.js';
@@ -192,6 +194,11 @@ export class TecApplier {
           .slice(0, 60) || login;
       name = String((who.body as Json).name ?? login);
     }
+    // The service's own accounts' logins are reserved (an author called so at the source is a
+    // person here, or another instance's own account): another login, never theirs.
+    if (isSystemLogin(login)) login = `${login.slice(0, 51)}-imported`;
+    // The users table holds display names of 250 characters at most (WordPress' own limit).
+    name = name.slice(0, DISPLAY_NAME_MAX);
     const existing = await usersStore.findUserByLogin(this.db, login);
     let local: number;
     /** The role of an account made here in the calendar imported into, when not the default one. */

@@ -36,6 +36,7 @@ import type { Locale, Mail } from './submissions/mail.js';
 import { hashPassword, isEmail } from './users.js';
 import { checkDisplayName, checkLoginAllowed, userAdminOf, type UserView } from './user-admin.js';
 import { isSystemLogin } from './system-accounts.js';
+import { clientKeyOf } from './client-address.js';
 
 const HOUR = 3_600_000;
 
@@ -244,7 +245,8 @@ function createPeopleService(services: Pick<DomainContext, 'store' | 'users' | '
       const limit = config.passwordResetLimit;
       // The account's counter is keyed by what was asked when no account matches, so both cost the same.
       const counters = [
-        { key: `reset:c:${client}`, threshold: limit },
+        // A client as every limit counts it: one host holds a whole IPv6 /64.
+        { key: `reset:c:${clientKeyOf(client)}`, threshold: limit },
         { key: `reset:s:${user ? `id:${user.id}` : asked.toLowerCase()}`, threshold: limit },
       ];
       const now = nowMs();

@@ -270,6 +270,24 @@ for (const kind of STORES) {
       }
     });
 
+    it('lost password counts a client by its IPv6 /64, as every limit does: addresses of one /64 share PASSWORD_RESET_LIMIT', async () => {
+      const own = await startServer(kind, { ...POLICY, SMTP_URL: smtp.url, PASSWORD_RESET_LIMIT: '3' });
+      try {
+        const logins = ['rhea', 'rory', 'ruth', 'rene', 'rolf'];
+        for (const login of logins) await own.built.services.users.add({ login, role: 'author', password: GOOD, email: `${login}@example.org` });
+        // Five accounts (none reaches its own limit) asked from five addresses of one /64: three mails.
+        for (const [i, login] of logins.entries()) await own.built.services.people.requestReset(login, `2001:db8:77:1::${i + 1}`, 'en');
+        // The next /64 is another client.
+        await own.built.services.people.requestReset('rolf', '2001:db8:77:2::1', 'en');
+        const to = (login: string) => smtp.messages.filter((m) => m.to.includes(`${login}@example.org`)).length;
+        await smtp.waitFor((m) => m.to.includes('rolf@example.org'), 1);
+        await new Promise((r) => setTimeout(r, 1500));
+        assert.deepEqual(logins.map(to), [1, 1, 1, 0, 1]);
+      } finally {
+        await own.close();
+      }
+    });
+
     it('the password policy applies to the admin API and to the account’s own change (which needs the current password)', async () => {
       const weak = await t.api.post(`${A}/users`, { as: 'admin', json: { username: 'wes', password: WEAK, roles: ['author'] } });
       assert.equal(weak.status, 400);

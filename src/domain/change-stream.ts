@@ -175,7 +175,7 @@ async function viewerNow(store: Store, viewer: Viewer): Promise<Viewer | undefin
   if (viewer.id <= 0) return viewer;
   const row = await findUserById(store.db, viewer.id);
   if (!row) return undefined;
-  return viewerHere(store.db, viewerOf({ id: Number(row.id), login: row.login, role: row.role }), { appPasswordCalendar: viewer.calendarOnly ?? null });
+  return viewerHere(store.db, viewerOf(row), { appPasswordCalendar: viewer.calendarOnly ?? null });
 }
 
 /** Stop every follower of this store (the server closes: their streams end). */

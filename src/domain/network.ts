@@ -18,7 +18,8 @@
  *   too: while the follow lasts they stay out, a new follow is a new choice). An event B has as its own
  *   (an accepted proposal) is not copied again. Copies are read-only in B.
  *   A copy brings its source's venue, organizers and categories as B's records (network-linked.ts).
- * - **Search.** Published, public events of every active calendar, with their calendar.
+ * - **Search.** Published, public events of every active calendar, with their calendar
+ *   (network-search.ts).
  *
  * @example
  *   await services.network.propose(viewer, 12, 'north');   // in calendar A's request
@@ -32,17 +33,17 @@ import * as store from '../store/network.js';
 import { isUniqueViolation } from '../store/changes.js';
 import { findEventsByIds, type EventRecord } from '../store/events.js';
 import type { DomainContext } from './context.js';
-import { parseDateInput } from './dates/strtotime.js';
-import { endOfDay, type WallTime } from './dates/wall.js';
 import { apiError, forbidden, invalidParams } from './errors.js';
 import { isQuotaExceeded } from './quotas.js';
 import type { EventInput } from './events/index.js';
-import { createLinks } from './links.js';
 import { MAX_TERMS_PER_WRITE } from './terms/index.js';
 import { createLinkedMirror, createSourceReader, retireMirrors, sweepMirrors, type LinkedMirror, type LinkedSources } from './network-linked.js';
 import { NETWORK_USER } from './network-user.js';
 import { can, viewerOf, type Viewer } from './permissions.js';
 import { systemAccount } from './system-accounts.js';
+import { searchNetwork, type NetworkQuery, type NetworkSearchItem } from './network-search.js';
+
+export type { NetworkSearchItem };
 
 export { NETWORK_USER };
 
@@ -61,17 +62,6 @@ export interface FollowView {
    * (those B's editors or the network trashed are not counted).
    */
   copies: number;
-}
-
-export interface NetworkSearchItem {
-  id: number;
-  title: string;
-  start_date: string;
-  end_date: string;
-  all_day: boolean;
-  timezone: string;
-  url: string;
-  calendar: { slug: string; name: string; url: string };
 }
 
 export interface NetworkService {
@@ -105,7 +95,7 @@ export interface NetworkService {
    * later step that looks at the source).
    */
   syncFollow(followId: number, changed?: ReadonlySet<number>): Promise<number>;
-  search(query: { search: string; startDate?: string; endDate?: string; page: number; perPage: number }): Promise<{ items: NetworkSearchItem[]; total: number }>;
+  search(query: NetworkQuery): Promise<{ items: NetworkSearchItem[]; total: number }>;
 }
 
 /** A follow's new copies the follower's `events` quota refused in one step. */
@@ -579,42 +569,7 @@ export function createNetworkService(ctx: DomainContext): NetworkService {
       return n;
     },
 
-    async search({ search, startDate, endDate, page, perPage }) {
-      // Dates as every list reads them (any strtotime form), in wall time: each calendar's events are in their own.
-      const wall = (name: string, v: string | undefined) => {
-        if (v === undefined || v === '') return undefined;
-        const d = parseDateInput(v, ctx.config.timezone);
-        if (!d) throw invalidParams({ [name]: `${name} is not a date.` });
-        return d.toFormat('yyyy-MM-dd HH:mm:ss');
-      };
-      const startLocal = wall('start_date', startDate);
-      // As the events list reads it (the original's rule): an end date is that day's end, so a bare
-      // date keeps the day's events.
-      const endWall = wall('end_date', endDate);
-      const endLocal = endWall === undefined ? undefined : endOfDay(endWall as WallTime);
-      const { rows, total } = await store.searchNetwork(db, {
-        search,
-        ...(startLocal ? { startLocal } : {}),
-        ...(endLocal ? { endLocal } : {}),
-        limit: perPage,
-        offset: (page - 1) * perPage,
-      });
-      const items: NetworkSearchItem[] = [];
-      for (const r of rows) {
-        const url = calendars.urlOf({ id: r.calendar_id, slug: r.calendar_slug, host: r.calendar_host } as Parameters<typeof calendars.urlOf>[0]);
-        items.push({
-          id: r.id,
-          title: r.title,
-          start_date: r.start_local,
-          end_date: r.end_local,
-          all_day: r.all_day === 1,
-          timezone: r.timezone,
-          url: createLinks(url, '', '').eventPermalink(r.slug),
-          calendar: { slug: r.calendar_slug, name: r.calendar_name, url },
-        });
-      }
-      return { items, total };
-    },
+    search: (query) => searchNetwork(ctx, query),
   };
   return service;
 }

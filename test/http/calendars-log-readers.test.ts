@@ -6,11 +6,12 @@
  * limited to the default calendar exported every account; a change stream went on after its
  * viewer's role was taken away. The last test records what held.
  */
-import { before, it } from 'node:test';
+import { before, it, mock } from 'node:test';
 import assert from 'node:assert/strict';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { forEachStore, type ApiResponse } from '../support/harness.js';
 import { openChangeStream } from '../support/sse.js';
+import { RECHECK_MS } from '../../src/domain/change-stream.js';
 import { acrossCalendars } from '../../src/store/calendar-scope.js';
 import { pruneChangeLog } from '../../src/jobs/change-log-pruning.js';
 
@@ -59,6 +60,32 @@ forEachStore(
         const secret = await ok(t.api.post(v1('beta', '/events'), { as: 'admin', json: ev('Beta draft after the removal', 'draft') }));
         await sleep(2500);
         assert.ok(!s.text.includes(`"id":${secret.id}`), `the stream of a user with no role in beta still shows beta's draft ${secret.id}: ${s.text}`);
+      } finally {
+        s.close();
+      }
+    });
+
+    it('a change stream whose viewer changed where its calendar’s log does not show it (a network administrator demoted) ends within RECHECK_MS', async () => {
+      await t.user('administrator', 'net-lead');
+      const s = openChangeStream(t, 'net-lead:net-lead-pw', { prefix: '/c/beta', heartbeat: 1 });
+      try {
+        await s.opened;
+        assert.equal(s.status, 200);
+        const seen = await ok(t.api.post(v1('beta', '/events'), { as: 'admin', json: ev('Seen by the network', 'draft') }));
+        for (let i = 0; i < 40 && !s.text.includes(`"id":${seen.id}`); i++) await sleep(50);
+        assert.ok(s.text.includes(`"id":${seen.id}`), s.text);
+        // Demoted in the default calendar: its log, not beta's, shows the change.
+        await t.built.services.users.setRole('net-lead', 'subscriber');
+        // RECHECK_MS later (the clock moved on; timers still real), the next write of beta is not sent and the stream ends.
+        mock.timers.enable({ apis: ['Date'], now: Date.now() + RECHECK_MS + 1_000 });
+        try {
+          const secret = await ok(t.api.post(v1('beta', '/events'), { as: 'admin', json: ev('Beta draft after the demotion', 'draft') }));
+          for (let i = 0; i < 40 && !s.ended; i++) await sleep(50);
+          assert.ok(s.ended, 'the stream ended');
+          assert.ok(!s.text.includes(`"id":${secret.id}`), s.text);
+        } finally {
+          mock.timers.reset();
+        }
       } finally {
         s.close();
       }

@@ -41,11 +41,12 @@ export function sseReader(onMessage: (message: SseMessage) => void): (chunk: str
 /**
  * Open the admin change stream (`changes/stream`) as `cred` (`login:password`, Basic), under
  * `prefix` (`/c/north`), with `heartbeat` seconds and `query` (`&editing=12`): its status once
- * `opened`, every utf8 chunk to `onData` and its whole `text` so far.
+ * `opened`, every utf8 chunk to `onData`, its whole `text` so far, and whether the server `ended` it.
  */
 export function openChangeStream(t: TestServer, cred: string, options: { prefix?: string; query?: string; heartbeat?: number; onData?: (chunk: string) => void } = {}) {
   let text = '';
   let status = 0;
+  let ended = false;
   const query = `${options.heartbeat !== undefined ? `&heartbeat=${options.heartbeat}` : ''}${options.query ?? ''}`.replace(/^&/, '');
   const url = `${t.origin}${options.prefix ?? ''}${t.config.restRoot}/calendar/admin/v1/changes/stream${query ? `?${query}` : ''}`;
   const req = http.get(url, { headers: { authorization: 'Basic ' + Buffer.from(cred).toString('base64'), accept: 'text/event-stream' } });
@@ -59,6 +60,7 @@ export function openChangeStream(t: TestServer, cred: string, options: { prefix?
         options.onData?.(chunk);
       });
       res.on('error', () => {});
+      res.on('end', () => (ended = true));
       resolve();
     });
   });
@@ -69,6 +71,10 @@ export function openChangeStream(t: TestServer, cred: string, options: { prefix?
     },
     get text() {
       return text;
+    },
+    /** whether the server ended the stream */
+    get ended() {
+      return ended;
     },
     close: () => req.destroy(),
   };

@@ -486,8 +486,15 @@ function createUserManagement(db: Store['db'], check: (password: string, storedH
       let reassigned = 0;
       await writeTransaction(db, async (trx) => {
         if (keepAnAdministrator) await refuseLastAdministrator(trx, Number(user.id));
-        if (heir) reassigned = await usersStore.reassignOwned(trx, user.id, heir.id);
-        else refuseIfOwning(login, await usersStore.countOwned(trx, user.id));
+        if (heir) {
+          // A network administrator may author anywhere; anyone else only where they have a role.
+          const outside = heir.role === 'administrator' ? [] : await usersStore.calendarsHeirIsNotIn(trx, user.id, heir.id);
+          if (outside.length)
+            throw new UserError(
+              `${heir.login} has no role in ${outside.length === 1 ? 'the calendar' : 'the calendars'} ${outside.join(', ')}, where ${login} authored records: give them a role there or choose another user`,
+            );
+          reassigned = await usersStore.reassignOwned(trx, user.id, heir.id);
+        } else refuseIfOwning(login, await usersStore.countOwned(trx, user.id));
         await usersStore.deleteUser(trx, user.id);
       });
       // A request authenticated just before the removal may still have written a record for it.

@@ -8,7 +8,7 @@
  */
 import type { Insertable, Updateable } from 'kysely';
 import { inCalendarNoted, noteChange, noteChanges, noteEventBefore, recordTypeOfPost } from './change-notes.js';
-import { acrossCalendars } from './calendar-scope.js';
+import { acrossCalendars, DEFAULT_CALENDAR_ID } from './calendar-scope.js';
 import type { AppPasswordRow, AppPasswordsTable, Executor, UserRow, UsersTable } from './schema.js';
 import { afterExplicitId, takeWantedId } from './import-context.js';
 
@@ -122,6 +122,21 @@ async function calendarsOwning(db: Executor, userId: number): Promise<number[]> 
     const images = await db.selectFrom('images').select('calendar_id').distinct().where('author_id', '=', userId).execute();
     return [...new Set([...posts, ...images].map((r) => Number(r.calendar_id)))].sort((a, b) => a - b);
   });
+}
+
+/**
+ * The slugs of the calendars, other than the default one, where `from` authored records and `to`
+ * has no role: an heir must be a member of every calendar whose records it would take (every
+ * account has a role in the default calendar).
+ */
+export async function calendarsHeirIsNotIn(db: Executor, from: number, to: number): Promise<string[]> {
+  const owning = (await calendarsOwning(db, from)).filter((id) => id !== DEFAULT_CALENDAR_ID);
+  if (!owning.length) return [];
+  const member = await db.selectFrom('calendar_roles').select('calendar_id').where('user_id', '=', to).where('calendar_id', 'in', owning).execute();
+  const missing = owning.filter((id) => !member.some((m) => Number(m.calendar_id) === id));
+  if (!missing.length) return [];
+  const rows = await db.selectFrom('calendars').select(['id', 'slug']).where('id', 'in', missing).orderBy('id').execute();
+  return rows.map((r) => r.slug);
 }
 
 /**

@@ -2,7 +2,7 @@
  * Accounts across calendars, probed as a hostile reviewer would (each probe failed before its fix):
  * an account is one login across the service with a role per calendar, and
  * - removing it counts and reassigns its records in every calendar, each calendar's change log
- *   telling its author change (docs/calendars.md, People);
+ *   telling its author change, to an heir with a role in each of them (docs/calendars.md, People);
  * - ADMIN_REQUIRE_2FA holds by the role in the calendar asked, for sign-in sessions as over Basic;
  * - the service's own accounts' logins (`community-submissions`, `calendar-network`) are nobody's
  *   to take, and a person's account under one is never written as (docs/security.md);
@@ -58,6 +58,14 @@ forEachStore('probes: accounts across calendars', (t) => {
     await t.built.services.calendars.setRole('bea', 'north', 'author');
     const made = await t.api.post(events('/c/north', '/events'), { as: 'bea', json: { ...EVENT, status: 'draft' } });
     assert.equal(made.status, 201, made.text);
+    // An heir with no role in north would become the author of records of a calendar it is not in: refused, nothing removed.
+    const outside = await t.api.delete(admin('', `/users/${bea.id}`), { as: 'admin', query: { reassign: heir.id, force: 'true' } });
+    assert.equal(outside.status, 400, `reassigned north's records to an account with no role there: ${outside.text}`);
+    assert.equal(outside.body.code, 'rest_invalid_param');
+    assert.match(outside.body.data.params.reassign, /heir has no role in the calendar north, where bea authored records/);
+    assert.equal((await t.api.get(admin('', `/users/${bea.id}`), { as: 'admin' })).status, 200, 'the refused removal removed the account');
+    assert.equal((await t.api.get(events('/c/north', `/events/${made.body.id}`), { as: 'admin' })).body.author, String(bea.id));
+    await t.built.services.calendars.setRole('heir', 'north', 'editor');
     const head = (await t.api.get(admin('/c/north', '/changes'), { as: 'admin', query: { after: 0, limit: 1000 } })).body.head as number;
     const removed = await t.api.delete(admin('', `/users/${bea.id}`), { as: 'admin', query: { reassign: heir.id, force: 'true' } });
     assert.equal(removed.status, 200, removed.text);
@@ -69,6 +77,18 @@ forEachStore('probes: accounts across calendars', (t) => {
     assert.equal(log.status, 200, log.text);
     const noted = log.body.events.flatMap((e: { changes: Array<{ type: string; id: number }> }) => e.changes.map((c) => `${c.type}:${c.id}`));
     assert.ok(noted.includes(`event:${made.body.id}`), `north's log does not tell the reassignment: ${log.text}`);
+  });
+
+  it('lets a network administrator inherit records of any calendar, and the command line refuses an heir outside one', async () => {
+    const cleo = await t.user('subscriber', 'cleo');
+    await t.built.services.calendars.setRole('cleo', 'north', 'author');
+    const made = await t.api.post(events('/c/north', '/events'), { as: 'cleo', json: EVENT });
+    assert.equal(made.status, 201, made.text);
+    await t.user('author', 'dan');
+    await assert.rejects(t.built.services.users.remove('cleo', { reassignTo: 'dan' }), /dan has no role in the calendar north, where cleo authored records/);
+    const removed = await t.api.delete(admin('', `/users/${cleo.id}`), { as: 'admin', query: { reassign: 1, force: 'true' } });
+    assert.equal(removed.status, 200, removed.text);
+    assert.equal(removed.body.reassigned, 1);
   });
 
   it('refuses a display name longer than its column (250) on every way in, with the same 400 on both stores', async () => {

@@ -27,6 +27,7 @@ import { type ImportCounts, type ImportMessage, type StoredOptions } from '../do
 import { viewerOf, type Viewer } from '../domain/permissions.js';
 import * as importsStore from '../store/imports.js';
 import * as usersStore from '../store/users.js';
+import { deleteCalendarRows, findCalendarById } from '../store/calendars.js';
 import { ImportError } from '../import/source.js';
 import type { ImportReport, Progress, ReportState } from '../import/report.js';
 import { importIcs } from '../import/ics.js';
@@ -55,6 +56,11 @@ const WAITING_CHECK_MS = 1_000;
 class Interrupted extends Error {}
 /** An import's slice ended while another calendar's import waits: it is queued again, behind it. */
 class SliceEnded extends Error {}
+/** The import's calendar was suspended (it is queued again, to go on once resumed) or deleted while it ran. */
+class CalendarLeft extends Error {}
+
+/** How often a running import looks at its calendar's state (ms). */
+const CALENDAR_CHECK_MS = 500;
 
 const gmtOf = (ms: number) => new Date(ms).toISOString().slice(0, 19).replace('T', ' ');
 
@@ -117,6 +123,7 @@ export function registerImportJob(runner: JobRunner, services: DomainServices): 
     heartbeat.unref();
     let report: ImportReport | undefined;
     const slice = sliceOf(row, earlier, isStopped);
+    const calendar = calendarWatch(row.calendar_id);
     const hooks = {
       onReport(r: ImportReport) {
         report = r;
@@ -125,6 +132,7 @@ export function registerImportJob(runner: JobRunner, services: DomainServices): 
         // Called once a record is done: a stop then ends the run with that record counted.
         lastProgress = p;
         if (isStopped()) throw new Interrupted('stopping');
+        calendar.afterRecord();
         if (p.phase !== phase || nowMs() - lastWrite >= PROGRESS_EVERY_MS || p.done === p.total) {
           phase = p.phase;
           write(p);
@@ -196,19 +204,23 @@ export function registerImportJob(runner: JobRunner, services: DomainServices): 
       });
       return 'ended';
     } catch (err) {
+      // Its calendar was deleted: its row went with it, and so must what the import wrote since.
+      if (err instanceof CalendarLeft && calendar.state() === 'gone') return 'ended';
+      const requeued = err instanceof Interrupted || err instanceof SliceEnded || err instanceof CalendarLeft;
       // Its progress as it stopped: the row, queued again, says how far it got.
-      if (err instanceof Interrupted || err instanceof SliceEnded) write(lastProgress);
+      if (requeued) write(lastProgress);
       await pending;
-      if (err instanceof Interrupted || err instanceof SliceEnded) {
+      if (requeued) {
         // Where it stopped, for the next run to go on from (a stop keeps it too).
         const resume = report && resumeOf(row, report, earlier, slice.records(), lastProgress.done);
         await importsStore.finishImport(db, id, {
           status: 'queued',
           ...(resume ? { options: JSON.stringify({ ...options, resume }) } : {}),
           heartbeat_gmt: gmtOf(nowMs()),
-          slice: err instanceof SliceEnded,
+          // A suspension is no failed start either: the import goes on once the calendar is resumed.
+          slice: err instanceof SliceEnded || err instanceof CalendarLeft,
         });
-        return err instanceof SliceEnded ? 'slice' : 'stopped';
+        return err instanceof Interrupted ? 'stopped' : 'slice';
       }
       // Operator-level failures (unreachable, refused, not iCalendar, credentials) are the import's outcome; anything else too, logged by the runner.
       await importsStore.finishImport(db, id, { status: 'failed', options: ended, error: rename((err as Error).message), finished_gmt: gmtOf(nowMs()), heartbeat_gmt: gmtOf(nowMs()) });
@@ -217,7 +229,42 @@ export function registerImportJob(runner: JobRunner, services: DomainServices): 
     } finally {
       clearInterval(heartbeat);
       if (dir) await rm(dir, { recursive: true, force: true });
+      // A calendar deleted while the import wrote (its last records perhaps after the deletion's
+      // transaction): what is left under its id is removed, as the deletion removed the rest.
+      if (await calendar.gone()) await deleteCalendarRows(db, row.calendar_id);
     }
+  }
+
+  /**
+   * The state of a running import's calendar, looked at in the background at most every
+   * CALENDAR_CHECK_MS (a record never waits on it): once it is suspended or deleted, the next
+   * record's end stops the import (`CalendarLeft`). `gone` looks now, for the end of the run.
+   */
+  function calendarWatch(id: number) {
+    let state: 'active' | 'suspended' | 'gone' = 'active';
+    let lastCheck = nowMs();
+    let checking = false;
+    const look = async () => {
+      const row = await findCalendarById(db, id);
+      state = !row ? 'gone' : row.status === 'active' ? 'active' : 'suspended';
+      return state;
+    };
+    return {
+      state: () => state,
+      afterRecord() {
+        if (state !== 'active') throw new CalendarLeft(state === 'gone' ? 'its calendar was deleted' : 'its calendar is suspended');
+        const now = nowMs();
+        if (checking || now - lastCheck < CALENDAR_CHECK_MS) return;
+        checking = true;
+        lastCheck = now;
+        look()
+          .catch(() => state)
+          .finally(() => {
+            checking = false;
+          });
+      },
+      gone: async () => (await look().catch(() => state)) === 'gone',
+    };
   }
 
   /**

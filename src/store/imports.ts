@@ -39,6 +39,12 @@ const tables = (db: Executor) => db.withTables<{ imports: ImportsTable }>();
 /** The table with its calendar, for the readers across calendars (the scope plugin sets it elsewhere). */
 const scoped = (db: Executor) => db.withTables<{ imports: ImportsTable & { calendar_id: Generated<number> } }>();
 
+/**
+ * The calendars whose imports wait: a suspended calendar's stay queued until it is resumed (it
+ * does nothing while suspended, as its deliveries wait), and are then taken in their turn.
+ */
+const suspendedCalendars = (db: Executor) => db.selectFrom('calendars').select('id').where('status', '=', 'suspended');
+
 /** A claimed import, with the calendar it was queued in (it runs there). */
 export type ClaimedImport = ImportRow & { calendar_id: number };
 
@@ -114,8 +120,8 @@ export interface QueuedCalendar {
 }
 
 /**
- * The calendars with imports queued, in the order of their turns: the one whose imports ran least
- * recently first (never: first of all), then the one whose turn this server gave longest ago
+ * The calendars with imports queued (suspended ones aside: `suspendedCalendars`), in the order of
+ * their turns: the one whose imports ran least recently first (never: first of all), then the one whose turn this server gave longest ago
  * (`lastTurn`, a counter the job keeps: heartbeats are to the second, and slices may be shorter),
  * then the oldest queued import. An import's heartbeat is renewed while it runs, so a calendar
  * whose import just ended a slice goes behind every calendar that waits.
@@ -126,6 +132,7 @@ export async function queuedCalendars(db: Executor, lastTurn: (calendar: number)
       .selectFrom('imports')
       .select((eb) => ['calendar_id', eb.fn.min('id').as('id')])
       .where('status', '=', 'queued')
+      .where('calendar_id', 'not in', suspendedCalendars(db))
       .groupBy('calendar_id')
       .execute();
     if (queued.length === 0) return [];
@@ -176,7 +183,14 @@ export async function claimNextImport(db: Executor, now: string, lastTurn?: (cal
 /** Whether an import of another calendar than `calendar` is queued (a running import then ends its slice). */
 export async function otherCalendarWaits(db: Executor, calendar: number): Promise<boolean> {
   return acrossCalendars(async () => {
-    const row = await scoped(db).selectFrom('imports').select('id').where('status', '=', 'queued').where('calendar_id', '<>', calendar).limit(1).executeTakeFirst();
+    const row = await scoped(db)
+      .selectFrom('imports')
+      .select('id')
+      .where('status', '=', 'queued')
+      .where('calendar_id', '<>', calendar)
+      .where('calendar_id', 'not in', suspendedCalendars(db))
+      .limit(1)
+      .executeTakeFirst();
     return row !== undefined;
   });
 }

@@ -17,8 +17,11 @@ const ICAL = 'text/calendar';
 
 export function registerResources(server: McpServer, { rest, config }: ToolContext): void {
   const site = config.siteUrl;
+  // A calendar's site is SITE_URL/c/{slug} or a host name of its own: its pages are read at their
+  // path under it (the URI matched one of its own resources, so it starts with that path).
+  const base = new URL(site).pathname.replace(/\/$/, '');
   const read = async (uri: URL) => {
-    const { text, type } = await rest.page(uri.pathname + uri.search);
+    const { text, type } = await rest.page(uri.pathname.slice(base.length) + uri.search);
     return { contents: [{ uri: uri.href, mimeType: type.split(';')[0]!.trim() || ICAL, text }] };
   };
   server.registerResource(

@@ -12,6 +12,7 @@
  */
 import type { FastifyInstance } from 'fastify';
 import { NAMESPACE, type Config } from '../config.js';
+import { forThisRequest } from '../web/calendars.js';
 
 /** The namespaces a tool reaches. */
 export type Namespace = 'events' | 'admin' | 'submissions';
@@ -59,7 +60,7 @@ export interface RestAnswer {
 export interface RestClient {
   /** A REST route of a namespace: `path` relative to it (`events/12`). Throws `RestRefusal` on an error answer. */
   call(method: 'GET' | 'POST' | 'DELETE', path: string, options?: { ns?: Namespace; query?: Record<string, string | number | boolean | undefined>; body?: unknown }): Promise<RestAnswer>;
-  /** A page outside the REST root (a feed), read anonymously: its text and content type, or a refusal. */
+  /** A page outside the REST root (a feed), by its path under the calendar's site (`/events.ics`), read anonymously: its text and content type, or a refusal. */
   page(path: string): Promise<{ text: string; type: string }>;
 }
 
@@ -82,19 +83,25 @@ export function restClientOf(app: FastifyInstance, config: Pick<Config, 'restRoo
     async call(method, path, options = {}) {
       const query: Record<string, string> = {};
       for (const [k, v] of Object.entries(options.query ?? {})) if (v !== undefined) query[k] = String(v);
-      const res = await app.inject({
-        method,
-        url: `${config.restRoot}/${NAMESPACES[options.ns ?? 'events']}/${path}`,
-        query,
-        headers: options.body === undefined ? headers : { ...headers, 'content-type': 'application/json' },
-        remoteAddress: caller.ip,
-        ...(options.body === undefined ? {} : { payload: JSON.stringify(options.body) }),
-      });
+      // Of the MCP request's calendar (forThisRequest), whatever an injected request's Host says;
+      // `then` sends it at once, within (an injection is sent when first awaited).
+      const res = await forThisRequest(() =>
+        app
+          .inject({
+            method,
+            url: `${config.restRoot}/${NAMESPACES[options.ns ?? 'events']}/${path}`,
+            query,
+            headers: options.body === undefined ? headers : { ...headers, 'content-type': 'application/json' },
+            remoteAddress: caller.ip,
+            ...(options.body === undefined ? {} : { payload: JSON.stringify(options.body) }),
+          })
+          .then((r) => r),
+      );
       if (res.statusCode >= 400) throw refusalOf(res.statusCode, res.body);
       return { body: res.body === '' ? null : JSON.parse(res.body), headers: res.headers };
     },
     async page(path) {
-      const res = await app.inject({ method: 'GET', url: path, remoteAddress: caller.ip });
+      const res = await forThisRequest(() => app.inject({ method: 'GET', url: path, remoteAddress: caller.ip }).then((r) => r));
       if (res.statusCode >= 400) throw new RestRefusal(res.statusCode, 'not_found', `The feed ${path} answered ${res.statusCode}.`);
       return { text: res.body, type: String(res.headers['content-type'] ?? 'text/plain') };
     },

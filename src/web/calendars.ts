@@ -16,7 +16,7 @@
  *   createWebServer(config, { rewriteUrl: calendarRewrite(restRouteRewrite(root)) });
  *   registerCalendarEntry(app, services);
  */
-import { AsyncResource } from 'node:async_hooks';
+import { AsyncLocalStorage, AsyncResource } from 'node:async_hooks';
 import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Services } from '../domain/services.js';
@@ -38,6 +38,20 @@ const ACTOR_PATH = /^\/federation\/actors\/([^/?#]+)(?:[/?#]|$)/;
 const ACTIVITY_TYPES = /application\/(?:activity\+json|ld\+json)/;
 
 const PREFIX = /^\/c\/([a-z0-9](?:[a-z0-9-]{0,58}[a-z0-9])?)(?=\/|\?|$)/;
+
+/** Set while a face makes requests in-process (`app.inject`) for a request of the calendar at hand. */
+const inProcess = new AsyncLocalStorage<true>();
+
+/**
+ * Run `fn`, whose in-process requests (`app.inject`: MCP's tools asking the REST routes) are made
+ * for the request at hand: each is of that request's calendar, whatever its path and `Host` say
+ * (an injected request's `Host` is `localhost:80`, which a calendar may have as its host name), and
+ * takes no place of the fair share, which the request at hand holds already (waiting for a second
+ * place while holding the first, with every place so held, would never end).
+ */
+export function forThisRequest<T>(fn: () => T): T {
+  return inProcess.run(true, fn);
+}
 
 /** Take `/c/{slug}` off a request's path (then `next`, the other rewrites), remembering the slug. */
 export function calendarRewrite(next: (req: IncomingMessage) => string): (req: IncomingMessage) => string {
@@ -131,7 +145,8 @@ export function registerCalendarEntry(
    * its calendar: nothing to look at when the calendar has none (at once, from what is kept).
    * Health checks and metrics are neither counted nor made to wait their calendar's turn.
    */
-  const counted = (req: FastifyRequest, reply: FastifyReply, calendar: number, done: () => void): void => {
+  /** `calendar`: whose turn it takes (fair share); undefined: it takes none (an in-process request). */
+  const counted = (req: FastifyRequest, reply: FastifyReply, calendar: number | undefined, done: () => void): void => {
     const free = exempt.has(req.url.split('?')[0]!);
     let limited = false;
     const refusal = services.quotas.countRequest(() => {
@@ -140,7 +155,7 @@ export function registerCalendarEntry(
     });
     // Counted: its answer is not kept for replay, which would answer the next one uncounted.
     if (limited) neverReplay(req.raw);
-    const go = () => (free ? done() : admitted(reply, calendar, done));
+    const go = () => (free || calendar === undefined ? done() : admitted(reply, calendar, done));
     if (refusal === undefined) return go();
     if (!(refusal instanceof Promise)) return refuse(reply, refusal);
     refusal.then(
@@ -155,6 +170,9 @@ export function registerCalendarEntry(
   };
   app.addHook('onRequest', (req, reply, done) => {
     const slug = calendarSlugOf(req);
+    // Made in-process for a request of this calendar (forThisRequest): it stays in it, counted
+    // (as a request of its own) but holding no second place. A prefix names no other calendar here.
+    if (inProcess.getStore()) return slug === undefined ? counted(req, reply, undefined, done) : send(reply, apiError('calendar_not_found'));
     const host = req.headers.host?.toLowerCase();
     const onCalendarHost = host !== undefined && services.calendars.isCalendarHost(host);
     // A federation actor's paths, on the service's own host, name the actor's calendar by its

@@ -277,13 +277,18 @@ export function createCalendarService(pristine: Config, store: Store, quotas?: P
   const byId = (id: number) => (Number.isSafeInteger(id) && id > 0 && id <= 2 ** 31 - 1 ? calendarsStore.findCalendarById(db, id) : Promise.resolve(undefined));
 
   async function find(idOrSlug: number | string): Promise<CalendarRow> {
-    const row = typeof idOrSlug === 'number' || /^\d+$/.test(idOrSlug) ? await byId(Number(idOrSlug)) : await bySlug(idOrSlug);
+    // Text is a slug first: a calendar made before slugs needed a letter may have digits alone
+    // for one (`2`), and the command line's `calendars delete 2` means that calendar, not id 2.
+    const row = typeof idOrSlug === 'number' ? await byId(idOrSlug) : ((await bySlug(idOrSlug)) ?? (/^\d+$/.test(idOrSlug) ? await byId(Number(idOrSlug)) : undefined));
     if (!row) throw apiError('calendar_not_found');
     return row;
   }
 
   function checkSlug(slug: unknown): string {
     if (typeof slug !== 'string' || !SLUG.test(slug)) throw invalidParams({ slug: 'A calendar slug is 1 to 60 lower-case letters, digits and hyphens, starting and ending with a letter or digit.' });
+    // Digits alone read as a calendar's id wherever a calendar is named by either (the command
+    // line, the network's proposals and follows): `set-role 2 …` would act on calendar id 2.
+    if (/^\d+$/.test(slug)) throw invalidParams({ slug: 'A calendar slug needs a letter: digits alone read as a calendar’s ID.' });
     if (RESERVED.has(slug)) throw invalidParams({ slug: `"${slug}" is taken by the service's own paths.` });
     // A calendar's slug is its fediverse actor's identifier; the default calendar's is FEDERATION_HANDLE.
     if (slug === pristine.federationHandle.toLowerCase()) throw invalidParams({ slug: `"${slug}" is the default calendar’s fediverse handle (FEDERATION_HANDLE).` });

@@ -1,24 +1,31 @@
 /**
- * MCP and tec/v1 across calendars, probed as a hostile reviewer would. Those
+ * MCP, tec/v1 and the command line across calendars, probed as a hostile reviewer would. Those
  * marked "failed before its fix" did:
  *
  * - an MCP tool call waited forever for a second place of the fair share while its MCP request held
  *   the first (CALENDAR_FAIR_SHARE: every calendar's MCP hung while another calendar asked, and
  *   with it every request of its calendar queued behind) (failed before its fix);
  * - MCP's tools and resources ask the REST routes and pages in-process with `Host: localhost:80`: a
- *   calendar given that host name answered every other calendar's MCP (failed before its fix).
+ *   calendar given that host name answered every other calendar's MCP (failed before its fix);
+ * - a calendar slug of digits alone (`2`) read as calendar id 2 on the command line (`calendars
+ *   set-role 2 ann --role administrator` made ann an administrator of another calendar) (failed
+ *   before its fix).
  *
  * What held is kept as tests: another calendar's ids through MCP's tools and tec/v1 (reads, writes,
  * links to its venues, organizers and categories), submission tools, a password limited to one
  * calendar on another's MCP, each calendar's requests_per_minute quota through MCP.
  */
-import { before, it } from 'node:test';
+import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { forEachStore } from '../support/harness.js';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { forEachStore, STORES, type TestServer } from '../support/harness.js';
 import { viaHost } from '../support/raw-http.js';
 import { EEA } from '../support/tec-v1.js';
 import { OPEN } from '../support/submissions.js';
 import { clearOfWindowEnd } from '../support/rate-window.js';
+import { cli, cliEnv, cliTarget } from '../support/cli.js';
 
 const WHEN = { start_date: '2030-06-01 20:00', end_date: '2030-06-01 22:00' };
 const WINDOW = { start_date: '2030-01-01', end_date: '2030-12-31' };
@@ -331,3 +338,64 @@ forEachStore(
   },
   { ...OPEN, CALENDAR_FAIR_SHARE: '1' },
 );
+
+for (const kind of STORES) {
+  describe(`probes: the command line naming calendars [${kind.name}]`, () => {
+    let dir: string;
+    let url: string;
+    let t: TestServer;
+    let env: Record<string, string>;
+    const noStack = (res: { stderr: string }) => assert.doesNotMatch(res.stderr, /\n\s+at /, res.stderr);
+    before(async () => {
+      dir = mkdtempSync(join(tmpdir(), 'events-calendar-cli-probes-'));
+      ({ server: t, url } = await cliTarget(kind, dir, 'probes'));
+      env = cliEnv(url, { LOG_LEVEL: 'silent', SITE_URL: t.origin });
+      await t.built.services.calendars.create({ slug: 'north', name: 'North side' });
+      await t.user('subscriber', 'ann');
+    });
+    after(async () => {
+      await t?.close();
+      rmSync(dir, { recursive: true, force: true });
+    });
+
+    it('refuses a slug of digits alone, which reads as another calendar’s id (failed before its fix)', { timeout: 120_000 }, async () => {
+      const north = await t.built.services.calendars.get('north');
+      const digits = String(north.id);
+      const made = await cli(['calendars', 'create', digits, '--name', 'Digits'], env);
+      assert.equal(made.code, 2, made.stdout + made.stderr);
+      assert.match(made.stderr, /^error: .*slug.*letter/m);
+      noStack(made);
+      const renamed = await cli(['calendars', 'rename', 'north', '--slug', '12345'], env);
+      assert.equal(renamed.code, 2, renamed.stdout + renamed.stderr);
+      // Nor over HTTP.
+      const http = await t.api.post(`${t.origin}${t.config.restRoot}/calendar/network/v1/calendars`, { as: 'admin', json: { slug: '777', name: 'Digits' } });
+      assert.equal(http.status, 400, http.text);
+      assert.equal(http.body.code, 'rest_invalid_param');
+      // Whatever was tried, ann got no role in north.
+      assert.deepEqual(await t.built.services.calendars.members('north'), []);
+      assert.equal((await t.built.services.calendars.get('north')).slug, 'north');
+    });
+
+    it('names a calendar by its slug first: one made with digits alone (before they were refused) is that calendar, not the id', { timeout: 120_000 }, async () => {
+      const north = await t.built.services.calendars.get('north');
+      const other = await t.built.services.calendars.create({ slug: 'legacy', name: 'Legacy' });
+      // A calendar whose slug is north's id, as an earlier version let one be made.
+      await t.built.store.db
+        .updateTable('calendars')
+        .set({ slug: String(north.id) })
+        .where('id', '=', other.id)
+        .execute();
+      try {
+        const role = await cli(['calendars', 'set-role', String(north.id), 'ann', '--role', 'administrator'], env);
+        assert.equal(role.code, 0, role.stderr);
+        assert.deepEqual(
+          (await t.built.services.calendars.members(other.id)).map((m) => [m.login, m.role]),
+          [['ann', 'administrator']],
+        );
+        assert.deepEqual(await t.built.services.calendars.members(north.id), [], 'the role went to the calendar whose id the slug reads as');
+      } finally {
+        await t.built.services.calendars.remove(other.id);
+      }
+    });
+  });
+}

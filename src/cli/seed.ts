@@ -13,7 +13,7 @@
 import type { Command } from 'commander';
 import cliProgress from 'cli-progress';
 import { loadConfig, type Config } from '../config.js';
-import { createUserService } from '../domain/users.js';
+import { createUserService, UserError } from '../domain/users.js';
 import { seedCalendar, seedPlan, type SeedProgress } from '../seed/calendar.js';
 import { openStore, type Store } from '../store/db.js';
 import { findCalendarBySlug } from '../store/calendars.js';
@@ -49,18 +49,19 @@ export function registerSeedCommand(
     ['databaseUrl', 'timezone', 'adminUser', 'adminPassword', 'recurrenceHorizonMonths'],
   ).action(async (opts) => {
     const events = Number(opts.events);
-    if (!Number.isInteger(events) || events < 0) throw new Error(`--events must be a non-negative integer, got "${opts.events}"`);
+    // UserError: a line saying what is wrong and exit code 2 (program.ts), not a stack trace.
+    if (!Number.isInteger(events) || events < 0) throw new UserError(`--events must be a non-negative integer, got "${opts.events}"`);
     const series = Number(opts.series);
-    if (!Number.isInteger(series) || series < 0) throw new Error(`--series must be a non-negative integer, got "${opts.series}"`);
+    if (!Number.isInteger(series) || series < 0) throw new UserError(`--series must be a non-negative integer, got "${opts.series}"`);
     const seriesKind = String(opts.seriesKind) as SeriesKind;
-    if (!SERIES_KINDS.includes(seriesKind)) throw new Error(`--series-kind must be one of ${SERIES_KINDS.join(', ')}, got "${opts.seriesKind}"`);
+    if (!SERIES_KINDS.includes(seriesKind)) throw new UserError(`--series-kind must be one of ${SERIES_KINDS.join(', ')}, got "${opts.seriesKind}"`);
     const config = loadConfig(process.env, overridesOf(opts));
     const store = await openStore(config.databaseUrl);
     try {
       let calendar = DEFAULT_CALENDAR_ID;
       if (opts.calendar !== undefined) {
         const row = await findCalendarBySlug(store.db, String(opts.calendar));
-        if (!row) throw new Error(`no calendar with slug "${opts.calendar}" (create it with \`events-calendar calendars create ${opts.calendar}\`)`);
+        if (!row) throw new UserError(`no calendar with slug "${opts.calendar}" (create it with \`events-calendar calendars create ${opts.calendar}\`)`);
         calendar = Number(row.id);
       }
       await inCalendar(calendar, () => seedInto(store, config, opts, events, series, seriesKind));
@@ -77,7 +78,7 @@ async function seedInto(store: Store, config: Config, opts: Record<string, unkno
   const login = (opts.author as string | undefined) ?? config.adminUser;
   const all = await users.list();
   const author = login !== undefined ? all.find((u) => u.login === login) : all.find((u) => u.role === 'administrator');
-  if (login !== undefined && !author) throw new Error(`no user with login "${login}"`);
+  if (login !== undefined && !author) throw new UserError(`no user with login "${login}"`);
   if (!author) console.error('warning: no administrator exists; records get author 0 (create one with `events-calendar users add`)');
 
   const plan = seedPlan(events);

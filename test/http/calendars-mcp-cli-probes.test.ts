@@ -9,11 +9,14 @@
  *   calendar given that host name answered every other calendar's MCP (failed before its fix);
  * - a calendar slug of digits alone (`2`) read as calendar id 2 on the command line (`calendars
  *   set-role 2 ann --role administrator` made ann an administrator of another calendar) (failed
- *   before its fix).
+ *   before its fix);
+ * - `seed --calendar` naming no calendar, or a bad `--events`, printed a stack trace (failed before
+ *   its fix).
  *
  * What held is kept as tests: another calendar's ids through MCP's tools and tec/v1 (reads, writes,
  * links to its venues, organizers and categories), submission tools, a password limited to one
- * calendar on another's MCP, each calendar's requests_per_minute quota through MCP.
+ * calendar on another's MCP, each calendar's requests_per_minute quota through MCP, and the
+ * command line naming a calendar deleted or missing.
  */
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
@@ -396,6 +399,30 @@ for (const kind of STORES) {
       } finally {
         await t.built.services.calendars.remove(other.id);
       }
+    });
+
+    it('answers a missing or deleted calendar with one line and exit code 2, never a stack trace (seed failed before its fix)', { timeout: 240_000 }, async () => {
+      const gone = await cli(['calendars', 'create', 'gone', '--name', 'Gone'], env);
+      assert.equal(gone.code, 0, gone.stderr);
+      assert.equal((await cli(['calendars', 'delete', 'gone', '--yes'], env)).code, 0);
+      for (const args of [
+        ['seed', '--events', '3', '--calendar', 'gone', '--no-progress'],
+        ['seed', '--events', '3', '--calendar', 'no-such-calendar', '--no-progress'],
+        ['seed', '--events', 'many', '--calendar', 'north', '--no-progress'],
+        ['calendars', 'export', 'gone'],
+        ['calendars', 'members', 'gone'],
+        ['calendars', 'suspend', 'gone'],
+        ['calendars', 'set-role', 'gone', 'ann', '--role', 'editor'],
+        ['calendars', 'delete', 'gone', '--yes'],
+        ['app-passwords', 'add', 'ann', '--calendar', 'gone'],
+      ]) {
+        const res = await cli(args, env);
+        assert.equal(res.code, 2, `${args.join(' ')}: ${res.code} ${res.stdout}${res.stderr}`);
+        assert.match(res.stderr, /^error: /, args.join(' '));
+        noStack(res);
+      }
+      // Nothing was made for the calendar that is not there.
+      assert.equal((await t.built.services.users.listAppPasswords('ann')).length, 0);
     });
   });
 }

@@ -31,7 +31,7 @@ import { eventIndex } from './event-index.js';
 import { createReviewedVenues, importQueueOf, keptLocationOf, type ImportQueue } from './imports.js';
 import { createLoginThrottle, type LoginThrottle } from './login-throttle.js';
 import { peopleOf, type PeopleService } from './people.js';
-import type { Viewer } from './permissions.js';
+import { managesAccounts, type Viewer } from './permissions.js';
 import { previewedEvent, previewLink } from './previews.js';
 import { passwordCookieKey } from './post-password-cookie.js';
 import { notifyReviews, sendBack } from './review-mail.js';
@@ -61,7 +61,8 @@ export interface Services extends CoreServices {
   loginThrottle: LoginThrottle;
   /** The settings in force (and where each comes from), and administrators' changes to the calendar's. */
   settings: {
-    inForce(): Promise<SettingView[]>;
+    /** As `viewer` may see them: the network's administrator account masked for anyone who does not manage accounts. */
+    inForce(viewer: Viewer): Promise<SettingView[]>;
     change(values: Record<string, unknown>): Promise<void>;
   };
   /** Review requests: the editors' e-mails, and an event sent back to its author. */
@@ -251,7 +252,7 @@ export function createServices(config: Config, store: Store, pristine: Config = 
       return network();
     },
     settings: {
-      inForce: () => settingsInForce(ctx),
+      inForce: (viewer) => settingsInForce(ctx, { network: managesAccounts(viewer) }),
       change: (values) => changeCalendarSettings(ctx, values),
     },
     reviews: {

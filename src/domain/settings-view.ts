@@ -49,6 +49,13 @@ const SECRET_KEYS = new Set<keyof Config>(SETTINGS.filter((s) => s.secret && s.t
 /** URL settings that carry credentials (declared `secret`: shown as secret, their password masked). */
 const CREDENTIAL_URLS = new Set<keyof Config>(SETTINGS.filter((s) => s.secret && s.type === 'url').map((s) => s.key));
 
+/**
+ * The settings that name the network's administrator account (its login, its address): the
+ * network's, as the accounts are, so masked for a calendar's own administrator (who is told the
+ * address nowhere else either: `wp/v2/settings` answers it `email: ""`), lest it learn whom to aim at.
+ */
+const NETWORK_ACCOUNT = new Set<keyof Config>(['adminUser', 'adminEmail']);
+
 /** A value with what a URL in it hides masked (a list: each item). */
 function masked(value: unknown): unknown {
   if (typeof value === 'string') return maskUrl(value);
@@ -78,7 +85,8 @@ function inDeclaredUnit(s: Setting, value: unknown): unknown {
   return value;
 }
 
-export async function settingsInForce(services: Pick<DomainContext, 'config' | 'store'>): Promise<SettingView[]> {
+/** `network`: whether the caller manages the network's accounts (else NETWORK_ACCOUNT's are masked). */
+export async function settingsInForce(services: Pick<DomainContext, 'config' | 'store'>, { network = true }: { network?: boolean } = {}): Promise<SettingView[]> {
   const config = services.config;
   const sources = config.sources ?? {};
   const stored = await readCalendarSettings(services.store.db);
@@ -89,7 +97,7 @@ export async function settingsInForce(services: Pick<DomainContext, 'config' | '
     if (s.key === 'secretKey' && raw === undefined && (await hasStoredSecretKey(services.store.db))) source = 'database';
     const calendar = s.scope === 'calendar';
     if (calendar && source === 'default' && stored[s.env] !== undefined) source = 'database';
-    const secret = SECRET_KEYS.has(s.key);
+    const secret = SECRET_KEYS.has(s.key) || (!network && NETWORK_ACCOUNT.has(s.key));
     let value: unknown = raw === undefined ? null : raw;
     if (secret && (raw !== undefined || source === 'database')) value = MASK;
     else value = masked(value);

@@ -38,7 +38,7 @@ export function adminSettingRoutes(services: Services): RouteDecl[] {
             '403': { description: 'Not an administrator' },
           },
         },
-        handler: async () => ({ body: await services.settings.inForce() }),
+        handler: async (ctx) => ({ body: await services.settings.inForce(ctx.viewer) }),
       }),
       endpoint({
         methods: ['PUT', 'PATCH'],
@@ -55,7 +55,7 @@ export function adminSettingRoutes(services: Services): RouteDecl[] {
           const values: Record<string, unknown> = {};
           for (const [name, value] of Object.entries(ctx.input ?? {})) if (NAMES.has(name)) values[name] = value;
           await services.settings.change(values);
-          return { body: await services.settings.inForce() };
+          return { body: await services.settings.inForce(ctx.viewer) };
         },
       }),
     ]),

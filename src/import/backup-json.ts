@@ -122,7 +122,8 @@ const POST_KEYS: Record<string, string> = {
 /**
  * `everyAccount`: the default calendar's export carries every account (a whole installation's
  * backup) when its caller manages accounts (the command line, a network administrator); else, as
- * every other calendar's, the accounts its records name.
+ * every other calendar's, the accounts its records name; to a caller who may not list accounts
+ * (`everyAccount: false`), without their e-mail addresses.
  */
 export async function exportCalendar(services: DomainServices, options: { everyAccount?: boolean } = {}): Promise<CalendarExport> {
   // One snapshot: all tables read in one transaction.
@@ -147,6 +148,10 @@ export async function exportCalendar(services: DomainServices, options: { everyA
     for (const table of ['posts', 'images']) for (const row of tables[table] ?? []) named.add(Number(row.author_id));
     tables.users = (tables.users ?? []).filter((u) => named.has(Number(u.id)));
   }
+  // A caller who may not list the accounts (a calendar's own administrator) is not given their
+  // addresses either: the authors of its records keep their ids, logins and names (what a restore
+  // needs to keep who wrote what), not the e-mail of a network administrator who wrote there.
+  if (options.everyAccount === false) for (const u of tables.users ?? []) u.email = '';
   return { format: EXPORT_FORMAT, version: EXPORT_VERSION, exported_gmt: new Date().toISOString().slice(0, 19).replace('T', ' '), tables, ...(follows.length > 0 ? { follows } : {}) };
 }
 

@@ -268,4 +268,33 @@ describe('many calendars in the admin app: the Calendars screen, roles per calen
       await admin.context().close();
     });
   }
+
+  it('keeps what the browser holds of one calendar (an unsaved new event, the dashboard’s place in the log) out of another’s admin', async () => {
+    // One host: every calendar's admin is one origin, one localStorage.
+    await t.built.services.calendars.create({ slug: 'kept-one', name: 'Kept one' });
+    await t.built.services.calendars.create({ slug: 'kept-two', name: 'Kept two' });
+    const page = await signIn(browser, t, 'en', 1280, ADMIN.login, ADMIN.password);
+    await page.goto(`${t.origin}/c/kept-one/admin/events/new`);
+    await page.getByRole('heading', { level: 1, name: TEXT.en.newEvent }).waitFor();
+    await page.getByLabel(TEXT.en.title).first().fill('Kept one’s unannounced gala');
+    await page.waitForFunction(() => Object.keys(localStorage).some((k) => (localStorage.getItem(k) ?? '').includes('unannounced gala')));
+    page.on('dialog', (d) => void d.accept());
+    await page.goto(`${t.origin}/c/kept-two/admin/events/new`);
+    await page.getByRole('heading', { level: 1, name: TEXT.en.newEvent }).waitFor();
+    await page.waitForLoadState('networkidle');
+    // Another calendar's new event starts empty: kept one's draft is neither restored nor offered.
+    assert.equal(await page.getByLabel(TEXT.en.title).first().inputValue(), '', 'kept two’s editor is filled with kept one’s unsaved event');
+    assert.equal(await page.getByText('Unsaved changes from your last visit were restored.').count(), 0);
+    // Back in kept one, its draft is there still.
+    await page.goto(`${t.origin}/c/kept-one/admin/events/new`);
+    const title = page.getByLabel(TEXT.en.title).first();
+    await page.waitForFunction((el) => (el as HTMLInputElement).value === 'Kept one’s unannounced gala', await title.elementHandle(), { timeout: 10_000 });
+    // The dashboards keep their places in their own calendars' logs (a sync token of one is refused in another).
+    for (const slug of ['kept-one', 'kept-two']) {
+      await page.goto(`${t.origin}/c/${slug}/admin/`);
+      await page.getByRole('heading', { level: 1, name: TEXT.en.dashboard }).waitFor();
+      await page.waitForFunction((s) => Object.keys(localStorage).some((k) => k.startsWith('calendar-admin-sync-') && k.includes(s)), slug, { timeout: 10_000 });
+    }
+    await page.context().close();
+  });
 });

@@ -63,6 +63,22 @@ export const boot: Boot = readBoot();
 
 export const currentUser = signal<CurrentUser>(boot.user);
 
+/**
+ * The calendar this page's admin works in, when it is not the default one (`/c/north/admin`:
+ * `north`; '' at the service's own paths and on a calendar's own host name).
+ */
+const calendarOfPage = /^\/c\/([a-z0-9-]+)\//.exec(`${boot.adminPath}/`)?.[1] ?? '';
+
+/**
+ * The name of what this browser keeps (localStorage) for this calendar's admin: the calendars of one
+ * host share its origin, hence its localStorage, and one calendar's unsaved event or place in the
+ * log must not come up in another's (an event kept as `new` would fill another calendar's editor).
+ * The default calendar's names are as they were, so that what was kept before stays found.
+ */
+export function keptName(name: string): string {
+  return calendarOfPage === '' ? name : `${name}@c/${calendarOfPage}`;
+}
+
 /** Whether the current user has the capability. */
 export function can(capability: string): boolean {
   return currentUser.value.capabilities[capability] === true;

@@ -7,7 +7,7 @@ import { useEffect, useState } from 'preact/hooks';
 import { api } from '../lib/api';
 import { NS, isTombstone, type EventList, type EventRecord } from '../lib/events';
 import { formatDate, t } from '../lib/i18n';
-import { currentUser } from '../lib/session';
+import { currentUser, keptName } from '../lib/session';
 import { useApi } from '../components/useApi';
 import { PageHeader } from '../components/PageHeader';
 import { Link } from '../components/Link';
@@ -56,7 +56,8 @@ interface Change {
 }
 
 function RecentChanges() {
-  const key = `calendar-admin-sync-${currentUser.value.id}`;
+  // Kept per calendar: a sync token of one calendar is refused in another (410), and would start it over.
+  const key = keptName(`calendar-admin-sync-${currentUser.value.id}`);
   const [changes, setChanges] = useState<Change[] | null>(null);
   const [error, setError] = useState<unknown>(null);
   useEffect(() => {

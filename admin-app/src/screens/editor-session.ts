@@ -6,7 +6,7 @@
 import { useEffect, useRef, useState } from 'preact/hooks';
 import { api, apiUrl, currentNonce } from '../lib/api';
 import type { EventRecord } from '../lib/events';
-import { can, currentUser } from '../lib/session';
+import { can, currentUser, keptName } from '../lib/session';
 import type { Draft } from '../lib/event-draft';
 
 /** What the editor keeps in localStorage: the draft and the version it was made on. */
@@ -34,7 +34,7 @@ export async function withTypedCost(e: EventRecord): Promise<EventRecord> {
   return typed ? { ...e, cost: typed.data.cost, password: typed.data.password ?? '' } : e;
 }
 
-export const storageKey = (id: string) => `calendar-admin-draft-${currentUser.value.id}-${id}`;
+export const storageKey = (id: string) => keptName(`calendar-admin-draft-${currentUser.value.id}-${id}`);
 
 /** The kept copy of event `id`, if any; drafts kept before the version was kept with them count as made on the version loaded now. */
 export function readKept(id: string): Kept | null {

@@ -27,6 +27,7 @@ import { firstNonEmptyTable, insertRows, readTables, userById, userIdByLogin, ty
 import { ImportError } from './source.js';
 import { calendarIdNow, DEFAULT_CALENDAR_ID } from '../store/calendar-scope.js';
 import { followMadePosts, followsBySlug } from '../store/network.js';
+import { rolesOf } from '../store/calendars.js';
 import { ApiError } from '../domain/errors.js';
 import { viewerOf } from '../domain/permissions.js';
 
@@ -147,6 +148,14 @@ export async function exportCalendar(services: DomainServices, options: { everyA
     const named = new Set<number>();
     for (const table of ['posts', 'images']) for (const row of tables[table] ?? []) named.add(Number(row.author_id));
     tables.users = (tables.users ?? []).filter((u) => named.has(Number(u.id)));
+  }
+  // A calendar other than the default one exports each person's role in it, what a restore of it
+  // (as an installation's default calendar) should give them: not their role in the default
+  // calendar, which would tell the network's administrators among them. A network administrator
+  // is an administrator of every calendar; an author without a role there any longer, a subscriber.
+  if (services.calendars && calendarIdNow() !== DEFAULT_CALENDAR_ID) {
+    const here = new Map((await rolesOf(services.store.db, calendarIdNow())).map((r) => [Number(r.user_id), r.role]));
+    for (const u of tables.users ?? []) u.role = here.get(Number(u.id)) ?? (u.role === 'administrator' ? 'administrator' : 'subscriber');
   }
   // A caller who may not list the accounts (a calendar's own administrator) is not given their
   // addresses either: the authors of its records keep their ids, logins and names (what a restore

@@ -267,6 +267,7 @@ forEachStore(
     it('exports beta alone from beta, with nothing of the network administrator’s account', async () => {
       // The network administrator sets up beta's first event (as network administrators do).
       await ok(t.api.post(v1(B, '/events'), { as: 'admin', json: { title: 'Beta opening', ...WHEN, status: 'publish' } }));
+      await ok(t.api.post(v1(B, '/events'), { as: 'ben', json: { title: 'Beta workshop', ...WHEN, status: 'publish' } }));
       const res = await t.api.get(admin(B, '/export'), { as: 'bea' });
       assert.equal(res.status, 200, res.text.slice(0, 300));
       assert.ok(!res.text.includes(ALPHA), 'beta’s export holds alpha’s records');
@@ -276,6 +277,9 @@ forEachStore(
       assert.ok(root, 'the author of beta’s event is in its export (a restore keeps who wrote what)');
       assert.equal(root.email, '', `beta’s administrator is given the network administrator’s address: ${JSON.stringify(root)}`);
       assert.equal(root.login, 'admin');
+      // Each author's role is the one in beta (what a restore of beta gives), not the default calendar's.
+      assert.equal(users.find((u) => u.id === people.ben.id)?.role, 'editor', `ben's role in beta's export: ${JSON.stringify(users)}`);
+      assert.equal(root.role, 'administrator');
       // A network administrator's export of beta carries the address (as the command line's does).
       const network = await t.api.get(admin(B, '/export'), { as: 'admin' });
       const full = (JSON.parse(network.text).tables.users as Array<{ id: number; email: string }>).find((u) => u.id === people.root.id);

@@ -4,8 +4,8 @@
  *
  * - `submission-retention` (hourly): erases the submitter's name, e-mail and address
  *   SUBMISSION_RETENTION_DAYS after the decision, 500 submissions a step (`more` while there are);
- * - `submission-digest` (daily, with SUBMISSIONS_NOTIFY=daily and SMTP_URL): one e-mail to the
- *   moderators listing the submissions received since the last one.
+ * - `submission-digest` (daily, with SMTP_URL): one e-mail to the moderators of each calendar
+ *   whose SUBMISSIONS_NOTIFY is `daily`, listing the submissions received since the last one.
  *
  * Both are safe to run twice (erasing again changes nothing; the digest marks what it sent), and
  * `singleton` keeps two servers from sending the same digest at once.
@@ -54,7 +54,9 @@ export function registerSubmissionJobs(runner: JobRunner, services: Pick<DomainS
       return more ? { more: true, value: erased } : { value: erased };
     },
   });
-  if (services.config.submissionsNotify !== 'daily' || !services.config.smtpUrl) return { retention };
+  // SUBMISSIONS_NOTIFY is each calendar's own (and may change while the server runs): the job is
+  // there whenever e-mail can be sent, and each calendar's digest is sent when it chose one.
+  if (!services.config.smtpUrl) return { retention };
   const digest = runner.register<number>({
     name: 'submission-digest',
     everyMs: 24 * HOUR,

@@ -170,7 +170,8 @@ export function createSubmissionService(deps: SubmissionDeps): SubmissionService
     },
 
     async sendDigest() {
-      if (!core.mailer) return 0;
+      // The calendar at hand's choice: one on `immediate` is told (or being told) at once, one on `off` wants nothing.
+      if (!core.mailer || core.config.submissionsNotify !== 'daily') return 0;
       const rows = await store.unnotifiedSubmissions(core.db, 200);
       await notifyModerators(core, rows);
       return rows.length;

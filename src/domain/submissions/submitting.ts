@@ -180,16 +180,24 @@ export async function receiveProposal(core: SubmissionCore, input: EventInput, f
     throw e;
   }
   const eventId = Number(record.id);
+  let id: number;
   try {
-    const { id } = await storeReceived(core, eventId, {
+    ({ id } = await storeReceived(core, eventId, {
       submitter: { user_id: from.userId, name: from.name, email: from.email.toLowerCase(), ip: '', locale: 'en', new_venue_id: null, new_organizer_ids: '[]' },
       actor: 'network',
       logged: { source: from.source },
-    });
-    return { id, eventId };
+    }));
   } catch (e) {
     await core.events.trash(record).catch(() => undefined);
     await store.releaseSubmissionQuota(core.db, places).catch(() => undefined);
     throw e;
   }
+  // The receiving calendar's moderators hear of it as of any submission (at once, or in its digest).
+  if (core.config.submissionsNotify === 'immediate') {
+    core
+      .byId(id)
+      .then((row) => notifyModerators(core, [row]))
+      .catch((e: unknown) => core.logError('moderator e-mail failed', e));
+  }
+  return { id, eventId };
 }

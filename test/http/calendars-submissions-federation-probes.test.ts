@@ -188,6 +188,69 @@ describe('probes: submissions across calendars', () => {
         assert.equal(venue.body.status, 'publish');
       });
 
+      it('a submission naming an existing venue or organizer of its calendar (by name) does not let a merge trash that record', async () => {
+        // Published records of south, each used by an event of south already.
+        const hall = await t.api.post(events('/c/south', '/venues'), { as: 'admin', json: { venue: 'South town hall', status: 'publish' } });
+        const band = await t.api.post(events('/c/south', '/organizers'), { as: 'admin', json: { organizer: 'South brass band', status: 'publish' } });
+        const used = await t.api.post(events('/c/south', '/events'), {
+          as: 'admin',
+          json: { title: 'South concert', start_date: '2031-09-01 20:00', end_date: '2031-09-01 22:00', status: 'publish', venue: hall.body.id, organizer: [band.body.id] },
+        });
+        assert.equal(used.status, 201, used.text);
+        const other = await t.api.post(events('/c/south', '/venues'), { as: 'admin', json: { venue: 'South park', status: 'publish' } });
+        const otherBand = await t.api.post(events('/c/south', '/organizers'), { as: 'admin', json: { organizer: 'South choir', status: 'publish' } });
+        // A submitter types the same names as new records.
+        const made = await t.api.post(sub('/c/south', '/submissions'), {
+          json: { ...EVENT, title: 'South brass evening', venue: { venue: 'South town hall', city: 'Elsewhere' }, organizer: { organizer: 'South brass band' } },
+        });
+        assert.equal(made.status, 201, made.text);
+        // The queue does not call the calendar's records the submission's new ones.
+        const queued = await t.api.get(mod('/c/south', `/submissions/${made.body.id}`), { as: 'sid:sid-pw' });
+        assert.equal(queued.body.new_venue_id, null, queued.text);
+        assert.deepEqual(queued.body.new_organizer_ids, [], queued.text);
+        const approved = await t.api.post(mod('/c/south', `/submissions/${made.body.id}/approve`), {
+          as: 'sid:sid-pw',
+          json: { merge_venue: other.body.id, merge_organizers: [otherBand.body.id] },
+        });
+        assert.equal(approved.status, 200, approved.text);
+        // The merge put the chosen records on the event, and trashed nothing that was not the submission's own.
+        const venue = await t.api.get(events('/c/south', `/venues/${hall.body.id}`), { as: 'admin' });
+        assert.equal(venue.body.status, 'publish', `a merge trashed south's own venue: ${venue.text}`);
+        const organizer = await t.api.get(events('/c/south', `/organizers/${band.body.id}`), { as: 'admin' });
+        assert.equal(organizer.body.status, 'publish', `a merge trashed south's own organizer: ${organizer.text}`);
+        const concert = await t.api.get(events('/c/south', `/events/${used.body.id}`));
+        assert.equal(concert.body.venue?.id, hall.body.id, concert.text);
+        assert.deepEqual(
+          concert.body.organizer.map((o: { id: number }) => o.id),
+          [band.body.id],
+        );
+      });
+
+      it('a submission naming a venue mirrored from a followed calendar does not let a merge take it off the follow’s copies', async () => {
+        const harbour = await t.api.post(events('/c/north', '/venues'), { as: 'admin', json: { venue: 'North harbour', status: 'publish' } });
+        const sail = await t.api.post(events('/c/north', '/events'), {
+          as: 'admin',
+          json: { title: 'North sail day', start_date: '2031-09-10 10:00', end_date: '2031-09-10 16:00', status: 'publish', venue: harbour.body.id },
+        });
+        assert.equal(sail.status, 201, sail.text);
+        const follow = await t.api.post(`${t.origin}/c/south${t.config.restRoot}/calendar/network/v1/follows`, { as: 'admin', json: { calendar: 'north' } });
+        assert.ok(follow.status === 201 || follow.status === 200, follow.text);
+        const copies = await t.api.get(events('/c/south', '/events'), { query: { search: 'North sail day', start_date: '2031-01-01', end_date: '2031-12-31' } });
+        const copy = copies.body.events.find((e: { title: string }) => e.title === 'North sail day');
+        assert.ok(copy?.venue?.id, copies.text);
+        const mirror = copy.venue.id as number;
+        const park = (await t.api.get(events('/c/south', '/venues'), { as: 'admin', query: { search: 'South park' } })).body.venues[0].id as number;
+        const made = await t.api.post(sub('/c/south', '/submissions'), { json: { ...EVENT, title: 'Harbour picnic', venue: { venue: 'North harbour' } } });
+        assert.equal(made.status, 201, made.text);
+        const approved = await t.api.post(mod('/c/south', `/submissions/${made.body.id}/approve`), { as: 'sid:sid-pw', json: { merge_venue: park } });
+        assert.equal(approved.status, 200, approved.text);
+        const kept = await t.api.get(events('/c/south', `/venues/${mirror}`), { as: 'admin' });
+        assert.equal(kept.body.status, 'publish', `the mirrored venue was trashed by a submission's merge: ${kept.text}`);
+        const still = await t.api.get(events('/c/south', `/events/${copy.id}`));
+        assert.equal(still.body.venue?.id, mirror, still.text);
+        assert.equal((await t.api.delete(`${t.origin}/c/south${t.config.restRoot}/calendar/network/v1/follows/north`, { as: 'admin' })).status, 200);
+      });
+
       it('a suspended calendar takes no submission and shows no form or status page (503), and is proposed nothing', async () => {
         await t.built.services.calendars.create({ slug: 'east', name: 'East side' });
         await t.built.services.users.add({ login: 'eve', role: 'subscriber', password: 'eve-pw' });

@@ -23,7 +23,8 @@ export async function settleLinked(core: SubmissionCore, viewer: Viewer, row: Su
       if (!target || target.status === 'trash') throw invalidParams({ merge_venue: 'No such venue.' });
       edits.venue = options.mergeVenue;
       detail.venue_merged_into = options.mergeVenue;
-      if (record && record.status !== 'trash') await core.venues.trashPost(record);
+      // Only a record the submission made (still pending) goes: one it was linked to by name is the calendar's.
+      if (record && record.status === 'pending') await core.venues.trashPost(record);
     } else if (record && record.status === 'pending') {
       await core.venues.updatePost(record, { status: 'publish' }, viewer);
       detail.venue_approved = newVenue;
@@ -40,7 +41,7 @@ export async function settleLinked(core: SubmissionCore, viewer: Viewer, row: Su
       detail.organizers_merged_into = options.mergeOrganizers;
       for (const id of newOrgs) {
         const record = await core.organizers.findById(id);
-        if (record && record.status !== 'trash') await core.organizers.trashPost(record);
+        if (record && record.status === 'pending') await core.organizers.trashPost(record);
       }
     } else {
       for (const id of newOrgs) {
@@ -63,9 +64,25 @@ export async function madeRecords(core: SubmissionCore, eventId: number, input: 
   if (Array.isArray(input.organizer) && typeof input.organizer[0] === 'number') out.new_organizer_ids = '[]';
   if (!newVenue && !newOrgs) return out;
   const json = await core.eventJson(eventId);
-  if (newVenue) out.new_venue_id = Number((json?.venue as { id?: number } | undefined)?.id ?? 0) || null;
-  if (newOrgs) out.new_organizer_ids = JSON.stringify(((json?.organizer ?? []) as Array<{ id: number }>).map((o) => Number(o.id)));
+  const made = newRecordsOf(json);
+  if (newVenue) out.new_venue_id = made.venue;
+  if (newOrgs) out.new_organizer_ids = JSON.stringify(made.organizers);
   return out;
+}
+
+/**
+ * The venue and organizers a submission's event names that the submission made: those still
+ * pending. A new venue or organizer given by name is linked to the calendar's record of that name
+ * when there is one (the event service's duplicate avoidance): that record is the calendar's, not
+ * the submission's, and a moderator's decision must neither publish nor trash it.
+ */
+export function newRecordsOf(json: Record<string, unknown> | null): { venue: number | null; organizers: number[] } {
+  const venue = json?.venue as { id?: number; status?: string } | undefined;
+  const organizers = (json?.organizer ?? []) as Array<{ id: number; status?: string }>;
+  return {
+    venue: venue && venue.status === 'pending' ? Number(venue.id ?? 0) || null : null,
+    organizers: organizers.filter((o) => o.status === 'pending').map((o) => Number(o.id)),
+  };
 }
 
 /** The pending venue and organizers an edit replaced are trashed (nobody else links to them). */

@@ -12,7 +12,7 @@ import { apiError } from '../errors.js';
 import type { EventInput, EventService } from '../events/index.js';
 import { EMAIL, editable, gmt, sha256, str, type SubmissionCore } from './core.js';
 import { countLinks, eventInputOf, reservePlaces } from './input.js';
-import { madeRecords, trashMade, trashReplaced } from './moderation.js';
+import { madeRecords, newRecordsOf, trashMade, trashReplaced } from './moderation.js';
 import { notifyModerators, tellSubmitter } from './notifications.js';
 import type { SubmissionContext, SubmissionInput, SubmissionService } from './types.js';
 import { flagsFor, publicView } from './views.js';
@@ -54,9 +54,9 @@ export async function createSubmission(core: SubmissionCore, input: SubmissionIn
   }
   const eventId = Number(record.id);
   try {
-    const json = await core.eventJson(eventId);
-    const newVenueId = eventInput.venue && typeof eventInput.venue === 'object' ? Number((json?.venue as { id?: number } | undefined)?.id ?? 0) || null : null;
-    const newOrgIds = Array.isArray(eventInput.organizer) && typeof eventInput.organizer[0] === 'object' ? ((json?.organizer ?? []) as Array<{ id: number }>).map((o) => Number(o.id)) : [];
+    const made = newRecordsOf(await core.eventJson(eventId));
+    const newVenueId = eventInput.venue && typeof eventInput.venue === 'object' ? made.venue : null;
+    const newOrgIds = Array.isArray(eventInput.organizer) && typeof eventInput.organizer[0] === 'object' ? made.organizers : [];
     const { id, token } = await storeReceived(core, eventId, {
       submitter: { user_id: anonymous ? 0 : ctx.viewer.id, name, email, ip: ctx.ip, locale: ctx.locale, new_venue_id: newVenueId, new_organizer_ids: JSON.stringify(newOrgIds) },
       actor: 'submitter',

@@ -251,6 +251,27 @@ describe('probes: submissions across calendars', () => {
         assert.equal((await t.api.delete(`${t.origin}/c/south${t.config.restRoot}/calendar/network/v1/follows/north`, { as: 'admin' })).status, 200);
       });
 
+      it('ids beyond an integer column are refused as any unknown id, on both stores (a category id was a 500 on PostgreSQL, a bulk id its raw error)', async () => {
+        const big = '2147483648';
+        for (const categories of [[big], big, ['9999999999']]) {
+          const res = await t.api.post(sub('/c/south', '/submissions'), { json: { ...EVENT, title: 'South big ids', categories } });
+          assert.equal(res.status, 400, `${JSON.stringify(categories)}: ${res.text}`);
+          assert.equal(res.body.code, 'rest_invalid_param', res.text);
+          assert.ok(res.body.data.params.categories, res.text);
+        }
+        const made = await t.api.post(sub('/c/south', '/submissions'), { json: { ...EVENT, title: 'South fine ids' } });
+        assert.equal(made.status, 201, made.text);
+        const edited = await t.api.put(sub('/c/south', `/submissions/${made.body.token}`), { json: { categories: [big] } });
+        assert.equal(edited.status, 400, edited.text);
+        const approve = await t.api.post(mod('/c/south', `/submissions/${made.body.id}/approve`), { as: 'sid:sid-pw', json: { event: { categories: [big] } } });
+        assert.equal(approve.status, 400, approve.text);
+        assert.equal(approve.body.code, 'rest_invalid_param', approve.text);
+        const bulk = await t.api.post(mod('/c/south', '/submissions/bulk'), { as: 'sid:sid-pw', json: { ids: [big, made.body.id], action: 'request_changes', reason: 'Which hall?' } });
+        assert.equal(bulk.status, 200, bulk.text);
+        assert.deepEqual(bulk.body[0], { id: Number(big), ok: false, error: { code: 'submission_not_found', message: bulk.body[0].error.message } }, bulk.text);
+        assert.deepEqual(bulk.body[1], { id: made.body.id, ok: true, status: 'changes_requested' }, bulk.text);
+      });
+
       it('a suspended calendar takes no submission and shows no form or status page (503), and is proposed nothing', async () => {
         await t.built.services.calendars.create({ slug: 'east', name: 'East side' });
         await t.built.services.users.add({ login: 'eve', role: 'subscriber', password: 'eve-pw' });

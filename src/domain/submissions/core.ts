@@ -14,6 +14,7 @@ import type { Store } from '../../store/db.js';
 import * as store from '../../store/submissions.js';
 import type { SubmissionRow } from '../../store/submissions.js';
 import { apiError } from '../errors.js';
+import { isPositiveInt } from '../values.js';
 import { systemAccount } from '../system-accounts.js';
 import type { EventService } from '../events/index.js';
 import type { LinkedPostService } from '../linked-posts/index.js';
@@ -125,6 +126,8 @@ export function createSubmissionCore(deps: SubmissionDeps): SubmissionCore {
       return row;
     },
     async byId(id) {
+      // An id beyond what the column holds is no submission's (and must not reach SQL: PostgreSQL refuses it).
+      if (!isPositiveInt(id)) throw apiError('submission_not_found');
       const row = await store.findSubmission(db, id);
       if (!row) throw apiError('submission_not_found');
       return row;

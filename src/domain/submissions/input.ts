@@ -11,6 +11,7 @@ import { clientKeyOf } from '../client-address.js';
 import { parseDateInput } from '../dates/strtotime.js';
 import { isValidTimezone } from '../dates/zones.js';
 import { apiError, invalidParams } from '../errors.js';
+import { isPositiveInt } from '../values.js';
 import type { EventInput } from '../events/index.js';
 import { isOrganizerEmail } from '../linked-posts/rules.js';
 import { gmt, quotaKey, str, type SubmissionCore } from './core.js';
@@ -80,7 +81,8 @@ export async function eventInputOf(core: SubmissionCore, input: SubmissionInput,
   if (has('categories')) {
     const raw = Array.isArray(input.categories) ? input.categories : str(input.categories).split(',');
     const ids = raw.map((x) => str(x).trim()).filter((x) => x !== '');
-    if (ids.length > 20 || ids.some((x) => !/^[1-9]\d{0,9}$/.test(x))) failures.categories = 'categories must be a list of category IDs.';
+    // An id beyond what the column holds is no category's (and must not reach SQL: PostgreSQL refuses it).
+    if (ids.length > 20 || ids.some((x) => !/^[1-9]\d{0,9}$/.test(x) || !isPositiveInt(x))) failures.categories = 'categories must be a list of category IDs.';
     else out.categories = ids.map(Number);
   }
   if (has('venue') && str(input.venue) !== '0') {

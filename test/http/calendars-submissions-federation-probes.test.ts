@@ -204,10 +204,11 @@ describe('probes: submissions across calendars', () => {
           json: { ...EVENT, title: 'South brass evening', venue: { venue: 'South town hall', city: 'Elsewhere' }, organizer: { organizer: 'South brass band' } },
         });
         assert.equal(made.status, 201, made.text);
-        // The queue does not call the calendar's records the submission's new ones.
+        // The queue calls new only what the submission made (pending), never the calendar's records of the same name.
         const queued = await t.api.get(mod('/c/south', `/submissions/${made.body.id}`), { as: 'sid:sid-pw' });
-        assert.equal(queued.body.new_venue_id, null, queued.text);
-        assert.deepEqual(queued.body.new_organizer_ids, [], queued.text);
+        assert.notEqual(queued.body.new_venue_id, hall.body.id, queued.text);
+        assert.ok(!queued.body.new_organizer_ids.includes(band.body.id), queued.text);
+        assert.equal(queued.body.event.venue.status, 'pending', queued.text);
         const approved = await t.api.post(mod('/c/south', `/submissions/${made.body.id}/approve`), {
           as: 'sid:sid-pw',
           json: { merge_venue: other.body.id, merge_organizers: [otherBand.body.id] },
@@ -270,6 +271,43 @@ describe('probes: submissions across calendars', () => {
         assert.equal(bulk.status, 200, bulk.text);
         assert.deepEqual(bulk.body[0], { id: Number(big), ok: false, error: { code: 'submission_not_found', message: bulk.body[0].error.message } }, bulk.text);
         assert.deepEqual(bulk.body[1], { id: made.body.id, ok: true, status: 'changes_requested' }, bulk.text);
+      });
+
+      it('one submitter cannot rewrite, read or trash the new venue and organizer another submitter is proposing', async () => {
+        const first = await t.api.post(sub('/c/south', '/submissions'), {
+          json: {
+            ...EVENT,
+            title: 'Jazz at the quay',
+            venue: { venue: 'Quay stage', address: '1 Private lane' },
+            organizer: { organizer: 'Quay jazz club', email: 'club@quay.example', website: 'https://quay.example' },
+          },
+        });
+        assert.equal(first.status, 201, first.text);
+        // Another anonymous submitter names the same venue and organizer, with details of their own.
+        const second = await t.api.post(sub('/c/south', '/submissions'), {
+          json: {
+            ...EVENT,
+            title: 'Not jazz at the quay',
+            email: 'mallory@example.org',
+            venue: { venue: 'Quay stage', address: '2 Elsewhere' },
+            organizer: { organizer: 'Quay jazz club', email: 'mallory@example.org', website: 'https://mallory.example' },
+          },
+        });
+        assert.equal(second.status, 201, second.text);
+        const mine = await t.api.get(sub('/c/south', `/submissions/${first.body.token}`));
+        assert.equal(mine.body.event.venue.address, '1 Private lane', `another submitter rewrote the venue: ${mine.text}`);
+        assert.equal(mine.body.event.organizer[0].email, 'club@quay.example', `another submitter rewrote the organizer: ${mine.text}`);
+        assert.equal(mine.body.event.organizer[0].website, 'https://quay.example', mine.text);
+        const theirs = await t.api.get(sub('/c/south', `/submissions/${second.body.token}`));
+        assert.ok(!theirs.text.includes('1 Private lane') && !theirs.text.includes('club@quay.example'), `another submitter reads the first one's records: ${theirs.text}`);
+        // Rejecting the second leaves the first's records pending, and approving the first publishes them as sent.
+        assert.equal((await t.api.post(mod('/c/south', `/submissions/${second.body.id}/reject`), { as: 'sid:sid-pw', json: { reason: 'Duplicate' } })).status, 200);
+        const approved = await t.api.post(mod('/c/south', `/submissions/${first.body.id}/approve`), { as: 'sid:sid-pw', json: {} });
+        assert.equal(approved.status, 200, approved.text);
+        const event = await t.api.get(events('/c/south', `/events/${approved.body.event_id}`));
+        assert.equal(event.body.venue?.venue, 'Quay stage', event.text);
+        assert.equal(event.body.venue?.address, '1 Private lane', event.text);
+        assert.equal(event.body.organizer?.[0]?.website, 'https://quay.example', event.text);
       });
 
       it('a suspended calendar takes no submission and shows no form or status page (503), and is proposed nothing', async () => {

@@ -10,6 +10,7 @@ import { invalidParams } from '../errors.js';
 import type { EventInput } from '../events/index.js';
 import type { Viewer } from '../permissions.js';
 import type { SubmissionCore } from './core.js';
+import { writeTransaction } from '../../store/changes.js';
 import type { ModerationOptions } from './types.js';
 
 /** Decide the pending records made by the submission: approve them or merge them into existing ones. */
@@ -54,34 +55,63 @@ export async function settleLinked(core: SubmissionCore, viewer: Viewer, row: Su
   return detail;
 }
 
-/** The new venue and organizers an edit made (the event's, when the edit named new ones). */
-export async function madeRecords(core: SubmissionCore, eventId: number, input: EventInput): Promise<{ new_venue_id?: number | null; new_organizer_ids?: string }> {
-  const out: { new_venue_id?: number | null; new_organizer_ids?: string } = {};
-  const newVenue = input.venue !== undefined && typeof input.venue === 'object';
-  const newOrgs = Array.isArray(input.organizer) && typeof input.organizer[0] === 'object';
-  // An existing venue or organizer named instead of the new one: the new one is no longer used.
-  if (typeof input.venue === 'number') out.new_venue_id = null;
-  if (Array.isArray(input.organizer) && typeof input.organizer[0] === 'number') out.new_organizer_ids = '[]';
-  if (!newVenue && !newOrgs) return out;
-  const json = await core.eventJson(eventId);
-  const made = newRecordsOf(json);
-  if (newVenue) out.new_venue_id = made.venue;
-  if (newOrgs) out.new_organizer_ids = JSON.stringify(made.organizers);
-  return out;
+/** The venue and organizers a submission made for itself (`ownRecords`). */
+export interface OwnRecords {
+  venue?: number;
+  organizers: number[];
 }
 
 /**
- * The venue and organizers a submission's event names that the submission made: those still
- * pending. A new venue or organizer given by name is linked to the calendar's record of that name
- * when there is one (the event service's duplicate avoidance): that record is the calendar's, not
- * the submission's, and a moderator's decision must neither publish nor trash it.
+ * Make the new venue and organizers a submitter's fields name (pending, as sent), and name them by
+ * id in `input` instead. Never the event service's duplicate avoidance: it links a new record to
+ * one of the same name the writer may read, and rewrites it when the writer may edit it, and every
+ * anonymous submission is written as one account, so a submitter naming another submission's
+ * pending venue or organizer would rewrite it (its address, the organizer's e-mail and website,
+ * public once approved) and share it (rejecting one trashing the other's), and one naming a record
+ * of the calendar would have it called the submission's own.
  */
-export function newRecordsOf(json: Record<string, unknown> | null): { venue: number | null; organizers: number[] } {
-  const venue = json?.venue as { id?: number; status?: string } | undefined;
-  const organizers = (json?.organizer ?? []) as Array<{ id: number; status?: string }>;
+export async function ownRecords(core: SubmissionCore, input: EventInput, viewer: Viewer): Promise<OwnRecords> {
+  const own: OwnRecords = { organizers: [] };
+  const venue = input.venue;
+  const organizers = input.organizer;
+  const isNew = (v: unknown): v is Record<string, unknown> => v !== null && typeof v === 'object' && !Array.isArray(v);
+  if (!isNew(venue) && !(Array.isArray(organizers) && organizers.some(isNew))) return own;
+  await writeTransaction(core.db, async (trx) => {
+    if (isNew(venue)) input.venue = own.venue = await core.venues.create(trx, venue, viewer, { exact: true });
+    if (Array.isArray(organizers)) {
+      const ids: unknown[] = [];
+      for (const o of organizers) {
+        if (!isNew(o)) ids.push(o);
+        else {
+          const id = await core.organizers.create(trx, o, viewer, { exact: true });
+          own.organizers.push(id);
+          ids.push(id);
+        }
+      }
+      input.organizer = ids;
+    }
+  });
+  return own;
+}
+
+/** Trash what `ownRecords` made, when the write it was made for did not happen. */
+export async function trashOwn(core: SubmissionCore, own: OwnRecords): Promise<void> {
+  const venue = own.venue === undefined ? undefined : await core.venues.findById(own.venue);
+  if (venue && venue.status === 'pending') await core.venues.trashPost(venue);
+  for (const id of own.organizers) {
+    const o = await core.organizers.findById(id);
+    if (o && o.status === 'pending') await core.organizers.trashPost(o);
+  }
+}
+
+/**
+ * What an edit makes of the submission's new records: the ones it made (`own`), or none when it
+ * names an existing venue or organizer instead; nothing for a field it leaves out.
+ */
+export function madeRecords(named: { venue: boolean; organizer: boolean }, own: OwnRecords): { new_venue_id?: number | null; new_organizer_ids?: string } {
   return {
-    venue: venue && venue.status === 'pending' ? Number(venue.id ?? 0) || null : null,
-    organizers: organizers.filter((o) => o.status === 'pending').map((o) => Number(o.id)),
+    ...(named.venue ? { new_venue_id: own.venue ?? null } : {}),
+    ...(named.organizer ? { new_organizer_ids: JSON.stringify(own.organizers) } : {}),
   };
 }
 

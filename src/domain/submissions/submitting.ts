@@ -12,7 +12,7 @@ import { apiError } from '../errors.js';
 import type { EventInput, EventService } from '../events/index.js';
 import { EMAIL, editable, gmt, sha256, str, type SubmissionCore } from './core.js';
 import { countLinks, eventInputOf, reservePlaces } from './input.js';
-import { madeRecords, newRecordsOf, trashMade, trashReplaced } from './moderation.js';
+import { madeRecords, ownRecords, trashMade, trashOwn, trashReplaced, type OwnRecords } from './moderation.js';
 import { notifyModerators, tellSubmitter } from './notifications.js';
 import type { SubmissionContext, SubmissionInput, SubmissionService } from './types.js';
 import { flagsFor, publicView } from './views.js';
@@ -45,20 +45,29 @@ export async function createSubmission(core: SubmissionCore, input: SubmissionIn
   // Only what is stored counts: the places go back if the event or the submission is refused.
   const places = await reservePlaces(core, ctx.ip, email);
   let record: Awaited<ReturnType<EventService['create']>>;
+  let own: OwnRecords = { organizers: [] };
   try {
     const authorId = anonymous ? await core.systemUser() : ctx.viewer.id;
-    record = await core.events.create(core.submitterViewer(authorId), { ...eventInput, status: 'pending' });
+    const writer = core.submitterViewer(authorId);
+    own = await ownRecords(core, eventInput, writer);
+    record = await core.events.create(writer, { ...eventInput, status: 'pending' });
   } catch (e) {
+    await trashOwn(core, own).catch(() => undefined);
     await store.releaseSubmissionQuota(core.db, places).catch(() => undefined);
     throw e;
   }
   const eventId = Number(record.id);
   try {
-    const made = newRecordsOf(await core.eventJson(eventId));
-    const newVenueId = eventInput.venue && typeof eventInput.venue === 'object' ? made.venue : null;
-    const newOrgIds = Array.isArray(eventInput.organizer) && typeof eventInput.organizer[0] === 'object' ? made.organizers : [];
     const { id, token } = await storeReceived(core, eventId, {
-      submitter: { user_id: anonymous ? 0 : ctx.viewer.id, name, email, ip: ctx.ip, locale: ctx.locale, new_venue_id: newVenueId, new_organizer_ids: JSON.stringify(newOrgIds) },
+      submitter: {
+        user_id: anonymous ? 0 : ctx.viewer.id,
+        name,
+        email,
+        ip: ctx.ip,
+        locale: ctx.locale,
+        new_venue_id: own.venue ?? null,
+        new_organizer_ids: JSON.stringify(own.organizers),
+      },
       actor: 'submitter',
       logged: {},
     });
@@ -70,6 +79,7 @@ export async function createSubmission(core: SubmissionCore, input: SubmissionIn
     // Nothing half-written: the pending event goes when its submission could not be stored.
     const again = await core.events.findById(eventId);
     if (again && again.status !== 'trash') await core.events.trash(again).catch(() => undefined);
+    await trashOwn(core, own).catch(() => undefined);
     await store.releaseSubmissionQuota(core.db, places).catch(() => undefined);
     throw e;
   }
@@ -117,9 +127,17 @@ export async function editSubmission(core: SubmissionCore, token: string, input:
   const eventInput = await eventInputOf(core, input, true);
   const record = await core.events.findById(Number(row.event_id));
   if (!record) throw apiError('submission_not_found');
-  await core.events.update(core.submitterViewer(Number(record.author_id)), record, { ...eventInput, status: 'pending' });
   // A new venue or organizer named by the edit is the submission's too (approved or merged with it).
-  const made = await madeRecords(core, Number(row.event_id), eventInput);
+  const named = { venue: eventInput.venue !== undefined, organizer: eventInput.organizer !== undefined };
+  const writer = core.submitterViewer(Number(record.author_id));
+  const own = await ownRecords(core, eventInput, writer);
+  try {
+    await core.events.update(writer, record, { ...eventInput, status: 'pending' });
+  } catch (e) {
+    await trashOwn(core, own).catch(() => undefined);
+    throw e;
+  }
+  const made = madeRecords(named, own);
   await trashReplaced(core, row, made);
   const flags = await flagsFor(core, Number(row.event_id));
   const now = gmt();

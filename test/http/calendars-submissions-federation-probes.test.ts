@@ -310,6 +310,20 @@ describe('probes: submissions across calendars', () => {
         assert.equal(event.body.organizer?.[0]?.website, 'https://quay.example', event.text);
       });
 
+      it('a moderator who gives a new venue and organizer while approving publishes them with the event', async () => {
+        const made = await t.api.post(sub('/c/south', '/submissions'), { json: { ...EVENT, title: 'South lantern walk' } });
+        assert.equal(made.status, 201, made.text);
+        const approved = await t.api.post(mod('/c/south', `/submissions/${made.body.id}/approve`), {
+          as: 'sid:sid-pw',
+          json: { event: { venue: { venue: 'Lantern square' }, organizer: { organizer: 'Lantern friends' } } },
+        });
+        assert.equal(approved.status, 200, approved.text);
+        const event = await t.api.get(events('/c/south', `/events/${approved.body.event_id}`));
+        assert.equal(event.status, 200, event.text);
+        assert.equal(event.body.venue?.venue, 'Lantern square', `the event is public, its venue not: ${event.text}`);
+        assert.equal(event.body.organizer?.[0]?.organizer, 'Lantern friends', event.text);
+      });
+
       it('a suspended calendar takes no submission and shows no form or status page (503), and is proposed nothing', async () => {
         await t.built.services.calendars.create({ slug: 'east', name: 'East side' });
         await t.built.services.users.add({ login: 'eve', role: 'subscriber', password: 'eve-pw' });

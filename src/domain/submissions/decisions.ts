@@ -14,7 +14,7 @@ import type { Viewer } from '../permissions.js';
 import { instantText } from './dates.js';
 import { gmt, iso, type SubmissionCore } from './core.js';
 import { eventInputOf } from './input.js';
-import { settleLinked, trashMade } from './moderation.js';
+import { ownRecords, settleLinked, trashMade, trashOwn } from './moderation.js';
 import { tellSubmitter } from './notifications.js';
 import type { ModerationOptions, SubmissionInput, SubmissionService } from './types.js';
 import { adminView } from './views.js';
@@ -30,9 +30,21 @@ export async function approveSubmission(core: SubmissionCore, viewer: Viewer, id
   const edits: EventInput = options.edits ? await eventInputOf(core, options.edits as SubmissionInput, true) : {};
   if (options.publishAt !== undefined && !parseDateInput(options.publishAt, core.config.timezone)) throw invalidParams({ publish_at: 'publish_at is not a date.' });
   const detail = await settleLinked(core, viewer, row, options, edits);
+  // A new venue or organizer the moderator gives here is made as given and published with the
+  // event (left pending, the published event would show none of it).
+  const published = (v: unknown) => (v !== null && typeof v === 'object' && !Array.isArray(v) ? { ...v, status: 'publish' } : v);
+  if (edits.venue !== undefined) edits.venue = published(edits.venue);
+  if (Array.isArray(edits.organizer)) edits.organizer = edits.organizer.map(published);
+  const own = await ownRecords(core, edits, viewer);
   const input: EventInput = { ...edits, status: 'publish' };
   if (options.publishAt) input.date = options.publishAt;
-  const updated = await core.events.update(viewer, record, input);
+  let updated: Awaited<ReturnType<typeof core.events.update>>;
+  try {
+    updated = await core.events.update(viewer, record, input);
+  } catch (e) {
+    await trashOwn(core, own).catch(() => undefined);
+    throw e;
+  }
   const now = gmt();
   const publishAt = updated.status === 'future' ? updated.date_gmt : null;
   await store.updateSubmission(

@@ -97,10 +97,10 @@ export async function ownRecords(core: SubmissionCore, input: EventInput, viewer
 /** Trash what `ownRecords` made, when the write it was made for did not happen. */
 export async function trashOwn(core: SubmissionCore, own: OwnRecords): Promise<void> {
   const venue = own.venue === undefined ? undefined : await core.venues.findById(own.venue);
-  if (venue && venue.status === 'pending') await core.venues.trashPost(venue);
+  if (venue && venue.status !== 'trash') await core.venues.trashPost(venue);
   for (const id of own.organizers) {
     const o = await core.organizers.findById(id);
-    if (o && o.status === 'pending') await core.organizers.trashPost(o);
+    if (o && o.status !== 'trash') await core.organizers.trashPost(o);
   }
 }
 

@@ -2,7 +2,15 @@
  * Community submissions and federation across calendars, probed as a hostile reviewer would: one
  * calendar's submissions, moderation queue, submitters, moderators' e-mails, pictures and fediverse
  * actor are never reached, changed or told through another calendar (its prefix, its host name,
- * ids and tokens of the other, a role in the other alone).
+ * ids and tokens of the other, a role in the other alone). Each probe that found something failed
+ * before its fix:
+ * - a calendar that chose SUBMISSIONS_NOTIFY=daily got no digest unless the installation's default
+ *   was daily at start; a network proposal was never told to the receiving calendar's moderators;
+ * - a merge trashed the calendar's own (or a follow's mirrored) venue or organizer that a submitter
+ *   had named, and one anonymous submitter rewrote, read and shared another's pending venue and
+ *   organizer (duplicate avoidance as the one submissions account);
+ * - a category or bulk id beyond an integer column was a 500 (or PostgreSQL's raw error);
+ * - a venue or organizer a moderator gave while approving stayed pending behind a published event.
  */
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';

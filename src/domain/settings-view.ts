@@ -56,6 +56,13 @@ const CREDENTIAL_URLS = new Set<keyof Config>(SETTINGS.filter((s) => s.secret &&
  */
 const NETWORK_ACCOUNT = new Set<keyof Config>(['adminUser', 'adminEmail']);
 
+/**
+ * Where the installation keeps its data and sends its mail (database and SMTP hosts and users, the
+ * media folder, the S3 endpoint, bucket and access key): the operator's, masked for a calendar's
+ * own administrator, who runs a calendar of the service, not the machines under it.
+ */
+const INFRASTRUCTURE = new Set<keyof Config>([...CREDENTIAL_URLS, 'mediaDir', 'mediaS3Endpoint', 'mediaS3Bucket', 'mediaS3AccessKey']);
+
 /** A value with what a URL in it hides masked (a list: each item). */
 function masked(value: unknown): unknown {
   if (typeof value === 'string') return maskUrl(value);
@@ -85,7 +92,7 @@ function inDeclaredUnit(s: Setting, value: unknown): unknown {
   return value;
 }
 
-/** `network`: whether the caller manages the network's accounts (else NETWORK_ACCOUNT's are masked). */
+/** `network`: whether the caller manages the network's accounts (else NETWORK_ACCOUNT's and INFRASTRUCTURE's are masked). */
 export async function settingsInForce(services: Pick<DomainContext, 'config' | 'store'>, { network = true }: { network?: boolean } = {}): Promise<SettingView[]> {
   const config = services.config;
   const sources = config.sources ?? {};
@@ -97,7 +104,7 @@ export async function settingsInForce(services: Pick<DomainContext, 'config' | '
     if (s.key === 'secretKey' && raw === undefined && (await hasStoredSecretKey(services.store.db))) source = 'database';
     const calendar = s.scope === 'calendar';
     if (calendar && source === 'default' && stored[s.env] !== undefined) source = 'database';
-    const secret = SECRET_KEYS.has(s.key) || (!network && NETWORK_ACCOUNT.has(s.key));
+    const secret = SECRET_KEYS.has(s.key) || (!network && (NETWORK_ACCOUNT.has(s.key) || INFRASTRUCTURE.has(s.key)));
     let value: unknown = raw === undefined ? null : raw;
     if (secret && (raw !== undefined || source === 'database')) value = MASK;
     else value = masked(value);

@@ -127,7 +127,7 @@ forEachStore(
       assert.equal((await t.api.get(admin(A, '/settings'), { as: 'bea' })).status, 403, 'bea is nobody in alpha');
     });
 
-    it('does not show a calendar’s own administrator the installation’s administrator account (GET /settings)', async () => {
+    it('does not show a calendar’s own administrator the installation’s administrator account, nor its database or media folder (GET /settings)', async () => {
       const res = await t.api.get(admin(B, '/settings'), { as: 'bea' });
       assert.equal(res.status, 200, res.text);
       const value = (name: string) => res.body.find((s: { name: string }) => s.name === name)?.value;
@@ -136,6 +136,9 @@ forEachStore(
       // Masked as secrets are: set, and not shown.
       assert.equal(value('CALENDAR_ADMIN_EMAIL'), '********');
       assert.equal(value('CALENDAR_ADMIN_USER'), '********');
+      // Nor where the installation keeps its data: the database's host and user, the media folder.
+      assert.equal(value('DATABASE_URL'), '********', `beta’s administrator is told the database: ${value('DATABASE_URL')}`);
+      assert.equal(value('MEDIA_DIR'), '********');
       // Its own calendar's settings are shown as they are.
       assert.equal(value('SITE_NAME'), 'Beta');
       // So after a change (PATCH answers the list too).
@@ -147,6 +150,7 @@ forEachStore(
         const network = await t.api.get(admin(prefix, '/settings'), { as: 'admin' });
         assert.equal(network.body.find((s: { name: string }) => s.name === 'CALENDAR_ADMIN_EMAIL')?.value, 'root@network.example');
         assert.equal(network.body.find((s: { name: string }) => s.name === 'CALENDAR_ADMIN_USER')?.value, 'admin');
+        assert.notEqual(network.body.find((s: { name: string }) => s.name === 'MEDIA_DIR')?.value, '********');
       }
     });
 

@@ -23,6 +23,7 @@ import type { Services } from '../domain/services.js';
 import { apiError, type ApiError } from '../domain/errors.js';
 import { DEFAULT_CALENDAR_ID } from '../domain/calendars.js';
 import { neverReplay } from './replay.js';
+import { errorShapeOf } from './error-shapes.js';
 import type { FairShare, TurnShare } from './fair-share.js';
 
 /** The slug a request's path named (`/c/{slug}/…`), set on the raw request by `calendarRewrite`. */
@@ -78,10 +79,16 @@ function send(reply: FastifyReply, error: ApiError): void {
   void reply.code(error.status).header('content-type', 'application/json; charset=UTF-8').send(JSON.stringify(error.toJSON()));
 }
 
-/** Answer an error with its headers (`Retry-After`). */
-function refuse(reply: FastifyReply, error: ApiError): void {
+/**
+ * Answer a refusal (a quota, the fair share) with its headers (`Retry-After`), in the shape of the
+ * face asked (MCP's JSON-RPC error, CalDAV's DAV error), which its clients read as they read that
+ * face's other refusals; else the REST API's JSON.
+ */
+function refuse(req: FastifyRequest, reply: FastifyReply, error: ApiError): void {
   for (const [name, value] of Object.entries(error.headers)) void reply.header(name, value);
-  send(reply, error);
+  const shape = errorShapeOf(req);
+  if (shape) void shape.send(req, reply, error);
+  else send(reply, error);
 }
 
 /**
@@ -157,9 +164,9 @@ export function registerCalendarEntry(
     if (limited) neverReplay(req.raw);
     const go = () => (free || calendar === undefined ? done() : admitted(reply, calendar, done));
     if (refusal === undefined) return go();
-    if (!(refusal instanceof Promise)) return refuse(reply, refusal);
+    if (!(refusal instanceof Promise)) return refuse(req, reply, refusal);
     refusal.then(
-      (error) => (error ? refuse(reply, error) : go()),
+      (error) => (error ? refuse(req, reply, error) : go()),
       () => go(),
     );
   };

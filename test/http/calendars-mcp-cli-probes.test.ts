@@ -298,7 +298,10 @@ forEachStore(
           ],
           answers.map((a) => a.text).join('\n'),
         );
-        assert.equal(answers[3]!.body.code, 'calendar_quota_exceeded', answers[3]!.text);
+        // Answered as MCP answers every refusal before it reads the request: a JSON-RPC error, the REST code in `data`.
+        assert.equal(answers[3]!.body.jsonrpc, '2.0', answers[3]!.text);
+        assert.equal(answers[3]!.body.error?.data?.code, 'calendar_quota_exceeded', answers[3]!.text);
+        assert.equal(answers[3]!.body.error?.data?.status, 429);
         // The default calendar's MCP is another calendar's count.
         assert.deepEqual(titles(await tool('', 'search_events', WINDOW)), ['Home fair']);
       } finally {
